@@ -1,0 +1,165 @@
+"""The public Python API: `Engram.open(...)` and one method per operation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Any
+
+from engram.app import App, build_app
+from engram.clock import Clock
+from engram.config import load_settings
+from engram.core.models import Memory, Relation, Status
+from engram.services.memories import Draft
+from engram.services.results import (
+    GcResult,
+    GraphPage,
+    ObserveResult,
+    PromotionCandidate,
+    ReviewCandidate,
+    SearchHit,
+    Stats,
+    TouchResult,
+)
+
+
+class Engram:
+    """A memory store with decay. Use as a context manager, or call `close()`."""
+
+    def __init__(self, app: App) -> None:
+        self._app = app
+
+    @classmethod
+    def open(
+        cls, path_or_url: str | None = None, clock: Clock | None = None, **settings: Any
+    ) -> Engram:
+        """Open (creating if needed) a store; `settings` override any setting by name."""
+        if path_or_url is not None:
+            settings["storage_path"] = str(path_or_url)
+        return cls(build_app(load_settings(**settings), clock=clock))
+
+    @property
+    def app(self) -> App:
+        return self._app
+
+    def close(self) -> None:
+        self._app.close()
+
+    def __enter__(self) -> Engram:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- memories -----------------------------------------------------------------------------
+
+    def save(
+        self,
+        content: str,
+        *,
+        tags: Iterable[str] = (),
+        entities: Iterable[str] = (),
+        source: str | None = None,
+        context: str | None = None,
+        meta: dict[str, Any] | None = None,
+        strength: float = 1.0,
+        created_at: datetime | None = None,
+        last_used: datetime | None = None,
+    ) -> Memory:
+        return self._app.memories.save(
+            Draft(
+                content=content,
+                tags=tuple(tags),
+                entities=tuple(entities),
+                source=source,
+                context=context,
+                meta=meta or {},
+                strength=strength,
+                created_at=created_at,
+                last_used=last_used,
+            )
+        )
+
+    def save_many(self, drafts: Sequence[Draft]) -> list[Memory]:
+        """Bulk import in one transaction (all or nothing)."""
+        return self._app.memories.save_many(drafts)
+
+    def get(self, memory_id: str) -> Memory:
+        return self._app.memories.get(memory_id)
+
+    def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
+        return self._app.memories.get_many(memory_ids)
+
+    def update(self, memory_id: str, **fields: Any) -> Memory:
+        return self._app.memories.update(memory_id, **fields)
+
+    def delete(self, memory_ids: str | Sequence[str]) -> int:
+        return self._app.memories.delete(_ids(memory_ids))
+
+    def archive(self, memory_ids: str | Sequence[str]) -> list[Memory]:
+        return self._app.memories.archive(_ids(memory_ids))
+
+    def score(self, memory: Memory) -> float:
+        """The memory's decay score now."""
+        return self._app.memories.score(memory)
+
+    # -- search and reinforcement -------------------------------------------------------------
+
+    def search(
+        self,
+        query: str | None = None,
+        tags: Sequence[str] | None = None,
+        status: Sequence[Status | str] | Status | str | None = None,
+        window_days: float | None = None,
+        min_score: float | None = None,
+        limit: int = 10,
+    ) -> list[SearchHit]:
+        return self._app.search.search(
+            query, tags=tags, status=status, window_days=window_days, min_score=min_score,
+            limit=limit,
+        )
+
+    def touch(self, memory_id: str, boost: bool = False) -> TouchResult:
+        return self._app.memories.touch(memory_id, boost=boost)
+
+    def observe(self, memory_ids: Sequence[str], context_tags: Sequence[str]) -> list[ObserveResult]:
+        return self._app.memories.observe(memory_ids, context_tags)
+
+    # -- maintenance --------------------------------------------------------------------------
+
+    def gc(self, dry_run: bool = True, archive_instead: bool = False, limit: int = 1000) -> GcResult:
+        return self._app.maintenance.gc(dry_run=dry_run, archive_instead=archive_instead, limit=limit)
+
+    def promotion_candidates(self, limit: int = 10) -> list[PromotionCandidate]:
+        return self._app.maintenance.promotion_candidates(limit)
+
+    def review_candidates(self, limit: int = 10) -> list[ReviewCandidate]:
+        return self._app.maintenance.review_candidates(limit)
+
+    def stats(self) -> Stats:
+        return self._app.maintenance.stats()
+
+    # -- graph --------------------------------------------------------------------------------
+
+    def create_relation(
+        self,
+        from_id: str,
+        to_id: str,
+        relation_type: str = "related",
+        strength: float = 1.0,
+        metadata: dict[str, Any] | None = None,
+    ) -> Relation:
+        return self._app.graph.create_relation(from_id, to_id, relation_type, strength, metadata)
+
+    def relations(self, memory_id: str) -> list[Relation]:
+        return self._app.graph.relations(memory_id)
+
+    def read_graph(self, cursor: str | None = None, limit: int = 100) -> GraphPage:
+        return self._app.graph.read_graph(cursor, limit)
+
+
+def _ids(value: str | Sequence[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)

@@ -1,0 +1,142 @@
+"""Settings: every threshold, weight and model parameter, read once at start.
+
+Sources, highest priority first: keyword overrides (`Engram.open(..., beta=0.7)`), environment
+variables `ENGRAM_*`, `./.env`, `$XDG_CONFIG_HOME/engram/.env`. Names mirror the upstream's
+`CORTEXGRAPH_*` settings where one exists.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import Field, ValidationError, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from engram.core.decay import DecayModel, DecayParams
+from engram.core.reinforce import Reinforcement
+from engram.core.scoring import Policy
+from engram.errors import ConfigError
+
+ENV_PREFIX = "ENGRAM_"
+
+
+def config_dir() -> Path:
+    return platformdirs.user_config_path("engram")
+
+
+def data_dir() -> Path:
+    return platformdirs.user_data_path("engram")
+
+
+def default_storage_path() -> str:
+    return str(data_dir() / "engram.db")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
+
+    # Where the store lives: a path to a SQLite file (or a sqlite:/// URL).
+    storage_path: str = Field(default_factory=default_storage_path, min_length=1)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
+
+    # Decay models
+    decay_model: DecayModel = "power_law"
+    pl_alpha: float = Field(default=1.1, gt=0, le=10)
+    pl_halflife_days: float = Field(default=3.0, gt=0, le=3650)
+    decay_lambda: float = Field(default=math.log(2) / (3 * 86_400), gt=0, le=1)
+    tc_lambda_fast: float = Field(default=1.603e-5, gt=0, le=1)
+    tc_lambda_slow: float = Field(default=1.147e-6, gt=0, le=1)
+    tc_weight_fast: float = Field(default=0.7, ge=0, le=1)
+    decay_beta: float = Field(default=0.6, ge=0, le=2)
+
+    # Thresholds
+    forget_threshold: float = Field(default=0.05, gt=0, lt=1)
+    promote_threshold: float = Field(default=0.65, gt=0, le=10)
+    promote_use_count: int = Field(default=5, ge=1, le=1_000_000)
+    promote_time_window: float = Field(default=14.0, gt=0, le=3650)  # days
+    promote_min_age_days: float = Field(default=3.0, ge=0, le=3650)
+
+    # Natural spaced repetition
+    review_blend_ratio: float = Field(default=0.3, ge=0, le=0.9)
+    review_danger_zone_min: float = Field(default=0.15, gt=0, lt=10)
+    review_danger_zone_max: float = Field(default=0.35, gt=0, le=10)
+    auto_reinforce: bool = True
+    cross_domain_threshold: float = Field(default=0.3, ge=0, le=1)
+    cross_domain_boost: float = Field(default=0.1, ge=0, le=2)
+    touch_boost: float = Field(default=0.1, ge=0, le=2)
+
+    # Search
+    search_decay_weight: float = Field(default=0.3, ge=0, le=1)
+    search_candidates: int = Field(default=200, ge=10, le=10_000)
+    fts_weight_content: float = Field(default=1.0, gt=0, le=100)
+    fts_weight_tags: float = Field(default=2.0, gt=0, le=100)
+    fts_weight_entities: float = Field(default=2.0, gt=0, le=100)
+
+    # SQLite
+    sqlite_busy_timeout: float = Field(default=30.0, gt=0, le=3600)  # seconds
+
+    @model_validator(mode="after")
+    def _zone_is_an_interval(self) -> Settings:
+        if self.review_danger_zone_min >= self.review_danger_zone_max:
+            raise ValueError(
+                "review_danger_zone_min must be below review_danger_zone_max "
+                f"(got {self.review_danger_zone_min} >= {self.review_danger_zone_max})"
+            )
+        return self
+
+    def policy(self) -> Policy:
+        return Policy(
+            decay=DecayParams(
+                model=self.decay_model,
+                pl_alpha=self.pl_alpha,
+                pl_halflife_days=self.pl_halflife_days,
+                decay_lambda=self.decay_lambda,
+                tc_lambda_fast=self.tc_lambda_fast,
+                tc_lambda_slow=self.tc_lambda_slow,
+                tc_weight_fast=self.tc_weight_fast,
+            ),
+            beta=self.decay_beta,
+            forget_threshold=self.forget_threshold,
+            promote_threshold=self.promote_threshold,
+            promote_use_count=self.promote_use_count,
+            promote_time_window_days=self.promote_time_window,
+            promote_min_age_days=self.promote_min_age_days,
+            danger_zone_min=self.review_danger_zone_min,
+            danger_zone_max=self.review_danger_zone_max,
+        )
+
+    def reinforcement(self) -> Reinforcement:
+        return Reinforcement(
+            touch_boost=self.touch_boost,
+            cross_domain_boost=self.cross_domain_boost,
+            cross_domain_threshold=self.cross_domain_threshold,
+            auto_reinforce=self.auto_reinforce,
+        )
+
+
+def env_files() -> tuple[Path, ...]:
+    """Later files win: the user's config first, then the working directory's."""
+    return (config_dir() / ".env", Path.cwd() / ".env")
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read settings once, turning any bad value into a ConfigError naming the variable."""
+    unknown = sorted(set(overrides) - set(Settings.model_fields))
+    if unknown:
+        raise ConfigError(f"unknown setting(s): {', '.join(unknown)}")
+    try:
+        return Settings(_env_file=env_files(), **overrides)  # type: ignore[call-arg]
+    except ValidationError as exc:
+        raise ConfigError(describe_errors(exc)) from None
+
+
+def describe_errors(exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        name = ".".join(str(p) for p in err["loc"]) or "settings"
+        label = f"{ENV_PREFIX}{name.upper()}" if name in Settings.model_fields else name
+        lines.append(f"invalid setting {label}: {err['msg']}")
+    return "; ".join(lines)

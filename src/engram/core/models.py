@@ -1,0 +1,97 @@
+"""The memory model: frozen records that every layer passes around.
+
+Times are timezone-aware UTC datetimes at the edges of the system; the decay maths works on
+float epoch seconds (see `engram.core.timeutil`) so it can be vectorised with numpy.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MIN_STRENGTH = 0.0
+MAX_STRENGTH = 2.0
+
+
+class Status(StrEnum):
+    ACTIVE = "active"
+    PROMOTED = "promoted"
+    ARCHIVED = "archived"
+
+
+RelationType = Literal[
+    "related", "causes", "supports", "contradicts", "has_decision", "consolidated_from"
+]
+RELATION_TYPES: tuple[str, ...] = (
+    "related",
+    "causes",
+    "supports",
+    "contradicts",
+    "has_decision",
+    "consolidated_from",
+)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+class Memory(BaseModel):
+    """One short-term memory, with the counters that drive its decay and review."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    content: str
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    source: str | None = None
+    context: str | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    last_used: datetime
+    use_count: int = Field(default=0, ge=0)
+    strength: float = Field(default=1.0, ge=MIN_STRENGTH, le=MAX_STRENGTH)
+    status: Status = Status.ACTIVE
+    promoted_at: datetime | None = None
+    promoted_to: str | None = None
+    review_priority: float = Field(default=0.0, ge=0.0, le=1.0)
+    last_review_at: datetime | None = None
+    review_count: int = Field(default=0, ge=0)
+    cross_domain_count: int = Field(default=0, ge=0)
+
+
+class Relation(BaseModel):
+    """A directed, typed edge of the knowledge graph."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    from_id: str
+    to_id: str
+    type: RelationType
+    strength: float = Field(default=1.0, ge=0.0, le=1.0)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+
+
+class Schedule(BaseModel):
+    """When a memory's score crosses each policy threshold (epoch seconds).
+
+    Stored next to the memory and indexed, so that "which memories are due for gc / in the
+    danger zone / promotable now?" is an index range query instead of scoring every row.
+    `None` means the memory never enters that set (e.g. it is not active).
+    Intervals are closed: the memory is in the set while `start <= now <= end`.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    forget_at: float | None = None
+    danger_from: float | None = None
+    danger_until: float | None = None
+    promote_from: float | None = None
+    promote_until: float | None = None

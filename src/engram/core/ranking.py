@@ -1,0 +1,106 @@
+"""How search results are ordered: relevance decides what matches, decay re-ranks.
+
+rank = relevance · ((1 − w) + w · min(score, 1))
+
+`relevance` ∈ (0, 1] is the backend's text relevance normalised by the best match of the query;
+`score` is the decay score; `w` is `search_decay_weight`. Decay can move a result by at most the
+factor (1 − w), so a clearly better text match is never pushed out by a fresher weak one.
+Review candidates (memories in the danger zone that match the query) take a share of the slots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from engram.core.models import Memory
+
+
+class Why(BaseModel):
+    """The parts a result's rank was computed from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: float
+    decay: float
+    review: float
+    rank: float
+
+
+class SearchHit(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    memory: Memory
+    score: float
+    rank: float
+    reason: Literal["match", "review"]
+    why: Why
+
+
+@dataclass(frozen=True)
+class Candidate:
+    memory: Memory
+    relevance: float  # raw, higher is better; normalised here
+    score: float
+    review_priority: float
+
+
+def rank_value(relevance: float, score: float, decay_weight: float) -> float:
+    return relevance * ((1.0 - decay_weight) + decay_weight * min(score, 1.0))
+
+
+def rank(
+    candidates: Sequence[Candidate], limit: int, decay_weight: float, review_ratio: float
+) -> list[SearchHit]:
+    if not candidates or limit <= 0:
+        return []
+    best = max(c.relevance for c in candidates)
+    scale = best if best > 0 else 1.0
+
+    def hit(c: Candidate, reason: Literal["match", "review"]) -> SearchHit:
+        rel = c.relevance / scale
+        value = rank_value(rel, c.score, decay_weight)
+        why = Why(text=rel, decay=c.score, review=c.review_priority, rank=value)
+        return SearchHit(memory=c.memory, score=c.score, rank=value, reason=reason, why=why)
+
+    ordered = sorted(
+        candidates,
+        key=lambda c: (-rank_value(c.relevance / scale, c.score, decay_weight), c.memory.id),
+    )
+    review_slots = int(limit * review_ratio)
+    primary_slots = limit - review_slots
+    primary = ordered[:primary_slots]
+    taken = {c.memory.id for c in primary}
+    reviews = sorted(
+        (c for c in ordered[primary_slots:] if c.review_priority > 0 and c.memory.id not in taken),
+        key=lambda c: (-c.review_priority, c.memory.id),
+    )[:review_slots]
+    # Unused review slots go back to the best remaining matches.
+    spare = limit - len(primary) - len(reviews)
+    if spare > 0:
+        chosen = taken | {c.memory.id for c in reviews}
+        primary += [c for c in ordered[primary_slots:] if c.memory.id not in chosen][:spare]
+    return interleave(
+        [hit(c, "match") for c in primary], [hit(c, "review") for c in reviews], review_ratio
+    )
+
+
+def interleave(primary: list[SearchHit], reviews: list[SearchHit], ratio: float) -> list[SearchHit]:
+    """[p, p, r, p, p, r, ...] for ratio 0.3: one review after every round(1/ratio) − 1 matches."""
+    if not reviews:
+        return primary
+    run = max(1, round(1.0 / ratio) - 1) if ratio > 0 else len(primary)
+    out: list[SearchHit] = []
+    p, r = 0, 0
+    while p < len(primary) or r < len(reviews):
+        for _ in range(run):
+            if p < len(primary):
+                out.append(primary[p])
+                p += 1
+        if r < len(reviews):
+            out.append(reviews[r])
+            r += 1
+    return out

@@ -1,0 +1,87 @@
+"""Reinforcement: what touching or observing a memory does to its counters.
+
+These are pure transitions (old memory, now) -> new memory; the store applies them inside one
+write transaction so that concurrent clients never lose an increment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from engram.core.models import MAX_STRENGTH, Memory
+from engram.core.scoring import Policy, memory_score, review_priority
+from engram.core.timeutil import to_epoch
+
+
+@dataclass(frozen=True)
+class Reinforcement:
+    touch_boost: float = 0.1
+    cross_domain_boost: float = 0.1
+    cross_domain_threshold: float = 0.3
+    auto_reinforce: bool = True
+
+
+def tag_jaccard(a: Iterable[str], b: Iterable[str]) -> float:
+    left = {t.casefold() for t in a}
+    right = {t.casefold() for t in b}
+    union = left | right
+    return len(left & right) / len(union) if union else 1.0
+
+
+def is_cross_domain(rules: Reinforcement, memory_tags: Iterable[str], context: Iterable[str]) -> bool:
+    """Used in a context whose tags barely overlap the memory's own (the "Maslow effect")."""
+    mine, theirs = list(memory_tags), list(context)
+    if not mine or not theirs:
+        return False
+    return tag_jaccard(mine, theirs) < rules.cross_domain_threshold
+
+
+def _boosted(strength: float, boost: float) -> float:
+    return min(MAX_STRENGTH, strength + boost)
+
+
+def _with_priority(policy: Policy, memory: Memory, now: datetime) -> Memory:
+    current = memory_score(policy, memory, to_epoch(now))
+    prio = float(review_priority(policy, current))
+    return memory.model_copy(update={"review_priority": prio})
+
+
+def touch(
+    policy: Policy, rules: Reinforcement, memory: Memory, now: datetime, boost: bool
+) -> Memory:
+    updated = memory.model_copy(
+        update={
+            "last_used": now,
+            "use_count": memory.use_count + 1,
+            "strength": _boosted(memory.strength, rules.touch_boost) if boost else memory.strength,
+        }
+    )
+    return _with_priority(policy, updated, now)
+
+
+def observe(
+    policy: Policy,
+    rules: Reinforcement,
+    memory: Memory,
+    now: datetime,
+    context_tags: Iterable[str],
+) -> tuple[Memory, bool]:
+    """A memory was used in conversation: count a review, reinforce, reward cross-domain use.
+
+    With `auto_reinforce` off, the review is recorded but use_count and last_used stay put, so
+    observation alone does not slow decay.
+    """
+    cross = is_cross_domain(rules, memory.tags, context_tags)
+    update: dict[str, object] = {
+        "review_count": memory.review_count + 1,
+        "last_review_at": now,
+    }
+    if rules.auto_reinforce:
+        update["last_used"] = now
+        update["use_count"] = memory.use_count + 1
+    if cross:
+        update["cross_domain_count"] = memory.cross_domain_count + 1
+        update["strength"] = _boosted(memory.strength, rules.cross_domain_boost)
+    return _with_priority(policy, memory.model_copy(update=update), now), cross

@@ -1,0 +1,178 @@
+"""Scores, thresholds and the schedule of threshold crossings.
+
+score = (use_count + 1)^β · f(Δt) · strength, with f from `engram.core.decay`.
+
+Because f is monotone, each memory's score crosses a fixed threshold τ exactly once, at
+last_used + f⁻¹(τ / ((use_count + 1)^β · strength)). `schedule_arrays` computes those moments so
+the store can answer "due for gc", "in the danger zone" and "promotable" from an index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from engram.core.decay import DAY, DecayParams, retention, time_to_retention
+from engram.core.models import Memory, Schedule, Status
+from engram.core.timeutil import to_epoch
+
+PromotionReason = Literal["usage", "score"]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Every number that turns a memory's counters into decisions."""
+
+    decay: DecayParams = field(default_factory=DecayParams)
+    beta: float = 0.6
+    forget_threshold: float = 0.05
+    promote_threshold: float = 0.65
+    promote_use_count: int = 5
+    promote_time_window_days: float = 14.0
+    promote_min_age_days: float = 3.0
+    danger_zone_min: float = 0.15
+    danger_zone_max: float = 0.35
+
+    def fingerprint(self) -> str:
+        """Identifies the parameters the stored schedules were computed with."""
+        return repr(self)
+
+
+def score(
+    policy: Policy, use_count: ArrayLike, strength: ArrayLike, dt: ArrayLike
+) -> NDArray[np.float64]:
+    """The decay score of memories `dt` seconds after their last use."""
+    n = np.asarray(use_count, dtype=np.float64)
+    s = np.asarray(strength, dtype=np.float64)
+    return np.power(n + 1.0, policy.beta) * retention(policy.decay, dt) * s
+
+
+def memory_score(policy: Policy, memory: Memory, now: float) -> float:
+    dt = now - to_epoch(memory.last_used)
+    return float(score(policy, memory.use_count, memory.strength, dt))
+
+
+def review_priority(policy: Policy, scores: ArrayLike) -> NDArray[np.float64]:
+    """0 outside the danger zone, an inverted parabola peaking mid-zone inside it."""
+    x = np.asarray(scores, dtype=np.float64)
+    lo, hi = policy.danger_zone_min, policy.danger_zone_max
+    pos = (x - lo) / (hi - lo)
+    prio = np.clip(1.0 - 4.0 * (pos - 0.5) ** 2, 0.0, 1.0)
+    return np.where((x >= lo) & (x <= hi), prio, 0.0)
+
+
+def promotion_reason(policy: Policy, memory: Memory, now: float) -> PromotionReason | None:
+    """Why a memory deserves long-term storage now, or None.
+
+    usage: reinforced `promote_use_count` times while younger than the time window.
+    score: reinforced at least once, at least `promote_min_age_days` old, and still scoring
+    ≥ `promote_threshold`. A never-reinforced memory is never promoted on score: a fresh memory
+    scores its strength (≥ 1.0 by default), which says nothing about its worth.
+    """
+    if memory.status != Status.ACTIVE:
+        return None
+    age = now - to_epoch(memory.created_at)
+    if (
+        memory.use_count >= policy.promote_use_count
+        and age <= policy.promote_time_window_days * DAY
+    ):
+        return "usage"
+    if (
+        memory.use_count >= 1
+        and age >= policy.promote_min_age_days * DAY
+        and memory_score(policy, memory, now) >= policy.promote_threshold
+    ):
+        return "score"
+    return None
+
+
+def crossing_times(
+    policy: Policy,
+    threshold: float,
+    use_count: NDArray[np.float64],
+    strength: NDArray[np.float64],
+    last_used: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """Epoch second at which each score falls to `threshold` (last_used if already below)."""
+    peak = np.power(use_count + 1.0, policy.beta) * strength
+    with np.errstate(divide="ignore"):
+        ratio = np.where(peak > 0, threshold / np.where(peak > 0, peak, 1.0), np.inf)
+    return last_used + time_to_retention(policy.decay, ratio)
+
+
+@dataclass(frozen=True)
+class ScheduleArrays:
+    """Column-wise schedules (NaN = never); see `Schedule` for the meaning of each field."""
+
+    forget_at: NDArray[np.float64]
+    danger_from: NDArray[np.float64]
+    danger_until: NDArray[np.float64]
+    promote_from: NDArray[np.float64]
+    promote_until: NDArray[np.float64]
+
+
+def schedule_arrays(
+    policy: Policy,
+    use_count: ArrayLike,
+    strength: ArrayLike,
+    last_used: ArrayLike,
+    created_at: ArrayLike,
+    active: ArrayLike,
+) -> ScheduleArrays:
+    n = np.asarray(use_count, dtype=np.float64)
+    s = np.asarray(strength, dtype=np.float64)
+    last = np.asarray(last_used, dtype=np.float64)
+    created = np.asarray(created_at, dtype=np.float64)
+    live = np.asarray(active, dtype=bool)
+    nan = np.full_like(last, np.nan)
+
+    forget_at = crossing_times(policy, policy.forget_threshold, n, s, last)
+    danger_from = crossing_times(policy, policy.danger_zone_max, n, s, last)
+    danger_until = crossing_times(policy, policy.danger_zone_min, n, s, last)
+
+    # Promotion: the bounding interval of the usage window and the score window; the exact rule
+    # (promotion_reason) filters what the index returns.
+    usage_ok = n >= policy.promote_use_count
+    usage_end = created + policy.promote_time_window_days * DAY
+    score_start = created + policy.promote_min_age_days * DAY
+    score_end = crossing_times(policy, policy.promote_threshold, n, s, last)
+    score_ok = (n >= 1) & (score_end >= score_start)
+    start = np.where(usage_ok, created, np.where(score_ok, score_start, np.nan))
+    end = np.where(
+        usage_ok & score_ok,
+        np.maximum(usage_end, score_end),
+        np.where(usage_ok, usage_end, np.where(score_ok, score_end, np.nan)),
+    )
+    return ScheduleArrays(
+        forget_at=np.where(live, forget_at, nan),
+        danger_from=np.where(live, danger_from, nan),
+        danger_until=np.where(live, danger_until, nan),
+        promote_from=np.where(live, start, nan),
+        promote_until=np.where(live, end, nan),
+    )
+
+
+def memory_schedule(policy: Policy, memory: Memory) -> Schedule:
+    arrays = schedule_arrays(
+        policy,
+        [memory.use_count],
+        [memory.strength],
+        [to_epoch(memory.last_used)],
+        [to_epoch(memory.created_at)],
+        [memory.status == Status.ACTIVE],
+    )
+
+    def pick(column: NDArray[np.float64]) -> float | None:
+        value = float(column[0])
+        return None if np.isnan(value) else value
+
+    return Schedule(
+        forget_at=pick(arrays.forget_at),
+        danger_from=pick(arrays.danger_from),
+        danger_until=pick(arrays.danger_until),
+        promote_from=pick(arrays.promote_from),
+        promote_until=pick(arrays.promote_until),
+    )

@@ -1,0 +1,22 @@
+"""Conversions between aware datetimes (the API's unit) and epoch seconds (the maths' unit)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+
+def to_epoch(moment: datetime) -> float:
+    if moment.tzinfo is None:
+        raise ValueError("datetimes must be timezone-aware")
+    return moment.timestamp()
+
+
+def from_epoch(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, tz=UTC)
+
+
+def ensure_aware(moment: datetime, field: str) -> datetime:
+    """Naive datetimes are ambiguous; refuse them with the field's name."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"{field} must be timezone-aware (e.g. 2026-01-31T12:00:00+00:00)")
+    return moment.astimezone(UTC)

@@ -1,0 +1,29 @@
+"""Domain errors. Adapters turn them into clean CLI exits and readable MCP tool errors."""
+
+from __future__ import annotations
+
+
+class EngramError(Exception):
+    """Base class: the message is written for the person or model that caused it."""
+
+
+class ValidationError(EngramError):
+    """Bad input; the message names the field and the limit."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+class NotFoundError(EngramError):
+    def __init__(self, kind: str, ident: str) -> None:
+        super().__init__(f"{kind} not found: {ident}")
+        self.ident = ident
+
+
+class ConfigError(EngramError):
+    """A setting has a bad value or the store cannot be opened with the given location."""
+
+
+class StoreError(EngramError):
+    """The store refused an operation (locked too long, corrupt, wrong schema)."""

@@ -1,0 +1,1 @@
+"""The operations, written once over the storage protocol and used by every adapter."""

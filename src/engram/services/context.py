@@ -1,0 +1,56 @@
+"""What every service needs: the store, the settings turned into policy, and the clock."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+
+from engram.clock import Clock
+from engram.config import Settings
+from engram.core.models import Memory, Schedule
+from engram.core.reinforce import Reinforcement
+from engram.core.scoring import Policy, ScheduleArrays, memory_schedule, schedule_arrays
+from engram.core.timeutil import to_epoch
+from engram.errors import ConfigError
+from engram.storage.protocol import ScheduleInputs, Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Context:
+    store: Store
+    settings: Settings
+    policy: Policy
+    rules: Reinforcement
+    clock: Clock
+
+    def now(self) -> datetime:
+        moment = self.clock()
+        if moment.tzinfo is None or moment.utcoffset() is None:
+            raise ConfigError("the clock returned a naive datetime; it must be timezone-aware")
+        return moment
+
+    def now_epoch(self) -> float:
+        return to_epoch(self.now())
+
+    def scheduled(self, memory: Memory) -> tuple[Memory, Schedule]:
+        return memory, memory_schedule(self.policy, memory)
+
+    def ensure_schedules(self) -> int:
+        """Recompute every memory's threshold crossings if the decay settings changed."""
+        fingerprint = self.policy.fingerprint()
+        if self.store.schedule_fingerprint() == fingerprint:
+            return 0
+
+        def compute(cols: ScheduleInputs) -> ScheduleArrays:
+            return schedule_arrays(
+                self.policy, cols.use_count, cols.strength, cols.last_used, cols.created_at,
+                cols.active,
+            )
+
+        count = self.store.reschedule_all(compute, fingerprint)
+        if count:
+            log.warning("decay settings changed: recomputed schedules of %d memories", count)
+        return count

@@ -1,0 +1,171 @@
+"""Saving, reading, editing and reinforcing memories."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from engram.core import reinforce
+from engram.core.models import Memory, Schedule, Status, new_id
+from engram.core.scoring import memory_score, review_priority
+from engram.core.timeutil import ensure_aware, to_epoch
+from engram.errors import NotFoundError, ValidationError
+from engram.services import validation as check
+from engram.services.context import Context
+from engram.services.results import ObserveResult, TouchResult
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A memory to save; `created_at`/`last_used` let an import keep its history."""
+
+    content: str
+    tags: Sequence[str] = ()
+    entities: Sequence[str] = ()
+    source: str | None = None
+    context: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    strength: float = 1.0
+    created_at: datetime | None = None
+    last_used: datetime | None = None
+    id: str | None = None
+
+
+class MemoryService:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    # -- create / read ------------------------------------------------------------------------
+
+    def save(self, draft: Draft) -> Memory:
+        return self.save_many([draft])[0]
+
+    def save_many(self, drafts: Sequence[Draft]) -> list[Memory]:
+        """Validate everything first, then write all in one transaction."""
+        now = self.ctx.now()
+        memories = [self._build(d, now, index=i) for i, d in enumerate(drafts)]
+        self.ctx.store.insert([self.ctx.scheduled(m) for m in memories])
+        return memories
+
+    def _build(self, d: Draft, now: datetime, index: int) -> Memory:
+        where = "" if index == 0 else f" (item {index})"
+        created = ensure_aware(d.created_at, "created_at" + where) if d.created_at else now
+        last = ensure_aware(d.last_used, "last_used" + where) if d.last_used else created
+        if last < created:
+            raise ValidationError("last_used" + where, "must not be before created_at")
+        memory = Memory(
+            id=check.memory_id(d.id, "id") if d.id else new_id(),
+            content=check.content(d.content, "content" + where),
+            tags=check.tags(d.tags),
+            entities=check.entities(d.entities),
+            source=check.short_text(d.source, "source"),
+            context=check.short_text(d.context, "context"),
+            meta=check.meta(d.meta),
+            strength=check.strength(d.strength),
+            created_at=created,
+            last_used=last,
+        )
+        score = memory_score(self.ctx.policy, memory, to_epoch(now))
+        prio = float(review_priority(self.ctx.policy, score))
+        return memory.model_copy(update={"review_priority": prio})
+
+    def get(self, memory_id: str) -> Memory:
+        found = self.ctx.store.get_many([check.memory_id(memory_id)])
+        if not found:
+            raise NotFoundError("memory", memory_id)
+        return found[0]
+
+    def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
+        """The memories that exist, in the order asked; missing ids are simply absent."""
+        return self.ctx.store.get_many(check.memory_ids(memory_ids))
+
+    def score(self, memory: Memory) -> float:
+        return memory_score(self.ctx.policy, memory, self.ctx.now_epoch())
+
+    # -- edit ---------------------------------------------------------------------------------
+
+    def update(
+        self,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        tags: Sequence[str] | None = None,
+        entities: Sequence[str] | None = None,
+        source: str | None = None,
+        context: str | None = None,
+        meta: dict[str, Any] | None = None,
+        strength: float | None = None,
+    ) -> Memory:
+        changes: dict[str, Any] = {}
+        if content is not None:
+            changes["content"] = check.content(content)
+        if tags is not None:
+            changes["tags"] = check.tags(tags)
+        if entities is not None:
+            changes["entities"] = check.entities(entities)
+        if source is not None:
+            changes["source"] = check.short_text(source, "source")
+        if context is not None:
+            changes["context"] = check.short_text(context, "context")
+        if meta is not None:
+            changes["meta"] = check.meta(meta)
+        if strength is not None:
+            changes["strength"] = check.strength(strength)
+        if not changes:
+            raise ValidationError("update", "give at least one field to change")
+        return self._modify_one(memory_id, lambda m: m.model_copy(update=changes))
+
+    def archive(self, memory_ids: Sequence[str]) -> list[Memory]:
+        ids = check.memory_ids(memory_ids)
+        done = self.ctx.store.modify(
+            ids, lambda m: self.ctx.scheduled(m.model_copy(update={"status": Status.ARCHIVED}))
+        )
+        return [new for _, new in done]
+
+    def delete(self, memory_ids: Sequence[str]) -> int:
+        return self.ctx.store.delete(check.memory_ids(memory_ids))
+
+    def _modify_one(self, memory_id: str, edit: Any) -> Memory:
+        done = self.ctx.store.modify(
+            [check.memory_id(memory_id)], lambda m: self.ctx.scheduled(edit(m))
+        )
+        return done[0][1]
+
+    # -- reinforcement ------------------------------------------------------------------------
+
+    def touch(self, memory_id: str, boost: bool = False) -> TouchResult:
+        """Atomic read-modify-write: concurrent touches from other processes all count."""
+        now = self.ctx.now()
+        policy, rules = self.ctx.policy, self.ctx.rules
+
+        def change(old: Memory) -> tuple[Memory, Schedule]:
+            return self.ctx.scheduled(reinforce.touch(policy, rules, old, now, boost))
+
+        old, new = self.ctx.store.modify([check.memory_id(memory_id)], change)[0]
+        t = to_epoch(now)
+        return TouchResult(
+            memory=new, old_score=memory_score(policy, old, t), new_score=memory_score(policy, new, t)
+        )
+
+    def observe(self, memory_ids: Sequence[str], context_tags: Sequence[str]) -> list[ObserveResult]:
+        ids = check.memory_ids(memory_ids)
+        context = check.tags(context_tags, "context_tags")
+        now = self.ctx.now()
+        policy, rules = self.ctx.policy, self.ctx.rules
+        crossed: dict[str, bool] = {}
+
+        def change(old: Memory) -> tuple[Memory, Schedule]:
+            new, cross = reinforce.observe(policy, rules, old, now, context)
+            crossed[new.id] = cross
+            return self.ctx.scheduled(new)
+
+        done = self.ctx.store.modify(ids, change)
+        t = to_epoch(now)
+        return [
+            ObserveResult(
+                memory=new, cross_domain=crossed[new.id], new_score=memory_score(policy, new, t)
+            )
+            for _, new in done
+        ]

@@ -1,0 +1,151 @@
+"""Input limits shared by every adapter, so MCP, CLI and Python refuse the same things."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from engram.core.models import MAX_STRENGTH, MIN_STRENGTH, RELATION_TYPES
+from engram.errors import ValidationError
+
+MAX_CONTENT = 50_000
+MAX_TAGS = 50
+MAX_TAG_LEN = 100
+MAX_ENTITIES = 50
+MAX_ENTITY_LEN = 200
+MAX_TEXT_FIELD = 1_000  # source, context
+MAX_LIMIT = 100
+MAX_IDS = 100
+MAX_QUERY = 1_000
+MAX_META_BYTES = 20_000
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+
+
+def content(value: str, field: str = "content") -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(field, "must be non-blank text")
+    if len(value) > MAX_CONTENT:
+        raise ValidationError(field, f"is {len(value):,} characters; the limit is {MAX_CONTENT:,}")
+    if "\x00" in value:
+        raise ValidationError(field, "must not contain NUL characters")
+    return value
+
+
+def labels(values: Iterable[str] | None, field: str, most: int, longest: int) -> tuple[str, ...]:
+    """Tags/entities: stripped, non-blank, de-duplicated case-insensitively, order kept."""
+    if values is None:
+        return ()
+    if isinstance(values, str):
+        raise ValidationError(field, "must be a list of strings, not one string")
+    out: dict[str, str] = {}
+    for raw in values:
+        if not isinstance(raw, str) or not raw.strip():
+            raise ValidationError(field, "entries must be non-blank strings")
+        label = raw.strip()
+        if len(label) > longest:
+            raise ValidationError(field, f"entry {label[:20]!r}… exceeds {longest} characters")
+        if "\x00" in label:
+            raise ValidationError(field, "entries must not contain NUL characters")
+        out.setdefault(label.casefold(), label)
+    if len(out) > most:
+        raise ValidationError(field, f"has {len(out)} entries; the limit is {most}")
+    return tuple(out.values())
+
+
+def tags(values: Iterable[str] | None, field: str = "tags") -> tuple[str, ...]:
+    return labels(values, field, MAX_TAGS, MAX_TAG_LEN)
+
+
+def entities(values: Iterable[str] | None, field: str = "entities") -> tuple[str, ...]:
+    return labels(values, field, MAX_ENTITIES, MAX_ENTITY_LEN)
+
+
+def short_text(value: str | None, field: str) -> str | None:
+    if value is None:
+        return None
+    if len(value) > MAX_TEXT_FIELD:
+        raise ValidationError(field, f"exceeds {MAX_TEXT_FIELD} characters")
+    return value
+
+
+def strength(value: float, field: str = "strength") -> float:
+    if not isinstance(value, int | float) or math.isnan(value):
+        raise ValidationError(field, "must be a number")
+    if not MIN_STRENGTH <= value <= MAX_STRENGTH:
+        raise ValidationError(field, f"must be between {MIN_STRENGTH} and {MAX_STRENGTH}")
+    return float(value)
+
+
+def unit(value: float, field: str) -> float:
+    if not isinstance(value, int | float) or math.isnan(value) or not 0.0 <= value <= 1.0:
+        raise ValidationError(field, "must be between 0 and 1")
+    return float(value)
+
+
+def memory_id(value: str, field: str = "memory_id") -> str:
+    if not isinstance(value, str) or not ID_PATTERN.match(value):
+        raise ValidationError(
+            field, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-'"
+        )
+    return value
+
+
+def memory_ids(values: Sequence[str], field: str = "memory_ids") -> list[str]:
+    if isinstance(values, str) or not values:
+        raise ValidationError(field, "must be a non-empty list of ids")
+    if len(values) > MAX_IDS:
+        raise ValidationError(field, f"has {len(values)} ids; the limit is {MAX_IDS}")
+    return list(dict.fromkeys(memory_id(v, field) for v in values))
+
+
+def limit(value: int, field: str = "limit", most: int = MAX_LIMIT) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+        raise ValidationError(field, f"must be an integer from 1 to {most}")
+    return value
+
+
+def query(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if len(value) > MAX_QUERY:
+        raise ValidationError("query", f"exceeds {MAX_QUERY} characters")
+    return value
+
+
+def positive(value: float | None, field: str) -> float | None:
+    if value is None:
+        return None
+    if not isinstance(value, int | float) or math.isnan(value) or value <= 0:
+        raise ValidationError(field, "must be a positive number")
+    return float(value)
+
+
+def non_negative(value: float | None, field: str) -> float | None:
+    if value is None:
+        return None
+    if not isinstance(value, int | float) or math.isnan(value) or value < 0:
+        raise ValidationError(field, "must be zero or a positive number")
+    return float(value)
+
+
+def relation_type(value: str) -> str:
+    if value not in RELATION_TYPES:
+        raise ValidationError("relation_type", f"must be one of {', '.join(RELATION_TYPES)}")
+    return value
+
+
+def meta(value: dict[str, Any] | None, field: str = "meta") -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValidationError(field, "must be an object")
+    try:
+        size = len(json.dumps(value))
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(field, f"must be JSON-serialisable ({exc})") from None
+    if size > MAX_META_BYTES:
+        raise ValidationError(field, f"is {size:,} bytes of JSON; the limit is {MAX_META_BYTES:,}")
+    return value

@@ -1,0 +1,1 @@
+"""Storage backends behind one protocol; `factory.open_store` is the only place naming them."""

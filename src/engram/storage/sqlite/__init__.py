@@ -1,0 +1,3 @@
+from engram.storage.sqlite.store import SQLiteStore
+
+__all__ = ["SQLiteStore"]

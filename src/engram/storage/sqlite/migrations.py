@@ -1,0 +1,166 @@
+"""Named, ordered schema migrations for the SQLite store.
+
+Each runs once, inside the same IMMEDIATE transaction that records it, so two processes opening
+a fresh file at the same moment cannot both apply it. Append new migrations; never edit old ones.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+_TEXT_OF = "(SELECT coalesce(group_concat(value, ' '), '') FROM json_each({col}))"
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "0001_memories",
+        """
+        CREATE TABLE memories (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            content TEXT NOT NULL,
+            tags TEXT NOT NULL DEFAULT '[]',
+            entities TEXT NOT NULL DEFAULT '[]',
+            source TEXT,
+            context TEXT,
+            meta TEXT NOT NULL DEFAULT '{}',
+            created_at REAL NOT NULL,
+            last_used REAL NOT NULL,
+            use_count INTEGER NOT NULL DEFAULT 0 CHECK (use_count >= 0),
+            strength REAL NOT NULL DEFAULT 1.0 CHECK (strength BETWEEN 0 AND 2),
+            status TEXT NOT NULL DEFAULT 'active'
+                CHECK (status IN ('active', 'promoted', 'archived')),
+            promoted_at REAL,
+            promoted_to TEXT,
+            review_priority REAL NOT NULL DEFAULT 0,
+            last_review_at REAL,
+            review_count INTEGER NOT NULL DEFAULT 0,
+            cross_domain_count INTEGER NOT NULL DEFAULT 0,
+            forget_at REAL,
+            danger_from REAL,
+            danger_until REAL,
+            promote_from REAL,
+            promote_until REAL
+        );
+        CREATE INDEX memories_forget_at ON memories(forget_at) WHERE forget_at IS NOT NULL;
+        CREATE INDEX memories_browse ON memories(status, forget_at, last_used);
+        CREATE TABLE memory_tags (
+            seq INTEGER NOT NULL REFERENCES memories(seq) ON DELETE CASCADE,
+            tag TEXT NOT NULL COLLATE NOCASE
+        );
+        CREATE INDEX memory_tags_tag ON memory_tags(tag, seq);
+        CREATE INDEX memory_tags_seq ON memory_tags(seq);
+        CREATE TABLE relations (
+            id TEXT PRIMARY KEY,
+            from_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            to_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            type TEXT NOT NULL,
+            strength REAL NOT NULL CHECK (strength BETWEEN 0 AND 1),
+            metadata TEXT NOT NULL DEFAULT '{}',
+            created_at REAL NOT NULL,
+            UNIQUE (from_id, to_id, type)
+        );
+        CREATE INDEX relations_to ON relations(to_id);
+        CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """,
+    ),
+    (
+        "0002_full_text",
+        f"""
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            content, tags, entities, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        INSERT INTO memories_fts(rowid, content, tags, entities)
+            SELECT seq, content, {_TEXT_OF.format(col="tags")},
+                   {_TEXT_OF.format(col="entities")} FROM memories;
+        CREATE TRIGGER memories_text_ai AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts(rowid, content, tags, entities) VALUES (
+                new.seq, new.content, {_TEXT_OF.format(col="new.tags")},
+                {_TEXT_OF.format(col="new.entities")});
+            INSERT INTO memory_tags(seq, tag) SELECT new.seq, value FROM json_each(new.tags);
+        END;
+        CREATE TRIGGER memories_text_au AFTER UPDATE OF content, tags, entities ON memories BEGIN
+            DELETE FROM memories_fts WHERE rowid = old.seq;
+            INSERT INTO memories_fts(rowid, content, tags, entities) VALUES (
+                new.seq, new.content, {_TEXT_OF.format(col="new.tags")},
+                {_TEXT_OF.format(col="new.entities")});
+            DELETE FROM memory_tags WHERE seq = old.seq;
+            INSERT INTO memory_tags(seq, tag) SELECT new.seq, value FROM json_each(new.tags);
+        END;
+        CREATE TRIGGER memories_text_ad AFTER DELETE ON memories BEGIN
+            DELETE FROM memories_fts WHERE rowid = old.seq;
+        END;
+        """,
+    ),
+    (
+        "0003_schedule_rtrees",
+        """
+        CREATE VIRTUAL TABLE danger_rt USING rtree(id, t0, t1);
+        CREATE VIRTUAL TABLE promote_rt USING rtree(id, t0, t1);
+        INSERT INTO danger_rt SELECT seq, danger_from, danger_until FROM memories
+            WHERE danger_from IS NOT NULL;
+        INSERT INTO promote_rt SELECT seq, promote_from, promote_until FROM memories
+            WHERE promote_from IS NOT NULL;
+        CREATE TRIGGER memories_sched_ai AFTER INSERT ON memories BEGIN
+            INSERT INTO danger_rt SELECT new.seq, new.danger_from, new.danger_until
+                WHERE new.danger_from IS NOT NULL;
+            INSERT INTO promote_rt SELECT new.seq, new.promote_from, new.promote_until
+                WHERE new.promote_from IS NOT NULL;
+        END;
+        CREATE TRIGGER memories_sched_au
+            AFTER UPDATE OF danger_from, danger_until, promote_from, promote_until ON memories
+        BEGIN
+            DELETE FROM danger_rt WHERE id = old.seq;
+            DELETE FROM promote_rt WHERE id = old.seq;
+            INSERT INTO danger_rt SELECT new.seq, new.danger_from, new.danger_until
+                WHERE new.danger_from IS NOT NULL;
+            INSERT INTO promote_rt SELECT new.seq, new.promote_from, new.promote_until
+                WHERE new.promote_from IS NOT NULL;
+        END;
+        CREATE TRIGGER memories_sched_ad AFTER DELETE ON memories BEGIN
+            DELETE FROM danger_rt WHERE id = old.seq;
+            DELETE FROM promote_rt WHERE id = old.seq;
+        END;
+        """,
+    ),
+]
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Bring the schema to head; returns the names applied now."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)"
+    )
+    applied_now: list[str] = []
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+        for name, sql in MIGRATIONS:
+            if name in done:
+                continue
+            for statement in _split(sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)",
+                (name, time.time()),
+            )
+            applied_now.append(name)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return applied_now
+
+
+def _split(script: str) -> list[str]:
+    """Split on statement boundaries, keeping trigger bodies (BEGIN … END;) whole."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements

@@ -1,0 +1,419 @@
+"""The embedded default store: one SQLite file, WAL, safe for several processes at once.
+
+Every write runs in a `BEGIN IMMEDIATE` transaction, which takes the file's write lock before
+reading, so a read-modify-write (touch, observe) can never interleave with another process's.
+Full-text, tag and schedule indexes are maintained by triggers inside the same transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engram.core.models import Memory, Relation, Schedule, Status
+from engram.core.timeutil import from_epoch, to_epoch
+from engram.errors import NotFoundError, StoreError
+from engram.storage.protocol import Change, Filter, Rescheduler, ScheduleInputs
+from engram.storage.sqlite.migrations import migrate
+
+log = logging.getLogger(__name__)
+
+_MEMORY_COLUMNS = (
+    "id, content, tags, entities, source, context, meta, created_at, last_used, use_count, "
+    "strength, status, promoted_at, promoted_to, review_priority, last_review_at, review_count, "
+    "cross_domain_count"
+)
+_SCHEDULE_COLUMNS = ("forget_at", "danger_from", "danger_until", "promote_from", "promote_until")
+_FINGERPRINT_KEY = "schedule_fingerprint"
+_RESCHEDULE_BATCH = 50_000
+_SQLITE_MAX_VARS = 900
+
+
+class SQLiteStore:
+    location: str
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        busy_timeout: float = 30.0,
+        field_weights: tuple[float, float, float] = (1.0, 2.0, 2.0),
+    ) -> None:
+        self.path = Path(path).expanduser()
+        self.location = str(self.path)
+        self.field_weights = field_weights
+        if str(path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = sqlite3.connect(
+                str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = FULL")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            migrate(self._conn)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from exc
+        self._lock = threading.RLock()
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise StoreError(f"store is busy ({exc}); another process holds it") from exc
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # -- memories -----------------------------------------------------------------------------
+
+    def insert(self, items: Sequence[tuple[Memory, Schedule]]) -> None:
+        rows = [_memory_row(m) + _schedule_row(s) for m, s in items]
+        placeholders = ", ".join("?" * (18 + len(_SCHEDULE_COLUMNS)))
+        sql = (
+            f"INSERT INTO memories ({_MEMORY_COLUMNS}, {', '.join(_SCHEDULE_COLUMNS)}) "
+            f"VALUES ({placeholders})"
+        )
+        with self._write() as conn:
+            try:
+                conn.executemany(sql, rows)
+            except sqlite3.IntegrityError as exc:
+                raise StoreError(f"cannot insert memories: {exc}") from exc
+
+    def get_many(self, ids: Sequence[str]) -> list[Memory]:
+        found: dict[str, Memory] = {}
+        for chunk in _chunks(list(ids)):
+            marks = ", ".join("?" * len(chunk))
+            for row in self._query(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})", chunk
+            ):
+                memory = _memory_from_row(row)
+                found[memory.id] = memory
+        return [found[i] for i in ids if i in found]
+
+    def modify(self, ids: Sequence[str], change: Change) -> list[tuple[Memory, Memory]]:
+        results: list[tuple[Memory, Memory]] = []
+        with self._write() as conn:
+            for ident in ids:
+                row = conn.execute(
+                    f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ?", (ident,)
+                ).fetchone()
+                if row is None:
+                    raise NotFoundError("memory", ident)
+                old = _memory_from_row(row)
+                outcome = change(old)
+                if outcome is None:
+                    continue
+                new, schedule = outcome
+                _update(conn, old, new, schedule)
+                results.append((old, new))
+        return results
+
+    def delete(self, ids: Sequence[str]) -> int:
+        removed = 0
+        with self._write() as conn:
+            for chunk in _chunks(list(ids)):
+                marks = ", ".join("?" * len(chunk))
+                removed += conn.execute(f"DELETE FROM memories WHERE id IN ({marks})", chunk).rowcount
+        return removed
+
+    def count(self) -> dict[Status, int]:
+        counts = {status: 0 for status in Status}
+        for status, n in self._query("SELECT status, count(*) FROM memories GROUP BY status"):
+            counts[Status(status)] = n
+        return counts
+
+    # -- finding ------------------------------------------------------------------------------
+
+    def text_search(
+        self, terms: Sequence[str], where: Filter, limit: int
+    ) -> list[tuple[Memory, float]]:
+        if not terms:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        clauses, params = _filter_sql(where, alias="m")
+        wc, wt, we = self.field_weights
+        sql = (
+            f"SELECT {_prefixed('m')}, bm25(memories_fts, ?, ?, ?) AS r "
+            "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
+            f"WHERE memories_fts MATCH ? {clauses} ORDER BY r LIMIT ?"
+        )
+        rows = self._query(sql, [wc, wt, we, match, *params, limit])
+        return [(_memory_from_row(row[:-1]), -float(row[-1])) for row in rows]
+
+    def browse(self, where: Filter, limit: int) -> list[Memory]:
+        """Most durable first (latest forget_at): exact score order for exponential decay and
+        a close pre-order for the others; the service re-ranks by the exact score."""
+        out: list[Memory] = []
+        for status in where.statuses:
+            narrowed = Filter(statuses=(status,), tags=where.tags, used_since=where.used_since)
+            clauses, params = _filter_sql(narrowed, alias="m")
+            sql = (
+                f"SELECT {_prefixed('m')} FROM memories m WHERE 1 = 1 {clauses} "
+                "ORDER BY m.forget_at DESC, m.last_used DESC LIMIT ?"
+            )
+            out += [_memory_from_row(row) for row in self._query(sql, [*params, limit])]
+        return out
+
+    def due_for_gc(self, now: float, limit: int) -> list[Memory]:
+        sql = (
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE forget_at IS NOT NULL "
+            "AND forget_at < ? ORDER BY forget_at LIMIT ?"
+        )
+        return [_memory_from_row(row) for row in self._query(sql, (now, limit))]
+
+    def in_danger_zone(self, now: float, limit: int) -> list[Memory]:
+        return self._stabbing("danger_rt", now, limit)
+
+    def in_promotion_window(self, now: float, limit: int) -> list[Memory]:
+        return self._stabbing("promote_rt", now, limit)
+
+    def _stabbing(self, table: str, now: float, limit: int) -> list[Memory]:
+        # R*Tree coordinates are 32-bit floats rounded outwards: a superset, filtered exactly
+        # by the service.
+        sql = (
+            f"SELECT {_prefixed('m')} FROM {table} r JOIN memories m ON m.seq = r.id "
+            "WHERE r.t0 <= ? AND r.t1 >= ? AND m.status = 'active' LIMIT ?"
+        )
+        return [_memory_from_row(row) for row in self._query(sql, (now, now, limit))]
+
+    def page(self, after: str | None, limit: int) -> list[Memory]:
+        start = 0
+        if after is not None:
+            found = self._query("SELECT seq FROM memories WHERE id = ?", (after,))
+            if not found:
+                raise NotFoundError("cursor", after)
+            start = found[0][0]
+        sql = f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq > ? ORDER BY seq LIMIT ?"
+        return [_memory_from_row(row) for row in self._query(sql, (start, limit))]
+
+    # -- schedules ----------------------------------------------------------------------------
+
+    def schedule_fingerprint(self) -> str | None:
+        rows = self._query("SELECT value FROM store_meta WHERE key = ?", (_FINGERPRINT_KEY,))
+        return str(rows[0][0]) if rows else None
+
+    def reschedule_all(self, compute: Rescheduler, fingerprint: str) -> int:
+        updated = 0
+        sets = ", ".join(f"{c} = ?" for c in _SCHEDULE_COLUMNS)
+        with self._write() as conn:
+            last = 0
+            while True:
+                rows = conn.execute(
+                    "SELECT seq, use_count, strength, last_used, created_at, status = 'active' "
+                    "FROM memories WHERE seq > ? ORDER BY seq LIMIT ?",
+                    (last, _RESCHEDULE_BATCH),
+                ).fetchall()
+                if not rows:
+                    break
+                cols = np.array(rows, dtype=np.float64)
+                arrays = compute(
+                    ScheduleInputs(
+                        use_count=cols[:, 1],
+                        strength=cols[:, 2],
+                        last_used=cols[:, 3],
+                        created_at=cols[:, 4],
+                        active=cols[:, 5].astype(bool),
+                    )
+                )
+                columns = [getattr(arrays, c) for c in _SCHEDULE_COLUMNS]
+                payload = [
+                    (*(_nullable(float(col[i])) for col in columns), int(rows[i][0]))
+                    for i in range(len(rows))
+                ]
+                conn.executemany(f"UPDATE memories SET {sets} WHERE seq = ?", payload)
+                updated += len(rows)
+                last = int(rows[-1][0])
+                log.info("rescheduled %d memories", updated)
+            conn.execute(
+                "INSERT OR REPLACE INTO store_meta(key, value) VALUES (?, ?)",
+                (_FINGERPRINT_KEY, fingerprint),
+            )
+        return updated
+
+    # -- relations ----------------------------------------------------------------------------
+
+    def add_relation(self, relation: Relation) -> Relation:
+        with self._write() as conn:
+            existing = conn.execute(
+                "SELECT id, from_id, to_id, type, strength, metadata, created_at FROM relations "
+                "WHERE from_id = ? AND to_id = ? AND type = ?",
+                (relation.from_id, relation.to_id, relation.type),
+            ).fetchone()
+            if existing is not None:
+                return _relation_from_row(existing)
+            for ident in (relation.from_id, relation.to_id):
+                if conn.execute("SELECT 1 FROM memories WHERE id = ?", (ident,)).fetchone() is None:
+                    raise NotFoundError("memory", ident)
+            conn.execute(
+                "INSERT INTO relations(id, from_id, to_id, type, strength, metadata, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    relation.id,
+                    relation.from_id,
+                    relation.to_id,
+                    relation.type,
+                    relation.strength,
+                    json.dumps(relation.metadata),
+                    to_epoch(relation.created_at),
+                ),
+            )
+        return relation
+
+    def relations(self, memory_ids: Sequence[str]) -> list[Relation]:
+        out: dict[str, Relation] = {}
+        for chunk in _chunks(list(memory_ids), size=_SQLITE_MAX_VARS // 2):
+            marks = ", ".join("?" * len(chunk))
+            sql = (
+                "SELECT id, from_id, to_id, type, strength, metadata, created_at FROM relations "
+                f"WHERE from_id IN ({marks}) OR to_id IN ({marks}) ORDER BY created_at, id"
+            )
+            for row in self._query(sql, [*chunk, *chunk]):
+                out[row[0]] = _relation_from_row(row)
+        return sorted(out.values(), key=lambda r: (r.created_at, r.id))
+
+    def count_relations(self) -> int:
+        return int(self._query("SELECT count(*) FROM relations")[0][0])
+
+
+# -- row mapping -------------------------------------------------------------------------------
+
+
+def _prefixed(alias: str) -> str:
+    return ", ".join(f"{alias}.{c.strip()}" for c in _MEMORY_COLUMNS.split(","))
+
+
+def _nullable(value: float) -> float | None:
+    return None if value != value else value  # NaN -> NULL
+
+
+def _opt_epoch(moment: Any) -> float | None:
+    return None if moment is None else to_epoch(moment)
+
+
+def _opt_dt(seconds: float | None) -> Any:
+    return None if seconds is None else from_epoch(seconds)
+
+
+def _memory_row(m: Memory) -> tuple[Any, ...]:
+    return (
+        m.id,
+        m.content,
+        json.dumps(list(m.tags), ensure_ascii=False),
+        json.dumps(list(m.entities), ensure_ascii=False),
+        m.source,
+        m.context,
+        json.dumps(m.meta, ensure_ascii=False),
+        to_epoch(m.created_at),
+        to_epoch(m.last_used),
+        m.use_count,
+        m.strength,
+        m.status.value,
+        _opt_epoch(m.promoted_at),
+        m.promoted_to,
+        m.review_priority,
+        _opt_epoch(m.last_review_at),
+        m.review_count,
+        m.cross_domain_count,
+    )
+
+
+def _schedule_row(s: Schedule) -> tuple[float | None, ...]:
+    return tuple(getattr(s, c) for c in _SCHEDULE_COLUMNS)
+
+
+def _memory_from_row(row: Sequence[Any]) -> Memory:
+    # Rows come from our own schema, already validated on the way in: skip re-validation.
+    return Memory.model_construct(
+        id=row[0],
+        content=row[1],
+        tags=tuple(json.loads(row[2])),
+        entities=tuple(json.loads(row[3])),
+        source=row[4],
+        context=row[5],
+        meta=json.loads(row[6]),
+        created_at=from_epoch(row[7]),
+        last_used=from_epoch(row[8]),
+        use_count=row[9],
+        strength=row[10],
+        status=Status(row[11]),
+        promoted_at=_opt_dt(row[12]),
+        promoted_to=row[13],
+        review_priority=row[14],
+        last_review_at=_opt_dt(row[15]),
+        review_count=row[16],
+        cross_domain_count=row[17],
+    )
+
+
+def _relation_from_row(row: Sequence[Any]) -> Relation:
+    return Relation.model_construct(
+        id=row[0],
+        from_id=row[1],
+        to_id=row[2],
+        type=row[3],
+        strength=row[4],
+        metadata=json.loads(row[5]),
+        created_at=from_epoch(row[6]),
+    )
+
+
+_COLUMN_NAMES = [c.strip() for c in _MEMORY_COLUMNS.split(",")]
+
+
+def _update(conn: sqlite3.Connection, old: Memory, new: Memory, schedule: Schedule) -> None:
+    """Write only the columns that changed, so text triggers fire only on text edits."""
+    before, after = _memory_row(old), _memory_row(new)
+    changes = {
+        name: value
+        for name, prev, value in zip(_COLUMN_NAMES, before, after, strict=True)
+        if prev != value and name != "id"
+    }
+    changes.update(zip(_SCHEDULE_COLUMNS, _schedule_row(schedule), strict=True))
+    sets = ", ".join(f"{name} = ?" for name in changes)
+    conn.execute(f"UPDATE memories SET {sets} WHERE id = ?", [*changes.values(), old.id])
+
+
+def _filter_sql(where: Filter, alias: str) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    statuses = [s.value for s in where.statuses]
+    clauses.append(f"AND {alias}.status IN ({', '.join('?' * len(statuses))})")
+    params += statuses
+    if where.used_since is not None:
+        clauses.append(f"AND {alias}.last_used >= ?")
+        params.append(where.used_since)
+    if where.tags:
+        marks = ", ".join("?" * len(where.tags))
+        clauses.append(f"AND {alias}.seq IN (SELECT seq FROM memory_tags WHERE tag IN ({marks}))")
+        params += list(where.tags)
+    return " ".join(clauses), params
+
+
+def _chunks(items: list[str], size: int = _SQLITE_MAX_VARS) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
