@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Any
@@ -60,8 +60,8 @@ class Engram:
         self,
         content: str,
         *,
-        tags: Iterable[str] = (),
-        entities: Iterable[str] = (),
+        tags: Sequence[str] = (),
+        entities: Sequence[str] = (),
         source: str | None = None,
         context: str | None = None,
         meta: dict[str, Any] | None = None,
@@ -72,8 +72,8 @@ class Engram:
         return self._app.memories.save(
             Draft(
                 content=content,
-                tags=tuple(tags),
-                entities=tuple(entities),
+                tags=tags,
+                entities=entities,
                 source=source,
                 context=context,
                 meta=meta or {},
@@ -118,20 +118,30 @@ class Engram:
         limit: int = 10,
     ) -> list[SearchHit]:
         return self._app.search.search(
-            query, tags=tags, status=status, window_days=window_days, min_score=min_score,
+            query,
+            tags=tags,
+            status=status,
+            window_days=window_days,
+            min_score=min_score,
             limit=limit,
         )
 
     def touch(self, memory_id: str, boost: bool = False) -> TouchResult:
         return self._app.memories.touch(memory_id, boost=boost)
 
-    def observe(self, memory_ids: Sequence[str], context_tags: Sequence[str]) -> list[ObserveResult]:
+    def observe(
+        self, memory_ids: Sequence[str], context_tags: Sequence[str]
+    ) -> list[ObserveResult]:
         return self._app.memories.observe(memory_ids, context_tags)
 
     # -- maintenance --------------------------------------------------------------------------
 
-    def gc(self, dry_run: bool = True, archive_instead: bool = False, limit: int = 1000) -> GcResult:
-        return self._app.maintenance.gc(dry_run=dry_run, archive_instead=archive_instead, limit=limit)
+    def gc(
+        self, dry_run: bool = True, archive_instead: bool = False, limit: int = 1000
+    ) -> GcResult:
+        return self._app.maintenance.gc(
+            dry_run=dry_run, archive_instead=archive_instead, limit=limit
+        )
 
     def promotion_candidates(self, limit: int = 10) -> list[PromotionCandidate]:
         return self._app.maintenance.promotion_candidates(limit)

@@ -128,7 +128,7 @@ def load_settings(**overrides: Any) -> Settings:
     if unknown:
         raise ConfigError(f"unknown setting(s): {', '.join(unknown)}")
     try:
-        return Settings(_env_file=env_files(), **overrides)  # type: ignore[call-arg]
+        return Settings(_env_file=env_files(), **overrides)
     except ValidationError as exc:
         raise ConfigError(describe_errors(exc)) from None
 

@@ -91,6 +91,7 @@ class Schedule(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     forget_at: float | None = None
+    review_at: float | None = None  # when the score passes mid-zone: peak review urgency
     danger_from: float | None = None
     danger_until: float | None = None
     promote_from: float | None = None

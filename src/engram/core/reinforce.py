@@ -30,7 +30,9 @@ def tag_jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     return len(left & right) / len(union) if union else 1.0
 
 
-def is_cross_domain(rules: Reinforcement, memory_tags: Iterable[str], context: Iterable[str]) -> bool:
+def is_cross_domain(
+    rules: Reinforcement, memory_tags: Iterable[str], context: Iterable[str]
+) -> bool:
     """Used in a context whose tags barely overlap the memory's own (the "Maslow effect")."""
     mine, theirs = list(memory_tags), list(context)
     if not mine or not theirs:

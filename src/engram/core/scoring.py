@@ -96,11 +96,16 @@ def crossing_times(
     strength: NDArray[np.float64],
     last_used: NDArray[np.float64],
 ) -> NDArray[np.float64]:
-    """Epoch second at which each score falls to `threshold` (last_used if already below)."""
+    """Epoch second at which each score falls below `threshold`.
+
+    A memory that starts at or below the threshold crossed it before its last use: we place the
+    crossing one second earlier so `now > crossing` holds from the first moment.
+    """
     peak = np.power(use_count + 1.0, policy.beta) * strength
     with np.errstate(divide="ignore"):
         ratio = np.where(peak > 0, threshold / np.where(peak > 0, peak, 1.0), np.inf)
-    return last_used + time_to_retention(policy.decay, ratio)
+    crossing = last_used + time_to_retention(policy.decay, ratio)
+    return np.where(ratio >= 1.0, last_used - 1.0, crossing)
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,7 @@ class ScheduleArrays:
     """Column-wise schedules (NaN = never); see `Schedule` for the meaning of each field."""
 
     forget_at: NDArray[np.float64]
+    review_at: NDArray[np.float64]
     danger_from: NDArray[np.float64]
     danger_until: NDArray[np.float64]
     promote_from: NDArray[np.float64]
@@ -130,8 +136,14 @@ def schedule_arrays(
     nan = np.full_like(last, np.nan)
 
     forget_at = crossing_times(policy, policy.forget_threshold, n, s, last)
-    danger_from = crossing_times(policy, policy.danger_zone_max, n, s, last)
-    danger_until = crossing_times(policy, policy.danger_zone_min, n, s, last)
+    reaches_zone = np.power(n + 1.0, policy.beta) * s >= policy.danger_zone_min
+    danger_from = np.maximum(crossing_times(policy, policy.danger_zone_max, n, s, last), last)
+    danger_until = np.where(
+        reaches_zone, crossing_times(policy, policy.danger_zone_min, n, s, last), np.nan
+    )
+    danger_from = np.where(reaches_zone, danger_from, np.nan)
+    mid_zone = 0.5 * (policy.danger_zone_min + policy.danger_zone_max)
+    review_at = np.where(reaches_zone, crossing_times(policy, mid_zone, n, s, last), np.nan)
 
     # Promotion: the bounding interval of the usage window and the score window; the exact rule
     # (promotion_reason) filters what the index returns.
@@ -148,6 +160,7 @@ def schedule_arrays(
     )
     return ScheduleArrays(
         forget_at=np.where(live, forget_at, nan),
+        review_at=np.where(live, review_at, nan),
         danger_from=np.where(live, danger_from, nan),
         danger_until=np.where(live, danger_until, nan),
         promote_from=np.where(live, start, nan),
@@ -171,6 +184,7 @@ def memory_schedule(policy: Policy, memory: Memory) -> Schedule:
 
     return Schedule(
         forget_at=pick(arrays.forget_at),
+        review_at=pick(arrays.review_at),
         danger_from=pick(arrays.danger_from),
         danger_until=pick(arrays.danger_until),
         promote_from=pick(arrays.promote_from),

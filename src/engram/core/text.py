@@ -11,7 +11,8 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 STOPWORDS = frozenset(
     """a an and are as at be but by did do does for from had has have how i in is it its me my
     of on or our she he so that the their them then there these they this to was we were what
-    when where which who whom why will with you your about would could should can just than""".split()
+    when where which who whom why will with you your about would could should can just
+    than""".split()
 )
 
 

@@ -6,9 +6,11 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
+
 from engram.clock import Clock
 from engram.config import Settings
-from engram.core.models import Memory, Schedule
+from engram.core.models import Memory, Schedule, Status
 from engram.core.reinforce import Reinforcement
 from engram.core.scoring import Policy, ScheduleArrays, memory_schedule, schedule_arrays
 from engram.core.timeutil import to_epoch
@@ -38,6 +40,29 @@ class Context:
     def scheduled(self, memory: Memory) -> tuple[Memory, Schedule]:
         return memory, memory_schedule(self.policy, memory)
 
+    def scheduled_many(self, memories: list[Memory]) -> list[tuple[Memory, Schedule]]:
+        """Vectorised `scheduled` for bulk saves and imports."""
+        if not memories:
+            return []
+        arrays = schedule_arrays(
+            self.policy,
+            np.array([m.use_count for m in memories], dtype=np.float64),
+            np.array([m.strength for m in memories], dtype=np.float64),
+            np.array([to_epoch(m.last_used) for m in memories]),
+            np.array([to_epoch(m.created_at) for m in memories]),
+            np.array([m.status == Status.ACTIVE for m in memories]),
+        )
+        columns = {name: getattr(arrays, name).tolist() for name in Schedule.model_fields}
+        return [
+            (
+                m,
+                Schedule.model_construct(
+                    **{k: (None if v[i] != v[i] else v[i]) for k, v in columns.items()}
+                ),
+            )
+            for i, m in enumerate(memories)
+        ]
+
     def ensure_schedules(self) -> int:
         """Recompute every memory's threshold crossings if the decay settings changed."""
         fingerprint = self.policy.fingerprint()
@@ -46,7 +71,11 @@ class Context:
 
         def compute(cols: ScheduleInputs) -> ScheduleArrays:
             return schedule_arrays(
-                self.policy, cols.use_count, cols.strength, cols.last_used, cols.created_at,
+                self.policy,
+                cols.use_count,
+                cols.strength,
+                cols.last_used,
+                cols.created_at,
                 cols.active,
             )
 

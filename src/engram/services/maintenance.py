@@ -15,6 +15,9 @@ from engram.storage.protocol import Change
 
 GC_BATCH_MAX = 10_000
 _STATS_CAP = 10_000
+# Review candidates are read from the memories whose peak urgency (score at mid-zone) is nearest
+# to now, then ordered exactly. See docs/decay.md for why this window is enough.
+REVIEW_WINDOW = 200
 
 
 class MaintenanceService:
@@ -41,7 +44,10 @@ class MaintenanceService:
             else:
                 self.ctx.store.delete(ids)
         return GcResult(
-            dry_run=dry_run, archived=archive_instead, count=len(ids), memory_ids=ids,
+            dry_run=dry_run,
+            archived=archive_instead,
+            count=len(ids),
+            memory_ids=ids,
             has_more=has_more,
         )
 
@@ -70,32 +76,25 @@ class MaintenanceService:
         return found[:limit]
 
     def review_candidates(self, limit: int = 10) -> list[ReviewCandidate]:
-        """Memories in the danger zone, most urgent (closest to mid-zone) first."""
+        """Memories in the danger zone, most urgent (score closest to mid-zone) first."""
         limit = check.limit(limit)
-        out = self._in_danger_zone(self.ctx.now_epoch())
-        out.sort(key=lambda c: (-c.review_priority, c.memory.id))
-        return out[:limit]
-
-    def _in_danger_zone(self, now: float) -> list[ReviewCandidate]:
+        now = self.ctx.now_epoch()
         policy = self.ctx.policy
         out = []
-        for m in self.ctx.store.in_danger_zone(now, _STATS_CAP):
+        window = max(REVIEW_WINDOW, limit * 20)
+        for m in self.ctx.store.near_review_peak(now, window):
             s = memory_score(policy, m, now)
             p = float(review_priority(policy, s))
             if p > 0:
                 out.append(ReviewCandidate(memory=m, score=s, review_priority=p))
-        return out
+        out.sort(key=lambda c: (-c.review_priority, c.memory.id))
+        return out[:limit]
 
     def stats(self) -> Stats:
         counts = self.ctx.store.count()
         now = self.ctx.now_epoch()
         policy = self.ctx.policy
-        due = sum(
-            1
-            for m in self.ctx.store.due_for_gc(now, _STATS_CAP)
-            if memory_score(policy, m, now) < policy.forget_threshold
-        )
-        danger = len(self._in_danger_zone(now))
+        due, danger = self.ctx.store.schedule_counts(now)
         promotable = sum(
             1
             for m in self.ctx.store.in_promotion_window(now, _STATS_CAP)

@@ -10,7 +10,7 @@ from typing import Any
 from engram.core import reinforce
 from engram.core.models import Memory, Schedule, Status, new_id
 from engram.core.scoring import memory_score, review_priority
-from engram.core.timeutil import ensure_aware, to_epoch
+from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -46,13 +46,13 @@ class MemoryService:
         """Validate everything first, then write all in one transaction."""
         now = self.ctx.now()
         memories = [self._build(d, now, index=i) for i, d in enumerate(drafts)]
-        self.ctx.store.insert([self.ctx.scheduled(m) for m in memories])
+        self.ctx.store.insert(self.ctx.scheduled_many(memories))
         return memories
 
     def _build(self, d: Draft, now: datetime, index: int) -> Memory:
         where = "" if index == 0 else f" (item {index})"
-        created = ensure_aware(d.created_at, "created_at" + where) if d.created_at else now
-        last = ensure_aware(d.last_used, "last_used" + where) if d.last_used else created
+        created = check.moment(d.created_at, "created_at" + where) if d.created_at else now
+        last = check.moment(d.last_used, "last_used" + where) if d.last_used else created
         if last < created:
             raise ValidationError("last_used" + where, "must not be before created_at")
         memory = Memory(
@@ -146,10 +146,14 @@ class MemoryService:
         old, new = self.ctx.store.modify([check.memory_id(memory_id)], change)[0]
         t = to_epoch(now)
         return TouchResult(
-            memory=new, old_score=memory_score(policy, old, t), new_score=memory_score(policy, new, t)
+            memory=new,
+            old_score=memory_score(policy, old, t),
+            new_score=memory_score(policy, new, t),
         )
 
-    def observe(self, memory_ids: Sequence[str], context_tags: Sequence[str]) -> list[ObserveResult]:
+    def observe(
+        self, memory_ids: Sequence[str], context_tags: Sequence[str]
+    ) -> list[ObserveResult]:
         ids = check.memory_ids(memory_ids)
         context = check.tags(context_tags, "context_tags")
         now = self.ctx.now()

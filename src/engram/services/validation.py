@@ -6,9 +6,11 @@ import json
 import math
 import re
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Any
 
 from engram.core.models import MAX_STRENGTH, MIN_STRENGTH, RELATION_TYPES
+from engram.core.timeutil import ensure_aware
 from engram.errors import ValidationError
 
 MAX_CONTENT = 50_000
@@ -71,6 +73,17 @@ def short_text(value: str | None, field: str) -> str | None:
     return value
 
 
+def moment(value: datetime, field: str) -> datetime:
+    if not isinstance(value, datetime):
+        raise ValidationError(field, "must be a datetime")
+    try:
+        return ensure_aware(value, field)
+    except ValueError:
+        raise ValidationError(
+            field, "must be timezone-aware (e.g. 2026-01-31T12:00:00+00:00)"
+        ) from None
+
+
 def strength(value: float, field: str = "strength") -> float:
     if not isinstance(value, int | float) or math.isnan(value):
         raise ValidationError(field, "must be a number")
@@ -86,7 +99,7 @@ def unit(value: float, field: str) -> float:
 
 
 def memory_id(value: str, field: str = "memory_id") -> str:
-    if not isinstance(value, str) or not ID_PATTERN.match(value):
+    if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
         raise ValidationError(
             field, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-'"
         )

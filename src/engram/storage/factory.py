@@ -36,4 +36,6 @@ def sqlite_path(location: str) -> Path:
         )
     if not url.path:
         raise ConfigError(f"ENGRAM_STORAGE_PATH: {location!r} has no file path")
-    return Path(url.netloc + url.path).expanduser() if url.netloc == "~" else Path(url.path)
+    if url.netloc == "~":
+        return Path("~" + url.path).expanduser()
+    return Path("/" + url.path.lstrip("/"))

@@ -7,7 +7,6 @@ a fresh file at the same moment cannot both apply it. Append new migrations; nev
 from __future__ import annotations
 
 import sqlite3
-import time
 
 _TEXT_OF = "(SELECT coalesce(group_concat(value, ' '), '') FROM json_each({col}))"
 
@@ -37,12 +36,14 @@ MIGRATIONS: list[tuple[str, str]] = [
             review_count INTEGER NOT NULL DEFAULT 0,
             cross_domain_count INTEGER NOT NULL DEFAULT 0,
             forget_at REAL,
+            review_at REAL,
             danger_from REAL,
             danger_until REAL,
             promote_from REAL,
             promote_until REAL
         );
         CREATE INDEX memories_forget_at ON memories(forget_at) WHERE forget_at IS NOT NULL;
+        CREATE INDEX memories_review_at ON memories(review_at) WHERE review_at IS NOT NULL;
         CREATE INDEX memories_browse ON memories(status, forget_at, last_used);
         CREATE TABLE memory_tags (
             seq INTEGER NOT NULL REFERENCES memories(seq) ON DELETE CASCADE,
@@ -141,8 +142,9 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
             for statement in _split(sql):
                 conn.execute(statement)
             conn.execute(
-                "INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)",
-                (name, time.time()),
+                "INSERT INTO schema_migrations(name, applied_at) "
+                "VALUES (?, (julianday('now') - 2440587.5) * 86400.0)",
+                (name,),
             )
             applied_now.append(name)
         conn.execute("COMMIT")

@@ -31,7 +31,14 @@ _MEMORY_COLUMNS = (
     "strength, status, promoted_at, promoted_to, review_priority, last_review_at, review_count, "
     "cross_domain_count"
 )
-_SCHEDULE_COLUMNS = ("forget_at", "danger_from", "danger_until", "promote_from", "promote_until")
+_SCHEDULE_COLUMNS = (
+    "forget_at",
+    "review_at",
+    "danger_from",
+    "danger_until",
+    "promote_from",
+    "promote_until",
+)
 _FINGERPRINT_KEY = "schedule_fingerprint"
 _RESCHEDULE_BATCH = 50_000
 _SQLITE_MAX_VARS = 900
@@ -138,7 +145,9 @@ class SQLiteStore:
         with self._write() as conn:
             for chunk in _chunks(list(ids)):
                 marks = ", ".join("?" * len(chunk))
-                removed += conn.execute(f"DELETE FROM memories WHERE id IN ({marks})", chunk).rowcount
+                removed += conn.execute(
+                    f"DELETE FROM memories WHERE id IN ({marks})", chunk
+                ).rowcount
         return removed
 
     def count(self) -> dict[Status, int]:
@@ -186,8 +195,29 @@ class SQLiteStore:
         )
         return [_memory_from_row(row) for row in self._query(sql, (now, limit))]
 
-    def in_danger_zone(self, now: float, limit: int) -> list[Memory]:
-        return self._stabbing("danger_rt", now, limit)
+    def near_review_peak(self, now: float, limit: int) -> list[Memory]:
+        """Up to `limit` memories whose peak review urgency is nearest to now, either side."""
+        half = max(1, limit // 2)
+        later = (
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE review_at >= ? "
+            "ORDER BY review_at LIMIT ?"
+        )
+        earlier = (
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE review_at < ? "
+            "ORDER BY review_at DESC LIMIT ?"
+        )
+        rows = self._query(later, (now, half)) + self._query(earlier, (now, half))
+        return [_memory_from_row(row) for row in rows]
+
+    def schedule_counts(self, now: float) -> tuple[int, int]:
+        """(due for gc, in the danger zone) now, counted from the indexes alone."""
+        due = self._query(
+            "SELECT count(*) FROM memories WHERE forget_at IS NOT NULL AND forget_at < ?", (now,)
+        )[0][0]
+        zone = self._query("SELECT count(*) FROM danger_rt WHERE t0 <= ? AND t1 >= ?", (now, now))[
+            0
+        ][0]
+        return int(due), int(zone)
 
     def in_promotion_window(self, now: float, limit: int) -> list[Memory]:
         return self._stabbing("promote_rt", now, limit)

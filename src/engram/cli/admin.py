@@ -1,0 +1,354 @@
+"""Maintenance, graph and introspection commands: gc, candidates, relate, graph, stats, config,
+serve."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import click
+from pydantic import BaseModel
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from engram.cli.common import (
+    State,
+    fmt_score,
+    fmt_tags,
+    n_memories,
+    open_app,
+    output,
+    pass_state,
+    preview,
+    say,
+)
+from engram.config import ENV_PREFIX, Settings, config_dir, data_dir, default_storage_path
+from engram.core.models import Memory
+from engram.core.timeutil import to_epoch
+from engram.errors import ConfigError
+from engram.services.results import (
+    GcResult,
+    GraphPage,
+    PromotionCandidate,
+    ReviewCandidate,
+    Stats,
+)
+from engram.services.validation import MAX_IDS
+from engram.storage.factory import sqlite_path
+
+DAY = 86_400.0
+
+
+@click.command()
+@click.option("--apply", "apply_", is_flag=True, help="Really forget (default: dry run).")
+@click.option("--archive", is_flag=True, help="Archive instead of deleting.")
+@click.option("--limit", type=int, default=1000, show_default=True, help="1 to 10000.")
+@pass_state
+def gc(state: State, apply_: bool, archive: bool, limit: int) -> None:
+    """Forget memories whose score fell below the forget threshold.
+
+    A dry run by default, because deletion cannot be undone: run it, read the list, then
+    repeat with --apply.
+    """
+    with open_app(state) as app:
+        preview_of: dict[str, Memory] = {}
+        if not apply_:
+            result = app.maintenance.gc(dry_run=True, archive_instead=archive, limit=limit)
+            for start in range(0, len(result.memory_ids), MAX_IDS):
+                chunk = result.memory_ids[start : start + MAX_IDS]
+                preview_of.update((m.id, m) for m in app.memories.get_many(chunk))
+        else:
+            result = app.maintenance.gc(dry_run=False, archive_instead=archive, limit=limit)
+        scores = {i: app.memories.score(m) for i, m in preview_of.items()}
+    output(state, result, lambda c: render_gc(c, result, preview_of, scores))
+
+
+def render_gc(
+    out: Console, result: GcResult, memories: dict[str, Memory], scores: dict[str, float]
+) -> None:
+    verb = "archived" if result.archived else "deleted"
+    if result.dry_run:
+        say(out, f"Dry run: {n_memories(result.count)} would be {verb}.")
+        if result.count:
+            table = Table()
+            table.add_column("id", no_wrap=True)
+            table.add_column("score", justify="right")
+            table.add_column("last used")
+            table.add_column("content")
+            for ident in result.memory_ids:
+                m = memories.get(ident)
+                table.add_row(
+                    ident,
+                    fmt_score(scores[ident]) if ident in scores else "",
+                    m.last_used.date().isoformat() if m else "",
+                    preview(m.content) if m else "",
+                )
+            out.print(table)
+            say(out, "Run again with --apply to do it.")
+    else:
+        say(out, f"{verb.capitalize()} {n_memories(result.count)}.")
+        for ident in result.memory_ids:
+            say(out, f"  {ident}")
+    if result.has_more:
+        say(out, "More memories are due: run again (or raise --limit).")
+
+
+@click.command()
+@click.argument("kind", type=click.Choice(["promote", "review"]))
+@click.option("--limit", type=int, default=10, show_default=True, help="1 to 100.")
+@pass_state
+def candidates(state: State, kind: str, limit: int) -> None:
+    """List memories to promote or to review (danger zone).
+
+    `promote`: memories that earned long-term status (used often early on, or still strong
+    days after being reinforced). `review`: memories about to fade, most urgent first.
+    """
+    found: Sequence[PromotionCandidate] | Sequence[ReviewCandidate]
+    result: PromotionCandidates | ReviewCandidates
+    with open_app(state) as app:
+        now = app.context.now_epoch()
+        if kind == "promote":
+            result = PromotionCandidates(candidates=app.maintenance.promotion_candidates(limit))
+        else:
+            result = ReviewCandidates(candidates=app.maintenance.review_candidates(limit))
+    found = result.candidates
+    output(state, result, lambda c: render_candidates(c, kind, found, now))
+
+
+def render_candidates(
+    out: Console,
+    kind: str,
+    found: Sequence[PromotionCandidate] | Sequence[ReviewCandidate],
+    now: float,
+) -> None:
+    if not found:
+        say(out, f"No {kind} candidates.")
+        return
+    title = "Promotion candidates" if kind == "promote" else "Review candidates (danger zone)"
+    table = Table(title=title)
+    table.add_column("id", no_wrap=True)
+    table.add_column("score", justify="right")
+    table.add_column("reason" if kind == "promote" else "priority", justify="right")
+    table.add_column("uses", justify="right")
+    table.add_column("age (days)", justify="right")
+    table.add_column("content")
+    for c in found:
+        m = c.memory
+        extra = c.reason if isinstance(c, PromotionCandidate) else fmt_score(c.review_priority)
+        age = (now - to_epoch(m.created_at)) / DAY
+        table.add_row(
+            m.id, fmt_score(c.score), extra, str(m.use_count), f"{age:.1f}", preview(m.content)
+        )
+    out.print(table)
+
+
+@click.command()
+@click.argument("from_id")
+@click.argument("to_id")
+@click.option(
+    "--type",
+    "relation_type",
+    default="related",
+    show_default=True,
+    help="related, causes, supports, contradicts, has_decision or consolidated_from.",
+)
+@click.option("--strength", type=float, default=1.0, show_default=True, help="0 to 1.")
+@pass_state
+def relate(state: State, from_id: str, to_id: str, relation_type: str, strength: float) -> None:
+    """Link two memories with a typed relation.
+
+    Idempotent: the same FROM, TO and type returns the existing link.
+    """
+    with open_app(state) as app:
+        relation = app.graph.create_relation(from_id, to_id, relation_type, strength)
+    output(
+        state,
+        relation,
+        lambda c: say(
+            c,
+            f"{relation.from_id} -[{relation.type}]-> {relation.to_id} "
+            f"(strength {relation.strength:g}, relation {relation.id})",
+        ),
+    )
+
+
+@click.command()
+@click.option("--cursor", default=None, help="The next cursor printed by the previous page.")
+@click.option("--limit", type=int, default=100, show_default=True, help="1 to 1000.")
+@pass_state
+def graph(state: State, cursor: str | None, limit: int) -> None:
+    """Page through all memories and their relations.
+
+    Memories come in save order; every relation touching the page is included.
+    """
+    with open_app(state) as app:
+        page = app.graph.read_graph(cursor, limit)
+    output(state, page, lambda c: render_graph(c, page))
+
+
+def render_graph(out: Console, page: GraphPage) -> None:
+    table = Table(title=f"{len(page.memories)} memories")
+    table.add_column("id", no_wrap=True)
+    table.add_column("status")
+    table.add_column("tags")
+    table.add_column("content")
+    for m in page.memories:
+        table.add_row(m.id, m.status.value, fmt_tags(m.tags), preview(m.content))
+    out.print(table)
+    if page.relations:
+        rel = Table(title=f"{len(page.relations)} relations")
+        rel.add_column("from", no_wrap=True)
+        rel.add_column("type")
+        rel.add_column("to", no_wrap=True)
+        rel.add_column("strength", justify="right")
+        for r in page.relations:
+            rel.add_row(r.from_id, r.type, r.to_id, f"{r.strength:g}")
+        out.print(rel)
+    if page.next_cursor:
+        say(out, f"Next page: engram graph --cursor {page.next_cursor}")
+
+
+@click.command()
+@pass_state
+def stats(state: State) -> None:
+    """Show store counts and what needs gc, review or promotion."""
+    with open_app(state) as app:
+        result = app.maintenance.stats()
+    output(state, result, lambda c: render_stats(c, result))
+
+
+def render_stats(out: Console, s: Stats) -> None:
+    table = Table(title="Engram store", show_header=False, title_justify="left")
+    table.add_column("what", style="bold")
+    table.add_column("value", overflow="fold")
+    table.add_row("location", Text(s.location))
+    table.add_row("memories", str(s.total))
+    for status, n in s.by_status.items():
+        table.add_row(f"  {status.value}", str(n))
+    table.add_row("relations", str(s.relations))
+    table.add_row("decay model", s.decay_model)
+    table.add_row("due for gc", str(s.due_for_gc))
+    table.add_row("in danger zone", str(s.in_danger_zone))
+    table.add_row("promotion candidates", str(s.promotion_candidates))
+    out.print(table)
+
+
+class PromotionCandidates(BaseModel):
+    """Shaped like the MCP tool's result, so scripts read both the same way."""
+
+    candidates: list[PromotionCandidate]
+
+
+class ReviewCandidates(BaseModel):
+    candidates: list[ReviewCandidate]
+
+
+class ConfigLine(BaseModel):
+    env_var: str
+    value: Any
+    source: str
+
+
+class ConfigFile(BaseModel):
+    role: str
+    path: str
+    exists: bool
+
+
+class ConfigReport(BaseModel):
+    """Every effective setting with where it came from, and the files engram reads or writes."""
+
+    settings: dict[str, ConfigLine]  # by setting name, e.g. report.settings["decay_beta"]
+    files: list[ConfigFile]
+
+
+@click.command()
+@pass_state
+def config(state: State) -> None:
+    """Show effective settings and file locations.
+
+    Every setting with its value and where it came from (command line, environment, .env
+    file or default), then the .env files read and the data/store paths.
+    """
+    settings = state.settings()
+    report = config_report(settings, overridden=set(state.overrides()))
+    output(state, report, lambda c: render_config(c, report))
+
+
+def config_report(settings: Settings, overridden: set[str]) -> ConfigReport:
+    defaults = Settings.model_construct()  # defaults only: no environment, no validation
+    environ = {k.upper() for k in os.environ}
+    values = settings.model_dump(mode="json")
+    lines: dict[str, ConfigLine] = {}
+    for name in Settings.model_fields:
+        env_var = f"{ENV_PREFIX}{name.upper()}"
+        if name in overridden:
+            source = "command line"
+        elif env_var in environ:
+            source = "environment"
+        elif getattr(settings, name) != getattr(defaults, name):
+            source = ".env file"
+        else:
+            source = "default"
+        lines[name] = ConfigLine(env_var=env_var, value=values[name], source=source)
+    files = [
+        _file("user config", config_dir() / ".env"),
+        _file("project config", Path.cwd() / ".env"),
+        _file("data directory", data_dir()),
+        _file("default store", Path(default_storage_path())),
+        _file("store in use", _store_file(settings.storage_path)),
+    ]
+    return ConfigReport(settings=lines, files=files)
+
+
+def _store_file(location: str) -> Path:
+    """The file behind a path or sqlite:/// URL; a bad URL is shown as given, not an error,
+    so `config` still helps find the setting that is wrong."""
+    try:
+        return sqlite_path(location)
+    except ConfigError:
+        return Path(location)
+
+
+def _file(role: str, path: Path) -> ConfigFile:
+    return ConfigFile(role=role, path=str(path), exists=path.exists())
+
+
+def render_config(out: Console, report: ConfigReport) -> None:
+    table = Table(title="Settings")
+    table.add_column("setting")
+    table.add_column("value", overflow="fold")
+    table.add_column("source")
+    for line in report.settings.values():
+        table.add_row(line.env_var, Text(str(line.value)), line.source)
+    out.print(table)
+    files = Table(title="Files")
+    files.add_column("role")
+    files.add_column("path", overflow="fold")
+    files.add_column("exists")
+    for f in report.files:
+        files.add_row(f.role, Text(f.path), "yes" if f.exists else "no")
+    out.print(files)
+
+
+@click.command()
+@pass_state
+def serve(state: State) -> None:
+    """Run the MCP server on stdio (for Claude Desktop, Cursor, ...)."""
+    # Imported lazily: the server pulls in the MCP SDK, which other commands do not need.
+    try:
+        module = importlib.import_module("engram.mcp.server")
+    except ImportError as exc:
+        raise click.ClickException(f"the MCP server is not available: {exc}") from None
+    if state.store is not None:
+        # The server reads its own settings; the environment is how --store reaches it.
+        os.environ[f"{ENV_PREFIX}STORAGE_PATH"] = state.store
+    run = cast(Callable[[], object], module.serve)
+    run()
+
+
+COMMANDS = (gc, candidates, relate, graph, stats, config, serve)

@@ -1,0 +1,128 @@
+"""What every command shares: global options, opening the app, output and error handling.
+
+Kept apart from `main` so that command modules can import it without importing each other.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import click
+from pydantic import BaseModel
+from rich.console import Console
+from rich.text import Text
+
+from engram.app import App, build_app
+from engram.clock import Clock
+from engram.config import Settings, load_settings
+from engram.errors import EngramError
+
+# Width used when stdout is not a terminal (pipes, files, tests): wide enough that a full
+# memory id never wraps, which would break copy-paste and grep.
+PIPE_WIDTH = 120
+PREVIEW = 72
+
+
+@dataclass(frozen=True)
+class State:
+    """The global options, handed to every command through click's context object."""
+
+    store: str | None
+    as_json: bool
+
+    def overrides(self) -> dict[str, Any]:
+        """Setting overrides from the command line; `--store` beats ENGRAM_STORAGE_PATH."""
+        return {} if self.store is None else {"storage_path": self.store}
+
+    def settings(self, **extra: Any) -> Settings:
+        return load_settings(**{**self.overrides(), **extra})
+
+
+pass_state = click.make_pass_decorator(State)
+
+
+@contextmanager
+def open_app(state: State, clock: Clock | None = None, **extra: Any) -> Iterator[App]:
+    """One App per command, always closed, so the SQLite file is never left open."""
+    app = build_app(state.settings(**extra), clock=clock)
+    try:
+        yield app
+    finally:
+        app.close()
+
+
+class EngramGroup(click.Group):
+    """A group that turns domain errors into click's `Error: ...` line and exit code 1.
+
+    Catching here (rather than in each command) covers every subcommand, including ones added
+    later, and leaves click's own usage errors (exit code 2) untouched.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except EngramError as exc:
+            raise click.ClickException(one_line(str(exc))) from None
+        except OSError as exc:  # unreadable stdin, unwritable demo directory, ...
+            if exc.errno == errno.EPIPE:
+                raise  # `engram ... | head`: click itself exits quietly on a closed pipe
+            raise click.ClickException(one_line(str(exc))) from None
+
+
+def one_line(message: str) -> str:
+    return " ".join(message.split()) or "unknown error"
+
+
+# -- output ---------------------------------------------------------------------------------
+
+
+def console() -> Console:
+    """A console on the current stdout (click's test runner swaps it per invocation)."""
+    width = None if sys.stdout.isatty() or "COLUMNS" in os.environ else PIPE_WIDTH
+    return Console(file=sys.stdout, width=width, highlight=False, soft_wrap=False)
+
+
+def emit_json(value: BaseModel) -> None:
+    """Exactly one JSON document on stdout, straight from the result model (as MCP sends it)."""
+    click.echo(json.dumps(value.model_dump(mode="json"), indent=2, ensure_ascii=False))
+
+
+def output(state: State, value: BaseModel, render: Callable[[Console], None]) -> None:
+    """JSON for scripts, or the command's rich rendering for people."""
+    if state.as_json:
+        emit_json(value)
+    else:
+        render(console())
+
+
+def n_memories(n: int) -> str:
+    """Pluralised for people: "1 memory", "2 memories"."""
+    return f"{n} memory" if n == 1 else f"{n} memories"
+
+
+def say(out: Console, message: str) -> None:
+    """One plain line: never parsed as rich markup, never wrapped (ids stay copy-pasteable)."""
+    out.print(Text(message), soft_wrap=True)
+
+
+def preview(content: str, length: int = PREVIEW) -> Text:
+    """The first line of a memory, shortened; a Text so `[brackets]` are never rich markup."""
+    first = content.strip().splitlines()[0] if content.strip() else ""
+    more = len(first) > length or "\n" in content.strip()
+    shown = first[: length - 1] + "…" if len(first) > length else first
+    return Text(shown + (" …" if more and len(first) <= length else ""))
+
+
+def fmt_score(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def fmt_tags(tags: Sequence[str]) -> Text:
+    return Text(", ".join(tags))

@@ -1,0 +1,43 @@
+"""The `engram` console script: global options, and every subcommand registered on one group.
+
+Each command builds the App once (`build_app(load_settings(...))`), does one thing, closes it,
+and prints either rich tables (people) or exactly one JSON document (`--json`, scripts).
+Domain errors become a single `Error: ...` line on stderr with exit code 1; logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import click
+
+from engram import __version__
+from engram.cli import admin, memories
+from engram.cli.common import EngramGroup, State
+from engram.cli.demo import demo
+
+
+@click.group(cls=EngramGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--store",
+    metavar="PATH_OR_URL",
+    default=None,
+    help="Store file or sqlite:/// URL (overrides ENGRAM_STORAGE_PATH).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of tables.")
+@click.version_option(__version__, prog_name="engram")
+@click.pass_context
+def cli(ctx: click.Context, store: str | None, as_json: bool) -> None:
+    """Engram: local-first memory for AI assistants. Memories decay unless reinforced."""
+    ctx.obj = State(store=store, as_json=as_json)
+
+
+for command in (*memories.COMMANDS, *admin.COMMANDS, demo):
+    cli.add_command(command)
+
+
+def main() -> None:
+    """Console-script entry point (`engram = engram.cli.main:main`)."""
+    cli(prog_name="engram")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,361 @@
+"""Commands that read, write and reinforce memories: save, search, open, update, delete,
+touch, observe.
+
+Limits (tag counts, `--limit` range, id format, ...) are deliberately not re-declared as click
+types: the services check them, so the CLI, MCP and Python refuse exactly the same inputs with
+the same message naming the field.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Literal
+
+import click
+from pydantic import BaseModel
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from engram.cli.common import (
+    State,
+    fmt_score,
+    fmt_tags,
+    n_memories,
+    open_app,
+    output,
+    pass_state,
+    preview,
+    say,
+)
+from engram.core.models import Memory
+from engram.errors import NotFoundError
+from engram.services.memories import Draft
+from engram.services.results import ObserveResult, SearchHit, TouchResult
+
+TAG_HELP = "Tag (repeat for several; at most 50)."
+
+
+# The services return bare lists and counts; `--json` wraps them in objects whose field names
+# match the MCP tools' results, so a script can read either adapter's output the same way.
+
+
+class SearchResult(BaseModel):
+    count: int
+    hits: list[SearchHit]
+
+
+class OpenResult(BaseModel):
+    """The memories found, in the order asked, and the ids that matched nothing."""
+
+    memories: list[Memory]
+    missing: list[str]
+
+
+class DeleteResult(BaseModel):
+    """What `delete` did; unlike MCP's result it lists the ids both when deleting and archiving."""
+
+    action: Literal["deleted", "archived"]
+    count: int
+    memory_ids: list[str]
+
+
+class ObserveUsageResult(BaseModel):
+    results: list[ObserveResult]
+
+
+def read_content(content: str) -> str:
+    """`-` means stdin, so long or multi-line memories can be piped in."""
+    if content != "-":
+        return content
+    return sys.stdin.read().rstrip("\r\n")
+
+
+@click.command()
+@click.argument("content")
+@click.option("--tag", "tags", multiple=True, help=TAG_HELP)
+@click.option("--entity", "entities", multiple=True, help="Entity (person, project, ...).")
+@click.option("--source", default=None, help="Where the memory came from.")
+@click.option("--context", default=None, help="The situation it was learned in.")
+@click.option("--strength", type=float, default=1.0, show_default=True, help="0 to 2.")
+@pass_state
+def save(
+    state: State,
+    content: str,
+    tags: tuple[str, ...],
+    entities: tuple[str, ...],
+    source: str | None,
+    context: str | None,
+    strength: float,
+) -> None:
+    """Save a memory. CONTENT `-` reads it from stdin."""
+    draft = Draft(
+        content=read_content(content),
+        tags=tags,
+        entities=entities,
+        source=source,
+        context=context,
+        strength=strength,
+    )
+    with open_app(state) as app:
+        memory = app.memories.save(draft)
+    output(state, memory, lambda c: say(c, f"Saved {memory.id}"))
+
+
+@click.command()
+@click.argument("query", required=False)
+@click.option("--tag", "tags", multiple=True, help="Only memories with any of these tags.")
+@click.option(
+    "--status",
+    "statuses",
+    multiple=True,
+    help="active, promoted, archived or all (repeatable; default: active and promoted).",
+)
+@click.option("--window-days", type=float, default=None, help="Only memories used this recently.")
+@click.option("--min-score", type=float, default=None, help="Only memories scoring at least this.")
+@click.option("--limit", type=int, default=10, show_default=True, help="1 to 100.")
+@click.option("--verbose", "-v", is_flag=True, help="Show why: text, decay, review and rank.")
+@pass_state
+def search(
+    state: State,
+    query: str | None,
+    tags: tuple[str, ...],
+    statuses: tuple[str, ...],
+    window_days: float | None,
+    min_score: float | None,
+    limit: int,
+    verbose: bool,
+) -> None:
+    """Search memories, ranked by relevance and decay.
+
+    QUERY is optional: with only --tag (or nothing) the most durable memories come first.
+
+    Searching does not reinforce: use `touch` or `observe` when a memory was actually used.
+    """
+    with open_app(state) as app:
+        hits = app.search.search(
+            query,
+            tags=tags or None,
+            status=list(statuses) or None,
+            window_days=window_days,
+            min_score=min_score,
+            limit=limit,
+        )
+    result = SearchResult(count=len(hits), hits=hits)
+    output(state, result, lambda c: render_hits(c, hits, verbose))
+
+
+def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
+    if not hits:
+        say(out, "No memories found.")
+        return
+    table = Table(title=f"{len(hits)} result{'s' if len(hits) != 1 else ''}")
+    table.add_column("#", justify="right")
+    table.add_column("id", no_wrap=True)
+    if verbose:
+        for name in ("text", "decay", "review", "rank"):
+            table.add_column(name, justify="right")
+        table.add_column("reason")
+    else:
+        table.add_column("score", justify="right")
+    table.add_column("tags")
+    table.add_column("content")
+    for i, hit in enumerate(hits, 1):
+        why = hit.why
+        middle = (
+            [
+                fmt_score(why.text),
+                fmt_score(why.decay),
+                fmt_score(why.review),
+                fmt_score(why.rank),
+                hit.reason,
+            ]
+            if verbose
+            else [fmt_score(hit.score)]
+        )
+        table.add_row(
+            str(i), hit.memory.id, *middle, fmt_tags(hit.memory.tags), preview(hit.memory.content)
+        )
+    out.print(table)
+
+
+@click.command("open")
+@click.argument("ids", nargs=-1, required=True)
+@pass_state
+def open_(state: State, ids: tuple[str, ...]) -> None:
+    """Show memories in full. Exits 1 if any id is not found (after showing the others)."""
+    with open_app(state) as app:
+        found = app.memories.get_many(ids)
+        scores = {m.id: app.memories.score(m) for m in found}
+    present = {m.id for m in found}
+    result = OpenResult(memories=found, missing=[i for i in dict.fromkeys(ids) if i not in present])
+    output(state, result, lambda c: render_memories(c, found, scores))
+    if result.missing:
+        raise NotFoundError("memory", ", ".join(result.missing))
+
+
+def render_memories(out: Console, memories: Sequence[Memory], scores: dict[str, float]) -> None:
+    for m in memories:
+        out.print(memory_table(m, scores.get(m.id)))
+
+
+def memory_table(m: Memory, score: float | None = None) -> Table:
+    """Every field of one memory as a two-column table titled by its id."""
+    table = Table(title=m.id, show_header=False, title_justify="left")
+    table.add_column("field", style="bold")
+    table.add_column("value", overflow="fold")
+    rows: list[tuple[str, str | Text | None]] = [
+        ("content", Text(m.content)),
+        ("tags", fmt_tags(m.tags)),
+        ("entities", fmt_tags(m.entities)),
+        ("source", m.source),
+        ("context", m.context),
+        ("status", m.status.value),
+        ("score", None if score is None else fmt_score(score)),
+        ("strength", f"{m.strength:g}"),
+        ("use count", str(m.use_count)),
+        ("created", m.created_at.isoformat(timespec="seconds")),
+        ("last used", m.last_used.isoformat(timespec="seconds")),
+        ("review priority", fmt_score(m.review_priority)),
+        ("reviews", str(m.review_count)),
+        ("cross-domain uses", str(m.cross_domain_count)),
+        ("promoted", m.promoted_at.isoformat(timespec="seconds") if m.promoted_at else None),
+        ("meta", Text(json.dumps(m.meta, ensure_ascii=False)) if m.meta else None),
+    ]
+    for name, value in rows:
+        if value is not None and str(value) != "":
+            table.add_row(name, value)
+    return table
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option("--content", default=None, help="New content (`-` reads stdin).")
+@click.option("--tag", "tags", multiple=True, help="Replace the tags (repeat for several).")
+@click.option("--entity", "entities", multiple=True, help="Replace the entities.")
+@click.option("--source", default=None, help="New source.")
+@click.option("--context", default=None, help="New context.")
+@click.option("--strength", type=float, default=None, help="New strength, 0 to 2.")
+@pass_state
+def update(
+    state: State,
+    memory_id: str,
+    content: str | None,
+    tags: tuple[str, ...],
+    entities: tuple[str, ...],
+    source: str | None,
+    context: str | None,
+    strength: float | None,
+) -> None:
+    """Edit a memory; only the options given change. Does not count as a use."""
+    with open_app(state) as app:
+        memory = app.memories.update(
+            memory_id,
+            content=None if content is None else read_content(content),
+            tags=tags or None,
+            entities=entities or None,
+            source=source,
+            context=context,
+            strength=strength,
+        )
+        score = app.memories.score(memory)
+    output(state, memory, lambda c: c.print(memory_table(memory, score)))
+
+
+@click.command()
+@click.argument("ids", nargs=-1, required=True)
+@click.option("--archive", is_flag=True, help="Archive instead of deleting (kept, not searched).")
+@pass_state
+def delete(state: State, ids: tuple[str, ...], archive: bool) -> None:
+    """Delete (or archive) memories. Nothing changes if any id is not found."""
+    with open_app(state) as app:
+        if archive:
+            done = [m.id for m in app.memories.archive(ids)]
+        else:
+            # Check first so a typo in one id does not leave the others half-deleted.
+            present = {m.id for m in app.memories.get_many(ids)}
+            missing = [i for i in dict.fromkeys(ids) if i not in present]
+            if missing:
+                raise NotFoundError("memory", ", ".join(missing))
+            wanted = list(dict.fromkeys(ids))
+            app.memories.delete(wanted)
+            done = wanted
+    result = DeleteResult(
+        action="archived" if archive else "deleted", count=len(done), memory_ids=done
+    )
+    output(
+        state,
+        result,
+        lambda c: say(
+            c,
+            f"{result.action.capitalize()} {n_memories(result.count)}: {', '.join(done)}",
+        ),
+    )
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option("--boost", is_flag=True, help="Also raise its strength (it mattered).")
+@pass_state
+def touch(state: State, memory_id: str, boost: bool) -> None:
+    """Reinforce a memory that was just used.
+
+    Resets its decay clock and counts a use; --boost also adds to its strength.
+    """
+    with open_app(state) as app:
+        result = app.memories.touch(memory_id, boost=boost)
+    output(state, result, lambda c: render_touch(c, result))
+
+
+def render_touch(out: Console, result: TouchResult) -> None:
+    m = result.memory
+    say(
+        out,
+        f"Touched {m.id}: score {fmt_score(result.old_score)} → {fmt_score(result.new_score)} "
+        f"(uses {m.use_count}, strength {m.strength:g})",
+    )
+
+
+@click.command()
+@click.argument("ids", nargs=-1, required=True)
+@click.option(
+    "--context-tag",
+    "context_tags",
+    multiple=True,
+    required=True,
+    help="Tag of the conversation the memories were used in (repeatable).",
+)
+@pass_state
+def observe(state: State, ids: tuple[str, ...], context_tags: tuple[str, ...]) -> None:
+    """Record that memories were used in a conversation.
+
+    The --context-tag options describe the conversation (e.g. its topics).
+
+    Use in an unrelated context (few shared tags) counts as cross-domain and strengthens more.
+    """
+    with open_app(state) as app:
+        results = app.memories.observe(ids, context_tags)
+    output(state, ObserveUsageResult(results=results), lambda c: render_observe(c, results))
+
+
+def render_observe(out: Console, results: Sequence[ObserveResult]) -> None:
+    table = Table(title="Observed")
+    table.add_column("id", no_wrap=True)
+    table.add_column("score", justify="right")
+    table.add_column("uses", justify="right")
+    table.add_column("cross-domain")
+    table.add_column("content")
+    for r in results:
+        table.add_row(
+            r.memory.id,
+            fmt_score(r.new_score),
+            str(r.memory.use_count),
+            "yes" if r.cross_domain else "no",
+            preview(r.memory.content),
+        )
+    out.print(table)
+
+
+COMMANDS = (save, search, open_, update, delete, touch, observe)

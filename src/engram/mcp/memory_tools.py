@@ -1,0 +1,228 @@
+"""Tools over single memories: save, search, open, update, delete, and reinforcement."""
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import Field
+
+from engram.core.models import Memory
+from engram.mcp import hints
+from engram.mcp.params import (
+    TAG_LIMITS,
+    Content,
+    Limit,
+    MemoryId,
+    MemoryIds,
+    OptionalContent,
+    OptionalContext,
+    OptionalEntities,
+    OptionalMeta,
+    OptionalQuery,
+    OptionalSource,
+    OptionalStrength,
+    OptionalTags,
+    StatusName,
+    Strength,
+)
+from engram.mcp.results import DeleteResult, ObserveUsageResult, OpenResult, SearchResult
+from engram.mcp.runtime import EngramRuntime
+from engram.services.memories import Draft
+from engram.services.results import TouchResult
+
+
+def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
+    @server.tool(
+        name="save_memory",
+        title="Save memory",
+        description=(
+            "Save something worth remembering later: a fact, preference, decision or piece of "
+            "context, with tags and entities so it can be found again. A new memory starts at "
+            "its strength and fades with time unless it is used (see observe_memory_usage); "
+            "give strength up to 2 for something that must last. Returns the saved memory and "
+            "its id."
+        ),
+        annotations=hints.ADD,
+    )
+    async def save_memory(
+        content: Content,
+        tags: OptionalTags = None,
+        entities: OptionalEntities = None,
+        source: OptionalSource = None,
+        context: OptionalContext = None,
+        meta: OptionalMeta = None,
+        strength: Strength = 1.0,
+    ) -> Memory:
+        draft = Draft(
+            content=content,
+            tags=tuple(tags or ()),
+            entities=tuple(entities or ()),
+            source=source,
+            context=context,
+            meta=meta or {},
+            strength=strength,
+        )
+        return await runtime.call(lambda app: app.memories.save(draft))
+
+    @server.tool(
+        name="search_memory",
+        title="Search memories",
+        description=(
+            "Find memories by words and/or tags. Results are ranked by text relevance, "
+            "re-weighted by how alive each memory still is (its decay score); some slots go to "
+            "fading memories that match (reason 'review') so they can be reinforced. Archived "
+            "memories are left out unless `status` asks for them. Searching does not count as a "
+            "use: call observe_memory_usage for the memories you actually use."
+        ),
+        annotations=hints.READ,
+    )
+    async def search_memory(
+        query: OptionalQuery = None,
+        tags: Annotated[
+            OptionalTags,
+            Field(description=f"Only memories carrying any of these tags ({TAG_LIMITS})."),
+        ] = None,
+        status: Annotated[
+            list[StatusName] | None,
+            Field(
+                min_length=1,
+                max_length=3,
+                description="Statuses to include; default active and promoted.",
+            ),
+        ] = None,
+        window_days: Annotated[
+            float | None,
+            Field(gt=0, allow_inf_nan=False, description="Only memories used in the last N days."),
+        ] = None,
+        min_score: Annotated[
+            float | None,
+            Field(ge=0, allow_inf_nan=False, description="Only memories scoring at least this."),
+        ] = None,
+        limit: Limit = 10,
+    ) -> SearchResult:
+        hits = await runtime.call(
+            lambda app: app.search.search(
+                query,
+                tags=tags,
+                status=status,
+                window_days=window_days,
+                min_score=min_score,
+                limit=limit,
+            )
+        )
+        return SearchResult(count=len(hits), hits=hits)
+
+    @server.tool(
+        name="open_memories",
+        title="Open memories",
+        description=(
+            "Read memories in full by id (ids come from search_memory, read_graph or the "
+            "candidate tools). Does not count as a use. Ids that match nothing are listed in "
+            "`missing`."
+        ),
+        annotations=hints.READ,
+    )
+    async def open_memories(memory_ids: MemoryIds) -> OpenResult:
+        found = await runtime.call(lambda app: app.memories.get_many(memory_ids))
+        present = {m.id for m in found}
+        missing = [i for i in dict.fromkeys(memory_ids) if i not in present]
+        return OpenResult(memories=found, missing=missing)
+
+    @server.tool(
+        name="update_memory",
+        title="Update memory",
+        description=(
+            "Change one memory: only the fields given change, and tags/entities/meta are "
+            "replaced as a whole. Give at least one field. Editing does not count as a use. "
+            "Fails if the memory does not exist."
+        ),
+        annotations=hints.OVERWRITE,
+    )
+    async def update_memory(
+        memory_id: MemoryId,
+        content: OptionalContent = None,
+        tags: OptionalTags = None,
+        entities: OptionalEntities = None,
+        source: OptionalSource = None,
+        context: OptionalContext = None,
+        meta: OptionalMeta = None,
+        strength: OptionalStrength = None,
+    ) -> Memory:
+        return await runtime.call(
+            lambda app: app.memories.update(
+                memory_id,
+                content=content,
+                tags=tags,
+                entities=entities,
+                source=source,
+                context=context,
+                meta=meta,
+                strength=strength,
+            )
+        )
+
+    @server.tool(
+        name="delete_memory",
+        title="Delete memories",
+        description=(
+            "Delete memories for good (ids that do not exist are skipped), or with "
+            "archive=true keep them in the store but out of default search and garbage "
+            "collection (every id must then exist). Their relations go with a deletion."
+        ),
+        annotations=hints.OVERWRITE,
+    )
+    async def delete_memory(
+        memory_ids: MemoryIds,
+        archive: Annotated[
+            bool, Field(description="Archive instead of deleting: nothing is lost.")
+        ] = False,
+    ) -> DeleteResult:
+        if archive:
+            archived = await runtime.call(lambda app: app.memories.archive(memory_ids))
+            ids = [m.id for m in archived]
+            return DeleteResult(action="archived", count=len(ids), archived_ids=ids)
+        count = await runtime.call(lambda app: app.memories.delete(memory_ids))
+        return DeleteResult(action="deleted", count=count, archived_ids=[])
+
+
+def register_reinforcement_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
+    @server.tool(
+        name="touch_memory",
+        title="Reinforce memory",
+        description=(
+            "Reinforce one memory you just relied on: counts a use and restarts its decay from "
+            "now. boost=true also raises its strength a step (capped at 2). Returns the memory "
+            "with its score before and after."
+        ),
+        annotations=hints.ADD,
+    )
+    async def touch_memory(
+        memory_id: MemoryId,
+        boost: Annotated[bool, Field(description="Also raise the memory's strength.")] = False,
+    ) -> TouchResult:
+        return await runtime.call(lambda app: app.memories.touch(memory_id, boost=boost))
+
+    @server.tool(
+        name="observe_memory_usage",
+        title="Observe memory usage",
+        description=(
+            "Report the memories you actually used in a response, with tags describing the "
+            "current conversation. Each counts a use and a review, which slows its decay; when "
+            "the conversation's tags barely overlap the memory's own tags the use is "
+            "cross-domain and the memory also gains strength. Prefer this to touch_memory after "
+            "answering with memories."
+        ),
+        annotations=hints.ADD,
+    )
+    async def observe_memory_usage(
+        memory_ids: MemoryIds,
+        context_tags: Annotated[
+            OptionalTags,
+            Field(
+                description=f"Tags of the current conversation ({TAG_LIMITS}); without "
+                "them no use can count as cross-domain."
+            ),
+        ] = None,
+    ) -> ObserveUsageResult:
+        context = context_tags or []
+        results = await runtime.call(lambda app: app.memories.observe(memory_ids, context))
+        return ObserveUsageResult(results=results)

@@ -1,0 +1,175 @@
+"""Tool parameter types: the service limits, published in every tool's JSON input schema.
+
+The numbers come from `engram.services.validation` (and the services' own maxima) so the schema a
+model reads, the SDK's argument validation and the service checks can never disagree. The schema
+lets a client refuse bad input before it is sent; the services still check everything, because
+the Python API and the CLI do not go through this schema.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from engram.core.models import MAX_STRENGTH, MIN_STRENGTH, RelationType
+from engram.services.graph import MAX_GRAPH_PAGE
+from engram.services.maintenance import GC_BATCH_MAX
+from engram.services.validation import (
+    ID_PATTERN,
+    MAX_CONTENT,
+    MAX_ENTITIES,
+    MAX_ENTITY_LEN,
+    MAX_IDS,
+    MAX_LIMIT,
+    MAX_META_BYTES,
+    MAX_QUERY,
+    MAX_TAG_LEN,
+    MAX_TAGS,
+    MAX_TEXT_FIELD,
+)
+
+__all__ = [
+    "TAG_LIMITS",
+    "Content",
+    "GcLimit",
+    "GraphLimit",
+    "Limit",
+    "MemoryId",
+    "MemoryIds",
+    "OptionalContent",
+    "OptionalContext",
+    "OptionalEntities",
+    "OptionalMemoryId",
+    "OptionalMeta",
+    "OptionalQuery",
+    "OptionalSource",
+    "OptionalStrength",
+    "OptionalTags",
+    "RelationStrength",
+    "RelationType",
+    "StatusName",
+    "Strength",
+]
+
+_ID_RULE = "1-128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
+
+# Element types: constraints only, so each description sits once, on the parameter itself.
+IdText = Annotated[str, Field(pattern=ID_PATTERN.pattern, min_length=1, max_length=128)]
+Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_LEN)]
+Entity = Annotated[str, Field(min_length=1, max_length=MAX_ENTITY_LEN)]
+
+# Parameter types. Optional ones wrap the union in the Field, so the description and the
+# limits stay at the top of the property where clients show them (a tool may still override
+# the description with an outer `Annotated[..., Field(description=...)]`).
+
+MemoryId = Annotated[
+    IdText,
+    Field(description=f"A memory id as returned by save_memory or search_memory ({_ID_RULE})."),
+]
+OptionalMemoryId = Annotated[
+    str | None,
+    Field(pattern=ID_PATTERN.pattern, min_length=1, max_length=128, description=_ID_RULE),
+]
+MemoryIds = Annotated[
+    list[IdText],
+    Field(
+        min_length=1,
+        max_length=MAX_IDS,
+        description=f"1 to {MAX_IDS} memory ids ({_ID_RULE}); duplicates are ignored.",
+    ),
+]
+
+_CONTENT_DOC = (
+    f"The memory text: non-blank, at most {MAX_CONTENT:,} characters. "
+    "One self-contained fact, preference or decision reads best later."
+)
+Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT, description=_CONTENT_DOC)]
+OptionalContent = Annotated[
+    str | None, Field(min_length=1, max_length=MAX_CONTENT, description=_CONTENT_DOC)
+]
+
+TAG_LIMITS = f"up to {MAX_TAGS} tags of at most {MAX_TAG_LEN} characters each"
+_TAGS_DOC = f"Short labels to find the memory by: {TAG_LIMITS}; duplicates (ignoring case) merge."
+OptionalTags = Annotated[list[Tag] | None, Field(max_length=MAX_TAGS, description=_TAGS_DOC)]
+
+OptionalEntities = Annotated[
+    list[Entity] | None,
+    Field(
+        max_length=MAX_ENTITIES,
+        description=f"Up to {MAX_ENTITIES} named things the memory is about (people, projects, "
+        f"tools), at most {MAX_ENTITY_LEN} characters each; searched like tags.",
+    ),
+]
+
+OptionalSource = Annotated[
+    str | None,
+    Field(
+        max_length=MAX_TEXT_FIELD,
+        description=f"Where it came from (a URL, file, person), at most {MAX_TEXT_FIELD:,} "
+        "characters.",
+    ),
+]
+OptionalContext = Annotated[
+    str | None,
+    Field(
+        max_length=MAX_TEXT_FIELD,
+        description=f"The situation it was learned in, at most {MAX_TEXT_FIELD:,} characters.",
+    ),
+]
+
+OptionalMeta = Annotated[
+    dict[str, Any] | None,
+    Field(
+        description=f"Free-form JSON object kept with the record, at most {MAX_META_BYTES:,} "
+        "bytes once serialised; not searched."
+    ),
+]
+
+_STRENGTH_DOC = (
+    f"Importance multiplier of the decay score, {MIN_STRENGTH:g} to {MAX_STRENGTH:g} "
+    "(1 is normal, 2 for something that must last)."
+)
+Strength = Annotated[
+    float,
+    Field(ge=MIN_STRENGTH, le=MAX_STRENGTH, allow_inf_nan=False, description=_STRENGTH_DOC),
+]
+OptionalStrength = Annotated[
+    float | None,
+    Field(ge=MIN_STRENGTH, le=MAX_STRENGTH, allow_inf_nan=False, description=_STRENGTH_DOC),
+]
+
+RelationStrength = Annotated[
+    float,
+    Field(ge=0.0, le=1.0, allow_inf_nan=False, description="How strong the link is, 0 to 1."),
+]
+
+Limit = Annotated[
+    int, Field(ge=1, le=MAX_LIMIT, description=f"How many results at most, 1 to {MAX_LIMIT}.")
+]
+
+GraphLimit = Annotated[
+    int,
+    Field(ge=1, le=MAX_GRAPH_PAGE, description=f"Memories per page, 1 to {MAX_GRAPH_PAGE:,}."),
+]
+
+GcLimit = Annotated[
+    int,
+    Field(
+        ge=1,
+        le=GC_BATCH_MAX,
+        description=f"How many memories one run handles at most, 1 to {GC_BATCH_MAX:,}; "
+        "the result says has_more when some were left for the next run.",
+    ),
+]
+
+OptionalQuery = Annotated[
+    str | None,
+    Field(
+        max_length=MAX_QUERY,
+        description=f"Words to look for (full-text, any word matches), at most {MAX_QUERY:,} "
+        "characters. Omit to browse by recency and score.",
+    ),
+]
+
+StatusName = Literal["active", "promoted", "archived"]

@@ -1,0 +1,69 @@
+"""The App behind one MCP server: opened on first use, run off the event loop, closed at exit.
+
+Why lazily: a store that cannot be opened (bad setting, unwritable path, corrupt file) then
+becomes a readable tool error the model can relay, instead of a server that dies during the
+handshake and shows up in the client only as "disconnected". It also keeps the `initialize`
+round trip fast even when a changed decay setting makes opening recompute every schedule.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+import anyio.to_thread
+from mcp.server.mcpserver.exceptions import ToolError
+
+from engram.app import App, build_app
+from engram.clock import Clock
+from engram.config import Settings, load_settings
+from engram.errors import EngramError
+
+T = TypeVar("T")
+
+
+class EngramRuntime:
+    """Owns at most one App; every tool reaches the services through `call`."""
+
+    def __init__(self, settings: Settings | None = None, clock: Clock | None = None) -> None:
+        self._settings = settings
+        self._clock = clock
+        self._app: App | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def is_open(self) -> bool:
+        return self._app is not None
+
+    def app(self) -> App:
+        """Build the App once; a failed build is retried next call (the fix may be in a file)."""
+        with self._lock:
+            if self._app is None:
+                settings = self._settings if self._settings is not None else load_settings()
+                self._app = build_app(settings, self._clock)
+            return self._app
+
+    def close(self) -> None:
+        with self._lock:
+            app, self._app = self._app, None
+        if app is not None:
+            app.close()
+
+    async def call(self, operation: Callable[[App], T]) -> T:
+        """Run one synchronous service operation in a worker thread.
+
+        SQLite calls block (a busy store waits up to `sqlite_busy_timeout`), so they must never
+        run on the event loop that also reads stdin and answers other requests. Domain errors
+        become `ToolError`s carrying the service's message, which names the field and the limit;
+        anything else is left to the SDK, which logs the traceback to stderr and tells the model
+        only that the tool failed.
+        """
+
+        def run() -> T:
+            return operation(self.app())
+
+        try:
+            return await anyio.to_thread.run_sync(run)
+        except EngramError as exc:
+            raise ToolError(str(exc)) from exc

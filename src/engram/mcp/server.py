@@ -1,0 +1,111 @@
+"""The Engram MCP server: `build_server()` for embedding and tests, `serve()` for `engram serve`.
+
+stdout carries the MCP protocol and nothing else: Engram logs to stderr (`configure_logging`),
+the SDK's own logging goes to stderr, and while serving the SDK points file descriptor 1 at
+stderr so even a stray `print` cannot corrupt a message.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+
+import anyio
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+
+from engram.app import configure_logging
+from engram.clock import Clock
+from engram.config import Settings, load_settings
+from engram.errors import ConfigError
+from engram.mcp.runtime import EngramRuntime
+from engram.mcp.tools import register_tools
+
+__all__ = ["INSTRUCTIONS", "SERVER_NAME", "build_server", "serve"]
+
+SERVER_NAME = "engram"
+
+INSTRUCTIONS = """\
+Engram is your long-term memory across conversations. Memories fade with time unless they are \
+used, like human memory: what keeps being useful stays, the rest is forgotten.
+
+- Before answering, search_memory for what you may already know about the user or the task.
+- save_memory for durable facts, preferences and decisions (one idea per memory, with tags).
+- After a memory actually helped, call observe_memory_usage with the conversation's tags: that \
+reinforcement is what keeps it alive. Searching and opening do not count as use.
+- review_candidates lists memories about to fade; bring them up or let them go. \
+promotion_candidates lists memories that earned permanent status.
+- create_relation links memories; read_graph pages through everything.
+- gc forgets faded memories; it is a dry run unless dry_run=false.
+"""
+
+log = logging.getLogger(__name__)
+
+
+def _version() -> str:
+    """The installed distribution's version (the package root sits above this layer)."""
+    try:
+        return version("engram")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+Lifespan = Callable[[MCPServer[EngramRuntime]], AbstractAsyncContextManager[EngramRuntime]]
+
+
+def build_server(
+    settings: Settings | None = None, clock: Clock | None = None
+) -> MCPServer[EngramRuntime]:
+    """A server with every Engram tool; nothing is opened until the first tool call.
+
+    `settings=None` reads the settings (environment, `.env` files) on that first call, so a bad
+    setting reaches the model as a tool error naming the variable. The store is closed when the
+    server's lifespan ends (the client disconnects).
+    """
+    runtime = EngramRuntime(settings, clock)
+    server: MCPServer[EngramRuntime] = MCPServer(
+        SERVER_NAME,
+        instructions=INSTRUCTIONS,
+        version=_version(),
+        log_level=settings.log_level if settings is not None else "WARNING",
+        lifespan=_lifespan(runtime),
+    )
+    register_tools(server, runtime)
+    return server
+
+
+def _lifespan(runtime: EngramRuntime) -> Lifespan:
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[EngramRuntime]) -> AsyncIterator[EngramRuntime]:
+        try:
+            yield runtime
+        finally:
+            # Shielded: closing must finish (checkpointing the WAL) even when the server is
+            # being cancelled; in a thread, because it waits for any in-flight store call.
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(runtime.close)
+
+    return lifespan
+
+
+def serve(settings: Settings | None = None, clock: Clock | None = None) -> None:
+    """Run the server over stdio until the client closes stdin (what `engram serve` runs).
+
+    Settings are read once here so the log level applies from the start. A bad setting does
+    not stop the server: it is logged to stderr now and, because the settings are then read
+    again on the first tool call, returned to the model as the error of that call.
+    """
+    if settings is None:
+        try:
+            settings = load_settings()
+        except ConfigError as exc:
+            configure_logging("WARNING")
+            log.error("%s; every tool call will report this until it is fixed", exc)
+    if settings is not None:
+        configure_logging(settings.log_level)
+    # Engram's records already reach stderr through its own handler; the SDK installs a root
+    # handler too, and propagating would print every Engram record twice.
+    logging.getLogger("engram").propagate = False
+    build_server(settings, clock).run("stdio")

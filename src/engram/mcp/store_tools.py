@@ -1,0 +1,134 @@
+"""Tools over the whole store: garbage collection, candidates, statistics and the graph."""
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import Field
+
+from engram.core.models import Relation
+from engram.mcp import hints
+from engram.mcp.params import (
+    GcLimit,
+    GraphLimit,
+    Limit,
+    MemoryId,
+    OptionalMemoryId,
+    OptionalMeta,
+    RelationStrength,
+    RelationType,
+)
+from engram.mcp.results import PromotionCandidates, ReviewCandidates
+from engram.mcp.runtime import EngramRuntime
+from engram.services.results import GcResult, GraphPage, Stats
+
+
+def register_maintenance_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
+    @server.tool(
+        name="gc",
+        title="Forget faded memories",
+        description=(
+            "Garbage-collect memories whose score fell below the forget threshold. By default "
+            "a dry run that only lists them; with dry_run=false they are deleted, or archived "
+            "with archive_instead=true. Longest-faded first, at most `limit` per run."
+        ),
+        annotations=hints.FORGET,
+    )
+    async def gc(
+        dry_run: Annotated[
+            bool, Field(description="Only report what would be forgotten (default).")
+        ] = True,
+        archive_instead: Annotated[
+            bool, Field(description="Archive instead of deleting when dry_run is false.")
+        ] = False,
+        limit: GcLimit = 1_000,
+    ) -> GcResult:
+        return await runtime.call(
+            lambda app: app.maintenance.gc(
+                dry_run=dry_run, archive_instead=archive_instead, limit=limit
+            )
+        )
+
+    @server.tool(
+        name="promotion_candidates",
+        title="Promotion candidates",
+        description=(
+            "Memories that have earned long-term status: used often soon after being saved "
+            "(reason 'usage') or still strong days after being reinforced (reason 'score'). "
+            "Worth writing down somewhere permanent. Read-only."
+        ),
+        annotations=hints.READ,
+    )
+    async def promotion_candidates(limit: Limit = 10) -> PromotionCandidates:
+        found = await runtime.call(lambda app: app.maintenance.promotion_candidates(limit))
+        return PromotionCandidates(candidates=found)
+
+    @server.tool(
+        name="review_candidates",
+        title="Review candidates",
+        description=(
+            "Memories about to be forgotten (score in the danger zone), most urgent first: "
+            "good ones to bring up or confirm, then reinforce with observe_memory_usage or "
+            "touch_memory if they still matter. Read-only."
+        ),
+        annotations=hints.READ,
+    )
+    async def review_candidates(limit: Limit = 10) -> ReviewCandidates:
+        found = await runtime.call(lambda app: app.maintenance.review_candidates(limit))
+        return ReviewCandidates(candidates=found)
+
+    @server.tool(
+        name="memory_stats",
+        title="Memory statistics",
+        description=(
+            "Where the store lives and what is in it: memories by status, relations, and how "
+            "many are due for garbage collection, in the review danger zone, or promotable."
+        ),
+        annotations=hints.READ,
+    )
+    async def memory_stats() -> Stats:
+        return await runtime.call(lambda app: app.maintenance.stats())
+
+
+def register_graph_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
+    @server.tool(
+        name="create_relation",
+        title="Relate memories",
+        description=(
+            "Link two existing memories with a directed, typed edge (from -> to). Idempotent: "
+            "the same from, to and type returns the edge that already exists."
+        ),
+        annotations=hints.ADD_IDEMPOTENT,
+    )
+    async def create_relation(
+        from_memory_id: Annotated[MemoryId, Field(description="The memory the edge starts at.")],
+        to_memory_id: Annotated[MemoryId, Field(description="The memory the edge points to.")],
+        relation_type: Annotated[
+            RelationType, Field(description="What the link means.")
+        ] = "related",
+        strength: RelationStrength = 1.0,
+        metadata: OptionalMeta = None,
+    ) -> Relation:
+        return await runtime.call(
+            lambda app: app.graph.create_relation(
+                from_memory_id, to_memory_id, relation_type, strength, metadata
+            )
+        )
+
+    @server.tool(
+        name="read_graph",
+        title="Read the memory graph",
+        description=(
+            "Read the knowledge graph one page at a time: memories in save order, with every "
+            "relation touching them. Pass next_cursor from a page as `cursor` to get the next; "
+            "next_cursor is null on the last page."
+        ),
+        annotations=hints.READ,
+    )
+    async def read_graph(
+        cursor: Annotated[
+            OptionalMemoryId,
+            Field(description="next_cursor of the previous page; omit for the first page."),
+        ] = None,
+        limit: GraphLimit = 100,
+    ) -> GraphPage:
+        return await runtime.call(lambda app: app.graph.read_graph(cursor, limit))

@@ -1,0 +1,39 @@
+"""The thirteen Engram tools: typed parameters, one service call each, a typed result.
+
+Each tool only translates: the SDK validates arguments against the published schema (limits from
+`engram.mcp.params`), the tool makes exactly one service call through `EngramRuntime.call` (off
+the event loop, domain errors turned into `ToolError`), and returns a pydantic model that the SDK
+publishes as the tool's output schema and sends as structured content.
+"""
+
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+from engram.mcp.memory_tools import register_memory_tools, register_reinforcement_tools
+from engram.mcp.runtime import EngramRuntime
+from engram.mcp.store_tools import register_graph_tools, register_maintenance_tools
+
+TOOL_NAMES = (
+    "save_memory",
+    "search_memory",
+    "open_memories",
+    "update_memory",
+    "delete_memory",
+    "touch_memory",
+    "observe_memory_usage",
+    "gc",
+    "promotion_candidates",
+    "review_candidates",
+    "create_relation",
+    "read_graph",
+    "memory_stats",
+)
+
+
+def register_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
+    """Add every tool to `server`; each reaches the store only through `runtime`."""
+    register_memory_tools(server, runtime)
+    register_reinforcement_tools(server, runtime)
+    register_maintenance_tools(server, runtime)
+    register_graph_tools(server, runtime)

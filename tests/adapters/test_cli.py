@@ -1,0 +1,498 @@
+"""The `engram` command line, end to end through click's CliRunner on real SQLite files.
+
+The CLI runs on the wall clock, so "old" memories are made through the Python API with
+created_at/last_used far enough in the past that the decay outcome does not depend on the
+exact second the test runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from engram import Engram, FixedClock, Status
+from engram.cli.main import cli
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "cli.db"
+
+
+def run(db: Path | None, *args: str, input: str | None = None, **env: str) -> Result:
+    """Invoke the CLI in-process; `db=None` leaves the store to ENGRAM_STORAGE_PATH."""
+    argv = ([] if db is None else ["--store", str(db)]) + list(args)
+    # catch_exceptions=False: an unexpected exception (a traceback for the user) fails the test.
+    return CliRunner().invoke(cli, argv, input=input, env=env, catch_exceptions=False)
+
+
+def ok(result: Result) -> Result:
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def run_json(db: Path | None, *args: str, input: str | None = None) -> Any:
+    result = ok(run(db, "--json", *args, input=input))
+    return json.loads(result.stdout)  # exactly one JSON document, nothing else on stdout
+
+
+def save(db: Path, content: str, *options: str) -> str:
+    return str(run_json(db, "save", content, *options)["id"])
+
+
+@pytest.fixture
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+@pytest.fixture
+def api(db: Path, now: datetime) -> Iterator[Engram]:
+    """The Python API on the same file, with a clock pinned at (almost) the CLI's now."""
+    with Engram.open(str(db), clock=FixedClock(now)) as engram:
+        yield engram
+
+
+# -- save and search ------------------------------------------------------------------------
+
+
+def test_save_then_search_finds_it_as_table_and_json(db: Path) -> None:
+    result = ok(run(db, "save", "Prefers dark mode in every editor", "--tag", "ui"))
+    assert result.stdout.startswith("Saved ")
+    memory_id = result.stdout.split()[1]
+    save(db, "The deploy window is Tuesday afternoon", "--tag", "deploy")
+
+    table = ok(run(db, "search", "dark mode"))
+    assert memory_id in table.stdout and "Prefers dark mode" in table.stdout
+    assert "deploy window" not in table.stdout
+
+    found = run_json(db, "search", "dark mode")
+    assert found["count"] == 1
+    hit = found["hits"][0]
+    assert hit["memory"]["id"] == memory_id and hit["memory"]["tags"] == ["ui"]
+    assert hit["reason"] == "match" and hit["score"] > 0.9
+
+
+def test_save_options_and_content_from_stdin(db: Path) -> None:
+    saved = run_json(
+        db,
+        "save",
+        "-",
+        "--tag",
+        "python",
+        "--entity",
+        "ruff",
+        "--source",
+        "chat",
+        "--context",
+        "code review",
+        "--strength",
+        "1.5",
+        input="Use ruff, not flake8.\nIt is faster.\n",
+    )
+    assert saved["content"] == "Use ruff, not flake8.\nIt is faster."
+    assert saved["entities"] == ["ruff"] and saved["source"] == "chat"
+    assert saved["context"] == "code review" and saved["strength"] == 1.5
+
+
+def test_search_filters_by_tag_status_and_limit(db: Path) -> None:
+    first = save(db, "alpha note", "--tag", "a")
+    save(db, "beta note", "--tag", "b")
+    ok(run(db, "delete", "--archive", first))
+    assert [h["memory"]["content"] for h in run_json(db, "search", "--tag", "b")["hits"]] == [
+        "beta note"
+    ]
+    assert run_json(db, "search", "alpha")["count"] == 0  # archived is hidden by default
+    assert run_json(db, "search", "alpha", "--status", "archived")["count"] == 1
+    assert run_json(db, "search", "note", "--status", "all", "--limit", "1")["count"] == 1
+    assert run_json(db, "search", "note", "--min-score", "5")["count"] == 0
+    assert run_json(db, "search", "note", "--window-days", "1")["count"] == 1
+
+
+def test_search_verbose_shows_why(db: Path) -> None:
+    memory_id = save(db, "Prefers tea over coffee", "--tag", "drinks")
+    plain = ok(run(db, "search", "tea"))
+    verbose = ok(run(db, "search", "tea", "--verbose"))
+    for column in ("text", "decay", "review", "rank", "reason"):
+        assert column in verbose.stdout
+    assert "review" not in plain.stdout
+    assert memory_id in verbose.stdout and "match" in verbose.stdout
+
+
+def test_search_without_results_and_rich_markup_is_shown_literally(db: Path) -> None:
+    assert "No memories found" in ok(run(db, "search", "nothing")).stdout
+    save(db, "Wrap code in [bold]tags[/bold] sparingly")
+    assert "[bold]tags[/bold]" in ok(run(db, "search", "code")).stdout
+
+
+# -- open, update, touch, observe, delete ---------------------------------------------------
+
+
+def test_open_shows_every_field_and_reports_missing_ids(db: Path) -> None:
+    memory_id = save(db, "Lives in Lisbon", "--tag", "home", "--entity", "Lisbon")
+    shown = ok(run(db, "open", memory_id))
+    for text in (memory_id, "Lives in Lisbon", "home", "Lisbon", "active", "use count"):
+        assert text in shown.stdout
+
+    both = run(db, "--json", "open", memory_id, "no-such-id")
+    assert both.exit_code == 1
+    assert "Error: memory not found: no-such-id" in both.stderr
+    data = json.loads(both.stdout)
+    assert [m["id"] for m in data["memories"]] == [memory_id]
+    assert data["missing"] == ["no-such-id"]
+
+
+def test_update_changes_only_given_fields(db: Path) -> None:
+    memory_id = save(db, "Old text", "--tag", "x", "--source", "chat")
+    updated = run_json(
+        db,
+        "update",
+        memory_id,
+        "--content",
+        "New text",
+        "--tag",
+        "y",
+        "--tag",
+        "z",
+        "--strength",
+        "1.8",
+    )
+    assert updated["content"] == "New text" and updated["tags"] == ["y", "z"]
+    with Engram.open(str(db)) as engram:
+        m = engram.get(memory_id)
+    assert (m.content, m.tags, m.strength, m.source) == ("New text", ("y", "z"), 1.8, "chat")
+    assert m.use_count == 0  # editing is not using
+    assert "New text" in ok(run(db, "update", memory_id, "--context", "moved")).stdout
+
+
+def test_touch_and_observe_reinforce(db: Path) -> None:
+    memory_id = save(db, "Prefers short answers", "--tag", "style", "--tag", "preference")
+    touched = run_json(db, "touch", memory_id)
+    assert touched["memory"]["use_count"] == 1 and touched["new_score"] > touched["old_score"]
+    assert "Touched" in ok(run(db, "touch", memory_id, "--boost")).stdout
+
+    observed = run_json(db, "observe", memory_id, "--context-tag", "cooking")
+    (entry,) = observed["results"]
+    assert entry["cross_domain"] is True
+    assert "cross-domain" in ok(run(db, "observe", memory_id, "--context-tag", "style")).stdout
+    with Engram.open(str(db)) as engram:
+        m = engram.get(memory_id)
+    assert m.use_count == 4 and m.review_count == 2 and m.cross_domain_count == 1
+    assert m.strength == pytest.approx(1.2)  # touch boost + cross-domain boost
+
+
+def test_delete_and_archive(db: Path) -> None:
+    gone, kept, archived = (save(db, f"memory {i}") for i in range(3))
+    assert run_json(db, "delete", gone) == {"action": "deleted", "count": 1, "memory_ids": [gone]}
+    assert "Archived 1 memory" in ok(run(db, "delete", "--archive", archived)).stdout
+    with Engram.open(str(db)) as engram:
+        assert [m.id for m in engram.get_many([gone, kept, archived])] == [kept, archived]
+        assert engram.get(archived).status == Status.ARCHIVED
+
+
+def test_delete_with_an_unknown_id_changes_nothing(db: Path) -> None:
+    memory_id = save(db, "keep me")
+    for extra in ([], ["--archive"]):
+        result = run(db, "delete", *extra, memory_id, "missing-id")
+        assert result.exit_code == 1
+        assert "Error: memory not found: missing-id" in result.stderr
+    with Engram.open(str(db)) as engram:
+        assert engram.get(memory_id).status == Status.ACTIVE
+
+
+# -- maintenance ----------------------------------------------------------------------------
+
+
+def test_gc_dry_run_lists_then_apply_deletes(db: Path, api: Engram, now: datetime) -> None:
+    long_ago = now - timedelta(days=200)
+    old = api.save("Forgotten trivia", created_at=long_ago, last_used=long_ago)
+    fresh = api.save("Fresh fact")
+
+    dry = ok(run(db, "gc"))
+    assert "Dry run: 1 memory would be deleted" in dry.stdout
+    assert old.id in dry.stdout and "Forgotten trivia" in dry.stdout
+    assert api.stats().total == 2
+
+    applied = run_json(db, "gc", "--apply")
+    assert applied == {
+        "dry_run": False,
+        "archived": False,
+        "count": 1,
+        "memory_ids": [old.id],
+        "has_more": False,
+    }
+    assert [m.id for m in api.get_many([old.id, fresh.id])] == [fresh.id]
+    assert run_json(db, "gc")["count"] == 0
+
+
+def test_gc_archive_and_limit(db: Path, api: Engram, now: datetime) -> None:
+    ids = [api.save(f"old {i}", created_at=now - timedelta(days=200 + i)).id for i in range(3)]
+    limited = run_json(db, "gc", "--limit", "2")
+    assert limited["count"] == 2 and limited["has_more"] is True
+    assert "More memories are due" in ok(run(db, "gc", "--limit", "2")).stdout
+    out = ok(run(db, "gc", "--apply", "--archive"))
+    assert "Archived 3 memories" in out.stdout
+    assert {m.status for m in api.get_many(ids)} == {Status.ARCHIVED}
+
+
+def test_candidates_promote_and_review(db: Path, api: Engram, now: datetime) -> None:
+    busy = api.save("Used all the time")
+    for _ in range(5):
+        api.touch(busy.id)
+    nine_days = now - timedelta(days=9)  # score ≈ 0.23: inside the default danger zone
+    fading = api.save("Fading but important", created_at=nine_days)
+
+    promote = run_json(db, "candidates", "promote")
+    assert [(c["memory"]["id"], c["reason"]) for c in promote["candidates"]] == [(busy.id, "usage")]
+    review = run_json(db, "candidates", "review", "--limit", "5")
+    assert [c["memory"]["id"] for c in review["candidates"]] == [fading.id]
+    assert 0 < review["candidates"][0]["review_priority"] <= 1
+
+    assert busy.id in ok(run(db, "candidates", "promote")).stdout
+    assert "danger zone" in ok(run(db, "candidates", "review")).stdout
+    api.delete([busy.id, fading.id])
+    assert "No review candidates" in ok(run(db, "candidates", "review")).stdout
+
+
+def test_relate_and_graph_pagination(db: Path) -> None:
+    a, b, c = (save(db, f"node {i}") for i in range(3))
+    relation = run_json(db, "relate", a, b, "--type", "supports", "--strength", "0.5")
+    assert (relation["from_id"], relation["to_id"], relation["type"]) == (a, b, "supports")
+    assert run_json(db, "relate", a, b, "--type", "supports")["id"] == relation["id"]
+    assert f"{b} -[related]-> {c}" in ok(run(db, "relate", b, c)).stdout
+
+    first = run_json(db, "graph", "--limit", "2")
+    assert [m["id"] for m in first["memories"]] == [a, b]
+    assert len(first["relations"]) == 2 and first["next_cursor"] == b
+    second = run_json(db, "graph", "--limit", "2", "--cursor", first["next_cursor"])
+    assert [m["id"] for m in second["memories"]] == [c] and second["next_cursor"] is None
+    table = ok(run(db, "graph", "--limit", "2"))
+    assert f"engram graph --cursor {b}" in table.stdout and "supports" in table.stdout
+
+
+def test_stats(db: Path) -> None:
+    save(db, "one")
+    ok(run(db, "delete", "--archive", save(db, "two")))
+    stats = run_json(db, "stats")
+    assert stats["total"] == 2 and stats["location"] == str(db)
+    assert stats["by_status"] == {"active": 1, "promoted": 0, "archived": 1}
+    table = ok(run(db, "stats")).stdout
+    assert "archived" in table and "power_law" in table
+
+
+# -- settings and the store location --------------------------------------------------------
+
+
+def test_config_shows_settings_sources_and_files(tmp_path: Path) -> None:
+    result = ok(run(None, "config", ENGRAM_DECAY_BETA="0.7"))
+    line = next(x for x in result.stdout.splitlines() if "ENGRAM_DECAY_BETA" in x)
+    assert "0.7" in line and "environment" in line
+    assert "ENGRAM_PL_ALPHA" in result.stdout and ".env" in result.stdout
+
+    data = json.loads(ok(run(None, "--json", "config", ENGRAM_DECAY_BETA="0.7")).stdout)
+    assert data["settings"]["decay_beta"] == {
+        "env_var": "ENGRAM_DECAY_BETA",
+        "value": 0.7,
+        "source": "environment",
+    }
+    assert data["settings"]["pl_alpha"]["source"] == "default"
+    files = {f["role"]: f["path"] for f in data["files"]}
+    assert files["project config"] == str(tmp_path / ".env")
+    assert files["user config"].endswith(os.path.join("engram", ".env"))
+    assert files["default store"].endswith("engram.db")
+
+    overridden = json.loads(ok(run(tmp_path / "x.db", "--json", "config")).stdout)
+    assert overridden["settings"]["storage_path"]["source"] == "command line"
+
+
+def test_config_reads_dotenv_in_working_directory(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("ENGRAM_FORGET_THRESHOLD=0.07\n")
+    data = json.loads(ok(run(None, "--json", "config")).stdout)
+    assert data["settings"]["forget_threshold"]["value"] == 0.07
+    assert data["settings"]["forget_threshold"]["source"] == ".env file"
+
+
+def test_store_option_beats_environment(tmp_path: Path, db: Path) -> None:
+    env_store = tmp_path / "env.db"
+    ok(run(None, "save", "in the env store", ENGRAM_STORAGE_PATH=str(env_store)))
+    ok(run(db, "save", "in the option store", ENGRAM_STORAGE_PATH=str(env_store)))
+    assert run_json(db, "stats")["total"] == 1
+    assert run_json(env_store, "stats")["total"] == 1
+    assert run_json(None, "stats")["location"] != str(db)  # conftest's ENGRAM_STORAGE_PATH
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+BAD_INPUT = [
+    pytest.param(["save", "   "], "content", id="blank-content"),
+    pytest.param(
+        ["save", "x", *[a for i in range(51) for a in ("--tag", f"t{i}")]], "tags", id="51-tags"
+    ),
+    pytest.param(["save", "x", "--strength", "3"], "strength", id="strength"),
+    pytest.param(["search", "x", "--limit", "0"], "limit", id="limit-0"),
+    pytest.param(["search", "--limit", "101"], "limit", id="limit-101"),
+    pytest.param(["search", "--status", "deleted"], "status", id="status"),
+    pytest.param(["search", "--window-days", "0"], "window_days", id="window"),
+    pytest.param(["open", "bad id!"], "memory_ids", id="open-bad-id"),
+    pytest.param(["touch", "bad id!"], "memory_id", id="touch-bad-id"),
+    pytest.param(["update", "bad id!", "--content", "x"], "memory_id", id="update-bad-id"),
+    pytest.param(["update", "KNOWN"], "update", id="update-nothing"),
+    pytest.param(["update", "KNOWN", "--content", " "], "content", id="update-blank"),
+    pytest.param(["delete", "bad id!"], "memory_ids", id="delete-bad-id"),
+    pytest.param(["observe", "KNOWN", "--context-tag", " "], "context_tags", id="observe-tag"),
+    pytest.param(["relate", "KNOWN", "KNOWN"], "to_memory_id", id="relate-self"),
+    pytest.param(["relate", "KNOWN", "x", "--type", "likes"], "relation_type", id="rel-type"),
+    pytest.param(["gc", "--limit", "0"], "limit", id="gc-limit"),
+    pytest.param(["graph", "--limit", "1001"], "limit", id="graph-limit"),
+    pytest.param(["graph", "--cursor", "no-such-id"], "cursor", id="graph-cursor"),
+    pytest.param(["candidates", "review", "--limit", "0"], "limit", id="candidates-limit"),
+]
+
+
+@pytest.mark.parametrize(("args", "field"), BAD_INPUT)
+def test_bad_input_is_one_clean_error_and_changes_nothing(
+    db: Path, args: list[str], field: str
+) -> None:
+    known = save(db, "the only memory", "--tag", "a")
+    before = run_json(db, "graph")
+    result = run(db, "--json", *[known if a == "KNOWN" else a for a in args])
+    assert result.exit_code == 1, result.output
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ")
+    assert field in lines[0]
+    assert run_json(db, "graph") == before
+
+
+@pytest.mark.parametrize("command", [["stats"], ["config"], ["search", "x"], ["save", "x"]])
+def test_bad_setting_names_the_variable(db: Path, command: list[str]) -> None:
+    result = run(db, *command, ENGRAM_DECAY_BETA="abc")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: invalid setting ENGRAM_DECAY_BETA")
+    assert "Traceback" not in result.output
+    assert not db.exists()  # nothing was opened, let alone written
+
+
+def test_bad_store_url_is_a_clean_error(tmp_path: Path) -> None:
+    result = run(None, "--store", "ftp://example.com/x.db", "stats")
+    assert result.exit_code == 1
+    assert "Error: ENGRAM_STORAGE_PATH: unsupported store URL scheme 'ftp'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["no-such-command"],
+        ["save"],
+        ["search", "--limit", "many"],
+        ["observe", "some-id"],  # --context-tag is required
+        ["candidates", "later"],
+        ["--bogus", "stats"],
+    ],
+)
+def test_usage_errors_exit_2(db: Path, args: list[str]) -> None:
+    result = run(db, *args)
+    assert result.exit_code == 2
+    assert "Usage:" in result.stderr and "Traceback" not in result.output
+
+
+# -- demo -----------------------------------------------------------------------------------
+
+
+def test_demo_prints_the_decay_table_and_recreates_its_store(tmp_path: Path) -> None:
+    first = ok(run(None, "demo"))
+    for text in (
+        "Decay score by simulated day",
+        "day 30",
+        "promotion candidates",
+        "Review candidates",
+        "gc --apply: deleted 2",
+        "concise answers",
+    ):
+        assert text in first.stdout, text
+    demo_db = tmp_path / "xdg-data" / "engram" / "demo.db"
+    assert demo_db.exists()
+    again = json.loads(ok(run(None, "--json", "demo")).stdout)  # recreated: same outcome
+    assert again["store"] == str(demo_db)
+    assert again["remaining"] == 7 and again["gc"]["count"] == 2
+
+
+def test_demo_shows_used_memories_survive_and_unused_ones_fade(db: Path) -> None:
+    report = json.loads(ok(run(db, "--json", "demo")).stdout)
+    scores = {m["label"]: m["scores"] for m in report["memories"]}
+    assert scores["concise answers"]["30"] > scores["concise answers"]["0"]
+    assert scores["office Wi-Fi"]["30"] < report["forget_threshold"]
+    forgotten = set(report["gc"]["memory_ids"])
+    labels = {m["id"]: m["label"] for m in report["memories"]}
+    assert {labels[i] for i in forgotten} == {"meeting moved", "office Wi-Fi"}
+    promoted = {labels[c["memory"]["id"]] for c in report["promotion_candidates"]}
+    assert "concise answers" in promoted
+    assert report["review_candidates"]
+
+
+def test_demo_refuses_a_store_that_holds_memories(db: Path) -> None:
+    save(db, "real data")
+    result = run(db, "demo")
+    assert result.exit_code == 1 and "refusing to run the demo" in result.stderr
+    assert run_json(db, "stats")["total"] == 1
+
+
+# -- the installed console script ------------------------------------------------------------
+
+
+def engram_script() -> str:
+    found = shutil.which("engram", path=str(Path(sys.executable).parent)) or shutil.which("engram")
+    if found is None:
+        pytest.fail("the `engram` console script is not installed (pip install -e .)")
+    return found
+
+
+def test_console_script_entry_point(tmp_path: Path) -> None:
+    script = engram_script()
+    env = {**os.environ, "ENGRAM_LOG_LEVEL": "DEBUG"}  # logs must not leak onto stdout
+    helped = subprocess.run(
+        [script, "--help"], capture_output=True, text=True, timeout=60, env=env, check=False
+    )
+    assert helped.returncode == 0 and "demo" in helped.stdout and "serve" in helped.stdout
+    stats = subprocess.run(
+        [script, "--json", "stats"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
+    assert stats.returncode == 0, stats.stderr
+    assert json.loads(stats.stdout)["location"] == os.environ["ENGRAM_STORAGE_PATH"]
+    bad = subprocess.run(
+        [script, "stats"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "ENGRAM_DECAY_BETA": "abc"},
+    )
+    assert bad.returncode == 1 and bad.stdout == ""
+    assert bad.stderr.startswith("Error: invalid setting ENGRAM_DECAY_BETA")
+
+
+def test_serve_starts_the_mcp_server_and_stops_at_end_of_input() -> None:
+    served = subprocess.run(
+        [engram_script(), "serve"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert served.returncode == 0, served.stderr
+    assert served.stdout == ""

@@ -1,0 +1,673 @@
+"""The MCP server, end to end: a real client spawns `python -m engram.mcp` and talks over stdio.
+
+Most tests share one server on one store (spawning costs about a second); each works on memories
+it saves itself, so no test depends on another or on the order they run in. Tests about an empty
+store, about stdout at DEBUG level and about broken settings start their own server.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp.client import Client, ClientSession, IncomingMessage
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from engram.config import load_settings
+from engram.mcp.server import build_server
+
+TOOLS = {
+    "save_memory",
+    "search_memory",
+    "open_memories",
+    "update_memory",
+    "delete_memory",
+    "touch_memory",
+    "observe_memory_usage",
+    "gc",
+    "promotion_candidates",
+    "review_candidates",
+    "create_relation",
+    "read_graph",
+    "memory_stats",
+}
+
+# name -> (every parameter, in signature order; the required ones). Changing a tool's interface
+# breaks every client prompt written against it: update this snapshot only on purpose.
+SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "save_memory": (
+        ("content", "tags", "entities", "source", "context", "meta", "strength"),
+        ("content",),
+    ),
+    "search_memory": (("query", "tags", "status", "window_days", "min_score", "limit"), ()),
+    "open_memories": (("memory_ids",), ("memory_ids",)),
+    "update_memory": (
+        ("memory_id", "content", "tags", "entities", "source", "context", "meta", "strength"),
+        ("memory_id",),
+    ),
+    "delete_memory": (("memory_ids", "archive"), ("memory_ids",)),
+    "touch_memory": (("memory_id", "boost"), ("memory_id",)),
+    "observe_memory_usage": (("memory_ids", "context_tags"), ("memory_ids",)),
+    "gc": (("dry_run", "archive_instead", "limit"), ()),
+    "promotion_candidates": (("limit",), ()),
+    "review_candidates": (("limit",), ()),
+    "create_relation": (
+        ("from_memory_id", "to_memory_id", "relation_type", "strength", "metadata"),
+        ("from_memory_id", "to_memory_id"),
+    ),
+    "read_graph": (("cursor", "limit"), ()),
+    "memory_stats": ((), ()),
+}
+
+READ_ONLY = {
+    "search_memory",
+    "open_memories",
+    "promotion_candidates",
+    "review_candidates",
+    "read_graph",
+    "memory_stats",
+}
+DESTRUCTIVE = {"delete_memory", "gc", "update_memory"}
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def server_params(home: Path, **env: str) -> StdioServerParameters:
+    """Everything the server reads points into `home`: no user config or store can leak in."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "engram.mcp"],
+        env={
+            "ENGRAM_STORAGE_PATH": str(home / "engram.db"),
+            "XDG_CONFIG_HOME": str(home / "config"),
+            "XDG_DATA_HOME": str(home / "data"),
+            **env,
+        },
+        cwd=home,
+    )
+
+
+@dataclass
+class Server:
+    """A live client session, with helpers that fail loudly on the unexpected."""
+
+    session: ClientSession
+    stderr: Path
+    stream_errors: list[Exception] = field(default_factory=list)
+
+    async def result(
+        self, tool: str, arguments: dict[str, Any] | None = None
+    ) -> types.CallToolResult:
+        result = await self.session.call_tool(tool, arguments or {})
+        # A line on stdout that is not a JSON-RPC message reaches the session as an exception.
+        assert self.stream_errors == []
+        return result
+
+    async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        result = await self.result(tool, arguments)
+        assert not result.is_error, text_of(result)
+        assert result.structured_content is not None
+        return result.structured_content
+
+    async def error(self, tool: str, arguments: dict[str, Any]) -> str:
+        result = await self.result(tool, arguments)
+        assert result.is_error, f"{tool} accepted {arguments!r}"
+        message = text_of(result)
+        assert "Traceback" not in message
+        return message
+
+    async def save(self, content: str | None = None, **fields: Any) -> dict[str, Any]:
+        return await self.call("save_memory", {"content": content or f"note {unique()}", **fields})
+
+    async def stats(self) -> dict[str, Any]:
+        return await self.call("memory_stats")
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+def unique() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+@asynccontextmanager
+async def running_server(home: Path, **env: str) -> AsyncIterator[Server]:
+    """Spawn the server, complete the MCP handshake, and check its stderr on the way out."""
+    home.mkdir(parents=True, exist_ok=True)
+    stderr = home / "server-stderr.log"
+    errors: list[Exception] = []
+
+    async def on_message(message: IncomingMessage) -> None:
+        if isinstance(message, Exception):
+            errors.append(message)
+
+    with stderr.open("w") as errlog:
+        async with (
+            stdio_client(server_params(home, **env), errlog=errlog) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as session,
+        ):
+            await session.initialize()
+            yield Server(session, stderr, errors)
+    assert errors == [], "the server wrote something other than protocol messages to stdout"
+    assert "Traceback" not in stderr.read_text(), stderr.read_text()
+
+
+@pytest.fixture(scope="module")
+async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Server]:
+    async with running_server(tmp_path_factory.mktemp("shared")) as live:
+        yield live
+
+
+# -- the tool list ---------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_lists_exactly_the_engram_tools_each_described(server: Server) -> None:
+    tools = (await server.session.list_tools()).tools
+    assert {t.name for t in tools} == TOOLS
+    for tool in tools:
+        assert tool.description and len(tool.description) > 40, tool.name
+        assert tool.input_schema["type"] == "object", tool.name
+        assert tool.output_schema is not None, tool.name
+        for name, prop in tool.input_schema.get("properties", {}).items():
+            assert prop.get("description"), f"{tool.name}.{name} has no description"
+        assert tool.annotations is not None, tool.name
+        assert tool.annotations.open_world_hint is False
+        assert bool(tool.annotations.read_only_hint) == (tool.name in READ_ONLY), tool.name
+        if tool.name not in READ_ONLY:
+            assert tool.annotations.destructive_hint == (tool.name in DESTRUCTIVE), tool.name
+
+
+def arm(prop: dict[str, Any]) -> dict[str, Any]:
+    """The non-null branch of an optional parameter's schema."""
+    if "anyOf" not in prop:
+        return prop
+    return next(a for a in prop["anyOf"] if a.get("type") != "null")
+
+
+@pytest.mark.anyio
+async def test_input_schemas_publish_the_limits(server: Server) -> None:
+    schemas = {
+        t.name: t.input_schema["properties"] for t in (await server.session.list_tools()).tools
+    }
+    save = schemas["save_memory"]
+    assert (save["content"]["minLength"], save["content"]["maxLength"]) == (1, 50_000)
+    assert arm(save["tags"])["maxItems"] == 50
+    assert arm(save["tags"])["items"]["maxLength"] == 100
+    assert (save["strength"]["minimum"], save["strength"]["maximum"]) == (0, 2)
+    assert arm(save["source"])["maxLength"] == 1_000
+    for tool in ("search_memory", "promotion_candidates", "review_candidates"):
+        assert (schemas[tool]["limit"]["minimum"], schemas[tool]["limit"]["maximum"]) == (1, 100)
+    assert schemas["touch_memory"]["memory_id"]["pattern"] == ID_PATTERN
+    ids = schemas["open_memories"]["memory_ids"]
+    assert (ids["minItems"], ids["maxItems"], ids["items"]["pattern"]) == (1, 100, ID_PATTERN)
+    relation = schemas["create_relation"]
+    assert set(relation["relation_type"]["enum"]) == {
+        "related",
+        "causes",
+        "supports",
+        "contradicts",
+        "has_decision",
+        "consolidated_from",
+    }
+    assert relation["from_memory_id"]["pattern"] == ID_PATTERN
+    graph = schemas["read_graph"]
+    assert (graph["limit"]["default"], graph["limit"]["maximum"]) == (100, 1_000)
+    assert arm(graph["cursor"])["pattern"] == ID_PATTERN
+    assert schemas["gc"]["dry_run"]["default"] is True
+    assert schemas["delete_memory"]["archive"]["default"] is False
+
+
+@pytest.mark.anyio
+async def test_tool_interfaces_match_the_snapshot(server: Server) -> None:
+    found = {
+        t.name: (
+            tuple(t.input_schema.get("properties", {})),
+            tuple(t.input_schema.get("required", ())),
+        )
+        for t in (await server.session.list_tools()).tools
+    }
+    assert found == SCHEMA_SNAPSHOT
+
+
+# -- every tool, real behaviour ---------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_save_then_search_finds_it(server: Server) -> None:
+    word = f"zebra{unique()}"
+    saved = await server.save(
+        f"The {word} project deploys on Fridays",
+        tags=["deploy", "Deploy", "ops"],
+        entities=["Zebra"],
+        source="standup",
+        meta={"by": "test"},
+        strength=1.5,
+    )
+    assert saved["tags"] == ["deploy", "ops"]  # merged ignoring case
+    assert (saved["strength"], saved["use_count"], saved["status"]) == (1.5, 0, "active")
+    assert saved["meta"] == {"by": "test"}
+
+    found = await server.call("search_memory", {"query": word, "limit": 5})
+    assert found["count"] == 1
+    hit = found["hits"][0]
+    assert hit["memory"]["id"] == saved["id"]
+    assert hit["reason"] == "match" and hit["score"] > 0
+    assert hit["memory"]["use_count"] == 0  # searching is not using
+
+    by_tag = await server.call("search_memory", {"query": word, "tags": ["nope"]})
+    assert by_tag["count"] == 0
+
+
+@pytest.mark.anyio
+async def test_open_memories_returns_found_in_order_and_lists_missing(server: Server) -> None:
+    first, second = await server.save(), await server.save()
+    ghost = f"ghost-{unique()}"
+    opened = await server.call(
+        "open_memories", {"memory_ids": [second["id"], ghost, first["id"], second["id"]]}
+    )
+    assert [m["id"] for m in opened["memories"]] == [second["id"], first["id"]]
+    assert opened["missing"] == [ghost]
+
+
+@pytest.mark.anyio
+async def test_update_memory_changes_only_the_fields_given(server: Server) -> None:
+    saved = await server.save("before", tags=["a"], source="origin")
+    updated = await server.call(
+        "update_memory", {"memory_id": saved["id"], "content": "after", "strength": 0.5}
+    )
+    assert (updated["content"], updated["strength"]) == ("after", 0.5)
+    assert (updated["tags"], updated["source"]) == (["a"], "origin")
+    opened = await server.call("open_memories", {"memory_ids": [saved["id"]]})
+    assert opened["memories"][0]["content"] == "after"
+
+
+@pytest.mark.anyio
+async def test_touch_counts_a_use_and_boost_adds_strength(server: Server) -> None:
+    saved = await server.save()
+    touched = await server.call("touch_memory", {"memory_id": saved["id"]})
+    assert touched["memory"]["use_count"] == 1
+    assert touched["new_score"] > touched["old_score"]
+    boosted = await server.call("touch_memory", {"memory_id": saved["id"], "boost": True})
+    assert boosted["memory"]["use_count"] == 2
+    assert boosted["memory"]["strength"] > saved["strength"]
+
+
+@pytest.mark.anyio
+async def test_observe_reports_cross_domain_use_for_disjoint_context(server: Server) -> None:
+    cooking = await server.save("Sourdough needs a warm kitchen", tags=["cooking", "baking"])
+    code = await server.save("Prefer pathlib over os.path", tags=["python", "style"])
+    observed = await server.call(
+        "observe_memory_usage",
+        {"memory_ids": [cooking["id"], code["id"]], "context_tags": ["python", "style"]},
+    )
+    by_id = {r["memory"]["id"]: r for r in observed["results"]}
+    assert by_id[cooking["id"]]["cross_domain"] is True
+    assert by_id[cooking["id"]]["memory"]["cross_domain_count"] == 1
+    assert by_id[cooking["id"]]["memory"]["strength"] > cooking["strength"]
+    assert by_id[code["id"]]["cross_domain"] is False
+    for result in observed["results"]:
+        assert result["memory"]["use_count"] == 1
+        assert result["memory"]["review_count"] == 1
+
+
+@pytest.mark.anyio
+async def test_create_relation_is_idempotent_and_read_graph_shows_the_edge(
+    server: Server,
+) -> None:
+    cause, effect = await server.save(), await server.save()
+    edge = await server.call(
+        "create_relation",
+        {
+            "from_memory_id": cause["id"],
+            "to_memory_id": effect["id"],
+            "relation_type": "causes",
+            "strength": 0.8,
+            "metadata": {"why": "test"},
+        },
+    )
+    assert (edge["from_id"], edge["to_id"], edge["type"]) == (cause["id"], effect["id"], "causes")
+    again = await server.call(
+        "create_relation",
+        {"from_memory_id": cause["id"], "to_memory_id": effect["id"], "relation_type": "causes"},
+    )
+    assert again["id"] == edge["id"]
+
+    page = await server.call("read_graph", {"limit": 1000})
+    while page["next_cursor"] is not None and cause["id"] not in _ids(page):
+        page = await server.call("read_graph", {"cursor": page["next_cursor"], "limit": 1000})
+    assert cause["id"] in _ids(page)
+    assert edge["id"] in {r["id"] for r in page["relations"]}
+
+
+def _ids(page: dict[str, Any]) -> set[str]:
+    return {m["id"] for m in page["memories"]}
+
+
+@pytest.mark.anyio
+async def test_read_graph_pages_through_memories_in_save_order(server: Server) -> None:
+    marker = await server.save()  # pages start after it: earlier tests' memories stay out
+    saved = [(await server.save())["id"] for _ in range(25)]
+    pages, cursor = [], marker["id"]
+    while cursor is not None:
+        page = await server.call("read_graph", {"cursor": cursor, "limit": 10})
+        pages.append([m["id"] for m in page["memories"]])
+        cursor = page["next_cursor"]
+        assert len(pages) <= 3
+    assert [len(p) for p in pages] == [10, 10, 5]
+    assert [i for p in pages for i in p] == saved
+
+
+@pytest.mark.anyio
+async def test_delete_removes_and_skips_unknown_ids(server: Server) -> None:
+    doomed = await server.save()
+    before = await server.stats()
+    deleted = await server.call(
+        "delete_memory", {"memory_ids": [doomed["id"], f"ghost-{unique()}"]}
+    )
+    assert (deleted["action"], deleted["count"]) == ("deleted", 1)
+    opened = await server.call("open_memories", {"memory_ids": [doomed["id"]]})
+    assert opened["missing"] == [doomed["id"]]
+    assert (await server.stats())["total"] == before["total"] - 1
+
+
+@pytest.mark.anyio
+async def test_delete_with_archive_keeps_the_memory_archived(server: Server) -> None:
+    word = f"archived{unique()}"
+    kept = await server.save(f"{word} old plan")
+    before = await server.stats()
+    archived = await server.call("delete_memory", {"memory_ids": [kept["id"]], "archive": True})
+    assert archived == {"action": "archived", "count": 1, "archived_ids": [kept["id"]]}
+    opened = await server.call("open_memories", {"memory_ids": [kept["id"]]})
+    assert opened["memories"][0]["status"] == "archived"
+    assert (await server.call("search_memory", {"query": word}))["count"] == 0
+    found = await server.call("search_memory", {"query": word, "status": ["archived"]})
+    assert found["count"] == 1
+    after = await server.stats()
+    assert after["total"] == before["total"]
+    assert after["by_status"]["archived"] == before["by_status"]["archived"] + 1
+
+
+@pytest.mark.anyio
+async def test_gc_lists_in_a_dry_run_then_archives_or_deletes(server: Server) -> None:
+    faded = await server.save(strength=0.0)  # scores 0: below the forget threshold at once
+    before = await server.stats()
+    dry = await server.call("gc", {})
+    assert dry["dry_run"] is True and faded["id"] in dry["memory_ids"]
+    assert await server.stats() == before
+
+    archived = await server.call("gc", {"dry_run": False, "archive_instead": True})
+    assert archived["archived"] is True and faded["id"] in archived["memory_ids"]
+    opened = await server.call("open_memories", {"memory_ids": [faded["id"]]})
+    assert opened["memories"][0]["status"] == "archived"
+
+    gone = await server.save(strength=0.0)
+    deleted = await server.call("gc", {"dry_run": False})
+    assert gone["id"] in deleted["memory_ids"]
+    assert (await server.call("open_memories", {"memory_ids": [gone["id"]]}))["missing"] == [
+        gone["id"]
+    ]
+
+
+@pytest.mark.anyio
+async def test_promotion_candidates_include_a_memory_used_often(server: Server) -> None:
+    favourite = await server.save()
+    for _ in range(5):  # promote_use_count
+        await server.call("touch_memory", {"memory_id": favourite["id"]})
+    found = await server.call("promotion_candidates", {"limit": 100})
+    reasons = {c["memory"]["id"]: c["reason"] for c in found["candidates"]}
+    assert reasons.get(favourite["id"]) == "usage"
+
+
+@pytest.mark.anyio
+async def test_review_candidates_include_a_memory_in_the_danger_zone(server: Server) -> None:
+    fading = await server.save(strength=0.25)  # score 0.25: mid danger zone (0.15-0.35)
+    found = await server.call("review_candidates", {"limit": 100})
+    by_id = {c["memory"]["id"]: c for c in found["candidates"]}
+    assert by_id[fading["id"]]["review_priority"] > 0.9
+    assert by_id[fading["id"]]["score"] == pytest.approx(0.25, abs=0.01)
+
+
+@pytest.mark.anyio
+async def test_memory_stats_counts_saves_relations_and_archives(server: Server) -> None:
+    before = await server.stats()
+    one, two = await server.save(), await server.save()
+    await server.call("create_relation", {"from_memory_id": one["id"], "to_memory_id": two["id"]})
+    await server.call("delete_memory", {"memory_ids": [two["id"]], "archive": True})
+    after = await server.stats()
+    assert after["total"] == before["total"] + 2
+    assert after["by_status"]["active"] == before["by_status"]["active"] + 1
+    assert after["by_status"]["archived"] == before["by_status"]["archived"] + 1
+    assert after["relations"] == before["relations"] + 1
+    assert after["location"].endswith("engram.db")
+    assert after["decay_model"] == "power_law"
+
+
+# -- bad input ------------------------------------------------------------------------------
+
+BAD_INPUT = [
+    ("save_memory", {"content": "   "}, ["content", "non-blank"]),
+    ("save_memory", {"content": ""}, ["content", "at least 1 character"]),
+    ("save_memory", {"content": "x" * 50_001}, ["content", "50000"]),
+    ("save_memory", {"content": "ok", "tags": [f"t{i}" for i in range(51)]}, ["tags", "50"]),
+    ("save_memory", {"content": "ok", "tags": ["x" * 101]}, ["tags", "100"]),
+    ("save_memory", {"content": "ok", "strength": 3}, ["strength", "2"]),
+    ("save_memory", {"content": "ok", "meta": {"blob": "x" * 20_001}}, ["meta", "20,000"]),
+    ("search_memory", {"limit": 0}, ["limit", "1"]),
+    ("search_memory", {"limit": 101}, ["limit", "100"]),
+    ("search_memory", {"status": ["deleted"]}, ["status"]),
+    ("touch_memory", {"memory_id": "not an id!"}, ["memory_id", "pattern"]),
+    ("touch_memory", {"memory_id": "no-such-memory"}, ["not found", "no-such-memory"]),
+    ("open_memories", {"memory_ids": []}, ["memory_ids", "at least 1"]),
+    ("open_memories", {"memory_ids": ["ok", "../etc/passwd"]}, ["memory_ids", "pattern"]),
+    ("update_memory", {"memory_id": "some-id"}, ["update", "at least one field"]),
+    ("delete_memory", {"memory_ids": ["no-such-memory"], "archive": True}, ["not found"]),
+    (
+        "create_relation",
+        {"from_memory_id": "a", "to_memory_id": "b", "relation_type": "likes"},
+        ["relation_type", "related"],
+    ),
+    ("create_relation", {"from_memory_id": "a", "to_memory_id": "a"}, ["to_memory_id", "itself"]),
+    (
+        "create_relation",
+        {"from_memory_id": "a", "to_memory_id": "b", "strength": 3},
+        ["strength", "1"],
+    ),
+    ("read_graph", {"limit": 1_001}, ["limit", "1000"]),
+    ("read_graph", {"cursor": "bad cursor"}, ["cursor", "pattern"]),
+    ("gc", {"limit": 0}, ["limit"]),
+    ("promotion_candidates", {"limit": 101}, ["limit", "100"]),
+    ("review_candidates", {"limit": 0}, ["limit", "1"]),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    BAD_INPUT,
+    ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(BAD_INPUT)],
+)
+async def test_bad_input_is_a_readable_error_and_changes_nothing(
+    server: Server, tool: str, arguments: dict[str, Any], expected: list[str]
+) -> None:
+    before = await server.stats()
+    message = await server.error(tool, arguments)
+    for part in expected:
+        assert part in message, message
+    assert await server.stats() == before
+
+
+@pytest.mark.anyio
+async def test_a_bad_item_in_a_batch_changes_none_of_it(server: Server) -> None:
+    real = await server.save()
+    before = await server.stats()
+    message = await server.error(
+        "delete_memory", {"memory_ids": [real["id"], "no-such-memory"], "archive": True}
+    )
+    assert "not found" in message
+    assert await server.stats() == before
+    opened = await server.call("open_memories", {"memory_ids": [real["id"]]})
+    assert opened["memories"][0]["status"] == "active"
+
+
+# -- separate servers ---------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_fresh_store_is_empty_and_gc_dry_run_changes_nothing(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "fresh") as fresh:
+        before = await fresh.stats()
+        assert before["total"] == 0 and before["relations"] == 0
+        dry = await fresh.call("gc", {})
+        assert dry == {
+            "dry_run": True,
+            "archived": False,
+            "count": 0,
+            "memory_ids": [],
+            "has_more": False,
+        }
+        assert await fresh.stats() == before
+        page = await fresh.call("read_graph", {})
+        assert page == {"memories": [], "relations": [], "next_cursor": None}
+        assert (await fresh.call("search_memory", {}))["count"] == 0
+
+
+@pytest.mark.anyio
+async def test_a_bad_setting_becomes_a_tool_error_naming_it(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "misconfigured", ENGRAM_DECAY_BETA="lots") as broken:
+        message = await broken.error("memory_stats", {})
+        assert "ENGRAM_DECAY_BETA" in message
+    assert not (tmp_path / "misconfigured" / "engram.db").exists()
+
+
+class RawServer:
+    """The server process with bare pipes: every stdout line is ours to inspect."""
+
+    def __init__(self, home: Path, **env: str) -> None:
+        params = server_params(home, **env)
+        self.process = subprocess.Popen(
+            [params.command, *params.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**_default_env(), **(params.env or {})},
+            cwd=params.cwd,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.stdout: list[str] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+
+    def response(self, request_id: int) -> dict[str, Any]:
+        while True:
+            line = self.lines.get(timeout=30)
+            self.stdout.append(line)
+            message = json.loads(line)
+            if message.get("id") == request_id:
+                return dict(message)
+
+    def call(self, request_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        params = {"name": tool, "arguments": arguments}
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+        return dict(self.response(request_id)["result"])
+
+    def finish(self) -> str:
+        """Close stdin (the client is leaving); return stderr once the server has exited."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        _, err = self.process.communicate(timeout=30)
+        while not self.lines.empty():
+            self.stdout.append(self.lines.get())
+        return err
+
+
+def _default_env() -> dict[str, str]:
+    from mcp.client.stdio import get_default_environment
+
+    return get_default_environment()
+
+
+@pytest.fixture
+def raw_server(tmp_path: Path) -> Iterator[RawServer]:
+    home = tmp_path / "raw"
+    home.mkdir()
+    raw = RawServer(home, ENGRAM_LOG_LEVEL="DEBUG")
+    yield raw
+    if raw.process.poll() is None:
+        raw.process.kill()
+        raw.process.communicate()
+
+
+def test_stdout_carries_only_protocol_messages_even_at_debug(raw_server: RawServer) -> None:
+    raw_server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw-test", "version": "0"},
+            },
+        }
+    )
+    assert raw_server.response(1)["result"]["serverInfo"]["name"] == "engram"
+    raw_server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    assert raw_server.call(2, "save_memory", {"content": "hi"})["isError"] is False
+    assert raw_server.call(3, "save_memory", {"content": " "})["isError"] is True
+    assert raw_server.call(4, "memory_stats", {})["structuredContent"]["total"] == 1
+
+    stderr = raw_server.finish()
+    assert raw_server.process.returncode == 0
+    assert raw_server.stdout, "no protocol traffic at all"
+    for line in raw_server.stdout:
+        assert json.loads(line)["jsonrpc"] == "2.0", line
+    assert "DEBUG" in stderr  # the logs exist, and went to stderr
+    assert "Traceback" not in stderr
+
+
+# -- in-process: what happens before and around the first call ------------------------------
+
+
+def test_building_the_server_opens_nothing(tmp_path: Path) -> None:
+    build_server()
+    build_server(load_settings(storage_path=str(tmp_path / "explicit.db")))
+    assert not (tmp_path / "engram.db").exists()  # ENGRAM_STORAGE_PATH of the hermetic fixture
+    assert not (tmp_path / "explicit.db").exists()
+
+
+@pytest.mark.anyio
+async def test_an_unreadable_store_is_a_tool_error(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"this is not a SQLite database" * 100)
+    async with Client(build_server(load_settings(storage_path=str(garbage)))) as client:
+        result = await client.call_tool("memory_stats", {})
+    assert result.is_error
+    assert "cannot open SQLite store" in text_of(result)

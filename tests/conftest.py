@@ -1,0 +1,38 @@
+"""Hermetic tests: every test gets its own data dir, config dir, store and working directory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.support import START
+
+from engram import Engram, FixedClock
+
+
+@pytest.fixture(autouse=True)
+def _hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in [k for k in os.environ if k.startswith("ENGRAM_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("ENGRAM_STORAGE_PATH", str(tmp_path / "engram.db"))
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock(START)
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "store.db"
+
+
+@pytest.fixture
+def mem(db_path: Path, clock: FixedClock) -> Iterator[Engram]:
+    with Engram.open(str(db_path), clock=clock) as engram:
+        yield engram

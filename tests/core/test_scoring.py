@@ -1,0 +1,170 @@
+"""Scores, review priority, promotion rule and threshold-crossing schedules."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engram.core.decay import DAY, DecayParams
+from engram.core.models import Memory, Status
+from engram.core.scoring import (
+    Policy,
+    memory_schedule,
+    memory_score,
+    promotion_reason,
+    review_priority,
+    score,
+)
+from engram.core.timeutil import to_epoch
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+POLICY = Policy()
+
+
+def make(
+    use_count: int = 0,
+    strength: float = 1.0,
+    age_days: float = 0.0,
+    idle_days: float = 0.0,
+    status: Status = Status.ACTIVE,
+) -> Memory:
+    created = T0 - timedelta(days=age_days)
+    return Memory(
+        id="m1",
+        content="x",
+        created_at=created,
+        last_used=T0 - timedelta(days=idle_days),
+        use_count=use_count,
+        strength=strength,
+        status=status,
+    )
+
+
+NOW = to_epoch(T0)
+
+
+def test_score_formula() -> None:
+    value = float(score(POLICY, 4, 1.5, 7 * DAY))
+    assert value == pytest.approx(5**0.6 * 0.293 * 1.5, rel=2e-3)
+
+
+def test_fresh_memory_scores_its_strength() -> None:
+    assert memory_score(POLICY, make(strength=1.3), NOW) == pytest.approx(1.3)
+
+
+def test_use_count_boost_is_sublinear() -> None:
+    boosts = [float(score(POLICY, n - 1, 1.0, 0)) for n in (1, 5, 10, 50)]
+    assert boosts == pytest.approx([1.0, 2.63, 3.98, 10.46], abs=0.01)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(0.10, 0.0), (0.15, 0.0), (0.20, 0.75), (0.25, 1.0), (0.30, 0.75), (0.35, 0.0), (0.5, 0.0)],
+)
+def test_review_priority_is_an_inverted_parabola_over_the_danger_zone(
+    value: float, expected: float
+) -> None:
+    assert float(review_priority(POLICY, value)) == pytest.approx(expected, abs=1e-9)
+
+
+def test_fresh_memory_is_never_promoted() -> None:
+    """The upstream promoted every fresh memory (score 1.0 >= 0.65). Ours must not."""
+    assert promotion_reason(POLICY, make(strength=2.0), NOW) is None
+
+
+def test_unreinforced_memory_is_never_promoted_on_score() -> None:
+    strong = make(strength=2.0, age_days=4, idle_days=4)  # score 2 * f(4d) ≈ 0.83 >= 0.65
+    assert memory_score(POLICY, strong, NOW) >= 0.65
+    assert promotion_reason(POLICY, strong, NOW) is None
+
+
+def test_reinforced_memory_still_strong_after_min_age_is_promoted_on_score() -> None:
+    m = make(use_count=2, age_days=5, idle_days=2)
+    assert promotion_reason(POLICY, m, NOW) == "score"
+
+
+def test_reinforced_but_too_young_memory_waits() -> None:
+    assert promotion_reason(POLICY, make(use_count=2, age_days=1), NOW) is None
+
+
+def test_usage_rule_applies_within_the_window_only() -> None:
+    assert promotion_reason(POLICY, make(use_count=5, age_days=13, idle_days=13), NOW) == "usage"
+    assert promotion_reason(POLICY, make(use_count=5, age_days=15, idle_days=15), NOW) is None
+
+
+def test_only_active_memories_are_promoted() -> None:
+    m = make(use_count=9, age_days=2, status=Status.PROMOTED)
+    assert promotion_reason(POLICY, m, NOW) is None
+
+
+@pytest.mark.parametrize("model", ["power_law", "exponential", "two_component"])
+@settings(max_examples=60, deadline=None)
+@given(
+    use_count=st.integers(0, 60),
+    strength=st.floats(0.05, 2.0),
+    idle_days=st.floats(0, 40),
+    age_extra=st.floats(0, 30),
+    probe_days=st.floats(0, 400),
+)
+def test_schedule_agrees_with_exact_rules(
+    model: str,
+    use_count: int,
+    strength: float,
+    idle_days: float,
+    age_extra: float,
+    probe_days: float,
+) -> None:
+    """At any moment, membership from the stored schedule equals the rule computed directly."""
+    policy = Policy(decay=DecayParams(model=model))  # type: ignore[arg-type]
+    m = make(
+        use_count=use_count, strength=strength, age_days=idle_days + age_extra, idle_days=idle_days
+    )
+    sched = memory_schedule(policy, m)
+    t = to_epoch(m.last_used) + probe_days * DAY
+    s = memory_score(policy, m, t)
+    margin = 1e-6 * max(1.0, s)
+    assert sched.forget_at is not None
+    if abs(s - policy.forget_threshold) > margin:
+        assert (t > sched.forget_at) == (s < policy.forget_threshold)
+    if all(abs(s - z) > margin for z in (policy.danger_zone_min, policy.danger_zone_max)):
+        in_zone = policy.danger_zone_min <= s <= policy.danger_zone_max
+        scheduled = (
+            sched.danger_from is not None
+            and sched.danger_until is not None
+            and sched.danger_from <= t <= sched.danger_until
+        )
+        assert scheduled == in_zone
+    if promotion_reason(policy, m, t) is not None:
+        assert sched.promote_from is not None and sched.promote_until is not None
+        assert sched.promote_from - 1e-3 <= t <= sched.promote_until + 1e-3
+
+
+def test_non_active_memories_have_no_schedule() -> None:
+    sched = memory_schedule(POLICY, make(status=Status.ARCHIVED))
+    assert sched.model_dump() == dict.fromkeys(sched.model_dump())
+
+
+def test_crossing_is_exact_for_power_law() -> None:
+    m = make()
+    sched = memory_schedule(POLICY, m)
+    assert sched.forget_at is not None
+    assert memory_score(POLICY, m, sched.forget_at) == pytest.approx(0.05, rel=1e-9)
+
+
+def test_schedule_arrays_are_vectorised() -> None:
+    from engram.core.scoring import schedule_arrays
+
+    arrays = schedule_arrays(
+        POLICY,
+        np.array([0, 3]),
+        np.array([1.0, 1.0]),
+        np.array([NOW, NOW]),
+        np.array([NOW, NOW]),
+        np.array([True, False]),
+    )
+    assert arrays.forget_at[0] > NOW
+    assert np.isnan(arrays.forget_at[1])

@@ -1,0 +1,92 @@
+"""Garbage collection, promotion and review candidates, stats, and schedule recomputation."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from tests.support import START
+
+from engram import Engram, FixedClock, Status
+
+
+def test_gc_dry_run_lists_and_apply_deletes_only_forgotten_memories(
+    mem: Engram, clock: FixedClock
+) -> None:
+    forgotten = mem.save("old trivia", created_at=START - timedelta(days=60))
+    kept = mem.save("fresh fact")
+    preview = mem.gc()
+    assert preview.dry_run and preview.memory_ids == [forgotten.id]
+    assert mem.stats().total == 2
+    done = mem.gc(dry_run=False)
+    assert done.count == 1
+    assert [m.id for m in mem.get_many([forgotten.id, kept.id])] == [kept.id]
+
+
+def test_gc_can_archive_instead(mem: Engram) -> None:
+    m = mem.save("old trivia", created_at=START - timedelta(days=60))
+    mem.gc(dry_run=False, archive_instead=True)
+    assert mem.get(m.id).status == Status.ARCHIVED
+    assert mem.gc().count == 0
+
+
+def test_reinforced_memories_survive_gc(mem: Engram, clock: FixedClock) -> None:
+    used, unused = mem.save("used"), mem.save("unused")
+    for _ in range(3):
+        clock.advance(days=10)
+        mem.touch(used.id)
+    clock.advance(days=20)
+    assert mem.gc().memory_ids == [unused.id]
+
+
+def test_gc_limit_and_has_more(mem: Engram) -> None:
+    for i in range(5):
+        mem.save(f"old {i}", created_at=START - timedelta(days=90 + i))
+    result = mem.gc(limit=3)
+    assert result.count == 3 and result.has_more
+
+
+def test_promotion_candidates_by_usage_and_score(mem: Engram, clock: FixedClock) -> None:
+    busy = mem.save("used a lot")
+    steady = mem.save("used once, still strong")
+    idle = mem.save("never touched", strength=2.0)
+    for _ in range(5):
+        mem.touch(busy.id)
+    assert [(c.memory.id, c.reason) for c in mem.promotion_candidates()] == [(busy.id, "usage")]
+    clock.advance(days=2)
+    mem.touch(steady.id)
+    clock.advance(days=2)
+    found = {c.memory.id: c.reason for c in mem.promotion_candidates()}
+    assert found == {busy.id: "usage", steady.id: "score"}
+    assert idle.id not in found
+
+
+def test_review_candidates_come_from_the_danger_zone(mem: Engram, clock: FixedClock) -> None:
+    zone = mem.save("fading")
+    clock.advance(days=9)
+    mem.save("fresh")
+    (cand,) = mem.review_candidates()
+    assert cand.memory.id == zone.id and 0.15 <= cand.score <= 0.35 and cand.review_priority > 0.9
+
+
+def test_stats(mem: Engram, clock: FixedClock) -> None:
+    a = mem.save("a")
+    b = mem.save("b", created_at=START - timedelta(days=90))
+    mem.create_relation(a.id, b.id)
+    mem.archive(a.id)
+    stats = mem.stats()
+    assert stats.total == 2 and stats.by_status[Status.ARCHIVED] == 1
+    assert stats.relations == 1 and stats.due_for_gc == 1 and stats.decay_model == "power_law"
+
+
+def test_changing_decay_settings_recomputes_every_schedule(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    path = str(tmp_path / "s.db")
+    with Engram.open(path, clock=clock) as mem:
+        m = mem.save("thing", created_at=START - timedelta(days=20))
+        assert mem.gc().memory_ids == []  # power law: f(20d) ≈ 0.12
+    with Engram.open(path, clock=clock, decay_model="exponential") as mem:
+        assert mem.gc().memory_ids == [m.id]  # exponential: f(20d) ≈ 0.01
+    with Engram.open(path, clock=clock) as mem:
+        assert mem.gc().memory_ids == []

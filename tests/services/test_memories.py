@@ -1,0 +1,117 @@
+"""Saving, editing, reinforcing and deleting through the public API."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+from tests.support import START
+
+from engram import Engram, FixedClock, NotFoundError, Status, ValidationError
+
+
+def test_save_sets_counters_and_times(mem: Engram) -> None:
+    m = mem.save("I prefer dark mode", tags=["prefs", "ui", "Prefs"], entities=["dark mode"])
+    assert m.use_count == 0 and m.strength == 1.0 and m.status == Status.ACTIVE
+    assert m.created_at == m.last_used == START
+    assert m.tags == ("prefs", "ui")
+    assert mem.get(m.id) == m
+
+
+def test_save_accepts_history_for_imports(mem: Engram) -> None:
+    created = START - timedelta(days=30)
+    m = mem.save("imported", created_at=created, last_used=created + timedelta(days=2))
+    assert mem.get(m.id).created_at == created
+    assert mem.score(m) < 0.2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"content": "   "}, "content"),
+        ({"content": "x" * 50_001}, "content"),
+        ({"content": "ok", "tags": [f"t{i}" for i in range(51)]}, "tags"),
+        ({"content": "ok", "tags": ["x" * 101]}, "tags"),
+        ({"content": "ok", "tags": "single-string"}, "tags"),
+        ({"content": "ok", "strength": 2.5}, "strength"),
+        ({"content": "ok", "created_at": datetime(2026, 1, 1)}, "created_at"),
+        ({"content": "ok", "last_used": START - timedelta(days=1)}, "last_used"),
+    ],
+)
+def test_bad_input_names_the_field_and_changes_nothing(
+    mem: Engram, kwargs: dict[str, object], field: str
+) -> None:
+    with pytest.raises(ValidationError) as err:
+        mem.save(**kwargs)  # type: ignore[arg-type]
+    assert err.value.field == field
+    assert mem.stats().total == 0
+
+
+def test_save_many_is_all_or_nothing(mem: Engram) -> None:
+    from engram import Draft
+
+    with pytest.raises(ValidationError, match="item 1"):
+        mem.save_many([Draft(content="fine"), Draft(content="")])
+    assert mem.stats().total == 0
+    assert len(mem.save_many([Draft(content="a"), Draft(content="b")])) == 2
+
+
+def test_update_changes_fields_and_reindexes_text(mem: Engram) -> None:
+    m = mem.save("old text", tags=["a"])
+    updated = mem.update(m.id, content="new words", tags=["b"], strength=1.5)
+    assert (updated.content, updated.tags, updated.strength) == ("new words", ("b",), 1.5)
+    assert [h.memory.id for h in mem.search("new words")] == [m.id]
+    assert mem.search("old text") == []
+    with pytest.raises(ValidationError, match="at least one field"):
+        mem.update(m.id)
+
+
+def test_unknown_ids_raise_not_found(mem: Engram) -> None:
+    for call in (
+        lambda: mem.get("nope"),
+        lambda: mem.touch("nope"),
+        lambda: mem.update("nope", content="x"),
+    ):
+        with pytest.raises(NotFoundError, match="nope"):
+            call()
+
+
+def test_malformed_ids_are_refused(mem: Engram) -> None:
+    with pytest.raises(ValidationError, match="memory_id"):
+        mem.touch("../../etc/passwd")
+
+
+def test_touch_reinforces_and_reports_scores(mem: Engram, clock: FixedClock) -> None:
+    m = mem.save("x")
+    clock.advance(days=3)
+    result = mem.touch(m.id, boost=True)
+    assert result.old_score == pytest.approx(0.5)
+    assert result.new_score == pytest.approx(2**0.6 * 1.1)
+    assert result.memory.use_count == 1 and result.memory.last_used == clock.now
+
+
+def test_observe_counts_reviews_and_cross_domain_use(mem: Engram, clock: FixedClock) -> None:
+    a = mem.save("use JWT", tags=["security", "jwt", "preferences"])
+    b = mem.save("api style", tags=["api", "backend"])
+    clock.advance(days=1)
+    results = {r.memory.id: r for r in mem.observe([a.id, b.id], ["api", "auth", "backend"])}
+    assert results[a.id].cross_domain and not results[b.id].cross_domain
+    stored = mem.get(a.id)
+    assert (stored.use_count, stored.review_count, stored.cross_domain_count) == (1, 1, 1)
+    assert stored.strength == pytest.approx(1.1) and stored.last_review_at == clock.now
+
+
+def test_observe_is_all_or_nothing_when_an_id_is_missing(mem: Engram) -> None:
+    a = mem.save("x")
+    with pytest.raises(NotFoundError):
+        mem.observe([a.id, "missing"], ["ctx"])
+    assert mem.get(a.id).review_count == 0
+
+
+def test_archive_and_delete(mem: Engram) -> None:
+    a, b = mem.save("keep me around"), mem.save("forget me")
+    assert mem.archive(a.id)[0].status == Status.ARCHIVED
+    assert mem.delete([b.id]) == 1
+    assert mem.get_many([a.id, b.id])[0].id == a.id
+    with pytest.raises(NotFoundError):
+        mem.get(b.id)

@@ -1,0 +1,98 @@
+"""Search through the public API: finds by meaning of words across the whole store."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from tests.support import START
+
+from engram import Engram, FixedClock
+
+
+def test_finds_an_old_exact_match_among_many_fresh_unrelated_memories(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """The upstream re-ranked only the 30 most recent memories and never found older ones."""
+    old = mem.save(
+        "Our wifi password is stored in the blue notebook", created_at=START - timedelta(days=60)
+    )
+    for i in range(300):
+        mem.save(f"Daily standup note {i}: shipped feature {i} to staging")
+    hits = mem.search("wifi password")
+    assert hits[0].memory.id == old.id
+
+
+def test_a_query_that_matches_nothing_returns_nothing(mem: Engram) -> None:
+    mem.save("I like green tea")
+    assert mem.search("quantum chromodynamics") == []
+    assert mem.search("?!") == []
+
+
+def test_relevance_beats_freshness(mem: Engram, clock: FixedClock) -> None:
+    exact = mem.save("Alice's birthday is on March 3rd")
+    clock.advance(days=20)
+    fresh = mem.save("Bob mentioned a birthday party")
+    hits = mem.search("Alice birthday")
+    assert [h.memory.id for h in hits] == [exact.id, fresh.id]
+
+
+def test_decay_reranks_equally_relevant_matches(mem: Engram, clock: FixedClock) -> None:
+    stale = mem.save("Deploy checklist for the API")
+    clock.advance(days=10)
+    fresh = mem.save("Deploy checklist for the API")
+    assert [h.memory.id for h in mem.search("deploy checklist")] == [fresh.id, stale.id]
+
+
+def test_search_does_not_reinforce(mem: Engram) -> None:
+    m = mem.save("the spare key is under the mat")
+    mem.search("spare key")
+    assert mem.get(m.id).use_count == 0
+
+
+def test_tag_status_window_and_min_score_filters(mem: Engram, clock: FixedClock) -> None:
+    a = mem.save("project alpha kickoff", tags=["work"])
+    b = mem.save("project alpha dinner", tags=["Home"])
+    clock.advance(days=20)
+    c = mem.save("project alpha retro", tags=["work"])
+    mem.archive(b.id)
+    assert {h.memory.id for h in mem.search("alpha", tags=["WORK"])} == {a.id, c.id}
+    assert {h.memory.id for h in mem.search("alpha")} == {a.id, c.id}
+    assert {h.memory.id for h in mem.search("alpha", status="archived")} == {b.id}
+    assert {h.memory.id for h in mem.search("alpha", status="all")} == {a.id, b.id, c.id}
+    assert {h.memory.id for h in mem.search("alpha", window_days=7)} == {c.id}
+    assert {h.memory.id for h in mem.search("alpha", min_score=0.5)} == {c.id}
+
+
+def test_browse_without_query_lists_most_durable_first(mem: Engram, clock: FixedClock) -> None:
+    old = mem.save("first")
+    clock.advance(days=5)
+    new = mem.save("second")
+    assert [h.memory.id for h in mem.search(limit=5)] == [new.id, old.id]
+
+
+def test_review_candidates_are_blended_into_results(mem: Engram, clock: FixedClock) -> None:
+    fading = mem.save("garden: tomatoes need watering twice a week")
+    clock.advance(days=9)  # power law: score ≈ 0.24, mid danger zone
+    fresh = [mem.save(f"garden plan {i}: tomatoes and basil and garden beds") for i in range(12)]
+    hits = mem.search("garden tomatoes", limit=10)
+    assert len(hits) == 10
+    reviews = [h for h in hits if h.reason == "review"]
+    assert [h.memory.id for h in reviews] == [fading.id]
+    assert reviews[0].why.review > 0.9
+    assert {h.memory.id for h in hits if h.reason == "match"} <= {m.id for m in fresh}
+
+
+def test_blend_ratio_zero_turns_review_blending_off(tmp_path, clock: FixedClock) -> None:  # type: ignore[no-untyped-def]
+    with Engram.open(str(tmp_path / "x.db"), clock=clock, review_blend_ratio=0.0) as mem:
+        mem.save("garden: tomatoes need watering")
+        clock.advance(days=9)
+        for i in range(12):
+            mem.save(f"garden plan {i}: tomatoes and garden beds")
+        assert all(h.reason == "match" for h in mem.search("garden tomatoes", limit=10))
+
+
+def test_why_is_reported(mem: Engram) -> None:
+    mem.save("postgres tuning notes")
+    (hit,) = mem.search("postgres")
+    assert hit.why.text == 1.0 and hit.why.decay == hit.score == 1.0
+    assert hit.rank == hit.why.rank

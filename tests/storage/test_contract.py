@@ -1,0 +1,310 @@
+"""The storage contract, written against the protocol only: it runs on every backend."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from engram.core.decay import DAY
+from engram.core.models import Memory, Relation, Schedule, Status
+from engram.core.scoring import Policy, ScheduleArrays, memory_schedule, schedule_arrays
+from engram.core.timeutil import to_epoch
+from engram.errors import NotFoundError
+from engram.storage.protocol import Filter, ScheduleInputs, Store
+
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
+NOW = to_epoch(T0)
+POLICY = Policy()
+
+
+def mem(
+    ident: str,
+    content: str = "note",
+    *,
+    tags: tuple[str, ...] = (),
+    idle_days: float = 0,
+    use_count: int = 0,
+    status: Status = Status.ACTIVE,
+    **extra: object,
+) -> Memory:
+    when = T0 - timedelta(days=idle_days)
+    fields: dict[str, object] = {"created_at": when, "last_used": when, **extra}
+    return Memory(
+        id=ident, content=content, tags=tags, use_count=use_count, status=status, **fields
+    )  # type: ignore[arg-type]
+
+
+def put(store: Store, *memories: Memory) -> None:
+    store.insert([(m, memory_schedule(POLICY, m)) for m in memories])
+
+
+def test_insert_then_get_round_trips_every_field(store: Store) -> None:
+    m = Memory(
+        id="full",
+        content="Ünïcode ✓ content",
+        tags=("a", "B"),
+        entities=("Alice",),
+        source="chat",
+        context="ctx",
+        meta={"k": [1, 2], "n": None},
+        created_at=T0,
+        last_used=T0 + timedelta(hours=1),
+        use_count=3,
+        strength=1.7,
+        status=Status.PROMOTED,
+        promoted_at=T0 + timedelta(days=1),
+        promoted_to="Engram/full.md",
+        review_priority=0.25,
+        last_review_at=T0 + timedelta(hours=2),
+        review_count=4,
+        cross_domain_count=2,
+    )
+    put(store, m)
+    assert store.get_many(["full"]) == [m]
+
+
+def test_get_many_keeps_the_requested_order_and_skips_missing(store: Store) -> None:
+    put(store, mem("a"), mem("b"), mem("c"))
+    assert [m.id for m in store.get_many(["c", "zzz", "a"])] == ["c", "a"]
+
+
+def test_insert_is_all_or_nothing(store: Store) -> None:
+    put(store, mem("dup"))
+    with pytest.raises(Exception):  # noqa: B017 - backend-specific error types are wrapped
+        put(store, mem("new"), mem("dup"))
+    assert store.get_many(["new"]) == []
+
+
+def test_modify_writes_the_change_and_returns_old_and_new(store: Store) -> None:
+    put(store, mem("a"))
+
+    def change(m: Memory) -> tuple[Memory, Schedule]:
+        new = m.model_copy(update={"use_count": m.use_count + 1, "content": "edited"})
+        return new, memory_schedule(POLICY, new)
+
+    ((old, new),) = store.modify(["a"], change)
+    assert old.use_count == 0 and new.use_count == 1
+    assert store.get_many(["a"])[0].content == "edited"
+    assert [m.id for m, _ in store.text_search(["edited"], Filter(), 10)] == ["a"]
+    assert store.text_search(["note"], Filter(), 10) == []
+
+
+def test_modify_can_decline(store: Store) -> None:
+    put(store, mem("a"))
+    assert store.modify(["a"], lambda m: None) == []
+
+
+def test_modify_of_a_missing_id_changes_nothing(store: Store) -> None:
+    put(store, mem("a"))
+
+    def bump(m: Memory) -> tuple[Memory, Schedule]:
+        new = m.model_copy(update={"use_count": 9})
+        return new, memory_schedule(POLICY, new)
+
+    with pytest.raises(NotFoundError):
+        store.modify(["a", "missing"], bump)
+    assert store.get_many(["a"])[0].use_count == 0
+
+
+def test_modify_is_atomic_across_threads(store: Store) -> None:
+    put(store, mem("a"))
+
+    def bump(m: Memory) -> tuple[Memory, Schedule]:
+        new = m.model_copy(update={"use_count": m.use_count + 1})
+        return new, memory_schedule(POLICY, new)
+
+    workers = [
+        threading.Thread(target=lambda: [store.modify(["a"], bump) for _ in range(50)])
+        for _ in range(4)
+    ]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert store.get_many(["a"])[0].use_count == 200
+
+
+def test_delete_removes_memories_and_their_relations(store: Store) -> None:
+    put(store, mem("a"), mem("b"), mem("c"))
+    for target in ("b", "c"):
+        store.add_relation(
+            Relation(id=f"r-{target}", from_id="a", to_id=target, type="related", created_at=T0)
+        )
+    assert store.delete(["b", "nope"]) == 1
+    assert [r.id for r in store.relations(["a", "b", "c"])] == ["r-c"]
+    assert store.count_relations() == 1
+    assert store.text_search(["note"], Filter(), 10) != []
+    assert {m.id for m, _ in store.text_search(["note"], Filter(), 10)} == {"a", "c"}
+
+
+def test_count_by_status(store: Store) -> None:
+    put(store, mem("a"), mem("b", status=Status.ARCHIVED), mem("c", status=Status.PROMOTED))
+    assert store.count() == {Status.ACTIVE: 1, Status.ARCHIVED: 1, Status.PROMOTED: 1}
+
+
+def test_text_search_matches_content_tags_and_entities(store: Store) -> None:
+    put(
+        store,
+        mem("content", "The deploy uses Kubernetes"),
+        mem("tag", "something else", tags=("kubernetes",)),
+        mem("entity", "other", entities=("Kubernetes",)),
+        mem("none", "unrelated words"),
+    )
+    found = {m.id for m, _ in store.text_search(["kubernetes"], Filter(), 10)}
+    assert found == {"content", "tag", "entity"}
+
+
+def test_text_search_stems_and_ignores_case_and_accents(store: Store) -> None:
+    put(store, mem("a", "Running the CAFÉ deployments"))
+    for term in ("run", "cafe", "deployment"):
+        assert [m.id for m, _ in store.text_search([term], Filter(), 10)] == ["a"], term
+
+
+def test_text_search_ranks_more_matching_terms_higher(store: Store) -> None:
+    put(store, mem("one", "python tips"), mem("both", "python packaging tips for wheels"))
+    hits = store.text_search(["python", "wheels"], Filter(), 10)
+    assert [m.id for m, _ in hits] == ["both", "one"]
+    assert hits[0][1] > hits[1][1] > 0
+
+
+def test_text_search_treats_query_syntax_as_plain_words(store: Store) -> None:
+    put(store, mem("a", 'quote " and NEAR( star * column:'))
+    for term in ['"', "NEAR(", "*", "column:", "AND", "OR"]:
+        store.text_search([term], Filter(), 10)  # must not raise
+    assert [m.id for m, _ in store.text_search(["near"], Filter(), 10)] == ["a"]
+
+
+def test_text_search_respects_filters(store: Store) -> None:
+    put(
+        store,
+        mem("old", "shared word", tags=("Work",), idle_days=10),
+        mem("new", "shared word", tags=("home",)),
+        mem("gone", "shared word", tags=("work",), status=Status.ARCHIVED),
+    )
+    assert {m.id for m, _ in store.text_search(["shared"], Filter(tags=("work",)), 10)} == {"old"}
+    recent = Filter(used_since=NOW - 5 * DAY)
+    assert {m.id for m, _ in store.text_search(["shared"], recent, 10)} == {"new"}
+    archived = Filter(statuses=(Status.ARCHIVED,))
+    assert {m.id for m, _ in store.text_search(["shared"], archived, 10)} == {"gone"}
+
+
+def test_text_search_honours_limit(store: Store) -> None:
+    put(store, *(mem(f"m{i}", "common") for i in range(30)))
+    assert len(store.text_search(["common"], Filter(), 7)) == 7
+
+
+def test_browse_orders_by_durability_and_filters(store: Store) -> None:
+    put(
+        store,
+        mem("stale", idle_days=6),
+        mem("fresh"),
+        mem("used", use_count=4, idle_days=1),
+        mem("archived", status=Status.ARCHIVED),
+    )
+    ids = [m.id for m in store.browse(Filter(statuses=(Status.ACTIVE,)), 10)]
+    assert ids == ["used", "fresh", "stale"]
+
+
+def test_due_for_gc_returns_only_memories_past_their_forget_time(store: Store) -> None:
+    put(
+        store,
+        mem("forgotten", idle_days=400),
+        mem("fading", idle_days=10),
+        mem("fresh"),
+        mem("archived-old", idle_days=400, status=Status.ARCHIVED),
+    )
+    assert [m.id for m in store.due_for_gc(NOW, 10)] == ["forgotten"]
+
+
+def test_danger_zone_and_promotion_windows_are_stabbing_queries(store: Store) -> None:
+    put(
+        store,
+        mem("zone", idle_days=9),  # power law: f(9d) ≈ 0.24
+        mem("fresh"),
+        mem("busy", use_count=6, idle_days=0, created_at=T0 - timedelta(days=2)),
+    )
+    assert {m.id for m in store.near_review_peak(NOW, 10)} == {"zone", "fresh", "busy"}
+    assert {m.id for m in store.near_review_peak(NOW, 2)} == {"zone", "fresh"}
+    assert store.schedule_counts(NOW) == (0, 1)
+    assert [m.id for m in store.in_promotion_window(NOW, 10)] == ["busy"]
+
+
+def test_page_walks_the_store_in_save_order(store: Store) -> None:
+    put(store, *(mem(f"m{i:02d}") for i in range(25)))
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = store.page(cursor, 10)
+        if not page:
+            break
+        seen += [m.id for m in page]
+        cursor = page[-1].id
+    assert seen == [f"m{i:02d}" for i in range(25)]
+
+
+def test_reschedule_all_rewrites_every_schedule_and_records_the_fingerprint(store: Store) -> None:
+    put(store, *(mem(f"m{i}", idle_days=i) for i in range(5)))
+    assert store.schedule_fingerprint() is None
+    slow = Policy(forget_threshold=0.01)
+
+    def compute(cols: ScheduleInputs) -> ScheduleArrays:
+        return schedule_arrays(
+            slow, cols.use_count, cols.strength, cols.last_used, cols.created_at, cols.active
+        )
+
+    assert store.reschedule_all(compute, "slow") == 5
+    assert store.schedule_fingerprint() == "slow"
+    # With the lower threshold, nothing idle for < 5 days is due even 60 days later.
+    due_default = {m.id for m in store.due_for_gc(NOW + 60 * DAY, 10)}
+    expected = {
+        m.id
+        for m in store.get_many([f"m{i}" for i in range(5)])
+        if float(
+            schedule_arrays(
+                slow,
+                np.array([0.0]),
+                np.array([1.0]),
+                np.array([to_epoch(m.last_used)]),
+                np.array([0.0]),
+                np.array([True]),
+            ).forget_at[0]
+        )
+        < NOW + 60 * DAY
+    }
+    assert due_default == expected
+
+
+def test_relations_are_idempotent_per_endpoints_and_type(store: Store) -> None:
+    put(store, mem("a"), mem("b"))
+    first = store.add_relation(
+        Relation(
+            id="r1",
+            from_id="a",
+            to_id="b",
+            type="causes",
+            strength=0.5,
+            metadata={"why": "x"},
+            created_at=T0,
+        )
+    )
+    again = store.add_relation(
+        Relation(id="r2", from_id="a", to_id="b", type="causes", created_at=T0)
+    )
+    other = store.add_relation(
+        Relation(id="r3", from_id="a", to_id="b", type="supports", created_at=T0)
+    )
+    assert again == first
+    assert [r.id for r in store.relations(["b"])] == ["r1", "r3"]
+    assert other.type == "supports" and store.count_relations() == 2
+
+
+def test_relations_need_both_endpoints(store: Store) -> None:
+    put(store, mem("a"))
+    with pytest.raises(NotFoundError):
+        store.add_relation(
+            Relation(id="r", from_id="a", to_id="ghost", type="related", created_at=T0)
+        )
+    assert store.count_relations() == 0

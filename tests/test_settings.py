@@ -1,0 +1,255 @@
+"""Every setting is read from the environment or .env files, fails loudly when bad, and changes
+behaviour. Each row of EFFECTS opens a real store twice (default vs changed) and compares one
+observable outcome."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.support import START
+
+from engram import ConfigError, Engram, FixedClock, StoreError
+from engram.config import Settings, load_settings
+
+Probe = Callable[[Engram, FixedClock], Any]
+
+
+def aged_score(mem: Engram, clock: FixedClock) -> float:
+    return round(mem.score(mem.save("x", created_at=START - timedelta(days=5))), 9)
+
+
+def touched_score(mem: Engram, clock: FixedClock) -> float:
+    m = mem.save("x")
+    for _ in range(3):
+        mem.touch(m.id)
+    clock.advance(days=2)
+    return round(mem.score(mem.get(m.id)), 9)
+
+
+def gc_count(mem: Engram, clock: FixedClock) -> int:
+    mem.save("x", created_at=START - timedelta(days=12))
+    return mem.gc().count
+
+
+def promotable(mem: Engram, clock: FixedClock) -> list[str]:
+    a, b = mem.save("often used"), mem.save("used twice")
+    for _ in range(3):
+        mem.touch(a.id)
+    mem.touch(b.id)
+    mem.touch(b.id)
+    clock.advance(days=2)
+    return sorted(c.memory.content for c in mem.promotion_candidates())
+
+
+def promotable_later(mem: Engram, clock: FixedClock) -> list[str]:
+    a = mem.save("busy")
+    for _ in range(5):
+        mem.touch(a.id)
+    clock.advance(days=16)
+    return [c.reason for c in mem.promotion_candidates()]
+
+
+def review_ids(mem: Engram, clock: FixedClock) -> int:
+    for days in (4, 6, 9, 12, 16):
+        mem.save(f"aged {days}", created_at=START - timedelta(days=days))
+    return len(mem.review_candidates(limit=100))
+
+
+def blended(mem: Engram, clock: FixedClock) -> int:
+    mem.save("garden tomatoes need water")
+    clock.advance(days=9)
+    for i in range(12):
+        mem.save(f"garden plan {i}: tomatoes and basil")
+    return sum(h.reason == "review" for h in mem.search("garden tomatoes", limit=10))
+
+
+def observed(mem: Engram, clock: FixedClock) -> tuple[int, float, bool]:
+    m = mem.save("x", tags=["a", "b", "c"])
+    (r,) = mem.observe([m.id], ["a", "x", "y", "z"])  # Jaccard 1/6 ≈ 0.17
+    return r.memory.use_count, round(r.memory.strength, 9), r.cross_domain
+
+
+def boosted(mem: Engram, clock: FixedClock) -> float:
+    return round(mem.touch(mem.save("x").id, boost=True).memory.strength, 9)
+
+
+def order_fresh_vs_exact(mem: Engram, clock: FixedClock) -> list[str]:
+    mem.save("alpha beta gamma")
+    clock.advance(days=30)
+    mem.save("alpha beta gamma delta")
+    return [h.memory.content for h in mem.search("alpha beta gamma")]
+
+
+def pool_depth(mem: Engram, clock: FixedClock) -> str:
+    for i in range(30):
+        mem.save(f"zebra stripes {i}", created_at=START - timedelta(days=40))
+    mem.save("zebra stripes are a pattern seen on the plains of africa today")
+    return mem.search("zebra stripes", limit=1)[0].memory.content
+
+
+def field_order(mem: Engram, clock: FixedClock) -> list[str]:
+    mem.save("notes about kiwi fruit and kiwi birds")
+    mem.save("other", tags=["kiwi"])
+    mem.save("more", entities=["kiwi"])
+    return [h.memory.content for h in mem.search("kiwi")]
+
+
+def location(mem: Engram, clock: FixedClock) -> str:
+    return Path(mem.stats().location).name
+
+
+def log_level(mem: Engram, clock: FixedClock) -> int:
+    return logging.getLogger("engram").level
+
+
+EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
+    ("decay_model", {}, {"decay_model": "exponential"}, aged_score),
+    ("pl_alpha", {}, {"pl_alpha": 2.0}, aged_score),
+    ("pl_halflife_days", {}, {"pl_halflife_days": 7.0}, aged_score),
+    (
+        "decay_lambda",
+        {"decay_model": "exponential"},
+        {"decay_model": "exponential", "decay_lambda": 1e-5},
+        aged_score,
+    ),
+    (
+        "tc_lambda_fast",
+        {"decay_model": "two_component"},
+        {"decay_model": "two_component", "tc_lambda_fast": 5e-5},
+        aged_score,
+    ),
+    (
+        "tc_lambda_slow",
+        {"decay_model": "two_component"},
+        {"decay_model": "two_component", "tc_lambda_slow": 5e-6},
+        aged_score,
+    ),
+    (
+        "tc_weight_fast",
+        {"decay_model": "two_component"},
+        {"decay_model": "two_component", "tc_weight_fast": 0.2},
+        aged_score,
+    ),
+    ("decay_beta", {}, {"decay_beta": 1.0}, touched_score),
+    ("forget_threshold", {}, {"forget_threshold": 0.2}, gc_count),
+    (
+        "promote_threshold",
+        {"promote_min_age_days": 1},
+        {"promote_min_age_days": 1, "promote_threshold": 2.5},
+        promotable,
+    ),
+    ("promote_use_count", {}, {"promote_use_count": 3}, promotable),
+    ("promote_time_window", {}, {"promote_time_window": 30}, promotable_later),
+    ("promote_min_age_days", {}, {"promote_min_age_days": 1}, promotable),
+    ("review_danger_zone_min", {}, {"review_danger_zone_min": 0.05}, review_ids),
+    ("review_danger_zone_max", {}, {"review_danger_zone_max": 0.6}, review_ids),
+    ("review_blend_ratio", {}, {"review_blend_ratio": 0.0}, blended),
+    ("auto_reinforce", {}, {"auto_reinforce": False}, observed),
+    ("cross_domain_threshold", {}, {"cross_domain_threshold": 0.1}, observed),
+    ("cross_domain_boost", {}, {"cross_domain_boost": 0.5}, observed),
+    ("touch_boost", {}, {"touch_boost": 0.4}, boosted),
+    ("search_decay_weight", {}, {"search_decay_weight": 0.0}, order_fresh_vs_exact),
+    ("search_candidates", {}, {"search_candidates": 10}, pool_depth),
+    ("fts_weight_content", {}, {"fts_weight_content": 20.0}, field_order),
+    ("fts_weight_tags", {}, {"fts_weight_tags": 0.05}, field_order),
+    ("fts_weight_entities", {}, {"fts_weight_entities": 0.05}, field_order),
+    ("storage_path", {}, {"storage_path": "__tmp__/other.db"}, location),
+    ("log_level", {}, {"log_level": "DEBUG"}, log_level),
+]
+
+
+def run(tmp_path: Path, name: str, overrides: dict[str, Any], probe: Probe) -> Any:
+    opts = (
+        {k: (str(tmp_path / v[8:]) if v == "__tmp__/other.db" else v) for k, v in overrides.items()}
+        if overrides
+        else {}
+    )
+    clock = FixedClock(START)
+    path = opts.pop("storage_path", None) or str(tmp_path / f"{name}.db")
+    with Engram.open(path, clock=clock, **opts) as mem:
+        return probe(mem, clock)
+
+
+@pytest.mark.parametrize(("name", "base", "changed", "probe"), EFFECTS, ids=[e[0] for e in EFFECTS])
+def test_setting_changes_behaviour(
+    tmp_path: Path, name: str, base: dict[str, Any], changed: dict[str, Any], probe: Probe
+) -> None:
+    before = run(tmp_path / "a", name, base, probe)
+    after = run(tmp_path / "b", name, changed, probe)
+    assert before != after, f"{name} had no visible effect ({before!r})"
+
+
+def test_every_setting_has_an_effect_test() -> None:
+    tested = {e[0] for e in EFFECTS} | {"sqlite_busy_timeout"}
+    assert tested == set(Settings.model_fields)
+
+
+def test_busy_timeout_bounds_the_wait_for_another_writer(tmp_path: Path) -> None:
+    path = tmp_path / "busy.db"
+    with Engram.open(str(path), sqlite_busy_timeout=0.2) as mem:
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            with pytest.raises(StoreError, match="busy"):
+                mem.save("blocked")
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        assert mem.save("now free").content == "now free"
+
+
+def test_environment_variables_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENGRAM_DECAY_BETA", "0.8")
+    monkeypatch.setenv("ENGRAM_DECAY_MODEL", "two_component")
+    s = load_settings()
+    assert s.decay_beta == 0.8 and s.policy().decay.model == "two_component"
+
+
+def test_env_files_are_read_with_the_working_directory_winning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = tmp_path / "xdg-config" / "engram"
+    user.mkdir(parents=True)
+    (user / ".env").write_text("ENGRAM_DECAY_BETA=0.7\nENGRAM_FORGET_THRESHOLD=0.07\n")
+    (tmp_path / ".env").write_text("ENGRAM_DECAY_BETA=0.9\nUNRELATED=1\n")
+    s = load_settings()
+    assert (s.decay_beta, s.forget_threshold) == (0.9, 0.07)
+    monkeypatch.setenv("ENGRAM_DECAY_BETA", "0.5")
+    assert load_settings().decay_beta == 0.5
+    assert load_settings(decay_beta=0.4).decay_beta == 0.4
+
+
+@pytest.mark.parametrize(
+    ("env", "value", "fragment"),
+    [
+        ("ENGRAM_DECAY_BETA", "abc", "ENGRAM_DECAY_BETA"),
+        ("ENGRAM_DECAY_MODEL", "linear", "ENGRAM_DECAY_MODEL"),
+        ("ENGRAM_FORGET_THRESHOLD", "0", "ENGRAM_FORGET_THRESHOLD"),
+        ("ENGRAM_REVIEW_DANGER_ZONE_MIN", "0.5", "review_danger_zone_min must be below"),
+        ("ENGRAM_AUTO_REINFORCE", "maybe", "ENGRAM_AUTO_REINFORCE"),
+    ],
+)
+def test_a_bad_value_fails_at_start_naming_the_setting(
+    monkeypatch: pytest.MonkeyPatch, env: str, value: str, fragment: str
+) -> None:
+    monkeypatch.setenv(env, value)
+    with pytest.raises(ConfigError, match=fragment):
+        Engram.open()
+
+
+def test_unknown_override_is_refused() -> None:
+    with pytest.raises(ConfigError, match="unknown setting"):
+        load_settings(decay_bta=0.6)
+
+
+def test_store_url_forms(tmp_path: Path) -> None:
+    with Engram.open(f"sqlite:///{tmp_path}/u.db") as mem:
+        assert mem.stats().location == str(tmp_path / "u.db")
+    with pytest.raises(ConfigError, match="unsupported store URL"):
+        Engram.open("redis://localhost/0")
