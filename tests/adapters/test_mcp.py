@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp_types as types
 import pytest
 from mcp.client import Client, ClientSession, IncomingMessage
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
 from engram.config import load_settings
 from engram.mcp.server import build_server
@@ -300,6 +301,23 @@ async def test_update_memory_changes_only_the_fields_given(server: Server) -> No
 
 
 @pytest.mark.anyio
+async def test_text_that_looks_like_json_stays_text(server: Server) -> None:
+    """The SDK parses JSON-looking strings for non-`str` parameters; free text must not be."""
+    saved = await server.save(source='{"kind": "url"}', context="null")
+    assert (saved["source"], saved["context"]) == ('{"kind": "url"}', "null")
+    updated = await server.call(
+        "update_memory", {"memory_id": saved["id"], "content": '["step 1", "step 2"]'}
+    )
+    assert updated["content"] == '["step 1", "step 2"]'
+    await server.save(f"null pointer {unique()}")
+    await server.save(f"something else {unique()}")
+    found = await server.call("search_memory", {"query": "null", "limit": 100})
+    assert found["count"] >= 1  # a search for the word, not a browse of everything:
+    assert all("null" in hit["memory"]["content"] for hit in found["hits"])
+    await server.call("search_memory", {"query": "[1]"})  # text, not a list: no error
+
+
+@pytest.mark.anyio
 async def test_touch_counts_a_use_and_boost_adds_strength(server: Server) -> None:
     saved = await server.save()
     touched = await server.call("touch_memory", {"memory_id": saved["id"]})
@@ -460,6 +478,27 @@ async def test_memory_stats_counts_saves_relations_and_archives(server: Server) 
     assert after["decay_model"] == "power_law"
 
 
+@pytest.mark.anyio
+async def test_concurrent_calls_are_all_served(server: Server) -> None:
+    """Tool calls run in worker threads: many in flight at once all complete, none is lost."""
+    memory = await server.save()
+    before = await server.stats()
+
+    async def save_one(i: int) -> None:
+        await server.save(f"parallel {i} {unique()}")
+
+    async def touch_once() -> None:
+        await server.call("touch_memory", {"memory_id": memory["id"]})
+
+    async with anyio.create_task_group() as group:
+        for i in range(10):
+            group.start_soon(save_one, i)
+            group.start_soon(touch_once)
+    assert (await server.stats())["total"] == before["total"] + 10
+    opened = await server.call("open_memories", {"memory_ids": [memory["id"]]})
+    assert opened["memories"][0]["use_count"] == 10
+
+
 # -- bad input ------------------------------------------------------------------------------
 
 BAD_INPUT = [
@@ -558,24 +597,31 @@ async def test_a_bad_setting_becomes_a_tool_error_naming_it(tmp_path: Path) -> N
 
 
 class RawServer:
-    """The server process with bare pipes: every stdout line is ours to inspect."""
+    """The server process with bare pipes: every stdout line is ours to inspect.
+
+    stderr goes to a file, not a pipe: at DEBUG level the server logs a lot, and an unread pipe
+    would fill up and stall it.
+    """
 
     def __init__(self, home: Path, **env: str) -> None:
         params = server_params(home, **env)
-        self.process = subprocess.Popen(
-            [params.command, *params.args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={**_default_env(), **(params.env or {})},
-            cwd=params.cwd,
-            text=True,
-        )
+        self.stderr_path = home / "server-stderr.log"
+        with self.stderr_path.open("w") as errlog:
+            self.process = subprocess.Popen(
+                [params.command, *params.args],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errlog,
+                env={**get_default_environment(), **(params.env or {})},
+                cwd=params.cwd,
+                text=True,
+            )
         self.lines: queue.Queue[str] = queue.Queue()
         self.stdout: list[str] = []
-        threading.Thread(target=self._pump, daemon=True).start()
+        self._pump = threading.Thread(target=self._read_stdout, daemon=True)
+        self._pump.start()
 
-    def _pump(self) -> None:
+    def _read_stdout(self) -> None:
         assert self.process.stdout is not None
         for line in self.process.stdout:
             self.lines.put(line)
@@ -602,16 +648,19 @@ class RawServer:
         """Close stdin (the client is leaving); return stderr once the server has exited."""
         assert self.process.stdin is not None
         self.process.stdin.close()
-        _, err = self.process.communicate(timeout=30)
+        self.process.wait(timeout=30)
+        self._pump.join(timeout=30)
         while not self.lines.empty():
             self.stdout.append(self.lines.get())
-        return err
+        return self.stderr_path.read_text()
 
-
-def _default_env() -> dict[str, str]:
-    from mcp.client.stdio import get_default_environment
-
-    return get_default_environment()
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=30)
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None and not pipe.closed:
+                pipe.close()
 
 
 @pytest.fixture
@@ -619,10 +668,10 @@ def raw_server(tmp_path: Path) -> Iterator[RawServer]:
     home = tmp_path / "raw"
     home.mkdir()
     raw = RawServer(home, ENGRAM_LOG_LEVEL="DEBUG")
-    yield raw
-    if raw.process.poll() is None:
-        raw.process.kill()
-        raw.process.communicate()
+    try:
+        yield raw
+    finally:
+        raw.close()
 
 
 def test_stdout_carries_only_protocol_messages_even_at_debug(raw_server: RawServer) -> None:
@@ -649,7 +698,8 @@ def test_stdout_carries_only_protocol_messages_even_at_debug(raw_server: RawServ
     assert raw_server.stdout, "no protocol traffic at all"
     for line in raw_server.stdout:
         assert json.loads(line)["jsonrpc"] == "2.0", line
-    assert "DEBUG" in stderr  # the logs exist, and went to stderr
+    assert "serving MCP over stdio" in stderr  # the logs exist, and went to stderr
+    assert stderr.count("store open:") == 1  # once: not echoed by the SDK's root handler
     assert "Traceback" not in stderr
 
 

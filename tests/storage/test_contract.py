@@ -88,7 +88,7 @@ def test_modify_writes_the_change_and_returns_old_and_new(store: Store) -> None:
     ((old, new),) = store.modify(["a"], change)
     assert old.use_count == 0 and new.use_count == 1
     assert store.get_many(["a"])[0].content == "edited"
-    assert [m.id for m, _ in store.text_search(["edited"], Filter(), 10)] == ["a"]
+    assert [h.id for h in store.text_search(["edited"], Filter(), 10)] == ["a"]
     assert store.text_search(["note"], Filter(), 10) == []
 
 
@@ -137,7 +137,13 @@ def test_delete_removes_memories_and_their_relations(store: Store) -> None:
     assert [r.id for r in store.relations(["a", "b", "c"])] == ["r-c"]
     assert store.count_relations() == 1
     assert store.text_search(["note"], Filter(), 10) != []
-    assert {m.id for m, _ in store.text_search(["note"], Filter(), 10)} == {"a", "c"}
+    assert {h.id for h in store.text_search(["note"], Filter(), 10)} == {"a", "c"}
+
+
+def test_guarded_delete_spares_memories_no_longer_due(store: Store) -> None:
+    put(store, mem("due", idle_days=400), mem("fresh"))
+    assert store.delete(["due", "fresh"], due_before=NOW) == 1
+    assert [m.id for m in store.get_many(["due", "fresh"])] == ["fresh"]
 
 
 def test_count_by_status(store: Store) -> None:
@@ -153,28 +159,28 @@ def test_text_search_matches_content_tags_and_entities(store: Store) -> None:
         mem("entity", "other", entities=("Kubernetes",)),
         mem("none", "unrelated words"),
     )
-    found = {m.id for m, _ in store.text_search(["kubernetes"], Filter(), 10)}
+    found = {m.id for m in store.text_search(["kubernetes"], Filter(), 10)}
     assert found == {"content", "tag", "entity"}
 
 
 def test_text_search_stems_and_ignores_case_and_accents(store: Store) -> None:
     put(store, mem("a", "Running the CAFÉ deployments"))
     for term in ("run", "cafe", "deployment"):
-        assert [m.id for m, _ in store.text_search([term], Filter(), 10)] == ["a"], term
+        assert [m.id for m in store.text_search([term], Filter(), 10)] == ["a"], term
 
 
 def test_text_search_ranks_more_matching_terms_higher(store: Store) -> None:
     put(store, mem("one", "python tips"), mem("both", "python packaging tips for wheels"))
     hits = store.text_search(["python", "wheels"], Filter(), 10)
-    assert [m.id for m, _ in hits] == ["both", "one"]
-    assert hits[0][1] > hits[1][1] > 0
+    assert [h.id for h in hits] == ["both", "one"]
+    assert hits[0].relevance > hits[1].relevance > 0
 
 
 def test_text_search_treats_query_syntax_as_plain_words(store: Store) -> None:
     put(store, mem("a", 'quote " and NEAR( star * column:'))
     for term in ['"', "NEAR(", "*", "column:", "AND", "OR"]:
         store.text_search([term], Filter(), 10)  # must not raise
-    assert [m.id for m, _ in store.text_search(["near"], Filter(), 10)] == ["a"]
+    assert [m.id for m in store.text_search(["near"], Filter(), 10)] == ["a"]
 
 
 def test_text_search_respects_filters(store: Store) -> None:
@@ -184,11 +190,11 @@ def test_text_search_respects_filters(store: Store) -> None:
         mem("new", "shared word", tags=("home",)),
         mem("gone", "shared word", tags=("work",), status=Status.ARCHIVED),
     )
-    assert {m.id for m, _ in store.text_search(["shared"], Filter(tags=("work",)), 10)} == {"old"}
+    assert {m.id for m in store.text_search(["shared"], Filter(tags=("work",)), 10)} == {"old"}
     recent = Filter(used_since=NOW - 5 * DAY)
-    assert {m.id for m, _ in store.text_search(["shared"], recent, 10)} == {"new"}
+    assert {m.id for m in store.text_search(["shared"], recent, 10)} == {"new"}
     archived = Filter(statuses=(Status.ARCHIVED,))
-    assert {m.id for m, _ in store.text_search(["shared"], archived, 10)} == {"gone"}
+    assert {m.id for m in store.text_search(["shared"], archived, 10)} == {"gone"}
 
 
 def test_text_search_honours_limit(store: Store) -> None:
@@ -216,7 +222,7 @@ def test_due_for_gc_returns_only_memories_past_their_forget_time(store: Store) -
         mem("fresh"),
         mem("archived-old", idle_days=400, status=Status.ARCHIVED),
     )
-    assert [m.id for m in store.due_for_gc(NOW, 10)] == ["forgotten"]
+    assert store.due_for_gc(NOW, 10) == ["forgotten"]
 
 
 def test_danger_zone_and_promotion_windows_are_stabbing_queries(store: Store) -> None:
@@ -258,7 +264,7 @@ def test_reschedule_all_rewrites_every_schedule_and_records_the_fingerprint(stor
     assert store.reschedule_all(compute, "slow") == 5
     assert store.schedule_fingerprint() == "slow"
     # With the lower threshold, nothing idle for < 5 days is due even 60 days later.
-    due_default = {m.id for m in store.due_for_gc(NOW + 60 * DAY, 10)}
+    due_default = set(store.due_for_gc(NOW + 60 * DAY, 10))
     expected = {
         m.id
         for m in store.get_many([f"m{i}" for i in range(5)])

@@ -27,9 +27,11 @@ from engram.cli.common import (
     say,
 )
 from engram.config import ENV_PREFIX, Settings, config_dir, data_dir, default_storage_path
-from engram.core.models import Memory
+from engram.core.models import RELATION_TYPES, Memory
 from engram.core.timeutil import to_epoch
 from engram.errors import ConfigError
+from engram.services.graph import MAX_GRAPH_PAGE
+from engram.services.maintenance import GC_BATCH_MAX
 from engram.services.results import (
     GcResult,
     GraphPage,
@@ -37,7 +39,7 @@ from engram.services.results import (
     ReviewCandidate,
     Stats,
 )
-from engram.services.validation import MAX_IDS
+from engram.services.validation import MAX_IDS, MAX_LIMIT
 from engram.storage.factory import sqlite_path
 
 DAY = 86_400.0
@@ -46,7 +48,7 @@ DAY = 86_400.0
 @click.command()
 @click.option("--apply", "apply_", is_flag=True, help="Really forget (default: dry run).")
 @click.option("--archive", is_flag=True, help="Archive instead of deleting.")
-@click.option("--limit", type=int, default=1000, show_default=True, help="1 to 10000.")
+@click.option("--limit", type=int, default=1000, show_default=True, help=f"1 to {GC_BATCH_MAX}.")
 @pass_state
 def gc(state: State, apply_: bool, archive: bool, limit: int) -> None:
     """Forget memories whose score fell below the forget threshold.
@@ -54,15 +56,13 @@ def gc(state: State, apply_: bool, archive: bool, limit: int) -> None:
     A dry run by default, because deletion cannot be undone: run it, read the list, then
     repeat with --apply.
     """
+    preview_of: dict[str, Memory] = {}
     with open_app(state) as app:
-        preview_of: dict[str, Memory] = {}
-        if not apply_:
-            result = app.maintenance.gc(dry_run=True, archive_instead=archive, limit=limit)
+        result = app.maintenance.gc(dry_run=not apply_, archive_instead=archive, limit=limit)
+        if result.dry_run:  # show what would go; after --apply there is nothing left to show
             for start in range(0, len(result.memory_ids), MAX_IDS):
                 chunk = result.memory_ids[start : start + MAX_IDS]
                 preview_of.update((m.id, m) for m in app.memories.get_many(chunk))
-        else:
-            result = app.maintenance.gc(dry_run=False, archive_instead=archive, limit=limit)
         scores = {i: app.memories.score(m) for i, m in preview_of.items()}
     output(state, result, lambda c: render_gc(c, result, preview_of, scores))
 
@@ -99,7 +99,7 @@ def render_gc(
 
 @click.command()
 @click.argument("kind", type=click.Choice(["promote", "review"]))
-@click.option("--limit", type=int, default=10, show_default=True, help="1 to 100.")
+@click.option("--limit", type=int, default=10, show_default=True, help=f"1 to {MAX_LIMIT}.")
 @pass_state
 def candidates(state: State, kind: str, limit: int) -> None:
     """List memories to promote or to review (danger zone).
@@ -154,7 +154,7 @@ def render_candidates(
     "relation_type",
     default="related",
     show_default=True,
-    help="related, causes, supports, contradicts, has_decision or consolidated_from.",
+    help=", ".join(RELATION_TYPES) + ".",
 )
 @click.option("--strength", type=float, default=1.0, show_default=True, help="0 to 1.")
 @pass_state
@@ -178,7 +178,7 @@ def relate(state: State, from_id: str, to_id: str, relation_type: str, strength:
 
 @click.command()
 @click.option("--cursor", default=None, help="The next cursor printed by the previous page.")
-@click.option("--limit", type=int, default=100, show_default=True, help="1 to 1000.")
+@click.option("--limit", type=int, default=100, show_default=True, help=f"1 to {MAX_GRAPH_PAGE}.")
 @pass_state
 def graph(state: State, cursor: str | None, limit: int) -> None:
     """Page through all memories and their relations.

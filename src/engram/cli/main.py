@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import click
 
-from engram import __version__
 from engram.cli import admin, memories
 from engram.cli.common import EngramGroup, State
 from engram.cli.demo import demo
@@ -23,7 +22,8 @@ from engram.cli.demo import demo
     help="Store file or sqlite:/// URL (overrides ENGRAM_STORAGE_PATH).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of tables.")
-@click.version_option(__version__, prog_name="engram")
+# The installed distribution's version: importing `engram` itself would point up the layers.
+@click.version_option(package_name="engram", prog_name="engram")
 @click.pass_context
 def cli(ctx: click.Context, store: str | None, as_json: bool) -> None:
     """Engram: local-first memory for AI assistants. Memories decay unless reinforced."""

@@ -34,8 +34,9 @@ from engram.core.models import Memory
 from engram.errors import NotFoundError
 from engram.services.memories import Draft
 from engram.services.results import ObserveResult, SearchHit, TouchResult
+from engram.services.validation import MAX_LIMIT, MAX_TAGS
 
-TAG_HELP = "Tag (repeat for several; at most 50)."
+TAG_HELP = f"Tag (repeat for several; at most {MAX_TAGS})."
 
 
 # The services return bare lists and counts; `--json` wraps them in objects whose field names
@@ -115,7 +116,7 @@ def save(
 )
 @click.option("--window-days", type=float, default=None, help="Only memories used this recently.")
 @click.option("--min-score", type=float, default=None, help="Only memories scoring at least this.")
-@click.option("--limit", type=int, default=10, show_default=True, help="1 to 100.")
+@click.option("--limit", type=int, default=10, show_default=True, help=f"1 to {MAX_LIMIT}.")
 @click.option("--verbose", "-v", is_flag=True, help="Show why: text, decay, review and rank.")
 @pass_state
 def search(

@@ -18,6 +18,8 @@ from pydantic import BaseModel, ConfigDict
 
 from engram.core.models import Memory
 
+Reason = Literal["match", "review"]
+
 
 class Why(BaseModel):
     """The parts a result's rank was computed from."""
@@ -36,16 +38,23 @@ class SearchHit(BaseModel):
     memory: Memory
     score: float
     rank: float
-    reason: Literal["match", "review"]
+    reason: Reason
     why: Why
 
 
 @dataclass(frozen=True)
 class Candidate:
-    memory: Memory
+    id: str
     relevance: float  # raw, higher is better; normalised here
     score: float
     review_priority: float
+
+
+@dataclass(frozen=True)
+class Ranked:
+    id: str
+    reason: Reason
+    why: Why
 
 
 def rank_value(relevance: float, score: float, decay_weight: float) -> float:
@@ -54,46 +63,44 @@ def rank_value(relevance: float, score: float, decay_weight: float) -> float:
 
 def rank(
     candidates: Sequence[Candidate], limit: int, decay_weight: float, review_ratio: float
-) -> list[SearchHit]:
+) -> list[Ranked]:
     if not candidates or limit <= 0:
         return []
     best = max(c.relevance for c in candidates)
     scale = best if best > 0 else 1.0
 
-    def hit(c: Candidate, reason: Literal["match", "review"]) -> SearchHit:
-        rel = c.relevance / scale
-        value = rank_value(rel, c.score, decay_weight)
-        why = Why(text=rel, decay=c.score, review=c.review_priority, rank=value)
-        return SearchHit(memory=c.memory, score=c.score, rank=value, reason=reason, why=why)
+    def value(c: Candidate) -> float:
+        return rank_value(c.relevance / scale, c.score, decay_weight)
 
-    ordered = sorted(
-        candidates,
-        key=lambda c: (-rank_value(c.relevance / scale, c.score, decay_weight), c.memory.id),
-    )
+    def ranked(c: Candidate, reason: Reason) -> Ranked:
+        why = Why(text=c.relevance / scale, decay=c.score, review=c.review_priority, rank=value(c))
+        return Ranked(id=c.id, reason=reason, why=why)
+
+    ordered = sorted(candidates, key=lambda c: (-value(c), c.id))
     review_slots = int(limit * review_ratio)
     primary_slots = limit - review_slots
     primary = ordered[:primary_slots]
-    taken = {c.memory.id for c in primary}
+    taken = {c.id for c in primary}
     reviews = sorted(
-        (c for c in ordered[primary_slots:] if c.review_priority > 0 and c.memory.id not in taken),
-        key=lambda c: (-c.review_priority, c.memory.id),
+        (c for c in ordered[primary_slots:] if c.review_priority > 0 and c.id not in taken),
+        key=lambda c: (-c.review_priority, c.id),
     )[:review_slots]
     # Unused review slots go back to the best remaining matches.
     spare = limit - len(primary) - len(reviews)
     if spare > 0:
-        chosen = taken | {c.memory.id for c in reviews}
-        primary += [c for c in ordered[primary_slots:] if c.memory.id not in chosen][:spare]
+        chosen = taken | {c.id for c in reviews}
+        primary += [c for c in ordered[primary_slots:] if c.id not in chosen][:spare]
     return interleave(
-        [hit(c, "match") for c in primary], [hit(c, "review") for c in reviews], review_ratio
+        [ranked(c, "match") for c in primary], [ranked(c, "review") for c in reviews], review_ratio
     )
 
 
-def interleave(primary: list[SearchHit], reviews: list[SearchHit], ratio: float) -> list[SearchHit]:
+def interleave(primary: list[Ranked], reviews: list[Ranked], ratio: float) -> list[Ranked]:
     """[p, p, r, p, p, r, ...] for ratio 0.3: one review after every round(1/ratio) − 1 matches."""
     if not reviews:
         return primary
     run = max(1, round(1.0 / ratio) - 1) if ratio > 0 else len(primary)
-    out: list[SearchHit] = []
+    out: list[Ranked] = []
     p, r = 0, 0
     while p < len(primary) or r < len(reviews):
         for _ in range(run):

@@ -64,29 +64,51 @@ def review_priority(policy: Policy, scores: ArrayLike) -> NDArray[np.float64]:
     return np.where((x >= lo) & (x <= hi), prio, 0.0)
 
 
-def promotion_reason(policy: Policy, memory: Memory, now: float) -> PromotionReason | None:
-    """Why a memory deserves long-term storage now, or None.
+NO_PROMOTION, BY_USAGE, BY_SCORE = 0, 1, 2
+
+
+def promotion_reasons(
+    policy: Policy,
+    use_count: ArrayLike,
+    strength: ArrayLike,
+    last_used: ArrayLike,
+    created_at: ArrayLike,
+    now: float,
+) -> NDArray[np.int8]:
+    """Why each (active) memory deserves long-term storage now: BY_USAGE, BY_SCORE or 0.
 
     usage: reinforced `promote_use_count` times while younger than the time window.
     score: reinforced at least once, at least `promote_min_age_days` old, and still scoring
     ≥ `promote_threshold`. A never-reinforced memory is never promoted on score: a fresh memory
     scores its strength (≥ 1.0 by default), which says nothing about its worth.
     """
+    n = np.asarray(use_count, dtype=np.float64)
+    age = now - np.asarray(created_at, dtype=np.float64)
+    current = score(policy, n, strength, now - np.asarray(last_used, dtype=np.float64))
+    usage = (n >= policy.promote_use_count) & (age <= policy.promote_time_window_days * DAY)
+    by_score = (
+        (n >= 1)
+        & (age >= policy.promote_min_age_days * DAY)
+        & (current >= policy.promote_threshold)
+    )
+    return np.where(usage, BY_USAGE, np.where(by_score, BY_SCORE, NO_PROMOTION)).astype(np.int8)
+
+
+REASON_NAMES: dict[int, PromotionReason] = {BY_USAGE: "usage", BY_SCORE: "score"}
+
+
+def promotion_reason(policy: Policy, memory: Memory, now: float) -> PromotionReason | None:
     if memory.status != Status.ACTIVE:
         return None
-    age = now - to_epoch(memory.created_at)
-    if (
-        memory.use_count >= policy.promote_use_count
-        and age <= policy.promote_time_window_days * DAY
-    ):
-        return "usage"
-    if (
-        memory.use_count >= 1
-        and age >= policy.promote_min_age_days * DAY
-        and memory_score(policy, memory, now) >= policy.promote_threshold
-    ):
-        return "score"
-    return None
+    code = promotion_reasons(
+        policy,
+        [memory.use_count],
+        [memory.strength],
+        [to_epoch(memory.last_used)],
+        [to_epoch(memory.created_at)],
+        now,
+    )[0]
+    return REASON_NAMES.get(int(code))
 
 
 def crossing_times(

@@ -10,17 +10,17 @@ from engram.mcp import hints
 from engram.mcp.params import (
     TAG_LIMITS,
     Content,
+    ContextText,
     Limit,
     MemoryId,
     MemoryIds,
-    OptionalContent,
-    OptionalContext,
+    NewContent,
     OptionalEntities,
     OptionalMeta,
-    OptionalQuery,
-    OptionalSource,
     OptionalStrength,
     OptionalTags,
+    Query,
+    Source,
     StatusName,
     Strength,
 )
@@ -31,6 +31,8 @@ from engram.services.results import TouchResult
 
 
 def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
+    """Reading and editing memories: none of these counts as a use, so none slows decay."""
+
     @server.tool(
         name="save_memory",
         title="Save memory",
@@ -47,8 +49,8 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         content: Content,
         tags: OptionalTags = None,
         entities: OptionalEntities = None,
-        source: OptionalSource = None,
-        context: OptionalContext = None,
+        source: Source = "",
+        context: ContextText = "",
         meta: OptionalMeta = None,
         strength: Strength = 1.0,
     ) -> Memory:
@@ -56,8 +58,8 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             content=content,
             tags=tuple(tags or ()),
             entities=tuple(entities or ()),
-            source=source,
-            context=context,
+            source=source or None,
+            context=context or None,
             meta=meta or {},
             strength=strength,
         )
@@ -76,7 +78,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         annotations=hints.READ,
     )
     async def search_memory(
-        query: OptionalQuery = None,
+        query: Query = "",
         tags: Annotated[
             OptionalTags,
             Field(description=f"Only memories carrying any of these tags ({TAG_LIMITS})."),
@@ -101,7 +103,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
     ) -> SearchResult:
         hits = await runtime.call(
             lambda app: app.search.search(
-                query,
+                query or None,
                 tags=tags,
                 status=status,
                 window_days=window_days,
@@ -139,22 +141,22 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
     )
     async def update_memory(
         memory_id: MemoryId,
-        content: OptionalContent = None,
+        content: NewContent = "",
         tags: OptionalTags = None,
         entities: OptionalEntities = None,
-        source: OptionalSource = None,
-        context: OptionalContext = None,
+        source: Source = "",
+        context: ContextText = "",
         meta: OptionalMeta = None,
         strength: OptionalStrength = None,
     ) -> Memory:
         return await runtime.call(
             lambda app: app.memories.update(
                 memory_id,
-                content=content,
+                content=content or None,
                 tags=tags,
                 entities=entities,
-                source=source,
-                context=context,
+                source=source or None,
+                context=context or None,
                 meta=meta,
                 strength=strength,
             )
@@ -185,6 +187,8 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
 
 
 def register_reinforcement_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
+    """The only tools that count a use: reinforcement is always an explicit act of the model."""
+
     @server.tool(
         name="touch_memory",
         title="Reinforce memory",

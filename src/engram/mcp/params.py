@@ -32,22 +32,22 @@ from engram.services.validation import (
 __all__ = [
     "TAG_LIMITS",
     "Content",
+    "ContextText",
     "GcLimit",
     "GraphLimit",
     "Limit",
     "MemoryId",
     "MemoryIds",
-    "OptionalContent",
-    "OptionalContext",
+    "NewContent",
     "OptionalEntities",
     "OptionalMemoryId",
     "OptionalMeta",
-    "OptionalQuery",
-    "OptionalSource",
     "OptionalStrength",
     "OptionalTags",
+    "Query",
     "RelationStrength",
     "RelationType",
+    "Source",
     "StatusName",
     "Strength",
 ]
@@ -62,6 +62,11 @@ Entity = Annotated[str, Field(min_length=1, max_length=MAX_ENTITY_LEN)]
 # Parameter types. Optional ones wrap the union in the Field, so the description and the
 # limits stay at the top of the property where clients show them (a tool may still override
 # the description with an outer `Annotated[..., Field(description=...)]`).
+#
+# Optional free text is `str` with "" for "not given", never `str | None`: the SDK parses a
+# string argument as JSON whenever the parameter's type is not exactly `str` (a workaround for
+# clients that send lists as strings), so `str | None` would turn the query "null" into None
+# and content such as '["a", "b"]' into a list.
 
 MemoryId = Annotated[
     IdText,
@@ -85,8 +90,12 @@ _CONTENT_DOC = (
     "One self-contained fact, preference or decision reads best later."
 )
 Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT, description=_CONTENT_DOC)]
-OptionalContent = Annotated[
-    str | None, Field(min_length=1, max_length=MAX_CONTENT, description=_CONTENT_DOC)
+NewContent = Annotated[
+    str,
+    Field(
+        max_length=MAX_CONTENT,
+        description=f"New text, at most {MAX_CONTENT:,} characters; omit (or empty) to keep it.",
+    ),
 ]
 
 TAG_LIMITS = f"up to {MAX_TAGS} tags of at most {MAX_TAG_LEN} characters each"
@@ -102,19 +111,20 @@ OptionalEntities = Annotated[
     ),
 ]
 
-OptionalSource = Annotated[
-    str | None,
+Source = Annotated[
+    str,
     Field(
         max_length=MAX_TEXT_FIELD,
         description=f"Where it came from (a URL, file, person), at most {MAX_TEXT_FIELD:,} "
-        "characters.",
+        "characters; empty for none (update_memory: to keep it).",
     ),
 ]
-OptionalContext = Annotated[
-    str | None,
+ContextText = Annotated[
+    str,
     Field(
         max_length=MAX_TEXT_FIELD,
-        description=f"The situation it was learned in, at most {MAX_TEXT_FIELD:,} characters.",
+        description=f"The situation it was learned in, at most {MAX_TEXT_FIELD:,} characters; "
+        "empty for none (update_memory: to keep it).",
     ),
 ]
 
@@ -163,12 +173,12 @@ GcLimit = Annotated[
     ),
 ]
 
-OptionalQuery = Annotated[
-    str | None,
+Query = Annotated[
+    str,
     Field(
         max_length=MAX_QUERY,
         description=f"Words to look for (full-text, any word matches), at most {MAX_QUERY:,} "
-        "characters. Omit to browse by recency and score.",
+        "characters. Omit (or empty) to browse by recency and score.",
     ),
 ]
 

@@ -8,6 +8,7 @@ round trip fast even when a changed decay setting makes opening recompute every 
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -22,6 +23,8 @@ from engram.errors import EngramError
 
 T = TypeVar("T")
 
+log = logging.getLogger(__name__)
+
 
 class EngramRuntime:
     """Owns at most one App; every tool reaches the services through `call`."""
@@ -32,16 +35,13 @@ class EngramRuntime:
         self._app: App | None = None
         self._lock = threading.Lock()
 
-    @property
-    def is_open(self) -> bool:
-        return self._app is not None
-
     def app(self) -> App:
         """Build the App once; a failed build is retried next call (the fix may be in a file)."""
         with self._lock:
             if self._app is None:
                 settings = self._settings if self._settings is not None else load_settings()
                 self._app = build_app(settings, self._clock)
+                log.info("store open: %s", self._app.context.store.location)
             return self._app
 
     def close(self) -> None:
@@ -49,6 +49,7 @@ class EngramRuntime:
             app, self._app = self._app, None
         if app is not None:
             app.close()
+            log.info("store closed")
 
     async def call(self, operation: Callable[[App], T]) -> T:
         """Run one synchronous service operation in a worker thread.

@@ -108,4 +108,8 @@ def serve(settings: Settings | None = None, clock: Clock | None = None) -> None:
     # Engram's records already reach stderr through its own handler; the SDK installs a root
     # handler too, and propagating would print every Engram record twice.
     logging.getLogger("engram").propagate = False
-    build_server(settings, clock).run("stdio")
+    log.debug("serving MCP over stdio")
+    try:
+        build_server(settings, clock).run("stdio")
+    except KeyboardInterrupt:  # Ctrl-C in a terminal is a normal way to stop, not a crash
+        log.info("interrupted")

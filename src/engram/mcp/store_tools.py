@@ -23,6 +23,8 @@ from engram.services.results import GcResult, GraphPage, Stats
 
 
 def register_maintenance_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
+    """Whole-store maintenance; everything but `gc` with dry_run=false only reads."""
+
     @server.tool(
         name="gc",
         title="Forget faded memories",
@@ -90,6 +92,8 @@ def register_maintenance_tools(server: MCPServer[Any], runtime: EngramRuntime) -
 
 
 def register_graph_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
+    """Relations between memories, and paged reading of the whole store with its edges."""
+
     @server.tool(
         name="create_relation",
         title="Relate memories",

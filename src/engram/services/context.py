@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
+from numpy.typing import NDArray
 
 from engram.clock import Clock
 from engram.config import Settings
 from engram.core.models import Memory, Schedule, Status
 from engram.core.reinforce import Reinforcement
-from engram.core.scoring import Policy, ScheduleArrays, memory_schedule, schedule_arrays
+from engram.core.scoring import (
+    Policy,
+    ScheduleArrays,
+    memory_schedule,
+    schedule_arrays,
+    score,
+)
 from engram.core.timeutil import to_epoch
 from engram.errors import ConfigError
-from engram.storage.protocol import ScheduleInputs, Store
+from engram.storage.protocol import ScheduleInputs, Store, Stub
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +47,15 @@ class Context:
 
     def scheduled(self, memory: Memory) -> tuple[Memory, Schedule]:
         return memory, memory_schedule(self.policy, memory)
+
+    def scores(self, stubs: Sequence[Stub], now: float) -> NDArray[np.float64]:
+        """Decay scores of many memories at once."""
+        return score(
+            self.policy,
+            np.fromiter((s.use_count for s in stubs), np.float64, len(stubs)),
+            np.fromiter((s.strength for s in stubs), np.float64, len(stubs)),
+            now - np.fromiter((s.last_used for s in stubs), np.float64, len(stubs)),
+        )
 
     def scheduled_many(self, memories: list[Memory]) -> list[tuple[Memory, Schedule]]:
         """Vectorised `scheduled` for bulk saves and imports."""

@@ -1,23 +1,26 @@
 """Garbage collection, promotion and review candidates, statistics.
 
 Candidates come from the store's schedule indexes (memories whose threshold crossing has
-passed, or whose interval contains now), then the exact rule of the core filters them.
+passed, or whose interval contains now); the core's exact rules order and filter them.
 """
 
 from __future__ import annotations
 
+import numpy as np
+from numpy.typing import NDArray
+
 from engram.core.models import Memory, Schedule, Status
-from engram.core.scoring import memory_score, promotion_reason, review_priority
+from engram.core.scoring import REASON_NAMES, memory_score, promotion_reasons, review_priority
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.results import GcResult, PromotionCandidate, ReviewCandidate, Stats
-from engram.storage.protocol import Change
+from engram.storage.protocol import Change, Stub
 
 GC_BATCH_MAX = 10_000
-_STATS_CAP = 10_000
+PROMOTION_SCAN_CAP = 10_000
 # Review candidates are read from the memories whose peak urgency (score at mid-zone) is nearest
 # to now, then ordered exactly. See docs/decay.md for why this window is enough.
-REVIEW_WINDOW = 200
+REVIEW_WINDOW = 100
 
 
 class MaintenanceService:
@@ -27,22 +30,24 @@ class MaintenanceService:
     def gc(
         self, dry_run: bool = True, archive_instead: bool = False, limit: int = 1_000
     ) -> GcResult:
-        """Forget memories whose score fell below the forget threshold (oldest crossing first)."""
+        """Forget memories whose score fell below the forget threshold (oldest crossing first).
+
+        Deleting is guarded in the store by the same condition, so a memory another client
+        reinforced after the candidates were listed is spared.
+        """
         limit = check.limit(limit, most=GC_BATCH_MAX)
         now = self.ctx.now_epoch()
-        policy = self.ctx.policy
-        due = [
-            m
-            for m in self.ctx.store.due_for_gc(now, limit + 1)
-            if m.status == Status.ACTIVE and memory_score(policy, m, now) < policy.forget_threshold
-        ]
+        due = self.ctx.store.due_for_gc(now, limit + 1)
         has_more = len(due) > limit
-        ids = [m.id for m in due[:limit]]
+        ids = due[:limit]
         if not dry_run and ids:
             if archive_instead:
-                self.ctx.store.modify(ids, self._archive_if_still_due(now))
+                done = self.ctx.store.modify(ids, self._archive_if_still_due(now))
+                ids = [new.id for _, new in done]
             else:
-                self.ctx.store.delete(ids)
+                self.ctx.store.delete(ids, due_before=now)
+                spared = {m.id for m in self.ctx.store.get_many(ids)}
+                ids = [i for i in ids if i not in spared]
         return GcResult(
             dry_run=dry_run,
             archived=archive_instead,
@@ -55,7 +60,7 @@ class MaintenanceService:
         policy = self.ctx.policy
 
         def change(m: Memory) -> tuple[Memory, Schedule] | None:
-            if memory_score(policy, m, now) >= policy.forget_threshold:
+            if m.status != Status.ACTIVE or memory_score(policy, m, now) >= policy.forget_threshold:
                 return None  # reinforced by another client meanwhile
             return self.ctx.scheduled(m.model_copy(update={"status": Status.ARCHIVED}))
 
@@ -63,50 +68,67 @@ class MaintenanceService:
 
     def promotion_candidates(self, limit: int = 10) -> list[PromotionCandidate]:
         limit = check.limit(limit)
-        now = self.ctx.now_epoch()
-        policy = self.ctx.policy
-        found = []
-        for m in self.ctx.store.in_promotion_window(now, _STATS_CAP):
-            reason = promotion_reason(policy, m, now)
-            if reason is not None:
-                found.append(
-                    PromotionCandidate(memory=m, reason=reason, score=memory_score(policy, m, now))
-                )
-        found.sort(key=lambda c: (c.reason != "usage", -c.score, c.memory.id))
-        return found[:limit]
+        stubs, reasons, scores = self._promotable(self.ctx.now_epoch())
+        # usage first, then the strongest
+        order = sorted(
+            (i for i in range(len(stubs)) if reasons[i]),
+            key=lambda i: (int(reasons[i]), -float(scores[i]), stubs[i].id),
+        )[:limit]
+        memories = {m.id: m for m in self.ctx.store.get_many([stubs[i].id for i in order])}
+        return [
+            PromotionCandidate(
+                memory=memories[stubs[i].id],
+                reason=REASON_NAMES[int(reasons[i])],
+                score=float(scores[i]),
+            )
+            for i in order
+            if stubs[i].id in memories
+        ]
+
+    def _promotable(self, now: float) -> tuple[list[Stub], NDArray[np.int8], NDArray[np.float64]]:
+        stubs = self.ctx.store.in_promotion_window(now, PROMOTION_SCAN_CAP)
+        reasons = promotion_reasons(
+            self.ctx.policy,
+            [s.use_count for s in stubs],
+            [s.strength for s in stubs],
+            [s.last_used for s in stubs],
+            [s.created_at for s in stubs],
+            now,
+        )
+        return stubs, reasons, self.ctx.scores(stubs, now)
 
     def review_candidates(self, limit: int = 10) -> list[ReviewCandidate]:
         """Memories in the danger zone, most urgent (score closest to mid-zone) first."""
         limit = check.limit(limit)
         now = self.ctx.now_epoch()
-        policy = self.ctx.policy
-        out = []
-        window = max(REVIEW_WINDOW, limit * 20)
-        for m in self.ctx.store.near_review_peak(now, window):
-            s = memory_score(policy, m, now)
-            p = float(review_priority(policy, s))
-            if p > 0:
-                out.append(ReviewCandidate(memory=m, score=s, review_priority=p))
-        out.sort(key=lambda c: (-c.review_priority, c.memory.id))
-        return out[:limit]
+        stubs = self.ctx.store.near_review_peak(now, max(REVIEW_WINDOW, limit * 10))
+        if not stubs:
+            return []
+        scores = self.ctx.scores(stubs, now)
+        prios = review_priority(self.ctx.policy, scores)
+        order = [int(i) for i in np.lexsort((-prios,)) if prios[i] > 0][:limit]
+        memories = {m.id: m for m in self.ctx.store.get_many([stubs[i].id for i in order])}
+        return [
+            ReviewCandidate(
+                memory=memories[stubs[i].id],
+                score=float(scores[i]),
+                review_priority=float(prios[i]),
+            )
+            for i in order
+            if stubs[i].id in memories
+        ]
 
     def stats(self) -> Stats:
         counts = self.ctx.store.count()
         now = self.ctx.now_epoch()
-        policy = self.ctx.policy
         due, danger = self.ctx.store.schedule_counts(now)
-        promotable = sum(
-            1
-            for m in self.ctx.store.in_promotion_window(now, _STATS_CAP)
-            if promotion_reason(policy, m, now) is not None
-        )
         return Stats(
             location=self.ctx.store.location,
             total=sum(counts.values()),
             by_status=counts,
             relations=self.ctx.store.count_relations(),
-            decay_model=policy.decay.model,
+            decay_model=self.ctx.policy.decay.model,
             due_for_gc=due,
             in_danger_zone=danger,
-            promotion_candidates=promotable,
+            promotion_candidates=int(np.count_nonzero(self._promotable(now)[1])),
         )

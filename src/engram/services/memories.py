@@ -9,7 +9,7 @@ from typing import Any
 
 from engram.core import reinforce
 from engram.core.models import Memory, Schedule, Status, new_id
-from engram.core.scoring import memory_score, review_priority
+from engram.core.scoring import memory_score, review_priority, score
 from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
@@ -45,7 +45,19 @@ class MemoryService:
     def save_many(self, drafts: Sequence[Draft]) -> list[Memory]:
         """Validate everything first, then write all in one transaction."""
         now = self.ctx.now()
-        memories = [self._build(d, now, index=i) for i, d in enumerate(drafts)]
+        built = [self._build(d, now, index=i) for i, d in enumerate(drafts)]
+        t = to_epoch(now)
+        scores = score(
+            self.ctx.policy,
+            [m.use_count for m in built],
+            [m.strength for m in built],
+            [t - to_epoch(m.last_used) for m in built],
+        )
+        prios = review_priority(self.ctx.policy, scores).tolist()
+        memories = [
+            m.model_copy(update={"review_priority": p}) if p else m
+            for m, p in zip(built, prios, strict=True)
+        ]
         self.ctx.store.insert(self.ctx.scheduled_many(memories))
         return memories
 
@@ -55,7 +67,7 @@ class MemoryService:
         last = check.moment(d.last_used, "last_used" + where) if d.last_used else created
         if last < created:
             raise ValidationError("last_used" + where, "must not be before created_at")
-        memory = Memory(
+        return Memory(
             id=check.memory_id(d.id, "id") if d.id else new_id(),
             content=check.content(d.content, "content" + where),
             tags=check.tags(d.tags),
@@ -67,9 +79,6 @@ class MemoryService:
             created_at=created,
             last_used=last,
         )
-        score = memory_score(self.ctx.policy, memory, to_epoch(now))
-        prio = float(review_priority(self.ctx.policy, score))
-        return memory.model_copy(update={"review_priority": prio})
 
     def get(self, memory_id: str) -> Memory:
         found = self.ctx.store.get_many([check.memory_id(memory_id)])

@@ -1,18 +1,21 @@
-"""Search: full-text candidates from the whole store, re-ranked by decay, review blended in."""
+"""Search: full-text candidates from the whole store, re-ranked by decay, review blended in.
+
+Two phases keep it fast at scale: the store returns light stubs (id, counters, relevance) for a
+few hundred candidates, the core ranks them, and only the winners are read in full.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engram.core.models import Memory, Status
+from engram.core.models import Status
 from engram.core.ranking import Candidate, SearchHit, rank
-from engram.core.scoring import review_priority, score
+from engram.core.scoring import review_priority
 from engram.core.text import query_terms
-from engram.core.timeutil import to_epoch
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.storage.protocol import Filter
+from engram.storage.protocol import Filter, Stub
 
 DAY = 86_400.0
 
@@ -48,39 +51,44 @@ class SearchService:
         if text and not terms:
             return []  # punctuation only: nothing can match
         if terms:
-            found = self.ctx.store.text_search(terms, where, pool)
+            stubs = self.ctx.store.text_search(terms, where, pool)
         else:
-            found = [(m, 1.0) for m in self.ctx.store.browse(where, pool)]
-        candidates = self._candidates(found, now)
+            stubs = self.ctx.store.browse(where, pool)
+        candidates = self._candidates(stubs, now)
         if floor is not None:
             candidates = [c for c in candidates if c.score >= floor]
-        return rank(
+        ranked = rank(
             candidates,
             limit,
             decay_weight=settings.search_decay_weight,
             review_ratio=settings.review_blend_ratio,
         )
+        memories = {m.id: m for m in self.ctx.store.get_many([r.id for r in ranked])}
+        return [
+            SearchHit(
+                memory=memories[r.id],
+                score=r.why.decay,
+                rank=r.why.rank,
+                reason=r.reason,
+                why=r.why,
+            )
+            for r in ranked
+            if r.id in memories  # deleted by another client between the two phases
+        ]
 
-    def _candidates(self, found: list[tuple[Memory, float]], now: float) -> list[Candidate]:
-        if not found:
+    def _candidates(self, stubs: list[Stub], now: float) -> list[Candidate]:
+        if not stubs:
             return []
-        policy = self.ctx.policy
-        memories = [m for m, _ in found]
-        scores = score(
-            policy,
-            [m.use_count for m in memories],
-            [m.strength for m in memories],
-            [now - to_epoch(m.last_used) for m in memories],
-        )
-        prios = review_priority(policy, scores)
+        scores = self.ctx.scores(stubs, now)
+        prios = review_priority(self.ctx.policy, scores)
         return [
             Candidate(
-                memory=m,
-                relevance=rel,
+                id=stub.id,
+                relevance=stub.relevance,
                 score=float(s),
-                review_priority=float(p) if m.status == Status.ACTIVE else 0.0,
+                review_priority=float(p) if stub.status == Status.ACTIVE else 0.0,
             )
-            for (m, rel), s, p in zip(found, scores, prios, strict=True)
+            for stub, s, p in zip(stubs, scores, prios, strict=True)
         ]
 
 

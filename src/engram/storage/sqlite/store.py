@@ -21,7 +21,7 @@ import numpy as np
 from engram.core.models import Memory, Relation, Schedule, Status
 from engram.core.timeutil import from_epoch, to_epoch
 from engram.errors import NotFoundError, StoreError
-from engram.storage.protocol import Change, Filter, Rescheduler, ScheduleInputs
+from engram.storage.protocol import Change, Filter, Rescheduler, ScheduleInputs, Stub
 from engram.storage.sqlite.migrations import migrate
 
 log = logging.getLogger(__name__)
@@ -140,13 +140,15 @@ class SQLiteStore:
                 results.append((old, new))
         return results
 
-    def delete(self, ids: Sequence[str]) -> int:
+    def delete(self, ids: Sequence[str], due_before: float | None = None) -> int:
         removed = 0
+        guard = "" if due_before is None else " AND forget_at IS NOT NULL AND forget_at < ?"
+        extra = [] if due_before is None else [due_before]
         with self._write() as conn:
             for chunk in _chunks(list(ids)):
                 marks = ", ".join("?" * len(chunk))
                 removed += conn.execute(
-                    f"DELETE FROM memories WHERE id IN ({marks})", chunk
+                    f"DELETE FROM memories WHERE id IN ({marks}){guard}", [*chunk, *extra]
                 ).rowcount
         return removed
 
@@ -158,56 +160,54 @@ class SQLiteStore:
 
     # -- finding ------------------------------------------------------------------------------
 
-    def text_search(
-        self, terms: Sequence[str], where: Filter, limit: int
-    ) -> list[tuple[Memory, float]]:
+    def text_search(self, terms: Sequence[str], where: Filter, limit: int) -> list[Stub]:
         if not terms:
             return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         clauses, params = _filter_sql(where, alias="m")
         wc, wt, we = self.field_weights
         sql = (
-            f"SELECT {_prefixed('m')}, bm25(memories_fts, ?, ?, ?) AS r "
+            f"SELECT {_STUB_COLUMNS}, -bm25(memories_fts, ?, ?, ?) AS r "
             "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
-            f"WHERE memories_fts MATCH ? {clauses} ORDER BY r LIMIT ?"
+            f"WHERE memories_fts MATCH ? {clauses} ORDER BY r DESC LIMIT ?"
         )
-        rows = self._query(sql, [wc, wt, we, match, *params, limit])
-        return [(_memory_from_row(row[:-1]), -float(row[-1])) for row in rows]
+        return [_stub(row) for row in self._query(sql, [wc, wt, we, match, *params, limit])]
 
-    def browse(self, where: Filter, limit: int) -> list[Memory]:
+    def browse(self, where: Filter, limit: int) -> list[Stub]:
         """Most durable first (latest forget_at): exact score order for exponential decay and
         a close pre-order for the others; the service re-ranks by the exact score."""
-        out: list[Memory] = []
+        out: list[Stub] = []
         for status in where.statuses:
             narrowed = Filter(statuses=(status,), tags=where.tags, used_since=where.used_since)
             clauses, params = _filter_sql(narrowed, alias="m")
             sql = (
-                f"SELECT {_prefixed('m')} FROM memories m WHERE 1 = 1 {clauses} "
+                f"SELECT {_STUB_COLUMNS}, 1.0 FROM memories m WHERE 1 = 1 {clauses} "
                 "ORDER BY m.forget_at DESC, m.last_used DESC LIMIT ?"
             )
-            out += [_memory_from_row(row) for row in self._query(sql, [*params, limit])]
+            out += [_stub(row) for row in self._query(sql, [*params, limit])]
         return out
 
-    def due_for_gc(self, now: float, limit: int) -> list[Memory]:
+    def due_for_gc(self, now: float, limit: int) -> list[str]:
+        """Exact, not a superset: forget_at was computed by the same formula as the score."""
         sql = (
-            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE forget_at IS NOT NULL "
-            "AND forget_at < ? ORDER BY forget_at LIMIT ?"
+            "SELECT id FROM memories WHERE forget_at IS NOT NULL AND forget_at < ? "
+            "ORDER BY forget_at LIMIT ?"
         )
-        return [_memory_from_row(row) for row in self._query(sql, (now, limit))]
+        return [row[0] for row in self._query(sql, (now, limit))]
 
-    def near_review_peak(self, now: float, limit: int) -> list[Memory]:
+    def near_review_peak(self, now: float, limit: int) -> list[Stub]:
         """Up to `limit` memories whose peak review urgency is nearest to now, either side."""
         half = max(1, limit // 2)
         later = (
-            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE review_at >= ? "
+            f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE review_at >= ? "
             "ORDER BY review_at LIMIT ?"
         )
         earlier = (
-            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE review_at < ? "
+            f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE review_at < ? "
             "ORDER BY review_at DESC LIMIT ?"
         )
         rows = self._query(later, (now, half)) + self._query(earlier, (now, half))
-        return [_memory_from_row(row) for row in rows]
+        return [_stub(row) for row in rows]
 
     def schedule_counts(self, now: float) -> tuple[int, int]:
         """(due for gc, in the danger zone) now, counted from the indexes alone."""
@@ -219,17 +219,15 @@ class SQLiteStore:
         ][0]
         return int(due), int(zone)
 
-    def in_promotion_window(self, now: float, limit: int) -> list[Memory]:
-        return self._stabbing("promote_rt", now, limit)
-
-    def _stabbing(self, table: str, now: float, limit: int) -> list[Memory]:
+    def in_promotion_window(self, now: float, limit: int) -> list[Stub]:
         # R*Tree coordinates are 32-bit floats rounded outwards: a superset, filtered exactly
         # by the service.
         sql = (
-            f"SELECT {_prefixed('m')} FROM {table} r JOIN memories m ON m.seq = r.id "
+            # CROSS JOIN pins the R*Tree as the outer loop (the planner may otherwise scan).
+            f"SELECT {_STUB_COLUMNS}, 0.0 FROM promote_rt r CROSS JOIN memories m ON m.seq = r.id "
             "WHERE r.t0 <= ? AND r.t1 >= ? AND m.status = 'active' LIMIT ?"
         )
-        return [_memory_from_row(row) for row in self._query(sql, (now, now, limit))]
+        return [_stub(row) for row in self._query(sql, (now, now, limit))]
 
     def page(self, after: str | None, limit: int) -> list[Memory]:
         start = 0
@@ -333,8 +331,11 @@ class SQLiteStore:
 # -- row mapping -------------------------------------------------------------------------------
 
 
-def _prefixed(alias: str) -> str:
-    return ", ".join(f"{alias}.{c.strip()}" for c in _MEMORY_COLUMNS.split(","))
+_STUB_COLUMNS = "m.id, m.use_count, m.strength, m.last_used, m.created_at, m.status"
+
+
+def _stub(row: Sequence[Any]) -> Stub:
+    return Stub(row[0], row[1], row[2], row[3], row[4], Status(row[5]), float(row[6]))
 
 
 def _nullable(value: float) -> float | None:

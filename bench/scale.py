@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Scale benchmark: build stores of N memories with a fixed seed, then time every hot path.
+
+    python bench/scale.py --n 10000 100000 1000000
+
+Each store is built through the public API (`Engram.save_many`, in batches) and then measured in
+a *fresh child process*, so "cold open" and RSS are those of a client starting on an existing
+store. Prints one table (p50 / p95 in milliseconds). Stores are kept under --dir and reused when
+they already hold N memories with the same seed, so re-running a size is cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from engram import Draft, Engram, FixedClock
+
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+VOCAB_SIZE = 20_000
+BATCH = 5_000
+TAGS = [f"topic{i}" for i in range(200)]
+
+
+def vocabulary(rng: random.Random) -> list[str]:
+    syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "qua", "bri", "dor", "fen"]
+    words: set[str] = set()
+    while len(words) < VOCAB_SIZE:
+        words.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+def zipf_weights(n: int) -> list[float]:
+    """Cumulative Zipf weights (random.choices recomputes plain weights on every call)."""
+    total, out = 0.0, []
+    for rank in range(n):
+        total += 1.0 / (rank + 1)
+        out.append(total)
+    return out
+
+
+def drafts(rng: random.Random, words: list[str], weights: list[float], count: int) -> list[Draft]:
+    out = []
+    for _ in range(count):
+        created = NOW - timedelta(seconds=rng.uniform(0, 90 * 86_400))
+        idle = rng.uniform(0, (NOW - created).total_seconds())
+        text = " ".join(rng.choices(words, cum_weights=weights, k=rng.randint(6, 20)))
+        out.append(
+            Draft(
+                content=text,
+                tags=rng.sample(TAGS, rng.randint(0, 3)),
+                created_at=created,
+                last_used=NOW - timedelta(seconds=idle),
+                strength=rng.choice([1.0, 1.0, 1.0, 1.3, 1.5, 2.0]),
+            )
+        )
+    return out
+
+
+def build(path: Path, n: int, seed: int) -> tuple[float, list[str]]:
+    """Returns build seconds and a sample of ids to touch."""
+    marker = path.with_suffix(".json")
+    if path.exists() and marker.exists():
+        info = json.loads(marker.read_text())
+        if info.get("n") == n and info.get("seed") == seed:
+            return float(info["build_s"]), list(info["sample"])
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    rng = random.Random(seed)
+    words = vocabulary(rng)
+    weights = zipf_weights(len(words))
+    sample: list[str] = []
+    start = time.perf_counter()
+    with Engram.open(str(path), clock=FixedClock(NOW)) as mem:
+        done = 0
+        while done < n:
+            saved = mem.save_many(drafts(rng, words, weights, min(BATCH, n - done)))
+            sample += [m.id for m in rng.sample(saved, min(len(saved), 20))]
+            done += len(saved)
+            print(f"  built {done:,}/{n:,}", file=sys.stderr, end="\r", flush=True)
+        # Reinforce a few so that promotion candidates exist.
+        for ident in sample[:300]:
+            for _ in range(rng.randint(1, 6)):
+                mem.touch(ident)
+    elapsed = time.perf_counter() - start
+    print(file=sys.stderr)
+    marker.write_text(json.dumps({"n": n, "seed": seed, "build_s": elapsed, "sample": sample}))
+    return elapsed, sample
+
+
+def timed(fn: Any, reps: int) -> list[float]:
+    out = []
+    for i in range(reps):
+        t = time.perf_counter()
+        fn(i)
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def measure(path: Path, seed: int, sample: list[str]) -> dict[str, Any]:
+    """Runs in a fresh process: cold open, then each operation."""
+    rng = random.Random(seed + 1)
+    words = vocabulary(random.Random(seed))
+    t = time.perf_counter()
+    mem = Engram.open(str(path), clock=FixedClock(NOW))
+    cold_open = (time.perf_counter() - t) * 1000
+    queries = [" ".join(rng.sample(words[:5000], rng.randint(1, 3))) for _ in range(300)]
+    results: dict[str, Any] = {"cold_open_ms": cold_open}
+    results["search"] = timed(lambda i: mem.search(queries[i]), 300)
+    results["search_hits"] = statistics.mean(len(mem.search(q)) for q in queries[:50])
+    results["touch"] = timed(lambda i: mem.touch(sample[i % len(sample)]), 200)
+    results["save"] = timed(lambda i: mem.save(f"bench note {i} " + queries[i]), 200)
+    results["gc_dry_run"] = timed(lambda i: mem.gc(), 30)
+    results["gc_due"] = mem.gc(limit=10_000).count
+    results["promotion_candidates"] = timed(lambda i: mem.promotion_candidates(), 30)
+    results["review_candidates"] = timed(lambda i: mem.review_candidates(), 30)
+    mem.close()
+    results["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return results
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "engram-bench")
+    parser.add_argument("--json", type=Path, help="also write raw results here")
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.measure:  # child mode
+        info = json.loads(args.measure.with_suffix(".json").read_text())
+        print(json.dumps(measure(args.measure, info["seed"], info["sample"])))
+        return
+
+    args.dir.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for n in args.n:
+        path = args.dir / f"scale-{n}.db"
+        build_s, _ = build(path, n, args.seed)
+        child = subprocess.run(
+            [sys.executable, __file__, "--measure", str(path)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ},
+        )
+        res = json.loads(child.stdout)
+        res["n"], res["build_s"] = n, build_s
+        res["file_mb"] = path.stat().st_size / 1e6
+        rows.append(res)
+
+    ops = ["save", "search", "touch", "gc_dry_run", "promotion_candidates", "review_candidates"]
+    header = ["N", "build/s"] + [f"{o} p50/p95" for o in ops] + ["cold open", "RSS MB", "file MB"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for r in rows:
+        cells = [f"{r['n']:,}", f"{r['n'] / r['build_s']:,.0f}"]
+        cells += [f"{pct(r[o], 0.5):.2f} / {pct(r[o], 0.95):.2f}" for o in ops]
+        cells += [f"{r['cold_open_ms']:.0f} ms", f"{r['rss_mb']:.0f}", f"{r['file_mb']:.0f}"]
+        print("| " + " | ".join(cells) + " |")
+    print(
+        "\nmean hits per search: "
+        + ", ".join(f"{r['n']:,}: {r['search_hits']:.1f}" for r in rows)
+        + "; memories due for gc: "
+        + ", ".join(f"{r['n']:,}: {r['gc_due']:,}" for r in rows)
+    )
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
