@@ -96,7 +96,7 @@ class Engram:
     def update(self, memory_id: str, **fields: Any) -> Memory:
         return self._app.memories.update(memory_id, **fields)
 
-    def delete(self, memory_ids: str | Sequence[str]) -> int:
+    def delete(self, memory_ids: str | Sequence[str]) -> list[str]:
         return self._app.memories.delete(_ids(memory_ids))
 
     def archive(self, memory_ids: str | Sequence[str]) -> list[Memory]:

@@ -199,14 +199,19 @@ def test_delete_and_archive(db: Path) -> None:
         assert engram.get(archived).status == Status.ARCHIVED
 
 
-def test_delete_with_an_unknown_id_changes_nothing(db: Path) -> None:
+def test_archive_with_an_unknown_id_changes_nothing(db: Path) -> None:
     memory_id = save(db, "keep me")
-    for extra in ([], ["--archive"]):
-        result = run(db, "delete", *extra, memory_id, "missing-id")
-        assert result.exit_code == 1
-        assert "Error: memory not found: missing-id" in result.stderr
+    result = run(db, "--json", "delete", "--archive", memory_id, "missing-id")
+    assert result.exit_code == 1
+    assert "Error: memory not found: missing-id" in result.stderr
     with Engram.open(str(db)) as engram:
         assert engram.get(memory_id).status == Status.ACTIVE
+
+
+def test_delete_skips_unknown_ids_and_lists_what_it_deleted(db: Path) -> None:
+    memory_id = save(db, "delete me")
+    result = run_json(db, "delete", memory_id, "missing-id")
+    assert result == {"action": "deleted", "count": 1, "memory_ids": [memory_id]}
 
 
 # -- maintenance ----------------------------------------------------------------------------

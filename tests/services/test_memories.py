@@ -111,7 +111,7 @@ def test_observe_is_all_or_nothing_when_an_id_is_missing(mem: Engram) -> None:
 def test_archive_and_delete(mem: Engram) -> None:
     a, b = mem.save("keep me around"), mem.save("forget me")
     assert mem.archive(a.id)[0].status == Status.ARCHIVED
-    assert mem.delete([b.id]) == 1
+    assert mem.delete([b.id, "missing"]) == [b.id]
     assert mem.get_many([a.id, b.id])[0].id == a.id
     with pytest.raises(NotFoundError):
         mem.get(b.id)

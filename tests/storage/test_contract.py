@@ -133,7 +133,7 @@ def test_delete_removes_memories_and_their_relations(store: Store) -> None:
         store.add_relation(
             Relation(id=f"r-{target}", from_id="a", to_id=target, type="related", created_at=T0)
         )
-    assert store.delete(["b", "nope"]) == 1
+    assert store.delete(["b", "nope"]) == ["b"]
     assert [r.id for r in store.relations(["a", "b", "c"])] == ["r-c"]
     assert store.count_relations() == 1
     assert store.text_search(["note"], Filter(), 10) != []
@@ -142,7 +142,7 @@ def test_delete_removes_memories_and_their_relations(store: Store) -> None:
 
 def test_guarded_delete_spares_memories_no_longer_due(store: Store) -> None:
     put(store, mem("due", idle_days=400), mem("fresh"))
-    assert store.delete(["due", "fresh"], due_before=NOW) == 1
+    assert store.delete(["due", "fresh"], due_before=NOW) == ["due"]
     assert [m.id for m in store.get_many(["due", "fresh"])] == ["fresh"]
 
 

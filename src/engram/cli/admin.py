@@ -36,7 +36,9 @@ from engram.services.results import (
     GcResult,
     GraphPage,
     PromotionCandidate,
+    PromotionCandidates,
     ReviewCandidate,
+    ReviewCandidates,
     Stats,
 )
 from engram.services.validation import MAX_IDS, MAX_LIMIT
@@ -235,16 +237,6 @@ def render_stats(out: Console, s: Stats) -> None:
     table.add_row("in danger zone", str(s.in_danger_zone))
     table.add_row("promotion candidates", str(s.promotion_candidates))
     out.print(table)
-
-
-class PromotionCandidates(BaseModel):
-    """Shaped like the MCP tool's result, so scripts read both the same way."""
-
-    candidates: list[PromotionCandidate]
-
-
-class ReviewCandidates(BaseModel):
-    candidates: list[ReviewCandidate]
 
 
 class ConfigLine(BaseModel):

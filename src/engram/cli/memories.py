@@ -11,10 +11,8 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import Literal
 
 import click
-from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -33,38 +31,18 @@ from engram.cli.common import (
 from engram.core.models import Memory
 from engram.errors import NotFoundError
 from engram.services.memories import Draft
-from engram.services.results import ObserveResult, SearchHit, TouchResult
+from engram.services.results import (
+    DeleteResult,
+    ObserveResult,
+    ObserveUsageResult,
+    OpenResult,
+    SearchHit,
+    SearchResult,
+    TouchResult,
+)
 from engram.services.validation import MAX_LIMIT, MAX_TAGS
 
 TAG_HELP = f"Tag (repeat for several; at most {MAX_TAGS})."
-
-
-# The services return bare lists and counts; `--json` wraps them in objects whose field names
-# match the MCP tools' results, so a script can read either adapter's output the same way.
-
-
-class SearchResult(BaseModel):
-    count: int
-    hits: list[SearchHit]
-
-
-class OpenResult(BaseModel):
-    """The memories found, in the order asked, and the ids that matched nothing."""
-
-    memories: list[Memory]
-    missing: list[str]
-
-
-class DeleteResult(BaseModel):
-    """What `delete` did; unlike MCP's result it lists the ids both when deleting and archiving."""
-
-    action: Literal["deleted", "archived"]
-    count: int
-    memory_ids: list[str]
-
-
-class ObserveUsageResult(BaseModel):
-    results: list[ObserveResult]
 
 
 def read_content(content: str) -> str:
@@ -270,19 +248,10 @@ def update(
 @click.option("--archive", is_flag=True, help="Archive instead of deleting (kept, not searched).")
 @pass_state
 def delete(state: State, ids: tuple[str, ...], archive: bool) -> None:
-    """Delete (or archive) memories. Nothing changes if any id is not found."""
+    """Delete (or archive) memories. Unknown ids are skipped when deleting; archiving needs
+    every id to exist (and then changes nothing if one is missing)."""
     with open_app(state) as app:
-        if archive:
-            done = [m.id for m in app.memories.archive(ids)]
-        else:
-            # Check first so a typo in one id does not leave the others half-deleted.
-            present = {m.id for m in app.memories.get_many(ids)}
-            missing = [i for i in dict.fromkeys(ids) if i not in present]
-            if missing:
-                raise NotFoundError("memory", ", ".join(missing))
-            wanted = list(dict.fromkeys(ids))
-            app.memories.delete(wanted)
-            done = wanted
+        done = [m.id for m in app.memories.archive(ids)] if archive else app.memories.delete(ids)
     result = DeleteResult(
         action="archived" if archive else "deleted", count=len(done), memory_ids=done
     )

@@ -24,10 +24,15 @@ from engram.mcp.params import (
     StatusName,
     Strength,
 )
-from engram.mcp.results import DeleteResult, ObserveUsageResult, OpenResult, SearchResult
 from engram.mcp.runtime import EngramRuntime
 from engram.services.memories import Draft
-from engram.services.results import TouchResult
+from engram.services.results import (
+    DeleteResult,
+    ObserveUsageResult,
+    OpenResult,
+    SearchResult,
+    TouchResult,
+)
 
 
 def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
@@ -181,9 +186,9 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         if archive:
             archived = await runtime.call(lambda app: app.memories.archive(memory_ids))
             ids = [m.id for m in archived]
-            return DeleteResult(action="archived", count=len(ids), archived_ids=ids)
-        count = await runtime.call(lambda app: app.memories.delete(memory_ids))
-        return DeleteResult(action="deleted", count=count, archived_ids=[])
+            return DeleteResult(action="archived", count=len(ids), memory_ids=ids)
+        deleted = await runtime.call(lambda app: app.memories.delete(memory_ids))
+        return DeleteResult(action="deleted", count=len(deleted), memory_ids=deleted)
 
 
 def register_reinforcement_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:

@@ -17,9 +17,14 @@ from engram.mcp.params import (
     RelationStrength,
     RelationType,
 )
-from engram.mcp.results import PromotionCandidates, ReviewCandidates
 from engram.mcp.runtime import EngramRuntime
-from engram.services.results import GcResult, GraphPage, Stats
+from engram.services.results import (
+    GcResult,
+    GraphPage,
+    PromotionCandidates,
+    ReviewCandidates,
+    Stats,
+)
 
 
 def register_maintenance_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:

@@ -45,9 +45,7 @@ class MaintenanceService:
                 done = self.ctx.store.modify(ids, self._archive_if_still_due(now))
                 ids = [new.id for _, new in done]
             else:
-                self.ctx.store.delete(ids, due_before=now)
-                spared = {m.id for m in self.ctx.store.get_many(ids)}
-                ids = [i for i in ids if i not in spared]
+                ids = self.ctx.store.delete(ids, due_before=now)
         return GcResult(
             dry_run=dry_run,
             archived=archive_instead,

@@ -133,7 +133,8 @@ class MemoryService:
         )
         return [new for _, new in done]
 
-    def delete(self, memory_ids: Sequence[str]) -> int:
+    def delete(self, memory_ids: Sequence[str]) -> list[str]:
+        """Delete for good (with their relations); returns the ids that existed."""
         return self.ctx.store.delete(check.memory_ids(memory_ids))
 
     def _modify_one(self, memory_id: str, edit: Any) -> Memory:

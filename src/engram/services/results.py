@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict
 
 from engram.core.models import Memory, Relation, Status
@@ -9,12 +11,18 @@ from engram.core.ranking import SearchHit
 from engram.core.scoring import PromotionReason
 
 __all__ = [
+    "DeleteResult",
     "GcResult",
     "GraphPage",
     "ObserveResult",
+    "ObserveUsageResult",
+    "OpenResult",
     "PromotionCandidate",
+    "PromotionCandidates",
     "ReviewCandidate",
+    "ReviewCandidates",
     "SearchHit",
+    "SearchResult",
     "Stats",
     "TouchResult",
 ]
@@ -71,3 +79,42 @@ class Stats(_Result):
     due_for_gc: int
     in_danger_zone: int
     promotion_candidates: int
+
+
+# Envelopes shared by the adapters, so MCP results and `engram --json` output read the same.
+
+
+class SearchResult(_Result):
+    """Best first. Searching does not reinforce: observe or touch what you actually use."""
+
+    count: int
+    hits: list[SearchHit]
+
+
+class OpenResult(_Result):
+    """The memories found, in the order asked, and the ids that matched nothing."""
+
+    memories: list[Memory]
+    missing: list[str]
+
+
+class DeleteResult(_Result):
+    """The memories deleted (ids that did not exist are skipped) or archived."""
+
+    action: Literal["deleted", "archived"]
+    count: int
+    memory_ids: list[str]
+
+
+class ObserveUsageResult(_Result):
+    """One entry per distinct id observed, in the order given."""
+
+    results: list[ObserveResult]
+
+
+class PromotionCandidates(_Result):
+    candidates: list[PromotionCandidate]
+
+
+class ReviewCandidates(_Result):
+    candidates: list[ReviewCandidate]

@@ -140,17 +140,16 @@ class SQLiteStore:
                 results.append((old, new))
         return results
 
-    def delete(self, ids: Sequence[str], due_before: float | None = None) -> int:
-        removed = 0
+    def delete(self, ids: Sequence[str], due_before: float | None = None) -> list[str]:
+        removed: set[str] = set()
         guard = "" if due_before is None else " AND forget_at IS NOT NULL AND forget_at < ?"
         extra = [] if due_before is None else [due_before]
         with self._write() as conn:
             for chunk in _chunks(list(ids)):
                 marks = ", ".join("?" * len(chunk))
-                removed += conn.execute(
-                    f"DELETE FROM memories WHERE id IN ({marks}){guard}", [*chunk, *extra]
-                ).rowcount
-        return removed
+                sql = f"DELETE FROM memories WHERE id IN ({marks}){guard} RETURNING id"
+                removed.update(row[0] for row in conn.execute(sql, [*chunk, *extra]).fetchall())
+        return [i for i in dict.fromkeys(ids) if i in removed]
 
     def count(self) -> dict[Status, int]:
         counts = {status: 0 for status in Status}
