@@ -82,7 +82,7 @@ def build(path: Path, n: int, seed: int) -> tuple[float, list[str]]:
     weights = zipf_weights(len(words))
     sample: list[str] = []
     start = time.perf_counter()
-    with Engram.open(str(path), clock=FixedClock(NOW)) as mem:
+    with Engram.open(str(path), clock=FixedClock(NOW), embedding_model="none") as mem:
         done = 0
         while done < n:
             saved = mem.save_many(drafts(rng, words, weights, min(BATCH, n - done)))
@@ -113,7 +113,7 @@ def measure(path: Path, seed: int, sample: list[str]) -> dict[str, Any]:
     rng = random.Random(seed + 1)
     words = vocabulary(random.Random(seed))
     t = time.perf_counter()
-    mem = Engram.open(str(path), clock=FixedClock(NOW))
+    mem = Engram.open(str(path), clock=FixedClock(NOW), embedding_model="none")
     cold_open = (time.perf_counter() - t) * 1000
     queries = [" ".join(rng.sample(words[:5000], rng.randint(1, 3))) for _ in range(300)]
     results: dict[str, Any] = {"cold_open_ms": cold_open}

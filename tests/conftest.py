@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.postgres import TestPostgres
+from tests.postgres import start as start_postgres
 from tests.support import START
 
 from engram import Engram, FixedClock
@@ -20,6 +22,20 @@ def _hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("ENGRAM_STORAGE_PATH", str(tmp_path / "engram.db"))
     monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[TestPostgres]:
+    """One real PostgreSQL + pgvector per session (see tests/postgres.py)."""
+    server = start_postgres()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: TestPostgres) -> str:
+    """The session's database, emptied for this test."""
+    return postgres_server.fresh()
 
 
 @pytest.fixture

@@ -17,6 +17,8 @@ LAYERS = {
     "clock": 0,
     "config": 1,
     "storage": 2,
+    "embeddings": 2,
+    "vault": 2,
     "services": 3,
     "app": 4,
     "api": 5,

@@ -100,6 +100,55 @@ def field_order(mem: Engram, clock: FixedClock) -> list[str]:
     return [h.memory.content for h in mem.search("kiwi")]
 
 
+def paraphrase(mem: Engram, clock: FixedClock) -> list[str]:
+    """No word in common: only the embedding can find it."""
+    mem.save("The flight to Lisbon leaves at 9am")
+    mem.save("quarterly tax return is due in April")
+    return [h.memory.content for h in mem.search("when does my plane depart")]
+
+
+def fused_ranks(mem: Engram, clock: FixedClock) -> list[float]:
+    mem.save("my plane to Lisbon departs at 9am")
+    mem.save("the flight to Lisbon leaves at 9am from gate 12")
+    return [round(h.rank, 6) for h in mem.search("when does the plane depart")]
+
+
+def filtered_neighbours(mem: Engram, clock: FixedClock) -> int:
+    """The nearest neighbours are filtered out by tag; a deeper candidate pool reaches others."""
+    for i in range(60):
+        mem.save(f"when does my plane number {i} depart", tags=["travel"])
+    mem.save("my flight number 3 to Lisbon leaves at 9am", tags=["other"])
+    return len(mem.search("when does my plane depart", tags=["other"], limit=10))
+
+
+def onnx_threads(mem: Engram, clock: FixedClock) -> int:
+    embedder = mem.app.context.embedder
+    assert embedder is not None
+    embedder.embed_batch(["warm up"])
+    return int(embedder._session.get_session_options().intra_op_num_threads)  # type: ignore[attr-defined]
+
+
+def promoted_note(mem: Engram, clock: FixedClock) -> str:
+    """Where a promoted memory's note goes, or that it cannot go anywhere."""
+    vault = mem.app.settings.vault_path
+    if vault is not None:
+        Path(vault).mkdir(parents=True, exist_ok=True)
+    memory = mem.save("Atlas runs on PostgreSQL 16")
+    try:
+        return str(mem.promote(memory.id).items[0].path)
+    except ConfigError:
+        return "no vault"
+
+
+def auto_promoted(mem: Engram, clock: FixedClock) -> str:
+    Path(str(mem.app.settings.vault_path)).mkdir(parents=True, exist_ok=True)
+    busy = mem.save("used all the time")
+    for _ in range(5):
+        mem.touch(busy.id)
+    mem.gc(dry_run=False)
+    return mem.get(busy.id).status.value
+
+
 def location(mem: Engram, clock: FixedClock) -> str:
     return Path(mem.stats().location).name
 
@@ -155,10 +204,58 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("cross_domain_boost", {}, {"cross_domain_boost": 0.5}, observed),
     ("touch_boost", {}, {"touch_boost": 0.4}, boosted),
     ("search_decay_weight", {}, {"search_decay_weight": 0.0}, order_fresh_vs_exact),
-    ("search_candidates", {}, {"search_candidates": 10}, pool_depth),
-    ("fts_weight_content", {}, {"fts_weight_content": 20.0}, field_order),
-    ("fts_weight_tags", {}, {"fts_weight_tags": 0.05}, field_order),
-    ("fts_weight_entities", {}, {"fts_weight_entities": 0.05}, field_order),
+    (
+        "search_candidates",
+        {"embedding_model": "none"},
+        {"embedding_model": "none", "search_candidates": 10},
+        pool_depth,
+    ),
+    ("embedding_model", {}, {"embedding_model": "none"}, paraphrase),
+    ("embedding_threads", {}, {"embedding_threads": 2}, onnx_threads),
+    ("search_semantic_weight", {}, {"search_semantic_weight": 0.9}, fused_ranks),
+    ("search_semantic_min", {}, {"search_semantic_min": 0.8}, paraphrase),
+    (
+        "search_vector_candidates",
+        {"search_vector_candidates": 10},
+        {"search_vector_candidates": 200},
+        filtered_neighbours,
+    ),
+    (
+        "fts_weight_content",
+        {"embedding_model": "none"},
+        {"embedding_model": "none", "fts_weight_content": 20.0},
+        field_order,
+    ),
+    (
+        "fts_weight_tags",
+        {"embedding_model": "none"},
+        {"embedding_model": "none", "fts_weight_tags": 0.05},
+        field_order,
+    ),
+    (
+        "fts_weight_entities",
+        {"embedding_model": "none"},
+        {"embedding_model": "none", "fts_weight_entities": 0.05},
+        field_order,
+    ),
+    (
+        "vault_path",
+        {"embedding_model": "none"},
+        {"embedding_model": "none", "vault_path": "__tmp__/vault"},
+        promoted_note,
+    ),
+    (
+        "ltm_folder",
+        {"embedding_model": "none", "vault_path": "__tmp__/vault"},
+        {"embedding_model": "none", "vault_path": "__tmp__/vault", "ltm_folder": "Memory/Kept"},
+        promoted_note,
+    ),
+    (
+        "auto_promote",
+        {"embedding_model": "none", "vault_path": "__tmp__/vault"},
+        {"embedding_model": "none", "vault_path": "__tmp__/vault", "auto_promote": True},
+        auto_promoted,
+    ),
     ("storage_path", {}, {"storage_path": "__tmp__/other.db"}, location),
     ("log_level", {}, {"log_level": "DEBUG"}, log_level),
 ]
@@ -166,7 +263,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
 
 def run(tmp_path: Path, name: str, overrides: dict[str, Any], probe: Probe) -> Any:
     opts = (
-        {k: (str(tmp_path / v[8:]) if v == "__tmp__/other.db" else v) for k, v in overrides.items()}
+        {k: (str(tmp_path / v[8:]) if str(v).startswith("__tmp__/") else v) for k, v in overrides.items()}
         if overrides
         else {}
     )

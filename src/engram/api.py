@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -11,7 +12,10 @@ from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import load_settings
 from engram.core.models import Memory, Relation, Status
+from engram.services.backup import BackupResult
+from engram.services.ltm import IndexReport, Progress
 from engram.services.memories import Draft
+from engram.services.promotion import PromotionResult
 from engram.services.results import (
     GcResult,
     GraphPage,
@@ -22,6 +26,7 @@ from engram.services.results import (
     Stats,
     TouchResult,
 )
+from engram.services.unified import UnifiedResult
 
 
 class Engram:
@@ -151,6 +156,36 @@ class Engram:
 
     def stats(self) -> Stats:
         return self._app.maintenance.stats()
+
+    # -- long-term memory: the Obsidian vault -------------------------------------------------
+
+    def promote(
+        self, memory_id: str | None = None, auto_detect: bool = False, dry_run: bool = False
+    ) -> PromotionResult:
+        """Write a memory (or, with auto_detect, every promotion candidate) as a note in the
+        vault (`vault_path`) and mark it promoted; promoting twice is a no-op."""
+        return self._app.promotion.promote(memory_id, auto_detect=auto_detect, dry_run=dry_run)
+
+    def search_unified(
+        self,
+        query: str | None = None,
+        tags: Sequence[str] | None = None,
+        limit: int = 10,
+        stm_weight: float = 1.0,
+        ltm_weight: float = 0.7,
+    ) -> UnifiedResult:
+        """One ranked list over memories and the vault's notes (index them with index_ltm)."""
+        return self._app.unified.search_unified(query, tags, limit, stm_weight, ltm_weight)
+
+    def index_ltm(self, progress: Progress | None = None) -> IndexReport:
+        """Bring the index of the vault's notes up to date (only changed files are read)."""
+        return self._app.ltm.index(progress)
+
+    def backup(
+        self, repo: str | Path, include_vault: bool = False, force: bool = False
+    ) -> BackupResult:
+        """Commit an export of the store (and the vault's LTM folder) to a git repository."""
+        return self._app.backup.backup(repo, include_vault=include_vault, force=force)
 
     # -- graph --------------------------------------------------------------------------------
 

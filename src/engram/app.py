@@ -8,11 +8,17 @@ from dataclasses import dataclass
 
 from engram.clock import Clock, system_clock
 from engram.config import Settings
+from engram.embeddings.factory import make_embedder
+from engram.services.backup import BackupService
 from engram.services.context import Context
+from engram.services.embeddings import EmbeddingService
 from engram.services.graph import GraphService
+from engram.services.ltm import LtmService, VaultAccess
 from engram.services.maintenance import MaintenanceService
 from engram.services.memories import MemoryService
+from engram.services.promotion import PromotionService
 from engram.services.search import SearchService
+from engram.services.unified import UnifiedSearchService
 from engram.storage.factory import open_store
 
 
@@ -24,6 +30,11 @@ class App:
     search: SearchService
     maintenance: MaintenanceService
     graph: GraphService
+    embeddings: EmbeddingService
+    ltm: LtmService
+    promotion: PromotionService
+    unified: UnifiedSearchService
+    backup: BackupService
 
     def close(self) -> None:
         self.context.store.close()
@@ -31,7 +42,9 @@ class App:
 
 def build_app(settings: Settings, clock: Clock | None = None) -> App:
     configure_logging(settings.log_level)
-    store = open_store(settings.storage_path, settings)
+    embedder = make_embedder(settings.embedding_model, settings.embedding_threads)
+    vector_model = None if embedder is None else (embedder.model_id, embedder.dimensions)
+    store = open_store(settings.storage_path, settings, vector_model)
     try:
         ctx = Context(
             store=store,
@@ -39,18 +52,32 @@ def build_app(settings: Settings, clock: Clock | None = None) -> App:
             policy=settings.policy(),
             rules=settings.reinforcement(),
             clock=clock or system_clock,
+            embedder=embedder,
         )
         ctx.ensure_schedules()
+        ctx.check_vector_model()
     except BaseException:
         store.close()
         raise
+    search = SearchService(ctx)
+    maintenance = MaintenanceService(ctx)
+    vault = VaultAccess(settings)
+    ltm = LtmService(ctx, vault)
+    promotion = PromotionService(ctx, maintenance, ltm, vault)
+    if settings.auto_promote:
+        maintenance.auto_promote = promotion.promote_due
     return App(
         settings=settings,
         context=ctx,
         memories=MemoryService(ctx),
-        search=SearchService(ctx),
-        maintenance=MaintenanceService(ctx),
+        search=search,
+        maintenance=maintenance,
         graph=GraphService(ctx),
+        embeddings=EmbeddingService(ctx),
+        ltm=ltm,
+        promotion=promotion,
+        unified=UnifiedSearchService(ctx, search),
+        backup=BackupService(ctx, vault),
     )
 
 

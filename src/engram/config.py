@@ -8,11 +8,12 @@ variables `ENGRAM_*`, `./.env`, `$XDG_CONFIG_HOME/engram/.env`. Names mirror the
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engram.core.decay import DecayModel, DecayParams
@@ -75,8 +76,23 @@ class Settings(BaseSettings):
     fts_weight_tags: float = Field(default=2.0, gt=0, le=100)
     fts_weight_entities: float = Field(default=2.0, gt=0, le=100)
 
+    # Embeddings and hybrid search
+    embedding_model: Literal["minilm", "none"] = "minilm"
+    embedding_threads: int = Field(default=1, ge=1, le=64)
+    search_semantic_weight: float = Field(default=0.5, ge=0, le=1)
+    search_semantic_min: float = Field(default=0.5, ge=-1, lt=1)
+    search_vector_candidates: int = Field(default=100, ge=10, le=10_000)
+
+    # Long-term memory: the Obsidian vault (docs/ltm.md)
+    vault_path: str | None = None
+    ltm_folder: str = Field(default="Engram", min_length=1, max_length=200)
+    auto_promote: bool = False
+
     # SQLite
     sqlite_busy_timeout: float = Field(default=30.0, gt=0, le=3600)  # seconds
+
+    # PostgreSQL
+    postgres_pool_size: int = Field(default=4, ge=1, le=100)  # connections per client at most
 
     @model_validator(mode="after")
     def _zone_is_an_interval(self) -> Settings:
@@ -84,6 +100,25 @@ class Settings(BaseSettings):
             raise ValueError(
                 "review_danger_zone_min must be below review_danger_zone_max "
                 f"(got {self.review_danger_zone_min} >= {self.review_danger_zone_max})"
+            )
+        return self
+
+    @field_validator("vault_path")
+    @classmethod
+    def _blank_vault_is_none(cls, value: str | None) -> str | None:
+        return value if value is None or value.strip() else None
+
+    @field_validator("ltm_folder")
+    @classmethod
+    def _folder_stays_inside_the_vault(cls, value: str) -> str:
+        return check_ltm_folder(value)
+
+    @model_validator(mode="after")
+    def _auto_promote_needs_a_vault(self) -> Settings:
+        if self.auto_promote and self.vault_path is None:
+            raise ValueError(
+                "ENGRAM_AUTO_PROMOTE is on but ENGRAM_VAULT_PATH is not set: set it to your "
+                "Obsidian vault folder, or turn auto-promotion off"
             )
         return self
 
@@ -115,6 +150,25 @@ class Settings(BaseSettings):
             cross_domain_threshold=self.cross_domain_threshold,
             auto_reinforce=self.auto_reinforce,
         )
+
+
+_UNSAFE_NAME = re.compile(r'[<>:"|?*\\\x00-\x1f\x7f\[\]#^]')
+_RESERVED = re.compile(r"^(con|prn|aux|nul|com\d|lpt\d)$", re.IGNORECASE)
+
+
+def check_ltm_folder(value: str) -> str:
+    """A folder path relative to the vault (`Engram`, `Memory/Engram`): no absolute path, `..`,
+    hidden, reserved or wikilink-breaking names, so promoted notes stay inside the vault."""
+    raw = value.strip()
+    folder = raw.rstrip("/")
+    if not folder or raw.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", raw):
+        raise ValueError("must be a folder path relative to the vault, e.g. Engram")
+    for part in folder.split("/"):
+        if part in ("", ".", "..") or part.startswith(".") or part.endswith((" ", ".")):
+            raise ValueError(f"{part!r} is not allowed as a folder name (no '', '.', '..')")
+        if _UNSAFE_NAME.search(part) or _RESERVED.match(part.split(".")[0].strip()):
+            raise ValueError(f"{part!r} is not a portable folder name")
+    return folder
 
 
 def env_files() -> tuple[Path, ...]:

@@ -267,7 +267,7 @@ async def test_save_then_search_finds_it(server: Server) -> None:
     assert saved["meta"] == {"by": "test"}
 
     found = await server.call("search_memory", {"query": word, "limit": 5})
-    assert found["count"] == 1
+    assert found["count"] >= 1  # other tests' memories may be semantic neighbours
     hit = found["hits"][0]
     assert hit["memory"]["id"] == saved["id"]
     assert hit["reason"] == "match" and hit["score"] > 0
@@ -415,9 +415,10 @@ async def test_delete_with_archive_keeps_the_memory_archived(server: Server) -> 
     assert archived == {"action": "archived", "count": 1, "memory_ids": [kept["id"]]}
     opened = await server.call("open_memories", {"memory_ids": [kept["id"]]})
     assert opened["memories"][0]["status"] == "archived"
-    assert (await server.call("search_memory", {"query": word}))["count"] == 0
+    hidden = await server.call("search_memory", {"query": word})
+    assert kept["id"] not in [h["memory"]["id"] for h in hidden["hits"]]
     found = await server.call("search_memory", {"query": word, "status": ["archived"]})
-    assert found["count"] == 1
+    assert found["hits"][0]["memory"]["id"] == kept["id"]
     after = await server.stats()
     assert after["total"] == before["total"]
     assert after["by_status"]["archived"] == before["by_status"]["archived"] + 1

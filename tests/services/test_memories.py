@@ -57,11 +57,12 @@ def test_save_many_is_all_or_nothing(mem: Engram) -> None:
 
 
 def test_update_changes_fields_and_reindexes_text(mem: Engram) -> None:
-    m = mem.save("old text", tags=["a"])
-    updated = mem.update(m.id, content="new words", tags=["b"], strength=1.5)
-    assert (updated.content, updated.tags, updated.strength) == ("new words", ("b",), 1.5)
-    assert [h.memory.id for h in mem.search("new words")] == [m.id]
-    assert mem.search("old text") == []
+    m = mem.save("the tomatoes in the garden need water", tags=["a"])
+    new = "quarterly tax return is due in April"
+    updated = mem.update(m.id, content=new, tags=["b"], strength=1.5)
+    assert (updated.content, updated.tags, updated.strength) == (new, ("b",), 1.5)
+    assert [h.memory.id for h in mem.search("tax return")] == [m.id]
+    assert mem.search("garden tomatoes") == []
     with pytest.raises(ValidationError, match="at least one field"):
         mem.update(m.id)
 

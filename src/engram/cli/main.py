@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from engram.cli import admin, memories
+from engram.cli import admin, embed, memories, vault
 from engram.cli.common import EngramGroup, State
 from engram.cli.demo import demo
 
@@ -30,7 +30,7 @@ def cli(ctx: click.Context, store: str | None, as_json: bool) -> None:
     ctx.obj = State(store=store, as_json=as_json)
 
 
-for command in (*memories.COMMANDS, *admin.COMMANDS, demo):
+for command in (*memories.COMMANDS, *admin.COMMANDS, *vault.COMMANDS, *embed.COMMANDS, demo):
     cli.add_command(command)
 
 

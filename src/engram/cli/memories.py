@@ -28,6 +28,7 @@ from engram.cli.common import (
     preview,
     say,
 )
+from engram.cli.vault import search_all
 from engram.core.models import Memory
 from engram.errors import NotFoundError
 from engram.services.memories import Draft
@@ -96,6 +97,7 @@ def save(
 @click.option("--min-score", type=float, default=None, help="Only memories scoring at least this.")
 @click.option("--limit", type=int, default=10, show_default=True, help=f"1 to {MAX_LIMIT}.")
 @click.option("--verbose", "-v", is_flag=True, help="Show why: text, decay, review and rank.")
+@click.option("--all", "everything", is_flag=True, help="Also search the vault's notes.")
 @pass_state
 def search(
     state: State,
@@ -106,13 +108,19 @@ def search(
     min_score: float | None,
     limit: int,
     verbose: bool,
+    everything: bool,
 ) -> None:
     """Search memories, ranked by relevance and decay.
 
     QUERY is optional: with only --tag (or nothing) the most durable memories come first.
+    With --all, the vault's notes are searched too, in one list (see docs/ltm.md).
 
     Searching does not reinforce: use `touch` or `observe` when a memory was actually used.
     """
+    if everything:
+        filters = bool(statuses) or window_days is not None or min_score is not None
+        search_all(state, query, tags, limit, verbose, memory_filters=filters)
+        return
     with open_app(state) as app:
         hits = app.search.search(
             query,
@@ -134,7 +142,7 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
     table.add_column("#", justify="right")
     table.add_column("id", no_wrap=True)
     if verbose:
-        for name in ("text", "decay", "review", "rank"):
+        for name in ("text", "semantic", "decay", "review", "rank"):
             table.add_column(name, justify="right")
         table.add_column("reason")
     else:
@@ -146,6 +154,7 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
         middle = (
             [
                 fmt_score(why.text),
+                "–" if why.semantic is None else fmt_score(why.semantic),
                 fmt_score(why.decay),
                 fmt_score(why.review),
                 fmt_score(why.rank),

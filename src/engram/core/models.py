@@ -34,6 +34,9 @@ RELATION_TYPES: tuple[str, ...] = (
     "has_decision",
     "consolidated_from",
 )
+# Which way graph traversal follows a directed edge: from -> to ("out"), to -> from ("in"), or
+# either ("both").
+Direction = Literal["out", "in", "both"]
 
 
 def new_id() -> str:

@@ -1,11 +1,14 @@
 """How search results are ordered: relevance decides what matches, decay re-ranks.
 
-rank = relevance · ((1 − w) + w · min(score, 1))
+relevance = (1 − s) · text + s · semantic          (see `fuse`)
+rank      = relevance · ((1 − w) + w · min(score, 1))
 
-`relevance` ∈ (0, 1] is the backend's text relevance normalised by the best match of the query;
-`score` is the decay score; `w` is `search_decay_weight`. Decay can move a result by at most the
-factor (1 − w), so a clearly better text match is never pushed out by a fresher weak one.
-Review candidates (memories in the danger zone that match the query) take a share of the slots.
+`text` ∈ [0, 1] is the backend's full-text relevance normalised by the best match of the query;
+`semantic` ∈ [0, 1] rescales the cosine similarity of query and memory embeddings above a floor;
+`score` is the decay score; `s` and `w` are `search_semantic_weight` and `search_decay_weight`.
+Decay can move a result by at most the factor (1 − w), so a clearly better match is never
+pushed out by a fresher weak one. Review candidates (memories in the danger zone that match the
+query) take a share of the slots.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ class Why(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     text: float
+    semantic: float | None = None  # cosine similarity, when the memory was a vector neighbour
     decay: float
     review: float
     rank: float
@@ -45,9 +49,29 @@ class SearchHit(BaseModel):
 @dataclass(frozen=True)
 class Candidate:
     id: str
-    relevance: float  # raw, higher is better; normalised here
+    relevance: float  # higher is better; normalised by the best candidate in `rank`
     score: float
     review_priority: float
+    text: float | None = None  # the parts `relevance` was fused from, for `Why`
+    semantic: float | None = None
+
+
+def fuse(
+    text: float | None, cosine: float | None, semantic_weight: float, semantic_min: float
+) -> float | None:
+    """One relevance from a normalised text score and a cosine similarity; None = no match.
+
+    A memory matches if it shares a query word, or if its embedding is at least `semantic_min`
+    similar to the query's: MiniLM puts unrelated short texts around 0–0.2, loosely related ones
+    around 0.3–0.5 and paraphrases above 0.5. The cosine is rescaled so the floor maps to 0 and
+    identity to 1.
+    """
+    semantic = None
+    if cosine is not None and cosine >= semantic_min:
+        semantic = (cosine - semantic_min) / (1.0 - semantic_min)
+    if text is None and semantic is None:
+        return None
+    return (1.0 - semantic_weight) * (text or 0.0) + semantic_weight * (semantic or 0.0)
 
 
 @dataclass(frozen=True)
@@ -73,7 +97,10 @@ def rank(
         return rank_value(c.relevance / scale, c.score, decay_weight)
 
     def ranked(c: Candidate, reason: Reason) -> Ranked:
-        why = Why(text=c.relevance / scale, decay=c.score, review=c.review_priority, rank=value(c))
+        text = c.relevance / scale if c.text is None else c.text
+        why = Why(
+            text=text, semantic=c.semantic, decay=c.score, review=c.review_priority, rank=value(c)
+        )
         return Ranked(id=c.id, reason=reason, why=why)
 
     ordered = sorted(candidates, key=lambda c: (-value(c), c.id))

@@ -37,6 +37,8 @@ used, like human memory: what keeps being useful stays, the rest is forgotten.
 reinforcement is what keeps it alive. Searching and opening do not count as use.
 - review_candidates lists memories about to fade; bring them up or let them go. \
 promotion_candidates lists memories that earned permanent status.
+- promote_memory writes a memory that earned it into the user's Obsidian vault for good; \
+search_unified searches memories and vault notes together.
 - create_relation links memories; read_graph pages through everything.
 - gc forgets faded memories; it is a dry run unless dry_run=false.
 """

@@ -1,4 +1,4 @@
-"""The thirteen Engram tools: typed parameters, one service call each, a typed result.
+"""The Engram tools: typed parameters, one service call each, a typed result.
 
 Each tool only translates: the SDK validates arguments against the published schema (limits from
 `engram.mcp.params`), the tool makes exactly one service call through `EngramRuntime.call` (off
@@ -10,6 +10,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
+from engram.mcp.ltm_tools import register_ltm_tools
 from engram.mcp.memory_tools import register_memory_tools, register_reinforcement_tools
 from engram.mcp.runtime import EngramRuntime
 from engram.mcp.store_tools import register_graph_tools, register_maintenance_tools
@@ -28,6 +29,8 @@ TOOL_NAMES = (
     "create_relation",
     "read_graph",
     "memory_stats",
+    "promote_memory",
+    "search_unified",
 )
 
 
@@ -37,3 +40,4 @@ def register_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
     register_reinforcement_tools(server, runtime)
     register_maintenance_tools(server, runtime)
     register_graph_tools(server, runtime)
+    register_ltm_tools(server, runtime)

@@ -22,6 +22,7 @@ from engram.core.scoring import (
     score,
 )
 from engram.core.timeutil import to_epoch
+from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError
 from engram.storage.protocol import ScheduleInputs, Store, Stub
 
@@ -35,6 +36,7 @@ class Context:
     policy: Policy
     rules: Reinforcement
     clock: Clock
+    embedder: Embedder | None = None
 
     def now(self) -> datetime:
         moment = self.clock()
@@ -47,6 +49,29 @@ class Context:
 
     def scheduled(self, memory: Memory) -> tuple[Memory, Schedule]:
         return memory, memory_schedule(self.policy, memory)
+
+    def check_vector_model(self) -> None:
+        """Vectors from another model are ignored by search; say how to replace them."""
+        if self.embedder is None or "vectors" not in self.store.capabilities:
+            return
+        current = self.embedder.model_id
+        others = {m: n for m, n in self.store.vector_counts().items() if m != current}
+        for model, count in others.items():
+            log.warning(
+                "%d memories have vectors from model %r, not %r: semantic search skips them "
+                "until you run `engram embed --backfill`",
+                count,
+                model,
+                self.embedder.model_id,
+            )
+
+    def embed_and_store(self, items: Sequence[tuple[str, str]]) -> int:
+        """Compute and store vectors for (memory id, text) pairs; 0 without an embedder."""
+        if self.embedder is None or "vectors" not in self.store.capabilities or not items:
+            return 0
+        vectors = self.embedder.embed_batch([text for _, text in items])
+        pairs = [(ident, vectors[i]) for i, (ident, _) in enumerate(items)]
+        return self.store.put_vectors(pairs, self.embedder.model_id)
 
     def scores(self, stubs: Sequence[Stub], now: float) -> NDArray[np.float64]:
         """Decay scores of many memories at once."""

@@ -6,6 +6,8 @@ passed, or whose interval contains now); the core's exact rules order and filter
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -26,6 +28,9 @@ REVIEW_WINDOW = 100
 class MaintenanceService:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        # Set by the composition root when ENGRAM_AUTO_PROMOTE is on: promotes every current
+        # candidate and returns their ids (a real gc run calls it first).
+        self.auto_promote: Callable[[], list[str]] | None = None
 
     def gc(
         self, dry_run: bool = True, archive_instead: bool = False, limit: int = 1_000
@@ -36,6 +41,7 @@ class MaintenanceService:
         reinforced after the candidates were listed is spared.
         """
         limit = check.limit(limit, most=GC_BATCH_MAX)
+        promoted = self.auto_promote() if self.auto_promote is not None and not dry_run else []
         now = self.ctx.now_epoch()
         due = self.ctx.store.due_for_gc(now, limit + 1)
         has_more = len(due) > limit
@@ -52,6 +58,7 @@ class MaintenanceService:
             count=len(ids),
             memory_ids=ids,
             has_more=has_more,
+            promoted=promoted,
         )
 
     def _archive_if_still_due(self, now: float) -> Change:

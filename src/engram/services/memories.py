@@ -59,6 +59,9 @@ class MemoryService:
             for m, p in zip(built, prios, strict=True)
         ]
         self.ctx.store.insert(self.ctx.scheduled_many(memories))
+        # Saved first, embedded second: a crash in between leaves a memory that text search
+        # finds and `engram embed --backfill` completes; never a vector without its memory.
+        self.ctx.embed_and_store([(m.id, m.content) for m in memories])
         return memories
 
     def _build(self, d: Draft, now: datetime, index: int) -> Memory:
@@ -124,7 +127,10 @@ class MemoryService:
             changes["strength"] = check.strength(strength)
         if not changes:
             raise ValidationError("update", "give at least one field to change")
-        return self._modify_one(memory_id, lambda m: m.model_copy(update=changes))
+        updated = self._modify_one(memory_id, lambda m: m.model_copy(update=changes))
+        if "content" in changes:  # the store retired the old vector with the old text
+            self.ctx.embed_and_store([(updated.id, updated.content)])
+        return updated
 
     def archive(self, memory_ids: Sequence[str]) -> list[Memory]:
         ids = check.memory_ids(memory_ids)

@@ -50,6 +50,7 @@ class GcResult(_Result):
     count: int
     memory_ids: list[str]
     has_more: bool
+    promoted: list[str] = []  # memories promoted to the vault first (ENGRAM_AUTO_PROMOTE)
 
 
 class PromotionCandidate(_Result):

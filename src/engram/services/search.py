@@ -1,4 +1,5 @@
-"""Search: full-text candidates from the whole store, re-ranked by decay, review blended in.
+"""Search: full-text and vector candidates from the whole store, fused, re-ranked by decay, with
+review candidates blended in (the formula is in `engram.core.ranking` and docs/search.md).
 
 Two phases keep it fast at scale: the store returns light stubs (id, counters, relevance) for a
 few hundred candidates, the core ranks them, and only the winners are read in full.
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engram.core.models import Status
-from engram.core.ranking import Candidate, SearchHit, rank
+from engram.core.ranking import Candidate, SearchHit, fuse, rank
 from engram.core.scoring import review_priority
 from engram.core.text import query_terms
 from engram.errors import ValidationError
@@ -45,18 +46,13 @@ class SearchService:
             tags=check.tags(tags),
             used_since=None if window is None else now - window * DAY,
         )
-        settings = self.ctx.settings
-        pool = max(settings.search_candidates, limit * 4)
-        terms = query_terms(text) if text else []
-        if text and not terms:
-            return []  # punctuation only: nothing can match
-        if terms:
-            stubs = self.ctx.store.text_search(terms, where, pool)
-        else:
-            stubs = self.ctx.store.browse(where, pool)
-        candidates = self._candidates(stubs, now)
+        if text is not None and not text.strip():
+            text = None
+        found = self._match(text, where, limit) if text else self._browse(where, limit)
+        candidates = self._with_decay(found, now)
         if floor is not None:
             candidates = [c for c in candidates if c.score >= floor]
+        settings = self.ctx.settings
         ranked = rank(
             candidates,
             limit,
@@ -76,19 +72,64 @@ class SearchService:
             if r.id in memories  # deleted by another client between the two phases
         ]
 
-    def _candidates(self, stubs: list[Stub], now: float) -> list[Candidate]:
-        if not stubs:
+    def _browse(self, where: Filter, limit: int) -> list[tuple[Stub, Candidate]]:
+        pool = max(self.ctx.settings.search_candidates, limit * 4)
+        return [(s, Candidate(s.id, 1.0, 0.0, 0.0)) for s in self.ctx.store.browse(where, pool)]
+
+    def _match(self, text: str, where: Filter, limit: int) -> list[tuple[Stub, Candidate]]:
+        settings = self.ctx.settings
+        terms = query_terms(text)
+        pool = max(settings.search_candidates, limit * 4)
+        lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
+        semantic = self._neighbours(text, where, max(settings.search_vector_candidates, limit))
+        best = max((s.relevance for s in lexical), default=0.0) or 1.0
+        stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
+        text_part = {s.id: s.relevance / best for s in lexical}
+        cosine = {s.id: s.relevance for s in semantic}
+        weight = settings.search_semantic_weight if semantic else 0.0
+        out = []
+        for ident, stub in stubs.items():
+            relevance = fuse(
+                text_part.get(ident), cosine.get(ident), weight, settings.search_semantic_min
+            )
+            if relevance is not None and relevance > 0:
+                out.append(
+                    (
+                        stub,
+                        Candidate(
+                            ident,
+                            relevance,
+                            0.0,
+                            0.0,
+                            text_part.get(ident, 0.0),
+                            cosine.get(ident),
+                        ),
+                    )
+                )
+        return out
+
+    def _neighbours(self, text: str, where: Filter, k: int) -> list[Stub]:
+        embedder = self.ctx.embedder
+        if embedder is None or "vectors" not in self.ctx.store.capabilities:
             return []
-        scores = self.ctx.scores(stubs, now)
+        vector = embedder.embed_batch([text])[0]
+        return self.ctx.store.vector_search(vector, where, k)
+
+    def _with_decay(self, found: list[tuple[Stub, Candidate]], now: float) -> list[Candidate]:
+        if not found:
+            return []
+        scores = self.ctx.scores([s for s, _ in found], now)
         prios = review_priority(self.ctx.policy, scores)
         return [
             Candidate(
-                id=stub.id,
-                relevance=stub.relevance,
-                score=float(s),
-                review_priority=float(p) if stub.status == Status.ACTIVE else 0.0,
+                id=c.id,
+                relevance=c.relevance,
+                score=float(score),
+                review_priority=float(prio) if stub.status == Status.ACTIVE else 0.0,
+                text=c.text,
+                semantic=c.semantic,
             )
-            for stub, s, p in zip(stubs, scores, prios, strict=True)
+            for (stub, c), score, prio in zip(found, scores, prios, strict=True)
         ]
 
 

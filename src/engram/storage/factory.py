@@ -7,11 +7,27 @@ from urllib.parse import urlparse
 
 from engram.config import Settings
 from engram.errors import ConfigError
+from engram.storage.jsonl import JSONLStore
 from engram.storage.protocol import Store
 from engram.storage.sqlite import SQLiteStore
 
 
-def open_store(location: str, settings: Settings) -> Store:
+def open_store(
+    location: str, settings: Settings, vector_model: tuple[str, int] | None = None
+) -> Store:
+    """`vector_model`: (model id, dimensions) of the embedder in use, or None."""
+    if is_postgres_url(location):
+        return open_postgres(location, settings, vector_model)
+    if is_jsonl_url(location):
+        return JSONLStore(
+            jsonl_path(location),
+            field_weights=(
+                settings.fts_weight_content,
+                settings.fts_weight_tags,
+                settings.fts_weight_entities,
+            ),
+            vector_model=vector_model,
+        )
     path = sqlite_path(location)
     return SQLiteStore(
         path,
@@ -21,7 +37,57 @@ def open_store(location: str, settings: Settings) -> Store:
             settings.fts_weight_tags,
             settings.fts_weight_entities,
         ),
+        vector_model=vector_model,
     )
+
+
+def is_postgres_url(location: str) -> bool:
+    return location.startswith(("postgresql://", "postgres://"))
+
+
+def open_postgres(
+    url: str, settings: Settings, vector_model: tuple[str, int] | None = None
+) -> Store:
+    """`postgresql://user:password@host:port/db` (or `postgres://`, or a unix socket directory
+    as `?host=/path`). The driver is an optional extra, imported only when asked for."""
+    try:
+        from engram.storage.postgres import PostgresStore
+    except ImportError as exc:
+        raise ConfigError(
+            f"ENGRAM_STORAGE_PATH: a PostgreSQL store needs the postgres extra "
+            f"(pip install 'engram[postgres]'): {exc}"
+        ) from None
+    return PostgresStore(
+        url,
+        pool_size=settings.postgres_pool_size,
+        field_weights=(
+            settings.fts_weight_content,
+            settings.fts_weight_tags,
+            settings.fts_weight_entities,
+        ),
+        vector_model=vector_model,
+    )
+
+
+def is_jsonl_url(location: str) -> bool:
+    return location.startswith("jsonl:")
+
+
+def jsonl_path(location: str) -> Path:
+    """`jsonl:///abs/dir`, `jsonl://~/dir` or `jsonl:relative/dir`: a directory."""
+    url = urlparse(location)
+    if url.netloc in ("~", ".", ".."):
+        path = url.netloc + url.path
+    elif url.netloc:
+        raise ConfigError(
+            f"ENGRAM_STORAGE_PATH: {location!r}: a JSONL store is a local directory "
+            "(jsonl:///absolute/dir or jsonl://~/dir)"
+        )
+    else:
+        path = url.path
+    if not path.strip("/"):
+        raise ConfigError(f"ENGRAM_STORAGE_PATH: {location!r} has no directory path")
+    return Path(path).expanduser()
 
 
 def sqlite_path(location: str) -> Path:
@@ -32,7 +98,8 @@ def sqlite_path(location: str) -> Path:
     if url.scheme != "sqlite":
         raise ConfigError(
             f"ENGRAM_STORAGE_PATH: unsupported store URL scheme {url.scheme!r} "
-            "(supported: sqlite:///path/to/engram.db or a plain file path)"
+            "(supported: sqlite:///path/to/engram.db, a plain file path, "
+            "jsonl:///path/to/dir, postgresql://user@host/db)"
         )
     if not url.path:
         raise ConfigError(f"ENGRAM_STORAGE_PATH: {location!r} has no file path")

@@ -14,7 +14,8 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.models import Memory, Relation, Schedule, Status
+from engram.core.models import Direction, Memory, Relation, Schedule, Status
+from engram.core.notes import Note, NoteHit, NoteLinks, NoteState
 from engram.core.scoring import ScheduleArrays
 
 # change(old) -> (new, schedule) to write, or None to leave the memory as it is.
@@ -58,10 +59,24 @@ class ScheduleInputs:
 Rescheduler = Callable[[ScheduleInputs], ScheduleArrays]
 
 
+@dataclass(frozen=True)
+class Hop:
+    """A memory reached by graph traversal: its shortest distance from the start, the memory it
+    was reached from (the start, or another hop one level closer) and the edge between them.
+    Following `parent_id` from any hop leads back to the start: the hops form a shortest-path
+    tree."""
+
+    memory_id: str
+    depth: int  # 1 = a direct neighbour of the start
+    parent_id: str
+    via: Relation
+
+
 class Store(Protocol):
     """A memory store. Every write is atomic; `modify` is an atomic read-modify-write."""
 
     location: str
+    capabilities: frozenset[str]  # e.g. {"vectors"}: what this backend can do beyond the core
 
     def close(self) -> None: ...
 
@@ -89,7 +104,62 @@ class Store(Protocol):
     def schedule_fingerprint(self) -> str | None: ...
     def reschedule_all(self, compute: Rescheduler, fingerprint: str) -> int: ...
 
+    # Vectors (capability "vectors"): one embedding per memory, for the configured model
+    def put_vectors(self, items: Sequence[tuple[str, NDArray[np.float32]]], model_id: str) -> int:
+        """Store (memory id, unit vector) pairs; ids that no longer exist are skipped."""
+        ...
+
+    def vector_search(
+        self, vector: NDArray[np.float32], where: Filter, limit: int
+    ) -> list[Stub]:
+        """Nearest memories by cosine similarity (in `relevance`), best first, filtered."""
+        ...
+
+    def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:
+        """(id, content) of memories without a vector from this model, oldest first."""
+        ...
+
+    def vector_counts(self) -> dict[str, int]:
+        """How many memories have a vector, per model id."""
+        ...
+
     # Relations
     def add_relation(self, relation: Relation) -> Relation: ...
     def relations(self, memory_ids: Sequence[str]) -> list[Relation]: ...
     def count_relations(self) -> int: ...
+    def traverse(
+        self, start: str, depth: int, types: Sequence[str], direction: Direction, limit: int
+    ) -> list[Hop]:
+        """Memories reachable from `start` in 1..`depth` steps along edges of `types` (all types
+        when empty) in `direction`, each once, at its shortest distance, reached through the
+        earliest edge (by created_at, then id) from a memory one level closer. Cycles are
+        safe: a memory already reached is never reported again, and the start never is.
+        Ordered by depth, then that edge's (created_at, id); at most `limit`. An unknown start
+        has no hops."""
+        ...
+
+    # Long-term memory (capability "ltm"): the index of the vault's Markdown notes, by path
+    def ltm_states(self) -> dict[str, NoteState]:
+        """mtime, size and digest of every indexed note, by vault-relative path."""
+        ...
+
+    def ltm_write(
+        self,
+        upsert: Sequence[Note] = (),
+        restate: Sequence[NoteState] = (),
+        delete: Sequence[str] = (),
+    ) -> None:
+        """In one transaction: insert or replace notes (with their tags and links), record new
+        states of notes whose content is unchanged, and remove notes by path."""
+        ...
+
+    def ltm_search(self, terms: Sequence[str], tags: Sequence[str], limit: int) -> list[NoteHit]:
+        """Notes containing any of the terms (title, tags, body; stemmed), best first. `tags`
+        keeps notes carrying any of them or a tag nested below one (`project` → `project/x`),
+        ignoring case. Without terms: the notes with those tags, by path."""
+        ...
+
+    def ltm_links(self, path: str) -> NoteLinks:
+        """Wikilinks from and to the note at `path`, resolved like Obsidian: `[[Folder/Note]]`
+        by path, `[[Note]]` by name, ignoring case and `.md`."""
+        ...

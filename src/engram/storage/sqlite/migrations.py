@@ -124,6 +124,99 @@ MIGRATIONS: list[tuple[str, str]] = [
         END;
         """,
     ),
+    (
+        "0004_vectors",
+        """
+        CREATE TABLE memory_vectors (
+            seq INTEGER PRIMARY KEY REFERENCES memories(seq) ON DELETE CASCADE,
+            model_id TEXT NOT NULL,
+            vector BLOB NOT NULL
+        );
+        CREATE INDEX memory_vectors_model ON memory_vectors(model_id, seq);
+        CREATE TABLE vector_changes (
+            change INTEGER PRIMARY KEY AUTOINCREMENT,
+            seq INTEGER NOT NULL
+        );
+        CREATE TRIGGER memory_vectors_ai AFTER INSERT ON memory_vectors BEGIN
+            INSERT INTO vector_changes(seq) VALUES (new.seq);
+        END;
+        CREATE TRIGGER memory_vectors_au AFTER UPDATE ON memory_vectors BEGIN
+            INSERT INTO vector_changes(seq) VALUES (new.seq);
+        END;
+        CREATE TRIGGER memory_vectors_ad AFTER DELETE ON memory_vectors BEGIN
+            INSERT INTO vector_changes(seq) VALUES (old.seq);
+        END;
+        CREATE TRIGGER memories_vector_ad AFTER DELETE ON memories BEGIN
+            INSERT INTO vector_changes(seq) VALUES (old.seq);
+        END;
+        -- A vector describes the text it was computed from: editing the text retires it, and
+        -- the service (or `engram embed --backfill`) computes a new one.
+        CREATE TRIGGER memories_vector_stale AFTER UPDATE OF content ON memories BEGIN
+            DELETE FROM memory_vectors WHERE seq = new.seq;
+        END;
+        INSERT OR IGNORE INTO store_meta(key, value)
+            VALUES ('store_uid', lower(hex(randomblob(16))));
+        """,
+    ),
+    (
+        "0005_ltm_notes",
+        # The index of the Obsidian vault (long-term memory): one row per Markdown note, its
+        # tags and wikilinks (case-folded, maintained by the store), and a full-text index
+        # over title, tags and body that reads its text from ltm_notes (external content).
+        """
+        CREATE TABLE ltm_notes (
+            seq INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            key TEXT NOT NULL,
+            name TEXT NOT NULL,
+            title TEXT NOT NULL,
+            tags TEXT NOT NULL DEFAULT '[]',
+            links TEXT NOT NULL DEFAULT '[]',
+            body TEXT NOT NULL DEFAULT '',
+            frontmatter TEXT NOT NULL DEFAULT '{}',
+            engram_id TEXT,
+            problem TEXT,
+            mtime_ns INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            digest TEXT NOT NULL
+        );
+        CREATE INDEX ltm_notes_key ON ltm_notes(key);
+        CREATE INDEX ltm_notes_name ON ltm_notes(name);
+        CREATE INDEX ltm_notes_engram ON ltm_notes(engram_id) WHERE engram_id IS NOT NULL;
+        CREATE TABLE ltm_note_tags (
+            seq INTEGER NOT NULL REFERENCES ltm_notes(seq) ON DELETE CASCADE,
+            tag TEXT NOT NULL
+        );
+        CREATE INDEX ltm_note_tags_tag ON ltm_note_tags(tag, seq);
+        CREATE INDEX ltm_note_tags_seq ON ltm_note_tags(seq);
+        CREATE TABLE ltm_links (
+            seq INTEGER NOT NULL REFERENCES ltm_notes(seq) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            name TEXT NOT NULL
+        );
+        CREATE INDEX ltm_links_seq ON ltm_links(seq);
+        CREATE INDEX ltm_links_key ON ltm_links(key);
+        CREATE INDEX ltm_links_name ON ltm_links(name);
+        CREATE VIRTUAL TABLE ltm_fts USING fts5(
+            title, tags, body, content = 'ltm_notes', content_rowid = 'seq',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER ltm_notes_text_ai AFTER INSERT ON ltm_notes BEGIN
+            INSERT INTO ltm_fts(rowid, title, tags, body)
+                VALUES (new.seq, new.title, new.tags, new.body);
+        END;
+        CREATE TRIGGER ltm_notes_text_au AFTER UPDATE OF title, tags, body ON ltm_notes BEGIN
+            INSERT INTO ltm_fts(ltm_fts, rowid, title, tags, body)
+                VALUES ('delete', old.seq, old.title, old.tags, old.body);
+            INSERT INTO ltm_fts(rowid, title, tags, body)
+                VALUES (new.seq, new.title, new.tags, new.body);
+        END;
+        CREATE TRIGGER ltm_notes_text_ad AFTER DELETE ON ltm_notes BEGIN
+            INSERT INTO ltm_fts(ltm_fts, rowid, title, tags, body)
+                VALUES ('delete', old.seq, old.title, old.tags, old.body);
+        END;
+        """,
+    ),
 ]
 
 

@@ -17,12 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from engram.core.models import Memory, Relation, Schedule, Status
+from engram.core.models import Direction, Memory, Relation, Schedule, Status
 from engram.core.timeutil import from_epoch, to_epoch
 from engram.errors import NotFoundError, StoreError
-from engram.storage.protocol import Change, Filter, Rescheduler, ScheduleInputs, Stub
+from engram.storage.protocol import Change, Filter, Hop, Rescheduler, ScheduleInputs, Stub
+from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate
+from engram.storage.sqlite.vectors import VectorIndex, sqlite_query, vector_blob
+from engram.storage.traversal import traversal_sql
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +48,9 @@ _RESCHEDULE_BATCH = 50_000
 _SQLITE_MAX_VARS = 900
 
 
-class SQLiteStore:
+class SQLiteStore(SQLiteLtm):
     location: str
+    capabilities = frozenset({"vectors", "ltm"})
 
     def __init__(
         self,
@@ -53,7 +58,9 @@ class SQLiteStore:
         *,
         busy_timeout: float = 30.0,
         field_weights: tuple[float, float, float] = (1.0, 2.0, 2.0),
+        vector_model: tuple[str, int] | None = None,
     ) -> None:
+        """`vector_model` = (model id, dimensions) of the embedder whose vectors are indexed."""
         self.path = Path(path).expanduser()
         self.location = str(self.path)
         self.field_weights = field_weights
@@ -70,10 +77,22 @@ class SQLiteStore:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from exc
         self._lock = threading.RLock()
+        self._vectors: VectorIndex | None = None
+        if vector_model is not None:
+            uid = self._query("SELECT value FROM store_meta WHERE key = 'store_uid'")[0][0]
+            self._vectors = VectorIndex(
+                Path(str(self.path) + ".vectors.usearch"),
+                dims=vector_model[1],
+                model_id=vector_model[0],
+                store_uid=str(uid),
+                query=sqlite_query(self._conn, self._lock),
+            )
 
     # -- plumbing -----------------------------------------------------------------------------
 
     def close(self) -> None:
+        if self._vectors is not None:
+            self._vectors.close()
         with self._lock:
             self._conn.close()
 
@@ -282,6 +301,51 @@ class SQLiteStore:
             )
         return updated
 
+    # -- vectors ------------------------------------------------------------------------------
+
+    def put_vectors(self, items: Sequence[tuple[str, NDArray[np.float32]]], model_id: str) -> int:
+        sql = (
+            "INSERT INTO memory_vectors(seq, model_id, vector) "
+            "SELECT seq, ?, ? FROM memories WHERE id = ? "
+            "ON CONFLICT(seq) DO UPDATE SET model_id = excluded.model_id, vector = excluded.vector"
+        )
+        with self._write() as conn:
+            return sum(
+                conn.execute(sql, (model_id, vector_blob(vec), ident)).rowcount
+                for ident, vec in items
+            )
+
+    def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
+        if self._vectors is None:
+            return []
+        # Oversample: filters (status, tags, window) are applied to the neighbours afterwards.
+        near = dict(self._vectors.search(vector, limit * 3 + 20))
+        if not near:
+            return []
+        clauses, params = _filter_sql(where, alias="m")
+        marks = ", ".join("?" * len(near))
+        rows = self._query(
+            f"SELECT {_STUB_COLUMNS}, m.seq FROM memories m "
+            f"JOIN memory_vectors v ON v.seq = m.seq AND v.model_id = ? "
+            f"WHERE m.seq IN ({marks}) {clauses}",
+            [self._vectors.model_id, *near, *params],
+        )
+        stubs = [_stub((*row[:6], near[int(row[6])])) for row in rows]
+        stubs.sort(key=lambda s: -s.relevance)
+        return stubs[:limit]
+
+    def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:
+        rows = self._query(
+            "SELECT m.id, m.content FROM memories m LEFT JOIN memory_vectors v "
+            "ON v.seq = m.seq AND v.model_id = ? WHERE v.seq IS NULL ORDER BY m.seq LIMIT ?",
+            (model_id, limit),
+        )
+        return [(str(a), str(b)) for a, b in rows]
+
+    def vector_counts(self) -> dict[str, int]:
+        rows = self._query("SELECT model_id, count(*) FROM memory_vectors GROUP BY model_id")
+        return {str(model): int(n) for model, n in rows}
+
     # -- relations ----------------------------------------------------------------------------
 
     def add_relation(self, relation: Relation) -> Relation:
@@ -325,6 +389,24 @@ class SQLiteStore:
 
     def count_relations(self) -> int:
         return int(self._query("SELECT count(*) FROM relations")[0][0])
+
+    def traverse(
+        self, start: str, depth: int, types: Sequence[str], direction: Direction, limit: int
+    ) -> list[Hop]:
+        """Breadth-first, one recursive CTE (`engram.storage.traversal`)."""
+        query = traversal_sql(
+            table="relations",
+            direction=direction,
+            typed=bool(types),
+            param=lambda name: f":{name}",
+            type_filter="e.type IN (SELECT value FROM json_each(:types))",
+        )
+        params: dict[str, Any] = {"start": start, "depth": depth, "limit": limit}
+        if types:
+            params["types"] = json.dumps(list(types))
+        with self._lock:
+            rows = self._conn.execute(query, params).fetchall()
+        return [Hop(row[0], int(row[1]), row[2], _relation_from_row(row[3:])) for row in rows]
 
 
 # -- row mapping -------------------------------------------------------------------------------

@@ -1,0 +1,71 @@
+"""`engram embed`: see which memories have vectors for the current model, and fill in the rest."""
+
+from __future__ import annotations
+
+import click
+from pydantic import BaseModel, ConfigDict
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+from engram.cli.common import State, n_memories, open_app, output, pass_state, say
+from engram.services.embeddings import EmbeddingStatus
+
+
+class BackfillResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    embedded: int
+    status: EmbeddingStatus
+
+
+@click.command()
+@click.option("--backfill", is_flag=True, help="Embed every memory that lacks a vector.")
+@click.option(
+    "--batch", type=click.IntRange(1, 1024), default=64, show_default=True, help="Texts per batch."
+)
+@pass_state
+def embed(state: State, backfill: bool, batch: int) -> None:
+    """Show embedding coverage; with --backfill, compute missing vectors.
+
+    Needed after importing memories saved without embeddings or after changing
+    ENGRAM_EMBEDDING_MODEL. Batched and resumable: stop it any time and run it again.
+    """
+    with open_app(state) as app:
+        before = app.embeddings.status()
+        embedded = 0
+        if backfill:
+            model = before.model_id or ""
+            todo = before.memories - before.vectors.get(model, 0)
+            with Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                disable=state.as_json,
+            ) as bar:
+                task = bar.add_task("embedding", total=max(todo, 0))
+                embedded = app.embeddings.backfill(
+                    batch=batch, progress=lambda n: bar.advance(task, n)
+                )
+        result = BackfillResult(embedded=embedded, status=app.embeddings.status())
+    output(state, result, lambda c: render(c, result, backfill))
+
+
+def render(out: Console, result: BackfillResult, backfilled: bool) -> None:
+    status = result.status
+    if status.model_id is None:
+        say(out, "Embeddings are off (ENGRAM_EMBEDDING_MODEL=none).")
+        return
+    have = status.vectors.get(status.model_id, 0)
+    if backfilled:
+        say(out, f"Embedded {n_memories(result.embedded)}.")
+    say(out, f"Model {status.model_id}: {have} of {n_memories(status.memories)} have a vector.")
+    for model, count in status.vectors.items():
+        if model != status.model_id:
+            say(out, f"  {count} vectors from {model} are ignored until re-embedded.")
+    if have < status.memories and not backfilled:
+        say(out, "Run `engram embed --backfill` to embed the rest.")
+
+
+COMMANDS = (embed,)

@@ -1,0 +1,269 @@
+"""Long-term memory commands: promote, index-ltm, vault (list, show, open), backup; and the
+rendering of `engram search --all`.
+
+The vault is ENGRAM_VAULT_PATH; every path printed is relative to it unless marked absolute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from engram.cli.common import (
+    State,
+    fmt_score,
+    fmt_tags,
+    open_app,
+    output,
+    pass_state,
+    say,
+)
+from engram.services.backup import BackupResult
+from engram.services.ltm import IndexReport, NoteList, NoteView
+from engram.services.ltm import Progress as ProgressCallback
+from engram.services.promotion import PromotionResult
+from engram.services.unified import UnifiedHit
+from engram.vault.render import dump_yaml
+
+PROGRESS_MIN_FILES = 200  # smaller vaults index too fast for a bar to help
+
+
+@click.command()
+@click.argument("memory_id", required=False)
+@click.option("--auto", "auto_detect", is_flag=True, help="Promote every promotion candidate.")
+@click.option("--dry-run", is_flag=True, help="Only show what would be promoted, and where.")
+@pass_state
+def promote(state: State, memory_id: str | None, auto_detect: bool, dry_run: bool) -> None:
+    """Write a memory into the Obsidian vault as a permanent note.
+
+    Give a memory ID, or --auto for every current promotion candidate (see `engram candidates
+    promote`). The note goes to <vault>/<ENGRAM_LTM_FOLDER>/<slug>.md and the memory becomes
+    `promoted`: it stops fading. Promoting a memory twice changes nothing.
+    """
+    with open_app(state) as app:
+        result = app.promotion.promote(memory_id, auto_detect=auto_detect, dry_run=dry_run)
+    output(state, result, lambda c: render_promotion(c, result))
+
+
+def render_promotion(out: Console, result: PromotionResult) -> None:
+    say(out, result.message)
+    if not result.items or (len(result.items) == 1 and result.count == 0):
+        return
+    table = Table()
+    table.add_column("id", no_wrap=True)
+    table.add_column("action")
+    table.add_column("reason")
+    table.add_column("score", justify="right")
+    table.add_column("note", overflow="fold")
+    for item in result.items:
+        table.add_row(
+            item.memory_id,
+            item.action.replace("_", " "),
+            item.reason or "",
+            fmt_score(item.score),
+            Text(item.path or ""),
+        )
+    out.print(table)
+
+
+@click.command("index-ltm")
+@pass_state
+def index_ltm(state: State) -> None:
+    """Index every Markdown note of the vault for `search --all`.
+
+    Incremental: only notes whose modification time or size changed are read, only those
+    whose content changed are parsed again, and notes deleted from the vault leave the index.
+    Notes with broken frontmatter are reported and indexed as plain text.
+    """
+    with open_app(state) as app, progress_bar() as progress:
+        report = app.ltm.index(progress)
+    output(state, report, lambda c: render_index(c, report))
+
+
+@contextmanager
+def progress_bar() -> Iterator[ProgressCallback]:
+    """A progress bar on stderr for large vaults, when stderr is a terminal."""
+    err = Console(stderr=True)
+    bar = Progress(
+        TextColumn("indexing the vault"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+    task = bar.add_task("index", total=None)
+
+    def update(done: int, total: int) -> None:
+        if total >= PROGRESS_MIN_FILES:
+            bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield update
+
+
+def render_index(out: Console, report: IndexReport) -> None:
+    say(
+        out,
+        f"Indexed {report.notes} notes in {report.vault}: {report.added} added, "
+        f"{report.updated} updated, {report.unchanged} unchanged, {report.removed} removed.",
+    )
+    if report.problems:
+        say(out, f"{len(report.problems)} notes have problems (indexed as plain text):")
+        for problem in report.problems:
+            say(out, f"  {problem.path}: {problem.problem}")
+
+
+@click.group()
+def vault() -> None:
+    """Read the vault: list notes, show one, open a promoted memory's note."""
+
+
+@vault.command("list")
+@click.option("--all", "everything", is_flag=True, help="Every note of the vault, not only ours.")
+@pass_state
+def vault_list(state: State, everything: bool) -> None:
+    """List the notes in the LTM folder (ENGRAM_LTM_FOLDER), or with --all the whole vault."""
+    with open_app(state) as app:
+        found = app.ltm.list_notes(everything)
+    output(state, found, lambda c: render_list(c, found))
+
+
+def render_list(out: Console, found: NoteList) -> None:
+    if not found.notes:
+        say(out, f"No notes in {found.folder}.")
+        return
+    table = Table(title=f"{found.count} notes in {found.folder}")
+    table.add_column("path", overflow="fold")
+    table.add_column("title")
+    table.add_column("tags")
+    table.add_column("memory", no_wrap=True)
+    for note in found.notes:
+        table.add_row(Text(note.path), Text(note.title), fmt_tags(note.tags), note.engram_id or "")
+    out.print(table)
+
+
+@vault.command("show")
+@click.argument("path")
+@pass_state
+def vault_show(state: State, path: str) -> None:
+    """Show a note: PATH is relative to the vault (e.g. Engram/my-note.md)."""
+    with open_app(state) as app:
+        view = app.ltm.show(path)
+    output(state, view, lambda c: render_note(c, view))
+
+
+@vault.command("open")
+@click.argument("memory_id")
+@pass_state
+def vault_open(state: State, memory_id: str) -> None:
+    """Show the note a promoted memory was written to."""
+    with open_app(state) as app:
+        view = app.ltm.open_memory(memory_id)
+    output(state, view, lambda c: render_note(c, view))
+
+
+def render_note(out: Console, view: NoteView) -> None:
+    say(out, f"{view.title}  ({view.path})")
+    say(out, f"file: {view.absolute_path}")
+    if view.problem:
+        say(out, f"problem: {view.problem}")
+    if view.tags:
+        say(out, "tags: " + ", ".join(view.tags))
+    for label, paths in (
+        ("links to", view.links),
+        ("linked from", view.backlinks),
+        ("unresolved links", view.unresolved_links),
+    ):
+        if paths:
+            say(out, f"{label}: " + ", ".join(paths))
+    if view.frontmatter:
+        say(out, "---")
+        say(out, dump_yaml(view.frontmatter).rstrip("\n"))
+        say(out, "---")
+    say(out, view.body.rstrip("\n"))
+
+
+@click.command()
+@click.option("--repo", required=True, help="Folder of the git repository (created if new).")
+@click.option("--include-vault", is_flag=True, help="Also copy the vault's LTM folder.")
+@click.option("--force", is_flag=True, help="Run even if the repository has other changes.")
+@pass_state
+def backup(state: State, repo: str, include_vault: bool, force: bool) -> None:
+    """Commit an export of the store (and the vault's notes) to a git repository.
+
+    The export is engram/memories.jsonl and engram/relations.jsonl; --include-vault adds a copy
+    of <vault>/<ENGRAM_LTM_FOLDER> under vault/. A new or empty folder becomes a repository. A
+    repository with uncommitted changes that this command did not create is refused unless
+    --force is given.
+    """
+    with open_app(state) as app:
+        result = app.backup.backup(repo, include_vault=include_vault, force=force)
+    output(state, result, lambda c: render_backup(c, result))
+
+
+def render_backup(out: Console, result: BackupResult) -> None:
+    if result.created:
+        say(out, f"Created the backup repository {result.repo}")
+    if result.committed:
+        say(out, f"Committed {(result.commit or '')[:12]} in {result.repo}: {result.message}")
+    else:
+        say(out, f"Nothing to commit in {result.repo}: {result.message}.")
+
+
+def search_all(
+    state: State,
+    query: str | None,
+    tags: Sequence[str],
+    limit: int,
+    verbose: bool,
+    memory_filters: bool,
+) -> None:
+    """`engram search --all`: memories and vault notes in one list."""
+    if memory_filters:
+        raise click.UsageError(
+            "--status, --window-days and --min-score filter memories only; drop them with --all"
+        )
+    with open_app(state) as app:
+        result = app.unified.search_unified(query, tags or None, limit)
+    output(state, result, lambda c: render_unified(c, result.hits, verbose))
+
+
+def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> None:
+    if not hits:
+        say(out, "Nothing found in memories or vault notes.")
+        return
+    table = Table(title=f"{len(hits)} result{'s' if len(hits) != 1 else ''}")
+    table.add_column("#", justify="right")
+    table.add_column("source")
+    table.add_column("id / note", overflow="fold")
+    for name in ("text", "decay", "weight", "rank") if verbose else ("rank",):
+        table.add_column(name, justify="right")
+    table.add_column("title")
+    for i, hit in enumerate(hits, 1):
+        where = Text(hit.id or "") if hit.source == "stm" else Text(hit.path or "")
+        if hit.source == "stm" and hit.path:
+            where.append(f"\n{hit.path}")
+        why = hit.why
+        numbers = (
+            [
+                fmt_score(why.text),
+                "" if why.decay is None else fmt_score(why.decay),
+                f"{why.weight:g}",
+                fmt_score(why.rank),
+            ]
+            if verbose
+            else [fmt_score(hit.rank)]
+        )
+        table.add_row(str(i), hit.source, where, *numbers, Text(hit.title))
+    out.print(table)
+
+
+COMMANDS = (promote, index_ltm, vault, backup)

@@ -1,0 +1,21 @@
+"""What the rest of Engram needs from an embedding model."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+class Embedder(Protocol):
+    """Maps texts to unit-length float32 vectors; `model_id` is stored with every vector."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def dimensions(self) -> int: ...
+
+    def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]: ...

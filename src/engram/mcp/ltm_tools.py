@@ -1,0 +1,85 @@
+"""Tools over long-term memory, the Obsidian vault: promote a memory, search both layers."""
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import Field
+
+from engram.mcp import hints
+from engram.mcp.params import TAG_LIMITS, Limit, OptionalMemoryId, OptionalTags, Query
+from engram.mcp.runtime import EngramRuntime
+from engram.services.promotion import PromotionResult
+from engram.services.unified import MAX_WEIGHT, UnifiedResult
+
+Weight = Annotated[float, Field(ge=0, le=MAX_WEIGHT, allow_inf_nan=False)]
+
+
+def register_ltm_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
+    """Promotion writes into the user's vault (ENGRAM_VAULT_PATH) and nowhere else."""
+
+    @server.tool(
+        name="promote_memory",
+        title="Promote to long-term memory",
+        description=(
+            "Make a memory permanent: write it as a Markdown note (YAML frontmatter, tags, "
+            "[[links]] to related promoted notes) in the user's Obsidian vault and mark it "
+            "promoted, so it no longer fades. Give memory_id, or auto_detect=true to promote "
+            "every current promotion candidate; dry_run=true only lists what would happen. "
+            "Promoting an already promoted memory changes nothing. Needs ENGRAM_VAULT_PATH."
+        ),
+        annotations=hints.ADD_IDEMPOTENT,
+    )
+    async def promote_memory(
+        memory_id: Annotated[
+            OptionalMemoryId,
+            Field(description="The memory to promote; omit when auto_detect is true."),
+        ] = None,
+        auto_detect: Annotated[
+            bool,
+            Field(description="Promote every promotion candidate (see promotion_candidates)."),
+        ] = False,
+        dry_run: Annotated[
+            bool, Field(description="Only report what would be promoted, and where.")
+        ] = False,
+    ) -> PromotionResult:
+        return await runtime.call(
+            lambda app: app.promotion.promote(memory_id, auto_detect=auto_detect, dry_run=dry_run)
+        )
+
+    @server.tool(
+        name="search_unified",
+        title="Search memories and vault notes",
+        description=(
+            "Search short-term memories and the notes of the Obsidian vault (long-term memory) "
+            "at once: one list ranked by relevance, each result marked source 'stm' (a memory, "
+            "with its id) or 'ltm' (a note, with its path), with a title, a preview and why it "
+            "ranked. A promoted memory and its note appear once. The weights scale each layer. "
+            "Searching does not count as a use."
+        ),
+        annotations=hints.READ,
+    )
+    async def search_unified(
+        query: Annotated[
+            Query,
+            Field(
+                description="Words to look for in memories and notes (any word matches), at "
+                "most 1,000 characters; may be empty when tags are given."
+            ),
+        ] = "",
+        tags: Annotated[
+            OptionalTags,
+            Field(description=f"Only results carrying any of these tags ({TAG_LIMITS})."),
+        ] = None,
+        limit: Limit = 10,
+        stm_weight: Annotated[
+            Weight, Field(description=f"Weight of short-term memories, 0 to {MAX_WEIGHT:g}.")
+        ] = 1.0,
+        ltm_weight: Annotated[
+            Weight, Field(description=f"Weight of vault notes, 0 to {MAX_WEIGHT:g}.")
+        ] = 0.7,
+    ) -> UnifiedResult:
+        return await runtime.call(
+            lambda app: app.unified.search_unified(
+                query or None, tags, limit, stm_weight, ltm_weight
+            )
+        )

@@ -1,0 +1,261 @@
+"""Backup: commit an export of the store (and optionally the vault's LTM folder) to a git
+repository the user names.
+
+Layout inside the repository:
+
+    .engram-backup               marks a repository this command created
+    engram/memories.jsonl        every memory, one JSON object per line, in save order
+    engram/relations.jsonl       every relation, one per line
+    vault/<ENGRAM_LTM_FOLDER>/   a copy of the promoted notes (with --include-vault)
+
+A folder that does not exist or is empty becomes a new repository. An existing repository with
+uncommitted changes is refused unless it was created by this command or `force` is given: the
+backup commits only its own files, but a user's half-finished work deserves a look first. Files
+are written atomically (temporary file, fsync, rename); `git` is run as a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable
+from contextlib import suppress
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from engram.errors import EngramError, ValidationError
+from engram.services.context import Context
+from engram.services.ltm import VaultAccess
+from engram.vault.render import iso
+from engram.vault.writer import fsync_dir, is_temp_file
+
+MARKER = ".engram-backup"
+EXPORT_DIR = "engram"
+VAULT_DIR = "vault"
+PAGE = 1_000
+GIT_TIMEOUT = 600.0
+
+
+class BackupResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    repo: str
+    created: bool  # this run created the repository
+    committed: bool  # False when nothing changed since the last backup
+    commit: str | None  # the commit made (or HEAD when nothing changed)
+    message: str
+    memories: int
+    relations: int
+    vault_files: int
+
+
+class BackupService:
+    def __init__(self, ctx: Context, vault: VaultAccess) -> None:
+        self.ctx = ctx
+        self.vault = vault
+
+    def backup(
+        self, repo: str | Path, include_vault: bool = False, force: bool = False
+    ) -> BackupResult:
+        git = Git(_git_executable())
+        path = _repo_path(repo)
+        source = self._vault_folder(path) if include_vault else None
+        created = False
+        if not path.exists() or (path.is_dir() and not any(path.iterdir())):
+            path.mkdir(parents=True, exist_ok=True)
+            git.run(path, "init", "--quiet")
+            _write_text(path / MARKER, "This repository holds Engram backups (engram backup).\n")
+            created = True
+        elif not git.is_root(path):
+            raise ValidationError(
+                "repo",
+                f"{path} is not the top folder of a git repository; name a new or empty folder, "
+                "or an existing repository",
+            )
+        if not created and not (path / MARKER).exists() and not force and git.dirty(path):
+            raise ValidationError(
+                "repo",
+                f"{path} has uncommitted changes and was not created by engram backup; commit "
+                "or stash them first, or pass --force (only Engram's own files are committed)",
+            )
+        memories, relations = self._export(path / EXPORT_DIR)
+        copied = 0
+        staged = [MARKER, EXPORT_DIR] if (path / MARKER).exists() else [EXPORT_DIR]
+        if source is not None:
+            folder = self.vault.folder
+            copied = _mirror(source, path / VAULT_DIR / folder)
+            staged.append(f"{VAULT_DIR}/{folder}")
+        git.run(path, "add", "--all", "--", *staged)
+        message = (
+            f"engram backup {iso(self.ctx.now())}: {memories} memories, {relations} relations"
+            + (f", {copied} vault files" if source is not None else "")
+        )
+        if not git.has_staged(path):
+            head = git.head(path)
+            return BackupResult(
+                repo=str(path),
+                created=created,
+                committed=False,
+                commit=head,
+                message="nothing changed since the last backup",
+                memories=memories,
+                relations=relations,
+                vault_files=copied,
+            )
+        git.commit(path, message)
+        return BackupResult(
+            repo=str(path),
+            created=created,
+            committed=True,
+            commit=git.head(path),
+            message=message,
+            memories=memories,
+            relations=relations,
+            vault_files=copied,
+        )
+
+    def _vault_folder(self, repo: Path) -> Path:
+        files = self.vault.files()
+        source = files.resolve(self.vault.folder)
+        target = repo.resolve()
+        if target.is_relative_to(files.root) or files.root.is_relative_to(target):
+            raise ValidationError(
+                "repo", f"{repo} overlaps the vault {files.root}; choose a folder outside it"
+            )
+        return source
+
+    def _export(self, directory: Path) -> tuple[int, int]:
+        """memories.jsonl and relations.jsonl, page by page (never the whole store in memory)."""
+        directory.mkdir(parents=True, exist_ok=True)
+        store = self.ctx.store
+        counts = {"memories": 0, "relations": 0}
+        relation_ids: set[str] = set()
+        relation_lines: list[str] = []
+
+        def memory_lines() -> Iterable[str]:
+            after: str | None = None
+            while True:
+                page = store.page(after, PAGE)
+                if not page:
+                    return
+                for m in page:
+                    counts["memories"] += 1
+                    yield json.dumps(m.model_dump(mode="json"), ensure_ascii=False)
+                for r in store.relations([m.id for m in page]):
+                    if r.id not in relation_ids:
+                        relation_ids.add(r.id)
+                        relation_lines.append(json.dumps(r.model_dump(mode="json")))
+                after = page[-1].id
+
+        _write_lines(directory / "memories.jsonl", memory_lines())
+        counts["relations"] = len(relation_lines)
+        _write_lines(directory / "relations.jsonl", sorted(relation_lines))
+        return counts["memories"], counts["relations"]
+
+
+class Git:
+    def __init__(self, executable: str) -> None:
+        self.executable = executable
+
+    def run(self, repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+        try:
+            done = subprocess.run(
+                [self.executable, *args],
+                cwd=repo,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=GIT_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise EngramError(f"git {args[0]} failed in {repo}: {exc}") from None
+        if check and done.returncode != 0:
+            detail = " ".join((done.stderr or done.stdout).split())
+            raise EngramError(f"git {args[0]} failed in {repo}: {detail}")
+        return done
+
+    def is_root(self, path: Path) -> bool:
+        done = self.run(path, "rev-parse", "--show-toplevel", check=False)
+        return done.returncode == 0 and Path(done.stdout.strip()).resolve() == path.resolve()
+
+    def dirty(self, path: Path) -> bool:
+        return bool(self.run(path, "status", "--porcelain").stdout.strip())
+
+    def has_staged(self, path: Path) -> bool:
+        return self.run(path, "diff", "--cached", "--quiet", check=False).returncode != 0
+
+    def head(self, path: Path) -> str | None:
+        done = self.run(path, "rev-parse", "--verify", "--quiet", "HEAD", check=False)
+        return done.stdout.strip() or None
+
+    def commit(self, path: Path, message: str) -> None:
+        identity: list[str] = []
+        if not self.run(path, "config", "user.email", check=False).stdout.strip():
+            identity = ["-c", "user.name=Engram", "-c", "user.email=engram@localhost"]
+        self.run(path, *identity, "commit", "--quiet", "--no-verify", "-m", message)
+
+
+def _git_executable() -> str:
+    found = shutil.which("git")
+    if found is None:
+        raise EngramError("backup needs git, and no `git` executable is on PATH; install git")
+    return found
+
+
+def _repo_path(repo: str | Path) -> Path:
+    if not str(repo).strip() or "\x00" in str(repo):
+        raise ValidationError("repo", "give the folder of the git repository to back up to")
+    path = Path(repo).expanduser()
+    if path.exists() and not path.is_dir():
+        raise ValidationError("repo", f"{path} is a file, not a folder")
+    return path.absolute()
+
+
+def _write_lines(target: Path, lines: Iterable[str]) -> None:
+    """Atomically replace `target` with the lines (temporary file, fsync, rename)."""
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".engram-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            for line in lines:
+                handle.write(line + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    finally:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
+    fsync_dir(target.parent)
+
+
+def _write_text(target: Path, text: str) -> None:
+    _write_lines(target, [text.rstrip("\n")])
+
+
+def _mirror(source: Path, target: Path) -> int:
+    """Make `target` an exact copy of `source` (symlinks and hidden files left out); returns the
+    number of files copied."""
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    copied = 0
+    if not source.is_dir():
+        return 0
+    for directory, dirs, names in os.walk(source):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        here = Path(directory)
+        out = target / here.relative_to(source)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in sorted(names):
+            item = here / name
+            if name.startswith(".") or is_temp_file(name) or item.is_symlink():
+                continue
+            shutil.copy2(item, out / name)
+            copied += 1
+    return copied

@@ -1,0 +1,258 @@
+"""Long-term memory: the vault (ENGRAM_VAULT_PATH), its index in the store, and reading notes.
+
+`index` brings the store's LTM index up to date with every Markdown note in the vault: files
+whose mtime and size are unchanged are not read; files that changed are read and hashed, and
+parsed only if their content changed; notes gone from the disk are removed. The same index
+serves unified search (`unified.py`) and the wikilink graph between notes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from engram.config import Settings
+from engram.core.models import Status
+from engram.core.notes import Note, NoteState
+from engram.errors import ConfigError, NotFoundError, ValidationError
+from engram.services import validation as check
+from engram.services.context import Context
+from engram.vault.index import digest as content_digest
+from engram.vault.index import parse_note, read_file, scan
+from engram.vault.writer import VaultFiles, check_relative
+
+log = logging.getLogger(__name__)
+
+INDEX_BATCH = 500
+LTM = "ltm"  # the store capability
+
+Progress = Callable[[int, int], None]  # (files done, files in the vault)
+
+NO_VAULT = (
+    "no vault configured: set ENGRAM_VAULT_PATH to your Obsidian vault folder (for example "
+    "`export ENGRAM_VAULT_PATH=~/Documents/Obsidian/MyVault`, or a line in ~/.config/engram/.env), "
+    "or open with Engram.open(..., vault_path=...)"
+)
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class NoteProblem(_Result):
+    path: str
+    problem: str
+
+
+class IndexReport(_Result):
+    """What one `index-ltm` run did. Notes with problems are indexed anyway (as plain text)."""
+
+    vault: str
+    notes: int
+    added: int
+    updated: int
+    unchanged: int
+    removed: int
+    problems: list[NoteProblem]
+
+
+class NoteSummary(_Result):
+    path: str
+    title: str
+    tags: list[str]
+    engram_id: str | None
+
+
+class NoteList(_Result):
+    folder: str
+    count: int
+    notes: list[NoteSummary]
+
+
+class NoteView(_Result):
+    """One note as read from the vault, with its place in the wikilink graph (from the index)."""
+
+    path: str
+    absolute_path: str
+    title: str
+    tags: list[str]
+    engram_id: str | None
+    frontmatter: dict[str, Any]
+    body: str
+    links: list[str]
+    backlinks: list[str]
+    unresolved_links: list[str]
+    problem: str | None
+
+
+class VaultAccess:
+    """The vault named by the settings, opened on first use so that commands which do not
+    need it work without one."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._files: VaultFiles | None = None
+
+    @property
+    def configured(self) -> bool:
+        return self.settings.vault_path is not None
+
+    @property
+    def folder(self) -> str:
+        return check_relative(self.settings.ltm_folder, "ENGRAM_LTM_FOLDER")
+
+    def files(self) -> VaultFiles:
+        if self._files is None:
+            if self.settings.vault_path is None:
+                raise ConfigError(NO_VAULT)
+            self._files = VaultFiles(self.settings.vault_path)
+        return self._files
+
+
+def require_ltm(ctx: Context) -> None:
+    if LTM not in ctx.store.capabilities:
+        raise ConfigError(
+            f"the store at {ctx.store.location} has no long-term-memory index "
+            "(this backend does not support it); use a SQLite store for the vault features"
+        )
+
+
+class LtmService:
+    def __init__(self, ctx: Context, vault: VaultAccess) -> None:
+        self.ctx = ctx
+        self.vault = vault
+
+    def index(self, progress: Progress | None = None) -> IndexReport:
+        """Bring the LTM index up to date with the vault (incrementally)."""
+        require_ltm(self.ctx)
+        files = self.vault.files()
+        store = self.ctx.store
+        known = store.ltm_states()
+        entries = scan(files.root)
+        total = len(entries)
+        seen: set[str] = set()
+        counts = {"added": 0, "updated": 0, "unchanged": 0}
+        problems: list[NoteProblem] = []
+        upsert: list[Note] = []
+        restate: list[NoteState] = []
+        for done, entry in enumerate(entries, 1):
+            seen.add(entry.path)
+            old = known.get(entry.path)
+            if old and (old.mtime_ns, old.size) == (entry.mtime_ns, entry.size):
+                counts["unchanged"] += 1
+            else:
+                read = read_file(files.root, entry.path)
+                if read is None:
+                    seen.discard(entry.path)  # deleted while we scanned
+                else:
+                    data, mtime_ns, size = read
+                    digest = content_digest(data)
+                    if old and old.digest == digest:
+                        restate.append(NoteState(entry.path, mtime_ns, size, digest))
+                        counts["unchanged"] += 1
+                    else:
+                        note = parse_note(
+                            entry.path, data, mtime_ns=mtime_ns, size=size, digest_=digest
+                        )
+                        upsert.append(note)
+                        counts["updated" if old else "added"] += 1
+                        if note.problem:
+                            problems.append(NoteProblem(path=note.path, problem=note.problem))
+            if len(upsert) + len(restate) >= INDEX_BATCH:
+                store.ltm_write(upsert=upsert, restate=restate)
+                upsert, restate = [], []
+            if progress is not None:
+                progress(done, total)
+        removed = [path for path in known if path not in seen]
+        store.ltm_write(upsert=upsert, restate=restate, delete=removed)
+        for problem in problems:
+            log.warning("%s: %s", problem.path, problem.problem)
+        return IndexReport(
+            vault=str(files.root),
+            notes=len(seen),
+            removed=len(removed),
+            problems=problems,
+            **counts,
+        )
+
+    def reindex(self, paths: list[str]) -> None:
+        """Re-read a few notes just written (a promotion and its backlinks)."""
+        if LTM not in self.ctx.store.capabilities:
+            return
+        root = self.vault.files().root
+        notes = []
+        for path in paths:
+            read = read_file(root, path)
+            if read is not None:
+                data, mtime_ns, size = read
+                notes.append(parse_note(path, data, mtime_ns=mtime_ns, size=size))
+        self.ctx.store.ltm_write(upsert=notes)
+
+    # -- read-only helpers --------------------------------------------------------------------
+
+    def list_notes(self, everything: bool = False) -> NoteList:
+        """Notes in the LTM folder (or, with `everything`, the whole vault), by path."""
+        files = self.vault.files()
+        folder = "" if everything else self.vault.folder
+        base = files.resolve(folder) if folder else files.root
+        prefix = f"{folder}/" if folder else ""
+        notes = []
+        for entry in scan(base) if base.is_dir() else []:
+            path = prefix + entry.path
+            read = read_file(files.root, path)
+            if read is None:
+                continue
+            note = parse_note(path, read[0])
+            notes.append(
+                NoteSummary(
+                    path=path, title=note.title, tags=list(note.tags), engram_id=note.engram_id
+                )
+            )
+        return NoteList(folder=folder or ".", count=len(notes), notes=notes)
+
+    def show(self, path: str) -> NoteView:
+        """A note by its path relative to the vault."""
+        files = self.vault.files()
+        clean = check_relative(path.strip(), "path", allow_hidden=True)
+        target = files.resolve(clean, "path", allow_hidden=True)
+        if not target.is_file():
+            raise NotFoundError("note", clean)
+        read = read_file(files.root, clean)
+        if read is None:
+            raise NotFoundError("note", clean)
+        note = parse_note(clean, read[0])
+        links = self.ctx.store.ltm_links(clean) if LTM in self.ctx.store.capabilities else None
+        return NoteView(
+            path=clean,
+            absolute_path=str(target),
+            title=note.title,
+            tags=list(note.tags),
+            engram_id=note.engram_id,
+            frontmatter=note.frontmatter,
+            body=note.body,
+            links=list(links.outgoing) if links else [],
+            backlinks=list(links.incoming) if links else [],
+            unresolved_links=list(links.unresolved) if links else [],
+            problem=note.problem,
+        )
+
+    def open_memory(self, memory_id: str) -> NoteView:
+        """The note a promoted memory was written to."""
+        ident = check.memory_id(memory_id)
+        found = self.ctx.store.get_many([ident])
+        if not found:
+            raise NotFoundError("memory", ident)
+        memory = found[0]
+        if memory.status != Status.PROMOTED or not memory.promoted_to:
+            raise ValidationError(
+                "memory_id",
+                f"{ident} is {memory.status.value}, not promoted: it has no note yet "
+                "(promote it with `engram promote ID`)",
+            )
+        return self.show(memory.promoted_to)
+
+
+__all__ = ["NO_VAULT", "IndexReport", "LtmService", "NoteList", "NoteView", "VaultAccess"]

@@ -1,0 +1,218 @@
+"""Promotion: a short-term memory that proved its worth becomes a note in the Obsidian vault.
+
+For each memory: render the note (frontmatter, content, Related links to the notes of related
+memories promoted before), write it atomically under a free name in the LTM folder, then mark
+the memory promoted in one atomic store update that checks it is still active; if another
+process promoted it meanwhile, our note is removed again. Finally the related notes get a
+backlink and every note touched is re-indexed, so unified search sees it at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Literal, cast
+
+from pydantic import BaseModel, ConfigDict
+
+from engram.core.models import Memory, Schedule, Status
+from engram.core.scoring import memory_score, promotion_reason
+from engram.errors import NotFoundError, ValidationError
+from engram.services import validation as check
+from engram.services.context import Context
+from engram.services.ltm import LtmService, VaultAccess, require_ltm
+from engram.services.maintenance import MaintenanceService
+from engram.vault.render import NoteSpec, add_related_link, render_note, slugify, title_of, wikilink
+from engram.vault.writer import VaultFiles
+
+log = logging.getLogger(__name__)
+
+MAX_AUTO_PROMOTE = check.MAX_LIMIT
+
+Action = Literal["promoted", "would_promote", "already_promoted"]
+Reason = Literal["usage", "score", "manual"]
+
+
+class PromotionItem(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    memory_id: str
+    action: Action
+    reason: Reason | None
+    score: float
+    path: str | None  # the note, relative to the vault (for a dry run: where it would go)
+    title: str
+
+
+class PromotionResult(BaseModel):
+    """What a promotion run did (or, for a dry run, would do); `message` says it in a line."""
+
+    model_config = ConfigDict(frozen=True)
+
+    dry_run: bool
+    count: int  # memories promoted now (or that would be)
+    items: list[PromotionItem]
+    message: str
+
+
+class PromotionService:
+    def __init__(
+        self, ctx: Context, maintenance: MaintenanceService, ltm: LtmService, vault: VaultAccess
+    ) -> None:
+        self.ctx = ctx
+        self.maintenance = maintenance
+        self.ltm = ltm
+        self.vault = vault
+
+    def promote(
+        self, memory_id: str | None = None, auto_detect: bool = False, dry_run: bool = False
+    ) -> PromotionResult:
+        """Promote one memory by id, or (auto_detect) every current promotion candidate."""
+        if memory_id is not None and auto_detect:
+            raise ValidationError("memory_id", "give a memory id or auto_detect, not both")
+        if memory_id is None and not auto_detect:
+            raise ValidationError(
+                "memory_id", "give the id of the memory to promote, or auto_detect=true"
+            )
+        require_ltm(self.ctx)
+        files = self.vault.files()
+        if memory_id is not None:
+            targets = [(self._memory(memory_id), "manual")]
+        else:
+            found = self.maintenance.promotion_candidates(MAX_AUTO_PROMOTE)
+            targets = [(c.memory, c.reason) for c in found]
+        items = [self._one(files, memory, reason, dry_run) for memory, reason in targets]
+        return PromotionResult(
+            dry_run=dry_run,
+            count=sum(i.action != "already_promoted" for i in items),
+            items=items,
+            message=_message(items, dry_run, auto_detect),
+        )
+
+    def promote_due(self) -> list[str]:
+        """Auto-promotion during gc: the ids promoted now."""
+        result = self.promote(auto_detect=True)
+        return [i.memory_id for i in result.items if i.action == "promoted"]
+
+    def _memory(self, memory_id: str) -> Memory:
+        ident = check.memory_id(memory_id)
+        found = self.ctx.store.get_many([ident])
+        if not found:
+            raise NotFoundError("memory", ident)
+        if found[0].status == Status.ARCHIVED:
+            raise ValidationError(
+                "memory_id", f"{ident} is archived: archived memories cannot be promoted"
+            )
+        return found[0]
+
+    def _one(self, files: VaultFiles, memory: Memory, reason: str, dry_run: bool) -> PromotionItem:
+        now = self.ctx.now()
+        score = memory_score(self.ctx.policy, memory, self.ctx.now_epoch())
+        title = title_of(memory.content)
+        if reason == "manual":  # say why it deserved it, if it did
+            reason = promotion_reason(self.ctx.policy, memory, self.ctx.now_epoch()) or reason
+        why = cast(Reason, reason)
+
+        def item(action: Action, path: str | None, m: Memory = memory) -> PromotionItem:
+            return PromotionItem(
+                memory_id=m.id, action=action, reason=why, score=score, path=path, title=title
+            )
+
+        if memory.status == Status.PROMOTED:
+            return item("already_promoted", memory.promoted_to).model_copy(update={"reason": None})
+        folder = self.vault.folder
+        stem = slugify(title, fallback=f"memory-{memory.id[:8]}")
+        if dry_run:
+            return item("would_promote", _free_name(files, folder, stem))
+        related = self._related_notes(files, memory)
+
+        def render(note_id: str) -> str:
+            spec = NoteSpec(
+                memory=memory,
+                note_id=note_id,
+                promoted_at=now,
+                score=score,
+                reason=why,
+                related=[wikilink(path, other) for path, other in related],
+            )
+            return render_note(spec)
+
+        path = files.create(folder, stem, render)
+        if not self._claim(memory.id, now, path):
+            files.delete(path)  # another process promoted it first: keep its note, not ours
+            current = self.ctx.store.get_many([memory.id])
+            return item("already_promoted", current[0].promoted_to if current else None)
+        touched = [path, *self._add_backlinks(files, related, path, title)]
+        self.ltm.reindex(touched)
+        log.info("promoted %s to %s", memory.id, path)
+        return item("promoted", path)
+
+    def _claim(self, memory_id: str, now: datetime, path: str) -> bool:
+        def change(m: Memory) -> tuple[Memory, Schedule] | None:
+            if m.status != Status.ACTIVE:
+                return None
+            update = {"status": Status.PROMOTED, "promoted_at": now, "promoted_to": path}
+            return self.ctx.scheduled(m.model_copy(update=update))
+
+        try:
+            return bool(self.ctx.store.modify([memory_id], change))
+        except NotFoundError:
+            return False  # deleted meanwhile
+
+    def _related_notes(self, files: VaultFiles, memory: Memory) -> list[tuple[str, str]]:
+        """(path, title) of the notes of promoted memories related to this one."""
+        others = {
+            r.to_id if r.from_id == memory.id else r.from_id
+            for r in self.ctx.store.relations([memory.id])
+        }
+        notes = []
+        for other in self.ctx.store.get_many(sorted(others)):
+            if other.status == Status.PROMOTED and other.promoted_to:
+                try:
+                    present = files.exists(other.promoted_to)
+                except ValidationError:
+                    present = False
+                if present:
+                    notes.append((other.promoted_to, title_of(other.content)))
+        return notes
+
+    def _add_backlinks(
+        self, files: VaultFiles, related: list[tuple[str, str]], path: str, title: str
+    ) -> list[str]:
+        changed = []
+        link = wikilink(path, title)
+        for other_path, _ in related:
+            try:
+                text = files.read_text(other_path)
+            except (OSError, ValidationError):
+                log.warning("cannot add a backlink to %s: the note is unreadable", other_path)
+                continue
+            updated = add_related_link(text, link, path)
+            if updated is not None:
+                files.write(other_path, updated)
+                changed.append(other_path)
+        return changed
+
+
+def _free_name(files: VaultFiles, folder: str, stem: str) -> str:
+    n = 1
+    while True:
+        name = f"{stem}.md" if n == 1 else f"{stem}-{n}.md"
+        path = f"{folder}/{name}"
+        if not files.exists(path):
+            return path
+        n += 1
+
+
+def _message(items: list[PromotionItem], dry_run: bool, auto: bool) -> str:
+    if not items:
+        return "No memory is due for promotion." if auto else "Nothing to promote."
+    done = [i for i in items if i.action != "already_promoted"]
+    if len(items) == 1 and not done:
+        i = items[0]
+        return f"Memory {i.memory_id} is already promoted ({i.path}); nothing to do."
+    noun = "memory" if len(done) == 1 else "memories"
+    if dry_run:
+        return f"Dry run: {len(done)} {noun} would be promoted; nothing was changed."
+    where = f": {done[0].path}" if len(done) == 1 else ""
+    return f"Promoted {len(done)} {noun} to the vault{where}."

@@ -1,0 +1,176 @@
+"""Unified search: short-term memories and long-term vault notes in one ranked list.
+
+Each layer ranks its own matches: memories by `SearchService` (full-text relevance re-ranked by
+decay, `rank` ∈ (0, 1]), notes by full-text relevance over the LTM index normalised by the best
+note. A layer's weight scales its ranks into the common list:
+
+    unified rank = stm_weight · memory rank        or        ltm_weight · note relevance
+
+A promoted memory and its own note (the note's `engram_id`, or the memory's `promoted_to`) are
+one result: the better-ranked of the two, carrying both the memory id and the note path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from engram.core.notes import NoteHit
+from engram.core.ranking import SearchHit
+from engram.core.text import query_terms
+from engram.errors import ValidationError
+from engram.services import validation as check
+from engram.services.context import Context
+from engram.services.ltm import LTM
+from engram.services.search import SearchService
+from engram.vault.render import obsidian_tag, title_of
+
+MAX_WEIGHT = 10.0
+POOL_EXTRA = 10  # candidates beyond `limit` per layer, so merging duplicates leaves enough
+PREVIEW_CHARS = 200
+
+Source = Literal["stm", "ltm"]
+
+
+class UnifiedWhy(BaseModel):
+    """`text`: relevance within its own layer (0–1); `decay`: the memory's score (stm only);
+    `weight`: the layer's weight; `rank`: what the list is ordered by."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: float
+    decay: float | None
+    weight: float
+    rank: float
+
+
+class UnifiedHit(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    source: Source
+    id: str | None  # the memory id (stm, or the memory a promoted note came from)
+    path: str | None  # the note, relative to the vault (ltm, or a promoted memory's note)
+    title: str
+    preview: str
+    tags: list[str]
+    rank: float
+    why: UnifiedWhy
+
+
+class UnifiedResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    count: int
+    hits: list[UnifiedHit]
+
+
+class UnifiedSearchService:
+    def __init__(self, ctx: Context, search: SearchService) -> None:
+        self.ctx = ctx
+        self.search = search
+
+    def search_unified(
+        self,
+        query: str | None = None,
+        tags: Sequence[str] | None = None,
+        limit: int = 10,
+        stm_weight: float = 1.0,
+        ltm_weight: float = 0.7,
+    ) -> UnifiedResult:
+        """Does not reinforce: observe or touch the memories you use."""
+        text = (check.query(query) or "").strip()
+        wanted = check.tags(tags)
+        limit = check.limit(limit)
+        stm_w = _weight(stm_weight, "stm_weight")
+        ltm_w = _weight(ltm_weight, "ltm_weight")
+        if not text and not wanted:
+            raise ValidationError("query", "give words to look for, tags, or both")
+        pool = min(check.MAX_LIMIT, limit + POOL_EXTRA)
+        memories = (
+            self.search.search(text or None, tags=wanted or None, limit=pool) if stm_w else []
+        )
+        notes = self._notes(text, wanted, limit + POOL_EXTRA) if ltm_w else []
+        hits = [_from_memory(h, stm_w) for h in memories] + _from_notes(notes, ltm_w)
+        merged = _merge_promoted(hits)
+        merged.sort(key=lambda h: (-h.rank, h.source, h.id or h.path or ""))
+        return UnifiedResult(count=min(limit, len(merged)), hits=merged[:limit])
+
+    def _notes(self, text: str, tags: tuple[str, ...], pool: int) -> list[NoteHit]:
+        if LTM not in self.ctx.store.capabilities:
+            return []
+        terms = query_terms(text) if text else []
+        if text and not terms:
+            return []
+        note_tags = [t for t in (obsidian_tag(tag) for tag in tags) if t]
+        if tags and not note_tags:
+            return []
+        return self.ctx.store.ltm_search(terms, note_tags, pool)
+
+
+def _weight(value: float, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise ValidationError(field, "must be a number")
+    if not 0.0 <= value <= MAX_WEIGHT:
+        raise ValidationError(field, f"must be between 0 and {MAX_WEIGHT:g}")
+    return float(value)
+
+
+def _from_memory(hit: SearchHit, weight: float) -> UnifiedHit:
+    m = hit.memory
+    return UnifiedHit(
+        source="stm",
+        id=m.id,
+        path=m.promoted_to,
+        title=title_of(m.content),
+        preview=_preview(m.content),
+        tags=list(m.tags),
+        rank=weight * hit.rank,
+        why=UnifiedWhy(text=hit.why.text, decay=hit.score, weight=weight, rank=weight * hit.rank),
+    )
+
+
+def _from_notes(notes: Sequence[NoteHit], weight: float) -> list[UnifiedHit]:
+    best = max((n.relevance for n in notes), default=0.0)
+    scale = best if best > 0 else 1.0
+    out = []
+    for n in notes:
+        text = n.relevance / scale
+        out.append(
+            UnifiedHit(
+                source="ltm",
+                id=n.engram_id,
+                path=n.path,
+                title=n.title,
+                preview=_preview(n.preview),
+                tags=list(n.tags),
+                rank=weight * text,
+                why=UnifiedWhy(text=text, decay=None, weight=weight, rank=weight * text),
+            )
+        )
+    return out
+
+
+def _merge_promoted(hits: list[UnifiedHit]) -> list[UnifiedHit]:
+    """One result per promoted memory and its note: the better-ranked, with both id and path."""
+    out = [h for h in hits if h.source == "stm"]
+    slot = {h.id: i for i, h in enumerate(out)}
+    by_path = {h.path: i for i, h in enumerate(out) if h.path}
+    for note in (h for h in hits if h.source == "ltm"):
+        i = slot.get(note.id) if note.id else None
+        if i is None and note.path:
+            i = by_path.get(note.path)
+        if i is None:
+            out.append(note)
+            continue
+        current = out[i]
+        better = note if note.rank > current.rank else current
+        out[i] = better.model_copy(update={"id": current.id, "path": better.path or note.path})
+    return out
+
+
+def _preview(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1].rstrip() + "…"

@@ -1,0 +1,280 @@
+"""Append-only line files shared by several processes: locking, catching up, atomic rewrites.
+
+* `DirLock` is an OS file lock (`flock`) on `<dir>/.lock`: exclusive around every write,
+  compaction and repair, shared while reading lines other processes appended. The kernel drops
+  it when a process dies, so a crash never leaves the store locked.
+* `LineFile` remembers which inode it read and up to which byte. `read_new` returns the lines
+  appended since (by anyone), or tells the caller to reload everything when the file was
+  replaced (another process compacted it) or shrank.
+* Appends are one `write` of whole lines, then `fsync`, before the caller acknowledges; a
+  failed append is truncated away, so a line is either whole or absent.
+* `rewrite` replaces a file atomically: temporary file, fsync, rename, fsync of the directory.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import logging
+import os
+import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engram.errors import StoreError
+
+log = logging.getLogger(__name__)
+
+
+class DirLock:
+    """flock on a lock file; re-entrant within one holder (callers serialise threads)."""
+
+    def __init__(self, path: Path) -> None:
+        try:
+            self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise StoreError(f"cannot open lock file {path}: {exc.strerror}") from exc
+        self._mode = 0
+
+    @contextmanager
+    def hold(self, exclusive: bool) -> Iterator[None]:
+        if self._mode == fcntl.LOCK_EX or (self._mode == fcntl.LOCK_SH and not exclusive):
+            yield
+            return
+        if self._mode == fcntl.LOCK_SH:
+            raise RuntimeError("cannot upgrade a shared lock to an exclusive one")
+        mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+        fcntl.flock(self._fd, mode)
+        self._mode = mode
+        try:
+            yield
+        finally:
+            self._mode = 0
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    @property
+    def closed(self) -> bool:
+        return self._fd < 0
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+@dataclass
+class Chunk:
+    """What `read_new` found: complete lines (with 1-based line numbers) since the last read."""
+
+    reset: bool
+    lines: list[tuple[int, bytes]] = field(default_factory=list)
+
+
+@dataclass
+class LineFile:
+    path: Path
+    ino: int | None = None
+    offset: int = 0  # bytes consumed
+    line_no: int = 0  # lines consumed (including empty ones), for reporting
+    clean_end: bool = True  # the consumed bytes end with a newline (or nothing was consumed)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def forget(self) -> None:
+        self.ino, self.offset, self.line_no, self.clean_end = None, 0, 0, True
+
+    def unchanged(self) -> bool:
+        """Cheap test (one stat): nothing was appended or replaced since the last read."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return self.ino is None
+        return st.st_ino == self.ino and st.st_size == self.offset
+
+    def read_new(self) -> Chunk:
+        """Lines appended since the last read. Call with the directory lock held (shared or
+        exclusive): then no writer is half-way through a line, and a last line without its
+        newline is a finished line or a torn one, never one still being written."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            reset = self.ino is not None
+            self.forget()
+            return Chunk(reset=reset)
+        try:
+            st = os.fstat(fd)
+            reset = st.st_ino != self.ino or st.st_size < self.offset
+            if not reset and self.offset and self.clean_end:
+                # A hand edit that rewrote the file in place: our offset is no longer a line end.
+                reset = os.pread(fd, 1, self.offset - 1) != b"\n"
+            if reset:
+                self.forget()
+                self.ino = st.st_ino
+            if st.st_size == self.offset:
+                return Chunk(reset=reset)
+            data = _read_all(fd, self.offset, st.st_size - self.offset)
+        finally:
+            os.close(fd)
+        pieces = data.split(b"\n")
+        tail = pieces.pop()  # after the last newline: empty, or a last line lacking its newline
+        lines: list[tuple[int, bytes]] = []
+        number = self.line_no
+        for i, piece in enumerate(pieces):
+            if i == 0 and not self.clean_end:
+                continue  # the newline that finishes the line we consumed without one
+            number += 1
+            if piece.strip():
+                lines.append((number, piece))
+        if tail:
+            number += 1
+            lines.append((number, tail))
+        self.line_no = number
+        self.offset += len(data)
+        self.clean_end = not tail
+        return Chunk(reset=reset, lines=lines)
+
+    def append(self, lines: Iterable[bytes]) -> int:
+        """Append whole lines durably; returns how many. Call with the exclusive lock held,
+        after `read_new` (so the file is the one read, up to its end)."""
+        body = b"".join(line + b"\n" for line in lines)
+        if not body:
+            return 0
+        count = body.count(b"\n")
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise StoreError(f"cannot write {self.path}: {exc.strerror}") from exc
+        try:
+            st = os.fstat(fd)
+            size = st.st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                body = b"\n" + body  # never glue a record onto a line left without its newline
+            try:
+                _write_all(fd, body)
+                os.fsync(fd)
+            except BaseException as exc:
+                os.ftruncate(fd, size)  # all or nothing: no half line is left behind
+                if isinstance(exc, OSError):
+                    raise StoreError(f"cannot write {self.path}: {exc.strerror}") from exc
+                raise
+        finally:
+            os.close(fd)
+        if self.ino is None:
+            self.ino = st.st_ino
+        if st.st_ino == self.ino and size == self.offset:
+            self.offset = size + len(body)
+            self.line_no += count
+            self.clean_end = True
+        return count
+
+    def rewrite(self, lines: Iterable[bytes]) -> int:
+        """Atomically replace the file with these lines; returns how many were written."""
+        directory = self.path.parent
+        tmp = directory / f".{self.name}.{uuid.uuid4().hex}.tmp"
+        count = 0
+        size = 0
+        try:
+            mode = os.stat(self.path).st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o644
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+            try:
+                batch: list[bytes] = []
+                for line in lines:
+                    batch.append(line + b"\n")
+                    count += 1
+                    if len(batch) >= 4096:
+                        size += _write_all(fd, b"".join(batch))
+                        batch.clear()
+                size += _write_all(fd, b"".join(batch))
+                os.fsync(fd)
+                ino = os.fstat(fd).st_ino
+            finally:
+                os.close(fd)
+            os.replace(tmp, self.path)
+            fsync_dir(directory)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise StoreError(f"cannot rewrite {self.path}: {exc.strerror}") from exc
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        self.ino, self.offset, self.line_no, self.clean_end = ino, size, count, True
+        return count
+
+    def size(self) -> int:
+        try:
+            return os.stat(self.path).st_size
+        except FileNotFoundError:
+            return 0
+
+
+def read_lines(path: Path) -> list[tuple[int, bytes]]:
+    """Every line of a file with its 1-based number (the last may lack its newline)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    pieces = data.split(b"\n")
+    if pieces and not pieces[-1]:
+        pieces.pop()
+    return [(i + 1, piece) for i, piece in enumerate(pieces)]
+
+
+def write_new(path: Path, data: bytes) -> None:
+    """Create a file that must not exist yet, durably."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    fsync_dir(path.parent)
+
+
+def replace_small(path: Path, data: bytes) -> None:
+    """Atomically replace a small file (meta.json)."""
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+    try:
+        write_new(tmp, data)
+        os.replace(tmp, path)
+        fsync_dir(path.parent)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
+
+
+def fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    except OSError as exc:  # some filesystems cannot fsync a directory
+        if exc.errno not in (errno.EINVAL, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int, offset: int, size: int) -> bytes:
+    parts: list[bytes] = []
+    while size > 0:
+        part = os.pread(fd, size, offset)
+        if not part:
+            break
+        parts.append(part)
+        offset += len(part)
+        size -= len(part)
+    return b"".join(parts)
+
+
+def _write_all(fd: int, data: bytes) -> int:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+    return len(data)

@@ -1,0 +1,155 @@
+"""The line format of `memories.jsonl` and `relations.jsonl`.
+
+One JSON object per line, keys always in the same order, times as ISO 8601 UTC, so a diff of
+two versions shows exactly the fields that changed. A memory line carries its schedule (the
+moments its score crosses the policy thresholds) under `_schedule`, last; a deletion is the
+tombstone `{"id": ..., "_deleted": true}`. The last line for an id wins.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ValidationError as PydanticError
+
+from engram.core.models import Memory, Relation, Schedule
+
+SCHEDULE_FIELDS = tuple(Schedule.model_fields)
+_MEMORY_FIELDS = tuple(Memory.model_fields)
+_TIME_FIELDS = ("created_at", "last_used", "promoted_at", "last_review_at")
+
+
+class BadLine(ValueError):
+    """A line that is not a valid record; the message says why (naming the field)."""
+
+
+@dataclass(frozen=True)
+class Tombstone:
+    id: str
+
+
+@dataclass(frozen=True)
+class StoredMemory:
+    memory: Memory
+    schedule: Schedule | None  # None: written without one (by hand): must be recomputed
+
+
+class _MemoryLine(Memory):
+    """A memory line as written: the memory plus its schedule."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+
+    schedule: Schedule | None = Field(default=None, alias="_schedule")
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.astimezone(UTC).isoformat()
+
+
+def _num(value: float | None) -> float | None:
+    return None if value is None or value != value else value
+
+
+def encode_memory(memory: Memory, schedule: Schedule | None) -> bytes:
+    m = memory
+    line: dict[str, Any] = {
+        "id": m.id,
+        "content": m.content,
+        "tags": list(m.tags),
+        "entities": list(m.entities),
+        "source": m.source,
+        "context": m.context,
+        "meta": m.meta,
+        "created_at": _iso(m.created_at),
+        "last_used": _iso(m.last_used),
+        "use_count": m.use_count,
+        "strength": m.strength,
+        "status": m.status.value,
+        "promoted_at": _iso(m.promoted_at),
+        "promoted_to": m.promoted_to,
+        "review_priority": m.review_priority,
+        "last_review_at": _iso(m.last_review_at),
+        "review_count": m.review_count,
+        "cross_domain_count": m.cross_domain_count,
+    }
+    if schedule is not None:
+        line["_schedule"] = {f: _num(getattr(schedule, f)) for f in SCHEDULE_FIELDS}
+    return json.dumps(line, ensure_ascii=False, allow_nan=False).encode()
+
+
+def encode_relation(r: Relation) -> bytes:
+    line = {
+        "id": r.id,
+        "from_id": r.from_id,
+        "to_id": r.to_id,
+        "type": r.type,
+        "strength": r.strength,
+        "metadata": r.metadata,
+        "created_at": _iso(r.created_at),
+    }
+    return json.dumps(line, ensure_ascii=False, allow_nan=False).encode()
+
+
+def encode_tombstone(ident: str) -> bytes:
+    return json.dumps({"id": ident, "_deleted": True}, ensure_ascii=False).encode()
+
+
+def _tombstone(raw: bytes) -> Tombstone | None:
+    """The tombstone a line holds, if it is one (cheap test first: most lines are not)."""
+    if b'"_deleted"' not in raw:
+        return None
+    try:
+        obj = json.loads(raw)
+    except ValueError as exc:
+        raise BadLine(f"not valid JSON ({exc})") from None
+    if not isinstance(obj, dict) or obj.get("_deleted") is not True:
+        return None
+    ident = obj.get("id")
+    if not isinstance(ident, str) or not ident:
+        raise BadLine("id: a tombstone needs the id of what it deletes")
+    return Tombstone(ident)
+
+
+def _reason(exc: PydanticError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "line"
+    if first["type"] == "json_invalid":
+        return f"not valid JSON ({first['msg']})"
+    return f"{where}: {first['msg']}"
+
+
+def decode_memory(raw: bytes) -> StoredMemory | Tombstone:
+    """Parse one line of memories.jsonl; raises BadLine naming what is wrong."""
+    gone = _tombstone(raw)
+    if gone is not None:
+        return gone
+    try:
+        line = _MemoryLine.model_validate_json(raw)
+    except PydanticError as exc:
+        raise BadLine(_reason(exc)) from None
+    for name in _TIME_FIELDS:
+        moment = getattr(line, name)
+        if moment is not None and moment.utcoffset() is None:
+            raise BadLine(f"{name}: must be timezone-aware (e.g. 2026-01-31T12:00:00+00:00)")
+    values = {name: getattr(line, name) for name in _MEMORY_FIELDS}
+    for name in _TIME_FIELDS:
+        if values[name] is not None:
+            values[name] = values[name].astimezone(UTC)
+    return StoredMemory(Memory.model_construct(**values), line.schedule)
+
+
+def decode_relation(raw: bytes) -> Relation | Tombstone:
+    gone = _tombstone(raw)
+    if gone is not None:
+        return gone
+    try:
+        rel = Relation.model_validate_json(raw)
+    except PydanticError as exc:
+        raise BadLine(_reason(exc)) from None
+    if rel.created_at.utcoffset() is None:
+        raise BadLine("created_at: must be timezone-aware (e.g. 2026-01-31T12:00:00+00:00)")
+    return rel.model_copy(update={"created_at": rel.created_at.astimezone(UTC)})

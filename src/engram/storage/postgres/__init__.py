@@ -1,0 +1,3 @@
+from engram.storage.postgres.store import PostgresStore
+
+__all__ = ["PostgresStore"]

@@ -1,0 +1,205 @@
+"""Named, ordered schema migrations for the PostgreSQL store.
+
+All pending migrations run in one transaction under a transaction-scoped advisory lock, so two
+clients opening a fresh database at the same moment cannot both apply one (the second waits,
+then finds nothing left to do). PostgreSQL DDL is transactional: a failed migration leaves no
+trace. Append new migrations; never edit old ones.
+"""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg.rows import TupleRow
+
+# pg_advisory_xact_lock key: any constant shared by every Engram client ("engram" in ASCII).
+MIGRATION_LOCK = 0x656E6772616D
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "0001_extensions",
+        """
+        CREATE EXTENSION IF NOT EXISTS vector;
+        CREATE EXTENSION IF NOT EXISTS unaccent;
+        """,
+    ),
+    (
+        "0002_memories",
+        """
+        -- Stemming like SQLite's porter tokenizer, accents folded, and no stop words: a query
+        -- for "the" finds memories containing it, as on every other backend.
+        CREATE TEXT SEARCH DICTIONARY engram_stem (TEMPLATE = snowball, Language = english);
+        CREATE TEXT SEARCH CONFIGURATION engram (COPY = pg_catalog.simple);
+        ALTER TEXT SEARCH CONFIGURATION engram
+            ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part
+            WITH unaccent, engram_stem;
+
+        -- Closed time intervals of epoch seconds, stabbed by `@> now` through GiST indexes.
+        CREATE TYPE engram_span AS RANGE (subtype = float8, subtype_diff = float8mi);
+
+        CREATE FUNCTION engram_lower(text[]) RETURNS text[]
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT ARRAY(SELECT lower(t) FROM unnest($1) AS t) $$;
+
+        -- array_to_string is only STABLE in general (element output functions); on text[]
+        -- it is immutable, which a generated column needs.
+        CREATE FUNCTION engram_words(text[]) RETURNS text
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT array_to_string($1, ' ') $$;
+
+        CREATE FUNCTION engram_span_of(float8, float8) RETURNS engram_span
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            AS $$ SELECT CASE WHEN $1 <= $2 THEN engram_span($1, $2, '[]') END $$;
+
+        CREATE TABLE memories (
+            seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id text COLLATE "C" NOT NULL UNIQUE,
+            content text NOT NULL,
+            tags text[] NOT NULL DEFAULT '{}',
+            entities text[] NOT NULL DEFAULT '{}',
+            source text,
+            context text,
+            meta jsonb NOT NULL DEFAULT '{}',
+            created_at float8 NOT NULL,
+            last_used float8 NOT NULL,
+            use_count integer NOT NULL DEFAULT 0 CHECK (use_count >= 0),
+            strength float8 NOT NULL DEFAULT 1.0 CHECK (strength BETWEEN 0 AND 2),
+            status text NOT NULL DEFAULT 'active'
+                CHECK (status IN ('active', 'promoted', 'archived')),
+            promoted_at float8,
+            promoted_to text,
+            review_priority float8 NOT NULL DEFAULT 0,
+            last_review_at float8,
+            review_count integer NOT NULL DEFAULT 0,
+            cross_domain_count integer NOT NULL DEFAULT 0,
+            forget_at float8,
+            review_at float8,
+            danger_from float8,
+            danger_until float8,
+            promote_from float8,
+            promote_until float8,
+            -- The embedding of `content` (all-MiniLM-L6-v2: 384 dimensions) and its model.
+            embed vector(384),
+            embed_model text,
+            -- Derived: kept in step with the columns above by PostgreSQL itself.
+            danger_span engram_span
+                GENERATED ALWAYS AS (engram_span_of(danger_from, danger_until)) STORED,
+            promote_span engram_span
+                GENERATED ALWAYS AS (engram_span_of(promote_from, promote_until)) STORED,
+            search tsvector GENERATED ALWAYS AS (
+                setweight(to_tsvector('engram', content), 'D')
+                || setweight(to_tsvector('engram', engram_words(tags)), 'A')
+                || setweight(to_tsvector('engram', engram_words(entities)), 'B')
+            ) STORED
+        );
+        CREATE INDEX memories_search ON memories USING gin (search);
+        CREATE INDEX memories_tags ON memories USING gin (engram_lower(tags));
+        CREATE INDEX memories_forget_at ON memories (forget_at) WHERE forget_at IS NOT NULL;
+        CREATE INDEX memories_review_at ON memories (review_at) WHERE review_at IS NOT NULL;
+        CREATE INDEX memories_browse
+            ON memories (status, forget_at DESC NULLS LAST, last_used DESC);
+        CREATE INDEX memories_danger ON memories USING gist (danger_span)
+            WHERE danger_span IS NOT NULL;
+        CREATE INDEX memories_promote ON memories USING gist (promote_span)
+            WHERE promote_span IS NOT NULL;
+        CREATE INDEX memories_embed ON memories USING hnsw (embed vector_cosine_ops);
+
+        -- A vector describes the text it was computed from: editing the text retires it (the
+        -- service, or `engram embed --backfill`, computes a new one).
+        CREATE FUNCTION engram_retire_vector() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                NEW.embed := NULL;
+                NEW.embed_model := NULL;
+                RETURN NEW;
+            END $$;
+        CREATE TRIGGER memories_retire_vector BEFORE UPDATE OF content ON memories
+            FOR EACH ROW WHEN (OLD.content IS DISTINCT FROM NEW.content)
+            EXECUTE FUNCTION engram_retire_vector();
+
+        CREATE TABLE relationships (
+            id text COLLATE "C" PRIMARY KEY,
+            from_id text COLLATE "C" NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+            to_id text COLLATE "C" NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+            type text NOT NULL,
+            strength float8 NOT NULL CHECK (strength BETWEEN 0 AND 1),
+            metadata jsonb NOT NULL DEFAULT '{}',
+            created_at float8 NOT NULL,
+            UNIQUE (from_id, to_id, type)
+        );
+        CREATE INDEX relationships_to ON relationships (to_id);
+
+        CREATE TABLE store_meta (key text PRIMARY KEY, value text NOT NULL);
+        """,
+    ),
+    (
+        "0003_decay_functions",
+        # engram.core.scoring.score in SQL: one function per forgetting curve and a dispatcher,
+        # with every parameter passed in, so one database serves any settings. Plain SQL
+        # functions, which the planner inlines into the calling query.
+        #
+        # PostgreSQL raises an error where a float8 result underflows (exp(-800), 1e-300 *
+        # 1e-30) while numpy returns 0 or a subnormal: every factor below e^-700 (1e-304) is
+        # taken as 0, which changes no score by more than 1e-300.
+        """
+        CREATE FUNCTION engram_exp(x float8) RETURNS float8
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT CASE WHEN x < -700 THEN 0::float8 ELSE exp(x) END $$;
+
+        -- a · b for a, b >= 0, without the underflow error.
+        CREATE FUNCTION engram_mul(a float8, b float8) RETURNS float8
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT CASE WHEN a = 0 OR b = 0 OR ln(a) + ln(b) < -700 THEN 0::float8
+                              ELSE a * b END $$;
+
+        CREATE FUNCTION engram_retention_power_law(dt float8, alpha float8, t0 float8)
+            RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT CASE WHEN alpha * ln(1::float8 + greatest(dt, 0::float8) / t0) > 700
+                              THEN 0::float8
+                              ELSE power(1::float8 + greatest(dt, 0::float8) / t0, -alpha) END $$;
+
+        CREATE FUNCTION engram_retention_exponential(dt float8, lambda float8)
+            RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT engram_exp(-lambda * greatest(dt, 0::float8)) $$;
+
+        CREATE FUNCTION engram_retention_two_component(
+            dt float8, weight_fast float8, lambda_fast float8, lambda_slow float8
+        )
+            RETURNS float8 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT
+                engram_mul(weight_fast, engram_exp(-lambda_fast * greatest(dt, 0::float8)))
+                + engram_mul(1::float8 - weight_fast,
+                             engram_exp(-lambda_slow * greatest(dt, 0::float8))) $$;
+
+        CREATE FUNCTION engram_score(
+            use_count float8, strength float8, dt float8, model text, beta float8,
+            pl_alpha float8, pl_t0 float8, decay_lambda float8,
+            tc_weight_fast float8, tc_lambda_fast float8, tc_lambda_slow float8
+        )
+            RETURNS float8 LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            AS $$ SELECT engram_mul(power(use_count + 1::float8, beta) * strength, CASE model
+                WHEN 'power_law' THEN engram_retention_power_law(dt, pl_alpha, pl_t0)
+                WHEN 'exponential' THEN engram_retention_exponential(dt, decay_lambda)
+                WHEN 'two_component' THEN engram_retention_two_component(
+                    dt, tc_weight_fast, tc_lambda_fast, tc_lambda_slow)
+            END) $$;
+        """,
+    ),
+]
+
+
+def migrate(conn: psycopg.Connection[TupleRow]) -> list[str]:
+    """Bring the schema to head; returns the names applied now. `conn` must be in autocommit."""
+    applied_now: list[str] = []
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations "
+            "(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+        for name, sql in MIGRATIONS:
+            if name in done:
+                continue
+            conn.execute(sql)
+            conn.execute("INSERT INTO schema_migrations(name) VALUES (%s)", (name,))
+            applied_now.append(name)
+    return applied_now

@@ -1,0 +1,668 @@
+"""PostgreSQL + pgvector: the store for many clients and large collections.
+
+psycopg 3 over a connection pool. Every write is one transaction; a read-modify-write (touch,
+observe) locks its rows with `SELECT ... FOR UPDATE` first, so concurrent clients never lose an
+increment. Full text is a generated `tsvector` column under a GIN index; the threshold-crossing
+schedule is indexed with B-trees (gc, review) and GiST indexes over generated ranges (danger
+zone, promotion window), so every candidate query is an index scan. Times are float8 epoch
+seconds, exactly the floats the core computes with.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import numpy as np
+import psycopg
+from numpy.typing import NDArray
+from pgvector import Vector
+from pgvector.psycopg.vector import register_vector_info
+from psycopg import sql
+from psycopg.rows import TupleRow
+from psycopg.types import TypeInfo
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from engram.core.models import Direction, Memory, Relation, Schedule, Status
+from engram.core.scoring import Policy
+from engram.core.timeutil import from_epoch, to_epoch
+from engram.errors import ConfigError, NotFoundError, StoreError, ValidationError
+from engram.storage.postgres.migrations import migrate
+from engram.storage.protocol import (
+    Change,
+    Filter,
+    Hop,
+    Rescheduler,
+    ScheduleInputs,
+    Stub,
+)
+from engram.storage.traversal import RELATION_COLUMNS, traversal_sql
+
+log = logging.getLogger(__name__)
+
+Conn = psycopg.Connection[TupleRow]
+
+_MEMORY_COLUMNS = (
+    "id",
+    "content",
+    "tags",
+    "entities",
+    "source",
+    "context",
+    "meta",
+    "created_at",
+    "last_used",
+    "use_count",
+    "strength",
+    "status",
+    "promoted_at",
+    "promoted_to",
+    "review_priority",
+    "last_review_at",
+    "review_count",
+    "cross_domain_count",
+)
+_SCHEDULE_COLUMNS = (
+    "forget_at",
+    "review_at",
+    "danger_from",
+    "danger_until",
+    "promote_from",
+    "promote_until",
+)
+_SELECT_MEMORY = ", ".join(_MEMORY_COLUMNS)
+_STUB_COLUMNS = "m.id, m.use_count, m.strength, m.last_used, m.created_at, m.status"
+_RELATION_COLUMNS = RELATION_COLUMNS
+_FINGERPRINT_KEY = "schedule_fingerprint"
+_RESCHEDULE_BATCH = 50_000
+VECTOR_DIMENSIONS = 384  # the `embed vector(384)` column
+
+
+class PostgresStore:
+    location: str
+    capabilities = frozenset({"vectors"})
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        pool_size: int = 4,
+        connect_timeout: float = 10.0,
+        field_weights: tuple[float, float, float] = (1.0, 2.0, 2.0),
+        vector_model: tuple[str, int] | None = None,
+    ) -> None:
+        """`vector_model` = (model id, dimensions) of the embedder whose vectors are searched."""
+        self.location = redact(url)
+        if vector_model is not None and vector_model[1] != VECTOR_DIMENSIONS:
+            raise ConfigError(
+                f"ENGRAM_EMBEDDING_MODEL: the PostgreSQL store holds {VECTOR_DIMENSIONS}-"
+                f"dimensional vectors; {vector_model[0]!r} makes {vector_model[1]}"
+            )
+        self._vector_model = None if vector_model is None else vector_model[0]
+        # ts_rank_cd weighs the labels {D, C, B, A} (content D, entities B, tags A), each in
+        # [0, 1]: the field weights scaled by the largest keep their ratios.
+        top = max(field_weights)
+        content, tags, entities = (w / top for w in field_weights)
+        self._rank_weights = [content, 0.0, entities, tags]
+        try:
+            with psycopg.connect(
+                url, autocommit=True, connect_timeout=max(1, round(connect_timeout))
+            ) as conn:
+                applied = migrate(conn)
+                vector_type = TypeInfo.fetch(conn, "vector")
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot open PostgreSQL store {self.location}: {exc}") from exc
+        if applied:
+            log.info("migrated %s: %s", self.location, ", ".join(applied))
+        self._pool: ConnectionPool[Conn] = ConnectionPool(
+            url,
+            kwargs={"autocommit": True},
+            min_size=1,
+            max_size=pool_size,
+            open=True,
+            timeout=connect_timeout * 3,
+            num_workers=1,
+            name="engram",
+            configure=lambda conn: register_vector_info(conn, vector_type),
+        )
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._pool.close()
+
+    @contextmanager
+    def _conn(self) -> Iterator[Conn]:
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except PoolTimeout as exc:
+            raise StoreError(f"PostgreSQL store {self.location} is unavailable: {exc}") from exc
+        except psycopg.errors.DataError as exc:
+            raise StoreError(f"PostgreSQL refused the data: {exc}") from exc
+        except psycopg.OperationalError as exc:
+            raise StoreError(f"PostgreSQL store {self.location}: {exc}") from exc
+
+    @contextmanager
+    def _write(self) -> Iterator[Conn]:
+        with self._conn() as conn, conn.transaction():
+            yield conn
+
+    def _query(self, query: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[TupleRow]:
+        with self._conn() as conn:
+            return conn.execute(query, params).fetchall()
+
+    # -- memories -----------------------------------------------------------------------------
+
+    def insert(self, items: Sequence[tuple[Memory, Schedule]]) -> None:
+        columns = (*_MEMORY_COLUMNS, *_SCHEDULE_COLUMNS)
+        query = (
+            f"INSERT INTO memories ({', '.join(columns)}) "
+            f"VALUES ({', '.join(['%s'] * len(columns))})"
+        )
+        rows = [_dump(_memory_row(m)) + _schedule_row(s) for m, s in items]
+        try:
+            with self._write() as conn, conn.cursor() as cur:
+                cur.executemany(query, rows)
+        except psycopg.errors.IntegrityError as exc:
+            raise StoreError(f"cannot insert memories: {exc}") from exc
+
+    def get_many(self, ids: Sequence[str]) -> list[Memory]:
+        if not ids:
+            return []
+        rows = self._query(
+            f"SELECT {_SELECT_MEMORY} FROM memories WHERE id = ANY(%s::text[])", (list(ids),)
+        )
+        found = {row[0]: _memory_from_row(row) for row in rows}
+        return [found[i] for i in ids if i in found]
+
+    def modify(self, ids: Sequence[str], change: Change) -> list[tuple[Memory, Memory]]:
+        results: list[tuple[Memory, Memory]] = []
+        with self._write() as conn:
+            # Lock every row up front, in id order, so two clients modifying overlapping sets
+            # queue up instead of deadlocking.
+            rows = conn.execute(
+                f"SELECT {_SELECT_MEMORY} FROM memories WHERE id = ANY(%s::text[]) "
+                "ORDER BY id FOR UPDATE",
+                (list(ids),),
+            ).fetchall()
+            current = {row[0]: _memory_from_row(row) for row in rows}
+            for ident in ids:
+                old = current.get(ident)
+                if old is None:
+                    raise NotFoundError("memory", ident)
+                outcome = change(old)
+                if outcome is None:
+                    continue
+                new, schedule = outcome
+                _update(conn, old, new, schedule)
+                current[ident] = new
+                results.append((old, new))
+        return results
+
+    def delete(self, ids: Sequence[str], due_before: float | None = None) -> list[str]:
+        if not ids:
+            return []
+        guard = "" if due_before is None else " AND forget_at IS NOT NULL AND forget_at < %s"
+        params: list[Any] = [list(ids)] + ([] if due_before is None else [due_before])
+        with self._write() as conn:
+            removed = {
+                row[0]
+                for row in conn.execute(
+                    f"DELETE FROM memories WHERE id = ANY(%s::text[]){guard} RETURNING id",
+                    params,
+                ).fetchall()
+            }
+        return [i for i in dict.fromkeys(ids) if i in removed]
+
+    def count(self) -> dict[Status, int]:
+        counts = {status: 0 for status in Status}
+        for status, n in self._query("SELECT status, count(*) FROM memories GROUP BY status"):
+            counts[Status(status)] = int(n)
+        return counts
+
+    # -- finding ------------------------------------------------------------------------------
+
+    def text_search(self, terms: Sequence[str], where: Filter, limit: int) -> list[Stub]:
+        if not terms:
+            return []
+        # Each term is a phrase of its own (so `"`, `*`, `OR` or `:` are plain words, never
+        # query syntax), and the terms are OR-ed, as on every backend.
+        query = " || ".join(["phraseto_tsquery('engram', %s)"] * len(terms))
+        clauses, params = _filter_sql(where)
+        rows = self._query(
+            f"SELECT {_STUB_COLUMNS}, ts_rank_cd(%s::float4[], m.search, q.q) AS r "
+            f"FROM memories m, (SELECT {query} AS q) q "
+            f"WHERE m.search @@ q.q {clauses} ORDER BY r DESC, m.seq LIMIT %s",
+            [self._rank_weights, *terms, *params, limit],
+        )
+        return [_stub(row) for row in rows]
+
+    def browse(self, where: Filter, limit: int) -> list[Stub]:
+        """Most durable first (latest forget_at), one index range per status."""
+        out: list[Stub] = []
+        for status in where.statuses:
+            narrowed = Filter(statuses=(status,), tags=where.tags, used_since=where.used_since)
+            clauses, params = _filter_sql(narrowed)
+            rows = self._query(
+                f"SELECT {_STUB_COLUMNS}, 1.0 FROM memories m WHERE true {clauses} "
+                "ORDER BY m.forget_at DESC NULLS LAST, m.last_used DESC LIMIT %s",
+                [*params, limit],
+            )
+            out += [_stub(row) for row in rows]
+        return out
+
+    def due_for_gc(self, now: float, limit: int) -> list[str]:
+        rows = self._query(
+            "SELECT id FROM memories WHERE forget_at IS NOT NULL AND forget_at < %s "
+            "ORDER BY forget_at LIMIT %s",
+            (now, limit),
+        )
+        return [row[0] for row in rows]
+
+    def near_review_peak(self, now: float, limit: int) -> list[Stub]:
+        half = max(1, limit // 2)
+        rows = self._query(
+            f"(SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.review_at >= %s "
+            "ORDER BY m.review_at LIMIT %s) UNION ALL "
+            f"(SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.review_at < %s "
+            "ORDER BY m.review_at DESC LIMIT %s)",
+            (now, half, now, half),
+        )
+        return [_stub(row) for row in rows]
+
+    def schedule_counts(self, now: float) -> tuple[int, int]:
+        rows = self._query(
+            "SELECT (SELECT count(*) FROM memories "
+            "        WHERE forget_at IS NOT NULL AND forget_at < %s), "
+            "       (SELECT count(*) FROM memories "
+            "        WHERE danger_span IS NOT NULL AND danger_span @> %s::float8)",
+            (now, now),
+        )
+        return int(rows[0][0]), int(rows[0][1])
+
+    def in_promotion_window(self, now: float, limit: int) -> list[Stub]:
+        rows = self._query(
+            f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m "
+            "WHERE m.promote_span IS NOT NULL AND m.promote_span @> %s::float8 "
+            "AND m.status = 'active' LIMIT %s",
+            (now, limit),
+        )
+        return [_stub(row) for row in rows]
+
+    def page(self, after: str | None, limit: int) -> list[Memory]:
+        start = 0
+        if after is not None:
+            found = self._query("SELECT seq FROM memories WHERE id = %s", (after,))
+            if not found:
+                raise NotFoundError("cursor", after)
+            start = int(found[0][0])
+        rows = self._query(
+            f"SELECT {_SELECT_MEMORY} FROM memories WHERE seq > %s ORDER BY seq LIMIT %s",
+            (start, limit),
+        )
+        return [_memory_from_row(row) for row in rows]
+
+    # -- schedules ----------------------------------------------------------------------------
+
+    def schedule_fingerprint(self) -> str | None:
+        rows = self._query("SELECT value FROM store_meta WHERE key = %s", (_FINGERPRINT_KEY,))
+        return str(rows[0][0]) if rows else None
+
+    def reschedule_all(self, compute: Rescheduler, fingerprint: str) -> int:
+        updated = 0
+        sets = ", ".join(f"{c} = u.{c}" for c in _SCHEDULE_COLUMNS)
+        arrays = ", ".join(f"%s::float8[]" for _ in _SCHEDULE_COLUMNS)
+        with self._write() as conn:
+            # Writers wait until the new schedules are in; readers carry on.
+            conn.execute("LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE")
+            last = 0
+            while True:
+                rows = conn.execute(
+                    "SELECT seq, use_count, strength, last_used, created_at, "
+                    "(status = 'active')::int FROM memories WHERE seq > %s ORDER BY seq LIMIT %s",
+                    (last, _RESCHEDULE_BATCH),
+                ).fetchall()
+                if not rows:
+                    break
+                cols = np.array(rows, dtype=np.float64)
+                result = compute(
+                    ScheduleInputs(
+                        use_count=cols[:, 1],
+                        strength=cols[:, 2],
+                        last_used=cols[:, 3],
+                        created_at=cols[:, 4],
+                        active=cols[:, 5].astype(bool),
+                    )
+                )
+                seqs = [int(row[0]) for row in rows]
+                columns = [
+                    [None if v != v else v for v in getattr(result, c).tolist()]
+                    for c in _SCHEDULE_COLUMNS
+                ]
+                conn.execute(
+                    f"UPDATE memories m SET {sets} FROM unnest(%s::bigint[], {arrays}) "
+                    f"AS u(seq, {', '.join(_SCHEDULE_COLUMNS)}) WHERE m.seq = u.seq",
+                    [seqs, *columns],
+                )
+                updated += len(rows)
+                last = seqs[-1]
+                log.info("rescheduled %d memories", updated)
+            conn.execute(
+                "INSERT INTO store_meta(key, value) VALUES (%s, %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (_FINGERPRINT_KEY, fingerprint),
+            )
+        return updated
+
+    # -- vectors ------------------------------------------------------------------------------
+
+    def put_vectors(self, items: Sequence[tuple[str, NDArray[np.float32]]], model_id: str) -> int:
+        if not items:
+            return 0
+        for ident, vector in items:
+            if vector.shape != (VECTOR_DIMENSIONS,):
+                raise ValidationError(
+                    "vector", f"of {ident} has shape {vector.shape}, not ({VECTOR_DIMENSIONS},)"
+                )
+        with self._write() as conn:
+            cur = conn.execute(
+                "UPDATE memories m SET embed = u.embed, embed_model = %s "
+                "FROM unnest(%s::text[], %s::vector[]) AS u(id, embed) WHERE m.id = u.id",
+                (model_id, [i for i, _ in items], [Vector(v) for _, v in items]),
+            )
+            return cur.rowcount
+
+    def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
+        """HNSW (cosine) nearest neighbours of the configured model; filters are applied during
+        the index scan (pgvector's iterative scan), not to a fixed set of neighbours."""
+        if self._vector_model is None:
+            return []
+        clauses, params = _filter_sql(where)
+        with self._write() as conn:
+            conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(40, limit))}")
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            rows = conn.execute(
+                f"SELECT {_STUB_COLUMNS}, 1 - (m.embed <=> %s::vector) AS r FROM memories m "
+                f"WHERE m.embed_model = %s {clauses} ORDER BY m.embed <=> %s::vector LIMIT %s",
+                [Vector(vector), self._vector_model, *params, Vector(vector), limit],
+            ).fetchall()
+        return sorted((_stub(row) for row in rows), key=lambda s: -s.relevance)
+
+    def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:
+        rows = self._query(
+            "SELECT id, content FROM memories WHERE embed_model IS DISTINCT FROM %s "
+            "ORDER BY seq LIMIT %s",
+            (model_id, limit),
+        )
+        return [(str(a), str(b)) for a, b in rows]
+
+    def vector_counts(self) -> dict[str, int]:
+        rows = self._query(
+            "SELECT embed_model, count(*) FROM memories WHERE embed_model IS NOT NULL "
+            "GROUP BY embed_model"
+        )
+        return {str(model): int(n) for model, n in rows}
+
+    # -- relations ----------------------------------------------------------------------------
+
+    def add_relation(self, relation: Relation) -> Relation:
+        find = (
+            f"SELECT {_RELATION_COLUMNS} FROM relationships "
+            "WHERE from_id = %s AND to_id = %s AND type = %s"
+        )
+        key = (relation.from_id, relation.to_id, relation.type)
+        with self._write() as conn:
+            existing = conn.execute(find, key).fetchone()
+            if existing is not None:
+                return _relation_from_row(existing)
+            # FOR SHARE: neither endpoint can be deleted before the edge is in.
+            present = {
+                row[0]
+                for row in conn.execute(
+                    "SELECT id FROM memories WHERE id = ANY(%s::text[]) FOR SHARE",
+                    ([relation.from_id, relation.to_id],),
+                )
+            }
+            for ident in (relation.from_id, relation.to_id):
+                if ident not in present:
+                    raise NotFoundError("memory", ident)
+            inserted = conn.execute(
+                f"INSERT INTO relationships ({_RELATION_COLUMNS}) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (from_id, to_id, type) DO NOTHING RETURNING id",
+                (
+                    relation.id,
+                    relation.from_id,
+                    relation.to_id,
+                    relation.type,
+                    relation.strength,
+                    Jsonb(_checked_json(relation.metadata, "metadata")),
+                    to_epoch(relation.created_at),
+                ),
+            ).fetchone()
+            if inserted is None:  # another client added the same edge meanwhile
+                row = conn.execute(find, key).fetchone()
+                assert row is not None
+                return _relation_from_row(row)
+        return relation
+
+    def relations(self, memory_ids: Sequence[str]) -> list[Relation]:
+        if not memory_ids:
+            return []
+        ids = list(memory_ids)
+        rows = self._query(
+            f"SELECT {_RELATION_COLUMNS} FROM relationships "
+            "WHERE from_id = ANY(%s::text[]) OR to_id = ANY(%s::text[]) ORDER BY created_at, id",
+            (ids, ids),
+        )
+        return [_relation_from_row(row) for row in rows]
+
+    def count_relations(self) -> int:
+        return int(self._query("SELECT count(*) FROM relationships")[0][0])
+
+    def traverse(
+        self,
+        start: str,
+        depth: int,
+        types: Sequence[str],
+        direction: Direction,
+        limit: int,
+    ) -> list[Hop]:
+        query = traversal_sql(
+            table="relationships",
+            direction=direction,
+            typed=bool(types),
+            param=lambda name: f"%({name})s",
+            type_filter="e.type = ANY(%(types)s::text[])",
+            start_cast='::text COLLATE "C"',
+        )
+        rows = self._query(
+            query, {"start": start, "depth": depth, "types": list(types), "limit": limit}
+        )
+        return [
+            Hop(row[0], int(row[1]), row[2], _relation_from_row(row[3:])) for row in rows
+        ]
+
+    # -- SQL-side scoring ---------------------------------------------------------------------
+
+    def decay_scores(self, ids: Sequence[str], now: float, policy: Policy) -> dict[str, float]:
+        """The decay score of each memory at `now`, computed by the database (`engram_score`,
+        created by a migration) with `policy`'s parameters: the same numbers as
+        `engram.core.scoring.score`, available to SQL-side ranking."""
+        if not ids:
+            return {}
+        d = policy.decay
+        rows = self._query(
+            "SELECT id, engram_score(use_count, strength, %s - last_used, %s, %s, "
+            "%s, %s, %s, %s, %s, %s) FROM memories WHERE id = ANY(%s::text[])",
+            (
+                now,
+                d.model,
+                policy.beta,
+                d.pl_alpha,
+                d.pl_t0,
+                d.decay_lambda,
+                d.tc_weight_fast,
+                d.tc_lambda_fast,
+                d.tc_lambda_slow,
+                list(ids),
+            ),
+        )
+        return {row[0]: float(row[1]) for row in rows}
+
+    def explain(self, query: str, params: Sequence[Any] = ()) -> str:
+        """EXPLAIN of a query on this store (for tests and diagnosis)."""
+        rows = self._query("EXPLAIN " + query, params)
+        return "\n".join(str(row[0]) for row in rows)
+
+
+# -- row mapping -------------------------------------------------------------------------------
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and `stats`."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def _stub(row: Sequence[Any]) -> Stub:
+    return Stub(row[0], row[1], row[2], row[3], row[4], Status(row[5]), float(row[6]))
+
+
+def _opt_epoch(moment: Any) -> float | None:
+    return None if moment is None else to_epoch(moment)
+
+
+def _opt_dt(seconds: float | None) -> Any:
+    return None if seconds is None else from_epoch(seconds)
+
+
+def _no_nul(value: str | None, field: str) -> str | None:
+    if value is not None and "\x00" in value:
+        raise ValidationError(field, "must not contain NUL characters")
+    return value
+
+
+def _checked_json(value: Any, field: str) -> Any:
+    """JSONB stores neither NUL characters nor NaN/Infinity: refuse them by name."""
+    if isinstance(value, str):
+        _no_nul(value, field)
+    elif isinstance(value, float) and (value != value or value in (float("inf"), -float("inf"))):
+        raise ValidationError(field, "must not contain NaN or Infinity")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _no_nul(str(key), field)
+            _checked_json(item, field)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _checked_json(item, field)
+    return value
+
+
+def _memory_row(m: Memory) -> tuple[Any, ...]:
+    return (
+        m.id,
+        m.content,
+        list(m.tags),
+        list(m.entities),
+        _no_nul(m.source, "source"),
+        _no_nul(m.context, "context"),
+        _checked_json(m.meta, "meta"),
+        to_epoch(m.created_at),
+        to_epoch(m.last_used),
+        m.use_count,
+        m.strength,
+        m.status.value,
+        _opt_epoch(m.promoted_at),
+        _no_nul(m.promoted_to, "promoted_to"),
+        m.review_priority,
+        _opt_epoch(m.last_review_at),
+        m.review_count,
+        m.cross_domain_count,
+    )
+
+
+_META = _MEMORY_COLUMNS.index("meta")
+
+
+def _dump(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Wrap the JSON column for psycopg."""
+    return row[:_META] + (Jsonb(row[_META]),) + row[_META + 1 :]
+
+
+def _schedule_row(s: Schedule) -> tuple[float | None, ...]:
+    return tuple(getattr(s, c) for c in _SCHEDULE_COLUMNS)
+
+
+def _memory_from_row(row: Sequence[Any]) -> Memory:
+    # Rows come from our own schema, already validated on the way in: skip re-validation.
+    return Memory.model_construct(
+        id=row[0],
+        content=row[1],
+        tags=tuple(row[2]),
+        entities=tuple(row[3]),
+        source=row[4],
+        context=row[5],
+        meta=row[6],
+        created_at=from_epoch(row[7]),
+        last_used=from_epoch(row[8]),
+        use_count=row[9],
+        strength=row[10],
+        status=Status(row[11]),
+        promoted_at=_opt_dt(row[12]),
+        promoted_to=row[13],
+        review_priority=row[14],
+        last_review_at=_opt_dt(row[15]),
+        review_count=row[16],
+        cross_domain_count=row[17],
+    )
+
+
+def _relation_from_row(row: Sequence[Any]) -> Relation:
+    return Relation.model_construct(
+        id=row[0],
+        from_id=row[1],
+        to_id=row[2],
+        type=row[3],
+        strength=row[4],
+        metadata=row[5],
+        created_at=from_epoch(row[6]),
+    )
+
+
+def _update(conn: Conn, old: Memory, new: Memory, schedule: Schedule) -> None:
+    """Write only the columns that changed (and the schedule)."""
+    before, after = _memory_row(old), _memory_row(new)
+    changes: dict[str, Any] = {
+        name: Jsonb(value) if name == "meta" else value
+        for name, prev, value in zip(_MEMORY_COLUMNS, before, after, strict=True)
+        if prev != value and name != "id"
+    }
+    changes.update(zip(_SCHEDULE_COLUMNS, _schedule_row(schedule), strict=True))
+    sets = sql.SQL(", ").join(
+        sql.SQL("{} = {}").format(sql.Identifier(name), sql.Placeholder()) for name in changes
+    )
+    conn.execute(
+        sql.SQL("UPDATE memories SET {} WHERE id = %s").format(sets), [*changes.values(), old.id]
+    )
+
+
+def _filter_sql(where: Filter) -> tuple[str, list[Any]]:
+    clauses = ["AND m.status = ANY(%s::text[])"]
+    params: list[Any] = [[s.value for s in where.statuses]]
+    if where.used_since is not None:
+        clauses.append("AND m.last_used >= %s")
+        params.append(where.used_since)
+    if where.tags:
+        clauses.append("AND engram_lower(m.tags) && engram_lower(%s::text[])")
+        params.append(list(where.tags))
+    return " ".join(clauses), params

@@ -1,0 +1,196 @@
+"""Approximate nearest-neighbour index (usearch HNSW) derived from the SQLite store.
+
+SQLite stays the source of truth: vectors live in `memory_vectors`, and every change to them
+(insert, replace, delete, memory deleted) is appended to `vector_changes` by triggers in the same
+transaction. The HNSW graph is a cache of that table:
+
+* on first use a process loads `<db>.vectors.usearch` (+ a JSON sidecar naming the last change
+  it contains) and replays the changes made since; a missing, corrupt or foreign file (other
+  model, other store) is rebuilt from the table;
+* before every search it replays changes committed by other processes, so a delete or archive
+  made anywhere never resurfaces (results are also re-checked against the table by the store);
+* it is saved atomically (temp file + rename) when enough changes accumulate and at close.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import threading
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+log = logging.getLogger(__name__)
+
+SAVE_EVERY = 5_000  # changes applied since the last save
+_REBUILD_BATCH = 20_000
+
+Query = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
+class VectorIndex:
+    def __init__(self, path: Path, dims: int, model_id: str, store_uid: str, query: Query) -> None:
+        self.path = path
+        self.sidecar = path.with_suffix(".json")
+        self.dims = dims
+        self.model_id = model_id
+        self.store_uid = store_uid
+        self._query = query
+        self._lock = threading.Lock()
+        self._index: Any = None
+        self._applied = 0
+        self._saved = 0
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def _new(self) -> Any:
+        from usearch.index import Index
+
+        return Index(ndim=self.dims, metric="cos", dtype="f16", connectivity=16)
+
+    def _open(self) -> None:
+        """Load the saved graph if it is ours and intact, else rebuild it from the table."""
+        if self._load_saved():
+            return
+        self._rebuild()
+
+    def _load_saved(self) -> bool:
+        from usearch.index import Index
+
+        if not (self.path.exists() and self.sidecar.exists()):
+            return False
+        try:
+            meta = json.loads(self.sidecar.read_text())
+            if (meta.get("model_id"), meta.get("store_uid"), meta.get("dims")) != (
+                self.model_id,
+                self.store_uid,
+                self.dims,
+            ):
+                log.warning("vector index %s is another store's or model's: rebuilding", self.path)
+                return False
+            index = Index.restore(str(self.path))
+            if index is None or len(index) != meta.get("count") or index.ndim != self.dims:
+                raise ValueError("size or dimensions differ from its sidecar")
+        except (OSError, ValueError, RuntimeError) as exc:
+            log.warning("vector index %s is unreadable (%s): rebuilding", self.path, exc)
+            return False
+        self._index = index
+        self._applied = self._saved = int(meta["change"])
+        if not self._catch_up():
+            log.warning("vector index %s is older than the change log: rebuilding", self.path)
+            return False
+        return True
+
+    def _rebuild(self) -> None:
+        index = self._new()
+        head = self._head()
+        last = 0
+        while True:
+            rows = self._query(
+                "SELECT v.seq, v.vector FROM memory_vectors v WHERE v.model_id = ? AND v.seq > ? "
+                "ORDER BY v.seq LIMIT ?",
+                (self.model_id, last, _REBUILD_BATCH),
+            )
+            if not rows:
+                break
+            keys = np.array([r[0] for r in rows], dtype=np.uint64)
+            vectors = np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+            index.add(keys, vectors)
+            last = int(rows[-1][0])
+        self._index = index
+        self._applied = head
+        self._catch_up()
+        self._save()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._index is not None and self._applied != self._saved:
+                self._save()
+            self._index = None
+
+    # -- keeping up with the table ------------------------------------------------------------
+
+    def _head(self) -> int:
+        return int(self._query("SELECT coalesce(max(change), 0) FROM vector_changes", ())[0][0])
+
+    def _catch_up(self) -> bool:
+        """Apply committed changes after `_applied`. False if the log no longer reaches back."""
+        rows = self._query(
+            "SELECT c.change, c.seq, v.vector, v.model_id FROM vector_changes c "
+            "LEFT JOIN memory_vectors v ON v.seq = c.seq WHERE c.change > ? ORDER BY c.change",
+            (self._applied,),
+        )
+        if not rows:
+            return True
+        if self._applied and rows[0][0] != self._applied + 1:
+            oldest = self._query("SELECT min(change) FROM vector_changes", ())[0][0]
+            if oldest is not None and oldest > self._applied + 1:
+                return False
+        latest: dict[int, bytes | None] = {}
+        for _, seq, blob, model in rows:
+            latest[int(seq)] = blob if model == self.model_id else None
+        for seq, blob in latest.items():
+            if self._index.contains(seq):
+                self._index.remove(seq)
+            if blob is not None:
+                self._index.add(seq, np.frombuffer(blob, dtype=np.float32))
+        self._applied = int(rows[-1][0])
+        if self._applied - self._saved >= SAVE_EVERY:
+            self._save()
+        return True
+
+    def _save(self) -> None:
+        tmp = self.path.with_name(f".{self.path.name}.{uuid.uuid4().hex}.tmp")
+        try:
+            self._index.save(str(tmp))
+            os.replace(tmp, self.path)
+            meta = {
+                "model_id": self.model_id,
+                "store_uid": self.store_uid,
+                "dims": self.dims,
+                "change": self._applied,
+                "count": len(self._index),
+            }
+            side_tmp = self.sidecar.with_name(f".{self.sidecar.name}.{uuid.uuid4().hex}.tmp")
+            side_tmp.write_text(json.dumps(meta))
+            os.replace(side_tmp, self.sidecar)
+            self._saved = self._applied
+        except OSError as exc:  # a cache: failing to save it must not fail the caller
+            log.warning("could not save vector index %s: %s", self.path, exc)
+            tmp.unlink(missing_ok=True)
+
+    # -- queries ------------------------------------------------------------------------------
+
+    def search(self, vector: NDArray[np.float32], k: int) -> list[tuple[int, float]]:
+        """(seq, cosine similarity) of the k nearest vectors, best first."""
+        with self._lock:
+            if self._index is None:
+                self._open()
+            elif not self._catch_up():
+                self._rebuild()
+            if len(self._index) == 0:
+                return []
+            found = self._index.search(vector.astype(np.float32), min(k, len(self._index)))
+            return [
+                (int(key), 1.0 - float(dist))
+                for key, dist in zip(found.keys, found.distances, strict=True)
+            ]
+
+
+def vector_blob(vector: NDArray[np.float32]) -> bytes:
+    return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+
+
+def sqlite_query(conn: sqlite3.Connection, lock: Any) -> Query:
+    def run(sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        with lock:
+            return conn.execute(sql, params).fetchall()
+
+    return run

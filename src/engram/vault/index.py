@@ -1,0 +1,201 @@
+"""Reading the vault: find every Markdown note and parse what the LTM index keeps of it.
+
+`scan` lists notes with their modification time and size (one `stat` each, no reads), so the
+indexing service re-reads only files whose mtime or size changed, and re-parses only those whose
+content digest changed too. `parse_note` turns a note's text into a `Note`: frontmatter (any
+YAML mapping), title, tags from the frontmatter and inline `#tags`, `[[wikilinks]]` and the body.
+A note whose frontmatter is broken is still indexed, as plain text, with the problem recorded.
+
+Hidden folders (`.obsidian`, `.trash`, `.git`) and symlinks are skipped: a link could lead
+outside the vault or into a loop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from engram.core.notes import Note
+
+MAX_NOTE_BYTES = 5_000_000  # a larger file is indexed by its name only
+MAX_FRONTMATTER_NODES = 10_000  # values beyond this are dropped (YAML aliases can multiply)
+MAX_DEPTH = 20
+
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[^\S\n]*$", re.MULTILINE | re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_LINK = re.compile(r"!?\[\[([^\[\]|#^\n]*)(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
+_INLINE_TAG = re.compile(r"(?<![^\s(\[{,;])#([\w/-]+)")
+_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_TAG_SPLIT = re.compile(r"[,\s]+")
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    path: str  # relative to the vault, with `/`
+    mtime_ns: int
+    size: int
+
+
+def scan(root: Path) -> list[FileEntry]:
+    """Every `*.md` file under `root`, sorted by path, without following symlinks."""
+    found: list[FileEntry] = []
+    stack = [(root, "")]
+    while stack:
+        directory, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue  # unreadable or vanished folder: skipped, like Obsidian does
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            rel = f"{prefix}{entry.name}"
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((Path(entry.path), rel + "/"))
+                elif entry.is_file(follow_symlinks=False) and entry.name.lower().endswith(".md"):
+                    info = entry.stat(follow_symlinks=False)
+                    found.append(FileEntry(rel, info.st_mtime_ns, info.st_size))
+            except OSError:
+                continue
+    found.sort(key=lambda e: e.path)
+    return found
+
+
+def read_file(root: Path, rel: str) -> tuple[bytes, int, int] | None:
+    """(content, mtime_ns, size) of one note, read consistently; None if it vanished."""
+    try:
+        with open(root.joinpath(*rel.split("/")), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            data = handle.read(MAX_NOTE_BYTES + 1)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+    return data, info.st_mtime_ns, info.st_size
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def parse_note(
+    path: str, data: bytes, *, mtime_ns: int = 0, size: int = 0, digest_: str = ""
+) -> Note:
+    """Everything the index keeps of one note."""
+    stem = path.rsplit("/", 1)[-1]
+    stem = stem[:-3] if stem.lower().endswith(".md") else stem
+    state = {"mtime_ns": mtime_ns, "size": size, "digest": digest_ or digest(data)}
+    if len(data) > MAX_NOTE_BYTES:
+        too_big = f"larger than {MAX_NOTE_BYTES:,} bytes: indexed by its name only"
+        return Note(path=path, title=stem, problem=too_big, **state)
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
+    meta, body, problem = split_frontmatter(text)
+    prose = _INLINE_CODE.sub(" ", _FENCE.sub(" ", body))
+    title = _title(meta, prose, stem)
+    tags = _merge([*_frontmatter_tags(meta), *_inline_tags(prose)])
+    links = _merge(t.strip() for t in _LINK.findall(prose) if t.strip())
+    engram_id = meta.get("engram_id")
+    return Note(
+        path=path,
+        title=title,
+        tags=tuple(tags),
+        links=tuple(links),
+        body=body,
+        frontmatter=meta,
+        engram_id=engram_id if isinstance(engram_id, str) and 0 < len(engram_id) <= 128 else None,
+        problem=problem,
+        **state,
+    )
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
+    """(frontmatter, body, problem). A note without frontmatter has an empty mapping; with a
+    broken one, the mapping is empty, the body is the whole text and the problem says why."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip() != "---":
+        return {}, text, None
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    if end is None:
+        return {}, text, "frontmatter: the opening '---' has no closing '---' line"
+    raw = "".join(lines[1:end])
+    body = "".join(lines[end + 1 :])
+    try:
+        loaded = yaml.load(raw, Loader=_LOADER)
+    except yaml.YAMLError as exc:
+        reason = " ".join(str(exc).split())
+        return {}, text, f"frontmatter is not valid YAML ({reason[:200]})"
+    except RecursionError:
+        return {}, text, "frontmatter is nested too deeply"
+    if loaded is None:
+        return {}, body, None
+    if not isinstance(loaded, dict):
+        return {}, text, f"frontmatter is a YAML {type(loaded).__name__}, not a mapping"
+    budget = [MAX_FRONTMATTER_NODES]
+    return {str(k): _plain(v, 0, budget) for k, v in loaded.items()}, body, None
+
+
+def _plain(value: Any, depth: int, budget: list[int]) -> Any:
+    """A JSON-ready copy of a YAML value (dates as ISO text), bounded in size and depth."""
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_DEPTH:
+        return None
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _plain(v, depth + 1, budget) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_plain(v, depth + 1, budget) for v in value]
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def _title(meta: dict[str, Any], prose: str, stem: str) -> str:
+    title = meta.get("title")
+    if isinstance(title, str) and title.strip():
+        return " ".join(title.split())
+    heading = _HEADING.search(prose)
+    if heading:
+        return " ".join(heading.group(1).split())
+    return stem
+
+
+def _frontmatter_tags(meta: dict[str, Any]) -> list[str]:
+    raw = meta.get("tags", meta.get("tag"))
+    items: list[Any] = raw if isinstance(raw, list) else [raw]
+    out: list[str] = []
+    for item in items:
+        if isinstance(item, str):
+            out += [t.lstrip("#") for t in _TAG_SPLIT.split(item) if t.lstrip("#")]
+        elif isinstance(item, int | float) and not isinstance(item, bool):
+            out.append(str(item))
+    return out
+
+
+def _inline_tags(prose: str) -> list[str]:
+    tags = []
+    for match in _INLINE_TAG.findall(prose):
+        tag = match.strip("/-")
+        if tag and not tag.replace("/", "").isdigit():
+            tags.append(tag)
+    return tags
+
+
+def _merge(values: Any) -> list[str]:
+    """Distinct, first spelling kept, compared ignoring case."""
+    seen: dict[str, str] = {}
+    for v in values:
+        seen.setdefault(v.casefold(), v)
+    return list(seen.values())

@@ -1,0 +1,205 @@
+"""Memory → Markdown note, as pure text functions: frontmatter, file-name slug, tags, wikilinks.
+
+Nothing here touches the disk. The frontmatter is written by PyYAML's safe serializer, so any
+text a memory holds (colons, quotes, `---`, line breaks, unicode, very long lines) reads back
+unchanged with any YAML parser; `writer.py` decides where the text goes.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import yaml
+
+from engram.core.models import Memory
+from engram.core.notes import link_key
+
+# Windows refuses these as file names whatever the extension (CON.md, nul.txt, ...).
+RESERVED_NAMES = frozenset(
+    ["con", "prn", "aux", "nul"] + [f"com{i}" for i in range(10)] + [f"lpt{i}" for i in range(10)]
+)
+SLUG_MAX_BYTES = 80  # leaves room for a collision suffix, ".md" and any file system's 255
+TITLE_MAX = 100
+RELATED_HEADING = "Related"
+
+_NOT_WORD = re.compile(r"[^\w]+")
+_TAG_DROP = re.compile(r"[^\w/-]+")
+_SPACES = re.compile(r"\s+")
+_ALIAS_DROP = re.compile(r"[\[\]|#^\r\n]+")
+_LINK = re.compile(r"!?\[\[([^\[\]|#^\n]*)")
+# Characters YAML treats as line breaks or cannot print: strings holding them are written in
+# the double-quoted style, where they are escapes.
+_NEEDS_QUOTES = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+
+
+@dataclass(frozen=True)
+class NoteSpec:
+    """Everything a promoted memory's note is made of."""
+
+    memory: Memory
+    note_id: str  # the slug the note was created under
+    promoted_at: datetime
+    score: float
+    reason: str
+    related: Sequence[str] = ()  # wikilinks, already formatted
+
+
+def title_of(content: str) -> str:
+    """The first non-blank line, without Markdown heading marks, at most TITLE_MAX characters."""
+    for line in content.splitlines():
+        text = _SPACES.sub(" ", line.strip().lstrip("#").strip())
+        if text:
+            return text if len(text) <= TITLE_MAX else text[: TITLE_MAX - 1].rstrip() + "…"
+    return "Untitled memory"
+
+
+def slugify(text: str, fallback: str = "memory") -> str:
+    """A file-name-safe slug: lower-case words (any script) joined by `-`.
+
+    Only word characters and `-` survive, so no separator, dot, NUL or drive letter can reach
+    a file name; it is cut to SLUG_MAX_BYTES of UTF-8 at a word boundary, and Windows' reserved
+    device names get a suffix.
+    """
+    words = _NOT_WORD.sub("-", unicodedata.normalize("NFKC", text).casefold()).strip("-_")
+    slug = _fit(words) or _fit(_NOT_WORD.sub("-", fallback.casefold()).strip("-_")) or "note"
+    if slug in RESERVED_NAMES:
+        slug += "-note"
+    return slug
+
+
+def _fit(slug: str) -> str:
+    if len(slug.encode()) <= SLUG_MAX_BYTES:
+        return slug
+    cut = slug.encode()[:SLUG_MAX_BYTES].decode(errors="ignore")
+    if "-" in cut[1:]:
+        cut = cut[: cut.rindex("-")]
+    return cut.strip("-_")
+
+
+def obsidian_tag(tag: str) -> str | None:
+    """A memory tag as an Obsidian tag (letters, digits, `_`, `-`, `/` for nesting, not only
+    digits), or None if nothing usable is left."""
+    text = _SPACES.sub("-", unicodedata.normalize("NFKC", tag).strip())
+    text = _TAG_DROP.sub("", text)
+    text = "/".join(part.strip("-") for part in text.split("/") if part.strip("-"))
+    if not text:
+        return None
+    if not re.search(r"[^\d/]", text):
+        text = "_" + text
+    return text
+
+
+def obsidian_tags(tags: Sequence[str]) -> list[str]:
+    out: dict[str, str] = {}
+    for tag in tags:
+        converted = obsidian_tag(tag)
+        if converted:
+            out.setdefault(converted.casefold(), converted)
+    return list(out.values())
+
+
+def wikilink(path: str, title: str) -> str:
+    """`[[Folder/note|Title]]` for a vault-relative path; the alias is the readable title."""
+    target = path[:-3] if path.endswith(".md") else path
+    alias = _SPACES.sub(" ", _ALIAS_DROP.sub(" ", title)).strip()
+    return f"[[{target}|{alias}]]" if alias and alias != target else f"[[{target}]]"
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def frontmatter(spec: NoteSpec) -> dict[str, Any]:
+    m = spec.memory
+    data: dict[str, Any] = {
+        "title": title_of(m.content),
+        "id": spec.note_id,
+        "engram_id": m.id,
+        "created": iso(m.created_at),
+        "promoted": iso(spec.promoted_at),
+        "tags": obsidian_tags(m.tags),
+        "entities": list(m.entities),
+        "source": m.source,
+    }
+    if m.context is not None:
+        data["context"] = m.context
+    data.update(
+        use_count=m.use_count,
+        strength=round(m.strength, 6),
+        score=round(spec.score, 6),
+        promotion_reason=spec.reason,
+    )
+    return data
+
+
+class _Dumper(yaml.SafeDumper):
+    """SafeDumper that double-quotes strings holding line breaks or control characters (the
+    style where they are escapes), and never wraps long lines."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = '"' if _NEEDS_QUOTES.search(value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
+def dump_yaml(data: dict[str, Any]) -> str:
+    return yaml.dump(
+        data,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=1_000_000_000,
+    )
+
+
+def render_note(spec: NoteSpec) -> str:
+    """The whole note: frontmatter (with the title), the content as it is, and a Related
+    section of wikilinks."""
+    content = spec.memory.content.strip("\n")
+    parts = ["---\n", dump_yaml(frontmatter(spec)), "---\n\n", content, "\n"]
+    if spec.related:
+        parts.append(f"\n## {RELATED_HEADING}\n\n")
+        parts.extend(f"- {link}\n" for link in spec.related)
+    return "".join(parts)
+
+
+def links_to(text: str, path: str) -> bool:
+    """Whether the text already holds a wikilink to the note at `path`."""
+    key = link_key(path)
+    return any(link_key(target) == key for target in _LINK.findall(text))
+
+
+def add_related_link(text: str, link: str, path: str) -> str | None:
+    """The note text with `link` (to the note at `path`) added under its Related heading,
+    creating the section at the end if needed; None if it already links there."""
+    if links_to(text, path):
+        return None
+    lines = text.splitlines(keepends=True)
+    heading = re.compile(rf"^#{{1,6}}\s+{RELATED_HEADING}\s*$", re.IGNORECASE)
+    start = next((i for i, line in enumerate(lines) if heading.match(line.rstrip("\r\n"))), None)
+    if start is None:
+        body = text if text.endswith("\n") or not text else text + "\n"
+        return f"{body}\n## {RELATED_HEADING}\n\n- {link}\n"
+    end = len(lines)
+    for i in range(start + 1, len(lines)):
+        if re.match(r"^#{1,6}\s", lines[i]):
+            end = i
+            break
+    last = start
+    for i in range(start + 1, end):
+        if lines[i].strip():
+            last = i
+    if not lines[last].endswith("\n"):
+        lines[last] += "\n"
+    insert = f"- {link}\n" if last > start else f"\n- {link}\n"
+    lines.insert(last + 1, insert)
+    return "".join(lines)

@@ -1,0 +1,198 @@
+"""Writing into the vault: every path checked to stay inside it, every write atomic.
+
+A path given to this module is always relative to the vault and uses `/`. Before anything is
+read or written it must pass `check_relative` (no absolute path, drive, `..`, NUL, control
+character, Windows-reserved name or character, overlong segment) and, once joined to the vault
+and resolved through any symlinks, still lie inside the vault.
+
+A write goes to a temporary file in the target's own directory, is flushed and fsynced, then
+renamed over the target (`os.replace`, atomic on POSIX and Windows) and the directory is
+fsynced: a crash at any moment leaves the old note or the new one, never a mix. New notes are
+published with `os.link`, which fails instead of overwriting when another process created the
+same name first; the caller then takes the next numeric suffix.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+
+from engram.errors import ConfigError, ValidationError
+from engram.vault.render import RESERVED_NAMES
+
+MAX_SEGMENT_BYTES = 255
+MAX_PATH_CHARS = 1_024
+MAX_SUFFIX = 9_999
+TEMP_PREFIX = ".engram-"
+TEMP_SUFFIX = ".tmp"
+
+_FORBIDDEN = re.compile(r'[<>:"|?*\\\x00-\x1f\x7f]')
+_DRIVE = re.compile(r"^[A-Za-z]:")
+# link() is refused on some file systems (FAT, some network mounts): fall back to a checked
+# replace there.
+_NO_LINK = {errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOSYS, errno.EOPNOTSUPP, errno.EACCES}
+
+
+def check_relative(rel: str, field: str = "path", *, allow_hidden: bool = False) -> str:
+    """The path, normalised to `a/b/c.md` form, or a ValidationError naming `field`."""
+    if not isinstance(rel, str) or not rel.strip():
+        raise ValidationError(field, "must be a non-empty path relative to the vault")
+    if "\x00" in rel:
+        raise ValidationError(field, "must not contain NUL characters")
+    if len(rel) > MAX_PATH_CHARS:
+        raise ValidationError(field, f"is longer than {MAX_PATH_CHARS} characters")
+    if rel.startswith(("/", "\\", "~")) or _DRIVE.match(rel):
+        raise ValidationError(field, f"{rel!r} must be relative to the vault, not absolute")
+    parts = rel.split("/")
+    for part in parts:
+        _check_segment(part, field, rel, allow_hidden)
+    return "/".join(parts)
+
+
+def _check_segment(part: str, field: str, rel: str, allow_hidden: bool) -> None:
+    if part in ("", ".", ".."):
+        raise ValidationError(field, f"{rel!r} must not contain empty, '.' or '..' segments")
+    if _FORBIDDEN.search(part):
+        raise ValidationError(
+            field, f'{rel!r} contains a character not allowed in file names (<>:"|?*\\ or control)'
+        )
+    if part.endswith((" ", ".")):
+        raise ValidationError(field, f"{rel!r}: a name must not end with a space or a dot")
+    if part.split(".", 1)[0].strip().casefold() in RESERVED_NAMES:
+        raise ValidationError(field, f"{rel!r}: {part!r} is a reserved device name on Windows")
+    if len(part.encode()) > MAX_SEGMENT_BYTES:
+        raise ValidationError(field, f"a name in {rel[:40]!r}… exceeds {MAX_SEGMENT_BYTES} bytes")
+    if part.startswith(".") and not allow_hidden:
+        raise ValidationError(field, f"{rel!r}: hidden names (starting with '.') are not allowed")
+
+
+class VaultFiles:
+    """The vault folder: path checks, reads and atomic writes confined to it."""
+
+    def __init__(self, root: str | Path) -> None:
+        path = Path(root).expanduser()
+        if not path.is_dir():
+            raise ConfigError(
+                f"ENGRAM_VAULT_PATH: {path} is not an existing folder; point it at your "
+                "Obsidian vault (the folder that holds .obsidian/)"
+            )
+        self.root = path.resolve()
+
+    def resolve(self, rel: str, field: str = "path", *, allow_hidden: bool = False) -> Path:
+        """The absolute path of `rel`, guaranteed (through symlinks) to lie inside the vault."""
+        clean = check_relative(rel, field, allow_hidden=allow_hidden)
+        full = self.root.joinpath(*clean.split("/"))
+        resolved = full.resolve()
+        if resolved != self.root and not resolved.is_relative_to(self.root):
+            raise ValidationError(field, f"{rel!r} leads outside the vault")
+        return full
+
+    def relative(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def exists(self, rel: str) -> bool:
+        return self.resolve(rel).is_file()
+
+    def read_text(self, rel: str, field: str = "path") -> str:
+        return self.resolve(rel, field, allow_hidden=True).read_bytes().decode("utf-8", "replace")
+
+    def write(self, rel: str, text: str) -> Path:
+        """Create or replace the note at `rel` atomically."""
+        target = self._prepare(rel)
+        publish(target, text.encode("utf-8"), overwrite=True)
+        return target
+
+    def create(
+        self, folder: str, stem: str, render: Callable[[str], str], field: str = "path"
+    ) -> str:
+        """Write a new note `folder/stem.md`, or `stem-2.md`, `stem-3.md`, … if taken; never
+        overwrites. `render(name)` gives the text for the name chosen (without `.md`).
+        Returns the vault-relative path used."""
+        for n in range(1, MAX_SUFFIX + 1):
+            name = stem if n == 1 else f"{stem}-{n}"
+            rel = f"{folder}/{name}.md" if folder else f"{name}.md"
+            target = self._prepare(rel, field)
+            if target.exists():
+                continue
+            try:
+                publish(target, render(name).encode("utf-8"), overwrite=False)
+            except FileExistsError:
+                continue  # another process took the name a moment ago
+            return rel
+        raise ValidationError(field, f"{folder}/{stem}.md and {MAX_SUFFIX} variants all exist")
+
+    def delete(self, rel: str) -> None:
+        target = self.resolve(rel)
+        with suppress(FileNotFoundError):
+            target.unlink()
+        fsync_dir(target.parent)
+
+    def _prepare(self, rel: str, field: str = "path") -> Path:
+        target = self.resolve(rel, field)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Re-check now that the directories exist (one may have been swapped for a symlink).
+        self.resolve(rel, field)
+        if target.is_dir():
+            raise ValidationError(field, f"{rel!r} is a folder, not a note")
+        return target
+
+
+def publish(target: Path, data: bytes, *, overwrite: bool) -> None:
+    """Write `data` to a temporary file beside `target`, fsync it, then rename it into place.
+
+    With `overwrite=False` the rename is a hard link that fails with FileExistsError if the
+    target exists. The temporary file never survives a failure that Python sees.
+    """
+    directory = target.parent
+    mode = target.stat().st_mode & 0o777 if overwrite and target.exists() else 0o644
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        with suppress(OSError):
+            os.chmod(tmp, mode)
+        if overwrite:
+            os.replace(tmp, target)
+        else:
+            _link_or_replace(tmp, target)
+    finally:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
+    fsync_dir(directory)
+
+
+def _link_or_replace(tmp: str, target: Path) -> None:
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in _NO_LINK:
+            raise
+        if target.exists():
+            raise FileExistsError(errno.EEXIST, "exists", str(target)) from None
+        os.replace(tmp, target)
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename durable. Not possible (nor needed) on Windows."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def is_temp_file(name: str) -> bool:
+    return name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)

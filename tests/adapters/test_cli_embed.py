@@ -1,0 +1,42 @@
+"""`engram embed`: coverage report and resumable backfill through the real CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from engram import Engram
+from engram.cli.main import cli
+from engram.embeddings.minilm import MODEL_ID
+
+
+def invoke(db: Path, *args: str) -> dict[str, object]:
+    result = CliRunner().invoke(cli, ["--store", str(db), "--json", *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    parsed: dict[str, object] = json.loads(result.stdout)
+    return parsed
+
+
+def test_embed_reports_coverage_and_backfills_missing_vectors(tmp_path: Path) -> None:
+    db = tmp_path / "e.db"
+    with Engram.open(str(db), embedding_model="none") as mem:
+        for i in range(5):
+            mem.save(f"note {i} about the flight to Lisbon")
+    before = invoke(db, "embed")
+    assert before["embedded"] == 0
+    assert before["status"] == {"model_id": MODEL_ID, "vectors": {}, "memories": 5}
+    after = invoke(db, "embed", "--backfill", "--batch", "2")
+    assert after["embedded"] == 5
+    assert after["status"] == {"model_id": MODEL_ID, "vectors": {MODEL_ID: 5}, "memories": 5}
+    assert invoke(db, "embed", "--backfill")["embedded"] == 0
+
+
+def test_embed_for_people_says_what_to_do(tmp_path: Path) -> None:
+    db = tmp_path / "e.db"
+    with Engram.open(str(db), embedding_model="none") as mem:
+        mem.save("unembedded note")
+    result = CliRunner().invoke(cli, ["--store", str(db), "embed"], catch_exceptions=False)
+    assert "0 of 1 memory have a vector" in result.stdout
+    assert "engram embed --backfill" in result.stdout

@@ -1,0 +1,158 @@
+"""Semantic search end to end: real MiniLM vectors, the real HNSW index file, real processes."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from engram import Engram, FixedClock
+
+PARAPHRASE = "when does my plane depart"
+FLIGHT = "The flight to Lisbon leaves at 9am"
+
+
+def index_files(db: Path) -> tuple[Path, Path]:
+    base = Path(str(db) + ".vectors.usearch")
+    return base, base.with_suffix(".json")
+
+
+def test_finds_a_paraphrase_that_shares_no_word(mem: Engram) -> None:
+    flight = mem.save(FLIGHT)
+    mem.save("quarterly tax return is due in April")
+    (hit,) = mem.search(PARAPHRASE)
+    assert hit.memory.id == flight.id
+    assert hit.why.text == 0.0 and hit.why.semantic is not None and hit.why.semantic > 0.5
+
+
+def test_a_word_match_and_a_meaning_match_both_count(mem: Engram) -> None:
+    both = mem.save("my plane to Lisbon departs at 9am")
+    meaning = mem.save(FLIGHT)
+    word = mem.save("the plane of the ecliptic")
+    ids = [h.memory.id for h in mem.search(PARAPHRASE)]
+    assert ids[0] == both.id and set(ids) == {both.id, meaning.id, word.id}
+
+
+def test_deleted_and_archived_memories_never_resurface(db_path: Path, clock: FixedClock) -> None:
+    with Engram.open(str(db_path), clock=clock) as a, Engram.open(str(db_path), clock=clock) as b:
+        gone, archived, kept = (a.save(FLIGHT), a.save(FLIGHT + "!"), a.save(FLIGHT + "."))
+        assert len(b.search(PARAPHRASE)) == 3  # b builds its index now
+        a.delete(gone.id)
+        a.archive(archived.id)
+        assert [h.memory.id for h in b.search(PARAPHRASE)] == [kept.id]
+        assert [h.memory.id for h in b.search(PARAPHRASE, status="archived")] == [archived.id]
+
+
+def test_editing_the_text_replaces_its_vector(mem: Engram) -> None:
+    m = mem.save(FLIGHT)
+    mem.update(m.id, content="bake the sourdough for forty minutes")
+    assert mem.search(PARAPHRASE) == []
+    assert [h.memory.id for h in mem.search("how long should the bread cook")] == [m.id]
+
+
+@pytest.mark.parametrize("damage", ["missing", "corrupt", "foreign", "stale"])
+def test_a_damaged_index_file_is_repaired_from_the_store(
+    tmp_path: Path, clock: FixedClock, damage: str
+) -> None:
+    db = tmp_path / "v.db"
+    with Engram.open(str(db), clock=clock) as mem:
+        first = mem.save(FLIGHT)
+        mem.search(PARAPHRASE)  # builds and, at close, saves the index
+    index, sidecar = index_files(db)
+    assert index.exists() and sidecar.exists()
+    if damage == "missing":
+        index.unlink()
+    elif damage == "corrupt":
+        index.write_bytes(b"\x00garbage" * 100)
+    elif damage == "foreign":
+        other = tmp_path / "other.db"
+        with Engram.open(str(other), clock=clock) as mem:
+            mem.save("something else entirely")
+            mem.search("something")
+        for src, dst in zip(index_files(other), index_files(db), strict=True):
+            dst.write_bytes(src.read_bytes())
+    else:  # stale: more saves happen after the file was written, by a process without it
+        saved = index.read_bytes(), sidecar.read_bytes()
+        with Engram.open(str(db), clock=clock) as mem:
+            second = mem.save("my plane to Porto departs at noon")
+            mem.search(PARAPHRASE)
+        index.write_bytes(saved[0])
+        sidecar.write_bytes(saved[1])
+    with Engram.open(str(db), clock=clock) as mem:
+        found = {h.memory.id for h in mem.search(PARAPHRASE)}
+    expected = {first.id} | ({second.id} if damage == "stale" else set())
+    assert found == expected
+
+
+SAVER = textwrap.dedent(
+    """
+    import sys
+    from engram import Engram
+    with Engram.open(sys.argv[1]) as mem:
+        i = 0
+        while True:
+            m = mem.save(f"flight number {i} to Lisbon leaves at nine in the morning")
+            print(m.id, flush=True)
+            i += 1
+    """
+)
+
+
+@pytest.mark.slow
+def test_kill_9_while_saving_leaves_every_acknowledged_memory_findable(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    with Engram.open(str(db)) as mem:
+        mem.save("warm the index")
+        mem.search("warm")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SAVER, str(db)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    acknowledged = [proc.stdout.readline().strip() for _ in range(40)]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    proc.stdout.close()
+    with Engram.open(str(db)) as mem:
+        assert len(mem.get_many(acknowledged)) == len(acknowledged)
+        mem.app.embeddings.backfill()  # a save killed between its two commits lacks a vector
+        status = mem.app.embeddings.status()
+        assert status.vectors == {status.model_id: status.memories}
+        for memory in mem.get_many(acknowledged[::10]):
+            hits = mem.search(memory.content.replace("nine in the morning", "9am"), limit=3)
+            assert memory.id in {h.memory.id for h in hits}
+
+
+def test_backfill_embeds_what_was_saved_without_vectors(tmp_path: Path, clock: FixedClock) -> None:
+    db = str(tmp_path / "b.db")
+    with Engram.open(db, clock=clock, embedding_model="none") as mem:
+        ids = [mem.save(FLIGHT).id for _ in range(70)]
+    with Engram.open(db, clock=clock) as mem:
+        assert mem.search(PARAPHRASE) == []
+        status = mem.app.embeddings.status()
+        assert status.memories == 70 and status.vectors == {}
+        steps: list[int] = []
+        assert mem.app.embeddings.backfill(batch=32, progress=steps.append) == 70
+        assert steps == [32, 32, 6]
+        assert mem.app.embeddings.backfill() == 0  # resumable: nothing left
+        assert {h.memory.id for h in mem.search(PARAPHRASE, limit=100)} == set(ids)
+
+
+def test_vectors_from_another_model_are_reported(
+    tmp_path: Path, clock: FixedClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    db = tmp_path / "m.db"
+    with Engram.open(str(db), clock=clock) as mem:
+        m = mem.save(FLIGHT)
+        mem.app.context.store.put_vectors(
+            [(m.id, mem.app.context.embedder.embed_batch(["x"])[0])],  # type: ignore[union-attr]
+            "some-other-model",
+        )
+    with caplog.at_level(logging.WARNING, logger="engram"), Engram.open(str(db), clock=clock):
+        pass
+    assert "some-other-model" in caplog.text and "engram embed --backfill" in caplog.text

@@ -1,0 +1,182 @@
+"""Rendering a memory as a note: the frontmatter survives any content through a real YAML
+parser (PyYAML and python-frontmatter), slugs and tags are safe, links are Obsidian's."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import frontmatter
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engram.core.models import Memory
+from engram.vault.index import parse_note
+from engram.vault.render import (
+    RESERVED_NAMES,
+    SLUG_MAX_BYTES,
+    NoteSpec,
+    add_related_link,
+    links_to,
+    obsidian_tag,
+    render_note,
+    slugify,
+    title_of,
+    wikilink,
+)
+
+T0 = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
+
+# Text that breaks naive YAML or Markdown: colons, quotes, document markers, comments, line
+# breaks of every kind, YAML 1.1 booleans, unicode from every plane.
+hostile = st.one_of(
+    st.text(min_size=1, max_size=300),
+    st.sampled_from(
+        [
+            "key: value",
+            "'single' \"double\"",
+            "---",
+            "...",
+            "a\n---\nb",
+            "# not a comment",
+            "yes",
+            "null",
+            "1.0",
+            "- item",
+            "[[x]] {y} |z|",
+            "tab\there",
+            "\x85 next line \u2028 line sep \u2029 para",
+            "emoji 🧠 — ünïcode",
+            "x" * 5_000,
+            "  leading and trailing  ",
+            "!!python/object:os.system",
+            "&anchor *alias",
+        ]
+    ),
+)
+nonblank = hostile.filter(lambda s: s.strip() != "")
+
+
+def memory(content: str, **fields: Any) -> Memory:
+    base: dict[str, Any] = {
+        "id": "m-1",
+        "content": content,
+        "created_at": T0 - timedelta(days=3),
+        "last_used": T0,
+        "use_count": 5,
+        "strength": 1.3,
+    }
+    return Memory(**(base | fields))
+
+
+def note(m: Memory, related: tuple[str, ...] = ()) -> str:
+    spec = NoteSpec(
+        memory=m, note_id="the-slug", promoted_at=T0, score=2.5, reason="usage", related=related
+    )
+    return render_note(spec)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    content=nonblank,
+    source=hostile,
+    context=hostile,
+    tags=st.lists(nonblank, max_size=5),
+    entities=st.lists(nonblank, max_size=5),
+)
+def test_any_content_round_trips_through_yaml_and_frontmatter(
+    content: str, source: str, context: str, tags: list[str], entities: list[str]
+) -> None:
+    m = memory(content, source=source, context=context, tags=tuple(tags), entities=tuple(entities))
+    text = note(m)
+
+    post = frontmatter.loads(text)
+    assert post["source"] == source
+    assert post["context"] == context
+    assert post["entities"] == entities
+    assert post["engram_id"] == "m-1" and post["id"] == "the-slug"
+    assert post["title"] == title_of(content)
+    assert post["use_count"] == 5 and post["strength"] == 1.3 and post["score"] == 2.5
+    assert post["created"] == "2026-02-26T09:30:00Z" and post["promoted"] == "2026-03-01T09:30:00Z"
+    assert content.strip("\n") in text
+
+    # The same with plain PyYAML on the block between the first two '---' lines.
+    lines = text.split("\n")
+    end = lines.index("---", 1)
+    assert yaml.safe_load("\n".join(lines[1:end])) == post.metadata
+    for tag in post["tags"]:
+        assert re.fullmatch(r"[\w/-]+", tag) and not tag.replace("/", "").isdigit()
+
+    # Engram's own index reads it back the same way.
+    parsed = parse_note("Engram/the-slug.md", text.encode())
+    assert parsed.problem is None and parsed.engram_id == "m-1"
+    assert parsed.frontmatter["source"] == source
+
+
+def test_a_note_has_frontmatter_content_and_related_links() -> None:
+    m = memory("Decided on PostgreSQL 16: it has logical replication", tags=("decision", "db"))
+    link = wikilink("Engram/atlas-deploys.md", "Atlas deploys on Fridays")
+    text = note(m, related=(link,))
+    assert text.startswith("---\ntitle: 'Decided on PostgreSQL 16: it has logical replication'\n")
+    assert "\ntags:\n- decision\n- db\n" in text
+    assert "\n---\n\nDecided on PostgreSQL 16: it has logical replication\n" in text
+    assert text.endswith("## Related\n\n- [[Engram/atlas-deploys|Atlas deploys on Fridays]]\n")
+
+
+@given(st.text(max_size=400))
+def test_slugs_are_safe_file_names(text: str) -> None:
+    slug = slugify(text, fallback="memory-1234")
+    assert slug and re.fullmatch(r"[\w-]+", slug)
+    assert len(slug.encode()) <= SLUG_MAX_BYTES
+    assert slug.casefold() not in RESERVED_NAMES
+    assert not slug.startswith(("-", "_", ".")) or slug == "memory-1234"
+
+
+def test_slugs_read_well_and_survive_hostile_titles() -> None:
+    assert slugify("Decided on PostgreSQL 16!") == "decided-on-postgresql-16"
+    assert slugify("../../etc/passwd") == "etc-passwd"
+    assert slugify("/absolute/path") == "absolute-path"
+    assert slugify("C:\\Windows\\system32") == "c-windows-system32"
+    assert slugify("CON") == "con-note" and slugify("nul") == "nul-note"
+    assert slugify("a\x00b") == "a-b"
+    assert slugify("Ünïcode café 日本語") == "ünïcode-café-日本語"
+    assert slugify("!!!", fallback="memory-abcd") == "memory-abcd"
+    long = slugify("word " * 100)
+    assert len(long.encode()) <= SLUG_MAX_BYTES and not long.endswith("-")
+    assert len(slugify("日" * 200).encode()) <= SLUG_MAX_BYTES
+
+
+def test_obsidian_tags_keep_nesting_and_drop_what_obsidian_refuses() -> None:
+    assert obsidian_tag("project/atlas") == "project/atlas"
+    assert obsidian_tag("my tag") == "my-tag"
+    assert obsidian_tag("../../etc/x") == "etc/x"
+    assert obsidian_tag("#hash") == "hash"
+    assert obsidian_tag("1984") == "_1984"
+    assert obsidian_tag("!!!") is None
+
+
+def test_titles_are_the_first_line_without_heading_marks() -> None:
+    assert title_of("\n\n## Heading here\nbody") == "Heading here"
+    assert title_of("a" * 300).endswith("…") and len(title_of("a" * 300)) == 100
+    assert title_of("   ") == "Untitled memory"
+
+
+def test_wikilinks_point_at_the_path_and_show_a_clean_title() -> None:
+    assert wikilink("Engram/x.md", "X [draft] | v2") == "[[Engram/x|X draft v2]]"
+    assert wikilink("Engram/x.md", "Engram/x") == "[[Engram/x]]"
+
+
+def test_a_backlink_goes_under_the_related_heading_once() -> None:
+    link = "[[Engram/b|B]]"
+    with_section = "---\ntitle: A\n---\n\nA\n\n## Related\n\n- [[Engram/c|C]]\n\n## Later\n\nx\n"
+    added = add_related_link(with_section, link, "Engram/b.md")
+    assert added is not None
+    assert "- [[Engram/c|C]]\n- [[Engram/b|B]]\n\n## Later" in added
+    assert add_related_link(added, link, "Engram/b.md") is None  # already there
+    assert links_to(added, "engram/B.md")
+
+    without = "A user's note\nwithout a trailing newline"
+    appended = add_related_link(without, link, "Engram/b.md")
+    assert appended == without + "\n\n## Related\n\n- [[Engram/b|B]]\n"

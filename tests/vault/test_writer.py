@@ -1,0 +1,167 @@
+"""The vault writer: nothing escapes the vault, names never collide, a write is all or nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engram.errors import ConfigError, ValidationError
+from engram.vault.writer import VaultFiles, check_relative, is_temp_file, publish
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> VaultFiles:
+    (tmp_path / "vault").mkdir()
+    return VaultFiles(tmp_path / "vault")
+
+
+def everything_under(root: Path) -> set[Path]:
+    return set(root.rglob("*"))
+
+
+ESCAPES = [
+    "../../etc/x",
+    "../outside.md",
+    "Engram/../../outside.md",
+    "/etc/passwd",
+    "/tmp/x.md",
+    "\\\\server\\share\\x.md",
+    "C:\\Windows\\x.md",
+    "C:/Windows/x.md",
+    "~/x.md",
+    "a\x00b.md",
+    "CON",
+    "Engram/nul.md",
+    "Engram/com1.txt.md",
+    "Engram/aux",
+    "Engram/x\\..\\..\\y.md",
+    "Engram//x.md",
+    "./x.md",
+    "Engram/x.md.",
+    "Engram/trailing .md ",
+    "Engram/" + "a" * 300 + ".md",
+    "x" * 2_000,
+    "Engram/line\nbreak.md",
+    'Engram/quote".md',
+    "Engram/star*.md",
+    ".obsidian/app.json",
+    "",
+    "   ",
+]
+
+
+@pytest.mark.parametrize("rel", ESCAPES, ids=[repr(r)[:40] for r in ESCAPES])
+def test_a_path_that_could_escape_or_break_is_refused_naming_the_field(
+    vault: VaultFiles, rel: str
+) -> None:
+    before = everything_under(vault.root.parent)
+    with pytest.raises(ValidationError) as caught:
+        vault.write(rel, "pwned")
+    assert caught.value.field == "path"
+    assert everything_under(vault.root.parent) == before
+
+
+def test_a_symlink_inside_the_vault_cannot_lead_a_write_outside(
+    vault: VaultFiles, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (vault.root / "Engram").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(ValidationError, match="outside the vault"):
+        vault.write("Engram/note.md", "pwned")
+    with pytest.raises(ValidationError, match="outside the vault"):
+        vault.create("Engram", "note", lambda name: "pwned")
+    (vault.root / "link.md").symlink_to(outside / "target.md")
+    with pytest.raises(ValidationError, match="outside the vault"):
+        vault.write("link.md", "pwned")
+    assert list(outside.iterdir()) == []
+
+
+def test_check_relative_accepts_ordinary_notes() -> None:
+    assert check_relative("Engram/My note (2).md") == "Engram/My note (2).md"
+    assert check_relative("日本語/ノート.md") == "日本語/ノート.md"
+    assert check_relative(".obsidian/x.md", allow_hidden=True) == ".obsidian/x.md"
+
+
+def test_the_vault_must_exist(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="ENGRAM_VAULT_PATH"):
+        VaultFiles(tmp_path / "missing")
+
+
+def test_collisions_get_a_numeric_suffix_and_never_overwrite(vault: VaultFiles) -> None:
+    paths = [vault.create("Engram", "same", lambda name: f"note {name}\n") for _ in range(3)]
+    assert paths == ["Engram/same.md", "Engram/same-2.md", "Engram/same-3.md"]
+    assert (vault.root / "Engram/same-2.md").read_text() == "note same-2\n"
+    (vault.root / "Engram/same-5.md").write_text("the user's own note")
+    vault.create("Engram", "same", lambda name: "x")
+    assert vault.create("Engram", "same", lambda name: "x") == "Engram/same-6.md"
+    assert (vault.root / "Engram/same-5.md").read_text() == "the user's own note"
+
+
+def test_a_write_replaces_the_whole_note_and_leaves_no_temporary_file(
+    vault: VaultFiles,
+) -> None:
+    vault.write("Engram/a.md", "old\n")
+    vault.write("Engram/a.md", "new\n")
+    assert (vault.root / "Engram/a.md").read_text() == "new\n"
+    assert [p.name for p in (vault.root / "Engram").iterdir()] == ["a.md"]
+
+
+def test_a_failed_write_leaves_the_old_note_and_no_temporary_file(tmp_path: Path) -> None:
+    """The temp+rename contract with a rename that fails: the target is untouched."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    target = folder / "note.md"
+    target.mkdir()  # a folder where the file should go: os.replace must fail
+    (target / "keep.md").write_text("inside")
+    with pytest.raises(OSError):
+        publish(target, b"new content", overwrite=True)
+    assert (target / "keep.md").read_text() == "inside"
+    assert sorted(p.name for p in folder.iterdir()) == ["note.md"]
+
+
+def test_writing_over_a_folder_is_refused(vault: VaultFiles) -> None:
+    (vault.root / "Engram" / "dir.md").mkdir(parents=True)
+    with pytest.raises(ValidationError, match="folder"):
+        vault.write("Engram/dir.md", "x")
+
+
+WRITER = """
+import sys
+from engram.vault.writer import VaultFiles
+vault = VaultFiles(sys.argv[1])
+big = [("A" if i % 2 else "B") * 4_000_000 for i in range(2)]
+print("ready", flush=True)
+i = 0
+while True:
+    vault.write("Engram/note.md", big[i % 2])
+    i += 1
+"""
+
+
+@pytest.mark.slow
+def test_a_writer_killed_mid_write_leaves_the_old_or_the_new_note_never_half(
+    vault: VaultFiles,
+) -> None:
+    vault.write("Engram/note.md", "B" * 4_000_000)
+    for delay in (0.05, 0.13, 0.21, 0.34):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(vault.root)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        time.sleep(delay)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+        data = (vault.root / "Engram/note.md").read_bytes()
+        assert len(data) == 4_000_000 and data in (b"A" * 4_000_000, b"B" * 4_000_000)
+        for leftover in (vault.root / "Engram").iterdir():
+            assert leftover.name == "note.md" or is_temp_file(leftover.name)
