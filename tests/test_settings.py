@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from tests.support import START
 
@@ -262,11 +264,10 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
 
 
 def run(tmp_path: Path, name: str, overrides: dict[str, Any], probe: Probe) -> Any:
-    opts = (
-        {k: (str(tmp_path / v[8:]) if str(v).startswith("__tmp__/") else v) for k, v in overrides.items()}
-        if overrides
-        else {}
-    )
+    opts = {
+        k: str(tmp_path / v[8:]) if str(v).startswith("__tmp__/") else v
+        for k, v in overrides.items()
+    }
     clock = FixedClock(START)
     path = opts.pop("storage_path", None) or str(tmp_path / f"{name}.db")
     with Engram.open(path, clock=clock, **opts) as mem:
@@ -283,7 +284,7 @@ def test_setting_changes_behaviour(
 
 
 def test_every_setting_has_an_effect_test() -> None:
-    tested = {e[0] for e in EFFECTS} | {"sqlite_busy_timeout"}
+    tested = {e[0] for e in EFFECTS} | {"sqlite_busy_timeout", "postgres_pool_size"}
     assert tested == set(Settings.model_fields)
 
 
@@ -299,6 +300,26 @@ def test_busy_timeout_bounds_the_wait_for_another_writer(tmp_path: Path) -> None
             other.execute("ROLLBACK")
             other.close()
         assert mem.save("now free").content == "now free"
+
+
+def test_postgres_pool_size_caps_the_connections_of_one_client(postgres_url: str) -> None:
+    with Engram.open(postgres_url, postgres_pool_size=2, embedding_model="none") as mem:
+        target = mem.save("busy").id
+        workers = [
+            threading.Thread(target=lambda: [mem.touch(target) for _ in range(25)])
+            for _ in range(6)
+        ]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        with psycopg.connect(postgres_url) as admin:
+            (connections,) = admin.execute(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone() or (0,)
+        assert 1 <= connections <= 2
+        assert mem.get(target).use_count == 150
 
 
 def test_environment_variables_are_read(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,8 +11,9 @@ from typing import Any
 from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import load_settings
-from engram.core.models import Memory, Relation, Status
+from engram.core.models import Direction, Memory, Relation, Status
 from engram.services.backup import BackupResult
+from engram.services.embeddings import Similar
 from engram.services.ltm import IndexReport, Progress
 from engram.services.memories import Draft
 from engram.services.promotion import PromotionResult
@@ -21,6 +22,7 @@ from engram.services.results import (
     GraphPage,
     ObserveResult,
     PromotionCandidate,
+    RelatedMemory,
     ReviewCandidate,
     SearchHit,
     Stats,
@@ -139,6 +141,10 @@ class Engram:
     ) -> list[ObserveResult]:
         return self._app.memories.observe(memory_ids, context_tags)
 
+    def similar(self, memory_id: str, min_cosine: float = 0.88, limit: int = 10) -> list[Similar]:
+        """Near-duplicates of a memory by embedding (for clustering and consolidation)."""
+        return self._app.embeddings.similar(memory_id, min_cosine, limit)
+
     # -- maintenance --------------------------------------------------------------------------
 
     def gc(
@@ -204,6 +210,17 @@ class Engram:
 
     def read_graph(self, cursor: str | None = None, limit: int = 100) -> GraphPage:
         return self._app.graph.read_graph(cursor, limit)
+
+    def related(
+        self,
+        memory_id: str,
+        depth: int = 2,
+        types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        limit: int = 100,
+    ) -> list[RelatedMemory]:
+        """Memories reachable through relations, closest first (multi-hop, cycle-safe)."""
+        return self._app.graph.related(memory_id, depth, types, direction, limit)
 
 
 def _ids(value: str | Sequence[str]) -> list[str]:

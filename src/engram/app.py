@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 from dataclasses import dataclass
+from typing import TextIO
 
 from engram.clock import Clock, system_clock
 from engram.config import Settings
@@ -84,9 +85,12 @@ def build_app(settings: Settings, clock: Clock | None = None) -> App:
 def configure_logging(level: str) -> None:
     """Logs go to stderr only: stdout belongs to the MCP protocol and to `--json` output."""
     root = logging.getLogger("engram")
-    if not any(getattr(h, "_engram", False) for h in root.handlers):
-        handler = logging.StreamHandler(sys.stderr)
+    if not any(isinstance(h, _StderrHandler) for h in root.handlers):
+        handler = _StderrHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        handler._engram = True  # type: ignore[attr-defined]
         root.addHandler(handler)
     root.setLevel(level)
+
+
+class _StderrHandler(logging.StreamHandler[TextIO]):
+    """Marks the handler Engram installed, so building several apps adds it once."""

@@ -234,6 +234,7 @@ def test_gc_dry_run_lists_then_apply_deletes(db: Path, api: Engram, now: datetim
         "count": 1,
         "memory_ids": [old.id],
         "has_more": False,
+        "promoted": [],
     }
     assert [m.id for m in api.get_many([old.id, fresh.id])] == [fresh.id]
     assert run_json(db, "gc")["count"] == 0

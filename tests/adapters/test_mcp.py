@@ -41,7 +41,10 @@ TOOLS = {
     "review_candidates",
     "create_relation",
     "read_graph",
+    "traverse_graph",
     "memory_stats",
+    "promote_memory",
+    "search_unified",
 }
 
 # name -> (every parameter, in signature order; the required ones). Changing a tool's interface
@@ -68,7 +71,10 @@ SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("from_memory_id", "to_memory_id"),
     ),
     "read_graph": (("cursor", "limit"), ()),
+    "traverse_graph": (("memory_id", "depth", "types", "direction", "limit"), ("memory_id",)),
     "memory_stats": ((), ()),
+    "promote_memory": (("memory_id", "auto_detect", "dry_run"), ()),
+    "search_unified": (("query", "tags", "limit", "stm_weight", "ltm_weight"), ()),
 }
 
 READ_ONLY = {
@@ -77,7 +83,9 @@ READ_ONLY = {
     "promotion_candidates",
     "review_candidates",
     "read_graph",
+    "traverse_graph",
     "memory_stats",
+    "search_unified",
 }
 DESTRUCTIVE = {"delete_memory", "gc", "update_memory"}
 
@@ -232,6 +240,15 @@ async def test_input_schemas_publish_the_limits(server: Server) -> None:
     graph = schemas["read_graph"]
     assert (graph["limit"]["default"], graph["limit"]["maximum"]) == (100, 1_000)
     assert arm(graph["cursor"])["pattern"] == ID_PATTERN
+    walk = schemas["traverse_graph"]
+    assert (walk["depth"]["minimum"], walk["depth"]["maximum"], walk["depth"]["default"]) == (
+        1,
+        5,
+        2,
+    )
+    assert set(arm(walk["types"])["items"]["enum"]) == set(relation["relation_type"]["enum"])
+    assert set(walk["direction"]["enum"]) == {"out", "in", "both"}
+    assert walk["memory_id"]["pattern"] == ID_PATTERN
     assert schemas["gc"]["dry_run"]["default"] is True
     assert schemas["delete_memory"]["archive"]["default"] is False
 
@@ -373,6 +390,37 @@ async def test_create_relation_is_idempotent_and_read_graph_shows_the_edge(
         page = await server.call("read_graph", {"cursor": page["next_cursor"], "limit": 1000})
     assert cause["id"] in _ids(page)
     assert edge["id"] in {r["id"] for r in page["relations"]}
+
+
+@pytest.mark.anyio
+async def test_traverse_graph_follows_chains_both_ways_and_by_type(server: Server) -> None:
+    a, b, c, d = [await server.save() for _ in range(4)]
+
+    async def link(x: dict[str, Any], y: dict[str, Any], kind: str) -> None:
+        arguments = {"from_memory_id": x["id"], "to_memory_id": y["id"], "relation_type": kind}
+        await server.call("create_relation", arguments)
+
+    await link(a, b, "causes")
+    await link(b, c, "causes")
+    await link(c, a, "causes")  # a cycle
+    await link(d, b, "supports")
+    walk = await server.call("traverse_graph", {"memory_id": a["id"], "depth": 3})
+    found = {r["memory"]["id"]: (r["depth"], r["reached_from"]) for r in walk["related"]}
+    assert found == {
+        b["id"]: (1, a["id"]),
+        c["id"]: (1, a["id"]),
+        d["id"]: (2, b["id"]),
+    }
+    assert walk["count"] == 3 and walk["memory_id"] == a["id"]
+    forward = await server.call(
+        "traverse_graph",
+        {"memory_id": a["id"], "depth": 5, "types": ["causes"], "direction": "out"},
+    )
+    assert [(r["memory"]["id"], r["depth"]) for r in forward["related"]] == [
+        (b["id"], 1),
+        (c["id"], 2),
+    ]
+    assert forward["related"][1]["relation"]["from_id"] == b["id"]
 
 
 def _ids(page: dict[str, Any]) -> set[str]:
@@ -532,6 +580,11 @@ BAD_INPUT = [
     ),
     ("read_graph", {"limit": 1_001}, ["limit", "1000"]),
     ("read_graph", {"cursor": "bad cursor"}, ["cursor", "pattern"]),
+    ("traverse_graph", {"memory_id": "a", "depth": 6}, ["depth", "5"]),
+    ("traverse_graph", {"memory_id": "a", "depth": 0}, ["depth", "1"]),
+    ("traverse_graph", {"memory_id": "a", "types": ["likes"]}, ["types"]),
+    ("traverse_graph", {"memory_id": "a", "direction": "up"}, ["direction"]),
+    ("traverse_graph", {"memory_id": "no-such-memory"}, ["not found", "no-such-memory"]),
     ("gc", {"limit": 0}, ["limit"]),
     ("promotion_candidates", {"limit": 101}, ["limit", "100"]),
     ("review_candidates", {"limit": 0}, ["limit", "1"]),
@@ -582,6 +635,7 @@ async def test_fresh_store_is_empty_and_gc_dry_run_changes_nothing(tmp_path: Pat
             "count": 0,
             "memory_ids": [],
             "has_more": False,
+            "promoted": [],
         }
         assert await fresh.stats() == before
         page = await fresh.call("read_graph", {})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram import Engram, NotFoundError, ValidationError
+from engram import Engram, FixedClock, NotFoundError, ValidationError
 
 
 def test_create_relation_and_read_back(mem: Engram) -> None:
@@ -48,3 +48,49 @@ def test_read_graph_pages_through_the_store(mem: Engram) -> None:
     assert [len(p.memories) for p in pages] == [10, 10, 5]
     assert [len(p.relations) for p in pages] == [1, 0, 1]
     assert [m.id for p in pages for m in p.memories] == [m.id for m in ms]
+
+
+def test_related_follows_relations_several_steps(mem: Engram, clock: FixedClock) -> None:
+    idea, cause, effect, aside = (mem.save(t) for t in ("idea", "cause", "effect", "aside"))
+    for a, b, kind in [
+        (cause, idea, "causes"),
+        (idea, effect, "causes"),
+        (aside, effect, "supports"),
+    ]:
+        clock.advance(minutes=1)  # edges of equal depth come in the order they were made
+        mem.create_relation(a.id, b.id, kind)
+    found = mem.related(idea.id)
+    assert [(r.memory.id, r.depth, r.reached_from) for r in found] == [
+        (cause.id, 1, idea.id),
+        (effect.id, 1, idea.id),
+        (aside.id, 2, effect.id),
+    ]
+    assert found[2].relation.type == "supports" and found[2].memory == mem.get(aside.id)
+    chain = mem.related(cause.id, depth=5, types=["causes"], direction="out")
+    assert [(r.memory.content, r.depth) for r in chain] == [("idea", 1), ("effect", 2)]
+    assert mem.related(idea.id, depth=1, direction="in") == found[:1]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"depth": 0}, "depth"),
+        ({"depth": 6}, "depth"),
+        ({"types": ["likes"]}, "types"),
+        ({"types": "causes"}, "types"),
+        ({"direction": "up"}, "direction"),
+        ({"limit": 0}, "limit"),
+    ],
+)
+def test_related_refuses_bad_arguments_by_name(
+    mem: Engram, kwargs: dict[str, object], field: str
+) -> None:
+    m = mem.save("start")
+    with pytest.raises(ValidationError) as err:
+        mem.related(m.id, **kwargs)  # type: ignore[arg-type]
+    assert err.value.field == field
+
+
+def test_related_of_a_missing_memory(mem: Engram) -> None:
+    with pytest.raises(NotFoundError):
+        mem.related("ghost")

@@ -156,3 +156,14 @@ def test_vectors_from_another_model_are_reported(
     with caplog.at_level(logging.WARNING, logger="engram"), Engram.open(str(db), clock=clock):
         pass
     assert "some-other-model" in caplog.text and "engram embed --backfill" in caplog.text
+
+
+def test_similar_finds_near_duplicates_through_the_index(mem: Engram) -> None:
+    original = mem.save("The flight to Lisbon leaves at 9am on Friday")
+    duplicate = mem.save("the flight to Lisbon leaves at 9 am on Friday")
+    mem.save("The train to Porto leaves at noon")
+    mem.save("quarterly tax return is due in April")
+    found = mem.similar(original.id)
+    assert [s.memory_id for s in found] == [duplicate.id]
+    assert found[0].cosine >= 0.88
+    assert {s.memory_id for s in mem.similar(original.id, min_cosine=0.3)} >= {duplicate.id}

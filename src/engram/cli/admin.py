@@ -1,5 +1,5 @@
-"""Maintenance, graph and introspection commands: gc, candidates, relate, graph, stats, config,
-serve."""
+"""Maintenance, graph and introspection commands: gc, candidates, relate, graph, related,
+stats, config, serve."""
 
 from __future__ import annotations
 
@@ -30,13 +30,14 @@ from engram.config import ENV_PREFIX, Settings, config_dir, data_dir, default_st
 from engram.core.models import RELATION_TYPES, Memory
 from engram.core.timeutil import to_epoch
 from engram.errors import ConfigError
-from engram.services.graph import MAX_GRAPH_PAGE
+from engram.services.graph import MAX_DEPTH, MAX_GRAPH_PAGE, MAX_RELATED
 from engram.services.maintenance import GC_BATCH_MAX
 from engram.services.results import (
     GcResult,
     GraphPage,
     PromotionCandidate,
     PromotionCandidates,
+    RelatedResult,
     ReviewCandidate,
     ReviewCandidates,
     Stats,
@@ -73,6 +74,10 @@ def render_gc(
     out: Console, result: GcResult, memories: dict[str, Memory], scores: dict[str, float]
 ) -> None:
     verb = "archived" if result.archived else "deleted"
+    if result.promoted:  # ENGRAM_AUTO_PROMOTE
+        say(out, f"Promoted {n_memories(len(result.promoted))} to the vault first:")
+        for ident in result.promoted:
+            say(out, f"  {ident}")
     if result.dry_run:
         say(out, f"Dry run: {n_memories(result.count)} would be {verb}.")
         if result.count:
@@ -215,6 +220,58 @@ def render_graph(out: Console, page: GraphPage) -> None:
 
 
 @click.command()
+@click.argument("memory_id")
+@click.option(
+    "--depth", type=int, default=2, show_default=True, help=f"Edges away, 1 to {MAX_DEPTH}."
+)
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    help="Follow only this relation type (repeatable): " + ", ".join(RELATION_TYPES) + ".",
+)
+@click.option(
+    "--direction",
+    default="both",
+    show_default=True,
+    help="out (from -> to), in (to -> from) or both.",
+)
+@click.option("--limit", type=int, default=100, show_default=True, help=f"1 to {MAX_RELATED}.")
+@pass_state
+def related(
+    state: State, memory_id: str, depth: int, types: tuple[str, ...], direction: str, limit: int
+) -> None:
+    """Memories linked to MEMORY_ID, up to --depth relations away, closest first.
+
+    Each appears once, at its shortest distance, with the relation it was reached by; cycles
+    are harmless. Does not count as a use.
+    """
+    with open_app(state) as app:
+        found = app.graph.related(memory_id, depth, types or None, direction, limit)
+    result = RelatedResult(memory_id=memory_id, count=len(found), related=found)
+    output(state, result, lambda c: render_related(c, result))
+
+
+def render_related(out: Console, result: RelatedResult) -> None:
+    if not result.related:
+        say(out, f"No memories related to {result.memory_id}.")
+        return
+    table = Table(title=f"{n_memories(result.count)} related to {result.memory_id}")
+    table.add_column("depth", justify="right")
+    table.add_column("id", no_wrap=True)
+    table.add_column("link")
+    table.add_column("from", no_wrap=True)
+    table.add_column("content")
+    for r in result.related:
+        forward = r.relation.to_id == r.memory.id
+        arrow = f"-[{r.relation.type}]->" if forward else f"<-[{r.relation.type}]-"
+        table.add_row(
+            str(r.depth), r.memory.id, Text(arrow), r.reached_from, preview(r.memory.content)
+        )
+    out.print(table)
+
+
+@click.command()
 @pass_state
 def stats(state: State) -> None:
     """Show store counts and what needs gc, review or promotion."""
@@ -343,4 +400,4 @@ def serve(state: State) -> None:
     run()
 
 
-COMMANDS = (gc, candidates, relate, graph, stats, config, serve)
+COMMANDS = (gc, candidates, relate, graph, related, stats, config, serve)

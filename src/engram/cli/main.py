@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from engram.cli import admin, embed, memories, vault
+from engram.cli import admin, embed, maintenance, memories, transfer, vault
 from engram.cli.common import EngramGroup, State
 from engram.cli.demo import demo
 
@@ -19,7 +19,8 @@ from engram.cli.demo import demo
     "--store",
     metavar="PATH_OR_URL",
     default=None,
-    help="Store file or sqlite:/// URL (overrides ENGRAM_STORAGE_PATH).",
+    help="A store file, or a sqlite:///, jsonl:/// or postgresql:// URL "
+    "(overrides ENGRAM_STORAGE_PATH).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of tables.")
 # The installed distribution's version: importing `engram` itself would point up the layers.
@@ -31,6 +32,8 @@ def cli(ctx: click.Context, store: str | None, as_json: bool) -> None:
 
 
 for command in (*memories.COMMANDS, *admin.COMMANDS, *vault.COMMANDS, *embed.COMMANDS, demo):
+    cli.add_command(command)
+for command in (*maintenance.COMMANDS, *transfer.COMMANDS):  # storage upkeep, migrate/import/export
     cli.add_command(command)
 
 

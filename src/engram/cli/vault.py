@@ -199,7 +199,7 @@ def render_note(out: Console, view: NoteView) -> None:
 def backup(state: State, repo: str, include_vault: bool, force: bool) -> None:
     """Commit an export of the store (and the vault's notes) to a git repository.
 
-    The export is engram/memories.jsonl and engram/relations.jsonl; --include-vault adds a copy
+    The export is engram/export.jsonl (as `engram export` writes it); --include-vault adds a copy
     of <vault>/<ENGRAM_LTM_FOLDER> under vault/. A new or empty folder becomes a repository. A
     repository with uncommitted changes that this command did not create is refused unless
     --force is given.
@@ -243,14 +243,12 @@ def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> N
     table = Table(title=f"{len(hits)} result{'s' if len(hits) != 1 else ''}")
     table.add_column("#", justify="right")
     table.add_column("source")
-    table.add_column("id / note", overflow="fold")
+    table.add_column("memory", no_wrap=True)
+    table.add_column("note", overflow="fold")
     for name in ("text", "decay", "weight", "rank") if verbose else ("rank",):
         table.add_column(name, justify="right")
     table.add_column("title")
     for i, hit in enumerate(hits, 1):
-        where = Text(hit.id or "") if hit.source == "stm" else Text(hit.path or "")
-        if hit.source == "stm" and hit.path:
-            where.append(f"\n{hit.path}")
         why = hit.why
         numbers = (
             [
@@ -262,7 +260,9 @@ def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> N
             if verbose
             else [fmt_score(hit.rank)]
         )
-        table.add_row(str(i), hit.source, where, *numbers, Text(hit.title))
+        table.add_row(
+            str(i), hit.source, hit.id or "", Text(hit.path or ""), *numbers, Text(hit.title)
+        )
     out.print(table)
 
 

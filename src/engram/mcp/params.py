@@ -12,8 +12,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from engram.core.models import MAX_STRENGTH, MIN_STRENGTH, RelationType
-from engram.services.graph import MAX_GRAPH_PAGE
+from engram.core.models import (
+    MAX_STRENGTH,
+    MIN_STRENGTH,
+    RELATION_TYPES,
+    Direction,
+    RelationType,
+)
+from engram.services.graph import MAX_DEPTH, MAX_GRAPH_PAGE, MAX_RELATED
 from engram.services.maintenance import GC_BATCH_MAX
 from engram.services.validation import (
     ID_PATTERN,
@@ -33,6 +39,7 @@ __all__ = [
     "TAG_LIMITS",
     "Content",
     "ContextText",
+    "Depth",
     "GcLimit",
     "GraphLimit",
     "Limit",
@@ -45,11 +52,14 @@ __all__ = [
     "OptionalStrength",
     "OptionalTags",
     "Query",
+    "RelatedLimit",
     "RelationStrength",
     "RelationType",
+    "RelationTypes",
     "Source",
     "StatusName",
     "Strength",
+    "TraversalDirection",
 ]
 
 _ID_RULE = "1-128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
@@ -161,6 +171,37 @@ Limit = Annotated[
 GraphLimit = Annotated[
     int,
     Field(ge=1, le=MAX_GRAPH_PAGE, description=f"Memories per page, 1 to {MAX_GRAPH_PAGE:,}."),
+]
+
+Depth = Annotated[
+    int,
+    Field(
+        ge=1,
+        le=MAX_DEPTH,
+        description=f"How many edges away to look, 1 (direct neighbours) to {MAX_DEPTH}.",
+    ),
+]
+
+RelationTypes = Annotated[
+    list[RelationType] | None,
+    Field(
+        min_length=1,
+        max_length=len(RELATION_TYPES),
+        description="Follow only edges of these types; omit to follow every type.",
+    ),
+]
+
+TraversalDirection = Annotated[
+    Direction,
+    Field(
+        description="'out' follows edges from -> to (what this causes, supports...), 'in' "
+        "the other way (what causes or supports this), 'both' either way."
+    ),
+]
+
+RelatedLimit = Annotated[
+    int,
+    Field(ge=1, le=MAX_RELATED, description=f"Memories returned at most, 1 to {MAX_RELATED:,}."),
 ]
 
 GcLimit = Annotated[

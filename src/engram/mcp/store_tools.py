@@ -8,20 +8,25 @@ from pydantic import Field
 from engram.core.models import Relation
 from engram.mcp import hints
 from engram.mcp.params import (
+    Depth,
     GcLimit,
     GraphLimit,
     Limit,
     MemoryId,
     OptionalMemoryId,
     OptionalMeta,
+    RelatedLimit,
     RelationStrength,
     RelationType,
+    RelationTypes,
+    TraversalDirection,
 )
 from engram.mcp.runtime import EngramRuntime
 from engram.services.results import (
     GcResult,
     GraphPage,
     PromotionCandidates,
+    RelatedResult,
     ReviewCandidates,
     Stats,
 )
@@ -141,3 +146,27 @@ def register_graph_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None
         limit: GraphLimit = 100,
     ) -> GraphPage:
         return await runtime.call(lambda app: app.graph.read_graph(cursor, limit))
+
+    @server.tool(
+        name="traverse_graph",
+        title="Related memories (multi-hop)",
+        description=(
+            "Follow relations from one memory up to `depth` edges away: everything reachable, "
+            "closest first, each memory once at its shortest distance with the edge it was "
+            "reached by (`reached_from` + `relation`; follow reached_from back to the start for "
+            "the whole chain). Restrict to some relation types (e.g. causes for reasoning "
+            "chains) and a direction. Cycles are safe. Read-only: does not reinforce."
+        ),
+        annotations=hints.READ,
+    )
+    async def traverse_graph(
+        memory_id: Annotated[MemoryId, Field(description="The memory to start from.")],
+        depth: Depth = 2,
+        types: RelationTypes = None,
+        direction: TraversalDirection = "both",
+        limit: RelatedLimit = 100,
+    ) -> RelatedResult:
+        found = await runtime.call(
+            lambda app: app.graph.related(memory_id, depth, types, direction, limit)
+        )
+        return RelatedResult(memory_id=memory_id, count=len(found), related=found)

@@ -28,6 +28,7 @@ TOOL_NAMES = (
     "review_candidates",
     "create_relation",
     "read_graph",
+    "traverse_graph",
     "memory_stats",
     "promote_memory",
     "search_unified",

@@ -4,8 +4,8 @@ repository the user names.
 Layout inside the repository:
 
     .engram-backup               marks a repository this command created
-    engram/memories.jsonl        every memory, one JSON object per line, in save order
-    engram/relations.jsonl       every relation, one per line
+    engram/export.jsonl          the store as `engram export --format jsonl` writes it: every
+                                 memory (in save order), then every relation, one per line
     vault/<ENGRAM_LTM_FOLDER>/   a copy of the promoted notes (with --include-vault)
 
 A folder that does not exist or is empty becomes a new repository. An existing repository with
@@ -16,7 +16,6 @@ are written atomically (temporary file, fsync, rename); `git` is run as a subpro
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -30,11 +29,13 @@ from pydantic import BaseModel, ConfigDict
 from engram.errors import EngramError, ValidationError
 from engram.services.context import Context
 from engram.services.ltm import VaultAccess
+from engram.services.transfer import ExportCount, export_lines
 from engram.vault.render import iso
 from engram.vault.writer import fsync_dir, is_temp_file
 
 MARKER = ".engram-backup"
 EXPORT_DIR = "engram"
+EXPORT_FILE = "export.jsonl"
 VAULT_DIR = "vault"
 PAGE = 1_000
 GIT_TIMEOUT = 600.0
@@ -129,32 +130,11 @@ class BackupService:
         return source
 
     def _export(self, directory: Path) -> tuple[int, int]:
-        """memories.jsonl and relations.jsonl, page by page (never the whole store in memory)."""
+        """The store as JSON lines (`engram export --format jsonl`), page by page."""
         directory.mkdir(parents=True, exist_ok=True)
-        store = self.ctx.store
-        counts = {"memories": 0, "relations": 0}
-        relation_ids: set[str] = set()
-        relation_lines: list[str] = []
-
-        def memory_lines() -> Iterable[str]:
-            after: str | None = None
-            while True:
-                page = store.page(after, PAGE)
-                if not page:
-                    return
-                for m in page:
-                    counts["memories"] += 1
-                    yield json.dumps(m.model_dump(mode="json"), ensure_ascii=False)
-                for r in store.relations([m.id for m in page]):
-                    if r.id not in relation_ids:
-                        relation_ids.add(r.id)
-                        relation_lines.append(json.dumps(r.model_dump(mode="json")))
-                after = page[-1].id
-
-        _write_lines(directory / "memories.jsonl", memory_lines())
-        counts["relations"] = len(relation_lines)
-        _write_lines(directory / "relations.jsonl", sorted(relation_lines))
-        return counts["memories"], counts["relations"]
+        count = ExportCount()
+        _write_lines(directory / EXPORT_FILE, export_lines(self.ctx.store, "jsonl", count))
+        return count.memories, count.relations
 
 
 class Git:

@@ -6,8 +6,11 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 
-from engram.errors import ConfigError
+from engram.core.models import Status
+from engram.errors import ConfigError, NotFoundError
+from engram.services import validation as check
 from engram.services.context import Context
+from engram.storage.protocol import Filter
 
 BACKFILL_BATCH = 64
 
@@ -31,6 +34,9 @@ class EmbeddingService:
             model_id=model, vectors=counts, memories=sum(self.ctx.store.count().values())
         )
 
+    def similar(self, memory_id: str, min_cosine: float = 0.88, limit: int = 10) -> list[Similar]:
+        return similar_memories(self.ctx, memory_id, min_cosine, limit)
+
     def backfill(
         self, batch: int = BACKFILL_BATCH, progress: Callable[[int], None] | None = None
     ) -> int:
@@ -53,3 +59,35 @@ class EmbeddingService:
             done += stored
             if progress is not None:
                 progress(stored)
+
+
+class Similar(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    memory_id: str
+    cosine: float
+
+
+def similar_memories(
+    ctx: Context, memory_id: str, min_cosine: float = 0.88, limit: int = 10
+) -> list[Similar]:
+    """Near-duplicates of one memory from the vector index: O(log n), not a pairwise scan.
+
+    The building block for clustering and consolidation (cosine ≥ 0.88 by default, as the
+    upstream's duplicate threshold).
+    """
+    if ctx.embedder is None or "vectors" not in ctx.store.capabilities:
+        raise ConfigError("embeddings are off (ENGRAM_EMBEDDING_MODEL=none)")
+    ident = check.memory_id(memory_id)
+    vectors = ctx.store.get_vectors([ident], ctx.embedder.model_id)
+    if ident not in vectors:
+        if not ctx.store.get_many([ident]):
+            raise NotFoundError("memory", ident)
+        return []
+    where = Filter(statuses=tuple(Status))
+    found = ctx.store.vector_search(vectors[ident], where, check.limit(limit) + 1)
+    return [
+        Similar(memory_id=s.id, cosine=s.relevance)
+        for s in found
+        if s.id != ident and s.relevance >= min_cosine
+    ][:limit]

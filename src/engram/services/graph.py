@@ -1,16 +1,21 @@
-"""The knowledge graph: typed relations between memories, read page by page."""
+"""The knowledge graph: typed relations between memories, read page by page or walked several
+steps from one memory."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
-from engram.core.models import Relation, RelationType, new_id
-from engram.errors import ValidationError
+from engram.core.models import RELATION_TYPES, Direction, Relation, RelationType, new_id
+from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.results import GraphPage
+from engram.services.results import GraphPage, RelatedMemory
 
 MAX_GRAPH_PAGE = 1_000
+MAX_DEPTH = 5
+MAX_RELATED = 1_000
+DIRECTIONS: tuple[Direction, ...] = ("out", "in", "both")
 
 
 class GraphService:
@@ -57,3 +62,51 @@ class GraphService:
             relations=relations,
             next_cursor=memories[-1].id if more else None,
         )
+
+    def related(
+        self,
+        memory_id: str,
+        depth: int = 2,
+        types: Sequence[str] | None = None,
+        direction: str = "both",
+        limit: int = 100,
+    ) -> list[RelatedMemory]:
+        """Memories reachable from `memory_id` in 1..`depth` edges, closest first.
+
+        `types` restricts the edges followed (default: every type); `direction` follows edges
+        from -> to ("out": effects, evidence a claim rests on...), to -> from ("in") or either
+        way ("both", the default). Each memory appears once, at its shortest distance, with the
+        edge it was reached by; cycles are harmless.
+        """
+        start = check.memory_id(memory_id)
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
+            raise ValidationError("depth", f"must be an integer from 1 to {MAX_DEPTH}")
+        wanted = _relation_types(types)
+        if direction not in DIRECTIONS:
+            raise ValidationError("direction", f"must be one of {', '.join(DIRECTIONS)}")
+        limit = check.limit(limit, most=MAX_RELATED)
+        if not self.ctx.store.get_many([start]):
+            raise NotFoundError("memory", start)
+        hops = self.ctx.store.traverse(start, depth, wanted, direction, limit)
+        found = {m.id: m for m in self.ctx.store.get_many([h.memory_id for h in hops])}
+        return [
+            RelatedMemory(
+                memory=found[h.memory_id],
+                depth=h.depth,
+                reached_from=h.parent_id,
+                relation=h.via,
+            )
+            for h in hops
+            if h.memory_id in found  # deleted by another client meanwhile
+        ]
+
+
+def _relation_types(types: Sequence[str] | None) -> tuple[str, ...]:
+    if types is None:
+        return ()
+    if isinstance(types, str):
+        raise ValidationError("types", "must be a list of relation types, not one string")
+    for t in types:
+        if t not in RELATION_TYPES:
+            raise ValidationError("types", f"entries must be among {', '.join(RELATION_TYPES)}")
+    return tuple(dict.fromkeys(types))

@@ -169,7 +169,7 @@ class LtmService:
         removed = [path for path in known if path not in seen]
         store.ltm_write(upsert=upsert, restate=restate, delete=removed)
         for problem in problems:
-            log.warning("%s: %s", problem.path, problem.problem)
+            log.info("%s: %s", problem.path, problem.problem)
         return IndexReport(
             vault=str(files.root),
             notes=len(seen),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -143,7 +143,7 @@ class MemoryService:
         """Delete for good (with their relations); returns the ids that existed."""
         return self.ctx.store.delete(check.memory_ids(memory_ids))
 
-    def _modify_one(self, memory_id: str, edit: Any) -> Memory:
+    def _modify_one(self, memory_id: str, edit: Callable[[Memory], Memory]) -> Memory:
         done = self.ctx.store.modify(
             [check.memory_id(memory_id)], lambda m: self.ctx.scheduled(edit(m))
         )

@@ -19,6 +19,8 @@ __all__ = [
     "OpenResult",
     "PromotionCandidate",
     "PromotionCandidates",
+    "RelatedMemory",
+    "RelatedResult",
     "ReviewCandidate",
     "ReviewCandidates",
     "SearchHit",
@@ -69,6 +71,25 @@ class GraphPage(_Result):
     memories: list[Memory]
     relations: list[Relation]
     next_cursor: str | None
+
+
+class RelatedMemory(_Result):
+    """A memory reached from another through the graph, `depth` edges away (its shortest
+    distance). `reached_from` is the memory one edge closer (the start itself at depth 1) and
+    `relation` the edge between them: following `reached_from` leads back to the start."""
+
+    memory: Memory
+    depth: int
+    reached_from: str
+    relation: Relation
+
+
+class RelatedResult(_Result):
+    """Everything reachable from `memory_id` within the depth asked, closest first."""
+
+    memory_id: str
+    count: int
+    related: list[RelatedMemory]
 
 
 class Stats(_Result):

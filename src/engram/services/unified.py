@@ -24,7 +24,7 @@ from engram.core.text import query_terms
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.ltm import LTM
+from engram.services.ltm import LTM, require_ltm
 from engram.services.search import SearchService
 from engram.vault.render import obsidian_tag, title_of
 
@@ -100,6 +100,8 @@ class UnifiedSearchService:
 
     def _notes(self, text: str, tags: tuple[str, ...], pool: int) -> list[NoteHit]:
         if LTM not in self.ctx.store.capabilities:
+            if self.ctx.settings.vault_path is not None:
+                require_ltm(self.ctx)  # a vault the store cannot index: say so, do not hide it
             return []
         terms = query_terms(text) if text else []
         if text and not terms:

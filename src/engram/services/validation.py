@@ -70,6 +70,8 @@ def short_text(value: str | None, field: str) -> str | None:
         return None
     if len(value) > MAX_TEXT_FIELD:
         raise ValidationError(field, f"exceeds {MAX_TEXT_FIELD} characters")
+    if "\x00" in value:
+        raise ValidationError(field, "must not contain NUL characters")
     return value
 
 
@@ -156,9 +158,14 @@ def meta(value: dict[str, Any] | None, field: str = "meta") -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValidationError(field, "must be an object")
     try:
-        size = len(json.dumps(value))
+        # Strict JSON (no NaN or Infinity) without NUL characters: what every backend can
+        # store (PostgreSQL's jsonb refuses both) and move to another.
+        text = json.dumps(value, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValidationError(field, f"must be JSON-serialisable ({exc})") from None
+    if "\\u0000" in text.replace("\\\\", ""):
+        raise ValidationError(field, "must not contain NUL characters")
+    size = len(text)
     if size > MAX_META_BYTES:
         raise ValidationError(field, f"is {size:,} bytes of JSON; the limit is {MAX_META_BYTES:,}")
     return value

@@ -109,10 +109,12 @@ class Store(Protocol):
         """Store (memory id, unit vector) pairs; ids that no longer exist are skipped."""
         ...
 
-    def vector_search(
-        self, vector: NDArray[np.float32], where: Filter, limit: int
-    ) -> list[Stub]:
+    def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
         """Nearest memories by cosine similarity (in `relevance`), best first, filtered."""
+        ...
+
+    def get_vectors(self, ids: Sequence[str], model_id: str) -> dict[str, NDArray[np.float32]]:
+        """The stored vectors of these memories for this model (missing ones are absent)."""
         ...
 
     def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:

@@ -32,8 +32,10 @@ MAX_DEPTH = 20
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[^\S\n]*$", re.MULTILINE | re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
-_LINK = re.compile(r"!?\[\[([^\[\]|#^\n]*)(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
-_INLINE_TAG = re.compile(r"(?<![^\s(\[{,;])#([\w/-]+)")
+# Both start with a literal, so the regex engine can skip ahead to candidates quickly.
+_LINK = re.compile(r"\[\[([^\[\]|#^\n]*)(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
+_INLINE_TAG = re.compile(r"#([\w/-]+)")
+_TAG_MAY_FOLLOW = frozenset(" \t\n\r\f\v([{,;")
 _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _TAG_SPLIT = re.compile(r"[,\s]+")
 
@@ -101,7 +103,7 @@ def parse_note(
     prose = _INLINE_CODE.sub(" ", _FENCE.sub(" ", body))
     title = _title(meta, prose, stem)
     tags = _merge([*_frontmatter_tags(meta), *_inline_tags(prose)])
-    links = _merge(t.strip() for t in _LINK.findall(prose) if t.strip())
+    links = _merge(t.strip() for t in _LINK.findall(prose) if t.strip()) if "[[" in prose else []
     engram_id = meta.get("engram_id")
     return Note(
         path=path,
@@ -185,9 +187,14 @@ def _frontmatter_tags(meta: dict[str, Any]) -> list[str]:
 
 
 def _inline_tags(prose: str) -> list[str]:
+    """`#tag` at the start of a line or after a space or opening bracket (not `a#b`, not a URL
+    fragment), with at least one character that is not a digit."""
     tags = []
-    for match in _INLINE_TAG.findall(prose):
-        tag = match.strip("/-")
+    for match in _INLINE_TAG.finditer(prose):
+        start = match.start()
+        if start and prose[start - 1] not in _TAG_MAY_FOLLOW:
+            continue
+        tag = match.group(1).strip("/-")
         if tag and not tag.replace("/", "").isdigit():
             tags.append(tag)
     return tags

@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticError
+from pydantic_core import from_json
 
 from engram.core.models import Memory, Relation, Schedule
 
 SCHEDULE_FIELDS = tuple(Schedule.model_fields)
-_MEMORY_FIELDS = tuple(Memory.model_fields)
 _TIME_FIELDS = ("created_at", "last_used", "promoted_at", "last_review_at")
 
 
@@ -36,14 +35,6 @@ class Tombstone:
 class StoredMemory:
     memory: Memory
     schedule: Schedule | None  # None: written without one (by hand): must be recomputed
-
-
-class _MemoryLine(Memory):
-    """A memory line as written: the memory plus its schedule."""
-
-    model_config = ConfigDict(frozen=True, populate_by_name=True)
-
-    schedule: Schedule | None = Field(default=None, alias="_schedule")
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -98,15 +89,18 @@ def encode_tombstone(ident: str) -> bytes:
     return json.dumps({"id": ident, "_deleted": True}, ensure_ascii=False).encode()
 
 
-def _tombstone(raw: bytes) -> Tombstone | None:
-    """The tombstone a line holds, if it is one (cheap test first: most lines are not)."""
-    if b'"_deleted"' not in raw:
-        return None
+def parse_object(raw: bytes) -> dict[str, Any]:
     try:
-        obj = json.loads(raw)
+        obj = from_json(raw)
     except ValueError as exc:
         raise BadLine(f"not valid JSON ({exc})") from None
-    if not isinstance(obj, dict) or obj.get("_deleted") is not True:
+    if not isinstance(obj, dict):
+        raise BadLine("line: must be a JSON object")
+    return obj
+
+
+def tombstone_of(obj: dict[str, Any]) -> Tombstone | None:
+    if obj.get("_deleted") is not True:
         return None
     ident = obj.get("id")
     if not isinstance(ident, str) or not ident:
@@ -117,37 +111,50 @@ def _tombstone(raw: bytes) -> Tombstone | None:
 def _reason(exc: PydanticError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "line"
-    if first["type"] == "json_invalid":
-        return f"not valid JSON ({first['msg']})"
     return f"{where}: {first['msg']}"
 
 
 def decode_memory(raw: bytes) -> StoredMemory | Tombstone:
     """Parse one line of memories.jsonl; raises BadLine naming what is wrong."""
-    gone = _tombstone(raw)
+    obj = parse_object(raw)
+    gone = tombstone_of(obj)
     if gone is not None:
         return gone
+    stored = obj.pop("_schedule", None)
     try:
-        line = _MemoryLine.model_validate_json(raw)
+        memory = Memory.model_validate(obj)
     except PydanticError as exc:
         raise BadLine(_reason(exc)) from None
+    times: dict[str, datetime] = {}
     for name in _TIME_FIELDS:
-        moment = getattr(line, name)
-        if moment is not None and moment.utcoffset() is None:
-            raise BadLine(f"{name}: must be timezone-aware (e.g. 2026-01-31T12:00:00+00:00)")
-    values = {name: getattr(line, name) for name in _MEMORY_FIELDS}
-    for name in _TIME_FIELDS:
-        if values[name] is not None:
-            values[name] = values[name].astimezone(UTC)
-    return StoredMemory(Memory.model_construct(**values), line.schedule)
+        moment = getattr(memory, name)
+        if moment is not None:
+            if moment.utcoffset() is None:
+                raise BadLine(f"{name}: must be timezone-aware (e.g. 2026-01-31T12:00:00+00:00)")
+            if moment.utcoffset():
+                times[name] = moment.astimezone(UTC)
+    if times:
+        memory = memory.model_copy(update=times)
+    return StoredMemory(memory, _schedule(stored))
+
+
+def _schedule(stored: object) -> Schedule | None:
+    """The stored schedule, or None (then recomputed) if it is missing or malformed."""
+    if not isinstance(stored, dict):
+        return None
+    try:
+        return Schedule.model_validate(stored)
+    except PydanticError:
+        return None
 
 
 def decode_relation(raw: bytes) -> Relation | Tombstone:
-    gone = _tombstone(raw)
+    obj = parse_object(raw)
+    gone = tombstone_of(obj)
     if gone is not None:
         return gone
     try:
-        rel = Relation.model_validate_json(raw)
+        rel = Relation.model_validate(obj)
     except PydanticError as exc:
         raise BadLine(_reason(exc)) from None
     if rel.created_at.utcoffset() is None:

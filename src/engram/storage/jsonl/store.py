@@ -20,6 +20,7 @@ A directory holds `memories.jsonl` and `relations.jsonl` (one JSON object per li
 
 from __future__ import annotations
 
+import gc
 import heapq
 import json
 import logging
@@ -54,6 +55,7 @@ from engram.storage.jsonl.records import (
 from engram.storage.jsonl.sorted_keys import SortedKeys
 from engram.storage.jsonl.text import Fields, TextIndex, phrase
 from engram.storage.jsonl.vectors import VectorLine, VectorMatrix, decode_vector, encode_vector
+from engram.storage.ltm_memory import MemoryLtm
 from engram.storage.maintenance import COMPACT, CompactionResult, FileStats, StorageStats
 from engram.storage.protocol import Change, Filter, Hop, Rescheduler, ScheduleInputs, Stub
 
@@ -62,10 +64,14 @@ log = logging.getLogger(__name__)
 MEMORIES = "memories.jsonl"
 RELATIONS = "relations.jsonl"
 VECTORS = "vectors.jsonl"
+LTM_NOTES = "ltm.jsonl"  # the vault index (engram.storage.ltm_memory)
 META = "meta.json"
 FORMAT = 1
 GITIGNORE = (
-    "# Engram JSONL store: commit the .jsonl files and meta.json\n.lock\nquarantine/\n.*.tmp\n"
+    "# Engram JSONL store: commit memories.jsonl, relations.jsonl, vectors.jsonl, meta.json\n"
+    ".lock\nquarantine/\n.*.tmp\n"
+    "# the vault index: rebuilt from the vault by `engram index-ltm`\n"
+    f"{LTM_NOTES}\n"
 )
 _EMPTY = Schedule()
 _BULK = 256  # applying more lines than this at once: sort the keys once at the end
@@ -95,9 +101,9 @@ class _Entry:
         return self.memory.content, self.memory.tags, self.memory.entities
 
 
-class JSONLStore:
+class JSONLStore(MemoryLtm):
     location: str
-    capabilities: frozenset[str] = frozenset({COMPACT, "vectors"})
+    capabilities: frozenset[str] = frozenset({COMPACT, "vectors", "ltm"})
 
     def __init__(
         self,
@@ -117,6 +123,7 @@ class JSONLStore:
             raise StoreError(f"cannot create JSONL store {self.path}: {exc.strerror}") from exc
         if not self.path.is_dir():
             raise StoreError(f"JSONL store {self.path} is not a directory")
+        _refuse_foreign(self.path)
         self._mutex = threading.RLock()
         self._lock = DirLock(self.path / ".lock")
         self._memories = LineFile(self.path / MEMORIES)
@@ -144,13 +151,8 @@ class JSONLStore:
     def _initialise(self) -> None:
         """Create the files of a new store; refuse a directory that is not one of ours."""
         meta = self.path / META
-        has_data = self._memories.size() > 0 or self._relations.size() > 0
         if not meta.exists():
-            if has_data:
-                raise StoreError(
-                    f"{self.path} holds {MEMORIES} but no {META}: not an Engram JSONL store "
-                    "(a CortexGraph directory is imported with `engram import cortexgraph DIR`)"
-                )
+            _refuse_foreign(self.path)
             replace_small(meta, _meta_bytes({"format": FORMAT, "schedule_fingerprint": None}))
         self._read_meta()
         created = False
@@ -221,6 +223,12 @@ class JSONLStore:
 
     def _sync(self) -> None:
         """Apply the lines appended since the last read (all of them after a replacement)."""
+        # Loading builds many objects and no cycles: the cyclic collector would only rescan
+        # them again and again (a third of the load time at 100K memories).
+        with _collector_paused():
+            self._sync_files()
+
+    def _sync_files(self) -> None:
         chunk = self._memories.read_new()
         if chunk.reset:
             self._clear_memories()
@@ -335,6 +343,7 @@ class JSONLStore:
         self._counts = {status: 0 for status in Status}
         self._tags: dict[str, set[int]] = {}
         self._text = TextIndex(self.field_weights)
+        self._text_built = False  # built on the first text search: other commands skip it
         self._forget: SortedKeys[float] = SortedKeys()
         self._review: SortedKeys[float] = SortedKeys()
         self._danger_from: SortedKeys[float] = SortedKeys()
@@ -418,7 +427,8 @@ class JSONLStore:
         if not keep_text:
             for tag in m.tags:
                 self._tags.setdefault(tag.casefold(), set()).add(e.seq)
-            self._text.add(e.seq, e.fields())
+            if self._text_built:
+                self._text.add(e.seq, e.fields())
         if not e.scheduled:
             self._unscheduled += 1
         s = e.schedule
@@ -446,7 +456,8 @@ class JSONLStore:
                     members.discard(e.seq)
                     if not members:
                         del self._tags[tag.casefold()]
-            self._text.remove(e.seq, e.fields())
+            if self._text_built:
+                self._text.remove(e.seq, e.fields())
         if not e.scheduled:
             self._unscheduled -= 1
         s = e.schedule
@@ -542,12 +553,15 @@ class JSONLStore:
 
     def _append_memories(self, records: Sequence[StoredMemory | Tombstone]) -> None:
         lines = [
-            encode_tombstone(r.id) if isinstance(r, Tombstone) else encode_memory(r.memory, r.schedule)
+            encode_tombstone(r.id)
+            if isinstance(r, Tombstone)
+            else encode_memory(r.memory, r.schedule)
             for r in records
         ]
         self._memories.append(lines)
+        bulk = len(records) > _BULK
         for record in records:
-            self._apply_memory(record)
+            self._apply_memory(record, bulk)
 
     def _append_relations(self, records: Sequence[Relation | Tombstone]) -> None:
         lines = [
@@ -660,6 +674,11 @@ class JSONLStore:
             return []
         with self._reading():
             phrases = [phrase(t) for t in terms]
+            if not self._text_built:
+                with _collector_paused():
+                    for entry in self._by_seq.values():
+                        self._text.add(entry.seq, entry.fields())
+                self._text_built = True
             scores = self._text.search(
                 phrases, lambda seq: self._by_seq[seq].fields(), self._accepts(where)
             )
@@ -778,7 +797,11 @@ class JSONLStore:
                     encode_memory(e.memory, s) for e, s in zip(entries, schedules, strict=True)
                 )
                 self._write_meta(schedule_fingerprint=fingerprint)
-                self._reload()
+                for entry, schedule in zip(entries, schedules, strict=True):
+                    self._unindex(entry, keep_text=True)
+                    entry.schedule, entry.scheduled = schedule, True
+                    self._index(entry, bulk=True, keep_text=True)
+                self._mem_lines, self._mem_tombstones = len(entries), 0
                 log.info("rescheduled %d memories", len(entries))
             else:
                 self._write_meta(schedule_fingerprint=fingerprint)
@@ -884,6 +907,15 @@ class JSONLStore:
                         break
             return out
 
+    def get_vectors(self, ids: Sequence[str], model_id: str) -> dict[str, NDArray[np.float32]]:
+        with self._reading():
+            out: dict[str, NDArray[np.float32]] = {}
+            for ident in ids:
+                found = self._vector_of(ident)
+                if found is not None and found[0] == model_id:
+                    out[ident] = found[1].copy()
+            return out
+
     def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:
         with self._reading():
             out: list[tuple[str, str]] = []
@@ -913,13 +945,20 @@ class JSONLStore:
     def vector_counts(self) -> dict[str, int]:
         with self._reading():
             counts: dict[str, int] = {}
-            if self._searchable is not None and self.vector_model is not None and len(
-                self._searchable
+            if (
+                self._searchable is not None
+                and self.vector_model is not None
+                and len(self._searchable)
             ):
                 counts[self.vector_model[0]] = len(self._searchable)
             for model, _ in self._other_vectors.values():
                 counts[model] = counts.get(model, 0) + 1
             return counts
+
+    # -- long-term memory index: MemoryLtm, persisted next to the memories -------------------
+
+    def _ltm_file(self) -> Path | None:
+        return self.path / LTM_NOTES
 
     # -- maintenance --------------------------------------------------------------------------
 
@@ -978,7 +1017,7 @@ class JSONLStore:
         )
 
     def compact(self) -> CompactionResult:
-        """Rewrite both files with only the current line of each live record, atomically
+        """Rewrite the files with only the current line of each live record, atomically
         (temp file, fsync, rename, fsync of the directory), under the exclusive lock after
         catching up, so no other process's write can be lost."""
         with self._writing():
@@ -988,8 +1027,11 @@ class JSONLStore:
                 encode_memory(e.memory, e.schedule if e.scheduled else None) for e in entries
             )
             self._relations.rewrite(encode_relation(r) for r in list(self._rels.values()))
-            self._vectors.rewrite(self._vector_lines(entries))
-            self._reload()
+            vectors = self._vectors.rewrite(self._vector_lines(entries))
+            # The files now hold exactly what is in memory: only the line counts change.
+            self._mem_lines, self._mem_tombstones = len(entries), 0
+            self._rel_lines, self._rel_tombstones = len(self._rels), 0
+            self._vec_lines, self._vec_tombstones = vectors, 0
             return CompactionResult(before=before, after=self._stats())
 
 
@@ -999,6 +1041,33 @@ def _schedule(columns: list[list[float]], i: int) -> Schedule:
         for name, col in zip(SCHEDULE_FIELDS, columns, strict=True)
     }
     return Schedule.model_construct(**values)
+
+
+def _refuse_foreign(path: Path) -> None:
+    """Data files without meta.json: another program's directory (CortexGraph's, say)."""
+    if (path / META).exists():
+        return
+    for name in (MEMORIES, RELATIONS):
+        try:
+            size = (path / name).stat().st_size
+        except FileNotFoundError:
+            continue
+        if size:
+            raise StoreError(
+                f"{path} holds {name} but no {META}: not an Engram JSONL store "
+                "(a CortexGraph directory is imported with `engram import cortexgraph DIR`)"
+            )
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _interval(start: float | None, end: float | None) -> bool:

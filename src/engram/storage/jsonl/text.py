@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 K1 = 1.2
@@ -50,7 +49,8 @@ def stem(token: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    return [stem(t) for t in _TOKEN.findall(fold(text))]
+    known = _stems.get
+    return [known(t) or stem(t) for t in _TOKEN.findall(fold(text))]
 
 
 def phrase(term: str) -> tuple[str, ...]:
@@ -76,9 +76,16 @@ class TextIndex:
 
     def add(self, doc: int, fields: Fields) -> None:
         weighted, length = self._analyse(fields)
+        postings, interned = self._postings, self._interned
         for token, freq in weighted.items():
-            value = self._interned.setdefault(freq, freq)
-            self._postings.setdefault(token, {})[doc] = value
+            value = interned.get(freq)
+            if value is None:
+                value = interned[freq] = freq  # one float object per distinct frequency
+            posting = postings.get(token)
+            if posting is None:
+                postings[token] = {doc: value}
+            else:
+                posting[doc] = value
         self._length[doc] = length
         self._total += length
 
@@ -104,10 +111,13 @@ class TextIndex:
             (" ".join(tags), self.weights[1]),
             (" ".join(entities), self.weights[2]),
         ):
-            counts = Counter(tokens(text))
-            length += sum(counts.values())
-            for token, n in counts.items():
-                weighted[token] = weighted.get(token, 0.0) + weight * n
+            if not text:
+                continue
+            found = tokens(text)
+            length += len(found)
+            get = weighted.get
+            for token in found:
+                weighted[token] = get(token, 0.0) + weight
         return weighted, length
 
     def search(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.storage.jsonl.records import BadLine, Tombstone, _tombstone
+from engram.storage.jsonl.records import BadLine, Tombstone, parse_object, tombstone_of
 
 
 @dataclass(frozen=True)
@@ -35,15 +35,10 @@ def encode_vector(ident: str, model_id: str, vector: NDArray[np.float32]) -> byt
 
 
 def decode_vector(raw: bytes) -> VectorLine | Tombstone:
-    gone = _tombstone(raw)
+    obj = parse_object(raw)
+    gone = tombstone_of(obj)
     if gone is not None:
         return gone
-    try:
-        obj = json.loads(raw)
-    except ValueError as exc:
-        raise BadLine(f"not valid JSON ({exc})") from None
-    if not isinstance(obj, dict):
-        raise BadLine("line: must be a JSON object")
     for name in ("id", "model_id", "vector"):
         if not isinstance(obj.get(name), str) or not obj[name]:
             raise BadLine(f"{name}: must be a non-empty string")

@@ -31,6 +31,7 @@ from engram.core.models import Direction, Memory, Relation, Schedule, Status
 from engram.core.scoring import Policy
 from engram.core.timeutil import from_epoch, to_epoch
 from engram.errors import ConfigError, NotFoundError, StoreError, ValidationError
+from engram.storage.postgres.ltm import PostgresLtm
 from engram.storage.postgres.migrations import migrate
 from engram.storage.protocol import (
     Change,
@@ -80,11 +81,39 @@ _RELATION_COLUMNS = RELATION_COLUMNS
 _FINGERPRINT_KEY = "schedule_fingerprint"
 _RESCHEDULE_BATCH = 50_000
 VECTOR_DIMENSIONS = 384  # the `embed vector(384)` column
+_BULK = 1_000  # inserts of at least this many rows may refresh the planner's statistics
+_STALE = 0.2  # ... when more than this fraction of the table changed since the last ANALYZE
 
 
-class PostgresStore:
+# The threshold queries, each answered from an index (B-tree on forget_at / review_at, GiST on
+# the danger and promotion spans); tests EXPLAIN them. Parameters: now, then limits.
+SCHEDULE_SQL = {
+    "due_for_gc": (
+        "SELECT id FROM memories WHERE forget_at IS NOT NULL AND forget_at < %s "
+        "ORDER BY forget_at LIMIT %s"
+    ),
+    "near_review_peak": (
+        f"(SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.review_at >= %s "
+        "ORDER BY m.review_at LIMIT %s) UNION ALL "
+        f"(SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.review_at < %s "
+        "ORDER BY m.review_at DESC LIMIT %s)"
+    ),
+    "schedule_counts": (
+        "SELECT (SELECT count(*) FROM memories WHERE forget_at IS NOT NULL AND forget_at < %s), "
+        "(SELECT count(*) FROM memories "
+        "WHERE danger_span IS NOT NULL AND danger_span @> %s::float8)"
+    ),
+    "in_promotion_window": (
+        f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m "
+        "WHERE m.promote_span IS NOT NULL AND m.promote_span @> %s::float8 "
+        "AND m.status = 'active' LIMIT %s"
+    ),
+}
+
+
+class PostgresStore(PostgresLtm):
     location: str
-    capabilities = frozenset({"vectors"})
+    capabilities = frozenset({"vectors", "ltm"})
 
     def __init__(
         self,
@@ -170,6 +199,19 @@ class PostgresStore:
                 cur.executemany(query, rows)
         except psycopg.errors.IntegrityError as exc:
             raise StoreError(f"cannot insert memories: {exc}") from exc
+        if len(rows) >= _BULK:
+            self._refresh_statistics()
+
+    def _refresh_statistics(self) -> None:
+        """After a bulk load, ANALYZE now rather than when autovacuum gets to it (up to a
+        minute later): with stale statistics the planner misjudges every filter."""
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT n_mod_since_analyze, n_live_tup FROM pg_stat_user_tables "
+                "WHERE relid = 'memories'::regclass"
+            ).fetchone()
+            if row is None or row[0] > _STALE * max(int(row[1]), _BULK):
+                conn.execute("ANALYZE memories")
 
     def get_many(self, ids: Sequence[str]) -> list[Memory]:
         if not ids:
@@ -257,41 +299,19 @@ class PostgresStore:
         return out
 
     def due_for_gc(self, now: float, limit: int) -> list[str]:
-        rows = self._query(
-            "SELECT id FROM memories WHERE forget_at IS NOT NULL AND forget_at < %s "
-            "ORDER BY forget_at LIMIT %s",
-            (now, limit),
-        )
-        return [row[0] for row in rows]
+        return [row[0] for row in self._query(SCHEDULE_SQL["due_for_gc"], (now, limit))]
 
     def near_review_peak(self, now: float, limit: int) -> list[Stub]:
         half = max(1, limit // 2)
-        rows = self._query(
-            f"(SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.review_at >= %s "
-            "ORDER BY m.review_at LIMIT %s) UNION ALL "
-            f"(SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.review_at < %s "
-            "ORDER BY m.review_at DESC LIMIT %s)",
-            (now, half, now, half),
-        )
+        rows = self._query(SCHEDULE_SQL["near_review_peak"], (now, half, now, half))
         return [_stub(row) for row in rows]
 
     def schedule_counts(self, now: float) -> tuple[int, int]:
-        rows = self._query(
-            "SELECT (SELECT count(*) FROM memories "
-            "        WHERE forget_at IS NOT NULL AND forget_at < %s), "
-            "       (SELECT count(*) FROM memories "
-            "        WHERE danger_span IS NOT NULL AND danger_span @> %s::float8)",
-            (now, now),
-        )
+        rows = self._query(SCHEDULE_SQL["schedule_counts"], (now, now))
         return int(rows[0][0]), int(rows[0][1])
 
     def in_promotion_window(self, now: float, limit: int) -> list[Stub]:
-        rows = self._query(
-            f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m "
-            "WHERE m.promote_span IS NOT NULL AND m.promote_span @> %s::float8 "
-            "AND m.status = 'active' LIMIT %s",
-            (now, limit),
-        )
+        rows = self._query(SCHEDULE_SQL["in_promotion_window"], (now, limit))
         return [_stub(row) for row in rows]
 
     def page(self, after: str | None, limit: int) -> list[Memory]:
@@ -316,7 +336,7 @@ class PostgresStore:
     def reschedule_all(self, compute: Rescheduler, fingerprint: str) -> int:
         updated = 0
         sets = ", ".join(f"{c} = u.{c}" for c in _SCHEDULE_COLUMNS)
-        arrays = ", ".join(f"%s::float8[]" for _ in _SCHEDULE_COLUMNS)
+        arrays = ", ".join("%s::float8[]" for _ in _SCHEDULE_COLUMNS)
         with self._write() as conn:
             # Writers wait until the new schedules are in; readers carry on.
             conn.execute("LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE")
@@ -384,7 +404,9 @@ class PostgresStore:
             return []
         clauses, params = _filter_sql(where)
         with self._write() as conn:
-            conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(40, limit))}")
+            # A wide beam (4x the neighbours asked for) buys recall: the service re-ranks
+            # these candidates, so a missed neighbour is a missed result.
+            conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(40, 4 * limit))}")
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             rows = conn.execute(
                 f"SELECT {_STUB_COLUMNS}, 1 - (m.embed <=> %s::vector) AS r FROM memories m "
@@ -400,6 +422,15 @@ class PostgresStore:
             (model_id, limit),
         )
         return [(str(a), str(b)) for a, b in rows]
+
+    def get_vectors(self, ids: Sequence[str], model_id: str) -> dict[str, NDArray[np.float32]]:
+        if not ids:
+            return {}
+        rows = self._query(
+            "SELECT id, embed FROM memories WHERE id = ANY(%s::text[]) AND embed_model = %s",
+            (list(ids), model_id),
+        )
+        return {str(ident): np.asarray(vec.to_numpy(), dtype=np.float32) for ident, vec in rows}
 
     def vector_counts(self) -> dict[str, int]:
         rows = self._query(
@@ -484,9 +515,7 @@ class PostgresStore:
         rows = self._query(
             query, {"start": start, "depth": depth, "types": list(types), "limit": limit}
         )
-        return [
-            Hop(row[0], int(row[1]), row[2], _relation_from_row(row[3:])) for row in rows
-        ]
+        return [Hop(row[0], int(row[1]), row[2], _relation_from_row(row[3:])) for row in rows]
 
     # -- SQL-side scoring ---------------------------------------------------------------------
 
@@ -596,7 +625,7 @@ _META = _MEMORY_COLUMNS.index("meta")
 
 def _dump(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """Wrap the JSON column for psycopg."""
-    return row[:_META] + (Jsonb(row[_META]),) + row[_META + 1 :]
+    return (*row[:_META], Jsonb(row[_META]), *row[_META + 1 :])
 
 
 def _schedule_row(s: Schedule) -> tuple[float | None, ...]:

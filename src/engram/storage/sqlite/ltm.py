@@ -56,14 +56,16 @@ class SQLiteLtm:
         with self._write() as conn:
             if delete:
                 conn.executemany("DELETE FROM ltm_notes WHERE path = ?", [(p,) for p in delete])
+            existing = _existing(conn, [n.path for n in upsert])
             for note in upsert:
                 seq = conn.execute(_UPSERT, _note_row(note)).fetchone()[0]
-                conn.execute("DELETE FROM ltm_note_tags WHERE seq = ?", (seq,))
+                if note.path in existing:
+                    conn.execute("DELETE FROM ltm_note_tags WHERE seq = ?", (seq,))
+                    conn.execute("DELETE FROM ltm_links WHERE seq = ?", (seq,))
                 conn.executemany(
                     "INSERT INTO ltm_note_tags(seq, tag) VALUES (?, ?)",
                     [(seq, t) for t in dict.fromkeys(t.casefold() for t in note.tags)],
                 )
-                conn.execute("DELETE FROM ltm_links WHERE seq = ?", (seq,))
                 conn.executemany(
                     "INSERT INTO ltm_links(seq, key, name) VALUES (?, ?, ?)",
                     [(seq, link_key(t), link_name(t)) for t in _distinct_keys(note.links)],
@@ -134,6 +136,16 @@ class SQLiteLtm:
             (link_name(target),),
         )
         return str(named[0][0]) if named else None
+
+
+def _existing(conn: sqlite3.Connection, paths: Sequence[str]) -> set[str]:
+    found: set[str] = set()
+    for start in range(0, len(paths), 500):
+        chunk = paths[start : start + 500]
+        marks = ", ".join("?" * len(chunk))
+        sql = f"SELECT path FROM ltm_notes WHERE path IN ({marks})"
+        found.update(row[0] for row in conn.execute(sql, chunk))
+    return found
 
 
 def _note_row(note: Note) -> tuple[Any, ...]:

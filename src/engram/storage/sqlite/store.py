@@ -325,14 +325,30 @@ class SQLiteStore(SQLiteLtm):
         clauses, params = _filter_sql(where, alias="m")
         marks = ", ".join("?" * len(near))
         rows = self._query(
-            f"SELECT {_STUB_COLUMNS}, m.seq FROM memories m "
+            f"SELECT {_STUB_COLUMNS}, v.vector FROM memories m "
             f"JOIN memory_vectors v ON v.seq = m.seq AND v.model_id = ? "
             f"WHERE m.seq IN ({marks}) {clauses}",
             [self._vectors.model_id, *near, *params],
         )
-        stubs = [_stub((*row[:6], near[int(row[6])])) for row in rows]
+        if not rows:
+            return []
+        # The index is quantised: re-score its neighbours exactly from the stored vectors.
+        exact = np.stack([np.frombuffer(row[6], dtype=np.float32) for row in rows]) @ vector
+        stubs = [_stub((*row[:6], float(cos))) for row, cos in zip(rows, exact, strict=True)]
         stubs.sort(key=lambda s: -s.relevance)
         return stubs[:limit]
+
+    def get_vectors(self, ids: Sequence[str], model_id: str) -> dict[str, NDArray[np.float32]]:
+        out: dict[str, NDArray[np.float32]] = {}
+        for chunk in _chunks(list(ids)):
+            marks = ", ".join("?" * len(chunk))
+            rows = self._query(
+                f"SELECT m.id, v.vector FROM memories m JOIN memory_vectors v ON v.seq = m.seq "
+                f"WHERE v.model_id = ? AND m.id IN ({marks})",
+                [model_id, *chunk],
+            )
+            out.update((str(i), np.frombuffer(blob, dtype=np.float32)) for i, blob in rows)
+        return out
 
     def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:
         rows = self._query(

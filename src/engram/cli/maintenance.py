@@ -1,0 +1,80 @@
+"""`engram maintenance stats|compact`: file statistics and compaction of a JSONL store."""
+
+from __future__ import annotations
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from engram.cli.common import State, open_app, output, pass_state, say
+from engram.services.storage_maintenance import (
+    CompactionReport,
+    StorageMaintenanceService,
+    StorageReport,
+)
+
+
+@click.group()
+def maintenance() -> None:
+    """Inspect and compact the store's files (JSONL stores)."""
+
+
+@maintenance.command("stats")
+@pass_state
+def stats_command(state: State) -> None:
+    """Counts, file sizes, dead lines (superseded versions and tombstones) and whether a
+    compaction would help."""
+    with open_app(state) as app:
+        report = StorageMaintenanceService(app.context).stats()
+    output(state, report, lambda c: render_stats(c, report))
+
+
+@maintenance.command("compact")
+@pass_state
+def compact_command(state: State) -> None:
+    """Rewrite the files with only the current line of each memory and relation.
+
+    Atomic (temporary file, fsync, rename) and taken under the store's lock: clients using the
+    store at the same time lose nothing and pick up the new files by themselves.
+    """
+    with open_app(state) as app:
+        report = StorageMaintenanceService(app.context).compact()
+    output(state, report, lambda c: render_compaction(c, report))
+
+
+def render_stats(out: Console, report: StorageReport) -> None:
+    if not report.supported:
+        say(out, report.message[0].upper() + report.message[1:] + ".")
+        return
+    say(out, f"{report.location}: {report.memories} memories, {report.relations} relations")
+    table = Table()
+    for column in ("file", "bytes", "lines", "live", "tombstones", "dead"):
+        table.add_column(column, justify="left" if column == "file" else "right")
+    for f in report.files:
+        table.add_row(
+            f.name,
+            f"{f.bytes:,}",
+            f"{f.lines:,}",
+            f"{f.live:,}",
+            f"{f.tombstones:,}",
+            f"{f.dead:,}",
+        )
+    out.print(table)
+    say(out, report.message[0].upper() + report.message[1:] + ".")
+
+
+def render_compaction(out: Console, report: CompactionReport) -> None:
+    if not report.supported or report.before is None or report.after is None:
+        say(out, report.message[0].upper() + report.message[1:] + ".")
+        return
+    before = sum(f.bytes for f in report.before.files)
+    after = sum(f.bytes for f in report.after.files)
+    say(
+        out,
+        f"Compacted {report.location}: {before:,} -> {after:,} bytes, "
+        f"{report.before.dead_lines:,} dead lines dropped, "
+        f"{report.after.memories} memories and {report.after.relations} relations kept.",
+    )
+
+
+COMMANDS = (maintenance,)

@@ -1,0 +1,255 @@
+"""`engram migrate`, `engram import cortexgraph` and `engram export`: moving memories between
+stores and formats (the work is done by `engram.services.transfer`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
+from rich.table import Table
+
+from engram.cli.common import State, open_app, output, pass_state, say
+from engram.errors import ValidationError
+from engram.services import transfer
+from engram.services.transfer import (
+    BATCH,
+    ExportCount,
+    ExportSummary,
+    ImportReport,
+    MigrationReport,
+    export_lines,
+    import_cortexgraph,
+)
+from engram.storage.factory import (
+    is_jsonl_url,
+    is_postgres_url,
+    jsonl_path,
+    open_store,
+    sqlite_path,
+)
+
+
+@contextmanager
+def progress_bar(state: State) -> Iterator[transfer.Progress]:
+    """A rich progress bar on stderr (stdout keeps the result), one line per phase."""
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=state.as_json or not sys.stderr.isatty(),
+    ) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def update(phase: str, done: int, total: int | None) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total)
+            bar.update(tasks[phase], completed=done, total=total)
+
+        yield update
+
+
+def _existing(location: str, option: str) -> None:
+    """Refuse a source that does not exist (opening it would create an empty store)."""
+    if is_postgres_url(location):
+        return
+    path = jsonl_path(location) if is_jsonl_url(location) else sqlite_path(location)
+    if not path.exists():
+        raise ValidationError(option, f"there is no store at {location}")
+
+
+@click.command()
+@click.option("--from", "source", required=True, metavar="URL_OR_PATH", help="Store to copy.")
+@click.option("--to", "target", required=True, metavar="URL_OR_PATH", help="Store to copy into.")
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace memories the target already has (by id) with the source's; "
+    "by default they are kept as they are.",
+)
+@click.option(
+    "--batch", type=click.IntRange(1, 10_000), default=BATCH, show_default=True, help="Per write."
+)
+@pass_state
+@click.pass_context
+def migrate(
+    ctx: click.Context, state: State, source: str, target: str, overwrite: bool, batch: int
+) -> None:
+    """Copy a whole store into another one, of any backend, and verify the copy.
+
+    Memories keep every counter and timestamp; relations and vectors come along. Safe to re-run:
+    memories the target already has are skipped (or replaced, with --overwrite). Exit code 1 if
+    the verification finds a missing or different record.
+    """
+    _existing(source, "--from")
+    settings = state.settings()
+    origin = open_store(source, settings)
+    try:
+        with (
+            open_app(state, storage_path=target, embedding_model="none") as app,
+            progress_bar(state) as progress,
+        ):
+            report = transfer.migrate(
+                origin,
+                app.context.store,
+                app.context.scheduled_many,
+                overwrite=overwrite,
+                batch=batch,
+                progress=progress,
+            )
+    finally:
+        origin.close()
+    output(state, report, lambda c: render_migration(c, report))
+    if not report.verified:
+        ctx.exit(1)
+
+
+def render_migration(out: Console, report: MigrationReport) -> None:
+    table = Table(title=f"{report.source} -> {report.target}")
+    table.add_column("")
+    table.add_column("count", justify="right")
+    rows = [
+        ("memories in the source", report.memories),
+        ("copied", report.copied),
+        ("already in the target, kept", report.skipped),
+        ("already in the target, replaced", report.overwritten),
+        ("relations", report.relations),
+        *((f"vectors ({model})", n) for model, n in sorted(report.vectors.items())),
+        ("memories in the target now", report.target_memories),
+    ]
+    for name, value in rows:
+        table.add_row(name, f"{value:,}")
+    out.print(table)
+    say(
+        out,
+        f"checksum {report.checksum_source[:16]}… source, {report.checksum_target[:16]}… target",
+    )
+    say(out, report.message[0].upper() + report.message[1:] + ".")
+    for ident in report.differences:
+        say(out, f"  differs: {ident}")
+
+
+@click.group("import")
+def import_() -> None:
+    """Import memories from other memory systems into the store."""
+
+
+@import_.command("cortexgraph")
+@click.argument("directory", metavar="DIR", type=click.Path(path_type=Path))
+@pass_state
+def cortexgraph(state: State, directory: Path) -> None:
+    """Import a CortexGraph (mnemex) JSONL data directory: its memories.jsonl and
+    relations.jsonl, with their counters, times and tombstones.
+
+    Memories whose id the store already has are left as they are, so it is safe to run again.
+    Records that cannot be imported are listed with their file, line and reason.
+    """
+    with open_app(state) as app, progress_bar(state) as progress:
+        report = import_cortexgraph(
+            directory.expanduser(),
+            app.context.store,
+            app.context.scheduled_many,
+            progress=progress,
+            after_insert=lambda ms: app.context.embed_and_store([(m.id, m.content) for m in ms]),
+        )
+    output(state, report, lambda c: render_import(c, report))
+
+
+def render_import(out: Console, report: ImportReport) -> None:
+    table = Table(title=f"{report.source} -> {report.target}")
+    table.add_column("")
+    table.add_column("count", justify="right")
+    for name, value in (
+        ("lines in memories.jsonl", report.memory_lines),
+        ("memories (last line per id, not deleted)", report.memories),
+        ("imported", report.imported),
+        ("already in the store, kept", report.already_present),
+        ("deleted (tombstones)", report.deleted),
+        ("older versions (superseded lines)", report.superseded),
+        ("given a new id (kept in meta.cortexgraph_id)", report.renamed),
+        ("relations", report.relations),
+        ("relations imported", report.relations_imported),
+        ("relations already in the store, kept", report.relations_present),
+        ("relations to deleted or skipped memories", report.relations_dropped),
+        ("records skipped", report.skipped),
+    ):
+        table.add_row(name, f"{value:,}")
+    out.print(table)
+    for s in report.skipped_records:
+        say(
+            out,
+            f"skipped {s.file} line {s.line}" + (f" ({s.id})" if s.id else "") + f": {s.reason}",
+        )
+    say(out, report.message[0].upper() + report.message[1:] + ".")
+
+
+@click.command()
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "markdown"]),
+    default="jsonl",
+    show_default=True,
+    help="jsonl: one JSON object per memory, then per relation. markdown: a readable document.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Write to this file (atomically) instead of stdout.",
+)
+@pass_state
+def export(state: State, fmt: str, out: Path | None) -> None:
+    """Export every memory and relation, for reading, grep or another tool."""
+    count = ExportCount()
+    with open_app(state) as app:
+        lines = export_lines(app.context.store, "markdown" if fmt == "markdown" else "jsonl", count)
+        if out is None:
+            for line in lines:
+                click.echo(line)
+            return
+        _write_atomically(out.expanduser(), lines)
+    summary = ExportSummary(
+        format=fmt, path=str(out), memories=count.memories, relations=count.relations
+    )
+    output(
+        state,
+        summary,
+        lambda c: say(
+            c, f"Exported {count.memories} memories and {count.relations} relations to {out}."
+        ),
+    )
+
+
+def _write_atomically(path: Path, lines: Iterator[str]) -> None:
+    """Temporary file next to the target, fsync, rename: never a half-written export."""
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise ValidationError("--out", f"directory {directory} does not exist")
+    tmp = directory / f".{path.name}.{uuid.uuid4().hex}.tmp"
+    try:
+        with tmp.open("w", encoding="utf-8") as f:
+            for line in lines:
+                f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+COMMANDS = (migrate, import_, export)

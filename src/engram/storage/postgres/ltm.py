@@ -1,0 +1,215 @@
+"""The PostgreSQL side of the long-term-memory index: the vault's notes, tags and wikilinks.
+
+A mixin of `PostgresStore` (it uses the store's `_write` transaction and `_query`), like the
+SQLite one: one row per note, with its case-folded tag and link keys as arrays (GIN-indexed) and
+a generated `tsvector` over title, tags and body, ranked with the same field weights as SQLite's
+BM25 (title 3, tags 2, body 1). The index is a cache of the vault, which `index-ltm` reconciles.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+import psycopg
+from psycopg.rows import TupleRow
+
+from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, link_key, link_name
+
+LTM_FIELD_WEIGHTS = (3.0, 2.0, 1.0)  # title, tags, body
+PREVIEW_WORDS = 24
+PREVIEW_CHARS = 200
+
+_COLUMNS = (
+    "path",
+    "key",
+    "name",
+    "title",
+    "tags",
+    "tag_keys",
+    "links",
+    "link_keys",
+    "bare_links",
+    "body",
+    "frontmatter",
+    "engram_id",
+    "problem",
+    "mtime_ns",
+    "size",
+    "digest",
+)
+_UPSERT = (
+    f"INSERT INTO ltm_notes ({', '.join(_COLUMNS)}) VALUES ({', '.join(['%s'] * len(_COLUMNS))}) "
+    "ON CONFLICT (path) DO UPDATE SET " + ", ".join(f"{c} = EXCLUDED.{c}" for c in _COLUMNS[1:])
+)
+# ts_rank_cd weighs the labels {D, C, B, A}: body D, tags B, title A.
+_TOP = max(LTM_FIELD_WEIGHTS)
+_RANK_WEIGHTS = [LTM_FIELD_WEIGHTS[2] / _TOP, 0.0, LTM_FIELD_WEIGHTS[1] / _TOP, 1.0]
+_HEADLINE = f"MaxWords={PREVIEW_WORDS}, MinWords={PREVIEW_WORDS // 2}, StartSel='', StopSel=''"
+
+
+class PostgresLtm:
+    """LTM methods of the Store protocol; see `engram.storage.protocol.Store`."""
+
+    def _write(self) -> AbstractContextManager[psycopg.Connection[TupleRow]]:
+        raise NotImplementedError
+
+    def _query(self, query: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[TupleRow]:
+        raise NotImplementedError
+
+    def ltm_states(self) -> dict[str, NoteState]:
+        rows = self._query("SELECT path, mtime_ns, size, digest FROM ltm_notes")
+        return {row[0]: NoteState(row[0], int(row[1]), int(row[2]), row[3]) for row in rows}
+
+    def ltm_write(
+        self,
+        upsert: Sequence[Note] = (),
+        restate: Sequence[NoteState] = (),
+        delete: Sequence[str] = (),
+    ) -> None:
+        if not (upsert or restate or delete):
+            return
+        with self._write() as conn:
+            if delete:
+                conn.execute("DELETE FROM ltm_notes WHERE path = ANY(%s::text[])", (list(delete),))
+            if upsert:
+                with conn.cursor() as cur:
+                    cur.executemany(_UPSERT, [_note_row(n) for n in upsert])
+            if restate:
+                with conn.cursor() as cur:
+                    cur.executemany(
+                        "UPDATE ltm_notes SET mtime_ns = %s, size = %s, digest = %s "
+                        "WHERE path = %s",
+                        [(s.mtime_ns, s.size, s.digest, s.path) for s in restate],
+                    )
+
+    def ltm_search(self, terms: Sequence[str], tags: Sequence[str], limit: int) -> list[NoteHit]:
+        tag_sql, tag_params = _tag_filter(tags)
+        if not terms:
+            if not tags:
+                return []
+            rows = self._query(
+                f"SELECT n.path, n.title, n.tags, n.engram_id, 1.0, "
+                f"substr(n.body, 1, {PREVIEW_CHARS}) FROM ltm_notes n WHERE true {tag_sql} "
+                "ORDER BY n.path LIMIT %s",
+                [*tag_params, limit],
+            )
+            return [_hit(row) for row in rows]
+        query = " || ".join(["phraseto_tsquery('engram', %s)"] * len(terms))
+        rows = self._query(
+            "SELECT path, title, tags, engram_id, r, "
+            f"ts_headline('engram', body, q, '{_HEADLINE}') FROM ("
+            "  SELECT n.path, n.title, n.tags, n.engram_id, n.body, q.q, "
+            "         ts_rank_cd(%s::float4[], n.search, q.q) AS r "
+            f"  FROM ltm_notes n, (SELECT {query} AS q) q "
+            f"  WHERE n.search @@ q.q {tag_sql} ORDER BY r DESC, n.path LIMIT %s"
+            ") best ORDER BY r DESC, path",
+            [_RANK_WEIGHTS, *terms, *tag_params, limit],
+        )
+        return [_hit(row) for row in rows]
+
+    def ltm_links(self, path: str) -> NoteLinks:
+        found = self._query("SELECT links FROM ltm_notes WHERE path = %s", (path,))
+        outgoing: dict[str, None] = {}
+        unresolved: dict[str, None] = {}
+        if found:
+            for target in found[0][0]:
+                resolved = self._resolve(target)
+                if resolved is None:
+                    unresolved.setdefault(target)
+                elif resolved != path:
+                    outgoing.setdefault(resolved)
+        incoming = self._query(
+            "SELECT path FROM ltm_notes WHERE (%s = ANY(link_keys) OR %s = ANY(bare_links)) "
+            "AND path <> %s ORDER BY path",
+            (link_key(path), link_name(path), path),
+        )
+        return NoteLinks(
+            path=path,
+            outgoing=tuple(outgoing),
+            incoming=tuple(row[0] for row in incoming),
+            unresolved=tuple(unresolved),
+        )
+
+    def _resolve(self, target: str) -> str | None:
+        """Obsidian's rule, simplified: a path match wins; a bare name matches the note of
+        that name nearest the vault root."""
+        key = link_key(target)
+        exact = self._query(
+            "SELECT path FROM ltm_notes WHERE key = %s ORDER BY path LIMIT 1", (key,)
+        )
+        if exact:
+            return str(exact[0][0])
+        if "/" in key:
+            return None
+        named = self._query(
+            "SELECT path FROM ltm_notes WHERE name = %s ORDER BY length(path), path LIMIT 1",
+            (link_name(target),),
+        )
+        return str(named[0][0]) if named else None
+
+
+def _text(value: str) -> str:
+    """PostgreSQL text cannot hold NUL; the index is a cache of the file, so drop them."""
+    return value.replace("\x00", "")
+
+
+def _note_row(note: Note) -> tuple[Any, ...]:
+    keys = list(_distinct_keys(note.links))
+    return (
+        note.path,
+        link_key(note.path),
+        link_name(note.path),
+        _text(note.title),
+        [_text(t) for t in note.tags],
+        list(dict.fromkeys(_text(t).casefold() for t in note.tags)),
+        [_text(t) for t in note.links],
+        keys,
+        [k for k in keys if "/" not in k],
+        _text(note.body),
+        _text(json.dumps(note.frontmatter, ensure_ascii=False, default=str)),
+        note.engram_id,
+        note.problem,
+        note.mtime_ns,
+        note.size,
+        note.digest,
+    )
+
+
+def _distinct_keys(links: Sequence[str]) -> Iterator[str]:
+    seen: set[str] = set()
+    for target in links:
+        key = link_key(_text(target))
+        if key and key not in seen:
+            seen.add(key)
+            yield key
+
+
+def _tag_filter(tags: Sequence[str]) -> tuple[str, list[Any]]:
+    """Notes carrying any of the tags, or a tag nested below one (`project` → `project/x`)."""
+    if not tags:
+        return "", []
+    folded = [t.casefold().strip("#/") for t in tags]
+    patterns = [_like_escape(t) + "/%" for t in folded]
+    sql = (
+        "AND (n.tag_keys && %s::text[] OR EXISTS ("
+        "SELECT 1 FROM unnest(n.tag_keys) AS k WHERE k LIKE ANY(%s::text[])))"
+    )
+    return sql, [folded, patterns]
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _hit(row: Sequence[Any]) -> NoteHit:
+    return NoteHit(
+        path=row[0],
+        title=row[1],
+        tags=tuple(row[2]),
+        engram_id=row[3],
+        relevance=float(row[4]),
+        preview=" ".join(str(row[5] or "").split()),
+    )

@@ -1,0 +1,139 @@
+"""`engram maintenance`, `engram migrate`, `engram import cortexgraph` and `engram export`,
+end to end through click's CliRunner on real stores."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from engram.cli.main import cli
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "cortexgraph"
+FAST = {"ENGRAM_EMBEDDING_MODEL": "none"}  # embeddings are not what these tests are about
+
+
+def run(store: str | None, *args: str) -> Result:
+    argv = ([] if store is None else ["--store", store]) + list(args)
+    return CliRunner().invoke(cli, argv, env=FAST, catch_exceptions=False)
+
+
+def ok(result: Result) -> Result:
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def run_json(store: str | None, *args: str) -> Any:
+    return json.loads(ok(run(store, "--json", *args)).stdout)
+
+
+@pytest.fixture
+def jsonl(tmp_path: Path) -> str:
+    return f"jsonl://{tmp_path / 'store'}"
+
+
+def test_maintenance_stats_and_compact_on_a_jsonl_store(jsonl: str) -> None:
+    ident = run_json(jsonl, "save", "Prefers dark mode", "--tag", "ui")["id"]
+    for _ in range(3):
+        ok(run(jsonl, "touch", ident))
+    stats = run_json(jsonl, "maintenance", "stats")
+    assert stats["supported"] and stats["backend"] == "jsonl" and stats["memories"] == 1
+    memories = stats["files"][0]
+    assert (memories["name"], memories["lines"], memories["live"], memories["dead"]) == (
+        "memories.jsonl",
+        4,
+        1,
+        3,
+    )
+    text = ok(run(jsonl, "maintenance", "stats")).stdout
+    assert "memories.jsonl" in text and "3 dead lines (75%)" in text
+    compacted = run_json(jsonl, "maintenance", "compact")
+    assert compacted["before"]["dead_lines"] == 3 and compacted["after"]["dead_lines"] == 0
+    assert "Compacted" in ok(run(jsonl, "maintenance", "compact")).stdout
+    assert run_json(jsonl, "open", ident)["memories"][0]["use_count"] == 3
+
+
+def test_maintenance_on_sqlite_says_there_is_nothing_to_do(tmp_path: Path) -> None:
+    db = str(tmp_path / "x.db")
+    for command in ("stats", "compact"):
+        result = ok(run(db, "maintenance", command))
+        assert "is not a JSONL store" in result.stdout
+        assert run_json(db, "maintenance", command)["supported"] is False
+
+
+def test_migrate_verifies_and_is_safe_to_rerun(tmp_path: Path, jsonl: str) -> None:
+    db = str(tmp_path / "source.db")
+    a = run_json(db, "save", "Atlas uses PostgreSQL 16", "--tag", "decision")["id"]
+    b = run_json(db, "save", "Prefers concise answers")["id"]
+    ok(run(db, "relate", a, b, "--type", "supports"))
+    ok(run(db, "touch", a))
+    report = run_json(None, "migrate", "--from", db, "--to", jsonl)
+    assert report["verified"] and (report["copied"], report["relations"]) == (2, 1)
+    assert run_json(jsonl, "open", a) == run_json(db, "open", a)
+    rerun = ok(run(None, "migrate", "--from", db, "--to", jsonl))
+    assert "Verified: 2 memories, 1 relations" in rerun.stdout
+
+    ok(run(jsonl, "touch", a))  # the copy moves on: a re-run keeps it and says so
+    diverged = run(None, "migrate", "--from", db, "--to", jsonl)
+    assert diverged.exit_code == 1 and "NOT verified" in diverged.stdout
+    assert f"differs: {a}" in diverged.stdout and "--overwrite" in diverged.stdout
+    assert run_json(jsonl, "open", a)["memories"][0]["use_count"] == 2
+    replaced = run_json(None, "migrate", "--from", db, "--to", jsonl, "--overwrite")
+    assert replaced["verified"] and replaced["overwritten"] == 1
+    assert run_json(jsonl, "open", a)["memories"][0]["use_count"] == 1
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "message"),
+    [
+        ("{tmp}/missing.db", "{tmp}/t.db", "Error: --from: there is no store at"),
+        ("jsonl://{tmp}/missing", "{tmp}/t.db", "Error: --from: there is no store at"),
+        ("{tmp}/s.db", "{tmp}/s.db", "Error: --to: is the same store as --from"),
+        ("{tmp}/s.db", "jsonl://host/x", "a JSONL store is a local directory"),
+    ],
+)
+def test_migrate_refuses_bad_locations_cleanly(
+    tmp_path: Path, source: str, target: str, message: str
+) -> None:
+    ok(run(str(tmp_path / "s.db"), "save", "something"))
+    result = run(
+        None, "migrate", "--from", source.format(tmp=tmp_path), "--to", target.format(tmp=tmp_path)
+    )
+    assert result.exit_code == 1 and message in result.stderr
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "missing").exists() and not (tmp_path / "missing.db").exists()
+
+
+def test_import_cortexgraph_reports_and_reruns(jsonl: str) -> None:
+    report = run_json(jsonl, "import", "cortexgraph", str(FIXTURE))
+    assert (report["imported"], report["relations_imported"], report["skipped"]) == (8, 3, 4)
+    assert any(s["line"] == 14 for s in report["skipped_records"])
+    table = ok(run(jsonl, "import", "cortexgraph", str(FIXTURE))).stdout
+    assert "Imported 0 memories and 0 relations" in table and "8 memories and 3 relations" in table
+    assert "skipped memories.jsonl line 12 (0a1b2c3d-6666-4f70-8a1b-2c3d4e5f6a7b)" in table
+    hits = run_json(jsonl, "search", "PostgreSQL pgvector")["hits"]
+    assert hits[0]["memory"]["id"] == "mem-123"
+
+
+def test_import_of_a_missing_directory_is_a_clean_error(tmp_path: Path, jsonl: str) -> None:
+    result = run(jsonl, "import", "cortexgraph", str(tmp_path / "nowhere"))
+    assert result.exit_code == 1 and "Error: DIR:" in result.stderr
+
+
+def test_export_to_stdout_and_to_a_file(tmp_path: Path, jsonl: str) -> None:
+    a = run_json(jsonl, "save", "first memory", "--tag", "x")["id"]
+    b = run_json(jsonl, "save", "second memory")["id"]
+    ok(run(jsonl, "relate", a, b))
+    lines = ok(run(jsonl, "export")).stdout.splitlines()
+    assert [json.loads(line)["kind"] for line in lines] == ["memory", "memory", "relation"]
+    out = tmp_path / "export.md"
+    summary = run_json(jsonl, "export", "--format", "markdown", "--out", str(out))
+    assert (summary["memories"], summary["relations"], summary["path"]) == (2, 1, str(out))
+    text = out.read_text()
+    assert text.startswith("# Engram export") and "## second memory" in text
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    bad = run(jsonl, "export", "--out", str(tmp_path / "no" / "such" / "dir.jsonl"))
+    assert bad.exit_code == 1 and "Error: --out: directory" in bad.stderr

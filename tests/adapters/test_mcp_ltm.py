@@ -1,0 +1,81 @@
+"""Long-term memory through a real MCP client: promote_memory and search_unified over stdio,
+with the server process writing into a real vault folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import frontmatter
+import pytest
+from tests.adapters.test_mcp import running_server
+
+NO_MODEL = {"ENGRAM_EMBEDDING_MODEL": "none"}
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_promotion_end_to_end_through_the_mcp_client(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    async with running_server(tmp_path / "home", ENGRAM_VAULT_PATH=str(vault), **NO_MODEL) as s:
+        saved = await s.save(
+            "Atlas: we chose PostgreSQL 16 for logical replication",
+            tags=["decision", "atlas"],
+            source='standup "Tuesday" --- notes',
+        )
+        other = await s.save("Atlas deploys on Fridays", tags=["atlas"])
+        await s.call(
+            "create_relation", {"from_memory_id": saved["id"], "to_memory_id": other["id"]}
+        )
+        for _ in range(5):
+            await s.call("touch_memory", {"memory_id": saved["id"]})
+
+        dry = await s.call("promote_memory", {"auto_detect": True, "dry_run": True})
+        assert [i["memory_id"] for i in dry["items"]] == [saved["id"]]
+        assert dry["items"][0]["reason"] == "usage" and list(vault.iterdir()) == []
+
+        done = await s.call("promote_memory", {"auto_detect": True})
+        (item,) = done["items"]
+        assert item["action"] == "promoted" and item["path"].startswith("Engram/")
+        post = frontmatter.load(vault / item["path"])
+        assert post["engram_id"] == saved["id"] and post["source"] == saved["source"]
+        assert post["tags"] == ["decision", "atlas"]
+
+        opened = await s.call("open_memories", {"memory_ids": [saved["id"]]})
+        memory = opened["memories"][0]
+        assert (memory["status"], memory["promoted_to"]) == ("promoted", item["path"])
+
+        again = await s.call("promote_memory", {"memory_id": saved["id"]})
+        assert again["count"] == 0 and "already promoted" in again["message"]
+
+        # The related memory, promoted later, links to the first note and gets the backlink.
+        linked = await s.call("promote_memory", {"memory_id": other["id"]})
+        first = (vault / item["path"]).read_text()
+        assert linked["items"][0]["path"][:-3] in first
+
+        found = await s.call("search_unified", {"query": "postgresql replication"})
+        hit = found["hits"][0]  # the memory and its note, once (the other note links to it)
+        assert [h["path"] for h in found["hits"]].count(item["path"]) == 1
+        assert [h["id"] for h in found["hits"]].count(saved["id"]) == 1
+        assert (hit["id"], hit["path"]) == (saved["id"], item["path"])
+        assert set(hit["why"]) == {"text", "decay", "weight", "rank"}
+
+
+@pytest.mark.anyio
+async def test_without_a_vault_the_tools_explain_the_setting(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "home", **NO_MODEL) as s:
+        saved = await s.save("Worth keeping")
+        message = await s.error("promote_memory", {"memory_id": saved["id"]})
+        assert "ENGRAM_VAULT_PATH" in message
+        both = await s.error("promote_memory", {"memory_id": saved["id"], "auto_detect": True})
+        assert "memory_id" in both and "not both" in both
+        unified = await s.call("search_unified", {"query": "keeping"})
+        assert [h["source"] for h in unified["hits"]] == ["stm"]
+        bad = await s.error("search_unified", {"query": "x", "ltm_weight": 11})
+        assert "ltm_weight" in bad
+        empty = await s.error("search_unified", {})
+        assert "query" in empty

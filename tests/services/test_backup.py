@@ -1,0 +1,133 @@
+"""Backups go into a real git repository: one commit per run with a clear message, the store
+export and optionally the vault's notes; someone else's uncommitted work is never swept up."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.ltm_support import open_with_vault, used, write_note
+
+from engram import Engram, FixedClock, ValidationError
+
+
+@pytest.fixture
+def ltm(tmp_path: Path, clock: FixedClock) -> Iterator[tuple[Engram, Path]]:
+    with open_with_vault(tmp_path, clock) as opened:
+        yield opened
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def user_repo(path: Path) -> Path:
+    path.mkdir()
+    git(path, "init", "--quiet")
+    git(path, "config", "user.email", "me@example.com")
+    git(path, "config", "user.name", "Me")
+    (path / "mine.txt").write_text("my work\n")
+    git(path, "add", "mine.txt")
+    git(path, "commit", "--quiet", "-m", "mine")
+    return path
+
+
+def test_first_backup_creates_the_repository_and_commits_the_export(
+    ltm: tuple[Engram, Path], tmp_path: Path
+) -> None:
+    mem, _ = ltm
+    a, b = mem.save("First memory", tags=["x"]), mem.save("Second memory")
+    mem.create_relation(a.id, b.id)
+    repo = tmp_path / "backups"
+    result = mem.backup(repo)
+    assert result.created and result.committed and result.commit
+    assert (result.memories, result.relations, result.vault_files) == (2, 1, 0)
+    assert git(repo, "log", "--format=%s") == result.message
+    assert result.message.startswith("engram backup 2026-01-01T12:00:00Z: 2 memories, 1 relations")
+    lines = [json.loads(line) for line in (repo / "engram/export.jsonl").read_text().splitlines()]
+    assert [(x["kind"], x.get("content")) for x in lines] == [
+        ("memory", "First memory"),
+        ("memory", "Second memory"),
+        ("relation", None),
+    ]
+    assert lines[2]["from_id"] == a.id
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_second_run_commits_only_changes(
+    ltm: tuple[Engram, Path], tmp_path: Path, clock: FixedClock
+) -> None:
+    mem, _ = ltm
+    mem.save("One")
+    repo = tmp_path / "backups"
+    first = mem.backup(repo)
+    unchanged = mem.backup(repo)
+    assert not unchanged.committed and unchanged.commit == first.commit
+    assert unchanged.message == "nothing changed since the last backup"
+    clock.advance(days=1)
+    mem.save("Two")
+    second = mem.backup(repo)
+    assert second.committed and second.commit != first.commit
+    assert git(repo, "rev-list", "--count", "HEAD") == "2"
+
+
+def test_the_vault_folder_is_copied_when_asked(ltm: tuple[Engram, Path], tmp_path: Path) -> None:
+    mem, vault = ltm
+    m = used(mem, "Keep me forever")
+    path = mem.promote(m.id).items[0].path
+    write_note(vault, "Private/diary.md", "not part of the LTM folder")
+    repo = tmp_path / "backups"
+    result = mem.backup(repo, include_vault=True)
+    assert result.vault_files == 1 and result.message.endswith(", 1 vault files")
+    assert (repo / "vault" / str(path)).read_text() == (vault / str(path)).read_text()
+    assert not (repo / "vault/Private").exists()
+    (vault / str(path)).unlink()
+    again = mem.backup(repo, include_vault=True)
+    assert again.committed and not (repo / "vault" / str(path)).exists()
+
+
+def test_a_dirty_repository_it_did_not_create_is_refused_unless_forced(
+    ltm: tuple[Engram, Path], tmp_path: Path
+) -> None:
+    mem, _ = ltm
+    mem.save("One")
+    repo = user_repo(tmp_path / "mine")
+    (repo / "mine.txt").write_text("half-finished work\n")
+    with pytest.raises(ValidationError, match="uncommitted changes"):
+        mem.backup(repo)
+    assert git(repo, "rev-list", "--count", "HEAD") == "1"
+    forced = mem.backup(repo, force=True)
+    assert forced.committed and not forced.created
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").splitlines() == [
+        "engram/export.jsonl"
+    ]
+    assert git(repo, "status", "--porcelain") == "M mine.txt"  # the user's work is left alone
+    assert git(repo, "log", "-1", "--format=%ae") == "me@example.com"
+
+
+def test_a_clean_repository_of_the_user_is_fine(ltm: tuple[Engram, Path], tmp_path: Path) -> None:
+    mem, _ = ltm
+    repo = user_repo(tmp_path / "mine")
+    assert mem.backup(repo).committed
+
+
+def test_folders_that_cannot_hold_a_backup_are_refused(
+    ltm: tuple[Engram, Path], tmp_path: Path
+) -> None:
+    mem, vault = ltm
+    not_a_repo = tmp_path / "stuff"
+    not_a_repo.mkdir()
+    (not_a_repo / "file.txt").write_text("x")
+    with pytest.raises(ValidationError, match="not the top folder of a git repository"):
+        mem.backup(not_a_repo)
+    with pytest.raises(ValidationError, match="repo"):
+        mem.backup(not_a_repo / "file.txt")
+    with pytest.raises(ValidationError, match="overlaps the vault"):
+        mem.backup(vault / "backup", include_vault=True)
+    with pytest.raises(ValidationError, match="overlaps the vault"):
+        mem.backup(tmp_path, include_vault=True)
+    assert not (vault / "backup").exists()

@@ -1,0 +1,117 @@
+"""Indexing a real vault: everything is found, only changes are re-read, deletions leave."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.ltm_support import FAST, open_with_vault, used, write_note
+
+from engram import ConfigError, Engram, FixedClock, NotFoundError, ValidationError
+
+
+@pytest.fixture
+def ltm(tmp_path: Path, clock: FixedClock) -> Iterator[tuple[Engram, Path]]:
+    with open_with_vault(tmp_path, clock) as opened:
+        yield opened
+
+
+def paths(mem: Engram, query: str) -> list[str]:
+    return [h.path for h in mem.search_unified(query, stm_weight=0).hits if h.path]
+
+
+def test_every_note_of_the_vault_is_indexed_not_only_promoted_ones(
+    ltm: tuple[Engram, Path],
+) -> None:
+    mem, vault = ltm
+    write_note(vault, "Projects/atlas.md", "---\ntags: [work]\n---\nAtlas uses PostgreSQL.\n")
+    write_note(vault, "Daily/2026-01-01.md", "Met Alice about #atlas. See [[atlas]].\n")
+    write_note(vault, ".obsidian/ignored.md", "postgresql")
+    report = mem.index_ltm()
+    assert (report.notes, report.added, report.updated, report.removed) == (2, 2, 0, 0)
+    assert report.problems == []
+    assert paths(mem, "postgresql") == ["Projects/atlas.md"]
+    assert mem.app.ltm.show("Projects/atlas.md").backlinks == ["Daily/2026-01-01.md"]
+
+
+def test_reindexing_reads_only_what_changed_and_follows_edits_renames_and_deletes(
+    ltm: tuple[Engram, Path],
+) -> None:
+    mem, vault = ltm
+    a = write_note(vault, "a.md", "alpha text about kiwis\n")
+    b = write_note(vault, "b.md", "bravo text about lemons\n")
+    write_note(vault, "c.md", "charlie text about mangos\n")
+    mem.index_ltm()
+
+    assert mem.index_ltm().model_dump(exclude={"vault", "problems"}) == {
+        "notes": 3,
+        "added": 0,
+        "updated": 0,
+        "unchanged": 3,
+        "removed": 0,
+    }
+
+    a.write_text("alpha text about papayas now\n")  # edit
+    os.utime(a, ns=(a.stat().st_atime_ns, a.stat().st_mtime_ns + 5_000_000_000))
+    b.rename(vault / "renamed.md")  # rename
+    (vault / "c.md").unlink()  # delete
+    stamp = a.stat().st_mtime_ns
+    report = mem.index_ltm()
+    assert (report.added, report.updated, report.unchanged, report.removed) == (1, 1, 0, 2)
+    assert paths(mem, "kiwis") == []
+    assert paths(mem, "papayas") == ["a.md"]
+    assert paths(mem, "lemons") == ["renamed.md"]
+    assert paths(mem, "mangos") == []
+
+    os.utime(a, ns=(stamp, stamp + 1_000_000_000))  # touched, same content: no re-parse
+    assert mem.index_ltm().unchanged == 2
+    assert mem.app.context.store.ltm_states()["a.md"].mtime_ns == stamp + 1_000_000_000
+
+
+def test_broken_frontmatter_is_reported_and_the_note_still_found(
+    ltm: tuple[Engram, Path],
+) -> None:
+    mem, vault = ltm
+    write_note(vault, "broken.md", "---\ntitle: [oops\n---\nThe zeppelin schedule\n")
+    report = mem.index_ltm()
+    assert [p.path for p in report.problems] == ["broken.md"]
+    assert "frontmatter" in report.problems[0].problem
+    assert paths(mem, "zeppelin") == ["broken.md"]
+
+
+def test_list_show_and_open_read_the_vault(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    m = used(mem, "Lives in Lisbon", tags=["home"])
+    promoted = mem.promote(m.id).items[0].path
+    write_note(vault, "Elsewhere/user.md", "not ours")
+    listed = mem.app.ltm.list_notes()
+    assert [(n.path, n.engram_id) for n in listed.notes] == [(promoted, m.id)]
+    assert mem.app.ltm.list_notes(everything=True).count == 2
+    view = mem.app.ltm.open_memory(m.id)
+    assert view.path == promoted and view.tags == ["home"] and "Lives in Lisbon" in view.body
+    assert view.frontmatter["engram_id"] == m.id
+    with pytest.raises(ValidationError, match="not promoted"):
+        mem.app.ltm.open_memory(mem.save("fresh").id)
+    with pytest.raises(NotFoundError):
+        mem.app.ltm.show("Engram/missing.md")
+    with pytest.raises(ValidationError, match="path"):
+        mem.app.ltm.show("../outside.md")
+
+
+def test_indexing_without_a_vault_explains_the_setting(tmp_path: Path) -> None:
+    with (
+        Engram.open(str(tmp_path / "x.db"), **FAST) as mem,
+        pytest.raises(ConfigError, match="ENGRAM_VAULT_PATH"),
+    ):
+        mem.index_ltm()
+
+
+def test_progress_is_reported_per_file(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    for i in range(5):
+        write_note(vault, f"n{i}.md", f"note {i}")
+    seen: list[tuple[int, int]] = []
+    mem.index_ltm(lambda done, total: seen.append((done, total)))
+    assert seen == [(i, 5) for i in range(1, 6)]

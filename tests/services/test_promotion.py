@@ -1,0 +1,212 @@
+"""Promotion into a real vault folder: the note, the memory's new status, links, safety."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import frontmatter
+import pytest
+from tests.ltm_support import FAST, open_with_vault, used, write_note
+from tests.support import START
+
+from engram import ConfigError, Engram, FixedClock, NotFoundError, Status, ValidationError
+
+
+@pytest.fixture
+def ltm(tmp_path: Path, clock: FixedClock) -> Iterator[tuple[Engram, Path]]:
+    with open_with_vault(tmp_path, clock) as opened:
+        yield opened
+
+
+def files(vault: Path) -> dict[str, str]:
+    return {p.relative_to(vault).as_posix(): p.read_text() for p in vault.rglob("*") if p.is_file()}
+
+
+def test_promoting_writes_a_note_and_marks_the_memory_promoted(
+    ltm: tuple[Engram, Path], clock: FixedClock
+) -> None:
+    mem, vault = ltm
+    m = used(
+        mem,
+        "Decided on PostgreSQL 16 for Atlas: logical replication",
+        tags=["decision", "project/atlas", "my tag"],
+        entities=["Atlas"],
+        source="standup 2026-01-01",
+    )
+    clock.advance(hours=1)
+    result = mem.promote(m.id)
+    (item,) = result.items
+    assert (item.action, item.reason, result.count) == ("promoted", "usage", 1)
+    assert item.path == "Engram/decided-on-postgresql-16-for-atlas-logical-replication.md"
+    assert result.message == f"Promoted 1 memory to the vault: {item.path}."
+
+    post = frontmatter.load(vault / item.path)
+    assert post["engram_id"] == m.id and post["id"] == Path(item.path).stem
+    assert post["tags"] == ["decision", "project/atlas", "my-tag"]
+    assert post["entities"] == ["Atlas"] and post["source"] == "standup 2026-01-01"
+    assert post["use_count"] == 5 and post["strength"] == 1.0
+    assert post["score"] == pytest.approx(item.score) and item.score > 1
+    assert post["created"] == "2026-01-01T12:00:00Z"
+    assert post["promoted"] == "2026-01-01T13:00:00Z"
+    assert post.content.startswith("Decided on PostgreSQL 16 for Atlas")
+
+    after = mem.get(m.id)
+    assert after.status == Status.PROMOTED and after.promoted_to == item.path
+    assert after.promoted_at == START + timedelta(hours=1)
+    clock.advance(days=365)
+    assert m.id not in mem.gc().memory_ids  # promoted memories are not forgotten
+
+
+def test_promoting_twice_is_a_no_op_that_says_so(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    m = used(mem, "Prefers tea")
+    first = mem.promote(m.id)
+    before = files(vault)
+    again = mem.promote(m.id)
+    assert again.count == 0 and again.items[0].action == "already_promoted"
+    assert again.items[0].path == first.items[0].path
+    assert "already promoted" in again.message and "nothing to do" in again.message
+    assert files(vault) == before
+
+
+def test_a_dry_run_lists_candidates_with_reasons_and_changes_nothing(
+    ltm: tuple[Engram, Path], clock: FixedClock
+) -> None:
+    mem, vault = ltm
+    busy = used(mem, "Used constantly")
+    steady = used(mem, "Used once, still strong", times=1, strength=2.0)
+    mem.save("Never used")
+    clock.advance(days=3)
+    result = mem.promote(auto_detect=True, dry_run=True)
+    reasons = {i.memory_id: (i.action, i.reason) for i in result.items}
+    assert reasons == {busy.id: ("would_promote", "usage"), steady.id: ("would_promote", "score")}
+    assert {i.path for i in result.items} == {
+        "Engram/used-constantly.md",
+        "Engram/used-once-still-strong.md",
+    }
+    assert "Dry run: 2 memories would be promoted" in result.message
+    assert files(vault) == {}
+    assert {mem.get(i).status for i in reasons} == {Status.ACTIVE}
+
+
+def test_auto_detect_promotes_every_candidate(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    a, b = used(mem, "First habit"), used(mem, "Second habit")
+    mem.save("Not used")
+    result = mem.promote(auto_detect=True)
+    assert result.count == 2 and {i.memory_id for i in result.items} == {a.id, b.id}
+    assert sorted(files(vault)) == ["Engram/first-habit.md", "Engram/second-habit.md"]
+    assert mem.promote(auto_detect=True).message == "No memory is due for promotion."
+
+
+def test_related_promoted_memories_are_linked_both_ways(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    a = used(mem, "Atlas uses PostgreSQL")
+    b = used(mem, "Atlas deploys on Fridays")
+    c = used(mem, "Unrelated habit")
+    mem.create_relation(b.id, a.id, "supports")
+    path_a = mem.promote(a.id).items[0].path
+    assert path_a is not None and "## Related" not in (vault / path_a).read_text()
+    path_b = mem.promote(b.id).items[0].path
+    assert path_b is not None
+    assert (
+        (vault / path_b)
+        .read_text()
+        .endswith("## Related\n\n- [[Engram/atlas-uses-postgresql|Atlas uses PostgreSQL]]\n")
+    )
+    note_a = (vault / path_a).read_text()
+    backlink = "- [[Engram/atlas-deploys-on-fridays|Atlas deploys on Fridays]]"
+    assert note_a.endswith(f"## Related\n\n{backlink}\n")
+    assert frontmatter.loads(note_a)["engram_id"] == a.id  # frontmatter untouched
+    mem.promote(c.id)
+    assert "Unrelated" not in (vault / path_a).read_text()
+    links = mem.app.ltm.show(path_a)
+    assert links.links == [path_b] and links.backlinks == [path_b]
+
+
+def test_same_titles_get_numbered_notes(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    write_note(vault, "Engram/standup-notes.md", "the user's own note")
+    paths = [mem.promote(used(mem, "Standup notes").id).items[0].path for _ in range(2)]
+    assert paths == ["Engram/standup-notes-2.md", "Engram/standup-notes-3.md"]
+    assert (vault / "Engram/standup-notes.md").read_text() == "the user's own note"
+    assert frontmatter.load(vault / "Engram/standup-notes-3.md")["id"] == "standup-notes-3"
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["../../etc/passwd", "/etc/passwd", "C:\\Windows\\system32", "CON", "nul", "..", "\u202e"],
+)
+def test_hostile_content_cannot_steer_the_note_outside_the_folder(
+    ltm: tuple[Engram, Path], tmp_path: Path, content: str
+) -> None:
+    mem, vault = ltm
+    before = {p for p in tmp_path.rglob("*") if not p.is_relative_to(vault)}
+    m = used(mem, content, tags=["../../x", "/abs"])
+    path = mem.promote(m.id).items[0].path
+    assert path is not None and path.startswith("Engram/") and path.count("/") == 1
+    assert (vault / path).resolve().is_relative_to(vault.resolve())
+    after = {p for p in tmp_path.rglob("*") if not p.is_relative_to(vault)}
+    assert {p.name for p in after - before} <= {"ltm.db-wal", "ltm.db-shm", "ltm.db"}
+
+
+def test_without_a_vault_promotion_explains_the_setting(tmp_path: Path, clock: FixedClock) -> None:
+    with Engram.open(str(tmp_path / "x.db"), clock=clock, **FAST) as mem:
+        m = used(mem, "Worth keeping")
+        with pytest.raises(ConfigError, match="ENGRAM_VAULT_PATH"):
+            mem.promote(m.id)
+        assert mem.get(m.id).status == Status.ACTIVE
+
+
+def test_bad_requests_name_the_field(ltm: tuple[Engram, Path]) -> None:
+    mem, _ = ltm
+    with pytest.raises(ValidationError, match="memory_id"):
+        mem.promote()
+    with pytest.raises(ValidationError, match="not both"):
+        mem.promote("x", auto_detect=True)
+    with pytest.raises(ValidationError, match="memory_id"):
+        mem.promote("../etc")
+    with pytest.raises(NotFoundError):
+        mem.promote("no-such-memory")
+    archived = mem.save("old")
+    mem.archive(archived.id)
+    with pytest.raises(ValidationError, match="archived"):
+        mem.promote(archived.id)
+
+
+def test_a_memory_that_is_no_candidate_can_still_be_promoted_by_hand(
+    ltm: tuple[Engram, Path],
+) -> None:
+    mem, vault = ltm
+    m = mem.save("Promote me anyway")
+    item = mem.promote(m.id).items[0]
+    assert (item.action, item.reason) == ("promoted", "manual")
+    assert frontmatter.load(vault / str(item.path))["promotion_reason"] == "manual"
+
+
+def test_gc_promotes_candidates_when_auto_promotion_is_on(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    with open_with_vault(tmp_path, clock, auto_promote=True) as (mem, vault):
+        busy = used(mem, "Keeps coming up")
+        faded = mem.save("trivia", created_at=START - timedelta(days=60))
+        assert mem.gc().promoted == []  # a dry run changes nothing
+        assert mem.get(busy.id).status == Status.ACTIVE
+        result = mem.gc(dry_run=False)
+        assert result.promoted == [busy.id] and result.memory_ids == [faded.id]
+        assert mem.get(busy.id).status == Status.PROMOTED
+        assert (vault / "Engram/keeps-coming-up.md").exists()
+
+
+def test_auto_promotion_is_off_by_default(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    busy = used(mem, "Keeps coming up")
+    assert mem.gc(dry_run=False).promoted == []
+    assert mem.get(busy.id).status == Status.ACTIVE and files(vault) == {}
+
+
+def test_auto_promotion_without_a_vault_is_a_setting_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="ENGRAM_AUTO_PROMOTE"):
+        Engram.open(str(tmp_path / "x.db"), auto_promote=True, **FAST)

@@ -1,0 +1,210 @@
+"""Migration between backends, the CortexGraph import and export, on every backend pair."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+from tests.services.conftest import STORE_URLS
+
+from engram import Engram, FixedClock, Status
+from engram.core.models import Memory, Schedule
+from engram.services.transfer import (
+    ExportCount,
+    canonical_memory,
+    export_lines,
+    import_cortexgraph,
+    migrate,
+)
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "cortexgraph"
+
+
+def fill(mem: Engram, clock: FixedClock) -> list[str]:
+    """Memories with every field set, reinforced, archived, promoted, related, embedded."""
+    a = mem.save(
+        "Project Atlas uses PostgreSQL 16",
+        tags=["decision", "atlas"],
+        entities=["Atlas"],
+        source="meeting",
+        context="kickoff",
+        meta={"ticket": "ATL-1", "nested": {"k": [1, 2.5, None]}},
+        strength=1.4,
+    )
+    b = mem.save("Prefers concise answers", tags=["preference"])
+    c = mem.save("Old VPN endpoint", created_at=clock.now - timedelta(days=40))
+    d = mem.save('Ünïcode ✓ content, "quoted"\nsecond line')
+    clock.advance(days=2, microseconds=123_457)
+    mem.touch(a.id, boost=True)
+    mem.observe([b.id], context_tags=["cooking"])
+    mem.archive([c.id])
+    ctx = mem.app.context
+
+    def promote(m: Memory) -> tuple[Memory, Schedule]:
+        return ctx.scheduled(
+            m.model_copy(
+                update={
+                    "status": Status.PROMOTED,
+                    "promoted_at": clock.now,
+                    "promoted_to": "Engram/concise.md",
+                }
+            )
+        )
+
+    ctx.store.modify([d.id], promote)
+    mem.create_relation(a.id, b.id, "supports", strength=0.7, metadata={"why": "x"})
+    mem.create_relation(b.id, d.id)
+    return [a.id, b.id, c.id, d.id]
+
+
+def everything(engram: Engram) -> tuple[list[Memory], list[object]]:
+    page = engram.read_graph(limit=1000)
+    return page.memories, sorted(page.relations, key=lambda r: r.id)
+
+
+# Backends whose every store in a test is the same database (a server): never paired with
+# themselves, since a migration needs two stores.
+ONE_STORE_PER_TEST = {"postgres"}
+PAIRS = [
+    (a, b)
+    for a in sorted(STORE_URLS)
+    for b in sorted(STORE_URLS)
+    if not (a == b and a in ONE_STORE_PER_TEST)
+]
+
+
+@pytest.mark.parametrize(("source_kind", "target_kind"), PAIRS)
+def test_migrate_copies_every_field_relation_and_vector(
+    clock: FixedClock,
+    source_kind: str,
+    target_kind: str,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+) -> None:
+    source_url = STORE_URLS[source_kind](request, tmp_path / "source")
+    target_url = STORE_URLS[target_kind](request, tmp_path / "target")
+    with Engram.open(source_url, clock=clock) as mem, Engram.open(target_url, clock=clock) as dst:
+        ids = fill(mem, clock)
+        source = mem.app.context.store
+        report = migrate(source, dst.app.context.store, dst.app.context.scheduled_many, batch=3)
+        assert report.verified, report.differences
+        assert (report.memories, report.copied, report.skipped, report.relations) == (4, 4, 0, 2)
+        assert report.checksum_source == report.checksum_target
+        assert everything(dst) == everything(mem)
+        model = next(iter(source.vector_counts()))
+        assert report.vectors == {model: 4}
+        theirs = dst.app.context.store.get_vectors(ids, model)
+        ours = source.get_vectors(ids, model)
+        assert {k: v.tolist() for k, v in theirs.items()} == {
+            k: v.tolist() for k, v in ours.items()
+        }
+        # the copy behaves: schedules were computed for it, search and gc work
+        assert [h.memory.id for h in dst.search("postgresql")] == [ids[0]]
+        assert dst.stats().by_status == mem.stats().by_status
+
+        again = migrate(source, dst.app.context.store, dst.app.context.scheduled_many)
+        assert again.verified and (again.copied, again.skipped) == (0, 4)
+
+
+def test_a_rerun_keeps_diverged_memories_unless_told_to_overwrite(
+    mem: Engram, clock: FixedClock, tmp_path: Path
+) -> None:
+    ids = fill(mem, clock)
+    with Engram.open(f"jsonl://{tmp_path / 'copy'}", clock=clock) as dst:
+        target = dst.app.context.store
+        migrate(mem.app.context.store, target, dst.app.context.scheduled_many)
+        dst.touch(ids[0])  # the copy moves on
+        kept = migrate(mem.app.context.store, target, dst.app.context.scheduled_many)
+        assert not kept.verified and kept.differences == [ids[0]]
+        assert "--overwrite" in kept.message
+        assert dst.get(ids[0]).use_count == mem.get(ids[0]).use_count + 1
+        replaced = migrate(
+            mem.app.context.store, target, dst.app.context.scheduled_many, overwrite=True
+        )
+        assert replaced.verified and replaced.overwritten == 1
+        assert dst.get(ids[0]) == mem.get(ids[0])
+
+
+def test_migration_round_trip_through_every_backend_changes_nothing(
+    tmp_path: Path, clock: FixedClock, request: pytest.FixtureRequest
+) -> None:
+    preferred = ["sqlite", "postgres", "jsonl"]  # SQLite -> PostgreSQL -> JSONL -> SQLite
+    kinds = [k for k in preferred if k in STORE_URLS] + sorted(set(STORE_URLS) - set(preferred))
+    chain = [*kinds, kinds[0]]
+    urls = [STORE_URLS[k](request, tmp_path / f"hop{i}") for i, k in enumerate(chain)]
+    with Engram.open(urls[0], clock=clock) as first:
+        fill(first, clock)
+        original = everything(first)
+        digests = sorted(canonical_memory(m) for m in original[0])
+    for src_url, dst_url in pairwise(urls):
+        with Engram.open(src_url, clock=clock) as src, Engram.open(dst_url, clock=clock) as dst:
+            report = migrate(
+                src.app.context.store, dst.app.context.store, dst.app.context.scheduled_many
+            )
+            assert report.verified
+    with Engram.open(urls[-1], clock=clock) as last:
+        assert everything(last) == original
+        assert sorted(canonical_memory(m) for m in last.read_graph(limit=1000).memories) == digests
+
+
+def test_cortexgraph_import(mem: Engram) -> None:
+    store = mem.app.context.store
+    report = import_cortexgraph(FIXTURE, store, mem.app.context.scheduled_many)
+    assert (report.memory_lines, report.memories, report.imported) == (14, 10, 8)
+    assert (report.deleted, report.superseded, report.renamed) == (1, 2, 1)
+    assert (report.relations, report.relations_imported, report.relations_dropped) == (5, 3, 1)
+    reasons = {(s.file, s.line): s.reason for s in report.skipped_records}
+    assert reasons[("memories.jsonl", 14)].startswith("not valid JSON")  # torn last line
+    assert reasons[("memories.jsonl", 11)] == "content: must be non-blank text"
+    assert reasons[("memories.jsonl", 12)].startswith("status: 'forgotten'")
+    assert reasons[("relations.jsonl", 5)].startswith("relation_type:")
+
+    atlas = mem.get("mem-123")  # the last of its two lines
+    assert (atlas.use_count, atlas.strength, atlas.review_priority) == (3, 1.3, 0.42)
+    assert atlas.last_used == datetime.fromtimestamp(1736208000, tz=UTC)
+    assert atlas.created_at == datetime.fromtimestamp(1735862400, tz=UTC)
+    assert atlas.tags == ("decision", "atlas") and atlas.entities == ("Atlas", "PostgreSQL")
+    assert atlas.source == "meeting" and atlas.meta == {"ticket": "ATL-42"}
+    assert (atlas.review_count, atlas.cross_domain_count) == (1, 1)
+    alice = mem.get("c9a8b7c6-1111-4d2e-9f30-a1b2c3d4e5f6")
+    assert alice.status == Status.PROMOTED and alice.promoted_to == "STM/alice-owns-billing.md"
+    assert alice.context == "#billing" and alice.meta == {"channel_id": "C024BE91L"}
+    assert mem.get("d0e1f2a3-2222-4b4c-8d5e-6f7a8b9c0d1e").status == Status.ARCHIVED
+    assert mem.get_many(["f1a2b3c4-4444-4d5e-8f6a-7b8c9d0e1f2a"]) == []  # tombstoned
+    (tea,) = [h.memory for h in mem.search("green tea")]
+    assert tea.meta == {"cortexgraph_id": "note about tea"}
+
+    (billing,) = mem.relations("c9a8b7c6-1111-4d2e-9f30-a1b2c3d4e5f6")
+    assert (billing.id, billing.strength, billing.metadata["confirmed"]) == ("rel-1", 0.8, True)
+    assert [r.to_id for r in mem.relations(tea.id)] == ["6f1c2a9e-3b7d-4e1a-9c55-0d2f8a4b7e10"]
+    assert store.count_relations() == 3
+
+    before = everything(mem)
+    rerun = import_cortexgraph(FIXTURE, store, mem.app.context.scheduled_many)
+    assert (rerun.imported, rerun.already_present, rerun.relations_present) == (0, 8, 3)
+    assert everything(mem) == before
+
+
+def test_cortexgraph_import_refuses_what_is_not_a_data_directory(
+    mem: Engram, tmp_path: Path
+) -> None:
+    from engram.errors import ValidationError
+
+    with pytest.raises(ValidationError, match=r"no memories\.jsonl"):
+        import_cortexgraph(tmp_path, mem.app.context.store, mem.app.context.scheduled_many)
+
+
+def test_export_jsonl_and_markdown(mem: Engram, clock: FixedClock) -> None:
+    ids = fill(mem, clock)
+    count = ExportCount()
+    rows = [json.loads(line) for line in export_lines(mem.app.context.store, "jsonl", count)]
+    assert [r["kind"] for r in rows] == ["memory"] * 4 + ["relation"] * 2
+    assert [r["id"] for r in rows[:4]] == ids and (count.memories, count.relations) == (4, 2)
+    assert rows[0]["meta"]["nested"] == {"k": [1, 2.5, None]}
+    markdown = "\n".join(export_lines(mem.app.context.store, "markdown"))
+    assert "## Project Atlas uses PostgreSQL 16" in markdown
+    assert '> Ünïcode ✓ content, "quoted"\n> second line' in markdown
+    assert f"- supports → `{ids[1]}` (strength 0.7)" in markdown

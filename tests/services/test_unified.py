@@ -1,0 +1,126 @@
+"""Unified search: memories and vault notes in one list, weighted, with no duplicates."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.ltm_support import open_with_vault, used, write_note
+
+from engram import Engram, FixedClock, ValidationError
+
+
+@pytest.fixture
+def ltm(tmp_path: Path, clock: FixedClock) -> Iterator[tuple[Engram, Path]]:
+    with open_with_vault(tmp_path, clock) as opened:
+        yield opened
+
+
+def sources(mem: Engram, query: str, **options: float) -> list[str]:
+    return [f"{h.source}:{h.id or h.path}" for h in mem.search_unified(query, **options).hits]
+
+
+def test_one_list_over_both_layers_ordered_by_the_weights(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    m = mem.save("The zeppelin hangar is in Friedrichshafen")
+    write_note(vault, "Travel/zeppelin.md", "# Zeppelin museum\nThe zeppelin museum visit.\n")
+    mem.index_ltm()
+    assert sources(mem, "zeppelin") == [f"stm:{m.id}", "ltm:Travel/zeppelin.md"]
+    assert sources(mem, "zeppelin", ltm_weight=1.5) == ["ltm:Travel/zeppelin.md", f"stm:{m.id}"]
+    assert sources(mem, "zeppelin", stm_weight=0) == ["ltm:Travel/zeppelin.md"]
+    assert sources(mem, "zeppelin", ltm_weight=0) == [f"stm:{m.id}"]
+
+    stm, note = mem.search_unified("zeppelin").hits
+    assert (stm.why.weight, stm.why.text, stm.why.decay) == (1.0, 1.0, 1.0)
+    assert stm.rank == stm.why.rank == pytest.approx(1.0)
+    assert (note.why.weight, note.why.text, note.why.decay) == (0.7, 1.0, None)
+    assert note.rank == pytest.approx(0.7)
+    assert note.title == "Zeppelin museum" and "zeppelin museum visit" in note.preview
+    assert stm.title == "The zeppelin hangar is in Friedrichshafen"
+
+
+def test_a_promoted_memory_and_its_note_appear_once(ltm: tuple[Engram, Path]) -> None:
+    mem, _ = ltm
+    m = used(mem, "Quokka photos go in the shared album")
+    path = mem.promote(m.id).items[0].path
+    result = mem.search_unified("quokka")
+    assert result.count == 1
+    (hit,) = result.hits
+    assert (hit.source, hit.id, hit.path) == ("stm", m.id, path)
+    (only,) = mem.search_unified("quokka", ltm_weight=3).hits
+    assert (only.source, only.id, only.path) == ("ltm", m.id, path)
+
+
+def test_the_note_is_matched_to_its_memory_even_after_a_rename(
+    ltm: tuple[Engram, Path],
+) -> None:
+    mem, vault = ltm
+    m = used(mem, "Narwhal tusks are teeth")
+    path = mem.promote(m.id).items[0].path
+    assert path is not None
+    (vault / path).rename(vault / "Engram/narwhals.md")
+    mem.index_ltm()
+    (hit,) = mem.search_unified("narwhal", ltm_weight=3).hits
+    assert (hit.id, hit.path) == (m.id, "Engram/narwhals.md")
+
+
+def test_finds_by_content_across_the_whole_vault(ltm: tuple[Engram, Path]) -> None:
+    """Not only recent notes, and not only the query as one substring: any of its words."""
+    mem, vault = ltm
+    target = write_note(vault, "Archive/2019/old.md", "Orchid repotting needs bark, never soil.\n")
+    os.utime(target, (1_000_000_000, 1_000_000_000))  # the oldest note by far
+    for i in range(300):
+        write_note(vault, f"Daily/{i:03}.md", f"Day {i}: meetings and email.\n")
+    mem.index_ltm()
+    hits = mem.search_unified("what soil for repotting orchids", limit=5).hits
+    assert [h.path for h in hits][:1] == ["Archive/2019/old.md"]
+
+
+def test_tags_filter_both_layers_including_nested_note_tags(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    keep = mem.save("Budget spreadsheet for Atlas", tags=["project"])
+    mem.save("Budget for the holidays", tags=["home"])
+    write_note(vault, "a.md", "---\ntags: [project/atlas]\n---\nAtlas budget review\n")
+    write_note(vault, "b.md", "Holiday budget #home\n")
+    mem.index_ltm()
+    found = {h.id or h.path for h in mem.search_unified("budget", tags=["project"]).hits}
+    assert found == {keep.id, "a.md"}
+    by_tag_only = {h.id or h.path for h in mem.search_unified(tags=["home"]).hits}
+    assert "b.md" in by_tag_only and keep.id not in by_tag_only
+
+
+def test_nothing_to_match_and_bad_weights_are_refused(ltm: tuple[Engram, Path]) -> None:
+    mem, _ = ltm
+    with pytest.raises(ValidationError, match="query"):
+        mem.search_unified("  ")
+    with pytest.raises(ValidationError, match="ltm_weight"):
+        mem.search_unified("x", ltm_weight=-1)
+    with pytest.raises(ValidationError, match="stm_weight"):
+        mem.search_unified("x", stm_weight=float("nan"))
+    with pytest.raises(ValidationError, match="limit"):
+        mem.search_unified("x", limit=0)
+    assert mem.search_unified("?!").hits == []
+
+
+def test_searching_both_layers_does_not_reinforce(ltm: tuple[Engram, Path]) -> None:
+    mem, _ = ltm
+    m = mem.save("Walrus facts")
+    mem.search_unified("walrus")
+    assert mem.get(m.id).use_count == 0
+
+
+def test_promotion_and_unified_search_on_a_jsonl_store(tmp_path: Path, clock: FixedClock) -> None:
+    """The JSONL backend keeps the vault index in a file next to its memories."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    write_note(vault, "Notes/lynx.md", "The lynx hunts at dusk.\n")
+    store = f"jsonl:///{tmp_path / 'store'}"
+    with Engram.open(store, clock=clock, vault_path=str(vault), embedding_model="none") as mem:
+        m = used(mem, "A lynx was seen near the cabin")
+        path = mem.promote(m.id).items[0].path
+        assert mem.index_ltm().notes == 2
+    with Engram.open(store, clock=clock, vault_path=str(vault), embedding_model="none") as mem:
+        hits = mem.search_unified("lynx").hits
+        assert {(h.id, h.path) for h in hits} == {(m.id, path), (None, "Notes/lynx.md")}

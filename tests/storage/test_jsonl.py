@@ -1,0 +1,461 @@
+"""What only the JSONL backend has: its line format, several store objects (and processes) on
+one directory, damaged lines, compaction. Real files everywhere; crashes are real SIGKILLs."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engram.core.models import Memory, Relation, Schedule
+from engram.core.scoring import Policy, ScheduleArrays, memory_schedule, schedule_arrays
+from engram.core.timeutil import to_epoch
+from engram.errors import StoreError
+from engram.storage.jsonl import JSONLStore
+from engram.storage.maintenance import COMPACT, Compactable
+from engram.storage.protocol import Filter, ScheduleInputs
+from engram.storage.sqlite import SQLiteStore
+
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
+NOW = to_epoch(T0)
+POLICY = Policy()
+
+
+def mem(ident: str, content: str = "note", **extra: object) -> Memory:
+    fields: dict[str, object] = {"created_at": T0, "last_used": T0, **extra}
+    return Memory(id=ident, content=content, **fields)  # type: ignore[arg-type]
+
+
+def put(store: JSONLStore | SQLiteStore, *memories: Memory) -> None:
+    store.insert([(m, memory_schedule(POLICY, m)) for m in memories])
+
+
+def bump(m: Memory) -> tuple[Memory, Schedule]:
+    new = m.model_copy(update={"use_count": m.use_count + 1})
+    return new, memory_schedule(POLICY, new)
+
+
+def lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return tmp_path / "store"
+
+
+# -- the files --------------------------------------------------------------------------------
+
+
+def test_lines_are_readable_json_with_a_stable_key_order(folder: Path) -> None:
+    store = JSONLStore(folder)
+    put(store, mem("a", "Ünïcode ✓", tags=("x",)))
+    store.modify(["a"], bump)
+    store.delete(["a"])
+    store.close()
+    text = (folder / "memories.jsonl").read_text(encoding="utf-8")
+    assert "Ünïcode ✓" in text  # not \u-escaped: diffs stay readable
+    first, second, third = lines(folder / "memories.jsonl")
+    assert list(first)[:4] == ["id", "content", "tags", "entities"]
+    assert list(first)[-1] == "_schedule" and list(first) == list(second)
+    assert first["created_at"] == "2026-03-01T00:00:00+00:00"
+    assert (first["use_count"], second["use_count"]) == (0, 1)
+    assert third == {"id": "a", "_deleted": True}
+    assert json.loads((folder / "meta.json").read_text())["format"] == 1
+    assert ".lock" in (folder / ".gitignore").read_text()
+
+
+def test_everything_survives_reopening(folder: Path) -> None:
+    store = JSONLStore(folder)
+    put(store, mem("a", "alpha words"), mem("b", "beta words"), mem("c"))
+    store.modify(["a"], bump)
+    store.add_relation(Relation(id="r", from_id="a", to_id="b", type="causes", created_at=T0))
+    store.delete(["c"])
+    store.put_vectors([("a", np.ones(4, dtype=np.float32) / 2)], "m")
+    before = store.get_many(["a", "b"])
+    store.close()
+    again = JSONLStore(folder, vector_model=("m", 4))
+    assert again.get_many(["a", "b", "c"]) == before
+    assert again.get_many(["a"])[0].use_count == 1
+    assert [r.id for r in again.relations(["a"])] == ["r"]
+    assert [m.id for m in again.page(None, 10)] == ["a", "b"]
+    assert [s.id for s in again.text_search(["words"], Filter(), 10)] != []
+    assert again.vector_counts() == {"m": 1}
+    assert [s.id for s in again.vector_search(np.ones(4, np.float32), Filter(), 5)] == ["a"]
+    again.close()
+
+
+def test_a_directory_that_is_not_an_engram_store_is_refused(folder: Path) -> None:
+    folder.mkdir()
+    (folder / "memories.jsonl").write_text('{"id": "x", "content": "from elsewhere"}\n')
+    with pytest.raises(StoreError, match="not an Engram JSONL store"):
+        JSONLStore(folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["memories.jsonl"]  # nothing added
+
+
+def test_a_newer_format_is_refused(folder: Path) -> None:
+    JSONLStore(folder).close()
+    (folder / "meta.json").write_text('{"format": 99}')
+    with pytest.raises(StoreError, match="newer Engram"):
+        JSONLStore(folder)
+
+
+# -- damaged lines ----------------------------------------------------------------------------
+
+
+def test_a_corrupt_line_is_reported_by_number_and_kept_aside(
+    folder: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = JSONLStore(folder)
+    put(store, mem("a"), mem("b"), mem("c"))
+    store.close()
+    path = folder / "memories.jsonl"
+    rows = path.read_bytes().splitlines(keepends=True)
+    garbage = b'{"id": "b", "content": "half a line wr\n'
+    path.write_bytes(rows[0] + garbage + rows[2])
+    with caplog.at_level(logging.WARNING, logger="engram"):
+        again = JSONLStore(folder)
+    assert [m.id for m in again.page(None, 10)] == ["a", "c"]
+    (report,) = [r.getMessage() for r in caplog.records]
+    assert "memories.jsonl line 2 is unreadable (not valid JSON" in report
+    (kept,) = (folder / "quarantine").iterdir()
+    assert kept.name.startswith("memories.jsonl.") and kept.suffix == ".bad"
+    assert kept.read_bytes() == garbage
+    assert str(kept) in report
+    assert garbage not in path.read_bytes()  # reported once, not at every open
+    again.close()
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="engram"):
+        JSONLStore(folder).close()
+    assert caplog.records == []
+
+
+def test_a_bad_field_is_named(folder: Path, caplog: pytest.LogCaptureFixture) -> None:
+    store = JSONLStore(folder)
+    put(store, mem("a"))
+    store.close()
+    good = lines(folder / "memories.jsonl")[0]
+    with (folder / "memories.jsonl").open("a") as f:
+        f.write(json.dumps({**good, "id": "b", "use_count": "five"}) + "\n")
+        f.write(json.dumps({**good, "id": "c", "created_at": "2026-03-01T00:00:00"}) + "\n")
+    with caplog.at_level(logging.WARNING, logger="engram"):
+        again = JSONLStore(folder)
+    messages = "\n".join(r.getMessage() for r in caplog.records)
+    assert "line 2 is unreadable (use_count:" in messages
+    assert "line 3 is unreadable (created_at: must be timezone-aware" in messages
+    assert [m.id for m in again.page(None, 10)] == ["a"]
+    again.close()
+
+
+def test_a_torn_last_line_does_not_corrupt_the_next_append(folder: Path) -> None:
+    store = JSONLStore(folder)
+    put(store, mem("a"))
+    store.close()
+    path = folder / "memories.jsonl"
+    whole = path.read_bytes()
+    path.write_bytes(whole + whole[:40])  # a crash half-way through the second line
+    again = JSONLStore(folder)
+    put(again, mem("b"))
+    again.close()
+    assert [row["id"] for row in lines(path)] == ["a", "b"]
+    (kept,) = (folder / "quarantine").iterdir()
+    assert kept.read_bytes() == whole[:40] + b"\n"
+    third = JSONLStore(folder)
+    assert [m.id for m in third.page(None, 10)] == ["a", "b"]
+    third.close()
+
+
+def test_a_complete_last_line_without_newline_is_kept_and_not_glued_to(folder: Path) -> None:
+    store = JSONLStore(folder)
+    put(store, mem("a"))
+    store.close()
+    path = folder / "memories.jsonl"
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))  # an editor that drops the final newline
+    again = JSONLStore(folder)
+    put(again, mem("b"))
+    again.close()
+    assert [row["id"] for row in lines(path)] == ["a", "b"]
+    assert not (folder / "quarantine").exists()
+
+
+def test_a_hand_written_line_without_schedule_gets_one_at_the_next_open(folder: Path) -> None:
+    store = JSONLStore(folder)
+    store.reschedule_all(_compute(POLICY), "fp")
+    store.close()
+    line = {
+        "id": "hand",
+        "content": "typed by hand",
+        "created_at": "2025-01-01T00:00:00Z",
+        "last_used": "2025-01-01T00:00:00Z",
+    }
+    (folder / "memories.jsonl").write_text(json.dumps(line) + "\n")
+    again = JSONLStore(folder)
+    assert again.schedule_fingerprint() is None  # so the services recompute schedules
+    assert again.due_for_gc(NOW, 10) == []
+    assert again.reschedule_all(_compute(POLICY), "fp") == 1
+    assert again.schedule_fingerprint() == "fp"
+    assert again.due_for_gc(NOW, 10) == ["hand"]
+    again.close()
+
+
+def _compute(policy: Policy):  # type: ignore[no-untyped-def]
+    def compute(cols: ScheduleInputs) -> ScheduleArrays:
+        return schedule_arrays(
+            policy, cols.use_count, cols.strength, cols.last_used, cols.created_at, cols.active
+        )
+
+    return compute
+
+
+# -- several store objects on one directory ---------------------------------------------------
+
+
+def test_each_store_object_sees_the_others_writes(folder: Path) -> None:
+    a, b = JSONLStore(folder), JSONLStore(folder)
+    put(a, mem("x", "shared words"))
+    assert [m.id for m in b.get_many(["x"])] == ["x"]
+    b.modify(["x"], bump)
+    a.modify(["x"], bump)
+    assert b.get_many(["x"])[0].use_count == 2
+    b.add_relation(Relation(id="r", from_id="x", to_id="x", type="related", created_at=T0))
+    assert a.count_relations() == 1
+    a.delete(["x"])
+    assert b.get_many(["x"]) == [] and b.count_relations() == 0
+    assert b.text_search(["shared"], Filter(), 5) == []
+    a.close()
+    b.close()
+
+
+def test_compaction_by_one_object_loses_nothing_another_writes(folder: Path) -> None:
+    """The upstream lost 500 memories this way: a compaction from a stale in-memory copy."""
+    a, b = JSONLStore(folder), JSONLStore(folder)
+    put(a, *(mem(f"a{i}") for i in range(50)))
+    assert len(b.page(None, 1000)) == 50  # b has loaded a's memories
+    put(b, *(mem(f"b{i}") for i in range(500)))  # a has not seen these yet
+    a.delete([f"a{i}" for i in range(10)])
+    result = a.compact()
+    assert result.after.memories == 540 and result.after.dead_lines == 0
+    put(b, mem("after"))  # b writes into the compacted file
+    assert len(b.page(None, 1000)) == 541 and len(a.page(None, 1000)) == 541
+    a.close()
+    b.close()
+    fresh = JSONLStore(folder)
+    assert len(fresh.page(None, 1000)) == 541
+    fresh.close()
+
+
+def test_stats_and_compaction(folder: Path) -> None:
+    store = JSONLStore(folder)
+    assert COMPACT in store.capabilities and isinstance(store, Compactable)
+    put(store, *(mem(f"m{i:04d}", f"note {i}") for i in range(600)))
+    for _ in range(3):
+        store.modify([f"m{i:04d}" for i in range(600)], bump)
+    store.add_relation(
+        Relation(id="r", from_id="m0000", to_id="m0001", type="related", created_at=T0)
+    )
+    store.delete(["m0001"])
+    stats = store.stats()
+    memories = stats.files[0]
+    assert (memories.lines, memories.live, memories.tombstones) == (2401, 599, 1)
+    assert stats.files[1].lines == 2 and stats.files[1].live == 0
+    assert stats.compaction_recommended and "engram maintenance compact" in stats.hint
+    before = store.page(None, 1000)
+    size = memories.bytes
+    result = store.compact()
+    assert result.before == stats
+    assert result.after.files[0].lines == 599 and result.after.files[0].bytes < size / 3
+    assert result.after.dead_lines == 0 and not result.after.compaction_recommended
+    assert store.page(None, 1000) == before  # same memories, same save order
+    store.close()
+    assert not [p for p in folder.iterdir() if p.name.endswith(".tmp")]
+    again = JSONLStore(folder)
+    assert again.page(None, 1000) == before
+    assert again.stats().dead_lines == 0
+    again.close()
+
+
+def test_text_relevance_matches_sqlite_fts5(tmp_path: Path) -> None:
+    """Same tokens, same BM25 (k1 1.2, b 0.75, weighted fields): the services rank alike."""
+    docs = [
+        mem("d1", "the deploy pipeline uses kubernetes and helm", tags=("infra",)),
+        mem("d2", "kubernetes cluster upgrade notes", tags=("kubernetes",)),
+        mem("d3", "helm chart values for the staging cluster", entities=("Helm",)),
+        mem("d4", "lunch preferences: no mushrooms"),
+        mem("d5", "cluster cluster cluster: capacity planning for the cluster"),
+    ]
+    jsonl, sqlite = JSONLStore(tmp_path / "j"), SQLiteStore(tmp_path / "s.db")
+    for store in (jsonl, sqlite):
+        put(store, *docs)
+    for terms in (["kubernetes"], ["cluster", "helm"], ["deploy", "kubernetes", "cluster"]):
+        ours = jsonl.text_search(terms, Filter(), 10)
+        theirs = sqlite.text_search(terms, Filter(), 10)
+        assert [s.id for s in ours] == [s.id for s in theirs], terms
+        for a, b in zip(ours, theirs, strict=True):
+            assert a.relevance == pytest.approx(b.relevance, rel=1e-6)
+    jsonl.close()
+    sqlite.close()
+
+
+def test_vectors_follow_their_memory(folder: Path) -> None:
+    store = JSONLStore(folder, vector_model=("m", 3))
+    put(store, mem("a", "one"), mem("b", "two"), mem("c", "three"))
+    unit = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    assert store.put_vectors([("a", unit), ("b", unit), ("gone", unit)], "m") == 2
+    assert store.put_vectors([("c", np.ones(8, dtype=np.float32))], "other") == 1
+    assert store.vector_counts() == {"m": 2, "other": 1}
+    assert store.missing_vectors("m", 10) == [("c", "three")]
+
+    def edit(m: Memory) -> tuple[Memory, Schedule]:
+        new = m.model_copy(update={"content": "rewritten"})
+        return new, memory_schedule(POLICY, new)
+
+    store.modify(["a"], edit)  # its vector described the old text
+    store.delete(["b"])
+    assert store.vector_counts() == {"other": 1}
+    store.compact()
+    store.close()
+    again = JSONLStore(folder, vector_model=("m", 3))
+    assert again.vector_counts() == {"other": 1}
+    assert again.vector_search(unit, Filter(), 5) == []
+    again.close()
+
+
+# -- real processes ---------------------------------------------------------------------------
+
+COMPACTOR = textwrap.dedent(
+    """
+    import sys, time
+    from engram.storage.jsonl import JSONLStore
+    store = JSONLStore(sys.argv[1])
+    pause = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+    n = 0
+    while True:
+        store.compact()
+        n += 1
+        print(n, flush=True)
+        time.sleep(pause)  # lets writers in between compactions
+    """
+)
+NO_EMBEDDINGS = {**os.environ, "ENGRAM_EMBEDDING_MODEL": "none"}
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from engram import Engram
+    with Engram.open(sys.argv[1]) as mem:
+        ids = [mem.save(f"writer note {i}", tags=["w"]).id for i in range(int(sys.argv[2]))]
+        for ident in ids[::2]:
+            mem.touch(ident)
+    print(len(ids))
+    """
+)
+
+
+@pytest.mark.slow
+def test_compaction_in_another_process_loses_no_write(tmp_path: Path) -> None:
+    url = f"jsonl://{tmp_path / 'shared'}"
+    from engram import Engram
+
+    with Engram.open(url, embedding_model="none") as mem:
+        keep = [mem.save(f"kept {i}").id for i in range(50)]
+    compactor = subprocess.Popen(
+        [sys.executable, "-c", COMPACTOR, str(tmp_path / "shared"), "0.05"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert compactor.stdout is not None
+    compactor.stdout.readline()  # it is compacting
+    writer = subprocess.run(
+        [sys.executable, "-c", WRITER, url, "200"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=NO_EMBEDDINGS,
+    )
+    compacted = int(compactor.stdout.readline())
+    compactor.kill()
+    compactor.wait()
+    compactor.stdout.close()
+    assert writer.returncode == 0, writer.stderr
+    assert compacted >= 2  # compactions really interleaved with the writes
+    with Engram.open(url, embedding_model="none") as mem:
+        hits = mem.search(tags=["w"], limit=100, status="all")
+        assert mem.stats().total == 250 and len(hits) == 100
+        assert len(mem.get_many(keep)) == 50
+        touched = [h.memory for h in hits if h.memory.use_count == 1]
+        assert touched  # touches survived compactions too
+    store = JSONLStore(tmp_path / "shared")
+    counts = {m.content: m.use_count for m in store.page(None, 1000)}
+    store.close()
+    assert sum(counts.values()) == 100  # every other one of the 200 was touched, none lost
+
+
+@pytest.mark.slow
+def test_kill_9_during_compaction_leaves_a_loadable_store_with_everything(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "store"
+    store = JSONLStore(folder)
+    put(store, *(mem(f"m{i:04d}", f"content {i} " + "x" * 200) for i in range(2000)))
+    for _ in range(2):
+        store.modify([f"m{i:04d}" for i in range(0, 2000, 2)], bump)
+    expected = store.page(None, 5000)
+    store.close()
+    for round_ in range(3):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", COMPACTOR, str(folder)], stdout=subprocess.PIPE, text=True
+        )
+        assert proc.stdout is not None
+        for _ in range(round_ + 1):
+            proc.stdout.readline()
+        os.kill(proc.pid, signal.SIGKILL)  # somewhere inside the next compaction
+        proc.wait()
+        proc.stdout.close()
+        again = JSONLStore(folder)
+        assert again.page(None, 5000) == expected
+        again.close()
+    leftovers = [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
+    assert all(name.startswith(".") for name in leftovers)  # hidden, ignored, never loaded
+
+
+SAVER = textwrap.dedent(
+    """
+    import sys
+    from engram import Engram
+    with Engram.open(sys.argv[1], embedding_model="none") as mem:
+        i = 0
+        while True:
+            m = mem.save(f"crash test note {i} " + "x" * 500)
+            mem.touch(m.id)
+            print(m.id, flush=True)
+            i += 1
+    """
+)
+
+
+@pytest.mark.slow
+def test_kill_9_during_appends_keeps_every_acknowledged_write(tmp_path: Path) -> None:
+    url = f"jsonl://{tmp_path / 'crash'}"
+    proc = subprocess.Popen([sys.executable, "-c", SAVER, url], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    acknowledged = [proc.stdout.readline().strip() for _ in range(200)]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    acknowledged += [line.strip() for line in proc.stdout.read().splitlines() if line.strip()]
+    proc.stdout.close()
+    store = JSONLStore(tmp_path / "crash")
+    found = {m.id: m for m in store.page(None, 100_000)}
+    assert set(acknowledged) <= set(found)  # every acknowledged save, and its touch
+    assert all(found[i].use_count == 1 for i in acknowledged)
+    assert len(found) - len(acknowledged) <= 1  # at most the save in flight
+    assert len(store.text_search(["crash"], Filter(), 5)) == 5
+    store.close()

@@ -1,0 +1,250 @@
+"""What only the PostgreSQL backend has: decay scores in SQL, index-driven threshold queries,
+migrations under an advisory lock, URL handling. (The whole storage contract runs on it too.)"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+
+import numpy as np
+import psycopg
+import pytest
+from psycopg import sql
+from tests.postgres import TestPostgres
+from tests.storage.test_contract import NOW, T0, mem, put
+
+from engram import Engram
+from engram.config import Settings
+from engram.core.decay import DAY, DecayModel, DecayParams
+from engram.core.models import Memory
+from engram.core.scoring import Policy, score
+from engram.core.timeutil import to_epoch
+from engram.errors import StoreError
+from engram.storage.factory import open_store
+from engram.storage.postgres import PostgresStore
+from engram.storage.postgres.migrations import MIGRATIONS
+from engram.storage.postgres.store import SCHEDULE_SQL
+
+MODELS: tuple[DecayModel, ...] = ("power_law", "exponential", "two_component")
+
+
+@pytest.fixture
+def pg(postgres_url: str) -> Iterator[PostgresStore]:
+    store = PostgresStore(postgres_url)
+    yield store
+    store.close()
+
+
+def random_memories(rng: np.random.Generator, n: int) -> list[Memory]:
+    out = []
+    for i in range(n):
+        created = T0 - timedelta(days=float(rng.uniform(0, 400)))
+        idle = float(rng.uniform(0, (T0 - created).total_seconds()))
+        strength = float(rng.choice([0.0, 1e-12, 0.3, 1.0, 1.7, 2.0, rng.uniform(0, 2)]))
+        out.append(
+            Memory(
+                id=f"r{i}",
+                content=f"random {i}",
+                created_at=created,
+                last_used=T0 - timedelta(seconds=idle) + timedelta(microseconds=i),
+                use_count=int(rng.integers(0, 60)),
+                strength=strength,
+            )
+        )
+    return out
+
+
+def random_policy(rng: np.random.Generator, model: DecayModel) -> Policy:
+    return Policy(
+        decay=DecayParams(
+            model=model,
+            pl_alpha=float(rng.uniform(0.2, 4.0)),
+            pl_halflife_days=float(rng.uniform(0.1, 60.0)),
+            decay_lambda=float(10 ** rng.uniform(-8, -2)),  # up to exp(-1e5): underflow
+            tc_lambda_fast=float(10 ** rng.uniform(-6, -3)),
+            tc_lambda_slow=float(10 ** rng.uniform(-8, -5)),
+            tc_weight_fast=float(rng.choice([0.0, 1.0, rng.uniform(0, 1)])),
+        ),
+        beta=float(rng.uniform(0, 2)),
+    )
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_sql_decay_scores_match_the_core_to_1e_9(pg: PostgresStore, model: DecayModel) -> None:
+    rng = np.random.default_rng(sum(map(ord, model)))
+    memories = random_memories(rng, 300)
+    put(pg, *memories)
+    ids = [m.id for m in memories]
+    uses = np.array([m.use_count for m in memories], dtype=np.float64)
+    strengths = np.array([m.strength for m in memories])
+    last_used = np.array([to_epoch(m.last_used) for m in memories])
+    checked = 0
+    for trial in range(8):
+        policy = Policy(decay=DecayParams(model=model)) if trial == 0 else random_policy(rng, model)
+        # Some moments before the last use (negative Δt counts as 0), most far after it.
+        now = NOW + float(rng.uniform(-5, 2_000)) * DAY
+        expected = score(policy, uses, strengths, now - last_used)
+        got = pg.decay_scores(ids, now, policy)
+        assert set(got) == set(ids)
+        for ident, want in zip(ids, expected, strict=True):
+            assert math.isclose(got[ident], want, rel_tol=1e-9, abs_tol=1e-9), (ident, policy)
+            checked += 1
+    assert checked == 8 * 300
+
+
+def test_sql_decay_scores_of_fresh_memories_are_their_strength(pg: PostgresStore) -> None:
+    put(pg, mem("fresh", strength=1.5))
+    for model in MODELS:
+        policy = Policy(decay=DecayParams(model=model))
+        assert pg.decay_scores(["fresh", "missing"], NOW, policy) == {"fresh": 1.5}
+
+
+def test_threshold_queries_are_answered_from_indexes(pg: PostgresStore, postgres_url: str) -> None:
+    """With realistic data (most memories fresh) the planner must pick the schedule indexes,
+    never a sequential scan of the memories."""
+    rng = np.random.default_rng(3)
+    memories = [
+        mem(f"m{i}", idle_days=float(rng.uniform(0, 1.5)), use_count=int(rng.integers(0, 3)))
+        for i in range(3_000)
+    ]
+    memories += [mem(f"old{i}", idle_days=400) for i in range(20)]
+    memories += [mem(f"zone{i}", idle_days=9) for i in range(20)]
+    put(pg, *memories)
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("ANALYZE memories")
+    params = {
+        "due_for_gc": (NOW, 100),
+        "near_review_peak": (NOW, 50, NOW, 50),
+        "schedule_counts": (NOW, NOW),
+        "in_promotion_window": (NOW, 100),
+    }
+    assert set(params) == set(SCHEDULE_SQL)
+    # The B-tree the planner picks for forget_at may be the browse index (PostgreSQL 18 skip
+    # scans); the interval stabbing queries must use the GiST indexes.
+    indexes = {
+        "due_for_gc": "Index",
+        "near_review_peak": "memories_review_at",
+        "schedule_counts": "memories_danger",
+        "in_promotion_window": "memories_promote",
+    }
+    for name, query in SCHEDULE_SQL.items():
+        plan = pg.explain(query, params[name])
+        assert "Seq Scan" not in plan, f"{name}:\n{plan}"
+        assert indexes[name] in plan, f"{name}:\n{plan}"
+    assert pg.schedule_counts(NOW) == (20, 20)
+
+
+# -- migrations --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def blank_url(postgres_server: TestPostgres) -> Iterator[str]:
+    """A database of its own, without Engram's schema."""
+    name = "engram_blank"
+    with psycopg.connect(postgres_server.url, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    yield postgres_server.database_url(name)
+    with psycopg.connect(postgres_server.url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def test_clients_opening_a_blank_database_at_once_migrate_it_once(blank_url: str) -> None:
+    opened: list[PostgresStore] = []
+    errors: list[BaseException] = []
+
+    def open_one() -> None:
+        try:
+            opened.append(PostgresStore(blank_url))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for store in opened:
+        store.close()
+    assert errors == [] and len(opened) == 4
+    with psycopg.connect(blank_url) as conn:
+        names = [row[0] for row in conn.execute("SELECT name FROM schema_migrations ORDER BY 1")]
+        extensions = {row[0] for row in conn.execute("SELECT extname FROM pg_extension")}
+    assert names == sorted(name for name, _ in MIGRATIONS)
+    assert {"vector", "unaccent"} <= extensions
+    again = PostgresStore(blank_url)  # head already: nothing to do, nothing fails
+    again.close()
+
+
+def test_the_schema_has_the_designed_columns_and_indexes(
+    pg: PostgresStore, postgres_url: str
+) -> None:
+    with psycopg.connect(postgres_url) as conn:
+        columns = dict(
+            conn.execute(
+                "SELECT column_name, format_type(atttypid, atttypmod) FROM information_schema"
+                ".columns JOIN pg_attribute ON attrelid = 'memories'::regclass "
+                "AND attname = column_name WHERE table_name = 'memories'"
+            ).fetchall()
+        )
+        indexes = dict(
+            conn.execute(
+                "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memories'"
+            ).fetchall()
+        )
+        fks = conn.execute(
+            "SELECT confdeltype FROM pg_constraint WHERE conrelid = 'relationships'::regclass "
+            "AND contype = 'f'"
+        ).fetchall()
+    assert columns["embed"] == "vector(384)"
+    assert columns["tags"] == columns["entities"] == "text[]"
+    assert columns["meta"] == "jsonb" and columns["search"] == "tsvector"
+    assert columns["created_at"] == "double precision"
+    assert "hnsw (embed vector_cosine_ops)" in indexes["memories_embed"]
+    assert "gin (search)" in indexes["memories_search"]
+    assert "gist (danger_span)" in indexes["memories_danger"]
+    assert [row[0] for row in fks] == ["c", "c"]  # ON DELETE CASCADE, both ends
+
+
+# -- URLs --------------------------------------------------------------------------------------
+
+
+def test_urls_select_the_postgres_backend(postgres_url: str) -> None:
+    for url in (postgres_url, postgres_url.replace("postgresql://", "postgres://", 1)):
+        store = open_store(url, Settings())
+        try:
+            assert isinstance(store, PostgresStore)
+        finally:
+            store.close()
+    with Engram.open(postgres_url, embedding_model="none") as engram:
+        saved = engram.save("kept in PostgreSQL", tags=["pg"])
+        assert engram.get(saved.id) == saved
+        assert engram.stats().location == postgres_url
+
+
+def test_the_password_never_shows_in_the_location(postgres_url: str) -> None:
+    # Trust authentication ignores the password; the URL still carries one.
+    with_password = postgres_url.replace("postgres:@", "postgres:s3cret@", 1)
+    assert "s3cret" in with_password
+    store = PostgresStore(with_password)
+    try:
+        assert "s3cret" not in store.location and "***" in store.location
+    finally:
+        store.close()
+
+
+def test_an_unreachable_server_is_a_clear_error() -> None:
+    with pytest.raises(StoreError, match="cannot open PostgreSQL store"):
+        PostgresStore("postgresql://nobody@/nowhere?host=/nonexistent-engram-socket-dir")
+
+
+def test_memories_round_trip_fractional_seconds_exactly(pg: PostgresStore) -> None:
+    m = mem("precise", created_at=T0 + timedelta(microseconds=123_457))
+    m = m.model_copy(update={"last_used": T0 + timedelta(days=3, microseconds=999_999)})
+    put(pg, m)
+    assert pg.get_many(["precise"]) == [m]
+    assert to_epoch(pg.get_many(["precise"])[0].last_used) == to_epoch(m.last_used)

@@ -1,0 +1,89 @@
+"""Reading notes: frontmatter, title, tags, wikilinks; broken notes still count; scan rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engram.vault.index import parse_note, scan, split_frontmatter
+
+
+def parse(text: str, path: str = "Folder/My Note.md"):  # type: ignore[no-untyped-def]
+    return parse_note(path, text.encode())
+
+
+def test_frontmatter_tags_links_and_title_are_read() -> None:
+    note = parse(
+        "---\n"
+        "title: The Atlas decision\n"
+        "tags: [project/atlas, '#db']\n"
+        "engram_id: 8883d667\n"
+        "created: 2026-01-01\n"
+        "---\n"
+        "# Heading that is not the title\n"
+        "We chose #postgres over #mysql (see [[Other note]], [[Folder/Third|alias]],\n"
+        "![[diagram.png]] and [[Fourth#Section]]). #2024 is not a tag; neither is a#b.\n"
+    )
+    assert note.title == "The Atlas decision"
+    assert note.tags == ("project/atlas", "db", "postgres", "mysql")
+    assert note.links == ("Other note", "Folder/Third", "diagram.png", "Fourth")
+    assert note.engram_id == "8883d667"
+    assert note.frontmatter["created"] == "2026-01-01"  # dates become ISO text
+    assert note.problem is None
+    assert note.body.startswith("# Heading")
+
+
+def test_title_falls_back_to_the_first_heading_then_the_file_name() -> None:
+    assert parse("intro\n# Real Title\n").title == "Real Title"
+    assert parse("no heading at all").title == "My Note"
+    assert parse("---\ntags: x\n---\n").tags == ("x",)
+
+
+def test_code_is_not_searched_for_tags_or_links() -> None:
+    note = parse("text #real\n```\n#not-a-tag [[not a link]]\n```\n`#inline [[nope]]`\n")
+    assert note.tags == ("real",) and note.links == ()
+
+
+def test_broken_frontmatter_is_reported_and_the_note_indexed_as_text() -> None:
+    broken = parse("---\ntitle: [unclosed\n---\nbody words #tag\n")
+    assert broken.problem is not None and "not valid YAML" in broken.problem
+    assert "body words" in broken.body and broken.tags == ("tag",)
+    unclosed = parse("---\ntitle: x\nno closing line\n")
+    assert unclosed.problem is not None and "closing" in unclosed.problem
+    not_a_mapping = parse("---\n- a\n- b\n---\nbody\n")
+    assert not_a_mapping.problem is not None and "not a mapping" in not_a_mapping.problem
+
+
+def test_hostile_yaml_is_bounded() -> None:
+    bomb = (
+        "---\na: &a [x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+            f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+            for i in range(8)
+        )
+        + "---\nbody\n"
+    )
+    note = parse(bomb)
+    assert note.problem is None and note.body == "body\n"
+    assert len(str(note.frontmatter)) < 200_000
+    meta, _, problem = split_frontmatter("---\n!!python/object/apply:os.system ['echo']\n---\n")
+    assert meta == {} and problem is not None
+
+
+def test_scan_finds_markdown_and_skips_hidden_folders_and_symlinks(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / ".obsidian").mkdir()
+    (root / "top.md").write_text("x")
+    (root / "a" / "b" / "deep.MD").write_text("y")
+    (root / "a" / "image.png").write_bytes(b"\x89PNG")
+    (root / ".obsidian" / "workspace.md").write_text("z")
+    (root / "a" / ".engram-x.tmp").write_text("partial")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("s")
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+    (root / "alias.md").symlink_to(outside / "secret.md")
+    found = scan(root)
+    assert [e.path for e in found] == ["a/b/deep.MD", "top.md"]
+    assert found[1].size == 1 and found[1].mtime_ns > 0
