@@ -51,6 +51,7 @@ def test_reindexing_reads_only_what_changed_and_follows_edits_renames_and_delete
         "updated": 0,
         "unchanged": 3,
         "removed": 0,
+        "embedded": 0,
     }
 
     a.write_text("alpha text about papayas now\n")  # edit

@@ -167,3 +167,28 @@ def test_similar_finds_near_duplicates_through_the_index(mem: Engram) -> None:
     assert [s.memory_id for s in found] == [duplicate.id]
     assert found[0].cosine >= 0.88
     assert {s.memory_id for s in mem.similar(original.id, min_cosine=0.3)} >= {duplicate.id}
+
+
+SEARCH_FIRST = textwrap.dedent(
+    """
+    import sys
+    from engram import Engram
+    with Engram.open(sys.argv[1]) as mem:
+        (first,) = mem.search(limit=1)
+        print(len(mem.similar(first.memory.id, min_cosine=0.0)))  # the index loads first...
+        print(mem.save("and the model loads after it").id)        # ...then the embedder
+    """
+)
+
+
+def test_loading_the_index_before_the_model_does_not_crash(tmp_path: Path) -> None:
+    """usearch imported before onnxruntime used to kill the process with SIGSEGV."""
+    db = tmp_path / "order.db"
+    with Engram.open(str(db)) as mem:
+        mem.save(FLIGHT)
+        mem.save(FLIGHT + " sharp")
+    run = subprocess.run(
+        [sys.executable, "-c", SEARCH_FIRST, str(db)], capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[0] == "1"

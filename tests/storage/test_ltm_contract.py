@@ -6,15 +6,19 @@ and persisted to a file."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from engram.core.notes import Note, NoteState
 from engram.errors import StoreError
+from engram.storage.jsonl import JSONLStore
 from engram.storage.ltm_memory import MemoryLtm
+from engram.storage.postgres import PostgresStore
 from engram.storage.protocol import Store
 from engram.storage.sqlite import SQLiteStore
 from engram.vault.index import parse_note
@@ -98,12 +102,129 @@ def check_links_resolve_by_path_or_name_both_ways(ltm: Any) -> None:
     assert ltm.ltm_links("people/alice.md").incoming == ("Projects/atlas.md",)
 
 
+# -- note vectors ------------------------------------------------------------------------------
+
+MODEL = "test-model"
+DIMS = 384  # what the PostgreSQL column holds
+_BASIS = np.eye(DIMS, dtype=np.float32)
+
+
+def unit(*weights: float) -> NDArray[np.float32]:
+    """A unit vector in the span of the first basis vectors: cosines are known exactly."""
+    v = np.zeros(DIMS, dtype=np.float32)
+    v[: len(weights)] = weights
+    out: NDArray[np.float32] = v / np.linalg.norm(v)
+    return out
+
+
+ATLAS, ALICE, INBOX = unit(1), unit(0, 1), unit(0, 0, 1)
+
+
+def embed_seed(ltm: Any, model: str = MODEL) -> None:
+    seed(ltm)
+    states = ltm.ltm_states()
+    vectors = {"Projects/atlas.md": ATLAS, "people/alice.md": ALICE, "inbox.md": INBOX}
+    stored = ltm.ltm_put_vectors([(p, states[p].digest, v) for p, v in vectors.items()], model)
+    assert stored == 3
+
+
+def nearest(ltm: Any, query: NDArray[np.float32], tags: list[str] | None = None) -> list[str]:
+    return [h.path for h in ltm.ltm_vector_search(query, MODEL, tags or [], 10)]
+
+
+def check_vectors_are_searched_by_cosine_best_first(ltm: Any) -> None:
+    assert ltm.ltm_vector_search(ATLAS, MODEL, [], 10) == []
+    embed_seed(ltm)
+    hits = ltm.ltm_vector_search(unit(3, 2, 1), MODEL, [], 10)
+    assert [h.path for h in hits] == ["Projects/atlas.md", "people/alice.md", "inbox.md"]
+    expected = (unit(3, 2, 1)[:3]).tolist()
+    assert [h.relevance for h in hits] == pytest.approx(expected, abs=1e-5)
+    atlas = hits[0]
+    assert (atlas.title, atlas.tags, atlas.engram_id) == ("Atlas", ("project/atlas",), None)
+    assert atlas.preview.startswith("Atlas runs PostgreSQL databases.")
+    assert nearest(ltm, unit(0, 1, 3))[:1] == ["inbox.md"]
+    assert len(ltm.ltm_vector_search(unit(3, 2, 1), MODEL, [], 2)) == 2
+    assert ltm.ltm_vector_search(unit(3, 2, 1), MODEL, [], 0) == []
+
+
+def check_vector_search_filters_by_tags_and_model(ltm: Any) -> None:
+    embed_seed(ltm)
+    assert nearest(ltm, unit(0, 1, 1), ["project"]) == ["Projects/atlas.md"]
+    assert nearest(ltm, unit(1, 0, 1), ["ATLAS"]) == ["people/alice.md"]
+    assert nearest(ltm, ATLAS, ["nowhere"]) == []
+    assert ltm.ltm_vector_search(ATLAS, "another-model", [], 10) == []
+
+
+def check_missing_vectors_are_listed_per_model(ltm: Any) -> None:
+    seed(ltm)
+    assert {n.path for n in ltm.ltm_missing_vectors(MODEL, 10)} == {
+        "Projects/atlas.md",
+        "people/alice.md",
+        "inbox.md",
+    }
+    states = ltm.ltm_states()
+    ltm.ltm_put_vectors([("inbox.md", states["inbox.md"].digest, INBOX)], MODEL)
+    missing = ltm.ltm_missing_vectors(MODEL, 10)
+    assert {n.path for n in missing} == {"Projects/atlas.md", "people/alice.md"}
+    atlas = next(n for n in missing if n.path == "Projects/atlas.md")
+    assert atlas.title == "Atlas" and "PostgreSQL" in atlas.body
+    assert atlas.digest == states["Projects/atlas.md"].digest
+    assert len(ltm.ltm_missing_vectors(MODEL, 1)) == 1
+    assert len(ltm.ltm_missing_vectors("another-model", 10)) == 3
+    # A vector of another model replaces this one: one vector per note.
+    ltm.ltm_put_vectors([("inbox.md", states["inbox.md"].digest, INBOX)], "another-model")
+    assert len(ltm.ltm_missing_vectors(MODEL, 10)) == 3
+    assert nearest(ltm, INBOX) == []
+
+
+def check_a_vector_attaches_only_to_the_text_it_was_computed_from(ltm: Any) -> None:
+    seed(ltm)
+    digest = ltm.ltm_states()["inbox.md"].digest
+    assert ltm.ltm_put_vectors([("inbox.md", "another digest", INBOX)], MODEL) == 0
+    assert ltm.ltm_put_vectors([("not/indexed.md", digest, INBOX)], MODEL) == 0
+    assert nearest(ltm, INBOX) == []
+    assert ltm.ltm_put_vectors([("inbox.md", digest, INBOX)], MODEL) == 1
+    assert nearest(ltm, INBOX) == ["inbox.md"]
+
+
+def check_an_edit_drops_the_vector_and_a_same_text_rewrite_keeps_it(ltm: Any) -> None:
+    embed_seed(ltm)
+    old = ltm.ltm_states()["inbox.md"]
+    ltm.ltm_write(restate=[NoteState("inbox.md", 42, old.size, old.digest)])
+    assert nearest(ltm, INBOX)[:1] == ["inbox.md"]
+    # Same title and body, other frontmatter (so another digest): the vector still holds.
+    same_text = (
+        "---\nsource: x\n---\nRandom thoughts about gardening and [[Atlas]] and [[Nowhere]].\n"
+    )
+    ltm.ltm_write(upsert=[note("inbox.md", same_text, mtime=43)])
+    assert nearest(ltm, INBOX)[:1] == ["inbox.md"]
+    ltm.ltm_write(upsert=[note("inbox.md", "Now about beekeeping only", mtime=44)])
+    assert "inbox.md" not in nearest(ltm, INBOX)
+    assert [n.path for n in ltm.ltm_missing_vectors(MODEL, 10)] == ["inbox.md"]
+    assert nearest(ltm, unit(1, 1)) == ["Projects/atlas.md", "people/alice.md"]
+
+
+def check_a_deleted_note_takes_its_vector_along(ltm: Any) -> None:
+    embed_seed(ltm)
+    ltm.ltm_write(delete=["Projects/atlas.md"])
+    assert "Projects/atlas.md" not in nearest(ltm, ATLAS)
+    ltm.ltm_write(upsert=[note("Projects/atlas.md", "Atlas is back, without a vector")])
+    assert "Projects/atlas.md" not in nearest(ltm, ATLAS)
+    assert [n.path for n in ltm.ltm_missing_vectors(MODEL, 10)] == ["Projects/atlas.md"]
+
+
 CHECKS: list[Callable[[Any], None]] = [
     check_notes_are_found_by_any_word_best_first,
     check_tags_filter_with_nesting_and_without_terms,
     check_states_restate_and_delete,
     check_upsert_replaces_a_note,
     check_links_resolve_by_path_or_name_both_ways,
+    check_vectors_are_searched_by_cosine_best_first,
+    check_vector_search_filters_by_tags_and_model,
+    check_missing_vectors_are_listed_per_model,
+    check_a_vector_attaches_only_to_the_text_it_was_computed_from,
+    check_an_edit_drops_the_vector_and_a_same_text_rewrite_keeps_it,
+    check_a_deleted_note_takes_its_vector_along,
 ]
 
 
@@ -148,3 +269,64 @@ def test_the_sqlite_full_text_index_stays_consistent_with_its_notes(tmp_path: Pa
         tags = conn.execute("SELECT count(*) FROM ltm_note_tags").fetchone()[0]
         links = conn.execute("SELECT count(*) FROM ltm_links").fetchone()[0]
     assert (tags, links) == (1, 2)  # alice's #atlas; inbox's two links
+
+
+# Two clients of one store: what one writes, the other's next search sees (the SQLite and
+# JSONL backends keep the vectors in memory and must notice other processes' writes).
+TWO_CLIENTS: dict[str, Callable[[pytest.FixtureRequest, Path], tuple[Store, Store]]] = {
+    "sqlite": lambda request, tmp: (SQLiteStore(tmp / "two.db"), SQLiteStore(tmp / "two.db")),
+    "jsonl": lambda request, tmp: (JSONLStore(tmp / "two"), JSONLStore(tmp / "two")),
+    "postgres": lambda request, tmp: (
+        PostgresStore(request.getfixturevalue("postgres_url")),
+        PostgresStore(request.getfixturevalue("postgres_url")),
+    ),
+}
+
+
+@pytest.fixture(params=sorted(TWO_CLIENTS))
+def two_clients(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Store, Store]]:
+    a, b = TWO_CLIENTS[request.param](request, tmp_path)
+    yield a, b
+    a.close()
+    b.close()
+
+
+def test_another_clients_vector_changes_are_seen_by_the_next_search(
+    two_clients: tuple[Store, Store],
+) -> None:
+    a, b = two_clients
+    embed_seed(a)
+    assert nearest(b, ATLAS)[:1] == ["Projects/atlas.md"]  # b holds its vectors now
+    a.ltm_write(delete=["Projects/atlas.md"])
+    a.ltm_write(upsert=[note("inbox.md", "Now about beekeeping only", mtime=9)])
+    assert nearest(b, unit(1, 1, 1)) == ["people/alice.md"]
+    digest = a.ltm_states()["inbox.md"].digest
+    a.ltm_put_vectors([("inbox.md", digest, ATLAS)], MODEL)
+    assert nearest(b, ATLAS) == ["inbox.md", "people/alice.md"]
+
+
+def test_the_sqlite_vectors_are_rebuilt_when_the_change_log_was_pruned(tmp_path: Path) -> None:
+    a, b = SQLiteStore(tmp_path / "log.db"), SQLiteStore(tmp_path / "log.db")
+    try:
+        embed_seed(a)
+        assert nearest(b, ATLAS)[:1] == ["Projects/atlas.md"]
+        a.ltm_write(delete=["Projects/atlas.md", "inbox.md"])
+        with sqlite3.connect(tmp_path / "log.db") as conn:  # pruned past what b has seen
+            conn.execute(
+                "DELETE FROM ltm_vector_changes "
+                "WHERE change < (SELECT max(change) FROM ltm_vector_changes)"
+            )
+        assert nearest(b, unit(1, 1, 1)) == ["people/alice.md"]
+    finally:
+        a.close()
+        b.close()
+
+
+def test_the_file_backed_index_keeps_vectors_with_their_notes(tmp_path: Path) -> None:
+    first = FileLtm(tmp_path / "ltm.jsonl")
+    embed_seed(first)
+    second = FileLtm(tmp_path / "ltm.jsonl")
+    assert nearest(second, ATLAS)[:1] == ["Projects/atlas.md"]
+    hit = second.ltm_vector_search(ATLAS, MODEL, [], 1)[0]
+    assert hit.relevance == pytest.approx(1.0, abs=1e-6)
+    assert second.ltm_missing_vectors(MODEL, 10) == []

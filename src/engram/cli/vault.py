@@ -113,7 +113,8 @@ def render_index(out: Console, report: IndexReport) -> None:
     say(
         out,
         f"Indexed {report.notes} notes in {report.vault}: {report.added} added, "
-        f"{report.updated} updated, {report.unchanged} unchanged, {report.removed} removed.",
+        f"{report.updated} updated, {report.unchanged} unchanged, {report.removed} removed"
+        + (f"; {report.embedded} embedded." if report.embedded else "."),
     )
     if report.problems:
         say(out, f"{len(report.problems)} notes have problems (indexed as plain text):")
@@ -245,7 +246,7 @@ def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> N
     table.add_column("source")
     table.add_column("memory", no_wrap=True)
     table.add_column("note", overflow="fold")
-    for name in ("text", "decay", "weight", "rank") if verbose else ("rank",):
+    for name in ("text", "semantic", "decay", "weight", "rank") if verbose else ("rank",):
         table.add_column(name, justify="right")
     table.add_column("title")
     for i, hit in enumerate(hits, 1):
@@ -253,6 +254,7 @@ def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> N
         numbers = (
             [
                 fmt_score(why.text),
+                "–" if why.semantic is None else fmt_score(why.semantic),
                 "" if why.decay is None else fmt_score(why.decay),
                 f"{why.weight:g}",
                 fmt_score(why.rank),

@@ -58,6 +58,17 @@ class NoteHit:
 
 
 @dataclass(frozen=True)
+class NoteText:
+    """What a note's embedding is computed from, with the digest of the file it was read from
+    (a vector is stored only if the note still has that digest)."""
+
+    path: str
+    digest: str
+    title: str
+    body: str
+
+
+@dataclass(frozen=True)
 class NoteLinks:
     """The wikilink graph around one note: notes it links to, notes linking to it, and link
     targets that match no indexed note."""

@@ -13,15 +13,16 @@ query) take a share of the slots.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from engram.core.models import Memory
 
 Reason = Literal["match", "review"]
+K = TypeVar("K", bound=Hashable)
 
 
 class Why(BaseModel):
@@ -72,6 +73,37 @@ def fuse(
     if text is None and semantic is None:
         return None
     return (1.0 - semantic_weight) * (text or 0.0) + semantic_weight * (semantic or 0.0)
+
+
+@dataclass(frozen=True)
+class Fused:
+    """One item's relevance to a query and the two parts it was fused from."""
+
+    relevance: float
+    text: float  # text relevance normalised by the best text match; 0 without a shared word
+    cosine: float | None  # cosine similarity, when the item was a vector neighbour
+
+
+def fuse_matches(
+    lexical: Mapping[K, float],
+    cosine: Mapping[K, float],
+    semantic_weight: float,
+    semantic_min: float,
+) -> dict[K, Fused]:
+    """The text matches (raw relevance, higher is better) and the vector neighbours (cosine)
+    of one query, fused item by item with `fuse`; items matching neither are left out. The text
+    part is normalised by the best text match. Without any vector neighbour (no embedder, or
+    nothing embedded yet) text alone decides."""
+    best = max(lexical.values(), default=0.0) or 1.0
+    weight = semantic_weight if cosine else 0.0
+    out: dict[K, Fused] = {}
+    for key in {**cosine, **lexical}:
+        text = lexical[key] / best if key in lexical else None
+        similarity = cosine.get(key)
+        relevance = fuse(text, similarity, weight, semantic_min)
+        if relevance is not None and relevance > 0:
+            out[key] = Fused(relevance, text or 0.0, similarity)
+    return out
 
 
 @dataclass(frozen=True)

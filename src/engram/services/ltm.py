@@ -2,8 +2,11 @@
 
 `index` brings the store's LTM index up to date with every Markdown note in the vault: files
 whose mtime and size are unchanged are not read; files that changed are read and hashed, and
-parsed only if their content changed; notes gone from the disk are removed. The same index
-serves unified search (`unified.py`) and the wikilink graph between notes.
+parsed only if their content changed; notes gone from the disk are removed. With an embedder,
+every note without a vector of the current model (new, edited — a new title or body retires the
+old vector in the store —, or embedded by another model) is embedded from its title and the
+start of its body. The same index serves unified search (`unified.py`) and the wikilink graph
+between notes.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from pydantic import BaseModel, ConfigDict
 
 from engram.config import Settings
 from engram.core.models import Status
-from engram.core.notes import Note, NoteState
+from engram.core.notes import Note, NoteState, NoteText
+from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError, NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -27,7 +31,12 @@ from engram.vault.writer import VaultFiles, check_relative
 log = logging.getLogger(__name__)
 
 INDEX_BATCH = 500
+EMBED_BATCH = 256  # notes embedded and stored at once
+# A note's vector is computed from its title and the start of its body, about the 128 tokens
+# MiniLM was trained on; the cost of embedding grows with the length, the meaning little.
+EMBED_CHARS = 600
 LTM = "ltm"  # the store capability
+VECTORS = "vectors"
 
 Progress = Callable[[int, int], None]  # (files done, files in the vault)
 
@@ -56,6 +65,7 @@ class IndexReport(_Result):
     updated: int
     unchanged: int
     removed: int
+    embedded: int = 0  # notes whose vector was computed in this run
     problems: list[NoteProblem]
 
 
@@ -134,7 +144,7 @@ class LtmService:
         entries = scan(files.root)
         total = len(entries)
         seen: set[str] = set()
-        counts = {"added": 0, "updated": 0, "unchanged": 0}
+        counts = {"added": 0, "updated": 0, "unchanged": 0, "embedded": 0}
         problems: list[NoteProblem] = []
         upsert: list[Note] = []
         restate: list[NoteState] = []
@@ -163,11 +173,13 @@ class LtmService:
                             problems.append(NoteProblem(path=note.path, problem=note.problem))
             if len(upsert) + len(restate) >= INDEX_BATCH:
                 store.ltm_write(upsert=upsert, restate=restate)
+                counts["embedded"] += self._embed_missing() if upsert else 0
                 upsert, restate = [], []
             if progress is not None:
                 progress(done, total)
         removed = [path for path in known if path not in seen]
         store.ltm_write(upsert=upsert, restate=restate, delete=removed)
+        counts["embedded"] += self._embed_missing()
         for problem in problems:
             log.info("%s: %s", problem.path, problem.problem)
         return IndexReport(
@@ -177,6 +189,32 @@ class LtmService:
             problems=problems,
             **counts,
         )
+
+    def _embedder(self) -> Embedder | None:
+        embedder = self.ctx.embedder
+        return embedder if embedder is not None and VECTORS in self.ctx.store.capabilities else None
+
+    def _embed_missing(self) -> int:
+        """Embed every note lacking a vector of the current model, batch by batch."""
+        embedder = self._embedder()
+        if embedder is None:
+            return 0
+        done = 0
+        while missing := self.ctx.store.ltm_missing_vectors(embedder.model_id, EMBED_BATCH):
+            stored = self._embed(missing)
+            if stored == 0:  # all changed by another process meanwhile: its index run embeds
+                break
+            done += stored
+        return done
+
+    def _embed(self, notes: list[NoteText]) -> int:
+        """Embed these notes and store the vectors (skipped for a note changed meanwhile)."""
+        embedder = self._embedder()
+        if embedder is None or not notes:
+            return 0
+        vectors = embedder.embed_batch([embedding_text(n.title, n.body) for n in notes])
+        items = [(n.path, n.digest, vectors[i]) for i, n in enumerate(notes)]
+        return self.ctx.store.ltm_put_vectors(items, embedder.model_id)
 
     def reindex(self, paths: list[str]) -> None:
         """Re-read a few notes just written (a promotion and its backlinks)."""
@@ -190,6 +228,7 @@ class LtmService:
                 data, mtime_ns, size = read
                 notes.append(parse_note(path, data, mtime_ns=mtime_ns, size=size))
         self.ctx.store.ltm_write(upsert=notes)
+        self._embed([NoteText(n.path, n.digest, n.title, n.body) for n in notes])
 
     # -- read-only helpers --------------------------------------------------------------------
 
@@ -253,6 +292,25 @@ class LtmService:
                 "(promote it with `engram promote ID`)",
             )
         return self.show(memory.promoted_to)
+
+
+def embedding_text(title: str, body: str) -> str:
+    """What a note's vector is computed from: its title, then its body (without a first line
+    that only repeats the title, as a `# heading` or not), whitespace collapsed, cut at a word
+    boundary after about `EMBED_CHARS` characters."""
+    lines = body.strip().splitlines()
+    if lines and lines[0].lstrip("#").strip() == title.strip():
+        lines = lines[1:]
+    text = " ".join(" ".join(lines).split())
+    head = " ".join(title.split())
+    if head and text:
+        stop = "" if head[-1] in ".!?:;" else "."
+        text = f"{head}{stop} {text}"
+    text = text or head
+    if len(text) > EMBED_CHARS:
+        cut = text.rfind(" ", 0, EMBED_CHARS + 1)
+        text = text[: cut if cut > EMBED_CHARS // 2 else EMBED_CHARS]
+    return text
 
 
 __all__ = ["NO_VAULT", "IndexReport", "LtmService", "NoteList", "NoteView", "VaultAccess"]

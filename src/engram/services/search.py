@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+from numpy.typing import NDArray
+
 from engram.core.models import Status
-from engram.core.ranking import Candidate, SearchHit, fuse, rank
+from engram.core.ranking import Candidate, SearchHit, fuse_matches, rank
 from engram.core.scoring import review_priority
 from engram.core.text import query_terms
 from engram.errors import ValidationError
@@ -24,6 +27,7 @@ DAY = 86_400.0
 class SearchService:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        self._last_query: tuple[tuple[str, str], NDArray[np.float32]] | None = None
 
     def search(
         self,
@@ -82,38 +86,37 @@ class SearchService:
         pool = max(settings.search_candidates, limit * 4)
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
         semantic = self._neighbours(text, where, max(settings.search_vector_candidates, limit))
-        best = max((s.relevance for s in lexical), default=0.0) or 1.0
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
-        text_part = {s.id: s.relevance / best for s in lexical}
-        cosine = {s.id: s.relevance for s in semantic}
-        weight = settings.search_semantic_weight if semantic else 0.0
-        out = []
-        for ident, stub in stubs.items():
-            relevance = fuse(
-                text_part.get(ident), cosine.get(ident), weight, settings.search_semantic_min
-            )
-            if relevance is not None and relevance > 0:
-                out.append(
-                    (
-                        stub,
-                        Candidate(
-                            ident,
-                            relevance,
-                            0.0,
-                            0.0,
-                            text_part.get(ident, 0.0),
-                            cosine.get(ident),
-                        ),
-                    )
-                )
-        return out
+        fused = fuse_matches(
+            {s.id: s.relevance for s in lexical},
+            {s.id: s.relevance for s in semantic},
+            settings.search_semantic_weight,
+            settings.search_semantic_min,
+        )
+        return [
+            (stubs[ident], Candidate(ident, f.relevance, 0.0, 0.0, f.text, f.cosine))
+            for ident, f in fused.items()
+        ]
 
     def _neighbours(self, text: str, where: Filter, k: int) -> list[Stub]:
-        embedder = self.ctx.embedder
-        if embedder is None or "vectors" not in self.ctx.store.capabilities:
+        if "vectors" not in self.ctx.store.capabilities:
             return []
-        vector = embedder.embed_batch([text])[0]
-        return self.ctx.store.vector_search(vector, where, k)
+        vector = self.query_vector(text)
+        return [] if vector is None else self.ctx.store.vector_search(vector, where, k)
+
+    def query_vector(self, text: str) -> NDArray[np.float32] | None:
+        """The query's embedding, or None without an embedder. The last one is remembered, so
+        a unified search embeds its query once for memories and notes."""
+        embedder = self.ctx.embedder
+        if embedder is None:
+            return None
+        key = (embedder.model_id, text)
+        last = self._last_query
+        if last is not None and last[0] == key:
+            return last[1]
+        vector: NDArray[np.float32] = embedder.embed_batch([text])[0]
+        self._last_query = (key, vector)
+        return vector
 
     def _with_decay(self, found: list[tuple[Stub, Candidate]], now: float) -> list[Candidate]:
         if not found:

@@ -1,8 +1,9 @@
 """Unified search: short-term memories and long-term vault notes in one ranked list.
 
-Each layer ranks its own matches: memories by `SearchService` (full-text relevance re-ranked by
-decay, `rank` ∈ (0, 1]), notes by full-text relevance over the LTM index normalised by the best
-note. A layer's weight scales its ranks into the common list:
+Each layer ranks its own matches: memories by `SearchService` (full-text and vector relevance,
+re-ranked by decay, `rank` ∈ (0, 1]), notes by the same fusion of full-text relevance over the
+LTM index and cosine similarity of note vectors (`engram.core.ranking.fuse_matches`), normalised
+by the best note. A layer's weight scales its ranks into the common list:
 
     unified rank = stm_weight · memory rank        or        ltm_weight · note relevance
 
@@ -19,12 +20,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from engram.core.notes import NoteHit
-from engram.core.ranking import SearchHit
+from engram.core.ranking import Fused, SearchHit, fuse_matches
 from engram.core.text import query_terms
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.ltm import LTM, require_ltm
+from engram.services.ltm import LTM, VECTORS, require_ltm
 from engram.services.search import SearchService
 from engram.vault.render import obsidian_tag, title_of
 
@@ -36,12 +37,14 @@ Source = Literal["stm", "ltm"]
 
 
 class UnifiedWhy(BaseModel):
-    """`text`: relevance within its own layer (0–1); `decay`: the memory's score (stm only);
-    `weight`: the layer's weight; `rank`: what the list is ordered by."""
+    """`text`: full-text relevance within its own layer (0–1); `semantic`: cosine similarity
+    of query and item, when the item was a vector neighbour; `decay`: the memory's score (stm
+    only); `weight`: the layer's weight; `rank`: what the list is ordered by."""
 
     model_config = ConfigDict(frozen=True)
 
     text: float
+    semantic: float | None = None
     decay: float | None
     weight: float
     rank: float
@@ -98,18 +101,43 @@ class UnifiedSearchService:
         merged.sort(key=lambda h: (-h.rank, h.source, h.id or h.path or ""))
         return UnifiedResult(count=min(limit, len(merged)), hits=merged[:limit])
 
-    def _notes(self, text: str, tags: tuple[str, ...], pool: int) -> list[NoteHit]:
-        if LTM not in self.ctx.store.capabilities:
+    def _notes(self, text: str, tags: tuple[str, ...], pool: int) -> list[tuple[NoteHit, Fused]]:
+        """Notes matching the words or the meaning of `text` (or, without text, the tags)."""
+        store = self.ctx.store
+        if LTM not in store.capabilities:
             if self.ctx.settings.vault_path is not None:
                 require_ltm(self.ctx)  # a vault the store cannot index: say so, do not hide it
-            return []
-        terms = query_terms(text) if text else []
-        if text and not terms:
             return []
         note_tags = [t for t in (obsidian_tag(tag) for tag in tags) if t]
         if tags and not note_tags:
             return []
-        return self.ctx.store.ltm_search(terms, note_tags, pool)
+        if not text:
+            return [
+                (n, Fused(n.relevance, 1.0, None)) for n in store.ltm_search([], note_tags, pool)
+            ]
+        terms = query_terms(text)
+        lexical = store.ltm_search(terms, note_tags, pool) if terms else []
+        semantic = self._note_neighbours(text, note_tags, pool)
+        settings = self.ctx.settings
+        fused = fuse_matches(
+            {n.path: n.relevance for n in lexical},
+            {n.path: n.relevance for n in semantic},
+            settings.search_semantic_weight,
+            settings.search_semantic_min,
+        )
+        # The text match's snippet is the better preview; a meaning-only match shows its start.
+        found = {n.path: n for n in semantic} | {n.path: n for n in lexical}
+        return [(found[path], f) for path, f in fused.items()]
+
+    def _note_neighbours(self, text: str, note_tags: list[str], pool: int) -> list[NoteHit]:
+        embedder = self.ctx.embedder
+        if embedder is None or VECTORS not in self.ctx.store.capabilities:
+            return []
+        vector = self.search.query_vector(text)
+        if vector is None:
+            return []
+        k = max(self.ctx.settings.search_vector_candidates, pool)
+        return self.ctx.store.ltm_vector_search(vector, embedder.model_id, note_tags, k)
 
 
 def _weight(value: float, field: str) -> float:
@@ -130,16 +158,22 @@ def _from_memory(hit: SearchHit, weight: float) -> UnifiedHit:
         preview=_preview(m.content),
         tags=list(m.tags),
         rank=weight * hit.rank,
-        why=UnifiedWhy(text=hit.why.text, decay=hit.score, weight=weight, rank=weight * hit.rank),
+        why=UnifiedWhy(
+            text=hit.why.text,
+            semantic=hit.why.semantic,
+            decay=hit.score,
+            weight=weight,
+            rank=weight * hit.rank,
+        ),
     )
 
 
-def _from_notes(notes: Sequence[NoteHit], weight: float) -> list[UnifiedHit]:
-    best = max((n.relevance for n in notes), default=0.0)
+def _from_notes(notes: Sequence[tuple[NoteHit, Fused]], weight: float) -> list[UnifiedHit]:
+    best = max((f.relevance for _, f in notes), default=0.0)
     scale = best if best > 0 else 1.0
     out = []
-    for n in notes:
-        text = n.relevance / scale
+    for n, f in notes:
+        rank = weight * f.relevance / scale
         out.append(
             UnifiedHit(
                 source="ltm",
@@ -148,8 +182,10 @@ def _from_notes(notes: Sequence[NoteHit], weight: float) -> list[UnifiedHit]:
                 title=n.title,
                 preview=_preview(n.preview),
                 tags=list(n.tags),
-                rank=weight * text,
-                why=UnifiedWhy(text=text, decay=None, weight=weight, rank=weight * text),
+                rank=rank,
+                why=UnifiedWhy(
+                    text=f.text, semantic=f.cosine, decay=None, weight=weight, rank=rank
+                ),
             )
         )
     return out

@@ -7,10 +7,17 @@ stemmer and accent folding, like the SQLite FTS5 index. A backend that returns a
 re-read when another process changed it; concurrent writers are last-writer-wins, which is safe
 because the index is a cache of the vault that `index-ltm` reconciles.
 
+Note vectors are kept with their note (and persisted on the note's line, as base64 of
+little-endian float32 with the model id), so a note and its vector are always written together:
+a new title or body drops the vector in the same write. A search is exact: one matrix-vector
+product over the vectors of the query's model (`ExactIndex`), built once per version of the
+index.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import math
 import os
@@ -23,7 +30,11 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, link_key, link_name
+import numpy as np
+from numpy.typing import NDArray
+
+from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText, link_key, link_name
+from engram.storage.exact import ExactIndex
 
 FIELD_WEIGHTS = (3.0, 2.0, 1.0)  # title, tags, body
 K1, B = 1.2, 0.75
@@ -49,14 +60,18 @@ def tokens(text: str) -> list[str]:
     return [stem(w) for w in _WORD.findall(fold(text))]
 
 
+Vector = tuple[str, NDArray[np.float32]]  # (model id, embedding of title and body)
+
+
 @dataclass
 class _Indexed:
     note: Note
     terms: dict[str, float]  # weighted term frequencies over the three fields
     length: float
+    vector: Vector | None = None
 
 
-def _indexed(note: Note) -> _Indexed:
+def _indexed(note: Note, vector: Vector | None = None) -> _Indexed:
     terms: dict[str, float] = {}
     length = 0.0
     for weight, text in zip(
@@ -66,7 +81,7 @@ def _indexed(note: Note) -> _Indexed:
         length += weight * len(words)
         for word in words:
             terms[word] = terms.get(word, 0.0) + weight
-    return _Indexed(note, terms, length)
+    return _Indexed(note, terms, length, vector)
 
 
 class MemoryLtm:
@@ -75,6 +90,8 @@ class MemoryLtm:
     _ltm_index: dict[str, _Indexed] | None = None
     _ltm_stamp: tuple[int, int] | None = None
     _ltm_mutex = threading.RLock()
+    # (the index it was built from, model id, the vectors of that model)
+    _ltm_matrix: tuple[dict[str, _Indexed], str, ExactIndex[str]] | None = None
 
     def _ltm_file(self) -> Path | None:
         return None
@@ -111,19 +128,84 @@ class MemoryLtm:
             for gone in delete:
                 notes.pop(gone, None)
             for note in upsert:
-                notes[note.path] = _indexed(note)
+                old = notes.get(note.path)
+                same_text = old is not None and (old.note.title, old.note.body) == (
+                    note.title,
+                    note.body,
+                )
+                notes[note.path] = _indexed(note, old.vector if old and same_text else None)
             for s in restate:
                 if s.path in notes:
-                    changed = notes[s.path].note.model_copy(
+                    entry = notes[s.path]
+                    changed = entry.note.model_copy(
                         update={"mtime_ns": s.mtime_ns, "size": s.size, "digest": s.digest}
                     )
-                    notes[s.path] = _Indexed(changed, notes[s.path].terms, notes[s.path].length)
-            path = self._ltm_file()
-            if path is not None:
-                _save(path, notes)
-                info = path.stat()
-                self._ltm_stamp = (info.st_mtime_ns, info.st_size)
-            self._ltm_index = notes
+                    notes[s.path] = _Indexed(changed, entry.terms, entry.length, entry.vector)
+            self._ltm_commit(notes)
+
+    def _ltm_commit(self, notes: dict[str, _Indexed]) -> None:
+        path = self._ltm_file()
+        if path is not None:
+            _save(path, notes)
+            info = path.stat()
+            self._ltm_stamp = (info.st_mtime_ns, info.st_size)
+        self._ltm_index = notes
+
+    def ltm_put_vectors(
+        self, items: Sequence[tuple[str, str, NDArray[np.float32]]], model_id: str
+    ) -> int:
+        if not items:
+            return 0
+        with self._ltm_mutex:
+            notes = dict(self._ltm_notes())
+            stored = 0
+            for path, digest, vector in items:
+                entry = notes.get(path)
+                if entry is not None and entry.note.digest == digest:
+                    copy = np.array(vector, dtype=np.float32).reshape(-1)
+                    notes[path] = _Indexed(entry.note, entry.terms, entry.length, (model_id, copy))
+                    stored += 1
+            if stored:
+                self._ltm_commit(notes)
+            return stored
+
+    def ltm_vector_search(
+        self, vector: NDArray[np.float32], model_id: str, tags: Sequence[str], limit: int
+    ) -> list[NoteHit]:
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if limit <= 0 or query.size == 0:
+            return []
+        with self._ltm_mutex:
+            notes = self._ltm_notes()
+            cached = self._ltm_matrix
+            if cached is None or cached[0] is not notes or cached[1] != model_id:
+                index: ExactIndex[str] = ExactIndex(query.size)
+                for path, entry in notes.items():
+                    if entry.vector is not None and entry.vector[0] == model_id:
+                        index.put(path, entry.vector[1])
+                cached = self._ltm_matrix = (notes, model_id, index)
+        notes, _, index = cached
+        if index.dims != query.size:
+            return []
+        among = None
+        if tags:
+            wanted = [t.casefold().strip("#/") for t in tags]
+            among = [p for p, e in notes.items() if _has_tag(e.note, wanted)]
+        return [
+            _hit(notes[path].note, cosine, notes[path].note.body[:200])
+            for path, cosine in index.nearest(query, limit, among)
+        ]
+
+    def ltm_missing_vectors(self, model_id: str, limit: int) -> list[NoteText]:
+        with self._ltm_mutex:
+            notes = list(self._ltm_notes().values())
+        out: list[NoteText] = []
+        for e in notes:
+            if len(out) >= limit:
+                break
+            if e.vector is None or e.vector[0] != model_id:
+                out.append(NoteText(e.note.path, e.note.digest, e.note.title, e.note.body))
+        return out
 
     def ltm_search(self, terms: Sequence[str], tags: Sequence[str], limit: int) -> list[NoteHit]:
         with self._ltm_mutex:
@@ -225,9 +307,35 @@ def _load(path: Path) -> dict[str, _Indexed]:
         return notes
     for line in lines:
         with suppress(ValueError):
-            note = Note.model_validate(json.loads(line))
-            notes[note.path] = _indexed(note)
+            data = json.loads(line)
+            if not isinstance(data, dict):
+                continue
+            vector = _decode_vector(data.pop("vector", None))
+            note = Note.model_validate(data)
+            notes[note.path] = _indexed(note, vector)
     return notes
+
+
+def _encode_vector(vector: Vector) -> dict[str, str]:
+    raw = np.ascontiguousarray(vector[1], dtype="<f4").tobytes()
+    return {"model_id": vector[0], "data": base64.b64encode(raw).decode("ascii")}
+
+
+def _decode_vector(value: object) -> Vector | None:
+    """A stored vector, or None when there is none or it cannot be read (the note stays)."""
+    if not isinstance(value, dict):
+        return None
+    model, data = value.get("model_id"), value.get("data")
+    if not isinstance(model, str) or not isinstance(data, str):
+        return None
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    if not raw or len(raw) % 4:
+        return None
+    vector = np.frombuffer(raw, dtype="<f4").astype(np.float32)
+    return (model, vector) if bool(np.all(np.isfinite(vector))) else None
 
 
 def _save(path: Path, notes: dict[str, _Indexed]) -> None:
@@ -236,7 +344,10 @@ def _save(path: Path, notes: dict[str, _Indexed]) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             for entry in notes.values():
-                handle.write(json.dumps(entry.note.model_dump(mode="json"), ensure_ascii=False))
+                line = entry.note.model_dump(mode="json")
+                if entry.vector is not None:
+                    line["vector"] = _encode_vector(entry.vector)
+                handle.write(json.dumps(line, ensure_ascii=False))
                 handle.write("\n")
             handle.flush()
             os.fsync(handle.fileno())

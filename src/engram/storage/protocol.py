@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.core.models import Direction, Memory, Relation, Schedule, Status
-from engram.core.notes import Note, NoteHit, NoteLinks, NoteState
+from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText
 from engram.core.scoring import ScheduleArrays
 
 # change(old) -> (new, schedule) to write, or None to leave the memory as it is.
@@ -152,7 +152,9 @@ class Store(Protocol):
         delete: Sequence[str] = (),
     ) -> None:
         """In one transaction: insert or replace notes (with their tags and links), record new
-        states of notes whose content is unchanged, and remove notes by path."""
+        states of notes whose content is unchanged, and remove notes by path. A note whose
+        title or body changes loses its vectors (they described the old text); a removed
+        note's go with it."""
         ...
 
     def ltm_search(self, terms: Sequence[str], tags: Sequence[str], limit: int) -> list[NoteHit]:
@@ -164,4 +166,26 @@ class Store(Protocol):
     def ltm_links(self, path: str) -> NoteLinks:
         """Wikilinks from and to the note at `path`, resolved like Obsidian: `[[Folder/Note]]`
         by path, `[[Note]]` by name, ignoring case and `.md`."""
+        ...
+
+    # Note vectors (capabilities "ltm" and "vectors"): one embedding per note, of its title and
+    # body, stored with the id of the model that computed it
+    def ltm_put_vectors(
+        self, items: Sequence[tuple[str, str, NDArray[np.float32]]], model_id: str
+    ) -> int:
+        """Store (note path, digest, vector) triples; returns how many were stored. A vector is
+        stored only if the note is indexed and still has that digest, so a vector computed from
+        a text replaced meanwhile never attaches to the new text."""
+        ...
+
+    def ltm_vector_search(
+        self, vector: NDArray[np.float32], model_id: str, tags: Sequence[str], limit: int
+    ) -> list[NoteHit]:
+        """The notes whose vector of this model is most similar to `vector`: cosine similarity
+        in `relevance`, best first, the start of the body as `preview`. `tags` filters as in
+        `ltm_search`."""
+        ...
+
+    def ltm_missing_vectors(self, model_id: str, limit: int) -> list[NoteText]:
+        """Notes without a vector of this model (new, edited, or embedded by another model)."""
         ...

@@ -13,11 +13,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
+import numpy as np
 import psycopg
+from numpy.typing import NDArray
+from pgvector import Vector
 from psycopg.rows import TupleRow
 
-from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, link_key, link_name
+from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText, link_key, link_name
+from engram.errors import ValidationError
 
+VECTOR_DIMENSIONS = 384  # the `embed vector(384)` column of ltm_notes
 LTM_FIELD_WEIGHTS = (3.0, 2.0, 1.0)  # title, tags, body
 PREVIEW_WORDS = 24
 PREVIEW_CHARS = 200
@@ -109,6 +114,60 @@ class PostgresLtm:
             [_RANK_WEIGHTS, *terms, *tag_params, limit],
         )
         return [_hit(row) for row in rows]
+
+    # -- note vectors -------------------------------------------------------------------------
+
+    def ltm_put_vectors(
+        self, items: Sequence[tuple[str, str, NDArray[np.float32]]], model_id: str
+    ) -> int:
+        if not items:
+            return 0
+        for path, _, vector in items:
+            if np.shape(vector) != (VECTOR_DIMENSIONS,):
+                raise ValidationError(
+                    "vector", f"of {path} has shape {np.shape(vector)}, not ({VECTOR_DIMENSIONS},)"
+                )
+        with self._write() as conn:
+            cur = conn.execute(
+                "UPDATE ltm_notes n SET embed = u.embed, embed_model = %s "
+                "FROM unnest(%s::text[], %s::text[], %s::vector[]) AS u(path, digest, embed) "
+                "WHERE n.path = u.path AND n.digest = u.digest",
+                (
+                    model_id,
+                    [p for p, _, _ in items],
+                    [d for _, d, _ in items],
+                    [Vector(np.asarray(v, dtype=np.float32)) for _, _, v in items],
+                ),
+            )
+            return cur.rowcount
+
+    def ltm_vector_search(
+        self, vector: NDArray[np.float32], model_id: str, tags: Sequence[str], limit: int
+    ) -> list[NoteHit]:
+        """HNSW (cosine) nearest notes; the tag filter is applied during the index scan
+        (pgvector's iterative scan), not to a fixed set of neighbours."""
+        if limit <= 0 or np.shape(vector) != (VECTOR_DIMENSIONS,):
+            return []
+        tag_sql, tag_params = _tag_filter(tags)
+        query = Vector(np.asarray(vector, dtype=np.float32))
+        with self._write() as conn:
+            conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(40, 4 * limit))}")
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            rows = conn.execute(
+                "SELECT n.path, n.title, n.tags, n.engram_id, 1 - (n.embed <=> %s::vector), "
+                f"substr(n.body, 1, {PREVIEW_CHARS}) FROM ltm_notes n "
+                f"WHERE n.embed_model = %s {tag_sql} ORDER BY n.embed <=> %s::vector LIMIT %s",
+                [query, model_id, *tag_params, query, limit],
+            ).fetchall()
+        return sorted((_hit(row) for row in rows), key=lambda h: -h.relevance)
+
+    def ltm_missing_vectors(self, model_id: str, limit: int) -> list[NoteText]:
+        rows = self._query(
+            "SELECT path, digest, title, body FROM ltm_notes "
+            "WHERE embed_model IS DISTINCT FROM %s ORDER BY path LIMIT %s",
+            (model_id, limit),
+        )
+        return [NoteText(str(p), str(d), str(t), str(b)) for p, d, t, b in rows]
 
     def ltm_links(self, path: str) -> NoteLinks:
         found = self._query("SELECT links FROM ltm_notes WHERE path = %s", (path,))

@@ -226,6 +226,21 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX ltm_notes_bare_links ON ltm_notes USING gin (bare_links);
         """,
     ),
+    (
+        "0005_ltm_vectors",
+        # One embedding per vault note (of its title and body, all-MiniLM-L6-v2: 384
+        # dimensions) and the model that made it, under an HNSW index like the memories'. A new
+        # title or body retires the vector through the memories' trigger function (same column
+        # names); deleting the row deletes it.
+        """
+        ALTER TABLE ltm_notes ADD COLUMN embed vector(384), ADD COLUMN embed_model text;
+        CREATE INDEX ltm_notes_embed ON ltm_notes USING hnsw (embed vector_cosine_ops);
+        CREATE TRIGGER ltm_notes_retire_vector BEFORE UPDATE OF title, body ON ltm_notes
+            FOR EACH ROW
+            WHEN (OLD.title IS DISTINCT FROM NEW.title OR OLD.body IS DISTINCT FROM NEW.body)
+            EXECUTE FUNCTION engram_retire_vector();
+        """,
+    ),
 ]
 
 

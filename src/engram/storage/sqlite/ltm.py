@@ -3,17 +3,28 @@
 A mixin of `SQLiteStore` (it uses the store's `_write` transaction and `_query`), kept in its own
 module so the vault index can evolve without touching the memory tables' code. Tags and link
 targets are stored case-folded so that lookups ignore case in every script, not only ASCII.
+
+Note vectors live in `ltm_note_vectors` (float32 BLOBs); a search is exact: one matrix-vector
+product over every vector of the query's model, held in memory (`_NoteVectors`). Triggers append
+every change of that table to `ltm_vector_changes`, so before each search the matrix catches up
+on what any process committed since, with one indexed query; it is rebuilt from the table when
+the log no longer reaches back that far (it is pruned to its last `VECTOR_LOG_KEEP` entries).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, link_key, link_name
+import numpy as np
+from numpy.typing import NDArray
+
+from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText, link_key, link_name
+from engram.storage.exact import ExactIndex
 
 # BM25 weights of the title, tags and body columns.
 LTM_FIELD_WEIGHTS = (3.0, 2.0, 1.0)
@@ -32,8 +43,16 @@ _UPSERT = (
 )
 
 
+VECTOR_LOG_KEEP = 50_000  # entries of ltm_vector_changes kept; a reader further behind rebuilds
+
+Query = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
+
+
 class SQLiteLtm:
     """LTM methods of the Store protocol; see `engram.storage.protocol.Store`."""
+
+    _note_vectors: _NoteVectors | None = None
+    _note_vectors_guard = threading.Lock()
 
     def _write(self) -> AbstractContextManager[sqlite3.Connection]:
         raise NotImplementedError
@@ -96,6 +115,72 @@ class SQLiteLtm:
         )
         return [_hit(row) for row in self._query(sql, [wt, wg, wb, match, *tag_params, limit])]
 
+    # -- note vectors -------------------------------------------------------------------------
+
+    def ltm_put_vectors(
+        self, items: Sequence[tuple[str, str, NDArray[np.float32]]], model_id: str
+    ) -> int:
+        if not items:
+            return 0
+        sql = (
+            "INSERT INTO ltm_note_vectors(seq, model_id, vector) "
+            "SELECT seq, ?, ? FROM ltm_notes WHERE path = ? AND digest = ? "
+            "ON CONFLICT(seq) DO UPDATE SET model_id = excluded.model_id, vector = excluded.vector"
+        )
+        with self._write() as conn:
+            stored = sum(
+                conn.execute(sql, (model_id, _blob(vector), path, digest)).rowcount
+                for path, digest, vector in items
+            )
+            conn.execute(
+                "DELETE FROM ltm_vector_changes WHERE change <= "
+                "(SELECT max(change) FROM ltm_vector_changes) - ?",
+                (VECTOR_LOG_KEEP,),
+            )
+        return stored
+
+    def ltm_vector_search(
+        self, vector: NDArray[np.float32], model_id: str, tags: Sequence[str], limit: int
+    ) -> list[NoteHit]:
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if limit <= 0 or query.size == 0:
+            return []
+        among = None
+        if tags:
+            tag_sql, tag_params = _tag_filter(tags)
+            sql = f"SELECT n.seq FROM ltm_notes n WHERE 1 = 1 {tag_sql}"
+            among = [int(row[0]) for row in self._query(sql, tag_params)]
+        with self._vector_cache() as cache:
+            index = cache.sync(self._query, model_id, query.size)
+            near = index.nearest(query, limit, among)
+        if not near:
+            return []
+        rows: dict[int, tuple[Any, ...]] = {}
+        seqs = [seq for seq, _ in near]
+        for start in range(0, len(seqs), 500):
+            chunk = seqs[start : start + 500]
+            sql = (
+                f"SELECT seq, path, title, tags, engram_id, substr(body, 1, {PREVIEW_CHARS}) "
+                f"FROM ltm_notes WHERE seq IN ({', '.join('?' * len(chunk))})"
+            )
+            rows.update((row[0], row[1:]) for row in self._query(sql, chunk))
+        return [_hit((*rows[seq][:4], cosine, rows[seq][4])) for seq, cosine in near if seq in rows]
+
+    def ltm_missing_vectors(self, model_id: str, limit: int) -> list[NoteText]:
+        rows = self._query(
+            "SELECT n.path, n.digest, n.title, n.body FROM ltm_notes n "
+            "LEFT JOIN ltm_note_vectors v ON v.seq = n.seq AND v.model_id = ? "
+            "WHERE v.seq IS NULL ORDER BY n.seq LIMIT ?",
+            (model_id, limit),
+        )
+        return [NoteText(str(p), str(d), str(t), str(b)) for p, d, t, b in rows]
+
+    def _vector_cache(self) -> _NoteVectors:
+        with self._note_vectors_guard:
+            if self._note_vectors is None:
+                self._note_vectors = _NoteVectors()
+            return self._note_vectors
+
     def ltm_links(self, path: str) -> NoteLinks:
         found = self._query("SELECT seq, links FROM ltm_notes WHERE path = ?", (path,))
         outgoing: dict[str, None] = {}
@@ -136,6 +221,70 @@ class SQLiteLtm:
             (link_name(target),),
         )
         return str(named[0][0]) if named else None
+
+
+class _NoteVectors:
+    """The note vectors of one model as an in-memory matrix, kept in step with the table."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._model_id: str | None = None
+        self._index: ExactIndex[int] | None = None
+        self._applied = 0  # the last change of ltm_vector_changes the matrix reflects
+
+    def __enter__(self) -> _NoteVectors:
+        self._lock.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+    def sync(self, query: Query, model_id: str, dims: int) -> ExactIndex[int]:
+        """The matrix for this model, up to date with every committed change (lock held)."""
+        index = self._index
+        if index is None or self._model_id != model_id or index.dims != dims:
+            return self._rebuild(query, model_id, dims)
+        rows = query(
+            "SELECT c.change, c.seq, v.model_id, v.vector FROM ltm_vector_changes c "
+            "LEFT JOIN ltm_note_vectors v ON v.seq = c.seq WHERE c.change > ? ORDER BY c.change",
+            (self._applied,),
+        )
+        if not rows:
+            return index
+        if rows[0][0] != self._applied + 1:  # the log was pruned past what we have seen
+            return self._rebuild(query, model_id, dims)
+        latest = {int(seq): blob if model == model_id else None for _, seq, model, blob in rows}
+        for seq, blob in latest.items():
+            if blob is None:
+                index.remove(seq)
+            else:
+                index.put(seq, np.frombuffer(blob, dtype=np.float32))
+        self._applied = int(rows[-1][0])
+        return index
+
+    def _rebuild(self, query: Query, model_id: str, dims: int) -> ExactIndex[int]:
+        # The head first: a change committed between the two reads is applied again later,
+        # which is harmless (the latest row wins).
+        head = int(query("SELECT coalesce(max(change), 0) FROM ltm_vector_changes", ())[0][0])
+        index: ExactIndex[int] = ExactIndex(dims)
+        last = -1
+        while True:
+            rows = query(
+                "SELECT seq, vector FROM ltm_note_vectors WHERE model_id = ? AND seq > ? "
+                "ORDER BY seq LIMIT 20000",
+                (model_id, last),
+            )
+            for seq, blob in rows:
+                index.put(int(seq), np.frombuffer(blob, dtype=np.float32))
+            if not rows:
+                break
+            last = int(rows[-1][0])
+        self._index, self._model_id, self._applied = index, model_id, head
+        return index
+
+
+def _blob(vector: NDArray[np.float32]) -> bytes:
+    return np.ascontiguousarray(vector, dtype=np.float32).reshape(-1).tobytes()
 
 
 def _existing(conn: sqlite3.Connection, paths: Sequence[str]) -> set[str]:

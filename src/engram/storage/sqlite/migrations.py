@@ -217,6 +217,44 @@ MIGRATIONS: list[tuple[str, str]] = [
         END;
         """,
     ),
+    (
+        "0006_ltm_vectors",
+        # One embedding per vault note (of its title and body) and the model that made it. Every
+        # change is appended to ltm_vector_changes in the same transaction, so a process holding
+        # the vectors in memory (engram.storage.sqlite.ltm) catches up on other processes'
+        # writes with one indexed query.
+        """
+        CREATE TABLE ltm_note_vectors (
+            seq INTEGER PRIMARY KEY REFERENCES ltm_notes(seq) ON DELETE CASCADE,
+            model_id TEXT NOT NULL,
+            vector BLOB NOT NULL
+        );
+        CREATE INDEX ltm_note_vectors_model ON ltm_note_vectors(model_id, seq);
+        CREATE TABLE ltm_vector_changes (
+            change INTEGER PRIMARY KEY AUTOINCREMENT,
+            seq INTEGER NOT NULL
+        );
+        CREATE TRIGGER ltm_note_vectors_ai AFTER INSERT ON ltm_note_vectors BEGIN
+            INSERT INTO ltm_vector_changes(seq) VALUES (new.seq);
+        END;
+        CREATE TRIGGER ltm_note_vectors_au AFTER UPDATE ON ltm_note_vectors BEGIN
+            INSERT INTO ltm_vector_changes(seq) VALUES (new.seq);
+        END;
+        CREATE TRIGGER ltm_note_vectors_ad AFTER DELETE ON ltm_note_vectors BEGIN
+            INSERT INTO ltm_vector_changes(seq) VALUES (old.seq);
+        END;
+        CREATE TRIGGER ltm_notes_vector_ad AFTER DELETE ON ltm_notes BEGIN
+            INSERT INTO ltm_vector_changes(seq) VALUES (old.seq);
+        END;
+        -- A vector describes the text it was computed from: a new title or body retires it,
+        -- and `index-ltm` computes a new one.
+        CREATE TRIGGER ltm_notes_vector_stale AFTER UPDATE OF title, body ON ltm_notes
+            WHEN old.title IS NOT new.title OR old.body IS NOT new.body
+        BEGIN
+            DELETE FROM ltm_note_vectors WHERE seq = new.seq;
+        END;
+        """,
+    ),
 ]
 
 

@@ -318,8 +318,14 @@ class SQLiteStore(SQLiteLtm):
     def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
         if self._vectors is None:
             return []
-        # Oversample: filters (status, tags, window) are applied to the neighbours afterwards.
-        near = dict(self._vectors.search(vector, limit * 3 + 20))
+        # Oversample: filters (status, tags, window) are applied to the neighbours afterwards,
+        # and the index is quantised (re-scored below). Restrictive filters need more.
+        narrow = (
+            bool(where.tags) or where.used_since is not None or Status.ACTIVE not in where.statuses
+        )
+        near = dict(
+            self._vectors.search(vector, limit * 3 + 20 if narrow else limit + limit // 2 + 20)
+        )
         if not near:
             return []
         clauses, params = _filter_sql(where, alias="m")

@@ -56,8 +56,7 @@ class VectorIndex:
     # -- lifecycle ----------------------------------------------------------------------------
 
     def _new(self) -> Any:
-        from usearch.index import Index
-
+        Index = usearch_index()
         return Index(
             ndim=self.dims,
             metric="cos",
@@ -74,8 +73,7 @@ class VectorIndex:
         self._rebuild()
 
     def _load_saved(self) -> bool:
-        from usearch.index import Index
-
+        Index = usearch_index()
         if not (self.path.exists() and self.sidecar.exists()):
             return False
         try:
@@ -198,6 +196,21 @@ class VectorIndex:
                 (int(key), 1.0 - float(dist))
                 for key, dist in zip(found.keys, found.distances, strict=True)
             ]
+
+
+def usearch_index() -> Any:
+    """usearch's `Index` class, imported safely.
+
+    Importing usearch (its SIMD library, numkong) before onnxruntime makes the later
+    onnxruntime import crash the process with a segmentation fault (usearch 2.26, onnxruntime
+    1.32). The embedder imports onnxruntime lazily, so import it here first, whatever the order
+    in which a process first searches and first embeds. tests/services/test_semantic.py keeps
+    the order that used to crash.
+    """
+    import onnxruntime  # noqa: F401  (import order matters, see above)
+    from usearch.index import Index
+
+    return Index
 
 
 def vector_blob(vector: NDArray[np.float32]) -> bytes:
