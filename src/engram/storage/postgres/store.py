@@ -29,7 +29,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from engram.core.models import Direction, Memory, Relation, Schedule, Status
 from engram.core.scoring import Policy
-from engram.core.timeutil import from_epoch, to_epoch
+from engram.core.timeutil import to_epoch
 from engram.errors import ConfigError, NotFoundError, StoreError, ValidationError
 from engram.storage.postgres.ltm import PostgresLtm
 from engram.storage.postgres.migrations import migrate
@@ -41,6 +41,7 @@ from engram.storage.protocol import (
     ScheduleInputs,
     Stub,
 )
+from engram.storage.rows import memory_from_row, relation_from_row
 from engram.storage.traversal import RELATION_COLUMNS, traversal_sql
 
 log = logging.getLogger(__name__)
@@ -219,7 +220,7 @@ class PostgresStore(PostgresLtm):
         rows = self._query(
             f"SELECT {_SELECT_MEMORY} FROM memories WHERE id = ANY(%s::text[])", (list(ids),)
         )
-        found = {row[0]: _memory_from_row(row) for row in rows}
+        found = {row[0]: memory_from_row(row) for row in rows}
         return [found[i] for i in ids if i in found]
 
     def modify(self, ids: Sequence[str], change: Change) -> list[tuple[Memory, Memory]]:
@@ -232,7 +233,7 @@ class PostgresStore(PostgresLtm):
                 "ORDER BY id FOR UPDATE",
                 (list(ids),),
             ).fetchall()
-            current = {row[0]: _memory_from_row(row) for row in rows}
+            current = {row[0]: memory_from_row(row) for row in rows}
             for ident in ids:
                 old = current.get(ident)
                 if old is None:
@@ -325,7 +326,7 @@ class PostgresStore(PostgresLtm):
             f"SELECT {_SELECT_MEMORY} FROM memories WHERE seq > %s ORDER BY seq LIMIT %s",
             (start, limit),
         )
-        return [_memory_from_row(row) for row in rows]
+        return [memory_from_row(row) for row in rows]
 
     # -- schedules ----------------------------------------------------------------------------
 
@@ -450,7 +451,7 @@ class PostgresStore(PostgresLtm):
         with self._write() as conn:
             existing = conn.execute(find, key).fetchone()
             if existing is not None:
-                return _relation_from_row(existing)
+                return relation_from_row(existing)
             # FOR SHARE: neither endpoint can be deleted before the edge is in.
             present = {
                 row[0]
@@ -479,7 +480,7 @@ class PostgresStore(PostgresLtm):
             if inserted is None:  # another client added the same edge meanwhile
                 row = conn.execute(find, key).fetchone()
                 assert row is not None
-                return _relation_from_row(row)
+                return relation_from_row(row)
         return relation
 
     def relations(self, memory_ids: Sequence[str]) -> list[Relation]:
@@ -491,7 +492,7 @@ class PostgresStore(PostgresLtm):
             "WHERE from_id = ANY(%s::text[]) OR to_id = ANY(%s::text[]) ORDER BY created_at, id",
             (ids, ids),
         )
-        return [_relation_from_row(row) for row in rows]
+        return [relation_from_row(row) for row in rows]
 
     def count_relations(self) -> int:
         return int(self._query("SELECT count(*) FROM relationships")[0][0])
@@ -515,7 +516,7 @@ class PostgresStore(PostgresLtm):
         rows = self._query(
             query, {"start": start, "depth": depth, "types": list(types), "limit": limit}
         )
-        return [Hop(row[0], int(row[1]), row[2], _relation_from_row(row[3:])) for row in rows]
+        return [Hop(row[0], int(row[1]), row[2], relation_from_row(row[3:])) for row in rows]
 
     # -- SQL-side scoring ---------------------------------------------------------------------
 
@@ -569,10 +570,6 @@ def _stub(row: Sequence[Any]) -> Stub:
 
 def _opt_epoch(moment: Any) -> float | None:
     return None if moment is None else to_epoch(moment)
-
-
-def _opt_dt(seconds: float | None) -> Any:
-    return None if seconds is None else from_epoch(seconds)
 
 
 def _no_nul(value: str | None, field: str) -> str | None:
@@ -630,42 +627,6 @@ def _dump(row: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _schedule_row(s: Schedule) -> tuple[float | None, ...]:
     return tuple(getattr(s, c) for c in _SCHEDULE_COLUMNS)
-
-
-def _memory_from_row(row: Sequence[Any]) -> Memory:
-    # Rows come from our own schema, already validated on the way in: skip re-validation.
-    return Memory.model_construct(
-        id=row[0],
-        content=row[1],
-        tags=tuple(row[2]),
-        entities=tuple(row[3]),
-        source=row[4],
-        context=row[5],
-        meta=row[6],
-        created_at=from_epoch(row[7]),
-        last_used=from_epoch(row[8]),
-        use_count=row[9],
-        strength=row[10],
-        status=Status(row[11]),
-        promoted_at=_opt_dt(row[12]),
-        promoted_to=row[13],
-        review_priority=row[14],
-        last_review_at=_opt_dt(row[15]),
-        review_count=row[16],
-        cross_domain_count=row[17],
-    )
-
-
-def _relation_from_row(row: Sequence[Any]) -> Relation:
-    return Relation.model_construct(
-        id=row[0],
-        from_id=row[1],
-        to_id=row[2],
-        type=row[3],
-        strength=row[4],
-        metadata=row[5],
-        created_at=from_epoch(row[6]),
-    )
 
 
 def _update(conn: Conn, old: Memory, new: Memory, schedule: Schedule) -> None:

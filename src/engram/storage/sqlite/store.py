@@ -20,9 +20,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.core.models import Direction, Memory, Relation, Schedule, Status
-from engram.core.timeutil import from_epoch, to_epoch
+from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, StoreError
 from engram.storage.protocol import Change, Filter, Hop, Rescheduler, ScheduleInputs, Stub
+from engram.storage.rows import from_json, memory_from_row, relation_from_row
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate
 from engram.storage.sqlite.vectors import VectorIndex, sqlite_query, vector_blob
@@ -137,7 +138,7 @@ class SQLiteStore(SQLiteLtm):
             for row in self._query(
                 f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})", chunk
             ):
-                memory = _memory_from_row(row)
+                memory = memory_from_row(row, from_json)
                 found[memory.id] = memory
         return [found[i] for i in ids if i in found]
 
@@ -150,7 +151,7 @@ class SQLiteStore(SQLiteLtm):
                 ).fetchone()
                 if row is None:
                     raise NotFoundError("memory", ident)
-                old = _memory_from_row(row)
+                old = memory_from_row(row, from_json)
                 outcome = change(old)
                 if outcome is None:
                     continue
@@ -255,7 +256,7 @@ class SQLiteStore(SQLiteLtm):
                 raise NotFoundError("cursor", after)
             start = found[0][0]
         sql = f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq > ? ORDER BY seq LIMIT ?"
-        return [_memory_from_row(row) for row in self._query(sql, (start, limit))]
+        return [memory_from_row(row, from_json) for row in self._query(sql, (start, limit))]
 
     # -- schedules ----------------------------------------------------------------------------
 
@@ -378,7 +379,7 @@ class SQLiteStore(SQLiteLtm):
                 (relation.from_id, relation.to_id, relation.type),
             ).fetchone()
             if existing is not None:
-                return _relation_from_row(existing)
+                return relation_from_row(existing, from_json)
             for ident in (relation.from_id, relation.to_id):
                 if conn.execute("SELECT 1 FROM memories WHERE id = ?", (ident,)).fetchone() is None:
                     raise NotFoundError("memory", ident)
@@ -406,7 +407,7 @@ class SQLiteStore(SQLiteLtm):
                 f"WHERE from_id IN ({marks}) OR to_id IN ({marks}) ORDER BY created_at, id"
             )
             for row in self._query(sql, [*chunk, *chunk]):
-                out[row[0]] = _relation_from_row(row)
+                out[row[0]] = relation_from_row(row, from_json)
         return sorted(out.values(), key=lambda r: (r.created_at, r.id))
 
     def count_relations(self) -> int:
@@ -428,7 +429,9 @@ class SQLiteStore(SQLiteLtm):
             params["types"] = json.dumps(list(types))
         with self._lock:
             rows = self._conn.execute(query, params).fetchall()
-        return [Hop(row[0], int(row[1]), row[2], _relation_from_row(row[3:])) for row in rows]
+        return [
+            Hop(row[0], int(row[1]), row[2], relation_from_row(row[3:], from_json)) for row in rows
+        ]
 
 
 # -- row mapping -------------------------------------------------------------------------------
@@ -447,10 +450,6 @@ def _nullable(value: float) -> float | None:
 
 def _opt_epoch(moment: Any) -> float | None:
     return None if moment is None else to_epoch(moment)
-
-
-def _opt_dt(seconds: float | None) -> Any:
-    return None if seconds is None else from_epoch(seconds)
 
 
 def _memory_row(m: Memory) -> tuple[Any, ...]:
@@ -478,42 +477,6 @@ def _memory_row(m: Memory) -> tuple[Any, ...]:
 
 def _schedule_row(s: Schedule) -> tuple[float | None, ...]:
     return tuple(getattr(s, c) for c in _SCHEDULE_COLUMNS)
-
-
-def _memory_from_row(row: Sequence[Any]) -> Memory:
-    # Rows come from our own schema, already validated on the way in: skip re-validation.
-    return Memory.model_construct(
-        id=row[0],
-        content=row[1],
-        tags=tuple(json.loads(row[2])),
-        entities=tuple(json.loads(row[3])),
-        source=row[4],
-        context=row[5],
-        meta=json.loads(row[6]),
-        created_at=from_epoch(row[7]),
-        last_used=from_epoch(row[8]),
-        use_count=row[9],
-        strength=row[10],
-        status=Status(row[11]),
-        promoted_at=_opt_dt(row[12]),
-        promoted_to=row[13],
-        review_priority=row[14],
-        last_review_at=_opt_dt(row[15]),
-        review_count=row[16],
-        cross_domain_count=row[17],
-    )
-
-
-def _relation_from_row(row: Sequence[Any]) -> Relation:
-    return Relation.model_construct(
-        id=row[0],
-        from_id=row[1],
-        to_id=row[2],
-        type=row[3],
-        strength=row[4],
-        metadata=json.loads(row[5]),
-        created_at=from_epoch(row[6]),
-    )
 
 
 _COLUMN_NAMES = [c.strip() for c in _MEMORY_COLUMNS.split(",")]

@@ -1,0 +1,66 @@
+"""Rows of the SQL backends back into models. Both stores select the memory and relation
+columns in the same order; they differ only in whether JSON columns arrive decoded (PostgreSQL
+JSONB and arrays) or as text (SQLite)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from engram.core.models import Memory, Relation, Status
+from engram.core.timeutil import from_epoch
+
+Decode = Callable[[Any], Any]
+
+
+def as_is(value: Any) -> Any:
+    return value
+
+
+def from_json(value: Any) -> Any:
+    return json.loads(value)
+
+
+def optional_datetime(seconds: float | None) -> datetime | None:
+    return None if seconds is None else from_epoch(seconds)
+
+
+def memory_from_row(row: Sequence[Any], decode: Decode = as_is) -> Memory:
+    """id, content, tags, entities, source, context, meta, created_at, last_used, use_count,
+    strength, status, promoted_at, promoted_to, review_priority, last_review_at, review_count,
+    cross_domain_count. Rows come from our own schema, validated on the way in: no re-check."""
+    return Memory.model_construct(
+        id=row[0],
+        content=row[1],
+        tags=tuple(decode(row[2])),
+        entities=tuple(decode(row[3])),
+        source=row[4],
+        context=row[5],
+        meta=decode(row[6]),
+        created_at=from_epoch(row[7]),
+        last_used=from_epoch(row[8]),
+        use_count=row[9],
+        strength=row[10],
+        status=Status(row[11]),
+        promoted_at=optional_datetime(row[12]),
+        promoted_to=row[13],
+        review_priority=row[14],
+        last_review_at=optional_datetime(row[15]),
+        review_count=row[16],
+        cross_domain_count=row[17],
+    )
+
+
+def relation_from_row(row: Sequence[Any], decode: Decode = as_is) -> Relation:
+    """id, from_id, to_id, type, strength, metadata, created_at."""
+    return Relation.model_construct(
+        id=row[0],
+        from_id=row[1],
+        to_id=row[2],
+        type=row[3],
+        strength=row[4],
+        metadata=decode(row[5]),
+        created_at=from_epoch(row[6]),
+    )
