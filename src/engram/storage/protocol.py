@@ -55,6 +55,18 @@ class ScheduleInputs:
     created_at: NDArray[np.float64]
     active: NDArray[np.bool_]
 
+    @classmethod
+    def from_rows(cls, rows: Sequence[Sequence[float]]) -> ScheduleInputs:
+        """From SQL rows (seq, use_count, strength, last_used, created_at, active)."""
+        cols = np.array(rows, dtype=np.float64)
+        return cls(
+            use_count=cols[:, 1],
+            strength=cols[:, 2],
+            last_used=cols[:, 3],
+            created_at=cols[:, 4],
+            active=cols[:, 5].astype(bool),
+        )
+
 
 Rescheduler = Callable[[ScheduleInputs], ScheduleArrays]
 

@@ -350,16 +350,7 @@ class PostgresStore(PostgresLtm):
                 ).fetchall()
                 if not rows:
                     break
-                cols = np.array(rows, dtype=np.float64)
-                result = compute(
-                    ScheduleInputs(
-                        use_count=cols[:, 1],
-                        strength=cols[:, 2],
-                        last_used=cols[:, 3],
-                        created_at=cols[:, 4],
-                        active=cols[:, 5].astype(bool),
-                    )
-                )
+                result = compute(ScheduleInputs.from_rows(rows))
                 seqs = [int(row[0]) for row in rows]
                 columns = [
                     [None if v != v else v for v in getattr(result, c).tolist()]

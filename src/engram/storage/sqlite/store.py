@@ -277,16 +277,7 @@ class SQLiteStore(SQLiteLtm):
                 ).fetchall()
                 if not rows:
                     break
-                cols = np.array(rows, dtype=np.float64)
-                arrays = compute(
-                    ScheduleInputs(
-                        use_count=cols[:, 1],
-                        strength=cols[:, 2],
-                        last_used=cols[:, 3],
-                        created_at=cols[:, 4],
-                        active=cols[:, 5].astype(bool),
-                    )
-                )
+                arrays = compute(ScheduleInputs.from_rows(rows))
                 columns = [getattr(arrays, c) for c in _SCHEDULE_COLUMNS]
                 payload = [
                     (*(_nullable(float(col[i])) for col in columns), int(rows[i][0]))
