@@ -1,134 +1,144 @@
 #!/usr/bin/env python3
-"""Evidence recall on conversational memory data, through Engram's public Python API.
+"""Evidence recall on conversational data, through Engram's public Python API.
 
-    python bench/retrieval.py --data ../shared/data/realtalk [--limit 3] [--json out.json]
+    python bench/retrieval.py --data ../shared/data/realtalk --data ../shared/data/madial-bench-en
+    python bench/retrieval.py --data PATH --set search_context_weight=0   # any setting
 
-Uses the shared, dependency-free harness (`../shared/bench/retrieval_eval.py`): every dialogue
-turn becomes one memory (content "Speaker: text", tags speaker and session, created_at = the
-turn's time), saved with `Engram.save_many` into a fresh store per conversation; every question
-is one `Engram.search` with the clock at the conversation's last turn. Prints recall@1/5/10 and
-MRR per question category, plus the search latency. Any dataset in that format works.
+One fresh SQLite store per conversation; every turn is saved with `Engram.save_many` at its own
+time and in its own episode (see bench/conversations.py); every question is one
+`Engram.search(question, limit=10)` with the clock at the conversation's last turn. Prints R@1,
+R@5, R@10 and MRR per question category for Engram with its defaults (or `--set` overrides)
+and, side by side, for the same stores searched by full-text BM25 alone (SQLite FTS5: no
+embeddings, context, diversity, decay or review slots), plus search latency and save
+throughput.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import statistics
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
+from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from conversations import KS, Conversation, Scored, load, score, summary
 from engram import Draft, Engram, FixedClock
 
-HARNESS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "retrieval_eval.py"
+# The same stores, searched by words alone: what "BM25 alone" means in the tables.
+BM25_ONLY: dict[str, Any] = {
+    "embedding_model": "none",
+    "search_context_weight": 0.0,
+    "search_diversity": 0.0,
+    "search_decay_weight": 0.0,
+    "review_blend_ratio": 0.0,
+}
 
 
-def load_harness(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location("retrieval_eval", path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"cannot load the evaluation harness from {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def store_path(workdir: Path, conv: Conversation) -> Path:
+    return workdir / f"{conv.name}.db"
 
 
-def moment(iso: str | None, fallback: datetime) -> datetime:
-    if not iso:
-        return fallback
-    parsed = datetime.fromisoformat(iso)
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-class EngramRetriever:
-    """One fresh store per conversation, opened with the given setting overrides."""
-
-    def __init__(self, workdir: Path, settings: dict[str, Any]) -> None:
-        self.workdir = workdir
-        self.settings = settings
-        self.mem: Engram | None = None
-        self.clock = FixedClock(datetime(2000, 1, 1, tzinfo=UTC))
-        self.latencies: list[float] = []
-        self.count = 0
-
-    def ingest(self, memories: list[dict[str, Any]], conversation: dict[str, Any]) -> None:
-        self.close()
-        self.count += 1
-        path = self.workdir / f"conversation-{self.count}.db"
-        now = moment(conversation.get("now"), datetime.now(UTC))
-        self.clock.now = now
-        self.mem = Engram.open(str(path), clock=self.clock, **self.settings)
-        drafts = [
-            Draft(
-                id=m["id"],
-                content=m["content"],
-                tags=m.get("tags") or (),
-                created_at=moment(m.get("timestamp"), now),
-            )
-            for m in memories
-        ]
-        self.mem.save_many(drafts)
-
-    def search(self, query: str, k: int) -> list[str]:
-        assert self.mem is not None
+def ingest(conv: Conversation, path: Path) -> float:
+    """Save every turn (skipped if the store is already there); returns memories per second."""
+    if path.exists():
+        return 0.0
+    drafts = [
+        Draft(id=t.id, content=t.content, created_at=t.created_at, episode=t.episode)
+        for t in conv.turns
+    ]
+    with Engram.open(str(path), clock=FixedClock(conv.now)) as mem:
         start = time.perf_counter()
-        hits = self.mem.search(query, limit=k)
-        self.latencies.append((time.perf_counter() - start) * 1000)
-        return [h.memory.id for h in hits]
+        for i in range(0, len(drafts), 500):
+            mem.save_many(drafts[i : i + 500])
+        return len(drafts) / (time.perf_counter() - start)
 
-    def close(self) -> None:
-        if self.mem is not None:
-            self.mem.close()
-            self.mem = None
+
+def ask(
+    conv: Conversation, path: Path, settings: dict[str, Any], latencies: list[float] | None = None
+) -> list[Scored]:
+    """Every question of the conversation, scored; search times appended to `latencies`."""
+    rows: list[Scored] = []
+    with Engram.open(str(path), clock=FixedClock(conv.now), **settings) as mem:
+        for q in conv.questions:
+            start = time.perf_counter()
+            hits = mem.search(q.text, limit=max(KS))
+            if latencies is not None:
+                latencies.append((time.perf_counter() - start) * 1000)
+            rows.append(score(q, [h.memory.id for h in hits]))
+    return rows
+
+
+def table(engram: Sequence[Scored], baseline: Sequence[Scored]) -> str:
+    ours, theirs = summary(engram), summary(baseline)
+    cols = [f"R@{k}" for k in KS] + ["MRR"]
+    head = ["category", "n", *(f"Engram {c}" for c in cols), *(f"BM25 {c}" for c in cols)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    names = [*sorted(n for n in ours if n != "overall"), "overall"]
+    for name in names:
+        row = [name, str(int(ours[name]["n"]))]
+        row += [f"{ours[name][c]:.3f}" for c in cols]
+        row += [f"{theirs[name][c]:.3f}" for c in cols]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def parse_settings(items: Sequence[str]) -> dict[str, Any]:
+    return dict(item.split("=", 1) for item in items)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", required=True, help="a conversation file or directory")
-    parser.add_argument("--harness", type=Path, default=HARNESS)
-    parser.add_argument("--limit", type=int, help="only the first N conversations")
-    parser.add_argument("--json", type=Path, help="also write the raw results here")
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="override a setting, e.g. --set embedding_model=none (repeatable)",
-    )
+    parser.add_argument("--data", type=Path, action="append", required=True, help="repeatable")
+    parser.add_argument("--limit", type=int, help="only the first N conversations of each set")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--workdir", type=Path, help="keep the stores here (reused if present)")
+    parser.add_argument("--json", type=Path, help="also write the summaries here")
     args = parser.parse_args()
-    harness = load_harness(args.harness)
-    settings = dict(item.split("=", 1) for item in args.set)
-
+    settings = parse_settings(args.set)
+    report: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="engram-retrieval-") as tmp:
-        retriever = EngramRetriever(Path(tmp), settings)
-        try:
-            result = harness.evaluate(
-                retriever.ingest,
-                retriever.search,
-                ks=(1, 5, 10),
-                data=args.data,
-                limit=args.limit,
-                progress=True,
+        workdir = args.workdir or Path(tmp)
+        workdir.mkdir(parents=True, exist_ok=True)
+        for data in args.data:
+            conversations = load(data)[: args.limit]
+            engram: list[Scored] = []
+            baseline: list[Scored] = []
+            latencies: list[float] = []
+            rates: list[float] = []
+            for i, conv in enumerate(conversations):
+                path = store_path(workdir, conv)
+                rate = ingest(conv, path)
+                if rate:
+                    rates.append(rate)
+                engram += ask(conv, path, settings, latencies)
+                baseline += ask(conv, path, BM25_ONLY)
+                print(f"[{i + 1}/{len(conversations)}] {conv.name}", file=sys.stderr)
+            print(f"\n### {data.name}: {len(engram)} questions\n")
+            print(table(engram, baseline))
+            p50, p95 = statistics.median(latencies), percentile(latencies, 0.95)
+            print(
+                f"\nsearch p50 {p50:.1f} ms, p95 {p95:.1f} ms over {len(latencies)} queries", end=""
             )
-        finally:
-            retriever.close()
-    print(harness.format_table(result, title="Engram (public API)"))
-    lat = sorted(retriever.latencies)
-    if lat:
-        p95 = lat[min(len(lat) - 1, int(0.95 * len(lat)))]
-        print(
-            f"\nsearch latency over {len(lat)} queries: p50 {statistics.median(lat):.1f} ms, "
-            f"p95 {p95:.1f} ms"
-        )
+            print(f"; save_many {statistics.median(rates):.0f} memories/s" if rates else "")
+            report[data.name] = {
+                "engram": summary(engram),
+                "bm25": summary(baseline),
+                "latency_ms": {"p50": p50, "p95": p95},
+                "settings": settings,
+            }
     if args.json:
-        result["latency_ms"] = lat
-        args.json.write_text(json.dumps(result, indent=2, default=str))
-    sys.stdout.flush()
+        args.json.write_text(json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":

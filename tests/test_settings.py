@@ -64,10 +64,12 @@ def review_ids(mem: Engram, clock: FixedClock) -> int:
 
 
 def blended(mem: Engram, clock: FixedClock) -> int:
-    mem.save("garden tomatoes need water")
+    """A fading memory that matches well, but less well than many fresh ones: without review
+    slots it is pushed out of the top ten."""
+    mem.save("garden tomatoes need extra water every single evening in july and august")
     clock.advance(days=9)
     for i in range(12):
-        mem.save(f"garden plan {i}: tomatoes and basil")
+        mem.save(f"garden tomatoes plan {i}")
     return sum(h.reason == "review" for h in mem.search("garden tomatoes", limit=10))
 
 
@@ -107,6 +109,36 @@ def paraphrase(mem: Engram, clock: FixedClock) -> list[str]:
     mem.save("The flight to Lisbon leaves at 9am")
     mem.save("quarterly tax return is due in April")
     return [h.memory.content for h in mem.search("when does my plane depart")]
+
+
+def episode_context(mem: Engram, clock: FixedClock) -> list[str]:
+    """The turn that names the topic and the turns after it, saved in one episode: the later
+    turns share no word with the query, only their place. Which of them get the kayak turn's
+    credit (weak matches pass on a little credit of their own, hence the cut-off)?"""
+    for text in (
+        "Let's plan the kayak trip",
+        "Sure, which weekend works?",
+        "Maybe the second one in May",
+        "Then I will book the cabin by the lake",
+    ):
+        mem.save(text, episode="chat-1")
+    return sorted(h.memory.content for h in mem.search("kayak") if (h.why.context or 0) > 0.1)
+
+
+def background_embedding(mem: Engram, clock: FixedClock) -> bool:
+    """Whether saves hand their vectors to a worker thread (the queue searches wait for)."""
+    return mem.app.context.queue is not None
+
+
+def paraphrases(mem: Engram, clock: FixedClock) -> list[str]:
+    for text in (
+        "Prefers tea over coffee",
+        "Likes tea more than coffee",
+        "Would rather drink tea than coffee",
+    ):
+        mem.save(text)
+    mem.save("Green tea from Kyoto is a favourite gift")
+    return [h.memory.content for h in mem.search("tea", limit=2)]
 
 
 def fused_ranks(mem: Engram, clock: FixedClock) -> list[float]:
@@ -205,7 +237,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("cross_domain_threshold", {}, {"cross_domain_threshold": 0.1}, observed),
     ("cross_domain_boost", {}, {"cross_domain_boost": 0.5}, observed),
     ("touch_boost", {}, {"touch_boost": 0.4}, boosted),
-    ("search_decay_weight", {}, {"search_decay_weight": 0.0}, order_fresh_vs_exact),
+    ("search_decay_weight", {}, {"search_decay_weight": 1.0}, order_fresh_vs_exact),
     (
         "search_candidates",
         {"embedding_model": "none"},
@@ -214,8 +246,12 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ),
     ("embedding_model", {}, {"embedding_model": "none"}, paraphrase),
     ("embedding_threads", {}, {"embedding_threads": 2}, onnx_threads),
+    ("embed_in_background", {}, {"embed_in_background": False}, background_embedding),
     ("search_semantic_weight", {}, {"search_semantic_weight": 0.9}, fused_ranks),
-    ("search_semantic_min", {}, {"search_semantic_min": 0.8}, paraphrase),
+    ("search_semantic_min_z", {}, {"search_semantic_min_z": 15.0}, paraphrase),
+    ("search_context_weight", {}, {"search_context_weight": 0.0}, episode_context),
+    ("search_context_radius", {}, {"search_context_radius": 1}, episode_context),
+    ("search_diversity", {}, {"search_diversity": 1.0}, paraphrases),
     (
         "search_vector_candidates",
         {"search_vector_candidates": 10},

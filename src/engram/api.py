@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -13,7 +13,7 @@ from engram.clock import Clock
 from engram.config import load_settings
 from engram.core.models import Direction, Memory, Relation, Status
 from engram.services.backup import BackupResult
-from engram.services.embeddings import Similar
+from engram.services.embeddings import EmbeddingStatus, Similar
 from engram.services.ltm import IndexReport, Progress
 from engram.services.memories import Draft
 from engram.services.promotion import PromotionResult
@@ -75,7 +75,10 @@ class Engram:
         strength: float = 1.0,
         created_at: datetime | None = None,
         last_used: datetime | None = None,
+        episode: str | None = None,
     ) -> Memory:
+        """`episode` names the conversation this comes from: search credits the memories saved
+        next to a match in the same episode (see docs/search.md)."""
         return self._app.memories.save(
             Draft(
                 content=content,
@@ -87,12 +90,21 @@ class Engram:
                 strength=strength,
                 created_at=created_at,
                 last_used=last_used,
+                episode=episode,
             )
         )
 
     def save_many(self, drafts: Sequence[Draft]) -> list[Memory]:
         """Bulk import in one transaction (all or nothing)."""
         return self._app.memories.save_many(drafts)
+
+    def flush(self) -> None:
+        """Wait until the vectors of everything saved through this handle are stored.
+
+        A save returns as soon as the memory is committed; its vector is computed just after,
+        on a worker thread (`ENGRAM_EMBED_IN_BACKGROUND`). This handle's own searches wait for
+        it; call `flush` before another handle or process should find the memory by meaning."""
+        self._app.context.vectors_ready()
 
     def get(self, memory_id: str) -> Memory:
         return self._app.memories.get(memory_id)
@@ -162,6 +174,14 @@ class Engram:
 
     def stats(self) -> Stats:
         return self._app.maintenance.stats()
+
+    def embedding_status(self) -> EmbeddingStatus:
+        """Vectors per model, memories, and vectors still being computed by this handle."""
+        return self._app.embeddings.status()
+
+    def embed_backfill(self, progress: Callable[[int], None] | None = None) -> int:
+        """Compute every missing vector of the current model (resumable); returns how many."""
+        return self._app.embeddings.backfill(progress=progress)
 
     # -- long-term memory: the Obsidian vault -------------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 from engram.clock import Clock, system_clock
@@ -12,6 +12,7 @@ from engram.config import Settings
 from engram.embeddings.factory import make_embedder
 from engram.services.backup import BackupService
 from engram.services.context import Context
+from engram.services.embedding_queue import EmbeddingQueue
 from engram.services.embeddings import EmbeddingService
 from engram.services.graph import GraphService
 from engram.services.ltm import LtmService, VaultAccess
@@ -38,14 +39,19 @@ class App:
     backup: BackupService
 
     def close(self) -> None:
+        if self.context.queue is not None:
+            self.context.queue.close()  # vectors of the last saves first
         self.context.store.close()
 
 
-def build_app(settings: Settings, clock: Clock | None = None) -> App:
+def build_app(settings: Settings, clock: Clock | None = None, recover_vectors: bool = False) -> App:
+    """`recover_vectors`: embed, in the background, memories an interrupted save left without
+    a vector (the MCP server does; one-off commands leave that to `engram embed`)."""
     configure_logging(settings.log_level)
     embedder = make_embedder(settings.embedding_model, settings.embedding_threads)
     vector_model = None if embedder is None else (embedder.model_id, embedder.dimensions)
     store = open_store(settings.storage_path, settings, vector_model)
+    ctx: Context | None = None
     try:
         ctx = Context(
             store=store,
@@ -55,9 +61,17 @@ def build_app(settings: Settings, clock: Clock | None = None) -> App:
             clock=clock or system_clock,
             embedder=embedder,
         )
+        if (
+            embedder is not None
+            and "vectors" in store.capabilities
+            and settings.embed_in_background
+        ):
+            ctx = replace(ctx, queue=EmbeddingQueue(ctx.embed_and_store))
         ctx.ensure_schedules()
-        ctx.check_vector_model()
+        ctx.check_vectors(recover=recover_vectors)
     except BaseException:
+        if ctx is not None and ctx.queue is not None:
+            ctx.queue.close()
         store.close()
         raise
     search = SearchService(ctx)

@@ -70,7 +70,7 @@ class Settings(BaseSettings):
     touch_boost: float = Field(default=0.1, ge=0, le=2)
 
     # Search
-    search_decay_weight: float = Field(default=0.3, ge=0, le=1)
+    search_decay_weight: float = Field(default=0.1, ge=0, le=1)
     search_candidates: int = Field(default=200, ge=10, le=10_000)
     fts_weight_content: float = Field(default=1.0, gt=0, le=100)
     fts_weight_tags: float = Field(default=2.0, gt=0, le=100)
@@ -79,9 +79,19 @@ class Settings(BaseSettings):
     # Embeddings and hybrid search
     embedding_model: Literal["minilm", "none"] = "minilm"
     embedding_threads: int = Field(default=1, ge=1, le=64)
-    search_semantic_weight: float = Field(default=0.5, ge=0, le=1)
-    search_semantic_min: float = Field(default=0.5, ge=-1, lt=1)
+    # Compute a saved memory's vector on a worker thread just after the save returns (searches
+    # wait for it); off: the save waits for its vector.
+    embed_in_background: bool = True
+    search_semantic_weight: float = Field(default=0.4, ge=0, le=1)
+    # How far above unrelated text (in standard deviations, see engram.embeddings.background)
+    # a memory's meaning must stand to match without sharing a word with the query.
+    search_semantic_min_z: float = Field(default=2.0, ge=0, le=20)
     search_vector_candidates: int = Field(default=100, ge=10, le=10_000)
+    # Context: credit for the neighbours of a match in its episode and its related memories.
+    search_context_weight: float = Field(default=0.2, ge=0, le=1)
+    search_context_radius: int = Field(default=3, ge=0, le=50)
+    # Diversity: the MMR penalty that keeps near-copies of one memory from filling the top.
+    search_diversity: float = Field(default=0.15, ge=0, le=1)
 
     # Long-term memory: the Obsidian vault (docs/ltm.md)
     vault_path: str | None = None

@@ -65,6 +65,15 @@ def api(db: Path, now: datetime) -> Iterator[Engram]:
 # -- save and search ------------------------------------------------------------------------
 
 
+def test_save_in_an_episode_lets_search_reach_the_next_turn(db: Path) -> None:
+    plan = save(db, "Let's plan the kayak trip", "--episode", "chat-1")
+    reply = save(db, "Sure, which weekend works?", "--episode", "chat-1")
+    hits = {h["memory"]["id"]: h for h in run_json(db, "search", "kayak")["hits"]}
+    assert hits[plan]["memory"]["episode"] == "chat-1"
+    assert hits[reply]["memory"]["episode_seq"] == 1 and hits[reply]["why"]["context"] > 0
+    assert "episode" in ok(run(db, "save", "--help")).stdout
+
+
 def test_save_then_search_finds_it_as_table_and_json(db: Path) -> None:
     result = ok(run(db, "save", "Prefers dark mode in every editor", "--tag", "ui"))
     assert result.stdout.startswith("Saved ")
@@ -111,7 +120,8 @@ def test_search_filters_by_tag_status_and_limit(db: Path) -> None:
     assert [h["memory"]["content"] for h in run_json(db, "search", "--tag", "b")["hits"]] == [
         "beta note"
     ]
-    assert run_json(db, "search", "alpha")["count"] == 0  # archived is hidden by default
+    hidden = [h["memory"]["id"] for h in run_json(db, "search", "alpha")["hits"]]
+    assert first not in hidden  # archived is hidden by default
     assert run_json(db, "search", "alpha", "--status", "archived")["count"] == 1
     assert run_json(db, "search", "note", "--status", "all", "--limit", "1")["count"] == 1
     assert run_json(db, "search", "note", "--min-score", "5")["count"] == 0

@@ -26,10 +26,15 @@ def test_embed_reports_coverage_and_backfills_missing_vectors(tmp_path: Path) ->
             mem.save(f"note {i} about the flight to Lisbon")
     before = invoke(db, "embed")
     assert before["embedded"] == 0
-    assert before["status"] == {"model_id": MODEL_ID, "vectors": {}, "memories": 5}
+    assert before["status"] == {"model_id": MODEL_ID, "vectors": {}, "memories": 5, "pending": 0}
     after = invoke(db, "embed", "--backfill", "--batch", "2")
     assert after["embedded"] == 5
-    assert after["status"] == {"model_id": MODEL_ID, "vectors": {MODEL_ID: 5}, "memories": 5}
+    assert after["status"] == {
+        "model_id": MODEL_ID,
+        "vectors": {MODEL_ID: 5},
+        "memories": 5,
+        "pending": 0,
+    }
     assert invoke(db, "embed", "--backfill")["embedded"] == 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -25,7 +26,9 @@ import pytest
 from mcp.client import Client, ClientSession, IncomingMessage
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
+from engram import Engram
 from engram.config import load_settings
+from engram.embeddings.minilm import MODEL_ID
 from engram.mcp.server import build_server
 
 TOOLS = {
@@ -329,8 +332,11 @@ async def test_text_that_looks_like_json_stays_text(server: Server) -> None:
     await server.save(f"null pointer {unique()}")
     await server.save(f"something else {unique()}")
     found = await server.call("search_memory", {"query": "null", "limit": 100})
-    assert found["count"] >= 1  # a search for the word, not a browse of everything:
-    assert all("null" in hit["memory"]["content"] for hit in found["hits"])
+    # A search for the word, not a browse of everything: the word's matches come first (other
+    # hits may follow by meaning or episode context, each saying so in `why`).
+    words = [hit["memory"]["content"] for hit in found["hits"] if hit["why"]["text"] > 0]
+    assert words and all("null" in content for content in words)
+    assert "null" in found["hits"][0]["memory"]["content"]
     await server.call("search_memory", {"query": "[1]"})  # text, not a list: no error
 
 
@@ -776,3 +782,53 @@ async def test_an_unreadable_store_is_a_tool_error(tmp_path: Path) -> None:
         result = await client.call_tool("memory_stats", {})
     assert result.is_error
     assert "cannot open SQLite store" in text_of(result)
+
+
+@pytest.mark.anyio
+async def test_a_client_session_is_one_episode(tmp_path: Path) -> None:
+    """The server fills in the episode by itself: one per client session, in saving order; the
+    neighbour of a match in that conversation is found through it (`why.context`)."""
+    async with running_server(tmp_path) as first:
+        plan = await first.save("Let's plan the kayak trip")
+        reply = await first.save("Sure, which weekend works?")
+    async with running_server(tmp_path) as second:
+        later = await second.save("Sure, which weekend works? Asking again")
+        assert plan["episode"] and plan["episode"] == reply["episode"] != later["episode"]
+        assert (plan["episode_seq"], reply["episode_seq"], later["episode_seq"]) == (0, 1, 0)
+        found = await second.call("search_memory", {"query": "kayak"})
+        by_id = {hit["memory"]["id"]: hit for hit in found["hits"]}
+        assert by_id[reply["id"]]["why"]["context"] > 0
+        assert later["id"] not in by_id
+
+
+KILLED_AFTER_SAVING = """
+import os, signal, sys
+from engram import Engram
+mem = Engram.open(sys.argv[1])
+for i in range(40):
+    mem.save(f"The flight to Lisbon number {i} leaves at 9am")
+print("saved", flush=True)
+os.kill(os.getpid(), signal.SIGKILL)  # vectors still being computed in the background
+"""
+
+
+@pytest.mark.anyio
+async def test_vectors_pending_at_a_crash_are_computed_when_the_server_starts(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "engram.db"
+    child = subprocess.run(
+        [sys.executable, "-c", KILLED_AFTER_SAVING, str(db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert child.returncode == -signal.SIGKILL and child.stdout == "saved\n", child.stderr
+    with Engram.open(str(db), embedding_model="none") as mem:
+        assert mem.stats().total == 40  # every acknowledged save is there
+    async with running_server(tmp_path) as server:
+        found = await server.call("search_memory", {"query": "when does my plane depart"})
+        assert found["count"] == 10 and all(h["why"]["semantic"] for h in found["hits"])
+    with Engram.open(str(db)) as mem:
+        assert mem.embedding_status().vectors == {MODEL_ID: 40}

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from engram.core.ranking import Candidate, interleave, rank
+import numpy as np
+import pytest
+
+from engram.core.ranking import (
+    REVIEW_MIN_RELEVANCE,
+    Calibration,
+    Candidate,
+    diversify,
+    fuse_matches,
+    interleave,
+    rank,
+    spread,
+)
 from engram.core.text import query_terms
 
 
@@ -21,11 +33,18 @@ def test_decay_breaks_ties_between_equally_relevant_matches() -> None:
 
 
 def test_review_candidates_take_their_share_of_slots() -> None:
-    matches = [cand(f"m{i}", 10.0 - i, 1.0) for i in range(10)]
-    reviews = [cand(f"r{i}", 0.5, 0.25, prio=0.9 - i / 10) for i in range(5)]
+    matches = [cand(f"m{i}", 10.0 - i / 4, 1.0) for i in range(10)]
+    reviews = [cand(f"r{i}", 5.5, 0.25, prio=0.9 - i / 10) for i in range(5)]
     hits = rank(matches + reviews, 10, 0.3, 0.3)
     assert [h.reason for h in hits].count("review") == 3
     assert [h.id for h in hits][:3] == ["m0", "m1", "r0"]
+
+
+def test_review_slots_need_a_relevant_match_not_just_a_shared_word() -> None:
+    matches = [cand(f"m{i}", 10.0 - i / 2, 1.0) for i in range(10)]
+    weak = [cand(f"r{i}", 10.0 * REVIEW_MIN_RELEVANCE - 0.1, 0.25, prio=0.9) for i in range(3)]
+    hits = rank(matches + weak, 10, 0.3, 0.3)
+    assert all(h.reason == "match" for h in hits)
 
 
 def test_unused_review_slots_go_back_to_matches() -> None:
@@ -49,3 +68,54 @@ def test_query_terms_drop_stopwords_unless_nothing_else() -> None:
     assert query_terms("What did I say about TypeScript?") == ["say", "typescript"]
     assert query_terms("what is it") == ["what", "is", "it"]
     assert query_terms("?!") == []
+
+
+def test_calibration_turns_a_cosine_into_standard_deviations_above_unrelated_text() -> None:
+    calibration = Calibration.of(np.array([0.0, 0.1, 0.2], dtype=np.float32))
+    assert calibration.mean == pytest.approx(0.1)
+    assert calibration.z(0.1 + 3 * calibration.spread) == pytest.approx(3.0)
+
+
+def test_meaning_alone_matches_only_clearly_above_unrelated_text() -> None:
+    calibration = Calibration(mean=0.1, spread=0.05)  # cosine 0.2 is z = 2
+    fused = fuse_matches({}, {"close": 0.4, "edge": 0.19, "far": 0.15}, calibration, 0.5, 2.0)
+    assert set(fused) == {"close"}
+    assert fused["close"].relevance == pytest.approx(0.5)  # the best meaning match scores 1
+
+
+def test_without_calibration_text_alone_decides() -> None:
+    fused = fuse_matches({"a": 4.0, "b": 2.0}, {"a": 0.9, "c": 0.9}, None, 0.5, 2.0)
+    assert {k: f.relevance for k, f in fused.items()} == {"a": 1.0, "b": 0.5}
+
+
+def test_spread_credits_neighbours_by_their_strongest_linked_match() -> None:
+    relevance = {"match": 1.0, "weak": 0.2}
+    links = [("match", "next", 1.0), ("weak", "next", 1.0), ("match", "related", 0.5)]
+    credit = spread(relevance, links, 0.3)
+    assert credit == pytest.approx({"next": 0.3, "related": 0.15})
+
+
+def test_spread_passes_no_credit_on_from_credit_and_only_along_links() -> None:
+    credit = spread({"a": 1.0}, [("a", "b", 1.0), ("b", "c", 1.0)], 0.3)
+    assert set(credit) == {"b"}  # c is linked to b, whose relevance is only credit
+    assert spread({"a": 1.0}, [("a", "b", 1.0)], 0.0) == {}
+
+
+def unit(*xs: float) -> np.ndarray:
+    v = np.array(xs, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def test_diversify_takes_other_evidence_before_a_paraphrase_of_a_taken_result() -> None:
+    vectors = {"a": unit(1, 0), "a2": unit(1, 0.6), "b": unit(0, 1)}
+    values = {"a": 1.0, "a2": 0.9, "b": 0.6}
+    assert diversify(["a", "a2", "b"], values, vectors, 0.0, 10) == ["a", "a2", "b"]
+    assert diversify(["a", "a2", "b"], values, vectors, 0.5, 10) == ["a", "b", "a2"]
+
+
+def test_near_copies_go_last_and_items_without_vectors_are_never_penalised() -> None:
+    vectors = {"a": unit(1, 0), "copy": unit(1, 0.01), "b": unit(0.6, 1)}
+    values = {"a": 1.0, "copy": 0.99, "b": 0.1, "novec": 0.05}
+    order = diversify(["a", "copy", "b", "novec"], values, vectors, 0.01, 10)
+    assert order == ["a", "b", "novec", "copy"]
+    assert diversify(["a", "copy", "tail"], values | {"tail": 0}, vectors, 0.5, 2)[-1] == "tail"

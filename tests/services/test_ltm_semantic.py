@@ -124,7 +124,7 @@ def test_a_deleted_note_never_resurfaces(vault_url: tuple[str, Path], clock: Fix
         (vault / DENTIST[0]).unlink()
         assert a.index_ltm().removed == 1
         assert found(a, TOOTH_DOCTOR) == found(b, TOOTH_DOCTOR) == []
-        write_note(vault, "Health/other.md", "# Other\nNothing about teeth at all.\n")
+        write_note(vault, "Health/other.md", "# Other\nThe library closes at six on weekdays.\n")
         a.index_ltm()
         assert found(b, TOOTH_DOCTOR) == []
 

@@ -42,6 +42,7 @@ def test_a_word_match_and_a_meaning_match_both_count(mem: Engram) -> None:
 def test_deleted_and_archived_memories_never_resurface(db_path: Path, clock: FixedClock) -> None:
     with Engram.open(str(db_path), clock=clock) as a, Engram.open(str(db_path), clock=clock) as b:
         gone, archived, kept = (a.save(FLIGHT), a.save(FLIGHT + "!"), a.save(FLIGHT + "."))
+        a.flush()  # another handle finds them by meaning once their vectors are stored
         assert len(b.search(PARAPHRASE)) == 3  # b builds its index now
         a.delete(gone.id)
         a.archive(archived.id)
@@ -149,6 +150,7 @@ def test_vectors_from_another_model_are_reported(
     db = tmp_path / "m.db"
     with Engram.open(str(db), clock=clock) as mem:
         m = mem.save(FLIGHT)
+        mem.flush()
         mem.app.context.store.put_vectors(
             [(m.id, mem.app.context.embedder.embed_batch(["x"])[0])],  # type: ignore[union-attr]
             "some-other-model",

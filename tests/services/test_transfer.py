@@ -57,6 +57,7 @@ def fill(mem: Engram, clock: FixedClock) -> list[str]:
     ctx.store.modify([d.id], promote)
     mem.create_relation(a.id, b.id, "supports", strength=0.7, metadata={"why": "x"})
     mem.create_relation(b.id, d.id)
+    mem.flush()  # the vectors too: migrate reads the store, not this handle
     return [a.id, b.id, c.id, d.id]
 
 
@@ -102,7 +103,10 @@ def test_migrate_copies_every_field_relation_and_vector(
             k: v.tolist() for k, v in ours.items()
         }
         # the copy behaves: schedules were computed for it, search and gc work
-        assert [h.memory.id for h in dst.search("postgresql")] == [ids[0]]
+        hits = dst.search("postgresql")
+        assert hits[0].memory.id == ids[0] and hits[0].why.text == 1.0
+        # the rest come through the copied relations (context), not through the word
+        assert all(h.why.text == 0.0 and h.why.context for h in hits[1:])
         assert dst.stats().by_status == mem.stats().by_status
 
         again = migrate(source, dst.app.context.store, dst.app.context.scheduled_many)
@@ -174,7 +178,7 @@ def test_cortexgraph_import(mem: Engram) -> None:
     assert alice.context == "#billing" and alice.meta == {"channel_id": "C024BE91L"}
     assert mem.get("d0e1f2a3-2222-4b4c-8d5e-6f7a8b9c0d1e").status == Status.ARCHIVED
     assert mem.get_many(["f1a2b3c4-4444-4d5e-8f6a-7b8c9d0e1f2a"]) == []  # tombstoned
-    (tea,) = [h.memory for h in mem.search("green tea")]
+    tea = mem.search("green tea")[0].memory
     assert tea.meta == {"cortexgraph_id": "note about tea"}
 
     (billing,) = mem.relations("c9a8b7c6-1111-4d2e-9f30-a1b2c3d4e5f6")

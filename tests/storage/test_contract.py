@@ -61,6 +61,8 @@ def test_insert_then_get_round_trips_every_field(store: Store) -> None:
         last_review_at=T0 + timedelta(hours=2),
         review_count=4,
         cross_domain_count=2,
+        episode="chat-7",
+        episode_seq=3,
     )
     put(store, m)
     assert store.get_many(["full"]) == [m]
@@ -195,6 +197,44 @@ def test_text_search_respects_filters(store: Store) -> None:
     assert {m.id for m in store.text_search(["shared"], recent, 10)} == {"new"}
     archived = Filter(statuses=(Status.ARCHIVED,))
     assert {m.id for m in store.text_search(["shared"], archived, 10)} == {"gone"}
+
+
+def test_stubs_reads_counters_of_the_ids_that_pass_the_filter(store: Store) -> None:
+    put(
+        store,
+        mem("old", tags=("Work",), idle_days=10, use_count=2),
+        mem("new", tags=("home",)),
+        mem("gone", tags=("work",), status=Status.ARCHIVED),
+    )
+    everyone = {s.id: s for s in store.stubs(["old", "new", "gone", "missing"], Filter())}
+    assert set(everyone) == {"old", "new"}  # archived is filtered out by default, missing absent
+    assert (everyone["old"].use_count, everyone["old"].last_used) == (2, NOW - 10 * DAY)
+    assert {s.id for s in store.stubs(["old", "new"], Filter(tags=("work",)))} == {"old"}
+    recent = Filter(used_since=NOW - 5 * DAY)
+    assert {s.id for s in store.stubs(["old", "new"], recent)} == {"new"}
+    assert store.stubs([], Filter()) == []
+
+
+def in_episode(ident: str, episode: str, seq: int) -> Memory:
+    return mem(ident, episode=episode, episode_seq=seq)
+
+
+def test_episode_tails_are_the_last_place_of_each_episode(store: Store) -> None:
+    put(store, in_episode("a0", "a", 0), in_episode("a1", "a", 1), in_episode("b5", "b", 5))
+    put(store, mem("loose"))
+    assert store.episode_tails(["a", "b", "never"]) == {"a": 1, "b": 5}
+    assert store.episode_tails([]) == {}
+
+
+def test_episode_neighbours_are_the_places_within_the_radius(store: Store) -> None:
+    put(store, *(in_episode(f"a{i}", "a", i) for i in range(8)))
+    put(store, in_episode("b3", "b", 3), mem("loose"))
+    store.delete(["a4"])  # a gap: neighbours are by place, so a3's reach does not grow
+    pairs = set(store.episode_neighbours(["a3", "b3", "loose", "missing"], 2))
+    assert pairs == {("a3", "a1"), ("a3", "a2"), ("a3", "a5")}
+    both = set(store.episode_neighbours(["a0", "a7"], 1))
+    assert both == {("a0", "a1"), ("a7", "a6")}
+    assert store.episode_neighbours(["a3"], 0) == []
 
 
 def test_text_search_honours_limit(store: Store) -> None:

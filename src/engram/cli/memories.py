@@ -60,6 +60,11 @@ def read_content(content: str) -> str:
 @click.option("--source", default=None, help="Where the memory came from.")
 @click.option("--context", default=None, help="The situation it was learned in.")
 @click.option("--strength", type=float, default=1.0, show_default=True, help="0 to 2.")
+@click.option(
+    "--episode",
+    default=None,
+    help="The conversation or session it comes from; search credits its neighbours there.",
+)
 @pass_state
 def save(
     state: State,
@@ -69,6 +74,7 @@ def save(
     source: str | None,
     context: str | None,
     strength: float,
+    episode: str | None,
 ) -> None:
     """Save a memory. CONTENT `-` reads it from stdin."""
     draft = Draft(
@@ -78,6 +84,7 @@ def save(
         source=source,
         context=context,
         strength=strength,
+        episode=episode,
     )
     with open_app(state) as app:
         memory = app.memories.save(draft)

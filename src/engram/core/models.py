@@ -66,6 +66,11 @@ class Memory(BaseModel):
     last_review_at: datetime | None = None
     review_count: int = Field(default=0, ge=0)
     cross_domain_count: int = Field(default=0, ge=0)
+    # The conversation (or session) a memory was saved in, and its place in that episode's
+    # saving order. Search lets relevance spread to a memory's neighbours in its episode:
+    # many turns share one timestamp, so order, not time, defines who is next to whom.
+    episode: str | None = None
+    episode_seq: int | None = Field(default=None, ge=0)
 
 
 class Relation(BaseModel):

@@ -1,28 +1,45 @@
 """How search results are ordered: relevance decides what matches, decay re-ranks.
 
-relevance = (1 − s) · text + s · semantic          (see `fuse`)
-rank      = relevance · ((1 − w) + w · min(score, 1))
+text      = bm25 / best bm25 of the query                         ∈ [0, 1]
+z         = (cosine − μ_q) / σ_q                                  (see `Calibration`)
+semantic  = (z − z_min) / (best z − z_min)  for z ≥ z_min, else 0  ∈ [0, 1]
+direct    = (1 − s) · text + s · semantic                         (see `fuse_matches`)
+relevance = direct + c · max over linked items of (link strength · their direct relevance)
+rank      = relevance / best relevance · ((1 − w) + w · min(score, 1))
 
-`text` ∈ [0, 1] is the backend's full-text relevance normalised by the best match of the query;
-`semantic` ∈ [0, 1] rescales the cosine similarity of query and memory embeddings above a floor;
-`score` is the decay score; `s` and `w` are `search_semantic_weight` and `search_decay_weight`.
-Decay can move a result by at most the factor (1 − w), so a clearly better match is never
-pushed out by a fresher weak one. Review candidates (memories in the danger zone that match the
-query) take a share of the slots.
+A memory matches if it shares a query word, if its meaning stands clearly above what unrelated
+text looks like for this query (z ≥ z_min), or if it sits next to a match in its episode or is
+related to one (`spread`). `score` is the decay score; `s`, `c`, `w` and `z_min` are the settings
+`search_semantic_weight`, `search_context_weight`, `search_decay_weight` and
+`search_semantic_min_z`. Decay can move a result by at most the factor (1 − w), so a clearly
+better match is never pushed out by a fresher weak one. The top of the list is then diversified
+(maximal marginal relevance, `diversify`) so that near-copies of one memory do not crowd out
+other evidence, and review candidates (memories in the danger zone that match the query well)
+take a share of the slots. docs/search.md shows how the defaults were chosen.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+import numpy as np
+from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict
 
 from engram.core.models import Memory
 
 Reason = Literal["match", "review"]
 K = TypeVar("K", bound=Hashable)
+
+# Memories at least this similar say the same thing in nearly the same words (a re-saved fact,
+# different punctuation or case): while diversifying, such a copy of a result already taken
+# goes after every memory that is not one.
+NEAR_COPY = 0.95
+# A review candidate must be at least this relevant (relative to the best match): review slots
+# are for fading memories the query is about, not for anything that shares a word with it.
+REVIEW_MIN_RELEVANCE = 0.5
 
 
 class Why(BaseModel):
@@ -32,6 +49,7 @@ class Why(BaseModel):
 
     text: float
     semantic: float | None = None  # cosine similarity, when the memory was a vector neighbour
+    context: float | None = None  # credit from an episode neighbour or a related memory
     decay: float
     review: float
     rank: float
@@ -55,24 +73,25 @@ class Candidate:
     review_priority: float
     text: float | None = None  # the parts `relevance` was fused from, for `Why`
     semantic: float | None = None
+    context: float | None = None
 
 
-def fuse(
-    text: float | None, cosine: float | None, semantic_weight: float, semantic_min: float
-) -> float | None:
-    """One relevance from a normalised text score and a cosine similarity; None = no match.
+@dataclass(frozen=True)
+class Calibration:
+    """How similar unrelated text is to one query: the mean and spread of the query's cosine
+    similarity with reference sentences (`engram.embeddings.background`). A cosine becomes a
+    z-score against them, comparable across queries."""
 
-    A memory matches if it shares a query word, or if its embedding is at least `semantic_min`
-    similar to the query's: MiniLM puts unrelated short texts around 0–0.2, loosely related ones
-    around 0.3–0.5 and paraphrases above 0.5. The cosine is rescaled so the floor maps to 0 and
-    identity to 1.
-    """
-    semantic = None
-    if cosine is not None and cosine >= semantic_min:
-        semantic = (cosine - semantic_min) / (1.0 - semantic_min)
-    if text is None and semantic is None:
-        return None
-    return (1.0 - semantic_weight) * (text or 0.0) + semantic_weight * (semantic or 0.0)
+    mean: float
+    spread: float
+
+    @classmethod
+    def of(cls, background_cosines: NDArray[np.float32]) -> Calibration:
+        values = np.asarray(background_cosines, dtype=np.float64)
+        return cls(float(values.mean()), max(float(values.std()), 1e-6))
+
+    def z(self, cosine: float) -> float:
+        return (cosine - self.mean) / self.spread
 
 
 @dataclass(frozen=True)
@@ -87,23 +106,84 @@ class Fused:
 def fuse_matches(
     lexical: Mapping[K, float],
     cosine: Mapping[K, float],
+    calibration: Calibration | None,
     semantic_weight: float,
-    semantic_min: float,
+    min_z: float,
 ) -> dict[K, Fused]:
     """The text matches (raw relevance, higher is better) and the vector neighbours (cosine)
-    of one query, fused item by item with `fuse`; items matching neither are left out. The text
-    part is normalised by the best text match. Without any vector neighbour (no embedder, or
-    nothing embedded yet) text alone decides."""
-    best = max(lexical.values(), default=0.0) or 1.0
-    weight = semantic_weight if cosine else 0.0
+    of one query, fused item by item; items matching neither are left out. Both parts are
+    normalised by the query's best match of their kind, so neither scale dominates. Without
+    vector neighbours or a calibration (no embedder, nothing embedded yet) text alone
+    decides."""
+    best_text = max(lexical.values(), default=0.0) or 1.0
+    z = {k: calibration.z(c) for k, c in cosine.items()} if calibration is not None else {}
+    best_z = max(z.values(), default=min_z)
+    span = best_z - min_z if best_z > min_z else 1.0
+    weight = semantic_weight if z else 0.0
     out: dict[K, Fused] = {}
     for key in {**cosine, **lexical}:
-        text = lexical[key] / best if key in lexical else None
-        similarity = cosine.get(key)
-        relevance = fuse(text, similarity, weight, semantic_min)
-        if relevance is not None and relevance > 0:
-            out[key] = Fused(relevance, text or 0.0, similarity)
+        text = lexical[key] / best_text if key in lexical else None
+        zk = z.get(key)
+        semantic = (zk - min_z) / span if zk is not None and zk >= min_z else None
+        if text is None and semantic is None:
+            continue
+        relevance = (1.0 - weight) * (text or 0.0) + weight * (semantic or 0.0)
+        if relevance > 0:
+            out[key] = Fused(relevance, text or 0.0, cosine.get(key))
     return out
+
+
+def spread(
+    relevance: Mapping[K, float], links: Iterable[tuple[K, K, float]], weight: float
+) -> dict[K, float]:
+    """Context credit: each item linked to a match receives `weight` × the strongest
+    (link strength × relevance) among its linked matches. Links are (from, to, strength in
+    [0, 1]) and carry credit from `from` to `to` only; credit comes from direct relevance, never
+    from other credit, so it cannot snowball and is at most `weight` × the best match."""
+    credit: dict[K, float] = {}
+    if weight <= 0:
+        return credit
+    for source, target, strength in links:
+        value = relevance.get(source, 0.0) * min(max(strength, 0.0), 1.0)
+        if value > credit.get(target, 0.0):
+            credit[target] = value
+    return {k: weight * v for k, v in credit.items() if v > 0}
+
+
+def diversify(
+    ordered: Sequence[K],
+    values: Mapping[K, float],
+    vectors: Mapping[K, NDArray[np.float32]],
+    penalty: float,
+    window: int,
+) -> list[K]:
+    """Maximal marginal relevance over the first `window` items: repeatedly take the item with
+    the best value − penalty × (its highest cosine with an item already taken), near-copies of
+    a taken item (`NEAR_COPY`) last. Items without a vector are never penalised; the rest of the
+    list keeps its order."""
+    head, tail = list(ordered[:window]), list(ordered[window:])
+    if penalty <= 0 or len(head) < 2:
+        return head + tail
+    dims = next((len(v) for v in vectors.values()), 0)
+    matrix = np.zeros((len(head), dims), dtype=np.float32)
+    has = np.zeros(len(head), dtype=bool)
+    for i, key in enumerate(head):
+        vec = vectors.get(key)
+        if vec is not None:
+            matrix[i], has[i] = vec, True
+    base = np.array([values[k] for k in head], dtype=np.float64)
+    closest = np.zeros(len(head), dtype=np.float64)
+    free = np.ones(len(head), dtype=bool)
+    out: list[K] = []
+    for _ in range(len(head)):
+        gain = base - penalty * closest - 2.0 * (closest >= NEAR_COPY)
+        gain = np.where(free, gain, -np.inf)
+        pick = int(np.argmax(gain))
+        out.append(head[pick])
+        free[pick] = False
+        if has[pick]:
+            closest = np.maximum(closest, np.where(has, matrix @ matrix[pick], 0.0))
+    return out + tail
 
 
 @dataclass(frozen=True)
@@ -118,31 +198,52 @@ def rank_value(relevance: float, score: float, decay_weight: float) -> float:
 
 
 def rank(
-    candidates: Sequence[Candidate], limit: int, decay_weight: float, review_ratio: float
+    candidates: Sequence[Candidate],
+    limit: int,
+    decay_weight: float,
+    review_ratio: float,
+    *,
+    diversity: float = 0.0,
+    vectors: Mapping[str, NDArray[np.float32]] | None = None,
 ) -> list[Ranked]:
+    """The `limit` best candidates: by rank value, the top diversified with `diversity` as the
+    MMR penalty (given the candidates' vectors), with review candidates interleaved."""
     if not candidates or limit <= 0:
         return []
     best = max(c.relevance for c in candidates)
     scale = best if best > 0 else 1.0
-
-    def value(c: Candidate) -> float:
-        return rank_value(c.relevance / scale, c.score, decay_weight)
+    values = {c.id: rank_value(c.relevance / scale, c.score, decay_weight) for c in candidates}
 
     def ranked(c: Candidate, reason: Reason) -> Ranked:
         text = c.relevance / scale if c.text is None else c.text
         why = Why(
-            text=text, semantic=c.semantic, decay=c.score, review=c.review_priority, rank=value(c)
+            text=text,
+            semantic=c.semantic,
+            context=c.context,
+            decay=c.score,
+            review=c.review_priority,
+            rank=values[c.id],
         )
         return Ranked(id=c.id, reason=reason, why=why)
 
-    ordered = sorted(candidates, key=lambda c: (-value(c), c.id))
+    ordered = sorted(candidates, key=lambda c: (-values[c.id], c.id))
+    if diversity > 0 and vectors:
+        by_id = {c.id: c for c in ordered}
+        ids = diversify([c.id for c in ordered], values, vectors, diversity, window=3 * limit)
+        ordered = [by_id[i] for i in ids]
     review_slots = int(limit * review_ratio)
     primary_slots = limit - review_slots
     primary = ordered[:primary_slots]
     taken = {c.id for c in primary}
     reviews = sorted(
-        (c for c in ordered[primary_slots:] if c.review_priority > 0 and c.id not in taken),
-        key=lambda c: (-c.review_priority, c.id),
+        (
+            c
+            for c in ordered[primary_slots:]
+            if c.review_priority > 0
+            and c.id not in taken
+            and c.relevance >= REVIEW_MIN_RELEVANCE * scale
+        ),
+        key=lambda c: (-values[c.id] * c.review_priority, c.id),
     )[:review_slots]
     # Unused review slots go back to the best remaining matches.
     spare = limit - len(primary) - len(reviews)

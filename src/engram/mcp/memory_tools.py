@@ -2,7 +2,7 @@
 
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from engram.core.models import Memory
@@ -58,6 +58,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         context: ContextText = "",
         meta: OptionalMeta = None,
         strength: Strength = 1.0,
+        ctx: Context | None = None,
     ) -> Memory:
         draft = Draft(
             content=content,
@@ -67,6 +68,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             context=context or None,
             meta=meta or {},
             strength=strength,
+            episode=runtime.episode_for(_session_id(ctx)),
         )
         return await runtime.call(lambda app: app.memories.save(draft))
 
@@ -235,3 +237,9 @@ def register_reinforcement_tools(server: MCPServer[Any], runtime: EngramRuntime)
         context = context_tags or []
         results = await runtime.call(lambda app: app.memories.observe(memory_ids, context))
         return ObserveUsageResult(results=results)
+
+
+def _session_id(ctx: Context | None) -> str | None:
+    """The transport's session id (streamable HTTP sends it as a header); None over stdio."""
+    headers = None if ctx is None else ctx.headers
+    return None if headers is None else headers.get("mcp-session-id")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -34,13 +35,26 @@ class EngramRuntime:
         self._clock = clock
         self._app: App | None = None
         self._lock = threading.Lock()
+        self._episodes: dict[str | None, str] = {}
+
+    def episode_for(self, session_id: str | None) -> str:
+        """One episode id per client session: the memories an assistant saves in one
+        conversation belong together, and search credits their neighbours (docs/search.md).
+        Over stdio every client session is a server process of its own (`session_id` None);
+        a transport with sessions names them."""
+        with self._lock:
+            episode = self._episodes.get(session_id)
+            if episode is None:
+                episode = f"mcp:{uuid.uuid4()}"
+                self._episodes[session_id] = episode
+            return episode
 
     def app(self) -> App:
         """Build the App once; a failed build is retried next call (the fix may be in a file)."""
         with self._lock:
             if self._app is None:
                 settings = self._settings if self._settings is not None else load_settings()
-                self._app = build_app(settings, self._clock)
+                self._app = build_app(settings, self._clock, recover_vectors=True)
                 log.info("store open: %s", self._app.context.store.location)
             return self._app
 

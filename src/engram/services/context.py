@@ -24,9 +24,15 @@ from engram.core.scoring import (
 from engram.core.timeutil import to_epoch
 from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError
+from engram.services.embedding_queue import EmbeddingQueue
 from engram.storage.protocol import ScheduleInputs, Store, Stub
 
 log = logging.getLogger(__name__)
+
+# At the start of a server, memories without a vector (a crash between a save and its
+# embedding) are embedded in the background when there are at most this many; more is a job for
+# `engram embed --backfill`.
+RECOVER_AT_OPEN = 1_000
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,7 @@ class Context:
     rules: Reinforcement
     clock: Clock
     embedder: Embedder | None = None
+    queue: EmbeddingQueue | None = None  # vectors computed just after the save returns
 
     def now(self) -> datetime:
         moment = self.clock()
@@ -50,20 +57,48 @@ class Context:
     def scheduled(self, memory: Memory) -> tuple[Memory, Schedule]:
         return memory, memory_schedule(self.policy, memory)
 
-    def check_vector_model(self) -> None:
-        """Vectors from another model are ignored by search; say how to replace them."""
+    def check_vectors(self, recover: bool = False) -> None:
+        """At open: say how to replace vectors of another model (search skips them); with
+        `recover` (a long-running server), queue the memories left without a vector, e.g. by a
+        process killed between a save and its embedding."""
         if self.embedder is None or "vectors" not in self.store.capabilities:
             return
         current = self.embedder.model_id
-        others = {m: n for m, n in self.store.vector_counts().items() if m != current}
-        for model, count in others.items():
+        counts = self.store.vector_counts()
+        for model, count in counts.items():
+            if model != current:
+                log.warning(
+                    "%d memories have vectors from model %r, not %r: semantic search skips them "
+                    "until you run `engram embed --backfill`",
+                    count,
+                    model,
+                    current,
+                )
+        missing = sum(self.store.count().values()) - counts.get(current, 0)
+        if missing <= 0 or self.queue is None or not recover:
+            return
+        if missing > RECOVER_AT_OPEN:
             log.warning(
-                "%d memories have vectors from model %r, not %r: semantic search skips them "
-                "until you run `engram embed --backfill`",
-                count,
-                model,
-                self.embedder.model_id,
+                "%d memories have no vector yet: run `engram embed --backfill` so search finds "
+                "them by meaning too",
+                missing,
             )
+            return
+        self.queue.submit(self.store.missing_vectors(current, RECOVER_AT_OPEN))
+
+    def embed_later(self, items: Sequence[tuple[str, str]]) -> None:
+        """Vectors for (memory id, text) pairs: queued when saves embed in the background,
+        else computed now."""
+        if self.queue is not None:
+            self.queue.submit(items)
+        else:
+            self.embed_and_store(items)
+
+    def vectors_ready(self) -> None:
+        """Wait until every vector queued by this process is stored: call before reading
+        vectors, so a memory is found by meaning as soon as its save returned."""
+        if self.queue is not None:
+            self.queue.drain()
 
     def embed_and_store(self, items: Sequence[tuple[str, str]]) -> int:
         """Compute and store vectors for (memory id, text) pairs; 0 without an embedder."""

@@ -21,6 +21,7 @@ class EmbeddingStatus(BaseModel):
     model_id: str | None
     vectors: dict[str, int]
     memories: int
+    pending: int = 0  # saved by this process, vector being computed
 
 
 class EmbeddingService:
@@ -28,10 +29,15 @@ class EmbeddingService:
         self.ctx = ctx
 
     def status(self) -> EmbeddingStatus:
+        queue = self.ctx.queue
+        pending = 0 if queue is None else queue.pending()
         counts = self.ctx.store.vector_counts() if "vectors" in self.ctx.store.capabilities else {}
         model = None if self.ctx.embedder is None else self.ctx.embedder.model_id
         return EmbeddingStatus(
-            model_id=model, vectors=counts, memories=sum(self.ctx.store.count().values())
+            model_id=model,
+            vectors=counts,
+            memories=sum(self.ctx.store.count().values()),
+            pending=pending,
         )
 
     def similar(self, memory_id: str, min_cosine: float = 0.88, limit: int = 10) -> list[Similar]:
@@ -48,6 +54,7 @@ class EmbeddingService:
         if self.ctx.embedder is None:
             raise ConfigError("embeddings are off (ENGRAM_EMBEDDING_MODEL=none): nothing to do")
         model = self.ctx.embedder.model_id
+        self.ctx.vectors_ready()
         done = 0
         while True:
             missing = self.ctx.store.missing_vectors(model, batch)
@@ -79,6 +86,7 @@ def similar_memories(
     if ctx.embedder is None or "vectors" not in ctx.store.capabilities:
         raise ConfigError("embeddings are off (ENGRAM_EMBEDDING_MODEL=none)")
     ident = check.memory_id(memory_id)
+    ctx.vectors_ready()
     vectors = ctx.store.get_vectors([ident], ctx.embedder.model_id)
     if ident not in vectors:
         if not ctx.store.get_many([ident]):

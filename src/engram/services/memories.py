@@ -31,6 +31,9 @@ class Draft:
     created_at: datetime | None = None
     last_used: datetime | None = None
     id: str | None = None
+    # The conversation this memory comes from; memories of one episode are kept in the order
+    # saved, so search can credit a memory's neighbours (see engram.core.ranking.spread).
+    episode: str | None = None
 
 
 class MemoryService:
@@ -58,11 +61,31 @@ class MemoryService:
             m.model_copy(update={"review_priority": p}) if p else m
             for m, p in zip(built, prios, strict=True)
         ]
+        memories = self._in_episode_order(memories)
         self.ctx.store.insert(self.ctx.scheduled_many(memories))
-        # Saved first, embedded second: a crash in between leaves a memory that text search
-        # finds and `engram embed --backfill` completes; never a vector without its memory.
-        self.ctx.embed_and_store([(m.id, m.content) for m in memories])
+        # Saved first, embedded second (just after this returns, see EmbeddingQueue): a crash in
+        # between leaves a memory that text search finds and the next open embeds; never a
+        # vector without its memory.
+        self.ctx.embed_later([(m.id, m.content) for m in memories])
         return memories
+
+    def _in_episode_order(self, memories: list[Memory]) -> list[Memory]:
+        """Number each episode's new memories after the ones it already has, in the order
+        given. Two processes appending to one episode at the same instant may share a number;
+        that only makes them both neighbours of the same memories, which is harmless."""
+        episodes = [m.episode for m in memories if m.episode is not None]
+        if not episodes:
+            return memories
+        tails = self.ctx.store.episode_tails(episodes)
+        out: list[Memory] = []
+        for m in memories:
+            if m.episode is None:
+                out.append(m)
+                continue
+            seq = tails.get(m.episode, -1) + 1
+            tails[m.episode] = seq
+            out.append(m.model_copy(update={"episode_seq": seq}))
+        return out
 
     def _build(self, d: Draft, now: datetime, index: int) -> Memory:
         where = "" if index == 0 else f" (item {index})"
@@ -81,6 +104,7 @@ class MemoryService:
             strength=check.strength(d.strength),
             created_at=created,
             last_used=last,
+            episode=check.short_text(d.episode, "episode" + where),
         )
 
     def get(self, memory_id: str) -> Memory:
@@ -129,7 +153,7 @@ class MemoryService:
             raise ValidationError("update", "give at least one field to change")
         updated = self._modify_one(memory_id, lambda m: m.model_copy(update=changes))
         if "content" in changes:  # the store retired the old vector with the old text
-            self.ctx.embed_and_store([(updated.id, updated.content)])
+            self.ctx.embed_later([(updated.id, updated.content)])
         return updated
 
     def archive(self, memory_ids: Sequence[str]) -> list[Memory]:

@@ -1,5 +1,6 @@
-"""Search: full-text and vector candidates from the whole store, fused, re-ranked by decay, with
-review candidates blended in (the formula is in `engram.core.ranking` and docs/search.md).
+"""Search: full-text and vector candidates from the whole store, fused, spread to their
+episode neighbours and related memories, re-ranked by decay and diversified, with review
+candidates blended in (the formula is in `engram.core.ranking` and docs/search.md).
 
 Two phases keep it fast at scale: the store returns light stubs (id, counters, relevance) for a
 few hundred candidates, the core ranks them, and only the winners are read in full.
@@ -7,27 +8,44 @@ few hundred candidates, the core ranks them, and only the winners are read in fu
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
 from engram.core.models import Status
-from engram.core.ranking import Candidate, SearchHit, fuse_matches, rank
+from engram.core.ranking import (
+    Calibration,
+    Candidate,
+    Fused,
+    SearchHit,
+    fuse_matches,
+    rank,
+    spread,
+)
 from engram.core.scoring import review_priority
 from engram.core.text import query_terms
+from engram.embeddings.background import background_vectors
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.storage.protocol import Filter, Stub
 
 DAY = 86_400.0
+# The strongest direct matches whose episode neighbours and related memories receive credit.
+CONTEXT_SOURCES = 20
+# Query embeddings kept for repeated queries (an assistant often asks the same thing twice),
+# shared by every store the process has open.
+QUERY_CACHE = 256
+_query_vectors: OrderedDict[tuple[str, str], NDArray[np.float32]] = OrderedDict()
+_query_lock = threading.Lock()
 
 
 class SearchService:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self._last_query: tuple[tuple[str, str], NDArray[np.float32]] | None = None
 
     def search(
         self,
@@ -62,6 +80,8 @@ class SearchService:
             limit,
             decay_weight=settings.search_decay_weight,
             review_ratio=settings.review_blend_ratio,
+            diversity=settings.search_diversity,
+            vectors=self._diversity_vectors(candidates, limit) if text else None,
         )
         memories = {m.id: m for m in self.ctx.store.get_many([r.id for r in ranked])}
         return [
@@ -85,37 +105,110 @@ class SearchService:
         terms = query_terms(text)
         pool = max(settings.search_candidates, limit * 4)
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
-        semantic = self._neighbours(text, where, max(settings.search_vector_candidates, limit))
+        semantic, calibration = self._neighbours(
+            text, where, max(settings.search_vector_candidates, limit)
+        )
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
         fused = fuse_matches(
             {s.id: s.relevance for s in lexical},
             {s.id: s.relevance for s in semantic},
+            calibration,
             settings.search_semantic_weight,
-            settings.search_semantic_min,
+            settings.search_semantic_min_z,
         )
-        return [
-            (stubs[ident], Candidate(ident, f.relevance, 0.0, 0.0, f.text, f.cosine))
-            for ident, f in fused.items()
-        ]
+        credit = self._context_credit(fused)
+        stubs |= self._stubs_for([i for i in credit if i not in stubs], where)
+        out: list[tuple[Stub, Candidate]] = []
+        for ident in stubs:
+            f = fused.get(ident)
+            extra = credit.get(ident)
+            if f is None and extra is None:
+                continue
+            direct = f.relevance if f is not None else 0.0
+            candidate = Candidate(
+                ident,
+                direct + (extra or 0.0),
+                0.0,
+                0.0,
+                f.text if f is not None else 0.0,
+                f.cosine if f is not None else None,
+                extra,
+            )
+            out.append((stubs[ident], candidate))
+        return out
 
-    def _neighbours(self, text: str, where: Filter, k: int) -> list[Stub]:
-        if "vectors" not in self.ctx.store.capabilities:
-            return []
+    def _context_credit(self, fused: dict[str, Fused]) -> dict[str, float]:
+        """Credit for the episode neighbours and related memories of the strongest matches."""
+        settings = self.ctx.settings
+        if settings.search_context_weight <= 0 or not fused:
+            return {}
+        top = sorted(fused, key=lambda i: (-fused[i].relevance, i))[:CONTEXT_SOURCES]
+        sources = set(top)
+        links: list[tuple[str, str, float]] = []
+        if settings.search_context_radius > 0:
+            pairs = self.ctx.store.episode_neighbours(top, settings.search_context_radius)
+            links += [(a, b, 1.0) for a, b in pairs]
+        for r in self.ctx.store.relations(top):
+            if r.from_id in sources:
+                links.append((r.from_id, r.to_id, r.strength))
+            if r.to_id in sources:
+                links.append((r.to_id, r.from_id, r.strength))
+        relevance = {i: f.relevance for i, f in fused.items()}
+        return spread(relevance, links, settings.search_context_weight)
+
+    def _stubs_for(self, ids: list[str], where: Filter) -> dict[str, Stub]:
+        """Stubs of memories reached through context, if they pass the search's filter."""
+        return {s.id: s for s in self.ctx.store.stubs(ids, where)} if ids else {}
+
+    def _diversity_vectors(
+        self, candidates: Sequence[Candidate], limit: int
+    ) -> dict[str, NDArray[np.float32]] | None:
+        embedder = self.ctx.embedder
+        if (
+            self.ctx.settings.search_diversity <= 0
+            or embedder is None
+            or "vectors" not in self.ctx.store.capabilities
+        ):
+            return None
+        top = sorted(candidates, key=lambda c: -c.relevance)[: 4 * limit]
+        return self.ctx.store.get_vectors([c.id for c in top], embedder.model_id)
+
+    def _neighbours(
+        self, text: str, where: Filter, k: int
+    ) -> tuple[list[Stub], Calibration | None]:
+        """Vector neighbours of the query, and what unrelated text looks like for it."""
+        if "vectors" not in self.ctx.store.capabilities or self.ctx.embedder is None:
+            return [], None
         vector = self.query_vector(text)
-        return [] if vector is None else self.ctx.store.vector_search(vector, where, k)
+        if vector is None:
+            return [], None
+        self.ctx.vectors_ready()
+        return self.ctx.store.vector_search(vector, where, k), self.calibration(vector)
+
+    def calibration(self, vector: NDArray[np.float32]) -> Calibration | None:
+        embedder = self.ctx.embedder
+        if embedder is None:
+            return None
+        return Calibration.of(background_vectors(embedder) @ vector)
 
     def query_vector(self, text: str) -> NDArray[np.float32] | None:
-        """The query's embedding, or None without an embedder. The last one is remembered, so
-        a unified search embeds its query once for memories and notes."""
+        """The query's embedding, or None without an embedder. Recent ones are remembered, so
+        a unified search embeds its query once for memories and notes, and a repeated query
+        costs nothing."""
         embedder = self.ctx.embedder
         if embedder is None:
             return None
         key = (embedder.model_id, text)
-        last = self._last_query
-        if last is not None and last[0] == key:
-            return last[1]
+        with _query_lock:
+            cached = _query_vectors.get(key)
+            if cached is not None:
+                _query_vectors.move_to_end(key)
+                return cached
         vector: NDArray[np.float32] = embedder.embed_batch([text])[0]
-        self._last_query = (key, vector)
+        with _query_lock:
+            _query_vectors[key] = vector
+            if len(_query_vectors) > QUERY_CACHE:
+                _query_vectors.popitem(last=False)
         return vector
 
     def _with_decay(self, found: list[tuple[Stub, Candidate]], now: float) -> list[Candidate]:
@@ -131,6 +224,7 @@ class SearchService:
                 review_priority=float(prio) if stub.status == Status.ACTIVE else 0.0,
                 text=c.text,
                 semantic=c.semantic,
+                context=c.context,
             )
             for (stub, c), score, prio in zip(found, scores, prios, strict=True)
         ]

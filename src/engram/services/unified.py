@@ -119,11 +119,13 @@ class UnifiedSearchService:
         lexical = store.ltm_search(terms, note_tags, pool) if terms else []
         semantic = self._note_neighbours(text, note_tags, pool)
         settings = self.ctx.settings
+        vector = self.search.query_vector(text) if semantic else None
         fused = fuse_matches(
             {n.path: n.relevance for n in lexical},
             {n.path: n.relevance for n in semantic},
+            None if vector is None else self.search.calibration(vector),
             settings.search_semantic_weight,
-            settings.search_semantic_min,
+            settings.search_semantic_min_z,
         )
         # The text match's snippet is the better preview; a meaning-only match shows its start.
         found = {n.path: n for n in semantic} | {n.path: n for n in lexical}

@@ -66,6 +66,8 @@ def encode_memory(memory: Memory, schedule: Schedule | None) -> bytes:
         "last_review_at": _iso(m.last_review_at),
         "review_count": m.review_count,
         "cross_domain_count": m.cross_domain_count,
+        "episode": m.episode,
+        "episode_seq": m.episode_seq,
     }
     if schedule is not None:
         line["_schedule"] = {f: _num(getattr(schedule, f)) for f in SCHEDULE_FIELDS}

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Generic, TypeVar
 
-K = TypeVar("K", float, tuple[float, float])
+K = TypeVar("K", int, float, tuple[float, float])
 
 
 class SortedKeys(Generic[K]):

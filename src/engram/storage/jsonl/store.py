@@ -342,6 +342,8 @@ class JSONLStore(MemoryLtm):
         self._next_seq = 1
         self._counts = {status: 0 for status in Status}
         self._tags: dict[str, set[int]] = {}
+        # episode -> (episode_seq, seq) of its memories
+        self._episodes: dict[str, SortedKeys[int]] = {}
         self._text = TextIndex(self.field_weights)
         self._text_built = False  # built on the first text search: other commands skip it
         self._forget: SortedKeys[float] = SortedKeys()
@@ -429,6 +431,8 @@ class JSONLStore(MemoryLtm):
                 self._tags.setdefault(tag.casefold(), set()).add(e.seq)
             if self._text_built:
                 self._text.add(e.seq, e.fields())
+        if m.episode is not None and m.episode_seq is not None:
+            self._episodes.setdefault(m.episode, SortedKeys()).add(m.episode_seq, e.seq, bulk)
         if not e.scheduled:
             self._unscheduled += 1
         s = e.schedule
@@ -458,6 +462,11 @@ class JSONLStore(MemoryLtm):
                         del self._tags[tag.casefold()]
             if self._text_built:
                 self._text.remove(e.seq, e.fields())
+        if m.episode is not None and m.episode_seq is not None:
+            episode = self._episodes[m.episode]
+            episode.remove(m.episode_seq, e.seq)
+            if not len(episode):
+                del self._episodes[m.episode]
         if not e.scheduled:
             self._unscheduled -= 1
         s = e.schedule
@@ -685,6 +694,12 @@ class JSONLStore(MemoryLtm):
             best = heapq.nlargest(limit, scores.items(), key=lambda kv: (kv[1], -kv[0]))
             return [self._by_seq[seq].stub(relevance) for seq, relevance in best]
 
+    def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
+        with self._reading():
+            accept = self._accepts(where)
+            entries = (self._by_id.get(i) for i in dict.fromkeys(ids))
+            return [e.stub(0.0) for e in entries if e is not None and accept(e.seq)]
+
     def browse(self, where: Filter, limit: int) -> list[Stub]:
         """Most durable first (latest forget_at, then latest use), per status, as on SQLite."""
         out: list[Stub] = []
@@ -821,6 +836,34 @@ class JSONLStore(MemoryLtm):
                 raise StoreError(f"cannot add relation: id {relation.id!r} already exists")
             self._append_relations([relation])
             return relation
+
+    def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
+        with self._reading():
+            out: dict[str, int] = {}
+            for name in episodes:
+                members = self._episodes.get(name)
+                if members is not None and len(members):
+                    out[name] = next(members.descending_below(len(members)))[0]
+            return out
+
+    def episode_neighbours(self, ids: Sequence[str], radius: int) -> list[tuple[str, str]]:
+        with self._reading():
+            out: list[tuple[str, str]] = []
+            for ident in dict.fromkeys(ids):
+                entry = self._by_id.get(ident)
+                if entry is None:
+                    continue
+                m = entry.memory
+                if m.episode is None or m.episode_seq is None:
+                    continue
+                members = self._episodes[m.episode]
+                start = members.count_below(m.episode_seq - radius)
+                for key, seq in members.ascending_from(start):
+                    if key > m.episode_seq + radius:
+                        break
+                    if seq != entry.seq:
+                        out.append((ident, self._by_seq[seq].memory.id))
+            return out
 
     def relations(self, memory_ids: Sequence[str]) -> list[Relation]:
         with self._reading():

@@ -241,6 +241,16 @@ MIGRATIONS: list[tuple[str, str]] = [
             EXECUTE FUNCTION engram_retire_vector();
         """,
     ),
+    (
+        "0006_episodes",
+        # The conversation a memory was saved in and its place in that conversation's saving
+        # order; the index finds a memory's neighbours in its episode with one range probe.
+        """
+        ALTER TABLE memories ADD COLUMN episode text, ADD COLUMN episode_seq bigint;
+        CREATE INDEX memories_episode ON memories (episode, episode_seq)
+            WHERE episode IS NOT NULL;
+        """,
+    ),
 ]
 
 

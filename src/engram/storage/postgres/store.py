@@ -67,6 +67,8 @@ _MEMORY_COLUMNS = (
     "last_review_at",
     "review_count",
     "cross_domain_count",
+    "episode",
+    "episode_seq",
 )
 _SCHEDULE_COLUMNS = (
     "forget_at",
@@ -285,6 +287,14 @@ class PostgresStore(PostgresLtm):
         )
         return [_stub(row) for row in rows]
 
+    def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
+        clauses, params = _filter_sql(where)
+        rows = self._query(
+            f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.id = ANY(%s::text[]) {clauses}",
+            [list(dict.fromkeys(ids)), *params],
+        )
+        return [_stub(row) for row in rows]
+
     def browse(self, where: Filter, limit: int) -> list[Stub]:
         """Most durable first (latest forget_at), one index range per status."""
         out: list[Stub] = []
@@ -474,6 +484,23 @@ class PostgresStore(PostgresLtm):
                 return relation_from_row(row)
         return relation
 
+    def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
+        rows = self._query(
+            "SELECT episode, MAX(episode_seq) FROM memories "
+            "WHERE episode = ANY(%s::text[]) AND episode_seq IS NOT NULL GROUP BY episode",
+            (list(dict.fromkeys(episodes)),),
+        )
+        return {row[0]: int(row[1]) for row in rows}
+
+    def episode_neighbours(self, ids: Sequence[str], radius: int) -> list[tuple[str, str]]:
+        rows = self._query(
+            "SELECT s.id, n.id FROM memories s JOIN memories n ON n.episode = s.episode "
+            "AND n.episode_seq BETWEEN s.episode_seq - %(r)s AND s.episode_seq + %(r)s "
+            "WHERE s.id = ANY(%(ids)s::text[]) AND s.episode IS NOT NULL AND n.id <> s.id",
+            {"r": radius, "ids": list(dict.fromkeys(ids))},
+        )
+        return [(row[0], row[1]) for row in rows]
+
     def relations(self, memory_ids: Sequence[str]) -> list[Relation]:
         if not memory_ids:
             return []
@@ -605,6 +632,8 @@ def _memory_row(m: Memory) -> tuple[Any, ...]:
         _opt_epoch(m.last_review_at),
         m.review_count,
         m.cross_domain_count,
+        _no_nul(m.episode, "episode"),
+        m.episode_seq,
     )
 
 

@@ -255,6 +255,16 @@ MIGRATIONS: list[tuple[str, str]] = [
         END;
         """,
     ),
+    (
+        "0007_episodes",
+        # The conversation a memory was saved in and its place in that conversation's saving
+        # order; the index finds a memory's neighbours in its episode with one range probe.
+        """
+        ALTER TABLE memories ADD COLUMN episode TEXT;
+        ALTER TABLE memories ADD COLUMN episode_seq INTEGER;
+        CREATE INDEX memories_episode ON memories(episode, episode_seq) WHERE episode IS NOT NULL;
+        """,
+    ),
 ]
 
 

@@ -1,0 +1,219 @@
+"""Conversational retrieval data for the benchmarks: loaders and recall metrics.
+
+Two formats, both turned into the same shape: a `Conversation` is the memories of one store (in
+the order they were said, each with its episode) and the questions asked of it, each with the
+ids of the memories that answer it.
+
+- REALTALK / LoCoMo style (`../shared/data/realtalk`): one JSON file per conversation with
+  `session_N` turn lists (`dia_id`, `speaker`, `clean_text` or `text`, `date_time`),
+  `session_N_date_time` and `qa` (`question`, `evidence` dia ids, `category`). Every turn is one
+  memory "<speaker>: <text>" saved at its own time in episode "session-N" — the protocol of the
+  shared harness (`../shared/bench/retrieval_eval.py`), whose question and evidence counts this
+  loader reproduces (706 scorable REALTALK questions).
+- MADial-Bench (`../shared/data/madial-bench-en`): 160 memories of one user (each its own
+  episode: they were not said in one conversation) and 160 dialogues; the query is what the
+  user said before the turn where the assistant should recall, the gold is `relevant-id`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+MADIAL_CATEGORY = 10
+CATEGORIES[MADIAL_CATEGORY] = "recall (MADial)"
+
+
+@dataclass(frozen=True)
+class Turn:
+    id: str
+    content: str
+    created_at: datetime
+    episode: str
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    gold: frozenset[str]
+    category: int
+
+
+@dataclass
+class Conversation:
+    name: str
+    turns: list[Turn] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+
+    @property
+    def now(self) -> datetime:
+        return max(t.created_at for t in self.turns)
+
+
+# -- REALTALK / LoCoMo ----------------------------------------------------------------------------
+
+_SESSION = re.compile(r"^session_(\d+)$")
+_RANGE = re.compile(r"D\s*:?\s*(\d+)\s*[:;]\s*(\d+)\s*-\s*D?\s*:?\s*(\d+)\s*[:;]\s*(\d+)", re.I)
+_ONE = re.compile(r"D\s*:?\s*(\d+)\s*[:;]\s*(\d+)", re.I)
+_LOCOMO_MOMENT = re.compile(
+    r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})", re.I
+)
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        "january february march april may june july august september october november "
+        "december".split(),
+        start=1,
+    )
+}
+
+
+def parse_moment(text: str) -> datetime | None:
+    """The date formats of the data files, as UTC: "29.12.2023, 22:42:04" (REALTALK),
+    "1:56 pm on 8 May, 2023" (LoCoMo), ISO 8601."""
+    text = (text or "").strip()
+    if m := re.match(r"(\d{1,2})\.(\d{1,2})\.(\d{4}),?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?", text):
+        day, month, year, hour, minute, second = m.groups()
+        return datetime(
+            int(year), int(month), int(day), int(hour), int(minute), int(second or 0), tzinfo=UTC
+        )
+    if m := _LOCOMO_MOMENT.match(text):
+        hour, minute, half, day, month_name, year = m.groups()
+        month = _MONTHS.get(month_name.lower())
+        if month:
+            h = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
+            return datetime(int(year), month, int(day), h, int(minute), tzinfo=UTC)
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def evidence_ids(raw: Iterable[object]) -> list[str]:
+    """Annotated evidence as dia ids: "D3:5", and the data's variants ("D8:6; D9:17",
+    "D:11:26", "D30:05", "D12:3-D12:5" within one session)."""
+    out: list[str] = []
+    for item in raw:
+        text = str(item)
+        for m in _RANGE.finditer(text):
+            s1, t1, s2, t2 = (int(x) for x in m.groups())
+            if s1 == s2 and t1 <= t2 <= t1 + 50:
+                out += [f"D{s1}:{t}" for t in range(t1, t2 + 1)]
+            else:
+                out += [f"D{s1}:{t1}", f"D{s2}:{t2}"]
+        out += [f"D{int(a)}:{int(b)}" for a, b in _ONE.findall(_RANGE.sub(" ", text))]
+    return list(dict.fromkeys(out))
+
+
+def load_dialogues(path: Path) -> list[Conversation]:
+    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    out: list[Conversation] = []
+    for file in files:
+        obj = json.loads(file.read_text(encoding="utf-8"))
+        for i, sample in enumerate(obj if isinstance(obj, list) else [obj]):
+            name = str(sample.get("sample_id") or (file.stem if i == 0 else f"{file.stem}-{i}"))
+            out.append(_dialogue(name, sample))
+    return out
+
+
+def _dialogue(name: str, sample: dict[str, object]) -> Conversation:
+    block = sample["conversation"] if isinstance(sample.get("conversation"), dict) else sample
+    assert isinstance(block, dict)
+    conv = Conversation(name)
+    sessions = sorted(
+        (int(m.group(1)), key)
+        for key in block
+        if (m := _SESSION.match(key)) and isinstance(block[key], list)
+    )
+    for number, key in sessions:
+        start = parse_moment(str(block.get(f"{key}_date_time", "")))
+        for turn in block[key]:
+            text = turn.get("text", turn.get("clean_text", "")) or ""
+            moment = parse_moment(str(turn.get("date_time", ""))) or start
+            if moment is None:
+                raise ValueError(f"{name}: turn {turn['dia_id']} has no time")
+            conv.turns.append(
+                Turn(turn["dia_id"], f"{turn['speaker']}: {text}", moment, f"session-{number}")
+            )
+    ids = {t.id for t in conv.turns}
+    qa = sample.get("qa", [])
+    assert isinstance(qa, list)
+    for q in qa:
+        gold = frozenset(e for e in evidence_ids(q.get("evidence") or []) if e in ids)
+        if gold:  # questions whose evidence is not in the conversation cannot be scored
+            conv.questions.append(Question(q["question"], gold, int(q["category"])))
+    return conv
+
+
+# -- MADial-Bench -------------------------------------------------------------------------------
+
+
+def load_madial(path: Path) -> list[Conversation]:
+    conv = Conversation("madial-bench-en")
+    for line in (path / "MADial-Bench-en-memory.json").read_text(encoding="utf-8").splitlines():
+        for ident, memory in json.loads(line).items():
+            moment = datetime.fromisoformat(memory["time"]).replace(tzinfo=UTC)
+            conv.turns.append(Turn(ident, memory["event"], moment, f"memory-{ident}"))
+    ids = {t.id for t in conv.turns}
+    lines = (path / "MADial-Bench-en-dialogue.json").read_text(encoding="utf-8").splitlines()
+    for line in lines:
+        dialogue = json.loads(line)
+        said = dialogue["dialogue"][1 : dialogue["test-turn"][0]]
+        user = [_utterance(s) for s in said if ">:" in s and not s.startswith("<Assistant>")]
+        gold = frozenset(str(i) for i in dialogue["relevant-id"]) & ids
+        if user and gold:
+            conv.questions.append(Question(" ".join(user), gold, MADIAL_CATEGORY))
+    return [conv]
+
+
+def _utterance(line: str) -> str:
+    return line.split(">:", 1)[1].strip().strip('"')
+
+
+def load(path: Path) -> list[Conversation]:
+    """Either format, by what the path holds."""
+    if (path / "MADial-Bench-en-memory.json").exists():
+        return load_madial(path)
+    return load_dialogues(path)
+
+
+# -- metrics ------------------------------------------------------------------------------------
+
+KS = (1, 5, 10)
+
+
+@dataclass(frozen=True)
+class Scored:
+    category: int
+    recall: tuple[float, ...]  # at each of KS
+    reciprocal_rank: float  # of the first gold id within the top max(KS), else 0
+
+
+def score(question: Question, ranked: Sequence[str]) -> Scored:
+    recall = tuple(len(question.gold.intersection(ranked[:k])) / len(question.gold) for k in KS)
+    first = next((i for i, ident in enumerate(ranked[: max(KS)]) if ident in question.gold), None)
+    return Scored(question.category, recall, 0.0 if first is None else 1.0 / (first + 1))
+
+
+def summary(rows: Sequence[Scored]) -> dict[str, dict[str, float]]:
+    """Mean R@k and MRR per category name, and "overall"."""
+    groups: dict[str, list[Scored]] = defaultdict(list)
+    for row in rows:
+        groups[CATEGORIES.get(row.category, str(row.category))].append(row)
+        groups["overall"].append(row)
+    out: dict[str, dict[str, float]] = {}
+    for name, members in groups.items():
+        stats = {
+            f"R@{k}": sum(r.recall[i] for r in members) / len(members) for i, k in enumerate(KS)
+        }
+        stats["MRR"] = sum(r.reciprocal_rank for r in members) / len(members)
+        stats["n"] = len(members)
+        out[name] = stats
+    return out

@@ -1,0 +1,79 @@
+"""Vectors computed just after a save is acknowledged, in batches, on one worker thread.
+
+Embedding a memory costs several milliseconds, writing it to the store about one; a save that
+waited for its vector would be several times slower than it needs to be. So a save commits the
+memory (text search finds it at once), hands (id, text) to this queue and returns; the worker
+embeds everything waiting in one batch and stores the vectors. Every search, and anything else
+that reads vectors, first waits until the queue is empty (`drain`), so within a process a memory
+is found by meaning as soon as the save returns. A crash before the worker ran leaves memories
+without vectors, exactly as an interrupted `engram embed` would: the next open recomputes them
+(`Context.recover_vectors`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+
+log = logging.getLogger(__name__)
+
+Item = tuple[str, str]  # (memory id, text to embed)
+BATCH = 64
+
+
+class EmbeddingQueue:
+    def __init__(self, compute: Callable[[Sequence[Item]], object], batch: int = BATCH) -> None:
+        """`compute(items)` embeds and stores one batch; it runs on the worker thread only."""
+        self._compute = compute
+        self._batch = batch
+        self._cond = threading.Condition()
+        self._waiting: list[Item] = []
+        self._busy = 0  # items taken by the worker and not yet stored
+        self._closed = False
+        self._worker = threading.Thread(target=self._run, name="engram-embed", daemon=True)
+        self._worker.start()
+
+    def submit(self, items: Sequence[Item]) -> None:
+        if not items:
+            return
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the embedding queue is closed")
+            self._waiting.extend(items)
+            self._cond.notify_all()
+
+    def pending(self) -> int:
+        """Memories saved in this process whose vector is not stored yet."""
+        with self._cond:
+            return len(self._waiting) + self._busy
+
+    def drain(self) -> None:
+        """Return once every item submitted so far has been stored (or has failed)."""
+        with self._cond:
+            self._cond.wait_for(lambda: not self._waiting and not self._busy)
+
+    def close(self) -> None:
+        """Store what is waiting, then stop the worker."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._worker.join()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._waiting or self._closed)
+                if not self._waiting:
+                    return  # closed and nothing left
+                batch = self._waiting[: self._batch]
+                del self._waiting[: self._batch]
+                self._busy = len(batch)
+            try:
+                self._compute(batch)
+            except Exception:  # the memories stay without vectors: recovered at next open
+                log.exception("could not embed %d memories; `engram embed` will retry", len(batch))
+            finally:
+                with self._cond:
+                    self._busy = 0
+                    self._cond.notify_all()

@@ -1,0 +1,102 @@
+"""Search beyond one memory at a time, on every backend: episodes and relations pass on credit
+(bounded, filtered, explained in `why.context`), near-copies do not crowd the top, and meaning
+is judged against what unrelated text looks like for the query."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram import Draft, Engram, FixedClock
+
+KAYAK_CHAT = (
+    "Let's plan the kayak trip",
+    "Sure, which weekend works?",
+    "Maybe the second one in May",
+    "Then I will book the cabin by the lake",
+)
+
+
+def test_an_episode_keeps_the_order_memories_were_saved_in(mem: Engram) -> None:
+    first = mem.save("one", episode="chat")
+    loose = mem.save("two")
+    batch = mem.save_many([Draft("three", episode="chat"), Draft("four", episode="other")])
+    later = mem.save("five", episode="chat")
+    assert [first.episode_seq, batch[0].episode_seq, later.episode_seq] == [0, 1, 2]
+    assert (loose.episode, loose.episode_seq) == (None, None)
+    assert (batch[1].episode, batch[1].episode_seq) == ("other", 0)
+    assert mem.get(later.id) == later
+
+
+def test_the_neighbours_of_a_match_in_its_episode_are_found_through_it(mem: Engram) -> None:
+    for text in KAYAK_CHAT:
+        mem.save(text, episode="chat-1")
+    mem.save("Sure, which weekend works?", episode="chat-2")  # same words, other conversation
+    hits = {h.memory.content: h for h in mem.search("kayak")}
+    top = max(hits.values(), key=lambda h: h.rank)
+    assert top.memory.content == KAYAK_CHAT[0]
+    neighbour = hits[KAYAK_CHAT[1]]
+    assert neighbour.memory.episode == "chat-1" and neighbour.why.context
+    # credit is bounded: a fraction of the match it came from, never more
+    assert neighbour.why.context <= mem.app.context.settings.search_context_weight + 1e-9
+    assert neighbour.rank < top.rank
+    assert [h.memory.episode for h in hits.values() if h.why.context].count("chat-2") == 0
+
+
+def test_context_respects_the_filters_of_the_search(mem: Engram) -> None:
+    match = mem.save("Let's plan the kayak trip", episode="chat", tags=["trip"])
+    untagged = mem.save("Sure, which weekend works?", episode="chat")
+    archived = mem.save("Maybe the second one in May", episode="chat", tags=["trip"])
+    mem.archive([archived.id])
+    everywhere = {h.memory.id for h in mem.search("kayak")}
+    assert untagged.id in everywhere and archived.id not in everywhere
+    assert {h.memory.id for h in mem.search("kayak", tags=["trip"])} == {match.id}
+
+
+def test_related_memories_receive_credit_by_the_strength_of_the_relation(mem: Engram) -> None:
+    decision = mem.save("We chose PostgreSQL for the billing service")
+    strong = mem.save("Migration plan drafted by Dana")
+    weak = mem.save("Dana's notes from the kick-off")
+    mem.create_relation(decision.id, strong.id, "supports", strength=1.0)
+    mem.create_relation(weak.id, decision.id, "related", strength=0.2)
+    hits = {h.memory.id: h for h in mem.search("postgresql billing")}
+    assert hits[decision.id].why.text == 1.0
+    strong_credit, weak_credit = hits[strong.id].why.context, hits[weak.id].why.context
+    assert strong_credit is not None and weak_credit is not None
+    assert strong_credit == pytest.approx(5 * weak_credit)  # both directions, by strength
+
+
+def test_context_weight_zero_scores_memories_one_by_one(store_url: str, clock: FixedClock) -> None:
+    with Engram.open(store_url, clock=clock, search_context_weight=0.0) as mem:
+        for text in KAYAK_CHAT:
+            mem.save(text, episode="chat-1")
+        assert all(h.why.context is None for h in mem.search("kayak"))
+
+
+def test_near_copies_do_not_crowd_out_other_evidence(mem: Engram) -> None:
+    for text in ("Prefers tea over coffee", "prefers tea over coffee!", "Prefers tea over coffee."):
+        mem.save(text)
+    gift = mem.save("Green tea from Kyoto is a favourite gift")
+    top3 = [h.memory.id for h in mem.search("tea", limit=3)]
+    assert gift.id in top3
+
+
+def test_paraphrases_are_found_and_nonsense_finds_nothing(mem: Engram) -> None:
+    atlas = mem.save("Decided on PostgreSQL 16 for Atlas", tags=["decision", "atlas"])
+    peanuts = mem.save("Allergic to peanuts: never suggest recipes or restaurants that use them.")
+    for text in (
+        "Prefers concise answers with the code example first, explanation after.",
+        "Uses Neovim with the LazyVim distribution; no VS Code suggestions.",
+        "The billing API allows 500 requests per minute per key.",
+        "The Lisbon office Wi-Fi is slow on Monday mornings.",
+    ):
+        mem.save(text)
+    assert mem.search("which database did we pick")[0].memory.id == atlas.id
+    assert mem.search("food restrictions")[0].memory.id == peanuts.id
+    for nonsense in (
+        "xyzzy plugh frobnicate",
+        "lorem ipsum dolor sit amet",
+        "quantum chromodynamics lattice gluons",
+        "how tall is mount everest",
+        "favourite football team",
+    ):
+        assert mem.search(nonsense) == [], nonsense
