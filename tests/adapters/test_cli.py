@@ -132,8 +132,9 @@ def test_search_verbose_shows_why(db: Path) -> None:
     memory_id = save(db, "Prefers tea over coffee", "--tag", "drinks")
     plain = ok(run(db, "search", "tea"))
     verbose = ok(run(db, "search", "tea", "--verbose"))
-    for column in ("text", "decay", "review", "rank", "reason"):
-        assert column in verbose.stdout
+    for label in ("text", "semantic", "context", "decay", "review", "rank", "match"):
+        assert label in verbose.stdout
+    assert "…" not in verbose.stdout  # no number cut short at 80 columns
     assert "review" not in plain.stdout
     assert memory_id in verbose.stdout and "match" in verbose.stdout
 

@@ -33,8 +33,9 @@ def fill(mem: Engram, clock: FixedClock) -> list[str]:
         context="kickoff",
         meta={"ticket": "ATL-1", "nested": {"k": [1, 2.5, None]}},
         strength=1.4,
+        episode="kickoff-chat",
     )
-    b = mem.save("Prefers concise answers", tags=["preference"])
+    b = mem.save("Prefers concise answers", tags=["preference"], episode="kickoff-chat")
     c = mem.save("Old VPN endpoint", created_at=clock.now - timedelta(days=40))
     d = mem.save('Ünïcode ✓ content, "quoted"\nsecond line')
     clock.advance(days=2, microseconds=123_457)

@@ -148,32 +148,30 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
     table = Table(title=f"{len(hits)} result{'s' if len(hits) != 1 else ''}")
     table.add_column("#", justify="right")
     table.add_column("id", no_wrap=True)
-    if verbose:
-        for name in ("text", "semantic", "decay", "review", "rank"):
-            table.add_column(name, justify="right")
-        table.add_column("reason")
-    else:
-        table.add_column("score", justify="right")
+    table.add_column("rank" if verbose else "score", justify="right")
     table.add_column("tags")
     table.add_column("content")
     for i, hit in enumerate(hits, 1):
-        why = hit.why
-        middle = (
-            [
-                fmt_score(why.text),
-                "–" if why.semantic is None else fmt_score(why.semantic),
-                fmt_score(why.decay),
-                fmt_score(why.review),
-                fmt_score(why.rank),
-                hit.reason,
-            ]
-            if verbose
-            else [fmt_score(hit.score)]
-        )
-        table.add_row(
-            str(i), hit.memory.id, *middle, fmt_tags(hit.memory.tags), preview(hit.memory.content)
-        )
+        content = preview(hit.memory.content)
+        if verbose:  # why, under the content: readable at any width, every number whole
+            content.append("\n" + why_line(hit), style="dim")
+        value = hit.rank if verbose else hit.score
+        table.add_row(str(i), hit.memory.id, fmt_score(value), fmt_tags(hit.memory.tags), content)
     out.print(table)
+
+
+def why_line(hit: SearchHit) -> str:
+    """`match · text 1.000 · semantic 0.400 · context – · decay 1.000 · review 0.000`"""
+    why = hit.why
+    parts = [
+        ("text", why.text),
+        ("semantic", why.semantic),
+        ("context", why.context),
+        ("decay", why.decay),
+        ("review", why.review),
+    ]
+    shown = [f"{name} {'–' if v is None else fmt_score(v)}" for name, v in parts]
+    return " · ".join([hit.reason, *shown])
 
 
 @click.command("open")

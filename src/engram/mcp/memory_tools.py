@@ -45,8 +45,9 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             "Save something worth remembering later: a fact, preference, decision or piece of "
             "context, with tags and entities so it can be found again. A new memory starts at "
             "its strength and fades with time unless it is used (see observe_memory_usage); "
-            "give strength up to 2 for something that must last. Returns the saved memory and "
-            "its id."
+            "give strength up to 2 for something that must last. Memories saved in one session "
+            "form an episode (filled in automatically), so a later search also reaches what was "
+            "saved next to a match. Returns the saved memory and its id."
         ),
         annotations=hints.ADD,
     )
@@ -76,11 +77,16 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         name="search_memory",
         title="Search memories",
         description=(
-            "Find memories by words and/or tags. Results are ranked by text relevance, "
-            "re-weighted by how alive each memory still is (its decay score); some slots go to "
-            "fading memories that match (reason 'review') so they can be reinforced. Archived "
-            "memories are left out unless `status` asks for them. Searching does not count as a "
-            "use: call observe_memory_usage for the memories you actually use."
+            "Find memories by what they say and what they mean: a query matches memories "
+            "sharing its words and memories saying the same in other words (ask in plain "
+            "language, e.g. 'which database did we pick'), plus the memories saved next to a "
+            "match in the same conversation or related to it (why.context). Filter by tags. "
+            "Results are ranked by relevance, re-weighted a little by how alive each memory "
+            "still is (its decay score); near-copies of one memory do not fill the list; some "
+            "slots go to fading memories that match well (reason 'review') so they can be "
+            "reinforced. Archived memories are left out unless `status` asks for them. "
+            "Searching does not count as a use: call observe_memory_usage for the memories you "
+            "actually use."
         ),
         annotations=hints.READ,
     )

@@ -1,0 +1,63 @@
+"""The queue that computes vectors just after a save returns: order, batching, waiting, errors."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+
+import pytest
+
+from engram.services.embedding_queue import EmbeddingQueue
+
+
+class Recorder:
+    """Stands in for "embed and store": records batches; can be held or made to fail."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+        self.gate = threading.Event()
+        self.gate.set()
+        self.fail_on: set[str] = set()
+
+    def __call__(self, items: Sequence[tuple[str, str]]) -> None:
+        self.gate.wait(10)
+        if self.fail_on & {ident for ident, _ in items}:
+            raise RuntimeError("model exploded")
+        self.batches.append([ident for ident, _ in items])
+
+
+def test_drain_returns_once_everything_submitted_is_stored() -> None:
+    record = Recorder()
+    record.gate.clear()
+    queue = EmbeddingQueue(record, batch=4)
+    queue.submit([(f"m{i}", "text") for i in range(10)])
+    assert queue.pending() == 10
+    record.gate.set()
+    queue.drain()
+    assert queue.pending() == 0
+    assert [i for batch in record.batches for i in batch] == [f"m{i}" for i in range(10)]
+    assert max(len(b) for b in record.batches) <= 4
+    queue.close()
+
+
+def test_close_stores_what_is_waiting_then_refuses_more() -> None:
+    record = Recorder()
+    queue = EmbeddingQueue(record)
+    queue.submit([("a", "x"), ("b", "y")])
+    queue.close()
+    assert sorted(i for batch in record.batches for i in batch) == ["a", "b"]
+    with pytest.raises(RuntimeError, match="closed"):
+        queue.submit([("c", "z")])
+
+
+def test_a_failing_batch_is_logged_and_the_queue_goes_on(caplog: pytest.LogCaptureFixture) -> None:
+    record = Recorder()
+    record.fail_on = {"bad"}
+    queue = EmbeddingQueue(record, batch=1)
+    with caplog.at_level(logging.ERROR, logger="engram"):
+        queue.submit([("bad", "x"), ("good", "y")])
+        queue.drain()
+    assert record.batches == [["good"]]
+    assert "engram embed" in caplog.text
+    queue.close()
