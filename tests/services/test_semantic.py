@@ -194,3 +194,18 @@ def test_loading_the_index_before_the_model_does_not_crash(tmp_path: Path) -> No
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines()[0] == "1"
+
+
+def test_an_edit_right_after_a_save_keeps_the_vector_of_the_new_text(mem: Engram) -> None:
+    """The save's vector may still be queued when the edit lands: the stored one is the edit's.
+    (Across processes the same guarantee comes from the store: see the storage contract.)"""
+    for i in range(20):
+        m = mem.save(f"{FLIGHT} (draft {i})")
+        mem.update(m.id, content=f"bake the sourdough for forty minutes ({i})")
+    mem.flush()
+    embedder = mem.app.context.embedder
+    assert embedder is not None
+    latest = mem.app.context.store.get_vectors([m.id], embedder.model_id)[m.id]
+    expected = embedder.embed_batch([f"bake the sourdough for forty minutes ({i})"])[0]
+    assert float(latest @ expected) > 0.999
+    assert mem.search(PARAPHRASE) == []

@@ -354,3 +354,17 @@ def test_relations_need_both_endpoints(store: Store) -> None:
             Relation(id="r", from_id="a", to_id="ghost", type="related", created_at=T0)
         )
     assert store.count_relations() == 0
+
+
+def test_a_vector_of_replaced_text_never_attaches_to_the_new_text(store: Store) -> None:
+    """The race of a slow embedding against an edit: the vector says which text it describes,
+    and is dropped if the memory says something else by the time it arrives."""
+    put(store, mem("a", "old words"), mem("b", "kept words"))
+    store.modify(["a"], lambda m: (m.model_copy(update={"content": "new words"}), Schedule()))
+    vector = np.full(384, 1 / np.sqrt(384), dtype=np.float32)
+    stored = store.put_vectors([("a", vector), ("b", vector)], "m", ["old words", "kept words"])
+    assert stored == 1
+    assert set(store.get_vectors(["a", "b"], "m")) == {"b"}
+    assert store.put_vectors([("a", vector)], "m", ["new words"]) == 1
+    assert store.put_vectors([("a", vector)], "m") == 1  # no text: stored unconditionally
+    assert set(store.get_vectors(["a", "b"], "m")) == {"a", "b"}

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import Literal, NamedTuple, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -65,8 +65,9 @@ class SearchHit(BaseModel):
     why: Why
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
+    """One memory in the running for a search (a named tuple: hundreds are built per search)."""
+
     id: str
     relevance: float  # higher is better; normalised by the best candidate in `rank`
     score: float

@@ -106,7 +106,8 @@ class Context:
             return 0
         vectors = self.embedder.embed_batch([text for _, text in items])
         pairs = [(ident, vectors[i]) for i, (ident, _) in enumerate(items)]
-        return self.store.put_vectors(pairs, self.embedder.model_id)
+        texts = [text for _, text in items]  # a memory edited meanwhile keeps its new vector
+        return self.store.put_vectors(pairs, self.embedder.model_id, texts)
 
     def scores(self, stubs: Sequence[Stub], now: float) -> NDArray[np.float64]:
         """Decay scores of many memories at once."""

@@ -11,6 +11,7 @@ from typing import Any
 
 from engram.core.models import Memory, Relation, Status
 from engram.core.timeutil import from_epoch
+from engram.storage.protocol import Stub
 
 Decode = Callable[[Any], Any]
 
@@ -54,6 +55,15 @@ def memory_from_row(row: Sequence[Any], decode: Decode = as_is) -> Memory:
         episode=row[18],
         episode_seq=row[19],
     )
+
+
+# Status by its stored value: a dict lookup, several times faster than calling the enum.
+_STATUS = {s.value: s for s in Status}
+
+
+def stub_from_row(row: Sequence[Any]) -> Stub:
+    """id, use_count, strength, last_used, created_at, status, relevance."""
+    return Stub(row[0], row[1], row[2], row[3], row[4], _STATUS[row[5]], float(row[6]))
 
 
 def relation_from_row(row: Sequence[Any], decode: Decode = as_is) -> Relation:

@@ -923,9 +923,19 @@ class JSONLStore(MemoryLtm):
 
     # -- vectors ------------------------------------------------------------------------------
 
-    def put_vectors(self, items: Sequence[tuple[str, NDArray[np.float32]]], model_id: str) -> int:
+    def put_vectors(
+        self,
+        items: Sequence[tuple[str, NDArray[np.float32]]],
+        model_id: str,
+        texts: Sequence[str] | None = None,
+    ) -> int:
         with self._writing():
-            latest = {ident: vec for ident, vec in items if ident in self._by_id}
+            latest = {
+                ident: vec
+                for i, (ident, vec) in enumerate(items)
+                if ident in self._by_id
+                and (texts is None or self._by_id[ident].memory.content == texts[i])
+            }
             records = [
                 VectorLine(ident, model_id, np.asarray(vec, dtype=np.float32))
                 for ident, vec in latest.items()

@@ -41,7 +41,7 @@ from engram.storage.protocol import (
     ScheduleInputs,
     Stub,
 )
-from engram.storage.rows import memory_from_row, relation_from_row
+from engram.storage.rows import memory_from_row, relation_from_row, stub_from_row
 from engram.storage.traversal import RELATION_COLUMNS, traversal_sql
 
 log = logging.getLogger(__name__)
@@ -285,7 +285,7 @@ class PostgresStore(PostgresLtm):
             f"WHERE m.search @@ q.q {clauses} ORDER BY r DESC, m.seq LIMIT %s",
             [self._rank_weights, *terms, *params, limit],
         )
-        return [_stub(row) for row in rows]
+        return [stub_from_row(row) for row in rows]
 
     def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
         clauses, params = _filter_sql(where)
@@ -293,7 +293,7 @@ class PostgresStore(PostgresLtm):
             f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.id = ANY(%s::text[]) {clauses}",
             [list(dict.fromkeys(ids)), *params],
         )
-        return [_stub(row) for row in rows]
+        return [stub_from_row(row) for row in rows]
 
     def browse(self, where: Filter, limit: int) -> list[Stub]:
         """Most durable first (latest forget_at), one index range per status."""
@@ -306,7 +306,7 @@ class PostgresStore(PostgresLtm):
                 "ORDER BY m.forget_at DESC NULLS LAST, m.last_used DESC LIMIT %s",
                 [*params, limit],
             )
-            out += [_stub(row) for row in rows]
+            out += [stub_from_row(row) for row in rows]
         return out
 
     def due_for_gc(self, now: float, limit: int) -> list[str]:
@@ -315,7 +315,7 @@ class PostgresStore(PostgresLtm):
     def near_review_peak(self, now: float, limit: int) -> list[Stub]:
         half = max(1, limit // 2)
         rows = self._query(SCHEDULE_SQL["near_review_peak"], (now, half, now, half))
-        return [_stub(row) for row in rows]
+        return [stub_from_row(row) for row in rows]
 
     def schedule_counts(self, now: float) -> tuple[int, int]:
         rows = self._query(SCHEDULE_SQL["schedule_counts"], (now, now))
@@ -323,7 +323,7 @@ class PostgresStore(PostgresLtm):
 
     def in_promotion_window(self, now: float, limit: int) -> list[Stub]:
         rows = self._query(SCHEDULE_SQL["in_promotion_window"], (now, limit))
-        return [_stub(row) for row in rows]
+        return [stub_from_row(row) for row in rows]
 
     def page(self, after: str | None, limit: int) -> list[Memory]:
         start = 0
@@ -383,7 +383,12 @@ class PostgresStore(PostgresLtm):
 
     # -- vectors ------------------------------------------------------------------------------
 
-    def put_vectors(self, items: Sequence[tuple[str, NDArray[np.float32]]], model_id: str) -> int:
+    def put_vectors(
+        self,
+        items: Sequence[tuple[str, NDArray[np.float32]]],
+        model_id: str,
+        texts: Sequence[str] | None = None,
+    ) -> int:
         if not items:
             return 0
         for ident, vector in items:
@@ -391,11 +396,19 @@ class PostgresStore(PostgresLtm):
                 raise ValidationError(
                     "vector", f"of {ident} has shape {vector.shape}, not ({VECTOR_DIMENSIONS},)"
                 )
+        # NULL text: no condition (COALESCE keeps the row's own content).
+        contents = [None] * len(items) if texts is None else list(texts)
         with self._write() as conn:
             cur = conn.execute(
                 "UPDATE memories m SET embed = u.embed, embed_model = %s "
-                "FROM unnest(%s::text[], %s::vector[]) AS u(id, embed) WHERE m.id = u.id",
-                (model_id, [i for i, _ in items], [Vector(v) for _, v in items]),
+                "FROM unnest(%s::text[], %s::vector[], %s::text[]) AS u(id, embed, content) "
+                "WHERE m.id = u.id AND m.content = COALESCE(u.content, m.content)",
+                (
+                    model_id,
+                    [i for i, _ in items],
+                    [Vector(v) for _, v in items],
+                    contents,
+                ),
             )
             return cur.rowcount
 
@@ -415,7 +428,7 @@ class PostgresStore(PostgresLtm):
                 f"WHERE m.embed_model = %s {clauses} ORDER BY m.embed <=> %s::vector LIMIT %s",
                 [Vector(vector), self._vector_model, *params, Vector(vector), limit],
             ).fetchall()
-        return sorted((_stub(row) for row in rows), key=lambda s: -s.relevance)
+        return sorted((stub_from_row(row) for row in rows), key=lambda s: -s.relevance)
 
     def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:
         rows = self._query(
@@ -580,10 +593,6 @@ def redact(url: str) -> str:
     user = parts.username or ""
     host = parts.netloc.rsplit("@", 1)[1]
     return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
-
-
-def _stub(row: Sequence[Any]) -> Stub:
-    return Stub(row[0], row[1], row[2], row[3], row[4], Status(row[5]), float(row[6]))
 
 
 def _opt_epoch(moment: Any) -> float | None:

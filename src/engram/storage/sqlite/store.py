@@ -23,7 +23,7 @@ from engram.core.models import Direction, Memory, Relation, Schedule, Status
 from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, StoreError
 from engram.storage.protocol import Change, Filter, Hop, Rescheduler, ScheduleInputs, Stub
-from engram.storage.rows import from_json, memory_from_row, relation_from_row
+from engram.storage.rows import from_json, memory_from_row, relation_from_row, stub_from_row
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate
 from engram.storage.sqlite.vectors import VectorIndex, sqlite_query, vector_blob
@@ -190,7 +190,7 @@ class SQLiteStore(SQLiteLtm):
             "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
             f"WHERE memories_fts MATCH ? {clauses} ORDER BY r DESC LIMIT ?"
         )
-        return [_stub(row) for row in self._query(sql, [wc, wt, we, match, *params, limit])]
+        return [stub_from_row(row) for row in self._query(sql, [wc, wt, we, match, *params, limit])]
 
     def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
         out: list[Stub] = []
@@ -198,7 +198,7 @@ class SQLiteStore(SQLiteLtm):
         for chunk in _chunks(list(dict.fromkeys(ids))):
             marks = ", ".join("?" * len(chunk))
             sql = f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.id IN ({marks}) {clauses}"
-            out += [_stub(row) for row in self._query(sql, [*chunk, *params])]
+            out += [stub_from_row(row) for row in self._query(sql, [*chunk, *params])]
         return out
 
     def browse(self, where: Filter, limit: int) -> list[Stub]:
@@ -212,7 +212,7 @@ class SQLiteStore(SQLiteLtm):
                 f"SELECT {_STUB_COLUMNS}, 1.0 FROM memories m WHERE 1 = 1 {clauses} "
                 "ORDER BY m.forget_at DESC, m.last_used DESC LIMIT ?"
             )
-            out += [_stub(row) for row in self._query(sql, [*params, limit])]
+            out += [stub_from_row(row) for row in self._query(sql, [*params, limit])]
         return out
 
     def due_for_gc(self, now: float, limit: int) -> list[str]:
@@ -235,7 +235,7 @@ class SQLiteStore(SQLiteLtm):
             "ORDER BY review_at DESC LIMIT ?"
         )
         rows = self._query(later, (now, half)) + self._query(earlier, (now, half))
-        return [_stub(row) for row in rows]
+        return [stub_from_row(row) for row in rows]
 
     def schedule_counts(self, now: float) -> tuple[int, int]:
         """(due for gc, in the danger zone) now, counted from the indexes alone."""
@@ -255,7 +255,7 @@ class SQLiteStore(SQLiteLtm):
             f"SELECT {_STUB_COLUMNS}, 0.0 FROM promote_rt r CROSS JOIN memories m ON m.seq = r.id "
             "WHERE r.t0 <= ? AND r.t1 >= ? AND m.status = 'active' LIMIT ?"
         )
-        return [_stub(row) for row in self._query(sql, (now, now, limit))]
+        return [stub_from_row(row) for row in self._query(sql, (now, now, limit))]
 
     def page(self, after: str | None, limit: int) -> list[Memory]:
         start = 0
@@ -304,17 +304,24 @@ class SQLiteStore(SQLiteLtm):
 
     # -- vectors ------------------------------------------------------------------------------
 
-    def put_vectors(self, items: Sequence[tuple[str, NDArray[np.float32]]], model_id: str) -> int:
+    def put_vectors(
+        self,
+        items: Sequence[tuple[str, NDArray[np.float32]]],
+        model_id: str,
+        texts: Sequence[str] | None = None,
+    ) -> int:
+        same_text = "" if texts is None else " AND content = ?"
         sql = (
             "INSERT INTO memory_vectors(seq, model_id, vector) "
-            "SELECT seq, ?, ? FROM memories WHERE id = ? "
+            f"SELECT seq, ?, ? FROM memories WHERE id = ?{same_text} "
             "ON CONFLICT(seq) DO UPDATE SET model_id = excluded.model_id, vector = excluded.vector"
         )
+        rows = [
+            (model_id, vector_blob(vec), ident) + (() if texts is None else (texts[i],))
+            for i, (ident, vec) in enumerate(items)
+        ]
         with self._write() as conn:
-            return sum(
-                conn.execute(sql, (model_id, vector_blob(vec), ident)).rowcount
-                for ident, vec in items
-            )
+            return sum(conn.execute(sql, row).rowcount for row in rows)
 
     def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
         if self._vectors is None:
@@ -341,7 +348,9 @@ class SQLiteStore(SQLiteLtm):
             return []
         # The index is quantised: re-score its neighbours exactly from the stored vectors.
         exact = np.stack([np.frombuffer(row[6], dtype=np.float32) for row in rows]) @ vector
-        stubs = [_stub((*row[:6], float(cos))) for row, cos in zip(rows, exact, strict=True)]
+        stubs = [
+            stub_from_row((*row[:6], float(cos))) for row, cos in zip(rows, exact, strict=True)
+        ]
         stubs.sort(key=lambda s: -s.relevance)
         return stubs[:limit]
 
@@ -464,10 +473,6 @@ class SQLiteStore(SQLiteLtm):
 
 
 _STUB_COLUMNS = "m.id, m.use_count, m.strength, m.last_used, m.created_at, m.status"
-
-
-def _stub(row: Sequence[Any]) -> Stub:
-    return Stub(row[0], row[1], row[2], row[3], row[4], Status(row[5]), float(row[6]))
 
 
 def _nullable(value: float) -> float | None:
