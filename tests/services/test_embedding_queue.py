@@ -20,11 +20,12 @@ class Recorder:
         self.gate.set()
         self.fail_on: set[str] = set()
 
-    def __call__(self, items: Sequence[tuple[str, str]]) -> None:
+    def __call__(self, items: Sequence[tuple[str, str]]) -> int:
         self.gate.wait(10)
         if self.fail_on & {ident for ident, _ in items}:
             raise RuntimeError("model exploded")
         self.batches.append([ident for ident, _ in items])
+        return len(items)
 
 
 def test_drain_returns_once_everything_submitted_is_stored() -> None:
@@ -61,3 +62,49 @@ def test_a_failing_batch_is_logged_and_the_queue_goes_on(caplog: pytest.LogCaptu
     assert record.batches == [["good"]]
     assert "engram embed" in caplog.text
     queue.close()
+
+
+def test_catching_up_fills_idle_time_after_saves_and_stops_when_nothing_is_missing() -> None:
+    record = Recorder()
+    missing = [(f"old{i}", "text") for i in range(5)]
+
+    def still_missing(n: int) -> list[tuple[str, str]]:
+        done = {i for batch in record.batches for i in batch}
+        return [item for item in missing if item[0] not in done][:n]
+
+    record.gate.clear()
+    queue = EmbeddingQueue(record, batch=2)
+    queue.submit([("new", "text")])
+    queue.catch_up(still_missing)
+    record.gate.set()
+    queue.drain()
+    deadline = threading.Event()
+    for _ in range(200):  # catching up runs while idle: wait for it, boundedly
+        if len({i for b in record.batches for i in b}) == 6:
+            break
+        deadline.wait(0.05)
+    queue.close()
+    assert record.batches[0] == ["new"]  # saves go first
+    assert sorted(i for b in record.batches[1:] for i in b) == [f"old{i}" for i in range(5)]
+
+
+def test_catching_up_stops_on_a_failing_batch(caplog: pytest.LogCaptureFixture) -> None:
+    record = Recorder()
+    record.fail_on = {"bad"}
+    calls: list[int] = []
+
+    def always_bad(n: int) -> list[tuple[str, str]]:
+        calls.append(n)
+        return [("bad", "x")]
+
+    queue = EmbeddingQueue(record)
+    with caplog.at_level(logging.ERROR, logger="engram"):
+        queue.catch_up(always_bad)
+        for _ in range(100):
+            queue.drain()
+            if calls:
+                break
+            threading.Event().wait(0.01)
+        queue.drain()
+    queue.close()
+    assert calls == [64]  # asked once, failed, stopped asking: no busy loop

@@ -29,10 +29,6 @@ from engram.storage.protocol import ScheduleInputs, Store, Stub
 
 log = logging.getLogger(__name__)
 
-# At the start of a server, memories without a vector (a crash between a save and its
-# embedding) are embedded in the background when there are at most this many; more is a job for
-# `engram embed --backfill`.
-RECOVER_AT_OPEN = 1_000
 
 
 @dataclass(frozen=True)
@@ -59,8 +55,9 @@ class Context:
 
     def check_vectors(self, recover: bool = False) -> None:
         """At open: say how to replace vectors of another model (search skips them); with
-        `recover` (a long-running server), queue the memories left without a vector, e.g. by a
-        process killed between a save and its embedding."""
+        `recover` (a long-running server), have the embedding worker catch up, whenever it is
+        idle, on every memory without a vector of the current model: left by a process killed
+        between a save and its embedding, saved with embeddings off, or by another model."""
         if self.embedder is None or "vectors" not in self.store.capabilities:
             return
         current = self.embedder.model_id
@@ -77,14 +74,8 @@ class Context:
         missing = sum(self.store.count().values()) - counts.get(current, 0)
         if missing <= 0 or self.queue is None or not recover:
             return
-        if missing > RECOVER_AT_OPEN:
-            log.warning(
-                "%d memories have no vector yet: run `engram embed --backfill` so search finds "
-                "them by meaning too",
-                missing,
-            )
-            return
-        self.queue.submit(self.store.missing_vectors(current, RECOVER_AT_OPEN))
+        log.info("%d memories have no vector yet: embedding them in the background", missing)
+        self.queue.catch_up(lambda n: self.store.missing_vectors(current, n))
 
     def embed_later(self, items: Sequence[tuple[str, str]]) -> None:
         """Vectors for (memory id, text) pairs: queued when saves embed in the background,

@@ -6,8 +6,8 @@ memory (text search finds it at once), hands (id, text) to this queue and return
 embeds everything waiting in one batch and stores the vectors. Every search, and anything else
 that reads vectors, first waits until the queue is empty (`drain`), so within a process a memory
 is found by meaning as soon as the save returns. A crash before the worker ran leaves memories
-without vectors, exactly as an interrupted `engram embed` would: the next open recomputes them
-(`Context.recover_vectors`).
+without vectors, exactly as an interrupted `engram embed` would; a long-running process (the MCP
+server) then has the worker `catch_up` on them whenever it has nothing else to do.
 """
 
 from __future__ import annotations
@@ -23,14 +23,16 @@ BATCH = 64
 
 
 class EmbeddingQueue:
-    def __init__(self, compute: Callable[[Sequence[Item]], object], batch: int = BATCH) -> None:
-        """`compute(items)` embeds and stores one batch; it runs on the worker thread only."""
+    def __init__(self, compute: Callable[[Sequence[Item]], int], batch: int = BATCH) -> None:
+        """`compute(items)` embeds and stores one batch and says how many it stored; it runs on
+        the worker thread only."""
         self._compute = compute
         self._batch = batch
         self._cond = threading.Condition()
         self._waiting: list[Item] = []
         self._busy = 0  # items taken by the worker and not yet stored
         self._closed = False
+        self._missing: Callable[[int], Sequence[Item]] | None = None
         self._worker = threading.Thread(target=self._run, name="engram-embed", daemon=True)
         self._worker.start()
 
@@ -41,6 +43,14 @@ class EmbeddingQueue:
             if self._closed:
                 raise RuntimeError("the embedding queue is closed")
             self._waiting.extend(items)
+            self._cond.notify_all()
+
+    def catch_up(self, missing: Callable[[int], Sequence[Item]]) -> None:
+        """Whenever nothing else waits, embed what `missing(n)` returns (n at a time) until it
+        returns nothing, or a batch stores nothing (its memories changed meanwhile: the next
+        open tries again). Saves always go first."""
+        with self._cond:
+            self._missing = missing
             self._cond.notify_all()
 
     def pending(self) -> int:
@@ -63,17 +73,27 @@ class EmbeddingQueue:
     def _run(self) -> None:
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._waiting or self._closed)
-                if not self._waiting:
-                    return  # closed and nothing left
+                self._cond.wait_for(
+                    lambda: self._waiting or self._closed or self._missing is not None
+                )
+                catching_up = not self._waiting
+                if catching_up and self._closed:
+                    return  # closed and nothing submitted left: catching up can wait
                 batch = self._waiting[: self._batch]
                 del self._waiting[: self._batch]
-                self._busy = len(batch)
+                missing = self._missing
+                self._busy = max(len(batch), 1)
+            stored = -1
             try:
-                self._compute(batch)
-            except Exception:  # the memories stay without vectors: recovered at next open
+                if catching_up and missing is not None:
+                    batch = list(missing(self._batch))
+                if batch:
+                    stored = self._compute(batch)
+            except Exception:  # the memories stay without vectors: `engram embed` retries
                 log.exception("could not embed %d memories; `engram embed` will retry", len(batch))
             finally:
                 with self._cond:
+                    if catching_up and (not batch or stored <= 0):
+                        self._missing = None  # caught up, stuck or failing: stop asking
                     self._busy = 0
                     self._cond.notify_all()
