@@ -13,6 +13,7 @@ from engram.clock import Clock
 from engram.config import load_settings
 from engram.core.models import Direction, Memory, Relation, Status
 from engram.services.backup import BackupResult
+from engram.services.consolidation import ClusterResult, ConsolidateResult, UndoResult
 from engram.services.embeddings import EmbeddingStatus, Similar
 from engram.services.ltm import IndexReport, Progress
 from engram.services.memories import Draft
@@ -174,6 +175,34 @@ class Engram:
 
     def stats(self) -> Stats:
         return self._app.maintenance.stats()
+
+    # -- consolidation ------------------------------------------------------------------------
+
+    def clusters(
+        self, memory_ids: Sequence[str] | None = None, similarity_threshold: float | None = None
+    ) -> ClusterResult:
+        """Clusters of active memories that say the same thing, most cohesive first, each with
+        its action (merge, review, keep) and, for merge and review, the merged memory it would
+        give. Changes nothing."""
+        return self._app.consolidation.clusters(memory_ids, similarity_threshold)
+
+    def consolidate(
+        self,
+        mode: str = "preview",
+        auto_detect: bool = True,
+        memory_ids: Sequence[str] | None = None,
+        cohesion_threshold: float | None = None,
+        cluster_ids: Sequence[str] | None = None,
+    ) -> ConsolidateResult:
+        """Merge clusters (preview by default: nothing changes until mode="apply"); see
+        docs/consolidation.md for the merge rules. Originals are archived, never deleted."""
+        return self._app.consolidation.consolidate(
+            mode, auto_detect, memory_ids, cohesion_threshold, cluster_ids
+        )
+
+    def undo_consolidation(self, merged_id: str) -> UndoResult:
+        """Restore the originals of a merge and remove the merged memory."""
+        return self._app.consolidation.undo(merged_id)
 
     def embedding_status(self) -> EmbeddingStatus:
         """Vectors per model, memories, and vectors still being computed by this handle."""

@@ -11,6 +11,7 @@ from engram.clock import Clock, system_clock
 from engram.config import Settings
 from engram.embeddings.factory import make_embedder
 from engram.services.backup import BackupService
+from engram.services.consolidation import ConsolidationService
 from engram.services.context import Context
 from engram.services.embedding_queue import EmbeddingQueue
 from engram.services.embeddings import EmbeddingService
@@ -37,6 +38,7 @@ class App:
     promotion: PromotionService
     unified: UnifiedSearchService
     backup: BackupService
+    consolidation: ConsolidationService
 
     def close(self) -> None:
         if self.context.queue is not None:
@@ -93,6 +95,7 @@ def build_app(settings: Settings, clock: Clock | None = None, recover_vectors: b
         promotion=promotion,
         unified=UnifiedSearchService(ctx, search),
         backup=BackupService(ctx, vault),
+        consolidation=ConsolidationService(ctx),
     )
 
 

@@ -96,6 +96,11 @@ class Settings(BaseSettings):
     # Diversity: the MMR penalty that keeps near-copies of one memory from filling the top.
     search_diversity: float = Field(default=0.15, ge=0, le=1)
 
+    # Consolidation (docs/consolidation.md): the seed's clustering thresholds
+    cluster_link_threshold: float = Field(default=0.83, ge=0, le=1)
+    cluster_merge_cohesion: float = Field(default=0.9, ge=0, le=1)
+    cluster_review_cohesion: float = Field(default=0.75, ge=0, le=1)
+
     # Long-term memory: the Obsidian vault (docs/ltm.md)
     vault_path: str | None = None
     ltm_folder: str = Field(default="Engram", min_length=1, max_length=200)
@@ -113,6 +118,11 @@ class Settings(BaseSettings):
             raise ValueError(
                 "review_danger_zone_min must be below review_danger_zone_max "
                 f"(got {self.review_danger_zone_min} >= {self.review_danger_zone_max})"
+            )
+        if self.cluster_review_cohesion > self.cluster_merge_cohesion:
+            raise ValueError(
+                "cluster_review_cohesion must not be above cluster_merge_cohesion "
+                f"(got {self.cluster_review_cohesion} > {self.cluster_merge_cohesion})"
             )
         return self
 

@@ -1,0 +1,101 @@
+"""Clusters of memories that say the same thing, for consolidation.
+
+Single linkage over the pairs of memories at least `link_at` similar (cosine; the seed's 0.83):
+two memories are in one cluster if a chain of such pairs joins them. A cluster's cohesion is the
+mean similarity of all its pairs, and decides what to do with it (the seed's bands): at least
+`merge_at` (0.9) — near-copies, merge; at least `review_at` (0.75) — related, a person (or the
+client's model) should decide; below — loosely chained, keep apart.
+
+The pairs come from each memory's nearest neighbours (the vector index), never from all pairs,
+so clustering scales with the store; the cohesion is then exact, from the members' vectors.
+A cluster's id is a digest of its members and of what they say, so the same store gives the
+same ids: a preview can be approved later, and a cluster whose members changed since (another
+member, an edited text) has another id and is not applied by mistake.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+Action = Literal["merge", "review", "keep"]
+
+
+@dataclass(frozen=True)
+class Cluster:
+    id: str
+    members: tuple[str, ...]  # sorted
+    cohesion: float  # mean cosine similarity over every pair of members
+    action: Action
+
+
+def linked_groups(pairs: Iterable[tuple[str, str, float]], link_at: float) -> list[list[str]]:
+    """Connected components (two or more members) of the graph of pairs with similarity at
+    least `link_at`: single linkage, by union-find."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b, similarity in pairs:
+        if a != b and similarity >= link_at:
+            ra, rb = root(a), root(b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[str, list[str]] = {}
+    for x in parent:
+        groups.setdefault(root(x), []).append(x)
+    return sorted((sorted(g) for g in groups.values() if len(g) > 1), key=lambda g: g[0])
+
+
+def cohesion(vectors: NDArray[np.float32]) -> float:
+    """Mean cosine similarity over all pairs of these unit vectors (1.0 for fewer than two)."""
+    n = len(vectors)
+    if n < 2:
+        return 1.0
+    sims = np.asarray(vectors, dtype=np.float64) @ np.asarray(vectors, dtype=np.float64).T
+    return float((sims.sum() - np.trace(sims)) / (n * (n - 1)))
+
+
+def action_for(value: float, merge_at: float, review_at: float) -> Action:
+    if value >= merge_at:
+        return "merge"
+    if value >= review_at:
+        return "review"
+    return "keep"
+
+
+def cluster_id(members: Sequence[str], versions: Mapping[str, str] | None = None) -> str:
+    """`versions`: a digest of each member's content, so an edit changes the id."""
+    key = "\n".join(f"{m}:{(versions or {}).get(m, '')}" for m in sorted(members))
+    return f"cluster-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+
+
+def build_clusters(
+    pairs: Iterable[tuple[str, str, float]],
+    vectors: Mapping[str, NDArray[np.float32]],
+    link_at: float,
+    merge_at: float,
+    review_at: float,
+    versions: Mapping[str, str] | None = None,
+) -> list[Cluster]:
+    """Clusters from neighbour pairs, most cohesive first; members without a vector are left
+    out (their similarity is unknown). `versions` as for `cluster_id`."""
+    out: list[Cluster] = []
+    for group in linked_groups(pairs, link_at):
+        members = [m for m in group if m in vectors]
+        if len(members) < 2:
+            continue
+        value = cohesion(np.stack([vectors[m] for m in members]))
+        action = action_for(value, merge_at, review_at)
+        out.append(Cluster(cluster_id(members, versions), tuple(members), value, action))
+    return sorted(out, key=lambda c: (-c.cohesion, c.id))

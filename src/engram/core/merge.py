@@ -1,0 +1,92 @@
+"""How a cluster of memories becomes one: the merge rules of consolidation.
+
+Nothing a person saved may silently disappear, so the merged content keeps every distinct
+statement of the originals, oldest first; a statement repeated exactly or near-exactly (the same
+letters and digits in the same order: other case, spacing or punctuation) is kept once. The rest:
+
+- tags and entities: the union, first spelling kept (case-insensitive);
+- created_at: the earliest; last_used: the latest;
+- use_count, review_count, cross_domain_count: summed — a use of any copy was a use of the fact;
+- strength: the strongest original's, plus 0.1 × cohesion for each further copy, at most 2.0 —
+  several confirmations of one fact make it more important, never beyond the range;
+- source, context, episode (and its place): the earliest original's that has one; meta: the
+  originals' keys, earlier originals winning a conflict.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from engram.core.models import MAX_STRENGTH, Memory, Status
+
+STRENGTH_PER_COPY = 0.1
+_STATEMENT_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def statements(content: str) -> list[str]:
+    """Sentences and lines, stripped; empty pieces dropped."""
+    return [piece.strip() for piece in _STATEMENT_END.split(content) if piece.strip()]
+
+
+def statement_key(statement: str) -> str:
+    """What two near-exact statements share: their letters and digits, case ignored."""
+    return "".join(ch for ch in statement.casefold() if ch.isalnum())
+
+
+def merged_content(contents: Iterable[str]) -> str:
+    seen: set[str] = set()
+    kept: list[str] = []
+    for content in contents:
+        for statement in statements(content):
+            key = statement_key(statement)
+            if key and key not in seen:
+                seen.add(key)
+                kept.append(statement)
+    return "\n".join(kept)
+
+
+def _union(groups: Iterable[Sequence[str]]) -> tuple[str, ...]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for group in groups:
+        for value in group:
+            if value.casefold() not in seen:
+                seen.add(value.casefold())
+                out.append(value)
+    return tuple(out)
+
+
+def merged_strength(strengths: Sequence[float], cohesion: float) -> float:
+    extra = STRENGTH_PER_COPY * max(cohesion, 0.0) * (len(strengths) - 1)
+    return min(MAX_STRENGTH, max(strengths) + extra)
+
+
+def merge(memories: Sequence[Memory], cohesion: float, new_id: str) -> Memory:
+    """One active memory standing for `memories` (two or more), by the rules above."""
+    if len(memories) < 2:
+        raise ValueError("a merge needs at least two memories")
+    oldest_first = sorted(memories, key=lambda m: (m.created_at, m.id))
+    meta: dict[str, Any] = {}
+    for m in reversed(oldest_first):
+        meta.update(m.meta)
+    first_episode = next((m for m in oldest_first if m.episode is not None), None)
+    return Memory(
+        id=new_id,
+        content=merged_content(m.content for m in oldest_first),
+        tags=_union(m.tags for m in oldest_first),
+        entities=_union(m.entities for m in oldest_first),
+        source=next((m.source for m in oldest_first if m.source), None),
+        context=next((m.context for m in oldest_first if m.context), None),
+        meta=meta,
+        created_at=oldest_first[0].created_at,
+        last_used=max(m.last_used for m in memories),
+        use_count=sum(m.use_count for m in memories),
+        strength=merged_strength([m.strength for m in memories], cohesion),
+        status=Status.ACTIVE,
+        review_count=sum(m.review_count for m in memories),
+        cross_domain_count=sum(m.cross_domain_count for m in memories),
+        episode=None if first_episode is None else first_episode.episode,
+        episode_seq=None if first_episode is None else first_episode.episode_seq,
+    )

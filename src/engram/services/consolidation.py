@@ -1,0 +1,401 @@
+"""Consolidation: find clusters of memories that say the same thing, merge them, undo a merge.
+
+Clusters (`engram.core.clustering`) come from each active memory's nearest neighbours in the
+vector index, on every backend. A merge (`engram.core.merge` has the rules) is written so that a
+crash at any moment leaves either the originals active or the merged memory active, never both
+and never neither:
+
+1. the merged memory is inserted *archived*, with a `consolidated_from` relation to each
+   original and a copy of every relation the originals had with memories outside the cluster;
+2. one atomic `modify` activates it and archives the originals — refusing, and writing nothing,
+   if an original changed since the cluster was found (other content, tags or entities, or no
+   longer active).
+
+A crash between the two leaves an archived, never-activated merged memory (marked
+`meta.consolidation.state = "pending"`); its id is derived from the cluster's, so the next apply
+of the same cluster finds and replaces it. Undo is
+the same in reverse: one `modify` restores the originals and archives the merged memory, then the
+merged memory is deleted with its relations. Originals are archived, never deleted, so undo
+restores them exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from engram.core.clustering import Cluster, action_for, build_clusters, cluster_id, cohesion
+from engram.core.merge import merge
+from engram.core.models import Memory, Relation, Schedule, Status, new_id
+from engram.errors import ConfigError, NotFoundError, StoreError, ValidationError
+from engram.services import validation as check
+from engram.services.context import Context
+from engram.storage.protocol import Filter
+
+PAGE = 500
+NEIGHBOURS = 10  # each memory's nearest neighbours considered for linking
+MARK = "consolidation"  # the meta key a merged memory carries
+Mode = Literal["preview", "apply"]
+
+
+class ConflictError(StoreError):
+    """A memory changed between finding a cluster and applying it."""
+
+
+class ClusterView(BaseModel):
+    """A cluster as the tools show it: members, how alike they are, what to do, and (for the
+    merge and review bands) the memory a merge would produce."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    member_ids: list[str]
+    cohesion: float
+    action: Literal["merge", "review", "keep"]
+    merged_preview: Memory | None = None
+
+
+class ClusterResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    count: int
+    clusters: list[ClusterView]
+    memories_considered: int
+
+
+class MergeDone(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    cluster_id: str
+    merged: Memory
+    archived_ids: list[str]
+    relations_carried: int
+
+
+class ConsolidateResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    mode: Mode
+    cohesion_threshold: float
+    clusters: list[ClusterView]  # the clusters selected (preview) or applied (apply)
+    merged: list[MergeDone]
+    skipped: dict[str, str]  # cluster id -> why it was not applied
+
+
+class UndoResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    merged_id: str
+    restored_ids: list[str]
+
+
+class ConsolidationService:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    # -- finding clusters ---------------------------------------------------------------------
+
+    def clusters(
+        self, memory_ids: Sequence[str] | None = None, link_at: float | None = None
+    ) -> ClusterResult:
+        """Clusters among all active memories (or among `memory_ids`), most cohesive first."""
+        model = self._model()
+        link = self.ctx.settings.cluster_link_threshold if link_at is None else link_at
+        link = check.unit(link, "similarity_threshold")
+        if memory_ids is not None:
+            ids = check.memory_ids(memory_ids)
+            found = {m.id: m for m in self.ctx.store.get_many(ids)}
+            missing = [i for i in ids if i not in found]
+            if missing:
+                raise NotFoundError("memory", missing[0])
+            self.ctx.vectors_ready()
+            vectors = self.ctx.store.get_vectors(list(found), model)
+            pairs = _all_pairs(vectors)
+            considered = len(found)
+        else:
+            self.ctx.vectors_ready()
+            pairs, vectors, considered = self._neighbour_pairs(model, link)
+        members = sorted({x for a, b, _ in pairs for x in (a, b)})
+        versions = {m.id: version(m) for m in self.ctx.store.get_many(members)}
+        settings = self.ctx.settings
+        found_clusters = build_clusters(
+            pairs,
+            vectors,
+            link,
+            settings.cluster_merge_cohesion,
+            settings.cluster_review_cohesion,
+            versions,
+        )
+        views = [self._view(c) for c in found_clusters]
+        return ClusterResult(count=len(views), clusters=views, memories_considered=considered)
+
+    def _model(self) -> str:
+        if self.ctx.embedder is None or "vectors" not in self.ctx.store.capabilities:
+            raise ConfigError(
+                "clustering compares meanings: it needs embeddings (ENGRAM_EMBEDDING_MODEL)"
+            )
+        return self.ctx.embedder.model_id
+
+    def _neighbour_pairs(
+        self, model: str, link: float
+    ) -> tuple[list[tuple[str, str, float]], dict[str, Any], int]:
+        """Each active memory's nearest active neighbours at least `link` similar."""
+        active = Filter(statuses=(Status.ACTIVE,))
+        pairs: list[tuple[str, str, float]] = []
+        vectors: dict[str, Any] = {}
+        considered = 0
+        after: str | None = None
+        while True:
+            page = self.ctx.store.page(after, PAGE)
+            if not page:
+                break
+            after = page[-1].id
+            ids = [m.id for m in page if m.status == Status.ACTIVE]
+            considered += len(ids)
+            found = self.ctx.store.get_vectors(ids, model)
+            vectors.update(found)
+            for ident, vector in found.items():
+                for near in self.ctx.store.vector_search(vector, active, NEIGHBOURS + 1):
+                    if near.id != ident and near.relevance >= link:
+                        pairs.append((ident, near.id, near.relevance))
+        needed = {x for a, b, _ in pairs for x in (a, b)} - set(vectors)
+        if needed:
+            vectors.update(self.ctx.store.get_vectors(sorted(needed), model))
+        return pairs, vectors, considered
+
+    def _view(self, cluster: Cluster) -> ClusterView:
+        preview = None
+        if cluster.action != "keep":
+            members = self.ctx.store.get_many(list(cluster.members))
+            if len(members) == len(cluster.members):
+                preview = merge(members, cluster.cohesion, new_id=merged_id(cluster.id))
+        return ClusterView(
+            id=cluster.id,
+            member_ids=list(cluster.members),
+            cohesion=round(cluster.cohesion, 6),
+            action=cluster.action,
+            merged_preview=preview,
+        )
+
+    # -- merging ------------------------------------------------------------------------------
+
+    def consolidate(
+        self,
+        mode: str = "preview",
+        auto_detect: bool = True,
+        memory_ids: Sequence[str] | None = None,
+        cohesion_threshold: float | None = None,
+        cluster_ids: Sequence[str] | None = None,
+    ) -> ConsolidateResult:
+        """Merge every cluster at least `cohesion_threshold` cohesive (default: the merge band,
+        ENGRAM_CLUSTER_MERGE_COHESION), or exactly the given memories (one cluster), or the
+        clusters a preview named (`cluster_ids`). Preview (the default) changes nothing."""
+        if mode not in ("preview", "apply"):
+            raise ValidationError("mode", "must be preview or apply")
+        threshold = check.unit(
+            self.ctx.settings.cluster_merge_cohesion
+            if cohesion_threshold is None
+            else cohesion_threshold,
+            "cohesion_threshold",
+        )
+        if memory_ids is not None:
+            ids = check.memory_ids(memory_ids)
+            if len(set(ids)) < 2:
+                raise ValidationError("memory_ids", "name at least two different memories")
+            chosen = self._explicit(ids)
+        elif auto_detect or cluster_ids is not None:
+            found = self.clusters().clusters
+            if cluster_ids is not None:
+                wanted = set(cluster_ids)
+                chosen = [c for c in found if c.id in wanted]
+                unknown = wanted - {c.id for c in chosen}
+                if unknown:
+                    raise ValidationError(
+                        "cluster_ids",
+                        f"{sorted(unknown)[0]} is not a cluster now: its memories changed since "
+                        "it was found, or it was merged already; look again with cluster_memories",
+                    )
+            else:
+                chosen = [c for c in found if c.cohesion >= threshold and c.action != "keep"]
+        else:
+            raise ValidationError("auto_detect", "give memory_ids, cluster_ids or auto_detect")
+        merged: list[MergeDone] = []
+        skipped: dict[str, str] = {}
+        if mode == "apply":
+            for view in chosen:
+                try:
+                    merged.append(self.apply(view))
+                except (ConflictError, ValidationError) as exc:
+                    skipped[view.id] = str(exc)
+        return ConsolidateResult(
+            mode=mode,
+            cohesion_threshold=threshold,
+            clusters=chosen,
+            merged=merged,
+            skipped=skipped,
+        )
+
+    def _explicit(self, ids: list[str]) -> list[ClusterView]:
+        members = {m.id: m for m in self.ctx.store.get_many(ids)}
+        for ident in ids:
+            if ident not in members:
+                raise NotFoundError("memory", ident)
+            if members[ident].status != Status.ACTIVE:
+                raise ValidationError("memory_ids", f"{ident} is {members[ident].status.value}")
+        model = self._model()
+        self.ctx.vectors_ready()
+        vectors = self.ctx.store.get_vectors(list(members), model)
+        value = cohesion(np.stack(list(vectors.values()))) if len(vectors) >= 2 else 0.0
+        settings = self.ctx.settings
+        ordered = sorted(members)
+        ident = cluster_id(ordered, {m.id: version(m) for m in members.values()})
+        return [
+            ClusterView(
+                id=ident,
+                member_ids=ordered,
+                cohesion=round(value, 6),
+                action=action_for(
+                    value, settings.cluster_merge_cohesion, settings.cluster_review_cohesion
+                ),
+                merged_preview=merge(list(members.values()), value, new_id=merged_id(ident)),
+            )
+        ]
+
+    def apply(self, view: ClusterView) -> MergeDone:
+        """Merge one cluster as it was found; refused (ConflictError, nothing written) if a
+        member no longer exists, no longer says what it said then, or is no longer active."""
+        originals = {m.id: m for m in self.ctx.store.get_many(view.member_ids)}
+        if len(originals) != len(view.member_ids):
+            raise ConflictError(f"cluster {view.id}: a member no longer exists")
+        now_id = cluster_id(view.member_ids, {m.id: version(m) for m in originals.values()})
+        if now_id != view.id:
+            raise ConflictError(f"cluster {view.id}: a member changed since the cluster was found")
+        merged = merge(list(originals.values()), view.cohesion, new_id=merged_id(view.id))
+        merged = merged.model_copy(
+            update={
+                "content": check.content(merged.content, "merged content"),
+                "meta": {**merged.meta, MARK: {"cluster": view.id, "state": "pending"}},
+                "status": Status.ARCHIVED,
+            }
+        )
+        self._drop_pending(merged.id)
+        self.ctx.store.insert([self.ctx.scheduled(merged)])
+        carried = self._relations(merged.id, originals)
+
+        def swap(m: Memory) -> tuple[Memory, Schedule]:
+            if m.id == merged.id:
+                meta = {**m.meta, MARK: {"cluster": view.id, "state": "applied"}}
+                return self.ctx.scheduled(
+                    m.model_copy(update={"status": Status.ACTIVE, "meta": meta})
+                )
+            before = originals[m.id]
+            if m.status != Status.ACTIVE or (m.content, m.tags, m.entities) != (
+                before.content,
+                before.tags,
+                before.entities,
+            ):
+                raise ConflictError(f"memory {m.id} changed since the cluster was found")
+            return self.ctx.scheduled(m.model_copy(update={"status": Status.ARCHIVED}))
+
+        try:
+            done = self.ctx.store.modify([*originals, merged.id], swap)
+        except ConflictError:
+            self.ctx.store.delete([merged.id])
+            raise
+        active = next(new for _, new in done if new.id == merged.id)
+        self.ctx.embed_later([(active.id, active.content)])
+        return MergeDone(
+            cluster_id=view.id,
+            merged=active,
+            archived_ids=sorted(originals),
+            relations_carried=carried,
+        )
+
+    def _relations(self, merged_id: str, originals: dict[str, Memory]) -> int:
+        """`consolidated_from` to each original, and the originals' outside edges copied."""
+        now = self.ctx.now()
+        for ident in sorted(originals):
+            self.ctx.store.add_relation(
+                Relation(
+                    id=new_id(),
+                    from_id=merged_id,
+                    to_id=ident,
+                    type="consolidated_from",
+                    created_at=now,
+                )
+            )
+        carried = 0
+        seen: set[tuple[str, str, str]] = set()
+        for r in self.ctx.store.relations(sorted(originals)):
+            if r.type == "consolidated_from":
+                continue  # the originals' own merge history stays with them
+            source = merged_id if r.from_id in originals else r.from_id
+            target = merged_id if r.to_id in originals else r.to_id
+            if source == target or (source, target, r.type) in seen:
+                continue
+            seen.add((source, target, r.type))
+            self.ctx.store.add_relation(
+                r.model_copy(update={"id": new_id(), "from_id": source, "to_id": target})
+            )
+            carried += 1
+        return carried
+
+    def _drop_pending(self, ident: str) -> None:
+        """Remove what a crash left half-written for this cluster; refuse a cluster merged
+        already."""
+        for m in self.ctx.store.get_many([ident]):
+            if (m.meta.get(MARK) or {}).get("state") != "pending":
+                raise ConflictError(f"this cluster was merged already, into {ident}")
+            self.ctx.store.delete([ident])
+
+    # -- undo ---------------------------------------------------------------------------------
+
+    def undo(self, merged_id: str) -> UndoResult:
+        """Restore the originals of a merge and remove the merged memory (with its relations)."""
+        ident = check.memory_id(merged_id, "merged_id")
+        found = self.ctx.store.get_many([ident])
+        if not found:
+            raise NotFoundError("memory", ident)
+        merged = found[0]
+        mark = merged.meta.get(MARK)
+        if not isinstance(mark, dict):
+            raise ValidationError("merged_id", f"{ident} is not a merged memory")
+        originals = sorted(
+            r.to_id
+            for r in self.ctx.store.relations([ident])
+            if r.type == "consolidated_from" and r.from_id == ident
+        )
+        if not originals:
+            raise ValidationError("merged_id", f"{ident} has no consolidated_from relations")
+
+        def restore(m: Memory) -> tuple[Memory, Schedule]:
+            status = Status.ARCHIVED if m.id == ident else Status.ACTIVE
+            return self.ctx.scheduled(m.model_copy(update={"status": status}))
+
+        self.ctx.store.modify([*originals, ident], restore)
+        self.ctx.store.delete([ident])
+        return UndoResult(merged_id=ident, restored_ids=originals)
+
+
+def version(memory: Memory) -> str:
+    """What a cluster id remembers of a member: a digest of what it says."""
+    said = "\x1f".join([memory.content, *memory.tags, "\x1e", *memory.entities])
+    return hashlib.sha256(said.encode()).hexdigest()[:12]
+
+
+def merged_id(cluster: str) -> str:
+    """The merged memory's id: derived from the cluster's, so a retry finds its leftovers."""
+    return "merged-" + cluster.removeprefix("cluster-")
+
+
+def _all_pairs(vectors: dict[str, Any]) -> list[tuple[str, str, float]]:
+    ids = sorted(vectors)
+    out: list[tuple[str, str, float]] = []
+    for i, a in enumerate(ids):
+        for b in ids[i + 1 :]:
+            out.append((a, b, float(vectors[a] @ vectors[b])))
+    return out

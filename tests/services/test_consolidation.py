@@ -1,0 +1,252 @@
+"""Consolidation through the public API, on every backend: planted groups of repeats and
+paraphrases among unrelated memories are found, merged by the rules, and undone exactly."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from engram import Engram, FixedClock
+from engram.core.models import Memory, Status
+from engram.errors import NotFoundError, ValidationError
+from engram.services.consolidation import ConflictError
+
+GROUPS = (
+    ("Prefers tea over coffee", "prefers tea over coffee!", "Prefers tea over coffee."),
+    (
+        "The flight to Lisbon leaves at 9am on Friday",
+        "the flight to Lisbon leaves at 9 am on Friday",
+        "Our flight to Lisbon departs at 9am on Friday",
+    ),
+    ("Alice's birthday is on March 3rd", "Alice's birthday is March 3rd"),
+)
+UNRELATED = (
+    "The billing API allows 500 requests per minute per key.",
+    "Uses Neovim with the LazyVim distribution",
+    "The Lisbon office Wi-Fi is slow on Monday mornings",
+    "Decided to replace flake8 and black with ruff",
+    "The Q3 roadmap sync with Dana moved to Friday",
+    "Allergic to peanuts: never suggest recipes that use them",
+    "Atlas deploys go out Tuesdays and Thursdays",
+    "Bob prefers green tea in the afternoon",
+    "Our dog needs a vet appointment next week",
+    "The quarterly tax return is due in April",
+)
+
+
+def plant(mem: Engram, clock: FixedClock) -> list[list[Memory]]:
+    groups: list[list[Memory]] = []
+    for g, texts in enumerate(GROUPS):
+        group = []
+        for i, text in enumerate(texts):
+            group.append(mem.save(text, tags=[f"group{g}", f"copy{i}"], entities=["Ana"]))
+            clock.advance(hours=1)
+        groups.append(group)
+    for text in UNRELATED:
+        mem.save(text)
+    return groups
+
+
+def test_clusters_are_exactly_the_planted_groups(mem: Engram, clock: FixedClock) -> None:
+    groups = plant(mem, clock)
+    result = mem.clusters()
+    assert result.memories_considered == len(UNRELATED) + sum(len(g) for g in GROUPS)
+    found = {frozenset(c.member_ids) for c in result.clusters}
+    assert found == {frozenset(m.id for m in g) for g in groups}  # precision and recall 1
+    assert all(c.action == "merge" and c.cohesion >= 0.9 for c in result.clusters)
+    assert [c.id for c in mem.clusters().clusters] == [c.id for c in result.clusters]  # stable
+
+
+def test_apply_merges_each_group_by_the_rules(mem: Engram, clock: FixedClock) -> None:
+    groups = plant(mem, clock)
+    tea, flight = groups[0], groups[1]
+    mem.touch(tea[1].id)
+    mem.touch(tea[2].id)
+    related = mem.save("Tea shop list")
+    mem.create_relation(tea[0].id, related.id, "supports", strength=0.7)
+    mem.create_relation(tea[1].id, related.id, "supports", strength=0.7)  # same edge once
+    before = mem.stats().total
+    result = mem.consolidate(mode="apply")
+    assert len(result.merged) == 3 and result.skipped == {}
+    by_size = {len(done.archived_ids): done for done in result.merged}
+    merged_tea = next(d for d in result.merged if set(d.archived_ids) == {m.id for m in tea})
+    m = merged_tea.merged
+    assert m.content == "Prefers tea over coffee"  # near-exact copies once
+    assert m.tags == ("group0", "copy0", "copy1", "copy2") and m.entities == ("Ana",)
+    assert m.created_at == tea[0].created_at
+    assert m.last_used == max(x.last_used for x in mem.get_many([t.id for t in tea]))
+    assert m.use_count == 2 and m.status == Status.ACTIVE
+    assert 1.0 < m.strength <= 1.0 + 0.1 * 2
+    assert merged_tea.relations_carried == 1
+    edges = {(r.type, r.to_id) for r in mem.relations(m.id) if r.from_id == m.id}
+    assert edges == {("supports", related.id)} | {("consolidated_from", t.id) for t in tea}
+    merged_flight = next(d for d in result.merged if set(d.archived_ids) == {x.id for x in flight})
+    assert merged_flight.merged.content.splitlines() == [
+        "The flight to Lisbon leaves at 9am on Friday",
+        "Our flight to Lisbon departs at 9am on Friday",
+    ]  # distinct statements kept, oldest first
+    assert all(x.status == Status.ARCHIVED for g in groups for x in mem.get_many([y.id for y in g]))
+    assert mem.stats().total == before + 3  # archived, never deleted
+    assert mem.clusters().count == 0
+    found = mem.search("tea or coffee")
+    assert [h.memory.id for h in found if "coffee" in h.memory.content] == [m.id]
+    assert by_size
+
+
+def test_preview_changes_nothing_and_undo_restores_exactly(mem: Engram, clock: FixedClock) -> None:
+    groups = plant(mem, clock)
+    ids = [m.id for g in groups for m in g]
+    before = (mem.get_many(ids), sorted(mem.read_graph(limit=1000).relations, key=lambda r: r.id))
+    preview = mem.consolidate()
+    assert preview.mode == "preview" and len(preview.clusters) == 3 and preview.merged == []
+    assert all(c.merged_preview is not None for c in preview.clusters)
+    assert mem.get_many(ids) == before[0]
+    applied = mem.consolidate(mode="apply", cluster_ids=[preview.clusters[0].id])
+    (done,) = applied.merged
+    undone = mem.undo_consolidation(done.merged.id)
+    assert sorted(undone.restored_ids) == sorted(done.archived_ids)
+    assert mem.get_many(ids) == before[0]
+    after = sorted(mem.read_graph(limit=1000).relations, key=lambda r: r.id)
+    assert after == before[1] and mem.get_many([done.merged.id]) == []
+
+
+def test_a_member_changed_after_the_preview_is_not_merged(mem: Engram, clock: FixedClock) -> None:
+    groups = plant(mem, clock)
+    preview = mem.consolidate()
+    tea = next(c for c in preview.clusters if groups[0][0].id in c.member_ids)
+    mem.update(groups[0][1].id, content="Prefers tea over coffee, always")  # still alike
+    with pytest.raises(ValidationError, match=r"cluster_ids.*changed since"):
+        mem.consolidate(mode="apply", cluster_ids=[tea.id])
+    assert all(m.status == Status.ACTIVE for m in mem.get_many([m.id for m in groups[0]]))
+    assert mem.stats().total == sum(len(g) for g in GROUPS) + len(UNRELATED)  # nothing left
+
+
+def test_a_stale_cluster_is_refused_and_nothing_is_written(
+    store_url: str, clock: FixedClock
+) -> None:
+    """Two handles: one found the cluster, the other edited a member before it was applied."""
+    with Engram.open(store_url, clock=clock) as a, Engram.open(store_url, clock=clock) as b:
+        groups = plant(a, clock)
+        a.flush()
+        view = next(c for c in a.clusters().clusters if groups[0][0].id in c.member_ids)
+        b.update(groups[0][2].id, content="Prefers tea over coffee, always")
+        with pytest.raises(ConflictError, match="changed since"):
+            a.app.consolidation.apply(view)
+        assert all(m.status == Status.ACTIVE for m in a.get_many([m.id for m in groups[0]]))
+        assert a.stats().total == sum(len(g) for g in GROUPS) + len(UNRELATED)
+
+
+def test_explicit_memories_merge_as_one_cluster(mem: Engram, clock: FixedClock) -> None:
+    a = mem.save("Kate likes skiing")
+    b = mem.save("Kate enjoys hiking", created_at=clock.now - timedelta(days=1))
+    result = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
+    (done,) = result.merged
+    assert done.merged.content == "Kate enjoys hiking\nKate likes skiing"  # oldest first
+    with pytest.raises(ValidationError, match=r"merged already|archived"):
+        mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
+
+
+def test_bad_input_names_the_field(mem: Engram, clock: FixedClock) -> None:
+    a = mem.save("one")
+    with pytest.raises(ValidationError, match="mode"):
+        mem.consolidate(mode="now")
+    with pytest.raises(ValidationError, match="cohesion_threshold"):
+        mem.consolidate(cohesion_threshold=1.5)
+    with pytest.raises(ValidationError, match="memory_ids"):
+        mem.consolidate(auto_detect=False, memory_ids=[a.id, a.id])
+    with pytest.raises(NotFoundError):
+        mem.consolidate(auto_detect=False, memory_ids=[a.id, "missing"])
+    with pytest.raises(ValidationError, match="cluster_ids"):
+        mem.consolidate(mode="apply", cluster_ids=["cluster-0000000000000000"])
+    with pytest.raises(ValidationError, match="merged_id"):
+        mem.undo_consolidation(a.id)
+
+
+FACTS = (
+    "Prefers tea over coffee",
+    "The flight to Lisbon leaves at 9am on Friday",
+    "Alice's birthday is on March 3rd",
+    "The billing API allows 500 requests per minute",
+    "Uses Neovim with the LazyVim distribution",
+    "The office Wi-Fi is slow on Monday mornings",
+    "Decided to replace flake8 with ruff",
+    "Allergic to peanuts",
+    "Atlas deploys go out on Tuesdays",
+    "Our dog needs a vet appointment",
+    "The quarterly tax return is due in April",
+    "Kate's favourite band is Radiohead",
+)
+APPLY_THEN_DIE = """
+import sys
+from engram import Engram
+with Engram.open(sys.argv[1]) as mem:
+    print("applying", flush=True)
+    mem.consolidate(mode="apply")
+    print("done", flush=True)
+"""
+
+
+def group_states(mem: Engram, groups: list[list[str]]) -> list[str]:
+    """Per planted group: "originals" (all active, no active merge), "merged" (one active merged
+    memory, all originals archived), or what else it is — which must never happen."""
+    states = []
+    for ids in groups:
+        members = mem.get_many(ids)
+        mergers = {
+            r.from_id
+            for r in mem.relations(ids[0])
+            if r.type == "consolidated_from" and r.to_id == ids[0]
+        }
+        merges = mem.get_many(sorted(mergers)) if mergers else []
+        active = [m.id for m in merges if m.status == Status.ACTIVE]
+        if all(m.status == Status.ACTIVE for m in members) and not active:
+            states.append("originals")
+        elif all(m.status == Status.ARCHIVED for m in members) and len(active) == 1:
+            states.append("merged")
+        else:
+            states.append(f"broken: {[m.status.value for m in members]}, merged {active}")
+    return states
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 3])
+def test_a_kill_during_apply_leaves_each_cluster_whole(
+    store_url: str, clock: FixedClock, seed: int
+) -> None:
+    """kill -9 at a random moment of a real apply: every cluster is either not merged or merged,
+    never both, never neither; applying again finishes the job, undo restores every original."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    with Engram.open(store_url) as mem:
+        groups = [[mem.save(f).id, mem.save(f.lower() + "!").id] for f in FACTS]
+    with subprocess.Popen(
+        [sys.executable, "-c", APPLY_THEN_DIE, store_url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ) as child:
+        assert child.stdout is not None
+        assert child.stdout.readline() == "applying\n"
+        time.sleep(random.Random(seed).uniform(0.05, 0.6))
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=60)
+    with Engram.open(store_url) as mem:
+        states = group_states(mem, groups)
+        assert all(s in ("originals", "merged") for s in states), states
+        mem.consolidate(mode="apply")
+        assert group_states(mem, groups) == ["merged"] * len(FACTS)
+        merges = {
+            r.from_id
+            for g in groups
+            for r in mem.relations(g[0])
+            if r.type == "consolidated_from" and r.to_id == g[0]
+        }
+        for m in mem.get_many(sorted(merges)):
+            if m.status == Status.ACTIVE:
+                mem.undo_consolidation(m.id)
+        assert group_states(mem, groups) == ["originals"] * len(FACTS)
