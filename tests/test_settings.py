@@ -125,6 +125,17 @@ def episode_context(mem: Engram, clock: FixedClock) -> list[str]:
     return sorted(h.memory.content for h in mem.search("kayak") if (h.why.context or 0) > 0.1)
 
 
+def tea_clusters(mem: Engram, clock: FixedClock) -> list[tuple[int, str]]:
+    """Two near-copies and a looser paraphrase: how many clusters, of what size, doing what."""
+    for text in (
+        "Prefers tea over coffee",
+        "prefers tea over coffee!",
+        "Likes tea more than coffee",
+    ):
+        mem.save(text)
+    return [(len(c.member_ids), c.action) for c in mem.clusters().clusters]
+
+
 def background_embedding(mem: Engram, clock: FixedClock) -> bool:
     """Whether saves hand their vectors to a worker thread (the queue searches wait for)."""
     return mem.app.context.queue is not None
@@ -247,6 +258,14 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("embedding_model", {}, {"embedding_model": "none"}, paraphrase),
     ("embedding_threads", {}, {"embedding_threads": 1}, onnx_threads),
     ("embed_in_background", {}, {"embed_in_background": False}, background_embedding),
+    ("cluster_link_threshold", {}, {"cluster_link_threshold": 0.95}, tea_clusters),
+    ("cluster_merge_cohesion", {}, {"cluster_merge_cohesion": 0.99}, tea_clusters),
+    (
+        "cluster_review_cohesion",
+        {"cluster_merge_cohesion": 0.99},
+        {"cluster_review_cohesion": 0.95, "cluster_merge_cohesion": 0.99},
+        tea_clusters,
+    ),
     ("search_semantic_weight", {}, {"search_semantic_weight": 0.9}, fused_ranks),
     ("search_semantic_min_z", {}, {"search_semantic_min_z": 15.0}, paraphrase),
     ("search_context_weight", {}, {"search_context_weight": 0.0}, episode_context),

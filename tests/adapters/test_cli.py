@@ -513,3 +513,20 @@ def test_serve_starts_the_mcp_server_and_stops_at_end_of_input() -> None:
     )
     assert served.returncode == 0, served.stderr
     assert served.stdout == ""
+
+
+def test_consolidate_lists_previews_applies_and_undoes(db: Path) -> None:
+    first = save(db, "Prefers oolong tea")
+    second = save(db, "prefers oolong tea!")
+    save(db, "The quarterly tax return is due in April")
+    found = run_json(db, "consolidate", "clusters")
+    (cluster,) = found["clusters"]
+    assert sorted(cluster["member_ids"]) == sorted([first, second])
+    assert "Preview only" in ok(run(db, "consolidate", "run")).stdout
+    applied = run_json(db, "consolidate", "run", "--apply", "--cluster", cluster["id"])
+    merged = applied["merged"][0]["merged"]["id"]
+    assert run_json(db, "consolidate", "clusters")["count"] == 0
+    restored = run_json(db, "consolidate", "undo", merged)["restored_ids"]
+    assert sorted(restored) == sorted([first, second])
+    refused = run(db, "consolidate", "run", "--apply", "--cohesion", "2")
+    assert refused.exit_code == 1 and "cohesion_threshold" in refused.stderr

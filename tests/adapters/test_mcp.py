@@ -48,6 +48,9 @@ TOOLS = {
     "memory_stats",
     "promote_memory",
     "search_unified",
+    "cluster_memories",
+    "consolidate_memories",
+    "undo_consolidation",
 }
 
 # name -> (every parameter, in signature order; the required ones). Changing a tool's interface
@@ -78,6 +81,12 @@ SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "memory_stats": ((), ()),
     "promote_memory": (("memory_id", "auto_detect", "dry_run"), ()),
     "search_unified": (("query", "tags", "limit", "stm_weight", "ltm_weight"), ()),
+    "cluster_memories": (("memory_ids", "similarity_threshold"), ()),
+    "consolidate_memories": (
+        ("mode", "auto_detect", "cohesion_threshold", "cluster_ids", "memory_ids"),
+        (),
+    ),
+    "undo_consolidation": (("merged_id",), ("merged_id",)),
 }
 
 READ_ONLY = {
@@ -89,8 +98,15 @@ READ_ONLY = {
     "traverse_graph",
     "memory_stats",
     "search_unified",
+    "cluster_memories",
 }
-DESTRUCTIVE = {"delete_memory", "gc", "update_memory"}
+DESTRUCTIVE = {
+    "delete_memory",
+    "gc",
+    "update_memory",
+    "consolidate_memories",
+    "undo_consolidation",
+}
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 
@@ -844,3 +860,29 @@ async def test_vectors_pending_at_a_crash_are_computed_by_the_server_in_the_back
     with Engram.open(str(db)) as mem:
         assert mem.embedding_status().vectors == {MODEL_ID: 40}
         assert stats["total"] == 40
+
+
+@pytest.mark.anyio
+async def test_consolidation_over_mcp_previews_merges_and_undoes(server: Server) -> None:
+    tag = f"tea-{unique()}"
+    copies = [
+        await server.save(t, tags=[tag]) for t in ("Prefers oolong tea", "prefers oolong tea!")
+    ]
+    ids = [c["id"] for c in copies]
+    found = await server.call("cluster_memories", {"memory_ids": ids})
+    (cluster,) = found["clusters"]
+    assert (
+        cluster["action"] == "merge"
+        and cluster["merged_preview"]["content"] == "Prefers oolong tea"
+    )
+    preview = await server.call("consolidate_memories", {"memory_ids": ids, "auto_detect": False})
+    assert preview["merged"] == [] and preview["mode"] == "preview"
+    applied = await server.call(
+        "consolidate_memories", {"memory_ids": ids, "auto_detect": False, "mode": "apply"}
+    )
+    (done,) = applied["merged"]
+    assert sorted(done["archived_ids"]) == sorted(ids)
+    undone = await server.call("undo_consolidation", {"merged_id": done["merged"]["id"]})
+    assert sorted(undone["restored_ids"]) == sorted(ids)
+    message = await server.error("consolidate_memories", {"mode": "apply", "cluster_ids": ["nope"]})
+    assert "cluster_ids" in message

@@ -10,6 +10,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
+from engram.mcp.consolidation_tools import register_consolidation_tools
 from engram.mcp.ltm_tools import register_ltm_tools
 from engram.mcp.memory_tools import register_memory_tools, register_reinforcement_tools
 from engram.mcp.runtime import EngramRuntime
@@ -32,6 +33,9 @@ TOOL_NAMES = (
     "memory_stats",
     "promote_memory",
     "search_unified",
+    "cluster_memories",
+    "consolidate_memories",
+    "undo_consolidation",
 )
 
 
@@ -42,3 +46,4 @@ def register_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
     register_maintenance_tools(server, runtime)
     register_graph_tools(server, runtime)
     register_ltm_tools(server, runtime)
+    register_consolidation_tools(server, runtime)

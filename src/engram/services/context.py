@@ -30,7 +30,6 @@ from engram.storage.protocol import ScheduleInputs, Store, Stub
 log = logging.getLogger(__name__)
 
 
-
 @dataclass(frozen=True)
 class Context:
     store: Store

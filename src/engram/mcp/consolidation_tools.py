@@ -1,0 +1,94 @@
+"""Tools that keep the store tidy: find clusters of memories saying the same thing, merge them,
+undo a merge (docs/consolidation.md)."""
+
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import Field
+
+from engram.mcp import hints
+from engram.mcp.params import MemoryId, MemoryIds
+from engram.mcp.runtime import EngramRuntime
+from engram.services.consolidation import ClusterResult, ConsolidateResult, UndoResult
+
+Threshold = Annotated[float | None, Field(ge=0, le=1)]
+
+
+def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
+    @server.tool(
+        name="cluster_memories",
+        title="Find similar memories",
+        description=(
+            "Find clusters of active memories that say the same thing (by meaning: linked when "
+            "at least `similarity_threshold` similar, default 0.83). Each cluster has its "
+            "cohesion (mean similarity) and an action: 'merge' (near-copies, cohesion >= 0.9), "
+            "'review' (related, 0.75-0.9: decide, or write the merged text yourself and use "
+            "update_memory), 'keep' (different enough). Merge and review clusters show the "
+            "memory a merge would produce. Changes nothing; pass a cluster's id to "
+            "consolidate_memories to merge it."
+        ),
+        annotations=hints.READ,
+    )
+    async def cluster_memories(
+        memory_ids: Annotated[
+            MemoryIds | None,
+            Field(description="Only cluster these memories (default: every active memory)."),
+        ] = None,
+        similarity_threshold: Annotated[
+            Threshold, Field(description="Cosine similarity that links two memories, 0-1.")
+        ] = None,
+    ) -> ClusterResult:
+        return await runtime.call(
+            lambda app: app.consolidation.clusters(memory_ids, similarity_threshold)
+        )
+
+    @server.tool(
+        name="consolidate_memories",
+        title="Merge similar memories",
+        description=(
+            "Merge clusters of memories into one each: the merged memory keeps every distinct "
+            "statement (repeats once), the union of tags and entities, the earliest creation "
+            "and latest use, summed use counts; it links to each original (consolidated_from) "
+            "and takes over their relations; the originals are archived, never deleted "
+            "(undo_consolidation restores them). mode 'preview' (default) changes nothing. "
+            "Choose what to merge: auto_detect (every cluster with cohesion >= "
+            "cohesion_threshold, default 0.9), cluster_ids from cluster_memories, or "
+            "memory_ids (merged as one, whatever their similarity)."
+        ),
+        annotations=hints.OVERWRITE,
+    )
+    async def consolidate_memories(
+        mode: Annotated[
+            Literal["preview", "apply"], Field(description="preview (default) or apply.")
+        ] = "preview",
+        auto_detect: Annotated[
+            bool, Field(description="Find the clusters to merge (when no ids are given).")
+        ] = True,
+        cohesion_threshold: Annotated[
+            Threshold, Field(description="With auto_detect: merge clusters at least this cohesive.")
+        ] = None,
+        cluster_ids: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
+            Field(max_length=100, description="Clusters from cluster_memories to merge."),
+        ] = None,
+        memory_ids: Annotated[
+            MemoryIds | None, Field(description="Merge exactly these memories into one.")
+        ] = None,
+    ) -> ConsolidateResult:
+        return await runtime.call(
+            lambda app: app.consolidation.consolidate(
+                mode, auto_detect, memory_ids, cohesion_threshold, cluster_ids
+            )
+        )
+
+    @server.tool(
+        name="undo_consolidation",
+        title="Undo a merge",
+        description=(
+            "Restore the originals of a merged memory (active again, exactly as they were) and "
+            "remove the merged memory with its relations."
+        ),
+        annotations=hints.FORGET,
+    )
+    async def undo_consolidation(merged_id: MemoryId) -> UndoResult:
+        return await runtime.call(lambda app: app.consolidation.undo(merged_id))

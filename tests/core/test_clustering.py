@@ -1,0 +1,102 @@
+"""Clustering and merge rules: pure functions, no store."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from engram.core.clustering import (
+    action_for,
+    build_clusters,
+    cluster_id,
+    cohesion,
+    linked_groups,
+)
+from engram.core.merge import merge, merged_content, merged_strength, statement_key
+from engram.core.models import MAX_STRENGTH, Memory
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def test_single_linkage_joins_chains_and_ignores_weak_pairs() -> None:
+    pairs = [("a", "b", 0.9), ("b", "c", 0.85), ("c", "d", 0.5), ("e", "f", 0.95), ("x", "x", 1.0)]
+    assert linked_groups(pairs, 0.83) == [["a", "b", "c"], ["e", "f"]]
+    assert linked_groups(pairs, 0.99) == []
+
+
+def test_cohesion_is_the_mean_over_every_pair() -> None:
+    v = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]], dtype=np.float32)
+    assert cohesion(v) == pytest.approx((0.6 + 0.0 + 0.8) / 3)
+    assert cohesion(v[:1]) == 1.0
+
+
+def test_actions_follow_the_seeds_bands() -> None:
+    assert [action_for(c, 0.9, 0.75) for c in (0.95, 0.9, 0.8, 0.75, 0.7)] == [
+        "merge",
+        "merge",
+        "review",
+        "review",
+        "keep",
+    ]
+
+
+def test_cluster_ids_are_stable_and_change_with_members_or_their_text() -> None:
+    assert cluster_id(["b", "a"]) == cluster_id(["a", "b"])
+    assert cluster_id(["a", "b"]) != cluster_id(["a", "c"])
+    assert cluster_id(["a", "b"], {"a": "v1"}) != cluster_id(["a", "b"], {"a": "v2"})
+
+
+def test_build_clusters_orders_by_cohesion_and_skips_members_without_vectors() -> None:
+    e = np.eye(3, dtype=np.float32)
+    vectors = {"a": e[0], "b": e[0], "c": (e[0] + e[1]) / np.sqrt(2), "d": e[2]}
+    pairs = [("a", "b", 1.0), ("a", "c", 0.85), ("d", "ghost", 0.99)]
+    (cluster,) = build_clusters(pairs, vectors, 0.83, 0.9, 0.75)
+    assert cluster.members == ("a", "b", "c") and cluster.action == "review"
+
+
+def memory(ident: str, content: str, **fields: object) -> Memory:
+    base: dict[str, object] = {"created_at": T0, "last_used": T0}
+    return Memory(id=ident, content=content, **(base | fields))  # type: ignore[arg-type]
+
+
+def test_near_exact_statements_are_kept_once_and_distinct_ones_all() -> None:
+    assert statement_key("Prefers tea, over coffee!") == statement_key("prefers tea over coffee")
+    merged = merged_content(["Likes tea. Lives in Porto.", "likes tea!\nWorks at night"])
+    assert merged.splitlines() == ["Likes tea.", "Lives in Porto.", "Works at night"]
+
+
+def test_merge_rules() -> None:
+    old = memory(
+        "old",
+        "Kate likes skiing",
+        tags=("Hobby",),
+        entities=("Kate",),
+        use_count=2,
+        strength=1.2,
+        created_at=T0 - timedelta(days=3),
+        last_used=T0,
+        meta={"k": "old"},
+        episode="chat-1",
+        episode_seq=4,
+    )
+    new = memory(
+        "new",
+        "kate likes skiing!",
+        tags=("hobby", "sport"),
+        use_count=3,
+        last_used=T0 + timedelta(days=1),
+        meta={"k": "new", "j": 1},
+        source="chat",
+    )
+    m = merge([new, old], cohesion=0.95, new_id="merged-1")
+    assert m.content == "Kate likes skiing"
+    assert m.tags == ("Hobby", "sport") and m.entities == ("Kate",)
+    assert (m.created_at, m.last_used) == (old.created_at, new.last_used)
+    assert m.use_count == 5 and m.strength == pytest.approx(1.2 + 0.1 * 0.95)
+    assert m.meta == {"k": "old", "j": 1} and m.source == "chat"
+    assert (m.episode, m.episode_seq) == ("chat-1", 4)
+    assert merged_strength([2.0, 2.0, 2.0], 1.0) == MAX_STRENGTH
+    with pytest.raises(ValueError):
+        merge([old], 1.0, "x")
