@@ -209,3 +209,23 @@ def test_an_edit_right_after_a_save_keeps_the_vector_of_the_new_text(mem: Engram
     expected = embedder.embed_batch([f"bake the sourdough for forty minutes ({i})"])[0]
     assert float(latest @ expected) > 0.999
     assert mem.search(PARAPHRASE) == []
+
+
+def test_vector_neighbours_answer_many_memories_at_once(mem: Engram) -> None:
+    """The store's batch neighbour search (clustering's): nearest others passing the filter."""
+    from engram.core.models import Status
+    from engram.storage.protocol import Filter
+
+    flight = mem.save(FLIGHT)
+    plane = mem.save("My plane to Lisbon departs at nine in the morning")
+    taxes = mem.save("quarterly tax return is due in April")
+    gone = mem.save(FLIGHT + "!")
+    mem.archive([gone.id])
+    mem.flush()
+    ctx = mem.app.context
+    assert ctx.embedder is not None
+    vectors = ctx.store.get_vectors([flight.id, taxes.id], ctx.embedder.model_id)
+    near = ctx.store.vector_neighbours(vectors, Filter(statuses=(Status.ACTIVE,)), 1)
+    assert [n for n, _ in near[flight.id]] == [plane.id]  # itself and the archived copy left out
+    assert [n for n, _ in near[taxes.id]] != [taxes.id]
+    assert 0.5 < near[flight.id][0][1] <= 1.0

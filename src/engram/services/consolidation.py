@@ -38,6 +38,7 @@ from engram.storage.protocol import Filter
 
 PAGE = 500
 NEIGHBOURS = 10  # each memory's nearest neighbours considered for linking
+MARGIN = 0.02  # how far below the link threshold an approximate similarity is still checked
 MARK = "consolidation"  # the meta key a merged memory carries
 Mode = Literal["preview", "apply"]
 
@@ -96,6 +97,7 @@ class UndoResult(BaseModel):
 class ConsolidationService:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        self._seen: dict[str, ClusterView] = {}  # the last clusters found, by id
 
     # -- finding clusters ---------------------------------------------------------------------
 
@@ -131,6 +133,7 @@ class ConsolidationService:
             versions,
         )
         views = [self._view(c) for c in found_clusters]
+        self._seen = {v.id: v for v in views}
         return ClusterResult(count=len(views), clusters=views, memories_considered=considered)
 
     def _model(self) -> str:
@@ -143,29 +146,38 @@ class ConsolidationService:
     def _neighbour_pairs(
         self, model: str, link: float
     ) -> tuple[list[tuple[str, str, float]], dict[str, Any], int]:
-        """Each active memory's nearest active neighbours at least `link` similar."""
+        """Each active memory's nearest active neighbours (one batch per page), kept when their
+        exact cosine is at least `link`; the vectors of the memories in those pairs."""
         active = Filter(statuses=(Status.ACTIVE,))
         pairs: list[tuple[str, str, float]] = []
-        vectors: dict[str, Any] = {}
+        linked: dict[str, Any] = {}
         considered = 0
         after: str | None = None
+        store = self.ctx.store
         while True:
-            page = self.ctx.store.page(after, PAGE)
+            page = store.page(after, PAGE)
             if not page:
                 break
             after = page[-1].id
-            ids = [m.id for m in page if m.status == Status.ACTIVE]
-            considered += len(ids)
-            found = self.ctx.store.get_vectors(ids, model)
-            vectors.update(found)
-            for ident, vector in found.items():
-                for near in self.ctx.store.vector_search(vector, active, NEIGHBOURS + 1):
-                    if near.id != ident and near.relevance >= link:
-                        pairs.append((ident, near.id, near.relevance))
-        needed = {x for a, b, _ in pairs for x in (a, b)} - set(vectors)
-        if needed:
-            vectors.update(self.ctx.store.get_vectors(sorted(needed), model))
-        return pairs, vectors, considered
+            found = store.get_vectors([m.id for m in page if m.status == Status.ACTIVE], model)
+            considered += sum(1 for m in page if m.status == Status.ACTIVE)
+            near = store.vector_neighbours(found, active, NEIGHBOURS)
+            # The index's similarities may be approximate: anything close is checked exactly.
+            wanted = {o for hits in near.values() for o, cos in hits if cos >= link - MARGIN}
+            others = store.get_vectors(sorted(wanted - set(found)), model) if wanted else {}
+            for ident, hits in near.items():
+                for other, cos in hits:
+                    if cos < link - MARGIN:
+                        continue
+                    vector = found.get(other)
+                    vector = others.get(other) if vector is None else vector
+                    if vector is None:
+                        continue
+                    exact = float(found[ident] @ vector)
+                    if exact >= link:
+                        pairs.append((ident, other, exact))
+                        linked[ident], linked[other] = found[ident], vector
+        return pairs, linked, considered
 
     def _view(self, cluster: Cluster) -> ClusterView:
         preview = None
@@ -207,20 +219,24 @@ class ConsolidationService:
             if len(set(ids)) < 2:
                 raise ValidationError("memory_ids", "name at least two different memories")
             chosen = self._explicit(ids)
-        elif auto_detect or cluster_ids is not None:
-            found = self.clusters().clusters
-            if cluster_ids is not None:
-                wanted = set(cluster_ids)
-                chosen = [c for c in found if c.id in wanted]
-                unknown = wanted - {c.id for c in chosen}
+        elif cluster_ids is not None:
+            wanted = list(dict.fromkeys(cluster_ids))
+            # Clusters this process found are checked member by member; a full clustering run
+            # is needed only for ids it has not seen.
+            chosen = [self._seen[c] for c in wanted if c in self._seen and self._current(c)]
+            if len(chosen) < len(wanted):
+                found = {c.id: c for c in self.clusters().clusters}
+                chosen = [found[c] for c in wanted if c in found]
+                unknown = [c for c in wanted if c not in found]
                 if unknown:
                     raise ValidationError(
                         "cluster_ids",
                         f"{sorted(unknown)[0]} is not a cluster now: its memories changed since "
                         "it was found, or it was merged already; look again with cluster_memories",
                     )
-            else:
-                chosen = [c for c in found if c.cohesion >= threshold and c.action != "keep"]
+        elif auto_detect:
+            found_views = self.clusters().clusters
+            chosen = [c for c in found_views if c.cohesion >= threshold and c.action != "keep"]
         else:
             raise ValidationError("auto_detect", "give memory_ids, cluster_ids or auto_detect")
         merged: list[MergeDone] = []
@@ -238,6 +254,14 @@ class ConsolidationService:
             merged=merged,
             skipped=skipped,
         )
+
+    def _current(self, ident: str) -> bool:
+        """Whether a cluster seen earlier still has the same members saying the same."""
+        view = self._seen[ident]
+        members = self.ctx.store.get_many(view.member_ids)
+        if len(members) != len(view.member_ids) or any(m.status != Status.ACTIVE for m in members):
+            return False
+        return cluster_id(view.member_ids, {m.id: version(m) for m in members}) == ident
 
     def _explicit(self, ids: list[str]) -> list[ClusterView]:
         members = {m.id: m for m in self.ctx.store.get_many(ids)}

@@ -7,7 +7,7 @@ backend to the same behaviour.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
@@ -136,6 +136,15 @@ class Store(Protocol):
 
     def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
         """Nearest memories by cosine similarity (in `relevance`), best first, filtered."""
+        ...
+
+    def vector_neighbours(
+        self, vectors: Mapping[str, NDArray[np.float32]], where: Filter, k: int
+    ) -> dict[str, list[tuple[str, float]]]:
+        """For each (memory id → its vector), up to `k` nearest other memories passing `where`,
+        with their cosine similarity as the index gives it (it may be approximate: callers that
+        need it exact compare the vectors). One call for many memories: clustering asks for
+        every memory's neighbours, and a batch is far cheaper than as many searches."""
         ...
 
     def get_vectors(self, ids: Sequence[str], model_id: str) -> dict[str, NDArray[np.float32]]:

@@ -27,7 +27,7 @@ import logging
 import os
 import threading
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -958,6 +958,26 @@ class JSONLStore(MemoryLtm):
                     out.append(entry.stub(similarity))
                     if len(out) >= limit:
                         break
+            return out
+
+    def vector_neighbours(
+        self, vectors: Mapping[str, NDArray[np.float32]], where: Filter, k: int
+    ) -> dict[str, list[tuple[str, float]]]:
+        """Exact: every stored vector is compared (JSONL stores are small)."""
+        with self._reading():
+            if self._searchable is None:
+                return {}
+            accept = self._accepts(where)
+            out: dict[str, list[tuple[str, float]]] = {}
+            for ident, vector in vectors.items():
+                near: list[tuple[str, float]] = []
+                for other, similarity in self._searchable.nearest(vector):
+                    entry = self._by_id.get(other)
+                    if other != ident and entry is not None and accept(entry.seq):
+                        near.append((other, similarity))
+                        if len(near) >= k:
+                            break
+                out[ident] = near
             return out
 
     def get_vectors(self, ids: Sequence[str], model_id: str) -> dict[str, NDArray[np.float32]]:

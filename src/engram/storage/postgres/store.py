@@ -11,7 +11,7 @@ seconds, exactly the floats the core computes with.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -429,6 +429,16 @@ class PostgresStore(PostgresLtm):
                 [Vector(vector), self._vector_model, *params, Vector(vector), limit],
             ).fetchall()
         return sorted((stub_from_row(row) for row in rows), key=lambda s: -s.relevance)
+
+    def vector_neighbours(
+        self, vectors: Mapping[str, NDArray[np.float32]], where: Filter, k: int
+    ) -> dict[str, list[tuple[str, float]]]:
+        return {
+            ident: [
+                (s.id, s.relevance) for s in self.vector_search(v, where, k + 1) if s.id != ident
+            ][:k]
+            for ident, v in vectors.items()
+        }
 
     def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:
         rows = self._query(

@@ -11,10 +11,10 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -47,6 +47,7 @@ _SCHEDULE_COLUMNS = (
 _FINGERPRINT_KEY = "schedule_fingerprint"
 _RESCHEDULE_BATCH = 50_000
 _SQLITE_MAX_VARS = 900
+T = TypeVar("T")
 
 
 class SQLiteStore(SQLiteLtm):
@@ -326,14 +327,7 @@ class SQLiteStore(SQLiteLtm):
     def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
         if self._vectors is None:
             return []
-        # Oversample: filters (status, tags, window) are applied to the neighbours afterwards,
-        # and the index is quantised (re-scored below). Restrictive filters need more.
-        narrow = (
-            bool(where.tags) or where.used_since is not None or Status.ACTIVE not in where.statuses
-        )
-        near = dict(
-            self._vectors.search(vector, limit * 3 + 20 if narrow else limit + limit // 2 + 20)
-        )
+        near = dict(self._vectors.search(vector, _oversampled(limit, where)))
         if not near:
             return []
         clauses, params = _filter_sql(where, alias="m")
@@ -353,6 +347,31 @@ class SQLiteStore(SQLiteLtm):
         ]
         stubs.sort(key=lambda s: -s.relevance)
         return stubs[:limit]
+
+    def vector_neighbours(
+        self, vectors: Mapping[str, NDArray[np.float32]], where: Filter, k: int
+    ) -> dict[str, list[tuple[str, float]]]:
+        if self._vectors is None or not vectors:
+            return {}
+        ids = list(vectors)
+        found = self._vectors.search_many(
+            np.stack([vectors[i] for i in ids]), _oversampled(k + 1, where)
+        )
+        seqs = sorted({seq for row in found for seq, _ in row})
+        clauses, params = _filter_sql(where, alias="m")
+        passing: dict[int, str] = {}
+        for chunk in _chunks(seqs):
+            marks = ", ".join("?" * len(chunk))
+            sql = f"SELECT m.seq, m.id FROM memories m WHERE m.seq IN ({marks}) {clauses}"
+            passing.update(
+                (int(seq), str(ident)) for seq, ident in self._query(sql, [*chunk, *params])
+            )
+        return {
+            ident: [
+                (passing[seq], cos) for seq, cos in row if seq in passing and passing[seq] != ident
+            ][:k]
+            for ident, row in zip(ids, found, strict=True)
+        }
 
     def get_vectors(self, ids: Sequence[str], model_id: str) -> dict[str, NDArray[np.float32]]:
         out: dict[str, NDArray[np.float32]] = {}
@@ -544,6 +563,14 @@ def _filter_sql(where: Filter, alias: str) -> tuple[str, list[Any]]:
     return " ".join(clauses), params
 
 
-def _chunks(items: list[str], size: int = _SQLITE_MAX_VARS) -> Iterator[list[str]]:
+def _oversampled(limit: int, where: Filter) -> int:
+    """How many neighbours to take from the index for `limit` results: filters (status, tags,
+    window) are applied afterwards, and the index is quantised (re-scored from the stored
+    vectors). Restrictive filters need more."""
+    narrow = bool(where.tags) or where.used_since is not None or Status.ACTIVE not in where.statuses
+    return limit * 3 + 20 if narrow else limit + limit // 2 + 20
+
+
+def _chunks(items: list[T], size: int = _SQLITE_MAX_VARS) -> Iterator[list[T]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]

@@ -197,6 +197,25 @@ class VectorIndex:
                 for key, dist in zip(found.keys, found.distances, strict=True)
             ]
 
+    def search_many(self, vectors: NDArray[np.float32], k: int) -> list[list[tuple[int, float]]]:
+        """`search` for each row of `vectors`, in one batch call."""
+        with self._lock:
+            if self._index is None:
+                self._open()
+            elif not self._catch_up():
+                self._rebuild()
+            if len(self._index) == 0 or len(vectors) == 0:
+                return [[] for _ in range(len(vectors))]
+            found = self._index.search(vectors.astype(np.float32), min(k, len(self._index)))
+            if not hasattr(found, "counts"):  # usearch answers one query with plain Matches
+                pairs = zip(found.keys, found.distances, strict=True)
+                return [[(int(key), 1.0 - float(d)) for key, d in pairs]]
+            keys, dists, counts = found.keys, found.distances, found.counts
+            return [
+                [(int(keys[i][j]), 1.0 - float(dists[i][j])) for j in range(int(counts[i]))]
+                for i in range(len(vectors))
+            ]
+
 
 def usearch_index() -> Any:
     """usearch's `Index` class, imported safely.
