@@ -36,7 +36,7 @@ from engram.services import validation as check
 from engram.services.context import Context
 from engram.storage.protocol import Filter
 
-PAGE = 500
+PAGE = 2_000  # memories whose neighbours are asked for in one batch
 NEIGHBOURS = 10  # each memory's nearest neighbours considered for linking
 MARGIN = 0.02  # how far below the link threshold an approximate similarity is still checked
 MARK = "consolidation"  # the meta key a merged memory carries

@@ -47,6 +47,9 @@ _SCHEDULE_COLUMNS = (
 _FINGERPRINT_KEY = "schedule_fingerprint"
 _RESCHEDULE_BATCH = 50_000
 _SQLITE_MAX_VARS = 900
+# Above this many rows to look up by seq, one scan of (seq, id) is cheaper than lookups: each
+# lookup reads a page of the table, and at 100K memories they miss the cache.
+_SCAN_ABOVE = 5_000
 T = TypeVar("T")
 
 
@@ -360,12 +363,16 @@ class SQLiteStore(SQLiteLtm):
         seqs = sorted({seq for row in found for seq, _ in row})
         clauses, params = _filter_sql(where, alias="m")
         passing: dict[int, str] = {}
-        for chunk in _chunks(seqs):
-            marks = ", ".join("?" * len(chunk))
-            sql = f"SELECT m.seq, m.id FROM memories m WHERE m.seq IN ({marks}) {clauses}"
-            passing.update(
-                (int(seq), str(ident)) for seq, ident in self._query(sql, [*chunk, *params])
-            )
+        if len(seqs) > _SCAN_ABOVE:  # a large batch: one pass over the table beats lookups
+            wanted = set(seqs)
+            rows = self._query(f"SELECT m.seq, m.id FROM memories m WHERE 1 = 1 {clauses}", params)
+            passing.update((int(seq), str(ident)) for seq, ident in rows if seq in wanted)
+        else:
+            for chunk in _chunks(seqs):
+                marks = ", ".join("?" * len(chunk))
+                sql = f"SELECT m.seq, m.id FROM memories m WHERE m.seq IN ({marks}) {clauses}"
+                rows = self._query(sql, [*chunk, *params])
+                passing.update((int(seq), str(ident)) for seq, ident in rows)
         return {
             ident: [
                 (passing[seq], cos) for seq, cos in row if seq in passing and passing[seq] != ident
