@@ -125,6 +125,13 @@ def episode_context(mem: Engram, clock: FixedClock) -> list[str]:
     return sorted(h.memory.content for h in mem.search("kayak") if (h.why.context or 0) > 0.1)
 
 
+def repeated_save(mem: Engram, clock: FixedClock) -> tuple[int, tuple[str, ...], str]:
+    """A fact saved twice with other tags: how many memories, which tags, what was done."""
+    mem.save("Prefers tea over coffee", tags=["drinks"])
+    again = mem.save_result("prefers tea over coffee!", tags=["morning"])
+    return mem.stats().total, again.memory.tags, again.action
+
+
 def tea_clusters(mem: Engram, clock: FixedClock) -> list[tuple[int, str]]:
     """Two near-copies and a looser paraphrase: how many clusters, of what size, doing what."""
     for text in (
@@ -258,12 +265,27 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("embedding_model", {}, {"embedding_model": "none"}, paraphrase),
     ("embedding_threads", {}, {"embedding_threads": 1}, onnx_threads),
     ("embed_in_background", {}, {"embed_in_background": False}, background_embedding),
-    ("cluster_link_threshold", {}, {"cluster_link_threshold": 0.95}, tea_clusters),
-    ("cluster_merge_cohesion", {}, {"cluster_merge_cohesion": 0.99}, tea_clusters),
+    (
+        "cluster_link_threshold",
+        {"save_duplicates": "keep"},
+        {"save_duplicates": "keep", "cluster_link_threshold": 0.95},
+        tea_clusters,
+    ),
+    (
+        "cluster_merge_cohesion",
+        {"save_duplicates": "keep"},
+        {"save_duplicates": "keep", "cluster_merge_cohesion": 0.99},
+        tea_clusters,
+    ),
+    ("save_duplicates", {}, {"save_duplicates": "reinforce"}, repeated_save),
     (
         "cluster_review_cohesion",
-        {"cluster_merge_cohesion": 0.99},
-        {"cluster_review_cohesion": 0.95, "cluster_merge_cohesion": 0.99},
+        {"save_duplicates": "keep", "cluster_merge_cohesion": 0.99},
+        {
+            "save_duplicates": "keep",
+            "cluster_review_cohesion": 0.95,
+            "cluster_merge_cohesion": 0.99,
+        },
         tea_clusters,
     ),
     ("search_semantic_weight", {}, {"search_semantic_weight": 0.9}, fused_ranks),

@@ -25,6 +25,7 @@ from engram.services.results import (
     PromotionCandidate,
     RelatedMemory,
     ReviewCandidate,
+    SaveResult,
     SearchHit,
     Stats,
     TouchResult,
@@ -79,7 +80,37 @@ class Engram:
         episode: str | None = None,
     ) -> Memory:
         """`episode` names the conversation this comes from: search credits the memories saved
-        next to a match in the same episode (see docs/search.md)."""
+        next to a match in the same episode (see docs/search.md). A repeat of a stored memory
+        (the same words, any case or punctuation) returns that memory, merged and reinforced
+        (`ENGRAM_SAVE_DUPLICATES`; `save_result` says which happened)."""
+        return self.save_result(
+            content,
+            tags=tags,
+            entities=entities,
+            source=source,
+            context=context,
+            meta=meta,
+            strength=strength,
+            created_at=created_at,
+            last_used=last_used,
+            episode=episode,
+        ).memory
+
+    def save_result(
+        self,
+        content: str,
+        *,
+        tags: Sequence[str] = (),
+        entities: Sequence[str] = (),
+        source: str | None = None,
+        context: str | None = None,
+        meta: dict[str, Any] | None = None,
+        strength: float = 1.0,
+        created_at: datetime | None = None,
+        last_used: datetime | None = None,
+        episode: str | None = None,
+    ) -> SaveResult:
+        """`save`, saying what it did: saved, or merged into / reinforced a stored repeat."""
         return self._app.memories.save(
             Draft(
                 content=content,

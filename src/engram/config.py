@@ -96,6 +96,9 @@ class Settings(BaseSettings):
     # Diversity: the MMR penalty that keeps near-copies of one memory from filling the top.
     search_diversity: float = Field(default=0.15, ge=0, le=1)
 
+    # What a save does with a repeat of a stored memory (docs/consolidation.md)
+    save_duplicates: Literal["merge", "reinforce", "keep"] = "merge"
+
     # Consolidation (docs/consolidation.md): the seed's clustering thresholds
     cluster_link_threshold: float = Field(default=0.83, ge=0, le=1)
     cluster_merge_cohesion: float = Field(default=0.9, ge=0, le=1)

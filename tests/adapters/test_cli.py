@@ -516,8 +516,9 @@ def test_serve_starts_the_mcp_server_and_stops_at_end_of_input() -> None:
 
 
 def test_consolidate_lists_previews_applies_and_undoes(db: Path) -> None:
-    first = save(db, "Prefers oolong tea")
-    second = save(db, "prefers oolong tea!")
+    copies = {"ENGRAM_SAVE_DUPLICATES": "keep"}  # a repeat is kept as a copy, to merge later
+    first = json.loads(ok(run(db, "--json", "save", "Prefers oolong tea", **copies)).stdout)["id"]
+    second = json.loads(ok(run(db, "--json", "save", "prefers oolong tea!", **copies)).stdout)["id"]
     save(db, "The quarterly tax return is due in April")
     found = run_json(db, "consolidate", "clusters")
     (cluster,) = found["clusters"]
@@ -530,3 +531,10 @@ def test_consolidate_lists_previews_applies_and_undoes(db: Path) -> None:
     assert sorted(restored) == sorted([first, second])
     refused = run(db, "consolidate", "run", "--apply", "--cohesion", "2")
     assert refused.exit_code == 1 and "cohesion_threshold" in refused.stderr
+
+
+def test_saving_a_repeat_says_it_was_merged(db: Path) -> None:
+    first = save(db, "Prefers dark mode", "--tag", "ui")
+    again = ok(run(db, "save", "prefers dark mode!", "--tag", "editor"))
+    assert f"Already saved as {first}: merged it" in again.stdout
+    assert run_json(db, "open", first)["memories"][0]["tags"] == ["ui", "editor"]

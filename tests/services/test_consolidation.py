@@ -3,6 +3,7 @@ paraphrases among unrelated memories are found, merged by the rules, and undone 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -33,6 +34,13 @@ UNRELATED = (
     "Our dog needs a vet appointment next week",
     "The quarterly tax return is due in April",
 )
+
+
+@pytest.fixture
+def mem(store_url: str, clock: FixedClock) -> Iterator[Engram]:
+    """Repeats are saved as copies here (ENGRAM_SAVE_DUPLICATES=keep): the copies are the point."""
+    with Engram.open(store_url, clock=clock, save_duplicates="keep") as engram:
+        yield engram
 
 
 def plant(mem: Engram, clock: FixedClock) -> list[list[Memory]]:
@@ -126,7 +134,11 @@ def test_a_stale_cluster_is_refused_and_nothing_is_written(
     store_url: str, clock: FixedClock
 ) -> None:
     """Two handles: one found the cluster, the other edited a member before it was applied."""
-    with Engram.open(store_url, clock=clock) as a, Engram.open(store_url, clock=clock) as b:
+    copies = {"save_duplicates": "keep"}
+    with (
+        Engram.open(store_url, clock=clock, **copies) as a,
+        Engram.open(store_url, clock=clock, **copies) as b,
+    ):
         groups = plant(a, clock)
         a.flush()
         view = next(c for c in a.clusters().clusters if groups[0][0].id in c.member_ids)
@@ -222,7 +234,7 @@ def test_a_kill_during_apply_leaves_each_cluster_whole(
     import sys
     import time
 
-    with Engram.open(store_url) as mem:
+    with Engram.open(store_url, save_duplicates="keep") as mem:
         groups = [[mem.save(f).id, mem.save(f.lower() + "!").id] for f in FACTS]
     with subprocess.Popen(
         [sys.executable, "-c", APPLY_THEN_DIE, store_url],

@@ -126,13 +126,14 @@ def test_related_promoted_memories_are_linked_both_ways(ltm: tuple[Engram, Path]
     assert links.links == [path_b] and links.backlinks == [path_b]
 
 
-def test_same_titles_get_numbered_notes(ltm: tuple[Engram, Path]) -> None:
-    mem, vault = ltm
-    write_note(vault, "Engram/standup-notes.md", "the user's own note")
-    paths = [mem.promote(used(mem, "Standup notes").id).items[0].path for _ in range(2)]
-    assert paths == ["Engram/standup-notes-2.md", "Engram/standup-notes-3.md"]
-    assert (vault / "Engram/standup-notes.md").read_text() == "the user's own note"
-    assert frontmatter.load(vault / "Engram/standup-notes-3.md")["id"] == "standup-notes-3"
+def test_same_titles_get_numbered_notes(tmp_path: Path, clock: FixedClock) -> None:
+    # Two memories with one text (repeats kept as copies): two notes, never one overwritten.
+    with open_with_vault(tmp_path, clock, save_duplicates="keep") as (mem, vault):
+        write_note(vault, "Engram/standup-notes.md", "the user's own note")
+        paths = [mem.promote(used(mem, "Standup notes").id).items[0].path for _ in range(2)]
+        assert paths == ["Engram/standup-notes-2.md", "Engram/standup-notes-3.md"]
+        assert (vault / "Engram/standup-notes.md").read_text() == "the user's own note"
+        assert frontmatter.load(vault / "Engram/standup-notes-3.md")["id"] == "standup-notes-3"
 
 
 @pytest.mark.parametrize(

@@ -39,7 +39,7 @@ def test_relevance_beats_freshness(mem: Engram, clock: FixedClock) -> None:
 def test_decay_reranks_equally_relevant_matches(mem: Engram, clock: FixedClock) -> None:
     stale = mem.save("Deploy checklist for the API")
     clock.advance(days=10)
-    fresh = mem.save("Deploy checklist for the API")
+    fresh = mem.save("Deploy checklist for the API, v2")  # not a repeat: a memory of its own
     assert [h.memory.id for h in mem.search("deploy checklist")] == [fresh.id, stale.id]
 
 

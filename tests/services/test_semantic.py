@@ -40,7 +40,11 @@ def test_a_word_match_and_a_meaning_match_both_count(mem: Engram) -> None:
 
 
 def test_deleted_and_archived_memories_never_resurface(db_path: Path, clock: FixedClock) -> None:
-    with Engram.open(str(db_path), clock=clock) as a, Engram.open(str(db_path), clock=clock) as b:
+    copies = {"save_duplicates": "keep"}  # three copies on purpose
+    with (
+        Engram.open(str(db_path), clock=clock, **copies) as a,
+        Engram.open(str(db_path), clock=clock, **copies) as b,
+    ):
         gone, archived, kept = (a.save(FLIGHT), a.save(FLIGHT + "!"), a.save(FLIGHT + "."))
         a.flush()  # another handle finds them by meaning once their vectors are stored
         assert len(b.search(PARAPHRASE)) == 3  # b builds its index now
@@ -131,7 +135,7 @@ def test_kill_9_while_saving_leaves_every_acknowledged_memory_findable(tmp_path:
 
 def test_backfill_embeds_what_was_saved_without_vectors(tmp_path: Path, clock: FixedClock) -> None:
     db = str(tmp_path / "b.db")
-    with Engram.open(db, clock=clock, embedding_model="none") as mem:
+    with Engram.open(db, clock=clock, embedding_model="none", save_duplicates="keep") as mem:
         ids = [mem.save(FLIGHT).id for _ in range(70)]
     with Engram.open(db, clock=clock) as mem:
         assert mem.search(PARAPHRASE) == []
@@ -162,7 +166,7 @@ def test_vectors_from_another_model_are_reported(
 
 def test_similar_finds_near_duplicates_through_the_index(mem: Engram) -> None:
     original = mem.save("The flight to Lisbon leaves at 9am on Friday")
-    duplicate = mem.save("the flight to Lisbon leaves at 9 am on Friday")
+    duplicate = mem.save("the flight to Lisbon leaves at 9 am on Friday, gate 4")
     mem.save("The train to Porto leaves at noon")
     mem.save("quarterly tax return is due in April")
     found = mem.similar(original.id)

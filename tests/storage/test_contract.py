@@ -368,4 +368,3 @@ def test_a_vector_of_replaced_text_never_attaches_to_the_new_text(store: Store) 
     assert store.put_vectors([("a", vector)], "m", ["new words"]) == 1
     assert store.put_vectors([("a", vector)], "m") == 1  # no text: stored unconditionally
     assert set(store.get_vectors(["a", "b"], "m")) == {"a", "b"}
-

@@ -87,8 +87,14 @@ def save(
         episode=episode,
     )
     with open_app(state) as app:
-        memory = app.memories.save(draft)
-    output(state, memory, lambda c: say(c, f"Saved {memory.id}"))
+        result = app.memories.save(draft)
+    memory = result.memory
+    said = (
+        f"Saved {memory.id}"
+        if result.duplicate_of is None
+        else f"Already saved as {memory.id}: {result.action} it"
+    )
+    output(state, memory, lambda c: say(c, said))
 
 
 @click.command()

@@ -30,6 +30,7 @@ from engram.services.results import (
     DeleteResult,
     ObserveUsageResult,
     OpenResult,
+    SaveResult,
     SearchResult,
     TouchResult,
 )
@@ -47,7 +48,10 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             "its strength and fades with time unless it is used (see observe_memory_usage); "
             "give strength up to 2 for something that must last. Memories saved in one session "
             "form an episode (filled in automatically), so a later search also reaches what was "
-            "saved next to a match. Returns the saved memory and its id."
+            "saved next to a match. Saving a memory that is already stored (the same words, any "
+            "case or punctuation) does not make a copy: the stored one takes the new tags and "
+            "counts a use (action 'merged', duplicate_of its id). Returns the memory and what "
+            "was done."
         ),
         annotations=hints.ADD,
     )
@@ -60,7 +64,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         meta: OptionalMeta = None,
         strength: Strength = 1.0,
         ctx: Context | None = None,
-    ) -> Memory:
+    ) -> SaveResult:
         draft = Draft(
             content=content,
             tags=tuple(tags or ()),

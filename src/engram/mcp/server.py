@@ -31,8 +31,11 @@ INSTRUCTIONS = """\
 Engram is your long-term memory across conversations. Memories fade with time unless they are \
 used, like human memory: what keeps being useful stays, the rest is forgotten.
 
-- Before answering, search_memory for what you may already know about the user or the task.
-- save_memory for durable facts, preferences and decisions (one idea per memory, with tags).
+- Before answering, search_memory for what you may already know about the user or the task; \
+it matches by meaning too, so ask in plain words ("which database did we pick").
+- save_memory for durable facts, preferences and decisions (one idea per memory, with tags). \
+Saving something already stored does not copy it: the stored memory is merged and reinforced \
+(the result says so). To change a fact, update_memory the one you found.
 - After a memory actually helped, call observe_memory_usage with the conversation's tags: that \
 reinforcement is what keeps it alive. Searching and opening do not count as use.
 - review_candidates lists memories about to fade; bring them up or let them go. \
@@ -42,6 +45,8 @@ search_unified searches memories and vault notes together.
 - create_relation links memories; traverse_graph follows links several steps (reasoning \
 chains, context around a memory); read_graph pages through everything.
 - gc forgets faded memories; it is a dry run unless dry_run=false.
+- cluster_memories finds memories that say the same thing; consolidate_memories merges them \
+(preview first; originals are archived, undo_consolidation restores them).
 """
 
 log = logging.getLogger(__name__)

@@ -8,13 +8,20 @@ from datetime import datetime
 from typing import Any
 
 from engram.core import reinforce
-from engram.core.models import Memory, Schedule, Status, new_id
+from engram.core.merge import statement_key
+from engram.core.models import MAX_STRENGTH, Memory, Schedule, Status, new_id
 from engram.core.scoring import memory_score, review_priority, score
+from engram.core.text import query_terms
 from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.results import ObserveResult, TouchResult
+from engram.services.results import ObserveResult, SaveResult, TouchResult
+from engram.storage.protocol import Filter
+
+# A repeat is looked for among the best text matches of the new memory's words.
+REPEAT_CANDIDATES = 10
+REPEAT_TERMS = 32
 
 
 @dataclass(frozen=True)
@@ -42,8 +49,50 @@ class MemoryService:
 
     # -- create / read ------------------------------------------------------------------------
 
-    def save(self, draft: Draft) -> Memory:
-        return self.save_many([draft])[0]
+    def save(self, draft: Draft) -> SaveResult:
+        """One memory; a repeat of a stored one (same letters and digits, any case, spacing or
+        punctuation) is merged into it, counted as a use of it, or saved as a copy, by
+        ENGRAM_SAVE_DUPLICATES. A draft with its own id (an import) is always saved."""
+        mode = self.ctx.settings.save_duplicates
+        if draft.id is None and mode != "keep":
+            built = self._build(draft, self.ctx.now(), index=0)  # validates, as a save would
+            repeat = self._repeat_of(built.content)
+            if repeat is not None:
+                return self._absorb(repeat, built, merge_labels=mode == "merge")
+        return SaveResult(memory=self.save_many([draft])[0], action="saved")
+
+    def _repeat_of(self, content: str) -> Memory | None:
+        key = statement_key(content)
+        terms = query_terms(content)[:REPEAT_TERMS]
+        if not key or not terms:
+            return None
+        live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
+        stubs = self.ctx.store.text_search(terms, live, REPEAT_CANDIDATES)
+        found = self.ctx.store.get_many([s.id for s in stubs])
+        return next((m for m in found if statement_key(m.content) == key), None)
+
+    def _absorb(self, existing: Memory, draft: Memory, merge_labels: bool) -> SaveResult:
+        """Saving it again is a use of it (and, merging, it takes the new tags and entities)."""
+        now = self.ctx.now()
+        policy, rules = self.ctx.policy, self.ctx.rules
+
+        def change(old: Memory) -> tuple[Memory, Schedule]:
+            if merge_labels:
+                old = old.model_copy(
+                    update={
+                        "tags": check.tags([*old.tags, *draft.tags]),
+                        "entities": check.entities([*old.entities, *draft.entities]),
+                        "strength": min(MAX_STRENGTH, max(old.strength, draft.strength)),
+                    }
+                )
+            return self.ctx.scheduled(reinforce.touch(policy, rules, old, now, False))
+
+        try:
+            new = self.ctx.store.modify([existing.id], change)[0][1]
+        except NotFoundError:  # deleted meanwhile by another client: save it after all
+            return SaveResult(memory=self.save_many([_as_draft(draft)])[0], action="saved")
+        action = "merged" if merge_labels else "reinforced"
+        return SaveResult(memory=new, action=action, duplicate_of=existing.id)
 
     def save_many(self, drafts: Sequence[Draft]) -> list[Memory]:
         """Validate everything first, then write all in one transaction."""
@@ -213,3 +262,18 @@ class MemoryService:
             )
             for _, new in done
         ]
+
+
+def _as_draft(m: Memory) -> Draft:
+    return Draft(
+        content=m.content,
+        tags=m.tags,
+        entities=m.entities,
+        source=m.source,
+        context=m.context,
+        meta=m.meta,
+        strength=m.strength,
+        created_at=m.created_at,
+        last_used=m.last_used,
+        episode=m.episode,
+    )

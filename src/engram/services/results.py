@@ -23,6 +23,7 @@ __all__ = [
     "RelatedResult",
     "ReviewCandidate",
     "ReviewCandidates",
+    "SaveResult",
     "SearchHit",
     "SearchResult",
     "Stats",
@@ -32,6 +33,16 @@ __all__ = [
 
 class _Result(BaseModel):
     model_config = ConfigDict(frozen=True)
+
+
+class SaveResult(_Result):
+    """What a save did. A repeat of a memory already stored (the same letters and digits in the
+    same order) is handled by ENGRAM_SAVE_DUPLICATES: merged into it (the default), counted as
+    a use of it, or kept as a copy; `duplicate_of` names it."""
+
+    memory: Memory
+    action: Literal["saved", "merged", "reinforced"]
+    duplicate_of: str | None = None
 
 
 class TouchResult(_Result):
