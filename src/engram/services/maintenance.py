@@ -16,7 +16,7 @@ from engram.core.scoring import REASON_NAMES, memory_score, promotion_reasons, r
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.results import GcResult, PromotionCandidate, ReviewCandidate, Stats
-from engram.storage.protocol import Change, Stub
+from engram.storage.protocol import Change, Filter, Stub
 
 GC_BATCH_MAX = 10_000
 PROMOTION_SCAN_CAP = 10_000
@@ -45,7 +45,7 @@ class MaintenanceService:
         now = self.ctx.now_epoch()
         due = self.ctx.store.due_for_gc(now, limit + 1)
         has_more = len(due) > limit
-        ids = due[:limit]
+        ids = self._due_by_own_policy(due[:limit], now)
         if not dry_run and ids:
             if archive_instead:
                 done = self.ctx.store.modify(ids, self._archive_if_still_due(now))
@@ -60,6 +60,19 @@ class MaintenanceService:
             has_more=has_more,
             promoted=promoted,
         )
+
+    def _due_by_own_policy(self, ids: list[str], now: float) -> list[str]:
+        """The stored schedule may have been computed by another client with other decay
+        settings (whoever opened the store last); forget only what this client's own settings
+        score below the threshold too. A memory due by the schedule but alive by ours waits."""
+        if not ids:
+            return []
+        stubs = self.ctx.store.stubs(ids, Filter(statuses=(Status.ACTIVE,)))
+        scores = self.ctx.scores(stubs, now)
+        below = {
+            s.id for s, v in zip(stubs, scores, strict=True) if v < self.ctx.policy.forget_threshold
+        }
+        return [i for i in ids if i in below]
 
     def _archive_if_still_due(self, now: float) -> Change:
         policy = self.ctx.policy
