@@ -233,3 +233,45 @@ def test_vector_neighbours_answer_many_memories_at_once(mem: Engram) -> None:
     assert [n for n, _ in near[flight.id]] == [plane.id]  # itself and the archived copy left out
     assert [n for n, _ in near[taxes.id]] != [taxes.id]
     assert 0.5 < near[flight.id][0][1] <= 1.0
+
+
+SEARCHER = textwrap.dedent(
+    """
+    import sys
+    from engram import Engram
+    with Engram.open(sys.argv[1]) as mem:
+        print(" ".join(h.memory.id for h in mem.search(sys.argv[2])))
+    """
+)
+
+
+def test_an_index_file_damaged_anywhere_is_rebuilt_never_a_crash(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    """Bytes overwritten in place (same size, sidecar intact) once crashed every searching
+    process (SIGSEGV). The checksum in the sidecar catches them before the native library reads
+    the file; each search runs in a child process, so a crash would fail the test, not kill it."""
+    db = tmp_path / "v.db"
+    with Engram.open(str(db), clock=clock) as mem:
+        first = mem.save(FLIGHT)
+        for i in range(60):
+            mem.save(f"note {i} about the garden, the weather and the week ahead")
+        mem.search(PARAPHRASE)  # builds and, at close, saves the index
+    index, _ = index_files(db)
+    pristine = index.read_bytes()
+    size = len(pristine)
+    for offset in (16, size // 5, size // 3, size // 2, 3 * size // 4, size - 300):
+        damaged = bytearray(pristine)
+        damaged[offset : offset + 256] = bytes(b ^ 0x5A for b in damaged[offset : offset + 256])
+        index.write_bytes(bytes(damaged))
+        child = subprocess.run(
+            [sys.executable, "-c", SEARCHER, str(db), PARAPHRASE],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert child.returncode == 0, (offset, child.returncode, child.stderr[-500:])
+        assert first.id in child.stdout.split(), offset
+        assert "damaged" in child.stderr, offset
+        assert index.read_bytes() != bytes(damaged)  # rebuilt and saved again

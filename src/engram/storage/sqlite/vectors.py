@@ -14,6 +14,7 @@ transaction. The HNSW graph is a cache of that table:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -78,6 +79,11 @@ class VectorIndex:
             return False
         try:
             meta = json.loads(self.sidecar.read_text())
+            # Checked before the native library sees a byte: damaged index files have crashed
+            # the process (SIGSEGV) or made every search fail; a checksum mismatch rebuilds.
+            if meta.get("sha256") != file_digest(self.path):
+                log.warning("vector index %s is damaged (checksum differs): rebuilding", self.path)
+                return False
             if (
                 meta.get("model_id"),
                 meta.get("store_uid"),
@@ -163,6 +169,7 @@ class VectorIndex:
         tmp = self.path.with_name(f".{self.path.name}.{uuid.uuid4().hex}.tmp")
         try:
             self._index.save(str(tmp))
+            digest = file_digest(tmp)
             os.replace(tmp, self.path)
             meta = {
                 "model_id": self.model_id,
@@ -171,6 +178,7 @@ class VectorIndex:
                 "params": INDEX_PARAMS,
                 "change": self._applied,
                 "count": len(self._index),
+                "sha256": digest,
             }
             side_tmp = self.sidecar.with_name(f".{self.sidecar.name}.{uuid.uuid4().hex}.tmp")
             side_tmp.write_text(json.dumps(meta))
@@ -215,6 +223,11 @@ class VectorIndex:
                 [(int(keys[i][j]), 1.0 - float(dists[i][j])) for j in range(int(counts[i]))]
                 for i in range(len(vectors))
             ]
+
+
+def file_digest(path: Path) -> str:
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def usearch_index() -> Any:
