@@ -12,6 +12,7 @@ import os
 import re
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
 from pydantic import Field, ValidationError, field_validator, model_validator
@@ -220,3 +221,13 @@ def describe_errors(exc: ValidationError) -> str:
         label = f"{ENV_PREFIX}{name.upper()}" if name in Settings.model_fields else name
         lines.append(f"invalid setting {label}: {err['msg']}")
     return "; ".join(lines)
+
+
+def redact_url(url: str) -> str:
+    """The URL without its password, for messages, `stats` and `engram config`."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))

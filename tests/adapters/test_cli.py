@@ -331,6 +331,14 @@ def test_config_shows_settings_sources_and_files(tmp_path: Path) -> None:
     assert overridden["settings"]["storage_path"]["source"] == "command line"
 
 
+def test_config_never_prints_a_database_password() -> None:
+    url = "postgresql://engram:s3cret-pw@db.example:5432/memory"
+    for args in (("config",), ("--json", "config")):
+        result = ok(run(None, *args, ENGRAM_STORAGE_PATH=url))
+        assert "s3cret-pw" not in result.stdout
+        assert "engram:***@db.example:5432/memory" in result.stdout
+
+
 def test_config_reads_dotenv_in_working_directory(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("ENGRAM_FORGET_THRESHOLD=0.07\n")
     data = json.loads(ok(run(None, "--json", "config")).stdout)

@@ -26,7 +26,14 @@ from engram.cli.common import (
     preview,
     say,
 )
-from engram.config import ENV_PREFIX, Settings, config_dir, data_dir, default_storage_path
+from engram.config import (
+    ENV_PREFIX,
+    Settings,
+    config_dir,
+    data_dir,
+    default_storage_path,
+    redact_url,
+)
 from engram.core.models import RELATION_TYPES, Memory
 from engram.core.timeutil import to_epoch
 from engram.errors import ConfigError
@@ -343,7 +350,10 @@ def config_report(settings: Settings, overridden: set[str]) -> ConfigReport:
             source = ".env file"
         else:
             source = "default"
-        lines[name] = ConfigLine(env_var=env_var, value=values[name], source=source)
+        value = values[name]
+        if isinstance(value, str):
+            value = redact_url(value)  # a PostgreSQL URL may carry a password
+        lines[name] = ConfigLine(env_var=env_var, value=value, source=source)
     files = [
         _file("user config", config_dir() / ".env"),
         _file("project config", Path.cwd() / ".env"),
@@ -360,7 +370,7 @@ def _store_file(location: str) -> Path:
     try:
         return sqlite_path(location)
     except ConfigError:
-        return Path(location)
+        return Path(redact_url(location))
 
 
 def _file(role: str, path: Path) -> ConfigFile:

@@ -14,7 +14,6 @@ import logging
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 import psycopg
@@ -27,6 +26,7 @@ from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from engram.config import redact_url
 from engram.core.models import Direction, Memory, Relation, Schedule, Status
 from engram.core.scoring import Policy
 from engram.core.timeutil import to_epoch
@@ -128,7 +128,7 @@ class PostgresStore(PostgresLtm):
         vector_model: tuple[str, int] | None = None,
     ) -> None:
         """`vector_model` = (model id, dimensions) of the embedder whose vectors are searched."""
-        self.location = redact(url)
+        self.location = redact_url(url)
         if vector_model is not None and vector_model[1] != VECTOR_DIMENSIONS:
             raise ConfigError(
                 f"ENGRAM_EMBEDDING_MODEL: the PostgreSQL store holds {VECTOR_DIMENSIONS}-"
@@ -593,16 +593,6 @@ class PostgresStore(PostgresLtm):
 
 
 # -- row mapping -------------------------------------------------------------------------------
-
-
-def redact(url: str) -> str:
-    """The URL without its password, for messages and `stats`."""
-    parts = urlsplit(url)
-    if not parts.password:
-        return url
-    user = parts.username or ""
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
 
 
 def _opt_epoch(moment: Any) -> float | None:
