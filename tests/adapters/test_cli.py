@@ -132,7 +132,7 @@ def test_search_verbose_shows_why(db: Path) -> None:
     memory_id = save(db, "Prefers tea over coffee", "--tag", "drinks")
     plain = ok(run(db, "search", "tea"))
     verbose = ok(run(db, "search", "tea", "--verbose"))
-    for label in ("text", "semantic", "context", "decay", "review", "rank", "match"):
+    for label in ("text", "meaning", "decay", "rank", "match"):
         assert label in verbose.stdout
     assert "…" not in verbose.stdout  # no number cut short at 80 columns
     assert "review" not in plain.stdout

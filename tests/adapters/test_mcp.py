@@ -60,7 +60,10 @@ SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("content", "tags", "entities", "source", "context", "meta", "strength"),
         ("content",),
     ),
-    "search_memory": (("query", "tags", "status", "window_days", "min_score", "limit"), ()),
+    "search_memory": (
+        ("query", "tags", "status", "window_days", "min_score", "limit", "verbose"),
+        (),
+    ),
     "open_memories": (("memory_ids",), ("memory_ids",)),
     "update_memory": (
         ("memory_id", "content", "tags", "entities", "source", "context", "meta", "strength"),
@@ -308,9 +311,12 @@ async def test_save_then_search_finds_it(server: Server) -> None:
     found = await server.call("search_memory", {"query": word, "limit": 5})
     assert found["count"] >= 1  # other tests' memories may be semantic neighbours
     hit = found["hits"][0]
-    assert hit["memory"]["id"] == saved["id"]
-    assert hit["reason"] == "match" and hit["score"] > 0
-    assert hit["memory"]["use_count"] == 0  # searching is not using
+    assert hit["id"] == saved["id"] and hit["content"] == saved["content"]
+    assert hit["reason"] == "match" and hit["rank"] > 0 and hit["why"].startswith("match: ")
+    assert "memory" not in hit and "details" not in hit  # compact unless verbose
+    full = await server.call("search_memory", {"query": word, "limit": 5, "verbose": True})
+    assert full["hits"][0]["memory"]["use_count"] == 0  # searching is not using
+    assert full["hits"][0]["details"]["text"] == 1.0
 
     by_tag = await server.call("search_memory", {"query": word, "tags": ["nope"]})
     assert by_tag["count"] == 0
@@ -350,12 +356,12 @@ async def test_text_that_looks_like_json_stays_text(server: Server) -> None:
     assert updated["content"] == '["step 1", "step 2"]'
     await server.save(f"null pointer {unique()}")
     await server.save(f"something else {unique()}")
-    found = await server.call("search_memory", {"query": "null", "limit": 100})
+    found = await server.call("search_memory", {"query": "null", "limit": 100, "verbose": True})
     # A search for the word, not a browse of everything: the word's matches come first (other
     # hits may follow by meaning or episode context, each saying so in `why`).
-    words = [hit["memory"]["content"] for hit in found["hits"] if hit["why"]["text"] > 0]
+    words = [hit["content"] for hit in found["hits"] if hit["details"]["text"] > 0]
     assert words and all("null" in content for content in words)
-    assert "null" in found["hits"][0]["memory"]["content"]
+    assert "null" in found["hits"][0]["content"]
     await server.call("search_memory", {"query": "[1]"})  # text, not a list: no error
 
 
@@ -489,9 +495,9 @@ async def test_delete_with_archive_keeps_the_memory_archived(server: Server) -> 
     opened = await server.call("open_memories", {"memory_ids": [kept["id"]]})
     assert opened["memories"][0]["status"] == "archived"
     hidden = await server.call("search_memory", {"query": word})
-    assert kept["id"] not in [h["memory"]["id"] for h in hidden["hits"]]
+    assert kept["id"] not in [h["id"] for h in hidden["hits"]]
     found = await server.call("search_memory", {"query": word, "status": ["archived"]})
-    assert found["hits"][0]["memory"]["id"] == kept["id"]
+    assert found["hits"][0]["id"] == kept["id"]
     after = await server.stats()
     assert after["total"] == before["total"]
     assert after["by_status"]["archived"] == before["by_status"]["archived"] + 1
@@ -814,9 +820,10 @@ async def test_a_client_session_is_one_episode(tmp_path: Path) -> None:
         later = await second.save("Sure, which weekend works? Asking again")
         assert plan["episode"] and plan["episode"] == reply["episode"] != later["episode"]
         assert (plan["episode_seq"], reply["episode_seq"], later["episode_seq"]) == (0, 1, 0)
-        found = await second.call("search_memory", {"query": "kayak"})
-        by_id = {hit["memory"]["id"]: hit for hit in found["hits"]}
-        assert by_id[reply["id"]]["why"]["context"] > 0
+        found = await second.call("search_memory", {"query": "kayak", "verbose": True})
+        by_id = {hit["id"]: hit for hit in found["hits"]}
+        assert by_id[reply["id"]]["details"]["context"] > 0
+        assert "context" in by_id[reply["id"]]["why"]
         assert later["id"] not in by_id
 
 
@@ -849,11 +856,13 @@ async def test_vectors_pending_at_a_crash_are_computed_by_the_server_in_the_back
     async with running_server(tmp_path) as server:
         # The server catches up in the background while idle; wait for it, boundedly.
         for _ in range(300):
-            found = await server.call("search_memory", {"query": "when does my plane depart"})
-            if found["count"] == 10 and all(h["why"]["semantic"] for h in found["hits"]):
+            found = await server.call(
+                "search_memory", {"query": "when does my plane depart", "verbose": True}
+            )
+            if found["count"] == 10 and all(h["details"]["semantic"] for h in found["hits"]):
                 break
             await anyio.sleep(0.1)
-        assert found["count"] == 10 and all(h["why"]["semantic"] for h in found["hits"])
+        assert found["count"] == 10 and all(h["details"]["semantic"] for h in found["hits"])
         for _ in range(300):
             stats = await server.call("memory_stats")
             with Engram.open(str(db), embedding_model="none") as mem:
@@ -896,3 +905,24 @@ async def test_consolidation_over_mcp_previews_merges_and_undoes(server: Server)
     assert sorted(undone["restored_ids"]) == sorted(ids)
     message = await server.error("consolidate_memories", {"mode": "apply", "cluster_ids": ["nope"]})
     assert "cluster_ids" in message
+
+
+@pytest.mark.anyio
+async def test_ten_typical_hits_fit_in_three_kilobytes(tmp_path: Path) -> None:
+    """Every hit lands in the assistant's context window: compact by default."""
+    async with running_server(tmp_path) as server:
+        for i in range(12):
+            await server.save(
+                f"Project Atlas decision {i}: PostgreSQL 16 for the billing service, "
+                f"reviewed with Dana in sprint {i}",
+                tags=["decision", "atlas"],
+            )
+        result = await server.result("search_memory", {"query": "atlas decision", "limit": 10})
+        compact = result.structured_content
+        assert compact is not None and compact["count"] == 10
+        assert len(json.dumps(compact)) <= 3_000
+        verbose = await server.call(
+            "search_memory", {"query": "atlas decision", "limit": 10, "verbose": True}
+        )
+        assert len(json.dumps(verbose)) > 2 * len(json.dumps(compact))
+        assert verbose["hits"][0]["memory"]["id"] == compact["hits"][0]["id"]

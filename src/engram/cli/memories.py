@@ -40,6 +40,7 @@ from engram.services.results import (
     SearchHit,
     SearchResult,
     TouchResult,
+    why_summary,
 )
 from engram.services.validation import MAX_LIMIT, MAX_TAGS
 
@@ -160,24 +161,10 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
     for i, hit in enumerate(hits, 1):
         content = preview(hit.memory.content)
         if verbose:  # why, under the content: readable at any width, every number whole
-            content.append("\n" + why_line(hit), style="dim")
+            content.append("\n" + why_summary(hit), style="dim")
         value = hit.rank if verbose else hit.score
         table.add_row(str(i), hit.memory.id, fmt_score(value), fmt_tags(hit.memory.tags), content)
     out.print(table)
-
-
-def why_line(hit: SearchHit) -> str:
-    """`match · text 1.000 · semantic 0.400 · context – · decay 1.000 · review 0.000`"""
-    why = hit.why
-    parts = [
-        ("text", why.text),
-        ("semantic", why.semantic),
-        ("context", why.context),
-        ("decay", why.decay),
-        ("review", why.review),
-    ]
-    shown = [f"{name} {'–' if v is None else fmt_score(v)}" for name, v in parts]
-    return " · ".join([hit.reason, *shown])
 
 
 @click.command("open")

@@ -30,8 +30,9 @@ from engram.services.results import (
     DeleteResult,
     ObserveUsageResult,
     OpenResult,
+    Recalled,
+    RecallResult,
     SaveResult,
-    SearchResult,
     TouchResult,
 )
 
@@ -89,8 +90,9 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             "still is (its decay score); near-copies of one memory do not fill the list; some "
             "slots go to fading memories that match well (reason 'review') so they can be "
             "reinforced. Archived memories are left out unless `status` asks for them. "
-            "Searching does not count as a use: call observe_memory_usage for the memories you "
-            "actually use."
+            "Each hit is compact (id, content, tags, rank, why in one line); verbose=true adds the "
+            "full record and the rank's parts, open_memories reads records by id. Searching does "
+            "not count as a use: call observe_memory_usage for the memories you actually use."
         ),
         annotations=hints.READ,
     )
@@ -117,7 +119,11 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             Field(ge=0, allow_inf_nan=False, description="Only memories scoring at least this."),
         ] = None,
         limit: Limit = 10,
-    ) -> SearchResult:
+        verbose: Annotated[
+            bool,
+            Field(description="Also return each memory's full record and the parts of its rank."),
+        ] = False,
+    ) -> RecallResult:
         hits = await runtime.call(
             lambda app: app.search.search(
                 query or None,
@@ -128,7 +134,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
                 limit=limit,
             )
         )
-        return SearchResult(count=len(hits), hits=hits)
+        return RecallResult(count=len(hits), hits=[Recalled.of(h, verbose) for h in hits])
 
     @server.tool(
         name="open_memories",

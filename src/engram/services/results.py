@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from engram.core.models import Memory, Relation, Status
-from engram.core.ranking import SearchHit
+from engram.core.ranking import SearchHit, Why
 from engram.core.scoring import PromotionReason
 
 __all__ = [
@@ -19,6 +19,8 @@ __all__ = [
     "OpenResult",
     "PromotionCandidate",
     "PromotionCandidates",
+    "RecallResult",
+    "Recalled",
     "RelatedMemory",
     "RelatedResult",
     "ReviewCandidate",
@@ -122,6 +124,62 @@ class SearchResult(_Result):
 
     count: int
     hits: list[SearchHit]
+
+
+def why_summary(hit: SearchHit) -> str:
+    """Why a hit ranked where it did, in one short line: its reason, then the parts that
+    contributed (`review 0.00` only for review candidates)."""
+    why = hit.why
+    parts = [f"text {why.text:.2f}"]
+    if why.semantic is not None:
+        parts.append(f"meaning {why.semantic:.2f}")
+    if why.context is not None:
+        parts.append(f"context {why.context:.2f}")
+    parts.append(f"decay {why.decay:.2f}")
+    if hit.reason == "review":
+        parts.append(f"review {why.review:.2f}")
+    return f"{hit.reason}: " + ", ".join(parts)
+
+
+class Recalled(_Result):
+    """A search hit as the MCP tool returns it: what an assistant needs, compact (every hit
+    lands in its context window); with `verbose`, also the full record and the rank's parts."""
+
+    id: str
+    content: str
+    tags: tuple[str, ...]
+    rank: float
+    reason: Literal["match", "review"]
+    why: str  # see why_summary
+    memory: Memory | None = None
+    details: Why | None = None
+
+    @model_serializer(mode="wrap")
+    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Leave out the verbose parts when absent: ten hits are ten times the bytes."""
+        data: dict[str, Any] = handler(self)
+        return {k: v for k, v in data.items() if v is not None or k not in ("memory", "details")}
+
+    @classmethod
+    def of(cls, hit: SearchHit, verbose: bool) -> Recalled:
+        m = hit.memory
+        return cls(
+            id=m.id,
+            content=m.content,
+            tags=m.tags,
+            rank=round(hit.rank, 3),
+            reason=hit.reason,
+            why=why_summary(hit),
+            memory=m if verbose else None,
+            details=hit.why if verbose else None,
+        )
+
+
+class RecallResult(_Result):
+    """Best first. Searching does not reinforce: observe or touch what you actually use."""
+
+    count: int
+    hits: list[Recalled]
 
 
 class OpenResult(_Result):
