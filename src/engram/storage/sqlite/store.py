@@ -12,7 +12,7 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -70,7 +70,13 @@ class SQLiteStore(SQLiteLtm):
         self.location = str(self.path)
         self.field_weights = field_weights
         if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # e.g. a file where a folder of the path should be
+                raise StoreError(
+                    f"cannot create the folder of the store {self.path} ({exc.strerror}): "
+                    "check ENGRAM_STORAGE_PATH (or --store)"
+                ) from exc
         try:
             self._conn = sqlite3.connect(
                 str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
@@ -80,8 +86,11 @@ class SQLiteStore(SQLiteLtm):
             self._conn.execute("PRAGMA foreign_keys = ON")
             migrate(self._conn)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from exc
+            raise StoreError(
+                f"cannot open SQLite store {self.path}: {store_error(exc, self.path)}"
+            ) from exc
         self._lock = threading.RLock()
+        self._damaged: StoreError | None = None  # once seen, no more writes from this process
         self._vectors: VectorIndex | None = None
         if vector_model is not None:
             uid = self._query("SELECT value FROM store_meta WHERE key = 'store_uid'")[0][0]
@@ -101,24 +110,43 @@ class SQLiteStore(SQLiteLtm):
         with self._lock:
             self._conn.close()
 
+    def _failed(self, exc: sqlite3.DatabaseError) -> StoreError:
+        error = store_error(exc, self.path)
+        if "damaged" in str(error):
+            self._damaged = error  # writing on would spread the damage: refuse from now on
+        return error
+
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
+            if self._damaged is not None:
+                raise self._damaged
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise StoreError(f"store is busy ({exc}); another process holds it") from exc
+            except sqlite3.DatabaseError as exc:
+                raise self._failed(exc) from exc
             try:
                 yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
+            except BaseException as exc:
+                with suppress(sqlite3.Error):  # a failed statement may have ended it already
+                    self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.DatabaseError):
+                    raise self._failed(exc) from exc
                 raise
             else:
-                self._conn.execute("COMMIT")
+                try:
+                    self._conn.execute("COMMIT")
+                except sqlite3.DatabaseError as exc:
+                    with suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                    raise self._failed(exc) from exc
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
-            return self._conn.execute(sql, params).fetchall()
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise self._failed(exc) from exc
 
     # -- memories -----------------------------------------------------------------------------
 
@@ -568,6 +596,32 @@ def _filter_sql(where: Filter, alias: str) -> tuple[str, list[Any]]:
         clauses.append(f"AND {alias}.seq IN (SELECT seq FROM memory_tags WHERE tag IN ({marks}))")
         params += list(where.tags)
     return " ".join(clauses), params
+
+
+def store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
+    """What a failure of the file means for the user's data, and what to do about it."""
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        return StoreError(f"store {path} is busy ({exc}); another process holds it")
+    # "vtable constructor failed": the full-text index's own pages cannot be read.
+    damaged = ("malformed", "not a database", "corrupt", "vtable constructor failed")
+    if any(word in text for word in damaged):
+        return StoreError(
+            f"the store {path} is damaged ({exc}); nothing more was written to it. Restore it "
+            f"from a backup (engram backup), or save what is readable with "
+            f"`sqlite3 {path} .recover`"
+        )
+    if "readonly" in text or "read-only" in text:
+        return StoreError(
+            f"the store {path} is read-only ({exc}); nothing was written: check the "
+            "permissions of the file and its folder"
+        )
+    if "full" in text:
+        return StoreError(
+            f"the disk holding the store {path} is full ({exc}); nothing was written: free "
+            "some space and try again"
+        )
+    return StoreError(f"the store {path} failed: {exc}")
 
 
 def _oversampled(limit: int, where: Filter) -> int:

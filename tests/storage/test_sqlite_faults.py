@@ -1,0 +1,65 @@
+"""Faults of the SQLite file become messages that say what happened and what to do."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from engram import Engram
+from engram.cli.main import cli
+from engram.errors import StoreError
+
+FTS = "memories_fts_data"
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("faults") / "pristine.db"
+    with Engram.open(str(path), embedding_model="none") as mem:
+        for i in range(3000):
+            mem.save(f"note {i} about gardens and weather and what happened on day {i}")
+    return path
+
+
+def damaged_copy(pristine: Path, into: Path) -> Path:
+    """The store with the pages of its full-text index overwritten (every search reads them;
+    SQLite's dbstat table says where they are)."""
+    path = into / "damaged.db"
+    shutil.copy(pristine, path)
+    with sqlite3.connect(path) as conn:
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = [p for (p,) in conn.execute("SELECT pageno FROM dbstat WHERE name = ?", (FTS,))]
+    assert pages
+    with path.open("r+b") as f:
+        for page in pages:
+            f.seek((page - 1) * size)
+            f.write(b"\xde\xad\xbe\xef" * (size // 4))
+    return path
+
+
+def test_a_damaged_page_is_reported_and_writes_stop(pristine: Path, tmp_path: Path) -> None:
+    db = damaged_copy(pristine, tmp_path)
+    with Engram.open(str(db), embedding_model="none") as mem:
+        with pytest.raises(StoreError, match=r"is damaged .* \.recover"):
+            mem.search("gardens")
+        with pytest.raises(StoreError, match="is damaged"):  # no more writes from here on
+            mem.save("a new memory on a damaged file")
+
+
+def test_the_cli_says_so_without_a_traceback(pristine: Path, tmp_path: Path) -> None:
+    db = damaged_copy(pristine, tmp_path)
+    result = CliRunner().invoke(
+        cli, ["--store", str(db), "search", "gardens"], env={"ENGRAM_EMBEDDING_MODEL": "none"}
+    )
+    assert result.exit_code == 1
+    assert "is damaged" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_store_path_under_a_file_names_the_setting(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a folder")
+    with pytest.raises(StoreError, match="ENGRAM_STORAGE_PATH"):
+        Engram.open(str(tmp_path / "a-file" / "engram.db"))
