@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import queue
+import select
 import signal
 import subprocess
 import sys
@@ -926,3 +927,36 @@ async def test_ten_typical_hits_fit_in_three_kilobytes(tmp_path: Path) -> None:
         )
         assert len(json.dumps(verbose)) > 2 * len(json.dumps(compact))
         assert verbose["hits"][0]["memory"]["id"] == compact["hits"][0]["id"]
+
+
+def test_ctrl_c_stops_the_server_while_the_client_keeps_stdin_open(tmp_path: Path) -> None:
+    """The SDK reads stdin on a thread that returns only when the client closes it; Ctrl-C
+    (SIGINT) must stop the server anyway, promptly and without a traceback."""
+    params = server_params(tmp_path)
+    with subprocess.Popen(
+        [params.command, *params.args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**get_default_environment(), **(params.env or {})},
+        cwd=tmp_path,
+    ) as server:
+        assert server.stdin is not None and server.stdout is not None
+        hello = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        }
+        server.stdin.write((json.dumps(hello) + "\n").encode())
+        server.stdin.flush()
+        ready, _, _ = select.select([server.stdout], [], [], 60)  # bounded: never hang the suite
+        assert ready, "the server did not answer initialize"
+        assert json.loads(server.stdout.readline())["id"] == 1  # serving, stdin still open
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == 128 + signal.SIGINT
+        assert server.stderr is not None and b"Traceback" not in server.stderr.read()

@@ -8,6 +8,8 @@ stderr so even a stray `print` cannot corrupt a message.
 from __future__ import annotations
 
 import logging
+import os
+import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -117,7 +119,16 @@ def serve(settings: Settings | None = None, clock: Clock | None = None) -> None:
     # handler too, and propagating would print every Engram record twice.
     logging.getLogger("engram").propagate = False
     log.debug("serving MCP over stdio")
-    try:
-        build_server(settings, clock).run("stdio")
-    except KeyboardInterrupt:  # Ctrl-C in a terminal is a normal way to stop, not a crash
-        log.info("interrupted")
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    build_server(settings, clock).run("stdio")
+
+
+def _stop(signum: int, _frame: object) -> None:
+    """Ctrl-C (or SIGTERM) stops the server at once. Waiting for a clean shutdown would hang:
+    the SDK reads stdin on a thread that only returns when the client closes it. Stopping here
+    is safe: every write is one transaction (a killed process never loses an acknowledged save,
+    see the crash tests), and vectors still being computed are caught up at the next start."""
+    log.info("stopping on signal %d", signum)
+    logging.shutdown()
+    os._exit(128 + signum)
