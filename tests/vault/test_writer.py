@@ -83,6 +83,21 @@ def test_a_symlink_inside_the_vault_cannot_lead_a_write_outside(
     assert list(outside.iterdir()) == []
 
 
+def test_a_symlink_planted_at_a_notes_name_takes_the_name_not_the_note(
+    vault: VaultFiles, tmp_path: Path
+) -> None:
+    """The note goes to the next free name inside the vault; the link's target is untouched."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("the user's file")
+    (vault.root / "Engram").mkdir()
+    (vault.root / "Engram" / "note.md").symlink_to(outside)
+    (vault.root / "Engram" / "note-2.md").mkdir()  # a folder takes a name too
+    assert vault.exists("Engram/note.md") and vault.exists("Engram/note-2.md")
+    assert vault.create("Engram", "note", lambda name: f"# {name}\n") == "Engram/note-3.md"
+    assert (vault.root / "Engram" / "note-3.md").read_text() == "# note-3\n"
+    assert outside.read_text() == "the user's file"
+
+
 def test_check_relative_accepts_ordinary_notes() -> None:
     assert check_relative("Engram/My note (2).md") == "Engram/My note (2).md"
     assert check_relative("日本語/ノート.md") == "日本語/ノート.md"

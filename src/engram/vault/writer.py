@@ -96,6 +96,11 @@ class VaultFiles:
         return path.relative_to(self.root).as_posix()
 
     def exists(self, rel: str) -> bool:
+        """Whether the name is taken: by a note, or by anything else — a symlink (wherever it
+        points) or a folder — that a new note must not replace."""
+        full = self.root.joinpath(*check_relative(rel, "path").split("/"))
+        if full.is_symlink() or full.is_dir():
+            return True
         return self.resolve(rel).is_file()
 
     def read_text(self, rel: str, field: str = "path") -> str:
@@ -116,9 +121,9 @@ class VaultFiles:
         for n in range(1, MAX_SUFFIX + 1):
             name = stem if n == 1 else f"{stem}-{n}"
             rel = f"{folder}/{name}.md" if folder else f"{name}.md"
-            target = self._prepare(rel, field)
-            if target.exists():
+            if self.exists(rel):  # a note, or a symlink or folder planted at the name
                 continue
+            target = self._prepare(rel, field)
             try:
                 publish(target, render(name).encode("utf-8"), overwrite=False)
             except FileExistsError:
