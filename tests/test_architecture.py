@@ -13,6 +13,7 @@ SRC = Path(engram.__file__).parent
 # its own package.
 LAYERS = {
     "core": 0,
+    "about": 0,
     "errors": 0,
     "clock": 0,
     "config": 1,

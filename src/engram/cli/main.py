@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from engram.about import DISTRIBUTION
 from engram.cli import admin, consolidate, embed, maintenance, memories, transfer, vault
 from engram.cli.common import EngramGroup, State
 from engram.cli.demo import demo
@@ -24,7 +25,7 @@ from engram.cli.demo import demo
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of tables.")
 # The installed distribution's version: importing `engram` itself would point up the layers.
-@click.version_option(package_name="engram", prog_name="engram")
+@click.version_option(package_name=DISTRIBUTION, prog_name="engram")
 @click.pass_context
 def cli(ctx: click.Context, store: str | None, as_json: bool) -> None:
     """Engram: local-first memory for AI assistants. Memories decay unless reinforced."""

@@ -18,6 +18,7 @@ import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 
+from engram.about import DISTRIBUTION
 from engram.app import configure_logging
 from engram.clock import Clock
 from engram.config import Settings, load_settings
@@ -57,7 +58,7 @@ log = logging.getLogger(__name__)
 def _version() -> str:
     """The installed distribution's version (the package root sits above this layer)."""
     try:
-        return version("engram")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:
         return "0+unknown"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlparse
 
+from engram.about import DISTRIBUTION
 from engram.config import Settings
 from engram.errors import ConfigError
 from engram.storage.jsonl import JSONLStore
@@ -55,7 +56,7 @@ def open_postgres(
     except ImportError as exc:
         raise ConfigError(
             f"ENGRAM_STORAGE_PATH: a PostgreSQL store needs the postgres extra "
-            f"(pip install 'engram[postgres]'): {exc}"
+            f"(pip install '{DISTRIBUTION}[postgres]'): {exc}"
         ) from None
     return PostgresStore(
         url,
