@@ -15,7 +15,7 @@ from engram.core.ranking import (
     rank,
     spread,
 )
-from engram.core.text import query_terms
+from engram.core.text import leading_phrase, query_terms
 
 
 def cand(ident: str, rel: float, score: float, prio: float = 0.0) -> Candidate:
@@ -119,3 +119,9 @@ def test_near_copies_go_last_and_items_without_vectors_are_never_penalised() -> 
     order = diversify(["a", "copy", "b", "novec"], values, vectors, 0.01, 10)
     assert order == ["a", "b", "novec", "copy"]
     assert diversify(["a", "copy", "tail"], values | {"tail": 0}, vectors, 0.5, 2)[-1] == "tail"
+
+
+def test_leading_phrase_is_the_first_words_in_lower_case() -> None:
+    assert leading_phrase("Prefers TEA, over coffee!") == "prefers tea over coffee"
+    assert leading_phrase("one two three", most=2) == "one two"
+    assert leading_phrase("?!") == ""

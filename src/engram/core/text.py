@@ -25,3 +25,10 @@ def query_terms(query: str) -> list[str]:
     distinct = list(seen)
     content = [w for w in distinct if w not in STOPWORDS]
     return content or distinct
+
+
+def leading_phrase(text: str, most: int = 32) -> str:
+    """The first `most` words of a text, lower-cased, as one phrase: a text that repeats another
+    (other case, punctuation or spacing between words) contains it, and a phrase match is far
+    more selective than any of its words."""
+    return " ".join(w.casefold().replace("’", "'") for w in _WORD.findall(text)[:most])

@@ -11,7 +11,7 @@ from engram.core import reinforce
 from engram.core.merge import statement_key
 from engram.core.models import MAX_STRENGTH, Memory, Schedule, Status, new_id
 from engram.core.scoring import memory_score, review_priority, score
-from engram.core.text import query_terms
+from engram.core.text import leading_phrase
 from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
@@ -19,9 +19,8 @@ from engram.services.context import Context
 from engram.services.results import ObserveResult, SaveResult, TouchResult
 from engram.storage.protocol import Filter
 
-# A repeat is looked for among the best text matches of the new memory's words.
+# A repeat is looked for among the memories containing the phrase of the new one's first words.
 REPEAT_CANDIDATES = 10
-REPEAT_TERMS = 32
 
 
 @dataclass(frozen=True)
@@ -62,12 +61,14 @@ class MemoryService:
         return SaveResult(memory=self.save_many([draft])[0], action="saved")
 
     def _repeat_of(self, content: str) -> Memory | None:
+        """A stored memory this content repeats: found by the phrase of its first words (one
+        selective index lookup, cheap even when its words are common), then compared exactly."""
         key = statement_key(content)
-        terms = query_terms(content)[:REPEAT_TERMS]
-        if not key or not terms:
+        phrase = leading_phrase(content)
+        if not key or not phrase:
             return None
         live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
-        stubs = self.ctx.store.text_search(terms, live, REPEAT_CANDIDATES)
+        stubs = self.ctx.store.text_search([phrase], live, REPEAT_CANDIDATES)
         found = self.ctx.store.get_many([s.id for s in stubs])
         return next((m for m in found if statement_key(m.content) == key), None)
 
