@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from tests.support import START
 
-from engram import ConfigError, Engram, FixedClock, StoreError
+from engram import ConfigError, Draft, Engram, FixedClock, StoreError
 from engram.config import Settings, load_settings
 
 Probe = Callable[[Engram, FixedClock], Any]
@@ -128,7 +128,7 @@ def episode_context(mem: Engram, clock: FixedClock) -> list[str]:
 def repeated_save(mem: Engram, clock: FixedClock) -> tuple[int, tuple[str, ...], str]:
     """A fact saved twice with other tags: how many memories, which tags, what was done."""
     mem.save("Prefers tea over coffee", tags=["drinks"])
-    again = mem.save_result("prefers tea over coffee!", tags=["morning"])
+    again = mem.save_result(Draft("prefers tea over coffee!", tags=["morning"]))
     return mem.stats().total, again.memory.tags, again.action
 
 

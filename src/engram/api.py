@@ -84,34 +84,6 @@ class Engram:
         (the same words, any case or punctuation) returns that memory, merged and reinforced
         (`ENGRAM_SAVE_DUPLICATES`; `save_result` says which happened)."""
         return self.save_result(
-            content,
-            tags=tags,
-            entities=entities,
-            source=source,
-            context=context,
-            meta=meta,
-            strength=strength,
-            created_at=created_at,
-            last_used=last_used,
-            episode=episode,
-        ).memory
-
-    def save_result(
-        self,
-        content: str,
-        *,
-        tags: Sequence[str] = (),
-        entities: Sequence[str] = (),
-        source: str | None = None,
-        context: str | None = None,
-        meta: dict[str, Any] | None = None,
-        strength: float = 1.0,
-        created_at: datetime | None = None,
-        last_used: datetime | None = None,
-        episode: str | None = None,
-    ) -> SaveResult:
-        """`save`, saying what it did: saved, or merged into / reinforced a stored repeat."""
-        return self._app.memories.save(
             Draft(
                 content=content,
                 tags=tags,
@@ -124,7 +96,12 @@ class Engram:
                 last_used=last_used,
                 episode=episode,
             )
-        )
+        ).memory
+
+    def save_result(self, draft: Draft) -> SaveResult:
+        """`save` of a `Draft`, saying what it did: saved, or merged into / reinforced a stored
+        repeat (`duplicate_of` names it)."""
+        return self._app.memories.save(draft)
 
     def save_many(self, drafts: Sequence[Draft]) -> list[Memory]:
         """Bulk import in one transaction (all or nothing)."""

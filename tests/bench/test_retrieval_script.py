@@ -1,6 +1,6 @@
 """bench/retrieval.py measures recall through the public API on data in either supported format.
 
-The development sets are not in the repository (and a fresh clone has no ../shared); this
+The development sets are not in the repository (a fresh clone has none beside it); this
 checks the plumbing and the scoring on small files written here, in the documented formats.
 """
 

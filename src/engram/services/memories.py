@@ -53,12 +53,12 @@ class MemoryService:
         punctuation) is merged into it, counted as a use of it, or saved as a copy, by
         ENGRAM_SAVE_DUPLICATES. A draft with its own id (an import) is always saved."""
         mode = self.ctx.settings.save_duplicates
+        built = self._build(draft, self.ctx.now(), index=0)
         if draft.id is None and mode != "keep":
-            built = self._build(draft, self.ctx.now(), index=0)  # validates, as a save would
             repeat = self._repeat_of(built.content)
             if repeat is not None:
                 return self._absorb(repeat, built, merge_labels=mode == "merge")
-        return SaveResult(memory=self.save_many([draft])[0], action="saved")
+        return SaveResult(memory=self._write([built])[0], action="saved")
 
     def _repeat_of(self, content: str) -> Memory | None:
         """A stored memory this content repeats: found by the phrase of its first words (one
@@ -91,15 +91,19 @@ class MemoryService:
         try:
             new = self.ctx.store.modify([existing.id], change)[0][1]
         except NotFoundError:  # deleted meanwhile by another client: save it after all
-            return SaveResult(memory=self.save_many([_as_draft(draft)])[0], action="saved")
+            return SaveResult(memory=self._write([draft])[0], action="saved")
         action = "merged" if merge_labels else "reinforced"
         return SaveResult(memory=new, action=action, duplicate_of=existing.id)
 
     def save_many(self, drafts: Sequence[Draft]) -> list[Memory]:
         """Validate everything first, then write all in one transaction."""
         now = self.ctx.now()
-        built = [self._build(d, now, index=i) for i, d in enumerate(drafts)]
-        t = to_epoch(now)
+        return self._write([self._build(d, now, index=i) for i, d in enumerate(drafts)])
+
+    def _write(self, built: list[Memory]) -> list[Memory]:
+        """Insert validated memories (review priority, episode places and schedules computed
+        here) in one transaction, then queue their vectors."""
+        t = self.ctx.now_epoch()
         scores = score(
             self.ctx.policy,
             [m.use_count for m in built],
@@ -263,18 +267,3 @@ class MemoryService:
             )
             for _, new in done
         ]
-
-
-def _as_draft(m: Memory) -> Draft:
-    return Draft(
-        content=m.content,
-        tags=m.tags,
-        entities=m.entities,
-        source=m.source,
-        context=m.context,
-        meta=m.meta,
-        strength=m.strength,
-        created_at=m.created_at,
-        last_used=m.last_used,
-        episode=m.episode,
-    )
