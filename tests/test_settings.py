@@ -167,7 +167,7 @@ def fused_ranks(mem: Engram, clock: FixedClock) -> list[float]:
 
 def filtered_neighbours(mem: Engram, clock: FixedClock) -> int:
     """The nearest neighbours are filtered out by tag; a deeper candidate pool reaches others."""
-    for i in range(60):
+    for i in range(120):
         mem.save(f"when does my plane number {i} depart", tags=["travel"])
     mem.save("my flight number 3 to Lisbon leaves at 9am", tags=["other"])
     return len(mem.search("when does my plane depart", tags=["other"], limit=10))

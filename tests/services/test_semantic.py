@@ -31,6 +31,20 @@ def test_finds_a_paraphrase_that_shares_no_word(mem: Engram) -> None:
     assert hit.why.text == 0.0 and hit.why.semantic is not None and hit.why.semantic > 0.5
 
 
+def test_one_sentence_of_a_long_memory_is_found_by_meaning(mem: Engram) -> None:
+    """The whole turn's vector averages four topics ("learning to tango" against it: z 1.3,
+    under the floor of 2); its sentence about the dance class alone matches (z 3.1)."""
+    turn = mem.save(
+        "Paola: The traffic downtown was terrible again this morning and I was late. "
+        "My cousin finally got her visa approved. I signed up for a salsa dancing class on "
+        "Thursday evenings. Also the new bakery near work sells great croissants."
+    )
+    mem.save("quarterly tax return is due in April")
+    (hit,) = mem.search("learning to tango")
+    assert hit.memory.id == turn.id
+    assert hit.why.text == 0.0 and hit.why.semantic is not None
+
+
 def test_a_word_match_and_a_meaning_match_both_count(mem: Engram) -> None:
     both = mem.save("my plane to Lisbon departs at 9am")
     meaning = mem.save(FLIGHT)

@@ -37,7 +37,7 @@ def fill(mem: Engram, clock: FixedClock) -> list[str]:
     )
     b = mem.save("Prefers concise answers", tags=["preference"], episode="kickoff-chat")
     c = mem.save("Old VPN endpoint", created_at=clock.now - timedelta(days=40))
-    d = mem.save('Ünïcode ✓ content, "quoted"\nsecond line')
+    d = mem.save('Ünïcode ✓ content, "quoted"\nsecond line of text')  # two passages
     clock.advance(days=2, microseconds=123_457)
     mem.touch(a.id, boost=True)
     mem.observe([b.id], context_tags=["cooking"])
@@ -98,8 +98,9 @@ def test_migrate_copies_every_field_relation_and_vector(
         assert everything(dst) == everything(mem)
         model = next(iter(source.vector_counts()))
         assert report.vectors == {model: 4}
-        theirs = dst.app.context.store.get_vectors(ids, model)
-        ours = source.get_vectors(ids, model)
+        theirs = dst.app.context.store.get_vectors(ids, model, passages=True)
+        ours = source.get_vectors(ids, model, passages=True)
+        assert ours[ids[3]].shape == (3, 384)  # the whole text and its two passages
         assert {k: v.tolist() for k, v in theirs.items()} == {
             k: v.tolist() for k, v in ours.items()
         }

@@ -368,3 +368,44 @@ def test_a_vector_of_replaced_text_never_attaches_to_the_new_text(store: Store) 
     assert store.put_vectors([("a", vector)], "m", ["new words"]) == 1
     assert store.put_vectors([("a", vector)], "m") == 1  # no text: stored unconditionally
     assert set(store.get_vectors(["a", "b"], "m")) == {"a", "b"}
+
+
+def _unit(seed: int, rows: int = 1) -> np.ndarray:
+    vectors = np.random.default_rng(seed).standard_normal((rows, 384)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_a_memory_is_found_by_any_row_of_its_vectors(vector_store: Store) -> None:
+    """Row 0 embeds the whole text, the others its passages: a query close to one passage finds
+    the memory, once, at that passage's similarity; reading the vectors gives row 0 unless the
+    passages are asked for."""
+    put(vector_store, mem("a", "first. second. third."), mem("b", "other"))
+    rows = _unit(1, rows=3)
+    assert vector_store.put_vectors([("a", rows), ("b", _unit(2)[0])], "m") == 2
+    found = vector_store.vector_search(rows[2], Filter(), 10)
+    assert [s.id for s in found].count("a") == 1
+    assert found[0].id == "a" and found[0].relevance == pytest.approx(1.0, abs=1e-4)
+    whole = vector_store.get_vectors(["a", "b"], "m")
+    assert whole["a"].shape == (384,) and np.allclose(whole["a"], rows[0])
+    full = vector_store.get_vectors(["a", "b"], "m", passages=True)
+    assert full["a"].shape == (3, 384) and np.allclose(full["a"], rows)
+    assert full["b"].shape == (1, 384)
+
+
+def test_new_vectors_replace_every_old_row(vector_store: Store) -> None:
+    put(vector_store, mem("a", "first. second. third."))
+    rows = _unit(3, rows=3)
+    vector_store.put_vectors([("a", rows)], "m")
+    vector_store.put_vectors([("a", _unit(4, rows=2))], "m")
+    near = vector_store.vector_search(rows[2], Filter(), 5)
+    assert near[0].relevance < 0.5  # the old passage is gone
+    assert vector_store.get_vectors(["a"], "m", passages=True)["a"].shape == (2, 384)
+
+
+def test_editing_the_text_retires_the_passages_too(vector_store: Store) -> None:
+    put(vector_store, mem("a", "first. second. third."))
+    rows = _unit(5, rows=3)
+    vector_store.put_vectors([("a", rows)], "m")
+    vector_store.modify(["a"], lambda m: (m.model_copy(update={"content": "new"}), Schedule()))
+    assert vector_store.vector_search(rows[1], Filter(), 5) == []
+    assert vector_store.get_vectors(["a"], "m", passages=True) == {}

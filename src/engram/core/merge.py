@@ -15,19 +15,13 @@ letters and digits in the same order: other case, spacing or punctuation) is kep
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from engram.core.models import MAX_STRENGTH, Memory, Status
+from engram.core.text import statements
 
 STRENGTH_PER_COPY = 0.1
-_STATEMENT_END = re.compile(r"(?<=[.!?])\s+|\n+")
-
-
-def statements(content: str) -> list[str]:
-    """Sentences and lines, stripped; empty pieces dropped."""
-    return [piece.strip() for piece in _STATEMENT_END.split(content) if piece.strip()]
 
 
 def statement_key(statement: str) -> str:

@@ -1,10 +1,18 @@
-"""Query analysis shared by every backend: which words of a query are worth matching."""
+"""Text analysis shared by every backend: which words of a query are worth matching, and how a
+memory's text divides into statements and searchable passages."""
 
 from __future__ import annotations
 
 import re
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_STATEMENT_END = re.compile(r"(?<=[.!?])\s+|\n+")
+# "Kevin: …", "User: …", "Decision: …" — a short label before a colon names who or what the
+# whole memory is about; at most this many words, or the colon is part of the text.
+_LABEL = re.compile(r"^\s*([^:\n.!?]{1,40}):\s+")
+LABEL_MAX_WORDS = 3
+PASSAGE_MIN_WORDS = 3
+MAX_PASSAGES = 16
 
 # Function words that match almost every memory; dropping them keeps "what did I say about X"
 # from turning into a scan of the whole store. Kept when a query has nothing else.
@@ -32,3 +40,29 @@ def leading_phrase(text: str, most: int = 32) -> str:
     (other case, punctuation or spacing between words) contains it, and a phrase match is far
     more selective than any of its words."""
     return " ".join(w.casefold().replace("’", "'") for w in _WORD.findall(text)[:most])
+
+
+def statements(content: str) -> list[str]:
+    """Sentences and lines, stripped; empty pieces dropped."""
+    return [piece.strip() for piece in _STATEMENT_END.split(content) if piece.strip()]
+
+
+def passages(content: str) -> list[str]:
+    """The pieces of a memory embedded on their own besides its whole text (empty when it is a
+    single statement): its statements of at least three words, the first sixteen, each
+    prefixed with the memory's label ("Kevin: …") when it has one.
+
+    One vector for a whole multi-sentence memory averages its sentences: a question about one
+    of them ("What sports does Kevin like?" against a turn that also talks about the weather)
+    scores a low cosine. Matching the best sentence finds it (bench/retrieval.py: +0.02 R@10 on
+    REALTALK); the label keeps who said it, which questions usually name.
+    """
+    label = _LABEL.match(content)
+    prefix = ""
+    if label and len(label.group(1).split()) <= LABEL_MAX_WORDS:
+        prefix = label.group(1).strip() + ": "
+        content = content[label.end() :]
+    pieces = [s for s in statements(content) if len(_WORD.findall(s)) >= PASSAGE_MIN_WORDS]
+    if len(pieces) < 2:
+        return []
+    return [prefix + piece for piece in pieces[:MAX_PASSAGES]]

@@ -21,6 +21,7 @@ from engram.core.scoring import (
     schedule_arrays,
     score,
 )
+from engram.core.text import passages
 from engram.core.timeutil import to_epoch
 from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError
@@ -91,11 +92,17 @@ class Context:
             self.queue.drain()
 
     def embed_and_store(self, items: Sequence[tuple[str, str]]) -> int:
-        """Compute and store vectors for (memory id, text) pairs; 0 without an embedder."""
+        """Compute and store vectors for (memory id, text) pairs — the whole text and each of
+        its passages, in one batch; 0 without an embedder."""
         if self.embedder is None or "vectors" not in self.store.capabilities or not items:
             return 0
-        vectors = self.embedder.embed_batch([text for _, text in items])
-        pairs = [(ident, vectors[i]) for i, (ident, _) in enumerate(items)]
+        pieces = [[text, *passages(text)] for _, text in items]
+        flat = self.embedder.embed_batch([piece for group in pieces for piece in group])
+        pairs: list[tuple[str, NDArray[np.float32]]] = []
+        start = 0
+        for (ident, _), group in zip(items, pieces, strict=True):
+            pairs.append((ident, flat[start : start + len(group)]))
+            start += len(group)
         texts = [text for _, text in items]  # a memory edited meanwhile keeps its new vector
         return self.store.put_vectors(pairs, self.embedder.model_id, texts)
 

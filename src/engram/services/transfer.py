@@ -206,7 +206,7 @@ def _copy_vectors(
     done = 0
     for model in sorted(models):
         for chunk in _chunks(ids, batch):
-            found = source.get_vectors(chunk, model)
+            found = source.get_vectors(chunk, model, passages=True)
             if not found:
                 continue
             target.put_vectors(list(found.items()), model)
@@ -238,7 +238,7 @@ def _verify(
             if r.from_id in members and r.id in tally.relations:
                 relations[r.id] = _digest(canonical_relation(r))
         for model in models:
-            for ident, vector in target.get_vectors(list(chunk), model).items():
+            for ident, vector in target.get_vectors(list(chunk), model, True).items():
                 if f"{ident} {model}" in tally.vectors:
                     vectors[f"{ident} {model}"] = _vector_digest(vector)
         done += len(chunk)

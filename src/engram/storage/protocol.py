@@ -121,34 +121,41 @@ class Store(Protocol):
     def schedule_fingerprint(self) -> str | None: ...
     def reschedule_all(self, compute: Rescheduler, fingerprint: str) -> int: ...
 
-    # Vectors (capability "vectors"): one embedding per memory, for the configured model
+    # Vectors (capability "vectors"): per memory and model, a (rows, dims) array of unit vectors:
+    # row 0 embeds the whole content, the rows after it its passages (`core.text.passages`).
     def put_vectors(
         self,
         items: Sequence[tuple[str, NDArray[np.float32]]],
         model_id: str,
         texts: Sequence[str] | None = None,
     ) -> int:
-        """Store (memory id, unit vector) pairs; returns how many were stored. Ids that no
-        longer exist are skipped; with `texts` (what each vector was computed from), so is a
-        memory whose content changed meanwhile: a vector of replaced text never attaches to the
-        new text (the edit's own vector follows)."""
+        """Store (memory id, vectors) pairs, replacing a memory's earlier rows; a 1-D vector is
+        one row. Returns how many memories were stored. Ids that no longer exist are skipped;
+        with `texts` (what each vector was computed from), so is a memory whose content changed
+        meanwhile: a vector of replaced text never attaches to the new text (the edit's own
+        vector follows)."""
         ...
 
     def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
-        """Nearest memories by cosine similarity (in `relevance`), best first, filtered."""
+        """Nearest memories by cosine similarity (in `relevance`: the best of a memory's rows),
+        best first, filtered."""
         ...
 
     def vector_neighbours(
         self, vectors: Mapping[str, NDArray[np.float32]], where: Filter, k: int
     ) -> dict[str, list[tuple[str, float]]]:
         """For each (memory id → its vector), up to `k` nearest other memories passing `where`,
-        with their cosine similarity as the index gives it (it may be approximate: callers that
-        need it exact compare the vectors). One call for many memories: clustering asks for
-        every memory's neighbours, and a batch is far cheaper than as many searches."""
+        with their cosine similarity as the index gives it (it may be approximate, or a
+        passage's: callers that need whole-text similarity compare the vectors). One call for
+        many memories: clustering asks for every memory's neighbours, and a batch is far cheaper
+        than as many searches."""
         ...
 
-    def get_vectors(self, ids: Sequence[str], model_id: str) -> dict[str, NDArray[np.float32]]:
-        """The stored vectors of these memories for this model (missing ones are absent)."""
+    def get_vectors(
+        self, ids: Sequence[str], model_id: str, passages: bool = False
+    ) -> dict[str, NDArray[np.float32]]:
+        """The stored whole-text vectors (row 0) of these memories for this model; with
+        `passages`, every row (2-D). Missing ones are absent."""
         ...
 
     def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:

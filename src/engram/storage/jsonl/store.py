@@ -523,7 +523,7 @@ class JSONLStore(MemoryLtm):
                 matrix is not None
                 and self.vector_model is not None
                 and record.model_id == self.vector_model[0]
-                and len(record.vector) == matrix.dims
+                and record.vector.shape[1] == matrix.dims
             ):
                 matrix.put(record.id, record.vector)
             else:
@@ -937,7 +937,7 @@ class JSONLStore(MemoryLtm):
                 and (texts is None or self._by_id[ident].memory.content == texts[i])
             }
             records = [
-                VectorLine(ident, model_id, np.asarray(vec, dtype=np.float32))
+                VectorLine(ident, model_id, np.atleast_2d(np.asarray(vec, dtype=np.float32)))
                 for ident, vec in latest.items()
             ]
             self._vectors.append(encode_vector(r.id, r.model_id, r.vector) for r in records)
@@ -980,13 +980,15 @@ class JSONLStore(MemoryLtm):
                 out[ident] = near
             return out
 
-    def get_vectors(self, ids: Sequence[str], model_id: str) -> dict[str, NDArray[np.float32]]:
+    def get_vectors(
+        self, ids: Sequence[str], model_id: str, passages: bool = False
+    ) -> dict[str, NDArray[np.float32]]:
         with self._reading():
             out: dict[str, NDArray[np.float32]] = {}
             for ident in ids:
                 found = self._vector_of(ident)
                 if found is not None and found[0] == model_id:
-                    out[ident] = found[1].copy()
+                    out[ident] = found[1].copy() if passages else found[1][0].copy()
             return out
 
     def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:

@@ -251,6 +251,29 @@ MIGRATIONS: list[tuple[str, str]] = [
             WHERE episode IS NOT NULL;
         """,
     ),
+    (
+        "0007_passage_vectors",
+        # The vectors of a memory's passages (rows 1.. of its vectors; row 0 is `embed`), of
+        # the memory's `embed_model`, under their own HNSW index. Editing the content retires
+        # them with the memory's own vector; deleting the memory deletes them.
+        """
+        CREATE TABLE memory_passages (
+            memory_id text COLLATE "C" NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+            part int NOT NULL,
+            embed vector(384) NOT NULL,
+            PRIMARY KEY (memory_id, part)
+        );
+        CREATE INDEX memory_passages_embed ON memory_passages USING hnsw (embed vector_cosine_ops);
+        CREATE FUNCTION engram_retire_passages() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                DELETE FROM memory_passages WHERE memory_id = NEW.id;
+                RETURN NULL;
+            END $$;
+        CREATE TRIGGER memories_retire_passages AFTER UPDATE OF content ON memories
+            FOR EACH ROW WHEN (OLD.content IS DISTINCT FROM NEW.content)
+            EXECUTE FUNCTION engram_retire_passages();
+        """,
+    ),
 ]
 
 

@@ -391,33 +391,54 @@ class PostgresStore(PostgresLtm):
     ) -> int:
         if not items:
             return 0
-        for ident, vector in items:
-            if vector.shape != (VECTOR_DIMENSIONS,):
+        matrices = {ident: np.atleast_2d(vector) for ident, vector in items}
+        for ident, matrix in matrices.items():
+            if matrix.ndim != 2 or matrix.shape[1] != VECTOR_DIMENSIONS:
                 raise ValidationError(
-                    "vector", f"of {ident} has shape {vector.shape}, not ({VECTOR_DIMENSIONS},)"
+                    "vector",
+                    f"of {ident} has shape {matrix.shape}, not (rows, {VECTOR_DIMENSIONS})",
                 )
         # NULL text: no condition (COALESCE keeps the row's own content).
         contents = [None] * len(items) if texts is None else list(texts)
         with self._write() as conn:
-            cur = conn.execute(
-                "UPDATE memories m SET embed = u.embed, embed_model = %s "
-                "FROM unnest(%s::text[], %s::vector[], %s::text[]) AS u(id, embed, content) "
-                "WHERE m.id = u.id AND m.content = COALESCE(u.content, m.content)",
-                (
-                    model_id,
-                    [i for i, _ in items],
-                    [Vector(v) for _, v in items],
-                    contents,
-                ),
-            )
-            return cur.rowcount
+            stored = [
+                str(row[0])
+                for row in conn.execute(
+                    "UPDATE memories m SET embed = u.embed, embed_model = %s "
+                    "FROM unnest(%s::text[], %s::vector[], %s::text[]) AS u(id, embed, content) "
+                    "WHERE m.id = u.id AND m.content = COALESCE(u.content, m.content) "
+                    "RETURNING m.id",
+                    (
+                        model_id,
+                        [i for i, _ in items],
+                        [Vector(matrices[i][0]) for i, _ in items],
+                        contents,
+                    ),
+                ).fetchall()
+            ]
+            conn.execute("DELETE FROM memory_passages WHERE memory_id = ANY(%s)", (stored,))
+            # Row 0 is the whole text (in `embed`); rows 1.. are its passages.
+            parts = [(i, n, matrices[i][n]) for i in stored for n in range(1, len(matrices[i]))]
+            if parts:
+                conn.execute(
+                    "INSERT INTO memory_passages (memory_id, part, embed) "
+                    "SELECT * FROM unnest(%s::text[], %s::int[], %s::vector[])",
+                    (
+                        [i for i, _, _ in parts],
+                        [part for _, part, _ in parts],
+                        [Vector(v) for _, _, v in parts],
+                    ),
+                )
+            return len(set(stored))
 
     def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
-        """HNSW (cosine) nearest neighbours of the configured model; filters are applied during
-        the index scan (pgvector's iterative scan), not to a fixed set of neighbours."""
+        """HNSW (cosine) nearest neighbours of the configured model, over whole texts and over
+        passages, each memory once with its best; filters are applied during the index scans
+        (pgvector's iterative scan), not to a fixed set of neighbours."""
         if self._vector_model is None:
             return []
         clauses, params = _filter_sql(where)
+        q = Vector(vector)
         with self._write() as conn:
             # A wide beam (4x the neighbours asked for) buys recall: the service re-ranks
             # these candidates, so a missed neighbour is a missed result.
@@ -426,9 +447,18 @@ class PostgresStore(PostgresLtm):
             rows = conn.execute(
                 f"SELECT {_STUB_COLUMNS}, 1 - (m.embed <=> %s::vector) AS r FROM memories m "
                 f"WHERE m.embed_model = %s {clauses} ORDER BY m.embed <=> %s::vector LIMIT %s",
-                [Vector(vector), self._vector_model, *params, Vector(vector), limit],
+                [q, self._vector_model, *params, q, limit],
             ).fetchall()
-        return sorted((stub_from_row(row) for row in rows), key=lambda s: -s.relevance)
+            rows += conn.execute(
+                f"SELECT {_STUB_COLUMNS}, 1 - (p.embed <=> %s::vector) AS r "
+                f"FROM memory_passages p JOIN memories m ON m.id = p.memory_id "
+                f"WHERE m.embed_model = %s {clauses} ORDER BY p.embed <=> %s::vector LIMIT %s",
+                [q, self._vector_model, *params, q, 2 * limit],
+            ).fetchall()
+        best: dict[str, Stub] = {}
+        for stub in sorted((stub_from_row(row) for row in rows), key=lambda s: -s.relevance):
+            best.setdefault(stub.id, stub)
+        return list(best.values())[:limit]
 
     def vector_neighbours(
         self, vectors: Mapping[str, NDArray[np.float32]], where: Filter, k: int
@@ -448,14 +478,26 @@ class PostgresStore(PostgresLtm):
         )
         return [(str(a), str(b)) for a, b in rows]
 
-    def get_vectors(self, ids: Sequence[str], model_id: str) -> dict[str, NDArray[np.float32]]:
+    def get_vectors(
+        self, ids: Sequence[str], model_id: str, passages: bool = False
+    ) -> dict[str, NDArray[np.float32]]:
         if not ids:
             return {}
         rows = self._query(
             "SELECT id, embed FROM memories WHERE id = ANY(%s::text[]) AND embed_model = %s",
             (list(ids), model_id),
         )
-        return {str(ident): np.asarray(vec.to_numpy(), dtype=np.float32) for ident, vec in rows}
+        whole = {str(i): np.asarray(vec.to_numpy(), dtype=np.float32) for i, vec in rows}
+        if not passages:
+            return whole
+        parts: dict[str, list[NDArray[np.float32]]] = {i: [v] for i, v in whole.items()}
+        for ident, vec in self._query(
+            "SELECT memory_id, embed FROM memory_passages WHERE memory_id = ANY(%s::text[]) "
+            "ORDER BY memory_id, part",
+            (list(whole),),
+        ):
+            parts[str(ident)].append(np.asarray(vec.to_numpy(), dtype=np.float32))
+        return {i: np.stack(rows) for i, rows in parts.items()}
 
     def vector_counts(self) -> dict[str, int]:
         rows = self._query(

@@ -265,6 +265,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX memories_episode ON memories(episode, episode_seq) WHERE episode IS NOT NULL;
         """,
     ),
+    (
+        "0008_passage_vectors",
+        # A vector blob holds `row_count` float32 rows: the whole text, then its passages.
+        """
+        ALTER TABLE memory_vectors ADD COLUMN row_count INTEGER NOT NULL DEFAULT 1;
+        """,
+    ),
 ]
 
 

@@ -344,12 +344,14 @@ class SQLiteStore(SQLiteLtm):
     ) -> int:
         same_text = "" if texts is None else " AND content = ?"
         sql = (
-            "INSERT INTO memory_vectors(seq, model_id, vector) "
-            f"SELECT seq, ?, ? FROM memories WHERE id = ?{same_text} "
-            "ON CONFLICT(seq) DO UPDATE SET model_id = excluded.model_id, vector = excluded.vector"
+            "INSERT INTO memory_vectors(seq, model_id, vector, row_count) "
+            f"SELECT seq, ?, ?, ? FROM memories WHERE id = ?{same_text} "
+            "ON CONFLICT(seq) DO UPDATE SET model_id = excluded.model_id, "
+            "vector = excluded.vector, row_count = excluded.row_count"
         )
         rows = [
-            (model_id, vector_blob(vec), ident) + (() if texts is None else (texts[i],))
+            (model_id, vector_blob(vec), len(np.atleast_2d(vec)), ident)
+            + (() if texts is None else (texts[i],))
             for i, (ident, vec) in enumerate(items)
         ]
         with self._write() as conn:
@@ -358,7 +360,8 @@ class SQLiteStore(SQLiteLtm):
     def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
         if self._vectors is None:
             return []
-        near = dict(self._vectors.search(vector, _oversampled(limit, where)))
+        # Twice the neighbours: a memory may fill several of them with its passages.
+        near = dict(self._vectors.search(vector, 2 * _oversampled(limit, where)))
         if not near:
             return []
         clauses, params = _filter_sql(where, alias="m")
@@ -372,7 +375,7 @@ class SQLiteStore(SQLiteLtm):
         if not rows:
             return []
         # The index is quantised: re-score its neighbours exactly from the stored vectors.
-        exact = np.stack([np.frombuffer(row[6], dtype=np.float32) for row in rows]) @ vector
+        exact = [float((self._vectors.rows(row[6]) @ vector).max()) for row in rows]
         stubs = [
             stub_from_row((*row[:6], float(cos))) for row, cos in zip(rows, exact, strict=True)
         ]
@@ -408,18 +411,22 @@ class SQLiteStore(SQLiteLtm):
             for ident, row in zip(ids, found, strict=True)
         }
 
-    def get_vectors(self, ids: Sequence[str], model_id: str) -> dict[str, NDArray[np.float32]]:
+    def get_vectors(
+        self, ids: Sequence[str], model_id: str, passages: bool = False
+    ) -> dict[str, NDArray[np.float32]]:
         out: dict[str, NDArray[np.float32]] = {}
         for chunk in _chunks(list(ids)):
             marks = ", ".join("?" * len(chunk))
             rows = self._query(
                 # CROSS JOIN fixes the order: by id first. Left to itself the planner walks every
                 # vector of the model (the model_id index) and is 50x slower at 10K memories.
-                f"SELECT m.id, v.vector FROM memories m CROSS JOIN memory_vectors v "
+                f"SELECT m.id, v.vector, v.row_count FROM memories m CROSS JOIN memory_vectors v "
                 f"ON v.seq = m.seq WHERE v.model_id = ? AND m.id IN ({marks})",
                 [model_id, *chunk],
             )
-            out.update((str(i), np.frombuffer(blob, dtype=np.float32)) for i, blob in rows)
+            for ident, blob, row_count in rows:
+                matrix = np.frombuffer(blob, dtype=np.float32).reshape(int(row_count), -1)
+                out[str(ident)] = matrix if passages else matrix[0]
         return out
 
     def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:

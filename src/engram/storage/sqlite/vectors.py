@@ -10,6 +10,10 @@ transaction. The HNSW graph is a cache of that table:
 * before every search it replays changes committed by other processes, so a delete or archive
   made anywhere never resurfaces (results are also re-checked against the table by the store);
 * it is saved atomically (temp file + rename) when enough changes accumulate and at close.
+
+A memory's blob holds one or more float32 rows (its whole text, then its passages); each row is
+one graph node, keyed by the memory's `seq` with the row number above bit 40, so a search maps
+every hit back to its memory.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import os
 import sqlite3
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +41,9 @@ _REBUILD_BATCH = 20_000
 # bench/semantic_scale.py. Part of the sidecar, so changing it rebuilds the file.
 DTYPE, CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = "i8", 16, 64, 96
 INDEX_PARAMS = [DTYPE, CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH]
+
+ROW_SHIFT = 40
+SEQ_MASK = (1 << ROW_SHIFT) - 1
 
 Query = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 
@@ -119,9 +126,13 @@ class VectorIndex:
             )
             if not rows:
                 break
-            keys = np.array([r[0] for r in rows], dtype=np.uint64)
-            vectors = np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
-            index.add(keys, vectors)
+            keys: list[int] = []
+            parts: list[NDArray[np.float32]] = []
+            for seq, blob in rows:
+                matrix = self.rows(blob)
+                keys.extend(int(seq) | (row << ROW_SHIFT) for row in range(len(matrix)))
+                parts.append(matrix)
+            index.add(np.array(keys, dtype=np.uint64), np.concatenate(parts))
             last = int(rows[-1][0])
         self._index = index
         self._applied = head
@@ -156,10 +167,14 @@ class VectorIndex:
         for _, seq, blob, model in rows:
             latest[int(seq)] = blob if model == self.model_id else None
         for seq, blob in latest.items():
-            if self._index.contains(seq):
-                self._index.remove(seq)
+            row = 0
+            while self._index.contains(seq | (row << ROW_SHIFT)):
+                self._index.remove(seq | (row << ROW_SHIFT))
+                row += 1
             if blob is not None:
-                self._index.add(seq, np.frombuffer(blob, dtype=np.float32))
+                matrix = self.rows(blob)
+                keys = [seq | (r << ROW_SHIFT) for r in range(len(matrix))]
+                self._index.add(np.array(keys, dtype=np.uint64), matrix)
         self._applied = int(rows[-1][0])
         if self._applied - self._saved >= SAVE_EVERY:
             self._save()
@@ -190,8 +205,13 @@ class VectorIndex:
 
     # -- queries ------------------------------------------------------------------------------
 
+    def rows(self, blob: bytes) -> NDArray[np.float32]:
+        """A stored blob as its (rows, dims) matrix."""
+        return np.frombuffer(blob, dtype=np.float32).reshape(-1, self.dims)
+
     def search(self, vector: NDArray[np.float32], k: int) -> list[tuple[int, float]]:
-        """(seq, cosine similarity) of the k nearest vectors, best first."""
+        """(seq, cosine similarity) of the memories of the k nearest rows, best first, each
+        memory once with its best row."""
         with self._lock:
             if self._index is None:
                 self._open()
@@ -200,10 +220,7 @@ class VectorIndex:
             if len(self._index) == 0:
                 return []
             found = self._index.search(vector.astype(np.float32), min(k, len(self._index)))
-            return [
-                (int(key), 1.0 - float(dist))
-                for key, dist in zip(found.keys, found.distances, strict=True)
-            ]
+            return _best_per_memory(zip(found.keys, found.distances, strict=True))
 
     def search_many(self, vectors: NDArray[np.float32], k: int) -> list[list[tuple[int, float]]]:
         """`search` for each row of `vectors`, in one batch call."""
@@ -216,13 +233,20 @@ class VectorIndex:
                 return [[] for _ in range(len(vectors))]
             found = self._index.search(vectors.astype(np.float32), min(k, len(self._index)))
             if not hasattr(found, "counts"):  # usearch answers one query with plain Matches
-                pairs = zip(found.keys, found.distances, strict=True)
-                return [[(int(key), 1.0 - float(d)) for key, d in pairs]]
+                return [_best_per_memory(zip(found.keys, found.distances, strict=True))]
             keys, dists, counts = found.keys, found.distances, found.counts
             return [
-                [(int(keys[i][j]), 1.0 - float(dists[i][j])) for j in range(int(counts[i]))]
+                _best_per_memory(zip(keys[i][: counts[i]], dists[i][: counts[i]], strict=True))
                 for i in range(len(vectors))
             ]
+
+
+def _best_per_memory(hits: Iterable[tuple[Any, Any]]) -> list[tuple[int, float]]:
+    """(key, cosine distance) hits, nearest first → (seq, similarity), each memory once."""
+    best: dict[int, float] = {}
+    for key, dist in hits:
+        best.setdefault(int(key) & SEQ_MASK, 1.0 - float(dist))
+    return list(best.items())
 
 
 def file_digest(path: Path) -> str:

@@ -1,0 +1,43 @@
+"""How a memory's text divides into the passages embedded besides its whole text."""
+
+from __future__ import annotations
+
+from engram.core.text import MAX_PASSAGES, passages, statements
+
+
+def test_a_single_statement_has_no_passages() -> None:
+    assert passages("Prefers tea over coffee.") == []
+    assert passages("Kevin: I love hiking in the hills.") == []
+
+
+def test_each_sentence_of_three_words_or_more_is_a_passage() -> None:
+    text = "We moved the launch. Ok. The demo is on Friday at noon!\nBring the slides too"
+    assert passages(text) == [
+        "We moved the launch.",
+        "The demo is on Friday at noon!",
+        "Bring the slides too",
+    ]
+
+
+def test_a_short_label_is_kept_on_every_passage() -> None:
+    text = "Kevin: The weather was awful this week. I joined a basketball league on Tuesdays."
+    assert passages(text) == [
+        "Kevin: The weather was awful this week.",
+        "Kevin: I joined a basketball league on Tuesdays.",
+    ]
+
+
+def test_a_colon_inside_a_sentence_is_not_a_label() -> None:
+    text = "The plan we agreed on last week: ship it. Then measure how people use the export."
+    assert passages(text)[0].startswith("The plan we agreed on last week: ship it.")
+
+
+def test_a_long_memory_gives_at_most_sixteen_passages() -> None:
+    text = " ".join(f"Fact number {i} is here." for i in range(40))
+    found = passages(text)
+    assert len(found) == MAX_PASSAGES
+    assert found[0] == "Fact number 0 is here."
+
+
+def test_statements_are_sentences_and_lines() -> None:
+    assert statements("One. Two!  Three?\nfour\n\n") == ["One.", "Two!", "Three?", "four"]
