@@ -16,8 +16,9 @@ from engram import Engram, FixedClock
 
 @pytest.fixture(autouse=True)
 def _hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in [k for k in os.environ if k.startswith("ENGRAM_")]:
+    for key in [k for k in os.environ if k.startswith(("ENGRAM_", "CORTEXGRAPH_"))]:
         monkeypatch.delenv(key)
+    monkeypatch.delenv("LTM_VAULT_PATH", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("ENGRAM_STORAGE_PATH", str(tmp_path / "engram.db"))

@@ -438,6 +438,70 @@ def test_a_bad_value_fails_at_start_naming_the_setting(
         Engram.open()
 
 
+@pytest.fixture
+def notices(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Callable[[], str]:
+    """What loading the settings told the user on stderr (each notice is once per process:
+    start from none told)."""
+    monkeypatch.setattr("engram.config_env._told", set())
+
+    def stderr() -> str:
+        captured = capsys.readouterr()
+        assert captured.out == ""  # stdout may be an MCP channel
+        return captured.err
+
+    return stderr
+
+
+def test_the_seeds_variables_are_read_with_a_notice(
+    monkeypatch: pytest.MonkeyPatch, notices: Callable[[], str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("CORTEXGRAPH_PL_HALFLIFE_DAYS", "7")
+    monkeypatch.setenv("CORTEXGRAPH_FORGET_THRESHOLD", "0.1")
+    monkeypatch.setenv("LTM_VAULT_PATH", str(tmp_path / "vault"))
+    settings = load_settings()
+    assert settings.pl_halflife_days == 7.0 and settings.forget_threshold == 0.1
+    assert settings.vault_path == str(tmp_path / "vault")
+    told = notices()
+    assert "CORTEXGRAPH_PL_HALFLIFE_DAYS is read as ENGRAM_PL_HALFLIFE_DAYS" in told
+    assert "LTM_VAULT_PATH is read as ENGRAM_VAULT_PATH" in told
+    load_settings()
+    assert notices() == ""  # once per process, not at every load
+
+
+def test_an_engram_variable_wins_over_the_seeds(
+    monkeypatch: pytest.MonkeyPatch, notices: Callable[[], str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("CORTEXGRAPH_PL_ALPHA", "2.0")
+    (tmp_path / ".env").write_text("ENGRAM_PL_ALPHA=1.5\n")
+    assert load_settings().pl_alpha == 1.5
+    assert "CORTEXGRAPH_PL_ALPHA is not read: ENGRAM_PL_ALPHA is set and wins" in notices()
+    assert load_settings(pl_alpha=1.2).pl_alpha == 1.2  # an explicit override beats both
+
+
+def test_the_seeds_store_path_is_never_opened_as_ours(
+    monkeypatch: pytest.MonkeyPatch, notices: Callable[[], str], tmp_path: Path
+) -> None:
+    """The seed's JSONL directory is another format: opening it as an Engram store could
+    damage the seed's data. It is named with the way to import it instead."""
+    monkeypatch.setenv("CORTEXGRAPH_STORAGE_PATH", str(tmp_path / "seed-jsonl"))
+    assert load_settings().storage_path == str(tmp_path / "engram.db")
+    assert "engram import cortexgraph" in notices()
+
+
+def test_a_misspelled_engram_variable_names_the_closest_setting(
+    monkeypatch: pytest.MonkeyPatch, notices: Callable[[], str]
+) -> None:
+    monkeypatch.setenv("ENGRAM_PL_HALFLIFE_DAY", "7")
+    monkeypatch.setenv("CORTEXGRAPH_NO_SUCH_THING", "1")
+    assert load_settings().pl_halflife_days == 3.0
+    told = notices()
+    assert "ENGRAM_PL_HALFLIFE_DAY is not an Engram setting" in told
+    assert "did you mean ENGRAM_PL_HALFLIFE_DAYS?" in told
+    assert "CORTEXGRAPH_NO_SUCH_THING is not read: Engram has no setting" in told
+
+
 def test_unknown_override_is_refused() -> None:
     with pytest.raises(ConfigError, match="unknown setting"):
         load_settings(decay_bta=0.6)

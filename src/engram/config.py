@@ -15,15 +15,15 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
+from dotenv import dotenv_values
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from engram.config_env import ENV_PREFIX, seed_values, warn_unknown
 from engram.core.decay import DecayModel, DecayParams
 from engram.core.reinforce import Reinforcement
 from engram.core.scoring import Policy
 from engram.errors import ConfigError
-
-ENV_PREFIX = "ENGRAM_"
 
 
 def config_dir() -> Path:
@@ -204,12 +204,24 @@ def env_files() -> tuple[Path, ...]:
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Read settings once, turning any bad value into a ConfigError naming the variable."""
-    unknown = sorted(set(overrides) - set(Settings.model_fields))
+    """Read settings once, turning any bad value into a ConfigError naming the variable. The
+    seed's variable names are read too, and unknown ENGRAM_* names warned about
+    (`engram.config_env`)."""
+    names = set(Settings.model_fields)
+    unknown = sorted(set(overrides) - names)
     if unknown:
         raise ConfigError(f"unknown setting(s): {', '.join(unknown)}")
+    files = env_files()
+    from_files = {k for f in files if f.is_file() for k in dotenv_values(f)}
+    warn_unknown(set(os.environ) | from_files, names)
+    engram_set = {
+        k.upper() for k in (set(os.environ) | from_files) if k.upper().startswith(ENV_PREFIX)
+    }
+    seed: dict[str, Any] = {
+        k: v for k, v in seed_values(os.environ, names, engram_set).items() if k not in overrides
+    }
     try:
-        return Settings(_env_file=env_files(), **overrides)
+        return Settings(_env_file=files, **seed, **overrides)
     except ValidationError as exc:
         raise ConfigError(describe_errors(exc)) from None
 

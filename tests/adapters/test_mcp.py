@@ -83,7 +83,7 @@ SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "read_graph": (("cursor", "limit"), ()),
     "traverse_graph": (("memory_id", "depth", "types", "direction", "limit"), ("memory_id",)),
     "memory_stats": ((), ()),
-    "promote_memory": (("memory_id", "auto_detect", "dry_run"), ()),
+    "promote_memory": (("memory_id", "auto_detect", "dry_run", "target"), ()),
     "search_unified": (("query", "tags", "limit", "stm_weight", "ltm_weight"), ()),
     "cluster_memories": (("memory_ids", "similarity_threshold"), ()),
     "consolidate_memories": (
@@ -650,6 +650,59 @@ async def test_a_bad_item_in_a_batch_changes_none_of_it(server: Server) -> None:
     assert await server.stats() == before
     opened = await server.call("open_memories", {"memory_ids": [real["id"]]})
     assert opened["memories"][0]["status"] == "active"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("tool", sorted(TOOLS))
+async def test_an_unknown_argument_is_an_error_naming_it(server: Server, tool: str) -> None:
+    """Never dropped silently: `tag` for `tags` would otherwise save a memory without tags."""
+    before = await server.stats()
+    message = await server.error(tool, {"no_such_argument": 1})
+    assert "no_such_argument" in message and f"not an argument of {tool}" in message
+    assert await server.stats() == before
+
+
+@pytest.mark.anyio
+async def test_a_misspelled_argument_names_the_closest_valid_one(server: Server) -> None:
+    before = await server.stats()
+    message = await server.error("save_memory", {"content": "Likes jazz", "tag": ["music"]})
+    assert "tag: is not an argument of save_memory; did you mean 'tags'?" in message
+    assert await server.stats() == before
+
+
+@pytest.mark.anyio
+async def test_the_seeds_documented_tool_calls_run_unchanged(server: Server) -> None:
+    """The calls of the seed's readme ("MCP Tools"), argument for argument."""
+    saved = await server.save(f"Prefers TypeScript over JavaScript {unique()}", tags=["prefs"])
+    touched = await server.call("touch_memory", {"memory_id": saved["id"], "boost_strength": True})
+    assert touched["memory_id"] == saved["id"] and touched["use_count"] == 1
+    assert touched["strength"] > saved["strength"]  # boost_strength is boost, not dropped
+    assert touched["new_score"] > touched["old_score"]
+    found = await server.call(
+        "search_memory",
+        {"query": "typescript preferences", "tags": ["prefs"], "limit": 5, "verbose": True},
+    )
+    assert found["hits"][0]["memory"]["id"] == saved["id"]
+    top = await server.call("search_memory", {"query": "typescript", "top_k": 1})
+    assert len(top["hits"]) == 1
+    # accepted; this server has no vault (the seed's promote calls run in test_mcp_ltm.py)
+    no_vault = await server.error("promote_memory", {"auto_detect": True, "dry_run": True})
+    assert "ENGRAM_VAULT_PATH" in no_vault
+    preview = await server.call(
+        "consolidate_memories",
+        {"auto_detect": True, "mode": "preview", "cohesion_threshold": 0.75},
+    )
+    assert preview["mode"] == "preview"
+    message = await server.error(
+        "promote_memory", {"memory_id": saved["id"], "dry_run": True, "target": "notion"}
+    )
+    assert "target" in message
+
+
+@pytest.mark.anyio
+async def test_an_alias_and_its_parameter_together_are_an_error(server: Server) -> None:
+    message = await server.error("search_memory", {"query": "x", "limit": 3, "top_k": 5})
+    assert "top_k: is another name for 'limit'" in message
 
 
 # -- separate servers ---------------------------------------------------------------------------

@@ -53,7 +53,10 @@ async def test_promotion_end_to_end_through_the_mcp_client(tmp_path: Path) -> No
         assert again["count"] == 0 and "already promoted" in again["message"]
 
         # The related memory, promoted later, links to the first note and gets the backlink.
-        linked = await s.call("promote_memory", {"memory_id": other["id"]})
+        # the seed's call for one memory, `target` included
+        linked = await s.call(
+            "promote_memory", {"memory_id": other["id"], "dry_run": False, "target": "obsidian"}
+        )
         first = (vault / item["path"]).read_text()
         assert linked["items"][0]["path"][:-3] in first
 
@@ -79,3 +82,19 @@ async def test_without_a_vault_the_tools_explain_the_setting(tmp_path: Path) -> 
         assert "ltm_weight" in bad
         empty = await s.error("search_unified", {})
         assert "query" in empty
+
+
+@pytest.mark.anyio
+async def test_the_seeds_vault_variable_works_and_the_notice_goes_to_stderr(
+    tmp_path: Path,
+) -> None:
+    """A Claude Desktop config written for the seed sets LTM_VAULT_PATH: it is read, and the
+    notice saying so goes to stderr (running_server fails on anything else on stdout)."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    home = tmp_path / "home"
+    async with running_server(home, LTM_VAULT_PATH=str(vault), **NO_MODEL) as s:
+        saved = await s.save("Atlas runs on PostgreSQL 16")
+        done = await s.call("promote_memory", {"memory_id": saved["id"], "target": "obsidian"})
+        assert (vault / done["items"][0]["path"]).is_file()
+    assert "LTM_VAULT_PATH is read as ENGRAM_VAULT_PATH" in (home / "server-stderr.log").read_text()

@@ -27,13 +27,13 @@ from engram.cli.common import (
     say,
 )
 from engram.config import (
-    ENV_PREFIX,
     Settings,
     config_dir,
     data_dir,
     default_storage_path,
     redact_url,
 )
+from engram.config_env import ENV_PREFIX
 from engram.core.models import RELATION_TYPES, Memory
 from engram.core.timeutil import to_epoch
 from engram.errors import ConfigError

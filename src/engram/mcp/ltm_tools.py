@@ -1,6 +1,6 @@
 """Tools over long-term memory, the Obsidian vault: promote a memory, search both layers."""
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
@@ -41,6 +41,10 @@ def register_ltm_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
         dry_run: Annotated[
             bool, Field(description="Only report what would be promoted, and where.")
         ] = False,
+        target: Annotated[
+            Literal["obsidian"],
+            Field(description="Where long-term memory lives: the Obsidian vault (the only one)."),
+        ] = "obsidian",
     ) -> PromotionResult:
         return await runtime.call(
             lambda app: app.promotion.promote(memory_id, auto_detect=auto_detect, dry_run=dry_run)

@@ -13,16 +13,20 @@ import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 import anyio
 import anyio.to_thread
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, InputRequiredResult
 
 from engram.about import DISTRIBUTION
 from engram.app import configure_logging
 from engram.clock import Clock
 from engram.config import Settings, load_settings
-from engram.errors import ConfigError
+from engram.errors import ConfigError, ValidationError
+from engram.mcp.arguments import checked_arguments
 from engram.mcp.runtime import EngramRuntime
 from engram.mcp.tools import register_tools
 
@@ -66,9 +70,33 @@ def _version() -> str:
 Lifespan = Callable[[MCPServer[EngramRuntime]], AbstractAsyncContextManager[EngramRuntime]]
 
 
-def build_server(
-    settings: Settings | None = None, clock: Clock | None = None
-) -> MCPServer[EngramRuntime]:
+class EngramServer(MCPServer[EngramRuntime]):
+    """The SDK's server, with every tool's arguments checked by name first: an unknown one is
+    an error naming it, and the seed's spellings are renamed (`engram.mcp.arguments`)."""
+
+    _parameters: dict[str, frozenset[str]] | None = None
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        context: Context[EngramRuntime, Any] | None = None,
+    ) -> CallToolResult | InputRequiredResult:
+        if self._parameters is None:
+            self._parameters = {
+                tool.name: frozenset(tool.input_schema.get("properties", {}))
+                for tool in await self.list_tools()
+            }
+        parameters = self._parameters.get(name)
+        if parameters is not None:
+            try:
+                arguments = checked_arguments(name, arguments, parameters)
+            except ValidationError as exc:
+                raise ToolError(str(exc)) from exc
+        return await super().call_tool(name, arguments, context)
+
+
+def build_server(settings: Settings | None = None, clock: Clock | None = None) -> EngramServer:
     """A server with every Engram tool; nothing is opened until the first tool call.
 
     `settings=None` reads the settings (environment, `.env` files) on that first call, so a bad
@@ -76,7 +104,7 @@ def build_server(
     server's lifespan ends (the client disconnects).
     """
     runtime = EngramRuntime(settings, clock)
-    server: MCPServer[EngramRuntime] = MCPServer(
+    server = EngramServer(
         SERVER_NAME,
         instructions=INSTRUCTIONS,
         version=_version(),

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    model_serializer,
+)
 
 from engram.core.models import Memory, Relation, Status
 from engram.core.ranking import SearchHit, Why
@@ -51,6 +57,22 @@ class TouchResult(_Result):
     memory: Memory
     old_score: float
     new_score: float
+
+    # The seed's touch result has these at the top level; callers written for it read them.
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def memory_id(self) -> str:
+        return self.memory.id
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def use_count(self) -> int:
+        return self.memory.use_count
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def strength(self) -> float:
+        return self.memory.strength
 
 
 class ObserveResult(_Result):

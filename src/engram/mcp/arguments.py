@@ -1,0 +1,58 @@
+"""Tool arguments checked by name before the SDK validates them.
+
+The SDK ignores arguments a tool does not declare, so a model that writes `tag` for `tags`
+gets a save without tags and no word about it. Here every argument must be a declared
+parameter, or an error names it and the closest valid name. Callers written for the seed
+(CortexGraph) spell a few parameters differently; those spellings are accepted as aliases
+(docs/tools.md lists them).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engram.errors import ValidationError
+
+
+def _one_or_many(value: Any) -> Any:
+    """The seed's `cluster_id` names one cluster; ours takes a list."""
+    return [value] if isinstance(value, str) else value
+
+
+# tool → seed spelling → (our parameter, how the value changes)
+ALIASES: dict[str, dict[str, tuple[str, Callable[[Any], Any] | None]]] = {
+    "touch_memory": {"boost_strength": ("boost", None)},
+    "search_memory": {"top_k": ("limit", None)},
+    "search_unified": {"top_k": ("limit", None)},
+    "cluster_memories": {"threshold": ("similarity_threshold", None)},
+    "consolidate_memories": {"cluster_id": ("cluster_ids", _one_or_many)},
+}
+
+
+def checked_arguments(
+    tool: str, arguments: Mapping[str, Any], parameters: frozenset[str]
+) -> dict[str, Any]:
+    """`arguments` with the seed's spellings renamed; a ValidationError for any argument that
+    is neither a parameter of `tool` nor an alias of one."""
+    aliases = ALIASES.get(tool, {})
+    out: dict[str, Any] = {}
+    for name, value in arguments.items():
+        if name in parameters:
+            target, convert = name, None
+        elif name in aliases:
+            target, convert = aliases[name]
+        else:
+            raise ValidationError(name, _unknown(tool, name, parameters | aliases.keys()))
+        if target in out:
+            raise ValidationError(name, f"is another name for {target!r}: give only one of them")
+        out[target] = value if convert is None else convert(value)
+    return out
+
+
+def _unknown(tool: str, name: str, valid: frozenset[str] | set[str]) -> str:
+    close = difflib.get_close_matches(name, sorted(valid), n=1, cutoff=0.5)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    listed = ", ".join(sorted(valid)) or "none"
+    return f"is not an argument of {tool}{hint} (valid: {listed})"
