@@ -16,6 +16,7 @@ LAYERS = {
     "about": 0,
     "errors": 0,
     "clock": 0,
+    "config_env": 0,
     "config": 1,
     "storage": 2,
     "embeddings": 2,

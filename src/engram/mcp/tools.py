@@ -13,6 +13,8 @@ from mcp.server.mcpserver import MCPServer
 from engram.mcp.consolidation_tools import register_consolidation_tools
 from engram.mcp.ltm_tools import register_ltm_tools
 from engram.mcp.memory_tools import register_memory_tools, register_reinforcement_tools
+from engram.mcp.prompts import register_prompts
+from engram.mcp.resources import register_resources
 from engram.mcp.runtime import EngramRuntime
 from engram.mcp.store_tools import register_graph_tools, register_maintenance_tools
 
@@ -40,10 +42,13 @@ TOOL_NAMES = (
 
 
 def register_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
-    """Add every tool to `server`; each reaches the store only through `runtime`."""
+    """Add every tool, resource and prompt to `server`; each reaches the store only through
+    `runtime`."""
     register_memory_tools(server, runtime)
     register_reinforcement_tools(server, runtime)
     register_maintenance_tools(server, runtime)
     register_graph_tools(server, runtime)
     register_ltm_tools(server, runtime)
     register_consolidation_tools(server, runtime)
+    register_resources(server, runtime)
+    register_prompts(server, runtime)

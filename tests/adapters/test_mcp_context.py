@@ -1,0 +1,114 @@
+"""MCP prompts and resources through a real client session over stdio."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import mcp_types as types
+import pytest
+from mcp.shared.exceptions import MCPError
+from tests.adapters.test_mcp import Server, running_server, unique
+
+PROMPTS = {"use_memory", "recall_context"}
+RESOURCES = {
+    "engram://stats",
+    "engram://review-queue",
+    "engram://promotion-candidates",
+    "engram://notes",
+}
+TEMPLATES = {"engram://memory/{memory_id}", "engram://memory/{memory_id}/note"}
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def text(result: types.ReadResourceResult) -> str:
+    (content,) = result.contents
+    assert isinstance(content, types.TextResourceContents)
+    return content.text
+
+
+def prompt_text(result: types.GetPromptResult) -> str:
+    (message,) = result.messages
+    assert message.role == "user" and isinstance(message.content, types.TextContent)
+    return message.content.text
+
+
+@pytest.mark.anyio
+async def test_prompts_and_resources_are_listed(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "home") as s:
+        prompts = await s.session.list_prompts()
+        assert {p.name for p in prompts.prompts} == PROMPTS
+        recall = next(p for p in prompts.prompts if p.name == "recall_context")
+        assert [(a.name, a.required) for a in recall.arguments or []] == [("topic", True)]
+        resources = await s.session.list_resources()
+        assert {str(r.uri) for r in resources.resources} == RESOURCES
+        templates = await s.session.list_resource_templates()
+        assert {t.uri_template for t in templates.resource_templates} == TEMPLATES
+
+
+@pytest.mark.anyio
+async def test_the_usage_prompt_names_the_real_tools(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "home") as s:
+        guide = prompt_text(await s.session.get_prompt("use_memory"))
+        tools = {t.name for t in (await s.session.list_tools()).tools}
+        named = {word.strip(".,()") for word in guide.split() if "_" in word}
+        assert named and named <= tools  # every tool it mentions exists
+        assert {"search_memory", "save_memory", "observe_memory_usage"} <= named
+
+
+@pytest.mark.anyio
+async def test_recall_context_brings_the_topics_memories_with_their_ids(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "home") as s:
+        db = await s.save("Atlas runs on PostgreSQL 16", tags=["atlas"])
+        await s.save("Prefers green tea in the afternoon")
+        found = prompt_text(
+            await s.session.get_prompt("recall_context", {"topic": "which database for Atlas"})
+        )
+        first = found.split("\n")[2]  # after the heading and a blank line: the best match
+        assert first.startswith(f"- [{db['id']}] Atlas runs on PostgreSQL 16 (tags: atlas) — ")
+        nothing = prompt_text(
+            await s.session.get_prompt("recall_context", {"topic": "xyzzy plugh frobnicate"})
+        )
+        assert "no memories about" in nothing
+
+
+async def read_json(s: Server, uri: str) -> dict[str, object]:
+    data: dict[str, object] = json.loads(text(await s.session.read_resource(uri)))
+    return data
+
+
+@pytest.mark.anyio
+async def test_resources_read_a_memory_the_stats_and_the_queues(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "home") as s:
+        saved = await s.save(f"Worth reading {unique()}", tags=["x"])
+        memory = await read_json(s, f"engram://memory/{saved['id']}")
+        assert memory == saved  # the same record the tools return
+        stats = await read_json(s, "engram://stats")
+        assert stats["total"] == 1
+        assert await read_json(s, "engram://review-queue") == {"candidates": []}
+        assert await read_json(s, "engram://promotion-candidates") == {"candidates": []}
+        opened = await s.call("open_memories", {"memory_ids": [saved["id"]]})
+        assert opened["memories"][0]["use_count"] == 0  # reading is not a use
+        with pytest.raises(MCPError, match="memory not found: no-such-id"):
+            await s.session.read_resource("engram://memory/no-such-id")
+
+
+@pytest.mark.anyio
+async def test_a_promoted_memorys_note_is_a_markdown_resource(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    async with running_server(tmp_path / "home", ENGRAM_VAULT_PATH=str(vault)) as s:
+        saved = await s.save("Atlas runs on PostgreSQL 16", tags=["atlas"])
+        with pytest.raises(MCPError, match="not promoted"):
+            await s.session.read_resource(f"engram://memory/{saved['id']}/note")
+        await s.call("promote_memory", {"memory_id": saved["id"]})
+        note = await s.session.read_resource(f"engram://memory/{saved['id']}/note")
+        (content,) = note.contents
+        assert content.mime_type == "text/markdown"
+        assert "Atlas runs on PostgreSQL 16" in text(note)
+        listed = await read_json(s, "engram://notes")
+        assert listed["count"] == 1
