@@ -132,6 +132,12 @@ def repeated_save(mem: Engram, clock: FixedClock) -> tuple[int, tuple[str, ...],
     return mem.stats().total, again.memory.tags, again.action
 
 
+def enriched_save(mem: Engram, clock: FixedClock) -> tuple[tuple[str, ...], float]:
+    """What a save adds by itself: the names in the text, a strength from its wording."""
+    saved = mem.save("Important: Dana Kim moves the Atlas launch to Friday")
+    return saved.entities, saved.strength
+
+
 def tea_clusters(mem: Engram, clock: FixedClock) -> list[tuple[int, str]]:
     """Two near-copies and a looser paraphrase: how many clusters, of what size, doing what."""
     for text in (
@@ -278,6 +284,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
         tea_clusters,
     ),
     ("save_duplicates", {}, {"save_duplicates": "reinforce"}, repeated_save),
+    ("enrich_on_save", {}, {"enrich_on_save": False}, enriched_save),
     (
         "cluster_review_cohesion",
         {"save_duplicates": "keep", "cluster_merge_cohesion": 0.99},

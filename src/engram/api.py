@@ -74,12 +74,14 @@ class Engram:
         source: str | None = None,
         context: str | None = None,
         meta: dict[str, Any] | None = None,
-        strength: float = 1.0,
+        strength: float | None = None,
         created_at: datetime | None = None,
         last_used: datetime | None = None,
         episode: str | None = None,
     ) -> Memory:
-        """`episode` names the conversation this comes from: search credits the memories saved
+        """`strength` None: from the words that mark importance (1.0 with none; see
+        docs/activation.md); names found in the text join `entities` (ENGRAM_ENRICH_ON_SAVE).
+        `episode` names the conversation this comes from: search credits the memories saved
         next to a match in the same episode (see docs/search.md). A repeat of a stored memory
         (the same words, any case or punctuation) returns that memory, merged and reinforced
         (`ENGRAM_SAVE_DUPLICATES`; `save_result` says which happened)."""

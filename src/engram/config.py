@@ -99,6 +99,9 @@ class Settings(BaseSettings):
 
     # What a save does with a repeat of a stored memory (docs/consolidation.md)
     save_duplicates: Literal["merge", "reinforce", "keep"] = "merge"
+    # Names found in a saved memory's text join its entities; its strength, unless given, comes
+    # from the words that mark importance (docs/activation.md)
+    enrich_on_save: bool = True
 
     # Consolidation (docs/consolidation.md): the seed's clustering thresholds
     cluster_link_threshold: float = Field(default=0.83, ge=0, le=1)

@@ -246,7 +246,7 @@ async def test_input_schemas_publish_the_limits(server: Server) -> None:
     assert (save["content"]["minLength"], save["content"]["maxLength"]) == (1, 50_000)
     assert arm(save["tags"])["maxItems"] == 50
     assert arm(save["tags"])["items"]["maxLength"] == 100
-    assert (save["strength"]["minimum"], save["strength"]["maximum"]) == (0, 2)
+    assert (arm(save["strength"])["minimum"], arm(save["strength"])["maximum"]) == (0, 2)
     assert arm(save["source"])["maxLength"] == 1_000
     for tool in ("search_memory", "promotion_candidates", "review_candidates"):
         assert (schemas[tool]["limit"]["minimum"], schemas[tool]["limit"]["maximum"]) == (1, 100)

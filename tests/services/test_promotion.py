@@ -45,7 +45,8 @@ def test_promoting_writes_a_note_and_marks_the_memory_promoted(
     post = frontmatter.load(vault / item.path)
     assert post["engram_id"] == m.id and post["id"] == Path(item.path).stem
     assert post["tags"] == ["decision", "project/atlas", "my-tag"]
-    assert post["entities"] == ["Atlas"] and post["source"] == "standup 2026-01-01"
+    # the caller's entity, then the one the save found in the text
+    assert post["entities"] == ["Atlas", "PostgreSQL 16"] and post["source"] == "standup 2026-01-01"
     assert post["use_count"] == 5 and post["strength"] == 1.0
     assert post["score"] == pytest.approx(item.score) and item.score > 1
     assert post["created"] == "2026-01-01T12:00:00Z"

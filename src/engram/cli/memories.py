@@ -60,7 +60,12 @@ def read_content(content: str) -> str:
 @click.option("--entity", "entities", multiple=True, help="Entity (person, project, ...).")
 @click.option("--source", default=None, help="Where the memory came from.")
 @click.option("--context", default=None, help="The situation it was learned in.")
-@click.option("--strength", type=float, default=1.0, show_default=True, help="0 to 2.")
+@click.option(
+    "--strength",
+    type=float,
+    default=None,
+    help="0 to 2 [default: from its wording, 1.0 unless it says it matters].",
+)
 @click.option(
     "--episode",
     default=None,
@@ -74,7 +79,7 @@ def save(
     entities: tuple[str, ...],
     source: str | None,
     context: str | None,
-    strength: float,
+    strength: float | None,
     episode: str | None,
 ) -> None:
     """Save a memory. CONTENT `-` reads it from stdin."""

@@ -22,7 +22,6 @@ from engram.mcp.params import (
     Query,
     Source,
     StatusName,
-    Strength,
 )
 from engram.mcp.runtime import EngramRuntime
 from engram.services.memories import Draft
@@ -63,7 +62,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         source: Source = "",
         context: ContextText = "",
         meta: OptionalMeta = None,
-        strength: Strength = 1.0,
+        strength: OptionalStrength = None,
         ctx: Context | None = None,
     ) -> SaveResult:
         draft = Draft(

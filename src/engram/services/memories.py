@@ -16,7 +16,8 @@ from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.results import ObserveResult, SaveResult, TouchResult
+from engram.services.enrichment import enrich
+from engram.services.results import Enrichment, ObserveResult, SaveResult, TouchResult
 from engram.storage.protocol import Filter
 
 # A repeat is looked for among the memories containing the phrase of the new one's first words.
@@ -33,7 +34,9 @@ class Draft:
     source: str | None = None
     context: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
-    strength: float = 1.0
+    # None: from the words that mark importance when enrichment is on (ENGRAM_ENRICH_ON_SAVE),
+    # else 1.0
+    strength: float | None = None
     created_at: datetime | None = None
     last_used: datetime | None = None
     id: str | None = None
@@ -53,12 +56,22 @@ class MemoryService:
         punctuation) is merged into it, counted as a use of it, or saved as a copy, by
         ENGRAM_SAVE_DUPLICATES. A draft with its own id (an import) is always saved."""
         mode = self.ctx.settings.save_duplicates
-        built = self._build(draft, self.ctx.now(), index=0)
+        built, added = self._enriched(self._build(draft, self.ctx.now(), index=0), draft)
         if draft.id is None and mode != "keep":
             repeat = self._repeat_of(built.content)
             if repeat is not None:
-                return self._absorb(repeat, built, merge_labels=mode == "merge")
-        return SaveResult(memory=self._write([built])[0], action="saved")
+                result = self._absorb(repeat, built, merge_labels=mode == "merge")
+                return result.model_copy(update={"enrichment": added})
+        return SaveResult(memory=self._write([built])[0], action="saved", enrichment=added)
+
+    def _enriched(self, built: Memory, draft: Draft) -> tuple[Memory, Enrichment | None]:
+        """With enrichment on, a new memory (not an import, which keeps its record) takes the
+        names in its text as entities and, unless given, a strength from its wording."""
+        if not self.ctx.settings.enrich_on_save or draft.id is not None:
+            return built, None
+        added = enrich(built.content, built.entities, draft.strength)
+        entities = check.entities(added.all_entities)
+        return built.model_copy(update={"entities": entities, "strength": added.strength}), added
 
     def _repeat_of(self, content: str) -> Memory | None:
         """A stored memory this content repeats: found by the phrase of its first words (one
@@ -155,7 +168,7 @@ class MemoryService:
             source=check.short_text(d.source, "source"),
             context=check.short_text(d.context, "context"),
             meta=check.meta(d.meta),
-            strength=check.strength(d.strength),
+            strength=check.strength(1.0 if d.strength is None else d.strength),
             created_at=created,
             last_used=last,
             episode=check.short_text(d.episode, "episode" + where),

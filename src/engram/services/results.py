@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Field,
     SerializerFunctionWrapHandler,
     computed_field,
     model_serializer,
@@ -18,6 +19,7 @@ from engram.core.scoring import PromotionReason
 
 __all__ = [
     "DeleteResult",
+    "Enrichment",
     "GcResult",
     "GraphPage",
     "ObserveResult",
@@ -43,14 +45,27 @@ class _Result(BaseModel):
     model_config = ConfigDict(frozen=True)
 
 
+class Enrichment(_Result):
+    """What a save added by itself (ENGRAM_ENRICH_ON_SAVE): `entities` found in the text (the
+    caller's are kept as well), and the `strength` with the importance markers it came from in
+    `why` (empty when the caller gave the strength)."""
+
+    entities: list[str]
+    strength: float
+    why: list[str]
+    all_entities: list[str] = Field(default_factory=list, exclude=True)
+
+
 class SaveResult(_Result):
     """What a save did. A repeat of a memory already stored (the same letters and digits in the
     same order) is handled by ENGRAM_SAVE_DUPLICATES: merged into it (the default), counted as
-    a use of it, or kept as a copy; `duplicate_of` names it."""
+    a use of it, or kept as a copy; `duplicate_of` names it. `enrichment` says what the save
+    added by itself (None when enrichment is off)."""
 
     memory: Memory
     action: Literal["saved", "merged", "reinforced"]
     duplicate_of: str | None = None
+    enrichment: Enrichment | None = None
 
 
 class TouchResult(_Result):

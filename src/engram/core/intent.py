@@ -1,0 +1,255 @@
+"""What a user's message asks of the memory: to keep something (save), to bring something back
+(recall), to confirm something already kept (reinforce), or nothing; and how important a
+memory is by the words that mark importance.
+
+Rules, not a model: each is a phrase pattern with a weight, the strongest match decides, and
+the phrase that matched is returned so an assistant (and a user) can see why. Measured on the
+labelled messages in tests/fixtures/activation/messages.tsv (docs/activation.md).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from engram.core.models import MAX_STRENGTH, MIN_STRENGTH
+from engram.core.text import query_terms
+
+Intent = Literal["save", "recall", "reinforce", "none"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    intent: Intent
+    pattern: re.Pattern[str]
+    weight: float  # confidence when it matches
+    tag: str | None = None  # a tag suggested by this kind of statement
+
+
+def _rule(intent: Intent, pattern: str, weight: float, tag: str | None = None) -> Rule:
+    return Rule(intent, re.compile(pattern, re.IGNORECASE), weight, tag)
+
+
+RULES: tuple[Rule, ...] = (
+    # recall: the user asks for something said or decided before
+    _rule("recall", r"\b(?:do|did|can|could|would) you (?:still )?(?:remember|recall)\b", 0.95),
+    _rule("recall", r"\bremind me\b", 0.9),
+    _rule("recall", r"\b(?:recall|look up) (?:what|everything|anything)\b", 0.9),
+    _rule("recall", r"\bwhat (?:do|did) you (?:know|remember) about\b", 0.9),
+    _rule(
+        "recall",
+        r"\b(?:what|which|where|when|how|who)\b[^.!]*\b(?:i|we) (?:said|say|told|tell|mentioned|"
+        r"decided|decide|agreed|agree|discussed|discuss|chose|choose|picked|pick|liked|settled)\b",
+        0.9,
+    ),
+    _rule(
+        "recall",
+        r"\b(?:did|have|didn't|haven't) (?:i|we) (?:ever )?(?:tell|told|mention|mentioned|say|"
+        r"said|settle|decide|agree)\b",
+        0.9,
+    ),
+    _rule("recall", r"\bwhat (?:did|have) (?:i|we) (?:say|said|tell|told|ask|asked)\b", 0.9),
+    _rule(
+        "recall",
+        r"\b(?:what|which|where|when|who)(?:'s| is| are| was| were)? [^?]*\bagain\b\??",
+        0.85,
+    ),
+    _rule(
+        "recall",
+        r"\bwhat(?:'s| is| are| was| were) (?:my|our)\b[^?]*\?$|\bwhat (?:are|were) my\b",
+        0.8,
+    ),
+    _rule("recall", r"\b(?:my|our) notes (?:on|about)\b", 0.8),
+    _rule("recall", r"\bdo you (?:still )?(?:have|know) (?:my|what my|what i)\b", 0.8),
+    _rule("recall", r"\b(?:told|mentioned to) you\b[^?]*\?|\bi (?:told|mentioned)\b[^.]*\?", 0.8),
+    _rule("recall", r"\blast time\b[^.]*\?", 0.75),
+    _rule("recall", r"^\W*what (?:was|were) (?:the|that|my|our)\b.*\b(?:called|named)\b", 0.8),
+    # reinforce: the user confirms what was remembered
+    _rule(
+        "reinforce",
+        r"^\W*(?:yes|yep|yup|yeah|correct|exactly|right|indeed|confirmed)\b.*\bstill\b",
+        0.95,
+    ),
+    _rule("reinforce", r"\bstill (?:true|valid|accurate|the case|holds|the plan|correct)\b", 0.9),
+    _rule("reinforce", r"^\W*still holds\b|\bthat'?s still\b", 0.9),
+    _rule("reinforce", r"\bnothing(?: has)? changed\b|\bhasn'?t changed\b|\bsame as before\b", 0.9),
+    _rule(
+        "reinforce",
+        r"^\W*(?:yes|yep|yup|yeah)\b[,.!\s]*(?:that'?s (?:right|correct|it)|exactly)\b",
+        0.85,
+    ),
+    _rule(
+        "reinforce", r"^\W*(?:that'?s (?:right|correct)|correct|confirmed|exactly)\b[,.!:—-]", 0.85
+    ),
+    _rule("reinforce", r"\b(?:i|we)(?:'m|'re| am| are)? still \w+", 0.8),
+    _rule("reinforce", r"^\W*(?:yes|yep|yup|still)\b[^?]*\b(?:still|it is|same)\b", 0.8),
+    _rule("reinforce", r"^\W*still (?:prefer|using|on|in|at|like|love|work|live)\b", 0.8),
+    # save: something to keep
+    _rule("save", r"\b(?:please )?remember (?:that|this|:|i|my|we|our)\b|^\W*remember\b", 0.95),
+    _rule("save", r"\b(?:don'?t|do not) forget\b|\bkeep in mind\b|\bfor future reference\b", 0.95),
+    _rule("save", r"\bnote (?:to self|that)\b|\bsave this\b|\bheads up\b", 0.9),
+    _rule("save", r"\b(?:from now on|going forward|in future|in the future)\b", 0.9, "instruction"),
+    _rule(
+        "save", r"^\W*(?:please )?(?:always|never)\b|\bi (?:always|never)\b", 0.85, "instruction"
+    ),
+    _rule("save", r"\b(?:important|critical|crucial|essential)\b", 0.8),
+    _rule(
+        "save",
+        r"\bi (?:really )?(?:prefer|like|love|hate|dislike|enjoy|don'?t (?:like|eat|drink))\b|"
+        r"\bmy (?:favou?rite)\b|\bi usually\b",
+        0.85,
+        "preference",
+    ),
+    _rule(
+        "save",
+        r"\b(?:we|i) (?:decided|agreed|chose|picked|settled|switched)\b|"
+        r"\b(?:we|i)(?:'re| are| am|'m)? going with\b|"
+        r"\blet'?s go with\b",
+        0.85,
+        "decision",
+    ),
+    _rule(
+        "save",
+        r"\bmy (?:name|wife|husband|partner|daughter|son|kids?|children|manager|boss|birthday|"
+        r"email|phone|address|job|title|team|cat|dog)\b[^?]*\b(?:is|are|was|called|named|plays)\b",
+        0.85,
+        "personal",
+    ),
+    _rule(
+        "save",
+        r"\bi(?:'m| am) (?:allergic|vegetarian|vegan|a |an |learning|based|on |from )|"
+        r"\bi (?:work|live|moved|use|started|don'?t eat|never drink)\b|\bcall me\b",
+        0.8,
+        "personal",
+    ),
+    _rule("save", r"\b(?:our|the) \w+ (?:is|are|was) (?:at|on|in|called)\b[^?]*$", 0.7),
+    _rule("save", r"\bname is \w+[^?]*$", 0.75, "personal"),
+    _rule(
+        "save",
+        r"\b(?:our|the) (?:\w+ )?(?:budget|limit|deadline|repo|standup|meeting)\b"
+        r"[^?]*\b(?:is|are)\b[^?]*$",
+        0.7,
+    ),
+)
+
+# Words that make a memory matter more, and how much strength each adds.
+IMPORTANCE: tuple[tuple[re.Pattern[str], float, str], ...] = (
+    (re.compile(r"\b(?:critical|crucial|vital|essential)\b", re.I), 0.4, "critical"),
+    (re.compile(r"\b(?:important|importantly|must|never forget)\b", re.I), 0.3, "important"),
+    (
+        re.compile(r"\b(?:remember|don'?t forget|keep in mind|note that|note to self)\b", re.I),
+        0.2,
+        "asked to remember",
+    ),
+    (re.compile(r"\b(?:always|never|from now on|going forward)\b", re.I), 0.2, "standing rule"),
+    (
+        re.compile(r"\b(?:allergic|allergy|emergency|password|deadline)\b", re.I),
+        0.2,
+        "safety or deadline",
+    ),
+    (re.compile(r"!"), 0.1, "emphasis"),
+)
+BASE_STRENGTH = 1.0
+
+
+@dataclass(frozen=True)
+class Analysis:
+    intent: Intent
+    confidence: float
+    phrase: str | None  # the words that decided it
+    tags: tuple[str, ...] = field(default=())
+
+
+def classify(message: str) -> Analysis:
+    """The message's intent: the strongest rule that matches (ties go to the earlier rule:
+    recall before reinforce before save), or none."""
+    text = " ".join(message.split())
+    best: tuple[float, Rule, re.Match[str]] | None = None
+    tags: list[str] = []
+    for rule in RULES:
+        found = rule.pattern.search(text)
+        if found is None:
+            continue
+        if rule.tag and rule.intent == "save" and rule.tag not in tags:
+            tags.append(rule.tag)
+        if best is None or rule.weight > best[0]:
+            best = (rule.weight, rule, found)
+    if best is None:
+        return Analysis("none", 0.9 if _is_plain_question(text) else 0.7, None)
+    weight, rule, found = best
+    return Analysis(
+        rule.intent, weight, found.group().strip(), tuple(tags) if rule.intent == "save" else ()
+    )
+
+
+def _is_plain_question(text: str) -> bool:
+    return text.rstrip().endswith("?")
+
+
+def importance(content: str) -> tuple[float, list[str]]:
+    """Strength from the words that mark importance: 1.0 plus each kind of marker once,
+    within the strength range; and the reasons, for the save result."""
+    strength = BASE_STRENGTH
+    reasons: list[str] = []
+    for pattern, weight, reason in IMPORTANCE:
+        found = pattern.search(content)
+        if found:
+            strength += weight
+            reasons.append(f"{reason} ({found.group()!r}, +{weight:g})")
+    return min(MAX_STRENGTH, max(MIN_STRENGTH, round(strength, 2))), reasons
+
+
+_LEAD = re.compile(
+    r"^\W*(?:please\s+)?(?:remember(?: that)?|don'?t forget(?: that)?|do not forget(?: that)?|"
+    r"keep in mind(?: that)?|for future reference|note to self|note that|save this|heads up|"
+    r"important|fyi)\s*[:,—-]?\s*",
+    re.IGNORECASE,
+)
+
+
+def memory_content(message: str) -> str:
+    """What to save of a message: without the request to remember, first letter capitalised."""
+    text = _LEAD.sub("", " ".join(message.split()), count=1).strip()
+    return text[:1].upper() + text[1:] if text else " ".join(message.split())
+
+
+_RECALL_LEAD = re.compile(
+    r"^\W*(?:(?:can|could|would|do|did) you (?:still )?(?:remember|recall|remind me(?: of)?)|"
+    r"remind me(?: of| about| what| how| when| where| which| who)?|recall|look up|"
+    r"tell me what you (?:remember|know) about|what do you (?:know|remember) about|"
+    r"what (?:did|have) (?:i|we) (?:say|said|tell you|told you|decide|agree|discuss)"
+    r"(?: about| on| for)?|"
+    r"any idea)\b[,:]?\s*",
+    re.IGNORECASE,
+)
+
+
+def recall_query(message: str) -> str:
+    """A search query for a recall request: the message without the asking, its content words."""
+    text = _RECALL_LEAD.sub("", " ".join(message.split()), count=1)
+    terms = [t for t in query_terms(text) if t not in _RECALL_NOISE]
+    return " ".join(terms) or " ".join(query_terms(message))
+
+
+_RECALL_NOISE = frozenset(
+    """again remember recall remind said say told tell mentioned mention decided decide agreed
+    agree discussed discuss know ever before last time""".split()
+)
+
+
+_WINDOWS = (
+    (re.compile(r"\b(?:today|this morning)\b", re.I), 1),
+    (re.compile(r"\byesterday\b", re.I), 2),
+    (re.compile(r"\b(?:last|this|past) week\b|\bfew days ago\b", re.I), 7),
+    (re.compile(r"\b(?:last|this|past) month\b", re.I), 31),
+    (re.compile(r"\b(?:last|this|past) year\b", re.I), 366),
+)
+
+
+def recall_window(message: str) -> int | None:
+    """Days back a recall request points to ("last week" → 7), if it says."""
+    for pattern, days in _WINDOWS:
+        if pattern.search(message):
+            return days
+    return None

@@ -1,0 +1,34 @@
+"""What a save adds to a memory by itself: the names in its text as entities, and a strength
+from the words that mark importance ("important", "always", "remember"…), when the caller gave
+none. On by default (ENGRAM_ENRICH_ON_SAVE); imports keep their records as they were."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engram.core.entities import extract_entities
+from engram.core.intent import importance
+from engram.services.results import Enrichment
+
+
+def merged_names(given: Sequence[str], found: Sequence[str]) -> list[str]:
+    """The caller's names, then the found ones not already there (case-insensitively)."""
+    seen = {name.casefold() for name in given}
+    out = list(given)
+    for name in found:
+        if name.casefold() not in seen:
+            seen.add(name.casefold())
+            out.append(name)
+    return out
+
+
+def enrich(content: str, entities: Sequence[str], strength: float | None) -> Enrichment:
+    """The entities (the caller's first) and strength a memory of `content` is saved with."""
+    names = merged_names(entities, extract_entities(content))
+    if strength is None:
+        strength, why = importance(content)
+    else:
+        why = []
+    return Enrichment(
+        entities=names[len(entities) :], all_entities=names, strength=strength, why=why
+    )
