@@ -21,8 +21,10 @@ from engram.services.promotion import PromotionResult
 from engram.services.results import (
     GcResult,
     GraphPage,
+    MessageAnalysis,
     ObserveResult,
     PromotionCandidate,
+    RecallAnalysis,
     RelatedMemory,
     ReviewCandidate,
     SaveResult,
@@ -185,6 +187,17 @@ class Engram:
 
     def stats(self) -> Stats:
         return self._app.maintenance.stats()
+
+    # -- natural-language activation ----------------------------------------------------------
+
+    def analyze_message(self, message: str, recent_ids: Sequence[str] = ()) -> MessageAnalysis:
+        """Is this user message worth remembering (and as what), or does it confirm one of the
+        `recent_ids` memories? See docs/activation.md."""
+        return self._app.activation.analyze_message(message, recent_ids)
+
+    def analyze_for_recall(self, message: str) -> RecallAnalysis:
+        """Does this user message ask for something remembered, and what to search for."""
+        return self._app.activation.analyze_for_recall(message)
 
     # -- consolidation ------------------------------------------------------------------------
 

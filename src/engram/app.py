@@ -10,6 +10,7 @@ from typing import TextIO
 from engram.clock import Clock, system_clock
 from engram.config import Settings
 from engram.embeddings.factory import make_embedder
+from engram.services.activation import ActivationService
 from engram.services.backup import BackupService
 from engram.services.consolidation import ConsolidationService
 from engram.services.context import Context
@@ -39,6 +40,7 @@ class App:
     unified: UnifiedSearchService
     backup: BackupService
     consolidation: ConsolidationService
+    activation: ActivationService
 
     def close(self) -> None:
         if self.context.queue is not None:
@@ -96,6 +98,7 @@ def build_app(settings: Settings, clock: Clock | None = None, recover_vectors: b
         unified=UnifiedSearchService(ctx, search),
         backup=BackupService(ctx, vault),
         consolidation=ConsolidationService(ctx),
+        activation=ActivationService(ctx),
     )
 
 

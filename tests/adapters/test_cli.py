@@ -546,3 +546,13 @@ def test_saving_a_repeat_says_it_was_merged(db: Path) -> None:
     again = ok(run(db, "save", "prefers dark mode!", "--tag", "editor"))
     assert f"Already saved as {first}: merged it" in again.stdout
     assert run_json(db, "open", first)["memories"][0]["tags"] == ["ui", "editor"]
+
+
+def test_analyze_says_what_a_message_asks_of_the_memory(db: Path) -> None:
+    saved = save(db, "Uses TypeScript for every frontend project")
+    found = run_json(db, "analyze", "Remember: I prefer TypeScript over JavaScript")
+    assert (found["intent"], found["content"]) == ("save", "I prefer TypeScript over JavaScript")
+    confirm = run_json(db, "analyze", "yes, still using TypeScript", "--recent", saved)
+    assert confirm["touch"] == [saved]
+    recall = ok(run(db, "analyze", "--recall", "What did I say about TypeScript last week?"))
+    assert "search: typescript" in recall.output and "last 7 days" in recall.output

@@ -52,6 +52,8 @@ TOOLS = {
     "cluster_memories",
     "consolidate_memories",
     "undo_consolidation",
+    "analyze_message",
+    "analyze_for_recall",
 }
 
 # name -> (every parameter, in signature order; the required ones). Changing a tool's interface
@@ -91,9 +93,13 @@ SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         (),
     ),
     "undo_consolidation": (("merged_id",), ("merged_id",)),
+    "analyze_message": (("message", "recent_memory_ids"), ("message",)),
+    "analyze_for_recall": (("message",), ("message",)),
 }
 
 READ_ONLY = {
+    "analyze_message",
+    "analyze_for_recall",
     "search_memory",
     "open_memories",
     "promotion_candidates",
@@ -703,6 +709,44 @@ async def test_the_seeds_documented_tool_calls_run_unchanged(server: Server) -> 
 async def test_an_alias_and_its_parameter_together_are_an_error(server: Server) -> None:
     message = await server.error("search_memory", {"query": "x", "limit": 3, "top_k": 5})
     assert "top_k: is another name for 'limit'" in message
+
+
+@pytest.mark.anyio
+async def test_natural_language_activation_over_mcp(server: Server) -> None:
+    """The seed's flow: the assistant asks whether to save, saves what it is told, recalls on
+    a question, and reinforces on a confirmation."""
+    said = f"Remember: I prefer TypeScript over JavaScript for project {unique()}"
+    advice = await server.call("analyze_message", {"message": said})
+    assert advice["intent"] == "save" and advice["phrase"] == "Remember"
+    assert advice["entities"][:2] == ["TypeScript", "JavaScript"]
+    assert advice["strength"] > 1.0 and "asked to remember" in advice["why"][0]
+    done = await server.call(
+        "save_memory",
+        {
+            "content": advice["content"],
+            "tags": advice["tags"],
+            "entities": advice["entities"],
+            "strength": advice["strength"],
+        },
+    )
+    memory = done["memory"]
+    assert memory["strength"] == advice["strength"]
+    marked = await server.call("save_memory", {"content": f"Important: deploy freeze {unique()}"})
+    assert marked["memory"]["strength"] > 1.0  # no strength given: from its wording
+    assert "important" in marked["enrichment"]["why"][0]
+    recall = await server.call(
+        "analyze_for_recall", {"message": "What did I say about TypeScript?"}
+    )
+    assert recall["should_search"] and recall["query"] == "typescript"
+    hits = await server.call("search_memory", {"query": recall["query"]})
+    assert memory["id"] in [h["id"] for h in hits["hits"]]
+    confirm = await server.call(
+        "analyze_message",
+        {"message": "Yes, still using TypeScript", "recent_memory_ids": [memory["id"]]},
+    )
+    assert (confirm["intent"], confirm["touch"]) == ("reinforce", [memory["id"]])
+    nothing = await server.call("analyze_message", {"message": "Why is the sky blue?"})
+    assert (nothing["intent"], nothing["should_save"]) == ("none", False)
 
 
 # -- separate servers ---------------------------------------------------------------------------

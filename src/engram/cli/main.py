@@ -10,7 +10,16 @@ from __future__ import annotations
 import click
 
 from engram.about import DISTRIBUTION
-from engram.cli import admin, consolidate, embed, maintenance, memories, transfer, vault
+from engram.cli import (
+    activation,
+    admin,
+    consolidate,
+    embed,
+    maintenance,
+    memories,
+    transfer,
+    vault,
+)
 from engram.cli.common import EngramGroup, State
 from engram.cli.demo import demo
 
@@ -34,7 +43,7 @@ def cli(ctx: click.Context, store: str | None, as_json: bool) -> None:
 
 for command in (*memories.COMMANDS, *admin.COMMANDS, *vault.COMMANDS, *embed.COMMANDS, demo):
     cli.add_command(command)
-for command in consolidate.COMMANDS:
+for command in (*consolidate.COMMANDS, *activation.COMMANDS):
     cli.add_command(command)
 for command in (*maintenance.COMMANDS, *transfer.COMMANDS):  # storage upkeep, migrate/import/export
     cli.add_command(command)

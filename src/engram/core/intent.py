@@ -225,9 +225,21 @@ _RECALL_LEAD = re.compile(
 )
 
 
+_WINDOWS = (
+    (re.compile(r"\b(?:today|this morning)\b", re.I), 1),
+    (re.compile(r"\byesterday\b", re.I), 2),
+    (re.compile(r"\b(?:last|this|past) week\b|\bfew days ago\b", re.I), 7),
+    (re.compile(r"\b(?:last|this|past) month\b", re.I), 31),
+    (re.compile(r"\b(?:last|this|past) year\b", re.I), 366),
+)
+
+
 def recall_query(message: str) -> str:
-    """A search query for a recall request: the message without the asking, its content words."""
+    """A search query for a recall request: the message without the asking and without when
+    (that is `recall_window`), its content words."""
     text = _RECALL_LEAD.sub("", " ".join(message.split()), count=1)
+    for pattern, _ in _WINDOWS:
+        text = pattern.sub(" ", text)
     terms = [t for t in query_terms(text) if t not in _RECALL_NOISE]
     return " ".join(terms) or " ".join(query_terms(message))
 
@@ -235,15 +247,6 @@ def recall_query(message: str) -> str:
 _RECALL_NOISE = frozenset(
     """again remember recall remind said say told tell mentioned mention decided decide agreed
     agree discussed discuss know ever before last time""".split()
-)
-
-
-_WINDOWS = (
-    (re.compile(r"\b(?:today|this morning)\b", re.I), 1),
-    (re.compile(r"\byesterday\b", re.I), 2),
-    (re.compile(r"\b(?:last|this|past) week\b|\bfew days ago\b", re.I), 7),
-    (re.compile(r"\b(?:last|this|past) month\b", re.I), 31),
-    (re.compile(r"\b(?:last|this|past) year\b", re.I), 366),
 )
 
 

@@ -54,6 +54,8 @@ chains, context around a memory); read_graph pages through everything.
 - gc forgets faded memories; it is a dry run unless dry_run=false.
 - cluster_memories finds memories that say the same thing; consolidate_memories merges them \
 (preview first; originals are archived, undo_consolidation restores them).
+- Unsure whether a user's message is worth remembering, asks for a memory, or confirms one? \
+analyze_message and analyze_for_recall say so, with what to save or search.
 """
 
 log = logging.getLogger(__name__)

@@ -10,6 +10,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
+from engram.mcp.activation_tools import register_activation_tools
 from engram.mcp.consolidation_tools import register_consolidation_tools
 from engram.mcp.ltm_tools import register_ltm_tools
 from engram.mcp.memory_tools import register_memory_tools, register_reinforcement_tools
@@ -38,6 +39,8 @@ TOOL_NAMES = (
     "cluster_memories",
     "consolidate_memories",
     "undo_consolidation",
+    "analyze_message",
+    "analyze_for_recall",
 )
 
 
@@ -50,5 +53,6 @@ def register_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
     register_graph_tools(server, runtime)
     register_ltm_tools(server, runtime)
     register_consolidation_tools(server, runtime)
+    register_activation_tools(server, runtime)
     register_resources(server, runtime)
     register_prompts(server, runtime)

@@ -109,9 +109,11 @@ class MemoryService:
         return SaveResult(memory=new, action=action, duplicate_of=existing.id)
 
     def save_many(self, drafts: Sequence[Draft]) -> list[Memory]:
-        """Validate everything first, then write all in one transaction."""
+        """Validate (and enrich, as `save` does) everything first, then write all in one
+        transaction."""
         now = self.ctx.now()
-        return self._write([self._build(d, now, index=i) for i, d in enumerate(drafts)])
+        built = [self._enriched(self._build(d, now, index=i), d)[0] for i, d in enumerate(drafts)]
+        return self._write(built)
 
     def _write(self, built: list[Memory]) -> list[Memory]:
         """Insert validated memories (review priority, episode places and schedules computed

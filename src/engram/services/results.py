@@ -22,11 +22,13 @@ __all__ = [
     "Enrichment",
     "GcResult",
     "GraphPage",
+    "MessageAnalysis",
     "ObserveResult",
     "ObserveUsageResult",
     "OpenResult",
     "PromotionCandidate",
     "PromotionCandidates",
+    "RecallAnalysis",
     "RecallResult",
     "Recalled",
     "RelatedMemory",
@@ -246,3 +248,33 @@ class PromotionCandidates(_Result):
 
 class ReviewCandidates(_Result):
     candidates: list[ReviewCandidate]
+
+
+class MessageAnalysis(_Result):
+    """`intent` save: `content`, `tags`, `entities` and `strength` are what to save (and `why`
+    the strength). reinforce: `touch` lists the recent memories the message confirms. recall:
+    call analyze_for_recall (or search_memory) for the queries."""
+
+    intent: Literal["save", "recall", "reinforce", "none"]
+    should_save: bool
+    confidence: float
+    phrase: str | None
+    content: str | None = None
+    tags: list[str] = []
+    entities: list[str] = []
+    strength: float | None = None
+    why: list[str] = []
+    touch: list[str] = []
+
+
+class RecallAnalysis(_Result):
+    """`should_search`: the message asks for something remembered; `query` is the main search,
+    `queries` adds one per name it mentions; `window_days` when it says when ("last week")."""
+
+    should_search: bool
+    confidence: float
+    phrase: str | None
+    query: str | None = None
+    queries: list[str] = []
+    entities: list[str] = []
+    window_days: int | None = None

@@ -1,0 +1,54 @@
+"""`engram analyze`: what a user's message asks of the memory (docs/activation.md)."""
+
+from __future__ import annotations
+
+import click
+from rich.console import Console
+
+from engram.cli.common import State, open_app, output, pass_state
+from engram.services.results import MessageAnalysis, RecallAnalysis
+
+
+@click.command()
+@click.argument("message")
+@click.option("--recall", "for_recall", is_flag=True, help="Analyse it as a request to recall.")
+@click.option(
+    "--recent",
+    "recent_ids",
+    multiple=True,
+    help="A memory just shown (repeatable): a confirmation says which of them to reinforce.",
+)
+@pass_state
+def analyze(state: State, message: str, for_recall: bool, recent_ids: tuple[str, ...]) -> None:
+    """Should MESSAGE be remembered, recalled from memory, or does it confirm a memory?"""
+    with open_app(state) as app:
+        if for_recall:
+            recall = app.activation.analyze_for_recall(message)
+            output(state, recall, lambda c: render_recall(c, recall))
+        else:
+            found = app.activation.analyze_message(message, list(recent_ids))
+            output(state, found, lambda c: render_message(c, found))
+
+
+def render_message(out: Console, a: MessageAnalysis) -> None:
+    phrase = f' ("{a.phrase}")' if a.phrase else ""
+    out.print(f"intent: {a.intent}, confidence {a.confidence:.2f}{phrase}")
+    if a.should_save:
+        out.print(f"save: {a.content}")
+        out.print(f"  tags: {', '.join(a.tags) or '-'}; entities: {', '.join(a.entities) or '-'}")
+        out.print(f"  strength: {a.strength:g}" + (f" ({'; '.join(a.why)})" if a.why else ""))
+    if a.touch:
+        out.print(f"touch: {', '.join(a.touch)}")
+
+
+def render_recall(out: Console, a: RecallAnalysis) -> None:
+    if not a.should_search:
+        out.print(f"no recall intent (confidence {a.confidence:.2f})")
+        return
+    out.print(f'recall, confidence {a.confidence:.2f} ("{a.phrase}")')
+    out.print(f"search: {' | '.join(a.queries)}")
+    if a.window_days is not None:
+        out.print(f"  within the last {a.window_days} days")
+
+
+COMMANDS = (analyze,)

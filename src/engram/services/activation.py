@@ -1,0 +1,89 @@
+"""Natural-language activation: should this user message be remembered, is it asking to recall
+something, or confirming something remembered? The assistant asks, Engram answers with the
+phrase that decided it and what to do next (content, tags, entities and strength to save with;
+queries to search; memories to touch). Rules from engram.core.intent and engram.core.entities;
+measured in docs/activation.md."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engram.core.entities import extract_entities
+from engram.core.intent import (
+    classify,
+    importance,
+    memory_content,
+    recall_query,
+    recall_window,
+)
+from engram.core.text import query_terms
+from engram.services import validation as check
+from engram.services.context import Context
+from engram.services.results import MessageAnalysis, RecallAnalysis
+
+# Words of a confirmation that say nothing about which memory it confirms.
+_CONFIRMING = frozenset(
+    """yes yep yup yeah still correct right exactly indeed confirmed true valid accurate same
+    case holds nothing changed hasn't before that's it is as""".split()
+)
+
+
+class ActivationService:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def analyze_message(self, message: str, recent_ids: Sequence[str] = ()) -> MessageAnalysis:
+        text = check.content(message, "message")
+        recent = check.memory_ids(recent_ids, "recent_memory_ids") if recent_ids else []
+        found = classify(text)
+        result = MessageAnalysis(
+            intent=found.intent,
+            should_save=found.intent == "save",
+            confidence=found.confidence,
+            phrase=found.phrase,
+        )
+        if found.intent == "save":
+            content = memory_content(text)
+            strength, why = importance(text)
+            return result.model_copy(
+                update={
+                    "content": content,
+                    "tags": list(found.tags),
+                    "entities": extract_entities(content),
+                    "strength": strength,
+                    "why": why,
+                }
+            )
+        if found.intent == "reinforce" and recent:
+            return result.model_copy(update={"touch": self._confirmed(text, recent)})
+        return result
+
+    def _confirmed(self, message: str, recent: list[str]) -> list[str]:
+        """The recent memories sharing a word with the confirmation (most shared first); all of
+        them when it names nothing ("yes, that's right")."""
+        words = {t for t in query_terms(message) if t not in _CONFIRMING}
+        memories = self.ctx.store.get_many(recent)
+        if not words:
+            return [m.id for m in memories]
+        shared = [
+            (len(words & set(query_terms(m.content))), i, m.id) for i, m in enumerate(memories)
+        ]
+        return [ident for n, _, ident in sorted(shared, key=lambda s: (-s[0], s[1])) if n > 0]
+
+    def analyze_for_recall(self, message: str) -> RecallAnalysis:
+        text = check.content(message, "message")
+        found = classify(text)
+        if found.intent != "recall":
+            return RecallAnalysis(should_search=False, confidence=found.confidence, phrase=None)
+        query = recall_query(text)
+        names = extract_entities(text)
+        queries = [query, *(n for n in names if n.casefold() != query.casefold())]
+        return RecallAnalysis(
+            should_search=True,
+            confidence=found.confidence,
+            phrase=found.phrase,
+            query=query,
+            queries=queries,
+            entities=names,
+            window_days=recall_window(text),
+        )

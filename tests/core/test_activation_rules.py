@@ -1,0 +1,93 @@
+"""The activation rules against the labelled sets in tests/fixtures/activation (written for
+Engram): intent per class and entity extraction, precision and recall; plus the helpers."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from engram.core.entities import extract_entities
+from engram.core.intent import (
+    classify,
+    importance,
+    memory_content,
+    recall_query,
+    recall_window,
+)
+from engram.core.models import MAX_STRENGTH
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "activation"
+CLASSES = ("save", "recall", "reinforce", "none")
+
+
+def rows(name: str) -> list[list[str]]:
+    lines = (FIXTURES / name).read_text(encoding="utf-8").splitlines()
+    return [line.split("\t") for line in lines if line.strip() and not line.startswith("#")]
+
+
+def test_the_message_set_is_large_and_varied() -> None:
+    labels = Counter(label for label, _ in rows("messages.tsv"))
+    assert sum(labels.values()) >= 150 and all(labels[c] >= 30 for c in CLASSES)
+
+
+def test_intent_precision_and_recall_are_at_least_085_per_class() -> None:
+    tp: Counter[str] = Counter()
+    fp: Counter[str] = Counter()
+    fn: Counter[str] = Counter()
+    for label, text in rows("messages.tsv"):
+        got = classify(text).intent
+        if got == label:
+            tp[label] += 1
+        else:
+            fp[got] += 1
+            fn[label] += 1
+    for c in CLASSES:
+        assert tp[c] / (tp[c] + fp[c]) >= 0.85, c
+        assert tp[c] / (tp[c] + fn[c]) >= 0.85, c
+
+
+@pytest.mark.parametrize("name", ["entities.tsv", "entities-heldout.tsv"])
+def test_entity_precision_and_recall_are_at_least_085(name: str) -> None:
+    tp = fp = fn = 0
+    for text, gold_text in rows(name):
+        gold = set(gold_text.split("|"))
+        got = {e.casefold() for e in extract_entities(text)}
+        tp, fp, fn = tp + len(got & gold), fp + len(got - gold), fn + len(gold - got)
+    assert tp / (tp + fp) >= 0.85 and tp / (tp + fn) >= 0.85
+
+
+def test_the_seeds_example_finds_the_technology() -> None:
+    assert extract_entities("Use JWT for auth") == ["JWT"]
+    assert extract_entities("Decided on PostgreSQL 16 for Atlas") == ["PostgreSQL 16", "Atlas"]
+    assert extract_entities("Prefers tea over coffee") == []
+
+
+def test_each_decision_names_its_phrase() -> None:
+    found = classify("Remember: I prefer TypeScript over JavaScript")
+    assert (found.intent, found.phrase) == ("save", "Remember")
+    assert "preference" in found.tags
+    assert classify("What did I say about TypeScript?").phrase is not None
+
+
+def test_importance_is_bounded_and_explained() -> None:
+    assert importance("Prefers tea over coffee") == (1.0, [])
+    strength, why = importance("Important: never share my phone number!")
+    assert strength == pytest.approx(1.6) and len(why) == 3
+    assert any("'Important'" in w for w in why)
+    shouting = "CRITICAL and important: always remember, never forget the emergency password!"
+    assert importance(shouting)[0] == MAX_STRENGTH
+
+
+def test_the_request_to_remember_is_not_saved_with_the_fact() -> None:
+    assert memory_content("Remember: I prefer TypeScript") == "I prefer TypeScript"
+    assert memory_content("please remember that my flight is at 9") == "My flight is at 9"
+    assert memory_content("I live in Porto") == "I live in Porto"
+
+
+def test_a_recall_request_becomes_a_query_and_a_window() -> None:
+    assert recall_query("What did I say about TypeScript?") == "typescript"
+    assert recall_query("Remind me what we decided for the database") == "database"
+    assert recall_window("What did we discuss last week about pricing?") == 7
+    assert recall_window("What did I say about pricing?") is None

@@ -1,0 +1,71 @@
+"""Enrichment on save and the analyze operations, through the Python API on every backend."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram import Draft, Engram, ValidationError
+
+
+def test_a_save_adds_the_names_in_its_text_and_says_so(mem: Engram) -> None:
+    result = mem.save_result(
+        Draft("Dana Kim moved the Atlas launch to Friday", entities=["dana kim"])
+    )
+    assert result.memory.entities == ("dana kim", "Atlas")  # the caller's first, once
+    assert result.enrichment is not None and result.enrichment.entities == ["Atlas"]
+    assert [h.memory.id for h in mem.search("atlas")] == [result.memory.id]
+
+
+def test_strength_comes_from_the_wording_unless_given(mem: Engram) -> None:
+    marked = mem.save_result(Draft("Important: never share my phone number!"))
+    assert marked.memory.strength == pytest.approx(1.6)
+    assert marked.enrichment is not None and len(marked.enrichment.why) == 3
+    plain = mem.save("Prefers tea over coffee")
+    assert plain.strength == 1.0
+    given = mem.save_result(Draft("Important: the demo is on Friday", strength=0.5))
+    assert given.memory.strength == 0.5
+    assert given.enrichment is not None and given.enrichment.why == []
+
+
+def test_imports_and_a_disabled_setting_keep_the_record_as_given(
+    mem: Engram, store_url: str
+) -> None:
+    imported = mem.save_result(Draft("Important: Atlas uses JWT", id="imported-1"))
+    assert imported.memory.entities == () and imported.memory.strength == 1.0
+    assert imported.enrichment is None
+    with Engram.open(store_url, enrich_on_save=False) as plain:
+        kept = plain.save_result(Draft("Important: Globex pays in March"))
+    assert kept.memory.entities == () and kept.memory.strength == 1.0
+
+
+def test_analyze_message_says_what_to_save(mem: Engram) -> None:
+    found = mem.analyze_message("Remember: I prefer TypeScript over JavaScript")
+    assert (found.intent, found.should_save, found.phrase) == ("save", True, "Remember")
+    assert found.content == "I prefer TypeScript over JavaScript"
+    assert found.entities == ["TypeScript", "JavaScript"] and "preference" in found.tags
+    assert found.strength is not None and found.strength > 1.0
+    assert mem.analyze_message("What's the capital of France?").intent == "none"
+
+
+def test_a_confirmation_names_the_recent_memory_it_confirms(mem: Engram) -> None:
+    ts = mem.save("Uses TypeScript for every frontend project")
+    porto = mem.save("Lives in Porto")
+    found = mem.analyze_message("Yes, still using TypeScript", [porto.id, ts.id])
+    assert (found.intent, found.touch) == ("reinforce", [ts.id])
+    vague = mem.analyze_message("Yes, that's right.", [porto.id, ts.id])
+    assert vague.touch == [porto.id, ts.id]  # names nothing: every recent one
+
+
+def test_analyze_for_recall_gives_the_query_to_run(mem: Engram) -> None:
+    saved = mem.save("Prefers TypeScript over JavaScript", tags=["preferences"])
+    found = mem.analyze_for_recall("What did I say about TypeScript last week?")
+    assert found.should_search and found.query == "typescript" and found.window_days == 7
+    assert [h.memory.id for h in mem.search(found.query)] == [saved.id]
+    assert not mem.analyze_for_recall("Translate 'good morning' into Spanish").should_search
+
+
+def test_bad_messages_are_refused_naming_the_field(mem: Engram) -> None:
+    with pytest.raises(ValidationError, match="message"):
+        mem.analyze_message("   ")
+    with pytest.raises(ValidationError, match="recent_memory_ids"):
+        mem.analyze_message("yes still", ["not an id!"])
