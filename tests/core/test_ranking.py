@@ -34,7 +34,7 @@ def test_decay_breaks_ties_between_equally_relevant_matches() -> None:
 
 def test_review_candidates_take_their_share_of_slots() -> None:
     matches = [cand(f"m{i}", 10.0 - i / 4, 1.0) for i in range(10)]
-    reviews = [cand(f"r{i}", 5.5, 0.25, prio=0.9 - i / 10) for i in range(5)]
+    reviews = [cand(f"r{i}", 7.5, 0.25, prio=0.9 - i / 10) for i in range(5)]
     hits = rank(matches + reviews, 10, 0.3, 0.3)
     assert [h.reason for h in hits].count("review") == 3
     assert [h.id for h in hits][:3] == ["m0", "m1", "r0"]
@@ -125,3 +125,11 @@ def test_leading_phrase_is_the_first_words_in_lower_case() -> None:
     assert leading_phrase("Prefers TEA, over coffee!") == "prefers tea over coffee"
     assert leading_phrase("one two three", most=2) == "one two"
     assert leading_phrase("?!") == ""
+
+
+def test_review_slots_reach_only_just_below_the_list() -> None:
+    """A fading memory ranked far down (here 25th of 30) is not pulled into the top 10."""
+    matches = [cand(f"m{i}", 10.0 - i / 20, 1.0) for i in range(24)]
+    deep = cand("r", 8.0, 0.25, prio=0.9)
+    hits = rank([*matches, deep], 10, 0.3, 0.3)
+    assert all(h.reason == "match" for h in hits)

@@ -74,7 +74,7 @@ def test_review_candidates_are_blended_into_results(mem: Engram, clock: FixedClo
     fading = mem.save("garden: tomatoes need watering twice a week")
     clock.advance(days=9)  # power law: score ≈ 0.24, mid danger zone
     topics = "compost trellis seedlings harvest pruning mulch shade soil stakes slugs seeds pots"
-    fresh = [mem.save(f"garden plan: tomatoes, garden beds and {t}") for t in topics.split()]
+    fresh = [mem.save(f"garden plan: tomatoes need watering, beds and {t}") for t in topics.split()]
     hits = mem.search("garden tomatoes", limit=10)
     assert len(hits) == 10
     reviews = [h for h in hits if h.reason == "review"]

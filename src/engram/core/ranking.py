@@ -39,7 +39,10 @@ K = TypeVar("K", bound=Hashable)
 NEAR_COPY = 0.95
 # A review candidate must be at least this relevant (relative to the best match): review slots
 # are for fading memories the query is about, not for anything that shares a word with it.
-REVIEW_MIN_RELEVANCE = 0.5
+REVIEW_MIN_RELEVANCE = 0.7
+# ... and rank among the best REVIEW_REACH × limit matches: a review slot surfaces a fading
+# memory that nearly made the list, never one from deep down (which cost recall: docs/search.md).
+REVIEW_REACH = 2
 
 
 class Why(BaseModel):
@@ -239,7 +242,7 @@ def rank(
     reviews = sorted(
         (
             c
-            for c in ordered[primary_slots:]
+            for c in ordered[primary_slots : REVIEW_REACH * limit]
             if c.review_priority > 0
             and c.id not in taken
             and c.relevance >= REVIEW_MIN_RELEVANCE * scale
