@@ -17,6 +17,7 @@ from engram.services.consolidation import ClusterResult, ConsolidateResult, Undo
 from engram.services.embeddings import EmbeddingStatus, Similar
 from engram.services.ltm import IndexReport, Progress
 from engram.services.memories import Draft
+from engram.services.pipeline import AuditTrail, PipelineResult
 from engram.services.promotion import PromotionResult
 from engram.services.results import (
     GcResult,
@@ -198,6 +199,24 @@ class Engram:
     def analyze_for_recall(self, message: str) -> RecallAnalysis:
         """Does this user message ask for something remembered, and what to search for."""
         return self._app.activation.analyze_for_recall(message)
+
+    # -- the maintenance pipeline -------------------------------------------------------------
+
+    def run_pipeline(
+        self, agents: Sequence[str] | None = None, dry_run: bool = True
+    ) -> PipelineResult:
+        """Run the maintenance agents (all, or the named ones): a dry run (the default)
+        records their plan in the audit trail and changes nothing; otherwise the plan is
+        applied. See docs/consolidation.md#the-maintenance-pipeline."""
+        return self._app.pipeline.run(agents, dry_run)
+
+    def apply_plan(self, plan_id: str) -> PipelineResult:
+        """Apply exactly what a dry run planned; a step whose memories changed is skipped."""
+        return self._app.pipeline.apply(plan_id)
+
+    def audit(self, plan_id: str | None = None, limit: int = 50) -> AuditTrail:
+        """The pipeline's decisions, newest first (of one plan, when given)."""
+        return self._app.pipeline.audit(plan_id, limit)
 
     # -- consolidation ------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from engram.services.graph import GraphService
 from engram.services.ltm import LtmService, VaultAccess
 from engram.services.maintenance import MaintenanceService
 from engram.services.memories import MemoryService
+from engram.services.pipeline import PipelineService
 from engram.services.promotion import PromotionService
 from engram.services.search import SearchService
 from engram.services.unified import UnifiedSearchService
@@ -41,6 +42,7 @@ class App:
     backup: BackupService
     consolidation: ConsolidationService
     activation: ActivationService
+    pipeline: PipelineService
 
     def close(self) -> None:
         if self.context.queue is not None:
@@ -85,20 +87,23 @@ def build_app(settings: Settings, clock: Clock | None = None, recover_vectors: b
     promotion = PromotionService(ctx, maintenance, ltm, vault)
     if settings.auto_promote:
         maintenance.auto_promote = promotion.promote_due
+    consolidation = ConsolidationService(ctx)
+    graph = GraphService(ctx)
     return App(
         settings=settings,
         context=ctx,
         memories=MemoryService(ctx),
         search=search,
         maintenance=maintenance,
-        graph=GraphService(ctx),
+        graph=graph,
         embeddings=EmbeddingService(ctx),
         ltm=ltm,
         promotion=promotion,
         unified=UnifiedSearchService(ctx, search),
         backup=BackupService(ctx, vault),
-        consolidation=ConsolidationService(ctx),
+        consolidation=consolidation,
         activation=ActivationService(ctx),
+        pipeline=PipelineService(ctx, maintenance, consolidation, ltm, promotion, graph),
     )
 
 

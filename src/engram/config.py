@@ -107,6 +107,8 @@ class Settings(BaseSettings):
     cluster_link_threshold: float = Field(default=0.83, ge=0, le=1)
     cluster_merge_cohesion: float = Field(default=0.9, ge=0, le=1)
     cluster_review_cohesion: float = Field(default=0.75, ge=0, le=1)
+    # The maintenance pipeline: store-changing steps applied per minute (the seed's default)
+    pipeline_rate_limit: int = Field(default=60, ge=1, le=100_000)
 
     # Long-term memory: the Obsidian vault (docs/ltm.md)
     vault_path: str | None = None

@@ -9,11 +9,14 @@ import numpy as np
 import pytest
 
 from engram.core.decay import DAY
-from engram.core.models import Memory, Relation, Schedule, Status
+from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.core.scoring import Policy, ScheduleArrays, memory_schedule, schedule_arrays
 from engram.core.timeutil import to_epoch
-from engram.errors import NotFoundError
+from engram.errors import NotFoundError, StoreError
+from engram.storage.jsonl import JSONLStore
+from engram.storage.postgres import PostgresStore
 from engram.storage.protocol import Filter, ScheduleInputs, Store
+from engram.storage.sqlite import SQLiteStore
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 NOW = to_epoch(T0)
@@ -409,3 +412,52 @@ def test_editing_the_text_retires_the_passages_too(vector_store: Store) -> None:
     vector_store.modify(["a"], lambda m: (m.model_copy(update={"content": "new"}), Schedule()))
     assert vector_store.vector_search(rows[1], Filter(), 5) == []
     assert vector_store.get_vectors(["a"], "m", passages=True) == {}
+
+
+def _entry(n: int, plan: str, applied: bool = False) -> AuditEntry:
+    return AuditEntry(
+        id=f"e{n}",
+        plan_id=plan,
+        step=n,
+        agent="SemanticMerge",
+        action="merge",
+        memory_ids=("a", "b"),
+        detail={"cluster_id": "c1", "versions": {"a": "x1", "b": "y2"}, "cohesion": 0.93},
+        why="near-copies",
+        applied=applied,
+        result="done" if applied else "planned",
+        at=T0 + timedelta(seconds=n),
+    )
+
+
+def test_the_audit_trail_keeps_every_entry_newest_first(store: Store) -> None:
+    store.audit_append([_entry(1, "p1"), _entry(2, "p1")])
+    store.audit_append([_entry(3, "p2", applied=True)])
+    assert [e.id for e in store.audit_entries(None, 10)] == ["e3", "e2", "e1"]
+    assert [e.id for e in store.audit_entries("p1", 10)] == ["e2", "e1"]
+    assert store.audit_entries(None, 1) == [_entry(3, "p2", applied=True)]  # round-trips
+    assert store.audit_entries("nothing", 10) == []
+
+
+def test_an_exclusive_lock_is_held_once(store: Store, request: pytest.FixtureRequest) -> None:
+    """A second holder (here another handle on the same store) is refused at once."""
+    other = _second_handle(store, request)
+    try:
+        with store.exclusive("pipeline"):
+            with pytest.raises(StoreError, match="pipeline is already running"):
+                with other.exclusive("pipeline"):
+                    pass
+            with other.exclusive("another"):
+                pass  # locks by name
+        with other.exclusive("pipeline"):
+            pass  # released
+    finally:
+        other.close()
+
+
+def _second_handle(store: Store, request: pytest.FixtureRequest) -> Store:
+    if isinstance(store, SQLiteStore):
+        return SQLiteStore(store.path)
+    if isinstance(store, JSONLStore):
+        return JSONLStore(store.path)
+    return PostgresStore(request.getfixturevalue("postgres_url"))

@@ -1,13 +1,20 @@
-"""`engram consolidate`: find clusters of memories saying the same thing, merge them, undo."""
+"""`engram consolidate`: find clusters of memories saying the same thing, merge them, undo; run
+the maintenance pipeline, apply its plans, read its audit trail."""
 
 from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 from engram.cli.common import State, fmt_score, open_app, output, pass_state, preview, say
+from engram.services.agents import AGENTS
 from engram.services.consolidation import ClusterResult, ClusterView, ConsolidateResult
+from engram.services.pipeline import AuditTrail, PipelineResult, Progress
 
 
 @click.group()
@@ -60,6 +67,107 @@ def undo(state: State, merged_id: str) -> None:
     with open_app(state) as app:
         result = app.consolidation.undo(merged_id)
     output(state, result, lambda c: say(c, f"Restored {len(result.restored_ids)} memories"))
+
+
+@consolidate.command("pipeline")
+@click.option("--apply", "apply_", is_flag=True, help="Apply the plan (default: a dry run).")
+@click.option(
+    "--agent", "agents", multiple=True, help=f"Only this agent (repeatable): {', '.join(AGENTS)}."
+)
+@click.option("--scheduled", is_flag=True, help="Run again every --interval-hours until Ctrl-C.")
+@click.option("--interval-hours", type=float, default=24.0, show_default=True)
+@pass_state
+def pipeline(
+    state: State, apply_: bool, agents: tuple[str, ...], scheduled: bool, interval_hours: float
+) -> None:
+    """Run the maintenance agents: a plan of what they propose (a dry run, recorded in the
+    audit trail), or, with --apply, the plan applied."""
+    if scheduled and not interval_hours > 0:
+        raise click.BadParameter("must be more than 0", param_hint="--interval-hours")
+    with open_app(state) as app:
+        while True:
+            with agent_status() as progress:
+                result = app.pipeline.run(list(agents) or None, not apply_, progress)
+            output(state, result, lambda c, r=result: render_pipeline(c, r))
+            if not scheduled:
+                return
+            time.sleep(interval_hours * 3600)
+
+
+@consolidate.command("apply")
+@click.argument("plan_id")
+@pass_state
+def apply_plan(state: State, plan_id: str) -> None:
+    """Apply exactly the plan a dry run recorded (steps whose memories changed are skipped)."""
+    with open_app(state) as app, agent_status() as progress:
+        result = app.pipeline.apply(plan_id, progress)
+    output(state, result, lambda c: render_pipeline(c, result))
+
+
+@consolidate.command("audit")
+@click.option("--plan", "plan_id", default=None, help="Only this plan's entries.")
+@click.option("--limit", type=int, default=50, show_default=True)
+@pass_state
+def audit(state: State, plan_id: str | None, limit: int) -> None:
+    """The audit trail: every decision of the pipeline, newest first."""
+    with open_app(state) as app:
+        trail = app.pipeline.audit(plan_id, limit)
+    output(state, trail, lambda c: render_audit(c, trail))
+
+
+@contextmanager
+def agent_status() -> Iterator[Progress]:
+    """Which agent is working (or how far applying got), on stderr when it is a terminal."""
+    err = Console(stderr=True)
+    if not err.is_terminal:
+        yield lambda _what, _done, _total: None
+        return
+    with err.status("surveying the store") as status:
+
+        def update(what: str, done: int, total: int) -> None:
+            status.update(f"{what} ({done + 1}/{total})")
+
+        yield update
+
+
+def render_pipeline(out: Console, result: PipelineResult) -> None:
+    table = Table(title=f"plan {result.plan_id}" + (" (dry run)" if result.dry_run else ""))
+    table.add_column("agent")
+    for kind in ("planned", "done", "reported", "skipped"):
+        table.add_column(kind, justify="right")
+    for agent in result.agents:
+        counts = result.summary.get(agent, {})
+        table.add_row(
+            agent,
+            *(str(counts.get(k, 0) or "") for k in ("planned", "done", "reported", "skipped")),
+        )
+    out.print(table)
+    for step in result.steps:
+        if step.result.startswith("skipped"):
+            say(out, f"step {step.step} ({step.agent} {step.action}): {step.result}")
+    for note in result.notes:
+        say(out, f"note: {note}")
+    if result.dry_run and result.steps:
+        say(out, f"Dry run: apply this plan with `engram consolidate apply {result.plan_id}`.")
+
+
+def render_audit(out: Console, trail: AuditTrail) -> None:
+    if not trail.entries:
+        say(out, "The audit trail is empty.")
+        return
+    table = Table(title=f"{trail.count} audit entries")
+    for column in ("when", "plan", "agent", "action", "memories", "result"):
+        table.add_column(column)
+    for e in trail.entries:
+        table.add_row(
+            e.at.strftime("%Y-%m-%d %H:%M"),
+            e.plan_id,
+            e.agent,
+            e.action,
+            ", ".join(i[:8] for i in e.memory_ids),
+            e.result,
+        )
+    out.print(table)
 
 
 def _table(title: str, views: list[ClusterView]) -> Table:

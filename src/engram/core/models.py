@@ -87,6 +87,27 @@ class Relation(BaseModel):
     created_at: datetime
 
 
+class AuditEntry(BaseModel):
+    """One decision of the maintenance pipeline, as the audit trail keeps it: which agent, what
+    it proposed for which memories and why, and whether it was applied with what result. A dry
+    run records its plan (`applied` false, result "planned"); applying the plan records each
+    step again with its outcome."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    plan_id: str
+    step: int
+    agent: str
+    action: str
+    memory_ids: tuple[str, ...] = ()
+    detail: dict[str, Any] = Field(default_factory=dict)
+    why: str = ""
+    applied: bool = False
+    result: str = "planned"
+    at: datetime
+
+
 class Schedule(BaseModel):
     """When a memory's score crosses each policy threshold (epoch seconds).
 

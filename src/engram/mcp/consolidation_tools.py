@@ -9,7 +9,9 @@ from pydantic import Field
 from engram.mcp import hints
 from engram.mcp.params import MemoryId, MemoryIds
 from engram.mcp.runtime import EngramRuntime
+from engram.services.agents import AgentName
 from engram.services.consolidation import ClusterResult, ConsolidateResult, UndoResult
+from engram.services.pipeline import AUDIT_MAX, AuditTrail, PipelineResult
 
 Threshold = Annotated[float | None, Field(ge=0, le=1)]
 
@@ -92,3 +94,59 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
     )
     async def undo_consolidation(merged_id: MemoryId) -> UndoResult:
         return await runtime.call(lambda app: app.consolidation.undo(merged_id))
+
+
+def register_pipeline_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
+    @server.tool(
+        name="run_pipeline",
+        title="Run the maintenance agents",
+        description=(
+            "Run the maintenance agents — DecayAnalyzer (memories about to fade), "
+            "ClusterDetector (related memories for a person to review), SemanticMerge "
+            "(near-copies to merge), LTMPromoter (memories to write to the vault), "
+            "RelationshipDiscovery (memories naming the same entity from different topics, to "
+            "link) — all, or those named. dry_run (the default) only records their plan in the "
+            "audit trail and returns its plan_id: apply it with apply_plan after checking it. "
+            "Every decision is kept in the audit trail (audit_trail)."
+        ),
+        annotations=hints.ADD,
+    )
+    async def run_pipeline(
+        agents: Annotated[
+            list[AgentName] | None, Field(description="Only these agents (default: all five).")
+        ] = None,
+        dry_run: Annotated[bool, Field(description="Only plan (the default).")] = True,
+    ) -> PipelineResult:
+        names = list(agents or [])
+        return await runtime.call(lambda app: app.pipeline.run(names or None, dry_run))
+
+    @server.tool(
+        name="apply_plan",
+        title="Apply a maintenance plan",
+        description=(
+            "Apply exactly the steps of a plan run_pipeline recorded in a dry run. A step whose "
+            "memories changed since is skipped (and says so); a plan is applied at most once."
+        ),
+        annotations=hints.ADD,
+    )
+    async def apply_plan(
+        plan_id: Annotated[
+            str, Field(min_length=1, max_length=100, description="From run_pipeline.")
+        ],
+    ) -> PipelineResult:
+        return await runtime.call(lambda app: app.pipeline.apply(plan_id))
+
+    @server.tool(
+        name="audit_trail",
+        title="Maintenance audit trail",
+        description=(
+            "The maintenance pipeline's decisions, newest first: agent, action, memories, why, "
+            "whether applied and the result. Give plan_id for one plan."
+        ),
+        annotations=hints.READ,
+    )
+    async def audit_trail(
+        plan_id: Annotated[str, Field(max_length=100, description="Only this plan.")] = "",
+        limit: Annotated[int, Field(ge=1, le=AUDIT_MAX)] = 50,
+    ) -> AuditTrail:
+        return await runtime.call(lambda app: app.pipeline.audit(plan_id or None, limit))

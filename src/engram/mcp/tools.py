@@ -11,7 +11,10 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from engram.mcp.activation_tools import register_activation_tools
-from engram.mcp.consolidation_tools import register_consolidation_tools
+from engram.mcp.consolidation_tools import (
+    register_consolidation_tools,
+    register_pipeline_tools,
+)
 from engram.mcp.ltm_tools import register_ltm_tools
 from engram.mcp.memory_tools import register_memory_tools, register_reinforcement_tools
 from engram.mcp.prompts import register_prompts
@@ -41,6 +44,9 @@ TOOL_NAMES = (
     "undo_consolidation",
     "analyze_message",
     "analyze_for_recall",
+    "run_pipeline",
+    "apply_plan",
+    "audit_trail",
 )
 
 
@@ -54,5 +60,6 @@ def register_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
     register_ltm_tools(server, runtime)
     register_consolidation_tools(server, runtime)
     register_activation_tools(server, runtime)
+    register_pipeline_tools(server, runtime)
     register_resources(server, runtime)
     register_prompts(server, runtime)

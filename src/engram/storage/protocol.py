@@ -8,13 +8,14 @@ backend to the same behaviour.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.models import Direction, Memory, Relation, Schedule, Status
+from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule, Status
 from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText
 from engram.core.scoring import ScheduleArrays
 
@@ -189,6 +190,20 @@ class Store(Protocol):
         safe: a memory already reached is never reported again, and the start never is.
         Ordered by depth, then that edge's (created_at, id); at most `limit`. An unknown start
         has no hops."""
+        ...
+
+    # The maintenance pipeline: its audit trail, and one pipeline at a time per store
+    def audit_append(self, entries: Sequence[AuditEntry]) -> None:
+        """Add entries to the audit trail (never changed or removed afterwards)."""
+        ...
+
+    def audit_entries(self, plan_id: str | None, limit: int) -> list[AuditEntry]:
+        """The latest `limit` entries (of one plan, when given), newest first."""
+        ...
+
+    def exclusive(self, name: str) -> AbstractContextManager[None]:
+        """Hold the store-wide lock `name` for the block; a StoreError at once if another
+        process (or handle) holds it. The maintenance pipeline runs under "pipeline"."""
         ...
 
     # Long-term memory (capability "ltm"): the index of the vault's Markdown notes, by path

@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from engram.core.models import Memory, Relation, Status
-from engram.core.timeutil import from_epoch
+from engram.core.models import AuditEntry, Memory, Relation, Status
+from engram.core.timeutil import from_epoch, to_epoch
 from engram.storage.protocol import Stub
 
 Decode = Callable[[Any], Any]
@@ -76,4 +76,40 @@ def relation_from_row(row: Sequence[Any], decode: Decode = as_is) -> Relation:
         strength=row[4],
         metadata=decode(row[5]),
         created_at=from_epoch(row[6]),
+    )
+
+
+AUDIT_COLUMNS = "id, plan_id, step, agent, action, memory_ids, detail, why, applied, result, at"
+
+
+def audit_row(entry: AuditEntry, encode: Callable[[Any], Any] = json.dumps) -> tuple[Any, ...]:
+    """An audit entry as the SQL backends store it (JSON columns encoded by `encode`)."""
+    return (
+        entry.id,
+        entry.plan_id,
+        entry.step,
+        entry.agent,
+        entry.action,
+        encode(list(entry.memory_ids)),
+        encode(entry.detail),
+        entry.why,
+        entry.applied,
+        entry.result,
+        to_epoch(entry.at),
+    )
+
+
+def audit_from_row(row: Sequence[Any], decode: Decode = from_json) -> AuditEntry:
+    return AuditEntry(
+        id=row[0],
+        plan_id=row[1],
+        step=row[2],
+        agent=row[3],
+        action=row[4],
+        memory_ids=tuple(decode(row[5])),
+        detail=decode(row[6]),
+        why=row[7],
+        applied=bool(row[8]),
+        result=row[9],
+        at=from_epoch(row[10]),
     )

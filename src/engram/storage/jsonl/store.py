@@ -28,7 +28,7 @@ import os
 import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.clock import system_clock
-from engram.core.models import Direction, Memory, Relation, Schedule, Status
+from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule, Status
 from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, StoreError
 from engram.storage.jsonl.files import DirLock, LineFile, fsync_dir, read_lines, replace_small
@@ -55,6 +55,7 @@ from engram.storage.jsonl.records import (
 from engram.storage.jsonl.sorted_keys import SortedKeys
 from engram.storage.jsonl.text import Fields, TextIndex, phrase
 from engram.storage.jsonl.vectors import VectorLine, VectorMatrix, decode_vector, encode_vector
+from engram.storage.locks import file_lock
 from engram.storage.ltm_memory import MemoryLtm
 from engram.storage.maintenance import COMPACT, CompactionResult, FileStats, StorageStats
 from engram.storage.protocol import Change, Filter, Hop, Rescheduler, ScheduleInputs, Stub
@@ -64,6 +65,7 @@ log = logging.getLogger(__name__)
 MEMORIES = "memories.jsonl"
 RELATIONS = "relations.jsonl"
 VECTORS = "vectors.jsonl"
+AUDIT = "audit.jsonl"  # the maintenance pipeline's decisions, append-only, read on demand
 LTM_NOTES = "ltm.jsonl"  # the vault index (engram.storage.ltm_memory)
 META = "meta.json"
 FORMAT = 1
@@ -130,6 +132,7 @@ class JSONLStore(MemoryLtm):
         self._relations = LineFile(self.path / RELATIONS)
         self._vectors = LineFile(self.path / VECTORS)
         self._files = (self._memories, self._relations, self._vectors)
+        self._audit = LineFile(self.path / AUDIT)
         self._clear_memories()
         self._clear_relations()
         self._clear_vectors()
@@ -823,6 +826,32 @@ class JSONLStore(MemoryLtm):
             return len(entries)
 
     # -- relations ----------------------------------------------------------------------------
+
+    # -- the maintenance pipeline -------------------------------------------------------------
+
+    def audit_append(self, entries: Sequence[AuditEntry]) -> None:
+        with self._writing():
+            self._audit.append(e.model_dump_json().encode() for e in entries)
+
+    def audit_entries(self, plan_id: str | None, limit: int) -> list[AuditEntry]:
+        """Read from the file each time: the trail is for people and plans, not hot paths.
+        A line that does not parse (a hand edit gone wrong) is skipped with a warning."""
+        with self._reading(), self._lock.hold(exclusive=False):
+            found: list[AuditEntry] = []
+            for number, raw in reversed(read_lines(self.path / AUDIT)):
+                try:
+                    entry = AuditEntry.model_validate_json(raw)
+                except ValueError as exc:
+                    log.warning("%s line %d is not an audit entry: %s", AUDIT, number, exc)
+                    continue
+                if plan_id is None or entry.plan_id == plan_id:
+                    found.append(entry)
+                    if len(found) >= limit:
+                        break
+            return found
+
+    def exclusive(self, name: str) -> AbstractContextManager[None]:
+        return file_lock(self.path / f".{name}.lock", name)
 
     def add_relation(self, relation: Relation) -> Relation:
         with self._writing():

@@ -274,6 +274,27 @@ MIGRATIONS: list[tuple[str, str]] = [
             EXECUTE FUNCTION engram_retire_passages();
         """,
     ),
+    (
+        "0008_audit",
+        # The maintenance pipeline's decisions, append-only.
+        """
+        CREATE TABLE audit (
+            seq bigserial PRIMARY KEY,
+            id text COLLATE "C" NOT NULL UNIQUE,
+            plan_id text COLLATE "C" NOT NULL,
+            step int NOT NULL,
+            agent text NOT NULL,
+            action text NOT NULL,
+            memory_ids jsonb NOT NULL,
+            detail jsonb NOT NULL,
+            why text NOT NULL,
+            applied boolean NOT NULL,
+            result text NOT NULL,
+            at float8 NOT NULL
+        );
+        CREATE INDEX audit_plan ON audit (plan_id, seq);
+        """,
+    ),
 ]
 
 

@@ -27,7 +27,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from engram.config import redact_url
-from engram.core.models import Direction, Memory, Relation, Schedule, Status
+from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule, Status
 from engram.core.scoring import Policy
 from engram.core.timeutil import to_epoch
 from engram.errors import ConfigError, NotFoundError, StoreError, ValidationError
@@ -41,7 +41,15 @@ from engram.storage.protocol import (
     ScheduleInputs,
     Stub,
 )
-from engram.storage.rows import memory_from_row, relation_from_row, stub_from_row
+from engram.storage.rows import (
+    AUDIT_COLUMNS,
+    as_is,
+    audit_from_row,
+    audit_row,
+    memory_from_row,
+    relation_from_row,
+    stub_from_row,
+)
 from engram.storage.traversal import RELATION_COLUMNS, traversal_sql
 
 log = logging.getLogger(__name__)
@@ -129,6 +137,8 @@ class PostgresStore(PostgresLtm):
     ) -> None:
         """`vector_model` = (model id, dimensions) of the embedder whose vectors are searched."""
         self.location = redact_url(url)
+        self._url = url
+        self._connect_timeout = max(1, round(connect_timeout))
         if vector_model is not None and vector_model[1] != VECTOR_DIMENSIONS:
             raise ConfigError(
                 f"ENGRAM_EMBEDDING_MODEL: the PostgreSQL store holds {VECTOR_DIMENSIONS}-"
@@ -505,6 +515,42 @@ class PostgresStore(PostgresLtm):
             "GROUP BY embed_model"
         )
         return {str(model): int(n) for model, n in rows}
+
+    # -- the maintenance pipeline -------------------------------------------------------------
+
+    def audit_append(self, entries: Sequence[AuditEntry]) -> None:
+        with self._write() as conn, conn.cursor() as cur:
+            cur.executemany(
+                f"INSERT INTO audit ({AUDIT_COLUMNS}) VALUES ({', '.join(['%s'] * 11)})",
+                [audit_row(e, encode=Jsonb) for e in entries],
+            )
+
+    def audit_entries(self, plan_id: str | None, limit: int) -> list[AuditEntry]:
+        where, params = ("WHERE plan_id = %s", [plan_id]) if plan_id is not None else ("", [])
+        rows = self._query(
+            f"SELECT {AUDIT_COLUMNS} FROM audit {where} ORDER BY seq DESC LIMIT %s",
+            [*params, limit],
+        )
+        return [audit_from_row(row, decode=as_is) for row in rows]
+
+    @contextmanager
+    def exclusive(self, name: str) -> Iterator[None]:
+        """A session advisory lock on a connection of its own (not the pool's: holding one for
+        a long pipeline run must not starve the other calls); the server releases it when that
+        connection ends, also when this process dies."""
+        try:
+            conn = psycopg.connect(
+                self._url, autocommit=True, connect_timeout=self._connect_timeout
+            )
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL store {self.location}: {exc}") from exc
+        with conn:
+            held = conn.execute(
+                "SELECT pg_try_advisory_lock(hashtext(%s))", (f"engram:{name}",)
+            ).fetchone()
+            if not (held and held[0]):
+                raise StoreError(f"{name} is already running on this store ({self.location})")
+            yield
 
     # -- relations ----------------------------------------------------------------------------
 

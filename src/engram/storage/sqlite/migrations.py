@@ -272,6 +272,27 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE memory_vectors ADD COLUMN row_count INTEGER NOT NULL DEFAULT 1;
         """,
     ),
+    (
+        "0009_audit",
+        # The maintenance pipeline's decisions, append-only; `detail` and `memory_ids` are JSON.
+        """
+        CREATE TABLE audit (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            plan_id TEXT NOT NULL,
+            step INTEGER NOT NULL,
+            agent TEXT NOT NULL,
+            action TEXT NOT NULL,
+            memory_ids TEXT NOT NULL,
+            detail TEXT NOT NULL,
+            why TEXT NOT NULL,
+            applied INTEGER NOT NULL,
+            result TEXT NOT NULL,
+            at REAL NOT NULL
+        );
+        CREATE INDEX audit_plan ON audit(plan_id, seq);
+        """,
+    ),
 ]
 
 

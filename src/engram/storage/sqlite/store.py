@@ -12,18 +12,27 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.models import Direction, Memory, Relation, Schedule, Status
+from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule, Status
 from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, StoreError
+from engram.storage.locks import file_lock
 from engram.storage.protocol import Change, Filter, Hop, Rescheduler, ScheduleInputs, Stub
-from engram.storage.rows import from_json, memory_from_row, relation_from_row, stub_from_row
+from engram.storage.rows import (
+    AUDIT_COLUMNS,
+    audit_from_row,
+    audit_row,
+    from_json,
+    memory_from_row,
+    relation_from_row,
+    stub_from_row,
+)
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate
 from engram.storage.sqlite.vectors import VectorIndex, sqlite_query, vector_blob
@@ -440,6 +449,26 @@ class SQLiteStore(SQLiteLtm):
     def vector_counts(self) -> dict[str, int]:
         rows = self._query("SELECT model_id, count(*) FROM memory_vectors GROUP BY model_id")
         return {str(model): int(n) for model, n in rows}
+
+    # -- the maintenance pipeline -------------------------------------------------------------
+
+    def audit_append(self, entries: Sequence[AuditEntry]) -> None:
+        with self._write() as conn:
+            conn.executemany(
+                f"INSERT INTO audit({AUDIT_COLUMNS}) VALUES ({', '.join('?' * 11)})",
+                [audit_row(e) for e in entries],
+            )
+
+    def audit_entries(self, plan_id: str | None, limit: int) -> list[AuditEntry]:
+        where, params = ("WHERE plan_id = ?", [plan_id]) if plan_id is not None else ("", [])
+        rows = self._query(
+            f"SELECT {AUDIT_COLUMNS} FROM audit {where} ORDER BY seq DESC LIMIT ?",
+            [*params, limit],
+        )
+        return [audit_from_row(row) for row in rows]
+
+    def exclusive(self, name: str) -> AbstractContextManager[None]:
+        return file_lock(Path(f"{self.path}.{name}.lock"), name)
 
     # -- relations ----------------------------------------------------------------------------
 

@@ -1,0 +1,225 @@
+"""The five maintenance agents (the seed's names): each looks at the store and proposes steps;
+none changes anything (the pipeline applies the steps of a plan, engram.services.pipeline).
+
+- DecayAnalyzer: memories in the danger zone, about to fade (reported for review).
+- ClusterDetector: clusters of memories saying the same thing that need a person (review band).
+- SemanticMerge: clusters cohesive enough to merge (merge band) → merge.
+- LTMPromoter: promotion candidates → promote to the vault (only with a vault configured).
+- RelationshipDiscovery: memories that name the same entity from different domains (tags that
+  barely overlap) and are not linked yet → a `related` relation, strength = the entities'
+  Jaccard overlap.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import combinations
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from engram.core.models import Memory, Status
+from engram.services.consolidation import ClusterView, ConsolidationService, version
+from engram.services.context import Context
+from engram.services.ltm import LtmService
+from engram.services.maintenance import MaintenanceService
+
+AgentName = Literal[
+    "DecayAnalyzer", "ClusterDetector", "SemanticMerge", "LTMPromoter", "RelationshipDiscovery"
+]
+AGENTS: tuple[AgentName, ...] = (
+    "DecayAnalyzer",
+    "ClusterDetector",
+    "SemanticMerge",
+    "LTMPromoter",
+    "RelationshipDiscovery",
+)
+Action = Literal["at_risk", "review_cluster", "merge", "promote", "relate"]
+CHANGING: frozenset[str] = frozenset({"merge", "promote", "relate"})
+
+AT_RISK_LIMIT = 50  # memories reported per run
+PROMOTE_LIMIT = 50
+RELATE_LIMIT = 100  # new relations proposed per run
+ENTITY_GROUP_MAX = 20  # an entity named by more memories than this is too common to link by
+PAGE = 2_000
+
+
+class Step(BaseModel):
+    """One proposal: `versions` records what each memory said when it was proposed, so a plan
+    applied later refuses a step whose memories changed meanwhile."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent: AgentName
+    action: Action
+    memory_ids: tuple[str, ...]
+    versions: dict[str, str]
+    detail: dict[str, Any]
+    why: str
+
+    @property
+    def changes(self) -> bool:
+        return self.action in CHANGING
+
+
+def stamp(memory: Memory) -> str:
+    """What a plan remembers of a memory: what it says, and its status."""
+    return f"{version(memory)}:{memory.status.value}"
+
+
+@dataclass
+class Survey:
+    """What the agents of one run share, computed once."""
+
+    ctx: Context
+    maintenance: MaintenanceService
+    consolidation: ConsolidationService
+    ltm: LtmService
+    notes: list[str] = field(default_factory=list)  # what an agent could not do, and why
+
+    @cached_property
+    def clusters(self) -> list[ClusterView]:
+        if self.ctx.embedder is None or "vectors" not in self.ctx.store.capabilities:
+            self.notes.append("clustering needs embeddings (ENGRAM_EMBEDDING_MODEL=minilm)")
+            return []
+        return self.consolidation.clusters().clusters
+
+    def memories(self, ids: Sequence[str]) -> dict[str, Memory]:
+        return {m.id: m for m in self.ctx.store.get_many(list(ids))}
+
+
+def decay_analyzer(s: Survey) -> list[Step]:
+    return [
+        Step(
+            agent="DecayAnalyzer",
+            action="at_risk",
+            memory_ids=(c.memory.id,),
+            versions={c.memory.id: stamp(c.memory)},
+            detail={"score": round(c.score, 4), "review_priority": round(c.review_priority, 4)},
+            why=f"score {c.score:.2f} is in the danger zone: use it (observe) or let it fade",
+        )
+        for c in s.maintenance.review_candidates(AT_RISK_LIMIT)
+    ]
+
+
+def _cluster_steps(s: Survey, band: str, agent: AgentName, action: Action, why: str) -> list[Step]:
+    steps = []
+    for view in s.clusters:
+        if view.action != band:
+            continue
+        members = s.memories(view.member_ids)
+        steps.append(
+            Step(
+                agent=agent,
+                action=action,
+                memory_ids=tuple(view.member_ids),
+                versions={i: stamp(m) for i, m in members.items()},
+                detail={"cluster_id": view.id, "cohesion": view.cohesion},
+                why=why.format(n=len(view.member_ids), cohesion=view.cohesion),
+            )
+        )
+    return steps
+
+
+def cluster_detector(s: Survey) -> list[Step]:
+    return _cluster_steps(
+        s,
+        "review",
+        "ClusterDetector",
+        "review_cluster",
+        "{n} memories are related (cohesion {cohesion:.2f}) but not near-copies: a person "
+        "decides whether to merge them",
+    )
+
+
+def semantic_merge(s: Survey) -> list[Step]:
+    return _cluster_steps(
+        s,
+        "merge",
+        "SemanticMerge",
+        "merge",
+        "{n} memories say the same thing (cohesion {cohesion:.2f}): merge into one",
+    )
+
+
+def ltm_promoter(s: Survey) -> list[Step]:
+    if not s.ltm.vault.configured:
+        s.notes.append("LTMPromoter: no vault configured (ENGRAM_VAULT_PATH)")
+        return []
+    return [
+        Step(
+            agent="LTMPromoter",
+            action="promote",
+            memory_ids=(c.memory.id,),
+            versions={c.memory.id: stamp(c.memory)},
+            detail={"reason": c.reason, "score": round(c.score, 4)},
+            why=f"earned permanent status ({c.reason}): write its note to the vault",
+        )
+        for c in s.maintenance.promotion_candidates(PROMOTE_LIMIT)
+    ]
+
+
+def relationship_discovery(s: Survey) -> list[Step]:
+    """Pairs of active memories naming a shared entity, from different domains, not linked."""
+    by_entity: dict[str, list[Memory]] = defaultdict(list)
+    after: str | None = None
+    while True:
+        page = s.ctx.store.page(after, PAGE)
+        if not page:
+            break
+        for m in page:
+            if m.status == Status.ACTIVE:
+                for name in {e.casefold() for e in m.entities}:
+                    by_entity[name].append(m)
+        after = page[-1].id
+    threshold = s.ctx.settings.cross_domain_threshold
+    pairs: dict[tuple[str, str], tuple[Memory, Memory]] = {}
+    for group in by_entity.values():
+        if 2 <= len(group) <= ENTITY_GROUP_MAX:
+            for a, b in combinations(sorted(group, key=lambda m: m.id), 2):
+                if _jaccard(a.tags, b.tags) < threshold:
+                    pairs[(a.id, b.id)] = (a, b)
+    if not pairs:
+        return []
+    ids = sorted({i for pair in pairs for i in pair})
+    linked = {
+        frozenset((r.from_id, r.to_id)) for r in s.ctx.store.relations(ids) if r.from_id != r.to_id
+    }
+    steps = []
+    for (a_id, b_id), (a, b) in sorted(pairs.items()):
+        if frozenset((a_id, b_id)) in linked:
+            continue
+        shared = sorted({e.casefold() for e in a.entities} & {e.casefold() for e in b.entities})
+        steps.append(
+            Step(
+                agent="RelationshipDiscovery",
+                action="relate",
+                memory_ids=(a_id, b_id),
+                versions={a_id: stamp(a), b_id: stamp(b)},
+                detail={
+                    "entities": shared,
+                    "strength": round(max(0.1, _jaccard(a.entities, b.entities)), 3),
+                },
+                why=f"both name {', '.join(shared)} from different topics: link them",
+            )
+        )
+        if len(steps) >= RELATE_LIMIT:
+            break
+    return steps
+
+
+def _jaccard(a: Sequence[str], b: Sequence[str]) -> float:
+    x, y = {t.casefold() for t in a}, {t.casefold() for t in b}
+    return len(x & y) / len(x | y) if x | y else 0.0
+
+
+RUNS: dict[AgentName, Callable[[Survey], list[Step]]] = {
+    "DecayAnalyzer": decay_analyzer,
+    "ClusterDetector": cluster_detector,
+    "SemanticMerge": semantic_merge,
+    "LTMPromoter": ltm_promoter,
+    "RelationshipDiscovery": relationship_discovery,
+}

@@ -1,0 +1,289 @@
+"""The maintenance pipeline: the five agents propose, a plan records, a run applies.
+
+- `run(agents, dry_run=True)`: every agent (or the named ones) surveys the store and proposes
+  steps; the steps form a plan whose id is a digest of them. The plan goes to the audit trail
+  (one entry per step, result "planned"). A dry run (the default) stops there and changes
+  nothing; a real run then applies the plan.
+- `apply(plan_id)`: applies exactly the steps a dry run recorded — each refused (and recorded
+  as skipped) when one of its memories changed since — and refuses a plan applied before.
+- Steps that change the store (merge, promote, relate) are paced by ENGRAM_PIPELINE_RATE_LIMIT
+  (operations per minute); reports (at_risk, review_cluster) are recorded, not applied.
+- One pipeline at a time per store (`Store.exclusive("pipeline")`): a second says so at once.
+- Every step's outcome is an audit entry: agent, action, memories, detail, why, applied,
+  result, time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from engram.core.models import AuditEntry, new_id
+from engram.errors import EngramError, NotFoundError, ValidationError
+from engram.services import validation as check
+from engram.services.agents import AGENTS, RUNS, AgentName, Step, Survey, stamp
+from engram.services.consolidation import ClusterView, ConsolidationService
+from engram.services.context import Context
+from engram.services.graph import GraphService
+from engram.services.ltm import LtmService
+from engram.services.maintenance import MaintenanceService
+from engram.services.promotion import PromotionService
+
+AUDIT_MAX = 1_000
+PLAN_MAX_STEPS = 10_000
+
+Progress = Callable[[str, int, int], None]
+
+
+class StepOutcome(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    step: int
+    agent: str
+    action: str
+    memory_ids: list[str]
+    why: str
+    result: str  # planned | done | reported | skipped: <why>
+
+
+class PipelineResult(BaseModel):
+    """A run or an applied plan: the plan's id, what each step came to, and a count per agent
+    and result. `notes` says what an agent could not do (no vault, no embeddings)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    plan_id: str
+    dry_run: bool
+    agents: list[str]
+    steps: list[StepOutcome]
+    summary: dict[str, dict[str, int]]
+    notes: list[str]
+
+
+class AuditTrail(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    count: int
+    entries: list[AuditEntry]
+
+
+class RateLimit:
+    """At most `per_minute` operations in any 60 seconds: the first ones at once, then paced."""
+
+    def __init__(
+        self,
+        per_minute: int,
+        now: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.per_minute = per_minute
+        self._now, self._sleep = now, sleep
+        self._recent: deque[float] = deque()
+
+    def wait(self) -> None:
+        if len(self._recent) >= self.per_minute:
+            pause = 60.0 - (self._now() - self._recent[0])
+            if pause > 0:
+                self._sleep(pause)
+            self._recent.popleft()
+        self._recent.append(self._now())
+
+
+class PipelineService:
+    def __init__(
+        self,
+        ctx: Context,
+        maintenance: MaintenanceService,
+        consolidation: ConsolidationService,
+        ltm: LtmService,
+        promotion: PromotionService,
+        graph: GraphService,
+    ) -> None:
+        self.ctx = ctx
+        self.maintenance = maintenance
+        self.consolidation = consolidation
+        self.ltm = ltm
+        self.promotion = promotion
+        self.graph = graph
+
+    def run(
+        self,
+        agents: Sequence[str] | None = None,
+        dry_run: bool = True,
+        progress: Progress | None = None,
+    ) -> PipelineResult:
+        names = _agent_names(agents)
+        with self.ctx.store.exclusive("pipeline"):
+            survey = Survey(self.ctx, self.maintenance, self.consolidation, self.ltm)
+            steps: list[Step] = []
+            for i, name in enumerate(names):
+                if progress:
+                    progress(name, i, len(names))
+                steps += RUNS[name](survey)
+            plan_id = _plan_id(steps)
+            self._record(plan_id, steps, ["planned"] * len(steps), applied=False)
+            results = ["planned"] * len(steps)
+            if not dry_run:
+                results = self._apply(plan_id, steps, progress)
+        return _result(plan_id, dry_run, names, steps, results, survey.notes)
+
+    def apply(self, plan_id: str, progress: Progress | None = None) -> PipelineResult:
+        ident = check.short_text(plan_id, "plan_id") or ""
+        with self.ctx.store.exclusive("pipeline"):
+            entries = self.ctx.store.audit_entries(ident, PLAN_MAX_STEPS)
+            if not entries:
+                raise NotFoundError("plan", ident)
+            if any(e.applied or e.result != "planned" for e in entries):
+                raise ValidationError("plan_id", f"{ident} was applied already")
+            planned = sorted(entries, key=lambda e: e.step)
+            steps = [
+                Step(
+                    agent=e.agent,
+                    action=e.action,
+                    memory_ids=e.memory_ids,
+                    versions=e.detail["versions"],
+                    detail=e.detail["detail"],
+                    why=e.why,
+                )
+                for e in planned
+            ]
+            results = self._apply(ident, steps, progress)
+        names = list(dict.fromkeys(s.agent for s in steps))
+        return _result(ident, False, names, steps, results, [])
+
+    def audit(self, plan_id: str | None = None, limit: int = 50) -> AuditTrail:
+        entries = self.ctx.store.audit_entries(
+            None if plan_id is None else check.short_text(plan_id, "plan_id"),
+            check.limit(limit, most=AUDIT_MAX),
+        )
+        return AuditTrail(count=len(entries), entries=entries)
+
+    # -- applying -------------------------------------------------------------------------------
+
+    def _apply(self, plan_id: str, steps: list[Step], progress: Progress | None) -> list[str]:
+        limit = RateLimit(self.ctx.settings.pipeline_rate_limit)
+        results: list[str] = []
+        for i, step in enumerate(steps):
+            if progress:
+                progress("applying", i, len(steps))
+            if not step.changes:
+                results.append("reported")
+                continue
+            changed = self._changed(step)
+            if changed:
+                results.append(f"skipped: {changed}")
+                continue
+            limit.wait()
+            try:
+                self._do(step)
+                results.append("done")
+            except EngramError as exc:
+                results.append(f"skipped: {exc}")
+        self._record(plan_id, steps, results, applied=True)
+        return results
+
+    def _changed(self, step: Step) -> str | None:
+        now = {m.id: stamp(m) for m in self.ctx.store.get_many(list(step.memory_ids))}
+        for ident, then in step.versions.items():
+            if ident not in now:
+                return f"memory {ident} no longer exists"
+            if now[ident] != then:
+                return f"memory {ident} changed since the plan"
+        return None
+
+    def _do(self, step: Step) -> None:
+        if step.action == "merge":
+            view = ClusterView(
+                id=step.detail["cluster_id"],
+                member_ids=list(step.memory_ids),
+                cohesion=step.detail["cohesion"],
+                action="merge",
+            )
+            self.consolidation.apply(view)
+        elif step.action == "promote":
+            self.promotion.promote(step.memory_ids[0])
+        elif step.action == "relate":
+            a, b = step.memory_ids
+            self.graph.create_relation(
+                a,
+                b,
+                "related",
+                strength=step.detail["strength"],
+                metadata={"agent": step.agent, "entities": step.detail["entities"]},
+            )
+
+    def _record(self, plan_id: str, steps: list[Step], results: list[str], applied: bool) -> None:
+        at = self.ctx.now()
+        entries = [
+            AuditEntry(
+                id=new_id(),
+                plan_id=plan_id,
+                step=i,
+                agent=step.agent,
+                action=step.action,
+                memory_ids=step.memory_ids,
+                detail={"versions": step.versions, "detail": step.detail},
+                why=step.why,
+                applied=applied and result == "done",
+                result=result,
+                at=at,
+            )
+            for i, (step, result) in enumerate(zip(steps, results, strict=True))
+        ]
+        if entries:
+            self.ctx.store.audit_append(entries)
+
+
+def _agent_names(agents: Sequence[str] | None) -> list[AgentName]:
+    if not agents:
+        return list(AGENTS)
+    by_lower = {a.casefold(): a for a in AGENTS}
+    names: list[AgentName] = []
+    for name in agents:
+        found = by_lower.get(name.casefold())
+        if found is None:
+            raise ValidationError("agent", f"{name!r} is not an agent (one of {', '.join(AGENTS)})")
+        names.append(found)
+    return names
+
+
+def _plan_id(steps: list[Step]) -> str:
+    """A new id per run: two dry runs of an unchanged store are two plans (either may be
+    applied, once; the second then skips what the first changed)."""
+    return "plan-" + new_id().replace("-", "")[:16]
+
+
+def _result(
+    plan_id: str,
+    dry_run: bool,
+    agents: Sequence[str],
+    steps: list[Step],
+    results: list[str],
+    notes: list[str],
+) -> PipelineResult:
+    summary: dict[str, dict[str, int]] = {name: {} for name in agents}
+    for step, result in zip(steps, results, strict=True):
+        kind = result.split(":", 1)[0]
+        counts = summary.setdefault(step.agent, {})
+        counts[kind] = counts.get(kind, 0) + 1
+    return PipelineResult(
+        plan_id=plan_id,
+        dry_run=dry_run,
+        agents=list(agents),
+        steps=[
+            StepOutcome(
+                step=i,
+                agent=s.agent,
+                action=s.action,
+                memory_ids=list(s.memory_ids),
+                why=s.why,
+                result=r,
+            )
+            for i, (s, r) in enumerate(zip(steps, results, strict=True))
+        ],
+        summary=summary,
+        notes=list(dict.fromkeys(notes)),
+    )
