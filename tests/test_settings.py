@@ -66,7 +66,7 @@ def review_ids(mem: Engram, clock: FixedClock) -> int:
 def blended(mem: Engram, clock: FixedClock) -> int:
     """A fading memory that matches well, but less well than many fresh ones: without review
     slots it is pushed out of the top ten."""
-    mem.save("garden tomatoes need extra water every single evening in july and august")
+    mem.save("garden tomatoes need water")
     clock.advance(days=9)
     for i in range(12):
         mem.save(f"garden tomatoes plan {i}")
@@ -90,11 +90,13 @@ def order_fresh_vs_exact(mem: Engram, clock: FixedClock) -> list[str]:
     return [h.memory.content for h in mem.search("alpha beta gamma")]
 
 
-def pool_depth(mem: Engram, clock: FixedClock) -> str:
+def pool_depth(mem: Engram, clock: FixedClock) -> bool:
+    """Whether the fresh memory, 31st by text relevance but first by decay (weight 1 in both
+    runs), is in the pool that gets re-ranked."""
     for i in range(30):
         mem.save(f"zebra stripes {i}", created_at=START - timedelta(days=40))
-    mem.save("zebra stripes are a pattern seen on the plains of africa today")
-    return mem.search("zebra stripes", limit=1)[0].memory.content
+    fresh = mem.save("zebra stripes are a pattern seen on the plains of africa today")
+    return mem.search("zebra stripes", limit=1)[0].memory.id == fresh.id
 
 
 def field_order(mem: Engram, clock: FixedClock) -> list[str]:
@@ -264,8 +266,8 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("search_decay_weight", {}, {"search_decay_weight": 1.0}, order_fresh_vs_exact),
     (
         "search_candidates",
-        {"embedding_model": "none"},
-        {"embedding_model": "none", "search_candidates": 10},
+        {"embedding_model": "none", "search_decay_weight": 1.0},
+        {"embedding_model": "none", "search_decay_weight": 1.0, "search_candidates": 10},
         pool_depth,
     ),
     ("embedding_model", {}, {"embedding_model": "none"}, paraphrase),
@@ -368,7 +370,10 @@ def test_setting_changes_behaviour(
 
 
 def test_every_setting_has_an_effect_test() -> None:
-    tested = {e[0] for e in EFFECTS} | {"sqlite_busy_timeout", "postgres_pool_size"}
+    # these have tests of their own: test_busy_timeout…, test_postgres_pool_size…, and
+    # tests/services/test_pipeline.py::test_the_rate_limit_setting_paces_a_real_run
+    own = {"sqlite_busy_timeout", "postgres_pool_size", "pipeline_rate_limit"}
+    tested = {e[0] for e in EFFECTS} | own
     assert tested == set(Settings.model_fields)
 
 

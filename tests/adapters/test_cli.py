@@ -556,3 +556,18 @@ def test_analyze_says_what_a_message_asks_of_the_memory(db: Path) -> None:
     assert confirm["touch"] == [saved]
     recall = ok(run(db, "analyze", "--recall", "What did I say about TypeScript last week?"))
     assert "search: typescript" in recall.output and "last 7 days" in recall.output
+
+
+def test_the_pipeline_from_the_shell(db: Path) -> None:
+    for text in ("Prefers tea over coffee", "prefers tea over coffee!"):
+        ok(run(db, "save", text, ENGRAM_SAVE_DUPLICATES="keep"))
+    plan = run_json(db, "consolidate", "pipeline", "--agent", "SemanticMerge")
+    assert plan["dry_run"] and plan["summary"] == {"SemanticMerge": {"planned": 1}}
+    shown = ok(run(db, "consolidate", "pipeline", "--agent", "semanticmerge"))
+    assert "Dry run: apply this plan with `engram consolidate apply plan-" in shown.output
+    done = run_json(db, "consolidate", "apply", plan["plan_id"])
+    assert done["summary"] == {"SemanticMerge": {"done": 1}}
+    trail = ok(run(db, "consolidate", "audit", "--plan", plan["plan_id"]))
+    assert "SemanticMerge" in trail.output and "done" in trail.output
+    refused = run(db, "consolidate", "apply", plan["plan_id"])
+    assert refused.exit_code != 0 and "was applied already" in refused.output

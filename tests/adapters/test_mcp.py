@@ -54,6 +54,9 @@ TOOLS = {
     "undo_consolidation",
     "analyze_message",
     "analyze_for_recall",
+    "run_pipeline",
+    "apply_plan",
+    "audit_trail",
 }
 
 # name -> (every parameter, in signature order; the required ones). Changing a tool's interface
@@ -95,9 +98,13 @@ SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "undo_consolidation": (("merged_id",), ("merged_id",)),
     "analyze_message": (("message", "recent_memory_ids"), ("message",)),
     "analyze_for_recall": (("message",), ("message",)),
+    "run_pipeline": (("agents", "dry_run"), ()),
+    "apply_plan": (("plan_id",), ("plan_id",)),
+    "audit_trail": (("plan_id", "limit"), ()),
 }
 
 READ_ONLY = {
+    "audit_trail",
     "analyze_message",
     "analyze_for_recall",
     "search_memory",
@@ -747,6 +754,24 @@ async def test_natural_language_activation_over_mcp(server: Server) -> None:
     assert (confirm["intent"], confirm["touch"]) == ("reinforce", [memory["id"]])
     nothing = await server.call("analyze_message", {"message": "Why is the sky blue?"})
     assert (nothing["intent"], nothing["should_save"]) == ("none", False)
+
+
+@pytest.mark.anyio
+async def test_the_pipeline_over_mcp_plans_applies_and_audits(tmp_path: Path) -> None:
+    async with running_server(tmp_path / "pipeline", ENGRAM_SAVE_DUPLICATES="keep") as s:
+        for text in ("Prefers tea over coffee", "prefers tea over coffee!"):
+            await s.save(text)
+        plan = await s.call("run_pipeline", {"agents": ["SemanticMerge"]})
+        assert plan["dry_run"] and [st["action"] for st in plan["steps"]] == ["merge"]
+        assert (await s.stats())["total"] == 2  # a dry run changes nothing
+        done = await s.call("apply_plan", {"plan_id": plan["plan_id"]})
+        assert [st["result"] for st in done["steps"]] == ["done"]
+        trail = await s.call("audit_trail", {"plan_id": plan["plan_id"]})
+        assert [e["result"] for e in trail["entries"]] == ["done", "planned"]
+        again = await s.error("apply_plan", {"plan_id": plan["plan_id"]})
+        assert "was applied already" in again
+        bad = await s.error("run_pipeline", {"agents": ["Gardener"]})
+        assert "agents" in bad
 
 
 # -- separate servers ---------------------------------------------------------------------------

@@ -444,9 +444,11 @@ def test_an_exclusive_lock_is_held_once(store: Store, request: pytest.FixtureReq
     other = _second_handle(store, request)
     try:
         with store.exclusive("pipeline"):
-            with pytest.raises(StoreError, match="pipeline is already running"):
-                with other.exclusive("pipeline"):
-                    pass
+            with (
+                pytest.raises(StoreError, match="pipeline is already running"),
+                other.exclusive("pipeline"),
+            ):
+                pass
             with other.exclusive("another"):
                 pass  # locks by name
         with other.exclusive("pipeline"):

@@ -14,7 +14,7 @@ from rich.table import Table
 from engram.cli.common import State, fmt_score, open_app, output, pass_state, preview, say
 from engram.services.agents import AGENTS
 from engram.services.consolidation import ClusterResult, ClusterView, ConsolidateResult
-from engram.services.pipeline import AuditTrail, PipelineResult, Progress
+from engram.services.pipeline import AuditTrail, PipelineResult, PipelineService, Progress
 
 
 @click.group()
@@ -86,12 +86,18 @@ def pipeline(
         raise click.BadParameter("must be more than 0", param_hint="--interval-hours")
     with open_app(state) as app:
         while True:
-            with agent_status() as progress:
-                result = app.pipeline.run(list(agents) or None, not apply_, progress)
-            output(state, result, lambda c, r=result: render_pipeline(c, r))
+            run_once(state, app.pipeline, list(agents) or None, dry_run=not apply_)
             if not scheduled:
                 return
             time.sleep(interval_hours * 3600)
+
+
+def run_once(
+    state: State, service: PipelineService, agents: list[str] | None, dry_run: bool
+) -> None:
+    with agent_status() as progress:
+        result = service.run(agents, dry_run, progress)
+    output(state, result, lambda c: render_pipeline(c, result))
 
 
 @consolidate.command("apply")

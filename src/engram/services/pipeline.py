@@ -76,11 +76,12 @@ class RateLimit:
     def __init__(
         self,
         per_minute: int,
-        now: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
+        now: Callable[[], float] | None = None,
+        sleep: Callable[[float], None] | None = None,
     ) -> None:
         self.per_minute = per_minute
-        self._now, self._sleep = now, sleep
+        self._now = now if now is not None else time.monotonic
+        self._sleep = sleep if sleep is not None else time.sleep
         self._recent: deque[float] = deque()
 
     def wait(self) -> None:

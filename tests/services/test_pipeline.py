@@ -1,0 +1,191 @@
+"""The maintenance pipeline through the public API, on every backend: a dry run records a plan
+and changes nothing; applying it changes exactly what it listed; every decision is audited."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engram import Engram, FixedClock
+from engram.core.models import Status
+from engram.errors import NotFoundError, StoreError, ValidationError
+from engram.services.pipeline import RateLimit
+
+TEA = ("Prefers tea over coffee", "prefers tea over coffee!", "Prefers tea over coffee.")
+OTHERS = (
+    "The billing API allows 500 requests per minute per key.",
+    "Uses Neovim with the LazyVim distribution",
+    "Atlas deploys go out Tuesdays and Thursdays",
+    "Our dog needs a vet appointment next week",
+)
+
+
+@pytest.fixture
+def ops(store_url: str, clock: FixedClock, tmp_path: Path) -> Iterator[Engram]:
+    """Repeats kept as copies (the merge agent's work), and a vault for the promoter."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    with Engram.open(
+        store_url, clock=clock, save_duplicates="keep", vault_path=str(vault)
+    ) as engram:
+        yield engram
+
+
+def plant(mem: Engram, clock: FixedClock) -> dict[str, list[str]]:
+    fading = mem.save("The garage code changed last spring")
+    clock.advance(days=9)  # power law: score ≈ 0.24, in the danger zone
+    tea = [mem.save(t, tags=["drinks"]).id for t in TEA]
+    used = mem.save("Atlas runs on PostgreSQL 16", tags=["atlas"])
+    for _ in range(5):
+        mem.touch(used.id)  # a promotion candidate by use
+    work = mem.save("Dana Kim runs the Q3 roadmap review", tags=["work"])
+    family = mem.save("Dana Kim's daughter plays the violin", tags=["family"])
+    linked = mem.save("Dana Kim prefers short meetings", tags=["habits"])
+    mem.create_relation(work.id, linked.id)  # already linked: not proposed again
+    flights = [
+        mem.save("Our flight to Lisbon departs at 9am on Friday").id,
+        mem.save("The flight to Lisbon leaves Friday morning at nine").id,
+    ]  # related, not near-copies (cohesion ≈ 0.85): the review band
+    for text in OTHERS:
+        mem.save(text)
+    return {
+        "flights": sorted(flights),
+        "fading": [fading.id],
+        "tea": tea,
+        "used": [used.id],
+        "pair": sorted([work.id, family.id]),
+        "linked": sorted([work.id, linked.id]),
+    }
+
+
+def everything(mem: Engram, vault: Path) -> tuple[object, ...]:
+    page = mem.read_graph(limit=1000)
+    notes = sorted(str(p.relative_to(vault)) for p in vault.rglob("*.md"))
+    return page.memories, sorted(page.relations, key=lambda r: r.id), mem.stats().total, notes
+
+
+def vault_of(mem: Engram) -> Path:
+    assert mem.app.settings.vault_path is not None
+    return Path(mem.app.settings.vault_path)
+
+
+def test_a_dry_run_plans_every_agent_and_changes_nothing(ops: Engram, clock: FixedClock) -> None:
+    ids = plant(ops, clock)
+    before = everything(ops, vault_of(ops))
+    plan = ops.run_pipeline()
+    assert plan.dry_run and everything(ops, vault_of(ops)) == before
+    steps = {(s.agent, s.action, tuple(sorted(s.memory_ids))) for s in plan.steps}
+    assert ("DecayAnalyzer", "at_risk", tuple(ids["fading"])) in steps
+    assert ("SemanticMerge", "merge", tuple(sorted(ids["tea"]))) in steps
+    assert ("LTMPromoter", "promote", tuple(ids["used"])) in steps
+    assert ("RelationshipDiscovery", "relate", tuple(ids["pair"])) in steps
+    assert not any(
+        s.action == "relate" and sorted(s.memory_ids) == ids["linked"] for s in plan.steps
+    )
+    assert {k for a, _, k in steps if a == "ClusterDetector"} == {tuple(ids["flights"])}
+    assert all(s.result == "planned" for s in plan.steps)
+    trail = ops.audit(plan.plan_id)
+    assert trail.count == len(plan.steps) and all(not e.applied for e in trail.entries)
+
+
+def test_applying_a_plan_does_what_it_listed_once(ops: Engram, clock: FixedClock) -> None:
+    ids = plant(ops, clock)
+    plan = ops.run_pipeline()
+    done = ops.apply_plan(plan.plan_id)
+    results = {(s.action, tuple(sorted(s.memory_ids))): s.result for s in done.steps}
+    assert results[("merge", tuple(sorted(ids["tea"])))] == "done"
+    assert results[("promote", tuple(ids["used"]))] == "done"
+    assert results[("relate", tuple(ids["pair"]))] == "done"
+    assert results[("at_risk", tuple(ids["fading"]))] == "reported"
+    assert results[("review_cluster", tuple(ids["flights"]))] == "reported"  # for a person
+    assert all(m.status == Status.ACTIVE for m in ops.get_many(ids["flights"]))
+    assert all(m.status == Status.ARCHIVED for m in ops.get_many(ids["tea"]))
+    assert ops.get(ids["used"][0]).status == Status.PROMOTED
+    (edge,) = [r for r in ops.relations(ids["pair"][0]) if set(ids["pair"]) == {r.from_id, r.to_id}]
+    assert (edge.type, edge.metadata["agent"]) == ("related", "RelationshipDiscovery")
+    assert 0 < edge.strength <= 1
+    applied = [e for e in ops.audit(plan.plan_id, limit=1000).entries if e.applied]
+    assert {e.action for e in applied} == {"merge", "promote", "relate"}
+    with pytest.raises(ValidationError, match=r"plan_id: .* was applied already"):
+        ops.apply_plan(plan.plan_id)
+    again = ops.run_pipeline()  # the store is tidy now: nothing left to merge or link
+    assert not [s for s in again.steps if s.action in ("merge", "relate", "promote")]
+
+
+def test_a_step_whose_memories_changed_is_skipped(ops: Engram, clock: FixedClock) -> None:
+    ids = plant(ops, clock)
+    plan = ops.run_pipeline(["SemanticMerge", "RelationshipDiscovery"])
+    ops.update(ids["tea"][1], content="Prefers tea over coffee, green tea mostly")
+    done = ops.apply_plan(plan.plan_id)
+    merge = next(s for s in done.steps if s.action == "merge")
+    assert merge.result == f"skipped: memory {ids['tea'][1]} changed since the plan"
+    assert all(m.status == Status.ACTIVE for m in ops.get_many(ids["tea"]))
+    assert next(s for s in done.steps if s.action == "relate").result == "done"
+
+
+def test_a_real_run_applies_its_own_plan(ops: Engram, clock: FixedClock) -> None:
+    ids = plant(ops, clock)
+    done = ops.run_pipeline(["SemanticMerge"], dry_run=False)
+    assert not done.dry_run and [s.result for s in done.steps] == ["done"]
+    assert all(m.status == Status.ARCHIVED for m in ops.get_many(ids["tea"]))
+    assert done.summary == {"SemanticMerge": {"done": 1}}
+
+
+def test_one_pipeline_at_a_time(ops: Engram) -> None:
+    with (
+        ops.app.context.store.exclusive("pipeline"),
+        pytest.raises(StoreError, match="pipeline is already running"),
+    ):
+        ops.run_pipeline()
+    ops.run_pipeline()  # free again
+
+
+def test_bad_input_names_the_field(ops: Engram) -> None:
+    with pytest.raises(ValidationError, match="agent: 'Gardener' is not an agent"):
+        ops.run_pipeline(["Gardener"])
+    with pytest.raises(NotFoundError, match="plan not found: plan-nothing"):
+        ops.apply_plan("plan-nothing")
+    with pytest.raises(ValidationError, match="limit"):
+        ops.audit(limit=0)
+
+
+def test_without_a_vault_the_promoter_says_why(store_url: str, clock: FixedClock) -> None:
+    with Engram.open(store_url, clock=clock) as mem:
+        result = mem.run_pipeline(["LTMPromoter"])
+    assert result.steps == [] and "no vault configured" in result.notes[0]
+
+
+def test_the_rate_limit_paces_operations_beyond_the_minutes_allowance() -> None:
+    """A fake clock: waiting out real minutes in a test is not possible, and the limiter's
+    only job is the arithmetic of when to wait."""
+    now = [0.0]
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    limit = RateLimit(3, now=lambda: now[0], sleep=sleep)
+    for _ in range(3):
+        limit.wait()
+        now[0] += 1.0
+    assert slept == []  # the first three at once
+    limit.wait()
+    assert slept == [57.0]  # the fourth waits until a minute after the first
+
+
+def test_the_rate_limit_setting_paces_a_real_run(
+    store_url: str, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENGRAM_PIPELINE_RATE_LIMIT=1: the second store-changing step waits out the minute.
+    time.sleep is recorded, not slept (a real minute per test is too slow to run)."""
+    slept: list[float] = []
+    monkeypatch.setattr("engram.services.pipeline.time.sleep", slept.append)
+    with Engram.open(store_url, clock=clock, pipeline_rate_limit=1) as mem:
+        for tags in (["work"], ["family"], ["sport"]):
+            mem.save(f"Dana Kim note for {tags[0]}", tags=tags)
+        done = mem.run_pipeline(["RelationshipDiscovery"], dry_run=False)
+    assert [s.result for s in done.steps] == ["done", "done", "done"]
+    assert len(slept) == 2 and all(55 < s <= 60 for s in slept)
