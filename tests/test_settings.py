@@ -134,6 +134,12 @@ def repeated_save(mem: Engram, clock: FixedClock) -> tuple[int, tuple[str, ...],
     return mem.stats().total, again.memory.tags, again.action
 
 
+def similar_reported(mem: Engram, clock: FixedClock) -> int:
+    mem.save("The flight to Lisbon leaves at 9am on Friday")
+    mem.flush()
+    return len(mem.save_result(Draft("The flight to Lisbon leaves at 9 am on Friday!")).similar)
+
+
 def enriched_save(mem: Engram, clock: FixedClock) -> tuple[tuple[str, ...], float]:
     """What a save adds by itself: the names in the text, a strength from its wording."""
     saved = mem.save("Important: Dana Kim moves the Atlas launch to Friday")
@@ -287,6 +293,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ),
     ("save_duplicates", {}, {"save_duplicates": "reinforce"}, repeated_save),
     ("enrich_on_save", {}, {"enrich_on_save": False}, enriched_save),
+    ("save_similar_threshold", {}, {"save_similar_threshold": 0.0}, similar_reported),
     (
         "cluster_review_cohesion",
         {"save_duplicates": "keep", "cluster_merge_cohesion": 0.99},

@@ -69,3 +69,18 @@ def test_bad_messages_are_refused_naming_the_field(mem: Engram) -> None:
         mem.analyze_message("   ")
     with pytest.raises(ValidationError, match="recent_memory_ids"):
         mem.analyze_message("yes still", ["not an id!"])
+
+
+def test_a_save_reports_memories_that_say_nearly_the_same(mem: Engram, store_url: str) -> None:
+    """Not found as a repeat (other spacing splits "9am"), so saved — and reported, cosine
+    0.995, for the assistant to update one instead of keeping both."""
+    first = mem.save("The flight to Lisbon leaves at 9am on Friday")
+    mem.flush()  # its vector stored, as it is a moment after any save
+    again = mem.save_result(Draft("The flight to Lisbon leaves at 9 am on Friday!"))
+    assert again.action == "saved"
+    ((similar),) = again.similar
+    assert similar.id == first.id and 0.9 <= similar.similarity <= 1.0
+    assert similar.content == first.content
+    assert mem.save_result(Draft("Our dog needs a vet appointment")).similar == []
+    with Engram.open(store_url, save_similar_threshold=0.0) as quiet:
+        assert quiet.save_result(Draft("The Lisbon flight leaves at 9am Friday")).similar == []

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,6 +31,10 @@ from engram.services.embedding_queue import EmbeddingQueue
 from engram.storage.protocol import ScheduleInputs, Store, Stub
 
 log = logging.getLogger(__name__)
+
+TEXT_CACHE = 256
+_text_vectors: OrderedDict[tuple[str, str], NDArray[np.float32]] = OrderedDict()
+_text_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -90,6 +96,26 @@ class Context:
         vectors, so a memory is found by meaning as soon as its save returned."""
         if self.queue is not None:
             self.queue.drain()
+
+    def text_vector(self, text: str) -> NDArray[np.float32] | None:
+        """One text's embedding (a query, or a memory about to be saved), or None without an
+        embedder. Recent ones are remembered: a unified search embeds its query once for
+        memories and notes, and a repeated query costs nothing."""
+        embedder = self.embedder
+        if embedder is None:
+            return None
+        key = (embedder.model_id, text)
+        with _text_lock:
+            cached = _text_vectors.get(key)
+            if cached is not None:
+                _text_vectors.move_to_end(key)
+                return cached
+        vector: NDArray[np.float32] = embedder.embed_batch([text])[0]
+        with _text_lock:
+            _text_vectors[key] = vector
+            if len(_text_vectors) > TEXT_CACHE:
+                _text_vectors.popitem(last=False)
+        return vector
 
     def embed_and_store(self, items: Sequence[tuple[str, str]]) -> int:
         """Compute and store vectors for (memory id, text) pairs — the whole text and each of

@@ -17,11 +17,20 @@ from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.enrichment import enrich
-from engram.services.results import Enrichment, ObserveResult, SaveResult, TouchResult
+from engram.services.results import (
+    Enrichment,
+    ObserveResult,
+    SaveResult,
+    SimilarMemory,
+    TouchResult,
+)
 from engram.storage.protocol import Filter
 
 # A repeat is looked for among the memories containing the phrase of the new one's first words.
 REPEAT_CANDIDATES = 10
+
+
+SIMILAR_REPORTED = 5  # at most this many similar memories in a save result
 
 
 @dataclass(frozen=True)
@@ -62,7 +71,34 @@ class MemoryService:
             if repeat is not None:
                 result = self._absorb(repeat, built, merge_labels=mode == "merge")
                 return result.model_copy(update={"enrichment": added})
-        return SaveResult(memory=self._write([built])[0], action="saved", enrichment=added)
+        similar = self._similar(built.content) if draft.id is None else []
+        return SaveResult(
+            memory=self._write([built])[0], action="saved", enrichment=added, similar=similar
+        )
+
+    def _similar(self, content: str) -> list[SimilarMemory]:
+        """Stored memories at least ENGRAM_SAVE_SIMILAR_THRESHOLD similar to `content` by
+        meaning (the best of their vectors: a memory that repeats one sentence of a longer one
+        counts). Costs one embedding of the new text (its vectors are still stored in the
+        background); memories whose vectors are still queued are not compared."""
+        threshold = self.ctx.settings.save_similar_threshold
+        if threshold <= 0 or "vectors" not in self.ctx.store.capabilities:
+            return []
+        vector = self.ctx.text_vector(content)
+        if vector is None:
+            return []
+        live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
+        near = [
+            s
+            for s in self.ctx.store.vector_search(vector, live, SIMILAR_REPORTED)
+            if s.relevance >= threshold
+        ]
+        found = {m.id: m for m in self.ctx.store.get_many([s.id for s in near])}
+        return [
+            SimilarMemory(id=s.id, content=found[s.id].content, similarity=round(s.relevance, 4))
+            for s in near
+            if s.id in found
+        ]
 
     def _enriched(self, built: Memory, draft: Draft) -> tuple[Memory, Enrichment | None]:
         """With enrichment on, a new memory (not an import, which keeps its record) takes the

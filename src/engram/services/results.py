@@ -38,6 +38,7 @@ __all__ = [
     "SaveResult",
     "SearchHit",
     "SearchResult",
+    "SimilarMemory",
     "Stats",
     "TouchResult",
 ]
@@ -58,16 +59,27 @@ class Enrichment(_Result):
     all_entities: list[str] = Field(default_factory=list, exclude=True)
 
 
+class SimilarMemory(_Result):
+    """A stored memory that says nearly what a new save says (by meaning)."""
+
+    id: str
+    content: str
+    similarity: float
+
+
 class SaveResult(_Result):
     """What a save did. A repeat of a memory already stored (the same letters and digits in the
     same order) is handled by ENGRAM_SAVE_DUPLICATES: merged into it (the default), counted as
     a use of it, or kept as a copy; `duplicate_of` names it. `enrichment` says what the save
-    added by itself (None when enrichment is off)."""
+    added by itself (None when enrichment is off). `similar` lists stored memories that say
+    nearly the same in other words (ENGRAM_SAVE_SIMILAR_THRESHOLD), most similar first: update
+    one of them rather than keep both."""
 
     memory: Memory
     action: Literal["saved", "merged", "reinforced"]
     duplicate_of: str | None = None
     enrichment: Enrichment | None = None
+    similar: list[SimilarMemory] = []
 
 
 class TouchResult(_Result):

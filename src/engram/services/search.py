@@ -8,8 +8,6 @@ few hundred candidates, the core ranks them, and only the winners are read in fu
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -38,9 +36,6 @@ DAY = 86_400.0
 CONTEXT_SOURCES = 20
 # Query embeddings kept for repeated queries (an assistant often asks the same thing twice),
 # shared by every store the process has open.
-QUERY_CACHE = 256
-_query_vectors: OrderedDict[tuple[str, str], NDArray[np.float32]] = OrderedDict()
-_query_lock = threading.Lock()
 
 
 class SearchService:
@@ -192,24 +187,7 @@ class SearchService:
         return Calibration.of(background_vectors(embedder) @ vector)
 
     def query_vector(self, text: str) -> NDArray[np.float32] | None:
-        """The query's embedding, or None without an embedder. Recent ones are remembered, so
-        a unified search embeds its query once for memories and notes, and a repeated query
-        costs nothing."""
-        embedder = self.ctx.embedder
-        if embedder is None:
-            return None
-        key = (embedder.model_id, text)
-        with _query_lock:
-            cached = _query_vectors.get(key)
-            if cached is not None:
-                _query_vectors.move_to_end(key)
-                return cached
-        vector: NDArray[np.float32] = embedder.embed_batch([text])[0]
-        with _query_lock:
-            _query_vectors[key] = vector
-            if len(_query_vectors) > QUERY_CACHE:
-                _query_vectors.popitem(last=False)
-        return vector
+        return self.ctx.text_vector(text)
 
     def _with_decay(self, found: list[tuple[Stub, Candidate]], now: float) -> list[Candidate]:
         if not found:
