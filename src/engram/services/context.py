@@ -119,18 +119,29 @@ class Context:
 
     def embed_and_store(self, items: Sequence[tuple[str, str]]) -> int:
         """Compute and store vectors for (memory id, text) pairs — the whole text and each of
-        its passages, in one batch; 0 without an embedder."""
+        its passages, in one batch; 0 without an embedder. A whole text embedded a moment ago
+        (a save that looked for similar memories) is taken from the cache, not embedded twice."""
         if self.embedder is None or "vectors" not in self.store.capabilities or not items:
             return 0
         pieces = [[text, *passages(text)] for _, text in items]
-        flat = self.embedder.embed_batch([piece for group in pieces for piece in group])
-        pairs: list[tuple[str, NDArray[np.float32]]] = []
-        start = 0
-        for (ident, _), group in zip(items, pieces, strict=True):
-            pairs.append((ident, flat[start : start + len(group)]))
-            start += len(group)
+        known = {text: v for text, v in ((t, self._cached(t)) for _, t in items) if v is not None}
+        wanted = list(dict.fromkeys(p for group in pieces for p in group if p not in known))
+        computed = self.embedder.embed_batch(wanted) if wanted else None
+        vector_of = dict(known)
+        if computed is not None:
+            vector_of.update(zip(wanted, computed, strict=True))
+        pairs = [
+            (ident, np.stack([vector_of[p] for p in group]))
+            for (ident, _), group in zip(items, pieces, strict=True)
+        ]
         texts = [text for _, text in items]  # a memory edited meanwhile keeps its new vector
         return self.store.put_vectors(pairs, self.embedder.model_id, texts)
+
+    def _cached(self, text: str) -> NDArray[np.float32] | None:
+        if self.embedder is None:
+            return None
+        with _text_lock:
+            return _text_vectors.get((self.embedder.model_id, text))
 
     def scores(self, stubs: Sequence[Stub], now: float) -> NDArray[np.float64]:
         """Decay scores of many memories at once."""
