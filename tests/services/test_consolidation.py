@@ -77,6 +77,7 @@ def test_apply_merges_each_group_by_the_rules(mem: Engram, clock: FixedClock) ->
     before = mem.stats().total
     result = mem.consolidate(mode="apply")
     assert len(result.merged) == 3 and result.skipped == {}
+    assert {d.path for d in result.merged} == {"merge band"}
     by_size = {len(done.archived_ids): done for done in result.merged}
     merged_tea = next(d for d in result.merged if set(d.archived_ids) == {m.id for m in tea})
     m = merged_tea.merged
@@ -262,3 +263,19 @@ def test_a_kill_during_apply_leaves_each_cluster_whole(
             if m.status == Status.ACTIVE:
                 mem.undo_consolidation(m.id)
         assert group_states(mem, groups) == ["originals"] * len(FACTS)
+
+
+def test_the_review_band_is_left_for_a_person_unless_approved(mem: Engram) -> None:
+    """Related but not near-copies (cohesion ≈ 0.85): auto-detection at a lower threshold
+    lists them and merges nothing; naming the cluster approves it."""
+    flights = [
+        mem.save("Our flight to Lisbon departs at 9am on Friday"),
+        mem.save("The flight to Lisbon leaves Friday morning at nine"),
+    ]
+    found = mem.consolidate(mode="apply", cohesion_threshold=0.75)
+    ((cluster),) = found.clusters
+    assert cluster.action == "review" and found.merged == []
+    assert "left for a person" in found.skipped[cluster.id]
+    assert all(m.status == Status.ACTIVE for m in mem.get_many([f.id for f in flights]))
+    approved = mem.consolidate(mode="apply", cluster_ids=[cluster.id])
+    assert [d.path for d in approved.merged] == ["approved"]

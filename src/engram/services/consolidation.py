@@ -69,12 +69,16 @@ class ClusterResult(BaseModel):
 
 
 class MergeDone(BaseModel):
+    """`path` says who decided: "merge band" (found by auto_detect, near-copies merged by the
+    rules) or "approved" (the caller named the cluster or the memories)."""
+
     model_config = ConfigDict(frozen=True)
 
     cluster_id: str
     merged: Memory
     archived_ids: list[str]
     relations_carried: int
+    path: Literal["merge band", "approved"] = "approved"
 
 
 class ConsolidateResult(BaseModel):
@@ -241,10 +245,21 @@ class ConsolidationService:
             raise ValidationError("auto_detect", "give memory_ids, cluster_ids or auto_detect")
         merged: list[MergeDone] = []
         skipped: dict[str, str] = {}
+        found_here = memory_ids is None and cluster_ids is None
         if mode == "apply":
             for view in chosen:
+                if found_here and view.action == "review":
+                    # Related, not near-copies: merging them is a judgement the rules do not
+                    # make. The cluster stays for a person (or an assistant) to approve.
+                    skipped[view.id] = (
+                        f"review band (cohesion {view.cohesion:.2f}): left for a person to "
+                        "approve by cluster id (cluster_ids) or to merge by memory ids"
+                    )
+                    continue
                 try:
-                    merged.append(self.apply(view))
+                    done = self.apply(view)
+                    path = "merge band" if found_here else "approved"
+                    merged.append(done.model_copy(update={"path": path}))
                 except (ConflictError, ValidationError) as exc:
                     skipped[view.id] = str(exc)
         return ConsolidateResult(
