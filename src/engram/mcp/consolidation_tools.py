@@ -54,8 +54,10 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
             "and takes over their relations; the originals are archived, never deleted "
             "(undo_consolidation restores them). mode 'preview' (default) changes nothing. "
             "Choose what to merge: auto_detect (every cluster with cohesion >= "
-            "cohesion_threshold, default 0.9), cluster_ids from cluster_memories, or "
-            "memory_ids (merged as one, whatever their similarity)."
+            "cohesion_threshold, default 0.9; review-band clusters found this way are listed "
+            "in skipped, left for you or the user to approve), cluster_ids from "
+            "cluster_memories (approves them), or memory_ids (merged as one, whatever their "
+            "similarity)."
         ),
         annotations=hints.OVERWRITE,
     )
