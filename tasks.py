@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -52,8 +53,29 @@ def demo() -> None:
     run(BIN / "engram", "demo")
 
 
+def ensure_browser() -> None:
+    """The graph view's test drives a real headless Chromium. On Debian/Ubuntu (CI runs as
+    root) it is installed with apt; elsewhere, install `chromium` yourself — the test says so
+    when it is missing."""
+    if shutil.which("chromium") or shutil.which("chromium-browser"):
+        return
+    apt = shutil.which("apt-get")
+    if apt is None:
+        print("chromium not found and no apt-get: install Chromium for the browser test")
+        return
+    prefix = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    steps = ([*prefix, apt, "update", "-qq"], [*prefix, apt, "install", "-y", "-qq", "chromium"])
+    for cmd in steps:
+        print("+", " ".join(cmd), flush=True)
+        if subprocess.run(cmd, env=env, check=False).returncode != 0:
+            print("could not install chromium: the browser test will say so")
+            return
+
+
 def test() -> None:
     ensure_venv("dev")
+    ensure_browser()
     run(BIN / "ruff", "check", "src", "tests", "bench", "tasks.py")
     run(BIN / "mypy")
     # pytest exits 5 when it collects nothing: treat that as a failure too.

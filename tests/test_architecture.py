@@ -17,6 +17,7 @@ LAYERS = {
     "errors": 0,
     "clock": 0,
     "config_env": 0,
+    "atomic": 0,
     "config": 1,
     "storage": 2,
     "embeddings": 2,

@@ -15,8 +15,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from engram.atomic import write_atomically
 from engram.cli.common import (
     State,
+    console,
     fmt_score,
     fmt_tags,
     n_memories,
@@ -26,6 +28,7 @@ from engram.cli.common import (
     preview,
     say,
 )
+from engram.cli.graph_view import graph_html
 from engram.config import (
     Settings,
     config_dir,
@@ -37,7 +40,7 @@ from engram.config_env import ENV_PREFIX
 from engram.core.models import RELATION_TYPES, Memory
 from engram.core.timeutil import to_epoch
 from engram.errors import ConfigError
-from engram.services.graph import MAX_DEPTH, MAX_GRAPH_PAGE, MAX_RELATED
+from engram.services.graph import MAX_DEPTH, MAX_GRAPH_PAGE, MAX_RELATED, MAX_SNAPSHOT
 from engram.services.maintenance import GC_BATCH_MAX
 from engram.services.results import (
     GcResult,
@@ -193,12 +196,42 @@ def relate(state: State, from_id: str, to_id: str, relation_type: str, strength:
 @click.command()
 @click.option("--cursor", default=None, help="The next cursor printed by the previous page.")
 @click.option("--limit", type=int, default=100, show_default=True, help=f"1 to {MAX_GRAPH_PAGE}.")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Write an interactive picture of the graph to this file instead (opens offline).",
+)
+@click.option(
+    "--max-memories",
+    type=int,
+    default=2_000,
+    show_default=True,
+    help=f"With --html: the first this many memories (1 to {MAX_SNAPSHOT}).",
+)
 @pass_state
-def graph(state: State, cursor: str | None, limit: int) -> None:
-    """Page through all memories and their relations.
+def graph(
+    state: State, cursor: str | None, limit: int, html_path: Path | None, max_memories: int
+) -> None:
+    """Page through all memories and their relations, or draw them (--html).
 
     Memories come in save order; every relation touching the page is included.
     """
+    if html_path is not None:
+        with open_app(state) as app:
+            snapshot = app.graph.snapshot(max_memories)
+        try:
+            write_atomically(html_path, graph_html(snapshot).encode("utf-8"))
+        except OSError as exc:
+            raise click.FileError(str(html_path), exc.strerror) from exc
+        shown = len(snapshot.memories)
+        say(
+            console(),
+            f"Wrote {html_path}: {shown} memories and {len(snapshot.relations)} relations"
+            + (f" (the first {shown} of {snapshot.total})" if snapshot.total > shown else ""),
+        )
+        return
     with open_app(state) as app:
         page = app.graph.read_graph(cursor, limit)
     output(state, page, lambda c: render_graph(c, page))

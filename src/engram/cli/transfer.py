@@ -3,9 +3,7 @@ stores and formats (the work is done by `engram.services.transfer`)."""
 
 from __future__ import annotations
 
-import os
 import sys
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
 from rich.table import Table
 
+from engram.atomic import write_atomically
 from engram.cli.common import State, open_app, output, pass_state, say
 from engram.errors import ValidationError
 from engram.services import transfer
@@ -230,26 +229,11 @@ def export(state: State, fmt: str, out: Path | None) -> None:
 
 
 def _write_atomically(path: Path, lines: Iterator[str]) -> None:
-    """Temporary file next to the target, fsync, rename: never a half-written export."""
+    """Never a half-written export (engram.atomic)."""
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise ValidationError("--out", f"directory {directory} does not exist")
-    tmp = directory / f".{path.name}.{uuid.uuid4().hex}.tmp"
-    try:
-        with tmp.open("w", encoding="utf-8") as f:
-            for line in lines:
-                f.write(line + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_atomically(path, ((line + "\n").encode("utf-8") for line in lines))
 
 
 COMMANDS = (migrate, import_, export)

@@ -26,12 +26,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from engram.atomic import fsync_dir
 from engram.errors import EngramError, ValidationError
 from engram.services.context import Context
 from engram.services.ltm import VaultAccess
 from engram.services.transfer import ExportCount, export_lines
 from engram.vault.render import iso
-from engram.vault.writer import fsync_dir, is_temp_file
+from engram.vault.writer import is_temp_file
 
 MARKER = ".engram-backup"
 EXPORT_DIR = "engram"

@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from engram.core.models import RELATION_TYPES, Direction, Relation, RelationType, new_id
+from engram.core.models import RELATION_TYPES, Direction, Memory, Relation, RelationType, new_id
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.results import GraphPage, RelatedMemory
+from engram.services.results import GraphPage, GraphSnapshot, RelatedMemory
 
 MAX_GRAPH_PAGE = 1_000
+MAX_SNAPSHOT = 20_000  # memories in one picture of the graph (the HTML view lays out each)
 MAX_DEPTH = 5
 MAX_RELATED = 1_000
 DIRECTIONS: tuple[Direction, ...] = ("out", "in", "both")
@@ -62,6 +63,27 @@ class GraphService:
             relations=relations,
             next_cursor=memories[-1].id if more else None,
         )
+
+    def snapshot(self, limit: int = 2_000) -> GraphSnapshot:
+        """The first `limit` memories (in save order) and the relations among them, with how
+        many memories there are in all: what a picture of the graph shows."""
+        limit = check.limit(limit, most=MAX_SNAPSHOT)
+        memories: list[Memory] = []
+        cursor: str | None = None
+        while len(memories) < limit:
+            page = self.ctx.store.page(cursor, min(MAX_GRAPH_PAGE, limit - len(memories)))
+            if not page:
+                break
+            memories += page
+            cursor = page[-1].id
+        shown = {m.id for m in memories}
+        relations = [
+            r
+            for r in self.ctx.store.relations(sorted(shown))
+            if r.from_id in shown and r.to_id in shown
+        ]
+        total = sum(self.ctx.store.count().values())
+        return GraphSnapshot(memories=memories, relations=relations, total=total)
 
     def related(
         self,

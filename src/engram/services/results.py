@@ -22,6 +22,7 @@ __all__ = [
     "Enrichment",
     "GcResult",
     "GraphPage",
+    "GraphSnapshot",
     "MessageAnalysis",
     "ObserveResult",
     "ObserveUsageResult",
@@ -135,6 +136,14 @@ class GraphPage(_Result):
     memories: list[Memory]
     relations: list[Relation]
     next_cursor: str | None
+
+
+class GraphSnapshot(_Result):
+    """Memories and the relations among them; `total` memories exist in the store."""
+
+    memories: list[Memory]
+    relations: list[Relation]
+    total: int
 
 
 class RelatedMemory(_Result):

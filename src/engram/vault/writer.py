@@ -22,6 +22,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 
+from engram.atomic import fsync_dir
 from engram.errors import ConfigError, ValidationError
 from engram.vault.render import RESERVED_NAMES
 
@@ -184,19 +185,6 @@ def _link_or_replace(tmp: str, target: Path) -> None:
         if target.exists():
             raise FileExistsError(errno.EEXIST, "exists", str(target)) from None
         os.replace(tmp, target)
-
-
-def fsync_dir(directory: Path) -> None:
-    """Make a rename durable. Not possible (nor needed) on Windows."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with suppress(OSError):
-            os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def is_temp_file(name: str) -> bool:

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import logging
 import os
@@ -23,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engram.atomic import fsync_dir
 from engram.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -247,17 +247,6 @@ def replace_small(path: Path, data: bytes) -> None:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
-
-
-def fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    except OSError as exc:  # some filesystems cannot fsync a directory
-        if exc.errno not in (errno.EINVAL, errno.EBADF):
-            raise
-    finally:
-        os.close(fd)
 
 
 def _read_all(fd: int, offset: int, size: int) -> bytes:

@@ -36,11 +36,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from engram.atomic import fsync_dir
 from engram.clock import system_clock
 from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule, Status
 from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, StoreError
-from engram.storage.jsonl.files import DirLock, LineFile, fsync_dir, read_lines, replace_small
+from engram.storage.jsonl.files import DirLock, LineFile, read_lines, replace_small
 from engram.storage.jsonl.records import (
     SCHEDULE_FIELDS,
     BadLine,
