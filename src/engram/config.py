@@ -117,6 +117,10 @@ class Settings(BaseSettings):
     ltm_folder: str = Field(default="Engram", min_length=1, max_length=200)
     auto_promote: bool = False
 
+    # MCP over HTTP (`engram serve --http`): the bearer token every request must carry (unset:
+    # one is generated and kept in the config directory's http-token file)
+    http_token: str | None = Field(default=None, min_length=16, max_length=512)
+
     # SQLite
     sqlite_busy_timeout: float = Field(default=30.0, gt=0, le=3600)  # seconds
 

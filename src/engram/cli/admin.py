@@ -428,9 +428,13 @@ def render_config(out: Console, report: ConfigReport) -> None:
 
 
 @click.command()
+@click.option("--http", "over_http", is_flag=True, help="Serve MCP over HTTP, not stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="With --http: address.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
 @pass_state
-def serve(state: State) -> None:
-    """Run the MCP server on stdio (for Claude Desktop, Cursor, ...)."""
+def serve(state: State, over_http: bool, host: str, port: int) -> None:
+    """Run the MCP server on stdio (for Claude Desktop, Cursor, ...), or over HTTP with a
+    bearer token (--http)."""
     # Imported lazily: the server pulls in the MCP SDK, which other commands do not need.
     try:
         module = importlib.import_module("engram.mcp.server")
@@ -439,6 +443,9 @@ def serve(state: State) -> None:
     if state.store is not None:
         # The server reads its own settings; the environment is how --store reaches it.
         os.environ[f"{ENV_PREFIX}STORAGE_PATH"] = state.store
+    if over_http:
+        module.serve_http(host=host, port=port)
+        return
     run = cast(Callable[[], object], module.serve)
     run()
 

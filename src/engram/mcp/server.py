@@ -30,7 +30,7 @@ from engram.mcp.arguments import checked_arguments
 from engram.mcp.runtime import EngramRuntime
 from engram.mcp.tools import register_tools
 
-__all__ = ["INSTRUCTIONS", "SERVER_NAME", "build_server", "serve"]
+__all__ = ["INSTRUCTIONS", "SERVER_NAME", "build_server", "serve", "serve_http"]
 
 SERVER_NAME = "engram"
 
@@ -155,6 +155,35 @@ def serve(settings: Settings | None = None, clock: Clock | None = None) -> None:
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
     build_server(settings, clock).run("stdio")
+
+
+def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8765) -> None:
+    """Run the server over streamable HTTP at http://HOST:PORT/mcp, every request checked
+    for the bearer token (engram.mcp.http); until Ctrl-C."""
+    import uvicorn
+
+    from engram.mcp.http import LOOPBACK, guarded_app, token_for
+
+    settings = settings if settings is not None else load_settings()
+    configure_logging(settings.log_level)
+    logging.getLogger("engram").propagate = False
+    token, source = token_for(settings)
+    server = build_server(settings)
+    app = guarded_app(server.streamable_http_app(host=host), token)
+    log.warning(
+        "Engram MCP over HTTP on http://%s:%d/mcp; clients send 'Authorization: Bearer <token>' "
+        "(the token: %s)",
+        host,
+        port,
+        source,
+    )
+    if host not in LOOPBACK:
+        log.warning(
+            "listening on %s: other machines can reach this server; it speaks plain HTTP, so "
+            "put it behind a TLS proxy (the token travels in every request)",
+            host,
+        )
+    uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
 def _stop(signum: int, _frame: object) -> None:

@@ -1,0 +1,92 @@
+"""MCP over HTTP (streamable HTTP), behind a bearer token.
+
+One memory for several machines or a remote client. Every request must carry
+`Authorization: Bearer <token>`: the token is ENGRAM_HTTP_TOKEN, or one generated at first
+start and kept in the user's config directory (`http-token`, readable by the user only). It is
+compared in constant time; a request without it gets 401 and reaches nothing. The server
+listens on 127.0.0.1 unless told otherwise; it speaks plain HTTP, so a server reachable from
+other machines belongs behind a TLS proxy (a warning says so).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import os
+import secrets
+from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
+from typing import Any
+
+from engram.config import Settings, config_dir
+
+log = logging.getLogger(__name__)
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+TOKEN_FILE = "http-token"
+LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+
+
+class BearerToken:
+    """ASGI middleware: HTTP requests without the token are answered 401 and go no further
+    (the app's own lifespan events pass through)."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self._expected):
+                await _unauthorized(send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _unauthorized(send: Send) -> None:
+    body = json.dumps(
+        {
+            "error": "missing or wrong token: send 'Authorization: Bearer <token>' "
+            "(ENGRAM_HTTP_TOKEN, or the http-token file in Engram's config directory)"
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", b'Bearer realm="engram"'),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def token_for(settings: Settings, directory: Path | None = None) -> tuple[str, str]:
+    """The token and where it comes from: the setting, else the token file (created with a
+    fresh random token, owner-only, the first time)."""
+    if settings.http_token:
+        return settings.http_token, "ENGRAM_HTTP_TOKEN"
+    path = (directory or config_dir()) / TOKEN_FILE
+    if path.exists():
+        token = path.read_text(encoding="utf-8").strip()
+        if token:
+            return token, str(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(token + "\n")
+    return token, str(path)
+
+
+def guarded_app(app: ASGIApp, token: str) -> ASGIApp:
+    return BearerToken(app, token)

@@ -1,0 +1,118 @@
+"""MCP over HTTP: a real `engram serve --http` process and a real MCP client over streamable
+HTTP, with and without the bearer token."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp.client import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+TOKEN = "test-token-0123456789abcdef"
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def serve(home: Path, port: int, **env: str) -> subprocess.Popen[str]:
+    home.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "engram.cli.main", "serve", "--http", "--port", str(port)],
+        env={
+            "ENGRAM_STORAGE_PATH": str(home / "engram.db"),
+            "ENGRAM_EMBEDDING_MODEL": "none",
+            "XDG_CONFIG_HOME": str(home / "config"),
+            "XDG_DATA_HOME": str(home / "data"),
+            "PATH": "/usr/bin:/bin",
+            **env,
+        },
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_listening(port: int, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise AssertionError("server did not start listening")
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    port = free_port()
+    proc = serve(tmp_path / "home", port, ENGRAM_HTTP_TOKEN=TOKEN)
+    try:
+        wait_listening(port, proc)
+        yield f"http://127.0.0.1:{port}/mcp", proc
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)  # closes the pipe too
+
+
+@pytest.mark.anyio
+async def test_a_client_with_the_token_saves_and_searches(
+    http_server: tuple[str, subprocess.Popen[str]],
+) -> None:
+    url, _ = http_server
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as client,
+        streamable_http_client(url, http_client=client) as (read, write, *_),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        saved = await session.call_tool("save_memory", {"content": "Atlas runs on PostgreSQL 16"})
+        assert not saved.is_error
+        found = await session.call_tool("search_memory", {"query": "postgresql"})
+        assert not found.is_error and found.structured_content is not None
+        assert found.structured_content["hits"][0]["content"] == "Atlas runs on PostgreSQL 16"
+
+
+def test_without_the_right_token_nothing_is_reached(
+    http_server: tuple[str, subprocess.Popen[str]],
+) -> None:
+    url, _ = http_server
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    wrong = ({}, {"Authorization": "Bearer wrong-token-wrong-token"}, {"Authorization": TOKEN})
+    for headers in wrong:
+        response = httpx2.post(url, json=ping, headers=headers, timeout=10)
+        assert response.status_code == 401, headers
+        assert "Authorization: Bearer" in response.json()["error"]
+
+
+def test_a_token_is_generated_once_and_kept_private(tmp_path: Path) -> None:
+    port = free_port()
+    home = tmp_path / "home"
+    proc = serve(home, port)
+    try:
+        wait_listening(port, proc)
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=15)
+    token_file = home / "config" / "engram" / "http-token"
+    assert token_file.stat().st_mode & 0o777 == 0o600
+    token = token_file.read_text().strip()
+    assert len(token) >= 32 and token not in err  # the log names the file, never the token
+    assert str(token_file) in err and "Authorization: Bearer <token>" in err
