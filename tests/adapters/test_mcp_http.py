@@ -116,3 +116,35 @@ def test_a_token_is_generated_once_and_kept_private(tmp_path: Path) -> None:
     token = token_file.read_text().strip()
     assert len(token) >= 32 and token not in err  # the log names the file, never the token
     assert str(token_file) in err and "Authorization: Bearer <token>" in err
+
+
+def test_a_foreign_host_header_is_refused_even_with_the_token(
+    http_server: tuple[str, subprocess.Popen[str]],
+) -> None:
+    """DNS rebinding: a page on evil.example resolving to 127.0.0.1 must not reach the server."""
+    url, _ = http_server
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    headers = {"Authorization": f"Bearer {TOKEN}", "Host": "evil.example"}
+    response = httpx2.post(url, json=ping, headers=headers, timeout=10)
+    assert response.status_code in (400, 403, 421)
+
+
+def test_token_show_and_rotate(tmp_path: Path) -> None:
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    engram = [sys.executable, "-m", "engram.cli.main", "token"]
+    first = subprocess.run([*engram, "show"], env=env, capture_output=True, text=True, check=True)
+    again = subprocess.run([*engram, "show"], env=env, capture_output=True, text=True, check=True)
+    assert first.stdout == again.stdout and len(first.stdout.strip()) >= 32
+    assert "http-token" in first.stderr
+    subprocess.run([*engram, "rotate"], env=env, capture_output=True, check=True)
+    rotated = subprocess.run([*engram, "show"], env=env, capture_output=True, text=True, check=True)
+    assert rotated.stdout != first.stdout
+    token_file = tmp_path / "config" / "engram" / "http-token"
+    assert token_file.stat().st_mode & 0o777 == 0o600
+    refused = subprocess.run(
+        [*engram, "rotate"],
+        env={**env, "ENGRAM_HTTP_TOKEN": "a-token-given-by-setting"},
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode != 0 and "ENGRAM_HTTP_TOKEN is set" in refused.stderr

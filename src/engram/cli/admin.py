@@ -34,6 +34,7 @@ from engram.config import (
     config_dir,
     data_dir,
     default_storage_path,
+    load_settings,
     redact_url,
 )
 from engram.config_env import ENV_PREFIX
@@ -450,4 +451,32 @@ def serve(state: State, over_http: bool, host: str, port: int) -> None:
     run()
 
 
-COMMANDS = (gc, candidates, relate, graph, related, stats, config, serve)
+@click.group()
+def token() -> None:
+    """The bearer token of `engram serve --http`."""
+
+
+@token.command("show")
+def token_show() -> None:
+    """Print the token clients must send (creating it the first time), and where it lives."""
+    from engram.mcp.http import token_for
+
+    value, source = token_for(load_settings())
+    click.echo(value)
+    click.echo(f"(from {source})", err=True)
+
+
+@token.command("rotate")
+def token_rotate() -> None:
+    """Replace the token file's token with a new one (restart the server to use it)."""
+    from engram.mcp.http import rotate_token, token_path
+
+    if load_settings().http_token:
+        raise click.ClickException(
+            "ENGRAM_HTTP_TOKEN is set: that is the token in use; change the setting instead"
+        )
+    rotate_token()
+    click.echo(f"New token written to {token_path()}; restart `engram serve --http` to use it.")
+
+
+COMMANDS = (gc, candidates, relate, graph, related, stats, config, serve, token)

@@ -75,17 +75,30 @@ def token_for(settings: Settings, directory: Path | None = None) -> tuple[str, s
     fresh random token, owner-only, the first time)."""
     if settings.http_token:
         return settings.http_token, "ENGRAM_HTTP_TOKEN"
-    path = (directory or config_dir()) / TOKEN_FILE
+    path = token_path(directory)
     if path.exists():
         token = path.read_text(encoding="utf-8").strip()
         if token:
             return token, str(path)
+    return rotate_token(directory), str(path)
+
+
+def token_path(directory: Path | None = None) -> Path:
+    return (directory or config_dir()) / TOKEN_FILE
+
+
+def rotate_token(directory: Path | None = None) -> str:
+    """Write a fresh random token to the token file (owner-only, replaced atomically): clients
+    holding the old one are refused from the next request of a server started afterwards."""
+    path = token_path(directory)
     path.parent.mkdir(parents=True, exist_ok=True)
     token = secrets.token_urlsafe(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(token + "\n")
-    return token, str(path)
+    os.replace(tmp, path)
+    return token
 
 
 def guarded_app(app: ASGIApp, token: str) -> ASGIApp:
