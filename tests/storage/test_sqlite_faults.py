@@ -63,3 +63,21 @@ def test_a_store_path_under_a_file_names_the_setting(tmp_path: Path) -> None:
     (tmp_path / "a-file").write_text("not a folder")
     with pytest.raises(StoreError, match="ENGRAM_STORAGE_PATH"):
         Engram.open(str(tmp_path / "a-file" / "engram.db"))
+
+
+def test_a_full_disk_is_a_message_and_loses_nothing(tmp_path: Path) -> None:
+    """SQLite's "database or disk is full" (SQLITE_FULL) — the error a full disk raises — made
+    real by capping the file at its current size on the store's own connection: a machine
+    cannot be filled up for a test, but this is the same error path inside SQLite."""
+    with Engram.open(str(tmp_path / "full.db"), embedding_model="none") as mem:
+        kept = mem.save("Saved before the disk filled up")
+        conn = mem.app.context.store._conn  # type: ignore[attr-defined]
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages}")
+        with pytest.raises(StoreError) as failed:
+            mem.save("x " * 20_000)
+        message = str(failed.value)
+        assert "is full" in message and "nothing was written" in message
+        assert [m.id for m in mem.read_graph().memories] == [kept.id]
+        conn.execute("PRAGMA max_page_count = 1073741823")  # space again: saving works
+        assert mem.save("Saved after space was freed").content == "Saved after space was freed"
