@@ -369,8 +369,11 @@ class SQLiteStore(SQLiteLtm):
     def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
         if self._vectors is None:
             return []
-        # Twice the neighbours: a memory may fill several of them with its passages.
-        near = dict(self._vectors.search(vector, 2 * _oversampled(limit, where)))
+        # Twice the neighbours: a memory may fill several of them with its passages. Of the
+        # memories they belong to, only the best by the index's (quantised) similarity are read
+        # and re-scored: the oversampled count leaves room for the filter and the quantisation.
+        wanted = _oversampled(limit, where)
+        near = dict(self._vectors.search(vector, 2 * wanted)[:wanted])
         if not near:
             return []
         clauses, params = _filter_sql(where, alias="m")
@@ -383,8 +386,18 @@ class SQLiteStore(SQLiteLtm):
         )
         if not rows:
             return []
-        # The index is quantised: re-score its neighbours exactly from the stored vectors.
-        exact = [float((self._vectors.rows(row[6]) @ vector).max()) for row in rows]
+        # The index is quantised: re-score its neighbours exactly from the stored vectors, all
+        # rows in one product, then each memory's best row.
+        blobs = [row[6] for row in rows]
+        counts = np.fromiter((len(b) for b in blobs), np.int64, len(blobs)) // (
+            4 * self._vectors.dims
+        )
+        sims = (
+            np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(-1, self._vectors.dims)
+            @ vector
+        )
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        exact = np.maximum.reduceat(sims, starts).tolist()
         stubs = [
             stub_from_row((*row[:6], float(cos))) for row, cos in zip(rows, exact, strict=True)
         ]
