@@ -10,7 +10,8 @@ sentences (other case and punctuation) through the public API. Then, in this ord
 * clustering every active memory (`Engram.clusters`: one neighbour search per memory);
 * precision and recall of the planted groups among the clusters found (a planted group counts
   when one cluster holds exactly its three memories);
-* applying the merge of the planted clusters, and undoing every merge.
+* applying the merge of the planted clusters, and undoing every merge;
+* clustering again after 1 % of the memories changed (same process: incremental).
 
 Prints one table. Times are wall-clock seconds on this machine, one run.
 """
@@ -54,7 +55,8 @@ def distinct_facts(mem: Engram, seed: int) -> list[str]:
 
 def measure(path: Path, seed: int) -> dict[str, float]:
     out: dict[str, float] = {}
-    with Engram.open(str(path), clock=FixedClock(scale.NOW)) as mem:
+    # Repeats kept as copies: the planted near-copies are what clustering must find.
+    with Engram.open(str(path), clock=FixedClock(scale.NOW), save_duplicates="keep") as mem:
         facts = distinct_facts(mem, seed)
         planted = [frozenset(mem.save(text).id for text in variants(fact)) for fact in facts]
         mem.flush()
@@ -77,6 +79,24 @@ def measure(path: Path, seed: int) -> dict[str, float]:
         for done in applied.merged:
             mem.undo_consolidation(done.merged.id)
         out["undo_s"] = time.perf_counter() - start
+        # 1 % of the memories change, then clustering runs again in the same process: only
+        # they are searched (the rest keep the links the first run found).
+        rng = random.Random(seed + 9)
+        page = mem.read_graph(limit=1000).memories
+        ids = [m.id for m in page]
+        while len(ids) < found.memories_considered:
+            more = mem.read_graph(cursor=ids[-1], limit=1000).memories
+            if not more:
+                break
+            ids += [m.id for m in more]
+        changed = rng.sample(ids, max(1, len(ids) // 100))
+        for i, ident in enumerate(changed):
+            mem.update(ident, content=f"changed note {i}: " + rng.choice(facts))
+        mem.flush()
+        start = time.perf_counter()
+        mem.clusters()
+        out["incremental_s"] = time.perf_counter() - start
+        out["changed"] = len(changed)
     return out
 
 
@@ -103,14 +123,15 @@ def main() -> None:
         print(f"  {n:,} done", file=sys.stderr)
     print(
         "| N | memories clustered | clusters | clustering | planted: precision / recall |"
-        " apply 100 merges | undo 100 |"
+        " apply 100 merges | undo 100 | again after 1 % changed |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for n, r in rows:
         quality = f"{r['precision']:.2f} / {r['recall']:.2f}"
         print(
             f"| {n:,} | {r['considered']:,.0f} | {r['clusters']:,.0f} | {r['cluster_s']:.1f} s | "
-            f"{quality} | {r['apply_s']:.1f} s | {r['undo_s']:.1f} s |"
+            f"{quality} | {r['apply_s']:.1f} s | {r['undo_s']:.1f} s | "
+            f"{r['incremental_s']:.1f} s ({r['changed']:,.0f} changed) |"
         )
 
 

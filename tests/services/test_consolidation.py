@@ -279,3 +279,31 @@ def test_the_review_band_is_left_for_a_person_unless_approved(mem: Engram) -> No
     assert all(m.status == Status.ACTIVE for m in mem.get_many([f.id for f in flights]))
     approved = mem.consolidate(mode="apply", cluster_ids=[cluster.id])
     assert [d.path for d in approved.merged] == ["approved"]
+
+
+def test_a_second_run_searches_only_what_changed_and_finds_the_same(
+    mem: Engram, clock: FixedClock, store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Incremental clustering: nothing changed → no neighbour search, same clusters; one
+    memory changed → only it is searched, and the clusters equal a fresh full run's."""
+    groups = plant(mem, clock)
+    first = mem.clusters()
+    store = mem.app.context.store
+    searched: list[int] = []
+    real = store.vector_neighbours
+
+    def counting(vectors, where, k):  # type: ignore[no-untyped-def]
+        searched.append(len(vectors))
+        return real(vectors, where, k)
+
+    monkeypatch.setattr(store, "vector_neighbours", counting)
+    again = mem.clusters()
+    assert searched == [] and [c.id for c in again.clusters] == [c.id for c in first.clusters]
+    mem.update(groups[2][1].id, content="The quarterly report is due on Monday")
+    mem.flush()
+    after = mem.clusters()
+    assert sum(searched) == 1
+    with Engram.open(store_url, clock=clock) as fresh:
+        full = fresh.clusters()
+    assert [c.id for c in after.clusters] == [c.id for c in full.clusters]
+    assert len(after.clusters) == len(first.clusters) - 1  # Alice's pair is no longer one

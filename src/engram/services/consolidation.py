@@ -102,6 +102,10 @@ class ConsolidationService:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self._seen: dict[str, ClusterView] = {}  # the last clusters found, by id
+        # Each active memory's links found by the last run (its version, [(other, cosine)]),
+        # and the threshold they were found at: the next run searches only what changed.
+        self._links: dict[str, tuple[str, list[tuple[str, float]]]] = {}
+        self._links_at: float | None = None
 
     # -- finding clusters ---------------------------------------------------------------------
 
@@ -151,37 +155,79 @@ class ConsolidationService:
         self, model: str, link: float
     ) -> tuple[list[tuple[str, str, float]], dict[str, Any], int]:
         """Each active memory's nearest active neighbours (one batch per page), kept when their
-        exact cosine is at least `link`; the vectors of the memories in those pairs."""
+        exact cosine is at least `link`; the vectors of the memories in those pairs.
+
+        Incremental: a memory this service linked before, saying the same as then, keeps its
+        links (to memories that also say the same as then) without a new neighbour search;
+        only new and changed memories are searched. A changed memory's links are found again
+        by its own search. So a run after 1 % of memories changed searches 1 % of them."""
         active = Filter(statuses=(Status.ACTIVE,))
-        pairs: list[tuple[str, str, float]] = []
-        linked: dict[str, Any] = {}
+        store = self.ctx.store
+        cache = self._links if self._links_at == link else {}
+        current: dict[str, str] = {}  # id -> version, every active memory
+        fresh: set[str] = set()
         considered = 0
         after: str | None = None
-        store = self.ctx.store
+        new_links: dict[str, tuple[str, list[tuple[str, float]]]] = {}
         while True:
             page = store.page(after, PAGE)
             if not page:
                 break
             after = page[-1].id
-            found = store.get_vectors([m.id for m in page if m.status == Status.ACTIVE], model)
-            considered += sum(1 for m in page if m.status == Status.ACTIVE)
-            near = store.vector_neighbours(found, active, NEIGHBOURS)
-            # The index's similarities may be approximate: anything close is checked exactly.
-            wanted = {o for hits in near.values() for o, cos in hits if cos >= link - MARGIN}
-            others = store.get_vectors(sorted(wanted - set(found)), model) if wanted else {}
-            for ident, hits in near.items():
-                for other, cos in hits:
-                    if cos < link - MARGIN:
-                        continue
-                    vector = found.get(other)
-                    vector = others.get(other) if vector is None else vector
-                    if vector is None:
-                        continue
-                    exact = float(found[ident] @ vector)
-                    if exact >= link:
-                        pairs.append((ident, other, exact))
-                        linked[ident], linked[other] = found[ident], vector
-        return pairs, linked, considered
+            todo = []
+            for m in page:
+                if m.status != Status.ACTIVE:
+                    continue
+                considered += 1
+                current[m.id] = version(m)
+                known = cache.get(m.id)
+                if known is not None and known[0] == current[m.id]:
+                    new_links[m.id] = known
+                else:
+                    todo.append(m.id)
+            fresh.update(todo)
+            if todo:
+                for ident, hits in self._search_links(model, todo, active, link).items():
+                    new_links[ident] = (current[ident], hits)
+        pairs: list[tuple[str, str, float]] = []
+        for ident, (_, hits) in new_links.items():
+            for other, cos in hits:
+                # a link found by an earlier run counts only while its other end is unchanged
+                if other in current and (
+                    ident in fresh or cache.get(other, ("",))[0] == current[other]
+                ):
+                    pairs.append((ident, other, cos))
+        self._links, self._links_at = new_links, link
+        members = sorted({x for a, b, _ in pairs for x in (a, b)})
+        linked = store.get_vectors(members, model) if members else {}
+        return [p for p in pairs if p[0] in linked and p[1] in linked], linked, considered
+
+    def _search_links(
+        self, model: str, ids: list[str], active: Filter, link: float
+    ) -> dict[str, list[tuple[str, float]]]:
+        """For each of `ids`, the active memories at least `link` similar (exact cosine) among
+        its nearest neighbours in the index."""
+        store = self.ctx.store
+        found = store.get_vectors(ids, model)
+        near = store.vector_neighbours(found, active, NEIGHBOURS)
+        # The index's similarities may be approximate: anything close is checked exactly.
+        wanted = {o for hits in near.values() for o, cos in hits if cos >= link - MARGIN}
+        others = store.get_vectors(sorted(wanted - set(found)), model) if wanted else {}
+        out: dict[str, list[tuple[str, float]]] = {}
+        for ident, hits in near.items():
+            kept = []
+            for other, cos in hits:
+                if cos < link - MARGIN:
+                    continue
+                vector = found.get(other)
+                vector = others.get(other) if vector is None else vector
+                if vector is None:
+                    continue
+                exact = float(found[ident] @ vector)
+                if exact >= link:
+                    kept.append((other, exact))
+            out[ident] = kept
+        return out
 
     def _view(self, cluster: Cluster) -> ClusterView:
         preview = None
