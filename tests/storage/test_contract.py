@@ -463,3 +463,13 @@ def _second_handle(store: Store, request: pytest.FixtureRequest) -> Store:
     if isinstance(store, JSONLStore):
         return JSONLStore(store.path)
     return PostgresStore(request.getfixturevalue("postgres_url"))
+
+
+def test_page_texts_is_page_reduced_to_text(store: Store) -> None:
+    put(store, mem("a", "first"), mem("b", "second"), mem("c", "third"))
+    store.modify(["b"], lambda m: (m.model_copy(update={"status": Status.ARCHIVED}), Schedule()))
+    full = store.page(None, 10)
+    assert store.page_texts(None, 10) == [(m.id, m.status, m.content) for m in full]
+    assert store.page_texts(full[0].id, 1) == [(full[1].id, full[1].status, full[1].content)]
+    with pytest.raises(NotFoundError):
+        store.page_texts("no-such-id", 1)

@@ -170,21 +170,22 @@ class ConsolidationService:
         after: str | None = None
         new_links: dict[str, tuple[str, list[tuple[str, float]]]] = {}
         while True:
-            page = store.page(after, PAGE)
+            page = store.page_texts(after, PAGE)
             if not page:
                 break
-            after = page[-1].id
+            after = page[-1][0]
             todo = []
-            for m in page:
-                if m.status != Status.ACTIVE:
+            for ident, status, content in page:
+                if status != Status.ACTIVE:
                     continue
                 considered += 1
-                current[m.id] = version(m)
-                known = cache.get(m.id)
-                if known is not None and known[0] == current[m.id]:
-                    new_links[m.id] = known
+                # Links follow from vectors, and vectors from the content alone.
+                current[ident] = hashlib.sha256(content.encode()).hexdigest()[:16]
+                known = cache.get(ident)
+                if known is not None and known[0] == current[ident]:
+                    new_links[ident] = known
                 else:
-                    todo.append(m.id)
+                    todo.append(ident)
             fresh.update(todo)
             if todo:
                 for ident, hits in self._search_links(model, todo, active, link).items():

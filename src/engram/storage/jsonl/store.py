@@ -783,6 +783,9 @@ class JSONLStore(MemoryLtm):
             seqs = self._order[start : start + max(limit, 0)]
             return [self._by_seq[seq].memory for seq in seqs]
 
+    def page_texts(self, after: str | None, limit: int) -> list[tuple[str, Status, str]]:
+        return [(m.id, m.status, m.content) for m in self.page(after, limit)]
+
     # -- schedules ----------------------------------------------------------------------------
 
     def schedule_fingerprint(self) -> str | None:

@@ -336,17 +336,26 @@ class PostgresStore(PostgresLtm):
         return [stub_from_row(row) for row in rows]
 
     def page(self, after: str | None, limit: int) -> list[Memory]:
-        start = 0
-        if after is not None:
-            found = self._query("SELECT seq FROM memories WHERE id = %s", (after,))
-            if not found:
-                raise NotFoundError("cursor", after)
-            start = int(found[0][0])
         rows = self._query(
             f"SELECT {_SELECT_MEMORY} FROM memories WHERE seq > %s ORDER BY seq LIMIT %s",
-            (start, limit),
+            (self._seq_after(after), limit),
         )
         return [memory_from_row(row) for row in rows]
+
+    def page_texts(self, after: str | None, limit: int) -> list[tuple[str, Status, str]]:
+        rows = self._query(
+            "SELECT id, status, content FROM memories WHERE seq > %s ORDER BY seq LIMIT %s",
+            (self._seq_after(after), limit),
+        )
+        return [(str(i), Status(status), str(content)) for i, status, content in rows]
+
+    def _seq_after(self, after: str | None) -> int:
+        if after is None:
+            return 0
+        found = self._query("SELECT seq FROM memories WHERE id = %s", (after,))
+        if not found:
+            raise NotFoundError("cursor", after)
+        return int(found[0][0])
 
     # -- schedules ----------------------------------------------------------------------------
 

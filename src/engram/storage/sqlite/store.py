@@ -299,14 +299,22 @@ class SQLiteStore(SQLiteLtm):
         return [stub_from_row(row) for row in self._query(sql, (now, now, limit))]
 
     def page(self, after: str | None, limit: int) -> list[Memory]:
-        start = 0
-        if after is not None:
-            found = self._query("SELECT seq FROM memories WHERE id = ?", (after,))
-            if not found:
-                raise NotFoundError("cursor", after)
-            start = found[0][0]
         sql = f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq > ? ORDER BY seq LIMIT ?"
-        return [memory_from_row(row, from_json) for row in self._query(sql, (start, limit))]
+        rows = self._query(sql, (self._seq_after(after), limit))
+        return [memory_from_row(row, from_json) for row in rows]
+
+    def page_texts(self, after: str | None, limit: int) -> list[tuple[str, Status, str]]:
+        sql = "SELECT id, status, content FROM memories WHERE seq > ? ORDER BY seq LIMIT ?"
+        rows = self._query(sql, (self._seq_after(after), limit))
+        return [(str(i), Status(status), str(content)) for i, status, content in rows]
+
+    def _seq_after(self, after: str | None) -> int:
+        if after is None:
+            return 0
+        found = self._query("SELECT seq FROM memories WHERE id = ?", (after,))
+        if not found:
+            raise NotFoundError("cursor", after)
+        return int(found[0][0])
 
     # -- schedules ----------------------------------------------------------------------------
 
