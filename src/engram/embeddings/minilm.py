@@ -28,6 +28,11 @@ DIMENSIONS = 384
 MAX_TOKENS = 256
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 _BATCH = 32
+# At most this many tokens (texts × padded length) in one batch: attention's working memory
+# grows with it, and 32 texts of 256 tokens took the process past 1 GB. Short texts still go
+# 32 at a time; long ones in smaller batches, at the same speed per token.
+_BATCH_TOKENS = 2_048
+_CHARS_PER_TOKEN = 4  # a cautious estimate for English, before tokenizing
 # One text at a time is a query waiting for its answer (or one save): spread it over two cores
 # where there are two, which cuts a short query from about 4.4 to 2.9 ms here. Batches keep the
 # configured threads, so background embedding leaves the other core to the caller.
@@ -111,8 +116,7 @@ class MiniLMEmbedder:
         # Sort by length so each batch pads little; restore the order at the end.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
-        for start in range(0, len(order), _BATCH):
-            chunk = order[start : start + _BATCH]
+        for chunk in _batches(order, texts):
             out[chunk] = self._embed([texts[i] for i in chunk])
         return out
 
@@ -132,3 +136,19 @@ class MiniLMEmbedder:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         unit: NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
         return unit
+
+
+def _batches(order: list[int], texts: Sequence[str]) -> list[list[int]]:
+    """Consecutive runs of `order` (shortest text first) of at most _BATCH texts and about
+    _BATCH_TOKENS padded tokens (the longest text of a run sets its padding)."""
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        tokens = min(MAX_TOKENS, len(texts[i]) // _CHARS_PER_TOKEN + 2)
+        if current and (len(current) == _BATCH or (len(current) + 1) * tokens > _BATCH_TOKENS):
+            batches.append(current)
+            current = []
+        current.append(i)
+    if current:
+        batches.append(current)
+    return batches
