@@ -94,6 +94,9 @@ def measure(path: Path, seed: int) -> dict[str, float]:
             mem.update(ident, content=f"changed note {i}: " + rng.choice(facts))
         mem.flush()
         start = time.perf_counter()
+        mem.search("garden")  # the HNSW index takes in the re-embedded memories (timed apart)
+        out["catch_up_s"] = time.perf_counter() - start
+        start = time.perf_counter()
         mem.clusters()
         out["incremental_s"] = time.perf_counter() - start
         out["changed"] = len(changed)
@@ -123,15 +126,15 @@ def main() -> None:
         print(f"  {n:,} done", file=sys.stderr)
     print(
         "| N | memories clustered | clusters | clustering | planted: precision / recall |"
-        " apply 100 merges | undo 100 | again after 1 % changed |"
+        " apply 100 merges | undo 100 | again after 1 % changed | index catch-up before it |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for n, r in rows:
         quality = f"{r['precision']:.2f} / {r['recall']:.2f}"
         print(
             f"| {n:,} | {r['considered']:,.0f} | {r['clusters']:,.0f} | {r['cluster_s']:.1f} s | "
             f"{quality} | {r['apply_s']:.1f} s | {r['undo_s']:.1f} s | "
-            f"{r['incremental_s']:.1f} s ({r['changed']:,.0f} changed) |"
+            f"{r['incremental_s']:.1f} s ({r['changed']:,.0f} changed) | {r['catch_up_s']:.1f} s |"
         )
 
 
