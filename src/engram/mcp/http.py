@@ -99,7 +99,3 @@ def rotate_token(directory: Path | None = None) -> str:
         f.write(token + "\n")
     os.replace(tmp, path)
     return token
-
-
-def guarded_app(app: ASGIApp, token: str) -> ASGIApp:
-    return BearerToken(app, token)

@@ -162,14 +162,14 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     for the bearer token (engram.mcp.http); until Ctrl-C."""
     import uvicorn
 
-    from engram.mcp.http import LOOPBACK, guarded_app, token_for
+    from engram.mcp.http import LOOPBACK, BearerToken, token_for
 
     settings = settings if settings is not None else load_settings()
     configure_logging(settings.log_level)
     logging.getLogger("engram").propagate = False
     token, source = token_for(settings)
     server = build_server(settings)
-    app = guarded_app(server.streamable_http_app(host=host), token)
+    app = BearerToken(server.streamable_http_app(host=host), token)
     log.warning(
         "Engram MCP over HTTP on http://%s:%d/mcp; clients send 'Authorization: Bearer <token>' "
         "(the token: %s)",

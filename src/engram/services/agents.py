@@ -106,17 +106,16 @@ def decay_analyzer(s: Survey) -> list[Step]:
 
 
 def _cluster_steps(s: Survey, band: str, agent: AgentName, action: Action, why: str) -> list[Step]:
+    views = [v for v in s.clusters if v.action == band]
+    members = s.memories([i for v in views for i in v.member_ids])  # one read for all
     steps = []
-    for view in s.clusters:
-        if view.action != band:
-            continue
-        members = s.memories(view.member_ids)
+    for view in views:
         steps.append(
             Step(
                 agent=agent,
                 action=action,
                 memory_ids=tuple(view.member_ids),
-                versions={i: stamp(m) for i, m in members.items()},
+                versions={i: stamp(members[i]) for i in view.member_ids if i in members},
                 detail={"cluster_id": view.id, "cohesion": view.cohesion},
                 why=why.format(n=len(view.member_ids), cohesion=view.cohesion),
             )

@@ -124,7 +124,7 @@ class PipelineService:
                 if progress:
                     progress(name, i, len(names))
                 steps += RUNS[name](survey)
-            plan_id = _plan_id(steps)
+            plan_id = _new_plan_id()
             self._record(plan_id, steps, ["planned"] * len(steps), applied=False)
             results = ["planned"] * len(steps)
             if not dry_run:
@@ -251,7 +251,7 @@ def _agent_names(agents: Sequence[str] | None) -> list[AgentName]:
     return names
 
 
-def _plan_id(steps: list[Step]) -> str:
+def _new_plan_id() -> str:
     """A new id per run: two dry runs of an unchanged store are two plans (either may be
     applied, once; the second then skips what the first changed)."""
     return "plan-" + new_id().replace("-", "")[:16]

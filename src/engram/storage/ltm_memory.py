@@ -20,12 +20,10 @@ import base64
 import binascii
 import json
 import math
-import os
 import re
-import tempfile
 import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +31,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from engram.atomic import write_atomically
 from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText, link_key, link_name
 from engram.storage.exact import ExactIndex
 
@@ -340,18 +339,12 @@ def _decode_vector(value: object) -> Vector | None:
 
 def _save(path: Path, notes: dict[str, _Indexed]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".engram-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            for entry in notes.values():
-                line = entry.note.model_dump(mode="json")
-                if entry.vector is not None:
-                    line["vector"] = _encode_vector(entry.vector)
-                handle.write(json.dumps(line, ensure_ascii=False))
-                handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        with suppress(FileNotFoundError):
-            os.unlink(tmp)
+
+    def lines() -> Iterator[bytes]:
+        for entry in notes.values():
+            line = entry.note.model_dump(mode="json")
+            if entry.vector is not None:
+                line["vector"] = _encode_vector(entry.vector)
+            yield json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n"
+
+    write_atomically(path, lines())
