@@ -13,12 +13,13 @@ import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import IO, Any, cast
 
 import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, InputRequiredResult
 
 from engram.about import DISTRIBUTION
@@ -28,6 +29,7 @@ from engram.config import Settings, load_settings
 from engram.errors import ConfigError, ValidationError
 from engram.mcp.arguments import checked_arguments
 from engram.mcp.runtime import EngramRuntime
+from engram.mcp.stdio import CheckedInput, claim_stdin
 from engram.mcp.tools import register_tools
 
 __all__ = ["INSTRUCTIONS", "SERVER_NAME", "build_server", "serve", "serve_http"]
@@ -98,6 +100,15 @@ class EngramServer(MCPServer[EngramRuntime]):
             except ValidationError as exc:
                 raise ToolError(str(exc)) from exc
         return await super().call_tool(name, arguments, context)
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop, reading through `CheckedInput`: a request the SDK could not
+        parse is answered with a JSON-RPC error instead of silence (`engram.mcp.stdio`)."""
+        checked = CheckedInput(claim_stdin())
+        async with stdio_server(stdin=anyio.AsyncFile(cast(IO[str], checked))) as (read, write):
+            checked.attach(write)
+            lowlevel = self._lowlevel_server
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
 
 def build_server(settings: Settings | None = None, clock: Clock | None = None) -> EngramServer:

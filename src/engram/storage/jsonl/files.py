@@ -24,6 +24,7 @@ from pathlib import Path
 
 from engram.atomic import fsync_dir
 from engram.errors import StoreError
+from engram.storage.locks import open_lock_file
 
 log = logging.getLogger(__name__)
 
@@ -32,10 +33,7 @@ class DirLock:
     """flock on a lock file; re-entrant within one holder (callers serialise threads)."""
 
     def __init__(self, path: Path) -> None:
-        try:
-            self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError as exc:
-            raise StoreError(f"cannot open lock file {path}: {exc.strerror}") from exc
+        self._fd = open_lock_file(path)
         self._mode = 0
 
     @contextmanager

@@ -1,0 +1,173 @@
+"""The stdio transport with an answer for every request.
+
+The SDK's stdio transport drops a line it cannot parse as an MCP message: JSON nested deeper
+than its parser allows, a lone surrogate escape, a batch array, `"jsonrpc": "1.0"`, `params`
+given as a list. The client then waits forever for its answer and nothing is logged. Here each
+line is checked before the SDK sees it: a valid message passes through unchanged; a broken
+request is answered with the JSON-RPC error the specification gives for it (parse error,
+invalid request, invalid params), carrying the request's id when one can be read; a broken
+notification or response, which must never be answered, is logged to stderr.
+
+Only the reading side is replaced: the SDK still owns stdout (and points file descriptor 1 at
+stderr while serving), and the error answers go through its writer, so two messages can never
+interleave on the wire.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from typing import IO, Any, cast
+
+import anyio
+import anyio.from_thread
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """Why a line is not a message the server can handle, and the answer it gets (None when
+    the line is a notification or a response: those are never answered)."""
+
+    reason: str
+    answer: types.JSONRPCError | None
+
+
+def check_line(line: str) -> Rejection | None:
+    """None for a line the SDK accepts; otherwise what is wrong with it and what to answer."""
+    if not line.strip():
+        return None  # blank lines between messages are harmless; the SDK skips them too
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError as exc:
+        sdk_error: ValueError = exc
+    else:
+        if isinstance(message, types.JSONRPCNotification) and '"id"' in line:
+            return _bad_id(line)
+        return None
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return _error(None, types.PARSE_ERROR, "Parse error: the line is not valid JSON")
+    if isinstance(obj, list) and obj and all(isinstance(item, dict) for item in obj):
+        return _error(
+            None,
+            types.INVALID_REQUEST,
+            "Invalid Request: batches (JSON arrays) are not supported; send one message per line",
+        )
+    if not isinstance(obj, dict):
+        return _error(None, types.INVALID_REQUEST, "Invalid Request: a message is a JSON object")
+    ident = _id_of(obj)
+    if "method" not in obj or "id" not in obj:
+        # A notification or a response: the specification forbids answering either.
+        return Rejection(f"notification or response dropped: {_summary(sdk_error)}", None)
+    if obj.get("jsonrpc") != "2.0":
+        return _error(ident, types.INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
+    if ident is None and obj["id"] is not None:
+        return _bad_id(line)
+    if "params" in obj and not isinstance(obj["params"], dict):
+        return _error(ident, types.INVALID_PARAMS, 'Invalid params: "params" must be an object')
+    if _has_lone_surrogate(obj):
+        return _error(
+            ident, types.PARSE_ERROR, "Parse error: a string holds a lone surrogate (not Unicode)"
+        )
+    return _error(ident, types.INVALID_REQUEST, f"Invalid Request: {_summary(sdk_error)}")
+
+
+def _bad_id(line: str) -> Rejection | None:
+    """The SDK reads a request whose id is not a string or an integer (`true`, an object) as a
+    notification and never answers it; the specification calls it an invalid request."""
+    obj = json.loads(line)
+    if isinstance(obj, dict) and obj.get("id") is not None and _id_of(obj) is None:
+        return _error(
+            None, types.INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer'
+        )
+    return None
+
+
+def _error(ident: str | int | None, code: int, message: str) -> Rejection:
+    answer = types.JSONRPCError(
+        jsonrpc="2.0", id=ident, error=types.ErrorData(code=code, message=message)
+    )
+    return Rejection(message, answer)
+
+
+def _id_of(obj: dict[str, Any]) -> str | int | None:
+    ident = obj.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, str | int):
+        return None
+    return ident
+
+
+def _has_lone_surrogate(value: object) -> bool:
+    if isinstance(value, str):
+        return any("\ud800" <= ch <= "\udfff" for ch in value)
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    return False
+
+
+def _summary(exc: ValueError) -> str:
+    """The parser's complaint when it is about the JSON itself (nested too deep), else a
+    plain description: the SDK's union errors list every message type it tried."""
+    if isinstance(exc, ValidationError):
+        for error in exc.errors():
+            if error["type"] == "json_invalid":
+                return str(error["msg"])
+    return "not a valid JSON-RPC 2.0 message"
+
+
+class CheckedInput:
+    """A line reader for the SDK's transport (it calls `readline` in a worker thread): valid
+    lines are returned, broken ones answered through `replies` and skipped."""
+
+    def __init__(self, source: IO[str]) -> None:
+        self._source = source
+        self._replies: MemoryObjectSendStream[SessionMessage] | None = None
+        self._attached = threading.Event()
+
+    def attach(self, replies: MemoryObjectSendStream[SessionMessage]) -> None:
+        """Where answers go: the transport's outgoing stream, known once it is running."""
+        self._replies = replies
+        self._attached.set()
+
+    def readline(self) -> str:
+        while True:
+            line = self._source.readline()
+            rejection = check_line(line) if line else None
+            if rejection is None:
+                return line
+            log.warning("stdin: %s", rejection.reason)
+            if rejection.answer is not None:
+                self._attached.wait()
+                assert self._replies is not None
+                try:
+                    anyio.from_thread.run(self._replies.send, SessionMessage(rejection.answer))
+                except anyio.ClosedResourceError:
+                    return ""  # the server is shutting down
+
+
+def claim_stdin() -> IO[str]:
+    """The protocol's input as UTF-8 text, with file descriptor 0 pointed at the null device
+    while serving, so nothing else in the process (or a child) can read protocol bytes."""
+    try:
+        wire = os.dup(0)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        binary: IO[bytes] = os.fdopen(wire, "rb", closefd=False)
+    except OSError:
+        binary = sys.stdin.buffer
+    return io.TextIOWrapper(cast(Any, binary), encoding="utf-8", errors="replace")
