@@ -235,7 +235,7 @@ class SQLiteStore(SQLiteLtm):
 
     def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
         out: list[Stub] = []
-        clauses, params = _filter_sql(where, alias="m")
+        clauses, params = _filter_sql(where, alias="m", by_key=True)
         for chunk in _chunks(list(dict.fromkeys(ids))):
             marks = ", ".join("?" * len(chunk))
             sql = f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.id IN ({marks}) {clauses}"
@@ -384,7 +384,7 @@ class SQLiteStore(SQLiteLtm):
         near = dict(self._vectors.search(vector, 2 * wanted)[:wanted])
         if not near:
             return []
-        clauses, params = _filter_sql(where, alias="m")
+        clauses, params = _filter_sql(where, alias="m", by_key=True)
         marks = ", ".join("?" * len(near))
         rows = self._query(
             f"SELECT {_STUB_COLUMNS}, v.vector FROM memories m "
@@ -422,7 +422,7 @@ class SQLiteStore(SQLiteLtm):
             np.stack([vectors[i] for i in ids]), _oversampled(k + 1, where)
         )
         seqs = sorted({seq for row in found for seq, _ in row})
-        clauses, params = _filter_sql(where, alias="m")
+        clauses, params = _filter_sql(where, alias="m", by_key=True)
         passing: dict[int, str] = {}
         if len(seqs) > _SCAN_ABOVE:  # a large batch: one pass over the table beats lookups
             wanted = set(seqs)
@@ -639,14 +639,19 @@ def _update(conn: sqlite3.Connection, old: Memory, new: Memory, schedule: Schedu
     conn.execute(f"UPDATE memories SET {sets} WHERE id = ?", [*changes.values(), old.id])
 
 
-def _filter_sql(where: Filter, alias: str) -> tuple[str, list[Any]]:
+def _filter_sql(where: Filter, alias: str, *, by_key: bool = False) -> tuple[str, list[Any]]:
+    """The filter as SQL. `by_key`: the rows are already picked by id or seq (`IN (…)`), and
+    the unary `+` keeps SQLite from walking the status index instead, which it otherwise does
+    with bound parameters: a scan of every active memory for a lookup of a hundred (4 ms
+    instead of 0.5 at 10K memories, and linear in the store)."""
     clauses: list[str] = []
     params: list[Any] = []
     statuses = [s.value for s in where.statuses]
-    clauses.append(f"AND {alias}.status IN ({', '.join('?' * len(statuses))})")
+    plus = "+" if by_key else ""
+    clauses.append(f"AND {plus}{alias}.status IN ({', '.join('?' * len(statuses))})")
     params += statuses
     if where.used_since is not None:
-        clauses.append(f"AND {alias}.last_used >= ?")
+        clauses.append(f"AND {plus}{alias}.last_used >= ?")
         params.append(where.used_since)
     if where.tags:
         marks = ", ".join("?" * len(where.tags))

@@ -1,0 +1,74 @@
+"""Lookups by key cost the same in a small store and a big one.
+
+The work is counted in SQLite virtual-machine steps (a progress handler called every
+`STEP` instructions): deterministic, unlike a wall clock. A lookup of a few ids that walks an
+index over every active memory instead — what SQLite's planner chose for search's context
+lookups, 160 ms at 100K memories — costs steps in proportion to the store and fails here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from engram import Draft, Engram
+from engram.storage.protocol import Filter
+
+STEP = 100
+SIZES = (500, 4_000)
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[int, Engram]]:
+    opened: dict[int, Engram] = {}
+    for n in SIZES:
+        mem = Engram.open(
+            str(tmp_path_factory.mktemp("lookups") / f"{n}.db"), embedding_model="none"
+        )
+        mem.save_many([Draft(content=f"note {i} on topic {i % 37}") for i in range(n)])
+        opened[n] = mem
+    yield opened
+    for mem in opened.values():
+        mem.close()
+
+
+def steps(mem: Engram, work: Callable[[Any], object]) -> int:
+    store = mem.app.context.store
+    conn = store._conn  # type: ignore[attr-defined]
+    count = 0
+
+    def tick() -> int:
+        nonlocal count
+        count += 1
+        return 0
+
+    conn.set_progress_handler(tick, STEP)
+    try:
+        work(store)
+    finally:
+        conn.set_progress_handler(None, STEP)
+    return count
+
+
+def some_ids(mem: Engram, k: int = 20) -> list[str]:
+    return [m.id for m in mem.read_graph(limit=k).memories]
+
+
+@pytest.mark.parametrize(
+    "lookup",
+    [
+        pytest.param(lambda store, ids: store.stubs(ids, Filter()), id="stubs"),
+        pytest.param(lambda store, ids: store.get_many(ids), id="get_many"),
+        pytest.param(lambda store, ids: store.episode_neighbours(ids, 3), id="episode_neighbours"),
+    ],
+)
+def test_a_lookup_by_id_does_not_grow_with_the_store(
+    stores: dict[int, Engram], lookup: Callable[[Any, list[str]], object]
+) -> None:
+    small, big = (stores[n] for n in SIZES)
+    cost_small = steps(small, lambda store: lookup(store, some_ids(small)))
+    cost_big = steps(big, lambda store: lookup(store, some_ids(big)))
+    # 8x the memories; a scan would cost about 8x the steps. Allow for a deeper B-tree.
+    assert cost_big <= 2 * cost_small + 5, (cost_small, cost_big)
