@@ -40,6 +40,9 @@ NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 VOCAB_SIZE = 20_000
 BATCH = 5_000
 TAGS = [f"topic{i}" for i in range(200)]
+EPISODE_LENGTH = 20
+# Bumped when the generated memories change, so stores built by an older version are rebuilt.
+FORMAT = 2
 
 
 def vocabulary(rng: random.Random) -> list[str]:
@@ -59,9 +62,14 @@ def zipf_weights(n: int) -> list[float]:
     return out
 
 
-def drafts(rng: random.Random, words: list[str], weights: list[float], count: int) -> list[Draft]:
+def drafts(
+    rng: random.Random, words: list[str], weights: list[float], count: int, start: int = 0
+) -> list[Draft]:
+    """`count` memories, the `start`-th first; every EPISODE_LENGTH in a row were saved in one
+    conversation (an MCP client session), so search spreads relevance to their neighbours as
+    it does for real clients."""
     out = []
-    for _ in range(count):
+    for i in range(start, start + count):
         created = NOW - timedelta(seconds=rng.uniform(0, 90 * 86_400))
         idle = rng.uniform(0, (NOW - created).total_seconds())
         text = " ".join(rng.choices(words, cum_weights=weights, k=rng.randint(6, 20)))
@@ -72,6 +80,7 @@ def drafts(rng: random.Random, words: list[str], weights: list[float], count: in
                 created_at=created,
                 last_used=NOW - timedelta(seconds=idle),
                 strength=rng.choice([1.0, 1.0, 1.0, 1.3, 1.5, 2.0]),
+                episode=f"conversation-{i // EPISODE_LENGTH}",
             )
         )
     return out
@@ -168,7 +177,7 @@ def build(target: Target, n: int, seed: int) -> tuple[float, list[str]]:
     marker = target.marker
     if target.exists() and marker.exists():
         info = json.loads(marker.read_text())
-        if info.get("n") == n and info.get("seed") == seed:
+        if info.get("n") == n and info.get("seed") == seed and info.get("format") == FORMAT:
             return float(info["build_s"]), list(info["sample"])
     target.reset()
     rng = random.Random(seed)
@@ -179,7 +188,7 @@ def build(target: Target, n: int, seed: int) -> tuple[float, list[str]]:
     with Engram.open(target.location, clock=FixedClock(NOW), embedding_model="none") as mem:
         done = 0
         while done < n:
-            saved = mem.save_many(drafts(rng, words, weights, min(BATCH, n - done)))
+            saved = mem.save_many(drafts(rng, words, weights, min(BATCH, n - done), done))
             sample += [m.id for m in rng.sample(saved, min(len(saved), 20))]
             done += len(saved)
             print(f"  built {done:,}/{n:,}", file=sys.stderr, end="\r", flush=True)
@@ -189,7 +198,8 @@ def build(target: Target, n: int, seed: int) -> tuple[float, list[str]]:
                 mem.touch(ident)
     elapsed = time.perf_counter() - start
     print(file=sys.stderr)
-    marker.write_text(json.dumps({"n": n, "seed": seed, "build_s": elapsed, "sample": sample}))
+    info = {"n": n, "seed": seed, "format": FORMAT, "build_s": elapsed, "sample": sample}
+    marker.write_text(json.dumps(info))
     return elapsed, sample
 
 

@@ -78,7 +78,10 @@ def sentences(rng: random.Random, count: int) -> list[str]:
 def attach_vectors(path: Path, real: int, seed: int) -> float:
     """Give every memory a vector; returns real sentences embedded per second."""
     marker = path.with_suffix(".vectors.done")
-    if marker.exists():
+    # The vectors belong to one build of the store: a rebuilt store (new size, seed or format)
+    # gets new ones.
+    build = json.loads(path.with_suffix(".json").read_text())["build_s"]
+    if marker.exists() and json.loads(marker.read_text()).get("build_s") == build:
         return float(json.loads(marker.read_text())["embed_per_s"])
     rng = np.random.default_rng(seed)
     texts = sentences(random.Random(seed), real)
@@ -105,7 +108,7 @@ def attach_vectors(path: Path, real: int, seed: int) -> float:
             print(f"  vectors {done:,}", file=sys.stderr, end="\r")
     for suffix in (".vectors.usearch", ".vectors.json"):
         Path(str(path) + suffix).unlink(missing_ok=True)
-    marker.write_text(json.dumps({"embed_per_s": rate, "real": real}))
+    marker.write_text(json.dumps({"embed_per_s": rate, "real": real, "build_s": build}))
     return rate
 
 

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -881,6 +882,29 @@ def raw_server(tmp_path: Path) -> Iterator[RawServer]:
         yield raw
     finally:
         raw.close()
+
+
+def test_the_server_warms_up_for_search_before_the_first_call(raw_server: RawServer) -> None:
+    """The model and the vector index load in the background right after start-up, so the
+    first search does not wait for them (a search that comes sooner answers from text alone:
+    tests/services/test_semantic.py)."""
+    raw_server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "warm-test", "version": "0"},
+            },
+        }
+    )
+    assert raw_server.response(1)["result"]["serverInfo"]["name"] == "engram"
+    deadline = time.monotonic() + 60
+    while "ready to search by meaning" not in raw_server.stderr_path.read_text():
+        assert time.monotonic() < deadline, "no warm-up within 60 s, and no tool was called"
+        time.sleep(0.1)
 
 
 def test_stdout_carries_only_protocol_messages_even_at_debug(raw_server: RawServer) -> None:

@@ -6,16 +6,12 @@ cannot send these lines (it validates what it sends), so this test writes them i
 from __future__ import annotations
 
 import json
-import os
 import queue
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.adapters.test_mcp import RawServer
 
 ANSWER_SECONDS = 20
 
@@ -31,49 +27,22 @@ INITIALIZE = {
 }
 
 
-class Wire:
-    """One server process and its raw stdin/stdout."""
-
-    def __init__(self, home: Path) -> None:
-        env = {
-            **os.environ,
-            "ENGRAM_STORAGE_PATH": str(home / "engram.db"),
-            "XDG_CONFIG_HOME": str(home / "config"),
-            "XDG_DATA_HOME": str(home / "data"),
-        }
-        self.stderr = home / "stderr.txt"
-        self._errlog = self.stderr.open("wb")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "engram.mcp"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._errlog,
-            env=env,
-            cwd=home,
-        )
-        self.lines: queue.Queue[bytes] = queue.Queue()
-        self._pump_done = threading.Thread(target=self._pump, daemon=True)
-        self._pump_done.start()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
+class Wire(RawServer):
+    """A server process whose stdin also takes raw bytes, read one answer at a time."""
 
     def send_raw(self, line: str | bytes) -> None:
-        assert self.proc.stdin is not None
+        stdin = self.process.stdin
+        assert stdin is not None
         data = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
-        self.proc.stdin.write(data + b"\n")
-        self.proc.stdin.flush()
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.send_raw(json.dumps(message))
+        stdin.flush()
+        stdin.buffer.write(data + b"\n")
+        stdin.buffer.flush()
 
     def receive(self) -> dict[str, Any]:
         try:
             line = self.lines.get(timeout=ANSWER_SECONDS)
         except queue.Empty:
-            pytest.fail(f"no answer within {ANSWER_SECONDS} s; stderr: {self.stderr.read_text()}")
+            pytest.fail(f"no answer within {ANSWER_SECONDS} s: {self.stderr_path.read_text()}")
         message = json.loads(line)
         assert isinstance(message, dict)
         return message
@@ -84,24 +53,17 @@ class Wire:
         self.send({"jsonrpc": "2.0", "id": ident, "method": "ping"})
         assert self.receive() == {"jsonrpc": "2.0", "id": ident, "result": {}}
 
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(timeout=ANSWER_SECONDS)
-        self._pump_done.join(timeout=ANSWER_SECONDS)
-        assert self.proc.stdout is not None
-        self.proc.stdout.close()
-        self._errlog.close()
-
 
 @pytest.fixture(scope="module")
 def wire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Wire]:
     w = Wire(tmp_path_factory.mktemp("wire"))
-    w.send(INITIALIZE)
-    assert w.receive()["id"] == 0
-    w.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    yield w
-    w.close()
+    try:
+        w.send(INITIALIZE)
+        assert w.receive()["id"] == 0
+        w.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        yield w
+    finally:
+        w.close()
 
 
 def nested(depth: int) -> str:
@@ -161,7 +123,7 @@ def test_invalid_utf8_bytes_are_answered_not_swallowed(wire: Wire) -> None:
 def test_a_broken_notification_or_response_is_never_answered(wire: Wire, line: str) -> None:
     wire.send_raw(line)
     wire.ping(1001)  # the next message is the ping's answer: nothing was sent for the line
-    assert "dropped" in wire.stderr.read_text()
+    assert "dropped" in wire.stderr_path.read_text()
 
 
 def test_tools_still_work_after_garbage(wire: Wire) -> None:

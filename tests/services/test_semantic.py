@@ -8,11 +8,13 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
 
 from engram import Engram, FixedClock
+from engram.services.search import MODEL_LOADING
 
 PARAPHRASE = "when does my plane depart"
 FLIGHT = "The flight to Lisbon leaves at 9am"
@@ -289,3 +291,23 @@ def test_an_index_file_damaged_anywhere_is_rebuilt_never_a_crash(
         assert first.id in child.stdout.split(), offset
         assert "damaged" in child.stderr, offset
         assert index.read_bytes() != bytes(damaged)  # rebuilt and saved again
+
+
+def test_a_search_while_the_model_warms_up_answers_from_text_and_says_so(mem: Engram) -> None:
+    """A server warms up in the background (`Context.warm_up`); meanwhile a search must not
+    wait for the model. Here the warm-up is held open on purpose, as a slow model load would."""
+    flight = mem.save(FLIGHT)
+    taxes = mem.save("quarterly tax return is due in April")
+    loading = threading.Event()
+    mem.app.context.warm_up.start(loading.wait)
+    try:
+        assert mem.search(PARAPHRASE) == []  # no shared word, and meaning is not searched yet
+        (hit,) = mem.search("tax return")
+        assert hit.memory.id == taxes.id
+        assert hit.why.semantic is None and hit.why.note == MODEL_LOADING
+    finally:
+        loading.set()
+        mem.app.context.warm_up.wait()
+    (hit,) = mem.search(PARAPHRASE)
+    assert hit.memory.id == flight.id and hit.why.note is None
+

@@ -56,6 +56,8 @@ class Why(BaseModel):
     decay: float
     review: float
     rank: float
+    # How the search itself went, when the reader should know (meaning was not searched).
+    note: str | None = None
 
 
 class SearchHit(BaseModel):

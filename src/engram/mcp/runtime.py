@@ -36,6 +36,7 @@ class EngramRuntime:
         self._app: App | None = None
         self._lock = threading.Lock()
         self._episodes: dict[str | None, str] = {}
+        self._warm_up = False
 
     def episode_for(self, session_id: str | None) -> str:
         """One episode id per client session: the memories an assistant saves in one
@@ -56,12 +57,30 @@ class EngramRuntime:
                 settings = self._settings if self._settings is not None else load_settings()
                 self._app = build_app(settings, self._clock, recover_vectors=True)
                 log.info("store open: %s", self._app.context.store.location)
+                if self._warm_up:  # started before any call can see the App
+                    self._app.search.warm_up_in_background()
             return self._app
+
+    def warm_up(self) -> None:
+        """Open the store and load the model and vector index in the background, so the first
+        search after start-up does not wait for them; a search that comes sooner answers from
+        the text alone and says so. A store that cannot be opened is left to the first call,
+        which reports it."""
+
+        def run() -> None:
+            try:
+                self.app()
+            except Exception as exc:
+                log.debug("not opened ahead of the first call: %s", exc)
+
+        self._warm_up = True
+        threading.Thread(target=run, name="engram-open", daemon=True).start()
 
     def close(self) -> None:
         with self._lock:
             app, self._app = self._app, None
         if app is not None:
+            app.context.warm_up.wait()  # it reads the store: let it finish first
             app.close()
             log.info("store closed")
 

@@ -133,6 +133,7 @@ def build_server(settings: Settings | None = None, clock: Clock | None = None) -
 def _lifespan(runtime: EngramRuntime) -> Lifespan:
     @asynccontextmanager
     async def lifespan(_: MCPServer[EngramRuntime]) -> AsyncIterator[EngramRuntime]:
+        runtime.warm_up()
         try:
             yield runtime
         finally:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -37,6 +37,33 @@ _text_vectors: OrderedDict[tuple[str, str], NDArray[np.float32]] = OrderedDict()
 _text_lock = threading.Lock()
 
 
+class WarmUp:
+    """Loading, ahead of the first search, what it needs (the model, the vector index), on a
+    thread of its own. While that runs a search does not wait for it: it answers from the text
+    alone and says so. Without a warm-up (one-off commands) the first search loads them."""
+
+    def __init__(self) -> None:
+        self._thread: threading.Thread | None = None
+
+    def start(self, work: Callable[[], object]) -> None:
+        def run() -> None:
+            try:
+                work()
+            except Exception as exc:  # the first real call reports it (and retries)
+                log.warning("warming up for search failed: %s", exc)
+
+        self._thread = threading.Thread(target=run, name="engram-warm-up", daemon=True)
+        self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+
 @dataclass(frozen=True)
 class Context:
     store: Store
@@ -46,6 +73,7 @@ class Context:
     clock: Clock
     embedder: Embedder | None = None
     queue: EmbeddingQueue | None = None  # vectors computed just after the save returns
+    warm_up: WarmUp = field(default_factory=WarmUp)
 
     def now(self) -> datetime:
         moment = self.clock()

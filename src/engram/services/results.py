@@ -198,6 +198,8 @@ def why_summary(hit: SearchHit) -> str:
     parts.append(f"decay {why.decay:.2f}")
     if hit.reason == "review":
         parts.append(f"review {why.review:.2f}")
+    if why.note:
+        parts.append(why.note)
     return f"{hit.reason}: " + ", ".join(parts)
 
 

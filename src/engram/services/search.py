@@ -8,6 +8,8 @@ few hundred candidates, the core ranks them, and only the winners are read in fu
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -31,11 +33,12 @@ from engram.services import validation as check
 from engram.services.context import Context
 from engram.storage.protocol import Filter, Stub
 
+log = logging.getLogger(__name__)
+
 DAY = 86_400.0
 # The strongest direct matches whose episode neighbours and related memories receive credit.
 CONTEXT_SOURCES = 20
-# Query embeddings kept for repeated queries (an assistant often asks the same thing twice),
-# shared by every store the process has open.
+MODEL_LOADING = "text only: the embedding model is still loading"
 
 
 class SearchService:
@@ -65,7 +68,11 @@ class SearchService:
         )
         if text is not None and not text.strip():
             text = None
-        found = self._match(text, where, limit) if text else self._browse(where, limit)
+        # Meaning is searched unless the model is still loading in the background (a server
+        # that just started): then the text alone answers now, and the hits say so.
+        by_meaning = not self.ctx.warm_up.running
+        note = None if by_meaning or self.ctx.embedder is None else MODEL_LOADING
+        found = self._match(text, where, limit, by_meaning) if text else self._browse(where, limit)
         candidates = self._with_decay(found, now)
         if floor is not None:
             candidates = [c for c in candidates if c.score >= floor]
@@ -85,7 +92,7 @@ class SearchService:
                 score=r.why.decay,
                 rank=r.why.rank,
                 reason=r.reason,
-                why=r.why,
+                why=r.why if note is None else r.why.model_copy(update={"note": note}),
             )
             for r in ranked
             if r.id in memories  # deleted by another client between the two phases
@@ -95,13 +102,33 @@ class SearchService:
         pool = max(self.ctx.settings.search_candidates, limit * 4)
         return [(s, Candidate(s.id, 1.0, 0.0, 0.0)) for s in self.ctx.store.browse(where, pool)]
 
-    def _match(self, text: str, where: Filter, limit: int) -> list[tuple[Stub, Candidate]]:
+    def warm_up(self) -> None:
+        """Load what the first search needs — the model, the vector index, the reference
+        vectors — so that search does not pay for them (`Context.warm_up` runs this in the
+        background)."""
+        if "vectors" not in self.ctx.store.capabilities or self.ctx.embedder is None:
+            return
+        start = time.perf_counter()
+        vector = self.query_vector("warming up")
+        if vector is not None:
+            self.calibration(vector)
+            self.ctx.store.vector_search(vector, Filter(), 1)
+        log.info("ready to search by meaning (warmed up in %.2f s)", time.perf_counter() - start)
+
+    def warm_up_in_background(self) -> None:
+        self.ctx.warm_up.start(self.warm_up)
+
+    def _match(
+        self, text: str, where: Filter, limit: int, by_meaning: bool = True
+    ) -> list[tuple[Stub, Candidate]]:
         settings = self.ctx.settings
         terms = query_terms(text)
         pool = max(settings.search_candidates, limit * 4)
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
-        semantic, calibration = self._neighbours(
-            text, where, max(settings.search_vector_candidates, limit)
+        semantic, calibration = (
+            self._neighbours(text, where, max(settings.search_vector_candidates, limit))
+            if by_meaning
+            else ([], None)
         )
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
         fused = fuse_matches(

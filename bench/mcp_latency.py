@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""What an assistant feels: Engram's MCP server through a real client session over stdio.
+
+    python bench/mcp_latency.py --n 10000
+
+Uses the store of bench/semantic_scale.py for N (built, with vectors, if missing), copied so
+the run leaves it as it was. For each of --runs fresh server processes it measures: spawn →
+`initialize` answered; the first `search_memory` sent right after `initialize` (the model is
+then still loading in the background, so it may answer from the text alone — the table says
+how often); then, after the warm-up, `search_memory` p50/p95 over 200 queries and
+`save_memory` p50 over 100 saves, each the full round trip; the size of a 10-hit search
+response (compact, as by default); and the server's peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import scale
+import semantic_scale
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def server_pid(store: Path) -> int:
+    """The server process serving `store` (the SDK's client does not expose it)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                environ = (entry / "environ").read_bytes()
+            except OSError:
+                continue
+            if f"ENGRAM_STORAGE_PATH={store}".encode() in environ:
+                cmdline = (entry / "cmdline").read_bytes()
+                if b"engram.mcp" in cmdline:
+                    return int(entry.name)
+    raise RuntimeError("server process not found")
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def one_run(store: Path, home: Path, queries: list[str]) -> dict[str, Any]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "engram.mcp"],
+        env={
+            **get_default_environment(),
+            "ENGRAM_STORAGE_PATH": str(store),
+            "XDG_CONFIG_HOME": str(home / "config"),
+            "XDG_DATA_HOME": str(home / "data"),
+        },
+        cwd=home,
+    )
+    out: dict[str, Any] = {}
+    with (home / "stderr.log").open("w") as errlog:
+        start = time.perf_counter()
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            out["initialize_s"] = time.perf_counter() - start
+            t = time.perf_counter()
+            first = await session.call_tool("search_memory", {"query": queries[0]})
+            out["first_search_ms"] = (time.perf_counter() - t) * 1000
+            out["first_text_only"] = "still loading" in json.dumps(first.structured_content)
+            await anyio.sleep(3)  # the warm-up finishes
+            times = []
+            size = 0
+            for q in queries[1:]:
+                t = time.perf_counter()
+                result = await session.call_tool("search_memory", {"query": q, "limit": 10})
+                times.append((time.perf_counter() - t) * 1000)
+                size = max(size, len(json.dumps(result.structured_content)))
+            out["search_p50"], out["search_p95"] = pct(times, 0.5), pct(times, 0.95)
+            out["response_bytes"] = size
+            saves = []
+            for i in range(100):
+                t = time.perf_counter()
+                await session.call_tool(
+                    "save_memory", {"content": f"latency note {i}: {queries[i]}"}
+                )
+                saves.append((time.perf_counter() - t) * 1000)
+            out["save_p50"] = pct(saves, 0.5)
+            out["rss_mb"] = peak_rss_mb(server_pid(store))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "engram-bench")
+    args = parser.parse_args()
+    args.dir.mkdir(parents=True, exist_ok=True)
+    source = args.dir / f"semantic-{args.n}.db"
+    scale.build(scale.SQLiteTarget(source), args.n, args.seed)
+    semantic_scale.attach_vectors(source, 10_000, args.seed)
+    rng = random.Random(args.seed + 5)
+    words = scale.vocabulary(random.Random(args.seed))
+    runs = []
+    for r in range(args.runs):
+        queries = [" ".join(rng.sample(words[:5000], rng.randint(1, 3))) for _ in range(201)]
+        with tempfile.TemporaryDirectory(prefix="engram-mcp-latency-") as tmp:
+            home = Path(tmp)
+            store = home / "store.db"
+            for suffix in ("", ".vectors.usearch", ".vectors.json"):
+                if Path(str(source) + suffix).exists():
+                    shutil.copy(str(source) + suffix, str(store) + suffix)
+            runs.append(anyio.run(one_run, store, home, queries))
+        print(f"run {r + 1}/{args.runs}: {json.dumps(runs[-1])}", file=sys.stderr)
+
+    def med(key: str) -> float:
+        return statistics.median(float(run[key]) for run in runs)
+
+    text_only = sum(1 for run in runs if run["first_text_only"])
+    print(
+        "| N | start → initialize | first search (text-only) | search p50 / p95 | save p50 |"
+        " 10-hit response | server peak RSS |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    print(
+        f"| {args.n:,} | {med('initialize_s'):.2f} s | {med('first_search_ms'):.0f} ms "
+        f"({text_only}/{len(runs)}) | {med('search_p50'):.1f} / {med('search_p95'):.1f} ms | "
+        f"{med('save_p50'):.1f} ms | {med('response_bytes') / 1024:.1f} KB | "
+        f"{med('rss_mb'):.0f} MB |"
+    )
+    print(
+        f"\nmedians of {len(runs)} server processes; python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} cores"
+    )
+
+
+if __name__ == "__main__":
+    main()
