@@ -235,11 +235,13 @@ class Engram:
         memory_ids: Sequence[str] | None = None,
         cohesion_threshold: float | None = None,
         cluster_ids: Sequence[str] | None = None,
+        merged_content: str | None = None,
     ) -> ConsolidateResult:
         """Merge clusters (preview by default: nothing changes until mode="apply"); see
-        docs/consolidation.md for the merge rules. Originals are archived, never deleted."""
+        docs/consolidation.md for the merge rules. Originals are archived, never deleted.
+        `merged_content`: your own text for one merge (memory_ids or one cluster id)."""
         return self._app.consolidation.consolidate(
-            mode, auto_detect, memory_ids, cohesion_threshold, cluster_ids
+            mode, auto_detect, memory_ids, cohesion_threshold, cluster_ids, merged_content
         )
 
     def undo_consolidation(self, merged_id: str) -> UndoResult:

@@ -93,7 +93,14 @@ SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "search_unified": (("query", "tags", "limit", "stm_weight", "ltm_weight"), ()),
     "cluster_memories": (("memory_ids", "similarity_threshold"), ()),
     "consolidate_memories": (
-        ("mode", "auto_detect", "cohesion_threshold", "cluster_ids", "memory_ids"),
+        (
+            "mode",
+            "auto_detect",
+            "cohesion_threshold",
+            "cluster_ids",
+            "memory_ids",
+            "merged_content",
+        ),
         (),
     ),
     "undo_consolidation": (("merged_id",), ("merged_id",)),
@@ -1052,6 +1059,14 @@ async def test_consolidation_over_mcp_previews_merges_and_undoes(server: Server)
     assert sorted(undone["restored_ids"]) == sorted(ids)
     message = await server.error("consolidate_memories", {"mode": "apply", "cluster_ids": ["nope"]})
     assert "cluster_ids" in message
+    # After the undo, the assistant merges them in its own words.
+    own = f"Kate {tag} likes and enjoys skiing in the Alps"
+    written = await server.call(
+        "consolidate_memories",
+        {"memory_ids": ids, "auto_detect": False, "mode": "apply", "merged_content": own},
+    )
+    (done,) = written["merged"]
+    assert done["merged"]["content"] == own and done["path"] == "approved with the caller's text"
 
 
 @pytest.mark.anyio

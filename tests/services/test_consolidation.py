@@ -281,6 +281,48 @@ def test_the_review_band_is_left_for_a_person_unless_approved(mem: Engram) -> No
     assert [d.path for d in approved.merged] == ["approved"]
 
 
+def test_a_review_band_cluster_merges_in_the_callers_words(mem: Engram) -> None:
+    """The rules keep both statements of related memories; an assistant (the client's model)
+    can write them as one. Its text is validated, previewed, then saved as the merged memory,
+    and the path says who wrote it."""
+    flights = [
+        mem.save("Our flight to Lisbon departs at 9am on Friday"),
+        mem.save("The flight to Lisbon leaves Friday morning at nine"),
+    ]
+    ids = [f.id for f in flights]
+    (cluster,) = mem.consolidate(mode="preview", cohesion_threshold=0.75).clusters
+    assert cluster.action == "review"
+    text = "The flight to Lisbon leaves at 9am on Friday"
+    preview = mem.consolidate(auto_detect=False, cluster_ids=[cluster.id], merged_content=text)
+    assert preview.merged == [] and preview.clusters[0].merged_preview is not None
+    assert preview.clusters[0].merged_preview.content == text
+    assert all(m.status == Status.ACTIVE for m in mem.get_many(ids))  # a preview changes nothing
+
+    applied = mem.consolidate(mode="apply", cluster_ids=[cluster.id], merged_content=text)
+    (done,) = applied.merged
+    assert done.path == "approved with the caller's text" and done.merged.content == text
+    assert done.archived_ids == sorted(ids)
+    (hit,) = mem.search("flight to Lisbon")
+    assert hit.memory.id == done.merged.id
+    mem.undo_consolidation(done.merged.id)
+    assert all(m.status == Status.ACTIVE for m in mem.get_many(ids))
+
+
+def test_the_callers_text_is_checked(mem: Engram) -> None:
+    a, b = mem.save("Kate likes skiing"), mem.save("Kate enjoys hiking")
+    with pytest.raises(ValidationError, match="merged_content"):
+        mem.consolidate(
+            mode="apply", auto_detect=False, memory_ids=[a.id, b.id], merged_content=" "
+        )
+    with pytest.raises(ValidationError, match=r"merged_content.*one cluster id"):
+        mem.consolidate(mode="apply", merged_content="Kate likes skiing and hiking")
+    with pytest.raises(ValidationError, match="merged_content"):
+        mem.consolidate(
+            mode="apply", auto_detect=False, memory_ids=[a.id, b.id], merged_content="x" * 60_000
+        )
+    assert all(m.status == Status.ACTIVE for m in mem.get_many([a.id, b.id]))
+
+
 def test_a_second_run_searches_only_what_changed_and_finds_the_same(
     mem: Engram, clock: FixedClock, store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

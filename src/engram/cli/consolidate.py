@@ -38,6 +38,7 @@ def clusters(state: State, memory_ids: tuple[str, ...], threshold: float | None)
 @click.option("--cohesion", type=float, default=None, help="Merge clusters at least this cohesive.")
 @click.option("--cluster", "cluster_ids", multiple=True, help="A cluster id (repeatable).")
 @click.option("--memory", "memory_ids", multiple=True, help="Merge exactly these (repeatable).")
+@click.option("--content", "merged_content", help="Your text for the merged memory (one merge).")
 @pass_state
 def run(
     state: State,
@@ -45,6 +46,7 @@ def run(
     cohesion: float | None,
     cluster_ids: tuple[str, ...],
     memory_ids: tuple[str, ...],
+    merged_content: str | None,
 ) -> None:
     """Merge clusters: every cluster in the merge band, the named clusters, or the named
     memories as one. A preview unless --apply."""
@@ -55,6 +57,7 @@ def run(
             memory_ids=list(memory_ids) or None,
             cohesion_threshold=cohesion,
             cluster_ids=list(cluster_ids) or None,
+            merged_content=merged_content,
         )
     output(state, result, lambda c: render_run(c, result))
 

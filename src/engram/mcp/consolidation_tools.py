@@ -7,7 +7,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from engram.mcp import hints
-from engram.mcp.params import MemoryId, MemoryIds
+from engram.mcp.params import Content, MemoryId, MemoryIds
 from engram.mcp.runtime import EngramRuntime
 from engram.services.agents import AgentName
 from engram.services.consolidation import ClusterResult, ConsolidateResult, UndoResult
@@ -57,7 +57,9 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
             "cohesion_threshold, default 0.9; review-band clusters found this way are listed "
             "in skipped, left for you or the user to approve), cluster_ids from "
             "cluster_memories (approves them), or memory_ids (merged as one, whatever their "
-            "similarity)."
+            "similarity). The rules only drop repeated statements; to merge related memories "
+            "into one statement (a review-band cluster), write it yourself in merged_content, "
+            "keeping every fact, with memory_ids or one cluster id."
         ),
         annotations=hints.OVERWRITE,
     )
@@ -78,10 +80,14 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
         memory_ids: Annotated[
             MemoryIds | None, Field(description="Merge exactly these memories into one.")
         ] = None,
+        merged_content: Annotated[
+            Content | None,
+            Field(description="Your text for the merged memory (one merge only)."),
+        ] = None,
     ) -> ConsolidateResult:
         return await runtime.call(
             lambda app: app.consolidation.consolidate(
-                mode, auto_detect, memory_ids, cohesion_threshold, cluster_ids
+                mode, auto_detect, memory_ids, cohesion_threshold, cluster_ids, merged_content
             )
         )
 

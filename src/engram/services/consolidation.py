@@ -70,7 +70,9 @@ class ClusterResult(BaseModel):
 
 class MergeDone(BaseModel):
     """`path` says who decided: "merge band" (found by auto_detect, near-copies merged by the
-    rules) or "approved" (the caller named the cluster or the memories)."""
+    rules), "approved" (the caller named the cluster or the memories; the rules wrote the
+    text) or "approved with the caller's text" (the caller also wrote the merged text: an
+    assistant merging a review-band cluster in its own words)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -78,7 +80,7 @@ class MergeDone(BaseModel):
     merged: Memory
     archived_ids: list[str]
     relations_carried: int
-    path: Literal["merge band", "approved"] = "approved"
+    path: Literal["merge band", "approved", "approved with the caller's text"] = "approved"
 
 
 class ConsolidateResult(BaseModel):
@@ -253,12 +255,24 @@ class ConsolidationService:
         memory_ids: Sequence[str] | None = None,
         cohesion_threshold: float | None = None,
         cluster_ids: Sequence[str] | None = None,
+        merged_content: str | None = None,
     ) -> ConsolidateResult:
         """Merge every cluster at least `cohesion_threshold` cohesive (default: the merge band,
         ENGRAM_CLUSTER_MERGE_COHESION), or exactly the given memories (one cluster), or the
-        clusters a preview named (`cluster_ids`). Preview (the default) changes nothing."""
+        clusters a preview named (`cluster_ids`). Preview (the default) changes nothing.
+
+        `merged_content` replaces the rules' text of one merge (memory_ids, or one cluster id):
+        the rules never rewrite related statements into one, so a review-band cluster is
+        merged in words an assistant (the client's own model) or a person wrote."""
         if mode not in ("preview", "apply"):
             raise ValidationError("mode", "must be preview or apply")
+        if merged_content is not None:
+            merged_content = check.content(merged_content, "merged_content")
+            if memory_ids is None and len(set(cluster_ids or [])) != 1:
+                raise ValidationError(
+                    "merged_content",
+                    "is the text of one merged memory: give it with memory_ids or one cluster id",
+                )
         threshold = check.unit(
             self.ctx.settings.cluster_merge_cohesion
             if cohesion_threshold is None
@@ -304,11 +318,19 @@ class ConsolidationService:
                     )
                     continue
                 try:
-                    done = self.apply(view)
-                    path = "merge band" if found_here else "approved"
+                    done = self.apply(view, merged_content)
+                    path = (
+                        "merge band"
+                        if found_here
+                        else "approved"
+                        if merged_content is None
+                        else "approved with the caller's text"
+                    )
                     merged.append(done.model_copy(update={"path": path}))
                 except (ConflictError, ValidationError) as exc:
                     skipped[view.id] = str(exc)
+        if merged_content is not None:  # the preview shows the text that would be saved
+            chosen = [_with_text(view, merged_content) for view in chosen]
         return ConsolidateResult(
             mode=mode,
             cohesion_threshold=threshold,
@@ -351,9 +373,10 @@ class ConsolidationService:
             )
         ]
 
-    def apply(self, view: ClusterView) -> MergeDone:
-        """Merge one cluster as it was found; refused (ConflictError, nothing written) if a
-        member no longer exists, no longer says what it said then, or is no longer active."""
+    def apply(self, view: ClusterView, content: str | None = None) -> MergeDone:
+        """Merge one cluster as it was found (with `content` as the merged text, when given);
+        refused (ConflictError, nothing written) if a member no longer exists, no longer says
+        what it said then, or is no longer active."""
         originals = {m.id: m for m in self.ctx.store.get_many(view.member_ids)}
         if len(originals) != len(view.member_ids):
             raise ConflictError(f"cluster {view.id}: a member no longer exists")
@@ -363,7 +386,7 @@ class ConsolidationService:
         merged = merge(list(originals.values()), view.cohesion, new_id=merged_id(view.id))
         merged = merged.model_copy(
             update={
-                "content": check.content(merged.content, "merged content"),
+                "content": check.content(content or merged.content, "merged content"),
                 "meta": {**merged.meta, MARK: {"cluster": view.id, "state": "pending"}},
                 "status": Status.ARCHIVED,
             }
@@ -465,6 +488,14 @@ class ConsolidationService:
         self.ctx.store.modify([*originals, ident], restore)
         self.ctx.store.delete([ident])
         return UndoResult(merged_id=ident, restored_ids=originals)
+
+
+def _with_text(view: ClusterView, content: str) -> ClusterView:
+    preview = view.merged_preview
+    if preview is None:
+        return view
+    written = preview.model_copy(update={"content": content})
+    return view.model_copy(update={"merged_preview": written})
 
 
 def version(memory: Memory) -> str:
