@@ -45,6 +45,8 @@ class App:
     pipeline: PipelineService
 
     def close(self) -> None:
+        self.ltm.stop_watching()  # its index runs write to the store
+        self.context.warm_up.wait()  # it reads the store
         if self.context.queue is not None:
             self.context.queue.close()  # vectors of the last saves first
         self.context.store.close()
@@ -99,7 +101,7 @@ def build_app(settings: Settings, clock: Clock | None = None, recover_vectors: b
         embeddings=EmbeddingService(ctx),
         ltm=ltm,
         promotion=promotion,
-        unified=UnifiedSearchService(ctx, search),
+        unified=UnifiedSearchService(ctx, search, ltm),
         backup=BackupService(ctx, vault),
         consolidation=consolidation,
         activation=ActivationService(ctx),

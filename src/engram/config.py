@@ -116,6 +116,9 @@ class Settings(BaseSettings):
     vault_path: str | None = None
     ltm_folder: str = Field(default="Engram", min_length=1, max_length=200)
     auto_promote: bool = False
+    # Without a server watching the vault, unified search re-scans it at most this often
+    # (seconds; 0: before every search)
+    vault_refresh_seconds: float = Field(default=2.0, ge=0, le=86_400)
 
     # MCP over HTTP (`engram serve --http`): the bearer token every request must carry (unset:
     # one is generated and kept in the config directory's http-token file)

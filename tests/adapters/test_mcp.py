@@ -50,6 +50,8 @@ TOOLS = {
     "memory_stats",
     "promote_memory",
     "search_unified",
+    "vault_status",
+    "index_vault",
     "cluster_memories",
     "consolidate_memories",
     "undo_consolidation",
@@ -91,6 +93,8 @@ SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "memory_stats": ((), ()),
     "promote_memory": (("memory_id", "auto_detect", "dry_run", "target"), ()),
     "search_unified": (("query", "tags", "limit", "stm_weight", "ltm_weight"), ()),
+    "vault_status": ((), ()),
+    "index_vault": ((), ()),
     "cluster_memories": (("memory_ids", "similarity_threshold"), ()),
     "consolidate_memories": (
         (
@@ -123,6 +127,7 @@ READ_ONLY = {
     "traverse_graph",
     "memory_stats",
     "search_unified",
+    "vault_status",
     "cluster_memories",
 }
 DESTRUCTIVE = {

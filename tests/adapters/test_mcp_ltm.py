@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import frontmatter
 import pytest
 from tests.adapters.test_mcp import running_server
@@ -78,6 +79,8 @@ async def test_without_a_vault_the_tools_explain_the_setting(tmp_path: Path) -> 
         assert "memory_id" in both and "not both" in both
         unified = await s.call("search_unified", {"query": "keeping"})
         assert [h["source"] for h in unified["hits"]] == ["stm"]
+        assert unified["vault"] == "not configured"
+        assert "ENGRAM_VAULT_PATH" in await s.error("vault_status", {})
         bad = await s.error("search_unified", {"query": "x", "ltm_weight": 11})
         assert "ltm_weight" in bad
         empty = await s.error("search_unified", {})
@@ -98,3 +101,38 @@ async def test_the_seeds_vault_variable_works_and_the_notice_goes_to_stderr(
         done = await s.call("promote_memory", {"memory_id": saved["id"], "target": "obsidian"})
         assert (vault / done["items"][0]["path"]).is_file()
     assert "LTM_VAULT_PATH is read as ENGRAM_VAULT_PATH" in (home / "server-stderr.log").read_text()
+
+
+@pytest.mark.anyio
+async def test_the_server_indexes_notes_edited_in_the_vault_by_itself(tmp_path: Path) -> None:
+    """What a user of Obsidian does while the assistant runs: write, edit and delete notes.
+    search_unified finds them with no index command; vault_status and index_vault say and do
+    the rest."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "before.md").write_text("Written before the server started: the quince tree.\n")
+    async with running_server(tmp_path / "home", ENGRAM_VAULT_PATH=str(vault), **NO_MODEL) as s:
+
+        async def paths(query: str) -> list[str]:
+            found = await s.call("search_unified", {"query": query, "stm_weight": 0})
+            assert found["vault"] == "watched"
+            return [h["path"] for h in found["hits"]]
+
+        async def eventually(query: str, expected: list[str]) -> None:
+            with anyio.fail_after(20):
+                while await paths(query) != expected:
+                    await anyio.sleep(0.1)
+
+        await eventually("quince", ["before.md"])
+        (vault / "Daily").mkdir()
+        (vault / "Daily" / "today.md").write_text("Planted a fig tree today.\n")
+        await eventually("fig", ["Daily/today.md"])
+        (vault / "before.md").unlink()
+        await eventually("quince", [])
+
+        status = await s.call("vault_status", {})
+        assert status["watching"] is True
+        assert (status["notes_on_disk"], status["notes_indexed"]) == (1, 1)
+        assert (status["changed"], status["removed"], status["orphaned"]) == (0, 0, [])
+        report = await s.call("index_vault", {})
+        assert (report["notes"], report["unchanged"]) == (1, 1)

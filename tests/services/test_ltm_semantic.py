@@ -158,10 +158,18 @@ def test_notes_indexed_without_a_model_are_embedded_by_the_next_index(
     with Engram.open(url, clock=clock, vault_path=str(vault), embedding_model="none") as mem:
         assert mem.index_ltm().embedded == 0
     with Engram.open(url, clock=clock, vault_path=str(vault)) as mem:
-        assert found(mem, TOOTH_DOCTOR) == []
         report = mem.index_ltm()
         assert (report.unchanged, report.embedded) == (4, 4)
         assert found(mem, TOOTH_DOCTOR) == [f"ltm:{DENTIST[0]}"]
+    with Engram.open(url, clock=clock, vault_path=str(vault), embedding_model="none") as mem:
+        write_note(vault, "Health/orthodontist.md", "Braces get tightened every six weeks.")
+        assert mem.index_ltm().embedded == 0
+    with Engram.open(url, clock=clock, vault_path=str(vault)) as mem:
+        # Unified search catches up with the vault first: that run embeds the new note, which
+        # then matches by meaning alone (no shared word).
+        (hit,) = [h for h in hits(mem, "dental retainer adjustments") if h.source == "ltm"][:1]
+        assert hit.path == "Health/orthodontist.md" and hit.why.text == 0.0
+        assert mem.index_ltm().embedded == 0
 
 
 def test_a_promoted_memory_and_its_note_found_by_meaning_are_one_result(

@@ -310,4 +310,3 @@ def test_a_search_while_the_model_warms_up_answers_from_text_and_says_so(mem: En
         mem.app.context.warm_up.wait()
     (hit,) = mem.search(PARAPHRASE)
     assert hit.memory.id == flight.id and hit.why.note is None
-

@@ -25,7 +25,7 @@ from engram.cli.common import (
     say,
 )
 from engram.services.backup import BackupResult
-from engram.services.ltm import IndexReport, NoteList, NoteView
+from engram.services.ltm import IndexReport, NoteList, NoteView, VaultStatus
 from engram.services.ltm import Progress as ProgressCallback
 from engram.services.promotion import PromotionResult
 from engram.services.unified import UnifiedHit
@@ -124,7 +124,7 @@ def render_index(out: Console, report: IndexReport) -> None:
 
 @click.group()
 def vault() -> None:
-    """Read the vault: list notes, show one, open a promoted memory's note."""
+    """Read the vault: list notes, show one, open a promoted memory's note, check the index."""
 
 
 @vault.command("list")
@@ -149,6 +149,29 @@ def render_list(out: Console, found: NoteList) -> None:
     for note in found.notes:
         table.add_row(Text(note.path), Text(note.title), fmt_tags(note.tags), note.engram_id or "")
     out.print(table)
+
+
+@vault.command("status")
+@pass_state
+def vault_status(state: State) -> None:
+    """Whether the vault and its index agree (changed, removed and orphaned notes)."""
+    with open_app(state) as app:
+        status = app.ltm.status()
+    output(state, status, lambda c: render_status(c, status))
+
+
+def render_status(out: Console, status: VaultStatus) -> None:
+    say(out, f"Vault {status.vault}: {status.notes_on_disk} notes, {status.notes_indexed} indexed")
+    if status.changed or status.removed:
+        say(
+            out,
+            f"  {status.changed} new or edited and {status.removed} deleted since indexed: run "
+            "`engram index-ltm` (a running server catches up by itself)",
+        )
+    else:
+        say(out, "  the index is up to date")
+    for ident in status.orphaned:
+        say(out, f"  memory {ident} is promoted but its note is gone (promote it again)")
 
 
 @vault.command("show")

@@ -8,6 +8,7 @@ from pydantic import Field
 from engram.mcp import hints
 from engram.mcp.params import TAG_LIMITS, Limit, OptionalMemoryId, OptionalTags, Query
 from engram.mcp.runtime import EngramRuntime
+from engram.services.ltm import IndexReport, VaultStatus
 from engram.services.promotion import PromotionResult
 from engram.services.unified import MAX_WEIGHT, UnifiedResult
 
@@ -58,7 +59,8 @@ def register_ltm_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
             "at once: one list ranked by relevance, each result marked source 'stm' (a memory, "
             "with its id) or 'ltm' (a note, with its path), with a title, a preview and why it "
             "ranked. A promoted memory and its note appear once. The weights scale each layer. "
-            "Searching does not count as a use."
+            "Notes edited in the vault are seen at once (the server watches the vault; `vault` "
+            "in the result says so). Searching does not count as a use."
         ),
         annotations=hints.READ,
     )
@@ -87,3 +89,31 @@ def register_ltm_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
                 query or None, tags, limit, stm_weight, ltm_weight
             )
         )
+
+    @server.tool(
+        name="vault_status",
+        title="Vault and index status",
+        description=(
+            "Whether the vault's notes and Engram's index of them agree: notes on disk and "
+            "indexed, notes new or edited since indexed (changed), indexed notes gone from "
+            "the disk (removed), promoted memories whose note is gone (orphaned), and whether "
+            "this server watches the vault (then edits are indexed within seconds). Changes "
+            "nothing. Needs ENGRAM_VAULT_PATH."
+        ),
+        annotations=hints.READ,
+    )
+    async def vault_status() -> VaultStatus:
+        return await runtime.call(lambda app: app.ltm.status())
+
+    @server.tool(
+        name="index_vault",
+        title="Index the vault now",
+        description=(
+            "Bring the index of the vault's notes up to date now (only files that changed are "
+            "read; new and edited notes are embedded for search by meaning). Rarely needed: "
+            "the server watches the vault. Needs ENGRAM_VAULT_PATH."
+        ),
+        annotations=hints.ADD_IDEMPOTENT,
+    )
+    async def index_vault() -> IndexReport:
+        return await runtime.call(lambda app: app.ltm.index())

@@ -36,7 +36,7 @@ class EngramRuntime:
         self._app: App | None = None
         self._lock = threading.Lock()
         self._episodes: dict[str | None, str] = {}
-        self._warm_up = False
+        self._serving = False
 
     def episode_for(self, session_id: str | None) -> str:
         """One episode id per client session: the memories an assistant saves in one
@@ -57,8 +57,9 @@ class EngramRuntime:
                 settings = self._settings if self._settings is not None else load_settings()
                 self._app = build_app(settings, self._clock, recover_vectors=True)
                 log.info("store open: %s", self._app.context.store.location)
-                if self._warm_up:  # started before any call can see the App
+                if self._serving:  # started before any call can see the App
                     self._app.search.warm_up_in_background()
+                    self._watch_vault(self._app)
             return self._app
 
     def warm_up(self) -> None:
@@ -73,14 +74,22 @@ class EngramRuntime:
             except Exception as exc:
                 log.debug("not opened ahead of the first call: %s", exc)
 
-        self._warm_up = True
+        self._serving = True
         threading.Thread(target=run, name="engram-open", daemon=True).start()
+
+    @staticmethod
+    def _watch_vault(app: App) -> None:
+        """A server keeps the vault's index in step with edits made in Obsidian."""
+        try:
+            if app.ltm.watch():
+                log.info("watching the vault %s", app.settings.vault_path)
+        except EngramError as exc:  # a vault that cannot be read: unified search says why
+            log.warning("not watching the vault: %s", exc)
 
     def close(self) -> None:
         with self._lock:
             app, self._app = self._app, None
         if app is not None:
-            app.context.warm_up.wait()  # it reads the store: let it finish first
             app.close()
             log.info("store closed")
 

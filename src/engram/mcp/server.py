@@ -52,7 +52,8 @@ reinforcement is what keeps it alive. Searching and opening do not count as use.
 - review_candidates lists memories about to fade; bring them up or let them go. \
 promotion_candidates lists memories that earned permanent status.
 - promote_memory writes a memory that earned it into the user's Obsidian vault for good; \
-search_unified searches memories and vault notes together.
+search_unified searches memories and vault notes together (the server indexes the vault as it \
+changes; vault_status says whether vault and index agree).
 - create_relation links memories; traverse_graph follows links several steps (reasoning \
 chains, context around a memory); read_graph pages through everything.
 - gc forgets faded memories; it is a dry run unless dry_run=false.

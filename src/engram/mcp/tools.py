@@ -39,6 +39,8 @@ TOOL_NAMES = (
     "memory_stats",
     "promote_memory",
     "search_unified",
+    "vault_status",
+    "index_vault",
     "cluster_memories",
     "consolidate_memories",
     "undo_consolidation",

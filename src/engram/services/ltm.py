@@ -12,6 +12,8 @@ between notes.
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +26,8 @@ from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError, NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
+from engram.services.vault_watch import VaultWatcher
+from engram.storage.protocol import Filter
 from engram.vault.index import digest as content_digest
 from engram.vault.index import parse_note, read_file, scan
 from engram.vault.writer import VaultFiles, check_relative
@@ -31,6 +35,7 @@ from engram.vault.writer import VaultFiles, check_relative
 log = logging.getLogger(__name__)
 
 INDEX_BATCH = 500
+MAX_PROMOTED = 100_000  # promoted memories checked for a missing note by `status`
 EMBED_BATCH = 256  # notes embedded and stored at once
 # A note's vector is computed from its title and the start of its body, about the 128 tokens
 # MiniLM was trained on; the cost of embedding grows with the length, the meaning little.
@@ -67,6 +72,22 @@ class IndexReport(_Result):
     removed: int
     embedded: int = 0  # notes whose vector was computed in this run
     problems: list[NoteProblem]
+
+
+class VaultStatus(_Result):
+    """Whether the vault and its index agree. `changed`: notes new or edited since they were
+    indexed; `removed`: indexed notes gone from the disk; `orphaned`: promoted memories whose
+    note is gone (they stay promoted; promote again to write a new note). `watching`: a
+    running server keeps the index in step by itself; otherwise unified search catches up
+    before it searches, and `engram index-ltm` (MCP `index_vault`) does it on demand."""
+
+    vault: str
+    watching: bool
+    notes_on_disk: int
+    notes_indexed: int
+    changed: int
+    removed: int
+    orphaned: list[str]
 
 
 class NoteSummary(_Result):
@@ -134,10 +155,83 @@ class LtmService:
     def __init__(self, ctx: Context, vault: VaultAccess) -> None:
         self.ctx = ctx
         self.vault = vault
+        self._index_lock = threading.Lock()  # one index run at a time (watcher, tools)
+        self._watcher: VaultWatcher | None = None
+        self._refreshed_at: float | None = None
+
+    # -- keeping the index live -----------------------------------------------------------------
+
+    @property
+    def live(self) -> bool:
+        """Whether this store indexes a vault at all."""
+        return self.vault.configured and LTM in self.ctx.store.capabilities
+
+    @property
+    def watching(self) -> bool:
+        return self._watcher is not None and self._watcher.running
+
+    def watch(self) -> bool:
+        """Keep the index in step with the vault from now on (a server does this): catch up
+        now, then after every change (`engram.services.vault_watch`)."""
+        if not self.live or self.watching:
+            return self.watching
+        self._watcher = VaultWatcher(self.vault.files().root, self.index)
+        self._watcher.start()
+        return True
+
+    def stop_watching(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+
+    def refresh(self) -> None:
+        """Catch up with the vault before a unified search when nothing watches it: an
+        incremental index run (it reads only files whose size or mtime changed), at most once
+        every `vault_refresh_seconds`."""
+        if not self.live or self.watching:
+            return
+        now = time.monotonic()
+        wait = self.ctx.settings.vault_refresh_seconds
+        if self._refreshed_at is not None and now - self._refreshed_at < wait:
+            return
+        self.index()
+        self._refreshed_at = time.monotonic()
+
+    def status(self) -> VaultStatus:
+        require_ltm(self.ctx)
+        files = self.vault.files()
+        known = self.ctx.store.ltm_states()
+        on_disk = {e.path: e for e in scan(files.root)}
+        changed = sum(
+            1
+            for path, e in on_disk.items()
+            if path not in known or (known[path].mtime_ns, known[path].size) != (e.mtime_ns, e.size)
+        )
+        promoted = self.ctx.store.browse(Filter(statuses=(Status.PROMOTED,)), MAX_PROMOTED)
+        orphaned = [
+            m.id
+            for m in self.ctx.store.get_many([s.id for s in promoted])
+            if m.promoted_to and m.promoted_to not in on_disk
+        ]
+        return VaultStatus(
+            vault=str(files.root),
+            watching=self.watching,
+            notes_on_disk=len(on_disk),
+            notes_indexed=len(known),
+            changed=changed,
+            removed=sum(1 for path in known if path not in on_disk),
+            orphaned=sorted(orphaned),
+        )
+
+    # -- indexing -------------------------------------------------------------------------------
 
     def index(self, progress: Progress | None = None) -> IndexReport:
         """Bring the LTM index up to date with the vault (incrementally)."""
         require_ltm(self.ctx)
+        with self._index_lock:
+            return self._index(progress)
+
+    def _index(self, progress: Progress | None) -> IndexReport:
         files = self.vault.files()
         store = self.ctx.store
         known = store.ltm_states()

@@ -25,7 +25,7 @@ from engram.core.text import query_terms
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.ltm import LTM, VECTORS, require_ltm
+from engram.services.ltm import LTM, VECTORS, LtmService, require_ltm
 from engram.services.search import SearchService
 from engram.vault.render import obsidian_tag, title_of
 
@@ -64,16 +64,21 @@ class UnifiedHit(BaseModel):
 
 
 class UnifiedResult(BaseModel):
+    """`vault` says what the notes side could see: `not configured` (memories only), `watched`
+    (a running server keeps the index in step), or `up to date` (re-scanned just now)."""
+
     model_config = ConfigDict(frozen=True)
 
     count: int
     hits: list[UnifiedHit]
+    vault: Literal["not configured", "watched", "up to date"]
 
 
 class UnifiedSearchService:
-    def __init__(self, ctx: Context, search: SearchService) -> None:
+    def __init__(self, ctx: Context, search: SearchService, ltm: LtmService) -> None:
         self.ctx = ctx
         self.search = search
+        self.ltm = ltm
 
     def search_unified(
         self,
@@ -95,11 +100,20 @@ class UnifiedSearchService:
         memories = (
             self.search.search(text or None, tags=wanted or None, limit=pool) if stm_w else []
         )
+        if ltm_w:
+            self.ltm.refresh()  # edits made in the vault since the last look, if unwatched
         notes = self._notes(text, wanted, limit + POOL_EXTRA) if ltm_w else []
         hits = [_from_memory(h, stm_w) for h in memories] + _from_notes(notes, ltm_w)
         merged = _merge_promoted(hits)
         merged.sort(key=lambda h: (-h.rank, h.source, h.id or h.path or ""))
-        return UnifiedResult(count=min(limit, len(merged)), hits=merged[:limit])
+        vault = (
+            "not configured"
+            if not self.ltm.live
+            else "watched"
+            if self.ltm.watching
+            else "up to date"
+        )
+        return UnifiedResult(count=min(limit, len(merged)), hits=merged[:limit], vault=vault)
 
     def _notes(self, text: str, tags: tuple[str, ...], pool: int) -> list[tuple[NoteHit, Fused]]:
         """Notes matching the words or the meaning of `text` (or, without text, the tags)."""

@@ -1,0 +1,72 @@
+"""Keeping the vault's index live while a server runs.
+
+Notes change in Obsidian, in a git pull, in a sync client; users expect unified search to see
+those edits without running `engram index-ltm`. `watchfiles` (inotify, FSEvents or
+ReadDirectoryChangesW underneath, polling where none works) reports changes under the vault,
+grouped over a short debounce window; each group is followed by one incremental index run,
+which reads only the files whose size or mtime moved. The watcher catches up once when it
+starts, so edits made while no server ran (or lost to a crash mid-run) are picked up too.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+DEBOUNCE_MS = 500  # changes closer together than this are indexed in one run
+STOP_SECONDS = 5.0
+
+
+def _outside_hidden_folders(_change: object, path: str) -> bool:
+    """`.obsidian/` (workspace state rewritten on every click), `.git/`, `.trash/` are not
+    notes; the index skips them too (`engram.vault.index.scan`)."""
+    return not any(part.startswith(".") for part in Path(path).parts)
+
+
+class VaultWatcher:
+    def __init__(self, root: Path, on_change: Callable[[], object]) -> None:
+        self.root = root
+        self._on_change = on_change
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="engram-vault-watch", daemon=True)
+        self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(STOP_SECONDS)
+
+    def _run(self) -> None:
+        from watchfiles import watch  # imported by the server only, when it watches a vault
+
+        self._sync("catching up")
+        try:
+            for _changes in watch(
+                self.root,
+                watch_filter=_outside_hidden_folders,
+                debounce=DEBOUNCE_MS,
+                stop_event=self._stop,
+                raise_interrupt=False,
+            ):
+                self._sync("the vault changed")
+        except Exception as exc:  # no watching here (a limit on watches, an unmounted folder)
+            log.warning(
+                "cannot watch the vault %s (%s): unified search re-scans it instead", self.root, exc
+            )
+
+    def _sync(self, why: str) -> None:
+        try:
+            self._on_change()
+        except Exception as exc:  # the next change (or unified search) tries again
+            log.warning("indexing the vault (%s) failed: %s", why, exc)

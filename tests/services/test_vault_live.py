@@ -1,0 +1,98 @@
+"""The vault's index follows the vault by itself: a server watches it, and without a watcher
+unified search catches up before it searches. Real files, real watching (inotify here)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from tests.ltm_support import open_with_vault, used, write_note
+
+from engram import Engram, FixedClock
+
+WATCH_SECONDS = 20  # a change must reach the index within this (debounce is half a second)
+
+
+@pytest.fixture
+def ltm(tmp_path: Path, clock: FixedClock) -> Iterator[tuple[Engram, Path]]:
+    with open_with_vault(tmp_path, clock, vault_refresh_seconds=0) as opened:
+        yield opened
+
+
+def note_paths(mem: Engram, query: str) -> list[str]:
+    return [h.path for h in mem.search_unified(query, stm_weight=0).hits if h.path]
+
+
+def eventually(check: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + WATCH_SECONDS
+    while not check():
+        assert time.monotonic() < deadline, f"not seen within {WATCH_SECONDS} s"
+        time.sleep(0.1)
+
+
+def test_unified_search_sees_notes_added_edited_and_deleted_without_index_ltm(
+    ltm: tuple[Engram, Path],
+) -> None:
+    mem, vault = ltm
+    note = write_note(vault, "Projects/harvest.md", "The kiwi harvest starts in May.\n")
+    result = mem.search_unified("kiwi harvest", stm_weight=0)
+    assert [h.path for h in result.hits] == ["Projects/harvest.md"] and result.vault == "up to date"
+    note.write_text("The mango harvest starts in June.\n")
+    assert note_paths(mem, "kiwi") == []
+    assert note_paths(mem, "mango") == ["Projects/harvest.md"]
+    note.unlink()
+    assert note_paths(mem, "mango") == []
+
+
+def test_a_watched_vault_is_indexed_as_it_changes(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    write_note(vault, "old.md", "Written before the watcher started: papaya.\n")
+    assert mem.app.ltm.watch()
+    try:
+        # It catches up first, then follows each change, with no search needed to trigger it.
+        eventually(lambda: mem.app.ltm.status().notes_indexed == 1)
+        new = write_note(vault, "Daily/new.md", "Written while watched: lychee.\n")
+        eventually(
+            lambda: mem.app.ltm.status().changed == 0 and mem.app.ltm.status().notes_indexed == 2
+        )
+        result = mem.search_unified("lychee", stm_weight=0)
+        assert [h.path for h in result.hits] == ["Daily/new.md"] and result.vault == "watched"
+        new.unlink()
+        eventually(lambda: mem.app.ltm.status().notes_indexed == 1)
+        write_note(vault, ".obsidian/workspace.md", "lychee settings")  # not a note
+        time.sleep(1.5)
+        assert note_paths(mem, "lychee") == []
+    finally:
+        mem.app.ltm.stop_watching()
+    assert not mem.app.ltm.watching
+
+
+def test_status_says_where_vault_and_index_disagree(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    write_note(vault, "a.md", "alpha\n")
+    mem.index_ltm()
+    promoted = mem.promote(used(mem, "Prefers green tea in the morning").id)
+    mem.index_ltm()
+    status = mem.app.ltm.status()
+    assert (status.notes_on_disk, status.notes_indexed, status.changed, status.removed) == (
+        2,
+        2,
+        0,
+        0,
+    )
+    assert status.orphaned == [] and not status.watching
+
+    (vault / "a.md").unlink()
+    write_note(vault, "b.md", "bravo\n")
+    (hit,) = promoted.items
+    assert hit.path is not None
+    (vault / hit.path).unlink()
+    status = mem.app.ltm.status()
+    assert (status.notes_on_disk, status.changed, status.removed) == (1, 1, 2)
+    assert status.orphaned == [hit.memory_id]
+    mem.index_ltm()
+    after = mem.app.ltm.status()
+    assert (after.notes_indexed, after.changed, after.removed) == (1, 0, 0)
+    assert after.orphaned == [hit.memory_id]  # still promoted, its note still gone
