@@ -96,3 +96,13 @@ def test_status_says_where_vault_and_index_disagree(ltm: tuple[Engram, Path]) ->
     after = mem.app.ltm.status()
     assert (after.notes_indexed, after.changed, after.removed) == (1, 0, 0)
     assert after.orphaned == [hit.memory_id]  # still promoted, its note still gone
+
+
+def test_the_refresh_setting_spaces_the_rescans(tmp_path: Path, clock: FixedClock) -> None:
+    with open_with_vault(tmp_path, clock, vault_refresh_seconds=3600) as (mem, vault):
+        write_note(vault, "first.md", "apricot\n")
+        assert note_paths(mem, "apricot") == ["first.md"]  # the first search scans
+        write_note(vault, "second.md", "apricot again\n")
+        assert note_paths(mem, "apricot") == ["first.md"]  # not again within the hour
+        mem.index_ltm()
+        assert sorted(note_paths(mem, "apricot")) == ["first.md", "second.md"]
