@@ -91,10 +91,12 @@ def build_app(settings: Settings, clock: Clock | None = None, recover_vectors: b
         maintenance.auto_promote = promotion.promote_due
     consolidation = ConsolidationService(ctx)
     graph = GraphService(ctx)
+    memories = MemoryService(ctx)
+    memories.on_update = promotion.sync_note
     return App(
         settings=settings,
         context=ctx,
-        memories=MemoryService(ctx),
+        memories=memories,
         search=search,
         maintenance=maintenance,
         graph=graph,

@@ -7,10 +7,12 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import frontmatter
 import pytest
 from tests.ltm_support import open_with_vault, used, write_note
 
 from engram import Engram, FixedClock
+from engram.vault.render import CONFLICT_TAG
 
 WATCH_SECONDS = 20  # a change must reach the index within this (debounce is half a second)
 
@@ -106,3 +108,45 @@ def test_the_refresh_setting_spaces_the_rescans(tmp_path: Path, clock: FixedCloc
         assert note_paths(mem, "apricot") == ["first.md"]  # not again within the hour
         mem.index_ltm()
         assert sorted(note_paths(mem, "apricot")) == ["first.md", "second.md"]
+
+
+def test_a_promoted_memorys_note_follows_its_edits_and_keeps_the_users_text(
+    ltm: tuple[Engram, Path],
+) -> None:
+    mem, vault = ltm
+    memory = used(mem, "Atlas runs on PostgreSQL 15", tags=["atlas"])
+    (item,) = mem.promote(memory.id).items
+    assert item.path is not None
+    note = vault / item.path
+    # The user adds a frontmatter key and a section of their own in Obsidian.
+    text = note.read_text().replace("---\n\n", "reviewed: by me\n---\n\n", 1)
+    note.write_text(text + "\n## My notes\n\nAsk Dana about the upgrade.\n")
+
+    mem.update(memory.id, content="Atlas runs on PostgreSQL 16", tags=["atlas", "database"])
+    post = frontmatter.load(note)
+    assert post.content.startswith("Atlas runs on PostgreSQL 16\n")
+    assert "PostgreSQL 15" not in post.content and "Ask Dana about the upgrade." in post.content
+    assert post["title"] == "Atlas runs on PostgreSQL 16" and post["tags"] == ["atlas", "database"]
+    assert post["reviewed"] == "by me" and post["engram_id"] == memory.id
+    assert note_paths(mem, "PostgreSQL 16") == [item.path]  # the index follows the note
+    assert mem.app.ltm.status().conflicts == []
+
+
+def test_a_note_edited_in_the_vault_and_in_engram_keeps_both_versions(
+    ltm: tuple[Engram, Path],
+) -> None:
+    mem, vault = ltm
+    memory = used(mem, "The standup is at 9:30")
+    (item,) = mem.promote(memory.id).items
+    assert item.path is not None
+    note = vault / item.path
+    note.write_text(note.read_text().replace("The standup is at 9:30", "The standup is at 9:45"))
+
+    mem.update(memory.id, content="The standup is at 10:00")
+    body = frontmatter.load(note).content
+    assert body.index("10:00") < body.index(CONFLICT_TAG) < body.index("9:45")
+    assert mem.app.ltm.status().conflicts == [item.path]
+    # Settled by the user: the callout and the old version removed.
+    note.write_text(note.read_text().split("\n\n> [!warning]")[0] + "\n")
+    mem.index_ltm()
+    assert mem.app.ltm.status().conflicts == []

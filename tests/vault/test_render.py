@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from engram.core.models import Memory
 from engram.vault.index import parse_note
 from engram.vault.render import (
+    CONFLICT_TAG,
     RESERVED_NAMES,
     SLUG_MAX_BYTES,
     NoteSpec,
@@ -22,6 +23,7 @@ from engram.vault.render import (
     links_to,
     obsidian_tag,
     render_note,
+    rewrite_note,
     slugify,
     title_of,
     wikilink,
@@ -180,3 +182,24 @@ def test_a_backlink_goes_under_the_related_heading_once() -> None:
     without = "A user's note\nwithout a trailing newline"
     appended = add_related_link(without, link, "Engram/b.md")
     assert appended == without + "\n\n## Related\n\n- [[Engram/b|B]]\n"
+
+
+def test_a_rewrite_replaces_only_the_memorys_text_when_it_is_a_whole_line() -> None:
+    before = Memory(id="m1", content="Standup at 9:30", created_at=T0, last_used=T0)
+    after = before.model_copy(update={"content": "Standup at 10:00"})
+    kept = rewrite_note("---\ntitle: x\n---\n\nStandup at 9:30\n\nMine.\n", before, after)
+    assert not kept.conflict and kept.text.endswith("\n\nStandup at 10:00\n\nMine.\n")
+    # "Standup at 9:300" only starts with the old text: it is the user's, not ours.
+    edited = rewrite_note("---\ntitle: x\n---\n\nStandup at 9:300\n", before, after)
+    assert edited.conflict and "Standup at 9:300" in edited.text
+    assert edited.text.index("Standup at 10:00") < edited.text.index(CONFLICT_TAG)
+
+
+def test_a_rewrite_of_a_note_with_broken_frontmatter_keeps_every_line() -> None:
+    before = Memory(id="m2", content="Old", created_at=T0, last_used=T0)
+    after = before.model_copy(update={"content": "New"})
+    broken = "---\ntitle: [unclosed\n---\n\nOld\n"
+    rewrite = rewrite_note(broken, before, after)
+    post = frontmatter.loads(rewrite.text)
+    assert rewrite.conflict and post["engram_id"] == before.id and post["title"] == "New"
+    assert "title: [unclosed" in post.content

@@ -30,6 +30,7 @@ from engram.services.vault_watch import VaultWatcher
 from engram.storage.protocol import Filter
 from engram.vault.index import digest as content_digest
 from engram.vault.index import parse_note, read_file, scan
+from engram.vault.render import CONFLICT_TAG
 from engram.vault.writer import VaultFiles, check_relative
 
 log = logging.getLogger(__name__)
@@ -77,7 +78,8 @@ class IndexReport(_Result):
 class VaultStatus(_Result):
     """Whether the vault and its index agree. `changed`: notes new or edited since they were
     indexed; `removed`: indexed notes gone from the disk; `orphaned`: promoted memories whose
-    note is gone (they stay promoted; promote again to write a new note). `watching`: a
+    note is gone (they stay promoted; promote again to write a new note); `conflicts`: notes
+    whose text was edited in the vault while their memory changed too. `watching`: a
     running server keeps the index in step by itself; otherwise unified search catches up
     before it searches, and `engram index-ltm` (MCP `index_vault`) does it on demand."""
 
@@ -88,6 +90,7 @@ class VaultStatus(_Result):
     changed: int
     removed: int
     orphaned: list[str]
+    conflicts: list[str]  # notes tagged #engram-conflict: edited in the vault and in Engram
 
 
 class NoteSummary(_Result):
@@ -221,6 +224,7 @@ class LtmService:
             changed=changed,
             removed=sum(1 for path in known if path not in on_disk),
             orphaned=sorted(orphaned),
+            conflicts=sorted(n.path for n in self.ctx.store.ltm_search([], [CONFLICT_TAG], 1000)),
         )
 
     # -- indexing -------------------------------------------------------------------------------

@@ -57,6 +57,9 @@ class Draft:
 class MemoryService:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        # Called with (before, after) when an update changed a memory: a promoted memory's
+        # note follows it (`PromotionService.sync_note`, wired by the App).
+        self.on_update: Callable[[Memory, Memory], None] | None = None
 
     # -- create / read ------------------------------------------------------------------------
 
@@ -256,9 +259,14 @@ class MemoryService:
             changes["strength"] = check.strength(strength)
         if not changes:
             raise ValidationError("update", "give at least one field to change")
-        updated = self._modify_one(memory_id, lambda m: m.model_copy(update=changes))
+        ((before, updated),) = self.ctx.store.modify(
+            [check.memory_id(memory_id)],
+            lambda m: self.ctx.scheduled(m.model_copy(update=changes)),
+        )
         if "content" in changes:  # the store retired the old vector with the old text
             self.ctx.embed_later([(updated.id, updated.content)])
+        if self.on_update is not None:
+            self.on_update(before, updated)
         return updated
 
     def archive(self, memory_ids: Sequence[str]) -> list[Memory]:
@@ -271,12 +279,6 @@ class MemoryService:
     def delete(self, memory_ids: Sequence[str]) -> list[str]:
         """Delete for good (with their relations); returns the ids that existed."""
         return self.ctx.store.delete(check.memory_ids(memory_ids))
-
-    def _modify_one(self, memory_id: str, edit: Callable[[Memory], Memory]) -> Memory:
-        done = self.ctx.store.modify(
-            [check.memory_id(memory_id)], lambda m: self.ctx.scheduled(edit(m))
-        )
-        return done[0][1]
 
     # -- reinforcement ------------------------------------------------------------------------
 

@@ -22,7 +22,16 @@ from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.ltm import LtmService, VaultAccess, require_ltm
 from engram.services.maintenance import MaintenanceService
-from engram.vault.render import NoteSpec, add_related_link, render_note, slugify, title_of, wikilink
+from engram.vault.render import (
+    CONFLICT_TAG,
+    NoteSpec,
+    add_related_link,
+    render_note,
+    rewrite_note,
+    slugify,
+    title_of,
+    wikilink,
+)
 from engram.vault.writer import VaultFiles
 
 log = logging.getLogger(__name__)
@@ -146,6 +155,35 @@ class PromotionService:
         self.ltm.reindex(touched)
         log.info("promoted %s to %s", memory.id, path)
         return item("promoted", path)
+
+    def sync_note(self, before: Memory, after: Memory) -> None:
+        """After an update: a promoted memory's note follows what the memory says (its
+        frontmatter fields and its text), keeping what the user added (`rewrite_note`). If the
+        note's text was edited in the vault too, both versions stay in the note, tagged
+        #engram-conflict for the user to settle (`vault status` counts them)."""
+        path = after.promoted_to
+        mirrored = ("content", "tags", "entities", "source", "context", "strength")
+        if after.status != Status.PROMOTED or path is None or not self.vault.configured:
+            return
+        if all(getattr(before, f) == getattr(after, f) for f in mirrored):
+            return
+        files = self.vault.files()
+        try:
+            text = files.read_text(path)
+        except (OSError, ValidationError):
+            log.warning("memory %s changed but its note %s is gone: not rewritten", after.id, path)
+            return
+        rewrite = rewrite_note(text, before, after)
+        files.write(path, rewrite.text)
+        self.ltm.reindex([path])
+        if rewrite.conflict:
+            log.warning(
+                "%s was edited in the vault and memory %s changed too: both versions are in the "
+                "note, tagged #%s",
+                path,
+                after.id,
+                CONFLICT_TAG,
+            )
 
     def _claim(self, memory_id: str, now: datetime, path: str) -> bool:
         def change(m: Memory) -> tuple[Memory, Schedule] | None:

@@ -18,6 +18,7 @@ import yaml
 
 from engram.core.models import Memory
 from engram.core.notes import link_key
+from engram.vault.index import split_frontmatter
 
 # Windows refuses these as file names whatever the extension (CON.md, nul.txt, ...).
 RESERVED_NAMES = frozenset(
@@ -26,6 +27,15 @@ RESERVED_NAMES = frozenset(
 SLUG_MAX_BYTES = 80  # leaves room for a collision suffix, ".md" and any file system's 255
 TITLE_MAX = 100
 RELATED_HEADING = "Related"
+# The Obsidian tag a note gets when it and its memory changed apart (`rewrite_note`): the user
+# finds those notes by it, and `vault status` counts them through the index.
+CONFLICT_TAG = "engram-conflict"
+CONFLICT_CALLOUT = (
+    f"> [!warning] #{CONFLICT_TAG}\n"
+    "> This note was edited in the vault and its memory changed in Engram too. The memory's new "
+    "text is above; the note as it was in the vault is below. Keep what is right, then delete "
+    "this callout.\n"
+)
 
 _NOT_WORD = re.compile(r"[^\w]+")
 _TAG_DROP = re.compile(r"[^\w/-]+")
@@ -159,6 +169,53 @@ def dump_yaml(data: dict[str, Any]) -> str:
         default_flow_style=False,
         width=1_000_000_000,
     )
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    text: str
+    conflict: bool  # both versions kept, with CONFLICT_CALLOUT between them
+
+
+def rewrite_note(text: str, before: Memory, after: Memory) -> Rewrite:
+    """A promoted memory's note after the memory changed.
+
+    What Engram owns: the frontmatter fields that mirror the memory (title, tags, entities,
+    source, context, use count, strength) and the memory's text at the start of the body.
+    Everything else — other frontmatter keys, text and sections the user added below,
+    the Related links — is kept as it is. If the body no longer starts with the memory's old
+    text (the user edited it in the vault), neither side wins silently: the memory's new text
+    comes first, then a callout tagged CONFLICT_TAG, then the note's body as the user left it.
+    """
+    meta, body, problem = split_frontmatter(text)
+    if problem is None:
+        meta.update(_mirrored(after))
+    else:  # unreadable frontmatter: ours is written again, the rest is kept as body text
+        meta = _mirrored(after) | {"engram_id": after.id}
+        body = text
+    old, new = before.content.strip("\n"), after.content.strip("\n")
+    rest = body.lstrip("\n")
+    if problem is None and rest.startswith(old) and rest[len(old) : len(old) + 1] in ("", "\n"):
+        rebuilt, conflict = new + rest[len(old) :], False
+    else:
+        rebuilt, conflict = f"{new}\n\n{CONFLICT_CALLOUT}\n{rest}", True
+    if not rebuilt.endswith("\n"):
+        rebuilt += "\n"
+    return Rewrite("---\n" + dump_yaml(meta) + "---\n\n" + rebuilt, conflict)
+
+
+def _mirrored(m: Memory) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "title": title_of(m.content),
+        "tags": obsidian_tags(m.tags),
+        "entities": list(m.entities),
+        "source": m.source,
+        "use_count": m.use_count,
+        "strength": round(m.strength, 6),
+    }
+    if m.context is not None:
+        data["context"] = m.context
+    return data
 
 
 def render_note(spec: NoteSpec) -> str:
