@@ -91,6 +91,7 @@ def build_app(settings: Settings, clock: Clock | None = None, recover_vectors: b
         maintenance.auto_promote = promotion.promote_due
     consolidation = ConsolidationService(ctx)
     graph = GraphService(ctx)
+    graph.on_relate = promotion.link_notes
     memories = MemoryService(ctx)
     memories.on_update = promotion.sync_note
     return App(

@@ -52,6 +52,7 @@ def test_reindexing_reads_only_what_changed_and_follows_edits_renames_and_delete
         "unchanged": 3,
         "removed": 0,
         "embedded": 0,
+        "moved": 0,
     }
 
     a.write_text("alpha text about papayas now\n")  # edit

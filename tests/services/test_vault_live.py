@@ -150,3 +150,34 @@ def test_a_note_edited_in_the_vault_and_in_engram_keeps_both_versions(
     note.write_text(note.read_text().split("\n\n> [!warning]")[0] + "\n")
     mem.index_ltm()
     assert mem.app.ltm.status().conflicts == []
+
+
+def test_a_renamed_note_takes_its_memorys_pointer_along(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    memory = used(mem, "Prefers window seats on long flights")
+    (item,) = mem.promote(memory.id).items
+    assert item.path is not None
+    (vault / "Travel").mkdir()
+    (vault / item.path).rename(vault / "Travel" / "seats.md")
+    assert mem.app.ltm.status().orphaned == [memory.id]  # before the index sees the move
+    assert mem.index_ltm().moved == 1
+    assert mem.get(memory.id).promoted_to == "Travel/seats.md"
+    assert mem.app.ltm.status().orphaned == []
+    mem.update(memory.id, content="Prefers aisle seats on long flights")  # the note follows
+    assert "aisle" in (vault / "Travel" / "seats.md").read_text()
+
+
+def test_relating_two_promoted_memories_links_their_notes(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    a = used(mem, "Atlas runs on PostgreSQL 16")
+    b = used(mem, "Atlas deploys on Fridays")
+    paths = [mem.promote(m.id).items[0].path for m in (a, b)]
+    assert all(paths)
+    note_a, note_b = (vault / str(p) for p in paths)
+    assert "[[" not in note_a.read_text()  # promoted apart, unrelated then
+    mem.create_relation(a.id, b.id, "related")
+    mem.create_relation(a.id, b.id, "related")  # again: no second link
+    text_a, text_b = note_a.read_text(), note_b.read_text()
+    assert text_a.count(f"[[{str(paths[1])[:-3]}|") == 1
+    assert text_b.count(f"[[{str(paths[0])[:-3]}|") == 1
+    assert "## Related" in text_a and "## Related" in text_b

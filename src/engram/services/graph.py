@@ -3,7 +3,7 @@ steps from one memory."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from engram.core.models import RELATION_TYPES, Direction, Memory, Relation, RelationType, new_id
@@ -22,6 +22,9 @@ DIRECTIONS: tuple[Direction, ...] = ("out", "in", "both")
 class GraphService:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        # Called with each relation made: the notes of two promoted memories link to each
+        # other (`PromotionService.link_notes`, wired by the App).
+        self.on_relate: Callable[[Relation], None] | None = None
 
     def create_relation(
         self,
@@ -45,7 +48,10 @@ class GraphService:
             metadata=check.meta(metadata, "metadata"),
             created_at=self.ctx.now(),
         )
-        return self.ctx.store.add_relation(relation)
+        made = self.ctx.store.add_relation(relation)
+        if self.on_relate is not None:
+            self.on_relate(made)
+        return made
 
     def relations(self, memory_id: str) -> list[Relation]:
         return self.ctx.store.relations([check.memory_id(memory_id)])

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from engram.config import Settings
-from engram.core.models import Status
+from engram.core.models import Memory, Schedule, Status
 from engram.core.notes import Note, NoteState, NoteText
 from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError, NotFoundError, ValidationError
@@ -72,6 +72,7 @@ class IndexReport(_Result):
     unchanged: int
     removed: int
     embedded: int = 0  # notes whose vector was computed in this run
+    moved: int = 0  # promoted memories whose note was renamed or moved: promoted_to follows
     problems: list[NoteProblem]
 
 
@@ -243,6 +244,7 @@ class LtmService:
         total = len(entries)
         seen: set[str] = set()
         counts = {"added": 0, "updated": 0, "unchanged": 0, "embedded": 0}
+        arrived: dict[str, str] = {}  # engram_id -> path of new notes that name a memory
         problems: list[NoteProblem] = []
         upsert: list[Note] = []
         restate: list[NoteState] = []
@@ -267,6 +269,8 @@ class LtmService:
                         )
                         upsert.append(note)
                         counts["updated" if old else "added"] += 1
+                        if old is None and note.engram_id:
+                            arrived[note.engram_id] = note.path
                         if note.problem:
                             problems.append(NoteProblem(path=note.path, problem=note.problem))
             if len(upsert) + len(restate) >= INDEX_BATCH:
@@ -278,6 +282,7 @@ class LtmService:
         removed = [path for path in known if path not in seen]
         store.ltm_write(upsert=upsert, restate=restate, delete=removed)
         counts["embedded"] += self._embed_missing()
+        counts["moved"] = self._follow_moves(arrived, seen)
         for problem in problems:
             log.info("%s: %s", problem.path, problem.problem)
         return IndexReport(
@@ -287,6 +292,22 @@ class LtmService:
             problems=problems,
             **counts,
         )
+
+    def _follow_moves(self, arrived: dict[str, str], present: set[str]) -> int:
+        """A promoted memory's note renamed or moved in the vault: the memory's `promoted_to`
+        follows it (the new file names the memory in `engram_id`; the old one is gone)."""
+        if not arrived:
+            return 0
+
+        def follow(m: Memory) -> tuple[Memory, Schedule] | None:
+            path = arrived[m.id]
+            if m.status != Status.PROMOTED or m.promoted_to == path or m.promoted_to in present:
+                return None  # not ours to move, already right, or its note is still there
+            log.info("memory %s: its note moved from %s to %s", m.id, m.promoted_to, path)
+            return self.ctx.scheduled(m.model_copy(update={"promoted_to": path}))
+
+        known = [m.id for m in self.ctx.store.get_many(list(arrived))]
+        return len(self.ctx.store.modify(known, follow)) if known else 0
 
     def _embedder(self) -> Embedder | None:
         embedder = self.ctx.embedder

@@ -15,7 +15,7 @@ from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict
 
-from engram.core.models import Memory, Schedule, Status
+from engram.core.models import Memory, Relation, Schedule, Status
 from engram.core.scoring import memory_score, promotion_reason
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
@@ -184,6 +184,22 @@ class PromotionService:
                 after.id,
                 CONFLICT_TAG,
             )
+
+    def link_notes(self, relation: Relation) -> None:
+        """A relation between two promoted memories: each note links to the other under its
+        Related heading, as if they had been promoted in that order."""
+        if not self.vault.configured:
+            return
+        ends = self.ctx.store.get_many([relation.from_id, relation.to_id])
+        notes = [(m.promoted_to, title_of(m.content)) for m in ends if m.status == Status.PROMOTED]
+        if len(notes) != 2 or not all(path for path, _ in notes):
+            return
+        files = self.vault.files()
+        (a, a_title), (b, b_title) = cast(list[tuple[str, str]], notes)
+        touched = self._add_backlinks(files, [(a, a_title)], b, b_title)
+        touched += self._add_backlinks(files, [(b, b_title)], a, a_title)
+        if touched:
+            self.ltm.reindex(touched)
 
     def _claim(self, memory_id: str, now: datetime, path: str) -> bool:
         def change(m: Memory) -> tuple[Memory, Schedule] | None:
