@@ -34,6 +34,7 @@ from engram.services.results import (
     TouchResult,
 )
 from engram.services.unified import UnifiedResult
+from engram.services.vault_import import VaultImportResult
 
 
 class Engram:
@@ -257,6 +258,11 @@ class Engram:
         return self._app.embeddings.backfill(progress=progress)
 
     # -- long-term memory: the Obsidian vault -------------------------------------------------
+
+    def import_vault(self, apply: bool = False) -> VaultImportResult:
+        """Notes marked `engram: memory` in their frontmatter become promoted memories, their
+        wikilinks relations (docs/ltm.md); a dry run unless `apply`."""
+        return self._app.vault_import.run(apply)
 
     def promote(
         self, memory_id: str | None = None, auto_detect: bool = False, dry_run: bool = False

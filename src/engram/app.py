@@ -24,6 +24,7 @@ from engram.services.pipeline import PipelineService
 from engram.services.promotion import PromotionService
 from engram.services.search import SearchService
 from engram.services.unified import UnifiedSearchService
+from engram.services.vault_import import VaultImportService
 from engram.storage.factory import open_store
 
 
@@ -43,6 +44,7 @@ class App:
     consolidation: ConsolidationService
     activation: ActivationService
     pipeline: PipelineService
+    vault_import: VaultImportService
 
     def close(self) -> None:
         self.ltm.stop_watching()  # its index runs write to the store
@@ -109,6 +111,7 @@ def build_app(settings: Settings, clock: Clock | None = None, recover_vectors: b
         consolidation=consolidation,
         activation=ActivationService(ctx),
         pipeline=PipelineService(ctx, maintenance, consolidation, ltm, promotion, graph),
+        vault_import=VaultImportService(ctx, memories, graph, ltm, vault),
     )
 
 

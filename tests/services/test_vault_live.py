@@ -181,3 +181,35 @@ def test_relating_two_promoted_memories_links_their_notes(ltm: tuple[Engram, Pat
     assert text_a.count(f"[[{str(paths[1])[:-3]}|") == 1
     assert text_b.count(f"[[{str(paths[0])[:-3]}|") == 1
     assert "## Related" in text_a and "## Related" in text_b
+
+
+def test_marked_notes_import_as_promoted_memories_with_their_links(
+    ltm: tuple[Engram, Path],
+) -> None:
+    mem, vault = ltm
+    write_note(
+        vault,
+        "Atlas.md",
+        "---\nengram: memory\ntags: [work]\n---\nAtlas ships in May. See [[Dana]].\n",
+    )
+    write_note(vault, "Dana.md", "---\nengram: memory\nowner: me\n---\nDana leads Atlas.\n")
+    write_note(vault, "Diary.md", "---\nmood: fine\n---\nNot for Engram.\n")
+
+    dry = mem.import_vault()
+    assert dry.mode == "dry run" and sorted(n.path for n in dry.notes) == ["Atlas.md", "Dana.md"]
+    assert mem.stats().total == 0 and "engram_id" not in (vault / "Atlas.md").read_text()
+
+    done = mem.import_vault(apply=True)
+    assert done.count == 2 and done.relations == 1
+    ids = {n.path: n.memory_id for n in done.notes}
+    atlas = mem.get(str(ids["Atlas.md"]))
+    assert atlas.status == "promoted" and atlas.promoted_to == "Atlas.md"
+    assert atlas.content == "Atlas ships in May. See [[Dana]]." and atlas.tags == ("work",)
+    post = frontmatter.load(vault / "Dana.md")
+    assert post["engram_id"] == ids["Dana.md"] and post["owner"] == "me"
+    (relation,) = mem.relations(atlas.id)
+    assert (relation.from_id, relation.to_id) == (atlas.id, ids["Dana.md"])
+    assert mem.import_vault(apply=True).count == 0  # imported once
+    # The memory and its note now move together.
+    mem.update(str(ids["Dana.md"]), content="Dana leads Atlas and Borealis.")
+    assert "Borealis" in (vault / "Dana.md").read_text()

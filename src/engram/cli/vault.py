@@ -29,6 +29,7 @@ from engram.services.ltm import IndexReport, NoteList, NoteView, VaultStatus
 from engram.services.ltm import Progress as ProgressCallback
 from engram.services.promotion import PromotionResult
 from engram.services.unified import UnifiedHit
+from engram.services.vault_import import VaultImportResult
 from engram.vault.render import dump_yaml
 
 PROGRESS_MIN_FILES = 200  # smaller vaults index too fast for a bar to help
@@ -174,6 +175,30 @@ def render_status(out: Console, status: VaultStatus) -> None:
         say(out, f"  memory {ident} is promoted but its note is gone (promote it again)")
     for path in status.conflicts:
         say(out, f"  {path} changed in the vault and in Engram: both versions are in the note")
+
+
+@vault.command("import")
+@click.option("--apply", "apply_", is_flag=True, help="Import for real (default: a dry run).")
+@pass_state
+def vault_import(state: State, apply_: bool) -> None:
+    """Turn notes marked `engram: memory` in their frontmatter into memories."""
+    with open_app(state) as app:
+        result = app.vault_import.run(apply_)
+    output(state, result, lambda c: render_import(c, result))
+
+
+def render_import(out: Console, result: VaultImportResult) -> None:
+    if not result.notes:
+        say(out, "No note is marked for import (frontmatter `engram: memory`).")
+        return
+    verb = "Imported" if result.mode == "applied" else "Would import"
+    say(out, f"{verb} {result.count} notes as memories:")
+    for note in result.notes:
+        say(out, f"  {note.path}" + (f" -> {note.memory_id}" if note.memory_id else ""))
+    if result.mode == "applied":
+        say(out, f"{result.relations} wikilinks became relations")
+    else:
+        say(out, "A dry run: nothing was changed. Run again with --apply.")
 
 
 @vault.command("show")
