@@ -310,3 +310,29 @@ def test_a_search_while_the_model_warms_up_answers_from_text_and_says_so(mem: En
         mem.app.context.warm_up.wait()
     (hit,) = mem.search(PARAPHRASE)
     assert hit.memory.id == flight.id and hit.why.note is None
+
+
+def test_the_vector_change_log_stays_bounded_and_a_lagging_index_rebuilds(
+    tmp_path: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite logs every vector change for the processes whose index must catch up; the log is
+    pruned to its last CHANGE_LOG_KEEP entries (5 here instead of 50,000), and an index saved
+    before the kept window is rebuilt from the table, not trusted."""
+    monkeypatch.setattr("engram.storage.sqlite.store.CHANGE_LOG_KEEP", 5)
+    db = tmp_path / "log.db"
+    index, sidecar = index_files(db)
+    with Engram.open(str(db), clock=clock) as mem:
+        mem.save(FLIGHT)
+        assert mem.search(PARAPHRASE)  # the index exists and is saved at close
+    old = {f: f.read_bytes() for f in (index, sidecar)}  # an index from before the pruning
+    with Engram.open(str(db), clock=clock) as mem:
+        for i in range(30):
+            mem.save(f"Planted tomato seedling number {i} in the vegetable garden")
+        mem.flush()
+        conn = mem.app.context.store._conn  # type: ignore[attr-defined]
+        assert conn.execute("SELECT count(*) FROM vector_changes").fetchone()[0] <= 5 + 30 // 2
+    for f, data in old.items():
+        f.write_bytes(data)
+    with Engram.open(str(db), clock=clock) as mem:
+        hits = mem.search("growing vegetables", limit=5)
+        assert hits and all(h.why.semantic is not None for h in hits)  # from the rebuilt index

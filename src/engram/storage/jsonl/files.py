@@ -1,8 +1,8 @@
 """Append-only line files shared by several processes: locking, catching up, atomic rewrites.
 
-* `DirLock` is an OS file lock (`flock`) on `<dir>/.lock`: exclusive around every write,
-  compaction and repair, shared while reading lines other processes appended. The kernel drops
-  it when a process dies, so a crash never leaves the store locked.
+* `DirLock` is an OS file lock (`engram.storage.locks`) on `<dir>/.lock`: exclusive around
+  every write, compaction and repair, shared while reading lines other processes appended. The
+  OS drops it when a process dies, so a crash never leaves the store locked.
 * `LineFile` remembers which inode it read and up to which byte. `read_new` returns the lines
   appended since (by anyone), or tells the caller to reload everything when the file was
   replaced (another process compacted it) or shrank.
@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import uuid
@@ -24,33 +23,33 @@ from pathlib import Path
 
 from engram.atomic import fsync_dir
 from engram.errors import StoreError
-from engram.storage.locks import open_lock_file
+from engram.storage.locks import lock, open_lock_file, unlock
 
 log = logging.getLogger(__name__)
 
 
 class DirLock:
-    """flock on a lock file; re-entrant within one holder (callers serialise threads)."""
+    """A shared or exclusive lock on a lock file; re-entrant within one holder (callers
+    serialise threads)."""
 
     def __init__(self, path: Path) -> None:
         self._fd = open_lock_file(path)
-        self._mode = 0
+        self._mode: str | None = None  # "shared" or "exclusive" while held
 
     @contextmanager
     def hold(self, exclusive: bool) -> Iterator[None]:
-        if self._mode == fcntl.LOCK_EX or (self._mode == fcntl.LOCK_SH and not exclusive):
+        if self._mode == "exclusive" or (self._mode == "shared" and not exclusive):
             yield
             return
-        if self._mode == fcntl.LOCK_SH:
+        if self._mode == "shared":
             raise RuntimeError("cannot upgrade a shared lock to an exclusive one")
-        mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
-        fcntl.flock(self._fd, mode)
-        self._mode = mode
+        lock(self._fd, exclusive)
+        self._mode = "exclusive" if exclusive else "shared"
         try:
             yield
         finally:
-            self._mode = 0
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            self._mode = None
+            unlock(self._fd)
 
     @property
     def closed(self) -> bool:

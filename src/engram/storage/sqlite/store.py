@@ -35,7 +35,7 @@ from engram.storage.rows import (
 )
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate
-from engram.storage.sqlite.vectors import VectorIndex, sqlite_query, vector_blob
+from engram.storage.sqlite.vectors import CHANGE_LOG_KEEP, VectorIndex, sqlite_query, vector_blob
 from engram.storage.traversal import traversal_sql
 
 log = logging.getLogger(__name__)
@@ -372,7 +372,15 @@ class SQLiteStore(SQLiteLtm):
             for i, (ident, vec) in enumerate(items)
         ]
         with self._write() as conn:
-            return sum(conn.execute(sql, row).rowcount for row in rows)
+            stored = sum(conn.execute(sql, row).rowcount for row in rows)
+            # The change log only needs to reach back as far as an index may lag; one further
+            # behind is rebuilt from the table (`VectorIndex._catch_up`).
+            conn.execute(
+                "DELETE FROM vector_changes WHERE change <= "
+                "(SELECT max(change) FROM vector_changes) - ?",
+                (CHANGE_LOG_KEEP,),
+            )
+            return stored
 
     def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
         if self._vectors is None:

@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 log = logging.getLogger(__name__)
 
 SAVE_EVERY = 5_000  # changes applied since the last save
+CHANGE_LOG_KEEP = 50_000  # entries of vector_changes kept (pruned as vectors are stored)
 _REBUILD_BATCH = 20_000
 # int8 cosine quantisation: 4x smaller than float32 and several times faster to build and
 # search on this class of CPU; recall@10 against exact search is measured by
