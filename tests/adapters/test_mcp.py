@@ -861,6 +861,22 @@ class RawServer:
             if message.get("id") == request_id:
                 return dict(message)
 
+    def initialize(self, client: str, request_id: int = 1) -> dict[str, Any]:
+        """The handshake's first request; its answer."""
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": client, "version": "0"},
+                },
+            }
+        )
+        return self.response(request_id)
+
     def call(self, request_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         params = {"name": tool, "arguments": arguments}
         self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
@@ -900,19 +916,7 @@ def test_the_server_warms_up_for_search_before_the_first_call(raw_server: RawSer
     """The model and the vector index load in the background right after start-up, so the
     first search does not wait for them (a search that comes sooner answers from text alone:
     tests/services/test_semantic.py)."""
-    raw_server.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "warm-test", "version": "0"},
-            },
-        }
-    )
-    assert raw_server.response(1)["result"]["serverInfo"]["name"] == "engram"
+    assert raw_server.initialize("warm-test")["result"]["serverInfo"]["name"] == "engram"
     deadline = time.monotonic() + 60
     while "ready to search by meaning" not in raw_server.stderr_path.read_text():
         assert time.monotonic() < deadline, "no warm-up within 60 s, and no tool was called"
@@ -920,19 +924,7 @@ def test_the_server_warms_up_for_search_before_the_first_call(raw_server: RawSer
 
 
 def test_stdout_carries_only_protocol_messages_even_at_debug(raw_server: RawServer) -> None:
-    raw_server.send(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw-test", "version": "0"},
-            },
-        }
-    )
-    assert raw_server.response(1)["result"]["serverInfo"]["name"] == "engram"
+    assert raw_server.initialize("raw-test")["result"]["serverInfo"]["name"] == "engram"
     raw_server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     assert raw_server.call(2, "save_memory", {"content": "hi"})["isError"] is False
     assert raw_server.call(3, "save_memory", {"content": " "})["isError"] is True

@@ -15,17 +15,6 @@ from tests.adapters.test_mcp import RawServer
 
 ANSWER_SECONDS = 20
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "wire-test", "version": "1"},
-    },
-}
-
 
 class Wire(RawServer):
     """A server process whose stdin also takes raw bytes, read one answer at a time."""
@@ -58,8 +47,7 @@ class Wire(RawServer):
 def wire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Wire]:
     w = Wire(tmp_path_factory.mktemp("wire"))
     try:
-        w.send(INITIALIZE)
-        assert w.receive()["id"] == 0
+        assert w.initialize("wire-test", request_id=0)["id"] == 0
         w.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         yield w
     finally:
