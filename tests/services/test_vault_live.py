@@ -157,12 +157,18 @@ def test_a_renamed_note_takes_its_memorys_pointer_along(ltm: tuple[Engram, Path]
     memory = used(mem, "Prefers window seats on long flights")
     (item,) = mem.promote(memory.id).items
     assert item.path is not None
+    other = used(mem, "Books flights on Tuesdays")
+    mem.create_relation(other.id, memory.id)
+    (linked,) = mem.promote(other.id).items  # its note links to the first one
+    assert linked.path is not None and f"[[{item.path[:-3]}|" in (vault / linked.path).read_text()
     (vault / "Travel").mkdir()
-    (vault / item.path).rename(vault / "Travel" / "seats.md")
+    (vault / item.path).rename(vault / "Travel" / "seats.md")  # a file manager, not Obsidian
     assert mem.app.ltm.status().orphaned == [memory.id]  # before the index sees the move
     assert mem.index_ltm().moved == 1
     assert mem.get(memory.id).promoted_to == "Travel/seats.md"
     assert mem.app.ltm.status().orphaned == []
+    assert "[[Travel/seats|" in (vault / linked.path).read_text()
+    assert mem.app.ltm.show(linked.path).links == ["Travel/seats.md"]
     mem.update(memory.id, content="Prefers aisle seats on long flights")  # the note follows
     assert "aisle" in (vault / "Travel" / "seats.md").read_text()
 

@@ -23,6 +23,7 @@ from engram.vault.render import (
     links_to,
     obsidian_tag,
     render_note,
+    retarget_links,
     rewrite_note,
     slugify,
     title_of,
@@ -203,3 +204,19 @@ def test_a_rewrite_of_a_note_with_broken_frontmatter_keeps_every_line() -> None:
     post = frontmatter.loads(rewrite.text)
     assert rewrite.conflict and post["engram_id"] == before.id and post["title"] == "New"
     assert "title: [unclosed" in post.content
+
+
+def test_links_to_a_moved_note_follow_it_and_keep_alias_and_heading() -> None:
+    text = (
+        "See [[Engram/old-note|Old]], [[old-note]], [[Engram/old-note#Part]], "
+        "![[Engram/old-note]] and [[other]]."
+    )
+    moved = retarget_links(text, "Engram/old-note.md", "Travel/New-Note.md")
+    assert moved == (
+        "See [[Travel/New-Note|Old]], [[New-Note]], [[Travel/New-Note#Part]], "
+        "![[Travel/New-Note]] and [[other]]."
+    )
+    # Moved to another folder under the same name: a bare name still finds it, left alone.
+    folder_only = retarget_links(text, "Engram/old-note.md", "Travel/old-note.md")
+    assert folder_only is not None and "[[old-note]]" in folder_only
+    assert retarget_links("no links here", "a.md", "b.md") is None

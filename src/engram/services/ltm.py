@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from engram.config import Settings
 from engram.core.models import Memory, Schedule, Status
-from engram.core.notes import Note, NoteState, NoteText
+from engram.core.notes import Note, NoteState, NoteText, link_name
 from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError, NotFoundError, ValidationError
 from engram.services import validation as check
@@ -30,7 +30,7 @@ from engram.services.vault_watch import VaultWatcher
 from engram.storage.protocol import Filter
 from engram.vault.index import digest as content_digest
 from engram.vault.index import parse_note, read_file, scan
-from engram.vault.render import CONFLICT_TAG
+from engram.vault.render import CONFLICT_TAG, retarget_links
 from engram.vault.writer import VaultFiles, check_relative
 
 log = logging.getLogger(__name__)
@@ -307,7 +307,34 @@ class LtmService:
             return self.ctx.scheduled(m.model_copy(update={"promoted_to": path}))
 
         known = [m.id for m in self.ctx.store.get_many(list(arrived))]
-        return len(self.ctx.store.modify(known, follow)) if known else 0
+        moved = self.ctx.store.modify(known, follow) if known else []
+        self._retarget([(old.promoted_to, new.promoted_to) for old, new in moved])
+        return len(moved)
+
+    def _retarget(self, moves: list[tuple[str | None, str | None]]) -> None:
+        """Wikilinks to a moved note, in every other note, follow it (Obsidian does this for
+        renames made inside it; a file manager or git does not)."""
+        pairs = [(a, b) for a, b in moves if a and b]
+        if not pairs:
+            return
+        files = self.vault.files()
+        touched = []
+        for entry in scan(files.root):
+            read = read_file(files.root, entry.path)
+            if read is None:
+                continue
+            text = read[0].decode("utf-8", "replace")
+            lowered = text.casefold()
+            updated = text
+            for old, new in pairs:
+                if link_name(old) in lowered:  # cheap test before the parse
+                    updated = retarget_links(updated, old, new) or updated
+            if updated != text:
+                files.write(entry.path, updated)
+                touched.append(entry.path)
+        if touched:
+            log.info("wikilinks to moved notes rewritten in %d notes", len(touched))
+            self.reindex(touched)
 
     def _embedder(self) -> Embedder | None:
         embedder = self.ctx.embedder

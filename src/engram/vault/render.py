@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from engram.core.models import Memory
-from engram.core.notes import link_key
+from engram.core.notes import link_key, link_name
 from engram.vault.index import split_frontmatter
 
 # Windows refuses these as file names whatever the extension (CON.md, nul.txt, ...).
@@ -233,6 +233,29 @@ def links_to(text: str, path: str) -> bool:
     """Whether the text already holds a wikilink to the note at `path`."""
     key = link_key(path)
     return any(link_key(target) == key for target in _LINK.findall(text))
+
+
+_LINK_TARGET = re.compile(r"(!?\[\[)([^\[\]|#^\n]*)")
+
+
+def retarget_links(text: str, old_path: str, new_path: str) -> str | None:
+    """The text with its wikilinks to the note at `old_path` pointed at `new_path` (a note
+    renamed or moved outside Obsidian, which would otherwise leave them dangling); aliases and
+    headings are kept. A link by full path is rewritten; a link by bare name only if the name
+    changed (a bare name still finds a note moved to another folder). None if nothing changed."""
+    old_key, old_name = link_key(old_path), link_name(old_path)
+    new_target = new_path[:-3] if new_path.endswith(".md") else new_path
+    renamed = old_name != link_name(new_path)
+
+    def swap(match: re.Match[str]) -> str:
+        target = match.group(2)
+        key = link_key(target)
+        if key == old_key or (renamed and "/" not in key and key == old_name):
+            return match.group(1) + (new_target if "/" in key else new_target.rsplit("/", 1)[-1])
+        return match.group(0)
+
+    updated = _LINK_TARGET.sub(swap, text)
+    return updated if updated != text else None
 
 
 def add_related_link(text: str, link: str, path: str) -> str | None:
