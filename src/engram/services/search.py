@@ -71,7 +71,8 @@ class SearchService:
         # Meaning is searched unless the model is still loading in the background (a server
         # that just started): then the text alone answers now, and the hits say so.
         by_meaning = not self.ctx.warm_up.running
-        note = None if by_meaning or self.ctx.embedder is None else MODEL_LOADING
+        loading = text is not None and not by_meaning and self.ctx.embedder is not None
+        note = MODEL_LOADING if loading else None
         found = self._match(text, where, limit, by_meaning) if text else self._browse(where, limit)
         candidates = self._with_decay(found, now)
         if floor is not None:
