@@ -25,10 +25,11 @@ LAYERS = {
     "services": 3,
     "app": 4,
     "api": 5,
-    "mcp": 6,
-    "cli": 7,
-    "__init__": 8,
-    "__main__": 8,
+    "web": 6,
+    "mcp": 7,
+    "cli": 8,
+    "__init__": 9,
+    "__main__": 9,
 }
 
 

@@ -148,3 +148,19 @@ def test_token_show_and_rotate(tmp_path: Path) -> None:
         text=True,
     )
     assert refused.returncode != 0 and "ENGRAM_HTTP_TOKEN is set" in refused.stderr
+
+
+def test_the_dashboard_sits_beside_mcp_with_its_own_sign_in(
+    http_server: tuple[str, subprocess.Popen[str]],
+) -> None:
+    """Under `serve --http` the dashboard is at /ui: a browser without the cookie is sent to
+    its sign-in page (not a JSON 401), while /mcp still wants the bearer token."""
+    url, _ = http_server
+    base = url.removesuffix("/mcp")
+    page = httpx2.get(f"{base}/ui/", timeout=10)
+    assert page.status_code == 303 and page.headers["location"].endswith("/ui/login")
+    assert httpx2.get(f"{base}/ui/login", timeout=10).status_code == 200
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    assert httpx2.get(f"{base}/ui/stats", headers=headers, timeout=10).status_code == 200
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    assert httpx2.post(url, json=ping, timeout=10).status_code == 401

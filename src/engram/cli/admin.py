@@ -451,6 +451,22 @@ def serve(state: State, over_http: bool, host: str, port: int) -> None:
     run()
 
 
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8766, show_default=True)
+@pass_state
+def ui(state: State, host: str, port: int) -> None:
+    """Open the local dashboard: search, memories with their decay curves, the review queue,
+    promotion candidates, a gc preview, stats (sign in with `engram token show`)."""
+    try:
+        module = importlib.import_module("engram.mcp.server")
+    except ImportError as exc:
+        raise click.ClickException(f"the dashboard is not available: {exc}") from None
+    if state.store is not None:
+        os.environ[f"{ENV_PREFIX}STORAGE_PATH"] = state.store
+    module.serve_ui(host=host, port=port)
+
+
 @click.group()
 def token() -> None:
     """The bearer token of `engram serve --http`."""
@@ -479,4 +495,4 @@ def token_rotate() -> None:
     click.echo(f"New token written to {token_path()}; restart `engram serve --http` to use it.")
 
 
-COMMANDS = (gc, candidates, relate, graph, related, stats, config, serve, token)
+COMMANDS = (gc, candidates, relate, graph, related, stats, config, serve, ui, token)

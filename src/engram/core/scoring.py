@@ -212,3 +212,23 @@ def memory_schedule(policy: Policy, memory: Memory) -> Schedule:
         promote_from=pick(arrays.promote_from),
         promote_until=pick(arrays.promote_until),
     )
+
+
+def score_curve(
+    policy: Policy, memory: Memory, now: float, points: int = 80
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(epoch seconds, score) of a memory from its last use into the future, if nothing
+    reinforces it: what a chart of its fading shows. The horizon is the moment it falls below
+    the forget threshold, or at least twice the time since its last use (one day at least,
+    five years at most), so "now" always sits inside the curve."""
+    since = max(now - to_epoch(memory.last_used), 0.0)
+    forgets = time_to_retention(
+        policy.decay,
+        policy.forget_threshold
+        / max(np.power(memory.use_count + 1.0, policy.beta) * memory.strength, 1e-12),
+    )
+    longest = 5 * 365 * DAY
+    horizon = min(max(2.0 * since, 1.1 * min(float(forgets), longest), DAY), longest)
+    offsets = np.linspace(0.0, horizon, points)
+    scores = score(policy, memory.use_count, memory.strength, offsets)
+    return to_epoch(memory.last_used) + offsets, scores

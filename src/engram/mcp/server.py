@@ -32,7 +32,7 @@ from engram.mcp.runtime import EngramRuntime
 from engram.mcp.stdio import CheckedInput, claim_stdin
 from engram.mcp.tools import register_tools
 
-__all__ = ["INSTRUCTIONS", "SERVER_NAME", "build_server", "serve", "serve_http"]
+__all__ = ["INSTRUCTIONS", "SERVER_NAME", "build_server", "serve", "serve_http", "serve_ui"]
 
 SERVER_NAME = "engram"
 
@@ -82,6 +82,7 @@ class EngramServer(MCPServer[EngramRuntime]):
     an error naming it, and the seed's spellings are renamed (`engram.mcp.arguments`)."""
 
     _parameters: dict[str, frozenset[str]] | None = None
+    runtime: EngramRuntime  # the App behind the tools (the dashboard shares it)
 
     async def call_tool(
         self,
@@ -128,6 +129,7 @@ def build_server(settings: Settings | None = None, clock: Clock | None = None) -
         lifespan=_lifespan(runtime),
     )
     register_tools(server, runtime)
+    server.runtime = runtime
     return server
 
 
@@ -176,19 +178,24 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     import uvicorn
 
     from engram.mcp.http import LOOPBACK, BearerToken, token_for
+    from engram.web.dashboard import dashboard
+    from engram.web.routing import with_dashboard
 
     settings = settings if settings is not None else load_settings()
     configure_logging(settings.log_level)
     logging.getLogger("engram").propagate = False
     token, source = token_for(settings)
     server = build_server(settings)
-    app = BearerToken(server.streamable_http_app(host=host), token)
+    mcp_app = BearerToken(server.streamable_http_app(host=host), token)
+    app = with_dashboard(dashboard(server.runtime.app, token), mcp_app)
     log.warning(
         "Engram MCP over HTTP on http://%s:%d/mcp; clients send 'Authorization: Bearer <token>' "
-        "(the token: %s)",
+        "(the token: %s); the dashboard is at http://%s:%d/ui",
         host,
         port,
         source,
+        host,
+        port,
     )
     if host not in LOOPBACK:
         log.warning(
@@ -207,3 +214,28 @@ def _stop(signum: int, _frame: object) -> None:
     log.info("stopping on signal %d", signum)
     logging.shutdown()
     os._exit(128 + signum)
+
+
+def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8766) -> None:
+    """`engram ui`: the dashboard alone at http://HOST:PORT/ui, signed in with the HTTP token."""
+    import uvicorn
+
+    from engram.mcp.http import LOOPBACK, token_for
+    from engram.web.dashboard import dashboard
+    from engram.web.routing import to_dashboard, with_dashboard
+
+    settings = settings if settings is not None else load_settings()
+    configure_logging(settings.log_level)
+    logging.getLogger("engram").propagate = False
+    token, source = token_for(settings)
+    runtime = EngramRuntime(settings)
+    app = with_dashboard(dashboard(runtime.app, token), to_dashboard)
+    log.warning(
+        "Engram dashboard on http://%s:%d/ui (sign in with the token: %s)", host, port, source
+    )
+    if host not in LOOPBACK:
+        log.warning("listening on %s: other machines can reach the dashboard (plain HTTP)", host)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+    finally:
+        runtime.close()

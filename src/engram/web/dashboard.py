@@ -1,0 +1,221 @@
+"""The local dashboard (`engram ui`, and under `engram serve --http` at /ui): search with `why`,
+a memory's page with its decay curve, the review queue, promotion candidates, a gc preview and
+the store's numbers; touch, promote, archive and delete behind a confirmation page.
+
+Server-rendered (Starlette, which the MCP SDK brings, and Jinja2 templates with autoescaping):
+no JavaScript, nothing fetched from elsewhere. Every page goes through the same services as the
+MCP tools and the CLI. Access takes the HTTP token (`engram token show`): typed once on the
+login page, it is kept as a cookie holding a keyed hash of the token (never the token itself),
+HttpOnly and SameSite=Strict, so another site cannot make the browser act here; actions are
+POSTs that also check the Origin header when the browser sends one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from engram.app import App
+from engram.core.scoring import Policy, score_curve
+from engram.errors import EngramError
+from engram.services.results import why_summary
+
+COOKIE = "engram_ui"
+ACTIONS = {
+    "touch": "Touch (count a use: it fades more slowly)",
+    "promote": "Promote to the vault (permanent)",
+    "archive": "Archive (kept, out of search)",
+    "delete": "Delete for good",
+}
+_TEMPLATES = Path(str(resources.files("engram.web") / "templates"))
+
+
+def dashboard(app: Callable[[], App], token: str) -> Starlette:
+    """The dashboard as an ASGI app (mount it at /ui); `app` gives the App on first use."""
+    env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html"]))
+    expected = _cookie_value(token)
+
+    def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        html = env.get_template(name).render(base=_base(request), **values)
+        return HTMLResponse(html, status_code=status)
+
+    def authorized(request: Request) -> bool:
+        bearer = request.headers.get("authorization", "")
+        cookie = request.cookies.get(COOKIE, "")
+        return hmac.compare_digest(bearer, f"Bearer {token}") or hmac.compare_digest(
+            cookie, expected
+        )
+
+    async def call(operation: Callable[[App], Any]) -> Any:
+        return await run_in_threadpool(lambda: operation(app()))
+
+    def guarded(
+        handler: Callable[[Request], Any],
+    ) -> Callable[[Request], Any]:
+        async def run(request: Request) -> Response:
+            if not authorized(request):
+                if request.method == "GET":
+                    return RedirectResponse(f"{_base(request)}/login", status_code=303)
+                return page(request, "login.html", 401, error="Sign in first.")
+            if request.method == "POST" and not _same_origin(request):
+                return page(request, "error.html", 403, message="Refused: another site.")
+            try:
+                response: Response = await handler(request)
+            except EngramError as exc:
+                return page(request, "error.html", 400, message=str(exc))
+            return response
+
+        return run
+
+    async def login(request: Request) -> Response:
+        if request.method == "GET":
+            return page(request, "login.html")
+        form = await request.form()
+        given = str(form.get("token", "")).strip()
+        if not hmac.compare_digest(given, token):
+            return page(request, "login.html", 401, error="That is not the token.")
+        response = RedirectResponse(f"{_base(request)}/", status_code=303)
+        response.set_cookie(
+            COOKIE, expected, httponly=True, samesite="strict", path=_base(request) or "/"
+        )
+        return response
+
+    async def search(request: Request) -> Response:
+        query = request.query_params.get("q", "").strip()
+        hits = await call(lambda a: a.search.search(query or None, limit=20))
+        rows = [(h, why_summary(h)) for h in hits]
+        return page(request, "search.html", query=query, rows=rows)
+
+    async def memory(request: Request) -> Response:
+        ident = request.path_params["memory_id"]
+
+        def read(a: App) -> tuple[Any, float, dict[str, Any]]:
+            m = a.memories.get(ident)
+            now = a.context.now_epoch()
+            times, scores = score_curve(a.context.policy, m, now)
+            curve = list(zip(times.tolist(), scores.tolist(), strict=True))
+            return m, a.memories.score(m), _chart(curve, now, a.context.policy)
+
+        m, current, chart = await call(read)
+        return page(
+            request,
+            "memory.html",
+            m=m,
+            score=current,
+            chart=chart,
+            actions=ACTIONS,
+            done=request.query_params.get("done"),
+        )
+
+    async def action(request: Request) -> Response:
+        ident, name = request.path_params["memory_id"], request.path_params["action"]
+        if name not in ACTIONS:
+            return page(request, "error.html", 404, message=f"No action {name!r}.")
+        if request.method == "GET":
+            m = await call(lambda a: a.memories.get(ident))
+            return page(request, "confirm.html", m=m, action=name, label=ACTIONS[name])
+        operations: dict[str, Callable[[App], Any]] = {
+            "touch": lambda a: a.memories.touch(ident),
+            "promote": lambda a: a.promotion.promote(ident),
+            "archive": lambda a: a.memories.archive([ident]),
+            "delete": lambda a: a.memories.delete([ident]),
+        }
+        await call(operations[name])
+        if name == "delete":
+            return RedirectResponse(f"{_base(request)}/?deleted={quote(ident)}", status_code=303)
+        return RedirectResponse(
+            f"{_base(request)}/memory/{quote(ident)}?done={name}", status_code=303
+        )
+
+    async def review(request: Request) -> Response:
+        rows = await call(lambda a: a.maintenance.review_candidates(50))
+        return page(request, "list.html", title="Review queue", rows=rows, kind="review")
+
+    async def promotion(request: Request) -> Response:
+        rows = await call(lambda a: a.maintenance.promotion_candidates(50))
+        return page(request, "list.html", title="Promotion candidates", rows=rows, kind="promote")
+
+    async def gc(request: Request) -> Response:
+        def preview(a: App) -> tuple[Any, list[Any]]:
+            result = a.maintenance.gc(dry_run=True, limit=100)
+            return result, a.memories.get_many(result.memory_ids) if result.memory_ids else []
+
+        result, memories = await call(preview)
+        return page(request, "gc.html", result=result, memories=memories)
+
+    async def stats(request: Request) -> Response:
+        return page(request, "stats.html", s=await call(lambda a: a.maintenance.stats()))
+
+    return Starlette(
+        routes=[
+            Route("/login", login, methods=["GET", "POST"]),
+            Route("/", guarded(search)),
+            Route("/memory/{memory_id}", guarded(memory)),
+            Route("/memory/{memory_id}/{action}", guarded(action), methods=["GET", "POST"]),
+            Route("/review", guarded(review)),
+            Route("/promotion", guarded(promotion)),
+            Route("/gc", guarded(gc)),
+            Route("/stats", guarded(stats)),
+        ]
+    )
+
+
+def _cookie_value(token: str) -> str:
+    return hmac.new(token.encode(), b"engram dashboard", hashlib.sha256).hexdigest()
+
+
+def _base(request: Request) -> str:
+    """Where the dashboard is mounted ("/ui"), for links and redirects."""
+    return str(request.scope.get("root_path", "")).rstrip("/")
+
+
+def _same_origin(request: Request) -> bool:
+    origin = request.headers.get("origin")
+    return origin is None or urlsplit(origin).netloc == request.headers.get("host", "")
+
+
+def _chart(
+    curve: list[tuple[float, float]],
+    now: float,
+    policy: Policy,
+    width: int = 640,
+    height: int = 220,
+) -> dict[str, Any]:
+    """An SVG line chart of a score curve, as the numbers the template draws: the line, the
+    forget and promote thresholds, and "now". Drawn by hand (one polyline and three lines): a
+    chart library would be the largest part of the page for this."""
+    t0, t1 = curve[0][0], curve[-1][0]
+    top = max(1.0, policy.promote_threshold * 1.1, *(s for _, s in curve))
+
+    def x(t: float) -> float:
+        return round((t - t0) / max(t1 - t0, 1.0) * width, 1)
+
+    def y(s: float) -> float:
+        return round(height - min(s, top) / top * height, 1)
+
+    def label(t: float) -> str:
+        return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d")
+
+    return {
+        "width": width,
+        "height": height,
+        "points": " ".join(f"{x(t)},{y(s)}" for t, s in curve),
+        "forget": y(policy.forget_threshold),
+        "promote": y(policy.promote_threshold),
+        "now": x(min(max(now, t0), t1)),
+        "start": label(t0),
+        "end": label(t1),
+    }

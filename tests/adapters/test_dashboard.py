@@ -1,0 +1,125 @@
+"""The local dashboard in a real browser: `engram ui` runs as its own process on a real store,
+Playwright drives headless Chromium (Debian's `chromium`, installed by tasks.py) through sign-in,
+search, a memory's page and a confirmed touch; every request the browser makes is recorded
+(all must go to the dashboard itself). Refusals are checked with a plain HTTP client."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+from playwright.sync_api import Page, sync_playwright
+from tests.adapters.test_graph_view import chromium
+from tests.adapters.test_mcp_http import free_port, wait_listening
+
+from engram import Engram, Memory
+
+TOKEN = "dashboard-token-0123456789"
+
+
+@pytest.fixture
+def dashboard(tmp_path: Path) -> Iterator[tuple[str, Path, dict[str, Memory]]]:
+    db = tmp_path / "ui.db"
+    with Engram.open(str(db), embedding_model="none") as mem:
+        tea = mem.save("Prefers green tea in the morning", tags=["drink"])
+        other = mem.save("Atlas deploys on Fridays <b>not bold</b>", tags=["ops"])
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "engram.cli.main", "ui", "--port", str(port)],
+        env={
+            "ENGRAM_STORAGE_PATH": str(db),
+            "ENGRAM_EMBEDDING_MODEL": "none",
+            "ENGRAM_HTTP_TOKEN": TOKEN,
+            "XDG_CONFIG_HOME": str(tmp_path / "config"),
+            "XDG_DATA_HOME": str(tmp_path / "data"),
+            "PATH": "/usr/bin:/bin",
+        },
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_listening(port, proc)
+        yield f"http://127.0.0.1:{port}", db, {"tea": tea, "other": other}
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)
+
+
+@pytest.fixture
+def browser_page() -> Iterator[tuple[Page, list[str]]]:
+    requested: list[str] = []
+    with sync_playwright() as play:
+        browser = play.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        page = browser.new_page()
+        page.on("request", lambda request: requested.append(request.url))
+        try:
+            yield page, requested
+        finally:
+            browser.close()
+
+
+def test_sign_in_search_open_and_touch_in_a_browser(
+    dashboard: tuple[str, Path, dict[str, Memory]], browser_page: tuple[Page, list[str]]
+) -> None:
+    base, db, m = dashboard
+    page, requested = browser_page
+    page.goto(f"{base}/ui/")
+    assert page.url == f"{base}/ui/login"  # not signed in: the sign-in page
+    page.fill("#token", "not the token")
+    page.click("input[type=submit]")
+    assert "not the token" in page.inner_text("#error")
+    page.fill("#token", TOKEN)
+    page.click("input[type=submit]")
+    assert page.url == f"{base}/ui/"
+
+    page.fill("#q", "green tea")
+    page.click("input[type=submit]")
+    link = page.locator("#results a").first
+    assert link.inner_text() == "Prefers green tea in the morning"
+    assert "match:" in page.inner_text("#results")  # why it ranked
+    link.click()
+    assert page.inner_text("#uses") == "0"
+    assert page.locator("#curve polyline").get_attribute("points")  # the decay curve is drawn
+
+    page.click("#action-touch")
+    assert "Touch" in page.inner_text("h1")  # a confirmation first
+    page.click("#confirm")
+    assert page.inner_text("#done") == "Done: touch."
+    assert page.inner_text("#uses") == "1"
+    with Engram.open(str(db), embedding_model="none") as mem:
+        assert mem.get(m["tea"].id).use_count == 1  # through the same services
+
+    page.goto(f"{base}/ui/?q=Atlas")
+    assert "<b>not bold</b>" in page.inner_text("#results")  # text, not markup
+    for path in ("review", "promotion", "gc", "stats"):
+        page.goto(f"{base}/ui/{path}")
+        assert page.locator("h1").count() == 1
+    assert page.inner_text("#total") == "2"
+    assert all(url.startswith(base + "/") for url in requested), requested  # nothing else
+
+
+def test_without_the_token_nothing_changes(dashboard: tuple[str, Path, dict[str, Memory]]) -> None:
+    base, db, m = dashboard
+    target = f"{base}/ui/memory/{m['other'].id}/delete"
+    assert httpx2.post(target, timeout=10).status_code == 401
+    page = httpx2.get(f"{base}/ui/memory/{m['other'].id}", timeout=10)
+    assert page.status_code == 303 and page.headers["location"].endswith("/ui/login")
+    # Signed in, but the request comes from another site's page: refused too.
+    signed_in = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, timeout=10)
+    cookies = signed_in.cookies
+    assert "engram_ui" in cookies and TOKEN not in str(cookies.get("engram_ui"))
+    foreign = httpx2.post(
+        target, cookies=cookies, headers={"Origin": "https://evil.example"}, timeout=10
+    )
+    assert foreign.status_code == 403
+    with Engram.open(str(db), embedding_model="none") as mem:
+        assert mem.get(m["other"].id).content.startswith("Atlas")
+    deleted = httpx2.post(target, cookies=cookies, timeout=10)
+    assert deleted.status_code == 303
+    with Engram.open(str(db), embedding_model="none") as mem:
+        assert mem.get_many([m["other"].id]) == []
