@@ -16,6 +16,8 @@ DATA = (
     "engram/embeddings/data/minilm-vocab.txt",
     "engram/embeddings/data/background.txt",
     "engram/embeddings/data/background-minilm.npy",
+    "engram/web/templates/base.html",
+    "engram/web/templates/memory.html",
 )
 
 
