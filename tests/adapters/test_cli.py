@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from engram import Engram, FixedClock, Status
+from engram import Draft, Engram, FixedClock, Status
 from engram.cli.main import cli
 
 
@@ -81,7 +81,7 @@ def test_save_then_search_finds_it_as_table_and_json(db: Path) -> None:
     save(db, "The deploy window is Tuesday afternoon", "--tag", "deploy")
 
     table = ok(run(db, "search", "dark mode"))
-    assert memory_id in table.stdout and "Prefers dark mode" in table.stdout
+    assert memory_id[:8] in table.stdout and "Prefers dark mode" in table.stdout
     assert "deploy window" not in table.stdout
 
     found = run_json(db, "search", "dark mode")
@@ -136,7 +136,27 @@ def test_search_verbose_shows_why(db: Path) -> None:
         assert label in verbose.stdout
     assert "…" not in verbose.stdout  # no number cut short at 80 columns
     assert "review" not in plain.stdout
-    assert memory_id in verbose.stdout and "match" in verbose.stdout
+    assert memory_id[:8] in verbose.stdout and "match" in verbose.stdout
+
+
+def test_ids_show_short_and_a_short_id_is_taken_as_git_takes_a_hash(db: Path) -> None:
+    """Tables show ids as git shows hashes (8 characters) so content keeps the width; any
+    command takes a unique start of an id, and says so when the start is not unique."""
+    tea = save(db, "Prefers green tea in the morning before the standup with the team")
+    table = ok(run(db, "search", "green tea", "--verbose", COLUMNS="80"))
+    assert tea[:8] in table.stdout and tea not in table.stdout
+    assert "Prefers green tea in the morning" in " ".join(table.stdout.split())
+    touched = run_json(db, "touch", tea[:8])
+    assert touched["memory"]["id"] == tea and touched["memory"]["use_count"] == 1
+    with Engram.open(str(db), embedding_model="none") as mem:  # two ids with one start
+        mem.save_many(
+            [Draft(id="same-start-1", content="one"), Draft(id="same-start-2", content="two")]
+        )
+    ambiguous = run(db, "touch", "same-start")
+    assert ambiguous.exit_code == 1 and "same-start-1, same-start-2" in ambiguous.stderr
+    assert "not found" in run(db, "touch", "abc").stderr  # too short to stand for an id
+    opened = json.loads(run(db, "--json", "open", tea[:6], "missing-id").stdout)
+    assert [m["id"] for m in opened["memories"]] == [tea] and opened["missing"] == ["missing-id"]
 
 
 def test_search_without_results_and_rich_markup_is_shown_literally(db: Path) -> None:
@@ -274,7 +294,7 @@ def test_candidates_promote_and_review(db: Path, api: Engram, now: datetime) -> 
     assert [c["memory"]["id"] for c in review["candidates"]] == [fading.id]
     assert 0 < review["candidates"][0]["review_priority"] <= 1
 
-    assert busy.id in ok(run(db, "candidates", "promote")).stdout
+    assert busy.id[:8] in ok(run(db, "candidates", "promote")).stdout
     assert "danger zone" in ok(run(db, "candidates", "review")).stdout
     api.delete([busy.id, fading.id])
     assert "No review candidates" in ok(run(db, "candidates", "review")).stdout

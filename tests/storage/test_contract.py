@@ -76,6 +76,15 @@ def test_get_many_keeps_the_requested_order_and_skips_missing(store: Store) -> N
     assert [m.id for m in store.get_many(["c", "zzz", "a"])] == ["c", "a"]
 
 
+def test_ids_with_a_prefix_are_found_in_order_and_bounded(store: Store) -> None:
+    put(store, mem("ab12"), mem("ab34"), mem("ac56"), mem("Ab78"), mem("ab%_"))
+    assert store.ids_with_prefix("ab", 10) == ["ab%_", "ab12", "ab34"]
+    assert store.ids_with_prefix("ab3", 10) == ["ab34"]
+    assert store.ids_with_prefix("ab", 2) == ["ab%_", "ab12"]
+    assert store.ids_with_prefix("ab%", 10) == ["ab%_"]  # no pattern characters
+    assert store.ids_with_prefix("zz", 10) == []
+
+
 def test_insert_is_all_or_nothing(store: Store) -> None:
     put(store, mem("dup"))
     with pytest.raises(Exception):  # noqa: B017 - backend-specific error types are wrapped

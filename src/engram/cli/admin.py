@@ -26,7 +26,9 @@ from engram.cli.common import (
     output,
     pass_state,
     preview,
+    resolve,
     say,
+    short_ids,
 )
 from engram.cli.graph_view import graph_html
 from engram.config import (
@@ -154,13 +156,13 @@ def render_candidates(
     table.add_column("uses", justify="right")
     table.add_column("age (days)", justify="right")
     table.add_column("content")
+    short = short_ids([c.memory.id for c in found])
     for c in found:
         m = c.memory
         extra = c.reason if isinstance(c, PromotionCandidate) else fmt_score(c.review_priority)
         age = (now - to_epoch(m.created_at)) / DAY
-        table.add_row(
-            m.id, fmt_score(c.score), extra, str(m.use_count), f"{age:.1f}", preview(m.content)
-        )
+        row = [short[m.id], fmt_score(c.score), extra, str(m.use_count), f"{age:.1f}"]
+        table.add_row(*row, preview(m.content))
     out.print(table)
 
 
@@ -182,7 +184,9 @@ def relate(state: State, from_id: str, to_id: str, relation_type: str, strength:
     Idempotent: the same FROM, TO and type returns the existing link.
     """
     with open_app(state) as app:
-        relation = app.graph.create_relation(from_id, to_id, relation_type, strength)
+        relation = app.graph.create_relation(
+            resolve(app, from_id, "from_id"), resolve(app, to_id, "to_id"), relation_type, strength
+        )
     output(
         state,
         relation,
@@ -244,8 +248,11 @@ def render_graph(out: Console, page: GraphPage) -> None:
     table.add_column("status")
     table.add_column("tags")
     table.add_column("content")
+    short = short_ids(
+        [m.id for m in page.memories] + [i for r in page.relations for i in (r.from_id, r.to_id)]
+    )
     for m in page.memories:
-        table.add_row(m.id, m.status.value, fmt_tags(m.tags), preview(m.content))
+        table.add_row(short[m.id], m.status.value, fmt_tags(m.tags), preview(m.content))
     out.print(table)
     if page.relations:
         rel = Table(title=f"{len(page.relations)} relations")
@@ -254,7 +261,7 @@ def render_graph(out: Console, page: GraphPage) -> None:
         rel.add_column("to", no_wrap=True)
         rel.add_column("strength", justify="right")
         for r in page.relations:
-            rel.add_row(r.from_id, r.type, r.to_id, f"{r.strength:g}")
+            rel.add_row(short[r.from_id], r.type, short[r.to_id], f"{r.strength:g}")
         out.print(rel)
     if page.next_cursor:
         say(out, f"Next page: engram graph --cursor {page.next_cursor}")
@@ -288,6 +295,7 @@ def related(
     are harmless. Does not count as a use.
     """
     with open_app(state) as app:
+        memory_id = resolve(app, memory_id)
         found = app.graph.related(memory_id, depth, types or None, direction, limit)
     result = RelatedResult(memory_id=memory_id, count=len(found), related=found)
     output(state, result, lambda c: render_related(c, result))
@@ -303,11 +311,16 @@ def render_related(out: Console, result: RelatedResult) -> None:
     table.add_column("link")
     table.add_column("from", no_wrap=True)
     table.add_column("content")
+    short = short_ids([i for r in result.related for i in (r.memory.id, r.reached_from)])
     for r in result.related:
         forward = r.relation.to_id == r.memory.id
         arrow = f"-[{r.relation.type}]->" if forward else f"<-[{r.relation.type}]-"
         table.add_row(
-            str(r.depth), r.memory.id, Text(arrow), r.reached_from, preview(r.memory.content)
+            str(r.depth),
+            short[r.memory.id],
+            Text(arrow),
+            short[r.reached_from],
+            preview(r.memory.content),
         )
     out.print(table)
 

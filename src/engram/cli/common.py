@@ -22,7 +22,7 @@ from rich.text import Text
 from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import Settings, load_settings
-from engram.errors import EngramError
+from engram.errors import EngramError, NotFoundError
 
 # Width used when stdout is not a terminal (pipes, files, tests): wide enough that a full
 # memory id never wraps, which would break copy-paste and grep.
@@ -126,3 +126,34 @@ def fmt_score(value: float) -> str:
 
 def fmt_tags(tags: Sequence[str]) -> Text:
     return Text(", ".join(tags))
+
+
+# Ids are shown shortened, as git shows commit hashes: the first SHORT_ID characters, more where
+# two ids in one table share them; every command takes such a short id (`MemoryService.resolve`).
+SHORT_ID = 8
+
+
+def short_ids(ids: Sequence[str]) -> dict[str, str]:
+    """Each id's shortest form of at least SHORT_ID characters that no other id here shares."""
+    out: dict[str, str] = {}
+    for ident in ids:
+        length = SHORT_ID
+        while length < len(ident) and any(
+            other != ident and other.startswith(ident[:length]) for other in ids
+        ):
+            length += 1
+        out[ident] = ident[:length]
+    return out
+
+
+def resolve(app: App, ident: str, field: str = "memory_id") -> str:
+    """The id a short id stands for; an id that matches nothing is passed on as given, for the
+    command to report (or skip) as it does with any unknown id."""
+    try:
+        return app.memories.resolve(ident, field)
+    except NotFoundError:
+        return ident
+
+
+def resolve_all(app: App, ids: Sequence[str], field: str = "memory_ids") -> list[str]:
+    return [resolve(app, ident, field) for ident in ids]

@@ -11,7 +11,16 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from engram.cli.common import State, fmt_score, open_app, output, pass_state, preview, say
+from engram.cli.common import (
+    State,
+    fmt_score,
+    open_app,
+    output,
+    pass_state,
+    preview,
+    resolve,
+    say,
+)
 from engram.services.agents import AGENTS
 from engram.services.consolidation import ClusterResult, ClusterView, ConsolidateResult
 from engram.services.pipeline import AuditTrail, PipelineResult, PipelineService, Progress
@@ -29,7 +38,8 @@ def consolidate() -> None:
 def clusters(state: State, memory_ids: tuple[str, ...], threshold: float | None) -> None:
     """List clusters (changes nothing)."""
     with open_app(state) as app:
-        result = app.consolidation.clusters(list(memory_ids) or None, threshold)
+        ids = [resolve(app, i, "--memory") for i in memory_ids]
+        result = app.consolidation.clusters(ids or None, threshold)
     output(state, result, lambda c: render_clusters(c, result))
 
 
@@ -54,7 +64,7 @@ def run(
         result = app.consolidation.consolidate(
             mode="apply" if apply_ else "preview",
             auto_detect=not memory_ids,
-            memory_ids=list(memory_ids) or None,
+            memory_ids=[resolve(app, i, "--memory") for i in memory_ids] or None,
             cohesion_threshold=cohesion,
             cluster_ids=list(cluster_ids) or None,
             merged_content=merged_content,
@@ -68,7 +78,7 @@ def run(
 def undo(state: State, merged_id: str) -> None:
     """Restore the originals of a merged memory and remove it."""
     with open_app(state) as app:
-        result = app.consolidation.undo(merged_id)
+        result = app.consolidation.undo(resolve(app, merged_id, "merged_id"))
     output(state, result, lambda c: say(c, f"Restored {len(result.restored_ids)} memories"))
 
 

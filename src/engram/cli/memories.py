@@ -26,7 +26,10 @@ from engram.cli.common import (
     output,
     pass_state,
     preview,
+    resolve,
+    resolve_all,
     say,
+    short_ids,
 )
 from engram.cli.vault import search_all
 from engram.core.models import Memory
@@ -163,12 +166,15 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
     table.add_column("rank" if verbose else "score", justify="right")
     table.add_column("tags")
     table.add_column("content")
+    short = short_ids([h.memory.id for h in hits])
     for i, hit in enumerate(hits, 1):
         content = preview(hit.memory.content)
         if verbose:  # why, under the content: readable at any width, every number whole
             content.append("\n" + why_summary(hit), style="dim")
         value = hit.rank if verbose else hit.score
-        table.add_row(str(i), hit.memory.id, fmt_score(value), fmt_tags(hit.memory.tags), content)
+        table.add_row(
+            str(i), short[hit.memory.id], fmt_score(value), fmt_tags(hit.memory.tags), content
+        )
     out.print(table)
 
 
@@ -178,6 +184,7 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
 def open_(state: State, ids: tuple[str, ...]) -> None:
     """Show memories in full. Exits 1 if any id is not found (after showing the others)."""
     with open_app(state) as app:
+        ids = tuple(resolve_all(app, ids))
         found = app.memories.get_many(ids)
         scores = {m.id: app.memories.score(m) for m in found}
     present = {m.id for m in found}
@@ -243,7 +250,7 @@ def update(
     """Edit a memory; only the options given change. Does not count as a use."""
     with open_app(state) as app:
         memory = app.memories.update(
-            memory_id,
+            resolve(app, memory_id),
             content=None if content is None else read_content(content),
             tags=tags or None,
             entities=entities or None,
@@ -263,6 +270,7 @@ def delete(state: State, ids: tuple[str, ...], archive: bool) -> None:
     """Delete (or archive) memories. Unknown ids are skipped when deleting; archiving needs
     every id to exist (and then changes nothing if one is missing)."""
     with open_app(state) as app:
+        ids = tuple(resolve_all(app, ids))
         done = [m.id for m in app.memories.archive(ids)] if archive else app.memories.delete(ids)
     result = DeleteResult(
         action="archived" if archive else "deleted", count=len(done), memory_ids=done
@@ -287,7 +295,7 @@ def touch(state: State, memory_id: str, boost: bool) -> None:
     Resets its decay clock and counts a use; --boost also adds to its strength.
     """
     with open_app(state) as app:
-        result = app.memories.touch(memory_id, boost=boost)
+        result = app.memories.touch(resolve(app, memory_id), boost=boost)
     output(state, result, lambda c: render_touch(c, result))
 
 
@@ -318,7 +326,7 @@ def observe(state: State, ids: tuple[str, ...], context_tags: tuple[str, ...]) -
     Use in an unrelated context (few shared tags) counts as cross-domain and strengthens more.
     """
     with open_app(state) as app:
-        results = app.memories.observe(ids, context_tags)
+        results = app.memories.observe(resolve_all(app, ids), context_tags)
     output(state, ObserveUsageResult(results=results), lambda c: render_observe(c, results))
 
 
@@ -329,9 +337,10 @@ def render_observe(out: Console, results: Sequence[ObserveResult]) -> None:
     table.add_column("uses", justify="right")
     table.add_column("cross-domain")
     table.add_column("content")
+    short = short_ids([r.memory.id for r in results])
     for r in results:
         table.add_row(
-            r.memory.id,
+            short[r.memory.id],
             fmt_score(r.new_score),
             str(r.memory.use_count),
             "yes" if r.cross_domain else "no",

@@ -22,6 +22,7 @@ from engram.cli.common import (
     open_app,
     output,
     pass_state,
+    resolve,
     say,
 )
 from engram.services.backup import BackupResult
@@ -48,7 +49,8 @@ def promote(state: State, memory_id: str | None, auto_detect: bool, dry_run: boo
     `promoted`: it stops fading. Promoting a memory twice changes nothing.
     """
     with open_app(state) as app:
-        result = app.promotion.promote(memory_id, auto_detect=auto_detect, dry_run=dry_run)
+        ident = None if memory_id is None else resolve(app, memory_id)
+        result = app.promotion.promote(ident, auto_detect=auto_detect, dry_run=dry_run)
     output(state, result, lambda c: render_promotion(c, result))
 
 
@@ -217,7 +219,7 @@ def vault_show(state: State, path: str) -> None:
 def vault_open(state: State, memory_id: str) -> None:
     """Show the note a promoted memory was written to."""
     with open_app(state) as app:
-        view = app.ltm.open_memory(memory_id)
+        view = app.ltm.open_memory(resolve(app, memory_id))
     output(state, view, lambda c: render_note(c, view))
 
 

@@ -54,6 +54,10 @@ class Draft:
     episode: str | None = None
 
 
+# A short id must be at least this long: shorter ones match too much to mean one memory.
+MIN_PREFIX = 4
+
+
 class MemoryService:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
@@ -219,6 +223,23 @@ class MemoryService:
         found = self.ctx.store.get_many([check.memory_id(memory_id)])
         if not found:
             raise NotFoundError("memory", memory_id)
+        return found[0]
+
+    def resolve(self, id_or_prefix: str, field: str = "memory_id") -> str:
+        """The id a short id stands for, as git resolves an abbreviated hash: the id itself if
+        a memory has it, else the one id starting with it (at least MIN_PREFIX characters).
+        For people typing ids; the MCP tools take whole ids only."""
+        ident = check.memory_id(id_or_prefix, field)
+        if self.ctx.store.get_many([ident]):
+            return ident
+        if len(ident) < MIN_PREFIX:
+            raise NotFoundError("memory", ident)
+        found = self.ctx.store.ids_with_prefix(ident, 4)
+        if not found:
+            raise NotFoundError("memory", ident)
+        if len(found) > 1:
+            shown = ", ".join(found[:3]) + (", …" if len(found) > 3 else "")
+            raise ValidationError(field, f"{ident} is the start of several ids ({shown})")
         return found[0]
 
     def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:

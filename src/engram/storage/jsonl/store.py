@@ -596,6 +596,10 @@ class JSONLStore(MemoryLtm):
                 seen.add(memory.id)
             self._append_memories([StoredMemory(m, s) for m, s in items])
 
+    def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        with self._reading():
+            return sorted(i for i in self._by_id if i.startswith(prefix))[:limit]
+
     def get_many(self, ids: Sequence[str]) -> list[Memory]:
         with self._reading():
             return [self._by_id[i].memory for i in ids if i in self._by_id]

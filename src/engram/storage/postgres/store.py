@@ -226,6 +226,13 @@ class PostgresStore(PostgresLtm):
             if row is None or row[0] > _STALE * max(int(row[1]), _BULK):
                 conn.execute("ANALYZE memories")
 
+    def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        rows = self._query(
+            "SELECT id FROM memories WHERE starts_with(id, %s) ORDER BY id LIMIT %s",
+            (prefix, limit),
+        )
+        return [row[0] for row in rows]
+
     def get_many(self, ids: Sequence[str]) -> list[Memory]:
         if not ids:
             return []

@@ -172,6 +172,12 @@ class SQLiteStore(SQLiteLtm):
             except sqlite3.IntegrityError as exc:
                 raise StoreError(f"cannot insert memories: {exc}") from exc
 
+    def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        # A range on the unique index: the ids that sort from the prefix up to the prefix
+        # followed by the highest code point.
+        sql = "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT ?"
+        return [row[0] for row in self._query(sql, [prefix, prefix + "\U0010ffff", limit])]
+
     def get_many(self, ids: Sequence[str]) -> list[Memory]:
         found: dict[str, Memory] = {}
         for chunk in _chunks(list(ids)):
