@@ -12,8 +12,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from playwright.sync_api import Page, sync_playwright
-from tests.adapters.test_graph_view import chromium
+from playwright.sync_api import Page
 from tests.adapters.test_mcp_http import free_port, wait_listening
 
 from engram import Engram, Memory
@@ -48,19 +47,6 @@ def dashboard(tmp_path: Path) -> Iterator[tuple[str, Path, dict[str, Memory]]]:
     finally:
         proc.terminate()
         proc.communicate(timeout=15)
-
-
-@pytest.fixture
-def browser_page() -> Iterator[tuple[Page, list[str]]]:
-    requested: list[str] = []
-    with sync_playwright() as play:
-        browser = play.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
-        page = browser.new_page()
-        page.on("request", lambda request: requested.append(request.url))
-        try:
-            yield page, requested
-        finally:
-            browser.close()
 
 
 def test_sign_in_search_open_and_touch_in_a_browser(

@@ -4,39 +4,15 @@ page makes is recorded (there must be none beyond the file itself)."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page
 
 from engram import Engram, Memory
 from engram.cli.main import cli
 
 HOSTILE = "</script><script>document.title='pwned'</script> & <b>bold</b>"
-
-
-def chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        pytest.fail("this test needs Chromium: `python3 tasks.py test` installs it with apt")
-    return found
-
-
-@pytest.fixture
-def browser_page() -> Iterator[tuple[Page, list[str]]]:
-    """A page of a real headless Chromium, and the URLs it requested."""
-    requested: list[str] = []
-    with sync_playwright() as play:
-        browser = play.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
-        page = browser.new_page()
-        page.on("request", lambda request: requested.append(request.url))
-        try:
-            yield page, requested
-        finally:
-            browser.close()
 
 
 def planted(db: Path) -> dict[str, Memory]:

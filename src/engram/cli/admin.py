@@ -449,14 +449,7 @@ def render_config(out: Console, report: ConfigReport) -> None:
 def serve(state: State, over_http: bool, host: str, port: int) -> None:
     """Run the MCP server on stdio (for Claude Desktop, Cursor, ...), or over HTTP with a
     bearer token (--http)."""
-    # Imported lazily: the server pulls in the MCP SDK, which other commands do not need.
-    try:
-        module = importlib.import_module("engram.mcp.server")
-    except ImportError as exc:
-        raise click.ClickException(f"the MCP server is not available: {exc}") from None
-    if state.store is not None:
-        # The server reads its own settings; the environment is how --store reaches it.
-        os.environ[f"{ENV_PREFIX}STORAGE_PATH"] = state.store
+    module = _server_module(state)
     if over_http:
         module.serve_http(host=host, port=port)
         return
@@ -471,13 +464,19 @@ def serve(state: State, over_http: bool, host: str, port: int) -> None:
 def ui(state: State, host: str, port: int) -> None:
     """Open the local dashboard: search, memories with their decay curves, the review queue,
     promotion candidates, a gc preview, stats (sign in with `engram token show`)."""
+    _server_module(state).serve_ui(host=host, port=port)
+
+
+def _server_module(state: State) -> Any:
+    """`engram.mcp.server`, imported lazily: it pulls in the MCP SDK, which other commands do
+    not need. The server reads its own settings; the environment is how --store reaches it."""
     try:
         module = importlib.import_module("engram.mcp.server")
     except ImportError as exc:
-        raise click.ClickException(f"the dashboard is not available: {exc}") from None
+        raise click.ClickException(f"the server is not available: {exc}") from None
     if state.store is not None:
         os.environ[f"{ENV_PREFIX}STORAGE_PATH"] = state.store
-    module.serve_ui(host=host, port=port)
+    return module
 
 
 @click.group()
