@@ -3,6 +3,7 @@
 
     python bench/retrieval.py --data ../shared/data/realtalk --data ../shared/data/madial-bench-en
     python bench/retrieval.py --data PATH --set search_context_weight=0   # any setting
+    python bench/retrieval.py --data PATH --saved-now   # every turn saved "now": no decay gap
 
 One fresh SQLite store per conversation; every turn is saved with `Engram.save_many` at its own
 time and in its own episode (see bench/conversations.py); every question is one
@@ -44,12 +45,19 @@ def store_path(workdir: Path, conv: Conversation) -> Path:
     return workdir / f"{conv.name}.db"
 
 
-def ingest(conv: Conversation, path: Path) -> float:
-    """Save every turn (skipped if the store is already there); returns memories per second."""
+def ingest(conv: Conversation, path: Path, saved_now: bool = False) -> float:
+    """Save every turn (skipped if the store is already there); returns memories per second.
+    `saved_now`: every turn saved at the conversation's end instead of at its own time (what
+    decay does to old memories is then out of the picture)."""
     if path.exists():
         return 0.0
     drafts = [
-        Draft(id=t.id, content=t.content, created_at=t.created_at, episode=t.episode)
+        Draft(
+            id=t.id,
+            content=t.content,
+            created_at=None if saved_now else t.created_at,
+            episode=t.episode,
+        )
         for t in conv.turns
     ]
     with Engram.open(str(path), clock=FixedClock(conv.now)) as mem:
@@ -104,6 +112,11 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--workdir", type=Path, help="keep the stores here (reused if present)")
     parser.add_argument("--json", type=Path, help="also write the summaries here")
+    parser.add_argument(
+        "--saved-now",
+        action="store_true",
+        help="save every turn at the conversation's end, not at its own time",
+    )
     args = parser.parse_args()
     settings = parse_settings(args.set)
     report: dict[str, Any] = {}
@@ -118,7 +131,7 @@ def main() -> None:
             rates: list[float] = []
             for i, conv in enumerate(conversations):
                 path = store_path(workdir, conv)
-                rate = ingest(conv, path)
+                rate = ingest(conv, path, args.saved_now)
                 if rate:
                     rates.append(rate)
                 engram += ask(conv, path, settings, latencies)
