@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 from engram.cli.main import cli
@@ -36,3 +37,44 @@ def test_readme_links_resolve() -> None:
     for name in ("decay.md", "search.md", "tools.md", "cli.md", "performance.md"):
         assert f"docs/{name}" in readme
         assert (DOCS / name).exists(), name
+
+
+# Result fields computed from others (the seed's top-level copies): in every result, but not in
+# the published output schema, which describes what a client must send back, not what it gets.
+COMPUTED = {"touch_memory": {"memory_id", "use_count", "strength"}}
+
+
+def documented_keys(shape: str) -> set[str]:
+    """The top-level keys of a result shape as docs/tools.md writes them: `{"a", "b": [...]}`."""
+    keys, depth, previous = set(), 0, ""
+    for match in re.finditer(r'[{}\[\],:|]|"[^"]*"', shape):
+        token = match.group(0)
+        if token in "{[":
+            depth += 1
+        elif token in "}]":
+            depth -= 1
+        elif token.startswith('"') and depth == 1 and previous in ("{", ","):
+            keys.add(token.strip('"'))
+        previous = "string" if token.startswith('"') else token
+    return keys
+
+
+def test_every_documented_result_shape_matches_the_tools_output_schema() -> None:
+    """Doc drift: each tool's **Result:** shape in docs/tools.md names exactly the top-level
+    fields of the output schema the server publishes (tools whose result is described in words
+    — "the updated memory" — are skipped)."""
+    text = (DOCS / "tools.md").read_text()
+    drift = {}
+    checked = 0
+    for tool in asyncio.run(build_server().list_tools()):
+        section = text.split(f"### {tool.name}\n", 1)[1].split("\n### ", 1)[0]
+        result = re.search(r"\*\*Result:\*\*(.*?)(?:\n\n|$)", section, re.S)
+        shape = re.search(r"`(\{.*?\})`", result.group(1), re.S) if result else None
+        if shape is None:
+            continue
+        checked += 1
+        published = set((tool.output_schema or {}).get("properties", {}))
+        documented = documented_keys(shape.group(1)) - COMPUTED.get(tool.name, set())
+        if documented != published:
+            drift[tool.name] = (sorted(documented - published), sorted(published - documented))
+    assert checked >= 20 and drift == {}
