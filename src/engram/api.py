@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -12,6 +12,7 @@ from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import load_settings
 from engram.core.models import Direction, Memory, Relation, Status
+from engram.errors import ValidationError
 from engram.services.backup import BackupResult
 from engram.services.consolidation import ClusterResult, ConsolidateResult, UndoResult
 from engram.services.embeddings import EmbeddingStatus, Similar
@@ -33,6 +34,7 @@ from engram.services.results import (
     Stats,
     TouchResult,
 )
+from engram.services.transfer.cortexgraph import ImportReport
 from engram.services.unified import UnifiedResult
 from engram.services.vault_import import VaultImportResult
 
@@ -248,6 +250,18 @@ class Engram:
     def undo_consolidation(self, merged_id: str) -> UndoResult:
         """Restore the originals of a merge and remove the merged memory."""
         return self._app.consolidation.undo(merged_id)
+
+    def export(self, fmt: str = "jsonl") -> Iterator[str]:
+        """Every memory and relation as lines: `jsonl` (one JSON object a line, memories then
+        relations) or `markdown`; read page by page, so a big store streams."""
+        if fmt not in ("jsonl", "markdown"):
+            raise ValidationError("format", "must be jsonl or markdown")
+        return self._app.transfer.export_lines("markdown" if fmt == "markdown" else "jsonl")
+
+    def import_cortexgraph(self, directory: str | Path) -> ImportReport:
+        """Import a CortexGraph (mnemex) JSONL data directory; safe to run again (ids already
+        here are left as they are)."""
+        return self._app.transfer.import_cortexgraph(Path(directory))
 
     def embedding_status(self) -> EmbeddingStatus:
         """Vectors per model, memories, and vectors still being computed by this handle."""

@@ -23,6 +23,7 @@ from engram.services.memories import MemoryService
 from engram.services.pipeline import PipelineService
 from engram.services.promotion import PromotionService
 from engram.services.search import SearchService
+from engram.services.transfer.service import TransferService
 from engram.services.unified import UnifiedSearchService
 from engram.services.vault_import import VaultImportService
 from engram.storage.factory import open_store
@@ -45,6 +46,7 @@ class App:
     activation: ActivationService
     pipeline: PipelineService
     vault_import: VaultImportService
+    transfer: TransferService
 
     def close(self) -> None:
         self.ltm.stop_watching()  # its index runs write to the store
@@ -112,6 +114,7 @@ def build_app(settings: Settings, clock: Clock | None = None, recover_vectors: b
         activation=ActivationService(ctx),
         pipeline=PipelineService(ctx, maintenance, consolidation, ltm, promotion, graph),
         vault_import=VaultImportService(ctx, memories, graph, ltm, vault),
+        transfer=TransferService(ctx),
     )
 
 

@@ -12,13 +12,11 @@ from tests.services.conftest import STORE_URLS
 
 from engram import Engram, FixedClock, Status
 from engram.core.models import Memory, Schedule
-from engram.services.transfer import (
-    ExportCount,
-    canonical_memory,
-    export_lines,
-    import_cortexgraph,
-    migrate,
-)
+from engram.errors import ValidationError
+from engram.services.transfer.common import canonical_memory
+from engram.services.transfer.cortexgraph import import_cortexgraph
+from engram.services.transfer.export import ExportCount, export_lines
+from engram.services.transfer.migrate import migrate
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "cortexgraph"
 
@@ -214,3 +212,16 @@ def test_export_jsonl_and_markdown(mem: Engram, clock: FixedClock) -> None:
     assert "## Project Atlas uses PostgreSQL 16" in markdown
     assert '> Ünïcode ✓ content, "quoted"\n> second line' in markdown
     assert f"- supports → `{ids[1]}` (strength 0.7)" in markdown
+
+
+def test_the_python_api_imports_and_exports_like_the_cli(mem: Engram) -> None:
+    """`Engram.import_cortexgraph` and `Engram.export` go through the same service as the CLI;
+    imported memories are embedded as they are written (found by meaning at once)."""
+    report = mem.import_cortexgraph(FIXTURE)
+    assert (report.imported, report.relations_imported) == (8, 3)
+    rows = [json.loads(line) for line in mem.export()]
+    assert sum(r["kind"] == "memory" for r in rows) == mem.stats().total
+    assert mem.import_cortexgraph(FIXTURE).imported == 0  # safe to run again
+    assert mem.export("markdown").__next__() == "# Engram export"
+    with pytest.raises(ValidationError, match="format"):
+        mem.export("csv")

@@ -16,16 +16,12 @@ from rich.table import Table
 from engram.atomic import write_atomically
 from engram.cli.common import State, open_app, output, pass_state, say
 from engram.errors import ValidationError
-from engram.services import transfer
-from engram.services.transfer import (
-    BATCH,
-    ExportCount,
-    ExportSummary,
-    ImportReport,
-    MigrationReport,
-    export_lines,
-    import_cortexgraph,
-)
+from engram.services.transfer.common import BATCH
+from engram.services.transfer.common import Progress as ProgressCallback
+from engram.services.transfer.cortexgraph import ImportReport
+from engram.services.transfer.export import ExportCount, ExportSummary
+from engram.services.transfer.migrate import MigrationReport
+from engram.services.transfer.migrate import migrate as migrate_store
 from engram.storage.factory import (
     is_jsonl_url,
     is_postgres_url,
@@ -36,7 +32,7 @@ from engram.storage.factory import (
 
 
 @contextmanager
-def progress_bar(state: State) -> Iterator[transfer.Progress]:
+def progress_bar(state: State) -> Iterator[ProgressCallback]:
     """A rich progress bar on stderr (stdout keeps the result), one line per phase."""
     with Progress(
         "[progress.description]{task.description}",
@@ -96,7 +92,7 @@ def migrate(
             open_app(state, storage_path=target, embedding_model="none") as app,
             progress_bar(state) as progress,
         ):
-            report = transfer.migrate(
+            report = migrate_store(
                 origin,
                 app.context.store,
                 app.context.scheduled_many,
@@ -152,13 +148,7 @@ def cortexgraph(state: State, directory: Path) -> None:
     Records that cannot be imported are listed with their file, line and reason.
     """
     with open_app(state) as app, progress_bar(state) as progress:
-        report = import_cortexgraph(
-            directory.expanduser(),
-            app.context.store,
-            app.context.scheduled_many,
-            progress=progress,
-            after_insert=lambda ms: app.context.embed_and_store([(m.id, m.content) for m in ms]),
-        )
+        report = app.transfer.import_cortexgraph(directory, progress=progress)
     output(state, report, lambda c: render_import(c, report))
 
 
@@ -210,7 +200,7 @@ def export(state: State, fmt: str, out: Path | None) -> None:
     """Export every memory and relation, for reading, grep or another tool."""
     count = ExportCount()
     with open_app(state) as app:
-        lines = export_lines(app.context.store, "markdown" if fmt == "markdown" else "jsonl", count)
+        lines = app.transfer.export_lines("markdown" if fmt == "markdown" else "jsonl", count)
         if out is None:
             for line in lines:
                 click.echo(line)

@@ -30,7 +30,7 @@ from engram.atomic import fsync_dir
 from engram.errors import EngramError, ValidationError
 from engram.services.context import Context
 from engram.services.ltm import VaultAccess
-from engram.services.transfer import ExportCount, export_lines
+from engram.services.transfer.export import ExportCount, export_lines
 from engram.vault.render import iso
 from engram.vault.writer import is_temp_file
 

@@ -1,294 +1,31 @@
-"""Moving memories between stores and formats: migrate, import from CortexGraph, export.
-
-Written over the `Store` protocol only, so every pair of backends works the same way.
-
-* `migrate` copies every memory (all counters and timestamps), relation and vector from one
-  store to another in batches, then verifies: every memory is present in the target and a
-  sha256 over a canonical JSON form of each memory, relation and vector matches the source's.
-  Safe to re-run: ids already in the target are skipped (kept as they are), or replaced with
-  `overwrite`; relations are idempotent by (from, to, type); vectors are replaced.
-* `read_cortexgraph` / `import_cortexgraph` read a CortexGraph (mnemex) JSONL directory:
-  `memories.jsonl` and `relations.jsonl`, where the last line for an id wins and
-  `{"id": ..., "_deleted": true}` deletes; times are unix seconds.
-* `export_lines` renders the whole store as JSON lines or Markdown, page by page.
-"""
+"""Import a CortexGraph (mnemex) JSONL directory."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-import numpy as np
-from pydantic import BaseModel, ConfigDict
 from pydantic import ValidationError as PydanticError
 
-from engram.core.models import Memory, Relation, Schedule, Status
+from engram.core.models import Memory, Relation, Status
 from engram.errors import EngramError, ValidationError
 from engram.services import validation as check
+from engram.services.transfer.common import (
+    BATCH,
+    MAX_LISTED,
+    Progress,
+    Schedules,
+    TransferResult,
+)
 from engram.storage.protocol import Store
 
 log = logging.getLogger(__name__)
-
-BATCH = 500
-MAX_LISTED = 20  # differences and skipped records listed in a report (all are counted)
-
-# (phase, done, total): total is None when unknown.
-Progress = Callable[[str, int, int | None], None]
-Schedules = Callable[[list[Memory]], list[tuple[Memory, Schedule]]]
-
-
-class _Result(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-# -- canonical forms and checksums ------------------------------------------------------------
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _micros(moment: datetime | None) -> int | None:
-    return None if moment is None else (moment - _EPOCH) // timedelta(microseconds=1)
-
-
-def canonical_memory(m: Memory) -> bytes:
-    """One memory as canonical JSON: sorted keys, times as integer microseconds since the
-    epoch (so two backends storing the same instant differently agree)."""
-    data: dict[str, Any] = m.model_dump(mode="json")
-    for name in ("created_at", "last_used", "promoted_at", "last_review_at"):
-        data[name] = _micros(getattr(m, name))
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def canonical_relation(r: Relation) -> bytes:
-    data: dict[str, Any] = r.model_dump(mode="json")
-    data["created_at"] = _micros(r.created_at)
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _checksum(digests: dict[str, str]) -> str:
-    """sha256 over "id digest" lines sorted by id."""
-    h = hashlib.sha256()
-    for ident in sorted(digests):
-        h.update(f"{ident} {digests[ident]}\n".encode())
-    return h.hexdigest()
-
-
-def _pages(store: Store, batch: int) -> Iterator[list[Memory]]:
-    after: str | None = None
-    while True:
-        page = store.page(after, batch)
-        if not page:
-            return
-        yield page
-        after = page[-1].id
-
-
-def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
-
-
-# -- migrate ----------------------------------------------------------------------------------
-
-
-class MigrationReport(_Result):
-    source: str
-    target: str
-    memories: int  # in the source
-    copied: int  # written to the target by this run
-    skipped: int  # already in the target, left as they were
-    overwritten: int  # already in the target, replaced (overwrite)
-    relations: int  # in the source
-    vectors: dict[str, int]  # copied, per model id
-    target_memories: int  # in the target afterwards (it may hold others too)
-    checksum_source: str
-    checksum_target: str
-    verified: bool
-    differences: list[str]  # the first ids that are missing or differ in the target
-    message: str
-
-
-@dataclass
-class _Tally:
-    copied: int = 0
-    skipped: int = 0
-    overwritten: int = 0
-    memories: dict[str, str] = field(default_factory=dict)  # id -> digest, as read
-    relations: dict[str, str] = field(default_factory=dict)
-    vectors: dict[str, str] = field(default_factory=dict)  # "model id" -> digest
-    vector_counts: dict[str, int] = field(default_factory=dict)
-
-
-def migrate(
-    source: Store,
-    target: Store,
-    schedules: Schedules,
-    *,
-    overwrite: bool = False,
-    batch: int = BATCH,
-    progress: Progress | None = None,
-) -> MigrationReport:
-    """Copy `source` into `target` and verify the copy (see the module docstring).
-
-    `schedules` computes the target's schedule keys (with the target's decay settings).
-    Stop other clients of the source first: what changes during the copy cannot be verified.
-    """
-    batch = check.limit(batch, "batch", most=10_000)
-    if source.location == target.location:
-        raise ValidationError("--to", "is the same store as --from")
-    report = progress or (lambda phase, done, total: None)
-    tally = _Tally()
-    total = sum(source.count().values())
-    done = 0
-    for page in _pages(source, batch):
-        _copy_memories(page, target, schedules, overwrite, tally)
-        done += len(page)
-        report("memories", done, total)
-    done = 0
-    for page in _pages(source, batch):
-        ids = {m.id for m in page}
-        for relation in source.relations(list(ids)):
-            if relation.from_id in ids:  # each edge once: on its source's page
-                target.add_relation(relation)
-                tally.relations[relation.id] = _digest(canonical_relation(relation))
-        done += len(page)
-        report("relations", done, total)
-    _copy_vectors(source, target, list(tally.memories), batch, tally, report)
-    return _verify(source, target, tally, batch, report)
-
-
-def _copy_memories(
-    page: list[Memory], target: Store, schedules: Schedules, overwrite: bool, tally: _Tally
-) -> None:
-    for m in page:
-        tally.memories[m.id] = _digest(canonical_memory(m))
-    present = {m.id: m for m in target.get_many([m.id for m in page])}
-    new = [m for m in page if m.id not in present]
-    if new:
-        target.insert(schedules(new))
-        tally.copied += len(new)
-    differing = [m for m in page if m.id in present and present[m.id] != m]
-    tally.skipped += len(present) - (len(differing) if overwrite else 0)
-    if overwrite and differing:
-        wanted = {m.id: m for m in differing}
-
-        def replace(old: Memory) -> tuple[Memory, Schedule]:
-            return schedules([wanted[old.id]])[0]
-
-        target.modify(list(wanted), replace)
-        tally.overwritten += len(differing)
-
-
-def _copy_vectors(
-    source: Store,
-    target: Store,
-    ids: list[str],
-    batch: int,
-    tally: _Tally,
-    report: Progress,
-) -> None:
-    vector_stores = "vectors" in source.capabilities and "vectors" in target.capabilities
-    if not vector_stores:
-        return
-    models = source.vector_counts()
-    total = sum(models.values())
-    done = 0
-    for model in sorted(models):
-        for chunk in _chunks(ids, batch):
-            found = source.get_vectors(chunk, model, passages=True)
-            if not found:
-                continue
-            target.put_vectors(list(found.items()), model)
-            for ident, vector in found.items():
-                tally.vectors[f"{ident} {model}"] = _vector_digest(vector)
-            tally.vector_counts[model] = tally.vector_counts.get(model, 0) + len(found)
-            done += len(found)
-            report("vectors", done, total)
-
-
-def _vector_digest(vector: np.ndarray[Any, Any]) -> str:
-    return _digest(np.ascontiguousarray(vector, dtype="<f4").tobytes())
-
-
-def _verify(
-    source: Store, target: Store, tally: _Tally, batch: int, report: Progress
-) -> MigrationReport:
-    ids = list(tally.memories)
-    seen: dict[str, str] = {}
-    relations: dict[str, str] = {}
-    vectors: dict[str, str] = {}
-    models = sorted({key.split(" ", 1)[1] for key in tally.vectors})
-    done = 0
-    for chunk in _chunks(ids, batch):
-        for m in target.get_many(chunk):
-            seen[m.id] = _digest(canonical_memory(m))
-        members = set(chunk)
-        for r in target.relations(list(chunk)):
-            if r.from_id in members and r.id in tally.relations:
-                relations[r.id] = _digest(canonical_relation(r))
-        for model in models:
-            for ident, vector in target.get_vectors(list(chunk), model, True).items():
-                if f"{ident} {model}" in tally.vectors:
-                    vectors[f"{ident} {model}"] = _vector_digest(vector)
-        done += len(chunk)
-        report("verifying", done, len(ids))
-    differences = [i for i in ids if seen.get(i) != tally.memories[i]]
-    differences += [
-        f"relation {r}" for r in tally.relations if relations.get(r) != tally.relations[r]
-    ]
-    differences += [f"vector {k}" for k in tally.vectors if vectors.get(k) != tally.vectors[k]]
-    source_sum = _checksum(
-        {**tally.memories, **_prefixed("r", tally.relations), **_prefixed("v", tally.vectors)}
-    )
-    target_sum = _checksum({**seen, **_prefixed("r", relations), **_prefixed("v", vectors)})
-    verified = not differences and source_sum == target_sum
-    if verified:
-        message = (
-            f"verified: {len(ids)} memories, {len(tally.relations)} relations and "
-            f"{len(tally.vectors)} vectors are identical in the target"
-        )
-    else:
-        message = (
-            f"NOT verified: {len(differences)} records are missing or differ in the target"
-            + (
-                ""
-                if tally.overwritten or not tally.skipped
-                else " (kept as they were; "
-                "re-run with --overwrite to replace them with the source's)"
-            )
-        )
-    return MigrationReport(
-        source=source.location,
-        target=target.location,
-        memories=len(ids),
-        copied=tally.copied,
-        skipped=tally.skipped,
-        overwritten=tally.overwritten,
-        relations=len(tally.relations),
-        vectors=tally.vector_counts,
-        target_memories=sum(target.count().values()),
-        checksum_source=source_sum,
-        checksum_target=target_sum,
-        verified=verified,
-        differences=differences[:MAX_LISTED],
-        message=message,
-    )
-
-
-def _prefixed(prefix: str, digests: dict[str, str]) -> dict[str, str]:
-    return {f"{prefix}:{key}": value for key, value in digests.items()}
-
 
 # -- import from CortexGraph ------------------------------------------------------------------
 
@@ -300,14 +37,14 @@ CORTEXGRAPH_STATUSES = {
 }
 
 
-class Skipped(_Result):
+class Skipped(TransferResult):
     file: str
     line: int
     id: str | None
     reason: str
 
 
-class ImportReport(_Result):
+class ImportReport(TransferResult):
     source: str
     target: str
     memory_lines: int  # lines read from memories.jsonl
@@ -625,90 +362,3 @@ def import_cortexgraph(
         skipped_records=skipped[:MAX_LISTED],
         message="; ".join(parts),
     )
-
-
-# -- export -----------------------------------------------------------------------------------
-
-ExportFormat = Literal["jsonl", "markdown"]
-
-
-class ExportSummary(_Result):
-    format: str
-    path: str
-    memories: int
-    relations: int
-
-
-@dataclass
-class ExportCount:
-    memories: int = 0
-    relations: int = 0
-
-
-def export_lines(
-    store: Store, fmt: ExportFormat, count: ExportCount | None = None, batch: int = BATCH
-) -> Iterator[str]:
-    """The store as text lines (without newlines), memories in save order.
-
-    jsonl: `{"kind": "memory", ...every field...}` lines, then `{"kind": "relation", ...}`.
-    markdown: a document with one section per memory (its fields, content and relations).
-    """
-    if fmt not in ("jsonl", "markdown"):
-        raise ValidationError("format", "must be jsonl or markdown")
-    tally = count if count is not None else ExportCount()
-    if fmt == "markdown":
-        yield "# Engram export"
-        yield ""
-        yield f"Store: `{store.location}`"
-    relations: list[Relation] = []
-    for page in _pages(store, batch):
-        ids = {m.id for m in page}
-        edges = [r for r in store.relations(list(ids)) if r.from_id in ids]
-        tally.memories += len(page)
-        tally.relations += len(edges)
-        if fmt == "jsonl":
-            for m in page:
-                yield json.dumps(
-                    {"kind": "memory", **m.model_dump(mode="json")}, ensure_ascii=False
-                )
-            relations += edges
-        else:
-            by_source: dict[str, list[Relation]] = {}
-            for r in edges:
-                by_source.setdefault(r.from_id, []).append(r)
-            for m in page:
-                yield from _markdown(m, by_source.get(m.id, []))
-    for r in relations:
-        yield json.dumps({"kind": "relation", **r.model_dump(mode="json")}, ensure_ascii=False)
-
-
-def _markdown(m: Memory, edges: list[Relation]) -> Iterator[str]:
-    first = m.content.strip().splitlines()[0] if m.content.strip() else m.id
-    title = first if len(first) <= 80 else first[:79] + "…"
-    yield ""
-    yield f"## {title}"
-    yield ""
-    rows = [
-        ("id", f"`{m.id}`"),
-        ("status", m.status.value),
-        ("tags", ", ".join(m.tags)),
-        ("entities", ", ".join(m.entities)),
-        ("source", m.source or ""),
-        ("context", m.context or ""),
-        ("created", m.created_at.isoformat()),
-        ("last used", m.last_used.isoformat()),
-        ("uses", str(m.use_count)),
-        ("strength", f"{m.strength:g}"),
-    ]
-    if m.promoted_to:
-        rows.append(("promoted to", m.promoted_to))
-    for name, value in rows:
-        if value:
-            yield f"- **{name}**: {value}"
-    yield ""
-    for line in m.content.splitlines() or [""]:
-        yield f"> {line}" if line else ">"
-    if edges:
-        yield ""
-        for r in edges:
-            yield f"- {r.type} → `{r.to_id}` (strength {r.strength:g})"

@@ -1,0 +1,106 @@
+"""The whole store as JSON lines or Markdown, page by page."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from engram.core.models import Memory, Relation
+from engram.errors import ValidationError
+from engram.services.transfer.common import (
+    BATCH,
+    TransferResult,
+    pages,
+)
+from engram.storage.protocol import Store
+
+log = logging.getLogger(__name__)
+
+# -- export -----------------------------------------------------------------------------------
+
+ExportFormat = Literal["jsonl", "markdown"]
+
+
+class ExportSummary(TransferResult):
+    format: str
+    path: str
+    memories: int
+    relations: int
+
+
+@dataclass
+class ExportCount:
+    memories: int = 0
+    relations: int = 0
+
+
+def export_lines(
+    store: Store, fmt: ExportFormat, count: ExportCount | None = None, batch: int = BATCH
+) -> Iterator[str]:
+    """The store as text lines (without newlines), memories in save order.
+
+    jsonl: `{"kind": "memory", ...every field...}` lines, then `{"kind": "relation", ...}`.
+    markdown: a document with one section per memory (its fields, content and relations).
+    """
+    if fmt not in ("jsonl", "markdown"):
+        raise ValidationError("format", "must be jsonl or markdown")
+    tally = count if count is not None else ExportCount()
+    if fmt == "markdown":
+        yield "# Engram export"
+        yield ""
+        yield f"Store: `{store.location}`"
+    relations: list[Relation] = []
+    for page in pages(store, batch):
+        ids = {m.id for m in page}
+        edges = [r for r in store.relations(list(ids)) if r.from_id in ids]
+        tally.memories += len(page)
+        tally.relations += len(edges)
+        if fmt == "jsonl":
+            for m in page:
+                yield json.dumps(
+                    {"kind": "memory", **m.model_dump(mode="json")}, ensure_ascii=False
+                )
+            relations += edges
+        else:
+            by_source: dict[str, list[Relation]] = {}
+            for r in edges:
+                by_source.setdefault(r.from_id, []).append(r)
+            for m in page:
+                yield from _markdown(m, by_source.get(m.id, []))
+    for r in relations:
+        yield json.dumps({"kind": "relation", **r.model_dump(mode="json")}, ensure_ascii=False)
+
+
+def _markdown(m: Memory, edges: list[Relation]) -> Iterator[str]:
+    first = m.content.strip().splitlines()[0] if m.content.strip() else m.id
+    title = first if len(first) <= 80 else first[:79] + "…"
+    yield ""
+    yield f"## {title}"
+    yield ""
+    rows = [
+        ("id", f"`{m.id}`"),
+        ("status", m.status.value),
+        ("tags", ", ".join(m.tags)),
+        ("entities", ", ".join(m.entities)),
+        ("source", m.source or ""),
+        ("context", m.context or ""),
+        ("created", m.created_at.isoformat()),
+        ("last used", m.last_used.isoformat()),
+        ("uses", str(m.use_count)),
+        ("strength", f"{m.strength:g}"),
+    ]
+    if m.promoted_to:
+        rows.append(("promoted to", m.promoted_to))
+    for name, value in rows:
+        if value:
+            yield f"- **{name}**: {value}"
+    yield ""
+    for line in m.content.splitlines() or [""]:
+        yield f"> {line}" if line else ">"
+    if edges:
+        yield ""
+        for r in edges:
+            yield f"- {r.type} → `{r.to_id}` (strength {r.strength:g})"

@@ -1,0 +1,219 @@
+"""Copy every memory, relation and vector from one store to another, then verify (`migrate`)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engram.core.models import Memory, Schedule
+from engram.errors import ValidationError
+from engram.services import validation as check
+from engram.services.transfer.common import (
+    BATCH,
+    MAX_LISTED,
+    Progress,
+    Schedules,
+    TransferResult,
+    canonical_memory,
+    canonical_relation,
+    checksum,
+    chunks,
+    digest,
+    pages,
+)
+from engram.storage.protocol import Store
+
+log = logging.getLogger(__name__)
+
+# -- migrate ----------------------------------------------------------------------------------
+
+
+class MigrationReport(TransferResult):
+    source: str
+    target: str
+    memories: int  # in the source
+    copied: int  # written to the target by this run
+    skipped: int  # already in the target, left as they were
+    overwritten: int  # already in the target, replaced (overwrite)
+    relations: int  # in the source
+    vectors: dict[str, int]  # copied, per model id
+    target_memories: int  # in the target afterwards (it may hold others too)
+    checksum_source: str
+    checksum_target: str
+    verified: bool
+    differences: list[str]  # the first ids that are missing or differ in the target
+    message: str
+
+
+@dataclass
+class _Tally:
+    copied: int = 0
+    skipped: int = 0
+    overwritten: int = 0
+    memories: dict[str, str] = field(default_factory=dict)  # id -> digest, as read
+    relations: dict[str, str] = field(default_factory=dict)
+    vectors: dict[str, str] = field(default_factory=dict)  # "model id" -> digest
+    vector_counts: dict[str, int] = field(default_factory=dict)
+
+
+def migrate(
+    source: Store,
+    target: Store,
+    schedules: Schedules,
+    *,
+    overwrite: bool = False,
+    batch: int = BATCH,
+    progress: Progress | None = None,
+) -> MigrationReport:
+    """Copy `source` into `target` and verify the copy (see the module docstring).
+
+    `schedules` computes the target's schedule keys (with the target's decay settings).
+    Stop other clients of the source first: what changes during the copy cannot be verified.
+    """
+    batch = check.limit(batch, "batch", most=10_000)
+    if source.location == target.location:
+        raise ValidationError("--to", "is the same store as --from")
+    report = progress or (lambda phase, done, total: None)
+    tally = _Tally()
+    total = sum(source.count().values())
+    done = 0
+    for page in pages(source, batch):
+        _copy_memories(page, target, schedules, overwrite, tally)
+        done += len(page)
+        report("memories", done, total)
+    done = 0
+    for page in pages(source, batch):
+        ids = {m.id for m in page}
+        for relation in source.relations(list(ids)):
+            if relation.from_id in ids:  # each edge once: on its source's page
+                target.add_relation(relation)
+                tally.relations[relation.id] = digest(canonical_relation(relation))
+        done += len(page)
+        report("relations", done, total)
+    _copy_vectors(source, target, list(tally.memories), batch, tally, report)
+    return _verify(source, target, tally, batch, report)
+
+
+def _copy_memories(
+    page: list[Memory], target: Store, schedules: Schedules, overwrite: bool, tally: _Tally
+) -> None:
+    for m in page:
+        tally.memories[m.id] = digest(canonical_memory(m))
+    present = {m.id: m for m in target.get_many([m.id for m in page])}
+    new = [m for m in page if m.id not in present]
+    if new:
+        target.insert(schedules(new))
+        tally.copied += len(new)
+    differing = [m for m in page if m.id in present and present[m.id] != m]
+    tally.skipped += len(present) - (len(differing) if overwrite else 0)
+    if overwrite and differing:
+        wanted = {m.id: m for m in differing}
+
+        def replace(old: Memory) -> tuple[Memory, Schedule]:
+            return schedules([wanted[old.id]])[0]
+
+        target.modify(list(wanted), replace)
+        tally.overwritten += len(differing)
+
+
+def _copy_vectors(
+    source: Store,
+    target: Store,
+    ids: list[str],
+    batch: int,
+    tally: _Tally,
+    report: Progress,
+) -> None:
+    vector_stores = "vectors" in source.capabilities and "vectors" in target.capabilities
+    if not vector_stores:
+        return
+    models = source.vector_counts()
+    total = sum(models.values())
+    done = 0
+    for model in sorted(models):
+        for chunk in chunks(ids, batch):
+            found = source.get_vectors(chunk, model, passages=True)
+            if not found:
+                continue
+            target.put_vectors(list(found.items()), model)
+            for ident, vector in found.items():
+                tally.vectors[f"{ident} {model}"] = _vector_digest(vector)
+            tally.vector_counts[model] = tally.vector_counts.get(model, 0) + len(found)
+            done += len(found)
+            report("vectors", done, total)
+
+
+def _vector_digest(vector: np.ndarray[Any, Any]) -> str:
+    return digest(np.ascontiguousarray(vector, dtype="<f4").tobytes())
+
+
+def _verify(
+    source: Store, target: Store, tally: _Tally, batch: int, report: Progress
+) -> MigrationReport:
+    ids = list(tally.memories)
+    seen: dict[str, str] = {}
+    relations: dict[str, str] = {}
+    vectors: dict[str, str] = {}
+    models = sorted({key.split(" ", 1)[1] for key in tally.vectors})
+    done = 0
+    for chunk in chunks(ids, batch):
+        for m in target.get_many(chunk):
+            seen[m.id] = digest(canonical_memory(m))
+        members = set(chunk)
+        for r in target.relations(list(chunk)):
+            if r.from_id in members and r.id in tally.relations:
+                relations[r.id] = digest(canonical_relation(r))
+        for model in models:
+            for ident, vector in target.get_vectors(list(chunk), model, True).items():
+                if f"{ident} {model}" in tally.vectors:
+                    vectors[f"{ident} {model}"] = _vector_digest(vector)
+        done += len(chunk)
+        report("verifying", done, len(ids))
+    differences = [i for i in ids if seen.get(i) != tally.memories[i]]
+    differences += [
+        f"relation {r}" for r in tally.relations if relations.get(r) != tally.relations[r]
+    ]
+    differences += [f"vector {k}" for k in tally.vectors if vectors.get(k) != tally.vectors[k]]
+    source_sum = checksum(
+        {**tally.memories, **_prefixed("r", tally.relations), **_prefixed("v", tally.vectors)}
+    )
+    target_sum = checksum({**seen, **_prefixed("r", relations), **_prefixed("v", vectors)})
+    verified = not differences and source_sum == target_sum
+    if verified:
+        message = (
+            f"verified: {len(ids)} memories, {len(tally.relations)} relations and "
+            f"{len(tally.vectors)} vectors are identical in the target"
+        )
+    else:
+        message = (
+            f"NOT verified: {len(differences)} records are missing or differ in the target"
+            + (
+                ""
+                if tally.overwritten or not tally.skipped
+                else " (kept as they were; "
+                "re-run with --overwrite to replace them with the source's)"
+            )
+        )
+    return MigrationReport(
+        source=source.location,
+        target=target.location,
+        memories=len(ids),
+        copied=tally.copied,
+        skipped=tally.skipped,
+        overwritten=tally.overwritten,
+        relations=len(tally.relations),
+        vectors=tally.vector_counts,
+        target_memories=sum(target.count().values()),
+        checksum_source=source_sum,
+        checksum_target=target_sum,
+        verified=verified,
+        differences=differences[:MAX_LISTED],
+        message=message,
+    )
+
+
+def _prefixed(prefix: str, digests: dict[str, str]) -> dict[str, str]:
+    return {f"{prefix}:{key}": value for key, value in digests.items()}
