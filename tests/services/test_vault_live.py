@@ -219,3 +219,21 @@ def test_marked_notes_import_as_promoted_memories_with_their_links(
     # The memory and its note now move together.
     mem.update(str(ids["Dana.md"]), content="Dana leads Atlas and Borealis.")
     assert "Borealis" in (vault / "Dana.md").read_text()
+
+
+def test_a_vault_inside_a_hidden_folder_is_watched(tmp_path: Path, clock: FixedClock) -> None:
+    """Hidden folders are skipped inside the vault (`.obsidian/`), not above it (`~/.notes`)."""
+    hidden = tmp_path / ".notes"
+    hidden.mkdir()
+    with open_with_vault(hidden, clock, vault_refresh_seconds=3600) as (mem, vault):
+        assert mem.app.ltm.watch()
+        try:
+            eventually(lambda: mem.app.ltm.watching)
+            time.sleep(0.5)  # the catch-up run is done; from here only the watcher indexes
+            write_note(vault, "plum.md", "Written while watched: plum.\n")
+            eventually(lambda: mem.app.ltm.status().notes_indexed == 1)
+            write_note(vault, ".obsidian/cache.md", "not a note")
+            time.sleep(1.5)
+            assert mem.app.ltm.status().notes_indexed == 1
+        finally:
+            mem.app.ltm.stop_watching()

@@ -21,10 +21,21 @@ DEBOUNCE_MS = 500  # changes closer together than this are indexed in one run
 STOP_SECONDS = 5.0
 
 
-def _outside_hidden_folders(_change: object, path: str) -> bool:
-    """`.obsidian/` (workspace state rewritten on every click), `.git/`, `.trash/` are not
-    notes; the index skips them too (`engram.vault.index.scan`)."""
-    return not any(part.startswith(".") for part in Path(path).parts)
+def outside_hidden_folders(root: Path) -> Callable[[object, str], bool]:
+    """A change filter: `.obsidian/` (workspace state rewritten on every click), `.git/`,
+    `.trash/` are not notes; the index skips them too (`engram.vault.index.scan`). Judged on
+    the path inside the vault: a vault that itself lives under a hidden folder (`~/.notes`)
+    is still watched."""
+    base = root.resolve()
+
+    def keep(_change: object, path: str) -> bool:
+        try:
+            inside = Path(path).resolve().relative_to(base)
+        except ValueError:
+            return True
+        return not any(part.startswith(".") for part in inside.parts)
+
+    return keep
 
 
 class VaultWatcher:
@@ -54,7 +65,7 @@ class VaultWatcher:
         try:
             for _changes in watch(
                 self.root,
-                watch_filter=_outside_hidden_folders,
+                watch_filter=outside_hidden_folders(self.root),
                 debounce=DEBOUNCE_MS,
                 stop_event=self._stop,
                 raise_interrupt=False,
