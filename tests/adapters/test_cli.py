@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from engram import Draft, Engram, FixedClock, Status
+from engram.cli.common import short_ids
 from engram.cli.main import cli
 
 
@@ -591,3 +592,13 @@ def test_the_pipeline_from_the_shell(db: Path) -> None:
     assert "SemanticMerge" in trail.output and "done" in trail.output
     refused = run(db, "consolidate", "apply", plan["plan_id"])
     assert refused.exit_code != 0 and "was applied already" in refused.output
+
+
+def test_short_ids_grow_only_where_two_ids_start_alike() -> None:
+    ids = ["abcdefgh1234", "abcdefgh5678", "zzzzzzzzzzzz", "abcdefgh1299"]
+    assert short_ids(ids) == {
+        "abcdefgh1234": "abcdefgh123",
+        "abcdefgh1299": "abcdefgh129",
+        "abcdefgh5678": "abcdefgh5",
+        "zzzzzzzzzzzz": "zzzzzzzz",
+    }

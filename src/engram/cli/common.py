@@ -134,16 +134,26 @@ SHORT_ID = 8
 
 
 def short_ids(ids: Sequence[str]) -> dict[str, str]:
-    """Each id's shortest form of at least SHORT_ID characters that no other id here shares."""
+    """Each id's shortest form of at least SHORT_ID characters that no other id here shares.
+    Sorted, an id shares its longest common start with a neighbour, so one pass suffices."""
+    ordered = sorted(set(ids))
     out: dict[str, str] = {}
-    for ident in ids:
-        length = SHORT_ID
-        while length < len(ident) and any(
-            other != ident and other.startswith(ident[:length]) for other in ids
-        ):
-            length += 1
-        out[ident] = ident[:length]
+    for i, ident in enumerate(ordered):
+        shared = max(
+            (_common_start(ident, ordered[j]) for j in (i - 1, i + 1) if 0 <= j < len(ordered)),
+            default=0,
+        )
+        out[ident] = ident[: max(SHORT_ID, shared + 1)]
     return out
+
+
+def _common_start(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def resolve(app: App, ident: str, field: str = "memory_id") -> str:
