@@ -64,7 +64,8 @@ class VaultImportService:
     def run(self, apply: bool = False) -> VaultImportResult:
         require_ltm(self.ctx)
         files = self.vault.files()
-        marked = [n for n in self._notes() if _marked(n) and not n.engram_id]
+        notes = self._notes()
+        marked = [n for n in notes if _marked(n) and not n.engram_id]
         if not apply:
             items = [ImportedNote(path=n.path, title=n.title, memory_id=None) for n in marked]
             return VaultImportResult(mode="dry run", count=len(items), notes=items, relations=0)
@@ -90,7 +91,8 @@ class VaultImportService:
             meta["engram_id"] = memory_id
             files.write(path, "---\n" + dump_yaml(meta) + "---\n" + body)
         self.ltm.reindex(list(by_id.values()))
-        relations = self._relate(by_id)
+        promoted = {n.path: n.engram_id for n in notes if n.engram_id}
+        relations = self._relate(by_id, promoted | {path: ident for ident, path in by_id.items()})
         items = [
             ImportedNote(path=n.path, title=n.title, memory_id=m.id)
             for m, n in zip(saved, marked, strict=True)
@@ -108,10 +110,9 @@ class VaultImportService:
                 out.append(parse_note(entry.path, read[0]))
         return out
 
-    def _relate(self, imported: dict[str, str]) -> int:
+    def _relate(self, imported: dict[str, str], memory_of: dict[str, str]) -> int:
         """`related` relations along the wikilinks of the imported notes, to any note that is
-        a memory's (imported now, or promoted before)."""
-        memory_of = {n.path: n.engram_id for n in self._notes() if n.engram_id}
+        a memory's (`memory_of`, path → id: imported now, or promoted before)."""
         # All pairs first: a relation made below links the two notes back (`link_notes`), and
         # that new link must not be read as a second relation.
         pairs: dict[frozenset[str], tuple[str, str]] = {}
