@@ -10,8 +10,8 @@ notification or response, which must never be answered, is logged to stderr.
 
 Only the reading side is replaced: the SDK still owns stdout (and points file descriptor 1 at
 stderr while serving), and the error answers go through its writer, so two messages can never
-interleave on the wire. A valid line is therefore parsed twice, here and by the SDK: about
-4 µs for a search request, against a round trip of about 11 ms (bench/mcp_latency.py).
+interleave on the wire. A valid line is therefore parsed twice, here and by the SDK: one
+more parse of one short line, small beside a tool call's round trip (bench/mcp_latency.py).
 """
 
 from __future__ import annotations
