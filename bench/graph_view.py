@@ -23,7 +23,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from engram import Draft, Engram
-from engram.cli.graph_view import graph_html
+from engram.web.graph_page import graph_html
 
 TAGS = ["atlas", "ops", "family", "travel", "health", "finance", "reading", "music", "work"]
 

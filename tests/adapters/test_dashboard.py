@@ -86,6 +86,11 @@ def test_sign_in_search_open_and_touch_in_a_browser(
         page.goto(f"{base}/ui/{path}")
         assert page.locator("h1").count() == 1
     assert page.inner_text("#total") == "2"
+    page.click("text=Graph")  # the graph view, served with the same token
+    page.wait_for_function("document.body.dataset.rendered === '2 0'", timeout=30_000)
+    assert page.locator("#graph canvas").count() == 1
+    page.click("text=← dashboard")
+    assert page.url == f"{base}/ui/"
     assert all(url.startswith(base + "/") for url in requested), requested  # nothing else
 
 
@@ -93,8 +98,9 @@ def test_without_the_token_nothing_changes(dashboard: tuple[str, Path, dict[str,
     base, db, m = dashboard
     target = f"{base}/ui/memory/{m['other'].id}/delete"
     assert httpx2.post(target, timeout=10).status_code == 401
-    page = httpx2.get(f"{base}/ui/memory/{m['other'].id}", timeout=10)
-    assert page.status_code == 303 and page.headers["location"].endswith("/ui/login")
+    for path in (f"memory/{m['other'].id}", "graph"):
+        page = httpx2.get(f"{base}/ui/{path}", timeout=10)
+        assert page.status_code == 303 and page.headers["location"].endswith("/ui/login")
     # Signed in, but the request comes from another site's page: refused too.
     signed_in = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, timeout=10)
     cookies = signed_in.cookies

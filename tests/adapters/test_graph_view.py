@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from playwright.sync_api import Page
 
 from engram import Engram, Memory
 from engram.cli.main import cli
+from engram.web import graph_page
 
 HOSTILE = "</script><script>document.title='pwned'</script> & <b>bold</b>"
 
@@ -29,13 +31,25 @@ def planted(db: Path) -> dict[str, Memory]:
     return {"atlas": atlas, "deploy": deploy, "old": old, "hostile": hostile}
 
 
-def attrs(page: Page, selector: str, names: list[str]) -> list[dict[str, str | None]]:
-    found: list[dict[str, str | None]] = page.eval_on_selector_all(
-        selector,
-        "(els, names) => els.map(e => Object.fromEntries(names.map(n => [n, e.getAttribute(n)])))",
-        names,
+def hover_text(page: Page, memory_id: str) -> str:
+    """Moves the mouse over a memory's circle and returns the tooltip vis-network shows."""
+    x, y, corner_x, corner_y = page.evaluate(
+        """id => {
+            const g = window.engramGraph, at = g.network.getPositions([id])[id];
+            const dom = g.network.canvasToDOM(at);
+            const box = document.getElementById("graph").getBoundingClientRect();
+            return [box.left + dom.x, box.top + dom.y, box.right - 2, box.bottom - 2];
+        }""",
+        memory_id,
     )
-    return found
+    tip = page.locator("div.vis-tooltip")
+    page.mouse.move(corner_x, corner_y)  # empty canvas: any earlier tooltip goes
+    tip.wait_for(state="hidden", timeout=10_000)
+    page.mouse.move(x, y)
+    tip.wait_for(state="visible", timeout=10_000)
+    text: str = tip.inner_text()
+    assert tip.locator("b").count() == 0  # memory text is shown as text, never as markup
+    return text
 
 
 def test_the_graph_page_draws_filters_and_fetches_nothing(
@@ -47,38 +61,56 @@ def test_the_graph_page_draws_filters_and_fetches_nothing(
     result = CliRunner().invoke(cli, ["--store", str(db), "graph", "--html", str(page_file)])
     assert result.exit_code == 0, result.output
     assert "4 memories and 2 relations" in result.output
+    assert "vis-network" in page_file.read_text()  # the library is inlined, not fetched
 
     page, requested = browser_page
     page.goto(page_file.as_uri())
     page.wait_for_function("document.body.dataset.rendered === '4 2'", timeout=30_000)
     assert requested == [page_file.as_uri()]  # nothing else: no CDN, no network
     assert page.title() == "Engram memory graph"  # the hostile memory ran nothing
+    assert page.locator("#graph canvas").count() == 1
 
-    circles = {
-        a["data-id"]: a for a in attrs(page, "circle", ["data-id", "data-status", "fill", "r"])
-    }
-    assert set(circles) == {x.id for x in m.values()}
-    assert circles[m["old"].id]["data-status"] == "archived"
-    assert circles[m["old"].id]["fill"] != circles[m["atlas"].id]["fill"]  # colour by status
-    assert float(circles[m["atlas"].id]["r"] or 0) > float(circles[m["deploy"].id]["r"] or 0)
-    lines = attrs(page, "line", ["data-type", "stroke", "x1"])
-    assert {a["data-type"] for a in lines} == {"supports", "contradicts"}
-    assert len({a["stroke"] for a in lines}) == 2 and all(
-        a["x1"] not in (None, "NaN") for a in lines
-    )
+    nodes = {n["id"]: n for n in page.evaluate("window.engramGraph.nodes.get()")}
+    assert set(nodes) == {x.id for x in m.values()}
+    assert nodes[m["old"].id]["status"] == "archived"
+    colour = {k: n["color"]["background"] for k, n in nodes.items()}
+    assert colour[m["old"].id] != colour[m["atlas"].id]  # colour by status
+    assert nodes[m["atlas"].id]["size"] > nodes[m["deploy"].id]["size"]  # size by use
+    positions = page.evaluate("window.engramGraph.network.getPositions()")
+    assert all(abs(p["x"]) < 1e6 and abs(p["y"]) < 1e6 for p in positions.values())
+    edges = page.evaluate("window.engramGraph.edges.get()")
+    assert {e["type"] for e in edges} == {"supports", "contradicts"}
+    assert len({e["color"]["color"] for e in edges}) == 2  # colour by relation type
 
-    titles = page.eval_on_selector_all("circle > title", "els => els.map(e => e.textContent)")
-    atlas_tip = next(t for t in titles if t.startswith("Atlas runs on PostgreSQL 16"))
+    page.uncheck("#physics")  # the layout stops moving, so the circles stay where we point
+    assert page.evaluate("window.engramGraph.network.physics.physicsEnabled") is False
+    atlas_tip = hover_text(page, m["atlas"].id)
+    assert atlas_tip.startswith("Atlas runs on PostgreSQL 16")
     assert "tags: atlas" in atlas_tip and "entities: Atlas" in atlas_tip
-    assert any(t.startswith(HOSTILE) for t in titles)  # shown as text
+    assert hover_text(page, m["hostile"].id).startswith(HOSTILE)
 
+    faded = "window.engramGraph.{}.get({{filter: x => x.faded}}).length"
     page.fill("#search", "postgresql")
     assert page.evaluate("document.body.dataset.matching") == "1"
-    assert page.locator("circle:not(.dim)").count() == 1
+    assert page.evaluate(faded.format("nodes")) == 3
     page.fill("#search", "")
     page.select_option("#status", "archived")
     assert page.evaluate("document.body.dataset.matching") == "1"
     page.select_option("#status", "")
     page.select_option("#tag", "ops")
     assert page.evaluate("document.body.dataset.matching") == "2"
-    assert page.locator("line:not(.dim)").count() == 0  # no relation has both ends tagged ops
+    assert page.evaluate(faded.format("edges")) == 2  # no relation has both ends tagged ops
+
+
+def test_without_the_graph_extra_the_command_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As on a machine without pyvis: the distribution lookup fails, the command explains."""
+    monkeypatch.setattr(graph_page, "VIS_DISTRIBUTION", "no-such-distribution-engram-test")
+    db = tmp_path / "graph.db"
+    planted(db)
+    page_file = tmp_path / "graph.html"
+    result = CliRunner().invoke(cli, ["--store", str(db), "graph", "--html", str(page_file)])
+    assert result.exit_code == 1
+    assert "pip install 'engram-local[graph]'" in result.output
+    assert not page_file.exists()

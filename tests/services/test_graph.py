@@ -50,6 +50,28 @@ def test_read_graph_pages_through_the_store(mem: Engram) -> None:
     assert [m.id for p in pages for m in p.memories] == [m.id for m in ms]
 
 
+def test_a_picture_beyond_its_cap_shows_the_memories_still_in_use(
+    mem: Engram, clock: FixedClock
+) -> None:
+    ms = [mem.save(f"note {i}") for i in range(8)]
+    clock.advance(days=20)
+    for i, uses in ((5, 3), (6, 1), (7, 2), (0, 4)):
+        for _ in range(uses):
+            mem.touch(ms[i].id)
+    mem.archive([ms[0].id])  # the most used, but archived: after every live memory
+    mem.create_relation(ms[5].id, ms[6].id)
+    mem.create_relation(ms[5].id, ms[1].id)  # to a memory left out of the picture
+
+    picture = mem.app.graph.snapshot(3)
+    assert picture.total == 8
+    assert [m.id for m in picture.memories] == [ms[5].id, ms[7].id, ms[6].id]
+    assert [(r.from_id, r.to_id) for r in picture.relations] == [(ms[5].id, ms[6].id)]
+
+    everything = mem.app.graph.snapshot(8)
+    assert [m.id for m in everything.memories] == [m.id for m in ms]  # in save order
+    assert len(everything.relations) == 2
+
+
 def test_related_follows_relations_several_steps(mem: Engram, clock: FixedClock) -> None:
     idea, cause, effect, aside = (mem.save(t) for t in ("idea", "cause", "effect", "aside"))
     for a, b, kind in [

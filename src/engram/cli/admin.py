@@ -30,7 +30,6 @@ from engram.cli.common import (
     say,
     short_ids,
 )
-from engram.cli.graph_view import graph_html
 from engram.config import (
     Settings,
     config_dir,
@@ -57,6 +56,7 @@ from engram.services.results import (
 )
 from engram.services.validation import MAX_IDS, MAX_LIMIT
 from engram.storage.factory import sqlite_path
+from engram.web.graph_page import graph_html
 
 DAY = 86_400.0
 
@@ -213,7 +213,7 @@ def relate(state: State, from_id: str, to_id: str, relation_type: str, strength:
     type=int,
     default=2_000,
     show_default=True,
-    help=f"With --html: the first this many memories (1 to {MAX_SNAPSHOT}).",
+    help=f"With --html: at most this many memories, the most used (1 to {MAX_SNAPSHOT}).",
 )
 @pass_state
 def graph(
@@ -234,7 +234,11 @@ def graph(
         say(
             console(),
             f"Wrote {html_path}: {shown} memories and {len(snapshot.relations)} relations"
-            + (f" (the first {shown} of {snapshot.total})" if snapshot.total > shown else ""),
+            + (
+                f" (the {shown} most used of {snapshot.total}: --max-memories shows more)"
+                if snapshot.total > shown
+                else ""
+            ),
         )
         return
     with open_app(state) as app:

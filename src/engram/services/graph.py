@@ -6,11 +6,21 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from engram.core.models import RELATION_TYPES, Direction, Memory, Relation, RelationType, new_id
+from engram.core.models import (
+    RELATION_TYPES,
+    Direction,
+    Memory,
+    Relation,
+    RelationType,
+    Status,
+    new_id,
+)
+from engram.core.scoring import score
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.results import GraphPage, GraphSnapshot, RelatedMemory
+from engram.storage.protocol import Filter
 
 MAX_GRAPH_PAGE = 1_000
 MAX_SNAPSHOT = 20_000  # memories in one picture of the graph (the HTML view lays out each)
@@ -71,9 +81,23 @@ class GraphService:
         )
 
     def snapshot(self, limit: int = 2_000) -> GraphSnapshot:
-        """The first `limit` memories (in save order) and the relations among them, with how
-        many memories there are in all: what a picture of the graph shows."""
+        """The memories a picture of the graph shows, with the relations among them and how
+        many memories there are in all. Every memory when they fit in `limit`; beyond that the
+        most alive ones (highest decay score now: used often, used lately), active and
+        promoted before archived, so a large store is drawn as the part its owner still uses
+        rather than whatever happened to be saved first."""
         limit = check.limit(limit, most=MAX_SNAPSHOT)
+        total = sum(self.ctx.store.count().values())
+        memories = self._every_memory(limit) if total <= limit else self._most_alive(limit)
+        shown = {m.id for m in memories}
+        relations = [
+            r
+            for r in self.ctx.store.relations(sorted(shown))
+            if r.from_id in shown and r.to_id in shown
+        ]
+        return GraphSnapshot(memories=memories, relations=relations, total=total)
+
+    def _every_memory(self, limit: int) -> list[Memory]:
         memories: list[Memory] = []
         cursor: str | None = None
         while len(memories) < limit:
@@ -82,14 +106,27 @@ class GraphService:
                 break
             memories += page
             cursor = page[-1].id
-        shown = {m.id for m in memories}
-        relations = [
-            r
-            for r in self.ctx.store.relations(sorted(shown))
-            if r.from_id in shown and r.to_id in shown
-        ]
-        total = sum(self.ctx.store.count().values())
-        return GraphSnapshot(memories=memories, relations=relations, total=total)
+        return memories
+
+    def _most_alive(self, limit: int) -> list[Memory]:
+        chosen: list[str] = []
+        for statuses in ((Status.ACTIVE, Status.PROMOTED), (Status.ARCHIVED,)):
+            stubs = self.ctx.store.browse(Filter(statuses=statuses), limit)
+            if not stubs:
+                continue
+            now = self.ctx.now_epoch()
+            scores = score(
+                self.ctx.policy,
+                [s.use_count for s in stubs],
+                [s.strength for s in stubs],
+                [now - s.last_used for s in stubs],
+            )
+            order = sorted(range(len(stubs)), key=lambda i: -scores[i])
+            chosen += [stubs[i].id for i in order[: limit - len(chosen)]]
+            if len(chosen) >= limit:
+                break
+        found = {m.id: m for m in self.ctx.store.get_many(chosen)}
+        return [found[i] for i in chosen if i in found]
 
     def related(
         self,

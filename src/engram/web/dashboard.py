@@ -1,13 +1,14 @@
 """The local dashboard (`engram ui`, and under `engram serve --http` at /ui): search with `why`,
-a memory's page with its decay curve, the review queue, promotion candidates, a gc preview and
-the store's numbers; touch, promote, archive and delete behind a confirmation page.
+a memory's page with its decay curve, the review queue, promotion candidates, a gc preview,
+the graph and the store's numbers; touch, promote, archive and delete behind a confirmation page.
 
 Server-rendered (Starlette, which the MCP SDK brings, and Jinja2 templates with autoescaping):
-no JavaScript, nothing fetched from elsewhere. Every page goes through the same services as the
-MCP tools and the CLI. Access takes the HTTP token (`engram token show`): typed once on the
-login page, it is kept as a cookie holding a keyed hash of the token (never the token itself),
-HttpOnly and SameSite=Strict, so another site cannot make the browser act here; actions are
-POSTs that also check the Origin header when the browser sends one.
+no JavaScript except the graph page's (vis-network, inlined), nothing fetched from elsewhere.
+Every page goes through the same services as the MCP tools and the CLI. Access takes the HTTP
+token (`engram token show`): typed once on the login page, it is kept as a cookie holding a
+keyed hash of the token (never the token itself), HttpOnly and SameSite=Strict, so another site
+cannot make the browser act here; actions are POSTs that also check the Origin header when the
+browser sends one.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from engram.app import App
 from engram.core.scoring import Policy, score_curve
 from engram.errors import EngramError
 from engram.services.results import why_summary
+from engram.web.graph_page import graph_html
 
 COOKIE = "engram_ui"
 ACTIONS = {
@@ -40,6 +42,7 @@ ACTIONS = {
     "archive": "Archive (kept, out of search)",
     "delete": "Delete for good",
 }
+GRAPH_MEMORIES = 2_000  # as `engram graph --html`: beyond it, the most used
 _TEMPLATES = Path(str(resources.files("engram.web") / "templates"))
 
 
@@ -156,6 +159,10 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         result, memories = await call(preview)
         return page(request, "gc.html", result=result, memories=memories)
 
+    async def graph(request: Request) -> Response:
+        snapshot = await call(lambda a: a.graph.snapshot(GRAPH_MEMORIES))
+        return HTMLResponse(graph_html(snapshot, back=f"{_base(request)}/"))
+
     async def stats(request: Request) -> Response:
         return page(request, "stats.html", s=await call(lambda a: a.maintenance.stats()))
 
@@ -168,6 +175,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             Route("/review", guarded(review)),
             Route("/promotion", guarded(promotion)),
             Route("/gc", guarded(gc)),
+            Route("/graph", guarded(graph)),
             Route("/stats", guarded(stats)),
         ]
     )
