@@ -35,6 +35,7 @@ from engram.services.results import (
     TouchResult,
 )
 from engram.services.transfer.cortexgraph import ImportReport
+from engram.services.transfer.migrate import MigrationReport
 from engram.services.unified import UnifiedResult
 from engram.services.vault_import import VaultImportResult
 
@@ -257,6 +258,12 @@ class Engram:
         if fmt not in ("jsonl", "markdown"):
             raise ValidationError("format", "must be jsonl or markdown")
         return self._app.transfer.export_lines("markdown" if fmt == "markdown" else "jsonl")
+
+    def migrate_from(self, source: str | Path, overwrite: bool = False) -> MigrationReport:
+        """Copy every memory, relation and vector of the store at `source` (a path or URL, any
+        backend) into this one and verify the copy; safe to re-run (memories already here are
+        kept, or replaced with `overwrite`). Stop other clients of the source first."""
+        return self._app.transfer.migrate_from(str(source), overwrite=overwrite)
 
     def import_cortexgraph(self, directory: str | Path) -> ImportReport:
         """Import a CortexGraph (mnemex) JSONL data directory; safe to run again (ids already

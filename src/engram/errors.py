@@ -13,6 +13,7 @@ class ValidationError(EngramError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
+        self.reason = message
 
 
 class NotFoundError(EngramError):

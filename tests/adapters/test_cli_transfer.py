@@ -105,6 +105,7 @@ def test_migrate_refuses_bad_locations_cleanly(
     assert result.exit_code == 1 and message in result.stderr
     assert "Traceback" not in result.output
     assert not (tmp_path / "missing").exists() and not (tmp_path / "missing.db").exists()
+    assert not (tmp_path / "t.db").exists()  # a refused migration creates no target either
 
 
 def test_import_cortexgraph_reports_and_reruns(jsonl: str) -> None:

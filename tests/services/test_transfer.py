@@ -143,15 +143,25 @@ def test_migration_round_trip_through_every_backend_changes_nothing(
         fill(first, clock)
         original = everything(first)
         digests = sorted(canonical_memory(m) for m in original[0])
-    for src_url, dst_url in pairwise(urls):
-        with Engram.open(src_url, clock=clock) as src, Engram.open(dst_url, clock=clock) as dst:
-            report = migrate(
-                src.app.context.store, dst.app.context.store, dst.app.context.scheduled_many
-            )
-            assert report.verified
+    for src_url, dst_url in pairwise(urls):  # through the Python API: it opens the source
+        with Engram.open(dst_url, clock=clock) as dst:
+            report = dst.migrate_from(src_url)
+            assert report.verified and report.copied == len(original[0])
     with Engram.open(urls[-1], clock=clock) as last:
         assert everything(last) == original
         assert sorted(canonical_memory(m) for m in last.read_graph(limit=1000).memories) == digests
+
+
+def test_migrate_from_a_missing_store_or_into_itself_is_refused(
+    mem: Engram, tmp_path: Path
+) -> None:
+    with pytest.raises(ValidationError) as missing:
+        mem.migrate_from(tmp_path / "nothing-here.db")
+    assert missing.value.field == "source" and "no store at" in str(missing.value)
+    assert not (tmp_path / "nothing-here.db").exists()
+    with pytest.raises(ValidationError) as itself:
+        mem.migrate_from(mem.app.context.store.location)
+    assert itself.value.field == "target"
 
 
 def test_cortexgraph_import(mem: Engram) -> None:

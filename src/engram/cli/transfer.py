@@ -21,14 +21,7 @@ from engram.services.transfer.common import Progress as ProgressCallback
 from engram.services.transfer.cortexgraph import ImportReport
 from engram.services.transfer.export import ExportCount, ExportSummary
 from engram.services.transfer.migrate import MigrationReport
-from engram.services.transfer.migrate import migrate as migrate_store
-from engram.storage.factory import (
-    is_jsonl_url,
-    is_postgres_url,
-    jsonl_path,
-    open_store,
-    sqlite_path,
-)
+from engram.services.transfer.service import refuse_missing_source
 
 
 @contextmanager
@@ -52,13 +45,8 @@ def progress_bar(state: State) -> Iterator[ProgressCallback]:
         yield update
 
 
-def _existing(location: str, option: str) -> None:
-    """Refuse a source that does not exist (opening it would create an empty store)."""
-    if is_postgres_url(location):
-        return
-    path = jsonl_path(location) if is_jsonl_url(location) else sqlite_path(location)
-    if not path.exists():
-        raise ValidationError(option, f"there is no store at {location}")
+# The services name the two stores of a migration as the Python API does; the CLI's options.
+_OPTIONS = {"source": "--from", "target": "--to"}
 
 
 @click.command()
@@ -84,24 +72,18 @@ def migrate(
     memories the target already has are skipped (or replaced, with --overwrite). Exit code 1 if
     the verification finds a missing or different record.
     """
-    _existing(source, "--from")
-    settings = state.settings()
-    origin = open_store(source, settings)
     try:
+        refuse_missing_source(source)  # before the target is opened (and so created)
         with (
             open_app(state, storage_path=target, embedding_model="none") as app,
             progress_bar(state) as progress,
         ):
-            report = migrate_store(
-                origin,
-                app.context.store,
-                app.context.scheduled_many,
-                overwrite=overwrite,
-                batch=batch,
-                progress=progress,
+            report = app.transfer.migrate_from(
+                source, overwrite=overwrite, batch=batch, progress=progress
             )
-    finally:
-        origin.close()
+    except ValidationError as exc:
+        reason = exc.reason.replace("the source", "--from")
+        raise ValidationError(_OPTIONS.get(exc.field, exc.field), reason) from None
     output(state, report, lambda c: render_migration(c, report))
     if not report.verified:
         ctx.exit(1)

@@ -75,7 +75,7 @@ def migrate(
     """
     batch = check.limit(batch, "batch", most=10_000)
     if source.location == target.location:
-        raise ValidationError("--to", "is the same store as --from")
+        raise ValidationError("target", "is the same store as the source")
     report = progress or (lambda phase, done, total: None)
     tally = _Tally()
     total = sum(source.count().values())

@@ -1,20 +1,53 @@
-"""Import and export of the open store, wired in the App, so the CLI and the Python API only
-translate (migrate stays a function of two stores: `engram.services.transfer.migrate`)."""
+"""Migration into, import into and export of the open store, wired in the App, so the CLI and
+the Python API only translate."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
 
+from engram.errors import ValidationError
 from engram.services.context import Context
-from engram.services.transfer.common import Progress
+from engram.services.transfer.common import BATCH, Progress
 from engram.services.transfer.cortexgraph import ImportReport, import_cortexgraph
 from engram.services.transfer.export import ExportCount, ExportFormat, export_lines
+from engram.services.transfer.migrate import MigrationReport, migrate
+from engram.storage.factory import (
+    is_jsonl_url,
+    is_postgres_url,
+    jsonl_path,
+    open_store,
+    sqlite_path,
+)
 
 
 class TransferService:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+
+    def migrate_from(
+        self,
+        source: str,
+        *,
+        overwrite: bool = False,
+        batch: int = BATCH,
+        progress: Progress | None = None,
+    ) -> MigrationReport:
+        """Copy the store at `source` (a path or URL, any backend) into this one and verify the
+        copy. Vectors come as stored, so this store's handle needs no embedder for it."""
+        refuse_missing_source(source)
+        origin = open_store(source, self.ctx.settings)
+        try:
+            return migrate(
+                origin,
+                self.ctx.store,
+                self.ctx.scheduled_many,
+                overwrite=overwrite,
+                batch=batch,
+                progress=progress,
+            )
+        finally:
+            origin.close()
 
     def import_cortexgraph(self, directory: Path, progress: Progress | None = None) -> ImportReport:
         """A CortexGraph (mnemex) JSONL directory into this store; imported memories are
@@ -29,3 +62,13 @@ class TransferService:
 
     def export_lines(self, fmt: ExportFormat, count: ExportCount | None = None) -> Iterator[str]:
         return export_lines(self.ctx.store, fmt, count)
+
+
+def refuse_missing_source(location: str) -> None:
+    """A source that does not exist is a mistake: opening it would create an empty store.
+    Callers that open the target themselves check first, so that a mistake creates nothing."""
+    if is_postgres_url(location):
+        return  # a server says for itself whether the database exists
+    path = jsonl_path(location) if is_jsonl_url(location) else sqlite_path(location)
+    if not path.exists():
+        raise ValidationError("source", f"there is no store at {location}")
