@@ -15,7 +15,7 @@ from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, StoreError
 from engram.storage.jsonl import JSONLStore
 from engram.storage.postgres import PostgresStore
-from engram.storage.protocol import Filter, ScheduleInputs, Store
+from engram.storage.protocol import Capability, Filter, ScheduleInputs, Store
 from engram.storage.sqlite import SQLiteStore
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -42,6 +42,11 @@ def mem(
 
 def put(store: Store, *memories: Memory) -> None:
     store.insert([(m, memory_schedule(POLICY, m)) for m in memories])
+
+
+def test_capabilities_are_named_by_the_protocol(store: Store) -> None:
+    assert store.capabilities and all(isinstance(c, Capability) for c in store.capabilities)
+    assert Capability.VECTORS in store.capabilities  # every backend stores vectors
 
 
 def test_insert_then_get_round_trips_every_field(store: Store) -> None:
@@ -104,6 +109,41 @@ def test_modify_writes_the_change_and_returns_old_and_new(store: Store) -> None:
     assert store.get_many(["a"])[0].content == "edited"
     assert [h.id for h in store.text_search(["edited"], Filter(), 10)] == ["a"]
     assert store.text_search(["note"], Filter(), 10) == []
+
+
+def test_modify_can_change_every_field(store: Store) -> None:
+    put(store, mem("a"))
+    changed = {
+        "content": "rewritten",
+        "tags": ("fresh", "Tag"),
+        "entities": ("Bob",),
+        "source": "import",
+        "context": "later",
+        "meta": {"k": {"nested": [1, "two"]}},
+        "last_used": T0 + timedelta(days=3),
+        "use_count": 9,
+        "strength": 1.9,
+        "status": Status.PROMOTED,
+        "promoted_at": T0 + timedelta(days=3),
+        "promoted_to": "Engram/a.md",
+        "review_priority": 0.5,
+        "last_review_at": T0 + timedelta(days=2),
+        "review_count": 2,
+        "cross_domain_count": 1,
+        "episode": "chat-9",
+        "episode_seq": 4,
+    }
+
+    def change(m: Memory) -> tuple[Memory, Schedule]:
+        new = m.model_copy(update=changed)
+        return new, memory_schedule(POLICY, new)
+
+    ((_, new),) = store.modify(["a"], change)
+    assert store.get_many(["a"]) == [new]
+    assert {k: getattr(new, k) for k in changed} == changed
+    promoted = Filter(statuses=(Status.PROMOTED,))
+    assert [h.id for h in store.text_search(["fresh"], promoted, 10)] == ["a"]  # tags reindexed
+    assert [h.id for h in store.text_search(["bob"], promoted, 10)] == ["a"]  # entities too
 
 
 def test_modify_can_decline(store: Store) -> None:

@@ -19,7 +19,7 @@ from engram.errors import StoreError
 from engram.storage.jsonl import JSONLStore
 from engram.storage.ltm_memory import MemoryLtm
 from engram.storage.postgres import PostgresStore
-from engram.storage.protocol import Store
+from engram.storage.protocol import Capability, Store
 from engram.storage.sqlite import SQLiteStore
 from engram.vault.index import parse_note
 
@@ -232,7 +232,7 @@ CHECKS: list[Callable[[Any], None]] = [
 def test_every_backend_keeps_the_contract_or_refuses_clearly(
     store: Store, check: Callable[[Any], None]
 ) -> None:
-    if "ltm" in store.capabilities:
+    if Capability.LTM in store.capabilities:
         check(store)
     else:
         with pytest.raises(StoreError, match="long-term-memory"):

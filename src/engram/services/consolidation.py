@@ -34,7 +34,7 @@ from engram.core.models import Memory, Relation, Schedule, Status, new_id
 from engram.errors import ConfigError, NotFoundError, StoreError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.storage.protocol import Filter
+from engram.storage.protocol import Capability, Filter
 
 PAGE = 2_000  # memories whose neighbours are asked for in one batch
 NEIGHBOURS = 10  # each memory's nearest neighbours considered for linking
@@ -147,7 +147,7 @@ class ConsolidationService:
         return ClusterResult(count=len(views), clusters=views, memories_considered=considered)
 
     def _model(self) -> str:
-        if self.ctx.embedder is None or "vectors" not in self.ctx.store.capabilities:
+        if self.ctx.embedder is None or Capability.VECTORS not in self.ctx.store.capabilities:
             raise ConfigError(
                 "clustering compares meanings: it needs embeddings (ENGRAM_EMBEDDING_MODEL)"
             )

@@ -28,7 +28,7 @@ from engram.core.timeutil import to_epoch
 from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError
 from engram.services.embedding_queue import EmbeddingQueue
-from engram.storage.protocol import ScheduleInputs, Store, Stub
+from engram.storage.protocol import Capability, ScheduleInputs, Store, Stub
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ class Context:
         `recover` (a long-running server), have the embedding worker catch up, whenever it is
         idle, on every memory without a vector of the current model: left by a process killed
         between a save and its embedding, saved with embeddings off, or by another model."""
-        if self.embedder is None or "vectors" not in self.store.capabilities:
+        if self.embedder is None or Capability.VECTORS not in self.store.capabilities:
             return
         current = self.embedder.model_id
         counts = self.store.vector_counts()
@@ -149,7 +149,7 @@ class Context:
         """Compute and store vectors for (memory id, text) pairs — the whole text and each of
         its passages, in one batch; 0 without an embedder. A whole text embedded a moment ago
         (a save that looked for similar memories) is taken from the cache, not embedded twice."""
-        if self.embedder is None or "vectors" not in self.store.capabilities or not items:
+        if self.embedder is None or Capability.VECTORS not in self.store.capabilities or not items:
             return 0
         pieces = [[text, *passages(text)] for _, text in items]
         known = {text: v for text, v in ((t, self._cached(t)) for _, t in items) if v is not None}

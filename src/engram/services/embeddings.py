@@ -10,7 +10,7 @@ from engram.core.models import Status
 from engram.errors import ConfigError, NotFoundError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.storage.protocol import Filter
+from engram.storage.protocol import Capability, Filter
 
 BACKFILL_BATCH = 64
 
@@ -31,7 +31,11 @@ class EmbeddingService:
     def status(self) -> EmbeddingStatus:
         queue = self.ctx.queue
         pending = 0 if queue is None else queue.pending()
-        counts = self.ctx.store.vector_counts() if "vectors" in self.ctx.store.capabilities else {}
+        counts = (
+            self.ctx.store.vector_counts()
+            if Capability.VECTORS in self.ctx.store.capabilities
+            else {}
+        )
         model = None if self.ctx.embedder is None else self.ctx.embedder.model_id
         return EmbeddingStatus(
             model_id=model,
@@ -83,7 +87,7 @@ def similar_memories(
     The building block for clustering and consolidation (cosine ≥ 0.88 by default, as the
     upstream's duplicate threshold).
     """
-    if ctx.embedder is None or "vectors" not in ctx.store.capabilities:
+    if ctx.embedder is None or Capability.VECTORS not in ctx.store.capabilities:
         raise ConfigError("embeddings are off (ENGRAM_EMBEDDING_MODEL=none)")
     ident = check.memory_id(memory_id)
     ctx.vectors_ready()

@@ -27,7 +27,7 @@ from engram.errors import ConfigError, NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.vault_watch import VaultWatcher
-from engram.storage.protocol import Filter
+from engram.storage.protocol import Capability, Filter
 from engram.vault.index import digest as content_digest
 from engram.vault.index import parse_note, read_file, scan
 from engram.vault.render import CONFLICT_TAG, retarget_links
@@ -41,8 +41,6 @@ EMBED_BATCH = 256  # notes embedded and stored at once
 # A note's vector is computed from its title and the start of its body, about the 128 tokens
 # MiniLM was trained on; the cost of embedding grows with the length, the meaning little.
 EMBED_CHARS = 600
-LTM = "ltm"  # the store capability
-VECTORS = "vectors"
 
 Progress = Callable[[int, int], None]  # (files done, files in the vault)
 
@@ -148,7 +146,7 @@ class VaultAccess:
 
 
 def require_ltm(ctx: Context) -> None:
-    if LTM not in ctx.store.capabilities:
+    if Capability.LTM not in ctx.store.capabilities:
         raise ConfigError(
             f"the store at {ctx.store.location} has no long-term-memory index "
             "(this backend does not support it); use a SQLite store for the vault features"
@@ -168,7 +166,7 @@ class LtmService:
     @property
     def live(self) -> bool:
         """Whether this store indexes a vault at all."""
-        return self.vault.configured and LTM in self.ctx.store.capabilities
+        return self.vault.configured and Capability.LTM in self.ctx.store.capabilities
 
     @property
     def watching(self) -> bool:
@@ -338,7 +336,11 @@ class LtmService:
 
     def _embedder(self) -> Embedder | None:
         embedder = self.ctx.embedder
-        return embedder if embedder is not None and VECTORS in self.ctx.store.capabilities else None
+        return (
+            embedder
+            if embedder is not None and Capability.VECTORS in self.ctx.store.capabilities
+            else None
+        )
 
     def _embed_missing(self) -> int:
         """Embed every note lacking a vector of the current model, batch by batch."""
@@ -364,7 +366,7 @@ class LtmService:
 
     def reindex(self, paths: list[str]) -> None:
         """Re-read a few notes just written (a promotion and its backlinks)."""
-        if LTM not in self.ctx.store.capabilities:
+        if Capability.LTM not in self.ctx.store.capabilities:
             return
         root = self.vault.files().root
         notes = []
@@ -409,7 +411,11 @@ class LtmService:
         if read is None:
             raise NotFoundError("note", clean)
         note = parse_note(clean, read[0])
-        links = self.ctx.store.ltm_links(clean) if LTM in self.ctx.store.capabilities else None
+        links = (
+            self.ctx.store.ltm_links(clean)
+            if Capability.LTM in self.ctx.store.capabilities
+            else None
+        )
         return NoteView(
             path=clean,
             absolute_path=str(target),

@@ -24,7 +24,7 @@ from engram.services.results import (
     SimilarMemory,
     TouchResult,
 )
-from engram.storage.protocol import Filter
+from engram.storage.protocol import Capability, Filter
 
 # A repeat is looked for among the memories containing the phrase of the new one's first words.
 REPEAT_CANDIDATES = 10
@@ -89,7 +89,7 @@ class MemoryService:
         counts). Costs one embedding of the new text (its vectors are still stored in the
         background); memories whose vectors are still queued are not compared."""
         threshold = self.ctx.settings.save_similar_threshold
-        if threshold <= 0 or "vectors" not in self.ctx.store.capabilities:
+        if threshold <= 0 or Capability.VECTORS not in self.ctx.store.capabilities:
             return []
         vector = self.ctx.text_vector(content)
         if vector is None:

@@ -31,7 +31,7 @@ from engram.embeddings.background import background_vectors
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.storage.protocol import Filter, Stub
+from engram.storage.protocol import Capability, Filter, Stub
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ class SearchService:
         """Load what the first search needs — the model, the vector index, the reference
         vectors — so that search does not pay for them (`Context.warm_up` runs this in the
         background)."""
-        if "vectors" not in self.ctx.store.capabilities or self.ctx.embedder is None:
+        if Capability.VECTORS not in self.ctx.store.capabilities or self.ctx.embedder is None:
             return
         start = time.perf_counter()
         vector = self.query_vector("warming up")
@@ -190,7 +190,7 @@ class SearchService:
         if (
             self.ctx.settings.search_diversity <= 0
             or embedder is None
-            or "vectors" not in self.ctx.store.capabilities
+            or Capability.VECTORS not in self.ctx.store.capabilities
         ):
             return None
         top = sorted(candidates, key=lambda c: -c.relevance)[: 4 * limit]
@@ -200,7 +200,7 @@ class SearchService:
         self, text: str, where: Filter, k: int
     ) -> tuple[list[Stub], Calibration | None]:
         """Vector neighbours of the query, and what unrelated text looks like for it."""
-        if "vectors" not in self.ctx.store.capabilities or self.ctx.embedder is None:
+        if Capability.VECTORS not in self.ctx.store.capabilities or self.ctx.embedder is None:
             return [], None
         vector = self.query_vector(text)
         if vector is None:

@@ -1,7 +1,7 @@
 """Storage upkeep that only some backends need: file statistics and compaction.
 
 A JSONL store grows by appending (a touched memory is written again, a deletion appends a
-tombstone), so it offers `stats()` and `compact()` under the "compact" capability. SQLite and
+tombstone), so it offers `stats()` and `compact()` under the COMPACT capability. SQLite and
 PostgreSQL reclaim space themselves: for them these report that there is nothing to do.
 """
 
@@ -12,7 +12,8 @@ from typing import cast
 from pydantic import BaseModel, ConfigDict
 
 from engram.services.context import Context
-from engram.storage.maintenance import COMPACT, Compactable, StorageStats
+from engram.storage.maintenance import Compactable, StorageStats
+from engram.storage.protocol import Capability
 
 
 class _Result(BaseModel):
@@ -87,7 +88,7 @@ class StorageMaintenanceService:
 
     def _compactable(self) -> Compactable | None:
         store = self.ctx.store
-        return cast(Compactable, store) if COMPACT in store.capabilities else None
+        return cast(Compactable, store) if Capability.COMPACT in store.capabilities else None
 
     def stats(self) -> StorageReport:
         store = self._compactable()

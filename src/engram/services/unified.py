@@ -25,8 +25,9 @@ from engram.core.text import query_terms
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.ltm import LTM, VECTORS, LtmService, require_ltm
+from engram.services.ltm import LtmService, require_ltm
 from engram.services.search import SearchService
+from engram.storage.protocol import Capability
 from engram.vault.render import obsidian_tag, title_of
 
 MAX_WEIGHT = 10.0
@@ -118,7 +119,7 @@ class UnifiedSearchService:
     def _notes(self, text: str, tags: tuple[str, ...], pool: int) -> list[tuple[NoteHit, Fused]]:
         """Notes matching the words or the meaning of `text` (or, without text, the tags)."""
         store = self.ctx.store
-        if LTM not in store.capabilities:
+        if Capability.LTM not in store.capabilities:
             if self.ctx.settings.vault_path is not None:
                 require_ltm(self.ctx)  # a vault the store cannot index: say so, do not hide it
             return []
@@ -147,7 +148,7 @@ class UnifiedSearchService:
 
     def _note_neighbours(self, text: str, note_tags: list[str], pool: int) -> list[NoteHit]:
         embedder = self.ctx.embedder
-        if embedder is None or VECTORS not in self.ctx.store.capabilities:
+        if embedder is None or Capability.VECTORS not in self.ctx.store.capabilities:
             return []
         vector = self.search.query_vector(text)
         if vector is None:

@@ -1,4 +1,4 @@
-"""Optional storage maintenance: what a backend with the "compact" capability offers.
+"""Optional storage maintenance: what a backend with the COMPACT capability offers.
 
 Backends differ here (a JSONL directory accumulates superseded lines and tombstones; SQLite and
 PostgreSQL reclaim space themselves), so it is a capability flag in `Store.capabilities`, tested
@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-COMPACT = "compact"
+from engram.storage.protocol import Capability
+
+COMPACT = Capability.COMPACT
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import NamedTuple, Protocol
 
 import numpy as np
@@ -18,6 +19,15 @@ from numpy.typing import NDArray
 from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule, Status
 from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText
 from engram.core.scoring import ScheduleArrays
+
+
+class Capability(StrEnum):
+    """What a backend can do beyond the core methods, tested with `X in store.capabilities`."""
+
+    VECTORS = "vectors"  # stores embeddings and finds nearest neighbours
+    LTM = "ltm"  # indexes the vault's notes
+    COMPACT = "compact"  # rewrites its files without dead lines (`maintenance.Compactable`)
+
 
 # change(old) -> (new, schedule) to write, or None to leave the memory as it is.
 Change = Callable[[Memory], tuple[Memory, Schedule] | None]
@@ -90,7 +100,7 @@ class Store(Protocol):
     """A memory store. Every write is atomic; `modify` is an atomic read-modify-write."""
 
     location: str
-    capabilities: frozenset[str]  # e.g. {"vectors"}: what this backend can do beyond the core
+    capabilities: frozenset[Capability]
 
     def close(self) -> None: ...
 
@@ -131,7 +141,7 @@ class Store(Protocol):
     def schedule_fingerprint(self) -> str | None: ...
     def reschedule_all(self, compute: Rescheduler, fingerprint: str) -> int: ...
 
-    # Vectors (capability "vectors"): per memory and model, a (rows, dims) array of unit vectors:
+    # Vectors (capability VECTORS): per memory and model, a (rows, dims) array of unit vectors:
     # row 0 embeds the whole content, the rows after it its passages (`core.text.passages`).
     def put_vectors(
         self,
@@ -215,7 +225,7 @@ class Store(Protocol):
         process (or handle) holds it. The maintenance pipeline runs under "pipeline"."""
         ...
 
-    # Long-term memory (capability "ltm"): the index of the vault's Markdown notes, by path
+    # Long-term memory (capability LTM): the index of the vault's Markdown notes, by path
     def ltm_states(self) -> dict[str, NoteState]:
         """mtime, size and digest of every indexed note, by vault-relative path."""
         ...
@@ -243,7 +253,7 @@ class Store(Protocol):
         by path, `[[Note]]` by name, ignoring case and `.md`."""
         ...
 
-    # Note vectors (capabilities "ltm" and "vectors"): one embedding per note, of its title and
+    # Note vectors (capabilities LTM and VECTORS): one embedding per note, of its title and
     # body, stored with the id of the model that computed it
     def ltm_put_vectors(
         self, items: Sequence[tuple[str, str, NDArray[np.float32]]], model_id: str

@@ -24,7 +24,7 @@ from engram.services.transfer.common import (
     digest,
     pages,
 )
-from engram.storage.protocol import Store
+from engram.storage.protocol import Capability, Store
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +127,9 @@ def _copy_vectors(
     tally: _Tally,
     report: Progress,
 ) -> None:
-    vector_stores = "vectors" in source.capabilities and "vectors" in target.capabilities
+    vector_stores = (
+        Capability.VECTORS in source.capabilities and Capability.VECTORS in target.capabilities
+    )
     if not vector_stores:
         return
     models = source.vector_counts()

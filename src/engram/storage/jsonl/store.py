@@ -58,8 +58,16 @@ from engram.storage.jsonl.text import Fields, TextIndex, phrase
 from engram.storage.jsonl.vectors import VectorLine, VectorMatrix, decode_vector, encode_vector
 from engram.storage.locks import file_lock
 from engram.storage.ltm_memory import MemoryLtm
-from engram.storage.maintenance import COMPACT, CompactionResult, FileStats, StorageStats
-from engram.storage.protocol import Change, Filter, Hop, Rescheduler, ScheduleInputs, Stub
+from engram.storage.maintenance import CompactionResult, FileStats, StorageStats
+from engram.storage.protocol import (
+    Capability,
+    Change,
+    Filter,
+    Hop,
+    Rescheduler,
+    ScheduleInputs,
+    Stub,
+)
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +114,7 @@ class _Entry:
 
 class JSONLStore(MemoryLtm):
     location: str
-    capabilities: frozenset[str] = frozenset({COMPACT, "vectors", "ltm"})
+    capabilities = frozenset({Capability.COMPACT, Capability.VECTORS, Capability.LTM})
 
     def __init__(
         self,

@@ -9,7 +9,7 @@ BM25 (title 3, tags 2, body 1). The index is a cache of the vault, which `index-
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -58,11 +58,10 @@ _HEADLINE = f"MaxWords={PREVIEW_WORDS}, MinWords={PREVIEW_WORDS // 2}, StartSel=
 class PostgresLtm:
     """LTM methods of the Store protocol; see `engram.storage.protocol.Store`."""
 
-    def _write(self) -> AbstractContextManager[psycopg.Connection[TupleRow]]:
-        raise NotImplementedError
-
-    def _query(self, query: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[TupleRow]:
-        raise NotImplementedError
+    # The store's transaction and query functions, which PostgresStore defines: declared for the
+    # type checker, not stubbed with methods that could only raise.
+    _write: Callable[[], AbstractContextManager[psycopg.Connection[TupleRow]]]
+    _query: Callable[..., list[TupleRow]]
 
     def ltm_states(self) -> dict[str, NoteState]:
         rows = self._query("SELECT path, mtime_ns, size, digest FROM ltm_notes")

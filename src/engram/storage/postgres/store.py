@@ -27,13 +27,24 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from engram.config import redact_url
-from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule, Status
+from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule
 from engram.core.scoring import Policy
 from engram.core.timeutil import to_epoch
 from engram.errors import ConfigError, NotFoundError, StoreError, ValidationError
+from engram.storage.columns import (
+    MEMORY_COLUMNS,
+    META,
+    SCHEDULE_COLUMNS,
+    SELECT_MEMORY,
+    STUB_COLUMNS,
+    changed_values,
+    memory_values,
+    schedule_values,
+)
 from engram.storage.postgres.ltm import PostgresLtm
 from engram.storage.postgres.migrations import migrate
 from engram.storage.protocol import (
+    Capability,
     Change,
     Filter,
     Hop,
@@ -44,52 +55,19 @@ from engram.storage.protocol import (
 from engram.storage.rows import (
     AUDIT_COLUMNS,
     as_is,
-    audit_from_row,
     audit_row,
     memory_from_row,
     relation_from_row,
     stub_from_row,
 )
+from engram.storage.sql_reads import FINGERPRINT_KEY, SqlReads
 from engram.storage.traversal import RELATION_COLUMNS, traversal_sql
 
 log = logging.getLogger(__name__)
 
 Conn = psycopg.Connection[TupleRow]
 
-_MEMORY_COLUMNS = (
-    "id",
-    "content",
-    "tags",
-    "entities",
-    "source",
-    "context",
-    "meta",
-    "created_at",
-    "last_used",
-    "use_count",
-    "strength",
-    "status",
-    "promoted_at",
-    "promoted_to",
-    "review_priority",
-    "last_review_at",
-    "review_count",
-    "cross_domain_count",
-    "episode",
-    "episode_seq",
-)
-_SCHEDULE_COLUMNS = (
-    "forget_at",
-    "review_at",
-    "danger_from",
-    "danger_until",
-    "promote_from",
-    "promote_until",
-)
-_SELECT_MEMORY = ", ".join(_MEMORY_COLUMNS)
-_STUB_COLUMNS = "m.id, m.use_count, m.strength, m.last_used, m.created_at, m.status"
 _RELATION_COLUMNS = RELATION_COLUMNS
-_FINGERPRINT_KEY = "schedule_fingerprint"
 _RESCHEDULE_BATCH = 50_000
 VECTOR_DIMENSIONS = 384  # the `embed vector(384)` column
 _BULK = 1_000  # inserts of at least this many rows may refresh the planner's statistics
@@ -104,9 +82,9 @@ SCHEDULE_SQL = {
         "ORDER BY forget_at LIMIT %s"
     ),
     "near_review_peak": (
-        f"(SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.review_at >= %s "
+        f"(SELECT {STUB_COLUMNS}, 0.0 FROM memories m WHERE m.review_at >= %s "
         "ORDER BY m.review_at LIMIT %s) UNION ALL "
-        f"(SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.review_at < %s "
+        f"(SELECT {STUB_COLUMNS}, 0.0 FROM memories m WHERE m.review_at < %s "
         "ORDER BY m.review_at DESC LIMIT %s)"
     ),
     "schedule_counts": (
@@ -115,16 +93,18 @@ SCHEDULE_SQL = {
         "WHERE danger_span IS NOT NULL AND danger_span @> %s::float8)"
     ),
     "in_promotion_window": (
-        f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m "
+        f"SELECT {STUB_COLUMNS}, 0.0 FROM memories m "
         "WHERE m.promote_span IS NOT NULL AND m.promote_span @> %s::float8 "
         "AND m.status = 'active' LIMIT %s"
     ),
 }
 
 
-class PostgresStore(PostgresLtm):
+class PostgresStore(SqlReads, PostgresLtm):
     location: str
-    capabilities = frozenset({"vectors", "ltm"})
+    P = "%s"
+    decode_json = staticmethod(as_is)
+    capabilities = frozenset({Capability.VECTORS, Capability.LTM})
 
     def __init__(
         self,
@@ -201,12 +181,12 @@ class PostgresStore(PostgresLtm):
     # -- memories -----------------------------------------------------------------------------
 
     def insert(self, items: Sequence[tuple[Memory, Schedule]]) -> None:
-        columns = (*_MEMORY_COLUMNS, *_SCHEDULE_COLUMNS)
+        columns = (*MEMORY_COLUMNS, *SCHEDULE_COLUMNS)
         query = (
             f"INSERT INTO memories ({', '.join(columns)}) "
             f"VALUES ({', '.join(['%s'] * len(columns))})"
         )
-        rows = [_dump(_memory_row(m)) + _schedule_row(s) for m, s in items]
+        rows = [(*_memory_row(m), *schedule_values(s)) for m, s in items]
         try:
             with self._write() as conn, conn.cursor() as cur:
                 cur.executemany(query, rows)
@@ -237,7 +217,7 @@ class PostgresStore(PostgresLtm):
         if not ids:
             return []
         rows = self._query(
-            f"SELECT {_SELECT_MEMORY} FROM memories WHERE id = ANY(%s::text[])", (list(ids),)
+            f"SELECT {SELECT_MEMORY} FROM memories WHERE id = ANY(%s::text[])", (list(ids),)
         )
         found = {row[0]: memory_from_row(row) for row in rows}
         return [found[i] for i in ids if i in found]
@@ -248,7 +228,7 @@ class PostgresStore(PostgresLtm):
             # Lock every row up front, in id order, so two clients modifying overlapping sets
             # queue up instead of deadlocking.
             rows = conn.execute(
-                f"SELECT {_SELECT_MEMORY} FROM memories WHERE id = ANY(%s::text[]) "
+                f"SELECT {SELECT_MEMORY} FROM memories WHERE id = ANY(%s::text[]) "
                 "ORDER BY id FOR UPDATE",
                 (list(ids),),
             ).fetchall()
@@ -281,12 +261,6 @@ class PostgresStore(PostgresLtm):
             }
         return [i for i in dict.fromkeys(ids) if i in removed]
 
-    def count(self) -> dict[Status, int]:
-        counts = {status: 0 for status in Status}
-        for status, n in self._query("SELECT status, count(*) FROM memories GROUP BY status"):
-            counts[Status(status)] = int(n)
-        return counts
-
     # -- finding ------------------------------------------------------------------------------
 
     def text_search(self, terms: Sequence[str], where: Filter, limit: int) -> list[Stub]:
@@ -297,7 +271,7 @@ class PostgresStore(PostgresLtm):
         query = " || ".join(["phraseto_tsquery('engram', %s)"] * len(terms))
         clauses, params = _filter_sql(where)
         rows = self._query(
-            f"SELECT {_STUB_COLUMNS}, ts_rank_cd(%s::float4[], m.search, q.q) AS r "
+            f"SELECT {STUB_COLUMNS}, ts_rank_cd(%s::float4[], m.search, q.q) AS r "
             f"FROM memories m, (SELECT {query} AS q) q "
             f"WHERE m.search @@ q.q {clauses} ORDER BY r DESC, m.seq LIMIT %s",
             [self._rank_weights, *terms, *params, limit],
@@ -307,7 +281,7 @@ class PostgresStore(PostgresLtm):
     def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
         clauses, params = _filter_sql(where)
         rows = self._query(
-            f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.id = ANY(%s::text[]) {clauses}",
+            f"SELECT {STUB_COLUMNS}, 0.0 FROM memories m WHERE m.id = ANY(%s::text[]) {clauses}",
             [list(dict.fromkeys(ids)), *params],
         )
         return [stub_from_row(row) for row in rows]
@@ -319,7 +293,7 @@ class PostgresStore(PostgresLtm):
             narrowed = Filter(statuses=(status,), tags=where.tags, used_since=where.used_since)
             clauses, params = _filter_sql(narrowed)
             rows = self._query(
-                f"SELECT {_STUB_COLUMNS}, 1.0 FROM memories m WHERE true {clauses} "
+                f"SELECT {STUB_COLUMNS}, 1.0 FROM memories m WHERE true {clauses} "
                 "ORDER BY m.forget_at DESC NULLS LAST, m.last_used DESC LIMIT %s",
                 [*params, limit],
             )
@@ -342,38 +316,12 @@ class PostgresStore(PostgresLtm):
         rows = self._query(SCHEDULE_SQL["in_promotion_window"], (now, limit))
         return [stub_from_row(row) for row in rows]
 
-    def page(self, after: str | None, limit: int) -> list[Memory]:
-        rows = self._query(
-            f"SELECT {_SELECT_MEMORY} FROM memories WHERE seq > %s ORDER BY seq LIMIT %s",
-            (self._seq_after(after), limit),
-        )
-        return [memory_from_row(row) for row in rows]
-
-    def page_texts(self, after: str | None, limit: int) -> list[tuple[str, Status, str]]:
-        rows = self._query(
-            "SELECT id, status, content FROM memories WHERE seq > %s ORDER BY seq LIMIT %s",
-            (self._seq_after(after), limit),
-        )
-        return [(str(i), Status(status), str(content)) for i, status, content in rows]
-
-    def _seq_after(self, after: str | None) -> int:
-        if after is None:
-            return 0
-        found = self._query("SELECT seq FROM memories WHERE id = %s", (after,))
-        if not found:
-            raise NotFoundError("cursor", after)
-        return int(found[0][0])
-
     # -- schedules ----------------------------------------------------------------------------
-
-    def schedule_fingerprint(self) -> str | None:
-        rows = self._query("SELECT value FROM store_meta WHERE key = %s", (_FINGERPRINT_KEY,))
-        return str(rows[0][0]) if rows else None
 
     def reschedule_all(self, compute: Rescheduler, fingerprint: str) -> int:
         updated = 0
-        sets = ", ".join(f"{c} = u.{c}" for c in _SCHEDULE_COLUMNS)
-        arrays = ", ".join("%s::float8[]" for _ in _SCHEDULE_COLUMNS)
+        sets = ", ".join(f"{c} = u.{c}" for c in SCHEDULE_COLUMNS)
+        arrays = ", ".join("%s::float8[]" for _ in SCHEDULE_COLUMNS)
         with self._write() as conn:
             # Writers wait until the new schedules are in; readers carry on.
             conn.execute("LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE")
@@ -390,11 +338,11 @@ class PostgresStore(PostgresLtm):
                 seqs = [int(row[0]) for row in rows]
                 columns = [
                     [None if v != v else v for v in getattr(result, c).tolist()]
-                    for c in _SCHEDULE_COLUMNS
+                    for c in SCHEDULE_COLUMNS
                 ]
                 conn.execute(
                     f"UPDATE memories m SET {sets} FROM unnest(%s::bigint[], {arrays}) "
-                    f"AS u(seq, {', '.join(_SCHEDULE_COLUMNS)}) WHERE m.seq = u.seq",
+                    f"AS u(seq, {', '.join(SCHEDULE_COLUMNS)}) WHERE m.seq = u.seq",
                     [seqs, *columns],
                 )
                 updated += len(rows)
@@ -403,7 +351,7 @@ class PostgresStore(PostgresLtm):
             conn.execute(
                 "INSERT INTO store_meta(key, value) VALUES (%s, %s) "
                 "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-                (_FINGERPRINT_KEY, fingerprint),
+                (FINGERPRINT_KEY, fingerprint),
             )
         return updated
 
@@ -471,12 +419,12 @@ class PostgresStore(PostgresLtm):
             conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(40, 4 * limit))}")
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             rows = conn.execute(
-                f"SELECT {_STUB_COLUMNS}, 1 - (m.embed <=> %s::vector) AS r FROM memories m "
+                f"SELECT {STUB_COLUMNS}, 1 - (m.embed <=> %s::vector) AS r FROM memories m "
                 f"WHERE m.embed_model = %s {clauses} ORDER BY m.embed <=> %s::vector LIMIT %s",
                 [q, self._vector_model, *params, q, limit],
             ).fetchall()
             rows += conn.execute(
-                f"SELECT {_STUB_COLUMNS}, 1 - (p.embed <=> %s::vector) AS r "
+                f"SELECT {STUB_COLUMNS}, 1 - (p.embed <=> %s::vector) AS r "
                 f"FROM memory_passages p JOIN memories m ON m.id = p.memory_id "
                 f"WHERE m.embed_model = %s {clauses} ORDER BY p.embed <=> %s::vector LIMIT %s",
                 [q, self._vector_model, *params, q, 2 * limit],
@@ -540,14 +488,6 @@ class PostgresStore(PostgresLtm):
                 f"INSERT INTO audit ({AUDIT_COLUMNS}) VALUES ({', '.join(['%s'] * 11)})",
                 [audit_row(e, encode=Jsonb) for e in entries],
             )
-
-    def audit_entries(self, plan_id: str | None, limit: int) -> list[AuditEntry]:
-        where, params = ("WHERE plan_id = %s", [plan_id]) if plan_id is not None else ("", [])
-        rows = self._query(
-            f"SELECT {AUDIT_COLUMNS} FROM audit {where} ORDER BY seq DESC LIMIT %s",
-            [*params, limit],
-        )
-        return [audit_from_row(row, decode=as_is) for row in rows]
 
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:
@@ -699,10 +639,6 @@ class PostgresStore(PostgresLtm):
 # -- row mapping -------------------------------------------------------------------------------
 
 
-def _opt_epoch(moment: Any) -> float | None:
-    return None if moment is None else to_epoch(moment)
-
-
 def _no_nul(value: str | None, field: str) -> str | None:
     if value is not None and "\x00" in value:
         raise ValidationError(field, "must not contain NUL characters")
@@ -725,52 +661,29 @@ def _checked_json(value: Any, field: str) -> Any:
     return value
 
 
-def _memory_row(m: Memory) -> tuple[Any, ...]:
-    return (
-        m.id,
-        m.content,
-        list(m.tags),
-        list(m.entities),
-        _no_nul(m.source, "source"),
-        _no_nul(m.context, "context"),
-        _checked_json(m.meta, "meta"),
-        to_epoch(m.created_at),
-        to_epoch(m.last_used),
-        m.use_count,
-        m.strength,
-        m.status.value,
-        _opt_epoch(m.promoted_at),
-        _no_nul(m.promoted_to, "promoted_to"),
-        m.review_priority,
-        _opt_epoch(m.last_review_at),
-        m.review_count,
-        m.cross_domain_count,
-        _no_nul(m.episode, "episode"),
-        m.episode_seq,
-    )
+_TEXT_COLUMNS = ("source", "context", "promoted_to", "episode")  # NUL refused by name
+_TEXT = tuple(MEMORY_COLUMNS.index(c) for c in _TEXT_COLUMNS)
 
 
-_META = _MEMORY_COLUMNS.index("meta")
-
-
-def _dump(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Wrap the JSON column for psycopg."""
-    return (*row[:_META], Jsonb(row[_META]), *row[_META + 1 :])
-
-
-def _schedule_row(s: Schedule) -> tuple[float | None, ...]:
-    return tuple(getattr(s, c) for c in _SCHEDULE_COLUMNS)
+def _memory_row(m: Memory) -> list[Any]:
+    """The row PostgreSQL stores: tags and entities as arrays, meta as JSONB, after refusing
+    what those types cannot hold."""
+    row = memory_values(m)
+    for i, name in zip(_TEXT, _TEXT_COLUMNS, strict=True):
+        _no_nul(row[i], name)
+    row[META] = Jsonb(_checked_json(row[META], "meta"))
+    return row
 
 
 def _update(conn: Conn, old: Memory, new: Memory, schedule: Schedule) -> None:
-    """Write only the columns that changed (and the schedule)."""
-    before, after = _memory_row(old), _memory_row(new)
-    changes: dict[str, Any] = {
-        name: Jsonb(value) if name == "meta" else value
-        for name, prev, value in zip(_MEMORY_COLUMNS, before, after, strict=True)
-        if prev != value and name != "id"
-    }
-    changes.update(zip(_SCHEDULE_COLUMNS, _schedule_row(schedule), strict=True))
+    """Write only the columns that changed (`changed_values`), and the schedule."""
+    changes = changed_values(old, new)
+    for name in _TEXT_COLUMNS:
+        if name in changes:
+            _no_nul(changes[name], name)
+    if "meta" in changes:
+        changes["meta"] = Jsonb(_checked_json(changes["meta"], "meta"))
+    changes.update(zip(SCHEDULE_COLUMNS, schedule_values(schedule), strict=True))
     sets = sql.SQL(", ").join(
         sql.SQL("{} = {}").format(sql.Identifier(name), sql.Placeholder()) for name in changes
     )

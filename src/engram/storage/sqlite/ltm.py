@@ -54,11 +54,10 @@ class SQLiteLtm:
     _note_vectors: _NoteVectors | None = None
     _note_vectors_guard = threading.Lock()
 
-    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
-        raise NotImplementedError
-
-    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
+    # The store's transaction and query functions, which SQLiteStore defines: declared for the
+    # type checker, not stubbed with methods that could only raise.
+    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
+    _query: Callable[..., list[tuple[Any, ...]]]
 
     def ltm_states(self) -> dict[str, NoteState]:
         rows = self._query("SELECT path, mtime_ns, size, digest FROM ltm_notes")

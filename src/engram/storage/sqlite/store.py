@@ -22,17 +22,38 @@ from numpy.typing import NDArray
 from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule, Status
 from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, StoreError
+from engram.storage.columns import (
+    ENTITIES,
+    JSON_COLUMNS,
+    MEMORY_COLUMNS,
+    META,
+    SCHEDULE_COLUMNS,
+    SELECT_MEMORY,
+    STUB_COLUMNS,
+    TAGS,
+    changed_values,
+    memory_values,
+    schedule_values,
+)
 from engram.storage.locks import file_lock
-from engram.storage.protocol import Change, Filter, Hop, Rescheduler, ScheduleInputs, Stub
+from engram.storage.protocol import (
+    Capability,
+    Change,
+    Filter,
+    Hop,
+    Rescheduler,
+    ScheduleInputs,
+    Stub,
+)
 from engram.storage.rows import (
     AUDIT_COLUMNS,
-    audit_from_row,
     audit_row,
     from_json,
     memory_from_row,
     relation_from_row,
     stub_from_row,
 )
+from engram.storage.sql_reads import FINGERPRINT_KEY, SqlReads
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate
 from engram.storage.sqlite.vectors import CHANGE_LOG_KEEP, VectorIndex, sqlite_query, vector_blob
@@ -40,20 +61,6 @@ from engram.storage.traversal import traversal_sql
 
 log = logging.getLogger(__name__)
 
-_MEMORY_COLUMNS = (
-    "id, content, tags, entities, source, context, meta, created_at, last_used, use_count, "
-    "strength, status, promoted_at, promoted_to, review_priority, last_review_at, review_count, "
-    "cross_domain_count, episode, episode_seq"
-)
-_SCHEDULE_COLUMNS = (
-    "forget_at",
-    "review_at",
-    "danger_from",
-    "danger_until",
-    "promote_from",
-    "promote_until",
-)
-_FINGERPRINT_KEY = "schedule_fingerprint"
 _RESCHEDULE_BATCH = 50_000
 _SQLITE_MAX_VARS = 900
 # Above this many rows to look up by seq, one scan of (seq, id) is cheaper than lookups: each
@@ -62,9 +69,11 @@ _SCAN_ABOVE = 5_000
 T = TypeVar("T")
 
 
-class SQLiteStore(SQLiteLtm):
+class SQLiteStore(SqlReads, SQLiteLtm):
     location: str
-    capabilities = frozenset({"vectors", "ltm"})
+    P = "?"
+    decode_json = staticmethod(from_json)
+    capabilities = frozenset({Capability.VECTORS, Capability.LTM})
 
     def __init__(
         self,
@@ -160,10 +169,10 @@ class SQLiteStore(SQLiteLtm):
     # -- memories -----------------------------------------------------------------------------
 
     def insert(self, items: Sequence[tuple[Memory, Schedule]]) -> None:
-        rows = [_memory_row(m) + _schedule_row(s) for m, s in items]
-        placeholders = ", ".join("?" * (len(_COLUMN_NAMES) + len(_SCHEDULE_COLUMNS)))
+        rows = [(*_memory_row(m), *schedule_values(s)) for m, s in items]
+        placeholders = ", ".join("?" * (len(MEMORY_COLUMNS) + len(SCHEDULE_COLUMNS)))
         sql = (
-            f"INSERT INTO memories ({_MEMORY_COLUMNS}, {', '.join(_SCHEDULE_COLUMNS)}) "
+            f"INSERT INTO memories ({SELECT_MEMORY}, {', '.join(SCHEDULE_COLUMNS)}) "
             f"VALUES ({placeholders})"
         )
         with self._write() as conn:
@@ -183,7 +192,7 @@ class SQLiteStore(SQLiteLtm):
         for chunk in _chunks(list(ids)):
             marks = ", ".join("?" * len(chunk))
             for row in self._query(
-                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})", chunk
+                f"SELECT {SELECT_MEMORY} FROM memories WHERE id IN ({marks})", chunk
             ):
                 memory = memory_from_row(row, from_json)
                 found[memory.id] = memory
@@ -194,7 +203,7 @@ class SQLiteStore(SQLiteLtm):
         with self._write() as conn:
             for ident in ids:
                 row = conn.execute(
-                    f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ?", (ident,)
+                    f"SELECT {SELECT_MEMORY} FROM memories WHERE id = ?", (ident,)
                 ).fetchone()
                 if row is None:
                     raise NotFoundError("memory", ident)
@@ -218,12 +227,6 @@ class SQLiteStore(SQLiteLtm):
                 removed.update(row[0] for row in conn.execute(sql, [*chunk, *extra]).fetchall())
         return [i for i in dict.fromkeys(ids) if i in removed]
 
-    def count(self) -> dict[Status, int]:
-        counts = {status: 0 for status in Status}
-        for status, n in self._query("SELECT status, count(*) FROM memories GROUP BY status"):
-            counts[Status(status)] = n
-        return counts
-
     # -- finding ------------------------------------------------------------------------------
 
     def text_search(self, terms: Sequence[str], where: Filter, limit: int) -> list[Stub]:
@@ -233,7 +236,7 @@ class SQLiteStore(SQLiteLtm):
         clauses, params = _filter_sql(where, alias="m")
         wc, wt, we = self.field_weights
         sql = (
-            f"SELECT {_STUB_COLUMNS}, -bm25(memories_fts, ?, ?, ?) AS r "
+            f"SELECT {STUB_COLUMNS}, -bm25(memories_fts, ?, ?, ?) AS r "
             "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
             f"WHERE memories_fts MATCH ? {clauses} ORDER BY r DESC LIMIT ?"
         )
@@ -244,7 +247,7 @@ class SQLiteStore(SQLiteLtm):
         clauses, params = _filter_sql(where, alias="m", by_key=True)
         for chunk in _chunks(list(dict.fromkeys(ids))):
             marks = ", ".join("?" * len(chunk))
-            sql = f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE m.id IN ({marks}) {clauses}"
+            sql = f"SELECT {STUB_COLUMNS}, 0.0 FROM memories m WHERE m.id IN ({marks}) {clauses}"
             out += [stub_from_row(row) for row in self._query(sql, [*chunk, *params])]
         return out
 
@@ -256,7 +259,7 @@ class SQLiteStore(SQLiteLtm):
             narrowed = Filter(statuses=(status,), tags=where.tags, used_since=where.used_since)
             clauses, params = _filter_sql(narrowed, alias="m")
             sql = (
-                f"SELECT {_STUB_COLUMNS}, 1.0 FROM memories m WHERE 1 = 1 {clauses} "
+                f"SELECT {STUB_COLUMNS}, 1.0 FROM memories m WHERE 1 = 1 {clauses} "
                 "ORDER BY m.forget_at DESC, m.last_used DESC LIMIT ?"
             )
             out += [stub_from_row(row) for row in self._query(sql, [*params, limit])]
@@ -274,11 +277,11 @@ class SQLiteStore(SQLiteLtm):
         """Up to `limit` memories whose peak review urgency is nearest to now, either side."""
         half = max(1, limit // 2)
         later = (
-            f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE review_at >= ? "
+            f"SELECT {STUB_COLUMNS}, 0.0 FROM memories m WHERE review_at >= ? "
             "ORDER BY review_at LIMIT ?"
         )
         earlier = (
-            f"SELECT {_STUB_COLUMNS}, 0.0 FROM memories m WHERE review_at < ? "
+            f"SELECT {STUB_COLUMNS}, 0.0 FROM memories m WHERE review_at < ? "
             "ORDER BY review_at DESC LIMIT ?"
         )
         rows = self._query(later, (now, half)) + self._query(earlier, (now, half))
@@ -299,38 +302,16 @@ class SQLiteStore(SQLiteLtm):
         # by the service.
         sql = (
             # CROSS JOIN pins the R*Tree as the outer loop (the planner may otherwise scan).
-            f"SELECT {_STUB_COLUMNS}, 0.0 FROM promote_rt r CROSS JOIN memories m ON m.seq = r.id "
+            f"SELECT {STUB_COLUMNS}, 0.0 FROM promote_rt r CROSS JOIN memories m ON m.seq = r.id "
             "WHERE r.t0 <= ? AND r.t1 >= ? AND m.status = 'active' LIMIT ?"
         )
         return [stub_from_row(row) for row in self._query(sql, (now, now, limit))]
 
-    def page(self, after: str | None, limit: int) -> list[Memory]:
-        sql = f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE seq > ? ORDER BY seq LIMIT ?"
-        rows = self._query(sql, (self._seq_after(after), limit))
-        return [memory_from_row(row, from_json) for row in rows]
-
-    def page_texts(self, after: str | None, limit: int) -> list[tuple[str, Status, str]]:
-        sql = "SELECT id, status, content FROM memories WHERE seq > ? ORDER BY seq LIMIT ?"
-        rows = self._query(sql, (self._seq_after(after), limit))
-        return [(str(i), Status(status), str(content)) for i, status, content in rows]
-
-    def _seq_after(self, after: str | None) -> int:
-        if after is None:
-            return 0
-        found = self._query("SELECT seq FROM memories WHERE id = ?", (after,))
-        if not found:
-            raise NotFoundError("cursor", after)
-        return int(found[0][0])
-
     # -- schedules ----------------------------------------------------------------------------
-
-    def schedule_fingerprint(self) -> str | None:
-        rows = self._query("SELECT value FROM store_meta WHERE key = ?", (_FINGERPRINT_KEY,))
-        return str(rows[0][0]) if rows else None
 
     def reschedule_all(self, compute: Rescheduler, fingerprint: str) -> int:
         updated = 0
-        sets = ", ".join(f"{c} = ?" for c in _SCHEDULE_COLUMNS)
+        sets = ", ".join(f"{c} = ?" for c in SCHEDULE_COLUMNS)
         with self._write() as conn:
             last = 0
             while True:
@@ -342,7 +323,7 @@ class SQLiteStore(SQLiteLtm):
                 if not rows:
                     break
                 arrays = compute(ScheduleInputs.from_rows(rows))
-                columns = [getattr(arrays, c) for c in _SCHEDULE_COLUMNS]
+                columns = [getattr(arrays, c) for c in SCHEDULE_COLUMNS]
                 payload = [
                     (*(_nullable(float(col[i])) for col in columns), int(rows[i][0]))
                     for i in range(len(rows))
@@ -353,7 +334,7 @@ class SQLiteStore(SQLiteLtm):
                 log.info("rescheduled %d memories", updated)
             conn.execute(
                 "INSERT OR REPLACE INTO store_meta(key, value) VALUES (?, ?)",
-                (_FINGERPRINT_KEY, fingerprint),
+                (FINGERPRINT_KEY, fingerprint),
             )
         return updated
 
@@ -401,7 +382,7 @@ class SQLiteStore(SQLiteLtm):
         clauses, params = _filter_sql(where, alias="m", by_key=True)
         marks = ", ".join("?" * len(near))
         rows = self._query(
-            f"SELECT {_STUB_COLUMNS}, v.vector FROM memories m "
+            f"SELECT {STUB_COLUMNS}, v.vector FROM memories m "
             f"JOIN memory_vectors v ON v.seq = m.seq AND v.model_id = ? "
             f"WHERE m.seq IN ({marks}) {clauses}",
             [self._vectors.model_id, *near, *params],
@@ -493,14 +474,6 @@ class SQLiteStore(SQLiteLtm):
                 f"INSERT INTO audit({AUDIT_COLUMNS}) VALUES ({', '.join('?' * 11)})",
                 [audit_row(e) for e in entries],
             )
-
-    def audit_entries(self, plan_id: str | None, limit: int) -> list[AuditEntry]:
-        where, params = ("WHERE plan_id = ?", [plan_id]) if plan_id is not None else ("", [])
-        rows = self._query(
-            f"SELECT {AUDIT_COLUMNS} FROM audit {where} ORDER BY seq DESC LIMIT ?",
-            [*params, limit],
-        )
-        return [audit_from_row(row) for row in rows]
 
     def exclusive(self, name: str) -> AbstractContextManager[None]:
         return file_lock(Path(f"{self.path}.{name}.lock"), name)
@@ -597,58 +570,25 @@ class SQLiteStore(SQLiteLtm):
 # -- row mapping -------------------------------------------------------------------------------
 
 
-_STUB_COLUMNS = "m.id, m.use_count, m.strength, m.last_used, m.created_at, m.status"
-
-
 def _nullable(value: float) -> float | None:
     return None if value != value else value  # NaN -> NULL
 
 
-def _opt_epoch(moment: Any) -> float | None:
-    return None if moment is None else to_epoch(moment)
-
-
-def _memory_row(m: Memory) -> tuple[Any, ...]:
-    return (
-        m.id,
-        m.content,
-        json.dumps(list(m.tags), ensure_ascii=False),
-        json.dumps(list(m.entities), ensure_ascii=False),
-        m.source,
-        m.context,
-        json.dumps(m.meta, ensure_ascii=False),
-        to_epoch(m.created_at),
-        to_epoch(m.last_used),
-        m.use_count,
-        m.strength,
-        m.status.value,
-        _opt_epoch(m.promoted_at),
-        m.promoted_to,
-        m.review_priority,
-        _opt_epoch(m.last_review_at),
-        m.review_count,
-        m.cross_domain_count,
-        m.episode,
-        m.episode_seq,
-    )
-
-
-def _schedule_row(s: Schedule) -> tuple[float | None, ...]:
-    return tuple(getattr(s, c) for c in _SCHEDULE_COLUMNS)
-
-
-_COLUMN_NAMES = [c.strip() for c in _MEMORY_COLUMNS.split(",")]
+def _memory_row(m: Memory) -> list[Any]:
+    """The row SQLite stores: the JSON columns as text."""
+    row = memory_values(m)
+    for i in (TAGS, ENTITIES, META):
+        row[i] = json.dumps(row[i], ensure_ascii=False)
+    return row
 
 
 def _update(conn: sqlite3.Connection, old: Memory, new: Memory, schedule: Schedule) -> None:
-    """Write only the columns that changed, so text triggers fire only on text edits."""
-    before, after = _memory_row(old), _memory_row(new)
-    changes = {
-        name: value
-        for name, prev, value in zip(_COLUMN_NAMES, before, after, strict=True)
-        if prev != value and name != "id"
-    }
-    changes.update(zip(_SCHEDULE_COLUMNS, _schedule_row(schedule), strict=True))
+    """Write only the columns that changed (`changed_values`), and the schedule."""
+    changes = changed_values(old, new)
+    for name in JSON_COLUMNS:
+        if name in changes:
+            changes[name] = json.dumps(changes[name], ensure_ascii=False)
+    changes.update(zip(SCHEDULE_COLUMNS, schedule_values(schedule), strict=True))
     sets = ", ".join(f"{name} = ?" for name in changes)
     conn.execute(f"UPDATE memories SET {sets} WHERE id = ?", [*changes.values(), old.id])
 

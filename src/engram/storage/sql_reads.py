@@ -1,0 +1,76 @@
+"""Reads the SQLite and PostgreSQL stores answer with the same SQL, written once.
+
+The two dialects differ here only in the placeholder (`?` / `%s`) and in whether JSON columns
+arrive as text (SQLite) or decoded (PostgreSQL). The methods are typed against `SqlDialect`, a
+protocol of what they use (mypy's pattern for mixins), so the class has no stub hooks to
+override.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from engram.core.models import AuditEntry, Memory, Status
+from engram.errors import NotFoundError
+from engram.storage.columns import SELECT_MEMORY
+from engram.storage.rows import AUDIT_COLUMNS, Decode, audit_from_row, memory_from_row
+
+FINGERPRINT_KEY = "schedule_fingerprint"  # in store_meta: the policy the schedules were made by
+
+
+class SqlDialect(Protocol):
+    P: str  # the driver's placeholder
+    decode_json: Decode  # a JSON column as the driver returns it -> Python value
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> Sequence[Sequence[Any]]: ...
+
+    def _seq_after(self, after: str | None) -> int: ...
+
+
+class SqlReads:
+    def count(self: SqlDialect) -> dict[Status, int]:
+        counts = {status: 0 for status in Status}
+        for status, n in self._query("SELECT status, count(*) FROM memories GROUP BY status"):
+            counts[Status(status)] = int(n)
+        return counts
+
+    def page(self: SqlDialect, after: str | None, limit: int) -> list[Memory]:
+        p = self.P
+        rows = self._query(
+            f"SELECT {SELECT_MEMORY} FROM memories WHERE seq > {p} ORDER BY seq LIMIT {p}",
+            (self._seq_after(after), limit),
+        )
+        return [memory_from_row(row, self.decode_json) for row in rows]
+
+    def page_texts(
+        self: SqlDialect, after: str | None, limit: int
+    ) -> list[tuple[str, Status, str]]:
+        p = self.P
+        rows = self._query(
+            f"SELECT id, status, content FROM memories WHERE seq > {p} ORDER BY seq LIMIT {p}",
+            (self._seq_after(after), limit),
+        )
+        return [(str(i), Status(status), str(content)) for i, status, content in rows]
+
+    def _seq_after(self: SqlDialect, after: str | None) -> int:
+        """The save-order position of the cursor memory `after` (0 before the first)."""
+        if after is None:
+            return 0
+        found = self._query(f"SELECT seq FROM memories WHERE id = {self.P}", (after,))
+        if not found:
+            raise NotFoundError("cursor", after)
+        return int(found[0][0])
+
+    def schedule_fingerprint(self: SqlDialect) -> str | None:
+        rows = self._query(f"SELECT value FROM store_meta WHERE key = {self.P}", (FINGERPRINT_KEY,))
+        return str(rows[0][0]) if rows else None
+
+    def audit_entries(self: SqlDialect, plan_id: str | None, limit: int) -> list[AuditEntry]:
+        p = self.P
+        where, params = (f"WHERE plan_id = {p}", [plan_id]) if plan_id is not None else ("", [])
+        rows = self._query(
+            f"SELECT {AUDIT_COLUMNS} FROM audit {where} ORDER BY seq DESC LIMIT {p}",
+            [*params, limit],
+        )
+        return [audit_from_row(row, decode=self.decode_json) for row in rows]
