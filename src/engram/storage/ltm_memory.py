@@ -34,6 +34,7 @@ from numpy.typing import NDArray
 from engram.atomic import write_atomically
 from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText, link_key, link_name
 from engram.storage.exact import ExactIndex
+from engram.storage.protocol import NoteIndex
 
 FIELD_WEIGHTS = (3.0, 2.0, 1.0)  # title, tags, body
 K1, B = 1.2, 0.75
@@ -83,7 +84,7 @@ def _indexed(note: Note, vector: Vector | None = None) -> _Indexed:
     return _Indexed(note, terms, length, vector)
 
 
-class MemoryLtm:
+class MemoryLtm(NoteIndex):
     """The LTM methods of the Store protocol, in memory (optionally persisted to one file)."""
 
     _ltm_index: dict[str, _Indexed] | None = None

@@ -96,15 +96,10 @@ class Hop:
     via: Relation
 
 
-class Store(Protocol):
-    """A memory store. Every write is atomic; `modify` is an atomic read-modify-write."""
+class MemoryTable(Protocol):
+    """Memories and the indexes that find them without scanning. Every write is atomic;
+    `modify` is an atomic read-modify-write."""
 
-    location: str
-    capabilities: frozenset[Capability]
-
-    def close(self) -> None: ...
-
-    # Memories
     def insert(self, items: Sequence[tuple[Memory, Schedule]]) -> None: ...
     def get_many(self, ids: Sequence[str]) -> list[Memory]: ...
     def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
@@ -141,8 +136,22 @@ class Store(Protocol):
     def schedule_fingerprint(self) -> str | None: ...
     def reschedule_all(self, compute: Rescheduler, fingerprint: str) -> int: ...
 
-    # Vectors (capability VECTORS): per memory and model, a (rows, dims) array of unit vectors:
-    # row 0 embeds the whole content, the rows after it its passages (`core.text.passages`).
+    # Episodes: the memories saved in one conversation, in the order they were saved
+    def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
+        """The highest `episode_seq` of each of these episodes that has a memory."""
+        ...
+
+    def episode_neighbours(self, ids: Sequence[str], radius: int) -> list[tuple[str, str]]:
+        """(id, neighbour id) pairs: for each of `ids` that has an episode, the other memories
+        of that episode whose `episode_seq` is within `radius` of its own (any status)."""
+        ...
+
+
+class VectorStore(Protocol):
+    """Vectors (capability VECTORS): per memory and model, a (rows, dims) array of unit
+    vectors: row 0 embeds the whole content, the rows after it its passages
+    (`core.text.passages`)."""
+
     def put_vectors(
         self,
         items: Sequence[tuple[str, NDArray[np.float32]]],
@@ -186,17 +195,10 @@ class Store(Protocol):
         """How many memories have a vector, per model id."""
         ...
 
-    # Episodes: the memories saved in one conversation, in the order they were saved
-    def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
-        """The highest `episode_seq` of each of these episodes that has a memory."""
-        ...
 
-    def episode_neighbours(self, ids: Sequence[str], radius: int) -> list[tuple[str, str]]:
-        """(id, neighbour id) pairs: for each of `ids` that has an episode, the other memories
-        of that episode whose `episode_seq` is within `radius` of its own (any status)."""
-        ...
+class RelationGraph(Protocol):
+    """Typed, weighted edges between memories (deleted with either end)."""
 
-    # Relations
     def add_relation(self, relation: Relation) -> Relation: ...
     def relations(self, memory_ids: Sequence[str]) -> list[Relation]: ...
     def count_relations(self) -> int: ...
@@ -211,7 +213,10 @@ class Store(Protocol):
         has no hops."""
         ...
 
-    # The maintenance pipeline: its audit trail, and one pipeline at a time per store
+
+class PipelineLog(Protocol):
+    """The maintenance pipeline's needs: its audit trail, and one pipeline at a time."""
+
     def audit_append(self, entries: Sequence[AuditEntry]) -> None:
         """Add entries to the audit trail (never changed or removed afterwards)."""
         ...
@@ -225,7 +230,11 @@ class Store(Protocol):
         process (or handle) holds it. The maintenance pipeline runs under "pipeline"."""
         ...
 
-    # Long-term memory (capability LTM): the index of the vault's Markdown notes, by path
+
+class NoteIndex(Protocol):
+    """Long-term memory (capability LTM): the index of the vault's Markdown notes, by path;
+    with VECTORS too, one embedding per note."""
+
     def ltm_states(self) -> dict[str, NoteState]:
         """mtime, size and digest of every indexed note, by vault-relative path."""
         ...
@@ -253,8 +262,7 @@ class Store(Protocol):
         by path, `[[Note]]` by name, ignoring case and `.md`."""
         ...
 
-    # Note vectors (capabilities LTM and VECTORS): one embedding per note, of its title and
-    # body, stored with the id of the model that computed it
+    # Note vectors: one per note, of its title and body, with the id of the model that made it
     def ltm_put_vectors(
         self, items: Sequence[tuple[str, str, NDArray[np.float32]]], model_id: str
     ) -> int:
@@ -274,3 +282,14 @@ class Store(Protocol):
     def ltm_missing_vectors(self, model_id: str, limit: int) -> list[NoteText]:
         """Notes without a vector of this model (new, edited, or embedded by another model)."""
         ...
+
+
+class Store(MemoryTable, VectorStore, RelationGraph, PipelineLog, NoteIndex, Protocol):
+    """A memory store: every concern above, at one location. Backends implement it whole and
+    say with `capabilities` which optional parts (vectors, the note index, compaction) work;
+    a service may type against the one concern it uses."""
+
+    location: str
+    capabilities: frozenset[Capability]
+
+    def close(self) -> None: ...

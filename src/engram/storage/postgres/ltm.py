@@ -21,6 +21,7 @@ from psycopg.rows import TupleRow
 
 from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText, link_key, link_name
 from engram.errors import ValidationError
+from engram.storage.protocol import NoteIndex
 
 VECTOR_DIMENSIONS = 384  # the `embed vector(384)` column of ltm_notes
 LTM_FIELD_WEIGHTS = (3.0, 2.0, 1.0)  # title, tags, body
@@ -55,7 +56,7 @@ _RANK_WEIGHTS = [LTM_FIELD_WEIGHTS[2] / _TOP, 0.0, LTM_FIELD_WEIGHTS[1] / _TOP, 
 _HEADLINE = f"MaxWords={PREVIEW_WORDS}, MinWords={PREVIEW_WORDS // 2}, StartSel='', StopSel=''"
 
 
-class PostgresLtm:
+class PostgresLtm(NoteIndex):
     """LTM methods of the Store protocol; see `engram.storage.protocol.Store`."""
 
     # The store's transaction and query functions, which PostgresStore defines: declared for the

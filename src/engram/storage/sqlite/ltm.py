@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 
 from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText, link_key, link_name
 from engram.storage.exact import ExactIndex
+from engram.storage.protocol import NoteIndex
 
 # BM25 weights of the title, tags and body columns.
 LTM_FIELD_WEIGHTS = (3.0, 2.0, 1.0)
@@ -48,7 +49,7 @@ VECTOR_LOG_KEEP = 50_000  # entries of ltm_vector_changes kept; a reader further
 Query = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
 
 
-class SQLiteLtm:
+class SQLiteLtm(NoteIndex):
     """LTM methods of the Store protocol; see `engram.storage.protocol.Store`."""
 
     _note_vectors: _NoteVectors | None = None
