@@ -283,28 +283,6 @@ def test_stats_and_compaction(folder: Path) -> None:
     again.close()
 
 
-def test_text_relevance_matches_sqlite_fts5(tmp_path: Path) -> None:
-    """Same tokens, same BM25 (k1 1.2, b 0.75, weighted fields): the services rank alike."""
-    docs = [
-        mem("d1", "the deploy pipeline uses kubernetes and helm", tags=("infra",)),
-        mem("d2", "kubernetes cluster upgrade notes", tags=("kubernetes",)),
-        mem("d3", "helm chart values for the staging cluster", entities=("Helm",)),
-        mem("d4", "lunch preferences: no mushrooms"),
-        mem("d5", "cluster cluster cluster: capacity planning for the cluster"),
-    ]
-    jsonl, sqlite = JSONLStore(tmp_path / "j"), SQLiteStore(tmp_path / "s.db")
-    for store in (jsonl, sqlite):
-        put(store, *docs)
-    for terms in (["kubernetes"], ["cluster", "helm"], ["deploy", "kubernetes", "cluster"]):
-        ours = jsonl.text_search(terms, Filter(), 10)
-        theirs = sqlite.text_search(terms, Filter(), 10)
-        assert [s.id for s in ours] == [s.id for s in theirs], terms
-        for a, b in zip(ours, theirs, strict=True):
-            assert a.relevance == pytest.approx(b.relevance, rel=1e-6)
-    jsonl.close()
-    sqlite.close()
-
-
 def test_vectors_follow_their_memory(folder: Path) -> None:
     store = JSONLStore(folder, vector_model=("m", 3))
     put(store, mem("a", "one"), mem("b", "two"), mem("c", "three"))

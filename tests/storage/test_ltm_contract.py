@@ -1,7 +1,5 @@
 """The long-term-memory index contract: every backend with the "ltm" capability behaves alike;
-a backend without it refuses writes with a StoreError (the services check the capability first).
-The in-memory reference implementation (`MemoryLtm`) is held to the same contract, in memory
-and persisted to a file."""
+a backend without it refuses writes with a StoreError (the services check the capability first)."""
 
 from __future__ import annotations
 
@@ -17,19 +15,10 @@ from numpy.typing import NDArray
 from engram.core.notes import Note, NoteState
 from engram.errors import StoreError
 from engram.storage.jsonl import JSONLStore
-from engram.storage.ltm_memory import MemoryLtm
 from engram.storage.postgres import PostgresStore
 from engram.storage.protocol import Capability, Store
 from engram.storage.sqlite import SQLiteStore
 from engram.vault.index import parse_note
-
-
-class FileLtm(MemoryLtm):
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def _ltm_file(self) -> Path | None:
-        return self.path
 
 
 def note(path: str, text: str, mtime: int = 1) -> Note:
@@ -239,20 +228,22 @@ def test_every_backend_keeps_the_contract_or_refuses_clearly(
             store.ltm_write(upsert=[note("a.md", "x")])
 
 
-@pytest.mark.parametrize("check", CHECKS, ids=[c.__name__[6:] for c in CHECKS])
-@pytest.mark.parametrize("persisted", [False, True], ids=["in-memory", "file"])
-def test_the_reference_implementation_keeps_the_contract(
-    tmp_path: Path, persisted: bool, check: Callable[[Any], None]
-) -> None:
-    check(FileLtm(tmp_path / "ltm.jsonl") if persisted else MemoryLtm())
-
-
-def test_the_file_backed_index_is_shared_between_instances(tmp_path: Path) -> None:
-    first, second = FileLtm(tmp_path / "ltm.jsonl"), FileLtm(tmp_path / "ltm.jsonl")
-    seed(first)
-    assert set(second.ltm_states()) == set(first.ltm_states())
-    second.ltm_write(delete=["inbox.md"])
-    assert "inbox.md" not in first.ltm_states()
+def test_a_jsonl_directorys_note_index_is_shared_and_outlives_the_process(tmp_path: Path) -> None:
+    first, second = JSONLStore(tmp_path / "j"), JSONLStore(tmp_path / "j")
+    try:
+        seed(first)
+        assert set(second.ltm_states()) == set(first.ltm_states())
+        second.ltm_write(delete=["inbox.md"])
+        assert "inbox.md" not in first.ltm_states()
+    finally:
+        first.close()
+        second.close()
+    reopened = JSONLStore(tmp_path / "j")
+    try:
+        assert set(reopened.ltm_states()) == {"Projects/atlas.md", "people/alice.md"}
+    finally:
+        reopened.close()
+    assert "ltm.db" in (tmp_path / "j" / ".gitignore").read_text()  # an index, not for git
 
 
 def test_the_sqlite_full_text_index_stays_consistent_with_its_notes(tmp_path: Path) -> None:
@@ -322,11 +313,15 @@ def test_the_sqlite_vectors_are_rebuilt_when_the_change_log_was_pruned(tmp_path:
         b.close()
 
 
-def test_the_file_backed_index_keeps_vectors_with_their_notes(tmp_path: Path) -> None:
-    first = FileLtm(tmp_path / "ltm.jsonl")
+def test_a_jsonl_directorys_note_vectors_outlive_the_process(tmp_path: Path) -> None:
+    first = JSONLStore(tmp_path / "j")
     embed_seed(first)
-    second = FileLtm(tmp_path / "ltm.jsonl")
-    assert nearest(second, ATLAS)[:1] == ["Projects/atlas.md"]
-    hit = second.ltm_vector_search(ATLAS, MODEL, [], 1)[0]
-    assert hit.relevance == pytest.approx(1.0, abs=1e-6)
-    assert second.ltm_missing_vectors(MODEL, 10) == []
+    first.close()
+    second = JSONLStore(tmp_path / "j")
+    try:
+        assert nearest(second, ATLAS)[:1] == ["Projects/atlas.md"]
+        hit = second.ltm_vector_search(ATLAS, MODEL, [], 1)[0]
+        assert hit.relevance == pytest.approx(1.0, abs=1e-6)
+        assert second.ltm_missing_vectors(MODEL, 10) == []
+    finally:
+        second.close()

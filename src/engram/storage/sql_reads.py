@@ -20,8 +20,12 @@ FINGERPRINT_KEY = "schedule_fingerprint"  # in store_meta: the policy the schedu
 
 
 class SqlDialect(Protocol):
-    P: str  # the driver's placeholder
-    decode_json: Decode  # a JSON column as the driver returns it -> Python value
+    @property
+    def P(self) -> str: ...
+
+    @property
+    def decode_json(self) -> Decode:  # a JSON column as the driver returns it -> Python value
+        ...
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> Sequence[Sequence[Any]]: ...
 

@@ -82,8 +82,11 @@ class SQLiteStore(SqlReads, SQLiteLtm):
         busy_timeout: float = 30.0,
         field_weights: tuple[float, float, float] = (1.0, 2.0, 2.0),
         vector_model: tuple[str, int] | None = None,
+        durable: bool = True,
     ) -> None:
-        """`vector_model` = (model id, dimensions) of the embedder whose vectors are indexed."""
+        """`vector_model` = (model id, dimensions) of the embedder whose vectors are indexed.
+        `durable=False` skips fsync: for a database that is only an index of files that are
+        themselves durable (the JSONL store's), rebuilt from them after a crash."""
         self.path = Path(path).expanduser()
         self.location = str(self.path)
         self.field_weights = field_weights
@@ -99,8 +102,8 @@ class SQLiteStore(SqlReads, SQLiteLtm):
             self._conn = sqlite3.connect(
                 str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
             )
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = FULL")
+            self._conn.execute(f"PRAGMA journal_mode = {'WAL' if durable else 'MEMORY'}")
+            self._conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'OFF'}")
             self._conn.execute("PRAGMA foreign_keys = ON")
             migrate(self._conn)
         except sqlite3.DatabaseError as exc:
@@ -506,6 +509,81 @@ class SQLiteStore(SqlReads, SQLiteLtm):
                 ),
             )
         return relation
+
+    # -- beyond the protocol: what an index of other files (the JSONL store's) needs -----------
+
+    def schedules(self, ids: Sequence[str]) -> dict[str, Schedule]:
+        out: dict[str, Schedule] = {}
+        columns = ", ".join(SCHEDULE_COLUMNS)
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ", ".join("?" * len(chunk))
+            sql = f"SELECT id, {columns} FROM memories WHERE id IN ({marks})"
+            for row in self._query(sql, chunk):
+                out[row[0]] = Schedule.model_construct(
+                    **dict(zip(SCHEDULE_COLUMNS, row[1:], strict=True))
+                )
+        return out
+
+    def add_relations(self, relations: Sequence[Relation]) -> None:
+        """Add many relations in one transaction; one whose end is missing, or whose (from, to,
+        type) or id is taken, is skipped (the first edge stands)."""
+        sql = (
+            "INSERT OR IGNORE INTO relations(id, from_id, to_id, type, strength, metadata, "
+            "created_at) SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE "
+            "id = ?) AND EXISTS (SELECT 1 FROM memories WHERE id = ?)"
+        )
+        rows = [
+            (
+                r.id,
+                r.from_id,
+                r.to_id,
+                r.type,
+                r.strength,
+                json.dumps(r.metadata),
+                to_epoch(r.created_at),
+                r.from_id,
+                r.to_id,
+            )
+            for r in relations
+        ]
+        with self._write() as conn:
+            conn.executemany(sql, rows)
+
+    def all_relations(self) -> list[Relation]:
+        """Every relation, in the order they were added."""
+        rows = self._query(
+            "SELECT id, from_id, to_id, type, strength, metadata, created_at FROM relations "
+            "ORDER BY rowid"
+        )
+        return [relation_from_row(row, from_json) for row in rows]
+
+    def delete_relations(self, ids: Sequence[str]) -> None:
+        with self._write() as conn:
+            for chunk in _chunks(list(ids)):
+                marks = ", ".join("?" * len(chunk))
+                conn.execute(f"DELETE FROM relations WHERE id IN ({marks})", chunk)
+
+    def delete_vectors(self, ids: Sequence[str]) -> None:
+        with self._write() as conn:
+            for chunk in _chunks(list(ids)):
+                marks = ", ".join("?" * len(chunk))
+                conn.execute(
+                    "DELETE FROM memory_vectors WHERE seq IN "
+                    f"(SELECT seq FROM memories WHERE id IN ({marks}))",
+                    chunk,
+                )
+
+    def vector_models(self, ids: Sequence[str]) -> dict[str, str]:
+        """The model id of each of these memories' vector, for those that have one."""
+        out: dict[str, str] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids))):
+            marks = ", ".join("?" * len(chunk))
+            sql = (
+                "SELECT m.id, v.model_id FROM memories m JOIN memory_vectors v ON v.seq = m.seq "
+                f"WHERE m.id IN ({marks})"
+            )
+            out.update((str(a), str(b)) for a, b in self._query(sql, chunk))
+        return out
 
     def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
         out: dict[str, int] = {}
