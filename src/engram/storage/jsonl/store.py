@@ -43,7 +43,7 @@ from engram.clock import system_clock
 from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule, Status
 from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText
 from engram.core.timeutil import to_epoch
-from engram.errors import NotFoundError, StoreError
+from engram.errors import EngramError, NotFoundError, StoreError
 from engram.storage.jsonl.files import DirLock, LineFile, read_lines, replace_small
 from engram.storage.jsonl.records import (
     SCHEDULE_FIELDS,
@@ -248,7 +248,7 @@ class JSONLStore:
                 self._repair_if_needed()
                 try:
                     yield self._index
-                except (StoreError, NotFoundError):
+                except EngramError:  # a check or a change callback refused, before any append
                     raise
                 except BaseException:
                     self._reload()
