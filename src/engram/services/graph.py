@@ -15,7 +15,6 @@ from engram.core.models import (
     Status,
     new_id,
 )
-from engram.core.scoring import score
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -114,13 +113,7 @@ class GraphService:
             stubs = self.ctx.store.browse(Filter(statuses=statuses), limit)
             if not stubs:
                 continue
-            now = self.ctx.now_epoch()
-            scores = score(
-                self.ctx.policy,
-                [s.use_count for s in stubs],
-                [s.strength for s in stubs],
-                [now - s.last_used for s in stubs],
-            )
+            scores = self.ctx.scores(stubs, self.ctx.now_epoch())
             order = sorted(range(len(stubs)), key=lambda i: -scores[i])
             chosen += [stubs[i].id for i in order[: limit - len(chosen)]]
             if len(chosen) >= limit:

@@ -16,7 +16,7 @@ from engram.core.timeutil import to_epoch
 
 MEMORY_COLUMNS: tuple[str, ...] = tuple(Memory.model_fields)
 SCHEDULE_COLUMNS: tuple[str, ...] = tuple(Schedule.model_fields)
-SELECT_MEMORY = ", ".join(MEMORY_COLUMNS)  # what `rows.memory_from_row` reads, in its order
+MEMORY_COLUMN_LIST = ", ".join(MEMORY_COLUMNS)  # for SQL; `rows.memory_from_row` reads this order
 # What ranking needs of a memory (see `Stub`), from the memories table aliased `m`.
 STUB_COLUMNS = "m.id, m.use_count, m.strength, m.last_used, m.created_at, m.status"
 JSON_COLUMNS = ("tags", "entities", "meta")

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from engram.core.models import AuditEntry, Memory, Status
 from engram.errors import NotFoundError
-from engram.storage.columns import SELECT_MEMORY
+from engram.storage.columns import MEMORY_COLUMN_LIST
 from engram.storage.rows import AUDIT_COLUMNS, Decode, audit_from_row, memory_from_row
 
 FINGERPRINT_KEY = "schedule_fingerprint"  # in store_meta: the policy the schedules were made by
@@ -42,7 +42,7 @@ class SqlReads:
     def page(self: SqlDialect, after: str | None, limit: int) -> list[Memory]:
         p = self.P
         rows = self._query(
-            f"SELECT {SELECT_MEMORY} FROM memories WHERE seq > {p} ORDER BY seq LIMIT {p}",
+            f"SELECT {MEMORY_COLUMN_LIST} FROM memories WHERE seq > {p} ORDER BY seq LIMIT {p}",
             (self._seq_after(after), limit),
         )
         return [memory_from_row(row, self.decode_json) for row in rows]

@@ -33,7 +33,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -71,6 +71,7 @@ from engram.storage.protocol import (
 from engram.storage.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
+R = TypeVar("R")
 
 MEMORIES = "memories.jsonl"
 RELATIONS = "relations.jsonl"
@@ -279,29 +280,26 @@ class JSONLStore:
             self._clear_counts()
             self._relations.forget()
             self._vectors.forget()
-        memories: list[StoredMemory | Tombstone] = []
-        for number, raw in chunk.lines:
-            try:
-                memories.append(decode_memory(raw))
-            except BadLine as exc:
-                self._bad.append((MEMORIES, number, str(exc)))
-        self._apply_memories(memories)
+        self._apply_memories(self._decoded(MEMORIES, chunk.lines, decode_memory))
         rchunk = self._relations.read_new()
-        relations: list[Relation | Tombstone] = []
-        for number, raw in rchunk.lines:
-            try:
-                relations.append(decode_relation(raw))
-            except BadLine as exc:
-                self._bad.append((RELATIONS, number, str(exc)))
+        relations = self._decoded(RELATIONS, rchunk.lines, decode_relation)
         self._apply_relations(relations, reset=rchunk.reset)
         vchunk = self._vectors.read_new()
-        vectors: list[VectorLine | Tombstone] = []
-        for number, raw in vchunk.lines:
-            try:
-                vectors.append(decode_vector(raw))
-            except BadLine as exc:
-                self._bad.append((VECTORS, number, str(exc)))
+        vectors = self._decoded(VECTORS, vchunk.lines, decode_vector)
         self._apply_vectors(vectors, reset=vchunk.reset)
+
+    def _decoded(
+        self, name: str, lines: Sequence[tuple[int, bytes]], decode: Callable[[bytes], R]
+    ) -> list[R]:
+        """The records of `lines`; an unreadable one is noted (file, line number, why) for
+        `_repair_if_needed` and left out."""
+        out: list[R] = []
+        for number, raw in lines:
+            try:
+                out.append(decode(raw))
+            except BadLine as exc:
+                self._bad.append((name, number, str(exc)))
+        return out
 
     def _apply_memories(self, records: Sequence[StoredMemory | Tombstone]) -> None:
         """The last line of each id wins. A memory deleted and written again takes a new place
@@ -356,8 +354,7 @@ class JSONLStore:
         if not records:
             return
         self._rel_lines += len(records)
-        dead = [r.id for r in records if isinstance(r, Tombstone)]
-        self._rel_tombstones += len(dead)
+        self._rel_tombstones += sum(isinstance(r, Tombstone) for r in records)
         # In file order: runs of additions in one transaction, tombstones as they come.
         run: list[Relation] = []
         for record in records:

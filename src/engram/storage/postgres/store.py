@@ -32,10 +32,10 @@ from engram.core.scoring import Policy
 from engram.core.timeutil import to_epoch
 from engram.errors import ConfigError, NotFoundError, StoreError, ValidationError
 from engram.storage.columns import (
+    MEMORY_COLUMN_LIST,
     MEMORY_COLUMNS,
     META,
     SCHEDULE_COLUMNS,
-    SELECT_MEMORY,
     STUB_COLUMNS,
     changed_values,
     memory_values,
@@ -217,7 +217,7 @@ class PostgresStore(SqlReads, PostgresLtm):
         if not ids:
             return []
         rows = self._query(
-            f"SELECT {SELECT_MEMORY} FROM memories WHERE id = ANY(%s::text[])", (list(ids),)
+            f"SELECT {MEMORY_COLUMN_LIST} FROM memories WHERE id = ANY(%s::text[])", (list(ids),)
         )
         found = {row[0]: memory_from_row(row) for row in rows}
         return [found[i] for i in ids if i in found]
@@ -228,7 +228,7 @@ class PostgresStore(SqlReads, PostgresLtm):
             # Lock every row up front, in id order, so two clients modifying overlapping sets
             # queue up instead of deadlocking.
             rows = conn.execute(
-                f"SELECT {SELECT_MEMORY} FROM memories WHERE id = ANY(%s::text[]) "
+                f"SELECT {MEMORY_COLUMN_LIST} FROM memories WHERE id = ANY(%s::text[]) "
                 "ORDER BY id FOR UPDATE",
                 (list(ids),),
             ).fetchall()

@@ -25,10 +25,10 @@ from engram.errors import NotFoundError, StoreError
 from engram.storage.columns import (
     ENTITIES,
     JSON_COLUMNS,
+    MEMORY_COLUMN_LIST,
     MEMORY_COLUMNS,
     META,
     SCHEDULE_COLUMNS,
-    SELECT_MEMORY,
     STUB_COLUMNS,
     TAGS,
     changed_values,
@@ -175,7 +175,7 @@ class SQLiteStore(SqlReads, SQLiteLtm):
         rows = [(*_memory_row(m), *schedule_values(s)) for m, s in items]
         placeholders = ", ".join("?" * (len(MEMORY_COLUMNS) + len(SCHEDULE_COLUMNS)))
         sql = (
-            f"INSERT INTO memories ({SELECT_MEMORY}, {', '.join(SCHEDULE_COLUMNS)}) "
+            f"INSERT INTO memories ({MEMORY_COLUMN_LIST}, {', '.join(SCHEDULE_COLUMNS)}) "
             f"VALUES ({placeholders})"
         )
         with self._write() as conn:
@@ -195,7 +195,7 @@ class SQLiteStore(SqlReads, SQLiteLtm):
         for chunk in _chunks(list(ids)):
             marks = ", ".join("?" * len(chunk))
             for row in self._query(
-                f"SELECT {SELECT_MEMORY} FROM memories WHERE id IN ({marks})", chunk
+                f"SELECT {MEMORY_COLUMN_LIST} FROM memories WHERE id IN ({marks})", chunk
             ):
                 memory = memory_from_row(row, from_json)
                 found[memory.id] = memory
@@ -206,7 +206,7 @@ class SQLiteStore(SqlReads, SQLiteLtm):
         with self._write() as conn:
             for ident in ids:
                 row = conn.execute(
-                    f"SELECT {SELECT_MEMORY} FROM memories WHERE id = ?", (ident,)
+                    f"SELECT {MEMORY_COLUMN_LIST} FROM memories WHERE id = ?", (ident,)
                 ).fetchone()
                 if row is None:
                     raise NotFoundError("memory", ident)
@@ -498,15 +498,7 @@ class SQLiteStore(SqlReads, SQLiteLtm):
             conn.execute(
                 "INSERT INTO relations(id, from_id, to_id, type, strength, metadata, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    relation.id,
-                    relation.from_id,
-                    relation.to_id,
-                    relation.type,
-                    relation.strength,
-                    json.dumps(relation.metadata),
-                    to_epoch(relation.created_at),
-                ),
+                _relation_row(relation),
             )
         return relation
 
@@ -532,20 +524,7 @@ class SQLiteStore(SqlReads, SQLiteLtm):
             "created_at) SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE "
             "id = ?) AND EXISTS (SELECT 1 FROM memories WHERE id = ?)"
         )
-        rows = [
-            (
-                r.id,
-                r.from_id,
-                r.to_id,
-                r.type,
-                r.strength,
-                json.dumps(r.metadata),
-                to_epoch(r.created_at),
-                r.from_id,
-                r.to_id,
-            )
-            for r in relations
-        ]
+        rows = [(*_relation_row(r), r.from_id, r.to_id) for r in relations]
         with self._write() as conn:
             conn.executemany(sql, rows)
 
@@ -650,6 +629,20 @@ class SQLiteStore(SqlReads, SQLiteLtm):
 
 def _nullable(value: float) -> float | None:
     return None if value != value else value  # NaN -> NULL
+
+
+def _relation_row(r: Relation) -> tuple[Any, ...]:
+    """id, from_id, to_id, type, strength, metadata, created_at: as the relations table holds
+    them."""
+    return (
+        r.id,
+        r.from_id,
+        r.to_id,
+        r.type,
+        r.strength,
+        json.dumps(r.metadata),
+        to_epoch(r.created_at),
+    )
 
 
 def _memory_row(m: Memory) -> list[Any]:
