@@ -41,6 +41,7 @@ import numpy as np
 import scale
 from engram import Draft, Engram, FixedClock
 from engram.core.models import Status
+from engram.embeddings.minilm import MODEL_ID
 from engram.storage.protocol import Filter
 
 BATCH = 5_000
@@ -78,11 +79,13 @@ def sentences(rng: random.Random, count: int) -> list[str]:
 def attach_vectors(path: Path, real: int, seed: int) -> float:
     """Give every memory a vector; returns real sentences embedded per second."""
     marker = path.with_suffix(".vectors.done")
-    # The vectors belong to one build of the store: a rebuilt store (new size, seed or format)
-    # gets new ones.
+    # The vectors belong to one build of the store and one model: a rebuilt store (new size,
+    # seed or format) or another model gets new ones.
     build = json.loads(path.with_suffix(".json").read_text())["build_s"]
-    if marker.exists() and json.loads(marker.read_text()).get("build_s") == build:
-        return float(json.loads(marker.read_text())["embed_per_s"])
+    if marker.exists():
+        done = json.loads(marker.read_text())
+        if done.get("build_s") == build and done.get("model") == MODEL_ID:
+            return float(done["embed_per_s"])
     rng = np.random.default_rng(seed)
     texts = sentences(random.Random(seed), real)
     with sqlite3.connect(path) as conn:  # start from a clean slate: no vectors yet
@@ -108,7 +111,9 @@ def attach_vectors(path: Path, real: int, seed: int) -> float:
             print(f"  vectors {done:,}", file=sys.stderr, end="\r")
     for suffix in (".vectors.usearch", ".vectors.json"):
         Path(str(path) + suffix).unlink(missing_ok=True)
-    marker.write_text(json.dumps({"embed_per_s": rate, "real": real, "build_s": build}))
+    marker.write_text(
+        json.dumps({"embed_per_s": rate, "real": real, "build_s": build, "model": MODEL_ID})
+    )
     return rate
 
 

@@ -187,11 +187,15 @@ def filtered_neighbours(mem: Engram, clock: FixedClock) -> int:
     return len(mem.search("when does my plane depart", tags=["other"], limit=10))
 
 
-def onnx_threads(mem: Engram, clock: FixedClock) -> int:
+def embedding_workers(mem: Engram, clock: FixedClock) -> int:
+    """How many threads embedded the texts of one batch side by side."""
     embedder = mem.app.context.embedder
     assert embedder is not None
-    embedder.embed_batch(["warm up"])
-    return int(embedder._session.get_session_options().intra_op_num_threads)  # type: ignore[attr-defined]
+    before = {t.ident for t in threading.enumerate()}
+    embedder.embed_batch([f"sentence number {i} about gardens" for i in range(16)])
+    return sum(
+        t.name.startswith("engram-embed") and t.ident not in before for t in threading.enumerate()
+    )
 
 
 def promoted_note(mem: Engram, clock: FixedClock) -> str:
@@ -277,7 +281,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
         pool_depth,
     ),
     ("embedding_model", {}, {"embedding_model": "none"}, paraphrase),
-    ("embedding_threads", {}, {"embedding_threads": 1}, onnx_threads),
+    ("embedding_threads", {"embedding_threads": 2}, {"embedding_threads": 1}, embedding_workers),
     ("embed_in_background", {}, {"embed_in_background": False}, background_embedding),
     (
         "cluster_link_threshold",
@@ -287,7 +291,8 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ),
     (
         "cluster_merge_cohesion",
-        {"save_duplicates": "keep"},
+        # The three tea memories' cohesion is 0.90, the default itself: compare clear sides.
+        {"save_duplicates": "keep", "cluster_merge_cohesion": 0.85},
         {"save_duplicates": "keep", "cluster_merge_cohesion": 0.99},
         tea_clusters,
     ),

