@@ -18,6 +18,7 @@ LAYERS = {
     "clock": 0,
     "config_env": 0,
     "atomic": 0,
+    "process_memory": 0,
     "config": 1,
     "storage": 2,
     "embeddings": 2,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -27,15 +26,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.embeddings.integer_graph import integer_graph
+from engram.process_memory import release_freed_memory
 
 MODEL_ID = "all-MiniLM-L6-v2/onnx-int8-dynamic"
 DIMENSIONS = 384
 MAX_TOKENS = 256
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-# One text alone is a query waiting for its answer (or one save): its matrix products are
-# spread over two cores where there are two. Batches run one text per core instead (small
-# products gain little from two threads: 471 short sentences/s that way, 685/s on one thread).
-_SINGLE_TEXT_THREADS = min(2, os.cpu_count() or 1)
 
 
 class ModelUnavailable(RuntimeError):
@@ -60,8 +56,7 @@ def onnx_path() -> Path:
 class _Model:
     """What one process loads once and every store shares."""
 
-    batch: Any  # ONNX session on one thread: batches run several of these calls side by side
-    single: Any  # ONNX session for one text, on _SINGLE_TEXT_THREADS
+    session: Any  # on one thread: a batch runs several calls side by side
     tokenizer: Any
 
 
@@ -76,27 +71,28 @@ def _load() -> _Model:
         raise ModelUnavailable(f"{model} is not the pinned MiniLM export (sha256 differs)")
     graph = integer_graph(data)
 
-    def session(threads: int) -> Any:
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        # No memory arena: it would keep the peak of the longest text for the life of the
-        # process; without it that memory goes back after each call.
-        options.enable_cpu_mem_arena = False
-        return onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
-
+    options = onnxruntime.SessionOptions()
+    # One thread per call. A query gains little from two (1.1–1.25 instead of 1.4 ms here), a
+    # batch loses (660–710 instead of 970–1,050 texts/s on two workers), and a second session
+    # for queries would hold a second copy of the weights (34 MB).
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    # No memory arena: it would keep the peak of the longest text for the life of the
+    # process; without it that memory goes back after each call.
+    options.enable_cpu_mem_arena = False
+    session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
     tokenizer = BertWordPieceTokenizer(
         str(vocab_path()), lowercase=True, strip_accents=None, clean_text=True
     )
     tokenizer.enable_truncation(MAX_TOKENS)
-    batch = session(1)
-    single = batch if _SINGLE_TEXT_THREADS == 1 else session(_SINGLE_TEXT_THREADS)
-    return _Model(batch, single, tokenizer)
+    del data, graph
+    release_freed_memory()
+    return _Model(session, tokenizer)
 
 
 class MiniLMEmbedder:
-    """Loads lazily on first use (about half a second), then about 1 ms per short sentence.
+    """Loads lazily on first use (about half a second), then about 1.5 ms per short sentence.
 
     `threads` is how many texts of a batch are embedded at once (one core each)."""
 
@@ -127,13 +123,11 @@ class MiniLMEmbedder:
             return out
         model = _load()
         encodings = model.tokenizer.encode_batch(list(texts))
-        if len(texts) == 1:
-            out[0] = _embed(model.single, encodings[0].ids)
-        elif self._threads == 1:
+        if len(texts) == 1 or self._threads == 1:
             for row, encoding in enumerate(encodings):
-                out[row] = _embed(model.batch, encoding.ids)
+                out[row] = _embed(model.session, encoding.ids)
         else:
-            rows = self._workers().map(lambda e: _embed(model.batch, e.ids), encodings)
+            rows = self._workers().map(lambda e: _embed(model.session, e.ids), encodings)
             for row, vector in enumerate(rows):
                 out[row] = vector
         return out
