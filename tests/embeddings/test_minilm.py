@@ -74,3 +74,15 @@ def test_a_texts_vector_does_not_depend_on_its_batch(embedder: MiniLMEmbedder) -
     for batch in (SENTENCES, SENTENCES[::-1], [SENTENCES[5], SENTENCES[2]]):
         vectors = embedder.embed_batch(batch)
         assert float(vectors[batch.index(SENTENCES[2])] @ alone) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_threads_asking_at_once_share_one_load() -> None:
+    """A server warms the model up in the background while a request may need it already."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from engram.embeddings.minilm import _load_once
+
+    _load_once.cache_clear()
+    with ThreadPoolExecutor(4) as pool:
+        models = list(pool.map(lambda _: _load(), range(4)))
+    assert all(m is models[0] for m in models)

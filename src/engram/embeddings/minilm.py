@@ -60,8 +60,18 @@ class _Model:
     tokenizer: Any
 
 
-@functools.cache
+_loading = threading.Lock()
+
+
 def _load() -> _Model:
+    """The process's one model, loaded by whichever thread asks first (a server warms it up in
+    the background while a request may already need it: one load, not two)."""
+    with _loading:
+        return _load_once()
+
+
+@functools.cache
+def _load_once() -> _Model:
     import onnxruntime
     from tokenizers import BertWordPieceTokenizer
 
