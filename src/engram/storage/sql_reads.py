@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from engram.core.models import AuditEntry, Memory, Status
+from engram.core.notes import NoteState
 from engram.errors import NotFoundError
 from engram.storage.columns import MEMORY_COLUMN_LIST
 from engram.storage.rows import AUDIT_COLUMNS, Decode, audit_from_row, memory_from_row
@@ -33,6 +34,10 @@ class SqlDialect(Protocol):
 
 
 class SqlReads:
+    def ltm_states(self: SqlDialect) -> dict[str, NoteState]:
+        rows = self._query("SELECT path, mtime_ns, size, digest FROM ltm_notes")
+        return {row[0]: NoteState(row[0], int(row[1]), int(row[2]), row[3]) for row in rows}
+
     def count(self: SqlDialect) -> dict[Status, int]:
         counts = {status: 0 for status in Status}
         for status, n in self._query("SELECT status, count(*) FROM memories GROUP BY status"):

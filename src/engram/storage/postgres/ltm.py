@@ -64,10 +64,6 @@ class PostgresLtm(NoteIndex):
     _write: Callable[[], AbstractContextManager[psycopg.Connection[TupleRow]]]
     _query: Callable[..., list[TupleRow]]
 
-    def ltm_states(self) -> dict[str, NoteState]:
-        rows = self._query("SELECT path, mtime_ns, size, digest FROM ltm_notes")
-        return {row[0]: NoteState(row[0], int(row[1]), int(row[2]), row[3]) for row in rows}
-
     def ltm_write(
         self,
         upsert: Sequence[Note] = (),
