@@ -14,6 +14,10 @@ from engram.storage.protocol import Capability
 
 COMPACT = Capability.COMPACT
 
+# Compaction is suggested when at least this share of lines is dead, and at least this many.
+COMPACT_RATIO = 0.5
+COMPACT_MIN_DEAD = 1_000
+
 
 @dataclass(frozen=True)
 class FileStats:
@@ -40,6 +44,41 @@ class StorageStats:
     dead_ratio: float  # dead lines / all lines
     compaction_recommended: bool
     hint: str
+
+    @classmethod
+    def of_files(
+        cls,
+        backend: str,
+        location: str,
+        memories: int,
+        relations: int,
+        files: tuple[FileStats, ...],
+    ) -> StorageStats:
+        """The totals, and whether a compaction is worth it, from each file's line counts."""
+        lines = sum(f.lines for f in files)
+        dead = sum(f.dead for f in files)
+        ratio = dead / lines if lines else 0.0
+        recommended = dead >= COMPACT_MIN_DEAD and ratio >= COMPACT_RATIO
+        if recommended:
+            hint = (
+                f"{dead:,} of {lines:,} lines are superseded or deleted: "
+                "`engram maintenance compact` would rewrite the files without them"
+            )
+        elif dead:
+            hint = f"{dead:,} dead lines ({ratio:.0%}): compaction is not needed yet"
+        else:
+            hint = "no dead lines: nothing to compact"
+        return cls(
+            backend=backend,
+            location=location,
+            memories=memories,
+            relations=relations,
+            files=files,
+            dead_lines=dead,
+            dead_ratio=ratio,
+            compaction_recommended=recommended,
+            hint=hint,
+        )
 
 
 @dataclass(frozen=True)

@@ -25,74 +25,87 @@ line, see `records` and `vectors`), `meta.json` (format version and the schedule
 from __future__ import annotations
 
 import gc
-import json
 import logging
-import os
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.atomic import fsync_dir
-from engram.clock import system_clock
-from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule, Status
-from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText
+from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.core.timeutil import to_epoch
 from engram.errors import EngramError, NotFoundError, StoreError
-from engram.storage.jsonl.files import DirLock, LineFile, read_lines, replace_small
+from engram.storage.jsonl.files import DirLock, LineFile, read_lines
+from engram.storage.jsonl.layout import (
+    AUDIT,
+    LTM_DB,
+    MEMORIES,
+    RELATIONS,
+    VECTORS,
+    initialise,
+    read_meta,
+    refuse_foreign,
+    write_meta,
+)
 from engram.storage.jsonl.records import (
     SCHEDULE_FIELDS,
     BadLine,
-    StoredMemory,
-    Tombstone,
     decode_memory,
     decode_relation,
     encode_memory,
     encode_relation,
     encode_tombstone,
 )
-from engram.storage.jsonl.vectors import VectorLine, decode_vector, encode_vector
-from engram.storage.locks import file_lock
-from engram.storage.maintenance import CompactionResult, FileStats, StorageStats
-from engram.storage.protocol import (
-    Capability,
-    Change,
-    Filter,
-    Hop,
-    Rescheduler,
-    ScheduleInputs,
-    Stub,
+from engram.storage.jsonl.repair import quarantine_bad_lines
+from engram.storage.jsonl.sync import (
+    Tally,
+    apply_memories,
+    apply_relations,
+    apply_vectors,
+    every_memory,
+    vector_lines,
 )
+from engram.storage.jsonl.vectors import decode_vector, encode_vector
+from engram.storage.locks import file_lock
+from engram.storage.maintenance import CompactionResult, StorageStats
+from engram.storage.protocol import Capability, Change, Filter, Rescheduler, ScheduleInputs
 from engram.storage.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
 R = TypeVar("R")
 
-MEMORIES = "memories.jsonl"
-RELATIONS = "relations.jsonl"
-VECTORS = "vectors.jsonl"
-AUDIT = "audit.jsonl"  # the maintenance pipeline's decisions, append-only, read on demand
-LTM_DB = "ltm.db"  # the vault index: rebuilt from the vault by `engram index-ltm`
-META = "meta.json"
-FORMAT = 1
-GITIGNORE = (
-    "# Engram JSONL store: commit memories.jsonl, relations.jsonl, vectors.jsonl, meta.json\n"
-    ".lock\n.*.lock\nquarantine/\n.*.tmp\n"
-    "# the vault index: rebuilt from the vault by `engram index-ltm`\n"
-    f"{LTM_DB}\n{LTM_DB}-*\nltm.jsonl\n"
-)
-_EMPTY = Schedule()
 _ANY = Filter(statuses=tuple(Status))  # every memory, whatever its status
-_PAGE = 1_000  # memories per read when walking the whole store
 
-# Compaction is suggested when at least this share of lines is dead, and at least this many.
-COMPACT_RATIO = 0.5
-COMPACT_MIN_DEAD = 1_000
+
+def _index_read(
+    method: Callable[Concatenate[SQLiteStore, P], R],
+) -> Callable[Concatenate[JSONLStore, P], R]:
+    """A read the index answers exactly as the SQLite backend, once it has caught up with the
+    lines other processes appended."""
+
+    def read(self: JSONLStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self._reading() as index:
+            return method(index, *args, **kwargs)
+
+    read.__name__, read.__doc__ = method.__name__, method.__doc__
+    return read
+
+
+def _vault_index(
+    method: Callable[Concatenate[SQLiteStore, P], R],
+) -> Callable[Concatenate[JSONLStore, P], R]:
+    """An operation on the vault's note index, an SQLite file of its own (`ltm.db`)."""
+
+    def call(self: JSONLStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return method(self._note_index(), *args, **kwargs)
+
+    call.__name__, call.__doc__ = method.__name__, method.__doc__
+    return call
 
 
 class JSONLStore:
@@ -117,7 +130,7 @@ class JSONLStore:
             raise StoreError(f"cannot create JSONL store {self.path}: {exc.strerror}") from exc
         if not self.path.is_dir():
             raise StoreError(f"JSONL store {self.path} is not a directory")
-        _refuse_foreign(self.path)
+        refuse_foreign(self.path)
         self._mutex = threading.RLock()
         self._lock = DirLock(self.path / ".lock")
         self._memories = LineFile(self.path / MEMORIES)
@@ -132,7 +145,7 @@ class JSONLStore:
         self._clear_counts()
         try:
             with self._mutex, self._lock.hold(exclusive=True):
-                self._initialise()
+                initialise(self.path, [file.path for file in self._files])
                 self._sync()
                 self._repair_if_needed()
         except BaseException:
@@ -173,55 +186,7 @@ class JSONLStore:
         """Line counts of the files (for `stats`), and the memories whose line has no schedule
         (hand-written: the services then recompute every schedule)."""
         self._unscheduled: set[str] = set()
-        self._mem_lines = self._mem_tombstones = 0
-        self._rel_lines = self._rel_tombstones = 0
-        self._vec_lines = self._vec_tombstones = 0
-
-    def _initialise(self) -> None:
-        """Create the files of a new store; refuse a directory that is not one of ours."""
-        meta = self.path / META
-        if not meta.exists():
-            _refuse_foreign(self.path)
-            replace_small(meta, _meta_bytes({"format": FORMAT, "schedule_fingerprint": None}))
-        self._read_meta()
-        created = False
-        for file in self._files:
-            if not file.path.exists():
-                file.path.touch()
-                created = True
-        ignore = self.path / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text(GITIGNORE)
-            created = True
-        elif LTM_DB not in (kept := ignore.read_text()) and kept.startswith(GITIGNORE[:20]):
-            # Written by an Engram that kept the vault index in ltm.jsonl: ignore its successor.
-            ignore.write_text(kept.rstrip("\n") + f"\n{LTM_DB}\n{LTM_DB}-*\n")
-        if created:
-            fsync_dir(self.path)
-
-    def _read_meta(self) -> dict[str, Any]:
-        try:
-            meta = json.loads((self.path / META).read_text())
-            if not isinstance(meta, dict):
-                raise ValueError("not a JSON object")
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            log.warning("%s is unreadable (%s): schedules will be recomputed", META, exc)
-            return {}
-        version = meta.get("format", FORMAT)
-        if not isinstance(version, int) or version > FORMAT:
-            raise StoreError(
-                f"{self.path / META}: format {version!r} was written by a newer Engram "
-                f"(this one reads format {FORMAT})"
-            )
-        return meta
-
-    def _write_meta(self, **changes: Any) -> None:
-        meta = {"format": FORMAT, "schedule_fingerprint": None}
-        meta.update({k: v for k, v in self._read_meta().items() if k in meta})
-        meta.update(changes)
-        replace_small(self.path / META, _meta_bytes(meta))
+        self._mem, self._rel, self._vec = Tally(), Tally(), Tally()
 
     @contextmanager
     def _reading(self) -> Iterator[SQLiteStore]:
@@ -280,13 +245,24 @@ class JSONLStore:
             self._clear_counts()
             self._relations.forget()
             self._vectors.forget()
-        self._apply_memories(self._decoded(MEMORIES, chunk.lines, decode_memory))
+        memories = self._decoded(MEMORIES, chunk.lines, decode_memory)
+        self._mem.count(memories)
+        for ident, scheduled in apply_memories(self._index, memories).items():
+            (self._unscheduled.discard if scheduled else self._unscheduled.add)(ident)
         rchunk = self._relations.read_new()
+        if rchunk.reset and self._rel.lines:  # replaced by another process: read afresh
+            self._index.delete_relations([r.id for r in self._index.all_relations()])
+            self._rel = Tally()
         relations = self._decoded(RELATIONS, rchunk.lines, decode_relation)
-        self._apply_relations(relations, reset=rchunk.reset)
+        self._rel.count(relations)
+        apply_relations(self._index, relations)
         vchunk = self._vectors.read_new()
+        if vchunk.reset and self._vec.lines:  # replaced by another process: read afresh
+            self._index.delete_vectors([m.id for m in every_memory(self._index)])
+            self._vec = Tally()
         vectors = self._decoded(VECTORS, vchunk.lines, decode_vector)
-        self._apply_vectors(vectors, reset=vchunk.reset)
+        self._vec.count(vectors)
+        apply_vectors(self._index, vectors)
 
     def _decoded(
         self, name: str, lines: Sequence[tuple[int, bytes]], decode: Callable[[bytes], R]
@@ -301,101 +277,6 @@ class JSONLStore:
                 self._bad.append((name, number, str(exc)))
         return out
 
-    def _apply_memories(self, records: Sequence[StoredMemory | Tombstone]) -> None:
-        """The last line of each id wins. A memory deleted and written again takes a new place
-        in save order; an update keeps its place."""
-        if not records:
-            return
-        latest: dict[str, StoredMemory | Tombstone] = {}
-        reborn: set[str] = set()
-        for record in records:
-            ident = _record_id(record)
-            previous = latest.get(ident)
-            if isinstance(record, Tombstone) or isinstance(previous, Tombstone):
-                if isinstance(previous, Tombstone) and not isinstance(record, Tombstone):
-                    reborn.add(ident)
-                latest.pop(ident, None)
-            latest[ident] = record
-        self._mem_lines += len(records)
-        self._mem_tombstones += sum(isinstance(r, Tombstone) for r in records)
-        index = self._index
-        existing = {s.id for s in index.stubs(list(latest), _ANY)}
-        gone = [
-            i
-            for i, r in latest.items()
-            if i in existing and (isinstance(r, Tombstone) or i in reborn)
-        ]
-        if gone:
-            index.delete(gone)
-        updates = {
-            i: r
-            for i, r in latest.items()
-            if isinstance(r, StoredMemory) and i in existing and i not in reborn
-        }
-        if updates:
-            index.modify(list(updates), lambda old: _stored(updates[old.id]))
-        added = [
-            _stored(r)
-            for i, r in latest.items()
-            if isinstance(r, StoredMemory) and (i not in existing or i in reborn)
-        ]
-        if added:
-            index.insert(added)
-        for ident, record in latest.items():
-            if isinstance(record, StoredMemory) and record.schedule is None:
-                self._unscheduled.add(ident)
-            else:
-                self._unscheduled.discard(ident)
-
-    def _apply_relations(self, records: Sequence[Relation | Tombstone], reset: bool) -> None:
-        if reset and self._rel_lines:  # replaced by another process: read afresh
-            self._index.delete_relations([r.id for r in self._index.all_relations()])
-            self._rel_lines = self._rel_tombstones = 0
-        if not records:
-            return
-        self._rel_lines += len(records)
-        self._rel_tombstones += sum(isinstance(r, Tombstone) for r in records)
-        # In file order: runs of additions in one transaction, tombstones as they come.
-        run: list[Relation] = []
-        for record in records:
-            if isinstance(record, Tombstone):
-                self._index.add_relations(run)
-                run = []
-                self._index.delete_relations([record.id])
-            else:
-                run.append(record)
-        self._index.add_relations(run)
-
-    def _apply_vectors(self, records: Sequence[VectorLine | Tombstone], reset: bool) -> None:
-        """A memory has one vector line live: the last one (of whatever model)."""
-        if reset and self._vec_lines:  # replaced by another process: read afresh
-            everything = [m.id for m in self._every_memory()]
-            self._index.delete_vectors(everything)
-            self._vec_lines = self._vec_tombstones = 0
-        if not records:
-            return
-        self._vec_lines += len(records)
-        self._vec_tombstones += sum(isinstance(r, Tombstone) for r in records)
-        latest: dict[str, VectorLine | Tombstone] = {}
-        for record in records:
-            latest[record.id] = record
-        self._index.delete_vectors(list(latest))
-        by_model: dict[str, list[tuple[str, NDArray[np.float32]]]] = {}
-        for record in latest.values():
-            if isinstance(record, VectorLine):
-                by_model.setdefault(record.model_id, []).append((record.id, record.vector))
-        for model_id, items in by_model.items():
-            self._index.put_vectors(items, model_id)
-
-    def _every_memory(self) -> Iterator[Memory]:
-        after: str | None = None
-        while True:
-            page = self._index.page(after, _PAGE)
-            if not page:
-                return
-            yield from page
-            after = page[-1].id
-
     def _reload(self) -> None:
         for file in self._files:
             file.forget()
@@ -405,64 +286,13 @@ class JSONLStore:
         self._sync()
 
     def _repair_if_needed(self) -> None:
-        """Move unreadable lines aside (byte for byte) and rewrite the files without them.
-        Runs under the exclusive lock; the reader reports each with its line number."""
+        """Move unreadable lines aside and reload from the files without them (`repair`)."""
         if not self._bad:
             return
-        stamp = system_clock().strftime("%Y%m%dT%H%M%S.%fZ")
-        decoders: dict[str, Callable[[bytes], object]] = {
-            MEMORIES: decode_memory,
-            RELATIONS: decode_relation,
-            VECTORS: decode_vector,
-        }
-        for file in self._files:
-            if not any(name == file.name for name, _, _ in self._bad):
-                continue
-            good: list[bytes] = []
-            bad: list[tuple[int, bytes, str]] = []
-            for number, raw in read_lines(file.path):
-                if not raw.strip():
-                    continue
-                try:
-                    decoders[file.name](raw)
-                except BadLine as exc:
-                    bad.append((number, raw, str(exc)))
-                else:
-                    good.append(raw)
-            if not bad:
-                continue
-            target = self._quarantine(file.name, stamp, [raw for _, raw, _ in bad])
-            file.rewrite(good)
-            for number, _, reason in bad:
-                log.warning(
-                    "%s line %d is unreadable (%s): moved it to %s",
-                    file.path,
-                    number,
-                    reason,
-                    target,
-                )
+        quarantine_bad_lines(self.path, self._files, {name for name, _, _ in self._bad})
         self._bad.clear()
         self._reload()
         self._bad.clear()
-
-    def _quarantine(self, name: str, stamp: str, lines: list[bytes]) -> Path:
-        folder = self.path / "quarantine"
-        folder.mkdir(exist_ok=True)
-        for attempt in range(1000):
-            suffix = "" if attempt == 0 else f"-{attempt}"
-            target = folder / f"{name}.{stamp}{suffix}.bad"
-            try:
-                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            except FileExistsError:
-                continue
-            try:
-                os.write(fd, b"".join(line + b"\n" for line in lines))
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            fsync_dir(folder)
-            return target
-        raise StoreError(f"cannot create a quarantine file in {folder}")
 
     def _retire_vectors(self, ids: Sequence[str]) -> None:
         """Record in vectors.jsonl that these memories' vectors are gone, so a fresh load never
@@ -470,8 +300,7 @@ class JSONLStore:
         gone = [encode_tombstone(ident) for ident in ids]
         if gone:
             self._vectors.append(gone)
-            self._vec_lines += len(gone)
-            self._vec_tombstones += len(gone)
+            self._vec.add(len(gone), tombstones=len(gone))
 
     # -- memories -----------------------------------------------------------------------------
 
@@ -483,7 +312,7 @@ class JSONLStore:
                 dup = next(i for n, i in enumerate(ids) if i in taken or i in ids[:n])
                 raise StoreError(f"cannot insert memories: id {dup!r} already exists")
             self._memories.append(encode_memory(m, s) for m, s in items)
-            self._mem_lines += len(items)
+            self._mem.add(len(items))
             index.insert(items)
             self._unscheduled.difference_update(ids)
 
@@ -510,7 +339,7 @@ class JSONLStore:
                 edited = [i for i, (new, _) in writes.items() if new.content != stored[i].content]
                 stale = [i for i in edited if i in index.vector_models(edited)]
                 self._memories.append(encode_memory(m, s) for m, s in writes.values())
-                self._mem_lines += len(writes)
+                self._mem.add(len(writes))
                 self._retire_vectors(stale)
                 index.modify(list(writes), lambda old: writes[old.id])
                 self._unscheduled.difference_update(writes)
@@ -531,76 +360,32 @@ class JSONLStore:
             edges = [r.id for r in index.relations(victims)]
             embedded = list(index.vector_models(victims))
             self._memories.append(encode_tombstone(ident) for ident in victims)
-            self._mem_lines += len(victims)
-            self._mem_tombstones += len(victims)
+            self._mem.add(len(victims), tombstones=len(victims))
             # The memory tombstones already hide these edges; the relation tombstones record it
             # in relations.jsonl too, so a re-used id never brings them back.
             self._relations.append(encode_tombstone(rid) for rid in edges)
-            self._rel_lines += len(edges)
-            self._rel_tombstones += len(edges)
+            self._rel.add(len(edges), tombstones=len(edges))
             self._retire_vectors(embedded)
             index.delete(victims)
             self._unscheduled.difference_update(victims)
             return victims
 
-    def get_many(self, ids: Sequence[str]) -> list[Memory]:
-        with self._reading() as index:
-            return index.get_many(ids)
-
-    def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
-        with self._reading() as index:
-            return index.ids_with_prefix(prefix, limit)
-
-    def count(self) -> dict[Status, int]:
-        with self._reading() as index:
-            return index.count()
-
+    get_many = _index_read(SQLiteStore.get_many)
+    ids_with_prefix = _index_read(SQLiteStore.ids_with_prefix)
+    count = _index_read(SQLiteStore.count)
     # -- finding (the index answers, exactly as the SQLite backend) ---------------------------
 
-    def text_search(self, terms: Sequence[str], where: Filter, limit: int) -> list[Stub]:
-        with self._reading() as index:
-            return index.text_search(terms, where, limit)
-
-    def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
-        with self._reading() as index:
-            return index.stubs(ids, where)
-
-    def browse(self, where: Filter, limit: int) -> list[Stub]:
-        with self._reading() as index:
-            return index.browse(where, limit)
-
-    def due_for_gc(self, now: float, limit: int) -> list[str]:
-        with self._reading() as index:
-            return index.due_for_gc(now, limit)
-
-    def near_review_peak(self, now: float, limit: int) -> list[Stub]:
-        with self._reading() as index:
-            return index.near_review_peak(now, limit)
-
-    def schedule_counts(self, now: float) -> tuple[int, int]:
-        with self._reading() as index:
-            return index.schedule_counts(now)
-
-    def in_promotion_window(self, now: float, limit: int) -> list[Stub]:
-        with self._reading() as index:
-            return index.in_promotion_window(now, limit)
-
-    def page(self, after: str | None, limit: int) -> list[Memory]:
-        with self._reading() as index:
-            return index.page(after, limit)
-
-    def page_texts(self, after: str | None, limit: int) -> list[tuple[str, Status, str]]:
-        with self._reading() as index:
-            return index.page_texts(after, limit)
-
-    def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
-        with self._reading() as index:
-            return index.episode_tails(episodes)
-
-    def episode_neighbours(self, ids: Sequence[str], radius: int) -> list[tuple[str, str]]:
-        with self._reading() as index:
-            return index.episode_neighbours(ids, radius)
-
+    text_search = _index_read(SQLiteStore.text_search)
+    stubs = _index_read(SQLiteStore.stubs)
+    browse = _index_read(SQLiteStore.browse)
+    due_for_gc = _index_read(SQLiteStore.due_for_gc)
+    near_review_peak = _index_read(SQLiteStore.near_review_peak)
+    schedule_counts = _index_read(SQLiteStore.schedule_counts)
+    in_promotion_window = _index_read(SQLiteStore.in_promotion_window)
+    page = _index_read(SQLiteStore.page)
+    page_texts = _index_read(SQLiteStore.page_texts)
+    episode_tails = _index_read(SQLiteStore.episode_tails)
+    episode_neighbours = _index_read(SQLiteStore.episode_neighbours)
     # -- schedules ----------------------------------------------------------------------------
 
     def schedule_fingerprint(self) -> str | None:
@@ -609,15 +394,15 @@ class JSONLStore:
         with self._reading():
             if self._unscheduled:
                 return None
-            value = self._read_meta().get("schedule_fingerprint")
+            value = read_meta(self.path).get("schedule_fingerprint")
             return value if isinstance(value, str) else None
 
     def reschedule_all(self, compute: Rescheduler, fingerprint: str) -> int:
         with self._writing() as index:
-            current = self._read_meta().get("schedule_fingerprint")
+            current = read_meta(self.path).get("schedule_fingerprint")
             if current == fingerprint and not self._unscheduled:
                 return 0  # another process did it a moment ago
-            memories = list(self._every_memory())
+            memories = list(every_memory(self._index))
             if memories:
                 arrays = compute(
                     ScheduleInputs(
@@ -631,13 +416,13 @@ class JSONLStore:
                 columns = [getattr(arrays, name).tolist() for name in SCHEDULE_FIELDS]
                 schedules = {m.id: _schedule(columns, i) for i, m in enumerate(memories)}
                 self._memories.rewrite(encode_memory(m, schedules[m.id]) for m in memories)
-                self._write_meta(schedule_fingerprint=fingerprint)
+                write_meta(self.path, schedule_fingerprint=fingerprint)
                 index.modify(list(schedules), lambda old: (old, schedules[old.id]))
-                self._mem_lines, self._mem_tombstones = len(memories), 0
+                self._mem = Tally(len(memories))
                 self._unscheduled.clear()
                 log.info("rescheduled %d memories", len(memories))
             else:
-                self._write_meta(schedule_fingerprint=fingerprint)
+                write_meta(self.path, schedule_fingerprint=fingerprint)
             return len(memories)
 
     # -- relations ----------------------------------------------------------------------------
@@ -647,23 +432,12 @@ class JSONLStore:
             stored = index.add_relation(relation)
             if stored == relation:
                 self._relations.append([encode_relation(relation)])
-                self._rel_lines += 1
+                self._rel.add(1)
             return stored
 
-    def relations(self, memory_ids: Sequence[str]) -> list[Relation]:
-        with self._reading() as index:
-            return index.relations(memory_ids)
-
-    def count_relations(self) -> int:
-        with self._reading() as index:
-            return index.count_relations()
-
-    def traverse(
-        self, start: str, depth: int, types: Sequence[str], direction: Direction, limit: int
-    ) -> list[Hop]:
-        with self._reading() as index:
-            return index.traverse(start, depth, types, direction, limit)
-
+    relations = _index_read(SQLiteStore.relations)
+    count_relations = _index_read(SQLiteStore.count_relations)
+    traverse = _index_read(SQLiteStore.traverse)
     # -- the maintenance pipeline -------------------------------------------------------------
 
     def audit_append(self, entries: Sequence[AuditEntry]) -> None:
@@ -708,34 +482,15 @@ class JSONLStore:
             if not latest:
                 return 0
             self._vectors.append(encode_vector(i, model_id, v) for i, v in latest.items())
-            self._vec_lines += len(latest)
+            self._vec.add(len(latest))
             index.delete_vectors(list(latest))
             return index.put_vectors(list(latest.items()), model_id)
 
-    def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
-        with self._reading() as index:
-            return index.vector_search(vector, where, limit)
-
-    def vector_neighbours(
-        self, vectors: Mapping[str, NDArray[np.float32]], where: Filter, k: int
-    ) -> dict[str, list[tuple[str, float]]]:
-        with self._reading() as index:
-            return index.vector_neighbours(vectors, where, k)
-
-    def get_vectors(
-        self, ids: Sequence[str], model_id: str, passages: bool = False
-    ) -> dict[str, NDArray[np.float32]]:
-        with self._reading() as index:
-            return index.get_vectors(ids, model_id, passages)
-
-    def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:
-        with self._reading() as index:
-            return index.missing_vectors(model_id, limit)
-
-    def vector_counts(self) -> dict[str, int]:
-        with self._reading() as index:
-            return index.vector_counts()
-
+    vector_search = _index_read(SQLiteStore.vector_search)
+    vector_neighbours = _index_read(SQLiteStore.vector_neighbours)
+    get_vectors = _index_read(SQLiteStore.get_vectors)
+    missing_vectors = _index_read(SQLiteStore.missing_vectors)
+    vector_counts = _index_read(SQLiteStore.vector_counts)
     # -- long-term memory: the vault index, an SQLite file next to the memories ---------------
 
     def _note_index(self) -> SQLiteStore:
@@ -749,36 +504,13 @@ class JSONLStore:
                 )
             return self._notes
 
-    def ltm_states(self) -> dict[str, NoteState]:
-        return self._note_index().ltm_states()
-
-    def ltm_write(
-        self,
-        upsert: Sequence[Note] = (),
-        restate: Sequence[NoteState] = (),
-        delete: Sequence[str] = (),
-    ) -> None:
-        self._note_index().ltm_write(upsert, restate, delete)
-
-    def ltm_search(self, terms: Sequence[str], tags: Sequence[str], limit: int) -> list[NoteHit]:
-        return self._note_index().ltm_search(terms, tags, limit)
-
-    def ltm_links(self, path: str) -> NoteLinks:
-        return self._note_index().ltm_links(path)
-
-    def ltm_put_vectors(
-        self, items: Sequence[tuple[str, str, NDArray[np.float32]]], model_id: str
-    ) -> int:
-        return self._note_index().ltm_put_vectors(items, model_id)
-
-    def ltm_vector_search(
-        self, vector: NDArray[np.float32], model_id: str, tags: Sequence[str], limit: int
-    ) -> list[NoteHit]:
-        return self._note_index().ltm_vector_search(vector, model_id, tags, limit)
-
-    def ltm_missing_vectors(self, model_id: str, limit: int) -> list[NoteText]:
-        return self._note_index().ltm_missing_vectors(model_id, limit)
-
+    ltm_states = _vault_index(SQLiteStore.ltm_states)
+    ltm_write = _vault_index(SQLiteStore.ltm_write)
+    ltm_search = _vault_index(SQLiteStore.ltm_search)
+    ltm_links = _vault_index(SQLiteStore.ltm_links)
+    ltm_put_vectors = _vault_index(SQLiteStore.ltm_put_vectors)
+    ltm_vector_search = _vault_index(SQLiteStore.ltm_vector_search)
+    ltm_missing_vectors = _vault_index(SQLiteStore.ltm_missing_vectors)
     # -- maintenance --------------------------------------------------------------------------
 
     def stats(self) -> StorageStats:
@@ -790,52 +522,11 @@ class JSONLStore:
         memories = sum(index.count().values())
         relations = index.count_relations()
         files = (
-            FileStats(
-                name=MEMORIES,
-                bytes=self._memories.size(),
-                lines=self._mem_lines,
-                live=memories,
-                tombstones=self._mem_tombstones,
-            ),
-            FileStats(
-                name=RELATIONS,
-                bytes=self._relations.size(),
-                lines=self._rel_lines,
-                live=relations,
-                tombstones=self._rel_tombstones,
-            ),
-            FileStats(
-                name=VECTORS,
-                bytes=self._vectors.size(),
-                lines=self._vec_lines,
-                live=sum(index.vector_counts().values()),
-                tombstones=self._vec_tombstones,
-            ),
+            self._mem.stats(MEMORIES, self._memories.size(), memories),
+            self._rel.stats(RELATIONS, self._relations.size(), relations),
+            self._vec.stats(VECTORS, self._vectors.size(), sum(index.vector_counts().values())),
         )
-        lines = sum(f.lines for f in files)
-        dead = sum(f.lines - f.live for f in files)
-        ratio = dead / lines if lines else 0.0
-        recommended = dead >= COMPACT_MIN_DEAD and ratio >= COMPACT_RATIO
-        if recommended:
-            hint = (
-                f"{dead:,} of {lines:,} lines are superseded or deleted: "
-                "`engram maintenance compact` would rewrite the files without them"
-            )
-        elif dead:
-            hint = f"{dead:,} dead lines ({ratio:.0%}): compaction is not needed yet"
-        else:
-            hint = "no dead lines: nothing to compact"
-        return StorageStats(
-            backend="jsonl",
-            location=self.location,
-            memories=memories,
-            relations=relations,
-            files=files,
-            dead_lines=dead,
-            dead_ratio=ratio,
-            compaction_recommended=recommended,
-            hint=hint,
-        )
+        return StorageStats.of_files("jsonl", self.location, memories, relations, files)
 
     def compact(self) -> CompactionResult:
         """Rewrite the files with only the current line of each live record, atomically
@@ -843,7 +534,7 @@ class JSONLStore:
         catching up, so no other process's write can be lost."""
         with self._writing() as index:
             before = self._stats()
-            memories = list(self._every_memory())
+            memories = list(every_memory(self._index))
             ids = [m.id for m in memories]
             schedules = index.schedules(ids)
             self._memories.rewrite(
@@ -852,33 +543,14 @@ class JSONLStore:
             )
             relations = index.all_relations()
             self._relations.rewrite(encode_relation(r) for r in relations)
-            vectors = self._vectors.rewrite(self._vector_lines(index, ids))
+            vectors = self._vectors.rewrite(vector_lines(index, ids))
             # The files now hold exactly what the index holds: only the line counts change.
-            self._mem_lines, self._mem_tombstones = len(memories), 0
-            self._rel_lines, self._rel_tombstones = len(relations), 0
-            self._vec_lines, self._vec_tombstones = vectors, 0
+            self._mem, self._rel, self._vec = (
+                Tally(len(memories)),
+                Tally(len(relations)),
+                Tally(vectors),
+            )
             return CompactionResult(before=before, after=self._stats())
-
-    def _vector_lines(self, index: SQLiteStore, ids: Sequence[str]) -> Iterator[bytes]:
-        for start in range(0, len(ids), _PAGE):
-            page = ids[start : start + _PAGE]
-            models = index.vector_models(page)
-            found: dict[str, NDArray[np.float32]] = {}
-            for model_id in set(models.values()):
-                found |= index.get_vectors(
-                    [i for i in page if models.get(i) == model_id], model_id, passages=True
-                )
-            for ident in page:
-                if ident in found:
-                    yield encode_vector(ident, models[ident], found[ident])
-
-
-def _record_id(record: StoredMemory | Tombstone) -> str:
-    return record.id if isinstance(record, Tombstone) else record.memory.id
-
-
-def _stored(record: StoredMemory) -> tuple[Memory, Schedule]:
-    return record.memory, record.schedule or _EMPTY
 
 
 def _schedule(columns: list[list[float]], i: int) -> Schedule:
@@ -887,23 +559,3 @@ def _schedule(columns: list[list[float]], i: int) -> Schedule:
         for name, col in zip(SCHEDULE_FIELDS, columns, strict=True)
     }
     return Schedule.model_construct(**values)
-
-
-def _refuse_foreign(path: Path) -> None:
-    """Data files without meta.json: another program's directory (CortexGraph's, say)."""
-    if (path / META).exists():
-        return
-    for name in (MEMORIES, RELATIONS):
-        try:
-            size = (path / name).stat().st_size
-        except FileNotFoundError:
-            continue
-        if size:
-            raise StoreError(
-                f"{path} holds {name} but no {META}: not an Engram JSONL store "
-                "(a CortexGraph directory is imported with `engram import cortexgraph DIR`)"
-            )
-
-
-def _meta_bytes(meta: dict[str, Any]) -> bytes:
-    return (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode()

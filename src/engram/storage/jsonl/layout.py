@@ -1,0 +1,104 @@
+"""What a JSONL store's directory holds: the file names, `meta.json` and `.gitignore`.
+
+`meta.json` records the format version (a newer Engram's directory is refused, not misread)
+and the fingerprint of the decay settings the stored schedules were computed with.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from engram.atomic import fsync_dir
+from engram.errors import StoreError
+from engram.storage.jsonl.files import replace_small
+
+log = logging.getLogger(__name__)
+
+MEMORIES = "memories.jsonl"
+RELATIONS = "relations.jsonl"
+VECTORS = "vectors.jsonl"
+AUDIT = "audit.jsonl"  # the maintenance pipeline's decisions, append-only, read on demand
+LTM_DB = "ltm.db"  # the vault index: rebuilt from the vault by `engram index-ltm`
+META = "meta.json"
+FORMAT = 1
+GITIGNORE = (
+    "# Engram JSONL store: commit memories.jsonl, relations.jsonl, vectors.jsonl, meta.json\n"
+    ".lock\n.*.lock\nquarantine/\n.*.tmp\n"
+    "# the vault index: rebuilt from the vault by `engram index-ltm`\n"
+    f"{LTM_DB}\n{LTM_DB}-*\nltm.jsonl\n"
+)
+
+
+def initialise(path: Path, files: Sequence[Path]) -> None:
+    """Create the files of a new store; refuse a directory that is not one of ours."""
+    meta = path / META
+    if not meta.exists():
+        refuse_foreign(path)
+        replace_small(meta, _meta_bytes({"format": FORMAT, "schedule_fingerprint": None}))
+    read_meta(path)
+    created = False
+    for file in files:
+        if not file.exists():
+            file.touch()
+            created = True
+    ignore = path / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text(GITIGNORE)
+        created = True
+    elif LTM_DB not in (kept := ignore.read_text()) and kept.startswith(GITIGNORE[:20]):
+        # Written by an Engram that kept the vault index in ltm.jsonl: ignore its successor.
+        ignore.write_text(kept.rstrip("\n") + f"\n{LTM_DB}\n{LTM_DB}-*\n")
+    if created:
+        fsync_dir(path)
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    """The directory's meta.json; {} when it is missing or unreadable (the schedules are then
+    recomputed), an error when a newer Engram wrote it."""
+    try:
+        meta = json.loads((path / META).read_text())
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        log.warning("%s is unreadable (%s): schedules will be recomputed", META, exc)
+        return {}
+    version = meta.get("format", FORMAT)
+    if not isinstance(version, int) or version > FORMAT:
+        raise StoreError(
+            f"{path / META}: format {version!r} was written by a newer Engram "
+            f"(this one reads format {FORMAT})"
+        )
+    return meta
+
+
+def write_meta(path: Path, **changes: Any) -> None:
+    meta = {"format": FORMAT, "schedule_fingerprint": None}
+    meta.update({k: v for k, v in read_meta(path).items() if k in meta})
+    meta.update(changes)
+    replace_small(path / META, _meta_bytes(meta))
+
+
+def refuse_foreign(path: Path) -> None:
+    """Data files without meta.json: another program's directory (CortexGraph's, say)."""
+    if (path / META).exists():
+        return
+    for name in (MEMORIES, RELATIONS):
+        try:
+            size = (path / name).stat().st_size
+        except FileNotFoundError:
+            continue
+        if size:
+            raise StoreError(
+                f"{path} holds {name} but no {META}: not an Engram JSONL store "
+                "(a CortexGraph directory is imported with `engram import cortexgraph DIR`)"
+            )
+
+
+def _meta_bytes(meta: dict[str, Any]) -> bytes:
+    return (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode()

@@ -1,0 +1,75 @@
+"""Unreadable lines (a crash mid-write, a hand edit) are moved aside, never fatal.
+
+Each bad line is copied byte for byte to `quarantine/<file>.<timestamp>.bad` (fsynced, so the
+evidence survives a crash) before its file is rewritten without it; the log names its line
+number and why it could not be read.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
+
+from engram.atomic import fsync_dir
+from engram.clock import system_clock
+from engram.errors import StoreError
+from engram.storage.jsonl.files import LineFile, read_lines
+from engram.storage.jsonl.layout import MEMORIES, RELATIONS, VECTORS
+from engram.storage.jsonl.records import BadLine, decode_memory, decode_relation
+from engram.storage.jsonl.vectors import decode_vector
+
+DECODERS: dict[str, Callable[[bytes], object]] = {
+    MEMORIES: decode_memory,
+    RELATIONS: decode_relation,
+    VECTORS: decode_vector,
+}
+
+
+def quarantine_bad_lines(folder: Path, files: Sequence[LineFile], names: Collection[str]) -> None:
+    """Rewrite each of `files` named in `names` without the lines that do not decode, after
+    copying those to the store's quarantine folder. Runs under the exclusive lock."""
+    stamp = system_clock().strftime("%Y%m%dT%H%M%S.%fZ")
+    for file in files:
+        if file.name not in names:
+            continue
+        good: list[bytes] = []
+        bad: list[tuple[int, bytes, str]] = []
+        for number, raw in read_lines(file.path):
+            if not raw.strip():
+                continue
+            try:
+                DECODERS[file.name](raw)
+            except BadLine as exc:
+                bad.append((number, raw, str(exc)))
+            else:
+                good.append(raw)
+        if not bad:
+            continue
+        target = _quarantine(folder / "quarantine", f"{file.name}.{stamp}", [r for _, r, _ in bad])
+        file.rewrite(good)
+        for number, _, reason in bad:
+            logging.getLogger(__name__).warning(
+                "%s line %d is unreadable (%s): moved it to %s", file.path, number, reason, target
+            )
+
+
+def _quarantine(folder: Path, stem: str, lines: list[bytes]) -> Path:
+    """A new file (never overwriting an earlier quarantine) holding `lines`, fsynced."""
+    folder.mkdir(exist_ok=True)
+    for attempt in range(1000):
+        suffix = "" if attempt == 0 else f"-{attempt}"
+        target = folder / f"{stem}{suffix}.bad"
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            continue
+        try:
+            os.write(fd, b"".join(line + b"\n" for line in lines))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        fsync_dir(folder)
+        return target
+    raise StoreError(f"cannot create a quarantine file in {folder}")

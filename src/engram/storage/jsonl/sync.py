@@ -1,0 +1,144 @@
+"""Between the files and the store's SQLite index.
+
+The files are the truth; the `apply_*` functions bring the index up to date with the lines
+appended since the last read (by this process or another), in file order, so the index always
+holds what a full reload of the files would give. `vector_lines` goes the other way, for a
+compaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engram.core.models import Memory, Relation, Schedule, Status
+from engram.storage.jsonl.records import StoredMemory, Tombstone
+from engram.storage.jsonl.vectors import VectorLine, encode_vector
+from engram.storage.maintenance import FileStats
+from engram.storage.protocol import Filter
+from engram.storage.sqlite import SQLiteStore
+
+_EMPTY = Schedule()
+_ANY = Filter(statuses=tuple(Status))  # every memory, whatever its status
+_PAGE = 1_000  # memories per read when walking the whole store
+
+
+@dataclass
+class Tally:
+    """How many lines a file holds and how many are tombstones: what `stats` reports and what
+    tells when a compaction is worth it."""
+
+    lines: int = 0
+    tombstones: int = 0
+
+    def add(self, lines: int, tombstones: int = 0) -> None:
+        self.lines += lines
+        self.tombstones += tombstones
+
+    def count(self, records: Sequence[object]) -> None:
+        self.add(len(records), sum(isinstance(r, Tombstone) for r in records))
+
+    def stats(self, name: str, size: int, live: int) -> FileStats:
+        return FileStats(name, size, self.lines, live, self.tombstones)
+
+
+def apply_memories(
+    index: SQLiteStore, records: Sequence[StoredMemory | Tombstone]
+) -> dict[str, bool]:
+    """The last line of each id wins. A memory deleted and written again takes a new place in
+    save order; an update keeps its place. Returns, for each id the lines name, whether its
+    live line carries a schedule (a hand-written one may not)."""
+    latest: dict[str, StoredMemory | Tombstone] = {}
+    reborn: set[str] = set()
+    for record in records:
+        ident = record.id if isinstance(record, Tombstone) else record.memory.id
+        previous = latest.get(ident)
+        if isinstance(record, Tombstone) or isinstance(previous, Tombstone):
+            if isinstance(previous, Tombstone) and not isinstance(record, Tombstone):
+                reborn.add(ident)
+            latest.pop(ident, None)
+        latest[ident] = record
+    existing = {s.id for s in index.stubs(list(latest), _ANY)} if latest else set()
+    gone = [
+        i for i, r in latest.items() if i in existing and (isinstance(r, Tombstone) or i in reborn)
+    ]
+    if gone:
+        index.delete(gone)
+    updates = {
+        i: r
+        for i, r in latest.items()
+        if isinstance(r, StoredMemory) and i in existing and i not in reborn
+    }
+    if updates:
+        index.modify(list(updates), lambda old: stored(updates[old.id]))
+    added = [
+        stored(r)
+        for i, r in latest.items()
+        if isinstance(r, StoredMemory) and (i not in existing or i in reborn)
+    ]
+    if added:
+        index.insert(added)
+    return {
+        ident: not (isinstance(record, StoredMemory) and record.schedule is None)
+        for ident, record in latest.items()
+    }
+
+
+def apply_relations(index: SQLiteStore, records: Sequence[Relation | Tombstone]) -> None:
+    """In file order: runs of additions in one transaction, tombstones as they come."""
+    run: list[Relation] = []
+    for record in records:
+        if isinstance(record, Tombstone):
+            index.add_relations(run)
+            run = []
+            index.delete_relations([record.id])
+        else:
+            run.append(record)
+    index.add_relations(run)
+
+
+def apply_vectors(index: SQLiteStore, records: Sequence[VectorLine | Tombstone]) -> None:
+    """A memory has one vector line live: the last one (of whatever model)."""
+    latest: dict[str, VectorLine | Tombstone] = {}
+    for record in records:
+        latest[record.id] = record
+    index.delete_vectors(list(latest))
+    by_model: dict[str, list[tuple[str, NDArray[np.float32]]]] = {}
+    for record in latest.values():
+        if isinstance(record, VectorLine):
+            by_model.setdefault(record.model_id, []).append((record.id, record.vector))
+    for model_id, items in by_model.items():
+        index.put_vectors(items, model_id)
+
+
+def every_memory(index: SQLiteStore) -> Iterator[Memory]:
+    """The whole index, a page at a time."""
+    after: str | None = None
+    while True:
+        page = index.page(after, _PAGE)
+        if not page:
+            return
+        yield from page
+        after = page[-1].id
+
+
+def stored(record: StoredMemory) -> tuple[Memory, Schedule]:
+    return record.memory, record.schedule or _EMPTY
+
+
+def vector_lines(index: SQLiteStore, ids: Sequence[str]) -> Iterator[bytes]:
+    """The vector lines of these memories as the index holds them, passages included."""
+    for start in range(0, len(ids), _PAGE):
+        page = ids[start : start + _PAGE]
+        models = index.vector_models(page)
+        found: dict[str, NDArray[np.float32]] = {}
+        for model_id in set(models.values()):
+            found |= index.get_vectors(
+                [i for i in page if models.get(i) == model_id], model_id, passages=True
+            )
+        for ident in page:
+            if ident in found:
+                yield encode_vector(ident, models[ident], found[ident])
