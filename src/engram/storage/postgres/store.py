@@ -20,34 +20,30 @@ import psycopg
 from numpy.typing import NDArray
 from pgvector import Vector
 from pgvector.psycopg.vector import register_vector_info
-from psycopg import sql
 from psycopg.rows import TupleRow
 from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from engram.config import redact_url
-from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule
+from engram.core.models import AuditEntry, Memory, Schedule
 from engram.core.scoring import Policy
-from engram.core.timeutil import to_epoch
 from engram.errors import ConfigError, NotFoundError, StoreError, ValidationError
 from engram.storage.columns import (
     MEMORY_COLUMN_LIST,
     MEMORY_COLUMNS,
-    META,
     SCHEDULE_COLUMNS,
     STUB_COLUMNS,
-    changed_values,
-    memory_values,
     schedule_values,
 )
+from engram.storage.postgres.graph import PostgresGraph
 from engram.storage.postgres.ltm import PostgresLtm
 from engram.storage.postgres.migrations import migrate
+from engram.storage.postgres.sql import Conn, filter_sql, memory_row, update_row
 from engram.storage.protocol import (
     Capability,
     Change,
     Filter,
-    Hop,
     Rescheduler,
     ScheduleInputs,
     Stub,
@@ -57,17 +53,12 @@ from engram.storage.rows import (
     as_is,
     audit_row,
     memory_from_row,
-    relation_from_row,
     stub_from_row,
 )
 from engram.storage.sql_reads import FINGERPRINT_KEY, SqlReads
-from engram.storage.traversal import RELATION_COLUMNS, traversal_sql
 
 log = logging.getLogger(__name__)
 
-Conn = psycopg.Connection[TupleRow]
-
-_RELATION_COLUMNS = RELATION_COLUMNS
 _RESCHEDULE_BATCH = 50_000
 VECTOR_DIMENSIONS = 384  # the `embed vector(384)` column
 _BULK = 1_000  # inserts of at least this many rows may refresh the planner's statistics
@@ -100,7 +91,7 @@ SCHEDULE_SQL = {
 }
 
 
-class PostgresStore(SqlReads, PostgresLtm):
+class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
     location: str
     P = "%s"
     decode_json = staticmethod(as_is)
@@ -186,7 +177,7 @@ class PostgresStore(SqlReads, PostgresLtm):
             f"INSERT INTO memories ({', '.join(columns)}) "
             f"VALUES ({', '.join(['%s'] * len(columns))})"
         )
-        rows = [(*_memory_row(m), *schedule_values(s)) for m, s in items]
+        rows = [(*memory_row(m), *schedule_values(s)) for m, s in items]
         try:
             with self._write() as conn, conn.cursor() as cur:
                 cur.executemany(query, rows)
@@ -241,7 +232,7 @@ class PostgresStore(SqlReads, PostgresLtm):
                 if outcome is None:
                     continue
                 new, schedule = outcome
-                _update(conn, old, new, schedule)
+                update_row(conn, old, new, schedule)
                 current[ident] = new
                 results.append((old, new))
         return results
@@ -269,7 +260,7 @@ class PostgresStore(SqlReads, PostgresLtm):
         # Each term is a phrase of its own (so `"`, `*`, `OR` or `:` are plain words, never
         # query syntax), and the terms are OR-ed, as on every backend.
         query = " || ".join(["phraseto_tsquery('engram', %s)"] * len(terms))
-        clauses, params = _filter_sql(where)
+        clauses, params = filter_sql(where)
         rows = self._query(
             f"SELECT {STUB_COLUMNS}, ts_rank_cd(%s::float4[], m.search, q.q) AS r "
             f"FROM memories m, (SELECT {query} AS q) q "
@@ -279,7 +270,7 @@ class PostgresStore(SqlReads, PostgresLtm):
         return [stub_from_row(row) for row in rows]
 
     def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
-        clauses, params = _filter_sql(where)
+        clauses, params = filter_sql(where)
         rows = self._query(
             f"SELECT {STUB_COLUMNS}, 0.0 FROM memories m WHERE m.id = ANY(%s::text[]) {clauses}",
             [list(dict.fromkeys(ids)), *params],
@@ -291,7 +282,7 @@ class PostgresStore(SqlReads, PostgresLtm):
         out: list[Stub] = []
         for status in where.statuses:
             narrowed = Filter(statuses=(status,), tags=where.tags, used_since=where.used_since)
-            clauses, params = _filter_sql(narrowed)
+            clauses, params = filter_sql(narrowed)
             rows = self._query(
                 f"SELECT {STUB_COLUMNS}, 1.0 FROM memories m WHERE true {clauses} "
                 "ORDER BY m.forget_at DESC NULLS LAST, m.last_used DESC LIMIT %s",
@@ -411,7 +402,7 @@ class PostgresStore(SqlReads, PostgresLtm):
         (pgvector's iterative scan), not to a fixed set of neighbours."""
         if self._vector_model is None:
             return []
-        clauses, params = _filter_sql(where)
+        clauses, params = filter_sql(where)
         q = Vector(vector)
         with self._write() as conn:
             # A wide beam (4x the neighbours asked for) buys recall: the service re-ranks
@@ -508,101 +499,6 @@ class PostgresStore(SqlReads, PostgresLtm):
                 raise StoreError(f"{name} is already running on this store ({self.location})")
             yield
 
-    # -- relations ----------------------------------------------------------------------------
-
-    def add_relation(self, relation: Relation) -> Relation:
-        find = (
-            f"SELECT {_RELATION_COLUMNS} FROM relationships "
-            "WHERE from_id = %s AND to_id = %s AND type = %s"
-        )
-        key = (relation.from_id, relation.to_id, relation.type)
-        with self._write() as conn:
-            existing = conn.execute(find, key).fetchone()
-            if existing is not None:
-                return relation_from_row(existing)
-            # FOR SHARE: neither endpoint can be deleted before the edge is in.
-            present = {
-                row[0]
-                for row in conn.execute(
-                    "SELECT id FROM memories WHERE id = ANY(%s::text[]) FOR SHARE",
-                    ([relation.from_id, relation.to_id],),
-                )
-            }
-            for ident in (relation.from_id, relation.to_id):
-                if ident not in present:
-                    raise NotFoundError("memory", ident)
-            inserted = conn.execute(
-                f"INSERT INTO relationships ({_RELATION_COLUMNS}) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (from_id, to_id, type) DO NOTHING RETURNING id",
-                (
-                    relation.id,
-                    relation.from_id,
-                    relation.to_id,
-                    relation.type,
-                    relation.strength,
-                    Jsonb(_checked_json(relation.metadata, "metadata")),
-                    to_epoch(relation.created_at),
-                ),
-            ).fetchone()
-            if inserted is None:  # another client added the same edge meanwhile
-                row = conn.execute(find, key).fetchone()
-                assert row is not None
-                return relation_from_row(row)
-        return relation
-
-    def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
-        rows = self._query(
-            "SELECT episode, MAX(episode_seq) FROM memories "
-            "WHERE episode = ANY(%s::text[]) AND episode_seq IS NOT NULL GROUP BY episode",
-            (list(dict.fromkeys(episodes)),),
-        )
-        return {row[0]: int(row[1]) for row in rows}
-
-    def episode_neighbours(self, ids: Sequence[str], radius: int) -> list[tuple[str, str]]:
-        rows = self._query(
-            "SELECT s.id, n.id FROM memories s JOIN memories n ON n.episode = s.episode "
-            "AND n.episode_seq BETWEEN s.episode_seq - %(r)s AND s.episode_seq + %(r)s "
-            "WHERE s.id = ANY(%(ids)s::text[]) AND s.episode IS NOT NULL AND n.id <> s.id",
-            {"r": radius, "ids": list(dict.fromkeys(ids))},
-        )
-        return [(row[0], row[1]) for row in rows]
-
-    def relations(self, memory_ids: Sequence[str]) -> list[Relation]:
-        if not memory_ids:
-            return []
-        ids = list(memory_ids)
-        rows = self._query(
-            f"SELECT {_RELATION_COLUMNS} FROM relationships "
-            "WHERE from_id = ANY(%s::text[]) OR to_id = ANY(%s::text[]) ORDER BY created_at, id",
-            (ids, ids),
-        )
-        return [relation_from_row(row) for row in rows]
-
-    def count_relations(self) -> int:
-        return int(self._query("SELECT count(*) FROM relationships")[0][0])
-
-    def traverse(
-        self,
-        start: str,
-        depth: int,
-        types: Sequence[str],
-        direction: Direction,
-        limit: int,
-    ) -> list[Hop]:
-        query = traversal_sql(
-            table="relationships",
-            direction=direction,
-            typed=bool(types),
-            param=lambda name: f"%({name})s",
-            type_filter="e.type = ANY(%(types)s::text[])",
-            start_cast='::text COLLATE "C"',
-        )
-        rows = self._query(
-            query, {"start": start, "depth": depth, "types": list(types), "limit": limit}
-        )
-        return [Hop(row[0], int(row[1]), row[2], relation_from_row(row[3:])) for row in rows]
-
     # -- SQL-side scoring ---------------------------------------------------------------------
 
     def decay_scores(self, ids: Sequence[str], now: float, policy: Policy) -> dict[str, float]:
@@ -634,71 +530,3 @@ class PostgresStore(SqlReads, PostgresLtm):
         """EXPLAIN of a query on this store (for tests and diagnosis)."""
         rows = self._query("EXPLAIN " + query, params)
         return "\n".join(str(row[0]) for row in rows)
-
-
-# -- row mapping -------------------------------------------------------------------------------
-
-
-def _no_nul(value: str | None, field: str) -> str | None:
-    if value is not None and "\x00" in value:
-        raise ValidationError(field, "must not contain NUL characters")
-    return value
-
-
-def _checked_json(value: Any, field: str) -> Any:
-    """JSONB stores neither NUL characters nor NaN/Infinity: refuse them by name."""
-    if isinstance(value, str):
-        _no_nul(value, field)
-    elif isinstance(value, float) and (value != value or value in (float("inf"), -float("inf"))):
-        raise ValidationError(field, "must not contain NaN or Infinity")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _no_nul(str(key), field)
-            _checked_json(item, field)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _checked_json(item, field)
-    return value
-
-
-_TEXT_COLUMNS = ("source", "context", "promoted_to", "episode")  # NUL refused by name
-_TEXT = tuple(MEMORY_COLUMNS.index(c) for c in _TEXT_COLUMNS)
-
-
-def _memory_row(m: Memory) -> list[Any]:
-    """The row PostgreSQL stores: tags and entities as arrays, meta as JSONB, after refusing
-    what those types cannot hold."""
-    row = memory_values(m)
-    for i, name in zip(_TEXT, _TEXT_COLUMNS, strict=True):
-        _no_nul(row[i], name)
-    row[META] = Jsonb(_checked_json(row[META], "meta"))
-    return row
-
-
-def _update(conn: Conn, old: Memory, new: Memory, schedule: Schedule) -> None:
-    """Write only the columns that changed (`changed_values`), and the schedule."""
-    changes = changed_values(old, new)
-    for name in _TEXT_COLUMNS:
-        if name in changes:
-            _no_nul(changes[name], name)
-    if "meta" in changes:
-        changes["meta"] = Jsonb(_checked_json(changes["meta"], "meta"))
-    changes.update(zip(SCHEDULE_COLUMNS, schedule_values(schedule), strict=True))
-    sets = sql.SQL(", ").join(
-        sql.SQL("{} = {}").format(sql.Identifier(name), sql.Placeholder()) for name in changes
-    )
-    conn.execute(
-        sql.SQL("UPDATE memories SET {} WHERE id = %s").format(sets), [*changes.values(), old.id]
-    )
-
-
-def _filter_sql(where: Filter) -> tuple[str, list[Any]]:
-    clauses = ["AND m.status = ANY(%s::text[])"]
-    params: list[Any] = [[s.value for s in where.statuses]]
-    if where.used_since is not None:
-        clauses.append("AND m.last_used >= %s")
-        params.append(where.used_since)
-    if where.tags:
-        clauses.append("AND engram_lower(m.tags) && engram_lower(%s::text[])")
-        params.append(list(where.tags))
-    return " ".join(clauses), params

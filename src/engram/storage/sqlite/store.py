@@ -14,13 +14,12 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule, Status
-from engram.core.timeutil import to_epoch
+from engram.core.models import AuditEntry, Memory, Schedule, Status
 from engram.errors import NotFoundError, StoreError
 from engram.storage.columns import (
     ENTITIES,
@@ -40,7 +39,6 @@ from engram.storage.protocol import (
     Capability,
     Change,
     Filter,
-    Hop,
     Rescheduler,
     ScheduleInputs,
     Stub,
@@ -50,26 +48,24 @@ from engram.storage.rows import (
     audit_row,
     from_json,
     memory_from_row,
-    relation_from_row,
     stub_from_row,
 )
 from engram.storage.sql_reads import FINGERPRINT_KEY, SqlReads
+from engram.storage.sqlite.graph import SQLiteGraph
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate
+from engram.storage.sqlite.sql import chunks, filter_sql, store_error
 from engram.storage.sqlite.vectors import CHANGE_LOG_KEEP, VectorIndex, sqlite_query, vector_blob
-from engram.storage.traversal import traversal_sql
 
 log = logging.getLogger(__name__)
 
 _RESCHEDULE_BATCH = 50_000
-_SQLITE_MAX_VARS = 900
 # Above this many rows to look up by seq, one scan of (seq, id) is cheaper than lookups: each
 # lookup reads a page of the table, and at 100K memories they miss the cache.
 _SCAN_ABOVE = 5_000
-T = TypeVar("T")
 
 
-class SQLiteStore(SqlReads, SQLiteLtm):
+class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
     location: str
     P = "?"
     decode_json = staticmethod(from_json)
@@ -192,7 +188,7 @@ class SQLiteStore(SqlReads, SQLiteLtm):
 
     def get_many(self, ids: Sequence[str]) -> list[Memory]:
         found: dict[str, Memory] = {}
-        for chunk in _chunks(list(ids)):
+        for chunk in chunks(list(ids)):
             marks = ", ".join("?" * len(chunk))
             for row in self._query(
                 f"SELECT {MEMORY_COLUMN_LIST} FROM memories WHERE id IN ({marks})", chunk
@@ -224,7 +220,7 @@ class SQLiteStore(SqlReads, SQLiteLtm):
         guard = "" if due_before is None else " AND forget_at IS NOT NULL AND forget_at < ?"
         extra = [] if due_before is None else [due_before]
         with self._write() as conn:
-            for chunk in _chunks(list(ids)):
+            for chunk in chunks(list(ids)):
                 marks = ", ".join("?" * len(chunk))
                 sql = f"DELETE FROM memories WHERE id IN ({marks}){guard} RETURNING id"
                 removed.update(row[0] for row in conn.execute(sql, [*chunk, *extra]).fetchall())
@@ -236,7 +232,7 @@ class SQLiteStore(SqlReads, SQLiteLtm):
         if not terms:
             return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        clauses, params = _filter_sql(where, alias="m")
+        clauses, params = filter_sql(where, alias="m")
         wc, wt, we = self.field_weights
         sql = (
             f"SELECT {STUB_COLUMNS}, -bm25(memories_fts, ?, ?, ?) AS r "
@@ -247,8 +243,8 @@ class SQLiteStore(SqlReads, SQLiteLtm):
 
     def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
         out: list[Stub] = []
-        clauses, params = _filter_sql(where, alias="m", by_key=True)
-        for chunk in _chunks(list(dict.fromkeys(ids))):
+        clauses, params = filter_sql(where, alias="m", by_key=True)
+        for chunk in chunks(list(dict.fromkeys(ids))):
             marks = ", ".join("?" * len(chunk))
             sql = f"SELECT {STUB_COLUMNS}, 0.0 FROM memories m WHERE m.id IN ({marks}) {clauses}"
             out += [stub_from_row(row) for row in self._query(sql, [*chunk, *params])]
@@ -260,7 +256,7 @@ class SQLiteStore(SqlReads, SQLiteLtm):
         out: list[Stub] = []
         for status in where.statuses:
             narrowed = Filter(statuses=(status,), tags=where.tags, used_since=where.used_since)
-            clauses, params = _filter_sql(narrowed, alias="m")
+            clauses, params = filter_sql(narrowed, alias="m")
             sql = (
                 f"SELECT {STUB_COLUMNS}, 1.0 FROM memories m WHERE 1 = 1 {clauses} "
                 "ORDER BY m.forget_at DESC, m.last_used DESC LIMIT ?"
@@ -382,7 +378,7 @@ class SQLiteStore(SqlReads, SQLiteLtm):
         near = dict(self._vectors.search(vector, 2 * wanted)[:wanted])
         if not near:
             return []
-        clauses, params = _filter_sql(where, alias="m", by_key=True)
+        clauses, params = filter_sql(where, alias="m", by_key=True)
         marks = ", ".join("?" * len(near))
         rows = self._query(
             f"SELECT {STUB_COLUMNS}, v.vector FROM memories m "
@@ -420,14 +416,14 @@ class SQLiteStore(SqlReads, SQLiteLtm):
             np.stack([vectors[i] for i in ids]), _oversampled(k + 1, where)
         )
         seqs = sorted({seq for row in found for seq, _ in row})
-        clauses, params = _filter_sql(where, alias="m", by_key=True)
+        clauses, params = filter_sql(where, alias="m", by_key=True)
         passing: dict[int, str] = {}
         if len(seqs) > _SCAN_ABOVE:  # a large batch: one pass over the table beats lookups
             wanted = set(seqs)
             rows = self._query(f"SELECT m.seq, m.id FROM memories m WHERE 1 = 1 {clauses}", params)
             passing.update((int(seq), str(ident)) for seq, ident in rows if seq in wanted)
         else:
-            for chunk in _chunks(seqs):
+            for chunk in chunks(seqs):
                 marks = ", ".join("?" * len(chunk))
                 sql = f"SELECT m.seq, m.id FROM memories m WHERE m.seq IN ({marks}) {clauses}"
                 rows = self._query(sql, [*chunk, *params])
@@ -443,7 +439,7 @@ class SQLiteStore(SqlReads, SQLiteLtm):
         self, ids: Sequence[str], model_id: str, passages: bool = False
     ) -> dict[str, NDArray[np.float32]]:
         out: dict[str, NDArray[np.float32]] = {}
-        for chunk in _chunks(list(ids)):
+        for chunk in chunks(list(ids)):
             marks = ", ".join("?" * len(chunk))
             rows = self._query(
                 # CROSS JOIN fixes the order: by id first. Left to itself the planner walks every
@@ -481,33 +477,12 @@ class SQLiteStore(SqlReads, SQLiteLtm):
     def exclusive(self, name: str) -> AbstractContextManager[None]:
         return file_lock(Path(f"{self.path}.{name}.lock"), name)
 
-    # -- relations ----------------------------------------------------------------------------
-
-    def add_relation(self, relation: Relation) -> Relation:
-        with self._write() as conn:
-            existing = conn.execute(
-                "SELECT id, from_id, to_id, type, strength, metadata, created_at FROM relations "
-                "WHERE from_id = ? AND to_id = ? AND type = ?",
-                (relation.from_id, relation.to_id, relation.type),
-            ).fetchone()
-            if existing is not None:
-                return relation_from_row(existing, from_json)
-            for ident in (relation.from_id, relation.to_id):
-                if conn.execute("SELECT 1 FROM memories WHERE id = ?", (ident,)).fetchone() is None:
-                    raise NotFoundError("memory", ident)
-            conn.execute(
-                "INSERT INTO relations(id, from_id, to_id, type, strength, metadata, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                _relation_row(relation),
-            )
-        return relation
-
     # -- beyond the protocol: what an index of other files (the JSONL store's) needs -----------
 
     def schedules(self, ids: Sequence[str]) -> dict[str, Schedule]:
         out: dict[str, Schedule] = {}
         columns = ", ".join(SCHEDULE_COLUMNS)
-        for chunk in _chunks(list(dict.fromkeys(ids))):
+        for chunk in chunks(list(dict.fromkeys(ids))):
             marks = ", ".join("?" * len(chunk))
             sql = f"SELECT id, {columns} FROM memories WHERE id IN ({marks})"
             for row in self._query(sql, chunk):
@@ -516,35 +491,9 @@ class SQLiteStore(SqlReads, SQLiteLtm):
                 )
         return out
 
-    def add_relations(self, relations: Sequence[Relation]) -> None:
-        """Add many relations in one transaction; one whose end is missing, or whose (from, to,
-        type) or id is taken, is skipped (the first edge stands)."""
-        sql = (
-            "INSERT OR IGNORE INTO relations(id, from_id, to_id, type, strength, metadata, "
-            "created_at) SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE "
-            "id = ?) AND EXISTS (SELECT 1 FROM memories WHERE id = ?)"
-        )
-        rows = [(*_relation_row(r), r.from_id, r.to_id) for r in relations]
-        with self._write() as conn:
-            conn.executemany(sql, rows)
-
-    def all_relations(self) -> list[Relation]:
-        """Every relation, in the order they were added."""
-        rows = self._query(
-            "SELECT id, from_id, to_id, type, strength, metadata, created_at FROM relations "
-            "ORDER BY rowid"
-        )
-        return [relation_from_row(row, from_json) for row in rows]
-
-    def delete_relations(self, ids: Sequence[str]) -> None:
-        with self._write() as conn:
-            for chunk in _chunks(list(ids)):
-                marks = ", ".join("?" * len(chunk))
-                conn.execute(f"DELETE FROM relations WHERE id IN ({marks})", chunk)
-
     def delete_vectors(self, ids: Sequence[str]) -> None:
         with self._write() as conn:
-            for chunk in _chunks(list(ids)):
+            for chunk in chunks(list(ids)):
                 marks = ", ".join("?" * len(chunk))
                 conn.execute(
                     "DELETE FROM memory_vectors WHERE seq IN "
@@ -555,7 +504,7 @@ class SQLiteStore(SqlReads, SQLiteLtm):
     def vector_models(self, ids: Sequence[str]) -> dict[str, str]:
         """The model id of each of these memories' vector, for those that have one."""
         out: dict[str, str] = {}
-        for chunk in _chunks(list(dict.fromkeys(ids))):
+        for chunk in chunks(list(dict.fromkeys(ids))):
             marks = ", ".join("?" * len(chunk))
             sql = (
                 "SELECT m.id, v.model_id FROM memories m JOIN memory_vectors v ON v.seq = m.seq "
@@ -564,85 +513,12 @@ class SQLiteStore(SqlReads, SQLiteLtm):
             out.update((str(a), str(b)) for a, b in self._query(sql, chunk))
         return out
 
-    def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for chunk in _chunks(list(dict.fromkeys(episodes))):
-            marks = ", ".join("?" * len(chunk))
-            sql = (
-                "SELECT episode, MAX(episode_seq) FROM memories "
-                f"WHERE episode IN ({marks}) AND episode_seq IS NOT NULL GROUP BY episode"
-            )
-            out.update((row[0], int(row[1])) for row in self._query(sql, chunk))
-        return out
-
-    def episode_neighbours(self, ids: Sequence[str], radius: int) -> list[tuple[str, str]]:
-        out: list[tuple[str, str]] = []
-        for chunk in _chunks(list(dict.fromkeys(ids))):
-            marks = ", ".join("?" * len(chunk))
-            sql = (
-                "SELECT s.id, n.id FROM memories s JOIN memories n "
-                "ON n.episode = s.episode "
-                "AND n.episode_seq BETWEEN s.episode_seq - ? AND s.episode_seq + ? "
-                f"WHERE s.id IN ({marks}) AND s.episode IS NOT NULL AND n.id <> s.id"
-            )
-            out += [(row[0], row[1]) for row in self._query(sql, [radius, radius, *chunk])]
-        return out
-
-    def relations(self, memory_ids: Sequence[str]) -> list[Relation]:
-        out: dict[str, Relation] = {}
-        for chunk in _chunks(list(memory_ids), size=_SQLITE_MAX_VARS // 2):
-            marks = ", ".join("?" * len(chunk))
-            sql = (
-                "SELECT id, from_id, to_id, type, strength, metadata, created_at FROM relations "
-                f"WHERE from_id IN ({marks}) OR to_id IN ({marks}) ORDER BY created_at, id"
-            )
-            for row in self._query(sql, [*chunk, *chunk]):
-                out[row[0]] = relation_from_row(row, from_json)
-        return sorted(out.values(), key=lambda r: (r.created_at, r.id))
-
-    def count_relations(self) -> int:
-        return int(self._query("SELECT count(*) FROM relations")[0][0])
-
-    def traverse(
-        self, start: str, depth: int, types: Sequence[str], direction: Direction, limit: int
-    ) -> list[Hop]:
-        """Breadth-first, one recursive CTE (`engram.storage.traversal`)."""
-        query = traversal_sql(
-            table="relations",
-            direction=direction,
-            typed=bool(types),
-            param=lambda name: f":{name}",
-            type_filter="e.type IN (SELECT value FROM json_each(:types))",
-        )
-        params: dict[str, Any] = {"start": start, "depth": depth, "limit": limit}
-        if types:
-            params["types"] = json.dumps(list(types))
-        with self._lock:
-            rows = self._conn.execute(query, params).fetchall()
-        return [
-            Hop(row[0], int(row[1]), row[2], relation_from_row(row[3:], from_json)) for row in rows
-        ]
-
 
 # -- row mapping -------------------------------------------------------------------------------
 
 
 def _nullable(value: float) -> float | None:
     return None if value != value else value  # NaN -> NULL
-
-
-def _relation_row(r: Relation) -> tuple[Any, ...]:
-    """id, from_id, to_id, type, strength, metadata, created_at: as the relations table holds
-    them."""
-    return (
-        r.id,
-        r.from_id,
-        r.to_id,
-        r.type,
-        r.strength,
-        json.dumps(r.metadata),
-        to_epoch(r.created_at),
-    )
 
 
 def _memory_row(m: Memory) -> list[Any]:
@@ -664,61 +540,9 @@ def _update(conn: sqlite3.Connection, old: Memory, new: Memory, schedule: Schedu
     conn.execute(f"UPDATE memories SET {sets} WHERE id = ?", [*changes.values(), old.id])
 
 
-def _filter_sql(where: Filter, alias: str, *, by_key: bool = False) -> tuple[str, list[Any]]:
-    """The filter as SQL. `by_key`: the rows are already picked by id or seq (`IN (…)`), and
-    the unary `+` keeps SQLite from walking the status index instead, which it otherwise does
-    with bound parameters: a scan of every active memory for a lookup of a hundred (4 ms
-    instead of 0.5 at 10K memories, and linear in the store)."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    statuses = [s.value for s in where.statuses]
-    plus = "+" if by_key else ""
-    clauses.append(f"AND {plus}{alias}.status IN ({', '.join('?' * len(statuses))})")
-    params += statuses
-    if where.used_since is not None:
-        clauses.append(f"AND {plus}{alias}.last_used >= ?")
-        params.append(where.used_since)
-    if where.tags:
-        marks = ", ".join("?" * len(where.tags))
-        clauses.append(f"AND {alias}.seq IN (SELECT seq FROM memory_tags WHERE tag IN ({marks}))")
-        params += list(where.tags)
-    return " ".join(clauses), params
-
-
-def store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
-    """What a failure of the file means for the user's data, and what to do about it."""
-    text = str(exc).lower()
-    if "locked" in text or "busy" in text:
-        return StoreError(f"store {path} is busy ({exc}); another process holds it")
-    # "vtable constructor failed": the full-text index's own pages cannot be read.
-    damaged = ("malformed", "not a database", "corrupt", "vtable constructor failed")
-    if any(word in text for word in damaged):
-        return StoreError(
-            f"the store {path} is damaged ({exc}); nothing more was written to it. Restore it "
-            f"from a backup (engram backup), or save what is readable with "
-            f"`sqlite3 {path} .recover`"
-        )
-    if "readonly" in text or "read-only" in text:
-        return StoreError(
-            f"the store {path} is read-only ({exc}); nothing was written: check the "
-            "permissions of the file and its folder"
-        )
-    if "full" in text:
-        return StoreError(
-            f"the disk holding the store {path} is full ({exc}); nothing was written: free "
-            "some space and try again"
-        )
-    return StoreError(f"the store {path} failed: {exc}")
-
-
 def _oversampled(limit: int, where: Filter) -> int:
     """How many neighbours to take from the index for `limit` results: filters (status, tags,
     window) are applied afterwards, and the index is quantised (re-scored from the stored
     vectors). Restrictive filters need more."""
     narrow = bool(where.tags) or where.used_since is not None or Status.ACTIVE not in where.statuses
     return limit * 3 + 20 if narrow else limit + limit // 2 + 20
-
-
-def _chunks(items: list[T], size: int = _SQLITE_MAX_VARS) -> Iterator[list[T]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]

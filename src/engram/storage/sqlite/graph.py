@@ -1,0 +1,147 @@
+"""The SQLite side of the knowledge graph: relations between memories, and episodes.
+
+A mixin of `SQLiteStore` (it uses the store's `_write` transaction and `_query`), like
+`SQLiteLtm`: relations and episode order are one concern, kept apart from the memory rows.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from engram.core.models import Direction, Relation
+from engram.core.timeutil import to_epoch
+from engram.errors import NotFoundError
+from engram.storage.protocol import Hop
+from engram.storage.rows import from_json, relation_from_row
+from engram.storage.sqlite.sql import MAX_VARS, chunks
+from engram.storage.traversal import traversal_sql
+
+
+class SQLiteGraph:
+    """Relation and episode methods of the Store protocol; see `engram.storage.protocol.Store`."""
+
+    # The store's transaction and query functions, which SQLiteStore defines: declared for the
+    # type checker, not stubbed with methods that could only raise.
+    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
+    _query: Callable[..., list[tuple[Any, ...]]]
+
+    def add_relation(self, relation: Relation) -> Relation:
+        with self._write() as conn:
+            existing = conn.execute(
+                "SELECT id, from_id, to_id, type, strength, metadata, created_at FROM relations "
+                "WHERE from_id = ? AND to_id = ? AND type = ?",
+                (relation.from_id, relation.to_id, relation.type),
+            ).fetchone()
+            if existing is not None:
+                return relation_from_row(existing, from_json)
+            for ident in (relation.from_id, relation.to_id):
+                if conn.execute("SELECT 1 FROM memories WHERE id = ?", (ident,)).fetchone() is None:
+                    raise NotFoundError("memory", ident)
+            conn.execute(
+                "INSERT INTO relations(id, from_id, to_id, type, strength, metadata, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                relation_row(relation),
+            )
+        return relation
+
+    def add_relations(self, relations: Sequence[Relation]) -> None:
+        """Add many relations in one transaction; one whose end is missing, or whose (from, to,
+        type) or id is taken, is skipped (the first edge stands)."""
+        sql = (
+            "INSERT OR IGNORE INTO relations(id, from_id, to_id, type, strength, metadata, "
+            "created_at) SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE "
+            "id = ?) AND EXISTS (SELECT 1 FROM memories WHERE id = ?)"
+        )
+        rows = [(*relation_row(r), r.from_id, r.to_id) for r in relations]
+        with self._write() as conn:
+            conn.executemany(sql, rows)
+
+    def all_relations(self) -> list[Relation]:
+        """Every relation, in the order they were added."""
+        rows = self._query(
+            "SELECT id, from_id, to_id, type, strength, metadata, created_at FROM relations "
+            "ORDER BY rowid"
+        )
+        return [relation_from_row(row, from_json) for row in rows]
+
+    def delete_relations(self, ids: Sequence[str]) -> None:
+        with self._write() as conn:
+            for chunk in chunks(list(ids)):
+                marks = ", ".join("?" * len(chunk))
+                conn.execute(f"DELETE FROM relations WHERE id IN ({marks})", chunk)
+
+    def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for chunk in chunks(list(dict.fromkeys(episodes))):
+            marks = ", ".join("?" * len(chunk))
+            sql = (
+                "SELECT episode, MAX(episode_seq) FROM memories "
+                f"WHERE episode IN ({marks}) AND episode_seq IS NOT NULL GROUP BY episode"
+            )
+            out.update((row[0], int(row[1])) for row in self._query(sql, chunk))
+        return out
+
+    def episode_neighbours(self, ids: Sequence[str], radius: int) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for chunk in chunks(list(dict.fromkeys(ids))):
+            marks = ", ".join("?" * len(chunk))
+            sql = (
+                "SELECT s.id, n.id FROM memories s JOIN memories n "
+                "ON n.episode = s.episode "
+                "AND n.episode_seq BETWEEN s.episode_seq - ? AND s.episode_seq + ? "
+                f"WHERE s.id IN ({marks}) AND s.episode IS NOT NULL AND n.id <> s.id"
+            )
+            out += [(row[0], row[1]) for row in self._query(sql, [radius, radius, *chunk])]
+        return out
+
+    def relations(self, memory_ids: Sequence[str]) -> list[Relation]:
+        out: dict[str, Relation] = {}
+        for chunk in chunks(list(memory_ids), size=MAX_VARS // 2):
+            marks = ", ".join("?" * len(chunk))
+            sql = (
+                "SELECT id, from_id, to_id, type, strength, metadata, created_at FROM relations "
+                f"WHERE from_id IN ({marks}) OR to_id IN ({marks}) ORDER BY created_at, id"
+            )
+            for row in self._query(sql, [*chunk, *chunk]):
+                out[row[0]] = relation_from_row(row, from_json)
+        return sorted(out.values(), key=lambda r: (r.created_at, r.id))
+
+    def count_relations(self) -> int:
+        return int(self._query("SELECT count(*) FROM relations")[0][0])
+
+    def traverse(
+        self, start: str, depth: int, types: Sequence[str], direction: Direction, limit: int
+    ) -> list[Hop]:
+        """Breadth-first, one recursive CTE (`engram.storage.traversal`)."""
+        query = traversal_sql(
+            table="relations",
+            direction=direction,
+            typed=bool(types),
+            param=lambda name: f":{name}",
+            type_filter="e.type IN (SELECT value FROM json_each(:types))",
+        )
+        params: dict[str, Any] = {"start": start, "depth": depth, "limit": limit}
+        if types:
+            params["types"] = json.dumps(list(types))
+        rows = self._query(query, params)
+        return [
+            Hop(row[0], int(row[1]), row[2], relation_from_row(row[3:], from_json)) for row in rows
+        ]
+
+
+def relation_row(r: Relation) -> tuple[Any, ...]:
+    """id, from_id, to_id, type, strength, metadata, created_at: as the relations table holds
+    them."""
+    return (
+        r.id,
+        r.from_id,
+        r.to_id,
+        r.type,
+        r.strength,
+        json.dumps(r.metadata),
+        to_epoch(r.created_at),
+    )

@@ -1,0 +1,66 @@
+"""SQL helpers of the SQLite store and its mixins: parameter chunks, filters, error messages."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from engram.errors import StoreError
+from engram.storage.protocol import Filter
+
+MAX_VARS = 900  # bound parameters per statement, under SQLite's default limit
+T = TypeVar("T")
+
+
+def filter_sql(where: Filter, alias: str, *, by_key: bool = False) -> tuple[str, list[Any]]:
+    """The filter as SQL. `by_key`: the rows are already picked by id or seq (`IN (…)`), and
+    the unary `+` keeps SQLite from walking the status index instead, which it otherwise does
+    with bound parameters: a scan of every active memory for a lookup of a hundred (4 ms
+    instead of 0.5 at 10K memories, and linear in the store)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    statuses = [s.value for s in where.statuses]
+    plus = "+" if by_key else ""
+    clauses.append(f"AND {plus}{alias}.status IN ({', '.join('?' * len(statuses))})")
+    params += statuses
+    if where.used_since is not None:
+        clauses.append(f"AND {plus}{alias}.last_used >= ?")
+        params.append(where.used_since)
+    if where.tags:
+        marks = ", ".join("?" * len(where.tags))
+        clauses.append(f"AND {alias}.seq IN (SELECT seq FROM memory_tags WHERE tag IN ({marks}))")
+        params += list(where.tags)
+    return " ".join(clauses), params
+
+
+def store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
+    """What a failure of the file means for the user's data, and what to do about it."""
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        return StoreError(f"store {path} is busy ({exc}); another process holds it")
+    # "vtable constructor failed": the full-text index's own pages cannot be read.
+    damaged = ("malformed", "not a database", "corrupt", "vtable constructor failed")
+    if any(word in text for word in damaged):
+        return StoreError(
+            f"the store {path} is damaged ({exc}); nothing more was written to it. Restore it "
+            f"from a backup (engram backup), or save what is readable with "
+            f"`sqlite3 {path} .recover`"
+        )
+    if "readonly" in text or "read-only" in text:
+        return StoreError(
+            f"the store {path} is read-only ({exc}); nothing was written: check the "
+            "permissions of the file and its folder"
+        )
+    if "full" in text:
+        return StoreError(
+            f"the disk holding the store {path} is full ({exc}); nothing was written: free "
+            "some space and try again"
+        )
+    return StoreError(f"the store {path} failed: {exc}")
+
+
+def chunks(items: list[T], size: int = MAX_VARS) -> Iterator[list[T]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
