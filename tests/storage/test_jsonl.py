@@ -307,6 +307,112 @@ def test_vectors_follow_their_memory(folder: Path) -> None:
     again.close()
 
 
+# -- the index snapshot -----------------------------------------------------------------------
+
+
+def _decoded_lines(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """Every memory line the store decodes from now on (reading the files into its index)."""
+    import engram.storage.jsonl.store as module
+
+    seen: list[bytes] = []
+    real = module.decode_memory
+
+    def counting(raw: bytes):  # type: ignore[no-untyped-def]
+        seen.append(raw)
+        return real(raw)
+
+    monkeypatch.setattr(module, "decode_memory", counting)
+    return seen
+
+
+def test_a_reopened_store_reads_only_the_lines_appended_since_its_snapshot(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = JSONLStore(folder, vector_model=("m", 3))
+    put(store, *(mem(f"m{i}", f"memory number {i}") for i in range(20)))
+    store.put_vectors([("m1", np.array([1.0, 0.0, 0.0], dtype=np.float32))], "m")
+    assert [s.id for s in store.vector_search(np.array([1.0, 0.0, 0.0]), Filter(), 1)] == ["m1"]
+    store.close()
+    assert (folder / ".index.db").exists() and (folder / ".index.db.vectors.usearch").exists()
+    assert ".index.db" in (folder / ".gitignore").read_text().split()
+    other = JSONLStore(folder)  # another process appends after the snapshot was taken
+    put(other, mem("late", "appended after the snapshot"))
+    other.modify(["m3"], bump)
+    seen = _decoded_lines(monkeypatch)
+    again = JSONLStore(folder, vector_model=("m", 3))
+    assert len(seen) == 2  # the two appended lines, not the 22 of the file
+    assert sum(again.count().values()) == 21
+    assert [s.id for s in again.text_search(["appended"], Filter(), 5)] == ["late"]
+    assert again.get_many(["m3"])[0].use_count == 1
+    assert [s.id for s in again.vector_search(np.array([1.0, 0.0, 0.0]), Filter(), 1)] == ["m1"]
+    assert again.stats().files[0].lines == 22
+    again.close()
+    other.close()
+
+
+def test_a_file_edited_in_place_since_the_snapshot_is_read_again(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = JSONLStore(folder)
+    put(store, mem("a", "original alpha"), mem("b", "original beta"))
+    store.close()
+    path = folder / "memories.jsonl"
+    text = path.read_text()
+    path.write_text(text.replace("original alpha", "replaced alpha"))  # same size, same inode
+    seen = _decoded_lines(monkeypatch)
+    again = JSONLStore(folder)
+    assert len(seen) == 2
+    assert again.get_many(["a"])[0].content == "replaced alpha"
+    assert [s.id for s in again.text_search(["original"], Filter(), 5)] == ["b"]
+    again.close()
+
+
+def test_a_damaged_or_foreign_snapshot_is_ignored_and_replaced(folder: Path) -> None:
+    store = JSONLStore(folder)
+    put(store, mem("a", "kept in the files"))
+    store.close()
+    (folder / ".index.db").write_bytes(b"not a database" * 100)
+    again = JSONLStore(folder)
+    assert [s.id for s in again.text_search(["files"], Filter(), 5)] == ["a"]
+    again.close()
+    snapshot = SQLiteStore(folder / ".index.db")  # the next close left a good one
+    state = json.loads(snapshot.meta_value("jsonl_snapshot") or "{}")
+    snapshot.set_meta_value("jsonl_snapshot", json.dumps({**state, "format": 999}))
+    snapshot.close()
+    third = JSONLStore(folder)  # a snapshot of another format is read as if absent
+    assert [s.id for s in third.text_search(["files"], Filter(), 5)] == ["a"]
+    third.close()
+
+
+def test_a_compaction_after_the_snapshot_is_followed(folder: Path) -> None:
+    store = JSONLStore(folder)
+    put(store, mem("a", "first"), mem("b", "second"))
+    store.modify(["a"], bump)
+    store.close()
+    compactor = JSONLStore(folder)
+    store_b = JSONLStore(folder)  # opened from the snapshot, then the files are compacted
+    compactor.delete(["b"])
+    compactor.compact()
+    compactor.close()
+    assert sum(store_b.count().values()) == 1
+    store_b.close()
+    again = JSONLStore(folder)
+    assert [m.id for m in again.get_many(["a", "b"])] == ["a"]
+    assert again.stats().dead_lines == 0
+    again.close()
+
+
+def test_an_old_gitignore_learns_of_the_snapshot(folder: Path) -> None:
+    JSONLStore(folder).close()
+    ignore = folder / ".gitignore"
+    old = ignore.read_text().split("# the search index")[0]
+    ignore.write_text(old + "my own line\n")
+    JSONLStore(folder).close()
+    text = ignore.read_text()
+    assert "my own line" in text and ".index.db" in text.split()
+    assert text.count(".index.db\n") == 1
+
+
 # -- real processes ---------------------------------------------------------------------------
 
 COMPACTOR = textwrap.dedent(

@@ -3,9 +3,10 @@
 * `DirLock` is an OS file lock (`engram.storage.locks`) on `<dir>/.lock`: exclusive around
   every write, compaction and repair, shared while reading lines other processes appended. The
   OS drops it when a process dies, so a crash never leaves the store locked.
-* `LineFile` remembers which inode it read and up to which byte. `read_new` returns the lines
-  appended since (by anyone), or tells the caller to reload everything when the file was
-  replaced (another process compacted it) or shrank.
+* `LineFile` remembers which inode it read, up to which byte, and a digest of those bytes.
+  `read_new` returns the lines appended since (by anyone), or tells the caller to reload
+  everything when the file was replaced (another process compacted it) or shrank. `position`
+  and `resume` carry that over to another process (`snapshot`), which checks the digest first.
 * Appends are one `write` of whole lines, then `fsync`, before the caller acknowledges; a
   failed append is truncated away, so a line is either whole or absent.
 * `rewrite` replaces a file atomically: temporary file, fsync, rename, fsync of the directory.
@@ -13,6 +14,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import uuid
@@ -20,12 +22,15 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from engram.atomic import fsync_dir
 from engram.errors import StoreError
 from engram.storage.locks import lock, open_lock_file, unlock
 
 log = logging.getLogger(__name__)
+
+_READ_BLOCK = 1 << 22  # bytes hashed at a time when checking a file against a position
 
 
 class DirLock:
@@ -69,6 +74,10 @@ class Chunk:
     lines: list[tuple[int, bytes]] = field(default_factory=list)
 
 
+def _digest() -> Any:
+    return hashlib.blake2b(digest_size=16)
+
+
 @dataclass
 class LineFile:
     path: Path
@@ -76,6 +85,7 @@ class LineFile:
     offset: int = 0  # bytes consumed
     line_no: int = 0  # lines consumed (including empty ones), for reporting
     clean_end: bool = True  # the consumed bytes end with a newline (or nothing was consumed)
+    consumed: Any = field(default_factory=_digest)  # digest of the bytes consumed
 
     @property
     def name(self) -> str:
@@ -83,6 +93,41 @@ class LineFile:
 
     def forget(self) -> None:
         self.ino, self.offset, self.line_no, self.clean_end = None, 0, 0, True
+        self.consumed = _digest()
+
+    def position(self) -> dict[str, Any]:
+        """How far this file was read, and a digest of what was read: `resume` takes it."""
+        return {
+            "offset": self.offset,
+            "line_no": self.line_no,
+            "clean_end": self.clean_end,
+            "digest": self.consumed.hexdigest(),
+        }
+
+    def resume(self, position: dict[str, Any]) -> bool:
+        """Carry on from a `position` taken by another process, if the file still starts with
+        exactly the bytes read then (checked by their digest: an edit anywhere in them, or a
+        replacement, means reading it all again). False, and nothing changed, otherwise."""
+        try:
+            offset = int(position["offset"])
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except (KeyError, TypeError, ValueError, OSError):
+            return False
+        try:
+            st = os.fstat(fd)
+            if st.st_size < offset:
+                return False
+            consumed = _digest()
+            for start in range(0, offset, _READ_BLOCK):
+                consumed.update(_read_all(fd, start, min(_READ_BLOCK, offset - start)))
+        finally:
+            os.close(fd)
+        if consumed.hexdigest() != position.get("digest"):
+            return False
+        self.ino, self.offset, self.consumed = st.st_ino, offset, consumed
+        self.line_no = int(position.get("line_no", 0))
+        self.clean_end = bool(position.get("clean_end", True))
+        return True
 
     def unchanged(self) -> bool:
         """Cheap test (one stat): nothing was appended or replaced since the last read."""
@@ -131,6 +176,7 @@ class LineFile:
             lines.append((number, tail))
         self.line_no = number
         self.offset += len(data)
+        self.consumed.update(data)
         self.clean_end = not tail
         return Chunk(reset=reset, lines=lines)
 
@@ -164,6 +210,7 @@ class LineFile:
             self.ino = st.st_ino
         if st.st_ino == self.ino and size == self.offset:
             self.offset = size + len(body)
+            self.consumed.update(body)
             self.line_no += count
             self.clean_end = True
         return count
@@ -174,6 +221,7 @@ class LineFile:
         tmp = directory / f".{self.name}.{uuid.uuid4().hex}.tmp"
         count = 0
         size = 0
+        consumed = _digest()
         try:
             mode = os.stat(self.path).st_mode & 0o777
         except FileNotFoundError:
@@ -186,9 +234,11 @@ class LineFile:
                     batch.append(line + b"\n")
                     count += 1
                     if len(batch) >= 4096:
-                        size += _write_all(fd, b"".join(batch))
+                        size += _write_all(fd, data := b"".join(batch))
+                        consumed.update(data)
                         batch.clear()
-                size += _write_all(fd, b"".join(batch))
+                size += _write_all(fd, data := b"".join(batch))
+                consumed.update(data)
                 os.fsync(fd)
                 ino = os.fstat(fd).st_ino
             finally:
@@ -202,6 +252,7 @@ class LineFile:
             tmp.unlink(missing_ok=True)
             raise
         self.ino, self.offset, self.line_no, self.clean_end = ino, size, count, True
+        self.consumed = consumed
         return count
 
     def size(self) -> int:

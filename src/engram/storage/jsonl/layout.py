@@ -25,12 +25,17 @@ AUDIT = "audit.jsonl"  # the maintenance pipeline's decisions, append-only, read
 LTM_DB = "ltm.db"  # the vault index: rebuilt from the vault by `engram index-ltm`
 META = "meta.json"
 FORMAT = 1
+INDEX_SNAPSHOT = ".index.db"  # the index a closing process leaves for the next (`snapshot`)
 GITIGNORE = (
     "# Engram JSONL store: commit memories.jsonl, relations.jsonl, vectors.jsonl, meta.json\n"
     ".lock\n.*.lock\nquarantine/\n.*.tmp\n"
     "# the vault index: rebuilt from the vault by `engram index-ltm`\n"
     f"{LTM_DB}\n{LTM_DB}-*\nltm.jsonl\n"
+    "# the search index of the files, kept to open faster: rebuilt from them when missing\n"
+    f"{INDEX_SNAPSHOT}\n{INDEX_SNAPSHOT}.*\n"
 )
+# What a .gitignore written by an earlier Engram lacks, added to it when the store opens.
+_LATER_IGNORES = (f"{LTM_DB}\n{LTM_DB}-*\n", f"{INDEX_SNAPSHOT}\n{INDEX_SNAPSHOT}.*\n")
 
 
 def initialise(path: Path, files: Sequence[Path]) -> None:
@@ -49,9 +54,10 @@ def initialise(path: Path, files: Sequence[Path]) -> None:
     if not ignore.exists():
         ignore.write_text(GITIGNORE)
         created = True
-    elif LTM_DB not in (kept := ignore.read_text()) and kept.startswith(GITIGNORE[:20]):
-        # Written by an Engram that kept the vault index in ltm.jsonl: ignore its successor.
-        ignore.write_text(kept.rstrip("\n") + f"\n{LTM_DB}\n{LTM_DB}-*\n")
+    elif (kept := ignore.read_text()).startswith(GITIGNORE[:20]):
+        missing = [lines for lines in _LATER_IGNORES if lines.split("\n")[0] not in kept.split()]
+        if missing:
+            ignore.write_text(kept.rstrip("\n") + "\n" + "".join(missing))
     if created:
         fsync_dir(path)
 

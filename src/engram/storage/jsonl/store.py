@@ -8,9 +8,11 @@ line, see `records` and `vectors`), `meta.json` (format version and the schedule
   line for an id wins) and a deletion appends a tombstone. `compact` rewrites the files
   without the dead lines.
 * Everything is searched through an index: a private SQLite database (in a temporary
-  directory, rebuilt from the files when the store opens) with the SQLite backend's own schema
-  and queries, so full-text ranking, vector search, schedules and traversal behave exactly as
-  on SQLite, by construction. The vault's note index, which must outlive the process, is an
+  directory) with the SQLite backend's own schema and queries, so full-text ranking, vector
+  search, schedules and traversal behave exactly as on SQLite, by construction. It starts from
+  the snapshot the last client to close the store left, when the files still begin with what
+  that client had read (`snapshot`), and from nothing otherwise; then the lines not yet in it
+  are read. The vault's note index, which must outlive the process, is an
   SQLite file of its own next to the memories (`ltm.db`, ignored by git).
 * Several processes may share a directory. Every write takes the exclusive directory lock,
   first catches up on the lines other processes appended, then appends and fsyncs before it
@@ -39,6 +41,7 @@ from numpy.typing import NDArray
 from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.core.timeutil import to_epoch
 from engram.errors import EngramError, NotFoundError, StoreError
+from engram.storage.jsonl import snapshot
 from engram.storage.jsonl.files import DirLock, LineFile, read_lines
 from engram.storage.jsonl.layout import (
     AUDIT,
@@ -80,6 +83,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 _ANY = Filter(statuses=tuple(Status))  # every memory, whatever its status
+FILES = (MEMORIES, RELATIONS, VECTORS)
 
 
 def _index_read(
@@ -110,6 +114,7 @@ def _vault_index(
 
 class JSONLStore:
     location: str
+    _unscheduled: set[str]  # memories whose line has no schedule (`_clear_counts`)
     capabilities = frozenset({Capability.COMPACT, Capability.VECTORS, Capability.LTM})
 
     def __init__(
@@ -140,12 +145,13 @@ class JSONLStore:
         self._audit = LineFile(self.path / AUDIT)
         self._bad: list[tuple[str, int, str]] = []
         self._index_dir: tempfile.TemporaryDirectory[str] | None = None
-        self._index = self._new_index()
         self._notes: SQLiteStore | None = None  # the vault index, opened when first used
+        self._restored: dict[str, Any] | None = None  # how far the snapshot had read
         self._clear_counts()
         try:
             with self._mutex, self._lock.hold(exclusive=True):
                 initialise(self.path, [file.path for file in self._files])
+                self._index = self._restored_index() or self._new_index()
                 self._sync()
                 self._repair_if_needed()
         except BaseException:
@@ -157,6 +163,8 @@ class JSONLStore:
 
     def close(self) -> None:
         with self._mutex:
+            if not self._lock.closed:
+                self._save_snapshot()
             self._close_index()
             if self._notes is not None:
                 self._notes.close()
@@ -165,14 +173,69 @@ class JSONLStore:
 
     def _new_index(self) -> SQLiteStore:
         """An empty index in a fresh private directory (the previous one is removed)."""
+        return self._open_index(self._fresh_index_path())
+
+    def _fresh_index_path(self) -> Path:
         self._close_index()
         self._index_dir = tempfile.TemporaryDirectory(prefix="engram-jsonl-index-")
+        return Path(self._index_dir.name) / "index.db"
+
+    def _open_index(self, path: Path) -> SQLiteStore:
         return SQLiteStore(
-            Path(self._index_dir.name) / "index.db",
-            field_weights=self.field_weights,
-            vector_model=self.vector_model,
-            durable=False,
+            path, field_weights=self.field_weights, vector_model=self.vector_model, durable=False
         )
+
+    def _restored_index(self) -> SQLiteStore | None:
+        """The index the last process to close the store left (`snapshot`), if every file
+        still starts with exactly what it had read; the lines appended since are read next."""
+        path = self._fresh_index_path()
+        index: SQLiteStore | None = None
+        try:
+            if not snapshot.restore(self.path, path):
+                return None
+            index = self._open_index(path)
+            saved = snapshot.parse_state(index.meta_value(snapshot.STATE_KEY))
+            if saved is None or not all(f.resume(saved["files"][f.name]) for f in self._files):
+                raise ValueError("the files changed since it was taken")
+            self._mem, self._rel, self._vec = (Tally(*saved["tallies"][f]) for f in FILES)
+            self._unscheduled = set(saved["unscheduled"])
+        except (OSError, StoreError, KeyError, TypeError, ValueError) as exc:
+            log.info("not using the index snapshot of %s (%s): reading the files", self.path, exc)
+            if index is not None:
+                index.close()
+            for file in self._files:
+                file.forget()
+            self._clear_counts()
+            return None
+        self._restored = self._positions()
+        return index
+
+    def _positions(self) -> dict[str, Any]:
+        return {file.name: file.position() for file in self._files}
+
+    def _save_snapshot(self) -> None:
+        """Leave this process's index for the next one to open the store, if it knows more
+        than the snapshot there (`snapshot`). A failure costs only speed: it is logged."""
+        index = getattr(self, "_index", None)
+        if index is None or self._index_dir is None or self._bad:
+            return
+        path = Path(self._index_dir.name) / "index.db"
+        positions = self._positions()
+        tallies = {f: [t.lines, t.tombstones] for f, t in zip(FILES, self._tallies(), strict=True)}
+        try:
+            index.set_meta_value(
+                snapshot.STATE_KEY,
+                snapshot.state(positions, tallies, sorted(self._unscheduled)),
+            )
+            index.close()
+            if positions != self._restored or snapshot.vectors_missing(path, self.path):
+                with self._lock.hold(exclusive=True):
+                    snapshot.save(path, self.path)
+        except (OSError, StoreError) as exc:
+            log.warning("could not save the index snapshot of %s: %s", self.path, exc)
+
+    def _tallies(self) -> tuple[Tally, Tally, Tally]:
+        return self._mem, self._rel, self._vec
 
     def _close_index(self) -> None:
         index = getattr(self, "_index", None)
@@ -185,7 +248,7 @@ class JSONLStore:
     def _clear_counts(self) -> None:
         """Line counts of the files (for `stats`), and the memories whose line has no schedule
         (hand-written: the services then recompute every schedule)."""
-        self._unscheduled: set[str] = set()
+        self._unscheduled = set()
         self._mem, self._rel, self._vec = Tally(), Tally(), Tally()
 
     @contextmanager

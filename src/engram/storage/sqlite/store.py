@@ -479,6 +479,16 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
 
     # -- beyond the protocol: what an index of other files (the JSONL store's) needs -----------
 
+    def meta_value(self, key: str) -> str | None:
+        rows = self._query("SELECT value FROM store_meta WHERE key = ?", (key,))
+        return str(rows[0][0]) if rows else None
+
+    def set_meta_value(self, key: str, value: str) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO store_meta(key, value) VALUES (?, ?)", (key, value)
+            )
+
     def schedules(self, ids: Sequence[str]) -> dict[str, Schedule]:
         out: dict[str, Schedule] = {}
         columns = ", ".join(SCHEDULE_COLUMNS)
