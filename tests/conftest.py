@@ -14,13 +14,21 @@ from tests.support import START
 from engram import Engram, FixedClock
 
 
+@pytest.fixture(scope="session")
+def _shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache directory for the whole run: the embedding model's integer graph is made once
+    (not in the user's ~/.cache), and every server process the tests start loads it from there."""
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
 @pytest.fixture(autouse=True)
-def _hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _shared_cache: Path) -> None:
     for key in [k for k in os.environ if k.startswith(("ENGRAM_", "CORTEXGRAPH_"))]:
         monkeypatch.delenv(key)
     monkeypatch.delenv("LTM_VAULT_PATH", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_shared_cache))
     monkeypatch.setenv("ENGRAM_STORAGE_PATH", str(tmp_path / "engram.db"))
     monkeypatch.chdir(tmp_path)
 

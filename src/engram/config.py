@@ -34,6 +34,11 @@ def data_dir() -> Path:
     return platformdirs.user_data_path("engram")
 
 
+def cache_dir() -> Path:
+    """Files Engram derives and can always make again (the embedding model's integer graph)."""
+    return platformdirs.user_cache_path("engram")
+
+
 def default_storage_path() -> str:
     return str(data_dir() / "engram.db")
 

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -86,3 +91,42 @@ def test_threads_asking_at_once_share_one_load() -> None:
     with ThreadPoolExecutor(4) as pool:
         models = list(pool.map(lambda _: _load(), range(4)))
     assert all(m is models[0] for m in models)
+
+
+EMBED_ONE = (
+    "import json, sys; from engram.embeddings.minilm import MiniLMEmbedder, cached_graph_path; "
+    "v = MiniLMEmbedder().embed_batch([sys.argv[1]])[0]; "
+    "print(json.dumps({'vector': v.tolist(), 'cache': str(cached_graph_path())}))"
+)
+
+
+def _embed_in_a_new_process(cache: Path, text: str) -> tuple[list[float], Path]:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", EMBED_ONE, text], env=env, capture_output=True, text=True, check=True
+    )
+    out = json.loads(done.stdout)
+    return out["vector"], Path(out["cache"])
+
+
+@pytest.mark.slow
+def test_the_integer_graph_is_cached_checked_and_remade(tmp_path: Path) -> None:
+    """Real processes: the first makes the graph and caches it, the next loads the cached file,
+    a damaged file is made again and an unwritable cache costs nothing but the cache."""
+    text = "The deploy to staging failed because the migration timed out."
+    first, path = _embed_in_a_new_process(tmp_path / "cache", text)
+    digest = path.with_name(path.name + ".sha256")
+    assert path.is_relative_to(tmp_path) and path.stat().st_size > 10_000_000
+    assert digest.read_text() == hashlib.sha256(path.read_bytes()).hexdigest()
+    made = path.stat().st_mtime_ns
+    second, _ = _embed_in_a_new_process(tmp_path / "cache", text)
+    assert path.stat().st_mtime_ns == made  # loaded, not made again
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    third, _ = _embed_in_a_new_process(tmp_path / "cache", text)
+    assert digest.read_text() == hashlib.sha256(path.read_bytes()).hexdigest()  # made again
+    blocked = tmp_path / "not-a-dir"
+    blocked.write_text("a file where the cache directory would go")
+    fourth, _ = _embed_in_a_new_process(blocked, text)
+    assert first == second == third == fourth
