@@ -9,7 +9,9 @@
 Each store is built through the public API (`Engram.save_many`, in batches) and then measured in
 a *fresh child process*, so "cold open" and RSS are those of a client starting on an existing
 store. Prints one table (p50 / p95 in milliseconds). Stores are kept under --dir and reused when
-they already hold N memories with the same seed, so re-running a size is cheap.
+they already hold N memories with the same seed, so re-running a size is cheap; each
+measurement runs on a throwaway copy (the measured saves and touches would otherwise grow and
+change the kept store from one run to the next).
 
 `--backend postgres` builds one database per size on the server named by
 ENGRAM_BENCH_POSTGRES_URL (a `postgresql://` URL of a user allowed to create databases), or on a
@@ -24,11 +26,14 @@ import json
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -95,14 +100,32 @@ class SQLiteTarget:
         self.marker = path.with_suffix(".json")
 
     def exists(self) -> bool:
-        return self.path.exists()
+        """The store is there and holds what was built (an older benchmark measured in place,
+        adding memories at every run)."""
+        if not self.path.exists() or not self.marker.exists():
+            return False
+        import sqlite3
+
+        with sqlite3.connect(self.path) as conn:
+            (count,) = conn.execute("SELECT count(*) FROM memories").fetchone()
+        return bool(count == json.loads(self.marker.read_text()).get("n"))
 
     def reset(self) -> None:
-        for suffix in ("", "-wal", "-shm"):
+        for suffix in ("", "-wal", "-shm", ".vectors.usearch", ".vectors.json"):
             Path(str(self.path) + suffix).unlink(missing_ok=True)
 
     def size_mb(self) -> float:
         return self.path.stat().st_size / 1e6
+
+    @contextmanager
+    def scratch(self) -> Iterator[str]:
+        """A throwaway copy of the store (with its vector index files, if any)."""
+        with tempfile.TemporaryDirectory(dir=self.path.parent) as tmp:
+            copy = Path(tmp) / self.path.name
+            for suffix in ("", ".vectors.usearch", ".vectors.json"):
+                if Path(str(self.path) + suffix).exists():
+                    shutil.copyfile(str(self.path) + suffix, str(copy) + suffix)
+            yield str(copy)
 
 
 class PostgresTarget:
@@ -134,6 +157,19 @@ class PostgresTarget:
             query = "SELECT pg_database_size(%s)"
             return float(conn.execute(query, (self.name,)).fetchone()[0]) / 1e6
 
+    @contextmanager
+    def scratch(self) -> Iterator[str]:
+        """A throwaway copy of the database (CREATE DATABASE ... TEMPLATE)."""
+        copy = f"{self.name}_scratch"
+        with self._admin() as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{copy}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{copy}" TEMPLATE "{self.name}"')
+        try:
+            yield urlunsplit(urlsplit(self.server_url)._replace(path="/" + copy))
+        finally:
+            with self._admin() as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{copy}" WITH (FORCE)')
+
 
 class JSONLTarget:
     """One JSONL directory per size; its marker next to it."""
@@ -147,12 +183,18 @@ class JSONLTarget:
         return (self.path / "memories.jsonl").exists()
 
     def reset(self) -> None:
-        import shutil
-
         shutil.rmtree(self.path, ignore_errors=True)
 
     def size_mb(self) -> float:
         return sum(p.stat().st_size for p in self.path.glob("*.jsonl")) / 1e6
+
+    @contextmanager
+    def scratch(self) -> Iterator[str]:
+        """A throwaway copy of the directory, as a client finds it (index snapshot included)."""
+        with tempfile.TemporaryDirectory(dir=self.path.parent) as tmp:
+            copy = Path(tmp) / self.path.name
+            shutil.copytree(self.path, copy, ignore=shutil.ignore_patterns(".lock", ".*.lock"))
+            yield f"jsonl://{copy}"
 
 
 Target = SQLiteTarget | PostgresTarget | JSONLTarget
@@ -274,20 +316,14 @@ def main() -> None:
             else SQLiteTarget(args.dir / f"scale-{n}.db")
         )
         build_s, _ = build(target, n, args.seed)
-        child = subprocess.run(
-            [
-                sys.executable,
-                __file__,
-                "--measure",
-                target.location,
-                "--marker",
-                str(target.marker),
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ},
-        )
+        with target.scratch() as location:
+            child = subprocess.run(
+                [sys.executable, __file__, "--measure", location, "--marker", str(target.marker)],
+                capture_output=True,
+                text=True,
+                check=True,
+                env={**os.environ},
+            )
         res = json.loads(child.stdout)
         res["n"], res["build_s"] = n, build_s
         res["file_mb"] = target.size_mb()

@@ -98,9 +98,10 @@ def _load_once() -> _Model:
     # process; without it that memory goes back after each call.
     options.enable_cpu_mem_arena = False
     # Basic graph optimisations only (constant folding, redundant nodes): the extended fusions
-    # pick slower kernels for this integer graph. bench/embedding_memory.py, two runs each:
-    # query p50 1.3 instead of 1.4-1.6 ms, short sentences 769-791 instead of 637-710 /s, long
-    # texts 2.3-2.4 instead of 2.5-2.6 s; the vectors agree (cosine median 1.0, worst 0.996).
+    # pick slower kernels for this integer graph. bench/embedding_memory.py, three interleaved
+    # pairs of runs: query p50 1.3-1.5 instead of 1.5-1.7 ms, short sentences 716-734 instead
+    # of 582-660 /s, long texts 2.4-2.5 instead of 2.6-2.8 s; the vectors agree (cosine median
+    # 1.0, worst 0.996).
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
     session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
     tokenizer = BertWordPieceTokenizer(
