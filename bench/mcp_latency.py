@@ -9,7 +9,8 @@ the run leaves it as it was. For each of --runs fresh server processes it measur
 then still loading in the background, so it may answer from the text alone — the table says
 how often); then, after the warm-up, `search_memory` p50/p95 over 200 queries and
 `save_memory` p50 over 100 saves, each the full round trip; the size of a 10-hit search
-response (compact, as by default); and the server's peak RSS.
+response (compact, as by default: its structured content, and the text block that most clients
+show the model); and the server's peak RSS.
 """
 
 from __future__ import annotations
@@ -90,14 +91,18 @@ async def one_run(store: Path, home: Path, queries: list[str]) -> dict[str, Any]
             out["first_text_only"] = "still loading" in json.dumps(first.structured_content)
             await anyio.sleep(3)  # the warm-up finishes
             times = []
-            size = 0
+            size = text = 0
             for q in queries[1:]:
                 t = time.perf_counter()
                 result = await session.call_tool("search_memory", {"query": q, "limit": 10})
                 times.append((time.perf_counter() - t) * 1000)
                 size = max(size, len(json.dumps(result.structured_content)))
+                text = max(
+                    text, sum(len(c.text.encode()) for c in result.content if c.type == "text")
+                )
             out["search_p50"], out["search_p95"] = pct(times, 0.5), pct(times, 0.95)
             out["response_bytes"] = size
+            out["text_bytes"] = text  # the text block most clients show the model
             saves = []
             for i in range(100):
                 t = time.perf_counter()
@@ -121,6 +126,7 @@ def main() -> None:
     source = args.dir / f"semantic-{args.n}.db"
     scale.build(scale.SQLiteTarget(source), args.n, args.seed)
     semantic_scale.attach_vectors(source, 10_000, args.seed)
+    semantic_scale.ensure_index(source)
     rng = random.Random(args.seed + 5)
     words = scale.vocabulary(random.Random(args.seed))
     runs = []
@@ -141,14 +147,14 @@ def main() -> None:
     text_only = sum(1 for run in runs if run["first_text_only"])
     print(
         "| N | start → initialize | first search (text-only) | search p50 / p95 | save p50 |"
-        " 10-hit response | server peak RSS |"
+        " 10-hit response | its text block | server peak RSS |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     print(
         f"| {args.n:,} | {med('initialize_s'):.2f} s | {med('first_search_ms'):.0f} ms "
         f"({text_only}/{len(runs)}) | {med('search_p50'):.1f} / {med('search_p95'):.1f} ms | "
         f"{med('save_p50'):.1f} ms | {med('response_bytes') / 1024:.1f} KB | "
-        f"{med('rss_mb'):.0f} MB |"
+        f"{med('text_bytes') / 1024:.1f} KB | {med('rss_mb'):.0f} MB |"
     )
     print(
         f"\nmedians of {len(runs)} server processes; python {sys.version.split()[0]}, "

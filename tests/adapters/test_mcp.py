@@ -1080,6 +1080,10 @@ async def test_ten_typical_hits_fit_in_three_kilobytes(tmp_path: Path) -> None:
         compact = result.structured_content
         assert compact is not None and compact["count"] == 10
         assert len(json.dumps(compact)) <= 3_000
+        # What most clients show the model: the same content as compact JSON, not indented.
+        (block,) = result.content
+        assert isinstance(block, types.TextContent) and json.loads(block.text) == compact
+        assert "\n" not in block.text and len(block.text.encode()) <= 3_000
         verbose = await server.call(
             "search_memory", {"query": "atlas decision", "limit": 10, "verbose": True}
         )
