@@ -19,17 +19,12 @@ The snapshot is a cache, never the truth:
 from __future__ import annotations
 
 import json
-import logging
-import os
 import shutil
-import uuid
 from pathlib import Path
 from typing import Any
 
-from engram.atomic import fsync_dir
+from engram.atomic import write_atomically
 from engram.storage.jsonl.layout import INDEX_SNAPSHOT as SNAPSHOT
-
-log = logging.getLogger(__name__)
 
 # The vector index's files, named after the database by `engram.storage.sqlite.vectors`.
 COMPANIONS = (".vectors.usearch", ".vectors.json")
@@ -64,7 +59,6 @@ def save(index_path: Path, store_dir: Path) -> None:
             _replace(source, Path(str(target) + suffix))
         else:
             Path(str(target) + suffix).unlink(missing_ok=True)
-    fsync_dir(store_dir)
 
 
 def vectors_missing(index_path: Path, store_dir: Path) -> bool:
@@ -95,14 +89,5 @@ def parse_state(text: str | None) -> dict[str, Any] | None:
 
 
 def _replace(source: Path, target: Path) -> None:
-    tmp = target.parent / f"{target.name}.{uuid.uuid4().hex}.tmp"
-    try:
-        shutil.copyfile(source, tmp)
-        fd = os.open(tmp, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with source.open("rb") as f:
+        write_atomically(target, iter(lambda: f.read(1 << 20), b""))
