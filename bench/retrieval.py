@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from conversations import KS, Conversation, Scored, load, score, summary
 from engram import Draft, Engram, FixedClock
+from engram.embeddings.minilm import MODEL_ID
 
 # The same stores, searched by words alone: what "BM25 alone" means in the tables.
 BM25_ONLY: dict[str, Any] = {
@@ -50,7 +52,10 @@ def ingest(conv: Conversation, path: Path, saved_now: bool = False) -> float:
     `saved_now`: every turn saved at the conversation's end instead of at its own time (what
     decay does to old memories is then out of the picture)."""
     if path.exists():
-        return 0.0
+        if _embedded_by_current_model(path):
+            return 0.0
+        for suffix in ("", "-wal", "-shm", ".vectors.usearch", ".vectors.json"):
+            Path(str(path) + suffix).unlink(missing_ok=True)  # kept from another model: redo
     drafts = [
         Draft(
             id=t.id,
@@ -65,6 +70,14 @@ def ingest(conv: Conversation, path: Path, saved_now: bool = False) -> float:
         for i in range(0, len(drafts), 500):
             mem.save_many(drafts[i : i + 500])
         return len(drafts) / (time.perf_counter() - start)
+
+
+def _embedded_by_current_model(path: Path) -> bool:
+    """A kept store (--workdir) whose vectors come from another model would be searched by
+    text alone: every number would be wrong without a word of warning in the table."""
+    with sqlite3.connect(path) as conn:
+        models = {row[0] for row in conn.execute("SELECT DISTINCT model_id FROM memory_vectors")}
+    return models <= {MODEL_ID}
 
 
 def ask(

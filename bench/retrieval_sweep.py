@@ -37,6 +37,7 @@ SWEPT: dict[str, tuple[float, ...]] = {
     "search_diversity": (0.0, 0.15, 0.3),
     "search_decay_weight": (0.0, 0.1, 0.2, 0.3),
     "review_blend_ratio": (0.0, 0.3),
+    "search_vector_candidates": (30, 50, 100),
 }
 
 
