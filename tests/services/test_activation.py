@@ -84,3 +84,14 @@ def test_a_save_reports_memories_that_say_nearly_the_same(mem: Engram, store_url
     assert mem.save_result(Draft("Our dog needs a vet appointment")).similar == []
     with Engram.open(store_url, save_similar_threshold=0.0) as quiet:
         assert quiet.save_result(Draft("The Lisbon flight leaves at 9am Friday")).similar == []
+
+
+def test_a_saved_memory_is_never_reported_similar_to_itself(store_url: str) -> None:
+    """With vectors stored inside the save (no background worker), the new memory's own vector
+    is in the index when the similar report looks: it must not list itself."""
+    with Engram.open(store_url, embed_in_background=False) as mem:
+        first = mem.save_result(Draft("The train to Porto leaves at 8am on Sunday"))
+        assert first.similar == []
+        second = mem.save_result(Draft("The train to Porto leaves at 8 am on Sunday!"))
+        assert second.action == "saved"
+        assert [s.id for s in second.similar] == [first.memory.id]

@@ -6,6 +6,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -35,6 +36,9 @@ log = logging.getLogger(__name__)
 TEXT_CACHE = 256
 _text_vectors: OrderedDict[tuple[str, str], NDArray[np.float32]] = OrderedDict()
 _text_lock = threading.Lock()
+# Threads that embed a text while the caller goes on (a save writes meanwhile); two, so that
+# saves from concurrent clients do not queue behind one another.
+_ahead = ThreadPoolExecutor(2, thread_name_prefix="engram-embed-ahead")
 
 
 class WarmUp:
@@ -144,6 +148,11 @@ class Context:
             if len(_text_vectors) > TEXT_CACHE:
                 _text_vectors.popitem(last=False)
         return vector
+
+    def text_vector_ahead(self, text: str) -> Future[NDArray[np.float32] | None]:
+        """`text_vector` on a thread of its own, for a caller with other work to do meanwhile;
+        the vector lands in the same cache."""
+        return _ahead.submit(self.text_vector, text)
 
     def embed_and_store(self, items: Sequence[tuple[str, str]]) -> int:
         """Compute and store vectors for (memory id, text) pairs — the whole text and each of

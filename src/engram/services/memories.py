@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from engram.core import reinforce
 from engram.core.merge import statement_key
@@ -25,6 +29,8 @@ from engram.services.results import (
     TouchResult,
 )
 from engram.storage.protocol import Capability, Filter
+
+log = logging.getLogger(__name__)
 
 # A repeat is looked for among the memories containing the phrase of the new one's first words.
 REPEAT_CANDIDATES = 10
@@ -73,33 +79,45 @@ class MemoryService:
         ENGRAM_SAVE_DUPLICATES. A draft with its own id (an import) is always saved."""
         mode = self.ctx.settings.save_duplicates
         built, added = self._enriched(self._build(draft, self.ctx.now(), index=0), draft)
+        # The new text is embedded (for the similar report) while the repeat check and the
+        # write run: the save then costs about the longer of the two, not their sum.
+        vector = self.ctx.text_vector_ahead(built.content) if self._reports_similar(draft) else None
         if draft.id is None and mode != "keep":
             repeat = self._repeat_of(built.content)
             if repeat is not None:
                 result = self._absorb(repeat, built, merge_labels=mode == "merge")
                 return result.model_copy(update={"enrichment": added})
-        similar = self._similar(built.content) if draft.id is None else []
-        return SaveResult(
-            memory=self._write([built])[0], action="saved", enrichment=added, similar=similar
+        if vector is None:
+            return SaveResult(memory=self._write([built])[0], action="saved", enrichment=added)
+        (memory,) = self._write([built], queue_vectors=False)
+        try:
+            found = vector.result()  # before queueing: the background worker then reuses it
+        except Exception:  # the memory is saved: its vector is computed again in the queue
+            log.exception("embedding the new memory for its similar report failed")
+            found = None
+        self.ctx.embed_later([(memory.id, memory.content)])
+        similar = self._similar(found, memory.id) if found is not None else []
+        return SaveResult(memory=memory, action="saved", enrichment=added, similar=similar)
+
+    def _reports_similar(self, draft: Draft) -> bool:
+        return (
+            draft.id is None
+            and self.ctx.settings.save_similar_threshold > 0
+            and self.ctx.embedder is not None
+            and Capability.VECTORS in self.ctx.store.capabilities
         )
 
-    def _similar(self, content: str) -> list[SimilarMemory]:
-        """Stored memories at least ENGRAM_SAVE_SIMILAR_THRESHOLD similar to `content` by
-        meaning (the best of their vectors: a memory that repeats one sentence of a longer one
-        counts). Costs one embedding of the new text (its vectors are still stored in the
-        background); memories whose vectors are still queued are not compared."""
+    def _similar(self, vector: NDArray[np.float32], own_id: str) -> list[SimilarMemory]:
+        """Stored memories at least ENGRAM_SAVE_SIMILAR_THRESHOLD similar to the new memory's
+        `vector` by meaning (the best of their vectors: a memory that repeats one sentence of a
+        longer one counts). Memories whose vectors are still queued are not compared."""
         threshold = self.ctx.settings.save_similar_threshold
-        if threshold <= 0 or Capability.VECTORS not in self.ctx.store.capabilities:
-            return []
-        vector = self.ctx.text_vector(content)
-        if vector is None:
-            return []
         live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
         near = [
             s
-            for s in self.ctx.store.vector_search(vector, live, SIMILAR_REPORTED)
-            if s.relevance >= threshold
-        ]
+            for s in self.ctx.store.vector_search(vector, live, SIMILAR_REPORTED + 1)
+            if s.relevance >= threshold and s.id != own_id
+        ][:SIMILAR_REPORTED]
         found = {m.id: m for m in self.ctx.store.get_many([s.id for s in near])}
         return [
             SimilarMemory(id=s.id, content=found[s.id].content, similarity=round(s.relevance, 4))
@@ -158,9 +176,9 @@ class MemoryService:
         built = [self._enriched(self._build(d, now, index=i), d)[0] for i, d in enumerate(drafts)]
         return self._write(built)
 
-    def _write(self, built: list[Memory]) -> list[Memory]:
+    def _write(self, built: list[Memory], queue_vectors: bool = True) -> list[Memory]:
         """Insert validated memories (review priority, episode places and schedules computed
-        here) in one transaction, then queue their vectors."""
+        here) in one transaction, then queue their vectors (unless the caller will)."""
         t = self.ctx.now_epoch()
         scores = score(
             self.ctx.policy,
@@ -178,7 +196,8 @@ class MemoryService:
         # Saved first, embedded second (just after this returns, see EmbeddingQueue): a crash in
         # between leaves a memory that text search finds and the next open embeds; never a
         # vector without its memory.
-        self.ctx.embed_later([(m.id, m.content) for m in memories])
+        if queue_vectors:
+            self.ctx.embed_later([(m.id, m.content) for m in memories])
         return memories
 
     def _in_episode_order(self, memories: list[Memory]) -> list[Memory]:
