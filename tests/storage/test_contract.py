@@ -163,6 +163,34 @@ def test_modify_of_a_missing_id_changes_nothing(store: Store) -> None:
     assert store.get_many(["a"])[0].use_count == 0
 
 
+def test_modify_of_an_id_named_twice_sees_its_own_change(store: Store) -> None:
+    put(store, mem("a"), mem("b"))
+
+    def bump(m: Memory) -> tuple[Memory, Schedule]:
+        new = m.model_copy(update={"use_count": m.use_count + 1})
+        return new, memory_schedule(POLICY, new)
+
+    pairs = store.modify(["a", "b", "a"], bump)
+    assert [(old.id, old.use_count, new.use_count) for old, new in pairs] == [
+        ("a", 0, 1),
+        ("b", 0, 1),
+        ("a", 1, 2),
+    ]
+    assert {m.id: m.use_count for m in store.get_many(["a", "b"])} == {"a": 2, "b": 1}
+
+
+def test_a_change_may_not_alter_the_id(store: Store) -> None:
+    put(store, mem("a"))
+
+    def rename(m: Memory) -> tuple[Memory, Schedule]:
+        new = m.model_copy(update={"id": "z", "use_count": 5})
+        return new, memory_schedule(POLICY, new)
+
+    with pytest.raises(StoreError, match="id"):
+        store.modify(["a"], rename)
+    assert [(m.id, m.use_count) for m in store.get_many(["a", "z"])] == [("a", 0)]
+
+
 def test_modify_is_atomic_across_threads(store: Store) -> None:
     put(store, mem("a"))
 

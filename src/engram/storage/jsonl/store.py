@@ -40,7 +40,8 @@ from numpy.typing import NDArray
 
 from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.core.timeutil import to_epoch
-from engram.errors import EngramError, NotFoundError, StoreError
+from engram.errors import EngramError, StoreError
+from engram.storage.changes import apply_changes
 from engram.storage.jsonl import snapshot
 from engram.storage.jsonl.files import DirLock, LineFile, read_lines
 from engram.storage.jsonl.layout import (
@@ -382,22 +383,8 @@ class JSONLStore:
     def modify(self, ids: Sequence[str], change: Change) -> list[tuple[Memory, Memory]]:
         with self._writing() as index:
             stored = {m.id: m for m in index.get_many(list(dict.fromkeys(ids)))}
-            current: dict[str, Memory] = {}
-            results: list[tuple[Memory, Memory]] = []
-            writes: dict[str, tuple[Memory, Schedule]] = {}
-            for ident in ids:
-                old = current.get(ident) or stored.get(ident)
-                if old is None:
-                    raise NotFoundError("memory", ident)
-                outcome = change(old)
-                if outcome is None:
-                    continue
-                new, schedule = outcome
-                if new.id != ident:
-                    raise StoreError(f"a change may not alter a memory's id ({ident!r})")
-                current[ident] = new
-                writes[ident] = (new, schedule)
-                results.append((old, new))
+            done = apply_changes(ids, stored, change)
+            writes = done.writes
             if writes:
                 edited = [i for i, (new, _) in writes.items() if new.content != stored[i].content]
                 stale = [i for i in edited if i in index.vector_models(edited)]
@@ -406,7 +393,7 @@ class JSONLStore:
                 self._retire_vectors(stale)
                 index.modify(list(writes), lambda old: writes[old.id])
                 self._unscheduled.difference_update(writes)
-            return results
+            return done.pairs
 
     def delete(self, ids: Sequence[str], due_before: float | None = None) -> list[str]:
         with self._writing() as index:

@@ -28,7 +28,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from engram.config import redact_url
 from engram.core.models import AuditEntry, Memory, Schedule
 from engram.core.scoring import Policy
-from engram.errors import ConfigError, NotFoundError, StoreError, ValidationError
+from engram.errors import ConfigError, StoreError, ValidationError
+from engram.storage.changes import apply_changes
 from engram.storage.columns import (
     MEMORY_COLUMN_LIST,
     MEMORY_COLUMNS,
@@ -214,7 +215,6 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         return [found[i] for i in ids if i in found]
 
     def modify(self, ids: Sequence[str], change: Change) -> list[tuple[Memory, Memory]]:
-        results: list[tuple[Memory, Memory]] = []
         with self._write() as conn:
             # Lock every row up front, in id order, so two clients modifying overlapping sets
             # queue up instead of deadlocking.
@@ -223,19 +223,11 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
                 "ORDER BY id FOR UPDATE",
                 (list(ids),),
             ).fetchall()
-            current = {row[0]: memory_from_row(row) for row in rows}
-            for ident in ids:
-                old = current.get(ident)
-                if old is None:
-                    raise NotFoundError("memory", ident)
-                outcome = change(old)
-                if outcome is None:
-                    continue
-                new, schedule = outcome
-                update_row(conn, old, new, schedule)
-                current[ident] = new
-                results.append((old, new))
-        return results
+            stored = {row[0]: memory_from_row(row) for row in rows}
+            done = apply_changes(ids, stored, change)
+            for ident, (new, schedule) in done.writes.items():
+                update_row(conn, stored[ident], new, schedule)
+        return done.pairs
 
     def delete(self, ids: Sequence[str], due_before: float | None = None) -> list[str]:
         if not ids:

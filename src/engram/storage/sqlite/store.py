@@ -20,7 +20,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.core.models import AuditEntry, Memory, Schedule, Status
-from engram.errors import NotFoundError, StoreError
+from engram.errors import StoreError
+from engram.storage.changes import apply_changes
 from engram.storage.columns import (
     ENTITIES,
     JSON_COLUMNS,
@@ -198,22 +199,18 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
         return [found[i] for i in ids if i in found]
 
     def modify(self, ids: Sequence[str], change: Change) -> list[tuple[Memory, Memory]]:
-        results: list[tuple[Memory, Memory]] = []
         with self._write() as conn:
-            for ident in ids:
-                row = conn.execute(
-                    f"SELECT {MEMORY_COLUMN_LIST} FROM memories WHERE id = ?", (ident,)
-                ).fetchone()
-                if row is None:
-                    raise NotFoundError("memory", ident)
-                old = memory_from_row(row, from_json)
-                outcome = change(old)
-                if outcome is None:
-                    continue
-                new, schedule = outcome
-                _update(conn, old, new, schedule)
-                results.append((old, new))
-        return results
+            stored: dict[str, Memory] = {}
+            for chunk in chunks(list(dict.fromkeys(ids))):
+                marks = ", ".join("?" * len(chunk))
+                sql = f"SELECT {MEMORY_COLUMN_LIST} FROM memories WHERE id IN ({marks})"
+                for row in conn.execute(sql, chunk).fetchall():
+                    memory = memory_from_row(row, from_json)
+                    stored[memory.id] = memory
+            done = apply_changes(ids, stored, change)
+            for ident, (new, schedule) in done.writes.items():
+                _update(conn, stored[ident], new, schedule)
+        return done.pairs
 
     def delete(self, ids: Sequence[str], due_before: float | None = None) -> list[str]:
         removed: set[str] = set()

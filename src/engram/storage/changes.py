@@ -1,0 +1,42 @@
+"""`Store.modify`'s read-modify-write, written once for every backend.
+
+Each store reads the memories under its own lock (a transaction, `FOR UPDATE`, the directory
+lock), runs the caller's change through `apply_changes`, and writes what it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from engram.core.models import Memory, Schedule
+from engram.errors import NotFoundError, StoreError
+from engram.storage.protocol import Change
+
+
+@dataclass
+class Changes:
+    """What a `modify` did: each (before, after) in call order, and the last write per id."""
+
+    pairs: list[tuple[Memory, Memory]] = field(default_factory=list)
+    writes: dict[str, tuple[Memory, Schedule]] = field(default_factory=dict)
+
+
+def apply_changes(ids: Sequence[str], stored: Mapping[str, Memory], change: Change) -> Changes:
+    """Run `change` over `ids` in order against the `stored` memories. An id named twice sees
+    its own earlier change; a change that returns None leaves its memory alone; an unknown id
+    stops everything (nothing is written) and a change may not alter a memory's id."""
+    out = Changes()
+    for ident in ids:
+        old = out.writes[ident][0] if ident in out.writes else stored.get(ident)
+        if old is None:
+            raise NotFoundError("memory", ident)
+        outcome = change(old)
+        if outcome is None:
+            continue
+        new, schedule = outcome
+        if new.id != ident:
+            raise StoreError(f"a change may not alter a memory's id ({ident!r})")
+        out.writes[ident] = (new, schedule)
+        out.pairs.append((old, new))
+    return out
