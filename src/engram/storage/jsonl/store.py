@@ -39,11 +39,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
-from engram.core.timeutil import to_epoch
 from engram.errors import EngramError, StoreError
 from engram.storage.changes import apply_changes
 from engram.storage.jsonl import snapshot
-from engram.storage.jsonl.files import DirLock, LineFile, read_lines
+from engram.storage.jsonl.files import DirLock, LineFile
 from engram.storage.jsonl.layout import (
     AUDIT,
     LTM_DB,
@@ -56,7 +55,6 @@ from engram.storage.jsonl.layout import (
     write_meta,
 )
 from engram.storage.jsonl.records import (
-    SCHEDULE_FIELDS,
     BadLine,
     decode_memory,
     decode_relation,
@@ -71,12 +69,14 @@ from engram.storage.jsonl.sync import (
     apply_relations,
     apply_vectors,
     every_memory,
+    read_audit,
+    rescheduled,
     vector_lines,
 )
 from engram.storage.jsonl.vectors import decode_vector, encode_vector
 from engram.storage.locks import file_lock
 from engram.storage.maintenance import CompactionResult, StorageStats
-from engram.storage.protocol import Capability, Change, Filter, Rescheduler, ScheduleInputs
+from engram.storage.protocol import Capability, Change, Filter, Rescheduler
 from engram.storage.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
@@ -454,17 +454,7 @@ class JSONLStore:
                 return 0  # another process did it a moment ago
             memories = list(every_memory(self._index))
             if memories:
-                arrays = compute(
-                    ScheduleInputs(
-                        use_count=np.array([m.use_count for m in memories], np.float64),
-                        strength=np.array([m.strength for m in memories], np.float64),
-                        last_used=np.array([to_epoch(m.last_used) for m in memories], np.float64),
-                        created_at=np.array([to_epoch(m.created_at) for m in memories], np.float64),
-                        active=np.array([m.status == Status.ACTIVE for m in memories]),
-                    )
-                )
-                columns = [getattr(arrays, name).tolist() for name in SCHEDULE_FIELDS]
-                schedules = {m.id: _schedule(columns, i) for i, m in enumerate(memories)}
+                schedules = rescheduled(memories, compute)
                 self._memories.rewrite(encode_memory(m, schedules[m.id]) for m in memories)
                 write_meta(self.path, schedule_fingerprint=fingerprint)
                 index.modify(list(schedules), lambda old: (old, schedules[old.id]))
@@ -498,18 +488,7 @@ class JSONLStore:
         """Read from the file each time: the trail is for people and plans, not hot paths.
         A line that does not parse (a hand edit gone wrong) is skipped with a warning."""
         with self._reading(), self._lock.hold(exclusive=False):
-            found: list[AuditEntry] = []
-            for number, raw in reversed(read_lines(self.path / AUDIT)):
-                try:
-                    entry = AuditEntry.model_validate_json(raw)
-                except ValueError as exc:
-                    log.warning("%s line %d is not an audit entry: %s", AUDIT, number, exc)
-                    continue
-                if plan_id is None or entry.plan_id == plan_id:
-                    found.append(entry)
-                    if len(found) >= limit:
-                        break
-            return found
+            return read_audit(self.path / AUDIT, plan_id, limit)
 
     def exclusive(self, name: str) -> AbstractContextManager[None]:
         return file_lock(self.path / f".{name}.lock", name)
@@ -601,11 +580,3 @@ class JSONLStore:
                 Tally(vectors),
             )
             return CompactionResult(before=before, after=self._stats())
-
-
-def _schedule(columns: list[list[float]], i: int) -> Schedule:
-    values: dict[str, Any] = {
-        name: (None if col[i] != col[i] else float(col[i]))
-        for name, col in zip(SCHEDULE_FIELDS, columns, strict=True)
-    }
-    return Schedule.model_construct(**values)

@@ -1,4 +1,4 @@
-"""Between the files and the store's SQLite index.
+"""Between the files and the store's SQLite index, and what the store computes from its lines.
 
 The files are the truth; the `apply_*` functions bring the index up to date with the lines
 appended since the last read (by this process or another), in file order, so the index always
@@ -8,19 +8,25 @@ compaction.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.models import Memory, Relation, Schedule, Status
-from engram.storage.jsonl.records import StoredMemory, Tombstone
+from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
+from engram.core.timeutil import to_epoch
+from engram.storage.jsonl.files import read_lines
+from engram.storage.jsonl.records import SCHEDULE_FIELDS, StoredMemory, Tombstone
 from engram.storage.jsonl.vectors import VectorLine, encode_vector
 from engram.storage.maintenance import FileStats
-from engram.storage.protocol import Filter
+from engram.storage.protocol import Filter, Rescheduler, ScheduleInputs
 from engram.storage.sqlite import SQLiteStore
 
+log = logging.getLogger(__name__)
 _EMPTY = Schedule()
 _ANY = Filter(statuses=tuple(Status))  # every memory, whatever its status
 _PAGE = 1_000  # memories per read when walking the whole store
@@ -123,6 +129,46 @@ def every_memory(index: SQLiteStore) -> Iterator[Memory]:
             return
         yield from page
         after = page[-1].id
+
+
+def rescheduled(memories: Sequence[Memory], compute: Rescheduler) -> dict[str, Schedule]:
+    """Every memory's schedule by `compute` (the services' decay policy), one vectorised pass."""
+    arrays = compute(
+        ScheduleInputs(
+            use_count=np.array([m.use_count for m in memories], np.float64),
+            strength=np.array([m.strength for m in memories], np.float64),
+            last_used=np.array([to_epoch(m.last_used) for m in memories], np.float64),
+            created_at=np.array([to_epoch(m.created_at) for m in memories], np.float64),
+            active=np.array([m.status == Status.ACTIVE for m in memories]),
+        )
+    )
+    columns = [getattr(arrays, name).tolist() for name in SCHEDULE_FIELDS]
+    return {m.id: _schedule(columns, i) for i, m in enumerate(memories)}
+
+
+def _schedule(columns: list[list[float]], i: int) -> Schedule:
+    values: dict[str, Any] = {
+        name: (None if col[i] != col[i] else float(col[i]))
+        for name, col in zip(SCHEDULE_FIELDS, columns, strict=True)
+    }
+    return Schedule.model_construct(**values)
+
+
+def read_audit(path: Path, plan_id: str | None, limit: int) -> list[AuditEntry]:
+    """The audit trail, newest first, read from the file each time (it is for people and plans,
+    not hot paths). A line that does not parse (a hand edit gone wrong) is skipped, logged."""
+    found: list[AuditEntry] = []
+    for number, raw in reversed(read_lines(path)):
+        try:
+            entry = AuditEntry.model_validate_json(raw)
+        except ValueError as exc:
+            log.warning("%s line %d is not an audit entry: %s", path.name, number, exc)
+            continue
+        if plan_id is None or entry.plan_id == plan_id:
+            found.append(entry)
+            if len(found) >= limit:
+                break
+    return found
 
 
 def stored(record: StoredMemory) -> tuple[Memory, Schedule]:
