@@ -30,11 +30,6 @@ IDS = 60
 ROUNDS = 200
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def measure(path: Path, seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     with Engram.open(str(path), embedding_model="none") as mem:
@@ -51,7 +46,7 @@ def measure(path: Path, seed: int) -> dict[str, Any]:
                 start = time.perf_counter()
                 call(chosen)
                 times.append((time.perf_counter() - start) * 1000)
-            out[name] = (statistics.median(times), pct(times, 0.95))
+            out[name] = (statistics.median(times), scale.pct(times, 0.95))
     return out
 
 

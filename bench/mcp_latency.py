@@ -37,11 +37,6 @@ import scale
 import semantic_scale
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def server_pid(store: Path) -> int:
     """The server process serving `store` (the SDK's client does not expose it)."""
     for entry in Path("/proc").iterdir():
@@ -100,7 +95,7 @@ async def one_run(store: Path, home: Path, queries: list[str]) -> dict[str, Any]
                 text = max(
                     text, sum(len(c.text.encode()) for c in result.content if c.type == "text")
                 )
-            out["search_p50"], out["search_p95"] = pct(times, 0.5), pct(times, 0.95)
+            out["search_p50"], out["search_p95"] = scale.pct(times, 0.5), scale.pct(times, 0.95)
             out["response_bytes"] = size
             out["text_bytes"] = text  # the text block most clients show the model
             saves = []
@@ -110,7 +105,7 @@ async def one_run(store: Path, home: Path, queries: list[str]) -> dict[str, Any]
                     "save_memory", {"content": f"latency note {i}: {queries[i]}"}
                 )
                 saves.append((time.perf_counter() - t) * 1000)
-            out["save_p50"] = pct(saves, 0.5)
+            out["save_p50"] = scale.pct(saves, 0.5)
             out["rss_mb"] = peak_rss_mb(server_pid(store))
     return out
 

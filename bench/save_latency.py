@@ -15,9 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,11 +27,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scale
 import semantic_scale
 from engram import Engram, FixedClock
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def measure(path: Path, seed: int) -> dict[str, Any]:
@@ -75,23 +68,13 @@ def main() -> None:
     scale.build(scale.SQLiteTarget(source), args.n, args.seed)
     semantic_scale.attach_vectors(source, 10_000, args.seed)
     semantic_scale.ensure_index(source)
-    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        copy = Path(tmp) / source.name
-        for suffix in ("", *semantic_scale.INDEX_FILES):
-            shutil.copyfile(str(source) + suffix, str(copy) + suffix)
-        child = subprocess.run(
-            [sys.executable, __file__, "--measure", str(copy), "--seed", str(args.seed)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    result = json.loads(child.stdout)
+    result = semantic_scale.measure_copy(source, args.seed, with_index=True, script=__file__)
     print("| N | saves back to back p50 / p95 | worker idle between saves p50 / p95 |")
     print("|---|---|---|")
     busy, idle = result["busy"], result["idle"]
     print(
-        f"| {args.n:,} | {pct(busy, 0.5):.1f} / {pct(busy, 0.95):.1f} ms | "
-        f"{pct(idle, 0.5):.1f} / {pct(idle, 0.95):.1f} ms |"
+        f"| {args.n:,} | {scale.pct(busy, 0.5):.1f} / {scale.pct(busy, 0.95):.1f} ms | "
+        f"{scale.pct(idle, 0.5):.1f} / {scale.pct(idle, 0.95):.1f} ms |"
     )
     print(f"\nmean back to back: {statistics.mean(busy):.1f} ms over {len(busy)} saves")
 

@@ -158,11 +158,6 @@ def recall_at_10(mem: Engram, queries: list[str]) -> float:
     return hits / (10 * len(queries))
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def measure(path: Path, seed: int) -> dict[str, Any]:
     rng = random.Random(seed + 2)
     words = scale.vocabulary(random.Random(seed))
@@ -179,7 +174,7 @@ def measure(path: Path, seed: int) -> dict[str, Any]:
         t = time.perf_counter()
         mem.search(q)
         times.append((time.perf_counter() - t) * 1000)
-    out["search_p50"], out["search_p95"] = pct(times, 0.5), pct(times, 0.95)
+    out["search_p50"], out["search_p95"] = scale.pct(times, 0.5), scale.pct(times, 0.95)
     singles = []
     # Numbered after what the store holds: the store is reused between runs, and a note saved
     # by an earlier run would be a repeat (merged, a different and cheaper path).
@@ -188,7 +183,7 @@ def measure(path: Path, seed: int) -> dict[str, Any]:
         t = time.perf_counter()
         mem.save(f"benchmark note {offset + i}: " + queries[i])
         singles.append((time.perf_counter() - t) * 1000)
-    out["save_p50"], out["save_p95"] = pct(singles, 0.5), pct(singles, 0.95)
+    out["save_p50"], out["save_p95"] = scale.pct(singles, 0.5), scale.pct(singles, 0.95)
     mem.flush()  # the single saves' vectors, computed in the background meanwhile
     drafts = [Draft(content=f"bulk note {offset + i}: {queries[i % 200]}") for i in range(1000)]
     t = time.perf_counter()
@@ -216,7 +211,9 @@ def warm(path: Path) -> None:
         mem.search("building the vector index")
 
 
-def measure_copy(path: Path, seed: int, with_index: bool) -> dict[str, Any]:
+def measure_copy(path: Path, seed: int, with_index: bool, script: str = __file__) -> dict[str, Any]:
+    """`script --measure` in a child process, on a throwaway copy of the kept store (and of its
+    vector index, `with_index`); its JSON output."""
     with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
         copy = Path(tmp) / path.name
         shutil.copyfile(path, copy)
@@ -224,7 +221,7 @@ def measure_copy(path: Path, seed: int, with_index: bool) -> dict[str, Any]:
             for suffix in INDEX_FILES:
                 shutil.copyfile(str(path) + suffix, str(copy) + suffix)
         child = subprocess.run(
-            [sys.executable, __file__, "--measure", str(copy), "--seed", str(seed)],
+            [sys.executable, script, "--measure", str(copy), "--seed", str(seed)],
             capture_output=True,
             text=True,
             check=True,
