@@ -8,7 +8,9 @@ the run leaves it as it was. For each of --runs fresh server processes it measur
 `initialize` answered; the first `search_memory` sent right after `initialize` (the model is
 then still loading in the background, so it may answer from the text alone — the table says
 how often); then, after the warm-up, `search_memory` p50/p95 over 200 queries and
-`save_memory` p50 over 100 saves, each the full round trip; the size of a 10-hit search
+`save_memory` p50 over 100 saves, each the full round trip; the round trip of a tool that does
+almost nothing (`open_memories` of an unknown id, p50 over 200 calls: what the protocol itself
+costs, transport and validation on both sides); the size of a 10-hit search
 response (compact, as by default: its structured content, and the text block that most clients
 show the model); and the server's peak RSS.
 """
@@ -106,6 +108,12 @@ async def one_run(store: Path, home: Path, queries: list[str]) -> dict[str, Any]
                 )
                 saves.append((time.perf_counter() - t) * 1000)
             out["save_p50"] = scale.pct(saves, 0.5)
+            trips = []
+            for _ in range(200):
+                t = time.perf_counter()
+                await session.call_tool("open_memories", {"memory_ids": ["no-such-memory"]})
+                trips.append((time.perf_counter() - t) * 1000)
+            out["round_trip_p50"] = scale.pct(trips, 0.5)
             out["rss_mb"] = peak_rss_mb(server_pid(store))
     return out
 
@@ -142,13 +150,14 @@ def main() -> None:
     text_only = sum(1 for run in runs if run["first_text_only"])
     print(
         "| N | start → initialize | first search (text-only) | search p50 / p95 | save p50 |"
-        " 10-hit response | its text block | server peak RSS |"
+        " round trip p50 | 10-hit response | its text block | server peak RSS |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     print(
         f"| {args.n:,} | {med('initialize_s'):.2f} s | {med('first_search_ms'):.0f} ms "
         f"({text_only}/{len(runs)}) | {med('search_p50'):.1f} / {med('search_p95'):.1f} ms | "
-        f"{med('save_p50'):.1f} ms | {med('response_bytes') / 1024:.1f} KB | "
+        f"{med('save_p50'):.1f} ms | {med('round_trip_p50'):.2f} ms | "
+        f"{med('response_bytes') / 1024:.1f} KB | "
         f"{med('text_bytes') / 1024:.1f} KB | {med('rss_mb'):.0f} MB |"
     )
     print(

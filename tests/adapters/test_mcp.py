@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,11 +146,13 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def server_params(home: Path, **env: str) -> StdioServerParameters:
+def server_params(
+    home: Path, *, args: Sequence[str] = ("-m", "engram.mcp"), **env: str
+) -> StdioServerParameters:
     """Everything the server reads points into `home`: no user config or store can leak in."""
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "engram.mcp"],
+        args=list(args),
         env={
             "ENGRAM_STORAGE_PATH": str(home / "engram.db"),
             "XDG_CONFIG_HOME": str(home / "config"),
@@ -825,8 +827,10 @@ class RawServer:
     would fill up and stall it.
     """
 
-    def __init__(self, home: Path, **env: str) -> None:
-        params = server_params(home, **env)
+    def __init__(
+        self, home: Path, *, args: Sequence[str] = ("-m", "engram.mcp"), **env: str
+    ) -> None:
+        params = server_params(home, args=args, **env)
         self.stderr_path = home / "server-stderr.log"
         with self.stderr_path.open("w") as errlog:
             self.process = subprocess.Popen(

@@ -6,12 +6,18 @@ cannot send these lines (it validates what it sends), so this test writes them i
 from __future__ import annotations
 
 import json
+import os
 import queue
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import pytest
 from tests.adapters.test_mcp import RawServer
+
+from engram.mcp.stdio import DirectOutput
 
 ANSWER_SECONDS = 20
 
@@ -129,3 +135,79 @@ def test_tools_still_work_after_garbage(wire: Wire) -> None:
     assert answer["id"] == 15
     assert answer["result"].get("isError") is not True
     assert "Wire test memory" in json.dumps(answer["result"])
+
+
+# A library inside the server that writes to stdout while a tool runs: Python's print and a raw
+# write to file descriptor 1 (what a C extension or a child process would do). The hook into
+# search is only the place where that library runs; the server is the real one.
+NOISY_SERVER = """
+import os
+from engram.services.search import SearchService
+from engram.mcp.server import serve
+
+real = SearchService.search
+
+def noisy(self, *args, **kwargs):
+    print("stray print from a library", flush=True)
+    os.write(1, b"stray bytes on descriptor 1\\n")
+    return real(self, *args, **kwargs)
+
+SearchService.search = noisy
+serve()
+"""
+
+
+def test_stray_output_goes_to_stderr_never_onto_the_wire(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """While serving, descriptor 1 points at stderr and messages go through the server's own
+    descriptor (`claim_stdout`): noise printed during a tool call cannot corrupt the protocol."""
+    noisy = Wire(tmp_path_factory.mktemp("noisy"), args=("-c", NOISY_SERVER))
+    try:
+        assert noisy.initialize("noisy-test", request_id=0)["id"] == 0
+        noisy.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        found = noisy.call(1, "search_memory", {"query": "anything"})
+        assert found["isError"] is False and found["structuredContent"]["count"] == 0
+        noisy.ping(2)
+        stderr = noisy.finish()
+    finally:
+        noisy.close()
+    assert all(json.loads(line)["jsonrpc"] == "2.0" for line in noisy.stdout)
+    assert "stray print from a library" in stderr
+    assert "stray bytes on descriptor 1" in stderr
+
+
+@pytest.mark.anyio
+async def test_a_message_larger_than_the_pipe_waits_for_a_slow_reader_without_stalling() -> None:
+    """`DirectOutput` writes from the event loop: when the client is not reading and the pipe
+    fills, the rest waits in a worker thread, so the loop keeps running, and every byte arrives
+    in order once the client reads."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    message = "".join(f"{i:07d}," for i in range(40_000)) + "\n"  # 320 KB, a few pipefuls
+    received: list[bytes] = []
+    ticks = 0
+
+    def slow_reader() -> None:
+        time.sleep(0.3)  # the client is busy: the pipe fills meanwhile
+        with os.fdopen(read_end, "rb") as pipe:
+            received.append(pipe.read())
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await anyio.sleep(0.01)
+
+    reader = threading.Thread(target=slow_reader)
+    reader.start()
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(ticker)
+            assert await DirectOutput(write_end).write(message) == len(message)
+            tasks.cancel_scope.cancel()
+    finally:
+        os.close(write_end)
+        reader.join(timeout=30)
+    assert received == [message.encode()]
+    assert ticks >= 5  # the loop ran while the write waited for the reader

@@ -1,8 +1,9 @@
 """The Engram MCP server: `build_server()` for embedding and tests, `serve()` for `engram serve`.
 
 stdout carries the MCP protocol and nothing else: Engram logs to stderr (`configure_logging`),
-the SDK's own logging goes to stderr, and while serving the SDK points file descriptor 1 at
-stderr so even a stray `print` cannot corrupt a message.
+the SDK's own logging goes to stderr, and while serving file descriptor 1 points at stderr
+(`engram.mcp.stdio.claim_stdout`; on Windows the SDK does it) so even a stray `print` cannot
+corrupt a message.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from engram.config import Settings, load_settings
 from engram.errors import ConfigError, ValidationError
 from engram.mcp.arguments import checked_arguments
 from engram.mcp.runtime import EngramRuntime
-from engram.mcp.stdio import CheckedInput, claim_stdin
+from engram.mcp.stdio import CheckedInput, claim_stdin, claim_stdout
 from engram.mcp.tools import register_tools
 
 __all__ = ["INSTRUCTIONS", "SERVER_NAME", "build_server", "serve", "serve_http", "serve_ui"]
@@ -105,10 +106,16 @@ class EngramServer(MCPServer[EngramRuntime]):
         return compact_text(await super().call_tool(name, arguments, context))
 
     async def run_stdio_async(self) -> None:
-        """The SDK's stdio loop, reading through `CheckedInput`: a request the SDK could not
-        parse is answered with a JSON-RPC error instead of silence (`engram.mcp.stdio`)."""
+        """The SDK's stdio loop, reading through `CheckedInput` (a request the SDK could not
+        parse is answered with a JSON-RPC error instead of silence) and writing through
+        `DirectOutput` (no thread hop per message); see `engram.mcp.stdio`."""
         checked = CheckedInput(claim_stdin())
-        async with stdio_server(stdin=anyio.AsyncFile(cast(IO[str], checked))) as (read, write):
+        output = claim_stdout()
+        async with stdio_server(
+            stdin=anyio.AsyncFile(cast(IO[str], checked)),
+            # The SDK only calls write and flush on it (None: the SDK's own writer).
+            stdout=cast("anyio.AsyncFile[str] | None", output),
+        ) as (read, write):
             checked.attach(write)
             lowlevel = self._lowlevel_server
             await lowlevel.run(read, write, lowlevel.create_initialization_options())

@@ -8,10 +8,12 @@ request is answered with the JSON-RPC error the specification gives for it (pars
 invalid request, invalid params), carrying the request's id when one can be read; a broken
 notification or response, which must never be answered, is logged to stderr.
 
-Only the reading side is replaced: the SDK still owns stdout (and points file descriptor 1 at
-stderr while serving), and the error answers go through its writer, so two messages can never
-interleave on the wire. A valid line is therefore parsed twice, here and by the SDK: one
-more parse of one short line, small beside a tool call's round trip (bench/mcp_latency.py).
+The error answers go through the SDK's writer, so two messages can never interleave on the
+wire. A valid line is therefore parsed twice, here and by the SDK: one more parse of one short
+line, small beside a tool call's round trip (bench/mcp_latency.py).
+
+The writing side is `DirectOutput`: each message written straight from the event loop, not
+through a worker thread (see there).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import io
 import json
 import logging
 import os
+import select
 import sys
 import threading
 from dataclasses import dataclass
@@ -27,6 +30,7 @@ from typing import IO, Any, cast
 
 import anyio
 import anyio.from_thread
+import anyio.to_thread
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
@@ -172,3 +176,55 @@ def claim_stdin() -> IO[str]:
     except OSError:
         binary = sys.stdin.buffer
     return io.TextIOWrapper(cast(Any, binary), encoding="utf-8", errors="replace")
+
+
+class DirectOutput:
+    """The protocol's output, written from the event loop itself.
+
+    The SDK writes every message through anyio's file wrapper: a write and a flush, each a hop
+    to a worker thread and back. Here the file descriptor is non-blocking and a message is
+    written at once; only when the pipe is full (the client is not reading) does the rest wait
+    in a worker thread, so the event loop is never stuck behind a slow client and keeps reading
+    requests meanwhile. What the two hops cost is small and mostly in the tail: a round trip of
+    `open_memories` through a real client, six interleaved pairs of runs, p95 1.1–1.7 ms
+    without them against 1.5–2.0 ms with them; the p50s overlap (1.0–1.4 against 1.1–1.5 ms).
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    async def write(self, text: str) -> int:
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            try:
+                data = data[os.write(self._fd, data) :]
+            except BlockingIOError:
+                await anyio.to_thread.run_sync(self._until_writable, abandon_on_cancel=True)
+        return len(text)
+
+    async def flush(self) -> None:
+        """Nothing to flush: every write went to the descriptor."""
+
+    def _until_writable(self) -> None:
+        select.select([], [self._fd], [])
+
+
+def claim_stdout() -> DirectOutput | None:
+    """The protocol's output as a `DirectOutput`, with file descriptor 1 pointed at stderr
+    while serving, so a stray print (ours, a library's, a child's) lands in the log instead of
+    corrupting a message. None where a pipe cannot be made non-blocking (Windows): the SDK's
+    own writer then does the same job through a worker thread."""
+    if sys.platform == "win32":
+        return None
+    try:
+        wire = os.dup(1)
+    except OSError:
+        return None
+    try:
+        os.set_blocking(wire, False)
+        sys.stdout.flush()
+        os.dup2(2, 1)
+    except OSError:
+        os.close(wire)
+        return None
+    return DirectOutput(wire)
