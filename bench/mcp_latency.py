@@ -10,7 +10,9 @@ then still loading in the background, so it may answer from the text alone — t
 how often); then, after the warm-up, `search_memory` p50/p95 over 200 queries and
 `save_memory` p50 over 100 saves, each the full round trip; the round trip of a tool that does
 almost nothing (`open_memories` of an unknown id, p50 over 200 calls: what the protocol itself
-costs, transport and validation on both sides); the size of a 10-hit search
+costs, transport and validation on both sides); how much of a search's round trip the client
+spends checking the result against the tool's output schema (the Python SDK does it with
+`jsonschema` on every call); the size of a 10-hit search
 response (compact, as by default: its structured content, and the text block that most clients
 show the model); and the server's peak RSS.
 """
@@ -54,6 +56,31 @@ def server_pid(store: Path) -> int:
     raise RuntimeError("server process not found")
 
 
+class SchemaCheckTimer:
+    """Times the client's check of each tool result against the tool's output schema (part
+    of every round trip measured here, spent in the client, not the server)."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self._real = ClientSession.validate_tool_result
+
+    def __enter__(self) -> SchemaCheckTimer:
+        real, times = self._real, self.times
+
+        async def timed(session: ClientSession, name: str, result: Any) -> None:
+            start = time.perf_counter()
+            try:
+                await real(session, name, result)
+            finally:
+                times.append((time.perf_counter() - start) * 1000)
+
+        ClientSession.validate_tool_result = timed  # type: ignore[method-assign, assignment]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        ClientSession.validate_tool_result = self._real  # type: ignore[method-assign]
+
+
 def peak_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -89,15 +116,17 @@ async def one_run(store: Path, home: Path, queries: list[str]) -> dict[str, Any]
             await anyio.sleep(3)  # the warm-up finishes
             times = []
             size = text = 0
-            for q in queries[1:]:
-                t = time.perf_counter()
-                result = await session.call_tool("search_memory", {"query": q, "limit": 10})
-                times.append((time.perf_counter() - t) * 1000)
-                size = max(size, len(json.dumps(result.structured_content)))
-                text = max(
-                    text, sum(len(c.text.encode()) for c in result.content if c.type == "text")
-                )
+            with SchemaCheckTimer() as checks:
+                for q in queries[1:]:
+                    t = time.perf_counter()
+                    result = await session.call_tool("search_memory", {"query": q, "limit": 10})
+                    times.append((time.perf_counter() - t) * 1000)
+                    size = max(size, len(json.dumps(result.structured_content)))
+                    text = max(
+                        text, sum(len(c.text.encode()) for c in result.content if c.type == "text")
+                    )
             out["search_p50"], out["search_p95"] = scale.pct(times, 0.5), scale.pct(times, 0.95)
+            out["search_schema_check_p50"] = scale.pct(checks.times, 0.5)
             out["response_bytes"] = size
             out["text_bytes"] = text  # the text block most clients show the model
             saves = []
@@ -149,13 +178,15 @@ def main() -> None:
 
     text_only = sum(1 for run in runs if run["first_text_only"])
     print(
-        "| N | start → initialize | first search (text-only) | search p50 / p95 | save p50 |"
-        " round trip p50 | 10-hit response | its text block | server peak RSS |"
+        "| N | start → initialize | first search (text-only) | search p50 / p95 |"
+        " of which the client's schema check | save p50 | round trip p50 | 10-hit response |"
+        " its text block | server peak RSS |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     print(
         f"| {args.n:,} | {med('initialize_s'):.2f} s | {med('first_search_ms'):.0f} ms "
         f"({text_only}/{len(runs)}) | {med('search_p50'):.1f} / {med('search_p95'):.1f} ms | "
+        f"{med('search_schema_check_p50'):.2f} ms | "
         f"{med('save_p50'):.1f} ms | {med('round_trip_p50'):.2f} ms | "
         f"{med('response_bytes') / 1024:.1f} KB | "
         f"{med('text_bytes') / 1024:.1f} KB | {med('rss_mb'):.0f} MB |"
