@@ -33,11 +33,13 @@ SWEPT: dict[str, tuple[float, ...]] = {
     "search_semantic_weight": (0.3, 0.4, 0.5, 0.6),
     "search_semantic_min_z": (1.0, 1.5, 2.0, 2.5, 3.0),
     "search_context_weight": (0.0, 0.2, 0.3, 0.4, 0.5),
-    "search_context_radius": (1, 2, 3, 4),
+    "search_context_radius": (2, 3, 4, 5),
     "search_diversity": (0.0, 0.15, 0.3),
     "search_decay_weight": (0.0, 0.1, 0.2, 0.3),
     "review_blend_ratio": (0.0, 0.3),
     "search_vector_candidates": (30, 50, 100),
+    "search_expansion_weight": (0.0, 0.3, 0.6, 0.9, 1.2),
+    "search_expansion_terms": (5, 10, 15),
 }
 
 

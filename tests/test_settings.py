@@ -173,6 +173,22 @@ def paraphrases(mem: Engram, clock: FixedClock) -> list[str]:
     return [h.memory.content for h in mem.search("tea", limit=2)]
 
 
+def expansion_finds(mem: Engram, clock: FixedClock) -> list[str]:
+    """What a question finds through words of its best matches: the orchestra line shares a word
+    with the best match only, the Alps line with the second best only, neither with the query."""
+    for text in (
+        "The dentist appointment is on Monday at nine",
+        "The car needs an oil change soon",
+        "Watered the plants on the balcony",
+        "Kate's hobbies: she plays the cello in a community orchestra",
+        "Kate also loves hiking in the Alps",
+        "The orchestra rehearsal moved to Thursday evening",
+        "The Alps trip is booked for August",
+    ):
+        mem.save(text)
+    return sorted(h.memory.content for h in mem.search("What are Kate's hobbies?"))
+
+
 def fused_ranks(mem: Engram, clock: FixedClock) -> list[float]:
     mem.save("my plane to Lisbon departs at 9am")
     mem.save("the flight to Lisbon leaves at 9am from gate 12")
@@ -273,7 +289,13 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("cross_domain_threshold", {}, {"cross_domain_threshold": 0.1}, observed),
     ("cross_domain_boost", {}, {"cross_domain_boost": 0.5}, observed),
     ("touch_boost", {}, {"touch_boost": 0.4}, boosted),
-    ("search_decay_weight", {}, {"search_decay_weight": 1.0}, order_fresh_vs_exact),
+    (
+        # expansion off: the fresh memory's extra word would otherwise lift it whatever decay says
+        "search_decay_weight",
+        {"search_expansion_weight": 0.0},
+        {"search_expansion_weight": 0.0, "search_decay_weight": 1.0},
+        order_fresh_vs_exact,
+    ),
     (
         "search_candidates",
         {"embedding_model": "none", "search_decay_weight": 1.0},
@@ -314,6 +336,9 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("search_context_weight", {}, {"search_context_weight": 0.0}, episode_context),
     ("search_context_radius", {}, {"search_context_radius": 1}, episode_context),
     ("search_diversity", {}, {"search_diversity": 1.0}, paraphrases),
+    ("search_expansion_weight", {}, {"search_expansion_weight": 0.0}, expansion_finds),
+    ("search_expansion_matches", {}, {"search_expansion_matches": 1}, expansion_finds),
+    ("search_expansion_terms", {}, {"search_expansion_terms": 1}, expansion_finds),
     (
         "search_vector_candidates",
         {"search_vector_candidates": 10},

@@ -100,9 +100,15 @@ class Settings(BaseSettings):
     search_vector_candidates: int = Field(default=50, ge=10, le=10_000)
     # Context: credit for the neighbours of a match in its episode and its related memories.
     search_context_weight: float = Field(default=0.2, ge=0, le=1)
-    search_context_radius: int = Field(default=3, ge=0, le=50)
+    search_context_radius: int = Field(default=4, ge=0, le=50)
     # Diversity: the MMR penalty that keeps near-copies of one memory from filling the top.
     search_diversity: float = Field(default=0.15, ge=0, le=1)
+    # Query expansion: the words that weigh most in the best matches, and are rare in the
+    # store, searched again; what they find gets this share of text relevance (0 turns it off;
+    # docs/search.md, "Query expansion").
+    search_expansion_weight: float = Field(default=0.6, ge=0, le=2)
+    search_expansion_matches: int = Field(default=5, ge=1, le=50)
+    search_expansion_terms: int = Field(default=10, ge=1, le=50)
 
     # What a save does with a repeat of a stored memory (docs/consolidation.md)
     save_duplicates: Literal["merge", "reinforce", "keep"] = "merge"

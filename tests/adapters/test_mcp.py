@@ -341,7 +341,7 @@ async def test_save_then_search_finds_it(server: Server) -> None:
     assert found["count"] >= 1  # other tests' memories may be semantic neighbours
     hit = found["hits"][0]
     assert hit["id"] == saved["id"] and hit["content"] == saved["content"]
-    assert hit["reason"] == "match" and hit["rank"] > 0 and hit["why"].startswith("match: ")
+    assert hit["reason"] == "match" and hit["rank"] > 0 and hit["why"].startswith("text 1, ")
     assert "memory" not in hit and "details" not in hit  # compact unless verbose
     full = await server.call("search_memory", {"query": word, "limit": 5, "verbose": True})
     assert full["hits"][0]["memory"]["use_count"] == 0  # searching is not using

@@ -317,6 +317,24 @@ def test_episode_neighbours_are_the_places_within_the_radius(store: Store) -> No
     assert store.episode_neighbours(["a3"], 0) == []
 
 
+def test_term_counts_count_memories_with_the_index_own_stemming_up_to_the_cap(
+    store: Store,
+) -> None:
+    put(
+        store,
+        mem("a", "Running the cello rehearsal"),
+        mem("b", "She runs every morning", tags=("cello",)),
+        mem("c", "Runs and runs and runs"),
+        mem("d", "Nothing to see"),
+    )
+    found = store.term_counts(["running", "cello", "orchestra", 'quote"', "runs"], cap=10)
+    assert found.counts == {"running": 3, "cello": 2, "orchestra": 0, 'quote"': 0, "runs": 3}
+    assert found.total >= 4
+    # capped: a word in every memory costs no more to count than a rare one
+    assert store.term_counts(["runs"], cap=2).counts == {"runs": 2}
+    assert store.term_counts([], cap=10).counts == {}
+
+
 def test_text_search_honours_limit(store: Store) -> None:
     put(store, *(mem(f"m{i}", "common") for i in range(30)))
     assert len(store.text_search(["common"], Filter(), 7)) == 7

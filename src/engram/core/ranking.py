@@ -53,6 +53,8 @@ class Why(BaseModel):
     text: float
     semantic: float | None = None  # cosine similarity, when the memory was a vector neighbour
     context: float | None = None  # credit from an episode neighbour or a related memory
+    # text relevance through words of the best matches (query expansion), weighted as ranked
+    expansion: float | None = None
     decay: float
     review: float
     rank: float
@@ -80,6 +82,7 @@ class Candidate(NamedTuple):
     text: float | None = None  # the parts `relevance` was fused from, for `Why`
     semantic: float | None = None
     context: float | None = None
+    expansion: float | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,7 @@ class Fused:
     relevance: float
     text: float  # text relevance normalised by the best text match; 0 without a shared word
     cosine: float | None  # cosine similarity, when the item was a vector neighbour
+    expansion: float = 0.0  # expansion weight × normalised relevance to the expansion words
 
 
 def fuse_matches(
@@ -115,27 +119,48 @@ def fuse_matches(
     calibration: Calibration | None,
     semantic_weight: float,
     min_z: float,
+    expanded: Mapping[K, float] | None = None,
+    expansion_weight: float = 0.0,
 ) -> dict[K, Fused]:
     """The text matches (raw relevance, higher is better) and the vector neighbours (cosine)
     of one query, fused item by item; items matching neither are left out. Both parts are
     normalised by the query's best match of their kind, so neither scale dominates. Without
     vector neighbours or a calibration (no embedder, nothing embedded yet) text alone
-    decides."""
+    decides.
+
+    `expanded`: the text matches of the query's expansion words (`engram.core.expansion`),
+    raw relevance; each adds `expansion_weight` × its relevance normalised by the best of them
+    to the item's text part, which is then normalised again by the best item's, but never
+    scaled up: where no memory shares a word with the query, expansion alone gives at most
+    `expansion_weight`, not a full text match."""
     best_text = max(lexical.values(), default=0.0) or 1.0
+    extra = expanded if expanded and expansion_weight > 0 else {}
+    best_extra = max(extra.values(), default=0.0) or 1.0
+    textual = {
+        key: (lexical[key] / best_text if key in lexical else 0.0)
+        + (expansion_weight * extra[key] / best_extra if key in extra else 0.0)
+        for key in {**lexical, **extra}
+    }
+    best_textual = max(max(textual.values(), default=0.0), 1.0)
     z = {k: calibration.z(c) for k, c in cosine.items()} if calibration is not None else {}
     best_z = max(z.values(), default=min_z)
     span = best_z - min_z if best_z > min_z else 1.0
     weight = semantic_weight if z else 0.0
     out: dict[K, Fused] = {}
-    for key in {**cosine, **lexical}:
-        text = lexical[key] / best_text if key in lexical else None
+    for key in {**cosine, **textual}:
+        text = textual[key] / best_textual if key in textual else None
         zk = z.get(key)
         semantic = (zk - min_z) / span if zk is not None and zk >= min_z else None
         if text is None and semantic is None:
             continue
         relevance = (1.0 - weight) * (text or 0.0) + weight * (semantic or 0.0)
         if relevance > 0:
-            out[key] = Fused(relevance, text or 0.0, cosine.get(key))
+            out[key] = Fused(
+                relevance,
+                lexical[key] / best_text if key in lexical else 0.0,
+                cosine.get(key),
+                expansion_weight * extra[key] / best_extra if key in extra else 0.0,
+            )
     return out
 
 
@@ -226,6 +251,7 @@ def rank(
             text=text,
             semantic=c.semantic,
             context=c.context,
+            expansion=c.expansion,
             decay=c.score,
             review=c.review_priority,
             rank=values[c.id],

@@ -24,13 +24,14 @@ STOPWORDS = frozenset(
 )
 
 
+def words(text: str) -> list[str]:
+    """A text's words, case-folded, typographic apostrophes made plain, in order."""
+    return [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
+
+
 def query_terms(query: str) -> list[str]:
     """Distinct lower-cased words of a query, stopwords removed unless nothing else remains."""
-    words = [w.casefold().replace("’", "'") for w in _WORD.findall(query)]
-    seen: dict[str, None] = {}
-    for w in words:
-        seen.setdefault(w, None)
-    distinct = list(seen)
+    distinct = list(dict.fromkeys(words(query)))
     content = [w for w in distinct if w not in STOPWORDS]
     return content or distinct
 
@@ -39,7 +40,7 @@ def leading_phrase(text: str, most: int = 32) -> str:
     """The first `most` words of a text, lower-cased, as one phrase: a text that repeats another
     (other case, punctuation or spacing between words) contains it, and a phrase match is far
     more selective than any of its words."""
-    return " ".join(w.casefold().replace("’", "'") for w in _WORD.findall(text)[:most])
+    return " ".join(words(text)[:most])
 
 
 def statements(content: str) -> list[str]:

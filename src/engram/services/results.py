@@ -186,21 +186,31 @@ class SearchResult(_Result):
     hits: list[SearchHit]
 
 
-def why_summary(hit: SearchHit) -> str:
-    """Why a hit ranked where it did, in one short line: its reason, then the parts that
-    contributed (`review 0.00` only for review candidates)."""
+def why_summary(hit: SearchHit, with_reason: bool = True) -> str:
+    """Why a hit ranked where it did, in one short line: its reason (unless the reader has it
+    beside the line already), then the parts that contributed (`review` only for review
+    candidates), each to two decimals without trailing zeros: "text 1, meaning 0.47"."""
     why = hit.why
-    parts = [f"text {why.text:.2f}"]
+    parts = [f"text {_short(why.text)}"]
     if why.semantic is not None:
-        parts.append(f"meaning {why.semantic:.2f}")
-    if why.context is not None:
-        parts.append(f"context {why.context:.2f}")
-    parts.append(f"decay {why.decay:.2f}")
+        parts.append(f"meaning {_short(why.semantic)}")
+    # credit too small to show (it rounds to 0) is left out of the line
+    if why.context is not None and _short(why.context) != "0":
+        parts.append(f"context {_short(why.context)}")
+    if why.expansion is not None and _short(why.expansion) != "0":
+        parts.append(f"expansion {_short(why.expansion)}")
+    parts.append(f"decay {_short(why.decay)}")
     if hit.reason == "review":
-        parts.append(f"review {why.review:.2f}")
+        parts.append(f"review {_short(why.review)}")
     if why.note:
         parts.append(why.note)
-    return f"{hit.reason}: " + ", ".join(parts)
+    line = ", ".join(parts)
+    return f"{hit.reason}: {line}" if with_reason else line
+
+
+def _short(value: float) -> str:
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
 
 
 class Recalled(_Result):
@@ -231,7 +241,7 @@ class Recalled(_Result):
             tags=m.tags,
             rank=round(hit.rank, 3),
             reason=hit.reason,
-            why=why_summary(hit),
+            why=why_summary(hit, with_reason=False),  # `reason` is the field before it
             memory=m if verbose else None,
             details=hit.why if verbose else None,
         )

@@ -1,6 +1,7 @@
-"""Search: full-text and vector candidates from the whole store, fused, spread to their
-episode neighbours and related memories, re-ranked by decay and diversified, with review
-candidates blended in (the formula is in `engram.core.ranking` and docs/search.md).
+"""Search: full-text and vector candidates from the whole store, fused, the query expanded by
+words of the best matches, spread to their episode neighbours and related memories, re-ranked
+by decay and diversified, with review candidates blended in (the formula is in
+`engram.core.ranking` and docs/search.md).
 
 Two phases keep it fast at scale: the store returns light stubs (id, counters, relevance) for a
 few hundred candidates, the core ranks them, and only the winners are read in full.
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from engram.core.expansion import expansion_terms, feedback_words
 from engram.core.models import Status
 from engram.core.ranking import (
     Calibration,
@@ -38,6 +40,16 @@ log = logging.getLogger(__name__)
 DAY = 86_400.0
 # The strongest direct matches whose episode neighbours and related memories receive credit.
 CONTEXT_SOURCES = 20
+# Query expansion: how many of the matches' weightiest words are looked up in the index (the
+# best of them by rarity are searched), and in how many memories a word is too common to search
+# (counting stops there, so a common word costs no more than a rare one). On the conversational
+# sets 100 finds what 1,000 does (bench/retrieval.py); on the 10K synthetic store, whose words
+# are all common, it keeps expansion's cost bounded (docs/search.md, "Query expansion").
+EXPANSION_CANDIDATES = 20
+EXPANSION_COMMON_AT = 100
+# Only matches this close to the best one lend their words: a weak match (a memory barely
+# above the meaning floor) would otherwise steer the expansion away from what the query found.
+EXPANSION_MIN_SHARE = 0.3
 MODEL_LOADING = "text only: the embedding model is still loading"
 
 
@@ -132,13 +144,31 @@ class SearchService:
             else ([], None)
         )
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
+        text_relevance = {s.id: s.relevance for s in lexical}
+        cosines = {s.id: s.relevance for s in semantic}
         fused = fuse_matches(
-            {s.id: s.relevance for s in lexical},
-            {s.id: s.relevance for s in semantic},
+            text_relevance,
+            cosines,
             calibration,
             settings.search_semantic_weight,
             settings.search_semantic_min_z,
         )
+        # As many expansion matches as vector neighbours: the best of them are what moves a
+        # ranking (200 found no more than 50 on the conversational sets, docs/search.md).
+        expanded = self._expansion(
+            fused, terms, where, max(settings.search_vector_candidates, limit)
+        )
+        if expanded:
+            stubs = {s.id: s for s in expanded} | stubs
+            fused = fuse_matches(
+                text_relevance,
+                cosines,
+                calibration,
+                settings.search_semantic_weight,
+                settings.search_semantic_min_z,
+                {s.id: s.relevance for s in expanded},
+                settings.search_expansion_weight,
+            )
         credit = self._context_credit(fused)
         stubs |= self._stubs_for([i for i in credit if i not in stubs], where)
         out: list[tuple[Stub, Candidate]] = []
@@ -156,9 +186,41 @@ class SearchService:
                 f.text if f is not None else 0.0,
                 f.cosine if f is not None else None,
                 extra,
+                f.expansion if f is not None and f.expansion > 0 else None,
             )
             out.append((stubs[ident], candidate))
         return out
+
+    def _expansion(
+        self, fused: dict[str, Fused], terms: Sequence[str], where: Filter, limit: int
+    ) -> list[Stub]:
+        """Text matches of the words that weigh most in the best direct matches and are rare
+        in the store (`engram.core.expansion`); none when expansion is off or nothing matched."""
+        settings = self.ctx.settings
+        if settings.search_expansion_weight <= 0 or not fused:
+            return []
+        best = sorted(fused, key=lambda i: (-fused[i].relevance, i))
+        floor = EXPANSION_MIN_SHARE * fused[best[0]].relevance
+        strong = [
+            i for i in best[: settings.search_expansion_matches] if fused[i].relevance >= floor
+        ]
+        matches = self.ctx.store.get_many(strong)
+        candidates = feedback_words(
+            [(m.content, fused[m.id].relevance) for m in matches],
+            exclude=set(terms),
+            most=EXPANSION_CANDIDATES,
+        )
+        if not candidates:
+            return []
+        found = self.ctx.store.term_counts([c.word for c in candidates], EXPANSION_COMMON_AT)
+        words = expansion_terms(
+            candidates,
+            found.counts,
+            found.total,
+            settings.search_expansion_terms,
+            common_at=EXPANSION_COMMON_AT,
+        )
+        return self.ctx.store.text_search(words, where, limit) if words else []
 
     def _context_credit(self, fused: dict[str, Fused]) -> dict[str, float]:
         """Credit for the episode neighbours and related memories of the strongest matches."""
@@ -231,6 +293,7 @@ class SearchService:
                 text=c.text,
                 semantic=c.semantic,
                 context=c.context,
+                expansion=c.expansion,
             )
             for (stub, c), score, prio in zip(found, scores, prios, strict=True)
         ]

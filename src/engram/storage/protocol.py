@@ -48,6 +48,14 @@ class Stub(NamedTuple):
     relevance: float = 0.0  # text relevance, higher is better (search only)
 
 
+class TermCounts(NamedTuple):
+    """How common some words are in a store: the memories each occurs in (up to a cap), and
+    about how many memories there are (an upper bound: deleted ones may count)."""
+
+    total: int
+    counts: dict[str, int]
+
+
 @dataclass(frozen=True)
 class Filter:
     """Restrictions shared by text search and browsing."""
@@ -117,6 +125,12 @@ class MemoryTable(Protocol):
 
     # Finding memories without scanning
     def text_search(self, terms: Sequence[str], where: Filter, limit: int) -> list[Stub]: ...
+    def term_counts(self, words: Sequence[str], cap: int) -> TermCounts:
+        """In how many memories each word occurs (the text index's own stemming, any field,
+        any status), counted up to `cap`: a word in half the store then costs no more to count
+        than a rare one."""
+        ...
+
     def browse(self, where: Filter, limit: int) -> list[Stub]: ...
     def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
         """Stubs (relevance 0) of those of `ids` that exist and pass `where`, in any order."""

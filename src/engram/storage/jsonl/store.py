@@ -426,6 +426,7 @@ class JSONLStore:
     # -- finding (the index answers, exactly as the SQLite backend) ---------------------------
 
     text_search = _index_read(SQLiteStore.text_search)
+    term_counts = _index_read(SQLiteStore.term_counts)
     stubs = _index_read(SQLiteStore.stubs)
     browse = _index_read(SQLiteStore.browse)
     due_for_gc = _index_read(SQLiteStore.due_for_gc)

@@ -48,6 +48,7 @@ from engram.storage.protocol import (
     Rescheduler,
     ScheduleInputs,
     Stub,
+    TermCounts,
 )
 from engram.storage.rows import (
     AUDIT_COLUMNS,
@@ -260,6 +261,17 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
             [self._rank_weights, *terms, *params, limit],
         )
         return [stub_from_row(row) for row in rows]
+
+    def term_counts(self, words: Sequence[str], cap: int) -> TermCounts:
+        distinct = list(dict.fromkeys(words))
+        rows = self._query(
+            "SELECT w.word, (SELECT count(*) FROM (SELECT 1 FROM memories m "
+            "WHERE m.search @@ phraseto_tsquery('engram', w.word) LIMIT %s) s) "
+            "FROM unnest(%s::text[]) AS w(word)",
+            [cap, distinct],
+        )
+        total = self._query("SELECT coalesce(max(seq), 0) FROM memories")[0][0]
+        return TermCounts(int(total), {str(word): int(n) for word, n in rows})
 
     def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
         clauses, params = filter_sql(where)

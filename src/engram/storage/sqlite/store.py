@@ -43,6 +43,7 @@ from engram.storage.protocol import (
     Rescheduler,
     ScheduleInputs,
     Stub,
+    TermCounts,
 )
 from engram.storage.rows import (
     AUDIT_COLUMNS,
@@ -237,6 +238,22 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
             f"WHERE memories_fts MATCH ? {clauses} ORDER BY r DESC LIMIT ?"
         )
         return [stub_from_row(row) for row in self._query(sql, [wc, wt, we, match, *params, limit])]
+
+    def term_counts(self, words: Sequence[str], cap: int) -> TermCounts:
+        distinct = list(dict.fromkeys(words))
+        counts: dict[str, int] = {}
+        # One statement per hundred words (SQLite allows 500 terms in a compound SELECT).
+        each = (
+            "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)"
+        )
+        for chunk in chunks(distinct, size=100):
+            sql = " UNION ALL ".join(f"SELECT {i}, ({each})" for i in range(len(chunk)))
+            params: list[object] = []
+            for word in chunk:
+                params += ['"' + word.replace('"', '""') + '"', cap]
+            counts.update((chunk[int(i)], int(n)) for i, n in self._query(sql, params))
+        total = int(self._query("SELECT coalesce(max(seq), 0) FROM memories")[0][0])
+        return TermCounts(total, counts)
 
     def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
         out: list[Stub] = []

@@ -1,0 +1,106 @@
+"""Query expansion on every backend, with the real embedding model: a memory that shares no word
+with the question, and does not mean the same, is found through a rarer word it shares with the
+best match, says so in `why.expansion`, and respects the search's filters."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from engram import Engram, FixedClock
+from engram.services.results import why_summary
+
+QUESTION = "What are Kate's hobbies?"
+BEST = "Kate's hobbies: she plays the cello in a community orchestra"
+LINKED = "The orchestra rehearsal moved to Thursday evening"  # no word of the question
+FILLER = (
+    "The dentist appointment is on Monday at nine",
+    "Bought new running shoes on sale",
+    "The car needs an oil change soon",
+    "Mom's birthday dinner is at the Italian place",
+    "The Wi-Fi password for the office changed",
+    "Booked flights to Lisbon for June",
+    "The printer on the second floor is jammed again",
+    "Started reading a novel about sailors",
+    "Watered the plants on the balcony",
+    "The team standup moved to 10am",
+)
+
+
+def open_with(store_url: str, clock: FixedClock, weight: float) -> Engram:
+    return Engram.open(store_url, clock=clock, search_expansion_weight=weight)
+
+
+@pytest.fixture
+def saved(store_url: str, clock: FixedClock) -> Iterator[tuple[str, str]]:
+    """The store with the memories above; (best match id, linked memory id)."""
+    with open_with(store_url, clock, 0.6) as mem:
+        for text in FILLER:
+            mem.save(text)
+        best = mem.save(BEST, tags=["kate"])
+        linked = mem.save(LINKED)
+        mem.flush()
+        yield best.id, linked.id
+
+
+def test_a_memory_sharing_a_rare_word_with_the_best_match_is_found_through_it(
+    saved: tuple[str, str], store_url: str, clock: FixedClock
+) -> None:
+    best, linked = saved
+    with open_with(store_url, clock, 0.6) as mem:
+        hits = {h.memory.id: h for h in mem.search(QUESTION)}
+    assert best in hits and linked in hits
+    # no shared word, and unrelated in meaning (a cosine near 0, far below the meaning floor)
+    assert hits[linked].why.text == 0.0 and (hits[linked].why.semantic or 0.0) < 0.1
+    assert 0 < (hits[linked].why.expansion or 0) <= 0.6  # at most the weight
+    assert hits[linked].rank < hits[best].rank
+    assert "expansion" in why_summary(hits[linked])
+
+
+def test_expansion_off_scores_the_query_alone(
+    saved: tuple[str, str], store_url: str, clock: FixedClock
+) -> None:
+    best, linked = saved
+    with open_with(store_url, clock, 0.0) as mem:
+        hits = {h.memory.id: h for h in mem.search(QUESTION)}
+    assert best in hits and linked not in hits
+    assert all(h.why.expansion is None for h in hits.values())
+
+
+def test_expansion_respects_the_filters_of_the_search(
+    saved: tuple[str, str], store_url: str, clock: FixedClock
+) -> None:
+    best, _ = saved  # the linked memory has no tag: a search for tag "kate" must not reach it
+    with open_with(store_url, clock, 0.6) as mem:
+        assert {h.memory.id for h in mem.search(QUESTION, tags=["kate"])} == {best}
+
+
+def test_the_one_line_why_names_every_part_in_short_numbers(
+    saved: tuple[str, str], store_url: str, clock: FixedClock
+) -> None:
+    """The line an assistant reads with each compact hit: two decimals at most, trailing zeros
+    dropped, the reason only where it does not already stand beside the line."""
+    best, linked = saved
+    with open_with(store_url, clock, 0.6) as mem:
+        hits = {h.memory.id: h for h in mem.search(QUESTION)}
+    line = why_summary(hits[linked], with_reason=False)
+    why = hits[linked].why
+    assert line.startswith("text 0, ") and f"decay {why.decay:.2f}".rstrip("0").rstrip(".") in line
+    assert f"expansion {why.expansion:.2f}".rstrip("0").rstrip(".") in line
+    assert why_summary(hits[linked]) == f"{hits[linked].reason}: {line}"
+    assert why_summary(hits[best], with_reason=False).startswith("text 1, meaning 0.")
+
+
+def test_a_weak_match_does_not_steer_the_search(store_url: str, clock: FixedClock) -> None:
+    """A paraphrase found by meaning alone, and a weak neighbour just above the meaning floor
+    whose words fill the store: those words must not be searched (the neighbour is far from the
+    best match), so sixty look-alike notes never bury the answer."""
+    with open_with(store_url, clock, 0.6) as mem:
+        flight = mem.save("The flight to Lisbon leaves at 9am")
+        for i in range(60):
+            mem.save(f"note {i} about the garden, the weather and the week ahead")
+        mem.flush()
+        hits = mem.search("when does my plane depart")
+    assert hits[0].memory.id == flight.id
+    assert all(h.why.expansion is None for h in hits)
