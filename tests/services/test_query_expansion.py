@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from engram import Engram, FixedClock
+from engram.core.ranking import SearchHit
 from engram.services.results import why_summary
 
 QUESTION = "What are Kate's hobbies?"
@@ -32,6 +33,12 @@ def open_with(store_url: str, clock: FixedClock, weight: float) -> Engram:
     return Engram.open(store_url, clock=clock, search_expansion_weight=weight)
 
 
+def hits_for(store_url: str, clock: FixedClock, weight: float) -> dict[str, SearchHit]:
+    """The question's hits by memory id, searched with this expansion weight."""
+    with open_with(store_url, clock, weight) as mem:
+        return {h.memory.id: h for h in mem.search(QUESTION)}
+
+
 @pytest.fixture
 def saved(store_url: str, clock: FixedClock) -> Iterator[tuple[str, str]]:
     """The store with the memories above; (best match id, linked memory id)."""
@@ -48,8 +55,7 @@ def test_a_memory_sharing_a_rare_word_with_the_best_match_is_found_through_it(
     saved: tuple[str, str], store_url: str, clock: FixedClock
 ) -> None:
     best, linked = saved
-    with open_with(store_url, clock, 0.6) as mem:
-        hits = {h.memory.id: h for h in mem.search(QUESTION)}
+    hits = hits_for(store_url, clock, 0.6)
     assert best in hits and linked in hits
     # no shared word, and unrelated in meaning (a cosine near 0, far below the meaning floor)
     assert hits[linked].why.text == 0.0 and (hits[linked].why.semantic or 0.0) < 0.1
@@ -62,8 +68,7 @@ def test_expansion_off_scores_the_query_alone(
     saved: tuple[str, str], store_url: str, clock: FixedClock
 ) -> None:
     best, linked = saved
-    with open_with(store_url, clock, 0.0) as mem:
-        hits = {h.memory.id: h for h in mem.search(QUESTION)}
+    hits = hits_for(store_url, clock, 0.0)
     assert best in hits and linked not in hits
     assert all(h.why.expansion is None for h in hits.values())
 
@@ -82,8 +87,7 @@ def test_the_one_line_why_names_every_part_in_short_numbers(
     """The line an assistant reads with each compact hit: two decimals at most, trailing zeros
     dropped, the reason only where it does not already stand beside the line."""
     best, linked = saved
-    with open_with(store_url, clock, 0.6) as mem:
-        hits = {h.memory.id: h for h in mem.search(QUESTION)}
+    hits = hits_for(store_url, clock, 0.6)
     line = why_summary(hits[linked], with_reason=False)
     why = hits[linked].why
     assert line.startswith("text 0, ") and f"decay {why.decay:.2f}".rstrip("0").rstrip(".") in line

@@ -144,15 +144,19 @@ class SearchService:
             else ([], None)
         )
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
-        text_relevance = {s.id: s.relevance for s in lexical}
-        cosines = {s.id: s.relevance for s in semantic}
-        fused = fuse_matches(
-            text_relevance,
-            cosines,
-            calibration,
-            settings.search_semantic_weight,
-            settings.search_semantic_min_z,
-        )
+
+        def fused_with(expanded: Sequence[Stub] = ()) -> dict[str, Fused]:
+            return fuse_matches(
+                {s.id: s.relevance for s in lexical},
+                {s.id: s.relevance for s in semantic},
+                calibration,
+                settings.search_semantic_weight,
+                settings.search_semantic_min_z,
+                {s.id: s.relevance for s in expanded},
+                settings.search_expansion_weight,
+            )
+
+        fused = fused_with()
         # As many expansion matches as vector neighbours: the best of them are what moves a
         # ranking (200 found no more than 50 on the conversational sets, docs/search.md).
         expanded = self._expansion(
@@ -160,15 +164,7 @@ class SearchService:
         )
         if expanded:
             stubs = {s.id: s for s in expanded} | stubs
-            fused = fuse_matches(
-                text_relevance,
-                cosines,
-                calibration,
-                settings.search_semantic_weight,
-                settings.search_semantic_min_z,
-                {s.id: s.relevance for s in expanded},
-                settings.search_expansion_weight,
-            )
+            fused = fused_with(expanded)
         credit = self._context_credit(fused)
         stubs |= self._stubs_for([i for i in credit if i not in stubs], where)
         out: list[tuple[Stub, Candidate]] = []
