@@ -4,6 +4,7 @@ best match, says so in `why.expansion`, and respects the search's filters."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from engram import Engram, FixedClock
 from engram.core.ranking import SearchHit
 from engram.services.results import why_summary
+from engram.services.search import MODEL_LOADING
 
 QUESTION = "What are Kate's hobbies?"
 BEST = "Kate's hobbies: she plays the cello in a community orchestra"
@@ -108,3 +110,23 @@ def test_a_weak_match_does_not_steer_the_search(store_url: str, clock: FixedCloc
         hits = mem.search("when does my plane depart")
     assert hits[0].memory.id == flight.id
     assert all(h.why.expansion is None for h in hits)
+
+
+def test_no_expansion_while_the_model_loads(
+    saved: tuple[str, str], store_url: str, clock: FixedClock
+) -> None:
+    """The search that arrives while a server is still loading the model answers from the text
+    alone, fast, and says so; expansion waits with meaning until the model is there."""
+    best, linked = saved
+    with open_with(store_url, clock, 0.6) as mem:
+        loading = threading.Event()
+        mem.app.context.warm_up.start(loading.wait)
+        try:
+            early = {h.memory.id: h for h in mem.search(QUESTION)}
+        finally:
+            loading.set()
+            mem.app.context.warm_up.wait()
+        later = {h.memory.id for h in mem.search(QUESTION)}
+    assert best in early and linked not in early
+    assert early[best].why.note == MODEL_LOADING
+    assert linked in later

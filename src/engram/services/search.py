@@ -158,9 +158,14 @@ class SearchService:
 
         fused = fused_with()
         # As many expansion matches as vector neighbours: the best of them are what moves a
-        # ranking (200 found no more than 50 on the conversational sets, docs/search.md).
-        expanded = self._expansion(
-            fused, terms, where, max(settings.search_vector_candidates, limit)
+        # ranking (200 found no more than 50 on the conversational sets, docs/search.md). Not
+        # while the model loads: that search answers fast from the text and says so, and its
+        # expansion (cold index pages to count in) made the first search after a server's
+        # start a third slower (bench/mcp_latency.py).
+        expanded = (
+            self._expansion(fused, terms, where, max(settings.search_vector_candidates, limit))
+            if by_meaning
+            else []
         )
         if expanded:
             stubs = {s.id: s for s in expanded} | stubs
