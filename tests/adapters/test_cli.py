@@ -8,6 +8,7 @@ exact second the test runs.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -454,7 +455,9 @@ def test_usage_errors_exit_2(db: Path, args: list[str]) -> None:
 # -- demo -----------------------------------------------------------------------------------
 
 
-def test_demo_prints_the_decay_table_and_recreates_its_store(tmp_path: Path) -> None:
+def test_demo_prints_the_decay_table_and_recreates_its_store(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     first = ok(run(None, "demo"))
     for text in (
         "Decay score by simulated day",
@@ -467,9 +470,12 @@ def test_demo_prints_the_decay_table_and_recreates_its_store(tmp_path: Path) -> 
         assert text in first.stdout, text
     demo_db = tmp_path / "xdg-data" / "engram" / "demo.db"
     assert demo_db.exists()
+    caplog.clear()
     again = json.loads(ok(run(None, "--json", "demo")).stdout)  # recreated: same outcome
     assert again["store"] == str(demo_db)
     assert again["remaining"] == 7 and again["gc"]["count"] == 2
+    # its vector index went with it: no index of the old store found and rebuilt, no warning
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
 def test_demo_shows_used_memories_survive_and_unused_ones_fade(db: Path) -> None:

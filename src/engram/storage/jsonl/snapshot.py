@@ -25,9 +25,10 @@ from typing import Any
 
 from engram.atomic import write_atomically
 from engram.storage.jsonl.layout import INDEX_SNAPSHOT as SNAPSHOT
+from engram.storage.sqlite.vectors import INDEX_SUFFIXES
 
 # The vector index's files, named after the database by `engram.storage.sqlite.vectors`.
-COMPANIONS = (".vectors.usearch", ".vectors.json")
+COMPANIONS = INDEX_SUFFIXES
 STATE_KEY = "jsonl_snapshot"  # in the index's store_meta: what the snapshot had read
 FORMAT = 1  # bumped when what the index holds for the same lines changes
 

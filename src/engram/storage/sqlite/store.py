@@ -57,7 +57,13 @@ from engram.storage.sqlite.graph import SQLiteGraph
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate
 from engram.storage.sqlite.sql import chunks, filter_sql, store_error
-from engram.storage.sqlite.vectors import CHANGE_LOG_KEEP, VectorIndex, sqlite_query, vector_blob
+from engram.storage.sqlite.vectors import (
+    CHANGE_LOG_KEEP,
+    INDEX_SUFFIXES,
+    VectorIndex,
+    sqlite_query,
+    vector_blob,
+)
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +120,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
         if vector_model is not None:
             uid = self._query("SELECT value FROM store_meta WHERE key = 'store_uid'")[0][0]
             self._vectors = VectorIndex(
-                Path(str(self.path) + ".vectors.usearch"),
+                Path(str(self.path) + INDEX_SUFFIXES[0]),
                 dims=vector_model[1],
                 model_id=vector_model[0],
                 store_uid=str(uid),

@@ -43,6 +43,9 @@ _REBUILD_BATCH = 20_000
 DTYPE, CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH = "i8", 16, 64, 96
 INDEX_PARAMS = [DTYPE, CONNECTIVITY, EXPANSION_ADD, EXPANSION_SEARCH]
 
+# The index file and its sidecar, named after the database they index ("<db>.vectors.usearch").
+INDEX_SUFFIXES = (".vectors.usearch", ".vectors.json")
+
 ROW_SHIFT = 40
 SEQ_MASK = (1 << ROW_SHIFT) - 1
 
