@@ -17,7 +17,7 @@ from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError
 from engram.storage.protocol import Hop
 from engram.storage.rows import from_json, relation_from_row
-from engram.storage.sqlite.sql import MAX_VARS, chunks
+from engram.storage.sqlite.sql import MAX_VARS, chunks, on, rows_in
 from engram.storage.traversal import traversal_sql
 
 
@@ -70,33 +70,36 @@ class SQLiteGraph:
 
     def delete_relations(self, ids: Sequence[str]) -> None:
         with self._write() as conn:
-            for chunk in chunks(list(ids)):
-                marks = ", ".join("?" * len(chunk))
-                conn.execute(f"DELETE FROM relations WHERE id IN ({marks})", chunk)
+            rows_in(
+                on(conn),
+                lambda marks: f"DELETE FROM relations WHERE id IN ({marks})",
+                ids,
+            )
 
     def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for chunk in chunks(list(dict.fromkeys(episodes))):
-            marks = ", ".join("?" * len(chunk))
-            sql = (
+        rows = rows_in(
+            self._query,
+            lambda marks: (
                 "SELECT episode, MAX(episode_seq) FROM memories "
                 f"WHERE episode IN ({marks}) AND episode_seq IS NOT NULL GROUP BY episode"
-            )
-            out.update((row[0], int(row[1])) for row in self._query(sql, chunk))
-        return out
+            ),
+            episodes,
+        )
+        return {row[0]: int(row[1]) for row in rows}
 
     def episode_neighbours(self, ids: Sequence[str], radius: int) -> list[tuple[str, str]]:
-        out: list[tuple[str, str]] = []
-        for chunk in chunks(list(dict.fromkeys(ids))):
-            marks = ", ".join("?" * len(chunk))
-            sql = (
+        rows = rows_in(
+            self._query,
+            lambda marks: (
                 "SELECT s.id, n.id FROM memories s JOIN memories n "
                 "ON n.episode = s.episode "
                 "AND n.episode_seq BETWEEN s.episode_seq - ? AND s.episode_seq + ? "
                 f"WHERE s.id IN ({marks}) AND s.episode IS NOT NULL AND n.id <> s.id"
-            )
-            out += [(row[0], row[1]) for row in self._query(sql, [radius, radius, *chunk])]
-        return out
+            ),
+            ids,
+            before=[radius, radius],
+        )
+        return [(row[0], row[1]) for row in rows]
 
     def relations(self, memory_ids: Sequence[str]) -> list[Relation]:
         out: dict[str, Relation] = {}

@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText, link_key, link_name
 from engram.storage.exact import ExactIndex
 from engram.storage.protocol import NoteIndex
+from engram.storage.sqlite.sql import on, rows_in
 
 # BM25 weights of the title, tags and body columns.
 LTM_FIELD_WEIGHTS = (3.0, 2.0, 1.0)
@@ -284,13 +285,10 @@ def _blob(vector: NDArray[np.float32]) -> bytes:
 
 
 def _existing(conn: sqlite3.Connection, paths: Sequence[str]) -> set[str]:
-    found: set[str] = set()
-    for start in range(0, len(paths), 500):
-        chunk = paths[start : start + 500]
-        marks = ", ".join("?" * len(chunk))
-        sql = f"SELECT path FROM ltm_notes WHERE path IN ({marks})"
-        found.update(row[0] for row in conn.execute(sql, chunk))
-    return found
+    rows = rows_in(
+        on(conn), lambda marks: f"SELECT path FROM ltm_notes WHERE path IN ({marks})", paths
+    )
+    return {row[0] for row in rows}
 
 
 def _note_row(note: Note) -> tuple[Any, ...]:

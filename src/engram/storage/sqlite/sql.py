@@ -1,9 +1,10 @@
-"""SQL helpers of the SQLite store and its mixins: parameter chunks, filters, error messages."""
+"""SQL helpers of the SQLite store and its mixins: parameter chunks, `IN (…)` lookups, filters,
+error messages."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -64,3 +65,28 @@ def store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
 def chunks(items: list[T], size: int = MAX_VARS) -> Iterator[list[T]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
+
+
+Rows = list[Any]
+
+
+def on(conn: sqlite3.Connection) -> Callable[[str, list[Any]], Rows]:
+    """A `rows_in` runner on this connection: inside a write transaction, where the store's own
+    query method (its own lock and error mapping) does not apply."""
+    return lambda sql, params: conn.execute(sql, params).fetchall()
+
+
+def rows_in(
+    run: Callable[[str, list[Any]], Rows],
+    sql: Callable[[str], str],
+    keys: Iterable[Any],
+    before: Sequence[Any] = (),
+    after: Sequence[Any] = (),
+) -> Rows:
+    """The rows of `sql(marks)` for the distinct keys, a statement per chunk of them: `marks`
+    is the chunk's `?, ?, …` for an `IN (…)` list, bound between the `before` and `after`
+    parameters. `run` executes one statement and returns its rows."""
+    out: Rows = []
+    for chunk in chunks(list(dict.fromkeys(keys))):
+        out += run(sql(", ".join("?" * len(chunk))), [*before, *chunk, *after])
+    return out

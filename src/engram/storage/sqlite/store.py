@@ -11,7 +11,7 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -56,7 +56,7 @@ from engram.storage.sql_reads import FINGERPRINT_KEY, SqlReads
 from engram.storage.sqlite.graph import SQLiteGraph
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate
-from engram.storage.sqlite.sql import chunks, filter_sql, store_error
+from engram.storage.sqlite.sql import chunks, filter_sql, on, rows_in, store_error
 from engram.storage.sqlite.vectors import (
     CHANGE_LOG_KEEP,
     INDEX_SUFFIXES,
@@ -195,39 +195,37 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
         return [row[0] for row in self._query(sql, [prefix, prefix + "\U0010ffff", limit])]
 
     def get_many(self, ids: Sequence[str]) -> list[Memory]:
-        found: dict[str, Memory] = {}
-        for chunk in chunks(list(ids)):
-            marks = ", ".join("?" * len(chunk))
-            for row in self._query(
-                f"SELECT {MEMORY_COLUMN_LIST} FROM memories WHERE id IN ({marks})", chunk
-            ):
-                memory = memory_from_row(row, from_json)
-                found[memory.id] = memory
+        found = {m.id: m for m in self._memories(self._query, ids)}
         return [found[i] for i in ids if i in found]
+
+    @staticmethod
+    def _memories(run: Callable[[str, list[Any]], list[Any]], ids: Sequence[str]) -> list[Memory]:
+        rows = rows_in(
+            run,
+            lambda marks: f"SELECT {MEMORY_COLUMN_LIST} FROM memories WHERE id IN ({marks})",
+            ids,
+        )
+        return [memory_from_row(row, from_json) for row in rows]
 
     def modify(self, ids: Sequence[str], change: Change) -> list[tuple[Memory, Memory]]:
         with self._write() as conn:
-            stored: dict[str, Memory] = {}
-            for chunk in chunks(list(dict.fromkeys(ids))):
-                marks = ", ".join("?" * len(chunk))
-                sql = f"SELECT {MEMORY_COLUMN_LIST} FROM memories WHERE id IN ({marks})"
-                for row in conn.execute(sql, chunk).fetchall():
-                    memory = memory_from_row(row, from_json)
-                    stored[memory.id] = memory
+            stored = {m.id: m for m in self._memories(on(conn), ids)}
             done = apply_changes(ids, stored, change)
             for ident, (new, schedule) in done.writes.items():
                 _update(conn, stored[ident], new, schedule)
         return done.pairs
 
     def delete(self, ids: Sequence[str], due_before: float | None = None) -> list[str]:
-        removed: set[str] = set()
         guard = "" if due_before is None else " AND forget_at IS NOT NULL AND forget_at < ?"
         extra = [] if due_before is None else [due_before]
         with self._write() as conn:
-            for chunk in chunks(list(ids)):
-                marks = ", ".join("?" * len(chunk))
-                sql = f"DELETE FROM memories WHERE id IN ({marks}){guard} RETURNING id"
-                removed.update(row[0] for row in conn.execute(sql, [*chunk, *extra]).fetchall())
+            rows = rows_in(
+                on(conn),
+                lambda marks: f"DELETE FROM memories WHERE id IN ({marks}){guard} RETURNING id",
+                ids,
+                after=extra,
+            )
+        removed = {row[0] for row in rows}
         return [i for i in dict.fromkeys(ids) if i in removed]
 
     # -- finding ------------------------------------------------------------------------------
@@ -262,13 +260,16 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
         return TermCounts(total, counts)
 
     def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
-        out: list[Stub] = []
         clauses, params = filter_sql(where, alias="m", by_key=True)
-        for chunk in chunks(list(dict.fromkeys(ids))):
-            marks = ", ".join("?" * len(chunk))
-            sql = f"SELECT {STUB_COLUMNS}, 0.0 FROM memories m WHERE m.id IN ({marks}) {clauses}"
-            out += [stub_from_row(row) for row in self._query(sql, [*chunk, *params])]
-        return out
+        rows = rows_in(
+            self._query,
+            lambda marks: (
+                f"SELECT {STUB_COLUMNS}, 0.0 FROM memories m WHERE m.id IN ({marks}) " + clauses
+            ),
+            ids,
+            after=params,
+        )
+        return [stub_from_row(row) for row in rows]
 
     def browse(self, where: Filter, limit: int) -> list[Stub]:
         """Most durable first (latest forget_at): exact score order for exponential decay and
@@ -443,11 +444,15 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
             rows = self._query(f"SELECT m.seq, m.id FROM memories m WHERE 1 = 1 {clauses}", params)
             passing.update((int(seq), str(ident)) for seq, ident in rows if seq in wanted)
         else:
-            for chunk in chunks(seqs):
-                marks = ", ".join("?" * len(chunk))
-                sql = f"SELECT m.seq, m.id FROM memories m WHERE m.seq IN ({marks}) {clauses}"
-                rows = self._query(sql, [*chunk, *params])
-                passing.update((int(seq), str(ident)) for seq, ident in rows)
+            rows = rows_in(
+                self._query,
+                lambda marks: (
+                    f"SELECT m.seq, m.id FROM memories m WHERE m.seq IN ({marks}) " + clauses
+                ),
+                seqs,
+                after=params,
+            )
+            passing.update((int(seq), str(ident)) for seq, ident in rows)
         return {
             ident: [
                 (passing[seq], cos) for seq, cos in row if seq in passing and passing[seq] != ident
@@ -459,18 +464,20 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
         self, ids: Sequence[str], model_id: str, passages: bool = False
     ) -> dict[str, NDArray[np.float32]]:
         out: dict[str, NDArray[np.float32]] = {}
-        for chunk in chunks(list(ids)):
-            marks = ", ".join("?" * len(chunk))
-            rows = self._query(
-                # CROSS JOIN fixes the order: by id first. Left to itself the planner walks every
-                # vector of the model (the model_id index) and is 50x slower at 10K memories.
-                f"SELECT m.id, v.vector, v.row_count FROM memories m CROSS JOIN memory_vectors v "
-                f"ON v.seq = m.seq WHERE v.model_id = ? AND m.id IN ({marks})",
-                [model_id, *chunk],
-            )
-            for ident, blob, row_count in rows:
-                matrix = np.frombuffer(blob, dtype=np.float32).reshape(int(row_count), -1)
-                out[str(ident)] = matrix if passages else matrix[0]
+        rows = rows_in(
+            self._query,
+            # CROSS JOIN fixes the order: by id first. Left to itself the planner walks every
+            # vector of the model (the model_id index) and is 50x slower at 10K memories.
+            lambda marks: (
+                "SELECT m.id, v.vector, v.row_count FROM memories m CROSS JOIN "
+                f"memory_vectors v ON v.seq = m.seq WHERE v.model_id = ? AND m.id IN ({marks})"
+            ),
+            ids,
+            before=[model_id],
+        )
+        for ident, blob, row_count in rows:
+            matrix = np.frombuffer(blob, dtype=np.float32).reshape(int(row_count), -1)
+            out[str(ident)] = matrix if passages else matrix[0]
         return out
 
     def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:
@@ -510,38 +517,39 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
             )
 
     def schedules(self, ids: Sequence[str]) -> dict[str, Schedule]:
-        out: dict[str, Schedule] = {}
         columns = ", ".join(SCHEDULE_COLUMNS)
-        for chunk in chunks(list(dict.fromkeys(ids))):
-            marks = ", ".join("?" * len(chunk))
-            sql = f"SELECT id, {columns} FROM memories WHERE id IN ({marks})"
-            for row in self._query(sql, chunk):
-                out[row[0]] = Schedule.model_construct(
-                    **dict(zip(SCHEDULE_COLUMNS, row[1:], strict=True))
-                )
-        return out
+        rows = rows_in(
+            self._query,
+            lambda marks: f"SELECT id, {columns} FROM memories WHERE id IN ({marks})",
+            ids,
+        )
+        return {
+            row[0]: Schedule.model_construct(**dict(zip(SCHEDULE_COLUMNS, row[1:], strict=True)))
+            for row in rows
+        }
 
     def delete_vectors(self, ids: Sequence[str]) -> None:
         with self._write() as conn:
-            for chunk in chunks(list(ids)):
-                marks = ", ".join("?" * len(chunk))
-                conn.execute(
+            rows_in(
+                on(conn),
+                lambda marks: (
                     "DELETE FROM memory_vectors WHERE seq IN "
-                    f"(SELECT seq FROM memories WHERE id IN ({marks}))",
-                    chunk,
-                )
+                    f"(SELECT seq FROM memories WHERE id IN ({marks}))"
+                ),
+                ids,
+            )
 
     def vector_models(self, ids: Sequence[str]) -> dict[str, str]:
         """The model id of each of these memories' vector, for those that have one."""
-        out: dict[str, str] = {}
-        for chunk in chunks(list(dict.fromkeys(ids))):
-            marks = ", ".join("?" * len(chunk))
-            sql = (
-                "SELECT m.id, v.model_id FROM memories m JOIN memory_vectors v ON v.seq = m.seq "
-                f"WHERE m.id IN ({marks})"
-            )
-            out.update((str(a), str(b)) for a, b in self._query(sql, chunk))
-        return out
+        rows = rows_in(
+            self._query,
+            lambda marks: (
+                "SELECT m.id, v.model_id FROM memories m JOIN memory_vectors v "
+                f"ON v.seq = m.seq WHERE m.id IN ({marks})"
+            ),
+            ids,
+        )
+        return {str(a): str(b) for a, b in rows}
 
 
 # -- row mapping -------------------------------------------------------------------------------
