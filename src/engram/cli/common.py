@@ -17,6 +17,7 @@ from typing import Any
 import click
 from pydantic import BaseModel
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
 from rich.text import Text
 
 from engram.app import App, build_app
@@ -28,6 +29,9 @@ from engram.errors import EngramError, NotFoundError
 # memory id never wraps, which would break copy-paste and grep.
 PIPE_WIDTH = 120
 PREVIEW = 72
+
+# (phase, done, total or None while unknown): what long work reports to a progress display.
+ProgressUpdate = Callable[[str, int, int | None], None]
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,30 @@ class State:
 
 
 pass_state = click.make_pass_decorator(State)
+
+
+@contextmanager
+def progress_bar(state: State) -> Iterator[ProgressUpdate]:
+    """The progress display of every long command, one line per phase, on stderr so that
+    stdout keeps the result. One rule everywhere: shown when stderr is a terminal, hidden with
+    --json or when stderr is piped (a script or an assistant reads it)."""
+    err = Console(stderr=True)
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=state.as_json or not err.is_terminal,
+    ) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def update(phase: str, done: int, total: int | None) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total)
+            bar.update(tasks[phase], completed=done, total=total)
+
+        yield update
 
 
 @contextmanager

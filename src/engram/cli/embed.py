@@ -5,9 +5,16 @@ from __future__ import annotations
 import click
 from pydantic import BaseModel, ConfigDict
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-from engram.cli.common import State, n_memories, open_app, output, pass_state, say
+from engram.cli.common import (
+    State,
+    n_memories,
+    open_app,
+    output,
+    pass_state,
+    progress_bar,
+    say,
+)
 from engram.services.embeddings import EmbeddingStatus
 
 
@@ -36,18 +43,15 @@ def embed(state: State, backfill: bool, batch: int) -> None:
         if backfill:
             model = before.model_id or ""
             todo = before.memories - before.vectors.get(model, 0)
-            with Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-                disable=state.as_json,
-            ) as bar:
-                task = bar.add_task("embedding", total=max(todo, 0))
-                embedded = app.embeddings.backfill(
-                    batch=batch, progress=lambda n: bar.advance(task, n)
-                )
+            with progress_bar(state) as update:
+                done = 0
+
+                def advance(n: int) -> None:
+                    nonlocal done
+                    done += n
+                    update("embedding", done, max(todo, done))
+
+                embedded = app.embeddings.backfill(batch=batch, progress=advance)
         result = BackfillResult(embedded=embedded, status=app.embeddings.status())
     output(state, result, lambda c: render(c, result, backfill))
 

@@ -3,47 +3,21 @@ stores and formats (the work is done by `engram.services.transfer`)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
 from rich.table import Table
 
 from engram.atomic import write_atomically
-from engram.cli.common import State, open_app, output, pass_state, say
+from engram.cli.common import State, open_app, output, pass_state, progress_bar, say
 from engram.errors import ValidationError
 from engram.services.transfer.common import BATCH
-from engram.services.transfer.common import Progress as ProgressCallback
 from engram.services.transfer.cortexgraph import ImportReport
 from engram.services.transfer.export import ExportCount, ExportSummary
 from engram.services.transfer.migrate import MigrationReport
 from engram.services.transfer.service import refuse_missing_source
-
-
-@contextmanager
-def progress_bar(state: State) -> Iterator[ProgressCallback]:
-    """A rich progress bar on stderr (stdout keeps the result), one line per phase."""
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        disable=state.as_json or not sys.stderr.isatty(),
-    ) as bar:
-        tasks: dict[str, TaskID] = {}
-
-        def update(phase: str, done: int, total: int | None) -> None:
-            if phase not in tasks:
-                tasks[phase] = bar.add_task(phase, total=total)
-            bar.update(tasks[phase], completed=done, total=total)
-
-        yield update
-
 
 # The services name the two stores of a migration as the Python API does; the CLI's options.
 _OPTIONS = {"source": "--from", "target": "--to"}

@@ -6,12 +6,10 @@ The vault is ENGRAM_VAULT_PATH; every path printed is relative to it unless mark
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -22,18 +20,18 @@ from engram.cli.common import (
     open_app,
     output,
     pass_state,
+    progress_bar,
     resolve,
     say,
 )
 from engram.services.backup import BackupResult
 from engram.services.ltm import IndexReport, NoteList, NoteView, VaultStatus
-from engram.services.ltm import Progress as ProgressCallback
 from engram.services.promotion import PromotionResult
 from engram.services.unified import UnifiedHit
 from engram.services.vault_import import VaultImportResult
 from engram.vault.render import dump_yaml
 
-PROGRESS_MIN_FILES = 200  # smaller vaults index too fast for a bar to help
+PROGRESS_MIN_FILES = 200
 
 
 @click.command()
@@ -84,32 +82,14 @@ def index_ltm(state: State) -> None:
     whose content changed are parsed again, and notes deleted from the vault leave the index.
     Notes with broken frontmatter are reported and indexed as plain text.
     """
-    with open_app(state) as app, progress_bar() as progress:
-        report = app.ltm.index(progress)
+    with open_app(state) as app, progress_bar(state) as update:
+        # Smaller vaults index too fast for a bar to help.
+        report = app.ltm.index(
+            lambda done, total: (
+                update("indexing the vault", done, total) if total >= PROGRESS_MIN_FILES else None
+            )
+        )
     output(state, report, lambda c: render_index(c, report))
-
-
-@contextmanager
-def progress_bar() -> Iterator[ProgressCallback]:
-    """A progress bar on stderr for large vaults, when stderr is a terminal."""
-    err = Console(stderr=True)
-    bar = Progress(
-        TextColumn("indexing the vault"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    )
-    task = bar.add_task("index", total=None)
-
-    def update(done: int, total: int) -> None:
-        if total >= PROGRESS_MIN_FILES:
-            bar.update(task, completed=done, total=total)
-
-    with bar:
-        yield update
 
 
 def render_index(out: Console, report: IndexReport) -> None:
