@@ -8,7 +8,7 @@ slower because a client looked.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
@@ -24,6 +24,37 @@ MARKDOWN = "text/markdown"
 QUEUE_LENGTH = 20
 
 T = TypeVar("T")
+
+# The store-wide resources, each a JSON document: (name in engram://NAME, title, description,
+# what it reads).
+SNAPSHOTS: tuple[tuple[str, str, str, Callable[[App], BaseModel]], ...] = (
+    (
+        "stats",
+        "Memory statistics",
+        "Counts by status, relations, vectors and the store's location.",
+        lambda app: app.maintenance.stats(),
+    ),
+    (
+        "review-queue",
+        "Review queue",
+        f"Up to {QUEUE_LENGTH} memories about to fade, most urgent first.",
+        lambda app: ReviewCandidates(candidates=app.maintenance.review_candidates(QUEUE_LENGTH)),
+    ),
+    (
+        "promotion-candidates",
+        "Promotion candidates",
+        f"Up to {QUEUE_LENGTH} memories that earned permanent status.",
+        lambda app: PromotionCandidates(
+            candidates=app.maintenance.promotion_candidates(QUEUE_LENGTH)
+        ),
+    ),
+    (
+        "notes",
+        "Long-term notes",
+        "The notes of the vault's Engram folder: path, title, tags, memory id.",
+        lambda app: app.ltm.list_notes(),
+    ),
+)
 
 
 def register_resources(server: MCPServer[Any], runtime: EngramRuntime) -> None:
@@ -57,44 +88,13 @@ def register_resources(server: MCPServer[Any], runtime: EngramRuntime) -> None:
         view = await read(lambda app: app.ltm.open_memory(memory_id))
         return view.body if view.body.lstrip().startswith("#") else f"# {view.title}\n\n{view.body}"
 
-    @server.resource(
-        "engram://stats",
-        name="stats",
-        title="Memory statistics",
-        description="Counts by status, relations, vectors and the store's location.",
-        mime_type=JSON,
-    )
-    async def stats() -> str:
-        return as_json(await read(lambda app: app.maintenance.stats()))
+    def snapshot(operation: Callable[[App], BaseModel]) -> Callable[[], Awaitable[str]]:
+        async def read_snapshot() -> str:
+            return as_json(await read(operation))
 
-    @server.resource(
-        "engram://review-queue",
-        name="review-queue",
-        title="Review queue",
-        description=f"Up to {QUEUE_LENGTH} memories about to fade, most urgent first.",
-        mime_type=JSON,
-    )
-    async def review_queue() -> str:
-        found = await read(lambda app: app.maintenance.review_candidates(QUEUE_LENGTH))
-        return as_json(ReviewCandidates(candidates=found))
+        return read_snapshot
 
-    @server.resource(
-        "engram://promotion-candidates",
-        name="promotion-candidates",
-        title="Promotion candidates",
-        description=f"Up to {QUEUE_LENGTH} memories that earned permanent status.",
-        mime_type=JSON,
-    )
-    async def promotion_candidates() -> str:
-        found = await read(lambda app: app.maintenance.promotion_candidates(QUEUE_LENGTH))
-        return as_json(PromotionCandidates(candidates=found))
-
-    @server.resource(
-        "engram://notes",
-        name="notes",
-        title="Long-term notes",
-        description="The notes of the vault's Engram folder: path, title, tags, memory id.",
-        mime_type=JSON,
-    )
-    async def notes() -> str:
-        return as_json(await read(lambda app: app.ltm.list_notes()))
+    for name, title, description, operation in SNAPSHOTS:
+        server.resource(
+            f"engram://{name}", name=name, title=title, description=description, mime_type=JSON
+        )(snapshot(operation))

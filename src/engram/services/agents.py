@@ -94,16 +94,28 @@ class Survey:
 
 def decay_analyzer(s: Survey) -> list[Step]:
     return [
-        Step(
-            agent="DecayAnalyzer",
-            action="at_risk",
-            memory_ids=(c.memory.id,),
-            versions={c.memory.id: stamp(c.memory)},
-            detail={"score": round(c.score, 4), "review_priority": round(c.review_priority, 4)},
-            why=f"score {c.score:.2f} is in the danger zone: use it (observe) or let it fade",
+        _one_memory(
+            "DecayAnalyzer",
+            "at_risk",
+            c.memory,
+            {"score": round(c.score, 4), "review_priority": round(c.review_priority, 4)},
+            f"score {c.score:.2f} is in the danger zone: use it (observe) or let it fade",
         )
         for c in s.maintenance.review_candidates(AT_RISK_LIMIT)
     ]
+
+
+def _one_memory(
+    agent: AgentName, action: Action, memory: Memory, detail: dict[str, Any], why: str
+) -> Step:
+    return Step(
+        agent=agent,
+        action=action,
+        memory_ids=(memory.id,),
+        versions={memory.id: stamp(memory)},
+        detail=detail,
+        why=why,
+    )
 
 
 def _cluster_steps(s: Survey, band: str, agent: AgentName, action: Action, why: str) -> list[Step]:
@@ -150,13 +162,12 @@ def ltm_promoter(s: Survey) -> list[Step]:
         s.notes.append("LTMPromoter: no vault configured (ENGRAM_VAULT_PATH)")
         return []
     return [
-        Step(
-            agent="LTMPromoter",
-            action="promote",
-            memory_ids=(c.memory.id,),
-            versions={c.memory.id: stamp(c.memory)},
-            detail={"reason": c.reason, "score": round(c.score, 4)},
-            why=f"earned permanent status ({c.reason}): write its note to the vault",
+        _one_memory(
+            "LTMPromoter",
+            "promote",
+            c.memory,
+            {"reason": c.reason, "score": round(c.score, 4)},
+            f"earned permanent status ({c.reason}): write its note to the vault",
         )
         for c in s.maintenance.promotion_candidates(PROMOTE_LIMIT)
     ]

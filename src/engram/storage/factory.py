@@ -22,24 +22,21 @@ def open_store(
     if is_jsonl_url(location):
         return JSONLStore(
             jsonl_path(location),
-            field_weights=(
-                settings.fts_weight_content,
-                settings.fts_weight_tags,
-                settings.fts_weight_entities,
-            ),
+            field_weights=field_weights(settings),
             vector_model=vector_model,
         )
     path = sqlite_path(location)
     return SQLiteStore(
         path,
         busy_timeout=settings.sqlite_busy_timeout,
-        field_weights=(
-            settings.fts_weight_content,
-            settings.fts_weight_tags,
-            settings.fts_weight_entities,
-        ),
+        field_weights=field_weights(settings),
         vector_model=vector_model,
     )
+
+
+def field_weights(settings: Settings) -> tuple[float, float, float]:
+    """The full-text weights of content, tags and entities, in the index's column order."""
+    return (settings.fts_weight_content, settings.fts_weight_tags, settings.fts_weight_entities)
 
 
 def is_postgres_url(location: str) -> bool:
@@ -61,11 +58,7 @@ def open_postgres(
     return PostgresStore(
         url,
         pool_size=settings.postgres_pool_size,
-        field_weights=(
-            settings.fts_weight_content,
-            settings.fts_weight_tags,
-            settings.fts_weight_entities,
-        ),
+        field_weights=field_weights(settings),
         vector_model=vector_model,
     )
 
