@@ -10,10 +10,16 @@ from datetime import datetime
 from typing import Any
 
 from engram.core.models import AuditEntry, Memory, Relation, Status
+from engram.core.notes import NoteHit
 from engram.core.timeutil import from_epoch, to_epoch
 from engram.storage.protocol import Stub
 
 Decode = Callable[[Any], Any]
+
+# Vault notes, on every backend: the full-text weights of title, tags and body, and how much of
+# a body a hit without a snippet shows.
+NOTE_FIELD_WEIGHTS = (3.0, 2.0, 1.0)
+NOTE_PREVIEW_CHARS = 200
 
 
 def as_is(value: Any) -> Any:
@@ -112,4 +118,16 @@ def audit_from_row(row: Sequence[Any], decode: Decode = from_json) -> AuditEntry
         applied=bool(row[8]),
         result=row[9],
         at=from_epoch(row[10]),
+    )
+
+
+def note_hit_from_row(row: Sequence[Any], decode: Decode = as_is) -> NoteHit:
+    """path, title, tags, engram_id, relevance, preview (whitespace collapsed)."""
+    return NoteHit(
+        path=row[0],
+        title=row[1],
+        tags=tuple(decode(row[2])),
+        engram_id=row[3],
+        relevance=float(row[4]),
+        preview=" ".join(str(row[5] or "").split()),
     )

@@ -22,11 +22,10 @@ from psycopg.rows import TupleRow
 from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText, link_key, link_name
 from engram.errors import ValidationError
 from engram.storage.protocol import NoteIndex
+from engram.storage.rows import NOTE_FIELD_WEIGHTS, NOTE_PREVIEW_CHARS, note_hit_from_row
 
 VECTOR_DIMENSIONS = 384  # the `embed vector(384)` column of ltm_notes
-LTM_FIELD_WEIGHTS = (3.0, 2.0, 1.0)  # title, tags, body
 PREVIEW_WORDS = 24
-PREVIEW_CHARS = 200
 
 _COLUMNS = (
     "path",
@@ -51,8 +50,8 @@ _UPSERT = (
     "ON CONFLICT (path) DO UPDATE SET " + ", ".join(f"{c} = EXCLUDED.{c}" for c in _COLUMNS[1:])
 )
 # ts_rank_cd weighs the labels {D, C, B, A}: body D, tags B, title A.
-_TOP = max(LTM_FIELD_WEIGHTS)
-_RANK_WEIGHTS = [LTM_FIELD_WEIGHTS[2] / _TOP, 0.0, LTM_FIELD_WEIGHTS[1] / _TOP, 1.0]
+_TOP = max(NOTE_FIELD_WEIGHTS)
+_RANK_WEIGHTS = [NOTE_FIELD_WEIGHTS[2] / _TOP, 0.0, NOTE_FIELD_WEIGHTS[1] / _TOP, 1.0]
 _HEADLINE = f"MaxWords={PREVIEW_WORDS}, MinWords={PREVIEW_WORDS // 2}, StartSel='', StopSel=''"
 
 
@@ -93,11 +92,11 @@ class PostgresLtm(NoteIndex):
                 return []
             rows = self._query(
                 f"SELECT n.path, n.title, n.tags, n.engram_id, 1.0, "
-                f"substr(n.body, 1, {PREVIEW_CHARS}) FROM ltm_notes n WHERE true {tag_sql} "
+                f"substr(n.body, 1, {NOTE_PREVIEW_CHARS}) FROM ltm_notes n WHERE true {tag_sql} "
                 "ORDER BY n.path LIMIT %s",
                 [*tag_params, limit],
             )
-            return [_hit(row) for row in rows]
+            return [note_hit_from_row(row) for row in rows]
         query = " || ".join(["phraseto_tsquery('engram', %s)"] * len(terms))
         rows = self._query(
             "SELECT path, title, tags, engram_id, r, "
@@ -109,7 +108,7 @@ class PostgresLtm(NoteIndex):
             ") best ORDER BY r DESC, path",
             [_RANK_WEIGHTS, *terms, *tag_params, limit],
         )
-        return [_hit(row) for row in rows]
+        return [note_hit_from_row(row) for row in rows]
 
     # -- note vectors -------------------------------------------------------------------------
 
@@ -151,11 +150,11 @@ class PostgresLtm(NoteIndex):
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             rows = conn.execute(
                 "SELECT n.path, n.title, n.tags, n.engram_id, 1 - (n.embed <=> %s::vector), "
-                f"substr(n.body, 1, {PREVIEW_CHARS}) FROM ltm_notes n "
+                f"substr(n.body, 1, {NOTE_PREVIEW_CHARS}) FROM ltm_notes n "
                 f"WHERE n.embed_model = %s {tag_sql} ORDER BY n.embed <=> %s::vector LIMIT %s",
                 [query, model_id, *tag_params, query, limit],
             ).fetchall()
-        return sorted((_hit(row) for row in rows), key=lambda h: -h.relevance)
+        return sorted((note_hit_from_row(row) for row in rows), key=lambda h: -h.relevance)
 
     def ltm_missing_vectors(self, model_id: str, limit: int) -> list[NoteText]:
         rows = self._query(
@@ -257,14 +256,3 @@ def _tag_filter(tags: Sequence[str]) -> tuple[str, list[Any]]:
 
 def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _hit(row: Sequence[Any]) -> NoteHit:
-    return NoteHit(
-        path=row[0],
-        title=row[1],
-        tags=tuple(row[2]),
-        engram_id=row[3],
-        relevance=float(row[4]),
-        preview=" ".join(str(row[5] or "").split()),
-    )

@@ -26,12 +26,10 @@ from numpy.typing import NDArray
 from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText, link_key, link_name
 from engram.storage.exact import ExactIndex
 from engram.storage.protocol import NoteIndex
+from engram.storage.rows import NOTE_FIELD_WEIGHTS, NOTE_PREVIEW_CHARS, from_json, note_hit_from_row
 from engram.storage.sqlite.sql import on, rows_in
 
-# BM25 weights of the title, tags and body columns.
-LTM_FIELD_WEIGHTS = (3.0, 2.0, 1.0)
 PREVIEW_TOKENS = 24
-PREVIEW_CHARS = 200
 
 _NOTE_COLUMNS = (
     "path, key, name, title, tags, links, body, frontmatter, engram_id, problem, mtime_ns, "
@@ -98,19 +96,24 @@ class SQLiteLtm(NoteIndex):
                 return []
             sql = (
                 "SELECT n.path, n.title, n.tags, n.engram_id, 1.0, "
-                f"substr(n.body, 1, {PREVIEW_CHARS}) FROM ltm_notes n WHERE 1 = 1 {tag_sql} "
+                f"substr(n.body, 1, {NOTE_PREVIEW_CHARS}) FROM ltm_notes n WHERE 1 = 1 {tag_sql} "
                 "ORDER BY n.path LIMIT ?"
             )
-            return [_hit(row) for row in self._query(sql, [*tag_params, limit])]
+            return [
+                note_hit_from_row(row, from_json) for row in self._query(sql, [*tag_params, limit])
+            ]
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        wt, wg, wb = LTM_FIELD_WEIGHTS
+        wt, wg, wb = NOTE_FIELD_WEIGHTS
         sql = (
             "SELECT n.path, n.title, n.tags, n.engram_id, -bm25(ltm_fts, ?, ?, ?) AS r, "
             f"snippet(ltm_fts, 2, '', '', '…', {PREVIEW_TOKENS}) "
             "FROM ltm_fts JOIN ltm_notes n ON n.seq = ltm_fts.rowid "
             f"WHERE ltm_fts MATCH ? {tag_sql} ORDER BY r DESC, n.path LIMIT ?"
         )
-        return [_hit(row) for row in self._query(sql, [wt, wg, wb, match, *tag_params, limit])]
+        return [
+            note_hit_from_row(row, from_json)
+            for row in self._query(sql, [wt, wg, wb, match, *tag_params, limit])
+        ]
 
     # -- note vectors -------------------------------------------------------------------------
 
@@ -157,11 +160,15 @@ class SQLiteLtm(NoteIndex):
         for start in range(0, len(seqs), 500):
             chunk = seqs[start : start + 500]
             sql = (
-                f"SELECT seq, path, title, tags, engram_id, substr(body, 1, {PREVIEW_CHARS}) "
+                f"SELECT seq, path, title, tags, engram_id, substr(body, 1, {NOTE_PREVIEW_CHARS}) "
                 f"FROM ltm_notes WHERE seq IN ({', '.join('?' * len(chunk))})"
             )
             rows.update((row[0], row[1:]) for row in self._query(sql, chunk))
-        return [_hit((*rows[seq][:4], cosine, rows[seq][4])) for seq, cosine in near if seq in rows]
+        return [
+            note_hit_from_row((*rows[seq][:4], cosine, rows[seq][4]), from_json)
+            for seq, cosine in near
+            if seq in rows
+        ]
 
     def ltm_missing_vectors(self, model_id: str, limit: int) -> list[NoteText]:
         rows = self._query(
@@ -331,14 +338,3 @@ def _tag_filter(tags: Sequence[str]) -> tuple[str, list[Any]]:
 
 def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _hit(row: Sequence[Any]) -> NoteHit:
-    return NoteHit(
-        path=row[0],
-        title=row[1],
-        tags=tuple(json.loads(row[2])),
-        engram_id=row[3],
-        relevance=float(row[4]),
-        preview=" ".join(str(row[5] or "").split()),
-    )
