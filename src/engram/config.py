@@ -23,6 +23,7 @@ from engram.config_env import ENV_PREFIX, seed_values, warn_unknown
 from engram.core.decay import DecayModel, DecayParams
 from engram.core.reinforce import Reinforcement
 from engram.core.scoring import Policy
+from engram.core.timeutil import DAY
 from engram.errors import ConfigError
 
 
@@ -54,7 +55,7 @@ class Settings(BaseSettings):
     decay_model: DecayModel = "power_law"
     pl_alpha: float = Field(default=1.1, gt=0, le=10)
     pl_halflife_days: float = Field(default=3.0, gt=0, le=3650)
-    decay_lambda: float = Field(default=math.log(2) / (3 * 86_400), gt=0, le=1)
+    decay_lambda: float = Field(default=math.log(2) / (3 * DAY), gt=0, le=1)
     tc_lambda_fast: float = Field(default=1.603e-5, gt=0, le=1)
     tc_lambda_slow: float = Field(default=1.147e-6, gt=0, le=1)
     tc_weight_fast: float = Field(default=0.7, ge=0, le=1)

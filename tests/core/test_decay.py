@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engram.core.decay import DAY, DecayParams, retention, time_to_retention
+from engram.core.decay import DecayParams, retention, time_to_retention
+from engram.core.timeutil import DAY
 
 POWER = DecayParams(model="power_law")
 EXPO = DecayParams(model="exponential")

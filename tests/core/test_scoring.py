@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engram.core.decay import DAY, DecayParams
+from engram.core.decay import DecayParams
 from engram.core.models import Memory, Status
 from engram.core.scoring import (
     Policy,
@@ -19,7 +19,7 @@ from engram.core.scoring import (
     review_priority,
     score,
 )
-from engram.core.timeutil import to_epoch
+from engram.core.timeutil import DAY, to_epoch
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 POLICY = Policy()

@@ -8,10 +8,9 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from engram.core.decay import DAY
 from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.core.scoring import Policy, ScheduleArrays, memory_schedule, schedule_arrays
-from engram.core.timeutil import to_epoch
+from engram.core.timeutil import DAY, to_epoch
 from engram.errors import NotFoundError, StoreError
 from engram.storage.jsonl import JSONLStore
 from engram.storage.postgres import PostgresStore

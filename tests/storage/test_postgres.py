@@ -17,10 +17,10 @@ from tests.storage.test_contract import NOW, T0, mem, put
 
 from engram import Engram
 from engram.config import Settings
-from engram.core.decay import DAY, DecayModel, DecayParams
+from engram.core.decay import DecayModel, DecayParams
 from engram.core.models import Memory
 from engram.core.scoring import Policy, score
-from engram.core.timeutil import to_epoch
+from engram.core.timeutil import DAY, to_epoch
 from engram.errors import StoreError
 from engram.storage.factory import open_store
 from engram.storage.postgres import PostgresStore

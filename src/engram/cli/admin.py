@@ -40,7 +40,7 @@ from engram.config import (
 )
 from engram.config_env import ENV_PREFIX
 from engram.core.models import RELATION_TYPES, Memory
-from engram.core.timeutil import to_epoch
+from engram.core.timeutil import DAY, to_epoch
 from engram.errors import ConfigError
 from engram.services.graph import MAX_DEPTH, MAX_GRAPH_PAGE, MAX_RELATED, MAX_SNAPSHOT
 from engram.services.maintenance import GC_BATCH_MAX
@@ -57,8 +57,6 @@ from engram.services.results import (
 from engram.services.validation import MAX_IDS, MAX_LIMIT
 from engram.storage.factory import sqlite_path
 from engram.web.graph_page import graph_html
-
-DAY = 86_400.0
 
 
 @click.command()

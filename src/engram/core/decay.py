@@ -15,8 +15,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from engram.core.timeutil import DAY
+
 DecayModel = Literal["power_law", "exponential", "two_component"]
-DAY = 86_400.0
 _BISECTION_STEPS = 80
 
 

@@ -15,9 +15,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from engram.core.decay import DAY, DecayParams, retention, time_to_retention
+from engram.core.decay import DecayParams, retention, time_to_retention
 from engram.core.models import Memory, Schedule, Status
-from engram.core.timeutil import to_epoch
+from engram.core.timeutil import DAY, to_epoch
 
 PromotionReason = Literal["usage", "score"]
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+DAY = 86_400.0  # seconds: settings and policies speak in days, the maths in seconds
+
 
 def to_epoch(moment: datetime) -> float:
     if moment.tzinfo is None:

@@ -29,6 +29,7 @@ from engram.core.ranking import (
 )
 from engram.core.scoring import review_priority
 from engram.core.text import query_terms
+from engram.core.timeutil import DAY
 from engram.embeddings.background import background_vectors
 from engram.errors import ValidationError
 from engram.services import validation as check
@@ -37,7 +38,6 @@ from engram.storage.protocol import Capability, Filter, Stub
 
 log = logging.getLogger(__name__)
 
-DAY = 86_400.0
 # The strongest direct matches whose episode neighbours and related memories receive credit.
 CONTEXT_SOURCES = 20
 # Query expansion: how many of the matches' weightiest words are looked up in the index (the
