@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import click
-from pydantic import BaseModel, ConfigDict
 from rich.console import Console
 
 from engram.cli.common import (
@@ -16,11 +15,10 @@ from engram.cli.common import (
     say,
 )
 from engram.services.embeddings import EmbeddingStatus
+from engram.services.results import Result
 
 
-class BackfillResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class BackfillResult(Result):
     embedded: int
     status: EmbeddingStatus
 

@@ -19,13 +19,12 @@ from functools import cached_property
 from itertools import combinations
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from engram.core.models import Memory, Status
 from engram.services.consolidation import ClusterView, ConsolidationService, version
 from engram.services.context import Context
 from engram.services.ltm import LtmService
 from engram.services.maintenance import MaintenanceService
+from engram.services.results import Result
 from engram.storage.protocol import Capability
 
 AgentName = Literal[
@@ -48,11 +47,9 @@ ENTITY_GROUP_MAX = 20  # an entity named by more memories than this is too commo
 PAGE = 2_000
 
 
-class Step(BaseModel):
+class Step(Result):
     """One proposal: `versions` records what each memory said when it was proposed, so a plan
     applied later refuses a step whose memories changed meanwhile."""
-
-    model_config = ConfigDict(frozen=True)
 
     agent: AgentName
     action: Action

@@ -24,12 +24,11 @@ from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
 from engram.atomic import fsync_dir
 from engram.errors import EngramError, ValidationError
 from engram.services.context import Context
 from engram.services.ltm import VaultAccess
+from engram.services.results import Result
 from engram.services.transfer.export import ExportCount, export_lines
 from engram.vault.render import iso
 from engram.vault.writer import is_temp_file
@@ -42,9 +41,7 @@ PAGE = 1_000
 GIT_TIMEOUT = 600.0
 
 
-class BackupResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class BackupResult(Result):
     repo: str
     created: bool  # this run created the repository
     committed: bool  # False when nothing changed since the last backup

@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
 from engram.core.clustering import Cluster, action_for, build_clusters, cluster_id, cohesion
 from engram.core.merge import merge
@@ -34,6 +33,7 @@ from engram.core.models import Memory, Relation, Schedule, Status, new_id
 from engram.errors import ConfigError, NotFoundError, StoreError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
+from engram.services.results import Result
 from engram.storage.protocol import Capability, Filter
 
 PAGE = 2_000  # memories whose neighbours are asked for in one batch
@@ -47,11 +47,9 @@ class ConflictError(StoreError):
     """A memory changed between finding a cluster and applying it."""
 
 
-class ClusterView(BaseModel):
+class ClusterView(Result):
     """A cluster as the tools show it: members, how alike they are, what to do, and (for the
     merge and review bands) the memory a merge would produce."""
-
-    model_config = ConfigDict(frozen=True)
 
     id: str
     member_ids: list[str]
@@ -60,21 +58,17 @@ class ClusterView(BaseModel):
     merged_preview: Memory | None = None
 
 
-class ClusterResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class ClusterResult(Result):
     count: int
     clusters: list[ClusterView]
     memories_considered: int
 
 
-class MergeDone(BaseModel):
+class MergeDone(Result):
     """`path` says who decided: "merge band" (found by auto_detect, near-copies merged by the
     rules), "approved" (the caller named the cluster or the memories; the rules wrote the
     text) or "approved with the caller's text" (the caller also wrote the merged text: an
     assistant merging a review-band cluster in its own words)."""
-
-    model_config = ConfigDict(frozen=True)
 
     cluster_id: str
     merged: Memory
@@ -83,9 +77,7 @@ class MergeDone(BaseModel):
     path: Literal["merge band", "approved", "approved with the caller's text"] = "approved"
 
 
-class ConsolidateResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class ConsolidateResult(Result):
     mode: Mode
     cohesion_threshold: float
     clusters: list[ClusterView]  # the clusters selected (preview) or applied (apply)
@@ -93,9 +85,7 @@ class ConsolidateResult(BaseModel):
     skipped: dict[str, str]  # cluster id -> why it was not applied
 
 
-class UndoResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class UndoResult(Result):
     merged_id: str
     restored_ids: list[str]
 

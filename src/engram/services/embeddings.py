@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pydantic import BaseModel, ConfigDict
-
 from engram.core.models import Status
 from engram.errors import ConfigError, NotFoundError
 from engram.services import validation as check
 from engram.services.context import Context
+from engram.services.results import Result
 from engram.storage.protocol import Capability, Filter
 
 BACKFILL_BATCH = 64
 
 
-class EmbeddingStatus(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class EmbeddingStatus(Result):
     model_id: str | None
     vectors: dict[str, int]
     memories: int
@@ -72,9 +69,7 @@ class EmbeddingService:
                 progress(stored)
 
 
-class Similar(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class Similar(Result):
     memory_id: str
     cosine: float
 

@@ -17,8 +17,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from engram.config import Settings
 from engram.core.models import Memory, Schedule, Status
 from engram.core.notes import Note, NoteState, NoteText, link_name
@@ -26,6 +24,7 @@ from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError, NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
+from engram.services.results import Result
 from engram.services.vault_watch import VaultWatcher
 from engram.storage.protocol import Capability, Filter
 from engram.vault.index import digest as content_digest
@@ -51,16 +50,12 @@ NO_VAULT = (
 )
 
 
-class _Result(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-class NoteProblem(_Result):
+class NoteProblem(Result):
     path: str
     problem: str
 
 
-class IndexReport(_Result):
+class IndexReport(Result):
     """What one `index-ltm` run did. Notes with problems are indexed anyway (as plain text)."""
 
     vault: str
@@ -74,7 +69,7 @@ class IndexReport(_Result):
     problems: list[NoteProblem]
 
 
-class VaultStatus(_Result):
+class VaultStatus(Result):
     """Whether the vault and its index agree. `changed`: notes new or edited since they were
     indexed; `removed`: indexed notes gone from the disk; `orphaned`: promoted memories whose
     note is gone (they stay promoted; promote again to write a new note); `conflicts`: notes
@@ -92,20 +87,20 @@ class VaultStatus(_Result):
     conflicts: list[str]  # notes tagged #engram-conflict: edited in the vault and in Engram
 
 
-class NoteSummary(_Result):
+class NoteSummary(Result):
     path: str
     title: str
     tags: list[str]
     engram_id: str | None
 
 
-class NoteList(_Result):
+class NoteList(Result):
     folder: str
     count: int
     notes: list[NoteSummary]
 
 
-class NoteView(_Result):
+class NoteView(Result):
     """One note as read from the vault, with its place in the wikilink graph (from the index)."""
 
     path: str

@@ -19,8 +19,6 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from pydantic import BaseModel, ConfigDict
-
 from engram.core.models import AuditEntry, new_id
 from engram.errors import EngramError, NotFoundError, ValidationError
 from engram.services import validation as check
@@ -31,6 +29,7 @@ from engram.services.graph import GraphService
 from engram.services.ltm import LtmService
 from engram.services.maintenance import MaintenanceService
 from engram.services.promotion import PromotionService
+from engram.services.results import Result
 
 AUDIT_MAX = 1_000
 PLAN_MAX_STEPS = 10_000
@@ -38,9 +37,7 @@ PLAN_MAX_STEPS = 10_000
 Progress = Callable[[str, int, int], None]
 
 
-class StepOutcome(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class StepOutcome(Result):
     step: int
     agent: str
     action: str
@@ -49,11 +46,9 @@ class StepOutcome(BaseModel):
     result: str  # planned | done | reported | skipped: <why>
 
 
-class PipelineResult(BaseModel):
+class PipelineResult(Result):
     """A run or an applied plan: the plan's id, what each step came to, and a count per agent
     and result. `notes` says what an agent could not do (no vault, no embeddings)."""
-
-    model_config = ConfigDict(frozen=True)
 
     plan_id: str
     dry_run: bool
@@ -63,9 +58,7 @@ class PipelineResult(BaseModel):
     notes: list[str]
 
 
-class AuditTrail(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class AuditTrail(Result):
     count: int
     entries: list[AuditEntry]
 

@@ -13,8 +13,6 @@ import logging
 from datetime import datetime
 from typing import Literal, cast
 
-from pydantic import BaseModel, ConfigDict
-
 from engram.core.models import Memory, Relation, Schedule, Status
 from engram.core.scoring import memory_score, promotion_reason
 from engram.errors import NotFoundError, ValidationError
@@ -22,6 +20,7 @@ from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.ltm import LtmService, VaultAccess, require_ltm
 from engram.services.maintenance import MaintenanceService
+from engram.services.results import Result
 from engram.vault.render import (
     CONFLICT_TAG,
     NoteSpec,
@@ -42,9 +41,7 @@ Action = Literal["promoted", "would_promote", "already_promoted"]
 Reason = Literal["usage", "score", "manual"]
 
 
-class PromotionItem(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class PromotionItem(Result):
     memory_id: str
     action: Action
     reason: Reason | None
@@ -53,10 +50,8 @@ class PromotionItem(BaseModel):
     title: str
 
 
-class PromotionResult(BaseModel):
+class PromotionResult(Result):
     """What a promotion run did (or, for a dry run, would do); `message` says it in a line."""
-
-    model_config = ConfigDict(frozen=True)
 
     dry_run: bool
     count: int  # memories promoted now (or that would be)

@@ -45,11 +45,15 @@ __all__ = [
 ]
 
 
-class _Result(BaseModel):
+class Result(BaseModel):
+    """The base of every result a service returns: frozen, so an adapter can hand it on (or
+    cache it) without a copy, and serialised the same way by the MCP server, the CLI's --json
+    and the Python API."""
+
     model_config = ConfigDict(frozen=True)
 
 
-class Enrichment(_Result):
+class Enrichment(Result):
     """What a save added by itself (ENGRAM_ENRICH_ON_SAVE): `entities` found in the text (the
     caller's are kept as well), and the `strength` with the importance markers it came from in
     `why` (empty when the caller gave the strength)."""
@@ -60,7 +64,7 @@ class Enrichment(_Result):
     all_entities: list[str] = Field(default_factory=list, exclude=True)
 
 
-class SimilarMemory(_Result):
+class SimilarMemory(Result):
     """A stored memory that says nearly what a new save says (by meaning)."""
 
     id: str
@@ -68,7 +72,7 @@ class SimilarMemory(_Result):
     similarity: float
 
 
-class SaveResult(_Result):
+class SaveResult(Result):
     """What a save did. A repeat of a memory already stored (the same letters and digits in the
     same order) is handled by ENGRAM_SAVE_DUPLICATES: merged into it (the default), counted as
     a use of it, or kept as a copy; `duplicate_of` names it. `enrichment` says what the save
@@ -83,7 +87,7 @@ class SaveResult(_Result):
     similar: list[SimilarMemory] = []
 
 
-class TouchResult(_Result):
+class TouchResult(Result):
     memory: Memory
     old_score: float
     new_score: float
@@ -105,13 +109,13 @@ class TouchResult(_Result):
         return self.memory.strength
 
 
-class ObserveResult(_Result):
+class ObserveResult(Result):
     memory: Memory
     cross_domain: bool
     new_score: float
 
 
-class GcResult(_Result):
+class GcResult(Result):
     dry_run: bool
     archived: bool
     count: int
@@ -120,25 +124,25 @@ class GcResult(_Result):
     promoted: list[str] = []  # memories promoted to the vault first (ENGRAM_AUTO_PROMOTE)
 
 
-class PromotionCandidate(_Result):
+class PromotionCandidate(Result):
     memory: Memory
     reason: PromotionReason
     score: float
 
 
-class ReviewCandidate(_Result):
+class ReviewCandidate(Result):
     memory: Memory
     score: float
     review_priority: float
 
 
-class GraphPage(_Result):
+class GraphPage(Result):
     memories: list[Memory]
     relations: list[Relation]
     next_cursor: str | None
 
 
-class GraphSnapshot(_Result):
+class GraphSnapshot(Result):
     """Memories and the relations among them; `total` memories exist in the store."""
 
     memories: list[Memory]
@@ -146,7 +150,7 @@ class GraphSnapshot(_Result):
     total: int
 
 
-class RelatedMemory(_Result):
+class RelatedMemory(Result):
     """A memory reached from another through the graph, `depth` edges away (its shortest
     distance). `reached_from` is the memory one edge closer (the start itself at depth 1) and
     `relation` the edge between them: following `reached_from` leads back to the start."""
@@ -157,7 +161,7 @@ class RelatedMemory(_Result):
     relation: Relation
 
 
-class RelatedResult(_Result):
+class RelatedResult(Result):
     """Everything reachable from `memory_id` within the depth asked, closest first."""
 
     memory_id: str
@@ -165,7 +169,7 @@ class RelatedResult(_Result):
     related: list[RelatedMemory]
 
 
-class Stats(_Result):
+class Stats(Result):
     location: str
     total: int
     by_status: dict[Status, int]
@@ -179,7 +183,7 @@ class Stats(_Result):
 # Envelopes shared by the adapters, so MCP results and `engram --json` output read the same.
 
 
-class SearchResult(_Result):
+class SearchResult(Result):
     """Best first. Searching does not reinforce: observe or touch what you actually use."""
 
     count: int
@@ -213,7 +217,7 @@ def _short(value: float) -> str:
     return "0" if text in ("", "-0") else text
 
 
-class Recalled(_Result):
+class Recalled(Result):
     """A search hit as the MCP tool returns it: what an assistant needs, compact (every hit
     lands in its context window); with `verbose`, also the full record and the rank's parts."""
 
@@ -247,21 +251,21 @@ class Recalled(_Result):
         )
 
 
-class RecallResult(_Result):
+class RecallResult(Result):
     """Best first. Searching does not reinforce: observe or touch what you actually use."""
 
     count: int
     hits: list[Recalled]
 
 
-class OpenResult(_Result):
+class OpenResult(Result):
     """The memories found, in the order asked, and the ids that matched nothing."""
 
     memories: list[Memory]
     missing: list[str]
 
 
-class DeleteResult(_Result):
+class DeleteResult(Result):
     """The memories deleted (ids that did not exist are skipped) or archived."""
 
     action: Literal["deleted", "archived"]
@@ -269,21 +273,21 @@ class DeleteResult(_Result):
     memory_ids: list[str]
 
 
-class ObserveUsageResult(_Result):
+class ObserveUsageResult(Result):
     """One entry per distinct id observed, in the order given."""
 
     results: list[ObserveResult]
 
 
-class PromotionCandidates(_Result):
+class PromotionCandidates(Result):
     candidates: list[PromotionCandidate]
 
 
-class ReviewCandidates(_Result):
+class ReviewCandidates(Result):
     candidates: list[ReviewCandidate]
 
 
-class MessageAnalysis(_Result):
+class MessageAnalysis(Result):
     """`intent` save: `content`, `tags`, `entities` and `strength` are what to save (and `why`
     the strength). reinforce: `touch` lists the recent memories the message confirms. recall:
     call analyze_for_recall (or search_memory) for the queries."""
@@ -300,7 +304,7 @@ class MessageAnalysis(_Result):
     touch: list[str] = []
 
 
-class RecallAnalysis(_Result):
+class RecallAnalysis(Result):
     """`should_search`: the message asks for something remembered; `query` is the main search,
     `queries` adds one per name it mentions; `window_days` when it says when ("last week")."""
 

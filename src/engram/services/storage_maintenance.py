@@ -9,18 +9,15 @@ from __future__ import annotations
 
 from typing import cast
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import Field
 
 from engram.services.context import Context
+from engram.services.results import Result
 from engram.storage.maintenance import Compactable, StorageStats
 from engram.storage.protocol import Capability
 
 
-class _Result(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-class FileReport(_Result):
+class FileReport(Result):
     name: str
     bytes: int
     lines: int
@@ -29,20 +26,20 @@ class FileReport(_Result):
     dead: int  # lines a compaction drops: older versions, tombstones, edges of deleted memories
 
 
-class StorageReport(_Result):
+class StorageReport(Result):
     supported: bool  # False: this backend has no files to compact
     location: str
     backend: str | None = None
     memories: int | None = None
     relations: int | None = None
-    files: list[FileReport] = []
+    files: list[FileReport] = Field(default_factory=list)
     dead_lines: int = 0
     dead_ratio: float = 0.0
     compaction_recommended: bool = False
     message: str
 
 
-class CompactionReport(_Result):
+class CompactionReport(Result):
     supported: bool
     location: str
     before: StorageReport | None = None

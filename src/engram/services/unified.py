@@ -17,8 +17,6 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from engram.core.notes import NoteHit
 from engram.core.ranking import Fused, SearchHit, fuse_matches
 from engram.core.text import query_terms
@@ -26,6 +24,7 @@ from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.ltm import LtmService, require_ltm
+from engram.services.results import Result
 from engram.services.search import SearchService
 from engram.storage.protocol import Capability
 from engram.vault.render import obsidian_tag, title_of
@@ -37,12 +36,10 @@ PREVIEW_CHARS = 200
 Source = Literal["stm", "ltm"]
 
 
-class UnifiedWhy(BaseModel):
+class UnifiedWhy(Result):
     """`text`: full-text relevance within its own layer (0–1); `semantic`: cosine similarity
     of query and item, when the item was a vector neighbour; `decay`: the memory's score (stm
     only); `weight`: the layer's weight; `rank`: what the list is ordered by."""
-
-    model_config = ConfigDict(frozen=True)
 
     text: float
     semantic: float | None = None
@@ -51,9 +48,7 @@ class UnifiedWhy(BaseModel):
     rank: float
 
 
-class UnifiedHit(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class UnifiedHit(Result):
     source: Source
     id: str | None  # the memory id (stm, or the memory a promoted note came from)
     path: str | None  # the note, relative to the vault (ltm, or a promoted memory's note)
@@ -64,11 +59,9 @@ class UnifiedHit(BaseModel):
     why: UnifiedWhy
 
 
-class UnifiedResult(BaseModel):
+class UnifiedResult(Result):
     """`vault` says what the notes side could see: `not configured` (memories only), `watched`
     (a running server keeps the index in step), or `up to date` (re-scanned just now)."""
-
-    model_config = ConfigDict(frozen=True)
 
     count: int
     hits: list[UnifiedHit]

@@ -13,14 +13,13 @@ from __future__ import annotations
 import logging
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from engram.core.models import Memory, Schedule, Status
 from engram.core.notes import Note
 from engram.services.context import Context
 from engram.services.graph import GraphService
 from engram.services.ltm import LtmService, VaultAccess, require_ltm
 from engram.services.memories import Draft, MemoryService
+from engram.services.results import Result
 from engram.vault.index import parse_note, read_file, scan, split_frontmatter
 from engram.vault.render import dump_yaml
 
@@ -29,17 +28,13 @@ log = logging.getLogger(__name__)
 MARKER_KEY, MARKER_VALUE = "engram", "memory"
 
 
-class ImportedNote(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class ImportedNote(Result):
     path: str
     title: str
     memory_id: str | None  # None in a dry run
 
 
-class VaultImportResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class VaultImportResult(Result):
     mode: Literal["dry run", "applied"]
     count: int
     notes: list[ImportedNote]

@@ -9,9 +9,8 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from engram.core.models import Memory, Relation, Schedule
+from engram.services.results import Result
 from engram.storage.protocol import Store
 
 log = logging.getLogger(__name__)
@@ -24,8 +23,8 @@ Progress = Callable[[str, int, int | None], None]
 Schedules = Callable[[list[Memory]], list[tuple[Memory, Schedule]]]
 
 
-class TransferResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class TransferResult(Result):
+    """The base of the reports of migrate, import and export."""
 
 
 # -- canonical forms and checksums ------------------------------------------------------------
