@@ -8,6 +8,7 @@ and, for a note written by promotion, the id of the memory it came from.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,3 +90,14 @@ def link_key(target: str) -> str:
 def link_name(target: str) -> str:
     """The last segment of a link key: `[[note]]` matches any `…/note.md`."""
     return link_key(target).rsplit("/", 1)[-1]
+
+
+def distinct_links(links: Sequence[str]) -> list[str]:
+    """One target for each note the links name (by `link_key`, the first spelling kept), empty
+    targets left out: what a note's outgoing links are indexed by."""
+    seen: dict[str, str] = {}
+    for target in links:
+        key = link_key(target)
+        if key and key not in seen:
+            seen[key] = target
+    return list(seen.values())

@@ -9,7 +9,7 @@ BM25 (title 3, tags 2, body 1). The index is a cache of the vault, which `index-
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -19,7 +19,16 @@ from numpy.typing import NDArray
 from pgvector import Vector
 from psycopg.rows import TupleRow
 
-from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText, link_key, link_name
+from engram.core.notes import (
+    Note,
+    NoteHit,
+    NoteLinks,
+    NoteState,
+    NoteText,
+    distinct_links,
+    link_key,
+    link_name,
+)
 from engram.errors import ValidationError
 from engram.storage.protocol import NoteIndex
 from engram.storage.rows import NOTE_FIELD_WEIGHTS, NOTE_PREVIEW_CHARS, note_hit_from_row
@@ -211,7 +220,7 @@ def _text(value: str) -> str:
 
 
 def _note_row(note: Note) -> tuple[Any, ...]:
-    keys = list(_distinct_keys(note.links))
+    keys = [link_key(t) for t in distinct_links([_text(t) for t in note.links])]
     return (
         note.path,
         link_key(note.path),
@@ -230,15 +239,6 @@ def _note_row(note: Note) -> tuple[Any, ...]:
         note.size,
         note.digest,
     )
-
-
-def _distinct_keys(links: Sequence[str]) -> Iterator[str]:
-    seen: set[str] = set()
-    for target in links:
-        key = link_key(_text(target))
-        if key and key not in seen:
-            seen.add(key)
-            yield key
 
 
 def _tag_filter(tags: Sequence[str]) -> tuple[str, list[Any]]:

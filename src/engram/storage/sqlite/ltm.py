@@ -16,14 +16,23 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText, link_key, link_name
+from engram.core.notes import (
+    Note,
+    NoteHit,
+    NoteLinks,
+    NoteState,
+    NoteText,
+    distinct_links,
+    link_key,
+    link_name,
+)
 from engram.storage.exact import ExactIndex
 from engram.storage.protocol import NoteIndex
 from engram.storage.rows import NOTE_FIELD_WEIGHTS, NOTE_PREVIEW_CHARS, from_json, note_hit_from_row
@@ -82,7 +91,7 @@ class SQLiteLtm(NoteIndex):
                 )
                 conn.executemany(
                     "INSERT INTO ltm_links(seq, key, name) VALUES (?, ?, ?)",
-                    [(seq, link_key(t), link_name(t)) for t in _distinct_keys(note.links)],
+                    [(seq, link_key(t), link_name(t)) for t in distinct_links(note.links)],
                 )
             conn.executemany(
                 "UPDATE ltm_notes SET mtime_ns = ?, size = ?, digest = ? WHERE path = ?",
@@ -314,15 +323,6 @@ def _note_row(note: Note) -> tuple[Any, ...]:
         note.size,
         note.digest,
     )
-
-
-def _distinct_keys(links: Sequence[str]) -> Iterator[str]:
-    seen: set[str] = set()
-    for target in links:
-        key = link_key(target)
-        if key and key not in seen:
-            seen.add(key)
-            yield target
 
 
 def _tag_filter(tags: Sequence[str]) -> tuple[str, list[Any]]:
