@@ -16,22 +16,20 @@ from typing import Any
 
 import click
 from pydantic import BaseModel
+from rich import progress as bars
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TimeRemainingColumn
 from rich.text import Text
 
 from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import Settings, load_settings
 from engram.errors import EngramError, NotFoundError
+from engram.services.transfer.common import Progress
 
 # Width used when stdout is not a terminal (pipes, files, tests): wide enough that a full
 # memory id never wraps, which would break copy-paste and grep.
 PIPE_WIDTH = 120
 PREVIEW = 72
-
-# (phase, done, total or None while unknown): what long work reports to a progress display.
-ProgressUpdate = Callable[[str, int, int | None], None]
 
 
 @dataclass(frozen=True)
@@ -53,20 +51,21 @@ pass_state = click.make_pass_decorator(State)
 
 
 @contextmanager
-def progress_bar(state: State) -> Iterator[ProgressUpdate]:
-    """The progress display of every long command, one line per phase, on stderr so that
-    stdout keeps the result. One rule everywhere: shown when stderr is a terminal, hidden with
-    --json or when stderr is piped (a script or an assistant reads it)."""
+def progress_bar(state: State) -> Iterator[Progress]:
+    """The progress display of every long command: the services' `Progress` reports (phase,
+    done, total), one line per phase, on stderr so that stdout keeps the result. One rule
+    everywhere: shown when stderr is a terminal, hidden with --json or when stderr is piped (a
+    script or an assistant reads it)."""
     err = Console(stderr=True)
-    with Progress(
+    with bars.Progress(
         "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
+        bars.BarColumn(),
+        bars.MofNCompleteColumn(),
+        bars.TimeRemainingColumn(),
         console=err,
         disable=state.as_json or not err.is_terminal,
     ) as bar:
-        tasks: dict[str, TaskID] = {}
+        tasks: dict[str, bars.TaskID] = {}
 
         def update(phase: str, done: int, total: int | None) -> None:
             if phase not in tasks:
