@@ -13,8 +13,9 @@ almost nothing (`open_memories` of an unknown id, p50 over 200 calls: what the p
 costs, transport and validation on both sides); how much of a search's round trip the client
 spends checking the result against the tool's output schema (the Python SDK does it with
 `jsonschema` on every call); the size of a 10-hit search
-response (compact, as by default: its structured content, and the text block that most clients
-show the model); and the server's peak RSS.
+response, median and largest over the 200 queries (compact hits, as by default: its structured
+content as the wire carries it, and the text block that most clients show the model); and the
+server's peak RSS.
 """
 
 from __future__ import annotations
@@ -115,20 +116,26 @@ async def one_run(store: Path, home: Path, queries: list[str]) -> dict[str, Any]
             out["first_text_only"] = "still loading" in json.dumps(first.structured_content)
             await anyio.sleep(3)  # the warm-up finishes
             times = []
-            size = text = 0
+            sizes: list[float] = []
+            texts: list[float] = []
             with SchemaCheckTimer() as checks:
                 for q in queries[1:]:
                     t = time.perf_counter()
                     result = await session.call_tool("search_memory", {"query": q, "limit": 10})
                     times.append((time.perf_counter() - t) * 1000)
-                    size = max(size, len(json.dumps(result.structured_content)))
-                    text = max(
-                        text, sum(len(c.text.encode()) for c in result.content if c.type == "text")
+                    # As the wire carries it: compact JSON, UTF-8.
+                    structured = json.dumps(
+                        result.structured_content, ensure_ascii=False, separators=(",", ":")
+                    )
+                    sizes.append(len(structured.encode()))
+                    texts.append(
+                        sum(len(c.text.encode()) for c in result.content if c.type == "text")
                     )
             out["search_p50"], out["search_p95"] = scale.pct(times, 0.5), scale.pct(times, 0.95)
             out["search_schema_check_p50"] = scale.pct(checks.times, 0.5)
-            out["response_bytes"] = size
-            out["text_bytes"] = text  # the text block most clients show the model
+            out["response_bytes"], out["response_bytes_max"] = scale.pct(sizes, 0.5), max(sizes)
+            # the text block most clients show the model
+            out["text_bytes"], out["text_bytes_max"] = scale.pct(texts, 0.5), max(texts)
             saves = []
             for i in range(100):
                 t = time.perf_counter()
@@ -179,8 +186,8 @@ def main() -> None:
     text_only = sum(1 for run in runs if run["first_text_only"])
     print(
         "| N | start → initialize | first search (text-only) | search p50 / p95 |"
-        " of which the client's schema check | save p50 | round trip p50 | 10-hit response |"
-        " its text block | server peak RSS |"
+        " of which the client's schema check | save p50 | round trip p50 |"
+        " 10-hit response p50 / largest | its text block p50 / largest | server peak RSS |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     print(
@@ -188,8 +195,9 @@ def main() -> None:
         f"({text_only}/{len(runs)}) | {med('search_p50'):.1f} / {med('search_p95'):.1f} ms | "
         f"{med('search_schema_check_p50'):.2f} ms | "
         f"{med('save_p50'):.1f} ms | {med('round_trip_p50'):.2f} ms | "
-        f"{med('response_bytes') / 1024:.1f} KB | "
-        f"{med('text_bytes') / 1024:.1f} KB | {med('rss_mb'):.0f} MB |"
+        f"{med('response_bytes') / 1024:.1f} / {med('response_bytes_max') / 1024:.1f} KB | "
+        f"{med('text_bytes') / 1024:.1f} / {med('text_bytes_max') / 1024:.1f} KB | "
+        f"{med('rss_mb'):.0f} MB |"
     )
     print(
         f"\nmedians of {len(runs)} server processes; python {sys.version.split()[0]}, "
