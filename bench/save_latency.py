@@ -2,12 +2,14 @@
 """Acknowledged single saves with embeddings on, the way an assistant saves: one at a time.
 
     python bench/save_latency.py --n 10000
+    python bench/save_latency.py --n 10000 --texts ../shared/data/realtalk   (prose)
 
 Uses the store of bench/semantic_scale.py for N (built, with vectors, if missing) and measures
 on a throwaway copy, in a fresh child process: 200 new memories saved back to back (each save
 returns while the background worker may still be storing the previous one's vector), then 200
 saved with the worker idle between them (`flush` after each, not timed). Every save looks for
-similar memories (ENGRAM_SAVE_SIMILAR_THRESHOLD) unless that is set to 0. Prints p50 / p95.
+similar memories (ENGRAM_SAVE_SIMILAR_THRESHOLD) unless that is set to 0. The texts are the
+synthetic store's word salad unless --texts names a conversation set. Prints p50 / p95.
 """
 
 from __future__ import annotations
@@ -26,15 +28,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import scale
 import semantic_scale
+from conversations import load
 from engram import Engram, FixedClock
 
 
-def measure(path: Path, seed: int) -> dict[str, Any]:
+def word_salad(seed: int) -> list[str]:
+    """400 texts of the synthetic store's invented words: the worst case for the tokenizer
+    (each word splits into several pieces, so each text costs the model more than prose)."""
     rng = random.Random(seed + 11)
     words = scale.vocabulary(random.Random(seed))
-    texts = [
+    return [
         f"note {i}: " + " ".join(rng.sample(words[:5000], rng.randint(3, 12))) for i in range(400)
     ]
+
+
+def conversation_turns(path: Path, seed: int) -> list[str]:
+    """400 turns of a conversation set (`--texts ../shared/data/realtalk`), drawn with the seed:
+    what an assistant saves is prose."""
+    turns = [t.content for conv in load(path) for t in conv.turns]
+    return random.Random(seed).sample(turns, 400)
+
+
+def measure(path: Path, seed: int, texts_from: Path | None) -> dict[str, Any]:
+    texts = word_salad(seed) if texts_from is None else conversation_turns(texts_from, seed)
     with Engram.open(str(path), clock=FixedClock(scale.NOW)) as mem:
         mem.search("warming up")  # the model and the vector index
         mem.flush()
@@ -58,22 +74,32 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "engram-bench")
+    parser.add_argument(
+        "--texts",
+        type=Path,
+        help="save turns of this conversation set (e.g. ../shared/data/realtalk) instead of "
+        "the synthetic word salad",
+    )
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
-        print(json.dumps(measure(args.measure, args.seed)))
+        print(json.dumps(measure(args.measure, args.seed, args.texts)))
         return
     args.dir.mkdir(parents=True, exist_ok=True)
     source = args.dir / f"semantic-{args.n}.db"
     scale.build(scale.SQLiteTarget(source), args.n, args.seed)
     semantic_scale.attach_vectors(source, 10_000, args.seed)
     semantic_scale.ensure_index(source)
-    result = semantic_scale.measure_copy(source, args.seed, with_index=True, script=__file__)
-    print("| N | saves back to back p50 / p95 | worker idle between saves p50 / p95 |")
-    print("|---|---|---|")
+    extra = [] if args.texts is None else ["--texts", str(args.texts.resolve())]
+    result = semantic_scale.measure_copy(
+        source, args.seed, with_index=True, script=__file__, extra=extra
+    )
+    what = "synthetic word salad" if args.texts is None else f"turns of {args.texts.name}"
+    print("| N | texts | saves back to back p50 / p95 | worker idle between saves p50 / p95 |")
+    print("|---|---|---|---|")
     busy, idle = result["busy"], result["idle"]
     print(
-        f"| {args.n:,} | {scale.pct(busy, 0.5):.1f} / {scale.pct(busy, 0.95):.1f} ms | "
+        f"| {args.n:,} | {what} | {scale.pct(busy, 0.5):.1f} / {scale.pct(busy, 0.95):.1f} ms | "
         f"{scale.pct(idle, 0.5):.1f} / {scale.pct(idle, 0.95):.1f} ms |"
     )
     print(f"\nmean back to back: {statistics.mean(busy):.1f} ms over {len(busy)} saves")

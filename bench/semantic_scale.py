@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -211,9 +212,11 @@ def warm(path: Path) -> None:
         mem.search("building the vector index")
 
 
-def measure_copy(path: Path, seed: int, with_index: bool, script: str = __file__) -> dict[str, Any]:
-    """`script --measure` in a child process, on a throwaway copy of the kept store (and of its
-    vector index, `with_index`); its JSON output."""
+def measure_copy(
+    path: Path, seed: int, with_index: bool, script: str = __file__, extra: Sequence[str] = ()
+) -> dict[str, Any]:
+    """`script --measure` (and `extra` arguments) in a child process, on a throwaway copy of
+    the kept store (and of its vector index, `with_index`); its JSON output."""
     with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
         copy = Path(tmp) / path.name
         shutil.copyfile(path, copy)
@@ -221,7 +224,7 @@ def measure_copy(path: Path, seed: int, with_index: bool, script: str = __file__
             for suffix in INDEX_FILES:
                 shutil.copyfile(str(path) + suffix, str(copy) + suffix)
         child = subprocess.run(
-            [sys.executable, script, "--measure", str(copy), "--seed", str(seed)],
+            [sys.executable, script, "--measure", str(copy), "--seed", str(seed), *extra],
             capture_output=True,
             text=True,
             check=True,
