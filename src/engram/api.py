@@ -34,6 +34,7 @@ from engram.services.results import (
     Stats,
     TouchResult,
 )
+from engram.services.storage_maintenance import CompactionReport, StorageReport
 from engram.services.transfer.cortexgraph import ImportReport
 from engram.services.transfer.migrate import MigrationReport
 from engram.services.unified import UnifiedResult
@@ -192,6 +193,17 @@ class Engram:
 
     def stats(self) -> Stats:
         return self._app.maintenance.stats()
+
+    def storage_stats(self) -> StorageReport:
+        """The store's own files: their sizes, and how many lines are dead (older versions of
+        a memory, tombstones) — a JSONL store's; other backends say they have nothing to
+        compact."""
+        return self._app.storage.stats()
+
+    def compact(self) -> CompactionReport:
+        """Rewrite a JSONL store's files without their dead lines, atomically and under the
+        store's lock, so clients using the store meanwhile lose nothing."""
+        return self._app.storage.compact()
 
     # -- natural-language activation ----------------------------------------------------------
 

@@ -23,6 +23,7 @@ from engram.services.memories import MemoryService
 from engram.services.pipeline import PipelineService
 from engram.services.promotion import PromotionService
 from engram.services.search import SearchService
+from engram.services.storage_maintenance import StorageMaintenanceService
 from engram.services.transfer.service import TransferService
 from engram.services.unified import UnifiedSearchService
 from engram.services.vault_import import VaultImportService
@@ -47,6 +48,7 @@ class App:
     pipeline: PipelineService
     vault_import: VaultImportService
     transfer: TransferService
+    storage: StorageMaintenanceService  # the store's own files: stats and compaction
 
     def close(self) -> None:
         self.ltm.stop_watching()  # its index runs write to the store
@@ -115,6 +117,7 @@ def build_app(settings: Settings, clock: Clock | None = None, recover_vectors: b
         pipeline=PipelineService(ctx, maintenance, consolidation, ltm, promotion, graph),
         vault_import=VaultImportService(ctx, memories, graph, ltm, vault),
         transfer=TransferService(ctx),
+        storage=StorageMaintenanceService(ctx),
     )
 
 

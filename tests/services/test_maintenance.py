@@ -90,3 +90,28 @@ def test_changing_decay_settings_recomputes_every_schedule(
         assert mem.gc().memory_ids == [m.id]  # exponential: f(20d) ≈ 0.01
     with Engram.open(path, clock=clock) as mem:
         assert mem.gc().memory_ids == []
+
+
+def test_storage_stats_and_compaction_through_the_python_api(mem: Engram, store_url: str) -> None:
+    """A JSONL store's dead lines go, and nothing else; the other backends say they have no
+    files to compact and change nothing."""
+    kept = mem.save("Prefers dark mode")
+    for _ in range(3):
+        mem.touch(kept.id)
+    gone = mem.save("Old VPN endpoint")
+    mem.delete([gone.id])
+    if not store_url.startswith("jsonl://"):
+        assert not mem.storage_stats().supported
+        report = mem.compact()
+        assert not report.supported and "nothing to inspect or compact" in report.message
+        assert [m.id for m in mem.get_many([kept.id])] == [kept.id]
+        return
+    before = mem.storage_stats()
+    assert before.supported and before.dead_lines > 0
+    report = mem.compact()
+    assert report.supported and report.before is not None and report.after is not None
+    assert report.before.dead_lines == before.dead_lines and report.after.dead_lines == 0
+    assert mem.storage_stats().dead_lines == 0
+    (found,) = mem.get_many([kept.id])
+    assert found.use_count == 3
+    assert mem.get_many([gone.id]) == []

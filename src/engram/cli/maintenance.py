@@ -9,7 +9,6 @@ from rich.table import Table
 from engram.cli.common import State, open_app, output, pass_state, say
 from engram.services.storage_maintenance import (
     CompactionReport,
-    StorageMaintenanceService,
     StorageReport,
 )
 
@@ -25,7 +24,7 @@ def stats_command(state: State) -> None:
     """Counts, file sizes, dead lines (superseded versions and tombstones) and whether a
     compaction would help."""
     with open_app(state) as app:
-        report = StorageMaintenanceService(app.context).stats()
+        report = app.storage.stats()
     output(state, report, lambda c: render_stats(c, report))
 
 
@@ -38,7 +37,7 @@ def compact_command(state: State) -> None:
     store at the same time lose nothing and pick up the new files by themselves.
     """
     with open_app(state) as app:
-        report = StorageMaintenanceService(app.context).compact()
+        report = app.storage.compact()
     output(state, report, lambda c: render_compaction(c, report))
 
 
