@@ -122,3 +122,24 @@ def test_archive_and_delete(mem: Engram) -> None:
     assert mem.get_many([a.id, b.id])[0].id == a.id
     with pytest.raises(NotFoundError):
         mem.get(b.id)
+
+
+def test_open_lists_the_ids_that_matched_nothing_once_each(mem: Engram) -> None:
+    a = mem.save("Prefers dark mode")
+    b = mem.save("Lives in Lisbon")
+    ghost = "00000000-0000-4000-8000-000000000000"
+    result = mem.app.memories.open([b.id, ghost, a.id, ghost])
+    assert [m.id for m in result.memories] == [b.id, a.id]
+    assert result.missing == [ghost]
+
+
+def test_remove_deletes_or_archives_and_says_which(mem: Engram) -> None:
+    a = mem.save("Old VPN endpoint")
+    b = mem.save("Old office address")
+    ghost = "00000000-0000-4000-8000-000000000000"
+    archived = mem.app.memories.remove([a.id], archive=True)
+    assert (archived.action, archived.memory_ids) == ("archived", [a.id])
+    assert mem.get(a.id).status.value == "archived"
+    deleted = mem.app.memories.remove([b.id, ghost])
+    assert (deleted.action, deleted.count, deleted.memory_ids) == ("deleted", 1, [b.id])
+    assert mem.get_many([b.id]) == []

@@ -36,10 +36,8 @@ from engram.core.models import Memory
 from engram.errors import NotFoundError
 from engram.services.memories import Draft
 from engram.services.results import (
-    DeleteResult,
     ObserveResult,
     ObserveUsageResult,
-    OpenResult,
     SearchHit,
     SearchResult,
     TouchResult,
@@ -184,12 +182,9 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
 def open_(state: State, ids: tuple[str, ...]) -> None:
     """Show memories in full. Exits 1 if any id is not found (after showing the others)."""
     with open_app(state) as app:
-        ids = tuple(resolve_all(app, ids))
-        found = app.memories.get_many(ids)
-        scores = {m.id: app.memories.score(m) for m in found}
-    present = {m.id for m in found}
-    result = OpenResult(memories=found, missing=[i for i in dict.fromkeys(ids) if i not in present])
-    output(state, result, lambda c: render_memories(c, found, scores))
+        result = app.memories.open(resolve_all(app, ids))
+        scores = {m.id: app.memories.score(m) for m in result.memories}
+    output(state, result, lambda c: render_memories(c, result.memories, scores))
     if result.missing:
         raise NotFoundError("memory", ", ".join(result.missing))
 
@@ -270,19 +265,9 @@ def delete(state: State, ids: tuple[str, ...], archive: bool) -> None:
     """Delete (or archive) memories. Unknown ids are skipped when deleting; archiving needs
     every id to exist (and then changes nothing if one is missing)."""
     with open_app(state) as app:
-        ids = tuple(resolve_all(app, ids))
-        done = [m.id for m in app.memories.archive(ids)] if archive else app.memories.delete(ids)
-    result = DeleteResult(
-        action="archived" if archive else "deleted", count=len(done), memory_ids=done
-    )
-    output(
-        state,
-        result,
-        lambda c: say(
-            c,
-            f"{result.action.capitalize()} {n_memories(result.count)}: {', '.join(done)}",
-        ),
-    )
+        result = app.memories.remove(resolve_all(app, ids), archive)
+    done = f"{result.action.capitalize()} {n_memories(result.count)}"
+    output(state, result, lambda c: say(c, f"{done}: {', '.join(result.memory_ids)}"))
 
 
 @click.command()

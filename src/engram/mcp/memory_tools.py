@@ -149,10 +149,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         annotations=hints.READ,
     )
     async def open_memories(memory_ids: MemoryIds) -> OpenResult:
-        found = await runtime.call(lambda app: app.memories.get_many(memory_ids))
-        present = {m.id for m in found}
-        missing = [i for i in dict.fromkeys(memory_ids) if i not in present]
-        return OpenResult(memories=found, missing=missing)
+        return await runtime.call(lambda app: app.memories.open(memory_ids))
 
     @server.tool(
         name="update_memory",
@@ -203,12 +200,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             bool, Field(description="Archive instead of deleting: nothing is lost.")
         ] = False,
     ) -> DeleteResult:
-        if archive:
-            archived = await runtime.call(lambda app: app.memories.archive(memory_ids))
-            ids = [m.id for m in archived]
-            return DeleteResult(action="archived", count=len(ids), memory_ids=ids)
-        deleted = await runtime.call(lambda app: app.memories.delete(memory_ids))
-        return DeleteResult(action="deleted", count=len(deleted), memory_ids=deleted)
+        return await runtime.call(lambda app: app.memories.remove(memory_ids, archive))
 
 
 def register_reinforcement_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:

@@ -22,8 +22,10 @@ from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.enrichment import enrich
 from engram.services.results import (
+    DeleteResult,
     Enrichment,
     ObserveResult,
+    OpenResult,
     SaveResult,
     SimilarMemory,
     TouchResult,
@@ -265,6 +267,13 @@ class MemoryService:
         """The memories that exist, in the order asked; missing ids are simply absent."""
         return self.ctx.store.get_many(check.memory_ids(memory_ids))
 
+    def open(self, memory_ids: Sequence[str]) -> OpenResult:
+        """`get_many`, and which of the ids matched nothing (each once, in the order asked)."""
+        found = self.get_many(memory_ids)
+        present = {m.id for m in found}
+        missing = [i for i in dict.fromkeys(memory_ids) if i not in present]
+        return OpenResult(memories=found, missing=missing)
+
     def score(self, memory: Memory) -> float:
         return memory_score(self.ctx.policy, memory, self.ctx.now_epoch())
 
@@ -319,6 +328,15 @@ class MemoryService:
     def delete(self, memory_ids: Sequence[str]) -> list[str]:
         """Delete for good (with their relations); returns the ids that existed."""
         return self.ctx.store.delete(check.memory_ids(memory_ids))
+
+    def remove(self, memory_ids: Sequence[str], archive: bool = False) -> DeleteResult:
+        """`delete` (unknown ids skipped) or, with `archive`, `archive` (every id must exist),
+        as one result."""
+        if archive:
+            ids = [m.id for m in self.archive(memory_ids)]
+            return DeleteResult(action="archived", count=len(ids), memory_ids=ids)
+        deleted = self.delete(memory_ids)
+        return DeleteResult(action="deleted", count=len(deleted), memory_ids=deleted)
 
     # -- reinforcement ------------------------------------------------------------------------
 
