@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,9 +37,11 @@ log = logging.getLogger(__name__)
 TEXT_CACHE = 256
 _text_vectors: OrderedDict[tuple[str, str], NDArray[np.float32]] = OrderedDict()
 _text_lock = threading.Lock()
-# Threads that embed a text while the caller goes on (a save writes meanwhile); two, so that
-# saves from concurrent clients do not queue behind one another.
-_ahead = ThreadPoolExecutor(2, thread_name_prefix="engram-embed-ahead")
+# Threads for work sent ahead while the caller goes on (a save writes while its text is
+# embedded, a search reads the text index while meaning is searched); two, so that concurrent
+# clients do not queue behind one another.
+_ahead = ThreadPoolExecutor(2, thread_name_prefix="engram-ahead")
+T = TypeVar("T")
 
 
 class WarmUp:
@@ -149,10 +152,16 @@ class Context:
                 _text_vectors.popitem(last=False)
         return vector
 
+    def ahead(self, work: Callable[[], T]) -> Future[T]:
+        """`work` on another thread, for a caller with its own work to do meanwhile (ONNX
+        Runtime, the vector index and SQLite release the interpreter while they work). `work`
+        must not wait for other work sent ahead."""
+        return _ahead.submit(work)
+
     def text_vector_ahead(self, text: str) -> Future[NDArray[np.float32] | None]:
         """`text_vector` on a thread of its own, for a caller with other work to do meanwhile;
         the vector lands in the same cache."""
-        return _ahead.submit(self.text_vector, text)
+        return self.ahead(lambda: self.text_vector(text))
 
     def embed_and_store(self, items: Sequence[tuple[str, str]]) -> int:
         """Compute and store vectors for (memory id, text) pairs — the whole text and each of

@@ -137,12 +137,16 @@ class SearchService:
         settings = self.ctx.settings
         terms = query_terms(text)
         pool = max(settings.search_candidates, limit * 4)
-        lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
-        semantic, calibration = (
-            self._neighbours(text, where, max(settings.search_vector_candidates, limit))
-            if by_meaning
-            else ([], None)
+        k = max(settings.search_vector_candidates, limit)
+        # Meaning (the query's embedding, the vector index) is searched on another core while
+        # the text index is searched on this one (docs/performance.md, "Searching on two cores").
+        by_vector = (
+            self.ctx.ahead(lambda: self._neighbours(text, where, k))
+            if by_meaning and self._searches_meaning()
+            else None
         )
+        lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
+        semantic, calibration = by_vector.result() if by_vector is not None else ([], None)
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
 
         def fused_with(expanded: Sequence[Stub] = ()) -> dict[str, Fused]:
@@ -259,11 +263,14 @@ class SearchService:
         top = sorted(candidates, key=lambda c: -c.relevance)[: 4 * limit]
         return self.ctx.store.get_vectors([c.id for c in top], embedder.model_id)
 
+    def _searches_meaning(self) -> bool:
+        return Capability.VECTORS in self.ctx.store.capabilities and self.ctx.embedder is not None
+
     def _neighbours(
         self, text: str, where: Filter, k: int
     ) -> tuple[list[Stub], Calibration | None]:
         """Vector neighbours of the query, and what unrelated text looks like for it."""
-        if Capability.VECTORS not in self.ctx.store.capabilities or self.ctx.embedder is None:
+        if not self._searches_meaning():
             return [], None
         vector = self.query_vector(text)
         if vector is None:

@@ -61,7 +61,6 @@ from engram.storage.sqlite.vectors import (
     CHANGE_LOG_KEEP,
     INDEX_SUFFIXES,
     VectorIndex,
-    sqlite_query,
     vector_blob,
 )
 
@@ -116,6 +115,26 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
             ) from exc
         self._lock = threading.RLock()
         self._damaged: StoreError | None = None  # once seen, no more writes from this process
+        # Vector reads go through a connection of their own, so that a search can look up
+        # meaning on one core while its text query runs on the other: WAL lets two readers run
+        # side by side (bench/scale.py --embeddings, docs/performance.md). A store without WAL
+        # (the JSONL store's index) reads vectors through the one connection.
+        self._aside: sqlite3.Connection | None = None
+        self._aside_lock = threading.Lock()
+        if durable and str(path) != ":memory:":
+            try:
+                self._aside = sqlite3.connect(
+                    str(self.path),
+                    timeout=busy_timeout,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                self._aside.execute("PRAGMA query_only = ON")
+            except sqlite3.DatabaseError as exc:
+                self._conn.close()
+                raise StoreError(
+                    f"cannot open SQLite store {self.path}: {store_error(exc, self.path)}"
+                ) from exc
         self._vectors: VectorIndex | None = None
         if vector_model is not None:
             uid = self._query("SELECT value FROM store_meta WHERE key = 'store_uid'")[0][0]
@@ -124,7 +143,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
                 dims=vector_model[1],
                 model_id=vector_model[0],
                 store_uid=str(uid),
-                query=sqlite_query(self._conn, self._lock),
+                query=self._vector_query,
             )
 
     # -- plumbing -----------------------------------------------------------------------------
@@ -132,6 +151,9 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
     def close(self) -> None:
         if self._vectors is not None:
             self._vectors.close()
+        if self._aside is not None:
+            with self._aside_lock:
+                self._aside.close()
         with self._lock:
             self._conn.close()
 
@@ -170,6 +192,16 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
         with self._lock:
             try:
                 return self._conn.execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise self._failed(exc) from exc
+
+    def _vector_query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """A read for vector search: on the connection kept for it, when there is one."""
+        if self._aside is None:
+            return self._query(sql, params)
+        with self._aside_lock:
+            try:
+                return self._aside.execute(sql, params).fetchall()
             except sqlite3.DatabaseError as exc:
                 raise self._failed(exc) from exc
 
@@ -401,7 +433,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
             return []
         clauses, params = filter_sql(where, alias="m", by_key=True)
         marks = ", ".join("?" * len(near))
-        rows = self._query(
+        rows = self._vector_query(
             f"SELECT {STUB_COLUMNS}, v.vector FROM memories m "
             f"JOIN memory_vectors v ON v.seq = m.seq AND v.model_id = ? "
             f"WHERE m.seq IN ({marks}) {clauses}",

@@ -22,7 +22,6 @@ import hashlib
 import json
 import logging
 import os
-import sqlite3
 import threading
 import uuid
 from collections.abc import Callable, Iterable
@@ -275,11 +274,3 @@ def usearch_index() -> Any:
 
 def vector_blob(vector: NDArray[np.float32]) -> bytes:
     return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
-
-
-def sqlite_query(conn: sqlite3.Connection, lock: Any) -> Query:
-    def run(sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        with lock:
-            return conn.execute(sql, params).fetchall()
-
-    return run

@@ -1,0 +1,63 @@
+"""A vector search runs beside a write in progress: it neither waits for it nor sees it.
+
+A search looks up meaning on one thread while its text query runs on another
+(`engram.services.search`); on SQLite that works because vector reads have a connection of
+their own (WAL lets readers run beside a writer), on PostgreSQL because each read takes a
+pooled connection. The JSONL store is not here: its index is rebuilt from its files, and its
+reads wait for a write to finish (its own contract tests cover that).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.storage.conftest import VECTOR_BACKENDS
+from tests.storage.test_contract import _unit, mem, put
+
+from engram.core.models import Memory, Schedule
+from engram.storage.protocol import Filter, Store
+
+WAIT = 10.0  # seconds; only a failing run waits this long
+
+
+@pytest.fixture(params=["postgres", "sqlite"])
+def concurrent_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    backend = VECTOR_BACKENDS[request.param](request, tmp_path)
+    yield backend
+    backend.close()
+
+
+def test_a_vector_search_neither_waits_for_a_write_in_progress_nor_sees_it(
+    concurrent_store: Store,
+) -> None:
+    store = concurrent_store
+    put(store, mem("a", "alpha"), mem("b", "beta"))
+    near_a = _unit(1)[0]
+    store.put_vectors([("a", near_a), ("b", _unit(2)[0])], "m")
+    inside, release = threading.Event(), threading.Event()
+
+    def slow_edit(m: Memory) -> tuple[Memory, Schedule]:
+        inside.set()  # the write transaction is open, and stays open until released
+        assert release.wait(WAIT)
+        return m.model_copy(update={"content": "alpha, edited"}), Schedule()
+
+    writer = threading.Thread(target=lambda: store.modify(["a"], slow_edit))
+    writer.start()
+    try:
+        assert inside.wait(WAIT)
+        found: list[list[str]] = []
+        reader = threading.Thread(
+            target=lambda: found.append([s.id for s in store.vector_search(near_a, Filter(), 5)])
+        )
+        reader.start()
+        reader.join(WAIT)
+        assert not reader.is_alive(), "the vector search waited for the write"
+        assert found and found[0][0] == "a"  # the store as last committed
+    finally:
+        release.set()
+        writer.join(WAIT)
+    # Committed, the edit retired the vector of the old text.
+    assert [s.id for s in store.vector_search(near_a, Filter(), 5)] == ["b"]
