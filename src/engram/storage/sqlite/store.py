@@ -118,10 +118,10 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
         # Vector reads go through a connection of their own, so that a search can look up
         # meaning on one core while its text query runs on the other: WAL lets two readers run
         # side by side (bench/scale.py --embeddings, docs/performance.md). A store without WAL
-        # (the JSONL store's index) reads vectors through the one connection.
+        # (the JSONL store's index), or one without vectors, has the one connection.
         self._aside: sqlite3.Connection | None = None
         self._aside_lock = threading.Lock()
-        if durable and str(path) != ":memory:":
+        if vector_model is not None and durable and str(path) != ":memory:":
             try:
                 self._aside = sqlite3.connect(
                     str(self.path),
