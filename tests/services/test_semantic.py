@@ -318,7 +318,7 @@ def test_the_vector_change_log_stays_bounded_and_a_lagging_index_rebuilds(
     """SQLite logs every vector change for the processes whose index must catch up; the log is
     pruned to its last CHANGE_LOG_KEEP entries (5 here instead of 50,000), and an index saved
     before the kept window is rebuilt from the table, not trusted."""
-    monkeypatch.setattr("engram.storage.sqlite.store.CHANGE_LOG_KEEP", 5)
+    monkeypatch.setattr("engram.storage.sqlite.vector_rows.CHANGE_LOG_KEEP", 5)
     db = tmp_path / "log.db"
     index, sidecar = index_files(db)
     with Engram.open(str(db), clock=clock) as mem:

@@ -11,15 +11,12 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from numpy.typing import NDArray
-
-from engram.core.models import AuditEntry, Memory, Schedule, Status
+from engram.core.models import AuditEntry, Memory, Schedule
 from engram.errors import StoreError
 from engram.storage.changes import apply_changes
 from engram.storage.columns import (
@@ -57,22 +54,15 @@ from engram.storage.sqlite.graph import SQLiteGraph
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate
 from engram.storage.sqlite.sql import chunks, filter_sql, on, rows_in, store_error
-from engram.storage.sqlite.vectors import (
-    CHANGE_LOG_KEEP,
-    INDEX_SUFFIXES,
-    VectorIndex,
-    vector_blob,
-)
+from engram.storage.sqlite.vector_rows import SQLiteVectors
+from engram.storage.sqlite.vectors import INDEX_SUFFIXES, VectorIndex
 
 log = logging.getLogger(__name__)
 
 _RESCHEDULE_BATCH = 50_000
-# Above this many rows to look up by seq, one scan of (seq, id) is cheaper than lookups: each
-# lookup reads a page of the table, and at 100K memories they miss the cache.
-_SCAN_ABOVE = 5_000
 
 
-class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
+class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
     location: str
     P = "?"
     decode_json = staticmethod(from_json)
@@ -390,140 +380,6 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
             )
         return updated
 
-    # -- vectors ------------------------------------------------------------------------------
-
-    def put_vectors(
-        self,
-        items: Sequence[tuple[str, NDArray[np.float32]]],
-        model_id: str,
-        texts: Sequence[str] | None = None,
-    ) -> int:
-        same_text = "" if texts is None else " AND content = ?"
-        sql = (
-            "INSERT INTO memory_vectors(seq, model_id, vector, row_count) "
-            f"SELECT seq, ?, ?, ? FROM memories WHERE id = ?{same_text} "
-            "ON CONFLICT(seq) DO UPDATE SET model_id = excluded.model_id, "
-            "vector = excluded.vector, row_count = excluded.row_count"
-        )
-        rows = [
-            (model_id, vector_blob(vec), len(np.atleast_2d(vec)), ident)
-            + (() if texts is None else (texts[i],))
-            for i, (ident, vec) in enumerate(items)
-        ]
-        with self._write() as conn:
-            stored = sum(conn.execute(sql, row).rowcount for row in rows)
-            # The change log only needs to reach back as far as an index may lag; one further
-            # behind is rebuilt from the table (`VectorIndex._catch_up`).
-            conn.execute(
-                "DELETE FROM vector_changes WHERE change <= "
-                "(SELECT max(change) FROM vector_changes) - ?",
-                (CHANGE_LOG_KEEP,),
-            )
-            return stored
-
-    def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
-        if self._vectors is None:
-            return []
-        # Twice the neighbours: a memory may fill several of them with its passages. Of the
-        # memories they belong to, only the best by the index's (quantised) similarity are read
-        # and re-scored: the oversampled count leaves room for the filter and the quantisation.
-        wanted = _oversampled(limit, where)
-        near = dict(self._vectors.search(vector, 2 * wanted)[:wanted])
-        if not near:
-            return []
-        clauses, params = filter_sql(where, alias="m", by_key=True)
-        marks = ", ".join("?" * len(near))
-        rows = self._vector_query(
-            f"SELECT {STUB_COLUMNS}, v.vector FROM memories m "
-            f"JOIN memory_vectors v ON v.seq = m.seq AND v.model_id = ? "
-            f"WHERE m.seq IN ({marks}) {clauses}",
-            [self._vectors.model_id, *near, *params],
-        )
-        if not rows:
-            return []
-        # The index is quantised: re-score its neighbours exactly from the stored vectors, all
-        # rows in one product, then each memory's best row.
-        blobs = [row[6] for row in rows]
-        counts = np.fromiter((len(b) for b in blobs), np.int64, len(blobs)) // (
-            4 * self._vectors.dims
-        )
-        sims = (
-            np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(-1, self._vectors.dims)
-            @ vector
-        )
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        exact = np.maximum.reduceat(sims, starts).tolist()
-        stubs = [
-            stub_from_row((*row[:6], float(cos))) for row, cos in zip(rows, exact, strict=True)
-        ]
-        stubs.sort(key=lambda s: -s.relevance)
-        return stubs[:limit]
-
-    def vector_neighbours(
-        self, vectors: Mapping[str, NDArray[np.float32]], where: Filter, k: int
-    ) -> dict[str, list[tuple[str, float]]]:
-        if self._vectors is None or not vectors:
-            return {}
-        ids = list(vectors)
-        found = self._vectors.search_many(
-            np.stack([vectors[i] for i in ids]), _oversampled(k + 1, where)
-        )
-        seqs = sorted({seq for row in found for seq, _ in row})
-        clauses, params = filter_sql(where, alias="m", by_key=True)
-        passing: dict[int, str] = {}
-        if len(seqs) > _SCAN_ABOVE:  # a large batch: one pass over the table beats lookups
-            wanted = set(seqs)
-            rows = self._query(f"SELECT m.seq, m.id FROM memories m WHERE 1 = 1 {clauses}", params)
-            passing.update((int(seq), str(ident)) for seq, ident in rows if seq in wanted)
-        else:
-            rows = rows_in(
-                self._query,
-                lambda marks: (
-                    f"SELECT m.seq, m.id FROM memories m WHERE m.seq IN ({marks}) " + clauses
-                ),
-                seqs,
-                after=params,
-            )
-            passing.update((int(seq), str(ident)) for seq, ident in rows)
-        return {
-            ident: [
-                (passing[seq], cos) for seq, cos in row if seq in passing and passing[seq] != ident
-            ][:k]
-            for ident, row in zip(ids, found, strict=True)
-        }
-
-    def get_vectors(
-        self, ids: Sequence[str], model_id: str, passages: bool = False
-    ) -> dict[str, NDArray[np.float32]]:
-        out: dict[str, NDArray[np.float32]] = {}
-        rows = rows_in(
-            self._query,
-            # CROSS JOIN fixes the order: by id first. Left to itself the planner walks every
-            # vector of the model (the model_id index) and is 50x slower at 10K memories.
-            lambda marks: (
-                "SELECT m.id, v.vector, v.row_count FROM memories m CROSS JOIN "
-                f"memory_vectors v ON v.seq = m.seq WHERE v.model_id = ? AND m.id IN ({marks})"
-            ),
-            ids,
-            before=[model_id],
-        )
-        for ident, blob, row_count in rows:
-            matrix = np.frombuffer(blob, dtype=np.float32).reshape(int(row_count), -1)
-            out[str(ident)] = matrix if passages else matrix[0]
-        return out
-
-    def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:
-        rows = self._query(
-            "SELECT m.id, m.content FROM memories m LEFT JOIN memory_vectors v "
-            "ON v.seq = m.seq AND v.model_id = ? WHERE v.seq IS NULL ORDER BY m.seq LIMIT ?",
-            (model_id, limit),
-        )
-        return [(str(a), str(b)) for a, b in rows]
-
-    def vector_counts(self) -> dict[str, int]:
-        rows = self._query("SELECT model_id, count(*) FROM memory_vectors GROUP BY model_id")
-        return {str(model): int(n) for model, n in rows}
-
     # -- the maintenance pipeline -------------------------------------------------------------
 
     def audit_append(self, entries: Sequence[AuditEntry]) -> None:
@@ -560,29 +416,6 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm):
             for row in rows
         }
 
-    def delete_vectors(self, ids: Sequence[str]) -> None:
-        with self._write() as conn:
-            rows_in(
-                on(conn),
-                lambda marks: (
-                    "DELETE FROM memory_vectors WHERE seq IN "
-                    f"(SELECT seq FROM memories WHERE id IN ({marks}))"
-                ),
-                ids,
-            )
-
-    def vector_models(self, ids: Sequence[str]) -> dict[str, str]:
-        """The model id of each of these memories' vector, for those that have one."""
-        rows = rows_in(
-            self._query,
-            lambda marks: (
-                "SELECT m.id, v.model_id FROM memories m JOIN memory_vectors v "
-                f"ON v.seq = m.seq WHERE m.id IN ({marks})"
-            ),
-            ids,
-        )
-        return {str(a): str(b) for a, b in rows}
-
 
 # -- row mapping -------------------------------------------------------------------------------
 
@@ -608,11 +441,3 @@ def _update(conn: sqlite3.Connection, old: Memory, new: Memory, schedule: Schedu
     changes.update(zip(SCHEDULE_COLUMNS, schedule_values(schedule), strict=True))
     sets = ", ".join(f"{name} = ?" for name in changes)
     conn.execute(f"UPDATE memories SET {sets} WHERE id = ?", [*changes.values(), old.id])
-
-
-def _oversampled(limit: int, where: Filter) -> int:
-    """How many neighbours to take from the index for `limit` results: filters (status, tags,
-    window) are applied afterwards, and the index is quantised (re-scored from the stored
-    vectors). Restrictive filters need more."""
-    narrow = bool(where.tags) or where.used_since is not None or Status.ACTIVE not in where.statuses
-    return limit * 3 + 20 if narrow else limit + limit // 2 + 20
