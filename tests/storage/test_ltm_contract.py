@@ -58,6 +58,9 @@ def check_tags_filter_with_nesting_and_without_terms(ltm: Any) -> None:
         "Projects/atlas.md"
     ]
     assert ltm.ltm_search([], [], 10) == []
+    # LIKE's wildcards in a tag are plain characters: "pro_ect" and "%" match no "project/…"
+    for wild in ("pro_ect", "%", "proj%"):
+        assert ltm.ltm_search([], [wild], 10) == [], wild
 
 
 def check_states_restate_and_delete(ltm: Any) -> None:

@@ -20,6 +20,15 @@ from engram.storage.rows import AUDIT_COLUMNS, Decode, audit_from_row, memory_fr
 FINGERPRINT_KEY = "schedule_fingerprint"  # in store_meta: the policy the schedules were made by
 
 
+def nested_tags(tags: Sequence[str]) -> tuple[list[str], list[str]]:
+    """What a vault-note tag filter matches, in both dialects: the tags themselves (folded, no
+    `#`) and LIKE patterns (escape character `\\`) for tags nested below them, so that
+    `project` finds `project/atlas`."""
+    folded = [t.casefold().strip("#/") for t in tags]
+    escaped = (t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for t in folded)
+    return folded, [t + "/%" for t in escaped]
+
+
 class SqlDialect(Protocol):
     @property
     def P(self) -> str: ...

@@ -32,6 +32,7 @@ from engram.core.notes import (
 from engram.errors import ValidationError
 from engram.storage.protocol import NoteIndex
 from engram.storage.rows import NOTE_FIELD_WEIGHTS, NOTE_PREVIEW_CHARS, note_hit_from_row
+from engram.storage.sql_reads import nested_tags
 
 VECTOR_DIMENSIONS = 384  # the `embed vector(384)` column of ltm_notes
 PREVIEW_WORDS = 24
@@ -245,14 +246,9 @@ def _tag_filter(tags: Sequence[str]) -> tuple[str, list[Any]]:
     """Notes carrying any of the tags, or a tag nested below one (`project` → `project/x`)."""
     if not tags:
         return "", []
-    folded = [t.casefold().strip("#/") for t in tags]
-    patterns = [_like_escape(t) + "/%" for t in folded]
+    folded, patterns = nested_tags(tags)
     sql = (
         "AND (n.tag_keys && %s::text[] OR EXISTS ("
         "SELECT 1 FROM unnest(n.tag_keys) AS k WHERE k LIKE ANY(%s::text[])))"
     )
     return sql, [folded, patterns]
-
-
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -36,6 +36,7 @@ from engram.core.notes import (
 from engram.storage.exact import ExactIndex
 from engram.storage.protocol import NoteIndex
 from engram.storage.rows import NOTE_FIELD_WEIGHTS, NOTE_PREVIEW_CHARS, from_json, note_hit_from_row
+from engram.storage.sql_reads import nested_tags
 from engram.storage.sqlite.sql import on, rows_in
 
 PREVIEW_TOKENS = 24
@@ -328,13 +329,8 @@ def _note_row(note: Note) -> tuple[Any, ...]:
 def _tag_filter(tags: Sequence[str]) -> tuple[str, list[Any]]:
     if not tags:
         return "", []
-    folded = [t.casefold().strip("#/") for t in tags]
+    folded, patterns = nested_tags(tags)
     exact = ", ".join("?" * len(folded))
     nested = " OR ".join(["tag LIKE ? ESCAPE '\\'"] * len(folded))
-    patterns = [_like_escape(t) + "/%" for t in folded]
     sql = f"AND n.seq IN (SELECT seq FROM ltm_note_tags WHERE tag IN ({exact}) OR {nested})"
     return sql, [*folded, *patterns]
-
-
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
