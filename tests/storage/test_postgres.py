@@ -248,3 +248,20 @@ def test_memories_round_trip_fractional_seconds_exactly(pg: PostgresStore) -> No
     put(pg, m)
     assert pg.get_many(["precise"]) == [m]
     assert to_epoch(pg.get_many(["precise"])[0].last_used) == to_epoch(m.last_used)
+
+
+def test_an_exclusive_section_is_free_the_moment_it_is_left(
+    pg: PostgresStore, postgres_url: str
+) -> None:
+    """The advisory lock is released before its connection closes. Left to the connection's
+    end, the server drops it a moment after `exclusive` returned, and a pipeline run started
+    right after the last one ended was refused as "already running" (seen once in the suite).
+    An observer connection, already open, looks at the server's lock table at once."""
+    with psycopg.connect(postgres_url, autocommit=True) as observer:
+        for _ in range(200):
+            with pg.exclusive("pipeline"):
+                pass
+            held = observer.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+            ).fetchone()
+            assert held == (0,)

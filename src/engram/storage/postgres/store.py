@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import numpy as np
@@ -487,8 +487,10 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
     @contextmanager
     def exclusive(self, name: str) -> Iterator[None]:
         """A session advisory lock on a connection of its own (not the pool's: holding one for
-        a long pipeline run must not starve the other calls); the server releases it when that
-        connection ends, also when this process dies."""
+        a long pipeline run must not starve the other calls). It is unlocked before that
+        connection closes: the server drops a closed session's locks a moment later, and a run
+        started in that moment was refused. If this process dies, the server still drops it."""
+        key = f"engram:{name}"
         try:
             conn = psycopg.connect(
                 self._url, autocommit=True, connect_timeout=self._connect_timeout
@@ -496,12 +498,14 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL store {self.location}: {exc}") from exc
         with conn:
-            held = conn.execute(
-                "SELECT pg_try_advisory_lock(hashtext(%s))", (f"engram:{name}",)
-            ).fetchone()
+            held = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()
             if not (held and held[0]):
                 raise StoreError(f"{name} is already running on this store ({self.location})")
-            yield
+            try:
+                yield
+            finally:
+                with suppress(psycopg.Error):  # a lost connection has dropped the lock already
+                    conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
 
     # -- SQL-side scoring ---------------------------------------------------------------------
 
