@@ -111,10 +111,19 @@ def _embed_in_a_new_process(cache: Path, text: str) -> tuple[list[float], Path]:
 
 @pytest.mark.slow
 def test_the_integer_graph_is_cached_checked_and_remade(tmp_path: Path) -> None:
-    """Real processes: the first makes the graph and caches it, the next loads the cached file,
-    a damaged file is made again and an unwritable cache costs nothing but the cache."""
+    """Real processes: the first makes the graph, caches it and removes an earlier version's
+    (not a later one's), the next loads the cached file, a damaged file is made again and an
+    unwritable cache costs nothing but the cache."""
     text = "The deploy to staging failed because the migration timed out."
+    stale = tmp_path / "cache" / "engram" / "minilm-0123456789abcdef-integer-v1.onnx"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"a graph an earlier version made")
+    stale.with_name(stale.name + ".sha256").write_text("0" * 64)
+    later = stale.with_name("minilm-0123456789abcdef-integer-v99.onnx")  # another install's
+    later.write_bytes(b"a graph a later version made")
     first, path = _embed_in_a_new_process(tmp_path / "cache", text)
+    kept = [path.name, path.name + ".sha256", later.name]
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted(kept)
     digest = path.with_name(path.name + ".sha256")
     assert path.is_relative_to(tmp_path) and path.stat().st_size > 10_000_000
     assert digest.read_text() == hashlib.sha256(path.read_bytes()).hexdigest()
