@@ -278,6 +278,27 @@ def test_text_search_respects_filters(store: Store) -> None:
     assert {m.id for m in store.text_search(["shared"], archived, 10)} == {"gone"}
 
 
+def test_text_search_finds_the_best_that_pass_a_filter_behind_better_that_do_not(
+    store: Store,
+) -> None:
+    """The best matches (most repeats of the word) are archived or lack the tag: the search
+    must still return the best matches that pass, however far down the ranking they are."""
+    best = [mem(f"best{i}", "garden " * 10 + f"note {i}", status=Status.ARCHIVED) for i in range(8)]
+    rest = [
+        mem(f"rest{i}", "garden " * (6 - i) + "note", tags=("home" if i % 2 else "work",))
+        for i in range(6)
+    ]
+    put(store, *best, *rest)
+    hits = store.text_search(["garden"], Filter(), 3)
+    assert [h.id for h in hits] == ["rest0", "rest1", "rest2"]
+    assert hits[0].relevance > hits[1].relevance > hits[2].relevance > 0
+    tagged = store.text_search(["garden"], Filter(tags=("home",)), 2)
+    assert [h.id for h in tagged] == ["rest1", "rest3"]
+    assert [h.id for h in store.text_search(["garden"], Filter(), 10)] == [
+        f"rest{i}" for i in range(6)
+    ]
+
+
 def test_stubs_reads_counters_of_the_ids_that_pass_the_filter(store: Store) -> None:
     put(
         store,
