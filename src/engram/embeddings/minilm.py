@@ -141,13 +141,13 @@ def _integer_model() -> str | bytes:
         digest.unlink(missing_ok=True)  # no moment where an old digest vouches for a new file
         write_atomically(cached, graph)
         write_atomically(digest, hashlib.sha256(graph).hexdigest().encode())
-        _remove_other_graphs(cached)
+        _remove_earlier_graphs(cached)
     except OSError as exc:
         log.info("cannot cache the embedding model in %s (%s)", cached.parent, exc)
     return graph
 
 
-def _remove_other_graphs(current: Path) -> None:
+def _remove_earlier_graphs(current: Path) -> None:
     """Graphs cached by earlier versions of the rewrite (a lower GRAPH_VERSION), 23 MB each,
     are not read again. A later version's is left alone: two installs side by side would
     otherwise remove each other's graph and make their own again at every start."""
