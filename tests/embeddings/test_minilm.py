@@ -162,3 +162,28 @@ def test_matrix_products_multiply_unsigned_by_unsigned_bytes() -> None:
         assert weights.dtype == np.uint8 and zero_point.dtype == np.uint8 and zero_point == 128
         signed = original[node.input[1].removesuffix(".uint8")]
         assert np.array_equal(weights.astype(np.int16) - 128, signed.astype(np.int16))
+
+
+def test_an_earlier_graph_in_use_is_left_for_next_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On Windows a file another process has open cannot be removed. That cannot happen on
+    this Linux machine (and root may remove anything), so `unlink` is made to fail the way it
+    would there: the clean-up skips the file instead of failing the model's load."""
+    from engram.embeddings import minilm
+
+    current = tmp_path / f"minilm-0123456789abcdef-integer-v{minilm.GRAPH_VERSION}.onnx"
+    in_use = tmp_path / "minilm-0123456789abcdef-integer-v0.onnx"
+    unused = in_use.with_name(in_use.name + ".sha256")
+    for path in (current, in_use, unused):
+        path.write_text("x")
+    unlink = Path.unlink
+
+    def refuse_in_use(self: Path, missing_ok: bool = False) -> None:
+        if self == in_use:
+            raise PermissionError(13, "The process cannot access the file", str(self))
+        unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", refuse_in_use)
+    minilm._remove_earlier_graphs(current)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([current.name, in_use.name])

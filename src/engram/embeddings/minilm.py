@@ -18,6 +18,7 @@ the graph is made again.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import logging
@@ -154,7 +155,8 @@ def _remove_earlier_graphs(current: Path) -> None:
     for path in current.parent.glob("minilm-*-integer-v*.onnx*"):
         version = path.name.split("-integer-v", 1)[1].split(".", 1)[0]
         if version.isdigit() and int(version) < GRAPH_VERSION:
-            path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # in use by an older process (Windows): next time
+                path.unlink(missing_ok=True)
 
 
 class MiniLMEmbedder:
