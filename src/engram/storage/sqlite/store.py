@@ -259,10 +259,10 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         weights = list(self.field_weights)
         # Ranked in the full-text index first, then only the best `2 × limit` are read and
         # filtered: joining every match to its row before ranking was most of the time of a
-        # word in a large share of the store (at 1M, p95 57 -> 29 ms; bench/scale.py). The
-        # answer is the same: a match outside the best ranks below all of them. Only when the
-        # filter leaves fewer than `limit` of them, and the index had more, is the whole set
-        # read (a tag filter, archived memories).
+        # word in a large share of the store (`bench/scale.py --n 1000000`: search p95 52-64
+        # -> 40-44 ms; docs/performance.md). The answer is the same: a match outside the best
+        # ranks below all of them. Only when the filter leaves fewer than `limit` of them, and
+        # the index had more, is the whole set read (a tag filter, archived memories).
         ranked = 2 * limit
         filtered, params = filter_sql(where, alias="m", by_key=True)
         rows = self._query(
