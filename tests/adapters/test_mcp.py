@@ -927,6 +927,33 @@ def test_the_server_warms_up_for_search_before_the_first_call(raw_server: RawSer
         time.sleep(0.1)
 
 
+def test_the_store_and_the_model_load_before_the_sdk_is_imported(tmp_path: Path) -> None:
+    """`python -m engram.mcp` and `engram serve` start opening the store and loading the
+    model before they import the MCP SDK (a second of imports on its own), so the first search
+    after `initialize` finds the model ready. Here, in a fresh interpreter, the whole warm-up
+    runs while no module of the SDK is loaded."""
+    code = (
+        "import sys\n"
+        "from engram.mcp.launch import start\n"
+        "settings, runtime = start()\n"
+        "runtime.app().context.warm_up.wait()\n"
+        "print([m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')])\n"
+    )
+    params = server_params(tmp_path, ENGRAM_LOG_LEVEL="INFO")
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**get_default_environment(), **(params.env or {})},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert "store open:" in done.stderr
+    assert "ready to search by meaning" in done.stderr  # the model and the index loaded
+
+
 def test_stdout_carries_only_protocol_messages_even_at_debug(raw_server: RawServer) -> None:
     assert raw_server.initialize("raw-test")["result"]["serverInfo"]["name"] == "engram"
     raw_server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import click
 from pydantic import BaseModel
@@ -451,12 +451,15 @@ def render_config(out: Console, report: ConfigReport) -> None:
 def serve(state: State, over_http: bool, host: str, port: int) -> None:
     """Run the MCP server on stdio (for Claude Desktop, Cursor, ...), or over HTTP with a
     bearer token (--http)."""
-    module = _server_module(state)
+    _store_to_server(state)
     if over_http:
-        module.serve_http(host=host, port=port)
+        _server_module().serve_http(host=host, port=port)
         return
-    run = cast(Callable[[], object], module.serve)
-    run()
+    # The store and the model start loading before the SDK is imported (engram.mcp.launch).
+    from engram.mcp.launch import start
+
+    settings, runtime = start()
+    _server_module().serve(settings, runtime=runtime)
 
 
 @click.command()
@@ -466,19 +469,23 @@ def serve(state: State, over_http: bool, host: str, port: int) -> None:
 def ui(state: State, host: str, port: int) -> None:
     """Open the local dashboard: search, memories with their decay curves, the review queue,
     promotion candidates, a gc preview, stats (sign in with `engram token show`)."""
-    _server_module(state).serve_ui(host=host, port=port)
+    _store_to_server(state)
+    _server_module().serve_ui(host=host, port=port)
 
 
-def _server_module(state: State) -> Any:
-    """`engram.mcp.server`, imported lazily: it pulls in the MCP SDK, which other commands do
-    not need. The server reads its own settings; the environment is how --store reaches it."""
-    try:
-        module = importlib.import_module("engram.mcp.server")
-    except ImportError as exc:
-        raise click.ClickException(f"the server is not available: {exc}") from None
+def _store_to_server(state: State) -> None:
+    """The server reads its own settings: the environment is how --store reaches it."""
     if state.store is not None:
         os.environ[f"{ENV_PREFIX}STORAGE_PATH"] = state.store
-    return module
+
+
+def _server_module() -> Any:
+    """`engram.mcp.server`, imported lazily: it pulls in the MCP SDK, which other commands do
+    not need."""
+    try:
+        return importlib.import_module("engram.mcp.server")
+    except ImportError as exc:
+        raise click.ClickException(f"the server is not available: {exc}") from None
 
 
 @click.group()

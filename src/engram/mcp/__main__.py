@@ -1,6 +1,6 @@
 """`python -m engram.mcp`: run the MCP server over stdio (what `engram serve` does)."""
 
-from engram.mcp.server import serve
+from engram.mcp.launch import serve_stdio
 
 if __name__ == "__main__":
-    serve()
+    serve_stdio()

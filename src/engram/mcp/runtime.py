@@ -4,6 +4,9 @@ Why lazily: a store that cannot be opened (bad setting, unwritable path, corrupt
 becomes a readable tool error the model can relay, instead of a server that dies during the
 handshake and shows up in the client only as "disconnected". It also keeps the `initialize`
 round trip fast even when a changed decay setting makes opening recompute every schedule.
+
+Nothing here imports the MCP SDK (about a second of imports on its own): a server starts
+opening its store and loading the model before that import (`engram.mcp.launch`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import anyio.to_thread
-from mcp.server.mcpserver.exceptions import ToolError
 
 from engram.app import App, build_app
 from engram.clock import Clock
@@ -74,7 +76,10 @@ class EngramRuntime:
             except Exception as exc:
                 log.debug("not opened ahead of the first call: %s", exc)
 
-        self._serving = True
+        with self._lock:
+            if self._serving:
+                return  # started already (before the SDK was imported: engram.mcp.launch)
+            self._serving = True
         threading.Thread(target=run, name="engram-open", daemon=True).start()
 
     @staticmethod
@@ -109,4 +114,6 @@ class EngramRuntime:
         try:
             return await anyio.to_thread.run_sync(run)
         except EngramError as exc:
+            from mcp.server.mcpserver.exceptions import ToolError  # loaded by the server already
+
             raise ToolError(str(exc)) from exc

@@ -28,8 +28,9 @@ from engram.about import DISTRIBUTION
 from engram.app import configure_logging
 from engram.clock import Clock
 from engram.config import Settings, load_settings
-from engram.errors import ConfigError, ValidationError
+from engram.errors import ValidationError
 from engram.mcp.arguments import checked_arguments
+from engram.mcp.launch import start
 from engram.mcp.runtime import EngramRuntime
 from engram.mcp.stdio import CheckedInput, claim_stdin, claim_stdout
 from engram.mcp.tools import register_tools
@@ -138,14 +139,19 @@ def compact_text(
     return compact
 
 
-def build_server(settings: Settings | None = None, clock: Clock | None = None) -> EngramServer:
-    """A server with every Engram tool; nothing is opened until the first tool call.
+def build_server(
+    settings: Settings | None = None,
+    clock: Clock | None = None,
+    runtime: EngramRuntime | None = None,
+) -> EngramServer:
+    """A server with every Engram tool; nothing is opened until the first tool call or the
+    lifespan's warm-up (unless `runtime` was started already).
 
     `settings=None` reads the settings (environment, `.env` files) on that first call, so a bad
     setting reaches the model as a tool error naming the variable. The store is closed when the
     server's lifespan ends (the client disconnects).
     """
-    runtime = EngramRuntime(settings, clock)
+    runtime = runtime if runtime is not None else EngramRuntime(settings, clock)
     server = EngramServer(
         SERVER_NAME,
         instructions=INSTRUCTIONS,
@@ -173,28 +179,21 @@ def _lifespan(runtime: EngramRuntime) -> Lifespan:
     return lifespan
 
 
-def serve(settings: Settings | None = None, clock: Clock | None = None) -> None:
+def serve(
+    settings: Settings | None = None,
+    clock: Clock | None = None,
+    runtime: EngramRuntime | None = None,
+) -> None:
     """Run the server over stdio until the client closes stdin (what `engram serve` runs).
 
-    Settings are read once here so the log level applies from the start. A bad setting does
-    not stop the server: it is logged to stderr now and, because the settings are then read
-    again on the first tool call, returned to the model as the error of that call.
-    """
-    if settings is None:
-        try:
-            settings = load_settings()
-        except ConfigError as exc:
-            configure_logging("WARNING")
-            log.error("%s; every tool call will report this until it is fixed", exc)
-    if settings is not None:
-        configure_logging(settings.log_level)
-    # Engram's records already reach stderr through its own handler; the SDK installs a root
-    # handler too, and propagating would print every Engram record twice.
-    logging.getLogger("engram").propagate = False
+    `runtime`: one already started by `engram.mcp.launch.start`, which also read the settings
+    and set up logging; without it, that happens here."""
+    if runtime is None:
+        settings, runtime = start(settings, clock)
     log.debug("serving MCP over stdio")
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
-    build_server(settings, clock).run("stdio")
+    build_server(settings, clock, runtime).run("stdio")
 
 
 def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8765) -> None:
