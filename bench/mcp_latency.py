@@ -95,6 +95,9 @@ async def one_run(store: Path, home: Path, queries: list[str]) -> dict[str, Any]
         args=["-m", "engram.mcp"],
         env={
             **get_default_environment(),
+            # The client passes on only a few variables; PYTHONPATH is how a run measures
+            # another checkout (a git worktree of the code before a change).
+            **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
             "ENGRAM_STORAGE_PATH": str(store),
             "XDG_CONFIG_HOME": str(home / "config"),
             "XDG_DATA_HOME": str(home / "data"),
