@@ -4,7 +4,7 @@ Importing the MCP SDK takes about a second on its own (its protocol types are bu
 The store and the embedding model do not need it, so they start loading first, in the
 background, and the SDK is imported meanwhile: by the time the client's `initialize` is
 answered the model is usually ready, and the first search matches by meaning instead of
-answering from the text alone (docs/performance.md, "Start-up and the first search").
+answering from the text alone (docs/performance.md, "Through MCP").
 """
 
 from __future__ import annotations
