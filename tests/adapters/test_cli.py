@@ -402,6 +402,11 @@ BAD_INPUT = [
     pytest.param(["graph", "--limit", "1001"], "limit", id="graph-limit"),
     pytest.param(["graph", "--cursor", "no-such-id"], "cursor", id="graph-cursor"),
     pytest.param(["candidates", "review", "--limit", "0"], "limit", id="candidates-limit"),
+    # Bytes that are not UTF-8 (a Latin-1 terminal, a file piped in) reach Python as lone
+    # surrogates; they used to fail deep in the store with a traceback.
+    pytest.param(["save", "caf\udce9 au lait"], "content", id="save-undecodable"),
+    pytest.param(["save", "ok", "--tag", "\udcff"], "tags", id="tag-undecodable"),
+    pytest.param(["search", "caf\udce9"], "query", id="search-undecodable"),
 ]
 
 

@@ -42,6 +42,12 @@ def test_save_accepts_history_for_imports(mem: Engram) -> None:
         ({"content": "ok", "meta": {"k": ["\x00"]}}, "meta"),
         ({"content": "ok", "meta": {"k": float("nan")}}, "meta"),
         ({"content": "ok", "meta": {"k": float("inf")}}, "meta"),
+        # A lone surrogate (undecodable bytes read by Python) cannot be encoded as UTF-8.
+        ({"content": "lone \ud800"}, "content"),
+        ({"content": "ok", "tags": ["\udcff"]}, "tags"),
+        ({"content": "ok", "entities": ["a\udc80b"]}, "entities"),
+        ({"content": "ok", "source": "\ud800"}, "source"),
+        ({"content": "ok", "meta": {"k": ["\udfff"]}}, "meta"),
     ],
 )
 def test_bad_input_names_the_field_and_changes_nothing(
@@ -51,6 +57,26 @@ def test_bad_input_names_the_field_and_changes_nothing(
         mem.save(**kwargs)  # type: ignore[arg-type]
     assert err.value.field == field
     assert mem.stats().total == 0
+
+
+def test_text_that_cannot_be_stored_is_refused_on_update_and_search(mem: Engram) -> None:
+    m = mem.save("fine")
+    with pytest.raises(ValidationError, match="lone surrogate") as err:
+        mem.update(m.id, content="a\udc80b")
+    assert err.value.field == "content"
+    assert mem.get(m.id).content == "fine"
+    with pytest.raises(ValidationError) as err:
+        mem.search("caf\udce9")
+    assert err.value.field == "query"
+
+
+def test_meta_comes_back_as_stored_whatever_its_keys(mem: Engram) -> None:
+    """JSON keys are strings: a key 1 is stored as "1", and save and update both say so
+    instead of one failing and the other returning what the store did not keep."""
+    saved = mem.save("with meta", meta={1: "one", "nested": {2: [3]}})
+    assert saved.meta == {"1": "one", "nested": {"2": [3]}} == mem.get(saved.id).meta
+    updated = mem.update(saved.id, meta={7: True})
+    assert updated.meta == {"7": True} == mem.get(saved.id).meta
 
 
 def test_save_many_is_all_or_nothing(mem: Engram) -> None:

@@ -202,6 +202,24 @@ def test_cortexgraph_import(mem: Engram) -> None:
     assert everything(mem) == before
 
 
+def test_cortexgraph_import_skips_records_no_backend_can_store(mem: Engram, tmp_path: Path) -> None:
+    """One record with a counter beyond 64 bits or a lone surrogate used to abort the whole
+    import with a traceback, the good records included."""
+    lines = [
+        {"id": "fine", "content": "a fine memory", "created_at": 1700000000},
+        {"id": "big", "content": "b", "created_at": 1700000000, "use_count": 10**23},
+        {"id": "wide", "content": "c", "created_at": 1700000000, "cross_domain_count": 2**40},
+        {"id": "lone", "content": "lone \ud800", "created_at": 1700000000},
+    ]
+    (tmp_path / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    report = import_cortexgraph(tmp_path, mem.app.context.store, mem.app.context.scheduled_many)
+    assert report.imported == 1 and mem.get("fine").content == "a fine memory"
+    reasons = {s.id: s.reason for s in report.skipped_records}
+    assert reasons["big"].startswith("use_count: ")
+    assert reasons["wide"].startswith("cross_domain_count: ")
+    assert reasons["lone"].startswith("content: must be valid Unicode text")
+
+
 def test_cortexgraph_import_refuses_what_is_not_a_data_directory(
     mem: Engram, tmp_path: Path
 ) -> None:

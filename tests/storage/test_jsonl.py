@@ -156,6 +156,27 @@ def test_a_bad_field_is_named(folder: Path, caplog: pytest.LogCaptureFixture) ->
     again.close()
 
 
+def test_a_number_no_backend_can_store_is_a_bad_field_not_an_unopenable_store(
+    folder: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A hand-edited counter beyond 64 bits used to reach the index's SQLite insert and fail
+    there, on every open, for good."""
+    store = JSONLStore(folder)
+    put(store, mem("a"))
+    store.close()
+    good = lines(folder / "memories.jsonl")[0]
+    with (folder / "memories.jsonl").open("a") as f:
+        f.write(json.dumps({**good, "id": "b", "use_count": 10**20}) + "\n")
+        f.write(json.dumps({**good, "id": "c", "episode_seq": 2**64}) + "\n")
+    with caplog.at_level(logging.WARNING, logger="engram"):
+        again = JSONLStore(folder)
+    messages = "\n".join(r.getMessage() for r in caplog.records)
+    assert "line 2 is unreadable (use_count: Input should be less than or equal to" in messages
+    assert "line 3 is unreadable (episode_seq:" in messages
+    assert [m.id for m in again.page(None, 10)] == ["a"]
+    again.close()
+
+
 def test_a_torn_last_line_does_not_corrupt_the_next_append(folder: Path) -> None:
     store = JSONLStore(folder)
     put(store, mem("a"))

@@ -15,6 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 MIN_STRENGTH = 0.0
 MAX_STRENGTH = 2.0
+# The largest counter every backend stores (PostgreSQL's `integer`); a larger one, typed into
+# a JSONL line or an imported file, is refused like any other invalid record instead of
+# failing deep inside a store.
+MAX_COUNT = 2**31 - 1
+# The largest place in an episode (PostgreSQL's and SQLite's 64-bit integers).
+MAX_SEQ = 2**63 - 1
 
 
 class Status(StrEnum):
@@ -57,20 +63,20 @@ class Memory(BaseModel):
     meta: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
     last_used: datetime
-    use_count: int = Field(default=0, ge=0)
+    use_count: int = Field(default=0, ge=0, le=MAX_COUNT)
     strength: float = Field(default=1.0, ge=MIN_STRENGTH, le=MAX_STRENGTH)
     status: Status = Status.ACTIVE
     promoted_at: datetime | None = None
     promoted_to: str | None = None
     review_priority: float = Field(default=0.0, ge=0.0, le=1.0)
     last_review_at: datetime | None = None
-    review_count: int = Field(default=0, ge=0)
-    cross_domain_count: int = Field(default=0, ge=0)
+    review_count: int = Field(default=0, ge=0, le=MAX_COUNT)
+    cross_domain_count: int = Field(default=0, ge=0, le=MAX_COUNT)
     # The conversation (or session) a memory was saved in, and its place in that episode's
     # saving order. Search lets relevance spread to a memory's neighbours in its episode:
     # many turns share one timestamp, so order, not time, defines who is next to whom.
     episode: str | None = None
-    episode_seq: int | None = Field(default=None, ge=0)
+    episode_seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
 
 
 class Relation(BaseModel):

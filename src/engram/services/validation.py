@@ -26,14 +26,29 @@ MAX_META_BYTES = 20_000
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 
 
+def storable(value: str, field: str, what: str = "must") -> str:
+    """Text every backend can store and every format can carry: no NUL character, and no lone
+    surrogate (what undecodable bytes become in Python: a Latin-1 file piped in, a terminal
+    in another encoding), which UTF-8 cannot encode."""
+    if "\x00" in value:
+        raise ValidationError(field, f"{what} not contain NUL characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValidationError(
+            field,
+            f"{what} be valid Unicode text: character {exc.start + 1} is a lone surrogate "
+            "(undecodable bytes? save the text as UTF-8)",
+        ) from None
+    return value
+
+
 def content(value: str, field: str = "content") -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValidationError(field, "must be non-blank text")
     if len(value) > MAX_CONTENT:
         raise ValidationError(field, f"is {len(value):,} characters; the limit is {MAX_CONTENT:,}")
-    if "\x00" in value:
-        raise ValidationError(field, "must not contain NUL characters")
-    return value
+    return storable(value, field)
 
 
 def labels(values: Iterable[str] | None, field: str, most: int, longest: int) -> tuple[str, ...]:
@@ -49,8 +64,7 @@ def labels(values: Iterable[str] | None, field: str, most: int, longest: int) ->
         label = raw.strip()
         if len(label) > longest:
             raise ValidationError(field, f"entry {label[:20]!r}… exceeds {longest} characters")
-        if "\x00" in label:
-            raise ValidationError(field, "entries must not contain NUL characters")
+        storable(label, field, "entries must")
         out.setdefault(label.casefold(), label)
     if len(out) > most:
         raise ValidationError(field, f"has {len(out)} entries; the limit is {most}")
@@ -70,9 +84,7 @@ def short_text(value: str | None, field: str) -> str | None:
         return None
     if len(value) > MAX_TEXT_FIELD:
         raise ValidationError(field, f"exceeds {MAX_TEXT_FIELD} characters")
-    if "\x00" in value:
-        raise ValidationError(field, "must not contain NUL characters")
-    return value
+    return storable(value, field)
 
 
 def moment(value: datetime, field: str) -> datetime:
@@ -127,7 +139,7 @@ def query(value: str | None) -> str | None:
         return None
     if len(value) > MAX_QUERY:
         raise ValidationError("query", f"exceeds {MAX_QUERY} characters")
-    return value
+    return storable(value, "query")
 
 
 def positive(value: float | None, field: str) -> float | None:
@@ -153,19 +165,23 @@ def relation_type(value: str) -> str:
 
 
 def meta(value: dict[str, Any] | None, field: str = "meta") -> dict[str, Any]:
+    """The object as it will be stored and read back: JSON turns keys into strings (a key 1
+    becomes "1"), so that is what is returned, whatever the backend."""
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise ValidationError(field, "must be an object")
     try:
-        # Strict JSON (no NaN or Infinity) without NUL characters: what every backend can
-        # store (PostgreSQL's jsonb refuses both) and move to another.
-        text = json.dumps(value, allow_nan=False)
+        # Strict JSON (no NaN or Infinity) without NUL characters or lone surrogates: what
+        # every backend can store (PostgreSQL's jsonb refuses all three) and move to another.
+        text = json.dumps(value, allow_nan=False, ensure_ascii=False)
     except (TypeError, ValueError) as exc:
         raise ValidationError(field, f"must be JSON-serialisable ({exc})") from None
-    if "\\u0000" in text.replace("\\\\", ""):
+    if "\\u0000" in text.replace("\\\\", ""):  # JSON escapes control characters
         raise ValidationError(field, "must not contain NUL characters")
-    size = len(text)
+    storable(text, field)
+    size = len(text.encode())
     if size > MAX_META_BYTES:
         raise ValidationError(field, f"is {size:,} bytes of JSON; the limit is {MAX_META_BYTES:,}")
-    return value
+    stored: dict[str, Any] = json.loads(text)
+    return stored
