@@ -308,6 +308,19 @@ def test_a_review_band_cluster_merges_in_the_callers_words(mem: Engram) -> None:
     assert all(m.status == Status.ACTIVE for m in mem.get_many(ids))
 
 
+def test_a_merge_past_the_label_limits_is_skipped_not_stored(mem: Engram) -> None:
+    """Thirty tags each, sixty together: the merged memory would break the limit that every
+    save keeps, so the cluster is skipped with the reason and the originals stay."""
+    a = mem.save("Kate likes skiing", tags=[f"a{i}" for i in range(30)])
+    b = mem.save("Kate enjoys hiking", tags=[f"b{i}" for i in range(30)])
+    result = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
+    assert result.merged == []
+    (reason,) = result.skipped.values()
+    assert "merged tags: has 60 entries; the limit is 50" in reason
+    assert all(m.status == Status.ACTIVE for m in mem.get_many([a.id, b.id]))
+    assert mem.stats().total == 2
+
+
 def test_the_callers_text_is_checked(mem: Engram) -> None:
     a, b = mem.save("Kate likes skiing"), mem.save("Kate enjoys hiking")
     with pytest.raises(ValidationError, match="merged_content"):

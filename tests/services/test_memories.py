@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 import pytest
 from tests.support import START
 
-from engram import Engram, FixedClock, NotFoundError, Status, ValidationError
+from engram import Draft, Engram, FixedClock, NotFoundError, Status, ValidationError
 
 
 def test_save_sets_counters_and_times(mem: Engram) -> None:
@@ -79,9 +79,30 @@ def test_meta_comes_back_as_stored_whatever_its_keys(mem: Engram) -> None:
     assert updated.meta == {"7": True} == mem.get(saved.id).meta
 
 
-def test_save_many_is_all_or_nothing(mem: Engram) -> None:
-    from engram import Draft
+def test_names_found_in_the_text_fill_only_the_room_left_under_the_entity_limit(
+    mem: Engram,
+) -> None:
+    """Enrichment adds the names a text mentions; a save within the limits must not fail
+    over entities the caller never gave."""
+    given = [f"Given{i}" for i in range(45)]
+    text = "Alice met Bob and Carol in Paris with Dave from Google and Microsoft today"
+    m = mem.save(text, entities=given)
+    assert len(m.entities) == 50 and list(m.entities[:45]) == given
+    roster = "Team roster: " + ". ".join(f"Person{i} lives in Town{i}" for i in range(40))
+    assert len(mem.save(roster).entities) == 50
 
+
+def test_a_repeat_merges_the_labels_that_fit_under_the_limit(mem: Engram) -> None:
+    first = mem.save("the repeated fact", tags=[f"a{i}" for i in range(30)])
+    result = mem.save_result(
+        Draft(content="The repeated fact!", tags=tuple(f"b{i}" for i in range(30)))
+    )
+    assert (result.action, result.memory.id) == ("merged", first.id)
+    assert list(result.memory.tags) == [f"a{i}" for i in range(30)] + [f"b{i}" for i in range(20)]
+    assert mem.get(first.id).tags == result.memory.tags
+
+
+def test_save_many_is_all_or_nothing(mem: Engram) -> None:
     with pytest.raises(ValidationError, match="item 1"):
         mem.save_many([Draft(content="fine"), Draft(content="")])
     assert mem.stats().total == 0

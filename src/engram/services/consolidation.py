@@ -377,7 +377,14 @@ class ConsolidationService:
         merged = merged.model_copy(
             update={
                 "content": check.content(content or merged.content, "merged content"),
-                "meta": {**merged.meta, MARK: {"cluster": view.id, "state": "pending"}},
+                # The union of the originals' labels may pass a limit none of them did: the
+                # cluster is then skipped with the reason, never stored beyond the limit.
+                "tags": check.tags(merged.tags, "merged tags"),
+                "entities": check.entities(merged.entities, "merged entities"),
+                "meta": {
+                    **check.meta(merged.meta, "merged meta"),
+                    MARK: {"cluster": view.id, "state": "pending"},
+                },
                 "status": Status.ARCHIVED,
             }
         )

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from engram.core.entities import extract_entities
 from engram.core.intent import importance
 from engram.services.results import Enrichment
+from engram.services.validation import MAX_ENTITIES, MAX_ENTITY_LEN
 
 
 def merged_names(given: Sequence[str], found: Sequence[str]) -> list[str]:
@@ -23,8 +24,11 @@ def merged_names(given: Sequence[str], found: Sequence[str]) -> list[str]:
 
 
 def enrich(content: str, entities: Sequence[str], strength: float | None) -> Enrichment:
-    """The entities (the caller's first) and strength a memory of `content` is saved with."""
-    names = merged_names(entities, extract_entities(content))
+    """The entities (the caller's first) and strength a memory of `content` is saved with.
+    Found names fill only the room the caller's left under the entity limits: a text naming
+    sixty places must not make a save fail over entities nobody typed."""
+    found = [name for name in extract_entities(content) if len(name) <= MAX_ENTITY_LEN]
+    names = merged_names(entities, found)[: max(MAX_ENTITIES, len(entities))]
     if strength is None:
         strength, why = importance(content)
     else:

@@ -20,7 +20,7 @@ from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.enrichment import enrich
+from engram.services.enrichment import enrich, merged_names
 from engram.services.results import (
     DeleteResult,
     Enrichment,
@@ -149,7 +149,8 @@ class MemoryService:
         return next((m for m in found if statement_key(m.content) == key), None)
 
     def _absorb(self, existing: Memory, draft: Memory, merge_labels: bool) -> SaveResult:
-        """Saving it again is a use of it (and, merging, it takes the new tags and entities)."""
+        """Saving it again is a use of it (and, merging, it takes the new tags and entities,
+        as many as fit under the limits: the stored ones first)."""
         now = self.ctx.now()
         policy, rules = self.ctx.policy, self.ctx.rules
 
@@ -157,8 +158,10 @@ class MemoryService:
             if merge_labels:
                 old = old.model_copy(
                     update={
-                        "tags": check.tags([*old.tags, *draft.tags]),
-                        "entities": check.entities([*old.entities, *draft.entities]),
+                        "tags": check.tags(merged_names(old.tags, draft.tags)[: check.MAX_TAGS]),
+                        "entities": check.entities(
+                            merged_names(old.entities, draft.entities)[: check.MAX_ENTITIES]
+                        ),
                         "strength": min(MAX_STRENGTH, max(old.strength, draft.strength)),
                     }
                 )
