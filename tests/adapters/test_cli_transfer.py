@@ -138,3 +138,22 @@ def test_export_to_stdout_and_to_a_file(tmp_path: Path, jsonl: str) -> None:
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
     bad = run(jsonl, "export", "--out", str(tmp_path / "no" / "such" / "dir.jsonl"))
     assert bad.exit_code == 1 and "Error: --out: directory" in bad.stderr
+
+
+@pytest.mark.parametrize("own", ["", "-wal", ".vectors.json"])
+def test_an_export_is_never_written_over_the_store_it_exports(tmp_path: Path, own: str) -> None:
+    """The export's atomic rename used to replace the live database with text."""
+    store = tmp_path / "engram.db"
+    run_json(str(store), "save", "keep me")
+    result = run(str(store), "export", "--out", f"{store}{own}")
+    assert result.exit_code == 1 and "Error: --out:" in result.stderr
+    assert "file of the store being exported" in result.stderr
+    assert [m["content"] for m in run_json(str(store), "graph")["memories"]] == ["keep me"]
+
+
+def test_an_export_is_never_written_inside_the_jsonl_store(tmp_path: Path, jsonl: str) -> None:
+    run_json(jsonl, "save", "keep me")
+    inside = Path(jsonl.removeprefix("jsonl://")) / "memories.jsonl"
+    result = run(jsonl, "export", "--out", str(inside))
+    assert result.exit_code == 1 and "inside the store being exported" in result.stderr
+    assert [m["content"] for m in run_json(jsonl, "graph")["memories"]] == ["keep me"]

@@ -24,7 +24,7 @@ from engram.config import data_dir
 from engram.errors import EngramError
 from engram.services.memories import Draft
 from engram.services.results import GcResult, PromotionCandidate, ReviewCandidate, SearchHit
-from engram.storage.sqlite.vectors import INDEX_SUFFIXES
+from engram.storage.factory import sqlite_files
 
 START = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 DAYS = (0, 1, 3, 7, 14, 30)
@@ -173,8 +173,8 @@ def _remove_store(path: Path) -> None:
     """The default demo store is ours alone, so each run starts from a clean slate: its vector
     index too, or the next run would find an index of another store and rebuild it, warning."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in ("", "-wal", "-shm", "-journal", *INDEX_SUFFIXES):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    for file in sqlite_files(path):
+        file.unlink(missing_ok=True)
 
 
 def run(app: App, clock: FixedClock) -> DemoReport:

@@ -161,7 +161,7 @@ def export(state: State, fmt: str, out: Path | None) -> None:
             for line in lines:
                 click.echo(line)
             return
-        _write_atomically(out.expanduser(), lines)
+        _write_atomically(app.transfer.export_path(out, "--out"), lines)
     summary = ExportSummary(
         format=fmt, path=str(out), memories=count.memories, relations=count.relations
     )

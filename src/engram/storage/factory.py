@@ -11,6 +11,7 @@ from engram.errors import ConfigError
 from engram.storage.jsonl import JSONLStore
 from engram.storage.protocol import Store
 from engram.storage.sqlite import SQLiteStore
+from engram.storage.sqlite.vectors import INDEX_SUFFIXES
 
 
 def open_store(
@@ -82,6 +83,14 @@ def jsonl_path(location: str) -> Path:
     if not path.strip("/"):
         raise ConfigError(f"ENGRAM_STORAGE_PATH: {location!r} has no directory path")
     return Path(path).expanduser()
+
+
+def sqlite_files(database: Path) -> list[Path]:
+    """Every file of the SQLite store `database`: itself, its journals and its vector index
+    (what removing a store removes, and what nothing else may be written over)."""
+    return [
+        Path(f"{database}{suffix}") for suffix in ("", "-wal", "-shm", "-journal", *INDEX_SUFFIXES)
+    ]
 
 
 def sqlite_path(location: str) -> Path:

@@ -17,6 +17,7 @@ from engram.storage.factory import (
     is_postgres_url,
     jsonl_path,
     open_store,
+    sqlite_files,
     sqlite_path,
 )
 
@@ -62,6 +63,27 @@ class TransferService:
 
     def export_lines(self, fmt: ExportFormat, count: ExportCount | None = None) -> Iterator[str]:
         return export_lines(self.ctx.store, fmt, count)
+
+    def export_path(self, path: Path, field: str = "out") -> Path:
+        """Where an export of this store may be written: anywhere but over the store's own
+        files, which the export's atomic rename would replace with text (the store destroyed,
+        and the export of it with it)."""
+        target = path.expanduser().resolve()
+        location = self.ctx.store.location
+        if is_postgres_url(location):
+            return target
+        if is_jsonl_url(location):
+            home = jsonl_path(location).expanduser().resolve()
+            if target == home or home in target.parents:
+                raise ValidationError(field, f"{path} is inside the store being exported")
+            return target
+        if target in sqlite_files(sqlite_path(location).expanduser().resolve()):
+            raise ValidationError(field, f"{path} is a file of the store being exported")
+        return target
+
+
+# The files of a SQLite store: the database, its journal files and its vector index.
+STORE_FILE_SUFFIXES = ("", "-wal", "-shm", "-journal", ".vectors.usearch", ".vectors.json")
 
 
 def refuse_missing_source(location: str) -> None:
