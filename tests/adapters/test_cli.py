@@ -401,6 +401,7 @@ BAD_INPUT = [
     pytest.param(["gc", "--limit", "0"], "limit", id="gc-limit"),
     pytest.param(["graph", "--limit", "1001"], "limit", id="graph-limit"),
     pytest.param(["graph", "--cursor", "no-such-id"], "cursor", id="graph-cursor"),
+    pytest.param(["graph", "--html", "g.html", "--max-memories", "0"], "max_memories", id="max"),
     pytest.param(["candidates", "review", "--limit", "0"], "limit", id="candidates-limit"),
     # Bytes that are not UTF-8 (a Latin-1 terminal, a file piped in) reach Python as lone
     # surrogates; they used to fail deep in the store with a traceback.

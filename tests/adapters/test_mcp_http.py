@@ -3,6 +3,7 @@ HTTP, with and without the bearer token."""
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -141,6 +142,15 @@ def test_token_show_and_rotate(tmp_path: Path) -> None:
     assert rotated.stdout != first.stdout
     token_file = tmp_path / "config" / "engram" / "http-token"
     assert token_file.stat().st_mode & 0o777 == 0o600
+    # --json: one JSON document on stdout, like every other command.
+    as_json = [sys.executable, "-m", "engram.cli.main", "--json", "token"]
+    shown = subprocess.run([*as_json, "show"], env=env, capture_output=True, text=True, check=True)
+    assert json.loads(shown.stdout) == {"token": rotated.stdout.strip(), "source": str(token_file)}
+    again = subprocess.run(
+        [*as_json, "rotate"], env=env, capture_output=True, text=True, check=True
+    )
+    assert json.loads(again.stdout) == {"path": str(token_file)}
+    assert token_file.read_text().strip() != rotated.stdout.strip()
     refused = subprocess.run(
         [*engram, "rotate"],
         env={**env, "ENGRAM_HTTP_TOKEN": "a-token-given-by-setting"},

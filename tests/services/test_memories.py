@@ -70,6 +70,17 @@ def test_text_that_cannot_be_stored_is_refused_on_update_and_search(mem: Engram)
     assert err.value.field == "query"
 
 
+def test_an_empty_source_or_context_is_none_from_every_adapter(mem: Engram) -> None:
+    """docs/tools.md: "" means no source (on save) and unchanged (on update), as over MCP."""
+    m = mem.save("from somewhere", source="", context="")
+    assert (m.source, m.context) == (None, None) == (mem.get(m.id).source, mem.get(m.id).context)
+    given = mem.update(m.id, source="the wiki", context="onboarding")
+    kept = mem.update(m.id, source="", context="", strength=1.5)
+    assert (
+        (kept.source, kept.context) == (given.source, given.context) == ("the wiki", "onboarding")
+    )
+
+
 def test_meta_comes_back_as_stored_whatever_its_keys(mem: Engram) -> None:
     """JSON keys are strings: a key 1 is stored as "1", and save and update both say so
     instead of one failing and the other returning what the store did not keep."""

@@ -223,7 +223,7 @@ def graph(
     """
     if html_path is not None:
         with open_app(state) as app:
-            snapshot = app.graph.snapshot(max_memories)
+            snapshot = app.graph.snapshot(max_memories, "max_memories")
         try:
             write_atomically(html_path, graph_html(snapshot).encode("utf-8"))
         except OSError as exc:
@@ -493,18 +493,33 @@ def token() -> None:
     """The bearer token of `engram serve --http`."""
 
 
+class TokenShown(BaseModel):
+    token: str
+    source: str  # the setting or the file it came from
+
+
+class TokenRotated(BaseModel):
+    path: str  # the token file now holding the new token
+
+
 @token.command("show")
-def token_show() -> None:
+@pass_state
+def token_show(state: State) -> None:
     """Print the token clients must send (creating it the first time), and where it lives."""
     from engram.mcp.http import token_for
 
     value, source = token_for(load_settings())
-    click.echo(value)
-    click.echo(f"(from {source})", err=True)
+
+    def render(_: Console) -> None:
+        click.echo(value)  # alone on stdout, for `$(engram token show)`
+        click.echo(f"(from {source})", err=True)
+
+    output(state, TokenShown(token=value, source=str(source)), render)
 
 
 @token.command("rotate")
-def token_rotate() -> None:
+@pass_state
+def token_rotate(state: State) -> None:
     """Replace the token file's token with a new one (restart the server to use it)."""
     from engram.mcp.http import rotate_token, token_path
 
@@ -513,7 +528,12 @@ def token_rotate() -> None:
             "ENGRAM_HTTP_TOKEN is set: that is the token in use; change the setting instead"
         )
     rotate_token()
-    click.echo(f"New token written to {token_path()}; restart `engram serve --http` to use it.")
+    path = token_path()
+    output(
+        state,
+        TokenRotated(path=str(path)),
+        lambda c: say(c, f"New token written to {path}; restart `engram serve --http` to use it."),
+    )
 
 
 COMMANDS = (gc, candidates, relate, graph, related, stats, config, serve, ui, token)

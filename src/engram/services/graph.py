@@ -79,13 +79,13 @@ class GraphService:
             next_cursor=memories[-1].id if more else None,
         )
 
-    def snapshot(self, limit: int = 2_000) -> GraphSnapshot:
+    def snapshot(self, limit: int = 2_000, field: str = "limit") -> GraphSnapshot:
         """The memories a picture of the graph shows, with the relations among them and how
         many memories there are in all. Every memory when they fit in `limit`; beyond that the
         most alive ones (highest decay score now: used often, used lately), active and
         promoted before archived, so a large store is drawn as the part its owner still uses
         rather than whatever happened to be saved first."""
-        limit = check.limit(limit, most=MAX_SNAPSHOT)
+        limit = check.limit(limit, field, most=MAX_SNAPSHOT)
         total = sum(self.ctx.store.count().values())
         memories = self._every_memory(limit) if total <= limit else self._most_alive(limit)
         shown = {m.id for m in memories}

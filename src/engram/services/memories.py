@@ -234,8 +234,9 @@ class MemoryService:
             content=check.content(d.content, "content" + where),
             tags=check.tags(d.tags),
             entities=check.entities(d.entities),
-            source=check.short_text(d.source, "source"),
-            context=check.short_text(d.context, "context"),
+            # "" is no source, as over MCP (docs/tools.md), whichever adapter it came from.
+            source=check.short_text(d.source or None, "source"),
+            context=check.short_text(d.context or None, "context"),
             meta=check.meta(d.meta),
             strength=check.strength(1.0 if d.strength is None else d.strength),
             created_at=created,
@@ -301,9 +302,9 @@ class MemoryService:
             changes["tags"] = check.tags(tags)
         if entities is not None:
             changes["entities"] = check.entities(entities)
-        if source is not None:
+        if source:  # None or "": unchanged (docs/tools.md)
             changes["source"] = check.short_text(source, "source")
-        if context is not None:
+        if context:
             changes["context"] = check.short_text(context, "context")
         if meta is not None:
             changes["meta"] = check.meta(meta)
