@@ -103,6 +103,24 @@ def test_names_found_in_the_text_fill_only_the_room_left_under_the_entity_limit(
     assert len(mem.save(roster).entities) == 50
 
 
+def test_a_repeat_is_found_whatever_the_case_punctuation_or_accent_form(mem: Engram) -> None:
+    first = mem.save("Café au lait, every morning")
+    for repeat in ("café au lait every morning!", "Cafe\u0301 au lait; every   morning"):
+        result = mem.save_result(Draft(content=repeat))
+        assert (result.action, result.duplicate_of) == ("merged", first.id), repeat
+    assert mem.stats().total == 1
+    other = mem.save_result(Draft(content="Café au lait every evening"))
+    assert other.action == "saved"
+
+
+def test_a_tag_is_one_tag_however_its_accent_was_typed(mem: Engram) -> None:
+    """NFC and NFD spell "café" with other code points; a save and a filter agree."""
+    m = mem.save("the corner place", tags=["Cafe\u0301"])
+    assert m.tags == ("Café",)
+    assert [h.memory.id for h in mem.search("corner place", tags=["cafe\u0301"])] == [m.id]
+    assert [h.memory.id for h in mem.search("corner place", tags=["café"])] == [m.id]
+
+
 def test_a_repeat_merges_the_labels_that_fit_under_the_limit(mem: Engram) -> None:
     first = mem.save("the repeated fact", tags=[f"a{i}" for i in range(30)])
     result = mem.save_result(

@@ -15,6 +15,7 @@ letters and digits in the same order: other case, spacing or punctuation) is kep
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -25,8 +26,10 @@ STRENGTH_PER_COPY = 0.1
 
 
 def statement_key(statement: str) -> str:
-    """What two near-exact statements share: their letters and digits, case ignored."""
-    return "".join(ch for ch in statement.casefold() if ch.isalnum())
+    """What two near-exact statements share: their letters and digits, case ignored. Unicode
+    compatibility-normalised first: "café" typed as one character or as "e" and a combining
+    accent (macOS file names, some keyboards) is the same word."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", statement.casefold()) if ch.isalnum())
 
 
 def merged_content(contents: Iterable[str]) -> str:

@@ -76,8 +76,8 @@ class MemoryService:
     # -- create / read ------------------------------------------------------------------------
 
     def save(self, draft: Draft) -> SaveResult:
-        """One memory; a repeat of a stored one (same letters and digits, any case, spacing or
-        punctuation) is merged into it, counted as a use of it, or saved as a copy, by
+        """One memory; a repeat of a stored one (the same words in the same order, any case or
+        punctuation between them) is merged into it, counted as a use of it, or saved as a copy, by
         ENGRAM_SAVE_DUPLICATES. A draft with its own id (an import) is always saved."""
         mode = self.ctx.settings.save_duplicates
         built, added = self._enriched(self._build(draft, self.ctx.now(), index=0), draft)

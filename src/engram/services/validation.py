@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -52,7 +53,9 @@ def content(value: str, field: str = "content") -> str:
 
 
 def labels(values: Iterable[str] | None, field: str, most: int, longest: int) -> tuple[str, ...]:
-    """Tags/entities: stripped, non-blank, de-duplicated case-insensitively, order kept."""
+    """Tags/entities: stripped, Unicode-normalised (NFC: "café" typed with a combining accent
+    is the same tag, in a save and in a search's tag filter), non-blank, de-duplicated
+    case-insensitively, order kept."""
     if values is None:
         return ()
     if isinstance(values, str):
@@ -61,7 +64,7 @@ def labels(values: Iterable[str] | None, field: str, most: int, longest: int) ->
     for raw in values:
         if not isinstance(raw, str) or not raw.strip():
             raise ValidationError(field, "entries must be non-blank strings")
-        label = raw.strip()
+        label = unicodedata.normalize("NFC", raw.strip())
         if len(label) > longest:
             raise ValidationError(field, f"entry {label[:20]!r}… exceeds {longest} characters")
         storable(label, field, "entries must")
