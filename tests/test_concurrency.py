@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from engram import Engram
+from engram import Engram, Status
 
 WORKER = textwrap.dedent(
     """
@@ -44,6 +45,30 @@ SAVER = textwrap.dedent(
     """
 )
 
+MERGER = textwrap.dedent(
+    """
+    import json, random, sys, time
+    from pathlib import Path
+    from engram import Engram
+    from engram.errors import EngramError
+    path, worker, pairs, sync = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), Path(sys.argv[4])
+    rng = random.Random(worker)
+    out = []
+    with Engram.open(path) as mem:
+        for trial, ids in enumerate(pairs):
+            (sync / f"ready-{trial}-{worker}").touch()
+            while len(list(sync.glob(f"ready-{trial}-*"))) < 2:
+                time.sleep(0.001)
+            time.sleep(rng.uniform(0, 0.03))  # the other client a moment ahead or behind
+            try:
+                result = mem.consolidate(mode="apply", auto_detect=False, memory_ids=ids)
+                out.append({"merged": [d.merged.id for d in result.merged],
+                            "skipped": list(result.skipped.values())})
+            except EngramError as exc:
+                out.append({"error": str(exc)})
+    print(json.dumps(out))
+    """
+)
 
 # backend -> the location of a fresh store that several processes open at once
 SHARED: dict[str, Callable[[pytest.FixtureRequest, Path], str]] = {
@@ -106,3 +131,52 @@ def test_kill_9_during_a_save_loop_keeps_every_acknowledged_save(tmp_path: Path)
         }
         assert present == set(acknowledged)
         assert len(mem.search("crash test", limit=5)) == 5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_two_clients_merging_the_same_memories_leave_exactly_one_merged_memory(
+    request: pytest.FixtureRequest, tmp_path: Path, backend: str
+) -> None:
+    """consolidation.md: never both, never neither. Two processes used to interleave inside a
+    merge: the loser's clean-up deleted the memory the winner had just made (both originals
+    archived, no merged memory left), or its insert failed on the same merged id."""
+    path = SHARED[backend](request, tmp_path)
+    with Engram.open(path) as mem:
+        pairs = [
+            [
+                mem.save(f"Project {n} ships on Fridays after the review").id,
+                mem.save(f"project {n} ships every Friday after its review").id,
+            ]
+            for n in range(8)
+        ]
+        mem.flush()
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", MERGER, path, str(w), json.dumps(pairs), str(sync)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(2)
+    ]
+    reports = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        reports.append(json.loads(out))
+    with Engram.open(path) as mem:
+        for trial, ids in enumerate(pairs):
+            outcomes = [r[trial] for r in reports]
+            merged = [m for o in outcomes for m in o.get("merged", [])]
+            assert len(merged) == 1, outcomes  # one client merged; the other was told why not
+            (loser,) = [o for o in outcomes if not o.get("merged")]
+            # Skipped (another client is merging, or a member changed), or refused because the
+            # members are archived by the winner's merge: never a database error.
+            reason = " ".join(loser.get("skipped", [])) + loser.get("error", "")
+            assert re.search(r"merging|changed|merged already|archived", reason), outcomes
+            (made,) = mem.get_many(merged)
+            assert made.status == Status.ACTIVE
+            assert {m.status for m in mem.get_many(ids)} == {Status.ARCHIVED}

@@ -28,3 +28,8 @@ class ConfigError(EngramError):
 
 class StoreError(EngramError):
     """The store refused an operation (locked too long, corrupt, wrong schema)."""
+
+
+class BusyError(StoreError):
+    """Another client holds a store-wide lock (`Store.exclusive`): a pipeline run or a merge
+    is under way elsewhere. Nothing was done; trying again later is safe."""

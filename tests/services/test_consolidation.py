@@ -308,6 +308,23 @@ def test_a_review_band_cluster_merges_in_the_callers_words(mem: Engram) -> None:
     assert all(m.status == Status.ACTIVE for m in mem.get_many(ids))
 
 
+def test_a_merge_waits_its_turn_behind_another_clients(mem: Engram, store_url: str) -> None:
+    """One merge at a time per store: while another client holds the lock, the cluster is
+    skipped with the reason and nothing is written (tests/test_concurrency.py races two
+    processes)."""
+    a, b = mem.save("Kate likes skiing"), mem.save("Kate enjoys skiing")
+    with Engram.open(store_url) as other, other.app.context.store.exclusive("consolidation"):
+        busy = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
+    assert busy.merged == []
+    assert list(busy.skipped.values()) == [
+        "another client is merging in this store now: look again"
+    ]
+    assert {m.status for m in mem.get_many([a.id, b.id])} == {Status.ACTIVE}
+    assert mem.stats().total == 2
+    done = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
+    assert len(done.merged) == 1
+
+
 def test_a_merge_past_the_label_limits_is_skipped_not_stored(mem: Engram) -> None:
     """Thirty tags each, sixty together: the merged memory would break the limit that every
     save keeps, so the cluster is skipped with the reason and the originals stay."""

@@ -30,7 +30,7 @@ import numpy as np
 from engram.core.clustering import Cluster, action_for, build_clusters, cluster_id, cohesion
 from engram.core.merge import merge
 from engram.core.models import Memory, Relation, Schedule, Status, new_id
-from engram.errors import ConfigError, NotFoundError, StoreError, ValidationError
+from engram.errors import BusyError, ConfigError, NotFoundError, StoreError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.results import Result
@@ -319,6 +319,8 @@ class ConsolidationService:
                     merged.append(done.model_copy(update={"path": path}))
                 except (ConflictError, ValidationError) as exc:
                     skipped[view.id] = str(exc)
+                except BusyError:
+                    skipped[view.id] = "another client is merging in this store now: look again"
         if merged_content is not None:  # the preview shows the text that would be saved
             chosen = [_with_text(view, merged_content) for view in chosen]
         return ConsolidateResult(
@@ -366,7 +368,15 @@ class ConsolidationService:
     def apply(self, view: ClusterView, content: str | None = None) -> MergeDone:
         """Merge one cluster as it was found (with `content` as the merged text, when given);
         refused (ConflictError, nothing written) if a member no longer exists, no longer says
-        what it said then, or is no longer active."""
+        what it said then, or is no longer active.
+
+        One merge at a time per store, across processes (`Store.exclusive("consolidation")`,
+        BusyError at once otherwise): two clients merging the same cluster used to interleave
+        here, and the loser's clean-up could delete the memory the winner had just made."""
+        with self.ctx.store.exclusive("consolidation"):
+            return self._apply(view, content)
+
+    def _apply(self, view: ClusterView, content: str | None) -> MergeDone:
         originals = {m.id: m for m in self.ctx.store.get_many(view.member_ids)}
         if len(originals) != len(view.member_ids):
             raise ConflictError(f"cluster {view.id}: a member no longer exists")

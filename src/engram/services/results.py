@@ -74,11 +74,12 @@ class SimilarMemory(Result):
 
 class SaveResult(Result):
     """What a save did. A repeat of a memory already stored (the same words in the same order,
-    any case or punctuation between them) is handled by ENGRAM_SAVE_DUPLICATES: merged into it (the default), counted as
-    a use of it, or kept as a copy; `duplicate_of` names it. `enrichment` says what the save
-    added by itself (None when enrichment is off). `similar` lists stored memories that say
-    nearly the same in other words (ENGRAM_SAVE_SIMILAR_THRESHOLD), most similar first: update
-    one of them rather than keep both."""
+    any case or punctuation between them) is handled by ENGRAM_SAVE_DUPLICATES: merged into it
+    (the default), counted as a use of it, or kept as a copy; `duplicate_of` names it.
+    `enrichment` says what the save added by itself (None when enrichment is off). `similar`
+    lists stored memories that say nearly the same in other words
+    (ENGRAM_SAVE_SIMILAR_THRESHOLD), most similar first: update one of them rather than keep
+    both."""
 
     memory: Memory
     action: Literal["saved", "merged", "reinforced"]

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from engram.errors import StoreError
+from engram.errors import BusyError, StoreError
 
 
 @contextmanager
@@ -27,7 +27,7 @@ def file_lock(path: Path, what: str) -> Iterator[None]:
     fd = open_lock_file(path)
     try:
         if not lock(fd, exclusive=True, wait=False):
-            raise StoreError(f"{what} is already running on this store (lock {path})")
+            raise BusyError(f"{what} is already running on this store (lock {path})")
         try:
             yield
         finally:

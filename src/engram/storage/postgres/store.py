@@ -28,7 +28,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from engram.config import redact_url
 from engram.core.models import AuditEntry, Memory, Schedule
 from engram.core.scoring import Policy
-from engram.errors import ConfigError, StoreError, ValidationError
+from engram.errors import BusyError, ConfigError, StoreError, ValidationError
 from engram.storage.changes import apply_changes
 from engram.storage.columns import (
     MEMORY_COLUMN_LIST,
@@ -500,7 +500,7 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         with conn:
             held = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()
             if not (held and held[0]):
-                raise StoreError(f"{name} is already running on this store ({self.location})")
+                raise BusyError(f"{name} is already running on this store ({self.location})")
             try:
                 yield
             finally:
