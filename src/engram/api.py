@@ -301,7 +301,8 @@ class Engram:
         self, memory_id: str | None = None, auto_detect: bool = False, dry_run: bool = False
     ) -> PromotionResult:
         """Write a memory (or, with auto_detect, every promotion candidate) as a note in the
-        vault (`vault_path`) and mark it promoted; promoting twice is a no-op."""
+        vault (`vault_path`) and mark it promoted; promoting twice is a no-op, unless its note
+        was deleted meanwhile: then it gets a new one."""
         return self._app.promotion.promote(memory_id, auto_detect=auto_detect, dry_run=dry_run)
 
     def search_unified(

@@ -72,6 +72,27 @@ def test_promoting_twice_is_a_no_op_that_says_so(ltm: tuple[Engram, Path]) -> No
     assert files(vault) == before
 
 
+def test_promoting_again_after_the_note_was_deleted_writes_a_new_note(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """docs/ltm.md: a promoted memory whose note is gone (`vault status`: orphaned) gets a
+    new note when promoted again; it used to answer "already promoted" for ever."""
+    mem, vault = ltm
+    m = used(mem, "Atlas deploys on Fridays")
+    (first,) = mem.promote(m.id).items
+    assert first.path is not None
+    (vault / first.path).unlink()
+    assert mem.app.ltm.status().orphaned == [m.id]
+    assert mem.promote(m.id, dry_run=True).items[0].action == "would_promote"
+    assert (vault / first.path).exists() is False  # a dry run writes nothing
+    (again,) = mem.promote(m.id).items
+    assert again.action == "promoted" and again.path is not None
+    assert (vault / again.path).read_text().count("Atlas deploys on Fridays") >= 1
+    assert mem.get(m.id).promoted_to == again.path
+    assert mem.app.ltm.status().orphaned == []
+    assert mem.promote(m.id).items[0].action == "already_promoted"
+
+
 def test_a_dry_run_lists_candidates_with_reasons_and_changes_nothing(
     ltm: tuple[Engram, Path], clock: FixedClock
 ) -> None:

@@ -122,7 +122,9 @@ class PromotionService:
                 memory_id=m.id, action=action, reason=why, score=score, path=path, title=title
             )
 
-        if memory.status == Status.PROMOTED:
+        # A promoted memory whose note was deleted (`vault status`: orphaned) gets a new note.
+        orphaned = memory.status == Status.PROMOTED and not _present(files, memory.promoted_to)
+        if memory.status == Status.PROMOTED and not orphaned:
             return item("already_promoted", memory.promoted_to).model_copy(update={"reason": None})
         folder = self.vault.folder
         stem = slugify(title, fallback=f"memory-{memory.id[:8]}")
@@ -142,7 +144,7 @@ class PromotionService:
             return render_note(spec)
 
         path = files.create(folder, stem, render)
-        if not self._claim(memory.id, now, path):
+        if not self._claim(memory.id, now, path, memory.promoted_to if orphaned else None):
             files.delete(path)  # another process promoted it first: keep its note, not ours
             current = self.ctx.store.get_many([memory.id])
             return item("already_promoted", current[0].promoted_to if current else None)
@@ -196,9 +198,13 @@ class PromotionService:
         if touched:
             self.ltm.reindex(touched)
 
-    def _claim(self, memory_id: str, now: datetime, path: str) -> bool:
+    def _claim(self, memory_id: str, now: datetime, path: str, replacing: str | None) -> bool:
+        """Mark the memory promoted to `path`: an active one, or (`replacing`) a promoted one
+        whose note at that path is gone. False if another process got there first."""
+
         def change(m: Memory) -> tuple[Memory, Schedule] | None:
-            if m.status != Status.ACTIVE:
+            orphan = replacing is not None and m.status == Status.PROMOTED
+            if m.status != Status.ACTIVE and not (orphan and m.promoted_to == replacing):
                 return None
             update = {"status": Status.PROMOTED, "promoted_at": now, "promoted_to": path}
             return self.ctx.scheduled(m.model_copy(update=update))
@@ -216,13 +222,8 @@ class PromotionService:
         }
         notes = []
         for other in self.ctx.store.get_many(sorted(others)):
-            if other.status == Status.PROMOTED and other.promoted_to:
-                try:
-                    present = files.exists(other.promoted_to)
-                except ValidationError:
-                    present = False
-                if present:
-                    notes.append((other.promoted_to, title_of(other.content)))
+            if other.status == Status.PROMOTED and _present(files, other.promoted_to):
+                notes.append((other.promoted_to or "", title_of(other.content)))
         return notes
 
     def _add_backlinks(
@@ -265,3 +266,14 @@ def _message(items: list[PromotionItem], dry_run: bool, auto: bool) -> str:
         return f"Dry run: {len(done)} {noun} would be promoted; nothing was changed."
     where = f": {done[0].path}" if len(done) == 1 else ""
     return f"Promoted {len(done)} {noun} to the vault{where}."
+
+
+def _present(files: VaultFiles, path: str | None) -> bool:
+    """Whether a promoted memory's note is in the vault (a path the vault's rules refuse, as
+    a hand-edited store might hold, counts as missing)."""
+    if not path:
+        return False
+    try:
+        return files.exists(path)
+    except ValidationError:
+        return False
