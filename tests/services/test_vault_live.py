@@ -221,6 +221,25 @@ def test_marked_notes_import_as_promoted_memories_with_their_links(
     assert "Borealis" in (vault / "Dana.md").read_text()
 
 
+def test_an_imported_note_whose_body_was_blank_or_indented_is_no_conflict(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """The memory of an imported note is its body stripped (its title when the body is
+    empty): the blank lines and indentation left in the note are not a vault edit, and the
+    first update used to tag both notes #engram-conflict."""
+    mem, vault = ltm
+    write_note(vault, "empty-body.md", "---\nengram: memory\n---\n")
+    write_note(vault, "spaced.md", "---\nengram: memory\n---\n\n\n   Indented text   \n\n")
+    ids = {n.path: str(n.memory_id) for n in mem.import_vault(apply=True).notes}
+    mem.update(ids["empty-body.md"], content="Now it has a body")
+    mem.update(ids["spaced.md"], strength=1.5)
+    mem.update(ids["spaced.md"], content="Indented text, edited in Engram")
+    for path, text in (("empty-body.md", "Now it has a body"), ("spaced.md", "edited in Engram")):
+        note = (vault / path).read_text()
+        assert CONFLICT_TAG not in note and text in note, note
+    assert mem.app.ltm.status().conflicts == []
+
+
 def test_a_vault_inside_a_hidden_folder_is_watched(tmp_path: Path, clock: FixedClock) -> None:
     """Hidden folders are skipped inside the vault (`.obsidian/`), not above it (`~/.notes`)."""
     hidden = tmp_path / ".notes"

@@ -177,6 +177,9 @@ class Rewrite:
     conflict: bool  # both versions kept, with CONFLICT_CALLOUT between them
 
 
+_LINE_END = re.compile(r"[ \t]*(\n|$)")  # the rest of a line that holds nothing more
+
+
 def rewrite_note(text: str, before: Memory, after: Memory) -> Rewrite:
     """A promoted memory's note after the memory changed.
 
@@ -194,8 +197,12 @@ def rewrite_note(text: str, before: Memory, after: Memory) -> Rewrite:
         meta = _mirrored(after) | {"engram_id": after.id}
         body = text
     old, new = before.content.strip("\n"), after.content.strip("\n")
-    rest = body.lstrip("\n")
-    if problem is None and rest.startswith(old) and rest[len(old) : len(old) + 1] in ("", "\n"):
+    # Blank lines and indentation around the text are not an edit: a note brought in by
+    # `engram vault import` keeps its body as written, its memory the body stripped (or the
+    # title, when the body is empty).
+    rest = body.lstrip()
+    unedited = not rest or (rest.startswith(old) and _LINE_END.match(rest, len(old)) is not None)
+    if problem is None and unedited:
         rebuilt, conflict = new + rest[len(old) :], False
     else:
         rebuilt, conflict = f"{new}\n\n{CONFLICT_CALLOUT}\n{rest}", True
