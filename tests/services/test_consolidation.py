@@ -174,6 +174,9 @@ def test_bad_input_names_the_field(mem: Engram, clock: FixedClock) -> None:
         mem.consolidate(mode="apply", cluster_ids=["cluster-0000000000000000"])
     with pytest.raises(ValidationError, match="merged_id"):
         mem.undo_consolidation(a.id)
+    b = mem.save("two")
+    with pytest.raises(ValidationError, match="cluster_ids: give memory_ids .* not both"):
+        mem.consolidate(auto_detect=False, memory_ids=[a.id, b.id], cluster_ids=["cluster-0"])
 
 
 FACTS = (
@@ -272,7 +275,9 @@ def test_the_review_band_is_left_for_a_person_unless_approved(mem: Engram) -> No
         mem.save("Our flight to Lisbon departs at 9am on Friday"),
         mem.save("The flight to Lisbon leaves Friday morning at nine"),
     ]
+    preview = mem.consolidate(cohesion_threshold=0.75)  # says what an apply will skip
     found = mem.consolidate(mode="apply", cohesion_threshold=0.75)
+    assert preview.skipped == found.skipped and preview.merged == []
     ((cluster),) = found.clusters
     assert cluster.action == "review" and found.merged == []
     assert "left for a person" in found.skipped[cluster.id]

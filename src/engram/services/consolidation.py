@@ -269,6 +269,14 @@ class ConsolidationService:
             else cohesion_threshold,
             "cohesion_threshold",
         )
+        if memory_ids is not None and cluster_ids is not None:
+            raise ValidationError(
+                "cluster_ids", "give memory_ids (one cluster) or cluster_ids, not both"
+            )
+        if memory_ids is not None and cluster_ids is not None:
+            raise ValidationError(
+                "cluster_ids", "give memory_ids (one cluster) or cluster_ids, not both"
+            )
         if memory_ids is not None:
             ids = check.memory_ids(memory_ids)
             if len(set(ids)) < 2:
@@ -297,15 +305,18 @@ class ConsolidationService:
         merged: list[MergeDone] = []
         skipped: dict[str, str] = {}
         found_here = memory_ids is None and cluster_ids is None
+        for view in chosen:
+            if found_here and view.action == "review":
+                # Related, not near-copies: merging them is a judgement the rules do not make.
+                # The cluster stays for a person (or an assistant) to approve; a preview says
+                # so too, so that it shows what an apply would do.
+                skipped[view.id] = (
+                    f"review band (cohesion {view.cohesion:.2f}): left for a person to "
+                    "approve by cluster id (cluster_ids) or to merge by memory ids"
+                )
         if mode == "apply":
             for view in chosen:
-                if found_here and view.action == "review":
-                    # Related, not near-copies: merging them is a judgement the rules do not
-                    # make. The cluster stays for a person (or an assistant) to approve.
-                    skipped[view.id] = (
-                        f"review band (cohesion {view.cohesion:.2f}): left for a person to "
-                        "approve by cluster id (cluster_ids) or to merge by memory ids"
-                    )
+                if view.id in skipped:
                     continue
                 try:
                     done = self.apply(view, merged_content)
