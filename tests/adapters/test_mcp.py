@@ -694,6 +694,7 @@ async def test_an_unknown_argument_is_an_error_naming_it(server: Server, tool: s
 async def test_a_misspelled_argument_names_the_closest_valid_one(server: Server) -> None:
     before = await server.stats()
     message = await server.error("save_memory", {"content": "Likes jazz", "tag": ["music"]})
+    assert message.startswith("Error executing tool save_memory: ")  # as any tool error
     assert "tag: is not an argument of save_memory; did you mean 'tags'?" in message
     assert await server.stats() == before
 
@@ -730,6 +731,9 @@ async def test_the_seeds_documented_tool_calls_run_unchanged(server: Server) -> 
 @pytest.mark.anyio
 async def test_an_alias_and_its_parameter_together_are_an_error(server: Server) -> None:
     message = await server.error("search_memory", {"query": "x", "limit": 3, "top_k": 5})
+    assert "top_k: is another name for 'limit'" in message
+    # The alias is named whichever of the two comes first.
+    message = await server.error("search_memory", {"query": "x", "top_k": 5, "limit": 3})
     assert "top_k: is another name for 'limit'" in message
 
 
@@ -769,6 +773,11 @@ async def test_natural_language_activation_over_mcp(server: Server) -> None:
     assert (confirm["intent"], confirm["touch"]) == ("reinforce", [memory["id"]])
     nothing = await server.call("analyze_message", {"message": "Why is the sky blue?"})
     assert (nothing["intent"], nothing["should_save"]) == ("none", False)
+    # docs/tools.md gives [] as the default of recent_memory_ids: nothing was shown.
+    shown_none = await server.call(
+        "analyze_message", {"message": "Yes, still using TypeScript", "recent_memory_ids": []}
+    )
+    assert (shown_none["intent"], shown_none["touch"]) == ("reinforce", [])
 
 
 @pytest.mark.anyio

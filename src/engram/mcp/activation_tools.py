@@ -7,9 +7,10 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from engram.mcp import hints
-from engram.mcp.params import Content, MemoryIds
+from engram.mcp.params import Content, IdText
 from engram.mcp.runtime import EngramRuntime
 from engram.services.results import MessageAnalysis, RecallAnalysis
+from engram.services.validation import MAX_IDS
 
 Message = Annotated[Content, Field(description="The user's message, as they wrote it.")]
 
@@ -31,8 +32,14 @@ def register_activation_tools(server: MCPServer[Any], runtime: EngramRuntime) ->
     async def analyze_message(
         message: Message,
         recent_memory_ids: Annotated[
-            MemoryIds | None,
-            Field(description="Memories just shown to the user, for a confirmation to name."),
+            list[IdText] | None,
+            Field(
+                max_length=MAX_IDS,
+                description=(
+                    f"Up to {MAX_IDS} memories just shown to the user, for a confirmation to "
+                    "name; none (or an empty list) when nothing was shown."
+                ),
+            ),
         ] = None,
     ) -> MessageAnalysis:
         recent = recent_memory_ids or []

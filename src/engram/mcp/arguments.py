@@ -38,6 +38,7 @@ def checked_arguments(
     is neither a parameter of `tool` nor an alias of one."""
     aliases = ALIASES.get(tool, {})
     out: dict[str, Any] = {}
+    given: dict[str, str] = {}  # our parameter -> the name the caller gave it
     for name, value in arguments.items():
         if name in parameters:
             target, convert = name, None
@@ -46,7 +47,9 @@ def checked_arguments(
         else:
             raise ValidationError(name, _unknown(tool, name, parameters | aliases.keys()))
         if target in out:
-            raise ValidationError(name, f"is another name for {target!r}: give only one of them")
+            alias = name if name != target else given[target]
+            raise ValidationError(alias, f"is another name for {target!r}: give only one of them")
+        given[target] = name
         out[target] = value if convert is None else convert(value)
     return out
 

@@ -102,8 +102,8 @@ class EngramServer(MCPServer[EngramRuntime]):
         if parameters is not None:
             try:
                 arguments = checked_arguments(name, arguments, parameters)
-            except ValidationError as exc:
-                raise ToolError(str(exc)) from exc
+            except ValidationError as exc:  # worded as the SDK words a tool's own errors
+                raise ToolError(f"Error executing tool {name}: {exc}") from exc
         return compact_text(await super().call_tool(name, arguments, context))
 
     async def run_stdio_async(self) -> None:
