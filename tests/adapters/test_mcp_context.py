@@ -76,6 +76,21 @@ async def test_recall_context_brings_the_topics_memories_with_their_ids(tmp_path
         assert "no memories about" in nothing
 
 
+@pytest.mark.anyio
+async def test_a_bad_prompt_argument_is_named_not_a_rendering_failure(tmp_path: Path) -> None:
+    """The SDK answered "Error rendering prompt NAME" and logged a traceback."""
+    async with running_server(tmp_path / "home") as s:
+        with pytest.raises(MCPError) as long_topic:
+            await s.session.get_prompt("recall_context", {"topic": "x" * 5000})
+        assert "recall_context: topic: exceeds 1000 characters" in str(long_topic.value)
+        with pytest.raises(MCPError) as unknown:
+            await s.session.get_prompt("use_memory", {"x": "1"})
+        assert "x: is not an argument of use_memory" in str(unknown.value)
+        assert prompt_text(await s.session.get_prompt("use_memory")).startswith("You have")
+    log = s.stderr.read_text()
+    assert "Traceback" not in log and "Error rendering prompt recall_context\n" not in log
+
+
 async def read_json(s: Server, uri: str) -> dict[str, object]:
     data: dict[str, object] = json.loads(text(await s.session.read_resource(uri)))
     return data

@@ -175,7 +175,7 @@ def test_bad_input_names_the_field(mem: Engram, clock: FixedClock) -> None:
     with pytest.raises(ValidationError, match="merged_id"):
         mem.undo_consolidation(a.id)
     b = mem.save("two")
-    with pytest.raises(ValidationError, match="cluster_ids: give memory_ids .* not both"):
+    with pytest.raises(ValidationError, match=r"cluster_ids: give memory_ids .* not both"):
         mem.consolidate(auto_detect=False, memory_ids=[a.id, b.id], cluster_ids=["cluster-0"])
 
 

@@ -14,6 +14,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from engram.mcp.runtime import EngramRuntime
+from engram.services import validation as check
 from engram.services.results import why_summary
 
 RECALL_LIMIT = 8
@@ -61,6 +62,7 @@ def register_prompts(server: MCPServer[Any], runtime: EngramRuntime) -> None:
     async def recall_context(
         topic: Annotated[str, Field(description="What the conversation is about.")],
     ) -> str:
+        check.query(topic, "topic")
         hits = await runtime.call(lambda app: app.search.search(topic, limit=RECALL_LIMIT))
         if not hits:
             return (

@@ -22,13 +22,20 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
-from mcp.types import CallToolResult, InputRequiredResult, TextContent
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    GetPromptResult,
+    InputRequiredResult,
+    TextContent,
+)
 
 from engram.about import DISTRIBUTION
 from engram.app import configure_logging
 from engram.clock import Clock
 from engram.config import Settings, load_settings
-from engram.errors import ValidationError
+from engram.errors import EngramError, ValidationError
 from engram.mcp.arguments import checked_arguments
 from engram.mcp.launch import start
 from engram.mcp.runtime import EngramRuntime
@@ -81,10 +88,12 @@ Lifespan = Callable[[MCPServer[EngramRuntime]], AbstractAsyncContextManager[Engr
 
 
 class EngramServer(MCPServer[EngramRuntime]):
-    """The SDK's server, with every tool's arguments checked by name first: an unknown one is
-    an error naming it, and the seed's spellings are renamed (`engram.mcp.arguments`)."""
+    """The SDK's server, with every tool's and prompt's arguments checked by name first: an
+    unknown one is an error naming it, and the seed's spellings are renamed
+    (`engram.mcp.arguments`)."""
 
     _parameters: dict[str, frozenset[str]] | None = None
+    _prompt_parameters: dict[str, frozenset[str]] | None = None
     runtime: EngramRuntime  # the App behind the tools (the dashboard shares it)
 
     async def call_tool(
@@ -105,6 +114,30 @@ class EngramServer(MCPServer[EngramRuntime]):
             except ValidationError as exc:  # worded as the SDK words a tool's own errors
                 raise ToolError(f"Error executing tool {name}: {exc}") from exc
         return compact_text(await super().call_tool(name, arguments, context))
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        context: Context[EngramRuntime, Any] | None = None,
+    ) -> GetPromptResult | InputRequiredResult:
+        """The SDK answers any failure of a prompt with "Error rendering prompt NAME" (and logs
+        a traceback); a bad argument is the caller's to fix, so the answer names it."""
+        if self._prompt_parameters is None:
+            self._prompt_parameters = {
+                p.name: frozenset(a.name for a in p.arguments or [])
+                for p in await self.list_prompts()
+            }
+        parameters = self._prompt_parameters.get(name)
+        try:
+            if parameters is not None:
+                arguments = checked_arguments(name, arguments or {}, parameters)
+            return await super().get_prompt(name, arguments, context)
+        except (ValueError, EngramError) as exc:
+            cause = _engram_cause(exc)
+            if cause is None:
+                raise
+            raise MCPError(INVALID_PARAMS, f"Error rendering prompt {name}: {cause}") from exc
 
     async def run_stdio_async(self) -> None:
         """The SDK's stdio loop, reading through `CheckedInput` (a request the SDK could not
@@ -263,3 +296,13 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
         uvicorn.run(app, host=host, port=port, log_level="warning")
     finally:
         runtime.close()
+
+
+def _engram_cause(exc: BaseException) -> BaseException | None:
+    """The Engram error (or the tool error carrying one) behind an SDK wrapper, if any."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, EngramError | ToolError):
+            return seen
+        seen = seen.__cause__
+    return None

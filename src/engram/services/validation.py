@@ -137,12 +137,12 @@ def limit(value: int, field: str = "limit", most: int = MAX_LIMIT) -> int:
     return value
 
 
-def query(value: str | None) -> str | None:
+def query(value: str | None, field: str = "query") -> str | None:
     if value is None:
         return None
     if len(value) > MAX_QUERY:
-        raise ValidationError("query", f"exceeds {MAX_QUERY} characters")
-    return storable(value, "query")
+        raise ValidationError(field, f"exceeds {MAX_QUERY} characters")
+    return storable(value, field)
 
 
 def positive(value: float | None, field: str) -> float | None:
