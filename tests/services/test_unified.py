@@ -53,6 +53,18 @@ def test_a_promoted_memory_and_its_note_appear_once(ltm: tuple[Engram, Path]) ->
     assert (only.source, only.id, only.path) == ("ltm", m.id, path)
 
 
+def test_the_note_of_a_deleted_memory_names_no_memory(ltm: tuple[Engram, Path]) -> None:
+    """The vault is the user's: deleting a promoted memory leaves its note, and a hit on
+    that note must not hand out the id of a memory that is gone."""
+    mem, vault = ltm
+    m = used(mem, "Quokka photos go in the shared album")
+    path = mem.promote(m.id).items[0].path
+    mem.delete([m.id])
+    assert path is not None and (vault / path).exists()
+    (hit,) = mem.search_unified("quokka").hits
+    assert (hit.source, hit.id, hit.path) == ("ltm", None, path)
+
+
 def test_the_note_is_matched_to_its_memory_even_after_a_rename(
     ltm: tuple[Engram, Path],
 ) -> None:

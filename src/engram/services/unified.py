@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Literal
 
 from engram.core.notes import NoteHit
@@ -96,7 +97,7 @@ class UnifiedSearchService:
         )
         if ltm_w:
             self.ltm.refresh()  # edits made in the vault since the last look, if unwatched
-        notes = self._notes(text, wanted, limit + POOL_EXTRA) if ltm_w else []
+        notes = self._known_memories(self._notes(text, wanted, limit + POOL_EXTRA) if ltm_w else [])
         hits = [_from_memory(h, stm_w) for h in memories] + _from_notes(notes, ltm_w)
         merged = _merge_promoted(hits)
         merged.sort(key=lambda h: (-h.rank, h.source, h.id or h.path or ""))
@@ -108,6 +109,18 @@ class UnifiedSearchService:
             else "up to date"
         )
         return UnifiedResult(count=min(limit, len(merged)), hits=merged[:limit], vault=vault)
+
+    def _known_memories(self, notes: list[tuple[NoteHit, Fused]]) -> list[tuple[NoteHit, Fused]]:
+        """A note keeps its `engram_id` after its memory is deleted (a merge undone, a delete):
+        the note stays, it is the user's, but its hit must not name a memory that is gone."""
+        named = [n.engram_id for n, _ in notes if n.engram_id]
+        if not named:
+            return notes
+        alive = {m.id for m in self.ctx.store.get_many(named)}
+        return [
+            (n if n.engram_id is None or n.engram_id in alive else replace(n, engram_id=None), f)
+            for n, f in notes
+        ]
 
     def _notes(self, text: str, tags: tuple[str, ...], pool: int) -> list[tuple[NoteHit, Fused]]:
         """Notes matching the words or the meaning of `text` (or, without text, the tags)."""
