@@ -9,12 +9,17 @@ import subprocess
 import sys
 import textwrap
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engram import Engram, FixedClock
+from engram.core.models import Memory, Schedule
 from engram.services.search import MODEL_LOADING
+from engram.storage.protocol import Filter
+from engram.storage.sqlite import SQLiteStore
 
 PARAPHRASE = "when does my plane depart"
 FLIGHT = "The flight to Lisbon leaves at 9am"
@@ -310,6 +315,36 @@ def test_a_search_while_the_model_warms_up_answers_from_text_and_says_so(mem: En
         mem.app.context.warm_up.wait()
     (hit,) = mem.search(PARAPHRASE)
     assert hit.memory.id == flight.id and hit.why.note is None
+
+
+def test_an_index_saved_on_an_empty_store_rebuilds_once_the_log_was_pruned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server started on a new store saves an empty index (change 0); an import in another
+    process then stores more vectors than the log keeps (5 here instead of 50,000). The next
+    process must not replay only the kept tail: the oldest memories would never be found by
+    meaning. Store level, so that the importing process never loads the index itself."""
+    monkeypatch.setattr("engram.storage.sqlite.vector_rows.CHANGE_LOG_KEEP", 5)
+    db, model = tmp_path / "empty-first.db", ("test-model", 8)
+    rng = np.random.default_rng(7)
+    first = SQLiteStore(db, vector_model=model)
+    assert first.vector_search(np.ones(8, np.float32), Filter(), 5) == []  # saved at change 0
+    first.close()
+    importer = SQLiteStore(db, vector_model=model)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    ids = [f"m{i:03d}" for i in range(40)]
+    importer.insert(
+        [(Memory(id=i, content=i, created_at=now, last_used=now), Schedule()) for i in ids]
+    )
+    raw = rng.normal(size=(40, 8)).astype(np.float32)
+    vectors = dict(zip(ids, raw / np.linalg.norm(raw, axis=1, keepdims=True), strict=True))
+    for i in range(0, 40, 4):
+        importer.put_vectors([(k, vectors[k]) for k in ids[i : i + 4]], "test-model")
+    importer.close()
+    later = SQLiteStore(db, vector_model=model)
+    for ident in ids:
+        assert [s.id for s in later.vector_search(vectors[ident], Filter(), 1)] == [ident]
+    later.close()
 
 
 def test_the_vector_change_log_stays_bounded_and_a_lagging_index_rebuilds(

@@ -162,7 +162,9 @@ class VectorIndex:
         )
         if not rows:
             return True
-        if self._applied and rows[0][0] != self._applied + 1:
+        # An index at change 0 (saved while the store had no vectors) needs the log from its
+        # first entry too: pruned below that, the vectors stored meanwhile are not all in it.
+        if rows[0][0] != self._applied + 1:
             oldest = self._query("SELECT min(change) FROM vector_changes", ())[0][0]
             if oldest is not None and oldest > self._applied + 1:
                 return False
