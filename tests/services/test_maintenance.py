@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from tests.support import START
 
 from engram import Engram, FixedClock, Status
+from engram.storage.protocol import Filter, Stub
 
 
 def test_gc_dry_run_lists_and_apply_deletes_only_forgotten_memories(
@@ -28,6 +31,27 @@ def test_gc_can_archive_instead(mem: Engram) -> None:
     mem.gc(dry_run=False, archive_instead=True)
     assert mem.get(m.id).status == Status.ARCHIVED
     assert mem.gc().count == 0
+
+
+def test_gc_archives_the_rest_when_another_client_deletes_a_candidate(
+    mem: Engram, store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another client deletes a candidate between gc's listing and its archiving: the rest are
+    archived (the whole batch used to fail on the missing id)."""
+    old = [mem.save(f"old trivia {i}", created_at=START - timedelta(days=60)) for i in range(3)]
+    store = mem.app.context.store
+    checked = store.stubs  # gc's last look at the candidates before it archives them
+
+    def checked_then_deleted_elsewhere(ids: Sequence[str], where: Filter) -> list[Stub]:
+        found = checked(ids, where)
+        with Engram.open(store_url) as other:  # a real second client, in between
+            other.delete([old[1].id])
+        return found
+
+    monkeypatch.setattr(store, "stubs", checked_then_deleted_elsewhere)
+    done = mem.gc(dry_run=False, archive_instead=True)
+    assert sorted(done.memory_ids) == sorted([old[0].id, old[2].id])
+    assert {m.status for m in mem.get_many([old[0].id, old[2].id])} == {Status.ARCHIVED}
 
 
 def test_reinforced_memories_survive_gc(mem: Engram, clock: FixedClock) -> None:

@@ -409,6 +409,21 @@ def test_page_walks_the_store_in_save_order(store: Store) -> None:
     assert seen == [f"m{i:02d}" for i in range(25)]
 
 
+def test_paging_goes_on_when_the_cursor_memory_is_deleted_meanwhile(store: Store) -> None:
+    """gc, another client or an undone merge may delete the last memory of a page before the
+    next page is asked for: an export, a backup or a client paging the graph goes on."""
+    put(store, *(mem(f"m{i:02d}") for i in range(6)))
+    first = store.page(None, 2)
+    assert [m.id for m in first] == ["m00", "m01"]
+    store.delete(["m01"])
+    assert [m.id for m in store.page("m01", 2)] == ["m02", "m03"]
+    texts = store.page_texts("m03", 10)
+    store.delete(["m05"])
+    assert [t[0] for t in texts] == ["m04", "m05"] and store.page_texts("m05", 10) == []
+    with pytest.raises(NotFoundError):
+        store.page("never-a-page-end", 2)  # an id no page ended on is still refused
+
+
 def test_reschedule_all_rewrites_every_schedule_and_records_the_fingerprint(store: Store) -> None:
     put(store, *(mem(f"m{i}", idle_days=i) for i in range(5)))
     assert store.schedule_fingerprint() is None

@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from engram.core.models import Memory, Schedule, Status
 from engram.core.scoring import REASON_NAMES, memory_score, promotion_reasons, review_priority
+from engram.errors import NotFoundError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.results import GcResult, PromotionCandidate, ReviewCandidate, Stats
@@ -48,8 +49,7 @@ class MaintenanceService:
         ids = self._due_by_own_policy(due[:limit], now)
         if not dry_run and ids:
             if archive_instead:
-                done = self.ctx.store.modify(ids, self._archive_if_still_due(now))
-                ids = [new.id for _, new in done]
+                ids = self._archive(ids, now)
             else:
                 ids = self.ctx.store.delete(ids, due_before=now)
         return GcResult(
@@ -60,6 +60,20 @@ class MaintenanceService:
             has_more=has_more,
             promoted=promoted,
         )
+
+    def _archive(self, ids: list[str], now: float) -> list[str]:
+        """Archive those still due. One deleted by another client since the candidates were
+        listed is left out: `modify` refuses a missing id, and the whole batch with it."""
+        change = self._archive_if_still_due(now)
+        while ids:
+            try:
+                return [new.id for _, new in self.ctx.store.modify(ids, change)]
+            except NotFoundError:
+                present = {m.id for m in self.ctx.store.get_many(ids)}
+                if len(present) == len(ids):
+                    raise
+                ids = [i for i in ids if i in present]
+        return []
 
     def _due_by_own_policy(self, ids: list[str], now: float) -> list[str]:
         """The stored schedule may have been computed by another client with other decay

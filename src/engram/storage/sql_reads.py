@@ -8,6 +8,8 @@ override.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -29,6 +31,29 @@ def nested_tags(tags: Sequence[str]) -> tuple[list[str], list[str]]:
     return folded, [t + "/%" for t in escaped]
 
 
+class PageEnds:
+    """Where the pages a store handle returned ended (cursor id -> save-order position). A
+    cursor is the last memory of a page; deleted before the next page is asked for (by gc,
+    another client, a merge undone), it still marks its place, so an export, a backup or a
+    client paging the graph goes on instead of failing on "cursor not found"."""
+
+    def __init__(self, most: int = 1024) -> None:
+        self._seqs: OrderedDict[str, int] = OrderedDict()
+        self._most = most
+        self._lock = threading.Lock()
+
+    def remember(self, ident: str, seq: int) -> None:
+        with self._lock:
+            self._seqs[ident] = seq
+            self._seqs.move_to_end(ident)
+            while len(self._seqs) > self._most:
+                self._seqs.popitem(last=False)
+
+    def seq_of(self, ident: str) -> int | None:
+        with self._lock:
+            return self._seqs.get(ident)
+
+
 class SqlDialect(Protocol):
     @property
     def P(self) -> str: ...
@@ -40,6 +65,9 @@ class SqlDialect(Protocol):
     def _query(self, sql: str, params: Sequence[Any] = ()) -> Sequence[Sequence[Any]]: ...
 
     def _seq_after(self, after: str | None) -> int: ...
+
+    @property
+    def page_ends(self) -> PageEnds: ...
 
 
 class SqlReads:
@@ -56,29 +84,39 @@ class SqlReads:
     def page(self: SqlDialect, after: str | None, limit: int) -> list[Memory]:
         p = self.P
         rows = self._query(
-            f"SELECT {MEMORY_COLUMN_LIST} FROM memories WHERE seq > {p} ORDER BY seq LIMIT {p}",
+            f"SELECT seq, {MEMORY_COLUMN_LIST} FROM memories WHERE seq > {p} "
+            f"ORDER BY seq LIMIT {p}",
             (self._seq_after(after), limit),
         )
-        return [memory_from_row(row, self.decode_json) for row in rows]
+        out = [memory_from_row(row[1:], self.decode_json) for row in rows]
+        if out:
+            self.page_ends.remember(out[-1].id, int(rows[-1][0]))
+        return out
 
     def page_texts(
         self: SqlDialect, after: str | None, limit: int
     ) -> list[tuple[str, Status, str]]:
         p = self.P
         rows = self._query(
-            f"SELECT id, status, content FROM memories WHERE seq > {p} ORDER BY seq LIMIT {p}",
+            f"SELECT seq, id, status, content FROM memories WHERE seq > {p} ORDER BY seq LIMIT {p}",
             (self._seq_after(after), limit),
         )
-        return [(str(i), Status(status), str(content)) for i, status, content in rows]
+        if rows:
+            self.page_ends.remember(str(rows[-1][1]), int(rows[-1][0]))
+        return [(str(i), Status(status), str(content)) for _, i, status, content in rows]
 
     def _seq_after(self: SqlDialect, after: str | None) -> int:
-        """The save-order position of the cursor memory `after` (0 before the first)."""
+        """The save-order position of the cursor memory `after` (0 before the first): from
+        the store, or where a page of this handle ended, if that memory is gone since."""
         if after is None:
             return 0
         found = self._query(f"SELECT seq FROM memories WHERE id = {self.P}", (after,))
-        if not found:
+        if found:
+            return int(found[0][0])
+        seq = self.page_ends.seq_of(after)
+        if seq is None:
             raise NotFoundError("cursor", after)
-        return int(found[0][0])
+        return seq
 
     def schedule_fingerprint(self: SqlDialect) -> str | None:
         rows = self._query(f"SELECT value FROM store_meta WHERE key = {self.P}", (FINGERPRINT_KEY,))

@@ -57,7 +57,7 @@ from engram.storage.rows import (
     memory_from_row,
     stub_from_row,
 )
-from engram.storage.sql_reads import FINGERPRINT_KEY, SqlReads
+from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, SqlReads
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +110,7 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
     ) -> None:
         """`vector_model` = (model id, dimensions) of the embedder whose vectors are searched."""
         self.location = redact_url(url)
+        self.page_ends = PageEnds()
         self._url = url
         self._connect_timeout = max(1, round(connect_timeout))
         if vector_model is not None and vector_model[1] != VECTOR_DIMENSIONS:

@@ -49,7 +49,7 @@ from engram.storage.rows import (
     memory_from_row,
     stub_from_row,
 )
-from engram.storage.sql_reads import FINGERPRINT_KEY, SqlReads
+from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, SqlReads
 from engram.storage.sqlite.graph import SQLiteGraph
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate
@@ -82,6 +82,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         themselves durable (the JSONL store's), rebuilt from them after a crash."""
         self.path = Path(path).expanduser()
         self.location = str(self.path)
+        self.page_ends = PageEnds()
         self.field_weights = field_weights
         if str(path) != ":memory:":
             try:
