@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engram.core.models import Memory, Relation, Schedule
+from engram.core.models import Memory, Relation, Schedule, Status
 from engram.core.scoring import Policy, ScheduleArrays, memory_schedule, schedule_arrays
 from engram.core.timeutil import to_epoch
 from engram.errors import StoreError
@@ -238,6 +238,29 @@ def _compute(policy: Policy):  # type: ignore[no-untyped-def]
 
 
 # -- several store objects on one directory ---------------------------------------------------
+
+
+def test_another_file_under_the_same_inode_is_read_again_not_appended_to(folder: Path) -> None:
+    """A compaction writes a new file, and the file system may give it the old inode number.
+    Simulated here by rewriting the file in place (same inode) with what such a compaction
+    leaves: m00 dropped, two lines added, every line the same length, so that the size passes
+    B's offset and a newline sits there. B used to take the new bytes past its offset for
+    appended lines: it kept the deleted m00 and missed m10."""
+    a = JSONLStore(folder)
+    put(a, *(mem(f"m{i:02d}") for i in range(10)))
+    b = JSONLStore(folder)
+    assert b.count()[Status.ACTIVE] == 10  # B has read the file up to its end
+    path = folder / "memories.jsonl"
+    old = path.read_bytes().splitlines(keepends=True)
+    assert len({len(line) for line in old}) == 1
+    new = [*old[1:], old[0].replace(b'"m00"', b'"m10"'), old[0].replace(b'"m00"', b'"m11"')]
+    inode = path.stat().st_ino
+    with path.open("r+b") as f:
+        f.write(b"".join(new))
+    assert path.stat().st_ino == inode and path.stat().st_size > 10 * len(old[0])
+    assert {m.id for m in b.get_many(["m00", "m10", "m11"])} == {"m10", "m11"}
+    a.close()
+    b.close()
 
 
 def test_each_store_object_sees_the_others_writes(folder: Path) -> None:

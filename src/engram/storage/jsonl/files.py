@@ -74,6 +74,9 @@ class Chunk:
     lines: list[tuple[int, bytes]] = field(default_factory=list)
 
 
+_SAMPLE = 4096  # bytes before the read offset compared on every read (see LineFile)
+
+
 def _digest() -> Any:
     return hashlib.blake2b(digest_size=16)
 
@@ -86,6 +89,11 @@ class LineFile:
     line_no: int = 0  # lines consumed (including empty ones), for reporting
     clean_end: bool = True  # the consumed bytes end with a newline (or nothing was consumed)
     consumed: Any = field(default_factory=_digest)  # digest of the bytes consumed
+    # The last bytes consumed, and the file's mtime when last read: a compaction writes a new
+    # file, and the file system may hand it the old inode number again. Same inode, a size past
+    # our offset and a newline there do not prove that it is the file we read: these do.
+    sample: bytes = b""
+    mtime_ns: int | None = None
 
     @property
     def name(self) -> str:
@@ -94,6 +102,7 @@ class LineFile:
     def forget(self) -> None:
         self.ino, self.offset, self.line_no, self.clean_end = None, 0, 0, True
         self.consumed = _digest()
+        self.sample, self.mtime_ns = b"", None
 
     def position(self) -> dict[str, Any]:
         """How far this file was read, and a digest of what was read: `resume` takes it."""
@@ -120,11 +129,13 @@ class LineFile:
             consumed = _digest()
             for start in range(0, offset, _READ_BLOCK):
                 consumed.update(_read_all(fd, start, min(_READ_BLOCK, offset - start)))
+            sample = _read_all(fd, max(0, offset - _SAMPLE), min(offset, _SAMPLE))
         finally:
             os.close(fd)
         if consumed.hexdigest() != position.get("digest"):
             return False
         self.ino, self.offset, self.consumed = st.st_ino, offset, consumed
+        self.sample, self.mtime_ns = sample, st.st_mtime_ns
         self.line_no = int(position.get("line_no", 0))
         self.clean_end = bool(position.get("clean_end", True))
         return True
@@ -135,7 +146,9 @@ class LineFile:
             st = os.stat(self.path)
         except FileNotFoundError:
             return self.ino is None
-        return st.st_ino == self.ino and st.st_size == self.offset
+        return (
+            st.st_ino == self.ino and st.st_size == self.offset and st.st_mtime_ns == self.mtime_ns
+        )
 
     def read_new(self) -> Chunk:
         """Lines appended since the last read. Call with the directory lock held (shared or
@@ -150,12 +163,15 @@ class LineFile:
         try:
             st = os.fstat(fd)
             reset = st.st_ino != self.ino or st.st_size < self.offset
-            if not reset and self.offset and self.clean_end:
-                # A hand edit that rewrote the file in place: our offset is no longer a line end.
-                reset = os.pread(fd, 1, self.offset - 1) != b"\n"
+            if not reset and self.offset:
+                # Another file under the same inode number (a compaction), or a hand edit that
+                # rewrote it in place: the bytes before our offset are not the ones we read.
+                before = _read_all(fd, self.offset - len(self.sample), len(self.sample))
+                reset = before != self.sample
             if reset:
                 self.forget()
                 self.ino = st.st_ino
+            self.mtime_ns = st.st_mtime_ns
             if st.st_size == self.offset:
                 return Chunk(reset=reset)
             data = _read_all(fd, self.offset, st.st_size - self.offset)
@@ -177,6 +193,7 @@ class LineFile:
         self.line_no = number
         self.offset += len(data)
         self.consumed.update(data)
+        self.sample = (self.sample + data)[-_SAMPLE:]
         self.clean_end = not tail
         return Chunk(reset=reset, lines=lines)
 
@@ -199,6 +216,7 @@ class LineFile:
             try:
                 _write_all(fd, body)
                 os.fsync(fd)
+                written = os.fstat(fd)
             except BaseException as exc:
                 os.ftruncate(fd, size)  # all or nothing: no half line is left behind
                 if isinstance(exc, OSError):
@@ -211,6 +229,8 @@ class LineFile:
         if st.st_ino == self.ino and size == self.offset:
             self.offset = size + len(body)
             self.consumed.update(body)
+            self.sample = (self.sample + body)[-_SAMPLE:]
+            self.mtime_ns = written.st_mtime_ns
             self.line_no += count
             self.clean_end = True
         return count
@@ -230,17 +250,20 @@ class LineFile:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
             try:
                 batch: list[bytes] = []
+                sample = b""
                 for line in lines:
                     batch.append(line + b"\n")
                     count += 1
                     if len(batch) >= 4096:
                         size += _write_all(fd, data := b"".join(batch))
                         consumed.update(data)
+                        sample = (sample + data)[-_SAMPLE:]
                         batch.clear()
                 size += _write_all(fd, data := b"".join(batch))
                 consumed.update(data)
+                sample = (sample + data)[-_SAMPLE:]
                 os.fsync(fd)
-                ino = os.fstat(fd).st_ino
+                written = os.fstat(fd)
             finally:
                 os.close(fd)
             os.replace(tmp, self.path)
@@ -251,8 +274,8 @@ class LineFile:
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        self.ino, self.offset, self.line_no, self.clean_end = ino, size, count, True
-        self.consumed = consumed
+        self.ino, self.offset, self.line_no, self.clean_end = written.st_ino, size, count, True
+        self.consumed, self.sample, self.mtime_ns = consumed, sample, written.st_mtime_ns
         return count
 
     def size(self) -> int:
