@@ -240,6 +240,31 @@ def _compute(policy: Policy):  # type: ignore[no-untyped-def]
 # -- several store objects on one directory ---------------------------------------------------
 
 
+def test_a_write_failing_part_way_leaves_the_index_as_the_files_are(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A delete appends to memories.jsonl, then to vectors.jsonl. If the second append fails
+    (a full disk: simulated, a real one cannot be arranged here), the first is on disk: the
+    index used to keep the memory, and the snapshot carried that to later processes."""
+    store = JSONLStore(folder)
+    put(store, mem("m1"), mem("m2"))
+    store.put_vectors([("m1", np.ones(4, np.float32) / 2)], "test-model")
+
+    def disk_full(lines: object) -> int:
+        raise StoreError("cannot write vectors.jsonl: No space left on device")
+
+    monkeypatch.setattr(store._vectors, "append", disk_full)
+    with pytest.raises(StoreError, match="No space left"):
+        store.delete(["m1"])
+    on_disk = [line["id"] for line in lines(folder / "memories.jsonl")]
+    assert on_disk[-1] == "m1"  # the tombstone of m1 was written before the failure
+    assert [m.id for m in store.get_many(["m1", "m2"])] == ["m2"]  # as the files say
+    store.close()
+    again = JSONLStore(folder)  # from the snapshot the first store saved
+    assert [m.id for m in again.get_many(["m1", "m2"])] == ["m2"]
+    again.close()
+
+
 def test_another_file_under_the_same_inode_is_read_again_not_appended_to(folder: Path) -> None:
     """A compaction writes a new file, and the file system may give it the old inode number.
     Simulated here by rewriting the file in place (same inode) with what such a compaction

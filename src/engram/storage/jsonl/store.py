@@ -276,9 +276,15 @@ class JSONLStore:
             with self._lock.hold(exclusive=True):
                 self._sync()
                 self._repair_if_needed()
+                sizes = [file.size() for file in self._files]
                 try:
                     yield self._index
-                except EngramError:  # a check or a change callback refused, before any append
+                except EngramError:
+                    # A check or a change callback refused before any append: the index is
+                    # as the files are. But a write that failed part-way (a full disk on its
+                    # second file) has appended lines the index never saw: rebuild it.
+                    if [file.size() for file in self._files] != sizes:
+                        self._reload()
                     raise
                 except BaseException:
                     self._reload()
