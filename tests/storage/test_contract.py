@@ -10,6 +10,7 @@ import pytest
 
 from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.core.scoring import Policy, ScheduleArrays, memory_schedule, schedule_arrays
+from engram.core.text import query_terms
 from engram.core.timeutil import DAY, to_epoch
 from engram.errors import NotFoundError, StoreError
 from engram.storage.jsonl import JSONLStore
@@ -248,6 +249,29 @@ def test_text_search_stems_and_ignores_case_and_accents(store: Store) -> None:
     put(store, mem("a", "Running the CAFÉ deployments"))
     for term in ("run", "cafe", "deployment"):
         assert [m.id for m in store.text_search([term], Filter(), 10)] == ["a"], term
+
+
+def test_text_search_finds_the_words_inside_urls_names_and_versions(store: Store) -> None:
+    """Words are split at every punctuation mark, in the text as in the query (core.text):
+    PostgreSQL's parser kept "next.js", URLs, paths, addresses and versions whole, and found
+    none of their words, nor the whole string."""
+    put(
+        store,
+        mem("js", "Frontend uses next.js with vue.js widgets"),
+        mem("url", "Repo lives at https://github.com/acme/atlas-api"),
+        mem("py", "Upgrade the build to python3.12 before friday"),
+        mem("mail", "Write to ops-team@example.com about v2.5.1-beta"),
+        mem("path", "The script is /usr/local/bin/deploy.sh", tags=("project/atlas",)),
+    )
+    expected = {
+        "next": "js", "vue.js": "js", "github": "url", "acme": "url",
+        "https://github.com/acme/atlas-api": "url", "python3.12": "py", "12": "py",
+        "example": "mail", "v2.5.1-beta": "mail", "beta": "mail", "deploy.sh": "path",
+        "usr": "path", "atlas": "path",
+    }  # fmt: skip
+    for query, ident in expected.items():
+        found = [m.id for m in store.text_search(query_terms(query), Filter(), 10)]
+        assert found[:1] == [ident], query  # best first (the words are OR-ed)
 
 
 def test_text_search_ranks_more_matching_terms_higher(store: Store) -> None:

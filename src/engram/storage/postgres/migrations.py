@@ -295,6 +295,34 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX audit_plan ON audit (plan_id, seq);
         """,
     ),
+    (
+        "0009_words_split_at_punctuation",
+        # PostgreSQL's parser keeps "next.js", "v2.5.1-beta", URLs, paths and e-mail addresses
+        # whole, as one token each, while SQLite (and the query's words, core.text) split them
+        # at every punctuation mark: a search for "next" or "github" found nothing here. ASCII
+        # punctuation becomes a space before parsing (translate: the same on every locale),
+        # so the tokens are the ones every other backend has.
+        r"""
+        CREATE FUNCTION engram_split(text) RETURNS text
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT translate($1, '!"#$%&''()*+,-./:;<=>?@[\]^_`{|}~', repeat(' ', 32)) $$;
+        ALTER TABLE memories DROP COLUMN search;
+        ALTER TABLE memories ADD COLUMN search tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('engram', engram_split(content)), 'D')
+            || setweight(to_tsvector('engram', engram_split(engram_words(tags))), 'A')
+            || setweight(to_tsvector('engram', engram_split(engram_words(entities))), 'B')
+        ) STORED;
+        CREATE INDEX memories_search ON memories USING gin (search)
+            WITH (gin_pending_list_limit = 256);
+        ALTER TABLE ltm_notes DROP COLUMN search;
+        ALTER TABLE ltm_notes ADD COLUMN search tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('engram', engram_split(title)), 'A')
+            || setweight(to_tsvector('engram', engram_split(engram_words(tags))), 'B')
+            || setweight(to_tsvector('engram', engram_split(body)), 'D')
+        ) STORED;
+        CREATE INDEX ltm_notes_search ON ltm_notes USING gin (search);
+        """,
+    ),
 ]
 
 
