@@ -54,6 +54,17 @@ def test_gc_archives_the_rest_when_another_client_deletes_a_candidate(
     assert {m.status for m in mem.get_many([old[0].id, old[2].id])} == {Status.ARCHIVED}
 
 
+def test_stats_and_gc_agree_on_a_memory_exactly_at_the_forget_threshold(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """Saved at the threshold (strength 0.05): not below it yet, so neither counts it; a
+    moment later both do (stats read the stored schedule, gc the exact score)."""
+    m = mem.save("barely there", strength=0.05)
+    assert (mem.stats().due_for_gc, mem.gc().count) == (0, 0)
+    clock.advance(hours=1)
+    assert (mem.stats().due_for_gc, mem.gc().memory_ids) == (1, [m.id])
+
+
 def test_reinforced_memories_survive_gc(mem: Engram, clock: FixedClock) -> None:
     used, unused = mem.save("used"), mem.save("unused")
     for _ in range(3):

@@ -120,14 +120,16 @@ def crossing_times(
 ) -> NDArray[np.float64]:
     """Epoch second at which each score falls below `threshold`.
 
-    A memory that starts at or below the threshold crossed it before its last use: we place the
-    crossing one second earlier so `now > crossing` holds from the first moment.
+    A memory that starts below the threshold crossed it before its last use: we place the
+    crossing one second earlier so `now > crossing` holds from the first moment. One that
+    starts exactly at it falls below right after: its crossing is its last use (gc's own test,
+    score < threshold, agrees at every moment).
     """
     peak = np.power(use_count + 1.0, policy.beta) * strength
     with np.errstate(divide="ignore"):
         ratio = np.where(peak > 0, threshold / np.where(peak > 0, peak, 1.0), np.inf)
     crossing = last_used + time_to_retention(policy.decay, ratio)
-    return np.where(ratio >= 1.0, last_used - 1.0, crossing)
+    return np.where(ratio > 1.0, last_used - 1.0, crossing)
 
 
 @dataclass(frozen=True)
