@@ -274,6 +274,14 @@ def test_text_search_finds_the_words_inside_urls_names_and_versions(store: Store
         assert found[:1] == [ident], query  # best first (the words are OR-ed)
 
 
+def test_a_tag_filter_ignores_case_beyond_ascii(store: Store) -> None:
+    """docs/search.md: tags match case-insensitively. SQLite's NOCASE folds ASCII only."""
+    put(store, mem("summer", "Vacances à Nîmes", tags=("ÉTÉ",)), mem("other", "x", tags=("hiver",)))
+    for tag in ("été", "Été", "ÉTÉ"):
+        found = store.browse(Filter(tags=(tag,)), 10)
+        assert [s.id for s in found] == ["summer"], tag
+
+
 def test_text_search_ranks_more_matching_terms_higher(store: Store) -> None:
     put(store, mem("one", "python tips"), mem("both", "python packaging tips for wheels"))
     hits = store.text_search(["python", "wheels"], Filter(), 10)

@@ -49,6 +49,7 @@ def test_old_schema_with_data_migrates_and_indexes_existing_rows(tmp_path: Path)
     store = SQLiteStore(path)
     try:
         assert [m.id for m in store.text_search(["gardening"], Filter(), 5)] == ["old"]
+        assert [s.id for s in store.browse(Filter(tags=("HOBBY",)), 5)] == ["old"]  # keyed
         assert store.schedule_counts(15.0) == (0, 1)
     finally:
         store.close()

@@ -4,6 +4,7 @@ memory's text divides into statements and searchable passages."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _STATEMENT_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -67,3 +68,9 @@ def passages(content: str) -> list[str]:
     if len(pieces) < 2:
         return []
     return [prefix + piece for piece in pieces[:MAX_PASSAGES]]
+
+
+def tag_key(tag: str) -> str:
+    """What a tag filter compares, on every backend: the tag lower-cased with Unicode's rules
+    (as PostgreSQL's `lower`), in its composed form, so that "ÉTÉ" finds "été"."""
+    return unicodedata.normalize("NFC", tag).lower()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from engram.core.text import tag_key
+
 _TEXT_OF = "(SELECT coalesce(group_concat(value, ' '), '') FROM json_each({col}))"
 
 MIGRATIONS: list[tuple[str, str]] = [
@@ -293,11 +295,51 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX audit_plan ON audit(plan_id, seq);
         """,
     ),
+    (
+        "0010_tag_keys",
+        # Tag filters compare `core.text.tag_key` (Unicode lower case): COLLATE NOCASE folds
+        # ASCII only, so a filter on "été" missed a memory tagged "ÉTÉ" here and not on
+        # PostgreSQL. The key comes from `engram_tag_key`, registered on every connection
+        # that writes (`migrate`). The table is rebuilt from the memories' tags, which also
+        # indexes rows older than 0002's triggers.
+        f"""
+        ALTER TABLE memory_tags ADD COLUMN folded TEXT NOT NULL DEFAULT '';
+        DELETE FROM memory_tags;
+        INSERT INTO memory_tags(seq, tag, folded)
+            SELECT m.seq, t.value, engram_tag_key(t.value) FROM memories m, json_each(m.tags) t;
+        DROP INDEX memory_tags_tag;
+        CREATE INDEX memory_tags_folded ON memory_tags(folded, seq);
+        DROP TRIGGER memories_text_ai;
+        CREATE TRIGGER memories_text_ai AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts(rowid, content, tags, entities) VALUES (
+                new.seq, new.content, {_TEXT_OF.format(col="new.tags")},
+                {_TEXT_OF.format(col="new.entities")});
+            INSERT INTO memory_tags(seq, tag, folded)
+                SELECT new.seq, value, engram_tag_key(value) FROM json_each(new.tags);
+        END;
+        DROP TRIGGER memories_text_au;
+        CREATE TRIGGER memories_text_au AFTER UPDATE OF content, tags, entities ON memories BEGIN
+            DELETE FROM memories_fts WHERE rowid = old.seq;
+            INSERT INTO memories_fts(rowid, content, tags, entities) VALUES (
+                new.seq, new.content, {_TEXT_OF.format(col="new.tags")},
+                {_TEXT_OF.format(col="new.entities")});
+            DELETE FROM memory_tags WHERE seq = old.seq;
+            INSERT INTO memory_tags(seq, tag, folded)
+                SELECT new.seq, value, engram_tag_key(value) FROM json_each(new.tags);
+        END;
+        """,
+    ),
 ]
+
+
+def register_functions(conn: sqlite3.Connection) -> None:
+    """What the schema's triggers call: every connection that writes memories needs it."""
+    conn.create_function("engram_tag_key", 1, tag_key, deterministic=True)
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Bring the schema to head; returns the names applied now."""
+    register_functions(conn)
     conn.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)"
     )

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from engram.core.text import tag_key
 from engram.errors import StoreError
 from engram.storage.protocol import Filter
 
@@ -31,8 +32,10 @@ def filter_sql(where: Filter, alias: str, *, by_key: bool = False) -> tuple[str,
         params.append(where.used_since)
     if where.tags:
         marks = ", ".join("?" * len(where.tags))
-        clauses.append(f"AND {alias}.seq IN (SELECT seq FROM memory_tags WHERE tag IN ({marks}))")
-        params += list(where.tags)
+        clauses.append(
+            f"AND {alias}.seq IN (SELECT seq FROM memory_tags WHERE folded IN ({marks}))"
+        )
+        params += [tag_key(t) for t in where.tags]
     return " ".join(clauses), params
 
 
