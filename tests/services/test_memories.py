@@ -138,6 +138,19 @@ def test_save_many_is_all_or_nothing(mem: Engram) -> None:
     assert len(mem.save_many([Draft(content="a"), Draft(content="b")])) == 2
 
 
+def test_names_found_in_the_text_follow_the_text_on_update(mem: Engram) -> None:
+    """Enrichment took "Python" from the old text; rewritten to Go, the memory was still an
+    entity match for "python". Names the caller gave (no text yielded them) stay; entities
+    given with the update replace them all, as before."""
+    m = mem.save("We write the backend in Python with FastAPI", entities=["Atlas"])
+    assert m.entities == ("Atlas", "Python", "FastAPI")
+    moved = mem.update(m.id, content="We write the backend in Go with Gin")
+    assert moved.entities == ("Atlas", "Go", "Gin") == mem.get(m.id).entities
+    assert m.id not in [h.memory.id for h in mem.search("python")]
+    given = mem.update(m.id, content="Now in Rust with Axum", entities=["Kept"])
+    assert given.entities == ("Kept",)
+
+
 def test_update_changes_fields_and_reindexes_text(mem: Engram) -> None:
     m = mem.save("the tomatoes in the garden need water", tags=["a"])
     new = "quarterly tax return is due in April"

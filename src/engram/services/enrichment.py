@@ -36,3 +36,15 @@ def enrich(content: str, entities: Sequence[str], strength: float | None) -> Enr
     return Enrichment(
         entities=names[len(entities) :], all_entities=names, strength=strength, why=why
     )
+
+
+def reenriched(entities: Sequence[str], old_content: str, new_content: str) -> list[str]:
+    """A memory's entities after its text changed (enrichment on, no entities given): the
+    names found in the old text that the new one no longer has are dropped, names of the new
+    text added; any other entity (one the caller gave, which no text yielded) stays. A memory
+    rewritten from "Python code" to "Go code" was still found by "python"."""
+    old_found = {name.casefold() for name in extract_entities(old_content)}
+    new_found = [n for n in extract_entities(new_content) if len(n) <= MAX_ENTITY_LEN]
+    new_folded = {name.casefold() for name in new_found}
+    kept = [e for e in entities if e.casefold() not in old_found or e.casefold() in new_folded]
+    return merged_names(kept, new_found)[: max(MAX_ENTITIES, len(kept))]

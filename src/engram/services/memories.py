@@ -20,7 +20,7 @@ from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.enrichment import enrich, merged_names
+from engram.services.enrichment import enrich, merged_names, reenriched
 from engram.services.results import (
     DeleteResult,
     Enrichment,
@@ -312,10 +312,16 @@ class MemoryService:
             changes["strength"] = check.strength(strength)
         if not changes:
             raise ValidationError("update", "give at least one field to change")
-        ((before, updated),) = self.ctx.store.modify(
-            [check.memory_id(memory_id)],
-            lambda m: self.ctx.scheduled(m.model_copy(update=changes)),
-        )
+        follow = "content" in changes and entities is None and self.ctx.settings.enrich_on_save
+
+        def change(m: Memory) -> tuple[Memory, Schedule]:
+            update = changes
+            if follow:  # the names found in the text follow the text (enrichment.reenriched)
+                found = reenriched(m.entities, m.content, changes["content"])
+                update = {**changes, "entities": check.entities(found)}
+            return self.ctx.scheduled(m.model_copy(update=update))
+
+        ((before, updated),) = self.ctx.store.modify([check.memory_id(memory_id)], change)
         if "content" in changes:  # the store retired the old vector with the old text
             self.ctx.embed_later([(updated.id, updated.content)])
         if self.on_update is not None:
