@@ -101,6 +101,9 @@ def test_without_the_token_nothing_changes(dashboard: tuple[str, Path, dict[str,
     for path in (f"memory/{m['other'].id}", "graph"):
         page = httpx2.get(f"{base}/ui/{path}", timeout=10)
         assert page.status_code == 303 and page.headers["location"].endswith("/ui/login")
+    # A wrong token with a letter beyond ASCII is a wrong token, not a server error.
+    wrong = httpx2.post(f"{base}/ui/login", data={"token": "sécret-é"}, timeout=10)
+    assert wrong.status_code == 401 and "not the token" in wrong.text
     # Signed in, but the request comes from another site's page: refused too.
     signed_in = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, timeout=10)
     cookies = signed_in.cookies

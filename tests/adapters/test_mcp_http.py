@@ -7,6 +7,7 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,9 @@ import httpx2
 import pytest
 from mcp.client import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+
+from engram.config import Settings
+from engram.mcp.http import token_for
 
 TOKEN = "test-token-0123456789abcdef"
 
@@ -128,6 +132,25 @@ def test_a_foreign_host_header_is_refused_even_with_the_token(
     headers = {"Authorization": f"Bearer {TOKEN}", "Host": "evil.example"}
     response = httpx2.post(url, json=ping, headers=headers, timeout=10)
     assert response.status_code in (400, 403, 421)
+
+
+def test_servers_started_together_agree_on_the_first_token(tmp_path: Path) -> None:
+    """`engram serve --http` and `engram ui` started at once, no token file yet: each used to
+    write a token of its own, and the first kept one nobody could see."""
+    barrier = threading.Barrier(8)
+    tokens: list[str] = []
+
+    def start() -> None:
+        barrier.wait()
+        tokens.append(token_for(Settings(), tmp_path)[0])
+
+    threads = [threading.Thread(target=start) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert set(tokens) == {(tmp_path / "http-token").read_text().strip()}
+    assert [p.name for p in tmp_path.iterdir()] == ["http-token"]  # no temporary file left
 
 
 def test_token_show_and_rotate(tmp_path: Path) -> None:

@@ -80,11 +80,37 @@ def token_for(settings: Settings, directory: Path | None = None) -> tuple[str, s
         token = path.read_text(encoding="utf-8").strip()
         if token:
             return token, str(path)
-    return rotate_token(directory), str(path)
+        return rotate_token(directory), str(path)  # an empty file: replace it
+    return _first_token(path), str(path)
 
 
 def token_path(directory: Path | None = None) -> Path:
     return (directory or config_dir()) / TOKEN_FILE
+
+
+def _first_token(path: Path) -> str:
+    """Create the token file unless another process just did, and return the token in it:
+    two servers started together (`engram serve --http` and `engram ui`) used to write one
+    each, and the first kept a token nobody could see. The file appears whole (a hard link of
+    a finished temporary file), so the loser reads the winner's."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _token_file(path)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        return path.read_text(encoding="utf-8").strip()
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path.read_text(encoding="utf-8").strip()
+
+
+def _token_file(path: Path) -> Path:
+    """A new random token in an owner-only temporary file beside `path`."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(secrets.token_urlsafe(32) + "\n")
+    return tmp
 
 
 def rotate_token(directory: Path | None = None) -> str:
@@ -92,10 +118,7 @@ def rotate_token(directory: Path | None = None) -> str:
     holding the old one are refused from the next request of a server started afterwards."""
     path = token_path(directory)
     path.parent.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(32)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(token + "\n")
+    tmp = _token_file(path)
+    token = tmp.read_text(encoding="utf-8").strip()
     os.replace(tmp, path)
     return token

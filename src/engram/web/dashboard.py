@@ -58,9 +58,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
     def authorized(request: Request) -> bool:
         bearer = request.headers.get("authorization", "")
         cookie = request.cookies.get(COOKIE, "")
-        return hmac.compare_digest(bearer, f"Bearer {token}") or hmac.compare_digest(
-            cookie, expected
-        )
+        return _same(bearer, f"Bearer {token}") or _same(cookie, expected)
 
     async def call(operation: Callable[[App], Any]) -> Any:
         return await run_in_threadpool(lambda: operation(app()))
@@ -88,7 +86,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             return page(request, "login.html")
         form = await request.form()
         given = str(form.get("token", "")).strip()
-        if not hmac.compare_digest(given, token):
+        if not _same(given, token):
             return page(request, "login.html", 401, error="That is not the token.")
         response = RedirectResponse(f"{_base(request)}/", status_code=303)
         response.set_cookie(
@@ -227,3 +225,9 @@ def _chart(
         "start": label(t0),
         "end": label(t1),
     }
+
+
+def _same(given: str, expected: str) -> bool:
+    """Constant-time comparison of any text: `hmac.compare_digest` refuses non-ASCII strings
+    (a TypeError, a 500 for "Bearer é"), so both sides are compared as UTF-8 bytes."""
+    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode())
