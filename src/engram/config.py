@@ -227,8 +227,17 @@ def check_ltm_folder(value: str) -> str:
 
 
 def env_files() -> tuple[Path, ...]:
-    """Later files win: the user's config first, then the working directory's."""
-    return (config_dir() / ".env", Path.cwd() / ".env")
+    """Later files win: the user's config first, then the working directory's. A folder the
+    user may not look into (a working directory owned by someone else) holds no settings file
+    for them: it was a PermissionError at start-up."""
+    return tuple(f for f in (config_dir() / ".env", Path.cwd() / ".env") if _is_file(f))
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def load_settings(**overrides: Any) -> Settings:
@@ -240,7 +249,10 @@ def load_settings(**overrides: Any) -> Settings:
     if unknown:
         raise ConfigError(f"unknown setting(s): {', '.join(unknown)}")
     files = env_files()
-    from_files = {k for f in files if f.is_file() for k in dotenv_values(f)}
+    try:
+        from_files = {k for f in files for k in dotenv_values(f)}
+    except OSError as exc:
+        raise ConfigError(f"cannot read the settings file {exc.filename}: {exc.strerror}") from None
     warn_unknown(set(os.environ) | from_files, names)
     engram_set = {
         k.upper() for k in (set(os.environ) | from_files) if k.upper().startswith(ENV_PREFIX)

@@ -3,6 +3,12 @@ unified search catches up before it searches. Real files, real watching (inotify
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -10,6 +16,7 @@ from pathlib import Path
 import frontmatter
 import pytest
 from tests.ltm_support import open_with_vault, used, write_note
+from tests.storage.test_read_only import unprivileged
 
 from engram import Engram, FixedClock
 from engram.vault.render import CONFLICT_TAG
@@ -256,3 +263,51 @@ def test_a_vault_inside_a_hidden_folder_is_watched(tmp_path: Path, clock: FixedC
             assert mem.app.ltm.status().notes_indexed == 1
         finally:
             mem.app.ltm.stop_watching()
+
+
+UNREADABLE_CHILD = textwrap.dedent(
+    """
+    import json, sys
+    from engram import Engram
+    store, vault = sys.argv[1], sys.argv[2]
+    with Engram.open(store, vault_path=vault, embedding_model="none") as mem:
+        report = mem.index_ltm()
+        hits = mem.search_unified("readable note").hits
+        print(json.dumps({
+            "problems": [(p.path, p.problem) for p in report.problems],
+            "notes": report.notes,
+            "hits": [h.path for h in hits],
+        }))
+    """
+)
+
+
+def test_a_note_that_cannot_be_read_is_reported_not_fatal(tmp_path: Path) -> None:
+    """One note Engram may not read (its permissions, a sync client's lock) stopped indexing
+    and every unified search with a PermissionError. Permissions are real: the child runs as
+    `nobody` under root, which ignores them (tests/storage/test_read_only.py). Its working
+    directory, pytest's, is private to root: looking for a `.env` there was a PermissionError
+    at start-up too."""
+    folder = Path(tempfile.mkdtemp(prefix="engram-unreadable-"))
+    try:
+        folder.chmod(0o777)
+        vault = folder / "vault"
+        write_note(vault, "notes/a.md", "A readable note about tea.\n")
+        write_note(vault, "notes/b.md", "A secret note.\n")
+        for p in [vault, *vault.rglob("*")]:
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        (vault / "notes" / "b.md").chmod(0o000)
+        done = subprocess.run(
+            [sys.executable, "-c", UNREADABLE_CHILD, str(folder / "x.db"), str(vault)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "XDG_DATA_HOME": str(folder), "XDG_CONFIG_HOME": str(folder)},
+            **unprivileged(),  # type: ignore[arg-type]
+        )
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)
+        assert out["problems"] == [["notes/b.md", "cannot be read (Permission denied)"]]
+        assert out["hits"] == ["notes/a.md"] and out["notes"] == 2
+    finally:
+        subprocess.run(["rm", "-rf", str(folder)], check=True)

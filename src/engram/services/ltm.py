@@ -27,8 +27,8 @@ from engram.services.context import Context
 from engram.services.results import Result
 from engram.services.vault_watch import VaultWatcher
 from engram.storage.protocol import Capability, Filter
+from engram.vault.index import UnreadableNote, parse_note, read_file, readable, scan
 from engram.vault.index import digest as content_digest
-from engram.vault.index import parse_note, read_file, scan
 from engram.vault.render import CONFLICT_TAG, retarget_links
 from engram.vault.writer import VaultFiles, check_relative
 
@@ -247,10 +247,16 @@ class LtmService:
             if old and (old.mtime_ns, old.size) == (entry.mtime_ns, entry.size):
                 counts["unchanged"] += 1
             else:
-                read = read_file(files.root, entry.path)
-                if read is None:
-                    seen.discard(entry.path)  # deleted while we scanned
+                try:
+                    read = read_file(files.root, entry.path)
+                except UnreadableNote as exc:  # kept as indexed before; said why
+                    problems.append(NoteProblem(path=entry.path, problem=str(exc)))
+                    counts["unchanged"] += 1
+                    read = None
                 else:
+                    if read is None:
+                        seen.discard(entry.path)  # deleted while we scanned
+                if read is not None:
                     data, mtime_ns, size = read
                     digest = content_digest(data)
                     if old and old.digest == digest:
@@ -313,7 +319,7 @@ class LtmService:
         files = self.vault.files()
         touched = []
         for entry in scan(files.root):
-            read = read_file(files.root, entry.path)
+            read = readable(files.root, entry.path)
             if read is None:
                 continue
             text = read[0].decode("utf-8", "replace")
@@ -366,7 +372,7 @@ class LtmService:
         root = self.vault.files().root
         notes = []
         for path in paths:
-            read = read_file(root, path)
+            read = readable(root, path)
             if read is not None:
                 data, mtime_ns, size = read
                 notes.append(parse_note(path, data, mtime_ns=mtime_ns, size=size))
@@ -384,7 +390,7 @@ class LtmService:
         notes = []
         for entry in scan(base) if base.is_dir() else []:
             path = prefix + entry.path
-            read = read_file(files.root, path)
+            read = readable(files.root, path)
             if read is None:
                 continue
             note = parse_note(path, read[0])
@@ -402,7 +408,10 @@ class LtmService:
         target = files.resolve(clean, "path", allow_hidden=True)
         if not target.is_file():
             raise NotFoundError("note", clean)
-        read = read_file(files.root, clean)
+        try:
+            read = read_file(files.root, clean)
+        except UnreadableNote as exc:
+            raise ValidationError("path", f"{clean} {exc}") from None
         if read is None:
             raise NotFoundError("note", clean)
         note = parse_note(clean, read[0])

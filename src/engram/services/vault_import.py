@@ -20,7 +20,7 @@ from engram.services.graph import GraphService
 from engram.services.ltm import LtmService, VaultAccess, require_ltm
 from engram.services.memories import Draft, MemoryService
 from engram.services.results import Result
-from engram.vault.index import parse_note, read_file, scan, split_frontmatter
+from engram.vault.index import parse_note, readable, scan, split_frontmatter
 from engram.vault.render import dump_yaml
 
 log = logging.getLogger(__name__)
@@ -100,7 +100,7 @@ class VaultImportService:
         root = self.vault.files().root
         out = []
         for entry in scan(root):
-            read = read_file(root, entry.path)
+            read = readable(root, entry.path)  # one it cannot read stays in the vault only
             if read is not None:
                 out.append(parse_note(entry.path, read[0]))
         return out

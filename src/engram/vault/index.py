@@ -73,6 +73,11 @@ def scan(root: Path) -> list[FileEntry]:
     return found
 
 
+class UnreadableNote(Exception):
+    """A note that is there but cannot be read (its permissions, a sync client's lock): the
+    index keeps what it knew of it and says why, rather than fail for every other note."""
+
+
 def read_file(root: Path, rel: str) -> tuple[bytes, int, int] | None:
     """(content, mtime_ns, size) of one note, read consistently; None if it vanished."""
     try:
@@ -81,7 +86,17 @@ def read_file(root: Path, rel: str) -> tuple[bytes, int, int] | None:
             data = handle.read(MAX_NOTE_BYTES + 1)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
+    except OSError as exc:
+        raise UnreadableNote(f"cannot be read ({exc.strerror or exc})") from exc
     return data, info.st_mtime_ns, info.st_size
+
+
+def readable(root: Path, rel: str) -> tuple[bytes, int, int] | None:
+    """`read_file` for the callers that only look: an unreadable note counts as absent."""
+    try:
+        return read_file(root, rel)
+    except UnreadableNote:
+        return None
 
 
 def digest(data: bytes) -> str:
