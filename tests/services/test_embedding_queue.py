@@ -19,8 +19,10 @@ class Recorder:
         self.gate = threading.Event()
         self.gate.set()
         self.fail_on: set[str] = set()
+        self.entered = threading.Event()  # a batch has reached "embed and store"
 
     def __call__(self, items: Sequence[tuple[str, str]]) -> int:
+        self.entered.set()
         self.gate.wait(10)
         if self.fail_on & {ident for ident, _ in items}:
             raise RuntimeError("model exploded")
@@ -86,6 +88,29 @@ def test_catching_up_fills_idle_time_after_saves_and_stops_when_nothing_is_missi
     queue.close()
     assert record.batches[0] == ["new"]  # saves go first
     assert sorted(i for b in record.batches[1:] for i in b) == [f"old{i}" for i in range(5)]
+
+
+def test_drain_does_not_wait_for_the_catch_up_backlog() -> None:
+    """A server started on a store of memories without vectors catches up in the background;
+    a search (which drains the queue first) waited for the whole backlog, minutes for a big
+    store. Here a catch-up batch is held for good: drain must still return, and a save made
+    meanwhile is stored first once the batch ends."""
+    record = Recorder()
+    backlog = [(f"old{i}", "text") for i in range(100)]
+    record.gate.clear()
+    queue = EmbeddingQueue(record, batch=2)  # the first catch-up batch will hang until released
+    queue.catch_up(lambda n: [i for i in backlog if all(i[0] not in b for b in record.batches)][:n])
+    assert record.entered.wait(30)  # the catch-up batch is being embedded, and held there
+    drained = threading.Thread(target=queue.drain, daemon=True)
+    drained.start()
+    drained.join(timeout=30)
+    assert not drained.is_alive(), "drain waited for the catch-up backlog"
+    assert queue.pending() == 0
+    queue.submit([("new", "text")])
+    record.gate.set()
+    queue.drain()
+    assert ["new"] in record.batches
+    queue.close()
 
 
 def test_catching_up_stops_on_a_failing_batch(caplog: pytest.LogCaptureFixture) -> None:

@@ -30,7 +30,7 @@ class EmbeddingQueue:
         self._batch = batch
         self._cond = threading.Condition()
         self._waiting: list[Item] = []
-        self._busy = 0  # items taken by the worker and not yet stored
+        self._busy = 0  # submitted items taken by the worker and not yet stored
         self._closed = False
         self._missing: Callable[[int], Sequence[Item]] | None = None
         self._worker = threading.Thread(target=self._run, name="engram-embed", daemon=True)
@@ -82,7 +82,10 @@ class EmbeddingQueue:
                 batch = self._waiting[: self._batch]
                 del self._waiting[: self._batch]
                 missing = self._missing
-                self._busy = max(len(batch), 1)
+                # A catch-up batch is not counted: `drain` waits for what was submitted, not
+                # for the whole backlog (a search right after a server started on a store of
+                # memories without vectors waited for every one of them to be embedded).
+                self._busy = len(batch)
             stored = -1
             try:
                 if catching_up and missing is not None:
