@@ -109,6 +109,26 @@ def test_a_dirty_repository_it_did_not_create_is_refused_unless_forced(
     assert git(repo, "log", "-1", "--format=%ae") == "me@example.com"
 
 
+def test_forced_the_users_staged_work_stays_out_of_the_backup_commit(
+    ltm: tuple[Engram, Path], tmp_path: Path
+) -> None:
+    """--force promises that only Engram's own files are committed: work the user had staged
+    (git add) went into the backup commit, and made one even when the export had not changed."""
+    mem, _ = ltm
+    mem.save("One")
+    repo = user_repo(tmp_path / "mine")
+    (repo / "mine.txt").write_text("half-finished work\n")
+    git(repo, "add", "mine.txt")
+    first = mem.backup(repo, force=True)
+    assert first.committed
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").splitlines() == [
+        "engram/export.jsonl"
+    ]
+    assert git(repo, "diff", "--cached", "--name-only") == "mine.txt"  # still staged, theirs
+    again = mem.backup(repo, force=True)  # nothing of Engram's changed: no commit
+    assert not again.committed and again.commit == first.commit
+
+
 def test_a_clean_repository_of_the_user_is_fine(ltm: tuple[Engram, Path], tmp_path: Path) -> None:
     mem, _ = ltm
     repo = user_repo(tmp_path / "mine")

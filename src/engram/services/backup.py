@@ -20,7 +20,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import suppress
 from pathlib import Path
 
@@ -93,7 +93,7 @@ class BackupService:
             f"engram backup {iso(self.ctx.now())}: {memories} memories, {relations} relations"
             + (f", {copied} vault files" if source is not None else "")
         )
-        if not git.has_staged(path):
+        if not git.has_staged(path, staged):
             head = git.head(path)
             return BackupResult(
                 repo=str(path),
@@ -105,7 +105,7 @@ class BackupService:
                 relations=relations,
                 vault_files=copied,
             )
-        git.commit(path, message)
+        git.commit(path, message, staged)
         return BackupResult(
             repo=str(path),
             created=created,
@@ -165,18 +165,23 @@ class Git:
     def dirty(self, path: Path) -> bool:
         return bool(self.run(path, "status", "--porcelain").stdout.strip())
 
-    def has_staged(self, path: Path) -> bool:
-        return self.run(path, "diff", "--cached", "--quiet", check=False).returncode != 0
+    def has_staged(self, path: Path, paths: Sequence[str]) -> bool:
+        """Whether any of `paths` has staged changes (what the user staged elsewhere does not
+        count: it is theirs to commit)."""
+        done = self.run(path, "diff", "--cached", "--quiet", "--", *paths, check=False)
+        return done.returncode != 0
 
     def head(self, path: Path) -> str | None:
         done = self.run(path, "rev-parse", "--verify", "--quiet", "HEAD", check=False)
         return done.stdout.strip() or None
 
-    def commit(self, path: Path, message: str) -> None:
+    def commit(self, path: Path, message: str, paths: Sequence[str]) -> None:
+        """Commit `paths` only: with --force in a repository with the user's own staged work,
+        a bare commit took that work into the backup commit."""
         identity: list[str] = []
         if not self.run(path, "config", "user.email", check=False).stdout.strip():
             identity = ["-c", "user.name=Engram", "-c", "user.email=engram@localhost"]
-        self.run(path, *identity, "commit", "--quiet", "--no-verify", "-m", message)
+        self.run(path, *identity, "commit", "--quiet", "--no-verify", "-m", message, "--", *paths)
 
 
 def _git_executable() -> str:
