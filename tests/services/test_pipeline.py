@@ -125,6 +125,24 @@ def test_a_step_whose_memories_changed_is_skipped(ops: Engram, clock: FixedClock
     assert next(s for s in done.steps if s.action == "relate").result == "done"
 
 
+def test_a_step_the_vault_refuses_is_skipped_and_the_trail_records_every_step(
+    ops: Engram, clock: FixedClock
+) -> None:
+    """The note's folder is a file: the promotion's write fails with an OSError. It aborted
+    the whole apply, and the audit kept no record of the steps already done."""
+    ids = plant(ops, clock)
+    plan = ops.run_pipeline(["LTMPromoter", "RelationshipDiscovery"])
+    (vault_of(ops) / ops.app.settings.ltm_folder).write_text("not a folder\n")
+    done = ops.apply_plan(plan.plan_id)
+    by_action = {s.action: s.result for s in done.steps}
+    assert by_action["promote"].startswith("skipped: ") and by_action["relate"] == "done"
+    assert ops.get(ids["used"][0]).status == Status.ACTIVE
+    trail = ops.audit(plan.plan_id, limit=1000).entries
+    results = {e.action: e.result for e in trail if e.result != "planned"}
+    assert results == by_action
+    assert {e.action for e in trail if e.applied} == {"relate"}
+
+
 def test_a_real_run_applies_its_own_plan(ops: Engram, clock: FixedClock) -> None:
     ids = plant(ops, clock)
     done = ops.run_pipeline(["SemanticMerge"], dry_run=False)

@@ -160,23 +160,28 @@ class PipelineService:
     def _apply(self, plan_id: str, steps: list[Step], progress: Progress | None) -> list[str]:
         limit = RateLimit(self.ctx.settings.pipeline_rate_limit)
         results: list[str] = []
-        for i, step in enumerate(steps):
-            if progress:
-                progress("applying", i, len(steps))
-            if not step.changes:
-                results.append("reported")
-                continue
-            changed = self._changed(step)
-            if changed:
-                results.append(f"skipped: {changed}")
-                continue
-            limit.wait()
-            try:
-                self._do(step)
-                results.append("done")
-            except EngramError as exc:
-                results.append(f"skipped: {exc}")
-        self._record(plan_id, steps, results, applied=True)
+        try:
+            for i, step in enumerate(steps):
+                if progress:
+                    progress("applying", i, len(steps))
+                if not step.changes:
+                    results.append("reported")
+                    continue
+                changed = self._changed(step)
+                if changed:
+                    results.append(f"skipped: {changed}")
+                    continue
+                limit.wait()
+                try:
+                    self._do(step)
+                    results.append("done")
+                except (EngramError, OSError) as exc:  # e.g. a note the vault refuses
+                    results.append(f"skipped: {exc}")
+        finally:
+            # Recorded even when the run stops part-way (Ctrl-C in the rate limit's wait): the
+            # steps done are in the trail as done, the rest as not applied.
+            missed = ["not applied: the run stopped before this step"] * (len(steps) - len(results))
+            self._record(plan_id, steps, results + missed, applied=True)
         return results
 
     def _changed(self, step: Step) -> str | None:
