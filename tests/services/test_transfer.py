@@ -132,6 +132,32 @@ def test_a_rerun_keeps_diverged_memories_unless_told_to_overwrite(
         assert dst.get(ids[0]) == mem.get(ids[0])
 
 
+def test_a_kept_memory_keeps_its_vector_and_a_shared_edge_verifies(
+    mem: Engram, clock: FixedClock, tmp_path: Path
+) -> None:
+    """A memory changed in the source and kept as it was in the target took the source's
+    vector (of another text: found by meaning for what it no longer says). And an edge made in
+    both stores under other ids could never verify, --overwrite or not."""
+    ids = fill(mem, clock)
+    with Engram.open(f"jsonl://{tmp_path / 'copy'}", clock=clock) as dst:
+        source, target = mem.app.context.store, dst.app.context.store
+        model = next(iter(source.vector_counts()))
+        migrate(source, target, dst.app.context.scheduled_many)
+        before = target.get_vectors([ids[1]], model, passages=True)[ids[1]]
+        mem.update(ids[1], content="The quarterly tax filing deadline is April 15")
+        mem.flush()
+        kept = migrate(source, target, dst.app.context.scheduled_many)
+        assert kept.differences == [ids[1]] and "--overwrite" in kept.message
+        after = target.get_vectors([ids[1]], model, passages=True)[ids[1]]
+        assert after.tolist() == before.tolist()  # the target's own text, its own vector
+        replaced = migrate(source, target, dst.app.context.scheduled_many, overwrite=True)
+        assert replaced.verified  # the source's text, and then its vector
+        mem.create_relation(ids[2], ids[3], "supports")
+        dst.create_relation(ids[2], ids[3], "supports")  # the same edge, another id
+        same = migrate(source, target, dst.app.context.scheduled_many)
+        assert same.verified, same.differences
+
+
 def test_migration_round_trip_through_every_backend_changes_nothing(
     tmp_path: Path, clock: FixedClock, request: pytest.FixtureRequest
 ) -> None:

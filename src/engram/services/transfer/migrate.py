@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 
-from engram.core.models import Memory, Schedule
+from engram.core.models import Memory, Relation, Schedule
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
@@ -54,6 +55,9 @@ class _Tally:
     skipped: int = 0
     overwritten: int = 0
     memories: dict[str, str] = field(default_factory=dict)  # id -> digest, as read
+    kept: set[str] = field(default_factory=set)  # in the target already, differing, kept
+    # "from to type" -> digest of the edge without its id and time: the target may hold the
+    # same edge under another id (made there too; `add_relation` returns that one).
     relations: dict[str, str] = field(default_factory=dict)
     vectors: dict[str, str] = field(default_factory=dict)  # "model id" -> digest
     vector_counts: dict[str, int] = field(default_factory=dict)
@@ -90,10 +94,13 @@ def migrate(
         for relation in source.relations(list(ids)):
             if relation.from_id in ids:  # each edge once: on its source's page
                 target.add_relation(relation)
-                tally.relations[relation.id] = digest(canonical_relation(relation))
+                tally.relations[_edge_key(relation)] = _edge_digest(relation)
         done += len(page)
         report("relations", done, total)
-    _copy_vectors(source, target, list(tally.memories), batch, tally, report)
+    # A memory kept as it was in the target keeps its own vector too: the source's is the
+    # vector of another text.
+    copied = [i for i in tally.memories if i not in tally.kept]
+    _copy_vectors(source, target, copied, batch, tally, report)
     return _verify(source, target, tally, batch, report)
 
 
@@ -109,6 +116,8 @@ def _copy_memories(
         tally.copied += len(new)
     differing = [m for m in page if m.id in present and present[m.id] != m]
     tally.skipped += len(present) - (len(differing) if overwrite else 0)
+    if not overwrite:
+        tally.kept.update(m.id for m in differing)
     if overwrite and differing:
         wanted = {m.id: m for m in differing}
 
@@ -166,8 +175,8 @@ def _verify(
             seen[m.id] = digest(canonical_memory(m))
         members = set(chunk)
         for r in target.relations(list(chunk)):
-            if r.from_id in members and r.id in tally.relations:
-                relations[r.id] = digest(canonical_relation(r))
+            if r.from_id in members and _edge_key(r) in tally.relations:
+                relations[_edge_key(r)] = _edge_digest(r)
         for model in models:
             for ident, vector in target.get_vectors(list(chunk), model, True).items():
                 if f"{ident} {model}" in tally.vectors:
@@ -192,12 +201,7 @@ def _verify(
     else:
         message = (
             f"NOT verified: {len(differences)} records are missing or differ in the target"
-            + (
-                ""
-                if tally.overwritten or not tally.skipped
-                else " (kept as they were; "
-                "re-run with --overwrite to replace them with the source's)"
-            )
+            + _why_kept(tally, differences)
         )
     return MigrationReport(
         source=source.location,
@@ -215,6 +219,32 @@ def _verify(
         differences=differences[:MAX_LISTED],
         message=message,
     )
+
+
+def _why_kept(tally: _Tally, differences: list[str]) -> str:
+    notes = []
+    if tally.kept:
+        notes.append(
+            f"{len(tally.kept)} memories that differ were kept as they were, with their vectors; "
+            "re-run with --overwrite to replace them with the source's"
+        )
+    if any(d.startswith("relation ") for d in differences):
+        notes.append(
+            "an edge the target has with another strength or metadata is kept as it is there"
+        )
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
+def _edge_key(r: Relation) -> str:
+    return f"{r.from_id} {r.to_id} {r.type}"
+
+
+def _edge_digest(r: Relation) -> str:
+    """What makes two edges the same edge: ends, type, strength and metadata."""
+    return digest(canonical_relation(r.model_copy(update={"id": "", "created_at": _EPOCH})))
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _prefixed(prefix: str, digests: dict[str, str]) -> dict[str, str]:
