@@ -50,6 +50,18 @@ def test_read_graph_pages_through_the_store(mem: Engram) -> None:
     assert [m.id for p in pages for m in p.memories] == [m.id for m in ms]
 
 
+def test_read_graph_goes_on_when_the_cursor_memory_is_deleted(mem: Engram) -> None:
+    """An MCP client holds the cursor between calls; gc or another client may delete that
+    memory meanwhile. read_graph reads one more than a page to know whether more follow, so
+    its cursor is not the page's last row: it was not remembered, and paging stopped."""
+    ms = [mem.save(f"paging memory {i}") for i in range(5)]
+    first = mem.read_graph(limit=2)
+    assert first.next_cursor == ms[1].id
+    mem.delete([ms[1].id])
+    second = mem.read_graph(cursor=first.next_cursor, limit=2)
+    assert [m.id for m in second.memories] == [ms[2].id, ms[3].id]
+
+
 def test_a_picture_beyond_its_cap_shows_the_memories_still_in_use(
     mem: Engram, clock: FixedClock
 ) -> None:

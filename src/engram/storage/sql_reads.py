@@ -32,20 +32,23 @@ def nested_tags(tags: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 class PageEnds:
-    """Where the pages a store handle returned ended (cursor id -> save-order position). A
-    cursor is the last memory of a page; deleted before the next page is asked for (by gc,
-    another client, a merge undone), it still marks its place, so an export, a backup or a
-    client paging the graph goes on instead of failing on "cursor not found"."""
+    """Where the memories of the pages a store handle returned sit (id -> save-order
+    position). A cursor is a memory of a page (its last; the one before it when the caller
+    read one more to learn whether more follow, as `read_graph` does); deleted before the next
+    page is asked for (by gc, another client, a merge undone), it still marks its place, so an
+    export, a backup or a client paging the graph goes on instead of failing on "cursor not
+    found". The latest `most` are kept."""
 
-    def __init__(self, most: int = 1024) -> None:
+    def __init__(self, most: int = 4096) -> None:
         self._seqs: OrderedDict[str, int] = OrderedDict()
         self._most = most
         self._lock = threading.Lock()
 
-    def remember(self, ident: str, seq: int) -> None:
+    def remember(self, rows: Sequence[tuple[str, int]]) -> None:
         with self._lock:
-            self._seqs[ident] = seq
-            self._seqs.move_to_end(ident)
+            for ident, seq in rows:
+                self._seqs[ident] = seq
+                self._seqs.move_to_end(ident)
             while len(self._seqs) > self._most:
                 self._seqs.popitem(last=False)
 
@@ -89,8 +92,7 @@ class SqlReads:
             (self._seq_after(after), limit),
         )
         out = [memory_from_row(row[1:], self.decode_json) for row in rows]
-        if out:
-            self.page_ends.remember(out[-1].id, int(rows[-1][0]))
+        self.page_ends.remember([(m.id, int(row[0])) for m, row in zip(out, rows, strict=True)])
         return out
 
     def page_texts(
@@ -101,8 +103,7 @@ class SqlReads:
             f"SELECT seq, id, status, content FROM memories WHERE seq > {p} ORDER BY seq LIMIT {p}",
             (self._seq_after(after), limit),
         )
-        if rows:
-            self.page_ends.remember(str(rows[-1][1]), int(rows[-1][0]))
+        self.page_ends.remember([(str(row[1]), int(row[0])) for row in rows])
         return [(str(i), Status(status), str(content)) for _, i, status, content in rows]
 
     def _seq_after(self: SqlDialect, after: str | None) -> int:
