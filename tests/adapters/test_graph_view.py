@@ -4,6 +4,7 @@ page makes is recorded (there must be none beyond the file itself)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,20 @@ def test_without_the_graph_extra_the_command_says_what_to_install(
     assert result.exit_code == 1
     assert "pip install 'engram-local[graph]'" in result.output
     assert not page_file.exists()
+
+
+def test_with_json_the_command_prints_one_json_document(tmp_path: Path) -> None:
+    """docs/cli.md: --json gives exactly one JSON document on stdout; --html printed a line."""
+    db = tmp_path / "graph.db"
+    planted(db)
+    page_file = tmp_path / "graph.html"
+    args = ["--store", str(db), "--json", "graph", "--html", str(page_file)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {
+        "path": str(page_file),
+        "memories": 4,
+        "relations": 2,
+        "total": 4,
+    }
+    assert page_file.exists()

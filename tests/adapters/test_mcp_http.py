@@ -100,11 +100,23 @@ def test_without_the_right_token_nothing_is_reached(
 ) -> None:
     url, _ = http_server
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    wrong = ({}, {"Authorization": "Bearer wrong-token-wrong-token"}, {"Authorization": TOKEN})
+    wrong = (
+        {},
+        {"Authorization": "Bearer wrong-token-wrong-token"},
+        {"Authorization": TOKEN},
+        {"Authorization": f"Basic {TOKEN}"},
+        {"Authorization": f"Bearer{TOKEN}"},
+    )
     for headers in wrong:
         response = httpx2.post(url, json=ping, headers=headers, timeout=10)
         assert response.status_code == 401, headers
         assert "Authorization: Bearer" in response.json()["error"]
+    # The scheme is case-insensitive (RFC 7235): any spelling of Bearer with the token is in.
+    accept = {"Accept": "application/json, text/event-stream"}
+    for scheme in ("bearer", "BEARER"):
+        headers = {"Authorization": f"{scheme} {TOKEN}", **accept}
+        response = httpx2.post(url, json=ping, headers=headers, timeout=10)
+        assert response.status_code != 401, scheme
 
 
 def test_a_token_is_generated_once_and_kept_private(tmp_path: Path) -> None:

@@ -18,7 +18,6 @@ from rich.text import Text
 from engram.atomic import write_atomically
 from engram.cli.common import (
     State,
-    console,
     fmt_score,
     fmt_tags,
     n_memories,
@@ -229,13 +228,23 @@ def graph(
         except OSError as exc:
             raise click.FileError(str(html_path), exc.strerror) from exc
         shown = len(snapshot.memories)
-        say(
-            console(),
-            f"Wrote {html_path}: {shown} memories and {len(snapshot.relations)} relations"
-            + (
-                f" (the {shown} most used of {snapshot.total}: --max-memories shows more)"
-                if snapshot.total > shown
-                else ""
+        written = GraphFile(
+            path=str(html_path),
+            memories=shown,
+            relations=len(snapshot.relations),
+            total=snapshot.total,
+        )
+        output(
+            state,
+            written,
+            lambda c: say(
+                c,
+                f"Wrote {html_path}: {shown} memories and {len(snapshot.relations)} relations"
+                + (
+                    f" (the {shown} most used of {snapshot.total}: --max-memories shows more)"
+                    if snapshot.total > shown
+                    else ""
+                ),
             ),
         )
         return
@@ -491,6 +500,15 @@ def _server_module() -> Any:
 @click.group()
 def token() -> None:
     """The bearer token of `engram serve --http`."""
+
+
+class GraphFile(BaseModel):
+    """`engram graph --html FILE --json`: what was drawn."""
+
+    path: str
+    memories: int  # drawn
+    relations: int  # drawn
+    total: int  # memories in the store
 
 
 class TokenShown(BaseModel):
