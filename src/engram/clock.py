@@ -24,5 +24,8 @@ class FixedClock:
         return self.now
 
     def advance(self, **delta: float) -> datetime:
-        self.now += timedelta(**delta)
+        """Move on by elapsed time, whatever the start's time zone: an hour is an hour across a
+        daylight-saving change (arithmetic on a zoned datetime moves its wall clock instead)."""
+        moved = self.now.astimezone(UTC) + timedelta(**delta)
+        self.now = moved.astimezone(self.now.tzinfo)
         return self.now

@@ -497,6 +497,16 @@ def test_demo_shows_used_memories_survive_and_unused_ones_fade(db: Path) -> None
     assert report["review_candidates"]
 
 
+def test_after_the_demo_the_store_is_as_the_demo_showed_it(db: Path) -> None:
+    """docs/cli.md: look at the result with search, gc and candidates. The simulated month
+    was fixed in the past, so by the real clock everything had faded: gc would have deleted
+    all seven, and no promotion candidate was left."""
+    ok(run(db, "--json", "demo"))
+    assert run_json(db, "gc")["count"] == 0
+    promoted = run_json(db, "candidates", "promote")
+    assert any("concise" in c["memory"]["content"] for c in promoted["candidates"])
+
+
 def test_demo_refuses_a_store_that_holds_memories(db: Path) -> None:
     save(db, "real data")
     result = run(db, "demo")

@@ -36,6 +36,9 @@ def test_save_accepts_history_for_imports(mem: Engram) -> None:
         ({"content": "ok", "strength": 2.5}, "strength"),
         ({"content": "ok", "created_at": datetime(2026, 1, 1)}, "created_at"),
         ({"content": "ok", "last_used": START - timedelta(days=1)}, "last_used"),
+        # From the future: the first touch would make it "used" before it was made.
+        ({"content": "ok", "created_at": START + timedelta(days=10)}, "created_at"),
+        ({"content": "ok", "last_used": START + timedelta(hours=1)}, "last_used"),
         # What some backend cannot store is refused everywhere (PostgreSQL text and jsonb).
         ({"content": "ok", "source": "a\x00b"}, "source"),
         ({"content": "ok", "context": "a\x00b"}, "context"),

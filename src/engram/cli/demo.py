@@ -8,7 +8,7 @@ ones that go unused surface for review, and trivia fades until gc forgets it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import click
@@ -19,14 +19,13 @@ from rich.text import Text
 
 from engram.app import App
 from engram.cli.common import State, console, emit_json, fmt_score, open_app, pass_state, preview
-from engram.clock import FixedClock
+from engram.clock import FixedClock, system_clock
 from engram.config import data_dir
 from engram.errors import EngramError
 from engram.services.memories import Draft
 from engram.services.results import GcResult, PromotionCandidate, ReviewCandidate, SearchHit
 from engram.storage.factory import sqlite_files
 
-START = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 DAYS = (0, 1, 3, 7, 14, 30)
 
 
@@ -154,7 +153,10 @@ def demo(state: State) -> None:
         location = str(path)
     else:
         location = state.store
-    clock = FixedClock(START)
+    # The simulated month ends now: the store the demo leaves is then, to the commands a
+    # user runs next (docs/cli.md: search, gc, candidates), as the demo showed it. A fixed
+    # start in the past let everything fade for months before the first look.
+    clock = FixedClock(system_clock().replace(second=0, microsecond=0) - timedelta(days=DAYS[-1]))
     with open_app(state, clock=clock, storage_path=location) as app:
         existing = app.maintenance.stats().total
         if existing:
@@ -178,6 +180,7 @@ def _remove_store(path: Path) -> None:
 
 
 def run(app: App, clock: FixedClock) -> DemoReport:
+    start = clock.now
     saved = app.memories.save_many(
         [Draft(content=s.content, tags=s.tags, strength=s.strength) for s in SEEDS]
     )
@@ -193,7 +196,7 @@ def run(app: App, clock: FixedClock) -> DemoReport:
     uses: list[DemoUse] = []
     scores: dict[str, dict[int, float]] = {i: {} for i in ids.values()}
     for day in DAYS:
-        clock.now = START + timedelta(days=day)
+        clock.now = start + timedelta(days=day)
         for key, context in USES.get(day, ()):
             uses.append(_use(app, day, ids[key], context))
         for m in app.memories.get_many(list(ids.values())):
@@ -205,7 +208,7 @@ def run(app: App, clock: FixedClock) -> DemoReport:
     dry = app.maintenance.gc(dry_run=True)
     return DemoReport(
         store=app.context.store.location,
-        start=START,
+        start=start,
         days=list(DAYS),
         forget_threshold=policy.forget_threshold,
         danger_zone=(policy.danger_zone_min, policy.danger_zone_max),
