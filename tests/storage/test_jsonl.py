@@ -139,40 +139,41 @@ def test_a_corrupt_line_is_reported_by_number_and_kept_aside(
     assert caplog.records == []
 
 
-def test_a_bad_field_is_named(folder: Path, caplog: pytest.LogCaptureFixture) -> None:
-    store = JSONLStore(folder)
-    put(store, mem("a"))
-    store.close()
-    good = lines(folder / "memories.jsonl")[0]
-    with (folder / "memories.jsonl").open("a") as f:
-        f.write(json.dumps({**good, "id": "b", "use_count": "five"}) + "\n")
-        f.write(json.dumps({**good, "id": "c", "created_at": "2026-03-01T00:00:00"}) + "\n")
-    with caplog.at_level(logging.WARNING, logger="engram"):
-        again = JSONLStore(folder)
-    messages = "\n".join(r.getMessage() for r in caplog.records)
-    assert "line 2 is unreadable (use_count:" in messages
-    assert "line 3 is unreadable (created_at: must be timezone-aware" in messages
-    assert [m.id for m in again.page(None, 10)] == ["a"]
-    again.close()
-
-
-def test_a_number_no_backend_can_store_is_a_bad_field_not_an_unopenable_store(
-    folder: Path, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize(
+    ("bad", "reasons"),
+    [
+        pytest.param(
+            [{"use_count": "five"}, {"created_at": "2026-03-01T00:00:00"}],
+            ["use_count:", "created_at: must be timezone-aware"],
+            id="wrong-type",
+        ),
+        # A hand-edited counter beyond 64 bits used to reach the index's SQLite insert and
+        # fail there, on every open, for good: the store could not be opened.
+        pytest.param(
+            [{"use_count": 10**20}, {"episode_seq": 2**64}],
+            ["use_count: Input should be less than or equal to", "episode_seq:"],
+            id="beyond-every-backend",
+        ),
+    ],
+)
+def test_a_bad_field_is_named_and_its_line_kept_aside(
+    folder: Path,
+    caplog: pytest.LogCaptureFixture,
+    bad: list[dict[str, object]],
+    reasons: list[str],
 ) -> None:
-    """A hand-edited counter beyond 64 bits used to reach the index's SQLite insert and fail
-    there, on every open, for good."""
     store = JSONLStore(folder)
     put(store, mem("a"))
     store.close()
     good = lines(folder / "memories.jsonl")[0]
     with (folder / "memories.jsonl").open("a") as f:
-        f.write(json.dumps({**good, "id": "b", "use_count": 10**20}) + "\n")
-        f.write(json.dumps({**good, "id": "c", "episode_seq": 2**64}) + "\n")
+        for ident, change in zip("bc", bad, strict=True):
+            f.write(json.dumps({**good, "id": ident, **change}) + "\n")
     with caplog.at_level(logging.WARNING, logger="engram"):
         again = JSONLStore(folder)
     messages = "\n".join(r.getMessage() for r in caplog.records)
-    assert "line 2 is unreadable (use_count: Input should be less than or equal to" in messages
-    assert "line 3 is unreadable (episode_seq:" in messages
+    for line, reason in enumerate(reasons, start=2):
+        assert f"line {line} is unreadable ({reason}" in messages
     assert [m.id for m in again.page(None, 10)] == ["a"]
     again.close()
 
