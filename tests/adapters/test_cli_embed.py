@@ -43,5 +43,5 @@ def test_embed_for_people_says_what_to_do(tmp_path: Path) -> None:
     with Engram.open(str(db), embedding_model="none") as mem:
         mem.save("unembedded note")
     result = CliRunner().invoke(cli, ["--store", str(db), "embed"], catch_exceptions=False)
-    assert "0 of 1 memory have a vector" in result.stdout
+    assert "0 of 1 memory has a vector" in result.stdout
     assert "engram embed --backfill" in result.stdout

@@ -62,7 +62,8 @@ def render(out: Console, result: BackfillResult, backfilled: bool) -> None:
     have = status.vectors.get(status.model_id, 0)
     if backfilled:
         say(out, f"Embedded {n_memories(result.embedded)}.")
-    say(out, f"Model {status.model_id}: {have} of {n_memories(status.memories)} have a vector.")
+    verb = "has" if status.memories == 1 else "have"  # "0 of 1 memory has a vector"
+    say(out, f"Model {status.model_id}: {have} of {n_memories(status.memories)} {verb} a vector.")
     for model, count in status.vectors.items():
         if model != status.model_id:
             say(out, f"  {count} vectors from {model} are ignored until re-embedded.")
