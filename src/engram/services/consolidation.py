@@ -273,10 +273,6 @@ class ConsolidationService:
             raise ValidationError(
                 "cluster_ids", "give memory_ids (one cluster) or cluster_ids, not both"
             )
-        if memory_ids is not None and cluster_ids is not None:
-            raise ValidationError(
-                "cluster_ids", "give memory_ids (one cluster) or cluster_ids, not both"
-            )
         if memory_ids is not None:
             ids = check.memory_ids(memory_ids)
             if len(set(ids)) < 2:

@@ -27,8 +27,7 @@ def enrich(content: str, entities: Sequence[str], strength: float | None) -> Enr
     """The entities (the caller's first) and strength a memory of `content` is saved with.
     Found names fill only the room the caller's left under the entity limits: a text naming
     sixty places must not make a save fail over entities nobody typed."""
-    found = [name for name in extract_entities(content) if len(name) <= MAX_ENTITY_LEN]
-    names = merged_names(entities, found)[: max(MAX_ENTITIES, len(entities))]
+    names = _within_limit(merged_names(entities, _names_in(content)), len(entities))
     if strength is None:
         strength, why = importance(content)
     else:
@@ -43,8 +42,19 @@ def reenriched(entities: Sequence[str], old_content: str, new_content: str) -> l
     names found in the old text that the new one no longer has are dropped, names of the new
     text added; any other entity (one the caller gave, which no text yielded) stays. A memory
     rewritten from "Python code" to "Go code" was still found by "python"."""
-    old_found = {name.casefold() for name in extract_entities(old_content)}
-    new_found = [n for n in extract_entities(new_content) if len(n) <= MAX_ENTITY_LEN]
+    old_found = {name.casefold() for name in _names_in(old_content)}
+    new_found = _names_in(new_content)
     new_folded = {name.casefold() for name in new_found}
     kept = [e for e in entities if e.casefold() not in old_found or e.casefold() in new_folded]
-    return merged_names(kept, new_found)[: max(MAX_ENTITIES, len(kept))]
+    return _within_limit(merged_names(kept, new_found), len(kept))
+
+
+def _names_in(text: str) -> list[str]:
+    """The names a text yields that an entity may hold."""
+    return [name for name in extract_entities(text) if len(name) <= MAX_ENTITY_LEN]
+
+
+def _within_limit(names: list[str], given: int) -> list[str]:
+    """Found names fill only the room the `given` ones (first in `names`) leave under the
+    entity limit; the given ones are the caller's, checked (and refused) on their own."""
+    return names[: max(MAX_ENTITIES, given)]

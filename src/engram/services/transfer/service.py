@@ -82,10 +82,6 @@ class TransferService:
         return target
 
 
-# The files of a SQLite store: the database, its journal files and its vector index.
-STORE_FILE_SUFFIXES = ("", "-wal", "-shm", "-journal", ".vectors.usearch", ".vectors.json")
-
-
 def refuse_missing_source(location: str) -> None:
     """A source that does not exist is a mistake: opening it would create an empty store.
     Callers that open the target themselves check first, so that a mistake creates nothing."""

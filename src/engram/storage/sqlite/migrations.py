@@ -11,6 +11,12 @@ import sqlite3
 from engram.core.text import tag_key
 
 _TEXT_OF = "(SELECT coalesce(group_concat(value, ' '), '') FROM json_each({col}))"
+# What every trigger that (re)indexes a memory writes into the full-text table (the same
+# text in each migration that creates one).
+_FTS_ROW = f"""\
+            INSERT INTO memories_fts(rowid, content, tags, entities) VALUES (
+                new.seq, new.content, {_TEXT_OF.format(col="new.tags")},
+                {_TEXT_OF.format(col="new.entities")});"""
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -77,16 +83,12 @@ MIGRATIONS: list[tuple[str, str]] = [
             SELECT seq, content, {_TEXT_OF.format(col="tags")},
                    {_TEXT_OF.format(col="entities")} FROM memories;
         CREATE TRIGGER memories_text_ai AFTER INSERT ON memories BEGIN
-            INSERT INTO memories_fts(rowid, content, tags, entities) VALUES (
-                new.seq, new.content, {_TEXT_OF.format(col="new.tags")},
-                {_TEXT_OF.format(col="new.entities")});
+{_FTS_ROW}
             INSERT INTO memory_tags(seq, tag) SELECT new.seq, value FROM json_each(new.tags);
         END;
         CREATE TRIGGER memories_text_au AFTER UPDATE OF content, tags, entities ON memories BEGIN
             DELETE FROM memories_fts WHERE rowid = old.seq;
-            INSERT INTO memories_fts(rowid, content, tags, entities) VALUES (
-                new.seq, new.content, {_TEXT_OF.format(col="new.tags")},
-                {_TEXT_OF.format(col="new.entities")});
+{_FTS_ROW}
             DELETE FROM memory_tags WHERE seq = old.seq;
             INSERT INTO memory_tags(seq, tag) SELECT new.seq, value FROM json_each(new.tags);
         END;
@@ -311,18 +313,14 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX memory_tags_folded ON memory_tags(folded, seq);
         DROP TRIGGER memories_text_ai;
         CREATE TRIGGER memories_text_ai AFTER INSERT ON memories BEGIN
-            INSERT INTO memories_fts(rowid, content, tags, entities) VALUES (
-                new.seq, new.content, {_TEXT_OF.format(col="new.tags")},
-                {_TEXT_OF.format(col="new.entities")});
+{_FTS_ROW}
             INSERT INTO memory_tags(seq, tag, folded)
                 SELECT new.seq, value, engram_tag_key(value) FROM json_each(new.tags);
         END;
         DROP TRIGGER memories_text_au;
         CREATE TRIGGER memories_text_au AFTER UPDATE OF content, tags, entities ON memories BEGIN
             DELETE FROM memories_fts WHERE rowid = old.seq;
-            INSERT INTO memories_fts(rowid, content, tags, entities) VALUES (
-                new.seq, new.content, {_TEXT_OF.format(col="new.tags")},
-                {_TEXT_OF.format(col="new.entities")});
+{_FTS_ROW}
             DELETE FROM memory_tags WHERE seq = old.seq;
             INSERT INTO memory_tags(seq, tag, folded)
                 SELECT new.seq, value, engram_tag_key(value) FROM json_each(new.tags);
