@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +21,7 @@ from engram.core.models import Memory, Relation, Schedule, Status
 from engram.core.scoring import Policy, ScheduleArrays, memory_schedule, schedule_arrays
 from engram.core.timeutil import to_epoch
 from engram.errors import StoreError
-from engram.storage.jsonl import JSONLStore
+from engram.storage.jsonl import JSONLStore, scratch
 from engram.storage.maintenance import COMPACT, Compactable
 from engram.storage.protocol import Filter, ScheduleInputs
 from engram.storage.sqlite import SQLiteStore
@@ -613,3 +614,71 @@ def test_kill_9_during_appends_keeps_every_acknowledged_write(tmp_path: Path) ->
     assert len(found) - len(acknowledged) <= 1  # at most the save in flight
     assert len(store.text_search(["crash"], Filter(), 5)) == 5
     store.close()
+
+
+HOLDER = textwrap.dedent(
+    """
+    import sys
+    from engram.storage.jsonl import JSONLStore
+    store = JSONLStore(sys.argv[1])
+    print(store._index_dir.path, flush=True)
+    sys.stdin.read()  # keeps the store open until the test closes stdin or kills it
+    """
+)
+
+
+def test_the_index_folder_of_a_killed_process_is_removed_by_the_next_one_to_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A killed process (SIGKILL, or the MCP server's exit on SIGTERM) cannot remove its
+    private copy of the index; the next store to open removes it, and only those of dead
+    processes. Before, every kill left one in the temporary folder for good."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+
+    def holder() -> tuple[subprocess.Popen[str], Path]:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(tmp_path / "store")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert proc.stdout is not None
+        return proc, Path(proc.stdout.readline().strip())
+
+    killed, killed_dir = holder()
+    alive, alive_dir = holder()
+    os.kill(killed.pid, signal.SIGKILL)
+    killed.communicate()
+    assert killed_dir.is_dir() and alive_dir.is_dir()
+    assert killed_dir.parent == temp
+
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    old = os.path.getmtime(killed_dir) - scratch.ORPHAN_AGE - 1
+    for folder in (killed_dir, alive_dir):
+        os.utime(folder, (old, old))  # as if both were older than a starting process's
+    store = JSONLStore(tmp_path / "store")
+    assert not killed_dir.exists()
+    assert alive_dir.is_dir()  # its process still holds the lock
+    assert store._index_dir is not None and store._index_dir.path.parent == temp
+
+    alive.communicate("")  # closes its stdin: it exits normally and removes its own
+    assert not alive_dir.exists()
+    store.close()
+    assert [p.name for p in temp.iterdir()] == []
+
+
+def test_a_young_or_lockless_index_folder_is_left_alone(tmp_path: Path) -> None:
+    """A folder just created (its process may not hold the lock yet) or without an owner lock
+    (from an Engram before the sweep, whose process may be alive) is never removed."""
+    young = tmp_path / (scratch.PREFIX + "young")
+    young.mkdir()
+    (young / scratch.OWNER).touch()
+    lockless = tmp_path / (scratch.PREFIX + "old")
+    lockless.mkdir()
+    os.utime(lockless, (0, 0))
+    assert scratch.sweep_orphans(tmp_path) == []
+    assert young.is_dir() and lockless.is_dir()
+    assert scratch.sweep_orphans(tmp_path, min_age=0) == [young]

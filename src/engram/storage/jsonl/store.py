@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import gc
 import logging
-import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -63,6 +62,7 @@ from engram.storage.jsonl.records import (
     encode_tombstone,
 )
 from engram.storage.jsonl.repair import quarantine_bad_lines
+from engram.storage.jsonl.scratch import IndexDir
 from engram.storage.jsonl.sync import (
     Tally,
     apply_memories,
@@ -145,7 +145,7 @@ class JSONLStore:
         self._files = (self._memories, self._relations, self._vectors)
         self._audit = LineFile(self.path / AUDIT)
         self._bad: list[tuple[str, int, str]] = []
-        self._index_dir: tempfile.TemporaryDirectory[str] | None = None
+        self._index_dir: IndexDir | None = None
         self._notes: SQLiteStore | None = None  # the vault index, opened when first used
         self._restored: dict[str, Any] | None = None  # how far the snapshot had read
         self._clear_counts()
@@ -178,8 +178,8 @@ class JSONLStore:
 
     def _fresh_index_path(self) -> Path:
         self._close_index()
-        self._index_dir = tempfile.TemporaryDirectory(prefix="engram-jsonl-index-")
-        return Path(self._index_dir.name) / "index.db"
+        self._index_dir = IndexDir()
+        return self._index_dir.path / "index.db"
 
     def _open_index(self, path: Path) -> SQLiteStore:
         return SQLiteStore(
@@ -220,7 +220,7 @@ class JSONLStore:
         index = getattr(self, "_index", None)
         if index is None or self._index_dir is None or self._bad:
             return
-        path = Path(self._index_dir.name) / "index.db"
+        path = self._index_dir.path / "index.db"
         positions = self._positions()
         tallies = {f: [t.lines, t.tombstones] for f, t in zip(FILES, self._tallies(), strict=True)}
         try:
