@@ -70,6 +70,25 @@ def test_browse_without_query_lists_most_durable_first(mem: Engram, clock: Fixed
     assert [h.memory.id for h in mem.search(limit=5)] == [new.id, old.id]
 
 
+def test_browse_orders_memories_above_full_strength_by_their_score(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """Every memory at a score of 1 or more had the same rank value (the decay factor is
+    capped at 1), and the tie went to the id: a random UUID. A search without words returned
+    a fresh memory before one used twenty times, in no particular order."""
+    used = mem.save("used every day", strength=2.0)
+    for _ in range(20):
+        mem.touch(used.id)
+    clock.advance(hours=1)
+    fresh = [mem.save(f"fresh note {i}") for i in range(5)]
+    hits = mem.search(limit=6)
+    assert hits[0].memory.id == used.id
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    assert {h.memory.id for h in hits[1:]} == {m.id for m in fresh}
+    assert mem.search(limit=1)[0].memory.id == used.id
+
+
 def test_review_candidates_are_blended_into_results(mem: Engram, clock: FixedClock) -> None:
     fading = mem.save("garden: tomatoes need watering twice a week")
     clock.advance(days=9)  # power law: score ≈ 0.24, mid danger zone

@@ -258,7 +258,9 @@ def rank(
         )
         return Ranked(id=c.id, reason=reason, why=why)
 
-    ordered = sorted(candidates, key=lambda c: (-values[c.id], c.id))
+    # Equal rank values (every memory at full strength or above when browsing, where all are
+    # equally relevant) go to the more durable memory, then to the id for a stable order.
+    ordered = sorted(candidates, key=lambda c: (-values[c.id], -c.score, c.id))
     if diversity > 0 and vectors:
         by_id = {c.id: c for c in ordered}
         ids = diversify([c.id for c in ordered], values, vectors, diversity, window=3 * limit)
