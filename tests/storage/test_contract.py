@@ -521,6 +521,19 @@ def test_relations_need_both_endpoints(store: Store) -> None:
     assert store.count_relations() == 0
 
 
+def test_a_relation_id_already_taken_by_other_ends_is_a_store_error(store: Store) -> None:
+    """PostgreSQL raised psycopg's own UniqueViolation, which the import's per-record
+    handling (EngramError) does not catch: a CortexGraph import aborted with a traceback."""
+    put(store, mem("a"), mem("b"), mem("c"))
+    store.add_relation(Relation(id="r1", from_id="a", to_id="b", type="related", created_at=T0))
+    with pytest.raises(StoreError):
+        store.add_relation(
+            Relation(id="r1", from_id="b", to_id="c", type="related", created_at=T0)
+        )
+    assert [(r.id, r.from_id, r.to_id) for r in store.relations(["b"])] == [("r1", "a", "b")]
+    assert store.count_relations() == 1
+
+
 def test_a_vector_of_replaced_text_never_attaches_to_the_new_text(store: Store) -> None:
     """The race of a slow embedding against an edit: the vector says which text it describes,
     and is dropped if the memory says something else by the time it arrives."""

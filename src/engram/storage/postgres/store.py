@@ -158,7 +158,7 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
                 yield conn
         except PoolTimeout as exc:
             raise StoreError(f"PostgreSQL store {self.location} is unavailable: {exc}") from exc
-        except psycopg.errors.DataError as exc:
+        except (psycopg.errors.DataError, psycopg.errors.IntegrityError) as exc:
             raise StoreError(f"PostgreSQL refused the data: {exc}") from exc
         except psycopg.OperationalError as exc:
             raise StoreError(f"PostgreSQL store {self.location}: {exc}") from exc
@@ -181,11 +181,8 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
             f"VALUES ({', '.join(['%s'] * len(columns))})"
         )
         rows = [(*memory_row(m), *schedule_values(s)) for m, s in items]
-        try:
-            with self._write() as conn, conn.cursor() as cur:
-                cur.executemany(query, rows)
-        except psycopg.errors.IntegrityError as exc:
-            raise StoreError(f"cannot insert memories: {exc}") from exc
+        with self._write() as conn, conn.cursor() as cur:  # a taken id: a StoreError (_conn)
+            cur.executemany(query, rows)
         if len(rows) >= _BULK:
             self._refresh_statistics()
 
