@@ -64,6 +64,27 @@ def test_the_seeds_example_finds_the_technology() -> None:
     assert extract_entities("Prefers tea over coffee") == []
 
 
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("elise: Yes I have! I actually study at UCLA!", ["UCLA"]),
+        ("Emi: Hey! How are you?", ["Emi"]),
+        ("elise: Hi, I’m doing good, and you?", []),
+        ("Kate: A cooking class in Lisbon sounds fun", ["Kate", "Lisbon"]),
+        ("User: Where is the Atlas repo?", ["Atlas"]),
+        ("Note: Dana prefers tea", ["Dana"]),
+        ("Emi: No I’ve never visited. I'm from California.", ["Emi", "California"]),
+        ("Oh wow! Lovely right? Great photo from Miami", ["Miami"]),
+        ("New York has been quite the adventure", ["New York"]),
+        ("New features ship on Friday", []),
+    ],
+)
+def test_chat_turns_yield_names_not_the_words_that_open_them(text: str, names: list[str]) -> None:
+    """What follows a speaker's label ("Kate: …") opens a sentence, and "I’m" with the curly
+    apostrophe phones type is "I'm": saved chat turns were tagged "Yes", "Hey", "I’m", "A"."""
+    assert extract_entities(text) == names
+
+
 def test_each_decision_names_its_phrase() -> None:
     found = classify("Remember: I prefer TypeScript over JavaScript")
     assert (found.intent, found.phrase) == ("save", "Remember")

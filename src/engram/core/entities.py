@@ -10,8 +10,9 @@ What counts as a name:
 - a word with a capital after its first letter or mixing letters and digits (TypeScript, JWT,
   GitHub, 1Password, M2), not a date word or a quarter (Q3);
 - a capitalised word inside a sentence (Atlas, Berlin), or at its start when it is not a common
-  English word that begins sentences ("Use", "Deploys", "Remind") — such a word also counts
-  when a name follows it directly or it takes a possessive ("Emi's");
+  English word that begins sentences ("Use", "Deploys", "Remind", "Hey"); what follows a colon
+  ("Kate: …", "User: …", "Note: …") counts as a sentence's start;
+- a compass word or "New" at a sentence's start when a name follows it ("New York");
 - runs of these joined into one name ("Dana Kim", "Golden State Warriors"), with a title
   before ("Dr. Alvarez") and a version number after ("PostgreSQL 16", "Python 3.11");
 - a short list of technology names usually written in lower case (npm, nginx, pgvector).
@@ -34,7 +35,8 @@ DATE_WORDS = frozenset(
 )
 
 # Words that begin sentences without being names: pronouns, determiners, question words,
-# conjunctions, and the verbs people begin an instruction or a note with ("Prefers tea").
+# conjunctions, the verbs people begin an instruction or a note with ("Prefers tea"), the
+# roles that label a line ("User: …") and the interjections and praise that begin a chat turn.
 COMMON_STARTS = frozenset(
     """i i'm i've i'd i'll me my mine we we're we've our ours you you're your yours he she it
     it's its they they're their them this that these those there here the a an some any all
@@ -49,8 +51,16 @@ COMMON_STARTS = frozenset(
     first last next one two three four five six seven eight nine ten important critical
     reminder heads fyi btw note notes prefer prefers like likes love loves hate hates want wants
     decided decide chose picked agreed switched moved works work lives live plans planning
-    likes dislikes enjoys wants needs knows thinks said says told asked met bought""".split()
+    likes dislikes enjoys wants needs knows thinks said says told asked met bought user
+    assistant oh ah aw aww wow whoa haha lol omg um uh hmm well cool nice great awesome amazing
+    lovely good sounds sorry honestly definitely absolutely totally exactly right true congrats
+    congratulations welcome in on at for with from to of by as even whether though although
+    back once yet""".split()
 )
+# Words that begin place names at a sentence's start.
+_PLACE_STARTS = frozenset({"new", "north", "south", "east", "west"})
+# "I" and its contractions, capitalised anywhere in a sentence.
+_I_FORMS = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
 
 # Technology names commonly written in lower case.
 LOWERCASE_TECH = frozenset(
@@ -84,7 +94,8 @@ def _sentences(text: str) -> list[str]:
 
 def _words(sentence: str) -> list[str]:
     """Its tokens; "," stands between two words that punctuation separates (a name never
-    runs across "Figma, Miro")."""
+    runs across "Figma, Miro"), ":" after a colon (what follows "Kate: " or "Note: " begins a
+    sentence of its own)."""
     out: list[str] = []
     end = 0
     for match in _TOKEN.finditer(sentence):
@@ -92,7 +103,7 @@ def _words(sentence: str) -> list[str]:
         if out and gap == "." and out[-1].casefold() in _TITLES:
             out[-1] += "."  # "Dr. Alvarez": the title's full stop
         elif out and gap:
-            out.append(",")
+            out.append(":" if gap.endswith(":") else ",")
         out.append(match.group())
         end = match.end()
     return out
@@ -129,8 +140,8 @@ def _names(tokens: list[str]) -> list[str]:
 
 
 def _is_name(word: str, position: int, tokens: list[str]) -> bool:
-    low = word.casefold()
-    if not word or low in DATE_WORDS or _QUARTER.match(word) or low in ("i", "i'm"):
+    low = word.casefold().replace("’", "'")  # "I’m" as "I'm": phones type the curly one
+    if not word or low in DATE_WORDS or _QUARTER.match(word) or low in _I_FORMS:
         return False
     inner_caps = any(c.isupper() for c in word[1:]) and any(c.isalpha() for c in word)
     letters_and_digits = any(c.isdigit() for c in word) and any(c.isupper() for c in word)
@@ -140,8 +151,11 @@ def _is_name(word: str, position: int, tokens: list[str]) -> bool:
         return False
     if low.rstrip(".") in _TITLES:
         return position + 1 < len(tokens) and tokens[position + 1][:1].isupper()
-    if position > 0:
+    if position > 0 and tokens[position - 1] != ":":
         return True
+    if low in _PLACE_STARTS and position + 1 < len(tokens):  # "New York", "North Carolina"
+        following = tokens[position + 1]
+        return following[:1].isupper() and following.casefold() not in COMMON_STARTS
     if low.endswith(("ed", "ing")) and len(low) > 5:  # "Decided …", "Planning …"
         return False
     return low not in COMMON_STARTS
