@@ -493,6 +493,8 @@ def test_env_files_are_read_with_the_working_directory_winning(
         ("ENGRAM_FORGET_THRESHOLD", "0", "ENGRAM_FORGET_THRESHOLD"),
         ("ENGRAM_REVIEW_DANGER_ZONE_MIN", "0.5", "review_danger_zone_min must be below"),
         ("ENGRAM_AUTO_REINFORCE", "maybe", "ENGRAM_AUTO_REINFORCE"),
+        # 2 ** (1 / alpha) overflowed below about 0.001: a raw OverflowError at the first score
+        ("ENGRAM_PL_ALPHA", "0.0005", "ENGRAM_PL_ALPHA"),
     ],
 )
 def test_a_bad_value_fails_at_start_naming_the_setting(

@@ -53,7 +53,7 @@ class Settings(BaseSettings):
 
     # Decay models
     decay_model: DecayModel = "power_law"
-    pl_alpha: float = Field(default=1.1, gt=0, le=10)
+    pl_alpha: float = Field(default=1.1, ge=0.05, le=10)  # 2 ** (1/α) stays finite
     pl_halflife_days: float = Field(default=3.0, gt=0, le=3650)
     decay_lambda: float = Field(default=math.log(2) / (3 * DAY), gt=0, le=1)
     tc_lambda_fast: float = Field(default=1.603e-5, gt=0, le=1)
