@@ -67,6 +67,14 @@ def test_near_exact_statements_are_kept_once_and_distinct_ones_all() -> None:
     assert merged.splitlines() == ["Likes tea.", "Lives in Porto.", "Works at night"]
 
 
+def test_statements_without_letters_or_digits_are_kept_too() -> None:
+    """An emoji or a line of symbols has no letters to compare: it was dropped, and two
+    emoji-only memories merged into nothing (then refused as blank)."""
+    merged = merged_content(["Deploy on Friday 🚀", "🚀", "Great!!! 🎉", "🎉"])
+    assert merged.splitlines() == ["Deploy on Friday 🚀", "🚀", "Great!!!", "🎉"]
+    assert merged_content(["👍", "👍 ", "🎉"]).splitlines() == ["👍", "🎉"]
+
+
 def test_merge_rules() -> None:
     old = memory(
         "old",

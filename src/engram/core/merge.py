@@ -28,8 +28,10 @@ STRENGTH_PER_COPY = 0.1
 def statement_key(statement: str) -> str:
     """What two near-exact statements share: their letters and digits, case ignored. Unicode
     compatibility-normalised first: "café" typed as one character or as "e" and a combining
-    accent (macOS file names, some keyboards) is the same word."""
-    return "".join(ch for ch in unicodedata.normalize("NFKC", statement.casefold()) if ch.isalnum())
+    accent (macOS file names, some keyboards) is the same word. A statement with neither
+    (an emoji, a row of symbols) is compared by everything but its spacing."""
+    normal = unicodedata.normalize("NFKC", statement.casefold())
+    return "".join(ch for ch in normal if ch.isalnum()) or "".join(normal.split())
 
 
 def merged_content(contents: Iterable[str]) -> str:
