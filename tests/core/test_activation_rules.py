@@ -112,3 +112,17 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     assert recall_query("Remind me what we decided for the database") == "database"
     assert recall_window("What did we discuss last week about pricing?") == 7
     assert recall_window("What did I say about pricing?") is None
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "What did I tell you yesterday?",
+        "What did we decide last week?",
+        "Do you remember what I said this morning?",
+    ],
+)
+def test_a_recall_request_naming_nothing_searches_no_words(message: str) -> None:
+    """The asking and time words came back as the query ("decide last week"), which matches
+    any memory saying "last" or "week"; with no words, search lists what the window holds."""
+    assert recall_query(message) == ""

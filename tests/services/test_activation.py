@@ -64,6 +64,26 @@ def test_analyze_for_recall_gives_the_query_to_run(mem: Engram) -> None:
     assert not mem.analyze_for_recall("Translate 'good morning' into Spanish").should_search
 
 
+def test_what_the_analysis_returns_fits_the_tools_it_feeds(mem: Engram) -> None:
+    """A message may be 50,000 characters; a search query 1,000 and a memory's entities 50.
+    The analysis handed back a 3,600-character query and 80 entities, refused by the very
+    tools it is meant for."""
+    words = " ".join(f"topic{i}" for i in range(400))
+    recall = mem.analyze_for_recall(f"Do you remember {words}?")
+    assert recall.query is not None and 0 < len(recall.query) <= 1_000
+    assert recall.query.split() == [f"topic{i}" for i in range(len(recall.query.split()))]
+    for query in recall.queries:
+        mem.search(query)  # accepted
+    people = ", ".join(f"Person{i} Smith{i}" for i in range(80))
+    save = mem.analyze_message(f"Remember that I met {people} at the fair")
+    assert save.should_save and len(save.entities) == 50
+    mem.save(save.content or "", entities=save.entities)  # accepted
+
+    vague = mem.analyze_for_recall("What did we decide last week?")
+    assert vague.should_search and vague.query == "" and vague.queries == []
+    assert vague.window_days == 7
+
+
 def test_bad_messages_are_refused_naming_the_field(mem: Engram) -> None:
     with pytest.raises(ValidationError, match="message"):
         mem.analyze_message("   ")

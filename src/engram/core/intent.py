@@ -236,12 +236,13 @@ _WINDOWS = (
 
 def recall_query(message: str) -> str:
     """A search query for a recall request: the message without the asking and without when
-    (that is `recall_window`), its content words."""
+    (that is `recall_window`), its content words. Empty when it names nothing to look for
+    ("What did we decide last week?"): a search without words then lists what was used in
+    that window; the asking words ("decide last week") would match anything saying "last"."""
     text = _RECALL_LEAD.sub("", " ".join(message.split()), count=1)
     for pattern, _ in _WINDOWS:
         text = pattern.sub(" ", text)
-    terms = [t for t in query_terms(text) if t not in _RECALL_NOISE]
-    return " ".join(terms) or " ".join(query_terms(message))
+    return " ".join(t for t in query_terms(text) if t not in _RECALL_NOISE)
 
 
 _RECALL_NOISE = frozenset(

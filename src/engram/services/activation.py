@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engram.core.entities import extract_entities
 from engram.core.intent import (
     classify,
     importance,
@@ -19,6 +18,7 @@ from engram.core.intent import (
 from engram.core.text import query_terms
 from engram.services import validation as check
 from engram.services.context import Context
+from engram.services.enrichment import names_in
 from engram.services.results import MessageAnalysis, RecallAnalysis
 
 # Words of a confirmation that say nothing about which memory it confirms.
@@ -26,6 +26,13 @@ _CONFIRMING = frozenset(
     """yes yep yup yeah still correct right exactly indeed confirmed true valid accurate same
     case holds nothing changed hasn't before that's it is as""".split()
 )
+
+
+def _within(query: str, limit: int) -> str:
+    """The query cut at the last whole word within `limit` characters."""
+    if len(query) <= limit:
+        return query
+    return query[: limit + 1].rsplit(" ", 1)[0][:limit]
 
 
 class ActivationService:
@@ -49,7 +56,7 @@ class ActivationService:
                 update={
                     "content": content,
                     "tags": list(found.tags),
-                    "entities": extract_entities(content),
+                    "entities": names_in(content),
                     "strength": strength,
                     "why": why,
                 }
@@ -75,9 +82,14 @@ class ActivationService:
         found = classify(text)
         if found.intent != "recall":
             return RecallAnalysis(should_search=False, confidence=found.confidence, phrase=None)
-        query = recall_query(text)
-        names = extract_entities(text)
-        queries = [query, *(n for n in names if n.casefold() != query.casefold())]
+        # What it returns must be accepted by the tools it feeds: search's query and the
+        # entities a memory may hold are bounded, a message is not.
+        query = _within(recall_query(text), check.MAX_QUERY)
+        names = names_in(text)
+        queries: list[str] = []
+        for candidate in [query, *names]:
+            if candidate and candidate.casefold() not in {q.casefold() for q in queries}:
+                queries.append(candidate)
         return RecallAnalysis(
             should_search=True,
             confidence=found.confidence,

@@ -49,6 +49,11 @@ def reenriched(entities: Sequence[str], old_content: str, new_content: str) -> l
     return _within_limit(merged_names(kept, new_found), len(kept))
 
 
+def names_in(text: str) -> list[str]:
+    """The names of a text, as many as a memory's entities may hold: what a save would add."""
+    return _within_limit(_names_in(text), 0)
+
+
 def _names_in(text: str) -> list[str]:
     """The names a text yields that an entity may hold."""
     return [name for name in extract_entities(text) if len(name) <= MAX_ENTITY_LEN]
