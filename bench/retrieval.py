@@ -6,7 +6,8 @@
     python bench/retrieval.py --data PATH --saved-now   # every turn saved "now": no decay gap
 
 One fresh SQLite store per conversation; every turn is saved with `Engram.save_many` at its own
-time and in its own episode (see bench/conversations.py); every question is one
+time and in its own episode (see bench/conversations.py), without an id as a client saves
+(enriched, repeats merged); every question is one
 `Engram.search(question, limit=10)` with the clock at the conversation's last turn. Prints R@1,
 R@5, R@10 and MRR per question category for Engram with its defaults (or `--set` overrides)
 and, side by side, for the same stores searched by full-text BM25 alone (SQLite FTS5: no
@@ -24,6 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -51,26 +53,35 @@ def store_path(workdir: Path, conv: Conversation) -> Path:
 def ingest(conv: Conversation, path: Path, saved_now: bool = False) -> float:
     """Save every turn (skipped if the store is already there); returns memories per second.
     `saved_now`: every turn saved at the conversation's end instead of at its own time (what
-    decay does to old memories is then out of the picture)."""
+    decay does to old memories is then out of the picture).
+
+    Turns are saved the way a client saves: without an id, so that enrichment runs (names as
+    entities, strength from the words of importance) and a repeated turn merges into the
+    memory it repeats. Which memory holds which turn is kept beside the store
+    (`<store>.turns.json`) to score the answers."""
     if path.exists():
-        if _embedded_by_current_model(path):
+        if _embedded_by_current_model(path) and _turns_path(path).exists():
             return 0.0
-        for suffix in ("", "-wal", "-shm", ".vectors.usearch", ".vectors.json"):
-            Path(str(path) + suffix).unlink(missing_ok=True)  # kept from another model: redo
+        for suffix in ("", "-wal", "-shm", ".vectors.usearch", ".vectors.json", ".turns.json"):
+            Path(str(path) + suffix).unlink(missing_ok=True)  # kept from another version: redo
     drafts = [
-        Draft(
-            id=t.id,
-            content=t.content,
-            created_at=None if saved_now else t.created_at,
-            episode=t.episode,
-        )
+        Draft(content=t.content, created_at=None if saved_now else t.created_at, episode=t.episode)
         for t in conv.turns
     ]
+    holder: dict[str, str] = {}
     with Engram.open(str(path), clock=FixedClock(conv.now)) as mem:
         start = time.perf_counter()
         for i in range(0, len(drafts), 500):
-            mem.save_many(drafts[i : i + 500])
-        return len(drafts) / (time.perf_counter() - start)
+            saved = mem.save_many(drafts[i : i + 500])
+            for turn, memory in zip(conv.turns[i : i + 500], saved, strict=True):
+                holder[turn.id] = memory.id
+        rate = len(drafts) / (time.perf_counter() - start)
+    _turns_path(path).write_text(json.dumps(holder))
+    return rate
+
+
+def _turns_path(store: Path) -> Path:
+    return Path(str(store) + ".turns.json")
 
 
 def _embedded_by_current_model(path: Path) -> bool:
@@ -84,7 +95,9 @@ def _embedded_by_current_model(path: Path) -> bool:
 def ask(
     conv: Conversation, path: Path, settings: dict[str, Any], latencies: list[float] | None = None
 ) -> list[Scored]:
-    """Every question of the conversation, scored; search times appended to `latencies`."""
+    """Every question of the conversation, scored against the memories that hold its
+    evidence turns; search times appended to `latencies`."""
+    holder: dict[str, str] = json.loads(_turns_path(path).read_text())
     rows: list[Scored] = []
     with Engram.open(str(path), clock=FixedClock(conv.now), **settings) as mem:
         for q in conv.questions:
@@ -92,7 +105,8 @@ def ask(
             hits = mem.search(q.text, limit=max(KS))
             if latencies is not None:
                 latencies.append((time.perf_counter() - start) * 1000)
-            rows.append(score(q, [h.memory.id for h in hits]))
+            gold = frozenset(holder[t] for t in q.gold if t in holder)
+            rows.append(score(replace(q, gold=gold), [h.memory.id for h in hits]))
     return rows
 
 

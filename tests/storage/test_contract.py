@@ -245,6 +245,27 @@ def test_text_search_matches_content_tags_and_entities(store: Store) -> None:
     assert found == {"content", "tag", "entity"}
 
 
+def test_entities_the_text_mentions_do_not_count_twice(store: Store) -> None:
+    """A name found in the text (enrichment) was indexed again as an entity: the row was
+    longer and the name weighed more, so a saved memory ranked differently from the same text
+    without entities. Entities the text does not contain are still found."""
+    text = "Kate rode the Lisbon trams with friends"
+    put(
+        store,
+        mem("enriched", text, entities=("Kate", "lisbon")),
+        mem("plain", text),
+        mem("beyond", "a day out", entities=("Porto",)),
+        mem("other", "Dana stayed home with Kate today and talked about nothing much at all"),
+    )
+    for term in ("kate", "lisbon", "trams"):
+        found = {m.id: m.relevance for m in store.text_search([term], Filter(), 10)}
+        assert found["enriched"] == pytest.approx(found["plain"], rel=1e-9), term
+    assert [m.id for m in store.text_search(["porto"], Filter(), 10)] == ["beyond"]
+    store.modify(["plain"], lambda m: (m.model_copy(update={"entities": ("Kate",)}), Schedule()))
+    found = {m.id: m.relevance for m in store.text_search(["kate"], Filter(), 10)}
+    assert found["enriched"] == pytest.approx(found["plain"], rel=1e-9)
+
+
 def test_text_search_stems_and_ignores_case_and_accents(store: Store) -> None:
     put(store, mem("a", "Running the CAFÉ deployments"))
     for term in ("run", "cafe", "deployment"):
@@ -527,9 +548,7 @@ def test_a_relation_id_already_taken_by_other_ends_is_a_store_error(store: Store
     put(store, mem("a"), mem("b"), mem("c"))
     store.add_relation(Relation(id="r1", from_id="a", to_id="b", type="related", created_at=T0))
     with pytest.raises(StoreError):
-        store.add_relation(
-            Relation(id="r1", from_id="b", to_id="c", type="related", created_at=T0)
-        )
+        store.add_relation(Relation(id="r1", from_id="b", to_id="c", type="related", created_at=T0))
     assert [(r.id, r.from_id, r.to_id) for r in store.relations(["b"])] == [("r1", "a", "b")]
     assert store.count_relations() == 1
 

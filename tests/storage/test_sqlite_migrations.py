@@ -11,7 +11,7 @@ import pytest
 from engram.errors import StoreError
 from engram.storage.protocol import Filter
 from engram.storage.sqlite import SQLiteStore
-from engram.storage.sqlite.migrations import MIGRATIONS, _split, migrate
+from engram.storage.sqlite.migrations import MIGRATIONS, _split, migrate, register_functions
 
 
 def applied(path: Path) -> list[str]:
@@ -54,6 +54,39 @@ def test_old_schema_with_data_migrates_and_indexes_existing_rows(tmp_path: Path)
     finally:
         store.close()
     assert applied(path) == [n for n, _ in MIGRATIONS]
+
+
+def test_rows_indexed_before_0011_lose_the_entities_their_text_mentions(tmp_path: Path) -> None:
+    """Migration 0011 re-indexes the memories that have entities: a name the text mentions
+    no longer counts twice; one it does not mention is still found."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+    register_functions(conn)
+    for name, sql in [(n, sql) for n, sql in MIGRATIONS if n < "0011"]:
+        for statement in _split(sql):
+            conn.execute(statement)
+        conn.execute("INSERT INTO schema_migrations VALUES (?, 0)", (name,))
+    text = "Kate rode the Lisbon trams"
+    for ident, entities in (("enriched", ["Kate", "Lisbon", "Porto"]), ("plain", ["Porto"])):
+        conn.execute(
+            "INSERT INTO memories(id, content, entities, created_at, last_used) "
+            "VALUES (?, ?, ?, 0, 0)",
+            (ident, text, json.dumps(entities)),
+        )
+    (before,) = conn.execute(
+        "SELECT entities FROM memories_fts WHERE rowid = "
+        "(SELECT seq FROM memories WHERE id = 'enriched')"
+    ).fetchone()
+    assert before == "Kate Lisbon Porto"
+    conn.close()
+    store = SQLiteStore(path)
+    try:
+        found = {m.id: m.relevance for m in store.text_search(["kate"], Filter(), 5)}
+        assert found["enriched"] == pytest.approx(found["plain"], rel=1e-9)
+        assert {m.id for m in store.text_search(["porto"], Filter(), 5)} == {"enriched", "plain"}
+    finally:
+        store.close()
 
 
 def test_split_keeps_trigger_bodies_whole() -> None:

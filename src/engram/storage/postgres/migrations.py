@@ -323,6 +323,29 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX ltm_notes_search ON ltm_notes USING gin (search);
         """,
     ),
+    (
+        "0010_entities_not_in_content",
+        # A memory's entities are indexed for the names its text does not contain (what the
+        # caller typed beyond it). Those found in the text by enrichment counted twice, so an
+        # enriched store ranked differently from the same memories without entities; as on
+        # SQLite (its migration 0011).
+        """
+        CREATE FUNCTION engram_unmentioned(text[], text) RETURNS text[]
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$
+                SELECT ARRAY(SELECT e FROM unnest($1) AS e WHERE strpos(lower($2), lower(e)) = 0)
+            $$;
+        ALTER TABLE memories DROP COLUMN search;
+        ALTER TABLE memories ADD COLUMN search tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('engram', engram_split(content)), 'D')
+            || setweight(to_tsvector('engram', engram_split(engram_words(tags))), 'A')
+            || setweight(to_tsvector('engram', engram_split(engram_words(
+                engram_unmentioned(entities, content)))), 'B')
+        ) STORED;
+        CREATE INDEX memories_search ON memories USING gin (search)
+            WITH (gin_pending_list_limit = 256);
+        """,
+    ),
 ]
 
 
