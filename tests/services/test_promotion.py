@@ -24,6 +24,21 @@ def files(vault: Path) -> dict[str, str]:
     return {p.relative_to(vault).as_posix(): p.read_text() for p in vault.rglob("*") if p.is_file()}
 
 
+def test_a_promoted_memory_no_longer_fades_in_search(
+    ltm: tuple[Engram, Path], clock: FixedClock
+) -> None:
+    """The docs promise a promoted memory "no longer fades"; its score kept falling in search,
+    lowered its rank by the decay weight and dropped it below `min_score` within weeks."""
+    mem, _ = ltm
+    m = used(mem, "Decided on PostgreSQL 16 for Atlas: logical replication")
+    mem.promote(m.id)
+    (now,) = mem.search("PostgreSQL Atlas")
+    clock.advance(days=365)
+    (later,) = mem.search("PostgreSQL Atlas", min_score=now.score * 0.99)
+    assert later.memory.id == m.id and later.score == pytest.approx(now.score)
+    assert later.score > 1
+
+
 def test_promoting_writes_a_note_and_marks_the_memory_promoted(
     ltm: tuple[Engram, Path], clock: FixedClock
 ) -> None:

@@ -44,14 +44,16 @@ class Policy:
 def score(
     policy: Policy, use_count: ArrayLike, strength: ArrayLike, dt: ArrayLike
 ) -> NDArray[np.float64]:
-    """The decay score of memories `dt` seconds after their last use."""
+    """The decay score of memories `dt` seconds after their last use. A promoted memory no
+    longer fades: its callers pass dt = 0 (`memory_score`, `Context.scores`)."""
     n = np.asarray(use_count, dtype=np.float64)
     s = np.asarray(strength, dtype=np.float64)
     return np.power(n + 1.0, policy.beta) * retention(policy.decay, dt) * s
 
 
 def memory_score(policy: Policy, memory: Memory, now: float) -> float:
-    dt = now - to_epoch(memory.last_used)
+    promoted = memory.status == Status.PROMOTED
+    dt = 0.0 if promoted else now - to_epoch(memory.last_used)
     return float(score(policy, memory.use_count, memory.strength, dt))
 
 

@@ -190,12 +190,16 @@ class Context:
             return _text_vectors.get((self.embedder.model_id, text))
 
     def scores(self, stubs: Sequence[Stub], now: float) -> NDArray[np.float64]:
-        """Decay scores of many memories at once."""
+        """Decay scores of many memories at once; a promoted memory's as of its last use (it
+        no longer fades, docs/ltm.md)."""
+        n = len(stubs)
+        idle = now - np.fromiter((s.last_used for s in stubs), np.float64, n)
+        promoted = np.fromiter((s.status == Status.PROMOTED for s in stubs), bool, n)
         return score(
             self.policy,
-            np.fromiter((s.use_count for s in stubs), np.float64, len(stubs)),
-            np.fromiter((s.strength for s in stubs), np.float64, len(stubs)),
-            now - np.fromiter((s.last_used for s in stubs), np.float64, len(stubs)),
+            np.fromiter((s.use_count for s in stubs), np.float64, n),
+            np.fromiter((s.strength for s in stubs), np.float64, n),
+            np.where(promoted, 0.0, idle),
         )
 
     def scheduled_many(self, memories: list[Memory]) -> list[tuple[Memory, Schedule]]:
