@@ -119,6 +119,21 @@ def test_import_cortexgraph_reports_and_reruns(jsonl: str) -> None:
     assert hits[0]["memory"]["id"] == "mem-123"
 
 
+def test_a_skipped_record_whose_id_is_not_text_is_reported(tmp_path: Path, jsonl: str) -> None:
+    """Printing the id of a record skipped for a lone surrogate in it failed in turn: a
+    UnicodeEncodeError traceback after the import had run."""
+    data = tmp_path / "data"
+    data.mkdir()
+    lines = [
+        {"id": "odd \ud800", "content": "d", "created_at": 1700000000},
+        {"id": "ok", "content": "a fine memory", "created_at": 1700000000},
+    ]
+    (data / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    table = ok(run(jsonl, "import", "cortexgraph", str(data))).stdout
+    assert "skipped memories.jsonl line 1 (odd \\ud800): id: must be valid Unicode" in table
+    assert "Imported 1 memories" in table
+
+
 def test_import_of_a_missing_directory_is_a_clean_error(tmp_path: Path, jsonl: str) -> None:
     result = run(jsonl, "import", "cortexgraph", str(tmp_path / "nowhere"))
     assert result.exit_code == 1 and "Error: DIR:" in result.stderr

@@ -236,14 +236,30 @@ def test_cortexgraph_import_skips_records_no_backend_can_store(mem: Engram, tmp_
         {"id": "big", "content": "b", "created_at": 1700000000, "use_count": 10**23},
         {"id": "wide", "content": "c", "created_at": 1700000000, "cross_domain_count": 2**40},
         {"id": "lone", "content": "lone \ud800", "created_at": 1700000000},
+        {"id": "odd id \ud800", "content": "d", "created_at": 1700000000},
+        {"id": "note", "content": "e", "created_at": 1700000000, "promoted_to": "x\ud800.md"},
+        {"id": "nul", "content": "f", "created_at": 1700000000, "promoted_to": "x\u0000.md"},
+        {"id": "long", "content": "g", "created_at": 1700000000, "promoted_to": "x" * 1001},
     ]
+    relations = [
+        {"id": "rel \ud800", "from_memory_id": "fine", "to_memory_id": "fine2"},
+    ]
+    lines.append({"id": "fine2", "content": "another fine memory", "created_at": 1700000000})
     (tmp_path / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (tmp_path / "relations.jsonl").write_text("".join(json.dumps(x) + "\n" for x in relations))
     report = import_cortexgraph(tmp_path, mem.app.context.store, mem.app.context.scheduled_many)
-    assert report.imported == 1 and mem.get("fine").content == "a fine memory"
+    assert report.imported == 2 and mem.get("fine").content == "a fine memory"
     reasons = {s.id: s.reason for s in report.skipped_records}
     assert reasons["big"].startswith("use_count: ")
     assert reasons["wide"].startswith("cross_domain_count: ")
     assert reasons["lone"].startswith("content: must be valid Unicode text")
+    # An id that is not valid text was renamed through its UTF-8 bytes: UnicodeEncodeError;
+    # it is reported escaped (the CLI failed printing it).
+    assert reasons["odd id \\ud800"].startswith("id: must be valid Unicode")
+    assert reasons["note"].startswith("promoted_to: must be valid Unicode")
+    assert reasons["nul"].startswith("promoted_to: must not contain NUL")
+    assert reasons["long"].startswith("promoted_to: exceeds 1000 characters")
+    assert report.relations_imported == 0 and len(report.skipped_records) == 8
 
 
 def test_cortexgraph_import_refuses_what_is_not_a_data_directory(

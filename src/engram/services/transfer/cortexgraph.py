@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError as PydanticError
+from pydantic import field_validator
 
 from engram.core.models import Memory, Relation, Status
 from engram.errors import EngramError, ValidationError
@@ -42,6 +43,13 @@ class Skipped(TransferResult):
     line: int
     id: str | None
     reason: str
+
+    @field_validator("id")
+    @classmethod
+    def _printable(cls, value: str | None) -> str | None:
+        """A skipped id may be the very text that could not be stored (a lone surrogate):
+        escaped, so that reporting it cannot fail too."""
+        return None if value is None else value.encode("utf-8", "backslashreplace").decode()
 
 
 class ImportReport(TransferResult):
@@ -118,6 +126,7 @@ def _memory_from_cortexgraph(obj: dict[str, Any]) -> tuple[Memory, bool]:
     raw_id = obj.get("id")
     if not isinstance(raw_id, str) or not raw_id:
         raise ValidationError("id", "must be a non-empty string")
+    check.storable(raw_id, "id")
     meta_in = _field(obj, "meta", dict, {})
     extra = meta_in.get("extra") or {}
     if not isinstance(extra, dict):
@@ -152,7 +161,7 @@ def _memory_from_cortexgraph(obj: dict[str, Any]) -> tuple[Memory, bool]:
             strength=check.strength(_field(obj, "strength", (int, float), 1.0)),
             status=CORTEXGRAPH_STATUSES[status_name],
             promoted_at=_seconds(obj.get("promoted_at"), "promoted_at"),
-            promoted_to=_field(obj, "promoted_to", str, None),
+            promoted_to=check.short_text(_field(obj, "promoted_to", str, None), "promoted_to"),
             review_priority=_field(obj, "review_priority", (int, float), 0.0),
             last_review_at=_seconds(obj.get("last_review_at"), "last_review_at"),
             review_count=_field(obj, "review_count", int, 0),
@@ -184,6 +193,7 @@ def _relation_from_cortexgraph(obj: dict[str, Any], ids: dict[str, str]) -> Rela
     rid = obj.get("id")
     if not isinstance(rid, str) or not rid:
         raise ValidationError("id", "must be a non-empty string")
+    check.storable(rid, "id")
     if not check.ID_PATTERN.fullmatch(rid):
         rid = _renamed_id(rid)
     created = _seconds(obj.get("created_at"), "created_at") or datetime.fromtimestamp(0, tz=UTC)
