@@ -293,7 +293,7 @@ async def test_input_schemas_publish_the_limits(server: Server) -> None:
     assert relation["from_memory_id"]["pattern"] == ID_PATTERN
     graph = schemas["read_graph"]
     assert (graph["limit"]["default"], graph["limit"]["maximum"]) == (100, 1_000)
-    assert arm(graph["cursor"])["pattern"] == ID_PATTERN
+    assert graph["cursor"]["pattern"] == f"^$|{ID_PATTERN}"  # "" for the first page
     walk = schemas["traverse_graph"]
     assert (walk["depth"]["minimum"], walk["depth"]["maximum"], walk["depth"]["default"]) == (
         1,
@@ -392,6 +392,24 @@ async def test_text_that_looks_like_json_stays_text(server: Server) -> None:
     assert words and all("null" in content for content in words)
     assert "null" in found["hits"][0]["content"]
     await server.call("search_memory", {"query": "[1]"})  # text, not a list: no error
+    tag = unique()
+    ids = [(await server.save(f"Kate {tag} likes skiing {i}"))["id"] for i in range(2)]
+    merged = await server.call(
+        "consolidate_memories",
+        {"memory_ids": ids, "auto_detect": False, "mode": "apply", "merged_content": "null"},
+    )
+    assert merged["merged"][0]["merged"]["content"] == "null"  # not the rules' text
+
+
+@pytest.mark.anyio
+async def test_no_parameter_takes_a_string_or_null(server: Server) -> None:
+    """The SDK parses a string argument as JSON when its parameter is not exactly a string:
+    with `str | None`, the text "null" arrived as None (merged_content dropped the caller's
+    text; cursor "null" restarted paging). Optional text is a string with "" for omitted."""
+    for tool in (await server.session.list_tools()).tools:
+        for name, prop in tool.input_schema.get("properties", {}).items():
+            kinds = {arm.get("type") for arm in prop.get("anyOf", [])}
+            assert not {"string", "null"} <= kinds, f"{tool.name}.{name}"
 
 
 @pytest.mark.anyio

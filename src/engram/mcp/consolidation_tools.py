@@ -7,7 +7,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from engram.mcp import hints
-from engram.mcp.params import Content, MemoryId, MemoryIds
+from engram.mcp.params import MemoryId, MemoryIds, OptionalContent
 from engram.mcp.runtime import EngramRuntime
 from engram.services.agents import AgentName
 from engram.services.consolidation import ClusterResult, ConsolidateResult, UndoResult
@@ -81,13 +81,20 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
             MemoryIds | None, Field(description="Merge exactly these memories into one.")
         ] = None,
         merged_content: Annotated[
-            Content | None,
-            Field(description="Your text for the merged memory (one merge only)."),
-        ] = None,
+            OptionalContent,
+            Field(
+                description="Your text for the merged memory (one merge only); omit for the rules'."
+            ),
+        ] = "",
     ) -> ConsolidateResult:
         return await runtime.call(
             lambda app: app.consolidation.consolidate(
-                mode, auto_detect, memory_ids, cohesion_threshold, cluster_ids, merged_content
+                mode,
+                auto_detect,
+                memory_ids,
+                cohesion_threshold,
+                cluster_ids,
+                merged_content or None,
             )
         )
 

@@ -34,7 +34,7 @@ def register_ltm_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
         memory_id: Annotated[
             OptionalMemoryId,
             Field(description="The memory to promote; omit when auto_detect is true."),
-        ] = None,
+        ] = "",
         auto_detect: Annotated[
             bool,
             Field(description="Promote every promotion candidate (see promotion_candidates)."),
@@ -48,7 +48,9 @@ def register_ltm_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
         ] = "obsidian",
     ) -> PromotionResult:
         return await runtime.call(
-            lambda app: app.promotion.promote(memory_id, auto_detect=auto_detect, dry_run=dry_run)
+            lambda app: app.promotion.promote(
+                memory_id or None, auto_detect=auto_detect, dry_run=dry_run
+            )
         )
 
     @server.tool(

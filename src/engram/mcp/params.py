@@ -46,6 +46,7 @@ __all__ = [
     "MemoryId",
     "MemoryIds",
     "NewContent",
+    "OptionalContent",
     "OptionalEntities",
     "OptionalMemoryId",
     "OptionalMeta",
@@ -83,8 +84,8 @@ MemoryId = Annotated[
     Field(description=f"A memory id as returned by save_memory or search_memory ({_ID_RULE})."),
 ]
 OptionalMemoryId = Annotated[
-    str | None,
-    Field(pattern=ID_PATTERN.pattern, min_length=1, max_length=128, description=_ID_RULE),
+    str,
+    Field(pattern=f"^$|{ID_PATTERN.pattern}", max_length=128, description=_ID_RULE),
 ]
 MemoryIds = Annotated[
     list[IdText],
@@ -100,6 +101,9 @@ _CONTENT_DOC = (
     "One self-contained fact, preference or decision reads best later."
 )
 Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT, description=_CONTENT_DOC)]
+OptionalContent = Annotated[
+    str, Field(max_length=MAX_CONTENT, description=f"At most {MAX_CONTENT:,} characters.")
+]
 NewContent = Annotated[
     str,
     Field(

@@ -142,10 +142,10 @@ def register_graph_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None
         cursor: Annotated[
             OptionalMemoryId,
             Field(description="next_cursor of the previous page; omit for the first page."),
-        ] = None,
+        ] = "",
         limit: GraphLimit = 100,
     ) -> GraphPage:
-        return await runtime.call(lambda app: app.graph.read_graph(cursor, limit))
+        return await runtime.call(lambda app: app.graph.read_graph(cursor or None, limit))
 
     @server.tool(
         name="traverse_graph",
