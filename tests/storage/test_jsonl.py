@@ -230,6 +230,54 @@ def test_a_hand_written_line_without_schedule_gets_one_at_the_next_open(folder: 
     again.close()
 
 
+@pytest.mark.parametrize(
+    ("field", "old", "new"),
+    [
+        ("strength", '"strength": 1.0', '"strength": 0.01'),
+        (
+            "last_used",
+            '"last_used": "2026-03-01T00:00:00+00:00"',
+            '"last_used": "2025-01-01T00:00:00+00:00"',
+        ),
+    ],
+)
+def test_a_hand_edit_of_what_a_schedule_depends_on_makes_it_recomputed(
+    folder: Path, field: str, old: str, new: str
+) -> None:
+    """The stored schedule was trusted after a hand edit of the values it comes from: a
+    memory edited down to strength 0.01 (score below the forget threshold) was never due for
+    gc. Each schedule now carries a digest of its inputs; a mismatch recomputes it."""
+    store = JSONLStore(folder)
+    store.reschedule_all(_compute(POLICY), "fp")
+    put(store, mem("edited", "forget me"), mem("kept", "keep me"))
+    store.close()
+    path = folder / "memories.jsonl"
+    text = path.read_text()
+    first, rest = text.split("\n", 1)
+    assert old in first and '"of": ' in first
+    path.write_text(first.replace(old, new) + "\n" + rest)
+    again = JSONLStore(folder)
+    assert again.schedule_fingerprint() is None  # so the services recompute schedules
+    assert again.reschedule_all(_compute(POLICY), "fp") == 2
+    later = NOW + 30 * 86_400
+    assert again.due_for_gc(later, 10) == ["edited"], field
+    again.close()
+
+
+def test_a_line_written_before_schedule_digests_keeps_its_schedule(folder: Path) -> None:
+    store = JSONLStore(folder)
+    store.reschedule_all(_compute(POLICY), "fp")
+    put(store, mem("old"))
+    store.close()
+    path = folder / "memories.jsonl"
+    line = json.loads(path.read_text())
+    del line["_schedule"]["of"]
+    path.write_text(json.dumps(line) + "\n")
+    again = JSONLStore(folder)
+    assert again.schedule_fingerprint() == "fp"  # trusted: no rewrite of every line
+    again.close()
+
+
 def _compute(policy: Policy):  # type: ignore[no-untyped-def]
     def compute(cols: ScheduleInputs) -> ScheduleArrays:
         return schedule_arrays(
@@ -376,6 +424,26 @@ def test_vectors_follow_their_memory(folder: Path) -> None:
     assert again.vector_counts() == {"other": 1}
     assert again.vector_search(unit, Filter(), 5) == []
     again.close()
+
+
+def test_a_vector_of_text_edited_by_hand_is_not_attached(folder: Path) -> None:
+    """A memory whose text was edited in the file kept the old text's vector: found by
+    meaning for what it used to say, never re-embedded (it had a vector). Now each vector line
+    carries a digest of its text, and one that no longer matches is left out."""
+    store = JSONLStore(folder, vector_model=("m", 3))
+    put(store, mem("cat", "The cat sleeps on the sofa"), mem("k8s", "We deploy on Kubernetes"))
+    unit = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    assert store.put_vectors([("cat", unit), ("k8s", unit)], "m") == 2
+    store.close()
+    path = folder / "memories.jsonl"
+    path.write_text(path.read_text().replace("The cat sleeps on the sofa", "Revenue grew"))
+    again = JSONLStore(folder, vector_model=("m", 3))
+    assert again.missing_vectors("m", 10) == [("cat", "Revenue grew")]
+    assert [s.id for s in again.vector_search(unit, Filter(), 5)] == ["k8s"]
+    again.compact()  # keeps only the vector that still describes its memory
+    again.close()
+    lines = [json.loads(x) for x in (folder / "vectors.jsonl").read_text().splitlines()]
+    assert [line["id"] for line in lines] == ["k8s"]
 
 
 # -- the index snapshot -----------------------------------------------------------------------

@@ -2,12 +2,16 @@
 
 One JSON object per line, keys always in the same order, times as ISO 8601 UTC, so a diff of
 two versions shows exactly the fields that changed. A memory line carries its schedule (the
-moments its score crosses the policy thresholds) under `_schedule`, last; a deletion is the
-tombstone `{"id": ..., "_deleted": true}`. The last line for an id wins.
+moments its score crosses the policy thresholds) under `_schedule`, last, with `"of"`: a digest
+of what it was computed from (counters, strength, times, status). A hand edit of any of those
+makes the digest disagree, and the schedule is then recomputed instead of trusted (it kept a
+memory edited down to strength 0.01 from ever being forgotten). A deletion is the tombstone
+`{"id": ..., "_deleted": true}`. The last line for an id wins.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -71,6 +75,7 @@ def encode_memory(memory: Memory, schedule: Schedule | None) -> bytes:
     }
     if schedule is not None:
         line["_schedule"] = {f: _num(getattr(schedule, f)) for f in SCHEDULE_FIELDS}
+        line["_schedule"]["of"] = schedule_digest(m)
     return json.dumps(line, ensure_ascii=False, allow_nan=False).encode()
 
 
@@ -137,12 +142,23 @@ def decode_memory(raw: bytes) -> StoredMemory | Tombstone:
                 times[name] = moment.astimezone(UTC)
     if times:
         memory = memory.model_copy(update=times)
-    return StoredMemory(memory, _schedule(stored))
+    return StoredMemory(memory, _schedule(stored, memory))
 
 
-def _schedule(stored: object) -> Schedule | None:
-    """The stored schedule, or None (then recomputed) if it is missing or malformed."""
+def schedule_digest(m: Memory) -> str:
+    """What a memory's schedule depends on, in a few characters."""
+    inputs = (m.use_count, m.strength, _iso(m.last_used), _iso(m.created_at), m.status.value)
+    return hashlib.blake2b(repr(inputs).encode(), digest_size=6).hexdigest()
+
+
+def _schedule(stored: object, memory: Memory) -> Schedule | None:
+    """The stored schedule, or None (then recomputed) if it is missing or malformed, or was
+    computed from other values than the line holds (edited by hand). A line written before
+    the digest existed is trusted as it is."""
     if not isinstance(stored, dict):
+        return None
+    digest = stored.pop("of", None)
+    if digest is not None and digest != schedule_digest(memory):
         return None
     try:
         return Schedule.model_validate(stored)

@@ -517,7 +517,9 @@ class JSONLStore:
             }
             if not latest:
                 return 0
-            self._vectors.append(encode_vector(i, model_id, v) for i, v in latest.items())
+            self._vectors.append(
+                encode_vector(i, model_id, v, current[i]) for i, v in latest.items()
+            )
             self._vec.add(len(latest))
             index.delete_vectors(list(latest))
             return index.put_vectors(list(latest.items()), model_id)

@@ -107,14 +107,17 @@ def apply_relations(index: SQLiteStore, records: Sequence[Relation | Tombstone])
 
 
 def apply_vectors(index: SQLiteStore, records: Sequence[VectorLine | Tombstone]) -> None:
-    """A memory has one vector line live: the last one (of whatever model)."""
+    """A memory has one vector line live: the last one (of whatever model), if it describes
+    the memory's text as it is now."""
     latest: dict[str, VectorLine | Tombstone] = {}
     for record in records:
         latest[record.id] = record
     index.delete_vectors(list(latest))
+    lines = [r for r in latest.values() if isinstance(r, VectorLine)]
+    content = {m.id: m.content for m in index.get_many([r.id for r in lines])}
     by_model: dict[str, list[tuple[str, NDArray[np.float32]]]] = {}
-    for record in latest.values():
-        if isinstance(record, VectorLine):
+    for record in lines:
+        if record.id in content and record.describes(content[record.id]):
             by_model.setdefault(record.model_id, []).append((record.id, record.vector))
     for model_id, items in by_model.items():
         index.put_vectors(items, model_id)
@@ -185,6 +188,7 @@ def vector_lines(index: SQLiteStore, ids: Sequence[str]) -> Iterator[bytes]:
             found |= index.get_vectors(
                 [i for i in page if models.get(i) == model_id], model_id, passages=True
             )
+        content = {m.id: m.content for m in index.get_many(list(found))}
         for ident in page:
-            if ident in found:
-                yield encode_vector(ident, models[ident], found[ident])
+            if ident in found and ident in content:
+                yield encode_vector(ident, models[ident], found[ident], content[ident])

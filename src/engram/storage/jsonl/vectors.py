@@ -1,7 +1,11 @@
 """Embeddings for the JSONL store: the lines of `vectors.jsonl`.
 
 A line is `{"id": <memory id>, "model_id": ..., "vector": <base64 of little-endian float32>}`,
-with `"rows": n` when the vector holds several rows (the whole text, then its passages); a
+with `"rows": n` when the vector holds several rows (the whole text, then its passages) and
+`"text"`: a digest of the text it was computed from. A vector whose memory says something else
+by now (its line edited by hand, or one side of a git merge) is not attached: the memory is
+then missing a vector and is embedded again (`engram embed --backfill`, the MCP server's
+catch-up), instead of being found by meaning for what it used to say. A
 tombstone `{"id": ..., "_deleted": true}` retires a memory's vector (the memory was deleted or
 its text changed). The store's index (SQLite) keeps and searches them; vectors of other models
 are kept too (so compaction and migration preserve them) but never searched.
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 from dataclasses import dataclass
 
@@ -25,9 +30,17 @@ class VectorLine:
     id: str
     model_id: str
     vector: NDArray[np.float32]  # (rows, dims)
+    text: str | None = None  # digest of the text it describes (None: written before digests)
+
+    def describes(self, content: str) -> bool:
+        return self.text is None or self.text == text_digest(content)
 
 
-def encode_vector(ident: str, model_id: str, vector: NDArray[np.float32]) -> bytes:
+def text_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
+
+
+def encode_vector(ident: str, model_id: str, vector: NDArray[np.float32], text: str) -> bytes:
     matrix = np.atleast_2d(vector)
     raw = np.ascontiguousarray(matrix, dtype="<f4").tobytes()
     line: dict[str, object] = {
@@ -37,6 +50,7 @@ def encode_vector(ident: str, model_id: str, vector: NDArray[np.float32]) -> byt
     }
     if len(matrix) > 1:
         line["rows"] = len(matrix)
+    line["text"] = text_digest(text)
     return json.dumps(line, ensure_ascii=False).encode()
 
 
@@ -60,4 +74,5 @@ def decode_vector(raw: bytes) -> VectorLine | Tombstone:
     vector = np.frombuffer(data, dtype="<f4").astype(np.float32).reshape(rows, -1)
     if not np.all(np.isfinite(vector)):
         raise BadLine("vector: must hold finite numbers")
-    return VectorLine(obj["id"], obj["model_id"], vector)
+    text = obj.get("text")
+    return VectorLine(obj["id"], obj["model_id"], vector, text if isinstance(text, str) else None)
