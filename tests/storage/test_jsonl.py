@@ -140,6 +140,22 @@ def test_a_corrupt_line_is_reported_by_number_and_kept_aside(
     assert caplog.records == []
 
 
+def test_a_byte_order_mark_saved_by_an_editor_is_not_a_bad_line(folder: Path) -> None:
+    """Windows Notepad saves UTF-8 with a byte order mark: the first memory was moved to
+    quarantine as "not valid JSON", gone from the store."""
+    store = JSONLStore(folder)
+    put(store, mem("alpha", "alpha memory"), mem("beta", "beta memory"))
+    store.close()
+    path = folder / "memories.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    again = JSONLStore(folder)
+    assert sorted(m.id for m in again.page(None, 10)) == ["alpha", "beta"]
+    assert not (folder / "quarantine").exists()
+    put(again, mem("gamma"))
+    again.close()
+    assert sorted(m.id for m in JSONLStore(folder).page(None, 10)) == ["alpha", "beta", "gamma"]
+
+
 @pytest.mark.parametrize(
     ("bad", "reasons"),
     [

@@ -97,8 +97,10 @@ def encode_tombstone(ident: str) -> bytes:
 
 
 def parse_object(raw: bytes) -> dict[str, Any]:
+    """One line's object. A UTF-8 byte order mark before it (what Windows Notepad writes at
+    the start of a file it saves) is not part of the JSON: the line was quarantined."""
     try:
-        obj = from_json(raw)
+        obj = from_json(raw.removeprefix(b"\xef\xbb\xbf"))
     except ValueError as exc:
         raise BadLine(f"not valid JSON ({exc})") from None
     if not isinstance(obj, dict):
