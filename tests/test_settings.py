@@ -521,6 +521,23 @@ def notices(
     return stderr
 
 
+def test_a_settings_file_that_is_not_utf8_is_left_out_with_a_notice(
+    tmp_path: Path, notices: Callable[[], str]
+) -> None:
+    """A Latin-1 or UTF-16 `.env` (often another tool's, in the working directory) stopped
+    every command with a UnicodeDecodeError traceback."""
+    user = tmp_path / "xdg-config" / "engram"
+    user.mkdir(parents=True)
+    (user / ".env").write_text("ENGRAM_DECAY_BETA=0.7\n")
+    (tmp_path / ".env").write_bytes(b"ENGRAM_DECAY_BETA=0.5\n# caf\xe9\n")
+    assert load_settings().decay_beta == 0.7
+    told = notices()
+    assert "ignoring the settings file" in told and str(tmp_path / ".env") in told
+    assert "not UTF-8" in told
+    (user / ".env").write_text("ENGRAM_DECAY_BETA=0.7\n", encoding="utf-16")
+    assert load_settings().decay_beta == Settings.model_fields["decay_beta"].default
+
+
 def test_the_seeds_variables_are_read_with_a_notice(
     monkeypatch: pytest.MonkeyPatch, notices: Callable[[], str], tmp_path: Path
 ) -> None:

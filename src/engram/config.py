@@ -19,7 +19,7 @@ from dotenv import dotenv_values
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from engram.config_env import ENV_PREFIX, seed_values, warn_unknown
+from engram.config_env import ENV_PREFIX, seed_values, tell, warn_unknown
 from engram.core.decay import DecayModel, DecayParams
 from engram.core.reinforce import Reinforcement
 from engram.core.scoring import Policy
@@ -240,6 +240,24 @@ def _is_file(path: Path) -> bool:
         return False
 
 
+def _readable_env_files() -> tuple[tuple[Path, ...], set[str]]:
+    """The settings files to read and the names they set. A file that is not UTF-8 text is
+    left out with a notice rather than stopping every command with a traceback: the `.env` of
+    a working directory often belongs to another tool."""
+    files: list[Path] = []
+    names: set[str] = set()
+    for path in env_files():
+        try:
+            names |= set(dotenv_values(path))
+        except OSError as exc:
+            raise ConfigError(f"cannot read the settings file {path}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            tell(f"ignoring the settings file {path}: it is not UTF-8 text (byte {exc.start + 1})")
+            continue
+        files.append(path)
+    return tuple(files), names
+
+
 def load_settings(**overrides: Any) -> Settings:
     """Read settings once, turning any bad value into a ConfigError naming the variable. The
     seed's variable names are read too, and unknown ENGRAM_* names warned about
@@ -248,11 +266,7 @@ def load_settings(**overrides: Any) -> Settings:
     unknown = sorted(set(overrides) - names)
     if unknown:
         raise ConfigError(f"unknown setting(s): {', '.join(unknown)}")
-    files = env_files()
-    try:
-        from_files = {k for f in files for k in dotenv_values(f)}
-    except OSError as exc:
-        raise ConfigError(f"cannot read the settings file {exc.filename}: {exc.strerror}") from None
+    files, from_files = _readable_env_files()
     warn_unknown(set(os.environ) | from_files, names)
     engram_set = {
         k.upper() for k in (set(os.environ) | from_files) if k.upper().startswith(ENV_PREFIX)

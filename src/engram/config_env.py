@@ -44,13 +44,13 @@ def seed_values(
             continue
         ours = ENV_PREFIX + name.upper()
         if var in SEED_NOT_READ:
-            _tell(f"{var} {SEED_NOT_READ[var]}")
+            tell(f"{var} {SEED_NOT_READ[var]}")
         elif name not in settings:
-            _tell(f"{var} is not read: Engram has no setting {ours}")
+            tell(f"{var} is not read: Engram has no setting {ours}")
         elif ours in engram_set:
-            _tell(f"{var} is not read: {ours} is set and wins")
+            tell(f"{var} is not read: {ours} is set and wins")
         else:
-            _tell(f"{var} is read as {ours}; rename it (the seed's names are read for migration)")
+            tell(f"{var} is read as {ours}; rename it (the seed's names are read for migration)")
             found[name] = value
     return found
 
@@ -67,10 +67,11 @@ def warn_unknown(environ: Collection[str], settings: Collection[str]) -> None:
             continue
         close = difflib.get_close_matches(var, names, n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]}?" if close else ""
-        _tell(f"{var} is not an Engram setting and is ignored{hint}")
+        tell(f"{var} is not an Engram setting and is ignored{hint}")
 
 
-def _tell(line: str) -> None:
+def tell(line: str) -> None:
+    """A notice on stderr (stdout may be an MCP channel), once per process."""
     if line not in _told:
         _told.add(line)
         print(f"engram: {line}", file=sys.stderr)
