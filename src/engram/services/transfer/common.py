@@ -6,10 +6,14 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from pydantic import field_validator
+
 from engram.core.models import Memory, Relation, Schedule
+from engram.errors import EngramError
 from engram.services.results import Result
 from engram.storage.protocol import Store
 
@@ -25,6 +29,86 @@ Schedules = Callable[[list[Memory]], list[tuple[Memory, Schedule]]]
 
 class TransferResult(Result):
     """The base of the reports of migrate, import and export."""
+
+
+class Skipped(TransferResult):
+    """A record an import could not take: where it is and why."""
+
+    file: str
+    line: int
+    id: str | None
+    reason: str
+
+    @field_validator("id")
+    @classmethod
+    def _printable(cls, value: str | None) -> str | None:
+        """A skipped id may be the very text that could not be stored (a lone surrogate):
+        escaped, so that reporting it cannot fail too."""
+        return None if value is None else value.encode("utf-8", "backslashreplace").decode()
+
+
+@dataclass
+class Written:
+    """What `write_records` did."""
+
+    imported: int = 0
+    present: int = 0
+    linked: int = 0
+    kept: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+
+    def message(self, source: str, skipped: int) -> str:
+        parts = [f"imported {self.imported} memories and {self.linked} relations from {source}"]
+        if self.present or self.kept:
+            parts.append(
+                f"{self.present} memories and {self.kept} relations already present (kept)"
+            )
+        if skipped:
+            parts.append(f"{skipped} records skipped")
+        return "; ".join(parts)
+
+
+def write_records(
+    target: Store,
+    schedules: Schedules,
+    memories: Sequence[Memory],
+    relations: Sequence[Relation],
+    relation_lines: dict[str, tuple[str, int]],
+    *,
+    batch: int = BATCH,
+    progress: Progress | None = None,
+    after_insert: Callable[[list[Memory]], object] | None = None,
+) -> Written:
+    """Write what an import read: memories whose id `target` already has are left as they are
+    and relations it already has (same ends and type) kept, so running an import again adds
+    nothing. `relation_lines` says where each relation was read (file, line), for the report
+    of one the store refuses. `after_insert` sees each batch written (to embed it)."""
+    report = progress or (lambda phase, done, total: None)
+    out = Written()
+    for start in range(0, len(memories), batch):
+        chunk = memories[start : start + batch]
+        have = {m.id for m in target.get_many([m.id for m in chunk])}
+        new = [m for m in chunk if m.id not in have]
+        if new:
+            target.insert(schedules(new))
+            if after_insert is not None:
+                after_insert(new)
+        out.imported += len(new)
+        out.present += len(have)
+        report("memories", start + len(chunk), len(memories))
+    for i, relation in enumerate(relations, 1):
+        around = target.relations([relation.from_id])
+        if any((r.to_id, r.type) == (relation.to_id, relation.type) for r in around):
+            out.kept += 1  # imported by an earlier run (or the same edge made here)
+        else:
+            try:
+                target.add_relation(relation)
+                out.linked += 1
+            except EngramError as exc:
+                file, line = relation_lines.get(relation.id, ("", 0))
+                out.skipped.append(Skipped(file=file, line=line, id=relation.id, reason=str(exc)))
+        report("relations", i, len(relations))
+    return out
 
 
 # -- canonical forms and checksums ------------------------------------------------------------

@@ -12,17 +12,18 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError as PydanticError
-from pydantic import field_validator
 
 from engram.core.models import Memory, Relation, Status
-from engram.errors import EngramError, ValidationError
+from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
     BATCH,
     MAX_LISTED,
     Progress,
     Schedules,
+    Skipped,
     TransferResult,
+    write_records,
 )
 from engram.storage.protocol import Store
 
@@ -36,20 +37,6 @@ CORTEXGRAPH_STATUSES = {
     "promoted": Status.PROMOTED,
     "archived": Status.ARCHIVED,
 }
-
-
-class Skipped(TransferResult):
-    file: str
-    line: int
-    id: str | None
-    reason: str
-
-    @field_validator("id")
-    @classmethod
-    def _printable(cls, value: str | None) -> str | None:
-        """A skipped id may be the very text that could not be stored (a lone surrogate):
-        escaped, so that reporting it cannot fail too."""
-        return None if value is None else value.encode("utf-8", "backslashreplace").decode()
 
 
 class ImportReport(TransferResult):
@@ -315,60 +302,34 @@ def import_cortexgraph(
 ) -> ImportReport:
     """Import into `target`; ids it already has are left as they are (so re-running is safe).
     `after_insert` sees each batch written (the CLI computes their embeddings there)."""
-    report = progress or (lambda phase, done, total: None)
     data = read_cortexgraph(directory)
-    imported = present = 0
-    for start in range(0, len(data.memories), batch):
-        chunk = data.memories[start : start + batch]
-        have = {m.id for m in target.get_many([m.id for m in chunk])}
-        new = [m for m in chunk if m.id not in have]
-        if new:
-            target.insert(schedules(new))
-            if after_insert is not None:
-                after_insert(new)
-        imported += len(new)
-        present += len(have)
-        report("memories", start + len(chunk), len(data.memories))
-    linked = kept = 0
-    skipped = list(data.skipped)
-    for i, relation in enumerate(data.relations, 1):
-        around = target.relations([relation.from_id])
-        if any((r.to_id, r.type) == (relation.to_id, relation.type) for r in around):
-            kept += 1  # imported by an earlier run (or the same edge made here)
-        else:
-            try:
-                target.add_relation(relation)
-                linked += 1
-            except EngramError as exc:
-                skipped.append(
-                    Skipped(
-                        file="relations.jsonl",
-                        line=data.relation_lines.get(relation.id, 0),
-                        id=relation.id,
-                        reason=str(exc),
-                    )
-                )
-        report("relations", i, len(data.relations))
-    parts = [f"imported {imported} memories and {linked} relations from {directory}"]
-    if present or kept:
-        parts.append(f"{present} memories and {kept} relations already present (kept)")
-    if skipped:
-        parts.append(f"{len(skipped)} records skipped")
+    lines = {rid: ("relations.jsonl", number) for rid, number in data.relation_lines.items()}
+    written = write_records(
+        target,
+        schedules,
+        data.memories,
+        data.relations,
+        lines,
+        batch=batch,
+        progress=progress,
+        after_insert=after_insert,
+    )
+    skipped = [*data.skipped, *written.skipped]
     return ImportReport(
         source=str(directory),
         target=target.location,
         memory_lines=data.memory_lines,
         memories=data.distinct,
-        imported=imported,
-        already_present=present,
+        imported=written.imported,
+        already_present=written.present,
         deleted=data.deleted,
         superseded=data.superseded,
         renamed=data.renamed,
         relations=data.relation_count,
-        relations_imported=linked,
-        relations_present=kept,
+        relations_imported=written.linked,
+        relations_present=written.kept,
         relations_dropped=data.dropped,
         skipped=len(skipped),
         skipped_records=skipped[:MAX_LISTED],
-        message="; ".join(parts),
+        message=written.message(str(directory), len(skipped)),
     )
