@@ -37,6 +37,7 @@ from engram.services.results import (
 from engram.services.storage_maintenance import CompactionReport, StorageReport
 from engram.services.transfer.cortexgraph import ImportReport
 from engram.services.transfer.migrate import MigrationReport
+from engram.services.transfer.restore import RestoreReport
 from engram.services.unified import UnifiedResult
 from engram.services.vault_import import VaultImportResult
 
@@ -281,6 +282,12 @@ class Engram:
         """Import a CortexGraph (mnemex) JSONL data directory; safe to run again (ids already
         here are left as they are)."""
         return self._app.transfer.import_cortexgraph(Path(directory))
+
+    def import_export(self, path: str | Path) -> RestoreReport:
+        """Read back an export (`export("jsonl")`, `engram export`, the file `engram
+        backup` commits): how a backup is restored. Memories keep their ids, counters and
+        times; ids already here are left as they are, so it is safe to run again."""
+        return self._app.transfer.import_export(Path(path))
 
     def embedding_status(self) -> EmbeddingStatus:
         """Vectors per model, memories, and vectors still being computed by this handle."""

@@ -134,6 +134,21 @@ def test_a_skipped_record_whose_id_is_not_text_is_reported(tmp_path: Path, jsonl
     assert "Imported 1 memories" in table
 
 
+def test_an_export_read_back_restores_the_store(tmp_path: Path, jsonl: str) -> None:
+    """`engram backup` commits an export; `engram import jsonl` is how it comes back."""
+    run_json(jsonl, "import", "cortexgraph", str(FIXTURE))
+    ok(run(jsonl, "export", "--out", str(tmp_path / "e.jsonl")))
+    restored = f"sqlite:///{tmp_path / 'restored.db'}"
+    report = run_json(restored, "import", "jsonl", str(tmp_path / "e.jsonl"))
+    assert (report["imported"], report["relations_imported"], report["skipped"]) == (8, 3, 0)
+    table = ok(run(restored, "import", "jsonl", str(tmp_path / "e.jsonl"))).stdout
+    assert "Imported 0 memories and 0 relations" in table and "8 memories and 3 relations" in table
+    hits = run_json(restored, "search", "PostgreSQL pgvector")["hits"]
+    assert hits[0]["memory"]["id"] == "mem-123"
+    missing = run(restored, "import", "jsonl", str(tmp_path / "nothing.jsonl"))
+    assert missing.exit_code == 1 and "Error: FILE:" in missing.stderr
+
+
 def test_import_of_a_missing_directory_is_a_clean_error(tmp_path: Path, jsonl: str) -> None:
     result = run(jsonl, "import", "cortexgraph", str(tmp_path / "nowhere"))
     assert result.exit_code == 1 and "Error: DIR:" in result.stderr

@@ -284,6 +284,64 @@ def test_export_jsonl_and_markdown(mem: Engram, clock: FixedClock) -> None:
     assert f"- supports → `{ids[1]}` (strength 0.7)" in markdown
 
 
+def test_an_export_restores_every_record_into_an_empty_store(
+    mem: Engram, clock: FixedClock, tmp_path: Path
+) -> None:
+    """A backup (`engram backup` commits an export) could not be restored: no command read
+    an export back. `import_export` brings back every memory with its id, counters, times and
+    status, every relation, and computes the vectors; a second run adds nothing."""
+    fill(mem, clock)
+    backup = tmp_path / "export.jsonl"
+    backup.write_text("".join(line + "\n" for line in mem.export("jsonl")))
+    with Engram.open(str(tmp_path / "restored.db"), clock=clock) as restored:
+        report = restored.import_export(backup)
+        assert (report.memories, report.imported, report.relations) == (4, 4, 2)
+        assert (report.relations_imported, report.skipped) == (2, 0)
+        before, after = everything(mem), everything(restored)
+        assert [canonical_memory(m) for m in after[0]] == [canonical_memory(m) for m in before[0]]
+        assert after[1] == before[1]
+        restored.flush()
+        status = restored.embedding_status()
+        assert status.model_id is not None and status.vectors[status.model_id] == 4
+        again = restored.import_export(backup)
+        assert (again.imported, again.already_present, again.relations_present) == (0, 4, 2)
+        assert everything(restored) == after
+
+
+def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Path) -> None:
+    good = {"kind": "memory", **mem.save("kept memory").model_dump(mode="json")}
+    mem.delete([good["id"]])
+    lines = [
+        json.dumps(good),
+        '{"kind": "memory", "id": "torn", "content": "cut he',
+        json.dumps({**good, "id": "nul", "content": "a\u0000b"}),
+        json.dumps({**good, "id": "naive", "created_at": "2026-01-01T00:00:00"}),
+        json.dumps({**good, "id": "what", "kind": "note"}),
+        json.dumps(
+            {
+                "kind": "relation",
+                "id": "r",
+                "from_id": good["id"],
+                "to_id": "ghost",
+                "type": "related",
+                "created_at": "2026-01-01T00:00:00+00:00",
+            }
+        ),
+    ]
+    path = tmp_path / "export.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    report = mem.import_export(path)
+    assert report.imported == 1 and mem.get(good["id"]).content == "kept memory"
+    reasons = {s.line: s.reason for s in report.skipped_records}
+    assert reasons[2].startswith("not valid JSON")
+    assert reasons[3].startswith("content: must not contain NUL")
+    assert reasons[4].startswith("created_at: must be timezone-aware")
+    assert reasons[5].startswith("kind: 'note'")
+    assert "ghost" in reasons[6]
+    with pytest.raises(ValidationError, match="FILE"):
+        mem.import_export(tmp_path / "missing.jsonl")
+
+
 def test_the_python_api_imports_and_exports_like_the_cli(mem: Engram) -> None:
     """`Engram.import_cortexgraph` and `Engram.export` go through the same service as the CLI;
     imported memories are embedded as they are written (found by meaning at once)."""

@@ -1,9 +1,9 @@
-"""`engram migrate`, `engram import cortexgraph` and `engram export`: moving memories between
+"""`engram migrate`, `engram import cortexgraph|jsonl` and `engram export`: moving memories between
 stores and formats (the work is done by `engram.services.transfer`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import click
@@ -13,10 +13,11 @@ from rich.table import Table
 from engram.atomic import write_atomically
 from engram.cli.common import State, open_app, output, pass_state, progress_bar, say
 from engram.errors import ValidationError
-from engram.services.transfer.common import BATCH
+from engram.services.transfer.common import BATCH, Skipped
 from engram.services.transfer.cortexgraph import ImportReport
 from engram.services.transfer.export import ExportCount, ExportSummary
 from engram.services.transfer.migrate import MigrationReport
+from engram.services.transfer.restore import RestoreReport
 from engram.services.transfer.service import refuse_missing_source
 
 # The services name the two stores of a migration as the Python API does; the CLI's options.
@@ -90,7 +91,7 @@ def render_migration(out: Console, report: MigrationReport) -> None:
 
 @click.group("import")
 def import_() -> None:
-    """Import memories from other memory systems into the store."""
+    """Import memories from other memory systems, or an Engram export, into the store."""
 
 
 @import_.command("cortexgraph")
@@ -128,12 +129,50 @@ def render_import(out: Console, report: ImportReport) -> None:
     ):
         table.add_row(name, f"{value:,}")
     out.print(table)
-    for s in report.skipped_records:
-        say(
-            out,
-            f"skipped {s.file} line {s.line}" + (f" ({s.id})" if s.id else "") + f": {s.reason}",
-        )
+    _say_skipped(out, report.skipped_records)
     say(out, report.message[0].upper() + report.message[1:] + ".")
+
+
+@import_.command("jsonl")
+@click.argument("file", metavar="FILE", type=click.Path(path_type=Path))
+@pass_state
+def jsonl(state: State, file: Path) -> None:
+    """Read back an Engram export: what `engram export --format jsonl` writes and `engram
+    backup` commits (engram/export.jsonl). This is how a backup is restored.
+
+    Memories keep their ids, counters and times; those the store already has are left as
+    they are, so it is safe to run again. Lines that cannot be read are listed with their
+    number and reason.
+    """
+    with open_app(state) as app, progress_bar(state) as progress:
+        report = app.transfer.import_export(file, progress=progress)
+    output(state, report, lambda c: render_restore(c, report))
+
+
+def render_restore(out: Console, report: RestoreReport) -> None:
+    table = Table(title=f"{report.source} -> {report.target}")
+    table.add_column("")
+    table.add_column("count", justify="right")
+    for name, value in (
+        ("lines", report.lines),
+        ("memories", report.memories),
+        ("imported", report.imported),
+        ("already in the store, kept", report.already_present),
+        ("relations", report.relations),
+        ("relations imported", report.relations_imported),
+        ("relations already in the store, kept", report.relations_present),
+        ("records skipped", report.skipped),
+    ):
+        table.add_row(name, f"{value:,}")
+    out.print(table)
+    _say_skipped(out, report.skipped_records)
+    say(out, report.message[0].upper() + report.message[1:] + ".")
+
+
+def _say_skipped(out: Console, records: Sequence[Skipped]) -> None:
+    for s in records:
+        where = f"{s.file} line {s.line}" + (f" ({s.id})" if s.id else "")
+        say(out, f"skipped {where}: {s.reason}")
 
 
 @click.command()

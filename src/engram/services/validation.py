@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from engram.core.models import MAX_STRENGTH, MIN_STRENGTH, RELATION_TYPES
+from engram.core.models import MAX_STRENGTH, MIN_STRENGTH, RELATION_TYPES, Memory
 from engram.core.timeutil import ensure_aware
 from engram.errors import ValidationError
 
@@ -188,3 +188,16 @@ def meta(value: dict[str, Any] | None, field: str = "meta") -> dict[str, Any]:
         raise ValidationError(field, f"is {size:,} bytes of JSON; the limit is {MAX_META_BYTES:,}")
     stored: dict[str, Any] = json.loads(text)
     return stored
+
+
+def record(m: Memory, field: str = "") -> Memory:
+    """A whole memory record from outside (an export read back): every field within what a
+    save accepts, so that no backend refuses it later (PostgreSQL refuses NUL, for one)."""
+    memory_id(m.id, field + "id")
+    content(m.content, field + "content")
+    tags(m.tags, field + "tags")
+    entities(m.entities, field + "entities")
+    for name in ("source", "context", "promoted_to", "episode"):
+        short_text(getattr(m, name), field + name)
+    meta(m.meta, field + "meta")
+    return m

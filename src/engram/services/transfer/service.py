@@ -12,6 +12,7 @@ from engram.services.transfer.common import BATCH, Progress
 from engram.services.transfer.cortexgraph import ImportReport, import_cortexgraph
 from engram.services.transfer.export import ExportCount, ExportFormat, export_lines
 from engram.services.transfer.migrate import MigrationReport, migrate
+from engram.services.transfer.restore import RestoreReport, restore_export
 from engram.storage.factory import (
     is_jsonl_url,
     is_postgres_url,
@@ -55,6 +56,17 @@ class TransferService:
         embedded as they are written, so they are found by meaning at once."""
         return import_cortexgraph(
             directory.expanduser(),
+            self.ctx.store,
+            self.ctx.scheduled_many,
+            progress=progress,
+            after_insert=lambda ms: self.ctx.embed_and_store([(m.id, m.content) for m in ms]),
+        )
+
+    def import_export(self, path: Path, progress: Progress | None = None) -> RestoreReport:
+        """An export of an Engram store (`engram export --format jsonl`, the file `engram
+        backup` commits) into this store: how a backup is restored. Safe to run again."""
+        return restore_export(
+            path.expanduser(),
             self.ctx.store,
             self.ctx.scheduled_many,
             progress=progress,

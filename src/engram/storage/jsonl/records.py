@@ -129,6 +129,12 @@ def decode_memory(raw: bytes) -> StoredMemory | Tombstone:
     gone = tombstone_of(obj)
     if gone is not None:
         return gone
+    return memory_from_object(obj)
+
+
+def memory_from_object(obj: dict[str, Any]) -> StoredMemory:
+    """A memory record (a line of memories.jsonl, or of an export); raises BadLine naming
+    what is wrong."""
     stored = obj.pop("_schedule", None)
     try:
         memory = Memory.model_validate(obj)
@@ -173,6 +179,10 @@ def decode_relation(raw: bytes) -> Relation | Tombstone:
     gone = tombstone_of(obj)
     if gone is not None:
         return gone
+    return relation_from_object(obj)
+
+
+def relation_from_object(obj: dict[str, Any]) -> Relation:
     try:
         rel = Relation.model_validate(obj)
     except PydanticError as exc:

@@ -48,8 +48,9 @@ def store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
     damaged = ("malformed", "not a database", "corrupt", "vtable constructor failed")
     if any(word in text for word in damaged):
         return StoreError(
-            f"the store {path} is damaged ({exc}); nothing more was written to it. Restore it "
-            f"from a backup (engram backup), or save what is readable with "
+            f"the store {path} is damaged ({exc}); nothing more was written to it. Restore a "
+            f"backup into a new store (engram import jsonl BACKUP/engram/export.jsonl), or "
+            f"save what is readable with "
             f"`sqlite3 {path} .recover`"
         )
     if "readonly" in text or "read-only" in text:

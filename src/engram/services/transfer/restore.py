@@ -1,0 +1,136 @@
+"""Reading back an export: the file `engram export --format jsonl` writes and `engram backup`
+commits (`engram/export.jsonl`), so that a backup can be restored into any store.
+
+Every line is `{"kind": "memory", …}` or `{"kind": "relation", …}` with the fields of the
+record. Memories keep their ids, counters and times; a memory the store already has (same id)
+is kept as it is, and a relation it already has (same ends and type) too, so restoring twice
+adds nothing. Vectors are not in an export: restored memories are embedded as they are written.
+A line that cannot be restored (torn, hand-edited into something invalid) is skipped and listed
+with its line number and the field at fault; nothing is fatal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engram.core.models import Memory, Relation
+from engram.errors import ValidationError
+from engram.services import validation as check
+from engram.services.transfer.common import (
+    BATCH,
+    MAX_LISTED,
+    Progress,
+    Schedules,
+    Skipped,
+    TransferResult,
+    write_records,
+)
+from engram.storage.jsonl.records import BadLine, memory_from_object, relation_from_object
+from engram.storage.protocol import Store
+
+
+class RestoreReport(TransferResult):
+    source: str
+    target: str
+    lines: int  # non-blank lines read
+    memories: int  # memory records read
+    imported: int
+    already_present: int
+    relations: int
+    relations_imported: int
+    relations_present: int
+    skipped: int
+    skipped_records: list[Skipped]  # the first ones, with line and reason
+    message: str
+
+
+@dataclass
+class ExportData:
+    memories: list[Memory] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    lines: int = 0
+    relation_lines: dict[str, tuple[str, int]] = field(default_factory=dict)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def read_export(path: Path) -> ExportData:
+    """Parse an export; bad lines are skipped and reported, never fatal."""
+    if not path.is_file():
+        raise ValidationError("FILE", f"{path} is not a file")
+    data = ExportData()
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            data.lines += 1
+            try:
+                obj = json.loads(raw.removeprefix(b"\xef\xbb\xbf"))
+            except ValueError as exc:
+                data.skipped.append(_skipped(path, number, None, f"not valid JSON ({exc})"))
+                continue
+            if not isinstance(obj, dict):
+                data.skipped.append(_skipped(path, number, None, "line: must be a JSON object"))
+                continue
+            ident = obj.get("id") if isinstance(obj.get("id"), str) else None
+            try:
+                _take(obj, number, path.name, data)
+            except (BadLine, ValidationError) as exc:
+                data.skipped.append(_skipped(path, number, ident, str(exc)))
+    return data
+
+
+def _skipped(path: Path, number: int, ident: str | None, reason: str) -> Skipped:
+    return Skipped(file=path.name, line=number, id=ident, reason=reason)
+
+
+def _take(obj: dict[str, Any], number: int, name: str, data: ExportData) -> None:
+    kind = obj.pop("kind", None)
+    if kind == "memory":
+        data.memories.append(check.record(memory_from_object(obj).memory))
+    elif kind == "relation":
+        relation = relation_from_object(obj)
+        data.relations.append(relation)
+        data.relation_lines[relation.id] = (name, number)
+    else:
+        raise ValidationError("kind", f"{kind!r} is neither 'memory' nor 'relation'")
+
+
+def restore_export(
+    path: Path,
+    target: Store,
+    schedules: Schedules,
+    *,
+    batch: int = BATCH,
+    progress: Progress | None = None,
+    after_insert: Callable[[list[Memory]], object] | None = None,
+) -> RestoreReport:
+    data = read_export(path)
+    written = write_records(
+        target,
+        schedules,
+        data.memories,
+        data.relations,
+        data.relation_lines,
+        batch=batch,
+        progress=progress,
+        after_insert=after_insert,
+    )
+    skipped = [*data.skipped, *written.skipped]
+    return RestoreReport(
+        source=str(path),
+        target=target.location,
+        lines=data.lines,
+        memories=len(data.memories),
+        imported=written.imported,
+        already_present=written.present,
+        relations=len(data.relations),
+        relations_imported=written.linked,
+        relations_present=written.kept,
+        skipped=len(skipped),
+        skipped_records=skipped[:MAX_LISTED],
+        message=written.message(str(path), len(skipped)),
+    )
