@@ -616,6 +616,15 @@ def test_the_pipeline_from_the_shell(db: Path) -> None:
     assert refused.exit_code != 0 and "was applied already" in refused.output
 
 
+@pytest.mark.parametrize("hours", ["inf", "1e308", "3000000", "nan", "0", "-1"])
+def test_a_scheduled_pipeline_refuses_an_interval_it_cannot_sleep(db: Path, hours: str) -> None:
+    """inf or 1e308 hours ran one pass, then failed in time.sleep with an OverflowError
+    traceback; the interval is checked before anything runs."""
+    result = run(db, "consolidate", "pipeline", "--scheduled", "--interval-hours", hours)
+    assert result.exit_code == 2 and "--interval-hours" in result.output
+    assert "Traceback" not in result.output
+
+
 def test_short_ids_grow_only_where_two_ids_start_alike() -> None:
     ids = ["abcdefgh1234", "abcdefgh5678", "zzzzzzzzzzzz", "abcdefgh1299"]
     assert short_ids(ids) == {

@@ -82,21 +82,34 @@ def undo(state: State, merged_id: str) -> None:
     output(state, result, lambda c: say(c, f"Restored {len(result.restored_ids)} memories"))
 
 
+# A year: a longer sleep overflowed the platform's time (inf, 1e308: a traceback after the
+# first run).
+MAX_INTERVAL_HOURS = 366 * 24
+
+
 @consolidate.command("pipeline")
 @click.option("--apply", "apply_", is_flag=True, help="Apply the plan (default: a dry run).")
 @click.option(
     "--agent", "agents", multiple=True, help=f"Only this agent (repeatable): {', '.join(AGENTS)}."
 )
 @click.option("--scheduled", is_flag=True, help="Run again every --interval-hours until Ctrl-C.")
-@click.option("--interval-hours", type=float, default=24.0, show_default=True)
+@click.option(
+    "--interval-hours",
+    type=float,
+    default=24.0,
+    show_default=True,
+    help="Hours between runs, more than 0 and at most a year (8,784).",
+)
 @pass_state
 def pipeline(
     state: State, apply_: bool, agents: tuple[str, ...], scheduled: bool, interval_hours: float
 ) -> None:
     """Run the maintenance agents: a plan of what they propose (a dry run, recorded in the
     audit trail), or, with --apply, the plan applied."""
-    if scheduled and not interval_hours > 0:
-        raise click.BadParameter("must be more than 0", param_hint="--interval-hours")
+    if scheduled and not 0 < interval_hours <= MAX_INTERVAL_HOURS:  # also refuses nan
+        raise click.BadParameter(
+            f"must be more than 0 and at most {MAX_INTERVAL_HOURS:,}", param_hint="--interval-hours"
+        )
     with open_app(state) as app:
         while True:
             run_once(state, app.pipeline, list(agents) or None, dry_run=not apply_)
