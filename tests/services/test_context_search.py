@@ -27,6 +27,16 @@ def test_an_episode_keeps_the_order_memories_were_saved_in(mem: Engram) -> None:
     assert mem.get(later.id) == later
 
 
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_a_blank_episode_is_no_episode(mem: Engram, blank: str) -> None:
+    """`--episode ""` made one episode of every memory saved with it: unrelated memories
+    lent each other context credit."""
+    zebra = mem.save("Zebra stripes are unique", episode=blank)
+    other = mem.save_many([Draft("Quantum tunnelling in diodes", episode=blank)])[0]
+    assert (zebra.episode, other.episode) == (None, None)
+    assert [h.memory.id for h in mem.search("zebra stripes")] == [zebra.id]
+
+
 def test_the_neighbours_of_a_match_in_its_episode_are_found_through_it(mem: Engram) -> None:
     for text in KAYAK_CHAT:
         mem.save(text, episode="chat-1")

@@ -247,7 +247,11 @@ class MemoryService:
             strength=check.strength(1.0 if d.strength is None else d.strength),
             created_at=created,
             last_used=last,
-            episode=check.short_text(d.episode, "episode" + where),
+            # A blank episode is none, like a blank source: "" was one episode shared by
+            # every memory saved with it, each lending the others context credit.
+            episode=check.short_text(
+                d.episode if d.episode and d.episode.strip() else None, "episode" + where
+            ),
         )
 
     def get(self, memory_id: str) -> Memory:
