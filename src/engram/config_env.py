@@ -55,6 +55,15 @@ def seed_values(
     return found
 
 
+def seed_variable(name: str, environ: Collection[str]) -> str | None:
+    """The seed's variable for setting `name` that `environ` has, if any."""
+    for var, setting in SEED_RENAMED.items():
+        if setting == name and var in environ:
+            return var
+    var = SEED_PREFIX + name.upper()
+    return var if var in environ and var not in SEED_NOT_READ else None
+
+
 def warn_unknown(environ: Collection[str], settings: Collection[str]) -> None:
     """A warning for each `ENGRAM_*` variable that names no setting, with the closest one."""
     names = sorted(ENV_PREFIX + s.upper() for s in settings)

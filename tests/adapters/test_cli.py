@@ -361,6 +361,30 @@ def test_config_never_prints_a_database_password() -> None:
         assert "engram:***@db.example:5432/memory" in result.stdout
 
 
+def test_config_never_prints_the_http_token() -> None:
+    """The token that signs in to the HTTP server and the dashboard was printed in clear."""
+    token = "supersecrettoken1234"
+    for args in (("config",), ("--json", "config")):
+        result = ok(run(None, *args, ENGRAM_HTTP_TOKEN=token))
+        assert token not in result.stdout and "***" in result.stdout
+
+
+def test_config_names_the_store_in_use_for_every_backend(tmp_path: Path) -> None:
+    """A JSONL store was shown as the path "jsonl:/…" that does not exist, and a server's URL
+    lost a slash; the seed's variables were reported as read from a .env file."""
+    folder = tmp_path / "j1"
+    ok(run(None, "--store", f"jsonl://{folder}", "save", "hello"))
+    data = json.loads(ok(run(None, "--store", f"jsonl://{folder}", "--json", "config")).stdout)
+    store = next(f for f in data["files"] if f["role"] == "store in use")
+    assert (store["path"], store["exists"]) == (str(folder), True)
+    url = "postgresql://u:pw@db.example:5432/m"
+    data = json.loads(ok(run(None, "--json", "config", ENGRAM_STORAGE_PATH=url)).stdout)
+    store = next(f for f in data["files"] if f["role"] == "store in use")
+    assert (store["path"], store["exists"]) == ("postgresql://u:***@db.example:5432/m", None)
+    seeded = json.loads(ok(run(None, "--json", "config", CORTEXGRAPH_PL_ALPHA="1.2")).stdout)
+    assert seeded["settings"]["pl_alpha"]["source"] == "environment (CORTEXGRAPH_PL_ALPHA)"
+
+
 def test_config_reads_dotenv_in_working_directory(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("ENGRAM_FORGET_THRESHOLD=0.07\n")
     data = json.loads(ok(run(None, "--json", "config")).stdout)

@@ -37,7 +37,7 @@ from engram.config import (
     load_settings,
     redact_url,
 )
-from engram.config_env import ENV_PREFIX
+from engram.config_env import ENV_PREFIX, seed_variable
 from engram.core.models import RELATION_TYPES, Memory
 from engram.core.timeutil import DAY, to_epoch
 from engram.errors import ConfigError
@@ -54,7 +54,7 @@ from engram.services.results import (
     Stats,
 )
 from engram.services.validation import MAX_IDS, MAX_LIMIT
-from engram.storage.factory import sqlite_path
+from engram.storage.factory import is_jsonl_url, is_postgres_url, jsonl_path, sqlite_path
 from engram.web.graph_page import graph_html
 
 
@@ -370,7 +370,7 @@ class ConfigLine(BaseModel):
 class ConfigFile(BaseModel):
     role: str
     path: str
-    exists: bool
+    exists: bool | None  # None: cannot tell without connecting (a server)
 
 
 class ConfigReport(BaseModel):
@@ -400,16 +400,21 @@ def config_report(settings: Settings, overridden: set[str]) -> ConfigReport:
     lines: dict[str, ConfigLine] = {}
     for name in Settings.model_fields:
         env_var = f"{ENV_PREFIX}{name.upper()}"
+        seed = seed_variable(name, environ)
         if name in overridden:
             source = "command line"
         elif env_var in environ:
             source = "environment"
+        elif seed is not None:
+            source = f"environment ({seed})"
         elif getattr(settings, name) != getattr(defaults, name):
             source = ".env file"
         else:
             source = "default"
         value = values[name]
-        if isinstance(value, str):
+        if name in SECRETS and value is not None:
+            value = "***"  # set, and shown nowhere (the server's start-up line neither)
+        elif isinstance(value, str):
             value = redact_url(value)  # a PostgreSQL URL may carry a password
         lines[name] = ConfigLine(env_var=env_var, value=value, source=source)
     files = [
@@ -417,18 +422,27 @@ def config_report(settings: Settings, overridden: set[str]) -> ConfigReport:
         _file("project config", Path.cwd() / ".env"),
         _file("data directory", data_dir()),
         _file("default store", Path(default_storage_path())),
-        _file("store in use", _store_file(settings.storage_path)),
+        _store_file(settings.storage_path),
     ]
     return ConfigReport(settings=lines, files=files)
 
 
-def _store_file(location: str) -> Path:
-    """The file behind a path or sqlite:/// URL; a bad URL is shown as given, not an error,
-    so `config` still helps find the setting that is wrong."""
+# Settings whose value `config` never prints.
+SECRETS = frozenset({"http_token"})
+
+
+def _store_file(location: str) -> ConfigFile:
+    """The store in use: its file or directory; a server's URL without its password (whether
+    the database exists, only connecting would tell). A bad location is shown as given, not
+    an error, so `config` still helps find the setting that is wrong."""
+    role = "store in use"
+    if is_postgres_url(location):
+        return ConfigFile(role=role, path=redact_url(location), exists=None)
     try:
-        return sqlite_path(location)
+        path = jsonl_path(location) if is_jsonl_url(location) else sqlite_path(location)
     except ConfigError:
-        return Path(redact_url(location))
+        return ConfigFile(role=role, path=redact_url(location), exists=None)
+    return _file(role, path.expanduser())
 
 
 def _file(role: str, path: Path) -> ConfigFile:
@@ -448,7 +462,8 @@ def render_config(out: Console, report: ConfigReport) -> None:
     files.add_column("path", overflow="fold")
     files.add_column("exists")
     for f in report.files:
-        files.add_row(f.role, Text(f.path), "yes" if f.exists else "no")
+        exists = "?" if f.exists is None else "yes" if f.exists else "no"
+        files.add_row(f.role, Text(f.path), exists)
     out.print(files)
 
 
