@@ -361,6 +361,21 @@ def test_config_never_prints_a_database_password() -> None:
         assert "engram:***@db.example:5432/memory" in result.stdout
 
 
+def test_control_characters_in_memories_never_reach_the_terminal(db: Path) -> None:
+    """A memory's text (saved over MCP by anyone the assistant reads) with escape sequences
+    retitled and recoloured the user's terminal when listed; `[red]` is not markup either."""
+    text = "title\x1b]0;HACKED\x07 osc \x1b[31mred [red]markup[/red]"
+    saved = run_json(db, "save", text, "--source", "s\x1bq", "--tag", "t\x9bx")
+    assert saved["content"] == text  # stored as given
+    for args in (("search", "osc"), ("open", saved["id"]), ("search",), ("graph",)):
+        out = ok(run(db, *args)).stdout
+        assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out, args
+        assert "\\x1b]0;HACKED" in out or "\\x1b" in out, args
+    assert "[red]markup[/red]" in ok(run(db, "open", saved["id"])).stdout
+    analysed = ok(run(db, "analyze", "Remember: the door code is \x1b[2J1234")).stdout
+    assert "\x1b" not in analysed and "\\x1b[2J1234" in analysed
+
+
 def test_config_never_prints_the_http_token() -> None:
     """The token that signs in to the HTTP server and the dashboard was printed in clear."""
     token = "supersecrettoken1234"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from rich.console import Console
 
-from engram.cli.common import State, open_app, output, pass_state
+from engram.cli.common import State, open_app, output, pass_state, say
 from engram.services.results import MessageAnalysis, RecallAnalysis
 
 
@@ -32,23 +32,23 @@ def analyze(state: State, message: str, for_recall: bool, recent_ids: tuple[str,
 
 def render_message(out: Console, a: MessageAnalysis) -> None:
     phrase = f' ("{a.phrase}")' if a.phrase else ""
-    out.print(f"intent: {a.intent}, confidence {a.confidence:.2f}{phrase}")
+    say(out, f"intent: {a.intent}, confidence {a.confidence:.2f}{phrase}")
     if a.should_save:
-        out.print(f"save: {a.content}")
-        out.print(f"  tags: {', '.join(a.tags) or '-'}; entities: {', '.join(a.entities) or '-'}")
-        out.print(f"  strength: {a.strength:g}" + (f" ({'; '.join(a.why)})" if a.why else ""))
+        say(out, f"save: {a.content}")
+        say(out, f"  tags: {', '.join(a.tags) or '-'}; entities: {', '.join(a.entities) or '-'}")
+        say(out, f"  strength: {a.strength:g}" + (f" ({'; '.join(a.why)})" if a.why else ""))
     if a.touch:
-        out.print(f"touch: {', '.join(a.touch)}")
+        say(out, f"touch: {', '.join(a.touch)}")
 
 
 def render_recall(out: Console, a: RecallAnalysis) -> None:
     if not a.should_search:
-        out.print(f"no recall intent (confidence {a.confidence:.2f})")
+        say(out, f"no recall intent (confidence {a.confidence:.2f})")
         return
-    out.print(f'recall, confidence {a.confidence:.2f} ("{a.phrase}")')
-    out.print(f"search: {' | '.join(a.queries)}")
+    say(out, f'recall, confidence {a.confidence:.2f} ("{a.phrase}")')
+    say(out, f"search: {' | '.join(a.queries)}")
     if a.window_days is not None:
-        out.print(f"  within the last {a.window_days} days")
+        say(out, f"  within the last {a.window_days} days")
 
 
 COMMANDS = (analyze,)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -134,17 +135,28 @@ def n_memories(n: int) -> str:
     return f"{n} memory" if n == 1 else f"{n} memories"
 
 
+# Control characters but tab and newline: C0, DEL and C1.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain(text: str) -> Text:
+    """Stored text as a terminal shows it: never rich markup (`[brackets]` stay), and its
+    control characters written as escapes (`\\x1b`), never sent. A memory saved over MCP
+    holding an escape sequence could retitle or recolour the user's terminal."""
+    return Text(_CONTROL.sub(lambda c: f"\\x{ord(c.group()):02x}", text))
+
+
 def say(out: Console, message: str) -> None:
     """One plain line: never parsed as rich markup, never wrapped (ids stay copy-pasteable)."""
-    out.print(Text(message), soft_wrap=True)
+    out.print(plain(message), soft_wrap=True)
 
 
 def preview(content: str, length: int = PREVIEW) -> Text:
-    """The first line of a memory, shortened; a Text so `[brackets]` are never rich markup."""
+    """The first line of a memory, shortened, as `plain` text."""
     first = content.strip().splitlines()[0] if content.strip() else ""
     more = len(first) > length or "\n" in content.strip()
     shown = first[: length - 1] + "…" if len(first) > length else first
-    return Text(shown + (" …" if more and len(first) <= length else ""))
+    return plain(shown + (" …" if more and len(first) <= length else ""))
 
 
 def fmt_score(value: float) -> str:
@@ -152,7 +164,7 @@ def fmt_score(value: float) -> str:
 
 
 def fmt_tags(tags: Sequence[str]) -> Text:
-    return Text(", ".join(tags))
+    return plain(", ".join(tags))
 
 
 # Ids are shown shortened, as git shows commit hashes: the first SHORT_ID characters, more where

@@ -25,6 +25,7 @@ from engram.cli.common import (
     open_app,
     output,
     pass_state,
+    plain,
     preview,
     resolve,
     resolve_all,
@@ -200,11 +201,11 @@ def memory_table(m: Memory, score: float | None = None) -> Table:
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
     rows: list[tuple[str, str | Text | None]] = [
-        ("content", Text(m.content)),
+        ("content", plain(m.content)),
         ("tags", fmt_tags(m.tags)),
         ("entities", fmt_tags(m.entities)),
-        ("source", m.source),
-        ("context", m.context),
+        ("source", None if m.source is None else plain(m.source)),
+        ("context", None if m.context is None else plain(m.context)),
         ("status", m.status.value),
         ("score", None if score is None else fmt_score(score)),
         ("strength", f"{m.strength:g}"),
@@ -215,7 +216,7 @@ def memory_table(m: Memory, score: float | None = None) -> Table:
         ("reviews", str(m.review_count)),
         ("cross-domain uses", str(m.cross_domain_count)),
         ("promoted", m.promoted_at.isoformat(timespec="seconds") if m.promoted_at else None),
-        ("meta", Text(json.dumps(m.meta, ensure_ascii=False)) if m.meta else None),
+        ("meta", plain(json.dumps(m.meta, ensure_ascii=False)) if m.meta else None),
     ]
     for name, value in rows:
         if value is not None and str(value) != "":

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 import click
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from engram.cli.common import (
     State,
@@ -20,6 +19,7 @@ from engram.cli.common import (
     open_app,
     output,
     pass_state,
+    plain,
     progress_bar,
     resolve,
     say,
@@ -68,7 +68,7 @@ def render_promotion(out: Console, result: PromotionResult) -> None:
             item.action.replace("_", " "),
             item.reason or "",
             fmt_score(item.score),
-            Text(item.path or ""),
+            plain(item.path or ""),
         )
     out.print(table)
 
@@ -130,7 +130,9 @@ def render_list(out: Console, found: NoteList) -> None:
     table.add_column("tags")
     table.add_column("memory", no_wrap=True)
     for note in found.notes:
-        table.add_row(Text(note.path), Text(note.title), fmt_tags(note.tags), note.engram_id or "")
+        table.add_row(
+            plain(note.path), plain(note.title), fmt_tags(note.tags), note.engram_id or ""
+        )
     out.print(table)
 
 
@@ -295,7 +297,7 @@ def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> N
             else [fmt_score(hit.rank)]
         )
         table.add_row(
-            str(i), hit.source, hit.id or "", Text(hit.path or ""), *numbers, Text(hit.title)
+            str(i), hit.source, hit.id or "", plain(hit.path or ""), *numbers, plain(hit.title)
         )
     out.print(table)
 
