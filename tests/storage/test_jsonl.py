@@ -171,6 +171,19 @@ def test_a_byte_order_mark_saved_by_an_editor_is_not_a_bad_line(folder: Path) ->
             ["use_count: Input should be less than or equal to", "episode_seq:"],
             id="beyond-every-backend",
         ),
+        # A misspelled key was ignored (the strength stayed 1.0, no warning), and a key of
+        # one's own silently dropped by the next compaction.
+        pytest.param(
+            [{"stregth": 2.0}, {"my_note": "mine"}],
+            ["stregth: not a field of this record", "my_note: not a field of this record"],
+            id="unknown-key",
+        ),
+        # Loaded, shown by search, but no command could open, touch or delete them.
+        pytest.param(
+            [{"id": "has space"}, {"id": "../../etc/passwd"}],
+            ["id: 'has space' is not an id", "id: '../../etc/passwd' is not an id"],
+            id="not-an-id",
+        ),
     ],
 )
 def test_a_bad_field_is_named_and_its_line_kept_aside(

@@ -6,6 +6,7 @@ float epoch seconds (see `engram.core.timeutil`) so it can be vectorised with nu
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import datetime
 from enum import StrEnum
@@ -43,6 +44,10 @@ RELATION_TYPES: tuple[str, ...] = (
 # Which way graph traversal follows a directed edge: from -> to ("out"), to -> from ("in"), or
 # either ("both").
 Direction = Literal["out", "in", "both"]
+
+
+# What an id may be: it appears in URLs, file names of the vault's notes and shell commands.
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 
 
 def new_id() -> str:

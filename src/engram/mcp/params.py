@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from engram.core.models import (
+    ID_PATTERN,
     MAX_STRENGTH,
     MIN_STRENGTH,
     RELATION_TYPES,
@@ -22,7 +23,6 @@ from engram.core.models import (
 from engram.services.graph import MAX_DEPTH, MAX_GRAPH_PAGE, MAX_RELATED
 from engram.services.maintenance import GC_BATCH_MAX
 from engram.services.validation import (
-    ID_PATTERN,
     MAX_CONTENT,
     MAX_ENTITIES,
     MAX_ENTITY_LEN,

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from engram.core.models import MAX_STRENGTH, MIN_STRENGTH, RELATION_TYPES, Memory
+from engram.core.models import ID_PATTERN, MAX_STRENGTH, MIN_STRENGTH, RELATION_TYPES, Memory
 from engram.core.timeutil import ensure_aware
 from engram.errors import ValidationError
 
@@ -24,7 +23,6 @@ MAX_LIMIT = 100
 MAX_IDS = 100
 MAX_QUERY = 1_000
 MAX_META_BYTES = 20_000
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 
 
 def storable(value: str, field: str, what: str = "must") -> str:

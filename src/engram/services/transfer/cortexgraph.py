@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticError
 
-from engram.core.models import Memory, Relation, Status
+from engram.core.models import ID_PATTERN, Memory, Relation, Status
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
@@ -122,7 +122,7 @@ def _memory_from_cortexgraph(obj: dict[str, Any]) -> tuple[Memory, bool]:
         k: v for k, v in meta_in.items() if k not in ("tags", "source", "context", "extra")
     }
     meta.update(extra)
-    renamed = not check.ID_PATTERN.fullmatch(raw_id)
+    renamed = not ID_PATTERN.fullmatch(raw_id)
     if renamed:
         meta["cortexgraph_id"] = raw_id
     ident = _renamed_id(raw_id) if renamed else raw_id
@@ -181,7 +181,7 @@ def _relation_from_cortexgraph(obj: dict[str, Any], ids: dict[str, str]) -> Rela
     if not isinstance(rid, str) or not rid:
         raise ValidationError("id", "must be a non-empty string")
     check.storable(rid, "id")
-    if not check.ID_PATTERN.fullmatch(rid):
+    if not ID_PATTERN.fullmatch(rid):
         rid = _renamed_id(rid)
     created = _seconds(obj.get("created_at"), "created_at") or datetime.fromtimestamp(0, tz=UTC)
     try:

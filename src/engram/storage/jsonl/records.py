@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError as PydanticError
 from pydantic_core import from_json
 
-from engram.core.models import Memory, Relation, Schedule
+from engram.core.models import ID_PATTERN, Memory, Relation, Schedule
 
 SCHEDULE_FIELDS = tuple(Schedule.model_fields)
 _TIME_FIELDS = ("created_at", "last_used", "promoted_at", "last_review_at")
@@ -123,6 +123,27 @@ def _reason(exc: PydanticError) -> str:
     return f"{where}: {first['msg']}"
 
 
+_MEMORY_KEYS = frozenset(Memory.model_fields)
+_RELATION_KEYS = frozenset(Relation.model_fields)
+
+
+def _valid_ids(obj: dict[str, Any], *names: str) -> None:
+    """An id no command could name (blank, with spaces, a path) made a record nobody can
+    open, touch or delete; a hand-written line with one is reported instead."""
+    for name in names:
+        value = obj.get(name)
+        if isinstance(value, str) and not ID_PATTERN.fullmatch(value):
+            raise BadLine(f"{name}: {value!r} is not an id (letters, digits, . _ : -; at most 128)")
+
+
+def _known_keys(obj: dict[str, Any], known: frozenset[str]) -> None:
+    """A key that is no field is a typo ("stregth") the model would silently ignore, and the
+    next compaction drop: the line is reported instead."""
+    unknown = sorted(set(obj) - known)
+    if unknown:
+        raise BadLine(f"{unknown[0]}: not a field of this record (misspelled?)")
+
+
 def decode_memory(raw: bytes) -> StoredMemory | Tombstone:
     """Parse one line of memories.jsonl; raises BadLine naming what is wrong."""
     obj = parse_object(raw)
@@ -136,6 +157,8 @@ def memory_from_object(obj: dict[str, Any]) -> StoredMemory:
     """A memory record (a line of memories.jsonl, or of an export); raises BadLine naming
     what is wrong."""
     stored = obj.pop("_schedule", None)
+    _known_keys(obj, _MEMORY_KEYS)
+    _valid_ids(obj, "id")
     try:
         memory = Memory.model_validate(obj)
     except PydanticError as exc:
@@ -183,6 +206,8 @@ def decode_relation(raw: bytes) -> Relation | Tombstone:
 
 
 def relation_from_object(obj: dict[str, Any]) -> Relation:
+    _known_keys(obj, _RELATION_KEYS)
+    _valid_ids(obj, "id", "from_id", "to_id")
     try:
         rel = Relation.model_validate(obj)
     except PydanticError as exc:
