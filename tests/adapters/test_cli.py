@@ -636,6 +636,9 @@ def test_analyze_says_what_a_message_asks_of_the_memory(db: Path) -> None:
     assert (found["intent"], found["content"]) == ("save", "I prefer TypeScript over JavaScript")
     confirm = run_json(db, "analyze", "yes, still using TypeScript", "--recent", saved)
     assert confirm["touch"] == [saved]
+    # the start of an id, as every command takes (it gave [] without a word)
+    short = run_json(db, "analyze", "yes, still using TypeScript", "--recent", saved[:8])
+    assert short["touch"] == [saved]
     recall = ok(run(db, "analyze", "--recall", "What did I say about TypeScript last week?"))
     assert "search: typescript" in recall.output and "last 7 days" in recall.output
 

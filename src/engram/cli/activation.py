@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from rich.console import Console
 
-from engram.cli.common import State, open_app, output, pass_state, say
+from engram.cli.common import State, open_app, output, pass_state, resolve_all, say
 from engram.services.results import MessageAnalysis, RecallAnalysis
 
 
@@ -26,7 +26,8 @@ def analyze(state: State, message: str, for_recall: bool, recent_ids: tuple[str,
             recall = app.activation.analyze_for_recall(message)
             output(state, recall, lambda c: render_recall(c, recall))
         else:
-            found = app.activation.analyze_message(message, list(recent_ids))
+            recent = resolve_all(app, recent_ids, "--recent")  # short ids, as everywhere
+            found = app.activation.analyze_message(message, recent)
             output(state, found, lambda c: render_message(c, found))
 
 
