@@ -491,7 +491,13 @@ def test_env_files_are_read_with_the_working_directory_winning(
         ("ENGRAM_DECAY_BETA", "abc", "ENGRAM_DECAY_BETA"),
         ("ENGRAM_DECAY_MODEL", "linear", "ENGRAM_DECAY_MODEL"),
         ("ENGRAM_FORGET_THRESHOLD", "0", "ENGRAM_FORGET_THRESHOLD"),
-        ("ENGRAM_REVIEW_DANGER_ZONE_MIN", "0.5", "review_danger_zone_min must be below"),
+        (
+            "ENGRAM_REVIEW_DANGER_ZONE_MIN",
+            "0.5",
+            "invalid settings: ENGRAM_REVIEW_DANGER_ZONE_MIN must be below "
+            "ENGRAM_REVIEW_DANGER_ZONE_MAX",
+        ),
+        ("ENGRAM_CLUSTER_MERGE_COHESION", "0.5", "ENGRAM_CLUSTER_REVIEW_COHESION must"),
         ("ENGRAM_AUTO_REINFORCE", "maybe", "ENGRAM_AUTO_REINFORCE"),
         # 2 ** (1 / alpha) overflowed below about 0.001: a raw OverflowError at the first score
         ("ENGRAM_PL_ALPHA", "0.0005", "ENGRAM_PL_ALPHA"),

@@ -283,10 +283,20 @@ def load_settings(**overrides: Any) -> Settings:
 def describe_errors(exc: ValidationError) -> str:
     lines = []
     for err in exc.errors():
-        name = ".".join(str(p) for p in err["loc"]) or "settings"
-        label = f"{ENV_PREFIX}{name.upper()}" if name in Settings.model_fields else name
-        lines.append(f"invalid setting {label}: {err['msg']}")
+        name = ".".join(str(p) for p in err["loc"])
+        if name in Settings.model_fields:
+            lines.append(f"invalid setting {ENV_PREFIX}{name.upper()}: {err['msg']}")
+        else:  # a rule between settings: name them as the user sets them
+            message = _SETTING_NAME.sub(
+                lambda m: ENV_PREFIX + m.group().upper(), err["msg"].removeprefix("Value error, ")
+            )
+            lines.append(f"invalid settings: {message}")
     return "; ".join(lines)
+
+
+_SETTING_NAME = re.compile(
+    r"\b(?:" + "|".join(sorted(Settings.model_fields, key=len, reverse=True)) + r")\b"
+)
 
 
 def redact_url(url: str) -> str:
