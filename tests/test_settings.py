@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from tests.support import START
 
-from engram import ConfigError, Draft, Engram, FixedClock, StoreError
+from engram import ConfigError, Draft, Engram, FixedClock, StoreError, ValidationError
 from engram.config import Settings, load_settings
 
 Probe = Callable[[Engram, FixedClock], Any]
@@ -498,6 +498,10 @@ def test_env_files_are_read_with_the_working_directory_winning(
             "ENGRAM_REVIEW_DANGER_ZONE_MAX",
         ),
         ("ENGRAM_CLUSTER_MERGE_COHESION", "0.5", "ENGRAM_CLUSTER_REVIEW_COHESION must"),
+        # a SQLite file named " " in the working directory; a token nobody could send
+        ("ENGRAM_STORAGE_PATH", " ", "ENGRAM_STORAGE_PATH: Value error, must not be blank"),
+        ("ENGRAM_STORAGE_PATH", "a\x01b.db", "ENGRAM_STORAGE_PATH: Value error, must not contain"),
+        ("ENGRAM_HTTP_TOKEN", " " * 16, "ENGRAM_HTTP_TOKEN: Value error, must not contain spaces"),
         ("ENGRAM_AUTO_REINFORCE", "maybe", "ENGRAM_AUTO_REINFORCE"),
         # 2 ** (1 / alpha) overflowed below about 0.001: a raw OverflowError at the first score
         ("ENGRAM_PL_ALPHA", "0.0005", "ENGRAM_PL_ALPHA"),
@@ -509,6 +513,14 @@ def test_a_bad_value_fails_at_start_naming_the_setting(
     monkeypatch.setenv(env, value)
     with pytest.raises(ConfigError, match=fragment):
         Engram.open()
+
+
+def test_a_store_that_is_no_path_is_refused_naming_the_argument(tmp_path: Path) -> None:
+    """Engram.open(["abc"]) created a SQLite file literally named "['abc']"."""
+    with pytest.raises(ValidationError, match="path_or_url"):
+        Engram.open(["abc"])  # type: ignore[arg-type]
+    with Engram.open(tmp_path / "x.db") as mem:  # a Path is fine
+        assert mem.stats().total == 0
 
 
 @pytest.fixture

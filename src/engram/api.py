@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -50,11 +51,16 @@ class Engram:
 
     @classmethod
     def open(
-        cls, path_or_url: str | None = None, clock: Clock | None = None, **settings: Any
+        cls,
+        path_or_url: str | os.PathLike[str] | None = None,
+        clock: Clock | None = None,
+        **settings: Any,
     ) -> Engram:
         """Open (creating if needed) a store; `settings` override any setting by name."""
         if path_or_url is not None:
-            settings["storage_path"] = str(path_or_url)
+            if not isinstance(path_or_url, str | os.PathLike):
+                raise ValidationError("path_or_url", "must be a path or a URL string")
+            settings["storage_path"] = os.fspath(path_or_url)
         return cls(build_app(load_settings(**settings), clock=clock))
 
     @property

@@ -163,6 +163,25 @@ class Settings(BaseSettings):
     def _blank_vault_is_none(cls, value: str | None) -> str | None:
         return value if value is None or value.strip() else None
 
+    @field_validator("storage_path")
+    @classmethod
+    def _store_is_named(cls, value: str) -> str:
+        """A blank path made a SQLite file named " " in the working directory."""
+        if not value.strip():
+            raise ValueError("must not be blank")
+        if any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise ValueError("must not contain control characters")
+        return value
+
+    @field_validator("http_token")
+    @classmethod
+    def _token_is_a_secret(cls, value: str | None) -> str | None:
+        """Sixteen spaces passed the length check and then matched no request: every client
+        was refused with 401 and no word why."""
+        if value is not None and (not value.strip() or any(c.isspace() for c in value)):
+            raise ValueError("must not contain spaces or be blank")
+        return value
+
     @field_validator("ltm_folder")
     @classmethod
     def _folder_stays_inside_the_vault(cls, value: str) -> str:
