@@ -84,6 +84,19 @@ def test_an_empty_source_or_context_is_none_from_every_adapter(mem: Engram) -> N
     )
 
 
+def test_meta_nested_too_deep_is_refused_naming_it(mem: Engram) -> None:
+    """3,000 levels (15 KB, under the size limit) raised a raw RecursionError."""
+    deep: dict[str, object] = {}
+    for _ in range(3000):
+        deep = {"k": deep}
+    with pytest.raises(ValidationError, match="meta: nests deeper than 32 levels"):
+        mem.save("deep", meta=deep)
+    shallow: dict[str, object] = {}
+    for _ in range(31):
+        shallow = {"k": shallow}  # 32 levels with the innermost
+    assert mem.save("shallow enough", meta=shallow).meta == shallow
+
+
 def test_meta_comes_back_as_stored_whatever_its_keys(mem: Engram) -> None:
     """JSON keys are strings: a key 1 is stored as "1", and save and update both say so
     instead of one failing and the other returning what the store did not keep."""

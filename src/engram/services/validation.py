@@ -23,6 +23,7 @@ MAX_LIMIT = 100
 MAX_IDS = 100
 MAX_QUERY = 1_000
 MAX_META_BYTES = 20_000
+MAX_META_DEPTH = 32
 
 
 def storable(value: str, field: str, what: str = "must") -> str:
@@ -172,6 +173,8 @@ def meta(value: dict[str, Any] | None, field: str = "meta") -> dict[str, Any]:
         return {}
     if not isinstance(value, dict):
         raise ValidationError(field, "must be an object")
+    if _nesting(value) > MAX_META_DEPTH:
+        raise ValidationError(field, f"nests deeper than {MAX_META_DEPTH} levels")
     try:
         # Strict JSON (no NaN or Infinity) without NUL characters or lone surrogates: what
         # every backend can store (PostgreSQL's jsonb refuses all three) and move to another.
@@ -186,6 +189,21 @@ def meta(value: dict[str, Any] | None, field: str = "meta") -> dict[str, Any]:
         raise ValidationError(field, f"is {size:,} bytes of JSON; the limit is {MAX_META_BYTES:,}")
     stored: dict[str, Any] = json.loads(text)
     return stored
+
+
+def _nesting(value: Any) -> int:
+    """How deep objects and lists nest, counted without recursion (3,000 levels overflowed
+    Python's stack in json.dumps: a RecursionError instead of an answer)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            if deepest > MAX_META_DEPTH:
+                break
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def record(m: Memory, field: str = "") -> Memory:
