@@ -240,6 +240,8 @@ def test_cortexgraph_import_skips_records_no_backend_can_store(mem: Engram, tmp_
         {"id": "note", "content": "e", "created_at": 1700000000, "promoted_to": "x\ud800.md"},
         {"id": "nul", "content": "f", "created_at": 1700000000, "promoted_to": "x\u0000.md"},
         {"id": "long", "content": "g", "created_at": 1700000000, "promoted_to": "x" * 1001},
+        # a year ahead of the clock: a save refuses it, an import stored it with score 1
+        {"id": "future", "content": "h", "created_at": 1700000000 + 5 * 365 * 86400},
     ]
     relations = [
         {"id": "rel \ud800", "from_memory_id": "fine", "to_memory_id": "fine2"},
@@ -259,7 +261,8 @@ def test_cortexgraph_import_skips_records_no_backend_can_store(mem: Engram, tmp_
     assert reasons["note"].startswith("promoted_to: must be valid Unicode")
     assert reasons["nul"].startswith("promoted_to: must not contain NUL")
     assert reasons["long"].startswith("promoted_to: exceeds 1000 characters")
-    assert report.relations_imported == 0 and len(report.skipped_records) == 8
+    assert reasons["future"].startswith("created_at: must not be later than now")
+    assert report.relations_imported == 0 and len(report.skipped_records) == 9
 
 
 def test_cortexgraph_import_refuses_what_is_not_a_data_directory(
@@ -319,6 +322,14 @@ def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Pat
         json.dumps({**good, "id": "what", "kind": "note"}),
         json.dumps(
             {
+                **good,
+                "id": "later",
+                "created_at": "2099-01-01T00:00:00+00:00",
+                "last_used": "2099-01-01T00:00:00+00:00",
+            }
+        ),
+        json.dumps(
+            {
                 "kind": "relation",
                 "id": "r",
                 "from_id": good["id"],
@@ -337,7 +348,8 @@ def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Pat
     assert reasons[3].startswith("content: must not contain NUL")
     assert reasons[4].startswith("created_at: must be timezone-aware")
     assert reasons[5].startswith("kind: 'note'")
-    assert "ghost" in reasons[6]
+    assert reasons[6].startswith("created_at: must not be later than now")
+    assert "ghost" in reasons[7]
     with pytest.raises(ValidationError, match="FILE"):
         mem.import_export(tmp_path / "missing.jsonl")
 

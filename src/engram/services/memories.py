@@ -227,14 +227,7 @@ class MemoryService:
         where = "" if index == 0 else f" (item {index})"
         created = check.moment(d.created_at, "created_at" + where) if d.created_at else now
         last = check.moment(d.last_used, "last_used" + where) if d.last_used else created
-        if created > now:
-            # A memory from the future would be "used" before it was made by its first touch,
-            # and count as used lately (window_days) while it never was.
-            raise ValidationError("created_at" + where, f"must not be later than now ({now})")
-        if last < created:
-            raise ValidationError("last_used" + where, "must not be before created_at")
-        if last > now:
-            raise ValidationError("last_used" + where, f"must not be later than now ({now})")
+        check.lifetime(created, last, now, where)
         return Memory(
             id=check.memory_id(d.id, "id") if d.id else new_id(),
             content=check.content(d.content, "content" + where),

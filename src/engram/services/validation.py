@@ -100,6 +100,18 @@ def moment(value: datetime, field: str) -> datetime:
         ) from None
 
 
+def lifetime(created: datetime, last_used: datetime, now: datetime, where: str = "") -> None:
+    """A memory's two times as a save accepts them. One from the future would be "used"
+    before it was made by its first touch, and count as used lately (window_days) while it
+    never was."""
+    if created > now:
+        raise ValidationError("created_at" + where, f"must not be later than now ({now})")
+    if last_used < created:
+        raise ValidationError("last_used" + where, "must not be before created_at")
+    if last_used > now:
+        raise ValidationError("last_used" + where, f"must not be later than now ({now})")
+
+
 def strength(value: float, field: str = "strength") -> float:
     if not isinstance(value, int | float) or math.isnan(value):
         raise ValidationError(field, "must be a number")

@@ -108,7 +108,7 @@ def _kind_name(kinds: type | tuple[type, ...]) -> str:
     return names.get(kinds, kinds.__name__)
 
 
-def _memory_from_cortexgraph(obj: dict[str, Any]) -> tuple[Memory, bool]:
+def _memory_from_cortexgraph(obj: dict[str, Any], now: datetime) -> tuple[Memory, bool]:
     """(memory, renamed). Raises ValidationError naming the field."""
     raw_id = obj.get("id")
     if not isinstance(raw_id, str) or not raw_id:
@@ -130,6 +130,7 @@ def _memory_from_cortexgraph(obj: dict[str, Any]) -> tuple[Memory, bool]:
     if created is None:
         raise ValidationError("created_at", "is missing")
     last_used = _seconds(obj.get("last_used"), "last_used") or created
+    check.lifetime(created, last_used, now)
     status_name = _field(obj, "status", str, "active")
     if status_name not in CORTEXGRAPH_STATUSES:
         raise ValidationError("status", f"{status_name!r} is not one of active, promoted, archived")
@@ -236,7 +237,7 @@ def _last_lines(
     return latest, lines, len(deleted), superseded
 
 
-def read_cortexgraph(directory: Path) -> CortexGraphData:
+def read_cortexgraph(directory: Path, now: datetime) -> CortexGraphData:
     """Parse a CortexGraph data directory; bad records are skipped and reported, never fatal."""
     memories_file = directory / "memories.jsonl"
     if not directory.is_dir():
@@ -252,7 +253,7 @@ def read_cortexgraph(directory: Path) -> CortexGraphData:
     renamed = 0
     for ident, (number, obj) in latest.items():
         try:
-            memory, was_renamed = _memory_from_cortexgraph(obj)
+            memory, was_renamed = _memory_from_cortexgraph(obj, now)
         except ValidationError as exc:
             skipped.append(Skipped(file=memories_file.name, line=number, id=ident, reason=str(exc)))
             continue
@@ -299,10 +300,11 @@ def import_cortexgraph(
     batch: int = BATCH,
     progress: Progress | None = None,
     after_insert: Callable[[list[Memory]], object] | None = None,
+    now: datetime | None = None,
 ) -> ImportReport:
     """Import into `target`; ids it already has are left as they are (so re-running is safe).
     `after_insert` sees each batch written (the CLI computes their embeddings there)."""
-    data = read_cortexgraph(directory)
+    data = read_cortexgraph(directory, now or datetime.now(UTC))
     lines = {rid: ("relations.jsonl", number) for rid, number in data.relation_lines.items()}
     written = write_records(
         target,

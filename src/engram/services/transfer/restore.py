@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,7 @@ class ExportData:
     skipped: list[Skipped] = field(default_factory=list)
 
 
-def read_export(path: Path) -> ExportData:
+def read_export(path: Path, now: datetime) -> ExportData:
     """Parse an export; bad lines are skipped and reported, never fatal."""
     if not path.is_file():
         raise ValidationError("FILE", f"{path} is not a file")
@@ -77,7 +78,7 @@ def read_export(path: Path) -> ExportData:
                 continue
             ident = obj.get("id") if isinstance(obj.get("id"), str) else None
             try:
-                _take(obj, number, path.name, data)
+                _take(obj, number, path.name, data, now)
             except (BadLine, ValidationError) as exc:
                 data.skipped.append(_skipped(path, number, ident, str(exc)))
     return data
@@ -87,10 +88,12 @@ def _skipped(path: Path, number: int, ident: str | None, reason: str) -> Skipped
     return Skipped(file=path.name, line=number, id=ident, reason=reason)
 
 
-def _take(obj: dict[str, Any], number: int, name: str, data: ExportData) -> None:
+def _take(obj: dict[str, Any], number: int, name: str, data: ExportData, now: datetime) -> None:
     kind = obj.pop("kind", None)
     if kind == "memory":
-        data.memories.append(check.record(memory_from_object(obj).memory))
+        memory = check.record(memory_from_object(obj).memory)
+        check.lifetime(memory.created_at, memory.last_used, now)
+        data.memories.append(memory)
     elif kind == "relation":
         relation = relation_from_object(obj)
         data.relations.append(relation)
@@ -107,8 +110,9 @@ def restore_export(
     batch: int = BATCH,
     progress: Progress | None = None,
     after_insert: Callable[[list[Memory]], object] | None = None,
+    now: datetime | None = None,
 ) -> RestoreReport:
-    data = read_export(path)
+    data = read_export(path, now or datetime.now(UTC))
     written = write_records(
         target,
         schedules,

@@ -60,6 +60,7 @@ class TransferService:
             self.ctx.scheduled_many,
             progress=progress,
             after_insert=lambda ms: self.ctx.embed_and_store([(m.id, m.content) for m in ms]),
+            now=self.ctx.now(),
         )
 
     def import_export(self, path: Path, progress: Progress | None = None) -> RestoreReport:
@@ -71,6 +72,7 @@ class TransferService:
             self.ctx.scheduled_many,
             progress=progress,
             after_insert=lambda ms: self.ctx.embed_and_store([(m.id, m.content) for m in ms]),
+            now=self.ctx.now(),
         )
 
     def export_lines(self, fmt: ExportFormat, count: ExportCount | None = None) -> Iterator[str]:
