@@ -285,6 +285,9 @@ def test_export_jsonl_and_markdown(mem: Engram, clock: FixedClock) -> None:
     assert "## Project Atlas uses PostgreSQL 16" in markdown
     assert '> Ünïcode ✓ content, "quoted"\n> second line' in markdown
     assert f"- supports → `{ids[1]}` (strength 0.7)" in markdown
+    # every field a person may want to read (episode and meta were left out)
+    assert "- **episode**: kickoff-chat (#0)" in markdown
+    assert '- **meta**: `{"ticket": "ATL-1", "nested": {"k": [1, 2.5, null]}}`' in markdown
 
 
 def test_an_export_restores_every_record_into_an_empty_store(

@@ -94,6 +94,10 @@ def _markdown(m: Memory, edges: list[Relation]) -> Iterator[str]:
     ]
     if m.promoted_to:
         rows.append(("promoted to", m.promoted_to))
+    if m.episode is not None:
+        rows.append(("episode", f"{m.episode} (#{m.episode_seq})"))
+    if m.meta:
+        rows.append(("meta", f"`{json.dumps(m.meta, ensure_ascii=False)}`"))
     for name, value in rows:
         if value:
             yield f"- **{name}**: {value}"
