@@ -287,7 +287,7 @@ def test_export_jsonl_and_markdown(mem: Engram, clock: FixedClock) -> None:
     assert f"- supports → `{ids[1]}` (strength 0.7)" in markdown
     # every field a person may want to read (episode and meta were left out)
     assert "- **episode**: kickoff-chat (#0)" in markdown
-    assert '- **meta**: `{"ticket": "ATL-1", "nested": {"k": [1, 2.5, null]}}`' in markdown
+    assert '- **meta**: `{"nested": {"k": [1, 2.5, null]}, "ticket": "ATL-1"}`' in markdown
 
 
 def test_an_export_restores_every_record_into_an_empty_store(

@@ -97,7 +97,7 @@ def _markdown(m: Memory, edges: list[Relation]) -> Iterator[str]:
     if m.episode is not None:
         rows.append(("episode", f"{m.episode} (#{m.episode_seq})"))
     if m.meta:
-        rows.append(("meta", f"`{json.dumps(m.meta, ensure_ascii=False)}`"))
+        rows.append(("meta", f"`{json.dumps(m.meta, ensure_ascii=False, sort_keys=True)}`"))
     for name, value in rows:
         if value:
             yield f"- **{name}**: {value}"
