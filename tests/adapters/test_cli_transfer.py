@@ -93,16 +93,19 @@ def test_migrate_verifies_and_is_safe_to_rerun(tmp_path: Path, jsonl: str) -> No
         ("jsonl://{tmp}/missing", "{tmp}/t.db", "Error: --from: there is no store at"),
         ("{tmp}/s.db", "{tmp}/s.db", "Error: --to: is the same store as --from"),
         ("{tmp}/s.db", "jsonl://host/x", "a JSONL store is a local directory"),
+        # an export is no store: it was called damaged, and the target created anyway
+        ("{tmp}/export.jsonl", "{tmp}/t.db", "Error: --from: {tmp}/export.jsonl is not a SQLite"),
     ],
 )
 def test_migrate_refuses_bad_locations_cleanly(
     tmp_path: Path, source: str, target: str, message: str
 ) -> None:
     ok(run(str(tmp_path / "s.db"), "save", "something"))
+    ok(run(str(tmp_path / "s.db"), "export", "--out", str(tmp_path / "export.jsonl")))
     result = run(
         None, "migrate", "--from", source.format(tmp=tmp_path), "--to", target.format(tmp=tmp_path)
     )
-    assert result.exit_code == 1 and message in result.stderr
+    assert result.exit_code == 1 and message.format(tmp=tmp_path) in result.stderr
     assert "Traceback" not in result.output
     assert not (tmp_path / "missing").exists() and not (tmp_path / "missing.db").exists()
     assert not (tmp_path / "t.db").exists()  # a refused migration creates no target either

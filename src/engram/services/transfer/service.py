@@ -104,3 +104,21 @@ def refuse_missing_source(location: str) -> None:
     path = jsonl_path(location) if is_jsonl_url(location) else sqlite_path(location)
     if not path.exists():
         raise ValidationError("source", f"there is no store at {location}")
+    if not is_jsonl_url(location) and path.is_file() and not _is_sqlite(path):
+        # Opened, it was called damaged ("restore it from a backup"), and the target was
+        # created all the same.
+        raise ValidationError(
+            "source",
+            f"{location} is not a SQLite store (an export? read one back with "
+            "`engram import jsonl FILE`; a JSONL store is a directory: jsonl:///path)",
+        )
+
+
+def _is_sqlite(path: Path) -> bool:
+    """An empty file (a store never written) or one with SQLite's header."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(16)
+    except OSError:
+        return True  # let opening it say what is wrong
+    return head in (b"", b"SQLite format 3\x00")
