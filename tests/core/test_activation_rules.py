@@ -115,6 +115,24 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
 
 
 @pytest.mark.parametrize(
+    ("message", "query", "days"),
+    [
+        ("What did I say about rust 3 days ago?", "rust", 3),
+        ("What did we discuss in the last 2 weeks about pricing?", "pricing", 14),
+        ("What did I say about pricing the past 6 months?", "pricing", 186),
+    ],
+)
+def test_a_counted_window_is_understood(message: str, query: str, days: int) -> None:
+    """ "3 days ago" stayed in the query ("rust 3 days ago") with no window."""
+    assert (recall_query(message), recall_window(message)) == (query, days)
+
+
+def test_a_request_to_remember_with_nothing_to_remember_saves_nothing() -> None:
+    assert memory_content("Remember:") == "" and memory_content("remember that!") == ""
+    assert memory_content("Remember: tea") == "Tea"
+
+
+@pytest.mark.parametrize(
     "message",
     [
         "What did I tell you yesterday?",

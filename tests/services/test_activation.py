@@ -84,6 +84,12 @@ def test_what_the_analysis_returns_fits_the_tools_it_feeds(mem: Engram) -> None:
     assert vague.window_days == 7
 
 
+def test_remember_alone_is_nothing_to_save(mem: Engram) -> None:
+    """It suggested saving the text "Remember:" (strength 1.2)."""
+    found = mem.analyze_message("Remember:")
+    assert (found.intent, found.should_save, found.content) == ("none", False, None)
+
+
 def test_bad_messages_are_refused_naming_the_field(mem: Engram) -> None:
     with pytest.raises(ValidationError, match="message"):
         mem.analyze_message("   ")

@@ -209,9 +209,12 @@ _LEAD = re.compile(
 
 
 def memory_content(message: str) -> str:
-    """What to save of a message: without the request to remember, first letter capitalised."""
+    """What to save of a message: without the request to remember, first letter capitalised;
+    empty when the request is all there is ("Remember:")."""
     text = _LEAD.sub("", " ".join(message.split()), count=1).strip()
-    return text[:1].upper() + text[1:] if text else " ".join(message.split())
+    if not any(c.isalnum() for c in text):
+        return ""
+    return text[:1].upper() + text[1:]
 
 
 _RECALL_LEAD = re.compile(
@@ -234,12 +237,22 @@ _WINDOWS = (
 )
 
 
+# "3 days ago", "in the last 2 weeks", "the past 6 months": N units back.
+_COUNTED_WINDOW = re.compile(
+    r"\b(?:(?:in )?the )?(?:(?:last|past) (\d{1,4}) (day|week|month|year)s?|"
+    r"(\d{1,4}) (day|week|month|year)s? ago)\b",
+    re.I,
+)
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 31, "year": 366}
+
+
 def recall_query(message: str) -> str:
     """A search query for a recall request: the message without the asking and without when
     (that is `recall_window`), its content words. Empty when it names nothing to look for
     ("What did we decide last week?"): a search without words then lists what was used in
     that window; the asking words ("decide last week") would match anything saying "last"."""
     text = _RECALL_LEAD.sub("", " ".join(message.split()), count=1)
+    text = _COUNTED_WINDOW.sub(" ", text)
     for pattern, _ in _WINDOWS:
         text = pattern.sub(" ", text)
     return " ".join(t for t in query_terms(text) if t not in _RECALL_NOISE)
@@ -252,7 +265,12 @@ _RECALL_NOISE = frozenset(
 
 
 def recall_window(message: str) -> int | None:
-    """Days back a recall request points to ("last week" → 7), if it says."""
+    """Days back a recall request points to ("last week" → 7, "3 days ago" → 3), if it says."""
+    counted = _COUNTED_WINDOW.search(message)
+    if counted is not None:
+        number = counted.group(1) or counted.group(3)
+        unit = (counted.group(2) or counted.group(4)).lower()
+        return max(1, int(number)) * _UNIT_DAYS[unit]
     for pattern, days in _WINDOWS:
         if pattern.search(message):
             return days

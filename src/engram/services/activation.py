@@ -49,6 +49,9 @@ class ActivationService:
             confidence=found.confidence,
             phrase=found.phrase,
         )
+        if found.intent == "save" and not memory_content(text):
+            # "Remember:" and nothing else: nothing to save (it suggested the text "Remember:")
+            return result.model_copy(update={"intent": "none", "should_save": False})
         if found.intent == "save":
             content = memory_content(text)
             strength, why = importance(text)
