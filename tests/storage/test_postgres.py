@@ -3,6 +3,7 @@ migrations under an advisory lock, URL handling. (The whole storage contract run
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 from collections.abc import Iterator
@@ -151,6 +152,34 @@ def blank_url(postgres_server: TestPostgres) -> Iterator[str]:
     yield postgres_server.database_url(name)
     with psycopg.connect(postgres_server.url, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def test_a_database_whose_locale_folds_ascii_only_is_reported(
+    postgres_server: TestPostgres, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Tag filters fold case with the database's lower(): in a C-locale database "été" does
+    not find "ÉTÉ" (SQLite and JSONL fold Unicode). Nothing said so."""
+    name = "engram_c_locale"
+    with psycopg.connect(postgres_server.url, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+        conn.execute(
+            sql.SQL("CREATE DATABASE {} TEMPLATE template0 LC_CTYPE 'C' LC_COLLATE 'C'").format(
+                sql.Identifier(name)
+            )
+        )
+    try:
+        with caplog.at_level(logging.WARNING, logger="engram"):
+            PostgresStore(postgres_server.database_url(name)).close()
+        assert "folds case for ASCII letters only" in caplog.text
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="engram"):
+            PostgresStore(postgres_server.url).close()  # the suite's own: C.UTF-8
+        assert "folds case" not in caplog.text
+    finally:
+        with psycopg.connect(postgres_server.url, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
 def test_clients_opening_a_blank_database_at_once_migrate_it_once(blank_url: str) -> None:

@@ -130,10 +130,19 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
             ) as conn:
                 applied = migrate(conn)
                 vector_type = TypeInfo.fetch(conn, "vector")
+                folds = conn.execute("SELECT lower('ÉTÉ') = 'été'").fetchone()
         except psycopg.Error as exc:
             raise StoreError(f"cannot open PostgreSQL store {self.location}: {exc}") from exc
         if applied:
             log.info("migrated %s: %s", self.location, ", ".join(applied))
+        if not (folds and folds[0]):
+            # Tag filters compare lower(tag), which follows the database's LC_CTYPE.
+            log.warning(
+                "the database of %s folds case for ASCII letters only (its LC_CTYPE is C): a "
+                "tag filter on 'été' will not find a memory tagged 'ÉTÉ'; create the database "
+                "with a UTF-8 locale (e.g. LC_CTYPE 'C.UTF-8') for Unicode case folding",
+                self.location,
+            )
         self._pool: ConnectionPool[Conn] = ConnectionPool(
             url,
             kwargs={"autocommit": True},
