@@ -192,7 +192,9 @@ def test_migrate_from_a_missing_store_or_into_itself_is_refused(
 
 def test_cortexgraph_import(mem: Engram) -> None:
     store = mem.app.context.store
-    report = import_cortexgraph(FIXTURE, store, mem.app.context.scheduled_many)
+    report = import_cortexgraph(
+        FIXTURE, store, mem.app.context.scheduled_many, now=mem.app.context.now()
+    )
     assert (report.memory_lines, report.memories, report.imported) == (14, 10, 8)
     assert (report.deleted, report.superseded, report.renamed) == (1, 2, 1)
     assert (report.relations, report.relations_imported, report.relations_dropped) == (5, 3, 1)
@@ -223,7 +225,9 @@ def test_cortexgraph_import(mem: Engram) -> None:
     assert store.count_relations() == 3
 
     before = everything(mem)
-    rerun = import_cortexgraph(FIXTURE, store, mem.app.context.scheduled_many)
+    rerun = import_cortexgraph(
+        FIXTURE, store, mem.app.context.scheduled_many, now=mem.app.context.now()
+    )
     assert (rerun.imported, rerun.already_present, rerun.relations_present) == (0, 8, 3)
     assert everything(mem) == before
 
@@ -249,7 +253,9 @@ def test_cortexgraph_import_skips_records_no_backend_can_store(mem: Engram, tmp_
     lines.append({"id": "fine2", "content": "another fine memory", "created_at": 1700000000})
     (tmp_path / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     (tmp_path / "relations.jsonl").write_text("".join(json.dumps(x) + "\n" for x in relations))
-    report = import_cortexgraph(tmp_path, mem.app.context.store, mem.app.context.scheduled_many)
+    report = import_cortexgraph(
+        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+    )
     assert report.imported == 2 and mem.get("fine").content == "a fine memory"
     reasons = {s.id: s.reason for s in report.skipped_records}
     assert reasons["big"].startswith("use_count: ")
@@ -271,7 +277,12 @@ def test_cortexgraph_import_refuses_what_is_not_a_data_directory(
     from engram.errors import ValidationError
 
     with pytest.raises(ValidationError, match=r"no memories\.jsonl"):
-        import_cortexgraph(tmp_path, mem.app.context.store, mem.app.context.scheduled_many)
+        import_cortexgraph(
+            tmp_path,
+            mem.app.context.store,
+            mem.app.context.scheduled_many,
+            now=mem.app.context.now(),
+        )
 
 
 def test_export_jsonl_and_markdown(mem: Engram, clock: FixedClock) -> None:

@@ -300,11 +300,11 @@ def import_cortexgraph(
     batch: int = BATCH,
     progress: Progress | None = None,
     after_insert: Callable[[list[Memory]], object] | None = None,
-    now: datetime | None = None,
+    now: datetime,
 ) -> ImportReport:
     """Import into `target`; ids it already has are left as they are (so re-running is safe).
     `after_insert` sees each batch written (the CLI computes their embeddings there)."""
-    data = read_cortexgraph(directory, now or datetime.now(UTC))
+    data = read_cortexgraph(directory, now)
     lines = {rid: ("relations.jsonl", number) for rid, number in data.relation_lines.items()}
     written = write_records(
         target,

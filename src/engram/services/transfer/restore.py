@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -110,9 +110,9 @@ def restore_export(
     batch: int = BATCH,
     progress: Progress | None = None,
     after_insert: Callable[[list[Memory]], object] | None = None,
-    now: datetime | None = None,
+    now: datetime,
 ) -> RestoreReport:
-    data = read_export(path, now or datetime.now(UTC))
+    data = read_export(path, now)
     written = write_records(
         target,
         schedules,

@@ -15,10 +15,10 @@ import logging
 import os
 import shutil
 import tempfile
-import time
 import weakref
 from pathlib import Path
 
+from engram.clock import system_clock
 from engram.storage.locks import lock, open_lock_file
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ def sweep_orphans(root: Path | None = None, min_age: float = ORPHAN_AGE) -> list
     being created) are never touched: nothing says whether their process lives."""
     folder = Path(tempfile.gettempdir()) if root is None else root
     removed = []
-    now = time.time()
+    now = system_clock().timestamp()  # compared with the file system's times
     for path in folder.glob(PREFIX + "*"):
         try:
             if now - path.stat().st_mtime < min_age:
