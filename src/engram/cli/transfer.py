@@ -65,9 +65,6 @@ def migrate(
 
 
 def render_migration(out: Console, report: MigrationReport) -> None:
-    table = Table(title=f"{report.source} -> {report.target}")
-    table.add_column("")
-    table.add_column("count", justify="right")
     rows = [
         ("memories in the source", report.memories),
         ("copied", report.copied),
@@ -77,9 +74,7 @@ def render_migration(out: Console, report: MigrationReport) -> None:
         *((f"vectors ({model})", n) for model, n in sorted(report.vectors.items())),
         ("memories in the target now", report.target_memories),
     ]
-    for name, value in rows:
-        table.add_row(name, f"{value:,}")
-    out.print(table)
+    out.print(_counts(f"{report.source} -> {report.target}", rows))
     say(
         out,
         f"checksum {report.checksum_source[:16]}… source, {report.checksum_target[:16]}… target",
@@ -110,10 +105,7 @@ def cortexgraph(state: State, directory: Path) -> None:
 
 
 def render_import(out: Console, report: ImportReport) -> None:
-    table = Table(title=f"{report.source} -> {report.target}")
-    table.add_column("")
-    table.add_column("count", justify="right")
-    for name, value in (
+    rows = [
         ("lines in memories.jsonl", report.memory_lines),
         ("memories (last line per id, not deleted)", report.memories),
         ("imported", report.imported),
@@ -126,9 +118,8 @@ def render_import(out: Console, report: ImportReport) -> None:
         ("relations already in the store, kept", report.relations_present),
         ("relations to deleted or skipped memories", report.relations_dropped),
         ("records skipped", report.skipped),
-    ):
-        table.add_row(name, f"{value:,}")
-    out.print(table)
+    ]
+    out.print(_counts(f"{report.source} -> {report.target}", rows))
     _say_skipped(out, report.skipped_records)
     say(out, report.message[0].upper() + report.message[1:] + ".")
 
@@ -150,10 +141,7 @@ def jsonl(state: State, file: Path) -> None:
 
 
 def render_restore(out: Console, report: RestoreReport) -> None:
-    table = Table(title=f"{report.source} -> {report.target}")
-    table.add_column("")
-    table.add_column("count", justify="right")
-    for name, value in (
+    rows = [
         ("lines", report.lines),
         ("memories", report.memories),
         ("imported", report.imported),
@@ -162,11 +150,19 @@ def render_restore(out: Console, report: RestoreReport) -> None:
         ("relations imported", report.relations_imported),
         ("relations already in the store, kept", report.relations_present),
         ("records skipped", report.skipped),
-    ):
-        table.add_row(name, f"{value:,}")
-    out.print(table)
+    ]
+    out.print(_counts(f"{report.source} -> {report.target}", rows))
     _say_skipped(out, report.skipped_records)
     say(out, report.message[0].upper() + report.message[1:] + ".")
+
+
+def _counts(title: str, rows: Sequence[tuple[str, int]]) -> Table:
+    table = Table(title=title)
+    table.add_column("")
+    table.add_column("count", justify="right")
+    for name, value in rows:
+        table.add_row(name, f"{value:,}")
+    return table
 
 
 def _say_skipped(out: Console, records: Sequence[Skipped]) -> None:

@@ -29,6 +29,28 @@ _FTS_ROW_0011 = f"""\
                 new.seq, new.content, {_TEXT_OF.format(col="new.tags")},
                 {_UNMENTIONED_OF.format(row="new")});"""
 
+
+def _text_triggers(fts_row: str) -> str:
+    """The triggers that index a memory's text and tags as it is written (from 0010 on):
+    the same but for the full-text row each migration writes."""
+    return f"""\
+        DROP TRIGGER memories_text_ai;
+        CREATE TRIGGER memories_text_ai AFTER INSERT ON memories BEGIN
+{fts_row}
+            INSERT INTO memory_tags(seq, tag, folded)
+                SELECT new.seq, value, engram_tag_key(value) FROM json_each(new.tags);
+        END;
+        DROP TRIGGER memories_text_au;
+        CREATE TRIGGER memories_text_au AFTER UPDATE OF content, tags, entities ON memories BEGIN
+            DELETE FROM memories_fts WHERE rowid = old.seq;
+{fts_row}
+            DELETE FROM memory_tags WHERE seq = old.seq;
+            INSERT INTO memory_tags(seq, tag, folded)
+                SELECT new.seq, value, engram_tag_key(value) FROM json_each(new.tags);
+        END;
+"""
+
+
 MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_memories",
@@ -322,21 +344,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             SELECT m.seq, t.value, engram_tag_key(t.value) FROM memories m, json_each(m.tags) t;
         DROP INDEX memory_tags_tag;
         CREATE INDEX memory_tags_folded ON memory_tags(folded, seq);
-        DROP TRIGGER memories_text_ai;
-        CREATE TRIGGER memories_text_ai AFTER INSERT ON memories BEGIN
-{_FTS_ROW}
-            INSERT INTO memory_tags(seq, tag, folded)
-                SELECT new.seq, value, engram_tag_key(value) FROM json_each(new.tags);
-        END;
-        DROP TRIGGER memories_text_au;
-        CREATE TRIGGER memories_text_au AFTER UPDATE OF content, tags, entities ON memories BEGIN
-            DELETE FROM memories_fts WHERE rowid = old.seq;
-{_FTS_ROW}
-            DELETE FROM memory_tags WHERE seq = old.seq;
-            INSERT INTO memory_tags(seq, tag, folded)
-                SELECT new.seq, value, engram_tag_key(value) FROM json_each(new.tags);
-        END;
-        """,
+{_text_triggers(_FTS_ROW)}        """,
     ),
     (
         "0011_entities_not_in_content",
@@ -346,20 +354,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         # name counted twice, so an enriched store ranked differently from the same memories
         # without entities (R@10 0.591 against 0.596 on REALTALK, bench/retrieval.py).
         f"""
-        DROP TRIGGER memories_text_ai;
-        CREATE TRIGGER memories_text_ai AFTER INSERT ON memories BEGIN
-{_FTS_ROW_0011}
-            INSERT INTO memory_tags(seq, tag, folded)
-                SELECT new.seq, value, engram_tag_key(value) FROM json_each(new.tags);
-        END;
-        DROP TRIGGER memories_text_au;
-        CREATE TRIGGER memories_text_au AFTER UPDATE OF content, tags, entities ON memories BEGIN
-            DELETE FROM memories_fts WHERE rowid = old.seq;
-{_FTS_ROW_0011}
-            DELETE FROM memory_tags WHERE seq = old.seq;
-            INSERT INTO memory_tags(seq, tag, folded)
-                SELECT new.seq, value, engram_tag_key(value) FROM json_each(new.tags);
-        END;
+{_text_triggers(_FTS_ROW_0011)}
         DELETE FROM memories_fts WHERE rowid IN (SELECT seq FROM memories WHERE entities != '[]');
         INSERT INTO memories_fts(rowid, content, tags, entities)
             SELECT m.seq, m.content, {_TEXT_OF.format(col="m.tags")},
