@@ -509,7 +509,7 @@ class JSONLStore:
         texts: Sequence[str] | None = None,
     ) -> int:
         with self._writing() as index:
-            current = {m.id: m.content for m in index.get_many([i for i, _ in items])}
+            current = index.contents([i for i, _ in items])
             latest = {
                 ident: np.atleast_2d(np.asarray(vec, dtype=np.float32))
                 for n, (ident, vec) in enumerate(items)

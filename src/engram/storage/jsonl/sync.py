@@ -114,7 +114,7 @@ def apply_vectors(index: SQLiteStore, records: Sequence[VectorLine | Tombstone])
         latest[record.id] = record
     index.delete_vectors(list(latest))
     lines = [r for r in latest.values() if isinstance(r, VectorLine)]
-    content = {m.id: m.content for m in index.get_many([r.id for r in lines])}
+    content = index.contents([r.id for r in lines])
     by_model: dict[str, list[tuple[str, NDArray[np.float32]]]] = {}
     for record in lines:
         if record.id in content and record.describes(content[record.id]):
@@ -188,7 +188,7 @@ def vector_lines(index: SQLiteStore, ids: Sequence[str]) -> Iterator[bytes]:
             found |= index.get_vectors(
                 [i for i in page if models.get(i) == model_id], model_id, passages=True
             )
-        content = {m.id: m.content for m in index.get_many(list(found))}
+        content = index.contents(list(found))
         for ident in page:
             if ident in found and ident in content:
                 yield encode_vector(ident, models[ident], found[ident], content[ident])

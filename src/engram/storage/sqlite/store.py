@@ -221,6 +221,16 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         found = {m.id: m for m in self._memories(self._query, ids)}
         return [found[i] for i in ids if i in found]
 
+    def contents(self, ids: Sequence[str]) -> dict[str, str]:
+        """Id → text of the memories that exist: what a vector must describe (the JSONL
+        index checks each vector line against it), without building whole records."""
+        rows = rows_in(
+            self._query,
+            lambda marks: f"SELECT id, content FROM memories WHERE id IN ({marks})",
+            ids,
+        )
+        return {str(ident): str(text) for ident, text in rows}
+
     @staticmethod
     def _memories(run: Callable[[str, list[Any]], list[Any]], ids: Sequence[str]) -> list[Memory]:
         rows = rows_in(
