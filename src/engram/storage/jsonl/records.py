@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +22,8 @@ from pydantic import ValidationError as PydanticError
 from pydantic_core import from_json
 
 from engram.core.models import ID_PATTERN, Memory, Relation, Schedule
+
+log = logging.getLogger(__name__)
 
 SCHEDULE_FIELDS = tuple(Schedule.model_fields)
 _TIME_FIELDS = ("created_at", "last_used", "promoted_at", "last_review_at")
@@ -127,21 +130,24 @@ _MEMORY_KEYS = frozenset(Memory.model_fields)
 _RELATION_KEYS = frozenset(Relation.model_fields)
 
 
-def _valid_ids(obj: dict[str, Any], *names: str) -> None:
-    """An id no command could name (blank, with spaces, a path) made a record nobody can
-    open, touch or delete; a hand-written line with one is reported instead."""
-    for name in names:
+def _doubtful(obj: dict[str, Any], known: frozenset[str], *ids: str) -> None:
+    """What a hand edit may have got wrong without making the record unreadable: a key that
+    is no field ("stregth", ignored, and dropped by the next compaction) and an id no command
+    can name (blank, spaces, a path). Both are logged, naming the record; the record still
+    loads (an earlier Engram loaded it, and quarantining it would lose it from git)."""
+    what = f"record {obj.get('id')!r}"
+    for key in sorted(set(obj) - known):
+        log.warning("%s: %r is not a field and is ignored (misspelled?)", what, key)
+    for name in ids:
         value = obj.get(name)
         if isinstance(value, str) and not ID_PATTERN.fullmatch(value):
-            raise BadLine(f"{name}: {value!r} is not an id (letters, digits, . _ : -; at most 128)")
-
-
-def _known_keys(obj: dict[str, Any], known: frozenset[str]) -> None:
-    """A key that is no field is a typo ("stregth") the model would silently ignore, and the
-    next compaction drop: the line is reported instead."""
-    unknown = sorted(set(obj) - known)
-    if unknown:
-        raise BadLine(f"{unknown[0]}: not a field of this record (misspelled?)")
+            log.warning(
+                "%s: %s %r is not an id a command can name (letters, digits, . _ : -; at most "
+                "128): edit the file to use it",
+                what,
+                name,
+                value,
+            )
 
 
 def decode_memory(raw: bytes) -> StoredMemory | Tombstone:
@@ -157,8 +163,7 @@ def memory_from_object(obj: dict[str, Any]) -> StoredMemory:
     """A memory record (a line of memories.jsonl, or of an export); raises BadLine naming
     what is wrong."""
     stored = obj.pop("_schedule", None)
-    _known_keys(obj, _MEMORY_KEYS)
-    _valid_ids(obj, "id")
+    _doubtful(obj, _MEMORY_KEYS, "id")
     try:
         memory = Memory.model_validate(obj)
     except PydanticError as exc:
@@ -206,8 +211,7 @@ def decode_relation(raw: bytes) -> Relation | Tombstone:
 
 
 def relation_from_object(obj: dict[str, Any]) -> Relation:
-    _known_keys(obj, _RELATION_KEYS)
-    _valid_ids(obj, "id", "from_id", "to_id")
+    _doubtful(obj, _RELATION_KEYS, "id", "from_id", "to_id")
     try:
         rel = Relation.model_validate(obj)
     except PydanticError as exc:
