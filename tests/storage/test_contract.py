@@ -261,6 +261,10 @@ def test_entities_the_text_mentions_do_not_count_twice(store: Store) -> None:
         found = {m.id: m.relevance for m in store.text_search([term], Filter(), 10)}
         assert found["enriched"] == pytest.approx(found["plain"], rel=1e-9), term
     assert [m.id for m in store.text_search(["porto"], Filter(), 10)] == ["beyond"]
+    # contained as a word, not as part of one: "Rust" is not mentioned in "trust"
+    put(store, mem("inside", "We always trust the compiler, good output", entities=("Rust", "Go")))
+    for term in ("rust", "go"):
+        assert [m.id for m in store.text_search([term], Filter(), 10)] == ["inside"], term
     store.modify(["plain"], lambda m: (m.model_copy(update={"entities": ("Kate",)}), Schedule()))
     found = {m.id: m.relevance for m in store.text_search(["kate"], Filter(), 10)}
     assert found["enriched"] == pytest.approx(found["plain"], rel=1e-9)

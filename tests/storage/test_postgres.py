@@ -20,13 +20,14 @@ from engram import Engram
 from engram.config import Settings
 from engram.core.decay import DecayModel, DecayParams
 from engram.core.models import Memory
-from engram.core.scoring import Policy, score
+from engram.core.scoring import Policy, memory_schedule, score
 from engram.core.timeutil import DAY, to_epoch
 from engram.errors import StoreError
 from engram.storage.factory import open_store
 from engram.storage.postgres import PostgresStore
 from engram.storage.postgres.migrations import MIGRATIONS
 from engram.storage.postgres.store import SCHEDULE_SQL
+from engram.storage.protocol import Filter
 
 MODELS: tuple[DecayModel, ...] = ("power_law", "exponential", "two_component")
 
@@ -180,6 +181,32 @@ def test_a_database_whose_locale_folds_ascii_only_is_reported(
     finally:
         with psycopg.connect(postgres_server.url, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def test_rows_written_before_0011_are_indexed_again_by_it(
+    blank_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """0011 redefines which entities the search column holds (whole words); the stored
+    column of existing rows must be computed again, not kept from 0010's rule."""
+    from engram.storage.postgres import migrations
+
+    before = [(n, q) for n, q in migrations.MIGRATIONS if n < "0011"]
+    monkeypatch.setattr(migrations, "MIGRATIONS", before)
+    old = PostgresStore(blank_url)
+    memory = Memory(
+        id="m",
+        content="We always trust the compiler",
+        entities=("Rust",),
+        created_at=T0,
+        last_used=T0,
+    )
+    old.insert([(memory, memory_schedule(Policy(), memory))])
+    assert old.text_search(["rust"], Filter(), 5) == []  # 0010: "Rust" is in "trust"
+    old.close()
+    monkeypatch.undo()
+    head = PostgresStore(blank_url)
+    assert [m.id for m in head.text_search(["rust"], Filter(), 5)] == ["m"]
+    head.close()
 
 
 def test_clients_opening_a_blank_database_at_once_migrate_it_once(blank_url: str) -> None:

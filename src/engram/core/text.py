@@ -3,6 +3,7 @@ memory's text divides into statements and searchable passages."""
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
@@ -68,6 +69,28 @@ def passages(content: str) -> list[str]:
     if len(pieces) < 2:
         return []
     return [prefix + piece for piece in pieces[:MAX_PASSAGES]]
+
+
+_NOT_A_WORD = re.compile(r"[\W_]+")
+
+
+def words_of(text: str) -> str:
+    """Lower-cased words separated by single spaces, padded with one on each side: what
+    `mentions` compares (the same rule as PostgreSQL's `engram_unmentioned`)."""
+    return f" {_NOT_A_WORD.sub(' ', text.lower()).strip()} "
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether `text` contains `name` as whole words ("Rust" is not in "trust")."""
+    return words_of(name) in words_of(text)
+
+
+def unmentioned(entities_json: str, content: str) -> str:
+    """A memory's entities that its content does not contain, space-separated: what its
+    full-text row indexes as entities (SQLite's `engram_unmentioned`)."""
+    text = words_of(content)
+    names = json.loads(entities_json)
+    return " ".join(n for n in names if isinstance(n, str) and words_of(n) not in text)
 
 
 def tag_key(tag: str) -> str:

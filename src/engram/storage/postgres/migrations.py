@@ -346,6 +346,27 @@ MIGRATIONS: list[tuple[str, str]] = [
             WITH (gin_pending_list_limit = 256);
         """,
     ),
+    (
+        "0011_entities_mentioned_as_words",
+        # 0010 kept an entity out of the search column when the text contained it as a
+        # substring ("Rust" in "trust"); whole words now, as SQLite's 0012 and
+        # `core.text.mentions`: non-alphanumeric runs become one space on both sides. The
+        # stored column is recomputed for the memories with entities.
+        r"""
+        CREATE OR REPLACE FUNCTION engram_unmentioned(text[], text) RETURNS text[]
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$
+                SELECT ARRAY(
+                    SELECT e FROM unnest($1) AS e
+                    WHERE strpos(
+                        ' ' || btrim(regexp_replace(lower($2), '[^[:alnum:]]+', ' ', 'g')) || ' ',
+                        ' ' || btrim(regexp_replace(lower(e), '[^[:alnum:]]+', ' ', 'g')) || ' '
+                    ) = 0
+                )
+            $$;
+        UPDATE memories SET entities = entities WHERE cardinality(entities) > 0;
+        """,
+    ),
 ]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from engram.core.text import tag_key
+from engram.core.text import tag_key, unmentioned
 
 _TEXT_OF = "(SELECT coalesce(group_concat(value, ' '), '') FROM json_each({col}))"
 # What every trigger that (re)indexes a memory writes into the full-text table (the same
@@ -28,6 +28,13 @@ _FTS_ROW_0011 = f"""\
             INSERT INTO memories_fts(rowid, content, tags, entities) VALUES (
                 new.seq, new.content, {_TEXT_OF.format(col="new.tags")},
                 {_UNMENTIONED_OF.format(row="new")});"""
+
+# From 0012: the same, but "contains" means as whole words (0011 compared substrings: "Rust"
+# counted as mentioned in "trust" and was not indexed), by `core.text.unmentioned`.
+_FTS_ROW_0012 = f"""\
+            INSERT INTO memories_fts(rowid, content, tags, entities) VALUES (
+                new.seq, new.content, {_TEXT_OF.format(col="new.tags")},
+                engram_unmentioned(new.entities, new.content));"""
 
 
 def _text_triggers(fts_row: str) -> str:
@@ -362,12 +369,27 @@ MIGRATIONS: list[tuple[str, str]] = [
             FROM memories m WHERE m.entities != '[]';
         """,
     ),
+    (
+        "0012_entities_mentioned_as_words",
+        # 0011 kept an entity out of the full-text row when the text contained it as a
+        # substring: "Rust" in "trust", "Go" in "good"; a search for the entity then found
+        # nothing. Whole words now (`core.text.mentions`), as PostgreSQL's 0011.
+        f"""
+{_text_triggers(_FTS_ROW_0012)}
+        DELETE FROM memories_fts WHERE rowid IN (SELECT seq FROM memories WHERE entities != '[]');
+        INSERT INTO memories_fts(rowid, content, tags, entities)
+            SELECT m.seq, m.content, {_TEXT_OF.format(col="m.tags")},
+                engram_unmentioned(m.entities, m.content)
+            FROM memories m WHERE m.entities != '[]';
+        """,
+    ),
 ]
 
 
 def register_functions(conn: sqlite3.Connection) -> None:
     """What the schema's triggers call: every connection that writes memories needs it."""
     conn.create_function("engram_tag_key", 1, tag_key, deterministic=True)
+    conn.create_function("engram_unmentioned", 2, unmentioned, deterministic=True)
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:
