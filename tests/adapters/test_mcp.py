@@ -399,6 +399,11 @@ async def test_text_that_looks_like_json_stays_text(server: Server) -> None:
         {"memory_ids": ids, "auto_detect": False, "mode": "apply", "merged_content": "null"},
     )
     assert merged["merged"][0]["merged"]["content"] == "null"  # not the rules' text
+    # and null itself, which many clients send for a parameter left out, is "omitted"
+    page = await server.call("read_graph", {"cursor": None, "limit": 1})
+    assert len(page["memories"]) == 1
+    message = await server.error("promote_memory", {"memory_id": None})
+    assert "memory_id" in message and "string_type" not in message
 
 
 @pytest.mark.anyio

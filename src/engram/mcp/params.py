@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from engram.core.models import (
     ID_PATTERN,
@@ -83,9 +83,17 @@ MemoryId = Annotated[
     IdText,
     Field(description=f"A memory id as returned by save_memory or search_memory ({_ID_RULE})."),
 ]
+
+
+def _null_is_omitted(value: object) -> object:
+    """Clients and models often send null for a parameter they leave out: the same as ""."""
+    return "" if value is None else value
+
+
 OptionalMemoryId = Annotated[
     str,
     Field(pattern=f"^$|{ID_PATTERN.pattern}", max_length=128, description=_ID_RULE),
+    BeforeValidator(_null_is_omitted),
 ]
 MemoryIds = Annotated[
     list[IdText],
@@ -102,7 +110,9 @@ _CONTENT_DOC = (
 )
 Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT, description=_CONTENT_DOC)]
 OptionalContent = Annotated[
-    str, Field(max_length=MAX_CONTENT, description=f"At most {MAX_CONTENT:,} characters.")
+    str,
+    Field(max_length=MAX_CONTENT, description=f"At most {MAX_CONTENT:,} characters."),
+    BeforeValidator(_null_is_omitted),
 ]
 NewContent = Annotated[
     str,
