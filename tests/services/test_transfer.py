@@ -325,6 +325,13 @@ def test_an_export_restores_every_record_into_an_empty_store(
         assert everything(restored) == after
 
 
+def nested(depth: int) -> dict[str, object]:
+    value: dict[str, object] = {}
+    for _ in range(depth):
+        value = {"k": value}
+    return value
+
+
 def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Path) -> None:
     good = {"kind": "memory", **mem.save("kept memory").model_dump(mode="json")}
     mem.delete([good["id"]])
@@ -342,6 +349,18 @@ def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Pat
                 "last_used": "2099-01-01T00:00:00+00:00",
             }
         ),
+        '{"kind": "memory", "deep": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        json.dumps(
+            {
+                "kind": "relation",
+                "id": "deep-meta",
+                "from_id": good["id"],
+                "to_id": good["id"],
+                "type": "related",
+                "metadata": nested(300),
+                "created_at": "2026-01-01T00:00:00+00:00",
+            }
+        ),
         json.dumps(
             {
                 "kind": "relation",
@@ -353,17 +372,22 @@ def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Pat
             }
         ),
     ]
+    # an older export's blank episode is no episode now (it grouped unrelated memories)
+    lines.append(json.dumps({**good, "id": "blank-episode", "episode": " ", "episode_seq": 0}))
     path = tmp_path / "export.jsonl"
     path.write_text("\n".join(lines) + "\n")
     report = mem.import_export(path)
-    assert report.imported == 1 and mem.get(good["id"]).content == "kept memory"
+    assert report.imported == 2 and mem.get(good["id"]).content == "kept memory"
+    assert mem.get("blank-episode").episode is None
     reasons = {s.line: s.reason for s in report.skipped_records}
     assert reasons[2].startswith("not valid JSON")
     assert reasons[3].startswith("content: must not contain NUL")
     assert reasons[4].startswith("created_at: must be timezone-aware")
     assert reasons[5].startswith("kind: 'note'")
     assert reasons[6].startswith("created_at: must not be later than now")
-    assert "ghost" in reasons[7]
+    assert reasons[7].startswith("not valid JSON")  # nested beyond Python's stack: a traceback
+    assert reasons[8].startswith("metadata: nests deeper than 32")  # unchecked before
+    assert "ghost" in reasons[9]
     with pytest.raises(ValidationError, match="FILE"):
         mem.import_export(tmp_path / "missing.jsonl")
 

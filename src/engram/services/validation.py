@@ -228,4 +228,6 @@ def record(m: Memory, field: str = "") -> Memory:
     for name in ("source", "context", "promoted_to", "episode"):
         short_text(getattr(m, name), field + name)
     meta(m.meta, field + "meta")
+    if m.episode is not None and not m.episode.strip():  # older exports: now no episode
+        return m.model_copy(update={"episode": None, "episode_seq": None})
     return m

@@ -70,7 +70,7 @@ def read_export(path: Path, now: datetime) -> ExportData:
             data.lines += 1
             try:
                 obj = json.loads(raw.removeprefix(b"\xef\xbb\xbf"))
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # nested beyond Python's stack
                 data.skipped.append(_skipped(path, number, None, f"not valid JSON ({exc})"))
                 continue
             if not isinstance(obj, dict):
@@ -96,6 +96,7 @@ def _take(obj: dict[str, Any], number: int, name: str, data: ExportData, now: da
         data.memories.append(memory)
     elif kind == "relation":
         relation = relation_from_object(obj)
+        check.meta(relation.metadata, "metadata")
         data.relations.append(relation)
         data.relation_lines[relation.id] = (name, number)
     else:
