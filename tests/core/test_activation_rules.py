@@ -77,6 +77,9 @@ def test_the_seeds_example_finds_the_technology() -> None:
         ("Oh wow! Lovely right? Great photo from Miami", ["Miami"]),
         ("New York has been quite the adventure", ["New York"]),
         ("New features ship on Friday", []),
+        ("New Docker image is out.", ["Docker"]),
+        ("New PostgreSQL 17 release notes.", ["PostgreSQL 17"]),
+        ("North Carolina has mountains", ["North Carolina"]),
     ],
 )
 def test_chat_turns_yield_names_not_the_words_that_open_them(text: str, names: list[str]) -> None:

@@ -12,7 +12,8 @@ What counts as a name:
 - a capitalised word inside a sentence (Atlas, Berlin), or at its start when it is not a common
   English word that begins sentences ("Use", "Deploys", "Remind", "Hey"); what follows a colon
   ("Kate: …", "User: …", "Note: …") counts as a sentence's start;
-- a compass word or "New" at a sentence's start when a name follows it ("New York");
+- a compass word at a sentence's start when a name follows it ("North Carolina"), and "New"
+  before the few places named with it ("New York"; "New Docker image" is Docker);
 - runs of these joined into one name ("Dana Kim", "Golden State Warriors"), with a title
   before ("Dr. Alvarez") and a version number after ("PostgreSQL 16", "Python 3.11");
 - a short list of technology names usually written in lower case (npm, nginx, pgvector).
@@ -59,6 +60,11 @@ COMMON_STARTS = frozenset(
 )
 # Words that begin place names at a sentence's start.
 _PLACE_STARTS = frozenset({"new", "north", "south", "east", "west"})
+# "New" starts a name only before these (elsewhere it says something is new).
+_AFTER_NEW = frozenset(
+    "york zealand delhi orleans jersey mexico hampshire england brunswick caledonia guinea "
+    "haven south".split()
+)
 # "I" and its contractions, capitalised anywhere in a sentence.
 _I_FORMS = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
 
@@ -153,8 +159,10 @@ def _is_name(word: str, position: int, tokens: list[str]) -> bool:
         return position + 1 < len(tokens) and tokens[position + 1][:1].isupper()
     if position > 0 and tokens[position - 1] != ":":
         return True
-    if low in _PLACE_STARTS and position + 1 < len(tokens):  # "New York", "North Carolina"
+    if low in _PLACE_STARTS and position + 1 < len(tokens):  # "North Carolina", "New York"
         following = tokens[position + 1]
+        if low == "new":  # "New Docker image is out": new is an adjective there
+            return following.casefold() in _AFTER_NEW
         return following[:1].isupper() and following.casefold() not in COMMON_STARTS
     if low.endswith(("ed", "ing")) and len(low) > 5:  # "Decided …", "Planning …"
         return False
