@@ -7,7 +7,7 @@
 
 One fresh SQLite store per conversation; every turn is saved with `Engram.save_many` at its own
 time and in its own episode (see bench/conversations.py), without an id as a client saves
-(enriched, repeats merged); every question is one
+(enriched: names as entities, strength from words of importance); every question is one
 `Engram.search(question, limit=10)` with the clock at the conversation's last turn. Prints R@1,
 R@5, R@10 and MRR per question category for Engram with its defaults (or `--set` overrides)
 and, side by side, for the same stores searched by full-text BM25 alone (SQLite FTS5: no
@@ -56,9 +56,9 @@ def ingest(conv: Conversation, path: Path, saved_now: bool = False) -> float:
     decay does to old memories is then out of the picture).
 
     Turns are saved the way a client saves: without an id, so that enrichment runs (names as
-    entities, strength from the words of importance) and a repeated turn merges into the
-    memory it repeats. Which memory holds which turn is kept beside the store
-    (`<store>.turns.json`) to score the answers."""
+    entities, strength from the words of importance). `save_many` keeps a repeated turn as a
+    memory of its own (a single `save` would merge it), so each turn has its memory; which one
+    is kept beside the store (`<store>.turns.json`) to score the answers."""
     if path.exists():
         if _embedded_by_current_model(path) and _turns_path(path).exists():
             return 0.0
