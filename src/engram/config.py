@@ -259,7 +259,7 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def _readable_env_files() -> tuple[tuple[Path, ...], set[str]]:
+def readable_env_files() -> tuple[tuple[Path, ...], set[str]]:
     """The settings files to read and the names they set. A file that is not UTF-8 text is
     left out with a notice rather than stopping every command with a traceback: the `.env` of
     a working directory often belongs to another tool."""
@@ -285,7 +285,7 @@ def load_settings(**overrides: Any) -> Settings:
     unknown = sorted(set(overrides) - names)
     if unknown:
         raise ConfigError(f"unknown setting(s): {', '.join(unknown)}")
-    files, from_files = _readable_env_files()
+    files, from_files = readable_env_files()
     warn_unknown(set(os.environ) | from_files, names)
     engram_set = {
         k.upper() for k in (set(os.environ) | from_files) if k.upper().startswith(ENV_PREFIX)

@@ -398,6 +398,13 @@ def test_config_names_the_store_in_use_for_every_backend(tmp_path: Path) -> None
     assert (store["path"], store["exists"]) == ("postgresql://u:***@db.example:5432/m", None)
     seeded = json.loads(ok(run(None, "--json", "config", CORTEXGRAPH_PL_ALPHA="1.2")).stdout)
     assert seeded["settings"]["pl_alpha"]["source"] == "environment (CORTEXGRAPH_PL_ALPHA)"
+    (tmp_path / ".env").write_text("ENGRAM_PL_ALPHA=2.5\n")  # the ENGRAM_ name wins
+    both = json.loads(ok(run(None, "--json", "config", CORTEXGRAPH_PL_ALPHA="1.2")).stdout)
+    assert both["settings"]["pl_alpha"] == {
+        "env_var": "ENGRAM_PL_ALPHA",
+        "value": 2.5,
+        "source": ".env file",
+    }
 
 
 def test_config_reads_dotenv_in_working_directory(tmp_path: Path) -> None:

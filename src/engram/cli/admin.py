@@ -35,6 +35,7 @@ from engram.config import (
     data_dir,
     default_storage_path,
     load_settings,
+    readable_env_files,
     redact_url,
 )
 from engram.config_env import ENV_PREFIX, seed_variable
@@ -396,6 +397,7 @@ def config(state: State) -> None:
 def config_report(settings: Settings, overridden: set[str]) -> ConfigReport:
     defaults = Settings.model_construct()  # defaults only: no environment, no validation
     environ = {k.upper() for k in os.environ}
+    in_files = {k.upper() for k in readable_env_files()[1]}
     values = settings.model_dump(mode="json")
     lines: dict[str, ConfigLine] = {}
     for name in Settings.model_fields:
@@ -405,7 +407,7 @@ def config_report(settings: Settings, overridden: set[str]) -> ConfigReport:
             source = "command line"
         elif env_var in environ:
             source = "environment"
-        elif seed is not None:
+        elif seed is not None and env_var not in in_files:  # the ENGRAM_ name wins
             source = f"environment ({seed})"
         elif getattr(settings, name) != getattr(defaults, name):
             source = ".env file"
