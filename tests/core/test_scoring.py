@@ -18,6 +18,7 @@ from engram.core.scoring import (
     promotion_reason,
     review_priority,
     score,
+    score_curve,
 )
 from engram.core.timeutil import DAY, to_epoch
 
@@ -69,6 +70,21 @@ def test_review_priority_is_an_inverted_parabola_over_the_danger_zone(
     value: float, expected: float
 ) -> None:
     assert float(review_priority(POLICY, value)) == pytest.approx(expected, abs=1e-9)
+
+
+def test_a_promoted_memory_does_not_fade_in_its_score_or_its_curve() -> None:
+    """The dashboard drew a promoted memory's curve falling past the forget threshold next
+    to a score that no longer changes."""
+    active = make(use_count=3, idle_days=40)
+    promoted = make(use_count=3, idle_days=40, status=Status.PROMOTED)
+    assert memory_score(POLICY, promoted, NOW) == pytest.approx(float(score(POLICY, 3, 1.0, 0)))
+    assert memory_score(POLICY, active, NOW) < memory_score(POLICY, promoted, NOW)
+    _, flat = score_curve(POLICY, promoted, NOW)
+    _, falling = score_curve(POLICY, active, NOW)
+    assert np.allclose(flat, flat[0]) and flat[0] == pytest.approx(
+        memory_score(POLICY, promoted, NOW)
+    )
+    assert falling[-1] < falling[0]
 
 
 def test_fresh_memory_is_never_promoted() -> None:

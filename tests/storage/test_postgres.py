@@ -19,8 +19,8 @@ from tests.storage.test_contract import NOW, T0, mem, put
 from engram import Engram
 from engram.config import Settings
 from engram.core.decay import DecayModel, DecayParams
-from engram.core.models import Memory
-from engram.core.scoring import Policy, memory_schedule, score
+from engram.core.models import Memory, Status
+from engram.core.scoring import Policy, memory_schedule, memory_score, score
 from engram.core.timeutil import DAY, to_epoch
 from engram.errors import StoreError
 from engram.storage.factory import open_store
@@ -94,6 +94,17 @@ def test_sql_decay_scores_match_the_core_to_1e_9(pg: PostgresStore, model: Decay
             assert math.isclose(got[ident], want, rel_tol=1e-9, abs_tol=1e-9), (ident, policy)
             checked += 1
     assert checked == 8 * 300
+
+
+def test_sql_decay_scores_of_promoted_memories_do_not_fade(pg: PostgresStore) -> None:
+    """As `memory_score`: a promoted memory keeps the score of its last use."""
+    promoted = mem("kept", strength=1.5, use_count=3, idle_days=90, status=Status.PROMOTED)
+    faded = mem("faded", strength=1.5, use_count=3, idle_days=90)
+    put(pg, promoted, faded)
+    got = pg.decay_scores(["kept", "faded"], NOW, Policy())
+    assert got["kept"] == pytest.approx(memory_score(Policy(), promoted, NOW), rel=1e-9)
+    assert got["faded"] == pytest.approx(memory_score(Policy(), faded, NOW), rel=1e-9)
+    assert got["faded"] < got["kept"]
 
 
 def test_sql_decay_scores_of_fresh_memories_are_their_strength(pg: PostgresStore) -> None:

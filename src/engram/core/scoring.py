@@ -234,5 +234,7 @@ def score_curve(
     longest = 5 * 365 * DAY
     horizon = min(max(2.0 * since, 1.1 * min(float(forgets), longest), DAY), longest)
     offsets = np.linspace(0.0, horizon, points)
-    scores = score(policy, memory.use_count, memory.strength, offsets)
+    # A promoted memory no longer fades (`memory_score`): its curve is flat.
+    elapsed = np.zeros_like(offsets) if memory.status == Status.PROMOTED else offsets
+    scores = score(policy, memory.use_count, memory.strength, elapsed)
     return to_epoch(memory.last_used) + offsets, scores

@@ -519,12 +519,14 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
     def decay_scores(self, ids: Sequence[str], now: float, policy: Policy) -> dict[str, float]:
         """The decay score of each memory at `now`, computed by the database (`engram_score`,
         created by a migration) with `policy`'s parameters: the same numbers as
-        `engram.core.scoring.score`, available to SQL-side ranking."""
+        `engram.core.scoring.memory_score` (a promoted memory no longer fades), available to
+        SQL-side ranking."""
         if not ids:
             return {}
         d = policy.decay
         rows = self._query(
-            "SELECT id, engram_score(use_count, strength, %s - last_used, %s, %s, "
+            "SELECT id, engram_score(use_count, strength, "
+            "CASE WHEN status = 'promoted' THEN 0 ELSE %s - last_used END, %s, %s, "
             "%s, %s, %s, %s, %s, %s) FROM memories WHERE id = ANY(%s::text[])",
             (
                 now,
