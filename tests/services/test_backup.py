@@ -90,6 +90,34 @@ def test_the_vault_folder_is_copied_when_asked(ltm: tuple[Engram, Path], tmp_pat
     assert again.committed and not (repo / "vault" / str(path)).exists()
 
 
+def test_a_vault_with_nothing_promoted_yet_backs_up(
+    ltm: tuple[Engram, Path], tmp_path: Path
+) -> None:
+    """Until the first promotion the notes folder does not exist: git refused the pathspec
+    and no backup was made."""
+    mem, _ = ltm
+    mem.save("Not promoted")
+    repo = tmp_path / "backups"
+    result = mem.backup(repo, include_vault=True)
+    assert result.committed and result.vault_files == 0
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_gitignore_of_the_repository_does_not_keep_the_backup_out(
+    ltm: tuple[Engram, Path], tmp_path: Path
+) -> None:
+    """With "*.jsonl" ignored, every run said "nothing changed" and nothing was committed."""
+    mem, _ = ltm
+    mem.save("Kept")
+    repo = user_repo(tmp_path / "mine")
+    (repo / ".gitignore").write_text("*.jsonl\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "--quiet", "-m", "ignore jsonl")
+    result = mem.backup(repo)
+    assert result.committed
+    assert "engram/export.jsonl" in git(repo, "ls-files")
+
+
 def test_a_dirty_repository_it_did_not_create_is_refused_unless_forced(
     ltm: tuple[Engram, Path], tmp_path: Path
 ) -> None:

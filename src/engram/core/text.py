@@ -88,9 +88,20 @@ def mentions(text: str, name: str) -> bool:
 def unmentioned(entities_json: str, content: str) -> str:
     """A memory's entities that its content does not contain, space-separated: what its
     full-text row indexes as entities (SQLite's `engram_unmentioned`)."""
+    if entities_json == "[]":
+        return ""
     text = words_of(content)
-    names = json.loads(entities_json)
-    return " ".join(n for n in names if isinstance(n, str) and words_of(n) not in text)
+    words = set(text.split())
+    out = []
+    for name in json.loads(entities_json):
+        if not isinstance(name, str):
+            continue
+        key = words_of(name)
+        # One word (most names): a set lookup; several: their run in the text.
+        found = key.strip() in words if key.count(" ") == 2 else key in text
+        if not found:
+            out.append(name)
+    return " ".join(out)
 
 
 def tag_key(tag: str) -> str:

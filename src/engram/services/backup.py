@@ -87,8 +87,13 @@ class BackupService:
         if source is not None:
             folder = self.vault.folder
             copied = _mirror(source, path / VAULT_DIR / folder)
-            staged.append(f"{VAULT_DIR}/{folder}")
-        git.run(path, "add", "--all", "--", *staged)
+            notes = f"{VAULT_DIR}/{folder}"
+            # Nothing promoted yet: no folder, and a pathspec matching nothing fails git.
+            if copied or git.tracks(path, notes):
+                staged.append(notes)
+        # --force: a .gitignore of the repository (say "*.jsonl") must not silently keep the
+        # backup out ("nothing changed" while nothing was ever committed).
+        git.run(path, "add", "--all", "--force", "--", *staged)
         message = (
             f"engram backup {iso(self.ctx.now())}: {memories} memories, {relations} relations"
             + (f", {copied} vault files" if source is not None else "")
@@ -170,6 +175,10 @@ class Git:
         count: it is theirs to commit)."""
         done = self.run(path, "diff", "--cached", "--quiet", "--", *paths, check=False)
         return done.returncode != 0
+
+    def tracks(self, path: Path, pathspec: str) -> bool:
+        """Whether the repository has files under `pathspec` (a folder since deleted)."""
+        return bool(self.run(path, "ls-files", "--", pathspec, check=False).stdout.strip())
 
     def head(self, path: Path) -> str | None:
         done = self.run(path, "rev-parse", "--verify", "--quiet", "HEAD", check=False)

@@ -135,6 +135,10 @@ def _doubtful(obj: dict[str, Any], known: frozenset[str], *ids: str) -> None:
     is no field ("stregth", ignored, and dropped by the next compaction) and an id no command
     can name (blank, spaces, a path). Both are logged, naming the record; the record still
     loads (an earlier Engram loaded it, and quarantining it would lose it from git)."""
+    if known.issuperset(obj) and all(
+        not isinstance(obj.get(name), str) or ID_PATTERN.fullmatch(obj[name]) for name in ids
+    ):
+        return  # every line but a hand-edited one
     what = f"record {obj.get('id')!r}"
     for key in sorted(set(obj) - known):
         log.warning("%s: %r is not a field and is ignored (misspelled?)", what, key)
@@ -182,9 +186,13 @@ def memory_from_object(obj: dict[str, Any]) -> StoredMemory:
 
 
 def schedule_digest(m: Memory) -> str:
-    """What a memory's schedule depends on, in a few characters."""
-    inputs = (m.use_count, m.strength, _iso(m.last_used), _iso(m.created_at), m.status.value)
-    return hashlib.blake2b(repr(inputs).encode(), digest_size=6).hexdigest()
+    """What a memory's schedule depends on, in a few characters (read for every line at
+    open: built from the numbers, not from formatted times)."""
+    inputs = (
+        f"{m.use_count}|{m.strength!r}|{m.last_used.timestamp()!r}|"
+        f"{m.created_at.timestamp()!r}|{m.status.value}"
+    )
+    return hashlib.blake2b(inputs.encode(), digest_size=6).hexdigest()
 
 
 def _schedule(stored: object, memory: Memory) -> Schedule | None:
