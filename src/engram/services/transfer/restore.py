@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +37,8 @@ class RestoreReport(TransferResult):
     source: str
     target: str
     lines: int  # non-blank lines read
-    memories: int  # memory records read
+    memories: int  # memory records read (the last line of each id)
+    superseded: int  # earlier lines of an id that appears again
     imported: int
     already_present: int
     relations: int
@@ -54,17 +54,32 @@ class ExportData:
     memories: list[Memory] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
     lines: int = 0
+    records: int = 0  # lines that say they are a memory or a relation
+    superseded: int = 0  # memory lines replaced by a later line of the same id
     relation_lines: dict[str, tuple[str, int]] = field(default_factory=dict)
     skipped: list[Skipped] = field(default_factory=list)
 
 
-def read_export(path: Path, now: datetime) -> ExportData:
-    """Parse an export; bad lines are skipped and reported, never fatal."""
-    if not path.is_file():
+# Byte order marks of the encodings an export must not be in (PowerShell 5.1 writes UTF-16
+# for `engram export > file`): read as bytes split at "\n", every line would be garbled.
+_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+
+
+def read_export(path: Path) -> ExportData:
+    """Parse an export; bad lines are skipped and reported, never fatal. The last line of an
+    id wins (two backups merged in git may hold a memory twice)."""
+    if not path.exists() or path.is_dir():
         raise ValidationError("FILE", f"{path} is not a file")
     data = ExportData()
-    with path.open("rb") as f:
+    memories: dict[str, Memory] = {}
+    with path.open("rb") as f:  # read once, in order: FILE may be a pipe
         for number, raw in enumerate(f, 1):
+            if number == 1 and raw.startswith(_WIDE_BOMS):
+                raise ValidationError(
+                    "FILE",
+                    f"{path} is UTF-16 text; an export is UTF-8 (write it with "
+                    "`engram export --out FILE`, or convert it)",
+                )
             if not raw.strip():
                 continue
             data.lines += 1
@@ -77,10 +92,19 @@ def read_export(path: Path, now: datetime) -> ExportData:
                 data.skipped.append(_skipped(path, number, None, "line: must be a JSON object"))
                 continue
             ident = obj.get("id") if isinstance(obj.get("id"), str) else None
+            if obj.get("kind") in ("memory", "relation"):
+                data.records += 1
             try:
-                _take(obj, number, path.name, data, now)
+                _take(obj, number, path.name, data, memories)
             except (BadLine, ValidationError) as exc:
                 data.skipped.append(_skipped(path, number, ident, str(exc)))
+    if data.lines and not data.records:
+        raise ValidationError(
+            "FILE",
+            f"{path} is not an Engram export: no line is a memory or a relation "
+            '({"kind": "memory", …}); nothing was imported',
+        )
+    data.memories = list(memories.values())
     return data
 
 
@@ -88,12 +112,18 @@ def _skipped(path: Path, number: int, ident: str | None, reason: str) -> Skipped
     return Skipped(file=path.name, line=number, id=ident, reason=reason)
 
 
-def _take(obj: dict[str, Any], number: int, name: str, data: ExportData, now: datetime) -> None:
+def _take(
+    obj: dict[str, Any], number: int, name: str, data: ExportData, memories: dict[str, Memory]
+) -> None:
     kind = obj.pop("kind", None)
     if kind == "memory":
-        memory = check.record(memory_from_object(obj).memory)
-        check.lifetime(memory.created_at, memory.last_used, now)
-        data.memories.append(memory)
+        # What a store held comes back as it was: ids and times are not held to a save's
+        # rules (a JSONL store loads a hand-written id, a clock may have been ahead).
+        memory = check.record(memory_from_object(obj).memory, strict=False)
+        if memory.id in memories:
+            data.superseded += 1
+            del memories[memory.id]  # the later line wins, and takes its place in the order
+        memories[memory.id] = memory
     elif kind == "relation":
         relation = relation_from_object(obj)
         check.meta(relation.metadata, "metadata")
@@ -111,9 +141,8 @@ def restore_export(
     batch: int = BATCH,
     progress: Progress | None = None,
     after_insert: Callable[[list[Memory]], object] | None = None,
-    now: datetime,
 ) -> RestoreReport:
-    data = read_export(path, now)
+    data = read_export(path)
     written = write_records(
         target,
         schedules,
@@ -130,6 +159,7 @@ def restore_export(
         target=target.location,
         lines=data.lines,
         memories=len(data.memories),
+        superseded=data.superseded,
         imported=written.imported,
         already_present=written.present,
         relations=len(data.relations),

@@ -72,7 +72,6 @@ class TransferService:
             self.ctx.scheduled_many,
             progress=progress,
             after_insert=lambda ms: self.ctx.embed_and_store([(m.id, m.content) for m in ms]),
-            now=self.ctx.now(),
         )
 
     def export_lines(self, fmt: ExportFormat, count: ExportCount | None = None) -> Iterator[str]:
