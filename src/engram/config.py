@@ -12,7 +12,6 @@ import os
 import re
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
 from dotenv import dotenv_values
@@ -318,11 +317,19 @@ _SETTING_NAME = re.compile(
 )
 
 
+# Query parameters of a PostgreSQL URL that carry a secret.
+_SECRET_PARAMS = re.compile(r"(?i)((?:^|&)(?:password|sslpassword)=)[^&#]*")
+# "scheme://user:" then the password, up to the last "@": found on the raw text, so that a
+# password with an unencoded "#", "/" or "?" (which URL parsing reads as the path or the
+# fragment) is hidden too.
+_USER_PASSWORD = re.compile(r"^([a-z][a-z0-9+.-]*://[^:/?#@]*:)(.+)@", re.IGNORECASE)
+
+
 def redact_url(url: str) -> str:
-    """The URL without its password, for messages, `stats` and `engram config`."""
-    parts = urlsplit(url)
-    if not parts.password:
-        return url
-    user = parts.username or ""
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    """The URL without its passwords (after the user name, or as `?password=`), for messages,
+    `stats` and `engram config`."""
+    userinfo = _USER_PASSWORD.match(url)
+    if userinfo is not None:
+        url = f"{userinfo.group(1)}***@{url[userinfo.end():]}"
+    head, sep, query = url.partition("?")
+    return head + sep + _SECRET_PARAMS.sub(r"\1***", query) if sep else url
