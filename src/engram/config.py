@@ -330,6 +330,6 @@ def redact_url(url: str) -> str:
     `stats` and `engram config`."""
     userinfo = _USER_PASSWORD.match(url)
     if userinfo is not None:
-        url = f"{userinfo.group(1)}***@{url[userinfo.end():]}"
+        url = f"{userinfo.group(1)}***@{url[userinfo.end() :]}"
     head, sep, query = url.partition("?")
     return head + sep + _SECRET_PARAMS.sub(r"\1***", query) if sep else url

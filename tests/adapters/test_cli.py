@@ -377,12 +377,13 @@ def test_config_never_prints_a_database_password(url: str, shown: str) -> None:
 def test_control_characters_in_memories_never_reach_the_terminal(db: Path) -> None:
     """A memory's text (saved over MCP by anyone the assistant reads) with escape sequences
     retitled and recoloured the user's terminal when listed; `[red]` is not markup either."""
-    text = "title\x1b]0;HACKED\x07 osc \x1b[31mred [red]markup[/red]"
+    text = "title\x1b]0;HACKED\x07 osc \x1b[31mred [red]markup[/red] \u202eright-to-left"
     saved = run_json(db, "save", text, "--source", "s\x1bq", "--tag", "t\x9bx")
     assert saved["content"] == text  # stored as given
     for args in (("search", "osc"), ("open", saved["id"]), ("search",), ("graph",)):
         out = ok(run(db, *args)).stdout
         assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out, args
+        assert "\u202e" not in out, args  # a bidi override reversed the rest of the row
         assert "\\x1b]0;HACKED" in out or "\\x1b" in out, args
     assert "[red]markup[/red]" in ok(run(db, "open", saved["id"])).stdout
     analysed = ok(run(db, "analyze", "Remember: the door code is \x1b[2J1234")).stdout

@@ -123,11 +123,18 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
         ("What did I say about rust 3 days ago?", "rust", 3),
         ("What did we discuss in the last 2 weeks about pricing?", "pricing", 14),
         ("What did I say about pricing the past 6 months?", "pricing", 186),
+        # not the digits after the point or the comma ("1.5" read as 5 days)
+        ("what did we pick 1.5 days ago", "pick", 2),
+        ("what did we decide 2.5 weeks ago about billing", "billing", 18),
     ],
 )
 def test_a_counted_window_is_understood(message: str, query: str, days: int) -> None:
     """ "3 days ago" stayed in the query ("rust 3 days ago") with no window."""
     assert (recall_query(message), recall_window(message)) == (query, days)
+
+
+def test_a_thousands_separator_is_no_window() -> None:
+    assert recall_window("what did we decide 1,000 days ago") is None
 
 
 def test_a_request_to_remember_with_nothing_to_remember_saves_nothing() -> None:

@@ -135,15 +135,21 @@ def n_memories(n: int) -> str:
     return f"{n} memory" if n == 1 else f"{n} memories"
 
 
-# Control characters but tab and newline: C0, DEL and C1.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Control characters but tab and newline (C0, DEL and C1), and the bidirectional overrides
+# and isolates, which can reverse the rest of a table row in a terminal that honours them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def plain(text: str) -> Text:
     """Stored text as a terminal shows it: never rich markup (`[brackets]` stay), and its
     control characters written as escapes (`\\x1b`), never sent. A memory saved over MCP
     holding an escape sequence could retitle or recolour the user's terminal."""
-    return Text(_CONTROL.sub(lambda c: f"\\x{ord(c.group()):02x}", text))
+    return Text(_CONTROL.sub(_escaped, text))
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def say(out: Console, message: str) -> None:

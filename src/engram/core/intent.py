@@ -9,6 +9,7 @@ labelled messages in tests/fixtures/activation/messages.tsv (docs/activation.md)
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -239,8 +240,9 @@ _WINDOWS = (
 
 # "3 days ago", "in the last 2 weeks", "the past 6 months": N units back.
 _COUNTED_WINDOW = re.compile(
-    r"\b(?:(?:in )?the )?(?:(?:last|past) (\d{1,4}) (day|week|month|year)s?|"
-    r"(\d{1,4}) (day|week|month|year)s? ago)\b",
+    # The whole number ("1.5 days ago" read as 5 days, "1,000 days ago" as 1 day).
+    r"\b(?:(?:in )?the )?(?:(?:last|past) (?<![\d.,])(\d{1,4}(?:\.\d{1,2})?) "
+    r"(day|week|month|year)s?|(?<![\d.,])(\d{1,4}(?:\.\d{1,2})?) (day|week|month|year)s? ago)\b",
     re.I,
 )
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 31, "year": 366}
@@ -270,7 +272,7 @@ def recall_window(message: str) -> int | None:
     if counted is not None:
         number = counted.group(1) or counted.group(3)
         unit = (counted.group(2) or counted.group(4)).lower()
-        return max(1, int(number)) * _UNIT_DAYS[unit]
+        return max(1, math.ceil(float(number) * _UNIT_DAYS[unit]))
     for pattern, days in _WINDOWS:
         if pattern.search(message):
             return days

@@ -228,7 +228,8 @@ class Context:
     def ensure_schedules(self) -> int:
         """Recompute every memory's threshold crossings if the decay settings changed."""
         fingerprint = self.policy.fingerprint()
-        if self.store.schedule_fingerprint() == fingerprint:
+        stored = self.store.schedule_fingerprint()
+        if stored == fingerprint:
             return 0
 
         def compute(cols: ScheduleInputs) -> ScheduleArrays:
@@ -243,5 +244,7 @@ class Context:
 
         count = self.store.reschedule_all(compute, fingerprint)
         if count:
-            log.warning("decay settings changed: recomputed schedules of %d memories", count)
+            # None: some lines of a JSONL store were written or edited by hand.
+            why = "decay settings changed" if stored is not None else "memories edited by hand"
+            log.warning("%s: recomputed schedules of %d memories", why, count)
         return count
