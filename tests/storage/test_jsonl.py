@@ -3,6 +3,7 @@ one directory, damaged lines, compaction. Real files everywhere; crashes are rea
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
@@ -484,6 +485,26 @@ def test_a_vector_of_text_edited_by_hand_is_not_attached(folder: Path) -> None:
     again.close()
     lines = [json.loads(x) for x in (folder / "vectors.jsonl").read_text().splitlines()]
     assert [line["id"] for line in lines] == ["k8s"]
+
+
+def test_a_vector_of_the_wrong_length_is_left_out(folder: Path) -> None:
+    """One vector line cut short (a hand edit, a bad merge) made every search by meaning fail
+    with "cannot reshape array"; it is left out, and the memory is missing a vector."""
+    store = JSONLStore(folder, vector_model=("m", 3))
+    put(store, mem("a", "one"), mem("b", "two"))
+    unit = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    assert store.put_vectors([("a", unit), ("b", unit)], "m") == 2
+    store.close()
+    path = folder / "vectors.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    raw = base64.b64decode(rows[0]["vector"])
+    rows[0]["vector"] = base64.b64encode(raw[:-4]).decode()
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / ".index.db").unlink()
+    again = JSONLStore(folder, vector_model=("m", 3))
+    assert [s.id for s in again.vector_search(unit, Filter(), 5)] == ["b"]
+    assert again.missing_vectors("m", 10) == [("a", "one")]
+    again.close()
 
 
 # -- the index snapshot -----------------------------------------------------------------------

@@ -332,7 +332,7 @@ class JSONLStore:
             self._vec = Tally()
         vectors = self._decoded(VECTORS, vchunk.lines, decode_vector)
         self._vec.count(vectors)
-        apply_vectors(self._index, vectors)
+        apply_vectors(self._index, vectors, self.vector_model)
 
     def _decoded(
         self, name: str, lines: Sequence[tuple[int, bytes]], decode: Callable[[bytes], R]

@@ -106,9 +106,14 @@ def apply_relations(index: SQLiteStore, records: Sequence[Relation | Tombstone])
     index.add_relations(run)
 
 
-def apply_vectors(index: SQLiteStore, records: Sequence[VectorLine | Tombstone]) -> None:
+def apply_vectors(
+    index: SQLiteStore,
+    records: Sequence[VectorLine | Tombstone],
+    searched: tuple[str, int] | None = None,
+) -> None:
     """A memory has one vector line live: the last one (of whatever model), if it describes
-    the memory's text as it is now."""
+    the memory's text as it is now. A vector of the `searched` model (id, dimensions) with
+    another length is left out (logged): one such line made every search by meaning fail."""
     latest: dict[str, VectorLine | Tombstone] = {}
     for record in records:
         latest[record.id] = record
@@ -117,6 +122,16 @@ def apply_vectors(index: SQLiteStore, records: Sequence[VectorLine | Tombstone])
     content = index.contents([r.id for r in lines])
     by_model: dict[str, list[tuple[str, NDArray[np.float32]]]] = {}
     for record in lines:
+        wrong = searched is not None and record.model_id == searched[0]
+        if wrong and searched is not None and record.vector.shape[1] != searched[1]:
+            log.warning(
+                "vectors.jsonl: the vector of %s has %d dimensions, not %d: left out (it "
+                "is computed again by `engram embed --backfill`)",
+                record.id,
+                record.vector.shape[1],
+                searched[1],
+            )
+            continue
         if record.id in content and record.describes(content[record.id]):
             by_model.setdefault(record.model_id, []).append((record.id, record.vector))
     for model_id, items in by_model.items():
