@@ -122,8 +122,8 @@ def apply_vectors(
     content = index.contents([r.id for r in lines])
     by_model: dict[str, list[tuple[str, NDArray[np.float32]]]] = {}
     for record in lines:
-        wrong = searched is not None and record.model_id == searched[0]
-        if wrong and searched is not None and record.vector.shape[1] != searched[1]:
+        ours = searched is not None and record.model_id == searched[0]
+        if ours and searched is not None and record.vector.shape[1] != searched[1]:
             log.warning(
                 "vectors.jsonl: the vector of %s has %d dimensions, not %d: left out (it "
                 "is computed again by `engram embed --backfill`)",
