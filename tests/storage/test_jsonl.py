@@ -157,6 +157,21 @@ def test_a_byte_order_mark_saved_by_an_editor_is_not_a_bad_line(folder: Path) ->
     assert sorted(m.id for m in JSONLStore(folder).page(None, 10)) == ["alpha", "beta", "gamma"]
 
 
+def test_a_file_saved_as_utf16_is_refused_and_left_as_it_is(folder: Path) -> None:
+    """Saved as "Unicode" by an editor, every line was quarantined as invalid JSON and the
+    store opened empty."""
+    store = JSONLStore(folder)
+    put(store, mem("alpha", "alpha memory"))
+    store.close()
+    path = folder / "memories.jsonl"
+    wide = b"\xff\xfe" + path.read_text().encode("utf-16-le")
+    path.write_bytes(wide)
+    (folder / ".index.db").unlink()
+    with pytest.raises(StoreError, match="UTF-16"):
+        JSONLStore(folder)
+    assert path.read_bytes() == wide and not (folder / "quarantine").exists()
+
+
 @pytest.mark.parametrize(
     ("bad", "reasons"),
     [

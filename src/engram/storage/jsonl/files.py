@@ -177,6 +177,13 @@ class LineFile:
             data = _read_all(fd, self.offset, st.st_size - self.offset)
         finally:
             os.close(fd)
+        if self.offset == 0 and data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            # Saved as "Unicode" by an editor: every line would be quarantined as bad JSON.
+            self.forget()
+            raise StoreError(
+                f"{self.path} is UTF-16 text; Engram's files are UTF-8: convert it back (e.g. "
+                f"`iconv -f UTF-16 -t UTF-8`) and open the store again; nothing was changed"
+            )
         pieces = data.split(b"\n")
         tail = pieces.pop()  # after the last newline: empty, or a last line lacking its newline
         lines: list[tuple[int, bytes]] = []
