@@ -421,6 +421,13 @@ def test_config_names_the_store_in_use_for_every_backend(tmp_path: Path) -> None
     }
 
 
+@pytest.mark.parametrize("store", ["mysql://x/y", "jsonl://", "http://x", "jsonl://host/dir"])
+def test_config_fails_on_a_store_no_command_could_open(store: str) -> None:
+    """It showed such a location with exists "?", where every other command refuses it."""
+    result = run(None, "config", ENGRAM_STORAGE_PATH=store)
+    assert result.exit_code == 1 and "Error: ENGRAM_STORAGE_PATH" in result.stderr
+
+
 def test_config_reads_dotenv_in_working_directory(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("ENGRAM_FORGET_THRESHOLD=0.07\n")
     data = json.loads(ok(run(None, "--json", "config")).stdout)

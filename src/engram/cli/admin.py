@@ -41,7 +41,6 @@ from engram.config import (
 from engram.config_env import ENV_PREFIX, seed_variable
 from engram.core.models import RELATION_TYPES, Memory
 from engram.core.timeutil import DAY, to_epoch
-from engram.errors import ConfigError
 from engram.services.graph import MAX_DEPTH, MAX_GRAPH_PAGE, MAX_RELATED, MAX_SNAPSHOT
 from engram.services.maintenance import GC_BATCH_MAX
 from engram.services.results import (
@@ -435,15 +434,12 @@ SECRETS = frozenset({"http_token"})
 
 def _store_file(location: str) -> ConfigFile:
     """The store in use: its file or directory; a server's URL without its password (whether
-    the database exists, only connecting would tell). A bad location is shown as given, not
-    an error, so `config` still helps find the setting that is wrong."""
+    the database exists, only connecting would tell). A location no command could open is
+    an error naming ENGRAM_STORAGE_PATH, as in every other command."""
     role = "store in use"
     if is_postgres_url(location):
         return ConfigFile(role=role, path=redact_url(location), exists=None)
-    try:
-        path = jsonl_path(location) if is_jsonl_url(location) else sqlite_path(location)
-    except ConfigError:
-        return ConfigFile(role=role, path=redact_url(location), exists=None)
+    path = jsonl_path(location) if is_jsonl_url(location) else sqlite_path(location)
     return _file(role, path.expanduser())
 
 
