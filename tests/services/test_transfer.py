@@ -294,6 +294,10 @@ def test_export_jsonl_and_markdown(mem: Engram, clock: FixedClock) -> None:
     assert [r["kind"] for r in rows] == ["memory"] * 4 + ["relation"] * 2
     assert [r["id"] for r in rows[:4]] == ids and (count.memories, count.relations) == (4, 2)
     assert rows[0]["meta"]["nested"] == {"k": [1, 2.5, None]}
+    # keys in order, whatever the backend keeps (jsonb reorders them): the same store
+    # exports the same bytes on every backend
+    lines = list(export_lines(mem.app.context.store, "jsonl"))
+    assert '"meta": {"nested": {"k": [1, 2.5, null]}, "ticket": "ATL-1"}' in lines[0]
     markdown = "\n".join(export_lines(mem.app.context.store, "markdown"))
     assert "## Project Atlas uses PostgreSQL 16" in markdown
     assert '> Ünïcode ✓ content, "quoted"\n> second line' in markdown

@@ -6,7 +6,7 @@ import json
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from engram.core.models import Memory, Relation
 from engram.errors import ValidationError
@@ -60,9 +60,9 @@ def export_lines(
         tally.relations += len(edges)
         if fmt == "jsonl":
             for m in page:
-                yield json.dumps(
-                    {"kind": "memory", **m.model_dump(mode="json")}, ensure_ascii=False
-                )
+                data = m.model_dump(mode="json")
+                data["meta"] = _key_sorted(data["meta"])
+                yield json.dumps({"kind": "memory", **data}, ensure_ascii=False)
             relations += edges
         else:
             by_source: dict[str, list[Relation]] = {}
@@ -71,7 +71,20 @@ def export_lines(
             for m in page:
                 yield from _markdown(m, by_source.get(m.id, []))
     for r in relations:
-        yield json.dumps({"kind": "relation", **r.model_dump(mode="json")}, ensure_ascii=False)
+        data = r.model_dump(mode="json")
+        data["metadata"] = _key_sorted(data["metadata"])
+        yield json.dumps({"kind": "relation", **data}, ensure_ascii=False)
+
+
+def _key_sorted(value: Any) -> Any:
+    """Objects with their keys in order, at every depth: PostgreSQL's jsonb keeps them in
+    its own order and SQLite in the order saved, and an export (a backup, diffed by git) must
+    not change when the same store moves between backends."""
+    if isinstance(value, dict):
+        return {k: _key_sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_key_sorted(v) for v in value]
+    return value
 
 
 def _markdown(m: Memory, edges: list[Relation]) -> Iterator[str]:
