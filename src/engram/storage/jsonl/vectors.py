@@ -4,7 +4,7 @@ A line is `{"id": <memory id>, "model_id": ..., "vector": <base64 of little-endi
 with `"rows": n` when the vector holds several rows (the whole text, then its passages) and
 `"text"`: a digest of the text it was computed from. A vector whose memory says something else
 by now (its line edited by hand, or one side of a git merge) is not attached: the memory is
-then missing a vector and is embedded again (`engram embed --backfill`, the MCP server's
+then missing a vector and is embedded again (`engram embed --backfill`, the MCP server's next
 catch-up), instead of being found by meaning for what it used to say. A
 tombstone `{"id": ..., "_deleted": true}` retires a memory's vector (the memory was deleted or
 its text changed). The store's index (SQLite) keeps and searches them; vectors of other models
