@@ -508,6 +508,18 @@ def test_bad_store_url_is_a_clean_error(tmp_path: Path) -> None:
     assert "Error: ENGRAM_STORAGE_PATH: unsupported store URL scheme 'ftp'" in result.stderr
 
 
+def test_a_store_of_the_other_kind_is_named(tmp_path: Path) -> None:
+    """A JSONL folder given as a path was "unable to open database file"; a SQLite file given
+    as jsonl:// was "File exists"."""
+    folder = tmp_path / "notes"
+    ok(run(None, "--store", f"jsonl://{folder}", "save", "in a JSONL store"))
+    result = run(None, "--store", str(folder), "stats")
+    assert result.exit_code == 1 and f"open it as jsonl://{folder}" in result.stderr
+    ok(run(tmp_path / "a.db", "save", "in a SQLite store"))
+    result = run(None, "--store", f"jsonl://{tmp_path / 'a.db'}", "stats")
+    assert result.exit_code == 1 and "is a file, not a JSONL store's folder" in result.stderr
+
+
 @pytest.mark.parametrize(
     "args",
     [

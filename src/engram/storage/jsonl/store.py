@@ -130,6 +130,11 @@ class JSONLStore:
         self.location = f"jsonl://{self.path}"
         self.field_weights = field_weights
         self.vector_model = vector_model
+        if self.path.is_file():
+            raise StoreError(
+                f"{self.path} is a file, not a JSONL store's folder: a SQLite store? open it by "
+                "its path (or sqlite:///path)"
+            )
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -92,6 +92,11 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                     f"cannot create the folder of the store {self.path} ({exc.strerror}): "
                     "check ENGRAM_STORAGE_PATH (or --store)"
                 ) from exc
+        if self.path.is_dir():
+            raise StoreError(
+                f"{self.path} is a folder, not a SQLite file: a JSONL store? open it as "
+                f"jsonl://{self.path}"
+            )
         try:
             self._conn = sqlite3.connect(
                 str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
