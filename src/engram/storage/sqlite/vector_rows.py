@@ -153,7 +153,13 @@ class SQLiteVectors:
             ids,
             before=[model_id],
         )
+        index = self._vectors
+        dims = index.dims if index is not None and model_id == index.model_id else None
         for ident, blob, row_count in rows:
+            if len(blob) % (4 * int(row_count)) or (
+                dims is not None and len(blob) != 4 * int(row_count) * dims
+            ):
+                continue  # cut short (see VectorIndex.rows): as if missing
             matrix = np.frombuffer(blob, dtype=np.float32).reshape(int(row_count), -1)
             out[str(ident)] = matrix if passages else matrix[0]
         return out

@@ -211,7 +211,18 @@ class VectorIndex:
     # -- queries ------------------------------------------------------------------------------
 
     def rows(self, blob: bytes) -> NDArray[np.float32]:
-        """A stored blob as its (rows, dims) matrix."""
+        """A stored blob as its (rows, dims) matrix; none for a blob of another length (a
+        vector line of a JSONL store cut by a hand edit, carried here by a snapshot or a
+        migration): left out of the index rather than failing every search by meaning."""
+        if len(blob) % (4 * self.dims):
+            log.warning(
+                "a stored vector of %s is %d bytes, not rows of %d dimensions: left out (run "
+                "`engram embed --backfill` after removing it)",
+                self.model_id,
+                len(blob),
+                self.dims,
+            )
+            return np.empty((0, self.dims), dtype=np.float32)
         return np.frombuffer(blob, dtype=np.float32).reshape(-1, self.dims)
 
     def search(self, vector: NDArray[np.float32], k: int) -> list[tuple[int, float]]:
