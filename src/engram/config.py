@@ -322,13 +322,37 @@ _SECRET_PARAMS = re.compile(r"(?i)((?:^|&)(?:password|sslpassword)=)[^&#]*")
 # "scheme://user:" then the password, up to the last "@": found on the raw text, so that a
 # password with an unencoded "#", "/" or "?" (which URL parsing reads as the path or the
 # fragment) is hidden too.
-_USER_PASSWORD = re.compile(r"^([a-z][a-z0-9+.-]*://[^:/?#@]*:)(.+)@", re.IGNORECASE)
+_USER_PASSWORD_GREEDY = re.compile(r"^([a-z][a-z0-9+.-]*://[^:/?#@]*:)(.+)@", re.IGNORECASE)
+
+
+def _user_password(url: str) -> re.Match[str] | None:
+    """The password after "user:", up to the "@" before the host: the last "@" unless that
+    would reach into the query ("?application_name=a@b" holds no password)."""
+    found = _USER_PASSWORD_GREEDY.match(url)
+    while found is not None and "=" in found.group(2):
+        found = _USER_PASSWORD_GREEDY.match(url[: found.end() - 1])
+    return found
+
+
+def redact_secrets(message: str, url: str) -> str:
+    """A driver's message about `url` without its password: libpq quotes the part of a URL
+    it cannot parse ("invalid percent-encoded token: \"<password>\""). The password and its
+    pieces between URL delimiters are replaced wherever they appear."""
+    secrets: list[str] = []
+    userinfo = _user_password(url)
+    if userinfo is not None:
+        secrets.append(userinfo.group(2))
+    secrets += re.findall(r"(?i)(?:^|[?&])(?:password|sslpassword)=([^&#]*)", url)
+    pieces = {p for s in secrets for p in [s, *re.split(r"[/?#@:&]", s)] if len(p) >= 3}
+    for piece in sorted(pieces, key=len, reverse=True):
+        message = message.replace(piece, "***")
+    return message
 
 
 def redact_url(url: str) -> str:
     """The URL without its passwords (after the user name, or as `?password=`), for messages,
     `stats` and `engram config`."""
-    userinfo = _USER_PASSWORD.match(url)
+    userinfo = _user_password(url)
     if userinfo is not None:
         url = f"{userinfo.group(1)}***@{url[userinfo.end() :]}"
     head, sep, query = url.partition("?")

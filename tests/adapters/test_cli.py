@@ -365,6 +365,12 @@ def test_config_shows_settings_sources_and_files(tmp_path: Path) -> None:
         ("postgresql://engram@db/m?sslmode=require&sslpassword=s3cret-pw", "sslpassword=***"),
         ("postgresql://engram:s3cret#pw@db.example/memory", "engram:***@db.example/memory"),
         ("postgresql://engram:s3cret/pw@db.example/memory", "engram:***@db.example/memory"),
+        ("postgresql://engram:s3cret#x?y@db.example/memory", "engram:***@db.example/memory"),
+        # an "@" in the query is not the end of the password: host and database stay shown
+        (
+            "postgresql://engram:s3cret@db.example/memory?application_name=a@b",
+            "engram:***@db.example/memory?application_name=a@b",
+        ),
     ],
 )
 def test_config_never_prints_a_database_password(url: str, shown: str) -> None:

@@ -304,6 +304,20 @@ def test_the_password_never_shows_in_the_location(postgres_url: str) -> None:
         store.close()
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://sec:Top%ZZSecret@127.0.0.1:1/e1",
+        "postgresql://127.0.0.1:1/nodb?user=sec&password=Top%ZZSecret",
+    ],
+)
+def test_the_password_never_shows_in_a_connection_error(url: str) -> None:
+    """libpq quotes the token it cannot parse: a password with a stray % was printed whole."""
+    with pytest.raises(StoreError) as refused:
+        PostgresStore(url)
+    assert "Top%ZZSecret" not in str(refused.value) and "ZZSecret" not in str(refused.value)
+
+
 def test_an_unreachable_server_is_a_clear_error() -> None:
     with pytest.raises(StoreError, match="cannot open PostgreSQL store"):
         PostgresStore("postgresql://nobody@/nowhere?host=/nonexistent-engram-socket-dir")

@@ -25,7 +25,7 @@ from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from engram.config import redact_url
+from engram.config import redact_secrets, redact_url
 from engram.core.models import AuditEntry, Memory, Schedule
 from engram.core.scoring import Policy
 from engram.errors import BusyError, ConfigError, StoreError, ValidationError
@@ -132,7 +132,8 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
                 vector_type = TypeInfo.fetch(conn, "vector")
                 folds = conn.execute("SELECT lower('ÉTÉ') = 'été'").fetchone()
         except psycopg.Error as exc:
-            raise StoreError(f"cannot open PostgreSQL store {self.location}: {exc}") from exc
+            reason = redact_secrets(str(exc), url)
+            raise StoreError(f"cannot open PostgreSQL store {self.location}: {reason}") from exc
         if applied:
             log.info("migrated %s: %s", self.location, ", ".join(applied))
         if not (folds and folds[0]):
