@@ -410,9 +410,24 @@ def test_an_export_holding_a_memory_twice_restores_its_last_line(
     newer = {**line, "use_count": 4}
     path = tmp_path / "export.jsonl"
     path.write_text(json.dumps(line) + "\n" + json.dumps(newer) + "\n")
+    other = mem.save("other")
+    first = {
+        "kind": "relation",
+        "id": "r",
+        "from_id": kept.id,
+        "to_id": other.id,
+        "type": "related",
+        "strength": 1.0,
+        "created_at": "2026-01-01T00:00:00+00:00",
+    }
+    later = {**first, "strength": 0.5}
+    odd = {**line, "id": "has space"}
+    path.write_text("".join(json.dumps(x) + "\n" for x in (line, newer, first, later, odd)))
     report = mem.import_export(path)
-    assert (report.imported, report.superseded, report.skipped) == (1, 1, 0)
+    assert (report.imported, report.superseded, report.skipped) == (1, 2, 1)
     assert mem.get(kept.id).use_count == 4
+    assert [r.strength for r in mem.relations(kept.id)] == [0.5]  # the last line, as memories
+    assert report.skipped_records[0].reason.startswith("id: ")  # no command could name it
 
 
 def test_an_export_can_be_read_from_a_pipe(mem: Engram, tmp_path: Path) -> None:
@@ -449,6 +464,8 @@ def test_what_is_not_an_export_is_refused_whole(mem: Engram, tmp_path: Path) -> 
     other.write_text('{"id": "a", "content": "not an export line"}\n')
     with pytest.raises(ValidationError, match="not an Engram export"):
         mem.import_export(other)
+    with pytest.raises(ValidationError, match="FILE"):
+        mem.import_export(Path("/dev/zero"))  # read as one endless line before
 
 
 def test_the_python_api_imports_and_exports_like_the_cli(mem: Engram) -> None:

@@ -144,6 +144,7 @@ def render_restore(out: Console, report: RestoreReport) -> None:
     rows = [
         ("lines", report.lines),
         ("memories", report.memories),
+        ("earlier lines of an id given again", report.superseded),
         ("imported", report.imported),
         ("already in the store, kept", report.already_present),
         ("relations", report.relations),

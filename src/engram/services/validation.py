@@ -218,16 +218,10 @@ def _nesting(value: Any) -> int:
     return deepest
 
 
-def record(m: Memory, field: str = "", *, strict: bool = True) -> Memory:
+def record(m: Memory, field: str = "") -> Memory:
     """A whole memory record from outside (an export read back): every field within what a
-    save accepts, so that no backend refuses it later (PostgreSQL refuses NUL, for one).
-    Not `strict`: any id a store can hold (non-blank text, at most 128 characters)."""
-    if strict:
-        memory_id(m.id, field + "id")
-    elif not m.id.strip() or len(m.id) > 128:
-        raise ValidationError(field + "id", "must be non-blank and at most 128 characters")
-    else:
-        storable(m.id, field + "id")
+    save accepts, so that no backend refuses it later (PostgreSQL refuses NUL, for one)."""
+    memory_id(m.id, field + "id")
     content(m.content, field + "content")
     tags(m.tags, field + "tags")
     entities(m.entities, field + "entities")

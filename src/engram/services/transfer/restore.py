@@ -12,6 +12,7 @@ with its line number and the field at fault; nothing is fatal.
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +39,7 @@ class RestoreReport(TransferResult):
     target: str
     lines: int  # non-blank lines read
     memories: int  # memory records read (the last line of each id)
-    superseded: int  # earlier lines of an id that appears again
+    superseded: int  # earlier lines of an id that appears again (memory or relation)
     imported: int
     already_present: int
     relations: int
@@ -55,7 +56,7 @@ class ExportData:
     relations: list[Relation] = field(default_factory=list)
     lines: int = 0
     records: int = 0  # lines that say they are a memory or a relation
-    superseded: int = 0  # memory lines replaced by a later line of the same id
+    superseded: int = 0  # lines replaced by a later line of the same id
     relation_lines: dict[str, tuple[str, int]] = field(default_factory=dict)
     skipped: list[Skipped] = field(default_factory=list)
 
@@ -68,7 +69,11 @@ _WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 def read_export(path: Path) -> ExportData:
     """Parse an export; bad lines are skipped and reported, never fatal. The last line of an
     id wins (two backups merged in git may hold a memory twice)."""
-    if not path.exists() or path.is_dir():
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        mode = 0
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):  # a file or a pipe, not /dev/zero
         raise ValidationError("FILE", f"{path} is not a file")
     data = ExportData()
     memories: dict[str, Memory] = {}
@@ -117,9 +122,10 @@ def _take(
 ) -> None:
     kind = obj.pop("kind", None)
     if kind == "memory":
-        # What a store held comes back as it was: ids and times are not held to a save's
-        # rules (a JSONL store loads a hand-written id, a clock may have been ahead).
-        memory = check.record(memory_from_object(obj).memory, strict=False)
+        # What a store held comes back as it was, its times too (a clock may have been
+        # ahead); but only ids a command can name: another (hand-written in a JSONL file)
+        # would make a memory nobody can open, touch or delete, and could reach the terminal.
+        memory = check.record(memory_from_object(obj).memory)
         if memory.id in memories:
             data.superseded += 1
             del memories[memory.id]  # the later line wins, and takes its place in the order
@@ -127,6 +133,9 @@ def _take(
     elif kind == "relation":
         relation = relation_from_object(obj)
         check.meta(relation.metadata, "metadata")
+        if relation.id in data.relation_lines:  # the later line wins, as for memories
+            data.superseded += 1
+            data.relations = [r for r in data.relations if r.id != relation.id]
         data.relations.append(relation)
         data.relation_lines[relation.id] = (name, number)
     else:

@@ -95,7 +95,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         if self.path.is_dir():
             raise StoreError(
                 f"{self.path} is a folder, not a SQLite file: a JSONL store? open it as "
-                f"jsonl://{self.path}"
+                f"jsonl://{self.path.absolute()}"
             )
         try:
             self._conn = sqlite3.connect(
