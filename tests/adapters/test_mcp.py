@@ -404,6 +404,13 @@ async def test_text_that_looks_like_json_stays_text(server: Server) -> None:
     assert len(page["memories"]) == 1
     message = await server.error("promote_memory", {"memory_id": None})
     assert "memory_id" in message and "string_type" not in message
+    saved = await server.save(f"null fields {unique()}", source=None, context=None)
+    assert (saved.get("source"), saved.get("context")) == (None, None)
+    assert (await server.call("search_memory", {"query": None, "limit": 1}))["hits"]
+    kept = await server.call(
+        "update_memory", {"memory_id": saved["id"], "content": None, "strength": 0.5}
+    )
+    assert (kept["content"], kept["strength"]) == (saved["content"], 0.5)
 
 
 @pytest.mark.anyio

@@ -120,6 +120,7 @@ NewContent = Annotated[
         max_length=MAX_CONTENT,
         description=f"New text, at most {MAX_CONTENT:,} characters; omit (or empty) to keep it.",
     ),
+    BeforeValidator(_null_is_omitted),
 ]
 
 TAG_LIMITS = f"up to {MAX_TAGS} tags of at most {MAX_TAG_LEN} characters each"
@@ -142,6 +143,7 @@ Source = Annotated[
         description=f"Where it came from (a URL, file, person), at most {MAX_TEXT_FIELD:,} "
         "characters; empty for none (update_memory: to keep it).",
     ),
+    BeforeValidator(_null_is_omitted),
 ]
 ContextText = Annotated[
     str,
@@ -150,6 +152,7 @@ ContextText = Annotated[
         description=f"The situation it was learned in, at most {MAX_TEXT_FIELD:,} characters; "
         "empty for none (update_memory: to keep it).",
     ),
+    BeforeValidator(_null_is_omitted),
 ]
 
 OptionalMeta = Annotated[
@@ -235,6 +238,7 @@ Query = Annotated[
         description=f"Words to look for (full-text, any word matches), at most {MAX_QUERY:,} "
         "characters. Omit (or empty) to browse by recency and score.",
     ),
+    BeforeValidator(_null_is_omitted),
 ]
 
 StatusName = Literal["active", "promoted", "archived"]
