@@ -58,6 +58,18 @@ def _text_triggers(fts_row: str) -> str:
 """
 
 
+def _refill_entities(entities: str) -> str:
+    """Index again the memories that have entities, their entities field as `entities` (an
+    expression over `m`): what a migration changing that field does to the rows before it."""
+    return f"""\
+        DELETE FROM memories_fts WHERE rowid IN (SELECT seq FROM memories WHERE entities != '[]');
+        INSERT INTO memories_fts(rowid, content, tags, entities)
+            SELECT m.seq, m.content, {_TEXT_OF.format(col="m.tags")},
+                {entities}
+            FROM memories m WHERE m.entities != '[]';
+"""
+
+
 MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_memories",
@@ -362,12 +374,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         # without entities (R@10 0.591 against 0.596 on REALTALK, bench/retrieval.py).
         f"""
 {_text_triggers(_FTS_ROW_0011)}
-        DELETE FROM memories_fts WHERE rowid IN (SELECT seq FROM memories WHERE entities != '[]');
-        INSERT INTO memories_fts(rowid, content, tags, entities)
-            SELECT m.seq, m.content, {_TEXT_OF.format(col="m.tags")},
-                {_UNMENTIONED_OF.format(row="m")}
-            FROM memories m WHERE m.entities != '[]';
-        """,
+{_refill_entities(_UNMENTIONED_OF.format(row="m"))}        """,
     ),
     (
         "0012_entities_mentioned_as_words",
@@ -376,12 +383,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         # nothing. Whole words now (`core.text.mentions`), as PostgreSQL's 0011.
         f"""
 {_text_triggers(_FTS_ROW_0012)}
-        DELETE FROM memories_fts WHERE rowid IN (SELECT seq FROM memories WHERE entities != '[]');
-        INSERT INTO memories_fts(rowid, content, tags, entities)
-            SELECT m.seq, m.content, {_TEXT_OF.format(col="m.tags")},
-                engram_unmentioned(m.entities, m.content)
-            FROM memories m WHERE m.entities != '[]';
-        """,
+{_refill_entities("engram_unmentioned(m.entities, m.content)")}        """,
     ),
 ]
 
