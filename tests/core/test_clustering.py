@@ -64,14 +64,40 @@ def memory(ident: str, content: str, **fields: object) -> Memory:
 def test_near_exact_statements_are_kept_once_and_distinct_ones_all() -> None:
     assert statement_key("Prefers tea, over coffee!") == statement_key("prefers tea over coffee")
     merged = merged_content(["Likes tea. Lives in Porto.", "likes tea!\nWorks at night"])
-    assert merged.splitlines() == ["Likes tea.", "Lives in Porto.", "Works at night"]
+    assert merged.splitlines() == ["Likes tea. Lives in Porto.", "Works at night"]
+
+
+def test_statements_with_other_numbers_are_different_facts() -> None:
+    """Only letters and digits were compared: "1.5" and "15", "-5" and "5" had one key, so an
+    automatic merge kept one of two different facts."""
+    facts = ["The API timeout is 1.5 seconds.", "The API timeout is 15 seconds."]
+    assert merged_content(facts).splitlines() == facts
+    for a, b in [("Alarm at -5 C", "Alarm at 5 C"), ("at 10:30", "at 1030"), ("3/4 cup", "34 cup")]:
+        assert statement_key(a) != statement_key(b)
+    # What does not make a number still does not count: case, spacing, a full stop after one.
+    assert statement_key("Alarm at -5 C.") == statement_key("alarm at  -5 c")
+    assert statement_key("Room 5. Then lunch") == statement_key("room 5 then lunch")
+    assert statement_key("well-known") == statement_key("well known")
+
+
+def test_an_original_without_repeats_is_kept_as_written() -> None:
+    """Every original was cut into stripped statements: code lost its indentation and a line
+    repeated within one original (two functions ending alike) was dropped."""
+    code = "Retry helper:\ndef retry(f):\n    for i in range(3):\n        f()\n    return None\n"
+    code += "def once(f):\n    f()\n    return None"
+    merged = merged_content([code, "Retry helper is in utils.py", "retry helper:\nIt is tested."])
+    assert merged.splitlines() == [
+        *code.splitlines(),
+        "Retry helper is in utils.py",
+        "It is tested.",
+    ]
 
 
 def test_statements_without_letters_or_digits_are_kept_too() -> None:
     """An emoji or a line of symbols has no letters to compare: it was dropped, and two
     emoji-only memories merged into nothing (then refused as blank)."""
     merged = merged_content(["Deploy on Friday 🚀", "🚀", "Great!!! 🎉", "🎉"])
-    assert merged.splitlines() == ["Deploy on Friday 🚀", "🚀", "Great!!!", "🎉"]
+    assert merged.splitlines() == ["Deploy on Friday 🚀", "🚀", "Great!!! 🎉"]
     assert merged_content(["👍", "👍 ", "🎉"]).splitlines() == ["👍", "🎉"]
 
 

@@ -1,8 +1,11 @@
 """How a cluster of memories becomes one: the merge rules of consolidation.
 
 Nothing a person saved may silently disappear, so the merged content keeps every distinct
-statement of the originals, oldest first; a statement repeated exactly or near-exactly (the same
-letters and digits in the same order: other case, spacing or punctuation) is kept once. The rest:
+statement of the originals, oldest first; a statement repeating one of an earlier original
+exactly or near-exactly (the same letters and digits in the same order: other case, spacing or
+punctuation, but never another number: "1.5" is not "15", nor "-5" "5") is left out. An original
+with no such repeat is kept as it was written (its lines, indentation and repeats within it: a
+code snippet stays code). The rest:
 
 - tags and entities: the union, first spelling kept (case-insensitive);
 - created_at: the earliest; last_used: the latest;
@@ -25,25 +28,42 @@ from engram.core.text import statements
 STRENGTH_PER_COPY = 0.1
 
 
+SIGNS = "-+\u2212"  # a sign before a digit: "-5 C" is not "5 C" (U+2212 is the minus sign)
+
+
 def statement_key(statement: str) -> str:
-    """What two near-exact statements share: their letters and digits, case ignored. Unicode
-    compatibility-normalised first: "café" typed as one character or as "e" and a combining
-    accent (macOS file names, some keyboards) is the same word. A statement with neither
-    (an emoji, a row of symbols) is compared by everything but its spacing."""
+    """What two near-exact statements share: their letters and digits, case ignored, and the
+    marks that make a number (a point, comma, colon or slash between two digits, a sign
+    before one). Unicode compatibility-normalised first: "café" typed as one character or as
+    "e" and a combining accent (macOS file names, some keyboards) is the same word. A statement
+    with neither letters nor digits (an emoji, a row of symbols) is compared by everything but
+    its spacing."""
     normal = unicodedata.normalize("NFKC", statement.casefold())
-    return "".join(ch for ch in normal if ch.isalnum()) or "".join(normal.split())
+    key = "".join(ch for i, ch in enumerate(normal) if ch.isalnum() or _in_number(normal, i))
+    return key or "".join(normal.split())
+
+
+def _in_number(text: str, i: int) -> bool:
+    before = text[i - 1] if i > 0 else ""
+    after = text[i + 1] if i + 1 < len(text) else ""
+    if not after.isdigit():
+        return False
+    return before.isdigit() or (text[i] in SIGNS and not before.isalnum())
 
 
 def merged_content(contents: Iterable[str]) -> str:
+    """The originals' texts, oldest first, without the statements an earlier one made."""
     seen: set[str] = set()
     kept: list[str] = []
     for content in contents:
-        for statement in statements(content):
-            key = statement_key(statement)
-            if key and key not in seen:
-                seen.add(key)
-                kept.append(statement)
-    return "\n".join(kept)
+        pieces = statements(content)
+        keys = [statement_key(piece) for piece in pieces]
+        if not seen.intersection(keys):
+            kept.append(content.rstrip().lstrip("\r\n"))
+        else:
+            kept += [p for p, k in zip(pieces, keys, strict=True) if k not in seen]
+        seen.update(keys)
+    return "\n".join(piece for piece in kept if piece)
 
 
 def _union(groups: Iterable[Sequence[str]]) -> tuple[str, ...]:
