@@ -267,9 +267,11 @@ class Engram:
             mode, auto_detect, memory_ids, cohesion_threshold, cluster_ids, merged_content
         )
 
-    def undo_consolidation(self, merged_id: str) -> UndoResult:
-        """Restore the originals of a merge and remove the merged memory."""
-        return self._app.consolidation.undo(merged_id)
+    def undo_consolidation(self, merged_id: str, force: bool = False) -> UndoResult:
+        """Restore the originals of a merge and remove the merged memory. Refused when the
+        merged memory was merged again or promoted, and (unless `force`) when it was edited or
+        related to other memories after the merge: that work would be deleted with it."""
+        return self._app.consolidation.undo(merged_id, force)
 
     def export(self, fmt: str = "jsonl") -> Iterator[str]:
         """Every memory and relation as lines: `jsonl` (one JSON object a line, memories then

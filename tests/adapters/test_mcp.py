@@ -107,7 +107,7 @@ SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
         (),
     ),
-    "undo_consolidation": (("merged_id",), ("merged_id",)),
+    "undo_consolidation": (("merged_id", "force"), ("merged_id",)),
     "analyze_message": (("message", "recent_memory_ids"), ("message",)),
     "analyze_for_recall": (("message",), ("message",)),
     "run_pipeline": (("agents", "dry_run"), ()),

@@ -384,3 +384,73 @@ def test_a_second_run_searches_only_what_changed_and_finds_the_same(
         full = fresh.clusters()
     assert [c.id for c in after.clusters] == [c.id for c in full.clusters]
     assert len(after.clusters) == len(first.clusters) - 1  # Alice's pair is no longer one
+
+
+def test_undo_refuses_to_delete_work_done_on_the_merged_memory(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """Undo deleted the merged memory whatever happened to it after the merge: an edit made
+    to it, and relations made to it, went with it without a word."""
+    a, b, other = mem.save("Kate likes skiing"), mem.save("Kate enjoys hiking"), mem.save("Ana")
+    merged = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id]).merged[0]
+    m = merged.merged.id
+    mem.update(m, content="Kate likes skiing and hiking (she told me twice)")
+    with pytest.raises(ValidationError, match=r"merged_id: .* was edited .* force"):
+        mem.undo_consolidation(m)
+    mem.create_relation(other.id, m, "related")
+    with pytest.raises(ValidationError, match=r"edited .* and related to 1 more memories"):
+        mem.undo_consolidation(m)
+    assert mem.get(m).status == Status.ACTIVE  # refused: nothing changed
+    assert {x.status for x in mem.get_many([a.id, b.id])} == {Status.ARCHIVED}
+    restored = mem.undo_consolidation(m, force=True)
+    assert sorted(restored.restored_ids) == sorted([a.id, b.id]) and mem.get_many([m]) == []
+
+
+def test_undo_of_a_merge_merged_again_is_refused(mem: Engram, clock: FixedClock) -> None:
+    """A merge merged into another: undoing the inner one made its originals active again
+    beside the outer merged memory (the same facts twice) and cut the outer one's history."""
+    a, b, c = mem.save("Kate likes skiing"), mem.save("Kate skis"), mem.save("Kate enjoys hiking")
+    inner = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
+    first = inner.merged[0].merged.id
+    outer = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[first, c.id])
+    second = outer.merged[0].merged.id
+    with pytest.raises(ValidationError, match=f"merged again, into {second}: undo that merge"):
+        mem.undo_consolidation(first, force=True)
+    assert mem.undo_consolidation(second).restored_ids == sorted([first, c.id])
+    assert sorted(mem.undo_consolidation(first).restored_ids) == sorted([a.id, b.id])
+    assert {x.status for x in mem.get_many([a.id, b.id, c.id])} == {Status.ACTIVE}
+
+
+def test_a_failed_merge_leaves_nothing_half_written(
+    mem: Engram, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a conflict removed the archived "pending" merged memory: any other failure of the
+    final swap (a store error, Ctrl-C) left it with its copied relations, shown by `related`;
+    and a leftover whose cluster changed since (a member edited) was never removed."""
+    a, b, other = mem.save("Kate likes skiing"), mem.save("Kate skis"), mem.save("Ana skis too")
+    mem.create_relation(a.id, other.id, "related")
+    store = mem.app.context.store
+    real_modify = store.modify
+
+    def interrupted(*args: object, **kwargs: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store, "modify", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
+    monkeypatch.setattr(store, "modify", real_modify)
+    assert mem.stats().total == 3
+    assert {m.memory.id for m in mem.related(other.id)} == {a.id}
+    # A leftover as a kill leaves it (the clean-up never ran), then a member edited.
+    view = mem.consolidate(auto_detect=False, memory_ids=[a.id, b.id]).clusters[0]
+    monkeypatch.setattr(store, "delete", lambda *args, **kwargs: [])  # the kill: no clean-up
+    monkeypatch.setattr(store, "modify", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        mem.app.consolidation.apply(view)
+    monkeypatch.undo()
+    assert mem.stats().total == 4  # the pending merged memory
+    mem.update(b.id, content="Kate skis every winter")
+    c, d = mem.save("Dana runs"), mem.save("Dana jogs")
+    mem.consolidate(mode="apply", auto_detect=False, memory_ids=[c.id, d.id])
+    assert mem.stats().total == 5 + 1  # the leftover is gone; the new merge is there
+    assert {m.memory.id for m in mem.related(other.id)} == {a.id}

@@ -74,11 +74,14 @@ def run(
 
 @consolidate.command("undo")
 @click.argument("merged_id")
+@click.option(
+    "--force", is_flag=True, help="Undo even if the merged memory was edited or related since."
+)
 @pass_state
-def undo(state: State, merged_id: str) -> None:
+def undo(state: State, merged_id: str, force: bool) -> None:
     """Restore the originals of a merged memory and remove it."""
     with open_app(state) as app:
-        result = app.consolidation.undo(resolve(app, merged_id, "merged_id"))
+        result = app.consolidation.undo(resolve(app, merged_id, "merged_id"), force)
     output(state, result, lambda c: say(c, f"Restored {len(result.restored_ids)} memories"))
 
 

@@ -103,12 +103,19 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
         title="Undo a merge",
         description=(
             "Restore the originals of a merged memory (active again, exactly as they were) and "
-            "remove the merged memory with its relations."
+            "remove the merged memory with its relations. Refused if the merged memory was "
+            "edited or related to other memories since (that would be lost: force=true to undo "
+            "anyway), merged again (undo that merge first) or promoted."
         ),
         annotations=hints.FORGET,
     )
-    async def undo_consolidation(merged_id: MemoryId) -> UndoResult:
-        return await runtime.call(lambda app: app.consolidation.undo(merged_id))
+    async def undo_consolidation(
+        merged_id: MemoryId,
+        force: Annotated[
+            bool, Field(description="Undo even if the merged memory was edited or related since.")
+        ] = False,
+    ) -> UndoResult:
+        return await runtime.call(lambda app: app.consolidation.undo(merged_id, force))
 
 
 def register_pipeline_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:

@@ -13,15 +13,18 @@ and never neither:
 
 A crash between the two leaves an archived, never-activated merged memory (marked
 `meta.consolidation.state = "pending"`); its id is derived from the cluster's, so the next apply
-of the same cluster finds and replaces it. Undo is
-the same in reverse: one `modify` restores the originals and archives the merged memory, then the
-merged memory is deleted with its relations. Originals are archived, never deleted, so undo
-restores them exactly.
+of the same cluster finds and replaces it, and the next merge of any cluster removes it (the
+cluster may have changed since). Undo is the same in reverse: one `modify` restores the
+originals and archives the merged memory, then the merged memory is deleted with its relations.
+Originals are archived, never deleted, so undo restores them exactly; a merged memory that was
+edited, related, merged again or promoted since is not silently deleted (see `undo`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -36,10 +39,14 @@ from engram.services.context import Context
 from engram.services.results import Result
 from engram.storage.protocol import Capability, Filter
 
+log = logging.getLogger(__name__)
+
 PAGE = 2_000  # memories whose neighbours are asked for in one batch
 NEIGHBOURS = 10  # each memory's nearest neighbours considered for linking
 MARGIN = 0.02  # how far below the link threshold an approximate similarity is still checked
 MARK = "consolidation"  # the meta key a merged memory carries
+MERGED_PREFIX = "merged-"  # a merged memory's id: this and its cluster's digest
+SWEEP_LIMIT = 100_000  # merged memories looked at for half-written leftovers
 Mode = Literal["preview", "apply"]
 
 
@@ -406,12 +413,41 @@ class ConsolidationService:
             }
         )
         self._drop_pending(merged.id)
+        self._sweep_pending()
+        try:
+            carried, done = self._insert_and_swap(view, merged, originals)
+        except BaseException:
+            # Whatever stopped the merge (a conflict, a store error, Ctrl-C), the half-written
+            # merged memory goes: left "pending", its copied relations showed in `related`.
+            with contextlib.suppress(Exception):
+                self._drop_pending(merged.id)
+            raise
+        active = next(new for _, new in done if new.id == merged.id)
+        self.ctx.embed_later([(active.id, active.content)])
+        return MergeDone(
+            cluster_id=view.id,
+            merged=active,
+            archived_ids=sorted(originals),
+            relations_carried=carried,
+        )
+
+    def _insert_and_swap(
+        self, view: ClusterView, merged: Memory, originals: dict[str, Memory]
+    ) -> tuple[int, list[tuple[Memory, Memory]]]:
         self.ctx.store.insert([self.ctx.scheduled(merged)])
         carried = self._relations(merged.id, originals)
+        # What undo checks before it deletes the merged memory: that nobody edited it or
+        # related it to anything since (that work would go with it).
+        applied = {
+            "cluster": view.id,
+            "state": "applied",
+            "version": version(merged),
+            "relations": carried + len(originals),
+        }
 
         def swap(m: Memory) -> tuple[Memory, Schedule]:
             if m.id == merged.id:
-                meta = {**m.meta, MARK: {"cluster": view.id, "state": "applied"}}
+                meta = {**m.meta, MARK: applied}
                 return self.ctx.scheduled(
                     m.model_copy(update={"status": Status.ACTIVE, "meta": meta})
                 )
@@ -424,19 +460,7 @@ class ConsolidationService:
                 raise ConflictError(f"memory {m.id} changed since the cluster was found")
             return self.ctx.scheduled(m.model_copy(update={"status": Status.ARCHIVED}))
 
-        try:
-            done = self.ctx.store.modify([*originals, merged.id], swap)
-        except ConflictError:
-            self.ctx.store.delete([merged.id])
-            raise
-        active = next(new for _, new in done if new.id == merged.id)
-        self.ctx.embed_later([(active.id, active.content)])
-        return MergeDone(
-            cluster_id=view.id,
-            merged=active,
-            archived_ids=sorted(originals),
-            relations_carried=carried,
-        )
+        return carried, self.ctx.store.modify([*originals, merged.id], swap)
 
     def _relations(self, merged_id: str, originals: dict[str, Memory]) -> int:
         """`consolidated_from` to each original, and the originals' outside edges copied."""
@@ -471,14 +495,30 @@ class ConsolidationService:
         """Remove what a crash left half-written for this cluster; refuse a cluster merged
         already."""
         for m in self.ctx.store.get_many([ident]):
-            if (m.meta.get(MARK) or {}).get("state") != "pending":
+            if not _pending(m):
                 raise ConflictError(f"this cluster was merged already, into {ident}")
             self.ctx.store.delete([ident])
 
+    def _sweep_pending(self) -> None:
+        """Remove every merge a killed process left half-written. Its cluster has usually
+        changed since (a member edited), so no retry of the same cluster would ever find it,
+        and its copied relations showed in `related`. Called with the consolidation lock held:
+        no merge is under way, so every pending one is a leftover."""
+        ids = self.ctx.store.ids_with_prefix(MERGED_PREFIX, SWEEP_LIMIT)
+        leftovers = [m.id for m in self.ctx.store.get_many(ids) if _pending(m)]
+        if leftovers:
+            self.ctx.store.delete(leftovers)
+            log.info("removed %d merge(s) left half-written by a stopped process", len(leftovers))
+
     # -- undo ---------------------------------------------------------------------------------
 
-    def undo(self, merged_id: str) -> UndoResult:
-        """Restore the originals of a merge and remove the merged memory (with its relations)."""
+    def undo(self, merged_id: str, force: bool = False) -> UndoResult:
+        """Restore the originals of a merge and remove the merged memory (with its relations).
+
+        Refused when that would break something: the merged memory was merged again (undo
+        that merge first), promoted (its note names it), or never finished. Refused too, unless
+        `force`, when it was edited or related to other memories after the merge: deleting it
+        would delete that work with it."""
         ident = check.memory_id(merged_id, "merged_id")
         found = self.ctx.store.get_many([ident])
         if not found:
@@ -487,13 +527,13 @@ class ConsolidationService:
         mark = merged.meta.get(MARK)
         if not isinstance(mark, dict):
             raise ValidationError("merged_id", f"{ident} is not a merged memory")
+        relations = self.ctx.store.relations([ident])
         originals = sorted(
-            r.to_id
-            for r in self.ctx.store.relations([ident])
-            if r.type == "consolidated_from" and r.from_id == ident
+            r.to_id for r in relations if r.type == "consolidated_from" and r.from_id == ident
         )
         if not originals:
             raise ValidationError("merged_id", f"{ident} has no consolidated_from relations")
+        _check_undoable(merged, mark, relations, force)
 
         def restore(m: Memory) -> tuple[Memory, Schedule]:
             status = Status.ARCHIVED if m.id == ident else Status.ACTIVE
@@ -502,6 +542,46 @@ class ConsolidationService:
         self.ctx.store.modify([*originals, ident], restore)
         self.ctx.store.delete([ident])
         return UndoResult(merged_id=ident, restored_ids=originals)
+
+
+def _pending(memory: Memory) -> bool:
+    mark = memory.meta.get(MARK)
+    return isinstance(mark, dict) and mark.get("state") == "pending"
+
+
+def _check_undoable(
+    merged: Memory, mark: dict[str, Any], relations: Sequence[Relation], force: bool
+) -> None:
+    ident = merged.id
+    outer = sorted(
+        r.from_id for r in relations if r.type == "consolidated_from" and r.to_id == ident
+    )
+    if outer:
+        raise ValidationError(
+            "merged_id", f"{ident} was merged again, into {outer[0]}: undo that merge first"
+        )
+    if merged.status == Status.PROMOTED:
+        raise ValidationError(
+            "merged_id",
+            f"{ident} was promoted to the vault since the merge ({merged.promoted_to}): its "
+            "note names it, so it stays",
+        )
+    if _pending(merged) or merged.status != Status.ACTIVE:
+        raise ValidationError("merged_id", f"{ident} is not an active merge (nothing to undo)")
+    if force:
+        return
+    lost = []
+    if "version" in mark and mark["version"] != version(merged):
+        lost.append("edited (content, tags or entities)")
+    expected = mark.get("relations")  # its consolidated_from edges and the copied ones
+    if isinstance(expected, int) and len(relations) > expected:
+        lost.append(f"related to {len(relations) - expected} more memories")
+    if lost:
+        raise ValidationError(
+            "merged_id",
+            f"{ident} was {' and '.join(lost)} after the merge; undoing deletes it and that "
+            "work with it. Undo with force to do it anyway",
+        )
 
 
 def _with_text(view: ClusterView, content: str) -> ClusterView:
@@ -520,7 +600,7 @@ def version(memory: Memory) -> str:
 
 def merged_id(cluster: str) -> str:
     """The merged memory's id: derived from the cluster's, so a retry finds its leftovers."""
-    return "merged-" + cluster.removeprefix("cluster-")
+    return MERGED_PREFIX + cluster.removeprefix("cluster-")
 
 
 def _all_pairs(vectors: dict[str, Any]) -> list[tuple[str, str, float]]:
