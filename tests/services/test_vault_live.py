@@ -19,6 +19,7 @@ from tests.ltm_support import open_with_vault, used, write_note
 from tests.storage.test_read_only import unprivileged
 
 from engram import Engram, FixedClock
+from engram.errors import ValidationError
 from engram.vault.render import CONFLICT_TAG
 
 WATCH_SECONDS = 20  # a change must reach the index within this (debounce is half a second)
@@ -311,3 +312,108 @@ def test_a_note_that_cannot_be_read_is_reported_not_fatal(tmp_path: Path) -> Non
         assert out["hits"] == ["notes/a.md"] and out["notes"] == 2
     finally:
         subprocess.run(["rm", "-rf", str(folder)], check=True)
+
+
+def test_links_are_retargeted_only_in_notes_that_can_be_written_back_whole(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Following a rename rewrote every note linking to it from the first 5 MB the index
+    reads (a larger journal lost the rest) decoded with replacement characters (a Latin-1
+    note's accents were lost for good)."""
+    mem, vault = ltm
+    memory = used(mem, "Atlas ships in May")
+    (item,) = mem.promote(memory.id).items
+    assert item.path is not None
+    link = f"[[{item.path[:-3]}]]"
+    big = vault / "journal.md"
+    big.write_bytes(f"# Journal\nSee {link}.\n".encode() + b"day of notes\n" * 400_000)
+    latin = vault / "latin.md"
+    latin.write_bytes(f"Réunion au café, see {link}.\n".encode("latin-1"))
+    crlf = vault / "windows.md"
+    crlf.write_bytes(f"\ufeffFrom Windows, see {link}.\r\nSecond line.\r\n".encode())
+    before = {p: p.read_bytes() for p in (big, latin)}
+    (vault / item.path).rename(vault / "atlas-renamed.md")
+    assert mem.index_ltm().moved == 1
+    assert {p: p.read_bytes() for p in (big, latin)} == before  # left exactly as they were
+    assert crlf.read_bytes() == (
+        "\ufeffFrom Windows, see [[atlas-renamed]].\r\nSecond line.\r\n".encode()
+    )  # followed, stored as it was: byte order mark and CRLF kept
+
+
+def test_a_note_saved_with_crlf_line_ends_follows_its_memory_without_a_conflict(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """A promoted memory's note converted to CRLF (a Windows editor, git autocrlf): the next
+    change of the memory saw an edited note and wrote both versions, tagged as a conflict."""
+    mem, vault = ltm
+    memory = used(mem, "Atlas ships in May", tags=["work"])
+    (item,) = mem.promote(memory.id).items
+    note = vault / str(item.path)
+    note.write_bytes(note.read_bytes().replace(b"\n", b"\r\n"))
+    mem.update(memory.id, tags=["work", "atlas"])
+    mem.update(memory.id, content="Atlas ships in June")
+    text = note.read_bytes()
+    assert CONFLICT_TAG.encode() not in text and b"Atlas ships in June" in text
+    assert b"Atlas ships in May" not in text and text.count(b"\n") == text.count(b"\r\n")
+
+
+def test_a_note_renamed_to_a_name_new_notes_may_not_take_is_still_followed(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Names with ':' or a Windows device name are refused for notes Engram creates, and the
+    same rule refused reading or rewriting a note the user named so: it was listed, but
+    `vault show` failed and the memory's changes never reached it."""
+    mem, vault = ltm
+    memory = used(mem, "Atlas plan: ship in May")
+    (item,) = mem.promote(memory.id).items
+    (vault / str(item.path)).rename(vault / "Atlas: plan.md")
+    assert mem.index_ltm().moved == 1
+    assert mem.app.ltm.show("Atlas: plan.md").engram_id == memory.id
+    mem.update(memory.id, content="Atlas plan: ship in June")
+    assert "ship in June" in (vault / "Atlas: plan.md").read_text()
+    with pytest.raises(ValidationError, match="path"):
+        mem.app.ltm.show("../outside.md")  # still confined to the vault
+
+
+def test_a_marked_note_that_cannot_be_imported_is_skipped_and_the_rest_imported(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """One note over a limit (or one that could not take its id back) failed the whole
+    import, after some memories were saved: every retry saved them again."""
+    mem, vault = ltm
+    write_note(vault, "good.md", "---\nengram: memory\n---\nAtlas ships in May.\n")
+    write_note(vault, "long.md", "---\nengram: memory\n---\n" + "word " * 12_000 + "\n")
+    (vault / "latin.md").write_bytes(
+        "---\nengram: memory\n---\nRéunion au café.\n".encode("latin-1")
+    )
+    write_note(vault, "Aux.md", "---\nengram: memory\n---\nA device name on Windows only.\n")
+    dry = mem.import_vault()
+    assert sorted(n.path for n in dry.notes) == ["Aux.md", "good.md"]
+    assert sorted(dry.skipped) == ["latin.md", "long.md"]
+    assert "content" in dry.skipped["long.md"] and "UTF-8" in dry.skipped["latin.md"]
+    done = mem.import_vault(apply=True)
+    assert sorted(n.path for n in done.notes) == ["Aux.md", "good.md"]
+    assert sorted(done.skipped) == ["latin.md", "long.md"]
+    assert mem.import_vault(apply=True).count == 0 and mem.stats().total == 2  # no copies
+
+
+def test_an_import_adds_the_id_and_leaves_the_rest_of_the_note_as_written(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """The frontmatter was read and dumped again: a comment went, a date became text, `yes`
+    became `true`; a note with a byte order mark got a second frontmatter block in front."""
+    mem, vault = ltm
+    head = "---\n# my own comment\nengram: memory\ndate: 2024-01-05\nflag: yes\n---\n"
+    write_note(vault, "dated.md", head + "Atlas ships in May.\n")
+    (vault / "bom.md").write_bytes("\ufeff---\nengram: memory\ntags: [work]\n---\nBody.\n".encode())
+    ids = {n.path: n.memory_id for n in mem.import_vault(apply=True).notes}
+    assert (vault / "dated.md").read_text() == (
+        head.replace("flag: yes\n", f"flag: yes\nengram_id: {ids['dated.md']}\n")
+        + "Atlas ships in May.\n"
+    )
+    assert (vault / "bom.md").read_bytes() == (
+        f"\ufeff---\nengram: memory\ntags: [work]\nengram_id: {ids['bom.md']}\n---\nBody.\n"
+    ).encode()
+    assert mem.get(str(ids["bom.md"])).tags == ("work",)
+    mem.update(str(ids["bom.md"]), content="Body, edited in Engram.")
+    assert CONFLICT_TAG not in (vault / "bom.md").read_text(encoding="utf-8-sig")

@@ -28,6 +28,7 @@ from engram.vault.render import (
     slugify,
     title_of,
     wikilink,
+    with_engram_id,
 )
 
 T0 = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
@@ -220,3 +221,15 @@ def test_links_to_a_moved_note_follow_it_and_keep_alias_and_heading() -> None:
     folder_only = retarget_links(text, "Engram/old-note.md", "Travel/old-note.md")
     assert folder_only is not None and "[[old-note]]" in folder_only
     assert retarget_links("no links here", "a.md", "b.md") is None
+
+
+def test_an_engram_id_is_added_to_the_frontmatter_as_a_line_of_its_own() -> None:
+    head = "---\n# comment\nengram: memory\nwhen: 2024-01-05\n---\n"
+    expected = head.replace("2024-01-05\n", "2024-01-05\nengram_id: m1\n") + "Body\n"
+    assert with_engram_id(head + "Body\n", "m1") == expected
+    # An empty one is filled in, not written twice; a note without frontmatter gets one.
+    assert with_engram_id("---\nengram_id:\nengram: memory\n---\nB", "m2") == (
+        "---\nengram_id: m2\nengram: memory\n---\nB"
+    )
+    assert with_engram_id("Just text\n", "m3") == "---\nengram_id: m3\n---\nJust text\n"
+    assert parse_note("n.md", with_engram_id("---\n---\nB", "m4").encode()).engram_id == "m4"

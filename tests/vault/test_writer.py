@@ -180,3 +180,30 @@ def test_a_writer_killed_mid_write_leaves_the_old_or_the_new_note_never_half(
         assert len(data) == 4_000_000 and data in (b"A" * 4_000_000, b"B" * 4_000_000)
         for leftover in (vault.root / "Engram").iterdir():
             assert leftover.name == "note.md" or is_temp_file(leftover.name)
+
+
+def test_a_note_saved_by_its_editor_meanwhile_is_not_overwritten(vault: VaultFiles) -> None:
+    """A note read, changed and written back (a link retargeted, a backlink added) replaced
+    whatever the user's editor saved between the read and the write."""
+    note = vault.root / "n.md"
+    note.write_text("First version.\n")
+    read = vault.read_note("n.md")
+    note.write_text("The user's edit, saved meanwhile.\n")
+    assert vault.rewrite("n.md", read, read.text + "A backlink.\n") is False
+    assert note.read_text() == "The user's edit, saved meanwhile.\n"
+    again = vault.read_note("n.md")
+    assert vault.rewrite("n.md", again, again.text + "A backlink.\n") is True
+    assert note.read_text() == "The user's edit, saved meanwhile.\nA backlink.\n"
+
+
+def test_a_note_that_cannot_be_written_back_as_it_was_is_refused(vault: VaultFiles) -> None:
+    (vault.root / "latin.md").write_bytes("café".encode("latin-1"))
+    with pytest.raises(ValidationError, match=r"path: 'latin\.md' is not UTF-8"):
+        vault.read_note("latin.md")
+    (vault.root / "big.md").write_bytes(b"x" * 5_000_001)
+    with pytest.raises(ValidationError, match="larger than 5,000,000 bytes"):
+        vault.read_note("big.md")
+    (vault.root / "Aux: notes.md").write_text("a name only new notes may not take")
+    assert vault.read_note("Aux: notes.md").text == "a name only new notes may not take"
+    with pytest.raises(ValidationError, match=r"outside the vault|'\.\.'"):
+        vault.read_note("../x.md")

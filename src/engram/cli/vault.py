@@ -172,8 +172,11 @@ def vault_import(state: State, apply_: bool) -> None:
 
 
 def render_import(out: Console, result: VaultImportResult) -> None:
+    for path, why in result.skipped.items():
+        say(out, f"Skipped {path}: {why}")
     if not result.notes:
-        say(out, "No note is marked for import (frontmatter `engram: memory`).")
+        if not result.skipped:
+            say(out, "No note is marked for import (frontmatter `engram: memory`).")
         return
     verb = "Imported" if result.mode == "applied" else "Would import"
     say(out, f"{verb} {result.count} notes as memories:")

@@ -318,18 +318,23 @@ class LtmService:
             return
         files = self.vault.files()
         touched = []
+        names = [link_name(old) for old, _ in pairs]
         for entry in scan(files.root):
             read = readable(files.root, entry.path)
             if read is None:
                 continue
-            text = read[0].decode("utf-8", "replace")
-            lowered = text.casefold()
-            updated = text
+            lowered = read[0].decode("utf-8", "replace").casefold()
+            if not any(name in lowered for name in names):  # cheap test before the parse
+                continue
+            try:
+                note = files.read_note(entry.path)
+            except (OSError, ValidationError) as exc:
+                log.warning("links in %s not retargeted: %s", entry.path, exc)
+                continue
+            updated = note.text
             for old, new in pairs:
-                if link_name(old) in lowered:  # cheap test before the parse
-                    updated = retarget_links(updated, old, new) or updated
-            if updated != text:
-                files.write(entry.path, updated)
+                updated = retarget_links(updated, old, new) or updated
+            if updated != note.text and files.rewrite(entry.path, note, updated):
                 touched.append(entry.path)
         if touched:
             log.info("wikilinks to moved notes rewritten in %d notes", len(touched))
@@ -404,8 +409,8 @@ class LtmService:
     def show(self, path: str) -> NoteView:
         """A note by its path relative to the vault."""
         files = self.vault.files()
-        clean = check_relative(path.strip(), "path", allow_hidden=True)
-        target = files.resolve(clean, "path", allow_hidden=True)
+        clean = check_relative(path.strip(), "path", existing=True)
+        target = files.resolve(clean, "path", existing=True)
         if not target.is_file():
             raise NotFoundError("note", clean)
         try:

@@ -166,12 +166,21 @@ class PromotionService:
             return
         files = self.vault.files()
         try:
-            text = files.read_text(path)
-        except (OSError, ValidationError):
+            note = files.read_note(path)
+        except FileNotFoundError:
             log.warning("memory %s changed but its note %s is gone: not rewritten", after.id, path)
             return
-        rewrite = rewrite_note(text, before, after)
-        files.write(path, rewrite.text)
+        except (OSError, ValidationError) as exc:
+            log.warning("memory %s changed but its note was not rewritten: %s", after.id, exc)
+            return
+        rewrite = rewrite_note(note.text, before, after)
+        if not files.rewrite(path, note, rewrite.text):
+            log.warning(
+                "memory %s changed but its note %s was saved meanwhile: not rewritten",
+                after.id,
+                path,
+            )
+            return
         self.ltm.reindex([path])
         if rewrite.conflict:
             log.warning(
@@ -233,13 +242,12 @@ class PromotionService:
         link = wikilink(path, title)
         for other_path, _ in related:
             try:
-                text = files.read_text(other_path)
-            except (OSError, ValidationError):
-                log.warning("cannot add a backlink to %s: the note is unreadable", other_path)
+                note = files.read_note(other_path)
+            except (OSError, ValidationError) as exc:
+                log.warning("cannot add a backlink to %s: %s", other_path, exc)
                 continue
-            updated = add_related_link(text, link, path)
-            if updated is not None:
-                files.write(other_path, updated)
+            updated = add_related_link(note.text, link, path)
+            if updated is not None and files.rewrite(other_path, note, updated):
                 changed.append(other_path)
         return changed
 

@@ -13,15 +13,20 @@ from __future__ import annotations
 import logging
 from typing import Literal
 
+from pydantic import Field
+
 from engram.core.models import Memory, Schedule, Status
 from engram.core.notes import Note
+from engram.errors import ValidationError
+from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.graph import GraphService
 from engram.services.ltm import LtmService, VaultAccess, require_ltm
 from engram.services.memories import Draft, MemoryService
 from engram.services.results import Result
-from engram.vault.index import parse_note, readable, scan, split_frontmatter
-from engram.vault.render import dump_yaml
+from engram.vault.index import parse_note, readable, scan
+from engram.vault.render import with_engram_id
+from engram.vault.writer import VaultFiles
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +44,8 @@ class VaultImportResult(Result):
     count: int
     notes: list[ImportedNote]
     relations: int  # wikilinks between memory notes made into relations (0 in a dry run)
+    # path -> why that marked note was not imported (or, in a dry run, will not be)
+    skipped: dict[str, str] = Field(default_factory=dict)
 
 
 class VaultImportService:
@@ -57,43 +64,69 @@ class VaultImportService:
         self.vault = vault
 
     def run(self, apply: bool = False) -> VaultImportResult:
+        """Import every marked note that can be imported; each one that cannot is skipped with
+        the reason (in the dry run too), and the others go ahead."""
         require_ltm(self.ctx)
         files = self.vault.files()
         notes = self._notes()
-        marked = [n for n in notes if _marked(n) and not n.engram_id]
+        ready, skipped = self._importable(
+            files, [n for n in notes if _marked(n) and not n.engram_id]
+        )
         if not apply:
-            items = [ImportedNote(path=n.path, title=n.title, memory_id=None) for n in marked]
-            return VaultImportResult(mode="dry run", count=len(items), notes=items, relations=0)
-        drafts = [
-            Draft(
-                content=n.body.strip() or n.title,
-                tags=list(n.tags),
-                source=f"vault:{n.path}",
+            items = [ImportedNote(path=n.path, title=n.title, memory_id=None) for n, _ in ready]
+            return VaultImportResult(
+                mode="dry run", count=len(items), notes=items, relations=0, skipped=skipped
             )
-            for n in marked
-        ]
-        saved = self.memories.save_many(drafts)
+        saved = self.memories.save_many([draft for _, draft in ready]) if ready else []
         now = self.ctx.now()
-        by_id = {m.id: n.path for m, n in zip(saved, marked, strict=True)}
+        by_id = {m.id: n.path for m, (n, _) in zip(saved, ready, strict=True)}
 
         def promote(m: Memory) -> tuple[Memory, Schedule]:
             update = {"status": Status.PROMOTED, "promoted_at": now, "promoted_to": by_id[m.id]}
             return self.ctx.scheduled(m.model_copy(update=update))
 
         self.ctx.store.modify(list(by_id), promote)
-        for memory_id, path in by_id.items():
-            meta, body, _ = split_frontmatter(files.read_text(path))
-            meta["engram_id"] = memory_id
-            files.write(path, "---\n" + dump_yaml(meta) + "---\n" + body)
+        for memory_id, path in list(by_id.items()):
+            problem = _write_id(files, path, memory_id)
+            if problem is not None:
+                # Without its id the note would be imported again by the next run: the memory
+                # goes, and the note waits for that run.
+                self.ctx.store.delete([memory_id])
+                del by_id[memory_id]
+                skipped[path] = problem
         self.ltm.reindex(list(by_id.values()))
         promoted = {n.path: n.engram_id for n in notes if n.engram_id}
         relations = self._relate(by_id, promoted | {path: ident for ident, path in by_id.items()})
         items = [
             ImportedNote(path=n.path, title=n.title, memory_id=m.id)
-            for m, n in zip(saved, marked, strict=True)
+            for m, (n, _) in zip(saved, ready, strict=True)
+            if m.id in by_id
         ]
         log.info("imported %d notes as memories, %d relations", len(items), relations)
-        return VaultImportResult(mode="applied", count=len(items), notes=items, relations=relations)
+        return VaultImportResult(
+            mode="applied", count=len(items), notes=items, relations=relations, skipped=skipped
+        )
+
+    def _importable(
+        self, files: VaultFiles, marked: list[Note]
+    ) -> tuple[list[tuple[Note, Draft]], dict[str, str]]:
+        """The marked notes that can become memories, with their drafts, and why each of the
+        others cannot (one note over a limit used to fail the whole import)."""
+        ready: list[tuple[Note, Draft]] = []
+        skipped: dict[str, str] = {}
+        for note in marked:
+            try:
+                files.read_note(note.path)  # it must take its id back unchanged: UTF-8, whole
+                draft = Draft(
+                    content=check.content(note.body.strip() or note.title),
+                    tags=list(check.tags(note.tags)),
+                    source=f"vault:{note.path}",
+                )
+            except (OSError, ValidationError) as exc:
+                skipped[note.path] = _reason(exc)
+                continue
+            ready.append((note, draft))
+        return ready, skipped
 
     def _notes(self) -> list[Note]:
         """Every note of the vault, parsed (an import reads them all: it is run by hand)."""
@@ -120,6 +153,21 @@ class VaultImportService:
         for source, target in pairs.values():
             self.graph.create_relation(source, target, "related")
         return len(pairs)
+
+
+def _write_id(files: VaultFiles, path: str, memory_id: str) -> str | None:
+    """Write the memory's id into the note's frontmatter; why not, if it could not be."""
+    try:
+        note = files.read_note(path)
+        if files.rewrite(path, note, with_engram_id(note.text, memory_id)):
+            return None
+        return "the note changed while it was imported: run the import again"
+    except (OSError, ValidationError) as exc:
+        return _reason(exc)
+
+
+def _reason(exc: OSError | ValidationError) -> str:
+    return exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc)
 
 
 def _marked(note: Note) -> bool:

@@ -171,6 +171,27 @@ def dump_yaml(data: dict[str, Any]) -> str:
     )
 
 
+_ID_LINE = re.compile(r"^engram_id[ \t]*:.*$", re.MULTILINE)
+
+
+def with_engram_id(text: str, memory_id: str) -> str:
+    """The note with `engram_id: <id>` in its frontmatter, everything else exactly as the
+    user wrote it (comments, dates, `yes`, key order). Reading the frontmatter and dumping it
+    again would retype values (a date became text, `yes` became `true`) and drop comments."""
+    line = f"engram_id: {memory_id}"
+    lines = text.splitlines(keepends=True)
+    if lines and lines[0].rstrip() == "---":
+        end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+        if end is not None:
+            head = "".join(lines[1:end])
+            if _ID_LINE.search(head):  # an empty or null engram_id: filled in
+                head = _ID_LINE.sub(lambda _: line, head, count=1)
+            else:
+                head += ("" if not head or head.endswith("\n") else "\n") + line + "\n"
+            return lines[0] + head + "".join(lines[end:])
+    return f"---\n{line}\n---\n{text}"
+
+
 @dataclass(frozen=True)
 class Rewrite:
     text: str

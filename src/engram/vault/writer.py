@@ -2,8 +2,9 @@
 
 A path given to this module is always relative to the vault and uses `/`. Before anything is
 read or written it must pass `check_relative` (no absolute path, drive, `..`, NUL, control
-character, Windows-reserved name or character, overlong segment) and, once joined to the vault
-and resolved through any symlinks, still lie inside the vault.
+character, Windows-reserved name or character, overlong segment; for a note that already exists
+only the first four: the user named it) and, once joined to the vault and resolved through any
+symlinks, still lie inside the vault.
 
 A write goes to a temporary file in the target's own directory, is flushed and fsynced, then
 renamed over the target (`os.replace`, atomic on POSIX and Windows) and the directory is
@@ -21,12 +22,18 @@ import tempfile
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
+from typing import NamedTuple
 
 from engram.atomic import fsync_dir
 from engram.errors import ConfigError, ValidationError
+from engram.vault.index import MAX_NOTE_BYTES
 from engram.vault.render import RESERVED_NAMES
 
 MAX_SEGMENT_BYTES = 255
+# A note larger than the index reads is never rewritten (a link retargeted, a backlink added):
+# it is read whole first.
+MAX_REWRITE_BYTES = MAX_NOTE_BYTES
+BOM = "\ufeff"
 MAX_PATH_CHARS = 1_024
 MAX_SUFFIX = 9_999
 TEMP_PREFIX = ".engram-"
@@ -39,8 +46,15 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 _NO_LINK = {errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOSYS, errno.EOPNOTSUPP, errno.EACCES}
 
 
-def check_relative(rel: str, field: str = "path", *, allow_hidden: bool = False) -> str:
-    """The path, normalised to `a/b/c.md` form, or a ValidationError naming `field`."""
+def check_relative(
+    rel: str, field: str = "path", *, allow_hidden: bool = False, existing: bool = False
+) -> str:
+    """The path, normalised to `a/b/c.md` form, or a ValidationError naming `field`.
+
+    `existing`: the path of a note already in the vault, to be read or rewritten. It only has
+    to stay inside the vault: the rules that keep a *new* name portable (no `:` or `?`, no
+    Windows device name such as `Aux`) do not apply to a name the user chose and the file
+    system accepted, or such a note could be listed but never read or kept in sync."""
     if not isinstance(rel, str) or not rel.strip():
         raise ValidationError(field, "must be a non-empty path relative to the vault")
     if "\x00" in rel:
@@ -51,13 +65,15 @@ def check_relative(rel: str, field: str = "path", *, allow_hidden: bool = False)
         raise ValidationError(field, f"{rel!r} must be relative to the vault, not absolute")
     parts = rel.split("/")
     for part in parts:
-        _check_segment(part, field, rel, allow_hidden)
+        _check_segment(part, field, rel, allow_hidden, existing)
     return "/".join(parts)
 
 
-def _check_segment(part: str, field: str, rel: str, allow_hidden: bool) -> None:
+def _check_segment(part: str, field: str, rel: str, allow_hidden: bool, existing: bool) -> None:
     if part in ("", ".", ".."):
         raise ValidationError(field, f"{rel!r} must not contain empty, '.' or '..' segments")
+    if existing:
+        return
     if _FORBIDDEN.search(part):
         raise ValidationError(
             field, f'{rel!r} contains a character not allowed in file names (<>:"|?*\\ or control)'
@@ -72,6 +88,15 @@ def _check_segment(part: str, field: str, rel: str, allow_hidden: bool) -> None:
         raise ValidationError(field, f"{rel!r}: hidden names (starting with '.') are not allowed")
 
 
+class NoteText(NamedTuple):
+    """A note as `VaultFiles.read_note` read it."""
+
+    text: str
+    bom: bool  # stored with a UTF-8 byte order mark (Notepad)
+    crlf: bool  # stored with CRLF line ends (a Windows editor, git autocrlf)
+    stamp: tuple[int, int]  # (mtime_ns, size) when read
+
+
 class VaultFiles:
     """The vault folder: path checks, reads and atomic writes confined to it."""
 
@@ -84,9 +109,11 @@ class VaultFiles:
             )
         self.root = path.resolve()
 
-    def resolve(self, rel: str, field: str = "path", *, allow_hidden: bool = False) -> Path:
+    def resolve(
+        self, rel: str, field: str = "path", *, allow_hidden: bool = False, existing: bool = False
+    ) -> Path:
         """The absolute path of `rel`, guaranteed (through symlinks) to lie inside the vault."""
-        clean = check_relative(rel, field, allow_hidden=allow_hidden)
+        clean = check_relative(rel, field, allow_hidden=allow_hidden, existing=existing)
         full = self.root.joinpath(*clean.split("/"))
         resolved = full.resolve()
         if resolved != self.root and not resolved.is_relative_to(self.root):
@@ -105,7 +132,46 @@ class VaultFiles:
         return self.resolve(rel).is_file()
 
     def read_text(self, rel: str, field: str = "path") -> str:
-        return self.resolve(rel, field, allow_hidden=True).read_bytes().decode("utf-8", "replace")
+        """A note's text, for showing it (undecodable bytes replaced)."""
+        full = self.resolve(rel, field, existing=True)
+        return full.read_bytes().decode("utf-8", "replace")
+
+    def read_note(self, rel: str, field: str = "path") -> NoteText:
+        """An existing note, read to be changed and written back with `rewrite`: its whole
+        text (line ends as `\n`, without a byte order mark) and how it was stored.
+
+        A note that could not be written back as it was is refused (ValidationError naming
+        `field`), never rewritten: one that is not UTF-8 (its other characters would be
+        replaced for good) or larger than the index reads (it would be cut)."""
+        full = self.resolve(rel, field, existing=True)
+        with open(full, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            data = handle.read(MAX_REWRITE_BYTES + 1)
+        if len(data) > MAX_REWRITE_BYTES:
+            raise ValidationError(field, f"{rel!r} is larger than {MAX_REWRITE_BYTES:,} bytes")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValidationError(field, f"{rel!r} is not UTF-8 text") from None
+        bom = text.startswith(BOM)
+        text = text.removeprefix(BOM)
+        crlf = "\r\n" in text
+        return NoteText(text.replace("\r\n", "\n"), bom, crlf, (info.st_mtime_ns, info.st_size))
+
+    def rewrite(self, rel: str, note: NoteText, text: str) -> bool:
+        """Write `text` over a note read with `read_note`, stored as the note was (byte order
+        mark, CRLF line ends); False, writing nothing, if the note changed since it was read
+        (saved by the user's editor meanwhile: that edit wins)."""
+        full = self.resolve(rel, existing=True)
+        try:
+            info = full.stat()
+        except FileNotFoundError:
+            return False
+        if (info.st_mtime_ns, info.st_size) != note.stamp:
+            return False
+        stored = (BOM if note.bom else "") + (text.replace("\n", "\r\n") if note.crlf else text)
+        publish(full, stored.encode("utf-8"), overwrite=True)
+        return True
 
     def write(self, rel: str, text: str) -> Path:
         """Create or replace the note at `rel` atomically."""
