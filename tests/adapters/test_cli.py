@@ -721,3 +721,25 @@ def test_short_ids_grow_only_where_two_ids_start_alike() -> None:
         "abcdefgh5678": "abcdefgh5",
         "zzzzzzzzzzzz": "zzzzzzzz",
     }
+
+
+def test_a_scheduled_pipeline_keeps_running_after_a_failed_run(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first failure (here another run holding the store) ended a schedule meant to run
+    until Ctrl-C. The sleep between runs is replaced so the test need not wait an interval."""
+    ok(run(db, "save", "Prefers tea over coffee"))
+    sleeps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        if len(sleeps) == 2:
+            raise KeyboardInterrupt  # Ctrl-C after the second run
+
+    monkeypatch.setattr("engram.cli.consolidate.time.sleep", sleep)
+    with Engram.open(str(db)) as other, other.app.context.store.exclusive("pipeline"):
+        result = CliRunner().invoke(
+            cli, ["--store", str(db), "consolidate", "pipeline", "--scheduled"]
+        )
+    assert len(sleeps) == 2 and sleeps[0] == 24 * 3600
+    assert result.stderr.count("already running") == 2 and "next run is in 24 h" in result.stderr

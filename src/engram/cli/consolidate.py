@@ -21,6 +21,7 @@ from engram.cli.common import (
     resolve,
     say,
 )
+from engram.errors import StoreError
 from engram.services.agents import AGENTS
 from engram.services.consolidation import ClusterResult, ClusterView, ConsolidateResult
 from engram.services.pipeline import AuditTrail, PipelineResult, PipelineService, Progress
@@ -115,7 +116,14 @@ def pipeline(
         )
     with open_app(state) as app:
         while True:
-            run_once(state, app.pipeline, list(agents) or None, dry_run=not apply_)
+            try:
+                run_once(state, app.pipeline, list(agents) or None, dry_run=not apply_)
+            except (StoreError, OSError) as exc:
+                if not scheduled:
+                    raise
+                # A passing failure (another run holds the store, the database is busy, the
+                # vault's disk is away) must not end a schedule meant to run until Ctrl-C.
+                click.echo(f"Error: {exc}; the next run is in {interval_hours:g} h", err=True)
             if not scheduled:
                 return
             time.sleep(interval_hours * 3600)
