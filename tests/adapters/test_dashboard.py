@@ -118,3 +118,19 @@ def test_without_the_token_nothing_changes(dashboard: tuple[str, Path, dict[str,
     assert deleted.status_code == 303
     with Engram.open(str(db), embedding_model="none") as mem:
         assert mem.get_many([m["other"].id]) == []
+
+
+def test_a_memory_that_is_not_there_is_not_found(
+    dashboard: tuple[str, Path, dict[str, Memory]],
+) -> None:
+    """An unknown id answered 400 (a bad request), and deleting it redirected to "deleted" as
+    if something had been (a second tab, a stale link)."""
+    base, _db, m = dashboard
+    cookies = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, timeout=10).cookies
+    assert (
+        httpx2.get(f"{base}/ui/memory/nonexistent", cookies=cookies, timeout=10).status_code == 404
+    )
+    target = f"{base}/ui/memory/{m['other'].id}/delete"
+    assert httpx2.post(target, cookies=cookies, timeout=10).status_code == 303
+    again = httpx2.post(target, cookies=cookies, timeout=10)
+    assert again.status_code == 404 and m["other"].id in again.text

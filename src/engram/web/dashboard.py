@@ -31,7 +31,7 @@ from starlette.routing import Route
 
 from engram.app import App
 from engram.core.scoring import Policy, score_curve
-from engram.errors import EngramError
+from engram.errors import EngramError, NotFoundError
 from engram.services.results import why_summary
 from engram.web.graph_page import graph_html
 
@@ -75,6 +75,8 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
                 return page(request, "error.html", 403, message="Refused: another site.")
             try:
                 response: Response = await handler(request)
+            except NotFoundError as exc:
+                return page(request, "error.html", 404, message=str(exc))
             except EngramError as exc:
                 return page(request, "error.html", 400, message=str(exc))
             return response
@@ -132,7 +134,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             "touch": lambda a: a.memories.touch(ident),
             "promote": lambda a: a.promotion.promote(ident),
             "archive": lambda a: a.memories.archive([ident]),
-            "delete": lambda a: a.memories.delete([ident]),
+            "delete": lambda a: _deleted(a, ident),
         }
         await call(operations[name])
         if name == "delete":
@@ -231,3 +233,10 @@ def _same(given: str, expected: str) -> bool:
     """Constant-time comparison of any text: `hmac.compare_digest` refuses non-ASCII strings
     (a TypeError, a 500 for "Bearer é"), so both sides are compared as UTF-8 bytes."""
     return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode())
+
+
+def _deleted(app: App, ident: str) -> None:
+    """Deleting a memory that is not there (deleted in another tab, a stale link) deletes
+    nothing: the page must not say "deleted"."""
+    if not app.memories.delete([ident]):
+        raise NotFoundError("memory", ident)
