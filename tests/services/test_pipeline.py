@@ -11,7 +11,7 @@ import pytest
 from engram import Engram, FixedClock
 from engram.core.models import Status
 from engram.errors import NotFoundError, StoreError, ValidationError
-from engram.services.pipeline import RateLimit
+from engram.services.pipeline import NOTHING_PLANNED, RateLimit
 
 TEA = ("Prefers tea over coffee", "prefers tea over coffee!", "Prefers tea over coffee.")
 OTHERS = (
@@ -207,3 +207,13 @@ def test_the_rate_limit_setting_paces_a_real_run(
         done = mem.run_pipeline(["RelationshipDiscovery"], dry_run=False)
     assert [s.result for s in done.steps] == ["done", "done", "done"]
     assert len(slept) == 2 and all(55 < s <= 60 for s in slept)
+
+
+def test_a_run_that_plans_nothing_says_there_is_nothing_to_apply(ops: Engram) -> None:
+    """A plan without steps is not recorded, so applying its id fails "plan not found"; the
+    run returned that id without a word, as if it could be applied."""
+    ops.save("The only memory")
+    plan = ops.run_pipeline(["RelationshipDiscovery"])
+    assert plan.steps == [] and plan.notes == [NOTHING_PLANNED]
+    with pytest.raises(NotFoundError, match="plan not found"):
+        ops.apply_plan(plan.plan_id)

@@ -122,7 +122,8 @@ class PipelineService:
             results = ["planned"] * len(steps)
             if not dry_run:
                 results = self._apply(plan_id, steps, progress)
-        return _result(plan_id, dry_run, names, steps, results, survey.notes)
+        notes = survey.notes + ([NOTHING_PLANNED] if not steps else [])
+        return _result(plan_id, dry_run, names, steps, results, notes)
 
     def apply(self, plan_id: str, progress: Progress | None = None) -> PipelineResult:
         ident = check.short_text(plan_id, "plan_id") or ""
@@ -234,6 +235,10 @@ class PipelineService:
         ]
         if entries:
             self.ctx.store.audit_append(entries)
+
+
+# A run that planned nothing has an id but no record: applying it has nothing to do.
+NOTHING_PLANNED = "no agent proposed a step: there is nothing to apply"
 
 
 def _agent_names(agents: Sequence[str] | None) -> list[AgentName]:
