@@ -259,12 +259,21 @@ class Engram:
         cohesion_threshold: float | None = None,
         cluster_ids: Sequence[str] | None = None,
         merged_content: str | None = None,
+        similarity_threshold: float | None = None,
     ) -> ConsolidateResult:
         """Merge clusters (preview by default: nothing changes until mode="apply"); see
         docs/consolidation.md for the merge rules. Originals are archived, never deleted.
-        `merged_content`: your own text for one merge (memory_ids or one cluster id)."""
+        `merged_content`: your own text for one merge (memory_ids or one cluster id).
+        `similarity_threshold`: what links memories into clusters, as in `clusters` (give the
+        one a cluster id was found at)."""
         return self._app.consolidation.consolidate(
-            mode, auto_detect, memory_ids, cohesion_threshold, cluster_ids, merged_content
+            mode,
+            auto_detect,
+            memory_ids,
+            cohesion_threshold,
+            cluster_ids,
+            merged_content,
+            similarity_threshold,
         )
 
     def undo_consolidation(self, merged_id: str, force: bool = False) -> UndoResult:

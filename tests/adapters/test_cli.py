@@ -743,3 +743,19 @@ def test_a_scheduled_pipeline_keeps_running_after_a_failed_run(
         )
     assert len(sleeps) == 2 and sleeps[0] == 24 * 3600
     assert result.stderr.count("already running") == 2 and "next run is in 24 h" in result.stderr
+
+
+def test_a_cluster_found_at_another_threshold_is_approved_with_that_threshold(db: Path) -> None:
+    """`clusters --threshold` found a cluster that `run --cluster ID`, a new process that
+    clusters at the default threshold, could never find again: no way to approve it."""
+    copies = {"ENGRAM_SAVE_DUPLICATES": "keep"}
+    ok(run(db, "save", "Alice works on the Atlas project", **copies))
+    ok(run(db, "save", "Alice joined the Atlas team last month", **copies))
+    assert run_json(db, "consolidate", "clusters")["count"] == 0  # not alike enough by default
+    (cluster,) = run_json(db, "consolidate", "clusters", "--threshold", "0.75")["clusters"]
+    refused = run(db, "consolidate", "run", "--apply", "--cluster", cluster["id"])
+    assert refused.exit_code == 1 and "another similarity threshold" in refused.stderr
+    applied = run_json(
+        db, "consolidate", "run", "--apply", "--cluster", cluster["id"], "--threshold", "0.75"
+    )
+    assert len(applied["merged"]) == 1 and applied["skipped"] == {}

@@ -104,6 +104,7 @@ SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "cluster_ids",
             "memory_ids",
             "merged_content",
+            "similarity_threshold",
         ),
         (),
     ),

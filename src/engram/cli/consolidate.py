@@ -50,6 +50,12 @@ def clusters(state: State, memory_ids: tuple[str, ...], threshold: float | None)
 @click.option("--cluster", "cluster_ids", multiple=True, help="A cluster id (repeatable).")
 @click.option("--memory", "memory_ids", multiple=True, help="Merge exactly these (repeatable).")
 @click.option("--content", "merged_content", help="Your text for the merged memory (one merge).")
+@click.option(
+    "--threshold",
+    type=float,
+    default=None,
+    help="Similarity that links two, 0-1 (the one `clusters --threshold` found a cluster at).",
+)
 @pass_state
 def run(
     state: State,
@@ -58,6 +64,7 @@ def run(
     cluster_ids: tuple[str, ...],
     memory_ids: tuple[str, ...],
     merged_content: str | None,
+    threshold: float | None,
 ) -> None:
     """Merge clusters: every cluster in the merge band, the named clusters, or the named
     memories as one. A preview unless --apply."""
@@ -69,6 +76,7 @@ def run(
             cohesion_threshold=cohesion,
             cluster_ids=list(cluster_ids) or None,
             merged_content=merged_content,
+            similarity_threshold=threshold,
         )
     output(state, result, lambda c: render_run(c, result))
 

@@ -86,6 +86,13 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
                 description="Your text for the merged memory (one merge only); omit for the rules'."
             ),
         ] = "",
+        similarity_threshold: Annotated[
+            Threshold,
+            Field(
+                description="Cosine similarity that links two memories, 0-1, as in "
+                "cluster_memories (give the one a cluster id was found at)."
+            ),
+        ] = None,
     ) -> ConsolidateResult:
         return await runtime.call(
             lambda app: app.consolidation.consolidate(
@@ -95,6 +102,7 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
                 cohesion_threshold,
                 cluster_ids,
                 merged_content or None,
+                similarity_threshold,
             )
         )
 

@@ -253,10 +253,15 @@ class ConsolidationService:
         cohesion_threshold: float | None = None,
         cluster_ids: Sequence[str] | None = None,
         merged_content: str | None = None,
+        similarity_threshold: float | None = None,
     ) -> ConsolidateResult:
         """Merge every cluster at least `cohesion_threshold` cohesive (default: the merge band,
         ENGRAM_CLUSTER_MERGE_COHESION), or exactly the given memories (one cluster), or the
         clusters a preview named (`cluster_ids`). Preview (the default) changes nothing.
+
+        `similarity_threshold` links memories into clusters, as in `clusters`: a cluster id
+        found at another threshold than the default is found again only at that threshold
+        (another process, such as a second CLI command, has not seen it).
 
         `merged_content` replaces the rules' text of one merge (memory_ids, or one cluster id):
         the rules never rewrite related statements into one, so a review-band cluster is
@@ -291,17 +296,19 @@ class ConsolidationService:
             # is needed only for ids it has not seen.
             chosen = [self._seen[c] for c in wanted if c in self._seen and self._current(c)]
             if len(chosen) < len(wanted):
-                found = {c.id: c for c in self.clusters().clusters}
+                found = {c.id: c for c in self.clusters(None, similarity_threshold).clusters}
                 chosen = [found[c] for c in wanted if c in found]
                 unknown = [c for c in wanted if c not in found]
                 if unknown:
                     raise ValidationError(
                         "cluster_ids",
                         f"{sorted(unknown)[0]} is not a cluster now: its memories changed since "
-                        "it was found, or it was merged already; look again with cluster_memories",
+                        "it was found, it was merged already, or it was found at another "
+                        "similarity threshold (give that one too); look again with "
+                        "cluster_memories",
                     )
         elif auto_detect:
-            found_views = self.clusters().clusters
+            found_views = self.clusters(None, similarity_threshold).clusters
             chosen = [c for c in found_views if c.cohesion >= threshold and c.action != "keep"]
         else:
             raise ValidationError("auto_detect", "give memory_ids, cluster_ids or auto_detect")
