@@ -179,3 +179,28 @@ def test_folders_that_cannot_hold_a_backup_are_refused(
     with pytest.raises(ValidationError, match="overlaps the vault"):
         mem.backup(tmp_path, include_vault=True)
     assert not (vault / "backup").exists()
+
+
+def test_other_files_in_the_export_folder_are_never_committed(
+    ltm: tuple[Engram, Path], tmp_path: Path
+) -> None:
+    """The whole `engram/` folder was added with --force: in a dotfiles repository whose
+    `engram/` holds Engram's `.env` and `http-token` (ignored by the user's .gitignore), both
+    secrets went into the backup commit, and so did the user's own file there."""
+    mem, _ = ltm
+    mem.save("Atlas ships in May")
+    repo = user_repo(tmp_path / "dotconfig")
+    (repo / "engram").mkdir()
+    (repo / ".gitignore").write_text("engram/.env\nengram/http-token\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "--quiet", "-m", "ignore tokens")
+    (repo / "engram" / ".env").write_text("ENGRAM_HTTP_TOKEN=super-secret-token\n")
+    (repo / "engram" / "http-token").write_text("another-secret\n")
+    assert mem.backup(repo).committed
+    committed = git(repo, "show", "--name-only", "--format=", "HEAD").splitlines()
+    assert committed == ["engram/export.jsonl"]
+    (repo / "engram" / "my-notes.txt").write_text("work in progress\n")
+    mem.save("Another memory")
+    assert mem.backup(repo, force=True).committed
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").splitlines() == committed
+    assert "-secret" not in git(repo, "log", "-p", "--all")

@@ -83,7 +83,11 @@ class BackupService:
             )
         memories, relations = self._export(path / EXPORT_DIR)
         copied = 0
-        staged = [MARKER, EXPORT_DIR] if (path / MARKER).exists() else [EXPORT_DIR]
+        # The export file itself, never its whole folder: a repository of the user's may keep
+        # other files there (`engram/.env` and `engram/http-token` in a dotfiles repository),
+        # and `add --force` below would commit them, secrets and ignored files included.
+        export = f"{EXPORT_DIR}/{EXPORT_FILE}"
+        staged = [MARKER, export] if (path / MARKER).exists() else [export]
         if source is not None:
             folder = self.vault.folder
             copied = _mirror(source, path / VAULT_DIR / folder)
