@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
+import yaml
 
 from engram.vault.index import parse_note, scan, split_frontmatter
 
@@ -105,3 +109,32 @@ def test_a_note_of_unclosed_fences_parses_in_one_pass() -> None:
     hostile = "[[before]]\n```\n" + "``` not a close\n" * 25_000 + "[[inside]] #inside\n"
     note = parse(hostile)
     assert note.links == ("before",) and note.tags == ()
+
+
+def test_a_heading_is_read_in_linear_time_and_its_closing_hashes_cut() -> None:
+    """The heading pattern (lazy text, then optional spaces and #s) took cubic time on a
+    long line of spaces: 20 s for one note of 2,000 characters, blocking every index run (this
+    one took minutes)."""
+    assert parse("# a" + " " * 5_000 + "b\n").title == "a b"
+    assert parse("# Closed heading ##  \n").title == "Closed heading"
+    assert parse("# Learning C#\n").title == "Learning C#"  # no space before: part of the text
+    assert parse("#\n\n# \n#Not a heading\n").title == "My Note"
+
+
+def test_a_lone_surrogate_in_frontmatter_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Escaped in YAML, a lone surrogate reached the index and failed every index run with
+    UnicodeEncodeError. libyaml's loader refuses it; PyYAML's own loader, used where libyaml
+    is not installed, lets it through: that is the loader here."""
+    monkeypatch.setattr("engram.vault.index._LOADER", yaml.SafeLoader)
+    note = parse_note("n.md", b'---\ntitle: "x \\ud83d y"\n"\\udc00key": 1\n---\nbody\n')
+    assert note.title == "x ? y" and "?key" in note.frontmatter
+    assert note.title.encode("utf-8") and all(k.encode() for k in note.frontmatter)
+
+
+def test_a_file_whose_name_is_not_utf8_is_skipped(tmp_path: Path) -> None:
+    """One such name (a file copied from an old Latin-1 system) failed every index run and
+    every unified search with UnicodeEncodeError: nothing was indexed."""
+    (tmp_path / "good.md").write_text("zebra")
+    with open(os.fsencode(tmp_path) + b"/caf\xe9.md", "wb") as handle:
+        handle.write(b"zebra")
+    assert [e.path for e in scan(tmp_path)] == ["good.md"]

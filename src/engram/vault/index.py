@@ -13,6 +13,7 @@ outside the vault or into a loop.
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import os
 import re
@@ -29,6 +30,8 @@ MAX_NOTE_BYTES = 5_000_000  # a larger file is indexed by its name only
 MAX_FRONTMATTER_NODES = 10_000  # values beyond this are dropped (YAML aliases can multiply)
 MAX_DEPTH = 20
 
+log = logging.getLogger(__name__)
+
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -36,7 +39,9 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _LINK = re.compile(r"\[\[([^\[\]|#^\n]*)(?:[#^][^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
 _INLINE_TAG = re.compile(r"#([\w/-]+)")
 _TAG_MAY_FOLLOW = frozenset(" \t\n\r\f\v([{,;")
-_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+# A first-level heading's line; its closing #s are cut by `_heading_text`. (One pattern doing
+# both, lazy text then optional spaces and #s, took cubic time on a long line of spaces.)
+_HEADING = re.compile(r"^#[ \t]+(\S.*)$", re.MULTILINE)
 _TAG_SPLIT = re.compile(r"[,\s]+")
 
 
@@ -61,6 +66,11 @@ def scan(root: Path) -> list[FileEntry]:
             if entry.name.startswith("."):
                 continue
             rel = f"{prefix}{entry.name}"
+            if not _utf8(rel):
+                # A name that is not UTF-8 (undecodable bytes, kept as surrogates) cannot be
+                # stored in the index: one such file failed every index run and unified search.
+                log.warning("vault: %r is skipped: its name is not UTF-8", rel)
+                continue
             try:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((Path(entry.path), rel + "/"))
@@ -71,6 +81,14 @@ def scan(root: Path) -> list[FileEntry]:
                 continue
     found.sort(key=lambda e: e.path)
     return found
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class UnreadableNote(Exception):
@@ -180,7 +198,7 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
     if not isinstance(loaded, dict):
         return {}, text, f"frontmatter is a YAML {type(loaded).__name__}, not a mapping"
     budget = [MAX_FRONTMATTER_NODES]
-    return {str(k): _plain(v, 0, budget) for k, v in loaded.items()}, body, None
+    return {_clean(str(k)): _plain(v, 0, budget) for k, v in loaded.items()}, body, None
 
 
 def _plain(value: Any, depth: int, budget: list[int]) -> Any:
@@ -188,19 +206,38 @@ def _plain(value: Any, depth: int, budget: list[int]) -> Any:
     budget[0] -= 1
     if budget[0] < 0 or depth > MAX_DEPTH:
         return None
-    if value is None or isinstance(value, bool | int | str):
+    if isinstance(value, str):
+        return _clean(value)
+    if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else str(value)
     if isinstance(value, datetime | date | time):
         return value.isoformat()
     if isinstance(value, dict):
-        return {str(k): _plain(v, depth + 1, budget) for k, v in value.items()}
+        return {
+            _plain(str(k), depth, budget): _plain(v, depth + 1, budget) for k, v in value.items()
+        }
     if isinstance(value, list | tuple | set):
         return [_plain(v, depth + 1, budget) for v in value]
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
     return str(value)
+
+
+def _heading_text(line: str) -> str:
+    """A heading without its closing sequence: #s after a space ("Title ##"), not those
+    that are part of the text ("Learning C#")."""
+    text = line.rstrip(" \t")
+    bare = text.rstrip("#")
+    if bare != text and (not bare or bare[-1] in " \t"):
+        return bare.rstrip(" \t")
+    return text
+
+
+def _clean(text: str) -> str:
+    """A lone surrogate ("\ud83d" escaped in YAML) cannot be stored or sent as UTF-8."""
+    return text if _utf8(text) else text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _title(meta: dict[str, Any], prose: str, stem: str) -> str:
@@ -209,7 +246,9 @@ def _title(meta: dict[str, Any], prose: str, stem: str) -> str:
         return " ".join(title.split())
     heading = _HEADING.search(prose)
     if heading:
-        return " ".join(heading.group(1).split())
+        text = " ".join(_heading_text(heading.group(1)).split())
+        if text:
+            return text
     return stem
 
 
