@@ -19,7 +19,7 @@ from tests.ltm_support import open_with_vault, used, write_note
 from tests.storage.test_read_only import unprivileged
 
 from engram import Engram, FixedClock
-from engram.errors import ValidationError
+from engram.errors import ConfigError, ValidationError
 from engram.vault.render import CONFLICT_TAG
 
 WATCH_SECONDS = 20  # a change must reach the index within this (debounce is half a second)
@@ -417,3 +417,34 @@ def test_an_import_adds_the_id_and_leaves_the_rest_of_the_note_as_written(
     assert mem.get(str(ids["bom.md"])).tags == ("work",)
     mem.update(str(ids["bom.md"]), content="Body, edited in Engram.")
     assert CONFLICT_TAG not in (vault / "bom.md").read_text(encoding="utf-8-sig")
+
+
+def test_a_vault_that_is_away_is_neither_emptied_nor_recreated(ltm: tuple[Engram, Path]) -> None:
+    """A vault on a drive unmounted while a process runs looked empty: the next unified search
+    dropped every note from the index, and a promotion created a stand-in vault folder."""
+    mem, vault = ltm
+    write_note(vault, "zebra.md", "Zebra crossing notes.\n")
+    assert mem.index_ltm().notes == 1
+    away = vault.with_name("vault-away")
+    vault.rename(away)
+    result = mem.search_unified("zebra crossing", stm_weight=0)
+    assert result.vault == "unavailable" and [h.path for h in result.hits] == ["zebra.md"]
+    with pytest.raises(ConfigError, match="not there now"):
+        mem.promote(used(mem, "Written while the vault is away").id)
+    assert not vault.exists()  # not recreated
+    away.rename(vault)
+    assert mem.search_unified("zebra crossing", stm_weight=0).vault == "up to date"
+    assert mem.app.ltm.status().notes_indexed == 1
+
+
+def test_the_search_that_finds_a_rename_names_the_note_where_it_is(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Memories were searched before the vault was looked at: the search that noticed a
+    rename (and moved the memory's note path) still returned the old path."""
+    mem, vault = ltm
+    memory = used(mem, "PostgreSQL replication setup for Atlas")
+    (item,) = mem.promote(memory.id).items
+    (vault / str(item.path)).rename(vault / "Engram" / "pg.md")
+    (hit,) = mem.search_unified("PostgreSQL replication").hits[:1]
+    assert hit.path == "Engram/pg.md" and (vault / hit.path).exists()

@@ -133,10 +133,20 @@ class VaultAccess:
         return check_relative(self.settings.ltm_folder, "ENGRAM_LTM_FOLDER")
 
     def files(self) -> VaultFiles:
+        """The vault's files; ConfigError if the vault is not configured or not there now.
+
+        Checked on every use, not once: a vault on a drive unmounted while the server runs
+        looked empty, so the next index run dropped every note from the index, and a promotion
+        created a stand-in vault folder where the drive would mount again."""
         if self._files is None:
             if self.settings.vault_path is None:
                 raise ConfigError(NO_VAULT)
             self._files = VaultFiles(self.settings.vault_path)
+        elif not self._files.root.is_dir():
+            raise ConfigError(
+                f"ENGRAM_VAULT_PATH: the vault {self._files.root} is not there now (an unmounted "
+                "drive, a sync client moving it?); nothing is read or written there until it is"
+            )
         return self._files
 
 

@@ -13,6 +13,7 @@ one result: the better-ranked of the two, carrying both the memory id and the no
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import replace
@@ -21,7 +22,7 @@ from typing import Literal
 from engram.core.notes import NoteHit
 from engram.core.ranking import Fused, SearchHit, fuse_matches
 from engram.core.text import query_terms
-from engram.errors import ValidationError
+from engram.errors import ConfigError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.ltm import LtmService, require_ltm
@@ -29,6 +30,8 @@ from engram.services.results import Result
 from engram.services.search import SearchService
 from engram.storage.protocol import Capability
 from engram.vault.render import obsidian_tag, title_of
+
+log = logging.getLogger(__name__)
 
 MAX_WEIGHT = 10.0
 POOL_EXTRA = 10  # candidates beyond `limit` per layer, so merging duplicates leaves enough
@@ -62,11 +65,12 @@ class UnifiedHit(Result):
 
 class UnifiedResult(Result):
     """`vault` says what the notes side could see: `not configured` (memories only), `watched`
-    (a running server keeps the index in step), or `up to date` (re-scanned just now)."""
+    (a running server keeps the index in step), `up to date` (re-scanned just now), or
+    `unavailable` (the vault folder is not there now: notes as last indexed)."""
 
     count: int
     hits: list[UnifiedHit]
-    vault: Literal["not configured", "watched", "up to date"]
+    vault: Literal["not configured", "watched", "up to date", "unavailable"]
 
 
 class UnifiedSearchService:
@@ -92,11 +96,12 @@ class UnifiedSearchService:
         if not text and not wanted:
             raise ValidationError("query", "give words to look for, tags, or both")
         pool = min(check.MAX_LIMIT, limit + POOL_EXTRA)
+        # The vault first: a rename it finds moves its memory's note (`promoted_to`), and the
+        # memories searched after it then name the note where it is now.
+        available = self._refresh() if ltm_w else True
         memories = (
             self.search.search(text or None, tags=wanted or None, limit=pool) if stm_w else []
         )
-        if ltm_w:
-            self.ltm.refresh()  # edits made in the vault since the last look, if unwatched
         notes = self._known_memories(self._notes(text, wanted, limit + POOL_EXTRA) if ltm_w else [])
         hits = [_from_memory(h, stm_w) for h in memories] + _from_notes(notes, ltm_w)
         merged = _merge_promoted(hits)
@@ -104,11 +109,25 @@ class UnifiedSearchService:
         vault = (
             "not configured"
             if not self.ltm.live
+            else "unavailable"
+            if not available
             else "watched"
             if self.ltm.watching
             else "up to date"
         )
         return UnifiedResult(count=min(limit, len(merged)), hits=merged[:limit], vault=vault)
+
+    def _refresh(self) -> bool:
+        """Catch up with edits made in the vault since the last look (if nothing watches it);
+        False if the vault is not there now: its notes are then searched as last indexed."""
+        try:
+            self.ltm.refresh()
+        except ConfigError as exc:
+            if not self.ltm.live:
+                raise
+            log.warning("%s", exc)
+            return False
+        return True
 
     def _known_memories(self, notes: list[tuple[NoteHit, Fused]]) -> list[tuple[NoteHit, Fused]]:
         """A note keeps its `engram_id` after its memory is deleted (a merge undone, a delete):
