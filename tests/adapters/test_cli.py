@@ -268,6 +268,7 @@ def test_gc_dry_run_lists_then_apply_deletes(db: Path, api: Engram, now: datetim
         "memory_ids": [old.id],
         "has_more": False,
         "promoted": [],
+        "promote_error": None,
     }
     assert [m.id for m in api.get_many([old.id, fresh.id])] == [fresh.id]
     assert run_json(db, "gc")["count"] == 0

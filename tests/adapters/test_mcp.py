@@ -845,6 +845,7 @@ async def test_fresh_store_is_empty_and_gc_dry_run_changes_nothing(tmp_path: Pat
             "memory_ids": [],
             "has_more": False,
             "promoted": [],
+            "promote_error": None,
         }
         assert await fresh.stats() == before
         page = await fresh.call("read_graph", {})

@@ -248,3 +248,59 @@ def test_auto_promotion_is_off_by_default(ltm: tuple[Engram, Path]) -> None:
 def test_auto_promotion_without_a_vault_is_a_setting_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="ENGRAM_AUTO_PROMOTE"):
         Engram.open(str(tmp_path / "x.db"), auto_promote=True, **FAST)
+
+
+def test_gc_collects_even_when_auto_promotion_fails(tmp_path: Path, clock: FixedClock) -> None:
+    """A vault problem (here a file where the notes folder should be) made the real gc fail
+    and forget nothing, while its dry run listed the faded memory as due."""
+    with open_with_vault(tmp_path, clock, auto_promote=True) as (mem, vault):
+        (vault / "Engram").write_text("not a folder")
+        used(mem, "Keeps coming up")
+        faded = mem.save("trivia", created_at=START - timedelta(days=60))
+        assert mem.gc().memory_ids == [faded.id]
+        result = mem.gc(dry_run=False)
+        assert result.memory_ids == [faded.id] and result.promoted == []
+        assert result.promote_error is not None and "auto-promotion failed" in result.promote_error
+        assert mem.get_many([faded.id]) == []
+
+
+def test_changes_committed_before_the_vault_fails_are_reported_done(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """With the vault away, updating a promoted memory or relating two raised an error after
+    the change was stored: the caller was told it failed, and a retry found it done."""
+    mem, vault = ltm
+    a, b = used(mem, "Atlas ships in May"), used(mem, "Atlas runs on PostgreSQL")
+    for m in (a, b):
+        mem.promote(m.id)
+    vault.rename(vault.with_name("away"))
+    updated = mem.update(a.id, content="Atlas ships in June")
+    assert updated.content == "Atlas ships in June" == mem.get(a.id).content
+    relation = mem.create_relation(a.id, b.id, "related")
+    assert [r.id for r in mem.relations(a.id)] == [relation.id]
+
+
+def test_promoting_a_memory_deleted_meanwhile_says_so(
+    ltm: tuple[Engram, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deleted by another client while its note was being written, the memory was reported
+    "already promoted (None)". The delete is made to happen at that moment by wrapping the
+    note writer."""
+    mem, vault = ltm
+    memory = used(mem, "Atlas ships in May")
+    files = mem.app.ltm.vault.files()
+    real_create = files.create
+
+    def create_then_delete(*args: object, **kwargs: object) -> str:
+        path = real_create(*args, **kwargs)  # type: ignore[arg-type]
+        mem.delete([memory.id])  # the other client
+        return path
+
+    monkeypatch.setattr(files, "create", create_then_delete)
+    with pytest.raises(NotFoundError, match=memory.id):
+        mem.promote(memory.id)
+    assert files_in(vault) == []  # its note removed again
+
+
+def files_in(vault: Path) -> list[str]:
+    return sorted(str(p.relative_to(vault)) for p in vault.rglob("*.md"))

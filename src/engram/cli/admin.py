@@ -84,6 +84,8 @@ def render_gc(
     out: Console, result: GcResult, memories: dict[str, Memory], scores: dict[str, float]
 ) -> None:
     verb = "archived" if result.archived else "deleted"
+    if result.promote_error:
+        say(out, f"Warning: {result.promote_error}; nothing was promoted")
     if result.promoted:  # ENGRAM_AUTO_PROMOTE
         say(out, f"Promoted {n_memories(len(result.promoted))} to the vault first:")
         for ident in result.promoted:

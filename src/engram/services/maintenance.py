@@ -6,6 +6,7 @@ passed, or whose interval contains now); the core's exact rules order and filter
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 import numpy as np
@@ -13,11 +14,13 @@ from numpy.typing import NDArray
 
 from engram.core.models import Memory, Schedule, Status
 from engram.core.scoring import REASON_NAMES, memory_score, promotion_reasons, review_priority
-from engram.errors import NotFoundError
+from engram.errors import EngramError, NotFoundError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.results import GcResult, PromotionCandidate, ReviewCandidate, Stats
 from engram.storage.protocol import Change, Filter, Stub
+
+log = logging.getLogger(__name__)
 
 GC_BATCH_MAX = 10_000
 PROMOTION_SCAN_CAP = 10_000
@@ -42,7 +45,16 @@ class MaintenanceService:
         reinforced after the candidates were listed is spared.
         """
         limit = check.limit(limit, most=GC_BATCH_MAX)
-        promoted = self.auto_promote() if self.auto_promote is not None and not dry_run else []
+        promoted: list[str] = []
+        promote_error = None
+        if self.auto_promote is not None and not dry_run:
+            try:
+                promoted = self.auto_promote()
+            except (OSError, EngramError) as exc:
+                # The vault's trouble (away, full, a file where the folder should be) must not
+                # keep faded memories forever: gc goes on, and says why nothing was promoted.
+                promote_error = f"auto-promotion failed: {exc}"
+                log.warning("%s; collecting anyway", promote_error)
         now = self.ctx.now_epoch()
         due = self.ctx.store.due_for_gc(now, limit + 1)
         has_more = len(due) > limit
@@ -59,6 +71,7 @@ class MaintenanceService:
             memory_ids=ids,
             has_more=has_more,
             promoted=promoted,
+            promote_error=promote_error,
         )
 
     def _archive(self, ids: list[str], now: float) -> list[str]:

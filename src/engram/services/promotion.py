@@ -10,12 +10,14 @@ backlink and every note touched is re-indexed, so unified search sees it at once
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Literal, cast
 
 from engram.core.models import Memory, Relation, Schedule, Status
 from engram.core.scoring import memory_score, promotion_reason
-from engram.errors import NotFoundError, ValidationError
+from engram.errors import EngramError, NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.ltm import LtmService, VaultAccess, require_ltm
@@ -85,7 +87,14 @@ class PromotionService:
         else:
             found = self.maintenance.promotion_candidates(MAX_AUTO_PROMOTE)
             targets = [(c.memory, c.reason) for c in found]
-        items = [self._one(files, memory, reason, dry_run) for memory, reason in targets]
+        items = []
+        for memory, reason in targets:
+            try:
+                items.append(self._one(files, memory, reason, dry_run))
+            except (NotFoundError, ValidationError) as exc:
+                if memory_id is not None:
+                    raise
+                log.info("not promoted: %s", exc)  # deleted or archived by another client
         return PromotionResult(
             dry_run=dry_run,
             count=sum(i.action != "already_promoted" for i in items),
@@ -147,9 +156,17 @@ class PromotionService:
         if not self._claim(memory.id, now, path, memory.promoted_to if orphaned else None):
             files.delete(path)  # another process promoted it first: keep its note, not ours
             current = self.ctx.store.get_many([memory.id])
-            return item("already_promoted", current[0].promoted_to if current else None)
-        touched = [path, *self._add_backlinks(files, related, path, title)]
-        self.ltm.reindex(touched)
+            if not current:
+                raise NotFoundError("memory", memory.id)  # deleted meanwhile
+            if current[0].status != Status.PROMOTED:
+                raise ValidationError(
+                    "memory_id", f"{memory.id} was archived while it was being promoted"
+                )
+            return item("already_promoted", current[0].promoted_to)
+        # The memory is promoted and its note written: what follows only links and indexes.
+        with _after_commit(f"{memory.id} is promoted to {path}, but linking or indexing failed"):
+            touched = [path, *self._add_backlinks(files, related, path, title)]
+            self.ltm.reindex(touched)
         log.info("promoted %s to %s", memory.id, path)
         return item("promoted", path)
 
@@ -164,6 +181,10 @@ class PromotionService:
             return
         if all(getattr(before, f) == getattr(after, f) for f in mirrored):
             return
+        with _after_commit(f"memory {after.id} changed, but its note was not rewritten"):
+            self._sync(before, after, path)
+
+    def _sync(self, before: Memory, after: Memory, path: str) -> None:
         files = self.vault.files()
         try:
             note = files.read_note(path)
@@ -196,6 +217,10 @@ class PromotionService:
         Related heading, as if they had been promoted in that order."""
         if not self.vault.configured:
             return
+        with _after_commit("the relation is stored, but its notes were not linked"):
+            self._link(relation)
+
+    def _link(self, relation: Relation) -> None:
         ends = self.ctx.store.get_many([relation.from_id, relation.to_id])
         notes = [(m.promoted_to, title_of(m.content)) for m in ends if m.status == Status.PROMOTED]
         if len(notes) != 2 or not all(path for path, _ in notes):
@@ -250,6 +275,17 @@ class PromotionService:
             if updated is not None and files.rewrite(other_path, note, updated):
                 changed.append(other_path)
         return changed
+
+
+@contextmanager
+def _after_commit(what: str) -> Iterator[None]:
+    """Vault work that follows a change the store has already committed (a memory updated,
+    related or promoted): a failure (the vault away, a full disk) is logged, not raised. Raised,
+    it told the caller that a change it had made failed, and a retry found it done."""
+    try:
+        yield
+    except (OSError, EngramError) as exc:
+        log.warning("%s: %s", what, exc)
 
 
 def _free_name(files: VaultFiles, folder: str, stem: str) -> str:

@@ -123,6 +123,7 @@ class GcResult(Result):
     memory_ids: list[str]
     has_more: bool
     promoted: list[str] = []  # memories promoted to the vault first (ENGRAM_AUTO_PROMOTE)
+    promote_error: str | None = None  # why that promotion failed (gc went on without it)
 
 
 class PromotionCandidate(Result):
