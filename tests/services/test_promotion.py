@@ -304,3 +304,26 @@ def test_promoting_a_memory_deleted_meanwhile_says_so(
 
 def files_in(vault: Path) -> list[str]:
     return sorted(str(p.relative_to(vault)) for p in vault.rglob("*.md"))
+
+
+def test_a_dry_run_names_the_notes_the_real_run_writes(ltm: tuple[Engram, Path]) -> None:
+    """Two candidates with one title were both listed at deploy-checklist.md; the real run
+    wrote deploy-checklist.md and deploy-checklist-2.md."""
+    mem, _ = ltm
+    for step in ("Run the tests", "Tag the release"):
+        used(mem, f"Deploy checklist\n{step}")
+    dry = sorted(str(i.path) for i in mem.promote(auto_detect=True, dry_run=True).items)
+    real = sorted(str(i.path) for i in mem.promote(auto_detect=True).items)
+    assert dry == real == ["Engram/deploy-checklist-2.md", "Engram/deploy-checklist.md"]
+
+
+def test_a_file_where_the_notes_folder_should_be_is_refused_in_the_dry_run_too(
+    ltm: tuple[Engram, Path],
+) -> None:
+    mem, vault = ltm
+    (vault / "Engram").write_text("not a folder")
+    memory = used(mem, "Atlas ships in May")
+    for dry_run in (True, False):
+        with pytest.raises(ConfigError, match="ENGRAM_LTM_FOLDER: 'Engram' in the vault is a file"):
+            mem.promote(memory.id, dry_run=dry_run)
+    assert mem.get(memory.id).status == Status.ACTIVE

@@ -17,7 +17,7 @@ from typing import Literal, cast
 
 from engram.core.models import Memory, Relation, Schedule, Status
 from engram.core.scoring import memory_score, promotion_reason
-from engram.errors import EngramError, NotFoundError, ValidationError
+from engram.errors import ConfigError, EngramError, NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.ltm import LtmService, VaultAccess, require_ltm
@@ -87,10 +87,12 @@ class PromotionService:
         else:
             found = self.maintenance.promotion_candidates(MAX_AUTO_PROMOTE)
             targets = [(c.memory, c.reason) for c in found]
-        items = []
+        _check_folder(files, self.vault.folder)
+        items: list[PromotionItem] = []
+        planned: set[str] = set()  # the names a dry run has handed out already
         for memory, reason in targets:
             try:
-                items.append(self._one(files, memory, reason, dry_run))
+                items.append(self._one(files, memory, reason, dry_run, planned))
             except (NotFoundError, ValidationError) as exc:
                 if memory_id is not None:
                     raise
@@ -118,7 +120,9 @@ class PromotionService:
             )
         return found[0]
 
-    def _one(self, files: VaultFiles, memory: Memory, reason: str, dry_run: bool) -> PromotionItem:
+    def _one(
+        self, files: VaultFiles, memory: Memory, reason: str, dry_run: bool, planned: set[str]
+    ) -> PromotionItem:
         now = self.ctx.now()
         score = memory_score(self.ctx.policy, memory, self.ctx.now_epoch())
         title = title_of(memory.content)
@@ -138,7 +142,9 @@ class PromotionService:
         folder = self.vault.folder
         stem = slugify(title, fallback=f"memory-{memory.id[:8]}")
         if dry_run:
-            return item("would_promote", _free_name(files, folder, stem))
+            path = _free_name(files, folder, stem, planned)
+            planned.add(path)
+            return item("would_promote", path)
         related = self._related_notes(files, memory)
 
         def render(note_id: str) -> str:
@@ -288,14 +294,27 @@ def _after_commit(what: str) -> Iterator[None]:
         log.warning("%s: %s", what, exc)
 
 
-def _free_name(files: VaultFiles, folder: str, stem: str) -> str:
+def _free_name(files: VaultFiles, folder: str, stem: str, planned: set[str]) -> str:
+    """The name a real run would give the note (as `VaultFiles.create` chooses it), after the
+    names this dry run has already given (two candidates with one title get two names)."""
     n = 1
     while True:
         name = f"{stem}.md" if n == 1 else f"{stem}-{n}.md"
         path = f"{folder}/{name}"
-        if not files.exists(path):
+        if path not in planned and not files.exists(path):
             return path
         n += 1
+
+
+def _check_folder(files: VaultFiles, folder: str) -> None:
+    """The notes folder must be a folder (or not exist yet): a file of that name made the
+    real run fail with a bare "File exists" after its dry run had listed what it would do."""
+    target = files.resolve(folder, "ENGRAM_LTM_FOLDER")
+    if target.exists() and not target.is_dir():
+        raise ConfigError(
+            f"ENGRAM_LTM_FOLDER: {folder!r} in the vault is a file, not a folder; rename it or "
+            "choose another folder"
+        )
 
 
 def _message(items: list[PromotionItem], dry_run: bool, auto: bool) -> str:
