@@ -12,6 +12,7 @@ from tests.ltm_support import FAST, open_with_vault, used, write_note
 from tests.support import START
 
 from engram import ConfigError, Engram, FixedClock, NotFoundError, Status, ValidationError
+from engram.vault.render import CONFLICT_TAG
 
 
 @pytest.fixture
@@ -327,3 +328,30 @@ def test_a_file_where_the_notes_folder_should_be_is_refused_in_the_dry_run_too(
         with pytest.raises(ConfigError, match="ENGRAM_LTM_FOLDER: 'Engram' in the vault is a file"):
             mem.promote(memory.id, dry_run=dry_run)
     assert mem.get(memory.id).status == Status.ACTIVE
+
+
+def test_an_edit_made_while_the_note_is_written_reaches_the_note(
+    ltm: tuple[Engram, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another client edited the memory while its note was being written: the memory ended
+    promoted saying "June", its note saying "May", and the next update tagged a conflict
+    nobody made. The edit is made to happen at that moment by wrapping the note writer."""
+    mem, vault = ltm
+    memory = used(mem, "Atlas ships in May")
+    files = mem.app.ltm.vault.files()
+    real_create = files.create
+    edits = ["Atlas ships in June"]
+
+    def create_then_edit(*args: object, **kwargs: object) -> str:
+        path = real_create(*args, **kwargs)  # type: ignore[arg-type]
+        if edits:
+            mem.update(memory.id, content=edits.pop())  # the other client
+        return path
+
+    monkeypatch.setattr(files, "create", create_then_edit)
+    (item,) = mem.promote(memory.id).items
+    assert item.action == "promoted" and files_in(vault) == [str(item.path)]
+    note = (vault / str(item.path)).read_text()
+    assert "Atlas ships in June" in note and "May" not in note
+    mem.update(memory.id, tags=["atlas"])
+    assert CONFLICT_TAG not in (vault / str(item.path)).read_text()

@@ -38,6 +38,10 @@ from engram.vault.writer import VaultFiles
 log = logging.getLogger(__name__)
 
 MAX_AUTO_PROMOTE = check.MAX_LIMIT
+# The fields of a memory its note shows: a change to any of them rewrites the note.
+MIRRORED = ("content", "tags", "entities", "source", "context", "strength")
+# How often a promotion writes the note again when the memory was edited meanwhile.
+CLAIM_ATTEMPTS = 3
 
 Action = Literal["promoted", "would_promote", "already_promoted"]
 Reason = Literal["usage", "score", "manual"]
@@ -121,7 +125,13 @@ class PromotionService:
         return found[0]
 
     def _one(
-        self, files: VaultFiles, memory: Memory, reason: str, dry_run: bool, planned: set[str]
+        self,
+        files: VaultFiles,
+        memory: Memory,
+        reason: str,
+        dry_run: bool,
+        planned: set[str],
+        attempt: int = 1,
     ) -> PromotionItem:
         now = self.ctx.now()
         score = memory_score(self.ctx.policy, memory, self.ctx.now_epoch())
@@ -159,7 +169,20 @@ class PromotionService:
             return render_note(spec)
 
         path = files.create(folder, stem, render)
-        if not self._claim(memory.id, now, path, memory.promoted_to if orphaned else None):
+        claim = self._claim(memory, now, path, memory.promoted_to if orphaned else None)
+        if claim == "changed":
+            # Edited by another client while its note was written: the note says what the
+            # memory said before. Write it again from what the memory says now.
+            files.delete(path)
+            fresh = self.ctx.store.get_many([memory.id])
+            if not fresh:
+                raise NotFoundError("memory", memory.id)
+            if attempt >= CLAIM_ATTEMPTS:
+                raise ValidationError(
+                    "memory_id", f"{memory.id} kept changing while it was being promoted"
+                )
+            return self._one(files, fresh[0], reason, dry_run, planned, attempt + 1)
+        if claim == "taken":
             files.delete(path)  # another process promoted it first: keep its note, not ours
             current = self.ctx.store.get_many([memory.id])
             if not current:
@@ -182,10 +205,9 @@ class PromotionService:
         note's text was edited in the vault too, both versions stay in the note, tagged
         #engram-conflict for the user to settle (`vault status` counts them)."""
         path = after.promoted_to
-        mirrored = ("content", "tags", "entities", "source", "context", "strength")
         if after.status != Status.PROMOTED or path is None or not self.vault.configured:
             return
-        if all(getattr(before, f) == getattr(after, f) for f in mirrored):
+        if all(getattr(before, f) == getattr(after, f) for f in MIRRORED):
             return
         with _after_commit(f"memory {after.id} changed, but its note was not rewritten"):
             self._sync(before, after, path)
@@ -238,21 +260,31 @@ class PromotionService:
         if touched:
             self.ltm.reindex(touched)
 
-    def _claim(self, memory_id: str, now: datetime, path: str, replacing: str | None) -> bool:
+    def _claim(
+        self, memory: Memory, now: datetime, path: str, replacing: str | None
+    ) -> Literal["claimed", "taken", "changed"]:
         """Mark the memory promoted to `path`: an active one, or (`replacing`) a promoted one
-        whose note at that path is gone. False if another process got there first."""
+        whose note at that path is gone, if it still says what its note was written from.
+        "taken": another process got there first (or it was deleted or archived); "changed":
+        it was edited since it was read."""
+        changed = False
 
         def change(m: Memory) -> tuple[Memory, Schedule] | None:
+            nonlocal changed
             orphan = replacing is not None and m.status == Status.PROMOTED
             if m.status != Status.ACTIVE and not (orphan and m.promoted_to == replacing):
+                return None
+            if any(getattr(m, f) != getattr(memory, f) for f in MIRRORED):
+                changed = True
                 return None
             update = {"status": Status.PROMOTED, "promoted_at": now, "promoted_to": path}
             return self.ctx.scheduled(m.model_copy(update=update))
 
         try:
-            return bool(self.ctx.store.modify([memory_id], change))
+            done = self.ctx.store.modify([memory.id], change)
         except NotFoundError:
-            return False  # deleted meanwhile
+            return "taken"  # deleted meanwhile
+        return "claimed" if done else "changed" if changed else "taken"
 
     def _related_notes(self, files: VaultFiles, memory: Memory) -> list[tuple[str, str]]:
         """(path, title) of the notes of promoted memories related to this one."""
