@@ -18,14 +18,17 @@ code snippet stays code). The rest:
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from engram.core.models import MAX_STRENGTH, Memory, Status
+from engram.core.models import MAX_STRENGTH, Memory, Relation, Status
 from engram.core.text import statements
 
 STRENGTH_PER_COPY = 0.1
+MARK = "consolidation"  # the meta key a merged memory carries
+MERGED_PREFIX = "merged-"  # a merged memory's id: this and its cluster's digest
 
 
 SIGNS = "-+\u2212"  # a sign before a digit: "-5 C" is not "5 C" (U+2212 is the minus sign)
@@ -108,4 +111,56 @@ def merge(memories: Sequence[Memory], cohesion: float, new_id: str) -> Memory:
         cross_domain_count=sum(m.cross_domain_count for m in memories),
         episode=None if first_episode is None else first_episode.episode,
         episode_seq=None if first_episode is None else first_episode.episode_seq,
+    )
+
+
+def version(memory: Memory) -> str:
+    """What a cluster id (and a merge, for its undo) remembers of a memory: a digest of what
+    it says."""
+    said = "\x1f".join([memory.content, *memory.tags, "\x1e", *memory.entities])
+    return hashlib.sha256(said.encode()).hexdigest()[:12]
+
+
+def merged_id(cluster: str) -> str:
+    """The merged memory's id: derived from the cluster's, so a retry finds its leftovers."""
+    return MERGED_PREFIX + cluster.removeprefix("cluster-")
+
+
+def is_pending(memory: Memory) -> bool:
+    """A merged memory written but never activated (a merge stopped half-way)."""
+    mark = memory.meta.get(MARK)
+    return isinstance(mark, dict) and mark.get("state") == "pending"
+
+
+def undo_refusal(
+    merged: Memory, mark: dict[str, Any], relations: Sequence[Relation], force: bool
+) -> str | None:
+    """Why undoing this merge must not happen, or None. `relations`: all of the merged
+    memory's; `mark`: its meta[MARK] as the merge left it (version and relation count)."""
+    ident = merged.id
+    outer = sorted(
+        r.from_id for r in relations if r.type == "consolidated_from" and r.to_id == ident
+    )
+    if outer:
+        return f"{ident} was merged again, into {outer[0]}: undo that merge first"
+    if merged.status == Status.PROMOTED:
+        return (
+            f"{ident} was promoted to the vault since the merge ({merged.promoted_to}): its "
+            "note names it, so it stays"
+        )
+    if is_pending(merged) or merged.status != Status.ACTIVE:
+        return f"{ident} is not an active merge (nothing to undo)"
+    if force:
+        return None
+    lost = []
+    if "version" in mark and mark["version"] != version(merged):
+        lost.append("edited (content, tags or entities)")
+    expected = mark.get("relations")  # its consolidated_from edges and the copied ones
+    if isinstance(expected, int) and len(relations) > expected:
+        lost.append(f"related to {len(relations) - expected} more memories")
+    if not lost:
+        return None
+    return (
+        f"{ident} was {' and '.join(lost)} after the merge; undoing deletes it and that work "
+        "with it. Undo with force to do it anyway"
     )

@@ -19,8 +19,9 @@ from functools import cached_property
 from itertools import combinations
 from typing import Any, Literal
 
+from engram.core.merge import version
 from engram.core.models import Memory, Status
-from engram.services.consolidation import ClusterView, ConsolidationService, version
+from engram.services.consolidation import ClusterView, ConsolidationService
 from engram.services.context import Context
 from engram.services.ltm import LtmService
 from engram.services.maintenance import MaintenanceService

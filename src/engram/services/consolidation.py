@@ -31,7 +31,15 @@ from typing import Any, Literal
 import numpy as np
 
 from engram.core.clustering import Cluster, action_for, build_clusters, cluster_id, cohesion
-from engram.core.merge import merge
+from engram.core.merge import (
+    MARK,
+    MERGED_PREFIX,
+    is_pending,
+    merge,
+    merged_id,
+    undo_refusal,
+    version,
+)
 from engram.core.models import Memory, Relation, Schedule, Status, new_id
 from engram.errors import BusyError, ConfigError, NotFoundError, StoreError, ValidationError
 from engram.services import validation as check
@@ -44,8 +52,6 @@ log = logging.getLogger(__name__)
 PAGE = 2_000  # memories whose neighbours are asked for in one batch
 NEIGHBOURS = 10  # each memory's nearest neighbours considered for linking
 MARGIN = 0.02  # how far below the link threshold an approximate similarity is still checked
-MARK = "consolidation"  # the meta key a merged memory carries
-MERGED_PREFIX = "merged-"  # a merged memory's id: this and its cluster's digest
 SWEEP_LIMIT = 100_000  # merged memories looked at for half-written leftovers
 Mode = Literal["preview", "apply"]
 
@@ -419,15 +425,15 @@ class ConsolidationService:
                 "status": Status.ARCHIVED,
             }
         )
-        self._drop_pending(merged.id)
-        self._sweep_pending()
+        self._dropis_pending(merged.id)
+        self._sweepis_pending()
         try:
             carried, done = self._insert_and_swap(view, merged, originals)
         except BaseException:
             # Whatever stopped the merge (a conflict, a store error, Ctrl-C), the half-written
             # merged memory goes: left "pending", its copied relations showed in `related`.
             with contextlib.suppress(Exception):
-                self._drop_pending(merged.id)
+                self._dropis_pending(merged.id)
             raise
         active = next(new for _, new in done if new.id == merged.id)
         self.ctx.embed_later([(active.id, active.content)])
@@ -498,21 +504,21 @@ class ConsolidationService:
             carried += 1
         return carried
 
-    def _drop_pending(self, ident: str) -> None:
+    def _dropis_pending(self, ident: str) -> None:
         """Remove what a crash left half-written for this cluster; refuse a cluster merged
         already."""
         for m in self.ctx.store.get_many([ident]):
-            if not _pending(m):
+            if not is_pending(m):
                 raise ConflictError(f"this cluster was merged already, into {ident}")
             self.ctx.store.delete([ident])
 
-    def _sweep_pending(self) -> None:
+    def _sweepis_pending(self) -> None:
         """Remove every merge a killed process left half-written. Its cluster has usually
         changed since (a member edited), so no retry of the same cluster would ever find it,
         and its copied relations showed in `related`. Called with the consolidation lock held:
         no merge is under way, so every pending one is a leftover."""
         ids = self.ctx.store.ids_with_prefix(MERGED_PREFIX, SWEEP_LIMIT)
-        leftovers = [m.id for m in self.ctx.store.get_many(ids) if _pending(m)]
+        leftovers = [m.id for m in self.ctx.store.get_many(ids) if is_pending(m)]
         if leftovers:
             self.ctx.store.delete(leftovers)
             log.info("removed %d merge(s) left half-written by a stopped process", len(leftovers))
@@ -540,7 +546,9 @@ class ConsolidationService:
         )
         if not originals:
             raise ValidationError("merged_id", f"{ident} has no consolidated_from relations")
-        _check_undoable(merged, mark, relations, force)
+        refusal = undo_refusal(merged, mark, relations, force)
+        if refusal is not None:
+            raise ValidationError("merged_id", refusal)
 
         def restore(m: Memory) -> tuple[Memory, Schedule]:
             status = Status.ARCHIVED if m.id == ident else Status.ACTIVE
@@ -551,63 +559,12 @@ class ConsolidationService:
         return UndoResult(merged_id=ident, restored_ids=originals)
 
 
-def _pending(memory: Memory) -> bool:
-    mark = memory.meta.get(MARK)
-    return isinstance(mark, dict) and mark.get("state") == "pending"
-
-
-def _check_undoable(
-    merged: Memory, mark: dict[str, Any], relations: Sequence[Relation], force: bool
-) -> None:
-    ident = merged.id
-    outer = sorted(
-        r.from_id for r in relations if r.type == "consolidated_from" and r.to_id == ident
-    )
-    if outer:
-        raise ValidationError(
-            "merged_id", f"{ident} was merged again, into {outer[0]}: undo that merge first"
-        )
-    if merged.status == Status.PROMOTED:
-        raise ValidationError(
-            "merged_id",
-            f"{ident} was promoted to the vault since the merge ({merged.promoted_to}): its "
-            "note names it, so it stays",
-        )
-    if _pending(merged) or merged.status != Status.ACTIVE:
-        raise ValidationError("merged_id", f"{ident} is not an active merge (nothing to undo)")
-    if force:
-        return
-    lost = []
-    if "version" in mark and mark["version"] != version(merged):
-        lost.append("edited (content, tags or entities)")
-    expected = mark.get("relations")  # its consolidated_from edges and the copied ones
-    if isinstance(expected, int) and len(relations) > expected:
-        lost.append(f"related to {len(relations) - expected} more memories")
-    if lost:
-        raise ValidationError(
-            "merged_id",
-            f"{ident} was {' and '.join(lost)} after the merge; undoing deletes it and that "
-            "work with it. Undo with force to do it anyway",
-        )
-
-
 def _with_text(view: ClusterView, content: str) -> ClusterView:
     preview = view.merged_preview
     if preview is None:
         return view
     written = preview.model_copy(update={"content": content})
     return view.model_copy(update={"merged_preview": written})
-
-
-def version(memory: Memory) -> str:
-    """What a cluster id remembers of a member: a digest of what it says."""
-    said = "\x1f".join([memory.content, *memory.tags, "\x1e", *memory.entities])
-    return hashlib.sha256(said.encode()).hexdigest()[:12]
-
-
-def merged_id(cluster: str) -> str:
-    """The merged memory's id: derived from the cluster's, so a retry finds its leftovers."""
-    return MERGED_PREFIX + cluster.removeprefix("cluster-")
 
 
 def _all_pairs(vectors: dict[str, Any]) -> list[tuple[str, str, float]]:
