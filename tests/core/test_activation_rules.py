@@ -154,3 +154,35 @@ def test_a_recall_request_naming_nothing_searches_no_words(message: str) -> None
     """The asking and time words came back as the query ("decide last week"), which matches
     any memory saying "last" or "week"; with no words, search lists what the window holds."""
     assert recall_query(message) == ""
+
+
+@pytest.mark.parametrize(
+    ("piece", "end"),
+    [
+        ("The standup is at nine and the repo is on GitHub. ", " Questions? Thanks."),
+        ("the budget is ", "? x"),
+        ("what ", ""),
+        ("what is my ", ""),
+        ("my name ", ""),
+        ("told you ", ""),
+        ("last time ", ""),
+        ("the office is at ", "? x"),
+    ],
+)
+def test_long_messages_are_classified_as_their_short_versions(piece: str, end: str) -> None:
+    """Nine rules ("a trigger, any text, then a word that may not come") took quadratic time
+    in the message's length, one of them cubic: 12 s for 16,000 characters of ordinary prose
+    with a question mark near the end, minutes at the 50,000-character limit, with the
+    server's event loop stalled meanwhile. Each try of a rule now stops at the next trigger,
+    so a message at the limit is classified like a short one of the same make."""
+    short = classify(piece * 3 + end)
+    long = classify(piece * (49_000 // len(piece)) + end)
+    assert (long.intent, long.confidence, long.tags) == (short.intent, short.confidence, short.tags)
+
+
+def test_a_rule_that_waits_for_the_end_reads_only_what_follows_the_last_question() -> None:
+    """A rule that reads "… up to the end, no question mark": a question earlier in the message
+    does not stop it, one after the name does."""
+    assert classify("Can you help? My name is Dana.").intent == "save"
+    assert classify("The budget is 5k. Can you check?").intent != "save"
+    assert classify("Quick one? The budget is 5k").intent == "save"
