@@ -12,6 +12,7 @@ import pytest
 from tests.ltm_support import open_with_vault, used, write_note
 
 from engram import Engram, FixedClock, ValidationError
+from engram.services.transfer import export
 
 
 @pytest.fixture
@@ -204,3 +205,30 @@ def test_other_files_in_the_export_folder_are_never_committed(
     assert mem.backup(repo, force=True).committed
     assert git(repo, "show", "--name-only", "--format=", "HEAD").splitlines() == committed
     assert "-secret" not in git(repo, "log", "-p", "--all")
+
+
+def test_a_memory_linked_while_the_backup_runs_comes_with_its_relation(
+    ltm: tuple[Engram, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The export reads the store page by page: another client that saved a memory and
+    linked it to one already exported left the backup with the memory but not the link. The
+    other client is made to write between two pages by wrapping the page reader."""
+    mem, _ = ltm
+    first = mem.save("memory on the first page")
+    for i in range(12):
+        mem.save(f"filler memory number {i}")
+    real_pages = export.pages
+
+    def pages_with_a_writer(store: object, batch: int) -> object:
+        for n, page in enumerate(real_pages(store, 5)):  # type: ignore[arg-type]
+            yield page
+            if n == 0 and mem.stats().total == 13:
+                late = mem.save("saved while the backup ran")
+                mem.create_relation(first.id, late.id, "related")
+
+    monkeypatch.setattr(export, "pages", pages_with_a_writer)
+    result = mem.backup(tmp_path / "repo")
+    assert (result.memories, result.relations) == (14, 1)
+    text = (tmp_path / "repo/engram/export.jsonl").read_text()
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert sum(line["kind"] == "relation" for line in lines) == 1

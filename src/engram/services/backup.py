@@ -16,6 +16,7 @@ are written atomically (temporary file, fsync, rename); `git` is run as a subpro
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import subprocess
@@ -39,6 +40,9 @@ EXPORT_FILE = "export.jsonl"
 VAULT_DIR = "vault"
 PAGE = 1_000
 GIT_TIMEOUT = 600.0
+EXPORT_ATTEMPTS = 3  # exports written before one runs with the store standing still
+
+log = logging.getLogger(__name__)
 
 
 class BackupResult(Result):
@@ -137,11 +141,25 @@ class BackupService:
         return source
 
     def _export(self, directory: Path) -> tuple[int, int]:
-        """The store as JSON lines (`engram export --format jsonl`), page by page."""
+        """The store as JSON lines (`engram export --format jsonl`), page by page.
+
+        The pages are read one after another, not in one snapshot: a memory saved and linked
+        by another client meanwhile could be in the file without its relation. So the export
+        is written again while the store's numbers of memories and relations moved during it
+        (an edit moves neither, and leaves nothing dangling)."""
         directory.mkdir(parents=True, exist_ok=True)
-        count = ExportCount()
-        _write_lines(directory / EXPORT_FILE, export_lines(self.ctx.store, "jsonl", count))
+        for _ in range(EXPORT_ATTEMPTS):
+            before = self._sizes()
+            count = ExportCount()
+            _write_lines(directory / EXPORT_FILE, export_lines(self.ctx.store, "jsonl", count))
+            if self._sizes() == before:
+                break
+        else:
+            log.warning("the store kept changing during the backup; the last export is kept")
         return count.memories, count.relations
+
+    def _sizes(self) -> tuple[int, int]:
+        return sum(self.ctx.store.count().values()), self.ctx.store.count_relations()
 
 
 class Git:
