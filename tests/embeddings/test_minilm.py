@@ -187,3 +187,28 @@ def test_an_earlier_graph_in_use_is_left_for_next_time(
     monkeypatch.setattr(Path, "unlink", refuse_in_use)
     minilm._remove_earlier_graphs(current)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([current.name, in_use.name])
+
+
+UNREADABLE = ["ร้านอาหารอร่อยมาก", "🚗💨", "🎉🎂", "ምግብ ቤት", "我喜欢吃饭和看电影"]
+
+
+def test_text_the_vocabulary_cannot_read_is_similar_to_nothing(embedder: MiniLMEmbedder) -> None:
+    """Thai, Amharic, emoji and most Chinese characters are all [UNK] to this model: every
+    such text got the same vector (cosine 1.0 between a Thai restaurant note and two emoji),
+    so they matched each other by meaning and were merged as copies."""
+    vectors = embedder.embed_batch([*UNREADABLE, "hello world"])
+    similarity = vectors @ vectors.T
+    off_diagonal = similarity[~np.eye(len(vectors), dtype=bool)]
+    assert float(np.abs(off_diagonal).max()) < 0.25
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    again = embedder.embed_batch([UNREADABLE[0]])[0]
+    assert float(again @ vectors[0]) == pytest.approx(1.0, abs=1e-6)  # the same text, the same
+    # A few unknown pieces among known words still go through the model.
+    party = embedder.embed_batch(["Kate's birthday party 🎉", "Kate's birthday party"])
+    assert float(party[0] @ party[1]) > 0.8
+
+
+def test_the_unknown_token_is_the_vocabularys() -> None:
+    from engram.embeddings.minilm import UNK_ID
+
+    assert _load().tokenizer.token_to_id("[UNK]") == UNK_ID

@@ -454,3 +454,14 @@ def test_a_failed_merge_leaves_nothing_half_written(
     mem.consolidate(mode="apply", auto_detect=False, memory_ids=[c.id, d.id])
     assert mem.stats().total == 5 + 1  # the leftover is gone; the new merge is there
     assert {m.memory.id for m in mem.related(other.id)} == {a.id}
+
+
+def test_memories_the_model_cannot_read_are_not_copies_of_each_other(mem: Engram) -> None:
+    """Text of [UNK] pieces only (Thai, emoji) had one shared vector: four unrelated memories
+    formed a cluster of cohesion 1.0 and the pipeline merged them into one."""
+    texts = ["ร้านอาหารอร่อยมาก", "ประชุมทีมวันจันทร์", "🚗💨", "🎉🎂"]
+    saved = [mem.save(t) for t in texts]
+    assert mem.clusters().count == 0
+    assert mem.consolidate(mode="apply").merged == []
+    hits = mem.search("ร้านอาหารอร่อยมาก")
+    assert [h.memory.id for h in hits] == [saved[0].id]  # by its words, nothing by meaning

@@ -5,9 +5,17 @@ exported from sentence-transformers/all-MiniLM-L6-v2; its sha256 is pinned below
 load), run on integer kernels (integer_graph.py). Tokenizer: the model's own WordPiece vocabulary
 (`data/minilm-vocab.txt`, identical to the `vocab.txt` of the reference model directory — a test
 compares them) run by Hugging Face
-`tokenizers` with the model's settings (lower-case, accents kept, 256 tokens). Pooling: mean over
-the attention mask, then L2 normalisation, as the model's sentence-transformers config says.
-Nothing is downloaded at run time.
+`tokenizers` with the model's settings (lower-case, accents stripped as the reference model's
+tokenizer strips them, 256 tokens). Pooling: mean over the attention mask, then L2
+normalisation, as the model's sentence-transformers config says. Nothing is downloaded at run
+time.
+
+Text the vocabulary cannot read — Thai, Amharic, emoji, most Chinese characters: words that
+become `[UNK]` — has no meaning for this model: every such text got (nearly) the same vector, so
+unrelated memories matched any such query at full similarity and were merged as copies of each
+other. A text with less than half its words known gets a vector of its own instead, drawn
+from its digest (`unreadable_vector`): unrelated to every other text, identical for an
+identical text. Such memories are found by their words, not by meaning.
 
 The integer graph is made from the export once and kept in the user's cache directory
 (`$XDG_CACHE_HOME/engram`, with its sha256 beside it): a later process loads that file directly,
@@ -44,6 +52,8 @@ MODEL_ID = "all-MiniLM-L6-v2/onnx-int8-dynamic"
 DIMENSIONS = 384
 MAX_TOKENS = 256
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+UNK_ID = 100  # "[UNK]" in the model's vocabulary (a test checks it)
+MIN_KNOWN_SHARE = 0.5  # of a text's word pieces, for its vector to come from the model
 GRAPH_VERSION = 2  # of integer_graph's output: bumped when it writes another graph
 
 
@@ -191,14 +201,37 @@ class MiniLMEmbedder:
             return out
         model = _load()
         encodings = model.tokenizer.encode_batch(list(texts))
-        if len(texts) == 1 or self._threads == 1:
-            for row, encoding in enumerate(encodings):
-                out[row] = _embed(model.session, encoding.ids)
+        readable = [row for row, e in enumerate(encodings) if _readable(e)]
+        for row in set(range(len(texts))) - set(readable):
+            out[row] = unreadable_vector(texts[row])
+        if len(readable) == 1 or self._threads == 1:
+            for row in readable:
+                out[row] = _embed(model.session, encodings[row].ids)
         else:
-            rows = self._workers().map(lambda e: _embed(model.session, e.ids), encodings)
-            for row, vector in enumerate(rows):
+            vectors = self._workers().map(
+                lambda row: _embed(model.session, encodings[row].ids), readable
+            )
+            for row, vector in zip(readable, vectors, strict=True):
                 out[row] = vector
         return out
+
+
+def _readable(encoding: Any) -> bool:
+    """Whether at least half of the text's word pieces are in the vocabulary (an empty text
+    is: the model gives it its usual vector)."""
+    marks = zip(encoding.ids, encoding.special_tokens_mask, strict=True)
+    pieces = [i for i, special in marks if not special]
+    unknown: int = sum(i == UNK_ID for i in pieces)
+    return unknown <= len(pieces) * (1 - MIN_KNOWN_SHARE)
+
+
+def unreadable_vector(text: str) -> NDArray[np.float32]:
+    """A unit vector drawn from the text's digest: for a text the model cannot read, similar
+    to no other text (cosine about ±0.05 in 384 dimensions) and the same for the same text."""
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+    vector = np.random.default_rng(int.from_bytes(digest[:8], "little")).standard_normal(DIMENSIONS)
+    unit: NDArray[np.float32] = (vector / np.linalg.norm(vector)).astype(np.float32)
+    return unit
 
 
 def _embed(session: Any, token_ids: list[int]) -> NDArray[np.float32]:
