@@ -133,3 +133,32 @@ def test_catching_up_stops_on_a_failing_batch(caplog: pytest.LogCaptureFixture) 
         queue.drain()
     queue.close()
     assert calls == [64]  # asked once, failed, stopped asking: no busy loop
+
+
+SAVE_AND_EXIT = """
+import sys
+from engram import Draft, Engram
+mem = Engram.open(sys.argv[1])
+mem.save_many([Draft(content=f"note number {i} about the harvest") for i in range(120)])
+mem.update(mem.save("Atlas ships in May").id, content="Atlas ships in June")
+# no close(): a script that simply ends
+"""
+
+
+def test_a_script_that_exits_without_closing_keeps_its_vectors(store_url: str) -> None:
+    """The worker is a daemon thread: a script that saved and ended without `close()` lost
+    every vector still waiting (120 memories of one save_many, none embedded), and an edited
+    memory had neither its old vector nor a new one."""
+    import subprocess
+    import sys
+
+    from engram import Engram
+
+    done = subprocess.run(
+        [sys.executable, "-c", SAVE_AND_EXIT, store_url], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    with Engram.open(store_url) as mem:
+        assert sum(mem.app.context.store.vector_counts().values()) == 121
+        (hit,) = mem.search("when does Atlas ship", limit=1)
+        assert hit.memory.content == "Atlas ships in June" and hit.why.semantic is not None

@@ -31,7 +31,7 @@ import functools
 import hashlib
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
@@ -204,15 +204,18 @@ class MiniLMEmbedder:
         readable = [row for row, e in enumerate(encodings) if _readable(e)]
         for row in set(range(len(texts))) - set(readable):
             out[row] = unreadable_vector(texts[row])
-        if len(readable) == 1 or self._threads == 1:
-            for row in readable:
-                out[row] = _embed(model.session, encodings[row].ids)
-        else:
-            vectors = self._workers().map(
-                lambda row: _embed(model.session, encodings[row].ids), readable
-            )
-            for row, vector in zip(readable, vectors, strict=True):
-                out[row] = vector
+
+        def one(row: int) -> NDArray[np.float32]:
+            return _embed(model.session, encodings[row].ids)
+
+        vectors: Iterable[NDArray[np.float32]] = map(one, readable)
+        if len(readable) > 1 and self._threads > 1:
+            # The pool refuses new work once the interpreter shuts down, when the vectors of
+            # a script that ended without closing its store are stored: then this thread.
+            with contextlib.suppress(RuntimeError):
+                vectors = list(self._workers().map(one, readable))
+        for row, vector in zip(readable, vectors, strict=True):
+            out[row] = vector
         return out
 
 

@@ -12,14 +12,43 @@ server) then has the worker `catch_up` on them whenever it has nothing else to d
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 
 log = logging.getLogger(__name__)
 
 Item = tuple[str, str]  # (memory id, text to embed)
 BATCH = 64
+
+# Queues not closed yet. The worker is a daemon thread (a forgotten handle must not keep a
+# process alive), so a script that saved and exited without `close()` lost every vector still
+# waiting: 300 memories of one `save_many`, none embedded, and nothing said so. At exit, before
+# daemon threads stop, each open queue stores what is waiting.
+_open: weakref.WeakSet[EmbeddingQueue] = weakref.WeakSet()
+_exit_hook = threading.Lock()
+_hooked = False
+
+
+def _close_open_queues() -> None:
+    for queue in list(_open):
+        try:
+            queue.close()
+        except Exception:  # the store may be gone already; nothing more can be saved then
+            log.exception("could not store the vectors still waiting at exit")
+
+
+def _close_at_exit(queue: EmbeddingQueue) -> None:
+    """Registered with the first queue, after the store it writes to was opened: exit hooks
+    run last-registered first, so this one runs before the store's own clean-up."""
+    global _hooked
+    with _exit_hook:
+        _open.add(queue)
+        if not _hooked:
+            atexit.register(_close_open_queues)
+            _hooked = True
 
 
 class EmbeddingQueue:
@@ -35,6 +64,7 @@ class EmbeddingQueue:
         self._missing: Callable[[int], Sequence[Item]] | None = None
         self._worker = threading.Thread(target=self._run, name="engram-embed", daemon=True)
         self._worker.start()
+        _close_at_exit(self)
 
     def submit(self, items: Sequence[Item]) -> None:
         if not items:
@@ -69,6 +99,7 @@ class EmbeddingQueue:
             self._closed = True
             self._cond.notify_all()
         self._worker.join()
+        _open.discard(self)
 
     def _run(self) -> None:
         while True:
