@@ -11,6 +11,7 @@ import json
 import queue
 import select
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -1194,3 +1195,26 @@ def test_ctrl_c_stops_the_server_while_the_client_keeps_stdin_open(tmp_path: Pat
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=30) == 128 + signal.SIGINT
         assert server.stderr is not None and b"Traceback" not in server.stderr.read()
+
+
+@pytest.mark.anyio
+async def test_initialize_does_not_wait_for_a_busy_store(tmp_path: Path) -> None:
+    """The store is opened in the background at start, and `initialize` took the lock that
+    opening holds: with another process writing to the store, the handshake was answered
+    only when that write ended (12 s here; up to the busy timeout, beyond a client's patience).
+    Here the write lock is held until the handshake is done: the old server never got there
+    before the 60 s busy timeout, which the 30 s bound below turns into a failure."""
+    with Engram.open(str(tmp_path / "engram.db")) as mem:
+        mem.save("Atlas ships in May")
+    writer = sqlite3.connect(tmp_path / "engram.db", isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        with anyio.fail_after(30):
+            async with running_server(tmp_path, ENGRAM_SQLITE_BUSY_TIMEOUT="60") as live:
+                tools = (await live.session.list_tools()).tools
+                assert {t.name for t in tools} == TOOLS  # the event loop is free meanwhile
+                writer.execute("ROLLBACK")
+                found = await live.call("search_memory", {"query": "Atlas"})
+                assert found["count"] == 1
+    finally:
+        writer.close()

@@ -36,16 +36,21 @@ class EngramRuntime:
         self._settings = settings
         self._clock = clock
         self._app: App | None = None
-        self._lock = threading.Lock()
+        # Two locks: building the App can take seconds (a busy store, schedules recomputed),
+        # and the event loop must never wait for that — `initialize` (through `warm_up`) and
+        # `save_memory` (through `episode_for`) were answered only once the store was open.
+        self._build = threading.Lock()  # held while the App is built
+        self._state = threading.Lock()  # guards the fields below; held only for moments
         self._episodes: dict[str | None, str] = {}
         self._serving = False
+        self._started = False  # warm-up and vault watching started for the App
 
     def episode_for(self, session_id: str | None) -> str:
         """One episode id per client session: the memories an assistant saves in one
         conversation belong together, and search credits their neighbours (docs/search.md).
         Over stdio every client session is a server process of its own (`session_id` None);
         a transport with sessions names them."""
-        with self._lock:
+        with self._state:
             episode = self._episodes.get(session_id)
             if episode is None:
                 episode = f"mcp:{uuid.uuid4()}"
@@ -54,21 +59,36 @@ class EngramRuntime:
 
     def app(self) -> App:
         """Build the App once; a failed build is retried next call (the fix may be in a file)."""
-        with self._lock:
-            if self._app is None:
-                settings = self._settings if self._settings is not None else load_settings()
-                self._app = build_app(settings, self._clock, recover_vectors=True)
-                log.info("store open: %s", self._app.context.store.location)
-                if self._serving:  # started before any call can see the App
-                    self._app.search.warm_up_in_background()
-                    self._watch_vault(self._app)
-            return self._app
+        app = self._app
+        if app is None:
+            with self._build:
+                app = self._app
+                if app is None:
+                    settings = self._settings if self._settings is not None else load_settings()
+                    app = build_app(settings, self._clock, recover_vectors=True)
+                    log.info("store open: %s", app.context.store.location)
+                    with self._state:
+                        self._app = app
+        self._start_serving(app)
+        return app
+
+    def _start_serving(self, app: App) -> None:
+        """Once a server runs and its App exists (in either order): warm the model up in the
+        background and watch the vault."""
+        with self._state:
+            if not self._serving or self._started or self._app is not app:
+                return
+            self._started = True
+            # Started before the lock is let go: a caller that finds the App (and so returns
+            # from `app`) must find its warm-up running, to wait for it.
+            app.search.warm_up_in_background()
+        self._watch_vault(app)
 
     def warm_up(self) -> None:
         """Open the store and load the model and vector index in the background, so the first
         search after start-up does not wait for them; a search that comes sooner answers from
         the text alone and says so. A store that cannot be opened is left to the first call,
-        which reports it."""
+        which reports it. Returns at once, whatever the store is doing."""
 
         def run() -> None:
             try:
@@ -76,7 +96,7 @@ class EngramRuntime:
             except Exception as exc:
                 log.debug("not opened ahead of the first call: %s", exc)
 
-        with self._lock:
+        with self._state:
             if self._serving:
                 return  # started already (before the SDK was imported: engram.mcp.launch)
             self._serving = True
@@ -92,8 +112,9 @@ class EngramRuntime:
             log.warning("not watching the vault: %s", exc)
 
     def close(self) -> None:
-        with self._lock:
+        with self._build, self._state:
             app, self._app = self._app, None
+            self._started = False
         if app is not None:
             app.close()
             log.info("store closed")
