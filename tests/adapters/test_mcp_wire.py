@@ -100,10 +100,15 @@ def test_a_broken_request_gets_its_json_rpc_error(wire: Wire, name: str) -> None
     wire.ping(1000)
 
 
-def test_invalid_utf8_bytes_are_answered_not_swallowed(wire: Wire) -> None:
-    wire.send_raw(b'{"jsonrpc":"2.0","id":13,"method":"ping","params":{"x":"\xff\xfe"}}')
-    # Undecodable bytes become U+FFFD (the text is still valid JSON): the request is served.
-    assert wire.receive() == {"jsonrpc": "2.0", "id": 13, "result": {}}
+def test_invalid_utf8_bytes_are_a_parse_error_not_replaced(wire: Wire) -> None:
+    """Undecodable bytes became U+FFFD and the request was served: a client sending Latin-1
+    had "Café" saved as "Caf\ufffd" (and an entity "Caf") without a word. JSON text is UTF-8;
+    the request is answered with a parse error carrying its id."""
+    wire.send_raw(b'{"jsonrpc":"2.0","id":13,"method":"ping","params":{"x":"Caf\xe9"}}')
+    answer = wire.receive()
+    assert answer["id"] == 13 and answer["error"]["code"] == -32700
+    assert "not UTF-8" in answer["error"]["message"]
+    wire.ping(1002)
 
 
 @pytest.mark.parametrize(

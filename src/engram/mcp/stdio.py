@@ -84,7 +84,9 @@ def check_line(line: str) -> Rejection | None:
         return _error(ident, types.INVALID_PARAMS, 'Invalid params: "params" must be an object')
     if _has_lone_surrogate(obj):
         return _error(
-            ident, types.PARSE_ERROR, "Parse error: a string holds a lone surrogate (not Unicode)"
+            ident,
+            types.PARSE_ERROR,
+            "Parse error: the line is not UTF-8, or a string holds a lone surrogate",
         )
     return _error(ident, types.INVALID_REQUEST, f"Invalid Request: {_summary(sdk_error)}")
 
@@ -175,7 +177,10 @@ def claim_stdin() -> IO[str]:
         binary: IO[bytes] = os.fdopen(wire, "rb", closefd=False)
     except OSError:
         binary = sys.stdin.buffer
-    return io.TextIOWrapper(cast(Any, binary), encoding="utf-8", errors="replace")
+    # Bytes that are not UTF-8 become lone surrogates (not U+FFFD, silently saved as part of a
+    # memory's text: "Caf\xe9" was stored as "Caf\ufffd"), and `check_line` answers the
+    # request with a parse error.
+    return io.TextIOWrapper(cast(Any, binary), encoding="utf-8", errors="surrogateescape")
 
 
 class DirectOutput:
