@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from engram.errors import StoreError
 from engram.services.embedding_queue import EmbeddingQueue
 
 
@@ -162,3 +163,48 @@ def test_a_script_that_exits_without_closing_keeps_its_vectors(store_url: str) -
         assert sum(mem.app.context.store.vector_counts().values()) == 121
         (hit,) = mem.search("when does Atlas ship", limit=1)
         assert hit.memory.content == "Atlas ships in June" and hit.why.semantic is not None
+
+
+class BusyOnce(Recorder):
+    """A store that is busy for the first `times` batches (another process held it past the
+    busy timeout), then fine."""
+
+    def __init__(self, times: int) -> None:
+        super().__init__()
+        self.times = times
+
+    def __call__(self, items: Sequence[tuple[str, str]]) -> int:
+        if self.times > 0:
+            self.times -= 1
+            raise StoreError("the store is busy: another process is writing")
+        return super().__call__(items)
+
+
+def test_a_batch_that_meets_a_busy_store_is_tried_again(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store error dropped the batch at once (and `drain` returned as if it were stored):
+    the memories stayed unfindable by meaning until the server's next start."""
+    monkeypatch.setattr("engram.services.embedding_queue.RETRY_PAUSE", 0.01)
+    record = BusyOnce(times=2)
+    queue = EmbeddingQueue(record)
+    with caplog.at_level(logging.WARNING, logger="engram"):
+        queue.submit([("a", "x"), ("b", "y")])
+        queue.drain()
+    assert record.batches == [["a", "b"]] and "trying again" in caplog.text
+    queue.close()
+
+
+def test_a_store_that_stays_busy_is_given_up_on_after_a_few_tries(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("engram.services.embedding_queue.RETRY_PAUSE", 0.01)
+    record = BusyOnce(times=100)
+    queue = EmbeddingQueue(record)
+    with caplog.at_level(logging.WARNING, logger="engram"):
+        queue.submit([("a", "x")])
+        queue.drain()
+    assert record.times == 100 - 4 and record.batches == []  # the first try and three more
+    assert "engram embed" in caplog.text
+    queue.submit([("c", "z")])  # the queue goes on
+    queue.close()

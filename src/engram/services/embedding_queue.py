@@ -15,13 +15,18 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable, Sequence
+
+from engram.errors import StoreError
 
 log = logging.getLogger(__name__)
 
 Item = tuple[str, str]  # (memory id, text to embed)
 BATCH = 64
+RETRIES = 3  # more tries of a batch that met a store error
+RETRY_PAUSE = 1.0  # seconds before it is tried again
 
 # Queues not closed yet. The worker is a daemon thread (a forgotten handle must not keep a
 # process alive), so a script that saved and exited without `close()` lost every vector still
@@ -62,6 +67,8 @@ class EmbeddingQueue:
         self._busy = 0  # submitted items taken by the worker and not yet stored
         self._closed = False
         self._missing: Callable[[int], Sequence[Item]] | None = None
+        self._tries: dict[str, int] = {}  # memory id -> batches of it that met a store error
+        self._catch_up_failures = 0
         self._worker = threading.Thread(target=self._run, name="engram-embed", daemon=True)
         self._worker.start()
         _close_at_exit(self)
@@ -118,16 +125,48 @@ class EmbeddingQueue:
                 # memories without vectors waited for every one of them to be embedded).
                 self._busy = len(batch)
             stored = -1
+            busy = False
             try:
                 if catching_up and missing is not None:
                     batch = list(missing(self._batch))
                 if batch:
                     stored = self._compute(batch)
+            except StoreError as exc:
+                busy = self._retry_later(batch, catching_up, exc)
             except Exception:  # the memories stay without vectors: `engram embed` retries
                 log.exception("could not embed %d memories; `engram embed` will retry", len(batch))
             finally:
                 with self._cond:
-                    if catching_up and (not batch or stored <= 0):
+                    if stored >= 0:  # stored: its earlier failures are forgotten
+                        for ident, _ in batch:
+                            self._tries.pop(ident, None)
+                        self._catch_up_failures = 0 if catching_up else self._catch_up_failures
+                    if catching_up and not busy and (not batch or stored <= 0):
                         self._missing = None  # caught up, stuck or failing: stop asking
                     self._busy = 0
                     self._cond.notify_all()
+            if busy:
+                time.sleep(RETRY_PAUSE)
+
+    def _retry_later(self, batch: Sequence[Item], catching_up: bool, exc: StoreError) -> bool:
+        """A store error (another process held the store past the busy timeout) is passing:
+        the batch is tried again after a pause, a few times. It was dropped at once, and the
+        memories stayed unfindable by meaning until the next start. True if it will be."""
+        with self._cond:
+            if catching_up:
+                self._catch_up_failures += 1
+                again = self._catch_up_failures <= RETRIES
+            else:
+                again = all(self._tries.get(ident, 0) < RETRIES for ident, _ in batch)
+                if again:
+                    for ident, _ in batch:
+                        self._tries[ident] = self._tries.get(ident, 0) + 1
+                    self._waiting[:0] = batch
+                else:
+                    for ident, _ in batch:
+                        self._tries.pop(ident, None)
+        if again:
+            log.warning("could not store %d vectors (%s); trying again", len(batch), exc)
+        else:
+            log.error("could not store %d vectors: %s; `engram embed` will retry", len(batch), exc)
+        return again
