@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from engram.errors import StoreError
-from engram.services.embedding_queue import EmbeddingQueue
+from engram.services.embedding_queue import CATCH_UP_BATCH, EmbeddingQueue
 
 
 class Recorder:
@@ -133,7 +133,7 @@ def test_catching_up_stops_on_a_failing_batch(caplog: pytest.LogCaptureFixture) 
             threading.Event().wait(0.01)
         queue.drain()
     queue.close()
-    assert calls == [64]  # asked once, failed, stopped asking: no busy loop
+    assert calls == [CATCH_UP_BATCH]  # asked once, failed, stopped asking: no busy loop
 
 
 SAVE_AND_EXIT = """
@@ -208,3 +208,23 @@ def test_a_store_that_stays_busy_is_given_up_on_after_a_few_tries(
     assert "engram embed" in caplog.text
     queue.submit([("c", "z")])  # the queue goes on
     queue.close()
+
+
+def test_catching_up_asks_for_few_memories_at_a_time() -> None:
+    """A save waits for the catch-up batch under way: 64 memories of up to 17 texts each kept
+    a search right after a save waiting 4-7 s on a server catching up."""
+    record = Recorder()
+    asked: list[int] = []
+
+    def missing(n: int) -> list[tuple[str, str]]:
+        asked.append(n)
+        return [] if len(asked) > 1 else [(f"old{i}", "text") for i in range(n)]
+
+    queue = EmbeddingQueue(record)
+    queue.catch_up(missing)
+    for _ in range(200):
+        if len(asked) > 1:
+            break
+        threading.Event().wait(0.01)
+    queue.close()
+    assert asked[0] == CATCH_UP_BATCH <= 8 and record.batches[0] == [f"old{i}" for i in range(8)]

@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 
 Item = tuple[str, str]  # (memory id, text to embed)
 BATCH = 64
+# Memories per catch-up batch: few, because a save waits for the batch under way, and each
+# memory is up to 17 texts (its passages): 64 of them kept a save's search waiting 4-7 s.
+CATCH_UP_BATCH = 8
 RETRIES = 3  # more tries of a batch that met a store error
 RETRY_PAUSE = 1.0  # seconds before it is tried again
 
@@ -128,7 +131,7 @@ class EmbeddingQueue:
             busy = False
             try:
                 if catching_up and missing is not None:
-                    batch = list(missing(self._batch))
+                    batch = list(missing(CATCH_UP_BATCH))
                 if batch:
                     stored = self._compute(batch)
             except StoreError as exc:
