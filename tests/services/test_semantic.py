@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -306,15 +307,20 @@ def test_a_search_while_the_model_warms_up_answers_from_text_and_says_so(mem: En
     loading = threading.Event()
     mem.app.context.warm_up.start(loading.wait)
     try:
-        assert mem.search(PARAPHRASE) == []  # no shared word, and meaning is not searched yet
-        (hit,) = mem.search("tax return")
-        assert hit.memory.id == taxes.id
-        assert hit.why.semantic is None and hit.why.note == MODEL_LOADING
+        with ThreadPoolExecutor(1) as pool:
+            # No word in common: only meaning can answer, and an empty answer could not say
+            # that meaning was not searched; this search waits for the model instead.
+            paraphrase = pool.submit(mem.search, PARAPHRASE)
+            (hit,) = mem.search("tax return")  # found by its words: answered at once
+            assert hit.memory.id == taxes.id
+            assert hit.why.semantic is None and hit.why.note == MODEL_LOADING
+            assert not paraphrase.done()
+            loading.set()
+            (found,) = paraphrase.result(timeout=60)
     finally:
         loading.set()
         mem.app.context.warm_up.wait()
-    (hit,) = mem.search(PARAPHRASE)
-    assert hit.memory.id == flight.id and hit.why.note is None
+    assert found.memory.id == flight.id and found.why.note is None
 
 
 def test_an_index_saved_on_an_empty_store_rebuilds_once_the_log_was_pruned(

@@ -51,6 +51,8 @@ EXPANSION_COMMON_AT = 100
 # above the meaning floor) would otherwise steer the expansion away from what the query found.
 EXPANSION_MIN_SHARE = 0.3
 MODEL_LOADING = "text only: the embedding model is still loading"
+# How long a search that found nothing by its words waits for the model to finish loading.
+WARM_UP_WAIT = 10.0
 
 
 class SearchService:
@@ -86,6 +88,14 @@ class SearchService:
         loading = text is not None and not by_meaning and self.ctx.embedder is not None
         note = MODEL_LOADING if loading else None
         found = self._match(text, where, limit, by_meaning) if text else self._browse(where, limit)
+        if text and loading and not found:
+            # Nothing shares a word with the query: only meaning can find something, and an
+            # empty answer carries no `why` to say it was not searched (an assistant would
+            # tell the user nothing is remembered). Worth waiting for the model, briefly.
+            self.ctx.warm_up.wait(WARM_UP_WAIT)
+            if not self.ctx.warm_up.running:
+                note = None
+                found = self._match(text, where, limit, True)
         candidates = self._with_decay(found, now)
         if floor is not None:
             candidates = [c for c in candidates if c.score >= floor]
