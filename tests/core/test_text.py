@@ -41,3 +41,19 @@ def test_a_long_memory_gives_at_most_sixteen_passages() -> None:
 
 def test_statements_are_sentences_and_lines() -> None:
     assert statements("One. Two!  Three?\nfour\n\n") == ["One.", "Two!", "Three?", "four"]
+
+
+def test_a_statement_longer_than_the_model_reads_is_cut_into_overlapping_windows() -> None:
+    """The model reads 256 word pieces: a 300-word paragraph joined by semicolons had one
+    vector, and a clause at its end (a peanut allergy) was never found by meaning."""
+    text = "; ".join(f"clause {i} about topic number {i}" for i in range(60))
+    text += "; she is allergic to peanuts"
+    windows = passages(text)
+    assert len(windows) == 3 and windows[0].startswith("clause 0 ")
+    assert windows[-1].endswith("allergic to peanuts")
+    assert all(len(w.split()) <= 150 for w in windows)
+    assert "clause 24 " in windows[0] and "clause 24 " in windows[1]  # they overlap
+
+
+def test_chinese_and_japanese_sentences_end_without_a_space() -> None:
+    assert statements("我喜欢吃饭。你呢？好的！") == ["我喜欢吃饭。", "你呢？", "好的！"]

@@ -8,13 +8,20 @@ import re
 import unicodedata
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
-_STATEMENT_END = re.compile(r"(?<=[.!?])\s+|\n+")
+# A sentence ends at . ! ? and a space, or at the ideographic full stop and marks (Chinese and
+# Japanese write no space after them), or a line ends.
+_STATEMENT_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
 # "Kevin: …", "User: …", "Decision: …" — a short label before a colon names who or what the
 # whole memory is about; at most this many words, or the colon is part of the text.
 _LABEL = re.compile(r"^\s*([^:\n.!?]{1,40}):\s+")
 LABEL_MAX_WORDS = 3
 PASSAGE_MIN_WORDS = 3
 MAX_PASSAGES = 16
+# The model reads 256 word pieces; a longer statement (a paragraph of notes joined by
+# semicolons) is embedded as overlapping windows of this many words, or its end would never
+# be found by meaning.
+WINDOW_WORDS = 150
+WINDOW_OVERLAP = 30
 
 # Function words that match almost every memory; dropping them keeps "what did I say about X"
 # from turning into a scan of the whole store. Kept when a query has nothing else.
@@ -65,10 +72,25 @@ def passages(content: str) -> list[str]:
     if label and len(label.group(1).split()) <= LABEL_MAX_WORDS:
         prefix = label.group(1).strip() + ": "
         content = content[label.end() :]
-    pieces = [s for s in statements(content) if len(_WORD.findall(s)) >= PASSAGE_MIN_WORDS]
+    pieces = [w for s in statements(content) for w in _windows(s)]
     if len(pieces) < 2:
         return []
     return [prefix + piece for piece in pieces[:MAX_PASSAGES]]
+
+
+def _windows(statement: str) -> list[str]:
+    """The statement as one passage, none if it is too short to be one, or overlapping windows
+    of words if it is longer than the model reads."""
+    spans = [m.span() for m in _WORD.finditer(statement)]
+    if len(spans) < PASSAGE_MIN_WORDS:
+        return []
+    if len(spans) <= WINDOW_WORDS:
+        return [statement]
+    step = WINDOW_WORDS - WINDOW_OVERLAP
+    starts = range(0, len(spans) - WINDOW_OVERLAP, step)
+    return [
+        statement[spans[i][0] : spans[min(i + WINDOW_WORDS, len(spans)) - 1][1]] for i in starts
+    ]
 
 
 _NOT_A_WORD = re.compile(r"[\W_]+")
