@@ -760,3 +760,19 @@ def test_a_cluster_found_at_another_threshold_is_approved_with_that_threshold(db
         db, "consolidate", "run", "--apply", "--cluster", cluster["id"], "--threshold", "0.75"
     )
     assert len(applied["merged"]) == 1 and applied["skipped"] == {}
+
+
+def test_memories_without_a_vector_are_reported_at_open(
+    db: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Memories saved with embeddings off (or left by a killed process) were missed by
+    meaning search without a word until someone thought of `engram embed --backfill`."""
+    ok(run(db, "save", "Atlas ships in May", ENGRAM_EMBEDDING_MODEL="none"))
+    with caplog.at_level(logging.WARNING, logger="engram"):
+        ok(run(db, "search", "Atlas"))
+    assert "1 memory has no vector yet" in caplog.text and "--backfill" in caplog.text
+    ok(run(db, "embed", "--backfill"))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="engram"):
+        ok(run(db, "search", "Atlas"))
+    assert "no vector" not in caplog.text

@@ -113,7 +113,18 @@ class Context:
                     current,
                 )
         missing = sum(self.store.count().values()) - counts.get(current, 0)
-        if missing <= 0 or self.queue is None or not recover:
+        if missing <= 0:
+            return
+        if self.queue is None or not recover:
+            # Said at open, or they stay unfindable by meaning without a word (a script that
+            # was killed, a JSONL line edited by hand): `engram search` cannot tell.
+            log.warning(
+                "%d %s no vector yet: meaning search misses %s until `engram embed "
+                "--backfill` (a running server catches up by itself)",
+                missing,
+                "memory has" if missing == 1 else "memories have",
+                "it" if missing == 1 else "them",
+            )
             return
         log.info("%d memories have no vector yet: embedding them in the background", missing)
         self.queue.catch_up(lambda n: self.store.missing_vectors(current, n))
