@@ -78,6 +78,9 @@ def test_statements_with_other_numbers_are_different_facts() -> None:
     assert statement_key("Alarm at -5 C.") == statement_key("alarm at  -5 c")
     assert statement_key("Room 5. Then lunch") == statement_key("room 5 then lunch")
     assert statement_key("well-known") == statement_key("well known")
+    # Only a point, comma, colon or slash joins two digits into one number: spacing does not.
+    assert statement_key("Gate code is 12 34") == statement_key("gate code is 12  34")
+    assert statement_key("pages 12-34") == statement_key("pages 12 34")
 
 
 def test_an_original_without_repeats_is_kept_as_written() -> None:

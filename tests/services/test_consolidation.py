@@ -422,7 +422,7 @@ def test_undo_of_a_merge_merged_again_is_refused(mem: Engram, clock: FixedClock)
 
 
 def test_a_failed_merge_leaves_nothing_half_written(
-    mem: Engram, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+    mem: Engram, store_url: str, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Only a conflict removed the archived "pending" merged memory: any other failure of the
     final swap (a store error, Ctrl-C) left it with its copied relations, shown by `related`;
@@ -451,7 +451,9 @@ def test_a_failed_merge_leaves_nothing_half_written(
     assert mem.stats().total == 4  # the pending merged memory
     mem.update(b.id, content="Kate skis every winter")
     c, d = mem.save("Dana runs"), mem.save("Dana jogs")
-    mem.consolidate(mode="apply", auto_detect=False, memory_ids=[c.id, d.id])
+    mem.flush()
+    with Engram.open(store_url, clock=clock) as later:  # the next process to merge
+        later.consolidate(mode="apply", auto_detect=False, memory_ids=[c.id, d.id])
     assert mem.stats().total == 5 + 1  # the leftover is gone; the new merge is there
     assert {m.memory.id for m in mem.related(other.id)} == {a.id}
 
@@ -465,3 +467,16 @@ def test_memories_the_model_cannot_read_are_not_copies_of_each_other(mem: Engram
     assert mem.consolidate(mode="apply").merged == []
     hits = mem.search("ร้านอาหารอร่อยมาก")
     assert [h.memory.id for h in hits] == [saved[0].id]  # by its words, nothing by meaning
+
+
+def test_undo_is_not_refused_for_what_a_later_merge_carried(mem: Engram) -> None:
+    """Undo counted the merged memory's relations: merging a memory it was related to copied
+    that relation onto the new merged memory, and undo then asked for --force although
+    nobody had related anything by hand."""
+    a, b = mem.save("Kate likes skiing"), mem.save("Kate skis")
+    x, y = mem.save("Dana runs marathons"), mem.save("Dana runs")
+    mem.create_relation(a.id, x.id, "related")
+    first = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
+    mem.consolidate(mode="apply", auto_detect=False, memory_ids=[x.id, y.id])
+    undone = mem.undo_consolidation(first.merged[0].merged.id)
+    assert sorted(undone.restored_ids) == sorted([a.id, b.id])

@@ -371,6 +371,10 @@ def test_a_note_renamed_to_a_name_new_notes_may_not_take_is_still_followed(
     assert mem.app.ltm.show("Atlas: plan.md").engram_id == memory.id
     mem.update(memory.id, content="Atlas plan: ship in June")
     assert "ship in June" in (vault / "Atlas: plan.md").read_text()
+    (again,) = mem.promote(memory.id).items  # its note is there: not written a second time
+    assert again.action == "already_promoted" and sorted(p.name for p in vault.rglob("*.md")) == [
+        "Atlas: plan.md"
+    ]
     with pytest.raises(ValidationError, match="path"):
         mem.app.ltm.show("../outside.md")  # still confined to the vault
 
@@ -448,3 +452,42 @@ def test_the_search_that_finds_a_rename_names_the_note_where_it_is(
     (vault / str(item.path)).rename(vault / "Engram" / "pg.md")
     (hit,) = mem.search_unified("PostgreSQL replication").hits[:1]
     assert hit.path == "Engram/pg.md" and (vault / hit.path).exists()
+
+
+def test_frontmatter_that_one_line_cannot_extend_still_takes_the_id(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """An id line appended after a one-line `{...}` mapping made the YAML invalid (the note
+    lost its marker, title and tags); one under an `engram_id:` with a value on the next
+    lines became part of that value. Both notes reported imported."""
+    mem, vault = ltm
+    write_note(vault, "flow.md", "---\n{engram: memory, tags: [work]}\n---\nFlow style.\n")
+    write_note(vault, "block.md", "---\nengram: memory\nengram_id:\n  - old\n---\nBlock.\n")
+    ids = {n.path: n.memory_id for n in mem.import_vault(apply=True).notes}
+    for path in ("flow.md", "block.md"):
+        assert mem.app.ltm.show(path).engram_id == ids[path]
+    assert mem.import_vault(apply=True).count == 0
+
+
+def test_a_note_edited_during_its_import_does_not_take_the_id(
+    ltm: tuple[Engram, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The note was read again just before its id was written: an edit made while the import
+    ran got the id of a memory holding the old text. The edit is made to happen at that moment
+    by wrapping the save."""
+    mem, vault = ltm
+    note = write_note(vault, "m.md", "---\nengram: memory\n---\nThe review is in March.\n")
+    real_save_many = mem.app.vault_import.memories.save_many
+
+    def save_then_edit(*args: object, **kwargs: object) -> object:
+        saved = real_save_many(*args, **kwargs)  # type: ignore[arg-type]
+        note.write_text("---\nengram: memory\n---\nThe review is in APRIL.\n")
+        return saved
+
+    monkeypatch.setattr(mem.app.vault_import.memories, "save_many", save_then_edit)
+    done = mem.import_vault(apply=True)
+    assert done.count == 0 and "changed while it was imported" in done.skipped["m.md"]
+    assert "engram_id" not in note.read_text() and mem.stats().total == 0
+    monkeypatch.undo()
+    (imported,) = mem.import_vault(apply=True).notes  # the next run imports what it says now
+    assert mem.get(str(imported.memory_id)).content == "The review is in APRIL."

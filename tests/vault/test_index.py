@@ -119,6 +119,7 @@ def test_a_heading_is_read_in_linear_time_and_its_closing_hashes_cut() -> None:
     assert parse("# Closed heading ##  \n").title == "Closed heading"
     assert parse("# Learning C#\n").title == "Learning C#"  # no space before: part of the text
     assert parse("#\n\n# \n#Not a heading\n").title == "My Note"
+    assert parse_note("a.md", b"# Title ##\r\nbody\r\n").title == "Title"  # CRLF line ends
 
 
 def test_a_lone_surrogate_in_frontmatter_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:

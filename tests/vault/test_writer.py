@@ -207,3 +207,12 @@ def test_a_note_that_cannot_be_written_back_as_it_was_is_refused(vault: VaultFil
     assert vault.read_note("Aux: notes.md").text == "a name only new notes may not take"
     with pytest.raises(ValidationError, match=r"outside the vault|'\.\.'"):
         vault.read_note("../x.md")
+
+
+def test_mixed_line_ends_are_written_back_as_they_were(vault: VaultFiles) -> None:
+    """One CRLF line made the whole note count as CRLF: every other line was rewritten."""
+    note = vault.root / "mixed.md"
+    note.write_bytes(b"line one\nline two\r\nline three\n")
+    read = vault.read_note("mixed.md")
+    assert vault.rewrite("mixed.md", read, read.text + "line four\n")
+    assert note.read_bytes() == b"line one\nline two\r\nline three\nline four\n"

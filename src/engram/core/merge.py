@@ -29,8 +29,12 @@ from engram.core.text import statements
 STRENGTH_PER_COPY = 0.1
 MARK = "consolidation"  # the meta key a merged memory carries
 MERGED_PREFIX = "merged-"  # a merged memory's id: this and its cluster's digest
+# In the metadata of a relation a merge copied from an original: the merged memory it was
+# copied for. Such a relation is the merge's work, not the user's.
+CARRIED = "carried_by"
 
 
+NUMBER_MARKS = ".,:/"  # between two digits they make a number
 SIGNS = "-+\u2212"  # a sign before a digit: "-5 C" is not "5 C" (U+2212 is the minus sign)
 
 
@@ -51,7 +55,9 @@ def _in_number(text: str, i: int) -> bool:
     after = text[i + 1] if i + 1 < len(text) else ""
     if not after.isdigit():
         return False
-    return before.isdigit() or (text[i] in SIGNS and not before.isalnum())
+    if before.isdigit():
+        return text[i] in NUMBER_MARKS  # "1.5", "10:30", "3/4", "1,000"; not "12 34"
+    return text[i] in SIGNS and not before.isalnum()
 
 
 def merged_content(contents: Iterable[str]) -> str:
@@ -136,7 +142,7 @@ def undo_refusal(
     merged: Memory, mark: dict[str, Any], relations: Sequence[Relation], force: bool
 ) -> str | None:
     """Why undoing this merge must not happen, or None. `relations`: all of the merged
-    memory's; `mark`: its meta[MARK] as the merge left it (version and relation count)."""
+    memory's; `mark`: its meta[MARK] as the merge left it (the version it was saved with)."""
     ident = merged.id
     outer = sorted(
         r.from_id for r in relations if r.type == "consolidated_from" and r.to_id == ident
@@ -155,9 +161,15 @@ def undo_refusal(
     lost = []
     if "version" in mark and mark["version"] != version(merged):
         lost.append("edited (content, tags or entities)")
-    expected = mark.get("relations")  # its consolidated_from edges and the copied ones
-    if isinstance(expected, int) and len(relations) > expected:
-        lost.append(f"related to {len(relations) - expected} more memories")
+    if "version" in mark:  # a merge that marks the relations it carried (older ones do not)
+        made = [
+            r
+            for r in relations
+            if not (r.type == "consolidated_from" and r.from_id == ident)
+            and CARRIED not in r.metadata
+        ]
+        if made:
+            lost.append(f"related to {len(made)} more memories")
     if not lost:
         return None
     return (

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -32,6 +33,7 @@ import numpy as np
 
 from engram.core.clustering import Cluster, action_for, build_clusters, cluster_id, cohesion
 from engram.core.merge import (
+    CARRIED,
     MARK,
     MERGED_PREFIX,
     is_pending,
@@ -53,6 +55,7 @@ PAGE = 2_000  # memories whose neighbours are asked for in one batch
 NEIGHBOURS = 10  # each memory's nearest neighbours considered for linking
 MARGIN = 0.02  # how far below the link threshold an approximate similarity is still checked
 SWEEP_LIMIT = 100_000  # merged memories looked at for half-written leftovers
+SWEEP_EVERY = 60.0  # seconds between two such sweeps in one process
 Mode = Literal["preview", "apply"]
 
 
@@ -111,6 +114,7 @@ class ConsolidationService:
         # and the threshold they were found at: the next run searches only what changed.
         self._links: dict[str, tuple[str, list[tuple[str, float]]]] = {}
         self._links_at: float | None = None
+        self._swept_at: float | None = None  # when leftovers of killed merges were last swept
 
     # -- finding clusters ---------------------------------------------------------------------
 
@@ -425,15 +429,17 @@ class ConsolidationService:
                 "status": Status.ARCHIVED,
             }
         )
-        self._dropis_pending(merged.id)
-        self._sweepis_pending()
+        self._drop_pending(merged.id)
+        if self._swept_at is None or time.monotonic() - self._swept_at > SWEEP_EVERY:
+            self._sweep_pending()  # not before every merge: it reads every merged memory
+            self._swept_at = time.monotonic()
         try:
             carried, done = self._insert_and_swap(view, merged, originals)
         except BaseException:
             # Whatever stopped the merge (a conflict, a store error, Ctrl-C), the half-written
             # merged memory goes: left "pending", its copied relations showed in `related`.
             with contextlib.suppress(Exception):
-                self._dropis_pending(merged.id)
+                self._drop_pending(merged.id)
             raise
         active = next(new for _, new in done if new.id == merged.id)
         self.ctx.embed_later([(active.id, active.content)])
@@ -449,14 +455,9 @@ class ConsolidationService:
     ) -> tuple[int, list[tuple[Memory, Memory]]]:
         self.ctx.store.insert([self.ctx.scheduled(merged)])
         carried = self._relations(merged.id, originals)
-        # What undo checks before it deletes the merged memory: that nobody edited it or
-        # related it to anything since (that work would go with it).
-        applied = {
-            "cluster": view.id,
-            "state": "applied",
-            "version": version(merged),
-            "relations": carried + len(originals),
-        }
+        # What undo checks before it deletes the merged memory: that nobody edited it since
+        # (and, through the relations a merge marks as its own, related it to anything).
+        applied = {"cluster": view.id, "state": "applied", "version": version(merged)}
 
         def swap(m: Memory) -> tuple[Memory, Schedule]:
             if m.id == merged.id:
@@ -498,13 +499,21 @@ class ConsolidationService:
             if source == target or (source, target, r.type) in seen:
                 continue
             seen.add((source, target, r.type))
+            metadata = {**r.metadata, CARRIED: merged_id}
             self.ctx.store.add_relation(
-                r.model_copy(update={"id": new_id(), "from_id": source, "to_id": target})
+                r.model_copy(
+                    update={
+                        "id": new_id(),
+                        "from_id": source,
+                        "to_id": target,
+                        "metadata": metadata,
+                    }
+                )
             )
             carried += 1
         return carried
 
-    def _dropis_pending(self, ident: str) -> None:
+    def _drop_pending(self, ident: str) -> None:
         """Remove what a crash left half-written for this cluster; refuse a cluster merged
         already."""
         for m in self.ctx.store.get_many([ident]):
@@ -512,7 +521,7 @@ class ConsolidationService:
                 raise ConflictError(f"this cluster was merged already, into {ident}")
             self.ctx.store.delete([ident])
 
-    def _sweepis_pending(self) -> None:
+    def _sweep_pending(self) -> None:
         """Remove every merge a killed process left half-written. Its cluster has usually
         changed since (a member edited), so no retry of the same cluster would ever find it,
         and its copied relations showed in `related`. Called with the consolidation lock held:
@@ -531,8 +540,15 @@ class ConsolidationService:
         Refused when that would break something: the merged memory was merged again (undo
         that merge first), promoted (its note names it), or never finished. Refused too, unless
         `force`, when it was edited or related to other memories after the merge: deleting it
-        would delete that work with it."""
+        would delete that work with it.
+
+        Under the consolidation lock, like a merge: a merge of the same memory by another
+        client between the checks and the delete would otherwise be lost."""
         ident = check.memory_id(merged_id, "merged_id")
+        with self.ctx.store.exclusive("consolidation"):
+            return self._undo(ident, force)
+
+    def _undo(self, ident: str, force: bool) -> UndoResult:
         found = self.ctx.store.get_many([ident])
         if not found:
             raise NotFoundError("memory", ident)

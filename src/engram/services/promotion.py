@@ -364,11 +364,12 @@ def _message(items: list[PromotionItem], dry_run: bool, auto: bool) -> str:
 
 
 def _present(files: VaultFiles, path: str | None) -> bool:
-    """Whether a promoted memory's note is in the vault (a path the vault's rules refuse, as
-    a hand-edited store might hold, counts as missing)."""
+    """Whether a promoted memory's note is in the vault. Its path is one a note already has
+    (the user may have renamed it to `Atlas: plan.md`, which no new note would be named); a
+    path outside the vault, as a hand-edited store might hold, counts as missing."""
     if not path:
         return False
     try:
-        return files.exists(path)
+        return files.resolve(path, existing=True).is_file()
     except ValidationError:
         return False

@@ -26,7 +26,7 @@ from engram.services.memories import Draft, MemoryService
 from engram.services.results import Result
 from engram.vault.index import parse_note, readable, scan
 from engram.vault.render import with_engram_id
-from engram.vault.writer import VaultFiles
+from engram.vault.writer import NoteText, VaultFiles
 
 log = logging.getLogger(__name__)
 
@@ -73,13 +73,14 @@ class VaultImportService:
             files, [n for n in notes if _marked(n) and not n.engram_id]
         )
         if not apply:
-            items = [ImportedNote(path=n.path, title=n.title, memory_id=None) for n, _ in ready]
+            items = [ImportedNote(path=n.path, title=n.title, memory_id=None) for n, _, _ in ready]
             return VaultImportResult(
                 mode="dry run", count=len(items), notes=items, relations=0, skipped=skipped
             )
-        saved = self.memories.save_many([draft for _, draft in ready]) if ready else []
+        saved = self.memories.save_many([draft for _, draft, _ in ready]) if ready else []
         now = self.ctx.now()
-        by_id = {m.id: n.path for m, (n, _) in zip(saved, ready, strict=True)}
+        by_id = {m.id: n.path for m, (n, _, _) in zip(saved, ready, strict=True)}
+        read_as = {n.path: stored for n, _, stored in ready}
 
         def promote(m: Memory) -> tuple[Memory, Schedule]:
             update = {"status": Status.PROMOTED, "promoted_at": now, "promoted_to": by_id[m.id]}
@@ -87,7 +88,7 @@ class VaultImportService:
 
         self.ctx.store.modify(list(by_id), promote)
         for memory_id, path in list(by_id.items()):
-            problem = _write_id(files, path, memory_id)
+            problem = _write_id(files, path, memory_id, read_as[path])
             if problem is not None:
                 # Without its id the note would be imported again by the next run: the memory
                 # goes, and the note waits for that run.
@@ -99,7 +100,7 @@ class VaultImportService:
         relations = self._relate(by_id, promoted | {path: ident for ident, path in by_id.items()})
         items = [
             ImportedNote(path=n.path, title=n.title, memory_id=m.id)
-            for m, (n, _) in zip(saved, ready, strict=True)
+            for m, (n, _, _) in zip(saved, ready, strict=True)
             if m.id in by_id
         ]
         log.info("imported %d notes as memories, %d relations", len(items), relations)
@@ -109,23 +110,29 @@ class VaultImportService:
 
     def _importable(
         self, files: VaultFiles, marked: list[Note]
-    ) -> tuple[list[tuple[Note, Draft]], dict[str, str]]:
-        """The marked notes that can become memories, with their drafts, and why each of the
-        others cannot (one note over a limit used to fail the whole import)."""
-        ready: list[tuple[Note, Draft]] = []
+    ) -> tuple[list[tuple[Note, Draft, NoteText]], dict[str, str]]:
+        """The marked notes that can become memories — each with its draft and the text it was
+        made from, which is what takes the id back (a note edited in between is then not
+        given the id of a memory of its old text) — and why each of the others cannot (one
+        note over a limit used to fail the whole import)."""
+        ready: list[tuple[Note, Draft, NoteText]] = []
         skipped: dict[str, str] = {}
-        for note in marked:
+        for listed in marked:
             try:
-                files.read_note(note.path)  # it must take its id back unchanged: UTF-8, whole
+                stored = files.read_note(listed.path)  # whole and UTF-8, to be written back
+                note = parse_note(listed.path, stored.text.encode("utf-8"))
+                if not _marked(note) or note.engram_id:
+                    continue  # changed since it was listed
+                with_engram_id(stored.text, "x")  # its frontmatter can take an id
                 draft = Draft(
                     content=check.content(note.body.strip() or note.title),
                     tags=list(check.tags(note.tags)),
                     source=f"vault:{note.path}",
                 )
-            except (OSError, ValidationError) as exc:
-                skipped[note.path] = _reason(exc)
+            except (OSError, ValueError, ValidationError) as exc:
+                skipped[listed.path] = _reason(exc)
                 continue
-            ready.append((note, draft))
+            ready.append((note, draft, stored))
         return ready, skipped
 
     def _notes(self) -> list[Note]:
@@ -155,18 +162,17 @@ class VaultImportService:
         return len(pairs)
 
 
-def _write_id(files: VaultFiles, path: str, memory_id: str) -> str | None:
-    """Write the memory's id into the note's frontmatter; why not, if it could not be."""
+def _write_id(files: VaultFiles, path: str, memory_id: str, stored: NoteText) -> str | None:
+    """Write the memory's id into the note as it was read; why not, if it could not be."""
     try:
-        note = files.read_note(path)
-        if files.rewrite(path, note, with_engram_id(note.text, memory_id)):
+        if files.rewrite(path, stored, with_engram_id(stored.text, memory_id)):
             return None
         return "the note changed while it was imported: run the import again"
-    except (OSError, ValidationError) as exc:
+    except (OSError, ValueError, ValidationError) as exc:
         return _reason(exc)
 
 
-def _reason(exc: OSError | ValidationError) -> str:
+def _reason(exc: OSError | ValueError | ValidationError) -> str:
     return exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc)
 
 

@@ -215,9 +215,7 @@ def _plain(value: Any, depth: int, budget: list[int]) -> Any:
     if isinstance(value, datetime | date | time):
         return value.isoformat()
     if isinstance(value, dict):
-        return {
-            _plain(str(k), depth, budget): _plain(v, depth + 1, budget) for k, v in value.items()
-        }
+        return {_clean(str(k)): _plain(v, depth + 1, budget) for k, v in value.items()}
     if isinstance(value, list | tuple | set):
         return [_plain(v, depth + 1, budget) for v in value]
     if isinstance(value, bytes):
@@ -228,7 +226,7 @@ def _plain(value: Any, depth: int, budget: list[int]) -> Any:
 def _heading_text(line: str) -> str:
     """A heading without its closing sequence: #s after a space ("Title ##"), not those
     that are part of the text ("Learning C#")."""
-    text = line.rstrip(" \t")
+    text = line.rstrip(" \t\r")  # a note with CRLF line ends leaves the \r on the line
     bare = text.rstrip("#")
     if bare != text and (not bare or bare[-1] in " \t"):
         return bare.rstrip(" \t")

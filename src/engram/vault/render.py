@@ -177,7 +177,24 @@ _ID_LINE = re.compile(r"^engram_id[ \t]*:.*$", re.MULTILINE)
 def with_engram_id(text: str, memory_id: str) -> str:
     """The note with `engram_id: <id>` in its frontmatter, everything else exactly as the
     user wrote it (comments, dates, `yes`, key order). Reading the frontmatter and dumping it
-    again would retype values (a date became text, `yes` became `true`) and drop comments."""
+    again would retype values (a date became text, `yes` became `true`) and drop comments, so
+    that is done only where one added line does not give the id (frontmatter written as one
+    `{...}` mapping, an `engram_id:` with a value on the lines below it). ValueError if neither
+    does (frontmatter that is not valid YAML)."""
+    for written in (_id_line_added(text, memory_id), _id_dumped(text, memory_id)):
+        if written is not None and split_frontmatter(written)[0].get("engram_id") == memory_id:
+            return written
+    raise ValueError("its frontmatter cannot take an engram_id (it is not a valid YAML mapping)")
+
+
+def _id_dumped(text: str, memory_id: str) -> str | None:
+    meta, body, problem = split_frontmatter(text)
+    if problem is not None:
+        return None
+    return "---\n" + dump_yaml({**meta, "engram_id": memory_id}) + "---\n" + body
+
+
+def _id_line_added(text: str, memory_id: str) -> str:
     line = f"engram_id: {memory_id}"
     lines = text.splitlines(keepends=True)
     if lines and lines[0].rstrip() == "---":

@@ -155,8 +155,12 @@ class VaultFiles:
             raise ValidationError(field, f"{rel!r} is not UTF-8 text") from None
         bom = text.startswith(BOM)
         text = text.removeprefix(BOM)
-        crlf = "\r\n" in text
-        return NoteText(text.replace("\r\n", "\n"), bom, crlf, (info.st_mtime_ns, info.st_size))
+        # Every line ending in CRLF: edited as LF, written back as CRLF. Mixed line ends are
+        # left as they are (normalising them would rewrite every other line).
+        crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
+        if crlf:
+            text = text.replace("\r\n", "\n")
+        return NoteText(text, bom, crlf, (info.st_mtime_ns, info.st_size))
 
     def rewrite(self, rel: str, note: NoteText, text: str) -> bool:
         """Write `text` over a note read with `read_note`, stored as the note was (byte order
