@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engram import Engram, FixedClock
+from engram import Draft, Engram, FixedClock
 from engram.core.models import Memory, Schedule
 from engram.services.search import MODEL_LOADING
 from engram.storage.protocol import Filter
@@ -379,3 +379,19 @@ def test_the_vector_change_log_stays_bounded_and_a_lagging_index_rebuilds(
     with Engram.open(str(db), clock=clock) as mem:
         hits = mem.search("growing vegetables", limit=5)
         assert hits and all(h.why.semantic is not None for h in hits)  # from the rebuilt index
+
+
+def test_a_query_the_model_cannot_read_finds_nothing_by_meaning(mem: Engram) -> None:
+    """A Thai or Amharic query got a vector of noise, and the memories nearest to it passed
+    the meaning floor by chance: five unrelated English memories came back."""
+    who = ["Alice", "Bob", "Carol", "the team", "our manager", "the server", "my cat"]
+    did = ["likes", "prefers", "fixed", "deployed", "planned", "reviewed", "painted", "ordered"]
+    what = ["green tea", "the staging cluster", "a new roof", "the quarterly report", "sushi"]
+    mem.save_many(
+        [
+            Draft(content=f"{a} {b} {c} in week {i}")
+            for i, (a, b, c) in enumerate((a, b, c) for a in who for b in did for c in what)
+        ]
+    )
+    for query in ("ภาษาไทยวันนี้อากาศดีมาก", "😀🎉🔥", "ሰላም ለዓለም"):
+        assert mem.search(query) == [], query

@@ -491,3 +491,18 @@ def test_a_note_edited_during_its_import_does_not_take_the_id(
     monkeypatch.undo()
     (imported,) = mem.import_vault(apply=True).notes  # the next run imports what it says now
     assert mem.get(str(imported.memory_id)).content == "The review is in APRIL."
+
+
+def test_a_watched_vault_that_goes_away_is_reported_unavailable(ltm: tuple[Engram, Path]) -> None:
+    """With a watcher running, unified search never looked at the vault and said `watched`
+    while the folder was gone."""
+    mem, vault = ltm
+    write_note(vault, "zebra.md", "Zebra crossing notes.\n")
+    assert mem.app.ltm.watch()
+    try:
+        eventually(lambda: mem.app.ltm.status().notes_indexed == 1)
+        vault.rename(vault.with_name("vault-away"))
+        result = mem.search_unified("zebra crossing", stm_weight=0)
+        assert result.vault == "unavailable" and [h.path for h in result.hits] == ["zebra.md"]
+    finally:
+        mem.app.ltm.stop_watching()

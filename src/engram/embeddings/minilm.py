@@ -193,6 +193,9 @@ class MiniLMEmbedder:
                 self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="engram-embed")
             return self._pool
 
+    def reads(self, text: str) -> bool:
+        return _readable(_load().tokenizer.encode(text))
+
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One text per model call: activations are quantised per call (integer_graph.py), so
         a text batched with others, or padded to their length, would get another vector."""

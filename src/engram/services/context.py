@@ -145,8 +145,8 @@ class Context:
 
     def text_vector(self, text: str) -> NDArray[np.float32] | None:
         """One text's embedding (a query, or a memory about to be saved), or None without an
-        embedder. Recent ones are remembered: a unified search embeds its query once for
-        memories and notes, and a repeated query costs nothing."""
+        embedder or for a text it cannot read. Recent ones are remembered: a unified search
+        embeds its query once for memories and notes, and a repeated query costs nothing."""
         embedder = self.embedder
         if embedder is None:
             return None
@@ -156,6 +156,8 @@ class Context:
             if cached is not None:
                 _text_vectors.move_to_end(key)
                 return cached
+        if not embedder.reads(text):
+            return None  # Thai, emoji, ...: its vector would be noise (minilm.py)
         vector: NDArray[np.float32] = embedder.embed_batch([text])[0]
         with _text_lock:
             _text_vectors[key] = vector

@@ -194,8 +194,11 @@ class LtmService:
     def refresh(self) -> None:
         """Catch up with the vault before a unified search when nothing watches it: an
         incremental index run (it reads only files whose size or mtime changed), at most once
-        every `vault_refresh_seconds`."""
-        if not self.live or self.watching:
+        every `vault_refresh_seconds`. ConfigError if the vault is away, watched or not."""
+        if not self.live:
+            return
+        self.vault.files()
+        if self.watching:
             return
         now = time.monotonic()
         wait = self.ctx.settings.vault_refresh_seconds
