@@ -19,9 +19,10 @@ PASSAGE_MIN_WORDS = 3
 MAX_PASSAGES = 16
 # The model reads 256 word pieces; a longer statement (a paragraph of notes joined by
 # semicolons) is embedded as overlapping windows of this many words, or its end would never
-# be found by meaning.
-WINDOW_WORDS = 150
-WINDOW_OVERLAP = 30
+# be found by meaning. English prose is about 1.3 pieces a word; 120 words leave room for
+# denser text (names, numbers, identifiers).
+WINDOW_WORDS = 120
+WINDOW_OVERLAP = 24
 
 # Function words that match almost every memory; dropping them keeps "what did I say about X"
 # from turning into a scan of the whole store. Kept when a query has nothing else.
