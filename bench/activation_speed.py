@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""How long the activation rules take on long messages (`engram.core.intent.classify`).
+
+    python bench/activation_speed.py
+    python bench/activation_speed.py --sizes 2000 4000 8000   # an older version: smaller sizes
+
+A rule of the form "a trigger, any text, then a word that may not come" is tried again from
+every later trigger when the word does not come: time grows with the square (or cube) of the
+message's length. Each message below repeats a piece that starts such a rule up to the size;
+a linear classifier takes about twice as long for twice the size. Prints the median of five
+runs per message and size, in milliseconds (the inputs are fixed: no seed needed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from engram.core.intent import classify
+
+MESSAGES = {
+    "prose, late question": (
+        "The standup is at nine and the repo is on GitHub. ",
+        " Questions? Thanks.",
+    ),
+    "the budget is ...?": ("the budget is ", "? x"),
+    "what ... (no 'I said')": ("what ", ""),
+    "my name ... (no verb)": ("my name ", ""),
+    "name is aaa...?": ("a", "? x"),
+    "told you ... (no ?)": ("told you ", ""),
+}
+
+
+def message(piece: str, end: str, size: int, name: str) -> str:
+    if name.startswith("name is"):
+        return "name is " + piece * (size - 12) + end
+    return piece * max(1, (size - len(end)) // len(piece)) + end
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2_000, 8_000, 16_000, 49_000])
+    args = parser.parse_args()
+    print("| message | " + " | ".join(f"{n:,} chars" for n in args.sizes) + " |")
+    print("|---|" + "---|" * len(args.sizes))
+    for name, (piece, end) in MESSAGES.items():
+        cells = []
+        for size in args.sizes:
+            text = message(piece, end, size, name)
+            times = []
+            for _ in range(5):
+                start = time.perf_counter()
+                classify(text)
+                times.append((time.perf_counter() - start) * 1000)
+            cells.append(f"{statistics.median(times):.1f}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
