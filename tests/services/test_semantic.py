@@ -331,7 +331,12 @@ def test_an_index_saved_on_an_empty_store_rebuilds_once_the_log_was_pruned(
     process must not replay only the kept tail: the oldest memories would never be found by
     meaning. Store level, so that the importing process never loads the index itself."""
     monkeypatch.setattr("engram.storage.sqlite.vector_rows.CHANGE_LOG_KEEP", 5)
-    db, model = tmp_path / "empty-first.db", ("test-model", 8)
+    for attempt in range(30):  # a graph built on several threads lost a node in 1 of 40 builds
+        rebuilt_index_finds_every_memory(tmp_path / f"empty-first-{attempt}.db")
+
+
+def rebuilt_index_finds_every_memory(db: Path) -> None:
+    model = ("test-model", 8)
     rng = np.random.default_rng(7)
     first = SQLiteStore(db, vector_model=model)
     assert first.vector_search(np.ones(8, np.float32), Filter(), 5) == []  # saved at change 0
@@ -349,8 +354,8 @@ def test_an_index_saved_on_an_empty_store_rebuilds_once_the_log_was_pruned(
     importer.close()
     later = SQLiteStore(db, vector_model=model)
     for ident in ids:
-        # In the index at all (a memory left out is never found): among the nearest few, as
-        # an approximate index promises; the very first failed once in a CI run.
+        # In the index and reachable (a memory left out is never found by meaning): among the
+        # nearest few, as an approximate index promises.
         assert ident in [s.id for s in later.vector_search(vectors[ident], Filter(), 5)]
     later.close()
 

@@ -8,6 +8,7 @@ corrupt a message.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -268,8 +269,12 @@ def _stop(signum: int, _frame: object) -> None:
     the SDK reads stdin on a thread that only returns when the client closes it. Stopping here
     is safe: every write is one transaction (a killed process never loses an acknowledged save,
     see the crash tests), and vectors still being computed are caught up at the next start."""
-    log.info("stopping on signal %d", signum)
-    logging.shutdown()
+    # No logging call here: one takes the handler's lock, and a thread holding it while
+    # blocked on a full stderr pipe (a client that does not read it) would keep the server
+    # from stopping. Every record already went out when it was logged (stream handlers flush).
+    with contextlib.suppress(OSError):
+        os.set_blocking(2, False)
+        os.write(2, f"engram: stopping on signal {signum}\n".encode())
     os._exit(128 + signum)
 
 
