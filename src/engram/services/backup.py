@@ -20,12 +20,10 @@ import logging
 import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterable, Sequence
-from contextlib import suppress
 from pathlib import Path
 
-from engram.atomic import fsync_dir
+from engram.atomic import write_atomically
 from engram.errors import EngramError, ValidationError
 from engram.services.context import Context
 from engram.services.ltm import VaultAccess
@@ -232,20 +230,8 @@ def _repo_path(repo: str | Path) -> Path:
 
 
 def _write_lines(target: Path, lines: Iterable[str]) -> None:
-    """Atomically replace `target` with the lines (temporary file, fsync, rename)."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".engram-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            for line in lines:
-                handle.write(line + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    finally:
-        with suppress(FileNotFoundError):
-            os.unlink(tmp)
-    fsync_dir(target.parent)
+    """Atomically replace `target` with the lines, each ended by a newline."""
+    write_atomically(target, ((line + "\n").encode("utf-8") for line in lines))
 
 
 def _write_text(target: Path, text: str) -> None:
