@@ -506,3 +506,24 @@ def test_a_watched_vault_that_goes_away_is_reported_unavailable(ltm: tuple[Engra
         assert result.vault == "unavailable" and [h.path for h in result.hits] == ["zebra.md"]
     finally:
         mem.app.ltm.stop_watching()
+
+
+def test_a_vault_folder_replaced_while_watched_is_watched_again(ltm: tuple[Engram, Path]) -> None:
+    """A drive unmounted and mounted again is a new folder at the same path: the watcher of
+    the old one never saw a change again, and nothing re-scanned while it ran."""
+    mem, vault = ltm
+    write_note(vault, "zebra.md", "Zebra crossing notes.\n")
+    assert mem.app.ltm.watch()
+    try:
+        eventually(lambda: mem.app.ltm.status().notes_indexed == 1)
+        vault.rename(vault.with_name("vault-old"))
+        vault.mkdir()
+        write_note(vault, "okapi.md", "Okapi sightings.\n")
+        eventually(lambda: note_paths(mem, "okapi sightings") == ["okapi.md"])
+        assert mem.app.ltm.watching
+        write_note(vault, "lemur.md", "Lemur sightings.\n")  # seen by the new watcher
+        eventually(
+            lambda: mem.app.ltm.status().notes_indexed == 2 and mem.app.ltm.status().changed == 0
+        )
+    finally:
+        mem.app.ltm.stop_watching()

@@ -198,6 +198,10 @@ class LtmService:
         if not self.live:
             return
         self.vault.files()
+        if self._watcher is not None and self._watcher.stale:
+            log.warning("the vault folder was replaced (mounted again?): watching the new one")
+            self.stop_watching()
+            self.watch()  # it catches up first
         if self.watching:
             return
         now = time.monotonic()

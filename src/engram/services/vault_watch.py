@@ -44,6 +44,7 @@ class VaultWatcher:
         self._on_change = on_change
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._folder = _identity(root)
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="engram-vault-watch", daemon=True)
@@ -52,6 +53,13 @@ class VaultWatcher:
     @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def stale(self) -> bool:
+        """Whether the folder at the vault's path is no longer the one watched: a drive
+        unmounted and mounted again, a sync client that replaced the folder. Its changes never
+        reach this watcher."""
+        return _identity(self.root) != self._folder
 
     def stop(self) -> None:
         self._stop.set()
@@ -81,3 +89,11 @@ class VaultWatcher:
             self._on_change()
         except Exception as exc:  # the next change (or unified search) tries again
             log.warning("indexing the vault (%s) failed: %s", why, exc)
+
+
+def _identity(folder: Path) -> tuple[int, int] | None:
+    try:
+        info = folder.stat()
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
