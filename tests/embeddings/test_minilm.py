@@ -212,3 +212,15 @@ def test_the_unknown_token_is_the_vocabularys() -> None:
     from engram.embeddings.minilm import UNK_ID
 
     assert _load().tokenizer.token_to_id("[UNK]") == UNK_ID
+
+
+def test_a_query_gets_the_vector_its_text_gets_or_none_if_unreadable(
+    embedder: MiniLMEmbedder,
+) -> None:
+    """Queries are embedded on their own path (tokenized once); it must agree with the batch
+    path memories take, or a memory would not match its own text."""
+    batch = embedder.embed_batch(SENTENCES)
+    for text, vector in zip(SENTENCES, batch, strict=True):
+        query = embedder.embed_query(text)
+        assert query is not None and float(query @ vector) == pytest.approx(1.0, abs=1e-6)
+    assert all(embedder.embed_query(text) is None for text in UNREADABLE)

@@ -193,8 +193,10 @@ class MiniLMEmbedder:
                 self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="engram-embed")
             return self._pool
 
-    def reads(self, text: str) -> bool:
-        return _readable(_load().tokenizer.encode(text))
+    def embed_query(self, text: str) -> NDArray[np.float32] | None:
+        model = _load()
+        encoding = model.tokenizer.encode(text)  # once: the query path is hot
+        return _embed(model.session, encoding.ids) if _readable(encoding) else None
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One text per model call: activations are quantised per call (integer_graph.py), so

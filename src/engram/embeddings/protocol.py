@@ -20,7 +20,8 @@ class Embedder(Protocol):
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
 
-    def reads(self, text: str) -> bool:
-        """Whether the model can tell what the text means (a query it cannot read is searched
-        by its words only: its vector would be noise that some memories match by chance)."""
+    def embed_query(self, text: str) -> NDArray[np.float32] | None:
+        """One text's vector, or None when the model cannot tell what it means (a query it
+        cannot read is searched by its words only: its vector would be noise that some
+        memories match by chance)."""
         ...

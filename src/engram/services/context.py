@@ -156,9 +156,9 @@ class Context:
             if cached is not None:
                 _text_vectors.move_to_end(key)
                 return cached
-        if not embedder.reads(text):
+        vector = embedder.embed_query(text)
+        if vector is None:
             return None  # Thai, emoji, ...: its vector would be noise (minilm.py)
-        vector: NDArray[np.float32] = embedder.embed_batch([text])[0]
         with _text_lock:
             _text_vectors[key] = vector
             if len(_text_vectors) > TEXT_CACHE:
