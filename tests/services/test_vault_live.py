@@ -11,6 +11,7 @@ import tempfile
 import textwrap
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import frontmatter
@@ -493,29 +494,33 @@ def test_a_note_edited_during_its_import_does_not_take_the_id(
     assert mem.get(str(imported.memory_id)).content == "The review is in APRIL."
 
 
-def test_a_watched_vault_that_goes_away_is_reported_unavailable(ltm: tuple[Engram, Path]) -> None:
-    """With a watcher running, unified search never looked at the vault and said `watched`
-    while the folder was gone."""
-    mem, vault = ltm
+@contextmanager
+def watched_with_one_note(mem: Engram, vault: Path) -> Iterator[None]:
+    """The vault holds zebra.md, a watcher runs and has caught up; stopped on the way out."""
     write_note(vault, "zebra.md", "Zebra crossing notes.\n")
     assert mem.app.ltm.watch()
     try:
         eventually(lambda: mem.app.ltm.status().notes_indexed == 1)
+        yield
+    finally:
+        mem.app.ltm.stop_watching()
+
+
+def test_a_watched_vault_that_goes_away_is_reported_unavailable(ltm: tuple[Engram, Path]) -> None:
+    """With a watcher running, unified search never looked at the vault and said `watched`
+    while the folder was gone."""
+    mem, vault = ltm
+    with watched_with_one_note(mem, vault):
         vault.rename(vault.with_name("vault-away"))
         result = mem.search_unified("zebra crossing", stm_weight=0)
         assert result.vault == "unavailable" and [h.path for h in result.hits] == ["zebra.md"]
-    finally:
-        mem.app.ltm.stop_watching()
 
 
 def test_a_vault_folder_replaced_while_watched_is_watched_again(ltm: tuple[Engram, Path]) -> None:
     """A drive unmounted and mounted again is a new folder at the same path: the watcher of
     the old one never saw a change again, and nothing re-scanned while it ran."""
     mem, vault = ltm
-    write_note(vault, "zebra.md", "Zebra crossing notes.\n")
-    assert mem.app.ltm.watch()
-    try:
-        eventually(lambda: mem.app.ltm.status().notes_indexed == 1)
+    with watched_with_one_note(mem, vault):
         vault.rename(vault.with_name("vault-old"))
         vault.mkdir()
         write_note(vault, "okapi.md", "Okapi sightings.\n")
@@ -525,5 +530,3 @@ def test_a_vault_folder_replaced_while_watched_is_watched_again(ltm: tuple[Engra
         eventually(
             lambda: mem.app.ltm.status().notes_indexed == 2 and mem.app.ltm.status().changed == 0
         )
-    finally:
-        mem.app.ltm.stop_watching()
