@@ -19,6 +19,7 @@ from engram.services.transfer.common import canonical_memory
 from engram.services.transfer.cortexgraph import import_cortexgraph
 from engram.services.transfer.export import ExportCount, export_lines
 from engram.services.transfer.migrate import migrate
+from engram.services.transfer.restore import read_export
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "cortexgraph"
 
@@ -253,7 +254,10 @@ def test_cortexgraph_import_skips_records_no_backend_can_store(mem: Engram, tmp_
         {"id": "rel \ud800", "from_memory_id": "fine", "to_memory_id": "fine2"},
     ]
     lines.append({"id": "fine2", "content": "another fine memory", "created_at": 1700000000})
-    (tmp_path / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    deep = "[" * 100_000 + "]" * 100_000  # nested beyond Python's stack: RecursionError
+    (tmp_path / "memories.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in lines) + deep + "\n"
+    )
     (tmp_path / "relations.jsonl").write_text("".join(json.dumps(x) + "\n" for x in relations))
     report = import_cortexgraph(
         tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
@@ -270,7 +274,8 @@ def test_cortexgraph_import_skips_records_no_backend_can_store(mem: Engram, tmp_
     assert reasons["nul"].startswith("promoted_to: must not contain NUL")
     assert reasons["long"].startswith("promoted_to: exceeds 1000 characters")
     assert reasons["future"].startswith("created_at: must not be later than now")
-    assert report.relations_imported == 0 and len(report.skipped_records) == 9
+    assert report.relations_imported == 0 and len(report.skipped_records) == 10
+    assert any(s.reason.startswith("not valid JSON") for s in report.skipped_records)
 
 
 def test_cortexgraph_import_refuses_what_is_not_a_data_directory(
@@ -361,7 +366,7 @@ def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Pat
                 "kind": "relation",
                 "id": "deep-meta",
                 "from_id": good["id"],
-                "to_id": good["id"],
+                "to_id": "elsewhere",
                 "type": "related",
                 "metadata": nested(300),
                 "created_at": "2026-01-01T00:00:00+00:00",
@@ -397,6 +402,66 @@ def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Pat
     assert "ghost" in reasons[9]
     with pytest.raises(ValidationError, match="FILE"):
         mem.import_export(tmp_path / "missing.jsonl")
+
+
+def test_a_relation_line_no_command_could_make_is_skipped_and_the_rest_restored(
+    mem: Engram, tmp_path: Path
+) -> None:
+    """Relation lines were checked for their metadata only: a lone surrogate in an id stopped
+    the restore with a traceback (UnicodeEncodeError) and lost every relation after it, and a
+    self-loop or an id with spaces was stored although `relate` refuses them."""
+    a, b = mem.save("one end"), mem.save("other end")
+    edge = {
+        "kind": "relation",
+        "from_id": a.id,
+        "to_id": b.id,
+        "type": "related",
+        "strength": 1.0,
+        "created_at": "2026-01-01T00:00:00+00:00",
+    }
+    lines = [
+        {**edge, "id": "lone\ud800"},
+        {**edge, "id": "loop", "to_id": a.id},
+        {**edge, "id": "has space / slash"},
+        {**edge, "id": "nul", "from_id": "a\u0000b"},
+        {**edge, "id": "kept"},
+    ]
+    path = tmp_path / "export.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    report = mem.import_export(path)
+    reasons = {s.line: s.reason for s in report.skipped_records}
+    assert reasons[1].startswith("id: ") and reasons[3].startswith("id: ")
+    assert reasons[2] == "to_id: a memory cannot relate to itself"
+    assert reasons[4].startswith("from_id: ")
+    assert report.relations_imported == 1
+    assert [r.id for r in mem.relations(a.id)] == ["kept"]
+
+
+def test_a_relation_given_again_keeps_its_last_line_in_order(mem: Engram, tmp_path: Path) -> None:
+    """Each repeated relation id rebuilt the whole list (two merged backups: 16,000 lines took
+    14 s); the last line of each id wins, in the order of its last line."""
+    a, b = mem.save("one end"), mem.save("other end")
+    path = tmp_path / "export.jsonl"
+    with path.open("w") as f:
+        for round_ in range(2):
+            for i in range(3):
+                line = {
+                    "kind": "relation",
+                    "id": f"r{i}",
+                    "from_id": a.id,
+                    "to_id": b.id,
+                    "type": ["related", "supports", "causes"][i],
+                    "strength": 0.5 + 0.1 * round_,
+                    "created_at": "2026-01-01T00:00:00+00:00",
+                }
+                f.write(json.dumps(line) + "\n")
+    data = read_export(path)
+    assert [(r.id, r.strength) for r in data.relations] == [
+        ("r0", 0.6),
+        ("r1", 0.6),
+        ("r2", 0.6),
+    ]
+    assert data.superseded == 3 and data.relation_lines["r0"] == ("export.jsonl", 4)
 
 
 def test_an_export_holding_a_memory_twice_restores_its_last_line(

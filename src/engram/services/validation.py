@@ -9,7 +9,14 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from engram.core.models import ID_PATTERN, MAX_STRENGTH, MIN_STRENGTH, RELATION_TYPES, Memory
+from engram.core.models import (
+    ID_PATTERN,
+    MAX_STRENGTH,
+    MIN_STRENGTH,
+    RELATION_TYPES,
+    Memory,
+    Relation,
+)
 from engram.core.timeutil import ensure_aware
 from engram.errors import ValidationError
 
@@ -231,3 +238,17 @@ def record(m: Memory, field: str = "") -> Memory:
     if m.episode is not None and not m.episode.strip():  # older exports: now no episode
         return m.model_copy(update={"episode": None, "episode_seq": None})
     return m
+
+
+def relation_record(r: Relation) -> Relation:
+    """A whole relation record from outside (an export read back): ids a command can name,
+    two different ends, metadata within what a relation accepts — what `relate` would refuse,
+    a restore must not store either."""
+    memory_id(r.id, "id")
+    memory_id(r.from_id, "from_id")
+    memory_id(r.to_id, "to_id")
+    if r.from_id == r.to_id:
+        raise ValidationError("to_id", "a memory cannot relate to itself")
+    relation_type(r.type)
+    meta(r.metadata, "metadata")
+    return r

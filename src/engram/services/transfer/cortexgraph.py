@@ -217,7 +217,7 @@ def _last_lines(
             lines += 1
             try:
                 obj = json.loads(raw)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # nested beyond Python's stack
                 report.append(
                     Skipped(file=path.name, line=number, id=None, reason=f"not valid JSON ({exc})")
                 )

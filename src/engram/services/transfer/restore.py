@@ -77,6 +77,7 @@ def read_export(path: Path) -> ExportData:
         raise ValidationError("FILE", f"{path} is not a file")
     data = ExportData()
     memories: dict[str, Memory] = {}
+    relations: dict[str, Relation] = {}
     with path.open("rb") as f:  # read once, in order: FILE may be a pipe
         for number, raw in enumerate(f, 1):
             if number == 1 and raw.startswith(_WIDE_BOMS):
@@ -100,7 +101,7 @@ def read_export(path: Path) -> ExportData:
             if obj.get("kind") in ("memory", "relation"):
                 data.records += 1
             try:
-                _take(obj, number, path.name, data, memories)
+                _take(obj, number, path.name, data, memories, relations)
             except (BadLine, ValidationError) as exc:
                 data.skipped.append(_skipped(path, number, ident, str(exc)))
     if data.lines and not data.records:
@@ -110,6 +111,7 @@ def read_export(path: Path) -> ExportData:
             '({"kind": "memory", …}); nothing was imported',
         )
     data.memories = list(memories.values())
+    data.relations = list(relations.values())
     return data
 
 
@@ -118,7 +120,12 @@ def _skipped(path: Path, number: int, ident: str | None, reason: str) -> Skipped
 
 
 def _take(
-    obj: dict[str, Any], number: int, name: str, data: ExportData, memories: dict[str, Memory]
+    obj: dict[str, Any],
+    number: int,
+    name: str,
+    data: ExportData,
+    memories: dict[str, Memory],
+    relations: dict[str, Relation],
 ) -> None:
     kind = obj.pop("kind", None)
     if kind == "memory":
@@ -131,12 +138,11 @@ def _take(
             del memories[memory.id]  # the later line wins, and takes its place in the order
         memories[memory.id] = memory
     elif kind == "relation":
-        relation = relation_from_object(obj)
-        check.meta(relation.metadata, "metadata")
-        if relation.id in data.relation_lines:  # the later line wins, as for memories
+        relation = check.relation_record(relation_from_object(obj))
+        if relation.id in relations:  # the later line wins, as for memories
             data.superseded += 1
-            data.relations = [r for r in data.relations if r.id != relation.id]
-        data.relations.append(relation)
+            del relations[relation.id]
+        relations[relation.id] = relation
         data.relation_lines[relation.id] = (name, number)
     else:
         raise ValidationError("kind", f"{kind!r} is neither 'memory' nor 'relation'")
