@@ -330,6 +330,29 @@ def test_a_merge_waits_its_turn_behind_another_clients(mem: Engram, store_url: s
     assert len(done.merged) == 1
 
 
+def test_a_merge_whose_marks_would_pass_the_meta_limit_is_skipped(mem: Engram) -> None:
+    """The merged meta was checked before the merge's mark was added (and a carried relation's
+    metadata not at all): a merged memory of 20,076 bytes of meta was stored, and a backup of
+    the store could not restore it or its relations (a restore keeps the save limits)."""
+    big = {"big": "x" * 19_960}
+    a = mem.save("Kate likes skiing", meta=big)
+    b = mem.save("Kate enjoys skiing", meta=big)
+    result = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
+    assert result.merged == []
+    (reason,) = result.skipped.values()
+    assert "merged meta: is 20,0" in reason and "the limit is 20,000" in reason
+    c, d = mem.save("Tom likes chess"), mem.save("Tom enjoys chess")
+    other = mem.save("the chess club")
+    edge = mem.create_relation(c.id, other.id, metadata={"note": "y" * 19_980})
+    result = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[c.id, d.id])
+    assert result.merged == []
+    (reason,) = result.skipped.values()
+    assert "carried relation metadata: is 20,0" in reason
+    assert all(m.status == Status.ACTIVE for m in mem.get_many([a.id, b.id, c.id, d.id]))
+    assert mem.stats().total == 5  # no merged memory left behind
+    assert [r.id for r in mem.relations(other.id)] == [edge.id]
+
+
 def test_a_merge_past_the_label_limits_is_skipped_not_stored(mem: Engram) -> None:
     """Thirty tags each, sixty together: the merged memory would break the limit that every
     save keeps, so the cluster is skipped with the reason and the originals stay."""

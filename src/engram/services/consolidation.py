@@ -422,12 +422,15 @@ class ConsolidationService:
                 # cluster is then skipped with the reason, never stored beyond the limit.
                 "tags": check.tags(merged.tags, "merged tags"),
                 "entities": check.entities(merged.entities, "merged entities"),
-                "meta": {
-                    **check.meta(merged.meta, "merged meta"),
-                    MARK: {"cluster": view.id, "state": "pending"},
-                },
                 "status": Status.ARCHIVED,
             }
+        )
+        # The meta as it will be once applied, the merge's mark included: a meta that passes
+        # the limit only with the mark could not be restored from a backup (a restore keeps
+        # every limit a save keeps).
+        check.meta({**merged.meta, MARK: self._applied_mark(view, merged)}, "merged meta")
+        merged = merged.model_copy(
+            update={"meta": {**merged.meta, MARK: {"cluster": view.id, "state": "pending"}}}
         )
         self._drop_pending(merged.id)
         if self._swept_at is None or time.monotonic() - self._swept_at > SWEEP_EVERY:
@@ -457,7 +460,7 @@ class ConsolidationService:
         carried = self._relations(merged.id, originals)
         # What undo checks before it deletes the merged memory: that nobody edited it since
         # (and, through the relations a merge marks as its own, related it to anything).
-        applied = {"cluster": view.id, "state": "applied", "version": version(merged)}
+        applied = self._applied_mark(view, merged)
 
         def swap(m: Memory) -> tuple[Memory, Schedule]:
             if m.id == merged.id:
@@ -475,6 +478,10 @@ class ConsolidationService:
             return self.ctx.scheduled(m.model_copy(update={"status": Status.ARCHIVED}))
 
         return carried, self.ctx.store.modify([*originals, merged.id], swap)
+
+    @staticmethod
+    def _applied_mark(view: ClusterView, merged: Memory) -> dict[str, str]:
+        return {"cluster": view.id, "state": "applied", "version": version(merged)}
 
     def _relations(self, merged_id: str, originals: dict[str, Memory]) -> int:
         """`consolidated_from` to each original, and the originals' outside edges copied."""
@@ -499,7 +506,8 @@ class ConsolidationService:
             if source == target or (source, target, r.type) in seen:
                 continue
             seen.add((source, target, r.type))
-            metadata = {**r.metadata, CARRIED: merged_id}
+            # Beyond the limit with the mark, the merge stops (undone) with the reason.
+            metadata = check.meta({**r.metadata, CARRIED: merged_id}, "carried relation metadata")
             self.ctx.store.add_relation(
                 r.model_copy(
                     update={
