@@ -96,6 +96,19 @@ def test_everything_survives_reopening(folder: Path) -> None:
     again.close()
 
 
+def test_an_edge_added_again_is_not_written_again(folder: Path) -> None:
+    """The index hands back the stored edge, equal to the one given when it is the same
+    record (a migration run twice): every re-run appended every relation once more."""
+    store = JSONLStore(folder)
+    put(store, mem("a"), mem("b"))
+    edge = Relation(id="r", from_id="a", to_id="b", type="causes", created_at=T0)
+    for _ in range(3):
+        assert store.add_relation(edge) == edge
+    assert [x["id"] for x in lines(folder / "relations.jsonl")] == ["r"]
+    assert store.stats().dead_lines == 0
+    store.close()
+
+
 def test_a_directory_that_is_not_an_engram_store_is_refused(folder: Path) -> None:
     folder.mkdir()
     (folder / "memories.jsonl").write_text('{"id": "x", "content": "from elsewhere"}\n')

@@ -482,7 +482,7 @@ class JSONLStore:
     def add_relation(self, relation: Relation) -> Relation:
         with self._writing() as index:
             stored = index.add_relation(relation)
-            if stored == relation:
+            if stored is relation:  # added now; an edge stored before is read back anew
                 self._relations.append([encode_relation(relation)])
                 self._rel.add(1)
             return stored

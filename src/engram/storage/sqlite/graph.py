@@ -30,6 +30,8 @@ class SQLiteGraph:
     _query: Callable[..., list[tuple[Any, ...]]]
 
     def add_relation(self, relation: Relation) -> Relation:
+        """`relation` itself when it was added; the edge already stored with the same (from,
+        to, type) otherwise (the JSONL store appends a line only in the first case)."""
         with self._write() as conn:
             existing = conn.execute(
                 "SELECT id, from_id, to_id, type, strength, metadata, created_at FROM relations "
