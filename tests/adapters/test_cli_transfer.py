@@ -92,6 +92,10 @@ def test_migrate_verifies_and_is_safe_to_rerun(tmp_path: Path, jsonl: str) -> No
         ("{tmp}/missing.db", "{tmp}/t.db", "Error: --from: there is no store at"),
         ("jsonl://{tmp}/missing", "{tmp}/t.db", "Error: --from: there is no store at"),
         ("{tmp}/s.db", "{tmp}/s.db", "Error: --to: is the same store as --from"),
+        ("{tmp}/sub/../s.db", "{tmp}/s.db", "Error: --to: is the same store as --from"),
+        # any folder opens as a (new) JSONL store: the source, only read, got one made in it
+        ("jsonl://{tmp}", "{tmp}/t.db", "Error: --from: there is no store at jsonl://"),
+        ("{tmp}", "{tmp}/t.db", "is a folder (a JSONL store? name it jsonl://"),
         ("{tmp}/s.db", "jsonl://host/x", "a JSONL store is a local directory"),
         # an export is no store: it was called damaged, and the target created anyway
         ("{tmp}/export.jsonl", "{tmp}/t.db", "Error: --from: {tmp}/export.jsonl is not a SQLite"),
@@ -100,6 +104,7 @@ def test_migrate_verifies_and_is_safe_to_rerun(tmp_path: Path, jsonl: str) -> No
 def test_migrate_refuses_bad_locations_cleanly(
     tmp_path: Path, source: str, target: str, message: str
 ) -> None:
+    (tmp_path / "sub").mkdir()
     ok(run(str(tmp_path / "s.db"), "save", "something"))
     ok(run(str(tmp_path / "s.db"), "export", "--out", str(tmp_path / "export.jsonl")))
     result = run(
@@ -109,6 +114,7 @@ def test_migrate_refuses_bad_locations_cleanly(
     assert "Traceback" not in result.output
     assert not (tmp_path / "missing").exists() and not (tmp_path / "missing.db").exists()
     assert not (tmp_path / "t.db").exists()  # a refused migration creates no target either
+    assert not (tmp_path / "meta.json").exists()
 
 
 def test_import_cortexgraph_reports_and_reruns(jsonl: str) -> None:
@@ -150,11 +156,15 @@ def test_an_export_read_back_restores_the_store(tmp_path: Path, jsonl: str) -> N
     assert hits[0]["memory"]["id"] == "mem-123"
     missing = run(restored, "import", "jsonl", str(tmp_path / "nothing.jsonl"))
     assert missing.exit_code == 1 and "Error: FILE:" in missing.stderr
+    elsewhere = tmp_path / "new.db"  # a mistyped FILE used to create the store all the same
+    missing = run(str(elsewhere), "import", "jsonl", str(tmp_path / "nothing.jsonl"))
+    assert missing.exit_code == 1 and not elsewhere.exists()
 
 
 def test_import_of_a_missing_directory_is_a_clean_error(tmp_path: Path, jsonl: str) -> None:
     result = run(jsonl, "import", "cortexgraph", str(tmp_path / "nowhere"))
     assert result.exit_code == 1 and "Error: DIR:" in result.stderr
+    assert not (tmp_path / "store").exists()  # nothing created for a mistyped DIR
 
 
 def test_export_to_stdout_and_to_a_file(tmp_path: Path, jsonl: str) -> None:

@@ -14,10 +14,10 @@ from engram.atomic import write_atomically
 from engram.cli.common import State, open_app, output, pass_state, progress_bar, say
 from engram.errors import ValidationError
 from engram.services.transfer.common import BATCH, Skipped
-from engram.services.transfer.cortexgraph import ImportReport
+from engram.services.transfer.cortexgraph import ImportReport, check_cortexgraph_dir
 from engram.services.transfer.export import ExportCount, ExportSummary
 from engram.services.transfer.migrate import MigrationReport
-from engram.services.transfer.restore import RestoreReport
+from engram.services.transfer.restore import RestoreReport, check_export_file
 from engram.services.transfer.service import refuse_missing_source
 
 # The services name the two stores of a migration as the Python API does; the CLI's options.
@@ -99,6 +99,7 @@ def cortexgraph(state: State, directory: Path) -> None:
     Memories whose id the store already has are left as they are, so it is safe to run again.
     Records that cannot be imported are listed with their file, line and reason.
     """
+    check_cortexgraph_dir(directory.expanduser())  # before the store is opened (and created)
     with open_app(state) as app, progress_bar(state) as progress:
         report = app.transfer.import_cortexgraph(directory, progress=progress)
     output(state, report, lambda c: render_import(c, report))
@@ -135,6 +136,7 @@ def jsonl(state: State, file: Path) -> None:
     they are, so it is safe to run again. Lines that cannot be read are listed with their
     number and reason.
     """
+    check_export_file(file.expanduser())  # before the store is opened (and created)
     with open_app(state) as app, progress_bar(state) as progress:
         report = app.transfer.import_export(file, progress=progress)
     output(state, report, lambda c: render_restore(c, report))

@@ -109,3 +109,17 @@ def sqlite_path(location: str) -> Path:
     if url.netloc == "~":
         return Path("~" + url.path).expanduser()
     return Path("/" + url.path.lstrip("/"))
+
+
+def same_store(a: str, b: str) -> bool:
+    """Whether two locations name one store: the same file or folder however it is spelled
+    (`x/../x/a.db`, a symbolic link, `~`), or the same server URL."""
+    if is_postgres_url(a) or is_postgres_url(b):
+        return a == b
+    if is_jsonl_url(a) != is_jsonl_url(b):
+        return False
+    first, second = (jsonl_path(x) if is_jsonl_url(x) else sqlite_path(x) for x in (a, b))
+    try:
+        return first.samefile(second)
+    except OSError:  # one is not there yet
+        return first.resolve() == second.resolve()

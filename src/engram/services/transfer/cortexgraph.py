@@ -237,15 +237,21 @@ def _last_lines(
     return latest, lines, len(deleted), superseded
 
 
-def read_cortexgraph(directory: Path, now: datetime) -> CortexGraphData:
-    """Parse a CortexGraph data directory; bad records are skipped and reported, never fatal."""
-    memories_file = directory / "memories.jsonl"
+def check_cortexgraph_dir(directory: Path) -> Path:
+    """`directory` if it is a CortexGraph data directory (checked before a store is opened,
+    so that a mistyped path creates nothing)."""
     if not directory.is_dir():
         raise ValidationError("DIR", f"{directory} is not a directory")
-    if not memories_file.exists():
+    if not (directory / "memories.jsonl").exists():
         raise ValidationError(
             "DIR", f"{directory} has no memories.jsonl: not a CortexGraph directory"
         )
+    return directory
+
+
+def read_cortexgraph(directory: Path, now: datetime) -> CortexGraphData:
+    """Parse a CortexGraph data directory; bad records are skipped and reported, never fatal."""
+    memories_file = check_cortexgraph_dir(directory) / "memories.jsonl"
     skipped: list[Skipped] = []
     latest, lines, deleted, superseded = _last_lines(memories_file, skipped)
     memories: list[Memory] = []

@@ -25,6 +25,7 @@ from engram.services.transfer.common import (
     digest,
     pages,
 )
+from engram.storage.factory import same_store
 from engram.storage.protocol import Capability, Store
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ def migrate(
     Stop other clients of the source first: what changes during the copy cannot be verified.
     """
     batch = check.limit(batch, "batch", most=10_000)
-    if source.location == target.location:
+    if same_store(source.location, target.location):
         raise ValidationError("target", "is the same store as the source")
     report = progress or (lambda phase, done, total: None)
     tally = _Tally()

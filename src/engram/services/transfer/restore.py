@@ -66,15 +66,22 @@ class ExportData:
 _WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 
 
-def read_export(path: Path) -> ExportData:
-    """Parse an export; bad lines are skipped and reported, never fatal. The last line of an
-    id wins (two backups merged in git may hold a memory twice)."""
+def check_export_file(path: Path) -> Path:
+    """`path` if it can be read as an export: a file or a pipe, not /dev/zero (checked before
+    a store is opened, so that a mistyped path creates nothing)."""
     try:
         mode = path.stat().st_mode
     except OSError:
         mode = 0
-    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):  # a file or a pipe, not /dev/zero
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
         raise ValidationError("FILE", f"{path} is not a file")
+    return path
+
+
+def read_export(path: Path) -> ExportData:
+    """Parse an export; bad lines are skipped and reported, never fatal. The last line of an
+    id wins (two backups merged in git may hold a memory twice)."""
+    check_export_file(path)
     data = ExportData()
     memories: dict[str, Memory] = {}
     relations: dict[str, Relation] = {}

@@ -21,6 +21,7 @@ from engram.storage.factory import (
     sqlite_files,
     sqlite_path,
 )
+from engram.storage.jsonl.layout import META as JSONL_META
 
 
 class TransferService:
@@ -100,10 +101,22 @@ def refuse_missing_source(location: str) -> None:
     Callers that open the target themselves check first, so that a mistake creates nothing."""
     if is_postgres_url(location):
         return  # a server says for itself whether the database exists
-    path = jsonl_path(location) if is_jsonl_url(location) else sqlite_path(location)
+    if is_jsonl_url(location):
+        # Any folder opens as a JSONL store (a new one is made there): the source, which is
+        # only read, must be one already.
+        if not (jsonl_path(location) / JSONL_META).is_file():
+            raise ValidationError(
+                "source", f"there is no store at {location} (no {JSONL_META} there)"
+            )
+        return
+    path = sqlite_path(location)
     if not path.exists():
         raise ValidationError("source", f"there is no store at {location}")
-    if not is_jsonl_url(location) and path.is_file() and not _is_sqlite(path):
+    if path.is_dir():
+        raise ValidationError(
+            "source", f"{location} is a folder (a JSONL store? name it jsonl://{path})"
+        )
+    if not _is_sqlite(path):
         # Opened, it was called damaged ("restore it from a backup"), and the target was
         # created all the same.
         raise ValidationError(
