@@ -154,6 +154,39 @@ def test_a_corrupt_line_is_reported_by_number_and_kept_aside(
     assert caplog.records == []
 
 
+def test_compaction_keeps_the_links_and_vector_of_a_quarantined_memory(folder: Path) -> None:
+    """A memory line damaged by hand goes to quarantine; compaction rewrote relations.jsonl
+    and vectors.jsonl from the index, which cannot hold an edge to a missing memory: the
+    memory could be repaired from quarantine/, its links and vector were gone for good. What
+    was deleted stays deleted."""
+    store = JSONLStore(folder, vector_model=("m", 4))
+    put(store, mem("a"), mem("b"), mem("c"), mem("d"))
+    store.add_relation(Relation(id="ab", from_id="a", to_id="b", type="causes", created_at=T0))
+    store.add_relation(Relation(id="cd", from_id="c", to_id="d", type="causes", created_at=T0))
+    store.put_vectors([(i, np.full(4, 0.5, dtype=np.float32)) for i in "abcd"], "m")
+    store.delete(["d"])  # its edge and vector are deleted with it
+    store.close()
+    path = folder / "memories.jsonl"
+    rows = path.read_bytes().splitlines(keepends=True)
+    good_b = rows[1]
+    path.write_bytes(rows[0] + b'{"id": "b", "content": "torn\n' + b"".join(rows[2:]))
+    damaged = JSONLStore(folder, vector_model=("m", 4))
+    assert [m.id for m in damaged.page(None, 10)] == ["a", "c"]
+    damaged.compact()
+    damaged.close()
+    assert [x["id"] for x in lines(folder / "relations.jsonl")] == ["ab"]
+    assert sorted(str(x["id"]) for x in lines(folder / "vectors.jsonl")) == ["a", "b", "c"]
+    # The user puts the memory back from quarantine/ in an editor, which saves the whole file.
+    path.write_bytes(path.read_bytes().replace(rows[0], rows[0] + good_b))
+    repaired = JSONLStore(folder, vector_model=("m", 4))
+    assert [r.id for r in repaired.relations(["b"])] == ["ab"]
+    assert repaired.vector_counts() == {"m": 3}
+    assert repaired.relations(["c"]) == [] and repaired.get_many(["d"]) == []
+    repaired.compact()  # now held by the index: written once, not twice
+    assert [x["id"] for x in lines(folder / "relations.jsonl")] == ["ab"]
+    repaired.close()
+
+
 def test_a_byte_order_mark_saved_by_an_editor_is_not_a_bad_line(folder: Path) -> None:
     """Windows Notepad saves UTF-8 with a byte order mark: the first memory was moved to
     quarantine as "not valid JSON", gone from the store."""

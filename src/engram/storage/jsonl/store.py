@@ -31,6 +31,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from itertools import chain
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -53,6 +54,7 @@ from engram.storage.jsonl.layout import (
     refuse_foreign,
     write_meta,
 )
+from engram.storage.jsonl.orphans import orphan_relations, orphan_vectors
 from engram.storage.jsonl.records import (
     BadLine,
     decode_memory,
@@ -584,13 +586,15 @@ class JSONLStore:
                 encode_memory(m, None if m.id in self._unscheduled else schedules[m.id])
                 for m in memories
             )
-            relations = index.all_relations()
-            self._relations.rewrite(encode_relation(r) for r in relations)
-            vectors = self._vectors.rewrite(vector_lines(index, ids))
-            # The files now hold exactly what the index holds: only the line counts change.
+            # What the index holds, and what it cannot hold of a quarantined memory (orphans.py)
+            relations, live = index.all_relations(), set(ids)
+            kept = orphan_relations(self._relations.path, live)
+            self._relations.rewrite([*(encode_relation(r) for r in relations), *kept])
+            orphans = orphan_vectors(self._vectors.path, live)
+            vectors = self._vectors.rewrite(chain(vector_lines(index, ids), orphans))
             self._mem, self._rel, self._vec = (
                 Tally(len(memories)),
-                Tally(len(relations)),
+                Tally(len(relations) + len(kept)),
                 Tally(vectors),
             )
             return CompactionResult(before=before, after=self._stats())

@@ -1,0 +1,61 @@
+"""Lines compaction keeps although the index does not hold them: the relations and vectors of
+a memory that is not in the store yet was never deleted.
+
+A deletion writes tombstones for a memory's relations and vectors too, so a live relation or
+vector line whose memory is missing belongs to a memory whose line was quarantined as
+unreadable (or cut out by hand). The index cannot hold such a line (an edge needs both ends),
+and compaction rewrites the files from the index: without this, compacting a store with one
+torn memory line lost that memory's links and vectors for good, although the memory itself
+can be repaired from `quarantine/`. Kept, they come back with it when the store next reads its
+files whole (as it does when an editor saves memories.jsonl; a line appended to the file is
+read alone, and its links wait for the next whole read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import TypeVar
+
+from engram.core.models import Relation
+from engram.storage.jsonl.files import read_lines
+from engram.storage.jsonl.records import BadLine, Tombstone, decode_relation
+from engram.storage.jsonl.vectors import VectorLine, decode_vector
+
+R = TypeVar("R", Relation | Tombstone, VectorLine | Tombstone)
+
+
+def orphan_relations(path: Path, memories: Collection[str]) -> list[bytes]:
+    """The last line of each relation not deleted whose ends are not both in `memories`."""
+
+    def unheld(record: Relation | Tombstone) -> bool:
+        return isinstance(record, Relation) and not (
+            record.from_id in memories and record.to_id in memories
+        )
+
+    return _last_lines(path, decode_relation, unheld)
+
+
+def orphan_vectors(path: Path, memories: Collection[str]) -> list[bytes]:
+    """The last vector line of each memory not in `memories` whose vector was not retired."""
+
+    def unheld(record: VectorLine | Tombstone) -> bool:
+        return isinstance(record, VectorLine) and record.id not in memories
+
+    return _last_lines(path, decode_vector, unheld)
+
+
+def _last_lines(
+    path: Path, decode: Callable[[bytes], R], unheld: Callable[[R], bool]
+) -> list[bytes]:
+    latest: dict[str, tuple[bytes, R]] = {}
+    for _, raw in read_lines(path):
+        if not raw.strip():
+            continue
+        try:
+            record = decode(raw)
+        except BadLine:
+            continue  # moved to quarantine/ when the store was loaded
+        latest.pop(record.id, None)  # the last line of an id wins, in its place in the order
+        latest[record.id] = (raw.rstrip(b"\r"), record)
+    return [raw for raw, record in latest.values() if unheld(record)]
