@@ -70,6 +70,24 @@ MERGER = textwrap.dedent(
     """
 )
 
+REPEATER = textwrap.dedent(
+    """
+    import json, sys, time
+    from pathlib import Path
+    from engram import Draft, Engram
+    path, worker, rounds, sync = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+    actions = []
+    with Engram.open(path) as mem:
+        for i in range(rounds):
+            (sync / f"ready-{i}-{worker}").touch()
+            while len(list(sync.glob(f"ready-{i}-*"))) < 2:
+                time.sleep(0.0005)
+            draft = Draft(content=f"The user prefers option {i}", tags=[worker])
+            actions.append(mem.save_result(draft).action)
+    print(json.dumps(actions))
+    """
+)
+
 # backend -> the location of a fresh store that several processes open at once
 SHARED: dict[str, Callable[[pytest.FixtureRequest, Path], str]] = {
     "sqlite": lambda request, tmp: str(tmp / "shared.db"),
@@ -180,3 +198,38 @@ def test_two_clients_merging_the_same_memories_leave_exactly_one_merged_memory(
             (made,) = mem.get_many(merged)
             assert made.status == Status.ACTIVE
             assert {m.status for m in mem.get_many(ids)} == {Status.ARCHIVED}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", sorted(SHARED))
+def test_two_clients_saving_the_same_words_at_once_keep_one_memory(
+    request: pytest.FixtureRequest, tmp_path: Path, backend: str
+) -> None:
+    """A save looks for a stored copy, then writes: two servers saving one text at the same
+    moment both found none and both wrote (12 of 20 rounds made two memories)."""
+    path = SHARED[backend](request, tmp_path)
+    Engram.open(path).close()
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    rounds = 20
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", REPEATER, path, worker, str(rounds), str(sync)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "ENGRAM_EMBEDDING_MODEL": "none"},
+        )
+        for worker in ("a", "b")
+    ]
+    actions = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        actions.append(json.loads(out))
+    for first, second in zip(*actions, strict=True):
+        assert sorted([first, second]) == ["merged", "saved"]  # one wrote, the other merged
+    with Engram.open(path) as mem:
+        assert mem.stats().total == rounds
+        kept = mem.search("prefers option 7", limit=5)
+        assert sorted(kept[0].memory.tags) == ["a", "b"]  # merged: both clients' tags

@@ -655,6 +655,33 @@ def test_an_exclusive_lock_is_held_once(store: Store, request: pytest.FixtureReq
         other.close()
 
 
+def test_a_waited_lock_waits_for_its_holder(store: Store, request: pytest.FixtureRequest) -> None:
+    """With `wait`, a second holder blocks until the first lets go (what a save's look for a
+    stored copy and its insert run under), instead of being refused."""
+    other = _second_handle(store, request)
+    order: list[str] = []
+    holding = threading.Event()
+
+    def second() -> None:
+        holding.wait()
+        with other.exclusive("save", wait=True):
+            order.append("second")
+
+    waiter = threading.Thread(target=second)
+    waiter.start()
+    try:
+        with store.exclusive("save", wait=True):
+            holding.set()
+            waiter.join(0.3)  # it is waiting, not refused
+            assert waiter.is_alive()
+            order.append("first")
+        waiter.join(10)
+        assert order == ["first", "second"]
+    finally:
+        waiter.join(10)
+        other.close()
+
+
 def _second_handle(store: Store, request: pytest.FixtureRequest) -> Store:
     if isinstance(store, SQLiteStore):
         return SQLiteStore(store.path)

@@ -85,13 +85,18 @@ class MemoryService:
         # write run: the save then costs about the longer of the two, not their sum.
         vector = self.ctx.text_vector_ahead(built.content) if self._reports_similar(draft) else None
         if draft.id is None and mode != "keep":
-            repeat = self._repeat_of(built.content)
-            if repeat is not None:
-                result = self._absorb(repeat, built, merge_labels=mode == "merge")
-                return result.model_copy(update={"enrichment": added})
+            # Looking for a stored copy and writing must be one step across clients: two
+            # servers saving the same words at once both found none and both wrote one.
+            with self.ctx.store.exclusive("save", wait=True):
+                repeat = self._repeat_of(built.content)
+                if repeat is not None:
+                    result = self._absorb(repeat, built, merge_labels=mode == "merge")
+                    return result.model_copy(update={"enrichment": added})
+                (memory,) = self._write([built], queue_vectors=vector is None)
+        else:
+            (memory,) = self._write([built], queue_vectors=vector is None)
         if vector is None:
-            return SaveResult(memory=self._write([built])[0], action="saved", enrichment=added)
-        (memory,) = self._write([built], queue_vectors=False)
+            return SaveResult(memory=memory, action="saved", enrichment=added)
         try:
             found = vector.result()  # before queueing: the background worker then reuses it
         except Exception:  # the memory is saved: its vector is computed again in the queue

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,12 +22,12 @@ from engram.errors import BusyError, StoreError
 
 
 @contextmanager
-def file_lock(path: Path, what: str) -> Iterator[None]:
+def file_lock(path: Path, what: str, wait: bool = False) -> Iterator[None]:
     """Hold an exclusive lock on `path` (created if missing); a StoreError naming `what` when
-    someone else holds it."""
+    someone else holds it, unless told to `wait` for it."""
     fd = open_lock_file(path)
     try:
-        if not lock(fd, exclusive=True, wait=False):
+        if not lock(fd, exclusive=True, wait=wait):
             raise BusyError(f"{what} is already running on this store (lock {path})")
         try:
             yield
@@ -34,6 +35,17 @@ def file_lock(path: Path, what: str) -> Iterator[None]:
             unlock(fd)
     finally:
         os.close(fd)
+
+
+@contextmanager
+def thread_lock(held: threading.Lock, what: str, wait: bool = False) -> Iterator[None]:
+    """`file_lock` for a store that lives in this process only (an in-memory database)."""
+    if not held.acquire(blocking=wait):
+        raise BusyError(f"{what} is already running on this store")
+    try:
+        yield
+    finally:
+        held.release()
 
 
 def lock(fd: int, exclusive: bool, wait: bool = True) -> bool:

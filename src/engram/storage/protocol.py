@@ -239,9 +239,11 @@ class PipelineLog(Protocol):
         """The latest `limit` entries (of one plan, when given), newest first."""
         ...
 
-    def exclusive(self, name: str) -> AbstractContextManager[None]:
+    def exclusive(self, name: str, wait: bool = False) -> AbstractContextManager[None]:
         """Hold the store-wide lock `name` for the block; a StoreError at once if another
-        process (or handle) holds it. The maintenance pipeline runs under "pipeline"."""
+        process (or handle) holds it, or with `wait`, once it is let go (for short steps that
+        must not interleave across clients: a save's look for a stored copy and its insert).
+        The maintenance pipeline runs under "pipeline"."""
         ...
 
 

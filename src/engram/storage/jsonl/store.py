@@ -504,8 +504,8 @@ class JSONLStore:
         with self._reading(), self._lock.hold(exclusive=False):
             return read_audit(self.path / AUDIT, plan_id, limit)
 
-    def exclusive(self, name: str) -> AbstractContextManager[None]:
-        return file_lock(self.path / f".{name}.lock", name)
+    def exclusive(self, name: str, wait: bool = False) -> AbstractContextManager[None]:
+        return file_lock(self.path / f".{name}.lock", name, wait)
 
     # -- vectors ------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ seconds, exactly the floats the core computes with.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -111,6 +112,8 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         """`vector_model` = (model id, dimensions) of the embedder whose vectors are searched."""
         self.location = redact_url(url)
         self.page_ends = PageEnds()
+        self._waiting = threading.Lock()
+        self._lock_conn: psycopg.Connection[TupleRow] | None = None
         self._url = url
         self._connect_timeout = max(1, round(connect_timeout))
         if vector_model is not None and vector_model[1] != VECTOR_DIMENSIONS:
@@ -160,6 +163,8 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
 
     def close(self) -> None:
         self._pool.close()
+        if self._lock_conn is not None:
+            self._lock_conn.close()
 
     @contextmanager
     def _conn(self) -> Iterator[Conn]:
@@ -493,12 +498,18 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
             )
 
     @contextmanager
-    def exclusive(self, name: str) -> Iterator[None]:
+    def exclusive(self, name: str, wait: bool = False) -> Iterator[None]:
         """A session advisory lock on a connection of its own (not the pool's: holding one for
         a long pipeline run must not starve the other calls). It is unlocked before that
         connection closes: the server drops a closed session's locks a moment later, and a run
-        started in that moment was refused. If this process dies, the server still drops it."""
+        started in that moment was refused. If this process dies, the server still drops it.
+        Waited for (a save's short step), on one connection kept for that: a new connection
+        per save would cost more than the save."""
         key = f"engram:{name}"
+        if wait:
+            with self._waited_lock(key):
+                yield
+            return
         try:
             conn = psycopg.connect(
                 self._url, autocommit=True, connect_timeout=self._connect_timeout
@@ -514,6 +525,26 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
             finally:
                 with suppress(psycopg.Error):  # a lost connection has dropped the lock already
                     conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+
+    @contextmanager
+    def _waited_lock(self, key: str) -> Iterator[None]:
+        with self._waiting:  # one thread of this process at a time waits on the server
+            try:
+                if self._lock_conn is None or self._lock_conn.closed:
+                    self._lock_conn = psycopg.connect(
+                        self._url, autocommit=True, connect_timeout=self._connect_timeout
+                    )
+                conn = self._lock_conn
+                conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+            except psycopg.Error as exc:
+                raise StoreError(f"PostgreSQL store {self.location}: {exc}") from exc
+            try:
+                yield
+            finally:
+                try:
+                    conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+                except psycopg.Error:  # a lost connection has dropped the lock already
+                    conn.close()
 
     # -- SQL-side scoring ---------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from engram.storage.columns import (
     memory_values,
     schedule_values,
 )
-from engram.storage.locks import file_lock
+from engram.storage.locks import file_lock, thread_lock
 from engram.storage.protocol import (
     Capability,
     Change,
@@ -84,6 +84,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         self.location = str(self.path)
         self.page_ends = PageEnds()
         self.field_weights = field_weights
+        self._locks: dict[str, threading.Lock] = {}
         if str(path) != ":memory:":
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -426,8 +427,10 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                 [audit_row(e) for e in entries],
             )
 
-    def exclusive(self, name: str) -> AbstractContextManager[None]:
-        return file_lock(Path(f"{self.path}.{name}.lock"), name)
+    def exclusive(self, name: str, wait: bool = False) -> AbstractContextManager[None]:
+        if str(self.path) == ":memory:":  # one process's: a lock of its own, no file in the cwd
+            return thread_lock(self._locks.setdefault(name, threading.Lock()), name, wait)
+        return file_lock(Path(f"{self.path}.{name}.lock"), name, wait)
 
     # -- beyond the protocol: what an index of other files (the JSONL store's) needs -----------
 
