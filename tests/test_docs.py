@@ -20,6 +20,31 @@ def test_every_mcp_tool_is_documented() -> None:
     assert tools and missing == []
 
 
+def test_the_annotations_table_says_what_each_tool_declares() -> None:
+    """Clients decide from these hints what to run without asking: the table in docs/tools.md
+    had left out the consolidation tools (two of them wrongly marked non-destructive)."""
+    text = (DOCS / "tools.md").read_text()
+    table = text[text.index("| tool | read-only | destructive | idempotent |") :]
+    documented: dict[str, tuple[str, ...]] = {}
+    for row in table.splitlines()[2:]:
+        if not row.startswith("|"):
+            break
+        names, *hints = (cell.strip() for cell in row.strip("|").split("|"))
+        for name in re.findall(r"`(\w+)`", names):
+            documented[name] = tuple(hints)
+    tools = asyncio.run(build_server().list_tools())
+    declared = {}
+    for tool in tools:
+        a = tool.annotations
+        assert a is not None
+        if a.read_only_hint:
+            declared[tool.name] = ("yes", "", "")
+        else:
+            yes_no = ["yes" if h else "no" for h in (a.destructive_hint, a.idempotent_hint)]
+            declared[tool.name] = ("no", *yes_no)
+    assert documented == declared
+
+
 def test_every_cli_command_is_documented() -> None:
     text = (DOCS / "cli.md").read_text()
     missing = [name for name in cli.commands if f"engram {name}" not in text]

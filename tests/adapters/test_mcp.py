@@ -138,6 +138,8 @@ DESTRUCTIVE = {
     "update_memory",
     "consolidate_memories",
     "undo_consolidation",
+    "run_pipeline",  # dry_run=false merges and archives
+    "apply_plan",
 }
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
@@ -680,6 +682,12 @@ BAD_INPUT = [
     ("gc", {"limit": 0}, ["limit"]),
     ("promotion_candidates", {"limit": 101}, ["limit", "100"]),
     ("review_candidates", {"limit": 0}, ["limit", "1"]),
+    # read as 1 by pydantic, refused by the Python API and the CLI
+    ("search_memory", {"limit": True}, ["limit", "not true or false"]),
+    ("traverse_graph", {"memory_id": "a", "depth": True}, ["depth", "not true or false"]),
+    # an empty selection ran all five agents; an empty cluster list did nothing, silently
+    ("run_pipeline", {"agents": []}, ["agents", "at least 1"]),
+    ("consolidate_memories", {"cluster_ids": []}, ["cluster_ids", "at least 1"]),
 ]
 
 

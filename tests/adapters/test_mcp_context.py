@@ -83,6 +83,10 @@ async def test_a_bad_prompt_argument_is_named_not_a_rendering_failure(tmp_path: 
         with pytest.raises(MCPError) as long_topic:
             await s.session.get_prompt("recall_context", {"topic": "x" * 5000})
         assert "recall_context: topic: exceeds 1000 characters" in str(long_topic.value)
+        for blank in ("", "   "):  # listed the latest memories as "about ''"
+            with pytest.raises(MCPError) as empty:
+                await s.session.get_prompt("recall_context", {"topic": blank})
+            assert "recall_context: topic: give the topic to recall" in str(empty.value)
         with pytest.raises(MCPError) as unknown:
             await s.session.get_prompt("use_memory", {"x": "1"})
         assert "x: is not an argument of use_memory" in str(unknown.value)

@@ -158,6 +158,10 @@ def test_explicit_memories_merge_as_one_cluster(mem: Engram, clock: FixedClock) 
     assert done.merged.content == "Kate enjoys hiking\nKate likes skiing"  # oldest first
     with pytest.raises(ValidationError, match=r"merged already|archived"):
         mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
+    # Named ones that are not active make no cluster either: its id was refused later as
+    # "not a cluster now: its memories changed since", which was not the reason.
+    with pytest.raises(ValidationError, match=f"memory_ids: {a.id} is archived"):
+        mem.clusters(memory_ids=[a.id, b.id])
 
 
 def test_bad_input_names_the_field(mem: Engram, clock: FixedClock) -> None:

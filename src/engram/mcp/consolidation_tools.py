@@ -7,7 +7,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from engram.mcp import hints
-from engram.mcp.params import MemoryId, MemoryIds, OptionalContent
+from engram.mcp.params import Count, MemoryId, MemoryIds, OptionalContent
 from engram.mcp.runtime import EngramRuntime
 from engram.services.agents import AgentName
 from engram.services.consolidation import ClusterResult, ConsolidateResult, UndoResult
@@ -75,7 +75,9 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
         ] = None,
         cluster_ids: Annotated[
             list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
-            Field(max_length=100, description="Clusters from cluster_memories to merge."),
+            Field(
+                min_length=1, max_length=100, description="Clusters from cluster_memories to merge."
+            ),
         ] = None,
         memory_ids: Annotated[
             MemoryIds | None, Field(description="Merge exactly these memories into one.")
@@ -139,11 +141,12 @@ def register_pipeline_tools(server: MCPServer[Any], runtime: EngramRuntime) -> N
             "audit trail and returns its plan_id: apply it with apply_plan after checking it. "
             "Every decision is kept in the audit trail (audit_trail)."
         ),
-        annotations=hints.ADD,
+        annotations=hints.FORGET,  # dry_run=false merges and archives memories
     )
     async def run_pipeline(
         agents: Annotated[
-            list[AgentName] | None, Field(description="Only these agents (default: all five).")
+            list[AgentName] | None,
+            Field(min_length=1, description="Only these agents (default: all five)."),
         ] = None,
         dry_run: Annotated[bool, Field(description="Only plan (the default).")] = True,
     ) -> PipelineResult:
@@ -157,7 +160,7 @@ def register_pipeline_tools(server: MCPServer[Any], runtime: EngramRuntime) -> N
             "Apply exactly the steps of a plan run_pipeline recorded in a dry run. A step whose "
             "memories changed since is skipped (and says so); a plan is applied at most once."
         ),
-        annotations=hints.ADD,
+        annotations=hints.OVERWRITE,  # merges and archives; a plan is applied at most once
     )
     async def apply_plan(
         plan_id: Annotated[
@@ -177,6 +180,8 @@ def register_pipeline_tools(server: MCPServer[Any], runtime: EngramRuntime) -> N
     )
     async def audit_trail(
         plan_id: Annotated[str, Field(max_length=100, description="Only this plan.")] = "",
-        limit: Annotated[int, Field(ge=1, le=AUDIT_MAX, description="At most this many.")] = 50,
+        limit: Annotated[
+            int, Count, Field(ge=1, le=AUDIT_MAX, description="At most this many.")
+        ] = 50,
     ) -> AuditTrail:
         return await runtime.call(lambda app: app.pipeline.audit(plan_id or None, limit))

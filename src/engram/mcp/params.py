@@ -39,6 +39,7 @@ __all__ = [
     "TAG_LIMITS",
     "Content",
     "ContextText",
+    "Count",
     "Depth",
     "GcLimit",
     "GraphLimit",
@@ -89,6 +90,16 @@ def _null_is_omitted(value: object) -> object:
     """Clients and models often send null for a parameter they leave out: the same as ""."""
     return "" if value is None else value
 
+
+def _no_bool(value: object) -> object:
+    """A count is a number: pydantic reads `true` as 1, which the Python API and the CLI
+    refuse (`engram.services.validation.limit`)."""
+    if isinstance(value, bool):
+        raise ValueError("must be a whole number, not true or false")
+    return value
+
+
+Count = BeforeValidator(_no_bool)
 
 OptionalMemoryId = Annotated[
     str,
@@ -182,16 +193,20 @@ RelationStrength = Annotated[
 ]
 
 Limit = Annotated[
-    int, Field(ge=1, le=MAX_LIMIT, description=f"How many results at most, 1 to {MAX_LIMIT}.")
+    int,
+    Count,
+    Field(ge=1, le=MAX_LIMIT, description=f"How many results at most, 1 to {MAX_LIMIT}."),
 ]
 
 GraphLimit = Annotated[
     int,
+    Count,
     Field(ge=1, le=MAX_GRAPH_PAGE, description=f"Memories per page, 1 to {MAX_GRAPH_PAGE:,}."),
 ]
 
 Depth = Annotated[
     int,
+    Count,
     Field(
         ge=1,
         le=MAX_DEPTH,
@@ -218,11 +233,13 @@ TraversalDirection = Annotated[
 
 RelatedLimit = Annotated[
     int,
+    Count,
     Field(ge=1, le=MAX_RELATED, description=f"Memories returned at most, 1 to {MAX_RELATED:,}."),
 ]
 
 GcLimit = Annotated[
     int,
+    Count,
     Field(
         ge=1,
         le=GC_BATCH_MAX,

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
+from engram.errors import ValidationError
 from engram.mcp.runtime import EngramRuntime
 from engram.services import validation as check
 from engram.services.results import why_summary
@@ -62,7 +63,9 @@ def register_prompts(server: MCPServer[Any], runtime: EngramRuntime) -> None:
     async def recall_context(
         topic: Annotated[str, Field(description="What the conversation is about.")],
     ) -> str:
-        check.query(topic, "topic")
+        if not check.query(topic, "topic") or not topic.strip():
+            # A blank topic listed the latest memories as what Engram "remembers about ''".
+            raise ValidationError("topic", "give the topic to recall")
         hits = await runtime.call(lambda app: app.search.search(topic, limit=RECALL_LIMIT))
         if not hits:
             return (

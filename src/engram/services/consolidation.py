@@ -131,6 +131,9 @@ class ConsolidationService:
             missing = [i for i in ids if i not in found]
             if missing:
                 raise NotFoundError("memory", missing[0])
+            for m in found.values():  # as a merge refuses them: no cluster it could not merge
+                if m.status != Status.ACTIVE:
+                    raise ValidationError("memory_ids", f"{m.id} is {m.status.value}")
             self.ctx.vectors_ready()
             vectors = self.ctx.store.get_vectors(list(found), model)
             pairs = _all_pairs(vectors)
@@ -425,9 +428,7 @@ class ConsolidationService:
                 "status": Status.ARCHIVED,
             }
         )
-        # The meta as it will be once applied, the merge's mark included: a meta that passes
-        # the limit only with the mark could not be restored from a backup (a restore keeps
-        # every limit a save keeps).
+        # Checked as it will be once applied, mark included: a backup must restore it.
         check.meta({**merged.meta, MARK: self._applied_mark(view, merged)}, "merged meta")
         merged = merged.model_copy(
             update={"meta": {**merged.meta, MARK: {"cluster": view.id, "state": "pending"}}}
@@ -593,8 +594,4 @@ def _with_text(view: ClusterView, content: str) -> ClusterView:
 
 def _all_pairs(vectors: dict[str, Any]) -> list[tuple[str, str, float]]:
     ids = sorted(vectors)
-    out: list[tuple[str, str, float]] = []
-    for i, a in enumerate(ids):
-        for b in ids[i + 1 :]:
-            out.append((a, b, float(vectors[a] @ vectors[b])))
-    return out
+    return [(a, b, float(vectors[a] @ vectors[b])) for i, a in enumerate(ids) for b in ids[i + 1 :]]
