@@ -441,7 +441,10 @@ def test_postgres_pool_size_caps_the_connections_of_one_client(postgres_url: str
     with Engram.open(postgres_url, postgres_pool_size=2, embedding_model="none") as mem:
         target = mem.save("busy").id
         workers = [
-            threading.Thread(target=lambda: [mem.touch(target) for _ in range(25)])
+            # a save of the same words again holds a pool connection for its look and write
+            threading.Thread(
+                target=lambda: [(mem.touch(target), mem.save("busy")) for _ in range(25)]
+            )
             for _ in range(6)
         ]
         for w in workers:
@@ -461,7 +464,7 @@ def test_postgres_pool_size_caps_the_connections_of_one_client(postgres_url: str
                     break
                 time.sleep(0.1)
         assert 1 <= connections <= 2
-        assert mem.get(target).use_count == 150
+        assert mem.get(target).use_count == 300 and mem.stats().total == 1
 
 
 def test_environment_variables_are_read(monkeypatch: pytest.MonkeyPatch) -> None:

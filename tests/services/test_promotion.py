@@ -188,7 +188,8 @@ def test_hostile_content_cannot_steer_the_note_outside_the_folder(
     assert path is not None and path.startswith("Engram/") and path.count("/") == 1
     assert (vault / path).resolve().is_relative_to(vault.resolve())
     after = {p for p in tmp_path.rglob("*") if not p.is_relative_to(vault)}
-    assert {p.name for p in after - before} <= {"ltm.db-wal", "ltm.db-shm", "ltm.db"}
+    store_files = {"ltm.db-wal", "ltm.db-shm", "ltm.db", "ltm.db.save.lock"}
+    assert {p.name for p in after - before} <= store_files
 
 
 def test_without_a_vault_promotion_explains_the_setting(tmp_path: Path, clock: FixedClock) -> None:

@@ -247,6 +247,41 @@ def test_clients_opening_a_blank_database_at_once_migrate_it_once(blank_url: str
     again.close()
 
 
+def test_connections_the_server_dropped_are_replaced(blank_url: str) -> None:
+    """After a server restart every pooled connection was dead, and each call failed until all
+    of them had been tried."""
+    store = PostgresStore(blank_url)
+    try:
+        put(store, mem("a", "before the restart"))
+        with psycopg.connect(blank_url, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        for i in range(6):
+            put(store, mem(f"b{i}", "after the restart"))
+            assert store.text_search(["restart"], Filter(), 10)
+    finally:
+        store.close()
+
+
+def test_a_read_only_database_opens_and_refuses_writes_with_a_store_error(
+    blank_url: str,
+) -> None:
+    """A store at head ran CREATE TABLE IF NOT EXISTS at every open (refused in a read-only
+    database), and a refused write escaped as a raw psycopg exception."""
+    PostgresStore(blank_url).close()
+    with psycopg.connect(blank_url, autocommit=True) as admin:
+        admin.execute("ALTER DATABASE engram_blank SET default_transaction_read_only = on")
+    store = PostgresStore(blank_url)
+    try:
+        assert store.get_many(["a"]) == []
+        with pytest.raises(StoreError, match="read-only transaction"):
+            put(store, mem("a"))
+    finally:
+        store.close()
+
+
 def test_the_schema_has_the_designed_columns_and_indexes(
     pg: PostgresStore, postgres_url: str
 ) -> None:

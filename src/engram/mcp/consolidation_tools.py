@@ -181,7 +181,7 @@ def register_pipeline_tools(server: MCPServer[Any], runtime: EngramRuntime) -> N
     async def audit_trail(
         plan_id: Annotated[str, Field(max_length=100, description="Only this plan.")] = "",
         limit: Annotated[
-            int, Count, Field(ge=1, le=AUDIT_MAX, description="At most this many.")
+            int, Field(ge=1, le=AUDIT_MAX, description="At most this many."), Count
         ] = 50,
     ) -> AuditTrail:
         return await runtime.call(lambda app: app.pipeline.audit(plan_id or None, limit))

@@ -194,24 +194,24 @@ RelationStrength = Annotated[
 
 Limit = Annotated[
     int,
-    Count,
     Field(ge=1, le=MAX_LIMIT, description=f"How many results at most, 1 to {MAX_LIMIT}."),
+    Count,
 ]
 
 GraphLimit = Annotated[
     int,
-    Count,
     Field(ge=1, le=MAX_GRAPH_PAGE, description=f"Memories per page, 1 to {MAX_GRAPH_PAGE:,}."),
+    Count,
 ]
 
 Depth = Annotated[
     int,
-    Count,
     Field(
         ge=1,
         le=MAX_DEPTH,
         description=f"How many edges away to look, 1 (direct neighbours) to {MAX_DEPTH}.",
     ),
+    Count,
 ]
 
 RelationTypes = Annotated[
@@ -233,19 +233,19 @@ TraversalDirection = Annotated[
 
 RelatedLimit = Annotated[
     int,
-    Count,
     Field(ge=1, le=MAX_RELATED, description=f"Memories returned at most, 1 to {MAX_RELATED:,}."),
+    Count,
 ]
 
 GcLimit = Annotated[
     int,
-    Count,
     Field(
         ge=1,
         le=GC_BATCH_MAX,
         description=f"How many memories one run handles at most, 1 to {GC_BATCH_MAX:,}; "
         "the result says has_more when some were left for the next run.",
     ),
+    Count,
 ]
 
 Query = Annotated[

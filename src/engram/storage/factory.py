@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -86,11 +87,11 @@ def jsonl_path(location: str) -> Path:
 
 
 def sqlite_files(database: Path) -> list[Path]:
-    """Every file of the SQLite store `database`: itself, its journals and its vector index
-    (what removing a store removes, and what nothing else may be written over)."""
-    return [
-        Path(f"{database}{suffix}") for suffix in ("", "-wal", "-shm", "-journal", *INDEX_SUFFIXES)
-    ]
+    """Every file of the SQLite store `database`: itself, its journals, its vector index and
+    its lock files (what removing a store removes, and what nothing else may be written over)."""
+    locks = sorted(database.parent.glob(glob.escape(database.name) + ".*.lock"))
+    suffixes = ("", "-wal", "-shm", "-journal", *INDEX_SUFFIXES)
+    return [*(Path(f"{database}{suffix}") for suffix in suffixes), *locks]
 
 
 def sqlite_path(location: str) -> Path:

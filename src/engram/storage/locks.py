@@ -11,6 +11,7 @@ a store locked.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import threading
 from collections.abc import Iterator
@@ -79,6 +80,15 @@ def open_lock_file(path: Path) -> int:
                 "of that folder and its files"
             ) from exc
         raise StoreError(f"cannot open lock file {path}: {exc.strerror}") from exc
+
+
+@functools.cache
+def locking_available() -> bool:
+    try:
+        _portalocker()
+    except StoreError:
+        return False
+    return True
 
 
 def _portalocker() -> Any:

@@ -373,6 +373,12 @@ MIGRATIONS: list[tuple[str, str]] = [
 def migrate(conn: psycopg.Connection[TupleRow]) -> list[str]:
     """Bring the schema to head; returns the names applied now. `conn` must be in autocommit."""
     applied_now: list[str] = []
+    # A store at head is opened without writing anything: a read-only database, or a role
+    # without CREATE on the schema, can still read (and say why a write fails).
+    if conn.execute("SELECT to_regclass('schema_migrations')").fetchone() != (None,):
+        done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+        if all(name in done for name, _ in MIGRATIONS):
+            return applied_now
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
         conn.execute(

@@ -112,8 +112,10 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         """`vector_model` = (model id, dimensions) of the embedder whose vectors are searched."""
         self.location = redact_url(url)
         self.page_ends = PageEnds()
-        self._waiting = threading.Lock()
-        self._lock_conn: psycopg.Connection[TupleRow] | None = None
+        # The pool connection holding a waited lock, used for every call of the thread that
+        # holds it (`_waited_lock`): no connection beyond the pool's, and no deadlock waiting
+        # for one while holding another.
+        self._pinned = threading.local()
         self._url = url
         self._connect_timeout = max(1, round(connect_timeout))
         if vector_model is not None and vector_model[1] != VECTOR_DIMENSIONS:
@@ -157,26 +159,32 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
             num_workers=1,
             name="engram",
             configure=lambda conn: register_vector_info(conn, vector_type),
+            # A connection the server dropped (a restart) is replaced, not handed out: each
+            # call after a restart failed until every pooled connection had been tried.
+            check=ConnectionPool.check_connection,
         )
 
     # -- plumbing -----------------------------------------------------------------------------
 
     def close(self) -> None:
         self._pool.close()
-        if self._lock_conn is not None:
-            self._lock_conn.close()
 
     @contextmanager
     def _conn(self) -> Iterator[Conn]:
         try:
+            pinned: Conn | None = getattr(self._pinned, "conn", None)
+            if pinned is not None:
+                yield pinned
+                return
             with self._pool.connection() as conn:
                 yield conn
         except PoolTimeout as exc:
             raise StoreError(f"PostgreSQL store {self.location} is unavailable: {exc}") from exc
         except (psycopg.errors.DataError, psycopg.errors.IntegrityError) as exc:
             raise StoreError(f"PostgreSQL refused the data: {exc}") from exc
-        except psycopg.OperationalError as exc:
-            raise StoreError(f"PostgreSQL store {self.location}: {exc}") from exc
+        except psycopg.Error as exc:  # the server down or read-only, a privilege missing
+            reason = redact_secrets(str(exc), self._url)
+            raise StoreError(f"PostgreSQL store {self.location}: {reason}") from exc
 
     @contextmanager
     def _write(self) -> Iterator[Conn]:
@@ -503,8 +511,8 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         a long pipeline run must not starve the other calls). It is unlocked before that
         connection closes: the server drops a closed session's locks a moment later, and a run
         started in that moment was refused. If this process dies, the server still drops it.
-        Waited for (a save's short step), on one connection kept for that: a new connection
-        per save would cost more than the save."""
+        Waited for (a save's short step), on a pool connection: a new connection per save
+        would cost more than the save."""
         key = f"engram:{name}"
         if wait:
             with self._waited_lock(key):
@@ -528,23 +536,15 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
 
     @contextmanager
     def _waited_lock(self, key: str) -> Iterator[None]:
-        with self._waiting:  # one thread of this process at a time waits on the server
-            try:
-                if self._lock_conn is None or self._lock_conn.closed:
-                    self._lock_conn = psycopg.connect(
-                        self._url, autocommit=True, connect_timeout=self._connect_timeout
-                    )
-                conn = self._lock_conn
-                conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
-            except psycopg.Error as exc:
-                raise StoreError(f"PostgreSQL store {self.location}: {exc}") from exc
+        with self._conn() as conn:
+            conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+            self._pinned.conn = conn
             try:
                 yield
             finally:
-                try:
+                self._pinned.conn = None
+                with suppress(psycopg.Error):  # a lost connection has dropped the lock already
                     conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
-                except psycopg.Error:  # a lost connection has dropped the lock already
-                    conn.close()
 
     # -- SQL-side scoring ---------------------------------------------------------------------
 

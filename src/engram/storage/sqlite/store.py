@@ -32,7 +32,7 @@ from engram.storage.columns import (
     memory_values,
     schedule_values,
 )
-from engram.storage.locks import file_lock, thread_lock
+from engram.storage.locks import file_lock, locking_available, thread_lock
 from engram.storage.protocol import (
     Capability,
     Change,
@@ -428,7 +428,9 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
             )
 
     def exclusive(self, name: str, wait: bool = False) -> AbstractContextManager[None]:
-        if str(self.path) == ":memory:":  # one process's: a lock of its own, no file in the cwd
+        # An in-memory store is one process's: a lock of its own, no file in the cwd. Where the
+        # platform cannot lock files, a waited lock (a save's) guards this process only.
+        if str(self.path) == ":memory:" or (wait and not locking_available()):
             return thread_lock(self._locks.setdefault(name, threading.Lock()), name, wait)
         return file_lock(Path(f"{self.path}.{name}.lock"), name, wait)
 
