@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
 from tests.support import START
 
 from engram import Draft, Engram, FixedClock, NotFoundError, Status, ValidationError
+from engram.core.models import MAX_COUNT
 
 
 def test_save_sets_counters_and_times(mem: Engram) -> None:
@@ -200,6 +203,27 @@ def test_touch_reinforces_and_reports_scores(mem: Engram, clock: FixedClock) -> 
     assert result.old_score == pytest.approx(0.5)
     assert result.new_score == pytest.approx(2**0.6 * 1.1)
     assert result.memory.use_count == 1 and result.memory.last_used == clock.now
+
+
+def test_counts_stop_at_their_limit(mem: Engram, tmp_path: Path) -> None:
+    """A memory restored at the largest count (2**31 - 1) could not be touched on PostgreSQL
+    (integer out of range) and went past the documented maximum elsewhere."""
+    m = mem.save("counted to the end", tags=["a"])
+    line = {
+        "kind": "memory",
+        **m.model_dump(mode="json"),
+        "id": "at-the-limit",
+        "use_count": MAX_COUNT,
+        "review_count": MAX_COUNT,
+        "cross_domain_count": MAX_COUNT,
+    }
+    (tmp_path / "export.jsonl").write_text(json.dumps(line) + "\n")
+    assert mem.import_export(tmp_path / "export.jsonl").imported == 1
+    assert mem.touch("at-the-limit").memory.use_count == MAX_COUNT
+    (seen,) = mem.observe(["at-the-limit"], ["other", "domain"])
+    stored = mem.get("at-the-limit")
+    assert (stored.use_count, stored.review_count, stored.cross_domain_count) == (MAX_COUNT,) * 3
+    assert seen.cross_domain
 
 
 def test_observe_counts_reviews_and_cross_domain_use(mem: Engram, clock: FixedClock) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from engram.core.models import MAX_STRENGTH, Memory
+from engram.core.models import MAX_COUNT, MAX_STRENGTH, Memory
 from engram.core.scoring import Policy, memory_score, review_priority
 from engram.core.timeutil import to_epoch
 
@@ -56,7 +56,7 @@ def touch(
     updated = memory.model_copy(
         update={
             "last_used": now,
-            "use_count": memory.use_count + 1,
+            "use_count": _plus_one(memory.use_count),
             "strength": _boosted(memory.strength, rules.touch_boost) if boost else memory.strength,
         }
     )
@@ -77,13 +77,19 @@ def observe(
     """
     cross = is_cross_domain(rules, memory.tags, context_tags)
     update: dict[str, object] = {
-        "review_count": memory.review_count + 1,
+        "review_count": _plus_one(memory.review_count),
         "last_review_at": now,
     }
     if rules.auto_reinforce:
         update["last_used"] = now
-        update["use_count"] = memory.use_count + 1
+        update["use_count"] = _plus_one(memory.use_count)
     if cross:
-        update["cross_domain_count"] = memory.cross_domain_count + 1
+        update["cross_domain_count"] = _plus_one(memory.cross_domain_count)
         update["strength"] = _boosted(memory.strength, rules.cross_domain_boost)
     return _with_priority(policy, memory.model_copy(update=update), now), cross
+
+
+def _plus_one(count: int) -> int:
+    """Counts stop at their limit (a 32-bit column on PostgreSQL): a memory imported at the
+    limit was refused every touch there, and went past the documented maximum elsewhere."""
+    return min(count + 1, MAX_COUNT)
