@@ -570,6 +570,18 @@ def test_demo_prints_the_decay_table_and_recreates_its_store(
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
+def test_the_demo_never_writes_into_the_users_vault(tmp_path: Path) -> None:
+    """With auto-promotion on, the demo's gc promoted its memories into the user's vault: one
+    more copy of each at every run, pointing at a store the next run deletes."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    env = {"ENGRAM_VAULT_PATH": str(vault), "ENGRAM_AUTO_PROMOTE": "true"}
+    for _ in range(2):
+        report = json.loads(ok(run(None, "--json", "demo", **env)).stdout)
+        assert report["gc"]["count"] == 2
+    assert list(vault.rglob("*")) == []
+
+
 def test_demo_shows_used_memories_survive_and_unused_ones_fade(db: Path) -> None:
     report = json.loads(ok(run(db, "--json", "demo")).stdout)
     scores = {m["label"]: m["scores"] for m in report["memories"]}

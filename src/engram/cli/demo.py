@@ -157,7 +157,11 @@ def demo(state: State) -> None:
     # user runs next (docs/cli.md: search, gc, candidates), as the demo showed it. A fixed
     # start in the past let everything fade for months before the first look.
     clock = FixedClock(system_clock().replace(second=0, microsecond=0) - timedelta(days=DAYS[-1]))
-    with open_app(state, clock=clock, storage_path=location) as app:
+    # Never the user's vault: the demo's gc promoted its memories into it (ENGRAM_AUTO_PROMOTE),
+    # a copy more at every run, pointing at a store the next run deletes.
+    with open_app(
+        state, clock=clock, storage_path=location, vault_path=None, auto_promote=False
+    ) as app:
         existing = app.maintenance.stats().total
         if existing:
             raise EngramError(
