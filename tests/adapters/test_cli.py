@@ -622,6 +622,27 @@ def engram_script() -> str:
     return found
 
 
+def test_piped_output_is_utf8_whatever_the_locale(tmp_path: Path) -> None:
+    """Windows writes piped output in its ANSI code page: `--json search | jq` and `export >
+    file` ended with a UnicodeEncodeError traceback on any memory in another script. Emulated
+    here with PYTHONIOENCODING."""
+    script, store = engram_script(), str(tmp_path / "a.db")
+    env = {**os.environ, "ENGRAM_EMBEDDING_MODEL": "none", "PYTHONIOENCODING": "cp1252"}
+
+    def piped(*args: str) -> bytes:
+        done = subprocess.run(
+            [script, "--store", store, *args], capture_output=True, timeout=60, env=env
+        )
+        assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+        return done.stdout
+
+    piped("save", "中文 notes \u202e reversed")
+    found = json.loads(piped("--json", "search", "notes").decode("utf-8"))
+    assert found["hits"][0]["memory"]["content"] == "中文 notes \u202e reversed"
+    (line,) = piped("export").decode("utf-8").splitlines()
+    assert json.loads(line)["content"] == "中文 notes \u202e reversed"
+
+
 def test_console_script_entry_point(tmp_path: Path) -> None:
     script = engram_script()
     env = {**os.environ, "ENGRAM_LOG_LEVEL": "DEBUG"}  # logs must not leak onto stdout

@@ -7,6 +7,9 @@ Domain errors become a single `Error: ...` line on stderr with exit code 1; logs
 
 from __future__ import annotations
 
+import io
+import sys
+
 import click
 
 from engram.about import DISTRIBUTION
@@ -51,7 +54,23 @@ for command in (*maintenance.COMMANDS, *transfer.COMMANDS):  # storage upkeep, m
 
 def main() -> None:
     """Console-script entry point (`engram = engram.cli.main:main`)."""
+    _speak_utf8()
     cli(prog_name="engram")
+
+
+def _speak_utf8() -> None:
+    """Output piped or redirected is UTF-8, whatever the locale: on Windows Python writes it in
+    the ANSI code page, and any memory in another script ended `--json ... | jq` or `export >
+    file` with a UnicodeEncodeError traceback. A terminal that cannot show a character gets
+    its escape instead."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if encoding == "utf8" or not isinstance(stream, io.TextIOWrapper):
+            continue
+        if stream.isatty():
+            stream.reconfigure(errors="backslashreplace")
+        else:
+            stream.reconfigure(encoding="utf-8")
 
 
 if __name__ == "__main__":
