@@ -159,6 +159,9 @@ def test_an_export_read_back_restores_the_store(tmp_path: Path, jsonl: str) -> N
     elsewhere = tmp_path / "new.db"  # a mistyped FILE used to create the store all the same
     missing = run(str(elsewhere), "import", "jsonl", str(tmp_path / "nothing.jsonl"))
     assert missing.exit_code == 1 and not elsewhere.exists()
+    (tmp_path / "notes.txt").write_text("not an export\n")
+    refused = run(str(elsewhere), "import", "jsonl", str(tmp_path / "notes.txt"))
+    assert "is not an Engram export" in refused.stderr and not elsewhere.exists()
 
 
 def test_import_of_a_missing_directory_is_a_clean_error(tmp_path: Path, jsonl: str) -> None:

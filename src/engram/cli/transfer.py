@@ -17,7 +17,7 @@ from engram.services.transfer.common import BATCH, Skipped
 from engram.services.transfer.cortexgraph import ImportReport, check_cortexgraph_dir
 from engram.services.transfer.export import ExportCount, ExportSummary
 from engram.services.transfer.migrate import MigrationReport
-from engram.services.transfer.restore import RestoreReport, check_export_file
+from engram.services.transfer.restore import RestoreReport, read_export
 from engram.services.transfer.service import refuse_missing_source
 
 # The services name the two stores of a migration as the Python API does; the CLI's options.
@@ -136,9 +136,9 @@ def jsonl(state: State, file: Path) -> None:
     they are, so it is safe to run again. Lines that cannot be read are listed with their
     number and reason.
     """
-    check_export_file(file.expanduser())  # before the store is opened (and created)
+    data = read_export(file.expanduser())  # before the store is opened (and so created)
     with open_app(state) as app, progress_bar(state) as progress:
-        report = app.transfer.import_export(file, progress=progress)
+        report = app.transfer.import_export(data, progress=progress)
     output(state, report, lambda c: render_restore(c, report))
 
 

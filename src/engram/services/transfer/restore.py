@@ -59,6 +59,7 @@ class ExportData:
     superseded: int = 0  # lines replaced by a later line of the same id
     relation_lines: dict[str, tuple[str, int]] = field(default_factory=dict)
     skipped: list[Skipped] = field(default_factory=list)
+    source: str = ""  # the file it was read from
 
 
 # Byte order marks of the encodings an export must not be in (PowerShell 5.1 writes UTF-16
@@ -67,8 +68,7 @@ _WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 
 
 def check_export_file(path: Path) -> Path:
-    """`path` if it can be read as an export: a file or a pipe, not /dev/zero (checked before
-    a store is opened, so that a mistyped path creates nothing)."""
+    """`path` if it can be read as an export: a file or a pipe, not /dev/zero."""
     try:
         mode = path.stat().st_mode
     except OSError:
@@ -82,7 +82,7 @@ def read_export(path: Path) -> ExportData:
     """Parse an export; bad lines are skipped and reported, never fatal. The last line of an
     id wins (two backups merged in git may hold a memory twice)."""
     check_export_file(path)
-    data = ExportData()
+    data = ExportData(source=str(path))
     memories: dict[str, Memory] = {}
     relations: dict[str, Relation] = {}
     with path.open("rb") as f:  # read once, in order: FILE may be a pipe
@@ -156,7 +156,7 @@ def _take(
 
 
 def restore_export(
-    path: Path,
+    path: Path | ExportData,
     target: Store,
     schedules: Schedules,
     *,
@@ -164,7 +164,9 @@ def restore_export(
     progress: Progress | None = None,
     after_insert: Callable[[list[Memory]], object] | None = None,
 ) -> RestoreReport:
-    data = read_export(path)
+    """`path` an export, or what `read_export` read of one (checked before the target store
+    is opened, so that a file that is no export creates no store)."""
+    data = path if isinstance(path, ExportData) else read_export(path)
     written = write_records(
         target,
         schedules,
@@ -177,7 +179,7 @@ def restore_export(
     )
     skipped = [*data.skipped, *written.skipped]
     return RestoreReport(
-        source=str(path),
+        source=data.source,
         target=target.location,
         lines=data.lines,
         memories=len(data.memories),
@@ -189,5 +191,5 @@ def restore_export(
         relations_present=written.kept,
         skipped=len(skipped),
         skipped_records=skipped[:MAX_LISTED],
-        message=written.message(str(path), len(skipped)),
+        message=written.message(data.source, len(skipped)),
     )

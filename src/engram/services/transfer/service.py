@@ -12,7 +12,7 @@ from engram.services.transfer.common import BATCH, Progress
 from engram.services.transfer.cortexgraph import ImportReport, import_cortexgraph
 from engram.services.transfer.export import ExportCount, ExportFormat, export_lines
 from engram.services.transfer.migrate import MigrationReport, migrate
-from engram.services.transfer.restore import RestoreReport, restore_export
+from engram.services.transfer.restore import ExportData, RestoreReport, restore_export
 from engram.storage.factory import (
     is_jsonl_url,
     is_postgres_url,
@@ -64,11 +64,14 @@ class TransferService:
             now=self.ctx.now(),
         )
 
-    def import_export(self, path: Path, progress: Progress | None = None) -> RestoreReport:
+    def import_export(
+        self, path: Path | ExportData, progress: Progress | None = None
+    ) -> RestoreReport:
         """An export of an Engram store (`engram export --format jsonl`, the file `engram
-        backup` commits) into this store: how a backup is restored. Safe to run again."""
+        backup` commits) into this store: how a backup is restored. Safe to run again. Given
+        what `read_export` read, the file is not read again (a pipe cannot be)."""
         return restore_export(
-            path.expanduser(),
+            path if isinstance(path, ExportData) else path.expanduser(),
             self.ctx.store,
             self.ctx.scheduled_many,
             progress=progress,
