@@ -316,7 +316,9 @@ def test_relate_and_graph_pagination(db: Path) -> None:
     second = run_json(db, "graph", "--limit", "2", "--cursor", first["next_cursor"])
     assert [m["id"] for m in second["memories"]] == [c] and second["next_cursor"] is None
     table = ok(run(db, "graph", "--limit", "2"))
-    assert f"engram graph --cursor {b}" in table.stdout and "supports" in table.stdout
+    # the hint repeats the store and the page size: a copied hint paged another store
+    hint = f"engram --store {db} graph --limit 2 --cursor {b}"
+    assert hint in " ".join(table.stdout.split()) and "supports" in table.stdout
 
 
 def test_stats(db: Path) -> None:
@@ -436,10 +438,16 @@ def test_config_fails_on_a_store_no_command_could_open(store: str) -> None:
 
 
 def test_config_reads_dotenv_in_working_directory(tmp_path: Path) -> None:
-    (tmp_path / ".env").write_text("ENGRAM_FORGET_THRESHOLD=0.07\n")
+    (tmp_path / ".env").write_text("ENGRAM_FORGET_THRESHOLD=0.07\nENGRAM_DECAY_BETA=0.6\n")
     data = json.loads(ok(run(None, "--json", "config")).stdout)
     assert data["settings"]["forget_threshold"]["value"] == 0.07
     assert data["settings"]["forget_threshold"]["source"] == ".env file"
+    # the file gives the default value: still where it comes from (it said "default")
+    assert data["settings"]["decay_beta"] == {
+        "env_var": "ENGRAM_DECAY_BETA",
+        "value": 0.6,
+        "source": ".env file",
+    }
 
 
 def test_store_option_beats_environment(tmp_path: Path, db: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -252,10 +253,13 @@ def graph(
         return
     with open_app(state) as app:
         page = app.graph.read_graph(cursor, limit)
-    output(state, page, lambda c: render_graph(c, page))
+    # The next page's command repeats what chose this one (a copied hint read another store).
+    again = ["engram"] + (["--store", shlex.quote(state.store)] if state.store else []) + ["graph"]
+    again += [] if limit == 100 else ["--limit", str(limit)]
+    output(state, page, lambda c: render_graph(c, page, " ".join(again)))
 
 
-def render_graph(out: Console, page: GraphPage) -> None:
+def render_graph(out: Console, page: GraphPage, command: str = "engram graph") -> None:
     table = Table(title=f"{len(page.memories)} memories")
     table.add_column("id", no_wrap=True)
     table.add_column("status")
@@ -277,7 +281,7 @@ def render_graph(out: Console, page: GraphPage) -> None:
             rel.add_row(short[r.from_id], r.type, short[r.to_id], f"{r.strength:g}")
         out.print(rel)
     if page.next_cursor:
-        say(out, f"Next page: engram graph --cursor {page.next_cursor}")
+        say(out, f"Next page: {command} --cursor {page.next_cursor}")
 
 
 @click.command()
@@ -410,8 +414,8 @@ def config_report(settings: Settings, overridden: set[str]) -> ConfigReport:
             source = "environment"
         elif seed is not None and env_var not in in_files:  # the ENGRAM_ name wins
             source = f"environment ({seed})"
-        elif getattr(settings, name) != getattr(defaults, name):
-            source = ".env file"
+        elif env_var in in_files or getattr(settings, name) != getattr(defaults, name):
+            source = ".env file"  # also when the file gives the default value
         else:
             source = "default"
         value = values[name]
