@@ -58,9 +58,16 @@ class App:
         self.context.store.close()
 
 
-def build_app(settings: Settings, clock: Clock | None = None, recover_vectors: bool = False) -> App:
+def build_app(
+    settings: Settings,
+    clock: Clock | None = None,
+    recover_vectors: bool = False,
+    check_vectors: bool = True,
+) -> App:
     """`recover_vectors`: embed, in the background, memories an interrupted save left without
-    a vector (the MCP server does; one-off commands leave that to `engram embed`)."""
+    a vector (the MCP server does; one-off commands leave that to `engram embed`).
+    `check_vectors=False`: no word at open about missing vectors (`engram embed` reports
+    them itself, and told the user to run `engram embed --backfill` while running it)."""
     configure_logging(settings.log_level)
     embedder = make_embedder(settings.embedding_model, settings.embedding_threads)
     vector_model = None if embedder is None else (embedder.model_id, embedder.dimensions)
@@ -82,7 +89,8 @@ def build_app(settings: Settings, clock: Clock | None = None, recover_vectors: b
         ):
             ctx = replace(ctx, queue=EmbeddingQueue(ctx.embed_and_store))
         ctx.ensure_schedules()
-        ctx.check_vectors(recover=recover_vectors)
+        if check_vectors:
+            ctx.check_vectors(recover=recover_vectors)
     except BaseException:
         if ctx is not None and ctx.queue is not None:
             ctx.queue.close()

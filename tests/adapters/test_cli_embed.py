@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from engram import Engram
@@ -19,7 +20,9 @@ def invoke(db: Path, *args: str) -> dict[str, object]:
     return parsed
 
 
-def test_embed_reports_coverage_and_backfills_missing_vectors(tmp_path: Path) -> None:
+def test_embed_reports_coverage_and_backfills_missing_vectors(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     db = tmp_path / "e.db"
     with Engram.open(str(db), embedding_model="none") as mem:
         for i in range(5):
@@ -27,8 +30,11 @@ def test_embed_reports_coverage_and_backfills_missing_vectors(tmp_path: Path) ->
     before = invoke(db, "embed")
     assert before["embedded"] == 0
     assert before["status"] == {"model_id": MODEL_ID, "vectors": {}, "memories": 5, "pending": 0}
+    caplog.clear()
     after = invoke(db, "embed", "--backfill", "--batch", "2")
     assert after["embedded"] == 5
+    # not told, while backfilling, to run `engram embed --backfill`
+    assert [r.getMessage() for r in caplog.records if "no vector yet" in r.getMessage()] == []
     assert after["status"] == {
         "model_id": MODEL_ID,
         "vectors": {MODEL_ID: 5},

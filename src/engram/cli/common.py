@@ -77,9 +77,11 @@ def progress_bar(state: State) -> Iterator[Progress]:
 
 
 @contextmanager
-def open_app(state: State, clock: Clock | None = None, **extra: Any) -> Iterator[App]:
+def open_app(
+    state: State, clock: Clock | None = None, check_vectors: bool = True, **extra: Any
+) -> Iterator[App]:
     """One App per command, always closed, so the SQLite file is never left open."""
-    app = build_app(state.settings(**extra), clock=clock)
+    app = build_app(state.settings(**extra), clock=clock, check_vectors=check_vectors)
     try:
         yield app
     finally:

@@ -35,7 +35,7 @@ def embed(state: State, backfill: bool, batch: int) -> None:
     Needed after importing memories saved without embeddings or after changing
     ENGRAM_EMBEDDING_MODEL. Batched and resumable: stop it any time and run it again.
     """
-    with open_app(state) as app:
+    with open_app(state, check_vectors=False) as app:  # what is missing is its report
         before = app.embeddings.status()
         embedded = 0
         if backfill:
