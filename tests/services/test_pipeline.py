@@ -167,6 +167,9 @@ def test_bad_input_names_the_field(ops: Engram) -> None:
         ops.apply_plan("plan-nothing")
     with pytest.raises(ValidationError, match="limit"):
         ops.audit(limit=0)
+    # "The audit trail is empty" for a mistyped plan id
+    with pytest.raises(NotFoundError, match="plan not found: plan-nothing"):
+        ops.audit("plan-nothing")
 
 
 def test_without_a_vault_the_promoter_says_why(store_url: str, clock: FixedClock) -> None:

@@ -150,10 +150,11 @@ class PipelineService:
         return _result(ident, False, names, steps, results, [])
 
     def audit(self, plan_id: str | None = None, limit: int = 50) -> AuditTrail:
-        entries = self.ctx.store.audit_entries(
-            None if plan_id is None else check.short_text(plan_id, "plan_id"),
-            check.limit(limit, most=AUDIT_MAX),
-        )
+        """A plan nobody recorded is not found (as `apply` says), not an empty trail."""
+        ident = None if plan_id is None else check.short_text(plan_id, "plan_id")
+        entries = self.ctx.store.audit_entries(ident, check.limit(limit, most=AUDIT_MAX))
+        if ident is not None and not entries:
+            raise NotFoundError("plan", ident)
         return AuditTrail(count=len(entries), entries=entries)
 
     # -- applying -------------------------------------------------------------------------------
