@@ -485,6 +485,20 @@ BAD_INPUT = [
     pytest.param(["graph", "--cursor", "no-such-id"], "cursor", id="graph-cursor"),
     pytest.param(["graph", "--html", "g.html", "--max-memories", "0"], "max_memories", id="max"),
     pytest.param(["candidates", "review", "--limit", "0"], "limit", id="candidates-limit"),
+    # the command's options, not the Python API's parameters (merged_content, auto_detect=true)
+    pytest.param(
+        ["promote"], "MEMORY_ID: give the id of the memory to promote, or --auto", id="promote"
+    ),
+    pytest.param(
+        ["consolidate", "run", "--content", "x"],
+        "--content: is the text of one merged memory: give it with --memory or one cluster id",
+        id="consolidate-content",
+    ),
+    pytest.param(
+        ["consolidate", "run", "--cohesion", "5"],
+        "--cohesion: must be between 0 and 1",
+        id="consolidate-cohesion",
+    ),
     # Bytes that are not UTF-8 (a Latin-1 terminal, a file piped in) reach Python as lone
     # surrogates; they used to fail deep in the store with a traceback.
     pytest.param(["save", "caf\udce9 au lait"], "content", id="save-undecodable"),

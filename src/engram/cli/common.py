@@ -24,7 +24,7 @@ from rich.text import Text
 from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import Settings, load_settings
-from engram.errors import EngramError, NotFoundError
+from engram.errors import EngramError, NotFoundError, ValidationError
 from engram.services.transfer.common import Progress
 
 # Width used when stdout is not a terminal (pipes, files, tests): wide enough that a full
@@ -104,6 +104,21 @@ class EngramGroup(click.Group):
             if exc.errno == errno.EPIPE:
                 raise  # `engram ... | head`: click itself exits quietly on a closed pipe
             raise click.ClickException(one_line(str(exc))) from None
+
+
+@contextmanager
+def options_named(options: dict[str, str]) -> Iterator[None]:
+    """Errors of the block name this command's options, not the Python API's parameters the
+    service names (`merged_content: ...` is `--content: ...` here), in the field and in the
+    reason (`auto_detect=true` is `--auto`)."""
+    try:
+        yield
+    except ValidationError as exc:
+        reason = exc.reason
+        for name in sorted(options, key=len, reverse=True):  # memory_ids before memory_id
+            option = options[name]
+            reason = re.sub(rf"\b{name}(=true)?\b", option, reason)
+        raise ValidationError(options.get(exc.field, exc.field), reason) from None
 
 
 def one_line(message: str) -> str:

@@ -15,6 +15,7 @@ from engram.cli.common import (
     State,
     fmt_score,
     open_app,
+    options_named,
     output,
     pass_state,
     preview,
@@ -44,6 +45,16 @@ def clusters(state: State, memory_ids: tuple[str, ...], threshold: float | None)
     output(state, result, lambda c: render_clusters(c, result))
 
 
+# What `run` calls the service's parameters, for its errors.
+RUN_OPTIONS = {
+    "merged_content": "--content",
+    "memory_ids": "--memory",
+    "cluster_ids": "--cluster",
+    "cohesion_threshold": "--cohesion",
+    "similarity_threshold": "--threshold",
+}
+
+
 @consolidate.command("run")
 @click.option("--apply", "apply_", is_flag=True, help="Merge for real (default: preview).")
 @click.option("--cohesion", type=float, default=None, help="Merge clusters at least this cohesive.")
@@ -68,7 +79,7 @@ def run(
 ) -> None:
     """Merge clusters: every cluster in the merge band, the named clusters, or the named
     memories as one. A preview unless --apply."""
-    with open_app(state) as app:
+    with open_app(state) as app, options_named(RUN_OPTIONS):
         result = app.consolidation.consolidate(
             mode="apply" if apply_ else "preview",
             auto_detect=not memory_ids,

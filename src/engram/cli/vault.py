@@ -17,6 +17,7 @@ from engram.cli.common import (
     fmt_score,
     fmt_tags,
     open_app,
+    options_named,
     output,
     pass_state,
     plain,
@@ -46,7 +47,7 @@ def promote(state: State, memory_id: str | None, auto_detect: bool, dry_run: boo
     promote`). The note goes to <vault>/<ENGRAM_LTM_FOLDER>/<slug>.md and the memory becomes
     `promoted`: it stops fading. Promoting a memory twice changes nothing.
     """
-    with open_app(state) as app:
+    with open_app(state) as app, options_named({"memory_id": "MEMORY_ID", "auto_detect": "--auto"}):
         ident = None if memory_id is None else resolve(app, memory_id)
         result = app.promotion.promote(ident, auto_detect=auto_detect, dry_run=dry_run)
     output(state, result, lambda c: render_promotion(c, result))
