@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from pathlib import Path
 
@@ -103,3 +104,58 @@ def test_every_documented_result_shape_matches_the_tools_output_schema() -> None
         if documented != published:
             drift[tool.name] = (sorted(documented - published), sorted(published - documented))
     assert checked >= 20 and drift == {}
+
+
+# The commands of docs/cli.md's "JSON shapes" table whose documented keys are checked, with
+# the arguments that produce each document (KNOWN: a saved memory's id, OTHER: another's).
+CLI_SHAPES = {
+    "search": ["search", "lisbon"],
+    "open": ["open", "KNOWN", "missing-id"],
+    "delete": ["delete", "--archive", "OTHER"],
+    "touch": ["touch", "KNOWN"],
+    "observe": ["observe", "KNOWN", "--context-tag", "travel"],
+    "gc": ["gc"],
+    "candidates promote": ["candidates", "promote"],
+    "candidates review": ["candidates", "review"],
+    "graph": ["graph"],
+    "related": ["related", "KNOWN"],
+    "stats": ["stats"],
+    "config": ["config"],
+}
+
+
+def test_every_documented_cli_json_shape_is_what_the_command_prints(tmp_path: Path) -> None:
+    """Doc drift in docs/cli.md: gc's and touch's documents had gained fields the table did
+    not name."""
+    from click.testing import CliRunner
+
+    text = (DOCS / "cli.md").read_text()
+    table = text.split("### JSON shapes", 1)[1].split("\n\n", 2)[1]
+    shapes = {}
+    for row in table.splitlines()[2:]:
+        commands, shape = (cell.strip() for cell in row.strip("|").split("|", 1))
+        found = re.search(r"`(\{.*\})`", shape)
+        for command in re.findall(r"`([a-z ]+)`", commands):
+            if found:
+                shapes[command] = documented_keys(found.group(1))
+    store = str(tmp_path / "shapes.db")
+    env = {"ENGRAM_EMBEDDING_MODEL": "none"}
+
+    def run(*args: str) -> dict[str, object]:
+        result = CliRunner().invoke(cli, ["--store", store, "--json", *args], env=env)
+        assert result.exit_code in (0, 1), result.output  # `open` of a missing id exits 1
+        document: dict[str, object] = json.loads(result.stdout)
+        return document
+
+    known = str(run("save", "the flight to Lisbon", "--tag", "trip")["id"])
+    other = str(run("save", "another memory")["id"])
+    run("relate", known, other)
+    drift = {}
+    for command, args in CLI_SHAPES.items():
+        printed = run(*[{"KNOWN": known, "OTHER": other}.get(a, a) for a in args])
+        if set(printed) != shapes[command]:
+            drift[command] = (
+                sorted(shapes[command] - set(printed)),
+                sorted(set(printed) - shapes[command]),
+            )
+    assert drift == {}
