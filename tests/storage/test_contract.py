@@ -392,6 +392,10 @@ def test_episode_neighbours_are_the_places_within_the_radius(store: Store) -> No
     both = set(store.episode_neighbours(["a0", "a7"], 1))
     assert both == {("a0", "a1"), ("a7", "a6")}
     assert store.episode_neighbours(["a3"], 0) == []
+    # the largest place a record may hold (a restored one): PostgreSQL's bigint overflowed
+    last = 2**63 - 1
+    put(store, in_episode("end", "c", last), in_episode("before", "c", last - 1))
+    assert set(store.episode_neighbours(["end"], 2)) == {("end", "before")}
 
 
 def test_term_counts_count_memories_with_the_index_own_stemming_up_to_the_cap(

@@ -83,7 +83,10 @@ class PostgresGraph:
     def episode_neighbours(self, ids: Sequence[str], radius: int) -> list[tuple[str, str]]:
         rows = self._query(
             "SELECT s.id, n.id FROM memories s JOIN memories n ON n.episode = s.episode "
-            "AND n.episode_seq BETWEEN s.episode_seq - %(r)s AND s.episode_seq + %(r)s "
+            # bigint does not overflow into a float as SQLite's integers do: a place near the
+            # largest (a restored record) failed every search that reached it
+            "AND n.episode_seq BETWEEN s.episode_seq - %(r)s "
+            "AND s.episode_seq + LEAST(%(r)s, 9223372036854775807 - s.episode_seq) "
             "WHERE s.id = ANY(%(ids)s::text[]) AND s.episode IS NOT NULL AND n.id <> s.id",
             {"r": radius, "ids": list(dict.fromkeys(ids))},
         )
