@@ -10,7 +10,7 @@ import pytest
 from tests.support import START
 
 from engram import Draft, Engram, FixedClock, NotFoundError, Status, ValidationError
-from engram.core.models import MAX_COUNT
+from engram.core.models import MAX_COUNT, MAX_SEQ
 
 
 def test_save_sets_counters_and_times(mem: Engram) -> None:
@@ -224,6 +224,17 @@ def test_counts_stop_at_their_limit(mem: Engram, tmp_path: Path) -> None:
     stored = mem.get("at-the-limit")
     assert (stored.use_count, stored.review_count, stored.cross_domain_count) == (MAX_COUNT,) * 3
     assert seen.cross_domain
+
+
+def test_an_episode_at_its_last_place_takes_more_memories(mem: Engram, tmp_path: Path) -> None:
+    """A restored record at the largest place (2**63 - 1): the next save into its episode
+    numbered past it and failed with an OverflowError traceback."""
+    m = mem.save("first of the episode", episode="chat")
+    line = {"kind": "memory", **m.model_dump(mode="json"), "id": "end", "episode_seq": MAX_SEQ}
+    (tmp_path / "export.jsonl").write_text(json.dumps(line) + "\n")
+    assert mem.import_export(tmp_path / "export.jsonl").imported == 1
+    more = mem.save_result(Draft(content="one more turn", episode="chat")).memory
+    assert more.episode_seq == MAX_SEQ
 
 
 def test_observe_counts_reviews_and_cross_domain_use(mem: Engram, clock: FixedClock) -> None:

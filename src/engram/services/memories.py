@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 from engram.core import reinforce
 from engram.core.merge import statement_key
-from engram.core.models import MAX_STRENGTH, Memory, Schedule, Status, new_id
+from engram.core.models import MAX_SEQ, MAX_STRENGTH, Memory, Schedule, Status, new_id
 from engram.core.scoring import memory_score, review_priority, score
 from engram.core.text import leading_phrase
 from engram.core.timeutil import to_epoch
@@ -223,7 +223,9 @@ class MemoryService:
             if m.episode is None:
                 out.append(m)
                 continue
-            seq = tails.get(m.episode, -1) + 1
+            # The last place stays the last (a restored record may hold it): a memory more
+            # shares it, as two processes appending at once may; numbering past it overflowed.
+            seq = min(tails.get(m.episode, -1) + 1, MAX_SEQ)
             tails[m.episode] = seq
             out.append(m.model_copy(update={"episode_seq": seq}))
         return out
