@@ -226,6 +226,15 @@ def test_counts_stop_at_their_limit(mem: Engram, tmp_path: Path) -> None:
     assert seen.cross_domain
 
 
+def test_an_episode_name_has_a_limit_every_backend_can_index(mem: Engram) -> None:
+    """1,000 Chinese characters (3,000 bytes) passed the limit and were refused by PostgreSQL's
+    index with a StoreError; the limit is now one every backend keeps."""
+    kept = mem.save_result(Draft(content="a long-named chat", episode="会" * 200)).memory
+    assert mem.get(kept.id).episode == "会" * 200
+    with pytest.raises(ValidationError, match="episode: exceeds 200 characters"):
+        mem.save_result(Draft(content="too long a name", episode="会" * 201))
+
+
 def test_an_episode_at_its_last_place_takes_more_memories(mem: Engram, tmp_path: Path) -> None:
     """A restored record at the largest place (2**63 - 1): the next save into its episode
     numbered past it and failed with an OverflowError traceback."""

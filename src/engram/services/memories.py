@@ -249,7 +249,7 @@ class MemoryService:
             last_used=last,
             # A blank episode is none, like a blank source: "" was one episode shared by
             # every memory saved with it, each lending the others context credit.
-            episode=check.short_text(
+            episode=check.episode(
                 d.episode if d.episode and d.episode.strip() else None, "episode" + where
             ),
         )

@@ -30,6 +30,7 @@ MAX_LIMIT = 100
 MAX_IDS = 100
 MAX_QUERY = 1_000
 MAX_META_BYTES = 20_000
+MAX_EPISODE = 200
 MAX_META_DEPTH = 32
 
 
@@ -94,6 +95,15 @@ def short_text(value: str | None, field: str) -> str | None:
     if len(value) > MAX_TEXT_FIELD:
         raise ValidationError(field, f"exceeds {MAX_TEXT_FIELD} characters")
     return storable(value, field)
+
+
+def episode(value: str | None, field: str = "episode") -> str | None:
+    """An episode names a conversation (a session id, a file name): at most MAX_EPISODE
+    characters, as PostgreSQL indexes it whole (a b-tree key stops at 2,704 bytes, and 1,000
+    Chinese characters were refused there)."""
+    if value is not None and len(value) > MAX_EPISODE:
+        raise ValidationError(field, f"exceeds {MAX_EPISODE} characters")
+    return short_text(value, field)
 
 
 def moment(value: datetime, field: str) -> datetime:
@@ -232,8 +242,9 @@ def record(m: Memory, field: str = "") -> Memory:
     content(m.content, field + "content")
     tags(m.tags, field + "tags")
     entities(m.entities, field + "entities")
-    for name in ("source", "context", "promoted_to", "episode"):
+    for name in ("source", "context", "promoted_to"):
         short_text(getattr(m, name), field + name)
+    episode(m.episode, field + "episode")
     meta(m.meta, field + "meta")
     if m.episode is not None and not m.episode.strip():  # older exports: now no episode
         return m.model_copy(update={"episode": None, "episode_seq": None})

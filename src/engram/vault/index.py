@@ -52,6 +52,11 @@ class FileEntry:
     size: int
 
 
+# Longer vault-relative paths are not indexed, on any backend: PostgreSQL's b-tree keys stop
+# at 2,704 bytes, and one such note failed a whole index run there (the path is the note's key).
+MAX_PATH_BYTES = 2_000
+
+
 def scan(root: Path) -> list[FileEntry]:
     """Every `*.md` file under `root`, sorted by path, without following symlinks."""
     found: list[FileEntry] = []
@@ -75,6 +80,9 @@ def scan(root: Path) -> list[FileEntry]:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((Path(entry.path), rel + "/"))
                 elif entry.is_file(follow_symlinks=False) and entry.name.lower().endswith(".md"):
+                    if len(rel.encode("utf-8")) > MAX_PATH_BYTES:
+                        log.warning("vault: %r is skipped: its path is too long to index", rel)
+                        continue
                     info = entry.stat(follow_symlinks=False)
                     found.append(FileEntry(rel, info.st_mtime_ns, info.st_size))
             except OSError:
