@@ -18,7 +18,7 @@ from engram.storage.jsonl import JSONLStore
 from engram.storage.postgres import PostgresStore
 from engram.storage.protocol import Capability, Store
 from engram.storage.sqlite import SQLiteStore
-from engram.vault.index import parse_note
+from engram.vault.index import MAX_PATH_BYTES, parse_note
 
 
 def note(path: str, text: str, mtime: int = 1) -> Note:
@@ -205,7 +205,25 @@ def check_a_deleted_note_takes_its_vector_along(ltm: Any) -> None:
     assert [n.path for n in ltm.ltm_missing_vectors(MODEL, 10)] == ["Projects/atlas.md"]
 
 
+def check_a_huge_note_and_the_longest_path_are_indexed_with_the_rest(ltm: Any) -> None:
+    """PostgreSQL: a note of 150,000 distinct words passed a tsvector's 1 MB and a path near
+    PostgreSQL's b-tree key limit failed; either failed the whole batch, no note indexed."""
+    words = " ".join(f"w{i:06d}x" for i in range(150_000))  # 1.5 MB, every word distinct
+    deep = "/".join(["é" * 60] * 16)[: MAX_PATH_BYTES // 2 - 3] + ".md"  # 2,000 bytes at most
+    assert len(deep.encode()) <= MAX_PATH_BYTES
+    ltm.ltm_write(
+        upsert=[
+            note("huge.md", "# Word list\nzebra " + words),
+            note(deep, "A note deep in folders about a walrus."),
+            note("small.md", "A small note about a zebra."),
+        ]
+    )
+    assert [h.path for h in ltm.ltm_search(["walrus"], [], 10)] == [deep]
+    assert sorted(h.path for h in ltm.ltm_search(["zebra"], [], 10)) == ["huge.md", "small.md"]
+
+
 CHECKS: list[Callable[[Any], None]] = [
+    check_a_huge_note_and_the_longest_path_are_indexed_with_the_rest,
     check_notes_are_found_by_any_word_best_first,
     check_tags_filter_with_nesting_and_without_terms,
     check_states_restate_and_delete,

@@ -132,6 +132,16 @@ def test_a_lone_surrogate_in_frontmatter_is_replaced(monkeypatch: pytest.MonkeyP
     assert note.title.encode("utf-8") and all(k.encode() for k in note.frontmatter)
 
 
+def test_a_note_whose_path_is_too_long_to_index_is_skipped(tmp_path: Path) -> None:
+    """Its path is the note's key: past PostgreSQL's b-tree limit it failed a whole index run
+    there, so no backend indexes it (a warning names it)."""
+    (tmp_path / "good.md").write_text("zebra")
+    deep = tmp_path.joinpath(*["d" * 250] * 9)  # 2,259 bytes below the vault
+    deep.mkdir(parents=True)
+    (deep / "far.md").write_text("zebra")
+    assert [e.path for e in scan(tmp_path)] == ["good.md"]
+
+
 def test_a_file_whose_name_is_not_utf8_is_skipped(tmp_path: Path) -> None:
     """One such name (a file copied from an old Latin-1 system) failed every index run and
     every unified search with UnicodeEncodeError: nothing was indexed."""

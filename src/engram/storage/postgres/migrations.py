@@ -367,6 +367,22 @@ MIGRATIONS: list[tuple[str, str]] = [
         UPDATE memories SET entities = entities WHERE cardinality(entities) > 0;
         """,
     ),
+    (
+        "0012_note_search_bounded",
+        # A tsvector holds at most 1 MB: one vault note of many distinct words (a 1.5 MB word
+        # list) failed the whole index run, and no note was found. A note's body is searched
+        # by its first 250,000 characters here (positions past 16,383 words are one position
+        # in a tsvector anyway); SQLite and JSONL search it whole. docs/storage.md says so.
+        r"""
+        ALTER TABLE ltm_notes DROP COLUMN search;
+        ALTER TABLE ltm_notes ADD COLUMN search tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('engram', engram_split(title)), 'A')
+            || setweight(to_tsvector('engram', engram_split(engram_words(tags))), 'B')
+            || setweight(to_tsvector('engram', engram_split(left(body, 250000))), 'D')
+        ) STORED;
+        CREATE INDEX ltm_notes_search ON ltm_notes USING gin (search);
+        """,
+    ),
 ]
 
 
