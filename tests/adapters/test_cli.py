@@ -722,7 +722,7 @@ def test_consolidate_lists_previews_applies_and_undoes(db: Path) -> None:
     restored = run_json(db, "consolidate", "undo", merged)["restored_ids"]
     assert sorted(restored) == sorted([first, second])
     refused = run(db, "consolidate", "run", "--apply", "--cohesion", "2")
-    assert refused.exit_code == 1 and "cohesion_threshold" in refused.stderr
+    assert refused.exit_code == 1 and "Error: --cohesion: " in refused.stderr
 
 
 def test_saving_a_repeat_says_it_was_merged(db: Path) -> None:

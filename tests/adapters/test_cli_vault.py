@@ -72,7 +72,7 @@ def test_promote_errors_are_one_line_naming_the_problem(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     missing = run("promote")
-    assert missing.exit_code == 1 and "Error: memory_id:" in missing.stderr
+    assert missing.exit_code == 1 and "Error: MEMORY_ID:" in missing.stderr
     monkeypatch.delenv("ENGRAM_VAULT_PATH")
     memory_id = used("x")
     no_vault = run("promote", memory_id)
