@@ -120,6 +120,38 @@ def test_without_the_token_nothing_changes(dashboard: tuple[str, Path, dict[str,
         assert mem.get_many([m["other"].id]) == []
 
 
+def test_the_sign_in_form_reads_no_more_than_a_token(
+    dashboard: tuple[str, Path, dict[str, Memory]],
+) -> None:
+    """Anyone who can reach the port may post to the sign-in form: a 300 MB upload was spooled
+    to disk, and 300 fields of 1 MB held in memory, before the token was even checked."""
+    base = dashboard[0]
+    upload = httpx2.post(
+        f"{base}/ui/login", files={"token": ("t.txt", b"x" * 2_000_000)}, timeout=30
+    )
+    assert upload.status_code == 413 and "not a sign-in form" in upload.text
+    fields = {f"f{i}": "y" * 1_000 for i in range(10)}
+    assert httpx2.post(f"{base}/ui/login", data=fields, timeout=30).status_code == 413
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: read until the limit, no further
+        yield b"token="
+        for _ in range(100):
+            yield b"z" * 10_000
+
+    streamed = httpx2.post(
+        f"{base}/ui/login",
+        content=chunks(),
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+        timeout=30,
+    )
+    assert streamed.status_code == 413
+    signed_in = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, timeout=10)
+    assert signed_in.status_code == 303  # a real sign-in still works
+    for scheme in ("Bearer", "bearer"):  # the scheme in any case, as /mcp takes it
+        headers = {"Authorization": f"{scheme} {TOKEN}"}
+        assert httpx2.get(f"{base}/ui/graph", headers=headers, timeout=10).status_code == 200
+
+
 def test_a_memory_that_is_not_there_is_not_found(
     dashboard: tuple[str, Path, dict[str, Memory]],
 ) -> None:

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
@@ -43,6 +43,9 @@ ACTIONS = {
     "delete": "Delete for good",
 }
 GRAPH_MEMORIES = 2_000  # as `engram graph --html`: beyond it, the most used
+# The sign-in form is one token (at most 512 characters): anyone who can reach the port may
+# post to it, so nothing larger is read (a 300 MB upload was spooled to disk before the check).
+LOGIN_FORM_BYTES = 4_096
 _TEMPLATES = Path(str(resources.files("engram.web") / "templates"))
 
 
@@ -56,9 +59,11 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         return HTMLResponse(html, status_code=status)
 
     def authorized(request: Request) -> bool:
-        bearer = request.headers.get("authorization", "")
+        # The scheme in any case (RFC 7235), as /mcp takes it: "bearer <token>" was refused.
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
         cookie = request.cookies.get(COOKIE, "")
-        return _same(bearer, f"Bearer {token}") or _same(cookie, expected)
+        bearer = scheme.lower() == "bearer" and _same(given.strip(), token)
+        return bearer or _same(cookie, expected)
 
     async def call(operation: Callable[[App], Any]) -> Any:
         return await run_in_threadpool(lambda: operation(app()))
@@ -86,8 +91,10 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
     async def login(request: Request) -> Response:
         if request.method == "GET":
             return page(request, "login.html")
-        form = await request.form()
-        given = str(form.get("token", "")).strip()
+        form = await _small_form(request)
+        if form is None:
+            return page(request, "login.html", 413, error="That is not a sign-in form.")
+        given = form.get("token", "").strip()
         if not _same(given, token):
             return page(request, "login.html", 401, error="That is not the token.")
         response = RedirectResponse(f"{_base(request)}/", status_code=303)
@@ -240,3 +247,24 @@ def _deleted(app: App, ident: str) -> None:
     nothing: the page must not say "deleted"."""
     if not app.memories.delete([ident]):
         raise NotFoundError("memory", ident)
+
+
+async def _small_form(request: Request) -> dict[str, str] | None:
+    """The fields of a URL-encoded form of at most LOGIN_FORM_BYTES, read no further; None
+    for anything else (a multipart upload, a larger body)."""
+    kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if kind != "application/x-www-form-urlencoded":
+        return None
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > LOGIN_FORM_BYTES:
+        return None
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > LOGIN_FORM_BYTES:
+            return None
+    try:
+        fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
+    except ValueError:  # more fields than a sign-in form has
+        return None
+    return {name: values[0] for name, values in fields.items()}
