@@ -209,3 +209,23 @@ def test_the_dashboard_sits_beside_mcp_with_its_own_sign_in(
     assert httpx2.get(f"{base}/ui/stats", headers=headers, timeout=10).status_code == 200
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
     assert httpx2.post(url, json=ping, timeout=10).status_code == 401
+
+
+def test_the_sdks_records_are_plain_lines_not_rich_renderings() -> None:
+    """The SDK gave the root logger a rich handler: each record of a client that dropped
+    mid-request, a boxed 43-line traceback, was rendered on the event loop (100-170 ms each;
+    a hundred such clients stalled the server for 17 s). Records are plain lines now."""
+    script = (
+        "import logging\n"
+        "from engram.mcp.server import build_server\n"
+        "build_server()\n"
+        "try:\n"
+        "    raise OSError('client went away')\n"
+        "except OSError:\n"
+        "    logging.getLogger('mcp.server.streamable_http').exception('stream ended')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert "ERROR mcp.server.streamable_http: stream ended" in done.stderr
+    assert "OSError: client went away" in done.stderr and "╭" not in done.stderr

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import signal
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -186,11 +187,19 @@ def build_server(
     server's lifespan ends (the client disconnects).
     """
     runtime = runtime if runtime is not None else EngramRuntime(settings, clock)
+    level = settings.log_level if settings is not None else "WARNING"
+    # The SDK gives the root logger a rich handler unless it has one: every record of a client
+    # that dropped mid-request (a 43-line traceback) was rendered on the event loop, 100-170 ms
+    # each, and a hundred such clients stalled the server for 17 s. A plain one is ours.
+    if not logging.getLogger().handlers:
+        plain = logging.StreamHandler(sys.stderr)
+        plain.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logging.basicConfig(level=level, handlers=[plain])
     server = EngramServer(
         SERVER_NAME,
         instructions=INSTRUCTIONS,
         version=_version(),
-        log_level=settings.log_level if settings is not None else "WARNING",
+        log_level=level,
         lifespan=_lifespan(runtime),
     )
     register_tools(server, runtime)
