@@ -8,6 +8,7 @@ store, about stdout at DEBUG level and about broken settings start their own ser
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import select
 import signal
@@ -1032,13 +1033,18 @@ def test_building_the_server_opens_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
-async def test_an_unreadable_store_is_a_tool_error(tmp_path: Path) -> None:
+async def test_an_unreadable_store_is_a_tool_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     garbage = tmp_path / "garbage.db"
     garbage.write_bytes(b"this is not a SQLite database" * 100)
-    async with Client(build_server(load_settings(storage_path=str(garbage)))) as client:
-        result = await client.call_tool("memory_stats", {})
+    with caplog.at_level(logging.WARNING, logger="engram"):
+        async with Client(build_server(load_settings(storage_path=str(garbage)))) as client:
+            result = await client.call_tool("memory_stats", {})
     assert result.is_error
     assert "cannot open SQLite store" in text_of(result)
+    # the log says so at start-up too (it said nothing: the server looked healthy)
+    assert any("cannot open the store" in r.getMessage() for r in caplog.records)
 
 
 @pytest.mark.anyio

@@ -94,7 +94,9 @@ class EngramRuntime:
             try:
                 self.app()
             except Exception as exc:
-                log.debug("not opened ahead of the first call: %s", exc)
+                # Said at once: a server that cannot reach its store looked healthy, its log
+                # silent, while every tool call failed.
+                log.warning("cannot open the store: %s; every tool call will say so", exc)
 
         with self._state:
             if self._serving:
