@@ -14,11 +14,12 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from mcp.client import ClientSession
+from mcp.client import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from engram.config import Settings
 from engram.mcp.http import token_for
+from engram.mcp.runtime import MAX_SESSIONS, EngramRuntime
 
 TOKEN = "test-token-0123456789abcdef"
 
@@ -229,3 +230,55 @@ def test_the_sdks_records_are_plain_lines_not_rich_renderings() -> None:
     )
     assert "ERROR mcp.server.streamable_http: stream ended" in done.stderr
     assert "OSError: client went away" in done.stderr and "╭" not in done.stderr
+
+
+@pytest.mark.anyio
+async def test_each_client_session_is_its_own_episode_and_sessionless_ones_share_none(
+    http_server: tuple[str, subprocess.Popen[str]],
+) -> None:
+    """Clients of the protocol without sessions (2026-07-28, the SDK's default) all fell under
+    one key and shared one episode for the server's life, each credited with the others'
+    memories. A session keeps its episode; a request without one belongs to none."""
+    url, _ = http_server
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+
+    async def saved_episodes(*contents: str) -> list[object]:
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=30) as client,
+            streamable_http_client(url, http_client=client) as (read, write, *_),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            out = []
+            for content in contents:
+                result = await session.call_tool("save_memory", {"content": content})
+                assert not result.is_error and result.structured_content is not None
+                out.append(result.structured_content["memory"]["episode"])
+            return out
+
+    first = await saved_episodes("plan the kayak trip", "which weekend works")
+    second = await saved_episodes("another conversation")
+    assert first[0] is not None and first[0] == first[1] != second[0]
+
+    async def sessionless(content: str) -> object:
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=30) as client,
+            Client(streamable_http_client(url, http_client=client)) as c,
+        ):
+            result = await c.call_tool("save_memory", {"content": content})
+            assert not result.is_error and result.structured_content is not None
+            return result.structured_content["memory"]["episode"]
+
+    assert [await sessionless("one client"), await sessionless("another client")] == [None, None]
+
+
+def test_the_episodes_of_ended_sessions_do_not_pile_up() -> None:
+    runtime = EngramRuntime(None)
+    first = runtime.episode_for("session-0")
+    for i in range(1, MAX_SESSIONS + 5):
+        runtime.episode_for(f"session-{i}")
+    assert len(runtime._episodes) == MAX_SESSIONS
+    assert runtime.episode_for("session-0") != first  # the oldest went
+    assert runtime.episode_for(f"session-{MAX_SESSIONS + 4}") == runtime.episode_for(
+        f"session-{MAX_SESSIONS + 4}"
+    )

@@ -75,7 +75,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             context=context or None,
             meta=meta or {},
             strength=strength,
-            episode=runtime.episode_for(_session_id(ctx)),
+            episode=_episode(runtime, ctx),
         )
         return await runtime.call(lambda app: app.memories.save(draft))
 
@@ -249,7 +249,13 @@ def register_reinforcement_tools(server: MCPServer[Any], runtime: EngramRuntime)
         return ObserveUsageResult(results=results)
 
 
-def _session_id(ctx: Context | None) -> str | None:
-    """The transport's session id (streamable HTTP sends it as a header); None over stdio."""
+def _episode(runtime: EngramRuntime, ctx: Context | None) -> str | None:
+    """The client session's episode. Over stdio the server process is the session; over HTTP
+    the session the transport names (its `mcp-session-id` header). A request of a protocol
+    version without sessions (2026-07-28) belongs to none: every such client shared one
+    episode for the server's whole life, credited with each other's memories."""
     headers = None if ctx is None else ctx.headers
-    return None if headers is None else headers.get("mcp-session-id")
+    if headers is None:
+        return runtime.episode_for(None)
+    session = headers.get("mcp-session-id")
+    return runtime.episode_for(session) if session else None

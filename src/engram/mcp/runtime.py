@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -28,6 +29,9 @@ T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
+# Client sessions whose episode ids are kept: as many as the SDK keeps sessions.
+MAX_SESSIONS = 10_000
+
 
 class EngramRuntime:
     """Owns at most one App; every tool reaches the services through `call`."""
@@ -41,7 +45,7 @@ class EngramRuntime:
         # `save_memory` (through `episode_for`) were answered only once the store was open.
         self._build = threading.Lock()  # held while the App is built
         self._state = threading.Lock()  # guards the fields below; held only for moments
-        self._episodes: dict[str | None, str] = {}
+        self._episodes: OrderedDict[str | None, str] = OrderedDict()
         self._serving = False
         self._started = False  # warm-up and vault watching started for the App
 
@@ -55,6 +59,11 @@ class EngramRuntime:
             if episode is None:
                 episode = f"mcp:{uuid.uuid4()}"
                 self._episodes[session_id] = episode
+                # Sessions end without a word to us: the oldest go (the SDK keeps at most
+                # 10,000 sessions, idle ones for 30 minutes); one entry per session grew forever.
+                while len(self._episodes) > MAX_SESSIONS:
+                    self._episodes.popitem(last=False)
+            self._episodes.move_to_end(session_id)
             return episode
 
     def app(self) -> App:
