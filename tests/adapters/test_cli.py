@@ -430,10 +430,13 @@ def test_config_names_the_store_in_use_for_every_backend(tmp_path: Path) -> None
     }
 
 
-@pytest.mark.parametrize("store", ["mysql://x/y", "jsonl://", "http://x", "jsonl://host/dir"])
-def test_config_fails_on_a_store_no_command_could_open(store: str) -> None:
-    """It showed such a location with exists "?", where every other command refuses it."""
-    result = run(None, "config", ENGRAM_STORAGE_PATH=store)
+@pytest.mark.parametrize(
+    "store", ["mysql://x/y", "jsonl://", "http://x", "jsonl://host/dir", "{tmp}"]
+)
+def test_config_fails_on_a_store_no_command_could_open(store: str, tmp_path: Path) -> None:
+    """It showed such a location with exists "?" (or a folder as a SQLite store with exists
+    "yes"), where every other command refuses it."""
+    result = run(None, "config", ENGRAM_STORAGE_PATH=store.format(tmp=tmp_path))
     assert result.exit_code == 1 and "Error: ENGRAM_STORAGE_PATH" in result.stderr
 
 

@@ -42,6 +42,7 @@ from engram.config import (
 from engram.config_env import ENV_PREFIX, seed_variable
 from engram.core.models import RELATION_TYPES, Memory
 from engram.core.timeutil import DAY, to_epoch
+from engram.errors import ConfigError
 from engram.services.graph import MAX_DEPTH, MAX_GRAPH_PAGE, MAX_RELATED, MAX_SNAPSHOT
 from engram.services.maintenance import GC_BATCH_MAX
 from engram.services.results import (
@@ -445,8 +446,13 @@ def _store_file(location: str) -> ConfigFile:
     role = "store in use"
     if is_postgres_url(location):
         return ConfigFile(role=role, path=redact_url(location), exists=None)
-    path = jsonl_path(location) if is_jsonl_url(location) else sqlite_path(location)
-    return _file(role, path.expanduser())
+    path = (jsonl_path(location) if is_jsonl_url(location) else sqlite_path(location)).expanduser()
+    if not is_jsonl_url(location) and path.is_dir():  # as opening it says (it said "exists: yes")
+        raise ConfigError(
+            f"ENGRAM_STORAGE_PATH: {path} is a folder, not a SQLite file: a JSONL store? "
+            f"name it jsonl://{path.absolute()}"
+        )
+    return _file(role, path)
 
 
 def _file(role: str, path: Path) -> ConfigFile:
