@@ -104,6 +104,24 @@ def test_review_candidates_come_from_the_danger_zone(mem: Engram, clock: FixedCl
     assert cand.memory.id == zone.id and 0.15 <= cand.score <= 0.35 and cand.review_priority > 0.9
 
 
+def test_the_most_urgent_review_is_found_among_many_weak_fresh_memories(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """Candidates were the memories nearest their mid-zone moment in time: sixty weak ones
+    saved hours ago pass it soon and filled the list at priority 0.08, while a memory at
+    priority 0.64 (its moment a day off) was never read."""
+    urgent = mem.save("the urgent one")
+    clock.advance(days=6.5 - 0.125)
+    for i in range(60):
+        mem.save(f"minor note {i}", strength=0.36)
+    clock.advance(days=0.125)
+    found = mem.review_candidates(10)
+    assert found[0].memory.id == urgent.id and found[0].review_priority > 0.6
+    assert [c.review_priority for c in found] == sorted(
+        (c.review_priority for c in found), reverse=True
+    )
+
+
 def test_stats(mem: Engram, clock: FixedClock) -> None:
     a = mem.save("a")
     b = mem.save("b", created_at=START - timedelta(days=90))

@@ -453,6 +453,7 @@ def test_danger_zone_and_promotion_windows_are_stabbing_queries(store: Store) ->
     )
     assert {m.id for m in store.near_review_peak(NOW, 10)} == {"zone", "fresh", "busy"}
     assert {m.id for m in store.near_review_peak(NOW, 2)} == {"zone", "fresh"}
+    assert [m.id for m in store.in_danger_zone(NOW, 10)] == ["zone"]
     assert store.schedule_counts(NOW) == (0, 1)
     assert [m.id for m in store.in_promotion_window(NOW, 10)] == ["busy"]
 

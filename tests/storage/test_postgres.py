@@ -130,6 +130,7 @@ def test_threshold_queries_are_answered_from_indexes(pg: PostgresStore, postgres
     params = {
         "due_for_gc": (NOW, 100),
         "near_review_peak": (NOW, 50, NOW, 50),
+        "in_danger_zone": (NOW, 100),
         "schedule_counts": (NOW, NOW),
         "in_promotion_window": (NOW, 100),
     }
@@ -139,6 +140,7 @@ def test_threshold_queries_are_answered_from_indexes(pg: PostgresStore, postgres
     indexes = {
         "due_for_gc": "Index",
         "near_review_peak": "memories_review_at",
+        "in_danger_zone": "memories_danger",
         "schedule_counts": "memories_danger",
         "in_promotion_window": "memories_promote",
     }

@@ -24,9 +24,10 @@ log = logging.getLogger(__name__)
 
 GC_BATCH_MAX = 10_000
 PROMOTION_SCAN_CAP = 10_000
-# Review candidates are read from the memories whose peak urgency (score at mid-zone) is nearest
-# to now, then ordered exactly. See docs/decay.md for why this window is enough.
+# Review candidates are ranked exactly among the REVIEW_WINDOW memories nearest their mid-zone
+# moment and up to REVIEW_POOL others of the danger zone (docs/decay.md).
 REVIEW_WINDOW = 100
+REVIEW_POOL = 2_000
 
 
 class MaintenanceService:
@@ -143,10 +144,15 @@ class MaintenanceService:
         return stubs, reasons, self.ctx.scores(stubs, now)
 
     def review_candidates(self, limit: int = 10) -> list[ReviewCandidate]:
-        """Memories in the danger zone, most urgent (score closest to mid-zone) first."""
+        """Memories in the danger zone, most urgent (score closest to mid-zone) first, ranked
+        exactly among the zone's memories (all of them up to REVIEW_POOL) and the ones
+        nearest their mid-zone moment in time. That moment alone was a poor guide: sixty weak
+        memories passing it within hours hid a memory at priority 0.64 behind ten at 0.08."""
         limit = check.limit(limit)
         now = self.ctx.now_epoch()
-        stubs = self.ctx.store.near_review_peak(now, max(REVIEW_WINDOW, limit * 10))
+        near = self.ctx.store.near_review_peak(now, max(REVIEW_WINDOW, limit * 10))
+        zone = self.ctx.store.in_danger_zone(now, REVIEW_POOL)
+        stubs = list({s.id: s for s in [*near, *zone]}.values())
         if not stubs:
             return []
         scores = self.ctx.scores(stubs, now)

@@ -444,6 +444,7 @@ class JSONLStore:
     browse = _index_read(SQLiteStore.browse)
     due_for_gc = _index_read(SQLiteStore.due_for_gc)
     near_review_peak = _index_read(SQLiteStore.near_review_peak)
+    in_danger_zone = _index_read(SQLiteStore.in_danger_zone)
     schedule_counts = _index_read(SQLiteStore.schedule_counts)
     in_promotion_window = _index_read(SQLiteStore.in_promotion_window)
     page = _index_read(SQLiteStore.page)

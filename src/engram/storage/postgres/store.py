@@ -86,6 +86,10 @@ SCHEDULE_SQL = {
         "(SELECT count(*) FROM memories "
         "WHERE danger_span IS NOT NULL AND danger_span @> %s::float8)"
     ),
+    "in_danger_zone": (
+        f"SELECT {STUB_COLUMNS}, 0.0 FROM memories m "
+        "WHERE m.danger_span IS NOT NULL AND m.danger_span @> %s::float8 LIMIT %s"
+    ),
     "in_promotion_window": (
         f"SELECT {STUB_COLUMNS}, 0.0 FROM memories m "
         "WHERE m.promote_span IS NOT NULL AND m.promote_span @> %s::float8 "
@@ -327,6 +331,10 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
     def schedule_counts(self, now: float) -> tuple[int, int]:
         rows = self._query(SCHEDULE_SQL["schedule_counts"], (now, now))
         return int(rows[0][0]), int(rows[0][1])
+
+    def in_danger_zone(self, now: float, limit: int) -> list[Stub]:
+        rows = self._query(SCHEDULE_SQL["in_danger_zone"], (now, limit))
+        return [stub_from_row(row) for row in rows]
 
     def in_promotion_window(self, now: float, limit: int) -> list[Stub]:
         rows = self._query(SCHEDULE_SQL["in_promotion_window"], (now, limit))

@@ -367,6 +367,15 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         rows = self._query(later, (now, half)) + self._query(earlier, (now, half))
         return [stub_from_row(row) for row in rows]
 
+    def in_danger_zone(self, now: float, limit: int) -> list[Stub]:
+        # R*Tree coordinates are 32-bit floats rounded outwards: a superset, as the protocol
+        # allows. CROSS JOIN pins the R*Tree as the outer loop.
+        sql = (
+            f"SELECT {STUB_COLUMNS}, 0.0 FROM danger_rt r CROSS JOIN memories m ON m.seq = r.id "
+            "WHERE r.t0 <= ? AND r.t1 >= ? LIMIT ?"
+        )
+        return [stub_from_row(row) for row in self._query(sql, (now, now, limit))]
+
     def schedule_counts(self, now: float) -> tuple[int, int]:
         """(due for gc, in the danger zone) now, counted from the indexes alone."""
         due = self._query(
