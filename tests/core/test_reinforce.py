@@ -67,3 +67,14 @@ def test_observe_updates_review_priority() -> None:
     old = mem().model_copy(update={"review_priority": 0.9})
     new, _ = observe(POLICY, RULES, old, LATER, ["security"])
     assert new.review_priority == 0.0  # just reinforced: far above the danger zone
+
+
+def test_a_use_from_a_clock_behind_never_moves_the_last_use_back() -> None:
+    """Two clients, one clock a day slow: its touch set last_used a day back (before the
+    memory was even created, at times), lowering the score it reported as raised."""
+    seen = observe(POLICY, RULES, touch(POLICY, RULES, mem(), LATER, boost=False), LATER, ())[0]
+    behind = LATER - timedelta(days=1)
+    touched = touch(POLICY, RULES, seen, behind, boost=False)
+    assert touched.last_used == LATER and touched.use_count == 3
+    observed, _ = observe(POLICY, RULES, seen, behind, ())
+    assert observed.last_used == LATER and observed.last_review_at == LATER

@@ -53,9 +53,11 @@ def _with_priority(policy: Policy, memory: Memory, now: datetime) -> Memory:
 def touch(
     policy: Policy, rules: Reinforcement, memory: Memory, now: datetime, boost: bool
 ) -> Memory:
+    """A use of the memory. Its last use never moves back: a client whose clock is behind
+    another's moved it a day back, and its touch lowered the score it was meant to raise."""
     updated = memory.model_copy(
         update={
-            "last_used": now,
+            "last_used": max(now, memory.last_used),
             "use_count": _plus_one(memory.use_count),
             "strength": _boosted(memory.strength, rules.touch_boost) if boost else memory.strength,
         }
@@ -78,10 +80,10 @@ def observe(
     cross = is_cross_domain(rules, memory.tags, context_tags)
     update: dict[str, object] = {
         "review_count": _plus_one(memory.review_count),
-        "last_review_at": now,
+        "last_review_at": now if memory.last_review_at is None else max(now, memory.last_review_at),
     }
     if rules.auto_reinforce:
-        update["last_used"] = now
+        update["last_used"] = max(now, memory.last_used)
         update["use_count"] = _plus_one(memory.use_count)
     if cross:
         update["cross_domain_count"] = _plus_one(memory.cross_domain_count)
