@@ -11,7 +11,7 @@ import pytest
 from tests.ltm_support import FAST, open_with_vault, used, write_note
 from tests.support import START
 
-from engram import ConfigError, Engram, FixedClock, NotFoundError, Status, ValidationError
+from engram import ConfigError, Draft, Engram, FixedClock, NotFoundError, Status, ValidationError
 from engram.vault.render import CONFLICT_TAG
 
 
@@ -232,12 +232,29 @@ def test_gc_promotes_candidates_when_auto_promotion_is_on(
     with open_with_vault(tmp_path, clock, auto_promote=True) as (mem, vault):
         busy = used(mem, "Keeps coming up")
         faded = mem.save("trivia", created_at=START - timedelta(days=60))
-        assert mem.gc().promoted == []  # a dry run changes nothing
+        assert mem.gc().promoted == [busy.id]  # a dry run says so, and changes nothing
         assert mem.get(busy.id).status == Status.ACTIVE
         result = mem.gc(dry_run=False)
         assert result.promoted == [busy.id] and result.memory_ids == [faded.id]
         assert mem.get(busy.id).status == Status.PROMOTED
         assert (vault / "Engram/keeps-coming-up.md").exists()
+
+
+def test_the_gc_dry_run_says_what_auto_promotion_will_keep(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    """A memory both due for gc and a promotion candidate: the dry run listed it as forgotten,
+    the real run promoted it instead."""
+    with open_with_vault(tmp_path, clock, auto_promote=True) as (mem, vault):
+        weak = mem.save_result(Draft(content="used a lot but faint", strength=0.05)).memory
+        for _ in range(5):
+            mem.touch(weak.id)
+        clock.advance(days=10)
+        preview = mem.gc()
+        assert preview.promoted == [weak.id] and weak.id not in preview.memory_ids
+        assert mem.get(weak.id).status == Status.ACTIVE and files(vault) == {}
+        done = mem.gc(dry_run=False)
+        assert done.promoted == [weak.id] and done.memory_ids == preview.memory_ids
 
 
 def test_auto_promotion_is_off_by_default(ltm: tuple[Engram, Path]) -> None:

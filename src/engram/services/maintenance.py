@@ -34,8 +34,8 @@ class MaintenanceService:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         # Set by the composition root when ENGRAM_AUTO_PROMOTE is on: promotes every current
-        # candidate and returns their ids (a real gc run calls it first).
-        self.auto_promote: Callable[[], list[str]] | None = None
+        # candidate and returns their ids (a gc run calls it first; a dry run, with dry_run).
+        self.auto_promote: Callable[[bool], list[str]] | None = None
 
     def gc(
         self, dry_run: bool = True, archive_instead: bool = False, limit: int = 1_000
@@ -48,9 +48,10 @@ class MaintenanceService:
         limit = check.limit(limit, most=GC_BATCH_MAX)
         promoted: list[str] = []
         promote_error = None
-        if self.auto_promote is not None and not dry_run:
+        if self.auto_promote is not None:
             try:
-                promoted = self.auto_promote()
+                # The dry run too: it listed as forgotten the memories the real run promotes.
+                promoted = self.auto_promote(dry_run)
             except (OSError, EngramError) as exc:
                 # The vault's trouble (away, full, a file where the folder should be) must not
                 # keep faded memories forever: gc goes on, and says why nothing was promoted.
@@ -60,6 +61,8 @@ class MaintenanceService:
         due = self.ctx.store.due_for_gc(now, limit + 1)
         has_more = len(due) > limit
         ids = self._due_by_own_policy(due[:limit], now)
+        if dry_run and promoted:
+            ids = [i for i in ids if i not in set(promoted)]
         if not dry_run and ids:
             if archive_instead:
                 ids = self._archive(ids, now)

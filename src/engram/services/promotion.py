@@ -108,10 +108,11 @@ class PromotionService:
             message=_message(items, dry_run, auto_detect),
         )
 
-    def promote_due(self) -> list[str]:
-        """Auto-promotion during gc: the ids promoted now."""
-        result = self.promote(auto_detect=True)
-        return [i.memory_id for i in result.items if i.action == "promoted"]
+    def promote_due(self, dry_run: bool = False) -> list[str]:
+        """Auto-promotion during gc: the ids promoted now (or, in a dry run, that would be)."""
+        result = self.promote(auto_detect=True, dry_run=dry_run)
+        done = "would_promote" if dry_run else "promoted"
+        return [i.memory_id for i in result.items if i.action == done]
 
     def _memory(self, memory_id: str) -> Memory:
         ident = check.memory_id(memory_id)

@@ -122,7 +122,7 @@ class GcResult(Result):
     count: int
     memory_ids: list[str]
     has_more: bool
-    promoted: list[str] = []  # memories promoted to the vault first (ENGRAM_AUTO_PROMOTE)
+    promoted: list[str] = []  # promoted to the vault first (ENGRAM_AUTO_PROMOTE); dry run: would be
     promote_error: str | None = None  # why that promotion failed (gc went on without it)
 
 
