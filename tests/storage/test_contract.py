@@ -598,6 +598,26 @@ def test_a_memory_is_found_by_any_row_of_its_vectors(vector_store: Store) -> Non
     assert full["b"].shape == (1, 384)
 
 
+def test_the_nearest_memory_is_found_among_thousands_of_near_copies(vector_store: Store) -> None:
+    """3,000 vectors in two tight clusters and one apart: the approximate graph never reached
+    the one apart from the clusters, although it is by far the nearest to the query (a store
+    of templated notes and one odd note: "MariaDB" did not find the only memory naming it)."""
+    rng = np.random.default_rng(0)
+    centres = rng.standard_normal((2, 384)).astype(np.float32)
+    rows = centres[np.arange(3_000) % 2] + 0.05 * rng.standard_normal((3_000, 384)).astype(
+        np.float32
+    )
+    odd = rng.standard_normal(384).astype(np.float32)
+    vectors = np.vstack([rows, odd]) / np.linalg.norm(np.vstack([rows, odd]), axis=1)[:, None]
+    ids = [f"t{i}" for i in range(3_000)] + ["odd"]
+    put(vector_store, *(mem(i) for i in ids))
+    vector_store.put_vectors(list(zip(ids, vectors, strict=True)), "m")
+    query = vectors[-1] + 0.3 * rng.standard_normal(384).astype(np.float32)
+    query /= np.linalg.norm(query)
+    assert float(query @ vectors[-1]) > 0.1 > float((vectors[:-1] @ query).max())
+    assert vector_store.vector_search(query, Filter(), 10)[0].id == "odd"
+
+
 def test_new_vectors_replace_every_old_row(vector_store: Store) -> None:
     put(vector_store, mem("a", "first. second. third."))
     rows = _unit(3, rows=3)
