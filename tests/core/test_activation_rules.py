@@ -115,6 +115,10 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     assert recall_query("Remind me what we decided for the database") == "database"
     assert recall_window("What did we discuss last week about pricing?") == 7
     assert recall_window("What did I say about pricing?") is None
+    # the asking words of a contraction are not what to look for ("what's wife's name" ranked
+    # "What's new: the office moved" first)
+    assert recall_query("What's my wife's name again?") == "wife's name"
+    assert recall_query("Who's my manager again?") == "manager"
 
 
 @pytest.mark.parametrize(

@@ -66,6 +66,8 @@ def test_interleave_pattern() -> None:
 
 def test_query_terms_drop_stopwords_unless_nothing_else() -> None:
     assert query_terms("What did I say about TypeScript?") == ["say", "typescript"]
+    # "one" is "on" to the index's stemmer: it matched every memory saying "on"
+    assert query_terms("the off-by-one error") == ["off", "error"]
     assert query_terms("what is it") == ["what", "is", "it"]
     assert query_terms("?!") == []
 

@@ -304,7 +304,8 @@ def recall_query(message: str) -> str:
 
 _RECALL_NOISE = frozenset(
     """again remember recall remind said say told tell mentioned mention decided decide agreed
-    agree discussed discuss know ever before last time""".split()
+    agree discussed discuss know ever before last time what's who's where's when's how's that's
+    it's am i'm""".split()
 )
 
 

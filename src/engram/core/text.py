@@ -31,6 +31,8 @@ STOPWORDS = frozenset(
     of on or our she he so that the their them then there these they this to was we were what
     when where which who whom why will with you your about would could should can just
     than""".split()
+    # "one" and "ones" stem to "on" in the index (Porter): each matched every memory with "on"
+    + ["one", "ones"]
 )
 
 
