@@ -190,3 +190,27 @@ def test_a_rule_that_waits_for_the_end_reads_only_what_follows_the_last_question
     assert classify("Can you help? My name is Dana.").intent == "save"
     assert classify("The budget is 5k. Can you check?").intent != "save"
     assert classify("Quick one? The budget is 5k").intent == "save"
+
+
+@pytest.mark.parametrize(
+    ("message", "intent", "content"),
+    [
+        # clear requests that were missed, or read as a question about the past
+        ("Please remember: the wifi password is hunter2", "save", "The wifi password is hunter2"),
+        ("Also, remember: no meetings on Fridays.", "save", "No meetings on Fridays."),
+        ("OK remember: standup moved to 10", "save", "Standup moved to 10"),
+        ("Can you remember that I'm vegan?", "save", "I'm vegan"),
+        # ordinary sentences that were saved or taken as a confirmation
+        ("Never mind, it's fine.", "none", None),
+        ("Always happy to help!", "none", None),
+        ("I always forget semicolons in JavaScript, any tips?", "none", None),
+        ("It's important to write tests. How do I start?", "none", None),
+        ("I am still waiting for the build to finish.", "none", None),
+    ],
+)
+def test_requests_to_remember_and_sentences_that_are_none(
+    message: str, intent: str, content: str | None
+) -> None:
+    assert classify(message).intent == intent
+    if content is not None:
+        assert memory_content(message) == content

@@ -117,16 +117,36 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "reinforce", r"^\W*(?:that'?s (?:right|correct)|correct|confirmed|exactly)\b[,.!:—-]", 0.85
     ),
-    _rule("reinforce", r"\b(?:i|we)(?:'m|'re| am| are)? still \w+", 0.8),
+    # not "still waiting / thinking / working on it": that is news, not a confirmation
+    _rule(
+        "reinforce",
+        r"\b(?:i|we)(?:'m|'re| am| are)? still "
+        r"(?!(?:not|waiting|thinking|working|trying|looking|wondering|deciding)\b)\w+",
+        0.8,
+    ),
     _rule("reinforce", r"^\W*(?:yes|yep|yup|still)\b[^?]*\b(?:still|it is|same)\b", 0.8),
     _rule("reinforce", r"^\W*still (?:prefer|using|on|in|at|like|love|work|live)\b", 0.8),
     # save: something to keep
-    _rule("save", r"\b(?:please )?remember (?:that|this|:|i|my|we|our)\b|^\W*remember\b", 0.95),
+    _rule(
+        "save",
+        r"\b(?:please )?remember(?: (?:that|this|i|my|we|our)\b|(?=\s*:))"
+        r"|^\W*(?:(?:please|also|ok|okay|and|oh)\W+)*remember\b",
+        0.95,
+    ),
+    # "can you remember that I'm vegan": a request to keep it, not a question about the past
+    _rule(
+        "save",
+        r"\b(?:can|could|would|will) you (?:please )?remember (?:that )?(?:i|i'm|my|we|our)\b",
+        0.96,
+    ),
     _rule("save", r"\b(?:don'?t|do not) forget\b|\bkeep in mind\b|\bfor future reference\b", 0.95),
     _rule("save", r"\bnote (?:to self|that)\b|\bsave this\b|\bheads up\b", 0.9),
     _rule("save", r"\b(?:from now on|going forward|in future|in the future)\b", 0.9, "instruction"),
     _rule(
-        "save", r"^\W*(?:please )?(?:always|never)\b|\bi (?:always|never)\b", 0.85, "instruction"
+        "save",
+        r"^\W*(?:please )?(?:always|never)\b(?!\s+(?:mind|happy|glad)\b)|\bi (?:always|never)\b",
+        0.85,
+        "instruction",
     ),
     _rule("save", r"\b(?:important|critical|crucial|essential)\b", 0.8),
     _rule(
@@ -218,6 +238,15 @@ def classify(message: str) -> Analysis:
             tags.append(rule.tag)
         if best is None or rule.weight > best[0]:
             best = (rule.weight, rule, found)
+    if (
+        best is not None
+        and best[1].intent == "save"
+        and best[0] < ASKED_TO_SAVE
+        and (_asks_for_help(text))
+    ):
+        # "I always forget semicolons, any tips?": a question about the message's subject, not
+        # something to keep; only an explicit request (remember, note) saves a question.
+        best, tags = None, []
     if best is None:
         return Analysis("none", 0.9 if _is_plain_question(text) else 0.7, None)
     weight, rule, found = best
@@ -228,6 +257,15 @@ def classify(message: str) -> Analysis:
 
 def _is_plain_question(text: str) -> bool:
     return text.rstrip().endswith("?")
+
+
+# Save rules at least this confident are explicit requests (remember, don't forget, note).
+ASKED_TO_SAVE = 0.9
+
+
+def _asks_for_help(text: str) -> bool:
+    """The message ends by asking something (its last sentence a question)."""
+    return _is_plain_question(text)
 
 
 def importance(content: str) -> tuple[float, list[str]]:
@@ -244,17 +282,25 @@ def importance(content: str) -> tuple[float, list[str]]:
 
 
 _LEAD = re.compile(
-    r"^\W*(?:please\s+)?(?:remember(?: that)?|don'?t forget(?: that)?|do not forget(?: that)?|"
-    r"keep in mind(?: that)?|for future reference|note to self|note that|save this|heads up|"
+    r"^\W*(?:(?:please|also|ok|okay|and|oh)\W+)*"
+    r"(?:(?:can|could|would|will) you (?:please )?remember(?: that)?|remember(?: that)?|"
+    r"don'?t forget(?: that)?|do not forget(?: that)?|keep in mind(?: that)?|"
+    r"for future reference|note to self|note that|save this|heads up|"
     r"important|fyi)\s*[:,—-]?\s*",
     re.IGNORECASE,
 )
 
 
+_ASKED_AS_QUESTION = re.compile(r"^\W*(?:can|could|would|will) you\b", re.IGNORECASE)
+
+
 def memory_content(message: str) -> str:
     """What to save of a message: without the request to remember, first letter capitalised;
     empty when the request is all there is ("Remember:")."""
-    text = _LEAD.sub("", " ".join(message.split()), count=1).strip()
+    asked = " ".join(message.split())
+    text = _LEAD.sub("", asked, count=1).strip()
+    if text != asked and _ASKED_AS_QUESTION.match(asked):
+        text = text.rstrip("?").rstrip()  # "can you remember that I'm vegan?": the fact
     if not any(c.isalnum() for c in text):
         return ""
     return text[:1].upper() + text[1:]

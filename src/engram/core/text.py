@@ -27,12 +27,15 @@ WINDOW_OVERLAP = 24
 # Function words that match almost every memory; dropping them keeps "what did I say about X"
 # from turning into a scan of the whole store. Kept when a query has nothing else.
 STOPWORDS = frozenset(
-    """a an and are as at be but by did do does for from had has have how i in is it its me my
-    of on or our she he so that the their them then there these they this to was we were what
-    when where which who whom why will with you your about would could should can just
-    than""".split()
-    # "one" and "ones" stem to "on" in the index (Porter): each matched every memory with "on"
-    + ["one", "ones"]
+    [
+        *"""a an and are as at be but by did do does for from had has have how i in is it its me
+        my of on or our she he so that the their them then there these they this to was we were
+        what when where which who whom why will with you your about would could should can just
+        than""".split(),
+        # "one" and "ones" stem to "on" in the index (Porter): each matched every memory with "on"
+        "one",
+        "ones",
+    ]
 )
 
 
