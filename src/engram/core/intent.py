@@ -297,13 +297,18 @@ _ASKED_AS_QUESTION = re.compile(r"^\W*(?:can|could|would|will) you\b", re.IGNORE
 def memory_content(message: str) -> str:
     """What to save of a message: without the request to remember, first letter capitalised;
     empty when the request is all there is ("Remember:")."""
+    text = memory_words(message)
+    return text[:1].upper() + text[1:]
+
+
+def memory_words(message: str) -> str:
+    """`memory_content` as the user wrote it, not capitalised: what names are read from ("note
+    to self: buy milk" named "Buy" once its first letter was made a capital)."""
     asked = " ".join(message.split())
     text = _LEAD.sub("", asked, count=1).strip()
     if text != asked and _ASKED_AS_QUESTION.match(asked):
         text = text.rstrip("?").rstrip()  # "can you remember that I'm vegan?": the fact
-    if not any(c.isalnum() for c in text):
-        return ""
-    return text[:1].upper() + text[1:]
+    return text if any(c.isalnum() for c in text) else ""
 
 
 _RECALL_LEAD = re.compile(

@@ -12,6 +12,7 @@ from engram.core.intent import (
     classify,
     importance,
     memory_content,
+    memory_words,
     recall_query,
     recall_window,
 )
@@ -59,7 +60,7 @@ class ActivationService:
                 update={
                     "content": content,
                     "tags": list(found.tags),
-                    "entities": names_in(content),
+                    "entities": names_in(memory_words(text)),
                     "strength": strength,
                     "why": why,
                 }
