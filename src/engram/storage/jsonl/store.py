@@ -7,13 +7,12 @@ line, see `records` and `vectors`), `meta.json` (format version and the schedule
 * The files are the truth. Writes append lines: a changed memory is appended again (the last
   line for an id wins) and a deletion appends a tombstone. `compact` rewrites the files
   without the dead lines.
-* Everything is searched through an index: a private SQLite database (in a temporary
-  directory) with the SQLite backend's own schema and queries, so full-text ranking, vector
-  search, schedules and traversal behave exactly as on SQLite, by construction. It starts from
-  the snapshot the last client to close the store left, when the files still begin with what
-  that client had read (`snapshot`), and from nothing otherwise; then the lines not yet in it
-  are read. The vault's note index, which must outlive the process, is an
-  SQLite file of its own next to the memories (`ltm.db`, ignored by git).
+* Everything is searched through an index: a private SQLite database with the SQLite
+  backend's own schema and queries, so full-text ranking, vector search, schedules and
+  traversal behave exactly as on SQLite, by construction. It starts from the snapshot the last
+  client to close the store left, when the files still begin with what that client had read
+  (`snapshot`), and from nothing otherwise; then the lines not yet in it are read. The vault's
+  note index, which must outlive the process, is an SQLite file next to the memories (`ltm.db`).
 * Several processes may share a directory. Every write takes the exclusive directory lock,
   first catches up on the lines other processes appended, then appends and fsyncs before it
   returns: `modify` is an atomic read-modify-write across processes. Reads catch up too (one
