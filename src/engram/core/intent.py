@@ -259,7 +259,7 @@ def _is_plain_question(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
-# Save rules at least this confident are explicit requests (remember, don't forget, note).
+# Save rules at least this confident are explicit asks (remember, don't forget, note).
 ASKED_TO_SAVE = 0.9
 
 
