@@ -89,6 +89,26 @@ def test_a_note_is_found_by_meaning_alone(ltm: tuple[Engram, Path]) -> None:
     assert hits(mem, TOOTH_DOCTOR, tags=["travel"]) == []
 
 
+def test_a_note_that_means_the_query_outranks_a_memory_that_barely_does(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Each layer ranked within itself: the best memory was 1.0 and the best note 0.7 however
+    weakly the memory matched (one shared word, cosine 0.27, above a runbook at 0.54)."""
+    mem, vault = ltm
+    write_note(
+        vault,
+        "Ops/upgrade.md",
+        "# Kubernetes upgrade runbook\nSteps to upgrade the cluster: drain the nodes, upgrade "
+        "the control plane, then the workers.\n",
+    )
+    mem.index_ltm()
+    weak = mem.save("The staging server runs Ubuntu")
+    first, *rest = hits(mem, "server upgrade runbook")
+    assert first.path == "Ops/upgrade.md" and first.rank == pytest.approx(0.7)
+    (memory,) = [h for h in rest if h.id == weak.id]
+    assert memory.why.semantic is not None and memory.rank < first.rank
+
+
 def test_words_and_meaning_both_count_for_notes(ltm: tuple[Engram, Path]) -> None:
     mem, vault = ltm
     write_note(vault, "Travel/both.md", "# Plane\nMy plane to Lisbon departs at 9am.\n")

@@ -5,10 +5,13 @@ re-ranked by decay, `rank` ∈ (0, 1]), notes by the same fusion of full-text re
 LTM index and cosine similarity of note vectors (`engram.core.ranking.fuse_matches`), normalised
 by the best note. A layer's weight scales its ranks into the common list:
 
-    unified rank = stm_weight · memory rank        or        ltm_weight · note relevance
+    unified rank = stm_weight · s_stm · memory rank   or   ltm_weight · s_ltm · note relevance
 
-A promoted memory and its own note (the note's `engram_id`, or the memory's `promoted_to`) are
-one result: the better-ranked of the two, carrying both the memory id and the note path.
+where s is 1 unless both layers were searched by meaning: then each layer's best cosine
+similarity divided by the better of the two (`_layer_scales`), so a layer whose best match is
+weak does not outrank the other's strong one. A promoted memory and its own note (the
+note's `engram_id`, or the memory's `promoted_to`) are one result: the better-ranked of the
+two, carrying both the memory id and the note path.
 """
 
 from __future__ import annotations
@@ -103,7 +106,11 @@ class UnifiedSearchService:
             self.search.search(text or None, tags=wanted or None, limit=pool) if stm_w else []
         )
         notes = self._known_memories(self._notes(text, wanted, limit + POOL_EXTRA) if ltm_w else [])
-        hits = [_from_memory(h, stm_w) for h in memories] + _from_notes(notes, ltm_w)
+        stm_scale, ltm_scale = _layer_scales(
+            [h.why.semantic for h in memories], [f.cosine for _, f in notes]
+        )
+        hits = [_from_memory(h, stm_w, stm_scale) for h in memories]
+        hits += _from_notes(notes, ltm_w, ltm_scale)
         merged = _merge_promoted(hits)
         merged.sort(key=lambda h: (-h.rank, h.source, h.id or h.path or ""))
         vault = (
@@ -190,7 +197,23 @@ def _weight(value: float, field: str) -> float:
     return float(value)
 
 
-def _from_memory(hit: SearchHit, weight: float) -> UnifiedHit:
+def _layer_scales(
+    memories: Sequence[float | None], notes: Sequence[float | None]
+) -> tuple[float, float]:
+    """How well each layer's best match means the query, relative to the other layer's: each
+    layer ranks within itself (its best is 1), so the best memory outranked the best note
+    however weakly it matched ("server upgrade runbook": a memory sharing one word at cosine
+    0.27 above a runbook note at 0.54). Both layers' best cosine similarity, when both were
+    searched by meaning, scales them onto one footing; otherwise they stay as they are."""
+    best_stm = max((c for c in memories if c is not None), default=None)
+    best_ltm = max((c for c in notes if c is not None), default=None)
+    if best_stm is None or best_ltm is None or min(best_stm, best_ltm) <= 0:
+        return 1.0, 1.0
+    top = max(best_stm, best_ltm)
+    return best_stm / top, best_ltm / top
+
+
+def _from_memory(hit: SearchHit, weight: float, scale: float = 1.0) -> UnifiedHit:
     m = hit.memory
     return UnifiedHit(
         source="stm",
@@ -199,23 +222,24 @@ def _from_memory(hit: SearchHit, weight: float) -> UnifiedHit:
         title=title_of(m.content),
         preview=_preview(m.content),
         tags=list(m.tags),
-        rank=weight * hit.rank,
+        rank=weight * scale * hit.rank,
         why=UnifiedWhy(
             text=hit.why.text,
             semantic=hit.why.semantic,
             decay=hit.score,
             weight=weight,
-            rank=weight * hit.rank,
+            rank=weight * scale * hit.rank,
         ),
     )
 
 
-def _from_notes(notes: Sequence[tuple[NoteHit, Fused]], weight: float) -> list[UnifiedHit]:
-    best = max((f.relevance for _, f in notes), default=0.0)
-    scale = best if best > 0 else 1.0
+def _from_notes(
+    notes: Sequence[tuple[NoteHit, Fused]], weight: float, scale: float = 1.0
+) -> list[UnifiedHit]:
+    best = max((f.relevance for _, f in notes), default=0.0) or 1.0
     out = []
     for n, f in notes:
-        rank = weight * f.relevance / scale
+        rank = weight * scale * f.relevance / best
         out.append(
             UnifiedHit(
                 source="ltm",
