@@ -68,6 +68,12 @@ class EmbeddingQueue:
         self._cond = threading.Condition()
         self._waiting: list[Item] = []
         self._busy = 0  # submitted items taken by the worker and not yet stored
+        # Items ever submitted, and of those, stored or given up: `drain` waits for the ones
+        # submitted before it was called, not for an empty queue (a search during an import
+        # waited 94 s, for every batch saved after it).
+        self._submitted = 0
+        self._done = 0
+        self._stopped = False  # the worker ended (closed, or killed by an error beyond Exception)
         self._closed = False
         self._missing: Callable[[int], Sequence[Item]] | None = None
         self._tries: dict[str, int] = {}  # memory id -> batches of it that met a store error
@@ -80,9 +86,13 @@ class EmbeddingQueue:
         if not items:
             return
         with self._cond:
-            if self._closed:
-                raise RuntimeError("the embedding queue is closed")
+            if self._closed or self._stopped:
+                # A save that committed while the store was closing: it is saved; its vector
+                # is left to `engram embed --backfill` (the next open says so), not an error.
+                log.warning("%d memories saved while closing have no vector yet", len(items))
+                return
             self._waiting.extend(items)
+            self._submitted += len(items)
             self._cond.notify_all()
 
     def catch_up(self, missing: Callable[[int], Sequence[Item]]) -> None:
@@ -99,9 +109,11 @@ class EmbeddingQueue:
             return len(self._waiting) + self._busy
 
     def drain(self) -> None:
-        """Return once every item submitted so far has been stored (or has failed)."""
+        """Return once every item submitted so far has been stored (or has failed); what is
+        submitted meanwhile is not waited for."""
         with self._cond:
-            self._cond.wait_for(lambda: not self._waiting and not self._busy)
+            target = self._submitted
+            self._cond.wait_for(lambda: self._done >= target or self._stopped)
 
     def close(self) -> None:
         """Store what is waiting, then stop the worker."""
@@ -112,6 +124,14 @@ class EmbeddingQueue:
         _open.discard(self)
 
     def _run(self) -> None:
+        try:
+            self._work()
+        finally:  # a search must never wait for a worker that is gone
+            with self._cond:
+                self._stopped = True
+                self._cond.notify_all()
+
+    def _work(self) -> None:
         while True:
             with self._cond:
                 self._cond.wait_for(
@@ -146,6 +166,8 @@ class EmbeddingQueue:
                         self._catch_up_failures = 0 if catching_up else self._catch_up_failures
                     if catching_up and not busy and (not batch or stored <= 0):
                         self._missing = None  # caught up, stuck or failing: stop asking
+                    if not catching_up and not busy:  # stored or given up; not queued again
+                        self._done += len(batch)
                     self._busy = 0
                     self._cond.notify_all()
             if busy:
