@@ -292,3 +292,23 @@ def test_remove_deletes_or_archives_and_says_which(mem: Engram) -> None:
     deleted = mem.app.memories.remove([b.id, ghost])
     assert (deleted.action, deleted.count, deleted.memory_ids) == ("deleted", 1, [b.id])
     assert mem.get_many([b.id]) == []
+
+
+def test_python_values_of_the_wrong_type_are_named_not_a_traceback(mem: Engram) -> None:
+    """A number or a list where text belongs crashed deep inside (TypeError, AttributeError);
+    a string where a yes-or-no belongs was true to `if`: gc(dry_run="false") deleted for real
+    while its result said dry_run false."""
+    fading = mem.save("about to fade", created_at=START - timedelta(days=400))
+    kept = mem.save("x")
+    refused = [
+        (lambda: mem.save("y", source=123), "source: must be text, not int"),  # type: ignore[arg-type]
+        (lambda: mem.save("y", episode=5), "episode: must be text, not int"),  # type: ignore[arg-type]
+        (lambda: mem.search(["apples"]), "query: must be text, not list"),  # type: ignore[arg-type]
+        (lambda: mem.gc(dry_run="false"), "dry_run: must be true or false"),  # type: ignore[arg-type]
+        (lambda: mem.touch(kept.id, boost="no"), "boost: must be true or false"),  # type: ignore[arg-type]
+    ]
+    for call, message in refused:
+        with pytest.raises(ValidationError, match=message):
+            call()
+    assert mem.get(fading.id).content == "about to fade"  # the gc did nothing
+    assert mem.get(kept.id).strength == 1.0  # nor the touch

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from engram.atomic import write_atomically
 from engram.errors import EngramError, ValidationError
+from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.ltm import VaultAccess
 from engram.services.results import Result
@@ -62,6 +63,8 @@ class BackupService:
     def backup(
         self, repo: str | Path, include_vault: bool = False, force: bool = False
     ) -> BackupResult:
+        include_vault = check.flag(include_vault, "include_vault")
+        force = check.flag(force, "force")
         git = Git(_git_executable())
         path = _repo_path(repo)
         source = self._vault_folder(path) if include_vault else None

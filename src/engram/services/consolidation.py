@@ -320,7 +320,7 @@ class ConsolidationService:
                         "similarity threshold (give that one too); look again with "
                         "cluster_memories",
                     )
-        elif auto_detect:
+        elif check.flag(auto_detect, "auto_detect"):
             found_views = self.clusters(None, similarity_threshold).clusters
             chosen = [c for c in found_views if c.cohesion >= threshold and c.action != "keep"]
         else:
@@ -555,7 +555,7 @@ class ConsolidationService:
         client between the checks and the delete would otherwise be lost."""
         ident = check.memory_id(merged_id, "merged_id")
         with self.ctx.store.exclusive("consolidation"):
-            return self._undo(ident, force)
+            return self._undo(ident, check.flag(force, "force"))
 
     def _undo(self, ident: str, force: bool) -> UndoResult:
         found = self.ctx.store.get_many([ident])

@@ -46,6 +46,8 @@ class MaintenanceService:
         reinforced after the candidates were listed is spared.
         """
         limit = check.limit(limit, most=GC_BATCH_MAX)
+        dry_run = check.flag(dry_run, "dry_run")
+        archive_instead = check.flag(archive_instead, "archive_instead")
         promoted: list[str] = []
         promote_error = None
         if self.auto_promote is not None:

@@ -249,9 +249,7 @@ class MemoryService:
             last_used=last,
             # A blank episode is none, like a blank source: "" was one episode shared by
             # every memory saved with it, each lending the others context credit.
-            episode=check.episode(
-                d.episode if d.episode and d.episode.strip() else None, "episode" + where
-            ),
+            episode=check.episode(d.episode, "episode" + where),
         )
 
     def get(self, memory_id: str) -> Memory:
@@ -362,6 +360,7 @@ class MemoryService:
 
     def touch(self, memory_id: str, boost: bool = False) -> TouchResult:
         """Atomic read-modify-write: concurrent touches from other processes all count."""
+        boost = check.flag(boost, "boost")
         now = self.ctx.now()
         policy, rules = self.ctx.policy, self.ctx.rules
 

@@ -110,6 +110,7 @@ class PipelineService:
         progress: Progress | None = None,
     ) -> PipelineResult:
         names = _agent_names(agents)
+        dry_run = check.flag(dry_run, "dry_run")
         with self.ctx.store.exclusive("pipeline"):
             survey = Survey(self.ctx, self.maintenance, self.consolidation, self.ltm)
             steps: list[Step] = []

@@ -78,6 +78,8 @@ class PromotionService:
         self, memory_id: str | None = None, auto_detect: bool = False, dry_run: bool = False
     ) -> PromotionResult:
         """Promote one memory by id, or (auto_detect) every current promotion candidate."""
+        auto_detect = check.flag(auto_detect, "auto_detect")
+        dry_run = check.flag(dry_run, "dry_run")
         if memory_id is not None and auto_detect:
             raise ValidationError("memory_id", "give a memory id or auto_detect, not both")
         if memory_id is None and not auto_detect:

@@ -38,6 +38,8 @@ def storable(value: str, field: str, what: str = "must") -> str:
     """Text every backend can store and every format can carry: no NUL character, and no lone
     surrogate (what undecodable bytes become in Python: a Latin-1 file piped in, a terminal
     in another encoding), which UTF-8 cannot encode."""
+    if not isinstance(value, str):  # a number or a list from Python: a traceback deep inside
+        raise ValidationError(field, f"{what} be text, not {type(value).__name__}")
     if "\x00" in value:
         raise ValidationError(field, f"{what} not contain NUL characters")
     try:
@@ -92,6 +94,7 @@ def entities(values: Iterable[str] | None, field: str = "entities") -> tuple[str
 def short_text(value: str | None, field: str) -> str | None:
     if value is None:
         return None
+    storable(value, field)
     if len(value) > MAX_TEXT_FIELD:
         raise ValidationError(field, f"exceeds {MAX_TEXT_FIELD} characters")
     return storable(value, field)
@@ -101,9 +104,9 @@ def episode(value: str | None, field: str = "episode") -> str | None:
     """An episode names a conversation (a session id, a file name): at most MAX_EPISODE
     characters, as PostgreSQL indexes it whole (a b-tree key stops at 2,704 bytes, and 1,000
     Chinese characters were refused there)."""
-    if value is not None and len(value) > MAX_EPISODE:
+    if value is not None and len(storable(value, field)) > MAX_EPISODE:
         raise ValidationError(field, f"exceeds {MAX_EPISODE} characters")
-    return short_text(value, field)
+    return value if value is None or value.strip() else None  # a blank one is none
 
 
 def moment(value: datetime, field: str) -> datetime:
@@ -168,6 +171,7 @@ def limit(value: int, field: str = "limit", most: int = MAX_LIMIT) -> int:
 def query(value: str | None, field: str = "query") -> str | None:
     if value is None:
         return None
+    storable(value, field)
     if len(value) > MAX_QUERY:
         raise ValidationError(field, f"exceeds {MAX_QUERY} characters")
     return storable(value, field)
@@ -263,3 +267,11 @@ def relation_record(r: Relation) -> Relation:
     relation_type(r.type)
     meta(r.metadata, "metadata")
     return r
+
+
+def flag(value: bool, field: str) -> bool:
+    """A yes-or-no option is True or False: the string "false" was true to `if`, so a gc
+    called with dry_run="false" deleted for real while its result said it had not."""
+    if not isinstance(value, bool):
+        raise ValidationError(field, f"must be true or false, not {value!r}"[:200])
+    return value

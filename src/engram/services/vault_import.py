@@ -66,6 +66,7 @@ class VaultImportService:
     def run(self, apply: bool = False) -> VaultImportResult:
         """Import every marked note that can be imported; each one that cannot is skipped with
         the reason (in the dry run too), and the others go ahead."""
+        apply = check.flag(apply, "apply")
         require_ltm(self.ctx)
         files = self.vault.files()
         notes = self._notes()

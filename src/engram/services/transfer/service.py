@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from engram.errors import ValidationError
+from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.transfer.common import BATCH, Progress
 from engram.services.transfer.cortexgraph import ImportReport, import_cortexgraph
@@ -38,6 +39,7 @@ class TransferService:
     ) -> MigrationReport:
         """Copy the store at `source` (a path or URL, any backend) into this one and verify the
         copy. Vectors come as stored, so this store's handle needs no embedder for it."""
+        overwrite = check.flag(overwrite, "overwrite")
         refuse_missing_source(source)
         origin = open_store(source, self.ctx.settings)
         try:
