@@ -65,9 +65,12 @@ class Engram:
 
     @property
     def app(self) -> App:
+        """The services behind this handle (for what the API does not cover yet)."""
         return self._app
 
     def close(self) -> None:
+        """Store the vectors still waiting, save the vector index, close the store. Using the
+        handle afterwards raises StoreError; closing twice is harmless."""
         self._app.close()
 
     def __enter__(self) -> Engram:
@@ -133,18 +136,47 @@ class Engram:
         self._app.context.vectors_ready()
 
     def get(self, memory_id: str) -> Memory:
+        """One memory by id (or a unique start of one); NotFoundError if there is none.
+        Reading is not using: nothing is reinforced."""
         return self._app.memories.get(memory_id)
 
     def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
+        """The memories of these ids that exist, in the order given; missing ones are left out."""
         return self._app.memories.get_many(memory_ids)
 
-    def update(self, memory_id: str, **fields: Any) -> Memory:
-        return self._app.memories.update(memory_id, **fields)
+    def update(
+        self,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        tags: Sequence[str] | None = None,
+        entities: Sequence[str] | None = None,
+        source: str | None = None,
+        context: str | None = None,
+        meta: dict[str, Any] | None = None,
+        strength: float | None = None,
+    ) -> Memory:
+        """Change the fields given (the others stay); new text gets a new vector. A promoted
+        memory's note follows. Not a use: counters and decay are untouched."""
+        return self._app.memories.update(
+            memory_id,
+            content=content,
+            tags=tags,
+            entities=entities,
+            source=source,
+            context=context,
+            meta=meta,
+            strength=strength,
+        )
 
     def delete(self, memory_ids: str | Sequence[str]) -> list[str]:
+        """Delete for good, with their relations and vectors; returns the ids deleted (ids
+        not found are left out)."""
         return self._app.memories.delete(_ids(memory_ids))
 
     def archive(self, memory_ids: str | Sequence[str]) -> list[Memory]:
+        """Keep but stop searching and forgetting them (status archived); `search(status=
+        "archived")` still finds them."""
         return self._app.memories.archive(_ids(memory_ids))
 
     def score(self, memory: Memory) -> float:
@@ -162,6 +194,9 @@ class Engram:
         min_score: float | None = None,
         limit: int = 10,
     ) -> list[SearchHit]:
+        """The best `limit` matches by words and meaning, re-ranked by decay (docs/search.md);
+        without a query, the most durable memories passing the filters. Not a use: call
+        `touch` or `observe` for what helped."""
         return self._app.search.search(
             query,
             tags=tags,
@@ -172,11 +207,15 @@ class Engram:
         )
 
     def touch(self, memory_id: str, boost: bool = False) -> TouchResult:
+        """A use: one more use, last used now (so it fades more slowly); `boost` also adds
+        strength. Returns the score before and after."""
         return self._app.memories.touch(memory_id, boost=boost)
 
     def observe(
         self, memory_ids: Sequence[str], context_tags: Sequence[str]
     ) -> list[ObserveResult]:
+        """These memories were used in a conversation about `context_tags`: a review is
+        counted and they are reinforced, more so when used outside their own tags' domain."""
         return self._app.memories.observe(memory_ids, context_tags)
 
     def similar(self, memory_id: str, min_cosine: float = 0.88, limit: int = 10) -> list[Similar]:
@@ -188,17 +227,23 @@ class Engram:
     def gc(
         self, dry_run: bool = True, archive_instead: bool = False, limit: int = 1000
     ) -> GcResult:
+        """Forget what faded below the forget threshold (a dry run by default: it only lists
+        them); `archive_instead` keeps them archived. `has_more` when `limit` cut the run."""
         return self._app.maintenance.gc(
             dry_run=dry_run, archive_instead=archive_instead, limit=limit
         )
 
     def promotion_candidates(self, limit: int = 10) -> list[PromotionCandidate]:
+        """Memories that earned long-term storage (used often, or strong and lasting), usage
+        first."""
         return self._app.maintenance.promotion_candidates(limit)
 
     def review_candidates(self, limit: int = 10) -> list[ReviewCandidate]:
+        """Memories in the danger zone, most urgent first: worth a look before they fade."""
         return self._app.maintenance.review_candidates(limit)
 
     def stats(self) -> Stats:
+        """Counts by status, relations, and what is due for gc or in the danger zone now."""
         return self._app.maintenance.stats()
 
     def storage_stats(self) -> StorageReport:
@@ -360,12 +405,17 @@ class Engram:
         strength: float = 1.0,
         metadata: dict[str, Any] | None = None,
     ) -> Relation:
+        """A typed edge from one memory to another; the same (from, to, type) again returns
+        the edge already there."""
         return self._app.graph.create_relation(from_id, to_id, relation_type, strength, metadata)
 
     def relations(self, memory_id: str) -> list[Relation]:
+        """Every edge from or to this memory, oldest first."""
         return self._app.graph.relations(memory_id)
 
     def read_graph(self, cursor: str | None = None, limit: int = 100) -> GraphPage:
+        """One page of memories in saving order with the edges among them; pass `next_cursor`
+        for the next page."""
         return self._app.graph.read_graph(cursor, limit)
 
     def related(
