@@ -259,10 +259,12 @@ class Engram:
 
     # -- natural-language activation ----------------------------------------------------------
 
-    def analyze_message(self, message: str, recent_ids: Sequence[str] = ()) -> MessageAnalysis:
+    def analyze_message(
+        self, message: str, recent_memory_ids: Sequence[str] = ()
+    ) -> MessageAnalysis:
         """Is this user message worth remembering (and as what), or does it confirm one of the
-        `recent_ids` memories? See docs/activation.md."""
-        return self._app.activation.analyze_message(message, recent_ids)
+        `recent_memory_ids` memories (named as in the MCP tool)? See docs/activation.md."""
+        return self._app.activation.analyze_message(message, recent_memory_ids)
 
     def analyze_for_recall(self, message: str) -> RecallAnalysis:
         """Does this user message ask for something remembered, and what to search for."""
@@ -331,7 +333,7 @@ class Engram:
         """Every memory and relation as lines: `jsonl` (one JSON object a line, memories then
         relations) or `markdown`; read page by page, so a big store streams."""
         if fmt not in ("jsonl", "markdown"):
-            raise ValidationError("format", "must be jsonl or markdown")
+            raise ValidationError("fmt", "must be jsonl or markdown")
         return self._app.transfer.export_lines("markdown" if fmt == "markdown" else "jsonl")
 
     def migrate_from(self, source: str | Path, overwrite: bool = False) -> MigrationReport:

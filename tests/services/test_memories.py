@@ -312,3 +312,28 @@ def test_python_values_of_the_wrong_type_are_named_not_a_traceback(mem: Engram) 
             call()
     assert mem.get(fading.id).content == "about to fade"  # the gc did nothing
     assert mem.get(kept.id).strength == 1.0  # nor the touch
+
+
+def test_api_errors_name_the_parameter_the_caller_passed(mem: Engram, tmp_path: Path) -> None:
+    """True is an int to Python: strength=True was stored as 1.0. A string where a list of
+    agents belongs ran the agents named by its letters. Errors named another layer's field
+    (format, FILE, DIR) instead of the Python parameter."""
+    kept = mem.save("a fact worth keeping", strength=1.5)
+    refused = [
+        (lambda: mem.save("y", strength=True), "strength: must be a number"),
+        (lambda: mem.update(kept.id, strength=False), "strength: must be a number"),
+        (lambda: mem.search("fact", min_score=True), "min_score: must be zero or a positive"),
+        (lambda: mem.run_pipeline("decay"), "agents: must be a list of agent names"),  # type: ignore[arg-type]
+        (lambda: mem.export("xml"), "fmt: must be jsonl or markdown"),
+        (lambda: mem.import_export(tmp_path / "none.jsonl"), "path: .* is not a file"),
+        (lambda: mem.import_cortexgraph(tmp_path / "none"), "directory: .* is not a directory"),
+        (
+            lambda: mem.analyze_message("remember I like tea", recent_memory_ids="abc"),  # type: ignore[arg-type]
+            "recent_memory_ids: must be a non-empty list",
+        ),
+    ]
+    for call, message in refused:
+        with pytest.raises(ValidationError, match=message):
+            call()
+    assert mem.get(kept.id).strength == 1.5
+    assert mem.stats().total == 1  # nothing was saved by the refused calls

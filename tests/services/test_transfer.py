@@ -400,7 +400,7 @@ def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Pat
     assert reasons[7].startswith("not valid JSON")  # nested beyond Python's stack: a traceback
     assert reasons[8].startswith("metadata: nests deeper than 32")  # unchecked before
     assert "ghost" in reasons[9]
-    with pytest.raises(ValidationError, match="FILE"):
+    with pytest.raises(ValidationError, match="path"):
         mem.import_export(tmp_path / "missing.jsonl")
 
 
@@ -529,7 +529,7 @@ def test_what_is_not_an_export_is_refused_whole(mem: Engram, tmp_path: Path) -> 
     other.write_text('{"id": "a", "content": "not an export line"}\n')
     with pytest.raises(ValidationError, match="not an Engram export"):
         mem.import_export(other)
-    with pytest.raises(ValidationError, match="FILE"):
+    with pytest.raises(ValidationError, match="path"):
         mem.import_export(Path("/dev/zero"))  # read as one endless line before
 
 
@@ -542,5 +542,5 @@ def test_the_python_api_imports_and_exports_like_the_cli(mem: Engram) -> None:
     assert sum(r["kind"] == "memory" for r in rows) == mem.stats().total
     assert mem.import_cortexgraph(FIXTURE).imported == 0  # safe to run again
     assert mem.export("markdown").__next__() == "# Engram export"
-    with pytest.raises(ValidationError, match="format"):
+    with pytest.raises(ValidationError, match="fmt: must be jsonl or markdown"):
         mem.export("csv")

@@ -40,9 +40,13 @@ class ActivationService:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
 
-    def analyze_message(self, message: str, recent_ids: Sequence[str] = ()) -> MessageAnalysis:
+    def analyze_message(
+        self, message: str, recent_memory_ids: Sequence[str] = ()
+    ) -> MessageAnalysis:
         text = check.content(message, "message")
-        recent = check.memory_ids(recent_ids, "recent_memory_ids") if recent_ids else []
+        recent = (
+            check.memory_ids(recent_memory_ids, "recent_memory_ids") if recent_memory_ids else []
+        )
         found = classify(text)
         result = MessageAnalysis(
             intent=found.intent,

@@ -246,6 +246,8 @@ NOTHING_PLANNED = "no agent proposed a step: there is nothing to apply"
 def _agent_names(agents: Sequence[str] | None) -> list[AgentName]:
     if not agents:
         return list(AGENTS)
+    if isinstance(agents, str):  # iterated, "decay" was five agents named by its letters
+        raise ValidationError("agents", "must be a list of agent names, not one string")
     by_lower = {a.casefold(): a for a in AGENTS}
     names: list[AgentName] = []
     for name in agents:

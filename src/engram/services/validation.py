@@ -132,8 +132,14 @@ def lifetime(created: datetime, last_used: datetime, now: datetime, where: str =
         raise ValidationError("last_used" + where, f"must not be later than now ({now})")
 
 
+def _number(value: object) -> bool:
+    """A real number: not NaN, and not True or False (a bool is an int to Python, so
+    strength=True was stored as 1.0)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and not math.isnan(value)
+
+
 def strength(value: float, field: str = "strength") -> float:
-    if not isinstance(value, int | float) or math.isnan(value):
+    if not _number(value):
         raise ValidationError(field, "must be a number")
     if not MIN_STRENGTH <= value <= MAX_STRENGTH:
         raise ValidationError(field, f"must be between {MIN_STRENGTH} and {MAX_STRENGTH}")
@@ -141,7 +147,7 @@ def strength(value: float, field: str = "strength") -> float:
 
 
 def unit(value: float, field: str) -> float:
-    if not isinstance(value, int | float) or math.isnan(value) or not 0.0 <= value <= 1.0:
+    if not _number(value) or not 0.0 <= value <= 1.0:
         raise ValidationError(field, "must be between 0 and 1")
     return float(value)
 
@@ -180,7 +186,7 @@ def query(value: str | None, field: str = "query") -> str | None:
 def positive(value: float | None, field: str) -> float | None:
     if value is None:
         return None
-    if not isinstance(value, int | float) or math.isnan(value) or value <= 0:
+    if not _number(value) or value <= 0:
         raise ValidationError(field, "must be a positive number")
     return float(value)
 
@@ -188,7 +194,7 @@ def positive(value: float | None, field: str) -> float | None:
 def non_negative(value: float | None, field: str) -> float | None:
     if value is None:
         return None
-    if not isinstance(value, int | float) or math.isnan(value) or value < 0:
+    if not _number(value) or value < 0:
         raise ValidationError(field, "must be zero or a positive number")
     return float(value)
 

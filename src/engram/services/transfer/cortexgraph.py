@@ -241,10 +241,10 @@ def check_cortexgraph_dir(directory: Path) -> Path:
     """`directory` if it is a CortexGraph data directory (checked before a store is opened,
     so that a mistyped path creates nothing)."""
     if not directory.is_dir():
-        raise ValidationError("DIR", f"{directory} is not a directory")
+        raise ValidationError("directory", f"{directory} is not a directory")
     if not (directory / "memories.jsonl").exists():
         raise ValidationError(
-            "DIR", f"{directory} has no memories.jsonl: not a CortexGraph directory"
+            "directory", f"{directory} has no memories.jsonl: not a CortexGraph directory"
         )
     return directory
 

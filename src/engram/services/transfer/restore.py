@@ -74,7 +74,7 @@ def check_export_file(path: Path) -> Path:
     except OSError:
         mode = 0
     if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
-        raise ValidationError("FILE", f"{path} is not a file")
+        raise ValidationError("path", f"{path} is not a file")
     return path
 
 
@@ -89,7 +89,7 @@ def read_export(path: Path) -> ExportData:
         for number, raw in enumerate(f, 1):
             if number == 1 and raw.startswith(_WIDE_BOMS):
                 raise ValidationError(
-                    "FILE",
+                    "path",
                     f"{path} is UTF-16 text; an export is UTF-8 (write it with "
                     "`engram export --out FILE`, or convert it)",
                 )
@@ -113,7 +113,7 @@ def read_export(path: Path) -> ExportData:
                 data.skipped.append(_skipped(path, number, ident, str(exc)))
     if data.lines and not data.records:
         raise ValidationError(
-            "FILE",
+            "path",
             f"{path} is not an Engram export: no line is a memory or a relation "
             '({"kind": "memory", …}); nothing was imported',
         )
