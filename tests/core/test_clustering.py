@@ -83,6 +83,30 @@ def test_statements_with_other_numbers_are_different_facts() -> None:
     assert statement_key("pages 12-34") == statement_key("pages 12 34")
 
 
+def test_signs_and_symbols_that_change_a_fact_are_compared() -> None:
+    """Only letters and digits (and number marks) were compared: "A+" and "A-", "$500" and
+    "€500", "load > 5" and "load < 5" had one key, so a save of the second was merged into the
+    first and the fact was gone."""
+    different = [
+        ("Dana's blood type is A+", "Dana's blood type is A-"),
+        ("Meeting at UTC+1", "Meeting at UTC-1"),
+        ("Budget is $500", "Budget is €500"),
+        ("Alert when load > 5", "Alert when load < 5"),
+        ("She codes in C++", "She codes in C#"),
+        ("Grade: A-", "Grade: A"),
+        ("Discount of 5%", "Discount of 5"),
+        ("UTC-1", "UTC 1"),
+    ]
+    for a, b in different:
+        assert statement_key(a) != statement_key(b), (a, b)
+        assert merged_content([a, b]).splitlines() == [a, b]
+    # Punctuation still does not count, nor a hyphen inside a word or between two numbers.
+    assert statement_key("Budget is $500!") == statement_key("budget is $500")
+    assert statement_key("an e-mail, a well-known one") == statement_key(
+        "an e-mail a well-known one"
+    )
+
+
 def test_an_original_without_repeats_is_kept_as_written() -> None:
     """Every original was cut into stripped statements: code lost its indentation and a line
     repeated within one original (two functions ending alike) was dropped."""

@@ -132,6 +132,21 @@ def test_a_repeat_is_found_whatever_the_case_punctuation_or_accent_form(mem: Eng
     assert other.action == "saved"
 
 
+def test_a_fact_differing_by_a_sign_or_symbol_is_not_a_repeat(mem: Engram) -> None:
+    """ "Dana's blood type is A-" was merged into "… A+" (only letters and digits were
+    compared): the second fact was lost, on every backend."""
+    first = mem.save("Dana's blood type is A+")
+    for other in ("Dana's blood type is A-", "Dana's blood type is AB"):
+        assert mem.save_result(Draft(content=other)).action == "saved", other
+    assert mem.save_result(Draft(content="dana's blood type is A+!")).duplicate_of == first.id
+    contents = {h.memory.content for h in mem.search("blood type")}
+    assert contents == {
+        "Dana's blood type is A+",
+        "Dana's blood type is A-",
+        "Dana's blood type is AB",
+    }
+
+
 def test_a_tag_is_one_tag_however_its_accent_was_typed(mem: Engram) -> None:
     """NFC and NFD spell "café" with other code points; a save and a filter agree."""
     m = mem.save("the corner place", tags=["Cafe\u0301"])

@@ -2,8 +2,9 @@
 
 Nothing a person saved may silently disappear, so the merged content keeps every distinct
 statement of the originals, oldest first; a statement repeating one of an earlier original
-exactly or near-exactly (the same letters and digits in the same order: other case, spacing or
-punctuation, but never another number: "1.5" is not "15", nor "-5" "5") is left out. An original
+exactly or near-exactly (the same letters, digits and symbols in the same order: other case,
+spacing or punctuation, but never another number or sign: "1.5" is not "15", "-5" not "5",
+"A+" not "A-", "$500" not "€500") is left out. An original
 with no such repeat is kept as it was written (its lines, indentation and repeats within it: a
 code snippet stays code). The rest:
 
@@ -36,18 +37,42 @@ CARRIED = "carried_by"
 
 NUMBER_MARKS = ".,:/"  # between two digits they make a number
 SIGNS = "-+\u2212"  # a sign before a digit: "-5 C" is not "5 C" (U+2212 is the minus sign)
+# Signs that end a word and change it: a blood type or a grade (A+, A-), C# and C++, 5%.
+WORD_END_SIGNS = "-+#%\u2212"
+# Unicode symbols (currency, mathematical, other: $ € < > = ° ©, emoji) say something; only
+# punctuation and spacing are left out of a statement's key.
+SYMBOLS = frozenset({"Sc", "Sm", "So"})
 
 
 def statement_key(statement: str) -> str:
-    """What two near-exact statements share: their letters and digits, case ignored, and the
-    marks that make a number (a point, comma, colon or slash between two digits, a sign
-    before one). Unicode compatibility-normalised first: "café" typed as one character or as
-    "e" and a combining accent (macOS file names, some keyboards) is the same word. A statement
-    with neither letters nor digits (an emoji, a row of symbols) is compared by everything but
-    its spacing."""
+    """What two near-exact statements share: their letters, digits and symbols, case ignored,
+    and the marks that change what a word or number says — a point, comma, colon or slash
+    between two digits, a sign before one, a sign ending a word ("A+" is not "A-", "C#" not
+    "C", "5%" not "5"). Currency and mathematical signs are symbols: "$500" is not "€500", nor
+    "load > 5" "load < 5". Unicode compatibility-normalised first: "café" typed as one
+    character or as "e" and a combining accent (macOS file names, some keyboards) is the same
+    word. A statement with neither (a row of punctuation) is compared by everything but its
+    spacing."""
     normal = unicodedata.normalize("NFKC", statement.casefold())
-    key = "".join(ch for i, ch in enumerate(normal) if ch.isalnum() or _in_number(normal, i))
+    key = "".join(ch for i, ch in enumerate(normal) if _meaningful(normal, i))
     return key or "".join(normal.split())
+
+
+def _meaningful(text: str, i: int) -> bool:
+    ch = text[i]
+    if ch.isalnum() or unicodedata.category(ch) in SYMBOLS:
+        return True
+    return _in_number(text, i) or _ends_word(text, i)
+
+
+def _ends_word(text: str, i: int) -> bool:
+    before = text[i - 1] if i > 0 else ""
+    after = text[i + 1] if i + 1 < len(text) else ""
+    return (
+        text[i] in WORD_END_SIGNS
+        and (before.isalnum() or before in WORD_END_SIGNS)
+        and not (after.isalnum())
+    )
 
 
 def _in_number(text: str, i: int) -> bool:
@@ -57,7 +82,7 @@ def _in_number(text: str, i: int) -> bool:
         return False
     if before.isdigit():
         return text[i] in NUMBER_MARKS  # "1.5", "10:30", "3/4", "1,000"; not "12 34"
-    return text[i] in SIGNS and not before.isalnum()
+    return text[i] in SIGNS and not before.isdigit()  # "UTC-1", "-5"; "12-34" is a range
 
 
 def merged_content(contents: Iterable[str]) -> str:
