@@ -16,6 +16,7 @@ from engram.core.clustering import (
 )
 from engram.core.merge import merge, merged_content, merged_strength, statement_key
 from engram.core.models import MAX_STRENGTH, Memory
+from engram.core.text import statements
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -105,6 +106,24 @@ def test_signs_and_symbols_that_change_a_fact_are_compared() -> None:
     assert statement_key("an e-mail, a well-known one") == statement_key(
         "an e-mail a well-known one"
     )
+
+
+def test_a_point_after_an_abbreviation_or_initial_ends_no_statement() -> None:
+    """ "Dr. Lee" was two statements, "Dr." and "Lee": merged after "Dana's dentist is Dr.
+    Lee", "Sam's dentist is Dr. Lee" lost "Lee" (a statement the first had made)."""
+    pairs = [
+        ["Dana's dentist is Dr. Lee", "Sam's dentist is Dr. Lee"],
+        ["Standup is at 9 a.m. in room 4", "Retro is at 3 p.m. in room 4"],
+        ["Ask J. Smith about the lease", "Ask K. Smith about the lease"],
+    ]
+    for originals in pairs:
+        assert merged_content(originals).splitlines() == originals
+    assert statements("Dr. Lee moved. He is nice! I said no. Then left.") == [
+        "Dr. Lee moved.",
+        "He is nice!",
+        "I said no.",
+        "Then left.",
+    ]
 
 
 def test_an_original_without_repeats_is_kept_as_written() -> None:

@@ -15,6 +15,10 @@ _STATEMENT_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
 # whole memory is about; at most this many words, or the colon is part of the text.
 _LABEL = re.compile(r"^\s*([^:\n.!?]{1,40}):\s+")
 LABEL_MAX_WORDS = 3
+# Words written with a point that rarely end a sentence (see `statements`).
+ABBREVIATIONS = frozenset(
+    "dr mr mrs ms mx prof st jr sr vs etc approx dept fig inc ltd mt vol".split()
+)
 PASSAGE_MIN_WORDS = 3
 MAX_PASSAGES = 16
 # The model reads 256 word pieces; a longer statement (a paragraph of notes joined by
@@ -59,8 +63,30 @@ def leading_phrase(text: str, most: int = 32) -> str:
 
 
 def statements(content: str) -> list[str]:
-    """Sentences and lines, stripped; empty pieces dropped."""
-    return [piece.strip() for piece in _STATEMENT_END.split(content) if piece.strip()]
+    """Sentences and lines, stripped; empty pieces dropped. A point after an abbreviation or
+    an initial ("Dr. Lee", "9 a.m. in room 4", "J. Smith") ends no sentence: a merge drops
+    the statements an earlier memory made, and "Lee" alone was one, so "Sam's dentist is Dr.
+    Lee" lost its dentist's name."""
+    pieces: list[str] = []
+    start = 0
+    for end in _STATEMENT_END.finditer(content):
+        if "\n" not in end.group() and _after_abbreviation(content, end.start()):
+            continue
+        pieces.append(content[start : end.start()])
+        start = end.end()
+    pieces.append(content[start:])
+    return [piece.strip() for piece in pieces if piece.strip()]
+
+
+def _after_abbreviation(content: str, boundary: int) -> bool:
+    """Whether the text before `boundary` ends with a point closing an abbreviation: a known
+    one, a single letter, or letters with points inside (a.m., e.g., U.S.)."""
+    if not content[:boundary].endswith("."):
+        return False
+    last = content[:boundary].rsplit(None, 1)[-1].lstrip("([{\"'“‘")[:-1]
+    initial = len(last) == 1 and last.isalpha()
+    dotted = "." in last and last.replace(".", "").isalpha()
+    return initial or dotted or last.casefold() in ABBREVIATIONS
 
 
 def passages(content: str) -> list[str]:
