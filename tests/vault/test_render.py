@@ -197,6 +197,20 @@ def test_a_rewrite_replaces_only_the_memorys_text_when_it_is_a_whole_line() -> N
     assert edited.text.index("Standup at 10:00") < edited.text.index(CONFLICT_TAG)
 
 
+def test_a_memory_that_starts_indented_is_rewritten_without_a_false_conflict() -> None:
+    """A code snippet's first line is indented: the body was compared stripped of that
+    indentation with the memory's text as stored, so a tags-only update added a conflict
+    callout and a second copy of the code."""
+    code = "    def retry(n):\n        return n * 2"
+    before = Memory(id="m1", content=code, created_at=T0, last_used=T0)
+    note = render_note(NoteSpec(before, "retry", T0, 1.0, "use_count"))
+    after = before.model_copy(update={"tags": ("python",)})
+    rewrite = rewrite_note(note, before, after)
+    assert not rewrite.conflict and CONFLICT_TAG not in rewrite.text
+    assert rewrite.text.count("return n * 2") == 1 and code in rewrite.text
+    assert "python" in rewrite.text.split("---")[1]
+
+
 def test_a_rewrite_of_a_note_with_broken_frontmatter_keeps_every_line() -> None:
     before = Memory(id="m2", content="Old", created_at=T0, last_used=T0)
     after = before.model_copy(update={"content": "New"})

@@ -238,7 +238,9 @@ def rewrite_note(text: str, before: Memory, after: Memory) -> Rewrite:
     # Blank lines and indentation around the text are not an edit: a note brought in by
     # `engram vault import` keeps its body as written, its memory the body stripped (or the
     # title, when the body is empty).
-    rest = body.lstrip()
+    # Both sides are compared without them: a memory that starts indented (a code snippet)
+    # was compared with a body stripped of its indentation, and got a false conflict.
+    rest, old = body.lstrip(), old.lstrip()
     unedited = not rest or (rest.startswith(old) and _LINE_END.match(rest, len(old)) is not None)
     if problem is None and unedited:
         rebuilt, conflict = new + rest[len(old) :], False
