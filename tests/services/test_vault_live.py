@@ -19,7 +19,7 @@ import pytest
 from tests.ltm_support import open_with_vault, used, write_note
 from tests.storage.test_read_only import unprivileged
 
-from engram import Engram, FixedClock
+from engram import Draft, Engram, FixedClock
 from engram.errors import ConfigError, ValidationError
 from engram.vault.render import CONFLICT_TAG
 
@@ -138,6 +138,23 @@ def test_a_promoted_memorys_note_follows_its_edits_and_keeps_the_users_text(
     assert post["title"] == "Atlas runs on PostgreSQL 16" and post["tags"] == ["atlas", "database"]
     assert post["reviewed"] == "by me" and post["engram_id"] == memory.id
     assert note_paths(mem, "PostgreSQL 16") == [item.path]  # the index follows the note
+    assert mem.app.ltm.status().conflicts == []
+
+
+def test_a_repeat_saved_of_a_promoted_memory_updates_its_note(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Saving the same words again merges the new tags, entities and strength into the
+    memory; its note kept the old ones."""
+    mem, vault = ltm
+    memory = used(mem, "Atlas ships in May", tags=["work"])
+    (item,) = mem.promote(memory.id).items
+    assert item.path is not None
+    result = mem.save_result(Draft(content="atlas ships in May!", tags=["release"], strength=1.8))
+    assert (result.action, result.duplicate_of) == ("merged", memory.id)
+    post = frontmatter.load(vault / item.path)
+    assert post["tags"] == ["work", "release"] and post["strength"] == 1.8
+    assert post.content.startswith("Atlas ships in May") and post.content.count("ships") == 1
     assert mem.app.ltm.status().conflicts == []
 
 

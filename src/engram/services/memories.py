@@ -173,9 +173,11 @@ class MemoryService:
             return self.ctx.scheduled(reinforce.touch(policy, rules, old, now, False))
 
         try:
-            new = self.ctx.store.modify([existing.id], change)[0][1]
+            ((before, new),) = self.ctx.store.modify([existing.id], change)
         except NotFoundError:  # deleted meanwhile by another client: save it after all
             return SaveResult(memory=self._write([draft])[0], action="saved")
+        if merge_labels and self.on_update is not None:  # a promoted memory's note follows
+            self.on_update(before, new)
         action = "merged" if merge_labels else "reinforced"
         return SaveResult(memory=new, action=action, duplicate_of=existing.id)
 
