@@ -247,6 +247,32 @@ def test_marked_notes_import_as_promoted_memories_with_their_links(
     assert "Borealis" in (vault / "Dana.md").read_text()
 
 
+def test_an_import_linking_to_a_note_of_a_deleted_memory_still_completes(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Dana.md names a memory that no longer exists (deleted after its promotion): relating
+    Atlas to it raised NotFoundError after Atlas was saved, promoted and given its id, so the
+    import failed, and the next run found nothing left to import or relate."""
+    mem, vault = ltm
+    write_note(
+        vault,
+        "Atlas.md",
+        "---\nengram: memory\n---\nAtlas ships in May. See [[Dana]] and [[Bo]].\n",
+    )
+    write_note(
+        vault,
+        "Dana.md",
+        "---\nengram_id: 0b6f1234-dead-beef-0000-000000000000\n---\nDana leads Atlas.\n",
+    )
+    write_note(vault, "Bo.md", "---\nengram: memory\n---\nBo tests Atlas.\n")
+    mem.index_ltm()  # the links of Atlas.md resolve to Dana.md through the index
+    done = mem.import_vault(apply=True)
+    assert done.count == 2 and done.relations == 1
+    ids = {n.path: n.memory_id for n in done.notes}
+    (relation,) = mem.relations(str(ids["Atlas.md"]))
+    assert {relation.from_id, relation.to_id} == {ids["Atlas.md"], ids["Bo.md"]}
+
+
 def test_an_imported_note_whose_body_was_blank_or_indented_is_no_conflict(
     ltm: tuple[Engram, Path],
 ) -> None:

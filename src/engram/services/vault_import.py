@@ -17,7 +17,7 @@ from pydantic import Field
 
 from engram.core.models import Memory, Schedule, Status
 from engram.core.notes import Note
-from engram.errors import ValidationError
+from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.graph import GraphService
@@ -97,7 +97,12 @@ class VaultImportService:
                 del by_id[memory_id]
                 skipped[path] = problem
         self.ltm.reindex(list(by_id.values()))
-        promoted = {n.path: n.engram_id for n in notes if n.engram_id}
+        # A note's engram_id may name a memory deleted since (or be made up): linking to it
+        # failed the import after its memories were saved, and the next run had nothing left
+        # to import, so the relations were never made.
+        claimed = {n.path: n.engram_id for n in notes if n.engram_id}
+        alive = {m.id for m in self.ctx.store.get_many(list(set(claimed.values())))}
+        promoted = {path: ident for path, ident in claimed.items() if ident in alive}
         relations = self._relate(by_id, promoted | {path: ident for ident, path in by_id.items()})
         items = [
             ImportedNote(path=n.path, title=n.title, memory_id=m.id)
@@ -158,9 +163,14 @@ class VaultImportService:
                 other = memory_of.get(target)
                 if other and other != memory_id:
                     pairs.setdefault(frozenset((memory_id, other)), (memory_id, other))
+        made = 0
         for source, target in pairs.values():
-            self.graph.create_relation(source, target, "related")
-        return len(pairs)
+            try:
+                self.graph.create_relation(source, target, "related")
+                made += 1
+            except NotFoundError:  # deleted meanwhile by another client
+                log.info("not related: %s or %s is gone", source, target)
+        return made
 
 
 def _write_id(files: VaultFiles, path: str, memory_id: str, stored: NoteText) -> str | None:
