@@ -10,7 +10,7 @@ import pytest
 
 from engram import Engram, FixedClock
 from engram.core.models import Memory, Status
-from engram.errors import NotFoundError, ValidationError
+from engram.errors import ConfigError, NotFoundError, ValidationError
 from engram.services.consolidation import ConflictError
 
 GROUPS = (
@@ -513,3 +513,20 @@ def test_undo_is_not_refused_for_what_a_later_merge_carried(mem: Engram) -> None
     mem.consolidate(mode="apply", auto_detect=False, memory_ids=[x.id, y.id])
     undone = mem.undo_consolidation(first.merged[0].merged.id)
     assert sorted(undone.restored_ids) == sorted([a.id, b.id])
+
+
+def test_named_memories_merge_without_embeddings(store_url: str, clock: FixedClock) -> None:
+    """Named memories are merged whatever their similarity (docs/tools.md), yet without an
+    embedding model the merge was refused as clustering that needs embeddings."""
+    with Engram.open(store_url, clock=clock, embedding_model="none") as mem:
+        a = mem.save("Dana leads Atlas")
+        clock.advance(hours=1)
+        b = mem.save("Atlas is led by Dana since May")
+        done = mem.consolidate(mode="apply", memory_ids=[a.id, b.id])
+        (merged,) = done.merged
+        assert mem.get(merged.merged.id).content == (
+            "Dana leads Atlas\nAtlas is led by Dana since May"
+        )
+        assert {m.status for m in mem.get_many([a.id, b.id])} == {Status.ARCHIVED}
+        with pytest.raises(ConfigError, match="needs embeddings"):
+            mem.clusters()  # finding clusters by meaning still needs them

@@ -380,10 +380,13 @@ class ConsolidationService:
                 raise NotFoundError("memory", ident)
             if members[ident].status != Status.ACTIVE:
                 raise ValidationError("memory_ids", f"{ident} is {members[ident].status.value}")
-        model = self._model()
-        self.ctx.vectors_ready()
-        vectors = self.ctx.store.get_vectors(list(members), model)
-        value = cohesion(np.stack(list(vectors.values()))) if len(vectors) >= 2 else 0.0
+        # Named memories are merged whatever their similarity (docs/tools.md): without
+        # embeddings their cohesion is unknown, counted 0, and the merge goes ahead.
+        value = 0.0
+        if self.ctx.embedder is not None and Capability.VECTORS in self.ctx.store.capabilities:
+            self.ctx.vectors_ready()
+            vectors = self.ctx.store.get_vectors(list(members), self.ctx.embedder.model_id)
+            value = cohesion(np.stack(list(vectors.values()))) if len(vectors) >= 2 else 0.0
         settings = self.ctx.settings
         ordered = sorted(members)
         ident = cluster_id(ordered, {m.id: version(m) for m in members.values()})
