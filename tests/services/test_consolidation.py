@@ -530,3 +530,18 @@ def test_named_memories_merge_without_embeddings(store_url: str, clock: FixedClo
         assert {m.status for m in mem.get_many([a.id, b.id])} == {Status.ARCHIVED}
         with pytest.raises(ConfigError, match="needs embeddings"):
             mem.clusters()  # finding clusters by meaning still needs them
+
+
+def test_a_cluster_of_named_memories_is_merged_by_naming_them_again(
+    store_url: str, clock: FixedClock
+) -> None:
+    """Its id stands for those memories only: another process clustering the whole store
+    finds the third copy with them, so the id is refused, and the refusal says what to do."""
+    with Engram.open(store_url, clock=clock, save_duplicates="keep") as mem:
+        copies = [mem.save("The build server is in room 4") for _ in range(3)]
+        (found,) = mem.clusters(memory_ids=[copies[0].id, copies[1].id]).clusters
+    with Engram.open(store_url, clock=clock, save_duplicates="keep") as other:
+        with pytest.raises(ValidationError, match="among named memories"):
+            other.consolidate(mode="apply", cluster_ids=[found.id])
+        done = other.consolidate(mode="apply", memory_ids=found.member_ids)
+        assert len(done.merged) == 1 and other.get(copies[2].id).status == Status.ACTIVE

@@ -317,8 +317,8 @@ class ConsolidationService:
                         "cluster_ids",
                         f"{sorted(unknown)[0]} is not a cluster now: its memories changed since "
                         "it was found, it was merged already, or it was found at another "
-                        "similarity threshold (give that one too); look again with "
-                        "cluster_memories",
+                        "similarity threshold (give that one too), or among named memories "
+                        "(merge those by their ids); look again with cluster_memories",
                     )
         elif check.flag(auto_detect, "auto_detect"):
             found_views = self.clusters(None, similarity_threshold).clusters
