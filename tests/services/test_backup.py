@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -232,3 +233,67 @@ def test_a_memory_linked_while_the_backup_runs_comes_with_its_relation(
     text = (tmp_path / "repo/engram/export.jsonl").read_text()
     lines = [json.loads(line) for line in text.splitlines()]
     assert sum(line["kind"] == "relation" for line in lines) == 1
+
+
+def test_git_variables_of_a_hook_do_not_redirect_the_backup(
+    ltm: tuple[Engram, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from a git hook (GIT_DIR, GIT_INDEX_FILE set), the backup was committed into the
+    hook's repository, and the named folder was left without one."""
+    mem, _ = ltm
+    mem.save("Back me up")
+    other = user_repo(tmp_path / "theirs")
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other / ".git" / "index"))
+    result = mem.backup(tmp_path / "backups")
+    monkeypatch.delenv("GIT_DIR")
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    assert git(tmp_path / "backups", "log", "--format=%s") == result.message
+    assert git(other, "log", "--format=%s") == "mine"
+
+
+def test_backups_running_at_once_take_turns_and_commit_every_note(
+    ltm: tuple[Engram, Path], tmp_path: Path
+) -> None:
+    """Nothing kept two runs apart: one run's mirror deleted the vault copy while another
+    staged it, so a commit said "N vault files" while it deleted some of them, and the other
+    runs failed with raw file errors."""
+    mem, vault = ltm
+    mem.save("Back me up")
+    for i in range(150):
+        write_note(vault, f"Engram/note-{i:03}.md", f"note {i}\n")
+    repo = tmp_path / "backups"
+    mem.backup(repo, include_vault=True)
+    errors: list[BaseException] = []
+
+    def run(round_: int) -> None:
+        try:
+            write_note(vault, f"Engram/note-{round_:03}.md", f"note {round_}, edited\n")
+            mem.backup(repo, include_vault=True)
+        except BaseException as exc:  # collected, and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for commit in git(repo, "log", "--format=%H").split():
+        files = git(repo, "ls-tree", "-r", "--name-only", commit, "--", "vault").split()
+        assert len(files) == 150, commit
+
+
+def test_a_commit_keeps_the_users_name_when_git_knows_only_that(
+    ltm: tuple[Engram, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mem, _ = ltm
+    mem.save("Back me up")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global-config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    repo = tmp_path / "backups"
+    repo.mkdir()
+    git(repo, "init", "--quiet")
+    git(repo, "config", "user.name", "Dana")
+    mem.backup(repo)
+    assert git(repo, "log", "--format=%an <%ae>") == "Dana <engram@localhost>"

@@ -30,6 +30,7 @@ from engram.services.context import Context
 from engram.services.ltm import VaultAccess
 from engram.services.results import Result
 from engram.services.transfer.export import ExportCount, export_lines
+from engram.storage.locks import file_lock
 from engram.vault.render import iso
 from engram.vault.writer import is_temp_file
 
@@ -40,6 +41,15 @@ VAULT_DIR = "vault"
 PAGE = 1_000
 GIT_TIMEOUT = 600.0
 EXPORT_ATTEMPTS = 3  # exports written before one runs with the store standing still
+LOCK_FILE = "engram-backup.lock"  # in the git directory: never committed
+# What `git rev-parse --local-env-vars` lists: variables that make git work on another
+# repository than the one in the current folder.
+REPOSITORY_VARIABLES = frozenset(
+    """GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_CONFIG GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT
+    GIT_OBJECT_DIRECTORY GIT_DIR GIT_WORK_TREE GIT_IMPLICIT_WORK_TREE GIT_GRAFT_FILE
+    GIT_INDEX_FILE GIT_NO_REPLACE_OBJECTS GIT_REPLACE_REF_BASE GIT_PREFIX GIT_SHALLOW_FILE
+    GIT_INTERNAL_SUPER_PREFIX GIT_COMMON_DIR""".split()
+)
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +90,15 @@ class BackupService:
                 f"{path} is not the top folder of a git repository; name a new or empty folder, "
                 "or an existing repository",
             )
+        # One backup at a time per repository, whichever store or process runs it: a second
+        # run's mirror deleted the vault copy while the first staged it, and the first then
+        # committed "400 vault files" with 46 of them deleted.
+        with file_lock(git.directory(path) / LOCK_FILE, "a backup", wait=True):
+            return self._commit(git, path, source, created, force)
+
+    def _commit(
+        self, git: Git, path: Path, source: Path | None, created: bool, force: bool
+    ) -> BackupResult:
         if not created and not (path / MARKER).exists() and not force and git.dirty(path):
             raise ValidationError(
                 "repo",
@@ -168,7 +187,10 @@ class Git:
         self.executable = executable
 
     def run(self, repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+        # Without the variables that point git at another repository (GIT_DIR and its kin,
+        # set in a git hook): with them, the backup was committed into the user's repository.
+        env = {k: v for k, v in os.environ.items() if k not in REPOSITORY_VARIABLES}
+        env |= {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
         try:
             done = subprocess.run(
                 [self.executable, *args],
@@ -185,6 +207,10 @@ class Git:
             detail = " ".join((done.stderr or done.stdout).split())
             raise EngramError(f"git {args[0]} failed in {repo}: {detail}")
         return done
+
+    def directory(self, path: Path) -> Path:
+        """The repository's git directory (`.git`, or where a `.git` file points)."""
+        return Path(self.run(path, "rev-parse", "--absolute-git-dir").stdout.strip())
 
     def is_root(self, path: Path) -> bool:
         done = self.run(path, "rev-parse", "--show-toplevel", check=False)
@@ -210,9 +236,11 @@ class Git:
     def commit(self, path: Path, message: str, paths: Sequence[str]) -> None:
         """Commit `paths` only: with --force in a repository with the user's own staged work,
         a bare commit took that work into the backup commit."""
-        identity: list[str] = []
+        identity: list[str] = []  # what the user's git configuration lacks, Engram's
+        if not self.run(path, "config", "user.name", check=False).stdout.strip():
+            identity += ["-c", "user.name=Engram"]
         if not self.run(path, "config", "user.email", check=False).stdout.strip():
-            identity = ["-c", "user.name=Engram", "-c", "user.email=engram@localhost"]
+            identity += ["-c", "user.email=engram@localhost"]
         self.run(path, *identity, "commit", "--quiet", "--no-verify", "-m", message, "--", *paths)
 
 
