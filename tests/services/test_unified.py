@@ -65,6 +65,20 @@ def test_the_note_of_a_deleted_memory_names_no_memory(ltm: tuple[Engram, Path]) 
     assert (hit.source, hit.id, hit.path) == ("ltm", None, path)
 
 
+def test_a_copy_of_a_memorys_note_is_a_result_of_its_own(ltm: tuple[Engram, Path]) -> None:
+    """A copy of the note keeps its engram_id (Obsidian's "Make a copy"): it was merged into
+    the memory's hit, so a copy edited to say more was never found."""
+    mem, vault = ltm
+    m = used(mem, "Kestrel deployment uses blue green rollout")
+    path = mem.promote(m.id).items[0].path
+    assert path is not None
+    text = (vault / path).read_text().replace("blue green", "plan B with canary")
+    write_note(vault, "Engram/kestrel-copy.md", text)
+    mem.index_ltm()
+    found = {(h.source, h.path) for h in mem.search_unified("kestrel rollout").hits}
+    assert found == {("stm", path), ("ltm", "Engram/kestrel-copy.md")}
+
+
 def test_the_note_is_matched_to_its_memory_even_after_a_rename(
     ltm: tuple[Engram, Path],
 ) -> None:

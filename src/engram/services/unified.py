@@ -258,12 +258,16 @@ def _from_notes(
 
 
 def _merge_promoted(hits: list[UnifiedHit]) -> list[UnifiedHit]:
-    """One result per promoted memory and its note: the better-ranked, with both id and path."""
+    """One result per promoted memory and its own note (the one at its `promoted_to`): the
+    better-ranked, with both id and path. Another note claiming the memory's id is a result of
+    its own: it was merged away, and a copy edited to say more was never found."""
     out = [h for h in hits if h.source == "stm"]
     slot = {h.id: i for i, h in enumerate(out)}
     by_path = {h.path: i for i, h in enumerate(out) if h.path}
     for note in (h for h in hits if h.source == "ltm"):
         i = slot.get(note.id) if note.id else None
+        if i is not None and out[i].path and out[i].path != note.path:
+            i = None  # a copy of the memory's note (Obsidian's "Make a copy" keeps engram_id)
         if i is None and note.path:
             i = by_path.get(note.path)
         if i is None:
