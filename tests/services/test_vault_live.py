@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,8 @@ from tests.storage.test_read_only import unprivileged
 
 from engram import Draft, Engram, FixedClock
 from engram.errors import ConfigError, ValidationError
+from engram.services import vault_watch
+from engram.services.vault_watch import VaultWatcher
 from engram.vault.render import CONFLICT_TAG
 
 WATCH_SECONDS = 20  # a change must reach the index within this (debounce is half a second)
@@ -290,6 +293,49 @@ def test_an_imported_note_whose_body_was_blank_or_indented_is_no_conflict(
         note = (vault / path).read_text()
         assert CONFLICT_TAG not in note and text in note, note
     assert mem.app.ltm.status().conflicts == []
+
+
+def test_an_edit_made_while_the_watcher_catches_up_is_indexed(tmp_path: Path) -> None:
+    """The catch-up ran before watching began: a note written while it read the vault was
+    never reported, and stayed out of the index until some other file changed."""
+    runs: list[int] = []
+
+    def index_run() -> None:
+        runs.append(1)
+        if len(runs) == 1:  # a note saved in Obsidian while the catch-up reads the vault
+            write_note(tmp_path, "during.md", "written during the catch-up")
+
+    watcher = VaultWatcher(tmp_path, index_run)
+    watcher.start()
+    try:
+        eventually(lambda: len(runs) >= 2)
+    finally:
+        watcher.stop()
+
+
+def test_an_index_run_that_failed_is_tried_again(
+    tmp_path: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that found the store busy was never tried again: the note it missed stayed out of
+    the index (no further change reports it), and unified search trusted the watcher."""
+    monkeypatch.setattr(vault_watch, "RETRY_SECONDS", 0.5)
+    with open_with_vault(tmp_path, clock, sqlite_busy_timeout=0.2) as (mem, vault):
+        write_note(vault, "a.md", "The platypus lays eggs.\n")
+        assert mem.app.ltm.watch()
+        try:
+            eventually(lambda: mem.app.ltm.status().notes_indexed == 1)
+            blocker = sqlite3.connect(tmp_path / "ltm.db", isolation_level=None)
+            blocker.execute("BEGIN EXCLUSIVE")
+            write_note(vault, "b.md", "The echidna lays eggs too.\n")
+            watcher = mem.app.ltm._watcher
+            assert watcher is not None
+            eventually(lambda: watcher.behind)  # the run for b.md found the store busy
+            blocker.execute("COMMIT")
+            blocker.close()
+            eventually(lambda: mem.app.ltm.status().notes_indexed == 2)
+            assert note_paths(mem, "echidna") == ["b.md"]
+        finally:
+            mem.app.ltm.stop_watching()
 
 
 def test_a_vault_inside_a_hidden_folder_is_watched(tmp_path: Path, clock: FixedClock) -> None:

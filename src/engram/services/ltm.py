@@ -202,8 +202,8 @@ class LtmService:
             log.warning("the vault folder was replaced (mounted again?): watching the new one")
             self.stop_watching()
             self.watch()  # it catches up first
-        if self.watching:
-            return
+        if self.watching and not (self._watcher is not None and self._watcher.behind):
+            return  # a watcher whose last run failed leaves this search to try again
         now = time.monotonic()
         wait = self.ctx.settings.vault_refresh_seconds
         if self._refreshed_at is not None and now - self._refreshed_at < wait:

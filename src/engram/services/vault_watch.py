@@ -5,19 +5,23 @@ those edits without running `engram index-ltm`. `watchfiles` (inotify, FSEvents 
 ReadDirectoryChangesW underneath, polling where none works) reports changes under the vault,
 grouped over a short debounce window; each group is followed by one incremental index run,
 which reads only the files whose size or mtime moved. The watcher catches up once when it
-starts, so edits made while no server ran (or lost to a crash mid-run) are picked up too.
+starts watching, so edits made while no server ran (or lost to a crash mid-run) are picked up
+too, and a run that failed is tried again.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 500  # changes closer together than this are indexed in one run
+TICK_MS = 1000  # how long the watcher waits for a change before it looks at what is due
+RETRY_SECONDS = 5.0  # after a failed index run, the next try waits at least this long
 STOP_SECONDS = 5.0
 
 
@@ -45,6 +49,9 @@ class VaultWatcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._folder = _identity(root)
+        # The last index run failed: the index may lack changes that will not be reported again.
+        self.behind = False
+        self._failed_at = 0.0
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="engram-vault-watch", daemon=True)
@@ -69,16 +76,27 @@ class VaultWatcher:
     def _run(self) -> None:
         from watchfiles import watch  # imported by the server only, when it watches a vault
 
-        self._sync("catching up")
+        caught_up = False
         try:
-            for _changes in watch(
+            # The catch-up runs once watching has begun (the first tick): run before, it missed
+            # every edit made while it read the vault, until some other file changed. A tick
+            # with no change retries an index run that failed (a busy store).
+            for changes in watch(
                 self.root,
                 watch_filter=outside_hidden_folders(self.root),
                 debounce=DEBOUNCE_MS,
                 stop_event=self._stop,
                 raise_interrupt=False,
+                rust_timeout=TICK_MS,
+                yield_on_timeout=True,
             ):
-                self._sync("the vault changed")
+                if not caught_up:
+                    caught_up = True
+                    self._sync("catching up")
+                elif changes:
+                    self._sync("the vault changed")
+                elif self.behind and time.monotonic() - self._failed_at >= RETRY_SECONDS:
+                    self._sync("trying again")
         except Exception as exc:  # no watching here (a limit on watches, an unmounted folder)
             log.warning(
                 "cannot watch the vault %s (%s): unified search re-scans it instead", self.root, exc
@@ -87,7 +105,9 @@ class VaultWatcher:
     def _sync(self, why: str) -> None:
         try:
             self._on_change()
-        except Exception as exc:  # the next change (or unified search) tries again
+            self.behind = False
+        except Exception as exc:  # tried again on a quiet tick, or by the next unified search
+            self.behind, self._failed_at = True, time.monotonic()
             log.warning("indexing the vault (%s) failed: %s", why, exc)
 
 
