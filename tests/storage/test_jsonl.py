@@ -172,7 +172,14 @@ def test_compaction_keeps_the_links_and_vector_of_a_quarantined_memory(folder: P
     path.write_bytes(rows[0] + b'{"id": "b", "content": "torn\n' + b"".join(rows[2:]))
     damaged = JSONLStore(folder, vector_model=("m", 4))
     assert [m.id for m in damaged.page(None, 10)] == ["a", "c"]
-    damaged.compact()
+    done = damaged.compact()
+    # The lines it keeps are not dead: they were counted so, and every compaction said it
+    # dropped them while the next look still recommended one.
+    assert [f.dead for f in done.after.files] == [0, 0, 0]
+    assert damaged.stats().dead_lines == 0
+    assert done.before.dead_lines == sum(f.lines for f in done.before.files) - sum(
+        f.lines for f in done.after.files
+    )
     damaged.close()
     assert [x["id"] for x in lines(folder / "relations.jsonl")] == ["ab"]
     assert sorted(str(x["id"]) for x in lines(folder / "vectors.jsonl")) == ["a", "b", "c"]

@@ -21,6 +21,7 @@ from engram.core.models import Relation
 from engram.storage.jsonl.files import read_lines
 from engram.storage.jsonl.records import BadLine, Tombstone, decode_relation
 from engram.storage.jsonl.vectors import VectorLine, decode_vector
+from engram.storage.sqlite.store import SQLiteStore
 
 R = TypeVar("R", Relation | Tombstone, VectorLine | Tombstone)
 
@@ -59,3 +60,37 @@ def _last_lines(
         latest.pop(record.id, None)  # the last line of an id wins, in its place in the order
         latest[record.id] = (raw.rstrip(b"\r"), record)
     return [raw for raw, record in latest.values() if unheld(record)]
+
+
+class OrphanCount:
+    """How many orphan lines each file holds, for the store's statistics: lines a compaction
+    keeps are not dead (counted dead, a store with one quarantined memory was told to compact
+    at every look, and each compaction reported lines dropped that it kept). Counting reads the
+    files, so the counts are kept until either file changes."""
+
+    def __init__(self) -> None:
+        self._seen: tuple[tuple[int, int], ...] = ()
+        self._counts = (0, 0)
+
+    def of(
+        self, relations: Path, vectors: Path, index: SQLiteStore, memories: int
+    ) -> tuple[int, int]:
+        """(relation lines, vector lines) kept although their memory is not among the
+        `memories` the index holds."""
+        state = tuple(_state(p) for p in (relations, vectors))
+        if state != self._seen:
+            live = set(index.ids_with_prefix("", memories))
+            self._counts = (
+                len(orphan_relations(relations, live)),
+                len(orphan_vectors(vectors, live)),
+            )
+            self._seen = state
+        return self._counts
+
+
+def _state(path: Path) -> tuple[int, int]:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return (0, 0)
+    return info.st_size, info.st_mtime_ns

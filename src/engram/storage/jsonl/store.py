@@ -53,7 +53,7 @@ from engram.storage.jsonl.layout import (
     refuse_foreign,
     write_meta,
 )
-from engram.storage.jsonl.orphans import orphan_relations, orphan_vectors
+from engram.storage.jsonl.orphans import OrphanCount, orphan_relations, orphan_vectors
 from engram.storage.jsonl.records import (
     BadLine,
     decode_memory,
@@ -253,10 +253,10 @@ class JSONLStore:
             self._index_dir = None
 
     def _clear_counts(self) -> None:
-        """Line counts of the files (for `stats`), and the memories whose line has no schedule
-        (hand-written: the services then recompute every schedule)."""
+        """Line counts (for `stats`); memories whose line has no schedule (hand-written)."""
         self._unscheduled = set()
         self._mem, self._rel, self._vec = Tally(), Tally(), Tally()
+        self._orphans = OrphanCount()
 
     @contextmanager
     def _reading(self) -> Iterator[SQLiteStore]:
@@ -563,13 +563,13 @@ class JSONLStore:
             return self._stats()
 
     def _stats(self) -> StorageStats:
-        index = self._index
-        memories = sum(index.count().values())
-        relations = index.count_relations()
+        index, memories = self._index, sum(self._index.count().values())
+        relations, vectors = index.count_relations(), sum(index.vector_counts().values())
+        kept = self._orphans.of(self._relations.path, self._vectors.path, index, memories)
         files = (
             self._mem.stats(MEMORIES, self._memories.size(), memories),
-            self._rel.stats(RELATIONS, self._relations.size(), relations),
-            self._vec.stats(VECTORS, self._vectors.size(), sum(index.vector_counts().values())),
+            self._rel.stats(RELATIONS, self._relations.size(), relations + kept[0]),
+            self._vec.stats(VECTORS, self._vectors.size(), vectors + kept[1]),
         )
         return StorageStats.of_files("jsonl", self.location, memories, relations, files)
 
