@@ -10,6 +10,7 @@ import pytest
 from tests.support import START
 
 from engram import Engram, FixedClock, Status
+from engram.core.decay import time_to_retention
 from engram.storage.protocol import Filter, Stub
 
 
@@ -168,3 +169,35 @@ def test_storage_stats_and_compaction_through_the_python_api(mem: Engram, store_
     (found,) = mem.get_many([kept.id])
     assert found.use_count == 3
     assert mem.get_many([gone.id]) == []
+
+
+def test_the_danger_zone_count_is_exact_at_its_edges(mem: Engram, clock: FixedClock) -> None:
+    """The count came from the R*Tree alone, whose 32-bit bounds are rounded outwards by
+    minutes: a minute after fifty memories left the zone, stats still counted all fifty while
+    review_candidates listed none."""
+    for i in range(50):
+        mem.save(f"fading memory {i}")
+    policy = mem.app.context.policy
+    leaves = float(time_to_retention(policy.decay, policy.danger_zone_min))
+    enters = float(time_to_retention(policy.decay, policy.danger_zone_max))
+    clock.advance(seconds=enters - 60)
+    assert mem.stats().in_danger_zone == 0 and mem.review_candidates(100) == []
+    clock.advance(seconds=120)
+    assert mem.stats().in_danger_zone == 50
+    clock.advance(seconds=leaves - enters)
+    assert mem.stats().in_danger_zone == 0 and mem.review_candidates(100) == []
+
+
+def test_a_crossing_beyond_any_date_is_stored_on_every_backend(
+    store_url: str, clock: FixedClock
+) -> None:
+    """With a slow power law and a tiny forget threshold (both within their documented
+    ranges) the forget time overflowed to infinity: the JSONL store could neither save nor
+    open (JSON has no infinity)."""
+    settings = {"pl_alpha": 0.05, "forget_threshold": 1e-16}
+    with Engram.open(store_url, clock=clock, **settings) as mem:
+        kept = mem.save("a memory that fades very slowly")
+    clock.advance(days=10_000)
+    with Engram.open(store_url, clock=clock, **settings) as mem:
+        assert mem.get(kept.id).content == "a memory that fades very slowly"
+        assert mem.gc().memory_ids == [] and mem.stats().due_for_gc == 0

@@ -60,7 +60,8 @@ def time_to_retention(params: DecayParams, y: ArrayLike) -> NDArray[np.float64]:
         return out
     yi = target[inside]
     if params.model == "power_law":
-        out[inside] = params.pl_t0 * (np.power(yi, -1.0 / params.pl_alpha) - 1.0)
+        with np.errstate(over="ignore"):  # beyond float range: +inf, as for y ≤ 0
+            out[inside] = params.pl_t0 * (np.power(yi, -1.0 / params.pl_alpha) - 1.0)
     elif params.model == "exponential":
         out[inside] = -np.log(yi) / params.decay_lambda
     else:

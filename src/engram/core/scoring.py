@@ -113,6 +113,11 @@ def promotion_reason(policy: Policy, memory: Memory, now: float) -> PromotionRea
     return REASON_NAMES.get(int(code))
 
 
+# About 31 million years after 1970: later than any date a memory can carry (year 9999), and
+# small enough for a 32-bit float (the R*Tree indexes of the schedules).
+FAR_FUTURE = 1e15
+
+
 def crossing_times(
     policy: Policy,
     threshold: float,
@@ -130,7 +135,9 @@ def crossing_times(
     peak = np.power(use_count + 1.0, policy.beta) * strength
     with np.errstate(divide="ignore"):
         ratio = np.where(peak > 0, threshold / np.where(peak > 0, peak, 1.0), np.inf)
-    crossing = last_used + time_to_retention(policy.decay, ratio)
+    # A crossing beyond FAR_FUTURE (or never: +inf) is stored as FAR_FUTURE: a store cannot
+    # hold infinity (JSON has none), and no clock reaches either.
+    crossing = np.minimum(last_used + time_to_retention(policy.decay, ratio), FAR_FUTURE)
     return np.where(ratio > 1.0, last_used - 1.0, crossing)
 
 

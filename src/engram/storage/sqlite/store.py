@@ -381,9 +381,13 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         due = self._query(
             "SELECT count(*) FROM memories WHERE forget_at IS NOT NULL AND forget_at < ?", (now,)
         )[0][0]
-        zone = self._query("SELECT count(*) FROM danger_rt WHERE t0 <= ? AND t1 >= ?", (now, now))[
-            0
-        ][0]
+        # The R*Tree's 32-bit bounds are rounded outwards (minutes at today's epoch): it finds
+        # the candidates, the exact columns decide, as the listings do.
+        zone = self._query(
+            "SELECT count(*) FROM danger_rt r CROSS JOIN memories m ON m.seq = r.id "
+            "WHERE r.t0 <= ? AND r.t1 >= ? AND m.danger_from <= ? AND m.danger_until >= ?",
+            (now, now, now, now),
+        )[0][0]
         return int(due), int(zone)
 
     def in_promotion_window(self, now: float, limit: int) -> list[Stub]:
