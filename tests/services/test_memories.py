@@ -130,6 +130,11 @@ def test_a_repeat_is_found_whatever_the_case_punctuation_or_accent_form(mem: Eng
     assert mem.stats().total == 1
     other = mem.save_result(Draft(content="Café au lait every evening"))
     assert other.action == "saved"
+    # A word with ß: its lookup case-folded it to "ss", a word the index does not hold, and the
+    # repeat was saved as a second copy.
+    street = mem.save("Lena wohnt in der Hauptstraße 5")
+    again = mem.save_result(Draft(content="lena wohnt in der Hauptstraße 5!"))
+    assert (again.action, again.duplicate_of) == ("merged", street.id)
 
 
 def test_a_fact_differing_by_a_sign_or_symbol_is_not_a_repeat(mem: Engram) -> None:

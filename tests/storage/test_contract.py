@@ -276,6 +276,20 @@ def test_text_search_stems_and_ignores_case_and_accents(store: Store) -> None:
         assert [m.id for m in store.text_search([term], Filter(), 10)] == ["a"], term
 
 
+def test_a_word_is_found_by_its_own_spelling_in_any_script(store: Store) -> None:
+    """Query words were case-folded, which the index never does: "Straße" became "strasse",
+    a word no memory holds, so German words with ß were not found as written."""
+    put(
+        store,
+        mem("de", "Lena wohnt in der Hauptstraße, die Maße sind groß"),
+        mem("tr", "Trip to İstanbul in May"),
+    )
+    for query, ident in {
+        "Hauptstraße": "de", "MAẞE": "de", "groß": "de", "İstanbul": "tr", "istanbul": "tr",
+    }.items():  # fmt: skip
+        assert [m.id for m in store.text_search(query_terms(query), Filter(), 10)] == [ident], query
+
+
 def test_text_search_finds_the_words_inside_urls_names_and_versions(store: Store) -> None:
     """Words are split at every punctuation mark, in the text as in the query (core.text):
     PostgreSQL's parser kept "next.js", URLs, paths, addresses and versions whole, and found

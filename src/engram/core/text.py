@@ -44,8 +44,11 @@ STOPWORDS = frozenset(
 
 
 def words(text: str) -> list[str]:
-    """A text's words, case-folded, typographic apostrophes made plain, in order."""
-    return [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
+    """A text's words, lower-cased, typographic apostrophes made plain, in order. Lower-cased
+    as the full-text index does it, not case-folded: folding made "Straße" "strasse" and
+    "ﬁle" "file", words the index never holds, so a word was not found by its own spelling
+    and a repeat of a text with it was saved again."""
+    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
 
 
 def query_terms(query: str) -> list[str]:
