@@ -161,6 +161,19 @@ def test_ids_show_short_and_a_short_id_is_taken_as_git_takes_a_hash(db: Path) ->
     assert [m["id"] for m in opened["memories"]] == [tea] and opened["missing"] == ["missing-id"]
 
 
+def test_a_whole_id_gone_is_not_read_as_the_start_of_a_longer_one(db: Path) -> None:
+    """With ids note-1 and note-10, deleting note-1 a second time deleted note-10: the gone
+    id was taken as a short id of the other."""
+    with Engram.open(str(db), embedding_model="none") as mem:
+        mem.save_many([Draft(id="note-1", content="one"), Draft(id="note-10", content="ten")])
+    assert "note-1" in ok(run(db, "delete", "note-1")).stdout
+    again = run_json(db, "delete", "note-1")
+    assert again["memory_ids"] == []
+    with Engram.open(str(db), embedding_model="none") as mem:
+        assert mem.get("note-10").content == "ten"
+    assert run_json(db, "touch", "note-")["memory"]["id"] == "note-10"  # a start still is one
+
+
 def test_search_without_results_and_rich_markup_is_shown_literally(db: Path) -> None:
     assert "No memories found" in ok(run(db, "search", "nothing")).stdout
     save(db, "Wrap code in [bold]tags[/bold] sparingly")

@@ -269,7 +269,13 @@ class MemoryService:
             return ident
         if len(ident) < MIN_PREFIX:
             raise NotFoundError("memory", ident)
-        found = self.ctx.store.ids_with_prefix(ident, 4)
+        # A start that cuts a number short is a whole id of its own ("note-1" before "note-10"):
+        # read as a short id, deleting note-1 a second time deleted note-10.
+        found = [
+            i
+            for i in self.ctx.store.ids_with_prefix(ident, 4)
+            if not (ident[-1].isdigit() and i[len(ident) :].isdigit())
+        ]
         if not found:
             raise NotFoundError("memory", ident)
         if len(found) > 1:
