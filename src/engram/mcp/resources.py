@@ -31,7 +31,8 @@ SNAPSHOTS: tuple[tuple[str, str, str, Callable[[App], BaseModel]], ...] = (
     (
         "stats",
         "Memory statistics",
-        "Counts by status, relations, vectors and the store's location.",
+        "Counts by status, relations, what is due for gc or in the danger zone now, and the "
+        "store's location.",
         lambda app: app.maintenance.stats(),
     ),
     (
