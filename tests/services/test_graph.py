@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engram import Engram, FixedClock, NotFoundError, ValidationError
+from engram.storage.protocol import Capability
 
 
 def test_create_relation_and_read_back(mem: Engram) -> None:
@@ -50,16 +51,36 @@ def test_read_graph_pages_through_the_store(mem: Engram) -> None:
     assert [m.id for p in pages for m in p.memories] == [m.id for m in ms]
 
 
-def test_read_graph_goes_on_when_the_cursor_memory_is_deleted(mem: Engram) -> None:
+def test_read_graph_goes_on_when_the_cursor_memory_is_deleted(
+    mem: Engram, store_url: str, clock: FixedClock
+) -> None:
     """An MCP client holds the cursor between calls; gc or another client may delete that
-    memory meanwhile. read_graph reads one more than a page to know whether more follow, so
-    its cursor is not the page's last row: it was not remembered, and paging stopped."""
-    ms = [mem.save(f"paging memory {i}") for i in range(5)]
+    memory meanwhile: paging stopped ("cursor not found"), within one process at first, and
+    always across processes (each `engram graph --cursor` is one), whose cursor carried no
+    position."""
+    ms = [mem.save(f"paging memory {i}") for i in range(7)]
+    lasting = Capability.LASTING_POSITIONS in mem.app.context.store.capabilities
     first = mem.read_graph(limit=2)
-    assert first.next_cursor == ms[1].id
+    assert first.next_cursor is not None
+    ident, mark, place = first.next_cursor.partition("@")  # its place, where lasting
+    assert ident == ms[1].id and (mark, place.isdigit()) == (
+        ("@", True) if lasting else ("", False)
+    )
     mem.delete([ms[1].id])
     second = mem.read_graph(cursor=first.next_cursor, limit=2)
     assert [m.id for m in second.memories] == [ms[2].id, ms[3].id]
+    assert second.next_cursor is not None
+    with Engram.open(store_url, clock=clock) as other:  # another process, in effect
+        other.delete([ms[3].id])
+        if lasting:
+            third = other.read_graph(cursor=second.next_cursor, limit=2)
+            assert [m.id for m in third.memories] == [ms[4].id, ms[5].id]
+        else:  # JSONL: each process numbers the memories afresh; refused, never skipped
+            with pytest.raises(NotFoundError, match="cursor"):
+                other.read_graph(cursor=second.next_cursor, limit=2)
+        assert other.read_graph(cursor=ms[0].id, limit=1).memories[0].id == ms[2].id
+        with pytest.raises(ValidationError, match="cursor: must be the next_cursor"):
+            other.read_graph(cursor=ms[0].id + "@x")
 
 
 def test_a_picture_beyond_its_cap_shows_the_memories_still_in_use(

@@ -42,6 +42,7 @@ __all__ = [
     "Count",
     "Depth",
     "GcLimit",
+    "GraphCursor",
     "GraphLimit",
     "Limit",
     "MemoryId",
@@ -104,6 +105,12 @@ Count = BeforeValidator(_no_bool)
 OptionalMemoryId = Annotated[
     str,
     Field(pattern=f"^$|{ID_PATTERN.pattern}", max_length=128, description=_ID_RULE),
+    BeforeValidator(_null_is_omitted),
+]
+# A read_graph cursor: a memory id, then "@" and its place in saving order (services/graph.py).
+GraphCursor = Annotated[
+    str,
+    Field(pattern=f"^$|{ID_PATTERN.pattern.rstrip('$')}(@[0-9]{{1,19}})?$", max_length=148),
     BeforeValidator(_null_is_omitted),
 ]
 MemoryIds = Annotated[

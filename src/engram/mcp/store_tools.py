@@ -10,10 +10,10 @@ from engram.mcp import hints
 from engram.mcp.params import (
     Depth,
     GcLimit,
+    GraphCursor,
     GraphLimit,
     Limit,
     MemoryId,
-    OptionalMemoryId,
     OptionalMeta,
     RelatedLimit,
     RelationStrength,
@@ -140,7 +140,7 @@ def register_graph_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None
     )
     async def read_graph(
         cursor: Annotated[
-            OptionalMemoryId,
+            GraphCursor,
             Field(description="next_cursor of the previous page; omit for the first page."),
         ] = "",
         limit: GraphLimit = 100,

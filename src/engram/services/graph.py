@@ -19,7 +19,7 @@ from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.results import GraphPage, GraphSnapshot, RelatedMemory
-from engram.storage.protocol import Filter
+from engram.storage.protocol import CURSOR_MARK, Capability, Filter
 
 MAX_GRAPH_PAGE = 1_000
 MAX_SNAPSHOT = 20_000  # memories in one picture of the graph (the HTML view lays out each)
@@ -68,16 +68,25 @@ class GraphService:
     def read_graph(self, cursor: str | None = None, limit: int = 100) -> GraphPage:
         """One page of memories (in save order) and every relation touching them."""
         limit = check.limit(limit, most=MAX_GRAPH_PAGE)
-        after = None if cursor is None else check.memory_id(cursor, "cursor")
-        memories = self.ctx.store.page(after, limit + 1)
+        memories = self.ctx.store.page(_cursor(cursor), limit + 1)
         more = len(memories) > limit
         memories = memories[:limit]
         relations = self.ctx.store.relations([m.id for m in memories]) if memories else []
         return GraphPage(
             memories=memories,
             relations=relations,
-            next_cursor=memories[-1].id if more else None,
+            next_cursor=self._cursor_after(memories[-1].id) if more else None,
         )
+
+    def _cursor_after(self, memory_id: str) -> str:
+        """The memory's id and its place in saving order: the next page starts there even if
+        the memory is deleted in between (by gc, or another client). Without lasting places
+        (JSONL), the id alone: a cursor whose memory another process deleted is then refused,
+        not continued from a place that is not the same."""
+        if Capability.LASTING_POSITIONS not in self.ctx.store.capabilities:
+            return memory_id
+        position = self.ctx.store.position(memory_id)
+        return memory_id if position is None else f"{memory_id}{CURSOR_MARK}{position}"
 
     def snapshot(self, limit: int = 2_000, field: str = "limit") -> GraphSnapshot:
         """The memories a picture of the graph shows, with the relations among them and how
@@ -168,3 +177,14 @@ def _relation_types(types: Sequence[str] | None) -> tuple[str, ...]:
         if t not in RELATION_TYPES:
             raise ValidationError("types", f"entries must be among {', '.join(RELATION_TYPES)}")
     return tuple(dict.fromkeys(types))
+
+
+def _cursor(cursor: str | None) -> str | None:
+    """A cursor `read_graph` handed out: a memory id, with its position after CURSOR_MARK."""
+    if cursor is None:
+        return None
+    ident, mark, position = check.storable(cursor, "cursor").partition(CURSOR_MARK)
+    check.memory_id(ident, "cursor")
+    if mark and not (position.isascii() and position.isdigit() and len(position) <= 19):
+        raise ValidationError("cursor", "must be the next_cursor of a page read_graph returned")
+    return cursor

@@ -20,6 +20,10 @@ from engram.core.models import AuditEntry, Direction, Memory, Relation, Schedule
 from engram.core.notes import Note, NoteHit, NoteLinks, NoteState, NoteText
 from engram.core.scoring import ScheduleArrays
 
+# Between a cursor's memory id and its position in saving order ("<id>@<position>"); no id
+# holds it (engram.services.validation.ID_PATTERN).
+CURSOR_MARK = "@"
+
 
 class Capability(StrEnum):
     """What a backend can do beyond the core methods, tested with `X in store.capabilities`."""
@@ -27,6 +31,9 @@ class Capability(StrEnum):
     VECTORS = "vectors"  # stores embeddings and finds nearest neighbours
     LTM = "ltm"  # indexes the vault's notes
     COMPACT = "compact"  # rewrites its files without dead lines (`maintenance.Compactable`)
+    # Places in saving order (`position`) are the store's own, the same for every process: a
+    # cursor may carry one. A JSONL store's index numbers the memories afresh in each process.
+    LASTING_POSITIONS = "lasting_positions"
 
 
 # change(old) -> (new, schedule) to write, or None to leave the memory as it is.
@@ -145,7 +152,15 @@ class MemoryTable(Protocol):
 
     def schedule_counts(self, now: float) -> tuple[int, int]: ...
     def in_promotion_window(self, now: float, limit: int) -> list[Stub]: ...
-    def page(self, after: str | None, limit: int) -> list[Memory]: ...
+    def page(self, after: str | None, limit: int) -> list[Memory]:
+        """Memories in saving order after the cursor `after`: a memory id, or
+        "<id>@<position>" (CURSOR_MARK), whose position serves if that memory is gone."""
+        ...
+
+    def position(self, memory_id: str) -> int | None:
+        """A memory's place in saving order (what a cursor carries); None if it is gone."""
+        ...
+
     def page_texts(self, after: str | None, limit: int) -> list[tuple[str, Status, str]]:
         """`page`, reduced to (id, status, content): what a pass over every memory that needs
         only their text reads, without building whole records."""

@@ -17,6 +17,7 @@ from engram.core.models import AuditEntry, Memory, Status
 from engram.core.notes import NoteState
 from engram.errors import NotFoundError
 from engram.storage.columns import MEMORY_COLUMN_LIST
+from engram.storage.protocol import CURSOR_MARK
 from engram.storage.rows import AUDIT_COLUMNS, Decode, audit_from_row, memory_from_row
 
 FINGERPRINT_KEY = "schedule_fingerprint"  # in store_meta: the policy the schedules were made by
@@ -69,6 +70,8 @@ class SqlDialect(Protocol):
 
     def _seq_after(self, after: str | None) -> int: ...
 
+    def position(self, memory_id: str) -> int | None: ...
+
     @property
     def page_ends(self) -> PageEnds: ...
 
@@ -106,18 +109,23 @@ class SqlReads:
         self.page_ends.remember([(str(row[1]), int(row[0])) for row in rows])
         return [(str(i), Status(status), str(content)) for _, i, status, content in rows]
 
+    def position(self: SqlDialect, memory_id: str) -> int | None:
+        found = self._query(f"SELECT seq FROM memories WHERE id = {self.P}", (memory_id,))
+        return int(found[0][0]) if found else self.page_ends.seq_of(memory_id)
+
     def _seq_after(self: SqlDialect, after: str | None) -> int:
-        """The save-order position of the cursor memory `after` (0 before the first): from
-        the store, or where a page of this handle ended, if that memory is gone since."""
+        """The save-order position of the cursor `after` (0 before the first): a memory id,
+        or "<id>@<position>" (what `read_graph` hands out), whose position serves when that
+        memory is gone since — deleted by another process between two pages."""
         if after is None:
             return 0
-        found = self._query(f"SELECT seq FROM memories WHERE id = {self.P}", (after,))
-        if found:
-            return int(found[0][0])
-        seq = self.page_ends.seq_of(after)
+        ident, _, saved = after.partition(CURSOR_MARK)
+        seq = self.position(ident)
+        if seq is None and saved.isdigit():
+            seq = int(saved)
         if seq is None:
             raise NotFoundError("cursor", after)
-        return seq
+        return int(seq)
 
     def schedule_fingerprint(self: SqlDialect) -> str | None:
         rows = self._query(f"SELECT value FROM store_meta WHERE key = {self.P}", (FINGERPRINT_KEY,))

@@ -436,7 +436,6 @@ class JSONLStore:
     ids_with_prefix = _index_read(SQLiteStore.ids_with_prefix)
     count = _index_read(SQLiteStore.count)
     # -- finding (the index answers, exactly as the SQLite backend) ---------------------------
-
     text_search = _index_read(SQLiteStore.text_search)
     term_counts = _index_read(SQLiteStore.term_counts)
     stubs = _index_read(SQLiteStore.stubs)
@@ -447,6 +446,7 @@ class JSONLStore:
     schedule_counts = _index_read(SQLiteStore.schedule_counts)
     in_promotion_window = _index_read(SQLiteStore.in_promotion_window)
     page = _index_read(SQLiteStore.page)
+    position = _index_read(SQLiteStore.position)
     page_texts = _index_read(SQLiteStore.page_texts)
     episode_tails = _index_read(SQLiteStore.episode_tails)
     episode_neighbours = _index_read(SQLiteStore.episode_neighbours)

@@ -102,7 +102,7 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
     location: str
     P = "%s"
     decode_json = staticmethod(as_is)
-    capabilities = frozenset({Capability.VECTORS, Capability.LTM})
+    capabilities = frozenset({Capability.VECTORS, Capability.LTM, Capability.LASTING_POSITIONS})
 
     def __init__(
         self,

@@ -66,7 +66,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
     location: str
     P = "?"
     decode_json = staticmethod(from_json)
-    capabilities = frozenset({Capability.VECTORS, Capability.LTM})
+    capabilities = frozenset({Capability.VECTORS, Capability.LTM, Capability.LASTING_POSITIONS})
 
     def __init__(
         self,
