@@ -298,7 +298,8 @@ async def test_input_schemas_publish_the_limits(server: Server) -> None:
     assert relation["from_memory_id"]["pattern"] == ID_PATTERN
     graph = schemas["read_graph"]
     assert (graph["limit"]["default"], graph["limit"]["maximum"]) == (100, 1_000)
-    assert graph["cursor"]["pattern"] == f"^$|{ID_PATTERN}"  # "" for the first page
+    # "" for the first page; else an id, with its place in saving order
+    assert graph["cursor"]["pattern"] == f"^$|{ID_PATTERN.rstrip('$')}(@[0-9]{{1,19}})?$"
     walk = schemas["traverse_graph"]
     assert (walk["depth"]["minimum"], walk["depth"]["maximum"], walk["depth"]["default"]) == (
         1,
