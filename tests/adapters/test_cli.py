@@ -258,6 +258,9 @@ def test_delete_skips_unknown_ids_and_lists_what_it_deleted(db: Path) -> None:
     memory_id = save(db, "delete me")
     result = run_json(db, "delete", memory_id, "missing-id")
     assert result == {"action": "deleted", "count": 1, "memory_ids": [memory_id]}
+    # Nothing to delete said "Deleted 0 memories: " and stopped mid-sentence.
+    none = ok(run(db, "delete", memory_id, "missing-id")).stdout
+    assert "Deleted 0 memories (no memory has the ids " in none and "missing-id)" in none
 
 
 # -- maintenance ----------------------------------------------------------------------------

@@ -268,7 +268,11 @@ def delete(state: State, ids: tuple[str, ...], archive: bool) -> None:
     with open_app(state) as app:
         result = app.memories.remove(resolve_all(app, ids), archive)
     done = f"{result.action.capitalize()} {n_memories(result.count)}"
-    output(state, result, lambda c: say(c, f"{done}: {', '.join(result.memory_ids)}"))
+    if result.memory_ids:
+        done += ": " + ", ".join(result.memory_ids)
+    else:  # every id unknown: skipped, as documented
+        done += f" (no memory has the id{'s' if len(ids) > 1 else ''} {', '.join(ids)})"
+    output(state, result, lambda c: say(c, done))
 
 
 @click.command()
