@@ -329,9 +329,17 @@ def _user_password(url: str) -> re.Match[str] | None:
     """The password after "user:", up to the "@" before the host: the last "@" unless that
     would reach into the query ("?application_name=a@b" holds no password)."""
     found = _USER_PASSWORD_GREEDY.match(url)
-    while found is not None and "=" in found.group(2):
+    while found is not None and _reaches_query(found.group(2)):
         found = _USER_PASSWORD_GREEDY.match(url[: found.end() - 1])
     return found
+
+
+def _reaches_query(candidate: str) -> bool:
+    """Whether a password candidate runs on into the query ("…/db?name=a"): a "?" with an
+    "=" after it. An "=" alone is the password's own (base64 passwords end in "=="): taking
+    every "=" for the query left such a password printed in full."""
+    mark = candidate.find("?")
+    return mark >= 0 and "=" in candidate[mark:]
 
 
 def redact_secrets(message: str, url: str) -> str:

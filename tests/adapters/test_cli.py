@@ -390,6 +390,13 @@ def test_config_shows_settings_sources_and_files(tmp_path: Path) -> None:
             "postgresql://engram:s3cret@db.example/memory?application_name=a@b",
             "engram:***@db.example/memory?application_name=a@b",
         ),
+        # "=" in the password (base64 ends in "=="): it was taken for the query's, and the
+        # whole URL printed
+        ("postgresql://engram:s3cretZm9v==@db.example/memory", "engram:***@db.example/memory"),
+        (
+            "postgresql://engram:s3cret=x@db.example/memory?application_name=a@b",
+            "engram:***@db.example/memory?application_name=a@b",
+        ),
     ],
 )
 def test_config_never_prints_a_database_password(url: str, shown: str) -> None:
