@@ -617,3 +617,16 @@ def test_store_url_forms(tmp_path: Path) -> None:
         assert mem.stats().location == str(tmp_path / "u.db")
     with pytest.raises(ConfigError, match="unsupported store URL"):
         Engram.open("redis://localhost/0")
+
+
+def test_a_blank_http_token_in_a_dotenv_file_means_unset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ENGRAM_HTTP_TOKEN=` (as `ENGRAM_VAULT_PATH=` beside it) stopped every command with
+    "at least 16 characters", though nothing but the HTTP server reads the token."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("ENGRAM_VAULT_PATH=\nENGRAM_HTTP_TOKEN=\n")
+    settings = load_settings()
+    assert settings.http_token is None and settings.vault_path is None
+    with Engram.open(tmp_path / "s.db") as mem:
+        assert mem.stats().total == 0

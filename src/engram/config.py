@@ -172,6 +172,13 @@ class Settings(BaseSettings):
             raise ValueError("must not contain control characters")
         return value
 
+    @field_validator("http_token", mode="before")
+    @classmethod
+    def _blank_token_is_unset(cls, value: object) -> object:
+        """`ENGRAM_HTTP_TOKEN=` in a .env file means no token set (one is generated), as a
+        blank vault path means no vault: it stopped every command, HTTP or not."""
+        return None if isinstance(value, str) and value == "" else value
+
     @field_validator("http_token")
     @classmethod
     def _token_is_a_secret(cls, value: str | None) -> str | None:

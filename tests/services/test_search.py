@@ -63,6 +63,15 @@ def test_tag_status_window_and_min_score_filters(mem: Engram, clock: FixedClock)
     assert {h.memory.id for h in mem.search("alpha", min_score=0.5)} == {c.id}
 
 
+def test_tags_a_save_keeps_apart_are_filtered_apart(mem: Engram) -> None:
+    """A save de-duplicated tags by case-folding ("STRASSE" dropped as "Straße"), the filter by
+    lower-casing (which keeps them apart): --tag STRASSE then found nothing."""
+    m = mem.save("Road works in Köln", tags=["Straße", "STRASSE", "straße"])
+    assert m.tags == ("Straße", "STRASSE")
+    for tag in ("STRASSE", "strasse", "Straße", "STRAẞE"):
+        assert [h.memory.id for h in mem.search("road", tags=[tag])] == [m.id], tag
+
+
 def test_browse_without_query_lists_most_durable_first(mem: Engram, clock: FixedClock) -> None:
     old = mem.save("first")
     clock.advance(days=5)

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from engram.core.models import MAX_STRENGTH, Memory, Relation, Status
-from engram.core.text import statements
+from engram.core.text import statements, tag_key
 
 STRENGTH_PER_COPY = 0.1
 MARK = "consolidation"  # the meta key a merged memory carries
@@ -105,8 +105,8 @@ def _union(groups: Iterable[Sequence[str]]) -> tuple[str, ...]:
     out: list[str] = []
     for group in groups:
         for value in group:
-            if value.casefold() not in seen:
-                seen.add(value.casefold())
+            if tag_key(value) not in seen:
+                seen.add(tag_key(value))
                 out.append(value)
     return tuple(out)
 

@@ -8,17 +8,18 @@ from collections.abc import Sequence
 
 from engram.core.entities import extract_entities
 from engram.core.intent import importance
+from engram.core.text import tag_key
 from engram.services.results import Enrichment
 from engram.services.validation import MAX_ENTITIES, MAX_ENTITY_LEN
 
 
 def merged_names(given: Sequence[str], found: Sequence[str]) -> list[str]:
     """The caller's names, then the found ones not already there (case-insensitively)."""
-    seen = {name.casefold() for name in given}
+    seen = {tag_key(name) for name in given}
     out = list(given)
     for name in found:
-        if name.casefold() not in seen:
-            seen.add(name.casefold())
+        if tag_key(name) not in seen:
+            seen.add(tag_key(name))
             out.append(name)
     return out
 

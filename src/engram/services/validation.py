@@ -17,6 +17,7 @@ from engram.core.models import (
     Memory,
     Relation,
 )
+from engram.core.text import tag_key
 from engram.core.timeutil import ensure_aware
 from engram.errors import ValidationError
 
@@ -77,7 +78,7 @@ def labels(values: Iterable[str] | None, field: str, most: int, longest: int) ->
         if len(label) > longest:
             raise ValidationError(field, f"entry {label[:20]!r}… exceeds {longest} characters")
         storable(label, field, "entries must")
-        out.setdefault(label.casefold(), label)
+        out.setdefault(tag_key(label), label)  # the key a tag filter compares
     if len(out) > most:
         raise ValidationError(field, f"has {len(out)} entries; the limit is {most}")
     return tuple(out.values())
