@@ -79,6 +79,21 @@ def test_browse_without_query_lists_most_durable_first(mem: Engram, clock: Fixed
     assert [h.memory.id for h in mem.search(limit=5)] == [new.id, old.id]
 
 
+def test_browse_blends_in_no_review_and_claims_no_text_match(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """Without a query, review slots went to fading memories all the same: the least durable
+    memory was listed third, its `why` saying "text 1" for a match that never happened."""
+    durable = [mem.save(f"durable note {i}") for i in range(8)]
+    clock.advance(days=3)
+    fading = mem.save("fading note", strength=0.3)  # a score of 0.3: in the danger zone
+    assert mem.review_candidates(10)[0].memory.id == fading.id  # it is a review candidate
+    hits = mem.search(limit=5)
+    assert all(h.reason == "match" and h.why.text == 0 for h in hits)
+    assert fading.id not in [h.memory.id for h in hits]
+    assert {h.memory.id for h in hits} <= {d.id for d in durable}
+
+
 def test_browse_orders_memories_above_full_strength_by_their_score(
     mem: Engram, clock: FixedClock
 ) -> None:

@@ -39,6 +39,20 @@ def test_finds_a_paraphrase_that_shares_no_word(mem: Engram) -> None:
     assert hit.why.text == 0.0 and hit.why.semantic is not None and hit.why.semantic > 0.5
 
 
+def test_meaning_is_reported_only_where_it_made_the_match(store_url: str) -> None:
+    """`why.semantic` carried the cosine of every vector neighbour, "meaning 0.11" on a match by
+    one common word; and with all weight on meaning (a documented limit) such a word match was
+    dropped from the results."""
+    with Engram.open(store_url) as mem:
+        editor = mem.save("Alice prefers dark mode in every editor")
+        mem.save("The build server is in room 4")
+        (hit,) = mem.search("every")
+        assert hit.memory.id == editor.id and hit.why.semantic is None
+        assert mem.search("color theme for editing")[0].why.semantic is not None
+    with Engram.open(store_url, search_semantic_weight=1.0) as mem:
+        assert [h.memory.id for h in mem.search("every")] == [editor.id]
+
+
 def test_one_sentence_of_a_long_memory_is_found_by_meaning(mem: Engram) -> None:
     """The whole turn's vector averages four topics ("learning to tango" against it: z 1.3,
     under the floor of 2); its sentence about the dance class alone matches (z 3.1)."""

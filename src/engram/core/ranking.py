@@ -33,6 +33,9 @@ from engram.core.models import Memory
 Reason = Literal["match", "review"]
 K = TypeVar("K", bound=Hashable)
 
+# The relevance of a memory that shares a query word when all weight is on meaning and its
+# meaning is below the floor: it stays in the list, after every match by meaning.
+WORDS_ONLY = 1e-6
 # Memories at least this similar say the same thing in nearly the same words (a re-saved fact,
 # different punctuation or case): while diversifying, such a copy of a result already taken
 # goes after every memory that is not one.
@@ -51,7 +54,7 @@ class Why(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     text: float
-    semantic: float | None = None  # cosine similarity, when the memory was a vector neighbour
+    semantic: float | None = None  # cosine similarity, when the memory matched by meaning
     context: float | None = None  # credit from an episode neighbour or a related memory
     # text relevance through words of the best matches (query expansion), weighted as ranked
     expansion: float | None = None
@@ -109,7 +112,7 @@ class Fused:
 
     relevance: float
     text: float  # text relevance normalised by the best text match; 0 without a shared word
-    cosine: float | None  # cosine similarity, when the item was a vector neighbour
+    cosine: float | None  # cosine similarity, when the item matched by meaning
     expansion: float = 0.0  # expansion weight × normalised relevance to the expansion words
 
 
@@ -154,11 +157,17 @@ def fuse_matches(
         if text is None and semantic is None:
             continue
         relevance = (1.0 - weight) * (text or 0.0) + weight * (semantic or 0.0)
+        if relevance <= 0 and text:
+            # With all weight on meaning (semantic_weight 1) a memory that shares a query
+            # word still matches: last, in the order of its words' relevance.
+            relevance = WORDS_ONLY * text
         if relevance > 0:
             out[key] = Fused(
                 relevance,
                 lexical[key] / best_text if key in lexical else 0.0,
-                cosine.get(key),
+                # the cosine only where meaning made it match: "meaning 0.11" on a word
+                # match read as a match by meaning
+                cosine.get(key) if semantic is not None else None,
                 expansion_weight * extra[key] / best_extra if key in extra else 0.0,
             )
     return out

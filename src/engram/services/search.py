@@ -104,7 +104,9 @@ class SearchService:
             candidates,
             limit,
             decay_weight=settings.search_decay_weight,
-            review_ratio=settings.review_blend_ratio,
+            # Review slots are for fading memories a query is about; a browse has no query and
+            # lists the most durable first (a weak fading memory was put among the first).
+            review_ratio=settings.review_blend_ratio if text else 0.0,
             diversity=settings.search_diversity,
             vectors=self._diversity_vectors(candidates, limit) if text else None,
         )
@@ -122,8 +124,10 @@ class SearchService:
         ]
 
     def _browse(self, where: Filter, limit: int) -> list[tuple[Stub, Candidate]]:
+        """Every memory equally relevant (no text matched: `why.text` 0), decay orders them."""
         pool = max(self.ctx.settings.search_candidates, limit * 4)
-        return [(s, Candidate(s.id, 1.0, 0.0, 0.0)) for s in self.ctx.store.browse(where, pool)]
+        found = self.ctx.store.browse(where, pool)
+        return [(s, Candidate(s.id, 1.0, 0.0, 0.0, text=0.0)) for s in found]
 
     def warm_up(self) -> None:
         """Load what the first search needs — the model, the vector index, the reference
