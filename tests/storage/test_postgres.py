@@ -8,6 +8,7 @@ import math
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import numpy as np
 import psycopg
@@ -16,7 +17,7 @@ from psycopg import sql
 from tests.postgres import TestPostgres
 from tests.storage.test_contract import NOW, T0, mem, put
 
-from engram import Engram
+from engram import Engram, ValidationError
 from engram.config import Settings
 from engram.core.decay import DecayModel, DecayParams
 from engram.core.models import Memory, Status
@@ -166,6 +167,19 @@ def blank_url(postgres_server: TestPostgres) -> Iterator[str]:
     yield postgres_server.database_url(name)
     with psycopg.connect(postgres_server.url, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def test_migrate_from_a_database_without_a_store_is_refused_and_writes_nothing(
+    blank_url: str, tmp_path: Path
+) -> None:
+    """A mistyped database name: the source got Engram's tables and extensions, and the
+    migration "verified" zero memories."""
+    with Engram.open(tmp_path / "target.db", embedding_model="none") as target:
+        with pytest.raises(ValidationError) as refused:
+            target.migrate_from(blank_url)
+        assert refused.value.field == "source" and "no Engram store" in str(refused.value)
+    with psycopg.connect(blank_url) as conn:
+        assert conn.execute("SELECT to_regclass('schema_migrations')").fetchone() == (None,)
 
 
 def test_a_database_whose_locale_folds_ascii_only_is_reported(

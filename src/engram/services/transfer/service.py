@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from engram.config import redact_url
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -105,7 +106,13 @@ def refuse_missing_source(location: str) -> None:
     """A source that does not exist is a mistake: opening it would create an empty store.
     Callers that open the target themselves check first, so that a mistake creates nothing."""
     if is_postgres_url(location):
-        return  # a server says for itself whether the database exists
+        # The database exists or the server says so; an empty one (a mistyped name) would
+        # get Engram's tables and extensions, and the migration would verify zero memories.
+        if not _postgres_holds_a_store(location):
+            raise ValidationError(
+                "source", f"there is no Engram store in {redact_url(location)} (an empty database?)"
+            )
+        return
     if is_jsonl_url(location):
         # Any folder opens as a JSONL store (a new one is made there): the source, which is
         # only read, must be one already.
@@ -139,3 +146,11 @@ def _is_sqlite(path: Path) -> bool:
     except OSError:
         return True  # let opening it say what is wrong
     return head in (b"", b"SQLite format 3\x00")
+
+
+def _postgres_holds_a_store(url: str) -> bool:
+    try:
+        from engram.storage.postgres.migrations import holds_a_store
+    except ImportError:
+        return True  # no driver: opening the store says what to install
+    return holds_a_store(url)

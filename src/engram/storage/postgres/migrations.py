@@ -11,6 +11,9 @@ from __future__ import annotations
 import psycopg
 from psycopg.rows import TupleRow
 
+from engram.config import redact_secrets, redact_url
+from engram.errors import StoreError
+
 # pg_advisory_xact_lock key: any constant shared by every Engram client ("engram" in ASCII).
 MIGRATION_LOCK = 0x656E6772616D
 
@@ -384,6 +387,17 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
 ]
+
+
+def holds_a_store(url: str, connect_timeout: float = 10.0) -> bool:
+    """Whether the database at `url` holds an Engram store (its migrations table), asked
+    without writing: a migration's source that is not one must not be made one."""
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=round(connect_timeout)) as c:
+            return c.execute("SELECT to_regclass('schema_migrations')").fetchone() != (None,)
+    except psycopg.Error as exc:  # the server's reason, without the password
+        reason = redact_secrets(str(exc), url)
+        raise StoreError(f"cannot open PostgreSQL store {redact_url(url)}: {reason}") from exc
 
 
 def migrate(conn: psycopg.Connection[TupleRow]) -> list[str]:
