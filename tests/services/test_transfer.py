@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from tests.services.conftest import STORE_URLS
 
-from engram import Engram, FixedClock, Status
-from engram.core.models import Memory, Schedule
+from engram import Draft, Engram, FixedClock, Status
+from engram.core.models import Memory, Relation, Schedule
 from engram.errors import ValidationError
 from engram.services.transfer.common import canonical_memory
 from engram.services.transfer.cortexgraph import import_cortexgraph
@@ -544,3 +544,29 @@ def test_the_python_api_imports_and_exports_like_the_cli(mem: Engram) -> None:
     assert mem.export("markdown").__next__() == "# Engram export"
     with pytest.raises(ValidationError, match="fmt: must be jsonl or markdown"):
         mem.export("csv")
+
+
+def test_an_edge_whose_id_names_another_edge_here_is_copied_under_a_new_id(
+    mem: Engram, store_url: str, tmp_path: Path, clock: FixedClock
+) -> None:
+    """Imported relation ids ("rel-1") are not unique across stores: a migration whose
+    source had one the target used for another edge stopped halfway on the database's
+    "UNIQUE constraint failed", and an import skipped the edge with that message."""
+    target = mem.app.context.store
+    for ident in ("m-a", "m-b", "m-c", "m-d"):
+        mem.save_many([Draft(id=ident, content=f"memory {ident}")])
+    target.add_relation(Relation(id="rel-1", from_id="m-a", to_id="m-b", type="related",
+                                 created_at=clock.now))  # fmt: skip
+    with Engram.open(tmp_path / "source.db", clock=clock, embedding_model="none") as source:
+        source.save_many([Draft(id=i, content=f"memory {i}") for i in ("m-c", "m-d")])
+        source.app.context.store.add_relation(
+            Relation(id="rel-1", from_id="m-c", to_id="m-d", type="related", created_at=clock.now)
+        )
+    for _ in range(2):  # a second run finds the edge under its new id
+        report = mem.migrate_from(tmp_path / "source.db")
+        assert report.verified, report
+    with Engram.open(store_url, clock=clock) as again:  # as stored, read back
+        edges = {(r.from_id, r.to_id) for m in ("m-a", "m-c") for r in again.relations(m)}
+        assert edges == {("m-a", "m-b"), ("m-c", "m-d")}
+        (copied,) = again.relations("m-c")
+        assert copied.id != "rel-1"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -102,13 +103,26 @@ def write_records(
             out.kept += 1  # imported by an earlier run (or the same edge made here)
         else:
             try:
-                target.add_relation(relation)
+                add_relation(target, relation)
                 out.linked += 1
             except EngramError as exc:
                 file, line = relation_lines.get(relation.id, ("", 0))
                 out.skipped.append(Skipped(file=file, line=line, id=relation.id, reason=str(exc)))
         report("relations", i, len(relations))
     return out
+
+
+def add_relation(target: Store, relation: Relation) -> Relation:
+    """Add an edge another store made. Its id may already name another edge here (imported
+    ids such as "rel-1" are not unique across stores): the edge then takes an id derived from
+    its own and its ends, the same at every run, so a second run finds it. It was skipped with
+    the database's "UNIQUE constraint failed" (an import), or stopped a migration halfway."""
+    try:
+        return target.add_relation(relation)
+    except EngramError:
+        key = f"{relation.id} {relation.from_id} {relation.to_id} {relation.type}"
+        renamed = relation.model_copy(update={"id": str(uuid.uuid5(uuid.NAMESPACE_URL, key))})
+        return target.add_relation(renamed)  # refused again: the reason is not the id
 
 
 # -- canonical forms and checksums ------------------------------------------------------------

@@ -18,6 +18,7 @@ from engram.services.transfer.common import (
     Progress,
     Schedules,
     TransferResult,
+    add_relation,
     canonical_memory,
     canonical_relation,
     checksum,
@@ -94,7 +95,7 @@ def migrate(
         ids = {m.id for m in page}
         for relation in source.relations(list(ids)):
             if relation.from_id in ids:  # each edge once: on its source's page
-                target.add_relation(relation)
+                add_relation(target, relation)
                 tally.relations[_edge_key(relation)] = _edge_digest(relation)
         done += len(page)
         report("relations", done, total)
