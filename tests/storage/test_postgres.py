@@ -182,6 +182,29 @@ def test_migrate_from_a_database_without_a_store_is_refused_and_writes_nothing(
         assert conn.execute("SELECT to_regclass('schema_migrations')").fetchone() == (None,)
 
 
+def test_a_record_postgres_refuses_is_named_and_the_rest_migrated(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A hand-edited JSONL line with a NUL character loads (JSON holds it); PostgreSQL
+    cannot store it, and the whole migration stopped without saying which record."""
+    source = f"jsonl://{tmp_path / 'notes'}"
+    with Engram.open(source, embedding_model="none") as mem:
+        a, b, c = (mem.save(f"memory {x}") for x in "abc")
+        mem.create_relation(a.id, c.id)
+        mem.create_relation(a.id, b.id)
+    lines = tmp_path / "notes" / "memories.jsonl"
+    lines.write_text(lines.read_text().replace("memory b", "memory\\u0000b"))
+    with Engram.open(postgres_url, embedding_model="none") as target:
+        report = target.migrate_from(source)
+        assert not report.verified and report.copied == 2
+        assert (
+            f"1 memories the target refused, with their relations and vectors (first: {b.id}"
+            in (report.message)
+        )
+        assert b.id in report.differences
+        assert [r.to_id for r in target.relations(a.id)] == [c.id]
+
+
 def test_a_database_whose_locale_folds_ascii_only_is_reported(
     postgres_server: TestPostgres, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from engram.core.models import Memory, Relation, Schedule
-from engram.errors import ValidationError
+from engram.errors import EngramError, ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
     BATCH,
@@ -58,6 +58,7 @@ class _Tally:
     overwritten: int = 0
     memories: dict[str, str] = field(default_factory=dict)  # id -> digest, as read
     kept: set[str] = field(default_factory=set)  # in the target already, differing, kept
+    refused: dict[str, str] = field(default_factory=dict)  # id -> why the target refused it
     # "from to type" -> digest of the edge without its id and time: the target may hold the
     # same edge under another id (made there too; `add_relation` returns that one).
     relations: dict[str, str] = field(default_factory=dict)
@@ -94,14 +95,16 @@ def migrate(
     for page in pages(source, batch):
         ids = {m.id for m in page}
         for relation in source.relations(list(ids)):
-            if relation.from_id in ids:  # each edge once: on its source's page
+            ends = {relation.from_id, relation.to_id}
+            # each edge once, on its source's page; none to a memory the target refused
+            if relation.from_id in ids and not ends & tally.refused.keys():
                 add_relation(target, relation)
                 tally.relations[_edge_key(relation)] = _edge_digest(relation)
         done += len(page)
         report("relations", done, total)
     # A memory kept as it was in the target keeps its own vector too: the source's is the
     # vector of another text.
-    copied = [i for i in tally.memories if i not in tally.kept]
+    copied = [i for i in tally.memories if i not in tally.kept and i not in tally.refused]
     _copy_vectors(source, target, copied, batch, tally, report)
     return _verify(source, target, tally, batch, report)
 
@@ -114,8 +117,20 @@ def _copy_memories(
     present = {m.id: m for m in target.get_many([m.id for m in page])}
     new = [m for m in page if m.id not in present]
     if new:
-        target.insert(schedules(new))
-        tally.copied += len(new)
+        try:
+            target.insert(schedules(new))
+            tally.copied += len(new)
+        except EngramError:
+            # One record the target refuses (a hand-edited JSONL line with a NUL character,
+            # which PostgreSQL cannot hold) stopped the whole migration without naming it: one
+            # at a time, the rest is copied and the report names it.
+            for m in new:
+                try:
+                    target.insert(schedules([m]))
+                    tally.copied += 1
+                except EngramError as exc:
+                    tally.refused[m.id] = str(exc)
+                    log.warning("memory %s was not copied: %s", m.id, exc)
     differing = [m for m in page if m.id in present and present[m.id] != m]
     tally.skipped += len(present) - (len(differing) if overwrite else 0)
     if not overwrite:
@@ -225,6 +240,12 @@ def _verify(
 
 def _why_kept(tally: _Tally, differences: list[str]) -> str:
     notes = []
+    if tally.refused:
+        first, reason = next(iter(tally.refused.items()))
+        notes.append(
+            f"{len(tally.refused)} memories the target refused, with their relations and "
+            f"vectors (first: {first}: {reason})"
+        )
     if tally.kept:
         notes.append(
             f"{len(tally.kept)} memories that differ were kept as they were, with their vectors; "
