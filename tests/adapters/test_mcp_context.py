@@ -87,6 +87,9 @@ async def test_a_bad_prompt_argument_is_named_not_a_rendering_failure(tmp_path: 
             with pytest.raises(MCPError) as empty:
                 await s.session.get_prompt("recall_context", {"topic": blank})
             assert "recall_context: topic: give the topic to recall" in str(empty.value)
+        with pytest.raises(MCPError) as missing:  # no arguments at all: a logged traceback
+            await s.session.get_prompt("recall_context")
+        assert "topic" in str(missing.value)
         with pytest.raises(MCPError) as unknown:
             await s.session.get_prompt("use_memory", {"x": "1"})
         assert "x: is not an argument of use_memory" in str(unknown.value)

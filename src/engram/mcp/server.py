@@ -96,6 +96,7 @@ class EngramServer(MCPServer[EngramRuntime]):
 
     _parameters: dict[str, frozenset[str]] | None = None
     _prompt_parameters: dict[str, frozenset[str]] | None = None
+    _prompt_required: dict[str, list[str]] | None = None
     runtime: EngramRuntime  # the App behind the tools (the dashboard shares it)
 
     async def call_tool(
@@ -125,15 +126,22 @@ class EngramServer(MCPServer[EngramRuntime]):
     ) -> GetPromptResult | InputRequiredResult:
         """The SDK answers any failure of a prompt with "Error rendering prompt NAME" (and logs
         a traceback); a bad argument is the caller's to fix, so the answer names it."""
-        if self._prompt_parameters is None:
+        if self._prompt_parameters is None or self._prompt_required is None:
+            prompts = await self.list_prompts()
             self._prompt_parameters = {
-                p.name: frozenset(a.name for a in p.arguments or [])
-                for p in await self.list_prompts()
+                p.name: frozenset(a.name for a in p.arguments or []) for p in prompts
+            }
+            self._prompt_required = {
+                p.name: [a.name for a in p.arguments or [] if a.required] for p in prompts
             }
         parameters = self._prompt_parameters.get(name)
         try:
             if parameters is not None:
                 arguments = checked_arguments(name, arguments or {}, parameters)
+                # A missing argument failed inside the SDK, with a logged traceback.
+                for needed in self._prompt_required.get(name, []):
+                    if needed not in arguments:
+                        raise ValidationError(needed, f"is required by the prompt {name}")
             return await super().get_prompt(name, arguments, context)
         except (ValueError, EngramError) as exc:
             cause = _engram_cause(exc)
