@@ -206,6 +206,23 @@ def test_a_rule_that_waits_for_the_end_reads_only_what_follows_the_last_question
         ("I always forget semicolons in JavaScript, any tips?", "none", None),
         ("It's important to write tests. How do I start?", "none", None),
         ("I am still waiting for the build to finish.", "none", None),
+        # told not to keep it: "save this" saved the secret that followed
+        ("Don't save this: my SSN is 123-45-6789", "none", None),
+        ("Do not remember this. My bank PIN is 4321", "none", None),
+        ("No need to remember this, but I'm in Tokyo this week", "none", None),
+        # a question about the past, read as a request to keep what followed "remember"
+        ("Remember what I told you about Sarah?", "recall", None),
+        ("You remember my dog, right?", "recall", None),
+        # a recall the question guard threw away with the save it also matched
+        ("What's my favourite restaurant?", "recall", None),
+        # the request's opener, and a question after the fact, are not the memory
+        ("Hey, remember that I'm vegan", "save", "I'm vegan"),
+        ("Never forget: Alice's birthday is June 5", "save", "Alice's birthday is June 5"),
+        (
+            "Remember that I prefer TypeScript. What's the best linter for it?",
+            "save",
+            "I prefer TypeScript.",
+        ),
     ],
 )
 def test_requests_to_remember_and_sentences_that_are_none(

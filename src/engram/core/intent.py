@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from engram.core.models import MAX_STRENGTH, MIN_STRENGTH
-from engram.core.text import query_terms
+from engram.core.text import query_terms, statements
 
 Intent = Literal["save", "recall", "reinforce", "none"]
 
@@ -63,6 +63,22 @@ _TOPIC = r"(?:budget|limit|deadline|repo|standup|meeting)\b"
 
 
 RULES: tuple[Rule, ...] = (
+    # none: the user says not to keep it. "Don't save this: my SSN is …" matched "save this"
+    # and the secret was saved.
+    _rule(
+        "none",
+        r"\b(?:don'?t|do not|no need to|never|not) (?:save|store|remember|keep|note)"
+        r"(?: down)? (?:this|that|it|these|those)\b"
+        r"|^\W*(?:(?:please|but|and|oh)\W+)*(?:don'?t|do not) (?:save|store|remember|keep)\b",
+        0.99,
+    ),
+    # recall: "Remember what I told you about Sarah?", "You remember my dog, right?": a
+    # question about the past, not a request to keep what follows (which "remember" is).
+    _rule(
+        "recall",
+        r"^\W*(?:(?:hey|so|and|oh|but)\W+)*(?:(?:don'?t )?you )?remember\b[^.!]*\?\s*$",
+        0.97,
+    ),
     # recall: the user asks for something said or decided before
     _rule("recall", r"\b(?:do|did|can|could|would) you (?:still )?(?:remember|recall)\b", 0.95),
     _rule("recall", r"\bremind me\b", 0.9),
@@ -229,6 +245,7 @@ def classify(message: str) -> Analysis:
     recall before reinforce before save), or none."""
     text = " ".join(message.split())
     best: tuple[float, Rule, re.Match[str]] | None = None
+    other: tuple[float, Rule, re.Match[str]] | None = None  # the best that is not a save
     tags: list[str] = []
     for rule in RULES:
         found = rule.search(text)
@@ -238,6 +255,8 @@ def classify(message: str) -> Analysis:
             tags.append(rule.tag)
         if best is None or rule.weight > best[0]:
             best = (rule.weight, rule, found)
+        if rule.intent != "save" and (other is None or rule.weight > other[0]):
+            other = (rule.weight, rule, found)
     if (
         best is not None
         and best[1].intent == "save"
@@ -245,11 +264,14 @@ def classify(message: str) -> Analysis:
         and (_asks_for_help(text))
     ):
         # "I always forget semicolons, any tips?": a question about the message's subject, not
-        # something to keep; only an explicit request (remember, note) saves a question.
-        best, tags = None, []
+        # something to keep; only an explicit request (remember, note) saves a question. What
+        # else it matched stands ("What's my favourite restaurant?" is a recall).
+        best, tags = other, []
     if best is None:
         return Analysis("none", 0.9 if _is_plain_question(text) else 0.7, None)
     weight, rule, found = best
+    if rule.intent == "none":  # told not to keep it
+        return Analysis("none", weight, found.group().strip())
     return Analysis(
         rule.intent, weight, found.group().strip(), tuple(tags) if rule.intent == "save" else ()
     )
@@ -282,9 +304,9 @@ def importance(content: str) -> tuple[float, list[str]]:
 
 
 _LEAD = re.compile(
-    r"^\W*(?:(?:please|also|ok|okay|and|oh)\W+)*"
+    r"^\W*(?:(?:please|also|ok|okay|and|oh|hey|hi|btw|by the way|just|so)\W+)*"
     r"(?:(?:can|could|would|will) you (?:please )?remember(?: that)?|remember(?: that)?|"
-    r"don'?t forget(?: that)?|do not forget(?: that)?|keep in mind(?: that)?|"
+    r"(?:don'?t|do not|never) forget(?: that)?|keep in mind(?: that)?|"
     r"for future reference|note to self|note that|save this|heads up|"
     r"important|fyi)\s*[:,—-]?\s*",
     re.IGNORECASE,
@@ -308,6 +330,11 @@ def memory_words(message: str) -> str:
     text = _LEAD.sub("", asked, count=1).strip()
     if text != asked and _ASKED_AS_QUESTION.match(asked):
         text = text.rstrip("?").rstrip()  # "can you remember that I'm vegan?": the fact
+    # "Remember that I prefer TypeScript. What's the best linter for it?": the question that
+    # follows the fact is for the assistant to answer, not to keep.
+    pieces = statements(text)
+    while len(pieces) > 1 and pieces[-1].endswith("?"):
+        text = text[: text.rindex(pieces.pop())].rstrip()
     return text if any(c.isalnum() for c in text) else ""
 
 
