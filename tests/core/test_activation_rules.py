@@ -215,6 +215,11 @@ def test_a_rule_that_waits_for_the_end_reads_only_what_follows_the_last_question
         ("You remember my dog, right?", "recall", None),
         # a recall the question guard threw away with the save it also matched
         ("What's my favourite restaurant?", "recall", None),
+        # questions about the world, read as recalls; a recall phrasing no rule had
+        ("How do I say thank you in Japanese?", "none", None),
+        ("Could you look up what the weather is in Berlin?", "none", None),
+        ("Tell me what you remember about Project Phoenix", "recall", None),
+        ("Which database did we pick?", "recall", None),
         # the request's opener, and a question after the fact, are not the memory
         ("Hey, remember that I'm vegan", "save", "I'm vegan"),
         ("Never forget: Alice's birthday is June 5", "save", "Alice's birthday is June 5"),

@@ -51,9 +51,11 @@ def _until(start: str, gap: str, end: str) -> str:
     return rf"{start}(?:(?!{start}){gap})*{end}"
 
 
+# Past forms only: "how do I say thank you in Japanese?" is a question about the world ("did I
+# say" has rules of its own).
 _SAID = (
-    r"\b(?:i|we) (?:said|say|told|tell|mentioned|decided|decide|agreed|agree|discussed|"
-    r"discuss|chose|choose|picked|pick|liked|settled)\b"
+    r"\b(?:i|we) (?:said|told|mentioned|decided|agreed|discussed|chose|picked|liked|"
+    r"settled)\b"
 )
 _MY_THING = (
     r"\bmy (?:name|wife|husband|partner|daughter|son|kids?|children|manager|boss|birthday|"
@@ -82,13 +84,20 @@ RULES: tuple[Rule, ...] = (
     # recall: the user asks for something said or decided before
     _rule("recall", r"\b(?:do|did|can|could|would) you (?:still )?(?:remember|recall)\b", 0.95),
     _rule("recall", r"\bremind me\b", 0.9),
-    _rule("recall", r"\b(?:recall|look up) (?:what|everything|anything)\b", 0.9),
-    _rule("recall", r"\bwhat (?:do|did) you (?:know|remember) about\b", 0.9),
+    # "look up what the weather is" is a request for work: what is looked up must be ours
+    _rule(
+        "recall",
+        r"\brecall (?:what|everything|anything)\b"
+        r"|\blook up (?:what (?:i|we)|my|our|everything|anything)\b",
+        0.9,
+    ),
+    _rule("recall", r"\b(?:what (?:do|did) you|tell me what you) (?:know|remember) about\b", 0.9),
     _rule("recall", _until(r"\b(?:what|which|where|when|how|who)\b", "[^.!]", _SAID), 0.9),
     _rule(
         "recall",
         r"\b(?:did|have|didn't|haven't) (?:i|we) (?:ever )?(?:tell|told|mention|mentioned|say|"
-        r"said|settle|decide|agree)\b",
+        r"said|settle|settled|decide|decided|agree|agreed|pick|picked|choose|chose|discuss|"
+        r"discussed)\b",
         0.9,
     ),
     _rule("recall", r"\bwhat (?:did|have) (?:i|we) (?:say|said|tell|told|ask|asked)\b", 0.9),
