@@ -43,6 +43,10 @@ def default_storage_path() -> str:
     return str(data_dir() / "engram.db")
 
 
+# An HTTP bearer token's length, as a setting or in the token file (engram.mcp.http).
+MIN_TOKEN, MAX_TOKEN = 16, 512
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
 
@@ -135,7 +139,7 @@ class Settings(BaseSettings):
 
     # MCP over HTTP (`engram serve --http`): the bearer token every request must carry (unset:
     # one is generated and kept in the config directory's http-token file)
-    http_token: str | None = Field(default=None, min_length=16, max_length=512)
+    http_token: str | None = Field(default=None, min_length=MIN_TOKEN, max_length=MAX_TOKEN)
 
     # SQLite
     sqlite_busy_timeout: float = Field(default=30.0, gt=0, le=3600)  # seconds

@@ -857,3 +857,10 @@ def test_memories_without_a_vector_are_reported_at_open(
     with caplog.at_level(logging.WARNING, logger="engram"):
         ok(run(db, "search", "Atlas"))
     assert "no vector" not in caplog.text
+
+
+def test_serve_refuses_host_and_port_without_http(db: Path) -> None:
+    """Without --http they were ignored: a stdio server ran, listening on no port, silently."""
+    for option in (["--port", "18773"], ["--host", "0.0.0.0"]):
+        refused = run(db, "serve", *option)
+        assert refused.exit_code == 2 and "--host and --port go with --http" in refused.stderr

@@ -4,6 +4,7 @@ HTTP, with and without the bearer token."""
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import subprocess
 import sys
@@ -18,7 +19,8 @@ from mcp.client import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from engram.config import Settings
-from engram.mcp.http import token_for
+from engram.errors import ConfigError
+from engram.mcp.http import token_for, url_host
 from engram.mcp.runtime import MAX_SESSIONS, EngramRuntime
 
 TOKEN = "test-token-0123456789abcdef"
@@ -134,6 +136,29 @@ def test_a_token_is_generated_once_and_kept_private(tmp_path: Path) -> None:
     token = token_file.read_text().strip()
     assert len(token) >= 32 and token not in err  # the log names the file, never the token
     assert str(token_file) in err and "Authorization: Bearer <token>" in err
+
+
+def test_a_token_file_edited_by_hand_is_held_to_the_settings_rules(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A file others could read was used as it was, and a three-letter token in it was
+    accepted although ENGRAM_HTTP_TOKEN refuses anything under 16 characters."""
+    token_file = tmp_path / "http-token"
+    token_file.write_text("a" * 40 + "\n")
+    token_file.chmod(0o644)
+    with caplog.at_level(logging.WARNING, logger="engram"):
+        assert token_for(Settings(), tmp_path) == ("a" * 40, str(token_file))
+    assert token_file.stat().st_mode & 0o777 == 0o600 and "made owner-only" in caplog.text
+    for weak in ("abc", "a" * 20 + " " + "b" * 20):
+        token_file.write_text(weak)
+        with pytest.raises(ConfigError, match="must be 16-512 characters without spaces"):
+            token_for(Settings(), tmp_path)
+
+
+def test_an_ipv6_host_is_written_in_brackets_in_the_urls_shown() -> None:
+    """ "http://::1:8765/mcp" is no URL a client can use."""
+    assert url_host("::1") == "[::1]" and url_host("127.0.0.1") == "127.0.0.1"
+    assert url_host("[::1]") == "[::1]" and url_host("localhost") == "localhost"
 
 
 def test_a_foreign_host_header_is_refused_even_with_the_token(

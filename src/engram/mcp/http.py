@@ -19,7 +19,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from engram.config import Settings, config_dir
+from engram.config import MAX_TOKEN, MIN_TOKEN, Settings, config_dir
+from engram.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +83,30 @@ def token_for(settings: Settings, directory: Path | None = None) -> tuple[str, s
     path = token_path(directory)
     if path.exists():
         token = path.read_text(encoding="utf-8").strip()
-        if token:
-            return token, str(path)
-        return rotate_token(directory), str(path)  # an empty file: replace it
+        if not token:
+            return rotate_token(directory), str(path)  # an empty file: replace it
+        _check_token_file(path, token)
+        return token, str(path)
     return _first_token(path), str(path)
+
+
+def _check_token_file(path: Path, token: str) -> None:
+    """A token file written or changed by hand is held to the setting's rules: a short token
+    or one with spaces is refused (ENGRAM_HTTP_TOKEN refuses them; from the file they were
+    taken as they were), and one others can read is made owner-only again, with a word."""
+    if not MIN_TOKEN <= len(token) <= MAX_TOKEN or any(c.isspace() for c in token):
+        raise ConfigError(
+            f"the HTTP token in {path} must be {MIN_TOKEN}-{MAX_TOKEN} characters without "
+            "spaces; `engram token rotate` writes a new one"
+        )
+    if os.name == "posix" and path.stat().st_mode & 0o077:
+        log.warning("%s could be read by other users: made owner-only (600)", path)
+        path.chmod(0o600)
+
+
+def url_host(host: str) -> str:
+    """The host as a URL names it: an IPv6 address in brackets ("http://[::1]:8765")."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def token_path(directory: Path | None = None) -> Path:

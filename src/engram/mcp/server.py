@@ -252,7 +252,7 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     for the bearer token (engram.mcp.http); until Ctrl-C."""
     import uvicorn
 
-    from engram.mcp.http import LOOPBACK, BearerToken, token_for
+    from engram.mcp.http import LOOPBACK, BearerToken, token_for, url_host
     from engram.web.dashboard import dashboard
     from engram.web.routing import with_dashboard
 
@@ -263,13 +263,14 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     server = build_server(settings)
     mcp_app = BearerToken(server.streamable_http_app(host=host), token)
     app = with_dashboard(dashboard(server.runtime.app, token), mcp_app)
+    where = url_host(host)
     log.warning(
         "Engram MCP over HTTP on http://%s:%d/mcp; clients send 'Authorization: Bearer <token>' "
         "(the token: %s); the dashboard is at http://%s:%d/ui",
-        host,
+        where,
         port,
         source,
-        host,
+        where,
         port,
     )
     if host not in LOOPBACK:
@@ -299,7 +300,7 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
     """`engram ui`: the dashboard alone at http://HOST:PORT/ui, signed in with the HTTP token."""
     import uvicorn
 
-    from engram.mcp.http import LOOPBACK, token_for
+    from engram.mcp.http import LOOPBACK, token_for, url_host
     from engram.web.dashboard import dashboard
     from engram.web.routing import to_dashboard, with_dashboard
 
@@ -310,7 +311,10 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
     runtime = EngramRuntime(settings)
     app = with_dashboard(dashboard(runtime.app, token), to_dashboard)
     log.warning(
-        "Engram dashboard on http://%s:%d/ui (sign in with the token: %s)", host, port, source
+        "Engram dashboard on http://%s:%d/ui (sign in with the token: %s)",
+        url_host(host),
+        port,
+        source,
     )
     if host not in LOOPBACK:
         log.warning("listening on %s: other machines can reach the dashboard (plain HTTP)", host)
