@@ -47,6 +47,12 @@ def default_storage_path() -> str:
 MIN_TOKEN, MAX_TOKEN = 16, 512
 
 
+def usable_token(token: str) -> bool:
+    """The rule for an HTTP bearer token, wherever it comes from: too long to be guessed, and
+    without spaces (a request cannot carry them: every client got 401)."""
+    return MIN_TOKEN <= len(token) <= MAX_TOKEN and not any(c.isspace() for c in token)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
 
@@ -188,7 +194,7 @@ class Settings(BaseSettings):
     def _token_is_a_secret(cls, value: str | None) -> str | None:
         """Sixteen spaces passed the length check and then matched no request: every client
         was refused with 401 and no word why."""
-        if value is not None and (not value.strip() or any(c.isspace() for c in value)):
+        if value is not None and not usable_token(value):  # its length is checked first
             raise ValueError("must not contain spaces or be blank")
         return value
 

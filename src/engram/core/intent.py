@@ -57,6 +57,9 @@ _SAID = (
     r"\b(?:i|we) (?:said|told|mentioned|decided|agreed|discussed|chose|picked|liked|"
     r"settled)\b"
 )
+# Words that may open a message before what it asks ("Hey, remember that …", "So you remember
+# my dog?"): one list for every rule that reads a message's start.
+_OPENERS = r"^\W*(?:(?:please|also|ok|okay|and|oh|but|hey|hi|btw|by the way|just|so)\W+)*"
 _MY_THING = (
     r"\bmy (?:name|wife|husband|partner|daughter|son|kids?|children|manager|boss|birthday|"
     r"email|phone|address|job|title|team|cat|dog)\b"
@@ -78,7 +81,7 @@ RULES: tuple[Rule, ...] = (
     # question about the past, not a request to keep what follows (which "remember" is).
     _rule(
         "recall",
-        r"^\W*(?:(?:hey|so|and|oh|but)\W+)*(?:(?:don'?t )?you )?remember\b[^.!]*\?\s*$",
+        _OPENERS + r"(?:(?:don'?t )?you )?remember\b[^.!]*\?\s*$",
         0.97,
     ),
     # recall: the user asks for something said or decided before
@@ -155,7 +158,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "save",
         r"\b(?:please )?remember(?: (?:that|this|i|my|we|our)\b|(?=\s*:))"
-        r"|^\W*(?:(?:please|also|ok|okay|and|oh)\W+)*remember\b",
+        r"|" + _OPENERS + r"remember\b",
         0.95,
     ),
     # "can you remember that I'm vegan": a request to keep it, not a question about the past
@@ -313,8 +316,7 @@ def importance(content: str) -> tuple[float, list[str]]:
 
 
 _LEAD = re.compile(
-    r"^\W*(?:(?:please|also|ok|okay|and|oh|hey|hi|btw|by the way|just|so)\W+)*"
-    r"(?:(?:can|could|would|will) you (?:please )?remember(?: that)?|remember(?: that)?|"
+    _OPENERS + r"(?:(?:can|could|would|will) you (?:please )?remember(?: that)?|remember(?: that)?|"
     r"(?:don'?t|do not|never) forget(?: that)?|keep in mind(?: that)?|"
     r"for future reference|note to self|note that|save this|heads up|"
     r"important|fyi)\s*[:,—-]?\s*",

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from engram.config import MAX_TOKEN, MIN_TOKEN, Settings, config_dir
+from engram.config import MAX_TOKEN, MIN_TOKEN, Settings, config_dir, usable_token
 from engram.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def _check_token_file(path: Path, token: str) -> None:
     """A token file written or changed by hand is held to the setting's rules: a short token
     or one with spaces is refused (ENGRAM_HTTP_TOKEN refuses them; from the file they were
     taken as they were), and one others can read is made owner-only again, with a word."""
-    if not MIN_TOKEN <= len(token) <= MAX_TOKEN or any(c.isspace() for c in token):
+    if not usable_token(token):
         raise ConfigError(
             f"the HTTP token in {path} must be {MIN_TOKEN}-{MAX_TOKEN} characters without "
             "spaces; `engram token rotate` writes a new one"

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import field_validator
 
 from engram.core.models import Memory, Relation, Schedule
-from engram.errors import EngramError
+from engram.errors import BusyError, EngramError, StoreError
 from engram.services.results import Result
 from engram.storage.protocol import Store
 
@@ -119,7 +119,9 @@ def add_relation(target: Store, relation: Relation) -> Relation:
     the database's "UNIQUE constraint failed" (an import), or stopped a migration halfway."""
     try:
         return target.add_relation(relation)
-    except EngramError:
+    except BusyError:
+        raise
+    except StoreError:  # the store's unique id (a missing end, bad data: other errors)
         key = f"{relation.id} {relation.from_id} {relation.to_id} {relation.type}"
         renamed = relation.model_copy(update={"id": str(uuid.uuid5(uuid.NAMESPACE_URL, key))})
         return target.add_relation(renamed)  # refused again: the reason is not the id
