@@ -307,3 +307,46 @@ def test_the_episodes_of_ended_sessions_do_not_pile_up() -> None:
     assert runtime.episode_for(f"session-{MAX_SESSIONS + 4}") == runtime.episode_for(
         f"session-{MAX_SESSIONS + 4}"
     )
+
+
+@pytest.mark.parametrize("command", [["serve", "--http"], ["ui"]])
+def test_a_port_in_use_is_named_and_no_server_is_announced(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """The address is bound before the server says where it listens: a port held by another
+    program was announced as Engram's, then the web server's bind error followed."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "engram.cli.main", *command, "--port", str(port)],
+            env={
+                "ENGRAM_STORAGE_PATH": str(tmp_path / "engram.db"),
+                "ENGRAM_EMBEDDING_MODEL": "none",
+                "ENGRAM_HTTP_TOKEN": TOKEN,
+                "XDG_CONFIG_HOME": str(tmp_path / "config"),
+                "PATH": "/usr/bin:/bin",
+            },
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert f"--port {port}: cannot listen on 127.0.0.1:{port} (another program uses it)" in (
+        done.stderr
+    )
+    assert "http://" not in done.stderr  # no URL announced for a server that never ran
+
+
+def test_a_host_that_is_not_this_machines_is_named(tmp_path: Path) -> None:
+    from engram.mcp.http import listening_socket
+
+    with pytest.raises(ConfigError, match=r"--host nosuch\.invalid: not an address"):
+        listening_socket("nosuch.invalid", free_port())
+    with pytest.raises(ConfigError, match=r"--host 192\.0\.2\.1: not an address of this"):
+        listening_socket("192.0.2.1", free_port())  # TEST-NET-1: never a local address
+    with listening_socket("::1", 0) as six:  # the IPv6 loopback, in or out of brackets
+        assert six.family == socket.AF_INET6
+    with listening_socket("[::1]", 0) as six:
+        assert six.getsockname()[0] == "::1"

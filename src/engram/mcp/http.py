@@ -10,11 +10,13 @@ other machines belongs behind a TLS proxy (a warning says so).
 
 from __future__ import annotations
 
+import errno
 import hmac
 import json
 import logging
 import os
 import secrets
+import socket
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -102,6 +104,28 @@ def _check_token_file(path: Path, token: str) -> None:
     if os.name == "posix" and path.stat().st_mode & 0o077:
         log.warning("%s could be read by other users: made owner-only (600)", path)
         path.chmod(0o600)
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound and listening before anything announces where it listens: a
+    port held by another program used to be announced as Engram's, followed by the web
+    server's own bind error. A host or port that cannot be used is named as the option."""
+    address = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        family, *_, where = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        reason = exc.strerror if isinstance(exc, socket.gaierror) else "not a host name"
+        raise ConfigError(f"--host {host}: not an address this machine knows ({reason})") from None
+    try:
+        return socket.create_server(where[:2], family=family, backlog=2048)
+    except OSError as exc:
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        if exc.errno == errno.EADDRNOTAVAIL:
+            raise ConfigError(f"--host {host}: not an address of this machine ({reason})") from None
+        hint = "another program uses it" if exc.errno == errno.EADDRINUSE else reason
+        raise ConfigError(
+            f"--port {port}: cannot listen on {url_host(host)}:{port} ({hint}); choose another port"
+        ) from None
 
 
 def url_host(host: str) -> str:

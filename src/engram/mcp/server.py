@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -250,9 +251,7 @@ def serve(
 def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8765) -> None:
     """Run the server over streamable HTTP at http://HOST:PORT/mcp, every request checked
     for the bearer token (engram.mcp.http); until Ctrl-C."""
-    import uvicorn
-
-    from engram.mcp.http import LOOPBACK, BearerToken, token_for, url_host
+    from engram.mcp.http import LOOPBACK, BearerToken, listening_socket, token_for, url_host
     from engram.web.dashboard import dashboard
     from engram.web.routing import with_dashboard
 
@@ -260,6 +259,7 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     configure_logging(settings.log_level)
     logging.getLogger("engram").propagate = False
     token, source = token_for(settings)
+    listener = listening_socket(host, port)
     server = build_server(settings)
     mcp_app = BearerToken(server.streamable_http_app(host=host), token)
     app = with_dashboard(dashboard(server.runtime.app, token), mcp_app)
@@ -279,7 +279,16 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
             "put it behind a TLS proxy (the token travels in every request)",
             host,
         )
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    _run_web(app, listener)
+
+
+def _run_web(app: Any, listener: socket.socket) -> None:
+    """Serve `app` on a socket bound already (`engram.mcp.http.listening_socket`) until
+    Ctrl-C; uvicorn's graceful stop lets requests in progress finish and answer."""
+    import uvicorn
+
+    with listener, contextlib.suppress(KeyboardInterrupt):  # re-raised by uvicorn once stopped
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listener])
 
 
 def _stop(signum: int, _frame: object) -> None:
@@ -298,9 +307,7 @@ def _stop(signum: int, _frame: object) -> None:
 
 def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8766) -> None:
     """`engram ui`: the dashboard alone at http://HOST:PORT/ui, signed in with the HTTP token."""
-    import uvicorn
-
-    from engram.mcp.http import LOOPBACK, token_for, url_host
+    from engram.mcp.http import LOOPBACK, listening_socket, token_for, url_host
     from engram.web.dashboard import dashboard
     from engram.web.routing import to_dashboard, with_dashboard
 
@@ -308,6 +315,7 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
     configure_logging(settings.log_level)
     logging.getLogger("engram").propagate = False
     token, source = token_for(settings)
+    listener = listening_socket(host, port)
     runtime = EngramRuntime(settings)
     app = with_dashboard(dashboard(runtime.app, token), to_dashboard)
     log.warning(
@@ -319,7 +327,7 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
     if host not in LOOPBACK:
         log.warning("listening on %s: other machines can reach the dashboard (plain HTTP)", host)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        _run_web(app, listener)
     finally:
         runtime.close()
 
