@@ -88,6 +88,32 @@ def test_chat_turns_yield_names_not_the_words_that_open_them(text: str, names: l
     assert extract_entities(text) == names
 
 
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("IMPORTANT: never deploy on weekends", []),
+        ("NOTE: call the bank", []),
+        ("TODO: ask Dana about the AWS bill", ["Dana", "AWS"]),
+        ("Do NOT push to main", []),
+        ("Went to the gym after work", []),
+        ("Fixed the build on CI", ["CI"]),
+        ("Lunch with Maya at noon", ["Maya"]),
+        ("Alfred called about the lease", ["Alfred"]),
+        ("Mohammed booked the flight", ["Mohammed"]),
+        ("Called Tom 3 times", ["Tom"]),
+        ("Saw Kate 2 days ago", ["Kate"]),
+        ("Upgraded to Python 3.11 and Raspberry Pi 5", ["Python 3.11", "Raspberry Pi 5"]),
+        ("Met Prof. Zhang and Dr. Alvarez", ["Prof. Zhang", "Dr. Alvarez"]),
+        ("Dinner with E\u0301mile in Zu\u0308rich", ["Émile", "Zürich"]),
+    ],
+)
+def test_flags_verbs_and_counts_are_no_names(text: str, names: list[str]) -> None:
+    """Words in capitals that flag a line, the past tense a note begins with and a count after
+    a name were names: the pipeline linked "IMPORTANT: …" memories of unrelated topics, and
+    "Tom 3" no longer matched Tom. A name typed with combining accents was cut in two."""
+    assert extract_entities(text) == names
+
+
 def test_each_decision_names_its_phrase() -> None:
     found = classify("Remember: I prefer TypeScript over JavaScript")
     assert (found.intent, found.phrase) == ("save", "Remember")

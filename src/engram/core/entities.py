@@ -15,13 +15,16 @@ What counts as a name:
 - a compass word at a sentence's start when a name follows it ("North Carolina"), and "New"
   before the few places named with it ("New York"; "New Docker image" is Docker);
 - runs of these joined into one name ("Dana Kim", "Golden State Warriors"), with a title
-  before ("Dr. Alvarez") and a version number after ("PostgreSQL 16", "Python 3.11");
+  before ("Dr. Alvarez") and a version number after ("PostgreSQL 16", "Python 3.11") unless
+  the number counts what follows ("Tom 3 times");
+- never a common word in capitals that flags a line ("IMPORTANT:", "TODO:", "Do NOT");
 - a short list of technology names usually written in lower case (npm, nginx, pgvector).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _TOKEN = re.compile(r"[^\W_][\w.+#'’/-]*[\w+#]|[^\W_]", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!?:;]\s*$")
@@ -56,7 +59,25 @@ COMMON_STARTS = frozenset(
     assistant oh ah aw aww wow whoa haha lol omg um uh hmm well cool nice great awesome amazing
     lovely good sounds sorry honestly definitely absolutely totally exactly right true congrats
     congratulations welcome in on at for with from to of by as even whether though although
-    back once yet""".split()
+    back once yet went got saw paid made took gave came found felt left ran sent spent thought
+    lost won ate wrote heard kept sold began brought built caught drove fell flew forgot held
+    knew meant quit sat slept spoke stood taught threw woke wore lunch dinner breakfast brunch
+    coffee""".split()
+)
+# Words written in capitals to flag a line, not to name anything ("TODO: …", "IMPORTANT: …").
+# A capitalised common word (NOTE, NEVER, SO) is read the same way.
+_FLAGS = frozenset("todo fixme tbd asap urgent warning nb ps".split())
+# Given names that end like a past tense or a gerund, which otherwise would be read as the
+# verb a note begins with ("Fixed the build", "Planning the trip").
+_NAMES_LIKE_VERBS = frozenset(
+    """alfred fred ted ned jed manfred wilfred winifred mildred siegfried ahmed mohammed
+    muhammed mohamed javed saeed rasheed zayed sterling beijing nanjing boeing""".split()
+)
+# What a number after a name counts ("Tom 3 times", "Berlin 2 years ago"), when it is no
+# version of that name ("PostgreSQL 16").
+_COUNTED = frozenset(
+    """times time years year days day weeks week months month hours hour minutes minute
+    seconds nights night people kids children more ago""".split()
 )
 # Words that begin place names at a sentence's start.
 _PLACE_STARTS = frozenset({"new", "north", "south", "east", "west"})
@@ -81,7 +102,9 @@ def extract_entities(text: str) -> list[str]:
     """The names in `text`, in order of appearance, each once (case-insensitively)."""
     found: list[str] = []
     seen: set[str] = set()
-    for sentence in _sentences(text):
+    # Composed: an accent typed as a letter plus a combining mark ("E\u0301mile", as some
+    # keyboards and macOS file names write it) would otherwise cut the word in two.
+    for sentence in _sentences(unicodedata.normalize("NFC", text)):
         for name in _names(_words(sentence)):
             key = name.casefold()
             if key not in seen:
@@ -90,7 +113,9 @@ def extract_entities(text: str) -> list[str]:
     return found
 
 
-_SPLIT = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<=[.!?])\s+|\n+")
+_SPLIT = re.compile(
+    r"(?<!\bDr\.)(?<!\bProf\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<=[.!?])\s+|\n+"
+)
 
 
 def _sentences(text: str) -> list[str]:
@@ -128,7 +153,7 @@ def _names(tokens: list[str]) -> list[str]:
         token = raw.rstrip(".")
         bare = token.removesuffix("'s").removesuffix("’s")
         low = bare.casefold()
-        if run and _VERSION.match(token):  # "PostgreSQL 16", "Pi 5"
+        if run and _VERSION.match(token) and not _counts(tokens, i):  # "PostgreSQL 16", "Pi 5"
             run.append(token)
             continue
         if _is_name(bare, i, tokens):
@@ -145,10 +170,21 @@ def _names(tokens: list[str]) -> list[str]:
     return names
 
 
+def _counts(tokens: list[str], position: int) -> bool:
+    """Whether the number at `position` counts what follows it ("3 times", "2 years ago"):
+    a whole number only ("Python 3.11 years" is still a version)."""
+    if not tokens[position].isdigit():
+        return False
+    following = tokens[position + 1] if position + 1 < len(tokens) else ""
+    return following.casefold() in _COUNTED
+
+
 def _is_name(word: str, position: int, tokens: list[str]) -> bool:
     low = word.casefold().replace("’", "'")  # "I’m" as "I'm": phones type the curly one
     if not word or low in DATE_WORDS or _QUARTER.match(word) or low in _I_FORMS:
         return False
+    if word.isupper() and len(word) > 1 and (low in COMMON_STARTS or low in _FLAGS):
+        return False  # "IMPORTANT:", "Do NOT deploy": emphasis, not an acronym
     inner_caps = any(c.isupper() for c in word[1:]) and any(c.isalpha() for c in word)
     letters_and_digits = any(c.isdigit() for c in word) and any(c.isupper() for c in word)
     if inner_caps or letters_and_digits:
@@ -164,6 +200,8 @@ def _is_name(word: str, position: int, tokens: list[str]) -> bool:
         if low == "new":  # "New Docker image is out": new is an adjective there
             return following.casefold() in _AFTER_NEW
         return following[:1].isupper() and following.casefold() not in COMMON_STARTS
-    if low.endswith(("ed", "ing")) and len(low) > 5:  # "Decided …", "Planning …"
-        return False
+    if low in _NAMES_LIKE_VERBS:
+        return True
+    if (low.endswith("ed") and len(low) > 4) or (low.endswith("ing") and len(low) > 5):
+        return False  # "Decided …", "Fixed …", "Planning …"
     return low not in COMMON_STARTS
