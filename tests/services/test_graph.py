@@ -105,6 +105,21 @@ def test_a_picture_beyond_its_cap_shows_the_memories_still_in_use(
     assert len(everything.relations) == 2
 
 
+def test_a_picture_shows_the_highest_scores_now_not_the_latest_forget_times(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """A memory used five times twenty days ago will be forgotten later than one saved
+    yesterday, but scores lower now: the picture's one memory is the fresh one."""
+    used = mem.save("staging password rotates monthly")
+    for _ in range(5):
+        mem.touch(used.id)
+    clock.advance(days=19)
+    fresh = mem.save("bought oat milk")
+    clock.advance(days=1)
+    assert mem.score(mem.get(fresh.id)) > mem.score(mem.get(used.id))
+    assert [m.id for m in mem.app.graph.snapshot(1).memories] == [fresh.id]
+
+
 def test_related_follows_relations_several_steps(mem: Engram, clock: FixedClock) -> None:
     idea, cause, effect, aside = (mem.save(t) for t in ("idea", "cause", "effect", "aside"))
     for a, b, kind in [

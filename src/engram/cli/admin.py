@@ -214,7 +214,7 @@ def relate(state: State, from_id: str, to_id: str, relation_type: str, strength:
     type=int,
     default=2_000,
     show_default=True,
-    help=f"With --html: at most this many memories, the most used (1 to {MAX_SNAPSHOT}).",
+    help=f"With --html: at most this many memories, the most alive (1 to {MAX_SNAPSHOT}).",
 )
 @pass_state
 def graph(
@@ -245,7 +245,7 @@ def graph(
                 c,
                 f"Wrote {html_path}: {shown} memories and {len(snapshot.relations)} relations"
                 + (
-                    f" (the {shown} most used of {snapshot.total}: --max-memories shows more)"
+                    f" (the {shown} most alive of {snapshot.total}: --max-memories shows more)"
                     if snapshot.total > shown
                     else ""
                 ),

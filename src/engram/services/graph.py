@@ -23,6 +23,7 @@ from engram.storage.protocol import CURSOR_MARK, Capability, Filter
 
 MAX_GRAPH_PAGE = 1_000
 MAX_SNAPSHOT = 20_000  # memories in one picture of the graph (the HTML view lays out each)
+SNAPSHOT_POOL = 4  # a picture's memories are the best by score of this many times as many
 MAX_DEPTH = 5
 MAX_RELATED = 1_000
 DIRECTIONS: tuple[Direction, ...] = ("out", "in", "both")
@@ -119,7 +120,10 @@ class GraphService:
     def _most_alive(self, limit: int) -> list[Memory]:
         chosen: list[str] = []
         for statuses in ((Status.ACTIVE, Status.PROMOTED), (Status.ARCHIVED,)):
-            stubs = self.ctx.store.browse(Filter(statuses=statuses), limit)
+            # The store orders by forget time, which ranks a much-used old memory above a
+            # fresh one it now scores below: the best by score now are chosen from a wider
+            # pool, as search does (only the `limit` most durable were scored before).
+            stubs = self.ctx.store.browse(Filter(statuses=statuses), limit * SNAPSHOT_POOL)
             if not stubs:
                 continue
             scores = self.ctx.scores(stubs, self.ctx.now_epoch())

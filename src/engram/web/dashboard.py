@@ -42,7 +42,7 @@ ACTIONS = {
     "archive": "Archive (kept, out of search)",
     "delete": "Delete for good",
 }
-GRAPH_MEMORIES = 2_000  # as `engram graph --html`: beyond it, the most used
+GRAPH_MEMORIES = 2_000  # as `engram graph --html`: beyond it, the most alive
 # The sign-in form is one token (at most 512 characters): anyone who can reach the port may
 # post to it, so nothing larger is read (a 300 MB upload was spooled to disk before the check).
 LOGIN_FORM_BYTES = 4_096
