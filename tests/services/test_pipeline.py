@@ -160,9 +160,21 @@ def test_one_pipeline_at_a_time(ops: Engram) -> None:
     ops.run_pipeline()  # free again
 
 
+def test_an_agent_named_twice_runs_once(ops: Engram, clock: FixedClock) -> None:
+    """Each of its steps was planned twice, and applying them reported two changes for one."""
+    ids = plant(ops, clock)
+    plan = ops.run_pipeline(["RelationshipDiscovery", "relationshipdiscovery"])
+    assert plan.agents == ["RelationshipDiscovery"]
+    pairs = [tuple(sorted(s.memory_ids)) for s in plan.steps if s.action == "relate"]
+    assert pairs.count(tuple(sorted(ids["pair"]))) == 1
+    assert len(pairs) == len(set(pairs))
+
+
 def test_bad_input_names_the_field(ops: Engram) -> None:
-    with pytest.raises(ValidationError, match="agent: 'Gardener' is not an agent"):
+    with pytest.raises(ValidationError, match="agents: 'Gardener' is not an agent"):
         ops.run_pipeline(["Gardener"])
+    with pytest.raises(ValidationError, match="agents: 5 is not an agent"):
+        ops.run_pipeline([5])  # type: ignore[list-item]
     with pytest.raises(NotFoundError, match="plan not found: plan-nothing"):
         ops.apply_plan("plan-nothing")
     with pytest.raises(ValidationError, match="limit"):

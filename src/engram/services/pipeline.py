@@ -251,11 +251,14 @@ def _agent_names(agents: Sequence[str] | None) -> list[AgentName]:
     by_lower = {a.casefold(): a for a in AGENTS}
     names: list[AgentName] = []
     for name in agents:
-        found = by_lower.get(name.casefold())
+        found = by_lower.get(name.casefold()) if isinstance(name, str) else None
         if found is None:
-            raise ValidationError("agent", f"{name!r} is not an agent (one of {', '.join(AGENTS)})")
+            known = ", ".join(AGENTS)
+            raise ValidationError("agents", f"{name!r} is not an agent (one of {known})")
         names.append(found)
-    return names
+    # Each once: an agent named twice planned its steps twice, and applying them counted each
+    # change twice.
+    return list(dict.fromkeys(names))
 
 
 def _new_plan_id() -> str:
