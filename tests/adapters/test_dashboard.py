@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx2
@@ -15,7 +16,7 @@ import pytest
 from playwright.sync_api import Page
 from tests.adapters.test_mcp_http import free_port, wait_listening
 
-from engram import Engram, Memory
+from engram import Draft, Engram, FixedClock, Memory
 
 TOKEN = "dashboard-token-0123456789"
 
@@ -166,3 +167,23 @@ def test_a_memory_that_is_not_there_is_not_found(
     assert httpx2.post(target, cookies=cookies, timeout=10).status_code == 303
     again = httpx2.post(target, cookies=cookies, timeout=10)
     assert again.status_code == 404 and m["other"].id in again.text
+
+
+def test_pages_say_what_was_done_and_how_many_are_due(
+    dashboard: tuple[str, Path, dict[str, Memory]],
+) -> None:
+    """The gc page counted only the 100 it lists ("100 memories have faded" of 103 due), a
+    delete said nothing, and any text in a link's `done` was shown as done."""
+    base, db, m = dashboard
+    long_ago = FixedClock(datetime.now(UTC) - timedelta(days=400))
+    with Engram.open(str(db), clock=long_ago, embedding_model="none") as mem:
+        mem.save_many([Draft(content=f"parking spot {i} on level 2") for i in range(103)])
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    gc = httpx2.get(f"{base}/ui/gc", headers=headers, timeout=30)
+    assert "103 memories have faded below the forget threshold (the first 100 shown)" in gc.text
+    target = f"{base}/ui/memory/{m['other'].id}/delete"
+    deleted = httpx2.post(target, headers=headers, timeout=10, follow_redirects=True)
+    assert f"Deleted {m['other'].id}." in deleted.text
+    memory = f"{base}/ui/memory/{m['tea'].id}"
+    assert "Done:" not in httpx2.get(f"{memory}?done=deleted", headers=headers, timeout=10).text
+    assert "Done: touch." in httpx2.get(f"{memory}?done=touch", headers=headers, timeout=10).text

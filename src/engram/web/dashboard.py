@@ -42,6 +42,7 @@ ACTIONS = {
     "archive": "Archive (kept, out of search)",
     "delete": "Delete for good",
 }
+GC_PREVIEW = 100  # memories listed by the gc page
 GRAPH_MEMORIES = 2_000  # as `engram graph --html`: beyond it, the most alive
 # The sign-in form is one token (at most 512 characters): anyone who can reach the port may
 # post to it, so nothing larger is read (a 300 MB upload was spooled to disk before the check).
@@ -107,7 +108,8 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         query = request.query_params.get("q", "").strip()
         hits = await call(lambda a: a.search.search(query or None, limit=20))
         rows = [(h, why_summary(h)) for h in hits]
-        return page(request, "search.html", query=query, rows=rows)
+        deleted = request.query_params.get("deleted")
+        return page(request, "search.html", query=query, rows=rows, deleted=deleted)
 
     async def memory(request: Request) -> Response:
         ident = request.path_params["memory_id"]
@@ -127,7 +129,8 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             score=current,
             chart=chart,
             actions=ACTIONS,
-            done=request.query_params.get("done"),
+            # Only an action's name: any text in the link was shown as "Done: …".
+            done=done if (done := request.query_params.get("done")) in ACTIONS else None,
         )
 
     async def action(request: Request) -> Response:
@@ -159,12 +162,16 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         return page(request, "list.html", title="Promotion candidates", rows=rows, kind="promote")
 
     async def gc(request: Request) -> Response:
-        def preview(a: App) -> tuple[Any, list[Any]]:
-            result = a.maintenance.gc(dry_run=True, limit=100)
-            return result, a.memories.get_many(result.memory_ids) if result.memory_ids else []
+        def preview(a: App) -> tuple[Any, list[Any], int]:
+            result = a.maintenance.gc(dry_run=True, limit=GC_PREVIEW)
+            # The preview stops at GC_PREVIEW; how many are due in all is counted apart (the
+            # page said "100 memories have faded" of a store with 151 due).
+            total = a.maintenance.stats().due_for_gc if result.has_more else result.count
+            listed = a.memories.get_many(result.memory_ids) if result.memory_ids else []
+            return result, listed, total
 
-        result, memories = await call(preview)
-        return page(request, "gc.html", result=result, memories=memories)
+        result, memories, total = await call(preview)
+        return page(request, "gc.html", result=result, memories=memories, total=total)
 
     async def graph(request: Request) -> Response:
         snapshot = await call(lambda a: a.graph.snapshot(GRAPH_MEMORIES))
