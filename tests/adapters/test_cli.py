@@ -796,13 +796,40 @@ def test_a_scheduled_pipeline_refuses_an_interval_it_cannot_sleep(db: Path, hour
 
 
 def test_short_ids_grow_only_where_two_ids_start_alike() -> None:
-    ids = ["abcdefgh1234", "abcdefgh5678", "zzzzzzzzzzzz", "abcdefgh1299"]
+    ids = ["abcdefgh12x4", "abcdefgh5z78", "zzzzzzzzzzzz", "abcdefgh12y9"]
     assert short_ids(ids) == {
-        "abcdefgh1234": "abcdefgh123",
-        "abcdefgh1299": "abcdefgh129",
-        "abcdefgh5678": "abcdefgh5",
+        "abcdefgh12x4": "abcdefgh12x",
+        "abcdefgh12y9": "abcdefgh12y",
+        "abcdefgh5z78": "abcdefgh5",
         "zzzzzzzzzzzz": "zzzzzzzz",
     }
+
+
+def test_a_short_id_shown_is_one_that_resolves(db: Path) -> None:
+    """A short id never stops inside the number that ends an id ("note-123" of note-12345678
+    is an id of its own, and `open note-123` found nothing); nor do ids the start cuts short
+    hide the one it stands for (task-10 … task-13 hid task-1a)."""
+    assert short_ids(["note-12345678", "abcdefgh1234", "abcdefgh12x9"]) == {
+        "note-12345678": "note-12345678",
+        "abcdefgh1234": "abcdefgh1234",
+        "abcdefgh12x9": "abcdefgh12x",
+    }
+    with Engram.open(str(db), embedding_model="none") as mem:
+        mem.save_many(
+            [Draft(id=f"task-{n}", content=f"task {n}") for n in range(10, 30)]
+            + [Draft(id="task-1a", content="the one")]
+        )
+    assert run_json(db, "open", "task-1")["memories"][0]["id"] == "task-1a"
+    assert run_json(db, "touch", "task-1")["memory"]["id"] == "task-1a"
+
+
+def test_a_table_marks_a_memory_with_more_lines_after_any_line_break(db: Path) -> None:
+    """Cut at a carriage return or U+2028, the rest was hidden without the mark (only a \\n
+    showed " …")."""
+    for text in ("Deploy on Tuesday\rEXCEPT in December", "Rule A\u2028but not for B"):
+        save(db, text)
+    shown = ok(run(db, "search")).stdout
+    assert "Deploy on Tuesday …" in shown and "Rule A …" in shown
 
 
 def test_a_scheduled_pipeline_keeps_running_after_a_failed_run(

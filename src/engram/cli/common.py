@@ -25,6 +25,7 @@ from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import Settings, load_settings
 from engram.errors import EngramError, NotFoundError, ValidationError
+from engram.services.memories import cuts_number_short
 from engram.services.transfer.common import Progress
 
 # Width used when stdout is not a terminal (pipes, files, tests): wide enough that a full
@@ -176,8 +177,9 @@ def say(out: Console, message: str) -> None:
 
 def preview(content: str, length: int = PREVIEW) -> Text:
     """The first line of a memory, shortened, as `plain` text."""
-    first = content.strip().splitlines()[0] if content.strip() else ""
-    more = len(first) > length or "\n" in content.strip()
+    lines = content.strip().splitlines()  # at \r and U+2028 too, not only \n
+    first = lines[0] if lines else ""
+    more = len(first) > length or len(lines) > 1
     shown = first[: length - 1] + "…" if len(first) > length else first
     return plain(shown + (" …" if more and len(first) <= length else ""))
 
@@ -205,7 +207,8 @@ def short_ids(ids: Sequence[str]) -> dict[str, str]:
             (_common_start(ident, ordered[j]) for j in (i - 1, i + 1) if 0 <= j < len(ordered)),
             default=0,
         )
-        out[ident] = ident[: max(SHORT_ID, shared + 1)]
+        short = ident[: max(SHORT_ID, shared + 1)]
+        out[ident] = ident if cuts_number_short(short, ident) else short  # as resolve reads it
     return out
 
 

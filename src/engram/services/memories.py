@@ -64,6 +64,15 @@ class Draft:
 
 # A short id must be at least this long: shorter ones match too much to mean one memory.
 MIN_PREFIX = 4
+PREFIX_PAGE = 4  # ids read at a time to tell a short id's one match from several
+
+
+def cuts_number_short(start: str, ident: str) -> bool:
+    """Whether `start` stops inside the number that ends `ident`: such a start is a whole id
+    of its own ("note-1" before "note-10"), never a short one (read as one, deleting note-1 a
+    second time deleted note-10)."""
+    rest = ident[len(start) :]
+    return bool(start) and start[-1].isdigit() and rest.isdigit()
 
 
 class MemoryService:
@@ -269,13 +278,14 @@ class MemoryService:
             return ident
         if len(ident) < MIN_PREFIX:
             raise NotFoundError("memory", ident)
-        # A start that cuts a number short is a whole id of its own ("note-1" before "note-10"):
-        # read as a short id, deleting note-1 a second time deleted note-10.
-        found = [
-            i
-            for i in self.ctx.store.ids_with_prefix(ident, 4)
-            if not (ident[-1].isdigit() and i[len(ident) :].isdigit())
-        ]
+        found: list[str] = []
+        asked = PREFIX_PAGE
+        while True:  # past the ids the start cuts short, however many ("task-10" … "task-19")
+            page = self.ctx.store.ids_with_prefix(ident, asked)
+            found = [i for i in page if not cuts_number_short(ident, i)]
+            if len(found) >= PREFIX_PAGE or len(page) < asked:
+                break
+            asked *= 16
         if not found:
             raise NotFoundError("memory", ident)
         if len(found) > 1:
