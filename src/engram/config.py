@@ -261,11 +261,21 @@ def check_ltm_folder(value: str) -> str:
     return folder
 
 
+def project_env_file() -> Path | None:
+    """The working directory's `.env`; None when there is no working directory (a shell
+    still in a folder deleted since: every command stopped with a bare "No such file")."""
+    try:
+        return Path.cwd() / ".env"
+    except OSError:
+        return None
+
+
 def env_files() -> tuple[Path, ...]:
     """Later files win: the user's config first, then the working directory's. A folder the
     user may not look into (a working directory owned by someone else) holds no settings file
     for them: it was a PermissionError at start-up."""
-    return tuple(f for f in (config_dir() / ".env", Path.cwd() / ".env") if _is_file(f))
+    project = project_env_file()
+    return tuple(f for f in (config_dir() / ".env", project) if f is not None and _is_file(f))
 
 
 def _is_file(path: Path) -> bool:

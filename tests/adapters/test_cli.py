@@ -891,3 +891,22 @@ def test_serve_refuses_host_and_port_without_http(db: Path) -> None:
     for option in (["--port", "18773"], ["--host", "0.0.0.0"]):
         refused = run(db, "serve", *option)
         assert refused.exit_code == 2 and "--host and --port go with --http" in refused.stderr
+
+
+def test_commands_run_from_a_deleted_working_directory(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shell left in a folder deleted since has no working directory, hence no project
+    `.env`: every command stopped with a bare "Error: [Errno 2] No such file or directory"."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    ok(run(db, "save", "Prefers tea"))
+    assert run_json(db, "stats")["total"] == 1
+    files = {f["role"]: f for f in run_json(db, "config")["files"]}
+    assert files["project config"] == {
+        "role": "project config",
+        "path": "(no working directory)",
+        "exists": False,
+    }

@@ -36,6 +36,7 @@ from engram.config import (
     data_dir,
     default_storage_path,
     load_settings,
+    project_env_file,
     readable_env_files,
     redact_url,
 )
@@ -427,7 +428,7 @@ def config_report(settings: Settings, overridden: set[str]) -> ConfigReport:
         lines[name] = ConfigLine(env_var=env_var, value=value, source=source)
     files = [
         _file("user config", config_dir() / ".env"),
-        _file("project config", Path.cwd() / ".env"),
+        _file("project config", project_env_file()),
         _file("data directory", data_dir()),
         _file("default store", Path(default_storage_path())),
         _store_file(settings.storage_path),
@@ -455,7 +456,9 @@ def _store_file(location: str) -> ConfigFile:
     return _file(role, path)
 
 
-def _file(role: str, path: Path) -> ConfigFile:
+def _file(role: str, path: Path | None) -> ConfigFile:
+    if path is None:
+        return ConfigFile(role=role, path="(no working directory)", exists=False)
     return ConfigFile(role=role, path=str(path), exists=path.exists())
 
 
