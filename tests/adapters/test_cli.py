@@ -220,6 +220,16 @@ def test_update_changes_only_given_fields(db: Path) -> None:
     assert "New text" in ok(run(db, "update", memory_id, "--context", "moved")).stdout
 
 
+def test_update_clears_tags_and_entities(db: Path) -> None:
+    """The MCP tool and the Python API could set them to none; the CLI could not (`--tag ''`
+    is refused as a blank tag, and leaving it out changes nothing)."""
+    memory_id = save(db, "Lunch with Dana at Globex", "--tag", "x", "--entity", "Acme")
+    cleared = run_json(db, "update", memory_id, "--clear-tags", "--clear-entities")
+    assert cleared["tags"] == [] and cleared["entities"] == []
+    both = run(db, "update", memory_id, "--clear-tags", "--tag", "y")
+    assert both.exit_code == 2 and "--clear-tags goes without --tag" in both.stderr
+
+
 def test_touch_and_observe_reinforce(db: Path) -> None:
     memory_id = save(db, "Prefers short answers", "--tag", "style", "--tag", "preference")
     touched = run_json(db, "touch", memory_id)

@@ -229,6 +229,8 @@ def memory_table(m: Memory, score: float | None = None) -> Table:
 @click.option("--content", default=None, help="New content (`-` reads stdin).")
 @click.option("--tag", "tags", multiple=True, help="Replace the tags (repeat for several).")
 @click.option("--entity", "entities", multiple=True, help="Replace the entities.")
+@click.option("--clear-tags", is_flag=True, help="Remove every tag.")
+@click.option("--clear-entities", is_flag=True, help="Remove every entity.")
 @click.option("--source", default=None, help="New source.")
 @click.option("--context", default=None, help="New context.")
 @click.option("--strength", type=float, default=None, help="New strength, 0 to 2.")
@@ -239,17 +241,21 @@ def update(
     content: str | None,
     tags: tuple[str, ...],
     entities: tuple[str, ...],
+    clear_tags: bool,
+    clear_entities: bool,
     source: str | None,
     context: str | None,
     strength: float | None,
 ) -> None:
     """Edit a memory; only the options given change. Does not count as a use."""
+    if (clear_tags and tags) or (clear_entities and entities):
+        raise click.UsageError("--clear-tags goes without --tag, --clear-entities without --entity")
     with open_app(state) as app:
         memory = app.memories.update(
             resolve(app, memory_id),
             content=None if content is None else read_content(content),
-            tags=tags or None,
-            entities=entities or None,
+            tags=[] if clear_tags else tags or None,
+            entities=[] if clear_entities else entities or None,
             source=source,
             context=context,
             strength=strength,
