@@ -59,6 +59,8 @@ def test_tag_status_window_and_min_score_filters(mem: Engram, clock: FixedClock)
     assert {h.memory.id for h in mem.search("alpha")} == {a.id, c.id}
     assert {h.memory.id for h in mem.search("alpha", status="archived")} == {b.id}
     assert {h.memory.id for h in mem.search("alpha", status="all")} == {a.id, b.id, c.id}
+    # "all" with others is still all (it was refused, naming "all" among the values allowed)
+    assert len(mem.search("alpha", status=["all", "active"])) == 3
     assert {h.memory.id for h in mem.search("alpha", window_days=7)} == {c.id}
     assert {h.memory.id for h in mem.search("alpha", min_score=0.5)} == {c.id}
 

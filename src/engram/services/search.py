@@ -325,7 +325,7 @@ def _statuses(status: Sequence[Status | str] | Status | str | None) -> tuple[Sta
     if status is None:
         return (Status.ACTIVE, Status.PROMOTED)
     raw = [status] if isinstance(status, str) else list(status)
-    if raw == ["all"]:
+    if "all" in raw:  # with others too: "all" holds them (it was refused as not allowed)
         return tuple(Status)
     try:
         return tuple(dict.fromkeys(Status(s) for s in raw))
