@@ -201,3 +201,22 @@ def test_a_crossing_beyond_any_date_is_stored_on_every_backend(
     with Engram.open(store_url, clock=clock, **settings) as mem:
         assert mem.get(kept.id).content == "a memory that fades very slowly"
         assert mem.gc().memory_ids == [] and mem.stats().due_for_gc == 0
+
+
+def test_memories_dated_after_now_are_listed_as_they_score(mem: Engram, clock: FixedClock) -> None:
+    """Saved by a client whose clock was a day ahead (or imported from one), a memory scores
+    its full value until its time comes; gc, the danger zone and promotion disagreed with
+    that score (a memory below the forget threshold was not due, one in the zone not counted,
+    one used five times not a candidate)."""
+    clock.advance(days=1)
+    faint = mem.save("faint trivia", strength=0.02)
+    fading = mem.save("fading fact", strength=0.25)
+    used = mem.save("often used fact")
+    for _ in range(5):
+        mem.touch(used.id)
+    clock.advance(days=-1)
+    assert mem.gc().memory_ids == [faint.id]
+    stats = mem.stats()
+    assert (stats.due_for_gc, stats.in_danger_zone, stats.promotion_candidates) == (1, 1, 1)
+    assert [c.memory.id for c in mem.promotion_candidates()] == [used.id]
+    assert [c.memory.id for c in mem.review_candidates()] == [fading.id]

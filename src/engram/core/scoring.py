@@ -127,10 +127,12 @@ def crossing_times(
 ) -> NDArray[np.float64]:
     """Epoch second at which each score falls below `threshold`.
 
-    A memory that starts below the threshold crossed it before its last use: we place the
-    crossing one second earlier so `now > crossing` holds from the first moment. One that
-    starts exactly at it falls below right after: its crossing is its last use (gc's own test,
-    score < threshold, agrees at every moment).
+    A memory that starts below the threshold is below it at every moment, before its last use
+    too (a time later than "now": imported from a clock that was ahead, or saved by a client
+    whose clock is): its crossing is the far past, so `now > crossing` always holds (it was
+    its last use less a second, and such a memory was neither due for gc nor in the danger
+    zone while its score said it was). One that starts exactly at it falls below right after:
+    its crossing is its last use (gc's own test, score < threshold, agrees at every moment).
     """
     peak = np.power(use_count + 1.0, policy.beta) * strength
     with np.errstate(divide="ignore"):
@@ -138,7 +140,7 @@ def crossing_times(
     # A crossing beyond FAR_FUTURE (or never: +inf) is stored as FAR_FUTURE: a store cannot
     # hold infinity (JSON has none), and no clock reaches either.
     crossing = np.minimum(last_used + time_to_retention(policy.decay, ratio), FAR_FUTURE)
-    return np.where(ratio > 1.0, last_used - 1.0, crossing)
+    return np.where(ratio > 1.0, -FAR_FUTURE, crossing)
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,7 @@ def schedule_arrays(
 
     forget_at = crossing_times(policy, policy.forget_threshold, n, s, last)
     reaches_zone = np.power(n + 1.0, policy.beta) * s >= policy.danger_zone_min
-    danger_from = np.maximum(crossing_times(policy, policy.danger_zone_max, n, s, last), last)
+    danger_from = crossing_times(policy, policy.danger_zone_max, n, s, last)
     danger_until = np.where(
         reaches_zone, crossing_times(policy, policy.danger_zone_min, n, s, last), np.nan
     )
@@ -185,7 +187,9 @@ def schedule_arrays(
     score_start = created + policy.promote_min_age_days * DAY
     score_end = crossing_times(policy, policy.promote_threshold, n, s, last)
     score_ok = (n >= 1) & (score_end >= score_start)
-    start = np.where(usage_ok, created, np.where(score_ok, score_start, np.nan))
+    # The usage window has no start: a memory "created" after now (a clock ahead) is as young
+    # as can be, and the exact rule promotes it.
+    start = np.where(usage_ok, -FAR_FUTURE, np.where(score_ok, score_start, np.nan))
     end = np.where(
         usage_ok & score_ok,
         np.maximum(usage_end, score_end),
