@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -28,6 +28,9 @@ def test_save_accepts_history_for_imports(mem: Engram) -> None:
     assert mem.score(m) < 0.2
 
 
+PLUS_ONE = timezone(timedelta(hours=1))
+
+
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
@@ -38,6 +41,8 @@ def test_save_accepts_history_for_imports(mem: Engram) -> None:
         ({"content": "ok", "tags": "single-string"}, "tags"),
         ({"content": "ok", "strength": 2.5}, "strength"),
         ({"content": "ok", "created_at": datetime(2026, 1, 1)}, "created_at"),
+        # In the year 0 in UTC: an OverflowError escaped as a traceback.
+        ({"content": "ok", "created_at": datetime(1, 1, 1, 0, 30, tzinfo=PLUS_ONE)}, "created_at"),
         ({"content": "ok", "last_used": START - timedelta(days=1)}, "last_used"),
         # From the future: the first touch would make it "used" before it was made.
         ({"content": "ok", "created_at": START + timedelta(days=10)}, "created_at"),

@@ -385,6 +385,11 @@ def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Pat
     ]
     # an older export's blank episode is no episode now (it grouped unrelated memories)
     lines.append(json.dumps({**good, "id": "blank-episode", "episode": " ", "episode_seq": 0}))
+    # "never" as the largest date rounds to the year 10000 in epoch seconds, and every read of
+    # the memory failed (its delete too); a use before the memory existed a save refuses
+    lines.append(json.dumps({**good, "id": "never", "last_used": "9999-12-31T23:59:59.999999Z"}))
+    lines.append(json.dumps({**good, "id": "year0", "created_at": "0001-01-01T00:30:00+01:00"}))
+    lines.append(json.dumps({**good, "id": "early", "last_used": "2000-01-01T00:00:00Z"}))
     path = tmp_path / "export.jsonl"
     path.write_text("\n".join(lines) + "\n")
     report = mem.import_export(path)
@@ -400,6 +405,10 @@ def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Pat
     assert reasons[7].startswith("not valid JSON")  # nested beyond Python's stack: a traceback
     assert reasons[8].startswith("metadata: nests deeper than 32")  # unchecked before
     assert "ghost" in reasons[9]
+    assert reasons[11] == "last_used: must be a date from the year 1 to 9999 in UTC"
+    assert reasons[12].startswith("created_at: must be")
+    assert reasons[13] == "last_used: must not be before created_at"
+    assert report.imported == 3 and len(mem.search()) == 3  # every memory readable
     with pytest.raises(ValidationError, match="path"):
         mem.import_export(tmp_path / "missing.jsonl")
 

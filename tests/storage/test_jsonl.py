@@ -319,6 +319,25 @@ def test_a_complete_last_line_without_newline_is_kept_and_not_glued_to(folder: P
     assert not (folder / "quarantine").exists()
 
 
+def test_a_date_no_store_can_give_back_quarantines_its_line(folder: Path) -> None:
+    """ "Never" typed as 9999-12-31T23:59:59.999999Z rounds to the year 10000 in epoch
+    seconds: the line loaded, and every open, search or delete then failed with a traceback."""
+    line = {
+        "id": "never",
+        "content": "typed by hand",
+        "created_at": "2025-01-01T00:00:00Z",
+        "last_used": "9999-12-31T23:59:59.999999Z",
+    }
+    kept = {**line, "id": "kept", "last_used": "2025-01-02T00:00:00Z"}
+    JSONLStore(folder).close()
+    (folder / "memories.jsonl").write_text(json.dumps(line) + "\n" + json.dumps(kept) + "\n")
+    store = JSONLStore(folder)
+    assert [m.id for m in store.get_many(["never", "kept"])] == ["kept"]
+    store.close()
+    (bad,) = (folder / "quarantine").iterdir()
+    assert json.loads(bad.read_text())["id"] == "never"
+
+
 def test_a_hand_written_line_without_schedule_gets_one_at_the_next_open(folder: Path) -> None:
     store = JSONLStore(folder)
     store.reschedule_all(_compute(POLICY), "fp")

@@ -17,6 +17,20 @@ def from_epoch(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, tz=UTC)
 
 
+def round_trips(moment: datetime) -> bool:
+    """Whether a store, which keeps epoch seconds, gives `moment` back: 9999-12-31T23:59:59.999999
+    (a common "never") rounds to the year 10000 there, and 0001-01-01T00:30+01:00 is in the year
+    0 in UTC; every read of a memory holding one failed, its delete included."""
+    try:
+        from_epoch(to_epoch(moment))
+    except (ValueError, OverflowError, OSError):
+        return False
+    return True
+
+
+DATE_RANGE = "must be a date from the year 1 to 9999 in UTC"
+
+
 def ensure_aware(moment: datetime, field: str) -> datetime:
     """Naive datetimes are ambiguous; refuse them with the field's name."""
     if moment.tzinfo is None or moment.utcoffset() is None:

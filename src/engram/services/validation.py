@@ -18,7 +18,7 @@ from engram.core.models import (
     Relation,
 )
 from engram.core.text import tag_key
-from engram.core.timeutil import ensure_aware
+from engram.core.timeutil import DATE_RANGE, ensure_aware, round_trips
 from engram.errors import ValidationError
 
 MAX_CONTENT = 50_000
@@ -114,11 +114,16 @@ def moment(value: datetime, field: str) -> datetime:
     if not isinstance(value, datetime):
         raise ValidationError(field, "must be a datetime")
     try:
-        return ensure_aware(value, field)
+        aware = ensure_aware(value, field)
     except ValueError:
         raise ValidationError(
             field, "must be timezone-aware (e.g. 2026-01-31T12:00:00+00:00)"
         ) from None
+    except OverflowError:  # 0001-01-01T00:30+01:00 is in the year 0 in UTC
+        raise ValidationError(field, DATE_RANGE) from None
+    if not round_trips(aware):
+        raise ValidationError(field, DATE_RANGE)
+    return aware
 
 
 def lifetime(created: datetime, last_used: datetime, now: datetime, where: str = "") -> None:
@@ -257,6 +262,12 @@ def record(m: Memory, field: str = "") -> Memory:
         short_text(getattr(m, name), field + name)
     episode(m.episode, field + "episode")
     meta(m.meta, field + "meta")
+    moment(m.created_at, field + "created_at")
+    moment(m.last_used, field + "last_used")
+    if m.promoted_at is not None:
+        moment(m.promoted_at, field + "promoted_at")
+    if m.last_used < m.created_at:  # as a save refuses it; later than now is kept (a clock ahead)
+        raise ValidationError(field + "last_used", "must not be before created_at")
     if m.episode is not None and not m.episode.strip():  # older exports: now no episode
         return m.model_copy(update={"episode": None, "episode_seq": None})
     return m

@@ -22,6 +22,7 @@ from pydantic import ValidationError as PydanticError
 from pydantic_core import from_json
 
 from engram.core.models import ID_PATTERN, Memory, Relation, Schedule
+from engram.core.timeutil import DATE_RANGE, round_trips
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +179,8 @@ def memory_from_object(obj: dict[str, Any]) -> StoredMemory:
         if moment is not None:
             if moment.utcoffset() is None:
                 raise BadLine(f"{name}: must be timezone-aware (e.g. 2026-01-31T12:00:00+00:00)")
+            if not round_trips(moment):
+                raise BadLine(f"{name}: {DATE_RANGE}")
             if moment.utcoffset():
                 times[name] = moment.astimezone(UTC)
     if times:
@@ -226,4 +229,6 @@ def relation_from_object(obj: dict[str, Any]) -> Relation:
         raise BadLine(_reason(exc)) from None
     if rel.created_at.utcoffset() is None:
         raise BadLine("created_at: must be timezone-aware (e.g. 2026-01-31T12:00:00+00:00)")
+    if not round_trips(rel.created_at):
+        raise BadLine(f"created_at: {DATE_RANGE}")
     return rel.model_copy(update={"created_at": rel.created_at.astimezone(UTC)})

@@ -30,7 +30,7 @@ from engram.storage.sqlite.vectors import INDEX_SUFFIXES
 # The vector index's files, named after the database by `engram.storage.sqlite.vectors`.
 COMPANIONS = INDEX_SUFFIXES
 STATE_KEY = "jsonl_snapshot"  # in the index's store_meta: what the snapshot had read
-FORMAT = 1  # bumped when what the index holds for the same lines changes
+FORMAT = 2  # bumped when what the index holds for the same lines changes
 
 
 def restore(store_dir: Path, index_path: Path) -> bool:
