@@ -240,6 +240,21 @@ def test_gc_promotes_candidates_when_auto_promotion_is_on(
         assert (vault / "Engram/keeps-coming-up.md").exists()
 
 
+def test_auto_promotion_promotes_every_candidate_not_the_first_hundred(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    with open_with_vault(tmp_path, clock, auto_promote=True) as (mem, vault):
+        older = START - timedelta(days=5)
+        drafts = [Draft(content=f"fact {i}", created_at=older, last_used=older) for i in range(105)]
+        saved = mem.save_many(drafts)
+        for m in saved:
+            mem.touch(m.id)
+        assert mem.stats().promotion_candidates == 105
+        assert len(mem.gc().promoted) == 105  # the dry run too
+        assert len(mem.gc(dry_run=False).promoted) == 105
+        assert mem.stats().promotion_candidates == 0 and len(files(vault)) == 105
+
+
 def test_the_gc_dry_run_says_what_auto_promotion_will_keep(
     tmp_path: Path, clock: FixedClock
 ) -> None:

@@ -118,7 +118,14 @@ class MaintenanceService:
         return change
 
     def promotion_candidates(self, limit: int = 10) -> list[PromotionCandidate]:
-        limit = check.limit(limit)
+        return self._candidates(check.limit(limit))
+
+    def every_promotion_candidate(self) -> list[PromotionCandidate]:
+        """All of them, for auto-promotion, which promises every candidate (it promoted the
+        first 100 and said nothing of the rest)."""
+        return self._candidates(None)
+
+    def _candidates(self, limit: int | None) -> list[PromotionCandidate]:
         stubs, reasons, scores = self._promotable(self.ctx.now_epoch())
         # usage first, then the strongest
         order = sorted(

@@ -37,7 +37,6 @@ from engram.vault.writer import VaultFiles
 
 log = logging.getLogger(__name__)
 
-MAX_AUTO_PROMOTE = check.MAX_LIMIT
 # The fields of a memory its note shows: a change to any of them rewrites the note.
 MIRRORED = ("content", "tags", "entities", "source", "context", "strength")
 # How often a promotion writes the note again when the memory was edited meanwhile.
@@ -91,7 +90,7 @@ class PromotionService:
         if memory_id is not None:
             targets = [(self._memory(memory_id), "manual")]
         else:
-            found = self.maintenance.promotion_candidates(MAX_AUTO_PROMOTE)
+            found = self.maintenance.every_promotion_candidate()
             targets = [(c.memory, c.reason) for c in found]
         _check_folder(files, self.vault.folder)
         items: list[PromotionItem] = []
