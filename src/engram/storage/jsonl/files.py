@@ -77,6 +77,14 @@ class Chunk:
 _SAMPLE = 4096  # bytes before the read offset compared on every read (see LineFile)
 
 
+def _prefix_digest(fd: int, length: int) -> Any:
+    """The digest of a file's first `length` bytes, as `consumed` holds it for what was read."""
+    consumed = _digest()
+    for start in range(0, length, _READ_BLOCK):
+        consumed.update(_read_all(fd, start, min(_READ_BLOCK, length - start)))
+    return consumed
+
+
 def _digest() -> Any:
     return hashlib.blake2b(digest_size=16)
 
@@ -126,9 +134,7 @@ class LineFile:
             st = os.fstat(fd)
             if st.st_size < offset:
                 return False
-            consumed = _digest()
-            for start in range(0, offset, _READ_BLOCK):
-                consumed.update(_read_all(fd, start, min(_READ_BLOCK, offset - start)))
+            consumed = _prefix_digest(fd, offset)
             sample = _read_all(fd, max(0, offset - _SAMPLE), min(offset, _SAMPLE))
         finally:
             os.close(fd)
@@ -168,6 +174,12 @@ class LineFile:
                 # rewrote it in place: the bytes before our offset are not the ones we read.
                 before = _read_all(fd, self.offset - len(self.sample), len(self.sample))
                 reset = before != self.sample
+            if not reset and st.st_size == self.offset and st.st_mtime_ns != self.mtime_ns:
+                # Written without growing: an editor that saves in place (same inode, same
+                # length) changed a line before the sample. Only the digest of all we read
+                # tells; running clients kept the old text, and their next write undid the edit.
+                digest = _prefix_digest(fd, self.offset).hexdigest()
+                reset = digest != self.consumed.hexdigest()
             if reset:
                 self.forget()
                 self.ino = st.st_ino

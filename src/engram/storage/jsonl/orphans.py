@@ -8,7 +8,7 @@ and compaction rewrites the files from the index: without this, compacting a sto
 torn memory line lost that memory's links and vectors for good, although the memory itself
 can be repaired from `quarantine/`. Kept, they come back with it when the store next reads its
 files whole (as it does when an editor saves memories.jsonl; a line appended to the file is
-read alone, and its links wait for the next whole read).
+read alone, and its links wait for the next whole read, which a compaction begins with).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -100,6 +101,9 @@ def encode_tombstone(ident: str) -> bytes:
     return json.dumps({"id": ident, "_deleted": True}, ensure_ascii=False).encode()
 
 
+_MAYBE_NOT_FINITE = re.compile(rb"NaN|Infinity|[eE][+]?\d{3}")
+
+
 def parse_object(raw: bytes) -> dict[str, Any]:
     """One line's object. A UTF-8 byte order mark before it (what Windows Notepad writes at
     the start of a file it saves) is not part of the JSON: the line was quarantined."""
@@ -109,6 +113,12 @@ def parse_object(raw: bytes) -> dict[str, Any]:
         raise BadLine(f"not valid JSON ({exc})") from None
     if not isinstance(obj, dict):
         raise BadLine("line: must be a JSON object")
+    if _MAYBE_NOT_FINITE.search(raw):  # rare: a word or a long exponent, checked exactly
+        try:
+            json.dumps(obj, allow_nan=False)
+        except ValueError:
+            # Read, such a number made every later write of the line fail (JSON has none).
+            raise BadLine("line: holds a number JSON cannot (NaN, Infinity, 1e999)") from None
     return obj
 
 

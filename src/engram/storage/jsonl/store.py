@@ -4,9 +4,8 @@ A directory holds `memories.jsonl`, `relations.jsonl` and `vectors.jsonl` (one J
 line, see `records` and `vectors`), `meta.json` (format version and the schedule fingerprint),
 `audit.jsonl` (the maintenance pipeline's decisions) and `.lock`.
 
-* The files are the truth. Writes append lines: a changed memory is appended again (the last
-  line for an id wins) and a deletion appends a tombstone. `compact` rewrites the files
-  without the dead lines.
+* The files are the truth. Writes append lines (the last line for an id wins; a deletion is a
+  tombstone); `compact` rewrites the files without the dead lines.
 * Everything is searched through an index: a private SQLite database with the SQLite
   backend's own schema and queries, so full-text ranking, vector search, schedules and
   traversal behave exactly as on SQLite, by construction. It starts from the snapshot the last
@@ -16,8 +15,7 @@ line, see `records` and `vectors`), `meta.json` (format version and the schedule
 * Several processes may share a directory. Every write takes the exclusive directory lock,
   first catches up on the lines other processes appended, then appends and fsyncs before it
   returns: `modify` is an atomic read-modify-write across processes. Reads catch up too (one
-  `stat` per file when nothing changed). A file replaced by another process's compaction is
-  detected by its inode and the index is rebuilt, so nothing is lost.
+  `stat` per file when nothing changed); a file replaced (a compaction) rebuilds the index.
 * A line that cannot be read (a crash mid-write, a hand edit) never makes the store unloadable:
   every good line is loaded, each bad one is reported with its line number and moved, byte for
   byte, to `quarantine/<file>.<timestamp>.bad`.
@@ -371,8 +369,7 @@ class JSONLStore:
         self._bad.clear()
 
     def _retire_vectors(self, ids: Sequence[str]) -> None:
-        """Record in vectors.jsonl that these memories' vectors are gone, so a fresh load never
-        revives them."""
+        """Tombstones in vectors.jsonl: a fresh load never revives these memories' vectors."""
         gone = [encode_tombstone(ident) for ident in ids]
         if gone:
             self._vectors.append(gone)
@@ -420,14 +417,14 @@ class JSONLStore:
             if not victims:
                 return []
             edges = [r.id for r in index.relations(victims)]
-            embedded = list(index.vector_models(victims))
             self._memories.append(encode_tombstone(ident) for ident in victims)
             self._mem.add(len(victims), tombstones=len(victims))
             # The memory tombstones already hide these edges; the relation tombstones record it
             # in relations.jsonl too, so a re-used id never brings them back.
             self._relations.append(encode_tombstone(rid) for rid in edges)
             self._rel.add(len(edges), tombstones=len(edges))
-            self._retire_vectors(embedded)
+            if self._vectors.size():  # every victim's: one the index did not hold (of a text
+                self._retire_vectors(victims)  # edited by hand) was kept as an orphan's
             index.delete(victims)
             self._unscheduled.difference_update(victims)
             return victims
@@ -577,9 +574,12 @@ class JSONLStore:
         """Rewrite the files with only the current line of each live record, atomically
         (temp file, fsync, rename, fsync of the directory), under the exclusive lock after
         catching up, so no other process's write can be lost."""
-        with self._writing() as index:
-            before = self._stats()
-            memories = list(every_memory(self._index))
+        with self._writing():
+            # A whole read first: relation and vector lines are applied when read, so those
+            # of a memory put back from quarantine/ were not in the index, and were dropped.
+            self._reload()
+            index, before = self._index, self._stats()
+            memories = list(every_memory(index))
             ids = [m.id for m in memories]
             schedules = index.schedules(ids)
             self._memories.rewrite(

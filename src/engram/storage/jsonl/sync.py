@@ -94,16 +94,24 @@ def apply_memories(
 
 
 def apply_relations(index: SQLiteStore, records: Sequence[Relation | Tombstone]) -> None:
-    """In file order: runs of additions in one transaction, tombstones as they come."""
-    run: list[Relation] = []
+    """In file order: runs of additions in one transaction, tombstones as they come. The last
+    line of an id wins, as for memories (an edit appended by hand was ignored, and compaction
+    then dropped it)."""
+    run: dict[str, Relation] = {}
+
+    def flush() -> None:
+        index.delete_relations(list(run))
+        index.add_relations(list(run.values()))
+        run.clear()
+
     for record in records:
         if isinstance(record, Tombstone):
-            index.add_relations(run)
-            run = []
+            flush()
             index.delete_relations([record.id])
         else:
-            run.append(record)
-    index.add_relations(run)
+            run.pop(record.id, None)
+            run[record.id] = record
+    flush()
 
 
 def apply_vectors(

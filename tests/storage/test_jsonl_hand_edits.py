@@ -1,0 +1,140 @@
+"""The JSONL files edited by hand, or put together by hand, while clients have the store open:
+what the files say after an edit is what every client reads, and compaction keeps it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tests.storage.test_jsonl import T0, lines, mem, put
+
+from engram.core.models import Relation
+from engram.storage.jsonl import JSONLStore
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return tmp_path / "store"
+
+
+def edge(ident: str, strength: float, **metadata: object) -> Relation:
+    return Relation(
+        id=ident,
+        from_id="a",
+        to_id="b",
+        type="related",
+        strength=strength,
+        metadata=metadata,
+        created_at=T0,
+    )
+
+
+def test_a_memory_put_back_from_quarantine_by_appending_keeps_its_links(folder: Path) -> None:
+    """Appended back, the memory's line is read alone: its relation and vector lines, read
+    before it, were not in the index, and compaction (which wrote the files from the index)
+    deleted them for good."""
+    store = JSONLStore(folder, vector_model=("m", 4))
+    put(store, mem("a"), mem("b"))
+    store.add_relation(edge("ab", 0.9))
+    store.put_vectors([(i, np.full(4, 0.5, dtype=np.float32)) for i in "ab"], "m")
+    store.close()
+    path = folder / "memories.jsonl"
+    good_a, rest = path.read_bytes().split(b"\n", 1)
+    path.write_bytes(b'{"id": "a", "content": "torn\n' + rest)
+    JSONLStore(folder, vector_model=("m", 4)).close()  # "a" goes to quarantine/
+    with path.open("ab") as f:  # the user appends it back: `cat fixed.jsonl >> memories.jsonl`
+        f.write(good_a + b"\n")
+    repaired = JSONLStore(folder, vector_model=("m", 4))
+    repaired.compact()
+    assert [r.id for r in repaired.relations(["a"])] == ["ab"]
+    assert repaired.vector_counts() == {"m": 2}
+    repaired.close()
+    assert [x["id"] for x in lines(folder / "relations.jsonl")] == ["ab"]
+    assert sorted(str(x["id"]) for x in lines(folder / "vectors.jsonl")) == ["a", "b"]
+
+
+def test_an_edit_in_place_of_the_same_length_reaches_open_clients(folder: Path) -> None:
+    """An editor that saves in place (same file, same length) changed a line before the last
+    bytes a client compares: the client kept the old text, and its next write undid the edit."""
+    writer = JSONLStore(folder)
+    put(writer, *(mem(f"m{i}", f"memory number {i} about the garden") for i in range(20)))
+    reader = JSONLStore(folder)
+    assert reader.get_many(["m0"])[0].content == "memory number 0 about the garden"
+    path = folder / "memories.jsonl"
+    with path.open("r+b") as f:  # same inode, same size: only the first line differs
+        data = f.read()
+        f.seek(0)
+        f.write(data.replace(b"memory number 0 about", b"MEMORY NUMBER 0 ABOUT", 1))
+    assert reader.get_many(["m0"])[0].content == "MEMORY NUMBER 0 ABOUT the garden"
+    writer.close()
+    reader.close()
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new"),
+    [
+        ("memories.jsonl", '"meta": {}', '"meta": {"score": 1e999}'),
+        ("memories.jsonl", '"meta": {}', '"meta": {"score": NaN}'),
+        ("relations.jsonl", '"metadata": {}', '"metadata": {"w": -Infinity}'),
+    ],
+)
+def test_a_number_json_cannot_hold_is_quarantined_not_read(
+    folder: Path, file: str, old: str, new: str
+) -> None:
+    """Read as infinity or NaN, such a number made every later write of its line fail with a
+    ValueError (a compaction, a touch of the memory): the line is quarantined when read."""
+    store = JSONLStore(folder)
+    put(store, mem("a"), mem("b"))
+    store.add_relation(edge("ab", 0.5))
+    store.close()
+    path = folder / file
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    reopened = JSONLStore(folder)
+    reopened.compact()  # raised ValueError: Out of range float values are not JSON compliant
+    reopened.close()
+    (bad,) = (folder / "quarantine").iterdir()
+    assert bad.name.startswith(file)
+    assert "1e999" not in (folder / file).read_text() and "NaN" not in path.read_text()
+
+
+def test_the_last_line_of_a_relation_wins_as_for_memories(folder: Path) -> None:
+    """A relation appended again with a new strength (an edit, or two files merged in git)
+    was ignored, the first line standing, and compaction dropped the later one."""
+    store = JSONLStore(folder)
+    put(store, mem("a"), mem("b"))
+    store.add_relation(edge("ab", 0.9))
+    store.close()
+    with (folder / "relations.jsonl").open("a") as f:
+        f.write(edge("ab", 0.2, note="weak").model_dump_json() + "\n")
+    reopened = JSONLStore(folder)
+    (found,) = reopened.relations(["a"])
+    assert (found.strength, found.metadata) == (0.2, {"note": "weak"})
+    reopened.compact()
+    reopened.close()
+    assert [(x["strength"], x["metadata"]) for x in lines(folder / "relations.jsonl")] == [
+        (0.2, {"note": "weak"})
+    ]
+
+
+def test_a_deleted_memorys_unattached_vector_is_retired(folder: Path) -> None:
+    """A memory's text edited by hand detaches its vector (it describes the old text); deleting
+    the memory then left that vector line live, and every compaction kept it as an orphan's."""
+    store = JSONLStore(folder, vector_model=("m", 4))
+    put(store, mem("a", "the original text"), mem("b"))
+    store.put_vectors([(i, np.full(4, 0.5, dtype=np.float32)) for i in "ab"], "m")
+    store.close()
+    path = folder / "memories.jsonl"
+    first, rest = path.read_text().split("\n", 1)
+    edited = {**json.loads(first), "content": "the corrected text"}
+    path.write_text(json.dumps(edited) + "\n" + rest)
+    reopened = JSONLStore(folder, vector_model=("m", 4))
+    assert reopened.vector_counts() == {"m": 1}  # "a"'s vector is of its old text
+    reopened.delete(["a", "b"])
+    reopened.compact()
+    assert [(f.lines, f.live) for f in reopened.stats().files][2] == (0, 0)
+    reopened.close()
+    assert (folder / "vectors.jsonl").read_text() == ""
