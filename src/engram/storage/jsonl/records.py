@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -113,13 +114,21 @@ def parse_object(raw: bytes) -> dict[str, Any]:
         raise BadLine(f"not valid JSON ({exc})") from None
     if not isinstance(obj, dict):
         raise BadLine("line: must be a JSON object")
-    if _MAYBE_NOT_FINITE.search(raw):  # rare: a word or a long exponent, checked exactly
-        try:
-            json.dumps(obj, allow_nan=False)
-        except ValueError:
-            # Read, such a number made every later write of the line fail (JSON has none).
-            raise BadLine("line: holds a number JSON cannot (NaN, Infinity, 1e999)") from None
+    # Read, such a number made every later write of the line fail (JSON has none). The bytes
+    # tell cheaply when a line may hold one; the values tell exactly.
+    if _MAYBE_NOT_FINITE.search(raw) and not _finite(obj):
+        raise BadLine("line: holds a number JSON cannot (NaN, Infinity, 1e999)")
     return obj
+
+
+def _finite(value: object) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    return True
 
 
 def tombstone_of(obj: dict[str, Any]) -> Tombstone | None:
