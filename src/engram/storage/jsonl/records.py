@@ -15,7 +15,7 @@ import hashlib
 import json
 import logging
 import math
-import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -102,32 +102,35 @@ def encode_tombstone(ident: str) -> bytes:
     return json.dumps({"id": ident, "_deleted": True}, ensure_ascii=False).encode()
 
 
-_MAYBE_NOT_FINITE = re.compile(rb"NaN|Infinity|[eE][+]?\d{3}")
-
-
 def parse_object(raw: bytes) -> dict[str, Any]:
     """One line's object. A UTF-8 byte order mark before it (what Windows Notepad writes at
     the start of a file it saves) is not part of the JSON: the line was quarantined."""
     try:
-        obj = from_json(raw.removeprefix(b"\xef\xbb\xbf"))
+        # NaN and Infinity are no JSON: read, they made every later write of the line fail.
+        obj = from_json(raw.removeprefix(b"\xef\xbb\xbf"), allow_inf_nan=False)
     except ValueError as exc:
         raise BadLine(f"not valid JSON ({exc})") from None
     if not isinstance(obj, dict):
         raise BadLine("line: must be a JSON object")
-    # Read, such a number made every later write of the line fail (JSON has none). The bytes
-    # tell cheaply when a line may hold one; the values tell exactly.
-    if _MAYBE_NOT_FINITE.search(raw) and not _finite(obj):
-        raise BadLine("line: holds a number JSON cannot (NaN, Infinity, 1e999)")
+    # Nor is a number too large for a float (1e999, read as infinity): a line's own numbers
+    # and those of its free-form parts (meta, metadata, _schedule); tags and text hold none.
+    if not _finite(obj.values()):
+        raise BadLine("line: holds a number too large for JSON (such as 1e999)")
     return obj
 
 
-def _finite(value: object) -> bool:
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, dict):
-        return all(_finite(v) for v in value.values())
-    if isinstance(value, list):
-        return all(_finite(v) for v in value)
+def _finite(values: Iterable[object]) -> bool:
+    """No infinite float among `values`, nested ones included (a plain loop: it runs for every
+    line a store loads)."""
+    for value in values:
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                return False
+        elif isinstance(value, dict):
+            if not _finite(value.values()):
+                return False
+        elif isinstance(value, list) and not _finite(value):
+            return False
     return True
 
 
