@@ -76,6 +76,21 @@ def test_save_in_an_episode_lets_search_reach_the_next_turn(db: Path) -> None:
     assert "episode" in ok(run(db, "save", "--help")).stdout
 
 
+def test_save_says_which_memory_it_nearly_repeats_and_why_its_strength(db: Path) -> None:
+    """The MCP tool and the Python API report both; the CLI printed only the new id."""
+    first = save(db, "The user likes dark mode in every editor")
+    said = ok(
+        run(
+            db,
+            "save",
+            "Important: the user likes dark mode in every editor they use",
+            ENGRAM_SAVE_SIMILAR_THRESHOLD="0.5",
+        )
+    ).stdout
+    assert f"nearly repeats {first} (similarity 0." in said
+    assert "strength 1.3: important ('Important', +0.3)" in said
+
+
 def test_save_then_search_finds_it_as_table_and_json(db: Path) -> None:
     result = ok(run(db, "save", "Prefers dark mode in every editor", "--tag", "ui"))
     assert result.stdout.startswith("Saved ")
@@ -283,7 +298,9 @@ def test_gc_dry_run_lists_then_apply_deletes(db: Path, api: Engram, now: datetim
 
     dry = ok(run(db, "gc"))
     assert "Dry run: 1 memory would be deleted" in dry.stdout
-    assert old.id in dry.stdout and "Forgotten trivia" in dry.stdout
+    # a short id, as in every table (a whole one ran the table past 80 columns)
+    assert old.id[:8] in dry.stdout and old.id not in dry.stdout
+    assert "Forgotten trivia" in dry.stdout
     assert api.stats().total == 2
 
     applied = run_json(db, "gc", "--apply")

@@ -102,7 +102,22 @@ def save(
         if result.duplicate_of is None
         else f"Already saved as {memory.id}: {result.action} it"
     )
-    output(state, memory, lambda c: say(c, said))
+    # What the MCP tool and the Python API report as well: near-copies in other words (only
+    # the id was printed, so the CLI never said a save repeated a stored memory).
+    notes = [
+        f"  nearly repeats {s.id} (similarity {s.similarity:.2f}): {s.content}"
+        for s in result.similar
+    ]
+    enriched = result.enrichment
+    if enriched is not None and enriched.why:
+        notes.append(f"  strength {enriched.strength:g}: {'; '.join(enriched.why)}")
+
+    def show(console: Console) -> None:
+        say(console, said)
+        for note in notes:
+            console.print(plain(note))
+
+    output(state, memory, show)
 
 
 @click.command()
