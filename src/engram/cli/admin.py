@@ -101,10 +101,11 @@ def render_gc(
             table.add_column("score", justify="right")
             table.add_column("last used")
             table.add_column("content")
+            short = short_ids(result.memory_ids)
             for ident in result.memory_ids:
                 m = memories.get(ident)
                 table.add_row(
-                    ident,
+                    short[ident],
                     fmt_score(scores[ident]) if ident in scores else "",
                     m.last_used.date().isoformat() if m else "",
                     preview(m.content) if m else "",

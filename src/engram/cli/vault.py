@@ -24,6 +24,7 @@ from engram.cli.common import (
     progress_bar,
     resolve,
     say,
+    short_ids,
 )
 from engram.services.backup import BackupResult
 from engram.services.ltm import IndexReport, NoteList, NoteView, VaultStatus
@@ -63,9 +64,10 @@ def render_promotion(out: Console, result: PromotionResult) -> None:
     table.add_column("reason")
     table.add_column("score", justify="right")
     table.add_column("note", overflow="fold")
+    short = short_ids([item.memory_id for item in result.items])
     for item in result.items:
         table.add_row(
-            item.memory_id,
+            short[item.memory_id],
             item.action.replace("_", " "),
             item.reason or "",
             fmt_score(item.score),
@@ -130,10 +132,10 @@ def render_list(out: Console, found: NoteList) -> None:
     table.add_column("title")
     table.add_column("tags")
     table.add_column("memory", no_wrap=True)
+    short = short_ids([n.engram_id for n in found.notes if n.engram_id])
     for note in found.notes:
-        table.add_row(
-            plain(note.path), plain(note.title), fmt_tags(note.tags), note.engram_id or ""
-        )
+        ident = short[note.engram_id] if note.engram_id else ""
+        table.add_row(plain(note.path), plain(note.title), fmt_tags(note.tags), ident)
     out.print(table)
 
 
