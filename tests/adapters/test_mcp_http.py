@@ -340,13 +340,13 @@ def test_a_port_in_use_is_named_and_no_server_is_announced(
 
 
 def test_a_host_that_is_not_this_machines_is_named(tmp_path: Path) -> None:
-    from engram.mcp.http import listening_socket
+    from engram.mcp.http import bound_socket
 
     with pytest.raises(ConfigError, match=r"--host nosuch\.invalid: not an address"):
-        listening_socket("nosuch.invalid", free_port())
+        bound_socket("nosuch.invalid", free_port())
     with pytest.raises(ConfigError, match=r"--host 192\.0\.2\.1: not an address of this"):
-        listening_socket("192.0.2.1", free_port())  # TEST-NET-1: never a local address
-    with listening_socket("::1", 0) as six:  # the IPv6 loopback, in or out of brackets
+        bound_socket("192.0.2.1", free_port())  # TEST-NET-1: never a local address
+    with bound_socket("::1", 0) as six:  # the IPv6 loopback, in or out of brackets
         assert six.family == socket.AF_INET6
-    with listening_socket("[::1]", 0) as six:
+    with bound_socket("[::1]", 0) as six:
         assert six.getsockname()[0] == "::1"

@@ -106,19 +106,27 @@ def _check_token_file(path: Path, token: str) -> None:
         path.chmod(0o600)
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
-    """The server's socket, bound and listening before anything announces where it listens: a
-    port held by another program used to be announced as Engram's, followed by the web
-    server's own bind error. A host or port that cannot be used is named as the option."""
+def bound_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before anything announces where it listens (a port held by
+    another program was announced as Engram's, then the web server's bind error followed); a
+    host or port that cannot be used is named as the option. It listens only once the server
+    serves: a client that connects earlier is refused, not left waiting on a server still
+    starting."""
     address = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     try:
         family, *_, where = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)[0]
     except (socket.gaierror, UnicodeError) as exc:
         reason = exc.strerror if isinstance(exc, socket.gaierror) else "not a host name"
         raise ConfigError(f"--host {host}: not an address this machine knows ({reason})") from None
+    sock = socket.socket(family, socket.SOCK_STREAM)
     try:
-        return socket.create_server(where[:2], family=family, backlog=2048)
+        if os.name == "posix":  # as every web server: a restart may reuse a port in TIME_WAIT
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(where)
     except OSError as exc:
+        sock.close()
         reason = os.strerror(exc.errno) if exc.errno else str(exc)
         if exc.errno == errno.EADDRNOTAVAIL:
             raise ConfigError(f"--host {host}: not an address of this machine ({reason})") from None
@@ -126,6 +134,7 @@ def listening_socket(host: str, port: int) -> socket.socket:
         raise ConfigError(
             f"--port {port}: cannot listen on {url_host(host)}:{port} ({hint}); choose another port"
         ) from None
+    return sock
 
 
 def url_host(host: str) -> str:

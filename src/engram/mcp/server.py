@@ -251,7 +251,7 @@ def serve(
 def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8765) -> None:
     """Run the server over streamable HTTP at http://HOST:PORT/mcp, every request checked
     for the bearer token (engram.mcp.http); until Ctrl-C."""
-    from engram.mcp.http import LOOPBACK, BearerToken, listening_socket, token_for, url_host
+    from engram.mcp.http import LOOPBACK, BearerToken, bound_socket, token_for, url_host
     from engram.web.dashboard import dashboard
     from engram.web.routing import with_dashboard
 
@@ -259,7 +259,7 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     configure_logging(settings.log_level)
     logging.getLogger("engram").propagate = False
     token, source = token_for(settings)
-    listener = listening_socket(host, port)
+    listener = bound_socket(host, port)
     server = build_server(settings)
     mcp_app = BearerToken(server.streamable_http_app(host=host), token)
     app = with_dashboard(dashboard(server.runtime.app, token), mcp_app)
@@ -283,8 +283,8 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
 
 
 def _run_web(app: Any, listener: socket.socket) -> None:
-    """Serve `app` on a socket bound already (`engram.mcp.http.listening_socket`) until
-    Ctrl-C; uvicorn's graceful stop lets requests in progress finish and answer."""
+    """Serve `app` on a socket bound already (`engram.mcp.http.bound_socket`), which uvicorn
+    makes listen, until Ctrl-C; its graceful stop lets requests in progress finish and answer."""
     import uvicorn
 
     with listener, contextlib.suppress(KeyboardInterrupt):  # re-raised by uvicorn once stopped
@@ -307,7 +307,7 @@ def _stop(signum: int, _frame: object) -> None:
 
 def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8766) -> None:
     """`engram ui`: the dashboard alone at http://HOST:PORT/ui, signed in with the HTTP token."""
-    from engram.mcp.http import LOOPBACK, listening_socket, token_for, url_host
+    from engram.mcp.http import LOOPBACK, bound_socket, token_for, url_host
     from engram.web.dashboard import dashboard
     from engram.web.routing import to_dashboard, with_dashboard
 
@@ -315,7 +315,7 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
     configure_logging(settings.log_level)
     logging.getLogger("engram").propagate = False
     token, source = token_for(settings)
-    listener = listening_socket(host, port)
+    listener = bound_socket(host, port)
     runtime = EngramRuntime(settings)
     app = with_dashboard(dashboard(runtime.app, token), to_dashboard)
     log.warning(
