@@ -45,7 +45,7 @@ class PostgresGraph:
             present = {
                 row[0]
                 for row in conn.execute(
-                    "SELECT id FROM memories WHERE id = ANY(%s::text[]) FOR SHARE",
+                    "SELECT id FROM memories WHERE id = ANY(%s::text[]) ORDER BY id FOR SHARE",
                     ([relation.from_id, relation.to_id],),
                 )
             }

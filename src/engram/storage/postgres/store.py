@@ -64,6 +64,7 @@ log = logging.getLogger(__name__)
 
 _RESCHEDULE_BATCH = 50_000
 VECTOR_DIMENSIONS = 384  # the `embed vector(384)` column
+_INSERT_LOCK = 0x656E6772616D01  # advisory lock serialising inserts ("engram", 1)
 _BULK = 1_000  # inserts of at least this many rows may refresh the planner's statistics
 _STALE = 0.2  # ... when more than this fraction of the table changed since the last ANALYZE
 
@@ -209,6 +210,9 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         )
         rows = [(*memory_row(m), *schedule_values(s)) for m, s in items]
         with self._write() as conn, conn.cursor() as cur:  # a taken id: a StoreError (_conn)
+            # One insert at a time, as on SQLite: else an import committing after a later save
+            # (its seq drawn at insert) had rows below that save's, and paging by seq skipped them.
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (_INSERT_LOCK,))
             cur.executemany(query, rows)
         if len(rows) >= _BULK:
             self._refresh_statistics()
@@ -261,10 +265,12 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         guard = "" if due_before is None else " AND forget_at IS NOT NULL AND forget_at < %s"
         params: list[Any] = [list(ids)] + ([] if due_before is None else [due_before])
         with self._write() as conn:
+            # Rows locked in id order, as `modify` does (in a bitmap scan's, a touch deadlocked).
             removed = {
                 row[0]
                 for row in conn.execute(
-                    f"DELETE FROM memories WHERE id = ANY(%s::text[]){guard} RETURNING id",
+                    "DELETE FROM memories WHERE id IN (SELECT id FROM memories WHERE "
+                    f"id = ANY(%s::text[]) ORDER BY id FOR UPDATE){guard} RETURNING id",
                     params,
                 ).fetchall()
             }
@@ -348,7 +354,8 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         arrays = ", ".join("%s::float8[]" for _ in SCHEDULE_COLUMNS)
         with self._write() as conn:
             # Writers wait until the new schedules are in; readers carry on.
-            conn.execute("LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE")
+            # EXCLUSIVE: SHARE ROW EXCLUSIVE let in a touch locking its rows, then deadlocked.
+            conn.execute("LOCK TABLE memories IN EXCLUSIVE MODE")
             last = 0
             while True:
                 rows = conn.execute(
@@ -399,6 +406,10 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         # NULL text: no condition (COALESCE keeps the row's own content).
         contents = [None] * len(items) if texts is None else list(texts)
         with self._write() as conn:
+            conn.execute(  # in id order, as `modify` and `delete` lock them (else a deadlock)
+                "SELECT 1 FROM memories WHERE id = ANY(%s::text[]) ORDER BY id FOR UPDATE",
+                ([i for i, _ in items],),
+            )
             stored = [
                 str(row[0])
                 for row in conn.execute(
