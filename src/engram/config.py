@@ -12,6 +12,7 @@ import os
 import re
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import unquote
 
 import platformdirs
 from dotenv import dotenv_values
@@ -344,8 +345,9 @@ _SETTING_NAME = re.compile(
 )
 
 
-# Query parameters of a PostgreSQL URL that carry a secret.
-_SECRET_PARAMS = re.compile(r"(?i)((?:^|&)(?:password|sslpassword)=)[^&#]*")
+# Query parameters of a PostgreSQL URL that carry a secret, by name as libpq reads it
+# (percent-decoded: "pass%77ord" is "password").
+_SECRET_PARAMS = frozenset({"password", "sslpassword"})
 # "scheme://user:" then the password, up to the last "@": found on the raw text, so that a
 # password with an unencoded "#", "/" or "?" (which URL parsing reads as the path or the
 # fragment) is hidden too.
@@ -377,7 +379,8 @@ def redact_secrets(message: str, url: str) -> str:
     userinfo = _user_password(url)
     if userinfo is not None:
         secrets.append(userinfo.group(2))
-    secrets += re.findall(r"(?i)(?:^|[?&])(?:password|sslpassword)=([^&#]*)", url)
+    for value in _secret_values(url):
+        secrets += [value, unquote(value)]
     pieces = {p for s in secrets for p in [s, *re.split(r"[/?#@:&]", s)] if len(p) >= 3}
     for piece in sorted(pieces, key=len, reverse=True):
         message = message.replace(piece, "***")
@@ -390,5 +393,24 @@ def redact_url(url: str) -> str:
     userinfo = _user_password(url)
     if userinfo is not None:
         url = f"{userinfo.group(1)}***@{url[userinfo.end() :]}"
-    head, sep, query = url.partition("?")
-    return head + sep + _SECRET_PARAMS.sub(r"\1***", query) if sep else url
+    head, sep, rest = url.partition("?")
+    if not sep:
+        return url
+    query, mark, fragment = rest.partition("#")
+    params = [
+        f"{key}=***" if eq and _secret_key(key) else param
+        for param in query.split("&")
+        for key, eq, _ in [param.partition("=")]
+    ]
+    return head + sep + "&".join(params) + mark + fragment
+
+
+def _secret_key(key: str) -> bool:
+    return unquote(key).strip().casefold() in _SECRET_PARAMS
+
+
+def _secret_values(url: str) -> list[str]:
+    """The values of the URL's query parameters that carry a secret, as written."""
+    query = url.partition("?")[2].partition("#")[0]
+    pairs = [param.partition("=") for param in query.split("&")]
+    return [value for key, eq, value in pairs if eq and _secret_key(key)]

@@ -409,6 +409,8 @@ def test_config_shows_settings_sources_and_files(tmp_path: Path) -> None:
         # a password in the query string, or with characters URL parsing takes for the path
         ("postgresql://engram@db.example/memory?password=s3cret-pw", "memory?password=***"),
         ("postgresql://engram@db/m?sslmode=require&sslpassword=s3cret-pw", "sslpassword=***"),
+        # libpq decodes a parameter's name: "pass%77ord" is "password" (it was shown whole)
+        ("postgresql://engram@db/m?pass%77ord=s3cret-pw&sslmode=require", "pass%77ord=***&ssl"),
         ("postgresql://engram:s3cret#pw@db.example/memory", "engram:***@db.example/memory"),
         ("postgresql://engram:s3cret/pw@db.example/memory", "engram:***@db.example/memory"),
         ("postgresql://engram:s3cret#x?y@db.example/memory", "engram:***@db.example/memory"),

@@ -79,8 +79,9 @@ def test_read_graph_goes_on_when_the_cursor_memory_is_deleted(
             with pytest.raises(NotFoundError, match="cursor"):
                 other.read_graph(cursor=second.next_cursor, limit=2)
         assert other.read_graph(cursor=ms[0].id, limit=1).memories[0].id == ms[2].id
-        with pytest.raises(ValidationError, match="cursor: must be the next_cursor"):
-            other.read_graph(cursor=ms[0].id + "@x")
+        for place in ("x", "9999999999999999999"):  # not a number; beyond 64 bits (an overflow)
+            with pytest.raises(ValidationError, match="cursor: must be the next_cursor"):
+                other.read_graph(cursor=f"{ms[0].id}@{place}")
 
 
 def test_a_picture_beyond_its_cap_shows_the_memories_still_in_use(

@@ -383,6 +383,7 @@ def test_the_password_never_shows_in_the_location(postgres_url: str) -> None:
     [
         "postgresql://sec:Top%ZZSecret@127.0.0.1:1/e1",
         "postgresql://127.0.0.1:1/nodb?user=sec&password=Top%ZZSecret",
+        "postgresql://127.0.0.1:1/nodb?user=sec&pass%77ord=Top%ZZSecret",
     ],
 )
 def test_the_password_never_shows_in_a_connection_error(url: str) -> None:

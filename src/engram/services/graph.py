@@ -189,6 +189,8 @@ def _cursor(cursor: str | None) -> str | None:
         return None
     ident, mark, position = check.storable(cursor, "cursor").partition(CURSOR_MARK)
     check.memory_id(ident, "cursor")
-    if mark and not (position.isascii() and position.isdigit() and len(position) <= 19):
+    # A place is a 64-bit integer: a larger one overflowed SQLite's parameter (a traceback).
+    digits = position.isascii() and position.isdigit() and len(position) <= 19
+    if mark and not (digits and int(position) < 2**63):
         raise ValidationError("cursor", "must be the next_cursor of a page read_graph returned")
     return cursor
