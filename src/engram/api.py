@@ -15,13 +15,14 @@ from engram.config import load_settings
 from engram.core.models import Direction, Memory, Relation, Status
 from engram.errors import ValidationError
 from engram.services.backup import BackupResult
-from engram.services.consolidation import ClusterResult, ConsolidateResult, UndoResult
 from engram.services.embeddings import EmbeddingStatus, Similar
 from engram.services.ltm import IndexReport, Progress
 from engram.services.memories import Draft
 from engram.services.pipeline import AuditTrail, PipelineResult
 from engram.services.promotion import PromotionResult
 from engram.services.results import (
+    ClusterResult,
+    ConsolidateResult,
     GcResult,
     GraphPage,
     MessageAnalysis,
@@ -34,6 +35,7 @@ from engram.services.results import (
     SearchHit,
     Stats,
     TouchResult,
+    UndoResult,
 )
 from engram.services.storage_maintenance import CompactionReport, StorageReport
 from engram.services.transfer.cortexgraph import ImportReport

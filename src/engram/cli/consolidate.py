@@ -24,8 +24,8 @@ from engram.cli.common import (
 )
 from engram.errors import StoreError
 from engram.services.agents import AGENTS
-from engram.services.consolidation import ClusterResult, ClusterView, ConsolidateResult
 from engram.services.pipeline import AuditTrail, PipelineResult, PipelineService, Progress
+from engram.services.results import ClusterResult, ClusterView, ConsolidateResult
 
 
 @click.group()

@@ -10,8 +10,8 @@ from engram.mcp import hints
 from engram.mcp.params import Count, MemoryId, MemoryIds, OptionalContent
 from engram.mcp.runtime import EngramRuntime
 from engram.services.agents import AgentName
-from engram.services.consolidation import ClusterResult, ConsolidateResult, UndoResult
 from engram.services.pipeline import AUDIT_MAX, AuditTrail, PipelineResult
+from engram.services.results import ClusterResult, ConsolidateResult, UndoResult
 
 Threshold = Annotated[float | None, Field(ge=0, le=1)]
 

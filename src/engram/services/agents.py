@@ -21,11 +21,11 @@ from typing import Any, Literal
 
 from engram.core.merge import version
 from engram.core.models import Memory, Status
-from engram.services.consolidation import ClusterView, ConsolidationService
+from engram.services.consolidation import ConsolidationService
 from engram.services.context import Context
 from engram.services.ltm import LtmService
 from engram.services.maintenance import MaintenanceService
-from engram.services.results import Result
+from engram.services.results import ClusterView, Result
 from engram.storage.protocol import Capability
 
 AgentName = Literal[

@@ -27,7 +27,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +46,13 @@ from engram.core.models import Memory, Relation, Schedule, Status, new_id
 from engram.errors import BusyError, ConfigError, NotFoundError, StoreError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.results import Result
+from engram.services.results import (
+    ClusterResult,
+    ClusterView,
+    ConsolidateResult,
+    MergeDone,
+    UndoResult,
+)
 from engram.storage.protocol import Capability, Filter
 
 log = logging.getLogger(__name__)
@@ -56,54 +62,10 @@ NEIGHBOURS = 10  # each memory's nearest neighbours considered for linking
 MARGIN = 0.02  # how far below the link threshold an approximate similarity is still checked
 SWEEP_LIMIT = 100_000  # merged memories looked at for half-written leftovers
 SWEEP_EVERY = 60.0  # seconds between two such sweeps in one process
-Mode = Literal["preview", "apply"]
 
 
 class ConflictError(StoreError):
     """A memory changed between finding a cluster and applying it."""
-
-
-class ClusterView(Result):
-    """A cluster as the tools show it: members, how alike they are, what to do, and (for the
-    merge and review bands) the memory a merge would produce."""
-
-    id: str
-    member_ids: list[str]
-    cohesion: float
-    action: Literal["merge", "review", "keep"]
-    merged_preview: Memory | None = None
-
-
-class ClusterResult(Result):
-    count: int
-    clusters: list[ClusterView]
-    memories_considered: int
-
-
-class MergeDone(Result):
-    """`path` says who decided: "merge band" (found by auto_detect, near-copies merged by the
-    rules), "approved" (the caller named the cluster or the memories; the rules wrote the
-    text) or "approved with the caller's text" (the caller also wrote the merged text: an
-    assistant merging a review-band cluster in its own words)."""
-
-    cluster_id: str
-    merged: Memory
-    archived_ids: list[str]
-    relations_carried: int
-    path: Literal["merge band", "approved", "approved with the caller's text"] = "approved"
-
-
-class ConsolidateResult(Result):
-    mode: Mode
-    cohesion_threshold: float
-    clusters: list[ClusterView]  # the clusters selected (preview) or applied (apply)
-    merged: list[MergeDone]
-    skipped: dict[str, str]  # cluster id -> why it was not applied
-
-
-class UndoResult(Result):
-    merged_id: str
-    restored_ids: list[str]
 
 
 class ConsolidationService:

@@ -23,13 +23,13 @@ from engram.core.models import AuditEntry, new_id
 from engram.errors import EngramError, NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.agents import AGENTS, RUNS, AgentName, Step, Survey, stamp
-from engram.services.consolidation import ClusterView, ConsolidationService
+from engram.services.consolidation import ConsolidationService
 from engram.services.context import Context
 from engram.services.graph import GraphService
 from engram.services.ltm import LtmService
 from engram.services.maintenance import MaintenanceService
 from engram.services.promotion import PromotionService
-from engram.services.results import Result
+from engram.services.results import ClusterView, Result
 
 AUDIT_MAX = 1_000
 PLAN_MAX_STEPS = 10_000

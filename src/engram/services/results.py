@@ -317,3 +317,49 @@ class RecallAnalysis(Result):
     queries: list[str] = []
     entities: list[str] = []
     window_days: int | None = None
+
+
+# -- consolidation (services.consolidation) -------------------------------------------------------
+
+
+class ClusterView(Result):
+    """A cluster as the tools show it: members, how alike they are, what to do, and (for the
+    merge and review bands) the memory a merge would produce."""
+
+    id: str
+    member_ids: list[str]
+    cohesion: float
+    action: Literal["merge", "review", "keep"]
+    merged_preview: Memory | None = None
+
+
+class ClusterResult(Result):
+    count: int
+    clusters: list[ClusterView]
+    memories_considered: int
+
+
+class MergeDone(Result):
+    """`path` says who decided: "merge band" (found by auto_detect, near-copies merged by the
+    rules), "approved" (the caller named the cluster or the memories; the rules wrote the
+    text) or "approved with the caller's text" (the caller also wrote the merged text: an
+    assistant merging a review-band cluster in its own words)."""
+
+    cluster_id: str
+    merged: Memory
+    archived_ids: list[str]
+    relations_carried: int
+    path: Literal["merge band", "approved", "approved with the caller's text"] = "approved"
+
+
+class ConsolidateResult(Result):
+    mode: Literal["preview", "apply"]
+    cohesion_threshold: float
+    clusters: list[ClusterView]  # the clusters selected (preview) or applied (apply)
+    merged: list[MergeDone]
+    skipped: dict[str, str]  # cluster id -> why it was not applied
+
+
+class UndoResult(Result):
+    merged_id: str
+    restored_ids: list[str]
