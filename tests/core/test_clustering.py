@@ -64,8 +64,13 @@ def memory(ident: str, content: str, **fields: object) -> Memory:
 
 def test_near_exact_statements_are_kept_once_and_distinct_ones_all() -> None:
     assert statement_key("Prefers tea, over coffee!") == statement_key("prefers tea over coffee")
-    merged = merged_content(["Likes tea. Lives in Porto.", "likes tea!\nWorks at night"])
-    assert merged.splitlines() == ["Likes tea. Lives in Porto.", "Works at night"]
+    merged = merged_content(["Likes tea. Lives in Porto.", "likes tea!\nLives in porto"])
+    assert merged.splitlines() == ["Likes tea. Lives in Porto."]  # every statement a repeat
+    # One that adds anything is kept whole: a repeated line may hang on one that is new.
+    lists = ["Alice's allergies:\n- peanuts\n- shellfish", "Alice's son's allergies:\n- peanuts"]
+    assert merged_content(lists).splitlines() == [*lists[0].splitlines(), *lists[1].splitlines()]
+    asked = ["Notifications on weekdays? No", "Notifications on weekends? No"]
+    assert merged_content(asked).splitlines() == asked
 
 
 def test_statements_with_other_numbers_are_different_facts() -> None:
@@ -82,6 +87,9 @@ def test_statements_with_other_numbers_are_different_facts() -> None:
     # Only a point, comma, colon or slash joins two digits into one number: spacing does not.
     assert statement_key("Gate code is 12 34") == statement_key("gate code is 12  34")
     assert statement_key("pages 12-34") == statement_key("pages 12 34")
+    # ... nor does anything join two numbers into one: "1-2 tablets" was a repeat of "12"
+    for a, b in [("Take 1-2 tablets", "Take 12 tablets"), ("Gate 12 34", "Gate 1234")]:
+        assert statement_key(a) != statement_key(b)
 
 
 def test_signs_and_symbols_that_change_a_fact_are_compared() -> None:
@@ -135,6 +143,7 @@ def test_an_original_without_repeats_is_kept_as_written() -> None:
     assert merged.splitlines() == [
         *code.splitlines(),
         "Retry helper is in utils.py",
+        "retry helper:",
         "It is tested.",
     ]
 

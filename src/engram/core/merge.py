@@ -1,12 +1,13 @@
 """How a cluster of memories becomes one: the merge rules of consolidation.
 
-Nothing a person saved may silently disappear, so the merged content keeps every distinct
-statement of the originals, oldest first; a statement repeating one of an earlier original
-exactly or near-exactly (the same letters, digits and symbols in the same order: other case,
-spacing or punctuation, but never another number or sign: "1.5" is not "15", "-5" not "5",
-"A+" not "A-", "$500" not "€500") is left out. An original
-with no such repeat is kept as it was written (its lines, indentation and repeats within it: a
-code snippet stays code). The rest:
+Nothing a person saved may silently disappear, so the merged content keeps the originals,
+oldest first, as they were written (lines, indentation, repeats within one: a code snippet stays
+code), leaving out only an original whose every statement an earlier one made exactly or
+near-exactly (the same letters, digits and symbols in the same order: other case, spacing or
+punctuation, but never another number or sign: "1.5" is not "15", "1-2" not "12", "-5" not
+"5", "A+" not "A-", "$500" not "€500"). Memories alike in meaning that still say different
+things (`disagreement`: "is not", another number, the same words in another order) are no
+near-copies: a person decides. The rest:
 
 - tags and entities: the union, first spelling kept (case-insensitive);
 - created_at: the earliest; last_used: the latest;
@@ -20,6 +21,7 @@ code snippet stays code). The rest:
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -49,13 +51,23 @@ def statement_key(statement: str) -> str:
     and the marks that change what a word or number says — a point, comma, colon or slash
     between two digits, a sign before one, a sign ending a word ("A+" is not "A-", "C#" not
     "C", "5%" not "5"). Currency and mathematical signs are symbols: "$500" is not "€500", nor
-    "load > 5" "load < 5". Unicode compatibility-normalised first: "café" typed as one
+    "load > 5" "load < 5"; two numbers apart are two ("1-2" is not "12"). Unicode
+    compatibility-normalised first: "café" typed as one
     character or as "e" and a combining accent (macOS file names, some keyboards) is the same
     word. A statement with neither (a row of punctuation) is compared by everything but its
     spacing."""
     normal = unicodedata.normalize("NFKC", statement.casefold())
-    key = "".join(ch for i, ch in enumerate(normal) if _meaningful(normal, i))
-    return key or "".join(normal.split())
+    kept: list[str] = []
+    gap = False
+    for i, ch in enumerate(normal):
+        if not _meaningful(normal, i):
+            gap = True
+            continue
+        if gap and ch.isdigit() and kept and kept[-1].isdigit():
+            kept.append(" ")  # two numbers, not one: "1-2 tablets" is not "12 tablets"
+        kept.append(ch)
+        gap = False
+    return "".join(kept) or "".join(normal.split())
 
 
 def _meaningful(text: str, i: int) -> bool:
@@ -85,18 +97,50 @@ def _in_number(text: str, i: int) -> bool:
     return text[i] in SIGNS and not before.isdigit()  # "UTC-1", "-5"; "12-34" is a range
 
 
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+NEGATIONS = frozenset("not no never nor none nothing nobody nowhere neither cannot without".split())
+# Prefixes that turn a word into its opposite ("dislikes", "unhappy"), before at least four
+# letters (so that "unit" is not "un" + "it").
+OPPOSITE_PREFIXES = ("dis", "un")
+
+
+def disagreement(contents: Sequence[str]) -> str | None:
+    """Why memories alike in meaning may still say different things, or None. Near-copies
+    by meaning include opposites ("is allergic" and "is not allergic", "likes" and
+    "dislikes"), other numbers ("1-2 tablets" and "12 tablets", "hunter2" and "hunter3") and
+    the same words in another order ("tea over coffee" and "coffee over tea"): merging them
+    kept both in one memory as if they were one fact, and raised its strength."""
+    words = [_WORD.findall(content.casefold()) for content in contents]
+    if len({any(w in NEGATIONS or w.endswith(("n't", "n’t")) for w in ws) for ws in words}) > 1:
+        return "one says not what another says"
+    vocabulary = [set(ws) for ws in words]
+    every = set().union(*vocabulary)
+    for mine in vocabulary:
+        for word in sorted(mine):
+            for prefix in OPPOSITE_PREFIXES:
+                base = word.removeprefix(prefix)
+                if base != word and len(base) >= 4 and base in every - mine:
+                    return f"'{word}' against '{base}'"
+    if len({tuple(sorted(_NUMBER.findall(content))) for content in contents}) > 1:
+        return "they hold different numbers"
+    if len({tuple(sorted(ws)) for ws in words}) == 1 and len({tuple(ws) for ws in words}) > 1:
+        return "they say the same words in another order"
+    return None
+
+
 def merged_content(contents: Iterable[str]) -> str:
-    """The originals' texts, oldest first, without the statements an earlier one made."""
+    """The originals' texts, oldest first, without those whose every statement an earlier one
+    made. One that adds anything is kept whole: a statement it repeats may hang on one it
+    does not ("- peanuts" under "Alice's daughter's allergies:", "No" after another
+    question), and cutting the repeats left the heading without its list."""
     seen: set[str] = set()
     kept: list[str] = []
     for content in contents:
-        pieces = statements(content)
-        keys = [statement_key(piece) for piece in pieces]
-        if not seen.intersection(keys):
+        keys = {statement_key(piece) for piece in statements(content)}
+        if not keys <= seen:
             kept.append(content.rstrip().lstrip("\r\n"))
-        else:
-            kept += [p for p, k in zip(pieces, keys, strict=True) if k not in seen]
-        seen.update(keys)
+        seen |= keys
     return "\n".join(piece for piece in kept if piece)
 
 

@@ -24,8 +24,9 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
             "Find clusters of active memories that say the same thing (by meaning: linked when "
             "at least `similarity_threshold` similar, default 0.83). Each cluster has its "
             "cohesion (mean similarity) and an action: 'merge' (near-copies, cohesion >= 0.9), "
-            "'review' (related, 0.75-0.9: decide, or write the merged text yourself and use "
-            "update_memory), 'keep' (different enough). Merge and review clusters show the "
+            "'review' (related, 0.75-0.9, or alike but disagreeing: its note says why; decide, "
+            "and to merge in your own words pass merged_content to consolidate_memories), "
+            "'keep' (different enough). Merge and review clusters show the "
             "memory a merge would produce. Changes nothing; pass a cluster's id to "
             "consolidate_memories to merge it."
         ),

@@ -36,6 +36,7 @@ from engram.core.merge import (
     CARRIED,
     MARK,
     MERGED_PREFIX,
+    disagreement,
     is_pending,
     merge,
     merged_id,
@@ -115,7 +116,8 @@ class ConsolidationService:
             versions,
         )
         views = [self._view(c) for c in found_clusters]
-        self._seen = {v.id: v for v in views}
+        if memory_ids is None:  # clusters among named memories are merged by their ids
+            self._seen = {v.id: v for v in views}
         return ClusterResult(count=len(views), clusters=views, memories_considered=considered)
 
     def _model(self) -> str:
@@ -206,17 +208,30 @@ class ConsolidationService:
 
     def _view(self, cluster: Cluster) -> ClusterView:
         preview = None
+        action, note = cluster.action, None
         if cluster.action != "keep":
             members = self.ctx.store.get_many(list(cluster.members))
             if len(members) == len(cluster.members):
                 preview = merge(members, cluster.cohesion, new_id=merged_id(cluster.id))
+                if action == "merge" and (note := self._disagreement(members)) is not None:
+                    action = "review"  # as alike as near-copies, but they disagree
         return ClusterView(
             id=cluster.id,
             member_ids=list(cluster.members),
             cohesion=round(cluster.cohesion, 6),
-            action=cluster.action,
+            action=action,
             merged_preview=preview,
+            note=note,
         )
+
+    def _disagreement(self, members: Sequence[Memory]) -> str | None:
+        ids = {m.id for m in members}
+        if any(
+            r.type == "contradicts" and r.from_id in ids and r.to_id in ids
+            for r in self.ctx.store.relations(sorted(ids))
+        ):
+            return "two of them are related as contradicting each other"
+        return disagreement([m.content for m in members])
 
     # -- merging ------------------------------------------------------------------------------
 
@@ -266,6 +281,8 @@ class ConsolidationService:
                 raise ValidationError("memory_ids", "name at least two different memories")
             chosen = self._explicit(ids)
         elif cluster_ids is not None:
+            if isinstance(cluster_ids, str) or not cluster_ids:  # a string was read by letter
+                raise ValidationError("cluster_ids", "must be a non-empty list of cluster ids")
             wanted = list(dict.fromkeys(cluster_ids))
             # Clusters this process found are checked member by member; a full clustering run
             # is needed only for ids it has not seen.
@@ -280,7 +297,7 @@ class ConsolidationService:
                         f"{sorted(unknown)[0]} is not a cluster now: its memories changed since "
                         "it was found, it was merged already, or it was found at another "
                         "similarity threshold (give that one too), or among named memories "
-                        "(merge those by their ids); look again with cluster_memories",
+                        "(merge those by their ids); look for clusters again",
                     )
         elif check.flag(auto_detect, "auto_detect"):
             found_views = self.clusters(None, similarity_threshold).clusters
@@ -295,9 +312,10 @@ class ConsolidationService:
                 # Related, not near-copies: merging them is a judgement the rules do not make.
                 # The cluster stays for a person (or an assistant) to approve; a preview says
                 # so too, so that it shows what an apply would do.
+                why = view.note or f"review band (cohesion {view.cohesion:.2f})"
                 skipped[view.id] = (
-                    f"review band (cohesion {view.cohesion:.2f}): left for a person to "
-                    "approve by cluster id (cluster_ids) or to merge by memory ids"
+                    f"{why}: left for a person to approve by cluster id (cluster_ids) or to "
+                    "merge by memory ids"
                 )
         if mode == "apply":
             for view in chosen:
@@ -446,8 +464,9 @@ class ConsolidationService:
         return carried, self.ctx.store.modify([*originals, merged.id], swap)
 
     @staticmethod
-    def _applied_mark(view: ClusterView, merged: Memory) -> dict[str, str]:
-        return {"cluster": view.id, "state": "applied", "version": version(merged)}
+    def _applied_mark(view: ClusterView, merged: Memory) -> dict[str, Any]:
+        applied = {"cluster": view.id, "state": "applied", "version": version(merged)}
+        return {**applied, "members": sorted(view.member_ids)}
 
     def _relations(self, merged_id: str, originals: dict[str, Memory]) -> int:
         """`consolidated_from` to each original, and the originals' outside edges copied."""
@@ -539,6 +558,16 @@ class ConsolidationService:
         refusal = undo_refusal(merged, mark, relations, force)
         if refusal is not None:
             raise ValidationError("merged_id", refusal)
+        # An original deleted since (its consolidated_from relation went with it): the merged
+        # memory holds the only copy of what it said, and undoing deleted that too.
+        members = mark.get("members")
+        gone = sorted(set(members) - set(originals)) if isinstance(members, list) else []
+        if gone and not force:
+            raise ValidationError(
+                "merged_id",
+                f"{gone[0]} was deleted since the merge and {ident} holds the only copy of "
+                "what it said: undoing would delete that. Undo with force to do it anyway",
+            )
 
         def restore(m: Memory) -> tuple[Memory, Schedule]:
             status = Status.ARCHIVED if m.id == ident else Status.ACTIVE

@@ -331,6 +331,9 @@ class ClusterView(Result):
     cohesion: float
     action: Literal["merge", "review", "keep"]
     merged_preview: Memory | None = None
+    # Why a cluster as alike as near-copies is left for review: its memories disagree (one
+    # says "not", other numbers, the same words in another order, or a contradicts relation).
+    note: str | None = None
 
 
 class ClusterResult(Result):
