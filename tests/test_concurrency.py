@@ -4,6 +4,7 @@ and every acknowledged save survives kill -9 (SQLite)."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import re
 import signal
@@ -13,6 +14,7 @@ import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -233,3 +235,27 @@ def test_two_clients_saving_the_same_words_at_once_keep_one_memory(
         assert mem.stats().total == rounds
         kept = mem.search("prefers option 7", limit=5)
         assert sorted(kept[0].memory.tags) == ["a", "b"]  # merged: both clients' tags
+
+
+def _search_in_child(path: str, answers: Any) -> None:
+    with Engram.open(path) as mem:
+        answers.put([h.memory.content for h in mem.search("tea", limit=3)])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork exists on POSIX only")
+def test_a_forked_child_searches_with_threads_of_its_own(tmp_path: Path) -> None:
+    """A child forked after the parent had saved and searched inherited the parent's pool of
+    threads without its threads: its first search handed work to it and waited forever."""
+    path = str(tmp_path / "fork.db")
+    with Engram.open(path) as mem:
+        mem.save("Prefers green tea over coffee")
+        assert mem.search("tea")
+        forking = multiprocessing.get_context("fork")
+        answers = forking.Queue()
+        child = forking.Process(target=_search_in_child, args=(path, answers))
+        child.start()
+        child.join(60)
+        if child.is_alive():
+            child.kill()
+        assert child.exitcode == 0
+        assert answers.get(timeout=5) == ["Prefers green tea over coffee"]

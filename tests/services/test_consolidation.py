@@ -4,15 +4,16 @@ paraphrases among unrelated memories are found, merged by the rules, and undone 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 from engram import Engram, FixedClock
-from engram.core.models import Memory, Status
+from engram.core.models import Memory, Relation, Status
 from engram.errors import ConfigError, NotFoundError, ValidationError
-from engram.services.consolidation import ConflictError
+from engram.services.consolidation import ConflictError, ConsolidationService
 
 GROUPS = (
     ("Prefers tea over coffee", "prefers tea over coffee!", "Prefers tea over coffee."),
@@ -321,6 +322,61 @@ def test_memories_related_as_contradicting_are_not_merged_by_the_rules(mem: Engr
     ((cluster),) = done.clusters
     assert cluster.action == "review" and "contradicting" in (cluster.note or "")
     assert done.merged == []
+
+
+def test_a_touch_while_a_merge_is_written_counts_in_the_merged_memory(
+    mem: Engram, store_url: str, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The merged memory added up the originals' uses as first read: a touch by another
+    client before the swap stayed on the archived original (8 touches, 4 counted)."""
+    a, b = mem.save("Kate likes skiing"), mem.save("Kate enjoys skiing")
+    carry = ConsolidationService._relations
+
+    def touched_meanwhile(self: ConsolidationService, *args: Any) -> int:
+        with Engram.open(store_url, clock=clock) as other:  # another client, at this moment
+            other.touch(a.id)
+            other.touch(b.id)
+        return carry(self, *args)
+
+    monkeypatch.setattr(ConsolidationService, "_relations", touched_meanwhile)
+    merged = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0].merged
+    assert merged.use_count == 2 == sum(m.use_count for m in mem.get_many([a.id, b.id]))
+
+
+def test_a_memory_deleted_while_a_merge_is_written_is_no_error(
+    mem: Engram, store_url: str, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A NotFoundError escaped the merge (and stopped an auto-detect run) when another client
+    deleted a memory an original was related to, or an original, at that moment."""
+    a, b = mem.save("Kate likes skiing"), mem.save("Kate enjoys skiing")
+    far, kept = mem.save("the ski club"), mem.save("the chalet")
+    mem.create_relation(a.id, far.id)
+    mem.create_relation(a.id, kept.id)
+    store = mem.app.context.store
+    read = store.relations
+
+    def deleted_meanwhile(ids: Sequence[str]) -> list[Relation]:
+        found = read(ids)
+        with Engram.open(store_url, clock=clock) as other:
+            other.delete([far.id])
+        return found
+
+    monkeypatch.setattr(store, "relations", deleted_meanwhile)
+    done = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0]
+    assert done.relations_carried == 1
+    monkeypatch.undo()
+    c, d = mem.save("Tom likes chess"), mem.save("Tom enjoys chess")
+    carry = ConsolidationService._relations
+
+    def member_deleted(self: ConsolidationService, *args: Any) -> int:
+        with Engram.open(store_url, clock=clock) as other:
+            other.delete([d.id])
+        return carry(self, *args)
+
+    monkeypatch.setattr(ConsolidationService, "_relations", member_deleted)
+    refused = mem.consolidate(mode="apply", memory_ids=[c.id, d.id])
+    assert refused.merged == [] and "not found" in next(iter(refused.skipped.values()))
+    assert mem.get(c.id).status == Status.ACTIVE
 
 
 def test_named_memories_merge_by_their_ids_not_by_a_cluster_id(mem: Engram) -> None:

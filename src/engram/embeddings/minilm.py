@@ -30,6 +30,7 @@ import contextlib
 import functools
 import hashlib
 import logging
+import os
 import threading
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -84,6 +85,17 @@ class _Model:
 
 
 _loading = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    """A lock held by a parent's thread (loading the model) at a fork stays held in the
+    child, which would then wait for the model forever."""
+    global _loading
+    _loading = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _load() -> _Model:

@@ -63,6 +63,8 @@ NEIGHBOURS = 10  # each memory's nearest neighbours considered for linking
 MARGIN = 0.02  # how far below the link threshold an approximate similarity is still checked
 SWEEP_LIMIT = 100_000  # merged memories looked at for half-written leftovers
 SWEEP_EVERY = 60.0  # seconds between two such sweeps in one process
+# What a merged memory adds up from its originals, taken when the merge is written.
+_COUNTERS = ("use_count", "review_count", "cross_domain_count", "last_used", "strength")
 
 
 class ConflictError(StoreError):
@@ -331,8 +333,8 @@ class ConsolidationService:
                         else "approved with the caller's text"
                     )
                     merged.append(done.model_copy(update={"path": path}))
-                except (ConflictError, ValidationError) as exc:
-                    skipped[view.id] = str(exc)
+                except (ConflictError, ValidationError, NotFoundError) as exc:
+                    skipped[view.id] = str(exc)  # NotFound: a member deleted meanwhile
                 except BusyError:
                     skipped[view.id] = "another client is merging in this store now: look again"
         if merged_content is not None:  # the preview shows the text that would be saved
@@ -445,13 +447,16 @@ class ConsolidationService:
         # What undo checks before it deletes the merged memory: that nobody edited it since
         # (and, through the relations a merge marks as its own, related it to anything).
         applied = self._applied_mark(view, merged)
+        locked: list[Memory] = []  # the originals as `modify` holds them (before the merged)
 
         def swap(m: Memory) -> tuple[Memory, Schedule]:
             if m.id == merged.id:
-                meta = {**m.meta, MARK: applied}
-                return self.ctx.scheduled(
-                    m.model_copy(update={"status": Status.ACTIVE, "meta": meta})
-                )
+                # Counted from the rows held now: a touch of an original since it was read
+                # (what the merged memory started from) was lost with the archived original.
+                now = merge(locked, view.cohesion, new_id=merged.id)
+                counts = {name: getattr(now, name) for name in _COUNTERS}
+                update = {"status": Status.ACTIVE, "meta": {**m.meta, MARK: applied}, **counts}
+                return self.ctx.scheduled(m.model_copy(update=update))
             before = originals[m.id]
             if m.status != Status.ACTIVE or (m.content, m.tags, m.entities) != (
                 before.content,
@@ -459,6 +464,7 @@ class ConsolidationService:
                 before.entities,
             ):
                 raise ConflictError(f"memory {m.id} changed since the cluster was found")
+            locked.append(m)
             return self.ctx.scheduled(m.model_copy(update={"status": Status.ARCHIVED}))
 
         return carried, self.ctx.store.modify([*originals, merged.id], swap)
@@ -493,16 +499,11 @@ class ConsolidationService:
             seen.add((source, target, r.type))
             # Beyond the limit with the mark, the merge stops (undone) with the reason.
             metadata = check.meta({**r.metadata, CARRIED: merged_id}, "carried relation metadata")
-            self.ctx.store.add_relation(
-                r.model_copy(
-                    update={
-                        "id": new_id(),
-                        "from_id": source,
-                        "to_id": target,
-                        "metadata": metadata,
-                    }
-                )
-            )
+            update = {"id": new_id(), "from_id": source, "to_id": target, "metadata": metadata}
+            try:
+                self.ctx.store.add_relation(r.model_copy(update=update))
+            except NotFoundError:  # its other end was deleted meanwhile: no edge to carry
+                continue
             carried += 1
         return carried
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -42,6 +43,19 @@ _text_lock = threading.Lock()
 # clients do not queue behind one another.
 _ahead = ThreadPoolExecutor(2, thread_name_prefix="engram-ahead")
 T = TypeVar("T")
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has none of its parent's threads: the inherited pool took its work and
+    never ran it (the child's first search waited forever), and a lock held by a parent's
+    thread at the fork would stay held. The child gets its own."""
+    global _ahead, _text_lock
+    _ahead = ThreadPoolExecutor(2, thread_name_prefix="engram-ahead")
+    _text_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which never forks
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class WarmUp:
