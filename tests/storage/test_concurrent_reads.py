@@ -1,9 +1,9 @@
-"""A vector search runs beside a write in progress: it neither waits for it nor sees it.
+"""Reads run beside a write in progress: they neither wait for it nor see it.
 
 A search looks up meaning on one thread while its text query runs on another
-(`engram.services.search`); on SQLite that works because vector reads have a connection of
-their own (WAL lets readers run beside a writer), on PostgreSQL because each read takes a
-pooled connection. The JSONL store is not here: its index is rebuilt from its files, and its
+(`engram.services.search`), and a server's other clients read while one writes; on SQLite that
+works because reads have connections of their own (WAL lets readers run beside a writer), on
+PostgreSQL because each read takes a pooled connection. The JSONL store is not here: its index is rebuilt from its files, and its
 reads wait for a write to finish (its own contract tests cover that).
 """
 
@@ -61,3 +61,38 @@ def test_a_vector_search_neither_waits_for_a_write_in_progress_nor_sees_it(
         writer.join(WAIT)
     # Committed, the edit retired the vector of the old text.
     assert [s.id for s in store.vector_search(near_a, Filter(), 5)] == ["b"]
+
+
+def test_every_read_runs_beside_a_write_in_progress(concurrent_store: Store) -> None:
+    """On SQLite the other reads shared the writing connection: a read waited for any write
+    in progress in another thread, and with it for another process's lock (a search took
+    3 s while the CLI imported)."""
+    store = concurrent_store
+    put(store, mem("a", "alpha"), mem("b", "beta"))
+    inside, release = threading.Event(), threading.Event()
+
+    def slow_edit(m: Memory) -> tuple[Memory, Schedule]:
+        inside.set()
+        assert release.wait(WAIT)
+        return m.model_copy(update={"content": "alpha, edited"}), Schedule()
+
+    writer = threading.Thread(target=lambda: store.modify(["a"], slow_edit))
+    writer.start()
+    try:
+        assert inside.wait(WAIT)
+        found: list[object] = []
+
+        def read() -> None:
+            found.append([m.content for m in store.get_many(["a", "b"])])
+            found.append([s.id for s in store.text_search(["alpha"], Filter(), 5)])
+            found.append(store.count())
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        reader.join(WAIT)
+        assert not reader.is_alive(), "a read waited for the write"
+        assert found[:2] == [["alpha", "beta"], ["a"]]  # the store as last committed
+    finally:
+        release.set()
+        writer.join(WAIT)
+    assert [m.content for m in store.get_many(["a"])] == ["alpha, edited"]

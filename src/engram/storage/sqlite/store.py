@@ -52,7 +52,7 @@ from engram.storage.rows import (
 from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, SqlReads
 from engram.storage.sqlite.graph import SQLiteGraph
 from engram.storage.sqlite.ltm import SQLiteLtm
-from engram.storage.sqlite.migrations import migrate
+from engram.storage.sqlite.migrations import migrate, register_functions
 from engram.storage.sqlite.sql import chunks, filter_sql, on, rows_in, store_error
 from engram.storage.sqlite.vector_rows import SQLiteVectors
 from engram.storage.sqlite.vectors import INDEX_SUFFIXES, VectorIndex
@@ -111,22 +111,23 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                 f"cannot open SQLite store {self.path}: {store_error(exc, self.path)}"
             ) from exc
         self._lock = threading.RLock()
+        self._writer: int | None = None  # the thread in a write transaction, if any
         self._damaged: StoreError | None = None  # once seen, no more writes from this process
-        # Vector reads go through a connection of their own, so that a search can look up
-        # meaning on one core while its text query runs on the other: WAL lets two readers run
-        # side by side (bench/scale.py --embeddings, docs/performance.md). A store without WAL
-        # (the JSONL store's index), or one without vectors, has the one connection.
+        # Reads go through connections of their own. WAL lets readers run beside a writer,
+        # but a read on the writing connection waited for a write of another thread, and with
+        # it for another process's lock (up to the busy timeout: a search took 3 s while the
+        # CLI imported). Vector reads have one more, so that a search looks up meaning on one
+        # core while its text query runs on the other (bench/scale.py --embeddings). A store
+        # without WAL (the JSONL store's index) has the one connection.
+        self._reader: sqlite3.Connection | None = None
+        self._reader_lock = threading.Lock()
         self._aside: sqlite3.Connection | None = None
         self._aside_lock = threading.Lock()
-        if vector_model is not None and durable and str(path) != ":memory:":
+        if durable and str(path) != ":memory:":
             try:
-                self._aside = sqlite3.connect(
-                    str(self.path),
-                    timeout=busy_timeout,
-                    isolation_level=None,
-                    check_same_thread=False,
-                )
-                self._aside.execute("PRAGMA query_only = ON")
+                self._reader = self._read_connection(busy_timeout)
+                if vector_model is not None:
+                    self._aside = self._read_connection(busy_timeout)
             except sqlite3.DatabaseError as exc:
                 self._conn.close()
                 raise StoreError(
@@ -145,12 +146,21 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
 
     # -- plumbing -----------------------------------------------------------------------------
 
+    def _read_connection(self, busy_timeout: float) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
+        )
+        conn.execute("PRAGMA query_only = ON")
+        register_functions(conn)
+        return conn
+
     def close(self) -> None:
         if self._vectors is not None:
             self._vectors.close()
-        if self._aside is not None:
-            with self._aside_lock:
-                self._aside.close()
+        for conn, lock in ((self._aside, self._aside_lock), (self._reader, self._reader_lock)):
+            if conn is not None:
+                with lock:
+                    conn.close()
         with self._lock:
             self._conn.close()
 
@@ -169,6 +179,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.DatabaseError as exc:
                 raise self._failed(exc) from exc
+            self._writer = threading.get_ident()  # its reads see its own changes
             try:
                 yield self._conn
             except BaseException as exc:
@@ -184,21 +195,27 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                     with suppress(sqlite3.Error):
                         self._conn.execute("ROLLBACK")
                     raise self._failed(exc) from exc
+            finally:
+                self._writer = None
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
-            try:
-                return self._conn.execute(sql, params).fetchall()
-            except sqlite3.DatabaseError as exc:
-                raise self._failed(exc) from exc
+        """A read: on the reading connection, or in the write transaction of this thread."""
+        if self._reader is None or self._writer == threading.get_ident():
+            return self._read(self._conn, self._lock, sql, params)
+        return self._read(self._reader, self._reader_lock, sql, params)
 
     def _vector_query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """A read for vector search: on the connection kept for it, when there is one."""
         if self._aside is None:
             return self._query(sql, params)
-        with self._aside_lock:
+        return self._read(self._aside, self._aside_lock, sql, params)
+
+    def _read(
+        self, conn: sqlite3.Connection, lock: Any, sql: str, params: Sequence[Any]
+    ) -> list[tuple[Any, ...]]:
+        with lock:
             try:
-                return self._aside.execute(sql, params).fetchall()
+                return conn.execute(sql, params).fetchall()
             except sqlite3.DatabaseError as exc:
                 raise self._failed(exc) from exc
 
