@@ -439,6 +439,14 @@ async def test_touch_counts_a_use_and_boost_adds_strength(server: Server) -> Non
     boosted = await server.call("touch_memory", {"memory_id": saved["id"], "boost": True})
     assert boosted["memory"]["use_count"] == 2
     assert boosted["memory"]["strength"] > saved["strength"]
+    # The seed's top-level copies are declared too (computed fields were left out of the
+    # output schema, so a client checking results was told they do not exist).
+    assert (boosted["memory_id"], boosted["use_count"]) == (saved["id"], 2)
+    (tool,) = [t for t in (await server.session.list_tools()).tools if t.name == "touch_memory"]
+    assert tool.output_schema is not None
+    assert set(boosted) == set(tool.output_schema["properties"]) == set(
+        tool.output_schema["required"]
+    )
 
 
 @pytest.mark.anyio

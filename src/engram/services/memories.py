@@ -391,6 +391,9 @@ class MemoryService:
             memory=new,
             old_score=memory_score(policy, old, t),
             new_score=memory_score(policy, new, t),
+            memory_id=new.id,
+            use_count=new.use_count,
+            strength=new.strength,
         )
 
     def observe(

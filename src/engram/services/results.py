@@ -9,7 +9,6 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
-    computed_field,
     model_serializer,
 )
 
@@ -92,22 +91,12 @@ class TouchResult(Result):
     memory: Memory
     old_score: float
     new_score: float
-
     # The seed's touch result has these at the top level; callers written for it read them.
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def memory_id(self) -> str:
-        return self.memory.id
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def use_count(self) -> int:
-        return self.memory.use_count
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def strength(self) -> float:
-        return self.memory.strength
+    # Fields, not computed ones: an MCP tool's output schema lists only fields, and a client
+    # that checks results against it was told they do not exist.
+    memory_id: str
+    use_count: int
+    strength: float
 
 
 class ObserveResult(Result):
