@@ -219,9 +219,23 @@ def test_the_rate_limit_setting_paces_a_real_run(
     with Engram.open(store_url, clock=clock, pipeline_rate_limit=1) as mem:
         for tags in (["work"], ["family"], ["sport"]):
             mem.save(f"Dana Kim note for {tags[0]}", tags=tags)
+        for i in range(9):  # a name on every memory is too common to link by
+            mem.save(f"the weather was mild on day {i}")
         done = mem.run_pipeline(["RelationshipDiscovery"], dry_run=False)
     assert [s.result for s in done.steps] == ["done", "done", "done"]
     assert len(slept) == 2 and all(55 < s <= 60 for s in slept)
+
+
+def test_a_name_on_most_memories_links_nothing(ops: Engram) -> None:
+    """In a young store the user's name is on most memories: every pair of them was proposed
+    as related (95 steps for 21 memories), and the edges then lent each other context."""
+    topics = ["work", "food", "pets", "sport", "travel", "music", "books", "health"]
+    for topic in topics:
+        ops.save(f"Dana talked about {topic} today", tags=[topic])
+    ops.save("Pixel the dog chased a ball", tags=["pets"])
+    ops.save("Pixel sleeps on the sofa", tags=["home"])
+    plan = ops.run_pipeline(["RelationshipDiscovery"])
+    assert [s.why for s in plan.steps] == ["both name pixel from different topics: link them"]
 
 
 def test_a_run_that_plans_nothing_says_there_is_nothing_to_apply(ops: Engram) -> None:

@@ -3,8 +3,9 @@
 A search looks up meaning on one thread while its text query runs on another
 (`engram.services.search`), and a server's other clients read while one writes; on SQLite that
 works because reads have connections of their own (WAL lets readers run beside a writer), on
-PostgreSQL because each read takes a pooled connection. The JSONL store is not here: its index is rebuilt from its files, and its
-reads wait for a write to finish (its own contract tests cover that).
+PostgreSQL because each read takes a pooled connection. The JSONL store is not here: its index
+is rebuilt from its files, and its reads wait for a write to finish (its own contract tests
+cover that).
 """
 
 from __future__ import annotations

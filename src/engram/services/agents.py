@@ -45,6 +45,9 @@ AT_RISK_LIMIT = 50  # memories reported per run
 PROMOTE_LIMIT = 50
 RELATE_LIMIT = 100  # new relations proposed per run
 ENTITY_GROUP_MAX = 20  # an entity named by more memories than this is too common to link by
+# ... or by more than this share of the active memories: in a young store the user's own name
+# is on most memories, and every pair of them was proposed as "related" (95 of 21 memories).
+ENTITY_GROUP_SHARE = 0.25
 PAGE = 2_000
 
 
@@ -175,19 +178,22 @@ def relationship_discovery(s: Survey) -> list[Step]:
     """Pairs of active memories naming a shared entity, from different domains, not linked."""
     by_entity: dict[str, list[Memory]] = defaultdict(list)
     after: str | None = None
+    active = 0
     while True:
         page = s.ctx.store.page(after, PAGE)
         if not page:
             break
         for m in page:
             if m.status == Status.ACTIVE:
+                active += 1
                 for name in {e.casefold() for e in m.entities}:
                     by_entity[name].append(m)
         after = page[-1].id
     threshold = s.ctx.settings.cross_domain_threshold
+    most = min(ENTITY_GROUP_MAX, max(2, int(ENTITY_GROUP_SHARE * active)))
     pairs: dict[tuple[str, str], tuple[Memory, Memory]] = {}
     for group in by_entity.values():
-        if 2 <= len(group) <= ENTITY_GROUP_MAX:
+        if 2 <= len(group) <= most:
             for a, b in combinations(sorted(group, key=lambda m: m.id), 2):
                 if _jaccard(a.tags, b.tags) < threshold:
                     pairs[(a.id, b.id)] = (a, b)
