@@ -444,8 +444,8 @@ async def test_touch_counts_a_use_and_boost_adds_strength(server: Server) -> Non
     assert (boosted["memory_id"], boosted["use_count"]) == (saved["id"], 2)
     (tool,) = [t for t in (await server.session.list_tools()).tools if t.name == "touch_memory"]
     assert tool.output_schema is not None
-    assert set(boosted) == set(tool.output_schema["properties"]) == set(
-        tool.output_schema["required"]
+    assert (
+        set(boosted) == set(tool.output_schema["properties"]) == set(tool.output_schema["required"])
     )
 
 
