@@ -114,6 +114,30 @@ def test_flags_verbs_and_counts_are_no_names(text: str, names: list[str]) -> Non
     assert extract_entities(text) == names
 
 
+@pytest.mark.parametrize(
+    ("message", "intent", "tag"),
+    [
+        ("Don't ever use semicolons in my JavaScript.", "save", "instruction"),
+        ("Do not use semicolons.", "save", "instruction"),
+        ("Please don't suggest restaurants with peanuts.", "save", "instruction"),
+        ("My new manager is Tom Becker.", "save", "personal"),
+        ("I'm not allergic to peanuts anymore.", "save", "personal"),
+        ("Don't worry about it", "none", None),
+        ("Don't send it yet", "none", None),
+        ("Don't save this: my SSN is 123-45-6789", "none", None),
+    ],
+)
+def test_instructions_in_the_negative_and_corrections_are_saved(
+    message: str, intent: str, tag: str | None
+) -> None:
+    """Only "never …" at a message's start was an instruction, and "my manager is" a fact:
+    "don't use …", "my new manager is …" and a correction ("I'm not allergic … anymore")
+    were none, so an assistant was not prompted to keep them."""
+    found = classify(message)
+    assert found.intent == intent
+    assert (tag in found.tags) if tag else found.tags == ()
+
+
 def test_each_decision_names_its_phrase() -> None:
     found = classify("Remember: I prefer TypeScript over JavaScript")
     assert (found.intent, found.phrase) == ("save", "Remember")

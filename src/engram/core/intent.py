@@ -61,8 +61,9 @@ _SAID = (
 # my dog?"): one list for every rule that reads a message's start.
 _OPENERS = r"^\W*(?:(?:please|also|ok|okay|and|oh|but|hey|hi|btw|by the way|just|so)\W+)*"
 _MY_THING = (
-    r"\bmy (?:name|wife|husband|partner|daughter|son|kids?|children|manager|boss|birthday|"
-    r"email|phone|address|job|title|team|cat|dog)\b"
+    # one word may stand between: "my new manager", "my older son", "my work email"
+    r"\bmy (?:\w+ )?(?:name|wife|husband|partner|daughter|son|kids?|children|manager|boss|"
+    r"birthday|email|phone|address|job|title|team|cat|dog)\b"
 )
 _TOPIC = r"(?:budget|limit|deadline|repo|standup|meeting)\b"
 
@@ -176,6 +177,15 @@ RULES: tuple[Rule, ...] = (
         0.85,
         "instruction",
     ),
+    # "Don't use semicolons in my code": a standing instruction, as "never use" is; only verbs
+    # of how to do the work ("don't send it yet" is about now, "don't worry" about nothing).
+    _rule(
+        "save",
+        r"^\W*(?:please )?(?:don'?t|do not)(?: ever)? (?:use|add|write|put|suggest|recommend|"
+        r"include|mention|format|call me|ask me)\b",
+        0.85,
+        "instruction",
+    ),
     _rule("save", r"\b(?:important|critical|crucial|essential)\b", 0.8),
     _rule(
         "save",
@@ -200,7 +210,9 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "save",
-        r"\bi(?:'m| am) (?:allergic|vegetarian|vegan|a |an |learning|based|on |from )|"
+        # "not" and "no longer" too: a correction of a stored fact is worth saving
+        r"\bi(?:'m| am) (?:(?:not|no longer) (?:allergic|vegetarian|vegan)|allergic|vegetarian|"
+        r"vegan|a |an |learning|based|on |from )|"
         r"\bi (?:work|live|moved|use|started|don'?t eat|never drink)\b|\bcall me\b",
         0.8,
         "personal",
