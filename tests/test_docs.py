@@ -65,11 +65,6 @@ def test_readme_links_resolve() -> None:
         assert (DOCS / name).exists(), name
 
 
-# Result fields computed from others (the seed's top-level copies): in every result, but not in
-# the published output schema, which describes what a client must send back, not what it gets.
-COMPUTED = {"touch_memory": {"memory_id", "use_count", "strength"}}
-
-
 def documented_keys(shape: str) -> set[str]:
     """The top-level keys of a result shape as docs/tools.md writes them: `{"a", "b": [...]}`."""
     keys, depth, previous = set(), 0, ""
@@ -100,7 +95,7 @@ def test_every_documented_result_shape_matches_the_tools_output_schema() -> None
             continue
         checked += 1
         published = set((tool.output_schema or {}).get("properties", {}))
-        documented = documented_keys(shape.group(1)) - COMPUTED.get(tool.name, set())
+        documented = documented_keys(shape.group(1))
         if documented != published:
             drift[tool.name] = (sorted(documented - published), sorted(published - documented))
     assert checked >= 20 and drift == {}
