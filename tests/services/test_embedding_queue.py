@@ -37,10 +37,15 @@ def test_drain_returns_once_everything_submitted_is_stored() -> None:
     queue = EmbeddingQueue(record, batch=4)
     queue.submit([(f"m{i}", "text") for i in range(10)])
     assert queue.pending() == 10
+    queue.submit([("m9", "edited text"), ("m9", "edited again")])  # texts of one memory
+    assert queue.pending() == 10  # memories, not texts
     record.gate.set()
     queue.drain()
     assert queue.pending() == 0
-    assert [i for batch in record.batches for i in batch] == [f"m{i}" for i in range(10)]
+    assert [i for batch in record.batches for i in batch] == [f"m{i}" for i in range(10)] + [
+        "m9",
+        "m9",
+    ]
     assert max(len(b) for b in record.batches) <= 4
     queue.close()
 

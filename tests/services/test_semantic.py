@@ -281,6 +281,44 @@ SEARCHER = textwrap.dedent(
 )
 
 
+def test_an_index_saved_after_the_database_was_copied_is_not_trusted_by_the_copy(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    """A database restored from a copy (a backup taken by copying the file) has the store's
+    uid, and the index saved since held other vectors under the numbers the restored store
+    reuses: memories saved after the restore were never found by meaning."""
+    db = tmp_path / "v.db"
+    with Engram.open(str(db), clock=clock) as mem:
+        # more than a search's vector neighbours: not every memory is re-scored exactly
+        mem.save_many([Draft(content=f"note {i} about the garden, the week") for i in range(200)])
+    backup = db.read_bytes()
+    with Engram.open(str(db), clock=clock) as mem:
+        mem.save_many([Draft(content=f"ticket {i}: the office printer jams") for i in range(30)])
+        mem.search("printer")  # the index, saved at close, is now ahead of the copy
+    db.write_bytes(backup)  # restored
+    with Engram.open(str(db), clock=clock) as mem:
+        flight = mem.save(FLIGHT)
+    with Engram.open(str(db), clock=clock) as mem:
+        found = mem.search(PARAPHRASE, limit=3)
+    assert [h.memory.id for h in found][:1] == [flight.id]
+    assert found[0].why.semantic is not None
+
+
+@pytest.mark.parametrize("sidecar_text", ["null", "[1, 2]", "42"])
+def test_a_sidecar_that_is_not_an_object_is_rebuilt(
+    tmp_path: Path, clock: FixedClock, sidecar_text: str
+) -> None:
+    """Valid JSON of another shape made every search and save fail with an AttributeError."""
+    db = tmp_path / "v.db"
+    with Engram.open(str(db), clock=clock) as mem:
+        flight = mem.save(FLIGHT)
+        mem.search(PARAPHRASE)
+    index_files(db)[1].write_text(sidecar_text)
+    with Engram.open(str(db), clock=clock) as mem:
+        mem.save("Prefers concise answers")
+        assert [h.memory.id for h in mem.search(PARAPHRASE, limit=1)] == [flight.id]
+
+
 def test_an_index_file_damaged_anywhere_is_rebuilt_never_a_crash(
     tmp_path: Path, clock: FixedClock
 ) -> None:

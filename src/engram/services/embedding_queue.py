@@ -67,7 +67,7 @@ class EmbeddingQueue:
         self._batch = batch
         self._cond = threading.Condition()
         self._waiting: list[Item] = []
-        self._busy = 0  # submitted items taken by the worker and not yet stored
+        self._busy: set[str] = set()  # memories of the submitted items the worker embeds now
         # Items ever submitted, and of those, stored or given up: `drain` waits for the ones
         # submitted before it was called, not for an empty queue (a search during an import
         # waited 94 s, for every batch saved after it).
@@ -106,7 +106,9 @@ class EmbeddingQueue:
     def pending(self) -> int:
         """Memories saved in this process whose vector is not stored yet."""
         with self._cond:
-            return len(self._waiting) + self._busy
+            # Memories, not texts: an edit queues a text again, and the earlier one is dropped
+            # when stored (it no longer describes the memory): five edits were "5 pending".
+            return len({ident for ident, _ in self._waiting} | self._busy)
 
     def drain(self) -> None:
         """Return once every item submitted so far has been stored (or has failed); what is
@@ -146,7 +148,7 @@ class EmbeddingQueue:
                 # A catch-up batch is not counted: `drain` waits for what was submitted, not
                 # for the whole backlog (a search right after a server started on a store of
                 # memories without vectors waited for every one of them to be embedded).
-                self._busy = len(batch)
+                self._busy = {ident for ident, _ in batch}
             stored = -1
             busy = False
             try:
@@ -168,7 +170,7 @@ class EmbeddingQueue:
                         self._missing = None  # caught up, stuck or failing: stop asking
                     if not catching_up and not busy:  # stored or given up; not queued again
                         self._done += len(batch)
-                    self._busy = 0
+                    self._busy = set()
                     self._cond.notify_all()
             if busy:
                 time.sleep(RETRY_PAUSE)

@@ -95,6 +95,8 @@ class VectorIndex:
             return False
         try:
             meta = json.loads(self.sidecar.read_text())
+            if not isinstance(meta, dict):  # `null` or a list: every search failed on .get
+                raise ValueError("the sidecar is not a JSON object")
             # Checked before the native library sees a byte: damaged index files have crashed
             # the process (SIGSEGV) or made every search fail; a checksum mismatch rebuilds.
             if meta.get("sha256") != file_digest(self.path):
@@ -118,6 +120,12 @@ class VectorIndex:
             return False
         self._index = index
         self._applied = self._saved = int(meta["change"])
+        if "last" in meta and not _same_change(meta["last"], self._change_at(self._applied)):
+            # The database is not the one the index was saved from, though its uid is: a copy
+            # restored from before the save (or another copy's index). Its change numbers are
+            # reused by other vectors, and catching up from the saved one skipped them all.
+            log.warning("vector index %s is not of this database's history: rebuilding", self.path)
+            return False
         if not self._catch_up():
             log.warning("vector index %s is older than the change log: rebuilding", self.path)
             return False
@@ -155,6 +163,21 @@ class VectorIndex:
             self._index = None
 
     # -- keeping up with the table ------------------------------------------------------------
+
+    def _change_at(self, change: int) -> list[Any] | None:
+        """What identifies the store's change number `change`: the row it touched and that
+        row's memory id (a memory's id is unique to it, its row number is not). None for 0,
+        and for a change the log no longer holds (then `_catch_up` decides)."""
+        if change == 0:
+            return None
+        rows = self._query(
+            "SELECT c.seq, m.id FROM vector_changes c LEFT JOIN memories m ON m.seq = c.seq "
+            "WHERE c.change = ?",
+            (change,),
+        )
+        if rows:
+            return [int(rows[0][0]), rows[0][1]]
+        return None if change <= self._head() else ["ahead of the log"]
 
     def _head(self) -> int:
         return int(self._query("SELECT coalesce(max(change), 0) FROM vector_changes", ())[0][0])
@@ -203,6 +226,7 @@ class VectorIndex:
                 "dims": self.dims,
                 "params": INDEX_PARAMS,
                 "change": self._applied,
+                "last": self._change_at(self._applied),
                 "count": len(self._index),
                 "sha256": digest,
             }
@@ -306,3 +330,14 @@ def usearch_index() -> Any:
 
 def vector_blob(vector: NDArray[np.float32]) -> bytes:
     return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+
+
+def _same_change(saved: Any, now: list[Any] | None) -> bool:
+    """Whether the change an index was saved at is the one the database holds under its
+    number: the same row, and that row's memory the same (unless either is gone since: a
+    memory deleted after the save is no sign of another history)."""
+    if saved is None or now is None:
+        return saved == now or now is None
+    if not isinstance(saved, list) or len(saved) != 2 or len(now) != 2:
+        return False
+    return bool(saved[0] == now[0] and (None in (saved[1], now[1]) or saved[1] == now[1]))
