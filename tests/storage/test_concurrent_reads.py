@@ -11,8 +11,10 @@ cover that).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from tests.storage.conftest import VECTOR_BACKENDS
@@ -21,6 +23,7 @@ from tests.storage.test_contract import _unit, mem, put
 from engram.core.models import Memory, Schedule
 from engram.storage.protocol import Filter, Store
 
+T = TypeVar("T")
 WAIT = 10.0  # seconds; only a failing run waits this long
 
 
@@ -31,13 +34,10 @@ def concurrent_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
     backend.close()
 
 
-def test_a_vector_search_neither_waits_for_a_write_in_progress_nor_sees_it(
-    concurrent_store: Store,
-) -> None:
-    store = concurrent_store
-    put(store, mem("a", "alpha"), mem("b", "beta"))
-    near_a = _unit(1)[0]
-    store.put_vectors([("a", near_a), ("b", _unit(2)[0])], "m")
+@contextmanager
+def editing_a(store: Store) -> Iterator[None]:
+    """Another thread's write of memory "a" ("alpha" -> "alpha, edited"), its transaction open
+    for as long as the block runs, committed after it."""
     inside, release = threading.Event(), threading.Event()
 
     def slow_edit(m: Memory) -> tuple[Memory, Schedule]:
@@ -49,17 +49,32 @@ def test_a_vector_search_neither_waits_for_a_write_in_progress_nor_sees_it(
     writer.start()
     try:
         assert inside.wait(WAIT)
-        found: list[list[str]] = []
-        reader = threading.Thread(
-            target=lambda: found.append([s.id for s in store.vector_search(near_a, Filter(), 5)])
-        )
-        reader.start()
-        reader.join(WAIT)
-        assert not reader.is_alive(), "the vector search waited for the write"
-        assert found and found[0][0] == "a"  # the store as last committed
+        yield
     finally:
         release.set()
         writer.join(WAIT)
+
+
+def read_beside(read: Callable[[], T]) -> T:
+    """What `read` returns on a thread of its own; it must not wait for the write."""
+    found: list[T] = []
+    reader = threading.Thread(target=lambda: found.append(read()))
+    reader.start()
+    reader.join(WAIT)
+    assert not reader.is_alive(), "the read waited for the write"
+    return found[0]
+
+
+def test_a_vector_search_neither_waits_for_a_write_in_progress_nor_sees_it(
+    concurrent_store: Store,
+) -> None:
+    store = concurrent_store
+    put(store, mem("a", "alpha"), mem("b", "beta"))
+    near_a = _unit(1)[0]
+    store.put_vectors([("a", near_a), ("b", _unit(2)[0])], "m")
+    with editing_a(store):
+        found = read_beside(lambda: [s.id for s in store.vector_search(near_a, Filter(), 5)])
+        assert found == ["a", "b"]  # the store as last committed
     # Committed, the edit retired the vector of the old text.
     assert [s.id for s in store.vector_search(near_a, Filter(), 5)] == ["b"]
 
@@ -70,30 +85,10 @@ def test_every_read_runs_beside_a_write_in_progress(concurrent_store: Store) -> 
     3 s while the CLI imported)."""
     store = concurrent_store
     put(store, mem("a", "alpha"), mem("b", "beta"))
-    inside, release = threading.Event(), threading.Event()
-
-    def slow_edit(m: Memory) -> tuple[Memory, Schedule]:
-        inside.set()
-        assert release.wait(WAIT)
-        return m.model_copy(update={"content": "alpha, edited"}), Schedule()
-
-    writer = threading.Thread(target=lambda: store.modify(["a"], slow_edit))
-    writer.start()
-    try:
-        assert inside.wait(WAIT)
-        found: list[object] = []
-
-        def read() -> None:
-            found.append([m.content for m in store.get_many(["a", "b"])])
-            found.append([s.id for s in store.text_search(["alpha"], Filter(), 5)])
-            found.append(store.count())
-
-        reader = threading.Thread(target=read)
-        reader.start()
-        reader.join(WAIT)
-        assert not reader.is_alive(), "a read waited for the write"
-        assert found[:2] == [["alpha", "beta"], ["a"]]  # the store as last committed
-    finally:
-        release.set()
-        writer.join(WAIT)
+    with editing_a(store):
+        contents = read_beside(lambda: [m.content for m in store.get_many(["a", "b"])])
+        found = read_beside(lambda: [s.id for s in store.text_search(["alpha"], Filter(), 5)])
+        counted = read_beside(store.count)
+        assert (contents, found) == (["alpha", "beta"], ["a"])  # as last committed
+        assert sum(counted.values()) == 2
     assert [m.content for m in store.get_many(["a"])] == ["alpha, edited"]
