@@ -49,7 +49,12 @@ from engram.process_memory import release_freed_memory
 
 log = logging.getLogger(__name__)
 
-MODEL_ID = "all-MiniLM-L6-v2/onnx-int8-dynamic"
+# The model, its runtime and, last, the version of how a memory's text becomes its vectors:
+# bumped when that changes (text the model cannot read, windows over long statements, the
+# sentence rules), so that vectors made the earlier way count as another model's and are made
+# again (by a server in the background, or `engram embed --backfill`). Without it, a store
+# embedded before kept them: Thai and emoji memories still matched each other at 0.9.
+MODEL_ID = "all-MiniLM-L6-v2/onnx-int8-dynamic/2"
 DIMENSIONS = 384
 MAX_TOKENS = 256
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
