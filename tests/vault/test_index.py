@@ -55,6 +55,10 @@ def test_broken_frontmatter_is_reported_and_the_note_indexed_as_text() -> None:
     assert unclosed.problem is not None and "closing" in unclosed.problem
     not_a_mapping = parse("---\n- a\n- b\n---\nbody\n")
     assert not_a_mapping.problem is not None and "not a mapping" in not_a_mapping.problem
+    # a date that is none: a ValueError escaped, and index-ltm and unified search failed
+    no_such_day = parse("---\ndate: 2024-02-30\n---\nbody apple\n")
+    assert no_such_day.problem is not None and "impossible value" in no_such_day.problem
+    assert "body apple" in no_such_day.body
 
 
 def test_hostile_yaml_is_bounded() -> None:

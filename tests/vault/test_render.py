@@ -4,7 +4,9 @@ parser (PyYAML and python-frontmatter), slugs and tags are safe, links are Obsid
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from typing import Any
 
 import frontmatter
@@ -129,10 +131,17 @@ def test_a_note_has_frontmatter_content_and_related_links() -> None:
     assert text.endswith("## Related\n\n- [[Engram/atlas-deploys|Atlas deploys on Fridays]]\n")
 
 
+def is_mark(char: str) -> bool:
+    return unicodedata.category(char).startswith("M")
+
+
 @given(st.text(max_size=400))
 def test_slugs_are_safe_file_names(text: str) -> None:
     slug = slugify(text, fallback="memory-1234")
-    assert slug and re.fullmatch(r"[\w-]+", slug)
+    # word characters and "-", and the combining marks of a word (never one on its own)
+    assert slug and re.fullmatch(r"[\w-]+", "".join(c for c in slug if not is_mark(c)))
+    assert not is_mark(slug[0])
+    assert not any(a == "-" and is_mark(b) for a, b in pairwise(slug))
     assert len(slug.encode()) <= SLUG_MAX_BYTES
     assert slug.casefold() not in RESERVED_NAMES
     assert not slug.startswith(("-", "_", ".")) or slug == "memory-1234"
@@ -146,6 +155,9 @@ def test_slugs_read_well_and_survive_hostile_titles() -> None:
     assert slugify("CON") == "con-note" and slugify("nul") == "nul-note"
     assert slugify("a\x00b") == "a-b"
     assert slugify("Ünïcode café 日本語") == "ünïcode-café-日本語"
+    # combining marks belong to their words: Hindi's vowel signs, Arabic's harakat
+    assert slugify("नमस्ते दुनिया") == "नमस्ते-दुनिया"
+    assert slugify("مَرْحَبًا بالعالم") == "مَرْحَبًا-بالعالم"
     assert slugify("!!!", fallback="memory-abcd") == "memory-abcd"
     long = slugify("word " * 100)
     assert len(long.encode()) <= SLUG_MAX_BYTES and not long.endswith("-")

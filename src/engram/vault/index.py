@@ -201,6 +201,8 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:
         return {}, text, f"frontmatter is not valid YAML ({reason[:200]})"
     except RecursionError:
         return {}, text, "frontmatter is nested too deeply"
+    except (ValueError, OverflowError) as exc:  # a date that is none: `date: 2024-02-30`
+        return {}, text, f"frontmatter holds an impossible value ({exc})"
     if loaded is None:
         return {}, body, None
     if not isinstance(loaded, dict):

@@ -38,6 +38,7 @@ CONFLICT_CALLOUT = (
 )
 
 _NOT_WORD = re.compile(r"[^\w]+")
+_DASHES = re.compile(r"-{2,}")
 _TAG_DROP = re.compile(r"[^\w/-]+")
 _SPACES = re.compile(r"\s+")
 _ALIAS_DROP = re.compile(r"[\[\]|#^\r\n]+")
@@ -75,11 +76,24 @@ def slugify(text: str, fallback: str = "memory") -> str:
     a file name; it is cut to SLUG_MAX_BYTES of UTF-8 at a word boundary, and Windows' reserved
     device names get a suffix.
     """
-    words = _NOT_WORD.sub("-", unicodedata.normalize("NFKC", text).casefold()).strip("-_")
+    words = _dashed(unicodedata.normalize("NFKC", text).casefold()).strip("-_")
     slug = _fit(words) or _fit(_NOT_WORD.sub("-", fallback.casefold()).strip("-_")) or "note"
     if slug in RESERVED_NAMES:
         slug += "-note"
     return slug
+
+
+def _dashed(text: str) -> str:
+    """Runs of what is neither a word character nor a combining mark as one `-`. The marks
+    belong to their words (Hindi's vowel signs, Arabic's harakat): "नमस्ते" was cut at them."""
+    if text.isascii():
+        return _NOT_WORD.sub("-", text)
+    kept: list[str] = []
+    for c in text:  # a mark only after a letter it can belong to, never alone
+        word = c.isalnum() or c == "_"
+        mark = unicodedata.category(c).startswith("M") and kept and kept[-1] != "-"
+        kept.append(c if word or mark else "-")
+    return _DASHES.sub("-", "".join(kept))
 
 
 def _fit(slug: str) -> str:
