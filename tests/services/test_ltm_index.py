@@ -117,3 +117,18 @@ def test_progress_is_reported_per_file(ltm: tuple[Engram, Path]) -> None:
     seen: list[tuple[int, int]] = []
     mem.index_ltm(lambda done, total: seen.append((done, total)))
     assert seen == [(i, 5) for i in range(1, 6)]
+
+
+def test_a_renamed_note_takes_only_the_links_that_found_it(ltm: tuple[Engram, Path]) -> None:
+    """Two notes named Atlas: renaming the project's rewrote "[[Atlas]]", a link to the root
+    one (which Obsidian resolves by the name), to point at the project."""
+    mem, vault = ltm
+    write_note(vault, "Atlas.md", "# Atlas\nAtlas is my colleague.\n")
+    (vault / "Projects").mkdir()
+    project = write_note(vault, "Projects/Atlas.md", "---\nengram: memory\n---\nShips in May.\n")
+    diary = write_note(vault, "Diary.md", "Lunch with [[Atlas]], and [[Projects/Atlas]] notes.\n")
+    mem.index_ltm()
+    mem.import_vault(apply=True)
+    project.rename(vault / "Projects" / "Atlas project.md")
+    assert mem.index_ltm().moved == 1
+    assert diary.read_text() == "Lunch with [[Atlas]], and [[Projects/Atlas project]] notes.\n"

@@ -247,6 +247,19 @@ def test_links_to_a_moved_note_follow_it_and_keep_alias_and_heading() -> None:
     folder_only = retarget_links(text, "Engram/old-note.md", "Travel/old-note.md")
     assert folder_only is not None and "[[old-note]]" in folder_only
     assert retarget_links("no links here", "a.md", "b.md") is None
+    # Another note has the old name: a bare link finds that one, and was pointed away from it
+    # ("[[Atlas]]" for the root Atlas.md, rewritten when Projects/Atlas.md was renamed).
+    lunch = "Lunch with [[Atlas]] and [[Projects/Atlas]]."
+    kept = retarget_links(lunch, "Projects/Atlas.md", "Projects/Atlas 2.md", name_taken=True)
+    assert kept == "Lunch with [[Atlas]] and [[Projects/Atlas 2]]."
+
+
+def test_a_link_by_bare_name_is_a_link_to_the_note() -> None:
+    """Related links were added beside a bare-name link to the same note, which Obsidian
+    resolves by its name."""
+    text = "Atlas ships in May. Owner is [[Dana|D.]]."
+    assert links_to(text, "People/Dana.md") and not links_to(text, "People/Dan.md")
+    assert add_related_link(text, "[[People/Dana|Dana]]", "People/Dana.md") is None
 
 
 def test_an_engram_id_is_added_to_the_frontmatter_as_a_line_of_its_own() -> None:

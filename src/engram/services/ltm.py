@@ -336,7 +336,9 @@ class LtmService:
         files = self.vault.files()
         touched = []
         names = [link_name(old) for old, _ in pairs]
-        for entry in scan(files.root):
+        entries = list(scan(files.root))
+        present = {link_name(entry.path) for entry in entries}  # names of the notes now
+        for entry in entries:
             read = readable(files.root, entry.path)
             if read is None:
                 continue
@@ -350,7 +352,8 @@ class LtmService:
                 continue
             updated = note.text
             for old, new in pairs:
-                updated = retarget_links(updated, old, new) or updated
+                taken = link_name(old) in present
+                updated = retarget_links(updated, old, new, name_taken=taken) or updated
             if updated != note.text and files.rewrite(entry.path, note, updated):
                 touched.append(entry.path)
         if touched:

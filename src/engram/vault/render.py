@@ -291,22 +291,29 @@ def render_note(spec: NoteSpec) -> str:
 
 
 def links_to(text: str, path: str) -> bool:
-    """Whether the text already holds a wikilink to the note at `path`."""
-    key = link_key(path)
-    return any(link_key(target) == key for target in _LINK.findall(text))
+    """Whether the text already holds a wikilink to the note at `path`: by its path, or by
+    its bare name (`[[Dana]]` for `People/Dana.md`, as Obsidian resolves it; a second link
+    by path was added under Related)."""
+    key, name = link_key(path), link_name(path)
+    targets = [link_key(target) for target in _LINK.findall(text)]
+    return any(t == key or ("/" not in t and t == name) for t in targets)
 
 
 _LINK_TARGET = re.compile(r"(!?\[\[)([^\[\]|#^\n]*)")
 
 
-def retarget_links(text: str, old_path: str, new_path: str) -> str | None:
+def retarget_links(
+    text: str, old_path: str, new_path: str, *, name_taken: bool = False
+) -> str | None:
     """The text with its wikilinks to the note at `old_path` pointed at `new_path` (a note
     renamed or moved outside Obsidian, which would otherwise leave them dangling); aliases and
     headings are kept. A link by full path is rewritten; a link by bare name only if the name
-    changed (a bare name still finds a note moved to another folder). None if nothing changed."""
+    changed (a bare name still finds a note moved to another folder) and no other note has
+    the old name (`name_taken`): then the link finds that one, as it may always have (a link
+    to the root `Atlas` was pointed at a renamed `Projects/Atlas`). None if nothing changed."""
     old_key, old_name = link_key(old_path), link_name(old_path)
     new_target = new_path[:-3] if new_path.endswith(".md") else new_path
-    renamed = old_name != link_name(new_path)
+    renamed = old_name != link_name(new_path) and not name_taken
 
     def swap(match: re.Match[str]) -> str:
         target = match.group(2)
