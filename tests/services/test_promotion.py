@@ -388,3 +388,22 @@ def test_an_edit_made_while_the_note_is_written_reaches_the_note(
     assert "Atlas ships in June" in note and "May" not in note
     mem.update(memory.id, tags=["atlas"])
     assert CONFLICT_TAG not in (vault / str(item.path)).read_text()
+
+
+def test_a_note_renamed_in_the_vault_is_followed_before_its_path_is_used(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Until the next index run the memory kept the old path: promoting it again wrote a
+    second note, an update was not mirrored ("its note is gone"), opening it failed."""
+    mem, vault = ltm
+    m = mem.save("Atlas deploys on Fridays")
+    first = mem.promote(m.id).items[0].path
+    assert first is not None
+    renamed = vault / "Engram" / "Atlas deploy day.md"
+    (vault / first).rename(renamed)
+    again = mem.promote(m.id).items[0]
+    assert (again.action, again.path) == ("already_promoted", "Engram/Atlas deploy day.md")
+    assert files_in(vault) == ["Engram/Atlas deploy day.md"]
+    mem.update(m.id, content="Atlas deploys on Thursdays")
+    assert "Atlas deploys on Thursdays" in renamed.read_text()
+    assert mem.app.ltm.open_memory(m.id).path == "Engram/Atlas deploy day.md"

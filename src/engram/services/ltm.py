@@ -472,7 +472,34 @@ class LtmService:
                 f"{ident} is {memory.status.value}, not promoted: it has no note yet "
                 "(promote it with `engram promote ID`)",
             )
-        return self.show(memory.promoted_to)
+        return self.show(self.note_path(memory) or memory.promoted_to)
+
+    def note_path(self, memory: Memory) -> str | None:
+        """Where a promoted memory's note is now, or None if it is gone. A note renamed or
+        moved since the last index run is found by one (it follows moves by `engram_id`):
+        the recorded path was used as it was, and a promote wrote a second note, an update
+        left the renamed one as it was, a relation linked to a file that was no longer there."""
+        files = self.vault.files()
+        if note_exists(files, memory.promoted_to):
+            return memory.promoted_to
+        if memory.promoted_to is None or not self.live:
+            return None
+        self.index()
+        found = self.ctx.store.get_many([memory.id])
+        now = found[0].promoted_to if found else None
+        return now if note_exists(files, now) else None
+
+
+def note_exists(files: VaultFiles, path: str | None) -> bool:
+    """Whether a promoted memory's note is in the vault. Its path is one a note already has
+    (the user may have renamed it to `Atlas: plan.md`, which no new note would be named); a
+    path outside the vault, as a hand-edited store might hold, counts as missing."""
+    if not path:
+        return False
+    try:
+        return files.resolve(path, existing=True).is_file()
+    except ValidationError:
+        return False
 
 
 def embedding_text(title: str, body: str) -> str:

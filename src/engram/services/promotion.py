@@ -148,9 +148,10 @@ class PromotionService:
             )
 
         # A promoted memory whose note was deleted (`vault status`: orphaned) gets a new note.
-        orphaned = memory.status == Status.PROMOTED and not _present(files, memory.promoted_to)
+        note = self.ltm.note_path(memory) if memory.status == Status.PROMOTED else None
+        orphaned = memory.status == Status.PROMOTED and note is None
         if memory.status == Status.PROMOTED and not orphaned:
-            return item("already_promoted", memory.promoted_to).model_copy(update={"reason": None})
+            return item("already_promoted", note).model_copy(update={"reason": None})
         folder = self.vault.folder
         stem = slugify(title, fallback=f"memory-{memory.id[:8]}")
         if dry_run:
@@ -206,13 +207,13 @@ class PromotionService:
         frontmatter fields and its text), keeping what the user added (`rewrite_note`). If the
         note's text was edited in the vault too, both versions stay in the note, tagged
         #engram-conflict for the user to settle (`vault status` counts them)."""
-        path = after.promoted_to
-        if after.status != Status.PROMOTED or path is None or not self.vault.configured:
+        if after.status != Status.PROMOTED or after.promoted_to is None:
             return
-        if all(getattr(before, f) == getattr(after, f) for f in MIRRORED):
+        unchanged = all(getattr(before, f) == getattr(after, f) for f in MIRRORED)
+        if unchanged or not self.vault.configured:
             return
         with _after_commit(f"memory {after.id} changed, but its note was not rewritten"):
-            self._sync(before, after, path)
+            self._sync(before, after, self.ltm.note_path(after) or after.promoted_to)
 
     def _sync(self, before: Memory, after: Memory, path: str) -> None:
         files = self.vault.files()
@@ -252,7 +253,11 @@ class PromotionService:
 
     def _link(self, relation: Relation) -> None:
         ends = self.ctx.store.get_many([relation.from_id, relation.to_id])
-        notes = [(m.promoted_to, title_of(m.content)) for m in ends if m.status == Status.PROMOTED]
+        notes = [
+            (self.ltm.note_path(m), title_of(m.content))
+            for m in ends
+            if m.status == Status.PROMOTED
+        ]
         if len(notes) != 2 or not all(path for path, _ in notes):
             return
         files = self.vault.files()
@@ -296,8 +301,9 @@ class PromotionService:
         }
         notes = []
         for other in self.ctx.store.get_many(sorted(others)):
-            if other.status == Status.PROMOTED and _present(files, other.promoted_to):
-                notes.append((other.promoted_to or "", title_of(other.content)))
+            path = self.ltm.note_path(other) if other.status == Status.PROMOTED else None
+            if path is not None:
+                notes.append((path, title_of(other.content)))
         return notes
 
     def _add_backlinks(
@@ -363,15 +369,3 @@ def _message(items: list[PromotionItem], dry_run: bool, auto: bool) -> str:
         return f"Dry run: {len(done)} {noun} would be promoted; nothing was changed."
     where = f": {done[0].path}" if len(done) == 1 else ""
     return f"Promoted {len(done)} {noun} to the vault{where}."
-
-
-def _present(files: VaultFiles, path: str | None) -> bool:
-    """Whether a promoted memory's note is in the vault. Its path is one a note already has
-    (the user may have renamed it to `Atlas: plan.md`, which no new note would be named); a
-    path outside the vault, as a hand-edited store might hold, counts as missing."""
-    if not path:
-        return False
-    try:
-        return files.resolve(path, existing=True).is_file()
-    except ValidationError:
-        return False
