@@ -407,3 +407,25 @@ def test_a_note_renamed_in_the_vault_is_followed_before_its_path_is_used(
     mem.update(m.id, content="Atlas deploys on Thursdays")
     assert "Atlas deploys on Thursdays" in renamed.read_text()
     assert mem.app.ltm.open_memory(m.id).path == "Engram/Atlas deploy day.md"
+
+
+def test_an_update_rewrites_only_the_fields_it_changed_in_the_notes_frontmatter(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """The whole frontmatter was parsed and dumped again: the user's comment was lost, their
+    values rewritten (`reviewed: 2024-01-05` a string, `draft: yes` true, `rating: 007` 7)
+    and a tag they added in Obsidian dropped, though the memory's tags had not changed."""
+    mem, vault = ltm
+    m = mem.save("Atlas deploys on Fridays", tags=["ops"])
+    note = vault / str(mem.promote(m.id).items[0].path)
+    mine = "# reviewed by me\nreviewed: 2024-01-05\ndraft: yes\naliases: [Deploy day]\n"
+    mine += "rating: 007\n"
+    text = note.read_text()
+    text = text.replace("tags:\n- ops\n", "tags:\n- ops\n- mine\n", 1)
+    note.write_text(text.replace("---\n", "---\n" + mine, 1))
+    mem.update(m.id, content="Atlas deploys on Thursdays")
+    after = note.read_text()
+    assert mine in after and "- mine\n" in after
+    head = frontmatter.loads(after)
+    assert head["title"] == "Atlas deploys on Thursdays" and head["tags"] == ["ops", "mine"]
+    assert "Atlas deploys on Thursdays" in head.content

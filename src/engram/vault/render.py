@@ -243,8 +243,17 @@ def rewrite_note(text: str, before: Memory, after: Memory) -> Rewrite:
     comes first, then a callout tagged CONFLICT_TAG, then the note's body as the user left it.
     """
     meta, body, problem = split_frontmatter(text)
+    head: str | None = None
     if problem is None:
-        meta.update(_mirrored(after))
+        # Only the fields whose value changed, each in place: the user's other keys,
+        # comments and ways of writing values stay as they are (all was dumped anew: a
+        # comment was lost, `reviewed: 2024-01-05` became a string, a tag added in Obsidian
+        # was dropped when only the text had changed).
+        now, was = _mirrored(after), _mirrored(before)
+        changed = {key: value for key, value in now.items() if was.get(key) != value}
+        head = _keys_rewritten(text, changed, drop=set(was) - set(now))
+        if head is None:
+            meta.update(now)
     else:  # unreadable frontmatter: ours is written again, the rest is kept as body text
         meta = _mirrored(after) | {"engram_id": after.id}
         body = text
@@ -262,7 +271,42 @@ def rewrite_note(text: str, before: Memory, after: Memory) -> Rewrite:
         rebuilt, conflict = f"{new}\n\n{CONFLICT_CALLOUT}\n{rest}", True
     if not rebuilt.endswith("\n"):
         rebuilt += "\n"
-    return Rewrite("---\n" + dump_yaml(meta) + "---\n\n" + rebuilt, conflict)
+    return Rewrite("---\n" + (head or dump_yaml(meta)) + "---\n\n" + rebuilt, conflict)
+
+
+def _keys_rewritten(text: str, values: dict[str, Any], drop: set[str]) -> str | None:
+    """The note's frontmatter lines with the top-level keys of `values` written anew (where
+    they stand, or at the end) and those of `drop` removed, every other line as it was; None
+    when that does not read back as intended (then the caller writes the mapping whole)."""
+    lines = text.splitlines(keepends=True)
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    if not lines or lines[0].rstrip() != "---" or end is None:
+        return None
+    head = lines[1:end]
+    if head and not head[-1].endswith("\n"):
+        head[-1] += "\n"
+    for key in [*values, *drop]:
+        start = next((i for i, line in enumerate(head) if _starts_key(line, key)), None)
+        block = [] if key in drop else dump_yaml({key: values[key]}).splitlines(keepends=True)
+        if start is None:
+            head += block
+            continue
+        stop = start + 1
+        while stop < len(head) and head[stop].startswith((" ", "\t", "- ")):
+            stop += 1  # the key's value on the lines below it (a list, a block of text)
+        head[start:stop] = block
+    written = "".join(head)
+    read, _, problem = split_frontmatter(f"---\n{written}---\n")
+    expected, _, _ = split_frontmatter(f"---\n{dump_yaml(values)}---\n")
+    if problem is not None or any(read.get(k) != v for k, v in expected.items()):
+        return None
+    return None if any(key in read for key in drop) else written
+
+
+def _starts_key(line: str, key: str) -> bool:
+    """Whether the line opens the top-level `key` (plain or quoted)."""
+    name = re.escape(key)
+    return re.match(rf"""(?:{name}|"{name}"|'{name}')[ \t]*:""", line) is not None
 
 
 def _mirrored(m: Memory) -> dict[str, Any]:
