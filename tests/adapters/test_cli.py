@@ -716,7 +716,7 @@ def test_piped_output_is_utf8_whatever_the_locale(tmp_path: Path) -> None:
     piped("save", "中文 notes \u202e reversed")
     found = json.loads(piped("--json", "search", "notes").decode("utf-8"))
     assert found["hits"][0]["memory"]["content"] == "中文 notes \u202e reversed"
-    (line,) = piped("export").decode("utf-8").splitlines()
+    line, _end = piped("export").decode("utf-8").splitlines()
     assert json.loads(line)["content"] == "中文 notes \u202e reversed"
 
 

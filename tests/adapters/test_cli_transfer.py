@@ -175,7 +175,7 @@ def test_export_to_stdout_and_to_a_file(tmp_path: Path, jsonl: str) -> None:
     b = run_json(jsonl, "save", "second memory")["id"]
     ok(run(jsonl, "relate", a, b))
     lines = ok(run(jsonl, "export")).stdout.splitlines()
-    assert [json.loads(line)["kind"] for line in lines] == ["memory", "memory", "relation"]
+    assert [json.loads(line)["kind"] for line in lines] == ["memory", "memory", "relation", "end"]
     out = tmp_path / "export.md"
     summary = run_json(jsonl, "export", "--format", "markdown", "--out", str(out))
     assert (summary["memories"], summary["relations"], summary["path"]) == (2, 1, str(out))

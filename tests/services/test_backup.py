@@ -55,6 +55,7 @@ def test_first_backup_creates_the_repository_and_commits_the_export(
         ("memory", "First memory"),
         ("memory", "Second memory"),
         ("relation", None),
+        ("end", None),
     ]
     assert lines[2]["from_id"] == a.id
     assert git(repo, "status", "--porcelain") == ""

@@ -292,11 +292,36 @@ def test_cortexgraph_import_refuses_what_is_not_a_data_directory(
         )
 
 
+def test_an_export_cut_short_is_imported_with_a_warning(
+    mem: Engram, clock: FixedClock, tmp_path: Path
+) -> None:
+    """An export stopped between two lines (Ctrl-C, a full disk) read as a whole one: its
+    memories came back, its relations, written last, all silently missing."""
+    fill(mem, clock)
+    lines = list(export_lines(mem.app.context.store, "jsonl"))
+    whole, cut, edited = (tmp_path / name for name in ("whole", "cut", "edited"))
+    whole.write_text("\n".join(lines) + "\n")
+    cut.write_text("\n".join(lines[:4]) + "\n")  # the memories, no relation, no end line
+    edited.write_text("\n".join(lines[:4] + lines[-1:]) + "\n")  # the end line counts 2 more
+    with Engram.open(str(tmp_path / "a.db"), embedding_model="none") as target:
+        assert target.import_export(whole).warning is None
+    with Engram.open(str(tmp_path / "b.db"), embedding_model="none") as target:
+        report = target.import_export(cut)
+        assert report.imported == 4 and "no end line: it may have been cut short" in str(
+            report.warning
+        )
+        assert "warning: the export has no end line" in report.message
+    with Engram.open(str(tmp_path / "c.db"), embedding_model="none") as target:
+        warning = target.import_export(edited).warning
+        assert warning == "the export was cut short: its end line counts 2 relations, 0 read"
+
+
 def test_export_jsonl_and_markdown(mem: Engram, clock: FixedClock) -> None:
     ids = fill(mem, clock)
     count = ExportCount()
     rows = [json.loads(line) for line in export_lines(mem.app.context.store, "jsonl", count)]
-    assert [r["kind"] for r in rows] == ["memory"] * 4 + ["relation"] * 2
+    assert [r["kind"] for r in rows] == ["memory"] * 4 + ["relation"] * 2 + ["end"]
+    assert rows[-1] == {"kind": "end", "memories": 4, "relations": 2}  # says it is whole
     assert [r["id"] for r in rows[:4]] == ids and (count.memories, count.relations) == (4, 2)
     assert rows[0]["meta"]["nested"] == {"k": [1, 2.5, None]}
     # keys in order, whatever the backend keeps (jsonb reorders them): the same store

@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 # -- export -----------------------------------------------------------------------------------
 
 ExportFormat = Literal["jsonl", "markdown"]
+END = "end"  # the kind of an export's last line, which counts what came before it
 
 
 class ExportSummary(TransferResult):
@@ -42,7 +43,10 @@ def export_lines(
 ) -> Iterator[str]:
     """The store as text lines (without newlines), memories in save order.
 
-    jsonl: `{"kind": "memory", ...every field...}` lines, then `{"kind": "relation", ...}`.
+    jsonl: `{"kind": "memory", ...every field...}` lines, then `{"kind": "relation", ...}`,
+    then `{"kind": "end", "memories": N, "relations": M}`: an export cut short (Ctrl-C, a full
+    disk) ends between two lines and reads like a whole one, its relations all missing; the
+    end line says it is whole.
     markdown: a document with one section per memory (its fields, content and relations).
     """
     if fmt not in ("jsonl", "markdown"):
@@ -74,6 +78,9 @@ def export_lines(
         data = r.model_dump(mode="json")
         data["metadata"] = _key_sorted(data["metadata"])
         yield json.dumps({"kind": "relation", **data}, ensure_ascii=False)
+    if fmt == "jsonl":
+        end = {"kind": END, "memories": tally.memories, "relations": tally.relations}
+        yield json.dumps(end)
 
 
 def _key_sorted(value: Any) -> Any:

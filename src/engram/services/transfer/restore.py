@@ -12,7 +12,9 @@ with its line number and the field at fault; nothing is fatal.
 from __future__ import annotations
 
 import json
+import logging
 import stat
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,8 +32,11 @@ from engram.services.transfer.common import (
     TransferResult,
     write_records,
 )
+from engram.services.transfer.export import END
 from engram.storage.jsonl.records import BadLine, memory_from_object, relation_from_object
 from engram.storage.protocol import Store
+
+log = logging.getLogger(__name__)
 
 
 class RestoreReport(TransferResult):
@@ -47,6 +52,7 @@ class RestoreReport(TransferResult):
     relations_present: int
     skipped: int
     skipped_records: list[Skipped]  # the first ones, with line and reason
+    warning: str | None = None  # the export may not be whole (`ExportData.incomplete`)
     message: str
 
 
@@ -60,6 +66,23 @@ class ExportData:
     relation_lines: dict[str, tuple[str, int]] = field(default_factory=dict)
     skipped: list[Skipped] = field(default_factory=list)
     source: str = ""  # the file it was read from
+    kinds: Counter[str] = field(default_factory=Counter)  # lines of each kind read
+    ends: list[dict[str, Any]] = field(default_factory=list)  # the end lines (one per export)
+
+    def incomplete(self) -> str | None:
+        """Why the export may not be whole, or None: no end line (cut short, or written by
+        an Engram before the end line existed), or fewer lines than its end line counts."""
+        if not self.ends:
+            return (
+                "the export has no end line: it may have been cut short (an export written "
+                "before Engram added the line has none)"
+            )
+        for kind, line in (("memories", "memory"), ("relations", "relation")):
+            said = sum(int(end[kind]) for end in self.ends)
+            read = self.kinds[line]
+            if read < said:
+                return f"the export was cut short: its end line counts {said} {kind}, {read} read"
+        return None
 
 
 # Byte order marks of the encodings an export must not be in (PowerShell 5.1 writes UTF-16
@@ -105,8 +128,13 @@ def read_export(path: Path) -> ExportData:
                 data.skipped.append(_skipped(path, number, None, "line: must be a JSON object"))
                 continue
             ident = obj.get("id") if isinstance(obj.get("id"), str) else None
-            if obj.get("kind") in ("memory", "relation"):
+            kind = obj.get("kind")
+            if kind == END and all(isinstance(obj.get(k), int) for k in ("memories", "relations")):
+                data.ends.append(obj)
+                continue
+            if kind in ("memory", "relation"):
                 data.records += 1
+                data.kinds[kind] += 1
             try:
                 _take(obj, number, path.name, data, memories, relations)
             except (BadLine, ValidationError) as exc:
@@ -178,6 +206,11 @@ def restore_export(
         after_insert=after_insert,
     )
     skipped = [*data.skipped, *written.skipped]
+    message = written.message(data.source, len(skipped))
+    warning = data.incomplete()
+    if warning is not None:
+        log.warning("%s: %s", data.source, warning)
+        message += f"; warning: {warning}"
     return RestoreReport(
         source=data.source,
         target=target.location,
@@ -191,5 +224,6 @@ def restore_export(
         relations_present=written.kept,
         skipped=len(skipped),
         skipped_records=skipped[:MAX_LISTED],
-        message=written.message(data.source, len(skipped)),
+        warning=warning,
+        message=message,
     )
