@@ -4,8 +4,10 @@ Windows), then the directory flushed so the rename itself survives a power cut."
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import stat
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
@@ -22,6 +24,10 @@ def write_atomically(path: Path, data: bytes | Iterable[bytes]) -> None:
                 f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            # The file it replaces keeps its permissions: an export written over a private
+            # file (chmod 600) was readable by everyone after it.
+            os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

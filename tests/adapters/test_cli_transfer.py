@@ -4,6 +4,9 @@ end to end through click's CliRunner on real stores."""
 from __future__ import annotations
 
 import json
+import os
+import stat
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +187,28 @@ def test_export_to_stdout_and_to_a_file(tmp_path: Path, jsonl: str) -> None:
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
     bad = run(jsonl, "export", "--out", str(tmp_path / "no" / "such" / "dir.jsonl"))
     assert bad.exit_code == 1 and "Error: --out: directory" in bad.stderr
+
+
+def test_an_export_over_a_file_keeps_its_permissions_and_a_pipe_stays_a_pipe(
+    tmp_path: Path, jsonl: str
+) -> None:
+    """The atomic rename made a private file (chmod 600) readable by everyone, and replaced
+    a FIFO (or a device, /dev/null as root) with a plain file."""
+    run_json(jsonl, "save", "the wifi password is hunter2")
+    private = tmp_path / "private.jsonl"
+    private.write_text("")
+    private.chmod(0o600)
+    ok(run(jsonl, "export", "--out", str(private)))
+    assert private.stat().st_mode & 0o777 == 0o600 and "hunter2" in private.read_text()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    ok(run(jsonl, "export", "--out", str(fifo)))
+    reader.join(30)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert [json.loads(line)["kind"] for line in received[0].splitlines()] == ["memory", "end"]
 
 
 @pytest.mark.parametrize("own", ["", "-wal", ".vectors.json"])

@@ -199,7 +199,10 @@ def export(state: State, fmt: str, out: Path | None) -> None:
             for line in lines:
                 click.echo(line)
             return
-        _write_atomically(app.transfer.export_path(out, "--out"), lines)
+        if out.exists() and not out.is_file():  # a pipe or a device: written to, never replaced
+            _write_through(out, lines)
+        else:
+            _write_atomically(app.transfer.export_path(out, "--out"), lines)
     summary = ExportSummary(
         format=fmt, path=str(out), memories=count.memories, relations=count.relations
     )
@@ -210,6 +213,17 @@ def export(state: State, fmt: str, out: Path | None) -> None:
             c, f"Exported {count.memories} memories and {count.relations} relations to {out}."
         ),
     )
+
+
+def _write_through(path: Path, lines: Iterator[str]) -> None:
+    """An export into what is no regular file (a FIFO, /dev/stdout, `>(gzip > f)`): the atomic
+    rename replaced a FIFO or a device with a plain file, and failed on /dev/stdout."""
+    try:
+        with path.open("w", encoding="utf-8") as f:
+            for line in lines:
+                f.write(line + "\n")
+    except OSError as exc:
+        raise ValidationError("--out", f"cannot write to {path}: {exc.strerror}") from None
 
 
 def _write_atomically(path: Path, lines: Iterator[str]) -> None:
