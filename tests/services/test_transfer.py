@@ -235,6 +235,25 @@ def test_cortexgraph_import(mem: Engram) -> None:
     assert everything(mem) == before
 
 
+def test_a_cortexgraph_relation_without_a_time_dates_from_its_later_end(
+    mem: Engram, tmp_path: Path
+) -> None:
+    """It was dated 1970-01-01, decades before either of its memories."""
+    lines = [
+        {"id": "older", "content": "an older memory", "created_at": 1700000000},
+        {"id": "newer", "content": "a newer memory", "created_at": 1700086400},
+    ]
+    edge = {"id": "r1", "from_memory_id": "older", "to_memory_id": "newer"}
+    (tmp_path / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (tmp_path / "relations.jsonl").write_text(json.dumps(edge) + "\n")
+    report = import_cortexgraph(
+        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+    )
+    assert report.relations_imported == 1
+    (relation,) = mem.relations("older")
+    assert relation.created_at == mem.get("newer").created_at
+
+
 def test_cortexgraph_import_skips_records_no_backend_can_store(mem: Engram, tmp_path: Path) -> None:
     """One record with a counter beyond 64 bits or a lone surrogate used to abort the whole
     import with a traceback, the good records included."""

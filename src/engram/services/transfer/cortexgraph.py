@@ -166,7 +166,9 @@ def _renamed_id(raw_id: str) -> str:
     return str(uuid.uuid5(_CORTEXGRAPH_IDS, raw_id))
 
 
-def _relation_from_cortexgraph(obj: dict[str, Any], ids: dict[str, str]) -> Relation | str:
+def _relation_from_cortexgraph(
+    obj: dict[str, Any], ids: dict[str, str], born: dict[str, datetime]
+) -> Relation | str:
     """The relation, or the reason it is dropped (an endpoint was not imported)."""
     ends = []
     for name in ("from_memory_id", "to_memory_id"):
@@ -184,7 +186,8 @@ def _relation_from_cortexgraph(obj: dict[str, Any], ids: dict[str, str]) -> Rela
     check.storable(rid, "id")
     if not ID_PATTERN.fullmatch(rid):
         rid = _renamed_id(rid)
-    created = _seconds(obj.get("created_at"), "created_at") or datetime.fromtimestamp(0, tz=UTC)
+    # Without its own time, it was made once both its ends existed (it was dated 1970).
+    created = _seconds(obj.get("created_at"), "created_at") or max(born[e] for e in ends)
     try:
         return Relation(
             id=rid,
@@ -268,12 +271,13 @@ def read_cortexgraph(directory: Path, now: datetime) -> CortexGraphData:
         memories.append(memory)
     relations_file = directory / "relations.jsonl"
     rel_latest, _, _, _ = _last_lines(relations_file, skipped)
+    born = {m.id: m.created_at for m in memories}
     relations: list[Relation] = []
     lines_of: dict[str, int] = {}
     dropped = 0
     for rid, (number, obj) in rel_latest.items():
         try:
-            outcome = _relation_from_cortexgraph(obj, ids)
+            outcome = _relation_from_cortexgraph(obj, ids, born)
         except ValidationError as exc:
             skipped.append(Skipped(file=relations_file.name, line=number, id=rid, reason=str(exc)))
             continue
