@@ -187,3 +187,31 @@ def test_pages_say_what_was_done_and_how_many_are_due(
     memory = f"{base}/ui/memory/{m['tea'].id}"
     assert "Done:" not in httpx2.get(f"{memory}?done=deleted", headers=headers, timeout=10).text
     assert "Done: touch." in httpx2.get(f"{memory}?done=touch", headers=headers, timeout=10).text
+
+
+def test_no_page_may_frame_the_dashboard_nor_reach_it_by_another_name(
+    dashboard: tuple[str, Path, dict[str, Memory]],
+) -> None:
+    """A page on another port of 127.0.0.1 framed a delete confirmation under a button of its
+    own (one click deleted), and a page whose name was rebound to 127.0.0.1 (DNS rebinding)
+    signed in and changed memories through the dashboard, while /mcp refused it."""
+    base, _db, m = dashboard
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    confirm = httpx2.get(f"{base}/ui/memory/{m['other'].id}/delete", headers=headers, timeout=10)
+    assert confirm.status_code == 200
+    assert confirm.headers["x-frame-options"] == "DENY"
+    assert confirm.headers["content-security-policy"] == "frame-ancestors 'none'"
+    port = base.rsplit(":", 1)[1]
+    for name in (f"127.0.0.1:{port}", f"localhost:{port}"):
+        assert httpx2.get(f"{base}/ui/stats", headers={**headers, "Host": name}).status_code == 200
+    rebound = {"Host": f"rebind.example:{port}"}
+    signed_in = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, headers=rebound, timeout=10)
+    assert signed_in.status_code == 421 and "engram_ui" not in signed_in.headers.get(
+        "set-cookie", ""
+    )
+    archived = httpx2.post(
+        f"{base}/ui/memory/{m['tea'].id}/archive", headers={**headers, **rebound}, timeout=10
+    )
+    assert archived.status_code == 421
+    with Engram.open(str(_db), embedding_model="none") as mem:
+        assert mem.get(m["tea"].id).status.value == "active"

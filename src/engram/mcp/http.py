@@ -137,6 +137,14 @@ def bound_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def loopback_hosts(host: str, port: int) -> frozenset[str] | None:
+    """The Host headers a server bound to loopback is reached by (None when bound elsewhere:
+    then the names it is reached by are the operator's to know)."""
+    if host.strip("[]") not in LOOPBACK:
+        return None
+    return frozenset(f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]"))
+
+
 def url_host(host: str) -> str:
     """The host as a URL names it: an IPv6 address in brackets ("http://[::1]:8765")."""
     return f"[{host}]" if ":" in host and not host.startswith("[") else host

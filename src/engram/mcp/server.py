@@ -251,7 +251,14 @@ def serve(
 def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8765) -> None:
     """Run the server over streamable HTTP at http://HOST:PORT/mcp, every request checked
     for the bearer token (engram.mcp.http); until Ctrl-C."""
-    from engram.mcp.http import LOOPBACK, BearerToken, bound_socket, token_for, url_host
+    from engram.mcp.http import (
+        LOOPBACK,
+        BearerToken,
+        bound_socket,
+        loopback_hosts,
+        token_for,
+        url_host,
+    )
     from engram.web.dashboard import dashboard
     from engram.web.routing import with_dashboard
 
@@ -262,7 +269,8 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     listener = bound_socket(host, port)
     server = build_server(settings)
     mcp_app = BearerToken(server.streamable_http_app(host=host), token)
-    app = with_dashboard(dashboard(server.runtime.app, token), mcp_app)
+    hosts = loopback_hosts(host, port)
+    app = with_dashboard(dashboard(server.runtime.app, token), mcp_app, hosts)
     where = url_host(host)
     log.warning(
         "Engram MCP over HTTP on http://%s:%d/mcp; clients send 'Authorization: Bearer <token>' "
@@ -307,7 +315,7 @@ def _stop(signum: int, _frame: object) -> None:
 
 def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8766) -> None:
     """`engram ui`: the dashboard alone at http://HOST:PORT/ui, signed in with the HTTP token."""
-    from engram.mcp.http import LOOPBACK, bound_socket, token_for, url_host
+    from engram.mcp.http import LOOPBACK, bound_socket, loopback_hosts, token_for, url_host
     from engram.web.dashboard import dashboard
     from engram.web.routing import to_dashboard, with_dashboard
 
@@ -317,7 +325,7 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
     token, source = token_for(settings)
     listener = bound_socket(host, port)
     runtime = EngramRuntime(settings)
-    app = with_dashboard(dashboard(runtime.app, token), to_dashboard)
+    app = with_dashboard(dashboard(runtime.app, token), to_dashboard, loopback_hosts(host, port))
     log.warning(
         "Engram dashboard on http://%s:%d/ui (sign in with the token: %s)",
         url_host(host),
