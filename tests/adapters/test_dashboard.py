@@ -215,3 +215,20 @@ def test_no_page_may_frame_the_dashboard_nor_reach_it_by_another_name(
     assert archived.status_code == 421
     with Engram.open(str(_db), embedding_model="none") as mem:
         assert mem.get(m["tea"].id).status.value == "active"
+
+
+def test_a_sign_in_is_a_session_that_ends(dashboard: tuple[str, Path, dict[str, Memory]]) -> None:
+    """The cookie was a fixed digest of the token: the same at every sign-in, valid forever
+    (across restarts), with no way to sign out."""
+    base, _db, _m = dashboard
+    first = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, timeout=10)
+    second = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, timeout=10)
+    one, two = first.cookies["engram_ui"], second.cookies["engram_ui"]
+    assert one != two and TOKEN not in (one, two)
+    assert "Max-Age=43200" in first.headers["set-cookie"]
+    stats = f"{base}/ui/stats"
+    assert httpx2.get(stats, cookies={"engram_ui": one}, timeout=10).status_code == 200
+    out = httpx2.post(f"{base}/ui/logout", cookies={"engram_ui": one}, timeout=10)
+    assert out.status_code == 303 and out.headers["location"].endswith("/ui/login")
+    assert httpx2.get(stats, cookies={"engram_ui": one}, timeout=10).status_code == 303
+    assert httpx2.get(stats, cookies={"engram_ui": two}, timeout=10).status_code == 200

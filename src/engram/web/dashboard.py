@@ -13,8 +13,9 @@ browser sends one.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
+import secrets
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from importlib import resources
@@ -36,6 +37,8 @@ from engram.services.results import why_summary
 from engram.web.graph_page import graph_html
 
 COOKIE = "engram_ui"
+SESSION_SECONDS = 12 * 3600.0  # a sign-in lasts a working day
+MAX_SESSIONS = 100  # signed-in browsers remembered at once
 ACTIONS = {
     "touch": "Touch (count a use: it fades more slowly)",
     "promote": "Promote to the vault (permanent)",
@@ -53,7 +56,10 @@ _TEMPLATES = Path(str(resources.files("engram.web") / "templates"))
 def dashboard(app: Callable[[], App], token: str) -> Starlette:
     """The dashboard as an ASGI app (mount it at /ui); `app` gives the App on first use."""
     env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html"]))
-    expected = _cookie_value(token)
+    # Signed-in browsers: a random session id each, until it expires or signs out. The cookie
+    # was a fixed digest of the token: valid forever, across restarts, with no way to sign out,
+    # and sent by the browser to any port of 127.0.0.1 (cookies know no ports).
+    sessions: dict[str, float] = {}
 
     def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
         html = env.get_template(name).render(base=_base(request), **values)
@@ -64,7 +70,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         scheme, _, given = request.headers.get("authorization", "").partition(" ")
         cookie = request.cookies.get(COOKIE, "")
         bearer = scheme.lower() == "bearer" and _same(given.strip(), token)
-        return bearer or _same(cookie, expected)
+        return bearer or sessions.get(cookie, 0.0) > time.monotonic()
 
     async def call(operation: Callable[[App], Any]) -> Any:
         return await run_in_threadpool(lambda: operation(app()))
@@ -98,10 +104,28 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         given = form.get("token", "").strip()
         if not _same(given, token):
             return page(request, "login.html", 401, error="That is not the token.")
+        now = time.monotonic()
+        for sid in [sid for sid, until in sessions.items() if until <= now]:
+            del sessions[sid]
+        while len(sessions) >= MAX_SESSIONS:  # the oldest sign-in goes first
+            del sessions[min(sessions, key=sessions.__getitem__)]
+        sid = secrets.token_urlsafe(32)
+        sessions[sid] = now + SESSION_SECONDS
         response = RedirectResponse(f"{_base(request)}/", status_code=303)
         response.set_cookie(
-            COOKIE, expected, httponly=True, samesite="strict", path=_base(request) or "/"
+            COOKIE,
+            sid,
+            max_age=int(SESSION_SECONDS),
+            httponly=True,
+            samesite="strict",
+            path=_base(request) or "/",
         )
+        return response
+
+    async def logout(request: Request) -> Response:
+        sessions.pop(request.cookies.get(COOKIE, ""), None)
+        response = RedirectResponse(f"{_base(request)}/login", status_code=303)
+        response.delete_cookie(COOKIE, path=_base(request) or "/")
         return response
 
     async def search(request: Request) -> Response:
@@ -183,6 +207,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
     return Starlette(
         routes=[
             Route("/login", login, methods=["GET", "POST"]),
+            Route("/logout", guarded(logout), methods=["POST"]),
             Route("/", guarded(search)),
             Route("/memory/{memory_id}", guarded(memory)),
             Route("/memory/{memory_id}/{action}", guarded(action), methods=["GET", "POST"]),
@@ -193,10 +218,6 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             Route("/stats", guarded(stats)),
         ]
     )
-
-
-def _cookie_value(token: str) -> str:
-    return hmac.new(token.encode(), b"engram dashboard", hashlib.sha256).hexdigest()
 
 
 def _base(request: Request) -> str:
