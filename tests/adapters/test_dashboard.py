@@ -184,6 +184,9 @@ def test_pages_say_what_was_done_and_how_many_are_due(
     target = f"{base}/ui/memory/{m['other'].id}/delete"
     deleted = httpx2.post(target, headers=headers, timeout=10, follow_redirects=True)
     assert f"Deleted {m['other'].id}." in deleted.text
+    for spoof in (m["tea"].id, "anything at all"):  # only a memory that is gone is "deleted"
+        page = httpx2.get(f"{base}/ui/?deleted={spoof}", headers=headers, timeout=10)
+        assert page.status_code == 200 and "Deleted" not in page.text
     memory = f"{base}/ui/memory/{m['tea'].id}"
     assert "Done:" not in httpx2.get(f"{memory}?done=deleted", headers=headers, timeout=10).text
     assert "Done: touch." in httpx2.get(f"{memory}?done=touch", headers=headers, timeout=10).text

@@ -132,7 +132,15 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         query = request.query_params.get("q", "").strip()
         hits = await call(lambda a: a.search.search(query or None, limit=20))
         rows = [(h, why_summary(h)) for h in hits]
-        deleted = request.query_params.get("deleted")
+        named = request.query_params.get("deleted", "")[:200]
+
+        def gone(a: App) -> bool:  # any text in a link was shown as "Deleted …"
+            try:
+                return bool(named) and not a.memories.get_many([named])
+            except EngramError:  # not an id at all
+                return False
+
+        deleted = named if await call(gone) else None
         return page(request, "search.html", query=query, rows=rows, deleted=deleted)
 
     async def memory(request: Request) -> Response:
