@@ -117,10 +117,11 @@ def disagreement(contents: Sequence[str]) -> str | None:
     vocabulary = [set(ws) for ws in words]
     every = set().union(*vocabulary)
     for mine in vocabulary:
+        others = every - mine  # words only the other memories hold
         for word in sorted(mine):
             for prefix in OPPOSITE_PREFIXES:
                 base = word.removeprefix(prefix)
-                if base != word and len(base) >= 4 and base in every - mine:
+                if base != word and len(base) >= 4 and base in others:
                     return f"'{word}' against '{base}'"
     if len({tuple(sorted(_NUMBER.findall(content))) for content in contents}) > 1:
         return "they hold different numbers"
