@@ -39,6 +39,9 @@ class Capability(StrEnum):
 # change(old) -> (new, schedule) to write, or None to leave the memory as it is.
 Change = Callable[[Memory], tuple[Memory, Schedule] | None]
 
+# (memory id, its vectors): one row, or a (rows, dims) array of the whole text and passages.
+VectorItems = Sequence[tuple[str, NDArray[np.float32]]]
+
 
 class Stub(NamedTuple):
     """The few columns ranking and candidate rules need, so hot paths can score hundreds of
@@ -187,10 +190,7 @@ class VectorStore(Protocol):
     (`core.text.passages`)."""
 
     def put_vectors(
-        self,
-        items: Sequence[tuple[str, NDArray[np.float32]]],
-        model_id: str,
-        texts: Sequence[str] | None = None,
+        self, items: VectorItems, model_id: str, texts: Sequence[str] | None = None
     ) -> int:
         """Store (memory id, vectors) pairs, replacing a memory's earlier rows; a 1-D vector is
         one row. Returns how many memories were stored. Ids that no longer exist are skipped;

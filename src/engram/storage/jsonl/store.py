@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
-from numpy.typing import NDArray
 
 from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.errors import EngramError, StoreError
@@ -75,7 +74,7 @@ from engram.storage.jsonl.sync import (
 from engram.storage.jsonl.vectors import decode_vector, encode_vector
 from engram.storage.locks import file_lock
 from engram.storage.maintenance import CompactionResult, StorageStats
-from engram.storage.protocol import Capability, Change, Filter, Rescheduler
+from engram.storage.protocol import Capability, Change, Filter, Rescheduler, VectorItems
 from engram.storage.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
@@ -507,10 +506,7 @@ class JSONLStore:
     # -- vectors ------------------------------------------------------------------------------
 
     def put_vectors(
-        self,
-        items: Sequence[tuple[str, NDArray[np.float32]]],
-        model_id: str,
-        texts: Sequence[str] | None = None,
+        self, items: VectorItems, model_id: str, texts: Sequence[str] | None = None
     ) -> int:
         with self._writing() as index:
             current = index.contents([i for i, _ in items])

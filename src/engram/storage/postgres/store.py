@@ -50,6 +50,7 @@ from engram.storage.protocol import (
     ScheduleInputs,
     Stub,
     TermCounts,
+    VectorItems,
 )
 from engram.storage.rows import (
     AUDIT_COLUMNS,
@@ -389,10 +390,7 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
     # -- vectors ------------------------------------------------------------------------------
 
     def put_vectors(
-        self,
-        items: Sequence[tuple[str, NDArray[np.float32]]],
-        model_id: str,
-        texts: Sequence[str] | None = None,
+        self, items: VectorItems, model_id: str, texts: Sequence[str] | None = None
     ) -> int:
         if not items:
             return 0

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from engram.core.models import Status
 from engram.storage.columns import STUB_COLUMNS
-from engram.storage.protocol import Filter, Stub
+from engram.storage.protocol import Filter, Stub, VectorItems
 from engram.storage.rows import stub_from_row
 from engram.storage.sqlite.sql import filter_sql, on, rows_in
 from engram.storage.sqlite.vectors import CHANGE_LOG_KEEP, VectorIndex, vector_blob
@@ -39,10 +39,7 @@ class SQLiteVectors:
     _vectors: VectorIndex | None
 
     def put_vectors(
-        self,
-        items: Sequence[tuple[str, NDArray[np.float32]]],
-        model_id: str,
-        texts: Sequence[str] | None = None,
+        self, items: VectorItems, model_id: str, texts: Sequence[str] | None = None
     ) -> int:
         same_text = "" if texts is None else " AND content = ?"
         sql = (
