@@ -202,6 +202,10 @@ def test_a_request_to_remember_with_nothing_to_remember_saves_nothing() -> None:
         "What did I tell you yesterday?",
         "What did we decide last week?",
         "Do you remember what I said this morning?",
+        # only function words left: "it" narrowed the window to memories saying "it"
+        "What did we decide about it last week?",
+        "Do you remember that?",
+        "Do you remember what it was?",
     ],
 )
 def test_a_recall_request_naming_nothing_searches_no_words(message: str) -> None:
@@ -260,6 +264,17 @@ def test_a_rule_that_waits_for_the_end_reads_only_what_follows_the_last_question
         ("Don't save this: my SSN is 123-45-6789", "none", None),
         ("Do not remember this. My bank PIN is 4321", "none", None),
         ("No need to remember this, but I'm in Tokyo this week", "none", None),
+        ("I don't want you to remember my password: hunter2", "none", None),
+        ("Never remember my PIN, it is 4321", "none", None),
+        # typographic apostrophes (phones type them) read as plain ones; the memory keeps them
+        ("Don\u2019t save this: my SSN is 123-45-6789", "none", None),
+        ("I\u2019m allergic to peanuts", "save", "I\u2019m allergic to peanuts"),
+        ("What\u2019s my wifi password again?", "recall", None),
+        ("Don\u2019t forget: Ana\u2019s birthday is May 2", "save", "Ana\u2019s birthday is May 2"),
+        # a question about whether it still holds confirms nothing (it reinforced what was shown)
+        ("Is that still true?", "none", None),
+        ("Hasn't changed? Are you sure?", "none", None),
+        ("Yes, still vegan. What should I cook tonight?", "reinforce", None),
         # a question about the past, read as a request to keep what followed "remember"
         ("Remember what I told you about Sarah?", "recall", None),
         ("You remember my dog, right?", "recall", None),
@@ -286,3 +301,7 @@ def test_requests_to_remember_and_sentences_that_are_none(
     assert classify(message).intent == intent
     if content is not None:
         assert memory_content(message) == content
+
+
+def test_the_deciding_phrase_is_the_users_own_text() -> None:
+    assert classify("Don\u2019t save this: my PIN").phrase == "Don\u2019t save this"

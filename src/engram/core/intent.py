@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from engram.core.models import MAX_STRENGTH, MIN_STRENGTH
-from engram.core.text import query_terms, statements
+from engram.core.text import STOPWORDS, statements, words
 
 Intent = Literal["save", "recall", "reinforce", "none"]
 
@@ -74,8 +74,9 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "none",
         r"\b(?:don'?t|do not|no need to|never|not) (?:save|store|remember|keep|note)"
-        r"(?: down)? (?:this|that|it|these|those)\b"
-        r"|^\W*(?:(?:please|but|and|oh)\W+)*(?:don'?t|do not) (?:save|store|remember|keep)\b",
+        r"(?: down)? (?:this|that|it|these|those|my)\b"
+        r"|^\W*(?:(?:please|but|and|oh)\W+)*(?:don'?t|do not) (?:save|store|remember|keep)\b"
+        r"|\b(?:don'?t|do not) want (?:you|it) to (?:save|store|remember|keep|note)\b",
         0.99,
     ),
     # recall: "Remember what I told you about Sarah?", "You remember my dog, right?": a
@@ -267,13 +268,15 @@ class Analysis:
 def classify(message: str) -> Analysis:
     """The message's intent: the strongest rule that matches (ties go to the earlier rule:
     recall before reinforce before save), or none."""
-    text = " ".join(message.split())
+    spaced = " ".join(message.split())
+    text = plain(message)  # the phrase is cut from `spaced`: the user's own apostrophes
     best: tuple[float, Rule, re.Match[str]] | None = None
     other: tuple[float, Rule, re.Match[str]] | None = None  # the best that is not a save
     tags: list[str] = []
     for rule in RULES:
         found = rule.search(text)
-        if found is None:
+        if found is None or (rule.intent == "reinforce" and _asked(text, found)):
+            # "Is that still true?" asks; it confirms nothing (it reinforced what was shown).
             continue
         if rule.tag and rule.intent == "save" and rule.tag not in tags:
             tags.append(rule.tag)
@@ -295,10 +298,29 @@ def classify(message: str) -> Analysis:
         return Analysis("none", 0.9 if _is_plain_question(text) else 0.7, None)
     weight, rule, found = best
     if rule.intent == "none":  # told not to keep it
-        return Analysis("none", weight, found.group().strip())
+        return Analysis("none", weight, spaced[found.start() : found.end()].strip())
     return Analysis(
-        rule.intent, weight, found.group().strip(), tuple(tags) if rule.intent == "save" else ()
+        rule.intent,
+        weight,
+        spaced[found.start() : found.end()].strip(),
+        tuple(tags) if rule.intent == "save" else (),
     )
+
+
+# Typographic apostrophes (phones and macOS type them): every rule spells the plain one.
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+
+
+def plain(message: str) -> str:
+    """The message as the rules read it: one space between words, plain apostrophes. Each
+    replacement is one character for one, so a position in it is one in the spaced message."""
+    return " ".join(message.split()).translate(_APOSTROPHES)
+
+
+def _asked(text: str, found: re.Match[str]) -> bool:
+    """The match is part of a question: the sentence it stands in ends with "?"."""
+    end = re.search(r"[.!?]", text[found.start() :])
+    return end is not None and end.group() == "?"
 
 
 def _is_plain_question(text: str) -> bool:
@@ -350,7 +372,8 @@ def memory_words(message: str) -> str:
     """`memory_content` as the user wrote it, not capitalised: what names are read from ("note
     to self: buy milk" named "Buy" once its first letter was made a capital)."""
     asked = " ".join(message.split())
-    text = _LEAD.sub("", asked, count=1).strip()
+    lead = _LEAD.match(plain(asked))  # same positions: the user's apostrophes are kept
+    text = asked[lead.end() :].strip() if lead else asked.strip()
     if text != asked and _ASKED_AS_QUESTION.match(asked):
         text = text.rstrip("?").rstrip()  # "can you remember that I'm vegan?": the fact
     # "Remember that I prefer TypeScript. What's the best linter for it?": the question that
@@ -396,11 +419,14 @@ def recall_query(message: str) -> str:
     (that is `recall_window`), its content words. Empty when it names nothing to look for
     ("What did we decide last week?"): a search without words then lists what was used in
     that window; the asking words ("decide last week") would match anything saying "last"."""
-    text = _RECALL_LEAD.sub("", " ".join(message.split()), count=1)
+    text = _RECALL_LEAD.sub("", plain(message), count=1)
     text = _COUNTED_WINDOW.sub(" ", text)
     for pattern, _ in _WINDOWS:
         text = pattern.sub(" ", text)
-    return " ".join(t for t in query_terms(text) if t not in _RECALL_NOISE)
+    # Function words too, even when nothing else is left: "Do you remember what it was?"
+    # searched "what it was", and "it" narrowed the window to memories saying "it".
+    found = dict.fromkeys(words(text))
+    return " ".join(t for t in found if t not in _RECALL_NOISE and t not in STOPWORDS)
 
 
 _RECALL_NOISE = frozenset(
