@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from tests.support import START
 
-from engram import Engram, FixedClock
+from engram import Draft, Engram, FixedClock, ValidationError
 
 
 def test_finds_an_old_exact_match_among_many_fresh_unrelated_memories(
@@ -63,6 +64,32 @@ def test_tag_status_window_and_min_score_filters(mem: Engram, clock: FixedClock)
     assert len(mem.search("alpha", status=["all", "active"])) == 3
     assert {h.memory.id for h in mem.search("alpha", window_days=7)} == {c.id}
     assert {h.memory.id for h in mem.search("alpha", min_score=0.5)} == {c.id}
+
+
+def test_min_score_reaches_past_the_candidate_pool(mem: Engram) -> None:
+    """The floor was applied to the best 200 text matches only: 300 faded short matches hid
+    100 fresh ones that pass it, and the search returned nothing."""
+    old = START - timedelta(days=60)
+    faded = [Draft(f"kayak trip {i}", created_at=old, last_used=old) for i in range(300)]
+    mem.save_many(faded)
+    fresh = mem.save_many(
+        [
+            Draft(f"kayak {i}: then we paddled along the river for hours, all of us")
+            for i in range(100)
+        ]
+    )
+    hits = mem.search("kayak", min_score=0.5, limit=10)
+    assert len(hits) == 10
+    assert {h.memory.id for h in hits} <= {m.id for m in fresh}
+    assert all(h.score >= 0.5 for h in hits)
+
+
+def test_an_empty_status_list_is_refused(mem: Engram) -> None:
+    """It searched `status IN ()` and answered nothing, which reads as "nothing remembered"."""
+    mem.save("project alpha kickoff")
+    for query in ("alpha", None):
+        with pytest.raises(ValidationError, match="status"):
+            mem.search(query, status=[])
 
 
 def test_tags_a_save_keeps_apart_are_filtered_apart(mem: Engram) -> None:

@@ -87,18 +87,33 @@ class SearchService:
         by_meaning = not self.ctx.warm_up.running
         loading = text is not None and not by_meaning and self.ctx.embedder is not None
         note = MODEL_LOADING if loading else None
-        found = self._match(text, where, limit, by_meaning) if text else self._browse(where, limit)
+        pool = max(self.ctx.settings.search_candidates, limit * 4)
+
+        def find() -> tuple[list[tuple[Stub, Candidate]], bool]:
+            if text:
+                return self._match(text, where, limit, pool, by_meaning)
+            return self._browse(where, pool)
+
+        found, full = find()
         if text and loading and not found:
             # Nothing shares a word with the query: only meaning can find something, and an
             # empty answer carries no `why` to say it was not searched (an assistant would
             # tell the user nothing is remembered). Worth waiting for the model, briefly.
             self.ctx.warm_up.wait(WARM_UP_WAIT)
             if not self.ctx.warm_up.running:
-                note = None
-                found = self._match(text, where, limit, True)
+                note, by_meaning = None, True
+                found, full = find()
         candidates = self._with_decay(found, now)
-        if floor is not None:
+        while floor is not None:
             candidates = [c for c in candidates if c.score >= floor]
+            if len(candidates) >= limit or not full:
+                break
+            # The floor left fewer than `limit` of a full pool: matches ranked below the pool
+            # may pass it (100 fresh matches were missed behind 300 faded ones). Rare and
+            # bounded: the pool grows until the store has no more matches to give.
+            pool *= 4
+            found, full = find()
+            candidates = self._with_decay(found, now)
         settings = self.ctx.settings
         ranked = rank(
             candidates,
@@ -123,11 +138,11 @@ class SearchService:
             if r.id in memories  # deleted by another client between the two phases
         ]
 
-    def _browse(self, where: Filter, limit: int) -> list[tuple[Stub, Candidate]]:
-        """Every memory equally relevant (no text matched: `why.text` 0), decay orders them."""
-        pool = max(self.ctx.settings.search_candidates, limit * 4)
+    def _browse(self, where: Filter, pool: int) -> tuple[list[tuple[Stub, Candidate]], bool]:
+        """Every memory equally relevant (no text matched: `why.text` 0), decay orders them;
+        and whether the pool was filled (the store may hold more)."""
         found = self.ctx.store.browse(where, pool)
-        return [(s, Candidate(s.id, 1.0, 0.0, 0.0, text=0.0)) for s in found]
+        return [(s, Candidate(s.id, 1.0, 0.0, 0.0, text=0.0)) for s in found], len(found) >= pool
 
     def warm_up(self) -> None:
         """Load what the first search needs — the model, the vector index, the reference
@@ -146,11 +161,11 @@ class SearchService:
         self.ctx.warm_up.start(self.warm_up)
 
     def _match(
-        self, text: str, where: Filter, limit: int, by_meaning: bool = True
-    ) -> list[tuple[Stub, Candidate]]:
+        self, text: str, where: Filter, limit: int, pool: int, by_meaning: bool = True
+    ) -> tuple[list[tuple[Stub, Candidate]], bool]:
+        """The candidates, and whether the text matches filled the pool (there may be more)."""
         settings = self.ctx.settings
         terms = query_terms(text)
-        pool = max(settings.search_candidates, limit * 4)
         k = max(settings.search_vector_candidates, limit)
         # Meaning (the query's embedding, the vector index) is searched on another core while
         # the text index is searched on this one (docs/performance.md, "Searching on two cores").
@@ -208,7 +223,7 @@ class SearchService:
                 f.expansion if f is not None and f.expansion > 0 else None,
             )
             out.append((stubs[ident], candidate))
-        return out
+        return out, len(lexical) >= pool
 
     def _expansion(
         self, fused: dict[str, Fused], terms: Sequence[str], where: Filter, limit: int
@@ -322,13 +337,15 @@ class SearchService:
 
 
 def _statuses(status: Sequence[Status | str] | Status | str | None) -> tuple[Status, ...]:
+    allowed = ", ".join([*(s.value for s in Status), "all"])
     if status is None:
         return (Status.ACTIVE, Status.PROMOTED)
     raw = [status] if isinstance(status, str) else list(status)
+    if not raw:  # it searched `status IN ()`: nothing, and "nothing remembered" said
+        raise ValidationError("status", f"must name at least one of {allowed}")
     if "all" in raw:  # with others too: "all" holds them (it was refused as not allowed)
         return tuple(Status)
     try:
         return tuple(dict.fromkeys(Status(s) for s in raw))
     except ValueError:
-        allowed = ", ".join([*(s.value for s in Status), "all"])
         raise ValidationError("status", f"must be one of {allowed}") from None
