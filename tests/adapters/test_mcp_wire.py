@@ -82,6 +82,18 @@ BROKEN_REQUESTS = {
         12,
     ),
     "array nested 250 deep": ("[" * 250 + "]" * 250, -32600, None),
+    # deeper than the checks' own recursion (400: the server died) and than Python's JSON
+    # parser (1,500: answered without its id, so the client waited for ever)
+    "nested 400 deep in an argument": (
+        '{"jsonrpc":"2.0","id":16,"method":"ping","params":{"x":' + "[" * 400 + "]" * 400 + "}}",
+        -32600,
+        16,
+    ),
+    "nested 1500 deep in an argument": (
+        '{"jsonrpc":"2.0","id":17,"method":"ping","params":{"x":' + "[" * 1500 + "]" * 1500 + "}}",
+        -32600,
+        17,
+    ),
     "a bare number": ("42", -32600, None),
     "id that is an object": ('{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600, None),
     "id that is a boolean": ('{"jsonrpc":"2.0","id":true,"method":"ping"}', -32600, None),

@@ -22,6 +22,7 @@ import io
 import json
 import logging
 import os
+import re
 import select
 import sys
 import threading
@@ -62,7 +63,14 @@ def check_line(line: str) -> Rejection | None:
         return None
     try:
         obj = json.loads(line)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        # Valid JSON may nest deeper than Python's parser goes (1,500 brackets in `meta`):
+        # its top level still says whose request it is, and the answer must carry that id.
+        try:
+            obj = json.loads(_top_level(line))
+        except ValueError:
+            return _error(None, types.PARSE_ERROR, "Parse error: the line is not valid JSON")
+    except ValueError:
         return _error(None, types.PARSE_ERROR, "Parse error: the line is not valid JSON")
     if isinstance(obj, list) and obj and all(isinstance(item, dict) for item in obj):
         return _error(
@@ -117,13 +125,46 @@ def _id_of(obj: dict[str, Any]) -> str | int | None:
 
 
 def _has_lone_surrogate(value: object) -> bool:
-    if isinstance(value, str):
-        return any("\ud800" <= ch <= "\udfff" for ch in value)
-    if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_lone_surrogate(v) for v in value)
+    """Walked with a stack, not by recursion: a line nested 400 deep raised RecursionError
+    here, which stopped the SDK's reader and so the server."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if any("\ud800" <= ch <= "\udfff" for ch in item):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
     return False
+
+
+# A JSON string, a bracket, or a run of anything else (numbers, literals, commas, spaces).
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|[^"\[\]{}]+')
+
+
+def _top_level(line: str) -> str:
+    """The line with each value nested inside a member of the top-level object emptied to
+    `{}` or `[]`: it parses however deep the original went, and keeps the id, the method and
+    "jsonrpc" as they were."""
+    out: list[str] = []
+    depth = 0
+    for token in _TOKENS.findall(line):
+        if token in ("{", "["):
+            depth += 1
+            if depth == 1:
+                out.append(token)
+            elif depth == 2:
+                out.append("{}" if token == "{" else "[]")
+        elif token in ("}", "]"):
+            if depth == 1:
+                out.append(token)
+            depth -= 1
+        elif depth <= 1:
+            out.append(token)
+    return "".join(out)
 
 
 def _summary(exc: ValueError) -> str:
