@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import queue
+import re
 import select
 import signal
 import sqlite3
@@ -785,6 +786,25 @@ async def test_an_alias_and_its_parameter_together_are_an_error(server: Server) 
     # The alias is named whichever of the two comes first.
     message = await server.error("search_memory", {"query": "x", "top_k": 5, "limit": 3})
     assert "top_k: is another name for 'limit'" in message
+
+
+@pytest.mark.anyio
+async def test_an_alias_given_a_bad_value_is_named_as_the_caller_spelled_it(
+    server: Server,
+) -> None:
+    """A CortexGraph call was told about `limit` or `cluster_ids.0`, fields its API lacks."""
+    cases = {
+        ("search_memory", "top_k"): {"query": "x", "top_k": 500},
+        ("touch_memory", "boost_strength"): {"memory_id": "abc", "boost_strength": 1.5},
+        ("cluster_memories", "threshold"): {"threshold": 1.5},
+        ("consolidate_memories", "cluster_id"): {"cluster_id": ""},
+    }
+    for (tool, alias), arguments in cases.items():
+        message = await server.error(tool, arguments)
+        ours = {"top_k": "limit", "boost_strength": "boost", "threshold": "similarity_threshold"}
+        assert alias in message, (tool, message)
+        field = ours.get(alias, "cluster_ids")
+        assert not re.search(rf"^{field}(?:\.\d+)?$", message, re.M), (tool, message)
 
 
 @pytest.mark.anyio

@@ -93,6 +93,10 @@ async def test_a_bad_prompt_argument_is_named_not_a_rendering_failure(tmp_path: 
         with pytest.raises(MCPError) as unknown:
             await s.session.get_prompt("use_memory", {"x": "1"})
         assert "x: is not an argument of use_memory" in str(unknown.value)
+        with pytest.raises(MCPError) as no_such:  # was error code 0, with a traceback
+            await s.session.get_prompt("no_such_prompt")
+        assert no_such.value.error.code == types.INVALID_PARAMS
+        assert "no_such_prompt" in no_such.value.error.message
         assert prompt_text(await s.session.get_prompt("use_memory")).startswith("You have")
     log = s.stderr.read_text()
     assert "Traceback" not in log and "Error rendering prompt recall_context\n" not in log
@@ -115,8 +119,13 @@ async def test_resources_read_a_memory_the_stats_and_the_queues(tmp_path: Path) 
         assert await read_json(s, "engram://promotion-candidates") == {"candidates": []}
         opened = await s.call("open_memories", {"memory_ids": [saved["id"]]})
         assert opened["memories"][0]["use_count"] == 0  # reading is not a use
-        with pytest.raises(MCPError, match="memory not found: no-such-id"):
+        # The caller's mistakes are invalid params (-32602), not a failure of the server
+        with pytest.raises(MCPError, match="memory not found: no-such-id") as missing:
             await s.session.read_resource("engram://memory/no-such-id")
+        assert missing.value.error.code == types.INVALID_PARAMS
+        with pytest.raises(MCPError, match="memory_id") as malformed:
+            await s.session.read_resource("engram://memory/bad%20id")
+        assert malformed.value.error.code == types.INVALID_PARAMS
 
 
 @pytest.mark.anyio
@@ -125,12 +134,18 @@ async def test_a_promoted_memorys_note_is_a_markdown_resource(tmp_path: Path) ->
     vault.mkdir()
     async with running_server(tmp_path / "home", ENGRAM_VAULT_PATH=str(vault)) as s:
         saved = await s.save("Atlas runs on PostgreSQL 16", tags=["atlas"])
-        with pytest.raises(MCPError, match="not promoted"):
+        with pytest.raises(MCPError, match="not promoted") as unpromoted:
             await s.session.read_resource(f"engram://memory/{saved['id']}/note")
+        assert unpromoted.value.error.code == types.INVALID_PARAMS
         await s.call("promote_memory", {"memory_id": saved["id"]})
         note = await s.session.read_resource(f"engram://memory/{saved['id']}/note")
         (content,) = note.contents
         assert content.mime_type == "text/markdown"
         assert "Atlas runs on PostgreSQL 16" in text(note)
+        # a body that opens with a tag, not a heading, still gets its title
+        tagged = await s.save("#python is my favourite language", tags=["lang"])
+        await s.call("promote_memory", {"memory_id": tagged["id"]})
+        body = text(await s.session.read_resource(f"engram://memory/{tagged['id']}/note"))
+        assert body.startswith("# ") and "\n#python is my favourite language" in body
         listed = await read_json(s, "engram://notes")
-        assert listed["count"] == 1
+        assert listed["count"] == 2

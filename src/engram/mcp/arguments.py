@@ -10,6 +10,7 @@ parameter, or an error names it and the closest valid name. Callers written for 
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -59,3 +60,19 @@ def _unknown(tool: str, name: str, valid: frozenset[str] | set[str]) -> str:
     hint = f"; did you mean {close[0]!r}?" if close else ""
     listed = ", ".join(sorted(valid)) or "none"
     return f"is not an argument of {tool}{hint} (valid: {listed})"
+
+
+def aliases_given(tool: str, arguments: Mapping[str, Any]) -> dict[str, str]:
+    """Our parameter -> the seed's spelling the caller used for it, for the arguments given."""
+    aliases = ALIASES.get(tool, {})
+    return {aliases[name][0]: name for name in arguments if name in aliases}
+
+
+def named_as_given(message: str, renamed: Mapping[str, str]) -> str:
+    """An error about renamed arguments, naming them as the caller did: a CortexGraph call
+    that gave `top_k` was told about `limit`, a field its API does not have. Both wordings are
+    covered: the SDK's validation report (the field alone on a line, "cluster_ids.0") and a
+    service's error ("…: limit: must be …")."""
+    for ours, theirs in renamed.items():
+        message = re.sub(rf"(?m)(^|: ){re.escape(ours)}(?=[.:\s]|$)", rf"\g<1>{theirs}", message)
+    return message

@@ -8,20 +8,25 @@ slower because a client looked.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 from pydantic import BaseModel
 
 from engram.app import App
+from engram.errors import NotFoundError, ValidationError
 from engram.mcp.runtime import EngramRuntime
 from engram.services.results import PromotionCandidates, ReviewCandidates
 
 JSON = "application/json"
 MARKDOWN = "text/markdown"
 QUEUE_LENGTH = 20
+HEADING = re.compile(r"#{1,6}(?:\s|$)")  # a Markdown heading; "#tag" is an Obsidian tag
 
 T = TypeVar("T")
 
@@ -63,6 +68,13 @@ def register_resources(server: MCPServer[Any], runtime: EngramRuntime) -> None:
         try:
             return await runtime.call(operation)
         except ToolError as exc:  # a domain error: its message names what is wrong
+            # The caller's mistake (an unknown id, a malformed one, a memory not promoted) is
+            # invalid params, -32602, as an unknown resource is; -32603 says the server failed.
+            cause = exc.__cause__
+            if isinstance(cause, NotFoundError):
+                raise ResourceNotFoundError(str(exc)) from exc
+            if isinstance(cause, ValidationError):
+                raise MCPError(INVALID_PARAMS, str(exc)) from exc
             raise ResourceError(str(exc)) from exc
 
     def as_json(model: BaseModel) -> str:
@@ -87,7 +99,10 @@ def register_resources(server: MCPServer[Any], runtime: EngramRuntime) -> None:
     )
     async def memory_note(memory_id: str) -> str:
         view = await read(lambda app: app.ltm.open_memory(memory_id))
-        return view.body if view.body.lstrip().startswith("#") else f"# {view.title}\n\n{view.body}"
+        # Only a heading is a title: "#python is …" opens with a tag.
+        if HEADING.match(view.body.lstrip()):
+            return view.body
+        return f"# {view.title}\n\n{view.body}"
 
     def snapshot(operation: Callable[[App], BaseModel]) -> Callable[[], Awaitable[str]]:
         async def read_snapshot() -> str:

@@ -39,7 +39,7 @@ from engram.app import configure_logging
 from engram.clock import Clock
 from engram.config import Settings, load_settings
 from engram.errors import EngramError, ValidationError
-from engram.mcp.arguments import checked_arguments
+from engram.mcp.arguments import aliases_given, checked_arguments, named_as_given
 from engram.mcp.launch import start
 from engram.mcp.runtime import EngramRuntime
 from engram.mcp.stdio import CheckedInput, claim_stdin, claim_stdout
@@ -112,12 +112,18 @@ class EngramServer(MCPServer[EngramRuntime]):
                 for tool in await self.list_tools()
             }
         parameters = self._parameters.get(name)
+        renamed = aliases_given(name, arguments)
         if parameters is not None:
             try:
                 arguments = checked_arguments(name, arguments, parameters)
             except ValidationError as exc:  # worded as the SDK words a tool's own errors
                 raise ToolError(f"Error executing tool {name}: {exc}") from exc
-        return compact_text(await super().call_tool(name, arguments, context))
+        try:
+            return compact_text(await super().call_tool(name, arguments, context))
+        except ToolError as exc:
+            if not renamed:
+                raise
+            raise ToolError(named_as_given(str(exc), renamed)) from exc
 
     async def get_prompt(
         self,
@@ -136,13 +142,14 @@ class EngramServer(MCPServer[EngramRuntime]):
                 p.name: [a.name for a in p.arguments or [] if a.required] for p in prompts
             }
         parameters = self._prompt_parameters.get(name)
+        if parameters is None:  # the SDK's ValueError for it became error code 0, with a traceback
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}")
         try:
-            if parameters is not None:
-                arguments = checked_arguments(name, arguments or {}, parameters)
-                # A missing argument failed inside the SDK, with a logged traceback.
-                for needed in self._prompt_required.get(name, []):
-                    if needed not in arguments:
-                        raise ValidationError(needed, f"is required by the prompt {name}")
+            arguments = checked_arguments(name, arguments or {}, parameters)
+            # A missing argument failed inside the SDK, with a logged traceback.
+            for needed in self._prompt_required.get(name, []):
+                if needed not in arguments:
+                    raise ValidationError(needed, f"is required by the prompt {name}")
             return await super().get_prompt(name, arguments, context)
         except (ValueError, EngramError) as exc:
             cause = _engram_cause(exc)
