@@ -153,6 +153,9 @@ def test_a_token_file_edited_by_hand_is_held_to_the_settings_rules(
         token_file.write_text(weak)
         with pytest.raises(ConfigError, match="must be 16-512 characters without spaces"):
             token_for(Settings(), tmp_path)
+    token_file.write_bytes(b"\xff\xfe" + b"a" * 30)  # not text: a UnicodeDecodeError traceback
+    with pytest.raises(ConfigError, match="must be 16-512 characters without spaces"):
+        token_for(Settings(), tmp_path)
 
 
 def test_an_ipv6_host_is_written_in_brackets_in_the_urls_shown() -> None:

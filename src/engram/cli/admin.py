@@ -23,6 +23,7 @@ from engram.cli.common import (
     fmt_tags,
     n_memories,
     open_app,
+    options_named,
     output,
     pass_state,
     preview,
@@ -90,7 +91,8 @@ def render_gc(
     if result.promote_error:
         say(out, f"Warning: {result.promote_error}; nothing was promoted")
     if result.promoted:  # ENGRAM_AUTO_PROMOTE
-        say(out, f"Promoted {n_memories(len(result.promoted))} to the vault first:")
+        done = "Would promote" if result.dry_run else "Promoted"
+        say(out, f"{done} {n_memories(len(result.promoted))} to the vault first:")
         for ident in result.promoted:
             say(out, f"  {ident}")
     if result.dry_run:
@@ -169,6 +171,24 @@ def render_candidates(
     out.print(table)
 
 
+# What `relate` and `related` call the service's parameters, for their errors.
+RELATE_OPTIONS = {
+    "from_id": "FROM_ID",
+    "from_memory_id": "FROM_ID",
+    "to_id": "TO_ID",
+    "to_memory_id": "TO_ID",
+    "relation_type": "--type",
+    "strength": "--strength",
+}
+RELATED_OPTIONS = {
+    "memory_id": "MEMORY_ID",
+    "depth": "--depth",
+    "types": "--type",
+    "direction": "--direction",
+    "limit": "--limit",
+}
+
+
 @click.command()
 @click.argument("from_id")
 @click.argument("to_id")
@@ -186,7 +206,7 @@ def relate(state: State, from_id: str, to_id: str, relation_type: str, strength:
 
     Idempotent: the same FROM, TO and type returns the existing link.
     """
-    with open_app(state) as app:
+    with open_app(state) as app, options_named(RELATE_OPTIONS):
         relation = app.graph.create_relation(
             resolve(app, from_id, "from_id"), resolve(app, to_id, "to_id"), relation_type, strength
         )
@@ -228,7 +248,7 @@ def graph(
     """
     if html_path is not None:
         with open_app(state) as app:
-            snapshot = app.graph.snapshot(max_memories, "max_memories")
+            snapshot = app.graph.snapshot(max_memories, "--max-memories")
         try:
             write_atomically(html_path, graph_html(snapshot).encode("utf-8"))
         except OSError as exc:
@@ -314,7 +334,7 @@ def related(
     Each appears once, at its shortest distance, with the relation it was reached by; cycles
     are harmless. Does not count as a use.
     """
-    with open_app(state) as app:
+    with open_app(state) as app, options_named(RELATED_OPTIONS):
         memory_id = resolve(app, memory_id)
         found = app.graph.related(memory_id, depth, types or None, direction, limit)
     result = RelatedResult(memory_id=memory_id, count=len(found), related=found)

@@ -136,8 +136,14 @@ def console() -> Console:
 
 
 def emit_json(value: BaseModel) -> None:
-    """Exactly one JSON document on stdout, straight from the result model (as MCP sends it)."""
-    click.echo(json.dumps(value.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    """Exactly one JSON document on stdout, straight from the result model (as MCP sends it).
+    A file name that is not UTF-8 holds lone surrogates (Python's escape for its bytes): they
+    are written as JSON escapes, not as the raw bytes that made the output invalid UTF-8."""
+    text = json.dumps(value.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    click.echo(_LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def output(state: State, value: BaseModel, render: Callable[[Console], None]) -> None:

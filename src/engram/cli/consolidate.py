@@ -21,6 +21,7 @@ from engram.cli.common import (
     preview,
     resolve,
     say,
+    short_ids,
 )
 from engram.errors import StoreError
 from engram.services.agents import AGENTS
@@ -39,7 +40,7 @@ def consolidate() -> None:
 @pass_state
 def clusters(state: State, memory_ids: tuple[str, ...], threshold: float | None) -> None:
     """List clusters (changes nothing)."""
-    with open_app(state) as app:
+    with open_app(state) as app, options_named({"similarity_threshold": "--threshold"}):
         ids = [resolve(app, i, "--memory") for i in memory_ids]
         result = app.consolidation.clusters(ids or None, threshold)
     output(state, result, lambda c: render_clusters(c, result))
@@ -100,7 +101,7 @@ def run(
 @pass_state
 def undo(state: State, merged_id: str, force: bool) -> None:
     """Restore the originals of a merged memory and remove it."""
-    with open_app(state) as app:
+    with open_app(state) as app, options_named({"merged_id": "MERGED_ID", "force": "--force"}):
         result = app.consolidation.undo(resolve(app, merged_id, "merged_id"), force)
     output(state, result, lambda c: say(c, f"Restored {len(result.restored_ids)} memories"))
 
@@ -220,13 +221,14 @@ def render_audit(out: Console, trail: AuditTrail) -> None:
     table = Table(title=f"{trail.count} audit entries")
     for column in ("when", "plan", "agent", "action", "memories", "result"):
         table.add_column(column)
+    shown = short_ids([i for e in trail.entries for i in e.memory_ids])
     for e in trail.entries:
         table.add_row(
             e.at.strftime("%Y-%m-%d %H:%M"),
             e.plan_id,
             e.agent,
             e.action,
-            ", ".join(i[:8] for i in e.memory_ids),
+            ", ".join(shown[i] for i in e.memory_ids),
             e.result,
         )
     out.print(table)

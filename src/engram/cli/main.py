@@ -54,6 +54,12 @@ for command in (*maintenance.COMMANDS, *transfer.COMMANDS):  # storage upkeep, m
 
 def main() -> None:
     """Console-script entry point (`engram = engram.cli.main:main`)."""
+    if sys.stdout is None:
+        # Started with stdout closed (`engram stats >&-`): tables ended in a traceback and
+        # `--json` results were dropped with exit 0, after the command had done its work.
+        if sys.stderr is not None:
+            print("Error: standard output is closed: nowhere to write the result", file=sys.stderr)
+        sys.exit(1)
     _speak_utf8()
     cli(prog_name="engram")
 

@@ -84,7 +84,7 @@ def token_for(settings: Settings, directory: Path | None = None) -> tuple[str, s
         return settings.http_token, "ENGRAM_HTTP_TOKEN"
     path = token_path(directory)
     if path.exists():
-        token = path.read_text(encoding="utf-8").strip()
+        token = _read_token(path)
         if not token:
             return rotate_token(directory), str(path)  # an empty file: replace it
         _check_token_file(path, token)
@@ -92,15 +92,28 @@ def token_for(settings: Settings, directory: Path | None = None) -> tuple[str, s
     return _first_token(path), str(path)
 
 
+def _read_token(path: Path) -> str:
+    """The token in the file; one that is not text (a hand edit in another encoding, a binary
+    written over it) is refused as a bad token is (it was a UnicodeDecodeError traceback)."""
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except UnicodeDecodeError:
+        raise _bad_token_file(path) from None
+
+
+def _bad_token_file(path: Path) -> ConfigError:
+    return ConfigError(
+        f"the HTTP token in {path} must be {MIN_TOKEN}-{MAX_TOKEN} characters without "
+        "spaces; `engram token rotate` writes a new one"
+    )
+
+
 def _check_token_file(path: Path, token: str) -> None:
     """A token file written or changed by hand is held to the setting's rules: a short token
     or one with spaces is refused (ENGRAM_HTTP_TOKEN refuses them; from the file they were
     taken as they were), and one others can read is made owner-only again, with a word."""
     if not usable_token(token):
-        raise ConfigError(
-            f"the HTTP token in {path} must be {MIN_TOKEN}-{MAX_TOKEN} characters without "
-            "spaces; `engram token rotate` writes a new one"
-        )
+        raise _bad_token_file(path)
     if os.name == "posix" and path.stat().st_mode & 0o077:
         log.warning("%s could be read by other users: made owner-only (600)", path)
         path.chmod(0o600)
@@ -164,10 +177,10 @@ def _first_token(path: Path) -> str:
     try:
         os.link(tmp, path)
     except FileExistsError:
-        return path.read_text(encoding="utf-8").strip()
+        return _read_token(path)
     finally:
         tmp.unlink(missing_ok=True)
-    return path.read_text(encoding="utf-8").strip()
+    return _read_token(path)
 
 
 def _token_file(path: Path) -> Path:

@@ -1,0 +1,126 @@
+"""The command line's errors and output at the edges: options named as typed, ids shown whole
+enough to pass back, output that cannot be written, file names that are not UTF-8."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from tests.adapters.test_cli import ok, run, run_json, save
+
+from engram import Draft, Engram, FixedClock
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    return tmp_path / "cli.db"
+
+
+def error_of(store: Path, *args: str) -> str:
+    result = run(store, *args)
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    return result.stderr
+
+
+def test_errors_name_the_options_typed_not_the_services_parameters(store: Path) -> None:
+    """`--type bogus` was reported as `relation_type: …`, `--threshold 1.5` of `consolidate
+    clusters` as `similarity_threshold: …`: names the command line does not have."""
+    a, b = save(store, "Atlas runs on PostgreSQL 16"), save(store, "Atlas ships in May")
+    assert "--type" in error_of(store, "relate", a, b, "--type", "bogus")
+    assert "TO_ID" in error_of(store, "relate", a, a)
+    assert "--type" in error_of(store, "related", a, "--type", "bogus")
+    assert "--threshold" in error_of(store, "consolidate", "clusters", "--threshold", "1.5")
+    html = str(store.parent / "g.html")
+    assert "--max-memories" in error_of(store, "graph", "--html", html, "--max-memories", "0")
+    for message in (
+        error_of(store, "relate", a, b, "--type", "bogus"),
+        error_of(store, "consolidate", "clusters", "--threshold", "1.5"),
+    ):
+        assert "relation_type" not in message and "similarity_threshold" not in message
+
+
+def test_undo_refused_for_a_deleted_original_names_the_force_option(store: Path) -> None:
+    copies = {"ENGRAM_SAVE_DUPLICATES": "keep"}
+    first = json.loads(ok(run(store, "--json", "save", "Prefers oolong tea", **copies)).stdout)
+    ok(run(store, "save", "prefers oolong tea!", **copies))
+    (cluster,) = run_json(store, "consolidate", "clusters")["clusters"]
+    applied = run_json(store, "consolidate", "run", "--apply", "--cluster", cluster["id"])
+    merged = applied["merged"][0]["merged"]["id"]
+    ok(run(store, "delete", first["id"]))
+    message = error_of(store, "consolidate", "undo", merged)
+    assert "--force" in message and "merged_id" not in message
+
+
+def test_the_audit_table_shows_ids_that_can_be_passed_back(store: Path) -> None:
+    """Ids were cut to eight characters: "project-alpha-1" and "project-alpha-2" were both
+    shown as "project-", which names neither."""
+    now = datetime.now(UTC)
+    nine_days = now - timedelta(days=9)  # inside the danger zone
+    with Engram.open(str(store), clock=FixedClock(now)) as mem:
+        mem.save_many(
+            [
+                Draft(f"Project alpha step {i}", id=f"project-alpha-{i}", created_at=nine_days)
+                for i in (1, 2)
+            ]
+        )
+    ok(run(store, "consolidate", "pipeline", "--agent", "DecayAnalyzer"))
+    table = ok(run(store, "consolidate", "audit")).stdout
+    assert "project-alpha-1" in table and "project-alpha-2" in table
+
+
+def engram(*args: str | bytes, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    command: list[str | bytes] = [sys.executable, "-m", "engram.cli.main", *args]
+    env = {**os.environ, "ENGRAM_EMBEDDING_MODEL": "none"}
+    return subprocess.run(command, env=env, capture_output=True, timeout=120, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+
+def test_with_stdout_closed_a_command_fails_before_doing_anything(store: Path) -> None:
+    """Tables ended in a traceback and `--json` results were dropped with exit 0, after the
+    command had done its work (a relation created, its id lost)."""
+    a, b = save(store, "Atlas runs on PostgreSQL 16"), save(store, "Atlas ships in May")
+    for args in (["stats"], ["--json", "relate", a, b]):
+        shell = ["sh", "-c", '"$0" -m engram.cli.main "$@" >&-', sys.executable]
+        closed = subprocess.run(
+            [*shell, "--store", str(store), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert closed.returncode == 1, closed.stderr
+        assert "Traceback" not in closed.stderr and "standard output is closed" in closed.stderr
+    assert run_json(store, "related", a)["count"] == 0  # nothing was done
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses file names not UTF-8")
+def test_json_output_stays_utf8_with_a_file_name_that_is_not(store: Path) -> None:
+    """The name's undecodable byte was written raw into the JSON: no parser could read it."""
+    save(store, "Atlas runs on PostgreSQL 16")
+    folder = os.fsencode(store.parent) + b"/odd\xff"
+    os.mkdir(folder)
+    done = engram("--json", "--store", str(store), "graph", "--html", folder + b"/g.html")
+    assert done.returncode == 0, done.stderr
+    written = json.loads(done.stdout.decode("utf-8"))
+    assert os.fsencode(written["path"]) == folder + b"/g.html"
+
+
+def test_gc_dry_run_says_what_auto_promotion_would_do(store: Path, tmp_path: Path) -> None:
+    """It said "Promoted 1 memory to the vault first" and promoted nothing."""
+    now = datetime.now(UTC)
+    with Engram.open(str(store), clock=FixedClock(now)) as mem:
+        busy = mem.save("Used all the time")
+        for _ in range(5):
+            mem.touch(busy.id)
+        long_ago = now - timedelta(days=200)
+        mem.save("Forgotten trivia", created_at=long_ago, last_used=long_ago)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    env = {"ENGRAM_VAULT_PATH": str(vault), "ENGRAM_AUTO_PROMOTE": "true"}
+    dry = ok(run(store, "gc", **env)).stdout
+    assert "Would promote 1 memory to the vault first" in dry and "Promoted" not in dry
+    assert list(vault.rglob("*.md")) == []
