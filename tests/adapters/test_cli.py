@@ -533,12 +533,12 @@ BAD_INPUT = [
     pytest.param(["update", "KNOWN", "--content", " "], "content", id="update-blank"),
     pytest.param(["delete", "bad id!"], "memory_ids", id="delete-bad-id"),
     pytest.param(["observe", "KNOWN", "--context-tag", " "], "context_tags", id="observe-tag"),
-    pytest.param(["relate", "KNOWN", "KNOWN"], "to_memory_id", id="relate-self"),
-    pytest.param(["relate", "KNOWN", "x", "--type", "likes"], "relation_type", id="rel-type"),
+    pytest.param(["relate", "KNOWN", "KNOWN"], "TO_ID", id="relate-self"),
+    pytest.param(["relate", "KNOWN", "x", "--type", "likes"], "--type", id="rel-type"),
     pytest.param(["gc", "--limit", "0"], "limit", id="gc-limit"),
     pytest.param(["graph", "--limit", "1001"], "limit", id="graph-limit"),
     pytest.param(["graph", "--cursor", "no-such-id"], "cursor", id="graph-cursor"),
-    pytest.param(["graph", "--html", "g.html", "--max-memories", "0"], "max_memories", id="max"),
+    pytest.param(["graph", "--html", "g.html", "--max-memories", "0"], "--max-memories", id="max"),
     pytest.param(["candidates", "review", "--limit", "0"], "limit", id="candidates-limit"),
     # the command's options, not the Python API's parameters (merged_content, auto_detect=true)
     pytest.param(
