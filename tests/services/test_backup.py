@@ -4,6 +4,7 @@ export and optionally the vault's notes; someone else's uncommitted work is neve
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -177,11 +178,56 @@ def test_folders_that_cannot_hold_a_backup_are_refused(
         mem.backup(not_a_repo)
     with pytest.raises(ValidationError, match="repo"):
         mem.backup(not_a_repo / "file.txt")
+    # a repository git refuses (another owner, a broken .git) is refused with git's reason,
+    # not called "not a git repository" and sent to an empty folder
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / ".git").write_text(f"gitdir: {tmp_path / 'gone'}\n")
+    with pytest.raises(ValidationError, match=r"git cannot use .*broken: fatal"):
+        mem.backup(broken)
     with pytest.raises(ValidationError, match="overlaps the vault"):
         mem.backup(vault / "backup", include_vault=True)
     with pytest.raises(ValidationError, match="overlaps the vault"):
         mem.backup(tmp_path, include_vault=True)
     assert not (vault / "backup").exists()
+
+
+def test_a_link_in_the_repository_is_never_written_through(
+    ltm: tuple[Engram, Path], tmp_path: Path
+) -> None:
+    """A repository whose `vault` linked to the Obsidian vault: the mirror deleted the user's
+    promoted notes through the link (exit 0, "0 vault files"); an `engram` link had the export
+    overwrite a file outside the repository."""
+    mem, vault = ltm
+    m = used(mem, "Keep me forever")
+    note = vault / str(mem.promote(m.id).items[0].path)
+    repo = user_repo(tmp_path / "linked")
+    (repo / "vault").symlink_to(vault)
+    git(repo, "add", "vault")
+    git(repo, "commit", "--quiet", "-m", "link to my vault")
+    with pytest.raises(ValidationError, match="symbolic link"):
+        mem.backup(repo, include_vault=True)
+    assert note.exists()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "export.jsonl").write_text("precious\n")
+    other = user_repo(tmp_path / "linked-export")
+    (other / "engram").symlink_to(elsewhere)
+    git(other, "add", "engram")
+    git(other, "commit", "--quiet", "-m", "link")
+    with pytest.raises(ValidationError, match="symbolic link"):
+        mem.backup(other)
+    assert (elsewhere / "export.jsonl").read_text() == "precious\n"
+
+
+def test_a_named_pipe_among_the_notes_is_left_out(ltm: tuple[Engram, Path], tmp_path: Path) -> None:
+    """A FIFO in the notes folder made every backup with the vault fail."""
+    mem, vault = ltm
+    m = used(mem, "Keep me forever")
+    path = mem.promote(m.id).items[0].path
+    os.mkfifo((vault / str(path)).parent / "pipe")
+    result = mem.backup(tmp_path / "backups", include_vault=True)
+    assert result.committed and result.vault_files == 1
 
 
 def test_other_files_in_the_export_folder_are_never_committed(

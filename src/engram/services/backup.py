@@ -85,10 +85,13 @@ class BackupService:
             _write_text(path / MARKER, "This repository holds Engram backups (engram backup).\n")
             created = True
         elif not git.is_root(path):
+            refusal = git.refusal(path)  # git's own reason ("dubious ownership", …) when it has one
             raise ValidationError(
                 "repo",
-                f"{path} is not the top folder of a git repository; name a new or empty folder, "
-                "or an existing repository",
+                f"git cannot use {path}: {refusal}"
+                if refusal
+                else f"{path} is not the top folder of a git repository; name a new or empty "
+                "folder, or an existing repository",
             )
         # One backup at a time per repository, whichever store or process runs it: a second
         # run's mirror deleted the vault copy while the first staged it, and the first then
@@ -105,6 +108,12 @@ class BackupService:
                 f"{path} has uncommitted changes and was not created by engram backup; commit "
                 "or stash them first, or pass --force (only Engram's own files are committed)",
             )
+        # Every path written is the repository's own: through a link (`vault` pointing at the
+        # Obsidian vault itself) the mirror below deleted the user's notes, and the export
+        # overwrote a file outside the repository.
+        own_path(path, EXPORT_DIR, EXPORT_FILE)
+        if source is not None:
+            own_path(path, VAULT_DIR, *Path(self.vault.folder).parts)
         memories, relations = self._export(path / EXPORT_DIR)
         copied = 0
         # The export file itself, never its whole folder: a repository of the user's may keep
@@ -216,6 +225,16 @@ class Git:
         done = self.run(path, "rev-parse", "--show-toplevel", check=False)
         return done.returncode == 0 and Path(done.stdout.strip()).resolve() == path.resolve()
 
+    def refusal(self, path: Path) -> str | None:
+        """Why git will not use a folder that is a repository (another owner: "dubious
+        ownership"); None when it is simply not one."""
+        if not (path / ".git").exists():
+            return None
+        done = self.run(path, "rev-parse", "--git-dir", check=False)
+        if done.returncode == 0:
+            return None
+        return " ".join(done.stderr.split()) or None
+
     def dirty(self, path: Path) -> bool:
         return bool(self.run(path, "status", "--porcelain").stdout.strip())
 
@@ -269,6 +288,24 @@ def _write_text(target: Path, text: str) -> None:
     _write_lines(target, [text.rstrip("\n")])
 
 
+def own_path(repo: Path, *parts: str) -> None:
+    """Refuse a path to be written in the repository that is a symbolic link at any step, or
+    a file where a folder belongs: what is written there would land elsewhere."""
+    path = repo
+    for i, part in enumerate(parts):
+        path = path / part
+        if path.is_symlink():
+            raise ValidationError(
+                "repo",
+                f"{path} is a symbolic link; a backup writes only inside {repo}: remove the link "
+                "or name another repository",
+            )
+        if i < len(parts) - 1 and path.exists() and not path.is_dir():
+            raise ValidationError(
+                "repo", f"{path} is a file where the backup keeps a folder; move it away"
+            )
+
+
 def _mirror(source: Path, target: Path) -> int:
     """Make `target` an exact copy of `source` (symlinks and hidden files left out); returns the
     number of files copied."""
@@ -285,7 +322,11 @@ def _mirror(source: Path, target: Path) -> int:
         out.mkdir(parents=True, exist_ok=True)
         for name in sorted(names):
             item = here / name
+            # Only regular files: a named pipe or a socket cannot be copied (a FIFO in the
+            # notes folder made every backup fail).
             if name.startswith(".") or is_temp_file(name) or item.is_symlink():
+                continue
+            if not item.is_file():
                 continue
             shutil.copy2(item, out / name)
             copied += 1
