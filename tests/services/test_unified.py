@@ -92,6 +92,25 @@ def test_the_note_is_matched_to_its_memory_even_after_a_rename(
     assert (hit.id, hit.path) == (m.id, "Engram/narwhals.md")
 
 
+def test_a_note_copied_then_its_original_deleted_is_still_the_memorys_one(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Copied in one index pass and the original deleted in a later one (a sync client, a file
+    manager), the move was never followed: the memory and its only note were listed twice,
+    the memory naming a file that was gone."""
+    mem, vault = ltm
+    m = used(mem, "Narwhal tusks are teeth")
+    path = mem.promote(m.id).items[0].path
+    assert path is not None
+    (vault / "Engram/narwhals.md").write_text((vault / path).read_text())
+    mem.index_ltm()
+    (vault / path).unlink()
+    mem.index_ltm()
+    for weight in (0.7, 3.0):
+        (hit,) = mem.search_unified("narwhal", ltm_weight=weight).hits
+        assert (hit.id, hit.path) == (m.id, "Engram/narwhals.md")
+
+
 def test_finds_by_content_across_the_whole_vault(ltm: tuple[Engram, Path]) -> None:
     """Not only recent notes, and not only the query as one substring: any of its words."""
     mem, vault = ltm
