@@ -165,14 +165,66 @@ def test_a_tag_is_one_tag_however_its_accent_was_typed(mem: Engram) -> None:
     assert [h.memory.id for h in mem.search("corner place", tags=["café"])] == [m.id]
 
 
-def test_a_repeat_merges_the_labels_that_fit_under_the_limit(mem: Engram) -> None:
-    first = mem.save("the repeated fact", tags=[f"a{i}" for i in range(30)])
+def test_a_repeat_loses_nothing_the_caller_gave(mem: Engram) -> None:
+    """Tags past the limit were cut while the result said "merged", and the repeat's meta,
+    source and context were dropped without a word."""
+    first = mem.save("the repeated fact", tags=[f"a{i}" for i in range(30)], meta={"a": 1})
+    with pytest.raises(ValidationError, match=r"tags: .* 60; the limit is 50"):
+        mem.save_result(Draft("The repeated fact!", tags=tuple(f"b{i}" for i in range(30))))
+    assert mem.get(first.id).tags == first.tags and mem.get(first.id).use_count == 0
     result = mem.save_result(
-        Draft(content="The repeated fact!", tags=tuple(f"b{i}" for i in range(30)))
+        Draft(
+            "The repeated fact!", tags=("b0",), meta={"a": 2, "ticket": "OPS-7"}, source="runbook"
+        )
     )
     assert (result.action, result.memory.id) == ("merged", first.id)
-    assert list(result.memory.tags) == [f"a{i}" for i in range(30)] + [f"b{i}" for i in range(20)]
-    assert mem.get(first.id).tags == result.memory.tags
+    stored = mem.get(first.id)
+    assert stored.tags == (*first.tags, "b0")
+    assert stored.meta == {"a": 2, "ticket": "OPS-7"} and stored.source == "runbook"
+
+
+def test_a_repeat_is_found_among_many_memories_repeating_its_words(mem: Engram) -> None:
+    """Twelve longer memories saying "Alice prefers dark mode in …" took every place the
+    lookup had, and the exact repeat was saved as a second copy."""
+    first = mem.save("Alice prefers dark mode", tags=["ui"])
+    for app in [f"app {i}" for i in range(12)]:
+        mem.save(f"Alice prefers dark mode in {app}; Alice prefers dark mode at night too")
+    result = mem.save_result(Draft("Alice prefers dark mode.", tags=["preference"]))
+    assert (result.action, result.duplicate_of) == ("merged", first.id)
+    assert mem.get(first.id).tags == ("ui", "preference")
+
+
+def test_other_words_after_the_first_32_are_another_memory(mem: Engram) -> None:
+    """Past the first 32 words only the letters were compared, spacing left out: "not able"
+    was merged into "notable" and the second text was lost."""
+    opening = " ".join(f"word{i}" for i in range(30))
+    first = mem.save(f"{opening} the new design is notable.")
+    other = mem.save_result(Draft(f"{opening} the new design is not able."))
+    assert other.action == "saved" and other.memory.id != first.id
+    assert mem.save_result(Draft(f"{opening}  The new design is notable!")).action == "merged"
+
+
+def test_an_id_taken_or_given_twice_is_refused_alike_on_every_backend(mem: Engram) -> None:
+    """SQLite said "UNIQUE constraint failed: memories.id", JSONL named the id."""
+    mem.save_many([Draft("one", id="note-1")])
+    with pytest.raises(ValidationError, match="id: 'note-1' already exists"):
+        mem.save_many([Draft("again", id="note-1")])
+    with pytest.raises(ValidationError, match=r"id \(item 1\): 'note-2' is given to item 0 too"):
+        mem.save_many([Draft("two", id="note-2"), Draft("three", id="note-2")])
+    with pytest.raises(ValidationError, match="drafts: must be a Draft, not str"):
+        mem.save_many(["plain text"])  # type: ignore[list-item]
+    assert mem.stats().total == 1
+
+
+def test_meta_nested_in_tuples_is_held_to_the_same_depth(mem: Engram) -> None:
+    """Tuples (written as lists) were not counted: a 40-deep meta was saved, then refused when
+    passed back to update or restored from a backup; 5,000 deep raised RecursionError."""
+    for depth in (40, 5000):
+        value: object = 1
+        for _ in range(depth):
+            value = (value,)
+        with pytest.raises(ValidationError, match="meta: nests deeper than 32 levels"):
+            mem.save("deep meta", meta={"a": value})
 
 
 def test_save_many_is_all_or_nothing(mem: Engram) -> None:

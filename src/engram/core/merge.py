@@ -51,7 +51,8 @@ def statement_key(statement: str) -> str:
     and the marks that change what a word or number says — a point, comma, colon or slash
     between two digits, a sign before one, a sign ending a word ("A+" is not "A-", "C#" not
     "C", "5%" not "5"). Currency and mathematical signs are symbols: "$500" is not "€500", nor
-    "load > 5" "load < 5"; two numbers apart are two ("1-2" is not "12"). Unicode
+    "load > 5" "load < 5"; two words or numbers apart are two ("1-2" is not "12", "not able" not
+"notable", "e-mail" not "email"; "well-known" is "well known", "9am" "9 am"). Unicode
     compatibility-normalised first: "café" typed as one
     character or as "e" and a combining accent (macOS file names, some keyboards) is the same
     word. A statement with neither (a row of punctuation) is compared by everything but its
@@ -63,11 +64,19 @@ def statement_key(statement: str) -> str:
         if not _meaningful(normal, i):
             gap = True
             continue
-        if gap and ch.isdigit() and kept and kept[-1].isdigit():
-            kept.append(" ")  # two numbers, not one: "1-2 tablets" is not "12 tablets"
+        if gap and kept and _same_kind(kept[-1], ch):
+            # Two words, not one: "not able" is not "notable", "1-2 tablets" not "12 tablets"
+            # (joined, they were the same statement, and a repeat's other text was dropped);
+            # "9 am" is "9am".
+            kept.append(" ")
         kept.append(ch)
         gap = False
     return "".join(kept) or "".join(normal.split())
+
+
+def _same_kind(a: str, b: str) -> bool:
+    """Two letters or two digits: what a gap between them keeps apart."""
+    return (a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha())
 
 
 def _meaningful(text: str, i: int) -> bool:

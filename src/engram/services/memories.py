@@ -34,8 +34,11 @@ from engram.storage.protocol import Capability, Filter
 
 log = logging.getLogger(__name__)
 
-# A repeat is looked for among the memories containing the phrase of the new one's first words.
+# A repeat is looked for among the memories containing the phrase of the new one's first words:
+# the best-ranked first, then, if they were all taken by longer memories repeating the phrase
+# (twelve memories saying "Alice prefers dark mode in …" hid the exact copy), many more.
 REPEAT_CANDIDATES = 10
+REPEAT_CANDIDATES_CROWDED = 200
 
 
 SIMILAR_REPORTED = 5  # at most this many similar memories in a save result
@@ -158,24 +161,40 @@ class MemoryService:
         if not key or not phrase:
             return None
         live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
-        stubs = self.ctx.store.text_search([phrase], live, REPEAT_CANDIDATES)
-        found = self.ctx.store.get_many([s.id for s in stubs])
-        return next((m for m in found if statement_key(m.content) == key), None)
+        for many in (REPEAT_CANDIDATES, REPEAT_CANDIDATES_CROWDED):
+            stubs = self.ctx.store.text_search([phrase], live, many)
+            found = self.ctx.store.get_many([s.id for s in stubs])
+            repeat = next((m for m in found if statement_key(m.content) == key), None)
+            if repeat is not None or len(stubs) < many:
+                return repeat
+        return None
 
     def _absorb(self, existing: Memory, draft: Memory, merge_labels: bool) -> SaveResult:
-        """Saving it again is a use of it (and, merging, it takes the new tags and entities,
-        as many as fit under the limits: the stored ones first)."""
+        """Saving it again is a use of it; merging, nothing the caller said is lost: it takes
+        the new tags (refused past the limit, not cut), entities (as many as fit: most are
+        names found in the text), meta keys (a key given again takes the new value), and a
+        source or context where the stored memory had none."""
         now = self.ctx.now()
         policy, rules = self.ctx.policy, self.ctx.rules
 
         def change(old: Memory) -> tuple[Memory, Schedule]:
             if merge_labels:
+                tags = merged_names(old.tags, draft.tags)
+                if len(tags) > check.MAX_TAGS:
+                    raise ValidationError(
+                        "tags",
+                        f"merged into the memory it repeats ({old.id}), they would be "
+                        f"{len(tags)}; the limit is {check.MAX_TAGS}",
+                    )
                 old = old.model_copy(
                     update={
-                        "tags": check.tags(merged_names(old.tags, draft.tags)[: check.MAX_TAGS]),
+                        "tags": check.tags(tags),
                         "entities": check.entities(
                             merged_names(old.entities, draft.entities)[: check.MAX_ENTITIES]
                         ),
+                        "meta": check.meta({**old.meta, **draft.meta}) if draft.meta else old.meta,
+                        "source": old.source or draft.source,
+                        "context": old.context or draft.context,
                         "strength": min(MAX_STRENGTH, max(old.strength, draft.strength)),
                     }
                 )
@@ -195,7 +214,24 @@ class MemoryService:
         transaction."""
         now = self.ctx.now()
         built = [self._enriched(self._build(d, now, index=i), d)[0] for i, d in enumerate(drafts)]
+        self._check_new_ids(drafts, built)
         return self._write(built)
+
+    def _check_new_ids(self, drafts: Sequence[Draft], built: Sequence[Memory]) -> None:
+        """Ids given by the caller are new, and given once: a taken one failed in the store,
+        as SQLite's "UNIQUE constraint failed" on one backend and by name on another."""
+        given: dict[str, int] = {}
+        for i, (d, m) in enumerate(zip(drafts, built, strict=True)):
+            if not d.id:
+                continue
+            if m.id in given:
+                where = f" (item {i})" if i else ""
+                raise ValidationError(f"id{where}", f"{m.id!r} is given to item {given[m.id]} too")
+            given[m.id] = i
+        for m in self.ctx.store.get_many(list(given)) if given else []:
+            i = given[m.id]
+            where = f" (item {i})" if i else ""
+            raise ValidationError(f"id{where}", f"{m.id!r} already exists")
 
     def _write(self, built: list[Memory], queue_vectors: bool = True) -> list[Memory]:
         """Insert validated memories (review priority, episode places and schedules computed
@@ -243,19 +279,21 @@ class MemoryService:
 
     def _build(self, d: Draft, now: datetime, index: int) -> Memory:
         where = "" if index == 0 else f" (item {index})"
+        if not isinstance(d, Draft):  # save_many(["text"]): an AttributeError deep inside
+            raise ValidationError(f"drafts{where}", f"must be a Draft, not {type(d).__name__}")
         created = check.moment(d.created_at, "created_at" + where) if d.created_at else now
         last = check.moment(d.last_used, "last_used" + where) if d.last_used else created
         check.lifetime(created, last, now, where)
         return Memory(
-            id=check.memory_id(d.id, "id") if d.id else new_id(),
+            id=check.memory_id(d.id, "id" + where) if d.id else new_id(),
             content=check.content(d.content, "content" + where),
-            tags=check.tags(d.tags),
-            entities=check.entities(d.entities),
+            tags=check.tags(d.tags, "tags" + where),
+            entities=check.entities(d.entities, "entities" + where),
             # "" is no source, as over MCP (docs/tools.md), whichever adapter it came from.
-            source=check.short_text(d.source or None, "source"),
-            context=check.short_text(d.context or None, "context"),
-            meta=check.meta(d.meta),
-            strength=check.strength(1.0 if d.strength is None else d.strength),
+            source=check.short_text(d.source or None, "source" + where),
+            context=check.short_text(d.context or None, "context" + where),
+            meta=check.meta(d.meta, "meta" + where),
+            strength=check.strength(1.0 if d.strength is None else d.strength, "strength" + where),
             created_at=created,
             last_used=last,
             # A blank episode is none, like a blank source: "" was one episode shared by

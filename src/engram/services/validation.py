@@ -224,7 +224,7 @@ def meta(value: dict[str, Any] | None, field: str = "meta") -> dict[str, Any]:
         # Strict JSON (no NaN or Infinity) without NUL characters or lone surrogates: what
         # every backend can store (PostgreSQL's jsonb refuses all three) and move to another.
         text = json.dumps(value, allow_nan=False, ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise ValidationError(field, f"must be JSON-serialisable ({exc})") from None
     if "\\u0000" in text.replace("\\\\", ""):  # JSON escapes control characters
         raise ValidationError(field, "must not contain NUL characters")
@@ -242,7 +242,7 @@ def _nesting(value: Any) -> int:
     deepest, stack = 0, [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, dict | list):
+        if isinstance(item, dict | list | tuple):  # json.dumps writes a tuple as a list
             deepest = max(deepest, depth)
             if deepest > MAX_META_DEPTH:
                 break
