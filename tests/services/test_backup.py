@@ -220,6 +220,22 @@ def test_a_link_in_the_repository_is_never_written_through(
     assert (elsewhere / "export.jsonl").read_text() == "precious\n"
 
 
+def test_a_detached_head_is_refused(ltm: tuple[Engram, Path], tmp_path: Path) -> None:
+    """A past backup checked out whole: the next backups were committed on no branch, reported
+    as "Committed", and left for git to collect."""
+    mem, _ = ltm
+    repo = tmp_path / "backups"
+    mem.backup(repo)
+    mem.save("one more")
+    mem.backup(repo)
+    git(repo, "checkout", "--quiet", "HEAD~1")
+    mem.save("and another")
+    with pytest.raises(ValidationError, match="detached HEAD"):
+        mem.backup(repo)
+    git(repo, "checkout", "--quiet", "-")
+    assert mem.backup(repo).committed
+
+
 def test_a_named_pipe_among_the_notes_is_left_out(ltm: tuple[Engram, Path], tmp_path: Path) -> None:
     """A FIFO in the notes folder made every backup with the vault fail."""
     mem, vault = ltm

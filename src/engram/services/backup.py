@@ -102,6 +102,13 @@ class BackupService:
     def _commit(
         self, git: Git, path: Path, source: Path | None, created: bool, force: bool
     ) -> BackupResult:
+        if git.detached(path):
+            raise ValidationError(
+                "repo",
+                f"{path} has a detached HEAD (a past backup checked out whole?): a commit there "
+                f"is on no branch and git may delete it; `git -C {path} switch -` or check out "
+                "a branch first",
+            )
         if not created and not (path / MARKER).exists() and not force and git.dirty(path):
             raise ValidationError(
                 "repo",
@@ -234,6 +241,10 @@ class Git:
         if done.returncode == 0:
             return None
         return " ".join(done.stderr.split()) or None
+
+    def detached(self, path: Path) -> bool:
+        """HEAD names a commit, not a branch (a repository with no commit yet is on one)."""
+        return self.run(path, "symbolic-ref", "--quiet", "HEAD", check=False).returncode != 0
 
     def dirty(self, path: Path) -> bool:
         return bool(self.run(path, "status", "--porcelain").stdout.strip())
