@@ -24,8 +24,9 @@ log = logging.getLogger(__name__)
 
 GC_BATCH_MAX = 10_000
 PROMOTION_SCAN_CAP = 10_000
-# Review candidates are ranked exactly among the REVIEW_WINDOW memories nearest their mid-zone
-# moment and up to REVIEW_POOL others of the danger zone (docs/decay.md).
+# Review candidates are ranked exactly among the REVIEW_WINDOW memories (or ten per candidate
+# asked for, if more) nearest their mid-zone moment and up to REVIEW_POOL others of the danger
+# zone (docs/decay.md).
 REVIEW_WINDOW = 100
 REVIEW_POOL = 2_000
 
