@@ -236,7 +236,7 @@ def score_curve(
     reinforces it: what a chart of its fading shows. The horizon is the moment it falls below
     the forget threshold, or at least twice the time since its last use (one day at least,
     five years at most), so "now" sits inside the curve of any memory used in the last five
-    years; an older one's curve ends before now, flat at the score it has."""
+    years; an older one's curve ends five years after its last use, before now."""
     since = max(now - to_epoch(memory.last_used), 0.0)
     forgets = time_to_retention(
         policy.decay,
