@@ -223,6 +223,21 @@ def test_a_memory_that_starts_indented_is_rewritten_without_a_false_conflict() -
     assert "python" in rewrite.text.split("---")[1]
 
 
+def test_a_change_that_leaves_the_text_alone_leaves_the_body_alone() -> None:
+    """A strength or tags update rebuilt the body from the memory's text: the user's edit in
+    the vault went under a conflict callout below the old text, and so did a link Engram had
+    retargeted itself after a rename."""
+    before = Memory(id="m1", content="Atlas ships in May.", created_at=T0, last_used=T0)
+    note = "---\nengram: memory\nstrength: 1.0\n---\n\nAtlas ships in June (slipped).\n"
+    after = before.model_copy(update={"strength": 1.5, "tags": ("release",)})
+    rewrite = rewrite_note(note, before, after)
+    assert not rewrite.conflict and CONFLICT_TAG not in rewrite.text
+    assert rewrite.text.endswith("---\n\nAtlas ships in June (slipped).\n")
+    assert "Atlas ships in May" not in rewrite.text
+    post = frontmatter.loads(rewrite.text)
+    assert post["strength"] == 1.5 and post["engram"] == "memory"
+
+
 def test_a_rewrite_of_a_note_with_broken_frontmatter_keeps_every_line() -> None:
     before = Memory(id="m2", content="Old", created_at=T0, last_used=T0)
     after = before.model_copy(update={"content": "New"})

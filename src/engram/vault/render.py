@@ -257,6 +257,11 @@ def rewrite_note(text: str, before: Memory, after: Memory) -> Rewrite:
     else:  # unreadable frontmatter: ours is written again, the rest is kept as body text
         meta = _mirrored(after) | {"engram_id": after.id}
         body = text
+    if problem is None and before.content == after.content:
+        # Only tags, strength or the like changed: the body is not Engram's to touch. It was
+        # rebuilt from the memory's text, so the user's edit in the vault was put back under
+        # a conflict callout, and so was a link Engram itself retargeted after a rename.
+        return Rewrite("---\n" + (head or dump_yaml(meta)) + "---\n" + body, False)
     old, new = before.content.strip("\n"), after.content.strip("\n")
     # Blank lines and indentation around the text are not an edit: a note brought in by
     # `engram vault import` keeps its body as written, its memory the body stripped (or the
