@@ -119,6 +119,28 @@ def test_progress_is_reported_per_file(ltm: tuple[Engram, Path]) -> None:
     assert seen == [(i, 5) for i in range(1, 6)]
 
 
+def test_a_note_copied_then_deleted_in_a_later_pass_is_followed(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """A sync client's "conflicted copy" indexed first, the original deleted later: the move
+    was never followed, the memory was called orphaned, and promoting it again (as status
+    advised) wrote a second note."""
+    mem, vault = ltm
+    m = used(mem, "Heron migration starts in April")
+    path = mem.promote(m.id).items[0].path
+    assert path is not None
+    copy = vault / "Engram" / "heron (conflicted copy).md"
+    copy.write_text((vault / path).read_text())
+    mem.index_ltm()
+    assert mem.get(m.id).promoted_to == path  # both there: the original is still its note
+    (vault / path).unlink()
+    assert mem.index_ltm().moved == 1
+    assert mem.get(m.id).promoted_to == "Engram/heron (conflicted copy).md"
+    assert mem.app.ltm.status().orphaned == []
+    mem.update(m.id, tags=["birds"])
+    assert "birds" in copy.read_text()
+
+
 def test_a_renamed_note_takes_only_the_links_that_found_it(ltm: tuple[Engram, Path]) -> None:
     """Two notes named Atlas: renaming the project's rewrote "[[Atlas]]", a link to the root
     one (which Obsidian resolves by the name), to point at the project."""

@@ -222,7 +222,22 @@ def check_a_huge_note_and_the_longest_path_are_indexed_with_the_rest(ltm: Any) -
     assert sorted(h.path for h in ltm.ltm_search(["zebra"], [], 10)) == ["huge.md", "small.md"]
 
 
+def check_claims_list_the_notes_naming_each_memory(ltm: Any) -> None:
+    ltm.ltm_write(
+        upsert=[
+            note("b.md", "---\nengram_id: m1\n---\nA copy.\n"),
+            note("a.md", "---\nengram_id: m1\n---\nThe note.\n"),
+            note("c.md", "---\nengram_id: m2\n---\nAnother.\n"),
+            note("d.md", "No memory here.\n"),
+        ]
+    )
+    assert ltm.ltm_claims() == {"m1": ["a.md", "b.md"], "m2": ["c.md"]}
+    ltm.ltm_write(delete=["a.md"])
+    assert ltm.ltm_claims() == {"m1": ["b.md"], "m2": ["c.md"]}
+
+
 CHECKS: list[Callable[[Any], None]] = [
+    check_claims_list_the_notes_naming_each_memory,
     check_a_huge_note_and_the_longest_path_are_indexed_with_the_rest,
     check_notes_are_found_by_any_word_best_first,
     check_tags_filter_with_nesting_and_without_terms,

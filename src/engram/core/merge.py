@@ -48,15 +48,15 @@ SYMBOLS = frozenset({"Sc", "Sm", "So"})
 
 def statement_key(statement: str) -> str:
     """What two near-exact statements share: their letters, digits and symbols, case ignored,
-    and the marks that change what a word or number says — a point, comma, colon or slash
-    between two digits, a sign before one, a sign ending a word ("A+" is not "A-", "C#" not
-    "C", "5%" not "5"). Currency and mathematical signs are symbols: "$500" is not "€500", nor
-    "load > 5" "load < 5"; two words or numbers apart are two ("1-2" is not "12", "not able" not
-"notable", "e-mail" not "email"; "well-known" is "well known", "9am" "9 am"). Unicode
-    compatibility-normalised first: "café" typed as one
-    character or as "e" and a combining accent (macOS file names, some keyboards) is the same
-    word. A statement with neither (a row of punctuation) is compared by everything but its
-    spacing."""
+        and the marks that change what a word or number says — a point, comma, colon or slash
+        between two digits, a sign before one, a sign ending a word ("A+" is not "A-", "C#" not
+        "C", "5%" not "5"). Currency and mathematical signs are symbols: "$500" is not "€500", nor
+        "load > 5" "load < 5"; two words or numbers apart are two ("1-2" is not "12", "not able" not
+    "notable", "e-mail" not "email"; "well-known" is "well known", "9am" "9 am"). Unicode
+        compatibility-normalised first: "café" typed as one
+        character or as "e" and a combining accent (macOS file names, some keyboards) is the same
+        word. A statement with neither (a row of punctuation) is compared by everything but its
+        spacing."""
     normal = unicodedata.normalize("NFKC", statement.casefold())
     kept: list[str] = []
     gap = False

@@ -298,6 +298,13 @@ class LtmService:
         removed = [path for path in known if path not in seen]
         store.ltm_write(upsert=upsert, restate=restate, delete=removed)
         counts["embedded"] += self._embed_missing()
+        if removed:
+            # A note copied in an earlier pass and its original deleted in this one (a sync
+            # client's "conflicted copy", a duplicate then delete): the copy did not arrive
+            # now, yet it is where the memory's note is; one claimant only, else it is unsure.
+            for engram_id, paths in store.ltm_claims().items():
+                if len(paths) == 1 and engram_id not in arrived:
+                    arrived[engram_id] = paths[0]
         counts["moved"] = self._follow_moves(arrived, seen)
         for problem in problems:
             log.info("%s: %s", problem.path, problem.problem)

@@ -275,6 +275,10 @@ class NoteIndex(Protocol):
         """mtime, size and digest of every indexed note, by vault-relative path."""
         ...
 
+    def ltm_claims(self) -> dict[str, list[str]]:
+        """Memory id -> the paths of the indexed notes naming it in `engram_id`, in path order."""
+        ...
+
     def ltm_write(
         self,
         upsert: Sequence[Note] = (),

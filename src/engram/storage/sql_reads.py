@@ -81,6 +81,15 @@ class SqlReads:
         rows = self._query("SELECT path, mtime_ns, size, digest FROM ltm_notes")
         return {row[0]: NoteState(row[0], int(row[1]), int(row[2]), row[3]) for row in rows}
 
+    def ltm_claims(self: SqlDialect) -> dict[str, list[str]]:
+        claims: dict[str, list[str]] = {}
+        rows = self._query(
+            "SELECT engram_id, path FROM ltm_notes WHERE engram_id IS NOT NULL ORDER BY path"
+        )
+        for engram_id, path in rows:
+            claims.setdefault(engram_id, []).append(path)
+        return claims
+
     def count(self: SqlDialect) -> dict[Status, int]:
         counts = {status: 0 for status in Status}
         for status, n in self._query("SELECT status, count(*) FROM memories GROUP BY status"):

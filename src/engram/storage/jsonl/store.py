@@ -543,6 +543,7 @@ class JSONLStore:
             return self._notes
 
     ltm_states = _vault_index(SQLiteStore.ltm_states)
+    ltm_claims = _vault_index(SQLiteStore.ltm_claims)
     ltm_write = _vault_index(SQLiteStore.ltm_write)
     ltm_search = _vault_index(SQLiteStore.ltm_search)
     ltm_links = _vault_index(SQLiteStore.ltm_links)
