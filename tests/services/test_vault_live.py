@@ -481,13 +481,17 @@ def test_a_marked_note_that_cannot_be_imported_is_skipped_and_the_rest_imported(
         "---\nengram: memory\n---\nRéunion au café.\n".encode("latin-1")
     )
     write_note(vault, "Aux.md", "---\nengram: memory\n---\nA device name on Windows only.\n")
+    # too large to index whole (5 MB): it was left out without a word
+    write_note(vault, "huge.md", "---\nengram: memory\n---\n" + "word " * 1_100_000 + "\n")
+    write_note(vault, "huge-unmarked.md", "# Log\n" + "line " * 1_100_000 + "\n")
     dry = mem.import_vault()
     assert sorted(n.path for n in dry.notes) == ["Aux.md", "good.md"]
-    assert sorted(dry.skipped) == ["latin.md", "long.md"]
+    assert sorted(dry.skipped) == ["huge.md", "latin.md", "long.md"]
     assert "content" in dry.skipped["long.md"] and "UTF-8" in dry.skipped["latin.md"]
+    assert "larger than 5,000,000 bytes" in dry.skipped["huge.md"]
     done = mem.import_vault(apply=True)
     assert sorted(n.path for n in done.notes) == ["Aux.md", "good.md"]
-    assert sorted(done.skipped) == ["latin.md", "long.md"]
+    assert sorted(done.skipped) == ["huge.md", "latin.md", "long.md"]
     assert mem.import_vault(apply=True).count == 0 and mem.stats().total == 2  # no copies
 
 

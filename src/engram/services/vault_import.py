@@ -11,6 +11,7 @@ A dry run (the default) lists what would be imported and changes nothing.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
@@ -24,12 +25,13 @@ from engram.services.graph import GraphService
 from engram.services.ltm import LtmService, VaultAccess, require_ltm
 from engram.services.memories import Draft, MemoryService
 from engram.services.results import Result
-from engram.vault.index import parse_note, readable, scan
+from engram.vault.index import parse_note, readable, scan, split_frontmatter
 from engram.vault.render import with_engram_id
 from engram.vault.writer import NoteText, VaultFiles
 
 log = logging.getLogger(__name__)
 
+HEAD_BYTES = 65_536  # where the frontmatter of a note too large to parse whole is looked for
 MARKER_KEY, MARKER_VALUE = "engram", "memory"
 
 
@@ -73,6 +75,15 @@ class VaultImportService:
         ready, skipped = self._importable(
             files, [n for n in notes if _marked(n) and not n.engram_id]
         )
+        # A note too large to index is read by its name only, so its mark was not seen: it
+        # was left out without a word. Its head says whether it is marked.
+        for note in notes:
+            if (
+                note.problem
+                and note.problem.startswith("larger than")
+                and _marked_head(files.root, note.path)
+            ):
+                skipped[note.path] = f"the note is {note.problem.split(':')[0]}"
         if not apply:
             items = [ImportedNote(path=n.path, title=n.title, memory_id=None) for n, _, _ in ready]
             return VaultImportResult(
@@ -185,6 +196,20 @@ def _write_id(files: VaultFiles, path: str, memory_id: str, stored: NoteText) ->
 
 def _reason(exc: OSError | ValueError | ValidationError) -> str:
     return exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc)
+
+
+def _marked_head(root: Path, path: str) -> bool:
+    """Whether a note too large to parse whole is marked for import, from its frontmatter."""
+    try:
+        with (root / path).open("rb") as f:
+            head = f.read(HEAD_BYTES).decode("utf-8", errors="replace").lstrip("\ufeff")
+    except OSError:
+        return False
+    end = head.find("\n---", 3)
+    if not head.startswith("---") or end < 0:
+        return False
+    value = split_frontmatter(head[: end + 4] + "\n")[0].get(MARKER_KEY)
+    return isinstance(value, str) and value.strip().casefold() == MARKER_VALUE
 
 
 def _marked(note: Note) -> bool:
