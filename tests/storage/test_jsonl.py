@@ -708,6 +708,16 @@ def test_an_old_gitignore_learns_of_the_snapshot(folder: Path) -> None:
     assert text.count(".index.db\n") == 1
 
 
+def test_an_old_gitignore_learns_of_the_lock_files(folder: Path) -> None:
+    """An early .gitignore named only `.lock`: the pipeline's `.pipeline.lock` showed in git
+    status, to be committed."""
+    JSONLStore(folder).close()
+    ignore = folder / ".gitignore"
+    ignore.write_text(ignore.read_text().replace(".*.lock\n", ""))
+    JSONLStore(folder).close()
+    assert ignore.read_text().split().count(".*.lock") == 1
+
+
 # -- real processes ---------------------------------------------------------------------------
 
 COMPACTOR = textwrap.dedent(

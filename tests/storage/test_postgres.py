@@ -169,6 +169,14 @@ def blank_url(postgres_server: TestPostgres) -> Iterator[str]:
         conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
+def test_a_database_a_newer_engram_migrated_is_refused(blank_url: str) -> None:
+    PostgresStore(blank_url).close()
+    with psycopg.connect(blank_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO schema_migrations(name) VALUES ('9999_from_the_future')")
+    with pytest.raises(StoreError, match=r"newer Engram .*9999_from_the_future"):
+        PostgresStore(blank_url)
+
+
 def test_migrate_from_a_database_without_a_store_is_refused_and_writes_nothing(
     blank_url: str, tmp_path: Path
 ) -> None:

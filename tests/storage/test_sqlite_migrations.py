@@ -32,6 +32,20 @@ def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
     conn.close()
 
 
+def test_a_store_a_newer_engram_migrated_is_refused_and_left_alone(tmp_path: Path) -> None:
+    """It opened without a word, then every save failed with "no such function" (the newer
+    schema's triggers call what this version lacks)."""
+    path = tmp_path / "newer.db"
+    SQLiteStore(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("INSERT INTO schema_migrations VALUES ('9999_from_the_future', 0)")
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=r"newer Engram .*9999_from_the_future"):
+        SQLiteStore(path)
+    assert path.read_bytes() == before
+
+
 def test_old_schema_with_data_migrates_and_indexes_existing_rows(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path, isolation_level=None)

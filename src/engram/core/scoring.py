@@ -22,6 +22,11 @@ from engram.core.timeutil import DAY, to_epoch
 PromotionReason = Literal["usage", "score"]
 
 
+# Raised whenever `schedule_arrays` changes what it computes for the same parameters: every
+# store is then rescheduled once, when it is next opened.
+SCHEDULE_VERSION = 2
+
+
 @dataclass(frozen=True)
 class Policy:
     """Every number that turns a memory's counters into decisions."""
@@ -37,8 +42,10 @@ class Policy:
     danger_zone_max: float = 0.35
 
     def fingerprint(self) -> str:
-        """Identifies the parameters the stored schedules were computed with."""
-        return repr(self)
+        """Identifies how the stored schedules were computed: these parameters, and the
+        version of the computation (a store scheduled by an earlier one kept its crossings for
+        good: gc and promotion then disagreed with the scores)."""
+        return f"{self!r} schedules/{SCHEDULE_VERSION}"
 
 
 def score(

@@ -35,7 +35,11 @@ GITIGNORE = (
     f"{INDEX_SNAPSHOT}\n{INDEX_SNAPSHOT}.*\n"
 )
 # What a .gitignore written by an earlier Engram lacks, added to it when the store opens.
-_LATER_IGNORES = (f"{LTM_DB}\n{LTM_DB}-*\n", f"{INDEX_SNAPSHOT}\n{INDEX_SNAPSHOT}.*\n")
+_LATER_IGNORES = (
+    ".*.lock\n",  # the pipeline's lock file: git status listed it to commit
+    f"{LTM_DB}\n{LTM_DB}-*\n",
+    f"{INDEX_SNAPSHOT}\n{INDEX_SNAPSHOT}.*\n",
+)
 
 
 def initialise(path: Path, files: Sequence[Path]) -> None:

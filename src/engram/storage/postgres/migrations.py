@@ -13,6 +13,7 @@ from psycopg.rows import TupleRow
 
 from engram.config import redact_secrets, redact_url
 from engram.errors import StoreError
+from engram.storage.schema import refuse_newer
 
 # pg_advisory_xact_lock key: any constant shared by every Engram client ("engram" in ASCII).
 MIGRATION_LOCK = 0x656E6772616D
@@ -407,6 +408,7 @@ def migrate(conn: psycopg.Connection[TupleRow]) -> list[str]:
     # without CREATE on the schema, can still read (and say why a write fails).
     if conn.execute("SELECT to_regclass('schema_migrations')").fetchone() != (None,):
         done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+        refuse_newer(done, MIGRATIONS)
         if all(name in done for name, _ in MIGRATIONS):
             return applied_now
     with conn.transaction():
@@ -416,6 +418,7 @@ def migrate(conn: psycopg.Connection[TupleRow]) -> list[str]:
             "(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
         )
         done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+        refuse_newer(done, MIGRATIONS)
         for name, sql in MIGRATIONS:
             if name in done:
                 continue

@@ -145,6 +145,8 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         except psycopg.Error as exc:
             reason = redact_secrets(str(exc), url)
             raise StoreError(f"cannot open PostgreSQL store {self.location}: {reason}") from exc
+        except StoreError as exc:  # written by a newer Engram
+            raise StoreError(f"cannot open PostgreSQL store {self.location}: {exc}") from None
         if applied:
             log.info("migrated %s: %s", self.location, ", ".join(applied))
         if not (folds and folds[0]):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from engram.core.text import tag_key, unmentioned
+from engram.storage.schema import refuse_newer
 
 _TEXT_OF = "(SELECT coalesce(group_concat(value, ' '), '') FROM json_each({col}))"
 # What every trigger that (re)indexes a memory writes into the full-text table (the same
@@ -404,6 +405,7 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
     conn.execute("BEGIN IMMEDIATE")
     try:
         done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+        refuse_newer(done, MIGRATIONS)
         for name, sql in MIGRATIONS:
             if name in done:
                 continue

@@ -106,6 +106,9 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
             self._conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'OFF'}")
             self._conn.execute("PRAGMA foreign_keys = ON")
             migrate(self._conn)
+        except StoreError as exc:  # written by a newer Engram
+            self._conn.close()
+            raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(
                 f"cannot open SQLite store {self.path}: {store_error(exc, self.path)}"
