@@ -276,6 +276,14 @@ def test_text_search_stems_and_ignores_case_and_accents(store: Store) -> None:
         assert [m.id for m in store.text_search([term], Filter(), 10)] == ["a"], term
 
 
+def test_a_word_holding_a_digit_is_folded_and_stemmed_like_any_other(store: Store) -> None:
+    """PostgreSQL left words with a digit ("Zürich2025") unfolded: "zurich2025" found
+    nothing there and the memory on SQLite."""
+    put(store, mem("a", "Meeting in Zürich2025 was fun"), mem("b", "My café2 account changed"))
+    for term, ident in {"zurich2025": "a", "ZÜRICH2025": "a", "cafe2": "b"}.items():
+        assert [m.id for m in store.text_search(query_terms(term), Filter(), 10)] == [ident], term
+
+
 def test_a_word_is_found_by_its_own_spelling_in_any_script(store: Store) -> None:
     """Query words were case-folded, which the index never does: "Straße" became "strasse",
     a word no memory holds, so German words with ß were not found as written."""

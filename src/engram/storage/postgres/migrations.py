@@ -387,6 +387,24 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX ltm_notes_search ON ltm_notes USING gin (search);
         """,
     ),
+    (
+        "0013_words_with_digits_folded",
+        # A word holding a digit ("Zürich2025", "café2", "v1") is the parser's `numword`,
+        # which kept the `simple` mapping of the configuration copied in 0002: no accents
+        # folded, no stemming, so "zurich2025" found nothing here and its memory on SQLite.
+        # The stored columns are computed again for the rows with a letter next to a digit.
+        r"""
+        ALTER TEXT SEARCH CONFIGURATION engram
+            ALTER MAPPING FOR numword, numhword, hword_numpart WITH unaccent, engram_stem;
+        UPDATE memories SET content = content
+            WHERE content ~ '[[:alpha:]][[:digit:]]|[[:digit:]][[:alpha:]]'
+               OR engram_words(tags) ~ '[[:alpha:]][[:digit:]]|[[:digit:]][[:alpha:]]'
+               OR engram_words(entities) ~ '[[:alpha:]][[:digit:]]|[[:digit:]][[:alpha:]]';
+        UPDATE ltm_notes SET body = body
+            WHERE title || ' ' || left(body, 250000) || ' ' || engram_words(tags)
+                ~ '[[:alpha:]][[:digit:]]|[[:digit:]][[:alpha:]]';
+        """,
+    ),
 ]
 
 
