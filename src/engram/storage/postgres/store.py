@@ -150,11 +150,12 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         if applied:
             log.info("migrated %s: %s", self.location, ", ".join(applied))
         if not (folds and folds[0]):
-            # Tag filters compare lower(tag), which follows the database's LC_CTYPE.
+            # lower() and the text parser follow the database's LC_CTYPE.
             log.warning(
-                "the database of %s folds case for ASCII letters only (its LC_CTYPE is C): a "
-                "tag filter on 'été' will not find a memory tagged 'ÉTÉ'; create the database "
-                "with a UTF-8 locale (e.g. LC_CTYPE 'C.UTF-8') for Unicode case folding",
+                "the database of %s knows ASCII letters only (its LC_CTYPE is C): 'été' will "
+                "not find 'ÉTÉ' in tags or text, and a word touching a curly quote or an emoji "
+                "is read together with it; create the database with a UTF-8 locale (e.g. "
+                "LC_CTYPE 'C.UTF-8')",
                 self.location,
             )
         self._pool: ConnectionPool[Conn] = ConnectionPool(
