@@ -152,10 +152,9 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         if not (folds and folds[0]):
             # lower() and the text parser follow the database's LC_CTYPE.
             log.warning(
-                "the database of %s knows ASCII letters only (its LC_CTYPE is C): 'été' will "
-                "not find 'ÉTÉ' in tags or text, and a word touching a curly quote or an emoji "
-                "is read together with it; create the database with a UTF-8 locale (e.g. "
-                "LC_CTYPE 'C.UTF-8')",
+                "the database of %s knows ASCII letters only (LC_CTYPE C): 'été' will not find "
+                "'ÉTÉ' in tags or text, a word touching a curly quote or an emoji is read with "
+                "it; create the database with a UTF-8 locale (e.g. LC_CTYPE 'C.UTF-8')",
                 self.location,
             )
         self._pool: ConnectionPool[Conn] = ConnectionPool(
