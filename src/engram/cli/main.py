@@ -18,6 +18,7 @@ from engram.cli import (
     admin,
     consolidate,
     embed,
+    graph,
     maintenance,
     memories,
     transfer,
@@ -44,9 +45,9 @@ def cli(ctx: click.Context, store: str | None, as_json: bool) -> None:
     ctx.obj = State(store=store, as_json=as_json)
 
 
-for command in (*memories.COMMANDS, *admin.COMMANDS, *vault.COMMANDS, *embed.COMMANDS, demo):
+for command in (*memories.COMMANDS, *admin.COMMANDS, *graph.COMMANDS, *vault.COMMANDS, demo):
     cli.add_command(command)
-for command in (*consolidate.COMMANDS, *activation.COMMANDS):
+for command in (*embed.COMMANDS, *consolidate.COMMANDS, *activation.COMMANDS):
     cli.add_command(command)
 for command in (*maintenance.COMMANDS, *transfer.COMMANDS):  # storage upkeep, migrate/import/export
     cli.add_command(command)

@@ -1,0 +1,238 @@
+"""The knowledge graph from the shell: relate two memories, page through or draw the graph,
+walk the relations of one memory."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import click
+from pydantic import BaseModel
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from engram.atomic import write_atomically
+from engram.cli.common import (
+    State,
+    fmt_tags,
+    n_memories,
+    open_app,
+    options_named,
+    output,
+    pass_state,
+    preview,
+    resolve,
+    say,
+    short_ids,
+)
+from engram.core.models import RELATION_TYPES
+from engram.services.graph import MAX_DEPTH, MAX_GRAPH_PAGE, MAX_RELATED, MAX_SNAPSHOT
+from engram.services.results import GraphPage, RelatedResult
+from engram.web.graph_page import graph_html
+
+
+class GraphFile(BaseModel):
+    """`engram graph --html FILE --json`: what was drawn."""
+
+    path: str
+    memories: int  # drawn
+    relations: int  # drawn
+    total: int  # memories in the store
+
+
+# What `relate` and `related` call the service's parameters, for their errors.
+RELATE_OPTIONS = {
+    "from_id": "FROM_ID",
+    "from_memory_id": "FROM_ID",
+    "to_id": "TO_ID",
+    "to_memory_id": "TO_ID",
+    "relation_type": "--type",
+    "strength": "--strength",
+}
+RELATED_OPTIONS = {
+    "memory_id": "MEMORY_ID",
+    "depth": "--depth",
+    "types": "--type",
+    "direction": "--direction",
+    "limit": "--limit",
+}
+
+
+@click.command()
+@click.argument("from_id")
+@click.argument("to_id")
+@click.option(
+    "--type",
+    "relation_type",
+    default="related",
+    show_default=True,
+    help=", ".join(RELATION_TYPES) + ".",
+)
+@click.option("--strength", type=float, default=1.0, show_default=True, help="0 to 1.")
+@pass_state
+def relate(state: State, from_id: str, to_id: str, relation_type: str, strength: float) -> None:
+    """Link two memories with a typed relation.
+
+    Idempotent: the same FROM, TO and type returns the existing link.
+    """
+    with open_app(state) as app, options_named(RELATE_OPTIONS):
+        relation = app.graph.create_relation(
+            resolve(app, from_id, "from_id"), resolve(app, to_id, "to_id"), relation_type, strength
+        )
+    output(
+        state,
+        relation,
+        lambda c: say(
+            c,
+            f"{relation.from_id} -[{relation.type}]-> {relation.to_id} "
+            f"(strength {relation.strength:g}, relation {relation.id})",
+        ),
+    )
+
+
+@click.command()
+@click.option("--cursor", default=None, help="The next cursor printed by the previous page.")
+@click.option("--limit", type=int, default=100, show_default=True, help=f"1 to {MAX_GRAPH_PAGE}.")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Write an interactive picture of the graph to this file instead (opens offline).",
+)
+@click.option(
+    "--max-memories",
+    type=int,
+    default=2_000,
+    show_default=True,
+    help=f"With --html: at most this many memories, the most alive (1 to {MAX_SNAPSHOT}).",
+)
+@pass_state
+def graph(
+    state: State, cursor: str | None, limit: int, html_path: Path | None, max_memories: int
+) -> None:
+    """Page through all memories and their relations, or draw them (--html).
+
+    Memories come in save order; every relation touching the page is included.
+    """
+    if html_path is not None:
+        with open_app(state) as app:
+            snapshot = app.graph.snapshot(max_memories, "--max-memories")
+        try:
+            write_atomically(html_path, graph_html(snapshot).encode("utf-8"))
+        except OSError as exc:
+            raise click.FileError(str(html_path), exc.strerror) from exc
+        shown = len(snapshot.memories)
+        written = GraphFile(
+            path=str(html_path),
+            memories=shown,
+            relations=len(snapshot.relations),
+            total=snapshot.total,
+        )
+        output(
+            state,
+            written,
+            lambda c: say(
+                c,
+                f"Wrote {html_path}: {shown} memories and {len(snapshot.relations)} relations"
+                + (
+                    f" (the {shown} most alive of {snapshot.total}: --max-memories shows more)"
+                    if snapshot.total > shown
+                    else ""
+                ),
+            ),
+        )
+        return
+    with open_app(state) as app:
+        page = app.graph.read_graph(cursor, limit)
+    # The next page's command repeats what chose this one (a copied hint read another store).
+    again = ["engram"] + (["--store", shlex.quote(state.store)] if state.store else []) + ["graph"]
+    again += [] if limit == 100 else ["--limit", str(limit)]
+    output(state, page, lambda c: render_graph(c, page, " ".join(again)))
+
+
+def render_graph(out: Console, page: GraphPage, command: str = "engram graph") -> None:
+    table = Table(title=f"{len(page.memories)} memories")
+    table.add_column("id", no_wrap=True)
+    table.add_column("status")
+    table.add_column("tags")
+    table.add_column("content")
+    short = short_ids(
+        [m.id for m in page.memories] + [i for r in page.relations for i in (r.from_id, r.to_id)]
+    )
+    for m in page.memories:
+        table.add_row(short[m.id], m.status.value, fmt_tags(m.tags), preview(m.content))
+    out.print(table)
+    if page.relations:
+        rel = Table(title=f"{len(page.relations)} relations")
+        rel.add_column("from", no_wrap=True)
+        rel.add_column("type")
+        rel.add_column("to", no_wrap=True)
+        rel.add_column("strength", justify="right")
+        for r in page.relations:
+            rel.add_row(short[r.from_id], r.type, short[r.to_id], f"{r.strength:g}")
+        out.print(rel)
+    if page.next_cursor:
+        say(out, f"Next page: {command} --cursor {page.next_cursor}")
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option(
+    "--depth", type=int, default=2, show_default=True, help=f"Edges away, 1 to {MAX_DEPTH}."
+)
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    help="Follow only this relation type (repeatable): " + ", ".join(RELATION_TYPES) + ".",
+)
+@click.option(
+    "--direction",
+    default="both",
+    show_default=True,
+    help="out (from -> to), in (to -> from) or both.",
+)
+@click.option("--limit", type=int, default=100, show_default=True, help=f"1 to {MAX_RELATED}.")
+@pass_state
+def related(
+    state: State, memory_id: str, depth: int, types: tuple[str, ...], direction: str, limit: int
+) -> None:
+    """Memories linked to MEMORY_ID, up to --depth relations away, closest first.
+
+    Each appears once, at its shortest distance, with the relation it was reached by; cycles
+    are harmless. Does not count as a use.
+    """
+    with open_app(state) as app, options_named(RELATED_OPTIONS):
+        memory_id = resolve(app, memory_id)
+        found = app.graph.related(memory_id, depth, types or None, direction, limit)
+    result = RelatedResult(memory_id=memory_id, count=len(found), related=found)
+    output(state, result, lambda c: render_related(c, result))
+
+
+def render_related(out: Console, result: RelatedResult) -> None:
+    if not result.related:
+        say(out, f"No memories related to {result.memory_id}.")
+        return
+    table = Table(title=f"{n_memories(result.count)} related to {result.memory_id}")
+    table.add_column("depth", justify="right")
+    table.add_column("id", no_wrap=True)
+    table.add_column("link")
+    table.add_column("from", no_wrap=True)
+    table.add_column("content")
+    short = short_ids([i for r in result.related for i in (r.memory.id, r.reached_from)])
+    for r in result.related:
+        forward = r.relation.to_id == r.memory.id
+        arrow = f"-[{r.relation.type}]->" if forward else f"<-[{r.relation.type}]-"
+        table.add_row(
+            str(r.depth),
+            short[r.memory.id],
+            Text(arrow),
+            short[r.reached_from],
+            preview(r.memory.content),
+        )
+    out.print(table)
+
+
+COMMANDS = (relate, graph, related)
