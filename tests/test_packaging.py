@@ -26,6 +26,7 @@ DATA = (
     "engram/embeddings/data/background-minilm.npy",
     "engram/web/templates/base.html",
     "engram/web/templates/memory.html",
+    "engram/py.typed",  # a checker reads the package's annotations (mypy --strict refused it)
 )
 
 

@@ -13,7 +13,7 @@ from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import load_settings
 from engram.core.models import Direction, Memory, Relation, Status
-from engram.errors import ValidationError
+from engram.errors import NotFoundError, ValidationError
 from engram.services.backup import BackupResult
 from engram.services.embeddings import EmbeddingStatus, Similar
 from engram.services.ltm import IndexReport, Progress
@@ -71,8 +71,9 @@ class Engram:
         return self._app
 
     def close(self) -> None:
-        """Store the vectors still waiting, save the vector index, close the store. Using the
-        handle afterwards raises StoreError; closing twice is harmless."""
+        """Store the vectors still waiting, save the vector index, close the store. Anything
+        that reads or writes the store afterwards raises StoreError (what needs no store, such
+        as `analyze_message` or `score`, still answers); closing twice is harmless."""
         self._app.close()
 
     def __enter__(self) -> Engram:
@@ -140,7 +141,10 @@ class Engram:
     def get(self, memory_id: str) -> Memory:
         """One memory by id (or a unique start of one); NotFoundError if there is none.
         Reading is not using: nothing is reinforced."""
-        return self._app.memories.get(memory_id)
+        try:
+            return self._app.memories.get(memory_id)
+        except NotFoundError:  # the start of an id, as the docstring says (it was refused)
+            return self._app.memories.get(self._app.memories.resolve(memory_id))
 
     def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
         """The memories of these ids that exist, in the order given; missing ones are left out."""
@@ -418,8 +422,8 @@ class Engram:
         return self._app.graph.relations(memory_id)
 
     def read_graph(self, cursor: str | None = None, limit: int = 100) -> GraphPage:
-        """One page of memories in saving order with the edges among them; pass `next_cursor`
-        for the next page."""
+        """One page of memories in saving order with every relation that touches them (its
+        other end may be on another page); pass `next_cursor` for the next page."""
         return self._app.graph.read_graph(cursor, limit)
 
     def related(
@@ -435,4 +439,10 @@ class Engram:
 
 
 def _ids(value: str | Sequence[str]) -> list[str]:
-    return [value] if isinstance(value, str) else list(value)
+    """One id or several. Anything else is refused as the services refuse a bad list (None
+    raised a bare TypeError from `list`)."""
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, Sequence):
+        raise ValidationError("memory_ids", "must be a non-empty list of ids")
+    return list(value)

@@ -9,7 +9,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TypeVar
 
 import numpy as np
@@ -100,7 +100,9 @@ class Context:
         moment = self.clock()
         if moment.tzinfo is None or moment.utcoffset() is None:
             raise ConfigError("the clock returned a naive datetime; it must be timezone-aware")
-        return moment
+        # In UTC, as every time stored and returned: a clock in another zone made `save` and
+        # `touch` answer in its zone and `get` in UTC, one Memory holding both.
+        return moment.astimezone(UTC)
 
     def now_epoch(self) -> float:
         return to_epoch(self.now())

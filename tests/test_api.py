@@ -1,0 +1,43 @@
+"""The Python API's own promises, beyond the services it calls: ids as people type them, times
+in UTC whatever the clock's zone, the same error for a bad list as the services give."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from engram import Engram, FixedClock, NotFoundError, ValidationError
+
+
+def test_get_takes_the_unique_start_of_an_id(tmp_path: Path) -> None:
+    """The docstring promised "or a unique start of one"; a short id raised NotFoundError."""
+    with Engram.open(str(tmp_path / "x.db"), embedding_model="none") as mem:
+        m = mem.save("alpha memory about cats")
+        assert mem.get(m.id[:8]).id == m.id and mem.get(m.id).id == m.id
+        with pytest.raises(NotFoundError):
+            mem.get("ffffffff-no-such")
+
+
+def test_times_come_back_in_utc_whatever_the_clocks_zone(tmp_path: Path) -> None:
+    """`save` and `touch` answered in the clock's zone and `get` in UTC: one Memory from
+    `touch` held a UTC created_at and a +05:00 last_used."""
+    clock = FixedClock(datetime(2024, 3, 1, 12, 0, tzinfo=timezone(timedelta(hours=5))))
+    with Engram.open(str(tmp_path / "x.db"), clock=clock, embedding_model="none") as mem:
+        saved = mem.save("first memory")
+        clock.advance(hours=1)
+        touched = mem.touch(saved.id).memory
+        for moment in (saved.created_at, saved.last_used, touched.last_used):
+            assert moment.tzinfo == UTC
+        assert saved.created_at == datetime(2024, 3, 1, 7, 0, tzinfo=UTC)
+        assert mem.get(saved.id).last_used == touched.last_used
+
+
+@pytest.mark.parametrize("bad", [None, 5])
+def test_delete_and_archive_refuse_what_is_no_list_of_ids(tmp_path: Path, bad: object) -> None:
+    """They raised a bare TypeError from `list(None)`, where get_many names memory_ids."""
+    with Engram.open(str(tmp_path / "x.db"), embedding_model="none") as mem:
+        for method in (mem.delete, mem.archive):
+            with pytest.raises(ValidationError, match="memory_ids"):
+                method(bad)  # type: ignore[arg-type]
