@@ -187,6 +187,14 @@ def test_pages_say_what_was_done_and_how_many_are_due(
     for spoof in (m["tea"].id, "anything at all"):  # only a memory that is gone is "deleted"
         page = httpx2.get(f"{base}/ui/?deleted={spoof}", headers=headers, timeout=10)
         assert page.status_code == 200 and "Deleted" not in page.text
+    # lists that stop at their length say so (search said "20 results" of 103 matches)
+    found = httpx2.get(f"{base}/ui/?q=parking", headers=headers, timeout=30).text
+    assert "The 20 best matches for “parking” (there may be more" in found
+    fading = FixedClock(datetime.now(UTC) - timedelta(days=9))  # in the danger zone now
+    with Engram.open(str(db), clock=fading, embedding_model="none") as mem:
+        mem.save_many([Draft(content=f"errand {i} for the weekend") for i in range(55)])
+    review = httpx2.get(f"{base}/ui/review", headers=headers, timeout=30).text
+    assert 'id="capped"' in review and "The first 50" in review
     memory = f"{base}/ui/memory/{m['tea'].id}"
     assert "Done:" not in httpx2.get(f"{memory}?done=deleted", headers=headers, timeout=10).text
     assert "Done: touch." in httpx2.get(f"{memory}?done=touch", headers=headers, timeout=10).text

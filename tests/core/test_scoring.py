@@ -87,6 +87,14 @@ def test_a_promoted_memory_does_not_fade_in_its_score_or_its_curve() -> None:
     assert falling[-1] < falling[0]
 
 
+@pytest.mark.parametrize("idle_days", [0, 3, 400, 3000])
+def test_now_always_sits_inside_a_memorys_curve(idle_days: int) -> None:
+    """The horizon stopped at five years: a memory last used eight years ago had a curve
+    ending three years before now, and the dashboard drew its "now" there."""
+    times, _ = score_curve(POLICY, make(idle_days=idle_days), NOW)
+    assert times[0] <= NOW < times[-1]
+
+
 def test_fresh_memory_is_never_promoted() -> None:
     """The upstream promoted every fresh memory (score 1.0 >= 0.65). Ours must not."""
     assert promotion_reason(POLICY, make(strength=2.0), NOW) is None

@@ -242,8 +242,9 @@ def score_curve(
     """(epoch seconds, score) of a memory from its last use into the future, if nothing
     reinforces it: what a chart of its fading shows. The horizon is the moment it falls below
     the forget threshold, or at least twice the time since its last use (one day at least,
-    five years at most), so "now" sits inside the curve of any memory used in the last five
-    years; an older one's curve ends five years after its last use, before now."""
+    five years at most, but always past now), so "now" sits inside the curve: a memory last
+    used eight years ago had a curve ending three years before now, and the dashboard drew its
+    "now" there."""
     since = max(now - to_epoch(memory.last_used), 0.0)
     forgets = time_to_retention(
         policy.decay,
@@ -251,7 +252,9 @@ def score_curve(
         / max(np.power(memory.use_count + 1.0, policy.beta) * memory.strength, 1e-12),
     )
     longest = 5 * 365 * DAY
-    horizon = min(max(2.0 * since, 1.1 * min(float(forgets), longest), DAY), longest)
+    horizon = max(
+        min(max(2.0 * since, 1.1 * min(float(forgets), longest), DAY), longest), 1.1 * since
+    )
     offsets = np.linspace(0.0, horizon, points)
     # A promoted memory no longer fades (`memory_score`): its curve is flat.
     elapsed = np.zeros_like(offsets) if memory.status == Status.PROMOTED else offsets

@@ -46,6 +46,8 @@ ACTIONS = {
     "delete": "Delete for good",
 }
 GC_PREVIEW = 100  # memories listed by the gc page
+SEARCH_ROWS = 20  # hits on the search page (the page says so when there may be more)
+LIST_ROWS = 50  # review and promotion candidates listed
 GRAPH_MEMORIES = 2_000  # as `engram graph --html`: beyond it, the most alive
 # The sign-in form is one token (at most 512 characters): anyone who can reach the port may
 # post to it, so nothing larger is read (a 300 MB upload was spooled to disk before the check).
@@ -130,7 +132,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
 
     async def search(request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
-        hits = await call(lambda a: a.search.search(query or None, limit=20))
+        hits = await call(lambda a: a.search.search(query or None, limit=SEARCH_ROWS))
         rows = [(h, why_summary(h)) for h in hits]
         named = request.query_params.get("deleted", "")[:200]
 
@@ -141,7 +143,9 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
                 return False
 
         deleted = named if await call(gone) else None
-        return page(request, "search.html", query=query, rows=rows, deleted=deleted)
+        return page(
+            request, "search.html", query=query, rows=rows, deleted=deleted, most=SEARCH_ROWS
+        )
 
     async def memory(request: Request) -> Response:
         ident = request.path_params["memory_id"]
@@ -186,12 +190,15 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         )
 
     async def review(request: Request) -> Response:
-        rows = await call(lambda a: a.maintenance.review_candidates(50))
-        return page(request, "list.html", title="Review queue", rows=rows, kind="review")
+        rows = await call(lambda a: a.maintenance.review_candidates(LIST_ROWS))
+        return page(
+            request, "list.html", title="Review queue", rows=rows, kind="review", most=LIST_ROWS
+        )
 
     async def promotion(request: Request) -> Response:
-        rows = await call(lambda a: a.maintenance.promotion_candidates(50))
-        return page(request, "list.html", title="Promotion candidates", rows=rows, kind="promote")
+        rows = await call(lambda a: a.maintenance.promotion_candidates(LIST_ROWS))
+        title = "Promotion candidates"
+        return page(request, "list.html", title=title, rows=rows, kind="promote", most=LIST_ROWS)
 
     async def gc(request: Request) -> Response:
         def preview(a: App) -> tuple[Any, list[Any], int]:
