@@ -41,3 +41,13 @@ def test_delete_and_archive_refuse_what_is_no_list_of_ids(tmp_path: Path, bad: o
         for method in (mem.delete, mem.archive):
             with pytest.raises(ValidationError, match="memory_ids"):
                 method(bad)  # type: ignore[arg-type]
+
+
+def test_delete_takes_any_collection_of_ids(tmp_path: Path) -> None:
+    """A set, a generator or a dict's keys worked before the check for a bad list; they
+    still do."""
+    with Engram.open(str(tmp_path / "x.db"), embedding_model="none") as mem:
+        a, b, c = (mem.save(text) for text in ("alpha one", "beta two", "gamma three"))
+        assert mem.delete({a.id}) == [a.id]
+        assert mem.delete(m.id for m in [b]) == [b.id]
+        assert mem.delete({c.id: 1}.keys()) == [c.id]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -175,12 +175,12 @@ class Engram:
             strength=strength,
         )
 
-    def delete(self, memory_ids: str | Sequence[str]) -> list[str]:
+    def delete(self, memory_ids: str | Iterable[str]) -> list[str]:
         """Delete for good, with their relations and vectors; returns the ids deleted (ids
         not found are left out)."""
         return self._app.memories.delete(_ids(memory_ids))
 
-    def archive(self, memory_ids: str | Sequence[str]) -> list[Memory]:
+    def archive(self, memory_ids: str | Iterable[str]) -> list[Memory]:
         """Keep but stop searching and forgetting them (status archived); `search(status=
         "archived")` still finds them."""
         return self._app.memories.archive(_ids(memory_ids))
@@ -438,11 +438,11 @@ class Engram:
         return self._app.graph.related(memory_id, depth, types, direction, limit)
 
 
-def _ids(value: str | Sequence[str]) -> list[str]:
+def _ids(value: str | Iterable[str]) -> list[str]:
     """One id or several. Anything else is refused as the services refuse a bad list (None
     raised a bare TypeError from `list`)."""
     if isinstance(value, str):
         return [value]
-    if not isinstance(value, Sequence):
+    if not isinstance(value, Iterable):  # None, a number; a set or a generator is fine
         raise ValidationError("memory_ids", "must be a non-empty list of ids")
     return list(value)

@@ -275,6 +275,14 @@ def test_a_rule_that_waits_for_the_end_reads_only_what_follows_the_last_question
         ("Is that still true?", "none", None),
         ("Hasn't changed? Are you sure?", "none", None),
         ("Yes, still vegan. What should I cook tonight?", "reinforce", None),
+        # a question in a clause of its own follows the confirmation
+        ("That's right, and can you also suggest a linter?", "reinforce", None),
+        ("Exactly, that's correct, so what should I do next?", "reinforce", None),
+        # a fact about not keeping something is still a fact to remember
+        ("Remember that I never keep my phone on at night", "save", None),
+        ("Please remember: I do not store my passwords in the browser", "save", None),
+        ("Note that I don't keep my keys in the car", "save", None),
+        ("Never store secrets in the repo", "save", None),
         # a question about the past, read as a request to keep what followed "remember"
         ("Remember what I told you about Sarah?", "recall", None),
         ("You remember my dog, right?", "recall", None),

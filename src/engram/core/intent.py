@@ -74,8 +74,11 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "none",
         r"\b(?:don'?t|do not|no need to|never|not) (?:save|store|remember|keep|note)"
-        r"(?: down)? (?:this|that|it|these|those|my)\b"
+        r"(?: down)? (?:this|that|it|these|those)\b"
         r"|^\W*(?:(?:please|but|and|oh)\W+)*(?:don'?t|do not) (?:save|store|remember|keep)\b"
+        # "Never remember my PIN, …" opening the message; not "never keep my phone on" inside
+        # a fact to remember, nor "Never store secrets in the repo", a rule to keep.
+        r"|^\W*(?:(?:please|but|and|oh)\W+)*never remember\b"
         r"|\b(?:don'?t|do not) want (?:you|it) to (?:save|store|remember|keep|note)\b",
         0.99,
     ),
@@ -318,8 +321,12 @@ def plain(message: str) -> str:
 
 
 def _asked(text: str, found: re.Match[str]) -> bool:
-    """The match is part of a question: the sentence it stands in ends with "?"."""
-    end = re.search(r"[.!?]", text[found.start() :])
+    """The match is part of a question: its clause ends with "?" ("Is that still true?").
+    A question after a comma, a dash or in brackets is another clause: "That's right, and can
+    you also suggest a linter?" confirms first."""
+    if found.group().rstrip()[-1:] in ",;:—-":  # "That's right," ended its own clause
+        return False
+    end = re.search(r"[.!?,;(—]", text[found.end() :])
     return end is not None and end.group() == "?"
 
 

@@ -296,15 +296,18 @@ class LtmService:
             if progress is not None:
                 progress(done, total)
         removed = [path for path in known if path not in seen]
+        # A note copied in an earlier pass and its original deleted in this one (a sync
+        # client's "conflicted copy", a duplicate then delete): the copy did not arrive now,
+        # yet it is where the memory's note is, if it is the one note left naming the memory.
+        # Only the memories a removed note named are looked at.
+        claims = store.ltm_claims() if removed else {}
         store.ltm_write(upsert=upsert, restate=restate, delete=removed)
         counts["embedded"] += self._embed_missing()
-        if removed:
-            # A note copied in an earlier pass and its original deleted in this one (a sync
-            # client's "conflicted copy", a duplicate then delete): the copy did not arrive
-            # now, yet it is where the memory's note is; one claimant only, else it is unsure.
-            for engram_id, paths in store.ltm_claims().items():
-                if len(paths) == 1 and engram_id not in arrived:
-                    arrived[engram_id] = paths[0]
+        gone = set(removed)
+        for engram_id, paths in claims.items():
+            left = [p for p in paths if p not in gone]
+            if len(left) == 1 and len(left) < len(paths) and engram_id not in arrived:
+                arrived[engram_id] = left[0]
         counts["moved"] = self._follow_moves(arrived, seen)
         for problem in problems:
             log.info("%s: %s", problem.path, problem.problem)

@@ -36,9 +36,9 @@ log = logging.getLogger(__name__)
 
 # A repeat is looked for among the memories containing the phrase of the new one's first words:
 # the best-ranked first, then, if they were all taken by longer memories repeating the phrase
-# (twelve memories saying "Alice prefers dark mode in …" hid the exact copy), many more.
+# (twelve memories saying "Alice prefers dark mode in …" hid the exact copy), more.
 REPEAT_CANDIDATES = 10
-REPEAT_CANDIDATES_CROWDED = 200
+REPEAT_CANDIDATES_CROWDED = 50
 
 
 SIMILAR_REPORTED = 5  # at most this many similar memories in a save result
@@ -161,10 +161,16 @@ class MemoryService:
         if not key or not phrase:
             return None
         live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
+        # A repeat differs only in case, punctuation and spacing: a text far longer is none,
+        # and is not keyed (keying 200 long memories took 1.8 s, under the save lock).
+        longest = 2 * len(content) + 64
         for many in (REPEAT_CANDIDATES, REPEAT_CANDIDATES_CROWDED):
             stubs = self.ctx.store.text_search([phrase], live, many)
             found = self.ctx.store.get_many([s.id for s in stubs])
-            repeat = next((m for m in found if statement_key(m.content) == key), None)
+            repeat = next(
+                (m for m in found if len(m.content) <= longest and statement_key(m.content) == key),
+                None,
+            )
             if repeat is not None or len(stubs) < many:
                 return repeat
         return None

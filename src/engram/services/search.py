@@ -53,6 +53,8 @@ EXPANSION_MIN_SHARE = 0.3
 MODEL_LOADING = "text only: the embedding model is still loading"
 # How long a search that found nothing by its words waits for the model to finish loading.
 WARM_UP_WAIT = 10.0
+# The most text matches a `min_score` search looks through for memories passing its floor.
+FLOOR_POOL = 3_200
 
 
 class SearchService:
@@ -106,11 +108,12 @@ class SearchService:
         candidates = self._with_decay(found, now)
         while floor is not None:
             candidates = [c for c in candidates if c.score >= floor]
-            if len(candidates) >= limit or not full:
+            if len(candidates) >= limit or not full or not text or pool >= FLOOR_POOL:
                 break
-            # The floor left fewer than `limit` of a full pool: matches ranked below the pool
-            # may pass it (100 fresh matches were missed behind 300 faded ones). Rare and
-            # bounded: the pool grows until the store has no more matches to give.
+            # The floor left fewer than `limit` of a full pool of text matches: those ranked
+            # below it may pass (100 fresh matches were missed behind 300 faded ones). Bounded
+            # (the whole store was scored for a floor nothing passes). A browse needs no more:
+            # it comes most durable first, so what its pool left out scores lower still.
             pool *= 4
             found, full = find()
             candidates = self._with_decay(found, now)
