@@ -124,3 +124,54 @@ def test_gc_dry_run_says_what_auto_promotion_would_do(store: Path, tmp_path: Pat
     dry = ok(run(store, "gc", **env)).stdout
     assert "Would promote 1 memory to the vault first" in dry and "Promoted" not in dry
     assert list(vault.rglob("*.md")) == []
+
+
+def test_save_from_a_closed_stdin_is_one_error_line(store: Path) -> None:
+    """`engram save - <&-` ended in an AttributeError traceback."""
+    shell = ["sh", "-c", '"$0" -m engram.cli.main "$@" <&-', sys.executable]
+    done = subprocess.run(
+        [*shell, "--store", str(store), "save", "-"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "content: standard input is closed" in done.stderr
+
+
+def test_a_refused_save_leaves_no_new_store_behind(tmp_path: Path) -> None:
+    """Opening the store came first: a blank save created the folders and an empty store."""
+    target = tmp_path / "new" / "deep" / "x.db"
+    assert "content" in error_of(target, "save", "   ")
+    assert not (tmp_path / "new").exists()
+
+
+def test_columns_zero_does_not_blank_the_output(store: Path) -> None:
+    """rich took COLUMNS=0 as it was: nothing printed, a save's id never shown."""
+    saved = ok(run(store, "save", "Atlas runs on PostgreSQL 16", COLUMNS="0"))
+    assert saved.stdout.startswith("Saved ")
+
+
+def test_a_reader_that_stops_early_ends_a_large_json_answer_with_1(store: Path) -> None:
+    """One large write to a pipe whose reader quit stopped at 64 KiB without an error: the
+    command exited 0 with its answer cut, which `set -o pipefail` could not hear."""
+    with Engram.open(str(store), embedding_model="none") as mem:
+        mem.save_many([Draft(f"Atlas note {i}: " + "details " * 300) for i in range(100)])
+    script = 'set -o pipefail; "$0" -m engram.cli.main "$@" | head -1 >/dev/null; echo "rc=$?"'
+    shell = ["bash", "-c", script]
+    piped = subprocess.run(
+        [
+            *shell,
+            sys.executable,
+            "--store",
+            str(store),
+            "--json",
+            "search",
+            "atlas",
+            "--limit",
+            "100",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "ENGRAM_EMBEDDING_MODEL": "none"},
+    )
+    assert "Traceback" not in piped.stderr
+    assert piped.stdout.strip() == "rc=1", piped.stderr

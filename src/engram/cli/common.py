@@ -9,11 +9,12 @@ import errno
 import json
 import os
 import re
+import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO, cast
 
 import click
 from pydantic import BaseModel
@@ -130,9 +131,39 @@ def one_line(message: str) -> str:
 
 
 def console() -> Console:
-    """A console on the current stdout (click's test runner swaps it per invocation)."""
-    width = None if sys.stdout.isatty() or "COLUMNS" in os.environ else PIPE_WIDTH
-    return Console(file=sys.stdout, width=width, highlight=False, soft_wrap=False)
+    """A console on the current stdout (click's test runner swaps it per invocation). A
+    `COLUMNS` that is no positive number is ignored (rich took 0 as it was, and printed
+    nothing: a save's id was never shown)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        width: int | None = None  # rich reads it
+    elif sys.stdout.isatty():
+        width = shutil.get_terminal_size().columns  # asks the terminal when COLUMNS is 0
+    else:
+        width = PIPE_WIDTH
+    out = cast(TextIO, Chunked(sys.stdout))  # a stream in all but its type
+    return Console(file=out, width=width, highlight=False, soft_wrap=False)
+
+
+class Chunked:
+    """Stdout written a piece at a time. One large write to a pipe whose reader quit
+    (`| head -1`) stopped after the pipe's 64 KiB without an error, and the command exited 0;
+    written in pieces, the next piece fails with EPIPE, which ends the command with 1 as
+    `set -o pipefail` expects (docs/cli.md)."""
+
+    PIECE = 16_384
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        for start in range(0, len(text), self.PIECE):
+            self._stream.write(text[start : start + self.PIECE])
+            self._stream.flush()
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def emit_json(value: BaseModel) -> None:
@@ -140,7 +171,9 @@ def emit_json(value: BaseModel) -> None:
     A file name that is not UTF-8 holds lone surrogates (Python's escape for its bytes): they
     are written as JSON escapes, not as the raw bytes that made the output invalid UTF-8."""
     text = json.dumps(value.model_dump(mode="json"), indent=2, ensure_ascii=False)
-    click.echo(_LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+    Chunked(sys.stdout).write(
+        _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    )
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -34,7 +34,8 @@ from engram.cli.common import (
 )
 from engram.cli.vault import search_all
 from engram.core.models import Memory
-from engram.errors import NotFoundError
+from engram.errors import NotFoundError, ValidationError
+from engram.services import validation as check
 from engram.services.memories import Draft
 from engram.services.results import (
     ObserveResult,
@@ -53,6 +54,8 @@ def read_content(content: str) -> str:
     """`-` means stdin, so long or multi-line memories can be piped in."""
     if content != "-":
         return content
+    if sys.stdin is None:  # started with stdin closed: a traceback
+        raise ValidationError("content", "standard input is closed: nothing to read for -")
     return sys.stdin.read().rstrip("\r\n")
 
 
@@ -94,6 +97,9 @@ def save(
         strength=strength,
         episode=episode,
     )
+    # Blank or oversized text is refused before the store is opened: opening creates a new
+    # store's file (and its folders), which a refused command must not leave behind.
+    check.content(draft.content)
     with open_app(state) as app:
         result = app.memories.save(draft)
     memory = result.memory

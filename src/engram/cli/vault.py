@@ -289,6 +289,7 @@ def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> N
     for name in ("text", "semantic", "decay", "weight", "rank") if verbose else ("rank",):
         table.add_column(name, justify="right")
     table.add_column("title")
+    shown = short_ids([h.id for h in hits if h.id])  # whole ids left no room for the rest
     for i, hit in enumerate(hits, 1):
         why = hit.why
         numbers = (
@@ -303,7 +304,12 @@ def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> N
             else [fmt_score(hit.rank)]
         )
         table.add_row(
-            str(i), hit.source, hit.id or "", plain(hit.path or ""), *numbers, plain(hit.title)
+            str(i),
+            hit.source,
+            shown.get(hit.id or "", ""),
+            plain(hit.path or ""),
+            *numbers,
+            plain(hit.title),
         )
     out.print(table)
 
