@@ -162,7 +162,7 @@ class MemoryService:
             return None
         live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
         # A repeat differs only in case, punctuation and spacing: a text far longer is none,
-        # and is not keyed (keying 200 long memories took 1.8 s, under the save lock).
+        # and is not keyed (keying a crowd of long memories took 1.8 s, under the save lock).
         longest = 2 * len(content) + 64
         for many in (REPEAT_CANDIDATES, REPEAT_CANDIDATES_CROWDED):
             stubs = self.ctx.store.text_search([phrase], live, many)

@@ -94,7 +94,7 @@ class SearchService:
         def find() -> tuple[list[tuple[Stub, Candidate]], bool]:
             if text:
                 return self._match(text, where, limit, pool, by_meaning)
-            return self._browse(where, pool)
+            return self._browse(where, pool), False  # most durable first: nothing to widen
 
         found, full = find()
         if text and loading and not found:
@@ -108,12 +108,11 @@ class SearchService:
         candidates = self._with_decay(found, now)
         while floor is not None:
             candidates = [c for c in candidates if c.score >= floor]
-            if len(candidates) >= limit or not full or not text or pool >= FLOOR_POOL:
+            if len(candidates) >= limit or not full or pool >= FLOOR_POOL:
                 break
             # The floor left fewer than `limit` of a full pool of text matches: those ranked
-            # below it may pass (100 fresh matches were missed behind 300 faded ones). Bounded
-            # (the whole store was scored for a floor nothing passes). A browse needs no more:
-            # it comes most durable first, so what its pool left out scores lower still.
+            # below it may pass (100 fresh matches were missed behind 300 faded ones). Bounded:
+            # unbounded, the whole store was scored for a floor nothing passes.
             pool *= 4
             found, full = find()
             candidates = self._with_decay(found, now)
@@ -141,11 +140,10 @@ class SearchService:
             if r.id in memories  # deleted by another client between the two phases
         ]
 
-    def _browse(self, where: Filter, pool: int) -> tuple[list[tuple[Stub, Candidate]], bool]:
-        """Every memory equally relevant (no text matched: `why.text` 0), decay orders them;
-        and whether the pool was filled (the store may hold more)."""
+    def _browse(self, where: Filter, pool: int) -> list[tuple[Stub, Candidate]]:
+        """Every memory equally relevant (no text matched: `why.text` 0), decay orders them."""
         found = self.ctx.store.browse(where, pool)
-        return [(s, Candidate(s.id, 1.0, 0.0, 0.0, text=0.0)) for s in found], len(found) >= pool
+        return [(s, Candidate(s.id, 1.0, 0.0, 0.0, text=0.0)) for s in found]
 
     def warm_up(self) -> None:
         """Load what the first search needs — the model, the vector index, the reference
