@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
 from engram.core.notes import NoteHit
 from engram.core.ranking import Fused, SearchHit, fuse_matches
 from engram.core.text import query_terms
-from engram.errors import ConfigError, EngramError, ValidationError
+from engram.errors import ConfigError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.ltm import LtmService, require_ltm
@@ -111,7 +111,7 @@ class UnifiedSearchService:
         )
         hits = [_from_memory(h, stm_w, stm_scale) for h in memories]
         hits += _from_notes(notes, ltm_w, ltm_scale)
-        merged = _merge_promoted(hits, self._note_exists)
+        merged = _merge_promoted(hits)
         merged.sort(key=lambda h: (-h.rank, h.source, h.id or h.path or ""))
         vault = (
             "not configured"
@@ -123,14 +123,6 @@ class UnifiedSearchService:
             else "up to date"
         )
         return UnifiedResult(count=min(limit, len(merged)), hits=merged[:limit], vault=vault)
-
-    def _note_exists(self, path: str) -> bool:
-        """Whether a promoted memory's recorded note is still on disk (True when it cannot be
-        told: the vault missing or unreadable, where notes are searched as last indexed)."""
-        try:
-            return self.ltm.vault.files().exists(path)
-        except (EngramError, OSError):
-            return True
 
     def _refresh(self) -> bool:
         """Catch up with edits made in the vault since the last look (if nothing watches it);
@@ -265,24 +257,17 @@ def _from_notes(
     return out
 
 
-def _merge_promoted(
-    hits: list[UnifiedHit], note_exists: Callable[[str], bool] = lambda _: True
-) -> list[UnifiedHit]:
-    """One result per promoted memory and its own note (the one at its `promoted_to`, or, when
-    that file is gone, the note claiming its id: a note copied elsewhere and then deleted, which
-    no single index pass sees as a move): the better-ranked, with both id and path. Another
-    note claiming the memory's id while its own is there is a result of its own: it was merged
-    away, and a copy edited to say more was never found."""
+def _merge_promoted(hits: list[UnifiedHit]) -> list[UnifiedHit]:
+    """One result per promoted memory and its own note (the one at its `promoted_to`): the
+    better-ranked, with both id and path. Another note claiming the memory's id is a result of
+    its own: it was merged away, and a copy edited to say more was never found."""
     out = [h for h in hits if h.source == "stm"]
     slot = {h.id: i for i, h in enumerate(out)}
     by_path = {h.path: i for i, h in enumerate(out) if h.path}
     for note in (h for h in hits if h.source == "ltm"):
         i = slot.get(note.id) if note.id else None
         if i is not None and out[i].path and out[i].path != note.path:
-            if note_exists(out[i].path or ""):
-                i = None  # a copy of the memory's note (Obsidian's "Make a copy" keeps engram_id)
-            else:
-                out[i] = out[i].model_copy(update={"path": None})  # the note is this one now
+            i = None  # a copy of the memory's note (Obsidian's "Make a copy" keeps engram_id)
         if i is None and note.path:
             i = by_path.get(note.path)
         if i is None:
