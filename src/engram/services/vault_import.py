@@ -25,7 +25,7 @@ from engram.services.graph import GraphService
 from engram.services.ltm import LtmService, VaultAccess, require_ltm
 from engram.services.memories import Draft, MemoryService
 from engram.services.results import Result
-from engram.vault.index import parse_note, readable, scan, split_frontmatter
+from engram.vault.index import TOO_LARGE, parse_note, readable, scan, split_frontmatter
 from engram.vault.render import with_engram_id
 from engram.vault.writer import NoteText, VaultFiles
 
@@ -78,12 +78,9 @@ class VaultImportService:
         # A note too large to index is read by its name only, so its mark was not seen: it
         # was left out without a word. Its head says whether it is marked.
         for note in notes:
-            if (
-                note.problem
-                and note.problem.startswith("larger than")
-                and _marked_head(files.root, note.path)
-            ):
-                skipped[note.path] = f"the note is {note.problem.split(':')[0]}"
+            too_large = (note.problem or "").startswith(TOO_LARGE)
+            if too_large and _marked_head(files.root, note.path):
+                skipped[note.path] = f"the note is {TOO_LARGE}"
         if not apply:
             items = [ImportedNote(path=n.path, title=n.title, memory_id=None) for n, _, _ in ready]
             return VaultImportResult(
@@ -208,10 +205,12 @@ def _marked_head(root: Path, path: str) -> bool:
     end = head.find("\n---", 3)
     if not head.startswith("---") or end < 0:
         return False
-    value = split_frontmatter(head[: end + 4] + "\n")[0].get(MARKER_KEY)
-    return isinstance(value, str) and value.strip().casefold() == MARKER_VALUE
+    return _is_marker(split_frontmatter(head[: end + 4] + "\n")[0].get(MARKER_KEY))
 
 
 def _marked(note: Note) -> bool:
-    value = note.frontmatter.get(MARKER_KEY)
+    return _is_marker(note.frontmatter.get(MARKER_KEY))
+
+
+def _is_marker(value: object) -> bool:
     return isinstance(value, str) and value.strip().casefold() == MARKER_VALUE

@@ -27,6 +27,7 @@ import yaml
 from engram.core.notes import Note
 
 MAX_NOTE_BYTES = 5_000_000  # a larger file is indexed by its name only
+TOO_LARGE = f"larger than {MAX_NOTE_BYTES:,} bytes"  # how a note's problem begins then
 MAX_FRONTMATTER_NODES = 10_000  # values beyond this are dropped (YAML aliases can multiply)
 MAX_DEPTH = 20
 
@@ -137,8 +138,9 @@ def parse_note(
     stem = stem[:-3] if stem.lower().endswith(".md") else stem
     state = {"mtime_ns": mtime_ns, "size": size, "digest": digest_ or digest(data)}
     if len(data) > MAX_NOTE_BYTES:
-        too_big = f"larger than {MAX_NOTE_BYTES:,} bytes: indexed by its name only"
-        return Note(path=path, title=stem, problem=too_big, **state)
+        return Note(
+            path=path, title=stem, problem=f"{TOO_LARGE}: indexed by its name only", **state
+        )
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     meta, body, problem = split_frontmatter(text)
     prose = _INLINE_CODE.sub(" ", without_fenced_code(body))
