@@ -370,8 +370,9 @@ class Engram:
     # -- long-term memory: the Obsidian vault -------------------------------------------------
 
     def import_vault(self, apply: bool = False) -> VaultImportResult:
-        """Notes marked `engram: memory` in their frontmatter become promoted memories, their
-        wikilinks relations (docs/ltm.md); a dry run unless `apply`."""
+        """Notes marked `engram: memory` in their frontmatter become promoted memories (a
+        memory already holding a note's text is promoted to it, not copied), their wikilinks
+        relations (docs/ltm.md); a dry run unless `apply`."""
         return self._app.vault_import.run(apply)
 
     def promote(

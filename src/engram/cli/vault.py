@@ -184,7 +184,9 @@ def render_import(out: Console, result: VaultImportResult) -> None:
     verb = "Imported" if result.mode == "applied" else "Would import"
     say(out, f"{verb} {result.count} notes as memories:")
     for note in result.notes:
-        say(out, f"  {note.path}" + (f" -> {note.memory_id}" if note.memory_id else ""))
+        target = f" -> {note.memory_id}" if note.memory_id else ""
+        held = " (a memory already held its text: promoted to the note, not copied)"
+        say(out, f"  {note.path}{target}" + (held if note.existing else ""))
     if result.mode == "applied":
         say(out, f"{result.relations} wikilinks became relations")
     else:

@@ -100,7 +100,7 @@ class MemoryService:
             # Looking for a stored copy and writing must be one step across clients: two
             # servers saving the same words at once both found none and both wrote one.
             with self.ctx.store.exclusive("save", wait=True):
-                repeat = self._repeat_of(built.content)
+                repeat = self.repeat_of(built.content)
                 if repeat is not None:
                     result = self._absorb(repeat, built, merge_labels=mode == "merge")
                     return result.model_copy(update={"enrichment": added})
@@ -153,9 +153,10 @@ class MemoryService:
         entities = check.entities(added.all_entities)
         return built.model_copy(update={"entities": entities, "strength": added.strength}), added
 
-    def _repeat_of(self, content: str) -> Memory | None:
-        """A stored memory this content repeats: found by the phrase of its first words (one
-        selective index lookup, cheap even when its words are common), then compared exactly."""
+    def repeat_of(self, content: str) -> Memory | None:
+        """A live memory this content repeats (the same words in the same order, docs/
+        consolidation.md): found by the phrase of its first words (one selective index lookup,
+        cheap even when its words are common), then compared exactly."""
         key = statement_key(content)
         phrase = leading_phrase(content)
         if not key or not phrase:

@@ -4,23 +4,27 @@ A note opts in with `engram: memory` in its frontmatter. Its body becomes the me
 its tags the memory's tags; the memory is promoted at once, with the note as its note (so it
 never fades and later edits of the memory rewrite the note, `PromotionService.sync_note`), and
 the note gets the memory's id as `engram_id`, which is also what keeps a second import from
-copying it. The note's wikilinks to other notes that are memories become `related` relations.
-A dry run (the default) lists what would be imported and changes nothing.
+copying it. A note whose text a memory already holds (a repeat, as a save sees one) is not
+copied either: that memory is promoted to the note. The note's wikilinks to other notes that
+are memories become `related` relations. A dry run (the default) lists what would be imported
+and changes nothing.
 """
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import Field
 
+from engram.core.merge import statement_key
 from engram.core.models import Memory, Schedule, Status
 from engram.core.notes import Note
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
+from engram.services.enrichment import merged_names
 from engram.services.graph import GraphService
 from engram.services.ltm import LtmService, VaultAccess, require_ltm
 from engram.services.memories import Draft, MemoryService
@@ -38,7 +42,17 @@ MARKER_KEY, MARKER_VALUE = "engram", "memory"
 class ImportedNote(Result):
     path: str
     title: str
-    memory_id: str | None  # None in a dry run
+    memory_id: str | None  # None in a dry run, unless the memory exists already
+    # A memory already held the note's text: it was (or, in a dry run, will be) promoted to
+    # the note instead of copied.
+    existing: bool = False
+
+
+class _Ready(NamedTuple):
+    note: Note
+    draft: Draft
+    stored: NoteText  # the text the note was read as, which takes the id back
+    holder: Memory | None  # the memory that already holds the note's text, if one does
 
 
 class VaultImportResult(Result):
@@ -82,55 +96,130 @@ class VaultImportService:
             if too_large and _marked_head(files.root, note.path):
                 skipped[note.path] = f"the note is {TOO_LARGE}"
         if not apply:
-            items = [ImportedNote(path=n.path, title=n.title, memory_id=None) for n, _, _ in ready]
+            items = [
+                ImportedNote(
+                    path=r.note.path,
+                    title=r.note.title,
+                    memory_id=r.holder.id if r.holder else None,
+                    existing=r.holder is not None,
+                )
+                for r in ready
+            ]
             return VaultImportResult(
                 mode="dry run", count=len(items), notes=items, relations=0, skipped=skipped
             )
-        saved = self.memories.save_many([draft for _, draft, _ in ready]) if ready else []
-        now = self.ctx.now()
-        by_id = {m.id: n.path for m, (n, _, _) in zip(saved, ready, strict=True)}
-        read_as = {n.path: stored for n, _, stored in ready}
-
-        def promote(m: Memory) -> tuple[Memory, Schedule]:
-            update = {"status": Status.PROMOTED, "promoted_at": now, "promoted_to": by_id[m.id]}
-            return self.ctx.scheduled(m.model_copy(update=update))
-
-        self.ctx.store.modify(list(by_id), promote)
-        for memory_id, path in list(by_id.items()):
-            problem = _write_id(files, path, memory_id, read_as[path])
+        fresh = [r for r in ready if r.holder is None]
+        saved = self.memories.save_many([r.draft for r in fresh]) if fresh else []
+        by_id = {m.id: r for m, r in zip(saved, fresh, strict=True)}
+        self._promote(by_id)
+        for r in ready:
+            if r.holder is not None:
+                problem = self._adopt(r)
+                if problem is None:
+                    by_id[r.holder.id] = r
+                else:
+                    skipped[r.note.path] = problem
+        for memory_id, r in list(by_id.items()):
+            problem = _write_id(files, r.note.path, memory_id, r.stored)
             if problem is not None:
                 # Without its id the note would be imported again by the next run: the memory
-                # goes, and the note waits for that run.
-                self.ctx.store.delete([memory_id])
+                # goes (or, if it was there before, is as it was), and the note waits for it.
+                if r.holder is None:
+                    self.ctx.store.delete([memory_id])
+                else:
+                    self._restore(r.holder)
                 del by_id[memory_id]
-                skipped[path] = problem
-        self.ltm.reindex(list(by_id.values()))
+                skipped[r.note.path] = problem
+        paths = {memory_id: r.note.path for memory_id, r in by_id.items()}
+        self.ltm.reindex(list(paths.values()))
         # A note's engram_id may name a memory deleted since (or be made up): linking to it
         # failed the import after its memories were saved, and the next run had nothing left
         # to import, so the relations were never made.
         claimed = {n.path: n.engram_id for n in notes if n.engram_id}
         alive = {m.id for m in self.ctx.store.get_many(list(set(claimed.values())))}
         promoted = {path: ident for path, ident in claimed.items() if ident in alive}
-        relations = self._relate(by_id, promoted | {path: ident for ident, path in by_id.items()})
+        relations = self._relate(paths, promoted | {path: ident for ident, path in paths.items()})
         items = [
-            ImportedNote(path=n.path, title=n.title, memory_id=m.id)
-            for m, (n, _, _) in zip(saved, ready, strict=True)
-            if m.id in by_id
+            ImportedNote(
+                path=r.note.path, title=r.note.title, memory_id=i, existing=r.holder is not None
+            )
+            for i, r in by_id.items()
         ]
         log.info("imported %d notes as memories, %d relations", len(items), relations)
         return VaultImportResult(
             mode="applied", count=len(items), notes=items, relations=relations, skipped=skipped
         )
 
+    def _promote(self, new: dict[str, _Ready]) -> None:
+        """The memories just saved from notes, promoted with their notes as their notes."""
+        now = self.ctx.now()
+
+        def promote(m: Memory) -> tuple[Memory, Schedule]:
+            update = {
+                "status": Status.PROMOTED,
+                "promoted_at": now,
+                "promoted_to": new[m.id].note.path,
+            }
+            return self.ctx.scheduled(m.model_copy(update=update))
+
+        if new:
+            self.ctx.store.modify(list(new), promote)
+
+    def _adopt(self, ready: _Ready) -> str | None:
+        """Promote the memory that already holds a note's text to that note, with the note's
+        tags and its wording (the same words; the note's case and punctuation, so that the
+        next change of the memory does not read the difference as an edit made in the vault);
+        why not, if it cannot be."""
+        holder, note, draft = ready.holder, ready.note, ready.draft
+        assert holder is not None
+        now = self.ctx.now()
+
+        def adopt(m: Memory) -> tuple[Memory, Schedule]:
+            if m.status != Status.ACTIVE:  # promoted or archived by another client meanwhile
+                return self.ctx.scheduled(m)
+            update = {
+                "status": Status.PROMOTED,
+                "promoted_at": now,
+                "promoted_to": note.path,
+                "content": draft.content,
+                "tags": check.tags(merged_names(m.tags, draft.tags)),
+            }
+            return self.ctx.scheduled(m.model_copy(update=update))
+
+        try:
+            ((before, after),) = self.ctx.store.modify([holder.id], adopt)
+        except NotFoundError:
+            return f"memory {holder.id}, which holds its text, was deleted: run the import again"
+        if after.status != Status.PROMOTED:
+            return f"memory {holder.id}, which holds its text, is {after.status.value} now"
+        if after.content != before.content:
+            self.ctx.embed_later([(after.id, after.content)])
+        return None
+
+    def _restore(self, before: Memory) -> None:
+        """A memory adopted by a note that could not take its id, as it was before."""
+        keep = ("status", "promoted_at", "promoted_to", "content", "tags")
+
+        def restore(m: Memory) -> tuple[Memory, Schedule]:
+            return self.ctx.scheduled(m.model_copy(update={f: getattr(before, f) for f in keep}))
+
+        try:
+            ((_, after),) = self.ctx.store.modify([before.id], restore)
+        except NotFoundError:
+            return
+        self.ctx.embed_later([(after.id, after.content)])
+
     def _importable(
         self, files: VaultFiles, marked: list[Note]
-    ) -> tuple[list[tuple[Note, Draft, NoteText]], dict[str, str]]:
-        """The marked notes that can become memories — each with its draft and the text it was
-        made from, which is what takes the id back (a note edited in between is then not
-        given the id of a memory of its old text) — and why each of the others cannot (one
-        note over a limit used to fail the whole import)."""
-        ready: list[tuple[Note, Draft, NoteText]] = []
+    ) -> tuple[list[_Ready], dict[str, str]]:
+        """The marked notes that can become memories — each with its draft, the text it was
+        made from (a note edited in between is then not given the id of a memory of its old
+        text) and the memory already holding its text — and why each of the others cannot
+        (one note over a limit used to fail the whole import)."""
+        ready: list[_Ready] = []
         skipped: dict[str, str] = {}
+        first_with: dict[str, str] = {}  # statement key -> the note imported with that text
+        copies = self.ctx.settings.save_duplicates == "keep"
         for listed in marked:
             try:
                 stored = files.read_note(listed.path)  # whole and UTF-8, to be written back
@@ -146,7 +235,14 @@ class VaultImportService:
             except (OSError, ValueError, ValidationError) as exc:
                 skipped[listed.path] = _reason(exc)
                 continue
-            ready.append((note, draft, stored))
+            holder = None if copies else self.memories.repeat_of(draft.content)
+            problem = _repeat_problem(holder, draft, first_with.get(statement_key(draft.content)))
+            if problem is not None:
+                skipped[listed.path] = problem
+                continue
+            if not copies:
+                first_with.setdefault(statement_key(draft.content), listed.path)
+            ready.append(_Ready(note, draft, stored, holder))
         return ready, skipped
 
     def _notes(self) -> list[Note]:
@@ -179,6 +275,25 @@ class VaultImportService:
             except NotFoundError:  # deleted meanwhile by another client
                 log.info("not related: %s or %s is gone", source, target)
         return made
+
+
+def _repeat_problem(holder: Memory | None, draft: Draft, first: str | None) -> str | None:
+    """Why a note whose text is already remembered cannot be imported, if it cannot: its
+    memory has a note of its own, another note of this import has the same text, or the
+    merged tags would pass the limit."""
+    if first is not None:
+        return f"{first}, imported in the same run, has the same text"
+    if holder is None:
+        return None
+    if holder.status == Status.PROMOTED:
+        return f"memory {holder.id} holds its text already, with the note {holder.promoted_to}"
+    tags = merged_names(holder.tags, draft.tags)
+    if len(tags) > check.MAX_TAGS:
+        return (
+            f"memory {holder.id} holds its text already; with the note's tags it would have "
+            f"{len(tags)}, and the limit is {check.MAX_TAGS}"
+        )
+    return None
 
 
 def _write_id(files: VaultFiles, path: str, memory_id: str, stored: NoteText) -> str | None:

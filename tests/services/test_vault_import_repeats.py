@@ -1,0 +1,129 @@
+"""`engram vault import` and memories that already hold a note's text: the import promotes
+that memory to the note instead of saving a second copy of the fact. Real vault folder, real
+SQLite store."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import frontmatter
+import pytest
+from click.testing import CliRunner
+from tests.ltm_support import open_with_vault, write_note
+
+from engram import Engram, FixedClock
+from engram.cli.main import cli
+
+MARKED = "---\nengram: memory\ntags: [{tags}]\n---\n{body}\n"
+
+
+@pytest.fixture
+def ltm(tmp_path: Path, clock: FixedClock) -> Iterator[tuple[Engram, Path]]:
+    with open_with_vault(tmp_path, clock, vault_refresh_seconds=0) as opened:
+        yield opened
+
+
+def test_a_note_repeating_a_memory_promotes_that_memory_instead_of_copying_it(
+    ltm: tuple[Engram, Path],
+) -> None:
+    mem, vault = ltm
+    held = mem.save("atlas ships in may", tags=["roadmap"])
+    write_note(vault, "Atlas.md", MARKED.format(tags="work", body="Atlas ships in May."))
+
+    (listed,) = mem.import_vault().notes  # the dry run says which memory it will take
+    assert (listed.memory_id, listed.existing) == (held.id, True)
+    assert mem.get(held.id).status == "active"
+
+    done = mem.import_vault(apply=True)
+    (imported,) = done.notes
+    assert (imported.memory_id, imported.existing, done.count) == (held.id, True, 1)
+    assert mem.stats().total == 1  # no second copy of the fact
+    memory = mem.get(held.id)
+    assert memory.status == "promoted" and memory.promoted_to == "Atlas.md"
+    # The note's wording and tags join the memory: its next change is no false conflict.
+    assert memory.content == "Atlas ships in May." and set(memory.tags) == {"roadmap", "work"}
+    assert frontmatter.load(vault / "Atlas.md")["engram_id"] == held.id
+    assert mem.import_vault(apply=True).count == 0
+    mem.update(held.id, content="Atlas ships in June.")
+    note = (vault / "Atlas.md").read_text()
+    assert "Atlas ships in June." in note and "engram-conflict" not in note
+
+
+def test_a_note_repeating_a_promoted_memory_is_skipped_naming_it(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """That memory has a note already: a second one would be a second copy in the vault."""
+    mem, vault = ltm
+    held = mem.save("Dana leads Atlas.")
+    mem.promote(held.id)
+    path = mem.get(held.id).promoted_to
+    write_note(vault, "Dana.md", MARKED.format(tags="", body="Dana leads Atlas"))
+    for run in (mem.import_vault(), mem.import_vault(apply=True)):
+        assert run.count == 0
+        assert run.skipped["Dana.md"] == (
+            f"memory {held.id} holds its text already, with the note {path}"
+        )
+    assert mem.stats().total == 1 and "engram_id" not in (vault / "Dana.md").read_text()
+
+
+def test_two_notes_with_the_same_text_make_one_memory(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    write_note(vault, "a.md", MARKED.format(tags="", body="The review is in March."))
+    write_note(vault, "b.md", MARKED.format(tags="", body="the review is in march"))
+    done = mem.import_vault(apply=True)
+    assert [n.path for n in done.notes] == ["a.md"] and mem.stats().total == 1
+    assert done.skipped == {"b.md": "a.md, imported in the same run, has the same text"}
+
+
+def test_copies_are_made_when_the_store_keeps_repeats(tmp_path: Path, clock: FixedClock) -> None:
+    with open_with_vault(tmp_path, clock, save_duplicates="keep") as (mem, vault):
+        held = mem.save("Atlas ships in May.")
+        write_note(vault, "Atlas.md", MARKED.format(tags="", body="Atlas ships in May."))
+        (imported,) = mem.import_vault(apply=True).notes
+        assert imported.memory_id != held.id and not imported.existing
+        assert mem.stats().total == 2 and mem.get(held.id).status == "active"
+
+
+def test_a_memory_whose_note_cannot_take_the_id_is_left_as_it_was(
+    ltm: tuple[Engram, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The note is edited between its read and the writing of its id (made to happen then by
+    wrapping the save of the other note): the memory it would have taken is not left promoted
+    to a note that does not name it."""
+    mem, vault = ltm
+    held = mem.save("atlas ships in may", tags=["roadmap"])
+    note = write_note(vault, "Atlas.md", MARKED.format(tags="work", body="Atlas ships in May."))
+    write_note(vault, "Bo.md", MARKED.format(tags="", body="Bo tests Atlas."))
+    real_save_many = mem.app.vault_import.memories.save_many
+
+    def save_then_edit(*args: object, **kwargs: object) -> object:
+        saved = real_save_many(*args, **kwargs)  # type: ignore[arg-type]
+        note.write_text(MARKED.format(tags="work", body="Atlas ships in May. Edited."))
+        return saved
+
+    monkeypatch.setattr(mem.app.vault_import.memories, "save_many", save_then_edit)
+    done = mem.import_vault(apply=True)
+    assert [n.path for n in done.notes] == ["Bo.md"]
+    assert "changed while it was imported" in done.skipped["Atlas.md"]
+    memory = mem.get(held.id)
+    assert (memory.status, memory.promoted_to) == ("active", None)
+    assert (memory.content, memory.tags) == ("atlas ships in may", ("roadmap",))
+
+
+def test_the_cli_says_which_note_took_a_memory_it_already_had(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    write_note(vault, "Atlas.md", MARKED.format(tags="", body="Atlas ships in May."))
+    env = {"ENGRAM_VAULT_PATH": str(vault), "ENGRAM_EMBEDDING_MODEL": "none"}
+    store = ["--store", str(tmp_path / "cli.db")]
+
+    def cli_run(*args: str) -> str:
+        result = CliRunner().invoke(cli, [*store, *args], env=env, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    held = cli_run("--json", "save", "Atlas ships in May").strip()
+    memory_id = json.loads(held)["id"]
+    out = cli_run("vault", "import", "--apply")
+    assert f"Atlas.md -> {memory_id} (a memory already held its text" in out
