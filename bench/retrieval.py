@@ -4,20 +4,25 @@
     python bench/retrieval.py --data ../shared/data/realtalk --data ../shared/data/madial-bench-en
     python bench/retrieval.py --data PATH --set search_context_weight=0   # any setting
     python bench/retrieval.py --data PATH --saved-now   # every turn saved "now": no decay gap
+    python bench/retrieval.py --data PATH --postgres    # the same stores, copied to PostgreSQL
 
 One fresh SQLite store per conversation; every turn is saved with `Engram.save_many` at its own
 time and in its own episode (see bench/conversations.py), without an id as a client saves
 (enriched: names as entities, strength from words of importance); every question is one
 `Engram.search(question, limit=10)` with the clock at the conversation's last turn. Prints R@1,
 R@5, R@10 and MRR per question category for Engram with its defaults (or `--set` overrides)
-and, side by side, for the same stores searched by full-text BM25 alone (SQLite FTS5: no
-embeddings, context, diversity, decay or review slots), plus search latency and save
-throughput.
+and, side by side, for the same stores searched by full-text BM25 alone (SQLite FTS5, or with
+`--postgres` PostgreSQL's full-text ranking: no embeddings, context, diversity, decay or review
+slots), plus search latency and save throughput. `--postgres` searches copies of the stores
+(`Engram.migrate_from`: same ids, vectors and episodes) in one database each on the server of
+`bench/scale.py --backend postgres` (ENGRAM_BENCH_POSTGRES_URL, or a throwaway embedded server
+under the workdir).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sqlite3
 import statistics
@@ -28,9 +33,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import scale
 from conversations import KS, Conversation, Scored, load, score, summary
 from engram import Draft, Engram, FixedClock
 from engram.embeddings.minilm import MODEL_ID
@@ -92,14 +99,43 @@ def _embedded_by_current_model(path: Path) -> bool:
     return models <= {MODEL_ID}
 
 
+def postgres_copy(conv: Conversation, path: Path, server: str) -> str:
+    """The store at `path` copied into a database of its own (kept, like the stores, and
+    copied again when the SQLite store is newer)."""
+    import psycopg
+
+    name = "engram_retrieval_" + hashlib.sha1(conv.name.encode()).hexdigest()[:12]
+    url = urlunsplit(urlsplit(server)._replace(path="/" + name))
+    stamp = f"{path.stat().st_mtime_ns}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        row = admin.execute(
+            "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s",
+            (name,),
+        ).fetchone()
+        if row is not None and row[0] == stamp:
+            return url
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    with Engram.open(url, clock=FixedClock(conv.now)) as mem:
+        mem.migrate_from(str(path))
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f"COMMENT ON DATABASE \"{name}\" IS '{stamp}'")
+    return url
+
+
 def ask(
-    conv: Conversation, path: Path, settings: dict[str, Any], latencies: list[float] | None = None
+    conv: Conversation,
+    path: Path,
+    settings: dict[str, Any],
+    latencies: list[float] | None = None,
+    location: str | None = None,
 ) -> list[Scored]:
     """Every question of the conversation, scored against the memories that hold its
-    evidence turns; search times appended to `latencies`."""
+    evidence turns; search times appended to `latencies`. `location`: the store to search
+    instead of the one at `path` (a copy of it)."""
     holder: dict[str, str] = json.loads(_turns_path(path).read_text())
     rows: list[Scored] = []
-    with Engram.open(str(path), clock=FixedClock(conv.now), **settings) as mem:
+    with Engram.open(location or str(path), clock=FixedClock(conv.now), **settings) as mem:
         for q in conv.questions:
             start = time.perf_counter()
             hits = mem.search(q.text, limit=max(KS))
@@ -145,12 +181,16 @@ def main() -> None:
         action="store_true",
         help="save every turn at the conversation's end, not at its own time",
     )
+    parser.add_argument(
+        "--postgres", action="store_true", help="search copies of the stores on PostgreSQL"
+    )
     args = parser.parse_args()
     settings = parse_settings(args.set)
     report: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="engram-retrieval-") as tmp:
         workdir = args.workdir or Path(tmp)
         workdir.mkdir(parents=True, exist_ok=True)
+        server = scale.postgres_server(workdir) if args.postgres else None
         for data in args.data:
             conversations = load(data)[: args.limit]
             engram: list[Scored] = []
@@ -162,8 +202,9 @@ def main() -> None:
                 rate = ingest(conv, path, args.saved_now)
                 if rate:
                     rates.append(rate)
-                engram += ask(conv, path, settings, latencies)
-                baseline += ask(conv, path, BM25_ONLY)
+                copy = postgres_copy(conv, path, server) if server else None
+                engram += ask(conv, path, settings, latencies, copy)
+                baseline += ask(conv, path, BM25_ONLY, location=copy)
                 print(f"[{i + 1}/{len(conversations)}] {conv.name}", file=sys.stderr)
             print(f"\n### {data.name}: {len(engram)} questions\n")
             print(table(engram, baseline))

@@ -7,9 +7,13 @@ checks the plumbing and the scoring on small files written here, in the document
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import psycopg
+from tests.postgres import TestPostgres
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -34,8 +38,7 @@ def conversation(sample_id: str, turns: list[tuple[str, str]], qa: list[dict[str
     }
 
 
-def test_retrieval_bench_reports_recall_through_engram(tmp_path: Path) -> None:
-    data = tmp_path / "data"
+def write_sets(data: Path) -> None:
     data.mkdir()
     first = conversation(
         "c1",
@@ -56,21 +59,60 @@ def test_retrieval_bench_reports_recall_through_engram(tmp_path: Path) -> None:
     )
     (data / "c1.json").write_text(json.dumps(first))
     (data / "c2.json").write_text(json.dumps(second))
+
+
+def run_bench(tmp_path: Path, *options: str, env: dict[str, str] | None = None) -> dict:
     out = tmp_path / "result.json"
+    command = [
+        sys.executable,
+        str(ROOT / "bench" / "retrieval.py"),
+        "--data",
+        str(tmp_path / "data"),
+    ]
     run = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "retrieval.py"), "--data", str(data), "--json", out],
+        [*command, "--json", str(out), *options],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
+        env=None if env is None else {**os.environ, **env},
     )
     assert run.returncode == 0, run.stderr
     assert "Engram R@10" in run.stdout and "BM25 R@10" in run.stdout
-    result = json.loads(out.read_text())["data"]
+    result: dict = json.loads(out.read_text())["data"]
     assert result["engram"]["overall"]["n"] == 3
+    assert set(result["engram"]) == {"overall", "temporal", "single-hop"}
+    return result
+
+
+def test_retrieval_bench_reports_recall_through_engram(tmp_path: Path) -> None:
+    write_sets(tmp_path / "data")
+    result = run_bench(tmp_path)
     assert result["engram"]["overall"]["R@1"] == 1.0  # each answer shares a word with its question
     assert result["bm25"]["overall"]["R@1"] == 1.0
-    assert set(result["engram"]) == {"overall", "temporal", "single-hop"}
+
+
+def test_retrieval_bench_searches_copies_on_postgres(
+    tmp_path: Path, postgres_server: TestPostgres
+) -> None:
+    """--postgres: the stores copied to a database each on the server named by
+    ENGRAM_BENCH_POSTGRES_URL; a second run (stores kept) reuses the copies."""
+    write_sets(tmp_path / "data")
+    env = {"ENGRAM_BENCH_POSTGRES_URL": postgres_server.url}
+    options = ("--postgres", "--workdir", str(tmp_path / "stores"))
+    for _ in range(2):
+        result = run_bench(tmp_path, *options, env=env)
+        assert result["engram"]["overall"]["R@1"] == 1.0
+        assert result["bm25"]["overall"]["R@1"] == 1.0
+    with psycopg.connect(postgres_server.url, autocommit=True) as conn:
+        copies = conn.execute(
+            "SELECT count(*) FROM pg_database WHERE datname LIKE 'engram_retrieval_%'"
+        ).fetchone()
+        for (name,) in conn.execute(
+            "SELECT datname FROM pg_database WHERE datname LIKE 'engram_retrieval_%'"
+        ).fetchall():
+            conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+    assert copies == (2,)
 
 
 def test_the_loader_reads_sessions_as_episodes_and_repairs_evidence(tmp_path: Path) -> None:

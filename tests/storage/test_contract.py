@@ -336,6 +336,17 @@ def test_text_search_ranks_more_matching_terms_higher(store: Store) -> None:
     assert hits[0].relevance > hits[1].relevance > 0
 
 
+def test_text_search_weighs_a_rare_word_above_a_common_one_repeated(store: Store) -> None:
+    """BM25's idf on every backend: a name on most memories, said three times in each,
+    does not outrank the one memory holding the query's rare word. PostgreSQL's ts_rank_cd
+    alone ranked the name first (it has no notion of how common a word is)."""
+    turns = [mem(f"kate{i}", f"Kate said hi, Kate waved, Kate left at {i}") for i in range(8)]
+    put(store, *turns, mem("answer", "The zeppelin museum was the best part of the trip"))
+    hits = store.text_search(["kate", "zeppelin"], Filter(), 10)
+    assert hits[0].id == "answer" and len(hits) == 9
+    assert hits[0].relevance > hits[1].relevance
+
+
 def test_text_search_treats_query_syntax_as_plain_words(store: Store) -> None:
     put(store, mem("a", 'quote " and NEAR( star * column:'))
     for term in ['"', "NEAR(", "*", "column:", "AND", "OR"]:

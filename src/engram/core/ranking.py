@@ -20,6 +20,7 @@ take a share of the slots. docs/search.md shows how the defaults were chosen.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, TypeVar
@@ -46,6 +47,14 @@ REVIEW_MIN_RELEVANCE = 0.7
 # ... and rank among the best REVIEW_REACH × limit matches: a review slot surfaces a fading
 # memory that nearly made the list, never one from deep down (which cost recall: docs/search.md).
 REVIEW_REACH = 2
+
+
+def bm25_idf(total: int, count: int) -> float:
+    """How much a word found in `count` of `total` memories says, as SQLite's FTS5 weighs it
+    in BM25: ln((N − n + ½) / (n + ½)), at least 10⁻⁶ (a word in most memories says almost
+    nothing, never less than nothing). PostgreSQL's own ranking has no such weight: a name
+    on every memory counted as much as the one rare word that finds the answer."""
+    return max(1e-6, math.log((total - count + 0.5) / (count + 0.5)))
 
 
 class Why(BaseModel):

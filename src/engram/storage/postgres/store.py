@@ -42,6 +42,7 @@ from engram.storage.postgres.graph import PostgresGraph
 from engram.storage.postgres.ltm import PostgresLtm
 from engram.storage.postgres.migrations import migrate
 from engram.storage.postgres.sql import Conn, filter_sql, memory_row, update_row
+from engram.storage.postgres.text import PostgresText
 from engram.storage.protocol import (
     Capability,
     Change,
@@ -49,7 +50,6 @@ from engram.storage.protocol import (
     Rescheduler,
     ScheduleInputs,
     Stub,
-    TermCounts,
     VectorItems,
 )
 from engram.storage.rows import (
@@ -100,7 +100,7 @@ SCHEDULE_SQL = {
 }
 
 
-class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
+class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText):
     location: str
     P = "%s"
     decode_json = staticmethod(as_is)
@@ -130,7 +130,7 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
                 f"dimensional vectors; {vector_model[0]!r} makes {vector_model[1]}"
             )
         self._vector_model = None if vector_model is None else vector_model[0]
-        # ts_rank_cd weighs the labels {D, C, B, A} (content D, entities B, tags A), each in
+        # ts_rank weighs the labels {D, C, B, A} (content D, entities B, tags A), each in
         # [0, 1]: the field weights scaled by the largest keep their ratios.
         top = max(field_weights)
         content, tags, entities = (w / top for w in field_weights)
@@ -280,32 +280,6 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm):
         return [i for i in dict.fromkeys(ids) if i in removed]
 
     # -- finding ------------------------------------------------------------------------------
-
-    def text_search(self, terms: Sequence[str], where: Filter, limit: int) -> list[Stub]:
-        if not terms:
-            return []
-        # Each term is a phrase of its own (so `"`, `*`, `OR` or `:` are plain words, never
-        # query syntax), and the terms are OR-ed, as on every backend.
-        query = " || ".join(["phraseto_tsquery('engram', %s)"] * len(terms))
-        clauses, params = filter_sql(where)
-        rows = self._query(
-            f"SELECT {STUB_COLUMNS}, ts_rank_cd(%s::float4[], m.search, q.q) AS r "
-            f"FROM memories m, (SELECT {query} AS q) q "
-            f"WHERE m.search @@ q.q {clauses} ORDER BY r DESC, m.seq LIMIT %s",
-            [self._rank_weights, *terms, *params, limit],
-        )
-        return [stub_from_row(row) for row in rows]
-
-    def term_counts(self, words: Sequence[str], cap: int) -> TermCounts:
-        distinct = list(dict.fromkeys(words))
-        rows = self._query(
-            "SELECT w.word, (SELECT count(*) FROM (SELECT 1 FROM memories m "
-            "WHERE m.search @@ phraseto_tsquery('engram', w.word) LIMIT %s) s) "
-            "FROM unnest(%s::text[]) AS w(word)",
-            [cap, distinct],
-        )
-        total = self._query("SELECT coalesce(max(seq), 0) FROM memories")[0][0]
-        return TermCounts(int(total), {str(word): int(n) for word, n in rows})
 
     def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
         clauses, params = filter_sql(where)
