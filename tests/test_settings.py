@@ -407,6 +407,36 @@ def test_setting_changes_behaviour(
     assert before != after, f"{name} had no visible effect ({before!r})"
 
 
+def test_each_decay_setting_reaches_its_own_field_of_the_policy() -> None:
+    """The effect test above sees that a setting changes something; this one, that it changes
+    the right thing: two settings swapped in the wiring (the fast and slow rates of the
+    two-component model) still changed scores, so the test above passed."""
+    values = {
+        "pl_alpha": 1.7,
+        "pl_halflife_days": 5.5,
+        "decay_lambda": 3e-6,
+        "tc_lambda_fast": 4e-5,
+        "tc_lambda_slow": 2e-6,
+        "tc_weight_fast": 0.4,
+        "decay_beta": 0.9,
+        "forget_threshold": 0.07,
+        "promote_threshold": 0.8,
+        "promote_use_count": 9,
+        "promote_time_window": 21.0,
+        "promote_min_age_days": 4.0,
+        "review_danger_zone_min": 0.12,
+        "review_danger_zone_max": 0.4,
+    }
+    policy = Settings(**values).policy()
+    decay = policy.decay
+    assert (decay.pl_alpha, decay.pl_halflife_days, decay.decay_lambda) == (1.7, 5.5, 3e-6)
+    assert (decay.tc_lambda_fast, decay.tc_lambda_slow, decay.tc_weight_fast) == (4e-5, 2e-6, 0.4)
+    assert (policy.beta, policy.forget_threshold, policy.promote_threshold) == (0.9, 0.07, 0.8)
+    assert (policy.promote_use_count, policy.promote_time_window_days) == (9, 21.0)
+    assert policy.promote_min_age_days == 4.0
+    assert (policy.danger_zone_min, policy.danger_zone_max) == (0.12, 0.4)
+
+
 def test_every_setting_has_an_effect_test() -> None:
     # these have tests of their own: test_busy_timeout…, test_postgres_pool_size…,
     # tests/services/test_pipeline.py::test_the_rate_limit_setting_paces_a_real_run and

@@ -27,6 +27,15 @@ def test_a_clearly_better_old_match_beats_a_weak_fresh_one() -> None:
     assert [h.id for h in hits] == ["old-exact", "fresh-weak"]
 
 
+def test_much_use_lifts_a_match_no_more_than_full_strength_does() -> None:
+    """Decay moves a result by at most the factor (1 − w): a score above 1 (a memory used
+    often, or saved strong) counts as 1, so a weaker match used a lot does not pass a better
+    one at full strength."""
+    hits = rank([cand("exact", 10.0, 1.0), cand("used-a-lot", 8.0, 3.0)], 2, 0.3, 0.0)
+    assert [h.id for h in hits] == ["exact", "used-a-lot"]
+    assert hits[1].why.rank == pytest.approx(0.8)  # relevance 8/10, decay factor capped at 1
+
+
 def test_decay_breaks_ties_between_equally_relevant_matches() -> None:
     hits = rank([cand("stale", 3.0, 0.1), cand("fresh", 3.0, 0.9)], 2, 0.3, 0.0)
     assert [h.id for h in hits] == ["fresh", "stale"]

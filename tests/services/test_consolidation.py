@@ -80,7 +80,6 @@ def test_apply_merges_each_group_by_the_rules(mem: Engram, clock: FixedClock) ->
     result = mem.consolidate(mode="apply")
     assert len(result.merged) == 3 and result.skipped == {}
     assert {d.path for d in result.merged} == {"merge band"}
-    by_size = {len(done.archived_ids): done for done in result.merged}
     merged_tea = next(d for d in result.merged if set(d.archived_ids) == {m.id for m in tea})
     m = merged_tea.merged
     assert m.content == "Prefers tea over coffee"  # near-exact copies once
@@ -102,7 +101,9 @@ def test_apply_merges_each_group_by_the_rules(mem: Engram, clock: FixedClock) ->
     assert mem.clusters().count == 0
     found = mem.search("tea or coffee")
     assert [h.memory.id for h in found if "coffee" in h.memory.content] == [m.id]
-    assert by_size
+    # Each merge archived exactly one planted group.
+    archived = {frozenset(done.archived_ids) for done in result.merged}
+    assert archived == {frozenset(x.id for x in g) for g in groups}
 
 
 def test_preview_changes_nothing_and_undo_restores_exactly(mem: Engram, clock: FixedClock) -> None:

@@ -82,12 +82,20 @@ def test_context_weight_zero_scores_memories_one_by_one(store_url: str, clock: F
         assert all(h.why.context is None for h in mem.search("kayak"))
 
 
-def test_near_copies_do_not_crowd_out_other_evidence(mem: Engram) -> None:
-    for text in ("Prefers tea over coffee", "prefers tea over coffee!", "Prefers tea over coffee."):
-        mem.save(text)
-    gift = mem.save("Green tea from Kyoto is a favourite gift")
-    top3 = [h.memory.id for h in mem.search("tea", limit=3)]
-    assert gift.id in top3
+def test_near_copies_do_not_crowd_out_other_evidence(store_url: str, clock: FixedClock) -> None:
+    """Three copies of one fact (an import keeps them: a single save would merge them) and one
+    other memory of the query's topic: the other memory makes the top 3 through diversity,
+    and without it the copies fill the top 3."""
+    copies = ("Prefers tea over coffee", "prefers tea over coffee!", "Prefers tea over coffee.")
+    with Engram.open(store_url, clock=clock) as mem:
+        saved = mem.save_many([Draft(content=text) for text in copies])
+        gift = mem.save("Green tea from Kyoto is a favourite gift")
+        assert mem.stats().total == 4
+        top3 = [h.memory.id for h in mem.search("tea", limit=3)]
+        assert gift.id in top3
+    with Engram.open(store_url, clock=clock, search_diversity=0.0) as mem:
+        top3 = [h.memory.id for h in mem.search("tea", limit=3)]
+        assert sorted(top3) == sorted(m.id for m in saved)
 
 
 def test_paraphrases_are_found_and_nonsense_finds_nothing(mem: Engram) -> None:

@@ -76,10 +76,14 @@ def test_reinforced_memories_survive_gc(mem: Engram, clock: FixedClock) -> None:
 
 
 def test_gc_limit_and_has_more(mem: Engram) -> None:
-    for i in range(5):
-        mem.save(f"old {i}", created_at=START - timedelta(days=90 + i))
-    result = mem.gc(limit=3)
+    """A limited gc takes the memories forgotten longest ago first (those saved earliest
+    here), and says more are due."""
+    saved = [mem.save(f"old {i}", created_at=START - timedelta(days=90 + i)) for i in range(5)]
+    result = mem.gc(dry_run=False, limit=3)
     assert result.count == 3 and result.has_more
+    assert sorted(result.memory_ids) == sorted(m.id for m in saved[2:])
+    rest = mem.gc(dry_run=False, limit=3)
+    assert sorted(rest.memory_ids) == sorted(m.id for m in saved[:2]) and not rest.has_more
 
 
 def test_promotion_candidates_by_usage_and_score(mem: Engram, clock: FixedClock) -> None:
@@ -95,6 +99,28 @@ def test_promotion_candidates_by_usage_and_score(mem: Engram, clock: FixedClock)
     found = {c.memory.id: c.reason for c in mem.promotion_candidates()}
     assert found == {busy.id: "usage", steady.id: "score"}
     assert idle.id not in found
+
+
+def test_promotion_candidates_list_usage_first_then_by_score(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """docs/tools.md: `usage` first, then by score, the strongest first — here the memory
+    promoted for its use scores below both memories promoted for their score."""
+    busy = mem.save("used a lot")
+    for _ in range(5):
+        mem.touch(busy.id)
+    strong = mem.save("saved strong", strength=1.7)
+    stronger = mem.save("saved stronger", strength=2.0)
+    clock.advance(days=6)
+    for m in (strong, stronger):
+        mem.touch(m.id)
+    found = mem.promotion_candidates()
+    assert [(c.memory.id, c.reason) for c in found] == [
+        (busy.id, "usage"),
+        (stronger.id, "score"),
+        (strong.id, "score"),
+    ]
+    assert found[0].score < found[2].score < found[1].score
 
 
 def test_review_candidates_come_from_the_danger_zone(mem: Engram, clock: FixedClock) -> None:
