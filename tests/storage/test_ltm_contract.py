@@ -50,6 +50,18 @@ def check_notes_are_found_by_any_word_best_first(ltm: Any) -> None:
     assert ltm.ltm_search(["zeppelin"], [], 10) == []
 
 
+def check_a_rare_word_weighs_more_than_a_common_one_repeated(ltm: Any) -> None:
+    """BM25's idf for notes too: a name in most notes, three times in each, does not outrank
+    the one note with the query's rare word (PostgreSQL's ts_rank_cd alone ranked it so)."""
+    daily = [
+        note(f"daily/{i}.md", f"Kate called. Kate wrote. Kate left at {i}.\n") for i in range(8)
+    ]
+    ltm.ltm_write(upsert=[*daily, note("trip.md", "The zeppelin museum was the best part.\n")])
+    hits = ltm.ltm_search(["kate", "zeppelin"], [], 10)
+    assert hits[0].path == "trip.md" and len(hits) == 9
+    assert hits[0].relevance > hits[1].relevance
+
+
 def check_tags_filter_with_nesting_and_without_terms(ltm: Any) -> None:
     seed(ltm)
     assert [h.path for h in ltm.ltm_search([], ["project"], 10)] == ["Projects/atlas.md"]
@@ -240,6 +252,7 @@ CHECKS: list[Callable[[Any], None]] = [
     check_claims_list_the_notes_naming_each_memory,
     check_a_huge_note_and_the_longest_path_are_indexed_with_the_rest,
     check_notes_are_found_by_any_word_best_first,
+    check_a_rare_word_weighs_more_than_a_common_one_repeated,
     check_tags_filter_with_nesting_and_without_terms,
     check_states_restate_and_delete,
     check_upsert_replaces_a_note,

@@ -30,6 +30,7 @@ from engram.core.notes import (
     link_name,
 )
 from engram.errors import ValidationError
+from engram.storage.postgres.text import weighted_query
 from engram.storage.protocol import NoteIndex
 from engram.storage.rows import NOTE_FIELD_WEIGHTS, NOTE_PREVIEW_CHARS, note_hit_from_row
 from engram.storage.sql_reads import nested_tags
@@ -59,7 +60,7 @@ _UPSERT = (
     f"INSERT INTO ltm_notes ({', '.join(_COLUMNS)}) VALUES ({', '.join(['%s'] * len(_COLUMNS))}) "
     "ON CONFLICT (path) DO UPDATE SET " + ", ".join(f"{c} = EXCLUDED.{c}" for c in _COLUMNS[1:])
 )
-# ts_rank_cd weighs the labels {D, C, B, A}: body D, tags B, title A.
+# ts_rank weighs the labels {D, C, B, A}: body D, tags B, title A.
 _TOP = max(NOTE_FIELD_WEIGHTS)
 _RANK_WEIGHTS = [NOTE_FIELD_WEIGHTS[2] / _TOP, 0.0, NOTE_FIELD_WEIGHTS[1] / _TOP, 1.0]
 _HEADLINE = f"MaxWords={PREVIEW_WORDS}, MinWords={PREVIEW_WORDS // 2}, StartSel='', StopSel=''"
@@ -107,16 +108,16 @@ class PostgresLtm(NoteIndex):
                 [*tag_params, limit],
             )
             return [note_hit_from_row(row) for row in rows]
-        query = " || ".join(["phraseto_tsquery('engram', %s)"] * len(terms))
+        q = weighted_query(self._query, "ltm_notes", "n", terms, _RANK_WEIGHTS)
         rows = self._query(
             "SELECT path, title, tags, engram_id, r, "
-            f"ts_headline('engram', body, q, '{_HEADLINE}') FROM ("
-            "  SELECT n.path, n.title, n.tags, n.engram_id, n.body, q.q, "
-            "         ts_rank_cd(%s::float4[], n.search, q.q) AS r "
-            f"  FROM ltm_notes n, (SELECT {query} AS q) q "
-            f"  WHERE n.search @@ q.q {tag_sql} ORDER BY r DESC, n.path LIMIT %s"
+            f"ts_headline('engram', body, matches, '{_HEADLINE}') FROM ("
+            f"  SELECT n.path, n.title, n.tags, n.engram_id, n.body, {q.matches} AS matches, "
+            f"         {q.rank} AS r "
+            f"  FROM ltm_notes n, (SELECT {q.phrases}) q "
+            f"  WHERE n.search @@ ({q.matches}) {tag_sql} ORDER BY r DESC, n.path LIMIT %s"
             ") best ORDER BY r DESC, path",
-            [_RANK_WEIGHTS, *terms, *tag_params, limit],
+            [*q.rank_params, *q.phrase_params, *tag_params, limit],
         )
         return [note_hit_from_row(row) for row in rows]
 

@@ -2,17 +2,18 @@
 its rarity in the store.
 
 A mixin of `PostgresStore` (it uses the store's `_query` and its field weights), like
-`PostgresGraph`. PostgreSQL's `ts_rank` and `ts_rank_cd` know a word's frequency in each
-memory but not in the store: a name found in most memories of a conversation counted as much
-as the one rare word that found the answer (REALTALK R@10 0.561 against SQLite's 0.595,
-docs/storage.md). Each word's rank is therefore weighted by its BM25 idf, from how many
-memories contain it — counted up to `RARITY_COUNTED_TO`, beyond which a word is common and its
-weight an upper bound.
+`PostgresGraph`; vault notes are ranked the same way (`weighted_query`). PostgreSQL's
+`ts_rank` and `ts_rank_cd` know a word's frequency in each memory but not in the store: a name
+found in most memories of a conversation counted as much as the one rare word that found the
+answer (REALTALK R@10 0.561 against SQLite's 0.595, docs/storage.md). Each word's rank is
+therefore weighted by its BM25 idf, from how many memories contain it — counted up to
+`RARITY_COUNTED_TO`, beyond which a word is common and its weight an upper bound.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from psycopg.rows import TupleRow
 
@@ -29,6 +30,68 @@ RARITY_COUNTED_TO = 1_000
 COUNTED_UP_TO = 5_000
 
 
+class WeightedQuery(NamedTuple):
+    """SQL pieces of a query whose words weigh by their rarity in `table`: `phrases` (the
+    FROM item `q`), `matches` (a row holds any of the words), `rank` (the weighted sum) and
+    the parameters of each, in that order of use: rank first (the select list), then
+    phrases."""
+
+    phrases: str
+    matches: str
+    rank: str
+    rank_params: list[object]
+    phrase_params: list[str]
+
+
+def weighted_query(
+    query: Callable[..., list[TupleRow]],
+    table: str,
+    alias: str,
+    terms: Sequence[str],
+    weights: list[float],
+) -> WeightedQuery:
+    """Each term is a phrase of its own (so `"`, `*`, `OR` or `:` are plain words, never query
+    syntax); a row (of `table`, named `alias` in the query) matches any of them and ranks by
+    the sum of each one's ts_rank (which grows ever more slowly with repetition, as BM25's term
+    frequency does) times its idf. One term alone (a save's look for a repeat) ranks the same
+    at any weight, and is not counted."""
+    found = counts(query, table, terms, RARITY_COUNTED_TO) if len(terms) > 1 else None
+    rank_params: list[object] = []
+    for term in terms:
+        idf = bm25_idf(found.total, found.counts.get(term, 0)) if found else 1.0
+        rank_params += [idf, weights]
+    return WeightedQuery(
+        phrases=", ".join(f"phraseto_tsquery('engram', %s) AS q{i}" for i in range(len(terms))),
+        matches=" || ".join(f"q.q{i}" for i in range(len(terms))),
+        rank=" + ".join(
+            f"%s * ts_rank(%s::float4[], {alias}.search, q.q{i})" for i in range(len(terms))
+        ),
+        rank_params=rank_params,
+        phrase_params=list(terms),
+    )
+
+
+def counts(
+    query: Callable[..., list[TupleRow]], table: str, words: Sequence[str], cap: int
+) -> TermCounts:
+    """How many rows of `table` hold each word (up to `cap`), and how many rows there are:
+    counted in a table small enough (a store's numbering, max(seq), counts the deleted too:
+    one emptied by gc weighed every word as rare), the planner's estimate beyond, where
+    counting would cost more than the search."""
+    distinct = list(dict.fromkeys(words))
+    rows = query(
+        f"SELECT w.word, (SELECT count(*) FROM (SELECT 1 FROM {table} t "
+        "WHERE t.search @@ phraseto_tsquery('engram', w.word) LIMIT %s) s), "
+        "(SELECT CASE WHEN c.reltuples >= %s THEN c.reltuples::bigint "
+        f"ELSE (SELECT count(*) FROM {table}) END "
+        f"FROM pg_class c WHERE c.oid = '{table}'::regclass) "
+        "FROM unnest(%s::text[]) AS w(word)",
+        [cap, COUNTED_UP_TO, distinct],
+    )
+    total = int(rows[0][2]) if rows else 0
+    return TermCounts(total, {str(word): int(n) for word, n, _ in rows})
+
+
 class PostgresText:
     """`text_search` and `term_counts` of the Store protocol; see
     `engram.storage.protocol.Store`."""
@@ -41,41 +104,14 @@ class PostgresText:
     def text_search(self, terms: Sequence[str], where: Filter, limit: int) -> list[Stub]:
         if not terms:
             return []
-        # One word (a save's look for a repeat is one phrase) ranks the same at any weight.
-        found = self.term_counts(terms, RARITY_COUNTED_TO) if len(terms) > 1 else None
-        # Each term is a phrase of its own (so `"`, `*`, `OR` or `:` are plain words, never
-        # query syntax); a memory matches any of them, and ranks by the sum of each one's
-        # ts_rank (which saturates with repetition, as BM25 does) times its idf.
-        phrases = ", ".join(f"phraseto_tsquery('engram', %s) AS q{i}" for i in range(len(terms)))
-        matches = " || ".join(f"q.q{i}" for i in range(len(terms)))
-        rank = " + ".join(
-            f"%s * ts_rank(%s::float4[], m.search, q.q{i})" for i in range(len(terms))
-        )
-        weighted: list[object] = []
-        for term in terms:
-            idf = bm25_idf(found.total, found.counts.get(term, 0)) if found else 1.0
-            weighted += [idf, self._rank_weights]
+        q = weighted_query(self._query, "memories", "m", terms, self._rank_weights)
         clauses, params = filter_sql(where)
         rows = self._query(
-            f"SELECT {STUB_COLUMNS}, {rank} AS r FROM memories m, (SELECT {phrases}) q "
-            f"WHERE m.search @@ ({matches}) {clauses} ORDER BY r DESC, m.seq LIMIT %s",
-            [*weighted, *terms, *params, limit],
+            f"SELECT {STUB_COLUMNS}, {q.rank} AS r FROM memories m, (SELECT {q.phrases}) q "
+            f"WHERE m.search @@ ({q.matches}) {clauses} ORDER BY r DESC, m.seq LIMIT %s",
+            [*q.rank_params, *q.phrase_params, *params, limit],
         )
         return [stub_from_row(row) for row in rows]
 
     def term_counts(self, words: Sequence[str], cap: int) -> TermCounts:
-        distinct = list(dict.fromkeys(words))
-        # The memories there are: counted in a store small enough (the numbering, max(seq),
-        # counts the deleted too: a store emptied by gc weighed every word as rare), the
-        # planner's estimate beyond, where counting would cost more than the search.
-        rows = self._query(
-            "SELECT w.word, (SELECT count(*) FROM (SELECT 1 FROM memories m "
-            "WHERE m.search @@ phraseto_tsquery('engram', w.word) LIMIT %s) s), "
-            "(SELECT CASE WHEN c.reltuples >= %s THEN c.reltuples::bigint "
-            "ELSE (SELECT count(*) FROM memories) END "
-            "FROM pg_class c WHERE c.oid = 'memories'::regclass) "
-            "FROM unnest(%s::text[]) AS w(word)",
-            [cap, COUNTED_UP_TO, distinct],
-        )
-        total = int(rows[0][2]) if rows else 0
-        return TermCounts(total, {str(word): int(n) for word, n, _ in rows})
+        return counts(self._query, "memories", words, cap)
