@@ -26,6 +26,7 @@ from engram.core.timeutil import DAY, to_epoch
 from engram.errors import StoreError
 from engram.storage.factory import open_store
 from engram.storage.postgres import PostgresStore
+from engram.storage.postgres import text as postgres_text
 from engram.storage.postgres.migrations import MIGRATIONS
 from engram.storage.postgres.store import SCHEDULE_SQL
 from engram.storage.protocol import Filter
@@ -429,3 +430,24 @@ def test_an_exclusive_section_is_free_the_moment_it_is_left(
                 "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
             ).fetchone()
             assert held == (0,)
+
+
+def test_word_weights_in_a_store_too_large_to_count_come_from_the_estimate(
+    pg: PostgresStore, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond COUNTED_UP_TO memories the total is the planner's estimate (counting every row
+    on each search would cost more than the search); made small here so that nine memories
+    take that path (after ANALYZE, which the store runs after large imports and autovacuum
+    runs as tables grow); the rare word still ranks first."""
+    monkeypatch.setattr(postgres_text, "COUNTED_UP_TO", 5)
+    turns = [mem(f"kate{i}", f"Kate said hi, Kate waved, Kate left at {i}") for i in range(8)]
+    put(pg, *turns, mem("answer", "The zeppelin museum was the best part of the trip"))
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("ANALYZE memories")
+        (estimate,) = conn.execute(
+            "SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass"
+        ).fetchone()
+    assert estimate == 9 and pg.term_counts(["kate"], 100).total == 9
+    assert pg.text_search(["kate", "zeppelin"], Filter(), 10)[0].id == "answer"
+    put(pg, *(mem(f"later{i}", "Kate again") for i in range(3)))
+    assert pg.term_counts(["kate"], 100).total == 9  # the estimate, not a count of every row
