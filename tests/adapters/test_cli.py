@@ -146,9 +146,13 @@ def test_search_filters_by_tag_status_and_limit(db: Path) -> None:
 
 
 def test_search_verbose_shows_why(db: Path) -> None:
-    memory_id = save(db, "Prefers tea over coffee", "--tag", "drinks")
+    """The number column is the decay score, and with --verbose the rank the hits were
+    ordered by: a memory saved strong has score 2 and rank 1 (the decay factor is capped)."""
+    memory_id = save(db, "Prefers tea over coffee", "--tag", "drinks", "--strength", "2")
     plain = ok(run(db, "search", "tea"))
     verbose = ok(run(db, "search", "tea", "--verbose"))
+    assert "2.000" in plain.stdout and "1.000" not in plain.stdout
+    assert "1.000" in verbose.stdout and "2.000" not in verbose.stdout
     for label in ("text", "meaning", "decay", "rank", "match"):
         assert label in verbose.stdout
     assert "…" not in verbose.stdout  # no number cut short at 80 columns
@@ -350,6 +354,7 @@ def test_relate_and_graph_pagination(db: Path) -> None:
     a, b, c = (save(db, f"node {i}") for i in range(3))
     relation = run_json(db, "relate", a, b, "--type", "supports", "--strength", "0.5")
     assert (relation["from_id"], relation["to_id"], relation["type"]) == (a, b, "supports")
+    assert relation["strength"] == 0.5
     assert run_json(db, "relate", a, b, "--type", "supports")["id"] == relation["id"]
     assert f"{b} -[related]-> {c}" in ok(run(db, "relate", b, c)).stdout
 

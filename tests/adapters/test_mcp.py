@@ -494,7 +494,8 @@ async def test_create_relation_is_idempotent_and_read_graph_shows_the_edge(
     while page["next_cursor"] is not None and cause["id"] not in _ids(page):
         page = await server.call("read_graph", {"cursor": page["next_cursor"], "limit": 1000})
     assert cause["id"] in _ids(page)
-    assert edge["id"] in {r["id"] for r in page["relations"]}
+    (stored,) = [r for r in page["relations"] if r["id"] == edge["id"]]
+    assert (stored["strength"], stored["metadata"]) == (0.8, {"why": "test"})
 
 
 @pytest.mark.anyio

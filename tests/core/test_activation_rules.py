@@ -142,7 +142,9 @@ def test_each_decision_names_its_phrase() -> None:
     found = classify("Remember: I prefer TypeScript over JavaScript")
     assert (found.intent, found.phrase) == ("save", "Remember")
     assert "preference" in found.tags
-    assert classify("What did I say about TypeScript?").phrase is not None
+    recall = classify("What did I say about TypeScript?")
+    assert (recall.intent, recall.phrase) == ("recall", "did I say")
+    assert classify("Do you remember my sister's name?").phrase == "Do you remember"
 
 
 def test_importance_is_bounded_and_explained() -> None:

@@ -50,11 +50,16 @@ def test_cluster_ids_are_stable_and_change_with_members_or_their_text() -> None:
 
 
 def test_build_clusters_orders_by_cohesion_and_skips_members_without_vectors() -> None:
-    e = np.eye(3, dtype=np.float32)
-    vectors = {"a": e[0], "b": e[0], "c": (e[0] + e[1]) / np.sqrt(2), "d": e[2]}
-    pairs = [("a", "b", 1.0), ("a", "c", 0.85), ("d", "ghost", 0.99)]
-    (cluster,) = build_clusters(pairs, vectors, 0.83, 0.9, 0.75)
-    assert cluster.members == ("a", "b", "c") and cluster.action == "review"
+    e = np.eye(4, dtype=np.float32)
+    vectors = {"a": e[0], "b": e[0], "c": (e[0] + e[1]) / np.sqrt(2), "d": e[2], "x": e[3]}
+    vectors["y"] = (0.99 * e[3] + np.sqrt(1 - 0.99**2) * e[1]).astype(np.float32)
+    pairs = [("a", "b", 1.0), ("a", "c", 0.85), ("d", "ghost", 0.99), ("x", "y", 0.99)]
+    tight, loose = build_clusters(pairs, vectors, 0.83, 0.9, 0.75)
+    # x and y: cosine 0.99; a, b, c: pairs at 1, 0.71 and 0.71.
+    assert (tight.members, tight.action) == (("x", "y"), "merge")
+    assert (loose.members, loose.action) == (("a", "b", "c"), "review")
+    assert tight.cohesion == pytest.approx(0.99, abs=1e-6)
+    assert loose.cohesion == pytest.approx((1 + 2 / np.sqrt(2)) / 3, abs=1e-6)
 
 
 def memory(ident: str, content: str, **fields: object) -> Memory:

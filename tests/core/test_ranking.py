@@ -83,8 +83,10 @@ def test_query_terms_drop_stopwords_unless_nothing_else() -> None:
 
 def test_calibration_turns_a_cosine_into_standard_deviations_above_unrelated_text() -> None:
     calibration = Calibration.of(np.array([0.0, 0.1, 0.2], dtype=np.float32))
+    # The population standard deviation of 0, 0.1, 0.2: sqrt(0.02 / 3).
     assert calibration.mean == pytest.approx(0.1)
-    assert calibration.z(0.1 + 3 * calibration.spread) == pytest.approx(3.0)
+    assert calibration.spread == pytest.approx(0.0816497, rel=1e-5)
+    assert calibration.z(0.3) == pytest.approx(0.2 / 0.0816497, rel=1e-5)  # z ≈ 2.45
 
 
 def test_meaning_alone_matches_only_clearly_above_unrelated_text() -> None:

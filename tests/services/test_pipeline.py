@@ -40,7 +40,7 @@ def plant(mem: Engram, clock: FixedClock) -> dict[str, list[str]]:
     used = mem.save("Atlas runs on PostgreSQL 16", tags=["atlas"])
     for _ in range(5):
         mem.touch(used.id)  # a promotion candidate by use
-    work = mem.save("Dana Kim runs the Q3 roadmap review", tags=["work"])
+    work = mem.save("Dana Kim runs the Q3 roadmap review", tags=["work"], entities=["Roadmap"])
     family = mem.save("Dana Kim's daughter plays the violin", tags=["family"])
     linked = mem.save("Dana Kim prefers short meetings", tags=["habits"])
     mem.create_relation(work.id, linked.id)  # already linked: not proposed again
@@ -105,7 +105,12 @@ def test_applying_a_plan_does_what_it_listed_once(ops: Engram, clock: FixedClock
     assert ops.get(ids["used"][0]).status == Status.PROMOTED
     (edge,) = [r for r in ops.relations(ids["pair"][0]) if set(ids["pair"]) == {r.from_id, r.to_id}]
     assert (edge.type, edge.metadata["agent"]) == ("related", "RelationshipDiscovery")
-    assert 0 < edge.strength <= 1
+    # docs/consolidation.md: the entities both name, and their overlap as the strength
+    # (shared / all, at least 0.1).
+    a, b = ({e.casefold() for e in m.entities} for m in ops.get_many(ids["pair"]))
+    assert "dana kim" in a & b and edge.metadata["entities"] == sorted(a & b)
+    assert edge.strength == pytest.approx(max(0.1, len(a & b) / len(a | b)), abs=1e-3)
+    assert edge.strength == 0.5  # "Dana Kim" of "Dana Kim" and "Roadmap"
     applied = [e for e in ops.audit(plan.plan_id, limit=1000).entries if e.applied]
     assert {e.action for e in applied} == {"merge", "promote", "relate"}
     with pytest.raises(ValidationError, match=r"plan_id: .* was applied already"):

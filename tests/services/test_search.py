@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from tests.support import START
@@ -155,13 +156,22 @@ def test_review_candidates_are_blended_into_results(mem: Engram, clock: FixedClo
     assert {h.memory.id for h in hits if h.reason == "match"} <= {m.id for m in fresh}
 
 
-def test_blend_ratio_zero_turns_review_blending_off(tmp_path, clock: FixedClock) -> None:  # type: ignore[no-untyped-def]
-    with Engram.open(str(tmp_path / "x.db"), clock=clock, review_blend_ratio=0.0) as mem:
-        mem.save("garden: tomatoes need watering")
+def test_blend_ratio_zero_turns_review_blending_off(tmp_path: Path, clock: FixedClock) -> None:
+    """The same store, searched with the default ratio and with 0: the fading near-miss that
+    takes a review slot by default is not listed at all with 0."""
+    path = str(tmp_path / "x.db")
+    with Engram.open(path, clock=clock) as mem:
+        fading = mem.save("garden: tomatoes need watering twice a week")
         clock.advance(days=9)
-        for i in range(12):
-            mem.save(f"garden plan {i}: tomatoes and garden beds")
-        assert all(h.reason == "match" for h in mem.search("garden tomatoes", limit=10))
+        topics = "compost trellis seedlings harvest pruning mulch shade soil stakes slugs seeds"
+        for t in [*topics.split(), "pots"]:
+            mem.save(f"garden plan: tomatoes need watering, beds and {t}")
+        hits = mem.search("garden tomatoes", limit=10)
+        assert [h.memory.id for h in hits if h.reason == "review"] == [fading.id]
+    with Engram.open(path, clock=clock, review_blend_ratio=0.0) as mem:
+        hits = mem.search("garden tomatoes", limit=10)
+        assert len(hits) == 10 and all(h.reason == "match" for h in hits)
+        assert fading.id not in [h.memory.id for h in hits]
 
 
 def test_why_is_reported(mem: Engram) -> None:
