@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sqlite3
 import statistics
 import sys
@@ -185,6 +186,9 @@ def main() -> None:
         "--postgres", action="store_true", help="search copies of the stores on PostgreSQL"
     )
     args = parser.parse_args()
+    if args.postgres and not args.workdir and not os.environ.get("ENGRAM_BENCH_POSTGRES_URL"):
+        # The embedded server's data would go with the temporary folder before it stops.
+        parser.error("--postgres needs --workdir (or ENGRAM_BENCH_POSTGRES_URL)")
     settings = parse_settings(args.set)
     report: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="engram-retrieval-") as tmp:

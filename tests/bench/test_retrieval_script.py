@@ -115,6 +115,23 @@ def test_retrieval_bench_searches_copies_on_postgres(
     assert copies == (2,)
 
 
+def test_retrieval_bench_on_postgres_needs_a_folder_its_server_outlives(tmp_path: Path) -> None:
+    """Without --workdir the embedded server's data was in a temporary folder removed while
+    the server still ran: the server was left running on a deleted folder."""
+    write_sets(tmp_path / "data")
+    env = {k: v for k, v in os.environ.items() if k != "ENGRAM_BENCH_POSTGRES_URL"}
+    script = str(ROOT / "bench" / "retrieval.py")
+    run = subprocess.run(
+        [sys.executable, script, "--data", str(tmp_path / "data"), "--postgres"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+    )
+    assert run.returncode == 2 and "--postgres needs --workdir" in run.stderr
+
+
 def test_the_loader_reads_sessions_as_episodes_and_repairs_evidence(tmp_path: Path) -> None:
     turns = [("Ana", "first"), ("Ben", "second"), ("Ana", "third")]
     qa = [

@@ -5,7 +5,7 @@ SQLite store."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import frontmatter
@@ -127,3 +127,78 @@ def test_the_cli_says_which_note_took_a_memory_it_already_had(tmp_path: Path) ->
     memory_id = json.loads(held)["id"]
     out = cli_run("vault", "import", "--apply")
     assert f"Atlas.md -> {memory_id} (a memory already held its text" in out
+
+
+def edit_during_import(
+    mem: Engram, monkeypatch: pytest.MonkeyPatch, edit: Callable[[], object]
+) -> None:
+    """Run `edit` (another client's change) after the import has read the vault and the
+    store, before it takes over any memory: wrapped around the save of the new notes."""
+    real_save_many = mem.app.vault_import.memories.save_many
+
+    def save_then_edit(*args: object, **kwargs: object) -> object:
+        saved = real_save_many(*args, **kwargs)  # type: ignore[arg-type]
+        edit()
+        return saved
+
+    monkeypatch.setattr(mem.app.vault_import.memories, "save_many", save_then_edit)
+
+
+def test_a_memory_changed_by_another_client_meanwhile_keeps_the_change(
+    ltm: tuple[Engram, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mem, vault = ltm
+    held = mem.save("atlas ships in may", tags=["roadmap"])
+    write_note(vault, "Atlas.md", MARKED.format(tags="work", body="Atlas ships in May."))
+    write_note(vault, "Bo.md", MARKED.format(tags="", body="Bo tests Atlas."))
+    edit_during_import(mem, monkeypatch, lambda: mem.update(held.id, content="Atlas ships in June"))
+    done = mem.import_vault(apply=True)
+    assert [n.path for n in done.notes] == ["Bo.md"]  # the rest of the import goes ahead
+    assert done.skipped == {
+        "Atlas.md": f"memory {held.id}, which holds its text, changed: run the import again"
+    }
+    memory = mem.get(held.id)
+    assert (memory.content, memory.status, memory.tags) == (
+        "Atlas ships in June",
+        "active",
+        ("roadmap",),
+    )
+
+
+def test_tags_added_meanwhile_past_the_limit_skip_the_note_not_the_import(
+    ltm: tuple[Engram, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The limit was checked when the import read the memory; another client's tags then
+    made the merge pass it, and the error stopped the import with the new notes' memories
+    saved but their notes without ids."""
+    mem, vault = ltm
+    held = mem.save("atlas ships in may")
+    write_note(vault, "Atlas.md", MARKED.format(tags="work", body="Atlas ships in May."))
+    write_note(vault, "Bo.md", MARKED.format(tags="", body="Bo tests Atlas."))
+    many = [f"t{i}" for i in range(50)]
+    edit_during_import(mem, monkeypatch, lambda: mem.update(held.id, tags=many))
+    done = mem.import_vault(apply=True)
+    assert [n.path for n in done.notes] == ["Bo.md"] and "engram_id" in (
+        vault / "Bo.md"
+    ).read_text()
+    assert "Atlas.md" in done.skipped and mem.get(held.id).status == "active"
+
+
+def test_a_promoted_memory_whose_note_is_gone_or_is_this_note_takes_it(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Its note deleted (orphaned), or this very note without its engram_id line: the memory
+    is promoted to the marked note instead of the note being refused on every run."""
+    mem, vault = ltm
+    orphan = mem.save("Dana leads Atlas.")
+    mem.promote(orphan.id)
+    (vault / str(mem.get(orphan.id).promoted_to)).unlink()
+    write_note(vault, "Dana.md", MARKED.format(tags="", body="Dana leads Atlas"))
+    (taken,) = mem.import_vault(apply=True).notes
+    assert (taken.memory_id, taken.existing) == (orphan.id, True)
+    assert mem.get(orphan.id).promoted_to == "Dana.md"
+    # The id line removed by hand: the next import finds the same memory, promoted to it.
+    (vault / "Dana.md").write_text(MARKED.format(tags="", body="Dana leads Atlas"))
+    (again,) = mem.import_vault(apply=True).notes
+    assert again.memory_id == orphan.id and mem.stats().total == 1
+    assert frontmatter.load(vault / "Dana.md")["engram_id"] == orphan.id

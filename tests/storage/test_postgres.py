@@ -451,3 +451,20 @@ def test_word_weights_in_a_store_too_large_to_count_come_from_the_estimate(
     assert pg.text_search(["kate", "zeppelin"], Filter(), 10)[0].id == "answer"
     put(pg, *(mem(f"later{i}", "Kate again") for i in range(3)))
     assert pg.term_counts(["kate"], 100).total == 9  # the estimate, not a count of every row
+
+
+def test_word_weights_follow_a_large_delete(
+    pg: PostgresStore, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gc emptying most of a large store left the planner's size estimate (and with it every
+    word's weight) as it was before; a delete refreshes the statistics as a bulk load does."""
+    monkeypatch.setattr(postgres_text, "COUNTED_UP_TO", 5)
+    filler = [mem(f"filler{i}", f"Filler note number {i}") for i in range(300)]
+    put(pg, *filler)
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("ANALYZE memories")
+    turns = [mem(f"kate{i}", f"Kate said hi, Kate waved, Kate left at {i}") for i in range(8)]
+    put(pg, *turns, mem("answer", "The zeppelin museum was the best part of the trip"))
+    assert pg.delete([m.id for m in filler]) == [m.id for m in filler]
+    assert pg.term_counts(["kate"], 100).total == 9
+    assert pg.text_search(["kate", "zeppelin"], Filter(), 10)[0].id == "answer"

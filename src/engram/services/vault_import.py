@@ -35,6 +35,9 @@ from engram.vault.writer import NoteText, VaultFiles
 
 log = logging.getLogger(__name__)
 
+# What adopting a memory changes (and restoring it puts back): another client's change to
+# any of them since the import read the memory stops the adoption.
+_ADOPTED = ("status", "promoted_at", "promoted_to", "content", "tags")
 HEAD_BYTES = 65_536  # where the frontmatter of a note too large to parse whole is looked for
 MARKER_KEY, MARKER_VALUE = "engram", "memory"
 
@@ -46,6 +49,10 @@ class ImportedNote(Result):
     # A memory already held the note's text: it was (or, in a dry run, will be) promoted to
     # the note instead of copied.
     existing: bool = False
+
+
+class _Changed(Exception):
+    """The memory changed since the import read it."""
 
 
 class _Ready(NamedTuple):
@@ -112,22 +119,23 @@ class VaultImportService:
         saved = self.memories.save_many([r.draft for r in fresh]) if fresh else []
         by_id = {m.id: r for m, r in zip(saved, fresh, strict=True)}
         self._promote(by_id)
+        adopted: dict[str, tuple[Memory, Memory]] = {}
         for r in ready:
             if r.holder is not None:
-                problem = self._adopt(r)
-                if problem is None:
-                    by_id[r.holder.id] = r
+                outcome = self._adopt(r)
+                if isinstance(outcome, str):
+                    skipped[r.note.path] = outcome
                 else:
-                    skipped[r.note.path] = problem
+                    adopted[r.holder.id], by_id[r.holder.id] = outcome, r
         for memory_id, r in list(by_id.items()):
             problem = _write_id(files, r.note.path, memory_id, r.stored)
             if problem is not None:
                 # Without its id the note would be imported again by the next run: the memory
                 # goes (or, if it was there before, is as it was), and the note waits for it.
-                if r.holder is None:
-                    self.ctx.store.delete([memory_id])
+                if memory_id in adopted:
+                    self._restore(*adopted[memory_id])
                 else:
-                    self._restore(r.holder)
+                    self.ctx.store.delete([memory_id])
                 del by_id[memory_id]
                 skipped[r.note.path] = problem
         paths = {memory_id: r.note.path for memory_id, r in by_id.items()}
@@ -165,21 +173,22 @@ class VaultImportService:
         if new:
             self.ctx.store.modify(list(new), promote)
 
-    def _adopt(self, ready: _Ready) -> str | None:
+    def _adopt(self, ready: _Ready) -> tuple[Memory, Memory] | str:
         """Promote the memory that already holds a note's text to that note, with the note's
         tags and its wording (the same words; the note's case and punctuation, so that the
-        next change of the memory does not read the difference as an edit made in the vault);
-        why not, if it cannot be."""
+        next change of the memory does not read the difference as an edit made in the vault):
+        the memory before and after, or why it cannot be. A memory another client changed
+        since the import read it is left as it is (its change would be lost)."""
         holder, note, draft = ready.holder, ready.note, ready.draft
         assert holder is not None
         now = self.ctx.now()
 
         def adopt(m: Memory) -> tuple[Memory, Schedule]:
-            if m.status != Status.ACTIVE:  # promoted or archived by another client meanwhile
-                return self.ctx.scheduled(m)
+            if any(getattr(m, f) != getattr(holder, f) for f in _ADOPTED):
+                raise _Changed
             update = {
                 "status": Status.PROMOTED,
-                "promoted_at": now,
+                "promoted_at": m.promoted_at or now,
                 "promoted_to": note.path,
                 "content": draft.content,
                 "tags": check.tags(merged_names(m.tags, draft.tags)),
@@ -190,24 +199,31 @@ class VaultImportService:
             ((before, after),) = self.ctx.store.modify([holder.id], adopt)
         except NotFoundError:
             return f"memory {holder.id}, which holds its text, was deleted: run the import again"
-        if after.status != Status.PROMOTED:
-            return f"memory {holder.id}, which holds its text, is {after.status.value} now"
+        except _Changed:
+            return f"memory {holder.id}, which holds its text, changed: run the import again"
+        except ValidationError as exc:  # tags added by another client since they were counted
+            return f"memory {holder.id} holds its text already: {exc}"
         if after.content != before.content:
             self.ctx.embed_later([(after.id, after.content)])
-        return None
+        return before, after
 
-    def _restore(self, before: Memory) -> None:
-        """A memory adopted by a note that could not take its id, as it was before."""
-        keep = ("status", "promoted_at", "promoted_to", "content", "tags")
+    def _restore(self, before: Memory, after: Memory) -> None:
+        """A memory adopted by a note that could not take its id, as it was before — unless
+        another client changed it since (then its change stays, and so does the promotion)."""
 
         def restore(m: Memory) -> tuple[Memory, Schedule]:
-            return self.ctx.scheduled(m.model_copy(update={f: getattr(before, f) for f in keep}))
+            if any(getattr(m, f) != getattr(after, f) for f in _ADOPTED):
+                raise _Changed
+            return self.ctx.scheduled(
+                m.model_copy(update={f: getattr(before, f) for f in _ADOPTED})
+            )
 
         try:
-            ((_, after),) = self.ctx.store.modify([before.id], restore)
-        except NotFoundError:
+            self.ctx.store.modify([before.id], restore)
+        except (NotFoundError, _Changed):
             return
-        self.ctx.embed_later([(after.id, after.content)])
+        if before.content != after.content:
+            self.ctx.embed_later([(before.id, before.content)])
 
     def _importable(
         self, files: VaultFiles, marked: list[Note]
@@ -236,7 +252,8 @@ class VaultImportService:
                 skipped[listed.path] = _reason(exc)
                 continue
             holder = None if copies else self.memories.repeat_of(draft.content)
-            problem = _repeat_problem(holder, draft, first_with.get(statement_key(draft.content)))
+            first = first_with.get(statement_key(draft.content))
+            problem = self._repeat_problem(holder, note.path, draft, first)
             if problem is not None:
                 skipped[listed.path] = problem
                 continue
@@ -244,6 +261,29 @@ class VaultImportService:
                 first_with.setdefault(statement_key(draft.content), listed.path)
             ready.append(_Ready(note, draft, stored, holder))
         return ready, skipped
+
+    def _repeat_problem(
+        self, holder: Memory | None, path: str, draft: Draft, first: str | None
+    ) -> str | None:
+        """Why a note whose text is already remembered cannot be imported, if it cannot:
+        another note of this import has the same text, the memory has a note of its own (one
+        whose note was deleted, or that is this note, which lost its id, takes this one), or
+        the merged tags would pass the limit."""
+        if first is not None:
+            return f"{first}, imported in the same run, has the same text"
+        if holder is None:
+            return None
+        if holder.status == Status.PROMOTED and holder.promoted_to != path:
+            elsewhere = self.ltm.note_path(holder)
+            if elsewhere is not None and elsewhere != path:
+                return f"memory {holder.id} holds its text already, with the note {elsewhere}"
+        tags = merged_names(holder.tags, draft.tags)
+        if len(tags) > check.MAX_TAGS:
+            return (
+                f"memory {holder.id} holds its text already; with the note's tags it would have "
+                f"{len(tags)}, and the limit is {check.MAX_TAGS}"
+            )
+        return None
 
     def _notes(self) -> list[Note]:
         """Every note of the vault, parsed (an import reads them all: it is run by hand)."""
@@ -275,25 +315,6 @@ class VaultImportService:
             except NotFoundError:  # deleted meanwhile by another client
                 log.info("not related: %s or %s is gone", source, target)
         return made
-
-
-def _repeat_problem(holder: Memory | None, draft: Draft, first: str | None) -> str | None:
-    """Why a note whose text is already remembered cannot be imported, if it cannot: its
-    memory has a note of its own, another note of this import has the same text, or the
-    merged tags would pass the limit."""
-    if first is not None:
-        return f"{first}, imported in the same run, has the same text"
-    if holder is None:
-        return None
-    if holder.status == Status.PROMOTED:
-        return f"memory {holder.id} holds its text already, with the note {holder.promoted_to}"
-    tags = merged_names(holder.tags, draft.tags)
-    if len(tags) > check.MAX_TAGS:
-        return (
-            f"memory {holder.id} holds its text already; with the note's tags it would have "
-            f"{len(tags)}, and the limit is {check.MAX_TAGS}"
-        )
-    return None
 
 
 def _write_id(files: VaultFiles, path: str, memory_id: str, stored: NoteText) -> str | None:

@@ -221,14 +221,26 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText):
             self._refresh_statistics()
 
     def _refresh_statistics(self) -> None:
-        """After a bulk load, ANALYZE now rather than when autovacuum gets to it (up to a
-        minute later): with stale statistics the planner misjudges every filter."""
+        """After a bulk load or delete, ANALYZE now rather than when autovacuum gets to it (up
+        to a minute later): with stale statistics the planner misjudges every filter."""
         with self._conn() as conn:
             row = conn.execute(
                 "SELECT n_mod_since_analyze, n_live_tup FROM pg_stat_user_tables "
                 "WHERE relid = 'memories'::regclass"
             ).fetchone()
             if row is None or row[0] > _STALE * max(int(row[1]), _BULK):
+                conn.execute("ANALYZE memories")
+
+    def _refresh_after_delete(self, removed: int) -> None:
+        """Word weights read the table's size from the statistics (`postgres.text`): gc
+        emptying most of a store left every word looking rare until autovacuum came. The
+        size recorded is compared, not the activity counters, which reach the statistics
+        views up to a second late."""
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass"
+            ).fetchone()
+            if row is not None and removed > _STALE * float(row[0]):
                 conn.execute("ANALYZE memories")
 
     def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
@@ -277,6 +289,8 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText):
                     params,
                 ).fetchall()
             }
+        if removed:
+            self._refresh_after_delete(len(removed))
         return [i for i in dict.fromkeys(ids) if i in removed]
 
     # -- finding ------------------------------------------------------------------------------
