@@ -280,6 +280,12 @@ def test_a_rule_that_waits_for_the_end_reads_only_what_follows_the_last_question
         # a question in a clause of its own follows the confirmation
         ("That's right, and can you also suggest a linter?", "reinforce", None),
         ("Exactly, that's correct, so what should I do next?", "reinforce", None),
+        # told to drop what was said: no recall of the memory set aside; a new fact still kept
+        ("Forget what I said about the car", "none", None),
+        ("Never mind what I told you about Bob.", "none", None),
+        ("Please disregard that, it was a typo", "none", None),
+        ("Forget about it, remember that I'm vegan", "save", None),
+        ("Forget-me-nots are my favourite flowers", "save", None),
         # a fact about not keeping something is still a fact to remember
         ("Remember that I never keep my phone on at night", "save", None),
         ("Please remember: I do not store my passwords in the browser", "save", None),

@@ -82,6 +82,15 @@ RULES: tuple[Rule, ...] = (
         r"|\b(?:don'?t|do not) want (?:you|it) to (?:save|store|remember|keep|note)\b",
         0.99,
     ),
+    # none: told to drop something said before ("Forget what I said about the car"): read as
+    # a recall ("what I said"), it brought back the very memory the user set aside. Below an
+    # explicit save ("Forget about it; remember that I'm vegan" keeps the new fact).
+    _rule(
+        "none",
+        _OPENERS + r"(?:forget|disregard|ignore|never ?mind) (?:about )?(?:what|that|it|this|"
+        r"everything|all)\b",
+        0.92,
+    ),
     # recall: "Remember what I told you about Sarah?", "You remember my dog, right?": a
     # question about the past, not a request to keep what follows (which "remember" is).
     _rule(
