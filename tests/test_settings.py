@@ -85,7 +85,9 @@ def boosted(mem: Engram, clock: FixedClock) -> float:
 
 
 def order_fresh_vs_exact(mem: Engram, clock: FixedClock) -> list[str]:
-    mem.save("alpha beta gamma")
+    """An old memory saying the query's words twice, a fresh one saying them once: the better
+    match first at a small decay weight, the fresher at weight 1."""
+    mem.save("alpha beta gamma, alpha beta gamma")
     clock.advance(days=30)
     mem.save("alpha beta gamma delta")
     return [h.memory.content for h in mem.search("alpha beta gamma")]

@@ -349,6 +349,20 @@ def test_text_search_weighs_a_rare_word_above_a_common_one_repeated(store: Store
     assert hits[0].relevance > hits[1].relevance
 
 
+def test_text_search_does_not_lower_a_long_memory_for_its_length(store: Store) -> None:
+    """BM25 without length normalisation on every backend: a long turn that holds the query's
+    words as often as a short one is as relevant (FTS5's own bm25 ranked it lower, and in
+    conversations the long turn is often the one that answers, docs/search.md)."""
+    story = (
+        "We finally went kayaking on the lake last weekend with the whole family, packed a "
+        "picnic, got lost twice on the way, and my brother fell in right at the start"
+    )
+    put(store, mem("short", "kayaking weekend"), mem("long", story))
+    hits = store.text_search(["kayaking", "weekend"], Filter(), 10)
+    assert {h.id for h in hits} == {"short", "long"}
+    assert hits[0].relevance == pytest.approx(hits[1].relevance, rel=1e-6)
+
+
 def test_text_search_treats_query_syntax_as_plain_words(store: Store) -> None:
     put(store, mem("a", 'quote " and NEAR( star * column:'))
     for term in ['"', "NEAR(", "*", "column:", "AND", "OR"]:

@@ -49,6 +49,25 @@ REVIEW_MIN_RELEVANCE = 0.7
 REVIEW_REACH = 2
 
 
+# How far a word's memories are counted for its idf: exact where it is rarer; a commoner word
+# weighs as one found in this many (counting is an index scan that grows with the word).
+RARITY_COUNTED_TO = 1_000
+# A store of up to this many memories is counted for the idf's total; a larger one is
+# estimated (SQLite: its numbering; PostgreSQL: the planner's statistics).
+COUNTED_UP_TO = 5_000
+# BM25's saturation of a word's repeats: a word said twice counts 1.38 times once, never twice.
+BM25_K1 = 1.2
+
+
+def bm25_text(idf: Sequence[float], tf: Sequence[float]) -> float:
+    """BM25 of one memory without length normalisation (b = 0): for each query word, its idf
+    times its (field-weighted) count saturated by k1. Long memories are not lowered for their
+    length: normalising by it ranked the long turn that answers below short ones sharing a
+    word (docs/search.md: R@10 0.595 → 0.597 on REALTALK, 0.629 → 0.640 on MADial-Bench, R@1
+    0.273 → 0.310); PostgreSQL ranks the same way (`ts_rank` without normalisation)."""
+    return sum(w * f * (BM25_K1 + 1) / (f + BM25_K1) for w, f in zip(idf, tf, strict=True) if f)
+
+
 def bm25_idf(total: int, count: int) -> float:
     """How much a word found in `count` of `total` memories says, as SQLite's FTS5 weighs it
     in BM25: ln((N − n + ½) / (n + ½)), at least 10⁻⁶ (a word in most memories says almost

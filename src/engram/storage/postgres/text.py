@@ -17,17 +17,11 @@ from typing import NamedTuple
 
 from psycopg.rows import TupleRow
 
-from engram.core.ranking import bm25_idf
+from engram.core.ranking import COUNTED_UP_TO, RARITY_COUNTED_TO, bm25_idf
 from engram.storage.columns import STUB_COLUMNS
 from engram.storage.postgres.sql import filter_sql
 from engram.storage.protocol import Filter, Stub, TermCounts
 from engram.storage.rows import stub_from_row
-
-# How far a word's memories are counted for its weight: exact in a store where it is rarer,
-# and counting stops there for a common word (the count is an index scan that grows with it).
-RARITY_COUNTED_TO = 1_000
-# A store of up to this many memories is counted for the total; a larger one is estimated.
-COUNTED_UP_TO = 5_000
 
 
 class WeightedQuery(NamedTuple):

@@ -16,7 +16,15 @@ from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from engram.core.index_terms import PhraseCounter
 from engram.core.models import AuditEntry, Memory, Schedule
+from engram.core.ranking import (
+    BM25_K1,
+    COUNTED_UP_TO,
+    RARITY_COUNTED_TO,
+    bm25_idf,
+    bm25_text,
+)
 from engram.errors import StoreError
 from engram.storage.changes import apply_changes
 from engram.storage.columns import (
@@ -317,7 +325,45 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                 f"WHERE memories_fts MATCH ? {clauses} ORDER BY r DESC LIMIT ?",
                 [*weights, match, *params, limit],
             )
-        return [stub_from_row(row) for row in rows]
+        stubs = [stub_from_row(row) for row in rows]
+        return self._without_length_norm(terms, stubs) if len(terms) > 1 else stubs
+
+    def _without_length_norm(self, terms: Sequence[str], stubs: list[Stub]) -> list[Stub]:
+        """The matches FTS5 found, scored again as BM25 without its length normalisation
+        (`core.ranking.bm25_text`; FTS5 fixes b at 0.75): each word's repeats in each field of
+        the indexed text, weighted as the fields are, and its idf from how many memories hold
+        it. One word alone keeps FTS5's order (a save's look for a repeat pays nothing)."""
+        if not stubs:
+            return stubs
+        found = self.term_counts(terms, RARITY_COUNTED_TO)
+        total = found.total
+        if total <= COUNTED_UP_TO:  # the numbering counts deleted memories too
+            total = int(self._query("SELECT count(*) FROM memories")[0][0])
+        idf = [bm25_idf(total, found.counts.get(t, 0)) for t in terms]
+        counter = PhraseCounter(terms)
+        # The indexed text (entities there only where the content does not name them).
+        indexed = rows_in(
+            self._query,
+            lambda marks: (
+                "SELECT m.id, f.content, f.tags, f.entities FROM memories m "
+                f"JOIN memories_fts f ON f.rowid = m.seq WHERE m.id IN ({marks})"
+            ),
+            [s.id for s in stubs],
+        )
+        tf: dict[str, list[float]] = {}
+        for ident, *fields in indexed:
+            weighted = [0.0] * len(terms)
+            for weight, text in zip(self.field_weights, fields, strict=True):
+                if text:  # tags and entities are often empty
+                    for i, count in enumerate(counter.counts(text)):
+                        weighted[i] += weight * count
+            tf[str(ident)] = weighted
+        # A match whose words this count misses (a script it splits otherwise than FTS5) holds
+        # at least one of them: it counts as the least telling one, once.
+        floor = min(idf) * (BM25_K1 + 1) / (1 + BM25_K1)
+        none = [0.0] * len(terms)
+        scored = [s._replace(relevance=bm25_text(idf, tf.get(s.id, none)) or floor) for s in stubs]
+        return sorted(scored, key=lambda s: -s.relevance)  # stable: FTS5's order among ties
 
     def _matches_at_least(self, match: str, n: int) -> bool:
         sql = "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)"
