@@ -11,7 +11,10 @@ WORDS = (
     "running runs ran happily happiness generalization relational caresses ponies ties cats "
     "agreed plastered motoring sing conflated troubling sized hopping falling hissing fizzed "
     "happy sky is as us go a Café naïve Ørsted Zürich2025 GPUs e-mail v2 HTTP/2 "
-    "supercalifragilisticexpialidocioussupercalifragilisticexpialidocious1234"
+    "supercalifragilisticexpialidocioussupercalifragilisticexpialidocious1234 "
+    # other scripts keep their accents (FTS5 folds Latin only); a final sigma is a sigma
+    "œuvres ørsteds ёлки подарки ΟΔΟΣ οδός がっこう élèves e\u0301cole İstanbul Łódź "
+    "ﬁles ＡＢＣ１２３ नमस्ते my_config_file Kate's don't"
 )
 
 
@@ -31,11 +34,23 @@ def test_index_terms_are_the_terms_fts5_makes() -> None:
     assert index_term("Running") == "run" and index_term("Café") == "cafe"
 
 
+def test_words_whose_stem_changes_their_start_or_that_an_underscore_joins_are_counted() -> None:
+    """A prefilter picks the words that could stem to a query term by their first letters:
+    "days" is "dai" (a final y made i), and "my_config" holds "config" (FTS5 splits at _)."""
+    text = "Every day, day after day; the boys' toys. Edit my_config_file, then config_file."
+    counter = PhraseCounter(["day", "boys", "toy", "config", "file"])
+    terms = fts5_terms(text)
+    assert counter.counts(text) == [terms.count(t) for t in ("dai", "boi", "toi", "config", "file")]
+    assert counter.counts(text) == [3, 1, 1, 2, 2]
+
+
 def test_a_query_words_repeats_are_counted_as_the_index_sees_them() -> None:
-    counter = PhraseCounter(["run", "café", "kate's", "zeppelin"])
-    text = "Kate's runners ran; Kate's RUNNING club ran at the cafe. Kate runs."
-    # run: runners? no (runner), RUNNING and runs yes; café = cafe; "kate's" = the phrase
-    # "kate s" twice; zeppelin never.
-    expected = [fts5_terms(text).count("run"), 1, 2, 0]
-    assert counter.counts(text) == expected == [2, 1, 2, 0]
-    assert counter.counts("") == [0, 0, 0, 0]
+    counter = PhraseCounter(["run", "café", "kate's", "zeppelin", "ёлка"])
+    text = "Kate's runners ran; Kate's RUNNING club ran at the cafe. Kate runs. Ёлка, елка"
+    # run: not runners (runner), RUNNING and runs; café is cafe; "kate's" is the index's
+    # phrase "kate s": twice ("Kate runs" is no match); zeppelin never; ёлка not as елка.
+    terms = fts5_terms(text)
+    pairs = sum(terms[i : i + 2] == ["kate", "s"] for i in range(len(terms)))
+    expected = [terms.count("run"), terms.count("cafe"), pairs, 0, 1]
+    assert counter.counts(text) == expected == [2, 1, 2, 0, 1]
+    assert counter.counts("") == [0, 0, 0, 0, 0]

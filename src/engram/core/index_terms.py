@@ -1,8 +1,11 @@
 """The words of a text as SQLite's full-text index holds them (`porter unicode61
-remove_diacritics 2`): runs of letters and digits, lower-cased, Latin diacritics removed,
-Porter-stemmed (Snowball's original Porter, as FTS5's `porter` tokenizer; PyStemmer's C
-implementation). Search uses it to count a query word's repeats in the few memories FTS5
-found (`core.ranking.bm25_text`), which FTS5's own `bm25()` cannot be asked for."""
+remove_diacritics 2`): runs of letters and digits (an underscore separates), lower-cased,
+accents of Latin letters removed, Porter-stemmed (Snowball's original Porter, as FTS5's `porter`
+tokenizer; PyStemmer's C implementation). Search uses it to count a query word's repeats in
+the few memories FTS5 found (`core.ranking.bm25_text`), which FTS5's own `bm25()` cannot be
+asked for. Agreement is checked against a real FTS5 vocabulary (tests/core/test_index_terms.py);
+where the two still differ (a token keeping a non-ASCII letter such as ß, which FTS5's Porter
+stems and this one does not), a word is counted less, never a memory dropped."""
 
 from __future__ import annotations
 
@@ -14,62 +17,99 @@ from functools import lru_cache
 import Stemmer
 
 _TOKEN = re.compile(r"[^\W_]+")
-_ACCENTS = re.compile("[\u0300-\u036f]")  # combining marks of Latin letters, after NFD
 _STEMMER = Stemmer.Stemmer("porter")
 # FTS5's porter tokenizer leaves tokens shorter than 3 or longer than 64 bytes as they are.
-_STEMMED_LENGTHS = range(3, 65)
+_STEMMED_BYTES = range(3, 65)
+
+
+class _LatinFold(dict[int, str]):
+    """str.translate table: a Latin letter with accents becomes its plain letter ("é" → "e"),
+    an accent left on its own (U+0300–U+036F: the dot of "İ" lower-cased) goes; other scripts
+    keep theirs (FTS5 folds Latin only: "ё" stays, "が" stays whole); a final sigma is a sigma,
+    as FTS5's case folding makes it. Filled per character on first use."""
+
+    def __missing__(self, code: int) -> str:
+        ch = chr(code)
+        parts = unicodedata.normalize("NFD", ch)
+        base = parts[0]
+        marks = all(unicodedata.combining(p) for p in parts[1:])
+        if 0x300 <= code <= 0x36F:
+            folded = ""
+        elif ch == "ς":
+            folded = "σ"
+        else:
+            folded = base if base.isascii() and base.isalpha() and marks else ch
+        self[code] = folded
+        return folded
+
+
+_FOLD = _LatinFold()
+
+
+def folded(text: str) -> str:
+    """Lower-cased and folded as the index folds letters (before it splits the words)."""
+    low = text.lower()
+    return low if low.isascii() else unicodedata.normalize("NFC", low).translate(_FOLD)
 
 
 @lru_cache(maxsize=65_536)
 def index_term(token: str) -> str:
     """One token (a run of letters and digits) as the index holds it."""
-    folded = token.lower()
-    if not folded.isascii():
-        folded = _without_diacritics(folded)
-    if folded.isascii() and len(folded) in _STEMMED_LENGTHS:
-        return str(_STEMMER.stemWord(folded))
-    return folded
+    term = folded(token)
+    return str(_STEMMER.stemWord(term)) if len(term.encode()) in _STEMMED_BYTES else term
 
 
 def index_terms(text: str) -> list[str]:
-    return [index_term(token) for token in _TOKEN.findall(text)]
+    return [index_term(token) for token in _TOKEN.findall(folded(text))]
 
 
 class PhraseCounter:
-    """Counts a query's words (each a phrase of index terms: one term for most words) in
-    texts. Only the words that could stem to a query term are stemmed — those starting with
-    its first three letters (a Porter stem starts with its word's: "happy" → "happi") — found
-    by one regular expression over the lower-cased text, Latin accents removed; a word of
-    several terms ("kate's") is counted over all of the text's terms. A search counts in a
-    few hundred memories and cannot stem every word of them."""
+    """Counts a query's words in texts, as the index's terms. Only the text's words that could
+    stem to a query term are stemmed — those starting with its first three letters (a Porter
+    stem starts with its word's, but for a final y made i: "days" → "dai") — found by regular
+    expressions over the folded text: a search counts in a few hundred memories and cannot
+    stem every word of them. A query word the index holds as several terms (a phrase: "I'm" is
+    "i m") counts where those words stand in a row."""
 
     def __init__(self, words: Sequence[str]) -> None:
         self.phrases = [index_terms(word) for word in words]
-        heads = sorted({term[:3] for phrase in self.phrases for term in phrase}, key=len)
-        self._several = any(len(phrase) > 1 for phrase in self.phrases)
-        alternatives = "|".join(re.escape(head) for head in reversed(heads)) or "(?!)"
-        self._candidates = re.compile(rf"\b(?:{alternatives})[^\W_]*")
-
-    def counts(self, text: str) -> list[int]:
-        low = text.lower()
-        if not low.isascii():
-            low = _ACCENTS.sub("", unicodedata.normalize("NFD", low))
-        found: dict[str, int] = {}
-        for token in self._candidates.findall(low):
-            term = index_term(token)
-            found[term] = found.get(term, 0) + 1
-        terms: list[str | None] = list(index_terms(text)) if self._several else []
-        return [
-            found.get(phrase[0], 0) if len(phrase) == 1 else _occurrences(terms, phrase)
-            for phrase in self.phrases
+        singles = {p[0] for p in self.phrases if len(p) == 1}
+        self._singles = _words_like(singles) if singles else None
+        self._rows = [
+            re.compile(r"[\W_]+".join(f"({_word_like(t)})" for t in p)) if len(p) > 1 else None
+            for p in self.phrases
         ]
 
+    def counts(self, text: str) -> list[int]:
+        plain = folded(text).replace("_", " ")
+        found: dict[str, int] = {}
+        if self._singles is not None:
+            for token in self._singles.findall(plain):
+                term = index_term(token)
+                found[term] = found.get(term, 0) + 1
+        out = []
+        for phrase, row in zip(self.phrases, self._rows, strict=True):
+            if row is None:
+                out.append(found.get(phrase[0], 0) if phrase else 0)
+            else:
+                out.append(
+                    sum([index_term(t) for t in m.groups()] == phrase for m in row.finditer(plain))
+                )
+        return out
 
-def _without_diacritics(text: str) -> str:
-    decomposed = unicodedata.normalize("NFD", text)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+def _heads(term: str) -> set[str]:
+    """The starts of the words that may stem to `term`."""
+    head = term[:3]
+    return {head, head[:-1] + "y"} if head.endswith("i") else {head}
 
 
-def _occurrences(terms: list[str | None], phrase: list[str]) -> int:
-    n = len(phrase)
-    return sum(1 for i in range(len(terms) - n + 1) if terms[i : i + n] == phrase)
+def _word_like(term: str) -> str:
+    """A word that may stem to `term`, as a pattern (no groups)."""
+    heads = sorted(_heads(term), key=len, reverse=True)
+    return r"\b(?:" + "|".join(re.escape(h) for h in heads) + r")[^\W_]*"
+
+
+def _words_like(terms: set[str]) -> re.Pattern[str]:
+    heads = sorted({h for t in terms for h in _heads(t)}, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(re.escape(h) for h in heads) + r")[^\W_]*")

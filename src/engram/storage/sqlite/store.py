@@ -19,7 +19,6 @@ from typing import Any
 from engram.core.index_terms import PhraseCounter
 from engram.core.models import AuditEntry, Memory, Schedule
 from engram.core.ranking import (
-    BM25_K1,
     COUNTED_UP_TO,
     RARITY_COUNTED_TO,
     bm25_idf,
@@ -358,9 +357,9 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                     for i, count in enumerate(counter.counts(text)):
                         weighted[i] += weight * count
             tf[str(ident)] = weighted
-        # A match whose words this count misses (a script it splits otherwise than FTS5) holds
-        # at least one of them: it counts as the least telling one, once.
-        floor = min(idf) * (BM25_K1 + 1) / (1 + BM25_K1)
+        # A match whose words this count misses (a letter FTS5 stems otherwise: "straße") holds
+        # at least one of them: it counts as one of them on average, once.
+        floor = sum(idf) / len(idf)
         none = [0.0] * len(terms)
         scored = [s._replace(relevance=bm25_text(idf, tf.get(s.id, none)) or floor) for s in stubs]
         return sorted(scored, key=lambda s: -s.relevance)  # stable: FTS5's order among ties
