@@ -54,3 +54,12 @@ def test_a_query_words_repeats_are_counted_as_the_index_sees_them() -> None:
     expected = [terms.count("run"), terms.count("cafe"), pairs, 0, 1]
     assert counter.counts(text) == expected == [2, 1, 2, 0, 1]
     assert counter.counts("") == [0, 0, 0, 0, 0]
+
+
+def test_texts_counted_together_count_as_each_alone() -> None:
+    """One pass over several texts (a search's candidates): each text gets its own counts,
+    and a phrase never runs from the end of one text into the next."""
+    counter = PhraseCounter(["kate's", "days"])
+    texts = ["We met Kate", "s days later, Kate's day", "", "nothing here"]
+    assert counter.counts_in(texts) == [counter.counts(t) for t in texts]
+    assert counter.counts_in(texts) == [[0, 0], [1, 2], [0, 0], [0, 0]]

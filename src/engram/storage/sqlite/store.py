@@ -349,14 +349,15 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
             ),
             [s.id for s in stubs],
         )
-        tf: dict[str, list[float]] = {}
-        for ident, *fields in indexed:
-            weighted = [0.0] * len(terms)
-            for weight, text in zip(self.field_weights, fields, strict=True):
-                if text:  # tags and entities are often empty
-                    for i, count in enumerate(counter.counts(text)):
-                        weighted[i] += weight * count
-            tf[str(ident)] = weighted
+        tf = {str(row[0]): [0.0] * len(terms) for row in indexed}
+        for field, weight in enumerate(self.field_weights, start=1):
+            texts = [row[field] or "" for row in indexed]
+            if not any(texts):  # tags and entities are often empty
+                continue
+            for row, counts in zip(indexed, counter.counts_in(texts), strict=True):
+                weighted = tf[str(row[0])]
+                for i, count in enumerate(counts):
+                    weighted[i] += weight * count
         # A match whose words this count misses (a letter FTS5 stems otherwise: "straße") holds
         # at least one of them: it counts as one of them on average, once.
         floor = sum(idf) / len(idf)
