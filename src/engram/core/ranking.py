@@ -59,13 +59,15 @@ COUNTED_UP_TO = 5_000
 BM25_K1 = 1.2
 
 
-def bm25_text(idf: Sequence[float], tf: Sequence[float]) -> float:
-    """BM25 of one memory without length normalisation (b = 0): for each query word, its idf
-    times its (field-weighted) count saturated by k1. Long memories are not lowered for their
-    length: normalising by it ranked the long turn that answers below short ones sharing a
-    word (docs/search.md: R@10 0.595 → 0.597 on REALTALK, 0.629 → 0.640 on MADial-Bench, R@1
-    0.273 → 0.310); PostgreSQL ranks the same way (`ts_rank` without normalisation)."""
-    return sum(w * f * (BM25_K1 + 1) / (f + BM25_K1) for w, f in zip(idf, tf, strict=True) if f)
+def bm25_scores(idf: Sequence[float], tf: NDArray[np.float64]) -> NDArray[np.float64]:
+    """BM25 without length normalisation (b = 0) of memories, one row of `tf` each (a query
+    word's field-weighted repeats per column): for each query word, its idf times its count
+    saturated by k1. Long memories are not lowered for their length: normalising by it ranked
+    the long turn that answers below short ones sharing a word (docs/search.md: R@10 0.595 →
+    0.597 on REALTALK, 0.629 → 0.640 on MADial-Bench, R@1 0.273 → 0.310); PostgreSQL ranks
+    the same way (`ts_rank` without normalisation)."""
+    saturated: NDArray[np.float64] = tf * (BM25_K1 + 1) / (tf + BM25_K1)
+    return saturated @ np.asarray(idf, dtype=np.float64)
 
 
 def bm25_idf(total: int, count: int) -> float:
