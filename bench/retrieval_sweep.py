@@ -4,6 +4,7 @@ conversations.
 
     python bench/retrieval_sweep.py --data ../shared/data/realtalk \\
         --data ../shared/data/madial-bench-en --workdir /tmp/engram-sweep
+    python bench/retrieval_sweep.py --data ... --only search_context_radius   # some settings
 
 Every configuration searches the same stores (built once, as in bench/retrieval.py). The
 configurations are the defaults and, one setting at a time, the values around them. The
@@ -48,11 +49,12 @@ def defaults() -> dict[str, Any]:
     return {name: fields[name].default for name in SWEPT}
 
 
-def configurations() -> list[dict[str, Any]]:
+def configurations(only: Sequence[str] = ()) -> list[dict[str, Any]]:
     base = defaults()
     out = [base]
     for name, values in SWEPT.items():
-        out += [{**base, name: v} for v in values if v != base[name]]
+        if not only or name in only:
+            out += [{**base, name: v} for v in values if v != base[name]]
     return out
 
 
@@ -92,6 +94,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, action="append", required=True)
     parser.add_argument("--workdir", type=Path, help="keep the stores here (reused if present)")
+    parser.add_argument(
+        "--only", action="append", default=[], choices=sorted(SWEPT), help="sweep only these"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="engram-sweep-") as tmp:
         workdir = args.workdir or Path(tmp)
@@ -100,7 +105,7 @@ def main() -> None:
         for conversations in sets:
             for conv in conversations:
                 ingest(conv, store_path(workdir, conv))
-        configs = configurations()
+        configs = configurations(args.only)
         results = []
         for i, config in enumerate(configs):
             results.append(run(sets, workdir, config))

@@ -92,6 +92,35 @@ def test_retrieval_bench_reports_recall_through_engram(tmp_path: Path) -> None:
     assert result["bm25"]["overall"]["R@1"] == 1.0
 
 
+def test_the_sweep_validates_settings_across_the_two_folds(tmp_path: Path) -> None:
+    """bench/retrieval_sweep.py --only: the defaults and the values around one setting, each
+    scored per set and per fold (c1 against c2), and the choice made on each fold reported."""
+    write_sets(tmp_path / "data")
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "retrieval_sweep.py"),
+            "--data",
+            str(tmp_path / "data"),
+            "--only",
+            "search_diversity",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    rows = [line for line in run.stdout.splitlines() if line.startswith("| ")]
+    assert [r.split(" | ")[0] for r in rows[1:]] == [
+        "| defaults",
+        "| diversity=0.0",
+        "| diversity=0.3",
+    ]
+    assert all(r.endswith("| 1.000 | 1.000 | 1.000 |") for r in rows[1:])  # set, fold 0, fold 1
+    assert "chosen on fold 0:" in run.stdout and "chosen on fold 1:" in run.stdout
+
+
 def test_retrieval_bench_searches_copies_on_postgres(
     tmp_path: Path, postgres_server: TestPostgres
 ) -> None:
