@@ -363,6 +363,29 @@ def test_text_search_does_not_lower_a_long_memory_for_its_length(store: Store) -
     assert hits[0].relevance == pytest.approx(hits[1].relevance, rel=1e-6)
 
 
+def test_text_search_returns_a_long_memory_that_only_length_normalisation_ranked_low(
+    store: Store,
+) -> None:
+    """The long turn holding both words ranks first without length normalisation, while
+    FTS5's own bm25 put it below three short turns holding one word each: it must not be cut
+    by FTS5's order before it is scored again (the best `limit` of FTS5's were re-scored,
+    and it was not among them)."""
+    story = (
+        "We finally went kayaking on the lake last weekend with the whole family, packed a "
+        "picnic, got lost twice on the way there and back, my brother fell in right at the "
+        "start, the dog barked at every duck, and we laughed about it all the way home"
+    )
+    put(
+        store,
+        mem("s1", "kayaking trip"),
+        mem("s2", "kayaking lesson"),
+        mem("s3", "weekend plans"),
+        mem("long", story),
+    )
+    hits = store.text_search(["kayaking", "weekend"], Filter(), 2)
+    assert [h.id for h in hits][:1] == ["long"] and len(hits) == 2
+
+
 def test_text_search_treats_query_syntax_as_plain_words(store: Store) -> None:
     put(store, mem("a", 'quote " and NEAR( star * column:'))
     for term in ['"', "NEAR(", "*", "column:", "AND", "OR"]:
