@@ -61,5 +61,14 @@ def test_texts_counted_together_count_as_each_alone() -> None:
     and a phrase never runs from the end of one text into the next."""
     counter = PhraseCounter(["kate's", "days"])
     texts = ["We met Kate", "s days later, Kate's day", "", "nothing here"]
-    assert counter.counts_in(texts) == [counter.counts(t) for t in texts]
-    assert counter.counts_in(texts) == [[0, 0], [1, 2], [0, 0], [0, 0]]
+    assert counter.counts_in(texts).tolist() == [counter.counts(t) for t in texts]
+    assert counter.counts_in(texts).tolist() == [[0, 0], [1, 2], [0, 0], [0, 0]]
+
+
+def test_a_word_said_twice_in_the_query_and_a_text_holding_the_separator_count_right() -> None:
+    """Texts counted in one pass are joined by NUL: a text holding one must not split in two
+    (its words counted for the next text); two query words with one term count alike."""
+    counter = PhraseCounter(["run", "runs", "day"])
+    texts = ["run\x00day runs", "day", "running\x00"]
+    assert counter.counts_in(texts).tolist() == [[2, 2, 1], [0, 0, 1], [1, 1, 0]]
+    assert [counter.counts(t) for t in texts] == [[2, 2, 1], [0, 0, 1], [1, 1, 0]]

@@ -16,9 +16,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import accumulate
 
+import numpy as np
 import Stemmer
+from numpy.typing import NDArray
 
 _TOKEN = re.compile(r"[^\W_]+")
+# Joins the texts counted in one pass: a separator to the index, and no text keeps one.
+_BETWEEN = "\x00"
 _STEMMER = Stemmer.Stemmer("porter")
 # FTS5's porter tokenizer leaves tokens shorter than 3 or longer than 64 bytes as they are.
 _STEMMED_BYTES = range(3, 65)
@@ -97,26 +101,37 @@ class PhraseCounter:
         ]
 
     def counts(self, text: str) -> list[int]:
-        return self.counts_in([text])[0]
+        counts: list[int] = self.counts_in([text])[0].tolist()
+        return counts
 
-    def counts_in(self, texts: Sequence[str]) -> list[list[int]]:
-        """`counts` of each text, from one pass of each expression over all of them joined
-        (a search counts in a few hundred texts: a pass each cost more than the counting)."""
-        out = [[0] * len(self.phrases) for _ in texts]
+    def counts_in(self, texts: Sequence[str]) -> NDArray[np.int64]:
+        """`counts` of each text (a row each), from one pass of each expression over all of
+        them joined (a search counts in a few hundred texts: a pass each cost more than the
+        counting). The single words are looked up once each, and counted as arrays: a loop
+        over every match was most of a search's re-scoring."""
+        out = np.zeros((len(texts), len(self.phrases)), dtype=np.int64)
         if not texts or not self.phrases:
             return out
-        plain = folded("\n".join(texts)).replace("_", " ")
-        starts = list(accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
+        joined = _BETWEEN.join(t.replace(_BETWEEN, " ") for t in texts)
+        plain = folded(joined).replace("_", " ")
         if self._singles is not None:
-            for m in self._singles.finditer(plain):
-                for i in self._single_at.get(index_term(m.group()), ()):
-                    out[bisect_right(starts, m.start()) - 1][i] += 1
+            words = self._singles.findall(plain)
+            first = {term: at[0] for term, at in self._single_at.items()}
+            column = {w: first.get(index_term(w), -1) for w in set(words)}
+            column[_BETWEEN] = -2
+            columns = np.array([column[w] for w in words], dtype=np.int64)
+            docs = np.cumsum(columns == -2)
+            hit = columns >= 0
+            np.add.at(out, (docs[hit], columns[hit]), 1)
+            for at in self._single_at.values():  # a term the query says twice ("run runs")
+                out[:, at[1:]] = out[:, at[:1]]
+        starts = list(accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
         for i, (phrase, row) in enumerate(zip(self.phrases, self._rows, strict=True)):
             for m in row.finditer(plain) if row is not None else ():
                 doc = bisect_right(starts, m.start()) - 1
                 same_text = bisect_right(starts, m.end() - 1) - 1 == doc
                 if same_text and [index_term(t) for t in m.groups()] == phrase:
-                    out[doc][i] += 1
+                    out[doc, i] += 1
         return out
 
 
@@ -133,5 +148,7 @@ def _word_like(term: str) -> str:
 
 
 def _words_like(terms: set[str]) -> re.Pattern[str]:
+    """Words that may stem to one of `terms`, or the mark between two texts."""
     heads = sorted({h for t in terms for h in _heads(t)}, key=len, reverse=True)
-    return re.compile(r"\b(?:" + "|".join(re.escape(h) for h in heads) + r")[^\W_]*")
+    words = r"\b(?:" + "|".join(re.escape(h) for h in heads) + r")[^\W_]*"
+    return re.compile(re.escape(_BETWEEN) + "|" + words)

@@ -365,7 +365,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         for field, weight in enumerate(self.field_weights, start=1):
             texts = [row[field] or "" for row in indexed]
             if any(texts):  # tags and entities are often empty
-                tf[at] += weight * np.asarray(counter.counts_in(texts), dtype=np.float64)
+                tf[at] += weight * counter.counts_in(texts)
         scores = bm25_scores(idf, tf)
         # A match whose words this count misses (a letter FTS5 stems otherwise: "straße") holds
         # at least one of them: it counts as one of them on average, once.
