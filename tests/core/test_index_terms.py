@@ -72,3 +72,12 @@ def test_a_word_said_twice_in_the_query_and_a_text_holding_the_separator_count_r
     texts = ["run\x00day runs", "day", "running\x00"]
     assert counter.counts_in(texts).tolist() == [[2, 2, 1], [0, 0, 1], [1, 1, 0]]
     assert [counter.counts(t) for t in texts] == [[2, 2, 1], [0, 0, 1], [1, 1, 0]]
+
+
+def test_a_text_that_folding_shortens_does_not_shift_the_texts_after_it() -> None:
+    """An accent written as a combining mark makes one letter of two when folded: the texts
+    after it are still counted as themselves (phrases were looked up by unfolded lengths)."""
+    counter = PhraseCounter(["I'm", "day"])
+    texts = ["cafe\u0301 cafe\u0301", "I'm here today, day"]
+    assert counter.counts_in(texts).tolist() == [counter.counts(t) for t in texts]
+    assert counter.counts_in(texts).tolist() == [[0, 0], [1, 1]]

@@ -386,6 +386,49 @@ def test_text_search_returns_a_long_memory_that_only_length_normalisation_ranked
     assert [h.id for h in hits][:1] == ["long"] and len(hits) == 2
 
 
+def test_a_filtered_text_search_re_scores_as_deep_as_an_unfiltered_one(store: Store) -> None:
+    """When the filter leaves fewer than `limit` of FTS5's best, the matches that pass are
+    read again from the whole set: those too must be re-scored before they are cut, or the
+    long memory is lost the moment a few short ones without the tag rank above it."""
+    story = (
+        "We finally went kayaking on the lake last weekend with the whole family, packed a "
+        "picnic, got lost twice on the way there and back, my brother fell in right at the "
+        "start, the dog barked at every duck, and we laughed about it all the way home"
+    )
+    put(
+        store,
+        *(mem(f"filler{i}", "nothing to see here", tags=("t",)) for i in range(40)),
+        mem("s1", "kayaking trip", tags=("t",)),
+        mem("s2", "weekend plans", tags=("t",)),
+        mem("long", story, tags=("t",)),
+        *(mem(f"u{i}", w) for i, w in enumerate(["kayaking", "weekend"] * 2)),
+    )
+    hits = store.text_search(["kayaking", "weekend"], Filter(tags=("t",)), 2)
+    assert [h.id for h in hits][:1] == ["long"] and len(hits) == 2
+
+
+def test_equal_memories_rank_in_one_order_among_many_query_words(store: Store) -> None:
+    """Memories holding the same words score exactly the same however many words the query
+    has (a matrix product summed rows unequally from 8 words on, and reordered ties)."""
+    words = ["kayak", "lake", "picnic", "brother", "duck", "family", "weekend", "home"]
+    body = "kayak lake lake picnic brother family weekend weekend home"
+    twins = [mem(f"t{i:02}", body) for i in range(20)]
+    put(store, *(mem(f"o{i}", "nothing to see here") for i in range(43)), *twins)
+    hits = store.text_search(words, Filter(), 20)
+    assert len({h.relevance for h in hits}) == 1 and len(hits) == 20
+    assert [h.id for h in hits] == [t.id for t in twins]  # in the order saved, as FTS5 had them
+
+
+def test_a_match_whose_words_the_re_count_misses_still_ranks_as_a_match(store: Store) -> None:
+    """FTS5's Porter stems "Straße" to "straß" where the re-count's stemmer keeps it whole, so
+    the query word "straß" matches but is not counted: such a match counts as holding one
+    query word, not left at zero below every other match."""
+    put(store, mem("street", "Die Straße war lang"), mem("road", "a road and a path"))
+    hits = store.text_search(["straß", "road"], Filter(), 10)
+    assert {h.id for h in hits} == {"street", "road"}
+    assert all(h.relevance > 0 for h in hits)
+
+
 def test_text_search_treats_query_syntax_as_plain_words(store: Store) -> None:
     put(store, mem("a", 'quote " and NEAR( star * column:'))
     for term in ['"', "NEAR(", "*", "column:", "AND", "OR"]:

@@ -14,7 +14,6 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import accumulate
 
 import numpy as np
 import Stemmer
@@ -23,6 +22,7 @@ from numpy.typing import NDArray
 _TOKEN = re.compile(r"[^\W_]+")
 # Joins the texts counted in one pass: a separator to the index, and no text keeps one.
 _BETWEEN = "\x00"
+_BETWEEN_RE = re.compile(_BETWEEN)
 _STEMMER = Stemmer.Stemmer("porter")
 # FTS5's porter tokenizer leaves tokens shorter than 3 or longer than 64 bytes as they are.
 _STEMMED_BYTES = range(3, 65)
@@ -125,7 +125,9 @@ class PhraseCounter:
             np.add.at(out, (docs[hit], columns[hit]), 1)
             for at in self._single_at.values():  # a term the query says twice ("run runs")
                 out[:, at[1:]] = out[:, at[:1]]
-        starts = list(accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
+        # Where each text starts in the folded text: NFC can make a text shorter ("e" and a
+        # combining accent are one letter), so not from the texts' own lengths.
+        starts = [0, *(m.end() for m in _BETWEEN_RE.finditer(plain))]
         for i, (phrase, row) in enumerate(zip(self.phrases, self._rows, strict=True)):
             for m in row.finditer(plain) if row is not None else ():
                 doc = bisect_right(starts, m.start()) - 1

@@ -66,8 +66,11 @@ def bm25_scores(idf: Sequence[float], tf: NDArray[np.float64]) -> NDArray[np.flo
     the long turn that answers below short ones sharing a word (docs/search.md: R@10 0.595 →
     0.597 on REALTALK, 0.629 → 0.640 on MADial-Bench, R@1 0.273 → 0.310); PostgreSQL ranks
     the same way (`ts_rank` without normalisation)."""
-    saturated: NDArray[np.float64] = tf * (BM25_K1 + 1) / (tf + BM25_K1)
-    return saturated @ np.asarray(idf, dtype=np.float64)
+    each = np.asarray(idf, dtype=np.float64) * tf * (BM25_K1 + 1) / (tf + BM25_K1)
+    scores = np.zeros(len(tf))
+    for column in each.T:  # word by word, as each memory alone: equal rows score equal
+        scores += column
+    return scores
 
 
 def bm25_idf(total: int, count: int) -> float:

@@ -329,7 +329,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                 f"SELECT {STUB_COLUMNS}, -bm25(memories_fts, ?, ?, ?) AS r "
                 "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
                 f"WHERE memories_fts MATCH ? {clauses} ORDER BY r DESC LIMIT ?",
-                [*weights, match, *params, limit],
+                [*weights, match, *params, kept],
             )
         stubs = [stub_from_row(row) for row in rows]
         return self._without_length_norm(terms, stubs, limit) if len(terms) > 1 else stubs
