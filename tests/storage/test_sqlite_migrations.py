@@ -7,7 +7,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from engram.cli.main import cli
 from engram.errors import StoreError
 from engram.storage.protocol import Filter
 from engram.storage.sqlite import SQLiteStore
@@ -30,6 +32,26 @@ def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
     assert migrate(conn) == []
     conn.close()
+
+
+def test_another_programs_sqlite_file_is_refused_and_left_byte_for_byte(tmp_path: Path) -> None:
+    """`engram --store their.db stats` added thirty tables to another program's database and
+    switched it to WAL; also through the CLI, which must say what the file is."""
+    path = tmp_path / "their.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+    conn.execute("INSERT INTO invoices (total) VALUES (12.5)")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=r"another program, not an Engram store .*invoices"):
+        SQLiteStore(path)
+    argv = ["--store", str(path), "stats"]
+    run = CliRunner().invoke(cli, argv, env={"ENGRAM_EMBEDDING_MODEL": "none"})
+    assert run.exit_code == 1 and "not an Engram store" in run.output
+    assert run.exception is None or isinstance(run.exception, SystemExit)  # no traceback
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["their.db"]  # no -wal, no -shm
 
 
 def test_a_store_a_newer_engram_migrated_is_refused_and_left_alone(tmp_path: Path) -> None:

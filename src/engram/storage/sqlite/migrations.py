@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from engram.core.text import tag_key, unmentioned
+from engram.errors import StoreError
 from engram.storage.schema import refuse_newer
 
 _TEXT_OF = "(SELECT coalesce(group_concat(value, ' '), '') FROM json_each({col}))"
@@ -393,6 +394,20 @@ def register_functions(conn: sqlite3.Connection) -> None:
     """What the schema's triggers call: every connection that writes memories needs it."""
     conn.create_function("engram_tag_key", 1, tag_key, deterministic=True)
     conn.create_function("engram_unmentioned", 2, unmentioned, deterministic=True)
+
+
+def refuse_foreign(conn: sqlite3.Connection) -> None:
+    """A SQLite file of another program is not made into a store: opening one (a typo in
+    --store, a path that names another tool's database) added Engram's thirty tables to it and
+    switched its journal to WAL, even for `engram stats`. Its tables are read before anything
+    is written; an empty file, or a store (it has `schema_migrations`), is opened."""
+    tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    if tables and "schema_migrations" not in tables:
+        shown = ", ".join(sorted(tables)[:5]) + (", …" if len(tables) > 5 else "")
+        raise StoreError(
+            f"it is a SQLite database of another program, not an Engram store (its tables: "
+            f"{shown}); nothing was changed: give Engram a file of its own"
+        )
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:

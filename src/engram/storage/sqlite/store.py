@@ -61,7 +61,7 @@ from engram.storage.rows import (
 from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, SqlReads
 from engram.storage.sqlite.graph import SQLiteGraph
 from engram.storage.sqlite.ltm import SQLiteLtm
-from engram.storage.sqlite.migrations import migrate, register_functions
+from engram.storage.sqlite.migrations import migrate, refuse_foreign, register_functions
 from engram.storage.sqlite.sql import chunks, filter_sql, on, rows_in, store_error
 from engram.storage.sqlite.vector_rows import SQLiteVectors
 from engram.storage.sqlite.vectors import INDEX_SUFFIXES, VectorIndex
@@ -111,6 +111,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
             self._conn = sqlite3.connect(
                 str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
             )
+            refuse_foreign(self._conn)
             self._conn.execute(f"PRAGMA journal_mode = {'WAL' if durable else 'MEMORY'}")
             self._conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'OFF'}")
             self._conn.execute("PRAGMA foreign_keys = ON")
