@@ -697,6 +697,18 @@ BAD_INPUT = [
     # read as 1 by pydantic, refused by the Python API and the CLI
     ("search_memory", {"limit": True}, ["limit", "not true or false"]),
     ("traverse_graph", {"memory_id": "a", "depth": True}, ["depth", "not true or false"]),
+    # read as 0.0 / 1.0: `"strength": false` zeroed a memory, and the next gc forgot it
+    ("update_memory", {"memory_id": "some-id", "strength": False}, ["strength", "true or false"]),
+    ("save_memory", {"content": "x", "strength": True}, ["strength", "not true or false"]),
+    (
+        "create_relation",
+        {"from_memory_id": "a", "to_memory_id": "b", "strength": True},
+        ["strength", "not true or false"],
+    ),
+    ("search_memory", {"query": "x", "window_days": True}, ["window_days", "true or false"]),
+    ("search_memory", {"query": "x", "min_score": False}, ["min_score", "true or false"]),
+    ("search_unified", {"query": "x", "ltm_weight": True}, ["ltm_weight", "true or false"]),
+    ("cluster_memories", {"similarity_threshold": True}, ["similarity_threshold", "true or"]),
     # an empty selection ran all five agents; an empty cluster list did nothing, silently
     ("run_pipeline", {"agents": []}, ["agents", "at least 1"]),
     ("consolidate_memories", {"cluster_ids": []}, ["cluster_ids", "at least 1"]),

@@ -7,13 +7,13 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from engram.mcp import hints
-from engram.mcp.params import Count, MemoryId, MemoryIds, OptionalContent
+from engram.mcp.params import Count, MemoryId, MemoryIds, Number, OptionalContent
 from engram.mcp.runtime import EngramRuntime
 from engram.services.agents import AgentName
 from engram.services.pipeline import AUDIT_MAX, AuditTrail, PipelineResult
 from engram.services.results import ClusterResult, ConsolidateResult, UndoResult
 
-Threshold = Annotated[float | None, Field(ge=0, le=1)]
+Threshold = Annotated[float | None, Field(ge=0, le=1), Number]
 
 
 def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:

@@ -6,13 +6,13 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from engram.mcp import hints
-from engram.mcp.params import TAG_LIMITS, Limit, OptionalMemoryId, OptionalTags, Query
+from engram.mcp.params import TAG_LIMITS, Limit, Number, OptionalMemoryId, OptionalTags, Query
 from engram.mcp.runtime import EngramRuntime
 from engram.services.ltm import IndexReport, VaultStatus
 from engram.services.promotion import PromotionResult
 from engram.services.unified import MAX_WEIGHT, UnifiedResult
 
-Weight = Annotated[float, Field(ge=0, le=MAX_WEIGHT, allow_inf_nan=False)]
+Weight = Annotated[float, Field(ge=0, le=MAX_WEIGHT, allow_inf_nan=False), Number]
 
 
 def register_ltm_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:

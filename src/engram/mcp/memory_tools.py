@@ -15,6 +15,7 @@ from engram.mcp.params import (
     MemoryId,
     MemoryIds,
     NewContent,
+    Number,
     OptionalEntities,
     OptionalMeta,
     OptionalStrength,
@@ -115,10 +116,12 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         window_days: Annotated[
             float | None,
             Field(gt=0, allow_inf_nan=False, description="Only memories used in the last N days."),
+            Number,
         ] = None,
         min_score: Annotated[
             float | None,
             Field(ge=0, allow_inf_nan=False, description="Only memories scoring at least this."),
+            Number,
         ] = None,
         limit: Limit = 10,
         verbose: Annotated[

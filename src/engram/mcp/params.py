@@ -48,6 +48,7 @@ __all__ = [
     "MemoryId",
     "MemoryIds",
     "NewContent",
+    "Number",
     "OptionalContent",
     "OptionalEntities",
     "OptionalMemoryId",
@@ -101,6 +102,17 @@ def _no_bool(value: object) -> object:
 
 
 Count = BeforeValidator(_no_bool)
+
+
+def _number_not_bool(value: object) -> object:
+    """pydantic reads `false` as 0.0: `"strength": false` on update_memory zeroed a memory,
+    and the next gc forgot it. A number parameter takes numbers only."""
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true or false")
+    return value
+
+
+Number = BeforeValidator(_number_not_bool)
 
 OptionalMemoryId = Annotated[
     str,
@@ -188,15 +200,18 @@ _STRENGTH_DOC = (
 Strength = Annotated[
     float,
     Field(ge=MIN_STRENGTH, le=MAX_STRENGTH, allow_inf_nan=False, description=_STRENGTH_DOC),
+    Number,
 ]
 OptionalStrength = Annotated[
     float | None,
     Field(ge=MIN_STRENGTH, le=MAX_STRENGTH, allow_inf_nan=False, description=_STRENGTH_DOC),
+    Number,
 ]
 
 RelationStrength = Annotated[
     float,
     Field(ge=0.0, le=1.0, allow_inf_nan=False, description="How strong the link is, 0 to 1."),
+    Number,
 ]
 
 Limit = Annotated[
