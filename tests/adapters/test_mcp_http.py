@@ -224,6 +224,21 @@ def test_token_show_and_rotate(tmp_path: Path) -> None:
     assert refused.returncode != 0 and "ENGRAM_HTTP_TOKEN is set" in refused.stderr
 
 
+def test_a_token_path_taken_by_a_folder_is_a_clear_error_leaving_no_copy(tmp_path: Path) -> None:
+    """`rotate` left its temporary file, holding a valid token, beside the folder and said
+    "[Errno 21] Is a directory"; `show` said the same."""
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": "/usr/bin:/bin"}
+    folder = tmp_path / "config" / "engram" / "http-token"
+    folder.mkdir(parents=True)
+    engram = [sys.executable, "-m", "engram.cli.main", "token"]
+    for command in ("rotate", "show"):
+        run = subprocess.run([*engram, command], env=env, capture_output=True, text=True)
+        assert run.returncode != 0, command
+        assert f"the HTTP token file {folder} is a folder" in run.stderr, run.stderr
+        assert "Traceback" not in run.stderr
+    assert [p.name for p in folder.parent.iterdir()] == ["http-token"]
+
+
 def test_the_dashboard_sits_beside_mcp_with_its_own_sign_in(
     http_server: tuple[str, subprocess.Popen[str]],
 ) -> None:

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
+from engram.atomic import fsync_dir
 from engram.config import MAX_TOKEN, MIN_TOKEN, Settings, config_dir, usable_token
 from engram.errors import ConfigError
 
@@ -99,6 +100,12 @@ def _read_token(path: Path) -> str:
         return path.read_text(encoding="utf-8").strip()
     except UnicodeDecodeError:
         raise _bad_token_file(path) from None
+    except IsADirectoryError:
+        raise _token_is_a_folder(path) from None
+
+
+def _token_is_a_folder(path: Path) -> ConfigError:
+    return ConfigError(f"the HTTP token file {path} is a folder: remove or rename it")
 
 
 def _bad_token_file(path: Path) -> ConfigError:
@@ -189,6 +196,8 @@ def _token_file(path: Path) -> Path:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(secrets.token_urlsafe(32) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
     return tmp
 
 
@@ -198,6 +207,12 @@ def rotate_token(directory: Path | None = None) -> str:
     path = token_path(directory)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _token_file(path)
-    token = tmp.read_text(encoding="utf-8").strip()
-    os.replace(tmp, path)
+    try:  # a failed rotation leaves no stray copy of a valid token behind
+        token = tmp.read_text(encoding="utf-8").strip()
+        if path.is_dir():
+            raise _token_is_a_folder(path)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    fsync_dir(path.parent)
     return token
