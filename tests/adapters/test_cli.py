@@ -820,12 +820,14 @@ def test_the_pipeline_from_the_shell(db: Path) -> None:
     assert refused.exit_code != 0 and "was applied already" in refused.output
 
 
-@pytest.mark.parametrize("hours", ["inf", "1e308", "3000000", "nan", "0", "-1"])
+@pytest.mark.parametrize("hours", ["inf", "1e308", "3000000", "nan", "0", "-1", "1e-9", "0.01"])
 def test_a_scheduled_pipeline_refuses_an_interval_it_cannot_sleep(db: Path, hours: str) -> None:
     """inf or 1e308 hours ran one pass, then failed in time.sleep with an OverflowError
-    traceback; the interval is checked before anything runs."""
+    traceback; 1e-9 ran the agents back to back, hundreds of audit entries a second. The
+    interval is checked before anything runs."""
     result = run(db, "consolidate", "pipeline", "--scheduled", "--interval-hours", hours)
     assert result.exit_code == 2 and "--interval-hours" in result.output
+    assert "at least 0.0167 (a minute)" in result.output
     assert "Traceback" not in result.output
 
 

@@ -109,6 +109,9 @@ def undo(state: State, merged_id: str, force: bool) -> None:
 # A year: a longer sleep overflowed the platform's time (inf, 1e308: a traceback after the
 # first run).
 MAX_INTERVAL_HOURS = 366 * 24
+# A minute: 1e-9 hours ran the agents back to back, hundreds of passes and audit entries a
+# second, until stopped.
+MIN_INTERVAL_HOURS = 1 / 60
 
 
 @consolidate.command("pipeline")
@@ -122,7 +125,7 @@ MAX_INTERVAL_HOURS = 366 * 24
     type=float,
     default=24.0,
     show_default=True,
-    help="Hours between runs, more than 0 and at most a year (8,784).",
+    help="Hours between runs, at least a minute (0.0167) and at most a year (8,784).",
 )
 @pass_state
 def pipeline(
@@ -130,9 +133,11 @@ def pipeline(
 ) -> None:
     """Run the maintenance agents: a plan of what they propose (a dry run, recorded in the
     audit trail), or, with --apply, the plan applied."""
-    if scheduled and not 0 < interval_hours <= MAX_INTERVAL_HOURS:  # also refuses nan
+    if scheduled and not MIN_INTERVAL_HOURS <= interval_hours <= MAX_INTERVAL_HOURS:  # and nan
         raise click.BadParameter(
-            f"must be more than 0 and at most {MAX_INTERVAL_HOURS:,}", param_hint="--interval-hours"
+            f"must be at least {MIN_INTERVAL_HOURS:.4f} (a minute) and at most "
+            f"{MAX_INTERVAL_HOURS:,} (a year)",
+            param_hint="--interval-hours",
         )
     with open_app(state) as app:
         while True:
