@@ -51,3 +51,37 @@ def test_delete_takes_any_collection_of_ids(tmp_path: Path) -> None:
         assert mem.delete({a.id}) == [a.id]
         assert mem.delete(m.id for m in [b]) == [b.id]
         assert mem.delete({c.id: 1}.keys()) == [c.id]
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda mem, m: mem.save("x", tags=5), "tags"),
+        (lambda mem, m: mem.save("x", tags={"a": 1}), "tags"),
+        (lambda mem, m: mem.search(tags=5), "tags"),
+        (lambda mem, m: mem.search(status=5), "status"),
+        (lambda mem, m: mem.update(m.id, tags=5), "tags"),
+        (lambda mem, m: mem.get_many(5), "memory_ids"),
+        (lambda mem, m: mem.save("x", strength=10**400), "strength"),
+        (lambda mem, m: mem.update(m.id, strength=10**400), "strength"),
+        (lambda mem, m: mem.search("x", window_days=10**400), "window_days"),
+        (lambda mem, m: mem.search("x", min_score=-(10**400)), "min_score"),
+    ],
+)
+def test_a_value_of_the_wrong_kind_is_a_validation_error_naming_the_field(
+    tmp_path: Path, call: object, field: str
+) -> None:
+    """Each raised a bare TypeError or OverflowError (or, for a dict of tags, saved its keys):
+    the Python API names the field as the MCP tools and the CLI do."""
+    with Engram.open(str(tmp_path / "x.db"), embedding_model="none") as mem:
+        m = mem.save("a memory to change")
+        with pytest.raises(ValidationError, match=field):
+            call(mem, m)  # type: ignore[operator]
+        assert [x.memory.id for x in mem.search(status="all")] == [m.id]
+
+
+def test_ids_may_come_from_a_generator_and_blank_context_is_none(tmp_path: Path) -> None:
+    with Engram.open(str(tmp_path / "x.db"), embedding_model="none") as mem:
+        m = mem.save("with a blank context", context="   ", source=" ")
+        assert (m.context, m.source) == (None, None)
+        assert [x.id for x in mem.get_many(i for i in [m.id])] == [m.id]

@@ -85,6 +85,7 @@ def similar_memories(
     if ctx.embedder is None or Capability.VECTORS not in ctx.store.capabilities:
         raise ConfigError("embeddings are off (ENGRAM_EMBEDDING_MODEL=none)")
     ident = check.memory_id(memory_id)
+    floor = check.unit(min_cosine, "min_cosine")  # nan found nothing, -1 the unrelated
     ctx.vectors_ready()
     vectors = ctx.store.get_vectors([ident], ctx.embedder.model_id)
     if ident not in vectors:
@@ -96,5 +97,5 @@ def similar_memories(
     return [
         Similar(memory_id=s.id, cosine=s.relevance)
         for s in found
-        if s.id != ident and s.relevance >= min_cosine
+        if s.id != ident and s.relevance >= floor
     ][:limit]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -341,6 +341,8 @@ def _statuses(status: Sequence[Status | str] | Status | str | None) -> tuple[Sta
     allowed = ", ".join([*(s.value for s in Status), "all"])
     if status is None:
         return (Status.ACTIVE, Status.PROMOTED)
+    if not isinstance(status, str | Iterable):
+        raise ValidationError("status", f"must be one of {allowed}, or a list of them")
     raw = [status] if isinstance(status, str) else list(status)
     if not raw:  # it searched `status IN ()`: nothing, and "nothing remembered" said
         raise ValidationError("status", f"must name at least one of {allowed}")

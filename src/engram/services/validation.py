@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -70,6 +70,8 @@ def labels(values: Iterable[str] | None, field: str, most: int, longest: int) ->
         return ()
     if isinstance(values, str):
         raise ValidationError(field, "must be a list of strings, not one string")
+    if not isinstance(values, Iterable) or isinstance(values, Mapping):
+        raise ValidationError(field, "must be a list of strings")
     out: dict[str, str] = {}
     for raw in values:
         if not isinstance(raw, str) or not raw.strip():
@@ -93,12 +95,13 @@ def entities(values: Iterable[str] | None, field: str = "entities") -> tuple[str
 
 
 def short_text(value: str | None, field: str) -> str | None:
+    """A source or context: a blank one is none, as an empty one is (it was kept as typed)."""
     if value is None:
         return None
     storable(value, field)
     if len(value) > MAX_TEXT_FIELD:
         raise ValidationError(field, f"exceeds {MAX_TEXT_FIELD} characters")
-    return storable(value, field)
+    return storable(value, field) if value.strip() else None
 
 
 def episode(value: str | None, field: str = "episode") -> str | None:
@@ -141,7 +144,17 @@ def lifetime(created: datetime, last_used: datetime, now: datetime, where: str =
 def _number(value: object) -> bool:
     """A real number: not NaN, and not True or False (a bool is an int to Python, so
     strength=True was stored as 1.0)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and not math.isnan(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    # An int beyond a float's range (10**400) is a number out of any range, not an error.
+    return not (isinstance(value, float) and math.isnan(value))
+
+
+def _float(value: float, field: str) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # an int such as 10**400
+        raise ValidationError(field, "is too large for a number (at most 1.8e308)") from None
 
 
 def strength(value: float, field: str = "strength") -> float:
@@ -166,8 +179,11 @@ def memory_id(value: str, field: str = "memory_id") -> str:
     return value
 
 
-def memory_ids(values: Sequence[str], field: str = "memory_ids") -> list[str]:
-    if isinstance(values, str) or not values:
+def memory_ids(values: Iterable[str], field: str = "memory_ids") -> list[str]:
+    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+        raise ValidationError(field, "must be a non-empty list of ids")
+    values = list(values)  # a generator too
+    if not values:
         raise ValidationError(field, "must be a non-empty list of ids")
     if len(values) > MAX_IDS:
         raise ValidationError(field, f"has {len(values)} ids; the limit is {MAX_IDS}")
@@ -194,7 +210,7 @@ def positive(value: float | None, field: str) -> float | None:
         return None
     if not _number(value) or value <= 0:
         raise ValidationError(field, "must be a positive number")
-    return float(value)
+    return _float(value, field)
 
 
 def non_negative(value: float | None, field: str) -> float | None:
@@ -202,7 +218,7 @@ def non_negative(value: float | None, field: str) -> float | None:
         return None
     if not _number(value) or value < 0:
         raise ValidationError(field, "must be zero or a positive number")
-    return float(value)
+    return _float(value, field)
 
 
 def relation_type(value: str) -> str:
