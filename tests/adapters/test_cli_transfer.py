@@ -165,6 +165,18 @@ def test_an_export_read_back_restores_the_store(tmp_path: Path, jsonl: str) -> N
     (tmp_path / "notes.txt").write_text("not an export\n")
     refused = run(str(elsewhere), "import", "jsonl", str(tmp_path / "notes.txt"))
     assert "is not an Engram export" in refused.stderr and not elsewhere.exists()
+    (tmp_path / "empty.jsonl").write_text("")  # imported, exit code 0, with a warning
+    refused = run(str(elsewhere), "import", "jsonl", str(tmp_path / "empty.jsonl"))
+    assert refused.exit_code == 1 and "is empty" in refused.stderr and not elsewhere.exists()
+
+
+def test_the_export_of_an_empty_store_imports_as_nothing(tmp_path: Path, jsonl: str) -> None:
+    """It is its end line alone, and was refused as "not an Engram export"."""
+    ok(run(jsonl, "export", "--out", str(tmp_path / "e.jsonl")))
+    report = run_json(
+        f"sqlite:///{tmp_path / 'b.db'}", "import", "jsonl", str(tmp_path / "e.jsonl")
+    )
+    assert (report["lines"], report["imported"], report["warning"]) == (1, 0, None)
 
 
 def test_import_of_a_missing_directory_is_a_clean_error(tmp_path: Path, jsonl: str) -> None:

@@ -139,7 +139,13 @@ def read_export(path: Path) -> ExportData:
                 _take(obj, number, path.name, data, memories, relations)
             except (BadLine, ValidationError) as exc:
                 data.skipped.append(_skipped(path, number, ident, str(exc)))
-    if data.lines and not data.records:
+    # An export of an empty store is its end line alone: nothing to import, and no error (it
+    # was refused as no export). A file without a line is no export (it was imported, rc 0).
+    if not data.lines:
+        raise ValidationError(
+            "path", f"{path} is empty: an export has at least its end line; nothing was imported"
+        )
+    if not data.records and not data.ends:
         raise ValidationError(
             "path",
             f"{path} is not an Engram export: no line is a memory or a relation "
