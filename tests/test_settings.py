@@ -651,6 +651,24 @@ def test_store_url_forms(tmp_path: Path) -> None:
         Engram.open("redis://localhost/0")
 
 
+@pytest.mark.parametrize("suffix", ["?mode=ro", "#frag"])
+def test_a_store_url_with_options_is_refused_before_anything_is_made(
+    tmp_path: Path, suffix: str
+) -> None:
+    """`?mode=ro` was dropped without a word and the store opened for writing (and made)."""
+    for url in (f"sqlite:///{tmp_path}/q.db{suffix}", f"jsonl:///{tmp_path}/j{suffix}"):
+        with pytest.raises(ConfigError, match="takes no options"):
+            Engram.open(url)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_store_urls_path_is_percent_decoded(tmp_path: Path) -> None:
+    """`%20` made a file named "q%20sp.db"."""
+    with Engram.open(f"sqlite:///{tmp_path}/q%20sp.db") as mem:
+        assert mem.stats().location == str(tmp_path / "q sp.db")
+    assert (tmp_path / "q sp.db").exists()
+
+
 def test_a_blank_http_token_in_a_dotenv_file_means_unset(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import glob
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import ParseResult, unquote, urlparse
 
 from engram.about import DISTRIBUTION
 from engram.config import Settings
@@ -69,9 +69,22 @@ def is_jsonl_url(location: str) -> bool:
     return location.startswith("jsonl:")
 
 
+def _plain_url(location: str) -> ParseResult:
+    """A sqlite: or jsonl: URL names a file or folder, nothing more: options after `?` or `#`
+    were dropped without a word (`?mode=ro` opened the store for writing). Its path is
+    percent-decoded, as a URL's is (`%20` made a file named "q%20sp.db")."""
+    url = urlparse(location)
+    if url.query or url.fragment:
+        raise ConfigError(
+            f"ENGRAM_STORAGE_PATH: {location!r}: a {url.scheme}: URL takes no options "
+            "(after '?' or '#'): give the path alone"
+        )
+    return url._replace(path=unquote(url.path))
+
+
 def jsonl_path(location: str) -> Path:
     """`jsonl:///abs/dir`, `jsonl://~/dir` or `jsonl:relative/dir`: a directory."""
-    url = urlparse(location)
+    url = _plain_url(location)
     if url.netloc in ("~", ".", ".."):
         path = url.netloc + url.path
     elif url.netloc:
@@ -98,13 +111,14 @@ def sqlite_path(location: str) -> Path:
     """`sqlite:///abs/path.db`, `sqlite:///~/x.db` or a plain path."""
     if "://" not in location:
         return Path(location).expanduser()
-    url = urlparse(location)
-    if url.scheme != "sqlite":
+    scheme = urlparse(location).scheme
+    if scheme != "sqlite":
         raise ConfigError(
-            f"ENGRAM_STORAGE_PATH: unsupported store URL scheme {url.scheme!r} "
+            f"ENGRAM_STORAGE_PATH: unsupported store URL scheme {scheme!r} "
             "(supported: sqlite:///path/to/engram.db, a plain file path, "
             "jsonl:///path/to/dir, postgresql://user@host/db)"
         )
+    url = _plain_url(location)
     if not url.path:
         raise ConfigError(f"ENGRAM_STORAGE_PATH: {location!r} has no file path")
     if url.netloc == "~":
