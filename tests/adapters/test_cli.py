@@ -194,8 +194,8 @@ def test_a_whole_id_gone_is_not_read_as_the_start_of_a_longer_one(db: Path) -> N
 
 
 def test_search_without_results_and_rich_markup_is_shown_literally(db: Path) -> None:
-    assert "No memories found" in ok(run(db, "search", "nothing")).stdout
     save(db, "Wrap code in [bold]tags[/bold] sparingly")
+    assert "No memories found" in ok(run(db, "search", "nothing")).stdout
     assert "[bold]tags[/bold]" in ok(run(db, "search", "code")).stdout
 
 
@@ -516,7 +516,8 @@ def test_store_option_beats_environment(tmp_path: Path, db: Path) -> None:
     ok(run(db, "save", "in the option store", ENGRAM_STORAGE_PATH=str(env_store)))
     assert run_json(db, "stats")["total"] == 1
     assert run_json(env_store, "stats")["total"] == 1
-    assert run_json(None, "stats")["location"] != str(db)  # conftest's ENGRAM_STORAGE_PATH
+    missing = run(None, "stats")  # conftest's ENGRAM_STORAGE_PATH, where nothing was saved
+    assert missing.exit_code == 1 and "there is no store at" in missing.stderr
 
 
 # -- errors ---------------------------------------------------------------------------------
@@ -595,6 +596,26 @@ def test_bad_store_url_is_a_clean_error(tmp_path: Path) -> None:
     result = run(None, "--store", "ftp://example.com/x.db", "stats")
     assert result.exit_code == 1
     assert "Error: ENGRAM_STORAGE_PATH: unsupported store URL scheme 'ftp'" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["search", "anything"], ["stats"], ["export"], ["gc"]])
+def test_a_mistyped_store_is_not_made_by_a_command_that_only_reads(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """`--store typo/x.db search …` made the folders and an empty store, and answered "No
+    memories found": the user's memories looked lost. Only saving and imports make a store."""
+    typo = tmp_path / "typo" / "deeper" / "x.db"
+    result = run(typo, *command)
+    assert result.exit_code == 1 and f"there is no store at {typo}" in result.stderr
+    assert not (tmp_path / "typo").exists()
+    folder = tmp_path / "project"  # an existing folder that holds no JSONL store
+    folder.mkdir()
+    (folder / "README.md").write_text("not a store\n")
+    result = run(None, "--store", f"jsonl://{folder}", *command)
+    assert result.exit_code == 1 and "there is no store at" in result.stderr
+    assert [p.name for p in folder.iterdir()] == ["README.md"]
+    ok(run(typo, "save", "the first memory"))  # saving makes it
+    assert run_json(typo, "stats")["total"] == 1
 
 
 def test_a_store_of_the_other_kind_is_named(tmp_path: Path) -> None:
@@ -732,6 +753,10 @@ def test_console_script_entry_point(tmp_path: Path) -> None:
         [script, "--help"], capture_output=True, text=True, timeout=60, env=env, check=False
     )
     assert helped.returncode == 0 and "demo" in helped.stdout and "serve" in helped.stdout
+    saved = subprocess.run(
+        [script, "save", "the first memory"], capture_output=True, timeout=60, env=env, check=False
+    )
+    assert saved.returncode == 0, saved.stderr
     stats = subprocess.run(
         [script, "--json", "stats"],
         capture_output=True,

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from engram import Engram
 from engram.cli.main import cli
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "cortexgraph"
@@ -61,6 +62,7 @@ def test_maintenance_stats_and_compact_on_a_jsonl_store(jsonl: str) -> None:
 
 def test_maintenance_on_sqlite_says_there_is_nothing_to_do(tmp_path: Path) -> None:
     db = str(tmp_path / "x.db")
+    ok(run(db, "save", "a memory"))
     for command in ("stats", "compact"):
         result = ok(run(db, "maintenance", command))
         assert "is not a JSONL store" in result.stdout
@@ -172,6 +174,7 @@ def test_an_export_read_back_restores_the_store(tmp_path: Path, jsonl: str) -> N
 
 def test_the_export_of_an_empty_store_imports_as_nothing(tmp_path: Path, jsonl: str) -> None:
     """It is its end line alone, and was refused as "not an Engram export"."""
+    Engram.open(jsonl).close()
     ok(run(jsonl, "export", "--out", str(tmp_path / "e.jsonl")))
     report = run_json(
         f"sqlite:///{tmp_path / 'b.db'}", "import", "jsonl", str(tmp_path / "e.jsonl")

@@ -72,10 +72,10 @@ def test_promote_auto_with_dry_run_lists_and_changes_nothing(vault: Path) -> Non
 def test_promote_errors_are_one_line_naming_the_problem(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    memory_id = used("x")
     missing = run("promote")
     assert missing.exit_code == 1 and "Error: MEMORY_ID:" in missing.stderr
     monkeypatch.delenv("ENGRAM_VAULT_PATH")
-    memory_id = used("x")
     no_vault = run("promote", memory_id)
     assert no_vault.exit_code == 1 and "ENGRAM_VAULT_PATH" in no_vault.stderr
     assert "Traceback" not in no_vault.output

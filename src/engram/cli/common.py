@@ -25,9 +25,10 @@ from rich.text import Text
 from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import Settings, load_settings
-from engram.errors import EngramError, NotFoundError, ValidationError
+from engram.errors import ConfigError, EngramError, NotFoundError, ValidationError
 from engram.services.memories import cuts_number_short
 from engram.services.transfer.common import Progress
+from engram.storage.factory import store_exists
 
 # Width used when stdout is not a terminal (pipes, files, tests): wide enough that a full
 # memory id never wraps, which would break copy-paste and grep.
@@ -80,10 +81,22 @@ def progress_bar(state: State) -> Iterator[Progress]:
 
 @contextmanager
 def open_app(
-    state: State, clock: Clock | None = None, check_vectors: bool = True, **extra: Any
+    state: State,
+    clock: Clock | None = None,
+    check_vectors: bool = True,
+    create: bool = False,
+    **extra: Any,
 ) -> Iterator[App]:
-    """One App per command, always closed, so the SQLite file is never left open."""
-    app = build_app(state.settings(**extra), clock=clock, check_vectors=check_vectors)
+    """One App per command, always closed, so the SQLite file is never left open. Only the
+    commands that add memories (`create`) make a store that is not there: a mistyped --store
+    made an empty one, for `search` too, which then said "No memories found"."""
+    settings = state.settings(**extra)
+    if not create and not store_exists(settings.storage_path):
+        raise ConfigError(
+            f"there is no store at {settings.storage_path} (check --store or "
+            "ENGRAM_STORAGE_PATH): `engram save`, an import or `engram demo` makes one"
+        )
+    app = build_app(settings, clock=clock, check_vectors=check_vectors)
     try:
         yield app
     finally:

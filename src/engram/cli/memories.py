@@ -100,7 +100,7 @@ def save(
     # Blank or oversized text is refused before the store is opened: opening creates a new
     # store's file (and its folders), which a refused command must not leave behind.
     check.content(draft.content)
-    with open_app(state) as app:
+    with open_app(state, create=True) as app:
         result = app.memories.save(draft)
     memory = result.memory
     said = (

@@ -50,7 +50,7 @@ def migrate(
     try:
         refuse_missing_source(source)  # before the target is opened (and so created)
         with (
-            open_app(state, storage_path=target, embedding_model="none") as app,
+            open_app(state, create=True, storage_path=target, embedding_model="none") as app,
             progress_bar(state) as progress,
         ):
             report = app.transfer.migrate_from(
@@ -100,7 +100,7 @@ def cortexgraph(state: State, directory: Path) -> None:
     Records that cannot be imported are listed with their file, line and reason.
     """
     check_cortexgraph_dir(directory.expanduser())  # before the store is opened (and created)
-    with open_app(state) as app, progress_bar(state) as progress:
+    with open_app(state, create=True) as app, progress_bar(state) as progress:
         report = app.transfer.import_cortexgraph(directory, progress=progress)
     output(state, report, lambda c: render_import(c, report))
 
@@ -137,7 +137,7 @@ def jsonl(state: State, file: Path) -> None:
     number and reason.
     """
     data = read_export(file.expanduser())  # before the store is opened (and so created)
-    with open_app(state) as app, progress_bar(state) as progress:
+    with open_app(state, create=True) as app, progress_bar(state) as progress:
         report = app.transfer.import_export(data, progress=progress)
     output(state, report, lambda c: render_restore(c, report))
 

@@ -85,7 +85,7 @@ def index_ltm(state: State) -> None:
     whose content changed are parsed again, and notes deleted from the vault leave the index.
     Notes with broken frontmatter are reported and indexed as plain text.
     """
-    with open_app(state) as app, progress_bar(state) as update:
+    with open_app(state, create=True) as app, progress_bar(state) as update:
         # Smaller vaults index too fast for a bar to help.
         report = app.ltm.index(
             lambda done, total: (
@@ -169,7 +169,7 @@ def render_status(out: Console, status: VaultStatus) -> None:
 @pass_state
 def vault_import(state: State, apply_: bool) -> None:
     """Turn notes marked `engram: memory` in their frontmatter into memories."""
-    with open_app(state) as app:
+    with open_app(state, create=True) as app:
         result = app.vault_import.run(apply_)
     output(state, result, lambda c: render_import(c, result))
 

@@ -10,6 +10,7 @@ from engram.about import DISTRIBUTION
 from engram.config import Settings
 from engram.errors import ConfigError
 from engram.storage.jsonl import JSONLStore
+from engram.storage.jsonl.layout import MEMORIES, META
 from engram.storage.protocol import Store
 from engram.storage.sqlite import SQLiteStore
 from engram.storage.sqlite.vectors import INDEX_SUFFIXES
@@ -63,6 +64,19 @@ def open_postgres(
         field_weights=field_weights(settings),
         vector_model=vector_model,
     )
+
+
+def store_exists(location: str) -> bool:
+    """Whether a store is at `location` already: its SQLite file, or a JSONL folder holding
+    its files (a server's database is taken to be there: connecting says if not)."""
+    if is_postgres_url(location):
+        return True
+    if is_jsonl_url(location):
+        folder = jsonl_path(location)
+        if not folder.is_dir():  # a file there: the store says what it is
+            return folder.exists()
+        return (folder / MEMORIES).is_file() or (folder / META).is_file()
+    return sqlite_path(location).exists()
 
 
 def is_jsonl_url(location: str) -> bool:
