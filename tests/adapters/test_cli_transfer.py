@@ -188,6 +188,18 @@ def test_import_of_a_missing_directory_is_a_clean_error(tmp_path: Path, jsonl: s
     assert not (tmp_path / "store").exists()  # nothing created for a mistyped DIR
 
 
+def test_an_export_that_cannot_be_written_names_out_and_the_path(tmp_path: Path) -> None:
+    """It named the temporary file beside it ("[Errno 2] … '/proc/.x.….tmp'"). A name of 250
+    characters is a file the folder takes, but not its temporary file's longer name."""
+    db = str(tmp_path / "s.db")
+    ok(run(db, "save", "a memory"))
+    out = tmp_path / ("x" * 250)
+    result = run(db, "export", "--out", str(out))
+    assert result.exit_code == 1 and f"Error: --out: cannot write {out}:" in result.stderr
+    assert ".tmp" not in result.stderr and not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
 def test_export_to_stdout_and_to_a_file(tmp_path: Path, jsonl: str) -> None:
     a = run_json(jsonl, "save", "first memory", "--tag", "x")["id"]
     b = run_json(jsonl, "save", "second memory")["id"]

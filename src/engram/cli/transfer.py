@@ -231,7 +231,10 @@ def _write_atomically(path: Path, lines: Iterator[str]) -> None:
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise ValidationError("--out", f"directory {directory} does not exist")
-    write_atomically(path, ((line + "\n").encode("utf-8") for line in lines))
+    try:
+        write_atomically(path, ((line + "\n").encode("utf-8") for line in lines))
+    except OSError as exc:  # it named the temporary file beside PATH ("/proc/.x.….tmp")
+        raise ValidationError("--out", f"cannot write {path}: {exc.strerror}") from None
 
 
 COMMANDS = (migrate, import_, export)
