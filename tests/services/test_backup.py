@@ -178,6 +178,9 @@ def test_folders_that_cannot_hold_a_backup_are_refused(
         mem.backup(not_a_repo)
     with pytest.raises(ValidationError, match="repo"):
         mem.backup(not_a_repo / "file.txt")
+    # a folder that cannot be made (a file where a folder of the path goes) names repo
+    with pytest.raises(ValidationError, match=r"repo: cannot create .*file.txt/deeper"):
+        mem.backup(not_a_repo / "file.txt" / "deeper")
     # a repository git refuses (another owner, a broken .git) is refused with git's reason,
     # not called "not a git repository" and sent to an empty folder
     broken = tmp_path / "broken"

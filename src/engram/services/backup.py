@@ -80,7 +80,10 @@ class BackupService:
         source = self._vault_folder(path) if include_vault else None
         created = False
         if not path.exists() or (path.is_dir() and not any(path.iterdir())):
-            path.mkdir(parents=True, exist_ok=True)
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # it was a bare "[Errno 2] …" naming no field
+                raise ValidationError("repo", f"cannot create {path}: {exc.strerror}") from None
             git.run(path, "init", "--quiet")
             _write_text(path / MARKER, "This repository holds Engram backups (engram backup).\n")
             created = True
