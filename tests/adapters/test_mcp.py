@@ -778,6 +778,15 @@ async def test_the_seeds_documented_tool_calls_run_unchanged(server: Server) -> 
     assert found["hits"][0]["memory"]["id"] == saved["id"]
     top = await server.call("search_memory", {"query": "typescript", "top_k": 1})
     assert len(top["hits"]) == 1
+    # the seed's unified-search example, as its README prints it (verbose was refused)
+    unified = await server.call(
+        "search_unified",
+        {"query": "typescript preferences", "tags": ["prefs"], "limit": 5, "verbose": True},
+    )
+    assert [h["id"] for h in unified["hits"]] == [saved["id"]]
+    assert unified["hits"][0]["why"]["rank"] > 0  # the scores verbose asks for
+    refused = await server.error("search_unified", {"query": "x", "verbose": False})
+    assert "verbose: search_unified always gives its scores" in refused
     # accepted; this server has no vault (the seed's promote calls run in test_mcp_ltm.py)
     no_vault = await server.error("promote_memory", {"auto_detect": True, "dry_run": True})
     assert "ENGRAM_VAULT_PATH" in no_vault

@@ -32,6 +32,11 @@ ALIASES: dict[str, dict[str, tuple[str, Callable[[Any], Any] | None]]] = {
 }
 
 
+# tool → seed flags whose `true` this tool always does: the seed's own example of
+# search_unified asks for `"verbose": true` (scores in the results), which ours always carry.
+ALWAYS_ON: dict[str, frozenset[str]] = {"search_unified": frozenset({"verbose"})}
+
+
 def checked_arguments(
     tool: str, arguments: Mapping[str, Any], parameters: frozenset[str]
 ) -> dict[str, Any]:
@@ -41,6 +46,12 @@ def checked_arguments(
     out: dict[str, Any] = {}
     given: dict[str, str] = {}  # our parameter -> the name the caller gave it
     for name, value in arguments.items():
+        if name in ALWAYS_ON.get(tool, ()) and name not in parameters:
+            if value is not True:  # false (or anything else) asks for what it cannot have
+                raise ValidationError(
+                    name, f"{tool} always gives its scores: only true is accepted"
+                )
+            continue
         if name in parameters:
             target, convert = name, None
         elif name in aliases:
