@@ -607,6 +607,23 @@ def test_the_seeds_variables_are_read_with_a_notice(
     assert notices() == ""  # once per process, not at every load
 
 
+def test_the_seeds_variables_in_a_settings_file_are_read_too(
+    monkeypatch: pytest.MonkeyPatch, notices: Callable[[], str], tmp_path: Path
+) -> None:
+    """The seed reads its settings from a `.env`; there they were ignored without a word."""
+    vault = tmp_path / "vault"
+    (tmp_path / ".env").write_text(
+        f"CORTEXGRAPH_DECAY_BETA=0.9\nCORTEXGRAPH_FORGET_THRESHOLD=0.1\nLTM_VAULT_PATH={vault}\n"
+    )
+    monkeypatch.setenv("CORTEXGRAPH_FORGET_THRESHOLD", "0.2")  # the environment wins
+    settings = load_settings()
+    assert (settings.decay_beta, settings.forget_threshold) == (0.9, 0.2)
+    assert settings.vault_path == str(vault)
+    told = notices()
+    assert "CORTEXGRAPH_DECAY_BETA is read as ENGRAM_DECAY_BETA" in told
+    assert "LTM_VAULT_PATH is read as ENGRAM_VAULT_PATH" in told
+
+
 def test_an_engram_variable_wins_over_the_seeds(
     monkeypatch: pytest.MonkeyPatch, notices: Callable[[], str], tmp_path: Path
 ) -> None:

@@ -286,15 +286,15 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def readable_env_files() -> tuple[tuple[Path, ...], set[str]]:
-    """The settings files to read and the names they set. A file that is not UTF-8 text is
-    left out with a notice rather than stopping every command with a traceback: the `.env` of
-    a working directory often belongs to another tool."""
+def readable_env_files() -> tuple[tuple[Path, ...], dict[str, str]]:
+    """The settings files to read and the variables they set (a later file's value wins). A
+    file that is not UTF-8 text is left out with a notice rather than stopping every command
+    with a traceback: the `.env` of a working directory often belongs to another tool."""
     files: list[Path] = []
-    names: set[str] = set()
+    names: dict[str, str] = {}
     for path in env_files():
         try:
-            names |= set(dotenv_values(path))
+            names |= {k: v or "" for k, v in dotenv_values(path).items()}
         except OSError as exc:
             raise ConfigError(f"cannot read the settings file {path}: {exc.strerror}") from None
         except UnicodeDecodeError as exc:
@@ -313,12 +313,15 @@ def load_settings(**overrides: Any) -> Settings:
     if unknown:
         raise ConfigError(f"unknown setting(s): {', '.join(unknown)}")
     files, from_files = readable_env_files()
-    warn_unknown(set(os.environ) | from_files, names)
+    warn_unknown(set(os.environ) | set(from_files), names)
     engram_set = {
-        k.upper() for k in (set(os.environ) | from_files) if k.upper().startswith(ENV_PREFIX)
+        k.upper() for k in (set(os.environ) | set(from_files)) if k.upper().startswith(ENV_PREFIX)
     }
+    # The seed's variables count in a settings file too, as the seed read them from one
+    # (a CORTEXGRAPH_* line in .env was ignored without a word); the environment wins.
+    seen = {**from_files, **os.environ}
     seed: dict[str, Any] = {
-        k: v for k, v in seed_values(os.environ, names, engram_set).items() if k not in overrides
+        k: v for k, v in seed_values(seen, names, engram_set).items() if k not in overrides
     }
     try:
         return Settings(_env_file=files, **seed, **overrides)

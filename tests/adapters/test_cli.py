@@ -508,6 +508,12 @@ def test_config_reads_dotenv_in_working_directory(tmp_path: Path) -> None:
         "value": 0.6,
         "source": ".env file",
     }
+    (tmp_path / ".env").write_text("CORTEXGRAPH_FORGET_THRESHOLD=0.08\n")  # the seed's name
+    data = json.loads(ok(run(None, "--json", "config")).stdout)
+    assert data["settings"]["forget_threshold"]["value"] == 0.08
+    assert (
+        data["settings"]["forget_threshold"]["source"] == ".env file (CORTEXGRAPH_FORGET_THRESHOLD)"
+    )
 
 
 def test_store_option_beats_environment(tmp_path: Path, db: Path) -> None:

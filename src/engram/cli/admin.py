@@ -227,12 +227,15 @@ def config_report(settings: Settings, overridden: set[str]) -> ConfigReport:
     for name in Settings.model_fields:
         env_var = f"{ENV_PREFIX}{name.upper()}"
         seed = seed_variable(name, environ)
+        seed_in_file = seed_variable(name, in_files)
         if name in overridden:
             source = "command line"
         elif env_var in environ:
             source = "environment"
         elif seed is not None and env_var not in in_files:  # the ENGRAM_ name wins
             source = f"environment ({seed})"
+        elif seed_in_file is not None and env_var not in in_files:
+            source = f".env file ({seed_in_file})"
         elif env_var in in_files or getattr(settings, name) != getattr(defaults, name):
             source = ".env file"  # also when the file gives the default value
         else:
