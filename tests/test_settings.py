@@ -624,6 +624,21 @@ def test_the_seeds_variables_in_a_settings_file_are_read_too(
     assert "LTM_VAULT_PATH is read as ENGRAM_VAULT_PATH" in told
 
 
+def test_a_decay_setting_the_chosen_model_does_not_read_is_named(
+    monkeypatch: pytest.MonkeyPatch, notices: Callable[[], str]
+) -> None:
+    """The seed's cheat sheet tunes λ; read under the default power law it changed nothing,
+    after a notice that it "is read"."""
+    monkeypatch.setenv("CORTEXGRAPH_DECAY_LAMBDA", "8.02e-6")
+    assert load_settings().decay_lambda == 8.02e-6
+    told = notices()
+    assert "ENGRAM_DECAY_LAMBDA has no effect: the power_law decay model reads" in told
+    assert "ENGRAM_PL_ALPHA, ENGRAM_PL_HALFLIFE_DAYS" in told
+    monkeypatch.setenv("ENGRAM_DECAY_MODEL", "exponential")
+    load_settings()
+    assert "no effect" not in notices()
+
+
 def test_an_engram_variable_wins_over_the_seeds(
     monkeypatch: pytest.MonkeyPatch, notices: Callable[[], str], tmp_path: Path
 ) -> None:

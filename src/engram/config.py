@@ -324,9 +324,33 @@ def load_settings(**overrides: Any) -> Settings:
         k: v for k, v in seed_values(seen, names, engram_set).items() if k not in overrides
     }
     try:
-        return Settings(_env_file=files, **seed, **overrides)
+        settings = Settings(_env_file=files, **seed, **overrides)
     except ValidationError as exc:
         raise ConfigError(describe_errors(exc)) from None
+    given = {k[len(ENV_PREFIX) :].lower() for k in engram_set} | set(seed)
+    _tell_unused_decay_settings(settings.decay_model, given)
+    return settings
+
+
+# What each decay model reads (docs/decay.md); a value set for another model has no effect.
+DECAY_MODEL_SETTINGS: dict[str, tuple[str, ...]] = {
+    "power_law": ("pl_alpha", "pl_halflife_days"),
+    "exponential": ("decay_lambda",),
+    "two_component": ("tc_lambda_fast", "tc_lambda_slow", "tc_weight_fast"),
+}
+
+
+def _tell_unused_decay_settings(model: str, given: set[str]) -> None:
+    """A λ tuned as the seed's cheat sheet tunes it was read, announced, and unused: the
+    default model (power law) does not read it. Say so, once."""
+    used = DECAY_MODEL_SETTINGS[model]
+    for name in sorted(given & {n for names in DECAY_MODEL_SETTINGS.values() for n in names}):
+        if name not in used:
+            reads = ", ".join(ENV_PREFIX + n.upper() for n in used)
+            tell(
+                f"{ENV_PREFIX}{name.upper()} has no effect: the {model} decay model reads "
+                f"{reads} (ENGRAM_DECAY_MODEL chooses the model)"
+            )
 
 
 def describe_errors(exc: ValidationError) -> str:
