@@ -591,6 +591,16 @@ def test_a_settings_file_that_is_not_utf8_is_left_out_with_a_notice(
     assert load_settings().decay_beta == Settings.model_fields["decay_beta"].default
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_a_setting_that_is_not_a_finite_number_is_named_so(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """ENGRAM_PL_ALPHA=nan was refused as "less than or equal to 10"."""
+    monkeypatch.setenv("ENGRAM_PL_ALPHA", value)
+    with pytest.raises(ConfigError, match="ENGRAM_PL_ALPHA: Input should be a finite number"):
+        load_settings()
+
+
 def test_the_seeds_variables_are_read_with_a_notice(
     monkeypatch: pytest.MonkeyPatch, notices: Callable[[], str], tmp_path: Path
 ) -> None:

@@ -55,7 +55,10 @@ def usable_token(token: str) -> bool:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
+    # allow_inf_nan off: ENGRAM_PL_ALPHA=nan was "less than or equal to 10"; now "a finite number"
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX, extra="ignore", frozen=True, allow_inf_nan=False
+    )
 
     # Where the store lives: a path to a SQLite file (or a sqlite:/// URL).
     storage_path: str = Field(default_factory=default_storage_path, min_length=1)

@@ -551,6 +551,10 @@ BAD_INPUT = [
     pytest.param(["graph", "--limit", "1001"], "limit", id="graph-limit"),
     pytest.param(["graph", "--cursor", "no-such-id"], "cursor", id="graph-cursor"),
     pytest.param(["graph", "--html", "g.html", "--max-memories", "0"], "--max-memories", id="max"),
+    # '' was the working folder: "Could not open file '.': Device or resource busy"
+    pytest.param(["graph", "--html", ""], "--html: give a file name", id="html-blank"),
+    # it was "plan not found: " and nothing after
+    pytest.param(["consolidate", "apply", " "], "PLAN_ID: must name a plan", id="apply-blank"),
     pytest.param(["candidates", "review", "--limit", "0"], "limit", id="candidates-limit"),
     # the command's options, not the Python API's parameters (merged_content, auto_detect=true)
     pytest.param(

@@ -167,7 +167,7 @@ def run_once(
 @pass_state
 def apply_plan(state: State, plan_id: str) -> None:
     """Apply exactly the plan a dry run recorded (steps whose memories changed are skipped)."""
-    with open_app(state) as app, agent_status() as progress:
+    with open_app(state) as app, agent_status() as progress, options_named({"plan_id": "PLAN_ID"}):
         result = app.pipeline.apply(plan_id, progress)
     output(state, result, lambda c: render_pipeline(c, result))
 

@@ -27,6 +27,7 @@ from engram.cli.common import (
     short_ids,
 )
 from engram.core.models import RELATION_TYPES
+from engram.errors import ValidationError
 from engram.services.graph import MAX_DEPTH, MAX_GRAPH_PAGE, MAX_RELATED, MAX_SNAPSHOT
 from engram.services.results import GraphPage, RelatedResult
 from engram.web.graph_page import graph_html
@@ -117,6 +118,8 @@ def graph(
     Memories come in save order; every relation touching the page is included.
     """
     if html_path is not None:
+        if not str(html_path).strip() or html_path.is_dir():  # '' is the working folder
+            raise ValidationError("--html", "give a file name, not a folder")
         with open_app(state) as app:
             snapshot = app.graph.snapshot(max_memories, "--max-memories")
         try:

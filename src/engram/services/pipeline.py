@@ -127,7 +127,9 @@ class PipelineService:
         return _result(plan_id, dry_run, names, steps, results, notes)
 
     def apply(self, plan_id: str, progress: Progress | None = None) -> PipelineResult:
-        ident = check.short_text(plan_id, "plan_id") or ""
+        ident = check.short_text(plan_id, "plan_id")
+        if ident is None:  # it was "plan not found: " with nothing after it
+            raise ValidationError("plan_id", "must name a plan (the id a dry run printed)")
         with self.ctx.store.exclusive("pipeline"):
             entries = self.ctx.store.audit_entries(ident, PLAN_MAX_STEPS)
             if not entries:
