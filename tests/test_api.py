@@ -66,6 +66,14 @@ def test_delete_takes_any_collection_of_ids(tmp_path: Path) -> None:
         (lambda mem, m: mem.update(m.id, strength=10**400), "strength"),
         (lambda mem, m: mem.search("x", window_days=10**400), "window_days"),
         (lambda mem, m: mem.search("x", min_score=-(10**400)), "min_score"),
+        (lambda mem, m: mem.search_unified("x", ltm_weight=10**400), "ltm_weight"),
+        (lambda mem, m: mem.run_pipeline(5), "agents"),
+        (lambda mem, m: mem.score(None), "memory"),
+        (lambda mem, m: mem.score(m.id), "memory"),
+        (lambda mem, m: mem.backup(None), "repo"),
+        (lambda mem, m: mem.import_export(None), "path"),
+        (lambda mem, m: mem.import_cortexgraph(5), "directory"),
+        (lambda mem, m: mem.save_many(None), "drafts"),
     ],
 )
 def test_a_value_of_the_wrong_kind_is_a_validation_error_naming_the_field(

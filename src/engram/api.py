@@ -351,13 +351,13 @@ class Engram:
     def import_cortexgraph(self, directory: str | Path) -> ImportReport:
         """Import a CortexGraph (mnemex) JSONL data directory; safe to run again (ids already
         here are left as they are)."""
-        return self._app.transfer.import_cortexgraph(Path(directory))
+        return self._app.transfer.import_cortexgraph(directory)
 
     def import_export(self, path: str | Path) -> RestoreReport:
         """Read back an export (`export("jsonl")`, `engram export`, the file `engram
         backup` commits): how a backup is restored. Memories keep their ids, counters and
         times; ids already here are left as they are, so it is safe to run again."""
-        return self._app.transfer.import_export(Path(path))
+        return self._app.transfer.import_export(path)
 
     def embedding_status(self) -> EmbeddingStatus:
         """Vectors per model, memories, and vectors still being computed by this handle."""

@@ -285,9 +285,7 @@ def _git_executable() -> str:
 
 
 def _repo_path(repo: str | Path) -> Path:
-    if not str(repo).strip() or "\x00" in str(repo):
-        raise ValidationError("repo", "give the folder of the git repository to back up to")
-    path = Path(repo).expanduser()
+    path = check.location(repo, "repo")
     if path.exists() and not path.is_dir():
         raise ValidationError("repo", f"{path} is a file, not a folder")
     return path.absolute()

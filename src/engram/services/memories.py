@@ -220,6 +220,7 @@ class MemoryService:
         """Validate (and enrich, as `save` does) everything first, then write all in one
         transaction."""
         now = self.ctx.now()
+        drafts = check.sequence(drafts, "drafts")
         built = [self._enriched(self._build(d, now, index=i), d)[0] for i, d in enumerate(drafts)]
         self._check_new_ids(drafts, built)
         return self._write(built)
@@ -350,6 +351,8 @@ class MemoryService:
         return OpenResult(memories=found, missing=missing)
 
     def score(self, memory: Memory) -> float:
+        if not isinstance(memory, Memory):  # None or an id: an AttributeError from inside
+            raise ValidationError("memory", "must be a Memory (as get or save return it)")
         return memory_score(self.ctx.policy, memory, self.ctx.now_epoch())
 
     # -- edit ---------------------------------------------------------------------------------

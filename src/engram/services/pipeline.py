@@ -250,6 +250,7 @@ def _agent_names(agents: Sequence[str] | None) -> list[AgentName]:
         return list(AGENTS)
     if isinstance(agents, str):  # iterated, "decay" was five agents named by its letters
         raise ValidationError("agents", "must be a list of agent names, not one string")
+    agents = check.sequence(agents, "agents")
     by_lower = {a.casefold(): a for a in AGENTS}
     names: list[AgentName] = []
     for name in agents:

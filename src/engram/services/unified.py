@@ -17,7 +17,6 @@ two, carrying both the memory id and the note path.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
@@ -190,9 +189,9 @@ class UnifiedSearchService:
 
 
 def _weight(value: float, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValidationError(field, "must be a number")
-    if not 0.0 <= value <= MAX_WEIGHT:
+    if not 0.0 <= value <= MAX_WEIGHT:  # nan too (and an int beyond a float, 10**400)
         raise ValidationError(field, f"must be between 0 and {MAX_WEIGHT:g}")
     return float(value)
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import unicodedata
 from collections.abc import Iterable, Mapping
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from engram.core.models import (
@@ -169,6 +171,21 @@ def unit(value: float, field: str) -> float:
     if not _number(value) or not 0.0 <= value <= 1.0:
         raise ValidationError(field, "must be between 0 and 1")
     return float(value)
+
+
+def location(value: str | os.PathLike[str], field: str) -> Path:
+    """A file or folder the caller names: text or a path, not blank, without NUL (None or a
+    number was a bare TypeError from `Path`)."""
+    if not isinstance(value, str | os.PathLike) or not str(value).strip() or "\x00" in str(value):
+        raise ValidationError(field, "must name a file or folder (a string or a Path)")
+    return Path(value).expanduser()
+
+
+def sequence(value: object, field: str) -> list[Any]:
+    """A list the caller gives (a tuple or a generator too), never one string or a number."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise ValidationError(field, "must be a list")
+    return list(value)
 
 
 def memory_id(value: str, field: str = "memory_id") -> str:

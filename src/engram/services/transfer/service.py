@@ -55,11 +55,13 @@ class TransferService:
         finally:
             origin.close()
 
-    def import_cortexgraph(self, directory: Path, progress: Progress | None = None) -> ImportReport:
+    def import_cortexgraph(
+        self, directory: str | Path, progress: Progress | None = None
+    ) -> ImportReport:
         """A CortexGraph (mnemex) JSONL directory into this store; imported memories are
         embedded as they are written, so they are found by meaning at once."""
         return import_cortexgraph(
-            directory.expanduser(),
+            check.location(directory, "directory"),
             self.ctx.store,
             self.ctx.scheduled_many,
             progress=progress,
@@ -68,13 +70,13 @@ class TransferService:
         )
 
     def import_export(
-        self, path: Path | ExportData, progress: Progress | None = None
+        self, path: str | Path | ExportData, progress: Progress | None = None
     ) -> RestoreReport:
         """An export of an Engram store (`engram export --format jsonl`, the file `engram
         backup` commits) into this store: how a backup is restored. Safe to run again. Given
         what `read_export` read, the file is not read again (a pipe cannot be)."""
         return restore_export(
-            path if isinstance(path, ExportData) else path.expanduser(),
+            path if isinstance(path, ExportData) else check.location(path, "path"),
             self.ctx.store,
             self.ctx.scheduled_many,
             progress=progress,
