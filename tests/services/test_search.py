@@ -179,3 +179,15 @@ def test_why_is_reported(mem: Engram) -> None:
     (hit,) = mem.search("postgres")
     assert hit.why.text == 1.0 and hit.why.decay == hit.score == 1.0
     assert hit.rank == hit.why.rank
+
+
+@pytest.mark.parametrize("query", ['"', "'", "-", "!!!", ")(*&^%$", "?", "...", "🍕"])
+def test_a_query_without_a_letter_or_digit_finds_nothing(tmp_path: Path, query: str) -> None:
+    """'"', "-" or "!!!" found a memory at rank 1 through the embedding of the punctuation,
+    while "?" found nothing: no word, no meaning, nothing found, the same for every one."""
+    with Engram.open(str(tmp_path / "x.db")) as mem:
+        mem.save("Loves 🍕 pizza on Fridays")
+        mem.save("我们决定使用 PostgreSQL 数据库")
+        mem.save("Decided on PostgreSQL 16 for Atlas")
+        assert mem.search(query) == []
+        assert mem.search("pizza " + query)[0].memory.content == "Loves 🍕 pizza on Fridays"

@@ -84,6 +84,11 @@ class SearchService:
         )
         if text is not None and not text.strip():
             text = None
+        if text is not None and not any(ch.isalnum() for ch in text):
+            # Punctuation alone ('"', "!!!", "-") holds no word to match and no meaning: the
+            # model still embedded it, and it "matched" a memory at rank 1 by chance, where
+            # "?" found nothing.
+            return []
         # Meaning is searched unless the model is still loading in the background (a server
         # that just started): then the text alone answers now, and the hits say so.
         by_meaning = not self.ctx.warm_up.running
