@@ -363,6 +363,15 @@ def test_text_search_does_not_lower_a_long_memory_for_its_length(store: Store) -
     assert hits[0].relevance == pytest.approx(hits[1].relevance, rel=1e-6)
 
 
+# A long turn that holds "kayaking" and "weekend" once each among many other words: FTS5's
+# bm25 (b = 0.75) ranks it below short turns holding one of them; BM25 with b = 0 above.
+LONG_TURN = (
+    "We finally went kayaking on the lake last weekend with the whole family, packed a "
+    "picnic, got lost twice on the way there and back, my brother fell in right at the "
+    "start, the dog barked at every duck, and we laughed about it all the way home"
+)
+
+
 def test_text_search_returns_a_long_memory_that_only_length_normalisation_ranked_low(
     store: Store,
 ) -> None:
@@ -370,17 +379,12 @@ def test_text_search_returns_a_long_memory_that_only_length_normalisation_ranked
     FTS5's own bm25 put it below three short turns holding one word each: it must not be cut
     by FTS5's order before it is scored again (the best `limit` of FTS5's were re-scored,
     and it was not among them)."""
-    story = (
-        "We finally went kayaking on the lake last weekend with the whole family, packed a "
-        "picnic, got lost twice on the way there and back, my brother fell in right at the "
-        "start, the dog barked at every duck, and we laughed about it all the way home"
-    )
     put(
         store,
         mem("s1", "kayaking trip"),
         mem("s2", "kayaking lesson"),
         mem("s3", "weekend plans"),
-        mem("long", story),
+        mem("long", LONG_TURN),
     )
     hits = store.text_search(["kayaking", "weekend"], Filter(), 2)
     assert [h.id for h in hits][:1] == ["long"] and len(hits) == 2
@@ -390,17 +394,12 @@ def test_a_filtered_text_search_re_scores_as_deep_as_an_unfiltered_one(store: St
     """When the filter leaves fewer than `limit` of FTS5's best, the matches that pass are
     read again from the whole set: those too must be re-scored before they are cut, or the
     long memory is lost the moment a few short ones without the tag rank above it."""
-    story = (
-        "We finally went kayaking on the lake last weekend with the whole family, packed a "
-        "picnic, got lost twice on the way there and back, my brother fell in right at the "
-        "start, the dog barked at every duck, and we laughed about it all the way home"
-    )
     put(
         store,
         *(mem(f"filler{i}", "nothing to see here", tags=("t",)) for i in range(40)),
         mem("s1", "kayaking trip", tags=("t",)),
         mem("s2", "weekend plans", tags=("t",)),
-        mem("long", story, tags=("t",)),
+        mem("long", LONG_TURN, tags=("t",)),
         *(mem(f"u{i}", w) for i, w in enumerate(["kayaking", "weekend"] * 2)),
     )
     hits = store.text_search(["kayaking", "weekend"], Filter(tags=("t",)), 2)
