@@ -93,26 +93,21 @@ def _null_is_omitted(value: object) -> object:
     return "" if value is None else value
 
 
-def _no_bool(value: object) -> object:
-    """A count is a number: pydantic reads `true` as 1, which the Python API and the CLI
-    refuse (`engram.services.validation.limit`)."""
-    if isinstance(value, bool):
-        raise ValueError("must be a whole number, not true or false")
-    return value
+def _no_bool(kind: str) -> BeforeValidator:
+    """pydantic reads `true` as 1 and `false` as 0.0, which the Python API and the CLI refuse
+    (`engram.services.validation`): `"strength": false` on update_memory zeroed a memory, and
+    the next gc forgot it. A number parameter takes numbers only."""
+
+    def refuse(value: object) -> object:
+        if isinstance(value, bool):
+            raise ValueError(f"must be {kind}, not true or false")
+        return value
+
+    return BeforeValidator(refuse)
 
 
-Count = BeforeValidator(_no_bool)
-
-
-def _number_not_bool(value: object) -> object:
-    """pydantic reads `false` as 0.0: `"strength": false` on update_memory zeroed a memory,
-    and the next gc forgot it. A number parameter takes numbers only."""
-    if isinstance(value, bool):
-        raise ValueError("must be a number, not true or false")
-    return value
-
-
-Number = BeforeValidator(_number_not_bool)
+Count = _no_bool("a whole number")
+Number = _no_bool("a number")
 
 OptionalMemoryId = Annotated[
     str,

@@ -72,10 +72,8 @@ def labels(values: Iterable[str] | None, field: str, most: int, longest: int) ->
         return ()
     if isinstance(values, str):
         raise ValidationError(field, "must be a list of strings, not one string")
-    if not isinstance(values, Iterable) or isinstance(values, Mapping):
-        raise ValidationError(field, "must be a list of strings")
     out: dict[str, str] = {}
-    for raw in values:
+    for raw in sequence(values, field, "a list of strings"):
         if not isinstance(raw, str) or not raw.strip():
             raise ValidationError(field, "entries must be non-blank strings")
         label = unicodedata.normalize("NFC", raw.strip())
@@ -181,10 +179,11 @@ def location(value: str | os.PathLike[str], field: str) -> Path:
     return Path(value).expanduser()
 
 
-def sequence(value: object, field: str) -> list[Any]:
-    """A list the caller gives (a tuple or a generator too), never one string or a number."""
+def sequence(value: object, field: str, what: str = "a list") -> list[Any]:
+    """A list the caller gives (a tuple, a set or a generator too), never one string, a
+    mapping or a number."""
     if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
-        raise ValidationError(field, "must be a list")
+        raise ValidationError(field, f"must be {what}")
     return list(value)
 
 
@@ -197,9 +196,7 @@ def memory_id(value: str, field: str = "memory_id") -> str:
 
 
 def memory_ids(values: Iterable[str], field: str = "memory_ids") -> list[str]:
-    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
-        raise ValidationError(field, "must be a non-empty list of ids")
-    values = list(values)  # a generator too
+    values = sequence(values, field, "a non-empty list of ids")  # a generator too
     if not values:
         raise ValidationError(field, "must be a non-empty list of ids")
     if len(values) > MAX_IDS:
