@@ -1,6 +1,9 @@
 """Writing a file so that a crash leaves the old one or the new one, never half of either:
 a temporary file next to the target, flushed to disk, renamed over it (atomic on POSIX and
-Windows), then the directory flushed so the rename itself survives a power cut."""
+Windows), then the directory flushed so the rename itself survives a power cut.
+
+Every file Engram replaces goes through `replacing`: exports, backups, snapshots, the JSONL
+files and their meta, vault notes, the vector index's cache and the HTTP token."""
 
 from __future__ import annotations
 
@@ -9,30 +12,64 @@ import errno
 import os
 import stat
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 
-def write_atomically(path: Path, data: bytes | Iterable[bytes]) -> None:
-    """Replace `path` with `data` (bytes, or chunks of bytes written in order). The temporary
-    file is removed if anything fails; the OSError is the caller's to explain."""
+@contextlib.contextmanager
+def replacing(
+    path: Path,
+    *,
+    mode: int | None = None,
+    prefix: str = ".",
+    durable: bool = True,
+    place: Callable[[Path, Path], None] = os.replace,
+) -> Iterator[BinaryIO]:
+    """A new, empty temporary file beside `path`, open for writing (its `name` is its path,
+    for writers that want a path); once the block ends it is flushed to disk and `place`d
+    over `path` (a rename by default). If anything fails the temporary file is removed and
+    the error, an OSError for the caller to explain, goes on.
+
+    `mode`: the new file's permissions; by default those of the file it replaces (an export
+    written over a private file must stay private), or the umask's for a new one. `prefix`
+    starts the temporary name (hidden by default; the vault's scanner knows its own).
+    `durable=False` skips the fsyncs, for caches that are checked when read."""
     directory = path.parent if str(path.parent) else Path(".")
-    tmp = directory / f".{path.name}.{uuid.uuid4().hex}.tmp"
-    try:
-        with tmp.open("wb") as f:
-            for chunk in [data] if isinstance(data, bytes) else data:
-                f.write(chunk)
-            f.flush()
-            os.fsync(f.fileno())
+    tmp = directory / f"{prefix}{path.name}.{uuid.uuid4().hex}.tmp"
+    if mode is None:
         with contextlib.suppress(FileNotFoundError):
-            # The file it replaces keeps its permissions: an export written over a private
-            # file (chmod 600) was readable by everyone after it.
-            os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
-        os.replace(tmp, path)
-    except BaseException:
+            mode = stat.S_IMODE(path.stat().st_mode)
+    created = 0o666 if mode is None else mode
+    try:
+        with open(tmp, "xb", opener=lambda p, flags: os.open(p, flags, created)) as handle:
+            yield handle
+            handle.flush()
+            if durable:
+                os.fsync(handle.fileno())
+        if mode is not None:
+            with contextlib.suppress(OSError):  # the umask may have narrowed it
+                os.chmod(tmp, mode)
+        place(tmp, path)
+    finally:
         tmp.unlink(missing_ok=True)
-        raise
-    fsync_dir(directory)
+    if durable:
+        fsync_dir(directory)
+
+
+def write_atomically(
+    path: Path,
+    data: bytes | Iterable[bytes],
+    *,
+    mode: int | None = None,
+    durable: bool = True,
+    place: Callable[[Path, Path], None] = os.replace,
+) -> None:
+    """Replace `path` with `data` (bytes, or chunks of bytes written in order); the options
+    are `replacing`'s."""
+    with replacing(path, mode=mode, durable=durable, place=place) as f:
+        for chunk in [data] if isinstance(data, bytes) else data:
+            f.write(chunk)
 
 
 def fsync_dir(directory: Path) -> None:

@@ -10,6 +10,7 @@ other machines belongs behind a TLS proxy (a warning says so).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hmac
 import json
@@ -21,7 +22,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from engram.atomic import fsync_dir
+from engram.atomic import write_atomically
 from engram.config import MAX_TOKEN, MIN_TOKEN, Settings, config_dir, usable_token
 from engram.errors import ConfigError
 
@@ -180,25 +181,13 @@ def _first_token(path: Path) -> str:
     each, and the first kept a token nobody could see. The file appears whole (a hard link of
     a finished temporary file), so the loser reads the winner's."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _token_file(path)
-    try:
-        os.link(tmp, path)
-    except FileExistsError:
-        return _read_token(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with contextlib.suppress(FileExistsError):
+        write_atomically(path, _new_token(), mode=0o600, place=os.link)
     return _read_token(path)
 
 
-def _token_file(path: Path) -> Path:
-    """A new random token in an owner-only temporary file beside `path`."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(secrets.token_urlsafe(32) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    return tmp
+def _new_token() -> bytes:
+    return (secrets.token_urlsafe(32) + "\n").encode("utf-8")
 
 
 def rotate_token(directory: Path | None = None) -> str:
@@ -206,13 +195,9 @@ def rotate_token(directory: Path | None = None) -> str:
     holding the old one are refused from the next request of a server started afterwards."""
     path = token_path(directory)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _token_file(path)
-    try:  # a failed rotation leaves no stray copy of a valid token behind
-        token = tmp.read_text(encoding="utf-8").strip()
-        if path.is_dir():
-            raise _token_is_a_folder(path)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    fsync_dir(path.parent)
-    return token
+    if path.is_dir():
+        raise _token_is_a_folder(path)
+    token = _new_token()
+    # Owner-only from its first byte; a failed rotation leaves no stray copy behind.
+    write_atomically(path, token, mode=0o600)
+    return token.decode("utf-8").strip()

@@ -18,13 +18,12 @@ from __future__ import annotations
 import errno
 import os
 import re
-import tempfile
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import NamedTuple
 
-from engram.atomic import fsync_dir
+from engram.atomic import fsync_dir, replacing
 from engram.errors import ConfigError, ValidationError
 from engram.vault.index import MAX_NOTE_BYTES
 from engram.vault.render import RESERVED_NAMES
@@ -219,32 +218,18 @@ class VaultFiles:
 
 
 def publish(target: Path, data: bytes, *, overwrite: bool) -> None:
-    """Write `data` to a temporary file beside `target`, fsync it, then rename it into place.
+    """Write `data` to a temporary file beside `target` and rename it into place, durably.
 
     With `overwrite=False` the rename is a hard link that fails with FileExistsError if the
     target exists. The temporary file never survives a failure that Python sees.
     """
-    directory = target.parent
-    mode = target.stat().st_mode & 0o777 if overwrite and target.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        with suppress(OSError):
-            os.chmod(tmp, mode)
-        if overwrite:
-            os.replace(tmp, target)
-        else:
-            _link_or_replace(tmp, target)
-    finally:
-        with suppress(FileNotFoundError):
-            os.unlink(tmp)
-    fsync_dir(directory)
+    with replacing(
+        target, prefix=TEMP_PREFIX, place=os.replace if overwrite else _link_or_replace
+    ) as f:
+        f.write(data)
 
 
-def _link_or_replace(tmp: str, target: Path) -> None:
+def _link_or_replace(tmp: Path, target: Path) -> None:
     try:
         os.link(tmp, target)
     except FileExistsError:

@@ -17,14 +17,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from engram.atomic import fsync_dir
+from engram.atomic import replacing, write_atomically
 from engram.errors import StoreError
 from engram.storage.locks import lock, open_lock_file, unlock
 
@@ -256,43 +256,23 @@ class LineFile:
 
     def rewrite(self, lines: Iterable[bytes]) -> int:
         """Atomically replace the file with these lines; returns how many were written."""
-        directory = self.path.parent
-        tmp = directory / f".{self.name}.{uuid.uuid4().hex}.tmp"
         count = 0
         size = 0
         consumed = _digest()
+        sample = b""
         try:
-            mode = os.stat(self.path).st_mode & 0o777
-        except FileNotFoundError:
-            mode = 0o644
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-            try:
-                batch: list[bytes] = []
-                sample = b""
-                for line in lines:
-                    batch.append(line + b"\n")
-                    count += 1
-                    if len(batch) >= 4096:
-                        size += _write_all(fd, data := b"".join(batch))
-                        consumed.update(data)
-                        sample = (sample + data)[-_SAMPLE:]
-                        batch.clear()
-                size += _write_all(fd, data := b"".join(batch))
-                consumed.update(data)
-                sample = (sample + data)[-_SAMPLE:]
-                os.fsync(fd)
-                written = os.fstat(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, self.path)
-            fsync_dir(directory)
+            with replacing(self.path) as f:
+                remaining = iter(lines)
+                while chunk := list(islice(remaining, 4096)):
+                    data = b"".join(line + b"\n" for line in chunk)
+                    count += len(chunk)
+                    size += f.write(data)
+                    consumed.update(data)
+                    sample = (sample + data)[-_SAMPLE:]
+                f.flush()
+                written = os.fstat(f.fileno())
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             raise StoreError(f"cannot rewrite {self.path}: {exc.strerror}") from exc
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
         self.ino, self.offset, self.line_no, self.clean_end = written.st_ino, size, count, True
         self.consumed, self.sample, self.mtime_ns = consumed, sample, written.st_mtime_ns
         return count
@@ -316,26 +296,11 @@ def read_lines(path: Path) -> list[tuple[int, bytes]]:
     return [(i + 1, piece) for i, piece in enumerate(pieces)]
 
 
-def write_new(path: Path, data: bytes) -> None:
-    """Create a file that must not exist yet, durably."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-    try:
-        _write_all(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    fsync_dir(path.parent)
-
-
 def replace_small(path: Path, data: bytes) -> None:
     """Atomically replace a small file (meta.json)."""
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
     try:
-        write_new(tmp, data)
-        os.replace(tmp, path)
-        fsync_dir(path.parent)
+        write_atomically(path, data)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
 
 

@@ -21,15 +21,15 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import threading
-import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from engram.atomic import replacing, write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -215,11 +215,11 @@ class VectorIndex:
         return True
 
     def _save(self) -> None:
-        tmp = self.path.with_name(f".{self.path.name}.{uuid.uuid4().hex}.tmp")
+        # A cache, checked against its digest and the store when loaded: no fsync.
         try:
-            self._index.save(str(tmp))
-            digest = file_digest(tmp)
-            os.replace(tmp, self.path)
+            with replacing(self.path, durable=False) as f:
+                self._index.save(f.name)
+                digest = file_digest(Path(f.name))
             meta = {
                 "model_id": self.model_id,
                 "store_uid": self.store_uid,
@@ -230,13 +230,10 @@ class VectorIndex:
                 "count": len(self._index),
                 "sha256": digest,
             }
-            side_tmp = self.sidecar.with_name(f".{self.sidecar.name}.{uuid.uuid4().hex}.tmp")
-            side_tmp.write_text(json.dumps(meta))
-            os.replace(side_tmp, self.sidecar)
+            write_atomically(self.sidecar, json.dumps(meta).encode(), durable=False)
             self._saved = self._applied
         except OSError as exc:  # a cache: failing to save it must not fail the caller
             log.warning("could not save vector index %s: %s", self.path, exc)
-            tmp.unlink(missing_ok=True)
 
     # -- queries ------------------------------------------------------------------------------
 
