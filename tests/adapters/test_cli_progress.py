@@ -45,7 +45,15 @@ def large_vault(tmp_path: Path) -> list[str]:
     return ["--store", str(tmp_path / "v.db"), "index-ltm"]
 
 
+def store_to_consolidate(tmp_path: Path) -> list[str]:
+    db = tmp_path / "c.db"
+    with Engram.open(str(db), embedding_model="none") as mem:
+        mem.save("The ferry to Lisbon leaves at nine")
+    return ["--store", str(db), "consolidate", "pipeline"]
+
+
 COMMANDS: dict[str, tuple[Callable[[Path], list[str]], str]] = {
+    "consolidate pipeline": (store_to_consolidate, "DecayAnalyzer"),
     "embed --backfill": (unembedded_store, "embedding"),
     "migrate": (store_to_migrate, "memories"),
     "index-ltm": (large_vault, "indexing the vault"),

@@ -4,8 +4,6 @@ the maintenance pipeline, apply its plans, read its audit trail."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import click
 from rich.console import Console
@@ -19,13 +17,14 @@ from engram.cli.common import (
     output,
     pass_state,
     preview,
+    progress_bar,
     resolve,
     say,
     short_ids,
 )
 from engram.errors import StoreError
 from engram.services.agents import AGENTS
-from engram.services.pipeline import AuditTrail, PipelineResult, PipelineService, Progress
+from engram.services.pipeline import AuditTrail, PipelineResult, PipelineService
 from engram.services.results import ClusterResult, ClusterView, ConsolidateResult
 
 
@@ -157,7 +156,7 @@ def pipeline(
 def run_once(
     state: State, service: PipelineService, agents: list[str] | None, dry_run: bool
 ) -> None:
-    with agent_status() as progress:
+    with progress_bar(state) as progress:
         result = service.run(agents, dry_run, progress)
     output(state, result, lambda c: render_pipeline(c, result))
 
@@ -167,7 +166,11 @@ def run_once(
 @pass_state
 def apply_plan(state: State, plan_id: str) -> None:
     """Apply exactly the plan a dry run recorded (steps whose memories changed are skipped)."""
-    with open_app(state) as app, agent_status() as progress, options_named({"plan_id": "PLAN_ID"}):
+    with (
+        open_app(state) as app,
+        progress_bar(state) as progress,
+        options_named({"plan_id": "PLAN_ID"}),
+    ):
         result = app.pipeline.apply(plan_id, progress)
     output(state, result, lambda c: render_pipeline(c, result))
 
@@ -181,21 +184,6 @@ def audit(state: State, plan_id: str | None, limit: int) -> None:
     with open_app(state) as app:
         trail = app.pipeline.audit(plan_id, limit)
     output(state, trail, lambda c: render_audit(c, trail))
-
-
-@contextmanager
-def agent_status() -> Iterator[Progress]:
-    """Which agent is working (or how far applying got), on stderr when it is a terminal."""
-    err = Console(stderr=True)
-    if not err.is_terminal:
-        yield lambda _what, _done, _total: None
-        return
-    with err.status("surveying the store") as status:
-
-        def update(what: str, done: int, total: int) -> None:
-            status.update(f"{what} ({done + 1}/{total})")
-
-        yield update
 
 
 def render_pipeline(out: Console, result: PipelineResult) -> None:

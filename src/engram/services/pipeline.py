@@ -114,10 +114,12 @@ class PipelineService:
         with self.ctx.store.exclusive("pipeline"):
             survey = Survey(self.ctx, self.maintenance, self.consolidation, self.ltm)
             steps: list[Step] = []
-            for i, name in enumerate(names):
+            for name in names:  # a line per agent on the CLI, done when it has planned
                 if progress:
-                    progress(name, i, len(names))
+                    progress(name, 0, 1)
                 steps += RUNS[name](survey)
+                if progress:
+                    progress(name, 1, 1)
             plan_id = _new_plan_id()
             self._record(plan_id, steps, ["planned"] * len(steps), applied=False)
             results = ["planned"] * len(steps)
