@@ -21,6 +21,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engram.config_env import ENV_PREFIX, seed_values, tell, warn_unknown
 from engram.core.decay import DecayModel, DecayParams
+from engram.core.file_names import UNSAFE_CHARS, ends_badly, is_reserved
 from engram.core.reinforce import Reinforcement
 from engram.core.scoring import Policy
 from engram.core.timeutil import DAY
@@ -246,8 +247,8 @@ class Settings(BaseSettings):
         )
 
 
-_UNSAFE_NAME = re.compile(r'[<>:"|?*\\\x00-\x1f\x7f\[\]#^]')
-_RESERVED = re.compile(r"^(con|prn|aux|nul|com\d|lpt\d)$", re.IGNORECASE)
+# A folder name with these breaks the wikilinks to the notes in it.
+_BREAKS_LINKS = re.compile(r"[\[\]#^]")
 
 
 def check_ltm_folder(value: str) -> str:
@@ -258,9 +259,9 @@ def check_ltm_folder(value: str) -> str:
     if not folder or raw.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", raw):
         raise ValueError("must be a folder path relative to the vault, e.g. Engram")
     for part in folder.split("/"):
-        if part in ("", ".", "..") or part.startswith(".") or part.endswith((" ", ".")):
+        if part in ("", ".", "..") or part.startswith(".") or ends_badly(part):
             raise ValueError(f"{part!r} is not allowed as a folder name (no '', '.', '..')")
-        if _UNSAFE_NAME.search(part) or _RESERVED.match(part.split(".")[0].strip()):
+        if UNSAFE_CHARS.search(part) or _BREAKS_LINKS.search(part) or is_reserved(part):
             raise ValueError(f"{part!r} is not a portable folder name")
     return folder
 

@@ -16,14 +16,11 @@ from typing import Any
 
 import yaml
 
+from engram.core.file_names import RESERVED_NAMES
 from engram.core.models import Memory
 from engram.core.notes import link_key, link_name
 from engram.vault.index import split_frontmatter
 
-# Windows refuses these as file names whatever the extension (CON.md, nul.txt, ...).
-RESERVED_NAMES = frozenset(
-    ["con", "prn", "aux", "nul"] + [f"com{i}" for i in range(10)] + [f"lpt{i}" for i in range(10)]
-)
 SLUG_MAX_BYTES = 80  # leaves room for a collision suffix, ".md" and any file system's 255
 TITLE_MAX = 100
 RELATED_HEADING = "Related"

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from engram.atomic import fsync_dir, replacing
+from engram.core.file_names import UNSAFE_CHARS, ends_badly, is_reserved
 from engram.errors import ConfigError, ValidationError
 from engram.vault.index import MAX_NOTE_BYTES
-from engram.vault.render import RESERVED_NAMES
 
 MAX_SEGMENT_BYTES = 255
 # A note larger than the index reads is never rewritten (a link retargeted, a backlink added):
@@ -38,7 +38,6 @@ MAX_SUFFIX = 9_999
 TEMP_PREFIX = ".engram-"
 TEMP_SUFFIX = ".tmp"
 
-_FORBIDDEN = re.compile(r'[<>:"|?*\\\x00-\x1f\x7f]')
 _DRIVE = re.compile(r"^[A-Za-z]:")
 # link() is refused on some file systems (FAT, some network mounts): fall back to a checked
 # replace there.
@@ -73,13 +72,13 @@ def _check_segment(part: str, field: str, rel: str, allow_hidden: bool, existing
         raise ValidationError(field, f"{rel!r} must not contain empty, '.' or '..' segments")
     if existing:
         return
-    if _FORBIDDEN.search(part):
+    if UNSAFE_CHARS.search(part):
         raise ValidationError(
             field, f'{rel!r} contains a character not allowed in file names (<>:"|?*\\ or control)'
         )
-    if part.endswith((" ", ".")):
+    if ends_badly(part):
         raise ValidationError(field, f"{rel!r}: a name must not end with a space or a dot")
-    if part.split(".", 1)[0].strip().casefold() in RESERVED_NAMES:
+    if is_reserved(part):
         raise ValidationError(field, f"{rel!r}: {part!r} is a reserved device name on Windows")
     if len(part.encode()) > MAX_SEGMENT_BYTES:
         raise ValidationError(field, f"a name in {rel[:40]!r}… exceeds {MAX_SEGMENT_BYTES} bytes")
