@@ -82,11 +82,7 @@ def build_app(
             clock=clock or system_clock,
             embedder=embedder,
         )
-        if (
-            embedder is not None
-            and "vectors" in store.capabilities
-            and settings.embed_in_background
-        ):
+        if ctx.semantic is not None and settings.embed_in_background:
             ctx = replace(ctx, queue=EmbeddingQueue(ctx.embed_and_store))
         ctx.ensure_schedules()
         if check_vectors:

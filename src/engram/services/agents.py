@@ -26,7 +26,6 @@ from engram.services.context import Context
 from engram.services.ltm import LtmService
 from engram.services.maintenance import MaintenanceService
 from engram.services.results import ClusterView, Result
-from engram.storage.protocol import Capability
 
 AgentName = Literal[
     "DecayAnalyzer", "ClusterDetector", "SemanticMerge", "LTMPromoter", "RelationshipDiscovery"
@@ -84,7 +83,7 @@ class Survey:
 
     @cached_property
     def clusters(self) -> list[ClusterView]:
-        if self.ctx.embedder is None or Capability.VECTORS not in self.ctx.store.capabilities:
+        if self.ctx.semantic is None:
             self.notes.append("clustering needs embeddings (ENGRAM_EMBEDDING_MODEL=minilm)")
             return []
         return self.consolidation.clusters().clusters

@@ -54,7 +54,7 @@ from engram.services.results import (
     MergeDone,
     UndoResult,
 )
-from engram.storage.protocol import Capability, Filter
+from engram.storage.protocol import Filter
 
 log = logging.getLogger(__name__)
 
@@ -123,11 +123,12 @@ class ConsolidationService:
         return ClusterResult(count=len(views), clusters=views, memories_considered=considered)
 
     def _model(self) -> str:
-        if self.ctx.embedder is None or Capability.VECTORS not in self.ctx.store.capabilities:
+        embedder = self.ctx.semantic
+        if embedder is None:
             raise ConfigError(
                 "clustering compares meanings: it needs embeddings (ENGRAM_EMBEDDING_MODEL)"
             )
-        return self.ctx.embedder.model_id
+        return embedder.model_id
 
     def _neighbour_pairs(
         self, model: str, link: float
@@ -365,9 +366,9 @@ class ConsolidationService:
         # Named memories are merged whatever their similarity (docs/tools.md): without
         # embeddings their cohesion is unknown, counted 0, and the merge goes ahead.
         value = 0.0
-        if self.ctx.embedder is not None and Capability.VECTORS in self.ctx.store.capabilities:
+        if (embedder := self.ctx.semantic) is not None:
             self.ctx.vectors_ready()
-            vectors = self.ctx.store.get_vectors(list(members), self.ctx.embedder.model_id)
+            vectors = self.ctx.store.get_vectors(list(members), embedder.model_id)
             value = cohesion(np.stack(list(vectors.values()))) if len(vectors) >= 2 else 0.0
         settings = self.ctx.settings
         ordered = sorted(members)

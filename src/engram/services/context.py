@@ -96,6 +96,14 @@ class Context:
     queue: EmbeddingQueue | None = None  # vectors computed just after the save returns
     warm_up: WarmUp = field(default_factory=WarmUp)
 
+    @property
+    def semantic(self) -> Embedder | None:
+        """The embedder, when meaning can be used at all: a model is configured and the store
+        keeps vectors (PostgreSQL without pgvector, say, does not); otherwise None."""
+        if self.embedder is None or Capability.VECTORS not in self.store.capabilities:
+            return None
+        return self.embedder
+
     def now(self) -> datetime:
         moment = self.clock()
         if moment.tzinfo is None or moment.utcoffset() is None:
@@ -115,9 +123,9 @@ class Context:
         `recover` (a long-running server), have the embedding worker catch up, whenever it is
         idle, on every memory without a vector of the current model: left by a process killed
         between a save and its embedding, saved with embeddings off, or by another model."""
-        if self.embedder is None or Capability.VECTORS not in self.store.capabilities:
+        if self.semantic is None:
             return
-        current = self.embedder.model_id
+        current = self.semantic.model_id
         counts = self.store.vector_counts()
         for model, count in counts.items():
             if model != current:
@@ -196,12 +204,13 @@ class Context:
         """Compute and store vectors for (memory id, text) pairs — the whole text and each of
         its passages, in one batch; 0 without an embedder. A whole text embedded a moment ago
         (a save that looked for similar memories) is taken from the cache, not embedded twice."""
-        if self.embedder is None or Capability.VECTORS not in self.store.capabilities or not items:
+        embedder = self.semantic
+        if embedder is None or not items:
             return 0
         pieces = [[text, *passages(text)] for _, text in items]
         known = {text: v for text, v in ((t, self._cached(t)) for _, t in items) if v is not None}
         wanted = list(dict.fromkeys(p for group in pieces for p in group if p not in known))
-        computed = self.embedder.embed_batch(wanted) if wanted else None
+        computed = embedder.embed_batch(wanted) if wanted else None
         vector_of = dict(known)
         if computed is not None:
             vector_of.update(zip(wanted, computed, strict=True))
@@ -210,7 +219,7 @@ class Context:
             for (ident, _), group in zip(items, pieces, strict=True)
         ]
         texts = [text for _, text in items]  # a memory edited meanwhile keeps its new vector
-        return self.store.put_vectors(pairs, self.embedder.model_id, texts)
+        return self.store.put_vectors(pairs, embedder.model_id, texts)
 
     def _cached(self, text: str) -> NDArray[np.float32] | None:
         if self.embedder is None:

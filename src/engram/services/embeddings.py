@@ -82,12 +82,13 @@ def similar_memories(
     The building block for clustering and consolidation (cosine ≥ 0.88 by default, as the
     upstream's duplicate threshold).
     """
-    if ctx.embedder is None or Capability.VECTORS not in ctx.store.capabilities:
+    embedder = ctx.semantic
+    if embedder is None:
         raise ConfigError("embeddings are off (ENGRAM_EMBEDDING_MODEL=none)")
     ident = check.memory_id(memory_id)
     floor = check.unit(min_cosine, "min_cosine")  # nan found nothing, -1 the unrelated
     ctx.vectors_ready()
-    vectors = ctx.store.get_vectors([ident], ctx.embedder.model_id)
+    vectors = ctx.store.get_vectors([ident], embedder.model_id)
     if ident not in vectors:
         if not ctx.store.get_many([ident]):
             raise NotFoundError("memory", ident)

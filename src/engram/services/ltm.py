@@ -371,12 +371,7 @@ class LtmService:
             self.reindex(touched)
 
     def _embedder(self) -> Embedder | None:
-        embedder = self.ctx.embedder
-        return (
-            embedder
-            if embedder is not None and Capability.VECTORS in self.ctx.store.capabilities
-            else None
-        )
+        return self.ctx.semantic
 
     def _embed_missing(self) -> int:
         """Embed every note lacking a vector of the current model, batch by batch."""

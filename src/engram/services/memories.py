@@ -30,7 +30,7 @@ from engram.services.results import (
     SimilarMemory,
     TouchResult,
 )
-from engram.storage.protocol import Capability, Filter
+from engram.storage.protocol import Filter
 
 log = logging.getLogger(__name__)
 
@@ -122,8 +122,7 @@ class MemoryService:
         return (
             draft.id is None
             and self.ctx.settings.save_similar_threshold > 0
-            and self.ctx.embedder is not None
-            and Capability.VECTORS in self.ctx.store.capabilities
+            and self.ctx.semantic is not None
         )
 
     def _similar(self, vector: NDArray[np.float32], own_id: str) -> list[SimilarMemory]:

@@ -34,7 +34,7 @@ from engram.embeddings.background import background_vectors
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.storage.protocol import Capability, Filter, Stub
+from engram.storage.protocol import Filter, Stub
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ class SearchService:
         """Load what the first search needs — the model, the vector index, the reference
         vectors — so that search does not pay for them (`Context.warm_up` runs this in the
         background)."""
-        if Capability.VECTORS not in self.ctx.store.capabilities or self.ctx.embedder is None:
+        if self.ctx.semantic is None:
             return
         start = time.perf_counter()
         vector = self.query_vector("warming up")
@@ -289,17 +289,13 @@ class SearchService:
         self, candidates: Sequence[Candidate], limit: int
     ) -> dict[str, NDArray[np.float32]] | None:
         embedder = self.ctx.embedder
-        if (
-            self.ctx.settings.search_diversity <= 0
-            or embedder is None
-            or Capability.VECTORS not in self.ctx.store.capabilities
-        ):
+        if self.ctx.settings.search_diversity <= 0 or embedder is None or self.ctx.semantic is None:
             return None
         top = sorted(candidates, key=lambda c: -c.relevance)[: 4 * limit]
         return self.ctx.store.get_vectors([c.id for c in top], embedder.model_id)
 
     def _searches_meaning(self) -> bool:
-        return Capability.VECTORS in self.ctx.store.capabilities and self.ctx.embedder is not None
+        return self.ctx.semantic is not None
 
     def _neighbours(
         self, text: str, where: Filter, k: int

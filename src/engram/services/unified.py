@@ -178,8 +178,8 @@ class UnifiedSearchService:
         return [(found[path], f) for path, f in fused.items()]
 
     def _note_neighbours(self, text: str, note_tags: list[str], pool: int) -> list[NoteHit]:
-        embedder = self.ctx.embedder
-        if embedder is None or Capability.VECTORS not in self.ctx.store.capabilities:
+        embedder = self.ctx.semantic
+        if embedder is None:
             return []
         vector = self.search.query_vector(text)
         if vector is None:
