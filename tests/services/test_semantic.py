@@ -371,7 +371,7 @@ def test_an_index_saved_on_an_empty_store_rebuilds_once_the_log_was_pruned(
     process then stores more vectors than the log keeps (5 here instead of 50,000). The next
     process must not replay only the kept tail: the oldest memories would never be found by
     meaning. Store level, so that the importing process never loads the index itself."""
-    monkeypatch.setattr("engram.storage.sqlite.vector_rows.CHANGE_LOG_KEEP", 5)
+    monkeypatch.setattr("engram.storage.sqlite.sql.CHANGE_LOG_KEEP", 5)
     for attempt in range(30):  # a graph built on several threads lost a node in 1 of 40 builds
         rebuilt_index_finds_every_memory(tmp_path / f"empty-first-{attempt}.db")
 
@@ -407,7 +407,7 @@ def test_the_vector_change_log_stays_bounded_and_a_lagging_index_rebuilds(
     """SQLite logs every vector change for the processes whose index must catch up; the log is
     pruned to its last CHANGE_LOG_KEEP entries (5 here instead of 50,000), and an index saved
     before the kept window is rebuilt from the table, not trusted."""
-    monkeypatch.setattr("engram.storage.sqlite.vector_rows.CHANGE_LOG_KEEP", 5)
+    monkeypatch.setattr("engram.storage.sqlite.sql.CHANGE_LOG_KEEP", 5)
     db = tmp_path / "log.db"
     index, sidecar = index_files(db)
     with Engram.open(str(db), clock=clock) as mem:
@@ -425,6 +425,22 @@ def test_the_vector_change_log_stays_bounded_and_a_lagging_index_rebuilds(
     with Engram.open(str(db), clock=clock) as mem:
         hits = mem.search("growing vegetables", limit=5)
         assert hits and all(h.why.semantic is not None for h in hits)  # from the rebuilt index
+
+
+def test_deleting_alone_keeps_the_vector_change_log_bounded(
+    tmp_path: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log was pruned only when vectors were stored: a store that from then on only
+    deleted memories (gc, a clean-up) logged every deletion for ever."""
+    monkeypatch.setattr("engram.storage.sqlite.sql.CHANGE_LOG_KEEP", 5)
+    with Engram.open(str(tmp_path / "deletes.db"), clock=clock) as mem:
+        saved = [mem.save(f"Repotted cactus number {i} on the balcony").id for i in range(12)]
+        mem.flush()
+        conn = mem.app.context.store._conn  # type: ignore[attr-defined]
+        assert mem.delete(saved[:10]) == saved[:10]
+        assert conn.execute("SELECT count(*) FROM vector_changes").fetchone()[0] <= 5 + 1
+        hits = mem.search("repotting succulents", limit=5)
+        assert hits and {h.memory.id for h in hits} <= set(saved[10:])  # the rest, by meaning
 
 
 def test_a_query_the_model_cannot_read_finds_nothing_by_meaning(mem: Engram) -> None:

@@ -8,7 +8,7 @@ Note vectors live in `ltm_note_vectors` (float32 BLOBs); a search is exact: one 
 product over every vector of the query's model, held in memory (`_NoteVectors`). Triggers append
 every change of that table to `ltm_vector_changes`, so before each search the matrix catches up
 on what any process committed since, with one indexed query; it is rebuilt from the table when
-the log no longer reaches back that far (it is pruned to its last `VECTOR_LOG_KEEP` entries).
+the log no longer reaches back that far (it is pruned to its last `CHANGE_LOG_KEEP` entries).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from engram.storage.exact import ExactIndex
 from engram.storage.protocol import NoteIndex
 from engram.storage.rows import NOTE_FIELD_WEIGHTS, NOTE_PREVIEW_CHARS, from_json, note_hit_from_row
 from engram.storage.sql_reads import nested_tags
-from engram.storage.sqlite.sql import on, rows_in
+from engram.storage.sqlite.sql import on, prune_change_log, rows_in
 
 PREVIEW_TOKENS = 24
 
@@ -52,8 +52,6 @@ _UPSERT = (
     + " RETURNING seq"
 )
 
-
-VECTOR_LOG_KEEP = 50_000  # entries of ltm_vector_changes kept; a reader further behind rebuilds
 
 Query = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
 
@@ -80,6 +78,7 @@ class SQLiteLtm(NoteIndex):
         with self._write() as conn:
             if delete:
                 conn.executemany("DELETE FROM ltm_notes WHERE path = ?", [(p,) for p in delete])
+                prune_change_log(conn, "ltm_vector_changes")
             existing = _existing(conn, [n.path for n in upsert])
             for note in upsert:
                 seq = conn.execute(_UPSERT, _note_row(note)).fetchone()[0]
@@ -142,11 +141,7 @@ class SQLiteLtm(NoteIndex):
                 conn.execute(sql, (model_id, _blob(vector), path, digest)).rowcount
                 for path, digest, vector in items
             )
-            conn.execute(
-                "DELETE FROM ltm_vector_changes WHERE change <= "
-                "(SELECT max(change) FROM ltm_vector_changes) - ?",
-                (VECTOR_LOG_KEEP,),
-            )
+            prune_change_log(conn, "ltm_vector_changes")
         return stored
 
     def ltm_vector_search(

@@ -73,6 +73,20 @@ def chunks(items: list[T], size: int = MAX_VARS) -> Iterator[list[T]]:
 
 Rows = list[Any]
 
+# Entries kept in `vector_changes` and `ltm_vector_changes`.
+CHANGE_LOG_KEEP = 50_000
+
+
+def prune_change_log(conn: sqlite3.Connection, table: str) -> None:
+    """A change log (vector_changes, ltm_vector_changes) need reach back only as far as a
+    process's in-memory copy of the vectors may lag: one further behind rebuilds from the
+    table. Pruned wherever entries are added: when vectors are stored, and when memories or
+    notes are deleted (a store that only deleted grew it for ever)."""
+    conn.execute(
+        f"DELETE FROM {table} WHERE change <= (SELECT max(change) FROM {table}) - ?",
+        (CHANGE_LOG_KEEP,),
+    )
+
 
 def on(conn: sqlite3.Connection) -> Callable[[str, list[Any]], Rows]:
     """A `rows_in` runner on this connection: inside a write transaction, where the store's own

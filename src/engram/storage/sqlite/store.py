@@ -62,7 +62,14 @@ from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, SqlReads
 from engram.storage.sqlite.graph import SQLiteGraph
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate, refuse_foreign, register_functions
-from engram.storage.sqlite.sql import chunks, filter_sql, on, rows_in, store_error
+from engram.storage.sqlite.sql import (
+    chunks,
+    filter_sql,
+    on,
+    prune_change_log,
+    rows_in,
+    store_error,
+)
 from engram.storage.sqlite.vector_rows import SQLiteVectors
 from engram.storage.sqlite.vectors import INDEX_SUFFIXES, VectorIndex
 
@@ -294,6 +301,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                 ids,
                 after=extra,
             )
+            prune_change_log(conn, "vector_changes")  # a deleted memory's vectors are logged
         removed = {row[0] for row in rows}
         return [i for i in dict.fromkeys(ids) if i in removed]
 

@@ -20,8 +20,8 @@ from engram.core.models import Status
 from engram.storage.columns import STUB_COLUMNS
 from engram.storage.protocol import Filter, Stub, VectorItems
 from engram.storage.rows import stub_from_row
-from engram.storage.sqlite.sql import filter_sql, on, rows_in
-from engram.storage.sqlite.vectors import CHANGE_LOG_KEEP, VectorIndex, vector_blob
+from engram.storage.sqlite.sql import filter_sql, on, prune_change_log, rows_in
+from engram.storage.sqlite.vectors import VectorIndex, vector_blob
 
 # Above this many rows to look up by seq, one scan of (seq, id) is cheaper than lookups: each
 # lookup reads a page of the table, and at 100K memories they miss the cache.
@@ -55,13 +55,7 @@ class SQLiteVectors:
         ]
         with self._write() as conn:
             stored = sum(conn.execute(sql, row).rowcount for row in rows)
-            # The change log only needs to reach back as far as an index may lag; one further
-            # behind is rebuilt from the table (`VectorIndex._catch_up`).
-            conn.execute(
-                "DELETE FROM vector_changes WHERE change <= "
-                "(SELECT max(change) FROM vector_changes) - ?",
-                (CHANGE_LOG_KEEP,),
-            )
+            prune_change_log(conn, "vector_changes")
             return stored
 
     def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:

@@ -34,7 +34,6 @@ from engram.atomic import replacing, write_atomically
 log = logging.getLogger(__name__)
 
 SAVE_EVERY = 5_000  # changes applied since the last save
-CHANGE_LOG_KEEP = 50_000  # entries of vector_changes kept (pruned as vectors are stored)
 _REBUILD_BATCH = 20_000
 SMALL_GRAPH = 10_000  # nodes; below it, vectors are added to the graph on one thread
 # Up to this many rows a query is compared with every row of the index (its quantised vectors):
