@@ -80,6 +80,9 @@ def test_the_seeds_example_finds_the_technology() -> None:
         ("New Docker image is out.", ["Docker"]),
         ("New PostgreSQL 17 release notes.", ["PostgreSQL 17"]),
         ("North Carolina has mountains", ["North Carolina"]),
+        ("Uses neovim with the lazy.nvim plugin manager", ["neovim"]),
+        ("Runs a half marathon every spring", []),
+        ("Charles prefers tea", ["Charles"]),
     ],
 )
 def test_chat_turns_yield_names_not_the_words_that_open_them(text: str, names: list[str]) -> None:

@@ -204,4 +204,5 @@ def _is_name(word: str, position: int, tokens: list[str]) -> bool:
         return True
     if (low.endswith("ed") and len(low) > 4) or (low.endswith("ing") and len(low) > 5):
         return False  # "Decided …", "Fixed …", "Planning …"
-    return low not in COMMON_STARTS
+    # "Uses neovim …", "Runs a marathon …": the verb a note about someone begins with
+    return low not in COMMON_STARTS and not (low.endswith("s") and low[:-1] in COMMON_STARTS)
