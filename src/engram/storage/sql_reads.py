@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from engram.core.models import AuditEntry, Memory, Status
-from engram.core.notes import NoteState
+from engram.core.notes import NoteLinks, NoteState, link_key, link_name
 from engram.errors import NotFoundError
 from engram.storage.columns import MEMORY_COLUMN_LIST
 from engram.storage.protocol import CURSOR_MARK
@@ -75,6 +75,11 @@ class SqlDialect(Protocol):
     @property
     def page_ends(self) -> PageEnds: ...
 
+    def _linking_to(self, path: str) -> list[str]:
+        """The notes whose wikilinks reach `path` (by its path or, bare, by its name), sorted;
+        each schema keeps the links its own way."""
+        ...
+
 
 class SqlReads:
     def ltm_states(self: SqlDialect) -> dict[str, NoteState]:
@@ -89,6 +94,23 @@ class SqlReads:
         for engram_id, path in rows:
             claims.setdefault(engram_id, []).append(path)
         return claims
+
+    def ltm_links(self: SqlDialect, path: str) -> NoteLinks:
+        found = self._query(f"SELECT links FROM ltm_notes WHERE path = {self.P}", (path,))
+        outgoing: dict[str, None] = {}
+        unresolved: dict[str, None] = {}
+        for target in self.decode_json(found[0][0]) if found else ():
+            resolved = _resolve_link(self, target)
+            if resolved is None:
+                unresolved.setdefault(target)
+            elif resolved != path:
+                outgoing.setdefault(resolved)
+        return NoteLinks(
+            path=path,
+            outgoing=tuple(outgoing),
+            incoming=tuple(self._linking_to(path)),
+            unresolved=tuple(unresolved),
+        )
 
     def count(self: SqlDialect) -> dict[Status, int]:
         counts = {status: 0 for status in Status}
@@ -148,3 +170,22 @@ class SqlReads:
             [*params, limit],
         )
         return [audit_from_row(row, decode=self.decode_json) for row in rows]
+
+
+def _resolve_link(store: SqlDialect, target: str) -> str | None:
+    """Obsidian's rule, simplified: a path match wins; a bare name matches the note of that
+    name nearest the vault root."""
+    p = store.P
+    key = link_key(target)
+    exact = store._query(
+        f"SELECT path FROM ltm_notes WHERE key = {p} ORDER BY path LIMIT 1", (key,)
+    )
+    if exact:
+        return str(exact[0][0])
+    if "/" in key:
+        return None
+    named = store._query(
+        f"SELECT path FROM ltm_notes WHERE name = {p} ORDER BY length(path), path LIMIT 1",
+        (link_name(target),),
+    )
+    return str(named[0][0]) if named else None

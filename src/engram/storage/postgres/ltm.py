@@ -22,7 +22,6 @@ from psycopg.rows import TupleRow
 from engram.core.notes import (
     Note,
     NoteHit,
-    NoteLinks,
     NoteState,
     NoteText,
     distinct_links,
@@ -175,45 +174,13 @@ class PostgresLtm(NoteIndex):
         )
         return [NoteText(str(p), str(d), str(t), str(b)) for p, d, t, b in rows]
 
-    def ltm_links(self, path: str) -> NoteLinks:
-        found = self._query("SELECT links FROM ltm_notes WHERE path = %s", (path,))
-        outgoing: dict[str, None] = {}
-        unresolved: dict[str, None] = {}
-        if found:
-            for target in found[0][0]:
-                resolved = self._resolve(target)
-                if resolved is None:
-                    unresolved.setdefault(target)
-                elif resolved != path:
-                    outgoing.setdefault(resolved)
-        incoming = self._query(
+    def _linking_to(self, path: str) -> list[str]:
+        rows = self._query(
             "SELECT path FROM ltm_notes WHERE (%s = ANY(link_keys) OR %s = ANY(bare_links)) "
             "AND path <> %s ORDER BY path",
             (link_key(path), link_name(path), path),
         )
-        return NoteLinks(
-            path=path,
-            outgoing=tuple(outgoing),
-            incoming=tuple(row[0] for row in incoming),
-            unresolved=tuple(unresolved),
-        )
-
-    def _resolve(self, target: str) -> str | None:
-        """Obsidian's rule, simplified: a path match wins; a bare name matches the note of
-        that name nearest the vault root."""
-        key = link_key(target)
-        exact = self._query(
-            "SELECT path FROM ltm_notes WHERE key = %s ORDER BY path LIMIT 1", (key,)
-        )
-        if exact:
-            return str(exact[0][0])
-        if "/" in key:
-            return None
-        named = self._query(
-            "SELECT path FROM ltm_notes WHERE name = %s ORDER BY length(path), path LIMIT 1",
-            (link_name(target),),
-        )
-        return str(named[0][0]) if named else None
+        return [str(row[0]) for row in rows]
 
 
 def _text(value: str) -> str:

@@ -26,7 +26,6 @@ from numpy.typing import NDArray
 from engram.core.notes import (
     Note,
     NoteHit,
-    NoteLinks,
     NoteState,
     NoteText,
     distinct_links,
@@ -190,46 +189,14 @@ class SQLiteLtm(NoteIndex):
                 self._note_vectors = _NoteVectors()
             return self._note_vectors
 
-    def ltm_links(self, path: str) -> NoteLinks:
-        found = self._query("SELECT seq, links FROM ltm_notes WHERE path = ?", (path,))
-        outgoing: dict[str, None] = {}
-        unresolved: dict[str, None] = {}
-        if found:
-            for target in json.loads(found[0][1]):
-                resolved = self._resolve(target)
-                if resolved is None:
-                    unresolved.setdefault(target)
-                elif resolved != path:
-                    outgoing.setdefault(resolved)
-        key, name = link_key(path), link_name(path)
-        incoming = self._query(
+    def _linking_to(self, path: str) -> list[str]:
+        rows = self._query(
             "SELECT DISTINCT n.path FROM ltm_links l JOIN ltm_notes n ON n.seq = l.seq "
             "WHERE (l.key = ? OR (l.key = l.name AND l.name = ?)) AND n.path != ? "
             "ORDER BY n.path",
-            (key, name, path),
+            (link_key(path), link_name(path), path),
         )
-        return NoteLinks(
-            path=path,
-            outgoing=tuple(outgoing),
-            incoming=tuple(row[0] for row in incoming),
-            unresolved=tuple(unresolved),
-        )
-
-    def _resolve(self, target: str) -> str | None:
-        """Obsidian's rule, simplified: a path match wins; a bare name matches the note of
-        that name nearest the vault root."""
-        exact = self._query(
-            "SELECT path FROM ltm_notes WHERE key = ? ORDER BY path LIMIT 1", (link_key(target),)
-        )
-        if exact:
-            return str(exact[0][0])
-        if "/" in link_key(target):
-            return None
-        named = self._query(
-            "SELECT path FROM ltm_notes WHERE name = ? ORDER BY length(path), path LIMIT 1",
-            (link_name(target),),
-        )
-        return str(named[0][0]) if named else None
+        return [str(row[0]) for row in rows]
 
 
 class _NoteVectors:
