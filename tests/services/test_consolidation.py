@@ -563,6 +563,58 @@ def test_undo_of_a_merge_merged_again_is_refused(mem: Engram, clock: FixedClock)
     assert {x.status for x in mem.get_many([a.id, b.id, c.id])} == {Status.ACTIVE}
 
 
+def test_editing_a_merged_memorys_meta_keeps_its_merge_undoable(mem: Engram) -> None:
+    """`update(meta=…)` replaces the meta, and the merge's record of its originals (how to
+    undo it) went with it: the originals stayed archived for good, force or not."""
+    a, b = mem.save("Alice prefers tea over coffee"), mem.save("Alice likes tea more than coffee")
+    m = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0].merged.id
+    edited = mem.update(m, meta={"note": "checked"})
+    assert edited.meta["note"] == "checked"
+    assert sorted(mem.undo_consolidation(m).restored_ids) == sorted([a.id, b.id])
+    assert {x.status for x in mem.get_many([a.id, b.id])} == {Status.ACTIVE}
+
+
+def test_undo_restores_only_what_the_merge_took_in(mem: Engram) -> None:
+    """Any client may relate memories as `consolidated_from`: undo took every such relation
+    for an original, made a promoted or archived stranger active, and one pointing at the
+    merged memory blocked its undo for ever ("merged again")."""
+    a, b = mem.save("Kate likes skiing in the Alps"), mem.save("Kate enjoys skiing in the Alps")
+    stranger, other = mem.save("The boiler was serviced in May"), mem.save("Rent is due on 1st")
+    m = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0].merged.id
+    mem.archive([stranger.id])
+    mem.create_relation(m, stranger.id, "consolidated_from")
+    mem.create_relation(other.id, m, "consolidated_from")
+    with pytest.raises(ValidationError, match=r"related to 2 more memories .* force"):
+        mem.undo_consolidation(m)
+    restored = mem.undo_consolidation(m, force=True)
+    assert sorted(restored.restored_ids) == sorted([a.id, b.id])
+    assert mem.get(stranger.id).status == Status.ARCHIVED  # not one of the originals
+
+
+def test_an_undo_stopped_half_way_is_finished_by_the_next(
+    mem: Engram, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Undo is two writes (originals active, then the merged memory deleted): a stop between
+    them left the merged memory archived and marked applied, which neither undo ("not an
+    active merge") nor a new merge of the same cluster ("merged already") would touch."""
+    a, b = mem.save("Alice prefers tea over coffee"), mem.save("Alice likes tea more than coffee")
+    m = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0].merged.id
+    store = mem.app.context.store
+
+    def interrupted(*_args: Any, **_kwargs: Any) -> list[str]:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store, "delete", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            mem.undo_consolidation(m)
+    assert {x.status for x in mem.get_many([a.id, b.id])} == {Status.ACTIVE}
+    assert sorted(mem.undo_consolidation(m).restored_ids) == sorted([a.id, b.id])
+    assert mem.get_many([m]) == []
+    again = mem.consolidate(mode="apply", memory_ids=[a.id, b.id])
+    assert again.merged and again.merged[0].merged.id == m  # the cluster merges as before
+
+
 def test_a_failed_merge_leaves_nothing_half_written(
     mem: Engram, store_url: str, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -213,21 +213,65 @@ def merged_id(cluster: str) -> str:
 
 def is_pending(memory: Memory) -> bool:
     """A merged memory written but never activated (a merge stopped half-way)."""
+    return _state(memory) == "pending"
+
+
+def is_leftover(memory: Memory) -> bool:
+    """A merged memory a stopped process left behind: never activated (a merge stopped
+    half-way), or archived by an undo that stopped before deleting it."""
+    return _state(memory) in ("pending", "undone")
+
+
+def is_undone(memory: Memory) -> bool:
+    return _state(memory) == "undone"
+
+
+def _state(memory: Memory) -> object:
     mark = memory.meta.get(MARK)
-    return isinstance(mark, dict) and mark.get("state") == "pending"
+    return mark.get("state") if isinstance(mark, dict) else None
+
+
+def recorded_members(mark: dict[str, Any]) -> frozenset[str] | None:
+    """The originals a merge recorded in its mark; None for a merge from before it did."""
+    members = mark.get("members")
+    return frozenset(str(m) for m in members) if isinstance(members, list) else None
+
+
+def merges_into(merged: Memory, original_id: str) -> bool:
+    """Whether `merged` is a merge that took `original_id` in: its mark says so. A
+    `consolidated_from` relation alone proves nothing (any client may create one)."""
+    mark = merged.meta.get(MARK)
+    if not isinstance(mark, dict):
+        return False
+    members = recorded_members(mark)
+    return merged.id.startswith(MERGED_PREFIX) if members is None else original_id in members
+
+
+def merge_originals(merged: Memory, relations: Sequence[Relation]) -> list[str]:
+    """The originals an undo restores: those the merge recorded that are still there (their
+    `consolidated_from` relation goes with them when deleted)."""
+    return sorted(
+        r.to_id
+        for r in relations
+        if r.type == "consolidated_from" and r.from_id == merged.id and merges_into(merged, r.to_id)
+    )
 
 
 def undo_refusal(
-    merged: Memory, mark: dict[str, Any], relations: Sequence[Relation], force: bool
+    merged: Memory,
+    mark: dict[str, Any],
+    relations: Sequence[Relation],
+    force: bool,
+    merged_again_into: Sequence[str] = (),
 ) -> str | None:
     """Why undoing this merge must not happen, or None. `relations`: all of the merged
-    memory's; `mark`: its meta[MARK] as the merge left it (the version it was saved with)."""
+    memory's; `mark`: its meta[MARK] as the merge left it (the version it was saved with);
+    `merged_again_into`: the merged memories that took this one in since."""
     ident = merged.id
-    outer = sorted(
-        r.from_id for r in relations if r.type == "consolidated_from" and r.to_id == ident
-    )
-    if outer:
-        return f"{ident} was merged again, into {outer[0]}: undo that merge first"
+    if merged_again_into:
+        return (
+            f"{ident} was merged again, into {sorted(merged_again_into)[0]}: undo that merge first"
+        )
     if merged.status == Status.PROMOTED:
         return (
             f"{ident} was promoted to the vault since the merge ({merged.promoted_to}): its "
@@ -241,10 +285,11 @@ def undo_refusal(
     if "version" in mark and mark["version"] != version(merged):
         lost.append("edited (content, tags or entities)")
     if "version" in mark:  # a merge that marks the relations it carried (older ones do not)
+        originals = set(merge_originals(merged, relations))
         made = [
             r
             for r in relations
-            if not (r.type == "consolidated_from" and r.from_id == ident)
+            if not (r.type == "consolidated_from" and r.from_id == ident and r.to_id in originals)
             and CARRIED not in r.metadata
         ]
         if made:

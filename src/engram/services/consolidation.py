@@ -37,9 +37,13 @@ from engram.core.merge import (
     MARK,
     MERGED_PREFIX,
     disagreement,
-    is_pending,
+    is_leftover,
+    is_undone,
     merge,
+    merge_originals,
     merged_id,
+    merges_into,
+    recorded_members,
     undo_refusal,
     version,
 )
@@ -509,20 +513,21 @@ class ConsolidationService:
         return carried
 
     def _drop_pending(self, ident: str) -> None:
-        """Remove what a crash left half-written for this cluster; refuse a cluster merged
-        already."""
+        """Remove what a crash left half-written for this cluster (a merge never activated, or
+        an undo that archived its merged memory but did not delete it); refuse a cluster
+        merged already."""
         for m in self.ctx.store.get_many([ident]):
-            if not is_pending(m):
+            if not is_leftover(m):
                 raise ConflictError(f"this cluster was merged already, into {ident}")
             self.ctx.store.delete([ident])
 
     def _sweep_pending(self) -> None:
-        """Remove every merge a killed process left half-written. Its cluster has usually
-        changed since (a member edited), so no retry of the same cluster would ever find it,
-        and its copied relations showed in `related`. Called with the consolidation lock held:
-        no merge is under way, so every pending one is a leftover."""
+        """Remove every merge (or undo) a killed process left half-written. Its cluster has
+        usually changed since (a member edited), so no retry of the same cluster would ever find
+        it, and its copied relations showed in `related`. Called with the consolidation lock
+        held: no merge is under way, so every pending one is a leftover."""
         ids = self.ctx.store.ids_with_prefix(MERGED_PREFIX, SWEEP_LIMIT)
-        leftovers = [m.id for m in self.ctx.store.get_many(ids) if is_pending(m)]
+        leftovers = [m.id for m in self.ctx.store.get_many(ids) if is_leftover(m)]
         if leftovers:
             self.ctx.store.delete(leftovers)
             log.info("removed %d merge(s) left half-written by a stopped process", len(leftovers))
@@ -552,18 +557,23 @@ class ConsolidationService:
         if not isinstance(mark, dict):
             raise ValidationError("merged_id", f"{ident} is not a merged memory")
         relations = self.ctx.store.relations([ident])
-        originals = sorted(
-            r.to_id for r in relations if r.type == "consolidated_from" and r.from_id == ident
-        )
+        originals = merge_originals(merged, relations)
+        if is_undone(merged):  # an undo stopped between its two writes: finish it
+            self.ctx.store.delete([ident])
+            return UndoResult(merged_id=ident, restored_ids=originals)
         if not originals:
             raise ValidationError("merged_id", f"{ident} has no consolidated_from relations")
-        refusal = undo_refusal(merged, mark, relations, force)
+        sources = [
+            r.from_id for r in relations if r.type == "consolidated_from" and r.to_id == ident
+        ]
+        again = [m.id for m in self.ctx.store.get_many(sources) if merges_into(m, ident)]
+        refusal = undo_refusal(merged, mark, relations, force, again)
         if refusal is not None:
             raise ValidationError("merged_id", refusal)
         # An original deleted since (its consolidated_from relation went with it): the merged
         # memory holds the only copy of what it said, and undoing deleted that too.
-        members = mark.get("members")
-        gone = sorted(set(members) - set(originals)) if isinstance(members, list) else []
+        members = recorded_members(mark)
+        gone = sorted(members - set(originals)) if members is not None else []
         if gone and not force:
             raise ValidationError(
                 "merged_id",
@@ -572,8 +582,15 @@ class ConsolidationService:
             )
 
         def restore(m: Memory) -> tuple[Memory, Schedule]:
-            status = Status.ARCHIVED if m.id == ident else Status.ACTIVE
-            return self.ctx.scheduled(m.model_copy(update={"status": status}))
+            if m.id == ident:
+                # Marked, so that a stop before the delete below leaves a leftover that the
+                # next undo (or merge of the cluster) finishes, not a merge stuck half-undone.
+                undone = {**mark, "state": "undone"}
+                update = {"status": Status.ARCHIVED, "meta": {**m.meta, MARK: undone}}
+                return self.ctx.scheduled(m.model_copy(update=update))
+            if m.status != Status.ARCHIVED:  # set active, or promoted, since: left as it is
+                return self.ctx.scheduled(m)
+            return self.ctx.scheduled(m.model_copy(update={"status": Status.ACTIVE}))
 
         self.ctx.store.modify([*originals, ident], restore)
         self.ctx.store.delete([ident])

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.core import reinforce
-from engram.core.merge import statement_key
+from engram.core.merge import MARK, statement_key
 from engram.core.models import MAX_SEQ, MAX_STRENGTH, Memory, Schedule, Status, new_id
 from engram.core.scoring import memory_score, review_priority, score
 from engram.core.text import leading_phrase
@@ -389,9 +389,14 @@ class MemoryService:
 
         def change(m: Memory) -> tuple[Memory, Schedule]:
             update = changes
+            if "meta" in changes and MARK in m.meta and MARK not in changes["meta"]:
+                # A merged memory's record of its merge is Engram's: without it the merge
+                # could never be undone (its originals stayed archived for good).
+                kept = check.meta({**changes["meta"], MARK: m.meta[MARK]})
+                update = {**update, "meta": kept}
             if follow:  # the names found in the text follow the text (enrichment.reenriched)
                 found = reenriched(m.entities, m.content, changes["content"])
-                update = {**changes, "entities": check.entities(found)}
+                update = {**update, "entities": check.entities(found)}
             return self.ctx.scheduled(m.model_copy(update=update))
 
         ((before, updated),) = self.ctx.store.modify([check.memory_id(memory_id)], change)
