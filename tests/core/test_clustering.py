@@ -109,13 +109,17 @@ def test_signs_and_symbols_that_change_a_fact_are_compared() -> None:
         ("She codes in C++", "She codes in C#"),
         ("Grade: A-", "Grade: A"),
         ("Discount of 5%", "Discount of 5"),
+        ("The VAT rate is 10 %", "The VAT rate is 10"),  # the French spacing
+        ("The formula is x^2", "The formula is x2"),
         ("UTC-1", "UTC 1"),
     ]
     for a, b in different:
         assert statement_key(a) != statement_key(b), (a, b)
         assert merged_content([a, b]).splitlines() == [a, b]
-    # Punctuation still does not count, nor a hyphen inside a word or between two numbers.
+    # Punctuation still does not count, nor a hyphen inside a word or between two numbers,
+    # nor where a percent sign stands.
     assert statement_key("Budget is $500!") == statement_key("budget is $500")
+    assert statement_key("Discount is 5 %.") == statement_key("discount is 5%")
     assert statement_key("an e-mail, a well-known one") == statement_key(
         "an e-mail a well-known one"
     )

@@ -39,11 +39,14 @@ CARRIED = "carried_by"
 
 NUMBER_MARKS = ".,:/"  # between two digits they make a number
 SIGNS = "-+\u2212"  # a sign before a digit: "-5 C" is not "5 C" (U+2212 is the minus sign)
-# Signs that end a word and change it: a blood type or a grade (A+, A-), C# and C++, 5%.
-WORD_END_SIGNS = "-+#%\u2212"
-# Unicode symbols (currency, mathematical, other: $ € < > = ° ©, emoji) say something; only
-# punctuation and spacing are left out of a statement's key.
-SYMBOLS = frozenset({"Sc", "Sm", "So"})
+# Signs that end a word and change it: a blood type or a grade (A+, A-), C# and C++.
+WORD_END_SIGNS = "-+#\u2212"
+# A percentage is one wherever its sign stands: "5%" and "5 %" (as French writes it) are
+# the same, and neither is "5".
+PER_SIGNS = "%\u2030\u2031"
+# Unicode symbols (currency, mathematical, modifier, other: $ € < > = ^ ° ©, emoji) say
+# something; only punctuation and spacing are left out of a statement's key.
+SYMBOLS = frozenset({"Sc", "Sm", "Sk", "So"})
 
 
 def statement_key(statement: str) -> str:
@@ -81,7 +84,7 @@ def _same_kind(a: str, b: str) -> bool:
 
 def _meaningful(text: str, i: int) -> bool:
     ch = text[i]
-    if ch.isalnum() or unicodedata.category(ch) in SYMBOLS:
+    if ch.isalnum() or ch in PER_SIGNS or unicodedata.category(ch) in SYMBOLS:
         return True
     return _in_number(text, i) or _ends_word(text, i)
 
