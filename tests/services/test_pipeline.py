@@ -130,6 +130,19 @@ def test_a_step_whose_memories_changed_is_skipped(ops: Engram, clock: FixedClock
     assert next(s for s in done.steps if s.action == "relate").result == "done"
 
 
+def test_a_merge_of_memories_related_as_contradicting_since_the_plan_is_skipped(
+    ops: Engram, clock: FixedClock
+) -> None:
+    """A plan remembered what its memories said, not how they were related: two of them
+    marked as contradicting each other after the dry run were merged all the same."""
+    ids = plant(ops, clock)
+    plan = ops.run_pipeline(["SemanticMerge"])
+    ops.create_relation(ids["tea"][0], ids["tea"][1], "contradicts")
+    (merge,) = [s for s in ops.apply_plan(plan.plan_id).steps if s.action == "merge"]
+    assert merge.result.startswith("skipped: two of them are related as contradicting")
+    assert all(m.status == Status.ACTIVE for m in ops.get_many(ids["tea"]))
+
+
 def test_a_step_the_vault_refuses_is_skipped_and_the_trail_records_every_step(
     ops: Engram, clock: FixedClock
 ) -> None:

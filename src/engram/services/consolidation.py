@@ -220,7 +220,7 @@ class ConsolidationService:
             members = self.ctx.store.get_many(list(cluster.members))
             if len(members) == len(cluster.members):
                 preview = merge(members, cluster.cohesion, new_id=merged_id(cluster.id))
-                if action == "merge" and (note := self._disagreement(members)) is not None:
+                if action == "merge" and (note := self.disagreement(members)) is not None:
                     action = "review"  # as alike as near-copies, but they disagree
         return ClusterView(
             id=cluster.id,
@@ -231,7 +231,8 @@ class ConsolidationService:
             note=note,
         )
 
-    def _disagreement(self, members: Sequence[Memory]) -> str | None:
+    def disagreement(self, members: Sequence[Memory]) -> str | None:
+        """Why memories as alike as near-copies must not be merged by the rules, or None."""
         ids = {m.id for m in members}
         if any(
             r.type == "contradicts" and r.from_id in ids and r.to_id in ids

@@ -192,12 +192,15 @@ class PipelineService:
         return results
 
     def _changed(self, step: Step) -> str | None:
-        now = {m.id: stamp(m) for m in self.ctx.store.get_many(list(step.memory_ids))}
+        members = self.ctx.store.get_many(list(step.memory_ids))
+        now = {m.id: stamp(m) for m in members}
         for ident, then in step.versions.items():
             if ident not in now:
                 return f"memory {ident} no longer exists"
             if now[ident] != then:
                 return f"memory {ident} changed since the plan"
+        if step.action == "merge" and (reason := self.consolidation.disagreement(members)):
+            return f"{reason} since the plan"  # e.g. related as contradicting meanwhile
         return None
 
     def _do(self, step: Step) -> None:
