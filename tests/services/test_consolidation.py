@@ -75,7 +75,7 @@ def test_apply_merges_each_group_by_the_rules(mem: Engram, clock: FixedClock) ->
     mem.touch(tea[2].id)
     related = mem.save("Tea shop list")
     mem.create_relation(tea[0].id, related.id, "supports", strength=0.7)
-    mem.create_relation(tea[1].id, related.id, "supports", strength=0.7)  # same edge once
+    mem.create_relation(tea[1].id, related.id, "supports", strength=0.9)  # same edge once
     before = mem.stats().total
     result = mem.consolidate(mode="apply")
     assert len(result.merged) == 3 and result.skipped == {}
@@ -89,8 +89,9 @@ def test_apply_merges_each_group_by_the_rules(mem: Engram, clock: FixedClock) ->
     assert m.use_count == 2 and m.status == Status.ACTIVE
     assert 1.0 < m.strength <= max(t.strength for t in tea) + 0.1 * 2  # strongest + copies
     assert merged_tea.relations_carried == 1
-    edges = {(r.type, r.to_id) for r in mem.relations(m.id) if r.from_id == m.id}
-    assert edges == {("supports", related.id)} | {("consolidated_from", t.id) for t in tea}
+    edges = {(r.type, r.to_id, r.strength) for r in mem.relations(m.id) if r.from_id == m.id}
+    carried = {("supports", related.id, 0.9)}  # the strongest of the two
+    assert edges == carried | {("consolidated_from", t.id, 1.0) for t in tea}
     merged_flight = next(d for d in result.merged if set(d.archived_ids) == {x.id for x in flight})
     assert merged_flight.merged.content.splitlines() == [
         "The flight to Lisbon leaves at 9am on Friday",

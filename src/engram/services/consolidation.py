@@ -494,15 +494,18 @@ class ConsolidationService:
                 )
             )
         carried = 0
-        seen: set[tuple[str, str, str]] = set()
+        # One edge per (end, type): of several originals' edges to one memory, the strongest
+        # (the first of equals), since the merged memory says all that they said.
+        strongest: dict[tuple[str, str, str], Relation] = {}
         for r in self.ctx.store.relations(sorted(originals)):
             if r.type == "consolidated_from":
                 continue  # the originals' own merge history stays with them
             source = merged_id if r.from_id in originals else r.from_id
             target = merged_id if r.to_id in originals else r.to_id
-            if source == target or (source, target, r.type) in seen:
-                continue
-            seen.add((source, target, r.type))
+            kept = strongest.get((source, target, r.type))
+            if source != target and (kept is None or r.strength > kept.strength):
+                strongest[(source, target, r.type)] = r
+        for (source, target, _), r in strongest.items():
             # Beyond the limit with the mark, the merge stops (undone) with the reason.
             metadata = check.meta({**r.metadata, CARRIED: merged_id}, "carried relation metadata")
             update = {"id": new_id(), "from_id": source, "to_id": target, "metadata": metadata}
