@@ -264,7 +264,10 @@ class Context:
         ]
 
     def ensure_schedules(self) -> int:
-        """Recompute every memory's threshold crossings if the decay settings changed."""
+        """Recompute every memory's threshold crossings if the decay settings changed, or a
+        JSONL line was written by hand (it has none). At open, and before every answer that
+        rests on them (gc, the candidates, stats): a running server reads a hand edit when it
+        happens, and had kept it unscheduled, never forgotten, until the next start."""
         fingerprint = self.policy.fingerprint()
         stored = self.store.schedule_fingerprint()
         if stored == fingerprint:

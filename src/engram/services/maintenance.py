@@ -49,6 +49,7 @@ class MaintenanceService:
         limit = check.limit(limit, most=GC_BATCH_MAX)
         dry_run = check.flag(dry_run, "dry_run")
         archive_instead = check.flag(archive_instead, "archive_instead")
+        self.ctx.ensure_schedules()
         promoted: list[str] = []
         promote_error = None
         if self.auto_promote is not None:
@@ -127,6 +128,7 @@ class MaintenanceService:
         return self._candidates(None)
 
     def _candidates(self, limit: int | None) -> list[PromotionCandidate]:
+        self.ctx.ensure_schedules()
         stubs, reasons, scores = self._promotable(self.ctx.now_epoch())
         # usage first, then the strongest
         order = sorted(
@@ -162,6 +164,7 @@ class MaintenanceService:
         nearest their mid-zone moment in time. That moment alone was a poor guide: sixty weak
         memories passing it within hours hid a memory at priority 0.64 behind ten at 0.08."""
         limit = check.limit(limit)
+        self.ctx.ensure_schedules()
         now = self.ctx.now_epoch()
         near = self.ctx.store.near_review_peak(now, max(REVIEW_WINDOW, limit * 10))
         zone = self.ctx.store.in_danger_zone(now, REVIEW_POOL)
@@ -183,6 +186,7 @@ class MaintenanceService:
         ]
 
     def stats(self) -> Stats:
+        self.ctx.ensure_schedules()
         counts = self.ctx.store.count()
         now = self.ctx.now_epoch()
         due, danger = self.ctx.store.schedule_counts(now)
