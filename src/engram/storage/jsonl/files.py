@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -87,6 +88,39 @@ def _prefix_digest(fd: int, length: int) -> Any:
 
 def _digest() -> Any:
     return hashlib.blake2b(digest_size=16)
+
+
+_HEAD_BYTES = 128
+
+
+def head_path(path: Path) -> Path:
+    """Where the last Engram write of a file says what the file then was (`LineFile`)."""
+    return path.with_name(f".{path.name}.head")
+
+
+def _head_of(st: os.stat_result, consumed: Any) -> bytes:
+    # One width, so that a write over the last one needs no truncation (it cost a tenth of a
+    # save when the file was truncated first).
+    head = f"{st.st_ino} {st.st_size} {st.st_mtime_ns} {consumed.hexdigest()}"
+    return head.ljust(_HEAD_BYTES).encode()
+
+
+def _write_head(path: Path, st: os.stat_result, consumed: Any) -> None:
+    """Best effort and not fsynced: a head that is missing, stale or torn vouches for
+    nothing, and the reader checks the file itself."""
+    with contextlib.suppress(OSError):
+        fd = os.open(head_path(path), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            os.pwrite(fd, _head_of(st, consumed), 0)
+        finally:
+            os.close(fd)
+
+
+def _read_head(path: Path) -> bytes:
+    try:
+        return head_path(path).read_bytes()
+    except OSError:
+        return b""
 
 
 @dataclass
@@ -174,12 +208,16 @@ class LineFile:
                 # rewrote it in place: the bytes before our offset are not the ones we read.
                 before = _read_all(fd, self.offset - len(self.sample), len(self.sample))
                 reset = before != self.sample
-            if not reset and st.st_size == self.offset and st.st_mtime_ns != self.mtime_ns:
-                # Written without growing: an editor that saves in place (same inode, same
-                # length) changed a line before the sample. Only the digest of all we read
-                # tells; running clients kept the old text, and their next write undid the edit.
-                digest = _prefix_digest(fd, self.offset).hexdigest()
-                reset = digest != self.consumed.hexdigest()
+            if not reset and self.offset and st.st_mtime_ns != self.mtime_ns:
+                # Written since by someone else: an editor that saves in place (same inode) may
+                # have changed a line before the sample, and added lines too, or another client
+                # appended after such an edit. Running clients kept the old text, and their
+                # next write undid the edit. Only the digest of all we read tells: the one the
+                # last Engram write left (it had read the file whole, checked the same way),
+                # or, when that does not vouch for this very file, the file's own.
+                reset = not self._vouched(st, _read_all(fd, self.offset, st.st_size - self.offset))
+                if reset:
+                    reset = _prefix_digest(fd, self.offset).hexdigest() != self.consumed.hexdigest()
             if reset:
                 self.forget()
                 self.ino = st.st_ino
@@ -215,6 +253,13 @@ class LineFile:
         self.sample = (self.sample + data)[-_SAMPLE:]
         self.clean_end = not tail
         return Chunk(reset=reset, lines=lines)
+
+    def _vouched(self, st: os.stat_result, new: bytes) -> bool:
+        """The file is what we read and then `new`: the last Engram write says it left this
+        very file (inode, size, mtime) with the digest of all we read and `new`."""
+        whole = self.consumed.copy()
+        whole.update(new)
+        return _read_head(self.path) == _head_of(st, whole)
 
     def append(self, lines: Iterable[bytes]) -> int:
         """Append whole lines durably; returns how many. Call with the exclusive lock held,
@@ -252,6 +297,7 @@ class LineFile:
             self.mtime_ns = written.st_mtime_ns
             self.line_no += count
             self.clean_end = True
+            _write_head(self.path, written, self.consumed)
         return count
 
     def rewrite(self, lines: Iterable[bytes]) -> int:
@@ -275,6 +321,7 @@ class LineFile:
             raise StoreError(f"cannot rewrite {self.path}: {exc.strerror}") from exc
         self.ino, self.offset, self.line_no, self.clean_end = written.st_ino, size, count, True
         self.consumed, self.sample, self.mtime_ns = consumed, sample, written.st_mtime_ns
+        _write_head(self.path, written, consumed)
         return count
 
     def size(self) -> int:

@@ -19,29 +19,61 @@ from typing import TypeVar
 
 from engram.core.models import Relation
 from engram.storage.jsonl.files import read_lines
-from engram.storage.jsonl.records import BadLine, Tombstone, decode_relation
+from engram.storage.jsonl.records import BadLine, Tombstone, decode_memory, decode_relation
 from engram.storage.jsonl.vectors import VectorLine, decode_vector
 from engram.storage.sqlite.store import SQLiteStore
 
 R = TypeVar("R", Relation | Tombstone, VectorLine | Tombstone)
 
 
-def orphan_relations(path: Path, memories: Collection[str]) -> list[bytes]:
-    """The last line of each relation not deleted whose ends are not both in `memories`."""
+def deleted_memories(path: Path) -> set[str]:
+    """The memories whose last line in memories.jsonl is a tombstone. Their relation and
+    vector lines are dead, not orphans: a tombstone typed by hand (the documented way to delete
+    in an editor) comes without theirs, and compaction kept them for ever."""
+    last: dict[str, bool] = {}
+    for _, raw in read_lines(path):
+        if not raw.strip():
+            continue
+        try:
+            record = decode_memory(raw)
+        except BadLine:
+            continue  # moved to quarantine/ when the store was loaded
+        if isinstance(record, Tombstone):
+            last[record.id] = True
+        else:
+            last[record.memory.id] = False
+    return {ident for ident, gone in last.items() if gone}
+
+
+def orphan_relations(
+    path: Path, memories: Collection[str], deleted: Collection[str] = ()
+) -> list[bytes]:
+    """The last line of each relation not deleted whose ends are not both in `memories`, and
+    neither of them `deleted`."""
 
     def unheld(record: Relation | Tombstone) -> bool:
-        return isinstance(record, Relation) and not (
-            record.from_id in memories and record.to_id in memories
+        return (
+            isinstance(record, Relation)
+            and not (record.from_id in memories and record.to_id in memories)
+            and record.from_id not in deleted
+            and record.to_id not in deleted
         )
 
     return _last_lines(path, decode_relation, unheld)
 
 
-def orphan_vectors(path: Path, memories: Collection[str]) -> list[bytes]:
-    """The last vector line of each memory not in `memories` whose vector was not retired."""
+def orphan_vectors(
+    path: Path, memories: Collection[str], deleted: Collection[str] = ()
+) -> list[bytes]:
+    """The last vector line of each memory not in `memories`, nor `deleted`, whose vector
+    was not retired."""
 
     def unheld(record: VectorLine | Tombstone) -> bool:
-        return isinstance(record, VectorLine) and record.id not in memories
+        return (
+            isinstance(record, VectorLine)
+            and record.id not in memories
+            and record.id not in deleted
+        )
 
     return _last_lines(path, decode_vector, unheld)
 
@@ -66,23 +98,24 @@ class OrphanCount:
     """How many orphan lines each file holds, for the store's statistics: lines a compaction
     keeps are not dead (counted dead, a store with one quarantined memory was told to compact
     at every look, and each compaction reported lines dropped that it kept). Counting reads the
-    files, so the counts are kept until either file changes."""
+    files, so the counts are kept until one of them changes."""
 
     def __init__(self) -> None:
         self._seen: tuple[tuple[int, int], ...] = ()
         self._counts = (0, 0)
 
     def of(
-        self, relations: Path, vectors: Path, index: SQLiteStore, memories: int
+        self, files: tuple[Path, Path, Path], index: SQLiteStore, memories: int
     ) -> tuple[int, int]:
         """(relation lines, vector lines) kept although their memory is not among the
-        `memories` the index holds."""
-        state = tuple(_state(p) for p in (relations, vectors))
+        `memories` the index holds; `files`: memories, relations and vectors."""
+        state = tuple(_state(p) for p in files)
         if state != self._seen:
             live = set(index.ids_with_prefix("", memories))
+            deleted = deleted_memories(files[0])
             self._counts = (
-                len(orphan_relations(relations, live)),
-                len(orphan_vectors(vectors, live)),
+                len(orphan_relations(files[1], live, deleted)),
+                len(orphan_vectors(files[2], live, deleted)),
             )
             self._seen = state
         return self._counts

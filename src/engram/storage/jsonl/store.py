@@ -50,7 +50,12 @@ from engram.storage.jsonl.layout import (
     refuse_foreign,
     write_meta,
 )
-from engram.storage.jsonl.orphans import OrphanCount, orphan_relations, orphan_vectors
+from engram.storage.jsonl.orphans import (
+    OrphanCount,
+    deleted_memories,
+    orphan_relations,
+    orphan_vectors,
+)
 from engram.storage.jsonl.records import (
     BadLine,
     decode_memory,
@@ -351,6 +356,9 @@ class JSONLStore:
         return out
 
     def _reload(self) -> None:
+        # A whole read knows more than a snapshot of the same files can (the links and vectors
+        # of a memory put back from quarantine/): it is left for the next client at close.
+        self._restored = None
         for file in self._files:
             file.forget()
         self._index = self._new_index()
@@ -559,7 +567,8 @@ class JSONLStore:
     def _stats(self) -> StorageStats:
         index, memories = self._index, sum(self._index.count().values())
         relations, vectors = index.count_relations(), sum(index.vector_counts().values())
-        kept = self._orphans.of(self._relations.path, self._vectors.path, index, memories)
+        paths = (self._memories.path, self._relations.path, self._vectors.path)
+        kept = self._orphans.of(paths, index, memories)
         files = (
             self._mem.stats(MEMORIES, self._memories.size(), memories),
             self._rel.stats(RELATIONS, self._relations.size(), relations + kept[0]),
@@ -579,15 +588,16 @@ class JSONLStore:
             memories = list(every_memory(index))
             ids = [m.id for m in memories]
             schedules = index.schedules(ids)
+            deleted = deleted_memories(self._memories.path)  # before its tombstones go
             self._memories.rewrite(
                 encode_memory(m, None if m.id in self._unscheduled else schedules[m.id])
                 for m in memories
             )
             # What the index holds, and what it cannot hold of a quarantined memory (orphans.py)
             relations, live = index.all_relations(), set(ids)
-            kept = orphan_relations(self._relations.path, live)
+            kept = orphan_relations(self._relations.path, live, deleted)
             self._relations.rewrite([*(encode_relation(r) for r in relations), *kept])
-            orphans = orphan_vectors(self._vectors.path, live)
+            orphans = orphan_vectors(self._vectors.path, live, deleted)
             vectors = self._vectors.rewrite(chain(vector_lines(index, ids), orphans))
             self._mem, self._rel, self._vec = (
                 Tally(len(memories)),
