@@ -127,7 +127,8 @@ class Engram:
         return self._app.memories.save(draft)
 
     def save_many(self, drafts: Sequence[Draft]) -> list[Memory]:
-        """Bulk import in one transaction (all or nothing)."""
+        """Bulk import in one transaction (all or nothing; on JSONL one append, and a crash
+        in the middle of it keeps the lines written whole before it, docs/reliability.md)."""
         return self._app.memories.save_many(drafts)
 
     def flush(self) -> None:
