@@ -10,15 +10,22 @@ import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx2
 import pytest
 from playwright.sync_api import Page
-from tests.adapters.test_mcp_http import free_port, wait_listening
+from tests.adapters.test_mcp_http import free_port, serve, wait_listening
 
 from engram import Draft, Engram, FixedClock, Memory
+from engram.web.dashboard import COOKIE
 
 TOKEN = "dashboard-token-0123456789"
+
+
+def cookie_of(base: str) -> str:
+    """The sign-in cookie of the server at `base`: named after its port."""
+    return f"{COOKIE}_{urlsplit(base).port}"
 
 
 @pytest.fixture
@@ -108,7 +115,8 @@ def test_without_the_token_nothing_changes(dashboard: tuple[str, Path, dict[str,
     # Signed in, but the request comes from another site's page: refused too.
     signed_in = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, timeout=10)
     cookies = signed_in.cookies
-    assert "engram_ui" in cookies and TOKEN not in str(cookies.get("engram_ui"))
+    name = cookie_of(base)
+    assert name in cookies and TOKEN not in str(cookies.get(name))
     foreign = httpx2.post(
         target, cookies=cookies, headers={"Origin": "https://evil.example"}, timeout=10
     )
@@ -234,12 +242,33 @@ def test_a_sign_in_is_a_session_that_ends(dashboard: tuple[str, Path, dict[str, 
     base, _db, _m = dashboard
     first = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, timeout=10)
     second = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, timeout=10)
-    one, two = first.cookies["engram_ui"], second.cookies["engram_ui"]
+    name = cookie_of(base)
+    one, two = first.cookies[name], second.cookies[name]
     assert one != two and TOKEN not in (one, two)
     assert "Max-Age=43200" in first.headers["set-cookie"]
     stats = f"{base}/ui/stats"
-    assert httpx2.get(stats, cookies={"engram_ui": one}, timeout=10).status_code == 200
-    out = httpx2.post(f"{base}/ui/logout", cookies={"engram_ui": one}, timeout=10)
+    assert httpx2.get(stats, cookies={name: one}, timeout=10).status_code == 200
+    out = httpx2.post(f"{base}/ui/logout", cookies={name: one}, timeout=10)
     assert out.status_code == 303 and out.headers["location"].endswith("/ui/login")
-    assert httpx2.get(stats, cookies={"engram_ui": one}, timeout=10).status_code == 303
-    assert httpx2.get(stats, cookies={"engram_ui": two}, timeout=10).status_code == 200
+    assert httpx2.get(stats, cookies={name: one}, timeout=10).status_code == 303
+    assert httpx2.get(stats, cookies={name: two}, timeout=10).status_code == 200
+
+
+def test_two_servers_on_one_machine_keep_their_own_sign_in(
+    dashboard: tuple[str, Path, dict[str, Memory]], tmp_path: Path
+) -> None:
+    """Cookies know no ports: two Engram servers on 127.0.0.1 (`engram ui` and `engram serve
+    --http`) set one cookie, so signing in to one signed the browser out of the other."""
+    base = dashboard[0]
+    port = free_port()
+    other = serve(tmp_path / "other", port, ENGRAM_HTTP_TOKEN=TOKEN)
+    try:
+        wait_listening(port, other)
+        with httpx2.Client(timeout=10) as browser:  # one cookie jar, as a browser keeps
+            for server in (base, f"http://127.0.0.1:{port}"):
+                assert browser.post(f"{server}/ui/login", data={"token": TOKEN}).status_code == 303
+            assert browser.get(f"{base}/ui/stats").status_code == 200
+            assert browser.get(f"http://127.0.0.1:{port}/ui/stats").status_code == 200
+    finally:
+        other.terminate()
+        other.communicate(timeout=15)

@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from engram.config import Settings
 from engram.errors import ConfigError
-from engram.mcp.http import token_for, url_host
+from engram.mcp.http import loopback_hosts, token_for, url_host
 from engram.mcp.runtime import MAX_SESSIONS, EngramRuntime
 
 TOKEN = "test-token-0123456789abcdef"
@@ -37,10 +37,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def serve(home: Path, port: int, **env: str) -> subprocess.Popen[str]:
+def serve(home: Path, port: int, *options: str, **env: str) -> subprocess.Popen[str]:
     home.mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(
-        [sys.executable, "-m", "engram.cli.main", "serve", "--http", "--port", str(port)],
+        [
+            *(sys.executable, "-m", "engram.cli.main", "serve", "--http"),
+            *("--port", str(port), *options),
+        ],
         env={
             "ENGRAM_STORAGE_PATH": str(home / "engram.db"),
             "ENGRAM_EMBEDDING_MODEL": "none",
@@ -173,6 +176,64 @@ def test_a_foreign_host_header_is_refused_even_with_the_token(
     headers = {"Authorization": f"Bearer {TOKEN}", "Host": "evil.example"}
     response = httpx2.post(url, json=ping, headers=headers, timeout=10)
     assert response.status_code in (400, 403, 421)
+
+
+def test_loopback_written_another_way_keeps_the_host_checks(tmp_path: Path) -> None:
+    """Loopback was recognised by its spelling: `--host 127.1` (or "[::1]", "LOCALHOST")
+    switched the SDK's Host and Origin checks and the dashboard's off, and warned that other
+    machines could reach the server."""
+    port = free_port()
+    proc = serve(tmp_path / "home", port, "--host", "127.1", ENGRAM_HTTP_TOKEN=TOKEN)
+    try:
+        wait_listening(port, proc)
+        url = f"http://127.0.0.1:{port}"
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        evil = {**auth, "Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}"}
+        accept = {"Accept": "application/json, text/event-stream"}
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        }
+        fine = httpx2.post(f"{url}/mcp", json=initialize, headers={**auth, **accept}, timeout=10)
+        assert fine.status_code == 200
+        refused = httpx2.post(f"{url}/mcp", json=initialize, headers={**evil, **accept}, timeout=10)
+        assert refused.status_code == 421
+        assert httpx2.get(f"{url}/ui/login", headers=evil, timeout=10).status_code == 421
+        assert httpx2.get(f"{url}/ui/login", timeout=10).status_code == 200
+    finally:
+        proc.terminate()
+        _, stderr = proc.communicate(timeout=15)
+    assert "other machines can reach" not in stderr
+
+
+class BoundTo:
+    """Stands in for a listening socket where a real one cannot be had: binding port 80 needs
+    root. `loopback_hosts` reads only its address."""
+
+    def __init__(self, *address: object) -> None:
+        self.address = address
+
+    def getsockname(self) -> tuple[object, ...]:
+        return self.address
+
+
+def test_the_host_names_a_loopback_server_answers_to() -> None:
+    """A browser leaves port 80 out of the Host header: a dashboard there refused them all."""
+    assert loopback_hosts(BoundTo("127.0.0.1", 8766)) == {
+        "127.0.0.1:8766",
+        "localhost:8766",
+        "[::1]:8766",
+    }
+    on_80 = loopback_hosts(BoundTo("::1", 80, 0, 0))
+    assert on_80 is not None and {"127.0.0.1", "localhost", "[::1]", "[::1]:80"} <= on_80
+    assert loopback_hosts(BoundTo("127.0.0.2", 9000)) is not None  # all of 127/8 is loopback
+    assert loopback_hosts(BoundTo("192.168.1.5", 80)) is None  # the operator's to name
 
 
 def test_servers_started_together_agree_on_the_first_token(tmp_path: Path) -> None:

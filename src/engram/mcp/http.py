@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hmac
+import ipaddress
 import json
 import logging
 import os
@@ -35,7 +36,6 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 TOKEN_FILE = "http-token"
-LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 
 
 class BearerToken:
@@ -158,12 +158,16 @@ def bound_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def loopback_hosts(host: str, port: int) -> frozenset[str] | None:
+def loopback_hosts(listener: socket.socket) -> frozenset[str] | None:
     """The Host headers a server bound to loopback is reached by (None when bound elsewhere:
-    then the names it is reached by are the operator's to know)."""
-    if host.strip("[]") not in LOOPBACK:
+    then the names it is reached by are the operator's to know). Decided by the address the
+    socket holds, not by how --host wrote it: "[::1]", "LOCALHOST" or "127.1" switched the
+    checks off. On port 80 a browser leaves the port out."""
+    address, port = listener.getsockname()[:2]
+    if not ipaddress.ip_address(address).is_loopback:
         return None
-    return frozenset(f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]"))
+    names = ("127.0.0.1", "localhost", "[::1]")
+    return frozenset({f"{name}:{port}" for name in names} | (set(names) if port == 80 else set()))
 
 
 def url_host(host: str) -> str:

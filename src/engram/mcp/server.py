@@ -258,14 +258,9 @@ def serve(
 def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8765) -> None:
     """Run the server over streamable HTTP at http://HOST:PORT/mcp, every request checked
     for the bearer token (engram.mcp.http); until Ctrl-C."""
-    from engram.mcp.http import (
-        LOOPBACK,
-        BearerToken,
-        bound_socket,
-        loopback_hosts,
-        token_for,
-        url_host,
-    )
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from engram.mcp.http import BearerToken, bound_socket, loopback_hosts, token_for, url_host
     from engram.web.dashboard import dashboard
     from engram.web.routing import with_dashboard
 
@@ -275,8 +270,15 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     token, source = token_for(settings)
     listener = bound_socket(host, port)
     server = build_server(settings)
-    mcp_app = BearerToken(server.streamable_http_app(host=host), token)
-    hosts = loopback_hosts(host, port)
+    hosts = loopback_hosts(listener)
+    # The SDK's own Host and Origin check, by the same list as the dashboard's (it switched
+    # itself on only for three spellings of loopback, and refused a Host without a port).
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=hosts is not None,
+        allowed_hosts=sorted(hosts or ()),
+        allowed_origins=sorted(f"http://{h}" for h in hosts or ()),
+    )
+    mcp_app = BearerToken(server.streamable_http_app(host=host, transport_security=security), token)
     app = with_dashboard(dashboard(server.runtime.app, token), mcp_app, hosts)
     where = url_host(host)
     log.warning(
@@ -288,7 +290,7 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
         where,
         port,
     )
-    if host not in LOOPBACK:
+    if hosts is None:
         log.warning(
             "listening on %s: other machines can reach this server; it speaks plain HTTP, so "
             "put it behind a TLS proxy (the token travels in every request)",
@@ -322,7 +324,7 @@ def _stop(signum: int, _frame: object) -> None:
 
 def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8766) -> None:
     """`engram ui`: the dashboard alone at http://HOST:PORT/ui, signed in with the HTTP token."""
-    from engram.mcp.http import LOOPBACK, bound_socket, loopback_hosts, token_for, url_host
+    from engram.mcp.http import bound_socket, loopback_hosts, token_for, url_host
     from engram.web.dashboard import dashboard
     from engram.web.routing import to_dashboard, with_dashboard
 
@@ -332,14 +334,15 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
     token, source = token_for(settings)
     listener = bound_socket(host, port)
     runtime = EngramRuntime(settings)
-    app = with_dashboard(dashboard(runtime.app, token), to_dashboard, loopback_hosts(host, port))
+    hosts = loopback_hosts(listener)
+    app = with_dashboard(dashboard(runtime.app, token), to_dashboard, hosts)
     log.warning(
         "Engram dashboard on http://%s:%d/ui (sign in with the token: %s)",
         url_host(host),
         port,
         source,
     )
-    if host not in LOOPBACK:
+    if hosts is None:
         log.warning("listening on %s: other machines can reach the dashboard (plain HTTP)", host)
     try:
         _run_web(app, listener)

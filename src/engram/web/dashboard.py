@@ -36,7 +36,7 @@ from engram.errors import EngramError, NotFoundError
 from engram.services.results import why_summary
 from engram.web.graph_page import graph_html
 
-COOKIE = "engram_ui"
+COOKIE = "engram_ui"  # and the server's port: `cookie_name`
 SESSION_SECONDS = 12 * 3600.0  # a sign-in lasts a working day
 MAX_SESSIONS = 100  # signed-in browsers remembered at once
 ACTIONS = {
@@ -70,7 +70,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
     def authorized(request: Request) -> bool:
         # The scheme in any case (RFC 7235), as /mcp takes it: "bearer <token>" was refused.
         scheme, _, given = request.headers.get("authorization", "").partition(" ")
-        cookie = request.cookies.get(COOKIE, "")
+        cookie = request.cookies.get(cookie_name(request), "")
         bearer = scheme.lower() == "bearer" and _same(given.strip(), token)
         return bearer or sessions.get(cookie, 0.0) > time.monotonic()
 
@@ -115,7 +115,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         sessions[sid] = now + SESSION_SECONDS
         response = RedirectResponse(f"{_base(request)}/", status_code=303)
         response.set_cookie(
-            COOKIE,
+            cookie_name(request),
             sid,
             max_age=int(SESSION_SECONDS),
             httponly=True,
@@ -125,9 +125,9 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         return response
 
     async def logout(request: Request) -> Response:
-        sessions.pop(request.cookies.get(COOKIE, ""), None)
+        sessions.pop(request.cookies.get(cookie_name(request), ""), None)
         response = RedirectResponse(f"{_base(request)}/login", status_code=303)
-        response.delete_cookie(COOKIE, path=_base(request) or "/")
+        response.delete_cookie(cookie_name(request), path=_base(request) or "/")
         return response
 
     async def search(request: Request) -> Response:
@@ -233,6 +233,14 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             Route("/stats", guarded(stats)),
         ]
     )
+
+
+def cookie_name(request: Request) -> str:
+    """The sign-in cookie of the server that answers: cookies know no ports, so two Engram
+    servers on 127.0.0.1 (`engram ui` and `engram serve --http`) overwrote each other's and
+    signed each other out."""
+    server = request.scope.get("server")
+    return f"{COOKIE}_{server[1]}" if server else COOKIE
 
 
 def _base(request: Request) -> str:
