@@ -161,6 +161,38 @@ def test_a_token_file_edited_by_hand_is_held_to_the_settings_rules(
         token_for(Settings(), tmp_path)
 
 
+def test_a_token_file_this_user_cannot_fix_is_refused_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """It said "made owner-only" and then failed with a bare Errno; a link made chmod change
+    the file it points to, wherever that is."""
+    target = tmp_path / "elsewhere" / "token"
+    target.parent.mkdir()
+    target.write_text("a" * 40 + "\n")
+    target.chmod(0o644)
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "http-token").symlink_to(target)
+    with pytest.raises(ConfigError, match=r"links to .*token, which other users can read"):
+        token_for(Settings(), config)
+    assert target.stat().st_mode & 0o777 == 0o644  # left as it was
+    (config / "http-token").unlink()
+    (config / "http-token").write_text("a" * 40 + "\n")
+    (config / "http-token").chmod(0o644)
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        # Stands in for another user's file: the tests run as root, who may chmod anything.
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(Path, "chmod", refused)
+    with (
+        caplog.at_level(logging.WARNING, logger="engram"),
+        pytest.raises(ConfigError, match="cannot make it private"),
+    ):
+        token_for(Settings(), config)
+    assert "made owner-only" not in caplog.text
+
+
 def test_an_ipv6_host_is_written_in_brackets_in_the_urls_shown() -> None:
     """ "http://::1:8765/mcp" is no URL a client can use."""
     assert url_host("::1") == "[::1]" and url_host("127.0.0.1") == "127.0.0.1"

@@ -103,6 +103,11 @@ def _read_token(path: Path) -> str:
         raise _bad_token_file(path) from None
     except IsADirectoryError:
         raise _token_is_a_folder(path) from None
+    except PermissionError:
+        raise ConfigError(
+            f"the HTTP token file {path} cannot be read by this user (another user's file?): "
+            "run as its owner, or set ENGRAM_HTTP_TOKEN"
+        ) from None
 
 
 def _token_is_a_folder(path: Path) -> ConfigError:
@@ -123,8 +128,19 @@ def _check_token_file(path: Path, token: str) -> None:
     if not usable_token(token):
         raise _bad_token_file(path)
     if os.name == "posix" and path.stat().st_mode & 0o077:
+        if path.is_symlink():  # chmod would change the file it points to, wherever that is
+            raise ConfigError(
+                f"the HTTP token file {path} links to {path.resolve()}, which other users can "
+                "read: make that file owner-only (chmod 600)"
+            )
+        try:
+            path.chmod(0o600)
+        except PermissionError:
+            raise ConfigError(
+                f"the HTTP token file {path} can be read by other users and this user cannot "
+                "make it private (another user's file?): fix its owner or run `chmod 600` on it"
+            ) from None
         log.warning("%s could be read by other users: made owner-only (600)", path)
-        path.chmod(0o600)
 
 
 def bound_socket(host: str, port: int) -> socket.socket:
