@@ -97,6 +97,15 @@ BROKEN_REQUESTS = {
     "a bare number": ("42", -32600, None),
     "id that is an object": ('{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600, None),
     "id that is a boolean": ('{"jsonrpc":"2.0","id":true,"method":"ping"}', -32600, None),
+    # MCP forbids a null id; it was taken for a notification and never answered
+    "id that is null": ('{"jsonrpc":"2.0","id":null,"method":"ping"}', -32600, None),
+    # valid JSON Python will not read (an integer of over 4,300 digits): answered without its
+    # id, so the client waited for ever
+    "a 5000-digit integer in an argument": (
+        '{"jsonrpc":"2.0","id":18,"method":"ping","params":{"x":' + "7" * 5000 + "}}",
+        -32700,
+        18,
+    ),
 }
 
 

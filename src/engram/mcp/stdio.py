@@ -63,15 +63,19 @@ def check_line(line: str) -> Rejection | None:
         return None
     try:
         obj = json.loads(line)
-    except RecursionError:
-        # Valid JSON may nest deeper than Python's parser goes (1,500 brackets in `meta`):
-        # its top level still says whose request it is, and the answer must carry that id.
+    except (RecursionError, ValueError) as exc:
+        # Valid JSON may nest deeper than Python's parser goes (1,500 brackets in `meta`), or
+        # hold an integer longer than it reads (4,300 digits): its top level still says whose
+        # request it is, and the answer must carry that id (the client waits on it).
         try:
-            obj = json.loads(_top_level(line))
-        except ValueError:
+            top = json.loads(_top_level(line))
+        except (RecursionError, ValueError):
             return _error(None, types.PARSE_ERROR, "Parse error: the line is not valid JSON")
-    except ValueError:
-        return _error(None, types.PARSE_ERROR, "Parse error: the line is not valid JSON")
+        if isinstance(exc, RecursionError):
+            obj = top
+        else:
+            ident = _id_of(top) if isinstance(top, dict) else None
+            return _error(ident, types.PARSE_ERROR, f"Parse error: {exc}")
     if isinstance(obj, list) and obj and all(isinstance(item, dict) for item in obj):
         return _error(
             None,
@@ -86,7 +90,7 @@ def check_line(line: str) -> Rejection | None:
         return Rejection(f"notification or response dropped: {_summary(sdk_error)}", None)
     if obj.get("jsonrpc") != "2.0":
         return _error(ident, types.INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
-    if ident is None and obj["id"] is not None:
+    if ident is None:
         return _bad_id(line)
     if "params" in obj and not isinstance(obj["params"], dict):
         return _error(ident, types.INVALID_PARAMS, 'Invalid params: "params" must be an object')
@@ -100,10 +104,11 @@ def check_line(line: str) -> Rejection | None:
 
 
 def _bad_id(line: str) -> Rejection | None:
-    """The SDK reads a request whose id is not a string or an integer (`true`, an object) as a
-    notification and never answers it; the specification calls it an invalid request."""
+    """The SDK reads a request whose id is not a string or an integer (`true`, an object,
+    `null`, which MCP forbids) as a notification and never answers it; the specification calls
+    it an invalid request."""
     obj = json.loads(line)
-    if isinstance(obj, dict) and obj.get("id") is not None and _id_of(obj) is None:
+    if isinstance(obj, dict) and "id" in obj and _id_of(obj) is None:
         return _error(
             None, types.INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer'
         )
