@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -237,3 +238,32 @@ async def test_a_message_larger_than_the_pipe_waits_for_a_slow_reader_without_st
         reader.join(timeout=30)
     assert received == [message.encode()]
     assert ticks >= 5  # the loop ran while the write waited for the reader
+
+
+def test_calls_waiting_on_a_busy_store_leave_the_server_reading(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Tool calls took their worker threads from the pool through which stdin is read: 41
+    saves waiting on a store another process was writing took all 40, and the server answered
+    nothing, not even a ping, until the store was free (up to its busy timeout)."""
+    home = tmp_path_factory.mktemp("busy")
+    w = Wire(home, ENGRAM_EMBEDDING_MODEL="none", ENGRAM_SQLITE_BUSY_TIMEOUT="120")
+    try:
+        w.initialize("busy-test", request_id=0)
+        w.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert "structuredContent" in w.call(1, "memory_stats", {})  # the store is open
+        writer = sqlite3.connect(home / "engram.db", isolation_level=None)
+        writer.execute("BEGIN IMMEDIATE")  # another client writing, for as long as we like
+        try:
+            for i in range(50):
+                save = {"name": "save_memory", "arguments": {"content": f"queued save {i}"}}
+                w.send({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call", "params": save})
+            w.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+            assert w.receive() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+        finally:
+            writer.execute("COMMIT")
+            writer.close()
+        answered = {w.receive()["id"] for _ in range(50)}
+        assert answered == set(range(100, 150))
+    finally:
+        w.close()

@@ -31,6 +31,11 @@ log = logging.getLogger(__name__)
 
 # Client sessions whose episode ids are kept: as many as the SDK keeps sessions.
 MAX_SESSIONS = 10_000
+# Tool calls run on worker threads of their own, at most this many at once; the rest wait
+# their turn in the event loop. They used anyio's default pool, through which the SDK reads
+# stdin: 41 calls waiting on a busy store took all 40 of its threads, and the server stopped
+# reading, answering nothing (not even a ping or a cancellation) until the store was free.
+CALL_THREADS = 16
 
 
 class EngramRuntime:
@@ -48,6 +53,7 @@ class EngramRuntime:
         self._episodes: OrderedDict[str | None, str] = OrderedDict()
         self._serving = False
         self._started = False  # warm-up and vault watching started for the App
+        self._calls: anyio.CapacityLimiter | None = None  # made in the event loop (`call`)
 
     def episode_for(self, session_id: str | None) -> str:
         """One episode id per client session: the memories an assistant saves in one
@@ -143,8 +149,10 @@ class EngramRuntime:
         def run() -> T:
             return operation(self.app())
 
+        if self._calls is None:
+            self._calls = anyio.CapacityLimiter(CALL_THREADS)
         try:
-            return await anyio.to_thread.run_sync(run)
+            return await anyio.to_thread.run_sync(run, limiter=self._calls)
         except EngramError as exc:
             from mcp.server.mcpserver.exceptions import ToolError  # loaded by the server already
 
