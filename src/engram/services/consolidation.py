@@ -38,19 +38,15 @@ from engram.core.merge import (
     MERGED_PREFIX,
     disagreement,
     is_leftover,
-    is_undone,
     merge,
-    merge_originals,
     merged_id,
-    merges_into,
-    recorded_members,
-    undo_refusal,
     version,
 )
 from engram.core.models import Memory, Relation, Schedule, Status, new_id
 from engram.errors import BusyError, ConfigError, NotFoundError, StoreError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
+from engram.services.merge_undo import undo_merge
 from engram.services.results import (
     ClusterResult,
     ClusterView,
@@ -550,55 +546,7 @@ class ConsolidationService:
         client between the checks and the delete would otherwise be lost."""
         ident = check.memory_id(merged_id, "merged_id")
         with self.ctx.store.exclusive("consolidation"):
-            return self._undo(ident, check.flag(force, "force"))
-
-    def _undo(self, ident: str, force: bool) -> UndoResult:
-        found = self.ctx.store.get_many([ident])
-        if not found:
-            raise NotFoundError("memory", ident)
-        merged = found[0]
-        mark = merged.meta.get(MARK)
-        if not isinstance(mark, dict):
-            raise ValidationError("merged_id", f"{ident} is not a merged memory")
-        relations = self.ctx.store.relations([ident])
-        originals = merge_originals(merged, relations)
-        if is_undone(merged):  # an undo stopped between its two writes: finish it
-            self.ctx.store.delete([ident])
-            return UndoResult(merged_id=ident, restored_ids=originals)
-        if not originals:
-            raise ValidationError("merged_id", f"{ident} has no consolidated_from relations")
-        sources = [
-            r.from_id for r in relations if r.type == "consolidated_from" and r.to_id == ident
-        ]
-        again = [m.id for m in self.ctx.store.get_many(sources) if merges_into(m, ident)]
-        refusal = undo_refusal(merged, mark, relations, force, again)
-        if refusal is not None:
-            raise ValidationError("merged_id", refusal)
-        # An original deleted since (its consolidated_from relation went with it): the merged
-        # memory holds the only copy of what it said, and undoing deleted that too.
-        members = recorded_members(mark)
-        gone = sorted(members - set(originals)) if members is not None else []
-        if gone and not force:
-            raise ValidationError(
-                "merged_id",
-                f"{gone[0]} was deleted since the merge and {ident} holds the only copy of "
-                "what it said: undoing would delete that. Undo with force to do it anyway",
-            )
-
-        def restore(m: Memory) -> tuple[Memory, Schedule]:
-            if m.id == ident:
-                # Marked, so that a stop before the delete below leaves a leftover that the
-                # next undo (or merge of the cluster) finishes, not a merge stuck half-undone.
-                undone = {**mark, "state": "undone"}
-                update = {"status": Status.ARCHIVED, "meta": {**m.meta, MARK: undone}}
-                return self.ctx.scheduled(m.model_copy(update=update))
-            if m.status != Status.ARCHIVED:  # set active, or promoted, since: left as it is
-                return self.ctx.scheduled(m)
-            return self.ctx.scheduled(m.model_copy(update={"status": Status.ACTIVE}))
-
-        self.ctx.store.modify([*originals, ident], restore)
-        self.ctx.store.delete([ident])
-        return UndoResult(merged_id=ident, restored_ids=originals)
+            return undo_merge(self.ctx, ident, check.flag(force, "force"))
 
 
 def _with_text(view: ClusterView, content: str) -> ClusterView:

@@ -37,7 +37,7 @@ import numpy as np
 from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.errors import EngramError, StoreError
 from engram.storage.changes import apply_changes
-from engram.storage.jsonl import snapshot
+from engram.storage.jsonl import orphans, snapshot
 from engram.storage.jsonl.files import DirLock, LineFile
 from engram.storage.jsonl.layout import (
     AUDIT,
@@ -49,12 +49,6 @@ from engram.storage.jsonl.layout import (
     read_meta,
     refuse_foreign,
     write_meta,
-)
-from engram.storage.jsonl.orphans import (
-    OrphanCount,
-    deleted_memories,
-    orphan_relations,
-    orphan_vectors,
 )
 from engram.storage.jsonl.records import (
     BadLine,
@@ -258,7 +252,7 @@ class JSONLStore:
         """Line counts (for `stats`); memories whose line has no schedule (hand-written)."""
         self._unscheduled = set()
         self._mem, self._rel, self._vec = Tally(), Tally(), Tally()
-        self._orphans = OrphanCount()
+        self._orphans = orphans.OrphanCount()
 
     @contextmanager
     def _reading(self) -> Iterator[SQLiteStore]:
@@ -356,9 +350,7 @@ class JSONLStore:
         return out
 
     def _reload(self) -> None:
-        # A whole read knows more than a snapshot of the same files can (the links and vectors
-        # of a memory put back from quarantine/): it is left for the next client at close.
-        self._restored = None
+        self._restored = None  # left for the next client: it knows more than a snapshot can
         for file in self._files:
             file.forget()
         self._index = self._new_index()
@@ -588,17 +580,17 @@ class JSONLStore:
             memories = list(every_memory(index))
             ids = [m.id for m in memories]
             schedules = index.schedules(ids)
-            deleted = deleted_memories(self._memories.path)  # before its tombstones go
+            deleted = orphans.deleted_memories(self._memories.path)  # before its tombstones go
             self._memories.rewrite(
                 encode_memory(m, None if m.id in self._unscheduled else schedules[m.id])
                 for m in memories
             )
             # What the index holds, and what it cannot hold of a quarantined memory (orphans.py)
             relations, live = index.all_relations(), set(ids)
-            kept = orphan_relations(self._relations.path, live, deleted)
+            kept = orphans.orphan_relations(self._relations.path, live, deleted)
             self._relations.rewrite([*(encode_relation(r) for r in relations), *kept])
-            orphans = orphan_vectors(self._vectors.path, live, deleted)
-            vectors = self._vectors.rewrite(chain(vector_lines(index, ids), orphans))
+            unheld = orphans.orphan_vectors(self._vectors.path, live, deleted)
+            vectors = self._vectors.rewrite(chain(vector_lines(index, ids), unheld))
             self._mem, self._rel, self._vec = (
                 Tally(len(memories)),
                 Tally(len(relations) + len(kept)),
