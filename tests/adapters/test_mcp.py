@@ -922,6 +922,20 @@ async def test_a_bad_setting_becomes_a_tool_error_naming_it(tmp_path: Path) -> N
     assert not (tmp_path / "misconfigured" / "engram.db").exists()
 
 
+def initialize_request(client: str, request_id: int = 1) -> dict[str, Any]:
+    """The handshake's first request, as a client writes it on the wire."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": client, "version": "0"},
+        },
+    }
+
+
 class RawServer:
     """The server process with bare pipes: every stdout line is ours to inspect.
 
@@ -969,18 +983,7 @@ class RawServer:
 
     def initialize(self, client: str, request_id: int = 1) -> dict[str, Any]:
         """The handshake's first request; its answer."""
-        self.send(
-            {
-                "jsonrpc": "2.0",
-                "id": request_id,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": client, "version": "0"},
-                },
-            }
-        )
+        self.send(initialize_request(client, request_id))
         return self.response(request_id)
 
     def call(self, request_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -1242,16 +1245,7 @@ def test_ctrl_c_stops_the_server_while_the_client_keeps_stdin_open(tmp_path: Pat
         cwd=tmp_path,
     ) as server:
         assert server.stdin is not None and server.stdout is not None
-        hello = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"},
-            },
-        }
+        hello = initialize_request("test")
         server.stdin.write((json.dumps(hello) + "\n").encode())
         server.stdin.flush()
         ready, _, _ = select.select([server.stdout], [], [], 60)  # bounded: never hang the suite

@@ -17,6 +17,7 @@ import httpx2
 import pytest
 from mcp.client import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from tests.adapters.test_mcp import initialize_request
 
 from engram.config import Settings
 from engram.errors import ConfigError
@@ -222,16 +223,7 @@ def test_loopback_written_another_way_keeps_the_host_checks(tmp_path: Path) -> N
         auth = {"Authorization": f"Bearer {TOKEN}"}
         evil = {**auth, "Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}"}
         accept = {"Accept": "application/json, text/event-stream"}
-        initialize = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"},
-            },
-        }
+        initialize = initialize_request("test")
         fine = httpx2.post(f"{url}/mcp", json=initialize, headers={**auth, **accept}, timeout=10)
         assert fine.status_code == 200
         refused = httpx2.post(f"{url}/mcp", json=initialize, headers={**evil, **accept}, timeout=10)

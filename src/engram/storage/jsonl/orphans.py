@@ -13,7 +13,7 @@ read alone, and its links wait for the next whole read, which a compaction begin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -24,6 +24,7 @@ from engram.storage.jsonl.vectors import VectorLine, decode_vector
 from engram.storage.sqlite.store import SQLiteStore
 
 R = TypeVar("R", Relation | Tombstone, VectorLine | Tombstone)
+D = TypeVar("D")
 
 
 def deleted_memories(path: Path) -> set[str]:
@@ -31,13 +32,7 @@ def deleted_memories(path: Path) -> set[str]:
     vector lines are dead, not orphans: a tombstone typed by hand (the documented way to delete
     in an editor) comes without theirs, and compaction kept them for ever."""
     last: dict[str, bool] = {}
-    for _, raw in read_lines(path):
-        if not raw.strip():
-            continue
-        try:
-            record = decode_memory(raw)
-        except BadLine:
-            continue  # moved to quarantine/ when the store was loaded
+    for _, record in _readable(path, decode_memory):
         if isinstance(record, Tombstone):
             last[record.id] = True
         else:
@@ -82,16 +77,23 @@ def _last_lines(
     path: Path, decode: Callable[[bytes], R], unheld: Callable[[R], bool]
 ) -> list[bytes]:
     latest: dict[str, tuple[bytes, R]] = {}
+    for raw, record in _readable(path, decode):
+        latest.pop(record.id, None)  # the last line of an id wins, in its place in the order
+        latest[record.id] = (raw.rstrip(b"\r"), record)
+    return [raw for raw, record in latest.values() if unheld(record)]
+
+
+def _readable(path: Path, decode: Callable[[bytes], D]) -> Iterator[tuple[bytes, D]]:
+    """Each line of the file that decodes, with its record (the others were moved to
+    quarantine/ when the store was loaded)."""
     for _, raw in read_lines(path):
         if not raw.strip():
             continue
         try:
             record = decode(raw)
         except BadLine:
-            continue  # moved to quarantine/ when the store was loaded
-        latest.pop(record.id, None)  # the last line of an id wins, in its place in the order
-        latest[record.id] = (raw.rstrip(b"\r"), record)
-    return [raw for raw, record in latest.values() if unheld(record)]
+            continue
+        yield raw, record
 
 
 class OrphanCount:
