@@ -202,6 +202,48 @@ def test_a_renamed_note_takes_its_memorys_pointer_along(ltm: tuple[Engram, Path]
     assert "aisle" in (vault / "Travel" / "seats.md").read_text()
 
 
+def test_a_note_at_a_memorys_path_that_names_another_is_never_written_into(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Where a promoted memory's note was is checked to be its note: the name freed by a
+    deleted note went to the next memory promoted, and an update of the first wrote its text
+    into the second's note, while `vault status` said nothing was orphaned and `promote` that
+    there was nothing to do."""
+    mem, vault = ltm
+    first = used(mem, "Atlas deploy\nrun the migrations first")
+    (item,) = mem.promote(first.id).items
+    assert item.path is not None
+    (vault / item.path).unlink()  # deleted in Obsidian
+    second = used(mem, "Atlas deploy\nsmoke tests after each release")
+    (taken,) = mem.promote(second.id).items
+    assert taken.path == item.path  # the name is free again
+    written = (vault / item.path).read_text()
+    assert mem.app.ltm.status().orphaned == [first.id]
+    mem.update(first.id, content="Atlas deploy\nrun the migrations first, always")
+    assert (vault / item.path).read_text() == written  # the second's note, untouched
+    (again,) = mem.promote(first.id).items
+    assert again.action == "promoted" and again.path not in (None, item.path)
+
+
+def test_a_users_note_under_a_renamed_notes_old_name_is_left_alone(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Renamed in a file manager, and a note of the user's own made under the old name: the
+    memory kept pointing at the old name (the note there was taken as still its own), and its
+    next update wrote Engram's frontmatter and a conflict into the user's note."""
+    mem, vault = ltm
+    memory = used(mem, "Weekly review checklist")
+    (item,) = mem.promote(memory.id).items
+    assert item.path is not None
+    (vault / item.path).rename(vault / "Archive-weekly-review.md")
+    (vault / item.path).write_text("My own scratch note, nothing to do with Engram.\n")
+    assert mem.index_ltm().moved == 1
+    assert mem.get(memory.id).promoted_to == "Archive-weekly-review.md"
+    mem.update(memory.id, content="Weekly review checklist, v2")
+    assert (vault / item.path).read_text() == "My own scratch note, nothing to do with Engram.\n"
+    assert "v2" in (vault / "Archive-weekly-review.md").read_text()
+
+
 def test_relating_two_promoted_memories_links_their_notes(ltm: tuple[Engram, Path]) -> None:
     mem, vault = ltm
     a = used(mem, "Atlas runs on PostgreSQL 16")

@@ -27,7 +27,14 @@ from engram.services.context import Context
 from engram.services.results import Result
 from engram.services.vault_watch import VaultWatcher
 from engram.storage.protocol import Capability, Filter
-from engram.vault.index import UnreadableNote, parse_note, read_file, readable, scan
+from engram.vault.index import (
+    UnreadableNote,
+    parse_note,
+    read_file,
+    readable,
+    scan,
+    split_frontmatter,
+)
 from engram.vault.index import digest as content_digest
 from engram.vault.render import CONFLICT_TAG, retarget_links
 from engram.vault.writer import VaultFiles, check_relative
@@ -225,7 +232,8 @@ class LtmService:
         orphaned = [
             m.id
             for m in self.ctx.store.get_many([s.id for s in promoted])
-            if m.promoted_to and m.promoted_to not in on_disk
+            if m.promoted_to
+            and (m.promoted_to not in on_disk or not note_of(files, m.promoted_to, m.id))
         ]
         return VaultStatus(
             vault=str(files.root),
@@ -325,9 +333,14 @@ class LtmService:
         if not arrived:
             return 0
 
+        # The note at a memory's old path may be another's now (the user's, under the name
+        # they renamed this one from): only a note naming the memory keeps it there.
+        claims = self.ctx.store.ltm_claims()
+
         def follow(m: Memory) -> tuple[Memory, Schedule] | None:
             path = arrived[m.id]
-            if m.status != Status.PROMOTED or m.promoted_to == path or m.promoted_to in present:
+            still = m.promoted_to in present and m.promoted_to in claims.get(m.id, ())
+            if m.status != Status.PROMOTED or m.promoted_to == path or still:
                 return None  # not ours to move, already right, or its note is still there
             log.info("memory %s: its note moved from %s to %s", m.id, m.promoted_to, path)
             return self.ctx.scheduled(m.model_copy(update={"promoted_to": path}))
@@ -485,14 +498,28 @@ class LtmService:
         the recorded path was used as it was, and a promote wrote a second note, an update
         left the renamed one as it was, a relation linked to a file that was no longer there."""
         files = self.vault.files()
-        if note_exists(files, memory.promoted_to):
+        if note_of(files, memory.promoted_to, memory.id):
             return memory.promoted_to
         if memory.promoted_to is None or not self.live:
             return None
         self.index()
         found = self.ctx.store.get_many([memory.id])
         now = found[0].promoted_to if found else None
-        return now if note_exists(files, now) else None
+        return now if note_of(files, now, memory.id) else None
+
+
+def note_of(files: VaultFiles, path: str | None, memory_id: str) -> bool:
+    """Whether the note at `path` is this memory's: in the vault and naming it in its
+    `engram_id`. A file at a memory's recorded path may be another's: another memory's note
+    that took the name once the first was deleted, or the user's own note under the name of
+    one they renamed. Updates wrote into those, and promote said there was nothing to do."""
+    if path is None or not note_exists(files, path):
+        return False
+    try:
+        text = files.read_note(path).text
+    except (OSError, ValidationError):
+        return False
+    return split_frontmatter(text)[0].get("engram_id") == memory_id
 
 
 def note_exists(files: VaultFiles, path: str | None) -> bool:

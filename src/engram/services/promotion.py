@@ -213,7 +213,16 @@ class PromotionService:
         if unchanged or not self.vault.configured:
             return
         with _after_commit(f"memory {after.id} changed, but its note was not rewritten"):
-            self._sync(before, after, self.ltm.note_path(after) or after.promoted_to)
+            path = self.ltm.note_path(after)
+            if path is None:  # gone, or another's now: never written into (`note_of`)
+                log.warning(
+                    "memory %s changed but its note %s is gone (`vault status`: orphaned): "
+                    "not rewritten",
+                    after.id,
+                    after.promoted_to,
+                )
+                return
+            self._sync(before, after, path)
 
     def _sync(self, before: Memory, after: Memory, path: str) -> None:
         files = self.vault.files()
