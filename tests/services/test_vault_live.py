@@ -244,6 +244,20 @@ def test_a_users_note_under_a_renamed_notes_old_name_is_left_alone(
     assert "v2" in (vault / "Archive-weekly-review.md").read_text()
 
 
+def test_unified_search_names_no_note_that_is_gone(ltm: tuple[Engram, Path]) -> None:
+    """A promoted memory whose note was deleted came with the note's path, which `vault
+    open` then could not find."""
+    mem, vault = ltm
+    memory = used(mem, "The Kubernetes cluster runs on Hetzner")
+    (item,) = mem.promote(memory.id).items
+    assert item.path is not None
+    (hit,) = [h for h in mem.search_unified("kubernetes").hits if h.id == memory.id]
+    assert hit.path == item.path
+    (vault / item.path).unlink()
+    (hit,) = [h for h in mem.search_unified("kubernetes").hits if h.id == memory.id]
+    assert hit.path is None and mem.app.ltm.status().orphaned == [memory.id]
+
+
 def test_relating_two_promoted_memories_links_their_notes(ltm: tuple[Engram, Path]) -> None:
     mem, vault = ltm
     a = used(mem, "Atlas runs on PostgreSQL 16")

@@ -108,7 +108,14 @@ class UnifiedSearchService:
         stm_scale, ltm_scale = _layer_scales(
             [h.why.semantic for h in memories], [f.cosine for _, f in notes]
         )
-        hits = [_from_memory(h, stm_w, stm_scale) for h in memories]
+        # A memory's note as the vault index knows it: the file at `promoted_to` that names
+        # the memory (a deleted note's path was given, `vault open` then found nothing).
+        claims = (
+            self.ctx.store.ltm_claims()
+            if self.ltm.live and any(h.memory.promoted_to for h in memories)
+            else None
+        )
+        hits = [_from_memory(h, stm_w, stm_scale, claims) for h in memories]
         hits += _from_notes(notes, ltm_w, ltm_scale)
         merged = _merge_promoted(hits)
         merged.sort(key=lambda h: (-h.rank, h.source, h.id or h.path or ""))
@@ -212,12 +219,15 @@ def _layer_scales(
     return best_stm / top, best_ltm / top
 
 
-def _from_memory(hit: SearchHit, weight: float, scale: float = 1.0) -> UnifiedHit:
+def _from_memory(
+    hit: SearchHit, weight: float, scale: float = 1.0, claims: dict[str, list[str]] | None = None
+) -> UnifiedHit:
     m = hit.memory
+    note = m.promoted_to if claims is None or m.promoted_to in claims.get(m.id, ()) else None
     return UnifiedHit(
         source="stm",
         id=m.id,
-        path=m.promoted_to,
+        path=note,
         title=title_of(m.content),
         preview=_preview(m.content),
         tags=list(m.tags),
