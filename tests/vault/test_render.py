@@ -10,12 +10,13 @@ from itertools import pairwise
 from typing import Any
 
 import frontmatter
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engram.core.models import Memory
-from engram.vault.index import parse_note
+from engram.vault.index import parse_note, prose_parts
 from engram.vault.render import (
     CONFLICT_TAG,
     RESERVED_NAMES,
@@ -267,6 +268,41 @@ def test_links_to_a_moved_note_follow_it_and_keep_alias_and_heading() -> None:
     lunch = "Lunch with [[Atlas]] and [[Projects/Atlas]]."
     kept = retarget_links(lunch, "Projects/Atlas.md", "Projects/Atlas 2.md", name_taken=True)
     assert kept == "Lunch with [[Atlas]] and [[Projects/Atlas 2]]."
+
+
+def test_links_in_code_stay_as_written_when_a_note_moves() -> None:
+    """Every `[[…]]` was rewritten, the examples in code blocks and inline code too, which
+    the index (and Obsidian) do not read as links."""
+    text = (
+        "Plan: [[Engram/atlas-roadmap]].\n"
+        "```\nExample wiki syntax: [[Engram/atlas-roadmap]]\n```\n"
+        "Inline: `[[atlas-roadmap]]` and ~~~ not a fence here\n"
+    )
+    moved = retarget_links(text, "Engram/atlas-roadmap.md", "Engram/Roadmap 2026.md")
+    assert moved == text.replace("Plan: [[Engram/atlas-roadmap]]", "Plan: [[Engram/Roadmap 2026]]")
+
+
+def test_a_note_renamed_to_a_name_no_link_can_hold_leaves_the_links() -> None:
+    """Renamed in a file manager to "Atlas [draft] #2": the links became
+    [[Engram/Atlas [draft] #2|…]], which neither Obsidian nor the index can read."""
+    text = "See [[Engram/atlas-roadmap|the roadmap]]."
+    assert retarget_links(text, "Engram/atlas-roadmap.md", "Engram/Atlas [draft] #2.md") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "plain\n",
+        "a `code` b\n```py\nx = `y`\n```\nafter",
+        "```\nnever closed\n[[x]]",
+        "~~~~\n~~~\nstill code\n~~~~\nprose `tick",
+    ],
+)
+def test_prose_and_code_pieces_make_the_text_again(text: str) -> None:
+    parts = prose_parts(text)
+    assert "".join(part for part, _ in parts) == text
+    assert all("[[x]]" not in part for part, prose in parts if prose)
 
 
 def test_a_link_by_bare_name_is_a_link_to_the_note() -> None:

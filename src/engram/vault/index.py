@@ -162,27 +162,54 @@ def parse_note(
 
 
 def without_fenced_code(text: str) -> str:
-    """The text with each fenced code block (``` or ~~~) replaced by a space: tags and links in
-    code are not the note's. One pass over the lines, so a hostile note (thousands of fences
-    that never close) costs linear time; a regex that looked for each fence's end took minutes
-    on 100 KB. As in CommonMark (and Obsidian), a block closes at a line of only the same fence
-    character, at least as many as opened it, and an unclosed block runs to the end."""
-    out: list[str] = []
+    """The text with each fenced code block replaced by a space: tags and links in code are
+    not the note's."""
+    return "".join(part if prose else " " for part, prose in fenced_parts(text))
+
+
+def prose_parts(text: str) -> list[tuple[str, bool]]:
+    """The text cut into pieces, each marked prose (True) or code (False): fenced blocks and
+    inline code spans are code. Joined, the pieces are the text. What rewrites links in a note
+    (a rename followed) leaves code as it is, as the index and Obsidian do."""
+    out: list[tuple[str, bool]] = []
+    for part, prose in fenced_parts(text):
+        if not prose:
+            out.append((part, False))
+            continue
+        at = 0
+        for span in _INLINE_CODE.finditer(part):
+            out += [(part[at : span.start()], True), (span.group(), False)]
+            at = span.end()
+        out.append((part[at:], True))
+    return out
+
+
+def fenced_parts(text: str) -> list[tuple[str, bool]]:
+    """The text cut at fenced code blocks (``` or ~~~), each piece marked prose (True) or code
+    (False). One pass over the lines, so a hostile note (thousands of fences that never close)
+    costs linear time; a regex that looked for each fence's end took minutes on 100 KB. As in
+    CommonMark (and Obsidian), a block closes at a line of only the same fence character, at
+    least as many as opened it, and an unclosed block runs to the end."""
+    out: list[tuple[str, bool]] = []
+    current: list[str] = []
     fence = ""
     for line in text.splitlines(keepends=True):
         if not fence:
             opened = _FENCE_OPEN.match(line)
             # A backtick fence's info string may not contain a backtick (CommonMark).
             if opened and not (opened[1][0] == "`" and "`" in line[opened.end() :]):
-                fence = opened[1]
-                out.append(" ")
+                out.append(("".join(current), True))
+                current, fence = [line], opened[1]
             else:
-                out.append(line)
+                current.append(line)
             continue
+        current.append(line)
         closing = line.strip()
         if closing.startswith(fence) and closing == fence[0] * len(closing):
-            fence = ""
-    return "".join(out)
+            out.append(("".join(current), False))
+            current, fence = [], ""
+    out.append(("".join(current), not fence))
+    return [(part, prose) for part, prose in out if part]
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str, str | None]:

@@ -19,7 +19,7 @@ import yaml
 from engram.core.file_names import RESERVED_NAMES
 from engram.core.models import Memory
 from engram.core.notes import link_key, link_name
-from engram.vault.index import split_frontmatter
+from engram.vault.index import prose_parts, split_frontmatter
 
 SLUG_MAX_BYTES = 80  # leaves room for a collision suffix, ".md" and any file system's 255
 TITLE_MAX = 100
@@ -346,6 +346,8 @@ def links_to(text: str, path: str) -> bool:
 
 
 _LINK_TARGET = re.compile(r"(!?\[\[)([^\[\]|#^\n]*)")
+# What ends a wikilink's target: a note named with one can be linked to by no wikilink.
+_NOT_IN_LINKS = re.compile(r"[\[\]|#^]")
 
 
 def retarget_links(
@@ -359,6 +361,8 @@ def retarget_links(
     to the root `Atlas` was pointed at a renamed `Projects/Atlas`). None if nothing changed."""
     old_key, old_name = link_key(old_path), link_name(old_path)
     new_target = new_path[:-3] if new_path.endswith(".md") else new_path
+    if _NOT_IN_LINKS.search(new_target):
+        return None  # no wikilink can name it ("Atlas [draft] #2"): left as it was
     renamed = old_name != link_name(new_path) and not name_taken
 
     def swap(match: re.Match[str]) -> str:
@@ -368,7 +372,10 @@ def retarget_links(
             return match.group(1) + (new_target if "/" in key else new_target.rsplit("/", 1)[-1])
         return match.group(0)
 
-    updated = _LINK_TARGET.sub(swap, text)
+    # Links in code are examples, not links (the index leaves them out, and Obsidian too).
+    updated = "".join(
+        _LINK_TARGET.sub(swap, part) if prose else part for part, prose in prose_parts(text)
+    )
     return updated if updated != text else None
 
 
