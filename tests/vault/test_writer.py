@@ -83,6 +83,18 @@ def test_a_symlink_inside_the_vault_cannot_lead_a_write_outside(
     assert list(outside.iterdir()) == []
 
 
+def test_no_note_is_written_through_a_linked_folder_inside_the_vault(vault: VaultFiles) -> None:
+    """The index does not follow links: a note written through `Engram` -> `Archive/Mem` was
+    indexed under a name the next scan never saw, and `vault status` said it was both new and
+    removed, its memory orphaned."""
+    (vault.root / "Archive" / "Mem").mkdir(parents=True)
+    (vault.root / "Engram").symlink_to(vault.root / "Archive" / "Mem", target_is_directory=True)
+    with pytest.raises(ValidationError, match=r"'Engram' is a link: .* ENGRAM_LTM_FOLDER"):
+        vault.create("Engram", "note", lambda name: "text")
+    assert list((vault.root / "Archive" / "Mem").iterdir()) == []
+    assert vault.create("Archive/Mem", "note", lambda name: "text") == "Archive/Mem/note.md"
+
+
 def test_a_symlink_planted_at_a_notes_name_takes_the_name_not_the_note(
     vault: VaultFiles, tmp_path: Path
 ) -> None:

@@ -208,6 +208,15 @@ class VaultFiles:
 
     def _prepare(self, rel: str, field: str = "path") -> Path:
         target = self.resolve(rel, field)
+        for folder in target.relative_to(self.root).parents:
+            if folder.parts and (self.root / folder).is_symlink():
+                # The index does not follow links (a note reached through one would be
+                # indexed under two names, or none): `vault status` contradicted itself.
+                raise ValidationError(
+                    field,
+                    f"{folder.as_posix()!r} is a link: Engram writes notes only into the "
+                    "vault's own folders (set ENGRAM_LTM_FOLDER to the folder it points to)",
+                )
         target.parent.mkdir(parents=True, exist_ok=True)
         # Re-check now that the directories exist (one may have been swapped for a symlink).
         self.resolve(rel, field)
