@@ -67,9 +67,29 @@ def initialise(path: Path, files: Sequence[Path]) -> None:
         fsync_dir(path)
 
 
+# meta.json as last read, by the directory, kept while the file is the same (inode, size,
+# modification time): the services check the schedule fingerprint before every gc and stats.
+_read: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+
+
 def read_meta(path: Path) -> dict[str, Any]:
     """The directory's meta.json; {} when it is missing or unreadable (the schedules are then
     recomputed), an error when a newer Engram wrote it."""
+    try:
+        info = (path / META).stat()
+    except OSError:
+        info = None
+    key = (info.st_ino, info.st_size, info.st_mtime_ns) if info is not None else None
+    cached = _read.get(path)
+    if key is not None and cached is not None and cached[0] == key:
+        return dict(cached[1])
+    meta = _read_meta(path)
+    if key is not None:
+        _read[path] = (key, dict(meta))
+    return meta
+
+
+def _read_meta(path: Path) -> dict[str, Any]:
     try:
         meta = json.loads((path / META).read_text())
         if not isinstance(meta, dict):
