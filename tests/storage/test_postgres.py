@@ -214,6 +214,25 @@ def test_a_record_postgres_refuses_is_named_and_the_rest_migrated(
         assert [r.to_id for r in target.relations(a.id)] == [c.id]
 
 
+def test_a_relation_postgres_refuses_is_named_and_the_rest_migrated(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A relation whose metadata holds a NUL (a hand-edited JSONL line) stopped the migration at
+    it, with no relation copied and only "metadata: must not contain NUL characters" said."""
+    source = f"jsonl://{tmp_path / 'notes'}"
+    with Engram.open(source, embedding_model="none") as mem:
+        a, b, c = (mem.save(f"memory {x}") for x in "abc")
+        bad = mem.create_relation(a.id, b.id, metadata={"note": "x"})
+        mem.create_relation(b.id, c.id, metadata={"note": "fine"})
+    lines = tmp_path / "notes" / "relations.jsonl"
+    lines.write_text(lines.read_text().replace('"x"', '"x\\u0000y"', 1))
+    with Engram.open(postgres_url, embedding_model="none") as target:
+        report = target.migrate_from(source)
+        assert not report.verified and report.copied == 3
+        assert f"1 relations the target refused (first: {bad.id}: metadata" in report.message
+        assert [r.to_id for r in target.relations(b.id) if r.from_id == b.id] == [c.id]
+
+
 def test_a_database_whose_locale_folds_ascii_only_is_reported(
     postgres_server: TestPostgres, caplog: pytest.LogCaptureFixture
 ) -> None:

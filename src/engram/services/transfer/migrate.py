@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from engram.core.models import Memory, Relation, Schedule
-from engram.errors import EngramError, ValidationError
+from engram.errors import BusyError, EngramError, ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
     BATCH,
@@ -59,6 +59,7 @@ class _Tally:
     memories: dict[str, str] = field(default_factory=dict)  # id -> digest, as read
     kept: set[str] = field(default_factory=set)  # in the target already, differing, kept
     refused: dict[str, str] = field(default_factory=dict)  # id -> why the target refused it
+    refused_relations: dict[str, str] = field(default_factory=dict)  # the same, for edges
     # "from to type" -> digest of the edge without its id and time: the target may hold the
     # same edge under another id (made there too; `add_relation` returns that one).
     relations: dict[str, str] = field(default_factory=dict)
@@ -98,8 +99,17 @@ def migrate(
             ends = {relation.from_id, relation.to_id}
             # each edge once, on its source's page; none to a memory the target refused
             if relation.from_id in ids and not ends & tally.refused.keys():
-                add_relation(target, relation)
                 tally.relations[_edge_key(relation)] = _edge_digest(relation)
+                try:
+                    add_relation(target, relation)
+                except BusyError:
+                    raise
+                except EngramError as exc:
+                    # One edge the target refuses (metadata with a NUL, which PostgreSQL
+                    # cannot hold) stopped the migration with no relation copied and nothing
+                    # named: the rest is copied, and the report names it (not verified).
+                    tally.refused_relations[relation.id] = str(exc)
+                    log.warning("relation %s was not copied: %s", relation.id, exc)
         done += len(page)
         report("relations", done, total)
     # A memory kept as it was in the target keeps its own vector too: the source's is the
@@ -245,6 +255,12 @@ def _why_kept(tally: _Tally, differences: list[str]) -> str:
         notes.append(
             f"{len(tally.refused)} memories the target refused, with their relations and "
             f"vectors (first: {first}: {reason})"
+        )
+    if tally.refused_relations:
+        first, reason = next(iter(tally.refused_relations.items()))
+        notes.append(
+            f"{len(tally.refused_relations)} relations the target refused (first: {first}: "
+            f"{reason})"
         )
     if tally.kept:
         notes.append(
