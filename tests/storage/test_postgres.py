@@ -13,11 +13,13 @@ from pathlib import Path
 import numpy as np
 import psycopg
 import pytest
+from click.testing import CliRunner
 from psycopg import sql
 from tests.postgres import TestPostgres
 from tests.storage.test_contract import NOW, T0, mem, put
 
 from engram import Engram, ValidationError
+from engram.cli.main import cli
 from engram.config import Settings
 from engram.core.decay import DecayModel, DecayParams
 from engram.core.models import Memory, Status
@@ -189,6 +191,24 @@ def test_migrate_from_a_database_without_a_store_is_refused_and_writes_nothing(
         assert refused.value.field == "source" and "no Engram store" in str(refused.value)
     with psycopg.connect(blank_url) as conn:
         assert conn.execute("SELECT to_regclass('schema_migrations')").fetchone() == (None,)
+
+
+def test_a_command_that_adds_nothing_makes_no_store_in_an_empty_database(blank_url: str) -> None:
+    """`engram search` on a database without a store (a mistyped name, the server's default
+    one) wrote Engram's schema into it and said "No memories found"; a SQLite path or JSONL
+    folder without a store was already refused."""
+    result = CliRunner().invoke(
+        cli, ["--store", blank_url, "search", "anything"], env={"ENGRAM_EMBEDDING_MODEL": "none"}
+    )
+    assert result.exit_code != 0 and "there is no store at postgresql://" in result.output
+    with psycopg.connect(blank_url) as conn:
+        assert conn.execute("SELECT to_regclass('schema_migrations')").fetchone() == (None,)
+    saved = CliRunner().invoke(
+        cli,
+        ["--store", blank_url, "save", "The first memory"],
+        env={"ENGRAM_EMBEDDING_MODEL": "none"},
+    )
+    assert saved.exit_code == 0, saved.output  # a save makes the store, as on SQLite
 
 
 def test_a_record_postgres_refuses_is_named_and_the_rest_migrated(

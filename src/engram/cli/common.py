@@ -24,7 +24,7 @@ from rich.text import Text
 
 from engram.app import App, build_app
 from engram.clock import Clock
-from engram.config import Settings, load_settings
+from engram.config import Settings, load_settings, redact_url
 from engram.errors import ConfigError, EngramError, NotFoundError, ValidationError
 from engram.services.memories import cuts_number_short
 from engram.services.transfer.common import Progress
@@ -93,7 +93,7 @@ def open_app(
     settings = state.settings(**extra)
     if not create and not store_exists(settings.storage_path):
         raise ConfigError(
-            f"there is no store at {settings.storage_path} (check --store or "
+            f"there is no store at {redact_url(settings.storage_path)} (check --store or "
             "ENGRAM_STORAGE_PATH): `engram save`, an import or `engram demo` makes one"
         )
     app = build_app(settings, clock=clock, check_vectors=check_vectors)

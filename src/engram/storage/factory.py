@@ -67,10 +67,13 @@ def open_postgres(
 
 
 def store_exists(location: str) -> bool:
-    """Whether a store is at `location` already: its SQLite file, or a JSONL folder holding
-    its files (a server's database is taken to be there: connecting says if not)."""
+    """Whether a store is at `location` already: its SQLite file, a JSONL folder holding its
+    files, or a database holding its tables (asked without writing: a mistyped database name,
+    or the server's default one, got Engram's schema for a `search`)."""
     if is_postgres_url(location):
-        return True
+        from engram.storage.postgres.migrations import holds_a_store  # psycopg: on demand
+
+        return holds_a_store(location)
     if is_jsonl_url(location):
         folder = jsonl_path(location)
         if not folder.is_dir():  # a file there: the store says what it is
