@@ -211,6 +211,26 @@ def test_a_command_that_adds_nothing_makes_no_store_in_an_empty_database(blank_u
     assert saved.exit_code == 0, saved.output  # a save makes the store, as on SQLite
 
 
+def test_a_role_with_a_schema_of_its_own_gets_a_store_there(blank_url: str) -> None:
+    """Whether a store existed was asked along search_path, while tables are made in the first
+    schema on it: a role with a schema of its own ("$user", public) was handed the store in
+    public, or refused its tables."""
+    with Engram.open(blank_url, embedding_model="none") as shared:
+        shared.save("A memory in the shared store")
+    with psycopg.connect(blank_url, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA alice")
+    separator = "&" if "?" in blank_url else "?"
+    own = f"{blank_url}{separator}options=-csearch_path%3Dalice,public"
+    with Engram.open(own, embedding_model="none") as mine:
+        assert mine.stats().total == 0  # not the shared store
+        mine.save("A memory of Alice's own")
+    with psycopg.connect(blank_url) as conn:
+        found = conn.execute("SELECT content FROM alice.memories").fetchall()
+        shared_rows = conn.execute("SELECT content FROM public.memories").fetchall()
+    assert found == [("A memory of Alice's own",)]
+    assert shared_rows == [("A memory in the shared store",)]
+
+
 def test_a_record_postgres_refuses_is_named_and_the_rest_migrated(
     postgres_url: str, tmp_path: Path
 ) -> None:

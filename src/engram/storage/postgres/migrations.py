@@ -408,12 +408,18 @@ MIGRATIONS: list[tuple[str, str]] = [
 ]
 
 
+# Whether the schema a connection creates its tables in holds a store. Not `to_regclass(
+# 'schema_migrations')`, which looks along search_path: a role with a schema of its own
+# ("$user", public) found the store in public and used it (or was refused its tables).
+STORE_HERE = "SELECT to_regclass(quote_ident(current_schema()) || '.schema_migrations')"
+
+
 def holds_a_store(url: str, connect_timeout: float = 10.0) -> bool:
     """Whether the database at `url` holds an Engram store (its migrations table), asked
     without writing: a migration's source that is not one must not be made one."""
     try:
         with psycopg.connect(url, autocommit=True, connect_timeout=round(connect_timeout)) as c:
-            return c.execute("SELECT to_regclass('schema_migrations')").fetchone() != (None,)
+            return c.execute(STORE_HERE).fetchone() != (None,)
     except psycopg.Error as exc:  # the server's reason, without the password
         reason = redact_secrets(str(exc), url)
         raise StoreError(f"cannot open PostgreSQL store {redact_url(url)}: {reason}") from exc
@@ -424,7 +430,7 @@ def migrate(conn: psycopg.Connection[TupleRow]) -> list[str]:
     applied_now: list[str] = []
     # A store at head is opened without writing anything: a read-only database, or a role
     # without CREATE on the schema, can still read (and say why a write fails).
-    if conn.execute("SELECT to_regclass('schema_migrations')").fetchone() != (None,):
+    if conn.execute(STORE_HERE).fetchone() != (None,):
         done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
         refuse_newer(done, MIGRATIONS)
         if all(name in done for name, _ in MIGRATIONS):
