@@ -292,9 +292,33 @@ def test_cortexgraph_import_skips_records_no_backend_can_store(mem: Engram, tmp_
     assert reasons["note"].startswith("promoted_to: must be valid Unicode")
     assert reasons["nul"].startswith("promoted_to: must not contain NUL")
     assert reasons["long"].startswith("promoted_to: exceeds 1000 characters")
-    assert reasons["future"].startswith("created_at: must not be later than now")
+    assert reasons["future"].startswith("created_at: must not be more than a day later than now")
     assert report.relations_imported == 0 and len(report.skipped_records) == 10
     assert any(s.reason.startswith("not valid JSON") for s in report.skipped_records)
+
+
+def test_cortexgraph_import_keeps_history_a_clock_ahead_or_a_rounding_wrote(
+    mem: Engram, tmp_path: Path
+) -> None:
+    """A last use 90 s ahead of this clock (another machine's clock) and one half a second
+    before the creation (one time a whole second, the other not) dropped both memories;
+    `import jsonl` keeps the first already."""
+    now = mem.app.context.now().timestamp()
+    lines = [
+        {"id": "ahead", "content": "a", "created_at": int(now) - 60, "last_used": now + 90},
+        {"id": "rounded", "content": "b", "created_at": 1700000000.5, "last_used": 1700000000},
+        {"id": "apart", "content": "c", "created_at": 1700000100, "last_used": 1700000000},
+    ]
+    (tmp_path / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    report = import_cortexgraph(
+        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+    )
+    assert report.imported == 2
+    rounded = mem.get("rounded")
+    assert rounded.last_used == rounded.created_at
+    assert mem.get("ahead").last_used.timestamp() > now
+    (apart,) = report.skipped_records  # 100 s apart is no rounding
+    assert apart.id == "apart" and apart.reason.startswith("last_used: must not be before")
 
 
 def test_cortexgraph_import_refuses_what_is_not_a_data_directory(

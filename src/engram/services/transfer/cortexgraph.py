@@ -7,7 +7,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,9 @@ from engram.services.transfer.common import (
 from engram.storage.protocol import Store
 
 log = logging.getLogger(__name__)
+
+# How far ahead of this machine's clock an imported time may be: another machine's clock.
+CLOCK_AHEAD = timedelta(days=1)
 
 # -- import from CortexGraph ------------------------------------------------------------------
 
@@ -130,7 +133,17 @@ def _memory_from_cortexgraph(obj: dict[str, Any], now: datetime) -> tuple[Memory
     if created is None:
         raise ValidationError("created_at", "is missing")
     last_used = _seconds(obj.get("last_used"), "last_used") or created
-    check.lifetime(created, last_used, now)
+    # History as the source wrote it: a last use less than a second before the creation is the
+    # creation (one written as a whole second, the other not), and a time less than a day
+    # ahead of this clock is another machine's clock ahead. Both dropped the memory; a time
+    # further ahead is still refused (stored, it would count as fresh for years).
+    if created - timedelta(seconds=1) < last_used < created:
+        last_used = created
+    for name, moment in (("created_at", created), ("last_used", last_used)):
+        if moment > now + CLOCK_AHEAD:
+            raise ValidationError(name, f"must not be more than a day later than now ({now})")
+    if last_used < created:
+        raise ValidationError("last_used", "must not be before created_at")
     status_name = _field(obj, "status", str, "active")
     if status_name not in CORTEXGRAPH_STATUSES:
         raise ValidationError("status", f"{status_name!r} is not one of active, promoted, archived")
