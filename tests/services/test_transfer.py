@@ -321,6 +321,20 @@ def test_cortexgraph_import_keeps_history_a_clock_ahead_or_a_rounding_wrote(
     assert apart.id == "apart" and apart.reason.startswith("last_used: must not be before")
 
 
+def test_cortexgraph_lines_without_a_usable_id_say_why(mem: Engram, tmp_path: Path) -> None:
+    """A number for an id, or a line that is no object, was reported as "id: missing"."""
+    lines = ['{"id": 123, "content": "numeric id", "created_at": 1700000000}', "[1, 2]", "{}"]
+    (tmp_path / "memories.jsonl").write_text("\n".join(lines) + "\n")
+    report = import_cortexgraph(
+        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+    )
+    assert [s.reason for s in report.skipped_records] == [
+        "id: must be text, not int",
+        "not a record (a JSON object)",
+        "id: missing",
+    ]
+
+
 def test_cortexgraph_import_refuses_what_is_not_a_data_directory(
     mem: Engram, tmp_path: Path
 ) -> None:

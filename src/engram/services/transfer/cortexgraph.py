@@ -240,7 +240,8 @@ def _last_lines(
                 continue
             ident = obj.get("id") if isinstance(obj, dict) else None
             if not isinstance(ident, str) or not ident:
-                report.append(Skipped(file=path.name, line=number, id=None, reason="id: missing"))
+                why = _id_problem(obj)
+                report.append(Skipped(file=path.name, line=number, id=None, reason=why))
                 continue
             if ident in latest:
                 superseded += 1
@@ -263,6 +264,15 @@ def check_cortexgraph_dir(directory: Path) -> Path:
             "directory", f"{directory} has no memories.jsonl: not a CortexGraph directory"
         )
     return directory
+
+
+def _id_problem(obj: object) -> str:
+    """Why a line has no id Engram can read: "id: missing" was said of a number too."""
+    if not isinstance(obj, dict):
+        return "not a record (a JSON object)"
+    if "id" not in obj or obj["id"] in (None, ""):
+        return "id: missing"
+    return f"id: must be text, not {type(obj['id']).__name__}"
 
 
 def read_cortexgraph(directory: Path, now: datetime) -> CortexGraphData:
