@@ -49,7 +49,7 @@ def undo_merge(ctx: Context, ident: str, force: bool) -> UndoResult:
             "what it said: undoing would delete that. Undo with force to do it anyway",
         )
 
-    def restore(m: Memory) -> tuple[Memory, Schedule]:
+    def restore(m: Memory) -> tuple[Memory, Schedule] | None:
         if m.id == ident:
             # Marked, so that a stop before the delete below leaves a leftover that the
             # next undo (or merge of the cluster) finishes, not a merge stuck half-undone.
@@ -57,7 +57,7 @@ def undo_merge(ctx: Context, ident: str, force: bool) -> UndoResult:
             update = {"status": Status.ARCHIVED, "meta": {**m.meta, MARK: undone}}
             return ctx.scheduled(m.model_copy(update=update))
         if m.status != Status.ARCHIVED:  # set active, or promoted, since: left as it is
-            return ctx.scheduled(m)
+            return None
         return ctx.scheduled(m.model_copy(update={"status": Status.ACTIVE}))
 
     ctx.store.modify([*originals, ident], restore)

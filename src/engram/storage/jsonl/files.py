@@ -200,6 +200,7 @@ class LineFile:
             reset = self.ino is not None
             self.forget()
             return Chunk(reset=reset)
+        new: bytes | None = None  # what was appended since, once read
         try:
             st = os.fstat(fd)
             reset = st.st_ino != self.ino or st.st_size < self.offset
@@ -215,8 +216,8 @@ class LineFile:
                 # next write undid the edit. Only the digest of all we read tells: the one the
                 # last Engram write left (it had read the file whole, checked the same way),
                 # or, when that does not vouch for this very file, the file's own.
-                reset = not self._vouched(st, _read_all(fd, self.offset, st.st_size - self.offset))
-                if reset:
+                new = _read_all(fd, self.offset, st.st_size - self.offset)
+                if not self._vouched(st, new):
                     reset = _prefix_digest(fd, self.offset).hexdigest() != self.consumed.hexdigest()
             if reset:
                 self.forget()
@@ -224,7 +225,9 @@ class LineFile:
             self.mtime_ns = st.st_mtime_ns
             if st.st_size == self.offset:
                 return Chunk(reset=reset)
-            data = _read_all(fd, self.offset, st.st_size - self.offset)
+            if new is None or reset:
+                new = _read_all(fd, self.offset, st.st_size - self.offset)
+            data = new
         finally:
             os.close(fd)
         if self.offset == 0 and data.startswith((b"\xff\xfe", b"\xfe\xff")):

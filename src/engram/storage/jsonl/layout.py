@@ -69,7 +69,7 @@ def initialise(path: Path, files: Sequence[Path]) -> None:
 
 # meta.json as last read, by the directory, kept while the file is the same (inode, size,
 # modification time): the services check the schedule fingerprint before every gc and stats.
-_read: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+_meta_cache: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
 
 
 def read_meta(path: Path) -> dict[str, Any]:
@@ -80,12 +80,12 @@ def read_meta(path: Path) -> dict[str, Any]:
     except OSError:
         info = None
     key = (info.st_ino, info.st_size, info.st_mtime_ns) if info is not None else None
-    cached = _read.get(path)
+    cached = _meta_cache.get(path)
     if key is not None and cached is not None and cached[0] == key:
         return dict(cached[1])
     meta = _read_meta(path)
     if key is not None:
-        _read[path] = (key, dict(meta))
+        _meta_cache[path] = (key, dict(meta))
     return meta
 
 

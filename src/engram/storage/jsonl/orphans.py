@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from engram.core.models import Relation
 from engram.storage.jsonl.files import read_lines
-from engram.storage.jsonl.records import BadLine, Tombstone, decode_memory, decode_relation
+from engram.storage.jsonl.records import BadLine, Tombstone, decode_relation, parse_object
 from engram.storage.jsonl.vectors import VectorLine, decode_vector
 from engram.storage.sqlite.store import SQLiteStore
 
@@ -32,11 +32,10 @@ def deleted_memories(path: Path) -> set[str]:
     vector lines are dead, not orphans: a tombstone typed by hand (the documented way to delete
     in an editor) comes without theirs, and compaction kept them for ever."""
     last: dict[str, bool] = {}
-    for _, record in _readable(path, decode_memory):
-        if isinstance(record, Tombstone):
-            last[record.id] = True
-        else:
-            last[record.memory.id] = False
+    for _, obj in _readable(path, parse_object):  # the JSON alone: a tombstone, or an id
+        ident = obj.get("id")
+        if isinstance(ident, str):
+            last[ident] = obj.get("_deleted") is True
     return {ident for ident, gone in last.items() if gone}
 
 
@@ -114,11 +113,13 @@ class OrphanCount:
         state = tuple(_state(p) for p in files)
         if state != self._seen:
             live = set(index.ids_with_prefix("", memories))
-            deleted = deleted_memories(files[0])
-            self._counts = (
-                len(orphan_relations(files[1], live, deleted)),
-                len(orphan_vectors(files[2], live, deleted)),
-            )
+            relations = orphan_relations(files[1], live)
+            vectors = orphan_vectors(files[2], live)
+            if relations or vectors:  # only then is memories.jsonl read for its tombstones
+                deleted = deleted_memories(files[0])
+                relations = orphan_relations(files[1], live, deleted)
+                vectors = orphan_vectors(files[2], live, deleted)
+            self._counts = (len(relations), len(vectors))
             self._seen = state
         return self._counts
 
