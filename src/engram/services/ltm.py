@@ -20,7 +20,6 @@ from typing import Any
 from engram.config import Settings
 from engram.core.models import Memory, Schedule, Status
 from engram.core.notes import Note, NoteState, NoteText, link_name
-from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError, NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -383,12 +382,9 @@ class LtmService:
             log.info("wikilinks to moved notes rewritten in %d notes", len(touched))
             self.reindex(touched)
 
-    def _embedder(self) -> Embedder | None:
-        return self.ctx.semantic
-
     def _embed_missing(self) -> int:
         """Embed every note lacking a vector of the current model, batch by batch."""
-        embedder = self._embedder()
+        embedder = self.ctx.semantic
         if embedder is None:
             return 0
         done = 0
@@ -401,7 +397,7 @@ class LtmService:
 
     def _embed(self, notes: list[NoteText]) -> int:
         """Embed these notes and store the vectors (skipped for a note changed meanwhile)."""
-        embedder = self._embedder()
+        embedder = self.ctx.semantic
         if embedder is None or not notes:
             return 0
         vectors = embedder.embed_batch([embedding_text(n.title, n.body) for n in notes])
