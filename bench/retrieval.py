@@ -51,6 +51,7 @@ BM25_ONLY: dict[str, Any] = {
     "search_decay_weight": 0.0,
     "review_blend_ratio": 0.0,
     "search_expansion_weight": 0.0,
+    "search_date_weight": 0.0,
 }
 
 

@@ -41,6 +41,7 @@ SWEPT: dict[str, tuple[float, ...]] = {
     "search_vector_candidates": (30, 50, 100),
     "search_expansion_weight": (0.0, 0.3, 0.6, 0.9, 1.2),
     "search_expansion_terms": (5, 10, 15),
+    "search_date_weight": (0.0, 0.25, 0.5, 1.0, 2.0),
 }
 
 

@@ -192,6 +192,19 @@ def expansion_finds(mem: Engram, clock: FixedClock) -> list[str]:
     return sorted(h.memory.content for h in mem.search("What are Kate's hobbies?"))
 
 
+def dated_order(mem: Engram, clock: FixedClock) -> list[str]:
+    """One memory saved twice: 20 days ago, and (fresher) 10 days ago; the query names the
+    older one's day."""
+    older = clock.now - timedelta(days=20)
+    mem.save_many(
+        [
+            Draft(content="Bought a brass lamp", created_at=older, tags=["older"]),
+            Draft(content="Bought a brass lamp", created_at=clock.now - timedelta(days=10)),
+        ]
+    )
+    return [",".join(h.memory.tags) for h in mem.search(f"what did I buy on {older:%d %b %Y}")]
+
+
 def fused_ranks(mem: Engram, clock: FixedClock) -> list[float]:
     mem.save("my plane to Lisbon departs at 9am")
     mem.save("the flight to Lisbon leaves at 9am from gate 12")
@@ -342,6 +355,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("search_expansion_weight", {}, {"search_expansion_weight": 0.0}, expansion_finds),
     ("search_expansion_matches", {}, {"search_expansion_matches": 1}, expansion_finds),
     ("search_expansion_terms", {}, {"search_expansion_terms": 1}, expansion_finds),
+    ("search_date_weight", {}, {"search_date_weight": 0.0}, dated_order),
     (
         "search_vector_candidates",
         {"search_vector_candidates": 10},

@@ -124,6 +124,10 @@ class Settings(BaseSettings):
     search_expansion_weight: float = Field(default=0.6, ge=0, le=2)
     search_expansion_matches: int = Field(default=5, ge=1, le=50)
     search_expansion_terms: int = Field(default=10, ge=1, le=50)
+    # A query that names a day ("on 7 Jan 2024", "yesterday"): memories saved on it (or a day
+    # either side) have their relevance raised by this share (0 turns it off; docs/search.md,
+    # "Days named in the query").
+    search_date_weight: float = Field(default=0.5, ge=0, le=5)
 
     # What a save does with a repeat of a stored memory (docs/consolidation.md)
     save_duplicates: Literal["merge", "reinforce", "keep"] = "merge"

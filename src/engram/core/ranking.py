@@ -91,6 +91,9 @@ class Why(BaseModel):
     context: float | None = None  # credit from an episode neighbour or a related memory
     # text relevance through words of the best matches (query expansion), weighted as ranked
     expansion: float | None = None
+    # The day the query names that the memory was saved on or next to (ISO date), when its
+    # relevance was raised for it (`engram.core.dates`).
+    day: str | None = None
     decay: float
     review: float
     rank: float
@@ -119,6 +122,7 @@ class Candidate(NamedTuple):
     semantic: float | None = None
     context: float | None = None
     expansion: float | None = None
+    day: str | None = None
 
 
 @dataclass(frozen=True)
@@ -294,6 +298,7 @@ def rank(
             semantic=c.semantic,
             context=c.context,
             expansion=c.expansion,
+            day=c.day,
             decay=c.score,
             review=c.review_priority,
             rank=values[c.id],

@@ -194,6 +194,8 @@ def why_summary(hit: SearchHit, with_reason: bool = True) -> str:
         parts.append(f"context {_short(why.context)}")
     if why.expansion is not None and _short(why.expansion) != "0":
         parts.append(f"expansion {_short(why.expansion)}")
+    if why.day is not None:
+        parts.append(f"saved near {why.day}")
     parts.append(f"decay {_short(why.decay)}")
     if hit.reason == "review":
         parts.append(f"review {_short(why.review)}")

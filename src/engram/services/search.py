@@ -12,10 +12,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Sequence
+from datetime import UTC
 
 import numpy as np
 from numpy.typing import NDArray
 
+from engram.core.dates import day_of, day_spans, named_days
 from engram.core.expansion import expansion_terms, feedback_words
 from engram.core.models import Status
 from engram.core.ranking import (
@@ -211,25 +213,35 @@ class SearchService:
             fused = fused_with(expanded)
         credit = self._context_credit(fused)
         stubs |= self._stubs_for([i for i in credit if i not in stubs], where)
+        spans = self._named_days(text)
+        lift = 1.0 + settings.search_date_weight
         out: list[tuple[Stub, Candidate]] = []
-        for ident in stubs:
+        for ident, stub in stubs.items():
             f = fused.get(ident)
             extra = credit.get(ident)
             if f is None and extra is None:
                 continue
             direct = f.relevance if f is not None else 0.0
+            day = day_of(stub.created_at, spans) if spans else None
             candidate = Candidate(
                 ident,
-                direct + (extra or 0.0),
+                (direct + (extra or 0.0)) * (lift if day is not None else 1.0),
                 0.0,
                 0.0,
                 f.text if f is not None else 0.0,
                 f.cosine if f is not None else None,
                 extra,
                 f.expansion if f is not None and f.expansion > 0 else None,
+                day,
             )
-            out.append((stubs[ident], candidate))
+            out.append((stub, candidate))
         return out, len(lexical) >= pool
+
+    def _named_days(self, text: str) -> list[tuple[float, float, str]]:
+        """The days the query names, as spans of saving times (`engram.core.dates`)."""
+        if self.ctx.settings.search_date_weight <= 0:
+            return []
+        return day_spans(named_days(text, self.ctx.now().astimezone(UTC).date()))
 
     def _expansion(
         self, fused: dict[str, Fused], terms: Sequence[str], where: Filter, limit: int
@@ -333,6 +345,7 @@ class SearchService:
                 semantic=c.semantic,
                 context=c.context,
                 expansion=c.expansion,
+                day=c.day,
             )
             for (stub, c), score, prio in zip(found, scores, prios, strict=True)
         ]

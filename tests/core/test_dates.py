@@ -1,0 +1,72 @@
+"""The days a query names: the forms people write, both readings of an ambiguous date, and no
+day where there is none (versions, words that start like a month, "today")."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from engram.core.dates import day_of, day_spans, named_days
+
+TODAY = date(2024, 1, 26)  # a Friday
+
+
+@pytest.mark.parametrize(
+    ("query", "days"),
+    [
+        ("What kind of pasta did Kate make on 29 Dec 2023?", [date(2023, 12, 29)]),
+        ("what happened on the 17th of January, 2024?", [date(2024, 1, 17)]),
+        ("before December 23rd, 2023", [date(2023, 12, 23)]),
+        ("naps on January 6 2024", [date(2024, 1, 6)]),
+        ("decided on 2023-11-05", [date(2023, 11, 5)]),
+        ("finished it on 21.01.2024", [date(2024, 1, 21)]),
+        ("Jan. 5", [date(2024, 1, 5)]),
+        ("the meeting on March 3", [date(2023, 3, 3)]),  # no year: the last March 3 so far
+        ("what did I buy yesterday", [date(2024, 1, 25)]),
+        ("the day before yesterday", [date(2024, 1, 24)]),
+        ("three days ago", [date(2024, 1, 23)]),
+        ("a week ago", [date(2024, 1, 19)]),
+        ("what did we do last Friday", [date(2024, 1, 19)]),
+        ("on monday", [date(2024, 1, 22)]),
+    ],
+)
+def test_the_forms_people_write_a_day_in(query: str, days: list[date]) -> None:
+    assert list(named_days(query, TODAY)) == days
+
+
+def test_a_date_that_reads_two_ways_names_both_days() -> None:
+    assert named_days("on 02.01.2024", TODAY) == (date(2024, 1, 2), date(2024, 2, 1))
+    assert named_days("on 01/13/2024", TODAY) == (date(2024, 1, 13),)  # no 13th month
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "python 3.11.7 broke the build",  # a version, not a day
+        "augment 5 fields",  # a word that starts like a month
+        "marketing 2 people",
+        "plans for May 2024",  # a month alone is no day
+        "the 2017 football season",
+        "I got a perfect score today!",  # said of the present, not asked of it
+        "the meeting is Friday",  # a weekday alone is as often one to come
+        "on 31.02.2024",  # no such day
+        "what happened on Feb 29",  # the last one so far was 2020; not guessed
+        "",
+    ],
+)
+def test_no_day_where_there_is_none(query: str) -> None:
+    assert named_days(query, TODAY) == ()
+
+
+def test_a_memory_counts_as_saved_on_a_named_day_a_day_either_side() -> None:
+    spans = day_spans((date(2024, 1, 7),))
+
+    def at(*moment: int) -> str | None:
+        return day_of(datetime(*moment, tzinfo=UTC).timestamp(), spans)
+
+    assert at(2024, 1, 7, 12) == "2024-01-07"
+    assert at(2024, 1, 6, 0) == "2024-01-07"  # the asker's day may begin before UTC's
+    assert at(2024, 1, 8, 23, 59) == "2024-01-07"  # told the day after
+    assert at(2024, 1, 5, 23, 59) is None
+    assert at(2024, 1, 9, 0) is None

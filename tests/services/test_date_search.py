@@ -1,0 +1,63 @@
+"""A query that names a day lifts the memories saved on it, on every backend, and says so in
+`why.day`; a query naming no day, or the setting at 0, ranks as before."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from engram import Draft, Engram, FixedClock
+from engram.services.results import why_summary
+
+LAMP = "Bought a brass lamp at the flea market"
+
+
+def _two_copies(mem: Engram, clock: FixedClock) -> tuple[str, str, str]:
+    """The same memory saved twice (`save_many` keeps both), 20 and 10 days ago: equal in
+    words and meaning, so only their days tell them apart. Returns the older's id, the
+    fresher's, and the older's day as a query writes it."""
+    older_at = clock.now - timedelta(days=20)
+    older, fresher = mem.save_many(
+        [
+            Draft(content=LAMP, created_at=older_at),
+            Draft(content=LAMP, created_at=clock.now - timedelta(days=10)),
+        ]
+    )
+    return older.id, fresher.id, f"{older_at:%d %B %Y}"
+
+
+def test_the_memory_saved_on_the_day_a_query_names_comes_first(
+    store_url: str, clock: FixedClock
+) -> None:
+    with Engram.open(store_url, clock=clock) as mem:
+        older, fresher, day = _two_copies(mem, clock)
+        # Without a day the fresher copy leads: decay breaks the tie.
+        assert [h.memory.id for h in mem.search("what did I buy at the flea market")] == [
+            fresher,
+            older,
+        ]
+        hits = mem.search(f"what did I buy at the flea market on {day}")
+        assert [h.memory.id for h in hits] == [older, fresher]
+        named = (clock.now - timedelta(days=20)).date().isoformat()
+        assert hits[0].why.day == named and hits[1].why.day is None
+        assert hits[0].rank > hits[1].rank
+        assert f"saved near {named}" in why_summary(hits[0])
+
+
+def test_relative_days_count_back_from_the_clock(store_url: str, clock: FixedClock) -> None:
+    with Engram.open(store_url, clock=clock) as mem:
+        older, fresher = mem.save_many(
+            [
+                Draft(content=LAMP, created_at=clock.now - timedelta(days=3)),
+                Draft(content=LAMP, created_at=clock.now - timedelta(hours=1)),
+            ]
+        )
+        hits = mem.search("what did I buy three days ago")
+        assert [h.memory.id for h in hits] == [older.id, fresher.id]
+
+
+def test_the_date_weight_zero_leaves_the_ranking_alone(store_url: str, clock: FixedClock) -> None:
+    with Engram.open(store_url, clock=clock, search_date_weight=0.0) as mem:
+        older, fresher, day = _two_copies(mem, clock)
+        hits = mem.search(f"what did I buy at the flea market on {day}")
+        assert [h.memory.id for h in hits] == [fresher, older]
+        assert all(h.why.day is None for h in hits)
