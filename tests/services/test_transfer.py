@@ -321,6 +321,31 @@ def test_cortexgraph_import_keeps_history_a_clock_ahead_or_a_rounding_wrote(
     assert apart.id == "apart" and apart.reason.startswith("last_used: must not be before")
 
 
+def test_cortexgraph_import_keeps_tags_and_entities_beyond_engrams_limits(
+    mem: Engram, tmp_path: Path
+) -> None:
+    """CortexGraph has no limit on them: a memory with 60 entities was skipped, all of it lost.
+    The first 50 stay entities (tags likewise), the rest go to meta; nothing is dropped."""
+    names = [f"Name{i}" for i in range(60)]
+    tags = [f"tag{i}" for i in range(55)]
+    line = {
+        "id": "crowded",
+        "content": "a memory of many names",
+        "created_at": 1700000000,
+        "entities": [*names, "name0"],  # a repeat in other case counts once
+        "meta": {"tags": tags},
+    }
+    (tmp_path / "memories.jsonl").write_text(json.dumps(line) + "\n")
+    report = import_cortexgraph(
+        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+    )
+    assert (report.imported, report.skipped) == (1, 0)
+    crowded = mem.get("crowded")
+    assert list(crowded.entities) == names[:50] and list(crowded.tags) == tags[:50]
+    assert crowded.meta["cortexgraph_entities"] == names[50:]
+    assert crowded.meta["cortexgraph_tags"] == tags[50:]
+
+
 def test_cortexgraph_lines_without_a_usable_id_say_why(mem: Engram, tmp_path: Path) -> None:
     """A number for an id, or a line that is no object, was reported as "id: missing"."""
     lines = ['{"id": 123, "content": "numeric id", "created_at": 1700000000}', "[1, 2]", "{}"]

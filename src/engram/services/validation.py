@@ -86,12 +86,16 @@ def labels(values: Iterable[str] | None, field: str, most: int, longest: int) ->
     return tuple(out.values())
 
 
+TAG_LIMITS = (MAX_TAGS, MAX_TAG_LEN)  # how many, how long each
+ENTITY_LIMITS = (MAX_ENTITIES, MAX_ENTITY_LEN)
+
+
 def tags(values: Iterable[str] | None, field: str = "tags") -> tuple[str, ...]:
-    return labels(values, field, MAX_TAGS, MAX_TAG_LEN)
+    return labels(values, field, *TAG_LIMITS)
 
 
 def entities(values: Iterable[str] | None, field: str = "entities") -> tuple[str, ...]:
-    return labels(values, field, MAX_ENTITIES, MAX_ENTITY_LEN)
+    return labels(values, field, *ENTITY_LIMITS)
 
 
 def short_text(value: str | None, field: str) -> str | None:

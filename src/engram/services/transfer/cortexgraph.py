@@ -144,6 +144,10 @@ def _memory_from_cortexgraph(obj: dict[str, Any], now: datetime) -> tuple[Memory
             raise ValidationError(name, f"must not be more than a day later than now ({now})")
     if last_used < created:
         raise ValidationError("last_used", "must not be before created_at")
+    tags = _within_limit(_field(meta_in, "tags", list, []), "meta.tags", check.TAG_LIMITS, meta)
+    entities = _within_limit(
+        _field(obj, "entities", list, []), "entities", check.ENTITY_LIMITS, meta
+    )
     status_name = _field(obj, "status", str, "active")
     if status_name not in CORTEXGRAPH_STATUSES:
         raise ValidationError("status", f"{status_name!r} is not one of active, promoted, archived")
@@ -151,8 +155,8 @@ def _memory_from_cortexgraph(obj: dict[str, Any], now: datetime) -> tuple[Memory
         memory = Memory(
             id=ident,
             content=check.content(_field(obj, "content", str, "")),
-            tags=check.tags(_field(meta_in, "tags", list, []), "meta.tags"),
-            entities=check.entities(_field(obj, "entities", list, [])),
+            tags=tags,
+            entities=entities,
             source=check.short_text(_field(meta_in, "source", str, None), "meta.source"),
             context=check.short_text(_field(meta_in, "context", str, None), "meta.context"),
             meta=check.meta(meta, "meta.extra"),
@@ -172,6 +176,19 @@ def _memory_from_cortexgraph(obj: dict[str, Any], now: datetime) -> tuple[Memory
         first = exc.errors()[0]
         raise ValidationError(".".join(str(p) for p in first["loc"]), first["msg"]) from None
     return memory, renamed
+
+
+def _within_limit(
+    values: list[Any], field: str, limits: tuple[int, int], meta: dict[str, Any]
+) -> tuple[str, ...]:
+    """CortexGraph has no limit on a memory's tags or entities; Engram keeps the first it
+    allows as such and the rest in meta (`cortexgraph_tags` / `cortexgraph_entities`): a
+    memory with 60 entities was skipped, all of it lost for its sixty names."""
+    most, longest = limits
+    every = check.labels(values, field, len(values), longest)
+    if len(every) > most:
+        meta[f"cortexgraph_{field.removeprefix('meta.')}"] = list(every[most:])
+    return every[:most]
 
 
 def _renamed_id(raw_id: str) -> str:
