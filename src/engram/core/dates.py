@@ -82,13 +82,8 @@ def named_days(text: str, today: date) -> tuple[date, ...]:
     for first, _, second, year in _NUMERIC.findall(text):
         add(int(year), int(second), int(first))  # day first, as most of the world writes
         add(int(year), int(first), int(second))  # month first, as the US does
-    for day, month, year in _DAY_MONTH.findall(text):
-        month_number = MONTHS[month.lower()[:3]]
-        if year:
-            add(int(year), month_number, int(day))
-        else:
-            add_yearless(month_number, int(day))
-    for month, day, year in _MONTH_DAY.findall(text):
+    named = [*_DAY_MONTH.findall(text), *((d, m, y) for m, d, y in _MONTH_DAY.findall(text))]
+    for day, month, year in named:
         month_number = MONTHS[month.lower()[:3]]
         if year:
             add(int(year), month_number, int(day))
