@@ -3,7 +3,7 @@ day where there is none (versions, words that start like a month, "today")."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
@@ -29,6 +29,9 @@ TODAY = date(2024, 1, 26)  # a Friday
         ("a week ago", [date(2024, 1, 19)]),
         ("what did we do last Friday", [date(2024, 1, 19)]),
         ("on monday", [date(2024, 1, 22)]),
+        ("what did we cook last weekend", [date(2024, 1, 20), date(2024, 1, 21)]),
+        ("this past weekend", [date(2024, 1, 20), date(2024, 1, 21)]),
+        ("last week", [date(2024, 1, 15) + timedelta(days=i) for i in range(7)]),
     ],
 )
 def test_the_forms_people_write_a_day_in(query: str, days: list[date]) -> None:
@@ -70,3 +73,5 @@ def test_a_memory_counts_as_saved_on_a_named_day_a_day_either_side() -> None:
     assert at(2024, 1, 8, 23, 59) == "2024-01-07"  # told the day after
     assert at(2024, 1, 5, 23, 59) is None
     assert at(2024, 1, 9, 0) is None
+    week = day_spans(tuple(date(2024, 1, 15) + timedelta(days=i) for i in range(7)))
+    assert day_of(datetime(2024, 1, 17, 9, tzinfo=UTC).timestamp(), week) == "2024-01-17"

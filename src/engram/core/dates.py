@@ -2,9 +2,9 @@
 
 People ask a memory about a day ("what did we decide on March 3?", "what did I buy yesterday?")
 and the memories saved on that day are the likeliest answers: search lifts them
-(`ENGRAM_SEARCH_DATE_WEIGHT`, docs/search.md). Only single days are read, never a month or a
-year alone: "in 2017" is usually when something happened, not when it was said, and a year's
-memories are no answer in particular.
+(`ENGRAM_SEARCH_DATE_WEIGHT`, docs/search.md). Days and weeks are read ("last week"), never a
+month or a year alone: "in 2017" is usually when something happened, not when it was said,
+and a year's memories are no answer in particular.
 
 A date that reads two ways (02.01.2024: 2 January or 1 February) names both days. A date
 without a year is the latest such day not after today. Relative days count back from `today`.
@@ -54,6 +54,8 @@ _WEEKDAY = re.compile(r"\b(?:last|on)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
 # Not "today": a query says it of the present ("I got a perfect score today!") far more often
 # than it asks for what was saved today, and today's memories are the freshest anyway.
 _RELATIVE = {"yesterday": 1, "the day before yesterday": 2}
+# The calendar week (Monday to Sunday) before this one, or its Saturday and Sunday.
+_LAST_WEEK = re.compile(r"\b(?:last|this past)\s+(week(?:end)?)\b", re.I)
 _RELATIVE_RE = re.compile(r"\b(the day before yesterday|yesterday)\b", re.I)
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _COUNTS |= {"six": 6, "seven": 7}
@@ -97,6 +99,11 @@ def named_days(text: str, today: date) -> tuple[date, ...]:
     for weekday in _WEEKDAY.findall(text):
         back = (today.weekday() - WEEKDAYS[weekday.lower()]) % 7 or 7
         days.append(today - timedelta(days=back))
+    for unit in _LAST_WEEK.findall(text):
+        monday = today - timedelta(days=today.weekday() + 7)
+        days += [
+            monday + timedelta(days=i) for i in range(5 if unit.lower() == "weekend" else 0, 7)
+        ]
     return tuple(dict.fromkeys(days))
 
 
@@ -117,5 +124,7 @@ def day_spans(days: tuple[date, ...]) -> list[tuple[float, float, str]]:
 
 
 def day_of(created_at: float, spans: list[tuple[float, float, str]]) -> str | None:
-    """The first named day a memory saved at `created_at` counts as saved on."""
-    return next((iso for start, end, iso in spans if start <= created_at < end), None)
+    """The named day nearest to a memory saved at `created_at`, among those it counts as saved
+    on (of "last week", the day it was saved, not the day before)."""
+    near = [(abs(created_at - (a + b) / 2), iso) for a, b, iso in spans if a <= created_at < b]
+    return min(near)[1] if near else None
