@@ -15,10 +15,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import anyio
+import mcp_types as types
 import pytest
+from mcp.shared.message import SessionMessage
 from tests.adapters.test_mcp import RawServer
 
-from engram.mcp.stdio import DirectOutput
+from engram.mcp.stdio import Answered, DirectOutput
 
 ANSWER_SECONDS = 20
 
@@ -267,3 +269,54 @@ def test_calls_waiting_on_a_busy_store_leave_the_server_reading(
         assert answered == set(range(100, 150))
     finally:
         w.close()
+
+
+def test_requests_read_before_stdin_closes_are_answered(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A client that sends its requests and closes stdin (`engram serve < requests.jsonl`):
+    the SDK cancelled what was still running when its input ended, so 20 saves got 6 answers
+    (all 20 were stored). Here the saves wait on a store another process is writing while
+    stdin closes; each is answered once the store is free, and then the server exits."""
+    home = tmp_path_factory.mktemp("eof")
+    w = Wire(home, ENGRAM_EMBEDDING_MODEL="none", ENGRAM_SQLITE_BUSY_TIMEOUT="120")
+    try:
+        w.initialize("eof-test", request_id=0)
+        w.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert "structuredContent" in w.call(1, "memory_stats", {})  # the store is open
+        writer = sqlite3.connect(home / "engram.db", isolation_level=None)
+        writer.execute("BEGIN IMMEDIATE")
+        try:
+            for i in range(10):
+                save = {"name": "save_memory", "arguments": {"content": f"last save {i}"}}
+                w.send({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call", "params": save})
+            w.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+            assert w.receive() == {"jsonrpc": "2.0", "id": 2, "result": {}}  # all were read
+            assert w.process.stdin is not None
+            w.process.stdin.close()
+        finally:
+            writer.execute("COMMIT")
+            writer.close()
+        w.finish()
+        answers = [json.loads(line) for line in w.stdout]
+        saved = {a["id"] for a in answers if a.get("result", {}).get("isError") is False}
+        assert saved >= set(range(100, 110))
+        assert w.process.returncode == 0
+    finally:
+        w.close()
+
+
+def test_a_cancelled_request_is_not_waited_for_at_the_end_of_the_input() -> None:
+    """The client cancelled it, so no answer will come (the specification forbids one): the end
+    of the input must not wait for it."""
+    answered = Answered()
+    for ident in (1, 2):
+        request = types.JSONRPCRequest(jsonrpc="2.0", id=ident, method="tools/call")
+        answered.read(SessionMessage(request))
+    cancel = types.JSONRPCNotification(
+        jsonrpc="2.0", method="notifications/cancelled", params={"requestId": 1}
+    )
+    answered.read(SessionMessage(cancel))
+    assert answered.pending == {2}
+    answered.written(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=2, result={})))
+    assert answered.pending == set()

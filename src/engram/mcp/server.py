@@ -42,7 +42,7 @@ from engram.errors import EngramError, ValidationError
 from engram.mcp.arguments import aliases_given, checked_arguments, named_as_given
 from engram.mcp.launch import start
 from engram.mcp.runtime import EngramRuntime
-from engram.mcp.stdio import CheckedInput, claim_stdin, claim_stdout
+from engram.mcp.stdio import Answered, CheckedInput, claim_stdin, claim_stdout
 from engram.mcp.tools import register_tools
 
 __all__ = ["INSTRUCTIONS", "SERVER_NAME", "build_server", "serve", "serve_http", "serve_ui"]
@@ -170,7 +170,12 @@ class EngramServer(MCPServer[EngramRuntime]):
         ) as (read, write):
             checked.attach(write)
             lowlevel = self._lowlevel_server
-            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+            answered = Answered()
+            await lowlevel.run(
+                answered.reading(read),
+                answered.writing(write),
+                lowlevel.create_initialization_options(),
+            )
 
 
 def compact_text(

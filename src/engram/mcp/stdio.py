@@ -14,6 +14,10 @@ line, small beside a tool call's round trip (bench/mcp_latency.py).
 
 The writing side is `DirectOutput`: each message written straight from the event loop, not
 through a worker thread (see there).
+
+At the end of the input, the requests already read are answered before the server stops
+(`Answered`): the SDK cancels them when its input ends, and a client that sends its requests
+and closes stdin (`engram serve < requests.jsonl`) got 6 answers of 20 saves, all 20 stored.
 """
 
 from __future__ import annotations
@@ -27,13 +31,13 @@ import select
 import sys
 import threading
 from dataclasses import dataclass
-from typing import IO, Any, cast
+from typing import IO, Any, Self, cast
 
 import anyio
 import anyio.from_thread
 import anyio.to_thread
 import mcp_types as types
-from anyio.streams.memory import MemoryObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
@@ -279,3 +283,99 @@ def claim_stdout() -> DirectOutput | None:
         os.close(wire)
         return None
     return DirectOutput(wire)
+
+
+# How long the end of the input waits for the requests already read to be answered: a client
+# that wants the server gone at once sends SIGTERM (`engram.mcp.server._stop`).
+ANSWER_PATIENCE = 60.0
+CANCELLED = "notifications/cancelled"
+
+
+class Answered:
+    """The requests the server has read and not yet answered, kept by wrapping the two streams
+    between the transport and the SDK; the reading side ends only once every one is answered
+    (or cancelled by the client), or after ANSWER_PATIENCE seconds."""
+
+    def __init__(self, patience: float = ANSWER_PATIENCE) -> None:
+        self.pending: set[types.RequestId] = set()
+        self._patience = patience
+
+    def reading(self, stream: MemoryObjectReceiveStream[SessionMessage | Exception]) -> _Reading:
+        return _Reading(stream, self)
+
+    def writing(self, stream: MemoryObjectSendStream[SessionMessage]) -> _Writing:
+        return _Writing(stream, self)
+
+    def read(self, item: SessionMessage | Exception) -> None:
+        message = item.message if isinstance(item, SessionMessage) else None
+        if isinstance(message, types.JSONRPCRequest):
+            self.pending.add(message.id)
+        elif isinstance(message, types.JSONRPCNotification) and message.method == CANCELLED:
+            # A cancelled request is never answered: it is not waited for.
+            self.pending.discard((message.params or {}).get("requestId"))
+
+    def written(self, item: SessionMessage) -> None:
+        message = item.message
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            self.pending.discard(message.id)
+
+    async def settled(self) -> None:
+        with anyio.move_on_after(self._patience):
+            while self.pending:
+                await anyio.sleep(0.01)
+        if self.pending:
+            log.warning("stdin closed: %d requests left unanswered", len(self.pending))
+
+
+class _Reading:
+    """The SDK's read stream, told apart only in that its end waits for `Answered.settled`."""
+
+    def __init__(self, inner: MemoryObjectReceiveStream[Any], ledger: Answered) -> None:
+        self._inner, self._ledger = inner, ledger
+
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            item: SessionMessage | Exception = await self._inner.receive()
+        except anyio.EndOfStream:
+            await self._ledger.settled()
+            raise
+        self._ledger.read(item)
+        return item
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _Writing:
+    """The SDK's write stream, noting each answer in `Answered`."""
+
+    def __init__(self, inner: MemoryObjectSendStream[SessionMessage], ledger: Answered) -> None:
+        self._inner, self._ledger = inner, ledger
+
+    async def send(self, item: SessionMessage) -> None:
+        await self._inner.send(item)
+        self._ledger.written(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
