@@ -4,6 +4,7 @@ Engram): intent per class and entity extraction, precision and recall; plus the 
 from __future__ import annotations
 
 from collections import Counter
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,9 @@ from engram.core.models import MAX_STRENGTH
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "activation"
 CLASSES = ("save", "recall", "reinforce", "none")
+
+THURSDAY = date(2026, 1, 1)
+SUNDAY = date(2026, 1, 4)
 
 
 def rows(name: str) -> list[list[str]]:
@@ -168,8 +172,10 @@ def test_the_request_to_remember_is_not_saved_with_the_fact() -> None:
 def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     assert recall_query("What did I say about TypeScript?") == "typescript"
     assert recall_query("Remind me what we decided for the database") == "database"
-    assert recall_window("What did we discuss last week about pricing?") == 7
-    assert recall_window("What did I say about pricing?") is None
+    # back to last week's Monday: on a Sunday, 7 days missed it
+    assert recall_window("What did we discuss last week about pricing?", THURSDAY) == 11
+    assert recall_window("What did we discuss last week about pricing?", SUNDAY) == 14
+    assert recall_window("What did I say about pricing?", THURSDAY) is None
     # the asking words of a contraction are not what to look for ("what's wife's name" ranked
     # "What's new: the office moved" first)
     assert recall_query("What's my wife's name again?") == "wife's name"
@@ -179,7 +185,9 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
 @pytest.mark.parametrize(
     ("message", "query", "days"),
     [
-        ("What did I say about rust 3 days ago?", "rust", 3),
+        # the whole third day back: a memory saved three days and nine hours ago is in
+        ("What did I say about rust 3 days ago?", "rust", 4),
+        ("What did I buy last Friday at the market?", "buy market", 7),
         ("What did we discuss in the last 2 weeks about pricing?", "pricing", 14),
         ("What did I say about pricing the past 6 months?", "pricing", 186),
         # not the digits after the point or the comma ("1.5" read as 5 days)
@@ -189,11 +197,17 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
 )
 def test_a_counted_window_is_understood(message: str, query: str, days: int) -> None:
     """ "3 days ago" stayed in the query ("rust 3 days ago") with no window."""
-    assert (recall_query(message), recall_window(message)) == (query, days)
+    assert (recall_query(message), recall_window(message, THURSDAY)) == (query, days)
 
 
 def test_a_thousands_separator_is_no_window() -> None:
-    assert recall_window("what did we decide 1,000 days ago") is None
+    assert recall_window("what did we decide 1,000 days ago", THURSDAY) is None
+
+
+def test_a_written_date_stays_in_the_query_as_written() -> None:
+    """Search reads the day from it; as loose words ("05 01 2024") it named none."""
+    assert recall_query("What did I buy on 05.01.2024 at the market?") == "buy market 05.01.2024"
+    assert recall_query("Remind me what we decided on 7 Jan 2024") == "7 Jan 2024"
 
 
 def test_a_request_to_remember_with_nothing_to_remember_saves_nothing() -> None:

@@ -3,7 +3,7 @@ day where there is none (versions, words that start like a month, "today")."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
@@ -29,6 +29,13 @@ TODAY = date(2024, 1, 26)  # a Friday
         ("a week ago", [date(2024, 1, 19)]),
         ("what did we do last Friday", [date(2024, 1, 19)]),
         ("on monday", [date(2024, 1, 22)]),
+        ("what happened on Feb 29", [date(2020, 2, 29)]),  # the last one so far
+        ("day before yesterday", [date(2024, 1, 24)]),
+        ("on 7 Jan 23", [date(2023, 1, 7)]),  # one date with a two-digit year, not two days
+        ("on 5 May 10 people came", [date(2023, 5, 5)]),  # "10 people" is no year
+        ("what did we decide on may 3", [date(2023, 5, 3)]),  # "may" after "on": a month
+        ("the 2nd of march", [date(2023, 3, 2)]),
+        ("May 3", [date(2023, 5, 3)]),  # with a capital
         ("what did we cook last weekend", [date(2024, 1, 20), date(2024, 1, 21)]),
         ("this past weekend", [date(2024, 1, 20), date(2024, 1, 21)]),
         ("last week", [date(2024, 1, 15) + timedelta(days=i) for i in range(7)]),
@@ -54,7 +61,9 @@ def test_a_date_that_reads_two_ways_names_both_days() -> None:
         "I got a perfect score today!",  # said of the present, not asked of it
         "the meeting is Friday",  # a weekday alone is as often one to come
         "on 31.02.2024",  # no such day
-        "what happened on Feb 29",  # the last one so far was 2020; not guessed
+        "why step 2 may fail on staging",  # "may" the word, not the month
+        "python 3 may break the build",
+        "we march 5 miles a day",
         "",
     ],
 )
@@ -62,8 +71,12 @@ def test_no_day_where_there_is_none(query: str) -> None:
     assert named_days(query, TODAY) == ()
 
 
+def test_counting_back_past_the_year_1_names_no_day() -> None:
+    assert named_days("999 weeks ago", date(1, 1, 3)) == ()
+
+
 def test_a_memory_counts_as_saved_on_a_named_day_a_day_either_side() -> None:
-    spans = day_spans((date(2024, 1, 7),))
+    spans = day_spans((date(2024, 1, 7),), UTC)
 
     def at(*moment: int) -> str | None:
         return day_of(datetime(*moment, tzinfo=UTC).timestamp(), spans)
@@ -73,5 +86,16 @@ def test_a_memory_counts_as_saved_on_a_named_day_a_day_either_side() -> None:
     assert at(2024, 1, 8, 23, 59) == "2024-01-07"  # told the day after
     assert at(2024, 1, 5, 23, 59) is None
     assert at(2024, 1, 9, 0) is None
-    week = day_spans(tuple(date(2024, 1, 15) + timedelta(days=i) for i in range(7)))
+    week = day_spans(tuple(date(2024, 1, 15) + timedelta(days=i) for i in range(7)), UTC)
     assert day_of(datetime(2024, 1, 17, 9, tzinfo=UTC).timestamp(), week) == "2024-01-17"
+
+
+def test_a_day_runs_midnight_to_midnight_in_the_askers_zone() -> None:
+    """7 January in Tokyo (UTC+9) began at 15:00 UTC on the 6th: a memory saved then, and the
+    slack of a day, count from there."""
+    tokyo = timezone(timedelta(hours=9))
+    spans = day_spans((date(2024, 1, 7),), tokyo)
+    assert day_of(datetime(2024, 1, 5, 15, tzinfo=UTC).timestamp(), spans) == "2024-01-07"
+    assert day_of(datetime(2024, 1, 5, 14, 59, tzinfo=UTC).timestamp(), spans) is None
+    assert day_of(datetime(2024, 1, 8, 14, 59, tzinfo=UTC).timestamp(), spans) == "2024-01-07"
+    assert day_of(datetime(2024, 1, 8, 15, tzinfo=UTC).timestamp(), spans) is None

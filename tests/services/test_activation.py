@@ -63,7 +63,8 @@ def test_a_confirmation_names_the_recent_memory_it_confirms(mem: Engram) -> None
 def test_analyze_for_recall_gives_the_query_to_run(mem: Engram) -> None:
     saved = mem.save("Prefers TypeScript over JavaScript", tags=["preferences"])
     found = mem.analyze_for_recall("What did I say about TypeScript last week?")
-    assert found.should_search and found.query == "typescript" and found.window_days == 7
+    # back to last week's Monday (the clock says Thursday)
+    assert found.should_search and found.query == "typescript" and found.window_days == 11
     assert [h.memory.id for h in mem.search(found.query)] == [saved.id]
     assert not mem.analyze_for_recall("Translate 'good morning' into Spanish").should_search
 
@@ -85,7 +86,7 @@ def test_what_the_analysis_returns_fits_the_tools_it_feeds(mem: Engram) -> None:
 
     vague = mem.analyze_for_recall("What did we decide last week?")
     assert vague.should_search and vague.query == "" and vague.queries == []
-    assert vague.window_days == 7
+    assert vague.window_days == 11
 
 
 def test_remember_alone_is_nothing_to_save(mem: Engram) -> None:

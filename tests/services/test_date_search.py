@@ -61,3 +61,28 @@ def test_the_date_weight_zero_leaves_the_ranking_alone(store_url: str, clock: Fi
         hits = mem.search(f"what did I buy at the flea market on {day}")
         assert [h.memory.id for h in hits] == [fresher, older]
         assert all(h.why.day is None for h in hits)
+
+
+def test_a_query_naming_only_a_day_finds_what_was_saved_on_it(
+    store_url: str, clock: FixedClock
+) -> None:
+    """No memory of that day says "decide": the query found nothing though it named the day.
+    The day's memories are its candidates, after every memory the query matches."""
+    with Engram.open(store_url, clock=clock) as mem:
+        yesterday = clock.now - timedelta(days=1)
+        older = clock.now - timedelta(days=6)
+        lunch, plan = mem.save_many(
+            [
+                Draft(content="Lunch with Dana at the noodle bar", created_at=yesterday),
+                Draft(content="Billing moves to the new provider in March", created_at=yesterday),
+            ]
+        )
+        mem.save_many([Draft(content="The staging server was rebooted", created_at=older)])
+        hits = mem.search("what did we decide yesterday?")
+        assert {h.memory.id for h in hits} == {lunch.id, plan.id}
+        assert all(h.why.day == yesterday.date().isoformat() for h in hits)
+        # a memory the query matches comes before those found by their day alone
+        decided = mem.save_many(
+            [Draft(content="We decided to keep the noodle bar", created_at=older)]
+        )[0]
+        assert mem.search("what did we decide yesterday?")[0].memory.id == decided.id

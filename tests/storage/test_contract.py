@@ -547,6 +547,29 @@ def test_browse_orders_by_durability_and_filters(store: Store) -> None:
     assert ids == ["used", "fresh", "stale"]
 
 
+def test_saved_between_reads_a_span_of_saving_times_latest_first(store: Store) -> None:
+    put(
+        store,
+        mem("before", idle_days=3),
+        mem("start", idle_days=2),
+        mem("inside", idle_days=1.5, tags=("x",)),
+        mem("archived", idle_days=1.5, status=Status.ARCHIVED),
+        mem("end", idle_days=1),
+    )
+    start, end = NOW - 2 * DAY, NOW - DAY  # start inclusive, end exclusive
+    live = Filter(statuses=(Status.ACTIVE,))
+    assert [s.id for s in store.saved_between(start, end, live, 10)] == ["inside", "start"]
+    assert [s.id for s in store.saved_between(start, end, live, 1)] == ["inside"]
+    tagged = Filter(statuses=(Status.ACTIVE,), tags=("X",))
+    assert [s.id for s in store.saved_between(start, end, tagged, 10)] == ["inside"]
+    everything = Filter(statuses=tuple(Status))
+    assert {s.id for s in store.saved_between(start, end, everything, 10)} == {
+        "inside",
+        "start",
+        "archived",
+    }
+
+
 def test_due_for_gc_returns_only_memories_past_their_forget_time(store: Store) -> None:
     put(
         store,

@@ -7,14 +7,15 @@ month or a year alone: "in 2017" is usually when something happened, not when it
 and a year's memories are no answer in particular.
 
 A date that reads two ways (02.01.2024: 2 January or 1 February) names both days. A date
-without a year is the latest such day not after today. Relative days count back from `today`.
+without a year is the latest such day not after today. Relative days count back from `today`,
+the asker's date (the caller gives it in the local time zone).
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
-from datetime import UTC, date, datetime, timedelta
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta, tzinfo
 
 from engram.core.timeutil import DAY
 
@@ -37,90 +38,171 @@ _MONTH = (
     r"(january|february|march|april|may|june|july|august|september|october|november|december"
     r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
 )
+# Month names that are everyday words too: "step 2 may fail", "we march 5 miles". Read as a
+# month only when written with a capital, with a year, or after a word that introduces a date.
+_WORDS_TOO = frozenset({"may", "march", "mar"})
+_DATE_LEAD = re.compile(r"\b(?:on|of|since|before|after|until|by|from|the)\s+$", re.I)
 _ORDINAL = r"(?:st|nd|rd|th)?"
-_YEAR = r"(?:,?\s*(\d{4}))?"
+# Four digits, or two at the end of the date ("7 Jan 23"; not "on 5 May 10 people came").
+_YEAR = r"(?:,?\s*(\d{4}|\d{2}(?=\s*(?:[^\w\s]|$))))?"
 _ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 # Dots or slashes with a year of four digits: "3.11.7" is a version, not a day.
 _NUMERIC = re.compile(r"\b(\d{1,2})([./])(\d{1,2})\2(\d{4})\b")
-_DAY_MONTH = re.compile(rf"\b(\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?{_MONTH}(?![a-z]){_YEAR}", re.I)
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})({_ORDINAL})\s+(?:of\s+)?{_MONTH}(?![a-z]){_YEAR}", re.I)
 _MONTH_DAY = re.compile(
-    rf"\b{_MONTH}(?![a-z])\s+(?:the\s+)?(\d{{1,2}}){_ORDINAL}\b(?![.:/]\d){_YEAR}", re.I
+    rf"\b{_MONTH}(?![a-z])\s+(?:the\s+)?(\d{{1,2}})({_ORDINAL})\b(?![.:/]\d){_YEAR}", re.I
 )
+# Whole numbers only: "1.5 days ago" is not 5 days ago, nor "1,000 days ago" 0 days ago.
 _AGO = re.compile(
-    r"\b(\d{1,3}|a|an|one|two|three|four|five|six|seven)\s+(day|week)s?\s+ago\b", re.I
+    r"(?<![\d.,])\b(\d{1,3}|a|an|one|two|three|four|five|six|seven)\s+(day|week)s?\s+ago\b",
+    re.I,
 )
 # "last Friday", "on Friday": a weekday alone is as often one to come ("the meeting is Friday").
 _WEEKDAY = re.compile(r"\b(?:last|on)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
 # Not "today": a query says it of the present ("I got a perfect score today!") far more often
 # than it asks for what was saved today, and today's memories are the freshest anyway.
-_RELATIVE = {"yesterday": 1, "the day before yesterday": 2}
+_RELATIVE_RE = re.compile(r"\b((?:the\s+)?day\s+before\s+yesterday|yesterday)\b", re.I)
 # The calendar week (Monday to Sunday) before this one, or its Saturday and Sunday.
 _LAST_WEEK = re.compile(r"\b(?:last|this past)\s+(week(?:end)?)\b", re.I)
-_RELATIVE_RE = re.compile(r"\b(the day before yesterday|yesterday)\b", re.I)
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _COUNTS |= {"six": 6, "seven": 7}
+# How far back a date without a year is looked for: 29 February comes every four years.
+_YEARS_BACK = 8
 
 
 def named_days(text: str, today: date) -> tuple[date, ...]:
     """Every day `text` names, in the order found, each once."""
+    return tuple(dict.fromkeys([*_written_days(text, today), *relative_days(text, today)]))
+
+
+def written_dates(text: str) -> list[str]:
+    """The dates written out in `text` ("on 7 Jan 2024" gives "7 Jan 2024"), as written: what
+    a query built from the text must keep for search to read them."""
+    return [m.group(0) for _, m in _date_matches(text)]
+
+
+def relative_days(text: str, today: date) -> list[date]:
+    """The days `text` names by counting back from today ("yesterday", "3 days ago", "last
+    Friday", "last week")."""
     days: list[date] = []
+    try:
+        for phrase in _RELATIVE_RE.findall(text):
+            days.append(today - timedelta(days=1 if phrase.lower() == "yesterday" else 2))
+        for count, unit in _AGO.findall(text):
+            n = int(count) if count.isdigit() else _COUNTS[count.lower()]
+            days.append(today - timedelta(days=n * (7 if unit.lower() == "week" else 1)))
+        for weekday in _WEEKDAY.findall(text):
+            back = (today.weekday() - WEEKDAYS[weekday.lower()]) % 7 or 7
+            days.append(today - timedelta(days=back))
+        for unit in _LAST_WEEK.findall(text):
+            monday = today - timedelta(days=today.weekday() + 7)
+            first = 5 if unit.lower() == "weekend" else 0
+            days += [monday + timedelta(days=i) for i in range(first, 7)]
+    except OverflowError:  # before the year 1: no day to name
+        pass
+    return days
 
-    def add(year: int, month: int, day: int) -> None:
-        with contextlib.suppress(ValueError):  # 31.02, or a number that was no day
-            days.append(date(year, month, day))
 
-    def add_yearless(month: int, day: int) -> None:
-        for year in (today.year, today.year - 1):
-            try:
-                candidate = date(year, month, day)
-            except ValueError:  # 29 February of a common year
-                continue
-            if candidate <= today:
-                days.append(candidate)
-                return
+def without_relative_days(text: str) -> str:
+    """`text` without the phrases `relative_days` reads ("last Friday", "3 days ago")."""
+    for pattern in (_RELATIVE_RE, _AGO, _WEEKDAY, _LAST_WEEK):
+        text = pattern.sub(" ", text)
+    return text
 
-    for year, month, day in _ISO.findall(text):
-        add(int(year), int(month), int(day))
-    for first, _, second, year in _NUMERIC.findall(text):
-        add(int(year), int(second), int(first))  # day first, as most of the world writes
-        add(int(year), int(first), int(second))  # month first, as the US does
-    named = [*_DAY_MONTH.findall(text), *((d, m, y) for m, d, y in _MONTH_DAY.findall(text))]
-    for day, month, year in named:
-        month_number = MONTHS[month.lower()[:3]]
-        if year:
-            add(int(year), month_number, int(day))
+
+def _written_days(text: str, today: date) -> list[date]:
+    days: list[date] = []
+    for kind, m in _date_matches(text):
+        if kind == "iso":
+            days += _valid(*(int(g) for g in m.groups()))
+        elif kind == "numeric":
+            first, second, year = int(m.group(1)), int(m.group(3)), int(m.group(4))
+            days += _valid(year, second, first)  # day first, as most of the world writes
+            days += _valid(year, first, second)  # month first, as the US does
         else:
-            add_yearless(month_number, int(day))
-    for phrase in _RELATIVE_RE.findall(text):
-        days.append(today - timedelta(days=_RELATIVE[phrase.lower()]))
-    for count, unit in _AGO.findall(text):
-        n = int(count) if count.isdigit() else _COUNTS[count.lower()]
-        days.append(today - timedelta(days=n * (7 if unit.lower() == "week" else 1)))
-    for weekday in _WEEKDAY.findall(text):
-        back = (today.weekday() - WEEKDAYS[weekday.lower()]) % 7 or 7
-        days.append(today - timedelta(days=back))
-    for unit in _LAST_WEEK.findall(text):
-        monday = today - timedelta(days=today.weekday() + 7)
-        days += [
-            monday + timedelta(days=i) for i in range(5 if unit.lower() == "weekend" else 0, 7)
-        ]
-    return tuple(dict.fromkeys(days))
+            day, month, written = _day_month_year(kind, m.groups())
+            number = MONTHS[month.lower()[:3]]
+            if written:
+                year = int(written) if len(written) == 4 else 2000 + int(written)
+                days += _valid(year, number, int(day))
+            else:
+                days += _yearless(number, int(day), today)
+    return days
 
 
-# A memory counts as saved on a named day a day either side of it: its time is kept in UTC
-# while the asker's day is local, and what happened on a day is often told the day after.
+def _date_matches(text: str) -> Iterator[tuple[str, re.Match[str]]]:
+    """Each date written in `text`, by the first form that reads it: a form's matches are
+    blanked before the next is tried, so "7 Jan 23" is one date, not 7 January and 23 January."""
+    rest = text
+    forms = (("iso", _ISO), ("numeric", _NUMERIC), ("day_month", _DAY_MONTH))
+    for kind, pattern in (*forms, ("month_day", _MONTH_DAY)):
+        for m in pattern.finditer(rest):
+            if kind in ("day_month", "month_day") and not _reads_as_month(kind, m, rest):
+                continue
+            yield kind, m
+            rest = rest[: m.start()] + " " * (m.end() - m.start()) + rest[m.end() :]
+
+
+def _day_month_year(kind: str, groups: tuple[str | None, ...]) -> tuple[str, str, str | None]:
+    if kind == "day_month":
+        day, _, month, year = groups
+    else:
+        month, day, _, year = groups
+    assert day is not None and month is not None
+    return day, month, year
+
+
+def _reads_as_month(kind: str, m: re.Match[str], text: str) -> bool:
+    """A month word that is also an everyday word ("may") counts only with a capital, a year,
+    an ordinal ("2nd") or a word before it that introduces a date ("on", "of", "since")."""
+    _, month, year = _day_month_year(kind, m.groups())
+    if month.lower().rstrip(".") not in _WORDS_TOO or month[0].isupper() or year:
+        return True
+    ordinal = m.group(2) if kind == "day_month" else m.group(3)
+    return bool(ordinal) or _DATE_LEAD.search(text, 0, m.start()) is not None
+
+
+def _valid(year: int, month: int, day: int) -> list[date]:
+    try:
+        return [date(year, month, day)]
+    except ValueError:  # 31.02, or a number that was no day
+        return []
+
+
+def _yearless(month: int, day: int, today: date) -> list[date]:
+    """The latest such day not after today (29 February: up to eight years back)."""
+    for year in range(today.year, max(today.year - _YEARS_BACK, 0), -1):
+        found = _valid(year, month, day)
+        if found and found[0] <= today:
+            return found
+    return []
+
+
+# A memory counts as saved on a named day a day either side of it: what happened on a day is
+# often told the day after, and a client may be in another time zone than the store's machine.
 SLACK_DAYS = 1
 
 
-def day_spans(days: tuple[date, ...]) -> list[tuple[float, float, str]]:
-    """Each day as the epoch seconds a memory saved on it may carry (start inclusive, end
-    exclusive, with the slack), and its ISO date."""
+def day_spans(days: tuple[date, ...], zone: tzinfo) -> list[tuple[float, float, str]]:
+    """Each day (midnight to midnight in `zone`) as the epoch seconds a memory saved on it may
+    carry (start inclusive, end exclusive, with the slack), and its ISO date."""
     spans = []
     for day in days:
-        start = datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()
+        start = datetime(day.year, day.month, day.day, tzinfo=zone).timestamp()
         slack = SLACK_DAYS * DAY
         spans.append((start - slack, start + DAY + slack, day.isoformat()))
     return spans
+
+
+def covering(spans: list[tuple[float, float, str]]) -> list[tuple[float, float]]:
+    """The spans as few ranges as cover them (the seven days of "last week" overlap)."""
+    out: list[tuple[float, float]] = []
+    for start, end, _ in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
 
 
 def day_of(created_at: float, spans: list[tuple[float, float, str]]) -> str | None:

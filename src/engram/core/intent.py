@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Literal
 
+from engram.core.dates import relative_days, without_relative_days, written_dates
 from engram.core.models import MAX_STRENGTH, MIN_STRENGTH
 from engram.core.text import STOPWORDS, statements, words
 
@@ -434,15 +436,22 @@ def recall_query(message: str) -> str:
     """A search query for a recall request: the message without the asking and without when
     (that is `recall_window`), its content words. Empty when it names nothing to look for
     ("What did we decide last week?"): a search without words then lists what was used in
-    that window; the asking words ("decide last week") would match anything saying "last"."""
-    text = _RECALL_LEAD.sub("", plain(message), count=1)
+    that window; the asking words ("decide last week") would match anything saying "last".
+    A date written out ("on 7 Jan 2024") is kept as written: search lifts what was saved
+    on it (`engram.core.dates`), and as loose words ("7 jan 2024") it named no day."""
+    dates = written_dates(message)
+    text = without_relative_days(message)  # `recall_window` has them
+    for written in dates:
+        text = text.replace(written, " ")
+    text = _RECALL_LEAD.sub("", plain(text), count=1)
     text = _COUNTED_WINDOW.sub(" ", text)
     for pattern, _ in _WINDOWS:
         text = pattern.sub(" ", text)
     # Function words too, even when nothing else is left: "Do you remember what it was?"
     # searched "what it was", and "it" narrowed the window to memories saying "it".
     found = dict.fromkeys(words(text))
-    return " ".join(t for t in found if t not in _RECALL_NOISE and t not in STOPWORDS)
+    kept = [t for t in found if t not in _RECALL_NOISE and t not in STOPWORDS]
+    return " ".join([*kept, *dates])
 
 
 _RECALL_NOISE = frozenset(
@@ -452,8 +461,13 @@ _RECALL_NOISE = frozenset(
 )
 
 
-def recall_window(message: str) -> int | None:
-    """Days back a recall request points to ("last week" → 7, "3 days ago" → 3), if it says."""
+def recall_window(message: str, today: date) -> int | None:
+    """Days back a recall request points to, if it says: to the start of the earliest day it
+    names by counting back ("3 days ago" → 4: a memory saved three days and nine hours ago is
+    in; "last week" → back to last week's Monday), else by its span ("this month" → 31)."""
+    counted_back = relative_days(message, today)
+    if counted_back:
+        return (today - min(counted_back)).days + 1
     counted = _COUNTED_WINDOW.search(message)
     if counted is not None:
         number = counted.group(1) or counted.group(3)

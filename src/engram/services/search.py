@@ -12,12 +12,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Sequence
-from datetime import UTC
 
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.dates import day_of, day_spans, named_days
+from engram.core.dates import covering, day_of, day_spans, named_days
 from engram.core.expansion import expansion_terms, feedback_words
 from engram.core.models import Status
 from engram.core.ranking import (
@@ -55,6 +54,9 @@ EXPANSION_MIN_SHARE = 0.3
 MODEL_LOADING = "text only: the embedding model is still loading"
 # How long a search that found nothing by its words waits for the model to finish loading.
 WARM_UP_WAIT = 10.0
+# The relevance of a memory found only by being saved on a day the query names: after every
+# memory the query matches, by words, meaning or context.
+SAVED_THEN_ONLY = 1e-6
 # The most text matches a `min_score` search looks through for memories passing its floor.
 FLOOR_POOL = 3_200
 
@@ -214,14 +216,18 @@ class SearchService:
         credit = self._context_credit(fused)
         stubs |= self._stubs_for([i for i in credit if i not in stubs], where)
         spans = self._named_days(text)
+        saved_then = self._saved_on(spans, where, pool) if spans else {}
+        stubs = saved_then | stubs
         lift = 1.0 + settings.search_date_weight
         out: list[tuple[Stub, Candidate]] = []
         for ident, stub in stubs.items():
             f = fused.get(ident)
             extra = credit.get(ident)
-            if f is None and extra is None:
+            if f is None and extra is None and ident not in saved_then:
                 continue
             direct = f.relevance if f is not None else 0.0
+            if f is None and extra is None:
+                direct = SAVED_THEN_ONLY
             day = day_of(stub.created_at, spans) if spans else None
             candidate = Candidate(
                 ident,
@@ -237,11 +243,27 @@ class SearchService:
             out.append((stub, candidate))
         return out, len(lexical) >= pool
 
+    def _saved_on(
+        self, spans: list[tuple[float, float, str]], where: Filter, limit: int
+    ) -> dict[str, Stub]:
+        """The memories saved on the days the query names: candidates even where nothing else
+        finds them ("what did we decide yesterday?" found nothing when no memory of that day
+        said "decide"), each after every memory that matches the query."""
+        found: dict[str, Stub] = {}
+        for start, end in covering(spans):
+            for stub in self.ctx.store.saved_between(start, end, where, limit):
+                found.setdefault(stub.id, stub)
+        return found
+
     def _named_days(self, text: str) -> list[tuple[float, float, str]]:
         """The days the query names, as spans of saving times (`engram.core.dates`)."""
         if self.ctx.settings.search_date_weight <= 0:
             return []
-        return day_spans(named_days(text, self.ctx.now().astimezone(UTC).date()))
+        # The asker's days are this machine's: "last Friday" on a Saturday morning in Tokyo
+        # is the day before, though UTC still says Friday.
+        now = self.ctx.now().astimezone()
+        assert now.tzinfo is not None
+        return day_spans(named_days(text, now.date()), now.tzinfo)
 
     def _expansion(
         self, fused: dict[str, Fused], terms: Sequence[str], where: Filter, limit: int

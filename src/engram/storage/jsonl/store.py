@@ -436,6 +436,7 @@ class JSONLStore:
     term_counts = _index_read(SQLiteStore.term_counts)
     stubs = _index_read(SQLiteStore.stubs)
     browse = _index_read(SQLiteStore.browse)
+    saved_between = _index_read(SQLiteStore.saved_between)
     due_for_gc = _index_read(SQLiteStore.due_for_gc)
     near_review_peak = _index_read(SQLiteStore.near_review_peak)
     in_danger_zone = _index_read(SQLiteStore.in_danger_zone)

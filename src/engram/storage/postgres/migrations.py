@@ -405,6 +405,14 @@ MIGRATIONS: list[tuple[str, str]] = [
                 ~ '[[:alpha:]][[:digit:]]|[[:digit:]][[:alpha:]]';
         """,
     ),
+    (
+        "0014_memories_by_saving_time",
+        # A query that names a day ("what did we decide yesterday?") reads the memories saved
+        # on it (`saved_between`): a range of this index, not a scan of the store.
+        """
+        CREATE INDEX memories_saved ON memories (created_at);
+        """,
+    ),
 ]
 
 

@@ -317,6 +317,15 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText):
             out += [stub_from_row(row) for row in rows]
         return out
 
+    def saved_between(self, start: float, end: float, where: Filter, limit: int) -> list[Stub]:
+        clauses, params = filter_sql(where)
+        rows = self._query(
+            f"SELECT {STUB_COLUMNS}, 0.0 FROM memories m WHERE m.created_at >= %s "
+            f"AND m.created_at < %s {clauses} ORDER BY m.created_at DESC LIMIT %s",
+            [start, end, *params, limit],
+        )
+        return [stub_from_row(row) for row in rows]
+
     def due_for_gc(self, now: float, limit: int) -> list[str]:
         return [row[0] for row in self._query(SCHEDULE_SQL["due_for_gc"], (now, limit))]
 

@@ -387,6 +387,14 @@ MIGRATIONS: list[tuple[str, str]] = [
 {_text_triggers(_FTS_ROW_0012)}
 {_refill_entities("engram_unmentioned(m.entities, m.content)")}        """,
     ),
+    (
+        "0013_memories_by_saving_time",
+        # A query that names a day ("what did we decide yesterday?") reads the memories saved
+        # on it (`saved_between`): a range of this index, not a scan of the store.
+        """
+        CREATE INDEX memories_saved ON memories(created_at);
+        """,
+    ),
 ]
 
 

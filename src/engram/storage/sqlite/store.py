@@ -428,6 +428,16 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
             out += [stub_from_row(row) for row in self._query(sql, [*params, limit])]
         return out
 
+    def saved_between(self, start: float, end: float, where: Filter, limit: int) -> list[Stub]:
+        # `by_key`: the filter's columns unindexed (a unary +), so that the planner reads the
+        # range of the saving-time index instead of walking every active memory by status.
+        clauses, params = filter_sql(where, alias="m", by_key=True)
+        sql = (
+            f"SELECT {STUB_COLUMNS}, 0.0 FROM memories m WHERE m.created_at >= ? "
+            f"AND m.created_at < ? {clauses} ORDER BY m.created_at DESC LIMIT ?"
+        )
+        return [stub_from_row(row) for row in self._query(sql, [start, end, *params, limit])]
+
     def due_for_gc(self, now: float, limit: int) -> list[str]:
         """Exact, not a superset: forget_at was computed by the same formula as the score."""
         sql = (
