@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 from engram import Draft, Engram, FixedClock
 from engram.services.results import why_summary
@@ -86,3 +86,20 @@ def test_a_query_naming_only_a_day_finds_what_was_saved_on_it(
             [Draft(content="We decided to keep the noodle bar", created_at=older)]
         )[0]
         assert mem.search("what did we decide yesterday?")[0].memory.id == decided.id
+
+
+def test_days_are_the_askers_not_utcs(store_url: str) -> None:
+    """Saturday 08:00 in Tokyo is still Friday in UTC: "last Friday" was read as the Friday a
+    week before, and lifted that copy over yesterday's."""
+    tokyo = timezone(timedelta(hours=9))
+    clock = FixedClock(datetime(2024, 1, 13, 8, 0, tzinfo=tokyo))
+    with Engram.open(store_url, clock=clock) as mem:
+        yesterday, week_before = mem.save_many(
+            [
+                Draft(content=LAMP, created_at=datetime(2024, 1, 12, 12, tzinfo=tokyo)),
+                Draft(content=LAMP, created_at=datetime(2024, 1, 5, 12, tzinfo=tokyo)),
+            ]
+        )
+        hits = mem.search("what did I buy at the flea market last Friday?")
+        assert [h.memory.id for h in hits] == [yesterday.id, week_before.id]
+        assert hits[0].why.day == "2024-01-12"

@@ -30,6 +30,14 @@ def round_trips(moment: datetime) -> bool:
     return True
 
 
+def asker_local(moment: datetime) -> datetime:
+    """`moment` as the asker's wall clock reads it: in this machine's time zone, unless it
+    carries a zone of its own other than UTC (a clock set to the asker's zone). "Yesterday"
+    and "last Friday" are counted in those days."""
+    offset = moment.utcoffset()
+    return moment if offset is not None and offset.total_seconds() != 0 else moment.astimezone()
+
+
 DATE_RANGE = "must be a date from the year 1 to 9999 in UTC"
 
 

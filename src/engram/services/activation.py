@@ -105,5 +105,5 @@ class ActivationService:
             query=query,
             queries=queries,
             entities=names,
-            window_days=recall_window(text, self.ctx.now().astimezone().date()),
+            window_days=recall_window(text, self.ctx.local_now().date()),
         )

@@ -27,7 +27,7 @@ from engram.core.scoring import (
     score,
 )
 from engram.core.text import passages
-from engram.core.timeutil import to_epoch
+from engram.core.timeutil import asker_local, to_epoch
 from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError
 from engram.services.embedding_queue import EmbeddingQueue
@@ -105,12 +105,20 @@ class Context:
         return self.embedder
 
     def now(self) -> datetime:
+        # In UTC, as every time stored and returned: a clock in another zone made `save` and
+        # `touch` answer in its zone and `get` in UTC, one Memory holding both.
+        return self._clock_reading().astimezone(UTC)
+
+    def local_now(self) -> datetime:
+        """Now on the asker's wall clock (`asker_local`): the days "yesterday" and "last
+        Friday" are counted in."""
+        return asker_local(self._clock_reading())
+
+    def _clock_reading(self) -> datetime:
         moment = self.clock()
         if moment.tzinfo is None or moment.utcoffset() is None:
             raise ConfigError("the clock returned a naive datetime; it must be timezone-aware")
-        # In UTC, as every time stored and returned: a clock in another zone made `save` and
-        # `touch` answer in its zone and `get` in UTC, one Memory holding both.
-        return moment.astimezone(UTC)
+        return moment
 
     def now_epoch(self) -> float:
         return to_epoch(self.now())

@@ -261,7 +261,7 @@ class SearchService:
             return []
         # The asker's days are this machine's: "last Friday" on a Saturday morning in Tokyo
         # is the day before, though UTC still says Friday.
-        now = self.ctx.now().astimezone()
+        now = self.ctx.local_now()
         assert now.tzinfo is not None
         return day_spans(named_days(text, now.date()), now.tzinfo)
 
