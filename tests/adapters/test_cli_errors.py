@@ -45,6 +45,25 @@ def test_errors_name_the_options_typed_not_the_services_parameters(store: Path) 
         assert "relation_type" not in message and "similarity_threshold" not in message
 
 
+def test_search_errors_name_its_options(store: Path) -> None:
+    """`--window-days -1` was reported as `window_days: …`."""
+    save(store, "Atlas runs on PostgreSQL 16")
+    assert error_of(store, "search", "atlas", "--window-days", "-1").startswith(
+        "Error: --window-days"
+    )
+    assert error_of(store, "search", "atlas", "--min-score", "-1").startswith("Error: --min-score")
+
+
+def test_the_graph_drawing_is_never_written_over_the_store(store: Path) -> None:
+    """`graph --html engram.db` replaced the store with the drawing of it (the export has
+    refused that since long)."""
+    save(store, "Atlas runs on PostgreSQL 16")
+    message = error_of(store, "graph", "--html", str(store))
+    assert "--html" in message and "store" in message
+    with Engram.open(str(store)) as mem:
+        assert mem.stats().total == 1
+
+
 def test_undo_refused_for_a_deleted_original_names_the_force_option(store: Path) -> None:
     copies = {"ENGRAM_SAVE_DUPLICATES": "keep"}
     first = json.loads(ok(run(store, "--json", "save", "Prefers oolong tea", **copies)).stdout)

@@ -121,6 +121,9 @@ def graph(
         if not str(html_path).strip() or html_path.is_dir():  # '' is the working folder
             raise ValidationError("--html", "give a file name, not a folder")
         with open_app(state) as app:
+            # Not over the store's own files: the atomic rename replaced the store with the
+            # drawing of it (`engram graph --html engram.db`), as it would an export.
+            html_path = app.transfer.export_path(html_path, "--html")
             snapshot = app.graph.snapshot(max_memories, "--max-memories")
         try:
             write_atomically(html_path, graph_html(snapshot).encode("utf-8"))

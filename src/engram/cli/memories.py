@@ -23,6 +23,7 @@ from engram.cli.common import (
     fmt_tags,
     n_memories,
     open_app,
+    options_named,
     output,
     pass_state,
     plain,
@@ -163,7 +164,9 @@ def search(
         filters = bool(statuses) or window_days is not None or min_score is not None
         search_all(state, query, tags, limit, verbose, memory_filters=filters)
         return
-    with open_app(state) as app:
+    named = {"window_days": "--window-days", "min_score": "--min-score", "limit": "--limit"}
+    named |= {"status": "--status", "tags": "--tag"}
+    with open_app(state) as app, options_named(named):
         hits = app.search.search(
             query,
             tags=tags or None,
