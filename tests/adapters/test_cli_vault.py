@@ -137,3 +137,14 @@ def test_backup_commits_into_a_git_repository(tmp_path: Path) -> None:
         ["git", "log", "--format=%s"], cwd=repo, capture_output=True, text=True, check=True
     )
     assert log.stdout.startswith("engram backup ") and "1 memories" in log.stdout
+
+
+def test_a_dry_run_of_vault_import_makes_no_store(vault: Path, tmp_path: Path) -> None:
+    """It said "A dry run: nothing was changed." and left a new store at a mistyped --store."""
+    write_note(vault, "Atlas.md", "---\nengram: memory\n---\nAtlas ships in May.\n")
+    missing = tmp_path / "typo.db"
+    result = run("--store", str(missing), "vault", "import")
+    assert result.exit_code == 1 and "there is no store at" in result.stderr
+    assert not missing.exists()
+    applied = as_json("--store", str(missing), "vault", "import", "--apply")
+    assert applied["count"] == 1 and missing.exists()

@@ -169,7 +169,8 @@ def render_status(out: Console, status: VaultStatus) -> None:
 @pass_state
 def vault_import(state: State, apply_: bool) -> None:
     """Turn notes marked `engram: memory` in their frontmatter into memories."""
-    with open_app(state, create=True) as app:
+    # A dry run changes nothing, a store included (one was made at a mistyped --store).
+    with open_app(state, create=apply_) as app:
         result = app.vault_import.run(apply_)
     output(state, result, lambda c: render_import(c, result))
 
