@@ -167,6 +167,23 @@ def test_a_clean_repository_of_the_user_is_fine(ltm: tuple[Engram, Path], tmp_pa
     assert mem.backup(repo).committed
 
 
+def test_an_export_a_killed_backup_left_does_not_block_the_next(
+    ltm: tuple[Engram, Path], tmp_path: Path
+) -> None:
+    """A backup killed while writing its export leaves the temporary file beside it; in the
+    user's repository it counted as their uncommitted change, and every later backup was
+    refused (a cron job's backups stopped)."""
+    mem, _ = ltm
+    mem.save("Atlas ships in May")
+    repo = user_repo(tmp_path / "mine")
+    assert mem.backup(repo).committed
+    left = repo / "engram" / f".export.jsonl.{'0' * 32}.tmp"  # as `atomic.replacing` names it
+    left.write_text('{"type": "memory", "id": "half')
+    mem.save("Atlas ships in June")
+    assert mem.backup(repo).committed
+    assert not left.exists() and git(repo, "status", "--porcelain") == ""
+
+
 def test_folders_that_cannot_hold_a_backup_are_refused(
     ltm: tuple[Engram, Path], tmp_path: Path
 ) -> None:

@@ -16,6 +16,7 @@ are written atomically (temporary file, fsync, rename); `git` is run as a subpro
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -112,6 +113,7 @@ class BackupService:
                 f"is on no branch and git may delete it; `git -C {path} switch -` or check out "
                 "a branch first",
             )
+        _remove_stale_exports(path / EXPORT_DIR)
         if not created and not (path / MARKER).exists() and not force and git.dirty(path):
             raise ValidationError(
                 "repo",
@@ -343,3 +345,12 @@ def _mirror(source: Path, target: Path) -> int:
             shutil.copy2(item, out / name)
             copied += 1
     return copied
+
+
+def _remove_stale_exports(directory: Path) -> None:
+    """The temporary files of exports a killed backup left (`engram.atomic.replacing` names
+    them): under the backup lock none is in use, and left there, each counted as a change of
+    the user's, so every later backup into their repository was refused."""
+    for stale in directory.glob(f".{EXPORT_FILE}.*.tmp"):
+        with contextlib.suppress(OSError):
+            stale.unlink()
