@@ -15,6 +15,7 @@ from tests.services.conftest import STORE_URLS
 from engram import Draft, Engram, FixedClock, Status
 from engram.core.models import Memory, Relation, Schedule
 from engram.errors import ValidationError
+from engram.services.transfer import restore
 from engram.services.transfer.common import canonical_memory
 from engram.services.transfer.cortexgraph import import_cortexgraph
 from engram.services.transfer.export import ExportCount, export_lines
@@ -647,6 +648,29 @@ def test_what_is_not_an_export_is_refused_whole(mem: Engram, tmp_path: Path) -> 
         mem.import_export(other)
     with pytest.raises(ValidationError, match="path"):
         mem.import_export(Path("/dev/zero"))  # read as one endless line before
+
+
+def test_a_line_longer_than_any_export_holds_is_skipped_unread(
+    mem: Engram, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 300 MB line was read whole (a gigabyte of memory, then a MemoryError). The bound is
+    lowered here so the test need not write megabytes; the code path is the same."""
+    monkeypatch.setattr(restore, "MAX_LINE_BYTES", 1_000)
+    first, second = mem.save("kept one"), mem.save("kept two")
+    lines = list(mem.export("jsonl"))
+    mem.delete([first.id, second.id])
+    huge = json.dumps({"kind": "memory", "id": "huge", "content": "x" * 5_000})
+    path = tmp_path / "export.jsonl"
+    path.write_text("\n".join([lines[0], huge, *lines[1:]]) + "\n")
+    data = read_export(path)
+    assert {m.id for m in data.memories} == {first.id, second.id}
+    (skipped,) = data.skipped
+    assert (skipped.line, skipped.reason) == (2, "line: longer than 1,000 bytes, no export's")
+
+
+def test_a_missing_export_is_said_to_be_missing(mem: Engram, tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="does not exist"):
+        mem.import_export(tmp_path / "no-such-export.jsonl")
 
 
 def test_the_python_api_imports_and_exports_like_the_cli(mem: Engram) -> None:

@@ -15,10 +15,10 @@ import json
 import logging
 import stat
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from engram.core.models import Memory, Relation
 from engram.errors import ValidationError
@@ -90,10 +90,18 @@ class ExportData:
 _WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 
 
+# The longest line an export holds, with room to spare: a memory of 50,000 characters, each
+# escaped as a surrogate pair (12 bytes), its meta (20 KB), tags and entities. A longer line
+# is no export's: read whole, one of 300 MB took a gigabyte of memory, then a MemoryError.
+MAX_LINE_BYTES = 4 * 1024 * 1024
+
+
 def check_export_file(path: Path) -> Path:
     """`path` if it can be read as an export: a file or a pipe, not /dev/zero."""
     try:
         mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise ValidationError("path", f"{path} does not exist") from None
     except OSError:
         mode = 0
     if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
@@ -109,7 +117,11 @@ def read_export(path: Path) -> ExportData:
     memories: dict[str, Memory] = {}
     relations: dict[str, Relation] = {}
     with path.open("rb") as f:  # read once, in order: FILE may be a pipe
-        for number, raw in enumerate(f, 1):
+        for number, raw in enumerate(bounded_lines(f, MAX_LINE_BYTES), 1):
+            if raw is None:
+                reason = f"line: longer than {MAX_LINE_BYTES:,} bytes, no export's"
+                data.skipped.append(_skipped(path, number, None, reason))
+                continue
             if number == 1 and raw.startswith(_WIDE_BOMS):
                 raise ValidationError(
                     "path",
@@ -233,3 +245,18 @@ def restore_export(
         warning=warning,
         message=message,
     )
+
+
+def bounded_lines(f: BinaryIO, most: int) -> Iterator[bytes | None]:
+    """The lines of `f`; None in place of a line longer than `most` bytes, which is read past
+    a piece at a time, never held whole."""
+    while True:
+        line = f.readline(most + 1)
+        if not line:
+            return
+        if len(line) <= most or line.endswith(b"\n"):
+            yield line
+            continue
+        while line and not line.endswith(b"\n"):
+            line = f.readline(most)
+        yield None
