@@ -194,3 +194,15 @@ def test_a_reader_that_stops_early_ends_a_large_json_answer_with_1(store: Path) 
     )
     assert "Traceback" not in piped.stderr
     assert piped.stdout.strip() == "rc=1", piped.stderr
+
+
+def test_an_export_given_as_the_store_is_not_called_damaged(store: Path, tmp_path: Path) -> None:
+    """`--store export.jsonl` said the store was damaged and to restore it from a backup: the
+    file was that backup."""
+    save(store, "Atlas ships in May")
+    export = tmp_path / "export.jsonl"
+    ok(run(store, "export", "--out", str(export)))
+    before = export.read_bytes()
+    message = error_of(export, "stats")
+    assert "is not a SQLite store" in message and "engram import jsonl" in message
+    assert "damaged" not in message and export.read_bytes() == before

@@ -29,12 +29,30 @@ def open_store(
             vector_model=vector_model,
         )
     path = sqlite_path(location)
+    if not is_sqlite_file(path):
+        # Opened, it was called damaged ("restore it from a backup") although it may be that
+        # very backup, an export given as the store.
+        raise ConfigError(
+            f"{location} is not a SQLite store; nothing was changed (an export? read one back "
+            "with `engram import jsonl FILE`; a JSONL store is a directory: jsonl:///path)"
+        )
     return SQLiteStore(
         path,
         busy_timeout=settings.sqlite_busy_timeout,
         field_weights=field_weights(settings),
         vector_model=vector_model,
     )
+
+
+def is_sqlite_file(path: Path) -> bool:
+    """Whether `path` may be opened as a SQLite store: missing or empty (a store not yet
+    written), or a file starting with SQLite's header."""
+    try:
+        with path.expanduser().open("rb") as f:
+            head = f.read(16)
+    except OSError:
+        return True  # missing (made on open), or unreadable: opening it says what is wrong
+    return head in (b"", b"SQLite format 3\x00")
 
 
 def field_weights(settings: Settings) -> tuple[float, float, float]:

@@ -18,6 +18,7 @@ from engram.services.transfer.restore import ExportData, RestoreReport, restore_
 from engram.storage.factory import (
     is_jsonl_url,
     is_postgres_url,
+    is_sqlite_file,
     jsonl_path,
     open_store,
     sqlite_files,
@@ -130,7 +131,7 @@ def refuse_missing_source(location: str) -> None:
         raise ValidationError(
             "source", f"{location} is a folder (a JSONL store? name it jsonl://{path})"
         )
-    if not _is_sqlite(path):
+    if not is_sqlite_file(path):
         # Opened, it was called damaged ("restore it from a backup"), and the target was
         # created all the same.
         raise ValidationError(
@@ -138,16 +139,6 @@ def refuse_missing_source(location: str) -> None:
             f"{location} is not a SQLite store (an export? read one back with "
             "`engram import jsonl FILE`; a JSONL store is a directory: jsonl:///path)",
         )
-
-
-def _is_sqlite(path: Path) -> bool:
-    """An empty file (a store never written) or one with SQLite's header."""
-    try:
-        with path.open("rb") as f:
-            head = f.read(16)
-    except OSError:
-        return True  # let opening it say what is wrong
-    return head in (b"", b"SQLite format 3\x00")
 
 
 def _postgres_holds_a_store(url: str) -> bool:
