@@ -925,6 +925,25 @@ def test_a_scheduled_pipeline_keeps_running_after_a_failed_run(
     assert result.stderr.count("already running") == 2 and "next run is in 24 h" in result.stderr
 
 
+def test_a_scheduled_pipeline_prints_json_lines(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --json each run printed an indented document after the last one: the output of
+    two runs was no JSON at all. One line a run now."""
+    ok(run(db, "save", "Prefers tea over coffee"))
+    sleeps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        if len(sleeps) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr("engram.cli.consolidate.time.sleep", sleep)
+    result = CliRunner().invoke(
+        cli, ["--json", "--store", str(db), "consolidate", "pipeline", "--scheduled"]
+    )
+    runs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(runs) == 2 and all(r["dry_run"] for r in runs)
+
+
 def test_a_cluster_found_at_another_threshold_is_approved_with_that_threshold(db: Path) -> None:
     """`clusters --threshold` found a cluster that `run --cluster ID`, a new process that
     clusters at the default threshold, could never find again: no way to approve it."""

@@ -179,11 +179,12 @@ class Chunked:
         return getattr(self._stream, name)
 
 
-def emit_json(value: BaseModel) -> None:
-    """Exactly one JSON document on stdout, straight from the result model (as MCP sends it).
+def emit_json(value: BaseModel, indent: int | None = 2) -> None:
+    """Exactly one JSON document on stdout, straight from the result model (as MCP sends it);
+    `indent=None`: on one line (JSON Lines, for a command that prints one per run).
     A file name that is not UTF-8 holds lone surrogates (Python's escape for its bytes): they
     are written as JSON escapes, not as the raw bytes that made the output invalid UTF-8."""
-    text = json.dumps(value.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    text = json.dumps(value.model_dump(mode="json"), indent=indent, ensure_ascii=False)
     Chunked(sys.stdout).write(
         _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
     )

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from engram.cli.common import (
     State,
+    emit_json,
     fmt_score,
     open_app,
     options_named,
@@ -141,7 +142,9 @@ def pipeline(
     with open_app(state) as app:
         while True:
             try:
-                run_once(state, app.pipeline, list(agents) or None, dry_run=not apply_)
+                run_once(
+                    state, app.pipeline, list(agents) or None, dry_run=not apply_, lines=scheduled
+                )
             except (StoreError, OSError) as exc:
                 if not scheduled:
                     raise
@@ -154,11 +157,20 @@ def pipeline(
 
 
 def run_once(
-    state: State, service: PipelineService, agents: list[str] | None, dry_run: bool
+    state: State,
+    service: PipelineService,
+    agents: list[str] | None,
+    dry_run: bool,
+    lines: bool = False,
 ) -> None:
+    """One run; `lines`: with --json, its result on one line (a schedule prints one a run:
+    JSON Lines, where documents of several lines, one after another, were no JSON at all)."""
     with progress_bar(state) as progress:
         result = service.run(agents, dry_run, progress)
-    output(state, result, lambda c: render_pipeline(c, result))
+    if lines and state.as_json:
+        emit_json(result, indent=None)
+    else:
+        output(state, result, lambda c: render_pipeline(c, result))
 
 
 @consolidate.command("apply")
