@@ -396,7 +396,13 @@ def test_an_export_cut_short_is_imported_with_a_warning(
         assert "warning: the export has no end line" in report.message
     with Engram.open(str(tmp_path / "c.db"), embedding_model="none") as target:
         warning = target.import_export(edited).warning
-        assert warning == "the export was cut short: its end line counts 2 relations, 0 read"
+        assert warning == "its end line counts 2 relations, 0 read: lines were removed from it"
+    # One line torn in the middle, the end line there: not "cut short" (it said so)
+    torn = tmp_path / "torn"
+    torn.write_text("\n".join([*lines[:1], '{"kind": "memory", "id": "to', *lines[2:]]) + "\n")
+    with Engram.open(str(tmp_path / "d.db"), embedding_model="none") as target:
+        warning = target.import_export(torn).warning
+        assert warning == "its end line counts 4 memories, 3 read: 1 of its lines could not be read"
 
 
 def test_export_jsonl_and_markdown(mem: Engram, clock: FixedClock) -> None:

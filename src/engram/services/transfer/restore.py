@@ -81,7 +81,14 @@ class ExportData:
             said = sum(int(end[kind]) for end in self.ends)
             read = self.kinds[line]
             if read < said:
-                return f"the export was cut short: its end line counts {said} {kind}, {read} read"
+                # The end line is there, so the file was not cut short: lines in it were
+                # unreadable (a torn edit, a line too long), and are listed as skipped.
+                how = (
+                    f"{len(self.skipped)} of its lines could not be read"
+                    if self.skipped
+                    else ("lines were removed from it")
+                )
+                return f"its end line counts {said} {kind}, {read} read: {how}"
         return None
 
 
