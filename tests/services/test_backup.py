@@ -210,6 +210,11 @@ def test_folders_that_cannot_hold_a_backup_are_refused(
     with pytest.raises(ValidationError, match="overlaps the vault"):
         mem.backup(tmp_path, include_vault=True)
     assert not (vault / "backup").exists()
+    # a folder where the export file goes: it failed with a bare "[Errno 21] Is a directory"
+    mine = user_repo(tmp_path / "mine")
+    (mine / "engram" / "export.jsonl").mkdir(parents=True)
+    with pytest.raises(ValidationError, match=r"export\.jsonl is a folder where the backup keeps"):
+        mem.backup(mine, force=True)
 
 
 def test_a_link_in_the_repository_is_never_written_through(

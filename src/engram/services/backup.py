@@ -123,7 +123,7 @@ class BackupService:
         # Every path written is the repository's own: through a link (`vault` pointing at the
         # Obsidian vault itself) the mirror below deleted the user's notes, and the export
         # overwrote a file outside the repository.
-        own_path(path, EXPORT_DIR, EXPORT_FILE)
+        own_path(path, EXPORT_DIR, EXPORT_FILE, is_file=True)
         if source is not None:
             own_path(path, VAULT_DIR, *Path(self.vault.folder).parts)
         memories, relations = self._export(path / EXPORT_DIR)
@@ -302,9 +302,10 @@ def _write_text(target: Path, text: str) -> None:
     _write_lines(target, [text.rstrip("\n")])
 
 
-def own_path(repo: Path, *parts: str) -> None:
-    """Refuse a path to be written in the repository that is a symbolic link at any step, or
-    a file where a folder belongs: what is written there would land elsewhere."""
+def own_path(repo: Path, *parts: str, is_file: bool = False) -> None:
+    """Refuse a path to be written in the repository that is a symbolic link at any step, a
+    file where a folder belongs, or a folder where the file (`is_file`) goes: what is written
+    there would land elsewhere, or fail with a bare Errno."""
     path = repo
     for i, part in enumerate(parts):
         path = path / part
@@ -317,6 +318,10 @@ def own_path(repo: Path, *parts: str) -> None:
         if i < len(parts) - 1 and path.exists() and not path.is_dir():
             raise ValidationError(
                 "repo", f"{path} is a file where the backup keeps a folder; move it away"
+            )
+        if i == len(parts) - 1 and is_file and path.is_dir():
+            raise ValidationError(
+                "repo", f"{path} is a folder where the backup keeps a file; move it away"
             )
 
 
