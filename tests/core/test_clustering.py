@@ -33,6 +33,20 @@ def test_cohesion_is_the_mean_over_every_pair() -> None:
     assert cohesion(v[:1]) == 1.0
 
 
+def test_copies_of_one_memory_do_not_carry_another_into_a_merge() -> None:
+    """Four copies of A and one B 0.86 alike: the mean (0.93) is in the merge band, but A and
+    B are two facts. The weakest pair decides whether the rules merge."""
+    a = np.array([1.0, 0.0], dtype=np.float32)
+    b = np.array([0.86, np.sqrt(1 - 0.86**2)], dtype=np.float32)
+    vectors = {f"a{i}": a for i in range(4)} | {"b": b}
+    pairs = [(f"a{i}", "b", 0.86) for i in range(4)] + [("a0", f"a{i}", 1.0) for i in (1, 2, 3)]
+    (cluster,) = build_clusters(pairs, vectors, link_at=0.83, merge_at=0.9, review_at=0.75)
+    assert cluster.cohesion >= 0.9 and cluster.action == "review"
+    only_copies = {k: v for k, v in vectors.items() if k != "b"}
+    (copies,) = build_clusters(pairs[4:], only_copies, 0.83, 0.9, 0.75)
+    assert copies.action == "merge"
+
+
 def test_actions_follow_the_seeds_bands() -> None:
     assert [action_for(c, 0.9, 0.75) for c in (0.95, 0.9, 0.8, 0.75, 0.7)] == [
         "merge",

@@ -66,8 +66,22 @@ def cohesion(vectors: NDArray[np.float32]) -> float:
     return float((sims.sum() - np.trace(sims)) / (n * (n - 1)))
 
 
-def action_for(value: float, merge_at: float, review_at: float) -> Action:
-    if value >= merge_at:
+def weakest_link(vectors: NDArray[np.float32]) -> float:
+    """The lowest cosine similarity of any two of these unit vectors (1.0 for fewer than two)."""
+    n = len(vectors)
+    if n < 2:
+        return 1.0
+    sims = np.asarray(vectors, dtype=np.float64) @ np.asarray(vectors, dtype=np.float64).T
+    return float(sims[~np.eye(n, dtype=bool)].min())
+
+
+def action_for(value: float, merge_at: float, review_at: float, weakest: float = 1.0) -> Action:
+    """Merge by the rules only if the cluster is cohesive (`value`, the mean) and no two of its
+    members are less alike than that (`weakest`): copies of one memory raised the mean of a
+    cluster holding another fact too ("Prefers tea over coffee" four times with "Prefers
+    green tea over coffee": 0.85 with one copy, a merge at 0.92 with four). Otherwise a person
+    reviews it."""
+    if value >= merge_at and weakest >= merge_at:
         return "merge"
     if value >= review_at:
         return "review"
@@ -95,7 +109,8 @@ def build_clusters(
         members = [m for m in group if m in vectors]
         if len(members) < 2:
             continue
-        value = cohesion(np.stack([vectors[m] for m in members]))
-        action = action_for(value, merge_at, review_at)
+        stacked = np.stack([vectors[m] for m in members])
+        value = cohesion(stacked)
+        action = action_for(value, merge_at, review_at, weakest_link(stacked))
         out.append(Cluster(cluster_id(members, versions), tuple(members), value, action))
     return sorted(out, key=lambda c: (-c.cohesion, c.id))

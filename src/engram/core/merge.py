@@ -6,8 +6,8 @@ code), leaving out only an original whose every statement an earlier one made ex
 near-exactly (the same letters, digits and symbols in the same order: other case, spacing or
 punctuation, but never another number or sign: "1.5" is not "15", "1-2" not "12", "-5" not
 "5", "A+" not "A-", "$500" not "€500"). Memories alike in meaning that still say different
-things (`disagreement`: "is not", another number, the same words in another order) are no
-near-copies: a person decides. The rest:
+things (`disagreement`: "is not", another number, the same words in another order, one word in
+place of another) are no near-copies: a person decides. The rest:
 
 - tags and entities: the union, first spelling kept (case-insensitive);
 - created_at: the earliest; last_used: the latest;
@@ -26,8 +26,9 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from engram.core.index_terms import index_term
 from engram.core.models import MAX_STRENGTH, Memory, Relation, Status
-from engram.core.text import statements, tag_key
+from engram.core.text import STOPWORDS, statements, tag_key
 
 STRENGTH_PER_COPY = 0.1
 MARK = "consolidation"  # the meta key a merged memory carries
@@ -139,6 +140,21 @@ def disagreement(contents: Sequence[str]) -> str | None:
         return "they hold different numbers"
     if len({tuple(sorted(ws)) for ws in words}) == 1 and len({tuple(ws) for ws in words}) > 1:
         return "they say the same words in another order"
+    return _word_swapped(words)
+
+
+def _word_swapped(words: Sequence[list[str]]) -> str | None:
+    """Two memories each holding a word the other lacks: one said in place of the other ("on
+    Monday" and "on Tuesday", "enabled" and "disabled", "pass" and "fail"). As alike in
+    meaning as near-copies (cosine 0.92-0.97), they were merged as one fact. Function words
+    and word endings do not count ("works on" is "working on"); a memory that only adds words
+    to another's ("prefers green tea over coffee") is no disagreement."""
+    stems = [{index_term(w) for w in ws if w not in STOPWORDS} for ws in words]
+    for i, mine in enumerate(stems):
+        for theirs in stems[i + 1 :]:
+            only_mine, only_theirs = mine - theirs, theirs - mine
+            if only_mine and only_theirs:
+                return f"one says '{min(only_mine)}' where another says '{min(only_theirs)}'"
     return None
 
 

@@ -31,7 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from engram.core.clustering import Cluster, action_for, build_clusters, cluster_id, cohesion
+from engram.core.clustering import (
+    Cluster,
+    action_for,
+    build_clusters,
+    cluster_id,
+    cohesion,
+    weakest_link,
+)
 from engram.core.merge import (
     CARRIED,
     MARK,
@@ -366,11 +373,13 @@ class ConsolidationService:
                 raise ValidationError("memory_ids", f"{ident} is {members[ident].status.value}")
         # Named memories are merged whatever their similarity (docs/tools.md): without
         # embeddings their cohesion is unknown, counted 0, and the merge goes ahead.
-        value = 0.0
+        value, weakest = 0.0, 0.0
         if (embedder := self.ctx.semantic) is not None:
             self.ctx.vectors_ready()
             vectors = self.ctx.store.get_vectors(list(members), embedder.model_id)
-            value = cohesion(np.stack(list(vectors.values()))) if len(vectors) >= 2 else 0.0
+            stacked = np.stack(list(vectors.values())) if len(vectors) >= 2 else None
+            if stacked is not None:
+                value, weakest = cohesion(stacked), weakest_link(stacked)
         settings = self.ctx.settings
         ordered = sorted(members)
         ident = cluster_id(ordered, {m.id: version(m) for m in members.values()})
@@ -380,7 +389,10 @@ class ConsolidationService:
                 member_ids=ordered,
                 cohesion=round(value, 6),
                 action=action_for(
-                    value, settings.cluster_merge_cohesion, settings.cluster_review_cohesion
+                    value,
+                    settings.cluster_merge_cohesion,
+                    settings.cluster_review_cohesion,
+                    weakest,
                 ),
                 merged_preview=merge(list(members.values()), value, new_id=merged_id(ident)),
             )
