@@ -157,6 +157,16 @@ def test_a_fact_differing_by_a_sign_or_symbol_is_not_a_repeat(mem: Engram) -> No
     }
 
 
+def test_an_address_differing_by_a_point_or_underscore_is_not_a_repeat(mem: Engram) -> None:
+    """ "dana_kim@example.com" was merged into "dana.kim@example.com": the new address was
+    never stored, on every backend."""
+    first = mem.save("Dana's email is dana.kim@example.com")
+    second = mem.save_result(Draft(content="Dana's email is dana_kim@example.com"))
+    assert second.action == "saved" and second.memory.id != first.id
+    again = mem.save_result(Draft(content="dana's email is dana.kim@example.com!"))
+    assert again.duplicate_of == first.id  # case and a closing mark still do not count
+
+
 def test_a_tag_is_one_tag_however_its_accent_was_typed(mem: Engram) -> None:
     """NFC and NFD spell "café" with other code points; a save and a filter agree."""
     m = mem.save("the corner place", tags=["Cafe\u0301"])

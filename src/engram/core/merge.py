@@ -5,7 +5,7 @@ oldest first, as they were written (lines, indentation, repeats within one: a co
 code), leaving out only an original whose every statement an earlier one made exactly or
 near-exactly (the same letters, digits and symbols in the same order: other case, spacing or
 punctuation, but never another number or sign: "1.5" is not "15", "1-2" not "12", "-5" not
-"5", "A+" not "A-", "$500" not "€500"). Memories alike in meaning that still say different
+"5", "A+" not "A-", "$500" not "€500", "dana.kim@x.com" not "dana_kim@x.com"). Memories alike in meaning that still say different
 things (`disagreement`: "is not", another number, the same words in another order, one word in
 place of another) are no near-copies: a person decides. The rest:
 
@@ -39,6 +39,7 @@ CARRIED = "carried_by"
 
 
 NUMBER_MARKS = ".,:/"  # between two digits they make a number
+NAME_MARKS = "._@"  # between two letters or digits they make an address or a name
 SIGNS = "-+\u2212"  # a sign before a digit: "-5 C" is not "5 C" (U+2212 is the minus sign)
 # Signs that end a word and change it: a blood type or a grade (A+, A-), C# and C++.
 WORD_END_SIGNS = "-+#\u2212"
@@ -87,7 +88,17 @@ def _meaningful(text: str, i: int) -> bool:
     ch = text[i]
     if ch.isalnum() or ch in PER_SIGNS or unicodedata.category(ch) in SYMBOLS:
         return True
-    return _in_number(text, i) or _ends_word(text, i)
+    return _in_number(text, i) or _ends_word(text, i) or _in_name(text, i)
+
+
+def _in_name(text: str, i: int) -> bool:
+    """A point, underscore or at sign between two letters or digits: part of an address, a
+    file or a name in code ("dana.kim@example.com" is not "dana_kim@example.com", nor
+    "prod_db.yaml" "prod-db.yaml"): read as a space, a correction of one was a repeat of the
+    other and was merged away at save."""
+    before = text[i - 1] if i > 0 else ""
+    after = text[i + 1] if i + 1 < len(text) else ""
+    return text[i] in NAME_MARKS and before.isalnum() and after.isalnum()
 
 
 def _ends_word(text: str, i: int) -> bool:
