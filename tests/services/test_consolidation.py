@@ -402,7 +402,7 @@ def test_named_memories_merge_by_their_ids_not_by_a_cluster_id(mem: Engram) -> N
     ((named),) = mem.clusters(memory_ids=[a.id, b.id]).clusters
     with pytest.raises(ValidationError, match=r"cluster_ids: .* among named memories"):
         mem.consolidate(mode="apply", cluster_ids=[named.id])
-    for wrong in (named.id, []):
+    for wrong in (named.id, [], 5, [{"id": named.id}]):  # the last two: bare TypeErrors
         with pytest.raises(ValidationError, match="cluster_ids: must be a non-empty list"):
             mem.consolidate(mode="apply", cluster_ids=wrong)  # type: ignore[arg-type]
 

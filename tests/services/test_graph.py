@@ -139,6 +139,8 @@ def test_related_follows_relations_several_steps(mem: Engram, clock: FixedClock)
     assert found[2].relation.type == "supports" and found[2].memory == mem.get(aside.id)
     chain = mem.related(cause.id, depth=5, types=["causes"], direction="out")
     assert [(r.memory.content, r.depth) for r in chain] == [("idea", 1), ("effect", 2)]
+    # the same filter as a generator (it was used up by the check, and then meant every type)
+    assert mem.related(idea.id, types=(t for t in ["causes"])) == found[:2]
     assert mem.related(idea.id, depth=1, direction="in") == found[:1]
 
 
@@ -149,6 +151,8 @@ def test_related_follows_relations_several_steps(mem: Engram, clock: FixedClock)
         ({"depth": 6}, "depth"),
         ({"types": ["likes"]}, "types"),
         ({"types": "causes"}, "types"),
+        ({"types": 5}, "types"),  # a bare TypeError before
+        ({"types": True}, "types"),
         ({"direction": "up"}, "direction"),
         ({"limit": 0}, "limit"),
     ],

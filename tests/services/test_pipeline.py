@@ -193,6 +193,13 @@ def test_bad_input_names_the_field(ops: Engram) -> None:
         ops.run_pipeline(["Gardener"])
     with pytest.raises(ValidationError, match="agents: 5 is not an agent"):
         ops.run_pipeline([5])  # type: ignore[list-item]
+    # an empty list named no agent: it ran all five, and with dry_run=False applied them
+    before = ops.stats()
+    with pytest.raises(ValidationError, match="agents: name at least one"):
+        ops.run_pipeline([], dry_run=False)
+    with pytest.raises(ValidationError, match="agents: must be a list"):
+        ops.run_pipeline(0, dry_run=False)  # type: ignore[arg-type]
+    assert ops.stats() == before
     with pytest.raises(NotFoundError, match="plan not found: plan-nothing"):
         ops.apply_plan("plan-nothing")
     with pytest.raises(ValidationError, match="limit"):

@@ -5,9 +5,10 @@ oldest first, as they were written (lines, indentation, repeats within one: a co
 code), leaving out only an original whose every statement an earlier one made exactly or
 near-exactly (the same letters, digits and symbols in the same order: other case, spacing or
 punctuation, but never another number or sign: "1.5" is not "15", "1-2" not "12", "-5" not
-"5", "A+" not "A-", "$500" not "€500", "dana.kim@x.com" not "dana_kim@x.com"). Memories alike in meaning that still say different
-things (`disagreement`: "is not", another number, the same words in another order, one word in
-place of another) are no near-copies: a person decides. The rest:
+"5", "A+" not "A-", "$500" not "€500", "dana.kim@x.com" not "dana_kim@x.com"). Memories alike
+in meaning that still say different things (`disagreement`: "is not", another number, the same
+words in another order, one word in place of another) are no near-copies: a person decides.
+The rest:
 
 - tags and entities: the union, first spelling kept (case-insensitive);
 - created_at: the earliest; last_used: the latest;

@@ -292,9 +292,10 @@ class ConsolidationService:
                 raise ValidationError("memory_ids", "name at least two different memories")
             chosen = self._explicit(ids)
         elif cluster_ids is not None:
-            if isinstance(cluster_ids, str) or not cluster_ids:  # a string was read by letter
+            wanted = check.sequence(cluster_ids, "cluster_ids", "a non-empty list of cluster ids")
+            if not wanted or not all(isinstance(c, str) for c in wanted):
                 raise ValidationError("cluster_ids", "must be a non-empty list of cluster ids")
-            wanted = list(dict.fromkeys(cluster_ids))
+            wanted = list(dict.fromkeys(wanted))
             # Clusters this process found are checked member by member; a full clustering run
             # is needed only for ids it has not seen.
             chosen = [self._seen[c] for c in wanted if c in self._seen and self._current(c)]

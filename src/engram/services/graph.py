@@ -177,6 +177,8 @@ def _relation_types(types: Sequence[str] | None) -> tuple[str, ...]:
         return ()
     if isinstance(types, str):
         raise ValidationError("types", "must be a list of relation types, not one string")
+    # A list once: a generator was used up by the check below and then meant every type.
+    types = check.sequence(types, "types", "a list of relation types")
     for t in types:
         if t not in RELATION_TYPES:
             raise ValidationError("types", f"entries must be among {', '.join(RELATION_TYPES)}")

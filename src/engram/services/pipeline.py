@@ -251,11 +251,16 @@ NOTHING_PLANNED = "no agent proposed a step: there is nothing to apply"
 
 
 def _agent_names(agents: Sequence[str] | None) -> list[AgentName]:
-    if not agents:
+    """None is every agent; an empty list names none (it ran all five, and applied them)."""
+    if agents is None:
         return list(AGENTS)
     if isinstance(agents, str):  # iterated, "decay" was five agents named by its letters
         raise ValidationError("agents", "must be a list of agent names, not one string")
     agents = check.sequence(agents, "agents")
+    if not agents:
+        raise ValidationError(
+            "agents", f"name at least one of {', '.join(AGENTS)} (or none at all for every one)"
+        )
     by_lower = {a.casefold(): a for a in AGENTS}
     names: list[AgentName] = []
     for name in agents:
