@@ -223,6 +223,8 @@ def test_an_id_taken_or_given_twice_is_refused_alike_on_every_backend(mem: Engra
         mem.save_many([Draft("two", id="note-2"), Draft("three", id="note-2")])
     with pytest.raises(ValidationError, match="drafts: must be a Draft, not str"):
         mem.save_many(["plain text"])  # type: ignore[list-item]
+    with pytest.raises(ValidationError, match="id: 'note-1' already exists"):  # a single save
+        mem.save_result(Draft("again", id="note-1"))
     assert mem.stats().total == 1
 
 

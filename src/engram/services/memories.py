@@ -93,6 +93,8 @@ class MemoryService:
         ENGRAM_SAVE_DUPLICATES. A draft with its own id (an import) is always saved."""
         mode = self.ctx.settings.save_duplicates
         built, added = self._enriched(self._build(draft, self.ctx.now(), index=0), draft)
+        if draft.id is not None:  # as `save_many` (a store error named by each backend apart)
+            self._check_new_ids([draft], [built])
         # The new text is embedded (for the similar report) while the repeat check and the
         # write run: the save then costs about the longer of the two, not their sum.
         vector = self.ctx.text_vector_ahead(built.content) if self._reports_similar(draft) else None
