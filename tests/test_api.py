@@ -93,3 +93,13 @@ def test_ids_may_come_from_a_generator_and_blank_context_is_none(tmp_path: Path)
         m = mem.save("with a blank context", context="   ", source=" ")
         assert (m.context, m.source) == (None, None)
         assert [x.id for x in mem.get_many(i for i in [m.id])] == [m.id]
+
+
+def test_delete_and_archive_refuse_a_mapping_as_get_many_does(tmp_path: Path) -> None:
+    """`delete({id: ...})` deleted the dict's keys; `get_many` of the same refused it."""
+    with Engram.open(str(tmp_path / "s.db"), embedding_model="none") as mem:
+        kept = mem.save("a fact worth keeping")
+        for method in (mem.delete, mem.archive, mem.get_many):
+            with pytest.raises(ValidationError, match="memory_ids"):
+                method({kept.id: True})  # type: ignore[arg-type]
+        assert mem.get(kept.id).status.value == "active"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from engram import FixedClock
+from engram import ConfigError, Engram, FixedClock, ValidationError
 
 NEW_YORK = ZoneInfo("America/New_York")
 
@@ -37,3 +39,13 @@ def test_a_naive_start_is_refused() -> None:
     with pytest.raises(ValueError, match="timezone-aware"):
         FixedClock(datetime(2026, 1, 1))
     assert FixedClock(datetime(2026, 1, 1, tzinfo=UTC)).advance(days=2).day == 3
+
+
+def test_a_clock_that_is_no_clock_is_refused_by_name(tmp_path: Path) -> None:
+    """`clock=time.time` was accepted, then every save failed with an AttributeError."""
+    with pytest.raises(ValidationError, match="clock: must be a function"):
+        Engram.open(str(tmp_path / "a.db"), clock="now", embedding_model="none")  # type: ignore[arg-type]
+    with Engram.open(str(tmp_path / "b.db"), clock=time.time, embedding_model="none") as mem:  # type: ignore[arg-type]
+        with pytest.raises(ConfigError, match="the clock returned float, not a datetime"):
+            mem.save("a fact")
+        assert sum(mem.app.context.store.count().values()) == 0

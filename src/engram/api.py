@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -63,6 +63,8 @@ class Engram:
             if not isinstance(path_or_url, str | os.PathLike):
                 raise ValidationError("path_or_url", "must be a path or a URL string")
             settings["storage_path"] = os.fspath(path_or_url)
+        if clock is not None and not callable(clock):  # `time.time()` failed at every save
+            raise ValidationError("clock", "must be a function returning an aware datetime")
         return cls(build_app(load_settings(**settings), clock=clock))
 
     @property
@@ -445,6 +447,8 @@ def _ids(value: str | Iterable[str]) -> list[str]:
     raised a bare TypeError from `list`)."""
     if isinstance(value, str):
         return [value]
-    if not isinstance(value, Iterable):  # None, a number; a set or a generator is fine
+    # None, a number; a set or a generator is fine, a mapping is not (`delete` took a dict's
+    # keys for ids, where `get_many` refused it)
+    if not isinstance(value, Iterable) or isinstance(value, Mapping):
         raise ValidationError("memory_ids", "must be a non-empty list of ids")
     return list(value)

@@ -116,6 +116,8 @@ class Context:
 
     def _clock_reading(self) -> datetime:
         moment = self.clock()
+        if not isinstance(moment, datetime):  # `time.time`: 'float' has no attribute 'tzinfo'
+            raise ConfigError(f"the clock returned {type(moment).__name__}, not a datetime")
         if moment.tzinfo is None or moment.utcoffset() is None:
             raise ConfigError("the clock returned a naive datetime; it must be timezone-aware")
         return moment
