@@ -178,6 +178,17 @@ def test_one_pipeline_at_a_time(ops: Engram) -> None:
     ops.run_pipeline()  # free again
 
 
+def test_untagged_memories_are_not_linked_as_from_different_topics(ops: Engram) -> None:
+    """Two untagged memories naming Atlas were linked "from different topics": with no tags
+    their topics are unknown (Jaccard 0 of nothing)."""
+    for text in ("Atlas ships in May", "Atlas needs a new logo"):
+        ops.save(text, entities=["Atlas"])
+    for i in range(12):  # a name on most memories is linked nowhere: these keep Atlas rare
+        ops.save(f"Unrelated note number {i} about the garden", tags=["home"])
+    plan = ops.run_pipeline(["RelationshipDiscovery"])
+    assert [s for s in plan.steps if s.action == "relate"] == []
+
+
 def test_an_agent_named_twice_runs_once(ops: Engram, clock: FixedClock) -> None:
     """Each of its steps was planned twice, and applying them reported two changes for one."""
     ids = plant(ops, clock)

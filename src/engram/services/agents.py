@@ -194,7 +194,9 @@ def relationship_discovery(s: Survey) -> list[Step]:
     for group in by_entity.values():
         if 2 <= len(group) <= most:
             for a, b in combinations(sorted(group, key=lambda m: m.id), 2):
-                if _jaccard(a.tags, b.tags) < threshold:
+                # Topics are known by tags: two untagged memories (Jaccard 0 of nothing) were
+                # linked as "from different topics" that no one had said.
+                if a.tags and b.tags and _jaccard(a.tags, b.tags) < threshold:
                     pairs[(a.id, b.id)] = (a, b)
     if not pairs:
         return []
