@@ -63,7 +63,7 @@ class Engram:
             if not isinstance(path_or_url, str | os.PathLike):
                 raise ValidationError("path_or_url", "must be a path or a URL string")
             settings["storage_path"] = os.fspath(path_or_url)
-        if clock is not None and not callable(clock):  # `time.time()` failed at every save
+        if clock is not None and not callable(clock):  # a number for a clock failed every save
             raise ValidationError("clock", "must be a function returning an aware datetime")
         return cls(build_app(load_settings(**settings), clock=clock))
 

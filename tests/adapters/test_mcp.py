@@ -1096,7 +1096,7 @@ async def test_an_unreadable_store_is_a_tool_error(
         async with Client(build_server(load_settings(storage_path=str(garbage)))) as client:
             result = await client.call_tool("memory_stats", {})
     assert result.is_error
-    assert "cannot open SQLite store" in text_of(result)
+    assert "is not a SQLite store; nothing was changed" in text_of(result)
     # the log says so at start-up too (it said nothing: the server looked healthy)
     assert any("cannot open the store" in r.getMessage() for r in caplog.records)
 

@@ -414,7 +414,7 @@ def test_api_errors_name_the_parameter_the_caller_passed(mem: Engram, tmp_path: 
         (lambda: mem.search("fact", min_score=True), "min_score: must be zero or a positive"),
         (lambda: mem.run_pipeline("decay"), "agents: must be a list of agent names"),  # type: ignore[arg-type]
         (lambda: mem.export("xml"), "fmt: must be jsonl or markdown"),
-        (lambda: mem.import_export(tmp_path / "none.jsonl"), "path: .* is not a file"),
+        (lambda: mem.import_export(tmp_path / "none.jsonl"), "path: .* does not exist"),
         (lambda: mem.import_cortexgraph(tmp_path / "none"), "directory: .* is not a directory"),
         (
             lambda: mem.analyze_message("remember I like tea", recent_memory_ids="abc"),  # type: ignore[arg-type]
