@@ -550,6 +550,22 @@ def test_undo_refuses_to_delete_work_done_on_the_merged_memory(
     assert sorted(restored.restored_ids) == sorted([a.id, b.id]) and mem.get_many([m]) == []
 
 
+def test_undo_refuses_to_drop_uses_made_of_the_merged_memory(mem: Engram) -> None:
+    """Used six times after the merge, the merged memory was undone without a word, and the
+    restored originals had two uses between them: the six were gone."""
+    a, b = mem.save("Kate likes skiing"), mem.save("Kate enjoys hiking")
+    mem.touch(a.id)
+    mem.touch(b.id)
+    merged = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id]).merged[0]
+    m = merged.merged.id
+    for _ in range(6):
+        mem.touch(m)
+    with pytest.raises(ValidationError, match=r"merged_id: .* was used 6 times .* force"):
+        mem.undo_consolidation(m)
+    assert mem.get(m).status == Status.ACTIVE
+    mem.undo_consolidation(m, force=True)
+
+
 def test_undo_refuses_when_an_original_was_deleted_since(mem: Engram) -> None:
     """An original deleted after the merge took its consolidated_from relation with it: undo
     restored the others and deleted the merged memory, the only copy of what it said."""

@@ -325,6 +325,8 @@ def undo_refusal(
         ]
         if made:
             lost.append(f"related to {len(made)} more memories")
+    if merged.use_count > mark.get("uses", merged.use_count):  # the originals never had them
+        lost.append(f"used {merged.use_count - mark['uses']} times")
     if not lost:
         return None
     return (

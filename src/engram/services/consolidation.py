@@ -487,7 +487,7 @@ class ConsolidationService:
     @staticmethod
     def _applied_mark(view: ClusterView, merged: Memory) -> dict[str, Any]:
         applied = {"cluster": view.id, "state": "applied", "version": version(merged)}
-        return {**applied, "members": sorted(view.member_ids)}
+        return {**applied, "members": sorted(view.member_ids), "uses": merged.use_count}
 
     def _relations(self, merged_id: str, originals: dict[str, Memory]) -> int:
         """`consolidated_from` to each original, and the originals' outside edges copied."""
