@@ -129,7 +129,12 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "recall",
-        _until(r"\bwhat(?:'s| is| are| was| were) (?:my|our)\b", "[^?]", r"\?$")
+        # "What is my best option for …" asks for advice, not for something said before
+        _until(
+            r"\bwhat(?:'s| is| are| was| were) (?:my|our)\b(?! (?:best|better|next)\b)",
+            "[^?]",
+            r"\?$",
+        )
         + r"|\bwhat (?:are|were) my\b",
         0.8,
     ),
@@ -165,7 +170,8 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "reinforce",
         r"\b(?:i|we)(?:'m|'re| am| are)? still "
-        r"(?!(?:not|waiting|thinking|working|trying|looking|wondering|deciding)\b)\w+",
+        r"(?!(?:not|waiting|thinking|working|trying|looking|wondering|deciding|getting|seeing|"
+        r"having|stuck|struggling)\b)\w+",
         0.8,
     ),
     _rule("reinforce", r"^\W*(?:yes|yep|yup|still)\b[^?]*\b(?:still|it is|same)\b", 0.8),
@@ -204,7 +210,9 @@ RULES: tuple[Rule, ...] = (
     _rule("save", r"\b(?:important|critical|crucial|essential)\b", 0.8),
     _rule(
         "save",
-        r"\bi (?:really )?(?:prefer|like|love|hate|dislike|enjoy|don'?t (?:like|eat|drink))\b|"
+        # Not of "this", "it": "I like this answer", "I hate this error" speak of the moment.
+        r"\bi (?:really )?(?:prefer|like|love|hate|dislike|enjoy|don'?t (?:like|eat|drink))\b"
+        r"(?!\s+(?:this|it|these|those)\b)|"
         r"\bmy (?:favou?rite)\b|\bi usually\b",
         0.85,
         "preference",
@@ -227,7 +235,8 @@ RULES: tuple[Rule, ...] = (
         "save",
         # "not" and "no longer" too: a correction of a stored fact is worth saving
         r"\bi(?:'m| am) (?:(?:not|no longer) (?:allergic|vegetarian|vegan)|allergic|vegetarian|"
-        r"vegan|a |an |learning|based|on |from )|"
+        # "a bit confused", "on it", "on my way": how the user is now, nothing to keep
+        r"vegan|a (?!bit\b|little\b|lot\b)|an |learning|based|on (?!it\b|my way\b)|from )|"
         r"\bi (?:work|live|moved|use|started|don'?t eat|never drink)\b|\bcall me\b",
         0.8,
         "personal",
@@ -302,7 +311,7 @@ def classify(message: str) -> Analysis:
         best is not None
         and best[1].intent == "save"
         and best[0] < ASKED_TO_SAVE
-        and (_asks_for_help(text))
+        and _asks_for_help(text, best[1], best[2])
     ):
         # "I always forget semicolons, any tips?": a question about the message's subject, not
         # something to keep; only an explicit request (remember, note) saves a question. What
@@ -349,9 +358,20 @@ def _is_plain_question(text: str) -> bool:
 ASKED_TO_SAVE = 0.9
 
 
-def _asks_for_help(text: str) -> bool:
-    """The message ends by asking something (its last sentence a question)."""
-    return _is_plain_question(text)
+def _asks_for_help(text: str, rule: Rule, found: re.Match[str]) -> bool:
+    """The message asks something about what it says ("I always forget semicolons, any
+    tips?", "It's important to write tests. How do I start?"). A fact about the user said
+    before a question is still one: "I'm allergic to peanuts. What can I cook tonight?" was
+    nothing to save because the message ended with "?"; for those, only a question in the
+    fact's own sentence counts."""
+    if rule.tag not in ABOUT_THE_USER:
+        return _is_plain_question(text)
+    end = re.search(r"[.!?]", text[found.end() :])
+    return end is not None and end.group() == "?"
+
+
+# The save rules that read a fact about the user: worth keeping whatever is asked after it.
+ABOUT_THE_USER = frozenset({"personal", "decision", "preference"})
 
 
 def importance(content: str) -> tuple[float, list[str]]:
