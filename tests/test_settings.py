@@ -160,6 +160,19 @@ def tea_clusters(mem: Engram, clock: FixedClock) -> list[tuple[int, str]]:
     return [(len(c.member_ids), c.action) for c in mem.clusters().clusters]
 
 
+def copy_clusters(mem: Engram, clock: FixedClock) -> list[tuple[int, str]]:
+    """Two near-copies and one that only adds a word (cohesion 0.955): what the merge band
+    does with them (the paraphrase of `tea_clusters` is a review at any threshold: its words
+    differ)."""
+    for text in (
+        "Prefers tea over coffee",
+        "prefers tea over coffee!",
+        "Prefers tea over coffee, always",
+    ):
+        mem.save(text)
+    return [(len(c.member_ids), c.action) for c in mem.clusters().clusters]
+
+
 def background_embedding(mem: Engram, clock: FixedClock) -> bool:
     """Whether saves hand their vectors to a worker thread (the queue searches wait for)."""
     return mem.app.context.queue is not None
@@ -329,10 +342,9 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ),
     (
         "cluster_merge_cohesion",
-        # The three tea memories' cohesion is 0.90, the default itself: compare clear sides.
         {"save_duplicates": "keep", "cluster_merge_cohesion": 0.85},
         {"save_duplicates": "keep", "cluster_merge_cohesion": 0.99},
-        tea_clusters,
+        copy_clusters,
     ),
     ("save_duplicates", {}, {"save_duplicates": "reinforce"}, repeated_save),
     ("enrich_on_save", {}, {"enrich_on_save": False}, enriched_save),
