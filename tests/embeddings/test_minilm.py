@@ -81,6 +81,19 @@ def test_a_texts_vector_does_not_depend_on_its_batch(embedder: MiniLMEmbedder) -
         assert float(vectors[batch.index(SENTENCES[2])] @ alone) == pytest.approx(1.0, abs=1e-6)
 
 
+def test_queries_at_once_are_each_what_one_alone_gives() -> None:
+    """A query and its sentences are embedded side by side (`embed_queries`): each vector is
+    the one `embed_query` gives, and a text the model cannot read is None there too."""
+    two = MiniLMEmbedder(threads=2)
+    texts = [SENTENCES[0], "สวัสดีครับ ยินดีต้อนรับ", SENTENCES[2]]  # Thai: unreadable
+    together = two.embed_queries(texts)
+    assert together[1] is None and two.embed_query(texts[1]) is None
+    for text, vector in zip(texts[::2], together[::2], strict=True):
+        alone = two.embed_query(text)
+        assert vector is not None and alone is not None
+        assert float(vector @ alone) == pytest.approx(1.0, abs=1e-6)
+
+
 def test_threads_asking_at_once_share_one_load() -> None:
     """A server warms the model up in the background while a request may need it already."""
     from concurrent.futures import ThreadPoolExecutor

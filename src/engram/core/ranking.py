@@ -161,6 +161,7 @@ def fuse_matches(
     min_z: float,
     expanded: Mapping[K, float] | None = None,
     expansion_weight: float = 0.0,
+    z_scores: Mapping[K, float] | None = None,
 ) -> dict[K, Fused]:
     """The text matches (raw relevance, higher is better) and the vector neighbours (cosine)
     of one query, fused item by item; items matching neither are left out. Both parts are
@@ -172,7 +173,10 @@ def fuse_matches(
     raw relevance; each adds `expansion_weight` × its relevance normalised by the best of them
     to the item's text part, which is then normalised again by the best item's, but never
     scaled up: where no memory shares a word with the query, expansion alone gives at most
-    `expansion_weight`, not a full text match."""
+    `expansion_weight`, not a full text match.
+
+    `z_scores`: each neighbour's z where it was found otherwise than by its cosine with the
+    query and this calibration (a sentence of the query; `SearchService._neighbours`)."""
     best_text = max(lexical.values(), default=0.0) or 1.0
     extra = expanded if expanded and expansion_weight > 0 else {}
     best_extra = max(extra.values(), default=0.0) or 1.0
@@ -183,6 +187,8 @@ def fuse_matches(
     }
     best_textual = max(max(textual.values(), default=0.0), 1.0)
     z = {k: calibration.z(c) for k, c in cosine.items()} if calibration is not None else {}
+    if z_scores and calibration is not None:
+        z |= {k: v for k, v in z_scores.items() if k in cosine}
     best_z = max(z.values(), default=min_z)
     span = best_z - min_z if best_z > min_z else 1.0
     weight = semantic_weight if z else 0.0

@@ -215,6 +215,19 @@ class MiniLMEmbedder:
         encoding = model.tokenizer.encode(text)  # once: the query path is hot
         return _embed(model.session, encoding.ids) if _readable(encoding) else None
 
+    def embed_queries(self, texts: Sequence[str]) -> list[NDArray[np.float32] | None]:
+        model = _load()
+        encodings = model.tokenizer.encode_batch(list(texts))
+
+        def one(encoding: Any) -> NDArray[np.float32] | None:
+            return _embed(model.session, encoding.ids) if _readable(encoding) else None
+
+        if len(encodings) > 1 and self._threads > 1:
+            # The pool refuses new work once the interpreter shuts down: then this thread.
+            with contextlib.suppress(RuntimeError):
+                return list(self._workers().map(one, encodings))
+        return [one(e) for e in encodings]
+
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One text per model call: activations are quantised per call (integer_graph.py), so
         a text batched with others, or padded to their length, would get another vector."""

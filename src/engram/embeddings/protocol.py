@@ -25,3 +25,8 @@ class Embedder(Protocol):
         cannot read is searched by its words only: its vector would be noise that some
         memories match by chance)."""
         ...
+
+    def embed_queries(self, texts: Sequence[str]) -> list[NDArray[np.float32] | None]:
+        """`embed_query` of each text, computed side by side where the model can (a query
+        and its sentences, searched at once)."""
+        ...

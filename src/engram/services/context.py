@@ -193,11 +193,33 @@ class Context:
         vector = embedder.embed_query(text)
         if vector is None:
             return None  # Thai, emoji, ...: its vector would be noise (minilm.py)
+        self._remember(text, vector)
+        return vector
+
+    def _remember(self, text: str, vector: NDArray[np.float32]) -> None:
+        assert self.embedder is not None
         with _text_lock:
-            _text_vectors[key] = vector
+            _text_vectors[(self.embedder.model_id, text)] = vector
             if len(_text_vectors) > TEXT_CACHE:
                 _text_vectors.popitem(last=False)
-        return vector
+
+    def text_vectors(self, texts: Sequence[str]) -> list[NDArray[np.float32] | None]:
+        """`text_vector` of several texts; those not remembered are embedded side by side
+        (a query of several sentences and each of them: one after another they cost twice
+        the time on MADial-Bench's queries, 40 against 27 ms p50)."""
+        embedder = self.embedder
+        if embedder is None:
+            return [None] * len(texts)
+        found = {text: self._cached(text) for text in texts}
+        wanted = [text for text, vector in found.items() if vector is None]
+        if len(wanted) == 1:
+            found[wanted[0]] = self.text_vector(wanted[0])
+        elif wanted:
+            for text, vector in zip(wanted, embedder.embed_queries(wanted), strict=True):
+                found[text] = vector
+                if vector is not None:
+                    self._remember(text, vector)
+        return [found[text] for text in texts]
 
     def ahead(self, work: Callable[[], T]) -> Future[T]:
         """`work` on another thread, for a caller with its own work to do meanwhile (ONNX

@@ -1,0 +1,46 @@
+"""A query of several sentences (what a user just said) is searched by meaning one sentence at
+a time too, on every backend: one vector for the whole averages its topics, and the memory one
+sentence is about fell below the meaning floor."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram import Engram
+from engram.services import search
+from engram.services.search import probe_sentences
+
+SAID = (
+    "I had a long day at work and the commute was awful. By the way, we adopted a puppy last "
+    "weekend. Anyway, what should I cook for dinner with some leftover rice?"
+)
+MEMORIES = (
+    "The family got a new little dog recently",
+    "Prefers window seats on long flights",
+    "The quarterly tax return is due in April",
+)
+
+
+def test_the_memory_one_sentence_is_about_is_found_by_meaning(
+    mem: Engram, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dog, *_ = (mem.save(text) for text in MEMORIES)
+    hits = {h.memory.id: h for h in mem.search(SAID)}
+    assert dog.id in hits
+    semantic = hits[dog.id].why.semantic
+    assert semantic is not None and semantic > 0.4  # its cosine with "we adopted a puppy"
+    # Searched as one vector only, the query does not find it.
+    monkeypatch.setattr(search, "SENTENCE_MIN_WORDS", 10_000)
+    assert dog.id not in {h.memory.id for h in mem.search(SAID)}
+
+
+def test_which_sentences_are_searched_on_their_own() -> None:
+    assert probe_sentences("which database did we pick") == []  # one sentence: the query
+    assert probe_sentences("Hi. What did we pick for the database?") == []  # one long enough
+    assert probe_sentences(SAID) == [
+        "I had a long day at work and the commute was awful.",
+        "By the way, we adopted a puppy last weekend.",
+        "Anyway, what should I cook for dinner with some leftover rice?",
+    ]
+    many = " ".join(f"This is sentence number {i} of the message." for i in range(9))
+    assert len(probe_sentences(many)) == search.SENTENCE_PROBES
