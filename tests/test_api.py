@@ -3,12 +3,13 @@ in UTC whatever the clock's zone, the same error for a bad list as the services 
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
-from engram import Engram, FixedClock, NotFoundError, ValidationError
+from engram import Engram, FixedClock, NotFoundError, StoreError, ValidationError
 
 
 def test_get_takes_the_unique_start_of_an_id(tmp_path: Path) -> None:
@@ -103,3 +104,26 @@ def test_delete_and_archive_refuse_a_mapping_as_get_many_does(tmp_path: Path) ->
             with pytest.raises(ValidationError, match="memory_ids"):
                 method({kept.id: True})  # type: ignore[arg-type]
         assert mem.get(kept.id).status.value == "active"
+
+
+def test_paths_the_file_system_refuses_are_errors_naming_the_argument(tmp_path: Path) -> None:
+    """A name longer than the file system allows was a bare OSError from four methods; a
+    backup folder whose name is not UTF-8 made a repository, then failed decoding git's
+    answer (the repository left empty); `migrate_from(None)` looked for a store "None"."""
+    long = str(tmp_path / ("n" * 300))
+    with pytest.raises(StoreError, match="cannot open the store"):
+        Engram.open(long + ".db", embedding_model="none")
+    with Engram.open(str(tmp_path / "s.db"), embedding_model="none") as mem:
+        mem.save("alpha note")
+        for call, field in (
+            (lambda: mem.import_cortexgraph(long), "directory"),
+            (lambda: mem.migrate_from(long + ".db"), "source"),
+            (lambda: mem.backup(long), "repo"),
+            (lambda: mem.migrate_from(None), "source"),  # type: ignore[arg-type]
+        ):
+            with pytest.raises(ValidationError) as err:
+                call()
+            assert err.value.field == field
+        latin = os.fsdecode(bytes(tmp_path) + b"/backup-\xff")  # not UTF-8: a surrogate
+        done = mem.backup(latin)
+        assert done.committed and done.memories == 1

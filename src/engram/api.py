@@ -349,7 +349,9 @@ class Engram:
         """Copy every memory, relation and vector of the store at `source` (a path or URL, any
         backend) into this one and verify the copy; safe to re-run (memories already here are
         kept, or replaced with `overwrite`). Stop other clients of the source first."""
-        return self._app.transfer.migrate_from(str(source), overwrite=overwrite)
+        if not isinstance(source, str | os.PathLike):  # None was searched for as "None"
+            raise ValidationError("source", "must be a path or URL of a store")
+        return self._app.transfer.migrate_from(os.fspath(source), overwrite=overwrite)
 
     def import_cortexgraph(self, directory: str | Path) -> ImportReport:
         """Import a CortexGraph (mnemex) JSONL data directory; safe to run again (ids already

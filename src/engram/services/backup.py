@@ -218,7 +218,10 @@ class Git:
                 cwd=repo,
                 env=env,
                 capture_output=True,
-                text=True,
+                # A path that is not UTF-8 (its bytes held as surrogates) comes back as it went
+                # in: strict decoding raised once git had made the repository, leaving it empty.
+                encoding="utf-8",
+                errors="surrogateescape",
                 timeout=GIT_TIMEOUT,
                 check=False,
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -180,7 +181,13 @@ def location(value: str | os.PathLike[str], field: str) -> Path:
     number was a bare TypeError from `Path`)."""
     if not isinstance(value, str | os.PathLike) or not str(value).strip() or "\x00" in str(value):
         raise ValidationError(field, "must name a file or folder (a string or a Path)")
-    return Path(value).expanduser()
+    path = Path(value).expanduser()
+    try:
+        path.stat()
+    except OSError as exc:  # missing is fine (it may be made); too long never is
+        if exc.errno == errno.ENAMETOOLONG:
+            raise ValidationError(field, f"{exc.strerror}: {str(path)[:60]}…") from None
+    return path
 
 
 def sequence(value: object, field: str, what: str = "a list") -> list[Any]:

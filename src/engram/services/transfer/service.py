@@ -125,7 +125,11 @@ def refuse_missing_source(location: str) -> None:
             )
         return
     path = sqlite_path(location)
-    if not path.exists():
+    try:
+        exists = path.exists()
+    except OSError as exc:  # a name longer than the file system allows
+        raise ValidationError("source", f"{exc.strerror}: {location[:60]}…") from None
+    if not exists:
         raise ValidationError("source", f"there is no store at {location}")
     if path.is_dir():
         raise ValidationError(

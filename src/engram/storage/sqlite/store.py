@@ -109,7 +109,11 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                     f"cannot create the folder of the store {self.path} ({exc.strerror}): "
                     "check ENGRAM_STORAGE_PATH (or --store)"
                 ) from exc
-        if self.path.is_dir():
+        try:
+            is_folder = self.path.is_dir()
+        except OSError as exc:  # a name longer than the file system allows
+            raise StoreError(f"cannot open the store {self.path} ({exc.strerror})") from exc
+        if is_folder:
             raise StoreError(
                 f"{self.path} is a folder, not a SQLite file: a JSONL store? open it as "
                 f"jsonl://{self.path.absolute()}"
