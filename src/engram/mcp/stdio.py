@@ -327,11 +327,30 @@ class Answered:
             log.warning("stdin closed: %d requests left unanswered", len(self.pending))
 
 
-class _Reading:
+class _Stream:
+    """One of the transport's streams, closed with the wrapper around it."""
+
+    def __init__(
+        self,
+        inner: MemoryObjectReceiveStream[Any] | MemoryObjectSendStream[Any],
+        ledger: Answered,
+    ) -> None:
+        self._inner, self._ledger = inner, ledger
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _Reading(_Stream):
     """The SDK's read stream, told apart only in that its end waits for `Answered.settled`."""
 
-    def __init__(self, inner: MemoryObjectReceiveStream[Any], ledger: Answered) -> None:
-        self._inner, self._ledger = inner, ledger
+    _inner: MemoryObjectReceiveStream[SessionMessage | Exception]
 
     async def receive(self) -> SessionMessage | Exception:
         try:
@@ -351,31 +370,12 @@ class _Reading:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-
-class _Writing:
+class _Writing(_Stream):
     """The SDK's write stream, noting each answer in `Answered`."""
 
-    def __init__(self, inner: MemoryObjectSendStream[SessionMessage], ledger: Answered) -> None:
-        self._inner, self._ledger = inner, ledger
+    _inner: MemoryObjectSendStream[SessionMessage]
 
     async def send(self, item: SessionMessage) -> None:
         await self._inner.send(item)
         self._ledger.written(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
