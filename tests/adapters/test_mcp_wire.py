@@ -5,6 +5,7 @@ cannot send these lines (it validates what it sends), so this test writes them i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -23,6 +24,8 @@ from tests.adapters.test_mcp import RawServer
 from engram.mcp.stdio import Answered, DirectOutput
 
 ANSWER_SECONDS = 20
+# A server that waits for a busy store (another process writing) instead of failing its calls.
+BUSY = {"ENGRAM_EMBEDDING_MODEL": "none", "ENGRAM_SQLITE_BUSY_TIMEOUT": "120"}
 
 
 class Wire(RawServer):
@@ -242,29 +245,38 @@ async def test_a_message_larger_than_the_pipe_waits_for_a_slow_reader_without_st
     assert ticks >= 5  # the loop ran while the write waited for the reader
 
 
+@contextlib.contextmanager
+def saves_on_a_busy_store(w: Wire, count: int) -> Iterator[None]:
+    """`count` saves (ids 100 on) and a ping (id 2) sent to a server while another process
+    holds its store for writing; the ping is answered (so every save was read), and the store
+    is freed when the block ends."""
+    w.initialize("busy-test", request_id=0)
+    w.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    assert "structuredContent" in w.call(1, "memory_stats", {})  # the store is open
+    writer = sqlite3.connect(w.stderr_path.parent / "engram.db", isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another client writing, for as long as we like
+    try:
+        for i in range(count):
+            save = {"name": "save_memory", "arguments": {"content": f"queued save {i}"}}
+            w.send({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call", "params": save})
+        w.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        assert w.receive() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+        yield
+    finally:
+        writer.execute("COMMIT")
+        writer.close()
+
+
 def test_calls_waiting_on_a_busy_store_leave_the_server_reading(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     """Tool calls took their worker threads from the pool through which stdin is read: 41
     saves waiting on a store another process was writing took all 40, and the server answered
     nothing, not even a ping, until the store was free (up to its busy timeout)."""
-    home = tmp_path_factory.mktemp("busy")
-    w = Wire(home, ENGRAM_EMBEDDING_MODEL="none", ENGRAM_SQLITE_BUSY_TIMEOUT="120")
+    w = Wire(tmp_path_factory.mktemp("busy"), **BUSY)
     try:
-        w.initialize("busy-test", request_id=0)
-        w.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        assert "structuredContent" in w.call(1, "memory_stats", {})  # the store is open
-        writer = sqlite3.connect(home / "engram.db", isolation_level=None)
-        writer.execute("BEGIN IMMEDIATE")  # another client writing, for as long as we like
-        try:
-            for i in range(50):
-                save = {"name": "save_memory", "arguments": {"content": f"queued save {i}"}}
-                w.send({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call", "params": save})
-            w.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
-            assert w.receive() == {"jsonrpc": "2.0", "id": 2, "result": {}}
-        finally:
-            writer.execute("COMMIT")
-            writer.close()
+        with saves_on_a_busy_store(w, 50):
+            pass  # the ping was answered while the 50 saves waited
         answered = {w.receive()["id"] for _ in range(50)}
         assert answered == set(range(100, 150))
     finally:
@@ -278,25 +290,11 @@ def test_requests_read_before_stdin_closes_are_answered(
     the SDK cancelled what was still running when its input ended, so 20 saves got 6 answers
     (all 20 were stored). Here the saves wait on a store another process is writing while
     stdin closes; each is answered once the store is free, and then the server exits."""
-    home = tmp_path_factory.mktemp("eof")
-    w = Wire(home, ENGRAM_EMBEDDING_MODEL="none", ENGRAM_SQLITE_BUSY_TIMEOUT="120")
+    w = Wire(tmp_path_factory.mktemp("eof"), **BUSY)
     try:
-        w.initialize("eof-test", request_id=0)
-        w.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        assert "structuredContent" in w.call(1, "memory_stats", {})  # the store is open
-        writer = sqlite3.connect(home / "engram.db", isolation_level=None)
-        writer.execute("BEGIN IMMEDIATE")
-        try:
-            for i in range(10):
-                save = {"name": "save_memory", "arguments": {"content": f"last save {i}"}}
-                w.send({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call", "params": save})
-            w.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
-            assert w.receive() == {"jsonrpc": "2.0", "id": 2, "result": {}}  # all were read
+        with saves_on_a_busy_store(w, 10):
             assert w.process.stdin is not None
             w.process.stdin.close()
-        finally:
-            writer.execute("COMMIT")
-            writer.close()
         w.finish()
         answers = [json.loads(line) for line in w.stdout]
         saved = {a["id"] for a in answers if a.get("result", {}).get("isError") is False}
