@@ -206,3 +206,15 @@ def test_an_export_given_as_the_store_is_not_called_damaged(store: Path, tmp_pat
     message = error_of(export, "stats")
     assert "is not a SQLite store" in message and "engram import jsonl" in message
     assert "damaged" not in message and export.read_bytes() == before
+
+
+def test_options_of_the_other_graph_mode_are_refused(store: Path) -> None:
+    """A bogus --cursor with --html, or --max-memories without it, was ignored without a word."""
+    save(store, "Atlas ships in May")
+    for args in (
+        ("graph", "--html", str(store.parent / "g.html"), "--cursor", "bogus"),
+        ("graph", "--max-memories", "0"),
+    ):
+        result = run(store, *args)
+        assert result.exit_code == 2 and "Traceback" not in result.output, args
+    assert not (store.parent / "g.html").exists()
