@@ -204,9 +204,19 @@ def test_a_thousands_separator_is_no_window() -> None:
     assert recall_window("what did we decide 1,000 days ago", THURSDAY) is None
 
 
-def test_a_written_date_stays_in_the_query_as_written() -> None:
-    """Search reads the day from it; as loose words ("05 01 2024") it named none."""
-    assert recall_query("What did I buy on 05.01.2024 at the market?") == "buy market 05.01.2024"
+def test_the_days_a_recall_names_end_its_query_written_out() -> None:
+    """Search reads a day from them; as loose words ("05 01 2024", "may 5" without its "on")
+    it named none, and "three days ago" was dropped for the window."""
+    assert recall_query("What did I buy on 05.01.2024 at the market?", THURSDAY) == (
+        "buy market 5 January 2024 1 May 2024"  # both readings
+    )
+    assert recall_query("Remind me what we decided on may 5", THURSDAY) == "5 May 2025"
+    assert recall_query("What did I say about the lamp 3 days ago?", THURSDAY) == (
+        "lamp 29 December 2025"
+    )
+    # not the seven days of last week: the window narrows to them
+    assert recall_query("What did we decide last week?", THURSDAY) == ""
+    # without a day to count from, a written date stays as written
     assert recall_query("Remind me what we decided on 7 Jan 2024") == "7 Jan 2024"
 
 

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from engram import Draft, Engram, FixedClock
 from engram.services.results import why_summary
+from engram.storage.protocol import Filter
 
 LAMP = "Bought a brass lamp at the flea market"
 
@@ -103,3 +104,42 @@ def test_days_are_the_askers_not_utcs(store_url: str) -> None:
         hits = mem.search("what did I buy at the flea market last Friday?")
         assert [h.memory.id for h in hits] == [yesterday.id, week_before.id]
         assert hits[0].why.day == "2024-01-12"
+
+
+def test_a_recall_request_naming_a_day_finds_what_was_saved_on_it(
+    store_url: str, clock: FixedClock
+) -> None:
+    """`analyze_for_recall` dropped the day: "on may 5" became "may 5" (the word "may"), "three
+    days ago" a window with nothing to look for; each search missed the memory of that day."""
+    with Engram.open(store_url, clock=clock) as mem:
+        day = clock.now - timedelta(days=3)
+        (lunch,) = mem.save_many(
+            [Draft(content="Lunch with Dana at the noodle bar", created_at=day)]
+        )
+        mem.save_many([Draft(content=f"Todo item {i}") for i in range(12)])  # fresher, unrelated
+        for message in (
+            f"Do you remember what we decided on {day:%B} {day.day}?".lower(),
+            "What did I say three days ago?",
+        ):
+            analysis = mem.analyze_for_recall(message)
+            assert analysis.query == f"{day.day} {day:%B %Y}", message
+            hits = mem.search(analysis.query, window_days=analysis.window_days)
+            assert hits[0].memory.id == lunch.id and hits[0].why.day == day.date().isoformat()
+
+
+def test_a_query_naming_many_days_reads_a_bounded_number_of_them(
+    store_url: str, clock: FixedClock
+) -> None:
+    """Each range of named days was read up to the search's pool: thirty days named read
+    6,000 memories. The pool is shared now."""
+    with Engram.open(store_url, clock=clock, embedding_model="none") as mem:
+        days = [clock.now - timedelta(days=4 * i + 3) for i in range(12)]  # apart: 12 ranges
+        mem.save_many(
+            [Draft(content=f"note {i} of that day", created_at=d) for d in days for i in range(5)]
+        )
+        query = " ".join(f"{d:%d %B %Y}" for d in days)
+        search = mem.app.search
+        spans = search._named_days(query)
+        assert len(spans) == 12
+        assert len(search._saved_on(spans, Filter(), 24)) == 24  # 2 of each day, not 5
+        assert len(mem.search(query, limit=10)) == 10

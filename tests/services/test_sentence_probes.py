@@ -44,3 +44,14 @@ def test_which_sentences_are_searched_on_their_own() -> None:
     ]
     many = " ".join(f"This is sentence number {i} of the message." for i in range(9))
     assert len(probe_sentences(many)) == search.SENTENCE_PROBES
+
+
+def test_a_readable_sentence_of_an_unreadable_message_is_searched(mem: Engram) -> None:
+    """Amharic the model cannot read made the whole message's vector None, and its English
+    sentence was never searched by meaning."""
+    dog, *_ = (mem.save(text) for text in MEMORIES)
+    amharic = "ሰላም ነው እንዴት ነህ ዛሬ ጥሩ ቀን ነው ብዙ ስራ አለኝ። ሰላም ነው እንዴት ነህ ዛሬ ጥሩ ቀን ነው."
+    said = f"{amharic} By the way, we adopted a puppy last weekend."
+    assert len(probe_sentences(said)) == 2
+    assert mem.app.context.text_vectors([said]) == [None]  # less than half of it readable
+    assert dog.id in {h.memory.id for h in mem.search(said)}

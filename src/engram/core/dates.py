@@ -70,9 +70,20 @@ _COUNTS |= {"six": 6, "seven": 7}
 _YEARS_BACK = 8
 
 
-def named_days(text: str, today: date) -> tuple[date, ...]:
-    """Every day `text` names, in the order found, each once."""
-    return tuple(dict.fromkeys([*_written_days(text, today), *relative_days(text, today)]))
+def named_days(text: str, today: date, weeks: bool = True) -> tuple[date, ...]:
+    """Every day `text` names, in the order found, each once; `weeks=False`: not the days of
+    "last week" or "last weekend"."""
+    days = [*_written_days(text, today), *relative_days(text, today, weeks)]
+    return tuple(dict.fromkeys(days))
+
+
+def only_dates(text: str) -> bool:
+    """Whether `text` holds nothing but the dates written in it (and punctuation): "7 Jan
+    2024" searched by its words found any memory holding a 7 or a 2024."""
+    rest = text
+    for _, m in _date_matches(text):
+        rest = rest.replace(m.group(0), " ")
+    return rest != text and not any(ch.isalnum() for ch in rest)
 
 
 def written_dates(text: str) -> list[str]:
@@ -81,9 +92,9 @@ def written_dates(text: str) -> list[str]:
     return [m.group(0) for _, m in _date_matches(text)]
 
 
-def relative_days(text: str, today: date) -> list[date]:
+def relative_days(text: str, today: date, weeks: bool = True) -> list[date]:
     """The days `text` names by counting back from today ("yesterday", "3 days ago", "last
-    Friday", "last week")."""
+    Friday", and with `weeks` "last week")."""
     days: list[date] = []
     try:
         for phrase in _RELATIVE_RE.findall(text):
@@ -94,13 +105,19 @@ def relative_days(text: str, today: date) -> list[date]:
         for weekday in _WEEKDAY.findall(text):
             back = (today.weekday() - WEEKDAYS[weekday.lower()]) % 7 or 7
             days.append(today - timedelta(days=back))
-        for unit in _LAST_WEEK.findall(text):
+        for unit in _LAST_WEEK.findall(text) if weeks else ():
             monday = today - timedelta(days=today.weekday() + 7)
             first = 5 if unit.lower() == "weekend" else 0
             days += [monday + timedelta(days=i) for i in range(first, 7)]
     except OverflowError:  # before the year 1: no day to name
         pass
     return days
+
+
+def written_day(day: date) -> str:
+    """A day as a query may name it and `named_days` always reads it: "5 May 2026" (a
+    lower-case "may 5" is the word "may" unless "on" comes before it)."""
+    return f"{day.day} {day:%B %Y}"
 
 
 def without_relative_days(text: str) -> str:

@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
-from engram.core.dates import relative_days, without_relative_days, written_dates
+from engram.core.dates import (
+    named_days,
+    relative_days,
+    without_relative_days,
+    written_dates,
+    written_day,
+)
 from engram.core.models import MAX_STRENGTH, MIN_STRENGTH
 from engram.core.text import STOPWORDS, statements, words
 
@@ -452,13 +458,15 @@ _COUNTED_WINDOW = re.compile(
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 31, "year": 366}
 
 
-def recall_query(message: str) -> str:
+def recall_query(message: str, today: date | None = None) -> str:
     """A search query for a recall request: the message without the asking and without when
     (that is `recall_window`), its content words. Empty when it names nothing to look for
     ("What did we decide last week?"): a search without words then lists what was used in
     that window; the asking words ("decide last week") would match anything saying "last".
-    A date written out ("on 7 Jan 2024") is kept as written: search lifts what was saved
-    on it (`engram.core.dates`), and as loose words ("7 jan 2024") it named no day."""
+    The days the message names, given `today`, end the query written out in full ("5 May
+    2026"), which search always reads as days and lifts what was saved on them
+    (`engram.core.dates`): as loose words ("may 5" without its "on", "3 days ago" dropped
+    for the window) they named none."""
     dates = written_dates(message)
     text = without_relative_days(message)  # `recall_window` has them
     for written in dates:
@@ -471,7 +479,11 @@ def recall_query(message: str) -> str:
     # searched "what it was", and "it" narrowed the window to memories saying "it".
     found = dict.fromkeys(words(text))
     kept = [t for t in found if t not in _RECALL_NOISE and t not in STOPWORDS]
-    return " ".join([*kept, *dates])
+    # Not the seven days of "last week": with words to look for, their digits would match
+    # any memory holding a 28 (`recall_window` narrows to that week instead).
+    named = () if today is None else named_days(message, today, weeks=False)
+    days = dates if today is None else [written_day(d) for d in named]
+    return " ".join([*kept, *days])
 
 
 _RECALL_NOISE = frozenset(

@@ -92,7 +92,8 @@ class ActivationService:
             return RecallAnalysis(should_search=False, confidence=found.confidence, phrase=None)
         # What it returns must be accepted by the tools it feeds: search's query and the
         # entities a memory may hold are bounded, a message is not.
-        query = _within(recall_query(text), check.MAX_QUERY)
+        today = self.ctx.local_now().date()
+        query = _within(recall_query(text, today), check.MAX_QUERY)
         names = names_in(text)
         queries: list[str] = []
         for candidate in [query, *names]:
@@ -105,5 +106,5 @@ class ActivationService:
             query=query,
             queries=queries,
             entities=names,
-            window_days=recall_window(text, self.ctx.local_now().date()),
+            window_days=recall_window(text, today),
         )

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.dates import covering, day_of, day_spans, named_days
+from engram.core.dates import covering, day_of, day_spans, named_days, only_dates
 from engram.core.expansion import expansion_terms, feedback_words
 from engram.core.models import Status
 from engram.core.ranking import (
@@ -183,7 +183,8 @@ class SearchService:
     ) -> tuple[list[tuple[Stub, Candidate]], bool]:
         """The candidates, and whether the text matches filled the pool (there may be more)."""
         settings = self.ctx.settings
-        terms = query_terms(text)
+        # A query of dates alone is searched by its days (`_saved_on`), not by its digits.
+        terms = [] if only_dates(text) else query_terms(text)
         k = max(settings.search_vector_candidates, limit)
         # Meaning (the query's embedding, the vector index) is searched on another core while
         # the text index is searched on this one (docs/performance.md, "Searching on two cores").
@@ -261,8 +262,10 @@ class SearchService:
         finds them ("what did we decide yesterday?" found nothing when no memory of that day
         said "decide"), each after every memory that matches the query."""
         found: dict[str, Stub] = {}
-        for start, end in covering(spans):
-            for stub in self.ctx.store.saved_between(start, end, where, limit):
+        ranges = covering(spans)
+        each = max(1, limit // len(ranges))  # `limit` in all: thirty days named read 6,000
+        for start, end in ranges:
+            for stub in self.ctx.store.saved_between(start, end, where, each):
                 found.setdefault(stub.id, stub)
         return found
 
@@ -352,14 +355,18 @@ class SearchService:
             return [], None, {}
         sentences = probe_sentences(text)
         vector, *probes = self.ctx.text_vectors([text, *sentences])
-        if vector is None:
+        # A query mostly in a script the model cannot read may still hold a sentence it can
+        # ("🙂🙂🙂. By the way, we adopted a puppy"): that sentence is searched all the same.
+        base = vector if vector is not None else next((p for p in probes if p is not None), None)
+        calibration = self.calibration(base) if base is not None else None
+        if base is None or calibration is None:
             return [], None, {}
         self.ctx.vectors_ready()
-        found = {s.id: s for s in self.ctx.store.vector_search(vector, where, k)}
-        calibration = self.calibration(vector)
-        if calibration is None:
-            return list(found.values()), None, {}
-        z = {ident: calibration.z(s.relevance) for ident, s in found.items()}
+        found: dict[str, Stub] = {}
+        z: dict[str, float] = {}
+        if vector is not None:
+            found = {s.id: s for s in self.ctx.store.vector_search(vector, where, k)}
+            z = {ident: calibration.z(s.relevance) for ident, s in found.items()}
         for probe in probes:
             probe_calibration = self.calibration(probe) if probe is not None else None
             if probe is None or probe_calibration is None:
