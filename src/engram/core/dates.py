@@ -19,14 +19,10 @@ from datetime import date, datetime, timedelta, tzinfo
 
 from engram.core.timeutil import DAY
 
-MONTHS = {
-    name[:3]: number
-    for number, name in enumerate(
-        "january february march april may june july august september october november "
-        "december".split(),
-        start=1,
-    )
-}
+MONTH_NAMES = (
+    "January February March April May June July August September October November December"
+).split()
+MONTHS = {name[:3].lower(): number for number, name in enumerate(MONTH_NAMES, start=1)}
 WEEKDAYS = {
     name: number
     for number, name in enumerate(
@@ -117,7 +113,7 @@ def relative_days(text: str, today: date, weeks: bool = True) -> list[date]:
 def written_day(day: date) -> str:
     """A day as a query may name it and `named_days` always reads it: "5 May 2026" (a
     lower-case "may 5" is the word "may" unless "on" comes before it)."""
-    return f"{day.day} {day:%B %Y}"
+    return f"{day.day} {MONTH_NAMES[day.month - 1]} {day.year}"  # not %B: it follows the locale
 
 
 def without_relative_days(text: str) -> str:

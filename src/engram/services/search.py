@@ -356,7 +356,8 @@ class SearchService:
         sentences = probe_sentences(text)
         vector, *probes = self.ctx.text_vectors([text, *sentences])
         # A query mostly in a script the model cannot read may still hold a sentence it can
-        # ("🙂🙂🙂. By the way, we adopted a puppy"): that sentence is searched all the same.
+        # (Amharic, then "By the way, we adopted a puppy"): that sentence is searched all the
+        # same.
         base = vector if vector is not None else next((p for p in probes if p is not None), None)
         calibration = self.calibration(base) if base is not None else None
         if base is None or calibration is None:
