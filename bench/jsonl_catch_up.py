@@ -13,30 +13,20 @@ stat that says so). It runs on a throwaway copy of the store.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
-from engram import Engram, FixedClock
-
 # `jsonl_open` is bench/jsonl_open.py: the script's own directory is on sys.path when it runs.
+import scale
+from engram import Engram, FixedClock
 from jsonl_open import NOW, build
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--n", type=int, default=20_000)
-    parser.add_argument("--runs", type=int, default=50)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "engram-bench")
+    parser = scale.run_parser(__doc__, n=20_000, runs=50)
     args = parser.parse_args()
     folder = args.dir / f"jsonl-open-{args.n}-{args.seed}"
     if not (folder / "memories.jsonl").exists():
@@ -71,7 +61,7 @@ def main() -> None:
     print("|---|---|---|---|---|")
     print(
         f"| {args.n:,} | {size / 1e6:.1f} MB | {statistics.median(saves):.2f} ms "
-        f"| {statistics.median(after_save):.2f} / {pct(after_save, 0.95):.2f} ms "
+        f"| {statistics.median(after_save):.2f} / {scale.pct(after_save, 0.95):.2f} ms "
         f"| {statistics.median(idle):.2f} ms |"
     )
 

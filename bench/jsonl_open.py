@@ -19,10 +19,12 @@ import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+# `scale` is bench/scale.py: the script's own directory is on sys.path when it runs.
+import scale
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 SNAPSHOT = (".index.db", ".index.db.vectors.usearch", ".index.db.vectors.json")
@@ -60,11 +62,7 @@ def open_once(folder: Path) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--n", type=int, default=20_000)
-    parser.add_argument("--runs", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "engram-bench")
+    parser = scale.run_parser(__doc__, n=20_000, runs=4)
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:

@@ -20,7 +20,6 @@ server's peak RSS.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -158,11 +157,7 @@ async def one_run(store: Path, home: Path, queries: list[str]) -> dict[str, Any]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--n", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "engram-bench")
+    parser = scale.run_parser(__doc__, n=10_000, runs=3)
     args = parser.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     source = args.dir / f"semantic-{args.n}.db"

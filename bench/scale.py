@@ -281,6 +281,16 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def run_parser(doc: str, n: int, runs: int) -> argparse.ArgumentParser:
+    """The options the repeated-run benchmarks share: store size, runs, seed, kept stores."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--n", type=int, default=n)
+    parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "engram-bench")
+    return parser
+
+
 def main() -> None:
     if "--embeddings" in sys.argv:  # the semantic-search variant lives in its own script
         import semantic_scale
