@@ -390,6 +390,31 @@ def test_text_search_returns_a_long_memory_that_only_length_normalisation_ranked
     assert [h.id for h in hits][:1] == ["long"] and len(hits) == 2
 
 
+def test_text_search_in_index_order_finds_the_same_memories(store: Store) -> None:
+    """`index_order` (query expansion's search, whose matches only lend credit) finds the
+    memories the full ranking finds, each with a relevance; SQLite and JSONL keep FTS5's own
+    order (the long turn below the short ones, not re-scored), PostgreSQL has one ranking."""
+    put(
+        store,
+        mem("s1", "kayaking trip"),
+        mem("s2", "kayaking lesson"),
+        mem("s3", "weekend plans"),
+        mem("long", LONG_TURN),
+        *(mem(f"other{i}", "nothing to see here") for i in range(6)),
+    )
+    terms = ["kayaking", "weekend"]
+    full = store.text_search(terms, Filter(), 10)
+    rough = store.text_search(terms, Filter(), 10, index_order=True)
+    assert {h.id for h in rough} == {h.id for h in full} == {"s1", "s2", "s3", "long"}
+    assert all(h.relevance > 0 for h in rough)
+    best_two = [h.id for h in store.text_search(terms, Filter(), 2, index_order=True)]
+    if isinstance(store, PostgresStore):
+        assert best_two[:1] == ["long"]
+    else:
+        assert len(best_two) == 2 and "long" not in best_two
+        assert [h.id for h in rough][-1] == "long"
+
+
 def test_a_filtered_text_search_re_scores_as_deep_as_an_unfiltered_one(store: Store) -> None:
     """When the filter leaves fewer than `limit` of FTS5's best, the matches that pass are
     read again from the whole set: those too must be re-scored before they are cut, or the

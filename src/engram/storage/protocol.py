@@ -134,7 +134,15 @@ class MemoryTable(Protocol):
     def count(self) -> dict[Status, int]: ...
 
     # Finding memories without scanning
-    def text_search(self, terms: Sequence[str], where: Filter, limit: int) -> list[Stub]: ...
+    def text_search(
+        self, terms: Sequence[str], where: Filter, limit: int, *, index_order: bool = False
+    ) -> list[Stub]:
+        """The best `limit` memories holding any of the words, by full-text relevance.
+        `index_order`: as the text index ranks them, where a backend would otherwise score
+        them again (SQLite re-scores several words without BM25's length normalisation): for
+        a search whose matches only lend credit, at a fraction of the cost."""
+        ...
+
     def term_counts(self, words: Sequence[str], cap: int) -> TermCounts:
         """In how many memories each word occurs (the text index's own stemming, any field,
         any status), counted up to `cap`: a word in half the store then costs no more to count

@@ -95,7 +95,10 @@ class PostgresText:
     # ts_rank's weights of the labels {D, C, B, A}: content D, entities B, tags A.
     _rank_weights: list[float]
 
-    def text_search(self, terms: Sequence[str], where: Filter, limit: int) -> list[Stub]:
+    def text_search(
+        self, terms: Sequence[str], where: Filter, limit: int, *, index_order: bool = False
+    ) -> list[Stub]:
+        # One ranking here (ts_rank does not normalise by length): `index_order` changes nothing.
         if not terms:
             return []
         q = weighted_query(self._query, "memories", "m", terms, self._rank_weights)

@@ -311,7 +311,9 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
 
     # -- finding ------------------------------------------------------------------------------
 
-    def text_search(self, terms: Sequence[str], where: Filter, limit: int) -> list[Stub]:
+    def text_search(
+        self, terms: Sequence[str], where: Filter, limit: int, *, index_order: bool = False
+    ) -> list[Stub]:
         if not terms:
             return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
@@ -326,8 +328,9 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         # of the best `2 × limit` are, since FTS5's order (b = 0.75) put long matches that
         # rank among the best `limit` without it lower down (R@10 REALTALK 0.597 -> 0.600,
         # MADial-Bench 0.640 -> 0.644, docs/search.md).
+        rescored = len(terms) > 1 and not index_order
         ranked = 2 * limit
-        kept = ranked if len(terms) > 1 else limit
+        kept = ranked if rescored else limit
         filtered, params = filter_sql(where, alias="m", by_key=True)
         rows = self._query(
             f"SELECT {STUB_COLUMNS}, t.r FROM (SELECT rowid, -bm25(memories_fts, ?, ?, ?) AS r "
@@ -345,7 +348,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                 [*weights, match, *params, kept],
             )
         stubs = [stub_from_row(row) for row in rows]
-        return self._without_length_norm(terms, stubs, limit) if len(terms) > 1 else stubs
+        return self._without_length_norm(terms, stubs, limit) if rescored else stubs
 
     def _without_length_norm(
         self, terms: Sequence[str], stubs: list[Stub], limit: int
