@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -107,6 +107,56 @@ def test_promoting_again_after_the_note_was_deleted_writes_a_new_note(
     assert mem.get(m.id).promoted_to == again.path
     assert mem.app.ltm.status().orphaned == []
     assert mem.promote(m.id).items[0].action == "already_promoted"
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        pytest.param(
+            lambda t: t.replace("promotion_reason:", "aliases: [Atlas: x\npromotion_reason:"),
+            id="yaml",
+        ),
+        pytest.param(lambda t: t + "\nMy caf\udce9 notes\n", id="not-utf-8"),
+        pytest.param(lambda t: t + "\n" + "x " * 2_600_000, id="too-large"),
+    ],
+)
+def test_a_note_engram_cannot_read_is_still_the_memorys_not_gone(
+    ltm: tuple[Engram, Path], spoil: Callable[[str], str]
+) -> None:
+    """A promoted note the user broke (frontmatter that is not YAML, a byte that is not UTF-8,
+    past the size a note is rewritten at) still names its memory: it was counted orphaned and
+    promoting again wrote a second note beside it. It is left as it is now."""
+    mem, vault = ltm
+    m = used(mem, "Atlas deploys on Fridays")
+    (first,) = mem.promote(m.id).items
+    assert first.path is not None
+    note = vault / first.path
+    note.write_bytes(spoil(note.read_text()).encode("utf-8", errors="surrogateescape"))
+    assert mem.app.ltm.status().orphaned == []
+    again = mem.promote(m.id).items[0]
+    assert (again.action, again.path) == ("already_promoted", first.path)
+    assert files_in(vault) == [first.path]
+
+
+def test_a_dry_run_finds_a_renamed_note_without_writing(ltm: tuple[Engram, Path]) -> None:
+    """A dry run of promote for a memory whose note was renamed ran the index, which records
+    the move in the store and rewrites the links to the note in the vault: a dry run changes
+    nothing. It still finds the note, as the real run does."""
+    mem, vault = ltm
+    a = used(mem, "Atlas deploys on Fridays")
+    b = used(mem, "Beacon uses Atlas for deploys")
+    mem.create_relation(a.id, b.id, "related")
+    (pa,) = (i.path for i in mem.promote(a.id).items)
+    mem.promote(b.id)
+    assert pa is not None
+    (vault / pa).rename(vault / "Atlas renamed.md")
+    before = files(vault)
+    (item,) = mem.promote(a.id, dry_run=True).items
+    assert (item.action, item.path) == ("already_promoted", "Atlas renamed.md")
+    assert files(vault) == before
+    assert mem.get(a.id).promoted_to == pa
+    (real,) = mem.promote(a.id).items
+    assert (real.action, real.path) == ("already_promoted", "Atlas renamed.md")
 
 
 def test_a_dry_run_lists_candidates_with_reasons_and_changes_nothing(
@@ -361,6 +411,20 @@ def test_a_file_where_the_notes_folder_should_be_is_refused_in_the_dry_run_too(
         with pytest.raises(ConfigError, match="ENGRAM_LTM_FOLDER: 'Engram' in the vault is a file"):
             mem.promote(memory.id, dry_run=dry_run)
     assert mem.get(memory.id).status == Status.ACTIVE
+
+
+def test_a_file_where_a_folder_above_the_notes_folder_should_be_is_refused(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    """`Memory/Engram` with a file named `Memory`: the dry run listed what it would write and
+    the real run failed with a bare "Not a directory"."""
+    with open_with_vault(tmp_path, clock, ltm_folder="Memory/Engram") as (mem, vault):
+        (vault / "Memory").write_text("not a folder")
+        memory = used(mem, "Atlas ships in May")
+        for dry_run in (True, False):
+            with pytest.raises(ConfigError, match="ENGRAM_LTM_FOLDER: 'Memory' in the vault is a"):
+                mem.promote(memory.id, dry_run=dry_run)
+        assert mem.get(memory.id).status == Status.ACTIVE
 
 
 def test_an_edit_made_while_the_note_is_written_reaches_the_note(

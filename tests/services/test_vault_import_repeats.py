@@ -202,3 +202,20 @@ def test_a_promoted_memory_whose_note_is_gone_or_is_this_note_takes_it(
     (again,) = mem.import_vault(apply=True).notes
     assert again.memory_id == orphan.id and mem.stats().total == 1
     assert frontmatter.load(vault / "Dana.md")["engram_id"] == orphan.id
+
+
+def test_a_marked_note_whose_frontmatter_is_not_yaml_is_skipped_saying_why(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Its frontmatter could not be read, so its mark was not seen either: the import said
+    no note was marked, in the dry run and for real. It is skipped now with the reason, and
+    a note with the same fault but no mark is still no concern of the import."""
+    mem, vault = ltm
+    (vault / "plan.md").write_text("---\nengram: memory\naliases: [Atlas: plan\n---\nThe plan.\n")
+    (vault / "diary.md").write_text("---\naliases: [Atlas: plan\n---\nDear diary.\n")
+    for apply in (False, True):
+        result = mem.import_vault(apply=apply)
+        assert result.count == 0
+        assert list(result.skipped) == ["plan.md"]
+        assert "frontmatter is not valid YAML" in result.skipped["plan.md"]
+    assert mem.stats().total == 0

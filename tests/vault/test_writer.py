@@ -131,6 +131,18 @@ def test_collisions_get_a_numeric_suffix_and_never_overwrite(vault: VaultFiles) 
     assert (vault.root / "Engram/same-5.md").read_text() == "the user's own note"
 
 
+def test_a_name_taken_in_another_case_is_taken(vault: VaultFiles) -> None:
+    """The user's "Atlas.md" and a new "atlas.md" were two notes here: Obsidian sends a link
+    to either to one of them, and on macOS or Windows (or a vault synced there) they are one
+    file. The new note takes the next name instead; the user's is left as it was."""
+    (vault.root / "Engram").mkdir()
+    (vault.root / "Engram/Atlas.md").write_text("# My own Atlas page\n")
+    assert vault.exists("Engram/atlas.md") and not vault.exists("Engram/atlas-2.md")
+    assert vault.create("Engram", "atlas", lambda name: "x") == "Engram/atlas-2.md"
+    assert (vault.root / "Engram/Atlas.md").read_text() == "# My own Atlas page\n"
+    assert sorted(p.name for p in (vault.root / "Engram").iterdir()) == ["Atlas.md", "atlas-2.md"]
+
+
 def test_a_write_replaces_the_whole_note_and_leaves_no_temporary_file(
     vault: VaultFiles,
 ) -> None:

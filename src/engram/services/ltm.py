@@ -12,6 +12,7 @@ between notes.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -488,16 +489,29 @@ class LtmService:
             )
         return self.show(self.note_path(memory) or memory.promoted_to)
 
-    def note_path(self, memory: Memory) -> str | None:
+    def note_path(self, memory: Memory, *, follow: bool = True) -> str | None:
         """Where a promoted memory's note is now, or None if it is gone. A note renamed or
         moved since the last index run is found by one (it follows moves by `engram_id`):
         the recorded path was used as it was, and a promote wrote a second note, an update
-        left the renamed one as it was, a relation linked to a file that was no longer there."""
+        left the renamed one as it was, a relation linked to a file that was no longer there.
+        `follow=False` (a dry run) changes nothing (an index run records the move and rewrites
+        links to the renamed note): the notes indexed as naming the memory, and those new or
+        changed since the index was run, are read instead."""
         files = self.vault.files()
         if note_of(files, memory.promoted_to, memory.id):
             return memory.promoted_to
         if memory.promoted_to is None or not self.live:
             return None
+        if not follow:
+            known = self.ctx.store.ltm_states()
+            claimed = self.ctx.store.ltm_claims().get(memory.id, [])
+            changed = [
+                e.path
+                for e in scan(files.root)
+                if e.path not in known
+                or (known[e.path].mtime_ns, known[e.path].size) != (e.mtime_ns, e.size)
+            ]
+            return next((p for p in [*claimed, *changed] if note_of(files, p, memory.id)), None)
         self.index()
         found = self.ctx.store.get_many([memory.id])
         now = found[0].promoted_to if found else None
@@ -513,9 +527,27 @@ def note_of(files: VaultFiles, path: str | None, memory_id: str) -> bool:
         return False
     try:
         text = files.read_note(path).text
-    except (OSError, ValidationError):
+    except ValidationError:  # not UTF-8, or larger than a note is rewritten
+        text = _head(files, path)
+    except OSError:
         return False
-    return split_frontmatter(text)[0].get("engram_id") == memory_id
+    meta, _, problem = split_frontmatter(text)
+    if problem is None and meta:
+        return meta.get("engram_id") == memory_id
+    # A note Engram cannot read as one (frontmatter the user broke, a byte that is not UTF-8,
+    # a file grown past the size a note is rewritten at) is still the memory's if it names
+    # it: it is left as it is, not taken for gone (a second note was promoted beside it).
+    return _ENGRAM_ID.search(text) is not None and memory_id in _ENGRAM_ID.findall(text)
+
+
+_ENGRAM_ID = re.compile(r"""^engram_id:[ \t]*['"]?([^'"\s]+)['"]?[ \t]*$""", re.MULTILINE)
+_HEAD_BYTES = 65_536  # where a note's frontmatter is
+
+
+def _head(files: VaultFiles, path: str) -> str:
+    """The start of a note that cannot be read whole, as text (undecodable bytes replaced)."""
+    with open(files.resolve(path, existing=True), "rb") as handle:
+        return handle.read(_HEAD_BYTES).decode("utf-8", errors="replace")
 
 
 def note_exists(files: VaultFiles, path: str | None) -> bool:

@@ -148,7 +148,11 @@ class PromotionService:
             )
 
         # A promoted memory whose note was deleted (`vault status`: orphaned) gets a new note.
-        note = self.ltm.note_path(memory) if memory.status == Status.PROMOTED else None
+        note = (
+            self.ltm.note_path(memory, follow=not dry_run)
+            if memory.status == Status.PROMOTED
+            else None
+        )
         orphaned = memory.status == Status.PROMOTED and note is None
         if memory.status == Status.PROMOTED and not orphaned:
             return item("already_promoted", note).model_copy(update={"reason": None})
@@ -359,11 +363,16 @@ def _check_folder(files: VaultFiles, folder: str) -> None:
     """The notes folder must be a folder (or not exist yet): a file of that name made the
     real run fail with a bare "File exists" after its dry run had listed what it would do."""
     target = files.resolve(folder, "ENGRAM_LTM_FOLDER")
-    if target.exists() and not target.is_dir():
-        raise ConfigError(
-            f"ENGRAM_LTM_FOLDER: {folder!r} in the vault is a file, not a folder; rename it or "
-            "choose another folder"
-        )
+    # Each folder on the way too: `Memory/Engram` with a file named `Memory` passed the dry
+    # run and failed the real one with a bare "Not a directory".
+    parts = target.relative_to(files.root).parts
+    for depth in range(1, len(parts) + 1):
+        path = files.root.joinpath(*parts[:depth])
+        if path.exists() and not path.is_dir():
+            raise ConfigError(
+                f"ENGRAM_LTM_FOLDER: {path.relative_to(files.root).as_posix()!r} in the vault "
+                "is a file, not a folder; rename it or choose another folder"
+            )
 
 
 def _message(items: list[PromotionItem], dry_run: bool, auto: bool) -> str:

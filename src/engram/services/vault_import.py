@@ -13,6 +13,7 @@ and changes nothing.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -96,12 +97,13 @@ class VaultImportService:
         ready, skipped = self._importable(
             files, [n for n in notes if _marked(n) and not n.engram_id]
         )
-        # A note too large to index is read by its name only, so its mark was not seen: it
-        # was left out without a word. Its head says whether it is marked.
+        # A note too large to index is read by its name only, and one whose frontmatter is
+        # not YAML has none: their mark was not seen, and they were left out without a word.
+        # Their head says whether they are marked.
         for note in notes:
-            too_large = (note.problem or "").startswith(TOO_LARGE)
-            if too_large and _marked_head(files.root, note.path):
-                skipped[note.path] = f"the note is {TOO_LARGE}"
+            if note.problem and _marked_head(files.root, note.path):
+                too_large = note.problem.startswith(TOO_LARGE)
+                skipped[note.path] = f"the note is {TOO_LARGE}" if too_large else note.problem
         if not apply:
             items = [
                 ImportedNote(
@@ -332,7 +334,8 @@ def _reason(exc: OSError | ValueError | ValidationError) -> str:
 
 
 def _marked_head(root: Path, path: str) -> bool:
-    """Whether a note too large to parse whole is marked for import, from its frontmatter."""
+    """Whether a note the index could not read (too large to parse whole, or frontmatter that
+    is not YAML) is marked for import: by its frontmatter, or by a line of it that says so."""
     try:
         with (root / path).open("rb") as f:
             head = f.read(HEAD_BYTES).decode("utf-8", errors="replace").lstrip("\ufeff")
@@ -341,7 +344,15 @@ def _marked_head(root: Path, path: str) -> bool:
     end = head.find("\n---", 3)
     if not head.startswith("---") or end < 0:
         return False
-    return _is_marker(split_frontmatter(head[: end + 4] + "\n")[0].get(MARKER_KEY))
+    meta, _, problem = split_frontmatter(head[: end + 4] + "\n")
+    if problem is None:
+        return _is_marker(meta.get(MARKER_KEY))
+    return _MARKER_LINE.search(head[:end]) is not None
+
+
+_MARKER_LINE = re.compile(
+    rf"""^{MARKER_KEY}:[ \t]*['"]?{MARKER_VALUE}['"]?[ \t]*(#.*)?$""", re.IGNORECASE | re.MULTILINE
+)
 
 
 def _marked(note: Note) -> bool:

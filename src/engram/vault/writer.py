@@ -123,11 +123,19 @@ class VaultFiles:
 
     def exists(self, rel: str) -> bool:
         """Whether the name is taken: by a note, or by anything else — a symlink (wherever it
-        points) or a folder — that a new note must not replace."""
+        points) or a folder — that a new note must not replace; or by a name that differs only
+        in case ("Atlas.md" for "atlas.md"): Obsidian resolves a link to either, and on macOS
+        or Windows, or a vault synced there, they are one file."""
         full = self.root.joinpath(*check_relative(rel, "path").split("/"))
         if full.is_symlink() or full.is_dir():
             return True
-        return self.resolve(rel).is_file()
+        if self.resolve(rel).is_file():
+            return True
+        wanted = full.name.casefold()
+        try:
+            return any(name.casefold() == wanted for name in os.listdir(full.parent))
+        except OSError:  # the folder is not there yet
+            return False
 
     def read_text(self, rel: str, field: str = "path") -> str:
         """A note's text, for showing it (undecodable bytes replaced)."""
