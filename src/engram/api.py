@@ -115,7 +115,7 @@ class Engram:
                 entities=entities,
                 source=source,
                 context=context,
-                meta=meta or {},
+                meta={} if meta is None else meta,
                 strength=strength,
                 created_at=created_at,
                 last_used=last_used,

@@ -392,6 +392,12 @@ def test_python_values_of_the_wrong_type_are_named_not_a_traceback(mem: Engram) 
     refused = [
         (lambda: mem.save("y", source=123), "source: must be text, not int"),  # type: ignore[arg-type]
         (lambda: mem.save("y", episode=5), "episode: must be text, not int"),  # type: ignore[arg-type]
+        # Falsy wrong values were read as none: source=0 and context=[] saved no source,
+        # meta=[] an empty object, created_at=0 the time of the save.
+        (lambda: mem.save("y", source=0), "source: must be text, not int"),  # type: ignore[arg-type]
+        (lambda: mem.save("y", context=[]), "context: must be text, not list"),  # type: ignore[arg-type]
+        (lambda: mem.save("y", meta=[]), "meta: must be an object"),  # type: ignore[arg-type]
+        (lambda: mem.save("y", created_at=0), "created_at: must be a datetime"),  # type: ignore[arg-type]
         (lambda: mem.search(["apples"]), "query: must be text, not list"),  # type: ignore[arg-type]
         (lambda: mem.gc(dry_run="false"), "dry_run: must be true or false"),  # type: ignore[arg-type]
         (lambda: mem.touch(kept.id, boost="no"), "boost: must be true or false"),  # type: ignore[arg-type]

@@ -290,17 +290,22 @@ class MemoryService:
         where = "" if index == 0 else f" (item {index})"
         if not isinstance(d, Draft):  # save_many(["text"]): an AttributeError deep inside
             raise ValidationError(f"drafts{where}", f"must be a Draft, not {type(d).__name__}")
-        created = check.moment(d.created_at, "created_at" + where) if d.created_at else now
-        last = check.moment(d.last_used, "last_used" + where) if d.last_used else created
+        created = (
+            check.moment(d.created_at, "created_at" + where) if d.created_at is not None else now
+        )
+        last = (
+            check.moment(d.last_used, "last_used" + where) if d.last_used is not None else created
+        )
         check.lifetime(created, last, now, where)
         return Memory(
             id=check.memory_id(d.id, "id" + where) if d.id else new_id(),
             content=check.content(d.content, "content" + where),
             tags=check.tags(d.tags, "tags" + where),
             entities=check.entities(d.entities, "entities" + where),
-            # "" is no source, as over MCP (docs/tools.md), whichever adapter it came from.
-            source=check.short_text(d.source or None, "source" + where),
-            context=check.short_text(d.context or None, "context" + where),
+            # "" is no source, as over MCP (docs/tools.md), whichever adapter it came from
+            # (only "": a 0 or [] is a mistake to name, not none).
+            source=check.short_text(None if d.source == "" else d.source, "source" + where),
+            context=check.short_text(None if d.context == "" else d.context, "context" + where),
             meta=check.meta(d.meta, "meta" + where),
             strength=check.strength(1.0 if d.strength is None else d.strength, "strength" + where),
             created_at=created,
