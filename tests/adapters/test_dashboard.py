@@ -5,6 +5,7 @@ search, a memory's page and a confirmed touch; every request the browser makes i
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -41,6 +42,7 @@ def dashboard(tmp_path: Path) -> Iterator[tuple[str, Path, dict[str, Memory]]]:
             "ENGRAM_STORAGE_PATH": str(db),
             "ENGRAM_EMBEDDING_MODEL": "none",
             "ENGRAM_HTTP_TOKEN": TOKEN,
+            "ENGRAM_SQLITE_BUSY_TIMEOUT": "2",  # a store held by another writer: 2 s, not 30
             "XDG_CONFIG_HOME": str(tmp_path / "config"),
             "XDG_DATA_HOME": str(tmp_path / "data"),
             "PATH": "/usr/bin:/bin",
@@ -154,6 +156,9 @@ def test_the_sign_in_form_reads_no_more_than_a_token(
         timeout=30,
     )
     assert streamed.status_code == 413
+    # A small body of another kind is not "too large" (it was 413): 415.
+    as_json = httpx2.post(f"{base}/ui/login", json={"token": TOKEN}, timeout=10)
+    assert as_json.status_code == 415 and "not a sign-in form" in as_json.text
     signed_in = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, timeout=10)
     assert signed_in.status_code == 303  # a real sign-in still works
     for scheme in ("Bearer", "bearer"):  # the scheme in any case, as /mcp takes it
@@ -177,6 +182,39 @@ def test_a_memory_that_is_not_there_is_not_found(
     assert again.status_code == 404 and m["other"].id in again.text
 
 
+def test_a_memory_used_in_the_year_9999_has_a_page(
+    dashboard: tuple[str, Path, dict[str, Memory]],
+) -> None:
+    """Its decay curve ran into the year 10000 (an import keeps a clock ahead's times): the
+    page answered 500 while search and the graph showed the memory."""
+    base, db, _m = dashboard
+    far = FixedClock(datetime(9999, 12, 31, 12, tzinfo=UTC))
+    with Engram.open(str(db), embedding_model="none", clock=far) as mem:
+        ident = mem.save("A note from a clock far ahead").id
+    cookies = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, timeout=10).cookies
+    page = httpx2.get(f"{base}/ui/memory/{ident}", cookies=cookies, timeout=10)
+    assert page.status_code == 200 and "A note from a clock far ahead" in page.text
+    assert "9999-12-31" in page.text
+
+
+def test_a_store_that_cannot_answer_now_is_a_503_not_a_bad_request(
+    dashboard: tuple[str, Path, dict[str, Memory]],
+) -> None:
+    """A touch while another process held the store's write lock answered 400 (the client's
+    fault); it is the server's state, and trying again later is the remedy."""
+    base, db, m = dashboard
+    cookies = httpx2.post(f"{base}/ui/login", data={"token": TOKEN}, timeout=10).cookies
+    holder = sqlite3.connect(db, isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")
+        touch = f"{base}/ui/memory/{m['tea'].id}/touch"
+        busy = httpx2.post(touch, cookies=cookies, timeout=30)
+        assert busy.status_code == 503 and "busy" in busy.text
+    finally:
+        holder.close()
+    assert httpx2.post(touch, cookies=cookies, timeout=30).status_code == 303
+
+
 def test_pages_say_what_was_done_and_how_many_are_due(
     dashboard: tuple[str, Path, dict[str, Memory]],
 ) -> None:
@@ -192,9 +230,13 @@ def test_pages_say_what_was_done_and_how_many_are_due(
     target = f"{base}/ui/memory/{m['other'].id}/delete"
     deleted = httpx2.post(target, headers=headers, timeout=10, follow_redirects=True)
     assert f"Deleted {m['other'].id}." in deleted.text
-    for spoof in (m["tea"].id, "anything at all"):  # only a memory that is gone is "deleted"
+    # Only what the dashboard did is said: a link named a memory that is there, any text, or
+    # an id that is no memory ("Deleted Your_vault_was_wiped_call:555-0100."), and the page
+    # said so; the redirect's signature is all that makes it say "Deleted".
+    for spoof in (m["tea"].id, "anything at all", "Your_vault_was_wiped_call:555-0100"):
         page = httpx2.get(f"{base}/ui/?deleted={spoof}", headers=headers, timeout=10)
         assert page.status_code == 200 and "Deleted" not in page.text
+    assert "Deleted" not in httpx2.get(deleted.url.copy_remove_param("flash"), headers=headers).text
     # lists that stop at their length say so (search said "20 results" of 103 matches)
     found = httpx2.get(f"{base}/ui/?q=parking", headers=headers, timeout=30).text
     assert "The 20 best matches for “parking” (there may be more" in found
@@ -204,8 +246,11 @@ def test_pages_say_what_was_done_and_how_many_are_due(
     review = httpx2.get(f"{base}/ui/review", headers=headers, timeout=30).text
     assert 'id="capped"' in review and "The first 50" in review
     memory = f"{base}/ui/memory/{m['tea'].id}"
-    assert "Done:" not in httpx2.get(f"{memory}?done=deleted", headers=headers, timeout=10).text
-    assert "Done: touch." in httpx2.get(f"{memory}?done=touch", headers=headers, timeout=10).text
+    for link in ("deleted", "delete", "touch"):  # a use that was never made, a delete never done
+        said = httpx2.get(f"{memory}?done={link}", headers=headers, timeout=10).text
+        assert "Done:" not in said
+    touched = httpx2.post(f"{memory}/touch", headers=headers, timeout=10, follow_redirects=True)
+    assert "Done: touch." in touched.text
 
 
 def test_no_page_may_frame_the_dashboard_nor_reach_it_by_another_name(

@@ -59,13 +59,13 @@ def serve(home: Path, port: int, *options: str, **env: str) -> subprocess.Popen[
     )
 
 
-def wait_listening(port: int, proc: subprocess.Popen[str]) -> None:
+def wait_listening(port: int, proc: subprocess.Popen[str], host: str = "127.0.0.1") -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
         with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
+            if s.connect_ex((host, port)) == 0:
                 return
         time.sleep(0.1)
     raise AssertionError("server did not start listening")
@@ -236,6 +236,30 @@ def test_loopback_written_another_way_keeps_the_host_checks(tmp_path: Path) -> N
     assert "other machines can reach" not in stderr
 
 
+def test_a_server_on_another_loopback_address_answers_at_the_url_it_announces(
+    tmp_path: Path,
+) -> None:
+    """`--host 127.0.0.2` announced http://127.0.0.2:PORT/mcp and answered every request there
+    with 421 (only 127.0.0.1, localhost and [::1] were allowed); a foreign Host still is."""
+    port = free_port()
+    proc = serve(tmp_path / "home", port, "--host", "127.0.0.2", ENGRAM_HTTP_TOKEN=TOKEN)
+    try:
+        wait_listening(port, proc, "127.0.0.2")
+        url = f"http://127.0.0.2:{port}"
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        accept = {"Accept": "application/json, text/event-stream"}
+        initialize = initialize_request("test")
+        fine = httpx2.post(f"{url}/mcp", json=initialize, headers={**auth, **accept}, timeout=10)
+        assert fine.status_code == 200
+        assert httpx2.get(f"{url}/ui/login", timeout=10).status_code == 200
+        evil = {**auth, "Host": f"evil.example:{port}"}
+        assert httpx2.get(f"{url}/ui/login", headers=evil, timeout=10).status_code == 421
+    finally:
+        proc.terminate()
+        _, stderr = proc.communicate(timeout=15)
+    assert f"http://127.0.0.2:{port}/mcp" in stderr
+
+
 class BoundTo:
     """Stands in for a listening socket where a real one cannot be had: binding port 80 needs
     root. `loopback_hosts` reads only its address."""
@@ -256,7 +280,12 @@ def test_the_host_names_a_loopback_server_answers_to() -> None:
     }
     on_80 = loopback_hosts(BoundTo("::1", 80, 0, 0))
     assert on_80 is not None and {"127.0.0.1", "localhost", "[::1]", "[::1]:80"} <= on_80
-    assert loopback_hosts(BoundTo("127.0.0.2", 9000)) is not None  # all of 127/8 is loopback
+    # All of 127/8 is loopback; the address bound and the name the operator gave are answered
+    # too (127.0.1.1 is the machine's own name on Debian: the URL announced refused all).
+    assert {"127.0.0.2:9000", "localhost:9000"} <= (
+        loopback_hosts(BoundTo("127.0.0.2", 9000)) or set()
+    )
+    assert "vm:9000" in (loopback_hosts(BoundTo("127.0.1.1", 9000), "VM") or set())
     assert loopback_hosts(BoundTo("192.168.1.5", 80)) is None  # the operator's to name
 
 

@@ -20,7 +20,7 @@ from engram.core.scoring import (
     score,
     score_curve,
 )
-from engram.core.timeutil import DAY, to_epoch
+from engram.core.timeutil import DAY, LAST_DAY, from_epoch, to_epoch
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 POLICY = Policy()
@@ -93,6 +93,15 @@ def test_now_always_sits_inside_a_memorys_curve(idle_days: int) -> None:
     ending three years before now, and the dashboard drew its "now" there."""
     times, _ = score_curve(POLICY, make(idle_days=idle_days), NOW)
     assert times[0] <= NOW < times[-1]
+
+
+def test_a_curve_ends_by_the_last_day_a_date_can_name() -> None:
+    """A memory last used in 9999 (a clock far ahead, an import) had a curve into the year
+    10000: its dashboard page failed (500) to label the curve's end."""
+    last = datetime(9999, 12, 30, tzinfo=UTC)
+    times, scores = score_curve(POLICY, make().model_copy(update={"last_used": last}), NOW)
+    assert times[0] == to_epoch(last) and times[-1] <= LAST_DAY and len(scores) == len(times)
+    assert from_epoch(float(times[-1])).year == 9999
 
 
 def test_fresh_memory_is_never_promoted() -> None:

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from engram.core.decay import DecayParams, retention, time_to_retention
 from engram.core.models import Memory, Schedule, Status
-from engram.core.timeutil import DAY, to_epoch
+from engram.core.timeutil import DAY, LAST_DAY, to_epoch
 
 PromotionReason = Literal["usage", "score"]
 
@@ -255,6 +255,9 @@ def score_curve(
     horizon = max(
         min(max(2.0 * since, 1.1 * min(float(forgets), longest), DAY), longest), 1.1 * since
     )
+    # Nor past the last day a date can name: a memory last used in 9999 (a clock far ahead,
+    # an import) had a curve into the year 10000, and its dashboard page failed to draw it.
+    horizon = max(min(horizon, LAST_DAY - to_epoch(memory.last_used)), 0.0)
     offsets = np.linspace(0.0, horizon, points)
     # A promoted memory no longer fades (`memory_score`): its curve is flat.
     elapsed = np.zeros_like(offsets) if memory.status == Status.PROMOTED else offsets

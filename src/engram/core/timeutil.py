@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 DAY = 86_400.0  # seconds: settings and policies speak in days, the maths in seconds
+# The start of the last day a datetime can name: a time computed past it cannot be shown.
+LAST_DAY = datetime(9999, 12, 31, tzinfo=UTC).timestamp()
 
 
 def to_epoch(moment: datetime) -> float:

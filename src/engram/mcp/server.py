@@ -275,7 +275,7 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     token, source = token_for(settings)
     listener = bound_socket(host, port)
     server = build_server(settings)
-    hosts = loopback_hosts(listener)
+    hosts = loopback_hosts(listener, host)
     # The SDK's own Host and Origin check, by the same list as the dashboard's (it switched
     # itself on only for three spellings of loopback, and refused a Host without a port).
     security = TransportSecuritySettings(
@@ -339,7 +339,7 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
     token, source = token_for(settings)
     listener = bound_socket(host, port)
     runtime = EngramRuntime(settings)
-    hosts = loopback_hosts(listener)
+    hosts = loopback_hosts(listener, host)
     app = with_dashboard(dashboard(runtime.app, token), to_dashboard, hosts)
     log.warning(
         "Engram dashboard on http://%s:%d/ui (sign in with the token: %s)",

@@ -32,7 +32,7 @@ from starlette.routing import Route
 
 from engram.app import App
 from engram.core.scoring import Policy, score_curve
-from engram.errors import EngramError, NotFoundError
+from engram.errors import EngramError, NotFoundError, StoreError
 from engram.services.results import why_summary
 from engram.web.graph_page import graph_html
 
@@ -63,6 +63,15 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
     # and sent by the browser to any port of 127.0.0.1 (cookies know no ports).
     sessions: dict[str, float] = {}
 
+    def flash_mark(message: str) -> str:
+        """A redirect's message is signed with the token: a link could otherwise make a page
+        say that a memory was deleted, or touched, when nothing was done."""
+        signed = hmac.new(token.encode(), message.encode("utf-8", "surrogatepass"), "sha256")
+        return signed.hexdigest()[:32]
+
+    def flashed(request: Request, message: str) -> bool:
+        return _same(request.query_params.get("flash", ""), flash_mark(message))
+
     def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
         html = env.get_template(name).render(base=_base(request), **values)
         return HTMLResponse(html, status_code=status)
@@ -91,6 +100,8 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
                 response: Response = await handler(request)
             except NotFoundError as exc:
                 return page(request, "error.html", 404, message=str(exc))
+            except StoreError as exc:  # busy, locked, unreachable: no fault of the request's
+                return page(request, "error.html", 503, message=str(exc))
             except EngramError as exc:
                 return page(request, "error.html", 400, message=str(exc))
             return response
@@ -101,8 +112,8 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         if request.method == "GET":
             return page(request, "login.html")
         form = await _small_form(request)
-        if form is None:
-            return page(request, "login.html", 413, error="That is not a sign-in form.")
+        if isinstance(form, int):
+            return page(request, "login.html", form, error="That is not a sign-in form.")
         given = form.get("token", "").strip()
         if not _same(given, token):
             return page(request, "login.html", 401, error="That is not the token.")
@@ -135,14 +146,8 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         hits = await call(lambda a: a.search.search(query or None, limit=SEARCH_ROWS))
         rows = [(h, why_summary(h)) for h in hits]
         named = request.query_params.get("deleted", "")[:200]
-
-        def gone(a: App) -> bool:  # any text in a link was shown as "Deleted …"
-            try:
-                return bool(named) and not a.memories.get_many([named])
-            except EngramError:  # not an id at all
-                return False
-
-        deleted = named if await call(gone) else None
+        # Only what this dashboard just did: any text in a link was shown as "Deleted …".
+        deleted = named if flashed(request, f"deleted {named}") else None
         return page(
             request, "search.html", query=query, rows=rows, deleted=deleted, most=SEARCH_ROWS
         )
@@ -158,6 +163,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             return m, a.memories.score(m), _chart(curve, now, a.context.policy)
 
         m, current, chart = await call(read)
+        done = request.query_params.get("done", "")
         return page(
             request,
             "memory.html",
@@ -165,8 +171,8 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             score=current,
             chart=chart,
             actions=ACTIONS,
-            # Only an action's name: any text in the link was shown as "Done: …".
-            done=done if (done := request.query_params.get("done")) in ACTIONS else None,
+            # Only what this dashboard just did: any action named in a link was shown done.
+            done=done if done in ACTIONS and flashed(request, f"{done} {ident}") else None,
         )
 
     async def action(request: Request) -> Response:
@@ -184,10 +190,12 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         }
         await call(operations[name])
         if name == "delete":
-            return RedirectResponse(f"{_base(request)}/?deleted={quote(ident)}", status_code=303)
-        return RedirectResponse(
-            f"{_base(request)}/memory/{quote(ident)}?done={name}", status_code=303
-        )
+            mark = flash_mark(f"deleted {ident}")
+            target = f"{_base(request)}/?deleted={quote(ident)}&flash={mark}"
+        else:
+            mark = flash_mark(f"{name} {ident}")
+            target = f"{_base(request)}/memory/{quote(ident)}?done={name}&flash={mark}"
+        return RedirectResponse(target, status_code=303)
 
     async def review(request: Request) -> Response:
         rows = await call(lambda a: a.maintenance.review_candidates(LIST_ROWS))
@@ -300,22 +308,23 @@ def _deleted(app: App, ident: str) -> None:
         raise NotFoundError("memory", ident)
 
 
-async def _small_form(request: Request) -> dict[str, str] | None:
-    """The fields of a URL-encoded form of at most LOGIN_FORM_BYTES, read no further; None
-    for anything else (a multipart upload, a larger body)."""
-    kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    if kind != "application/x-www-form-urlencoded":
-        return None
+async def _small_form(request: Request) -> dict[str, str] | int:
+    """The fields of a URL-encoded form of at most LOGIN_FORM_BYTES, read no further; for
+    anything else the status that says why not: 415 another kind of body (a JSON sign-in was
+    told it was too large), 413 a larger one, 400 more fields than a sign-in form has."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > LOGIN_FORM_BYTES:
-        return None
+        return 413
+    kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if kind != "application/x-www-form-urlencoded":
+        return 415
     body = b""
     async for chunk in request.stream():
         body += chunk
         if len(body) > LOGIN_FORM_BYTES:
-            return None
+            return 413
     try:
         fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
-    except ValueError:  # more fields than a sign-in form has
-        return None
+    except ValueError:
+        return 400
     return {name: values[0] for name, values in fields.items()}
