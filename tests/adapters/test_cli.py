@@ -160,6 +160,10 @@ def test_search_verbose_shows_why(db: Path) -> None:
     assert memory_id[:8] in verbose.stdout and "match" in verbose.stdout
 
 
+# The rest of a UUID, for ids made here that Engram would have made (`abbreviable`).
+UUID_TAIL = "-4a1b-8c2d-9e3f-1234567890ab"
+
+
 def test_ids_show_short_and_a_short_id_is_taken_as_git_takes_a_hash(db: Path) -> None:
     """Tables show ids as git shows hashes (8 characters) so content keeps the width; any
     command takes a unique start of an id, and says so when the start is not unique."""
@@ -169,28 +173,36 @@ def test_ids_show_short_and_a_short_id_is_taken_as_git_takes_a_hash(db: Path) ->
     assert "Prefers green tea in the morning" in " ".join(table.stdout.split())
     touched = run_json(db, "touch", tea[:8])
     assert touched["memory"]["id"] == tea and touched["memory"]["use_count"] == 1
+    one, two = (f"abcdef0{n}{UUID_TAIL}" for n in (1, 2))
     with Engram.open(str(db), embedding_model="none") as mem:  # two ids with one start
-        mem.save_many(
-            [Draft(id="same-start-1", content="one"), Draft(id="same-start-2", content="two")]
-        )
-    ambiguous = run(db, "touch", "same-start")
-    assert ambiguous.exit_code == 1 and "same-start-1, same-start-2" in ambiguous.stderr
+        mem.save_many([Draft(id=one, content="one"), Draft(id=two, content="two")])
+    ambiguous = run(db, "touch", "abcdef0")
+    assert ambiguous.exit_code == 1 and f"{one}, {two}" in ambiguous.stderr
     assert "not found" in run(db, "touch", "abc").stderr  # too short to stand for an id
     opened = json.loads(run(db, "--json", "open", tea[:6], "missing-id").stdout)
     assert [m["id"] for m in opened["memories"]] == [tea] and opened["missing"] == ["missing-id"]
 
 
-def test_a_whole_id_gone_is_not_read_as_the_start_of_a_longer_one(db: Path) -> None:
-    """With ids note-1 and note-10, deleting note-1 a second time deleted note-10: the gone
-    id was taken as a short id of the other."""
+@pytest.mark.parametrize(
+    ("gone", "longer"), [("note-1", "note-10"), ("proj-alpha", "proj-alphabet")]
+)
+def test_a_whole_id_gone_is_not_read_as_the_start_of_a_longer_one(
+    db: Path, gone: str, longer: str
+) -> None:
+    """Deleting note-1 a second time deleted note-10, and proj-alpha proj-alphabet (an update
+    likewise overwrote it): the gone id was taken as a short id of the other. Only the ids
+    Engram makes (UUIDs) are taken by their start; one chosen by hand is given whole."""
     with Engram.open(str(db), embedding_model="none") as mem:
-        mem.save_many([Draft(id="note-1", content="one"), Draft(id="note-10", content="ten")])
-    assert "note-1" in ok(run(db, "delete", "note-1")).stdout
-    again = run_json(db, "delete", "note-1")
-    assert again["memory_ids"] == []
+        mem.save_many([Draft(id=gone, content="one"), Draft(id=longer, content="the other")])
+        made = mem.save("a memory with an id Engram made").id
+    assert gone in ok(run(db, "delete", gone)).stdout
+    assert run_json(db, "delete", gone)["memory_ids"] == []
+    refused = run(db, "update", gone, "--content", "overwritten")
+    assert refused.exit_code != 0 and "not found" in refused.output
+    assert run(db, "touch", longer[:-1]).exit_code != 0  # no start of a chosen id is one
     with Engram.open(str(db), embedding_model="none") as mem:
-        assert mem.get("note-10").content == "ten"
-    assert run_json(db, "touch", "note-")["memory"]["id"] == "note-10"  # a start still is one
+        assert mem.get(longer).content == "the other" and mem.get(longer).use_count == 0
+    assert run_json(db, "touch", made[:8])["memory"]["id"] == made  # a start of a UUID is one
 
 
 def test_search_without_results_and_rich_markup_is_shown_literally(db: Path) -> None:
@@ -869,31 +881,33 @@ def test_a_scheduled_pipeline_refuses_an_interval_it_cannot_sleep(db: Path, hour
 
 
 def test_short_ids_grow_only_where_two_ids_start_alike() -> None:
-    ids = ["abcdefgh12x4", "abcdefgh5z78", "zzzzzzzzzzzz", "abcdefgh12y9"]
+    ids = [f"abcdef{x}{UUID_TAIL}" for x in ("12", "5a", "13")] + [f"ffffffff{UUID_TAIL}"]
     assert short_ids(ids) == {
-        "abcdefgh12x4": "abcdefgh12x",
-        "abcdefgh12y9": "abcdefgh12y",
-        "abcdefgh5z78": "abcdefgh5",
-        "zzzzzzzzzzzz": "zzzzzzzz",
+        f"abcdef12{UUID_TAIL}": "abcdef12",
+        f"abcdef13{UUID_TAIL}": "abcdef13",
+        f"abcdef5a{UUID_TAIL}": "abcdef5a",
+        f"ffffffff{UUID_TAIL}": "ffffffff",
     }
+    twins = [f"abcdef12{UUID_TAIL}", f"abcdef12{UUID_TAIL[:-1]}c"]
+    assert short_ids(twins) == {t: t for t in twins}  # alike to their last character
 
 
 def test_a_short_id_shown_is_one_that_resolves(db: Path) -> None:
-    """A short id never stops inside the number that ends an id ("note-123" of note-12345678
-    is an id of its own, and `open note-123` found nothing); nor do ids the start cuts short
-    hide the one it stands for (task-10 … task-13 hid task-1a)."""
-    assert short_ids(["note-12345678", "abcdefgh1234", "abcdefgh12x9"]) == {
+    """An id chosen by hand is shown whole ("note-123" of note-12345678 found nothing); the
+    ids Engram made are shown by their start, and that start is what `open` and `touch`
+    take, however many chosen ids start alike (task-10 … task-13 hid the one it stood for)."""
+    assert short_ids(["note-12345678", "abcdefgh1234"]) == {
         "note-12345678": "note-12345678",
         "abcdefgh1234": "abcdefgh1234",
-        "abcdefgh12x9": "abcdefgh12x",
     }
     with Engram.open(str(db), embedding_model="none") as mem:
-        mem.save_many(
-            [Draft(id=f"task-{n}", content=f"task {n}") for n in range(10, 30)]
-            + [Draft(id="task-1a", content="the one")]
-        )
-    assert run_json(db, "open", "task-1")["memories"][0]["id"] == "task-1a"
-    assert run_json(db, "touch", "task-1")["memory"]["id"] == "task-1a"
+        made = mem.save("the one").id
+        prefix = made[:4]
+        mem.save_many([Draft(id=f"{prefix}-{n}", content=f"task {n}") for n in range(10, 30)])
+    shown = short_ids([made])[made]
+    assert len(shown) == 8 and made.startswith(shown)
+    assert run_json(db, "open", prefix)["memories"][0]["id"] == made
+    assert run_json(db, "touch", shown)["memory"]["id"] == made
 
 
 def test_a_table_marks_a_memory_with_more_lines_after_any_line_break(db: Path) -> None:

@@ -26,7 +26,7 @@ from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import Settings, load_settings, redact_url
 from engram.errors import ConfigError, EngramError, NotFoundError, ValidationError
-from engram.services.memories import cuts_number_short
+from engram.services.memories import abbreviable
 from engram.services.transfer.common import Progress
 from engram.storage.factory import store_exists
 
@@ -251,8 +251,9 @@ SHORT_ID = 8
 
 
 def short_ids(ids: Sequence[str]) -> dict[str, str]:
-    """Each id's shortest form of at least SHORT_ID characters that no other id here shares.
-    Sorted, an id shares its longest common start with a neighbour, so one pass suffices."""
+    """Each id's shortest form of at least SHORT_ID characters that no other id here shares
+    (an id Engram did not make is shown whole: no start of it stands for it). Sorted, an id
+    shares its longest common start with a neighbour, so one pass suffices."""
     ordered = sorted(set(ids))
     out: dict[str, str] = {}
     for i, ident in enumerate(ordered):
@@ -261,7 +262,7 @@ def short_ids(ids: Sequence[str]) -> dict[str, str]:
             default=0,
         )
         short = ident[: max(SHORT_ID, shared + 1)]
-        out[ident] = ident if cuts_number_short(short, ident) else short  # as resolve reads it
+        out[ident] = short if abbreviable(ident) else ident  # as resolve reads it
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -70,12 +71,15 @@ MIN_PREFIX = 4
 PREFIX_PAGE = 4  # ids read at a time to tell a short id's one match from several
 
 
-def cuts_number_short(start: str, ident: str) -> bool:
-    """Whether `start` stops inside the number that ends `ident`: such a start is a whole id
-    of its own ("note-1" before "note-10"), never a short one (read as one, deleting note-1 a
-    second time deleted note-10)."""
-    rest = ident[len(start) :]
-    return bool(start) and start[-1].isdigit() and rest.isdigit()
+_MADE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def abbreviable(ident: str) -> bool:
+    """Whether a short id may stand for `ident`: only for an id Engram made (a random UUID,
+    whose start names one memory). An id chosen by hand or by an import is given whole: once
+    it was deleted, typing it again resolved it as the start of a longer one (deleting
+    "proj-alpha" a second time deleted "proj-alphabet"; "note-1", "note-10")."""
+    return _MADE_ID.fullmatch(ident) is not None
 
 
 class MemoryService:
@@ -323,8 +327,8 @@ class MemoryService:
 
     def resolve(self, id_or_prefix: str, field: str = "memory_id") -> str:
         """The id a short id stands for, as git resolves an abbreviated hash: the id itself if
-        a memory has it, else the one id starting with it (at least MIN_PREFIX characters).
-        For people typing ids; the MCP tools take whole ids only."""
+        a memory has it, else the one id Engram made (`abbreviable`) starting with it (at least
+        MIN_PREFIX characters). For people typing ids; the MCP tools take whole ids only."""
         ident = check.memory_id(id_or_prefix, field)
         if self.ctx.store.get_many([ident]):
             return ident
@@ -332,9 +336,9 @@ class MemoryService:
             raise NotFoundError("memory", ident)
         found: list[str] = []
         asked = PREFIX_PAGE
-        while True:  # past the ids the start cuts short, however many ("task-10" … "task-19")
+        while True:  # past the ids a start cannot stand for, however many
             page = self.ctx.store.ids_with_prefix(ident, asked)
-            found = [i for i in page if not cuts_number_short(ident, i)]
+            found = [i for i in page if abbreviable(i)]
             if len(found) >= PREFIX_PAGE or len(page) < asked:
                 break
             asked *= 16
