@@ -259,3 +259,34 @@ def test_a_forked_child_searches_with_threads_of_its_own(tmp_path: Path) -> None
             child.kill()
         assert child.exitcode == 0
         assert answers.get(timeout=5) == ["Prefers green tea over coffee"]
+
+
+def _save_and_search_with_the_parents_handle(mem: Engram, answers: Any) -> None:
+    mem.save("The child saved this note about deep sea diving")
+    answers.put([h.memory.content for h in mem.search("scuba ocean", limit=1)])
+    mem.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork exists on POSIX only")
+def test_a_forked_child_using_its_parents_handle_embeds_what_it_saves(tmp_path: Path) -> None:
+    """The child's save queued its vector for the parent's embedding worker, which a forked
+    child does not have: its next search waited for ever, and the memory never got a vector.
+    The search below matches by meaning only (no word of it is in the memory)."""
+    path = str(tmp_path / "fork.db")
+    with Engram.open(path) as mem:
+        mem.save("The parent saved this note about mountain hiking trails")
+        assert mem.search("hiking")
+        forking = multiprocessing.get_context("fork")
+        answers = forking.Queue()
+        child = forking.Process(
+            target=_save_and_search_with_the_parents_handle, args=(mem, answers)
+        )
+        child.start()
+        child.join(60)
+        if child.is_alive():
+            child.kill()
+        assert child.exitcode == 0
+        assert answers.get(timeout=5) == ["The child saved this note about deep sea diving"]
+    with Engram.open(path) as mem:
+        status = mem.embedding_status()
+        assert status.memories == 2 and set(status.vectors.values()) == {2}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
 import time
 import weakref
@@ -59,6 +60,21 @@ def _close_at_exit(queue: EmbeddingQueue) -> None:
             _hooked = True
 
 
+def _after_fork_in_child() -> None:
+    """A forked child has none of its parent's threads: a save in it queued its vector for a
+    worker that was not there, and its next search waited for ever for the queue to drain.
+    Each open queue gets a worker of its own; what the parent was embedding is the parent's
+    to store, and locks a parent's thread held at the fork are made anew."""
+    global _exit_hook
+    _exit_hook = threading.Lock()
+    for queue in list(_open):
+        queue._start_in_child()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which never forks
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class EmbeddingQueue:
     def __init__(self, compute: Callable[[Sequence[Item]], int], batch: int = BATCH) -> None:
         """`compute(items)` embeds and stores one batch and says how many it stored; it runs on
@@ -81,6 +97,16 @@ class EmbeddingQueue:
         self._worker = threading.Thread(target=self._run, name="engram-embed", daemon=True)
         self._worker.start()
         _close_at_exit(self)
+
+    def _start_in_child(self) -> None:
+        self._cond = threading.Condition()
+        self._waiting, self._busy = [], set()
+        self._done = self._submitted
+        if self._closed or self._stopped:
+            self._stopped = True  # the parent's worker object: the child's join returns at once
+            return
+        self._worker = threading.Thread(target=self._run, name="engram-embed", daemon=True)
+        self._worker.start()
 
     def submit(self, items: Sequence[Item]) -> None:
         if not items:
