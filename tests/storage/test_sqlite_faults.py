@@ -59,6 +59,39 @@ def test_the_cli_says_so_without_a_traceback(pristine: Path, tmp_path: Path) -> 
     assert "is damaged" in result.stderr and "Traceback" not in result.stderr
 
 
+def test_a_full_disk_says_the_truth_about_a_save_that_embeds_in_the_foreground(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With vectors computed before a save returns (ENGRAM_EMBED_IN_BACKGROUND false), a disk
+    that filled between the memory and its vectors made the save fail saying "nothing was
+    written" while the memory was committed (a retry then merged into it). Every save below
+    either fails and left no memory, or returns with its memory stored; at least one of them
+    lands between the two and says its vector is missing (the disk is capped as above, the
+    texts long enough that a memory fits where its 17 vectors do not)."""
+    text = " ".join(f"Sentence {i} is about gardening, boats and the weather." for i in range(16))
+    with Engram.open(str(tmp_path / "full.db"), embed_in_background=False) as mem:
+        mem.save("Saved before the disk filled up")
+        conn = mem.app.context.store._conn  # type: ignore[attr-defined]
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages + 12}")
+        outcomes = []
+        for i in range(40):
+            body = f"[{i}] {text}"
+            try:
+                mem.save(body)
+                outcomes.append("saved")
+            except StoreError as exc:
+                assert "nothing was written" in str(exc)
+                outcomes.append("refused")
+            stored = [m.content for m in mem.read_graph().memories if m.content == body]
+            assert stored == ([body] if outcomes[-1] == "saved" else [])
+            if outcomes[-1] == "refused":
+                break
+        conn.execute("PRAGMA max_page_count = 1073741823")
+    assert "refused" in outcomes
+    assert "vectors could not be stored" in caplog.text and "--backfill" in caplog.text
+
+
 def test_a_store_path_under_a_file_names_the_setting(tmp_path: Path) -> None:
     (tmp_path / "a-file").write_text("not a folder")
     with pytest.raises(StoreError, match="ENGRAM_STORAGE_PATH"):

@@ -29,7 +29,7 @@ from engram.core.scoring import (
 from engram.core.text import passages
 from engram.core.timeutil import asker_local, to_epoch
 from engram.embeddings.protocol import Embedder
-from engram.errors import ConfigError
+from engram.errors import ConfigError, StoreError
 from engram.services.embedding_queue import EmbeddingQueue
 from engram.storage.protocol import Capability, ScheduleInputs, Store, Stub
 
@@ -168,8 +168,19 @@ class Context:
         else computed now."""
         if self.queue is not None:
             self.queue.submit(items)
-        else:
+            return
+        try:
             self.embed_and_store(items)
+        except StoreError as exc:
+            # The memories are saved (committed before this); only their vectors are not, as
+            # when the background worker fails. An error here said "nothing was written", and
+            # a retry merged into the memory it had saved.
+            log.error(
+                "%d memories are saved, but their vectors could not be stored (%s); "
+                "`engram embed --backfill` adds them",
+                len(items),
+                exc,
+            )
 
     def vectors_ready(self) -> None:
         """Wait until every vector queued by this process is stored: call before reading
