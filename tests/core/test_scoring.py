@@ -13,6 +13,7 @@ from engram.core.decay import DecayParams
 from engram.core.models import Memory, Status
 from engram.core.scoring import (
     Policy,
+    crossing_times,
     memory_schedule,
     memory_score,
     promotion_reason,
@@ -102,6 +103,15 @@ def test_a_curve_ends_by_the_last_day_a_date_can_name() -> None:
     times, scores = score_curve(POLICY, make().model_copy(update={"last_used": last}), NOW)
     assert times[0] == to_epoch(last) and times[-1] <= LAST_DAY and len(scores) == len(times)
     assert from_epoch(float(times[-1])).year == 9999
+
+
+def test_a_strength_too_small_to_divide_by_is_below_every_threshold_without_a_warning() -> None:
+    """1e-320 (a valid strength) overflowed the ratio to the threshold: numpy printed a
+    RuntimeWarning with a source line under `engram save --strength 1e-320`."""
+    times = crossing_times(
+        POLICY, 0.05, np.array([0.0]), np.array([1e-320]), np.array([NOW])
+    )  # warnings are errors in the tests
+    assert times[0] < NOW
 
 
 def test_fresh_memory_is_never_promoted() -> None:

@@ -90,6 +90,8 @@ def test_an_empty_source_or_context_is_none_from_every_adapter(mem: Engram) -> N
     assert (
         (kept.source, kept.context) == (given.source, given.context) == ("the wiki", "onboarding")
     )
+    blank = mem.update(m.id, source="   ", context="\t", strength=1.2)  # cleared them, as None
+    assert (blank.source, blank.context, blank.strength) == ("the wiki", "onboarding", 1.2)
 
 
 def test_meta_nested_too_deep_is_refused_naming_it(mem: Engram) -> None:
@@ -398,6 +400,7 @@ def test_python_values_of_the_wrong_type_are_named_not_a_traceback(mem: Engram) 
         (lambda: mem.save("y", context=[]), "context: must be text, not list"),  # type: ignore[arg-type]
         (lambda: mem.save("y", meta=[]), "meta: must be an object"),  # type: ignore[arg-type]
         (lambda: mem.save("y", created_at=0), "created_at: must be a datetime"),  # type: ignore[arg-type]
+        (lambda: mem.update(kept.id, source=0), "source: must be text, not int"),  # type: ignore[arg-type]
         (lambda: mem.search(["apples"]), "query: must be text, not list"),  # type: ignore[arg-type]
         (lambda: mem.gc(dry_run="false"), "dry_run: must be true or false"),  # type: ignore[arg-type]
         (lambda: mem.touch(kept.id, boost="no"), "boost: must be true or false"),  # type: ignore[arg-type]

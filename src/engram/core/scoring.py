@@ -142,7 +142,9 @@ def crossing_times(
     its crossing is its last use (gc's own test, score < threshold, agrees at every moment).
     """
     peak = np.power(use_count + 1.0, policy.beta) * strength
-    with np.errstate(divide="ignore"):
+    # A strength as small as 1e-320 overflows the ratio to infinity, which is its meaning: a
+    # numpy warning was printed under `engram save --strength 1e-320`.
+    with np.errstate(divide="ignore", over="ignore"):
         ratio = np.where(peak > 0, threshold / np.where(peak > 0, peak, 1.0), np.inf)
     # A crossing beyond FAR_FUTURE (or never: +inf) is stored as FAR_FUTURE: a store cannot
     # hold infinity (JSON has none), and no clock reaches either.

@@ -386,10 +386,10 @@ class MemoryService:
             changes["tags"] = check.tags(tags)
         if entities is not None:
             changes["entities"] = check.entities(entities)
-        if source:  # None or "": unchanged (docs/tools.md)
-            changes["source"] = check.short_text(source, "source")
-        if context:
-            changes["context"] = check.short_text(context, "context")
+        # None, "" or blank: unchanged (docs/tools.md; "   " cleared it); 0 or [] an error.
+        for name, given in (("source", source), ("context", context)):
+            if given is not None and (text := check.short_text(given, name)) is not None:
+                changes[name] = text
         if meta is not None:
             changes["meta"] = check.meta(meta)
         if strength is not None:
