@@ -30,6 +30,11 @@ class StoreError(EngramError):
     """The store refused an operation (locked too long, corrupt, wrong schema)."""
 
 
+class DamagedStoreError(StoreError):
+    """The store's database cannot be read: its pages are damaged (a JSONL store's index,
+    which is only a cache of its files, is rebuilt from them instead)."""
+
+
 class BusyError(StoreError):
     """Another client holds a store-wide lock (`Store.exclusive`): a pipeline run or a merge
     is under way elsewhere. Nothing was done; trying again later is safe."""

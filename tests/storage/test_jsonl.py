@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -916,3 +917,83 @@ def test_a_young_or_lockless_index_folder_is_left_alone(tmp_path: Path) -> None:
     assert scratch.sweep_orphans(tmp_path) == []
     assert young.is_dir() and lockless.is_dir()
     assert scratch.sweep_orphans(tmp_path, min_age=0) == [young]
+
+
+def test_a_damaged_index_snapshot_is_rebuilt_from_the_files(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The snapshot is a cache: pages of it damaged (here the full-text index's, found with
+    SQLite's dbstat) failed every search, telling the user to restore a backup of files that
+    were intact, and the damaged snapshot was never replaced. The index is rebuilt from the
+    files, the search answers, and the next open finds a sound snapshot."""
+    from engram import Draft, Engram
+
+    path = tmp_path / "store"
+    with Engram.open(f"jsonl://{path}", embedding_model="none") as m:
+        m.save_many([Draft(content=f"note {i} about kiwi and mango") for i in range(500)])
+    snapshot_file = path / ".index.db"
+    with sqlite3.connect(snapshot_file) as conn:
+        query = "SELECT pageno FROM dbstat WHERE name = 'memories_fts_data'"
+        pages = [p for (p,) in conn.execute(query)]
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+    with snapshot_file.open("r+b") as f:
+        for page in pages:
+            f.seek((page - 1) * size)
+            f.write(b"\xff" * size)
+    with Engram.open(f"jsonl://{path}", embedding_model="none") as m:
+        assert len(m.search("kiwi", limit=10)) == 10
+    assert "is damaged: rebuilding it from the files" in caplog.text
+    caplog.clear()
+    with Engram.open(f"jsonl://{path}", embedding_model="none") as m:
+        assert len(m.search("mango", limit=10)) == 10
+    assert "damaged" not in caplog.text
+
+
+def test_a_memory_deleted_by_hand_loses_its_links_even_when_the_tombstone_goes_first(
+    tmp_path: Path,
+) -> None:
+    """A tombstone typed by hand is the documented way to delete; the next compaction drops
+    the memory's relation and vector lines. A line without a schedule (also typed by hand)
+    makes the next open rewrite memories.jsonl first, without the tombstone: compaction then
+    took the relation line for a quarantined memory's and kept it for ever."""
+    from engram import Engram
+
+    path = tmp_path / "store"
+    with Engram.open(f"jsonl://{path}", embedding_model="none") as m:
+        a, b = m.save("alpha apples"), m.save("beta bananas")
+        m.create_relation(a.id, b.id)
+    with (path / "memories.jsonl").open("a") as f:
+        f.write(json.dumps({"id": a.id, "_deleted": True}) + "\n")
+        hand = {
+            "id": "hand-1",
+            "content": "written by hand",
+            "created_at": "2026-01-01T10:00:00Z",
+            "last_used": "2026-01-02T10:00:00Z",
+        }
+        f.write(json.dumps(hand) + "\n")
+    with Engram.open(f"jsonl://{path}", embedding_model="none") as m:
+        assert m.stats().total == 2  # the schedules computed, memories.jsonl rewritten
+        assert '"_deleted"' not in (path / "memories.jsonl").read_text()
+        m.compact()
+        assert (path / "relations.jsonl").read_text() == ""
+        assert m.stats().total == 2 and m.stats().relations == 0
+
+
+def test_compaction_rewrites_a_linked_file_where_it_points(tmp_path: Path) -> None:
+    """memories.jsonl as a link into another folder (a dotfiles repository): compaction
+    replaced the link with a copy, and later saves went to the copy."""
+    from engram import Engram
+
+    path, elsewhere = tmp_path / "store", tmp_path / "dotfiles"
+    with Engram.open(f"jsonl://{path}", embedding_model="none") as m:
+        first = m.save("kept in the dotfiles repository")
+    elsewhere.mkdir()
+    (path / "memories.jsonl").rename(elsewhere / "memories.jsonl")
+    (path / "memories.jsonl").symlink_to(elsewhere / "memories.jsonl")
+    with Engram.open(f"jsonl://{path}", embedding_model="none") as m:
+        m.update(first.id, content="edited, so there is a dead line to drop")
+        m.compact()
+        m.save("saved after the compaction")
+    assert (path / "memories.jsonl").is_symlink()
+    lines = (elsewhere / "memories.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and "saved after the compaction" in lines[1]

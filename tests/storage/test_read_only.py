@@ -109,3 +109,40 @@ def test_a_read_only_store_is_a_message_and_stays_as_it_was(folder: Path, backen
     assert "read-only" in result.stderr and "nothing was written" in result.stderr
     assert "Traceback" not in result.stderr
     assert digest(data) == before
+
+
+def test_a_jsonl_change_that_cannot_write_one_of_its_files_is_not_done_at_all(
+    folder: Path,
+) -> None:
+    """relations.jsonl read-only in a store otherwise writable: a relation refused by it was
+    kept in the index (the same relate then answered OK, and the snapshot carried it until a
+    compaction lost it); a delete wrote the memory's tombstone, then failed on it, saying
+    nothing was done; a compaction replaced the read-only file."""
+    data = folder / "store"
+    with Engram.open(f"jsonl://{data}", embedding_model="none") as mem:
+        a, b = mem.save("alpha apples"), mem.save("beta bananas")
+        c = mem.save("cherry")
+        mem.create_relation(a.id, c.id)
+    for p in [data, *data.rglob("*")]:
+        p.chmod(0o777 if p.is_dir() else 0o666)
+    (data / "relations.jsonl").chmod(0o444)
+    before = (data / "relations.jsonl").read_bytes()
+    home = folder / "home"
+    home.mkdir(mode=0o777)
+    home.chmod(0o777)
+    store = f"jsonl://{data}"
+    for _ in range(2):  # the second was answered OK from the index
+        relate = engram_cli(store, home, "relate", a.id, b.id)
+        assert relate.returncode == 1 and "cannot write" in relate.stderr, relate.stderr
+    delete = engram_cli(store, home, "delete", c.id)
+    assert delete.returncode == 1 and "cannot write" in delete.stderr, delete.stderr
+    compact = engram_cli(store, home, "maintenance", "compact")
+    assert compact.returncode == 1 and "cannot write" in compact.stderr, compact.stderr
+    assert (data / "relations.jsonl").read_bytes() == before
+    assert os.stat(data / "relations.jsonl").st_mode & 0o777 == 0o444
+    (data / "relations.jsonl").chmod(0o666)
+    with Engram.open(store, embedding_model="none") as mem:
+        assert mem.get(c.id).content == "cherry"  # not deleted
+        assert [(r.from_id, r.to_id) for r in mem.relations(a.id)] == [(a.id, c.id)]
+        mem.compact()
+        assert [(r.from_id, r.to_id) for r in mem.relations(a.id)] == [(a.id, c.id)]

@@ -303,14 +303,24 @@ class LineFile:
             _write_head(self.path, written, self.consumed)
         return count
 
+    def check_writable(self) -> None:
+        """Fail as `append` and `rewrite` would on a file that may not be written (read-only):
+        a change to several files checks them all first, so as not to be done part-way."""
+        if self.path.exists() and not os.access(self.path, os.W_OK):
+            raise StoreError(f"cannot write {self.path}: Permission denied")
+
     def rewrite(self, lines: Iterable[bytes]) -> int:
-        """Atomically replace the file with these lines; returns how many were written."""
+        """Atomically replace the file with these lines; returns how many were written. A
+        read-only file is refused as an append refuses it (a compaction replaced it), and a
+        file that is a link is replaced where it points (the link was replaced by a copy, and
+        later writes went to the copy)."""
+        self.check_writable()
         count = 0
         size = 0
         consumed = _digest()
         sample = b""
         try:
-            with replacing(self.path) as f:
+            with replacing(self.path.resolve()) as f:
                 remaining = iter(lines)
                 while chunk := list(islice(remaining, 4096)):
                     data = b"".join(line + b"\n" for line in chunk)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from engram.core.models import Relation
 from engram.storage.jsonl.files import read_lines
@@ -37,6 +37,37 @@ def deleted_memories(path: Path) -> set[str]:
         if isinstance(ident, str):
             last[ident] = obj.get("_deleted") is True
     return {ident for ident, gone in last.items() if gone}
+
+
+class DeadLines(NamedTuple):
+    relations: list[str]  # ids of relations still live in relations.jsonl
+    vectors: list[str]  # ids of memories whose vectors are still live in vectors.jsonl
+
+
+def lines_of_deleted(memories: Path, relations: Path, vectors: Path) -> DeadLines:
+    """The relation and vector lines, still live in their files, of memories that only a
+    tombstone in memories.jsonl says are deleted: a rewrite of that file without the tombstone
+    must first bury them."""
+    deleted = deleted_memories(memories)
+    if not deleted:
+        return DeadLines([], [])
+    edges = _last_lines_of(relations, decode_relation)
+    vectors_of = _last_lines_of(vectors, decode_vector)
+    return DeadLines(
+        [
+            r.id
+            for r in edges
+            if isinstance(r, Relation) and (r.from_id in deleted or r.to_id in deleted)
+        ],
+        [v.id for v in vectors_of if isinstance(v, VectorLine) and v.id in deleted],
+    )
+
+
+def _last_lines_of(path: Path, decode: Callable[[bytes], R]) -> list[R]:
+    latest: dict[str, R] = {}
+    for _, record in _readable(path, decode):
+        latest[record.id] = record
+    return list(latest.values())
 
 
 def orphan_relations(

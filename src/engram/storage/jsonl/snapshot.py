@@ -13,7 +13,8 @@ The snapshot is a cache, never the truth:
 * files are written atomically (temporary file, fsync, rename) under the directory's exclusive
   lock, and read under it, so the database and the vector index always come from one process;
 * a snapshot that cannot be opened (damaged, or from a newer Engram) is ignored, and replaced
-  at the next close.
+  at the next close; one whose pages are found damaged by a read is rebuilt from the files
+  (`delegation.index_read`).
 """
 
 from __future__ import annotations

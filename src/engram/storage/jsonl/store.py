@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from itertools import chain
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -38,6 +38,7 @@ from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.errors import EngramError, StoreError
 from engram.storage.changes import apply_changes
 from engram.storage.jsonl import orphans, snapshot
+from engram.storage.jsonl.delegation import index_read, vault_index
 from engram.storage.jsonl.files import DirLock, LineFile
 from engram.storage.jsonl.layout import (
     AUDIT,
@@ -77,37 +78,10 @@ from engram.storage.protocol import Capability, Change, Filter, Rescheduler, Vec
 from engram.storage.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
-P = ParamSpec("P")
 R = TypeVar("R")
 
 _ANY = Filter(statuses=tuple(Status))  # every memory, whatever its status
 FILES = (MEMORIES, RELATIONS, VECTORS)
-
-
-def _index_read(
-    method: Callable[Concatenate[SQLiteStore, P], R],
-) -> Callable[Concatenate[JSONLStore, P], R]:
-    """A read the index answers exactly as the SQLite backend, once it has caught up with the
-    lines other processes appended."""
-
-    def read(self: JSONLStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        with self._reading() as index:
-            return method(index, *args, **kwargs)
-
-    read.__name__, read.__doc__ = method.__name__, method.__doc__
-    return read
-
-
-def _vault_index(
-    method: Callable[Concatenate[SQLiteStore, P], R],
-) -> Callable[Concatenate[JSONLStore, P], R]:
-    """An operation on the vault's note index, an SQLite file of its own (`ltm.db`)."""
-
-    def call(self: JSONLStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        return method(self._note_index(), *args, **kwargs)
-
-    call.__name__, call.__doc__ = method.__name__, method.__doc__
-    return call
 
 
 class JSONLStore:
@@ -358,6 +332,11 @@ class JSONLStore:
         self._bad.clear()
         self._sync()
 
+    def _rebuild_damaged_index(self) -> None:
+        with self._mutex, self._lock.hold(exclusive=False):
+            log.warning("the index of %s is damaged: rebuilding it from the files", self.path)
+            self._reload()  # and the next close replaces the damaged snapshot
+
     def _repair_if_needed(self) -> None:
         """Move unreadable lines aside and reload from the files without them (`repair`)."""
         if not self._bad:
@@ -366,6 +345,17 @@ class JSONLStore:
         self._bad.clear()
         self._reload()
         self._bad.clear()
+
+    def _bury_lines_of_deleted(self) -> None:
+        """Tombstones for the lines of memories deleted by a tombstone alone (as by hand), before
+        a rewrite drops it: compaction then kept those lines for ever, as a quarantined one's."""
+        dead = orphans.lines_of_deleted(
+            self._memories.path, self._relations.path, self._vectors.path
+        )
+        if dead.relations:
+            self._relations.append(encode_tombstone(rid) for rid in dead.relations)
+            self._rel.add(len(dead.relations), tombstones=len(dead.relations))
+        self._retire_vectors(dead.vectors)
 
     def _retire_vectors(self, ids: Sequence[str]) -> None:
         """Tombstones in vectors.jsonl: a fresh load never revives these memories' vectors."""
@@ -416,6 +406,9 @@ class JSONLStore:
             if not victims:
                 return []
             edges = [r.id for r in index.relations(victims)]
+            # All or nothing: a read-only relations.jsonl failed it after the memory's tombstone.
+            for file in (self._memories, *([self._relations] * bool(edges)), self._vectors):
+                file.check_writable()
             self._memories.append(encode_tombstone(ident) for ident in victims)
             self._mem.add(len(victims), tombstones=len(victims))
             # The memory tombstones already hide these edges; the relation tombstones record it
@@ -428,25 +421,25 @@ class JSONLStore:
             self._unscheduled.difference_update(victims)
             return victims
 
-    get_many = _index_read(SQLiteStore.get_many)
-    ids_with_prefix = _index_read(SQLiteStore.ids_with_prefix)
-    count = _index_read(SQLiteStore.count)
+    get_many = index_read(SQLiteStore.get_many)
+    ids_with_prefix = index_read(SQLiteStore.ids_with_prefix)
+    count = index_read(SQLiteStore.count)
     # -- finding (the index answers, exactly as the SQLite backend) ---------------------------
-    text_search = _index_read(SQLiteStore.text_search)
-    term_counts = _index_read(SQLiteStore.term_counts)
-    stubs = _index_read(SQLiteStore.stubs)
-    browse = _index_read(SQLiteStore.browse)
-    saved_between = _index_read(SQLiteStore.saved_between)
-    due_for_gc = _index_read(SQLiteStore.due_for_gc)
-    near_review_peak = _index_read(SQLiteStore.near_review_peak)
-    in_danger_zone = _index_read(SQLiteStore.in_danger_zone)
-    schedule_counts = _index_read(SQLiteStore.schedule_counts)
-    in_promotion_window = _index_read(SQLiteStore.in_promotion_window)
-    page = _index_read(SQLiteStore.page)
-    position = _index_read(SQLiteStore.position)
-    page_texts = _index_read(SQLiteStore.page_texts)
-    episode_tails = _index_read(SQLiteStore.episode_tails)
-    episode_neighbours = _index_read(SQLiteStore.episode_neighbours)
+    text_search = index_read(SQLiteStore.text_search)
+    term_counts = index_read(SQLiteStore.term_counts)
+    stubs = index_read(SQLiteStore.stubs)
+    browse = index_read(SQLiteStore.browse)
+    saved_between = index_read(SQLiteStore.saved_between)
+    due_for_gc = index_read(SQLiteStore.due_for_gc)
+    near_review_peak = index_read(SQLiteStore.near_review_peak)
+    in_danger_zone = index_read(SQLiteStore.in_danger_zone)
+    schedule_counts = index_read(SQLiteStore.schedule_counts)
+    in_promotion_window = index_read(SQLiteStore.in_promotion_window)
+    page = index_read(SQLiteStore.page)
+    position = index_read(SQLiteStore.position)
+    page_texts = index_read(SQLiteStore.page_texts)
+    episode_tails = index_read(SQLiteStore.episode_tails)
+    episode_neighbours = index_read(SQLiteStore.episode_neighbours)
     # -- schedules ----------------------------------------------------------------------------
 
     def schedule_fingerprint(self) -> str | None:
@@ -465,6 +458,7 @@ class JSONLStore:
                 return 0  # another process did it a moment ago
             memories = list(every_memory(self._index))
             if memories:
+                self._bury_lines_of_deleted()
                 schedules = rescheduled(memories, compute)
                 self._memories.rewrite(encode_memory(m, schedules[m.id]) for m in memories)
                 write_meta(self.path, schedule_fingerprint=fingerprint)
@@ -482,13 +476,17 @@ class JSONLStore:
         with self._writing() as index:
             stored = index.add_relation(relation)
             if stored is relation:  # added now; an edge stored before is read back anew
-                self._relations.append([encode_relation(relation)])
+                try:
+                    self._relations.append([encode_relation(relation)])
+                except BaseException:
+                    self._reload()  # the index holds an edge the files do not: it was kept
+                    raise
                 self._rel.add(1)
             return stored
 
-    relations = _index_read(SQLiteStore.relations)
-    count_relations = _index_read(SQLiteStore.count_relations)
-    traverse = _index_read(SQLiteStore.traverse)
+    relations = index_read(SQLiteStore.relations)
+    count_relations = index_read(SQLiteStore.count_relations)
+    traverse = index_read(SQLiteStore.traverse)
     # -- the maintenance pipeline -------------------------------------------------------------
 
     def audit_append(self, entries: Sequence[AuditEntry]) -> None:
@@ -525,11 +523,11 @@ class JSONLStore:
             index.delete_vectors(list(latest))
             return index.put_vectors(list(latest.items()), model_id)
 
-    vector_search = _index_read(SQLiteStore.vector_search)
-    vector_neighbours = _index_read(SQLiteStore.vector_neighbours)
-    get_vectors = _index_read(SQLiteStore.get_vectors)
-    missing_vectors = _index_read(SQLiteStore.missing_vectors)
-    vector_counts = _index_read(SQLiteStore.vector_counts)
+    vector_search = index_read(SQLiteStore.vector_search)
+    vector_neighbours = index_read(SQLiteStore.vector_neighbours)
+    get_vectors = index_read(SQLiteStore.get_vectors)
+    missing_vectors = index_read(SQLiteStore.missing_vectors)
+    vector_counts = index_read(SQLiteStore.vector_counts)
     # -- long-term memory: the vault index, an SQLite file next to the memories ---------------
 
     def _note_index(self) -> SQLiteStore:
@@ -543,14 +541,14 @@ class JSONLStore:
                 )
             return self._notes
 
-    ltm_states = _vault_index(SQLiteStore.ltm_states)
-    ltm_claims = _vault_index(SQLiteStore.ltm_claims)
-    ltm_write = _vault_index(SQLiteStore.ltm_write)
-    ltm_search = _vault_index(SQLiteStore.ltm_search)
-    ltm_links = _vault_index(SQLiteStore.ltm_links)
-    ltm_put_vectors = _vault_index(SQLiteStore.ltm_put_vectors)
-    ltm_vector_search = _vault_index(SQLiteStore.ltm_vector_search)
-    ltm_missing_vectors = _vault_index(SQLiteStore.ltm_missing_vectors)
+    ltm_states = vault_index(SQLiteStore.ltm_states)
+    ltm_claims = vault_index(SQLiteStore.ltm_claims)
+    ltm_write = vault_index(SQLiteStore.ltm_write)
+    ltm_search = vault_index(SQLiteStore.ltm_search)
+    ltm_links = vault_index(SQLiteStore.ltm_links)
+    ltm_put_vectors = vault_index(SQLiteStore.ltm_put_vectors)
+    ltm_vector_search = vault_index(SQLiteStore.ltm_vector_search)
+    ltm_missing_vectors = vault_index(SQLiteStore.ltm_missing_vectors)
     # -- maintenance --------------------------------------------------------------------------
 
     def stats(self) -> StorageStats:
@@ -582,16 +580,18 @@ class JSONLStore:
             ids = [m.id for m in memories]
             schedules = index.schedules(ids)
             deleted = orphans.deleted_memories(self._memories.path)  # before its tombstones go
-            self._memories.rewrite(
-                encode_memory(m, None if m.id in self._unscheduled else schedules[m.id])
-                for m in memories
-            )
             # What the index holds, and what it cannot hold of a quarantined memory (orphans.py)
             relations, live = index.all_relations(), set(ids)
             kept = orphans.orphan_relations(self._relations.path, live, deleted)
             self._relations.rewrite([*(encode_relation(r) for r in relations), *kept])
             unheld = orphans.orphan_vectors(self._vectors.path, live, deleted)
             vectors = self._vectors.rewrite(chain(vector_lines(index, ids), unheld))
+            # Last: killed before this, the tombstones still say whose lines above were dead
+            # (rewritten first, a deleted memory's relation lines were kept as orphans for ever).
+            self._memories.rewrite(
+                encode_memory(m, None if m.id in self._unscheduled else schedules[m.id])
+                for m in memories
+            )
             self._mem, self._rel, self._vec = (
                 Tally(len(memories)),
                 Tally(len(relations) + len(kept)),

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from engram.core.text import tag_key
-from engram.errors import StoreError
+from engram.errors import DamagedStoreError, StoreError
 from engram.storage.protocol import Filter
 
 MAX_VARS = 900  # bound parameters per statement, under SQLite's default limit
@@ -47,7 +47,7 @@ def store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
     # "vtable constructor failed": the full-text index's own pages cannot be read.
     damaged = ("malformed", "not a database", "corrupt", "vtable constructor failed")
     if any(word in text for word in damaged):
-        return StoreError(
+        return DamagedStoreError(
             f"the store {path} is damaged ({exc}); nothing more was written to it. Restore a "
             f"backup into a new store (engram import jsonl BACKUP/engram/export.jsonl), or "
             f"save what is readable with "
