@@ -344,6 +344,13 @@ class LineFile:
             return 0
 
 
+def writable(files: Iterable[LineFile]) -> None:
+    """`check_writable` of each: a change that writes several files is then not done part-way
+    for want of permission."""
+    for file in files:
+        file.check_writable()
+
+
 def read_lines(path: Path) -> list[tuple[int, bytes]]:
     """Every line of a file with its 1-based number (the last may lack its newline)."""
     try:

@@ -39,7 +39,7 @@ from engram.errors import EngramError, StoreError
 from engram.storage.changes import apply_changes
 from engram.storage.jsonl import orphans, snapshot
 from engram.storage.jsonl.delegation import index_read, vault_index
-from engram.storage.jsonl.files import DirLock, LineFile
+from engram.storage.jsonl.files import DirLock, LineFile, writable
 from engram.storage.jsonl.layout import (
     AUDIT,
     LTM_DB,
@@ -407,16 +407,16 @@ class JSONLStore:
                 return []
             edges = [r.id for r in index.relations(victims)]
             # All or nothing: a read-only relations.jsonl failed it after the memory's tombstone.
-            for file in (self._memories, *([self._relations] * bool(edges)), self._vectors):
-                file.check_writable()
+            vectors = bool(self._vectors.size())
+            writable([self._memories] + [self._relations] * bool(edges) + [self._vectors] * vectors)
             self._memories.append(encode_tombstone(ident) for ident in victims)
             self._mem.add(len(victims), tombstones=len(victims))
             # The memory tombstones already hide these edges; the relation tombstones record it
             # in relations.jsonl too, so a re-used id never brings them back.
             self._relations.append(encode_tombstone(rid) for rid in edges)
             self._rel.add(len(edges), tombstones=len(edges))
-            if self._vectors.size():  # every victim's: one the index did not hold (of a text
-                self._retire_vectors(victims)  # edited by hand) was kept as an orphan's
+            if vectors:  # every victim's: one the index did not hold (of a text edited by
+                self._retire_vectors(victims)  # hand) was kept as an orphan's
             index.delete(victims)
             self._unscheduled.difference_update(victims)
             return victims
