@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -62,6 +64,21 @@ def test_the_graph_drawing_is_never_written_over_the_store(store: Path) -> None:
     assert "--html" in message and "store" in message
     with Engram.open(str(store)) as mem:
         assert mem.stats().total == 1
+
+
+def test_the_graph_drawing_into_a_pipe_is_written_through_it(store: Path, tmp_path: Path) -> None:
+    """`graph --html FIFO` (or a device: /dev/null as root) replaced it with a plain file, as
+    the export's atomic rename once did."""
+    save(store, "Atlas runs on PostgreSQL 16")
+    fifo = tmp_path / "drawing"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    ok(run(store, "graph", "--html", str(fifo)))
+    reader.join(30)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert received and "<html" in received[0].lower() and "PostgreSQL 16" in received[0]
 
 
 def test_undo_refused_for_a_deleted_original_names_the_force_option(store: Path) -> None:

@@ -11,9 +11,10 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO, cast
 
 import click
@@ -286,3 +287,19 @@ def resolve(app: App, ident: str, field: str = "memory_id") -> str:
 
 def resolve_all(app: App, ids: Sequence[str], field: str = "memory_ids") -> list[str]:
     return [resolve(app, ident, field) for ident in ids]
+
+
+def not_a_file(path: Path) -> bool:
+    """A pipe, a device or /dev/stdout where output goes: written to, never replaced (the
+    atomic rename of a file replaced a FIFO or a device, /dev/null once, with a plain file,
+    and failed on /dev/stdout)."""
+    return path.exists() and not path.is_file() and not path.is_dir()
+
+
+def write_through(path: Path, chunks: Iterable[str], field: str) -> None:
+    try:
+        with path.open("w", encoding="utf-8") as f:
+            for chunk in chunks:
+                f.write(chunk)
+    except OSError as exc:
+        raise ValidationError(field, f"cannot write to {path}: {exc.strerror}") from None

@@ -17,6 +17,7 @@ from engram.cli.common import (
     State,
     fmt_tags,
     n_memories,
+    not_a_file,
     open_app,
     options_named,
     output,
@@ -25,6 +26,7 @@ from engram.cli.common import (
     resolve,
     say,
     short_ids,
+    write_through,
 )
 from engram.core.models import RELATION_TYPES
 from engram.errors import ValidationError
@@ -132,10 +134,13 @@ def graph(
             # drawing of it (`engram graph --html engram.db`), as it would an export.
             html_path = app.transfer.export_path(html_path, "--html")
             snapshot = app.graph.snapshot(max_memories, "--max-memories")
-        try:
-            write_atomically(html_path, graph_html(snapshot).encode("utf-8"))
-        except OSError as exc:
-            raise click.FileError(str(html_path), exc.strerror) from exc
+        if not_a_file(html_path):
+            write_through(html_path, [graph_html(snapshot)], "--html")
+        else:
+            try:
+                write_atomically(html_path, graph_html(snapshot).encode("utf-8"))
+            except OSError as exc:
+                raise click.FileError(str(html_path), exc.strerror) from exc
         shown = len(snapshot.memories)
         written = GraphFile(
             path=str(html_path),

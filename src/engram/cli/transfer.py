@@ -11,7 +11,16 @@ from rich.console import Console
 from rich.table import Table
 
 from engram.atomic import write_atomically
-from engram.cli.common import State, open_app, output, pass_state, progress_bar, say
+from engram.cli.common import (
+    State,
+    not_a_file,
+    open_app,
+    output,
+    pass_state,
+    progress_bar,
+    say,
+    write_through,
+)
 from engram.errors import ValidationError
 from engram.services.transfer.common import BATCH, Skipped
 from engram.services.transfer.cortexgraph import ImportReport, check_cortexgraph_dir
@@ -199,8 +208,8 @@ def export(state: State, fmt: str, out: Path | None) -> None:
             for line in lines:
                 click.echo(line)
             return
-        if out.exists() and not out.is_file():  # a pipe or a device: written to, never replaced
-            _write_through(out, lines)
+        if not_a_file(out):
+            write_through(out, (line + "\n" for line in lines), "--out")
         else:
             _write_atomically(app.transfer.export_path(out, "--out"), lines)
     summary = ExportSummary(
@@ -213,17 +222,6 @@ def export(state: State, fmt: str, out: Path | None) -> None:
             c, f"Exported {count.memories} memories and {count.relations} relations to {out}."
         ),
     )
-
-
-def _write_through(path: Path, lines: Iterator[str]) -> None:
-    """An export into what is no regular file (a FIFO, /dev/stdout, `>(gzip > f)`): the atomic
-    rename replaced a FIFO or a device with a plain file, and failed on /dev/stdout."""
-    try:
-        with path.open("w", encoding="utf-8") as f:
-            for line in lines:
-                f.write(line + "\n")
-    except OSError as exc:
-        raise ValidationError("--out", f"cannot write to {path}: {exc.strerror}") from None
 
 
 def _write_atomically(path: Path, lines: Iterator[str]) -> None:
