@@ -19,6 +19,8 @@ from tests.support import START
 
 from engram import ConfigError, Draft, Engram, FixedClock, StoreError, ValidationError
 from engram.config import Settings, load_settings
+from engram.storage.factory import store_exists
+from engram.vault.writer import VaultFiles
 
 Probe = Callable[[Engram, FixedClock], Any]
 
@@ -562,7 +564,9 @@ def test_env_files_are_read_with_the_working_directory_winning(
         # a SQLite file named " " in the working directory; a token nobody could send
         ("ENGRAM_STORAGE_PATH", " ", "ENGRAM_STORAGE_PATH: Value error, must not be blank"),
         ("ENGRAM_STORAGE_PATH", "a\x01b.db", "ENGRAM_STORAGE_PATH: Value error, must not contain"),
-        ("ENGRAM_HTTP_TOKEN", " " * 16, "ENGRAM_HTTP_TOKEN: Value error, must not contain spaces"),
+        ("ENGRAM_HTTP_TOKEN", " " * 16, "ENGRAM_HTTP_TOKEN: Value error, must be printable ASCII"),
+        # A client cannot put it in a header ("ä" * 16 failed in httpx: every request refused).
+        ("ENGRAM_HTTP_TOKEN", "ä" * 16, "ENGRAM_HTTP_TOKEN: Value error, must be printable ASCII"),
         ("ENGRAM_AUTO_REINFORCE", "maybe", "ENGRAM_AUTO_REINFORCE"),
         # 2 ** (1 / alpha) overflowed below about 0.001: a raw OverflowError at the first score
         ("ENGRAM_PL_ALPHA", "0.0005", "ENGRAM_PL_ALPHA"),
@@ -735,6 +739,44 @@ def test_a_store_urls_path_is_percent_decoded(tmp_path: Path) -> None:
     with Engram.open(f"sqlite:///{tmp_path}/q%20sp.db") as mem:
         assert mem.stats().location == str(tmp_path / "q sp.db")
     assert (tmp_path / "q sp.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("sqlite:///%00x.db", "NUL character"),  # a ValueError traceback from the first call
+        ("jsonl:///tmp/a%00b", "NUL character"),
+        ("sqlite://tmp/x.db", "a SQLite store is a local file"),  # was /x.db, "tmp" dropped
+        ("sqlite:", "has no file path"),  # made a file named "sqlite:"
+    ],
+)
+def test_a_store_url_no_store_can_be_at_is_a_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str, message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=f"ENGRAM_STORAGE_PATH: .*{message}"):
+        Engram.open(url)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_relative_sqlite_url_is_a_relative_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`sqlite:notes.db` made a file named "sqlite:notes.db" (`jsonl:notes` is a folder)."""
+    monkeypatch.chdir(tmp_path)
+    with Engram.open("sqlite:notes.db") as mem:
+        mem.save("kept in notes.db")
+    assert (tmp_path / "notes.db").is_file() and not (tmp_path / "sqlite:notes.db").exists()
+
+
+def test_a_path_too_long_for_the_system_names_the_setting(tmp_path: Path) -> None:
+    """Python 3.11 raises ENAMETOOLONG from exists(): `engram stats` and `config` said a bare
+    "[Errno 36] File name too long" without naming the setting."""
+    long = tmp_path / ("x" * 300)
+    with pytest.raises(ConfigError, match=r"ENGRAM_STORAGE_PATH: .*cannot be used"):
+        store_exists(str(long))
+    with pytest.raises(ConfigError, match="ENGRAM_VAULT_PATH: cannot be used"):
+        VaultFiles(long)
 
 
 def test_a_blank_http_token_in_a_dotenv_file_means_unset(

@@ -369,6 +369,18 @@ def test_relate_and_graph_pagination(db: Path) -> None:
     assert relation["strength"] == 0.5
     assert run_json(db, "relate", a, b, "--type", "supports")["id"] == relation["id"]
     assert f"{b} -[related]-> {c}" in ok(run(db, "relate", b, c)).stdout
+    # The related table reads as the relations do, left to right: from c, "c <-[related]- b"
+    # (the memory reached stood first: "b <-[related]- c", as if c related to b).
+    rows = [
+        " ".join(line.split())
+        for line in ok(run(db, "related", c, COLUMNS="200")).stdout.splitlines()
+    ]
+    assert any(f"1 │ {c[:8]} │ <-[related]- │ {b[:8]} │" in row for row in rows), rows
+    rows = [
+        " ".join(line.split())
+        for line in ok(run(db, "related", a, COLUMNS="200")).stdout.splitlines()
+    ]
+    assert any(f"1 │ {a[:8]} │ -[supports]-> │ {b[:8]} │" in row for row in rows), rows
 
     first = run_json(db, "graph", "--limit", "2")
     assert [m["id"] for m in first["memories"]] == [a, b]

@@ -155,10 +155,14 @@ def test_a_token_file_edited_by_hand_is_held_to_the_settings_rules(
     assert token_file.stat().st_mode & 0o777 == 0o600 and "made owner-only" in caplog.text
     for weak in ("abc", "a" * 20 + " " + "b" * 20):
         token_file.write_text(weak)
-        with pytest.raises(ConfigError, match="must be 16-512 characters without spaces"):
+        with pytest.raises(
+            ConfigError, match="must be 16-512 characters of printable ASCII without spaces"
+        ):
             token_for(Settings(), tmp_path)
     token_file.write_bytes(b"\xff\xfe" + b"a" * 30)  # not text: a UnicodeDecodeError traceback
-    with pytest.raises(ConfigError, match="must be 16-512 characters without spaces"):
+    with pytest.raises(
+        ConfigError, match="must be 16-512 characters of printable ASCII without spaces"
+    ):
         token_for(Settings(), tmp_path)
 
 

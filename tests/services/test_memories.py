@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -435,3 +436,12 @@ def test_api_errors_name_the_parameter_the_caller_passed(mem: Engram, tmp_path: 
             call()
     assert mem.get(kept.id).strength == 1.5
     assert mem.stats().total == 1  # nothing was saved by the refused calls
+
+
+def test_a_negative_zero_strength_is_zero(mem: Engram) -> None:
+    """-0.0 passed the range check and was answered as -0.0 (`--strength -0`), the store
+    saying 0.0: the answer and the store disagreed in sign."""
+    a, b = mem.save("a", strength=-0.0), mem.save("b")
+    relation = mem.create_relation(a.id, b.id, strength=-0.0)
+    for value in (a.strength, mem.get(a.id).strength, relation.strength):
+        assert value == 0.0 and math.copysign(1.0, value) == 1.0

@@ -49,7 +49,13 @@ from engram.services.results import (
     Stats,
 )
 from engram.services.validation import MAX_IDS, MAX_LIMIT
-from engram.storage.factory import is_jsonl_url, is_postgres_url, jsonl_path, sqlite_path
+from engram.storage.factory import (
+    is_jsonl_url,
+    is_postgres_url,
+    jsonl_path,
+    sqlite_path,
+    store_exists,
+)
 
 
 @click.command()
@@ -268,6 +274,7 @@ def _store_file(location: str) -> ConfigFile:
     if is_postgres_url(location):
         return ConfigFile(role=role, path=redact_url(location), exists=None)
     path = (jsonl_path(location) if is_jsonl_url(location) else sqlite_path(location)).expanduser()
+    store_exists(location)  # a path no system call takes (a name too long) is named, as there
     if not is_jsonl_url(location) and path.is_dir():  # as opening it says (it said "exists: yes")
         raise ConfigError(
             f"ENGRAM_STORAGE_PATH: {path} is a folder, not a SQLite file: a JSONL store? "

@@ -234,10 +234,12 @@ def render_related(out: Console, result: RelatedResult) -> None:
         say(out, f"No memories related to {result.memory_id}.")
         return
     table = Table(title=f"{n_memories(result.count)} related to {result.memory_id}")
+    # Read left to right as the relation reads: "A -[causes]-> B" (with the memory reached
+    # first, B's row said "B -[causes]-> A").
     table.add_column("depth", justify="right")
-    table.add_column("id", no_wrap=True)
-    table.add_column("link")
     table.add_column("from", no_wrap=True)
+    table.add_column("link")
+    table.add_column("id", no_wrap=True)
     table.add_column("content")
     short = short_ids([i for r in result.related for i in (r.memory.id, r.reached_from)])
     for r in result.related:
@@ -245,9 +247,9 @@ def render_related(out: Console, result: RelatedResult) -> None:
         arrow = f"-[{r.relation.type}]->" if forward else f"<-[{r.relation.type}]-"
         table.add_row(
             str(r.depth),
-            short[r.memory.id],
-            Text(arrow),
             short[r.reached_from],
+            Text(arrow),
+            short[r.memory.id],
             preview(r.memory.content),
         )
     out.print(table)

@@ -116,8 +116,8 @@ def _token_is_a_folder(path: Path) -> ConfigError:
 
 def _bad_token_file(path: Path) -> ConfigError:
     return ConfigError(
-        f"the HTTP token in {path} must be {MIN_TOKEN}-{MAX_TOKEN} characters without "
-        "spaces; `engram token rotate` writes a new one"
+        f"the HTTP token in {path} must be {MIN_TOKEN}-{MAX_TOKEN} characters of printable "
+        "ASCII without spaces; `engram token rotate` writes a new one"
     )
 
 

@@ -154,7 +154,8 @@ class MemoryService:
         names in its text as entities and, unless given, a strength from its wording."""
         if not self.ctx.settings.enrich_on_save or draft.id is not None:
             return built, None
-        added = enrich(built.content, built.entities, draft.strength)
+        given = None if draft.strength is None else built.strength  # as checked
+        added = enrich(built.content, built.entities, given)
         entities = check.entities(added.all_entities)
         return built.model_copy(update={"entities": entities, "strength": added.strength}), added
 

@@ -167,13 +167,13 @@ def strength(value: float, field: str = "strength") -> float:
         raise ValidationError(field, "must be a number")
     if not MIN_STRENGTH <= value <= MAX_STRENGTH:
         raise ValidationError(field, f"must be between {MIN_STRENGTH} and {MAX_STRENGTH}")
-    return float(value)
+    return float(value) + 0.0  # -0.0 is 0.0 (it was answered as -0.0 and stored as 0.0)
 
 
 def unit(value: float, field: str) -> float:
     if not _number(value) or not 0.0 <= value <= 1.0:
         raise ValidationError(field, "must be between 0 and 1")
-    return float(value)
+    return float(value) + 0.0  # -0.0 is 0.0
 
 
 def location(value: str | os.PathLike[str], field: str) -> Path:

@@ -97,7 +97,12 @@ def store_exists(location: str) -> bool:
         if not folder.is_dir():  # a file there: the store says what it is
             return folder.exists()
         return (folder / MEMORIES).is_file() or (folder / META).is_file()
-    return sqlite_path(location).exists()
+    path = sqlite_path(location)
+    try:
+        return path.exists()
+    except OSError as exc:  # a name too long: Python 3.11 raises it from exists()
+        shown = str(path) if len(str(path)) <= 80 else str(path)[:80] + "…"
+        raise ConfigError(f"ENGRAM_STORAGE_PATH: {shown} cannot be used ({exc.strerror})") from None
 
 
 def is_jsonl_url(location: str) -> bool:
@@ -114,7 +119,10 @@ def _plain_url(location: str) -> ParseResult:
             f"ENGRAM_STORAGE_PATH: {location!r}: a {url.scheme}: URL takes no options "
             "(after '?' or '#'): give the path alone"
         )
-    return url._replace(path=unquote(url.path))
+    path = unquote(url.path)
+    if "\x00" in path:  # `%00`: a traceback from the first system call
+        raise ConfigError(f"ENGRAM_STORAGE_PATH: {location!r} holds a NUL character (%00)")
+    return url._replace(path=path)
 
 
 def jsonl_path(location: str) -> Path:
@@ -143,8 +151,14 @@ def sqlite_files(database: Path) -> list[Path]:
 
 
 def sqlite_path(location: str) -> Path:
-    """`sqlite:///abs/path.db`, `sqlite:///~/x.db` or a plain path."""
+    """`sqlite:///abs/path.db`, `sqlite://~/x.db`, `sqlite:relative.db` or a plain path."""
+    if location.startswith("sqlite:") and "://" not in location:
+        location = location.removeprefix("sqlite:")  # as `jsonl:relative/dir` (a file was
+        if not location.strip():  # named "sqlite:relative.db", and "sqlite:" alone "sqlite:")
+            raise ConfigError("ENGRAM_STORAGE_PATH: 'sqlite:' has no file path")
     if "://" not in location:
+        if "\x00" in location:
+            raise ConfigError("ENGRAM_STORAGE_PATH: the path holds a NUL character")
         return Path(location).expanduser()
     scheme = urlparse(location).scheme
     if scheme != "sqlite":
@@ -156,8 +170,13 @@ def sqlite_path(location: str) -> Path:
     url = _plain_url(location)
     if not url.path:
         raise ConfigError(f"ENGRAM_STORAGE_PATH: {location!r} has no file path")
-    if url.netloc == "~":
-        return Path("~" + url.path).expanduser()
+    if url.netloc in ("~", ".", ".."):
+        return Path(url.netloc + url.path).expanduser()
+    if url.netloc:  # sqlite://tmp/x.db was /x.db: the "tmp" dropped without a word
+        raise ConfigError(
+            f"ENGRAM_STORAGE_PATH: {location!r}: a SQLite store is a local file "
+            "(sqlite:///absolute/path.db, sqlite://~/path.db or a plain path)"
+        )
     return Path("/" + url.path.lstrip("/"))
 
 

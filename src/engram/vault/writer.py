@@ -100,7 +100,11 @@ class VaultFiles:
 
     def __init__(self, root: str | Path) -> None:
         path = Path(root).expanduser()
-        if not path.is_dir():
+        try:
+            folder = path.is_dir()
+        except OSError as exc:  # a name too long: Python 3.11 raises it from is_dir()
+            raise ConfigError(f"ENGRAM_VAULT_PATH: cannot be used ({exc.strerror})") from None
+        if not folder:
             raise ConfigError(
                 f"ENGRAM_VAULT_PATH: {path} is not an existing folder; point it at your "
                 "Obsidian vault (the folder that holds .obsidian/)"
