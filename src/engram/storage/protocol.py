@@ -135,12 +135,12 @@ class MemoryTable(Protocol):
 
     # Finding memories without scanning
     def text_search(
-        self, terms: Sequence[str], where: Filter, limit: int, *, index_order: bool = False
+        self, terms: Sequence[str], where: Filter, limit: int, *, shallow: bool = False
     ) -> list[Stub]:
         """The best `limit` memories holding any of the words, by full-text relevance.
-        `index_order`: as the text index ranks them, where a backend would otherwise score
-        them again (SQLite re-scores several words without BM25's length normalisation): for
-        a search whose matches only lend credit, at a fraction of the cost."""
+        `shallow`: where a backend scores the text index's best matches again (SQLite,
+        several words, without BM25's length normalisation), only its best `limit` of them,
+        not twice as many: for a search whose matches only lend credit, at half the cost."""
         ...
 
     def term_counts(self, words: Sequence[str], cap: int) -> TermCounts:

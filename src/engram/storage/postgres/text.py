@@ -96,9 +96,9 @@ class PostgresText:
     _rank_weights: list[float]
 
     def text_search(
-        self, terms: Sequence[str], where: Filter, limit: int, *, index_order: bool = False
+        self, terms: Sequence[str], where: Filter, limit: int, *, shallow: bool = False
     ) -> list[Stub]:
-        # One ranking here (ts_rank does not normalise by length): `index_order` changes nothing.
+        # One ranking here, in one pass (not scored again): `shallow` changes nothing.
         if not terms:
             return []
         q = weighted_query(self._query, "memories", "m", terms, self._rank_weights)

@@ -312,7 +312,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
     # -- finding ------------------------------------------------------------------------------
 
     def text_search(
-        self, terms: Sequence[str], where: Filter, limit: int, *, index_order: bool = False
+        self, terms: Sequence[str], where: Filter, limit: int, *, shallow: bool = False
     ) -> list[Stub]:
         if not terms:
             return []
@@ -328,8 +328,8 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         # of the best `2 × limit` are, since FTS5's order (b = 0.75) put long matches that
         # rank among the best `limit` without it lower down (R@10 REALTALK 0.597 -> 0.600,
         # MADial-Bench 0.640 -> 0.644, docs/search.md).
-        rescored = len(terms) > 1 and not index_order
-        ranked = 2 * limit
+        rescored = len(terms) > 1
+        ranked = limit if shallow else 2 * limit
         kept = ranked if rescored else limit
         filtered, params = filter_sql(where, alias="m", by_key=True)
         rows = self._query(
