@@ -1232,6 +1232,29 @@ async def test_ten_typical_hits_fit_in_three_kilobytes(tmp_path: Path) -> None:
         assert verbose["hits"][0]["memory"]["id"] == compact["hits"][0]["id"]
 
 
+@pytest.mark.anyio
+async def test_a_long_memory_is_cut_in_a_search_hit_not_in_its_record(tmp_path: Path) -> None:
+    """A 50,000-character memory made one compact answer 50 KB (found here by its words; a
+    context credit brought it along as well). The hit shows its start and how long it is;
+    `verbose` and `open_memories` give it whole, and the client's schema check passes."""
+    async with running_server(tmp_path) as server:
+        long = "Atlas migration log. " + "step done and checked. " * 2_000
+        saved = await server.save(long)
+        short = await server.save("Atlas migration finished on Friday")
+        found = await server.call("search_memory", {"query": "atlas migration"})
+        hits = {h["id"]: h for h in found["hits"]}
+        cut = hits[saved["id"]]
+        assert cut["content"].endswith(" …") and long.startswith(cut["content"][:-2])
+        assert len(cut["content"]) <= 2_002 and cut["content_length"] == len(long)
+        assert "content_length" not in hits[short["id"]]  # a whole one says nothing more
+        assert len(json.dumps(found)) < 3_000
+        verbose = await server.call("search_memory", {"query": "atlas migration", "verbose": True})
+        whole = {h["id"]: h for h in verbose["hits"]}[saved["id"]]
+        assert whole["memory"]["content"] == long
+        opened = await server.call("open_memories", {"memory_ids": [saved["id"]]})
+        assert opened["memories"][0]["content"] == long
+
+
 def test_ctrl_c_stops_the_server_while_the_client_keeps_stdin_open(tmp_path: Path) -> None:
     """The SDK reads stdin on a thread that returns only when the client closes it; Ctrl-C
     (SIGINT) must stop the server anyway, promptly and without a traceback."""

@@ -115,6 +115,9 @@ async def test_resources_read_a_memory_the_stats_and_the_queues(tmp_path: Path) 
         assert memory == saved  # the same record the tools return
         stats = await read_json(s, "engram://stats")
         assert stats["total"] == 1
+        # compact JSON, as tool results (indented, a quarter more tokens for the same record)
+        raw = text(await s.session.read_resource("engram://stats"))
+        assert "\n" not in raw and ": " not in raw
         assert await read_json(s, "engram://review-queue") == {"candidates": []}
         assert await read_json(s, "engram://promotion-candidates") == {"candidates": []}
         opened = await s.call("open_memories", {"memory_ids": [saved["id"]]})
@@ -134,7 +137,7 @@ async def test_a_promoted_memorys_note_is_a_markdown_resource(tmp_path: Path) ->
     vault.mkdir()
     async with running_server(tmp_path / "home", ENGRAM_VAULT_PATH=str(vault)) as s:
         saved = await s.save("Atlas runs on PostgreSQL 16", tags=["atlas"])
-        with pytest.raises(MCPError, match="not promoted") as unpromoted:
+        with pytest.raises(MCPError, match="never promoted") as unpromoted:
             await s.session.read_resource(f"engram://memory/{saved['id']}/note")
         assert unpromoted.value.error.code == types.INVALID_PARAMS
         await s.call("promote_memory", {"memory_id": saved["id"]})

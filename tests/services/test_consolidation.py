@@ -313,6 +313,12 @@ def test_the_review_band_is_left_for_a_person_unless_approved(mem: Engram) -> No
         ("The team meeting is on Monday", "The team meeting is on Tuesday", "where another"),
         ("Dark mode is enabled in the editor", "Dark mode is disabled in the editor", "says"),
         ("Tests must pass before merging", "Tests must fail before merging", "where another"),
+        # the words as written, not their stems ("'us'" of "uses")
+        (
+            "Project Atlas uses PostgreSQL 16 as its database",
+            "Atlas project database is PostgreSQL version 16",
+            "says 'uses'",
+        ),
     ],
 )
 def test_memories_that_disagree_are_left_for_review_however_alike(

@@ -94,8 +94,12 @@ def test_list_show_and_open_read_the_vault(ltm: tuple[Engram, Path]) -> None:
     view = mem.app.ltm.open_memory(m.id)
     assert view.path == promoted and view.tags == ["home"] and "Lives in Lisbon" in view.body
     assert view.frontmatter["engram_id"] == m.id
-    with pytest.raises(ValidationError, match="not promoted"):
+    with pytest.raises(ValidationError, match="never promoted"):
         mem.app.ltm.open_memory(mem.save("fresh").id)
+    # Archived, a promoted memory keeps its note: "archived, not promoted: it has no note
+    # yet" was said of it, while search showed the note under its id.
+    mem.archive([m.id])
+    assert mem.app.ltm.open_memory(m.id).path == promoted
     with pytest.raises(NotFoundError):
         mem.app.ltm.show("Engram/missing.md")
     with pytest.raises(ValidationError, match="path"):

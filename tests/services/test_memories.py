@@ -445,3 +445,14 @@ def test_a_negative_zero_strength_is_zero(mem: Engram) -> None:
     relation = mem.create_relation(a.id, b.id, strength=-0.0)
     for value in (a.strength, mem.get(a.id).strength, relation.strength):
         assert value == 0.0 and math.copysign(1.0, value) == 1.0
+
+
+@pytest.mark.parametrize("invisible", ["\u200b\u200b\u2060", "\u00a0\u3000", "\ufeff \u200d"])
+def test_content_of_invisible_characters_is_blank(mem: Engram, invisible: str) -> None:
+    """Zero-width spaces and joiners (format characters, which `strip` keeps) were saved as
+    a memory nobody could see; no-break and ideographic spaces already were refused."""
+    with pytest.raises(ValidationError, match="content: must be non-blank text"):
+        mem.save(invisible)
+    with pytest.raises(ValidationError, match="tags: entries must be non-blank"):
+        mem.save("visible", tags=[invisible])
+    assert mem.stats().total == 0

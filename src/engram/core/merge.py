@@ -161,12 +161,15 @@ def _word_swapped(words: Sequence[list[str]]) -> str | None:
     meaning as near-copies (cosine 0.92-0.97), they were merged as one fact. Function words
     and word endings do not count ("works on" is "working on"); a memory that only adds words
     to another's ("prefers green tea over coffee") is no disagreement."""
-    stems = [{index_term(w) for w in ws if w not in STOPWORDS} for ws in words]
+    # Each memory's stems, with the word each stands for as written: the note quoted stems
+    # ("one says 'version' where another says 'us'", of "uses").
+    stems = [{index_term(w): w for w in reversed(ws) if w not in STOPWORDS} for ws in words]
     for i, mine in enumerate(stems):
         for theirs in stems[i + 1 :]:
-            only_mine, only_theirs = mine - theirs, theirs - mine
+            only_mine, only_theirs = mine.keys() - theirs.keys(), theirs.keys() - mine.keys()
             if only_mine and only_theirs:
-                return f"one says '{min(only_mine)}' where another says '{min(only_theirs)}'"
+                said, other = mine[min(only_mine)], theirs[min(only_theirs)]
+                return f"one says '{said}' where another says '{other}'"
     return None
 
 

@@ -78,7 +78,9 @@ def register_resources(server: MCPServer[Any], runtime: EngramRuntime) -> None:
             raise ResourceError(str(exc)) from exc
 
     def as_json(model: BaseModel) -> str:
-        return model.model_dump_json(indent=2)
+        # Compact, as tool results are: a resource read goes into the model's context too
+        # (indented, `engram://stats` was a quarter longer than `memory_stats`).
+        return model.model_dump_json()
 
     @server.resource(
         "engram://memory/{memory_id}",

@@ -481,11 +481,11 @@ class LtmService:
         if not found:
             raise NotFoundError("memory", ident)
         memory = found[0]
-        if memory.status != Status.PROMOTED or not memory.promoted_to:
+        if not memory.promoted_to:  # an archived memory that was promoted still has its note
             raise ValidationError(
                 "memory_id",
-                f"{ident} is {memory.status.value}, not promoted: it has no note yet "
-                "(promote it with `engram promote ID`)",
+                f"{ident} is {memory.status.value} and was never promoted: it has no note "
+                "(promote it first)",
             )
         return self.show(self.note_path(memory) or memory.promoted_to)
 

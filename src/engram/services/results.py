@@ -210,16 +210,23 @@ def _short(value: float) -> str:
     return "0" if text in ("", "-0") else text
 
 
+# Characters of a hit's content in a search result: a 50,000-character memory brought along
+# by context credit made one compact answer 50 KB of the assistant's context window; the whole
+# is in `memory` (verbose) or `open_memories`.
+HIT_CONTENT = 2_000
+
+
 class Recalled(Result):
     """A search hit as the MCP tool returns it: what an assistant needs, compact (every hit
     lands in its context window); with `verbose`, also the full record and the rank's parts."""
 
     id: str
-    content: str
+    content: str  # cut past HIT_CONTENT characters (`content_length` then says how long it is)
     tags: tuple[str, ...]
     rank: float
     reason: Literal["match", "review"]
     why: str  # see why_summary
+    content_length: int | None = None
     memory: Memory | None = None
     details: Why | None = None
 
@@ -227,14 +234,17 @@ class Recalled(Result):
     def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Leave out the verbose parts when absent: ten hits are ten times the bytes."""
         data: dict[str, Any] = handler(self)
-        return {k: v for k, v in data.items() if v is not None or k not in ("memory", "details")}
+        optional = ("content_length", "memory", "details")
+        return {k: v for k, v in data.items() if v is not None or k not in optional}
 
     @classmethod
     def of(cls, hit: SearchHit, verbose: bool) -> Recalled:
         m = hit.memory
+        long = len(m.content) > HIT_CONTENT
         return cls(
             id=m.id,
-            content=m.content,
+            content=m.content[:HIT_CONTENT].rstrip() + " …" if long else m.content,
+            content_length=len(m.content) if long else None,
             tags=m.tags,
             rank=round(hit.rank, 3),
             reason=hit.reason,

@@ -57,8 +57,14 @@ def storable(value: str, field: str, what: str = "must") -> str:
     return value
 
 
+def blank(value: str) -> bool:
+    """Nothing to see: white space, and format characters (zero-width spaces and joiners,
+    U+2060), which `strip` keeps: "\u200b\u200b" was saved as a memory."""
+    return all(c.isspace() or unicodedata.category(c) == "Cf" for c in value)
+
+
 def content(value: str, field: str = "content") -> str:
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or blank(value):
         raise ValidationError(field, "must be non-blank text")
     if len(value) > MAX_CONTENT:
         raise ValidationError(field, f"is {len(value):,} characters; the limit is {MAX_CONTENT:,}")
@@ -75,7 +81,7 @@ def labels(values: Iterable[str] | None, field: str, most: int, longest: int) ->
         raise ValidationError(field, "must be a list of strings, not one string")
     out: dict[str, str] = {}
     for raw in sequence(values, field, "a list of strings"):
-        if not isinstance(raw, str) or not raw.strip():
+        if not isinstance(raw, str) or blank(raw):
             raise ValidationError(field, "entries must be non-blank strings")
         label = unicodedata.normalize("NFC", raw.strip())
         if len(label) > longest:
