@@ -1,7 +1,25 @@
-"""Constants shared by tests."""
+"""Constants and helpers shared by tests."""
 
 from __future__ import annotations
 
+import os
+import stat
+import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+
+def through_a_fifo(fifo: Path, write: Callable[[], object]) -> str:
+    """What `write` sends into a FIFO made at `fifo` (read on a thread, as a pipe's reader
+    would), after checking the FIFO is still one: an atomic rename replaced it with a file."""
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    write()
+    reader.join(30)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    return received[0]

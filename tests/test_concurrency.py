@@ -242,6 +242,20 @@ def _search_in_child(path: str, answers: Any) -> None:
         answers.put([h.memory.content for h in mem.search("tea", limit=3)])
 
 
+def in_a_forked_child(work: Callable[[Any, Any], None], argument: Any) -> Any:
+    """What `work(argument, answers)` puts in `answers`, run in a forked child that must end
+    within a minute and cleanly."""
+    forking = multiprocessing.get_context("fork")
+    answers = forking.Queue()
+    child = forking.Process(target=work, args=(argument, answers))
+    child.start()
+    child.join(60)
+    if child.is_alive():
+        child.kill()
+    assert child.exitcode == 0
+    return answers.get(timeout=5)
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork exists on POSIX only")
 def test_a_forked_child_searches_with_threads_of_its_own(tmp_path: Path) -> None:
     """A child forked after the parent had saved and searched inherited the parent's pool of
@@ -250,15 +264,7 @@ def test_a_forked_child_searches_with_threads_of_its_own(tmp_path: Path) -> None
     with Engram.open(path) as mem:
         mem.save("Prefers green tea over coffee")
         assert mem.search("tea")
-        forking = multiprocessing.get_context("fork")
-        answers = forking.Queue()
-        child = forking.Process(target=_search_in_child, args=(path, answers))
-        child.start()
-        child.join(60)
-        if child.is_alive():
-            child.kill()
-        assert child.exitcode == 0
-        assert answers.get(timeout=5) == ["Prefers green tea over coffee"]
+        assert in_a_forked_child(_search_in_child, path) == ["Prefers green tea over coffee"]
 
 
 def _save_and_search_with_the_parents_handle(mem: Engram, answers: Any) -> None:
@@ -276,17 +282,8 @@ def test_a_forked_child_using_its_parents_handle_embeds_what_it_saves(tmp_path: 
     with Engram.open(path) as mem:
         mem.save("The parent saved this note about mountain hiking trails")
         assert mem.search("hiking")
-        forking = multiprocessing.get_context("fork")
-        answers = forking.Queue()
-        child = forking.Process(
-            target=_save_and_search_with_the_parents_handle, args=(mem, answers)
-        )
-        child.start()
-        child.join(60)
-        if child.is_alive():
-            child.kill()
-        assert child.exitcode == 0
-        assert answers.get(timeout=5) == ["The child saved this note about deep sea diving"]
+        found = in_a_forked_child(_save_and_search_with_the_parents_handle, mem)
+        assert found == ["The child saved this note about deep sea diving"]
     with Engram.open(path) as mem:
         status = mem.embedding_status()
         assert status.memories == 2 and set(status.vectors.values()) == {2}

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import subprocess
 import sys
-import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from tests.adapters.test_cli import ok, run, run_json, save
+from tests.support import through_a_fifo
 
 from engram import Draft, Engram, FixedClock
 
@@ -71,14 +70,8 @@ def test_the_graph_drawing_into_a_pipe_is_written_through_it(store: Path, tmp_pa
     the export's atomic rename once did."""
     save(store, "Atlas runs on PostgreSQL 16")
     fifo = tmp_path / "drawing"
-    os.mkfifo(fifo)
-    received: list[str] = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
-    reader.start()
-    ok(run(store, "graph", "--html", str(fifo)))
-    reader.join(30)
-    assert stat.S_ISFIFO(fifo.stat().st_mode)
-    assert received and "<html" in received[0].lower() and "PostgreSQL 16" in received[0]
+    drawn = through_a_fifo(fifo, lambda: ok(run(store, "graph", "--html", str(fifo))))
+    assert "<html" in drawn.lower() and "PostgreSQL 16" in drawn
 
 
 def test_undo_refused_for_a_deleted_original_names_the_force_option(store: Path) -> None:

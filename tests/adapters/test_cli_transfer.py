@@ -4,14 +4,12 @@ end to end through click's CliRunner on real stores."""
 from __future__ import annotations
 
 import json
-import os
-import stat
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from tests.support import through_a_fifo
 
 from engram import Engram
 from engram.cli.main import cli
@@ -228,14 +226,8 @@ def test_an_export_over_a_file_keeps_its_permissions_and_a_pipe_stays_a_pipe(
     ok(run(jsonl, "export", "--out", str(private)))
     assert private.stat().st_mode & 0o777 == 0o600 and "hunter2" in private.read_text()
     fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
-    received: list[str] = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
-    reader.start()
-    ok(run(jsonl, "export", "--out", str(fifo)))
-    reader.join(30)
-    assert stat.S_ISFIFO(fifo.stat().st_mode)
-    assert [json.loads(line)["kind"] for line in received[0].splitlines()] == ["memory", "end"]
+    sent = through_a_fifo(fifo, lambda: ok(run(jsonl, "export", "--out", str(fifo))))
+    assert [json.loads(line)["kind"] for line in sent.splitlines()] == ["memory", "end"]
 
 
 @pytest.mark.parametrize("own", ["", "-wal", ".vectors.json"])

@@ -401,28 +401,17 @@ def test_a_dry_run_names_the_notes_the_real_run_writes(ltm: tuple[Engram, Path])
     assert dry == real == ["Engram/deploy-checklist-2.md", "Engram/deploy-checklist.md"]
 
 
+@pytest.mark.parametrize(("folder", "file"), [("Engram", "Engram"), ("Memory/Engram", "Memory")])
 def test_a_file_where_the_notes_folder_should_be_is_refused_in_the_dry_run_too(
-    ltm: tuple[Engram, Path],
+    tmp_path: Path, clock: FixedClock, folder: str, file: str
 ) -> None:
-    mem, vault = ltm
-    (vault / "Engram").write_text("not a folder")
-    memory = used(mem, "Atlas ships in May")
-    for dry_run in (True, False):
-        with pytest.raises(ConfigError, match="ENGRAM_LTM_FOLDER: 'Engram' in the vault is a file"):
-            mem.promote(memory.id, dry_run=dry_run)
-    assert mem.get(memory.id).status == Status.ACTIVE
-
-
-def test_a_file_where_a_folder_above_the_notes_folder_should_be_is_refused(
-    tmp_path: Path, clock: FixedClock
-) -> None:
-    """`Memory/Engram` with a file named `Memory`: the dry run listed what it would write and
-    the real run failed with a bare "Not a directory"."""
-    with open_with_vault(tmp_path, clock, ltm_folder="Memory/Engram") as (mem, vault):
-        (vault / "Memory").write_text("not a folder")
+    """A file where the notes folder, or a folder above it, should be: the dry run listed what
+    it would write and the real run failed with a bare "File exists" or "Not a directory"."""
+    with open_with_vault(tmp_path, clock, ltm_folder=folder) as (mem, vault):
+        (vault / file).write_text("not a folder")
         memory = used(mem, "Atlas ships in May")
         for dry_run in (True, False):
-            with pytest.raises(ConfigError, match="ENGRAM_LTM_FOLDER: 'Memory' in the vault is a"):
+            with pytest.raises(ConfigError, match=f"ENGRAM_LTM_FOLDER: '{file}' in the vault is"):
                 mem.promote(memory.id, dry_run=dry_run)
         assert mem.get(memory.id).status == Status.ACTIVE
 

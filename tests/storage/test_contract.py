@@ -372,6 +372,14 @@ LONG_TURN = (
 )
 
 
+SHORT_TURNS_AND_A_LONG_ONE = (
+    mem("s1", "kayaking trip"),
+    mem("s2", "kayaking lesson"),
+    mem("s3", "weekend plans"),
+    mem("long", LONG_TURN),
+)
+
+
 def test_text_search_returns_a_long_memory_that_only_length_normalisation_ranked_low(
     store: Store,
 ) -> None:
@@ -379,13 +387,7 @@ def test_text_search_returns_a_long_memory_that_only_length_normalisation_ranked
     FTS5's own bm25 put it below three short turns holding one word each: it must not be cut
     by FTS5's order before it is scored again (the best `limit` of FTS5's were re-scored,
     and it was not among them)."""
-    put(
-        store,
-        mem("s1", "kayaking trip"),
-        mem("s2", "kayaking lesson"),
-        mem("s3", "weekend plans"),
-        mem("long", LONG_TURN),
-    )
+    put(store, *SHORT_TURNS_AND_A_LONG_ONE)
     hits = store.text_search(["kayaking", "weekend"], Filter(), 2)
     assert [h.id for h in hits][:1] == ["long"] and len(hits) == 2
 
@@ -395,14 +397,7 @@ def test_a_shallow_text_search_scores_again_only_the_best_of_the_index(store: St
     the index's best `limit`: SQLite and JSONL leave out the long turn FTS5 ranked below the
     short ones (the full search finds it, as it re-scores twice as many), and rank what they
     found as the full search does; PostgreSQL has one ranking."""
-    put(
-        store,
-        mem("s1", "kayaking trip"),
-        mem("s2", "kayaking lesson"),
-        mem("s3", "weekend plans"),
-        mem("long", LONG_TURN),
-        *(mem(f"other{i}", "nothing to see here") for i in range(6)),
-    )
+    put(store, *SHORT_TURNS_AND_A_LONG_ONE, *(mem(f"other{i}", "nothing here") for i in range(6)))
     terms = ["kayaking", "weekend"]
     full = store.text_search(terms, Filter(), 10)
     assert [h.id for h in store.text_search(terms, Filter(), 10, shallow=True)] == [
