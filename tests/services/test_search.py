@@ -85,6 +85,21 @@ def test_min_score_reaches_past_the_candidate_pool(mem: Engram) -> None:
     assert all(h.score >= 0.5 for h in hits)
 
 
+def test_min_score_reaches_past_the_pool_of_a_search_without_a_query(mem: Engram) -> None:
+    """A search without a query reads the most durable memories first, which is not the best
+    scored first: 250 strong ones fading slowly outlast a fresh one, and `min_score` 0.5
+    found nothing where the fresh one scored 1.0 (the floor did not widen a browse)."""
+    old = START - timedelta(days=40)
+    strong = [
+        Draft(f"strong old memory {i}", strength=2.0, created_at=old, last_used=old)
+        for i in range(250)
+    ]
+    mem.save_many(strong)
+    fresh = mem.save("fresh ordinary memory")
+    hits = mem.search(min_score=0.5, limit=10)
+    assert [h.memory.id for h in hits] == [fresh.id] and hits[0].score == 1.0
+
+
 def test_an_empty_status_list_is_refused(mem: Engram) -> None:
     """It searched `status IN ()` and answered nothing, which reads as "nothing remembered"."""
     mem.save("project alpha kickoff")

@@ -111,7 +111,11 @@ class SearchService:
         def find() -> tuple[list[tuple[Stub, Candidate]], bool]:
             if text:
                 return self._match(text, where, limit, pool, by_meaning)
-            return self._browse(where, pool), False  # most durable first: nothing to widen
+            # Most durable first, which is not highest score first: a fresh memory crosses the
+            # forget threshold before 200 strong old ones fading slowly, so a floor widens the
+            # browse too (min_score 0.5 found nothing where one memory scored 1.0).
+            browsed = self._browse(where, pool)
+            return browsed, len(browsed) >= pool
 
         found, full = find()
         if text and loading and not found:
