@@ -186,6 +186,23 @@ def test_import_of_a_missing_directory_is_a_clean_error(tmp_path: Path, jsonl: s
     assert not (tmp_path / "store").exists()  # nothing created for a mistyped DIR
 
 
+@pytest.mark.parametrize("name", ["memories.jsonl", "relations.jsonl"])
+def test_a_folder_where_a_cortexgraph_file_belongs_is_a_clean_error(
+    tmp_path: Path, jsonl: str, name: str
+) -> None:
+    """A bare "[Errno 21] Is a directory", after the store had been made."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "memories.jsonl").write_text("")
+    (data / name).unlink(missing_ok=True)
+    (data / name).mkdir()
+    result = run(jsonl, "import", "cortexgraph", str(data))
+    assert (
+        result.exit_code == 1 and f"Error: directory: {data / name} is not a file" in result.stderr
+    )
+    assert not (tmp_path / "store").exists()
+
+
 def test_an_export_that_cannot_be_written_names_out_and_the_path(tmp_path: Path) -> None:
     """It named the temporary file beside it ("[Errno 2] … '/proc/.x.….tmp'"). A name of 250
     characters is a file the folder takes, but not its temporary file's longer name."""

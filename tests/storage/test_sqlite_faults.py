@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from engram import Engram
 from engram.cli.main import cli
 from engram.errors import StoreError
+from engram.storage.sqlite.sql import interruptible, store_error
 
 FTS = "memories_fts_data"
 
@@ -114,3 +115,22 @@ def test_a_full_disk_is_a_message_and_loses_nothing(tmp_path: Path) -> None:
         assert [m.id for m in mem.read_graph().memories] == [kept.id]
         conn.execute("PRAGMA max_page_count = 1073741823")  # space again: saving works
         assert mem.save("Saved after space was freed").content == "Saved after space was freed"
+
+
+def test_ctrl_c_inside_one_of_our_sql_functions_stays_an_interrupt(tmp_path: Path) -> None:
+    """SQLite reports whatever a function of ours raised as "user-defined function raised
+    exception": Ctrl-C that landed in the tag trigger's function during a migration was
+    retried memory by memory (the migration went on), and an import said the store failed.
+    The interrupt is made to land there by a function that raises it, on a real connection."""
+
+    def interrupted_tag_key(value: str) -> str:
+        raise KeyboardInterrupt
+
+    conn = sqlite3.connect(tmp_path / "x.db")
+    conn.create_function("engram_tag_key", 1, interruptible(interrupted_tag_key))
+    with pytest.raises(sqlite3.OperationalError, match="user-defined function") as failed:
+        conn.execute("SELECT engram_tag_key('x')")
+    with pytest.raises(KeyboardInterrupt):
+        store_error(failed.value, tmp_path / "x.db")
+    # Any other failure of the store is still a StoreError, once the interrupt was raised.
+    assert isinstance(store_error(failed.value, tmp_path / "x.db"), StoreError)

@@ -280,6 +280,11 @@ def check_cortexgraph_dir(directory: Path) -> Path:
         raise ValidationError(
             "directory", f"{directory} has no memories.jsonl: not a CortexGraph directory"
         )
+    # A folder of that name failed the import with a bare "[Errno 21] Is a directory", after
+    # the store had been made.
+    for name in ("memories.jsonl", "relations.jsonl"):
+        if (directory / name).exists() and not (directory / name).is_file():
+            raise ValidationError("directory", f"{directory / name} is not a file")
     return directory
 
 

@@ -11,6 +11,7 @@ import sqlite3
 from engram.core.text import tag_key, unmentioned
 from engram.errors import StoreError
 from engram.storage.schema import refuse_newer
+from engram.storage.sqlite.sql import interruptible
 
 _TEXT_OF = "(SELECT coalesce(group_concat(value, ' '), '') FROM json_each({col}))"
 # What every trigger that (re)indexes a memory writes into the full-text table (the same
@@ -400,8 +401,8 @@ MIGRATIONS: list[tuple[str, str]] = [
 
 def register_functions(conn: sqlite3.Connection) -> None:
     """What the schema's triggers call: every connection that writes memories needs it."""
-    conn.create_function("engram_tag_key", 1, tag_key, deterministic=True)
-    conn.create_function("engram_unmentioned", 2, unmentioned, deterministic=True)
+    conn.create_function("engram_tag_key", 1, interruptible(tag_key), deterministic=True)
+    conn.create_function("engram_unmentioned", 2, interruptible(unmentioned), deterministic=True)
 
 
 def refuse_foreign(conn: sqlite3.Connection) -> None:

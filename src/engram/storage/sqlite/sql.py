@@ -4,6 +4,7 @@ error messages."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -39,8 +40,36 @@ def filter_sql(where: Filter, alias: str, *, by_key: bool = False) -> tuple[str,
     return " ".join(clauses), params
 
 
+_interrupted = threading.local()
+
+
+def interruptible(function: Callable[..., Any]) -> Callable[..., Any]:
+    """SQLite turns whatever a function of ours raises into "user-defined function raised
+    exception", Ctrl-C included: a migration retried the batch memory by memory and carried on,
+    an import said the store had failed. The interrupt is noted, for `interrupted` to raise."""
+
+    def call(*args: Any) -> Any:
+        try:
+            return function(*args)
+        except KeyboardInterrupt:
+            _interrupted.pending = True
+            raise
+
+    return call
+
+
+def interrupted() -> bool:
+    """Whether Ctrl-C came while SQLite ran one of our functions (and forget it)."""
+    pending = bool(getattr(_interrupted, "pending", False))
+    _interrupted.pending = False
+    return pending
+
+
 def store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
-    """What a failure of the file means for the user's data, and what to do about it."""
+    """What a failure of the file means for the user's data, and what to do about it. Ctrl-C
+    that came while SQLite ran one of our functions is raised as the interrupt it was."""
+    if interrupted():
+        raise KeyboardInterrupt from exc
     text = str(exc).lower()
     if "locked" in text or "busy" in text:
         return StoreError(f"store {path} is busy ({exc}); another process holds it")
