@@ -226,7 +226,8 @@ def test_same_titles_get_numbered_notes(tmp_path: Path, clock: FixedClock) -> No
 
 @pytest.mark.parametrize(
     "content",
-    ["../../etc/passwd", "/etc/passwd", "C:\\Windows\\system32", "CON", "nul", "..", "\u202e"],
+    # (a right-to-left override alone is blank now: with text, it still makes no path)
+    ["../../etc/passwd", "/etc/passwd", "C:\\Windows\\system32", "CON", "nul", "..", "\u202e../x"],
 )
 def test_hostile_content_cannot_steer_the_note_outside_the_folder(
     ltm: tuple[Engram, Path], tmp_path: Path, content: str

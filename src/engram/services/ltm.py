@@ -525,19 +525,19 @@ def note_of(files: VaultFiles, path: str | None, memory_id: str) -> bool:
     one they renamed. Updates wrote into those, and promote said there was nothing to do."""
     if path is None or not note_exists(files, path):
         return False
+    # A note Engram cannot read as one (frontmatter the user broke, a byte that is not UTF-8,
+    # a file grown past the size a note is rewritten at) is still the memory's if a line of it
+    # names it: it is left as it is, not taken for gone (a second note was promoted beside it).
     try:
         text = files.read_note(path).text
     except ValidationError:  # not UTF-8, or larger than a note is rewritten
-        text = _head(files, path)
+        return memory_id in _ENGRAM_ID.findall(_head(files, path))
     except OSError:
         return False
     meta, _, problem = split_frontmatter(text)
-    if problem is None and meta:
+    if problem is None:
         return meta.get("engram_id") == memory_id
-    # A note Engram cannot read as one (frontmatter the user broke, a byte that is not UTF-8,
-    # a file grown past the size a note is rewritten at) is still the memory's if it names
-    # it: it is left as it is, not taken for gone (a second note was promoted beside it).
-    return _ENGRAM_ID.search(text) is not None and memory_id in _ENGRAM_ID.findall(text)
+    return memory_id in _ENGRAM_ID.findall(text)
 
 
 _ENGRAM_ID = re.compile(r"""^engram_id:[ \t]*['"]?([^'"\s]+)['"]?[ \t]*$""", re.MULTILINE)

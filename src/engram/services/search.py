@@ -315,8 +315,8 @@ class SearchService:
         if not words:
             return []
         # Shallow: only the index's best `limit` are scored again, not twice as many as for the
-        # query's own matches; the same R@1 and MRR, R@10 within a question, for a tenth of a
-        # search's time (docs/search.md, section 1c).
+        # query's own matches: the same R@1 and MRR, R@10 within a question, at half the
+        # re-scoring (docs/search.md, section 1c).
         return self.ctx.store.text_search(words, where, limit, shallow=True)
 
     def _context_credit(self, fused: dict[str, Fused]) -> dict[str, float]:
