@@ -119,10 +119,14 @@ def _plain_url(location: str) -> ParseResult:
             f"ENGRAM_STORAGE_PATH: {location!r}: a {url.scheme}: URL takes no options "
             "(after '?' or '#'): give the path alone"
         )
-    path = unquote(url.path)
-    if "\x00" in path:  # `%00`: a traceback from the first system call
-        raise ConfigError(f"ENGRAM_STORAGE_PATH: {location!r} holds a NUL character (%00)")
-    return url._replace(path=path)
+    return url._replace(path=_without_nul(unquote(url.path), location))
+
+
+def _without_nul(path: str, location: str) -> str:
+    """A NUL (`%00` in a URL) made a traceback from the first system call."""
+    if "\x00" in path:
+        raise ConfigError(f"ENGRAM_STORAGE_PATH: {location!r} holds a NUL character")
+    return path
 
 
 def jsonl_path(location: str) -> Path:
@@ -157,9 +161,7 @@ def sqlite_path(location: str) -> Path:
         if not location.strip():  # named "sqlite:relative.db", and "sqlite:" alone "sqlite:")
             raise ConfigError("ENGRAM_STORAGE_PATH: 'sqlite:' has no file path")
     if "://" not in location:
-        if "\x00" in location:
-            raise ConfigError("ENGRAM_STORAGE_PATH: the path holds a NUL character")
-        return Path(location).expanduser()
+        return Path(_without_nul(location, location)).expanduser()
     scheme = urlparse(location).scheme
     if scheme != "sqlite":
         raise ConfigError(

@@ -64,10 +64,7 @@ def lines_of_deleted(memories: Path, relations: Path, vectors: Path) -> DeadLine
 
 
 def _last_lines_of(path: Path, decode: Callable[[bytes], R]) -> list[R]:
-    latest: dict[str, R] = {}
-    for _, record in _readable(path, decode):
-        latest[record.id] = record
-    return list(latest.values())
+    return [record for _, record in _latest(path, decode).values()]
 
 
 def orphan_relations(
@@ -106,11 +103,16 @@ def orphan_vectors(
 def _last_lines(
     path: Path, decode: Callable[[bytes], R], unheld: Callable[[R], bool]
 ) -> list[bytes]:
+    return [raw for raw, record in _latest(path, decode).values() if unheld(record)]
+
+
+def _latest(path: Path, decode: Callable[[bytes], R]) -> dict[str, tuple[bytes, R]]:
+    """Each id's last line (without a CR) and record, in the order of those last lines."""
     latest: dict[str, tuple[bytes, R]] = {}
     for raw, record in _readable(path, decode):
         latest.pop(record.id, None)  # the last line of an id wins, in its place in the order
         latest[record.id] = (raw.rstrip(b"\r"), record)
-    return [raw for raw, record in latest.values() if unheld(record)]
+    return latest
 
 
 def _readable(path: Path, decode: Callable[[bytes], D]) -> Iterator[tuple[bytes, D]]:
