@@ -423,6 +423,11 @@ class Engram:
         the edge already there."""
         return self._app.graph.create_relation(from_id, to_id, relation_type, strength, metadata)
 
+    def delete_relation(self, relation_id: str) -> Relation:
+        """Remove one edge by its id and return it; NotFoundError when no edge has that id.
+        Its two memories stay."""
+        return self._app.graph.delete_relation(relation_id)
+
     def relations(self, memory_id: str) -> list[Relation]:
         """Every edge from or to this memory, oldest first."""
         return self._app.graph.relations(memory_id)

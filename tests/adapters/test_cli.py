@@ -393,6 +393,18 @@ def test_relate_and_graph_pagination(db: Path) -> None:
     assert hint in " ".join(table.stdout.split()) and "supports" in table.stdout
 
 
+def test_unrelate_removes_one_relation(db: Path) -> None:
+    a, b = save(db, "cause"), save(db, "effect")
+    relation = run_json(db, "relate", a, b, "--type", "causes")
+    out = ok(run(db, "unrelate", relation["id"])).stdout
+    assert f"Removed {a} -[causes]-> {b} (relation {relation['id']})" in " ".join(out.split())
+    assert run_json(db, "related", a)["related"] == []
+    assert {m["id"] for m in run_json(db, "graph")["memories"]} == {a, b}
+    again = run(db, "unrelate", relation["id"])
+    assert again.exit_code == 1
+    assert again.stderr.strip() == f"Error: relation not found: {relation['id']}"
+
+
 def test_stats(db: Path) -> None:
     save(db, "one")
     ok(run(db, "delete", "--archive", save(db, "two")))
@@ -571,6 +583,7 @@ BAD_INPUT = [
     pytest.param(["observe", "KNOWN", "--context-tag", " "], "context_tags", id="observe-tag"),
     pytest.param(["relate", "KNOWN", "KNOWN"], "TO_ID", id="relate-self"),
     pytest.param(["relate", "KNOWN", "x", "--type", "likes"], "--type", id="rel-type"),
+    pytest.param(["unrelate", "bad id!"], "RELATION_ID", id="unrelate-bad-id"),
     pytest.param(["gc", "--limit", "0"], "limit", id="gc-limit"),
     pytest.param(["graph", "--limit", "1001"], "limit", id="graph-limit"),
     pytest.param(["graph", "--cursor", "no-such-id"], "cursor", id="graph-cursor"),

@@ -48,6 +48,7 @@ TOOLS = {
     "promotion_candidates",
     "review_candidates",
     "create_relation",
+    "delete_relation",
     "read_graph",
     "traverse_graph",
     "memory_stats",
@@ -91,6 +92,7 @@ SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("from_memory_id", "to_memory_id", "relation_type", "strength", "metadata"),
         ("from_memory_id", "to_memory_id"),
     ),
+    "delete_relation": (("relation_id",), ("relation_id",)),
     "read_graph": (("cursor", "limit"), ()),
     "traverse_graph": (("memory_id", "depth", "types", "direction", "limit"), ("memory_id",)),
     "memory_stats": ((), ()),
@@ -136,6 +138,7 @@ READ_ONLY = {
 }
 DESTRUCTIVE = {
     "delete_memory",
+    "delete_relation",
     "gc",
     "update_memory",
     "consolidate_memories",
@@ -497,6 +500,11 @@ async def test_create_relation_is_idempotent_and_read_graph_shows_the_edge(
     (stored,) = [r for r in page["relations"] if r["id"] == edge["id"]]
     assert (stored["strength"], stored["metadata"]) == (0.8, {"why": "test"})
 
+    removed = await server.call("delete_relation", {"relation_id": edge["id"]})
+    assert removed == stored
+    walk = await server.call("traverse_graph", {"memory_id": cause["id"]})
+    assert walk["related"] == []
+
 
 @pytest.mark.anyio
 async def test_traverse_graph_follows_chains_both_ways_and_by_type(server: Server) -> None:
@@ -684,6 +692,8 @@ BAD_INPUT = [
         {"from_memory_id": "a", "to_memory_id": "b", "strength": 3},
         ["strength", "1"],
     ),
+    ("delete_relation", {"relation_id": "no-such-relation"}, ["not found", "no-such-relation"]),
+    ("delete_relation", {"relation_id": "not an id!"}, ["relation_id", "pattern"]),
     ("read_graph", {"limit": 1_001}, ["limit", "1000"]),
     ("read_graph", {"cursor": "bad cursor"}, ["cursor", "pattern"]),
     ("traverse_graph", {"memory_id": "a", "depth": 6}, ["depth", "5"]),

@@ -35,6 +35,21 @@ def test_relation_to_a_missing_memory(mem: Engram) -> None:
         mem.create_relation(a.id, "ghost")
 
 
+def test_a_relation_can_be_removed_and_its_memories_stay(mem: Engram) -> None:
+    a, b, c = mem.save("cause"), mem.save("effect"), mem.save("side effect")
+    wrong = mem.create_relation(a.id, b.id, "causes")
+    kept = mem.create_relation(b.id, c.id, "related")
+    assert mem.delete_relation(wrong.id) == wrong
+    assert mem.relations(a.id) == [] and mem.relations(b.id) == [kept]
+    assert [r.memory.id for r in mem.related(a.id, depth=3)] == []
+    assert {m.id for m in mem.get_many([a.id, b.id, c.id])} == {a.id, b.id, c.id}
+    with pytest.raises(NotFoundError, match=f"relation not found: {wrong.id}"):
+        mem.delete_relation(wrong.id)
+    with pytest.raises(ValidationError) as err:
+        mem.delete_relation("no spaces allowed")
+    assert err.value.field == "relation_id"
+
+
 def test_read_graph_pages_through_the_store(mem: Engram) -> None:
     ms = [mem.save(f"m{i}") for i in range(25)]
     mem.create_relation(ms[0].id, ms[24].id)

@@ -8,11 +8,13 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
+from engram.config import Settings
 from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.core.scoring import Policy, ScheduleArrays, memory_schedule, schedule_arrays
 from engram.core.text import query_terms
 from engram.core.timeutil import DAY, to_epoch
 from engram.errors import NotFoundError, StoreError
+from engram.storage.factory import open_store
 from engram.storage.jsonl import JSONLStore
 from engram.storage.postgres import PostgresStore
 from engram.storage.protocol import Capability, Filter, ScheduleInputs, Store
@@ -701,6 +703,33 @@ def test_relations_are_idempotent_per_endpoints_and_type(store: Store) -> None:
     assert again == first
     assert [r.id for r in store.relations(["b"])] == ["r1", "r3"]
     assert other.type == "supports" and store.count_relations() == 2
+
+
+def test_a_deleted_relation_is_gone_for_every_client(store: Store) -> None:
+    """An edge made by mistake can be removed (no adapter could before): its two memories and
+    the other edges stay, a second client on the same store no longer sees it, and the same
+    link can be made again."""
+    put(store, mem("a"), mem("b"), mem("c"))
+    store.add_relation(Relation(id="r1", from_id="a", to_id="b", type="causes", created_at=T0))
+    store.add_relation(Relation(id="r2", from_id="b", to_id="c", type="related", created_at=T0))
+    removed = store.delete_relation("r1")
+    assert removed is not None
+    assert (removed.id, removed.from_id, removed.to_id, removed.type) == ("r1", "a", "b", "causes")
+    assert store.delete_relation("r1") is None  # once only
+    assert store.delete_relation("ghost") is None
+    assert [r.id for r in store.relations(["a", "b", "c"])] == ["r2"]
+    assert store.count_relations() == 1
+    assert store.traverse("a", 3, [], "both", 10) == []
+    assert {m.id for m in store.get_many(["a", "b", "c"])} == {"a", "b", "c"}
+    other = open_store(store.location, Settings())
+    try:
+        assert [r.id for r in other.relations(["a", "b"])] == ["r2"]
+    finally:
+        other.close()
+    again = store.add_relation(
+        Relation(id="r3", from_id="a", to_id="b", type="causes", created_at=T0)
+    )
+    assert again.id == "r3" and store.count_relations() == 2
 
 
 def test_relations_need_both_endpoints(store: Store) -> None:

@@ -110,6 +110,47 @@ def test_an_edge_added_again_is_not_written_again(folder: Path) -> None:
     store.close()
 
 
+def test_a_deleted_relation_is_a_tombstone_in_the_file_until_compaction(folder: Path) -> None:
+    """The files are the truth: a removed edge is a tombstone line (readable, and diffable in
+    git), a fresh load does not bring the edge back, and compaction drops both lines."""
+    store = JSONLStore(folder)
+    put(store, mem("a"), mem("b"))
+    store.add_relation(Relation(id="r", from_id="a", to_id="b", type="causes", created_at=T0))
+    assert store.delete_relation("r") is not None
+    assert lines(folder / "relations.jsonl")[-1] == {"id": "r", "_deleted": True}
+    store.close()
+    (folder / ".index.db").unlink()  # read from the files alone, not from the snapshot
+    again = JSONLStore(folder)
+    assert again.relations(["a", "b"]) == [] and again.stats().dead_lines == 2
+    again.compact()
+    assert (folder / "relations.jsonl").read_bytes() == b""
+    again.close()
+
+
+def test_a_relation_delete_that_cannot_be_written_keeps_the_edge(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tombstone is written after the index has dropped the edge: when the file refuses it
+    (a full disk: simulated, a real one cannot be arranged here), the index is read from the
+    files again and still holds the edge, as they do."""
+    store = JSONLStore(folder)
+    put(store, mem("a"), mem("b"))
+    store.add_relation(Relation(id="r", from_id="a", to_id="b", type="causes", created_at=T0))
+
+    def disk_full(lines: object) -> int:
+        raise StoreError("cannot write relations.jsonl: No space left on device")
+
+    monkeypatch.setattr(store._relations, "append", disk_full)
+    with pytest.raises(StoreError, match="No space left"):
+        store.delete_relation("r")
+    assert [r.id for r in store.relations(["a"])] == ["r"]
+    monkeypatch.undo()
+    store.close()
+    again = JSONLStore(folder)
+    assert [r.id for r in again.relations(["a"])] == ["r"]
+    again.close()
+
+
 def test_a_directory_that_is_not_an_engram_store_is_refused(folder: Path) -> None:
     folder.mkdir()
     (folder / "memories.jsonl").write_text('{"id": "x", "content": "from elsewhere"}\n')

@@ -28,7 +28,7 @@ from engram.cli.common import (
     short_ids,
     write_through,
 )
-from engram.core.models import RELATION_TYPES
+from engram.core.models import RELATION_TYPES, Relation
 from engram.errors import ValidationError
 from engram.services.graph import MAX_DEPTH, MAX_GRAPH_PAGE, MAX_RELATED, MAX_SNAPSHOT
 from engram.services.results import GraphPage, RelatedResult
@@ -87,11 +87,26 @@ def relate(state: State, from_id: str, to_id: str, relation_type: str, strength:
         state,
         relation,
         lambda c: say(
-            c,
-            f"{relation.from_id} -[{relation.type}]-> {relation.to_id} "
-            f"(strength {relation.strength:g}, relation {relation.id})",
+            c, f"{edge(relation)} (strength {relation.strength:g}, relation {relation.id})"
         ),
     )
+
+
+@click.command()
+@click.argument("relation_id")
+@pass_state
+def unrelate(state: State, relation_id: str) -> None:
+    """Remove one relation by its id (`relate` prints it; `related --json` lists them).
+
+    Its two memories stay.
+    """
+    with open_app(state) as app, options_named({"relation_id": "RELATION_ID"}):
+        relation = app.graph.delete_relation(relation_id)
+    output(state, relation, lambda c: say(c, f"Removed {edge(relation)} (relation {relation.id})"))
+
+
+def edge(relation: Relation) -> str:
+    return f"{relation.from_id} -[{relation.type}]-> {relation.to_id}"
 
 
 @click.command()
@@ -255,7 +270,7 @@ def render_related(out: Console, result: RelatedResult) -> None:
     out.print(table)
 
 
-COMMANDS = (relate, graph, related)
+COMMANDS = (relate, unrelate, graph, related)
 
 
 def _is_default(ctx: click.Context, name: str) -> bool:

@@ -86,6 +86,10 @@ MemoryId = Annotated[
     IdText,
     Field(description=f"A memory id as returned by save_memory or search_memory ({_ID_RULE})."),
 ]
+RelationId = Annotated[
+    IdText,
+    Field(description=f"A relation id as returned by create_relation or read_graph ({_ID_RULE})."),
+]
 
 
 def _null_is_omitted(value: object) -> object:

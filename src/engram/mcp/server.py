@@ -67,8 +67,9 @@ promotion_candidates lists memories that earned permanent status.
 - promote_memory writes a memory that earned it into the user's Obsidian vault for good; \
 search_unified searches memories and vault notes together (the server indexes the vault as it \
 changes; vault_status says whether vault and index agree).
-- create_relation links memories; traverse_graph follows links several steps (reasoning \
-chains, context around a memory); read_graph pages through everything.
+- create_relation links memories (delete_relation removes a wrong link); traverse_graph \
+follows links several steps (reasoning chains, context around a memory); read_graph pages \
+through everything.
 - gc forgets faded memories; it is a dry run unless dry_run=false.
 - cluster_memories finds memories that say the same thing; consolidate_memories merges them \
 (preview first; originals are archived, undo_consolidation restores them).

@@ -16,6 +16,7 @@ from engram.mcp.params import (
     MemoryId,
     OptionalMeta,
     RelatedLimit,
+    RelationId,
     RelationStrength,
     RelationType,
     RelationTypes,
@@ -127,6 +128,19 @@ def register_graph_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None
                 from_memory_id, to_memory_id, relation_type, strength, metadata
             )
         )
+
+    @server.tool(
+        name="delete_relation",
+        title="Remove a relation",
+        description=(
+            "Remove one edge between memories by its id (create_relation returns it; "
+            "read_graph and traverse_graph list edges with theirs). Both memories stay. "
+            "Returns the edge removed."
+        ),
+        annotations=hints.FORGET,
+    )
+    async def delete_relation(relation_id: RelationId) -> Relation:
+        return await runtime.call(lambda app: app.graph.delete_relation(relation_id))
 
     @server.tool(
         name="read_graph",

@@ -34,6 +34,7 @@ TOOL_NAMES = (
     "promotion_candidates",
     "review_candidates",
     "create_relation",
+    "delete_relation",
     "read_graph",
     "traverse_graph",
     "memory_stats",

@@ -63,6 +63,16 @@ class GraphService:
             self.on_relate(made)
         return made
 
+    def delete_relation(self, relation_id: str) -> Relation:
+        """Remove one edge (a link made by mistake, or no longer true); its two memories stay.
+        The notes of two promoted memories keep the link they were given: a note is its
+        owner's to edit, and `vault import` relates only the notes it imports anew."""
+        ident = check.memory_id(relation_id, "relation_id")
+        removed = self.ctx.store.delete_relation(ident)
+        if removed is None:
+            raise NotFoundError("relation", ident)
+        return removed
+
     def relations(self, memory_id: str) -> list[Relation]:
         return self.ctx.store.relations([check.memory_id(memory_id)])
 

@@ -115,6 +115,23 @@ def write_meta(path: Path, **changes: Any) -> None:
     replace_small(path / META, _meta_bytes(meta))
 
 
+def open_folder(path: Path) -> None:
+    """The store's folder, made if missing: a clear error where a file stands, where it cannot
+    be made, or where it holds another program's data."""
+    if path.is_file():
+        raise StoreError(
+            f"{path} is a file, not a JSONL store's folder: a SQLite store? open it by its path "
+            "(or sqlite:///path)"
+        )
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create JSONL store {path}: {exc.strerror}") from exc
+    if not path.is_dir():
+        raise StoreError(f"JSONL store {path} is not a directory")
+    refuse_foreign(path)
+
+
 def refuse_foreign(path: Path) -> None:
     """Data files without meta.json: another program's directory (CortexGraph's, say)."""
     if (path / META).exists():

@@ -47,8 +47,8 @@ from engram.storage.jsonl.layout import (
     RELATIONS,
     VECTORS,
     initialise,
+    open_folder,
     read_meta,
-    refuse_foreign,
     write_meta,
 )
 from engram.storage.jsonl.records import (
@@ -101,18 +101,7 @@ class JSONLStore:
         self.location = f"jsonl://{self.path}"
         self.field_weights = field_weights
         self.vector_model = vector_model
-        if self.path.is_file():
-            raise StoreError(
-                f"{self.path} is a file, not a JSONL store's folder: a SQLite store? open it by "
-                "its path (or sqlite:///path)"
-            )
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create JSONL store {self.path}: {exc.strerror}") from exc
-        if not self.path.is_dir():
-            raise StoreError(f"JSONL store {self.path} is not a directory")
-        refuse_foreign(self.path)
+        open_folder(self.path)
         self._mutex = threading.RLock()
         self._lock = DirLock(self.path / ".lock")
         self._memories = LineFile(self.path / MEMORIES)
@@ -342,8 +331,7 @@ class JSONLStore:
         if not self._bad:
             return
         quarantine_bad_lines(self.path, self._files, {name for name, _, _ in self._bad})
-        self._bad.clear()
-        self._reload()
+        self._reload()  # which forgets the bad lines first
         self._bad.clear()
 
     def _bury_lines_of_deleted(self) -> None:
@@ -483,6 +471,18 @@ class JSONLStore:
                     raise
                 self._rel.add(1)
             return stored
+
+    def delete_relation(self, relation_id: str) -> Relation | None:
+        with self._writing() as index:
+            removed = index.delete_relation(relation_id)
+            if removed is not None:
+                try:
+                    self._relations.append([encode_tombstone(relation_id)])
+                except BaseException:
+                    self._reload()  # the files still hold the edge: so does the index again
+                    raise
+                self._rel.add(1, tombstones=1)
+            return removed
 
     relations = index_read(SQLiteStore.relations)
     count_relations = index_read(SQLiteStore.count_relations)

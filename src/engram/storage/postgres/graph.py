@@ -72,6 +72,14 @@ class PostgresGraph:
                 return relation_from_row(row)
         return relation
 
+    def delete_relation(self, relation_id: str) -> Relation | None:
+        with self._write() as conn:
+            row = conn.execute(
+                f"DELETE FROM relationships WHERE id = %s RETURNING {RELATION_COLUMNS}",
+                (relation_id,),
+            ).fetchone()
+        return None if row is None else relation_from_row(row)
+
     def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
         rows = self._query(
             "SELECT episode, MAX(episode_seq) FROM memories "

@@ -18,7 +18,7 @@ from engram.errors import NotFoundError
 from engram.storage.protocol import Hop
 from engram.storage.rows import from_json, relation_from_row
 from engram.storage.sqlite.sql import MAX_VARS, chunks, on, rows_in
-from engram.storage.traversal import traversal_sql
+from engram.storage.traversal import RELATION_COLUMNS, traversal_sql
 
 
 class SQLiteGraph:
@@ -34,7 +34,7 @@ class SQLiteGraph:
         to, type) otherwise (the JSONL store appends a line only in the first case)."""
         with self._write() as conn:
             existing = conn.execute(
-                "SELECT id, from_id, to_id, type, strength, metadata, created_at FROM relations "
+                f"SELECT {RELATION_COLUMNS} FROM relations "
                 "WHERE from_id = ? AND to_id = ? AND type = ?",
                 (relation.from_id, relation.to_id, relation.type),
             ).fetchone()
@@ -44,19 +44,26 @@ class SQLiteGraph:
                 if conn.execute("SELECT 1 FROM memories WHERE id = ?", (ident,)).fetchone() is None:
                     raise NotFoundError("memory", ident)
             conn.execute(
-                "INSERT INTO relations(id, from_id, to_id, type, strength, metadata, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO relations({RELATION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 relation_row(relation),
             )
         return relation
+
+    def delete_relation(self, relation_id: str) -> Relation | None:
+        with self._write() as conn:
+            row = conn.execute(
+                f"DELETE FROM relations WHERE id = ? RETURNING {RELATION_COLUMNS}",
+                (relation_id,),
+            ).fetchone()
+        return None if row is None else relation_from_row(row, from_json)
 
     def add_relations(self, relations: Sequence[Relation]) -> None:
         """Add many relations in one transaction; one whose end is missing, or whose (from, to,
         type) or id is taken, is skipped (the first edge stands)."""
         sql = (
-            "INSERT OR IGNORE INTO relations(id, from_id, to_id, type, strength, metadata, "
-            "created_at) SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE "
-            "id = ?) AND EXISTS (SELECT 1 FROM memories WHERE id = ?)"
+            f"INSERT OR IGNORE INTO relations({RELATION_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ? "
+            "WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?) "
+            "AND EXISTS (SELECT 1 FROM memories WHERE id = ?)"
         )
         rows = [(*relation_row(r), r.from_id, r.to_id) for r in relations]
         with self._write() as conn:
@@ -64,10 +71,7 @@ class SQLiteGraph:
 
     def all_relations(self) -> list[Relation]:
         """Every relation, in the order they were added."""
-        rows = self._query(
-            "SELECT id, from_id, to_id, type, strength, metadata, created_at FROM relations "
-            "ORDER BY rowid"
-        )
+        rows = self._query(f"SELECT {RELATION_COLUMNS} FROM relations ORDER BY rowid")
         return [relation_from_row(row, from_json) for row in rows]
 
     def delete_relations(self, ids: Sequence[str]) -> None:
@@ -108,7 +112,7 @@ class SQLiteGraph:
         for chunk in chunks(list(memory_ids), size=MAX_VARS // 2):
             marks = ", ".join("?" * len(chunk))
             sql = (
-                "SELECT id, from_id, to_id, type, strength, metadata, created_at FROM relations "
+                f"SELECT {RELATION_COLUMNS} FROM relations "
                 f"WHERE from_id IN ({marks}) OR to_id IN ({marks}) ORDER BY created_at, id"
             )
             for row in self._query(sql, [*chunk, *chunk]):
