@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -228,3 +230,53 @@ def test_options_of_the_other_graph_mode_are_refused(store: Path) -> None:
         result = run(store, *args)
         assert result.exit_code == 2 and "Traceback" not in result.output, args
     assert not (store.parent / "g.html").exists()
+
+
+SLOW_EXPORT = """
+import sys, time
+from pathlib import Path
+from engram.cli.main import main
+from engram.services.transfer.service import TransferService
+
+export_lines = TransferService.export_lines
+started = Path(sys.argv[1])
+
+
+def slow(self, *args, **kwargs):
+    for line in export_lines(self, *args, **kwargs):
+        yield line
+        started.touch()  # the export file is being written
+        time.sleep(60)
+
+
+TransferService.export_lines = slow
+sys.argv = ["engram", *sys.argv[2:]]
+main()
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM cannot be sent to a child there")
+def test_sigterm_stops_an_export_through_its_clean_up(store: Path, tmp_path: Path) -> None:
+    """Killed by SIGTERM (`timeout`, a service manager), the process died on the spot and left
+    its temporary file beside the export. The export is slowed down here by the script above
+    (a long one cannot be killed at a chosen moment otherwise); the signal is real."""
+    save(store, "Atlas runs on PostgreSQL 16")
+    started, out = tmp_path / "started", tmp_path / "out" / "export.jsonl"
+    out.parent.mkdir()
+    env = {**os.environ, "ENGRAM_EMBEDDING_MODEL": "none"}
+    args = [str(started), "--store", str(store), "export", "--out", str(out)]
+    child = subprocess.Popen(
+        [sys.executable, "-c", SLOW_EXPORT, *args], env=env, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not started.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert started.exists() and list(out.parent.iterdir()) != []  # a temporary file
+        child.send_signal(signal.SIGTERM)
+        _, stderr = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 128 + signal.SIGTERM, stderr
+    assert list(out.parent.iterdir()) == []  # no export, and no temporary file left
+    assert b"Traceback" not in stderr

@@ -8,6 +8,7 @@ Domain errors become a single `Error: ...` line on stderr with exit code 1; logs
 from __future__ import annotations
 
 import io
+import signal
 import sys
 
 import click
@@ -62,7 +63,28 @@ def main() -> None:
             print("Error: standard output is closed: nowhere to write the result", file=sys.stderr)
         sys.exit(1)
     _speak_utf8()
-    cli(prog_name="engram")
+    terminated = _stop_on_sigterm()
+    try:
+        cli(prog_name="engram")
+    except SystemExit:
+        if terminated:
+            sys.exit(128 + signal.SIGTERM)  # what a shell expects of a command it terminated
+        raise
+
+
+def _stop_on_sigterm() -> list[int]:
+    """SIGTERM (`kill`, `timeout`, a service manager stopping a job) stops a command as Ctrl-C
+    does, through its clean-up: Python's default ends the process at once, and an export to
+    a file killed that way left its temporary file beside the target. The list is filled with
+    the signal's number when it came."""
+    came: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        came.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    return came
 
 
 def _speak_utf8() -> None:
