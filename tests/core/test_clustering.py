@@ -14,8 +14,17 @@ from engram.core.clustering import (
     cohesion,
     linked_groups,
 )
-from engram.core.merge import merge, merged_content, merged_strength, statement_key
-from engram.core.models import MAX_STRENGTH, Memory
+from engram.core.merge import (
+    MARK,
+    edit_stamp,
+    merge,
+    merged_content,
+    merged_strength,
+    statement_key,
+    undo_refusal,
+    version,
+)
+from engram.core.models import MAX_STRENGTH, Memory, Status
 from engram.core.text import statements
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -90,6 +99,17 @@ def test_near_exact_statements_are_kept_once_and_distinct_ones_all() -> None:
     assert merged_content(lists).splitlines() == [*lists[0].splitlines(), *lists[1].splitlines()]
     asked = ["Notifications on weekdays? No", "Notifications on weekends? No"]
     assert merged_content(asked).splitlines() == asked
+    # A later one said whole within an earlier one, in its order, is left out ...
+    assert merged_content(["Likes tea. Lives in Porto. Cycles.", "Lives in porto! cycles"]) == (
+        "Likes tea. Lives in Porto. Cycles."
+    )
+
+
+def test_repeated_statements_in_another_order_are_another_fact() -> None:
+    """Every line of the newer plan stood somewhere in the older one, so an automatic merge
+    left the newer plan out: "Tuesday: pasta" was lost (audit)."""
+    plans = ["Meal plan:\nMonday:\n- pasta\nTuesday:\n- salad", "Meal plan:\nTuesday:\n- pasta"]
+    assert merged_content(plans).splitlines() == [*plans[0].splitlines(), *plans[1].splitlines()]
 
 
 def test_statements_with_other_numbers_are_different_facts() -> None:
@@ -195,6 +215,8 @@ def test_merge_rules() -> None:
         meta={"k": "old"},
         episode="chat-1",
         episode_seq=4,
+        review_count=1,
+        last_review_at=T0 - timedelta(days=1),
     )
     new = memory(
         "new",
@@ -204,6 +226,8 @@ def test_merge_rules() -> None:
         last_used=T0 + timedelta(days=1),
         meta={"k": "new", "j": 1},
         source="chat",
+        review_count=1,
+        last_review_at=T0,
     )
     m = merge([new, old], cohesion=0.95, new_id="merged-1")
     assert m.content == "Kate likes skiing"
@@ -212,6 +236,23 @@ def test_merge_rules() -> None:
     assert m.use_count == 5 and m.strength == pytest.approx(1.2 + 0.1 * 0.95)
     assert m.meta == {"k": "old", "j": 1} and m.source == "chat"
     assert (m.episode, m.episode_seq) == ("chat-1", 4)
+    # the latest review stays (it was dropped: review_count 2, last_review_at None)
+    assert (m.review_count, m.last_review_at) == (2, T0)
     assert merged_strength([2.0, 2.0, 2.0], 1.0) == MAX_STRENGTH
     with pytest.raises(ValueError):
         merge([old], 1.0, "x")
+
+
+def test_an_older_merges_mark_is_read_as_it_was_written() -> None:
+    """Merges made before the undo stamped every editable field carry the content version
+    alone: a source set since does not make their undo ask for force (it did not then), an
+    edited text does. A newer mark refuses both."""
+    merged = memory("merged-1", "Kate likes skiing", status=Status.ACTIVE)
+    older = {"state": "applied", "version": version(merged), "uses": 0}
+    newer = {**older, "edits": edit_stamp(merged)}
+    sourced = merged.model_copy(update={"source": "corrected", "meta": {MARK: older}})
+    reworded = merged.model_copy(update={"content": "Kate loves skiing"})
+    assert undo_refusal(sourced, older, [], force=False) is None
+    assert "edited" in (undo_refusal(reworded, older, [], force=False) or "")
+    assert "edited" in (undo_refusal(sourced, newer, [], force=False) or "")
+    assert undo_refusal(merged.model_copy(update={"meta": {MARK: newer}}), newer, [], False) is None

@@ -313,6 +313,11 @@ def test_the_review_band_is_left_for_a_person_unless_approved(mem: Engram) -> No
         ("The team meeting is on Monday", "The team meeting is on Tuesday", "where another"),
         ("Dark mode is enabled in the editor", "Dark mode is disabled in the editor", "says"),
         ("Tests must pass before merging", "Tests must fail before merging", "where another"),
+        # one sign in place of another: "a" is a function word and signs are not words, so
+        # these were merged as one fact (audit)
+        ("Take the pill at 8 a.m. every day", "Take the pill at 8 p.m. every day", "'a.m'"),
+        ("Alert when CPU load > 90 percent", "Alert when CPU load < 90 percent", "'>'"),
+        ("Alice got grade A+ in the exam", "Alice got grade A- in the exam", "'a+'"),
         # the words as written, not their stems ("'us'" of "uses")
         (
             "Project Atlas uses PostgreSQL 16 as its database",
@@ -362,6 +367,9 @@ def test_a_touch_while_a_merge_is_written_counts_in_the_merged_memory(
     monkeypatch.setattr(ConsolidationService, "_relations", touched_meanwhile)
     merged = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0].merged
     assert merged.use_count == 2 == sum(m.use_count for m in mem.get_many([a.id, b.id]))
+    # Those uses were the originals', which keep them: no use of the merged memory is lost by
+    # undoing it (the merge recorded its uses before counting these: "used 2 times after").
+    assert sorted(mem.undo_consolidation(merged.id).restored_ids) == sorted([a.id, b.id])
 
 
 def test_a_memory_deleted_while_a_merge_is_written_is_no_error(
@@ -556,6 +564,24 @@ def test_undo_refuses_to_delete_work_done_on_the_merged_memory(
     assert sorted(restored.restored_ids) == sorted([a.id, b.id]) and mem.get_many([m]) == []
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [{"source": "corrected"}, {"context": "said at the review"}, {"strength": 2.0}],
+    ids=["source", "context", "strength"],
+)
+def test_undo_refuses_to_drop_any_edit_of_the_merged_memory(
+    mem: Engram, edit: dict[str, Any]
+) -> None:
+    """The merge remembered only the text, tags and entities: an undo deleted a source,
+    context, meta or strength set since without a word (audit)."""
+    a, b = mem.save("Kate likes skiing"), mem.save("Kate enjoys hiking")
+    m = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id]).merged[0]
+    mem.update(m.merged.id, **edit)
+    with pytest.raises(ValidationError, match=r"merged_id: .* was edited .* force"):
+        mem.undo_consolidation(m.merged.id)
+    assert mem.get(m.merged.id).status == Status.ACTIVE
+
+
 def test_undo_refuses_to_drop_uses_made_of_the_merged_memory(mem: Engram) -> None:
     """Used six times after the merge, the merged memory was undone without a word, and the
     restored originals had two uses between them: the six were gone."""
@@ -601,12 +627,15 @@ def test_undo_of_a_merge_merged_again_is_refused(mem: Engram, clock: FixedClock)
 
 def test_editing_a_merged_memorys_meta_keeps_its_merge_undoable(mem: Engram) -> None:
     """`update(meta=…)` replaces the meta, and the merge's record of its originals (how to
-    undo it) went with it: the originals stayed archived for good, force or not."""
+    undo it) went with it: the originals stayed archived for good, force or not. The edit is
+    one the undo would throw away, so it takes force."""
     a, b = mem.save("Alice prefers tea over coffee"), mem.save("Alice likes tea more than coffee")
     m = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0].merged.id
     edited = mem.update(m, meta={"note": "checked"})
     assert edited.meta["note"] == "checked"
-    assert sorted(mem.undo_consolidation(m).restored_ids) == sorted([a.id, b.id])
+    with pytest.raises(ValidationError, match=r"was edited \(.*meta.*\) after the merge"):
+        mem.undo_consolidation(m)
+    assert sorted(mem.undo_consolidation(m, force=True).restored_ids) == sorted([a.id, b.id])
     assert {x.status for x in mem.get_many([a.id, b.id])} == {Status.ACTIVE}
 
 

@@ -2,16 +2,17 @@
 
 Nothing a person saved may silently disappear, so the merged content keeps the originals,
 oldest first, as they were written (lines, indentation, repeats within one: a code snippet stays
-code), leaving out only an original whose every statement an earlier one made exactly or
-near-exactly (the same letters, digits and symbols in the same order: other case, spacing or
-punctuation, but never another number or sign: "1.5" is not "15", "1-2" not "12", "-5" not
-"5", "A+" not "A-", "$500" not "€500", "dana.kim@x.com" not "dana_kim@x.com"). Memories alike
-in meaning that still say different things (`disagreement`: "is not", another number, the same
-words in another order, one word in place of another) are no near-copies: a person decides.
+code), leaving out only an original an earlier one said whole, its statements in the same
+order, exactly or near-exactly (the same letters, digits and symbols in the same order: other
+case, spacing or punctuation, but never another number or sign: "1.5" is not "15", "1-2" not
+"12", "-5" not "5", "A+" not "A-", "$500" not "€500", "dana.kim@x.com" not "dana_kim@x.com").
+Memories alike in meaning that still say different things (`disagreement`: "is not", another
+number, the same words in another order, one word or sign in place of another) are no
+near-copies: a person decides.
 The rest:
 
 - tags and entities: the union, first spelling kept (case-insensitive);
-- created_at: the earliest; last_used: the latest;
+- created_at: the earliest; last_used and last_review_at: the latest;
 - use_count, review_count, cross_domain_count: summed — a use of any copy was a use of the fact;
 - strength: the strongest original's, plus 0.1 × cohesion for each further copy, at most 2.0 —
   several confirmations of one fact make it more important, never beyond the range;
@@ -22,6 +23,7 @@ The rest:
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -152,7 +154,32 @@ def disagreement(contents: Sequence[str]) -> str | None:
         return "they hold different numbers"
     if len({tuple(sorted(ws)) for ws in words}) == 1 and len({tuple(ws) for ws in words}) > 1:
         return "they say the same words in another order"
-    return _word_swapped(words)
+    return _word_swapped(words) or _sign_swapped(contents)
+
+
+def _sign_swapped(contents: Sequence[str]) -> str | None:
+    """Two memories each holding a marked word the other lacks: a word with a sign or symbol
+    in it, as `statement_key` keeps them ("8 a.m." and "8 p.m.", "A+" and "A-", "load > 90"
+    and "load < 90", "Mood: 😀" and "Mood: 😢"). Words alone missed them: "a" is a function
+    word, and signs are not words, so such pairs were merged as one fact."""
+    marked = [_marked_words(c) for c in contents]
+    for i, mine in enumerate(marked):
+        for theirs in marked[i + 1 :]:
+            only_mine, only_theirs = mine - theirs, theirs - mine
+            if only_mine and only_theirs:
+                return f"one says '{min(only_mine)}' where another says '{min(only_theirs)}'"
+    return None
+
+
+def _marked_words(content: str) -> set[str]:
+    """The words of `content` (runs between spaces) with a sign or symbol that changes what
+    they say, as `statement_key` reads them: "a.m", "a+", ">", "$5", "😀"."""
+    out: set[str] = set()
+    for chunk in unicodedata.normalize("NFKC", content.casefold()).split():
+        kept = "".join(ch for i, ch in enumerate(chunk) if _meaningful(chunk, i))
+        if kept and not kept.isalnum():
+            out.add(kept)
+    return out
 
 
 def _word_swapped(words: Sequence[list[str]]) -> str | None:
@@ -174,18 +201,27 @@ def _word_swapped(words: Sequence[list[str]]) -> str | None:
 
 
 def merged_content(contents: Iterable[str]) -> str:
-    """The originals' texts, oldest first, without those whose every statement an earlier one
-    made. One that adds anything is kept whole: a statement it repeats may hang on one it
-    does not ("- peanuts" under "Alice's daughter's allergies:", "No" after another
-    question), and cutting the repeats left the heading without its list."""
-    seen: set[str] = set()
+    """The originals' texts, oldest first, without those an earlier one said whole: their
+    statements, in their order, one after another in that earlier text. One that adds anything
+    is kept whole: a statement it repeats may hang on one it does not ("- peanuts" under
+    "Alice's daughter's allergies:", "No" after another question), and cutting the repeats
+    left the heading without its list. Order counts too: "Tuesday:" then "- pasta" is another
+    plan than "Tuesday:" then "- salad", though the first plan says "- pasta" (under Monday),
+    and counting statements alone merged the newer plan away."""
+    earlier: list[list[str]] = []
     kept: list[str] = []
     for content in contents:
-        keys = {statement_key(piece) for piece in statements(content)}
-        if not keys <= seen:
+        keys = [statement_key(piece) for piece in statements(content)]
+        if not any(_holds_run(before, keys) for before in earlier):
             kept.append(content.rstrip().lstrip("\r\n"))
-        seen |= keys
+        earlier.append(keys)
     return "\n".join(piece for piece in kept if piece)
+
+
+def _holds_run(text: Sequence[str], run: Sequence[str]) -> bool:
+    """Whether `run` stands in `text`, one after another (statement keys)."""
+    n = len(run)
+    return any(list(text[i : i + n]) == list(run) for i in range(len(text) - n + 1))
 
 
 def _union(groups: Iterable[Sequence[str]]) -> tuple[str, ...]:
@@ -227,6 +263,7 @@ def merge(memories: Sequence[Memory], cohesion: float, new_id: str) -> Memory:
         strength=merged_strength([m.strength for m in memories], cohesion),
         status=Status.ACTIVE,
         review_count=sum(m.review_count for m in memories),
+        last_review_at=max((m.last_review_at for m in memories if m.last_review_at), default=None),
         cross_domain_count=sum(m.cross_domain_count for m in memories),
         episode=None if first_episode is None else first_episode.episode,
         episode_seq=None if first_episode is None else first_episode.episode_seq,
@@ -237,6 +274,16 @@ def version(memory: Memory) -> str:
     """What a cluster id (and a merge, for its undo) remembers of a memory: a digest of what
     it says."""
     said = "\x1f".join([memory.content, *memory.tags, "\x1e", *memory.entities])
+    return hashlib.sha256(said.encode()).hexdigest()[:12]
+
+
+def edit_stamp(memory: Memory) -> str:
+    """What an undo checks was not edited since the merge: everything a person can change
+    (`update`), not only what the memory says. Its own merge mark is left out (the merge
+    writes the stamp into it)."""
+    meta = {k: v for k, v in memory.meta.items() if k != MARK}
+    fields = [memory.content, memory.tags, memory.entities, memory.source, memory.context]
+    said = json.dumps([*fields, meta, memory.strength], sort_keys=True, default=str)
     return hashlib.sha256(said.encode()).hexdigest()[:12]
 
 
@@ -316,7 +363,10 @@ def undo_refusal(
     if force:
         return None
     lost = []
-    if "version" in mark and mark["version"] != version(merged):
+    if "edits" in mark:  # a merge that stamps every field a person can change
+        if mark["edits"] != edit_stamp(merged):
+            lost.append("edited (its text, tags, entities, source, context, meta or strength)")
+    elif "version" in mark and mark["version"] != version(merged):  # an older merge's mark
         lost.append("edited (content, tags or entities)")
     if "version" in mark:  # a merge that marks the relations it carried (older ones do not)
         originals = set(merge_originals(merged, relations))

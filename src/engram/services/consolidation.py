@@ -44,6 +44,7 @@ from engram.core.merge import (
     MARK,
     MERGED_PREFIX,
     disagreement,
+    edit_stamp,
     is_leftover,
     merge,
     merged_id,
@@ -71,7 +72,14 @@ MARGIN = 0.02  # how far below the link threshold an approximate similarity is s
 SWEEP_LIMIT = 100_000  # merged memories looked at for half-written leftovers
 SWEEP_EVERY = 60.0  # seconds between two such sweeps in one process
 # What a merged memory adds up from its originals, taken when the merge is written.
-_COUNTERS = ("use_count", "review_count", "cross_domain_count", "last_used", "strength")
+_COUNTERS = (
+    "use_count",
+    "review_count",
+    "cross_domain_count",
+    "last_used",
+    "last_review_at",
+    "strength",
+)
 
 
 class ConflictError(StoreError):
@@ -470,8 +478,12 @@ class ConsolidationService:
                 # (what the merged memory started from) was lost with the archived original.
                 now = merge(locked, view.cohesion, new_id=merged.id)
                 counts = {name: getattr(now, name) for name in _COUNTERS}
-                update = {"status": Status.ACTIVE, "meta": {**m.meta, MARK: applied}, **counts}
-                return self.ctx.scheduled(m.model_copy(update=update))
+                activated = m.model_copy(update={"status": Status.ACTIVE, **counts})
+                # Stamped as it is activated: a use of an original meanwhile is counted in
+                # it, and it made the undo refuse ("used 1 times after the merge").
+                mark = {**applied, "uses": activated.use_count, "edits": edit_stamp(activated)}
+                update = {"meta": {**m.meta, MARK: mark}}
+                return self.ctx.scheduled(activated.model_copy(update=update))
             before = originals[m.id]
             if m.status != Status.ACTIVE or (m.content, m.tags, m.entities) != (
                 before.content,
@@ -487,7 +499,7 @@ class ConsolidationService:
     @staticmethod
     def _applied_mark(view: ClusterView, merged: Memory) -> dict[str, Any]:
         applied = {"cluster": view.id, "state": "applied", "version": version(merged)}
-        return {**applied, "members": sorted(view.member_ids), "uses": merged.use_count}
+        return {**applied, "members": sorted(view.member_ids)}
 
     def _relations(self, merged_id: str, originals: dict[str, Memory]) -> int:
         """`consolidated_from` to each original, and the originals' outside edges copied."""
