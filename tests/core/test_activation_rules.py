@@ -163,6 +163,44 @@ def test_importance_is_bounded_and_explained() -> None:
     assert importance(shouting)[0] == MAX_STRENGTH
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["Not important: the office plant needs water", "This is not critical, just a nice-to-have"],
+)
+def test_importance_said_not_to_apply_adds_nothing(text: str) -> None:
+    """"Not important" raised a memory's strength to 1.3, "not critical" to 1.4 (audit)."""
+    assert importance(text) == (1.0, [])
+    assert importance("This is important: rotate the key")[0] == 1.3
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("I can't remember my password, how do I reset it on Gmail?", "none"),
+        ("I never remember my keys.", "none"),
+        ("For future reference, what's the best way to do this?", "none"),
+        ("Going forward, how should I structure my project?", "none"),
+        ("It's not critical.", "none"),
+        ("For future reference, my passport expires in May.", "save"),
+        ("Can you remember that I'm vegan?", "save"),
+        ("From now on, do not use semicolons.", "save"),
+    ],
+)
+def test_a_lapse_or_a_question_is_not_a_request_to_remember(text: str, intent: str) -> None:
+    """A lapse of memory ("I can't remember my password"), a question after "for future
+    reference" and importance said not to apply were all read as "save this" (audit)."""
+    assert classify(text).intent == intent
+
+
+def test_abbreviated_days_and_months_are_no_names() -> None:
+    """"3 Feb", "Mon and Wed" were names: the pipeline linked a dentist appointment and a
+    budget because both named "Feb" (audit). "Jan" is a name, unless beside a number."""
+    assert extract_entities("Dentist appointment with Dana on 3 Feb") == ["Dentist", "Dana"]
+    assert extract_entities("Gym on Mon and Wed with Dana") == ["Gym", "Dana"]
+    assert extract_entities("Call Jan about the lease before 3 Jan") == ["Jan"]
+    assert extract_entities("Meeting SAT prep. DEC made the PDP-11") == ["DEC", "PDP-11"]
+
+
 def test_the_request_to_remember_is_not_saved_with_the_fact() -> None:
     assert memory_content("Remember: I prefer TypeScript") == "I prefer TypeScript"
     assert memory_content("please remember that my flight is at 9") == "My flight is at 9"

@@ -38,6 +38,14 @@ DATE_WORDS = frozenset(
     september october november december today tomorrow yesterday""".split()
 )
 
+# Abbreviated day and month names, written as such ("Feb", "Wed."; "SAT" and "DEC" in capitals
+# are an exam and a company): dates, not names. "Jan", "Jun" and "Sun" are also names, so they
+# are dates only beside a number ("3 Jan", "Jun 2026").
+_DATE_ABBREVIATIONS = frozenset(
+    "mon tue tues wed thu thur thurs fri sat feb mar apr jul aug sep sept oct nov dec".split()
+)
+_DATES_BESIDE_A_NUMBER = frozenset({"jan", "jun", "sun"})
+
 # Words that begin sentences without being names: pronouns, determiners, question words,
 # conjunctions, the verbs people begin an instruction or a note with ("Prefers tea"), the
 # roles that label a line ("User: …") and the interjections and praise that begin a chat turn.
@@ -179,9 +187,23 @@ def _counts(tokens: list[str], position: int) -> bool:
     return following.casefold() in _COUNTED
 
 
+def _abbreviated_date(word: str, position: int, tokens: list[str]) -> bool:
+    """"Dentist on 3 Feb", "Gym on Mon and Wed": the abbreviations linked unrelated memories
+    as if they named the same thing (audit)."""
+    low = word.casefold()
+    if not (word[:1].isupper() and word[1:].islower()):
+        return False
+    if low in _DATE_ABBREVIATIONS:
+        return True
+    beside = tokens[max(position - 1, 0) : position] + tokens[position + 1 : position + 2]
+    return low in _DATES_BESIDE_A_NUMBER and any(t[:1].isdigit() for t in beside)
+
+
 def _is_name(word: str, position: int, tokens: list[str]) -> bool:
     low = word.casefold().replace("’", "'")  # "I’m" as "I'm": phones type the curly one
     if not word or low in DATE_WORDS or _QUARTER.match(word) or low in _I_FORMS:
+        return False
+    if _abbreviated_date(word, position, tokens):
         return False
     if word.isupper() and len(word) > 1 and (low in COMMON_STARTS or low in _FLAGS):
         return False  # "IMPORTANT:", "Do NOT deploy": emphasis, not an acronym

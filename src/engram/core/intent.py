@@ -76,6 +76,33 @@ _MY_THING = (
 _TOPIC = r"(?:budget|limit|deadline|repo|standup|meeting)\b"
 
 
+def _not_after(*words: str) -> str:
+    """Lookbehinds: what follows is not preceded by any of `words` and a space."""
+    return "".join(f"(?<!{re.escape(w)} )" for w in words)
+
+
+# "Not important: …", "isn't critical", "not that urgent": importance said not to apply.
+_NOT_SO = _not_after(
+    *("not", "n't", "n’t", "no", "never"),
+    *(f"{n} {w}" for n in ("not", "n't", "n’t") for w in ("very", "that", "so", "too", "really")),
+)
+# "I can't remember my password", "I never remember my keys": a lapse, not a request.
+_NOT_ABLE = _not_after(
+    "can't",
+    "cant",
+    "cannot",
+    "not",
+    "never",
+    "don't",
+    "dont",
+    "didn't",
+    "couldn't",
+    "won't",
+    "hardly",
+    "barely",
+)
+
+
 RULES: tuple[Rule, ...] = (
     # none: the user says not to keep it. "Don't save this: my SSN is …" matched "save this"
     # and the secret was saved.
@@ -185,7 +212,7 @@ RULES: tuple[Rule, ...] = (
     # save: something to keep
     _rule(
         "save",
-        r"\b(?:please )?remember(?: (?:that|this|i|my|we|our)\b|(?=\s*:))"
+        rf"\b{_NOT_ABLE}(?:please )?remember(?: (?:that|this|i|my|we|our)\b|(?=\s*:))"
         r"|" + _OPENERS + r"remember\b",
         0.95,
     ),
@@ -200,7 +227,8 @@ RULES: tuple[Rule, ...] = (
     _rule("save", r"\b(?:from now on|going forward|in future|in the future)\b", 0.9, "instruction"),
     _rule(
         "save",
-        r"^\W*(?:please )?(?:always|never)\b(?!\s+(?:mind|happy|glad)\b)|\bi (?:always|never)\b",
+        r"^\W*(?:please )?(?:always|never)\b(?!\s+(?:mind|happy|glad)\b)"
+        r"|\bi (?:always|never)\b(?! (?:remember|recall)\b)",
         0.85,
         "instruction",
     ),
@@ -213,7 +241,7 @@ RULES: tuple[Rule, ...] = (
         0.85,
         "instruction",
     ),
-    _rule("save", r"\b(?:important|critical|crucial|essential)\b", 0.8),
+    _rule("save", rf"\b{_NOT_SO}(?:important|critical|crucial|essential)\b", 0.8),
     _rule(
         "save",
         # Not of "this", "it": "I like this answer", "I hate this error" speak of the moment.
@@ -268,10 +296,17 @@ RULES: tuple[Rule, ...] = (
 
 # Words that make a memory matter more, and how much strength each adds.
 IMPORTANCE: tuple[tuple[re.Pattern[str], float, str], ...] = (
-    (re.compile(r"\b(?:critical|crucial|vital|essential)\b", re.I), 0.4, "critical"),
-    (re.compile(r"\b(?:important|importantly|must|never forget)\b", re.I), 0.3, "important"),
+    (re.compile(rf"\b{_NOT_SO}(?:critical|crucial|vital|essential)\b", re.I), 0.4, "critical"),
     (
-        re.compile(r"\b(?:remember|don'?t forget|keep in mind|note that|note to self)\b", re.I),
+        re.compile(rf"\b{_NOT_SO}(?:important|importantly)\b|\b(?:must|never forget)\b", re.I),
+        0.3,
+        "important",
+    ),
+    (
+        re.compile(
+            rf"\b{_NOT_ABLE}remember\b|\b(?:don'?t forget|keep in mind|note that|note to self)\b",
+            re.I,
+        ),
         0.2,
         "asked to remember",
     ),
@@ -322,6 +357,10 @@ def classify(message: str) -> Analysis:
         # "I always forget semicolons, any tips?": a question about the message's subject, not
         # something to keep; only an explicit request (remember, note) saves a question. What
         # else it matched stands ("What's my favourite restaurant?" is a recall).
+        best, tags = other, []
+    if best is not None and best[1].intent == "save" and _question_follows(text, best[2]):
+        # "For future reference, what's the best way to do this?": the words that ask to keep
+        # something are followed by a question of its own, and nothing is said to keep.
         best, tags = other, []
     if best is None:
         return Analysis("none", 0.9 if _is_plain_question(text) else 0.7, None)
@@ -374,6 +413,20 @@ def _asks_for_help(text: str, rule: Rule, found: re.Match[str]) -> bool:
         return _is_plain_question(text)
     end = re.search(r"[.!?]", text[found.end() :])
     return end is not None and end.group() == "?"
+
+
+_QUESTION_START = re.compile(
+    r"\W*(?:what|how|which|where|when|who|whom|whose|why|should|shall|can|could|would|will|"
+    r"do|does|did|is|are|am)\b",
+    re.IGNORECASE,
+)
+
+
+def _question_follows(text: str, found: re.Match[str]) -> bool:
+    """What follows the match opens with a question word and its sentence ends with "?"."""
+    rest = text[found.end() :]
+    end = re.search(r"[.!?]", rest)
+    return _QUESTION_START.match(rest) is not None and end is not None and end.group() == "?"
 
 
 # The save rules that read a fact about the user: worth keeping whatever is asked after it.
