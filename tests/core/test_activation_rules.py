@@ -168,7 +168,8 @@ def test_importance_is_bounded_and_explained() -> None:
     ["Not important: the office plant needs water", "This is not critical, just a nice-to-have"],
 )
 def test_importance_said_not_to_apply_adds_nothing(text: str) -> None:
-    """ "Not important" raised a memory's strength to 1.3, "not critical" to 1.4 (audit)."""
+    """Said not to apply, importance raised a memory's strength all the same: "not important"
+    to 1.3, "not critical" to 1.4 (audit)."""
     assert importance(text) == (1.0, [])
     assert importance("This is important: rotate the key")[0] == 1.3
 
@@ -193,8 +194,9 @@ def test_a_lapse_or_a_question_is_not_a_request_to_remember(text: str, intent: s
 
 
 def test_abbreviated_days_and_months_are_no_names() -> None:
-    """ "3 Feb", "Mon and Wed" were names: the pipeline linked a dentist appointment and a
-    budget because both named "Feb" (audit). "Jan" is a name, unless beside a number."""
+    """Abbreviations were names ("3 Feb", "Mon and Wed"): the pipeline linked a dentist
+    appointment and a budget because both named "Feb" (audit). "Jan" is a name, unless beside
+    a number."""
     assert extract_entities("Dentist appointment with Dana on 3 Feb") == ["Dentist", "Dana"]
     assert extract_entities("Gym on Mon and Wed with Dana") == ["Gym", "Dana"]
     assert extract_entities("Call Jan about the lease before 3 Jan") == ["Jan"]

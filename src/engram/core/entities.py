@@ -188,8 +188,8 @@ def _counts(tokens: list[str], position: int) -> bool:
 
 
 def _abbreviated_date(word: str, position: int, tokens: list[str]) -> bool:
-    """ "Dentist on 3 Feb", "Gym on Mon and Wed": the abbreviations linked unrelated memories
-    as if they named the same thing (audit)."""
+    """A day or month written short: as names ("Dentist on 3 Feb", "Gym on Mon and Wed") they
+    linked unrelated memories as if they named the same thing (audit)."""
     low = word.casefold()
     if not (word[:1].isupper() and word[1:].islower()):
         return False
