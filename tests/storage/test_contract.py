@@ -808,6 +808,32 @@ def test_the_nearest_memory_is_found_among_thousands_of_near_copies(vector_store
     assert vector_store.vector_search(query, Filter(), 10)[0].id == "odd"
 
 
+def test_one_close_passage_is_not_crowded_out_by_another_memorys_many(
+    vector_store: Store,
+) -> None:
+    """PostgreSQL read twice as many nearest passages as results asked for: one memory's
+    fifteen close passages filled them all, and a memory with one close passage (the second
+    best of the store) was missed (audit)."""
+    query = _unit(7)[0]
+    noise = _unit(8, rows=40)
+
+    def near(cosine: float, i: int) -> np.ndarray:
+        """A unit vector at `cosine` to the query (off towards the i-th noise vector)."""
+        away = noise[i] - (noise[i] @ query) * query
+        return np.float32(cosine) * query + np.float32(np.sqrt(1 - cosine**2)) * (
+            away / np.linalg.norm(away)
+        )
+
+    many = np.stack([near(0.3, 0), *(near(0.9, i) for i in range(1, 16))])
+    one = np.stack([near(0.1, 16), near(0.8, 17)])
+    others = [(f"r{i}", near(0.05, 18 + i)) for i in range(20)]
+    put(vector_store, mem("many"), mem("one"), *(mem(i) for i, _ in others))
+    vector_store.put_vectors([("many", many), ("one", one), *others], "m")
+    found = vector_store.vector_search(query, Filter(), 3)
+    assert [s.id for s in found[:2]] == ["many", "one"]
+    assert found[1].relevance == pytest.approx(0.8, abs=0.02)
+
+
 def test_new_vectors_replace_every_old_row(vector_store: Store) -> None:
     put(vector_store, mem("a", "first. second. third."))
     rows = _unit(3, rows=3)

@@ -29,6 +29,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from engram.config import redact_secrets, redact_url
 from engram.core.models import AuditEntry, Memory, Schedule
 from engram.core.scoring import Policy
+from engram.core.text import MAX_PASSAGES
 from engram.errors import BusyError, ConfigError, StoreError, ValidationError
 from engram.storage.changes import apply_changes
 from engram.storage.columns import (
@@ -455,12 +456,23 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText):
                 f"WHERE m.embed_model = %s {clauses} ORDER BY m.embed <=> %s::vector LIMIT %s",
                 [q, self._vector_model, *params, q, limit],
             ).fetchall()
-            rows += conn.execute(
-                f"SELECT {STUB_COLUMNS}, 1 - (p.embed <=> %s::vector) AS r "
-                f"FROM memory_passages p JOIN memories m ON m.id = p.memory_id "
-                f"WHERE m.embed_model = %s {clauses} ORDER BY p.embed <=> %s::vector LIMIT %s",
-                [q, self._vector_model, *params, q, 2 * limit],
-            ).fetchall()
+            # One memory may fill the nearest passages with its own (up to MAX_PASSAGES): more
+            # are read until they come from `limit` memories, or there are no more. A memory
+            # with one close passage was missed behind another's fifteen (audit).
+            wanted = 2 * limit
+            while True:
+                passages = conn.execute(
+                    f"SELECT {STUB_COLUMNS}, 1 - (p.embed <=> %s::vector) AS r "
+                    f"FROM memory_passages p JOIN memories m ON m.id = p.memory_id "
+                    f"WHERE m.embed_model = %s {clauses} ORDER BY p.embed <=> %s::vector "
+                    "LIMIT %s",
+                    [q, self._vector_model, *params, q, wanted],
+                ).fetchall()
+                enough = len({row[0] for row in passages}) >= limit
+                if enough or len(passages) < wanted or wanted >= MAX_PASSAGES * limit:
+                    break
+                wanted = min(2 * wanted, MAX_PASSAGES * limit)
+            rows += passages
         best: dict[str, Stub] = {}
         for stub in sorted((stub_from_row(row) for row in rows), key=lambda s: -s.relevance):
             best.setdefault(stub.id, stub)
