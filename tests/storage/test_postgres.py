@@ -231,6 +231,26 @@ def test_a_role_with_a_schema_of_its_own_gets_a_store_there(blank_url: str) -> N
     assert shared_rows == [("A memory in the shared store",)]
 
 
+def test_a_store_in_public_after_one_in_a_schema_of_its_own(blank_url: str) -> None:
+    """The first store, made in a role's own schema, installed `unaccent` there; a store made
+    next in public found the extension installed but not its dictionary, and could not be
+    created at all (audit). `vector` is installed beforehand, as docs/storage.md says."""
+    with psycopg.connect(blank_url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        conn.execute("CREATE SCHEMA alice")
+    separator = "&" if "?" in blank_url else "?"
+    own = f"{blank_url}{separator}options=-csearch_path%3Dalice,public"
+    with Engram.open(own, embedding_model="none") as mine:
+        mine.save("Zoë's café order")
+    with Engram.open(blank_url, embedding_model="none") as shared:
+        shared.save("Zoë prefers the café by the station")
+        assert [h.memory.content for h in shared.search("zoe cafe")] == [
+            "Zoë prefers the café by the station"  # accents folded, as on every backend
+        ]
+    with Engram.open(own, embedding_model="none") as mine:
+        assert [h.memory.content for h in mine.search("zoe cafe")] == ["Zoë's café order"]
+
+
 def test_a_record_postgres_refuses_is_named_and_the_rest_migrated(
     postgres_url: str, tmp_path: Path
 ) -> None:

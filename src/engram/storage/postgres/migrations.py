@@ -9,6 +9,7 @@ trace. Append new migrations; never edit old ones.
 from __future__ import annotations
 
 import psycopg
+from psycopg import sql
 from psycopg.rows import TupleRow
 
 from engram.config import redact_secrets, redact_url
@@ -433,6 +434,26 @@ def holds_a_store(url: str, connect_timeout: float = 10.0) -> bool:
         raise StoreError(f"cannot open PostgreSQL store {redact_url(url)}: {reason}") from exc
 
 
+def _extensions_in_sight(conn: psycopg.Connection[TupleRow]) -> None:
+    """For this transaction, the schemas of the extensions the migrations use go on the
+    search path, after the store's own. CREATE EXTENSION puts an extension in the first schema
+    of the path: a store made first in a schema of its own took `unaccent` there, and a store
+    made next in public found the extension installed but not its dictionary, and could not be
+    created (audit)."""
+    schemas = [
+        row[0]
+        for row in conn.execute(
+            "SELECT DISTINCT n.nspname FROM pg_extension e "
+            "JOIN pg_namespace n ON n.oid = e.extnamespace "
+            "WHERE e.extname IN ('vector', 'unaccent') ORDER BY 1"
+        )
+    ]
+    if schemas:
+        (path,) = conn.execute("SELECT current_setting('search_path')").fetchall()[0]
+        names = sql.SQL(", ").join(sql.Identifier(s) for s in schemas).as_string(conn)
+        conn.execute("SELECT set_config('search_path', %s, true)", (f"{path}, {names}",))
+
+
 def migrate(conn: psycopg.Connection[TupleRow]) -> list[str]:
     """Bring the schema to head; returns the names applied now. `conn` must be in autocommit."""
     applied_now: list[str] = []
@@ -451,10 +472,11 @@ def migrate(conn: psycopg.Connection[TupleRow]) -> list[str]:
         )
         done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
         refuse_newer(done, MIGRATIONS)
-        for name, sql in MIGRATIONS:
+        _extensions_in_sight(conn)
+        for name, script in MIGRATIONS:
             if name in done:
                 continue
-            conn.execute(sql)
+            conn.execute(script)
             conn.execute("INSERT INTO schema_migrations(name) VALUES (%s)", (name,))
             applied_now.append(name)
     return applied_now
