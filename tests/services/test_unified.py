@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.ltm_support import open_with_vault, used, write_note
+from tests.ltm_support import FAST, open_with_vault, used, write_note
 
 from engram import Engram, FixedClock, ValidationError
 
@@ -169,3 +169,19 @@ def test_promotion_and_unified_search_on_a_jsonl_store(tmp_path: Path, clock: Fi
     with Engram.open(store, clock=clock, vault_path=str(vault), embedding_model="none") as mem:
         hits = mem.search_unified("lynx").hits
         assert {(h.id, h.path) for h in hits} == {(m.id, path), (None, "Notes/lynx.md")}
+
+
+def test_a_note_whose_engram_id_no_memory_can_have_is_a_plain_note(
+    store_url: str, tmp_path: Path, clock: FixedClock
+) -> None:
+    """An `engram_id` with a NUL in it failed the whole index run on PostgreSQL (its text
+    cannot hold one), and every unified search after it (audit): only an id a memory can have
+    names a memory, on every backend."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    write_note(vault, "good.md", "# Apples\nThe apples are ripe.\n")
+    write_note(vault, "odd.md", '---\nengram_id: "abc\\0def"\n---\n# Apples too\nMore apples.\n')
+    with Engram.open(store_url, clock=clock, vault_path=str(vault), **FAST) as mem:
+        mem.index_ltm()
+        hits = mem.search_unified("apples").hits
+        assert sorted((h.path, h.id) for h in hits) == [("good.md", None), ("odd.md", None)]

@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from engram.core.models import ID_PATTERN
 from engram.core.notes import Note
 
 MAX_NOTE_BYTES = 5_000_000  # a larger file is indexed by its name only
@@ -155,7 +156,9 @@ def parse_note(
         links=tuple(links),
         body=body,
         frontmatter=meta,
-        engram_id=engram_id if isinstance(engram_id, str) and 0 < len(engram_id) <= 128 else None,
+        # Only an id a memory can have names one: another ("abc\0def") failed the whole index
+        # run on PostgreSQL, whose text cannot hold a NUL (audit).
+        engram_id=engram_id if isinstance(engram_id, str) and ID_PATTERN.match(engram_id) else None,
         problem=problem,
         **state,
     )
