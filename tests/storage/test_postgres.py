@@ -25,7 +25,7 @@ from engram.core.decay import DecayModel, DecayParams
 from engram.core.models import Memory, Status
 from engram.core.scoring import Policy, memory_schedule, memory_score, score
 from engram.core.timeutil import DAY, to_epoch
-from engram.errors import StoreError
+from engram.errors import BusyError, StoreError
 from engram.storage.factory import open_store
 from engram.storage.postgres import PostgresStore
 from engram.storage.postgres import text as postgres_text
@@ -249,6 +249,29 @@ def test_a_store_in_public_after_one_in_a_schema_of_its_own(blank_url: str) -> N
         ]
     with Engram.open(own, embedding_model="none") as mine:
         assert [h.memory.content for h in mine.search("zoe cafe")] == ["Zoë's café order"]
+
+
+def test_stores_in_two_schemas_of_one_database_do_not_share_their_locks(
+    blank_url: str,
+) -> None:
+    """The lock of an exclusive section was named for the whole database: a pipeline run on
+    the store in public made one on a store in another schema "already running" (audit)."""
+    with psycopg.connect(blank_url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        conn.execute("CREATE SCHEMA alice")
+    separator = "&" if "?" in blank_url else "?"
+    shared = PostgresStore(blank_url)
+    own = PostgresStore(f"{blank_url}{separator}options=-csearch_path%3Dalice,public")
+    again = PostgresStore(blank_url)
+    try:
+        with shared.exclusive("pipeline"):
+            with own.exclusive("pipeline"):
+                pass  # another store: free
+            with pytest.raises(BusyError), again.exclusive("pipeline"):
+                pass  # the same store: taken
+    finally:
+        for store in (shared, own, again):
+            store.close()
 
 
 def test_a_record_postgres_refuses_is_named_and_the_rest_migrated(

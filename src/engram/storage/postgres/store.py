@@ -67,6 +67,13 @@ log = logging.getLogger(__name__)
 _RESCHEDULE_BATCH = 50_000
 VECTOR_DIMENSIONS = 384  # the `embed vector(384)` column
 _INSERT_LOCK = 0x656E6772616D01  # advisory lock serialising inserts ("engram", 1)
+# The advisory lock of an exclusive section: its name, and the store's schema unless that is
+# public (the key every Engram used, before stores in other schemas of one database refused
+# each other's pipeline runs and queued behind each other's saves; audit).
+_SECTION_KEY = (
+    "hashtext(CASE current_schema() WHEN 'public' THEN %(key)s "
+    "ELSE %(key)s || '@' || current_schema() END)"
+)
 _BULK = 1_000  # inserts of at least this many rows may refresh the planner's statistics
 _STALE = 0.2  # ... when more than this fraction of the table changed since the last ANALYZE
 
@@ -553,26 +560,28 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText):
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL store {self.location}: {exc}") from exc
         with conn:
-            held = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()
+            held = conn.execute(
+                f"SELECT pg_try_advisory_lock({_SECTION_KEY})", {"key": key}
+            ).fetchone()
             if not (held and held[0]):
                 raise BusyError(f"{name} is already running on this store ({self.location})")
             try:
                 yield
             finally:
                 with suppress(psycopg.Error):  # a lost connection has dropped the lock already
-                    conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+                    conn.execute(f"SELECT pg_advisory_unlock({_SECTION_KEY})", {"key": key})
 
     @contextmanager
     def _waited_lock(self, key: str) -> Iterator[None]:
         with self._conn() as conn:
-            conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+            conn.execute(f"SELECT pg_advisory_lock({_SECTION_KEY})", {"key": key})
             self._pinned.conn = conn
             try:
                 yield
             finally:
                 self._pinned.conn = None
                 with suppress(psycopg.Error):  # a lost connection has dropped the lock already
-                    conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+                    conn.execute(f"SELECT pg_advisory_unlock({_SECTION_KEY})", {"key": key})
 
     # -- SQL-side scoring ---------------------------------------------------------------------
 
