@@ -25,7 +25,7 @@ from engram.core.decay import DecayModel, DecayParams
 from engram.core.models import Memory, Status
 from engram.core.scoring import Policy, memory_schedule, memory_score, score
 from engram.core.timeutil import DAY, to_epoch
-from engram.errors import BusyError, StoreError
+from engram.errors import BusyError, ConfigError, StoreError
 from engram.storage.factory import open_store
 from engram.storage.postgres import PostgresStore
 from engram.storage.postgres import text as postgres_text
@@ -272,6 +272,21 @@ def test_stores_in_two_schemas_of_one_database_do_not_share_their_locks(
     finally:
         for store in (shared, own, again):
             store.close()
+
+
+def test_a_malformed_connect_timeout_is_refused_before_anything_is_written(
+    blank_url: str,
+) -> None:
+    """The first connection overrode the URL's connect_timeout and made the store; the pool
+    used the URL's "5s", never connected, and the open failed after 30 s with the reason only
+    in the log (audit). A well-formed one is used by every connection."""
+    separator = "&" if "?" in blank_url else "?"
+    with pytest.raises(ConfigError, match=r"connect_timeout='5s' .* whole number of seconds"):
+        PostgresStore(f"{blank_url}{separator}connect_timeout=5s")
+    with psycopg.connect(blank_url) as conn:
+        assert conn.execute("SELECT to_regclass('schema_migrations')").fetchone() == (None,)
+    with Engram.open(f"{blank_url}{separator}connect_timeout=3", embedding_model="none") as mem:
+        assert mem.save("Reached through every connection").content
 
 
 def test_a_record_postgres_refuses_is_named_and_the_rest_migrated(

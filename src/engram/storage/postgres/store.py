@@ -21,6 +21,7 @@ import psycopg
 from numpy.typing import NDArray
 from pgvector import Vector
 from pgvector.psycopg.vector import register_vector_info
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import TupleRow
 from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
@@ -131,7 +132,7 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText):
         # for one while holding another.
         self._pinned = threading.local()
         self._url = url
-        self._connect_timeout = max(1, round(connect_timeout))
+        self._connect_timeout = connect_timeout = _connect_timeout(url, connect_timeout)
         if vector_model is not None and vector_model[1] != VECTOR_DIMENSIONS:
             raise ConfigError(
                 f"ENGRAM_EMBEDDING_MODEL: the PostgreSQL store holds {VECTOR_DIMENSIONS}-"
@@ -144,9 +145,7 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText):
         content, tags, entities = (w / top for w in field_weights)
         self._rank_weights = [content, 0.0, entities, tags]
         try:
-            with psycopg.connect(
-                url, autocommit=True, connect_timeout=max(1, round(connect_timeout))
-            ) as conn:
+            with psycopg.connect(url, autocommit=True, connect_timeout=connect_timeout) as conn:
                 applied = migrate(conn)
                 vector_type = TypeInfo.fetch(conn, "vector")
                 folds = conn.execute("SELECT lower('ÉTÉ') = 'été'").fetchone()
@@ -167,7 +166,7 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText):
             )
         self._pool: ConnectionPool[Conn] = ConnectionPool(
             url,
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True, "connect_timeout": connect_timeout},
             min_size=1,
             max_size=pool_size,
             open=True,
@@ -616,3 +615,22 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText):
         """EXPLAIN of a query on this store (for tests and diagnosis)."""
         rows = self._query("EXPLAIN " + query, params)
         return "\n".join(str(row[0]) for row in rows)
+
+
+def _connect_timeout(url: str, default: float) -> int:
+    """The URL's `connect_timeout` when it gives one, else `default`, in whole seconds. The
+    first connection used `default` whatever the URL said and the pool the URL's own: a
+    malformed one ("5s") made the store, then hung for 30 s and failed with the reason only in
+    the log (audit)."""
+    try:
+        given = conninfo_to_dict(url).get("connect_timeout")
+    except psycopg.ProgrammingError as exc:
+        raise StoreError(f"cannot open PostgreSQL store {redact_url(url)}: {exc}") from None
+    if given is None:
+        return max(1, round(default))
+    if not str(given).isdigit() or int(str(given)) < 1:
+        raise ConfigError(
+            f"ENGRAM_STORAGE_PATH: connect_timeout={given!r} in the PostgreSQL URL must be a "
+            "whole number of seconds, 1 or more"
+        )
+    return int(str(given))
