@@ -593,6 +593,9 @@ BAD_INPUT = [
     # it was "plan not found: " and nothing after
     pytest.param(["consolidate", "apply", " "], "PLAN_ID: must name a plan", id="apply-blank"),
     pytest.param(["candidates", "review", "--limit", "0"], "limit", id="candidates-limit"),
+    # the API's names were printed ("limit:", "agents:") where every other command says --limit
+    pytest.param(["consolidate", "audit", "--limit", "0"], "--limit:", id="audit-limit"),
+    pytest.param(["consolidate", "pipeline", "--agent", "Foo"], "--agent:", id="agent"),
     # the command's options, not the Python API's parameters (merged_content, auto_detect=true)
     pytest.param(
         ["promote"], "MEMORY_ID: give the id of the memory to promote, or --auto", id="promote"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from engram import Engram, FixedClock
+from engram import Draft, Engram, FixedClock
 from engram.core.models import Memory, Relation, Status
 from engram.errors import ConfigError, NotFoundError, ValidationError
 from engram.services.consolidation import ConflictError, ConsolidationService
@@ -777,3 +777,22 @@ def test_a_cluster_of_named_memories_is_merged_by_naming_them_again(
             other.consolidate(mode="apply", cluster_ids=[found.id])
         done = other.consolidate(mode="apply", memory_ids=found.member_ids)
         assert len(done.merged) == 1 and other.get(copies[2].id).status == Status.ACTIVE
+
+
+def test_identical_texts_cluster_at_a_threshold_of_one(mem: Engram) -> None:
+    """Their float32 cosine is 0.99999994: "identical only" (1.0) found no cluster (audit)."""
+    twins = mem.save_many([Draft("Kate likes skiing")] * 2)  # its vector's norm²: 0.99999988
+    mem.save("The garden needs water on Sundays")
+    (cluster,) = mem.clusters(similarity_threshold=1.0).clusters
+    assert sorted(cluster.member_ids) == sorted(m.id for m in twins)
+    assert cluster.action == "merge"
+
+
+def test_a_similarity_threshold_out_of_range_is_refused_with_named_memories(
+    mem: Engram,
+) -> None:
+    """Ignored when memories were named (MCP refused it, the API took it; audit)."""
+    a, b = mem.save("Kate likes skiing"), mem.save("Kate enjoys skiing")
+    with pytest.raises(ValidationError) as refused:
+        mem.consolidate(memory_ids=[a.id, b.id], similarity_threshold=2)
+    assert refused.value.field == "similarity_threshold"

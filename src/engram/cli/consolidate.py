@@ -139,7 +139,7 @@ def pipeline(
             f"{MAX_INTERVAL_HOURS:,} (a year)",
             param_hint="--interval-hours",
         )
-    with open_app(state) as app:
+    with open_app(state) as app, options_named({"agents": "--agent"}):
         while True:
             try:
                 run_once(
@@ -193,7 +193,7 @@ def apply_plan(state: State, plan_id: str) -> None:
 @pass_state
 def audit(state: State, plan_id: str | None, limit: int) -> None:
     """The audit trail: every decision of the pipeline, newest first."""
-    with open_app(state) as app:
+    with open_app(state) as app, options_named({"plan_id": "--plan", "limit": "--limit"}):
         trail = app.pipeline.audit(plan_id, limit)
     output(state, trail, lambda c: render_audit(c, trail))
 

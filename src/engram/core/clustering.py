@@ -34,6 +34,11 @@ class Cluster:
     action: Action
 
 
+# How far a float32 cosine may fall short of its exact value: two identical texts score
+# 0.99999994, and a threshold of 1.0 ("identical only") did not link them (audit).
+ROUNDING = 1e-6
+
+
 def linked_groups(pairs: Iterable[tuple[str, str, float]], link_at: float) -> list[list[str]]:
     """Connected components (two or more members) of the graph of pairs with similarity at
     least `link_at`: single linkage, by union-find."""
@@ -47,7 +52,7 @@ def linked_groups(pairs: Iterable[tuple[str, str, float]], link_at: float) -> li
         return x
 
     for a, b, similarity in pairs:
-        if a != b and similarity >= link_at:
+        if a != b and similarity >= link_at - ROUNDING:
             ra, rb = root(a), root(b)
             if ra != rb:
                 parent[max(ra, rb)] = min(ra, rb)
@@ -81,9 +86,9 @@ def action_for(value: float, merge_at: float, review_at: float, weakest: float =
     cluster holding another fact too ("Prefers tea over coffee" four times with "Prefers
     green tea over coffee": 0.85 with one copy, a merge at 0.92 with four). Otherwise a person
     reviews it."""
-    if value >= merge_at and weakest >= merge_at:
+    if value >= merge_at - ROUNDING and weakest >= merge_at - ROUNDING:
         return "merge"
-    if value >= review_at:
+    if value >= review_at - ROUNDING:
         return "review"
     return "keep"
 

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from engram.core.clustering import (
+    ROUNDING,
     Cluster,
     action_for,
     build_clusters,
@@ -219,7 +220,7 @@ class ConsolidationService:
                 if vector is None:
                     continue
                 exact = float(found[ident] @ vector)
-                if exact >= link:
+                if exact >= link - ROUNDING:
                     kept.append((other, exact))
             out[ident] = kept
         return out
@@ -277,6 +278,8 @@ class ConsolidationService:
         merged in words an assistant (the client's own model) or a person wrote."""
         if mode not in ("preview", "apply"):
             raise ValidationError("mode", "must be preview or apply")
+        if similarity_threshold is not None:  # refused with memory_ids too, as MCP refuses it
+            check.unit(similarity_threshold, "similarity_threshold")
         if merged_content is not None:
             merged_content = check.content(merged_content, "merged_content")
             if memory_ids is None and len(set(cluster_ids or [])) != 1:
