@@ -796,3 +796,12 @@ def test_a_similarity_threshold_out_of_range_is_refused_with_named_memories(
     with pytest.raises(ValidationError) as refused:
         mem.consolidate(memory_ids=[a.id, b.id], similarity_threshold=2)
     assert refused.value.field == "similarity_threshold"
+
+
+def test_a_merge_whose_meta_the_store_gives_back_by_value_is_not_edited(mem: Engram) -> None:
+    """PostgreSQL's jsonb gives 2.5e16 back as an integer and -0.0 as 0.0: the merge's stamp
+    is taken of the merged memory as the store holds it, so undo does not call it edited."""
+    a = mem.save("Kate likes skiing", meta={"size": 2.5e16, "neg": -0.0, "n": [1.0, 2]})
+    b = mem.save("Kate enjoys skiing")
+    merged = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0].merged
+    assert sorted(mem.undo_consolidation(merged.id).restored_ids) == sorted([a.id, b.id])

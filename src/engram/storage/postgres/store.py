@@ -624,8 +624,9 @@ def _connect_timeout(url: str, default: float) -> int:
     the log (audit)."""
     try:
         given = conninfo_to_dict(url).get("connect_timeout")
-    except psycopg.ProgrammingError as exc:
-        raise StoreError(f"cannot open PostgreSQL store {redact_url(url)}: {exc}") from None
+    except psycopg.ProgrammingError as exc:  # the server's reason, without the password
+        reason = redact_secrets(str(exc), url)
+        raise StoreError(f"cannot open PostgreSQL store {redact_url(url)}: {reason}") from None
     if given is None:
         return max(1, round(default))
     if not str(given).isdigit() or int(str(given)) < 1:
