@@ -308,6 +308,42 @@ def test_an_index_saved_after_the_database_was_copied_is_not_trusted_by_the_copy
     assert found[0].why.semantic is not None
 
 
+def test_an_index_saved_at_a_deletion_is_not_trusted_by_a_restored_copy(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    """Saved when its last change was a deletion, the index kept no memory id to check that
+    change against: a copy restored from before it, whose later saves and deletion reused the
+    same row and change numbers, was taken for the same history, and a memory saved after the
+    restore was never found by meaning (audit)."""
+    db = tmp_path / "v.db"
+    with Engram.open(str(db), clock=clock) as mem:
+        _, gone = mem.save_many(
+            [
+                Draft(content="Alice prefers green tea in the morning"),
+                Draft(content="The backup server lives in rack 12"),
+            ]
+        )
+    backup = db.read_bytes()
+    with Engram.open(str(db), clock=clock) as mem:
+        mem.save_many([Draft(content="Our dog is called Biscuit")])
+        mem.search("backup server rack")  # loads the index
+        mem.delete([gone.id])
+        mem.search("tea")  # saved at close, its last change a deletion
+    db.write_bytes(backup)  # restored, the index files kept
+    with Engram.open(str(db), clock=clock) as mem:
+        mem.save_many(
+            [
+                Draft(content="The quarterly budget meeting moved to Thursday"),
+                Draft(content="Invoices are due on the first of the month"),
+            ]
+        )
+        mem.flush()  # their vectors, then the deletion: the change numbers the index saw
+        mem.delete([gone.id])
+    with Engram.open(str(db), clock=clock) as mem:
+        found = [h.memory.content for h in mem.search("when must bills be paid", limit=3)]
+    assert found[:1] == ["Invoices are due on the first of the month"]
+
+
 def test_an_index_file_damaged_anywhere_is_rebuilt_never_a_crash(
     tmp_path: Path, clock: FixedClock
 ) -> None:

@@ -34,6 +34,7 @@ from engram.atomic import replacing, write_atomically
 log = logging.getLogger(__name__)
 
 SAVE_EVERY = 5_000  # changes applied since the last save
+RECENT = 16  # the changes before a save that its index is checked against when loaded
 _REBUILD_BATCH = 20_000
 SMALL_GRAPH = 10_000  # nodes; below it, vectors are added to the graph on one thread
 # Up to this many rows a query is compared with every row of the index (its quantised vectors):
@@ -119,7 +120,7 @@ class VectorIndex:
             return False
         self._index = index
         self._applied = self._saved = int(meta["change"])
-        if "last" in meta and not _same_change(meta["last"], self._change_at(self._applied)):
+        if not self._same_history(meta):
             # The database is not the one the index was saved from, though its uid is: a copy
             # restored from before the save (or another copy's index). Its change numbers are
             # reused by other vectors, and catching up from the saved one skipped them all.
@@ -178,6 +179,30 @@ class VectorIndex:
             return [int(rows[0][0]), rows[0][1]]
         return None if change <= self._head() else ["ahead of the log"]
 
+    def _recent(self, change: int) -> list[list[Any]]:
+        """The last RECENT changes up to `change`: [change number, row, memory id or None]."""
+        rows = self._query(
+            "SELECT c.change, c.seq, m.id FROM vector_changes c LEFT JOIN memories m "
+            "ON m.seq = c.seq WHERE c.change <= ? ORDER BY c.change DESC LIMIT ?",
+            (change, RECENT),
+        )
+        return [[int(c), int(seq), ident] for c, seq, ident in rows]
+
+    def _same_history(self, meta: dict[str, Any]) -> bool:
+        """Whether the changes the index was saved after are this database's, as far as its
+        log still holds them. One alone was too little: when it was a deletion (no memory id
+        left to compare) a restored copy whose later changes had reused the row numbers was
+        taken for the same history, and the vectors stored in it before that change were never
+        searched (audit)."""
+        if "recent" not in meta:  # saved by an earlier Engram: its last change alone
+            return "last" not in meta or _same_change(meta["last"], self._change_at(self._applied))
+        if self._applied > self._head():
+            return False
+        now = {c: [seq, ident] for c, seq, ident in self._recent(self._applied)}
+        return all(
+            _same_change([seq, ident], now[c]) for c, seq, ident in meta["recent"] if c in now
+        )
+
     def _head(self) -> int:
         return int(self._query("SELECT coalesce(max(change), 0) FROM vector_changes", ())[0][0])
 
@@ -226,6 +251,7 @@ class VectorIndex:
                 "params": INDEX_PARAMS,
                 "change": self._applied,
                 "last": self._change_at(self._applied),
+                "recent": self._recent(self._applied),
                 "count": len(self._index),
                 "sha256": digest,
             }
