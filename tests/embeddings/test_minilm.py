@@ -237,3 +237,23 @@ def test_a_query_gets_the_vector_its_text_gets_or_none_if_unreadable(
         query = embedder.embed_query(text)
         assert query is not None and float(query @ vector) == pytest.approx(1.0, abs=1e-6)
     assert all(embedder.embed_query(text) is None for text in UNREADABLE)
+
+
+def test_a_script_the_vocabulary_spells_letter_by_letter_is_unreadable(
+    embedder: MiniLMEmbedder,
+) -> None:
+    """The vocabulary knows Cyrillic, Greek and Hangul letters but not the words: a Russian
+    sentence is a row of single letters, and unrelated ones were 0.5-0.7 alike (English: about
+    0.2), so a question in Russian found every Russian memory (audit). Latin letters with
+    accents are read as the model reads them."""
+    spelled = [
+        "Какая завтра погода?",
+        "Кошка заболела, нужно к ветеринару",
+        "Τι καιρό θα κάνει αύριο;",
+        "회의는 내일 오후 3시입니다",
+    ]
+    assert all(embedder.embed_query(text) is None for text in spelled)
+    vectors = embedder.embed_batch(spelled)
+    assert float(np.abs(vectors[0] @ vectors[1])) < 0.2  # digests: alike to nothing
+    for latin in ("Café crème à Paris", "Ich habe einen Hund", "Zoë and Chloë in Łódź"):
+        assert embedder.embed_query(latin) is not None, latin

@@ -118,3 +118,16 @@ def test_paraphrases_are_found_and_nonsense_finds_nothing(mem: Engram) -> None:
         "favourite football team",
     ):
         assert mem.search(nonsense) == [], nonsense
+
+
+def test_a_question_in_another_script_finds_only_what_shares_its_words(mem: Engram) -> None:
+    """Unrelated Russian texts were 0.5-0.7 alike to the model, which spells them letter by
+    letter: a question about tomorrow's weather found every Russian memory by "meaning", and
+    nonsense queries found Korean ones (audit)."""
+    cat = mem.save("Кошка заболела, нужно к ветеринару")
+    mem.save("Пароль от сервера изменён")
+    mem.save("회의는 내일 오후 3시입니다")
+    mem.save("Decided on PostgreSQL 16 for Atlas")
+    assert mem.search("Какая завтра погода?") == []
+    assert mem.search("xyzzy plugh frobnicate") == []
+    assert [h.memory.id for h in mem.search("кошка")] == [cat.id]  # by its words

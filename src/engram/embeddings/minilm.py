@@ -255,12 +255,22 @@ class MiniLMEmbedder:
 
 
 def _readable(encoding: Any) -> bool:
-    """Whether at least half of the text's word pieces are in the vocabulary (an empty text
-    is: the model gives it its usual vector)."""
-    marks = zip(encoding.ids, encoding.special_tokens_mask, strict=True)
-    pieces = [i for i, special in marks if not special]
-    unknown: int = sum(i == UNK_ID for i in pieces)
+    """Whether at least half of the text's word pieces are words the model knows (an empty
+    text is: the model gives it its usual vector). Not known: `[UNK]`, and a single letter of
+    another script than Latin, which is how the vocabulary spells a Russian, Greek or Korean
+    word it does not know ("к", "##а", "##ка", "##я"): such texts, unrelated, were 0.5-0.7
+    alike to each other, and a Russian question about the weather found every Russian memory
+    (audit)."""
+    marks = zip(encoding.ids, encoding.tokens, encoding.special_tokens_mask, strict=True)
+    pieces: list[tuple[int, str]] = [(i, token) for i, token, special in marks if not special]
+    unknown = sum(i == UNK_ID or _spelled(token) for i, token in pieces)
     return unknown <= len(pieces) * (1 - MIN_KNOWN_SHARE)
+
+
+def _spelled(token: str) -> bool:
+    """A word piece that is one letter of a script other than Latin."""
+    letter = token.removeprefix("##")
+    return len(letter) == 1 and letter.isalpha() and not letter.isascii()
 
 
 def unreadable_vector(text: str) -> NDArray[np.float32]:
