@@ -834,6 +834,28 @@ def test_one_close_passage_is_not_crowded_out_by_another_memorys_many(
     assert found[1].relevance == pytest.approx(0.8, abs=0.02)
 
 
+def test_a_filter_that_leaves_few_neighbours_reads_further(vector_store: Store) -> None:
+    """The index's neighbours were cut at a fixed count before the filter: a memory tagged
+    "home" was not found behind 240 closer ones tagged "work", though alone in a store it was
+    (audit)."""
+    query = _unit(9)[0]
+    noise = _unit(10, rows=241)
+
+    def near(cosine: float, i: int) -> np.ndarray:
+        away = noise[i] - (noise[i] @ query) * query
+        return np.float32(cosine) * query + np.float32(np.sqrt(1 - cosine**2)) * (
+            away / np.linalg.norm(away)
+        )
+
+    work = [mem(f"w{i}", tags=("work",)) for i in range(240)]
+    put(vector_store, *work, mem("home", tags=("home",)))
+    pairs = [(m.id, near(0.8, i)) for i, m in enumerate(work)] + [("home", near(0.4, 240))]
+    vector_store.put_vectors(pairs, "m")
+    found = vector_store.vector_search(query, Filter(tags=("home",)), 10)
+    assert [s.id for s in found] == ["home"]
+    assert found[0].relevance == pytest.approx(0.4, abs=0.02)
+
+
 def test_new_vectors_replace_every_old_row(vector_store: Store) -> None:
     put(vector_store, mem("a", "first. second. third."))
     rows = _unit(3, rows=3)

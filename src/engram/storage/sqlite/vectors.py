@@ -277,6 +277,11 @@ class VectorIndex:
             return np.empty((0, self.dims), dtype=np.float32)
         return np.frombuffer(blob, dtype=np.float32).reshape(-1, self.dims)
 
+    def size(self) -> int:
+        """How many rows (whole texts and passages) the index holds."""
+        with self._lock:
+            return 0 if self._index is None else len(self._index)
+
     def search(self, vector: NDArray[np.float32], k: int) -> list[tuple[int, float]]:
         """(seq, cosine similarity) of the memories of the k nearest rows, best first, each
         memory once with its best row."""
