@@ -58,14 +58,17 @@ class Engram:
         clock: Clock | None = None,
         **settings: Any,
     ) -> Engram:
-        """Open (creating if needed) a store; `settings` override any setting by name."""
+        """Open (creating if needed) a store; `settings` override any setting by name.
+
+        Memories a killed process left without a vector are embedded in the background, after
+        this handle's own saves; `close` does not wait for that catch-up."""
         if path_or_url is not None:
             if not isinstance(path_or_url, str | os.PathLike):
                 raise ValidationError("path_or_url", "must be a path or a URL string")
             settings["storage_path"] = os.fspath(path_or_url)
         if clock is not None and not callable(clock):  # a number for a clock failed every save
             raise ValidationError("clock", "must be a function returning an aware datetime")
-        return cls(build_app(load_settings(**settings), clock=clock))
+        return cls(build_app(load_settings(**settings), clock=clock, recover_vectors=True))
 
     @property
     def app(self) -> App:

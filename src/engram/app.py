@@ -65,7 +65,8 @@ def build_app(
     check_vectors: bool = True,
 ) -> App:
     """`recover_vectors`: embed, in the background, memories an interrupted save left without
-    a vector (the MCP server does; one-off commands leave that to `engram embed`).
+    a vector (the MCP server and the Python API do; one-off commands leave that to `engram
+    embed`, and say so).
     `check_vectors=False`: no word at open about missing vectors (`engram embed` reports
     them itself, and told the user to run `engram embed --backfill` while running it)."""
     configure_logging(settings.log_level)

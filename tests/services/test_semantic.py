@@ -18,6 +18,7 @@ import pytest
 
 from engram import Draft, Engram, FixedClock
 from engram.core.models import Memory, Schedule
+from engram.embeddings.minilm import MODEL_ID
 from engram.services.search import MODEL_LOADING
 from engram.storage.protocol import Filter
 from engram.storage.sqlite import SQLiteStore
@@ -493,3 +494,92 @@ def test_a_query_the_model_cannot_read_finds_nothing_by_meaning(mem: Engram) -> 
     )
     for query in ("ภาษาไทยวันนี้อากาศดีมาก", "😀🎉🔥", "ሰላም ለዓለም"):
         assert mem.search(query) == [], query
+
+
+KILLED_BEFORE_STORING_VECTORS = """
+import os, signal, sys, threading, time
+from engram import Engram
+from engram.storage.sqlite import SQLiteStore
+
+acknowledged = threading.Event()
+
+def killed(self, *args, **kwargs):  # the process dies as the worker stores the vector
+    acknowledged.wait()
+    os.kill(os.getpid(), signal.SIGKILL)
+
+SQLiteStore.put_vectors = killed
+mem = Engram.open(sys.argv[1])
+mem.save("The flight to Lisbon leaves at 9am")
+print("saved", flush=True)  # acknowledged; its vector follows on the worker
+acknowledged.set()
+time.sleep(60)
+"""
+
+KILLED_BEFORE_EMBEDDING = """
+import os, signal, sys
+from engram import Engram
+from engram.services.context import Context
+
+def killed(self, memories):  # after the import's first batch is written, before its vectors
+    print("written", flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+Context.embed_missing = killed
+with Engram.open(sys.argv[1]) as mem:
+    mem.import_export(sys.argv[2])
+"""
+
+
+def vectors_of(db: Path) -> int:
+    """How many memories have a vector, read without an embedder (nothing is recomputed)."""
+    with Engram.open(str(db), embedding_model="none") as mem:
+        return sum(mem.app.context.store.vector_counts().values())
+
+
+def test_vectors_pending_at_a_crash_are_computed_at_the_next_open(tmp_path: Path) -> None:
+    """Only the MCP server caught up on them: a script or an application using the Python API
+    left those memories unfindable by meaning for good (audit)."""
+    db = tmp_path / "engram.db"
+    child = subprocess.run(
+        [sys.executable, "-c", KILLED_BEFORE_STORING_VECTORS, str(db)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert child.returncode == -signal.SIGKILL and child.stdout == "saved\n", child.stderr
+    assert vectors_of(db) == 0
+    with Engram.open(str(db)) as mem:
+        assert mem.stats().total == 1  # the acknowledged save is there
+        for _ in range(600):  # computed in the background: waited for, boundedly
+            if mem.embedding_status().vectors == {MODEL_ID: 1}:
+                break
+            threading.Event().wait(0.05)
+        assert mem.embedding_status().vectors == {MODEL_ID: 1}
+        assert mem.search(PARAPHRASE)[0].why.semantic is not None
+
+
+def test_an_import_run_again_embeds_what_a_killed_run_left_without_vectors(
+    tmp_path: Path,
+) -> None:
+    """Killed between writing its memories and embedding them, an import run again said
+    "already present" and left them unfindable by meaning (audit)."""
+    source, db = tmp_path / "source.db", tmp_path / "target.db"
+    with Engram.open(str(source)) as mem:
+        mem.save_many([Draft(content=f"{FLIGHT} (booking {i})") for i in range(3)])
+        export = tmp_path / "export.jsonl"
+        export.write_text("".join(line + "\n" for line in mem.export()))
+    child = subprocess.run(
+        [sys.executable, "-c", KILLED_BEFORE_EMBEDDING, str(db), str(export)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert child.returncode == -signal.SIGKILL and child.stdout == "written\n", child.stderr
+    assert vectors_of(db) == 0
+    with Engram.open(str(db), embedding_model="none") as mem:
+        assert mem.stats().total == 3
+    with Engram.open(str(db)) as mem:
+        assert mem.import_export(export).already_present == 3
+    assert vectors_of(db) == 3

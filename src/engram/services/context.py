@@ -243,6 +243,14 @@ class Context:
         the vector lands in the same cache."""
         return self.ahead(lambda: self.text_vector(text))
 
+    def embed_missing(self, memories: Sequence[Memory]) -> int:
+        """Vectors for those of `memories` that have none from the current model, computed now
+        (an import's batch); 0 without an embedder."""
+        if self.semantic is None or not memories:
+            return 0
+        have = self.store.get_vectors([m.id for m in memories], self.semantic.model_id)
+        return self.embed_and_store([(m.id, m.content) for m in memories if m.id not in have])
+
     def embed_and_store(self, items: Sequence[tuple[str, str]]) -> int:
         """Compute and store vectors for (memory id, text) pairs — the whole text and each of
         its passages, in one batch; 0 without an embedder. A whole text embedded a moment ago

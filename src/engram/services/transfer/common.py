@@ -83,17 +83,20 @@ def write_records(
     """Write what an import read: memories whose id `target` already has are left as they are
     and relations it already has (same ends and type) kept, so running an import again adds
     nothing. `relation_lines` says where each relation was read (file, line), for the report
-    of one the store refuses. `after_insert` sees each batch written (to embed it)."""
+    of one the store refuses. `after_insert` sees each batch written, and the memories of the
+    batch the store had already as it holds them (to embed those still without a vector: an
+    import killed between writing and embedding, run again, left them so)."""
     report = progress or (lambda phase, done, total: None)
     out = Written()
     for start in range(0, len(memories), batch):
         chunk = memories[start : start + batch]
-        have = {m.id for m in target.get_many([m.id for m in chunk])}
+        stored = target.get_many([m.id for m in chunk])
+        have = {m.id for m in stored}
         new = [m for m in chunk if m.id not in have]
         if new:
             target.insert(schedules(new))
-            if after_insert is not None:
-                after_insert(new)
+        if after_insert is not None and (new or stored):
+            after_insert([*new, *stored])
         out.imported += len(new)
         out.present += len(have)
         report("memories", start + len(chunk), len(memories))

@@ -66,7 +66,7 @@ class TransferService:
             self.ctx.store,
             self.ctx.scheduled_many,
             progress=progress,
-            after_insert=lambda ms: self.ctx.embed_and_store([(m.id, m.content) for m in ms]),
+            after_insert=self.ctx.embed_missing,
             now=self.ctx.now(),
         )
 
@@ -81,7 +81,7 @@ class TransferService:
             self.ctx.store,
             self.ctx.scheduled_many,
             progress=progress,
-            after_insert=lambda ms: self.ctx.embed_and_store([(m.id, m.content) for m in ms]),
+            after_insert=self.ctx.embed_missing,
         )
 
     def export_lines(self, fmt: ExportFormat, count: ExportCount | None = None) -> Iterator[str]:
