@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -483,3 +486,48 @@ def test_an_update_rewrites_only_the_fields_it_changed_in_the_notes_frontmatter(
     head = frontmatter.loads(after)
     assert head["title"] == "Atlas deploys on Thursdays" and head["tags"] == ["ops", "mine"]
     assert "Atlas deploys on Thursdays" in head.content
+
+
+KILLED_AFTER_WRITING_THE_NOTE = """
+import os, signal, sys
+from engram import Engram
+from engram.services.promotion import PromotionService
+
+def killed(self, *args, **kwargs):  # the note is written; the memory is not marked yet
+    os.kill(os.getpid(), signal.SIGKILL)
+
+PromotionService._claim = killed
+with Engram.open(sys.argv[1], vault_path=sys.argv[2], embedding_model="none") as mem:
+    mem.promote(sys.argv[3])
+"""
+
+
+def test_a_promotion_killed_after_writing_its_note_is_finished_by_the_next(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    """The retry wrote a second note ("…-2.md") beside the first, both naming the memory, and
+    `vault status` said all was well (audit). It takes the note over now."""
+    with open_with_vault(tmp_path, clock) as (mem, vault):
+        memory = used(mem, "Deploys go out on Tuesdays after the standup")
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            KILLED_AFTER_WRITING_THE_NOTE,
+            str(tmp_path / "ltm.db"),
+            str(vault),
+            memory.id,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr
+    (left,) = files(vault)  # the note, and the memory still active
+    with open_with_vault(tmp_path, clock) as (mem, vault):
+        assert mem.get(memory.id).status == Status.ACTIVE
+        (item,) = mem.promote(memory.id).items
+        assert (item.action, item.path) == ("promoted", left)
+        assert list(files(vault)) == [left]
+        assert mem.get(memory.id).promoted_to == left

@@ -23,6 +23,7 @@ from engram.services.context import Context
 from engram.services.ltm import LtmService, VaultAccess, require_ltm
 from engram.services.maintenance import MaintenanceService
 from engram.services.results import Result
+from engram.vault.index import split_frontmatter
 from engram.vault.render import (
     CONFLICT_TAG,
     NoteSpec,
@@ -33,7 +34,7 @@ from engram.vault.render import (
     title_of,
     wikilink,
 )
-from engram.vault.writer import VaultFiles
+from engram.vault.writer import MAX_SUFFIX, VaultFiles
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +176,9 @@ class PromotionService:
             )
             return render_note(spec)
 
-        path = files.create(folder, stem, render)
+        # A promotion killed after writing its note, before marking the memory, left that note:
+        # it is taken over, not written again beside it ("…-2.md", both naming the memory).
+        path = _leftover_note(files, folder, stem, memory) or files.create(folder, stem, render)
         claim = self._claim(memory, now, path, memory.promoted_to if orphaned else None)
         if claim == "changed":
             # Edited by another client while its note was written: the note says what the
@@ -345,6 +348,25 @@ def _after_commit(what: str) -> Iterator[None]:
         yield
     except (OSError, EngramError) as exc:
         log.warning("%s: %s", what, exc)
+
+
+def _leftover_note(files: VaultFiles, folder: str, stem: str, memory: Memory) -> str | None:
+    """A note at one of the names a promotion of `memory` would take that names it and still
+    starts with its text: what a promotion that was killed before it marked the memory wrote.
+    One the user edited since is left alone (a new note is written)."""
+    for n in range(1, MAX_SUFFIX + 1):
+        name = stem if n == 1 else f"{stem}-{n}"
+        rel = f"{folder}/{name}.md" if folder else f"{name}.md"  # as `VaultFiles.create` names
+        if not files.exists(rel):
+            return None
+        try:
+            meta, body, problem = split_frontmatter(files.read_note(rel).text)
+        except (OSError, ValidationError):
+            continue
+        said = body.lstrip().startswith(memory.content.strip())
+        if problem is None and meta.get("engram_id") == memory.id and said:
+            return rel
+    return None
 
 
 def _free_name(files: VaultFiles, folder: str, stem: str, planned: set[str]) -> str:
