@@ -287,3 +287,32 @@ def test_a_forked_child_using_its_parents_handle_embeds_what_it_saves(tmp_path: 
     with Engram.open(path) as mem:
         status = mem.embedding_status()
         assert status.memories == 2 and set(status.vectors.values()) == {2}
+
+
+def _touch_with_the_parents_handle(job: tuple[Engram, str], answers: Any) -> None:
+    mem, ident = job
+    for _ in range(100):
+        mem.touch(ident)
+    answers.put("done")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork exists on POSIX only")
+def test_forked_children_using_a_jsonl_handle_lose_no_touch(tmp_path: Path) -> None:
+    """A forked child shared its parent's open lock file, and with it the parent's locks: two
+    children's touches did not exclude each other (185 of 200 counted), and a child that
+    exited removed the parent's private index folder (audit)."""
+    with Engram.open(f"jsonl://{tmp_path / 'store'}", embedding_model="none") as mem:
+        ident = mem.save("Prefers green tea over coffee").id
+        forking = multiprocessing.get_context("fork")
+        answers = forking.Queue()
+        children = [
+            forking.Process(target=_touch_with_the_parents_handle, args=((mem, ident), answers))
+            for _ in range(2)
+        ]
+        for child in children:
+            child.start()
+        for child in children:
+            child.join(120)
+        assert [child.exitcode for child in children] == [0, 0]
+        assert mem.get(ident).use_count == 200
+        assert [h.memory.id for h in mem.search("tea")] == [ident]  # the parent's index lives

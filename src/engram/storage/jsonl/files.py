@@ -39,11 +39,18 @@ class DirLock:
     serialise threads)."""
 
     def __init__(self, path: Path) -> None:
+        self._path = path
         self._fd = open_lock_file(path)
+        self._pid = os.getpid()
         self._mode: str | None = None  # "shared" or "exclusive" while held
 
     @contextmanager
     def hold(self, exclusive: bool) -> Iterator[None]:
+        if self._pid != os.getpid() and self._fd >= 0:
+            # A forked child shares the parent's open file, and with it the parent's locks:
+            # neither excluded the other, and concurrent touches were lost (audit).
+            os.close(self._fd)
+            self._fd, self._pid, self._mode = open_lock_file(self._path), os.getpid(), None
         if self._mode == "exclusive" or (self._mode == "shared" and not exclusive):
             yield
             return

@@ -38,8 +38,9 @@ class IndexDir:
         self.path = Path(tempfile.mkdtemp(prefix=PREFIX))
         fd = open_lock_file(self.path / OWNER)
         lock(fd, exclusive=True, wait=False)  # a new directory: nobody else can hold it
-        # Removed at interpreter exit too, like a TemporaryDirectory.
-        self._finalizer = weakref.finalize(self, _remove, self.path, fd)
+        # Removed at interpreter exit too, like a TemporaryDirectory; by this process only (a
+        # forked child that exited removed its parent's index from under it).
+        self._finalizer = weakref.finalize(self, _remove, self.path, fd, os.getpid())
 
     def cleanup(self) -> None:
         self._finalizer()
@@ -72,7 +73,8 @@ def sweep_orphans(root: Path | None = None, min_age: float = ORPHAN_AGE) -> list
     return removed
 
 
-def _remove(path: Path, fd: int) -> None:
+def _remove(path: Path, fd: int, owner: int) -> None:
     with contextlib.suppress(OSError):
         os.close(fd)
-    shutil.rmtree(path, ignore_errors=True)
+    if os.getpid() == owner:
+        shutil.rmtree(path, ignore_errors=True)

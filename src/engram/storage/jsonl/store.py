@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from itertools import chain
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -52,7 +53,6 @@ from engram.storage.jsonl.layout import (
     write_meta,
 )
 from engram.storage.jsonl.records import (
-    BadLine,
     decode_memory,
     decode_relation,
     encode_memory,
@@ -66,6 +66,7 @@ from engram.storage.jsonl.sync import (
     apply_memories,
     apply_relations,
     apply_vectors,
+    decoded,
     every_memory,
     read_audit,
     rescheduled,
@@ -78,9 +79,9 @@ from engram.storage.protocol import Capability, Change, Filter, Rescheduler, Vec
 from engram.storage.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
-R = TypeVar("R")
 
 _ANY = Filter(statuses=tuple(Status))  # every memory, whatever its status
+_INHERITED: list[Any] = []  # a forked child's handles of its parent's databases (`_forked`)
 FILES = (MEMORIES, RELATIONS, VECTORS)
 
 
@@ -102,6 +103,7 @@ class JSONLStore:
         self.field_weights = field_weights
         self.vector_model = vector_model
         open_folder(self.path)
+        self._pid = os.getpid()
         self._mutex = threading.RLock()
         self._lock = DirLock(self.path / ".lock")
         self._memories = LineFile(self.path / MEMORIES)
@@ -258,6 +260,17 @@ class JSONLStore:
     def _check_open(self) -> None:
         if self._lock.closed:
             raise StoreError(f"JSONL store {self.path} is closed")
+        if self._pid != os.getpid():
+            self._forked()
+
+    def _forked(self) -> None:
+        """A forked child reads the files into an index of its own: the one in the parent's
+        private folder the parent goes on writing. The parent's handles are kept, not closed:
+        closing a database another process has open may remove its journal."""
+        self._pid = os.getpid()
+        _INHERITED.append((self._index, self._notes))
+        self._index, self._notes, self._index_dir = None, None, None  # type: ignore[assignment]
+        self._reload()
 
     # -- reading the files into the index -----------------------------------------------------
 
@@ -280,7 +293,7 @@ class JSONLStore:
             self._clear_counts()
             self._relations.forget()
             self._vectors.forget()
-        memories = self._decoded(MEMORIES, chunk.lines, decode_memory)
+        memories = decoded(MEMORIES, chunk.lines, decode_memory, self._bad)
         self._mem.count(memories)
         for ident, scheduled in apply_memories(self._index, memories).items():
             (self._unscheduled.discard if scheduled else self._unscheduled.add)(ident)
@@ -288,29 +301,16 @@ class JSONLStore:
         if rchunk.reset and self._rel.lines:  # replaced by another process: read afresh
             self._index.delete_relations([r.id for r in self._index.all_relations()])
             self._rel = Tally()
-        relations = self._decoded(RELATIONS, rchunk.lines, decode_relation)
+        relations = decoded(RELATIONS, rchunk.lines, decode_relation, self._bad)
         self._rel.count(relations)
         apply_relations(self._index, relations)
         vchunk = self._vectors.read_new()
         if vchunk.reset and self._vec.lines:  # replaced by another process: read afresh
             self._index.delete_vectors([m.id for m in every_memory(self._index)])
             self._vec = Tally()
-        vectors = self._decoded(VECTORS, vchunk.lines, decode_vector)
+        vectors = decoded(VECTORS, vchunk.lines, decode_vector, self._bad)
         self._vec.count(vectors)
         apply_vectors(self._index, vectors, self.vector_model)
-
-    def _decoded(
-        self, name: str, lines: Sequence[tuple[int, bytes]], decode: Callable[[bytes], R]
-    ) -> list[R]:
-        """The records of `lines`; an unreadable one is noted (file, line number, why) for
-        `_repair_if_needed` and left out."""
-        out: list[R] = []
-        for number, raw in lines:
-            try:
-                out.append(decode(raw))
-            except BadLine as exc:
-                self._bad.append((name, number, str(exc)))
-        return out
 
     def _reload(self) -> None:
         self._restored = None  # left for the next client: it knows more than a snapshot can

@@ -9,10 +9,10 @@ compaction.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.core.timeutil import to_epoch
 from engram.storage.jsonl.files import read_lines
-from engram.storage.jsonl.records import SCHEDULE_FIELDS, StoredMemory, Tombstone
+from engram.storage.jsonl.records import SCHEDULE_FIELDS, BadLine, StoredMemory, Tombstone
 from engram.storage.jsonl.vectors import VectorLine, encode_vector
 from engram.storage.maintenance import FileStats
 from engram.storage.protocol import Filter, Rescheduler, ScheduleInputs
@@ -215,3 +215,23 @@ def vector_lines(index: SQLiteStore, ids: Sequence[str]) -> Iterator[bytes]:
         for ident in page:
             if ident in found and ident in content:
                 yield encode_vector(ident, models[ident], found[ident], content[ident])
+
+
+R = TypeVar("R")
+
+
+def decoded(
+    name: str,
+    lines: Sequence[tuple[int, bytes]],
+    decode: Callable[[bytes], R],
+    bad: list[tuple[str, int, str]],
+) -> list[R]:
+    """The records of `lines`; an unreadable one is noted in `bad` (file, line number, why),
+    for the store to move aside, and left out."""
+    out: list[R] = []
+    for number, raw in lines:
+        try:
+            out.append(decode(raw))
+        except BadLine as exc:
+            bad.append((name, number, str(exc)))
+    return out
