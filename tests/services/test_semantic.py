@@ -583,3 +583,22 @@ def test_an_import_run_again_embeds_what_a_killed_run_left_without_vectors(
     with Engram.open(str(db)) as mem:
         assert mem.import_export(export).already_present == 3
     assert vectors_of(db) == 3
+
+
+def test_a_temporary_file_of_an_index_save_a_killed_process_left_is_removed(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    """Killed while saving the index, a process left a temporary file as large as the index,
+    and nothing ever removed it (audit). One as young as another process's save is kept."""
+    db = tmp_path / "v.db"
+    stale = tmp_path / ".v.db.vectors.usearch.0123abcd.tmp"
+    young = tmp_path / ".v.db.vectors.json.4567ef01.tmp"
+    for leftover in (stale, young):
+        leftover.write_bytes(b"x" * 1000)
+    two_hours_ago = stale.stat().st_mtime - 7_200
+    os.utime(stale, (two_hours_ago, two_hours_ago))
+    with Engram.open(str(db), clock=clock) as mem:
+        mem.save(FLIGHT)
+        assert mem.search(PARAPHRASE)  # the index is built, and saved at close
+    assert not stale.exists() and young.exists()
+    assert all(p.exists() for p in index_files(db))

@@ -18,6 +18,8 @@ every hit back to its memory.
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import hashlib
 import json
 import logging
@@ -30,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.atomic import replacing, write_atomically
+from engram.clock import system_clock
 
 log = logging.getLogger(__name__)
 
@@ -240,6 +243,7 @@ class VectorIndex:
 
     def _save(self) -> None:
         # A cache, checked against its digest and the store when loaded: no fsync.
+        _remove_stale_temporaries(self.path)
         try:
             with replacing(self.path, durable=False) as f:
                 self._index.save(f.name)
@@ -368,3 +372,19 @@ def _same_change(saved: Any, now: list[Any] | None) -> bool:
     if not isinstance(saved, list) or len(saved) != 2 or len(now) != 2:
         return False
     return bool(saved[0] == now[0] and (None in (saved[1], now[1]) or saved[1] == now[1]))
+
+
+# A temporary file of an index save older than this is a killed process's: the size of the
+# index, and nothing removed it (audit). A younger one may be another process's save.
+STALE_TEMPORARY = 3_600.0
+
+
+def _remove_stale_temporaries(index: Path) -> None:
+    """The temporary files (`engram.atomic.replacing`) that a process killed while saving this
+    index or its sidecar left beside them."""
+    now = system_clock().timestamp()  # compared with the file system's times
+    for name in (index.name, index.with_suffix(".json").name):
+        for leftover in index.parent.glob(f".{glob.escape(name)}.*.tmp"):
+            with contextlib.suppress(OSError):
+                if now - leftover.stat().st_mtime > STALE_TEMPORARY:
+                    leftover.unlink()
