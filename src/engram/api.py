@@ -207,7 +207,8 @@ class Engram:
         limit: int = 10,
     ) -> list[SearchHit]:
         """The best `limit` matches by words and meaning, re-ranked by decay (docs/search.md);
-        without a query, the most durable memories passing the filters. Not a use: call
+        without a query, the memories passing the filters, highest decay score now first. Not
+        a use: call
         `touch` or `observe` for what helped."""
         return self._app.search.search(
             query,

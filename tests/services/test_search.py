@@ -206,3 +206,24 @@ def test_a_query_without_a_letter_or_digit_finds_nothing(tmp_path: Path, query: 
         mem.save("Decided on PostgreSQL 16 for Atlas")
         assert mem.search(query) == []
         assert mem.search("pizza " + query)[0].memory.content == "Loves 🍕 pizza on Fridays"
+
+
+@pytest.mark.parametrize("durable", [199, 200])
+def test_a_listing_puts_a_fresh_memory_first_however_many_strong_old_ones(
+    store_url: str, clock: FixedClock, durable: int
+) -> None:
+    """The listing's pool was the 200 most durable memories: a memory saved a moment ago,
+    the highest score of all, was listed first behind 199 strong old ones and not at all
+    behind 200 (audit)."""
+    old = clock.now - timedelta(days=20)
+    with Engram.open(store_url, clock=clock, embedding_model="none") as mem:
+        mem.save_many(
+            [
+                Draft(content=f"Old note {i}", strength=2.0, created_at=old, last_used=old)
+                for i in range(durable)
+            ]
+        )
+        fresh = mem.save("Just saved: the new office code is 4711")
+        listed = mem.search(limit=3)
+        assert listed[0].memory.id == fresh.id
+        assert [h.score for h in listed] == sorted((h.score for h in listed), reverse=True)

@@ -155,7 +155,7 @@ def search(
 ) -> None:
     """Search memories, ranked by relevance and decay.
 
-    QUERY is optional: with only --tag (or nothing) the most durable memories come first.
+    QUERY is optional: with only --tag (or nothing) the highest scores now come first.
     With --all, the vault's notes are searched too, in one list (see docs/ltm.md).
 
     Searching does not reinforce: use `touch` or `observe` when a memory was actually used.

@@ -111,9 +111,9 @@ class SearchService:
         def find() -> tuple[list[tuple[Stub, Candidate]], bool]:
             if text:
                 return self._match(text, where, limit, pool, by_meaning)
-            # Most durable first, which is not highest score first: a fresh memory crosses the
-            # forget threshold before 200 strong old ones fading slowly, so a floor widens the
-            # browse too (min_score 0.5 found nothing where one memory scored 1.0).
+            # The most durable and the most recently used (`Store.browse`), ranked by their score
+            # now; a floor widens the browse too (min_score 0.5 found nothing where one memory
+            # scored 1.0 behind 250 strong old ones).
             browsed = self._browse(where, pool)
             return browsed, len(browsed) >= pool
 
@@ -143,7 +143,7 @@ class SearchService:
             limit,
             decay_weight=settings.search_decay_weight,
             # Review slots are for fading memories a query is about; a browse has no query and
-            # lists the most durable first (a weak fading memory was put among the first).
+            # lists by score (a weak fading memory was put among the first).
             review_ratio=settings.review_blend_ratio if text else 0.0,
             diversity=settings.search_diversity,
             vectors=self._diversity_vectors(candidates, limit) if text else None,

@@ -149,7 +149,14 @@ class MemoryTable(Protocol):
         than a rare one."""
         ...
 
-    def browse(self, where: Filter, limit: int) -> list[Stub]: ...
+    def browse(self, where: Filter, limit: int) -> list[Stub]:
+        """For a listing without a query: of each status, the `limit` most durable memories
+        (latest forget_at) and the `limit` most recently used, each once. The service ranks
+        them by their score now: a fresh memory, used a moment ago, scores highest yet may be
+        forgotten before 200 strong old ones, and a pool of the most durable alone left it out
+        of the listing (audit)."""
+        ...
+
     def saved_between(self, start: float, end: float, where: Filter, limit: int) -> list[Stub]:
         """Up to `limit` memories saved from `start` (inclusive) to `end` (exclusive), epoch
         seconds, that pass `where`: the latest first."""

@@ -311,18 +311,20 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText):
         return [stub_from_row(row) for row in rows]
 
     def browse(self, where: Filter, limit: int) -> list[Stub]:
-        """Most durable first (latest forget_at), one index range per status."""
-        out: list[Stub] = []
+        """Two index ranges per status (`Store.browse`)."""
+        out: dict[str, Stub] = {}
         for status in where.statuses:
             narrowed = Filter(statuses=(status,), tags=where.tags, used_since=where.used_since)
             clauses, params = filter_sql(narrowed)
-            rows = self._query(
-                f"SELECT {STUB_COLUMNS}, 1.0 FROM memories m WHERE true {clauses} "
-                "ORDER BY m.forget_at DESC NULLS LAST, m.last_used DESC LIMIT %s",
-                [*params, limit],
-            )
-            out += [stub_from_row(row) for row in rows]
-        return out
+            for order in ("m.forget_at DESC NULLS LAST, m.last_used DESC", "m.last_used DESC"):
+                rows = self._query(
+                    f"SELECT {STUB_COLUMNS}, 1.0 FROM memories m WHERE true {clauses} "
+                    f"ORDER BY {order} LIMIT %s",
+                    [*params, limit],
+                )
+                for row in rows:
+                    out.setdefault(row[0], stub_from_row(row))
+        return list(out.values())
 
     def saved_between(self, start: float, end: float, where: Filter, limit: int) -> list[Stub]:
         clauses, params = filter_sql(where)

@@ -396,6 +396,14 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX memories_saved ON memories(created_at);
         """,
     ),
+    (
+        "0014_memories_by_last_use",
+        # A listing without a query reads the most recently used memories of each status as
+        # well as the most durable (`browse`): a range of this index, not a sort of the store.
+        """
+        CREATE INDEX memories_recent ON memories(status, last_used);
+        """,
+    ),
 ]
 
 

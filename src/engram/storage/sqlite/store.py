@@ -422,18 +422,18 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         return [stub_from_row(row) for row in rows]
 
     def browse(self, where: Filter, limit: int) -> list[Stub]:
-        """Most durable first (latest forget_at): exact score order for exponential decay and
-        a close pre-order for the others; the service re-ranks by the exact score."""
-        out: list[Stub] = []
+        out: dict[str, Stub] = {}
         for status in where.statuses:
             narrowed = Filter(statuses=(status,), tags=where.tags, used_since=where.used_since)
             clauses, params = filter_sql(narrowed, alias="m")
-            sql = (
-                f"SELECT {STUB_COLUMNS}, 1.0 FROM memories m WHERE 1 = 1 {clauses} "
-                "ORDER BY m.forget_at DESC, m.last_used DESC LIMIT ?"
-            )
-            out += [stub_from_row(row) for row in self._query(sql, [*params, limit])]
-        return out
+            for order in ("m.forget_at DESC, m.last_used DESC", "m.last_used DESC"):
+                sql = (
+                    f"SELECT {STUB_COLUMNS}, 1.0 FROM memories m WHERE 1 = 1 {clauses} "
+                    f"ORDER BY {order} LIMIT ?"
+                )
+                for row in self._query(sql, [*params, limit]):
+                    out.setdefault(row[0], stub_from_row(row))
+        return list(out.values())
 
     def saved_between(self, start: float, end: float, where: Filter, limit: int) -> list[Stub]:
         # `by_key`: the filter's columns unindexed (a unary +), so that the planner reads the
