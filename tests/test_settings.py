@@ -226,12 +226,19 @@ def fused_ranks(mem: Engram, clock: FixedClock) -> list[float]:
     return [round(h.rank, 6) for h in mem.search("when does the plane depart")]
 
 
-def filtered_neighbours(mem: Engram, clock: FixedClock) -> int:
-    """The nearest neighbours are filtered out by tag; a deeper candidate pool reaches others."""
-    for i in range(120):
-        mem.save(f"when does my plane number {i} depart", tags=["travel"])
-    mem.save("my flight number 3 to Lisbon leaves at 9am", tags=["other"])
-    return len(mem.search("when does my plane depart", tags=["other"], limit=10))
+def deep_neighbours(mem: Engram, clock: FixedClock) -> int:
+    """The nearest neighbours by meaning have all faded below the floor; a deeper candidate
+    pool reaches a fresh memory further off. (A tag filter no longer shows it: a filtered
+    search reads further neighbours until enough pass.)"""
+    old = clock.now - timedelta(days=60)
+    mem.save_many(
+        [
+            Draft(content=f"when does my plane number {i} depart", created_at=old, last_used=old)
+            for i in range(120)
+        ]
+    )
+    mem.save("Our flight to Lisbon leaves at 9am")
+    return len(mem.search("when does my plane depart", limit=1, min_score=0.9))
 
 
 def embedding_workers(mem: Engram, clock: FixedClock) -> int:
@@ -374,7 +381,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
         "search_vector_candidates",
         {"search_vector_candidates": 10},
         {"search_vector_candidates": 200},
-        filtered_neighbours,
+        deep_neighbours,
     ),
     (
         "fts_weight_content",
