@@ -837,9 +837,9 @@ def test_one_close_passage_is_not_crowded_out_by_another_memorys_many(
 def test_a_filter_that_leaves_few_neighbours_reads_further(vector_store: Store) -> None:
     """The index's neighbours were cut at a fixed count before the filter: a memory tagged
     "home" was not found behind 240 closer ones tagged "work", though alone in a store it was
-    (audit)."""
+    (audit). Behind 1,000, the neighbours read at last are more than one statement binds."""
     query = _unit(9)[0]
-    noise = _unit(10, rows=241)
+    noise = _unit(10, rows=1_001)
 
     def near(cosine: float, i: int) -> np.ndarray:
         away = noise[i] - (noise[i] @ query) * query
@@ -847,9 +847,9 @@ def test_a_filter_that_leaves_few_neighbours_reads_further(vector_store: Store) 
             away / np.linalg.norm(away)
         )
 
-    work = [mem(f"w{i}", tags=("work",)) for i in range(240)]
+    work = [mem(f"w{i}", tags=("work",)) for i in range(1_000)]
     put(vector_store, *work, mem("home", tags=("home",)))
-    pairs = [(m.id, near(0.8, i)) for i, m in enumerate(work)] + [("home", near(0.4, 240))]
+    pairs = [(m.id, near(0.8, i)) for i, m in enumerate(work)] + [("home", near(0.4, 1_000))]
     vector_store.put_vectors(pairs, "m")
     found = vector_store.vector_search(query, Filter(tags=("home",)), 10)
     assert [s.id for s in found] == ["home"]

@@ -26,6 +26,9 @@ from engram.storage.sqlite.vectors import VectorIndex, vector_blob
 # Above this many rows to look up by seq, one scan of (seq, id) is cheaper than lookups: each
 # lookup reads a page of the table, and at 100K memories they miss the cache.
 _SCAN_ABOVE = 5_000
+# The most memories a filtered vector search reads neighbours of before it gives up on finding
+# `limit` that pass the filter (a tag no memory near the query has).
+_WIDEST = 20_000
 
 
 class SQLiteVectors:
@@ -65,8 +68,8 @@ class SQLiteVectors:
         # memories they belong to, only the best by the index's (quantised) similarity are read
         # and re-scored: the oversampled count leaves room for the filter and the quantisation.
         # When the filter leaves fewer than `limit` of them, and the index holds more, the search
-        # goes further (4x each time): a memory tagged "home" was not found behind 240 closer
-        # ones tagged "work", though alone in a store it was (audit).
+        # goes further (4x each time, up to _WIDEST memories): a memory tagged "home" was not
+        # found behind 240 closer ones tagged "work", though alone in a store it was (audit).
         wanted = _oversampled(limit, where)
         clauses, params = filter_sql(where, alias="m", by_key=True)
         while True:
@@ -74,17 +77,21 @@ class SQLiteVectors:
             near = dict(found[:wanted])
             if not near:
                 return []
-            marks = ", ".join("?" * len(near))
-            rows = self._vector_query(
-                f"SELECT {STUB_COLUMNS}, v.vector FROM memories m "
-                f"JOIN memory_vectors v ON v.seq = m.seq AND v.model_id = ? "
-                f"WHERE m.seq IN ({marks}) {clauses}",
-                [self._vectors.model_id, *near, *params],
+            rows = rows_in(
+                self._vector_query,
+                lambda marks: (
+                    f"SELECT {STUB_COLUMNS}, v.vector FROM memories m "
+                    f"JOIN memory_vectors v ON v.seq = m.seq AND v.model_id = ? "
+                    f"WHERE m.seq IN ({marks}) {clauses}"
+                ),
+                list(near),
+                before=[self._vectors.model_id],
+                after=params,
             )
             seen_all = 2 * wanted >= self._vectors.size() and len(found) <= wanted
-            if len(rows) >= limit or seen_all:
+            if len(rows) >= limit or seen_all or wanted >= _WIDEST:
                 break
-            wanted *= 4
+            wanted = min(4 * wanted, _WIDEST)
         if not rows:
             return []
         # The index is quantised: re-score its neighbours exactly from the stored vectors, all
