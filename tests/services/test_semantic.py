@@ -530,6 +530,18 @@ with Engram.open(sys.argv[1]) as mem:
 """
 
 
+def killed(script: str, marker: str, *args: str) -> None:
+    """Run `script` in a child process that kills itself (SIGKILL) after printing `marker`."""
+    child = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert child.returncode == -signal.SIGKILL and child.stdout == marker + "\n", child.stderr
+
+
 def vectors_of(db: Path) -> int:
     """How many memories have a vector, read without an embedder (nothing is recomputed)."""
     with Engram.open(str(db), embedding_model="none") as mem:
@@ -540,14 +552,7 @@ def test_vectors_pending_at_a_crash_are_computed_at_the_next_open(tmp_path: Path
     """Only the MCP server caught up on them: a script or an application using the Python API
     left those memories unfindable by meaning for good (audit)."""
     db = tmp_path / "engram.db"
-    child = subprocess.run(
-        [sys.executable, "-c", KILLED_BEFORE_STORING_VECTORS, str(db)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert child.returncode == -signal.SIGKILL and child.stdout == "saved\n", child.stderr
+    killed(KILLED_BEFORE_STORING_VECTORS, "saved", str(db))
     assert vectors_of(db) == 0
     with Engram.open(str(db)) as mem:
         assert mem.stats().total == 1  # the acknowledged save is there
@@ -569,14 +574,7 @@ def test_an_import_run_again_embeds_what_a_killed_run_left_without_vectors(
         mem.save_many([Draft(content=f"{FLIGHT} (booking {i})") for i in range(3)])
         export = tmp_path / "export.jsonl"
         export.write_text("".join(line + "\n" for line in mem.export()))
-    child = subprocess.run(
-        [sys.executable, "-c", KILLED_BEFORE_EMBEDDING, str(db), str(export)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert child.returncode == -signal.SIGKILL and child.stdout == "written\n", child.stderr
+    killed(KILLED_BEFORE_EMBEDDING, "written", str(db), str(export))
     assert vectors_of(db) == 0
     with Engram.open(str(db), embedding_model="none") as mem:
         assert mem.stats().total == 3

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -771,6 +772,18 @@ def _unit(seed: int, rows: int = 1) -> np.ndarray:
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
+def _at_cosine(query: np.ndarray, noise: np.ndarray) -> Callable[[float, int], np.ndarray]:
+    """`near(cosine, i)`: a unit vector at `cosine` to `query`, off towards noise row i."""
+
+    def near(cosine: float, i: int) -> np.ndarray:
+        away = noise[i] - (noise[i] @ query) * query
+        return np.float32(cosine) * query + np.float32(np.sqrt(1 - cosine**2)) * (
+            away / np.linalg.norm(away)
+        )
+
+    return near
+
+
 def test_a_memory_is_found_by_any_row_of_its_vectors(vector_store: Store) -> None:
     """Row 0 embeds the whole text, the others its passages: a query close to one passage finds
     the memory, once, at that passage's similarity; reading the vectors gives row 0 unless the
@@ -815,15 +828,7 @@ def test_one_close_passage_is_not_crowded_out_by_another_memorys_many(
     fifteen close passages filled them all, and a memory with one close passage (the second
     best of the store) was missed (audit)."""
     query = _unit(7)[0]
-    noise = _unit(8, rows=40)
-
-    def near(cosine: float, i: int) -> np.ndarray:
-        """A unit vector at `cosine` to the query (off towards the i-th noise vector)."""
-        away = noise[i] - (noise[i] @ query) * query
-        return np.float32(cosine) * query + np.float32(np.sqrt(1 - cosine**2)) * (
-            away / np.linalg.norm(away)
-        )
-
+    near = _at_cosine(query, _unit(8, rows=40))
     many = np.stack([near(0.3, 0), *(near(0.9, i) for i in range(1, 16))])
     one = np.stack([near(0.1, 16), near(0.8, 17)])
     others = [(f"r{i}", near(0.05, 18 + i)) for i in range(20)]
@@ -839,14 +844,7 @@ def test_a_filter_that_leaves_few_neighbours_reads_further(vector_store: Store) 
     "home" was not found behind 240 closer ones tagged "work", though alone in a store it was
     (audit). Behind 1,000, the neighbours read at last are more than one statement binds."""
     query = _unit(9)[0]
-    noise = _unit(10, rows=1_001)
-
-    def near(cosine: float, i: int) -> np.ndarray:
-        away = noise[i] - (noise[i] @ query) * query
-        return np.float32(cosine) * query + np.float32(np.sqrt(1 - cosine**2)) * (
-            away / np.linalg.norm(away)
-        )
-
+    near = _at_cosine(query, _unit(10, rows=1_001))
     work = [mem(f"w{i}", tags=("work",)) for i in range(1_000)]
     put(vector_store, *work, mem("home", tags=("home",)))
     pairs = [(m.id, near(0.8, i)) for i, m in enumerate(work)] + [("home", near(0.4, 1_000))]
