@@ -24,6 +24,7 @@ DATA = (
     "engram/embeddings/data/minilm-vocab.txt",
     "engram/embeddings/data/background.txt",
     "engram/embeddings/data/background-minilm.npy",
+    "engram/embeddings/data/minilm-probes.npy",  # without it no model loads
     "engram/web/templates/base.html",
     "engram/web/templates/memory.html",
     "engram/py.typed",  # a checker reads the package's annotations (mypy --strict refused it)

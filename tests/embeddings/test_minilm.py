@@ -7,10 +7,13 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 from tests.embeddings.reference_bert import ReferenceMiniLM, model_dir
 from tokenizers import Tokenizer
 
@@ -107,9 +110,9 @@ def test_threads_asking_at_once_share_one_load() -> None:
 
 
 EMBED_ONE = (
-    "import json, sys; from engram.embeddings.minilm import MiniLMEmbedder, cached_graph_path; "
-    "v = MiniLMEmbedder().embed_batch([sys.argv[1]])[0]; "
-    "print(json.dumps({'vector': v.tolist(), 'cache': str(cached_graph_path())}))"
+    "import json, sys; from engram.embeddings.minilm import MiniLMEmbedder, _load, "
+    "cached_graph_path; v = MiniLMEmbedder().embed_batch([sys.argv[1]])[0]; "
+    "print(json.dumps({'vector': v.tolist(), 'cache': str(cached_graph_path(_load().signed))}))"
 )
 
 
@@ -136,6 +139,9 @@ def test_the_integer_graph_is_cached_checked_and_remade(tmp_path: Path) -> None:
     later.write_bytes(b"a graph a later version made")
     first, path = _embed_in_a_new_process(tmp_path / "cache", text)
     kept = [path.name, path.name + ".sha256", later.name]
+    if path.name.endswith("-unsigned.onnx"):  # the signed graph was made, found inexact here
+        signed = path.name.replace("-unsigned.onnx", ".onnx")
+        kept += [signed, signed + ".sha256"]
     assert sorted(p.name for p in path.parent.iterdir()) == sorted(kept)
     digest = path.with_name(path.name + ".sha256")
     assert path.is_relative_to(tmp_path) and path.stat().st_size > 10_000_000
@@ -154,10 +160,11 @@ def test_the_integer_graph_is_cached_checked_and_remade(tmp_path: Path) -> None:
     assert first == second == third == fourth
 
 
-def test_matrix_products_multiply_unsigned_by_unsigned_bytes() -> None:
-    """uint8 × int8 saturates on x86 CPUs without VNNI (the vectors drifted to cosine 0.985 of
-    the exact ones on such a machine); uint8 × uint8 is exact everywhere, so a vector does not
-    depend on the CPU that made it. The shifted weights must be the shipped ones + 128."""
+@pytest.mark.parametrize("signed", [True, False])
+def test_matrix_products_multiply_the_shipped_weights(signed: bool) -> None:
+    """The signed graph multiplies the shipped int8 weights, zero point 0; the unsigned one the
+    same numbers shifted to uint8, zero point 128 (exact on every CPU: uint8 × int8 saturates on
+    x86 CPUs without VNNI, where the vectors drifted to cosine 0.985 of the exact ones)."""
     import onnx
     from onnx import numpy_helper
 
@@ -165,16 +172,73 @@ def test_matrix_products_multiply_unsigned_by_unsigned_bytes() -> None:
     from engram.embeddings.minilm import onnx_path
 
     shipped = onnx.load(str(onnx_path()))
-    rewritten = onnx.load_from_string(integer_graph(shipped.SerializeToString()))
+    rewritten = onnx.load_from_string(integer_graph(shipped.SerializeToString(), signed))
     original = {i.name: numpy_helper.to_array(i) for i in shipped.graph.initializer}
     tensors = {i.name: numpy_helper.to_array(i) for i in rewritten.graph.initializer}
     products = [n for n in rewritten.graph.node if n.op_type == "MatMulInteger"]
     assert len(products) >= 36  # 6 layers × (q, k, v, output, two feed-forward)
     for node in products:
         weights, zero_point = tensors[node.input[1]], tensors[node.input[3]]
-        assert weights.dtype == np.uint8 and zero_point.dtype == np.uint8 and zero_point == 128
-        signed = original[node.input[1].removesuffix(".uint8")]
-        assert np.array_equal(weights.astype(np.int16) - 128, signed.astype(np.int16))
+        int8 = original[node.input[1].removesuffix(".uint8")]
+        assert int8.dtype == np.int8
+        if signed:
+            assert weights.dtype == np.int8 and zero_point.dtype == np.int8 and zero_point == 0
+            assert np.array_equal(weights, int8)
+        else:
+            assert weights.dtype == np.uint8 and zero_point.dtype == np.uint8
+            assert zero_point == 128
+            assert np.array_equal(weights.astype(np.int16) - 128, int8.astype(np.int16))
+
+
+@pytest.fixture(scope="module")
+def exact_session() -> Any:
+    """A session on the unsigned graph: uint8 × uint8, exact on every CPU."""
+    from engram.embeddings import minilm
+
+    return minilm._session(minilm._integer_model(signed=False))
+
+
+def _vectors(session: Any, texts: Sequence[str]) -> NDArray[np.float32]:
+    from engram.embeddings import minilm
+
+    tokenizer = _load().tokenizer
+    return np.stack([minilm._embed(session, tokenizer.encode(t).ids) for t in texts])
+
+
+def test_the_shipped_probe_vectors_are_the_exact_kernels(exact_session: Any) -> None:
+    """data/minilm-probes.npy was written as `np.save(path, _vectors(exact_session, PROBES))`:
+    what a session must give to be taken as exact."""
+    from engram.embeddings.minilm import PROBE_AGREEMENT, PROBES, probe_vectors
+
+    shipped = probe_vectors()
+    assert shipped.shape == (len(PROBES), DIMENSIONS) and shipped.dtype == np.float32
+    agreement = (shipped * _vectors(exact_session, PROBES)).sum(axis=1)
+    assert agreement.min() >= PROBE_AGREEMENT, agreement
+
+
+def test_the_kernels_in_use_give_the_exact_vectors(exact_session: Any) -> None:
+    """Whichever graph this CPU runs (signed where its products are exact, twice as fast), a
+    text's vector is the one uint8 × uint8 kernels give: a store shared between machines
+    compares vectors made on both."""
+    ours = MiniLMEmbedder().embed_batch(SENTENCES)
+    exact = _vectors(exact_session, SENTENCES)
+    assert (ours * exact).sum(axis=1).min() >= 0.9999
+
+
+def test_kernels_that_miss_the_probes_are_replaced_by_the_exact_ones(exact_session: Any) -> None:
+    """A CPU whose uint8 × int8 products saturate (x86 without VNNI) is not this machine,
+    whose products are exact: probe vectors the signed session cannot give stand in for it.
+    The session chosen then is the unsigned one, and gives the exact vectors."""
+    from engram.embeddings import minilm
+
+    tokenizer = _load().tokenizer
+    missed = minilm.probe_vectors()[::-1].copy()  # each probe against another's vector
+    session, signed = minilm._exact_session(tokenizer, missed)
+    assert signed is False
+    exact = _vectors(exact_session, SENTENCES)
+    assert (_vectors(session, SENTENCES) * exact).sum(axis=1).min() >= 0.99999
+    session, signed = minilm._exact_session(tokenizer, minilm.probe_vectors())
+    assert signed is (_load().signed)
 
 
 def test_an_earlier_graph_in_use_is_left_for_next_time(

@@ -9,12 +9,13 @@ session sees it:
 - a matrix product `x · (Cast(Wq) · s)` becomes the dynamic quantisation that ONNX Runtime's own
   quantiser emits: `DynamicQuantizeLinear(x)`, `MatMulInteger(xq, Wq)`, then one `Mul` by the two
   scales;
-- the int8 weights of those products are stored as uint8 with zero point 128 (the same numbers,
-  shifted), because uint8 × int8 on x86 CPUs without VNNI sums pairs of products in 16 bits and
-  saturates: on an AVX2-only machine the vectors drifted to cosine 0.985 of the ones made on an
-  AVX-512 VNNI machine. uint8 × uint8 is exact on every CPU, so a vector is the same wherever it
-  was computed (a store shared between machines stays consistent), at 10–15 % more time on
-  AVX2 (docs/performance.md);
+- the weights of those products are multiplied as shipped (int8, `signed=True`) or as uint8
+  with zero point 128 (the same numbers, shifted; `signed=False`). uint8 × int8 on x86 CPUs
+  without VNNI sums pairs of products in 16 bits and saturates: on an AVX2-only machine the
+  vectors drifted to cosine 0.985 of the exact ones. uint8 × uint8 is exact on every CPU but
+  half as fast where VNNI makes uint8 × int8 exact (docs/performance.md). `minilm.py` takes the
+  signed graph where its vectors come out exact and the unsigned one elsewhere, so a vector is
+  the same wherever it was computed (a store shared between machines stays consistent);
 - an embedding lookup `Gather(Cast(Wq) · s, ids)` becomes `Cast(Gather(Wq, ids)) · Gather(s, ids)`,
   so only the looked-up rows are widened.
 
@@ -30,8 +31,9 @@ from typing import Any
 import numpy as np
 
 
-def integer_graph(model_bytes: bytes) -> bytes:
-    """The serialised model with its dequantised weights replaced as above."""
+def integer_graph(model_bytes: bytes, signed: bool) -> bytes:
+    """The serialised model with its dequantised weights replaced as above: the products'
+    weights int8 when `signed`, else uint8."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -51,12 +53,16 @@ def integer_graph(model_bytes: bytes) -> bytes:
         return (cast.input[0], mul.input[1]) if mul.input[1] in constants else None
 
     zero = "integer_graph.zero_point"
-    graph.initializer.append(numpy_helper.from_array(np.array(128, dtype=np.uint8), zero))
+    zero_point = np.array(0, dtype=np.int8) if signed else np.array(128, dtype=np.uint8)
+    graph.initializer.append(numpy_helper.from_array(zero_point, zero))
     initializers = {init.name: init for init in graph.initializer}
     shifted: dict[str, str] = {}
 
-    def unsigned(name: str) -> str:
-        """The uint8 copy of int8 weights `name`: each value + 128, made once per tensor."""
+    def product_weights(name: str) -> str:
+        """The int8 weights `name` as the products take them: as shipped when signed, else a
+        uint8 copy (each value + 128) made once per tensor."""
+        if signed:
+            return name
         if name not in shifted:
             values = numpy_helper.to_array(initializers[name]).astype(np.int16) + 128
             shifted[name] = f"{name}.uint8"
@@ -69,8 +75,8 @@ def integer_graph(model_bytes: bytes) -> bytes:
     for index, node in enumerate(graph.node):
         key = f"integer_graph.{index}"
         if node.op_type == "MatMul" and (weights := dequantised(node.input[1])) is not None:
-            signed, scales = weights
-            quantised = unsigned(signed)
+            int8, scales = weights
+            quantised = product_weights(int8)
             nodes += [
                 helper.make_node(
                     "DynamicQuantizeLinear", [node.input[0]], [f"{key}.x", f"{key}.xs", f"{key}.xz"]

@@ -21,7 +21,9 @@ The integer graph is made from the export once and kept in the user's cache dire
 (`$XDG_CACHE_HOME/engram`, with its sha256 beside it): a later process loads that file directly,
 without the rewrite's transient memory (the MCP server's peak RSS: 212 MB making the graph,
 178–180 MB loading it, bench/mcp_latency.py). A missing, damaged or unwritable cache only means
-the graph is made again.
+the graph is made again. There are two graphs (`integer_graph`): uint8 × int8 products, twice
+as fast where the CPU makes them exact (VNNI), and uint8 × uint8, exact everywhere; a probe at
+load picks (`_exact_session`), so a text's vector is the same on every machine.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import functools
 import hashlib
 import logging
 import os
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -60,7 +63,20 @@ MAX_TOKENS = 256
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 UNK_ID = 100  # "[UNK]" in the model's vocabulary (a test checks it)
 MIN_KNOWN_SHARE = 0.5  # of a text's word pieces, for its vector to come from the model
-GRAPH_VERSION = 2  # of integer_graph's output: bumped when it writes another graph
+GRAPH_VERSION = 3  # of integer_graph's output: bumped when it writes another graph
+# Texts whose vectors, made on uint8 × uint8 kernels (exact on every CPU), ship in
+# data/minilm-probes.npy: a session that gives them other vectors is not exact on this CPU. The
+# long one quantises many large activations, where inexact kernels saturate.
+PROBES = (
+    "Decided on PostgreSQL 16 for Atlas: transactions matter more than schema flexibility.",
+    "Alice's birthday is on March 3rd; she likes orchids and hates lilies.",
+    "ok",
+    "Kevin: we drove 400 miles to Denver, the car broke down twice, my sister's dog was sick "
+    "in the back seat, the hotel lost our booking, and still it was the best trip of 2024. "
+    "Next year: Yosemite, Zion and the Grand Canyon, 12 days, tents, no hotels, no car trouble "
+    "please! Budget $2,500 for four people; book campsites by 1 March at 08:00 sharp.",
+)
+PROBE_AGREEMENT = 0.9999  # the least cosine, each probe against its shipped vector
 
 
 class ModelUnavailable(RuntimeError):
@@ -87,6 +103,7 @@ class _Model:
 
     session: Any  # on one thread: a batch runs several calls side by side
     tokenizer: Any
+    signed: bool  # which graph the session runs (`integer_graph`)
 
 
 _loading = threading.Lock()
@@ -112,10 +129,35 @@ def _load() -> _Model:
 
 @functools.cache
 def _load_once() -> _Model:
-    import onnxruntime
     from tokenizers import BertWordPieceTokenizer
 
-    graph = _integer_model()
+    tokenizer = BertWordPieceTokenizer(
+        str(vocab_path()), lowercase=True, strip_accents=None, clean_text=True
+    )
+    tokenizer.enable_truncation(MAX_TOKENS)
+    session, signed = _exact_session(tokenizer, probe_vectors())
+    release_freed_memory()
+    return _Model(session, tokenizer, signed)
+
+
+def _exact_session(tokenizer: Any, expected: NDArray[np.float32]) -> tuple[Any, bool]:
+    """A session on the signed graph if it gives the probes their `expected` vectors, else on
+    the unsigned one; and which. uint8 × int8 runs twice as fast as uint8 × uint8 where the CPU
+    has VNNI (query 2.0 instead of 3.9 ms here, docs/performance.md) and is exact there, but
+    saturates without it. Asking the kernels is surer than naming CPU features: what ONNX
+    Runtime picks differs by version and platform."""
+    session = _session(_integer_model(signed=True))
+    made = np.stack([_embed(session, tokenizer.encode(text).ids) for text in PROBES])
+    if float((made * expected).sum(axis=1).min()) >= PROBE_AGREEMENT:
+        return session, True
+    log.info("uint8 × int8 products are not exact on this CPU: the model runs uint8 × uint8")
+    del session
+    return _session(_integer_model(signed=False)), False
+
+
+def _session(graph: str | bytes) -> Any:
+    import onnxruntime
+
     options = onnxruntime.SessionOptions()
     # One thread per call. A query gains little from two (1.1–1.25 instead of 1.4 ms here), a
     # batch loses (660–710 instead of 970–1,050 texts/s on two workers), and a second session
@@ -132,24 +174,25 @@ def _load_once() -> _Model:
     # of 582-660 /s, long texts 2.4-2.5 instead of 2.6-2.8 s; the vectors agree (cosine median
     # 1.0, worst 0.996).
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
-    session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
-    tokenizer = BertWordPieceTokenizer(
-        str(vocab_path()), lowercase=True, strip_accents=None, clean_text=True
-    )
-    tokenizer.enable_truncation(MAX_TOKENS)
-    del graph
-    release_freed_memory()
-    return _Model(session, tokenizer)
+    return onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
 
 
-def cached_graph_path() -> Path:
-    return cache_dir() / f"minilm-{ONNX_SHA256[:16]}-integer-v{GRAPH_VERSION}.onnx"
+def probe_vectors() -> NDArray[np.float32]:
+    path = resources.files("engram.embeddings") / "data" / "minilm-probes.npy"
+    with path.open("rb") as f:
+        vectors: NDArray[np.float32] = np.load(f)
+    return vectors
 
 
-def _integer_model() -> str | bytes:
+def cached_graph_path(signed: bool = True) -> Path:
+    variant = "" if signed else "-unsigned"
+    return cache_dir() / f"minilm-{ONNX_SHA256[:16]}-integer-v{GRAPH_VERSION}{variant}.onnx"
+
+
+def _integer_model(signed: bool) -> str | bytes:
     """The integer graph: the cached file when its digest checks out, else made from the
     pinned export (its sha256 checked first) and cached for the next process."""
-    cached = cached_graph_path()
+    cached = cached_graph_path(signed)
     digest = cached.with_name(cached.name + ".sha256")
     try:
         with cached.open("rb") as f:
@@ -162,7 +205,7 @@ def _integer_model() -> str | bytes:
     data = model.read_bytes()
     if hashlib.sha256(data).hexdigest() != ONNX_SHA256:
         raise ModelUnavailable(f"{model} is not the pinned MiniLM export (sha256 differs)")
-    graph = integer_graph(data)
+    graph = integer_graph(data, signed)
     del data
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
@@ -175,13 +218,16 @@ def _integer_model() -> str | bytes:
     return graph
 
 
+_LEADING_DIGITS = re.compile(r"\d+")
+
+
 def _remove_earlier_graphs(current: Path) -> None:
     """Graphs cached by earlier versions of the rewrite (a lower GRAPH_VERSION), 23 MB each,
     are not read again. A later version's is left alone: two installs side by side would
     otherwise remove each other's graph and make their own again at every start."""
     for path in current.parent.glob("minilm-*-integer-v*.onnx*"):
-        version = path.name.split("-integer-v", 1)[1].split(".", 1)[0]
-        if version.isdigit() and int(version) < GRAPH_VERSION:
+        version = _LEADING_DIGITS.match(path.name.split("-integer-v", 1)[1])
+        if version is not None and int(version.group()) < GRAPH_VERSION:
             with contextlib.suppress(OSError):  # in use by an older process (Windows): next time
                 path.unlink(missing_ok=True)
 
