@@ -75,3 +75,19 @@ def test_a_custom_prefix_names_the_temporary_file(tmp_path: Path) -> None:
     with replacing(tmp_path / "note.md", prefix=".engram-") as f:
         seen.append(Path(f.name).name)
     assert seen[0].startswith(".engram-note.md.") and seen[0].endswith(".tmp")
+
+
+@pytest.mark.parametrize("length", [200, 250, 255])
+def test_a_file_named_near_the_limit_is_replaced_too(tmp_path: Path, length: int) -> None:
+    """A vault note named up to the filesystem's 255 bytes is legal, but its temporary file,
+    named after it, went past the limit: "File name too long", and the note could never be
+    rewritten (audit). The temporary name keeps the prefix the vault's scanner knows."""
+    target = tmp_path / ("é" * ((length - 3) // 2) + "x" * ((length - 3) % 2) + ".md")
+    assert len(os.fsencode(target.name)) == length
+    target.write_text("old")
+    seen: list[str] = []
+    with replacing(target, prefix=".engram-") as f:
+        seen.append(Path(f.name).name)
+        f.write(b"new")
+    assert target.read_text() == "new" and _leftovers(tmp_path) == []
+    assert seen[0].startswith(".engram-") and seen[0].endswith(".tmp")

@@ -16,6 +16,11 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+# The longest file name most filesystems take, in bytes (ext4, APFS, NTFS in UTF-16 units). The
+# temporary file's name carries the target's, to say what it was for; a note whose own name is
+# near the limit got a temporary name past it, and could not be rewritten (audit).
+NAME_MAX = 255
+
 
 @contextlib.contextmanager
 def replacing(
@@ -37,6 +42,8 @@ def replacing(
     `durable=False` skips the fsyncs, for caches that are checked when read."""
     directory = path.parent if str(path.parent) else Path(".")
     tmp = directory / f"{prefix}{path.name}.{uuid.uuid4().hex}.tmp"
+    if len(os.fsencode(tmp.name)) > NAME_MAX:  # a note titled at the limit: nameless, then
+        tmp = directory / f"{prefix}{uuid.uuid4().hex}.tmp"
     if mode is None:
         with contextlib.suppress(FileNotFoundError):
             mode = stat.S_IMODE(path.stat().st_mode)

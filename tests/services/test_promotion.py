@@ -531,3 +531,37 @@ def test_a_promotion_killed_after_writing_its_note_is_finished_by_the_next(
         assert (item.action, item.path) == ("promoted", left)
         assert list(files(vault)) == [left]
         assert mem.get(memory.id).promoted_to == left
+
+
+@pytest.mark.parametrize("between", ["_related_notes", "_claim"])
+def test_two_clients_promoting_one_memory_keep_its_note(
+    tmp_path: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch, between: str
+) -> None:
+    """Two handles on one store and vault (two clients); the other promotes the memory whole
+    while this one is half-way. Before writing its note (`_related_notes`), this one took the
+    other's fresh note over as a killed promotion's leftover, found the memory promoted and
+    deleted the note; after writing it (`_claim`), the other took this one's note over and
+    claimed it, and this one, refused, deleted it. Either way the memory was left promoted to
+    nothing (audit). The interleaving is made by wrapping the step named."""
+    from engram.services.promotion import PromotionService
+
+    with (
+        open_with_vault(tmp_path, clock) as (this, vault),
+        open_with_vault(tmp_path, clock) as (other, _),
+    ):
+        memory = used(this, "Atlas deploys on Fridays")
+        step = getattr(PromotionService, between)
+        interleaved: list[str] = []
+
+        def other_promotes_first(self: PromotionService, *args: object) -> object:
+            if self is this.app.promotion and not interleaved:
+                (item,) = other.promote(memory.id).items
+                interleaved.append(item.action)
+            return step(self, *args)
+
+        monkeypatch.setattr(PromotionService, between, other_promotes_first)
+        (item,) = this.promote(memory.id).items
+        assert interleaved == ["promoted"] and item.action == "already_promoted"
+        kept = this.get(memory.id).promoted_to
+        assert kept is not None and files_in(vault) == [kept]
+        assert this.app.ltm.status().orphaned == []

@@ -679,3 +679,36 @@ def test_a_vault_folder_replaced_while_watched_is_watched_again(ltm: tuple[Engra
         eventually(
             lambda: mem.app.ltm.status().notes_indexed == 2 and mem.app.ltm.status().changed == 0
         )
+
+
+def test_links_follow_a_rename_into_long_named_notes_and_past_one_that_cannot_be_written(
+    ltm: tuple[Engram, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A note named near the filesystem's 255 bytes could not be rewritten (its temporary
+    file's name went past the limit): `index-ltm` stopped with "File name too long" after
+    recording the move, and the next run left the link dangling (audit). One note that
+    cannot be written (here made to fail as a note another program holds open on Windows
+    would; as root on Linux every file is writable) no longer stops the others."""
+    from engram.vault.writer import VaultFiles
+
+    mem, vault = ltm
+    memory = used(mem, "Atlas ships in May")
+    (item,) = mem.promote(memory.id).items
+    assert item.path is not None
+    link = f"See [[{item.path[:-3]}]].\n"
+    long_name = "Meeting notes " + "quarterly planning review " * 9
+    long_note = write_note(vault, f"{long_name.strip()[:240]}.md", link)
+    locked = write_note(vault, "locked.md", link)
+    rewrite = VaultFiles.rewrite
+
+    def held_open(self: VaultFiles, path: str, *args: object) -> bool:
+        if path == "locked.md":
+            raise PermissionError(13, "The process cannot access the file", path)
+        return rewrite(self, path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(VaultFiles, "rewrite", held_open)
+    (vault / item.path).rename(vault / "atlas-renamed.md")
+    assert mem.index_ltm().moved == 1
+    assert long_note.read_text() == "See [[atlas-renamed]].\n"
+    assert locked.read_text() == link
+    assert mem.get(memory.id).promoted_to == "atlas-renamed.md"

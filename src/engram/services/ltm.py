@@ -377,8 +377,13 @@ class LtmService:
             for old, new in pairs:
                 taken = link_name(old) in present
                 updated = retarget_links(updated, old, new, name_taken=taken) or updated
-            if updated != note.text and files.rewrite(entry.path, note, updated):
-                touched.append(entry.path)
+            if updated == note.text:
+                continue
+            try:
+                if files.rewrite(entry.path, note, updated):
+                    touched.append(entry.path)
+            except OSError as exc:  # the moves are recorded: one note left as it was
+                log.warning("links in %s not retargeted: %s", entry.path, exc)
         if touched:
             log.info("wikilinks to moved notes rewritten in %d notes", len(touched))
             self.reindex(touched)

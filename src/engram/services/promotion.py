@@ -193,8 +193,12 @@ class PromotionService:
                 )
             return self._one(files, fresh[0], reason, dry_run, planned, attempt + 1)
         if claim == "taken":
-            files.delete(path)  # another process promoted it first: keep its note, not ours
+            # Another process promoted it first: its note stays, ours goes. The note taken
+            # over as a leftover may be that note, just written (audit: two clients promoting
+            # one memory at once deleted its only note).
             current = self.ctx.store.get_many([memory.id])
+            if not current or current[0].promoted_to != path:
+                files.delete(path)
             if not current:
                 raise NotFoundError("memory", memory.id)  # deleted meanwhile
             if current[0].status != Status.PROMOTED:
