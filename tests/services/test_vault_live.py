@@ -712,3 +712,33 @@ def test_links_follow_a_rename_into_long_named_notes_and_past_one_that_cannot_be
     assert long_note.read_text() == "See [[atlas-renamed]].\n"
     assert locked.read_text() == link
     assert mem.get(memory.id).promoted_to == "atlas-renamed.md"
+
+
+def test_a_note_renamed_onto_a_path_the_index_knew_is_followed(ltm: tuple[Engram, Path]) -> None:
+    """Only a path new to the index counted as where a note arrived: a promoted note renamed
+    over the user's stub (deleted in the same change), or two promoted notes swapping names,
+    left their memories orphaned, their edits unwritten, and a second promotion wrote a
+    second note (audit)."""
+    mem, vault = ltm
+    write_note(vault, "Atlas.md", "# Atlas\n\nstub, to fill in\n")
+    atlas, alpha, beta = (
+        used(mem, text) for text in ("Atlas deploys on Fridays", "Alpha on 8080", "Beta on 9090")
+    )
+    paths = {m.id: str(mem.promote(m.id).items[0].path) for m in (atlas, alpha, beta)}
+    assert mem.index_ltm().notes == 4
+    (vault / "Atlas.md").unlink()
+    (vault / paths[atlas.id]).rename(vault / "Atlas.md")
+    (vault / paths[alpha.id]).rename(vault / "swap.md")
+    (vault / paths[beta.id]).rename(vault / paths[alpha.id])
+    (vault / "swap.md").rename(vault / paths[beta.id])
+    assert mem.index_ltm().moved == 3
+    assert mem.get(atlas.id).promoted_to == "Atlas.md"
+    assert mem.get(alpha.id).promoted_to == paths[beta.id]
+    assert mem.get(beta.id).promoted_to == paths[alpha.id]
+    assert mem.app.ltm.status().orphaned == []
+    mem.update(atlas.id, content="Atlas deploys on Tuesdays")
+    assert "Atlas deploys on Tuesdays" in (vault / "Atlas.md").read_text()
+    assert mem.promote(atlas.id).items[0].action == "already_promoted"
+    assert sorted(p.name for p in vault.rglob("*.md")) == sorted(
+        ["Atlas.md", *(Path(paths[m.id]).name for m in (alpha, beta))]
+    )

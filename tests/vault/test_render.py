@@ -323,3 +323,15 @@ def test_an_engram_id_is_added_to_the_frontmatter_as_a_line_of_its_own() -> None
     )
     assert with_engram_id("Just text\n", "m3") == "---\nengram_id: m3\n---\nJust text\n"
     assert parse_note("n.md", with_engram_id("---\n---\nB", "m4").encode()).engram_id == "m4"
+
+
+def test_a_backlink_goes_under_the_notes_related_heading_not_one_in_code() -> None:
+    """A memory holding a note template ("## Related" in a fenced block) had its backlinks
+    written into the code block: no link in Obsidian, and a change to the memory's text that
+    the next update reported as a conflict (audit)."""
+    body = "Template:\n\n```markdown\n## Related\n\n## Decisions\n```\n\nUse it.\n"
+    link = "[[Engram/rfc-12|RFC 12]]"
+    first = add_related_link(body, link, "Engram/rfc-12.md")
+    assert first == body + "\n## Related\n\n- [[Engram/rfc-12|RFC 12]]\n"
+    second = add_related_link(first, "[[Engram/adr-3|ADR 3]]", "Engram/adr-3.md")
+    assert second == first + "- [[Engram/adr-3|ADR 3]]\n"

@@ -258,6 +258,10 @@ class LtmService:
         files = self.vault.files()
         store = self.ctx.store
         known = store.ltm_states()
+        # Who each indexed note named: a note that names a memory where the indexed one did not
+        # arrived there, though its path was known (renamed onto a stub the user deleted, or
+        # two notes swapping names) and was not followed (audit).
+        named_before = {path: ident for ident, paths in store.ltm_claims().items() for path in paths}
         entries = scan(files.root)
         total = len(entries)
         seen: set[str] = set()
@@ -293,7 +297,7 @@ class LtmService:
                         )
                         upsert.append(note)
                         counts["updated" if old else "added"] += 1
-                        if old is None and note.engram_id:
+                        if note.engram_id and named_before.get(note.path) != note.engram_id:
                             arrived[note.engram_id] = note.path
                         if note.problem:
                             problems.append(NoteProblem(path=note.path, problem=note.problem))

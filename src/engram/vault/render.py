@@ -19,7 +19,7 @@ import yaml
 from engram.core.file_names import RESERVED_NAMES
 from engram.core.models import Memory
 from engram.core.notes import link_key, link_name
-from engram.vault.index import prose_parts, split_frontmatter
+from engram.vault.index import fenced_parts, prose_parts, split_frontmatter
 
 SLUG_MAX_BYTES = 80  # leaves room for a collision suffix, ".md" and any file system's 255
 TITLE_MAX = 100
@@ -386,7 +386,18 @@ def add_related_link(text: str, link: str, path: str) -> str | None:
         return None
     lines = text.splitlines(keepends=True)
     heading = re.compile(rf"^#{{1,6}}\s+{RELATED_HEADING}\s*$", re.IGNORECASE)
-    start = next((i for i, line in enumerate(lines) if heading.match(line.rstrip("\r\n"))), None)
+    # The last such heading outside code: the note's own section comes after the memory's
+    # text, and a "## Related" in a code block of that text (a template) took the link into
+    # the code, where it was no link and, changing the memory's text, a conflict (audit).
+    prose = _prose_lines(text)
+    start = next(
+        (
+            i
+            for i in range(len(lines) - 1, -1, -1)
+            if prose[i] and heading.match(lines[i].rstrip("\r\n"))
+        ),
+        None,
+    )
     if start is None:
         body = text if text.endswith("\n") or not text else text + "\n"
         return f"{body}\n## {RELATED_HEADING}\n\n- {link}\n"
@@ -404,3 +415,11 @@ def add_related_link(text: str, link: str, path: str) -> str | None:
     insert = f"- {link}\n" if last > start else f"\n- {link}\n"
     lines.insert(last + 1, insert)
     return "".join(lines)
+
+
+def _prose_lines(text: str) -> list[bool]:
+    """For each line of the text, whether it is outside fenced code blocks."""
+    out: list[bool] = []
+    for part, prose in fenced_parts(text):
+        out += [prose] * len(part.splitlines(keepends=True))
+    return out
