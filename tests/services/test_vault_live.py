@@ -742,3 +742,19 @@ def test_a_note_renamed_onto_a_path_the_index_knew_is_followed(ltm: tuple[Engram
     assert sorted(p.name for p in vault.rglob("*.md")) == sorted(
         ["Atlas.md", *(Path(paths[m.id]).name for m in (alpha, beta))]
     )
+
+
+def test_a_link_to_a_note_renamed_to_a_name_another_note_has_names_its_path(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Renamed to Engram/Plan.md while the root Plan.md exists, a promoted note's bare links
+    became "[[Plan]]", which Obsidian resolves to the root note (audit)."""
+    mem, vault = ltm
+    memory = used(mem, "Atlas deploys on Fridays")
+    (item,) = mem.promote(memory.id).items
+    assert item.path is not None
+    write_note(vault, "Plan.md", "The root plan.\n")
+    standup = write_note(vault, "standup.md", f"Remember [[{Path(item.path).stem}]].\n")
+    (vault / item.path).rename(vault / "Engram" / "Plan.md")
+    assert mem.index_ltm().moved == 1
+    assert standup.read_text() == "Remember [[Engram/Plan]].\n"

@@ -268,6 +268,11 @@ def test_links_to_a_moved_note_follow_it_and_keep_alias_and_heading() -> None:
     lunch = "Lunch with [[Atlas]] and [[Projects/Atlas]]."
     kept = retarget_links(lunch, "Projects/Atlas.md", "Projects/Atlas 2.md", name_taken=True)
     assert kept == "Lunch with [[Atlas]] and [[Projects/Atlas 2]]."
+    # Another note has the new name: a bare link would find that one (audit: "[[Plan]]" for
+    # a note renamed to Engram/Plan.md while the root Plan.md exists), so it names the path.
+    plan = "Remember [[atlas-deploys]]."
+    shared = retarget_links(plan, "Engram/atlas-deploys.md", "Engram/Plan.md", new_name_shared=True)
+    assert shared == "Remember [[Engram/Plan]]."
 
 
 def test_links_in_code_stay_as_written_when_a_note_moves() -> None:

@@ -15,6 +15,7 @@ import logging
 import re
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -364,7 +365,7 @@ class LtmService:
         touched = []
         names = [link_name(old) for old, _ in pairs]
         entries = list(scan(files.root))
-        present = {link_name(entry.path) for entry in entries}  # names of the notes now
+        named = Counter(link_name(entry.path) for entry in entries)  # names of the notes now
         for entry in entries:
             read = readable(files.root, entry.path)
             if read is None:
@@ -379,8 +380,9 @@ class LtmService:
                 continue
             updated = note.text
             for old, new in pairs:
-                taken = link_name(old) in present
-                updated = retarget_links(updated, old, new, name_taken=taken) or updated
+                taken, shared = named[link_name(old)] > 0, named[link_name(new)] > 1
+                moved = retarget_links(updated, old, new, name_taken=taken, new_name_shared=shared)
+                updated = moved or updated
             if updated == note.text:
                 continue
             try:

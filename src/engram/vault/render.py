@@ -351,14 +351,21 @@ _NOT_IN_LINKS = re.compile(r"[\[\]|#^]")
 
 
 def retarget_links(
-    text: str, old_path: str, new_path: str, *, name_taken: bool = False
+    text: str,
+    old_path: str,
+    new_path: str,
+    *,
+    name_taken: bool = False,
+    new_name_shared: bool = False,
 ) -> str | None:
     """The text with its wikilinks to the note at `old_path` pointed at `new_path` (a note
     renamed or moved outside Obsidian, which would otherwise leave them dangling); aliases and
     headings are kept. A link by full path is rewritten; a link by bare name only if the name
     changed (a bare name still finds a note moved to another folder) and no other note has
     the old name (`name_taken`): then the link finds that one, as it may always have (a link
-    to the root `Atlas` was pointed at a renamed `Projects/Atlas`). None if nothing changed."""
+    to the root `Atlas` was pointed at a renamed `Projects/Atlas`). A bare link becomes a link
+    by path when another note has the new name too (`new_name_shared`): Obsidian would resolve
+    the bare name to that other note. None if nothing changed."""
     old_key, old_name = link_key(old_path), link_name(old_path)
     new_target = new_path[:-3] if new_path.endswith(".md") else new_path
     if _NOT_IN_LINKS.search(new_target):
@@ -369,7 +376,8 @@ def retarget_links(
         target = match.group(2)
         key = link_key(target)
         if key == old_key or (renamed and "/" not in key and key == old_name):
-            return match.group(1) + (new_target if "/" in key else new_target.rsplit("/", 1)[-1])
+            bare = "/" not in key and not new_name_shared
+            return match.group(1) + (new_target.rsplit("/", 1)[-1] if bare else new_target)
         return match.group(0)
 
     # Links in code are examples, not links (the index leaves them out, and Obsidian too).
