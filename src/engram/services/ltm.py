@@ -262,7 +262,8 @@ class LtmService:
         # Who each indexed note named: a note that names a memory where the indexed one did not
         # arrived there, though its path was known (renamed onto a stub the user deleted, or
         # two notes swapping names) and was not followed (audit).
-        named_before = {path: ident for ident, paths in store.ltm_claims().items() for path in paths}
+        indexed = store.ltm_claims()
+        named_before = {path: ident for ident, paths in indexed.items() for path in paths}
         entries = scan(files.root)
         total = len(entries)
         seen: set[str] = set()
