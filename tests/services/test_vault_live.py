@@ -758,3 +758,24 @@ def test_a_link_to_a_note_renamed_to_a_name_another_note_has_names_its_path(
     (vault / item.path).rename(vault / "Engram" / "Plan.md")
     assert mem.index_ltm().moved == 1
     assert standup.read_text() == "Remember [[Engram/Plan]].\n"
+
+
+def test_a_promoted_memorys_text_follows_the_links_retargeted_in_its_note(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Retargeting rewrote the links in a promoted memory's note but not in the memory: its
+    next change took the difference for the user's edit, wrote both versions into the note
+    tagged as a conflict, and the memory kept the dead link (audit)."""
+    mem, vault = ltm
+    dana = used(mem, "Dana is the billing lead")
+    (dana_note,) = mem.promote(dana.id).items
+    plan = used(mem, f"Atlas ships in May; ask [[{Path(str(dana_note.path)).stem}]] about it")
+    (plan_note,) = mem.promote(plan.id).items
+    (vault / str(dana_note.path)).rename(vault / "Engram" / "Dana.md")
+    assert mem.index_ltm().moved == 1
+    assert mem.get(plan.id).content == "Atlas ships in May; ask [[Dana]] about it"
+    mem.update(plan.id, tags=["atlas"])
+    mem.update(plan.id, content="Atlas ships in June; ask [[Dana]] about it")
+    note = (vault / str(plan_note.path)).read_text()
+    assert CONFLICT_TAG not in note and "Atlas ships in June; ask [[Dana]] about it" in note
+    assert "May" not in note and mem.app.ltm.status().conflicts == []

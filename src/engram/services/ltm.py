@@ -15,14 +15,14 @@ import logging
 import re
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from engram.config import Settings
 from engram.core.models import Memory, Schedule, Status
-from engram.core.notes import Note, NoteState, NoteText, link_name
+from engram.core.notes import Note, NoteState, NoteText
 from engram.errors import ConfigError, NotFoundError, ValidationError
+from engram.services import note_links
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.results import Result
@@ -37,7 +37,7 @@ from engram.vault.index import (
     split_frontmatter,
 )
 from engram.vault.index import digest as content_digest
-from engram.vault.render import CONFLICT_TAG, retarget_links
+from engram.vault.render import CONFLICT_TAG
 from engram.vault.writer import VaultFiles, check_relative
 
 log = logging.getLogger(__name__)
@@ -357,40 +357,8 @@ class LtmService:
         return len(moved)
 
     def _retarget(self, moves: list[tuple[str | None, str | None]]) -> None:
-        """Wikilinks to a moved note, in every other note, follow it (Obsidian does this for
-        renames made inside it; a file manager or git does not)."""
         pairs = [(a, b) for a, b in moves if a and b]
-        if not pairs:
-            return
-        files = self.vault.files()
-        touched = []
-        names = [link_name(old) for old, _ in pairs]
-        entries = list(scan(files.root))
-        named = Counter(link_name(entry.path) for entry in entries)  # names of the notes now
-        for entry in entries:
-            read = readable(files.root, entry.path)
-            if read is None:
-                continue
-            lowered = read[0].decode("utf-8", "replace").casefold()
-            if not any(name in lowered for name in names):  # cheap test before the parse
-                continue
-            try:
-                note = files.read_note(entry.path)
-            except (OSError, ValidationError) as exc:
-                log.warning("links in %s not retargeted: %s", entry.path, exc)
-                continue
-            updated = note.text
-            for old, new in pairs:
-                taken, shared = named[link_name(old)] > 0, named[link_name(new)] > 1
-                moved = retarget_links(updated, old, new, name_taken=taken, new_name_shared=shared)
-                updated = moved or updated
-            if updated == note.text:
-                continue
-            try:
-                if files.rewrite(entry.path, note, updated):
-                    touched.append(entry.path)
-            except OSError as exc:  # the moves are recorded: one note left as it was
-                log.warning("links in %s not retargeted: %s", entry.path, exc)
+        touched = note_links.retarget(self.ctx, self.vault.files(), pairs) if pairs else []
         if touched:
             log.info("wikilinks to moved notes rewritten in %d notes", len(touched))
             self.reindex(touched)
