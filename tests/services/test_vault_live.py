@@ -298,6 +298,11 @@ def test_marked_notes_import_as_promoted_memories_with_their_links(
     assert atlas.content == "Atlas ships in May. See [[Dana]]." and atlas.tags == ("work",)
     post = frontmatter.load(vault / "Dana.md")
     assert post["engram_id"] == ids["Dana.md"] and post["owner"] == "me"
+    # The id is the one line added: the link it came from made the relation, and no backlink
+    # was appended to Dana.md (a "## Related" section the user never wrote; audit).
+    assert (vault / "Dana.md").read_text() == (
+        f"---\nengram: memory\nowner: me\nengram_id: {ids['Dana.md']}\n---\nDana leads Atlas.\n"
+    )
     (relation,) = mem.relations(atlas.id)
     assert (relation.from_id, relation.to_id) == (atlas.id, ids["Dana.md"])
     assert mem.import_vault(apply=True).count == 0  # imported once

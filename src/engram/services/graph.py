@@ -43,8 +43,12 @@ class GraphService:
         relation_type: str = "related",
         strength: float = 1.0,
         metadata: dict[str, Any] | None = None,
+        *,
+        link_notes: bool = True,
     ) -> Relation:
-        """Idempotent: the same (from, to, type) returns the existing edge."""
+        """Idempotent: the same (from, to, type) returns the existing edge. `link_notes` off:
+        the notes of two promoted memories are not linked (the relation came from a link
+        between them already)."""
         source = check.memory_id(from_id, "from_memory_id")
         target = check.memory_id(to_id, "to_memory_id")
         if source == target:
@@ -59,7 +63,7 @@ class GraphService:
             created_at=self.ctx.now(),
         )
         made = self.ctx.store.add_relation(relation)
-        if self.on_relate is not None:
+        if self.on_relate is not None and link_notes:
             self.on_relate(made)
         return made
 

@@ -312,7 +312,9 @@ class VaultImportService:
         made = 0
         for source, target in pairs.values():
             try:
-                self.graph.create_relation(source, target, "related")
+                # From a wikilink between the two notes: the notes stay as written (a backlink
+                # was appended to the note linked to, which Obsidian shows by itself).
+                self.graph.create_relation(source, target, "related", link_notes=False)
                 made += 1
             except NotFoundError:  # deleted meanwhile by another client
                 log.info("not related: %s or %s is gone", source, target)
