@@ -736,7 +736,11 @@ def test_a_note_renamed_onto_a_path_the_index_knew_is_followed(ltm: tuple[Engram
     (vault / paths[alpha.id]).rename(vault / "swap.md")
     (vault / paths[beta.id]).rename(vault / paths[alpha.id])
     (vault / "swap.md").rename(vault / paths[beta.id])
+    names = {m.id: Path(paths[m.id]).stem for m in (alpha, beta)}
+    links = write_note(vault, "links.md", f"[[{names[alpha.id]}]], [[Engram/{names[beta.id]}]]\n")
     assert mem.index_ltm().moved == 3
+    # Each link follows its note (one move after the other sent both to one note).
+    assert links.read_text() == f"[[{names[beta.id]}]], [[Engram/{names[alpha.id]}]]\n"
     assert mem.get(atlas.id).promoted_to == "Atlas.md"
     assert mem.get(alpha.id).promoted_to == paths[beta.id]
     assert mem.get(beta.id).promoted_to == paths[alpha.id]
@@ -745,7 +749,7 @@ def test_a_note_renamed_onto_a_path_the_index_knew_is_followed(ltm: tuple[Engram
     assert "Atlas deploys on Tuesdays" in (vault / "Atlas.md").read_text()
     assert mem.promote(atlas.id).items[0].action == "already_promoted"
     assert sorted(p.name for p in vault.rglob("*.md")) == sorted(
-        ["Atlas.md", *(Path(paths[m.id]).name for m in (alpha, beta))]
+        ["Atlas.md", "links.md", *(Path(paths[m.id]).name for m in (alpha, beta))]
     )
 
 

@@ -21,6 +21,7 @@ from engram.vault.render import (
     CONFLICT_TAG,
     RESERVED_NAMES,
     SLUG_MAX_BYTES,
+    NoteMove,
     NoteSpec,
     add_related_link,
     links_to,
@@ -254,24 +255,28 @@ def test_links_to_a_moved_note_follow_it_and_keep_alias_and_heading() -> None:
         "See [[Engram/old-note|Old]], [[old-note]], [[Engram/old-note#Part]], "
         "![[Engram/old-note]] and [[other]]."
     )
-    moved = retarget_links(text, "Engram/old-note.md", "Travel/New-Note.md")
+    moved = retarget_links(text, [NoteMove("Engram/old-note.md", "Travel/New-Note.md")])
     assert moved == (
         "See [[Travel/New-Note|Old]], [[New-Note]], [[Travel/New-Note#Part]], "
         "![[Travel/New-Note]] and [[other]]."
     )
     # Moved to another folder under the same name: a bare name still finds it, left alone.
-    folder_only = retarget_links(text, "Engram/old-note.md", "Travel/old-note.md")
+    folder_only = retarget_links(text, [NoteMove("Engram/old-note.md", "Travel/old-note.md")])
     assert folder_only is not None and "[[old-note]]" in folder_only
-    assert retarget_links("no links here", "a.md", "b.md") is None
+    assert retarget_links("no links here", [NoteMove("a.md", "b.md")]) is None
     # Another note has the old name: a bare link finds that one, and was pointed away from it
     # ("[[Atlas]]" for the root Atlas.md, rewritten when Projects/Atlas.md was renamed).
     lunch = "Lunch with [[Atlas]] and [[Projects/Atlas]]."
-    kept = retarget_links(lunch, "Projects/Atlas.md", "Projects/Atlas 2.md", name_taken=True)
+    kept = retarget_links(
+        lunch, [NoteMove("Projects/Atlas.md", "Projects/Atlas 2.md", name_taken=True)]
+    )
     assert kept == "Lunch with [[Atlas]] and [[Projects/Atlas 2]]."
     # Another note has the new name: a bare link would find that one (audit: "[[Plan]]" for
     # a note renamed to Engram/Plan.md while the root Plan.md exists), so it names the path.
     plan = "Remember [[atlas-deploys]]."
-    shared = retarget_links(plan, "Engram/atlas-deploys.md", "Engram/Plan.md", new_name_shared=True)
+    shared = retarget_links(
+        plan, [NoteMove("Engram/atlas-deploys.md", "Engram/Plan.md", new_name_shared=True)]
+    )
     assert shared == "Remember [[Engram/Plan]]."
 
 
@@ -283,7 +288,7 @@ def test_links_in_code_stay_as_written_when_a_note_moves() -> None:
         "```\nExample wiki syntax: [[Engram/atlas-roadmap]]\n```\n"
         "Inline: `[[atlas-roadmap]]` and ~~~ not a fence here\n"
     )
-    moved = retarget_links(text, "Engram/atlas-roadmap.md", "Engram/Roadmap 2026.md")
+    moved = retarget_links(text, [NoteMove("Engram/atlas-roadmap.md", "Engram/Roadmap 2026.md")])
     assert moved == text.replace("Plan: [[Engram/atlas-roadmap]]", "Plan: [[Engram/Roadmap 2026]]")
 
 
@@ -291,7 +296,10 @@ def test_a_note_renamed_to_a_name_no_link_can_hold_leaves_the_links() -> None:
     """Renamed in a file manager to "Atlas [draft] #2": the links became
     [[Engram/Atlas [draft] #2|…]], which neither Obsidian nor the index can read."""
     text = "See [[Engram/atlas-roadmap|the roadmap]]."
-    assert retarget_links(text, "Engram/atlas-roadmap.md", "Engram/Atlas [draft] #2.md") is None
+    assert (
+        retarget_links(text, [NoteMove("Engram/atlas-roadmap.md", "Engram/Atlas [draft] #2.md")])
+        is None
+    )
 
 
 @pytest.mark.parametrize(
@@ -340,3 +348,14 @@ def test_a_backlink_goes_under_the_notes_related_heading_not_one_in_code() -> No
     assert first == body + "\n## Related\n\n- [[Engram/rfc-12|RFC 12]]\n"
     second = add_related_link(first, "[[Engram/adr-3|ADR 3]]", "Engram/adr-3.md")
     assert second == first + "- [[Engram/adr-3|ADR 3]]\n"
+
+
+def test_two_notes_that_swapped_names_swap_their_links() -> None:
+    """Moves were followed one after the other: the links to A went to B, then every link to
+    B, those included, went to A."""
+    text = "See [[Engram/alpha]] and [[beta]]."
+    swap = [
+        NoteMove("Engram/alpha.md", "Engram/beta.md"),
+        NoteMove("Engram/beta.md", "Engram/alpha.md"),
+    ]
+    assert retarget_links(text, swap) == "See [[Engram/beta]] and [[alpha]]."

@@ -13,7 +13,7 @@ from engram.core.notes import link_name
 from engram.errors import ValidationError
 from engram.services.context import Context
 from engram.vault.index import readable, scan
-from engram.vault.render import retarget_links
+from engram.vault.render import NoteMove, retarget_links
 from engram.vault.writer import VaultFiles
 
 log = logging.getLogger(__name__)
@@ -25,12 +25,21 @@ def retarget(ctx: Context, files: VaultFiles, moves: list[tuple[str, str]]) -> l
     entries = list(scan(files.root))
     named = Counter(link_name(entry.path) for entry in entries)  # names of the notes now
 
+    # A name a moved note took is not "taken" from the notes that moved away from it: two
+    # notes that swapped names keep their bare links, each to its own note.
+    arrived = Counter(link_name(new) for _, new in moves)
+    rules = [
+        NoteMove(
+            old,
+            new,
+            name_taken=named[link_name(old)] > arrived[link_name(old)],
+            new_name_shared=named[link_name(new)] > 1,
+        )
+        for old, new in moves
+    ]
+
     def followed(text: str) -> str:
-        for old, new in moves:
-            taken, shared = named[link_name(old)] > 0, named[link_name(new)] > 1
-            moved = retarget_links(text, old, new, name_taken=taken, new_name_shared=shared)
-            text = moved or text
-        return text
+        return retarget_links(text, rules) or text
 
     touched = []
     for entry in entries:

@@ -350,34 +350,42 @@ _LINK_TARGET = re.compile(r"(!?\[\[)([^\[\]|#^\n]*)")
 _NOT_IN_LINKS = re.compile(r"[\[\]|#^]")
 
 
-def retarget_links(
-    text: str,
-    old_path: str,
-    new_path: str,
-    *,
-    name_taken: bool = False,
-    new_name_shared: bool = False,
-) -> str | None:
-    """The text with its wikilinks to the note at `old_path` pointed at `new_path` (a note
-    renamed or moved outside Obsidian, which would otherwise leave them dangling); aliases and
-    headings are kept. A link by full path is rewritten; a link by bare name only if the name
-    changed (a bare name still finds a note moved to another folder) and no other note has
-    the old name (`name_taken`): then the link finds that one, as it may always have (a link
-    to the root `Atlas` was pointed at a renamed `Projects/Atlas`). A bare link becomes a link
-    by path when another note has the new name too (`new_name_shared`): Obsidian would resolve
-    the bare name to that other note. None if nothing changed."""
-    old_key, old_name = link_key(old_path), link_name(old_path)
-    new_target = new_path[:-3] if new_path.endswith(".md") else new_path
-    if _NOT_IN_LINKS.search(new_target):
-        return None  # no wikilink can name it ("Atlas [draft] #2"): left as it was
-    renamed = old_name != link_name(new_path) and not name_taken
+@dataclass(frozen=True)
+class NoteMove:
+    """A note renamed or moved (`old_path` to `new_path`), as `retarget_links` follows it."""
+
+    old_path: str
+    new_path: str
+    name_taken: bool = False  # another note has the old name now
+    new_name_shared: bool = False  # another note has the new name too
+
+
+def retarget_links(text: str, moves: Sequence[NoteMove]) -> str | None:
+    """The text with its wikilinks to each moved note pointed at its new path (a note renamed
+    or moved outside Obsidian, which would otherwise leave them dangling); aliases and headings
+    are kept. A link by full path is rewritten; a link by bare name only if the name changed (a
+    bare name still finds a note moved to another folder) and no other note has the old name
+    (`name_taken`): then the link finds that one, as it may always have (a link to the root
+    `Atlas` was pointed at a renamed `Projects/Atlas`). A bare link becomes a link by path when
+    another note has the new name too (`new_name_shared`): Obsidian would resolve the bare name
+    to that other note. Every link is rewritten once, by the first move it matches: two notes
+    that swapped names swap their links (one move after the other made all of them point at
+    one note). None if nothing changed."""
+    rules = []
+    for move in moves:
+        new_target = move.new_path.removesuffix(".md")
+        if _NOT_IN_LINKS.search(new_target):
+            continue  # no wikilink can name it ("Atlas [draft] #2"): left as it was
+        old_name = link_name(move.old_path)
+        renamed = old_name != link_name(move.new_path) and not move.name_taken
+        rules.append((link_key(move.old_path), old_name if renamed else None, new_target, move))
 
     def swap(match: re.Match[str]) -> str:
-        target = match.group(2)
-        key = link_key(target)
-        if key == old_key or (renamed and "/" not in key and key == old_name):
-            bare = "/" not in key and not new_name_shared
-            return match.group(1) + (new_target.rsplit("/", 1)[-1] if bare else new_target)
+        key = link_key(match.group(2))
+        for old_key, old_name, new_target, move in rules:
+            if key == old_key or ("/" not in key and key == old_name):
+                bare = "/" not in key and not move.new_name_shared
+                return match.group(1) + (new_target.rsplit("/", 1)[-1] if bare else new_target)
         return match.group(0)
 
     # Links in code are examples, not links (the index leaves them out, and Obsidian too).
