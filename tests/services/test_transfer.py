@@ -298,6 +298,52 @@ def test_cortexgraph_import_skips_records_no_backend_can_store(mem: Engram, tmp_
     assert any(s.reason.startswith("not valid JSON") for s in report.skipped_records)
 
 
+def test_cortexgraph_import_refuses_every_time_more_than_a_day_ahead(
+    mem: Engram, tmp_path: Path
+) -> None:
+    """Only the creation and the last use were checked: a promotion, a review or a relation
+    dated 2100 was imported, and a review date ahead kept every later review from moving it
+    (audit)."""
+    later = 4_102_444_800  # 2100-01-01
+    lines = [
+        {"id": "promoted", "content": "a", "created_at": 1700000000, "promoted_at": later},
+        {"id": "reviewed", "content": "b", "created_at": 1700000000, "last_review_at": later},
+        {"id": "fine", "content": "c", "created_at": 1700000000},
+        {"id": "fine2", "content": "d", "created_at": 1700000000},
+    ]
+    relation = {"id": "r1", "from_memory_id": "fine", "to_memory_id": "fine2", "created_at": later}
+    (tmp_path / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (tmp_path / "relations.jsonl").write_text(json.dumps(relation) + "\n")
+    report = import_cortexgraph(
+        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+    )
+    assert report.imported == 2 and report.relations_imported == 0
+    reasons = {s.id: s.reason for s in report.skipped_records}
+    assert reasons["promoted"].startswith("promoted_at: must not be more than a day later")
+    assert reasons["reviewed"].startswith("last_review_at: must not be more than a day later")
+    assert reasons["r1"].startswith("created_at: must not be more than a day later")
+
+
+def test_a_cortexgraph_line_too_long_for_any_record_is_skipped_unread(
+    mem: Engram, tmp_path: Path
+) -> None:
+    """What a crash can leave (a run of NUL bytes after the last line) was read as one line
+    whatever its size: 300 MB took a gigabyte, then a MemoryError with a traceback and an empty
+    store (audit). It is passed over a piece at a time, as an export's is."""
+    from engram.services.transfer.common import MAX_LINE_BYTES
+
+    good = {"id": "fine", "content": "a fine memory", "created_at": 1700000000}
+    with (tmp_path / "memories.jsonl").open("wb") as f:
+        f.write(json.dumps(good).encode() + b"\n" + b"\0" * (MAX_LINE_BYTES + 10) + b"\n")
+        f.write(json.dumps(good | {"id": "after"}).encode() + b"\n")
+    report = import_cortexgraph(
+        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+    )
+    assert report.imported == 2 and mem.get("after").content == "a fine memory"
+    (skipped,) = report.skipped_records
+    assert skipped.line == 2 and skipped.reason == f"longer than {MAX_LINE_BYTES:,} bytes"
+
+
 def test_cortexgraph_import_keeps_history_a_clock_ahead_or_a_rounding_wrote(
     mem: Engram, tmp_path: Path
 ) -> None:

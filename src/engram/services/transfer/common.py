@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import field_validator
 
@@ -179,3 +179,24 @@ def pages(store: Store, batch: int) -> Iterator[list[Memory]]:
 def chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
+
+
+# The longest line an export holds, with room to spare: a memory of 50,000 characters, each
+# escaped as a surrogate pair (12 bytes), its meta (20 KB), tags and entities. A longer line
+# is no export's: read whole, one of 300 MB took a gigabyte of memory, then a MemoryError.
+MAX_LINE_BYTES = 4 * 1024 * 1024
+
+
+def bounded_lines(f: BinaryIO, most: int) -> Iterator[bytes | None]:
+    """The lines of `f`; None in place of a line longer than `most` bytes, which is read past
+    a piece at a time, never held whole."""
+    while True:
+        line = f.readline(most + 1)
+        if not line:
+            return
+        if len(line) <= most or line.endswith(b"\n"):
+            yield line
+            continue
+        while line and not line.endswith(b"\n"):
+            line = f.readline(most)
+        yield None

@@ -18,11 +18,13 @@ from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
     BATCH,
+    MAX_LINE_BYTES,
     MAX_LISTED,
     Progress,
     Schedules,
     Skipped,
     TransferResult,
+    bounded_lines,
     write_records,
 )
 from engram.storage.protocol import Store
@@ -139,9 +141,15 @@ def _memory_from_cortexgraph(obj: dict[str, Any], now: datetime) -> tuple[Memory
     # further ahead is still refused (stored, it would count as fresh for years).
     if created - timedelta(seconds=1) < last_used < created:
         last_used = created
-    for name, moment in (("created_at", created), ("last_used", last_used)):
-        if moment > now + CLOCK_AHEAD:
-            raise ValidationError(name, f"must not be more than a day later than now ({now})")
+    promoted_at = _seconds(obj.get("promoted_at"), "promoted_at")
+    last_review_at = _seconds(obj.get("last_review_at"), "last_review_at")
+    moments = [("created_at", created), ("last_used", last_used)]
+    for name, moment in [
+        *moments,
+        ("promoted_at", promoted_at),
+        ("last_review_at", last_review_at),
+    ]:
+        _not_ahead(name, moment, now)
     if last_used < created:
         raise ValidationError("last_used", "must not be before created_at")
     tags = _within_limit(_field(meta_in, "tags", list, []), "meta.tags", check.TAG_LIMITS, meta)
@@ -165,10 +173,10 @@ def _memory_from_cortexgraph(obj: dict[str, Any], now: datetime) -> tuple[Memory
             use_count=_field(obj, "use_count", int, 0),
             strength=check.strength(_field(obj, "strength", (int, float), 1.0)),
             status=CORTEXGRAPH_STATUSES[status_name],
-            promoted_at=_seconds(obj.get("promoted_at"), "promoted_at"),
+            promoted_at=promoted_at,
             promoted_to=check.short_text(_field(obj, "promoted_to", str, None), "promoted_to"),
             review_priority=_field(obj, "review_priority", (int, float), 0.0),
-            last_review_at=_seconds(obj.get("last_review_at"), "last_review_at"),
+            last_review_at=last_review_at,
             review_count=_field(obj, "review_count", int, 0),
             cross_domain_count=_field(obj, "cross_domain_count", int, 0),
         )
@@ -176,6 +184,13 @@ def _memory_from_cortexgraph(obj: dict[str, Any], now: datetime) -> tuple[Memory
         first = exc.errors()[0]
         raise ValidationError(".".join(str(p) for p in first["loc"]), first["msg"]) from None
     return memory, renamed
+
+
+def _not_ahead(name: str, moment: datetime | None, now: datetime) -> None:
+    """A time further ahead than another machine's clock may be: stored, a last use counted as
+    fresh for years, a review date kept every later review from moving it."""
+    if moment is not None and moment > now + CLOCK_AHEAD:
+        raise ValidationError(name, f"must not be more than a day later than now ({now})")
 
 
 def _within_limit(
@@ -197,7 +212,7 @@ def _renamed_id(raw_id: str) -> str:
 
 
 def _relation_from_cortexgraph(
-    obj: dict[str, Any], ids: dict[str, str], born: dict[str, datetime]
+    obj: dict[str, Any], ids: dict[str, str], born: dict[str, datetime], now: datetime
 ) -> Relation | str:
     """The relation, or the reason it is dropped (an endpoint was not imported)."""
     ends = []
@@ -218,6 +233,7 @@ def _relation_from_cortexgraph(
         rid = _renamed_id(rid)
     # Without its own time, it was made once both its ends existed (it was dated 1970).
     created = _seconds(obj.get("created_at"), "created_at") or max(born[e] for e in ends)
+    _not_ahead("created_at", created, now)
     try:
         return Relation(
             id=rid,
@@ -244,7 +260,12 @@ def _last_lines(
     deleted: set[str] = set()
     lines = superseded = 0
     with path.open("rb") as f:
-        for number, raw in enumerate(f, 1):
+        for number, raw in enumerate(bounded_lines(f, MAX_LINE_BYTES), 1):
+            if raw is None:  # what a crash can leave (a run of NULs): never held whole
+                reason = f"longer than {MAX_LINE_BYTES:,} bytes"
+                report.append(Skipped(file=path.name, line=number, id=None, reason=reason))
+                lines += 1
+                continue
             if not raw.strip():
                 continue
             lines += 1
@@ -322,7 +343,7 @@ def read_cortexgraph(directory: Path, now: datetime) -> CortexGraphData:
     dropped = 0
     for rid, (number, obj) in rel_latest.items():
         try:
-            outcome = _relation_from_cortexgraph(obj, ids, born)
+            outcome = _relation_from_cortexgraph(obj, ids, born, now)
         except ValidationError as exc:
             skipped.append(Skipped(file=relations_file.name, line=number, id=rid, reason=str(exc)))
             continue

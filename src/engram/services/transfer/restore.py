@@ -15,21 +15,23 @@ import json
 import logging
 import stat
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from engram.core.models import Memory, Relation
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
     BATCH,
+    MAX_LINE_BYTES,
     MAX_LISTED,
     Progress,
     Schedules,
     Skipped,
     TransferResult,
+    bounded_lines,
     write_records,
 )
 from engram.services.transfer.export import END
@@ -95,12 +97,6 @@ class ExportData:
 # Byte order marks of the encodings an export must not be in (PowerShell 5.1 writes UTF-16
 # for `engram export > file`): read as bytes split at "\n", every line would be garbled.
 _WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
-
-
-# The longest line an export holds, with room to spare: a memory of 50,000 characters, each
-# escaped as a surrogate pair (12 bytes), its meta (20 KB), tags and entities. A longer line
-# is no export's: read whole, one of 300 MB took a gigabyte of memory, then a MemoryError.
-MAX_LINE_BYTES = 4 * 1024 * 1024
 
 
 def check_export_file(path: Path) -> Path:
@@ -252,18 +248,3 @@ def restore_export(
         warning=warning,
         message=message,
     )
-
-
-def bounded_lines(f: BinaryIO, most: int) -> Iterator[bytes | None]:
-    """The lines of `f`; None in place of a line longer than `most` bytes, which is read past
-    a piece at a time, never held whole."""
-    while True:
-        line = f.readline(most + 1)
-        if not line:
-            return
-        if len(line) <= most or line.endswith(b"\n"):
-            yield line
-            continue
-        while line and not line.endswith(b"\n"):
-            line = f.readline(most)
-        yield None
