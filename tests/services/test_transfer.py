@@ -573,6 +573,27 @@ def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Pat
         mem.import_export(tmp_path / "missing.jsonl")
 
 
+def test_an_imported_record_is_stored_as_a_save_stores_it(mem: Engram, tmp_path: Path) -> None:
+    """Tags, entities and texts were checked but stored as read: a tag "  Project " no tag
+    filter matched, 60 tags that are two in two cases, a blank source (audit)."""
+    good = {"kind": "memory", **mem.save("kept memory").model_dump(mode="json")}
+    mem.delete([good["id"]])
+    record = {
+        **good,
+        "tags": ["  Project ", *(["x"] * 30), *(["X"] * 30)],
+        "entities": ["Ann", "ann", "Cafe\u0301"],
+        "source": "   ",
+        "context": "\t",
+    }
+    path = tmp_path / "export.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    assert mem.import_export(path).imported == 1
+    stored = mem.get(good["id"])
+    assert stored.tags == ("Project", "x") and stored.entities == ("Ann", "Café")
+    assert stored.source is None and stored.context is None
+    assert [h.memory.id for h in mem.search(tags=["project"])] == [good["id"]]
+
+
 def test_a_relation_line_no_command_could_make_is_skipped_and_the_rest_restored(
     mem: Engram, tmp_path: Path
 ) -> None:

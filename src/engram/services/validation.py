@@ -300,13 +300,19 @@ def _nesting(value: Any) -> int:
 
 def record(m: Memory, field: str = "") -> Memory:
     """A whole memory record from outside (an export read back): every field within what a
-    save accepts, so that no backend refuses it later (PostgreSQL refuses NUL, for one)."""
+    save accepts, so that no backend refuses it later (PostgreSQL refuses NUL, for one), and
+    stored as a save stores it. Checked but kept as read, a tag "  Project " never matched a
+    tag filter, 60 tags that are two tags in two cases were stored as 60, and a blank source
+    was kept (audit)."""
     memory_id(m.id, field + "id")
     content(m.content, field + "content")
-    tags(m.tags, field + "tags")
-    entities(m.entities, field + "entities")
+    normal: dict[str, Any] = {
+        "tags": tags(m.tags, field + "tags"),
+        "entities": entities(m.entities, field + "entities"),
+    }
     for name in ("source", "context", "promoted_to"):
-        short_text(getattr(m, name), field + name)
+        normal[name] = short_text(getattr(m, name), field + name)
+    m = m.model_copy(update={k: v for k, v in normal.items() if v != getattr(m, k)})
     episode(m.episode, field + "episode")
     meta(m.meta, field + "meta")
     moment(m.created_at, field + "created_at")
