@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 from pathlib import Path
 
+import numpy as np
 import pytest
 from tests.services.conftest import STORE_URLS
 
@@ -160,6 +161,32 @@ def test_a_kept_memory_keeps_its_vector_and_a_shared_edge_verifies(
         dst.create_relation(ids[2], ids[3], "supports")  # the same edge, another id
         same = migrate(source, target, dst.app.context.scheduled_many)
         assert same.verified, same.differences
+
+
+def test_a_rerun_leaves_the_targets_own_vectors_and_fills_missing_ones(
+    mem: Engram, clock: FixedClock, tmp_path: Path
+) -> None:
+    """A memory the target holds identical, re-embedded there by another model, lost that
+    vector to the source's on a re-run that reported it "skipped and kept" (audit). One
+    whose vector never arrived (a run stopped before the vectors) still gets it."""
+    ids = fill(mem, clock)
+    with Engram.open(f"jsonl://{tmp_path / 'copy'}", clock=clock) as dst:
+        source, target = mem.app.context.store, dst.app.context.store
+        model = next(iter(source.vector_counts()))
+        # As a run stopped before the vectors leaves it: the memory there, its vector not.
+        target.insert(dst.app.context.scheduled_many(source.get_many([ids[1]])))
+        first = migrate(source, target, dst.app.context.scheduled_many)
+        assert (first.copied, first.skipped, first.vectors) == (3, 1, {model: 4})
+        vectors = source.get_vectors([ids[1]], model, passages=True)[ids[1]]
+        assert target.get_vectors([ids[1]], model, passages=True)[ids[1]].tolist() == (
+            vectors.tolist()
+        )
+        own = np.full(384, 1 / np.sqrt(384), dtype=np.float32)
+        target.put_vectors([(ids[0], own)], "newer-model/1")  # replaces its copied vector
+        again = migrate(source, target, dst.app.context.scheduled_many)
+        assert again.verified and again.skipped == 4 and again.vectors == {}
+        assert target.get_vectors([ids[0]], "newer-model/1")[ids[0]].tolist() == own.tolist()
+        assert ids[0] not in target.get_vectors([ids[0]], model)
 
 
 def test_migration_round_trip_through_every_backend_changes_nothing(

@@ -58,6 +58,7 @@ class _Tally:
     overwritten: int = 0
     memories: dict[str, str] = field(default_factory=dict)  # id -> digest, as read
     kept: set[str] = field(default_factory=set)  # in the target already, differing, kept
+    same: set[str] = field(default_factory=set)  # in the target already, identical
     refused: dict[str, str] = field(default_factory=dict)  # id -> why the target refused it
     refused_relations: dict[str, str] = field(default_factory=dict)  # the same, for edges
     # "from to type" -> digest of the edge without its id and time: the target may hold the
@@ -142,6 +143,7 @@ def _copy_memories(
                     tally.refused[m.id] = str(exc)
                     log.warning("memory %s was not copied: %s", m.id, exc)
     differing = [m for m in page if m.id in present and present[m.id] != m]
+    tally.same.update(m.id for m in page if m.id in present and present[m.id] == m)
     tally.skipped += len(present) - (len(differing) if overwrite else 0)
     if not overwrite:
         tally.kept.update(m.id for m in differing)
@@ -153,6 +155,15 @@ def _copy_memories(
 
         target.modify(list(wanted), replace)
         tally.overwritten += len(differing)
+
+
+def _with_vectors(store: Store, ids: list[str], batch: int) -> set[str]:
+    """Those of `ids` that have a vector in `store`, of any model."""
+    found: set[str] = set()
+    for model in store.vector_counts() if ids else ():
+        for chunk in chunks(ids, batch):
+            found.update(store.get_vectors(chunk, model))
+    return found
 
 
 def _copy_vectors(
@@ -170,6 +181,11 @@ def _copy_vectors(
         return
     models = source.vector_counts()
     total = sum(models.values())
+    # A memory the target held already, identical, keeps the vector it has there (re-embedded
+    # by a newer model, say: the source's replaced it, though the report said "kept"); one
+    # without a vector (a run stopped before its vectors) gets the source's.
+    vectored = _with_vectors(target, [i for i in ids if i in tally.same], batch)
+    ids = [i for i in ids if i not in vectored]
     done = 0
     for model in sorted(models):
         for chunk in chunks(ids, batch):
