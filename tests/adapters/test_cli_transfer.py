@@ -204,14 +204,18 @@ def test_a_folder_where_a_cortexgraph_file_belongs_is_a_clean_error(
 
 
 def test_an_export_that_cannot_be_written_names_out_and_the_path(tmp_path: Path) -> None:
-    """It named the temporary file beside it ("[Errno 2] … '/proc/.x.….tmp'"). A name of 250
-    characters is a file the folder takes, but not its temporary file's longer name."""
+    """It named the temporary file beside it ("[Errno 2] … '/proc/.x.….tmp'"): /proc takes
+    no new file, root's neither. A name of 250 characters, which the folder takes, failed
+    too, its temporary file's name being longer than any file's may be; now it is written."""
     db = str(tmp_path / "s.db")
     ok(run(db, "save", "a memory"))
+    refused = Path("/proc") / "engram-export.jsonl"
+    result = run(db, "export", "--out", str(refused))
+    assert result.exit_code == 1 and f"Error: --out: cannot write {refused}:" in result.stderr
+    assert ".tmp" not in result.stderr and not refused.exists()
     out = tmp_path / ("x" * 250)
-    result = run(db, "export", "--out", str(out))
-    assert result.exit_code == 1 and f"Error: --out: cannot write {out}:" in result.stderr
-    assert ".tmp" not in result.stderr and not out.exists()
+    ok(run(db, "export", "--out", str(out)))
+    assert out.read_text().count("\n") == 2  # the memory, and the line that ends an export
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
