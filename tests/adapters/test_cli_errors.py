@@ -57,6 +57,16 @@ def test_search_errors_name_its_options(store: Path) -> None:
     assert error_of(store, "search", "atlas", "--min-score", "-1").startswith("Error: --min-score")
 
 
+@pytest.mark.parametrize(
+    "command", [["gc"], ["candidates", "promote"], ["candidates", "review"], ["search", "atlas"]]
+)
+def test_a_limit_out_of_range_names_the_limit_option(store: Path, command: list[str]) -> None:
+    """`gc --limit 0` and `candidates --limit 0` said `limit: …`, as `search` no longer did."""
+    save(store, "Atlas runs on PostgreSQL 16")
+    message = error_of(store, *command, "--limit", "0")
+    assert message.startswith("Error: --limit: must be an integer from 1 to"), message
+
+
 def test_the_graph_drawing_is_never_written_over_the_store(store: Path) -> None:
     """`graph --html engram.db` replaced the store with the drawing of it (the export has
     refused that since long)."""

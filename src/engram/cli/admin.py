@@ -19,6 +19,7 @@ from engram.cli.common import (
     fmt_score,
     n_memories,
     open_app,
+    options_named,
     output,
     pass_state,
     preview,
@@ -71,7 +72,8 @@ def gc(state: State, apply_: bool, archive: bool, limit: int) -> None:
     """
     preview_of: dict[str, Memory] = {}
     with open_app(state) as app:
-        result = app.maintenance.gc(dry_run=not apply_, archive_instead=archive, limit=limit)
+        with options_named({"limit": "--limit"}):
+            result = app.maintenance.gc(dry_run=not apply_, archive_instead=archive, limit=limit)
         if result.dry_run:  # show what would go; after --apply there is nothing left to show
             for start in range(0, len(result.memory_ids), MAX_IDS):
                 chunk = result.memory_ids[start : start + MAX_IDS]
@@ -130,7 +132,7 @@ def candidates(state: State, kind: str, limit: int) -> None:
     """
     found: Sequence[PromotionCandidate] | Sequence[ReviewCandidate]
     result: PromotionCandidates | ReviewCandidates
-    with open_app(state) as app:
+    with open_app(state) as app, options_named({"limit": "--limit"}):
         now = app.context.now_epoch()
         if kind == "promote":
             result = PromotionCandidates(candidates=app.maintenance.promotion_candidates(limit))
