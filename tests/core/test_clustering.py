@@ -243,6 +243,18 @@ def test_merge_rules() -> None:
         merge([old], 1.0, "x")
 
 
+def test_merged_counts_stop_at_the_most_a_count_holds() -> None:
+    """Counts used 2^31 - 1 and 1 times summed past the limit: the merge failed validation
+    (audit). A use stops there; a merge does too."""
+    most = 2**31 - 1
+    full = memory("a", "Kate likes skiing", use_count=most, review_count=most)
+    full = full.model_copy(update={"cross_domain_count": most})
+    one = memory("b", "kate likes skiing!", use_count=1, review_count=1)
+    one = one.model_copy(update={"cross_domain_count": 1})
+    m = merge([full, one], cohesion=0.95, new_id="merged-1")
+    assert (m.use_count, m.review_count, m.cross_domain_count) == (most, most, most)
+
+
 def test_an_older_merges_mark_is_read_as_it_was_written() -> None:
     """Merges made before the undo stamped every editable field carry the content version
     alone: a source set since does not make their undo ask for force (it did not then), an

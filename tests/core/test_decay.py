@@ -69,6 +69,41 @@ def test_time_to_retention_inverts_retention(params: DecayParams, y: float) -> N
     assert float(retention(params, dt)) == pytest.approx(y, rel=1e-9)
 
 
+@given(
+    weight=st.floats(0.0, 1.0),
+    fast=st.floats(1e-9, 1.0),
+    slow_exponent=st.floats(-300.0, -1.0),
+    y=st.floats(1e-6, 0.999999),
+)
+def test_two_component_inversion_holds_for_rates_far_apart(
+    weight: float, fast: float, slow_exponent: float, y: float
+) -> None:
+    """The bracket between the two pure exponentials may span 10^300: halving it linearly
+    80 times put the forget time of `tc_weight_fast=1, tc_lambda_slow=1e-30` at day 27.3
+    instead of 13.0, and gc never collected a memory that had long crossed (audit)."""
+    params = DecayParams(
+        model="two_component",
+        tc_weight_fast=weight,
+        tc_lambda_fast=fast,
+        tc_lambda_slow=10.0**slow_exponent,
+    )
+    dt = float(time_to_retention(params, y))
+    if math.isfinite(dt) and dt < 1e299:
+        assert float(retention(params, dt)) == pytest.approx(y, rel=1e-9)
+    else:  # slower than floats can tell: it never crosses within any time a store holds
+        assert float(retention(params, 1e299)) > y
+
+
+@pytest.mark.parametrize("model", ["exponential", "two_component"])
+def test_a_rate_near_the_float_minimum_never_crosses_and_warns_nothing(model: str) -> None:
+    """`ENGRAM_DECAY_LAMBDA=1e-320` printed numpy's "overflow encountered in divide" on
+    every save (warnings are errors in these tests)."""
+    params = DecayParams(
+        model=model, decay_lambda=1e-320, tc_lambda_fast=1e-320, tc_lambda_slow=1e-320
+    )
+    assert float(time_to_retention(params, 0.05)) > 1e299
+
+
 def test_time_to_retention_edges() -> None:
     out = time_to_retention(POWER, np.array([1.0, 2.0, 0.0, -1.0]))
     assert list(out[:2]) == [0.0, 0.0]

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from engram.core.index_terms import index_term
-from engram.core.models import MAX_STRENGTH, Memory, Relation, Status
+from engram.core.models import MAX_COUNT, MAX_STRENGTH, Memory, Relation, Status
 from engram.core.text import STOPWORDS, statements, tag_key
 
 STRENGTH_PER_COPY = 0.1
@@ -259,15 +259,21 @@ def merge(memories: Sequence[Memory], cohesion: float, new_id: str) -> Memory:
         meta=meta,
         created_at=oldest_first[0].created_at,
         last_used=max(m.last_used for m in memories),
-        use_count=sum(m.use_count for m in memories),
+        use_count=_total(m.use_count for m in memories),
         strength=merged_strength([m.strength for m in memories], cohesion),
         status=Status.ACTIVE,
-        review_count=sum(m.review_count for m in memories),
+        review_count=_total(m.review_count for m in memories),
         last_review_at=max((m.last_review_at for m in memories if m.last_review_at), default=None),
-        cross_domain_count=sum(m.cross_domain_count for m in memories),
+        cross_domain_count=_total(m.cross_domain_count for m in memories),
         episode=None if first_episode is None else first_episode.episode,
         episode_seq=None if first_episode is None else first_episode.episode_seq,
     )
+
+
+def _total(counts: Iterable[int]) -> int:
+    """The originals' counts together, stopping at the most a count holds, as a use does: two
+    memories used 2^31 - 1 and 1 times could not be merged (audit)."""
+    return min(sum(counts), MAX_COUNT)
 
 
 def version(memory: Memory) -> str:
