@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -287,3 +287,52 @@ def test_catching_up_asks_for_few_memories_at_a_time() -> None:
         threading.Event().wait(0.01)
     queue.close()
     assert asked[0] == CATCH_UP_BATCH <= 8 and record.batches[0] == [f"old{i}" for i in range(8)]
+
+
+def _wait_for(done: Callable[[], bool]) -> None:
+    for _ in range(400):  # catching up runs while idle: wait for it, boundedly
+        if done():
+            return
+        threading.Event().wait(0.01)
+
+
+def test_catching_up_goes_on_past_a_batch_deleted_while_it_was_embedded() -> None:
+    """The oldest memories come first, as in a gc: a batch whose memories were deleted while
+    it was embedded stored nothing, and catching up stopped there for good, the 250 memories
+    after it left without vectors until the next start (audit)."""
+    backlog = [(f"old{i}", "text") for i in range(3 * CATCH_UP_BATCH)]
+    stored: list[str] = []
+    deleted: set[str] = set()
+
+    def embed_and_store(items: Sequence[tuple[str, str]]) -> int:
+        if not deleted:  # another client deletes the first batch's memories meanwhile
+            deleted.update(ident for ident, _ in items)
+            return 0
+        stored.extend(ident for ident, _ in items)
+        return len(items)
+
+    def missing(n: int) -> list[tuple[str, str]]:
+        return [i for i in backlog if i[0] not in deleted and i[0] not in stored][:n]
+
+    queue = EmbeddingQueue(embed_and_store)
+    queue.catch_up(missing)
+    _wait_for(lambda: len(stored) == 2 * CATCH_UP_BATCH)
+    queue.close()
+    assert deleted == {i for i, _ in backlog[:CATCH_UP_BATCH]}
+    assert sorted(stored) == sorted(i for i, _ in backlog[CATCH_UP_BATCH:])
+
+
+def test_catching_up_stops_when_the_same_batch_stores_nothing_twice() -> None:
+    """A store that keeps giving back what it will not store is not asked for ever."""
+    asked: list[int] = []
+
+    def missing(n: int) -> list[tuple[str, str]]:
+        asked.append(n)
+        return [("stuck", "text")]
+
+    queue = EmbeddingQueue(lambda items: 0)
+    queue.catch_up(missing)
+    _wait_for(lambda: len(asked) >= 2)
+    threading.Event().wait(0.2)  # a third request would come at once
+    queue.close()
+    assert len(asked) == 2

@@ -17,6 +17,9 @@ import numpy as np
 import pytest
 
 from engram import Draft, Engram, FixedClock
+from engram.app import build_app
+from engram.config import load_settings
+from engram.services.context import Context
 from engram.core.models import Memory, Schedule
 from engram.embeddings.minilm import MODEL_ID
 from engram.services.search import MODEL_LOADING
@@ -600,3 +603,30 @@ def test_a_temporary_file_of_an_index_save_a_killed_process_left_is_removed(
         assert mem.search(PARAPHRASE)  # the index is built, and saved at close
     assert not stale.exists() and young.exists()
     assert all(p.exists() for p in index_files(db))
+
+
+def test_backfill_goes_on_past_memories_deleted_while_it_embedded(
+    tmp_path: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch whose memories another client deleted while it was embedded stored nothing,
+    and `engram embed --backfill` stopped there: "Embedded 64 memories" and the rest of the
+    store still without vectors, no hint to run it again (audit)."""
+    db = str(tmp_path / "b.db")
+    with Engram.open(db, clock=clock, embedding_model="none", save_duplicates="keep") as mem:
+        for i in range(70):
+            mem.save(f"{FLIGHT} (note {i})")
+    # No catch-up in the background: the backfill alone embeds them.
+    app = build_app(load_settings(storage_path=db), clock=clock, recover_vectors=False)
+    with Engram(app) as mem:
+        embed_and_store = Context.embed_and_store
+        deleted: list[str] = []
+
+        def deleted_meanwhile(ctx: Context, items: list[tuple[str, str]]) -> int:
+            if not deleted:
+                deleted.extend(mem.delete([ident for ident, _ in items]))  # another client
+            return embed_and_store(ctx, items)
+
+        monkeypatch.setattr(Context, "embed_and_store", deleted_meanwhile)
+        assert mem.app.embeddings.backfill(batch=32) == 70 - 32 == 70 - len(deleted)
+        status = mem.app.embeddings.status()
+        assert status.vectors == {status.model_id: status.memories} and status.memories == 38

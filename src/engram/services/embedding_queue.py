@@ -94,6 +94,8 @@ class EmbeddingQueue:
         self._missing: Callable[[int], Sequence[Item]] | None = None
         self._tries: dict[str, int] = {}  # memory id -> batches of it that met a store error
         self._catch_up_failures = 0
+        # The last catch-up batch that stored nothing: the same again means stuck.
+        self._fruitless: frozenset[Item] = frozenset()
         self._worker = threading.Thread(target=self._run, name="engram-embed", daemon=True)
         self._worker.start()
         _close_at_exit(self)
@@ -123,8 +125,8 @@ class EmbeddingQueue:
 
     def catch_up(self, missing: Callable[[int], Sequence[Item]]) -> None:
         """Whenever nothing else waits, embed what `missing(n)` returns (n at a time) until it
-        returns nothing, or a batch stores nothing (its memories changed meanwhile: the next
-        open tries again). Saves always go first."""
+        returns nothing, or the same batch twice with nothing stored (`_caught_up`). Saves
+        always go first."""
         with self._cond:
             self._missing = missing
             self._cond.notify_all()
@@ -192,7 +194,7 @@ class EmbeddingQueue:
                         for ident, _ in batch:
                             self._tries.pop(ident, None)
                         self._catch_up_failures = 0 if catching_up else self._catch_up_failures
-                    if catching_up and not busy and (not batch or stored <= 0):
+                    if catching_up and not busy and self._caught_up(batch, stored):
                         self._missing = None  # caught up, stuck or failing: stop asking
                     if not catching_up and not busy:  # stored or given up; not queued again
                         self._done += len(batch)
@@ -200,6 +202,20 @@ class EmbeddingQueue:
                     self._cond.notify_all()
             if busy:
                 time.sleep(RETRY_PAUSE)
+
+    def _caught_up(self, batch: Sequence[Item], stored: int) -> bool:
+        """Whether catching up is over: nothing is missing, embedding failed, or the store gave
+        back the very batch it stored nothing of last time. A batch of memories deleted or
+        edited while it was embedded stores nothing and is no reason to stop: deleting 50 old
+        memories during a catch-up left the 250 after them without vectors (audit)."""
+        if not batch or stored < 0:
+            return True
+        if stored > 0:
+            self._fruitless = frozenset()
+            return False
+        stuck = frozenset(batch) == self._fruitless
+        self._fruitless = frozenset(batch)
+        return stuck
 
     def _retry_later(self, batch: Sequence[Item], catching_up: bool, exc: StoreError) -> bool:
         """A store error (another process held the store past the busy timeout) is passing:

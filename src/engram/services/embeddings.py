@@ -57,13 +57,16 @@ class EmbeddingService:
         model = self.ctx.embedder.model_id
         self.ctx.vectors_ready()
         done = 0
+        fruitless: list[tuple[str, str]] = []
         while True:
             missing = self.ctx.store.missing_vectors(model, batch)
-            if not missing:
+            if not missing or missing == fruitless:  # done, or the store refuses these
                 return done
             stored = self.ctx.embed_and_store(missing)
-            if stored == 0:  # memories deleted meanwhile: avoid spinning on them
-                return done
+            # Nothing stored: deleted or edited meanwhile (the next batch asks again, and the
+            # edited ones come back with their new text). It stopped there, with the rest of
+            # the store still to embed (audit).
+            fruitless = missing if stored == 0 else []
             done += stored
             if progress is not None:
                 progress(stored)
