@@ -19,9 +19,9 @@ import pytest
 from engram import Draft, Engram, FixedClock
 from engram.app import build_app
 from engram.config import load_settings
-from engram.services.context import Context
 from engram.core.models import Memory, Schedule
 from engram.embeddings.minilm import MODEL_ID
+from engram.services.context import Context
 from engram.services.search import MODEL_LOADING
 from engram.storage.protocol import Filter
 from engram.storage.sqlite import SQLiteStore
