@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from engram.core.text import MAX_PASSAGES, passages, statements
+from engram.core.text import MAX_PASSAGES, WINDOW_PIECES, passages, statements
 
 
 def test_a_single_statement_has_no_passages() -> None:
@@ -56,6 +56,29 @@ def test_a_statement_longer_than_the_model_reads_is_cut_into_overlapping_windows
     assert all(len(w.split()) <= 120 for w in windows)
     for before, after in itertools.pairwise(windows):
         assert after.split()[0] in before.split()  # each starts inside the one before
+
+
+def test_dense_words_make_shorter_windows_when_the_pieces_are_counted() -> None:
+    """German, Polish or Turkish take 3-4 word pieces a word: a statement of 108 words was
+    335 pieces, one passage, and the model never read its last third (audit). Counted by
+    the embedder's pieces (here: four a word), each window holds about WINDOW_PIECES."""
+    text = "; ".join(f"Erdnussallergie Notfallset Nummer {i}" for i in range(27))
+
+    def four_a_word(piece: str) -> int:
+        return 4 * len(piece.split())
+
+    assert len(text.split()) == 108 and passages(text) == []  # by words, one passage
+    windows = passages(text, four_a_word)
+    assert len(windows) >= 3 and windows[-1].endswith("Nummer 26")
+    assert all(four_a_word(w) <= WINDOW_PIECES for w in windows)
+    for before, after in itertools.pairwise(windows):
+        assert after.split()[0] in before.split()  # each starts inside the one before
+    # Sparse enough, or short: the same as by words.
+    assert passages(text, lambda piece: len(piece.split())) == passages(text) == []
+    assert passages("A short statement. And another one here.", four_a_word) == [
+        "A short statement.",
+        "And another one here.",
+    ]
 
 
 def test_chinese_and_japanese_sentences_end_without_a_space() -> None:

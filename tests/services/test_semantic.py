@@ -630,3 +630,31 @@ def test_backfill_goes_on_past_memories_deleted_while_it_embedded(
         assert mem.app.embeddings.backfill(batch=32) == 70 - 32 == 70 - len(deleted)
         status = mem.app.embeddings.status()
         assert status.vectors == {status.model_id: status.memories} and status.memories == 38
+
+
+GERMAN_CLAUSE = (
+    "die Bundesregierung hat am Mittwoch beschlossen, die Förderung für energieeffiziente "
+    "Gebäudesanierungen deutlich auszuweiten, wobei insbesondere Eigentümer älterer "
+    "Einfamilienhäuser von den neuen Zuschüssen profitieren sollen"
+)
+
+
+def test_the_end_of_a_long_statement_in_dense_words_is_read(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    """A German statement of 108 words is 335 word pieces, and only the first 256 reach the
+    model: two memories differing only in their last clause had the same vector in every row,
+    and that clause matched neither (audit). Windows are cut by the model's pieces now."""
+    allergy = "ich habe eine schwere Erdnussallergie und trage immer ein Notfallset bei mir"
+    chess = "ich spiele jeden Sonntag Schach mit meinem Großvater im Stadtpark"
+    with Engram.open(str(tmp_path / "de.db"), clock=clock) as mem:
+        a = mem.save("; ".join([GERMAN_CLAUSE] * 4 + [allergy]))
+        b = mem.save("; ".join([GERMAN_CLAUSE] * 4 + [chess]))
+        mem.flush()
+        store, embedder = mem.app.context.store, mem.app.context.embedder
+        assert embedder is not None and embedder.pieces(a.content) > 256
+        rows = store.get_vectors([a.id, b.id], MODEL_ID, passages=True)
+        assert len(rows[a.id]) > 1  # the whole text, and windows
+        fact = embedder.embed_batch([allergy])[0]
+        # Before, every row of the two was the same: their best match with the clause too.
+        assert float(np.max(rows[a.id] @ fact)) > float(np.max(rows[b.id] @ fact)) + 0.1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 # A sentence ends at . ! ? and a space, or at the ideographic full stop and marks (Chinese and
@@ -27,6 +28,14 @@ MAX_PASSAGES = 16
 # denser text (names, numbers, identifiers).
 WINDOW_WORDS = 120
 WINDOW_OVERLAP = 24
+# Denser text (German compounds, Polish, Turkish: 3-4 pieces a word) reaches 256 pieces in far
+# fewer words, and its end was cut off unread: when the embedder says how many pieces a
+# statement takes, a window holds about this many (the rest of the 256 is room for the
+# memory's label and an unevenly dense stretch), with a fifth of it overlapping the next.
+WINDOW_PIECES = 200
+WINDOW_MIN_WORDS = 8
+
+Pieces = Callable[[str], int]  # how many of the embedding model's word pieces a text takes
 
 # Function words that match almost every memory; dropping them keeps "what did I say about X"
 # from turning into a scan of the whole store. Kept when a query has nothing else.
@@ -92,10 +101,11 @@ def _after_abbreviation(content: str, boundary: int) -> bool:
     return initial or dotted or last.casefold() in ABBREVIATIONS
 
 
-def passages(content: str) -> list[str]:
+def passages(content: str, pieces: Pieces | None = None) -> list[str]:
     """The pieces of a memory embedded on their own besides its whole text (empty when it is a
     single statement): its statements of at least three words, the first sixteen, each
-    prefixed with the memory's label ("Kevin: …") when it has one.
+    prefixed with the memory's label ("Kevin: …") when it has one. A statement longer than
+    the model reads is cut into windows (`_windows`), by `pieces` where given.
 
     One vector for a whole multi-sentence memory averages its sentences: a question about one
     of them ("What sports does Kevin like?" against a turn that also talks about the weather)
@@ -107,25 +117,31 @@ def passages(content: str) -> list[str]:
     if label and len(label.group(1).split()) <= LABEL_MAX_WORDS:
         prefix = label.group(1).strip() + ": "
         content = content[label.end() :]
-    pieces = [w for s in statements(content) for w in _windows(s)]
-    if len(pieces) < 2:
+    cut = [w for s in statements(content) for w in _windows(s, pieces)]
+    if len(cut) < 2:
         return []
-    return [prefix + piece for piece in pieces[:MAX_PASSAGES]]
+    return [prefix + piece for piece in cut[:MAX_PASSAGES]]
 
 
-def _windows(statement: str) -> list[str]:
+def _windows(statement: str, pieces: Pieces | None = None) -> list[str]:
     """The statement as one passage, none if it is too short to be one, or overlapping windows
-    of words if it is longer than the model reads."""
+    of words if it is longer than the model reads: WINDOW_WORDS words, or fewer where `pieces`
+    says the words are dense (WINDOW_PIECES)."""
     spans = [m.span() for m in _WORD.finditer(statement)]
     if len(spans) < PASSAGE_MIN_WORDS:
         return []
-    if len(spans) <= WINDOW_WORDS:
+    size, overlap = WINDOW_WORDS, WINDOW_OVERLAP
+    # Every piece covers a character at least: a shorter statement fits whatever its words.
+    if pieces is not None and len(statement) > WINDOW_PIECES:
+        count = pieces(statement)
+        if count > WINDOW_PIECES:
+            size = min(size, max(WINDOW_MIN_WORDS, len(spans) * WINDOW_PIECES // count))
+            overlap = size // 5
+    if len(spans) <= size:
         return [statement]
-    step = WINDOW_WORDS - WINDOW_OVERLAP
-    starts = range(0, len(spans) - WINDOW_OVERLAP, step)
-    return [
-        statement[spans[i][0] : spans[min(i + WINDOW_WORDS, len(spans)) - 1][1]] for i in starts
-    ]
+    step = size - overlap
+    starts = range(0, len(spans) - overlap, step)
+    return [statement[spans[i][0] : spans[min(i + size, len(spans)) - 1][1]] for i in starts]
 
 
 _NOT_A_WORD = re.compile(r"[\W_]+")

@@ -256,6 +256,11 @@ class MiniLMEmbedder:
                 self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="engram-embed")
             return self._pool
 
+    def pieces(self, text: str) -> int:
+        model = _load()
+        encoding = model.tokenizer.encode(text, add_special_tokens=False)
+        return len(encoding.ids) + sum(len(more.ids) for more in encoding.overflowing)
+
     def embed_query(self, text: str) -> NDArray[np.float32] | None:
         model = _load()
         encoding = model.tokenizer.encode(text)  # once: the query path is hot

@@ -30,3 +30,8 @@ class Embedder(Protocol):
         """`embed_query` of each text, computed side by side where the model can (a query
         and its sentences, searched at once)."""
         ...
+
+    def pieces(self, text: str) -> int:
+        """How many of the model's word pieces the text takes, beyond what it reads too: a long
+        statement is embedded in windows that fit (`core.text.passages`)."""
+        ...

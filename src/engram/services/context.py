@@ -258,7 +258,7 @@ class Context:
         embedder = self.semantic
         if embedder is None or not items:
             return 0
-        pieces = [[text, *passages(text)] for _, text in items]
+        pieces = [[text, *passages(text, embedder.pieces)] for _, text in items]
         known = {text: v for text, v in ((t, self._cached(t)) for _, t in items) if v is not None}
         wanted = list(dict.fromkeys(p for group in pieces for p in group if p not in known))
         computed = embedder.embed_batch(wanted) if wanted else None
