@@ -571,6 +571,12 @@ def test_env_files_are_read_with_the_working_directory_winning(
         # a SQLite file named " " in the working directory; a token nobody could send
         ("ENGRAM_STORAGE_PATH", " ", "ENGRAM_STORAGE_PATH: Value error, must not be blank"),
         ("ENGRAM_STORAGE_PATH", "a\x01b.db", "ENGRAM_STORAGE_PATH: Value error, must not contain"),
+        # a relative path, so a new store in each folder a client started the server in
+        *(
+            (env, path, f"{env}: Value error, must not begin or end with a space")
+            for env in ("ENGRAM_STORAGE_PATH", "ENGRAM_VAULT_PATH")
+            for path in (" /tmp/engram.db", "\u00a0/tmp/engram.db", "/tmp/engram.db ")
+        ),
         ("ENGRAM_HTTP_TOKEN", " " * 16, "ENGRAM_HTTP_TOKEN: Value error, must be printable ASCII"),
         # A client cannot put it in a header ("ä" * 16 failed in httpx: every request refused).
         ("ENGRAM_HTTP_TOKEN", "ä" * 16, "ENGRAM_HTTP_TOKEN: Value error, must be printable ASCII"),

@@ -180,7 +180,9 @@ class Settings(BaseSettings):
     @field_validator("vault_path")
     @classmethod
     def _blank_vault_is_none(cls, value: str | None) -> str | None:
-        return value if value is None or value.strip() else None
+        if value is None or not value.strip():
+            return None
+        return _unpadded(value)
 
     @field_validator("storage_path")
     @classmethod
@@ -190,7 +192,7 @@ class Settings(BaseSettings):
             raise ValueError("must not be blank")
         if any(ord(c) < 32 or ord(c) == 127 for c in value):
             raise ValueError("must not contain control characters")
-        return value
+        return _unpadded(value)
 
     @field_validator("http_token", mode="before")
     @classmethod
@@ -450,3 +452,12 @@ def _secret_values(url: str) -> list[str]:
     query = url.partition("?")[2].partition("#")[0]
     pairs = [param.partition("=") for param in query.split("&")]
     return [value for key, eq, value in pairs if eq and _secret_key(key)]
+
+
+def _unpadded(path: str) -> str:
+    """A path is taken as written, so a space (or a no-break space, pasted from a web page)
+    before or after it is refused, not silently part of it: " /home/me/engram.db" was a
+    relative path, a new store in whatever folder a client started the server in (audit)."""
+    if path != path.strip():
+        raise ValueError("must not begin or end with a space")
+    return path
