@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -102,7 +103,8 @@ def test_editing_the_text_replaces_its_vector(mem: Engram) -> None:
 
 
 @pytest.mark.parametrize(
-    "damage", ["missing", "corrupt", "foreign", "stale", "null", "[1, 2]", "42"]
+    "damage",
+    ["missing", "corrupt", "foreign", "stale", "null", "[1, 2]", "42", "change", "recent"],
 )
 def test_a_damaged_index_file_is_repaired_from_the_store(
     tmp_path: Path, clock: FixedClock, damage: str
@@ -119,6 +121,10 @@ def test_a_damaged_index_file_is_repaired_from_the_store(
         index.write_bytes(b"\x00garbage" * 100)
     elif damage in ("null", "[1, 2]", "42"):  # a sidecar of valid JSON that is no object
         sidecar.write_text(damage)  # (every search and save failed on it)
+    elif damage in ("change", "recent"):  # its checksum right, one field not (edited by hand)
+        meta = json.loads(sidecar.read_text())
+        meta[damage] = None if damage == "change" else [[1, 2]]
+        sidecar.write_text(json.dumps(meta))
     elif damage == "foreign":
         other = tmp_path / "other.db"
         with Engram.open(str(other), clock=clock) as mem:

@@ -122,8 +122,16 @@ class VectorIndex:
             log.warning("vector index %s is unreadable (%s): rebuilding", self.path, exc)
             return False
         self._index = index
-        self._applied = self._saved = int(meta["change"])
-        if not self._same_history(meta):
+        try:
+            self._applied = self._saved = int(meta["change"])
+            same = self._same_history(meta)
+        except (KeyError, TypeError, ValueError) as exc:  # a sidecar edited, or another's
+            # format: every search and save failed with a TypeError traceback (audit).
+            log.warning(
+                "vector index %s has an unreadable sidecar (%s): rebuilding", self.path, exc
+            )
+            return False
+        if not same:
             # The database is not the one the index was saved from, though its uid is: a copy
             # restored from before the save (or another copy's index). Its change numbers are
             # reused by other vectors, and catching up from the saved one skipped them all.
