@@ -664,3 +664,17 @@ def test_the_end_of_a_long_statement_in_dense_words_is_read(
         fact = embedder.embed_batch([allergy])[0]
         # Before, every row of the two was the same: their best match with the clause too.
         assert float(np.max(rows[a.id] @ fact)) > float(np.max(rows[b.id] @ fact)) + 0.1
+
+
+def test_an_in_memory_store_searches_by_meaning_and_leaves_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its vector index was saved beside it, as ":memory:.vectors.usearch" and ".json" in the
+    working directory, and the next in-memory store took them for another store's (audit)."""
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        with Engram.open(":memory:") as mem:
+            flight = mem.save(FLIGHT)
+            mem.save("the dentist appointment is on Tuesday")
+            assert [h.memory.id for h in mem.search(PARAPHRASE, limit=1)] == [flight.id]
+    assert list(tmp_path.iterdir()) == []

@@ -160,8 +160,9 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         self._vectors: VectorIndex | None = None
         if vector_model is not None:
             uid = self._query("SELECT value FROM store_meta WHERE key = 'store_uid'")[0][0]
+            in_memory = str(self.path) == ":memory:"
             self._vectors = VectorIndex(
-                Path(str(self.path) + INDEX_SUFFIXES[0]),
+                None if in_memory else Path(str(self.path) + INDEX_SUFFIXES[0]),
                 dims=vector_model[1],
                 model_id=vector_model[0],
                 store_uid=str(uid),

@@ -61,9 +61,14 @@ Query = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 
 
 class VectorIndex:
-    def __init__(self, path: Path, dims: int, model_id: str, store_uid: str, query: Query) -> None:
+    def __init__(
+        self, path: Path | None, dims: int, model_id: str, store_uid: str, query: Query
+    ) -> None:
+        """`path`: where the graph is saved (its sidecar beside it); None keeps it in memory
+        only, for an in-memory database (its files went to the working directory, named
+        ":memory:.vectors.*", and the next in-memory store took them for another's)."""
         self.path = path
-        self.sidecar = path.with_suffix(".json")
+        self.sidecar = None if path is None else path.with_suffix(".json")
         self.dims = dims
         self.model_id = model_id
         self.store_uid = store_uid
@@ -94,6 +99,8 @@ class VectorIndex:
 
     def _load_saved(self) -> bool:
         Index = usearch_index()
+        if self.path is None or self.sidecar is None:
+            return False
         if not (self.path.exists() and self.sidecar.exists()):
             return False
         try:
@@ -251,6 +258,9 @@ class VectorIndex:
 
     def _save(self) -> None:
         # A cache, checked against its digest and the store when loaded: no fsync.
+        if self.path is None or self.sidecar is None:
+            self._saved = self._applied  # nowhere to save: in memory only
+            return
         _remove_stale_temporaries(self.path)
         try:
             with replacing(self.path, durable=False) as f:
