@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import os
 import stat
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -93,3 +95,17 @@ def fsync_dir(directory: Path) -> None:
             raise
     finally:
         os.close(fd)
+
+
+# A temporary file older than this is a killed process's (as large as the file it was to
+# replace, and nothing removed it: audit); a younger one may be another process's write.
+STALE_TEMPORARY = 3_600.0
+
+
+def remove_stale_temporaries(path: Path, prefix: str = ".") -> None:
+    """Remove the temporary files `replacing` made beside `path` that a killed process left."""
+    now = time.time()  # compared with the file system's times
+    for leftover in path.parent.glob(f"{glob.escape(prefix + path.name)}.*.tmp"):
+        with contextlib.suppress(OSError):
+            if now - leftover.stat().st_mtime > STALE_TEMPORARY:
+                leftover.unlink()

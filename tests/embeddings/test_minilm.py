@@ -321,3 +321,24 @@ def test_a_script_the_vocabulary_spells_letter_by_letter_is_unreadable(
     assert float(np.abs(vectors[0] @ vectors[1])) < 0.2  # digests: alike to nothing
     for latin in ("Café crème à Paris", "Ich habe einen Hund", "Zoë and Chloë in Łódź"):
         assert embedder.embed_query(latin) is not None, latin
+
+
+def test_a_graph_write_a_killed_process_left_is_removed_when_the_graph_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed while writing the graph to the cache, a process left a temporary file of up to
+    23 MB that no later start removed (audit). One as young as another process's write is
+    kept."""
+    from engram.embeddings import minilm
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    graph = minilm.cached_graph_path(signed=True)
+    graph.parent.mkdir(parents=True)
+    stale = graph.with_name(f".{graph.name}.0123abcd.tmp")
+    young = graph.with_name(f".{graph.name}.sha256.4567ef01.tmp")
+    for leftover in (stale, young):
+        leftover.write_bytes(b"x" * 1000)
+    two_hours_ago = stale.stat().st_mtime - 7_200
+    os.utime(stale, (two_hours_ago, two_hours_ago))
+    assert minilm._integer_model(signed=True) != str(graph)  # made now, not loaded
+    assert graph.exists() and not stale.exists() and young.exists()

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.atomic import write_atomically
+from engram.atomic import remove_stale_temporaries, write_atomically
 from engram.config import cache_dir
 from engram.embeddings.integer_graph import integer_graph
 from engram.process_memory import release_freed_memory
@@ -209,6 +209,8 @@ def _integer_model(signed: bool) -> str | bytes:
     del data
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
+        for path in (cached, digest):  # a process killed while writing them left 23 MB
+            remove_stale_temporaries(path)
         digest.unlink(missing_ok=True)  # no moment where an old digest vouches for a new file
         write_atomically(cached, graph)
         write_atomically(digest, hashlib.sha256(graph).hexdigest().encode())

@@ -18,8 +18,6 @@ every hit back to its memory.
 
 from __future__ import annotations
 
-import contextlib
-import glob
 import hashlib
 import json
 import logging
@@ -31,8 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.atomic import replacing, write_atomically
-from engram.clock import system_clock
+from engram.atomic import remove_stale_temporaries, replacing, write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -392,17 +389,8 @@ def _same_change(saved: Any, now: list[Any] | None) -> bool:
     return bool(saved[0] == now[0] and (None in (saved[1], now[1]) or saved[1] == now[1]))
 
 
-# A temporary file of an index save older than this is a killed process's: the size of the
-# index, and nothing removed it (audit). A younger one may be another process's save.
-STALE_TEMPORARY = 3_600.0
-
-
 def _remove_stale_temporaries(index: Path) -> None:
-    """The temporary files (`engram.atomic.replacing`) that a process killed while saving this
-    index or its sidecar left beside them."""
-    now = system_clock().timestamp()  # compared with the file system's times
-    for name in (index.name, index.with_suffix(".json").name):
-        for leftover in index.parent.glob(f".{glob.escape(name)}.*.tmp"):
-            with contextlib.suppress(OSError):
-                if now - leftover.stat().st_mtime > STALE_TEMPORARY:
-                    leftover.unlink()
+    """The temporary files that a process killed while saving this index or its sidecar left
+    beside them."""
+    remove_stale_temporaries(index)
+    remove_stale_temporaries(index.with_suffix(".json"))
