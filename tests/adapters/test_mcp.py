@@ -719,6 +719,19 @@ BAD_INPUT = [
     ("search_memory", {"query": "x", "min_score": False}, ["min_score", "true or false"]),
     ("search_unified", {"query": "x", "ltm_weight": True}, ["ltm_weight", "true or false"]),
     ("cluster_memories", {"similarity_threshold": True}, ["similarity_threshold", "true or"]),
+    # a flag given as text or a number: "no" was read as false, and `gc` deleted what the
+    # caller asked to have listed (audit)
+    ("gc", {"dry_run": "no"}, ["dry_run", "must be true or false, not the text 'no'"]),
+    ("gc", {"dry_run": 0}, ["dry_run", "must be true or false, not int"]),
+    ("gc", {"archive_instead": "yes"}, ["archive_instead", "true or false"]),
+    ("promote_memory", {"auto_detect": "on", "dry_run": True}, ["auto_detect", "true or false"]),
+    ("promote_memory", {"memory_id": "a", "dry_run": "off"}, ["dry_run", "true or false"]),
+    ("delete_memory", {"memory_ids": ["a"], "archive": "yes"}, ["archive", "true or false"]),
+    ("search_memory", {"query": "x", "verbose": "1"}, ["verbose", "true or false"]),
+    ("touch_memory", {"memory_id": "a", "boost": "y"}, ["boost", "true or false"]),
+    ("consolidate_memories", {"auto_detect": "yes"}, ["auto_detect", "true or false"]),
+    ("undo_consolidation", {"merged_id": "a", "force": "y"}, ["force", "true or false"]),
+    ("run_pipeline", {"dry_run": "no"}, ["dry_run", "true or false"]),
     # an empty selection ran all five agents; an empty cluster list did nothing, silently
     ("run_pipeline", {"agents": []}, ["agents", "at least 1"]),
     ("consolidate_memories", {"cluster_ids": []}, ["cluster_ids", "at least 1"]),

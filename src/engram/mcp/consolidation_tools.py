@@ -7,7 +7,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from engram.mcp import hints
-from engram.mcp.params import Count, MemoryId, MemoryIds, Number, OptionalContent
+from engram.mcp.params import Count, Flag, MemoryId, MemoryIds, Number, OptionalContent
 from engram.mcp.runtime import EngramRuntime
 from engram.services.agents import AgentName
 from engram.services.pipeline import AUDIT_MAX, AuditTrail, PipelineResult
@@ -69,7 +69,7 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
             Literal["preview", "apply"], Field(description="preview (default) or apply.")
         ] = "preview",
         auto_detect: Annotated[
-            bool, Field(description="Find the clusters to merge (when no ids are given).")
+            Flag, Field(description="Find the clusters to merge (when no ids are given).")
         ] = True,
         cohesion_threshold: Annotated[
             Threshold, Field(description="With auto_detect: merge clusters at least this cohesive.")
@@ -123,7 +123,7 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
     async def undo_consolidation(
         merged_id: MemoryId,
         force: Annotated[
-            bool, Field(description="Undo even if the merged memory was edited or related since.")
+            Flag, Field(description="Undo even if the merged memory was edited or related since.")
         ] = False,
     ) -> UndoResult:
         return await runtime.call(lambda app: app.consolidation.undo(merged_id, force))
@@ -149,7 +149,7 @@ def register_pipeline_tools(server: MCPServer[Any], runtime: EngramRuntime) -> N
             list[AgentName] | None,
             Field(min_length=1, description="Only these agents (default: all five)."),
         ] = None,
-        dry_run: Annotated[bool, Field(description="Only plan (the default).")] = True,
+        dry_run: Annotated[Flag, Field(description="Only plan (the default).")] = True,
     ) -> PipelineResult:
         names = list(agents or [])
         return await runtime.call(lambda app: app.pipeline.run(names or None, dry_run))

@@ -6,7 +6,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from engram.mcp import hints
-from engram.mcp.params import TAG_LIMITS, Limit, Number, OptionalMemoryId, OptionalTags, Query
+from engram.mcp.params import TAG_LIMITS, Flag, Limit, Number, OptionalMemoryId, OptionalTags, Query
 from engram.mcp.runtime import EngramRuntime
 from engram.services.ltm import IndexReport, VaultStatus
 from engram.services.promotion import PromotionResult
@@ -36,11 +36,11 @@ def register_ltm_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
             Field(description="The memory to promote; omit when auto_detect is true."),
         ] = "",
         auto_detect: Annotated[
-            bool,
+            Flag,
             Field(description="Promote every promotion candidate (see promotion_candidates)."),
         ] = False,
         dry_run: Annotated[
-            bool, Field(description="Only report what would be promoted, and where.")
+            Flag, Field(description="Only report what would be promoted, and where.")
         ] = False,
         target: Annotated[
             Literal["obsidian"],

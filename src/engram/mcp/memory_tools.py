@@ -11,6 +11,7 @@ from engram.mcp.params import (
     TAG_LIMITS,
     Content,
     ContextText,
+    Flag,
     Limit,
     MemoryId,
     MemoryIds,
@@ -127,7 +128,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         ] = None,
         limit: Limit = 10,
         verbose: Annotated[
-            bool,
+            Flag,
             Field(description="Also return each memory's full record and the parts of its rank."),
         ] = False,
     ) -> RecallResult:
@@ -202,7 +203,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
     async def delete_memory(
         memory_ids: MemoryIds,
         archive: Annotated[
-            bool, Field(description="Archive instead of deleting: nothing is lost.")
+            Flag, Field(description="Archive instead of deleting: nothing is lost.")
         ] = False,
     ) -> DeleteResult:
         return await runtime.call(lambda app: app.memories.remove(memory_ids, archive))
@@ -223,7 +224,7 @@ def register_reinforcement_tools(server: MCPServer[Any], runtime: EngramRuntime)
     )
     async def touch_memory(
         memory_id: MemoryId,
-        boost: Annotated[bool, Field(description="Also raise the memory's strength.")] = False,
+        boost: Annotated[Flag, Field(description="Also raise the memory's strength.")] = False,
     ) -> TouchResult:
         return await runtime.call(lambda app: app.memories.touch(memory_id, boost=boost))
 

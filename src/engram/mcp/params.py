@@ -41,6 +41,7 @@ __all__ = [
     "ContextText",
     "Count",
     "Depth",
+    "Flag",
     "GcLimit",
     "GraphCursor",
     "GraphLimit",
@@ -97,21 +98,35 @@ def _null_is_omitted(value: object) -> object:
     return "" if value is None else value
 
 
-def _no_bool(kind: str) -> BeforeValidator:
-    """pydantic reads `true` as 1 and `false` as 0.0, which the Python API and the CLI refuse
-    (`engram.services.validation`): `"strength": false` on update_memory zeroed a memory, and
-    the next gc forgot it. A number parameter takes numbers only."""
+def _only(kind: str, *types: type) -> BeforeValidator:
+    """What pydantic would convert and the Python API and the CLI refuse
+    (`engram.services.validation`), this refuses: `true` read as 1 and `false` as 0.0
+    (`"strength": false` on update_memory zeroed a memory, and the next gc forgot it), and text
+    read as a flag (`"dry_run": "no"` on gc deleted what the caller wanted listed: audit). A
+    number sent as text ("5") is still taken, as the SDK means it to be for clients that send
+    them so: it means what it says. None passes, for parameters that may be left out."""
 
     def refuse(value: object) -> object:
-        if isinstance(value, bool):
-            raise ValueError(f"must be {kind}, not true or false")
+        if value is None or (isinstance(value, str) and bool not in types):
+            return value
+        if isinstance(value, bool) != (bool in types) or not isinstance(value, types):
+            raise ValueError(f"must be {kind}, not {_shown(value)}")
         return value
 
     return BeforeValidator(refuse)
 
 
-Count = _no_bool("a whole number")
-Number = _no_bool("a number")
+def _shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, str):
+        return f"the text {value[:20]!r}"
+    return type(value).__name__
+
+
+Count = _only("a whole number", int, float)  # 5.0 is 5: a fraction pydantic refuses
+Number = _only("a number", int, float)
+Flag = Annotated[bool, _only("true or false", bool)]
 
 OptionalMemoryId = Annotated[
     str,

@@ -9,6 +9,7 @@ from engram.core.models import Relation
 from engram.mcp import hints
 from engram.mcp.params import (
     Depth,
+    Flag,
     GcLimit,
     GraphCursor,
     GraphLimit,
@@ -48,10 +49,10 @@ def register_maintenance_tools(server: MCPServer[Any], runtime: EngramRuntime) -
     )
     async def gc(
         dry_run: Annotated[
-            bool, Field(description="Only report what would be forgotten (default).")
+            Flag, Field(description="Only report what would be forgotten (default).")
         ] = True,
         archive_instead: Annotated[
-            bool, Field(description="Archive instead of deleting when dry_run is false.")
+            Flag, Field(description="Archive instead of deleting when dry_run is false.")
         ] = False,
         limit: GcLimit = 1_000,
     ) -> GcResult:
