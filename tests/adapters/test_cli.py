@@ -565,9 +565,9 @@ def test_store_option_beats_environment(tmp_path: Path, db: Path) -> None:
 # -- errors ---------------------------------------------------------------------------------
 
 BAD_INPUT = [
-    pytest.param(["save", "   "], "content", id="blank-content"),
+    pytest.param(["save", "   "], "CONTENT", id="blank-content"),
     pytest.param(
-        ["save", "x", *[a for i in range(51) for a in ("--tag", f"t{i}")]], "tags", id="51-tags"
+        ["save", "x", *[a for i in range(51) for a in ("--tag", f"t{i}")]], "--tag", id="51-tags"
     ),
     pytest.param(["save", "x", "--strength", "3"], "strength", id="strength"),
     pytest.param(["search", "x", "--limit", "0"], "limit", id="limit-0"),
@@ -575,12 +575,12 @@ BAD_INPUT = [
     pytest.param(["search", "--status", "deleted"], "status", id="status"),
     pytest.param(["search", "--window-days", "0"], "--window-days", id="window"),
     pytest.param(["open", "bad id!"], "memory_ids", id="open-bad-id"),
-    pytest.param(["touch", "bad id!"], "memory_id", id="touch-bad-id"),
-    pytest.param(["update", "bad id!", "--content", "x"], "memory_id", id="update-bad-id"),
+    pytest.param(["touch", "bad id!"], "MEMORY_ID", id="touch-bad-id"),
+    pytest.param(["update", "bad id!", "--content", "x"], "MEMORY_ID", id="update-bad-id"),
     pytest.param(["update", "KNOWN"], "update", id="update-nothing"),
-    pytest.param(["update", "KNOWN", "--content", " "], "content", id="update-blank"),
+    pytest.param(["update", "KNOWN", "--content", " "], "--content", id="update-blank"),
     pytest.param(["delete", "bad id!"], "memory_ids", id="delete-bad-id"),
-    pytest.param(["observe", "KNOWN", "--context-tag", " "], "context_tags", id="observe-tag"),
+    pytest.param(["observe", "KNOWN", "--context-tag", " "], "--context-tag", id="observe-tag"),
     pytest.param(["relate", "KNOWN", "KNOWN"], "TO_ID", id="relate-self"),
     pytest.param(["relate", "KNOWN", "x", "--type", "likes"], "--type", id="rel-type"),
     pytest.param(["unrelate", "bad id!"], "RELATION_ID", id="unrelate-bad-id"),
@@ -612,8 +612,8 @@ BAD_INPUT = [
     ),
     # Bytes that are not UTF-8 (a Latin-1 terminal, a file piped in) reach Python as lone
     # surrogates; they used to fail deep in the store with a traceback.
-    pytest.param(["save", "caf\udce9 au lait"], "content", id="save-undecodable"),
-    pytest.param(["save", "ok", "--tag", "\udcff"], "tags", id="tag-undecodable"),
+    pytest.param(["save", "caf\udce9 au lait"], "CONTENT", id="save-undecodable"),
+    pytest.param(["save", "ok", "--tag", "\udcff"], "--tag", id="tag-undecodable"),
     pytest.param(["search", "caf\udce9"], "query", id="search-undecodable"),
 ]
 

@@ -177,11 +177,45 @@ def test_save_from_a_closed_stdin_is_one_error_line(store: Path) -> None:
     assert "content: standard input is closed" in done.stderr
 
 
-def test_a_refused_save_leaves_no_new_store_behind(tmp_path: Path) -> None:
-    """Opening the store came first: a blank save created the folders and an empty store."""
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["   "], "Error: CONTENT: must be non-blank text"),
+        (["x", "--strength", "5"], "Error: --strength: must be between"),
+        (["x", "--tag", " "], "Error: --tag: entries must be non-blank"),
+        (["x", "--episode", "e" * 2000], "Error: --episode: exceeds"),
+    ],
+)
+def test_a_refused_save_leaves_no_new_store_behind(
+    tmp_path: Path, args: list[str], named: str
+) -> None:
+    """Opening the store came first: a blank save created the folders and an empty store,
+    and a save refused for its strength or tags still did (audit): the next search then
+    answered "No memories found." from a store nobody meant to make."""
     target = tmp_path / "new" / "deep" / "x.db"
-    assert "content" in error_of(target, "save", "   ")
+    assert error_of(target, "save", *args).startswith(named)
     assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["touch", "bad id"], "Error: MEMORY_ID:"),
+        (["update", "bad id", "--tag", "x"], "Error: MEMORY_ID:"),
+        (["observe", "bad id", "--context-tag", "x"], "Error: IDS:"),
+        (["graph", "--limit", "0"], "Error: --limit:"),
+        (["graph", "--cursor", "a b"], "Error: --cursor:"),
+        (["search", "x", "--all", "--limit", "0"], "Error: --limit:"),
+        (["search", "x", "--all", "--tag", " "], "Error: --tag:"),
+    ],
+)
+def test_errors_of_every_command_name_its_own_options(
+    store: Path, args: list[str], named: str
+) -> None:
+    """These said `memory_id:`, `limit:`, `cursor:` or `tags:`, the Python API's names,
+    where their sibling commands already named the option typed (audit)."""
+    save(store, "Atlas runs on PostgreSQL 16")
+    assert error_of(store, *args).startswith(named)
 
 
 def test_columns_zero_does_not_blank_the_output(store: Path) -> None:

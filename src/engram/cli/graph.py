@@ -177,7 +177,7 @@ def graph(
             ),
         )
         return
-    with open_app(state) as app:
+    with open_app(state) as app, options_named({"limit": "--limit", "cursor": "--cursor"}):
         page = app.graph.read_graph(cursor, limit)
     # The next page's command repeats what chose this one (a copied hint read another store).
     again = ["engram"] + (["--store", shlex.quote(state.store)] if state.store else []) + ["graph"]

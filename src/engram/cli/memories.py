@@ -36,8 +36,7 @@ from engram.cli.common import (
 from engram.cli.vault import search_all
 from engram.core.models import Memory
 from engram.errors import NotFoundError, ValidationError
-from engram.services import validation as check
-from engram.services.memories import Draft
+from engram.services.memories import Draft, checked_fields
 from engram.services.results import (
     ObserveResult,
     ObserveUsageResult,
@@ -49,6 +48,18 @@ from engram.services.results import (
 from engram.services.validation import MAX_LIMIT, MAX_TAGS
 
 TAG_HELP = f"Tag (repeat for several; at most {MAX_TAGS})."
+
+
+# The service's names for what these commands take, as the user typed them.
+MEMORY_FIELDS = {
+    "tags": "--tag",
+    "entities": "--entity",
+    "source": "--source",
+    "context": "--context",
+    "strength": "--strength",
+}
+SAVE_OPTIONS = {"content": "CONTENT", "episode": "--episode", **MEMORY_FIELDS}
+UPDATE_OPTIONS = {"memory_id": "MEMORY_ID", "content": "--content", **MEMORY_FIELDS}
 
 
 def read_content(content: str) -> str:
@@ -98,10 +109,11 @@ def save(
         strength=strength,
         episode=episode,
     )
-    # Blank or oversized text is refused before the store is opened: opening creates a new
-    # store's file (and its folders), which a refused command must not leave behind.
-    check.content(draft.content)
-    with open_app(state, create=True) as app:
+    # Refused before the store is opened: opening creates a new store's file (and its
+    # folders), which a refused command must not leave behind.
+    with options_named(SAVE_OPTIONS):
+        checked_fields(draft)
+    with open_app(state, create=True) as app, options_named(SAVE_OPTIONS):
         result = app.memories.save(draft)
     memory = result.memory
     said = (
@@ -274,7 +286,7 @@ def update(
     """Edit a memory; only the options given change. Does not count as a use."""
     if (clear_tags and tags) or (clear_entities and entities):
         raise click.UsageError("--clear-tags goes without --tag, --clear-entities without --entity")
-    with open_app(state) as app:
+    with open_app(state) as app, options_named(UPDATE_OPTIONS):
         memory = app.memories.update(
             resolve(app, memory_id),
             content=None if content is None else read_content(content),
@@ -314,7 +326,7 @@ def touch(state: State, memory_id: str, boost: bool) -> None:
 
     Resets its decay clock and counts a use; --boost also adds to its strength.
     """
-    with open_app(state) as app:
+    with open_app(state) as app, options_named({"memory_id": "MEMORY_ID"}):
         result = app.memories.touch(resolve(app, memory_id), boost=boost)
     output(state, result, lambda c: render_touch(c, result))
 
@@ -345,7 +357,10 @@ def observe(state: State, ids: tuple[str, ...], context_tags: tuple[str, ...]) -
 
     Use in an unrelated context (few shared tags) counts as cross-domain and strengthens more.
     """
-    with open_app(state) as app:
+    with (
+        open_app(state) as app,
+        options_named({"context_tags": "--context-tag", "memory_ids": "IDS"}),
+    ):
         results = app.memories.observe(resolve_all(app, ids), context_tags)
     output(state, ObserveUsageResult(results=results), lambda c: render_observe(c, results))
 

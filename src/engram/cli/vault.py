@@ -275,7 +275,7 @@ def search_all(
         raise click.UsageError(
             "--status, --window-days and --min-score filter memories only; drop them with --all"
         )
-    with open_app(state) as app:
+    with open_app(state) as app, options_named({"limit": "--limit", "tags": "--tag"}):
         result = app.unified.search_unified(query, tags or None, limit)
     output(state, result, lambda c: render_unified(c, result.hits, verbose))
 

@@ -66,6 +66,26 @@ class Draft:
     episode: str | None = None
 
 
+def checked_fields(d: Draft, where: str = "") -> dict[str, Any]:
+    """A draft's own fields as a save stores them, each checked (`where` names the item of a
+    batch): what an adapter refuses before it opens, and so creates, a store (a refused
+    `engram save` left a new, empty store behind)."""
+    return {
+        "content": check.content(d.content, "content" + where),
+        "tags": check.tags(d.tags, "tags" + where),
+        "entities": check.entities(d.entities, "entities" + where),
+        # "" is no source, as over MCP (docs/tools.md), whichever adapter it came from (only
+        # "": a 0 or [] is a mistake to name, not none).
+        "source": check.short_text(None if d.source == "" else d.source, "source" + where),
+        "context": check.short_text(None if d.context == "" else d.context, "context" + where),
+        "meta": check.meta(d.meta, "meta" + where),
+        "strength": check.strength(1.0 if d.strength is None else d.strength, "strength" + where),
+        # A blank episode is none, like a blank source: "" was one episode shared by every
+        # memory saved with it, each lending the others context credit.
+        "episode": check.episode(d.episode, "episode" + where),
+    }
+
+
 # A short id must be at least this long: shorter ones match too much to mean one memory.
 MIN_PREFIX = 4
 PREFIX_PAGE = 4  # ids read at a time to tell a short id's one match from several
@@ -304,20 +324,9 @@ class MemoryService:
         check.lifetime(created, last, now, where)
         return Memory(
             id=check.memory_id(d.id, "id" + where) if d.id else new_id(),
-            content=check.content(d.content, "content" + where),
-            tags=check.tags(d.tags, "tags" + where),
-            entities=check.entities(d.entities, "entities" + where),
-            # "" is no source, as over MCP (docs/tools.md), whichever adapter it came from
-            # (only "": a 0 or [] is a mistake to name, not none).
-            source=check.short_text(None if d.source == "" else d.source, "source" + where),
-            context=check.short_text(None if d.context == "" else d.context, "context" + where),
-            meta=check.meta(d.meta, "meta" + where),
-            strength=check.strength(1.0 if d.strength is None else d.strength, "strength" + where),
             created_at=created,
             last_used=last,
-            # A blank episode is none, like a blank source: "" was one episode shared by
-            # every memory saved with it, each lending the others context credit.
-            episode=check.episode(d.episode, "episode" + where),
+            **checked_fields(d, where),
         )
 
     def get(self, memory_id: str) -> Memory:
