@@ -19,7 +19,9 @@ def test_create_relation_and_read_back(mem: Engram) -> None:
     ("args", "field"),
     [
         (("x", "y", "likes"), "relation_type"),
-        (("x", "x", "related"), "to_memory_id"),
+        # the Python API's own names: it named MCP's `from_memory_id`/`to_memory_id` (audit)
+        (("x", "x", "related"), "to_id"),
+        (("bad id", "y", "related"), "from_id"),
         (("x", "y", "related", 1.5), "strength"),
     ],
 )
@@ -27,6 +29,16 @@ def test_bad_relations_are_refused(mem: Engram, args: tuple[object, ...], field:
     with pytest.raises(ValidationError) as err:
         mem.create_relation(*args)  # type: ignore[arg-type]
     assert err.value.field == field
+
+
+def test_an_empty_list_of_types_is_refused_as_over_mcp(mem: Engram) -> None:
+    """`related(types=[])` followed every type in Python and was refused over MCP (audit)."""
+    a, b = mem.save("cause"), mem.save("effect")
+    mem.create_relation(a.id, b.id, "causes")
+    with pytest.raises(ValidationError) as err:
+        mem.related(a.id, types=[])
+    assert err.value.field == "types"
+    assert [r.memory.id for r in mem.related(a.id, types=["causes"])] == [b.id]
 
 
 def test_relation_to_a_missing_memory(mem: Engram) -> None:

@@ -15,7 +15,7 @@ import logging
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 import anyio.to_thread
@@ -23,7 +23,7 @@ import anyio.to_thread
 from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import Settings, load_settings
-from engram.errors import EngramError
+from engram.errors import EngramError, ValidationError
 
 T = TypeVar("T")
 
@@ -136,14 +136,17 @@ class EngramRuntime:
             app.close()
             log.info("store closed")
 
-    async def call(self, operation: Callable[[App], T]) -> T:
+    async def call(
+        self, operation: Callable[[App], T], names: Mapping[str, str] | None = None
+    ) -> T:
         """Run one synchronous service operation in a worker thread.
 
         SQLite calls block (a busy store waits up to `sqlite_busy_timeout`), so they must never
         run on the event loop that also reads stdin and answers other requests. Domain errors
         become `ToolError`s carrying the service's message, which names the field and the limit;
         anything else is left to the SDK, which logs the traceback to stderr and tells the model
-        only that the tool failed.
+        only that the tool failed. `names`: the tool's names for the service's parameters
+        where they differ, for the field an error names.
         """
 
         def run() -> T:
@@ -156,4 +159,6 @@ class EngramRuntime:
         except EngramError as exc:
             from mcp.server.mcpserver.exceptions import ToolError  # loaded by the server already
 
+            if isinstance(exc, ValidationError) and names and exc.field in names:
+                raise ToolError(f"{names[exc.field]}: {exc.reason}") from exc
             raise ToolError(str(exc)) from exc

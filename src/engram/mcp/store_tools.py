@@ -127,7 +127,8 @@ def register_graph_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None
         return await runtime.call(
             lambda app: app.graph.create_relation(
                 from_memory_id, to_memory_id, relation_type, strength, metadata
-            )
+            ),
+            names={"from_id": "from_memory_id", "to_id": "to_memory_id"},
         )
 
     @server.tool(

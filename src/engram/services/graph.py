@@ -49,10 +49,10 @@ class GraphService:
         """Idempotent: the same (from, to, type) returns the existing edge. `link_notes` off:
         the notes of two promoted memories are not linked (the relation came from a link
         between them already)."""
-        source = check.memory_id(from_id, "from_memory_id")
-        target = check.memory_id(to_id, "to_memory_id")
+        source = check.memory_id(from_id, "from_id")
+        target = check.memory_id(to_id, "to_id")
         if source == target:
-            raise ValidationError("to_memory_id", "a memory cannot relate to itself")
+            raise ValidationError("to_id", "a memory cannot relate to itself")
         relation = Relation(
             id=new_id(),
             from_id=source,
@@ -193,6 +193,8 @@ def _relation_types(types: Sequence[str] | None) -> tuple[str, ...]:
         raise ValidationError("types", "must be a list of relation types, not one string")
     # A list once: a generator was used up by the check below and then meant every type.
     types = check.sequence(types, "types", "a list of relation types")
+    if not types:  # as over MCP: [] meant every type here, none there (audit)
+        raise ValidationError("types", "must name at least one relation type (omit it for all)")
     for t in types:
         if t not in RELATION_TYPES:
             raise ValidationError("types", f"entries must be among {', '.join(RELATION_TYPES)}")
