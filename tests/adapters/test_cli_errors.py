@@ -324,3 +324,21 @@ def test_sigterm_stops_an_export_through_its_clean_up(store: Path, tmp_path: Pat
     assert child.returncode == 128 + signal.SIGTERM, stderr
     assert list(out.parent.iterdir()) == []  # no export, and no temporary file left
     assert b"Traceback" not in stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["consolidate", "pipeline", "--interval-hours", "0"], "--interval-hours goes with"),
+        (["embed", "--batch", "7"], "--batch goes with --backfill"),
+        (["graph", "--max-memories", "5"], "--max-memories goes with --html"),
+    ],
+)
+def test_an_option_of_another_mode_is_refused_not_ignored(
+    store: Path, args: list[str], said: str
+) -> None:
+    """`consolidate pipeline --interval-hours 0` ran once and `embed --batch 7` only
+    reported, both exiting 0 as if the option had been used (audit)."""
+    save(store, "Atlas runs on PostgreSQL 16")
+    refused = run(store, *args)
+    assert refused.exit_code == 2 and said in refused.stderr

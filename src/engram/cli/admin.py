@@ -17,6 +17,7 @@ from rich.text import Text
 from engram.cli.common import (
     State,
     fmt_score,
+    given,
     n_memories,
     open_app,
     options_named,
@@ -318,11 +319,8 @@ def serve(state: State, over_http: bool, host: str, port: int) -> None:
     """Run the MCP server on stdio (for Claude Desktop, Cursor, ...), or over HTTP with a
     bearer token (--http)."""
     _store_to_server(state)
-    context = click.get_current_context()
-    if not over_http and any(
-        context.get_parameter_source(name) != click.core.ParameterSource.DEFAULT
-        for name in ("host", "port")
-    ):  # forgetting --http ran a stdio server that listened on no port, without a word
+    if not over_http and (given("host") or given("port")):
+        # forgetting --http ran a stdio server that listened on no port, without a word
         raise click.UsageError("--host and --port go with --http")
     if over_http:
         _server_module().serve_http(host=host, port=port)

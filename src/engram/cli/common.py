@@ -137,6 +137,13 @@ def options_named(options: dict[str, str]) -> Iterator[None]:
         raise ValidationError(options.get(exc.field, exc.field), reason) from None
 
 
+def given(name: str) -> bool:
+    """Whether the running command's option `name` was typed (or set in the environment), not
+    left at its default: an option of another mode that would be accepted and ignored."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source not in (click.core.ParameterSource.DEFAULT, None)
+
+
 def one_line(message: str) -> str:
     return " ".join(message.split()) or "unknown error"
 

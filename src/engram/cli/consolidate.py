@@ -13,6 +13,7 @@ from engram.cli.common import (
     State,
     emit_json,
     fmt_score,
+    given,
     open_app,
     options_named,
     output,
@@ -133,6 +134,8 @@ def pipeline(
 ) -> None:
     """Run the maintenance agents: a plan of what they propose (a dry run, recorded in the
     audit trail), or, with --apply, the plan applied."""
+    if not scheduled and given("interval_hours"):  # accepted, and ignored without a word
+        raise click.UsageError("--interval-hours goes with --scheduled")
     if scheduled and not MIN_INTERVAL_HOURS <= interval_hours <= MAX_INTERVAL_HOURS:  # and nan
         raise click.BadParameter(
             f"must be at least {MIN_INTERVAL_HOURS:.4f} (a minute) and at most "

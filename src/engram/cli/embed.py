@@ -7,6 +7,7 @@ from rich.console import Console
 
 from engram.cli.common import (
     State,
+    given,
     n_memories,
     open_app,
     output,
@@ -35,6 +36,8 @@ def embed(state: State, backfill: bool, batch: int) -> None:
     Needed after importing memories saved without embeddings or after changing
     ENGRAM_EMBEDDING_MODEL. Batched and resumable: stop it any time and run it again.
     """
+    if not backfill and given("batch"):  # accepted, and ignored without a word
+        raise click.UsageError("--batch goes with --backfill")
     with open_app(state, check_vectors=False) as app:  # what is missing is its report
         before = app.embeddings.status()
         embedded = 0

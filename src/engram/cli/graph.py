@@ -16,6 +16,7 @@ from engram.atomic import write_atomically
 from engram.cli.common import (
     State,
     fmt_tags,
+    given,
     n_memories,
     not_a_file,
     open_app,
@@ -135,11 +136,10 @@ def graph(
     Memories come in save order; every relation touching the page is included.
     """
     # An option of the other mode was ignored without a word (a bogus cursor drew the graph).
-    ctx = click.get_current_context()
-    given = {p for p in ("cursor", "limit", "max_memories") if not _is_default(ctx, p)}
-    if html_path is not None and given & {"cursor", "limit"}:
+    typed = {p for p in ("cursor", "limit", "max_memories") if given(p)}
+    if html_path is not None and typed & {"cursor", "limit"}:
         raise click.UsageError("--cursor and --limit page through the graph; --html draws it whole")
-    if html_path is None and "max_memories" in given:
+    if html_path is None and "max_memories" in typed:
         raise click.UsageError("--max-memories goes with --html")
     if html_path is not None:
         if not str(html_path).strip() or html_path.is_dir():  # '' is the working folder
@@ -271,7 +271,3 @@ def render_related(out: Console, result: RelatedResult) -> None:
 
 
 COMMANDS = (relate, unrelate, graph, related)
-
-
-def _is_default(ctx: click.Context, name: str) -> bool:
-    return ctx.get_parameter_source(name) in (click.core.ParameterSource.DEFAULT, None)
