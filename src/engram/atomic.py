@@ -12,7 +12,6 @@ import errno
 import glob
 import os
 import stat
-import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -102,9 +101,9 @@ def fsync_dir(directory: Path) -> None:
 STALE_TEMPORARY = 3_600.0
 
 
-def remove_stale_temporaries(path: Path, prefix: str = ".") -> None:
-    """Remove the temporary files `replacing` made beside `path` that a killed process left."""
-    now = time.time()  # compared with the file system's times
+def remove_stale_temporaries(path: Path, now: float, prefix: str = ".") -> None:
+    """Remove the temporary files `replacing` made beside `path` that a killed process left;
+    `now` is the wall clock's time (file times are compared with it)."""
     for leftover in path.parent.glob(f"{glob.escape(prefix + path.name)}.*.tmp"):
         with contextlib.suppress(OSError):
             if now - leftover.stat().st_mtime > STALE_TEMPORARY:

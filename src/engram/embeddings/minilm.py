@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.atomic import remove_stale_temporaries, write_atomically
+from engram.clock import system_clock
 from engram.config import cache_dir
 from engram.embeddings.integer_graph import integer_graph
 from engram.process_memory import release_freed_memory
@@ -210,7 +211,7 @@ def _integer_model(signed: bool) -> str | bytes:
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         for path in (cached, digest):  # a process killed while writing them left 23 MB
-            remove_stale_temporaries(path)
+            remove_stale_temporaries(path, system_clock().timestamp())
         digest.unlink(missing_ok=True)  # no moment where an old digest vouches for a new file
         write_atomically(cached, graph)
         write_atomically(digest, hashlib.sha256(graph).hexdigest().encode())

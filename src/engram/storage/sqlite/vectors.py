@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.atomic import remove_stale_temporaries, replacing, write_atomically
+from engram.clock import system_clock
 
 log = logging.getLogger(__name__)
 
@@ -392,5 +393,6 @@ def _same_change(saved: Any, now: list[Any] | None) -> bool:
 def _remove_stale_temporaries(index: Path) -> None:
     """The temporary files that a process killed while saving this index or its sidecar left
     beside them."""
-    remove_stale_temporaries(index)
-    remove_stale_temporaries(index.with_suffix(".json"))
+    now = system_clock().timestamp()
+    remove_stale_temporaries(index, now)
+    remove_stale_temporaries(index.with_suffix(".json"), now)
