@@ -9,9 +9,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import numpy as np
-from numpy.typing import NDArray
-
 from engram.core import reinforce
 from engram.core.merge import MARK, statement_key
 from engram.core.models import MAX_SEQ, MAX_STRENGTH, Memory, Schedule, Status, new_id
@@ -31,7 +28,7 @@ from engram.services.results import (
     SimilarMemory,
     TouchResult,
 )
-from engram.storage.protocol import Filter
+from engram.storage.protocol import Filter, Stub
 
 log = logging.getLogger(__name__)
 
@@ -119,9 +116,14 @@ class MemoryService:
         built, added = self._enriched(self._build(draft, self.ctx.now(), index=0), draft)
         if draft.id is not None:  # as `save_many` (a store error named by each backend apart)
             self._check_new_ids([draft], [built])
-        # The new text is embedded (for the similar report) while the repeat check and the
-        # write run: the save then costs about the longer of the two, not their sum.
-        vector = self.ctx.text_vector_ahead(built.content) if self._reports_similar(draft) else None
+        # The new text is embedded and its near memories found (the similar report) while the
+        # repeat check and the write run: the save then costs about the longer of the two, not
+        # their sum (bench/scale.py --embeddings: the search after the write added 1-2 ms).
+        near = (
+            self.ctx.ahead(lambda: self._near(built.content))
+            if self._reports_similar(draft)
+            else None
+        )
         if draft.id is None and mode != "keep":
             # Looking for a stored copy and writing must be one step across clients: two
             # servers saving the same words at once both found none and both wrote one.
@@ -130,18 +132,18 @@ class MemoryService:
                 if repeat is not None:
                     result = self._absorb(repeat, built, merge_labels=mode == "merge")
                     return result.model_copy(update={"enrichment": added})
-                (memory,) = self._write([built], queue_vectors=vector is None)
+                (memory,) = self._write([built], queue_vectors=near is None)
         else:
-            (memory,) = self._write([built], queue_vectors=vector is None)
-        if vector is None:
+            (memory,) = self._write([built], queue_vectors=near is None)
+        if near is None:
             return SaveResult(memory=memory, action="saved", enrichment=added)
         try:
-            found = vector.result()  # before queueing: the background worker then reuses it
+            found = near.result()  # before queueing: the background worker reuses the vector
         except Exception:  # the memory is saved: its vector is computed again in the queue
             log.exception("embedding the new memory for its similar report failed")
-            found = None
+            found = []
         self.ctx.embed_later([(memory.id, memory.content)])
-        similar = self._similar(found, memory.id) if found is not None else []
+        similar = self._similar(found, memory.id)
         return SaveResult(memory=memory, action="saved", enrichment=added, similar=similar)
 
     def _reports_similar(self, draft: Draft) -> bool:
@@ -151,17 +153,21 @@ class MemoryService:
             and self.ctx.semantic is not None
         )
 
-    def _similar(self, vector: NDArray[np.float32], own_id: str) -> list[SimilarMemory]:
-        """Stored memories at least ENGRAM_SAVE_SIMILAR_THRESHOLD similar to the new memory's
-        `vector` by meaning (the best of their vectors: a memory that repeats one sentence of a
-        longer one counts). Memories whose vectors are still queued are not compared."""
+    def _near(self, text: str) -> list[Stub]:
+        """Stored memories at least ENGRAM_SAVE_SIMILAR_THRESHOLD similar to `text` by meaning
+        (the best of their vectors: a memory that repeats one sentence of a longer one counts),
+        best first. Memories whose vectors are still queued are not compared."""
+        vector = self.ctx.text_vector(text)
+        if vector is None:
+            return []
         threshold = self.ctx.settings.save_similar_threshold
         live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
-        near = [
-            s
-            for s in self.ctx.store.vector_search(vector, live, SIMILAR_REPORTED + 1)
-            if s.relevance >= threshold and s.id != own_id
-        ][:SIMILAR_REPORTED]
+        found = self.ctx.store.vector_search(vector, live, SIMILAR_REPORTED + 1)
+        return [s for s in found if s.relevance >= threshold]
+
+    def _similar(self, near: list[Stub], own_id: str) -> list[SimilarMemory]:
+        """The similar report: the `near` memories but the new one, with their text."""
+        near = [s for s in near if s.id != own_id][:SIMILAR_REPORTED]
         found = {m.id: m for m in self.ctx.store.get_many([s.id for s in near])}
         return [
             SimilarMemory(id=s.id, content=found[s.id].content, similarity=round(s.relevance, 4))
