@@ -258,3 +258,51 @@ def test_a_running_client_schedules_a_line_edited_by_hand(tmp_path: Path) -> Non
         replacement.replace(path)
         assert running.stats().due_for_gc == 1
         assert running.gc(dry_run=True).memory_ids == [ids[0]]
+
+
+def test_a_line_glued_onto_a_last_line_without_newline_is_quarantined_not_lost(
+    folder: Path,
+) -> None:
+    """An editor left the last line without its newline, a client read it so, and then a line
+    was appended right after it (`>>`): the client took the new bytes for the end of the line
+    it had, never read them, and a compaction wrote the files without them, unquarantined
+    (audit). The glued line is unreadable as a whole: it goes to quarantine/, byte for byte."""
+    store = JSONLStore(folder)
+    put(store, mem("a"))
+    store.close()
+    path = folder / "memories.jsonl"
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))  # saved without a final newline
+    running = JSONLStore(folder)
+    assert [m.id for m in running.get_many(["a"])] == ["a"]
+    glued = json.dumps({"id": "b", "content": "zebra", "created_at": T0.isoformat()}).encode()
+    with path.open("ab") as f:
+        f.write(glued + b"\n")
+    assert running.get_many(["a", "b"]) == []  # the whole line is one unreadable line
+    running.compact()
+    running.close()
+    (moved,) = (folder / "quarantine").iterdir()
+    assert glued in moved.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "window", [{"danger_from": 20.0, "danger_until": 10.0}, {"danger_until": None}]
+)
+def test_a_schedule_window_edited_out_of_order_is_recomputed(
+    folder: Path, window: dict[str, object]
+) -> None:
+    """`_schedule` is derived: a window edited to end before it starts, or left with one end,
+    its digest unchanged, made the index refuse the line, and no command could open the
+    store ("rtree constraint failed", naming no file or line; audit)."""
+    store = JSONLStore(folder)
+    put(store, mem("a"), mem("b", use_count=5))
+    store.close()
+    path = folder / "memories.jsonl"
+    records = lines(path)
+    for record in records:
+        schedule = record["_schedule"]
+        assert isinstance(schedule, dict)
+        schedule.update(window)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    reopened = JSONLStore(folder)
+    assert sorted(m.id for m in reopened.get_many(["a", "b"])) == ["a", "b"]
+    reopened.close()

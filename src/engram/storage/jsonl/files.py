@@ -235,6 +235,14 @@ class LineFile:
             if new is None or reset:
                 new = _read_all(fd, self.offset, st.st_size - self.offset)
             data = new
+            if not self.clean_end and not data.startswith(b"\n"):
+                # The last line, read without its newline, went on: a line was glued onto it
+                # (a hand edit, `>>` after an editor left no final newline). Skipped as the
+                # mere end of that line, it was lost, and a compaction then dropped it
+                # unquarantined (audit). Read whole again: the glued line is then a bad one.
+                self.forget()
+                self.ino, self.mtime_ns, reset = st.st_ino, st.st_mtime_ns, True
+                data = _read_all(fd, 0, st.st_size)
         finally:
             os.close(fd)
         if self.offset == 0 and data.startswith((b"\xff\xfe", b"\xfe\xff")):

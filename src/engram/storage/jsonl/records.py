@@ -230,9 +230,28 @@ def _schedule(stored: object, memory: Memory) -> Schedule | None:
     if digest is not None and digest != schedule_digest(memory):
         return None
     try:
-        return Schedule.model_validate(stored)
+        schedule = Schedule.model_validate(stored)
     except PydanticError:
         return None
+    return schedule if _windows_hold(schedule) else None
+
+
+def _windows_hold(schedule: Schedule) -> bool:
+    """Whether each window has both ends or neither, in order, and no time is NaN: a window
+    edited by hand to end before it starts, its digest left as it was, made the index refuse
+    the line, and the store could not be opened (audit)."""
+    times = schedule.model_dump().values()
+    if any(t is not None and math.isnan(t) for t in times):
+        return False
+    for start, end in (
+        (schedule.danger_from, schedule.danger_until),
+        (schedule.promote_from, schedule.promote_until),
+    ):
+        if (start is None) != (end is None) or (
+            start is not None and end is not None and start > end
+        ):
+            return False
+    return True
 
 
 def decode_relation(raw: bytes) -> Relation | Tombstone:

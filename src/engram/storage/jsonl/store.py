@@ -276,8 +276,7 @@ class JSONLStore:
 
     def _sync(self) -> None:
         """Apply the lines appended since the last read (all of them after a replacement)."""
-        # Loading builds many objects and no cycles: the cyclic collector would only rescan
-        # them again and again.
+        # Loading builds many objects, no cycles: the cyclic collector would rescan them often.
         enabled = gc.isenabled()
         gc.disable()
         try:
@@ -572,9 +571,10 @@ class JSONLStore:
         (temp file, fsync, rename, fsync of the directory), under the exclusive lock after
         catching up, so no other process's write can be lost."""
         with self._writing():
-            # A whole read first: relation and vector lines are applied when read, so those
-            # of a memory put back from quarantine/ were not in the index, and were dropped.
+            # A whole read first (relation and vector lines are applied when read: those of a
+            # memory put back from quarantine/ were dropped), and bad lines to quarantine/.
             self._reload()
+            self._repair_if_needed()
             index, before = self._index, self._stats()
             memories = list(every_memory(index))
             ids = [m.id for m in memories]
