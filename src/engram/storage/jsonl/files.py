@@ -57,6 +57,14 @@ class DirLock:
         if self._mode == "shared":
             raise RuntimeError("cannot upgrade a shared lock to an exclusive one")
         lock(self._fd, exclusive)
+        while not _still_named(self._fd, self._path):
+            # The lock file was deleted (`git clean -X`, or by hand as "stale") or replaced
+            # after we opened it: a lock on it no longer excludes a process that opens the
+            # path anew, and two clients' concurrent touches were lost (audit).
+            unlock(self._fd)
+            os.close(self._fd)
+            self._fd = open_lock_file(self._path)
+            lock(self._fd, exclusive)
         self._mode = "exclusive" if exclusive else "shared"
         try:
             yield
@@ -72,6 +80,16 @@ class DirLock:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+def _still_named(fd: int, path: Path) -> bool:
+    """Whether `path` is still the file open as `fd`."""
+    try:
+        named = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino)
 
 
 @dataclass
