@@ -10,10 +10,10 @@ import os
 import signal
 import sqlite3
 import subprocess
-import threading
 import sys
 import tempfile
 import textwrap
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
