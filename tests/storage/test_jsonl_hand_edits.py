@@ -13,6 +13,7 @@ from tests.storage.test_jsonl import T0, lines, mem, put
 
 from engram import Engram, FixedClock
 from engram.core.models import Relation
+from engram.errors import StoreError
 from engram.storage.jsonl import JSONLStore
 
 
@@ -306,3 +307,23 @@ def test_a_schedule_window_edited_out_of_order_is_recomputed(
     reopened = JSONLStore(folder)
     assert sorted(m.id for m in reopened.get_many(["a", "b"])) == ["a", "b"]
     reopened.close()
+
+
+@pytest.mark.parametrize("form", ["pretty", "cr"])
+def test_a_file_reformatted_whole_is_refused_and_left_as_it_is(folder: Path, form: str) -> None:
+    """Pretty-printed by a JSON formatter, or saved with CR line ends, no line of the file
+    read: every line went to quarantine/ and the store looked empty (audit). Refused now,
+    naming the file, with nothing moved, as a UTF-16 file is."""
+    store = JSONLStore(folder)
+    put(store, mem("a"), mem("b"))
+    store.close()
+    path = folder / "memories.jsonl"
+    records = lines(path)
+    if form == "pretty":
+        path.write_text("".join(json.dumps(r, indent=2) + "\n" for r in records))
+    else:
+        path.write_bytes(b"".join(json.dumps(r).encode() + b"\r" for r in records))
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="one JSON object per line"):
+        JSONLStore(folder).get_many(["a"])
+    assert path.read_bytes() == before and not (folder / "quarantine").exists()

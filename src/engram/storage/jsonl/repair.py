@@ -47,6 +47,15 @@ def quarantine_bad_lines(folder: Path, files: Sequence[LineFile], names: Collect
                 good.append(raw)
         if not bad:
             continue
+        if not good and (len(bad) > 1 or b"\r" in bad[0][1].strip()):
+            # No line reads: the file as a whole is in another form (pretty-printed by a JSON
+            # formatter, CR line ends). Quarantined line by line, it was emptied and the store
+            # looked empty (audit); refused as a UTF-16 file is.
+            raise StoreError(
+                f"no line of {file.path} can be read (line {bad[0][0]}: {bad[0][2]}): it "
+                f"must hold one JSON object per line, each ending in a newline; nothing was "
+                f"changed"
+            )
         target = _quarantine(folder / "quarantine", f"{file.name}.{stamp}", [r for _, r, _ in bad])
         file.rewrite(good)
         for number, _, reason in bad:
