@@ -89,6 +89,20 @@ def test_a_query_naming_only_a_day_finds_what_was_saved_on_it(
         assert mem.search("what did we decide yesterday?")[0].memory.id == decided.id
 
 
+def test_the_days_own_memories_come_before_those_of_the_day_after(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A memory counts as saved on a day a day either side of it (told the day after, or in
+    another time zone), and today's are fresher: "what did we decide yesterday?" listed ten of
+    today's memories and not yesterday's one (audit)."""
+    with Engram.open(store_url, clock=clock) as mem:
+        yesterday = clock.now - timedelta(days=1)
+        (lamp,) = mem.save_many([Draft(content=LAMP, created_at=yesterday)])
+        mem.save_many([Draft(content=f"Todo item {i}") for i in range(12)])  # today
+        hits = mem.search("what did we decide yesterday?")
+        assert hits[0].memory.id == lamp.id and len(hits) == 10
+
+
 def test_days_are_the_askers_not_utcs(store_url: str) -> None:
     """Saturday 08:00 in Tokyo is still Friday in UTC: "last Friday" was read as the Friday a
     week before, and lifted that copy over yesterday's."""

@@ -218,6 +218,12 @@ def covering(spans: list[tuple[float, float, str]]) -> list[tuple[float, float]]
     return out
 
 
+def on_a_named_day(created_at: float, spans: list[tuple[float, float, str]]) -> bool:
+    """Whether a memory was saved on one of the named days itself, not in the slack."""
+    slack = SLACK_DAYS * DAY
+    return any(a + slack <= created_at < b - slack for a, b, _ in spans)
+
+
 def day_of(created_at: float, spans: list[tuple[float, float, str]]) -> str | None:
     """The named day nearest to a memory saved at `created_at`, among those it counts as saved
     on (of "last week", the day it was saved, not the day before)."""

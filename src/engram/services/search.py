@@ -16,7 +16,14 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.dates import covering, day_of, day_spans, named_days, only_dates
+from engram.core.dates import (
+    covering,
+    day_of,
+    day_spans,
+    named_days,
+    on_a_named_day,
+    only_dates,
+)
 from engram.core.expansion import expansion_terms, feedback_words
 from engram.core.models import Status
 from engram.core.ranking import (
@@ -57,6 +64,7 @@ WARM_UP_WAIT = 10.0
 # The relevance of a memory found only by being saved on a day the query names: after every
 # memory the query matches, by words, meaning or context.
 SAVED_THEN_ONLY = 1e-6
+SLACK_SHARE = 0.5  # of SAVED_THEN_ONLY, for one saved a day either side of the named day
 # A query of several sentences (what a user just said, searched as it came) is also searched by
 # meaning one sentence at a time, as a memory's passages are: one vector for the whole averages
 # its topics. Up to this many sentences of at least this many words; a memory's z against one
@@ -243,7 +251,10 @@ class SearchService:
                 continue
             direct = f.relevance if f is not None else 0.0
             if f is None and extra is None:
-                direct = SAVED_THEN_ONLY
+                # Those saved on the day itself first: "what did we decide yesterday?" listed
+                # today's memories (in the slack, and fresher) before yesterday's (audit).
+                on_the_day = on_a_named_day(stub.created_at, spans)
+                direct = SAVED_THEN_ONLY * (1.0 if on_the_day else SLACK_SHARE)
             day = day_of(stub.created_at, spans) if spans else None
             candidate = Candidate(
                 ident,
