@@ -211,3 +211,17 @@ def test_schedule_arrays_are_vectorised() -> None:
     )
     assert arrays.forget_at[0] > NOW
     assert np.isnan(arrays.forget_at[1])
+
+
+def test_the_schedules_fingerprint_holds_only_the_curve_in_use() -> None:
+    """A λ left set for the exponential curve changes nothing under the power law, yet each
+    switch of it recomputed every schedule of the store (two clients, one with a leftover
+    setting, would recompute a large store back and forth; audit)."""
+    default = Policy()
+    assert Policy(decay=DecayParams(decay_lambda=1e-5)).fingerprint() == default.fingerprint()
+    assert Policy(decay=DecayParams(tc_weight_fast=0.2)).fingerprint() == default.fingerprint()
+    assert Policy(decay=DecayParams(pl_alpha=2.0)).fingerprint() != default.fingerprint()
+    exponential = Policy(decay=DecayParams(model="exponential"))
+    quicker = Policy(decay=DecayParams(model="exponential", decay_lambda=1e-5))
+    assert quicker.fingerprint() != exponential.fingerprint() != default.fingerprint()
+    assert "pl_alpha=1.1," in Policy(decay=DecayParams(pl_halflife_days=3.0)).fingerprint()

@@ -9,7 +9,7 @@ All functions accept numpy arrays (vectorised) or plain floats.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -34,6 +34,19 @@ class DecayParams:
     tc_lambda_fast: float = 1.603e-5
     tc_lambda_slow: float = 1.147e-6
     tc_weight_fast: float = 0.7
+
+    def in_use(self) -> DecayParams:
+        """These parameters with those of the other curves at their defaults: what the scores
+        depend on. A λ left set for the exponential curve under the power law changed nothing,
+        yet every switch of it recomputed every schedule of the store (audit)."""
+        defaults = DecayParams()
+        used = {
+            "power_law": ("pl_alpha", "pl_halflife_days"),
+            "exponential": ("decay_lambda",),
+            "two_component": ("tc_lambda_fast", "tc_lambda_slow", "tc_weight_fast"),
+        }[self.model]
+        kept = {name: getattr(self, name) for name in used}
+        return replace(defaults, model=self.model, **kept)
 
     @property
     def pl_t0(self) -> float:

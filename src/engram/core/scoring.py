@@ -9,7 +9,7 @@ the store can answer "due for gc", "in the danger zone" and "promotable" from an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -45,7 +45,7 @@ class Policy:
         """Identifies how the stored schedules were computed: these parameters, and the
         version of the computation (a store scheduled by an earlier one kept its crossings for
         good: gc and promotion then disagreed with the scores)."""
-        return f"{self!r} schedules/{SCHEDULE_VERSION}"
+        return f"{replace(self, decay=self.decay.in_use())!r} schedules/{SCHEDULE_VERSION}"
 
 
 def score(
