@@ -882,6 +882,19 @@ def test_analyze_says_what_a_message_asks_of_the_memory(db: Path) -> None:
     assert f"last {back_to_last_monday} days" in recall.output
 
 
+def test_analyze_needs_no_store_unless_it_reads_memories(tmp_path: Path) -> None:
+    """The rules read the message alone, yet `engram analyze` on a fresh install said "there
+    is no store" (audit); it still makes none. --recent reads memories: that one needs it."""
+    fresh = tmp_path / "none-yet" / "engram.db"
+    found = run_json(fresh, "analyze", "Remember: I prefer TypeScript over JavaScript")
+    assert (found["intent"], found["content"]) == ("save", "I prefer TypeScript over JavaScript")
+    recall = run_json(fresh, "analyze", "--recall", "What did I say about TypeScript?")
+    assert recall["queries"] == ["typescript"]
+    refused = run(fresh, "analyze", "yes, that one", "--recent", "abc")
+    assert refused.exit_code == 1 and "there is no store" in refused.stderr
+    assert not (tmp_path / "none-yet").exists()
+
+
 def test_the_pipeline_from_the_shell(db: Path) -> None:
     for text in ("Prefers tea over coffee", "prefers tea over coffee!"):
         ok(run(db, "save", text, ENGRAM_SAVE_DUPLICATES="keep"))

@@ -21,7 +21,10 @@ from engram.services.results import MessageAnalysis, RecallAnalysis
 @pass_state
 def analyze(state: State, message: str, for_recall: bool, recent_ids: tuple[str, ...]) -> None:
     """Should MESSAGE be remembered, recalled from memory, or does it confirm a memory?"""
-    with open_app(state) as app:
+    # Rules on the message alone: the store is read only for --recent. Without them, a fresh
+    # install (no store yet) refused the analysis, as a command that reads memories does.
+    scratch = {} if recent_ids else {"storage_path": ":memory:", "embedding_model": "none"}
+    with open_app(state, create=not recent_ids, **scratch) as app:
         if for_recall:
             recall = app.activation.analyze_for_recall(message)
             output(state, recall, lambda c: render_recall(c, recall))
