@@ -203,6 +203,8 @@ def test_a_refused_save_leaves_no_new_store_behind(
         (["touch", "bad id"], "Error: MEMORY_ID:"),
         (["update", "bad id", "--tag", "x"], "Error: MEMORY_ID:"),
         (["observe", "bad id", "--context-tag", "x"], "Error: IDS:"),
+        (["open", "bad id!"], "Error: IDS:"),
+        (["delete", "bad id!"], "Error: IDS:"),
         (["graph", "--limit", "0"], "Error: --limit:"),
         (["graph", "--cursor", "a b"], "Error: --cursor:"),
         (["search", "x", "--all", "--limit", "0"], "Error: --limit:"),

@@ -218,7 +218,7 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
 @pass_state
 def open_(state: State, ids: tuple[str, ...]) -> None:
     """Show memories in full. Exits 1 if any id is not found (after showing the others)."""
-    with open_app(state) as app:
+    with open_app(state) as app, options_named({"memory_ids": "IDS"}):
         result = app.memories.open(resolve_all(app, ids))
         scores = {m.id: app.memories.score(m) for m in result.memories}
     output(state, result, lambda c: render_memories(c, result.memories, scores))
@@ -307,7 +307,7 @@ def update(
 def delete(state: State, ids: tuple[str, ...], archive: bool) -> None:
     """Delete (or archive) memories. Unknown ids are skipped when deleting; archiving needs
     every id to exist (and then changes nothing if one is missing)."""
-    with open_app(state) as app:
+    with open_app(state) as app, options_named({"memory_ids": "IDS"}):
         result = app.memories.remove(resolve_all(app, ids), archive)
     done = f"{result.action.capitalize()} {n_memories(result.count)}"
     if result.memory_ids:
