@@ -303,6 +303,19 @@ def test_the_review_band_is_left_for_a_person_unless_approved(mem: Engram) -> No
     assert [d.path for d in approved.merged] == ["approved"]
 
 
+def test_a_cohesive_cluster_left_for_review_says_which_rule_held_it_back(mem: Engram) -> None:
+    """Copies of one memory lift a cluster's mean into the merge band though one member is a
+    different wording: it goes to review (no two members less alike than the merge band), but
+    its note was empty and `run` named the review band for a cohesion of 0.93 (audit)."""
+    mem.save_many(
+        [Draft(c) for c in ("Prefers tea over coffee", "prefers tea over coffee!")]
+        + [Draft("Prefers tea over coffee."), Draft("Likes tea more than coffee")]
+    )
+    ((cluster),) = mem.clusters().clusters
+    assert cluster.action == "review" and cluster.cohesion >= 0.9
+    assert cluster.note is not None and "only 0." in cluster.note and "at least 0.90" in cluster.note
+
+
 @pytest.mark.parametrize(
     ("first", "second", "why"),
     [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 from rich.console import Console
 
@@ -23,7 +25,9 @@ def analyze(state: State, message: str, for_recall: bool, recent_ids: tuple[str,
     """Should MESSAGE be remembered, recalled from memory, or does it confirm a memory?"""
     # Rules on the message alone: the store is read only for --recent. Without them, a fresh
     # install (no store yet) refused the analysis, as a command that reads memories does.
-    scratch = {} if recent_ids else {"storage_path": ":memory:", "embedding_model": "none"}
+    scratch: dict[str, Any] = (
+        {} if recent_ids else {"storage_path": ":memory:", "embedding_model": "none"}
+    )
     with open_app(state, create=not recent_ids, **scratch) as app:
         if for_recall:
             recall = app.activation.analyze_for_recall(message)

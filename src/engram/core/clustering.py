@@ -32,6 +32,7 @@ class Cluster:
     members: tuple[str, ...]  # sorted
     cohesion: float  # mean cosine similarity over every pair of members
     action: Action
+    weakest: float = 1.0  # the least similar pair of members
 
 
 # How far a float32 cosine may fall short of its exact value: two identical texts score
@@ -115,7 +116,7 @@ def build_clusters(
         if len(members) < 2:
             continue
         stacked = np.stack([vectors[m] for m in members])
-        value = cohesion(stacked)
-        action = action_for(value, merge_at, review_at, weakest_link(stacked))
-        out.append(Cluster(cluster_id(members, versions), tuple(members), value, action))
+        value, weakest = cohesion(stacked), weakest_link(stacked)
+        action = action_for(value, merge_at, review_at, weakest)
+        out.append(Cluster(cluster_id(members, versions), tuple(members), value, action, weakest))
     return sorted(out, key=lambda c: (-c.cohesion, c.id))

@@ -228,6 +228,14 @@ class ConsolidationService:
     def _view(self, cluster: Cluster) -> ClusterView:
         preview = None
         action, note = cluster.action, None
+        merge_at = self.ctx.settings.cluster_merge_cohesion
+        if action == "review" and cluster.cohesion >= merge_at - ROUNDING:
+            # As cohesive as near-copies on average: say why a person is asked (the review
+            # band was named though the cohesion was in the merge band; audit).
+            note = (
+                f"two of its memories are only {cluster.weakest:.2f} alike: the rules merge "
+                f"when every two are at least {merge_at:.2f} alike"
+            )
         if cluster.action != "keep":
             members = self.ctx.store.get_many(list(cluster.members))
             if len(members) == len(cluster.members):
