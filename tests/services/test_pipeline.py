@@ -178,6 +178,23 @@ def test_one_pipeline_at_a_time(ops: Engram) -> None:
     ops.run_pipeline()  # free again
 
 
+def test_one_pipeline_at_a_time_through_a_symlink_too(tmp_path: Path) -> None:
+    """The lock was named after the path as given: a client opening the store through a
+    symlink held a lock of its own, and one plan was applied twice at once (audit)."""
+    (tmp_path / "real").mkdir()
+    real = tmp_path / "real" / "x.db"
+    link = tmp_path / "link.db"
+    with Engram.open(str(real), embedding_model="none") as first:
+        link.symlink_to(real)
+        with Engram.open(str(link), embedding_model="none") as second:
+            with (
+                first.app.context.store.exclusive("pipeline"),
+                pytest.raises(StoreError, match="pipeline is already running"),
+            ):
+                second.run_pipeline()
+            second.run_pipeline()  # free again
+
+
 def test_untagged_memories_are_not_linked_as_from_different_topics(ops: Engram) -> None:
     """Two untagged memories naming Atlas were linked "from different topics": with no tags
     their topics are unknown (Jaccard 0 of nothing)."""
@@ -282,3 +299,46 @@ def test_a_run_that_plans_nothing_says_there_is_nothing_to_apply(ops: Engram) ->
     assert plan.steps == [] and plan.notes == [NOTHING_PLANNED]
     with pytest.raises(NotFoundError, match="plan not found"):
         ops.apply_plan(plan.plan_id)
+
+
+def test_a_memory_changed_while_a_step_waits_its_turn_is_not_acted_on(
+    store_url: str, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENGRAM_PIPELINE_RATE_LIMIT makes a step wait up to a minute: it was checked against its
+    plan before the wait and carried out after it, so a memory another client archived during
+    the wait got the plan's link all the same (audit). The wait is the other client's moment
+    here: time.sleep archives the memory instead of sleeping."""
+    with Engram.open(store_url, clock=clock, pipeline_rate_limit=1) as mem:
+        for tags in (["work"], ["family"], ["sport"]):
+            mem.save(f"Dana Kim note for {tags[0]}", tags=tags)
+        for i in range(9):  # a name on every memory is too common to link by
+            mem.save(f"the weather was mild on day {i}")
+        plan = mem.run_pipeline(["RelationshipDiscovery"])
+        later = plan.steps[1].memory_ids[0]
+        monkeypatch.setattr(
+            "engram.services.pipeline.time.sleep", lambda seconds: mem.archive(later)
+        )
+        done = mem.apply_plan(plan.plan_id)
+        assert done.steps[0].result == "done"
+        assert done.steps[1].result == f"skipped: memory {later} changed since the plan"
+        step_two = set(plan.steps[1].memory_ids)
+        assert not [r for r in mem.relations(later) if {r.from_id, r.to_id} == step_two]
+
+
+def test_a_step_on_memories_an_earlier_step_merged_says_so(ops: Engram, clock: FixedClock) -> None:
+    """The merge agent's step archives the copies; the promoter's step on one of them was
+    then skipped as "changed since the plan", a change nobody else made (audit)."""
+    tea = [ops.save(t, tags=["drinks"]).id for t in TEA]
+    for _ in range(5):
+        ops.touch(tea[0])  # a promotion candidate by use, and a copy to merge
+    for text in OTHERS:
+        ops.save(text)
+    plan = ops.run_pipeline(["SemanticMerge", "LTMPromoter"])
+    actions = [(s.action, tea[0] in s.memory_ids) for s in plan.steps]
+    assert ("merge", True) in actions and ("promote", True) in actions
+    done = ops.apply_plan(plan.plan_id)
+    merge_at = next(i for i, s in enumerate(done.steps) if s.action == "merge")
+    promote = next(s for s in done.steps if s.action == "promote" and tea[0] in s.memory_ids)
+    assert (
+        promote.result == f"skipped: its memories were changed by step {merge_at + 1} of this plan"
+    )

@@ -167,6 +167,7 @@ class PipelineService:
     def _apply(self, plan_id: str, steps: list[Step], progress: Progress | None) -> list[str]:
         limit = RateLimit(self.ctx.settings.pipeline_rate_limit)
         results: list[str] = []
+        done_by: dict[str, int] = {}  # memory id -> the step of this plan that changed it
         try:
             for i, step in enumerate(steps):
                 if progress:
@@ -174,14 +175,23 @@ class PipelineService:
                 if not step.changes:
                     results.append("reported")
                     continue
-                changed = self._changed(step)
+                # Waited for first, checked after: a memory archived or edited during the wait
+                # (up to a minute) was acted on as the plan had seen it (audit).
+                limit.wait()
+                earlier = next((done_by[m] for m in step.memory_ids if m in done_by), None)
+                changed = (
+                    f"its memories were changed by step {earlier + 1} of this plan"
+                    if earlier is not None
+                    else self._changed(step)
+                )
                 if changed:
                     results.append(f"skipped: {changed}")
                     continue
-                limit.wait()
                 try:
                     self._do(step)
                     results.append("done")
+                    if step.action != "relate":  # a relation leaves its memories as they were
+                        done_by.update((m, i) for m in step.memory_ids)
                 except (EngramError, OSError) as exc:  # e.g. a note the vault refuses
                     results.append(f"skipped: {exc}")
         finally:

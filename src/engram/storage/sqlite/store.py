@@ -546,7 +546,8 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         # platform cannot lock files, a waited lock (a save's) guards this process only.
         if str(self.path) == ":memory:" or (wait and not locking_available()):
             return thread_lock(self._locks.setdefault(name, threading.Lock()), name, wait)
-        return file_lock(Path(f"{self.path}.{name}.lock"), name, wait)
+        # After the file itself: via a symlink, two processes applied one plan twice (audit).
+        return file_lock(Path(f"{Path(self.path).resolve()}.{name}.lock"), name, wait)
 
     # -- beyond the protocol: what an index of other files (the JSONL store's) needs -----------
 
