@@ -101,10 +101,10 @@ def fsync_dir(directory: Path) -> None:
 STALE_TEMPORARY = 3_600.0
 
 
-def remove_stale_temporaries(path: Path, now: float, prefix: str = ".") -> None:
+def remove_stale_temporaries(path: Path, now: float) -> None:
     """Remove the temporary files `replacing` made beside `path` that a killed process left;
     `now` is the wall clock's time (file times are compared with it)."""
-    for leftover in path.parent.glob(f"{glob.escape(prefix + path.name)}.*.tmp"):
+    for leftover in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
         with contextlib.suppress(OSError):
             if now - leftover.stat().st_mtime > STALE_TEMPORARY:
                 leftover.unlink()

@@ -261,9 +261,10 @@ class LtmService:
         known = store.ltm_states()
         # Who each indexed note named: a note that names a memory where the indexed one did not
         # arrived there, though its path was known (renamed onto a stub the user deleted, or
-        # two notes swapping names) and was not followed (audit).
-        indexed = store.ltm_claims()
-        named_before = {path: ident for ident, paths in indexed.items() for path in paths}
+        # two notes swapping names) and was not followed (audit). Read at the first changed
+        # note naming a memory (most runs have none); each path is decided once, so the notes
+        # already written anew by then do not matter.
+        named_before: dict[str, str] | None = None
         entries = scan(files.root)
         total = len(entries)
         seen: set[str] = set()
@@ -299,7 +300,10 @@ class LtmService:
                         )
                         upsert.append(note)
                         counts["updated" if old else "added"] += 1
-                        if note.engram_id and named_before.get(note.path) != note.engram_id:
+                        if note.engram_id and old is not None and named_before is None:
+                            indexed = store.ltm_claims()
+                            named_before = {p: i for i, paths in indexed.items() for p in paths}
+                        if note.engram_id and (named_before or {}).get(note.path) != note.engram_id:
                             arrived[note.engram_id] = note.path
                         if note.problem:
                             problems.append(NoteProblem(path=note.path, problem=note.problem))
