@@ -134,6 +134,9 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
             raise StoreError(
                 f"cannot open SQLite store {self.path}: {store_error(exc, self.path)}"
             ) from exc
+        # Locks are named after the file itself (via a symlink, two processes applied one plan
+        # twice), resolved once: every save takes a lock.
+        self._lock_stem = str(path) if str(path) == ":memory:" else str(self.path.resolve())
         self._lock = threading.RLock()
         self._writer: int | None = None  # the thread in a write transaction, if any
         self._damaged: StoreError | None = None  # once seen, no more writes from this process
@@ -332,33 +335,43 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         rescored = len(terms) > 1
         ranked = limit if shallow else 2 * limit
         kept = ranked if rescored else limit
+        # The indexed text of the matches to score again comes with them (one query, not two).
+        indexed = ", f.content, f.tags, f.entities" if rescored else ""
+        indexed_join = "JOIN memories_fts f ON f.rowid = m.seq " if rescored else ""
         filtered, params = filter_sql(where, alias="m", by_key=True)
         rows = self._query(
-            f"SELECT {STUB_COLUMNS}, t.r FROM (SELECT rowid, -bm25(memories_fts, ?, ?, ?) AS r "
-            "FROM memories_fts WHERE memories_fts MATCH ? ORDER BY r DESC LIMIT ?) t "
-            f"JOIN memories m ON m.seq = t.rowid WHERE 1 = 1 {filtered} "
-            "ORDER BY t.r DESC LIMIT ?",
+            f"SELECT {STUB_COLUMNS}, t.r{indexed} FROM (SELECT rowid, "
+            "-bm25(memories_fts, ?, ?, ?) AS r FROM memories_fts WHERE memories_fts MATCH ? "
+            f"ORDER BY r DESC LIMIT ?) t JOIN memories m ON m.seq = t.rowid {indexed_join}"
+            f"WHERE 1 = 1 {filtered} ORDER BY t.r DESC LIMIT ?",
             [*weights, match, ranked, *params, kept],
         )
         if len(rows) < limit and self._matches_at_least(match, ranked):
             clauses, params = filter_sql(where, alias="m")
             rows = self._query(
-                f"SELECT {STUB_COLUMNS}, -bm25(memories_fts, ?, ?, ?) AS r "
+                f"SELECT {STUB_COLUMNS}, -bm25(memories_fts, ?, ?, ?) AS r"
+                f"{indexed.replace('f.', 'memories_fts.')} "
                 "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
                 f"WHERE memories_fts MATCH ? {clauses} ORDER BY r DESC LIMIT ?",
                 [*weights, match, *params, kept],
             )
         stubs = [stub_from_row(row) for row in rows]
-        return self._without_length_norm(terms, stubs, limit) if rescored else stubs
+        if not rescored:
+            return stubs
+        return self._without_length_norm(terms, stubs, [row[7:] for row in rows], limit)
 
     def _without_length_norm(
-        self, terms: Sequence[str], stubs: list[Stub], limit: int
+        self,
+        terms: Sequence[str],
+        stubs: list[Stub],
+        indexed: Sequence[Sequence[str | None]],
+        limit: int,
     ) -> list[Stub]:
         """The best `limit` of the matches FTS5 found, scored again as BM25 without its length
         normalisation (`core.ranking.bm25_scores`; FTS5 fixes b at 0.75): each word's repeats
-        in each field of the indexed text, weighted as the fields are, and its idf from how
-        many memories hold it. One word alone keeps FTS5's order (a save's look for a repeat
-        pays nothing)."""
+        in each field of the indexed text (`indexed`, a row of fields per stub), weighted as
+        the fields are, and its idf from how many memories hold it. One word alone keeps
+        FTS5's order (a save's look for a repeat pays nothing)."""
         if not stubs:
             return stubs
         found = self.term_counts(terms, RARITY_COUNTED_TO)
@@ -367,22 +380,11 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
             total = int(self._query("SELECT count(*) FROM memories")[0][0])
         idf = [bm25_idf(total, found.counts.get(t, 0)) for t in terms]
         counter = PhraseCounter(terms)
-        # The indexed text (entities there only where the content does not name them).
-        indexed = rows_in(
-            self._query,
-            lambda marks: (
-                "SELECT m.id, f.content, f.tags, f.entities FROM memories m "
-                f"JOIN memories_fts f ON f.rowid = m.seq WHERE m.id IN ({marks})"
-            ),
-            [s.id for s in stubs],
-        )
-        position = {s.id: i for i, s in enumerate(stubs)}
-        at = [position[str(row[0])] for row in indexed]
         tf = np.zeros((len(stubs), len(terms)))
-        for field, weight in enumerate(self.field_weights, start=1):
+        for field, weight in enumerate(self.field_weights):
             texts = [row[field] or "" for row in indexed]
             if any(texts):  # tags and entities are often empty
-                tf[at] += weight * counter.counts_in(texts)
+                tf += weight * counter.counts_in(texts)
         scores = bm25_scores(idf, tf)
         # A match whose words this count misses (a letter FTS5 stems otherwise: "straße") holds
         # at least one of them: it counts as one of them on average, once.
@@ -546,8 +548,7 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         # platform cannot lock files, a waited lock (a save's) guards this process only.
         if str(self.path) == ":memory:" or (wait and not locking_available()):
             return thread_lock(self._locks.setdefault(name, threading.Lock()), name, wait)
-        # After the file itself: via a symlink, two processes applied one plan twice (audit).
-        return file_lock(Path(f"{Path(self.path).resolve()}.{name}.lock"), name, wait)
+        return file_lock(Path(f"{self._lock_stem}.{name}.lock"), name, wait)
 
     # -- beyond the protocol: what an index of other files (the JSONL store's) needs -----------
 
