@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from engram import Engram, FixedClock
+from engram.app import build_app
+from engram.config import load_settings
 from engram.core.models import Status
 from engram.errors import NotFoundError, StoreError, ValidationError
+from engram.services.agents import Step
 from engram.services.pipeline import NOTHING_PLANNED, RateLimit
 
 TEA = ("Prefers tea over coffee", "prefers tea over coffee!", "Prefers tea over coffee.")
@@ -342,3 +345,87 @@ def test_a_step_on_memories_an_earlier_step_merged_says_so(ops: Engram, clock: F
     assert (
         promote.result == f"skipped: its memories were changed by step {merge_at + 1} of this plan"
     )
+
+
+def test_a_link_made_since_the_plan_is_not_made_again(ops: Engram, clock: FixedClock) -> None:
+    """Another client linked the pair after the dry run: the step reported "done" and changed
+    nothing (audit)."""
+    ids = plant(ops, clock)
+    plan = ops.run_pipeline(["RelationshipDiscovery"])
+    ops.create_relation(*ids["pair"], "related")
+    pair = set(ids["pair"])
+    (step,) = [s for s in ops.apply_plan(plan.plan_id).steps if set(s.memory_ids) == pair]
+    assert step.result == "skipped: they were related since the plan"
+    edges = [r for r in ops.relations(ids["pair"][0]) if {r.from_id, r.to_id} == pair]
+    assert len(edges) == 1 and "agent" not in edges[0].metadata
+    (entry,) = [
+        e
+        for e in ops.audit(plan.plan_id).entries
+        if set(e.memory_ids) == pair and e.result != "planned"
+    ]
+    assert not entry.applied and entry.result == step.result
+
+
+@pytest.mark.parametrize("agent", ["SemanticMerge", "RelationshipDiscovery"])
+def test_a_step_the_run_stopped_in_is_recorded_as_what_it_did(
+    ops: Engram, clock: FixedClock, monkeypatch: pytest.MonkeyPatch, agent: str
+) -> None:
+    """Ctrl-C just after a step's change landed: the trail said "not applied" for memories
+    that were merged (audit)."""
+    ids = plant(ops, clock)
+    plan = ops.run_pipeline([agent])
+    carry_out = ops.app.pipeline._do
+
+    def then_interrupted(step: Step) -> None:
+        carry_out(step)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ops.app.pipeline, "_do", then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ops.apply_plan(plan.plan_id)
+    trail = [e for e in ops.audit(plan.plan_id, limit=1000).entries if e.result != "planned"]
+    first, *rest = sorted(trail, key=lambda e: e.step)
+    assert (first.result, first.applied) == ("done", True)
+    assert all(e.result == "not applied: the run stopped before this step" for e in rest)
+    if agent == "SemanticMerge":
+        assert all(m.status == Status.ARCHIVED for m in ops.get_many(ids["tea"]))
+    else:
+        a, b = first.memory_ids
+        assert {a, b} in [{r.from_id, r.to_id} for r in ops.relations(a)]
+
+
+def test_a_step_the_run_stopped_in_before_its_change_is_not_applied(
+    ops: Engram, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plant(ops, clock)
+    plan = ops.run_pipeline(["SemanticMerge"])
+
+    def interrupted(step: Step) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ops.app.pipeline, "_do", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ops.apply_plan(plan.plan_id)
+    (entry,) = [e for e in ops.audit(plan.plan_id).entries if e.result != "planned"]
+    assert (entry.result, entry.applied) == ("not applied: the run stopped before this step", False)
+
+
+def test_memories_without_vectors_are_named_in_the_notes(store_url: str) -> None:
+    """Saved while embeddings were off, six memories (three copies of one) have no vector:
+    the merge agents found nothing and said only that nothing was planned (audit). Opened as
+    the CLI opens a store: no background catch-up on missing vectors."""
+    with Engram.open(store_url, embedding_model="none", save_duplicates="keep") as mem:
+        for text in TEA + OTHERS[:3]:
+            mem.save(text)
+    settings = load_settings(storage_path=store_url, save_duplicates="keep")
+    with Engram(build_app(settings, recover_vectors=False)) as mem:
+        result = mem.run_pipeline(["SemanticMerge", "ClusterDetector"])
+        assert result.steps == []
+        assert result.notes[0] == (
+            "clustering compared only memories with a vector: 6 have none yet (`engram embed "
+            "--backfill` computes those the model can read; a server catches up by itself)"
+        )
+        mem.embed_backfill()
+        result = mem.run_pipeline(["SemanticMerge", "ClusterDetector"])
+        assert [s.action for s in result.steps] == ["merge"]
+        assert not any("vector" in note for note in result.notes)

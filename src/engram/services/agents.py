@@ -86,7 +86,19 @@ class Survey:
         if self.ctx.semantic is None:
             self.notes.append("clustering needs embeddings (ENGRAM_EMBEDDING_MODEL=minilm)")
             return []
-        return self.consolidation.clusters().clusters
+        found = self.consolidation.clusters().clusters
+        # Memories saved while embeddings were off (or imported) have no vector until a
+        # backfill: the agents found nothing to merge and did not say why (audit).
+        model = self.ctx.semantic.model_id
+        store = self.ctx.store
+        without = sum(store.count().values()) - store.vector_counts().get(model, 0)
+        if without > 0:
+            self.notes.append(
+                f"clustering compared only memories with a vector: {without} have none yet "
+                "(`engram embed --backfill` computes those the model can read; a server "
+                "catches up by itself)"
+            )
+        return found
 
     def memories(self, ids: Sequence[str]) -> dict[str, Memory]:
         return {m.id: m for m in self.ctx.store.get_many(list(ids))}

@@ -168,6 +168,7 @@ class PipelineService:
         limit = RateLimit(self.ctx.settings.pipeline_rate_limit)
         results: list[str] = []
         done_by: dict[str, int] = {}  # memory id -> the step of this plan that changed it
+        doing: Step | None = None  # the step being carried out, if the run stops in it
         try:
             for i, step in enumerate(steps):
                 if progress:
@@ -188,18 +189,32 @@ class PipelineService:
                     results.append(f"skipped: {changed}")
                     continue
                 try:
+                    doing = step
                     self._do(step)
+                    doing = None
                     results.append("done")
                     if step.action != "relate":  # a relation leaves its memories as they were
                         done_by.update((m, i) for m in step.memory_ids)
                 except (EngramError, OSError) as exc:  # e.g. a note the vault refuses
+                    doing = None
                     results.append(f"skipped: {exc}")
         finally:
             # Recorded even when the run stops part-way (Ctrl-C in the rate limit's wait): the
-            # steps done are in the trail as done, the rest as not applied.
-            missed = ["not applied: the run stopped before this step"] * (len(steps) - len(results))
+            # steps done are in the trail as done, the rest as not applied. A step the run
+            # stopped in is done if its change landed: it was recorded as not applied although
+            # its memories were merged (audit).
+            if doing is not None:
+                results.append("done" if self._landed(doing) else STOPPED)
+            missed = [STOPPED] * (len(steps) - len(results))
             self._record(plan_id, steps, results + missed, applied=True)
         return results
+
+    def _landed(self, step: Step) -> bool:
+        """Whether a step the run stopped in made its change: checked against the plan under
+        the pipeline's lock, its memories (or, for a relation, their link) changed since."""
+        if step.action == "relate":
+            return self._linked(*step.memory_ids)
+        return self._changed(step) is not None
 
     def _changed(self, step: Step) -> str | None:
         members = self.ctx.store.get_many(list(step.memory_ids))
@@ -211,7 +226,13 @@ class PipelineService:
                 return f"memory {ident} changed since the plan"
         if step.action == "merge" and (reason := self.consolidation.disagreement(members)):
             return f"{reason} since the plan"  # e.g. related as contradicting meanwhile
+        if step.action == "relate" and self._linked(*step.memory_ids):
+            # Someone linked them meanwhile: the step reported "done" and changed nothing.
+            return "they were related since the plan"
         return None
+
+    def _linked(self, a: str, b: str) -> bool:
+        return any({r.from_id, r.to_id} == {a, b} for r in self.ctx.store.relations([a]))
 
     def _do(self, step: Step) -> None:
         if step.action == "merge":
@@ -256,6 +277,7 @@ class PipelineService:
             self.ctx.store.audit_append(entries)
 
 
+STOPPED = "not applied: the run stopped before this step"
 # A run that planned nothing has an id but no record: applying it has nothing to do.
 NOTHING_PLANNED = "no agent proposed a step: there is nothing to apply"
 
