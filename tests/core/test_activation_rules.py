@@ -256,6 +256,10 @@ def test_the_days_a_recall_names_end_its_query_written_out() -> None:
     )
     # not the seven days of last week: the window narrows to them
     assert recall_query("What did we decide last week?", THURSDAY) == ""
+    # a timestamp's day, its time with it ("2024-05-05T10:00" left "2024 05 05t10 00")
+    assert recall_query("What did I say on 2024-05-05T10:00?", THURSDAY) == "5 May 2024"
+    # five digits are no year ("5 5 May 2024": a year cut from them and a stray digit)
+    assert recall_query("What did I say on 5 May 20245?", THURSDAY) == "20245 5 May 2025"
     # without a day to count from, a written date stays as written
     assert recall_query("Remind me what we decided on 7 Jan 2024") == "7 Jan 2024"
 

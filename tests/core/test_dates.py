@@ -39,6 +39,12 @@ TODAY = date(2024, 1, 26)  # a Friday
         ("what did we cook last weekend", [date(2024, 1, 20), date(2024, 1, 21)]),
         ("this past weekend", [date(2024, 1, 20), date(2024, 1, 21)]),
         ("last week", [date(2024, 1, 15) + timedelta(days=i) for i in range(7)]),
+        # A timestamp names its day (it named none: the "T" ended no word), in any of its forms.
+        ("what did I say at 2023-11-05T10:00?", [date(2023, 11, 5)]),
+        ("logged 2023-11-05T10:00:59.5+02:00", [date(2023, 11, 5)]),
+        ("logged 2023-11-05 10:00Z", [date(2023, 11, 5)]),
+        # Five digits are no year (it read 2024 and left a stray digit): the day of no year.
+        ("on 5 May 20245", [date(2023, 5, 5)]),
     ],
 )
 def test_the_forms_people_write_a_day_in(query: str, days: list[date]) -> None:

@@ -39,9 +39,14 @@ _MONTH = (
 _WORDS_TOO = frozenset({"may", "march", "mar"})
 _DATE_LEAD = re.compile(r"\b(?:on|of|since|before|after|until|by|from|the)\s+$", re.I)
 _ORDINAL = r"(?:st|nd|rd|th)?"
-# Four digits, or two at the end of the date ("7 Jan 23"; not "on 5 May 10 people came").
-_YEAR = r"(?:,?\s*(\d{4}|\d{2}(?=\s*(?:[^\w\s]|$))))?"
-_ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+# Four digits, or two at the end of the date ("7 Jan 23"; not "on 5 May 10 people came"); not
+# the start of a longer number ("5 May 20245" was 5 May 2024 and a stray digit).
+_YEAR = r"(?:,?\s*(\d{4}(?!\d)|\d{2}(?=\s*(?:[^\w\s]|$))))?"
+# A timestamp too, its time read as part of it: "2024-05-05T10:00" named no day.
+_ISO = re.compile(
+    r"\b(\d{4})-(\d{1,2})-(\d{1,2})"
+    r"(?:[Tt ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:?\d{2})?)?\b"
+)
 # Dots or slashes with a year of four digits: "3.11.7" is a version, not a day.
 _NUMERIC = re.compile(r"\b(\d{1,2})([./])(\d{1,2})\2(\d{4})\b")
 _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})({_ORDINAL})\s+(?:of\s+)?{_MONTH}(?![a-z]){_YEAR}", re.I)
