@@ -184,6 +184,44 @@ def test_an_export_a_killed_backup_left_does_not_block_the_next(
     assert not left.exists() and git(repo, "status", "--porcelain") == ""
 
 
+def test_an_export_a_stopped_backup_left_uncommitted_does_not_block_the_next(
+    ltm: tuple[Engram, Path], tmp_path: Path
+) -> None:
+    """Stopped between writing its export (and vault copy) and committing them, a backup left
+    Engram's own files changed: in the user's repository they counted as the user's
+    uncommitted work, and every later backup was refused (audit). The user's own changes
+    still are."""
+    mem, _ = ltm
+    mem.promote(used(mem, "Atlas ships in May").id)
+    repo = user_repo(tmp_path / "mine")
+    assert mem.backup(repo, include_vault=True).committed
+    (repo / "engram" / "export.jsonl").write_text('{"type": "memory", "id": "half')
+    (note,) = (repo / "vault").rglob("*.md")
+    note.write_text("half-copied\n")
+    mem.save("Atlas ships in June")
+    assert mem.backup(repo, include_vault=True).committed
+    assert git(repo, "status", "--porcelain") == ""
+    (repo / "mine.txt").write_text("half-finished work\n")
+    with pytest.raises(ValidationError, match="uncommitted changes"):
+        mem.backup(repo)
+
+
+@pytest.mark.parametrize(
+    "remote", ["https://github.com/me/notes.git", "git@github.com:me/notes.git", "ssh://h/x"]
+)
+def test_a_remote_is_refused_not_made_a_folder(
+    ltm: tuple[Engram, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, remote: str
+) -> None:
+    """`--repo https://github.com/x/y.git` made the local folders ./https:/github.com/x/y.git
+    and committed there (audit)."""
+    mem, _ = ltm
+    monkeypatch.chdir(tmp_path)
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(ValidationError, match=r"repo: takes a local folder, not a remote"):
+        mem.backup(remote)
+    assert sorted(tmp_path.iterdir()) == before
+
+
 def test_folders_that_cannot_hold_a_backup_are_refused(
     ltm: tuple[Engram, Path], tmp_path: Path
 ) -> None:

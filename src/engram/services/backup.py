@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterable, Sequence
@@ -51,6 +52,10 @@ REPOSITORY_VARIABLES = frozenset(
     GIT_INDEX_FILE GIT_NO_REPLACE_OBJECTS GIT_REPLACE_REF_BASE GIT_PREFIX GIT_SHALLOW_FILE
     GIT_INTERNAL_SUPER_PREFIX GIT_COMMON_DIR""".split()
 )
+
+# What git reads as a remote: a URL ("https://…", "ssh://…", "file://…") or scp's form
+# ("git@github.com:x/y.git"; a colon before any slash, and not a Windows drive "C:\\…").
+_REMOTE = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*://|[^/\\:]{2,}:(?!\\))")
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +119,10 @@ class BackupService:
                 "a branch first",
             )
         _remove_stale_exports(path / EXPORT_DIR)
-        if not created and not (path / MARKER).exists() and not force and git.dirty(path):
+        # Engram's own files do not count: a backup stopped between its export and its commit
+        # left the export changed, and every later backup was refused (audit).
+        own = [f"{EXPORT_DIR}/{EXPORT_FILE}", f"{VAULT_DIR}/{self.vault.folder}"]
+        if not created and not (path / MARKER).exists() and not force and git.dirty(path, own):
             raise ValidationError(
                 "repo",
                 f"{path} has uncommitted changes and was not created by engram backup; commit "
@@ -254,8 +262,10 @@ class Git:
         """HEAD names a commit, not a branch (a repository with no commit yet is on one)."""
         return self.run(path, "symbolic-ref", "--quiet", "HEAD", check=False).returncode != 0
 
-    def dirty(self, path: Path) -> bool:
-        return bool(self.run(path, "status", "--porcelain").stdout.strip())
+    def dirty(self, path: Path, excluding: Sequence[str] = ()) -> bool:
+        """Whether the work tree has uncommitted changes outside `excluding` (paths in it)."""
+        outside = [f":(exclude){p}" for p in excluding]
+        return bool(self.run(path, "status", "--porcelain", "--", ".", *outside).stdout.strip())
 
     def has_staged(self, path: Path, paths: Sequence[str]) -> bool:
         """Whether any of `paths` has staged changes (what the user staged elsewhere does not
@@ -290,6 +300,13 @@ def _git_executable() -> str:
 
 
 def _repo_path(repo: str | Path) -> Path:
+    # A remote made a local folder named after it ("./https:/github.com/x/y.git"), committed to.
+    if isinstance(repo, str) and _REMOTE.match(repo.strip()):
+        raise ValidationError(
+            "repo",
+            f"takes a local folder, not a remote ({repo.strip()}): clone it and name the clone, "
+            "or back up to a folder and push from there",
+        )
     path = check.location(repo, "repo")
     if path.exists() and not path.is_dir():
         raise ValidationError("repo", f"{path} is a file, not a folder")
