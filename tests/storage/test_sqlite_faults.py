@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -121,10 +123,14 @@ def test_ctrl_c_inside_one_of_our_sql_functions_stays_an_interrupt(tmp_path: Pat
     """SQLite reports whatever a function of ours raised as "user-defined function raised
     exception": Ctrl-C that landed in the tag trigger's function during a migration was
     retried memory by memory (the migration went on), and an import said the store failed.
-    The interrupt is made to land there by a function that raises it, on a real connection."""
+    The interrupt is made to land there by a function that raises it, on a real connection;
+    what the function raises otherwise is still a StoreError."""
 
     def interrupted_tag_key(value: str) -> str:
         raise KeyboardInterrupt
+
+    def failing_tag_key(value: str) -> str:
+        raise ValueError(value)
 
     conn = sqlite3.connect(tmp_path / "x.db")
     conn.create_function("engram_tag_key", 1, interruptible(interrupted_tag_key))
@@ -132,5 +138,29 @@ def test_ctrl_c_inside_one_of_our_sql_functions_stays_an_interrupt(tmp_path: Pat
         conn.execute("SELECT engram_tag_key('x')")
     with pytest.raises(KeyboardInterrupt):
         store_error(failed.value, tmp_path / "x.db")
-    # Any other failure of the store is still a StoreError, once the interrupt was raised.
+    conn.create_function("engram_tag_key", 1, interruptible(failing_tag_key))
+    with pytest.raises(sqlite3.OperationalError, match="user-defined function") as failed:
+        conn.execute("SELECT engram_tag_key('x')")
     assert isinstance(store_error(failed.value, tmp_path / "x.db"), StoreError)
+
+
+def test_a_real_ctrl_c_while_sqlite_runs_our_function_stays_an_interrupt(tmp_path: Path) -> None:
+    """A signal that comes while SQLite's own code runs is raised by Python as the next of our
+    frames starts: the wrapper's, before its `try`, so it was never noted, and an import said
+    "the store failed" (audit). Here SIGINT comes from another thread during a statement that
+    calls the store's own tag function a billion times."""
+    with Engram.open(str(tmp_path / "s.db"), embedding_model="none") as mem:
+        conn = mem.app.context.store._conn
+        statement = (
+            "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r LIMIT 1000000000) "
+            "SELECT count(*) FROM r WHERE engram_tag_key('Tag ' || i) IS NOT NULL"
+        )
+        timer = threading.Timer(0.2, signal.raise_signal, [signal.SIGINT])
+        timer.start()
+        try:
+            with pytest.raises(sqlite3.OperationalError, match="user-defined") as failed:
+                conn.execute(statement)
+        finally:
+            timer.join()
+        with pytest.raises(KeyboardInterrupt):
+            store_error(failed.value, tmp_path / "s.db")

@@ -40,35 +40,44 @@ def filter_sql(where: Filter, alias: str, *, by_key: bool = False) -> tuple[str,
     return " ".join(clauses), params
 
 
-_interrupted = threading.local()
+_calls = threading.local()
+# What SQLite says when a function of ours raised, whatever it raised.
+_FUNCTION_RAISED = "user-defined function raised exception"
 
 
 def interruptible(function: Callable[..., Any]) -> Callable[..., Any]:
     """SQLite turns whatever a function of ours raises into "user-defined function raised
     exception", Ctrl-C included: a migration retried the batch memory by memory and carried on,
-    an import said the store had failed. The interrupt is noted, for `interrupted` to raise."""
+    an import said the store had failed. What the function itself raised is noted; a Ctrl-C
+    that came while SQLite ran is raised by Python as the wrapper starts, before anything of
+    it runs, so a failure with nothing noted was that interrupt (`interrupted`)."""
 
     def call(*args: Any) -> Any:
         try:
-            return function(*args)
-        except KeyboardInterrupt:
-            _interrupted.pending = True
+            result = function(*args)
+        except BaseException as exc:
+            _calls.raised = exc
             raise
+        _calls.raised = None
+        return result
 
     return call
 
 
-def interrupted() -> bool:
-    """Whether Ctrl-C came while SQLite ran one of our functions (and forget it)."""
-    pending = bool(getattr(_interrupted, "pending", False))
-    _interrupted.pending = False
-    return pending
+def interrupted(exc: sqlite3.DatabaseError) -> bool:
+    """Whether `exc` is Ctrl-C that came while SQLite ran one of our functions (and forget
+    what the last one raised)."""
+    raised = getattr(_calls, "raised", None)
+    _calls.raised = None
+    if _FUNCTION_RAISED not in str(exc):
+        return False
+    return raised is None or isinstance(raised, KeyboardInterrupt)
 
 
 def store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
     """What a failure of the file means for the user's data, and what to do about it. Ctrl-C
     that came while SQLite ran one of our functions is raised as the interrupt it was."""
-    if interrupted():
+    if interrupted(exc):
         raise KeyboardInterrupt from exc
     text = str(exc).lower()
     if "locked" in text or "busy" in text:
