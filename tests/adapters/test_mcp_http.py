@@ -5,20 +5,25 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import anyio
 import httpx2
 import pytest
 from mcp.client import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from tests.adapters.test_mcp import initialize_request
 
+from engram import Engram
 from engram.config import Settings
 from engram.errors import ConfigError
 from engram.mcp.http import loopback_hosts, token_for, url_host
@@ -486,3 +491,61 @@ def test_a_host_that_is_not_this_machines_is_named(tmp_path: Path) -> None:
         assert six.family == socket.AF_INET6
     with bound_socket("[::1]", 0) as six:
         assert six.getsockname()[0] == "::1"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+async def test_a_call_in_progress_when_the_server_is_stopped_is_answered(
+    tmp_path: Path, stop: str
+) -> None:
+    """Stopped (Ctrl-C, SIGTERM) while a save waited for a store another process held, the
+    server stored the memory and ended the call's stream unanswered: the client was told the
+    save failed (audit). It now answers what it took, then stops. The save waits because
+    another connection holds the store's write lock for a second."""
+    port = free_port()
+    home = tmp_path / "home"
+    proc = serve(home, port, ENGRAM_HTTP_TOKEN=TOKEN)
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    holder = sqlite3.connect(home / "engram.db", isolation_level=None, check_same_thread=False)
+    release = threading.Timer(1.0, holder.execute, ["ROLLBACK"])
+    try:
+        wait_listening(port, proc)
+        answers: list[Any] = []
+        try:
+            async with (
+                httpx2.AsyncClient(headers=headers, timeout=30) as client,
+                streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=client) as (
+                    read,
+                    write,
+                    *_,
+                ),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                # As clients do at start: the SDK's client reads a result against the tool's
+                # schema, and would ask for the list after the server stopped listening.
+                await session.list_tools()
+                holder.execute("BEGIN IMMEDIATE")
+                release.start()
+                async with anyio.create_task_group() as tasks:
+
+                    async def save() -> None:
+                        answers.append(await session.call_tool("save_memory", {"content": "kept"}))
+
+                    tasks.start_soon(save)
+                    await anyio.sleep(0.3)  # the call is in progress, waiting for the store
+                    proc.send_signal(getattr(signal, stop))
+        except* httpx2.ConnectError:
+            pass  # the client's stream to a server that has stopped, as asked, on leaving
+        (answer,) = answers
+        assert not answer.is_error and answer.structured_content is not None
+        assert answer.structured_content["memory"]["content"] == "kept"
+        assert proc.wait(timeout=30) is not None  # and then it stops
+    finally:
+        if release.is_alive():
+            release.join()
+        holder.close()
+        proc.kill()
+        proc.communicate(timeout=15)
+    with Engram.open(str(home / "engram.db"), embedding_model="none") as mem:
+        assert [m.content for m in mem.read_graph().memories] == ["kept"]

@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import signal
-import socket
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -266,6 +265,7 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     for the bearer token (engram.mcp.http); until Ctrl-C."""
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from engram.mcp import draining
     from engram.mcp.http import BearerToken, bound_socket, loopback_hosts, token_for, url_host
     from engram.web.dashboard import dashboard
     from engram.web.routing import with_dashboard
@@ -302,16 +302,7 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
             "put it behind a TLS proxy (the token travels in every request)",
             host,
         )
-    _run_web(app, listener)
-
-
-def _run_web(app: Any, listener: socket.socket) -> None:
-    """Serve `app` on a socket bound already (`engram.mcp.http.bound_socket`), which uvicorn
-    makes listen, until Ctrl-C; its graceful stop lets requests in progress finish and answer."""
-    import uvicorn
-
-    with listener, contextlib.suppress(KeyboardInterrupt):  # re-raised by uvicorn once stopped
-        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listener])
+    draining.serve(app, listener)
 
 
 def _stop(signum: int, _frame: object) -> None:
@@ -330,6 +321,7 @@ def _stop(signum: int, _frame: object) -> None:
 
 def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8766) -> None:
     """`engram ui`: the dashboard alone at http://HOST:PORT/ui, signed in with the HTTP token."""
+    from engram.mcp import draining
     from engram.mcp.http import bound_socket, loopback_hosts, token_for, url_host
     from engram.web.dashboard import dashboard
     from engram.web.routing import to_dashboard, with_dashboard
@@ -351,7 +343,7 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
     if hosts is None:
         log.warning("listening on %s: other machines can reach the dashboard (plain HTTP)", host)
     try:
-        _run_web(app, listener)
+        draining.serve(app, listener)
     finally:
         runtime.close()
 
