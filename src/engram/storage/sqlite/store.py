@@ -16,16 +16,7 @@ from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from engram.core.index_terms import PhraseCounter
 from engram.core.models import AuditEntry, Memory, Schedule
-from engram.core.ranking import (
-    COUNTED_UP_TO,
-    RARITY_COUNTED_TO,
-    bm25_idf,
-    bm25_scores,
-)
 from engram.errors import StoreError
 from engram.storage.changes import apply_changes
 from engram.storage.columns import (
@@ -49,7 +40,6 @@ from engram.storage.protocol import (
     Rescheduler,
     ScheduleInputs,
     Stub,
-    TermCounts,
 )
 from engram.storage.rows import (
     AUDIT_COLUMNS,
@@ -63,13 +53,13 @@ from engram.storage.sqlite.graph import SQLiteGraph
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate, refuse_foreign, register_functions
 from engram.storage.sqlite.sql import (
-    chunks,
     filter_sql,
     on,
     prune_change_log,
     rows_in,
     store_error,
 )
+from engram.storage.sqlite.text import SQLiteText
 from engram.storage.sqlite.vector_rows import SQLiteVectors
 from engram.storage.sqlite.vectors import INDEX_SUFFIXES, VectorIndex
 
@@ -78,7 +68,7 @@ log = logging.getLogger(__name__)
 _RESCHEDULE_BATCH = 50_000
 
 
-class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
+class SQLiteStore(SqlReads, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
     location: str
     P = "?"
     decode_json = staticmethod(from_json)
@@ -314,103 +304,6 @@ class SQLiteStore(SqlReads, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         return [i for i in dict.fromkeys(ids) if i in removed]
 
     # -- finding ------------------------------------------------------------------------------
-
-    def text_search(
-        self, terms: Sequence[str], where: Filter, limit: int, *, shallow: bool = False
-    ) -> list[Stub]:
-        if not terms:
-            return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        weights = list(self.field_weights)
-        # Ranked in the full-text index first, then only the best `2 × limit` are read and
-        # filtered: joining every match to its row before ranking was most of the time of a
-        # word in a large share of the store (`bench/scale.py --n 1000000`: search p95 52-64
-        # -> 40-44 ms; docs/performance.md). The answer is the same: a match outside the best
-        # ranks below all of them. Only when the filter leaves fewer than `limit` of them, and
-        # the index had more, is the whole set read (a tag filter, archived memories).
-        # A query of several words is scored again without length normalisation (below): all
-        # of the best `2 × limit` are, since FTS5's order (b = 0.75) put long matches that
-        # rank among the best `limit` without it lower down (R@10 REALTALK 0.597 -> 0.600,
-        # MADial-Bench 0.640 -> 0.644, docs/search.md).
-        rescored = len(terms) > 1
-        ranked = limit if shallow else 2 * limit
-        kept = ranked if rescored else limit
-        # The indexed text of the matches to score again comes with them (one query, not two).
-        indexed = ", f.content, f.tags, f.entities" if rescored else ""
-        indexed_join = "JOIN memories_fts f ON f.rowid = m.seq " if rescored else ""
-        filtered, params = filter_sql(where, alias="m", by_key=True)
-        rows = self._query(
-            f"SELECT {STUB_COLUMNS}, t.r{indexed} FROM (SELECT rowid, "
-            "-bm25(memories_fts, ?, ?, ?) AS r FROM memories_fts WHERE memories_fts MATCH ? "
-            f"ORDER BY r DESC LIMIT ?) t JOIN memories m ON m.seq = t.rowid {indexed_join}"
-            f"WHERE 1 = 1 {filtered} ORDER BY t.r DESC LIMIT ?",
-            [*weights, match, ranked, *params, kept],
-        )
-        if len(rows) < limit and self._matches_at_least(match, ranked):
-            clauses, params = filter_sql(where, alias="m")
-            rows = self._query(
-                f"SELECT {STUB_COLUMNS}, -bm25(memories_fts, ?, ?, ?) AS r"
-                f"{indexed.replace('f.', 'memories_fts.')} "
-                "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
-                f"WHERE memories_fts MATCH ? {clauses} ORDER BY r DESC LIMIT ?",
-                [*weights, match, *params, kept],
-            )
-        stubs = [stub_from_row(row) for row in rows]
-        if not rescored:
-            return stubs
-        return self._without_length_norm(terms, stubs, [row[7:] for row in rows], limit)
-
-    def _without_length_norm(
-        self,
-        terms: Sequence[str],
-        stubs: list[Stub],
-        indexed: Sequence[Sequence[str | None]],
-        limit: int,
-    ) -> list[Stub]:
-        """The best `limit` of the matches FTS5 found, scored again as BM25 without its length
-        normalisation (`core.ranking.bm25_scores`; FTS5 fixes b at 0.75): each word's repeats
-        in each field of the indexed text (`indexed`, a row of fields per stub), weighted as
-        the fields are, and its idf from how many memories hold it. One word alone keeps
-        FTS5's order (a save's look for a repeat pays nothing)."""
-        if not stubs:
-            return stubs
-        found = self.term_counts(terms, RARITY_COUNTED_TO)
-        total = found.total
-        if total <= COUNTED_UP_TO:  # the numbering counts deleted memories too
-            total = int(self._query("SELECT count(*) FROM memories")[0][0])
-        idf = [bm25_idf(total, found.counts.get(t, 0)) for t in terms]
-        counter = PhraseCounter(terms)
-        tf = np.zeros((len(stubs), len(terms)))
-        for field, weight in enumerate(self.field_weights):
-            texts = [row[field] or "" for row in indexed]
-            if any(texts):  # tags and entities are often empty
-                tf += weight * counter.counts_in(texts)
-        scores = bm25_scores(idf, tf)
-        # A match whose words this count misses (a letter FTS5 stems otherwise: "straße") holds
-        # at least one of them: it counts as one of them on average, once.
-        scores[scores <= 0] = sum(idf) / len(idf)
-        order = np.argsort(-scores, kind="stable")  # stable: FTS5's order among ties
-        return [stubs[i]._replace(relevance=float(scores[i])) for i in order[:limit]]
-
-    def _matches_at_least(self, match: str, n: int) -> bool:
-        sql = "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)"
-        return int(self._query(sql, [match, n])[0][0]) >= n
-
-    def term_counts(self, words: Sequence[str], cap: int) -> TermCounts:
-        distinct = list(dict.fromkeys(words))
-        counts: dict[str, int] = {}
-        # One statement per hundred words (SQLite allows 500 terms in a compound SELECT).
-        each = (
-            "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)"
-        )
-        for chunk in chunks(distinct, size=100):
-            sql = " UNION ALL ".join(f"SELECT {i}, ({each})" for i in range(len(chunk)))
-            params: list[object] = []
-            for word in chunk:
-                params += ['"' + word.replace('"', '""') + '"', cap]
-            counts.update((chunk[int(i)], int(n)) for i, n in self._query(sql, params))
-        total = int(self._query("SELECT coalesce(max(seq), 0) FROM memories")[0][0])
-        return TermCounts(total, counts)
 
     def stubs(self, ids: Sequence[str], where: Filter) -> list[Stub]:
         clauses, params = filter_sql(where, alias="m", by_key=True)

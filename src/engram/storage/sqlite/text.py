@@ -1,0 +1,126 @@
+"""The SQLite side of full-text search (FTS5 over content, tags and the entities the content
+does not name): matches ranked in the index, the best read and, for several words, scored
+again as BM25 without length normalisation; how many memories hold a word.
+
+A mixin of `SQLiteStore`, like `SQLiteGraph` and `SQLiteVectors`: it uses the store's `_query`
+and its `field_weights`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from engram.core.index_terms import PhraseCounter
+from engram.core.ranking import COUNTED_UP_TO, RARITY_COUNTED_TO, bm25_idf, bm25_scores
+from engram.storage.columns import STUB_COLUMNS
+from engram.storage.protocol import Filter, Stub, TermCounts
+from engram.storage.rows import stub_from_row
+from engram.storage.sqlite.sql import chunks, filter_sql
+
+
+class SQLiteText:
+    """Full-text methods of the Store protocol; see `engram.storage.protocol.Store`."""
+
+    # What SQLiteStore defines: declared for the type checker.
+    _query: Callable[..., list[tuple[Any, ...]]]
+    field_weights: tuple[float, float, float]
+
+    def text_search(
+        self, terms: Sequence[str], where: Filter, limit: int, *, shallow: bool = False
+    ) -> list[Stub]:
+        if not terms:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        weights = list(self.field_weights)
+        # Ranked in the full-text index first, then only the best `2 × limit` are read and
+        # filtered: joining every match to its row before ranking was most of the time of a
+        # word in a large share of the store (`bench/scale.py --n 1000000`: search p95 52-64
+        # -> 40-44 ms; docs/performance.md). The answer is the same: a match outside the best
+        # ranks below all of them. Only when the filter leaves fewer than `limit` of them, and
+        # the index had more, is the whole set read (a tag filter, archived memories).
+        # A query of several words is scored again without length normalisation (below): all
+        # of the best `2 × limit` are, since FTS5's order (b = 0.75) put long matches that
+        # rank among the best `limit` without it lower down (R@10 REALTALK 0.597 -> 0.600,
+        # MADial-Bench 0.640 -> 0.644, docs/search.md).
+        rescored = len(terms) > 1
+        ranked = limit if shallow else 2 * limit
+        kept = ranked if rescored else limit
+        # The indexed text of the matches to score again comes with them (one query, not two).
+        indexed = ", f.content, f.tags, f.entities" if rescored else ""
+        indexed_join = "JOIN memories_fts f ON f.rowid = m.seq " if rescored else ""
+        filtered, params = filter_sql(where, alias="m", by_key=True)
+        rows = self._query(
+            f"SELECT {STUB_COLUMNS}, t.r{indexed} FROM (SELECT rowid, "
+            "-bm25(memories_fts, ?, ?, ?) AS r FROM memories_fts WHERE memories_fts MATCH ? "
+            f"ORDER BY r DESC LIMIT ?) t JOIN memories m ON m.seq = t.rowid {indexed_join}"
+            f"WHERE 1 = 1 {filtered} ORDER BY t.r DESC LIMIT ?",
+            [*weights, match, ranked, *params, kept],
+        )
+        if len(rows) < limit and self._matches_at_least(match, ranked):
+            clauses, params = filter_sql(where, alias="m")
+            rows = self._query(
+                f"SELECT {STUB_COLUMNS}, -bm25(memories_fts, ?, ?, ?) AS r"
+                f"{indexed.replace('f.', 'memories_fts.')} "
+                "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
+                f"WHERE memories_fts MATCH ? {clauses} ORDER BY r DESC LIMIT ?",
+                [*weights, match, *params, kept],
+            )
+        stubs = [stub_from_row(row) for row in rows]
+        if not rescored:
+            return stubs
+        return self._without_length_norm(terms, stubs, [row[7:] for row in rows], limit)
+
+    def _without_length_norm(
+        self,
+        terms: Sequence[str],
+        stubs: list[Stub],
+        indexed: Sequence[Sequence[str | None]],
+        limit: int,
+    ) -> list[Stub]:
+        """The best `limit` of the matches FTS5 found, scored again as BM25 without its length
+        normalisation (`core.ranking.bm25_scores`; FTS5 fixes b at 0.75): each word's repeats
+        in each field of the indexed text (`indexed`, a row of fields per stub), weighted as
+        the fields are, and its idf from how many memories hold it. One word alone keeps
+        FTS5's order (a save's look for a repeat pays nothing)."""
+        if not stubs:
+            return stubs
+        found = self.term_counts(terms, RARITY_COUNTED_TO)
+        total = found.total
+        if total <= COUNTED_UP_TO:  # the numbering counts deleted memories too
+            total = int(self._query("SELECT count(*) FROM memories")[0][0])
+        idf = [bm25_idf(total, found.counts.get(t, 0)) for t in terms]
+        counter = PhraseCounter(terms)
+        tf = np.zeros((len(stubs), len(terms)))
+        for field, weight in enumerate(self.field_weights):
+            texts = [row[field] or "" for row in indexed]
+            if any(texts):  # tags and entities are often empty
+                tf += weight * counter.counts_in(texts)
+        scores = bm25_scores(idf, tf)
+        # A match whose words this count misses (a letter FTS5 stems otherwise: "straße") holds
+        # at least one of them: it counts as one of them on average, once.
+        scores[scores <= 0] = sum(idf) / len(idf)
+        order = np.argsort(-scores, kind="stable")  # stable: FTS5's order among ties
+        return [stubs[i]._replace(relevance=float(scores[i])) for i in order[:limit]]
+
+    def _matches_at_least(self, match: str, n: int) -> bool:
+        sql = "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)"
+        return int(self._query(sql, [match, n])[0][0]) >= n
+
+    def term_counts(self, words: Sequence[str], cap: int) -> TermCounts:
+        distinct = list(dict.fromkeys(words))
+        counts: dict[str, int] = {}
+        # One statement per hundred words (SQLite allows 500 terms in a compound SELECT).
+        each = (
+            "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)"
+        )
+        for chunk in chunks(distinct, size=100):
+            sql = " UNION ALL ".join(f"SELECT {i}, ({each})" for i in range(len(chunk)))
+            params: list[object] = []
+            for word in chunk:
+                params += ['"' + word.replace('"', '""') + '"', cap]
+            counts.update((chunk[int(i)], int(n)) for i, n in self._query(sql, params))
+        total = int(self._query("SELECT coalesce(max(seq), 0) FROM memories")[0][0])
+        return TermCounts(total, counts)
