@@ -164,3 +164,30 @@ def test_a_real_ctrl_c_while_sqlite_runs_our_function_stays_an_interrupt(tmp_pat
             timer.join()
         with pytest.raises(KeyboardInterrupt):
             store_error(failed.value, tmp_path / "s.db")
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_store_file_deleted_or_replaced_under_a_running_process_refuses_writes(
+    tmp_path: Path, how: str
+) -> None:
+    """A long-running server (the dashboard, MCP) kept writing into the unlinked file after
+    the store was deleted, and said "done" for writes nobody would ever read (audit)."""
+    path = tmp_path / "s.db"
+    with Engram.open(str(path), embedding_model="none") as mem:
+        kept = mem.save("Saved before the file went")
+        for name in ("s.db", "s.db-wal", "s.db-shm"):
+            (tmp_path / name).unlink(missing_ok=True)
+        if how == "replaced":  # a restore put another store in its place
+            with Engram.open(str(tmp_path / "other.db"), embedding_model="none") as other:
+                other.save("The other store's memory")
+            (tmp_path / "other.db").rename(path)
+        for write in (
+            lambda: mem.save("Saved after"),
+            lambda: mem.touch(kept.id),
+            lambda: mem.delete([kept.id]),
+        ):
+            with pytest.raises(StoreError, match=r"s\.db was deleted or replaced while this"):
+                write()
+    if how == "replaced":
+        with Engram.open(str(path), embedding_model="none") as mem:
+            assert [m.content for m in mem.read_graph().memories] == ["The other store's memory"]

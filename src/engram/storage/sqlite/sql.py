@@ -3,6 +3,7 @@ error messages."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -72,6 +73,15 @@ def interrupted(exc: sqlite3.DatabaseError) -> bool:
     if _FUNCTION_RAISED not in str(exc):
         return False
     return raised is None or isinstance(raised, KeyboardInterrupt)
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """Which file `path` names now (device and inode); None when nothing is there."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:

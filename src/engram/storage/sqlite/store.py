@@ -53,6 +53,7 @@ from engram.storage.sqlite.graph import SQLiteGraph
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate, refuse_foreign, register_functions
 from engram.storage.sqlite.sql import (
+    file_identity,
     filter_sql,
     on,
     prune_change_log,
@@ -127,6 +128,9 @@ class SQLiteStore(SqlReads, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         # Locks are named after the file itself (via a symlink, two processes applied one plan
         # twice), resolved once: every save takes a lock.
         self._lock_stem = str(path) if str(path) == ":memory:" else str(self.path.resolve())
+        # The file this process writes to, checked before each write: deleted or replaced
+        # under a running server, it took every write into the unlinked file and said "done".
+        self._identity = file_identity(self.path) if durable and str(path) != ":memory:" else None
         self._lock = threading.RLock()
         self._writer: int | None = None  # the thread in a write transaction, if any
         self._damaged: StoreError | None = None  # once seen, no more writes from this process
@@ -197,6 +201,12 @@ class SQLiteStore(SqlReads, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.DatabaseError as exc:
                 raise self._failed(exc) from exc
+            if self._identity is not None and file_identity(self.path) != self._identity:
+                self._conn.execute("ROLLBACK")
+                raise StoreError(
+                    f"the store {self.path} was deleted or replaced while this process had it "
+                    "open: nothing was written; open it again (restart the server)"
+                )
             self._writer = threading.get_ident()  # its reads see its own changes
             try:
                 yield self._conn
