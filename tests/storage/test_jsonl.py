@@ -1065,3 +1065,30 @@ def test_a_lock_file_deleted_while_a_client_has_it_open_still_excludes(tmp_path:
     taker.join(30)
     first.close()
     second.close()
+
+
+def test_a_store_folder_deleted_while_open_is_the_same_clear_error_until_it_is_back(
+    tmp_path: Path,
+) -> None:
+    """The first request after the folder was deleted said it could not open the lock file;
+    every later one failed with "Bad file descriptor" (the closed descriptor's number was kept
+    and locked again, possibly someone else's file by then), and restoring the folder did not
+    always help (audit)."""
+    from engram import Engram
+
+    folder = tmp_path / "store"
+    with Engram.open(f"jsonl://{folder}", embedding_model="none") as mem:
+        kept = mem.save("Saved before the folder went")
+        aside = tmp_path / "aside"
+        folder.rename(aside)
+        for _ in range(3):
+            with pytest.raises(StoreError, match=r"lock"):
+                mem.touch(kept.id)
+        aside.rename(folder)  # restored
+        assert mem.touch(kept.id).use_count == 1
+        mem.save("Saved once it was back")
+    with Engram.open(f"jsonl://{folder}", embedding_model="none") as mem:
+        assert sorted(m.content for m in mem.read_graph().memories) == [
+            "Saved before the folder went",
+            "Saved once it was back",
+        ]

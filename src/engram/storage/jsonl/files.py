@@ -43,27 +43,29 @@ class DirLock:
         self._fd = open_lock_file(path)
         self._pid = os.getpid()
         self._mode: str | None = None  # "shared" or "exclusive" while held
+        self._closed = False
 
     @contextmanager
     def hold(self, exclusive: bool) -> Iterator[None]:
         if self._pid != os.getpid() and self._fd >= 0:
             # A forked child shares the parent's open file, and with it the parent's locks:
             # neither excluded the other, and concurrent touches were lost (audit).
-            os.close(self._fd)
-            self._fd, self._pid, self._mode = open_lock_file(self._path), os.getpid(), None
+            self._pid, self._mode = os.getpid(), None
+            self._reopen()
         if self._mode == "exclusive" or (self._mode == "shared" and not exclusive):
             yield
             return
         if self._mode == "shared":
             raise RuntimeError("cannot upgrade a shared lock to an exclusive one")
+        if self._fd < 0 and not self._closed:  # the folder was gone last time: is it back?
+            self._reopen()
         lock(self._fd, exclusive)
         while not _still_named(self._fd, self._path):
             # The lock file was deleted (`git clean -X`, or by hand as "stale") or replaced
             # after we opened it: a lock on it no longer excludes a process that opens the
             # path anew, and two clients' concurrent touches were lost (audit).
             unlock(self._fd)
-            os.close(self._fd)
-            self._fd = open_lock_file(self._path)
+            self._reopen()
             lock(self._fd, exclusive)
         self._mode = "exclusive" if exclusive else "shared"
         try:
@@ -72,11 +74,21 @@ class DirLock:
             self._mode = None
             unlock(self._fd)
 
+    def _reopen(self) -> None:
+        """The lock file opened anew. Closed first, and forgotten before the open, which fails
+        while the store's folder is gone: the closed number was kept, and every later request
+        locked a descriptor that was no longer this file's ("Bad file descriptor", audit)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        self._fd = open_lock_file(self._path)
+
     @property
     def closed(self) -> bool:
-        return self._fd < 0
+        return self._closed
 
     def close(self) -> None:
+        self._closed = True
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
