@@ -35,6 +35,17 @@ def dashboard(tmp_path: Path) -> Iterator[tuple[str, Path, dict[str, Memory]]]:
     with Engram.open(str(db), embedding_model="none") as mem:
         tea = mem.save("Prefers green tea in the morning", tags=["drink"])
         other = mem.save("Atlas deploys on Fridays <b>not bold</b>", tags=["ops"])
+    port, proc = start_ui(tmp_path, db)
+    try:
+        wait_listening(port, proc)
+        yield f"http://127.0.0.1:{port}", db, {"tea": tea, "other": other}
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)
+
+
+def start_ui(tmp_path: Path, db: Path, **env: str) -> tuple[int, subprocess.Popen[str]]:
+    """`engram ui` on a free port, its own process, on the store `db`."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "engram.cli.main", "ui", "--port", str(port)],
@@ -46,17 +57,13 @@ def dashboard(tmp_path: Path) -> Iterator[tuple[str, Path, dict[str, Memory]]]:
             "XDG_CONFIG_HOME": str(tmp_path / "config"),
             "XDG_DATA_HOME": str(tmp_path / "data"),
             "PATH": "/usr/bin:/bin",
+            **env,
         },
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        wait_listening(port, proc)
-        yield f"http://127.0.0.1:{port}", db, {"tea": tea, "other": other}
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=15)
+    return port, proc
 
 
 def test_sign_in_search_open_and_touch_in_a_browser(
@@ -64,14 +71,16 @@ def test_sign_in_search_open_and_touch_in_a_browser(
 ) -> None:
     base, db, m = dashboard
     page, requested = browser_page
-    page.goto(f"{base}/ui/")
-    assert page.url == f"{base}/ui/login"  # not signed in: the sign-in page
+    asked = f"{base}/ui/memory/{m['tea'].id}"
+    page.goto(asked)
+    assert page.url.startswith(f"{base}/ui/login")  # not signed in: the sign-in page
     page.fill("#token", "not the token")
     page.click("input[type=submit]")
     assert "not the token" in page.inner_text("#error")
     page.fill("#token", TOKEN)
     page.click("input[type=submit]")
-    assert page.url == f"{base}/ui/"
+    assert page.url == asked  # back to the page asked for (it went to search, audit)
+    page.goto(f"{base}/ui/")
 
     page.fill("#q", "green tea")
     page.click("input[type=submit]")
@@ -110,7 +119,8 @@ def test_without_the_token_nothing_changes(dashboard: tuple[str, Path, dict[str,
     assert httpx2.post(target, timeout=10).status_code == 401
     for path in (f"memory/{m['other'].id}", "graph"):
         page = httpx2.get(f"{base}/ui/{path}", timeout=10)
-        assert page.status_code == 303 and page.headers["location"].endswith("/ui/login")
+        assert page.status_code == 303
+        assert page.headers["location"].startswith("/ui/login?next=")
     # A wrong token with a letter beyond ASCII is a wrong token, not a server error.
     wrong = httpx2.post(f"{base}/ui/login", data={"token": "sécret-é"}, timeout=10)
     assert wrong.status_code == 401 and "not the token" in wrong.text
@@ -317,3 +327,63 @@ def test_two_servers_on_one_machine_keep_their_own_sign_in(
     finally:
         other.terminate()
         other.communicate(timeout=15)
+
+
+def test_promoting_a_promoted_memory_says_nothing_was_done(tmp_path: Path) -> None:
+    """A second promote said "Done: promote." of a memory promoted already (audit)."""
+    db, vault = tmp_path / "ui.db", tmp_path / "vault"
+    vault.mkdir()
+    with Engram.open(str(db), embedding_model="none") as mem:
+        kept = mem.save("Atlas runs on PostgreSQL 16")
+    port, proc = start_ui(tmp_path, db, ENGRAM_VAULT_PATH=str(vault))
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    promote = f"http://127.0.0.1:{port}/ui/memory/{kept.id}/promote"
+    try:
+        wait_listening(port, proc)
+        first = httpx2.post(promote, headers=headers, timeout=30, follow_redirects=True)
+        assert "Done: promote." in first.text and "Nothing to do" not in first.text
+        again = httpx2.post(promote, headers=headers, timeout=30, follow_redirects=True)
+        assert "Done:" not in again.text
+        assert "Nothing to do: it is promoted already." in again.text
+        # and no link can say so of a memory the dashboard did not touch
+        spoof = httpx2.get(f"{promote.rsplit('/', 1)[0]}?done=unchanged", headers=headers)
+        assert "Nothing to do" not in spoof.text
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)
+
+
+def test_a_store_that_cannot_be_opened_is_said_at_start_and_is_a_503(tmp_path: Path) -> None:
+    """`engram ui` on a file that is not a SQLite store started in silence, and every page
+    answered 400, as if each request were at fault (audit)."""
+    db = tmp_path / "corrupt.db"
+    db.write_bytes(b"this is not a database, " * 100)
+    port, proc = start_ui(tmp_path, db)
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    try:
+        wait_listening(port, proc)
+        page = httpx2.get(f"http://127.0.0.1:{port}/ui/stats", headers=headers, timeout=30)
+        assert page.status_code == 503 and "corrupt.db" in page.text
+    finally:
+        proc.terminate()
+        _, stderr = proc.communicate(timeout=15)
+    assert "cannot open the store" in stderr and "corrupt.db" in stderr
+
+
+def test_a_sign_in_goes_back_only_to_a_page_of_the_dashboard(
+    dashboard: tuple[str, Path, dict[str, Memory]],
+) -> None:
+    base, _, _ = dashboard
+    sent = httpx2.get(f"{base}/ui/stats?x=1", timeout=10)
+    assert sent.status_code == 303
+    assert sent.headers["location"] == "/ui/login?next=%2Fui%2Fstats%3Fx%3D1"
+    for wanted, target in [
+        ("/ui/stats?x=1", "/ui/stats?x=1"),
+        ("//evil.example/ui/", "/ui/"),
+        ("https://evil.example/ui/", "/ui/"),
+        ("/ui/\\evil.example", "/ui/"),
+        ("/elsewhere", "/ui/"),
+        ("/ui/x\nSet-Cookie: a=b", "/ui/"),
+    ]:
+        signed = httpx2.post(f"{base}/ui/login", data={"token": TOKEN, "next": wanted}, timeout=10)
+        assert (signed.status_code, signed.headers["location"]) == (303, target), wanted

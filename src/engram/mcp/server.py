@@ -332,6 +332,9 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
     token, source = token_for(settings)
     listener = bound_socket(host, port)
     runtime = EngramRuntime(settings)
+    # The store opened (and the model loaded) at once: a store that cannot be opened is said
+    # at start, as `serve --http` says it, not only on every page.
+    runtime.warm_up()
     hosts = loopback_hosts(listener, host)
     app = with_dashboard(dashboard(runtime.app, token), to_dashboard, hosts)
     log.warning(

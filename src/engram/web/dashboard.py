@@ -16,7 +16,7 @@ from __future__ import annotations
 import hmac
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -32,7 +32,7 @@ from starlette.routing import Route
 
 from engram.app import App
 from engram.core.scoring import Policy, score_curve
-from engram.errors import EngramError, NotFoundError, StoreError
+from engram.errors import ConfigError, EngramError, NotFoundError, StoreError
 from engram.services.results import why_summary
 from engram.web.graph_page import graph_html
 
@@ -91,8 +91,9 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
     ) -> Callable[[Request], Any]:
         async def run(request: Request) -> Response:
             if not authorized(request):
-                if request.method == "GET":
-                    return RedirectResponse(f"{_base(request)}/login", status_code=303)
+                if request.method == "GET":  # back to this page once signed in
+                    asked = quote(_asked(request), safe="")
+                    return RedirectResponse(f"{_base(request)}/login?next={asked}", 303)
                 return page(request, "login.html", 401, error="Sign in first.")
             if request.method == "POST" and not _same_origin(request):
                 return page(request, "error.html", 403, message="Refused: another site.")
@@ -100,7 +101,9 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
                 response: Response = await handler(request)
             except NotFoundError as exc:
                 return page(request, "error.html", 404, message=str(exc))
-            except StoreError as exc:  # busy, locked, unreachable: no fault of the request's
+            except (StoreError, ConfigError) as exc:
+                # Busy, locked, unreachable, or a store that cannot be opened (not a SQLite
+                # file: it said 400, as if the request were at fault): the server's trouble.
                 return page(request, "error.html", 503, message=str(exc))
             except EngramError as exc:
                 return page(request, "error.html", 400, message=str(exc))
@@ -110,13 +113,14 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
 
     async def login(request: Request) -> Response:
         if request.method == "GET":
-            return page(request, "login.html")
+            return page(request, "login.html", next=_next(request, request.query_params))
         form = await _small_form(request)
         if isinstance(form, int):
             return page(request, "login.html", form, error="That is not a sign-in form.")
         given = form.get("token", "").strip()
         if not _same(given, token):
-            return page(request, "login.html", 401, error="That is not the token.")
+            wrong = "That is not the token."
+            return page(request, "login.html", 401, error=wrong, next=_next(request, form))
         now = time.monotonic()
         for sid in [sid for sid, until in sessions.items() if until <= now]:
             del sessions[sid]
@@ -124,7 +128,8 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             del sessions[min(sessions, key=sessions.__getitem__)]
         sid = secrets.token_urlsafe(32)
         sessions[sid] = now + SESSION_SECONDS
-        response = RedirectResponse(f"{_base(request)}/", status_code=303)
+        # The page asked for before signing in (it went to the search page whatever it was).
+        response = RedirectResponse(_next(request, form) or f"{_base(request)}/", status_code=303)
         response.set_cookie(
             cookie_name(request),
             sid,
@@ -173,6 +178,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             actions=ACTIONS,
             # Only what this dashboard just did: any action named in a link was shown done.
             done=done if done in ACTIONS and flashed(request, f"{done} {ident}") else None,
+            unchanged=done == "unchanged" and flashed(request, f"unchanged {ident}"),
         )
 
     async def action(request: Request) -> Response:
@@ -188,10 +194,14 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             "archive": lambda a: a.memories.archive([ident]),
             "delete": lambda a: _deleted(a, ident),
         }
-        await call(operations[name])
+        result = await call(operations[name])
         if name == "delete":
             mark = flash_mark(f"deleted {ident}")
             target = f"{_base(request)}/?deleted={quote(ident)}&flash={mark}"
+        elif name == "promote" and result.count == 0:
+            # Promoted already: it said "Done: promote." of nothing done (audit).
+            mark = flash_mark(f"unchanged {ident}")
+            target = f"{_base(request)}/memory/{quote(ident)}?done=unchanged&flash={mark}"
         else:
             mark = flash_mark(f"{name} {ident}")
             target = f"{_base(request)}/memory/{quote(ident)}?done={name}&flash={mark}"
@@ -254,6 +264,24 @@ def cookie_name(request: Request) -> str:
 def _base(request: Request) -> str:
     """Where the dashboard is mounted ("/ui"), for links and redirects."""
     return str(request.scope.get("root_path", "")).rstrip("/")
+
+
+def _asked(request: Request) -> str:
+    """The page a request asked for: its path and query."""
+    query = request.url.query
+    return request.url.path + (f"?{query}" if query else "")
+
+
+def _next(request: Request, fields: Mapping[str, str]) -> str | None:
+    """`next` of a sign-in, if it is a page of this dashboard: never another site ("//evil",
+    "https://…", "/\\evil"), nor a path outside it."""
+    wanted = fields.get("next", "")
+    inside = f"{_base(request)}/"
+    if len(wanted) > 2_000 or not wanted.startswith(inside) or wanted.startswith("//"):
+        return None
+    if "\\" in wanted or any(ord(c) < 0x21 or c == "\x7f" for c in wanted):
+        return None
+    return wanted
 
 
 def _same_origin(request: Request) -> bool:
