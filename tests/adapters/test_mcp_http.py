@@ -370,7 +370,8 @@ def test_the_dashboard_sits_beside_mcp_with_its_own_sign_in(
     url, _ = http_server
     base = url.removesuffix("/mcp")
     page = httpx2.get(f"{base}/ui/", timeout=10)
-    assert page.status_code == 303 and page.headers["location"].endswith("/ui/login")
+    assert page.status_code == 303
+    assert page.headers["location"].endswith("/ui/login?next=%2Fui%2F")
     assert httpx2.get(f"{base}/ui/login", timeout=10).status_code == 200
     headers = {"Authorization": f"Bearer {TOKEN}"}
     assert httpx2.get(f"{base}/ui/stats", headers=headers, timeout=10).status_code == 200
