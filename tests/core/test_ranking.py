@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engram.core.meaning import Calibration
 from engram.core.ranking import (
     REVIEW_MIN_RELEVANCE,
-    Calibration,
     Candidate,
     diversify,
     fuse_matches,

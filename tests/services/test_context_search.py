@@ -120,6 +120,33 @@ def test_paraphrases_are_found_and_nonsense_finds_nothing(mem: Engram) -> None:
         assert mem.search(nonsense) == [], nonsense
 
 
+def test_a_question_about_nothing_stored_finds_nothing_in_a_small_store(mem: Engram) -> None:
+    """In a store of six short personal facts every one of these found a memory "by meaning"
+    (z 2.2-3.5 for the query: "tell me a joke" -> the cat, "xyzzy plugh frobnicate" -> the
+    coffee): a short, generic memory is alike to many questions. Judged from the memory's side
+    too, none matches, while paraphrases of each fact still find it first."""
+    facts = {
+        "what pets do I have": "I have a cat named Miso",
+        "family visit": "My sister Ana is visiting in January",
+        "where am I based": "I live in Berlin",
+        "what do I like to drink": "My favourite drink is coffee",
+        "which database did we choose": "We decided to use MongoDB for Atlas",
+        "what languages am I studying": "I started learning Portuguese",
+    }
+    saved = {question: mem.save(fact).id for question, fact in facts.items()}
+    for question, ident in saved.items():
+        assert mem.search(question)[0].memory.id == ident, question
+    for off_topic in (
+        "how do I reverse a list in python?",
+        "what is the capital of Australia?",
+        "tell me a joke",
+        "xyzzy plugh frobnicate",
+        "lorem ipsum dolor sit amet",
+        "who won the 1998 world cup",
+    ):
+        assert mem.search(off_topic) == [], off_topic
+
+
 def test_a_question_in_another_script_finds_only_what_shares_its_words(mem: Engram) -> None:
     """Unrelated Russian texts were 0.5-0.7 alike to the model, which spells them letter by
     letter: a question about tomorrow's weather found every Russian memory by "meaning", and

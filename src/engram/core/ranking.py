@@ -1,21 +1,22 @@
 """How search results are ordered: relevance decides what matches, decay re-ranks.
 
 text      = bm25 / best bm25 of the query                         ∈ [0, 1]
-z         = (cosine − μ_q) / σ_q                                  (see `Calibration`)
+z         = (cosine − μ_q) / σ_q                      (see `engram.core.meaning`)
 semantic  = (z − z_min) / (best z − z_min)  for z ≥ z_min, else 0  ∈ [0, 1]
 direct    = (1 − s) · text + s · semantic                         (see `fuse_matches`)
 relevance = direct + c · max over linked items of (link strength · their direct relevance)
 rank      = relevance / best relevance · ((1 − w) + w · min(score, 1))
 
 A memory matches if it shares a query word, if its meaning stands clearly above what unrelated
-text looks like for this query (z ≥ z_min), or if it sits next to a match in its episode or is
-related to one (`spread`). `score` is the decay score; `s`, `c`, `w` and `z_min` are the settings
-`search_semantic_weight`, `search_context_weight`, `search_decay_weight` and
-`search_semantic_min_z`. Decay can move a result by at most the factor (1 − w), so a clearly
-better match is never pushed out by a fresher weak one. The top of the list is then diversified
-(maximal marginal relevance, `diversify`) so that near-copies of one memory do not crowd out
-other evidence, and review candidates (memories in the danger zone that match the query well)
-take a share of the slots. docs/search.md shows how the defaults were chosen.
+text looks like for this query (z ≥ z_min) and for the memory itself, or if it sits next to a
+match in its episode or is related to one (`spread`). `score` is the decay score; `s`, `c`, `w`
+and `z_min` are the settings `search_semantic_weight`, `search_context_weight`,
+`search_decay_weight` and `search_semantic_min_z`. Decay can move a result by at most the factor
+(1 − w), so a clearly better match is never pushed out by a fresher weak one. The top of the
+list is then diversified (maximal marginal relevance, `diversify`) so that near-copies of one
+memory do not crowd out other evidence, and review candidates (memories in the danger zone that
+match the query well) take a share of the slots. docs/search.md shows how the defaults were
+chosen.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict
 
+from engram.core.meaning import Calibration
 from engram.core.models import Memory
 
 Reason = Literal["match", "review"]
@@ -123,24 +125,6 @@ class Candidate(NamedTuple):
     context: float | None = None
     expansion: float | None = None
     day: str | None = None
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """How similar unrelated text is to one query: the mean and spread of the query's cosine
-    similarity with reference sentences (`engram.embeddings.background`). A cosine becomes a
-    z-score against them, comparable across queries."""
-
-    mean: float
-    spread: float
-
-    @classmethod
-    def of(cls, background_cosines: NDArray[np.float32]) -> Calibration:
-        values = np.asarray(background_cosines, dtype=np.float64)
-        return cls(float(values.mean()), max(float(values.std()), 1e-6))
-
-    def z(self, cosine: float) -> float:
-        return (cosine - self.mean) / self.spread
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,9 @@ from engram.core.dates import (
     only_dates,
 )
 from engram.core.expansion import expansion_terms, feedback_words
+from engram.core.meaning import Calibration, Probe, meaning_matches
 from engram.core.models import Status
 from engram.core.ranking import (
-    Calibration,
     Candidate,
     Fused,
     SearchHit,
@@ -115,10 +115,12 @@ class SearchService:
         loading = text is not None and not by_meaning and self.ctx.embedder is not None
         note = MODEL_LOADING if loading else None
         pool = max(self.ctx.settings.search_candidates, limit * 4)
+        # Whole-text vectors read while matching, so that diversifying does not read them again.
+        seen: dict[str, NDArray[np.float32]] = {}
 
         def find() -> tuple[list[tuple[Stub, Candidate]], bool]:
             if text:
-                return self._match(text, where, limit, pool, by_meaning)
+                return self._match(text, where, limit, pool, by_meaning, seen)
             # The most durable and the most recently used (`Store.browse`), ranked by their score
             # now; a floor widens the browse too (min_score 0.5 found nothing where one memory
             # scored 1.0 behind 250 strong old ones).
@@ -154,7 +156,7 @@ class SearchService:
             # lists by score (a weak fading memory was put among the first).
             review_ratio=settings.review_blend_ratio if text else 0.0,
             diversity=settings.search_diversity,
-            vectors=self._diversity_vectors(candidates, limit) if text else None,
+            vectors=self._diversity_vectors(candidates, limit, seen) if text else None,
         )
         memories = {m.id: m for m in self.ctx.store.get_many([r.id for r in ranked])}
         return [
@@ -191,9 +193,16 @@ class SearchService:
         self.ctx.warm_up.start(self.warm_up)
 
     def _match(
-        self, text: str, where: Filter, limit: int, pool: int, by_meaning: bool = True
+        self,
+        text: str,
+        where: Filter,
+        limit: int,
+        pool: int,
+        by_meaning: bool,
+        seen: dict[str, NDArray[np.float32]],
     ) -> tuple[list[tuple[Stub, Candidate]], bool]:
-        """The candidates, and whether the text matches filled the pool (there may be more)."""
+        """The candidates, and whether the text matches filled the pool (there may be more);
+        the whole-text vectors it read are added to `seen`."""
         settings = self.ctx.settings
         # A query of dates alone is searched by its days (`_saved_on`), not by its digits.
         terms = [] if only_dates(text) else query_terms(text)
@@ -201,7 +210,7 @@ class SearchService:
         # Meaning (the query's embedding, the vector index) is searched on another core while
         # the text index is searched on this one (docs/performance.md, "Searching on two cores").
         by_vector = (
-            self.ctx.ahead(lambda: self._neighbours(text, where, k))
+            self.ctx.ahead(lambda: self._neighbours(text, where, k, seen))
             if by_meaning and self._searches_meaning()
             else None
         )
@@ -354,48 +363,66 @@ class SearchService:
         return {s.id: s for s in self.ctx.store.stubs(ids, where)} if ids else {}
 
     def _diversity_vectors(
-        self, candidates: Sequence[Candidate], limit: int
+        self, candidates: Sequence[Candidate], limit: int, seen: dict[str, NDArray[np.float32]]
     ) -> dict[str, NDArray[np.float32]] | None:
         embedder = self.ctx.embedder
         if self.ctx.settings.search_diversity <= 0 or embedder is None or self.ctx.semantic is None:
             return None
-        top = sorted(candidates, key=lambda c: -c.relevance)[: 4 * limit]
-        return self.ctx.store.get_vectors([c.id for c in top], embedder.model_id)
+        top = [c.id for c in sorted(candidates, key=lambda c: -c.relevance)[: 4 * limit]]
+        found = {i: seen[i] for i in top if i in seen}
+        missing = [i for i in top if i not in found]
+        return found | (self.ctx.store.get_vectors(missing, embedder.model_id) if missing else {})
 
     def _searches_meaning(self) -> bool:
         return self.ctx.semantic is not None
 
     def _neighbours(
-        self, text: str, where: Filter, k: int
+        self, text: str, where: Filter, k: int, seen: dict[str, NDArray[np.float32]]
     ) -> tuple[list[Stub], Calibration | None, dict[str, float]]:
         """Vector neighbours of the query (their relevance a cosine), what unrelated text looks
-        like for it, and each neighbour's z: against the query, or against one sentence of a
-        query of several, less SENTENCE_PROBE_SHRINK, whichever is higher."""
-        if not self._searches_meaning():
+        like for it, and each neighbour's z (`engram.core.meaning`): against the query, or
+        against one sentence of a query of several less SENTENCE_PROBE_SHRINK, whichever is
+        higher. Neighbours whose meaning does not stand out for themselves are left out."""
+        embedder = self.ctx.embedder
+        if not self._searches_meaning() or embedder is None:
             return [], None, {}
         sentences = probe_sentences(text)
-        vector, *probes = self.ctx.text_vectors([text, *sentences])
+        vector, *others = self.ctx.text_vectors([text, *sentences])
         # A query mostly in a script the model cannot read may still hold a sentence it can
         # (Amharic, then "By the way, we adopted a puppy"): that sentence is searched all the
         # same.
-        base = vector if vector is not None else next((p for p in probes if p is not None), None)
+        base = vector if vector is not None else next((p for p in others if p is not None), None)
         calibration = self.calibration(base) if base is not None else None
         if base is None or calibration is None:
             return [], None, {}
+        probes = [Probe(vector, calibration, 0.0)] if vector is not None else []
+        for other in others:
+            other_calibration = self.calibration(other) if other is not None else None
+            if other is not None and other_calibration is not None:
+                probes.append(Probe(other, other_calibration, SENTENCE_PROBE_SHRINK))
         self.ctx.vectors_ready()
         found: dict[str, Stub] = {}
         z: dict[str, float] = {}
-        if vector is not None:
-            found = {s.id: s for s in self.ctx.store.vector_search(vector, where, k)}
-            z = {ident: calibration.z(s.relevance) for ident, s in found.items()}
         for probe in probes:
-            probe_calibration = self.calibration(probe) if probe is not None else None
-            if probe is None or probe_calibration is None:
-                continue
-            for s in self.ctx.store.vector_search(probe, where, k):
-                score = probe_calibration.z(s.relevance) - SENTENCE_PROBE_SHRINK
-                if score > z.get(s.id, -np.inf):
-                    z[s.id], found[s.id] = score, s  # its cosine: with that sentence
+            for stub in self.ctx.store.vector_search(probe.vector, where, k):
+                score = probe.calibration.z(stub.relevance) - probe.shrink
+                if score > z.get(stub.id, -np.inf):
+                    z[stub.id], found[stub.id] = score, stub  # its cosine: with that probe
+        # Those above the floor for the query are judged from their own side too, on their
+        # stored vectors (`engram.core.meaning`); the others cannot match by meaning anyway.
+        min_z = self.ctx.settings.search_semantic_min_z
+        passing = [i for i, score in z.items() if score >= min_z]
+        if passing:
+            rows = self.ctx.store.get_vectors(passing, embedder.model_id, passages=True)
+            seen.update((ident, matrix[0]) for ident, matrix in rows.items())
+            matches = meaning_matches(rows, probes, background_vectors(embedder), min_z)
+            for ident in passing:
+                match = matches.get(ident)
+                if match is None:
+                    del z[ident], found[ident]
+                else:
+                    z[ident] = match.z
+                    found[ident] = found[ident]._replace(relevance=match.cosine)
         return list(found.values()), calibration, z
 
     def calibration(self, vector: NDArray[np.float32]) -> Calibration | None:

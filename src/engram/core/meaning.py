@@ -1,0 +1,105 @@
+"""When a cosine similarity means "this memory is about the query": judged against unrelated
+text, from both sides.
+
+A raw cosine means different things for different texts. MiniLM gives a short, generic query
+0.2–0.3 with almost anything, while a specific one stays near 0 with unrelated text and reaches
+0.3 only with a paraphrase; so each query is compared with everyday reference sentences on
+unrelated topics, and a memory's cosine becomes a z-score against them (`Calibration`).
+
+The same holds for the memory: a short, generic memory ("I have a cat named Miso") is 0.2–0.3
+alike to many unrelated questions. Judged from the query's side only, "what's my dentist's phone
+number?" found it at z 2.2 in a store of six memories, where nothing answers. So each of a
+memory's vectors is compared with the same reference sentences too, and a pair (query, memory
+vector) counts only if its cosine stands the floor's number of spreads above unrelated text for
+the memory as well. The query's z still orders the matches (docs/search.md, section 1b).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+K = TypeVar("K", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """How similar unrelated text is to one text: the mean and spread of its cosine similarity
+    with the reference sentences (`engram.embeddings.background`). A cosine becomes a z-score
+    against them, comparable across queries."""
+
+    mean: float
+    spread: float
+
+    @classmethod
+    def of(cls, background_cosines: NDArray[np.float32]) -> Calibration:
+        values = np.asarray(background_cosines, dtype=np.float64)
+        return cls(float(values.mean()), max(float(values.std()), 1e-6))
+
+    def z(self, cosine: float) -> float:
+        return (cosine - self.mean) / self.spread
+
+
+class Probe(NamedTuple):
+    """A vector searched by meaning: the query's, or one sentence of a query of several."""
+
+    vector: NDArray[np.float32]
+    calibration: Calibration
+    shrink: float  # subtracted from its z: the best of several probes is high by chance more often
+
+
+class MeaningMatch(NamedTuple):
+    z: float  # against the probe's calibration, less its shrink
+    cosine: float  # of the pair that gave it
+
+
+def meaning_matches(
+    rows: Mapping[K, NDArray[np.float32]],
+    probes: Sequence[Probe],
+    background: NDArray[np.float32],
+    min_z: float,
+) -> dict[K, MeaningMatch]:
+    """Each memory's best z over its vectors (`rows`: 2-D, the whole text's and its passages')
+    and the probes, counting only the pairs whose z is at least `min_z` and whose cosine is
+    also at least `min_z` spreads above the vector's own similarities with the reference
+    sentences (`background`). Memories with no such pair are left out: they do not match by
+    meaning."""
+    keys = [key for key, matrix in rows.items() if len(matrix)]
+    if not keys or not probes:
+        return {}
+    stacked = np.concatenate([rows[key] for key in keys]).astype(np.float32, copy=False)
+    counts = np.array([len(rows[key]) for key in keys])
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    queries = np.stack([p.vector for p in probes]).astype(np.float32)
+    means = np.array([p.calibration.mean for p in probes])
+    spreads = np.array([p.calibration.spread for p in probes])
+    shrinks = np.array([p.shrink for p in probes])
+
+    cosines = (stacked @ queries.T).astype(np.float64)  # vectors × probes
+    z = (cosines - means) / spreads - shrinks
+    # Only vectors above the floor for some probe can match: they alone are compared with the
+    # reference sentences (the costly part, 157 dot products each).
+    judged = np.flatnonzero((z >= min_z).any(axis=1))
+    to_background = (stacked[judged] @ background.T).astype(np.float64)
+    own_mean = to_background.mean(axis=1, keepdims=True)
+    own_spread = np.maximum(to_background.std(axis=1, keepdims=True), 1e-6)
+    stands_out = np.zeros(z.shape, dtype=bool)
+    stands_out[judged] = (cosines[judged] - own_mean) / own_spread >= min_z
+    z = np.where(stands_out & (z >= min_z), z, -np.inf)
+
+    best_probe = z.argmax(axis=1)
+    per_vector = z[np.arange(len(z)), best_probe]
+    # Each memory's best vector: sorted by memory, then best first, its first is its best.
+    owner = np.repeat(np.arange(len(keys)), counts)
+    best_row = np.lexsort((-per_vector, owner))[starts]
+    best_z = per_vector[best_row]
+    best_cosine = cosines[best_row, best_probe[best_row]]
+    return {
+        key: MeaningMatch(float(zk), float(cos))
+        for key, zk, cos in zip(keys, best_z, best_cosine, strict=True)
+        if np.isfinite(zk)
+    }

@@ -1,0 +1,29 @@
+"""bench/abstention.py runs from a fresh clone (it needs no data beside the repository) and
+reports both kinds of question; what it measures is tracked there, not asserted here."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_abstention_benchmark_reports_both_kinds_of_question(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "TMPDIR": str(tmp_path)}
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "abstention.py"), "--set", "search_diversity=0"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    counts = re.findall(r"^\| (?:paraphrase|off-topic)[^|]*\| (\d+) \| (\d+) \|$", run.stdout, re.M)
+    assert [int(n) for n, _ in counts] == [16, 20], run.stdout
+    assert all(0 <= int(right) <= int(n) for n, right in counts)
+    assert not list(tmp_path.rglob("abstention.db*"))  # its store is removed
