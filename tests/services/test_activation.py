@@ -84,9 +84,9 @@ def test_what_the_analysis_returns_fits_the_tools_it_feeds(mem: Engram) -> None:
     assert save.should_save and len(save.entities) == 50
     mem.save(save.content or "", entities=save.entities)  # accepted
 
-    vague = mem.analyze_for_recall("What did we decide last week?")
+    vague = mem.analyze_for_recall("What did we decide this month?")
     assert vague.should_search and vague.query == "" and vague.queries == []
-    assert vague.window_days == 11
+    assert vague.window_days == 31
 
 
 def test_remember_alone_is_nothing_to_save(mem: Engram) -> None:

@@ -141,6 +141,64 @@ def test_a_recall_request_naming_a_day_finds_what_was_saved_on_it(
             assert hits[0].memory.id == lunch.id and hits[0].why.day == day.date().isoformat()
 
 
+def test_a_query_of_dates_alone_finds_the_days_memories_not_others_about_dates(
+    store_url: str, clock: FixedClock
+) -> None:
+    """`analyze_for_recall` turns "what did I tell you 3 days ago?" into the day written out;
+    searched by meaning too, that query found a memory about another date first, above the
+    day's own memories (audit)."""
+    with Engram.open(store_url, clock=clock) as mem:
+        day = clock.now - timedelta(days=3)
+        on_the_day = mem.save_many(
+            [
+                Draft(content="I moved to Lisbon", created_at=day),
+                Draft(content="I prefer tea now", created_at=day),
+            ]
+        )
+        mem.save_many(
+            [
+                Draft(
+                    content="We postponed the Atlas launch to April 14",
+                    created_at=clock.now - timedelta(days=1),
+                )
+            ]
+        )
+        hits = mem.search(f"{day.day} {day:%B %Y}", window_days=4)
+        assert {h.memory.id for h in hits} == {m.id for m in on_the_day}
+
+
+def test_a_recall_request_naming_only_last_week_finds_last_weeks_memories_first(
+    store_url: str, clock: FixedClock
+) -> None:
+    """ "What did we decide last week?" gave no query and an 11-day window: the search listed
+    this week's freshest memories, last week's behind them (audit). It gives last week's days
+    now, and the search lifts what was saved on them."""
+    with Engram.open(store_url, clock=clock) as mem:
+        analysis = mem.analyze_for_recall("What did we decide last week?")
+        today = clock.now.date()
+        monday = today - timedelta(days=today.weekday() + 7)
+        assert analysis.query == " ".join(
+            f"{d.day} {d:%B %Y}" for d in (monday + timedelta(days=i) for i in range(7))
+        )
+        assert analysis.window_days == (today - monday).days + 1
+        (decision,) = mem.save_many(
+            [
+                Draft(
+                    content="We decided to drop the GraphQL gateway",
+                    created_at=clock.now - timedelta(days=today.weekday() + 5),
+                )
+            ]
+        )
+        mem.save_many(
+            [
+                Draft(content=f"Todo item {i}", created_at=clock.now - timedelta(hours=i))
+                for i in range(12)
+            ]
+        )
+        hits = mem.search(analysis.query, window_days=analysis.window_days)
+        assert hits[0].memory.id == decision.id
+
+
 def test_a_query_naming_many_days_reads_a_bounded_number_of_them(
     store_url: str, clock: FixedClock
 ) -> None:

@@ -514,8 +514,8 @@ _UNIT_DAYS = {"day": 1, "week": 7, "month": 31, "year": 366}
 def recall_query(message: str, today: date | None = None) -> str:
     """A search query for a recall request: the message without the asking and without when
     (that is `recall_window`), its content words. Empty when it names nothing to look for
-    ("What did we decide last week?"): a search without words then lists what was used in
-    that window; the asking words ("decide last week") would match anything saying "last".
+    ("What did we decide this month?"): a search without words then lists what was used in
+    that window; the asking words ("decide this month") would match anything saying "this".
     The days the message names, given `today`, end the query written out in full ("5 May
     2026"), which search always reads as days and lifts what was saved on them
     (`engram.core.dates`): as loose words ("may 5" without its "on", "3 days ago" dropped
@@ -532,9 +532,11 @@ def recall_query(message: str, today: date | None = None) -> str:
     # searched "what it was", and "it" narrowed the window to memories saying "it".
     found = dict.fromkeys(words(text))
     kept = [t for t in found if t not in _RECALL_NOISE and t not in STOPWORDS]
-    # Not the seven days of "last week": with words to look for, their digits would match
-    # any memory holding a 28 (`recall_window` narrows to that week instead).
-    named = () if today is None else named_days(message, today, weeks=False)
+    # The seven days of "last week" only when there is nothing else to look for: with words,
+    # their digits would match any memory holding a 28 (`recall_window` narrows to that week
+    # instead); without, a search of no words lists the window's freshest memories, this
+    # week's before last week's.
+    named = () if today is None else named_days(message, today, weeks=not kept)
     days = dates if today is None else [written_day(d) for d in named]
     return " ".join([*kept, *days])
 

@@ -204,14 +204,17 @@ class SearchService:
         """The candidates, and whether the text matches filled the pool (there may be more);
         the whole-text vectors it read are added to `seen`."""
         settings = self.ctx.settings
-        # A query of dates alone is searched by its days (`_saved_on`), not by its digits.
-        terms = [] if only_dates(text) else query_terms(text)
+        # A query of dates alone is searched by its days (`_saved_on`), not by its digits nor
+        # by its meaning: "30 November 2026" found "launch moved to April 14" first, by meaning,
+        # above what was saved that day.
+        dates_only = only_dates(text)
+        terms = [] if dates_only else query_terms(text)
         k = max(settings.search_vector_candidates, limit)
         # Meaning (the query's embedding, the vector index) is searched on another core while
         # the text index is searched on this one (docs/performance.md, "Searching on two cores").
         by_vector = (
             self.ctx.ahead(lambda: self._neighbours(text, where, k, seen))
-            if by_meaning and self._searches_meaning()
+            if by_meaning and not dates_only and self._searches_meaning()
             else None
         )
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
