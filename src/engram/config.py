@@ -132,8 +132,9 @@ class Settings(BaseSettings):
 
     # What a save does with a repeat of a stored memory (docs/consolidation.md)
     save_duplicates: Literal["merge", "reinforce", "keep"] = "merge"
-    # A save reports stored memories at least this similar in meaning (0 turns it off)
-    save_similar_threshold: float = Field(default=0.9, ge=0, le=1)
+    # A save reports stored memories at least this similar in meaning (0 turns it off):
+    # paraphrases of one fact score 0.74-0.89 (docs/consolidation.md, "Repeats at save time")
+    save_similar_threshold: float = Field(default=0.8, ge=0, le=1)
     # Names found in a saved memory's text join its entities; its strength, unless given, comes
     # from the words that mark importance (docs/activation.md)
     enrich_on_save: bool = True

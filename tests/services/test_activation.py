@@ -117,6 +117,19 @@ def test_a_save_reports_memories_that_say_nearly_the_same(mem: Engram, store_url
         assert quiet.save_result(Draft("The Lisbon flight leaves at 9am Friday")).similar == []
 
 
+def test_a_fact_saved_again_in_other_words_is_reported(mem: Engram) -> None:
+    """Paraphrases of one fact score cosine 0.74-0.89: at the old 0.9 none was reported, and an
+    assistant saving the fact again each session kept three copies (audit)."""
+    first = mem.save("My daughter Mia is allergic to peanuts")
+    other = mem.save("Our standup is at 9:30 every morning")
+    mem.flush()
+    again = mem.save_result(Draft("Mia (my daughter) has a peanut allergy"))
+    assert [s.id for s in again.similar] == [first.id]
+    mem.flush()
+    third = mem.save_result(Draft("Standup happens daily at 9:30am"))
+    assert [s.id for s in third.similar] == [other.id]
+
+
 def test_a_saved_memory_is_never_reported_similar_to_itself(store_url: str) -> None:
     """With vectors stored inside the save (no background worker), the new memory's own vector
     is in the index when the similar report looks: it must not list itself."""

@@ -52,10 +52,11 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             "form an episode (filled in automatically), so a later search also reaches what was "
             "saved next to a match. Saving a memory that is already stored (the same words, any "
             "case or punctuation) does not make a copy: the stored one takes the new tags and "
-            "counts a use (action 'merged', duplicate_of its id); stored memories that say nearly "
-            "the same in other words are listed in `similar` (update one instead of keeping "
-            "both). Names in the text are added as entities, and without a strength the "
-            "wording sets one ('important', 'always'…). Returns the memory and what was done."
+            "counts a use (action 'merged', duplicate_of its id); stored memories close to it in "
+            "meaning (the same fact in other words, or an older version of it) are listed in "
+            "`similar`: check them, and update one instead of keeping both. Names in the text "
+            "are added as entities, and without a strength the wording sets one ('important', "
+            "'always'…). Returns the memory and what was done."
         ),
         annotations=hints.ADD,
     )
