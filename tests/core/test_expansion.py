@@ -20,11 +20,15 @@ def test_each_match_shares_out_its_weight_over_its_words() -> None:
     assert {w.word: w.matches for w in found} == {"cello": 1, "orchestra": 2, "tickets": 1}
 
 
-def test_query_words_function_words_and_short_words_are_not_candidates() -> None:
+def test_query_words_function_words_fillers_and_short_words_are_not_candidates() -> None:
+    """Fillers of speech ("yes", "actually", "now") are rare in a small store, so expansion
+    chose them and found anything said in passing (audit)."""
     found = feedback_words(
-        [("Kate: yes, she plays the cello in an orchestra, ok?", 1.0)], exclude={"kate"}, most=10
+        [("Kate: yes, she actually plays the cello in an orchestra now, ok?", 1.0)],
+        exclude={"kate"},
+        most=10,
     )
-    assert [w.word for w in found] == ["cello", "orchestra", "plays", "yes"]  # ties: by name
+    assert [w.word for w in found] == ["cello", "orchestra", "plays"]  # ties: by name
 
 
 def test_only_the_weightiest_candidates_are_kept_and_weightless_matches_add_nothing() -> None:

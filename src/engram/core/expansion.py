@@ -21,6 +21,14 @@ from typing import NamedTuple
 from engram.core.text import STOPWORDS, words
 
 MIN_LETTERS = 3  # shorter words ("ok", "lol", "yo") say nothing about a topic
+# Nor do fillers of speech and vague words, beyond the query's stopwords: in a small store they
+# are rare enough to be chosen ("now", "actually"), and searching them finds anything said in
+# passing (docs/search.md, section 1c).
+FILLERS = frozenset(
+    """actually anyway anything everything guess i'm it's kind like lot lots maybe nothing now
+    okay pretty quite really something stuff sure thank thanks that's thing things well what's
+    wow yeah yes you're""".split()
+)
 
 
 class FeedbackWord(NamedTuple):
@@ -34,14 +42,17 @@ def feedback_words(
 ) -> list[FeedbackWord]:
     """The `most` words weighing most in the matches' texts, given as (text, weight): each
     text shares out its weight over its words (a word said twice counts twice), function words,
-    short words and `exclude` (the query's own words) left out. Best first."""
+    fillers, short words and `exclude` (the query's own words) left out. Best first."""
     weights: dict[str, float] = {}
     seen_in: dict[str, int] = {}
     for text, weight in matches:
         kept = [
             w
             for w in words(text)
-            if len(w) >= MIN_LETTERS and w not in STOPWORDS and w not in exclude
+            if len(w) >= MIN_LETTERS
+            and w not in STOPWORDS
+            and w not in FILLERS
+            and w not in exclude
         ]
         if not kept or weight <= 0:
             continue
