@@ -14,10 +14,9 @@ from engram.core.intent import (
     classify,
     importance,
     memory_content,
-    recall_query,
-    recall_window,
 )
 from engram.core.models import MAX_STRENGTH
+from engram.core.recall import recall_query, recall_window
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "activation"
 CLASSES = ("save", "recall", "reinforce", "none")
@@ -36,20 +35,35 @@ def test_the_message_set_is_large_and_varied() -> None:
     assert sum(labels.values()) >= 150 and all(labels[c] >= 30 for c in CLASSES)
 
 
-def test_intent_precision_and_recall_are_at_least_085_per_class() -> None:
+def precision_and_recall(name: str) -> dict[str, tuple[float, float]]:
     tp: Counter[str] = Counter()
     fp: Counter[str] = Counter()
     fn: Counter[str] = Counter()
-    for label, text in rows("messages.tsv"):
+    for label, text in rows(name):
         got = classify(text).intent
         if got == label:
             tp[label] += 1
         else:
             fp[got] += 1
             fn[label] += 1
+    return {
+        c: (tp[c] / max(tp[c] + fp[c], 1), tp[c] / max(tp[c] + fn[c], 1))
+        for c in {*tp, *fp, *fn}
+    }
+
+
+def test_intent_precision_and_recall_are_at_least_085_per_class() -> None:
+    found = precision_and_recall("messages.tsv")
     for c in CLASSES:
-        assert tp[c] / (tp[c] + fp[c]) >= 0.85, c
-        assert tp[c] / (tp[c] + fn[c]) >= 0.85, c
+        assert min(found[c]) >= 0.85, (c, found[c])
+
+
+def test_on_messages_the_rules_were_not_tuned_on_every_class_keeps_060() -> None:
+    """A guard, not a target: the held-out messages are never used to change the rules, so
+    they show how the rules do on new phrasings (docs/activation.md has the numbers)."""
+    found = precision_and_recall("messages-heldout.tsv")
+    for c in ("save", "recall", "none"):
+        assert min(found[c]) >= 0.6, (c, found[c])
 
 
 @pytest.mark.parametrize("name", ["entities.tsv", "entities-heldout.tsv"])

@@ -13,9 +13,8 @@ from engram.core.intent import (
     importance,
     memory_content,
     memory_words,
-    recall_query,
-    recall_window,
 )
+from engram.core.recall import recall_query, recall_window
 from engram.core.text import query_terms
 from engram.services import validation as check
 from engram.services.context import Context

@@ -1,0 +1,104 @@
+"""A recall request turned into a search: what to look for (`recall_query`) and how many days
+back (`recall_window`). Whether a message is a recall request at all is `engram.core.intent`'s
+call.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import date
+
+from engram.core.dates import (
+    named_days,
+    relative_days,
+    without_relative_days,
+    written_dates,
+    written_day,
+)
+from engram.core.intent import plain
+from engram.core.text import STOPWORDS, words
+
+_RECALL_LEAD = re.compile(
+    r"^\W*(?:(?:can|could|would|do|did) you (?:still )?(?:remember|recall|remind me(?: of)?)|"
+    r"remind me(?: of| about| what| how| when| where| which| who)?|recall|look up|"
+    r"tell me what you (?:remember|know) about|what do you (?:know|remember) about|"
+    r"what (?:did|have) (?:i|we) (?:say|said|tell you|told you|decide|agree|discuss)"
+    r"(?: about| on| for)?|"
+    r"any idea)\b[,:]?\s*",
+    re.IGNORECASE,
+)
+
+
+_WINDOWS = (
+    (re.compile(r"\b(?:today|this morning)\b", re.I), 1),
+    (re.compile(r"\byesterday\b", re.I), 2),
+    (re.compile(r"\b(?:last|this|past) week\b|\bfew days ago\b", re.I), 7),
+    (re.compile(r"\b(?:last|this|past) month\b", re.I), 31),
+    (re.compile(r"\b(?:last|this|past) year\b", re.I), 366),
+)
+
+
+# "3 days ago", "in the last 2 weeks", "the past 6 months": N units back.
+_COUNTED_WINDOW = re.compile(
+    # The whole number ("1.5 days ago" read as 5 days, "1,000 days ago" as 1 day).
+    r"\b(?:(?:in )?the )?(?:(?:last|past) (?<![\d.,])(\d{1,4}(?:\.\d{1,2})?) "
+    r"(day|week|month|year)s?|(?<![\d.,])(\d{1,4}(?:\.\d{1,2})?) (day|week|month|year)s? ago)\b",
+    re.I,
+)
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 31, "year": 366}
+
+
+def recall_query(message: str, today: date | None = None) -> str:
+    """A search query for a recall request: the message without the asking and without when
+    (that is `recall_window`), its content words. Empty when it names nothing to look for
+    ("What did we decide this month?"): a search without words then lists what was used in
+    that window; the asking words ("decide this month") would match anything saying "this".
+    The days the message names, given `today`, end the query written out in full ("5 May
+    2026"), which search always reads as days and lifts what was saved on them
+    (`engram.core.dates`): as loose words ("may 5" without its "on", "3 days ago" dropped
+    for the window) they named none."""
+    dates = written_dates(message)
+    text = without_relative_days(message)  # `recall_window` has them
+    for written in dates:
+        text = text.replace(written, " ")
+    text = _RECALL_LEAD.sub("", plain(text), count=1)
+    text = _COUNTED_WINDOW.sub(" ", text)
+    for pattern, _ in _WINDOWS:
+        text = pattern.sub(" ", text)
+    # Function words too, even when nothing else is left: "Do you remember what it was?"
+    # searched "what it was", and "it" narrowed the window to memories saying "it".
+    found = dict.fromkeys(words(text))
+    kept = [t for t in found if t not in _RECALL_NOISE and t not in STOPWORDS]
+    # The seven days of "last week" only when there is nothing else to look for: with words,
+    # their digits would match any memory holding a 28 (`recall_window` narrows to that week
+    # instead); without, a search of no words lists the window's freshest memories, this
+    # week's before last week's.
+    named = () if today is None else named_days(message, today, weeks=not kept)
+    days = dates if today is None else [written_day(d) for d in named]
+    return " ".join([*kept, *days])
+
+
+_RECALL_NOISE = frozenset(
+    """again remember recall remind said say told tell mentioned mention decided decide agreed
+    agree discussed discuss know ever before last time what's who's where's when's how's that's
+    it's am i'm""".split()
+)
+
+
+def recall_window(message: str, today: date) -> int | None:
+    """Days back a recall request points to, if it says: to the start of the earliest day it
+    names by counting back ("3 days ago" → 4: a memory saved three days and nine hours ago is
+    in; "last week" → back to last week's Monday), else by its span ("this month" → 31)."""
+    counted_back = relative_days(message, today)
+    if counted_back:
+        return (today - min(counted_back)).days + 1
+    counted = _COUNTED_WINDOW.search(message)
+    if counted is not None:
+        number = counted.group(1) or counted.group(3)
+        unit = (counted.group(2) or counted.group(4)).lower()
+        return max(1, math.ceil(float(number) * _UNIT_DAYS[unit]))
+    for pattern, days in _WINDOWS:
+        if pattern.search(message):
+            return days
+    return None
