@@ -4,6 +4,8 @@
     python bench/retrieval.py --data ../shared/data/realtalk --data ../shared/data/madial-bench-en
     python bench/retrieval.py --data PATH --set search_context_weight=0   # any setting
     python bench/retrieval.py --data PATH --saved-now   # every turn saved "now": no decay gap
+    python bench/retrieval.py --data PATH --ask-after 180   # asked half a year after the chat
+    python bench/retrieval.py --data PATH --time-scale 12   # the chat spread over 12x the time
     python bench/retrieval.py --data PATH --postgres    # the same stores, copied to PostgreSQL
 
 One fresh SQLite store per conversation; every turn is saved with `Engram.save_many` at its own
@@ -32,6 +34,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -55,8 +58,17 @@ BM25_ONLY: dict[str, Any] = {
 }
 
 
-def store_path(workdir: Path, conv: Conversation) -> Path:
-    return workdir / f"{conv.name}.db"
+def store_path(workdir: Path, conv: Conversation, time_scale: float = 1.0) -> Path:
+    scaled = "" if time_scale == 1.0 else f".x{time_scale:g}"
+    return workdir / f"{conv.name}{scaled}.db"
+
+
+def spread_in_time(conv: Conversation, factor: float) -> Conversation:
+    """The conversation with its turns `factor` times further back from its last one: three
+    weeks of chat become eight months at 12, and old memories fade further behind new ones."""
+    now = conv.now
+    turns = [replace(t, created_at=now - (now - t.created_at) * factor) for t in conv.turns]
+    return replace(conv, turns=turns)
 
 
 def ingest(conv: Conversation, path: Path, saved_now: bool = False) -> float:
@@ -131,13 +143,16 @@ def ask(
     settings: dict[str, Any],
     latencies: list[float] | None = None,
     location: str | None = None,
+    after_days: float = 0.0,
 ) -> list[Scored]:
     """Every question of the conversation, scored against the memories that hold its
     evidence turns; search times appended to `latencies`. `location`: the store to search
-    instead of the one at `path` (a copy of it)."""
+    instead of the one at `path` (a copy of it). `after_days`: asked that long after the
+    conversation's last turn (its memories have faded meanwhile)."""
     holder: dict[str, str] = json.loads(_turns_path(path).read_text())
     rows: list[Scored] = []
-    with Engram.open(location or str(path), clock=FixedClock(conv.now), **settings) as mem:
+    clock = FixedClock(conv.now + timedelta(days=after_days))
+    with Engram.open(location or str(path), clock=clock, **settings) as mem:
         for q in conv.questions:
             start = time.perf_counter()
             hits = mem.search(q.text, limit=max(KS))
@@ -184,6 +199,20 @@ def main() -> None:
         help="save every turn at the conversation's end, not at its own time",
     )
     parser.add_argument(
+        "--ask-after",
+        type=float,
+        default=0.0,
+        metavar="DAYS",
+        help="ask the questions this many days after each conversation's last turn",
+    )
+    parser.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        metavar="FACTOR",
+        help="spread each conversation's turns FACTOR times further back from its last one",
+    )
+    parser.add_argument(
         "--postgres", action="store_true", help="search copies of the stores on PostgreSQL"
     )
     args = parser.parse_args()
@@ -197,19 +226,19 @@ def main() -> None:
         workdir.mkdir(parents=True, exist_ok=True)
         server = scale.postgres_server(workdir) if args.postgres else None
         for data in args.data:
-            conversations = load(data)[: args.limit]
+            conversations = [spread_in_time(c, args.time_scale) for c in load(data)[: args.limit]]
             engram: list[Scored] = []
             baseline: list[Scored] = []
             latencies: list[float] = []
             rates: list[float] = []
             for i, conv in enumerate(conversations):
-                path = store_path(workdir, conv)
+                path = store_path(workdir, conv, args.time_scale)
                 rate = ingest(conv, path, args.saved_now)
                 if rate:
                     rates.append(rate)
                 copy = postgres_copy(conv, path, server) if server else None
-                engram += ask(conv, path, settings, latencies, copy)
-                baseline += ask(conv, path, BM25_ONLY, location=copy)
+                engram += ask(conv, path, settings, latencies, copy, args.ask_after)
+                baseline += ask(conv, path, BM25_ONLY, location=copy, after_days=args.ask_after)
                 print(f"[{i + 1}/{len(conversations)}] {conv.name}", file=sys.stderr)
             print(f"\n### {data.name}: {len(engram)} questions\n")
             print(table(engram, baseline))
@@ -223,6 +252,8 @@ def main() -> None:
                 "bm25": summary(baseline),
                 "latency_ms": {"p50": p50, "p95": p95},
                 "settings": settings,
+                "ask_after_days": args.ask_after,
+                "time_scale": args.time_scale,
             }
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))

@@ -93,7 +93,7 @@ class Settings(BaseSettings):
     touch_boost: float = Field(default=0.1, ge=0, le=2)
 
     # Search
-    search_decay_weight: float = Field(default=0.1, ge=0, le=1)
+    search_decay_weight: float = Field(default=0.05, ge=0, le=1)
     search_candidates: int = Field(default=200, ge=10, le=10_000)
     fts_weight_content: float = Field(default=1.0, gt=0, le=100)
     fts_weight_tags: float = Field(default=2.0, gt=0, le=100)
