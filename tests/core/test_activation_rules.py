@@ -233,6 +233,9 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     # the asking words of a contraction are not what to look for ("what's wife's name" ranked
     # "What's new: the office moved" first)
     assert recall_query("What's my wife's name again?") == "wife's name"
+    # "these days", "any": said of now, nothing to look for ("work days" found any day)
+    assert recall_query("Where do I work these days?") == "work"
+    assert recall_query("Do I have any allergies?") == "allergies"
     assert recall_query("Who's my manager again?") == "manager"
 
 

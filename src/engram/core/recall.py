@@ -47,6 +47,8 @@ _COUNTED_WINDOW = re.compile(
     re.I,
 )
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 31, "year": 366}
+# "Where do I work these days?": now, not a window, and nothing to look for.
+_NOWADAYS = re.compile(r"\b(?:these days|at the moment|right now)\b", re.I)
 
 
 def recall_query(message: str, today: date | None = None) -> str:
@@ -64,6 +66,7 @@ def recall_query(message: str, today: date | None = None) -> str:
         text = text.replace(written, " ")
     text = _RECALL_LEAD.sub("", plain(text), count=1)
     text = _COUNTED_WINDOW.sub(" ", text)
+    text = _NOWADAYS.sub(" ", text)
     for pattern, _ in _WINDOWS:
         text = pattern.sub(" ", text)
     # Function words too, even when nothing else is left: "Do you remember what it was?"
@@ -82,7 +85,7 @@ def recall_query(message: str, today: date | None = None) -> str:
 _RECALL_NOISE = frozenset(
     """again remember recall remind said say told tell mentioned mention decided decide agreed
     agree discussed discuss know ever before last time what's who's where's when's how's that's
-    it's am i'm""".split()
+    it's am i'm any currently nowadays""".split()
 )
 
 
