@@ -47,8 +47,7 @@ def precision_and_recall(name: str) -> dict[str, tuple[float, float]]:
             fp[got] += 1
             fn[label] += 1
     return {
-        c: (tp[c] / max(tp[c] + fp[c], 1), tp[c] / max(tp[c] + fn[c], 1))
-        for c in {*tp, *fp, *fn}
+        c: (tp[c] / max(tp[c] + fp[c], 1), tp[c] / max(tp[c] + fn[c], 1)) for c in {*tp, *fp, *fn}
     }
 
 
