@@ -112,6 +112,28 @@ def test_a_weak_match_does_not_steer_the_search(store_url: str, clock: FixedCloc
     assert all(h.why.expansion is None for h in hits)
 
 
+def test_one_match_by_meaning_alone_lends_its_words_only_if_it_is_strong(mem: Engram) -> None:
+    """ "zebra migration patterns in Kenya" matches the flight to Lisbon by meaning, barely
+    (z just above the floor); through its word "Lisbon" the search went on to the office Wi-Fi,
+    which has nothing to do with either (audit, bench/abstention.py)."""
+    flight = mem.save("The flight to Lisbon leaves at 9am")
+    wifi = mem.save("The Lisbon office Wi-Fi is slow on Monday mornings.")
+    for text in (
+        "I have a cat named Miso",
+        "My favourite drink is coffee",
+        "I started learning Portuguese",
+        "Deploys happen on Tuesdays after the standup",
+    ):
+        mem.save(text)
+    hits = {h.memory.id: h for h in mem.search("zebra migration patterns in Kenya")}
+    assert wifi.id not in hits
+    assert all(h.why.expansion is None for h in hits.values())
+    # a strong match by meaning still lends its words
+    found = {h.memory.id: h for h in mem.search("when does my plane depart")}
+    assert found[flight.id].why.semantic is not None
+    assert wifi.id in found and found[wifi.id].why.expansion is not None
+
+
 def test_no_expansion_while_the_model_loads(
     saved: tuple[str, str], store_url: str, clock: FixedClock
 ) -> None:

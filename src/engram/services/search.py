@@ -58,6 +58,10 @@ EXPANSION_COMMON_AT = 100
 # Only matches this close to the best one lend their words: a weak match (a memory barely
 # above the meaning floor) would otherwise steer the expansion away from what the query found.
 EXPANSION_MIN_SHARE = 0.3
+# ... and a match by meaning alone lends its words only if it stands this far above unrelated
+# text: from one weak match ("zebra migration patterns" against a memory about a flight to
+# Lisbon) the search went on to everything else that said "Lisbon".
+EXPANSION_MIN_Z = 3.0
 MODEL_LOADING = "text only: the embedding model is still loading"
 # How long a search that found nothing by its words waits for the model to finish loading.
 WARM_UP_WAIT = 10.0
@@ -242,7 +246,9 @@ class SearchService:
         # expansion (cold index pages to count in) made the first search after a server's
         # start a third slower (bench/mcp_latency.py).
         expanded = (
-            self._expansion(fused, terms, where, max(settings.search_vector_candidates, limit))
+            self._expansion(
+                fused, z_scores, terms, where, max(settings.search_vector_candidates, limit)
+            )
             if by_meaning
             else []
         )
@@ -307,7 +313,12 @@ class SearchService:
         return day_spans(named_days(text, now.date()), now.tzinfo)
 
     def _expansion(
-        self, fused: dict[str, Fused], terms: Sequence[str], where: Filter, limit: int
+        self,
+        fused: dict[str, Fused],
+        z: dict[str, float],
+        terms: Sequence[str],
+        where: Filter,
+        limit: int,
     ) -> list[Stub]:
         """Text matches of the words that weigh most in the best direct matches and are rare
         in the store (`engram.core.expansion`); none when expansion is off or nothing matched."""
@@ -317,8 +328,13 @@ class SearchService:
         best = sorted(fused, key=lambda i: (-fused[i].relevance, i))
         floor = EXPANSION_MIN_SHARE * fused[best[0]].relevance
         strong = [
-            i for i in best[: settings.search_expansion_matches] if fused[i].relevance >= floor
+            i
+            for i in best[: settings.search_expansion_matches]
+            if fused[i].relevance >= floor
+            and (fused[i].text > 0 or z.get(i, -np.inf) >= EXPANSION_MIN_Z)
         ]
+        if not strong:
+            return []
         matches = self.ctx.store.get_many(strong)
         candidates = feedback_words(
             [(m.content, fused[m.id].relevance) for m in matches],
