@@ -14,6 +14,7 @@ from engram.core.intent import (
     classify,
     importance,
     memory_content,
+    says_a_change,
 )
 from engram.core.models import MAX_STRENGTH
 from engram.core.recall import recall_query, recall_window
@@ -412,3 +413,20 @@ def test_requests_to_remember_and_sentences_that_are_none(
 
 def test_the_deciding_phrase_is_the_users_own_text() -> None:
     assert classify("Don\u2019t save this: my PIN").phrase == "Don\u2019t save this"
+
+
+@pytest.mark.parametrize(
+    ("text", "changed"),
+    [
+        ("I moved from Berlin to Lisbon", True),
+        ("Actually I prefer tea now", True),
+        ("We switched Atlas to PostgreSQL 16", True),
+        ("I no longer eat meat", True),
+        ("I don't drink coffee anymore", True),
+        ("I live in Berlin", False),
+        ("Now let's plan the trip", False),  # "now" only at the end of what is said
+        ("My favourite drink is coffee", False),
+    ],
+)
+def test_a_statement_that_something_changed_is_told_apart(text: str, changed: bool) -> None:
+    assert says_a_change(text) is changed

@@ -130,6 +130,21 @@ def test_a_fact_saved_again_in_other_words_is_reported(mem: Engram) -> None:
     assert [s.id for s in third.similar] == [other.id]
 
 
+def test_a_correction_is_reported_with_the_fact_it_corrects(mem: Engram) -> None:
+    """A correction and the fact it corrects are less alike (0.52-0.61) than two versions of
+    one fact: "I moved from Berlin to Lisbon" was saved beside "I live in Berlin" without a
+    word, and a search found Berlin first (audit). A memory that says something changed is
+    compared down to 0.5; one that does not, at the usual 0.8."""
+    berlin = mem.save("I live in Berlin")
+    coffee = mem.save("My favourite drink is coffee")
+    mem.flush()
+    moved = mem.save_result(Draft("I moved from Berlin to Lisbon"))
+    assert [s.id for s in moved.similar] == [berlin.id]
+    tea = mem.save_result(Draft("Actually I prefer tea now"))
+    assert [s.id for s in tea.similar] == [coffee.id]
+    assert mem.save_result(Draft("My flat in Berlin is near the park")).similar == []  # 0.61
+
+
 def test_a_saved_memory_is_never_reported_similar_to_itself(store_url: str) -> None:
     """With vectors stored inside the save (no background worker), the new memory's own vector
     is in the index when the similar report looks: it must not list itself."""

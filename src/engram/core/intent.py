@@ -463,6 +463,19 @@ def _question_follows(text: str, found: re.Match[str]) -> bool:
 ABOUT_THE_USER = frozenset({"personal", "decision", "preference"})
 
 
+# A statement that something changed ("I moved from Berlin to Lisbon", "Actually I prefer tea
+# now", "We switched Atlas to PostgreSQL"): it may correct an older memory.
+_CHANGE = re.compile(
+    r"\b(?:moved|switched|changed|migrated|replaced|no longer|any ?more|instead|actually)\b"
+    r"|\bfrom \w+(?: \w+)? to\b|\bnow\W*$",
+    re.IGNORECASE,
+)
+
+
+def says_a_change(text: str) -> bool:
+    return _CHANGE.search(plain(text)) is not None
+
+
 def importance(content: str) -> tuple[float, list[str]]:
     """Strength from the words that mark importance: 1.0 plus each kind of marker once,
     within the strength range; and the reasons, for the save result."""

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from engram.core import reinforce
+from engram.core.intent import says_a_change
 from engram.core.merge import MARK, statement_key
 from engram.core.models import MAX_SEQ, MAX_STRENGTH, Memory, Schedule, Status, new_id
 from engram.core.scoring import memory_score, review_priority, score
@@ -40,6 +41,10 @@ REPEAT_CANDIDATES_CROWDED = 50
 
 
 SIMILAR_REPORTED = 5  # at most this many similar memories in a save result
+# A new memory that says something changed is compared down to this similarity: a correction
+# and the fact it corrects are less alike than two versions of one fact ("I live in Berlin" /
+# "I moved from Berlin to Lisbon" 0.61, coffee / "Actually I prefer tea now" 0.52).
+CHANGE_SIMILAR = 0.5
 
 
 @dataclass(frozen=True)
@@ -156,11 +161,14 @@ class MemoryService:
     def _near(self, text: str) -> list[Stub]:
         """Stored memories at least ENGRAM_SAVE_SIMILAR_THRESHOLD similar to `text` by meaning
         (the best of their vectors: a memory that repeats one sentence of a longer one counts),
-        best first. Memories whose vectors are still queued are not compared."""
+        or CHANGE_SIMILAR when the text says something changed; best first. Memories whose
+        vectors are still queued are not compared."""
         vector = self.ctx.text_vector(text)
         if vector is None:
             return []
         threshold = self.ctx.settings.save_similar_threshold
+        if says_a_change(text):
+            threshold = min(threshold, CHANGE_SIMILAR)
         live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
         found = self.ctx.store.vector_search(vector, live, SIMILAR_REPORTED + 1)
         return [s for s in found if s.relevance >= threshold]
