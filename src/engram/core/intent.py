@@ -62,8 +62,8 @@ _SAID = (
 # my dog?"): one list for every rule that reads a message's start.
 _OPENERS = r"^\W*(?:(?:please|also|ok|okay|and|oh|but|hey|hi|btw|by the way|just|so)\W+)*"
 _MY_THING = (
-    # one word may stand between: "my new manager", "my older son", "my work email"
-    r"\bmy (?:\w+ )?(?:name|wife|husband|partner|daughter|son|kids?|children|manager|boss|"
+    # one word may stand between: "my new manager", "my older son", "my mom's birthday"
+    r"\bmy (?:\w+(?:'s)? )?(?:name|wife|husband|partner|daughter|son|kids?|children|manager|boss|"
     r"birthday|email|phone|address|job|title|team|cat|dog)\b"
 )
 _TOPIC = r"(?:budget|limit|deadline|repo|standup|meeting)\b"
@@ -283,6 +283,26 @@ RULES: tuple[Rule, ...] = (
         0.85,
         "personal",
     ),
+    # What someone close does: "My sister lives in Toronto", "My dad plays the piano".
+    _rule(
+        "save",
+        rf"\bmy (?:\w+ )?{_RELATION} (?:lives|works|plays|studies|teaches|speaks|owns|runs|"
+        r"likes|loves|hates)\b",
+        0.85,
+        "personal",
+    ),
+    # Who fills a role, by name: "Our designer is Mei Lin", "My dentist is Dr. Silva" (the
+    # name's capital tells it from "my code is throwing an error"); and how long or how much
+    # something of the user's is: "Our release cycle is six weeks", "My commute is 40 minutes".
+    _rule(
+        "save",
+        r"\b(?:my|our) (?:\w+ ){1,3}?(?:is|are) (?:(?-i:Mr|Mrs|Ms|Dr)\.? )?(?-i:[A-Z][a-z])"
+        r"|\b(?:my|our) (?:\w+ ){1,3}?(?:is|are|takes) (?:about |around |roughly )?"
+        r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve) "
+        r"(?:minutes?|hours?|days?|weeks?|months?|years?|km|miles)\b",
+        0.8,
+        "personal",
+    ),
     # Someone named by their place in the user's life: "My son Leo turns seven in May", "Our
     # landlord is Mr. Okafor" (the name's capital tells it from "my son is sick").
     _rule(
@@ -299,7 +319,12 @@ RULES: tuple[Rule, ...] = (
         # "a bit confused", "on it", "on my way": how the user is now, nothing to keep
         r"vegan|a (?!bit\b|little\b|lot\b)|an |learning|based|on (?!it\b|my way\b)|from )|"
         r"\bi (?:work|live|moved|use|started|drive|own|don'?t eat|never drink)\b|\bcall me\b|"
-        r"\bi(?:'m| am) (?:flying|travelling|traveling|moving|relocating)\b|"
+        r"\bi(?:'m| am) (?:flying|travelling|traveling|moving|relocating|training for|"
+        r"studying|preparing for)\b|"
+        # a condition, a diet or a trait: "I'm diabetic", "I'm gluten intolerant"
+        r"\bi(?:'m| am) (?:\w+ )?(?:intolerant|diabetic|celiac|coeliac|asthmatic|epileptic|"
+        r"pregnant|colou?r ?blind|left-handed|right-handed|pescatarian|sober)\b|"
+        r"\bi speak (?!(?:too|very|so|fast|slowly|quickly|softly|loudly|up)\b)|\bwe use\b|"
         r"\b(?:i|we|my \w+) (?:have|has) (?:an? )?(?:\w+ ){0,2}(?:allergy|allergies|intolerance)\b|"
         rf"\b(?:i|we) (?:have|own) (?:an?|two|three|four|\d+) (?:\w+ )?{_RELATION}s?\b",
         0.8,
