@@ -50,7 +50,8 @@ def register_activation_tools(server: MCPServer[Any], runtime: EngramRuntime) ->
         title="Does this ask for a memory?",
         description=(
             "Analyse a user's message for recall intent ('what did I say about…', 'remind "
-            "me…', 'do you remember…'): should_search, the phrase, and the search_memory query "
+            "me…', 'do you remember…', or a question about the user's own world: 'where do I "
+            "work?', 'who is my dentist?'): should_search, the phrase, and the search_memory query "
             "to run (queries adds one per name mentioned; window_days when the message says "
             "when). Changes nothing."
         ),
