@@ -147,6 +147,22 @@ def test_a_question_about_nothing_stored_finds_nothing_in_a_small_store(mem: Eng
         assert mem.search(off_topic) == [], off_topic
 
 
+def test_meaning_that_stands_out_for_the_query_only_counts_beside_a_shared_word(
+    mem: Engram,
+) -> None:
+    """"who won the world cup in January" shares "January" with the memory; its meaning stands
+    out for the query (z 3.5) but not for the memory (z 1.2). Alone it would not match (the
+    test above); beside the shared word it adds to the match, as it did before meaning was
+    judged from the memory's side (which cost MADial-Bench 0.005 R@10 when it did not)."""
+    sister = mem.save("My sister Ana is visiting in January")
+    for text in ("I have a cat named Miso", "I live in Berlin", "I started learning Portuguese"):
+        mem.save(text)
+    (hit,) = mem.search("who won the world cup in January")
+    assert hit.memory.id == sister.id and hit.why.text == 1.0
+    assert hit.why.semantic is not None and hit.why.semantic > 0.2
+    assert mem.search("who won the world cup") == []
+
+
 def test_a_question_in_another_script_finds_only_what_shares_its_words(mem: Engram) -> None:
     """Unrelated Russian texts were 0.5-0.7 alike to the model, which spells them letter by
     letter: a question about tomorrow's weather found every Russian memory by "meaning", and

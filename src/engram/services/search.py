@@ -222,9 +222,15 @@ class SearchService:
             else None
         )
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
-        semantic, calibration, z_scores = (
-            by_vector.result() if by_vector is not None else ([], None, {})
+        semantic, calibration, z_scores, with_words = (
+            by_vector.result() if by_vector is not None else ([], None, {}, set())
         )
+        if with_words:
+            # Their meaning stands out for the query only: it counts beside a shared word.
+            shared = {s.id for s in lexical}
+            alone = {i for i in with_words if i not in shared}
+            semantic = [s for s in semantic if s.id not in alone]
+            z_scores = {i: z for i, z in z_scores.items() if i not in alone}
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
 
         def fused_with(expanded: Sequence[Stub] = ()) -> dict[str, Fused]:
@@ -397,14 +403,15 @@ class SearchService:
 
     def _neighbours(
         self, text: str, where: Filter, k: int, seen: dict[str, NDArray[np.float32]]
-    ) -> tuple[list[Stub], Calibration | None, dict[str, float]]:
+    ) -> tuple[list[Stub], Calibration | None, dict[str, float], set[str]]:
         """Vector neighbours of the query (their relevance a cosine), what unrelated text looks
-        like for it, and each neighbour's z (`engram.core.meaning`): against the query, or
-        against one sentence of a query of several less SENTENCE_PROBE_SHRINK, whichever is
-        higher. Neighbours whose meaning does not stand out for themselves are left out."""
+        like for it, each neighbour's z (`engram.core.meaning`): against the query, or against
+        one sentence of a query of several less SENTENCE_PROBE_SHRINK, whichever is higher;
+        and those whose meaning stands out for the query but not for themselves: they match
+        only if they share a word with the query."""
         embedder = self.ctx.embedder
         if not self._searches_meaning() or embedder is None:
-            return [], None, {}
+            return [], None, {}, set()
         sentences = probe_sentences(text)
         vector, *others = self.ctx.text_vectors([text, *sentences])
         # A query mostly in a script the model cannot read may still hold a sentence it can
@@ -413,7 +420,7 @@ class SearchService:
         base = vector if vector is not None else next((p for p in others if p is not None), None)
         calibration = self.calibration(base) if base is not None else None
         if base is None or calibration is None:
-            return [], None, {}
+            return [], None, {}, set()
         probes = [Probe(vector, calibration, 0.0)] if vector is not None else []
         for other in others:
             other_calibration = self.calibration(other) if other is not None else None
@@ -431,6 +438,7 @@ class SearchService:
         # stored vectors (`engram.core.meaning`); the others cannot match by meaning anyway.
         min_z = self.ctx.settings.search_semantic_min_z
         passing = [i for i, score in z.items() if score >= min_z]
+        with_words: set[str] = set()
         if passing:
             rows = self.ctx.store.get_vectors(passing, embedder.model_id, passages=True)
             seen.update((ident, matrix[0]) for ident, matrix in rows.items())
@@ -439,10 +447,12 @@ class SearchService:
                 match = matches.get(ident)
                 if match is None:
                     del z[ident], found[ident]
-                else:
-                    z[ident] = match.z
-                    found[ident] = found[ident]._replace(relevance=match.cosine)
-        return list(found.values()), calibration, z
+                    continue
+                z[ident] = match.z
+                found[ident] = found[ident]._replace(relevance=match.cosine)
+                if not match.alone:
+                    with_words.add(ident)
+        return list(found.values()), calibration, z, with_words
 
     def calibration(self, vector: NDArray[np.float32]) -> Calibration | None:
         embedder = self.ctx.embedder
