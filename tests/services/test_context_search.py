@@ -150,7 +150,7 @@ def test_a_question_about_nothing_stored_finds_nothing_in_a_small_store(mem: Eng
 def test_meaning_that_stands_out_for_the_query_only_counts_beside_a_shared_word(
     mem: Engram,
 ) -> None:
-    """"who won the world cup in January" shares "January" with the memory; its meaning stands
+    """ "who won the world cup in January" shares "January" with the memory; its meaning stands
     out for the query (z 3.5) but not for the memory (z 1.2). Alone it would not match (the
     test above); beside the shared word it adds to the match, as it did before meaning was
     judged from the memory's side (which cost MADial-Bench 0.005 R@10 when it did not)."""
