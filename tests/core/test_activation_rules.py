@@ -431,3 +431,8 @@ def test_the_deciding_phrase_is_the_users_own_text() -> None:
 )
 def test_a_statement_that_something_changed_is_told_apart(text: str, changed: bool) -> None:
     assert says_a_change(text) is changed
+
+
+def test_the_phrase_of_a_role_filled_by_name_holds_the_whole_name() -> None:
+    """It ended two letters into the name ("Our designer is Me")."""
+    assert classify("Our designer is Mei Lin.").phrase == "Our designer is Mei"

@@ -296,7 +296,7 @@ RULES: tuple[Rule, ...] = (
     # something of the user's is: "Our release cycle is six weeks", "My commute is 40 minutes".
     _rule(
         "save",
-        r"\b(?:my|our) (?:\w+ ){1,3}?(?:is|are) (?:(?-i:Mr|Mrs|Ms|Dr)\.? )?(?-i:[A-Z][a-z])"
+        r"\b(?:my|our) (?:\w+ ){1,3}?(?:is|are) (?:(?-i:Mr|Mrs|Ms|Dr)\.? )?(?-i:[A-Z][a-z])[\w'-]*"
         r"|\b(?:my|our) (?:\w+ ){1,3}?(?:is|are|takes) (?:about |around |roughly )?"
         r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve) "
         r"(?:minutes?|hours?|days?|weeks?|months?|years?|km|miles)\b",
