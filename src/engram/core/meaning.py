@@ -98,11 +98,11 @@ def meaning_matches(
     both = _best_per_memory(np.where(above & stands_out, z, -np.inf), cosines, owner, starts)
     query_only = _best_per_memory(np.where(above, z, -np.inf), cosines, owner, starts)
     out: dict[K, MeaningMatch] = {}
-    for key, alone, lone in zip(keys, both, query_only, strict=True):
-        if np.isfinite(alone[0]):
-            out[key] = MeaningMatch(alone[0], alone[1], True)
-        elif np.isfinite(lone[0]):
-            out[key] = MeaningMatch(lone[0], lone[1], False)
+    for key, (z_both, cos_both), (z_query, cos_query) in zip(keys, both, query_only, strict=True):
+        if np.isfinite(z_both):
+            out[key] = MeaningMatch(z_both, cos_both, True)
+        elif np.isfinite(z_query):
+            out[key] = MeaningMatch(z_query, cos_query, False)
     return out
 
 
