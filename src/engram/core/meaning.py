@@ -11,8 +11,9 @@ alike to many unrelated questions. Judged from the query's side only, "tell me a
 at z 2.3 in a store of six memories, where nothing answers. So each of a
 memory's vectors is compared with the same reference sentences too, and a pair (query, memory
 vector) counts only if its cosine stands the floor's number of spreads above unrelated text for
-the memory as well, to match by meaning alone; a memory that also shares a word with the query
-needs only the query's side. The query's z orders the matches (docs/search.md, section 1b).
+the memory as well, to match by meaning alone (a memory that also shares a word with the query
+needs only the query's side, and is not judged here). The query's z orders the matches
+(docs/search.md, section 1b).
 """
 
 from __future__ import annotations
@@ -56,9 +57,6 @@ class Probe(NamedTuple):
 class MeaningMatch(NamedTuple):
     z: float  # against the probe's calibration, less its shrink
     cosine: float  # of the pair that gave it
-    # Whether it stands out for the memory too: it may then match by meaning alone; else its
-    # meaning only adds to a match by words.
-    alone: bool
 
 
 def meaning_matches(
@@ -68,10 +66,10 @@ def meaning_matches(
     min_z: float,
 ) -> dict[K, MeaningMatch]:
     """Each memory's best z over its vectors (`rows`: 2-D, the whole text's and its passages')
-    and the probes, among the pairs whose z is at least `min_z`: the best of those whose cosine
-    is also at least `min_z` spreads above the vector's own similarities with the reference
-    sentences (`background`), `alone` true; failing that, the best of the others, `alone`
-    false. Memories with no pair above `min_z` are left out."""
+    and the probes, among the pairs whose z is at least `min_z` and whose cosine is also at
+    least `min_z` spreads above the vector's own similarities with the reference sentences
+    (`background`). Memories with no such pair are left out: they do not match by meaning
+    alone."""
     keys = [key for key, matrix in rows.items() if len(matrix)]
     if not keys or not probes:
         return {}
@@ -94,34 +92,17 @@ def meaning_matches(
     own_spread = np.maximum(to_background.std(axis=1, keepdims=True), 1e-6)
     stands_out = np.zeros(z.shape, dtype=bool)
     stands_out[judged] = (cosines[judged] - own_mean) / own_spread >= min_z
-    owner = np.repeat(np.arange(len(keys)), counts)
-    both = _best_per_memory(np.where(above & stands_out, z, -np.inf), cosines, owner, starts)
-    query_only = _best_per_memory(np.where(above, z, -np.inf), cosines, owner, starts)
-    out: dict[K, MeaningMatch] = {}
-    for key, (z_both, cos_both), (z_query, cos_query) in zip(keys, both, query_only, strict=True):
-        if np.isfinite(z_both):
-            out[key] = MeaningMatch(z_both, cos_both, True)
-        elif np.isfinite(z_query):
-            out[key] = MeaningMatch(z_query, cos_query, False)
-    return out
+    z = np.where(above & stands_out, z, -np.inf)
 
-
-def _best_per_memory(
-    z: NDArray[np.float64],
-    cosines: NDArray[np.float64],
-    owner: NDArray[np.int64],
-    starts: NDArray[np.int64],
-) -> list[tuple[float, float]]:
-    """Each memory's best (z, cosine) over its vectors (rows of `z`, by `owner`) and probes
-    (columns)."""
     best_probe = z.argmax(axis=1)
     per_vector = z[np.arange(len(z)), best_probe]
-    # Sorted by memory, then best first: each memory's first is its best.
+    # Each memory's best vector: sorted by memory, then best first, its first is its best.
+    owner = np.repeat(np.arange(len(keys)), counts)
     best_row = np.lexsort((-per_vector, owner))[starts]
-    return list(
-        zip(
-            per_vector[best_row].tolist(),
-            cosines[best_row, best_probe[best_row]].tolist(),
-            strict=True,
-        )
-    )
+    best_z = per_vector[best_row]
+    best_cosine = cosines[best_row, best_probe[best_row]]
+    return {
+        key: MeaningMatch(float(zk), float(cos))
+        for key, zk, cos in zip(keys, best_z, best_cosine, strict=True)
+        if np.isfinite(zk)
+    }

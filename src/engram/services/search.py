@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -79,6 +80,16 @@ SENTENCE_MIN_WORDS = 5
 SENTENCE_PROBE_SHRINK = 0.5
 # The most text matches a `min_score` search looks through for memories passing its floor.
 FLOOR_POOL = 3_200
+
+
+class Neighbours(NamedTuple):
+    stubs: dict[str, Stub]  # relevance: the cosine with the probe that gave the best z
+    calibration: Calibration | None
+    z: dict[str, float]
+    probes: list[Probe]
+
+
+NO_NEIGHBOURS = Neighbours({}, None, {}, [])
 
 
 class SearchService:
@@ -217,20 +228,14 @@ class SearchService:
         # Meaning (the query's embedding, the vector index) is searched on another core while
         # the text index is searched on this one (docs/performance.md, "Searching on two cores").
         by_vector = (
-            self.ctx.ahead(lambda: self._neighbours(text, where, k, seen))
+            self.ctx.ahead(lambda: self._neighbours(text, where, k))
             if by_meaning and not dates_only and self._searches_meaning()
             else None
         )
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
-        semantic, calibration, z_scores, with_words = (
-            by_vector.result() if by_vector is not None else ([], None, {}, set())
-        )
-        if with_words:
-            # Their meaning stands out for the query only: it counts beside a shared word.
-            shared = {s.id for s in lexical}
-            alone = {i for i in with_words if i not in shared}
-            semantic = [s for s in semantic if s.id not in alone]
-            z_scores = {i: z for i, z in z_scores.items() if i not in alone}
+        near = by_vector.result() if by_vector is not None else NO_NEIGHBOURS
+        semantic, z_scores = self._standing_alone(near, {s.id for s in lexical}, seen)
+        calibration = near.calibration
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
 
         def fused_with(expanded: Sequence[Stub] = ()) -> dict[str, Fused]:
@@ -401,17 +406,12 @@ class SearchService:
     def _searches_meaning(self) -> bool:
         return self.ctx.semantic is not None
 
-    def _neighbours(
-        self, text: str, where: Filter, k: int, seen: dict[str, NDArray[np.float32]]
-    ) -> tuple[list[Stub], Calibration | None, dict[str, float], set[str]]:
+    def _neighbours(self, text: str, where: Filter, k: int) -> Neighbours:
         """Vector neighbours of the query (their relevance a cosine), what unrelated text looks
-        like for it, each neighbour's z (`engram.core.meaning`): against the query, or against
-        one sentence of a query of several less SENTENCE_PROBE_SHRINK, whichever is higher;
-        and those whose meaning stands out for the query but not for themselves: they match
-        only if they share a word with the query."""
-        embedder = self.ctx.embedder
-        if not self._searches_meaning() or embedder is None:
-            return [], None, {}, set()
+        like for it, each neighbour's z: against the query, or against one sentence of a query
+        of several less SENTENCE_PROBE_SHRINK, whichever is higher; and the probes searched."""
+        if not self._searches_meaning():
+            return NO_NEIGHBOURS
         sentences = probe_sentences(text)
         vector, *others = self.ctx.text_vectors([text, *sentences])
         # A query mostly in a script the model cannot read may still hold a sentence it can
@@ -420,7 +420,7 @@ class SearchService:
         base = vector if vector is not None else next((p for p in others if p is not None), None)
         calibration = self.calibration(base) if base is not None else None
         if base is None or calibration is None:
-            return [], None, {}, set()
+            return NO_NEIGHBOURS
         probes = [Probe(vector, calibration, 0.0)] if vector is not None else []
         for other in others:
             other_calibration = self.calibration(other) if other is not None else None
@@ -434,25 +434,32 @@ class SearchService:
                 score = probe.calibration.z(stub.relevance) - probe.shrink
                 if score > z.get(stub.id, -np.inf):
                     z[stub.id], found[stub.id] = score, stub  # its cosine: with that probe
-        # Those above the floor for the query are judged from their own side too, on their
-        # stored vectors (`engram.core.meaning`); the others cannot match by meaning anyway.
+        return Neighbours(found, calibration, z, probes)
+
+    def _standing_alone(
+        self, near: Neighbours, shared: set[str], seen: dict[str, NDArray[np.float32]]
+    ) -> tuple[list[Stub], dict[str, float]]:
+        """The neighbours and their z, less those that match by meaning alone (above the floor
+        for the query, sharing no word with it) but do not stand out for themselves
+        (`engram.core.meaning`): judged on their stored vectors, whose whole-text rows are
+        added to `seen`. A memory that shares a word needs only the query's side."""
+        embedder = self.ctx.embedder
         min_z = self.ctx.settings.search_semantic_min_z
-        passing = [i for i, score in z.items() if score >= min_z]
-        with_words: set[str] = set()
-        if passing:
-            rows = self.ctx.store.get_vectors(passing, embedder.model_id, passages=True)
-            seen.update((ident, matrix[0]) for ident, matrix in rows.items())
-            matches = meaning_matches(rows, probes, background_vectors(embedder), min_z)
-            for ident in passing:
-                match = matches.get(ident)
-                if match is None:
-                    del z[ident], found[ident]
-                    continue
+        alone = [i for i, z in near.z.items() if z >= min_z and i not in shared]
+        if not alone or embedder is None:
+            return list(near.stubs.values()), near.z
+        rows = self.ctx.store.get_vectors(alone, embedder.model_id, passages=True)
+        seen.update((ident, matrix[0]) for ident, matrix in rows.items())
+        matches = meaning_matches(rows, near.probes, background_vectors(embedder), min_z)
+        stubs, z = dict(near.stubs), dict(near.z)
+        for ident in alone:
+            match = matches.get(ident)
+            if match is None:
+                del stubs[ident], z[ident]
+            else:
                 z[ident] = match.z
-                found[ident] = found[ident]._replace(relevance=match.cosine)
-                if not match.alone:
-                    with_words.add(ident)
-        return list(found.values()), calibration, z, with_words
+                stubs[ident] = stubs[ident]._replace(relevance=match.cosine)
+        return list(stubs.values()), z
 
     def calibration(self, vector: NDArray[np.float32]) -> Calibration | None:
         embedder = self.ctx.embedder
