@@ -3,6 +3,7 @@
 
     python bench/abstention.py
     python bench/abstention.py --set search_semantic_min_z=2.5   # any setting
+    python bench/abstention.py --notes   # the facts as vault notes, asked by search_unified
 
 The recall benchmarks (bench/retrieval.py) ask only questions that have an answer, so a search
 that returns something for everything scores well there. This one saves eighteen short personal
@@ -18,12 +19,17 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engram import Engram
 from retrieval import parse_settings
+
+Asker = Callable[[str], list[str]]  # a question -> the names of the facts found, best first
 
 FACTS = {
     "cat": "I have a cat named Miso",
@@ -88,27 +94,57 @@ OFF_TOPIC = [
 ]
 
 
+@contextmanager
+def ask_memories(workdir: Path, settings: dict[str, Any]) -> Iterator[Asker]:
+    """Each fact saved as a memory; a question asked with `search`."""
+    with Engram.open(str(workdir / "abstention.db"), **settings) as mem:
+        names = {mem.save(text).id: name for name, text in FACTS.items()}
+        yield lambda question: [names[h.memory.id] for h in mem.search(question, limit=3)]
+
+
+@contextmanager
+def ask_notes(workdir: Path, settings: dict[str, Any]) -> Iterator[Asker]:
+    """Each fact a vault note named after it (`cat.md`), no memories; a question asked with
+    `search_unified`, whose hits are then notes alone."""
+    vault = workdir / "vault"
+    vault.mkdir()
+    for name, text in FACTS.items():
+        (vault / f"{name}.md").write_text(text + "\n", encoding="utf-8")
+    with Engram.open(str(workdir / "abstention.db"), vault_path=str(vault), **settings) as mem:
+        mem.index_ltm()
+
+        def ask(question: str) -> list[str]:
+            hits = mem.search_unified(question, limit=3).hits
+            return [Path(h.path).stem for h in hits if h.path is not None]
+
+        yield ask
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument(
+        "--notes", action="store_true", help="the facts as vault notes, asked by search_unified"
+    )
     args = parser.parse_args()
     misses: list[str] = []
-    with tempfile.TemporaryDirectory() as workdir:
-        path = str(Path(workdir) / "abstention.db")
-        with Engram.open(path, **parse_settings(args.set)) as mem:
-            names = {mem.save(text).id: name for name, text in FACTS.items()}
-            first = 0
-            for question, answers in PARAPHRASES:
-                found = [names[h.memory.id] for h in mem.search(question, limit=3)]
-                first += bool(found) and found[0] in answers
-                if not found or found[0] not in answers:
-                    misses.append(f"paraphrase {question!r}: {found or 'nothing'}")
-            empty = 0
-            for question in OFF_TOPIC:
-                found = [names[h.memory.id] for h in mem.search(question, limit=3)]
-                empty += not found
-                if found:
-                    misses.append(f"off-topic {question!r}: {found}")
+    opened = ask_notes if args.notes else ask_memories
+    with (
+        tempfile.TemporaryDirectory() as workdir,
+        opened(Path(workdir), parse_settings(args.set)) as ask,
+    ):
+        first = 0
+        for question, answers in PARAPHRASES:
+            found = ask(question)
+            first += bool(found) and found[0] in answers
+            if not found or found[0] not in answers:
+                misses.append(f"paraphrase {question!r}: {found or 'nothing'}")
+        empty = 0
+        for question in OFF_TOPIC:
+            found = ask(question)
+            empty += not found
+            if found:
+                misses.append(f"off-topic {question!r}: {found}")
     print("| questions | n | right |")
     print("|---|---|---|")
     print(f"| paraphrase: its fact first | {len(PARAPHRASES)} | {first} |")

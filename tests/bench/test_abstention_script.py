@@ -9,13 +9,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_abstention_benchmark_reports_both_kinds_of_question(tmp_path: Path) -> None:
+@pytest.mark.parametrize("layer", [[], ["--notes"]], ids=["memories", "notes"])
+def test_the_abstention_benchmark_reports_both_kinds_of_question(
+    tmp_path: Path, layer: list[str]
+) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "TMPDIR": str(tmp_path)}
+    script = str(ROOT / "bench" / "abstention.py")
     run = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "abstention.py"), "--set", "search_diversity=0"],
+        [sys.executable, script, *layer, "--set", "search_diversity=0"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -26,4 +32,5 @@ def test_the_abstention_benchmark_reports_both_kinds_of_question(tmp_path: Path)
     counts = re.findall(r"^\| (?:paraphrase|off-topic)[^|]*\| (\d+) \| (\d+) \|$", run.stdout, re.M)
     assert [int(n) for n, _ in counts] == [16, 20], run.stdout
     assert all(0 <= int(right) <= int(n) for n, right in counts)
-    assert not list(tmp_path.rglob("abstention.db*"))  # its store is removed
+    assert not list(tmp_path.rglob("abstention.db*"))  # its store (and vault) are removed
+    assert not list(tmp_path.rglob("*.md"))

@@ -109,6 +109,37 @@ def test_a_note_that_means_the_query_outranks_a_memory_that_barely_does(
     assert memory.why.semantic is not None and memory.rank < first.rank
 
 
+def test_a_short_note_alike_to_everything_is_not_found_by_unrelated_questions(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Notes are judged from both sides as memories are (docs/search.md, section 1b): short
+    generic notes cleared the query's floor for everyday questions about nothing in the vault
+    and were found ("what is the capital of Australia?" found three of them)."""
+    mem, vault = ltm
+    facts = {
+        "cat": "I have a cat named Miso",
+        "sister": "My sister Ana is visiting in January",
+        "berlin": "I live in Berlin",
+        "coffee": "My favourite drink is coffee",
+        "peanut": "Allergic to peanuts: never suggest recipes or restaurants that use them.",
+        "manager": "Priya is my manager since March",
+    }
+    for name, text in facts.items():
+        write_note(vault, f"facts/{name}.md", text + "\n")
+    mem.index_ltm()
+    for question in (
+        "what is the capital of Australia?",
+        "xyzzy plugh frobnicate",
+        "lorem ipsum dolor sit amet",
+        "who won the 1998 world cup",
+    ):
+        assert hits(mem, question) == [], question
+    # What the notes are about is still found by meaning alone, from both sides.
+    assert found(mem, "what pets do I have")[:1] == ["ltm:facts/cat.md"]
+    assert found(mem, "who is my boss")[:1] == ["ltm:facts/manager.md"]
+    assert found(mem, PLANE) == [f"ltm:{FLIGHT[0]}"]
+
+
 def test_words_and_meaning_both_count_for_notes(ltm: tuple[Engram, Path]) -> None:
     mem, vault = ltm
     write_note(vault, "Travel/both.md", "# Plane\nMy plane to Lisbon departs at 9am.\n")

@@ -181,6 +181,19 @@ def check_missing_vectors_are_listed_per_model(ltm: Any) -> None:
     assert nearest(ltm, INBOX) == []
 
 
+def check_vectors_are_read_back_by_path_and_model(ltm: Any) -> None:
+    """Search judges a note found by meaning against its own vector too (docs/search.md 1b)."""
+    embed_seed(ltm)
+    got = ltm.ltm_get_vectors(["inbox.md", "Projects/atlas.md", "not/indexed.md"], MODEL)
+    assert set(got) == {"inbox.md", "Projects/atlas.md"}
+    assert got["inbox.md"] == pytest.approx(INBOX) and got["inbox.md"].dtype == np.float32
+    assert got["Projects/atlas.md"] == pytest.approx(ATLAS)
+    assert ltm.ltm_get_vectors(["inbox.md"], "another-model") == {}
+    assert ltm.ltm_get_vectors([], MODEL) == {}
+    many = [f"missing/{i}.md" for i in range(1200)] + ["people/alice.md"]  # more than one batch
+    assert list(ltm.ltm_get_vectors(many, MODEL)) == ["people/alice.md"]
+
+
 def check_a_vector_attaches_only_to_the_text_it_was_computed_from(ltm: Any) -> None:
     seed(ltm)
     digest = ltm.ltm_states()["inbox.md"].digest
@@ -260,6 +273,7 @@ CHECKS: list[Callable[[Any], None]] = [
     check_vectors_are_searched_by_cosine_best_first,
     check_vector_search_filters_by_tags_and_model,
     check_missing_vectors_are_listed_per_model,
+    check_vectors_are_read_back_by_path_and_model,
     check_a_vector_attaches_only_to_the_text_it_was_computed_from,
     check_an_edit_drops_the_vector_and_a_same_text_rewrite_keeps_it,
     check_a_deleted_note_takes_its_vector_along,

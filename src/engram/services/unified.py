@@ -21,9 +21,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
+from engram.core.meaning import Probe, meaning_matches
 from engram.core.notes import NoteHit
 from engram.core.ranking import Fused, SearchHit, fuse_matches
 from engram.core.text import query_terms
+from engram.embeddings.background import background_vectors
 from engram.errors import ConfigError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -173,16 +175,42 @@ class UnifiedSearchService:
         semantic = self._note_neighbours(text, note_tags, pool)
         settings = self.ctx.settings
         vector = self.search.query_vector(text) if semantic else None
+        calibration = None if vector is None else self.search.calibration(vector)
+        if vector is not None and calibration is not None:
+            shared = {n.path for n in lexical}
+            semantic = self._standing_alone(semantic, shared, Probe(vector, calibration, 0.0))
         fused = fuse_matches(
             {n.path: n.relevance for n in lexical},
             {n.path: n.relevance for n in semantic},
-            None if vector is None else self.search.calibration(vector),
+            calibration,
             settings.search_semantic_weight,
             settings.search_semantic_min_z,
         )
         # The text match's snippet is the better preview; a meaning-only match shows its start.
         found = {n.path: n for n in semantic} | {n.path: n for n in lexical}
         return [(found[path], f) for path, f in fused.items()]
+
+    def _standing_alone(self, near: list[NoteHit], shared: set[str], probe: Probe) -> list[NoteHit]:
+        """The notes found by meaning, less those that would match by meaning alone (above the
+        floor for the query, sharing no word with it) but do not stand out for themselves, as
+        memories are judged (`engram.core.meaning`): a short note ("I have a cat named Miso")
+        is as alike to many unrelated questions, and "tell me a joke" found it."""
+        embedder = self.ctx.semantic
+        min_z = self.ctx.settings.search_semantic_min_z
+        alone = [
+            n.path
+            for n in near
+            if n.path not in shared and probe.calibration.z(n.relevance) >= min_z
+        ]
+        if not alone or embedder is None:
+            return near
+        rows = {
+            path: vector[None, :]
+            for path, vector in self.ctx.store.ltm_get_vectors(alone, embedder.model_id).items()
+        }
+        kept = meaning_matches(rows, [probe], background_vectors(embedder), min_z)
+        judged = set(alone)
+        return [n for n in near if n.path not in judged or n.path in kept]
 
     def _note_neighbours(self, text: str, note_tags: list[str], pool: int) -> list[NoteHit]:
         embedder = self.ctx.semantic

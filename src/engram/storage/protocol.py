@@ -347,6 +347,13 @@ class NoteIndex(Protocol):
         """Notes without a vector of this model (new, edited, or embedded by another model)."""
         ...
 
+    def ltm_get_vectors(
+        self, paths: Sequence[str], model_id: str
+    ) -> dict[str, NDArray[np.float32]]:
+        """The vectors of this model of the notes at `paths`, by path; a note without one (or
+        not indexed) is left out."""
+        ...
+
 
 class Store(MemoryTable, VectorStore, RelationGraph, PipelineLog, NoteIndex, Protocol):
     """A memory store: every concern above, at one location. Backends implement it whole and

@@ -548,6 +548,7 @@ class JSONLStore:
     ltm_put_vectors = vault_index(SQLiteStore.ltm_put_vectors)
     ltm_vector_search = vault_index(SQLiteStore.ltm_vector_search)
     ltm_missing_vectors = vault_index(SQLiteStore.ltm_missing_vectors)
+    ltm_get_vectors = vault_index(SQLiteStore.ltm_get_vectors)
     # -- maintenance --------------------------------------------------------------------------
 
     def stats(self) -> StorageStats:

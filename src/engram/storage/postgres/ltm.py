@@ -174,6 +174,17 @@ class PostgresLtm(NoteIndex):
         )
         return [NoteText(str(p), str(d), str(t), str(b)) for p, d, t, b in rows]
 
+    def ltm_get_vectors(
+        self, paths: Sequence[str], model_id: str
+    ) -> dict[str, NDArray[np.float32]]:
+        if not paths:
+            return {}
+        rows = self._query(
+            "SELECT path, embed FROM ltm_notes WHERE path = ANY(%s::text[]) AND embed_model = %s",
+            (list(paths), model_id),
+        )
+        return {str(path): np.asarray(vec.to_numpy(), dtype=np.float32) for path, vec in rows}
+
     def _linking_to(self, path: str) -> list[str]:
         rows = self._query(
             "SELECT path FROM ltm_notes WHERE (%s = ANY(link_keys) OR %s = ANY(bare_links)) "

@@ -183,6 +183,21 @@ class SQLiteLtm(NoteIndex):
         )
         return [NoteText(str(p), str(d), str(t), str(b)) for p, d, t, b in rows]
 
+    def ltm_get_vectors(
+        self, paths: Sequence[str], model_id: str
+    ) -> dict[str, NDArray[np.float32]]:
+        rows = rows_in(
+            self._query,
+            lambda marks: (
+                "SELECT n.path, v.vector FROM ltm_notes n "
+                "JOIN ltm_note_vectors v ON v.seq = n.seq "
+                f"WHERE v.model_id = ? AND n.path IN ({marks})"
+            ),
+            paths,
+            before=[model_id],
+        )
+        return {str(path): np.frombuffer(blob, dtype=np.float32) for path, blob in rows}
+
     def _vector_cache(self) -> _NoteVectors:
         with self._note_vectors_guard:
             if self._note_vectors is None:
