@@ -12,7 +12,8 @@ how often); then, after the warm-up, `search_memory` p50/p95 over 200 queries an
 almost nothing (`open_memories` of an unknown id, p50 over 200 calls: what the protocol itself
 costs, transport and validation on both sides); how much of a search's round trip the client
 spends checking the result against the tool's output schema (the Python SDK does it with
-`jsonschema` on every call); the size of a 10-hit search
+`jsonschema` on every call); the CPU time the server process spends per search, all its
+threads (Linux: /proc); the size of a 10-hit search
 response, median and largest over the 200 queries (compact hits, as by default: its structured
 content as the wire carries it, and the text block that most clients show the model); and the
 server's peak RSS.
@@ -81,6 +82,12 @@ class SchemaCheckTimer:
         ClientSession.validate_tool_result = self._real  # type: ignore[method-assign]
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time the process has used, all its threads (user and system)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def peak_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -117,6 +124,8 @@ async def one_run(store: Path, home: Path, queries: list[str]) -> dict[str, Any]
             out["first_search_ms"] = (time.perf_counter() - t) * 1000
             out["first_text_only"] = "still loading" in json.dumps(first.structured_content)
             await anyio.sleep(3)  # the warm-up finishes
+            pid = server_pid(store)
+            cpu_before = cpu_seconds(pid)
             times = []
             sizes: list[float] = []
             texts: list[float] = []
@@ -134,6 +143,7 @@ async def one_run(store: Path, home: Path, queries: list[str]) -> dict[str, Any]
                         sum(len(c.text.encode()) for c in result.content if c.type == "text")
                     )
             out["search_p50"], out["search_p95"] = scale.pct(times, 0.5), scale.pct(times, 0.95)
+            out["search_cpu_ms"] = (cpu_seconds(pid) - cpu_before) * 1000 / len(times)
             out["search_schema_check_p50"] = scale.pct(checks.times, 0.5)
             out["response_bytes"], out["response_bytes_max"] = scale.pct(sizes, 0.5), max(sizes)
             # the text block most clients show the model
@@ -152,7 +162,7 @@ async def one_run(store: Path, home: Path, queries: list[str]) -> dict[str, Any]
                 await session.call_tool("open_memories", {"memory_ids": ["no-such-memory"]})
                 trips.append((time.perf_counter() - t) * 1000)
             out["round_trip_p50"] = scale.pct(trips, 0.5)
-            out["rss_mb"] = peak_rss_mb(server_pid(store))
+            out["rss_mb"] = peak_rss_mb(pid)
     return out
 
 
@@ -184,13 +194,14 @@ def main() -> None:
     text_only = sum(1 for run in runs if run["first_text_only"])
     print(
         "| N | start → initialize | first search (text-only) | search p50 / p95 |"
-        " of which the client's schema check | save p50 | round trip p50 |"
+        " server CPU per search | of which the client's schema check | save p50 | round trip p50 |"
         " 10-hit response p50 / largest | its text block p50 / largest | server peak RSS |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     print(
         f"| {args.n:,} | {med('initialize_s'):.2f} s | {med('first_search_ms'):.0f} ms "
         f"({text_only}/{len(runs)}) | {med('search_p50'):.1f} / {med('search_p95'):.1f} ms | "
+        f"{med('search_cpu_ms'):.1f} ms | "
         f"{med('search_schema_check_p50'):.2f} ms | "
         f"{med('save_p50'):.1f} ms | {med('round_trip_p50'):.2f} ms | "
         f"{med('response_bytes') / 1024:.1f} / {med('response_bytes_max') / 1024:.1f} KB | "

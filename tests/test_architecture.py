@@ -19,6 +19,7 @@ LAYERS = {
     "config_env": 0,
     "atomic": 0,
     "process_memory": 0,
+    "process_threads": 0,
     "config": 1,
     "storage": 2,
     "embeddings": 2,

@@ -24,6 +24,7 @@ from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import Settings, load_settings
 from engram.errors import EngramError, ValidationError
+from engram.process_threads import one_blas_thread
 
 T = TypeVar("T")
 
@@ -106,6 +107,7 @@ class EngramRuntime:
         which reports it. Returns at once, whatever the store is doing."""
 
         def run() -> None:
+            one_blas_thread()  # a server's searches kept a second core spinning
             try:
                 self.app()
             except Exception as exc:
