@@ -107,13 +107,13 @@ class EngramRuntime:
         which reports it. Returns at once, whatever the store is doing."""
 
         def run() -> None:
-            one_blas_thread()  # a server's searches kept a second core spinning
             try:
                 self.app()
             except Exception as exc:
                 # Said at once: a server that cannot reach its store looked healthy, its log
                 # silent, while every tool call failed.
                 log.warning("cannot open the store: %s; every tool call will say so", exc)
+            one_blas_thread()  # its searches kept a second core spinning (process_threads.py)
 
         with self._state:
             if self._serving:
