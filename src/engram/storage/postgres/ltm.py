@@ -30,6 +30,7 @@ from engram.core.notes import (
 )
 from engram.errors import ValidationError
 from engram.storage.postgres.text import weighted_query
+from engram.storage.postgres.vectors import stored_vectors
 from engram.storage.protocol import NoteIndex
 from engram.storage.rows import NOTE_FIELD_WEIGHTS, NOTE_PREVIEW_CHARS, note_hit_from_row
 from engram.storage.sql_reads import nested_tags
@@ -177,13 +178,7 @@ class PostgresLtm(NoteIndex):
     def ltm_get_vectors(
         self, paths: Sequence[str], model_id: str
     ) -> dict[str, NDArray[np.float32]]:
-        if not paths:
-            return {}
-        rows = self._query(
-            "SELECT path, embed FROM ltm_notes WHERE path = ANY(%s::text[]) AND embed_model = %s",
-            (list(paths), model_id),
-        )
-        return {str(path): np.asarray(vec.to_numpy(), dtype=np.float32) for path, vec in rows}
+        return stored_vectors(self._query, "ltm_notes", "path", paths, model_id)
 
     def _linking_to(self, path: str) -> list[str]:
         rows = self._query(

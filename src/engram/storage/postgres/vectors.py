@@ -145,13 +145,7 @@ class PostgresVectors:
     def get_vectors(
         self, ids: Sequence[str], model_id: str, passages: bool = False
     ) -> dict[str, NDArray[np.float32]]:
-        if not ids:
-            return {}
-        rows = self._query(
-            "SELECT id, embed FROM memories WHERE id = ANY(%s::text[]) AND embed_model = %s",
-            (list(ids), model_id),
-        )
-        whole = {str(i): np.asarray(vec.to_numpy(), dtype=np.float32) for i, vec in rows}
+        whole = stored_vectors(self._query, "memories", "id", ids, model_id)
         if not passages:
             return whole
         parts: dict[str, list[NDArray[np.float32]]] = {i: [v] for i, v in whole.items()}
@@ -160,7 +154,7 @@ class PostgresVectors:
             "ORDER BY memory_id, part",
             (list(whole),),
         ):
-            parts[str(ident)].append(np.asarray(vec.to_numpy(), dtype=np.float32))
+            parts[str(ident)].append(as_array(vec))
         return {i: np.stack(rows) for i, rows in parts.items()}
 
     def vector_counts(self) -> dict[str, int]:
@@ -169,3 +163,25 @@ class PostgresVectors:
             "GROUP BY embed_model"
         )
         return {str(model): int(n) for model, n in rows}
+
+
+def stored_vectors(
+    query: Callable[..., list[TupleRow]],
+    table: str,
+    key: str,
+    keys: Sequence[str],
+    model_id: str,
+) -> dict[str, NDArray[np.float32]]:
+    """The vectors of this model in `table`'s `embed` column, by `key` (memories by id, notes
+    by path); a row without one is left out."""
+    if not keys:
+        return {}
+    rows = query(
+        f"SELECT {key}, embed FROM {table} WHERE {key} = ANY(%s::text[]) AND embed_model = %s",
+        (list(keys), model_id),
+    )
+    return {str(k): as_array(vec) for k, vec in rows}
+
+
+def as_array(vector: Vector) -> NDArray[np.float32]:
+    return np.asarray(vector.to_numpy(), dtype=np.float32)
