@@ -58,10 +58,39 @@ def test_intent_precision_and_recall_are_at_least_085_per_class() -> None:
         assert min(found[c]) >= 0.85, (c, found[c])
 
 
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("I teach chemistry at a high school.", "save"),
+        ("I run a small bakery in Porto.", "save"),
+        ("I've been vegan for three years.", "save"),
+        ("I can't eat shellfish.", "save"),
+        ("Our office closes at 6pm on Fridays.", "save"),
+        ("The API key rotates every 90 days.", "save"),
+        ("Our team has five engineers and one designer.", "save"),
+        ("The staging server is at staging.acme.dev.", "save"),
+        ("Is my girlfriend allergic to anything?", "recall"),
+        ("Who manages our product?", "recall"),
+        ("How many engineers are on our team?", "recall"),
+        # the same words about the world, about the moment, or asking for help
+        ("How do I set up a staging server?", "none"),
+        ("Who manages the Louvre?", "none"),
+        ("How long do standups usually last?", "none"),
+        ("I run the tests before every commit, is that overkill?", "none"),
+        ("The meeting starts at 10, can you join?", "none"),
+        ("Is my code correct?", "none"),
+        ("I can't eat right now, too busy.", "none"),
+    ],
+)
+def test_work_diets_schedules_and_questions_about_someone_close(text: str, intent: str) -> None:
+    """The fourth round of rules (docs/activation.md), each beside what it must leave alone."""
+    assert classify(text).intent == intent
+
+
 def test_on_messages_the_rules_were_not_tuned_on_every_class_keeps_050() -> None:
     """A guard, not a target: the held-out messages are never used to change the rules, so
     they show how the rules do on new phrasings (docs/activation.md has the numbers; the
-    lowest, save's recall, is 0.53)."""
+    lowest, save's recall, is 0.60)."""
     found = precision_and_recall("messages-heldout.tsv")
     for c in ("save", "recall", "none"):
         assert min(found[c]) >= 0.5, (c, found[c])

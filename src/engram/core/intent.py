@@ -71,9 +71,20 @@ _TOPIC = r"(?:budget|limit|deadline|repo|standup|meeting)\b"
 _ADVICE = r"should|shall|can|could|would|need|needs|best|better|recommend|suggest|ideas?|tips?"
 # People and pets a user names: "my son Leo", "our landlord is Mr. Okafor".
 _RELATION = (
-    r"(?:wife|husband|partner|girlfriend|boyfriend|daughter|son|kids?|children|baby|brother|"
-    r"sister|mother|mom|mum|father|dad|parents|friend|manager|boss|landlord|doctor|dentist|"
-    r"neighbou?r|colleague|cat|dog|puppy|kitten)"
+    r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|daughter|son|kids?|children|baby|"
+    r"brother|sister|mother|mom|mum|father|dad|parents|grandmother|grandfather|grandma|grandpa|"
+    r"grandparents|aunt|uncle|cousin|niece|nephew|in-laws|roommate|flatmate|friend|manager|boss|"
+    r"landlord|doctor|dentist|therapist|neighbou?r|colleague|cat|dog|puppy|kitten)"
+)
+# A count, in digits or in words: "every 90 days", "fifteen minutes", "five engineers".
+_COUNT = (
+    r"(?:\d[\d.,:]*(?:am|pm)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|a hundred|half an?)"
+)
+# A condition, a diet or a trait: "I'm diabetic", "I've been vegan for years".
+_CONDITION = (
+    r"(?:\w+ )?(?:intolerant|diabetic|celiac|coeliac|asthmatic|epileptic|dyslexic|deaf|"
+    r"hard of hearing|pregnant|colou?r ?blind|left-handed|right-handed|pescatarian|sober)\b"
 )
 
 
@@ -194,8 +205,11 @@ RULES: tuple[Rule, ...] = (
         r"|(?:what|which|where|when|who|whose)(?:'s| is| are| was| were) "
         r"(?:the \w+ of )?(?:my|our)\b"
         r"|how (?:old|long|many|much|often|far)\b(?: \w+)? (?:is|are|do|does|did|was|were) "
-        r"(?:i|we|my|our)\b"
+        r"(?:(?:on|in|at|with|for) )?(?:i|we|my|our)\b"
         r"|(?:do|does|did|am|was|have|had) (?:i|we|my \w+|our \w+)\b"
+        rf"|(?:is|are) (?:my|our) (?:\w+ )?{_RELATION}\b"
+        r"|who (?:\w+ )?(?:manages|runs|owns|leads|handles|maintains|approves|pays|looks after) "
+        r"(?:my|our)\b"
         r")[^.!?]*\?\s*$",
         0.8,
     ),
@@ -272,7 +286,8 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "save",
         r"\b(?:we|i) (?:decided|agreed|chose|picked|settled|switched|went with)\b|"
-        r"\b(?:we|i)(?:'re| are| am|'m)? (?:going with|switching to|moving to|migrating to)\b|"
+        r"\b(?:we|i)(?:'re| are| am|'m)? (?:going with\b|(?:switching|moving|migrating)"
+        r"(?: (?:the|our|my) \w+| everything| all)? to\b)|"
         r"\blet'?s go with\b",
         0.85,
         "decision",
@@ -287,7 +302,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "save",
         rf"\bmy (?:\w+ )?{_RELATION} (?:lives|works|plays|studies|teaches|speaks|owns|runs|"
-        r"likes|loves|hates)\b",
+        r"likes|loves|hates|stays|visits)\b",
         0.85,
         "personal",
     ),
@@ -302,6 +317,20 @@ RULES: tuple[Rule, ...] = (
         r"(?:minutes?|hours?|days?|weeks?|months?|years?|km|miles)\b",
         0.8,
         "personal",
+    ),
+    # When or how often something of the user's happens, how long it lasts, how many it has:
+    # "Our office closes at 6pm on Fridays", "The API key rotates every 90 days", "Our
+    # standups last fifteen minutes", "Our team has five engineers".
+    _rule(
+        "save",
+        r"^\W*(?:my|our|the) (?:\w+ ){1,3}?(?:lasts?|takes|closes|opens|starts|ends|rotates|"
+        r"expires|renews|runs|happens|meets?) (?:at |every |for |on |about |around |after )?"
+        rf"{_COUNT}\b[^?]*$"
+        rf"|\b(?:my|our) (?:\w+ )?(?:team|company|family|household|class|office) (?:has|have) "
+        rf"{_COUNT}\b[^?]*$",
+        0.8,
+        "personal",
+        tail=True,
     ),
     # Someone named by their place in the user's life: "My son Leo turns seven in May", "Our
     # landlord is Mr. Okafor" (the name's capital tells it from "my son is sick").
@@ -321,10 +350,16 @@ RULES: tuple[Rule, ...] = (
         r"\bi (?:work|live|moved|use|started|drive|own|don'?t eat|never drink)\b|\bcall me\b|"
         r"\bi(?:'m| am) (?:flying|travelling|traveling|moving|relocating|training for|"
         r"studying|preparing for)\b|"
-        # a condition, a diet or a trait: "I'm diabetic", "I'm gluten intolerant"
-        r"\bi(?:'m| am) (?:\w+ )?(?:intolerant|diabetic|celiac|coeliac|asthmatic|epileptic|"
-        r"pregnant|colou?r ?blind|left-handed|right-handed|pescatarian|sober)\b|"
+        # a condition, a diet or a trait: "I'm diabetic", "I've been vegan for three years"
+        rf"\bi(?:'m| am) {_CONDITION}|"
+        rf"\bi(?:'ve| have) been (?:an? )?(?:vegan|vegetarian|{_CONDITION})|"
+        # what the user does for a living: "I teach chemistry", "I run a small bakery"
+        r"\bi (?:teach|lecture|coach|run an?|own an?|manage an?|manage the|lead the)\b|"
+        # not "I can't eat right now": about the moment
+        r"\bi (?:can'?t|cannot) (?:eat|drink|have)\b"
+        r"(?! (?:right now|now|today|tonight|yet|anything|much|more|that|this|it)\b)|"
         r"\bi speak (?!(?:too|very|so|fast|slowly|quickly|softly|loudly|up)\b)|\bwe use\b|"
+        r"\bwe(?:'re| are) (?:now )?using\b|\bwe (?:deploy|host|ship|run) (?:on|to)\b|"
         r"\b(?:i|we|my \w+) (?:have|has) (?:an? )?(?:\w+ ){0,2}(?:allergy|allergies|intolerance)\b|"
         rf"\b(?:i|we) (?:have|own) (?:an?|two|three|four|\d+) (?:\w+ )?{_RELATION}s?\b",
         0.8,
@@ -334,6 +369,12 @@ RULES: tuple[Rule, ...] = (
         "save",
         _until(r"\b(?:our|the) \w+ (?:is|are|was) (?:at|on|in|called)\b", "[^?]", "$"),
         0.7,
+        tail=True,
+    ),
+    _rule(
+        "save",
+        r"\b(?:our|the) (?:\w+ ){1,2}(?:is|are|runs|lives) (?:at|on) [\w-]+\.[\w-]+\.?\w*[^?]*$",
+        0.75,
         tail=True,
     ),
     # `\w` rather than `\w+`: what follows matches the same, without a backtrack per letter.
