@@ -194,8 +194,8 @@ class UnifiedSearchService:
         """The notes found by meaning, less those that would match by meaning alone (above the
         floor for the query, sharing no word with it) but do not stand out for themselves, as
         memories are judged (`engram.core.meaning`): a short note ("I have a cat named Miso")
-        is nearly as alike to many unrelated questions as to its own, and "tell me a joke"
-        found it."""
+        is nearly as alike to many unrelated questions as to its own: "what is the capital of
+        Australia?" found three such notes."""
         embedder = self.ctx.semantic
         min_z = self.ctx.settings.search_semantic_min_z
         alone = [
