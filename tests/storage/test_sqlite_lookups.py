@@ -9,12 +9,17 @@ lookups, 160 ms at 100K memories — costs steps in proportion to the store and 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from engram import Draft, Engram
 from engram.storage.protocol import Filter
+from engram.vault.index import parse_note
+
+DIMS = 384
 
 STEP = 100
 SIZES = (500, 4_000)
@@ -75,4 +80,36 @@ def test_a_lookup_by_id_does_not_grow_with_the_store(
     cost_small = steps(small, lambda store: lookup(store, some_ids(small)))
     cost_big = steps(big, lambda store: lookup(store, some_ids(big)))
     # 8x the memories; a scan would cost about 8x the steps. Allow for a deeper B-tree.
+    assert cost_small > 0 and cost_big <= 2 * cost_small + 5, (cost_small, cost_big)
+
+
+def test_reading_a_few_notes_vectors_does_not_grow_with_the_vault(tmp_path: Path) -> None:
+    """Search reads back the vectors of the notes it found by meaning alone (section 1b of
+    docs/search.md). Joined plainly, SQLite walked every vector of the model through its index
+    and kept the few named: about a millisecond per search at a thousand notes, and linear."""
+    costs = []
+    for n in SIZES:
+        with Engram.open(str(tmp_path / f"notes-{n}.db"), embedding_model="none") as mem:
+            store: Any = mem.app.context.store
+            texts = [f"Note {i} about topic {i % 37}.\n" for i in range(n)]
+            store.ltm_write(
+                upsert=[
+                    parse_note(f"n/{i}.md", t.encode(), mtime_ns=1, size=len(t))
+                    for i, t in enumerate(texts)
+                ]
+            )
+            states = store.ltm_states()
+            vector = np.ones(DIMS, dtype=np.float32) / np.sqrt(DIMS)
+            items = [(path, state.digest, vector) for path, state in states.items()]
+            assert store.ltm_put_vectors(items, "test-model") == n
+            wanted = [f"n/{i}.md" for i in range(0, n, n // 20)][:20]
+            got: dict[str, Any] = {}
+
+            def read(s: Any, wanted: list[str] = wanted, got: dict[str, Any] = got) -> None:
+                got.update(s.ltm_get_vectors(wanted, "test-model"))
+
+            costs.append(steps(mem, read))
+            assert sorted(got) == sorted(wanted)
+    cost_small, cost_big = costs
+    # 8x the notes; a walk over every vector would cost about 8x the steps.
     assert cost_small > 0 and cost_big <= 2 * cost_small + 5, (cost_small, cost_big)

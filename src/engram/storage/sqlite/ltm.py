@@ -189,8 +189,10 @@ class SQLiteLtm(NoteIndex):
         rows = rows_in(
             self._query,
             lambda marks: (
+                # CROSS JOIN: the notes by path first. Joined plainly, SQLite read every vector
+                # of the model through its index and kept the few named (O(vault) a search).
                 "SELECT n.path, v.vector FROM ltm_notes n "
-                "JOIN ltm_note_vectors v ON v.seq = n.seq "
+                "CROSS JOIN ltm_note_vectors v ON v.seq = n.seq "
                 f"WHERE v.model_id = ? AND n.path IN ({marks})"
             ),
             paths,
