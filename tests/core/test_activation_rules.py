@@ -80,6 +80,7 @@ def test_intent_precision_and_recall_are_at_least_085_per_class() -> None:
         ("The meeting starts at 10, can you join?", "none"),
         ("Is my code correct?", "none"),
         ("I can't eat right now, too busy.", "none"),
+        ("The build takes a long time today.", "none"),
     ],
 )
 def test_work_diets_schedules_and_questions_about_someone_close(text: str, intent: str) -> None:

@@ -78,7 +78,7 @@ _RELATION = (
 )
 # A count, in digits or in words: "every 90 days", "fifteen minutes", "five engineers".
 _COUNT = (
-    r"(?:\d[\d.,:]*(?:am|pm)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"(?:\d[\d.,:]*(?:am|pm)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
     r"twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|a hundred|half an?)"
 )
 # A condition, a diet or a trait: "I'm diabetic", "I've been vegan for years".
