@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,7 +26,7 @@ from engram.core.dates import (
     only_dates,
 )
 from engram.core.expansion import expansion_terms, feedback_words
-from engram.core.meaning import Calibration, Probe, meaning_matches
+from engram.core.meaning import Calibration, MeaningMatch, Probe, meaning_matches
 from engram.core.models import Status
 from engram.core.ranking import (
     Candidate,
@@ -44,6 +44,8 @@ from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.storage.protocol import Filter, Stub
+
+K = TypeVar("K", bound=Hashable)
 
 log = logging.getLogger(__name__)
 
@@ -439,18 +441,16 @@ class SearchService:
     def _standing_alone(
         self, near: Neighbours, shared: set[str], seen: dict[str, NDArray[np.float32]]
     ) -> tuple[list[Stub], dict[str, float]]:
-        """The neighbours and their z, less those that match by meaning alone (above the floor
-        for the query, sharing no word with it) but do not stand out for themselves
-        (`engram.core.meaning`): judged on their stored vectors, whose whole-text rows are
-        added to `seen`. A memory that shares a word needs only the query's side."""
-        embedder = self.ctx.embedder
-        min_z = self.ctx.settings.search_semantic_min_z
-        alone = [i for i, z in near.z.items() if z >= min_z and i not in shared]
-        if not alone or embedder is None:
-            return list(near.stubs.values()), near.z
-        rows = self.ctx.store.get_vectors(alone, embedder.model_id, passages=True)
-        seen.update((ident, matrix[0]) for ident, matrix in rows.items())
-        matches = meaning_matches(rows, near.probes, background_vectors(embedder), min_z)
+        """The neighbours and their z, less those that would match by meaning alone but do not
+        stand out for themselves (`judge_alone`); the whole-text rows of the vectors read are
+        added to `seen`."""
+
+        def read(ids: list[str], model_id: str) -> dict[str, NDArray[np.float32]]:
+            rows = self.ctx.store.get_vectors(ids, model_id, passages=True)
+            seen.update((ident, matrix[0]) for ident, matrix in rows.items())
+            return rows
+
+        alone, matches = self.judge_alone(near.z, shared, read, near.probes)
         stubs, z = dict(near.stubs), dict(near.z)
         for ident in alone:
             match = matches.get(ident)
@@ -460,6 +460,27 @@ class SearchService:
                 z[ident] = match.z
                 stubs[ident] = stubs[ident]._replace(relevance=match.cosine)
         return list(stubs.values()), z
+
+    def judge_alone(
+        self,
+        z: Mapping[K, float],
+        shared: Collection[K],
+        read: Callable[[list[K], str], Mapping[K, NDArray[np.float32]]],
+        probes: Sequence[Probe],
+    ) -> tuple[list[K], dict[K, MeaningMatch]]:
+        """Of the matches by meaning (`z`: each one's z for the query), those that would match
+        by meaning alone — at the floor or above, sharing no word with the query (`shared`) —
+        and the matches among them that stand out for themselves too (`engram.core.meaning`),
+        judged on the vectors `read(keys, model_id)` returns (a row each, or several). One
+        rule for memories and vault notes; a match that shares a word needs only the query's
+        side."""
+        embedder = self.ctx.embedder
+        min_z = self.ctx.settings.search_semantic_min_z
+        alone = [key for key, zk in z.items() if zk >= min_z and key not in shared]
+        if not alone or embedder is None:
+            return [], {}
+        rows = read(alone, embedder.model_id)
+        return alone, meaning_matches(rows, probes, background_vectors(embedder), min_z)
 
     def calibration(self, vector: NDArray[np.float32]) -> Calibration | None:
         embedder = self.ctx.embedder

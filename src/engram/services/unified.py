@@ -21,11 +21,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
-from engram.core.meaning import Probe, meaning_matches
+import numpy as np
+from numpy.typing import NDArray
+
+from engram.core.meaning import Probe
 from engram.core.notes import NoteHit
 from engram.core.ranking import Fused, SearchHit, fuse_matches
 from engram.core.text import query_terms
-from engram.embeddings.background import background_vectors
 from engram.errors import ConfigError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -191,25 +193,17 @@ class UnifiedSearchService:
         return [(found[path], f) for path, f in fused.items()]
 
     def _standing_alone(self, near: list[NoteHit], shared: set[str], probe: Probe) -> list[NoteHit]:
-        """The notes found by meaning, less those that would match by meaning alone (above the
-        floor for the query, sharing no word with it) but do not stand out for themselves, as
-        memories are judged (`engram.core.meaning`): a short note ("I have a cat named Miso")
-        is nearly as alike to many unrelated questions as to its own: "what is the capital of
-        Australia?" found three such notes."""
-        embedder = self.ctx.semantic
-        min_z = self.ctx.settings.search_semantic_min_z
-        alone = [
-            n.path
-            for n in near
-            if n.path not in shared and probe.calibration.z(n.relevance) >= min_z
-        ]
-        if not alone or embedder is None:
-            return near
-        rows = {
-            path: vector[None, :]
-            for path, vector in self.ctx.store.ltm_get_vectors(alone, embedder.model_id).items()
-        }
-        kept = meaning_matches(rows, [probe], background_vectors(embedder), min_z)
+        """The notes found by meaning, less those that would match by meaning alone but do not
+        stand out for themselves, judged as memories are (`SearchService.judge_alone`): a
+        short note ("I have a cat named Miso") is nearly as alike to many unrelated questions
+        as to its own: "what is the capital of Australia?" found three such notes."""
+        store = self.ctx.store
+
+        def read(paths: list[str], model_id: str) -> dict[str, NDArray[np.float32]]:
+            return {p: v[None, :] for p, v in store.ltm_get_vectors(paths, model_id).items()}
+
+        z = {n.path: probe.calibration.z(n.relevance) for n in near}
+        alone, kept = self.search.judge_alone(z, shared, read, [probe])
         judged = set(alone)
         return [n for n in near if n.path not in judged or n.path in kept]
 
