@@ -4,6 +4,7 @@ end to end through click's CliRunner on real stores."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,11 @@ def run(store: str | None, *args: str) -> Result:
 def ok(result: Result) -> Result:
     assert result.exit_code == 0, result.output
     return result
+
+
+def table_counts(text: str) -> dict[str, int]:
+    """The rows of a printed table of counts: label -> number."""
+    return {k: int(n.replace(",", "")) for k, n in re.findall(r"│ (.+?) +│ +([\d,]+) │", text)}
 
 
 def run_json(store: str | None, *args: str) -> Any:
@@ -127,6 +133,9 @@ def test_import_cortexgraph_reports_and_reruns(jsonl: str) -> None:
     table = ok(run(jsonl, "import", "cortexgraph", str(FIXTURE))).stdout
     assert "Imported 0 memories and 0 relations" in table and "8 memories and 3 relations" in table
     assert "skipped memories.jsonl line 12 (0a1b2c3d-6666-4f70-8a1b-2c3d4e5f6a7b)" in table
+    counts = table_counts(table)
+    assert counts["already in the store, kept"] == 8 and counts["deleted (tombstones)"] == 1
+    assert counts["relations"] == 5 and counts["relations to deleted or skipped memories"] == 1
     hits = run_json(jsonl, "search", "PostgreSQL pgvector")["hits"]
     assert hits[0]["memory"]["id"] == "mem-123"
 
@@ -155,6 +164,9 @@ def test_an_export_read_back_restores_the_store(tmp_path: Path, jsonl: str) -> N
     assert (report["imported"], report["relations_imported"], report["skipped"]) == (8, 3, 0)
     table = ok(run(restored, "import", "jsonl", str(tmp_path / "e.jsonl"))).stdout
     assert "Imported 0 memories and 0 relations" in table and "8 memories and 3 relations" in table
+    counts = table_counts(table)
+    assert counts["memories (the last line of each id)"] == 8 and counts["lines"] == 12
+    assert counts["relations already in the store, kept"] == 3
     hits = run_json(restored, "search", "PostgreSQL pgvector")["hits"]
     assert hits[0]["memory"]["id"] == "mem-123"
     missing = run(restored, "import", "jsonl", str(tmp_path / "nothing.jsonl"))

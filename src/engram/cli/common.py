@@ -214,6 +214,16 @@ def n_memories(n: int) -> str:
     return f"{n} memory" if n == 1 else f"{n} memories"
 
 
+def n_results(n: int) -> str:
+    return f"{n} result" if n == 1 else f"{n} results"
+
+
+def sentence(message: str) -> str:
+    """A result's `message` (lower case, no full stop: it is read inside JSON too) as the
+    sentence that ends a table."""
+    return message[:1].upper() + message[1:] + "."
+
+
 # Control characters but tab and newline (C0, DEL and C1), and the bidirectional overrides
 # and isolates, which can reverse the rest of a table row in a terminal that honours them.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

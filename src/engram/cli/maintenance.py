@@ -6,7 +6,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from engram.cli.common import State, open_app, output, pass_state, say
+from engram.cli.common import State, open_app, output, pass_state, say, sentence
 from engram.services.storage_maintenance import (
     CompactionReport,
     StorageReport,
@@ -43,7 +43,7 @@ def compact_command(state: State) -> None:
 
 def render_stats(out: Console, report: StorageReport) -> None:
     if not report.supported:
-        say(out, report.message[0].upper() + report.message[1:] + ".")
+        say(out, sentence(report.message))
         return
     say(out, f"{report.location}: {report.memories} memories, {report.relations} relations")
     table = Table()
@@ -59,12 +59,12 @@ def render_stats(out: Console, report: StorageReport) -> None:
             f"{f.dead:,}",
         )
     out.print(table)
-    say(out, report.message[0].upper() + report.message[1:] + ".")
+    say(out, sentence(report.message))
 
 
 def render_compaction(out: Console, report: CompactionReport) -> None:
     if not report.supported or report.before is None or report.after is None:
-        say(out, report.message[0].upper() + report.message[1:] + ".")
+        say(out, sentence(report.message))
         return
     before = sum(f.bytes for f in report.before.files)
     after = sum(f.bytes for f in report.after.files)

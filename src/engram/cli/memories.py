@@ -22,6 +22,7 @@ from engram.cli.common import (
     fmt_score,
     fmt_tags,
     n_memories,
+    n_results,
     open_app,
     options_named,
     output,
@@ -195,7 +196,7 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
     if not hits:
         say(out, "No memories found.")
         return
-    table = Table(title=f"{len(hits)} result{'s' if len(hits) != 1 else ''}")
+    table = Table(title=n_results(len(hits)))
     table.add_column("#", justify="right")
     table.add_column("id", no_wrap=True)
     table.add_column("rank" if verbose else "score", justify="right")

@@ -19,6 +19,7 @@ from engram.cli.common import (
     pass_state,
     progress_bar,
     say,
+    sentence,
     write_through,
 )
 from engram.errors import ValidationError
@@ -88,7 +89,7 @@ def render_migration(out: Console, report: MigrationReport) -> None:
         out,
         f"checksum {report.checksum_source[:16]}… source, {report.checksum_target[:16]}… target",
     )
-    say(out, report.message[0].upper() + report.message[1:] + ".")
+    say(out, sentence(report.message))
     for ident in report.differences:
         say(out, f"  differs: {ident}")
 
@@ -115,23 +116,12 @@ def cortexgraph(state: State, directory: Path) -> None:
 
 
 def render_import(out: Console, report: ImportReport) -> None:
-    rows = [
-        ("lines in memories.jsonl", report.memory_lines),
-        ("memories (last line per id, not deleted)", report.memories),
-        ("imported", report.imported),
-        ("already in the store, kept", report.already_present),
-        ("deleted (tombstones)", report.deleted),
-        ("older versions (superseded lines)", report.superseded),
-        ("given a new id (kept in meta.cortexgraph_id)", report.renamed),
-        ("relations", report.relations),
-        ("relations imported", report.relations_imported),
-        ("relations already in the store, kept", report.relations_present),
-        ("relations to deleted or skipped memories", report.relations_dropped),
-        ("records skipped", report.skipped),
-    ]
-    out.print(_counts(f"{report.source} -> {report.target}", rows))
-    _say_skipped(out, report.skipped_records)
-    say(out, report.message[0].upper() + report.message[1:] + ".")
+    _print_transfer(
+        out,
+        report,
+        "memory_lines memories imported already_present deleted superseded renamed relations "
+        "relations_imported relations_present relations_dropped skipped",
+    )
 
 
 @import_.command("jsonl")
@@ -152,20 +142,39 @@ def jsonl(state: State, file: Path) -> None:
 
 
 def render_restore(out: Console, report: RestoreReport) -> None:
-    rows = [
-        ("lines", report.lines),
-        ("memories", report.memories),
-        ("earlier lines of an id given again", report.superseded),
-        ("imported", report.imported),
-        ("already in the store, kept", report.already_present),
-        ("relations", report.relations),
-        ("relations imported", report.relations_imported),
-        ("relations already in the store, kept", report.relations_present),
-        ("records skipped", report.skipped),
-    ]
+    _print_transfer(
+        out,
+        report,
+        "lines memories superseded imported already_present relations relations_imported "
+        "relations_present skipped",
+    )
+
+
+# What the imports' reports count, by field name, in the words of their tables.
+_LABELS = {
+    "lines": "lines",
+    "memory_lines": "lines in memories.jsonl",
+    "memories": "memories (the last line of each id)",
+    "imported": "imported",
+    "already_present": "already in the store, kept",
+    "deleted": "deleted (tombstones)",
+    "superseded": "earlier lines of an id given again",
+    "renamed": "given a new id (kept in meta.cortexgraph_id)",
+    "relations": "relations",
+    "relations_imported": "relations imported",
+    "relations_present": "relations already in the store, kept",
+    "relations_dropped": "relations to deleted or skipped memories",
+    "skipped": "records skipped",
+}
+
+
+def _print_transfer(out: Console, report: ImportReport | RestoreReport, fields: str) -> None:
+    """An import's counts (`fields`, names of the report's fields), the records it skipped and
+    what it did, in a sentence."""
+    rows = [(_LABELS[name], int(getattr(report, name))) for name in fields.split()]
     out.print(_counts(f"{report.source} -> {report.target}", rows))
     _say_skipped(out, report.skipped_records)
-    say(out, report.message[0].upper() + report.message[1:] + ".")
+    say(out, sentence(report.message))
 
 
 def _counts(title: str, rows: Sequence[tuple[str, int]]) -> Table:

@@ -16,6 +16,7 @@ from engram.cli.common import (
     State,
     fmt_score,
     fmt_tags,
+    n_results,
     open_app,
     options_named,
     output,
@@ -284,7 +285,7 @@ def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> N
     if not hits:
         say(out, "Nothing found in memories or vault notes.")
         return
-    table = Table(title=f"{len(hits)} result{'s' if len(hits) != 1 else ''}")
+    table = Table(title=n_results(len(hits)))
     table.add_column("#", justify="right")
     table.add_column("source")
     table.add_column("memory", no_wrap=True)

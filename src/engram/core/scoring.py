@@ -106,17 +106,21 @@ def promotion_reasons(
 REASON_NAMES: dict[int, PromotionReason] = {BY_USAGE: "usage", BY_SCORE: "score"}
 
 
-def promotion_reason(policy: Policy, memory: Memory, now: float) -> PromotionReason | None:
-    if memory.status != Status.ACTIVE:
-        return None
-    code = promotion_reasons(
-        policy,
+def _columns(memory: Memory) -> tuple[list[int], list[float], list[float], list[float]]:
+    """One memory as the columns the vectorised functions take: use count, strength, last
+    used and created (epoch seconds)."""
+    return (
         [memory.use_count],
         [memory.strength],
         [to_epoch(memory.last_used)],
         [to_epoch(memory.created_at)],
-        now,
-    )[0]
+    )
+
+
+def promotion_reason(policy: Policy, memory: Memory, now: float) -> PromotionReason | None:
+    if memory.status != Status.ACTIVE:
+        return None
+    code = promotion_reasons(policy, *_columns(memory), now)[0]
     return REASON_NAMES.get(int(code))
 
 
@@ -215,14 +219,7 @@ def schedule_arrays(
 
 
 def memory_schedule(policy: Policy, memory: Memory) -> Schedule:
-    arrays = schedule_arrays(
-        policy,
-        [memory.use_count],
-        [memory.strength],
-        [to_epoch(memory.last_used)],
-        [to_epoch(memory.created_at)],
-        [memory.status == Status.ACTIVE],
-    )
+    arrays = schedule_arrays(policy, *_columns(memory), [memory.status == Status.ACTIVE])
 
     def pick(column: NDArray[np.float64]) -> float | None:
         value = float(column[0])

@@ -18,7 +18,7 @@ import socket
 import uvicorn
 from sse_starlette.sse import AppStatus
 
-from engram.mcp.http import ASGIApp, Receive, Scope, Send
+from engram.web.routing import ASGIApp, Receive, Scope, Send
 
 POLL = 0.05  # seconds between looks at the requests in progress while stopping
 

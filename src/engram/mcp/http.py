@@ -19,21 +19,14 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
-from typing import Any
 
 from engram.atomic import write_atomically
 from engram.config import MAX_TOKEN, MIN_TOKEN, Settings, config_dir, usable_token
 from engram.errors import ConfigError
+from engram.web.routing import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 TOKEN_FILE = "http-token"
 

@@ -14,25 +14,24 @@ from collections.abc import Callable
 
 from engram.core.models import Direction
 
-# (condition joining edge `e` to the node, expression for the node at the edge's other end);
-# "{node}" is the node column.
-_STEP: dict[str, tuple[str, str]] = {
-    "out": ("e.from_id = {node}", "e.to_id"),
-    "in": ("e.to_id = {node}", "e.from_id"),
-    "both": (
-        "(e.from_id = {node} OR e.to_id = {node})",
-        "CASE WHEN e.from_id = {node} THEN e.to_id ELSE e.from_id END",
-    ),
-}
+
+def _steps(near: str, far: str) -> dict[str, tuple[str, str]]:
+    """(condition joining edge `e` to the node, expression for the node at the edge's other
+    end) for each direction, "{node}" standing for the node column; `near` is the column an
+    edge leaves from when followed "out"."""
+    return {
+        "out": (f"e.{near} = {{node}}", f"e.{far}"),
+        "in": (f"e.{far} = {{node}}", f"e.{near}"),
+        "both": (
+            f"(e.{near} = {{node}} OR e.{far} = {{node}})",
+            f"CASE WHEN e.{near} = {{node}} THEN e.{far} ELSE e.{near} END",
+        ),
+    }
+
+
+_STEP = _steps("from_id", "to_id")
 # The same edges seen from the far end: how a reached node joins back to its parent.
-_BACK: dict[str, tuple[str, str]] = {
-    "out": ("e.to_id = {node}", "e.from_id"),
-    "in": ("e.from_id = {node}", "e.to_id"),
-    "both": (
-        "(e.from_id = {node} OR e.to_id = {node})",
-        "CASE WHEN e.to_id = {node} THEN e.from_id ELSE e.to_id END",
-    ),
-}
+_BACK = _steps("to_id", "from_id")
 
 RELATION_COLUMNS = "id, from_id, to_id, type, strength, metadata, created_at"
 

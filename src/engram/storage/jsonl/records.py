@@ -15,16 +15,18 @@ import hashlib
 import json
 import logging
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError as PydanticError
 from pydantic_core import from_json
 
 from engram.core.models import ID_PATTERN, Memory, Relation, Schedule
 from engram.core.timeutil import DATE_RANGE, round_trips
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -177,13 +179,17 @@ def _doubtful(obj: dict[str, Any], known: frozenset[str], *ids: str) -> None:
             )
 
 
-def decode_memory(raw: bytes) -> StoredMemory | Tombstone:
-    """Parse one line of memories.jsonl; raises BadLine naming what is wrong."""
+def _decode(raw: bytes, record: Callable[[dict[str, Any]], T]) -> T | Tombstone:
+    """One line of a JSONL file: a tombstone, or the record `record` makes of it; raises
+    BadLine naming what is wrong."""
     obj = parse_object(raw)
     gone = tombstone_of(obj)
-    if gone is not None:
-        return gone
-    return memory_from_object(obj)
+    return record(obj) if gone is None else gone
+
+
+def decode_memory(raw: bytes) -> StoredMemory | Tombstone:
+    """Parse one line of memories.jsonl; raises BadLine naming what is wrong."""
+    return _decode(raw, memory_from_object)
 
 
 def memory_from_object(obj: dict[str, Any]) -> StoredMemory:
@@ -255,11 +261,7 @@ def _windows_hold(schedule: Schedule) -> bool:
 
 
 def decode_relation(raw: bytes) -> Relation | Tombstone:
-    obj = parse_object(raw)
-    gone = tombstone_of(obj)
-    if gone is not None:
-        return gone
-    return relation_from_object(obj)
+    return _decode(raw, relation_from_object)
 
 
 def relation_from_object(obj: dict[str, Any]) -> Relation:
