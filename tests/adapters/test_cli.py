@@ -850,6 +850,8 @@ def test_consolidate_lists_previews_applies_and_undoes(db: Path) -> None:
     found = run_json(db, "consolidate", "clusters")
     (cluster,) = found["clusters"]
     assert sorted(cluster["member_ids"]) == sorted([first, second])
+    title = ok(run(db, "consolidate", "clusters")).stdout.splitlines()[0]
+    assert title.strip() == "1 cluster"  # it said "1 clusters"
     assert "Preview only" in ok(run(db, "consolidate", "run")).stdout
     applied = run_json(db, "consolidate", "run", "--apply", "--cluster", cluster["id"])
     merged = applied["merged"][0]["merged"]["id"]

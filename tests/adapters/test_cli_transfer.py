@@ -83,7 +83,7 @@ def test_migrate_verifies_and_is_safe_to_rerun(tmp_path: Path, jsonl: str) -> No
     assert report["verified"] and (report["copied"], report["relations"]) == (2, 1)
     assert run_json(jsonl, "open", a) == run_json(db, "open", a)
     rerun = ok(run(None, "migrate", "--from", db, "--to", jsonl))
-    assert "Verified: 2 memories, 1 relations" in rerun.stdout
+    assert "Verified: 2 memories, 1 relation and" in rerun.stdout
 
     ok(run(jsonl, "touch", a))  # the copy moves on: a re-run keeps it and says so
     diverged = run(None, "migrate", "--from", db, "--to", jsonl)
@@ -152,7 +152,7 @@ def test_a_skipped_record_whose_id_is_not_text_is_reported(tmp_path: Path, jsonl
     (data / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     table = ok(run(jsonl, "import", "cortexgraph", str(data))).stdout
     assert "skipped memories.jsonl line 1 (odd \\ud800): id: must be valid Unicode" in table
-    assert "Imported 1 memories" in table
+    assert "Imported 1 memory and 0 relations" in table
 
 
 def test_an_export_read_back_restores_the_store(tmp_path: Path, jsonl: str) -> None:

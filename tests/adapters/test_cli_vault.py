@@ -136,7 +136,7 @@ def test_backup_commits_into_a_git_repository(tmp_path: Path) -> None:
     log = subprocess.run(
         ["git", "log", "--format=%s"], cwd=repo, capture_output=True, text=True, check=True
     )
-    assert log.stdout.startswith("engram backup ") and "1 memories" in log.stdout
+    assert log.stdout.startswith("engram backup ") and "1 memory," in log.stdout
 
 
 def test_a_dry_run_of_vault_import_makes_no_store(vault: Path, tmp_path: Path) -> None:

@@ -50,7 +50,7 @@ def test_first_backup_creates_the_repository_and_commits_the_export(
     assert result.created and result.committed and result.commit
     assert (result.memories, result.relations, result.vault_files) == (2, 1, 0)
     assert git(repo, "log", "--format=%s") == result.message
-    assert result.message.startswith("engram backup 2026-01-01T12:00:00Z: 2 memories, 1 relations")
+    assert result.message.startswith("engram backup 2026-01-01T12:00:00Z: 2 memories, 1 relation")
     lines = [json.loads(line) for line in (repo / "engram/export.jsonl").read_text().splitlines()]
     assert [(x["kind"], x.get("content")) for x in lines] == [
         ("memory", "First memory"),

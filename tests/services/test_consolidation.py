@@ -570,7 +570,7 @@ def test_undo_refuses_to_delete_work_done_on_the_merged_memory(
     with pytest.raises(ValidationError, match=r"merged_id: .* was edited .* force"):
         mem.undo_consolidation(m)
     mem.create_relation(other.id, m, "related")
-    with pytest.raises(ValidationError, match=r"edited .* and related to 1 more memories"):
+    with pytest.raises(ValidationError, match=r"edited .* and related to 1 more memory"):
         mem.undo_consolidation(m)
     assert mem.get(m).status == Status.ACTIVE  # refused: nothing changed
     assert {x.status for x in mem.get_many([a.id, b.id])} == {Status.ARCHIVED}

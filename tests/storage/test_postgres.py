@@ -304,9 +304,8 @@ def test_a_record_postgres_refuses_is_named_and_the_rest_migrated(
     with Engram.open(postgres_url, embedding_model="none") as target:
         report = target.migrate_from(source)
         assert not report.verified and report.copied == 2
-        assert (
-            f"1 memories the target refused, with their relations and vectors (first: {b.id}"
-            in (report.message)
+        assert f"1 memory the target refused, with their relations and vectors (first: {b.id}" in (
+            report.message
         )
         assert b.id in report.differences
         assert [r.to_id for r in target.relations(a.id)] == [c.id]
@@ -327,7 +326,7 @@ def test_a_relation_postgres_refuses_is_named_and_the_rest_migrated(
     with Engram.open(postgres_url, embedding_model="none") as target:
         report = target.migrate_from(source)
         assert not report.verified and report.copied == 3
-        assert f"1 relations the target refused (first: {bad.id}: metadata" in report.message
+        assert f"1 relation the target refused (first: {bad.id}: metadata" in report.message
         assert [r.to_id for r in target.relations(b.id) if r.from_id == b.id] == [c.id]
 
 

@@ -18,7 +18,6 @@ from engram.cli.common import (
     State,
     fmt_score,
     given,
-    n_memories,
     open_app,
     options_named,
     output,
@@ -40,6 +39,7 @@ from engram.config import (
 from engram.config_env import ENV_PREFIX, seed_variable
 from engram.core.models import Memory
 from engram.core.timeutil import DAY, to_epoch
+from engram.core.wording import counted
 from engram.errors import ConfigError
 from engram.services.maintenance import GC_BATCH_MAX
 from engram.services.results import (
@@ -91,11 +91,11 @@ def render_gc(
         say(out, f"Warning: {result.promote_error}; nothing was promoted")
     if result.promoted:  # ENGRAM_AUTO_PROMOTE
         done = "Would promote" if result.dry_run else "Promoted"
-        say(out, f"{done} {n_memories(len(result.promoted))} to the vault first:")
+        say(out, f"{done} {counted(len(result.promoted), 'memory')} to the vault first:")
         for ident in result.promoted:
             say(out, f"  {ident}")
     if result.dry_run:
-        say(out, f"Dry run: {n_memories(result.count)} would be {verb}.")
+        say(out, f"Dry run: {counted(result.count, 'memory')} would be {verb}.")
         if result.count:
             table = Table()
             table.add_column("id", no_wrap=True)
@@ -114,7 +114,7 @@ def render_gc(
             out.print(table)
             say(out, "Run again with --apply to do it.")
     else:
-        say(out, f"{verb.capitalize()} {n_memories(result.count)}.")
+        say(out, f"{verb.capitalize()} {counted(result.count, 'memory')}.")
         for ident in result.memory_ids:
             say(out, f"  {ident}")
     if result.has_more:

@@ -209,15 +209,6 @@ def output(state: State, value: BaseModel, render: Callable[[Console], None]) ->
         render(console())
 
 
-def n_memories(n: int) -> str:
-    """Pluralised for people: "1 memory", "2 memories"."""
-    return f"{n} memory" if n == 1 else f"{n} memories"
-
-
-def n_results(n: int) -> str:
-    return f"{n} result" if n == 1 else f"{n} results"
-
-
 def sentence(message: str) -> str:
     """A result's `message` (lower case, no full stop: it is read inside JSON too) as the
     sentence that ends a table."""

@@ -24,6 +24,7 @@ from engram.cli.common import (
     say,
     short_ids,
 )
+from engram.core.wording import counted
 from engram.errors import StoreError
 from engram.services.agents import AGENTS
 from engram.services.pipeline import AuditTrail, PipelineResult, PipelineService
@@ -104,7 +105,8 @@ def undo(state: State, merged_id: str, force: bool) -> None:
     """Restore the originals of a merged memory and remove it."""
     with open_app(state) as app, options_named({"merged_id": "MERGED_ID", "force": "--force"}):
         result = app.consolidation.undo(resolve(app, merged_id, "merged_id"), force)
-    output(state, result, lambda c: say(c, f"Restored {len(result.restored_ids)} memories"))
+    restored = counted(len(result.restored_ids), "memory")
+    output(state, result, lambda c: say(c, f"Restored {restored}"))
 
 
 # A year: a longer sleep overflowed the platform's time (inf, 1e308: a traceback after the
@@ -226,7 +228,7 @@ def render_audit(out: Console, trail: AuditTrail) -> None:
     if not trail.entries:
         say(out, "The audit trail is empty.")
         return
-    table = Table(title=f"{trail.count} audit entries")
+    table = Table(title=counted(trail.count, "audit entry"))
     for column in ("when", "plan", "agent", "action", "memories", "result"):
         table.add_column(column)
     shown = short_ids([i for e in trail.entries for i in e.memory_ids])
@@ -263,18 +265,18 @@ def _table(title: str, views: list[ClusterView]) -> Table:
 
 def render_clusters(out: Console, result: ClusterResult) -> None:
     if not result.clusters:
-        say(out, f"No clusters among {result.memories_considered} memories.")
+        say(out, f"No clusters among {counted(result.memories_considered, 'memory')}.")
         return
-    out.print(_table(f"{result.count} clusters", result.clusters))
+    out.print(_table(counted(result.count, "cluster"), result.clusters))
 
 
 def render_run(out: Console, result: ConsolidateResult) -> None:
     if not result.clusters:
         say(out, f"Nothing to merge at cohesion {result.cohesion_threshold}.")
         return
-    out.print(_table(f"{result.mode}: {len(result.clusters)} clusters", result.clusters))
+    out.print(_table(f"{result.mode}: {counted(len(result.clusters), 'cluster')}", result.clusters))
     for done in result.merged:
-        say(out, f"Merged {len(done.archived_ids)} memories into {done.merged.id}")
+        say(out, f"Merged {counted(len(done.archived_ids), 'memory')} into {done.merged.id}")
     for cluster, why in result.skipped.items():
         say(out, f"Skipped {cluster}: {why}")
     if result.mode == "preview":

@@ -8,13 +8,13 @@ from rich.console import Console
 from engram.cli.common import (
     State,
     given,
-    n_memories,
     open_app,
     output,
     pass_state,
     progress_bar,
     say,
 )
+from engram.core.wording import counted
 from engram.services.embeddings import EmbeddingStatus
 from engram.services.results import Result
 
@@ -64,12 +64,14 @@ def render(out: Console, result: BackfillResult, backfilled: bool) -> None:
         return
     have = status.vectors.get(status.model_id, 0)
     if backfilled:
-        say(out, f"Embedded {n_memories(result.embedded)}.")
+        say(out, f"Embedded {counted(result.embedded, 'memory')}.")
     verb = "has" if status.memories == 1 else "have"  # "0 of 1 memory has a vector"
-    say(out, f"Model {status.model_id}: {have} of {n_memories(status.memories)} {verb} a vector.")
+    total = counted(status.memories, "memory")
+    say(out, f"Model {status.model_id}: {have} of {total} {verb} a vector.")
     for model, count in status.vectors.items():
         if model != status.model_id:
-            say(out, f"  {count} vectors from {model} are ignored until re-embedded.")
+            verb = "is" if count == 1 else "are"
+            say(out, f"  {counted(count, 'vector')} from {model} {verb} ignored until re-embedded.")
     if have < status.memories and not backfilled:
         say(out, "Run `engram embed --backfill` to embed the rest.")
 

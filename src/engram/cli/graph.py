@@ -17,7 +17,6 @@ from engram.cli.common import (
     State,
     fmt_tags,
     given,
-    n_memories,
     not_a_file,
     open_app,
     options_named,
@@ -30,6 +29,7 @@ from engram.cli.common import (
     write_through,
 )
 from engram.core.models import RELATION_TYPES, Relation
+from engram.core.wording import counted
 from engram.errors import ValidationError
 from engram.services.graph import MAX_DEPTH, MAX_GRAPH_PAGE, MAX_RELATED, MAX_SNAPSHOT
 from engram.services.results import GraphPage, RelatedResult
@@ -168,7 +168,8 @@ def graph(
             written,
             lambda c: say(
                 c,
-                f"Wrote {html_path}: {shown} memories and {len(snapshot.relations)} relations"
+                f"Wrote {html_path}: {counted(shown, 'memory')} and "
+                f"{counted(len(snapshot.relations), 'relation')}"
                 + (
                     f" (the {shown} most alive of {snapshot.total}: --max-memories shows more)"
                     if snapshot.total > shown
@@ -186,7 +187,7 @@ def graph(
 
 
 def render_graph(out: Console, page: GraphPage, command: str = "engram graph") -> None:
-    table = Table(title=f"{len(page.memories)} memories")
+    table = Table(title=counted(len(page.memories), "memory"))
     table.add_column("id", no_wrap=True)
     table.add_column("status")
     table.add_column("tags")
@@ -198,7 +199,7 @@ def render_graph(out: Console, page: GraphPage, command: str = "engram graph") -
         table.add_row(short[m.id], m.status.value, fmt_tags(m.tags), preview(m.content))
     out.print(table)
     if page.relations:
-        rel = Table(title=f"{len(page.relations)} relations")
+        rel = Table(title=counted(len(page.relations), "relation"))
         rel.add_column("from", no_wrap=True)
         rel.add_column("type")
         rel.add_column("to", no_wrap=True)
@@ -248,7 +249,7 @@ def render_related(out: Console, result: RelatedResult) -> None:
     if not result.related:
         say(out, f"No memories related to {result.memory_id}.")
         return
-    table = Table(title=f"{n_memories(result.count)} related to {result.memory_id}")
+    table = Table(title=f"{counted(result.count, 'memory')} related to {result.memory_id}")
     # Read left to right as the relation reads: "A -[causes]-> B" (with the memory reached
     # first, B's row said "B -[causes]-> A").
     table.add_column("depth", justify="right")

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from engram.cli.common import State, open_app, output, pass_state, say, sentence
+from engram.core.wording import counted
 from engram.services.storage_maintenance import (
     CompactionReport,
     StorageReport,
@@ -45,7 +46,11 @@ def render_stats(out: Console, report: StorageReport) -> None:
     if not report.supported:
         say(out, sentence(report.message))
         return
-    say(out, f"{report.location}: {report.memories} memories, {report.relations} relations")
+    say(
+        out,
+        f"{report.location}: {counted(report.memories or 0, 'memory')}, "
+        f"{counted(report.relations or 0, 'relation')}",
+    )
     table = Table()
     for column in ("file", "bytes", "lines", "live", "tombstones", "dead"):
         table.add_column(column, justify="left" if column == "file" else "right")
@@ -72,7 +77,8 @@ def render_compaction(out: Console, report: CompactionReport) -> None:
         out,
         f"Compacted {report.location}: {before:,} -> {after:,} bytes, "
         f"{report.before.dead_lines:,} dead lines dropped, "
-        f"{report.after.memories} memories and {report.after.relations} relations kept.",
+        f"{counted(report.after.memories or 0, 'memory')} and "
+        f"{counted(report.after.relations or 0, 'relation')} kept.",
     )
 
 

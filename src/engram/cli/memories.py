@@ -21,8 +21,6 @@ from engram.cli.common import (
     State,
     fmt_score,
     fmt_tags,
-    n_memories,
-    n_results,
     open_app,
     options_named,
     output,
@@ -36,6 +34,7 @@ from engram.cli.common import (
 )
 from engram.cli.vault import search_all
 from engram.core.models import Memory
+from engram.core.wording import counted
 from engram.errors import NotFoundError, ValidationError
 from engram.services.memories import Draft, checked_fields
 from engram.services.results import (
@@ -196,7 +195,7 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
     if not hits:
         say(out, "No memories found.")
         return
-    table = Table(title=n_results(len(hits)))
+    table = Table(title=counted(len(hits), "result"))
     table.add_column("#", justify="right")
     table.add_column("id", no_wrap=True)
     table.add_column("rank" if verbose else "score", justify="right")
@@ -310,7 +309,7 @@ def delete(state: State, ids: tuple[str, ...], archive: bool) -> None:
     every id to exist (and then changes nothing if one is missing)."""
     with open_app(state) as app, options_named({"memory_ids": "IDS"}):
         result = app.memories.remove(resolve_all(app, ids), archive)
-    done = f"{result.action.capitalize()} {n_memories(result.count)}"
+    done = f"{result.action.capitalize()} {counted(result.count, 'memory')}"
     if result.memory_ids:
         done += ": " + ", ".join(result.memory_ids)
     else:  # every id unknown: skipped, as documented

@@ -22,6 +22,7 @@ from engram.cli.common import (
     sentence,
     write_through,
 )
+from engram.core.wording import counted
 from engram.errors import ValidationError
 from engram.services.transfer.common import BATCH, Skipped
 from engram.services.transfer.cortexgraph import ImportReport, check_cortexgraph_dir
@@ -228,7 +229,9 @@ def export(state: State, fmt: str, out: Path | None) -> None:
         state,
         summary,
         lambda c: say(
-            c, f"Exported {count.memories} memories and {count.relations} relations to {out}."
+            c,
+            f"Exported {counted(count.memories, 'memory')} and "
+            f"{counted(count.relations, 'relation')} to {out}.",
         ),
     )
 

@@ -16,7 +16,6 @@ from engram.cli.common import (
     State,
     fmt_score,
     fmt_tags,
-    n_results,
     open_app,
     options_named,
     output,
@@ -27,6 +26,7 @@ from engram.cli.common import (
     say,
     short_ids,
 )
+from engram.core.wording import counted
 from engram.services.backup import BackupResult
 from engram.services.ltm import IndexReport, NoteList, NoteView, VaultStatus
 from engram.services.promotion import PromotionResult
@@ -99,12 +99,14 @@ def index_ltm(state: State) -> None:
 def render_index(out: Console, report: IndexReport) -> None:
     say(
         out,
-        f"Indexed {report.notes} notes in {report.vault}: {report.added} added, "
+        f"Indexed {counted(report.notes, 'note')} in {report.vault}: {report.added} added, "
         f"{report.updated} updated, {report.unchanged} unchanged, {report.removed} removed"
         + (f"; {report.embedded} embedded." if report.embedded else "."),
     )
     if report.problems:
-        say(out, f"{len(report.problems)} notes have problems (indexed as plain text):")
+        n = len(report.problems)
+        verb = "has" if n == 1 else "have"
+        say(out, f"{counted(n, 'note')} {verb} problems (indexed as plain text):")
         for problem in report.problems:
             say(out, f"  {problem.path}: {problem.problem}")
 
@@ -128,7 +130,7 @@ def render_list(out: Console, found: NoteList) -> None:
     if not found.notes:
         say(out, f"No notes in {found.folder}.")
         return
-    table = Table(title=f"{found.count} notes in {found.folder}")
+    table = Table(title=f"{counted(found.count, 'note')} in {found.folder}")
     table.add_column("path", overflow="fold")
     table.add_column("title")
     table.add_column("tags")
@@ -150,7 +152,8 @@ def vault_status(state: State) -> None:
 
 
 def render_status(out: Console, status: VaultStatus) -> None:
-    say(out, f"Vault {status.vault}: {status.notes_on_disk} notes, {status.notes_indexed} indexed")
+    on_disk = counted(status.notes_on_disk, "note")
+    say(out, f"Vault {status.vault}: {on_disk}, {status.notes_indexed} indexed")
     if status.changed or status.removed:
         say(
             out,
@@ -184,13 +187,14 @@ def render_import(out: Console, result: VaultImportResult) -> None:
             say(out, "No note is marked for import (frontmatter `engram: memory`).")
         return
     verb = "Imported" if result.mode == "applied" else "Would import"
-    say(out, f"{verb} {result.count} notes as memories:")
+    say(out, f"{verb} {counted(result.count, 'note')} as memories:")
     for note in result.notes:
         target = f" -> {note.memory_id}" if note.memory_id else ""
         held = " (a memory already held its text: promoted to the note, not copied)"
         say(out, f"  {note.path}{target}" + (held if note.existing else ""))
     if result.mode == "applied":
-        say(out, f"{result.relations} wikilinks became relations")
+        n = result.relations
+        say(out, f"{counted(n, 'wikilink')} became {'a relation' if n == 1 else 'relations'}")
     else:
         say(out, "A dry run: nothing was changed. Run again with --apply.")
 
@@ -285,7 +289,7 @@ def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> N
     if not hits:
         say(out, "Nothing found in memories or vault notes.")
         return
-    table = Table(title=n_results(len(hits)))
+    table = Table(title=counted(len(hits), "result"))
     table.add_column("#", justify="right")
     table.add_column("source")
     table.add_column("memory", no_wrap=True)

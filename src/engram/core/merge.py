@@ -32,6 +32,7 @@ from typing import Any
 from engram.core.index_terms import index_term
 from engram.core.models import MAX_COUNT, MAX_STRENGTH, Memory, Relation, Status
 from engram.core.text import STOPWORDS, statements, tag_key
+from engram.core.wording import counted
 
 STRENGTH_PER_COPY = 0.1
 MARK = "consolidation"  # the meta key a merged memory carries
@@ -383,7 +384,7 @@ def undo_refusal(
             and CARRIED not in r.metadata
         ]
         if made:
-            lost.append(f"related to {len(made)} more memories")
+            lost.append(f"related to {counted(len(made), 'more memory')}")
     if merged.use_count > mark.get("uses", merged.use_count):  # the originals never had them
         lost.append(f"used {merged.use_count - mark['uses']} times")
     if not lost:

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from engram.atomic import write_atomically
+from engram.core.wording import counted
 from engram.errors import EngramError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -152,7 +153,8 @@ class BackupService:
         # backup out ("nothing changed" while nothing was ever committed).
         git.run(path, "add", "--all", "--force", "--", *staged)
         message = (
-            f"engram backup {iso(self.ctx.now())}: {memories} memories, {relations} relations"
+            f"engram backup {iso(self.ctx.now())}: {counted(memories, 'memory')}, "
+            f"{counted(relations, 'relation')}"
             + (f", {copied} vault files" if source is not None else "")
         )
         if not git.has_staged(path, staged):

@@ -14,6 +14,7 @@ from typing import Any, BinaryIO
 from pydantic import field_validator
 
 from engram.core.models import Memory, Relation, Schedule
+from engram.core.wording import counted
 from engram.errors import BusyError, EngramError, StoreError
 from engram.services.results import Result
 from engram.storage.protocol import Store
@@ -59,13 +60,15 @@ class Written:
     skipped: list[Skipped] = field(default_factory=list)
 
     def message(self, source: str, skipped: int) -> str:
-        parts = [f"imported {self.imported} memories and {self.linked} relations from {source}"]
+        done = f"{counted(self.imported, 'memory')} and {counted(self.linked, 'relation')}"
+        parts = [f"imported {done} from {source}"]
         if self.present or self.kept:
             parts.append(
-                f"{self.present} memories and {self.kept} relations already present (kept)"
+                f"{counted(self.present, 'memory')} and {counted(self.kept, 'relation')} "
+                "already present (kept)"
             )
         if skipped:
-            parts.append(f"{skipped} records skipped")
+            parts.append(f"{counted(skipped, 'record')} skipped")
         return "; ".join(parts)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from engram.core.models import Memory, Relation, Schedule
+from engram.core.wording import counted
 from engram.errors import BusyError, EngramError, ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
@@ -238,13 +239,13 @@ def _verify(
     verified = not differences and source_sum == target_sum
     if verified:
         message = (
-            f"verified: {len(ids)} memories, {len(tally.relations)} relations and "
-            f"{len(tally.vectors)} vectors are identical in the target"
+            f"verified: {counted(len(ids), 'memory')}, {counted(len(tally.relations), 'relation')} "
+            f"and {counted(len(tally.vectors), 'vector')} are identical in the target"
         )
     else:
         message = (
-            f"NOT verified: {len(differences)} records are missing or differ in the target"
-            + _why_kept(tally, differences)
+            f"NOT verified: {counted(len(differences), 'record')} missing or different in the "
+            "target" + _why_kept(tally, differences)
         )
     return MigrationReport(
         source=source.location,
@@ -269,18 +270,20 @@ def _why_kept(tally: _Tally, differences: list[str]) -> str:
     if tally.refused:
         first, reason = next(iter(tally.refused.items()))
         notes.append(
-            f"{len(tally.refused)} memories the target refused, with their relations and "
+            f"{counted(len(tally.refused), 'memory')} the target refused, with their relations and "
             f"vectors (first: {first}: {reason})"
         )
     if tally.refused_relations:
         first, reason = next(iter(tally.refused_relations.items()))
         notes.append(
-            f"{len(tally.refused_relations)} relations the target refused (first: {first}: "
+            f"{counted(len(tally.refused_relations), 'relation')} the target refused (first: "
+            f"{first}: "
             f"{reason})"
         )
     if tally.kept:
         notes.append(
-            f"{len(tally.kept)} memories that differ were kept as they were, with their vectors; "
+            f"kept as they were, with their vectors: {counted(len(tally.kept), 'memory')} "
+            "with other values than the source's; "
             "re-run with --overwrite to replace them with the source's"
         )
     if any(d.startswith("relation ") for d in differences):
