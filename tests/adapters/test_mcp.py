@@ -256,6 +256,8 @@ async def test_lists_exactly_the_engram_tools_each_described(server: Server) -> 
     assert {t.name for t in tools} == TOOLS
     for tool in tools:
         assert tool.description and len(tool.description) > 40, tool.name
+        # Written as the function's docstring, sent as one line (not its indentation)
+        assert tool.description == " ".join(tool.description.split()), tool.name
         assert tool.input_schema["type"] == "object", tool.name
         assert tool.output_schema is not None, tool.name
         for name, prop in tool.input_schema.get("properties", {}).items():

@@ -7,6 +7,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from engram.mcp import hints
+from engram.mcp.declare import tool
 from engram.mcp.params import Content, IdText
 from engram.mcp.runtime import EngramRuntime
 from engram.services.results import MessageAnalysis, RecallAnalysis
@@ -16,19 +17,7 @@ Message = Annotated[Content, Field(description="The user's message, as they wrot
 
 
 def register_activation_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
-    @server.tool(
-        name="analyze_message",
-        title="Should this be remembered?",
-        description=(
-            "Analyse a user's message: is it worth remembering (a preference, decision, fact, "
-            "standing instruction, 'remember that…'), a confirmation of something remembered "
-            "('yes, still using TypeScript'), a request to recall, or none of these. Returns the "
-            "intent with a confidence and the phrase that decided it; for a save, the content, "
-            "tags, entities and strength to pass to save_memory; for a confirmation, which of "
-            "recent_memory_ids to touch_memory. Changes nothing."
-        ),
-        annotations=hints.READ,
-    )
+    @tool(server, "Should this be remembered?", hints.READ)
     async def analyze_message(
         message: Message,
         recent_memory_ids: Annotated[
@@ -42,20 +31,19 @@ def register_activation_tools(server: MCPServer[Any], runtime: EngramRuntime) ->
             ),
         ] = None,
     ) -> MessageAnalysis:
+        """Analyse a user's message: is it worth remembering (a preference, decision, fact, standing
+        instruction, 'remember that…'), a confirmation of something remembered ('yes, still using
+        TypeScript'), a request to recall, or none of these. Returns the intent with a confidence
+        and the phrase that decided it; for a save, the content, tags, entities and strength to pass
+        to save_memory; for a confirmation, which of recent_memory_ids to touch_memory. Changes
+        nothing."""
         recent = recent_memory_ids or []
         return await runtime.call(lambda app: app.activation.analyze_message(message, recent))
 
-    @server.tool(
-        name="analyze_for_recall",
-        title="Does this ask for a memory?",
-        description=(
-            "Analyse a user's message for recall intent ('what did I say about…', 'remind "
-            "me…', 'do you remember…', or a question about the user's own world: 'where do I "
-            "work?', 'who is my dentist?'): should_search, the phrase, and the search_memory query "
-            "to run (queries adds one per name mentioned; window_days when the message says "
-            "when). Changes nothing."
-        ),
-        annotations=hints.READ,
-    )
+    @tool(server, "Does this ask for a memory?", hints.READ)
     async def analyze_for_recall(message: Message) -> RecallAnalysis:
+        """Analyse a user's message for recall intent ('what did I say about…', 'remind me…', 'do
+        you remember…', or a question about the user's own world: 'where do I work?', 'who is my
+        dentist?'): should_search, the phrase, and the search_memory query to run (queries adds one
+        per name mentioned; window_days when the message says when). Changes nothing."""
         return await runtime.call(lambda app: app.activation.analyze_for_recall(message))

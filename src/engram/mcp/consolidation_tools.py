@@ -7,6 +7,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from engram.mcp import hints
+from engram.mcp.declare import tool
 from engram.mcp.params import Count, Flag, MemoryId, MemoryIds, Number, OptionalContent
 from engram.mcp.runtime import EngramRuntime
 from engram.services.agents import AgentName
@@ -17,21 +18,7 @@ Threshold = Annotated[float | None, Field(ge=0, le=1), Number]
 
 
 def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
-    @server.tool(
-        name="cluster_memories",
-        title="Find similar memories",
-        description=(
-            "Find clusters of active memories that say the same thing (by meaning: linked when "
-            "at least `similarity_threshold` similar, default 0.83). Each cluster has its "
-            "cohesion (mean similarity) and an action: 'merge' (near-copies, cohesion >= 0.9), "
-            "'review' (related, 0.75-0.9, or alike but disagreeing: its note says why; decide, "
-            "and to merge in your own words pass merged_content to consolidate_memories), "
-            "'keep' (different enough). Merge and review clusters show the "
-            "memory a merge would produce. Changes nothing; pass a cluster's id to "
-            "consolidate_memories to merge it."
-        ),
-        annotations=hints.READ,
-    )
+    @tool(server, "Find similar memories", hints.READ)
     async def cluster_memories(
         memory_ids: Annotated[
             MemoryIds | None,
@@ -41,29 +28,18 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
             Threshold, Field(description="Cosine similarity that links two memories, 0-1.")
         ] = None,
     ) -> ClusterResult:
+        """Find clusters of active memories that say the same thing (by meaning: linked when at
+        least `similarity_threshold` similar, default 0.83). Each cluster has its cohesion (mean
+        similarity) and an action: 'merge' (near-copies, cohesion >= 0.9), 'review' (related,
+        0.75-0.9, or alike but disagreeing: its note says why; decide, and to merge in your own
+        words pass merged_content to consolidate_memories), 'keep' (different enough). Merge and
+        review clusters show the memory a merge would produce. Changes nothing; pass a cluster's id
+        to consolidate_memories to merge it."""
         return await runtime.call(
             lambda app: app.consolidation.clusters(memory_ids, similarity_threshold)
         )
 
-    @server.tool(
-        name="consolidate_memories",
-        title="Merge similar memories",
-        description=(
-            "Merge clusters of memories into one each: the merged memory keeps every distinct "
-            "statement (repeats once), the union of tags and entities, the earliest creation "
-            "and latest use, summed use counts; it links to each original (consolidated_from) "
-            "and takes over their relations; the originals are archived, never deleted "
-            "(undo_consolidation restores them). mode 'preview' (default) changes nothing. "
-            "Choose what to merge: auto_detect (every cluster with cohesion >= "
-            "cohesion_threshold, default 0.9; review-band clusters found this way are listed "
-            "in skipped, left for you or the user to approve), cluster_ids from "
-            "cluster_memories (approves them), or memory_ids (merged as one, whatever their "
-            "similarity). The rules only drop repeated statements; to merge related memories "
-            "into one statement (a review-band cluster), write it yourself in merged_content, "
-            "keeping every fact, with memory_ids or one cluster id."
-        ),
-        annotations=hints.OVERWRITE,
-    )
+    @tool(server, "Merge similar memories", hints.OVERWRITE)
     async def consolidate_memories(
         mode: Annotated[
             Literal["preview", "apply"], Field(description="preview (default) or apply.")
@@ -97,6 +73,17 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
             ),
         ] = None,
     ) -> ConsolidateResult:
+        """Merge clusters of memories into one each: the merged memory keeps every distinct
+        statement (repeats once), the union of tags and entities, the earliest creation and latest
+        use, summed use counts; it links to each original (consolidated_from) and takes over their
+        relations; the originals are archived, never deleted (undo_consolidation restores them).
+        mode 'preview' (default) changes nothing. Choose what to merge: auto_detect (every cluster
+        with cohesion >= cohesion_threshold, default 0.9; review-band clusters found this way are
+        listed in skipped, left for you or the user to approve), cluster_ids from cluster_memories
+        (approves them), or memory_ids (merged as one, whatever their similarity). The rules only
+        drop repeated statements; to merge related memories into one statement (a review-band
+        cluster), write it yourself in merged_content, keeping every fact, with memory_ids or one
+        cluster id."""
         return await runtime.call(
             lambda app: app.consolidation.consolidate(
                 mode,
@@ -109,41 +96,22 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
             )
         )
 
-    @server.tool(
-        name="undo_consolidation",
-        title="Undo a merge",
-        description=(
-            "Restore the originals of a merged memory (active again, exactly as they were) and "
-            "remove the merged memory with its relations. Refused if the merged memory was "
-            "edited or related to other memories since (that would be lost: force=true to undo "
-            "anyway), merged again (undo that merge first) or promoted."
-        ),
-        annotations=hints.FORGET,
-    )
+    @tool(server, "Undo a merge", hints.FORGET)
     async def undo_consolidation(
         merged_id: MemoryId,
         force: Annotated[
             Flag, Field(description="Undo even if the merged memory was edited or related since.")
         ] = False,
     ) -> UndoResult:
+        """Restore the originals of a merged memory (active again, exactly as they were) and remove
+        the merged memory with its relations. Refused if the merged memory was edited or related to
+        other memories since (that would be lost: force=true to undo anyway), merged again (undo
+        that merge first) or promoted."""
         return await runtime.call(lambda app: app.consolidation.undo(merged_id, force))
 
 
 def register_pipeline_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
-    @server.tool(
-        name="run_pipeline",
-        title="Run the maintenance agents",
-        description=(
-            "Run the maintenance agents — DecayAnalyzer (memories about to fade), "
-            "ClusterDetector (related memories for a person to review), SemanticMerge "
-            "(near-copies to merge), LTMPromoter (memories to write to the vault), "
-            "RelationshipDiscovery (memories naming the same entity from different topics, to "
-            "link) — all, or those named. dry_run (the default) only records their plan in the "
-            "audit trail and returns its plan_id: apply it with apply_plan after checking it. "
-            "Every decision is kept in the audit trail (audit_trail)."
-        ),
-        annotations=hints.FORGET,  # dry_run=false merges and archives memories
-    )
+    @tool(server, "Run the maintenance agents", hints.FORGET)
     async def run_pipeline(
         agents: Annotated[
             list[AgentName] | None,
@@ -151,38 +119,32 @@ def register_pipeline_tools(server: MCPServer[Any], runtime: EngramRuntime) -> N
         ] = None,
         dry_run: Annotated[Flag, Field(description="Only plan (the default).")] = True,
     ) -> PipelineResult:
+        """Run the maintenance agents — DecayAnalyzer (memories about to fade), ClusterDetector
+        (related memories for a person to review), SemanticMerge (near-copies to merge), LTMPromoter
+        (memories to write to the vault), RelationshipDiscovery (memories naming the same entity
+        from different topics, to link) — all, or those named. dry_run (the default) only records
+        their plan in the audit trail and returns its plan_id: apply it with apply_plan after
+        checking it. Every decision is kept in the audit trail (audit_trail)."""
         names = list(agents or [])
         return await runtime.call(lambda app: app.pipeline.run(names or None, dry_run))
 
-    @server.tool(
-        name="apply_plan",
-        title="Apply a maintenance plan",
-        description=(
-            "Apply exactly the steps of a plan run_pipeline recorded in a dry run. A step whose "
-            "memories changed since is skipped (and says so); a plan is applied at most once."
-        ),
-        annotations=hints.OVERWRITE,  # merges and archives; a plan is applied at most once
-    )
+    @tool(server, "Apply a maintenance plan", hints.OVERWRITE)
     async def apply_plan(
         plan_id: Annotated[
             str, Field(min_length=1, max_length=100, description="From run_pipeline.")
         ],
     ) -> PipelineResult:
+        """Apply exactly the steps of a plan run_pipeline recorded in a dry run. A step whose
+        memories changed since is skipped (and says so); a plan is applied at most once."""
         return await runtime.call(lambda app: app.pipeline.apply(plan_id))
 
-    @server.tool(
-        name="audit_trail",
-        title="Maintenance audit trail",
-        description=(
-            "The maintenance pipeline's decisions, newest first: agent, action, memories, why, "
-            "whether applied and the result. Give plan_id for one plan."
-        ),
-        annotations=hints.READ,
-    )
+    @tool(server, "Maintenance audit trail", hints.READ)
     async def audit_trail(
         plan_id: Annotated[str, Field(max_length=100, description="Only this plan.")] = "",
         limit: Annotated[
             int, Field(ge=1, le=AUDIT_MAX, description="At most this many."), Count
         ] = 50,
     ) -> AuditTrail:
+        """The maintenance pipeline's decisions, newest first: agent, action, memories, why, whether
+        applied and the result. Give plan_id for one plan."""
         return await runtime.call(lambda app: app.pipeline.audit(plan_id or None, limit))

@@ -6,6 +6,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from engram.mcp import hints
+from engram.mcp.declare import tool
 from engram.mcp.params import TAG_LIMITS, Flag, Limit, Number, OptionalMemoryId, OptionalTags, Query
 from engram.mcp.runtime import EngramRuntime
 from engram.services.ltm import IndexReport, VaultStatus
@@ -18,18 +19,7 @@ Weight = Annotated[float, Field(ge=0, le=MAX_WEIGHT, allow_inf_nan=False), Numbe
 def register_ltm_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
     """Promotion writes into the user's vault (ENGRAM_VAULT_PATH) and nowhere else."""
 
-    @server.tool(
-        name="promote_memory",
-        title="Promote to long-term memory",
-        description=(
-            "Make a memory permanent: write it as a Markdown note (YAML frontmatter, tags, "
-            "[[links]] to related promoted notes) in the user's Obsidian vault and mark it "
-            "promoted, so it no longer fades. Give memory_id, or auto_detect=true to promote "
-            "every current promotion candidate; dry_run=true only lists what would happen. "
-            "Promoting an already promoted memory changes nothing. Needs ENGRAM_VAULT_PATH."
-        ),
-        annotations=hints.ADD_IDEMPOTENT,
-    )
+    @tool(server, "Promote to long-term memory", hints.ADD_IDEMPOTENT)
     async def promote_memory(
         memory_id: Annotated[
             OptionalMemoryId,
@@ -47,25 +37,18 @@ def register_ltm_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
             Field(description="Where long-term memory lives: the Obsidian vault (the only one)."),
         ] = "obsidian",
     ) -> PromotionResult:
+        """Make a memory permanent: write it as a Markdown note (YAML frontmatter, tags, [[links]]
+        to related promoted notes) in the user's Obsidian vault and mark it promoted, so it no
+        longer fades. Give memory_id, or auto_detect=true to promote every current promotion
+        candidate; dry_run=true only lists what would happen. Promoting an already promoted memory
+        changes nothing. Needs ENGRAM_VAULT_PATH."""
         return await runtime.call(
             lambda app: app.promotion.promote(
                 memory_id or None, auto_detect=auto_detect, dry_run=dry_run
             )
         )
 
-    @server.tool(
-        name="search_unified",
-        title="Search memories and vault notes",
-        description=(
-            "Search short-term memories and the notes of the Obsidian vault (long-term memory) "
-            "at once: one list ranked by relevance, each result marked source 'stm' (a memory, "
-            "with its id) or 'ltm' (a note, with its path), with a title, a preview and why it "
-            "ranked. A promoted memory and its note appear once. The weights scale each layer. "
-            "Notes edited in the vault are seen at once (the server watches the vault; `vault` "
-            "in the result says so). Searching does not count as a use."
-        ),
-        annotations=hints.READ,
-    )
+    @tool(server, "Search memories and vault notes", hints.READ)
     async def search_unified(
         query: Annotated[
             Query,
@@ -86,36 +69,29 @@ def register_ltm_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
             Weight, Field(description=f"Weight of vault notes, 0 to {MAX_WEIGHT:g}.")
         ] = 0.7,
     ) -> UnifiedResult:
+        """Search short-term memories and the notes of the Obsidian vault (long-term memory) at
+        once: one list ranked by relevance, each result marked source 'stm' (a memory, with its id)
+        or 'ltm' (a note, with its path), with a title, a preview and why it ranked. A promoted
+        memory and its note appear once. The weights scale each layer. Notes edited in the vault are
+        seen at once (the server watches the vault; `vault` in the result says so). Searching does
+        not count as a use."""
         return await runtime.call(
             lambda app: app.unified.search_unified(
                 query or None, tags, limit, stm_weight, ltm_weight
             )
         )
 
-    @server.tool(
-        name="vault_status",
-        title="Vault and index status",
-        description=(
-            "Whether the vault's notes and Engram's index of them agree: notes on disk and "
-            "indexed, notes new or edited since indexed (changed), indexed notes gone from "
-            "the disk (removed), promoted memories whose note is gone (orphaned), and whether "
-            "this server watches the vault (then edits are indexed within seconds). Changes "
-            "nothing. Needs ENGRAM_VAULT_PATH."
-        ),
-        annotations=hints.READ,
-    )
+    @tool(server, "Vault and index status", hints.READ)
     async def vault_status() -> VaultStatus:
+        """Whether the vault's notes and Engram's index of them agree: notes on disk and indexed,
+        notes new or edited since indexed (changed), indexed notes gone from the disk (removed),
+        promoted memories whose note is gone (orphaned), and whether this server watches the vault
+        (then edits are indexed within seconds). Changes nothing. Needs ENGRAM_VAULT_PATH."""
         return await runtime.call(lambda app: app.ltm.status())
 
-    @server.tool(
-        name="index_vault",
-        title="Index the vault now",
-        description=(
-            "Bring the index of the vault's notes up to date now (only files that changed are "
-            "read; new and edited notes are embedded for search by meaning). Rarely needed: "
-            "the server watches the vault. Needs ENGRAM_VAULT_PATH."
-        ),
-        annotations=hints.ADD_IDEMPOTENT,
-    )
+    @tool(server, "Index the vault now", hints.ADD_IDEMPOTENT)
     async def index_vault() -> IndexReport:
+        """Bring the index of the vault's notes up to date now (only files that changed are read;
+        new and edited notes are embedded for search by meaning). Rarely needed: the server watches
+        the vault. Needs ENGRAM_VAULT_PATH."""
         return await runtime.call(lambda app: app.ltm.index())

@@ -7,6 +7,7 @@ from pydantic import Field
 
 from engram.core.models import Memory
 from engram.mcp import hints
+from engram.mcp.declare import tool
 from engram.mcp.params import (
     TAG_LIMITS,
     Content,
@@ -41,25 +42,7 @@ from engram.services.results import (
 def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
     """Reading and editing memories: none of these counts as a use, so none slows decay."""
 
-    @server.tool(
-        name="save_memory",
-        title="Save memory",
-        description=(
-            "Save something worth remembering later: a fact, preference, decision or piece of "
-            "context, with tags and entities so it can be found again. A new memory starts at "
-            "its strength and fades with time unless it is used (see observe_memory_usage); "
-            "give strength up to 2 for something that must last. Memories saved in one session "
-            "form an episode (filled in automatically), so a later search also reaches what was "
-            "saved next to a match. Saving a memory that is already stored (the same words, any "
-            "case or punctuation) does not make a copy: the stored one takes the new tags and "
-            "counts a use (action 'merged', duplicate_of its id); stored memories close to it in "
-            "meaning (the same fact in other words, or an older version of it) are listed in "
-            "`similar`: check them, and update one instead of keeping both. Names in the text "
-            "are added as entities, and without a strength the wording sets one ('important', "
-            "'always'…). Returns the memory and what was done."
-        ),
-        annotations=hints.ADD,
-    )
+    @tool(server, "Save memory", hints.ADD)
     async def save_memory(
         content: Content,
         tags: OptionalTags = None,
@@ -70,6 +53,17 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         strength: OptionalStrength = None,
         ctx: Context | None = None,
     ) -> SaveResult:
+        """Save something worth remembering later: a fact, preference, decision or piece of context,
+        with tags and entities so it can be found again. A new memory starts at its strength and
+        fades with time unless it is used (see observe_memory_usage); give strength up to 2 for
+        something that must last. Memories saved in one session form an episode (filled in
+        automatically), so a later search also reaches what was saved next to a match. Saving a
+        memory that is already stored (the same words, any case or punctuation) does not make a
+        copy: the stored one takes the new tags and counts a use (action 'merged', duplicate_of its
+        id); stored memories close to it in meaning (the same fact in other words, or an older
+        version of it) are listed in `similar`: check them, and update one instead of keeping both.
+        Names in the text are added as entities, and without a strength the wording sets one
+        ('important', 'always'…). Returns the memory and what was done."""
         draft = Draft(
             content=content,
             tags=tuple(tags or ()),
@@ -82,27 +76,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         )
         return await runtime.call(lambda app: app.memories.save(draft))
 
-    @server.tool(
-        name="search_memory",
-        title="Search memories",
-        description=(
-            "Find memories by what they say and what they mean: a query matches memories "
-            "sharing its words and memories saying the same in other words (ask in plain "
-            "language, e.g. 'which database did we pick'), plus the memories saved next to a "
-            "match in the same conversation or related to it (why.context), and memories "
-            "sharing rarer words with the best matches (why.expansion); a day the query names "
-            "('on 7 Jan 2024', 'yesterday') lifts the memories saved on it (why.day). "
-            "Filter by tags. "
-            "Results are ranked by relevance, re-weighted a little by how alive each memory "
-            "still is (its decay score); near-copies of one memory do not fill the list; some "
-            "slots go to fading memories that match well (reason 'review') so they can be "
-            "reinforced. Archived memories are left out unless `status` asks for them. "
-            "Each hit is compact (id, content, tags, rank, why in one line); verbose=true adds the "
-            "full record and the rank's parts, open_memories reads records by id. Searching does "
-            "not count as a use: call observe_memory_usage for the memories you actually use."
-        ),
-        annotations=hints.READ,
-    )
+    @tool(server, "Search memories", hints.READ)
     async def search_memory(
         query: Query = "",
         tags: Annotated[
@@ -133,6 +107,18 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             Field(description="Also return each memory's full record and the parts of its rank."),
         ] = False,
     ) -> RecallResult:
+        """Find memories by what they say and what they mean: a query matches memories sharing its
+        words and memories saying the same in other words (ask in plain language, e.g. 'which
+        database did we pick'), plus the memories saved next to a match in the same conversation or
+        related to it (why.context), and memories sharing rarer words with the best matches
+        (why.expansion); a day the query names ('on 7 Jan 2024', 'yesterday') lifts the memories
+        saved on it (why.day). Filter by tags. Results are ranked by relevance, re-weighted a little
+        by how alive each memory still is (its decay score); near-copies of one memory do not fill
+        the list; some slots go to fading memories that match well (reason 'review') so they can be
+        reinforced. Archived memories are left out unless `status` asks for them. Each hit is
+        compact (id, content, tags, rank, why in one line); verbose=true adds the full record and
+        the rank's parts, open_memories reads records by id. Searching does not count as a use: call
+        observe_memory_usage for the memories you actually use."""
         hits = await runtime.call(
             lambda app: app.search.search(
                 query or None,
@@ -145,29 +131,13 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         )
         return RecallResult(count=len(hits), hits=[Recalled.of(h, verbose) for h in hits])
 
-    @server.tool(
-        name="open_memories",
-        title="Open memories",
-        description=(
-            "Read memories in full by id (ids come from search_memory, read_graph or the "
-            "candidate tools). Does not count as a use. Ids that match nothing are listed in "
-            "`missing`."
-        ),
-        annotations=hints.READ,
-    )
+    @tool(server, "Open memories", hints.READ)
     async def open_memories(memory_ids: MemoryIds) -> OpenResult:
+        """Read memories in full by id (ids come from search_memory, read_graph or the candidate
+        tools). Does not count as a use. Ids that match nothing are listed in `missing`."""
         return await runtime.call(lambda app: app.memories.open(memory_ids))
 
-    @server.tool(
-        name="update_memory",
-        title="Update memory",
-        description=(
-            "Change one memory: only the fields given change, and tags/entities/meta are "
-            "replaced as a whole. Give at least one field. Editing does not count as a use. "
-            "Fails if the memory does not exist."
-        ),
-        annotations=hints.OVERWRITE,
-    )
+    @tool(server, "Update memory", hints.OVERWRITE)
     async def update_memory(
         memory_id: MemoryId,
         content: NewContent = "",
@@ -178,6 +148,9 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         meta: OptionalMeta = None,
         strength: OptionalStrength = None,
     ) -> Memory:
+        """Change one memory: only the fields given change, and tags/entities/meta are replaced as a
+        whole. Give at least one field. Editing does not count as a use. Fails if the memory does
+        not exist."""
         return await runtime.call(
             lambda app: app.memories.update(
                 memory_id,
@@ -191,56 +164,33 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             )
         )
 
-    @server.tool(
-        name="delete_memory",
-        title="Delete memories",
-        description=(
-            "Delete memories for good (ids that do not exist are skipped), or with "
-            "archive=true keep them in the store but out of default search and garbage "
-            "collection (every id must then exist). Their relations go with a deletion."
-        ),
-        annotations=hints.OVERWRITE,
-    )
+    @tool(server, "Delete memories", hints.OVERWRITE)
     async def delete_memory(
         memory_ids: MemoryIds,
         archive: Annotated[
             Flag, Field(description="Archive instead of deleting: nothing is lost.")
         ] = False,
     ) -> DeleteResult:
+        """Delete memories for good (ids that do not exist are skipped), or with archive=true keep
+        them in the store but out of default search and garbage collection (every id must then
+        exist). Their relations go with a deletion."""
         return await runtime.call(lambda app: app.memories.remove(memory_ids, archive))
 
 
 def register_reinforcement_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
     """The only tools that count a use: reinforcement is always an explicit act of the model."""
 
-    @server.tool(
-        name="touch_memory",
-        title="Reinforce memory",
-        description=(
-            "Reinforce one memory you just relied on: counts a use and restarts its decay from "
-            "now. boost=true also raises its strength a step (capped at 2). Returns the memory "
-            "with its score before and after."
-        ),
-        annotations=hints.ADD,
-    )
+    @tool(server, "Reinforce memory", hints.ADD)
     async def touch_memory(
         memory_id: MemoryId,
         boost: Annotated[Flag, Field(description="Also raise the memory's strength.")] = False,
     ) -> TouchResult:
+        """Reinforce one memory you just relied on: counts a use and restarts its decay from now.
+        boost=true also raises its strength a step (capped at 2). Returns the memory with its score
+        before and after."""
         return await runtime.call(lambda app: app.memories.touch(memory_id, boost=boost))
 
-    @server.tool(
-        name="observe_memory_usage",
-        title="Observe memory usage",
-        description=(
-            "Report the memories you actually used in a response, with tags describing the "
-            "current conversation. Each counts a use and a review, which slows its decay; when "
-            "the conversation's tags barely overlap the memory's own tags the use is "
-            "cross-domain and the memory also gains strength. Prefer this to touch_memory after "
-            "answering with memories."
-        ),
-        annotations=hints.ADD,
-    )
+    @tool(server, "Observe memory usage", hints.ADD)
     async def observe_memory_usage(
         memory_ids: MemoryIds,
         context_tags: Annotated[
@@ -251,6 +201,10 @@ def register_reinforcement_tools(server: MCPServer[Any], runtime: EngramRuntime)
             ),
         ] = None,
     ) -> ObserveUsageResult:
+        """Report the memories you actually used in a response, with tags describing the current
+        conversation. Each counts a use and a review, which slows its decay; when the conversation's
+        tags barely overlap the memory's own tags the use is cross-domain and the memory also gains
+        strength. Prefer this to touch_memory after answering with memories."""
         context = context_tags or []
         results = await runtime.call(lambda app: app.memories.observe(memory_ids, context))
         return ObserveUsageResult(results=results)

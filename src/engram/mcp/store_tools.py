@@ -7,6 +7,7 @@ from pydantic import Field
 
 from engram.core.models import Relation
 from engram.mcp import hints
+from engram.mcp.declare import tool
 from engram.mcp.params import (
     Depth,
     Flag,
@@ -37,16 +38,7 @@ from engram.services.results import (
 def register_maintenance_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
     """Whole-store maintenance; everything but `gc` with dry_run=false only reads."""
 
-    @server.tool(
-        name="gc",
-        title="Forget faded memories",
-        description=(
-            "Garbage-collect memories whose score fell below the forget threshold. By default "
-            "a dry run that only lists them; with dry_run=false they are deleted, or archived "
-            "with archive_instead=true. Longest-faded first, at most `limit` per run."
-        ),
-        annotations=hints.FORGET,
-    )
+    @tool(server, "Forget faded memories", hints.FORGET)
     async def gc(
         dry_run: Annotated[
             Flag, Field(description="Only report what would be forgotten (default).")
@@ -56,65 +48,42 @@ def register_maintenance_tools(server: MCPServer[Any], runtime: EngramRuntime) -
         ] = False,
         limit: GcLimit = 1_000,
     ) -> GcResult:
+        """Garbage-collect memories whose score fell below the forget threshold. By default a dry
+        run that only lists them; with dry_run=false they are deleted, or archived with
+        archive_instead=true. Longest-faded first, at most `limit` per run."""
         return await runtime.call(
             lambda app: app.maintenance.gc(
                 dry_run=dry_run, archive_instead=archive_instead, limit=limit
             )
         )
 
-    @server.tool(
-        name="promotion_candidates",
-        title="Promotion candidates",
-        description=(
-            "Memories that have earned long-term status: used often soon after being saved "
-            "(reason 'usage') or still strong days after being reinforced (reason 'score'). "
-            "Worth writing down somewhere permanent. Read-only."
-        ),
-        annotations=hints.READ,
-    )
+    @tool(server, "Promotion candidates", hints.READ)
     async def promotion_candidates(limit: Limit = 10) -> PromotionCandidates:
+        """Memories that have earned long-term status: used often soon after being saved (reason
+        'usage') or still strong days after being reinforced (reason 'score'). Worth writing down
+        somewhere permanent. Read-only."""
         found = await runtime.call(lambda app: app.maintenance.promotion_candidates(limit))
         return PromotionCandidates(candidates=found)
 
-    @server.tool(
-        name="review_candidates",
-        title="Review candidates",
-        description=(
-            "Memories about to be forgotten (score in the danger zone), most urgent first: "
-            "good ones to bring up or confirm, then reinforce with observe_memory_usage or "
-            "touch_memory if they still matter. Read-only."
-        ),
-        annotations=hints.READ,
-    )
+    @tool(server, "Review candidates", hints.READ)
     async def review_candidates(limit: Limit = 10) -> ReviewCandidates:
+        """Memories about to be forgotten (score in the danger zone), most urgent first: good ones
+        to bring up or confirm, then reinforce with observe_memory_usage or touch_memory if they
+        still matter. Read-only."""
         found = await runtime.call(lambda app: app.maintenance.review_candidates(limit))
         return ReviewCandidates(candidates=found)
 
-    @server.tool(
-        name="memory_stats",
-        title="Memory statistics",
-        description=(
-            "Where the store lives and what is in it: memories by status, relations, and how "
-            "many are due for garbage collection, in the review danger zone, or promotable."
-        ),
-        annotations=hints.READ,
-    )
+    @tool(server, "Memory statistics", hints.READ)
     async def memory_stats() -> Stats:
+        """Where the store lives and what is in it: memories by status, relations, and how many are
+        due for garbage collection, in the review danger zone, or promotable."""
         return await runtime.call(lambda app: app.maintenance.stats())
 
 
 def register_graph_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
     """Relations between memories, and paged reading of the whole store with its edges."""
 
-    @server.tool(
-        name="create_relation",
-        title="Relate memories",
-        description=(
-            "Link two existing memories with a directed, typed edge (from -> to). Idempotent: "
-            "the same from, to and type returns the edge that already exists."
-        ),
-        annotations=hints.ADD_IDEMPOTENT,
-    )
+    @tool(server, "Relate memories", hints.ADD_IDEMPOTENT)
     async def create_relation(
         from_memory_id: Annotated[MemoryId, Field(description="The memory the edge starts at.")],
         to_memory_id: Annotated[MemoryId, Field(description="The memory the edge points to.")],
@@ -124,6 +93,8 @@ def register_graph_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None
         strength: RelationStrength = 1.0,
         metadata: OptionalMeta = None,
     ) -> Relation:
+        """Link two existing memories with a directed, typed edge (from -> to). Idempotent: the same
+        from, to and type returns the edge that already exists."""
         return await runtime.call(
             lambda app: app.graph.create_relation(
                 from_memory_id, to_memory_id, relation_type, strength, metadata
@@ -131,29 +102,13 @@ def register_graph_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None
             names={"from_id": "from_memory_id", "to_id": "to_memory_id"},
         )
 
-    @server.tool(
-        name="delete_relation",
-        title="Remove a relation",
-        description=(
-            "Remove one edge between memories by its id (create_relation returns it; "
-            "read_graph and traverse_graph list edges with theirs). Both memories stay. "
-            "Returns the edge removed."
-        ),
-        annotations=hints.FORGET,
-    )
+    @tool(server, "Remove a relation", hints.FORGET)
     async def delete_relation(relation_id: RelationId) -> Relation:
+        """Remove one edge between memories by its id (create_relation returns it; read_graph and
+        traverse_graph list edges with theirs). Both memories stay. Returns the edge removed."""
         return await runtime.call(lambda app: app.graph.delete_relation(relation_id))
 
-    @server.tool(
-        name="read_graph",
-        title="Read the memory graph",
-        description=(
-            "Read the knowledge graph one page at a time: memories in save order, with every "
-            "relation touching them. Pass next_cursor from a page as `cursor` to get the next; "
-            "next_cursor is null on the last page."
-        ),
-        annotations=hints.READ,
-    )
+    @tool(server, "Read the memory graph", hints.READ)
     async def read_graph(
         cursor: Annotated[
             GraphCursor,
@@ -161,20 +116,12 @@ def register_graph_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None
         ] = "",
         limit: GraphLimit = 100,
     ) -> GraphPage:
+        """Read the knowledge graph one page at a time: memories in save order, with every relation
+        touching them. Pass next_cursor from a page as `cursor` to get the next; next_cursor is null
+        on the last page."""
         return await runtime.call(lambda app: app.graph.read_graph(cursor or None, limit))
 
-    @server.tool(
-        name="traverse_graph",
-        title="Related memories (multi-hop)",
-        description=(
-            "Follow relations from one memory up to `depth` edges away: everything reachable, "
-            "closest first, each memory once at its shortest distance with the edge it was "
-            "reached by (`reached_from` + `relation`; follow reached_from back to the start for "
-            "the whole chain). Restrict to some relation types (e.g. causes for reasoning "
-            "chains) and a direction. Cycles are safe. Read-only: does not reinforce."
-        ),
-        annotations=hints.READ,
-    )
+    @tool(server, "Related memories (multi-hop)", hints.READ)
     async def traverse_graph(
         memory_id: Annotated[MemoryId, Field(description="The memory to start from.")],
         depth: Depth = 2,
@@ -182,6 +129,11 @@ def register_graph_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None
         direction: TraversalDirection = "both",
         limit: RelatedLimit = 100,
     ) -> RelatedResult:
+        """Follow relations from one memory up to `depth` edges away: everything reachable, closest
+        first, each memory once at its shortest distance with the edge it was reached by
+        (`reached_from` + `relation`; follow reached_from back to the start for the whole chain).
+        Restrict to some relation types (e.g. causes for reasoning chains) and a direction. Cycles
+        are safe. Read-only: does not reinforce."""
         found = await runtime.call(
             lambda app: app.graph.related(memory_id, depth, types, direction, limit)
         )

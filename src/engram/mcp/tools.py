@@ -1,5 +1,8 @@
 """The Engram tools: typed parameters, one service call each, a typed result.
 
+Each is declared with `engram.mcp.declare.tool`: named after its function and described by its
+docstring, which is what the model reads (so it speaks to the model, not to the maintainer).
+
 Each tool only translates: the SDK validates arguments against the published schema (limits from
 `engram.mcp.params`), the tool makes exactly one service call through `EngramRuntime.call` (off
 the event loop, domain errors turned into `ToolError`), and returns a pydantic model that the SDK
