@@ -113,16 +113,7 @@ def cortexgraph(state: State, directory: Path) -> None:
     check_cortexgraph_dir(directory.expanduser())  # before the store is opened (and created)
     with open_app(state, create=True) as app, progress_bar(state) as progress:
         report = app.transfer.import_cortexgraph(directory, progress=progress)
-    output(state, report, lambda c: render_import(c, report))
-
-
-def render_import(out: Console, report: ImportReport) -> None:
-    _print_transfer(
-        out,
-        report,
-        "memory_lines memories imported already_present deleted superseded renamed relations "
-        "relations_imported relations_present relations_dropped skipped",
-    )
+    output(state, report, lambda c: _print_transfer(c, report, _CORTEXGRAPH_COUNTS))
 
 
 @import_.command("jsonl")
@@ -139,16 +130,7 @@ def jsonl(state: State, file: Path) -> None:
     data = read_export(file.expanduser())  # before the store is opened (and so created)
     with open_app(state, create=True) as app, progress_bar(state) as progress:
         report = app.transfer.import_export(data, progress=progress)
-    output(state, report, lambda c: render_restore(c, report))
-
-
-def render_restore(out: Console, report: RestoreReport) -> None:
-    _print_transfer(
-        out,
-        report,
-        "lines memories superseded imported already_present relations relations_imported "
-        "relations_present skipped",
-    )
+    output(state, report, lambda c: _print_transfer(c, report, _EXPORT_COUNTS))
 
 
 # What the imports' reports count, by field name, in the words of their tables.
@@ -167,6 +149,17 @@ _LABELS = {
     "relations_dropped": "relations to deleted or skipped memories",
     "skipped": "records skipped",
 }
+
+
+# The rows of each import's table, in order.
+_CORTEXGRAPH_COUNTS = (
+    "memory_lines memories imported already_present deleted superseded renamed relations "
+    "relations_imported relations_present relations_dropped skipped"
+)
+_EXPORT_COUNTS = (
+    "lines memories superseded imported already_present relations relations_imported "
+    "relations_present skipped"
+)
 
 
 def _print_transfer(out: Console, report: ImportReport | RestoreReport, fields: str) -> None:
