@@ -93,3 +93,9 @@ def test_only_clock_reads_the_wall_clock() -> None:
             continue
         text = path.read_text()
         assert "datetime.now(" not in text and "time.time()" not in text, name
+
+
+def test_no_source_file_is_over_600_lines() -> None:
+    """Small modules with one concern each (issue 13): a file past 600 lines holds two."""
+    long = {name: n for name, path in modules() if (n := len(path.read_text().splitlines())) > 600}
+    assert long == {}

@@ -106,10 +106,8 @@ class JSONLStore:
         self._pid = os.getpid()
         self._mutex = threading.RLock()
         self._lock = DirLock(self.path / ".lock")
-        self._memories = LineFile(self.path / MEMORIES)
-        self._relations = LineFile(self.path / RELATIONS)
-        self._vectors = LineFile(self.path / VECTORS)
-        self._files = (self._memories, self._relations, self._vectors)
+        self._files = tuple(LineFile(self.path / name) for name in FILES)
+        self._memories, self._relations, self._vectors = self._files
         self._audit = LineFile(self.path / AUDIT)
         self._bad: list[tuple[str, int, str]] = []
         self._index_dir: IndexDir | None = None
