@@ -15,8 +15,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from engram.core.message import OPENERS, plain
 from engram.core.models import MAX_STRENGTH, MIN_STRENGTH
-from engram.core.text import statements
+from engram.core.statement import STATEMENT_CONFIDENCE, statement_about_the_user
 
 Intent = Literal["save", "recall", "reinforce", "none"]
 
@@ -58,9 +59,6 @@ _SAID = (
     r"\b(?:i|we) (?:said|told|mentioned|decided|agreed|discussed|chose|picked|liked|"
     r"settled)\b"
 )
-# Words that may open a message before what it asks ("Hey, remember that …", "So you remember
-# my dog?"): one list for every rule that reads a message's start.
-_OPENERS = r"^\W*(?:(?:please|also|ok|okay|and|oh|but|hey|hi|btw|by the way|just|so)\W+)*"
 _MY_THING = (
     # one word may stand between: "my new manager", "my older son", "my mom's birthday"
     r"\bmy (?:\w+(?:'s)? )?(?:name|wife|husband|partner|daughter|son|kids?|children|manager|boss|"
@@ -80,6 +78,13 @@ _RELATION = (
 _COUNT = (
     r"(?:\d[\d.,:]*(?:am|pm)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
     r"twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|a hundred|half an?)"
+)
+# A day or a time named outright: a month, a weekday, "the 14th", "3pm" ("may" is a verb too
+# often to count; "today", "tomorrow" speak of the moment).
+_WHEN = (
+    r"(?:(?:january|february|march|april|june|july|august|september|october|november|"
+    r"december|jan|feb|aug|sept?|oct|nov|dec)\b|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|"
+    r"(?:the )?\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}(?::\d\d)? ?(?:am|pm)\b)"
 )
 # A condition, a diet or a trait: "I'm diabetic", "I've been vegan for years".
 _CONDITION = (
@@ -134,7 +139,7 @@ RULES: tuple[Rule, ...] = (
     # explicit save ("Forget about it; remember that I'm vegan" keeps the new fact).
     _rule(
         "none",
-        _OPENERS + r"(?:forget|disregard|ignore|never ?mind) (?:about )?(?:what|that|it|this|"
+        OPENERS + r"(?:forget|disregard|ignore|never ?mind) (?:about )?(?:what|that|it|this|"
         r"everything|all)\b",
         0.92,
     ),
@@ -142,7 +147,7 @@ RULES: tuple[Rule, ...] = (
     # question about the past, not a request to keep what follows (which "remember" is).
     _rule(
         "recall",
-        _OPENERS + r"(?:(?:don'?t )?you )?remember\b[^.!]*\?\s*$",
+        OPENERS + r"(?:(?:don'?t )?you )?remember\b[^.!]*\?\s*$",
         0.97,
     ),
     # recall: the user asks for something said or decided before
@@ -199,7 +204,7 @@ RULES: tuple[Rule, ...] = (
     # visa?", "How do I center a div?").
     _rule(
         "recall",
-        rf"^(?!.*\b(?:{_ADVICE})\b){_OPENERS}(?:"
+        rf"^(?!.*\b(?:{_ADVICE})\b){OPENERS}(?:"
         r"(?:what|which|where|when|who|whose)\b(?: \w+){0,3}? "
         r"(?:do|does|did|am|is|are|was|were|have|has)(?:n't)? (?:i|we|my|our)\b"
         r"|(?:what|which|where|when|who|whose)(?:'s| is| are| was| were) "
@@ -245,7 +250,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "save",
         rf"\b{_NOT_ABLE}(?:please )?remember(?: (?:that|this|i|my|we|our)\b|(?=\s*:))"
-        r"|" + _OPENERS + r"remember\b",
+        r"|" + OPENERS + r"remember\b",
         0.95,
     ),
     # "can you remember that I'm vegan": a request to keep it, not a question about the past
@@ -365,6 +370,46 @@ RULES: tuple[Rule, ...] = (
         0.8,
         "personal",
     ),
+    # When something of the user's happens, by a date or a day: "My flight home is on December
+    # 20th", "Our fiscal year starts in April", "Our sprint reviews happen every other
+    # Thursday", "My dad is turning 70 in March"; and what the user has on a day: "I've got a
+    # dentist appointment on the 14th", "We have a no-meetings policy on Wednesdays".
+    _rule(
+        "save",
+        r"^\W*(?:my|our) (?:[\w'-]+ ){1,3}?(?:is|are|starts?|begins?|ends?|happens?|falls?|"
+        r"leaves?|departs?|arrives?|lands?|opens?|closes?|runs?|turns|is turning|is due)\b"
+        rf"[^?]{{0,40}}?\b{_WHEN}[^?]*$"
+        r"|\b(?:i|we)(?:'ve| have)(?: got)? (?:an?|my|our) (?:[\w'-]+ ){1,4}?"
+        rf"(?:on|at|every|this|next) {_WHEN}[^?]*$",
+        0.8,
+        "personal",
+        tail=True,
+    ),
+    # Where the user's work lives and what it runs on: "Our company uses Google Workspace",
+    # "Our main repo lives on GitLab", "We migrated the monolith to Kubernetes", "The staging
+    # API key is stored in 1Password".
+    _rule(
+        "save",
+        r"\b(?:our|my) (?:\w+ ){0,2}(?:company|team|org|organi[sz]ation|startup|school|office|"
+        r"department|lab|project|app|repo|repository|site|website|blog|service|product|stack|"
+        r"backend|frontend|codebase) (?:uses|runs on|is built (?:on|with)|lives (?:on|in)|"
+        r"is hosted (?:on|at|by)|is written in|deploys to)\b[^?]*$"
+        r"|\b(?:we|i)(?:'ve| have)? (?:migrated|upgraded|ported) (?:the|our|my|everything|all)\b"
+        r"[^?]* to\b[^?]*$"
+        r"|^\W*(?:my|our|the) (?:[\w-]+ ){1,3}?(?:is|are) (?:stored|kept|saved) "
+        r"(?:in|on|at|under)\b[^?]*$",
+        0.8,
+        "personal",
+        tail=True,
+    ),
+    # "I just started learning the cello", "I recently began taking piano lessons".
+    _rule(
+        "save",
+        r"\bi(?:'ve| have)? (?:just |recently |finally )?(?:started|began|begun) (?:learning|"
+        r"taking|playing|practi[cs]ing|studying|training)\b",
+        0.8,
+        "personal",
+    ),
     _rule(
         "save",
         _until(r"\b(?:our|the) \w+ (?:is|are|was) (?:at|on|in|called)\b", "[^?]", "$"),
@@ -459,6 +504,10 @@ def classify(message: str) -> Analysis:
         # something are followed by a question of its own, and nothing is said to keep.
         best, tags = other, []
     if best is None:
+        # No rule names it: a short statement about the user may still be worth keeping.
+        subject = statement_about_the_user(text)
+        if subject is not None:
+            return Analysis("save", STATEMENT_CONFIDENCE, subject)
         return Analysis("none", 0.9 if _is_plain_question(text) else 0.7, None)
     weight, rule, found = best
     if rule.intent == "none":  # told not to keep it
@@ -469,16 +518,6 @@ def classify(message: str) -> Analysis:
         spaced[found.start() : found.end()].strip(),
         tuple(tags) if rule.intent == "save" else (),
     )
-
-
-# Typographic apostrophes (phones and macOS type them): every rule spells the plain one.
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
-
-
-def plain(message: str) -> str:
-    """The message as the rules read it: one space between words, plain apostrophes. Each
-    replacement is one character for one, so a position in it is one in the spaced message."""
-    return " ".join(message.split()).translate(_APOSTROPHES)
 
 
 def _asked(text: str, found: re.Match[str]) -> bool:
@@ -529,19 +568,6 @@ def _question_follows(text: str, found: re.Match[str]) -> bool:
 ABOUT_THE_USER = frozenset({"personal", "decision", "preference"})
 
 
-# A statement that something changed ("I moved from Berlin to Lisbon", "Actually I prefer tea
-# now", "We switched Atlas to PostgreSQL"): it may correct an older memory.
-_CHANGE = re.compile(
-    r"\b(?:moved|switched|changed|migrated|replaced|no longer|any ?more|instead|actually)\b"
-    r"|\bfrom \w+(?: \w+)? to\b|\bnow\W*$",
-    re.IGNORECASE,
-)
-
-
-def says_a_change(text: str) -> bool:
-    return _CHANGE.search(plain(text)) is not None
-
-
 def importance(content: str) -> tuple[float, list[str]]:
     """Strength from the words that mark importance: 1.0 plus each kind of marker once,
     within the strength range; and the reasons, for the save result."""
@@ -553,38 +579,3 @@ def importance(content: str) -> tuple[float, list[str]]:
             strength += weight
             reasons.append(f"{reason} ({found.group()!r}, +{weight:g})")
     return min(MAX_STRENGTH, max(MIN_STRENGTH, round(strength, 2))), reasons
-
-
-_LEAD = re.compile(
-    _OPENERS + r"(?:(?:can|could|would|will) you (?:please )?remember(?: that)?|remember(?: that)?|"
-    r"(?:don'?t|do not|never) forget(?: that)?|keep in mind(?: that)?|"
-    r"for future reference|note to self|note that|save this|heads up|"
-    r"important|fyi)\s*[:,—-]?\s*",
-    re.IGNORECASE,
-)
-
-
-_ASKED_AS_QUESTION = re.compile(r"^\W*(?:can|could|would|will) you\b", re.IGNORECASE)
-
-
-def memory_content(message: str) -> str:
-    """What to save of a message: without the request to remember, first letter capitalised;
-    empty when the request is all there is ("Remember:")."""
-    text = memory_words(message)
-    return text[:1].upper() + text[1:]
-
-
-def memory_words(message: str) -> str:
-    """`memory_content` as the user wrote it, not capitalised: what names are read from ("note
-    to self: buy milk" named "Buy" once its first letter was made a capital)."""
-    asked = " ".join(message.split())
-    lead = _LEAD.match(plain(asked))  # same positions: the user's apostrophes are kept
-    text = asked[lead.end() :].strip() if lead else asked.strip()
-    if text != asked and _ASKED_AS_QUESTION.match(asked):
-        text = text.rstrip("?").rstrip()  # "can you remember that I'm vegan?": the fact
-    # "Remember that I prefer TypeScript. What's the best linter for it?": the question that
-    # follows the fact is for the assistant to answer, not to keep.
-    pieces = statements(text)
-    while len(pieces) > 1 and pieces[-1].endswith("?"):
-        text = text[: text.rindex(pieces.pop())].rstrip()
-    return text if any(c.isalnum() for c in text) else ""

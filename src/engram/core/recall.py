@@ -16,7 +16,7 @@ from engram.core.dates import (
     written_dates,
     written_day,
 )
-from engram.core.intent import plain
+from engram.core.message import plain
 from engram.core.text import STOPWORDS, words
 
 _RECALL_LEAD = re.compile(

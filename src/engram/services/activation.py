@@ -8,12 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engram.core.intent import (
-    classify,
-    importance,
-    memory_content,
-    memory_words,
-)
+from engram.core.intent import classify, importance
+from engram.core.keeping import memory_content, memory_words
 from engram.core.recall import recall_query, recall_window
 from engram.core.text import query_terms
 from engram.services import validation as check

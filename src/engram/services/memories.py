@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from engram.core import reinforce
-from engram.core.intent import says_a_change
+from engram.core.keeping import says_a_change
 from engram.core.merge import MARK, statement_key
 from engram.core.models import MAX_SEQ, MAX_STRENGTH, Memory, Schedule, Status, new_id
 from engram.core.scoring import memory_score, review_priority, score
