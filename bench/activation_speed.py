@@ -29,12 +29,15 @@ MESSAGES = {
     "my name ... (no verb)": ("my name ", ""),
     "name is aaa...?": ("a", "? x"),
     "told you ... (no ?)": ("told you ", ""),
+    "What my x my x ... (no ?)": ("my x ", ""),
 }
 
 
 def message(piece: str, end: str, size: int, name: str) -> str:
     if name.startswith("name is"):
         return "name is " + piece * (size - 12) + end
+    if name.startswith("What my"):
+        return "What " + piece * max(1, (size - 5) // len(piece)) + end
     return piece * max(1, (size - len(end)) // len(piece)) + end
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -23,3 +25,18 @@ def through_a_fifo(fifo: Path, write: Callable[[], object]) -> str:
     reader.join(30)
     assert stat.S_ISFIFO(fifo.stat().st_mode)
     return received[0]
+
+
+def run_script(
+    script: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """A script run as its user runs it: a child process of this interpreter, output captured,
+    its exit code left to the test."""
+    return subprocess.run(
+        [sys.executable, str(script), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )

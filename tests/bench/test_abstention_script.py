@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.support import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,15 +18,8 @@ def test_the_abstention_benchmark_reports_both_kinds_of_question(
     tmp_path: Path, layer: list[str]
 ) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "TMPDIR": str(tmp_path)}
-    script = str(ROOT / "bench" / "abstention.py")
-    run = subprocess.run(
-        [sys.executable, script, *layer, "--set", "search_diversity=0"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        check=False,
-    )
+    script = ROOT / "bench" / "abstention.py"
+    run = run_script(script, *layer, "--set", "search_diversity=0", env=env)
     assert run.returncode == 0, run.stderr
     counts = re.findall(r"^\| (?:paraphrase|off-topic)[^|]*\| (\d+) \| (\d+) \|$", run.stdout, re.M)
     assert [int(n) for n, _ in counts] == [16, 20], run.stdout

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import psycopg
 from tests.postgres import TestPostgres
+from tests.support import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -63,18 +63,9 @@ def write_sets(data: Path) -> None:
 
 def run_bench(tmp_path: Path, *options: str, env: dict[str, str] | None = None) -> dict:
     out = tmp_path / "result.json"
-    command = [
-        sys.executable,
-        str(ROOT / "bench" / "retrieval.py"),
-        "--data",
-        str(tmp_path / "data"),
-    ]
-    run = subprocess.run(
-        [*command, "--json", str(out), *options],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    run = run_script(
+        ROOT / "bench" / "retrieval.py",
+        *("--data", str(tmp_path / "data"), "--json", str(out), *options),
         env=None if env is None else {**os.environ, **env},
     )
     assert run.returncode == 0, run.stderr
@@ -96,19 +87,9 @@ def test_the_sweep_validates_settings_across_the_two_folds(tmp_path: Path) -> No
     """bench/retrieval_sweep.py --only: the defaults and the values around one setting, each
     scored per set and per fold (c1 against c2), and the choice made on each fold reported."""
     write_sets(tmp_path / "data")
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "retrieval_sweep.py"),
-            "--data",
-            str(tmp_path / "data"),
-            "--only",
-            "search_diversity",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+    run = run_script(
+        ROOT / "bench" / "retrieval_sweep.py",
+        *("--data", str(tmp_path / "data"), "--only", "search_diversity"),
     )
     assert run.returncode == 0, run.stderr
     rows = [line for line in run.stdout.splitlines() if line.startswith("| ")]
@@ -149,15 +130,8 @@ def test_retrieval_bench_on_postgres_needs_a_folder_its_server_outlives(tmp_path
     the server still ran: the server was left running on a deleted folder."""
     write_sets(tmp_path / "data")
     env = {k: v for k, v in os.environ.items() if k != "ENGRAM_BENCH_POSTGRES_URL"}
-    script = str(ROOT / "bench" / "retrieval.py")
-    run = subprocess.run(
-        [sys.executable, script, "--data", str(tmp_path / "data"), "--postgres"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env=env,
-    )
+    script = ROOT / "bench" / "retrieval.py"
+    run = run_script(script, "--data", str(tmp_path / "data"), "--postgres", env=env, timeout=120)
     assert run.returncode == 2 and "--postgres needs --workdir" in run.stderr
 
 

@@ -219,6 +219,20 @@ RULES: tuple[Rule, ...] = (
         0.8,
     ),
     _rule("recall", r"^\W*what (?:was|were) (?:the|that|my|our)\b.*\b(?:called|named)\b", 0.8),
+    # Any other question of who, what or when about the user's things ("Who cleans our office on
+    # weekends?", "What's the wifi password at our cabin?"): its form, read with less confidence,
+    # unless it asks for advice, for how to do something, or about trouble ("What's wrong with my
+    # sourdough?", "How do I reset my router?").
+    _rule(
+        "recall",
+        rf"^(?!.*\b(?:{_ADVICE}|how (?:do|can|should) i|how to|wrong|errors?|problems?|causing|"
+        r"good|improve|this|that)\b)"
+        rf"{OPENERS}(?:what|which|where|when|who|whose|how (?:many|much|often|long|old|far))\b"
+        # two lookaheads, each one pass: "[^?]* my [^?]* ?" tried every "my" of a long message
+        # against its end (quadratic time)
+        r"(?=[^?]*\?\s*$)(?=[^?]*?\b(?:my|our|me|i|we)\b)",
+        0.6,
+    ),
     # reinforce: the user confirms what was remembered
     _rule(
         "reinforce",

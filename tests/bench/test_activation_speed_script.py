@@ -1,0 +1,20 @@
+"""bench/activation_speed.py runs from a fresh clone and times every message it builds at
+every size asked; the times themselves are tracked there, not asserted here."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from tests.support import run_script
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_activation_benchmark_times_each_message_at_each_size() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    run = run_script(ROOT / "bench" / "activation_speed.py", "--sizes", "200", "400", env=env)
+    assert run.returncode == 0, run.stderr
+    rows = re.findall(r"^\| ([^|]+) \| ([\d.]+) \| ([\d.]+) \|$", run.stdout, re.M)
+    assert len(rows) == 7 and any(name.startswith("What my x") for name, _, _ in rows), run.stdout
