@@ -7,7 +7,7 @@ words than rules can list. Most of those facts share a form instead: a short sta
 question, whose subject is the user or theirs ("I commute to work by train", "Our codebase is
 mostly TypeScript"). This reads that form, less what marks such a message as something else: a
 request or a wish ("I want", "I need", "can"), an opinion ("I think", "maybe"), the moment
-("today", "right now", "again"), trouble with the work ("error", "fails", "keeps"), the
+("today", "right now", "again"), trouble with the work ("error", "fails", "keeps crashing"), the
 conversation itself ("this", "it", "that"), or remembering, which rules of its own read. A
 message found this way is a save with less confidence than a rule gives, for the assistant to
 weigh: it is wrong more often ("I'm heading out for lunch").
@@ -25,9 +25,9 @@ MIN_WORDS, MAX_WORDS = 4, 35
 
 _ELSEWHERE = (
     # a request, a wish, an offer of help
-    r"want|wants|wanna|gonna|need|needs|would like|'d like|trying|try|looking for|wonder|"
-    r"wondering|hope|have to|has to|had to|"
-    r"hoping|wish|help|let me know|tell me|show me|should|shall|could|would|can|might|"
+    r"want|wants|wanna|gonna|need|needs|would like|'d like|have to|has to|had to|trying|try|"
+    r"looking for|wonder|wondering|hope|hoping|wish|help|let me know|tell me|show me|should|"
+    r"shall|could|would|can|might|"
     # an opinion or a doubt
     r"think|thought|guess|feel like|believe|suppose|not sure|don'?t know|no idea|confused|"
     r"curious|maybe|perhaps|question|questions|sure|dunno|"
