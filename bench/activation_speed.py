@@ -30,6 +30,7 @@ MESSAGES = {
     "name is aaa...?": ("a", "? x"),
     "told you ... (no ?)": ("told you ", ""),
     "What my x my x ... (no ?)": ("my x ", ""),
+    "we migrated the ... (no 'to')": ("we migrated the ", ""),
 }
 
 

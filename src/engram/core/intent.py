@@ -408,9 +408,15 @@ RULES: tuple[Rule, ...] = (
         r"department|lab|project|app|repo|repository|site|website|blog|service|product|stack|"
         r"backend|frontend|codebase) (?:uses|runs on|is built (?:on|with)|lives (?:on|in)|"
         r"is hosted (?:on|at|by)|is written in|deploys to)\b[^?]*$"
-        r"|\b(?:we|i)(?:'ve| have)? (?:migrated|upgraded|ported) (?:the|our|my|everything|all)\b"
-        r"[^?]* to\b[^?]*$"
-        r"|^\W*(?:my|our|the) (?:[\w-]+ ){1,3}?(?:is|are) (?:stored|kept|saved) "
+        + "|"
+        + _until(
+            r"\b(?:we|i)(?:'ve| have)? (?:migrated|upgraded|ported) "
+            r"(?:the|our|my|everything|all)\b",
+            "[^?]",
+            r" to\b[^?]*$",
+        )
+        + "|"
+        + r"^\W*(?:my|our|the) (?:[\w-]+ ){1,3}?(?:is|are) (?:stored|kept|saved) "
         r"(?:in|on|at|under)\b[^?]*$",
         0.8,
         "personal",
