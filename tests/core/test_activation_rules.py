@@ -436,6 +436,8 @@ def test_a_recall_request_naming_nothing_searches_no_words(message: str) -> None
         ("told you ", ""),
         ("last time ", ""),
         ("the office is at ", "? x"),
+        ("we migrated the ", ""),
+        ("what is my x ", ""),
     ],
 )
 def test_long_messages_are_classified_as_their_short_versions(piece: str, end: str) -> None:
