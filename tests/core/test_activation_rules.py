@@ -139,10 +139,28 @@ def test_a_statement_about_the_user_no_rule_names_is_a_save_of_less_confidence(t
         "I like sailing. Does it scale?",  # a question follows
         "We " + "really " * 40 + "like sailing.",  # longer than a fact is said
         "Explain recursion like I'm five.",  # not about the user
+        # a coding session: work narrated, a thing of the code described, trouble
+        "I pushed the branch to origin.",
+        "I rewrote the parser with nom.",
+        "My function returns an empty list for valid input.",
+        "We see 502s from the load balancer every few minutes.",
+        "I get TypeError: x is not a function when I run npm start",
     ],
 )
 def test_what_the_statement_reading_leaves_alone(text: str) -> None:
     assert statement_about_the_user(plain(text)) is None or classify(text).intent != "save"
+
+
+def test_a_past_with_a_date_is_part_of_a_life_not_work_narrated() -> None:
+    assert classify("I graduated from the University of Leeds in 2015.").intent == "save"
+    assert statement_about_the_user("I rewrote the parser in 2015 for my thesis.") is not None
+    assert statement_about_the_user("I rewrote the parser for my thesis.") is None
+
+
+def test_moving_house_is_a_fact_moving_code_is_not() -> None:
+    assert classify("I moved to Denver last spring.").intent == "save"
+    assert classify("I've moved back to Lisbon.").intent == "save"
+    assert classify("I moved the validation into the model layer.").intent == "none"
 
 
 def test_the_statement_reading_names_its_opening_words() -> None:

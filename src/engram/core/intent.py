@@ -220,16 +220,14 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule("recall", r"^\W*what (?:was|were) (?:the|that|my|our)\b.*\b(?:called|named)\b", 0.8),
     # Any other question of who, what or when about the user's things ("Who cleans our office on
-    # weekends?", "What's the wifi password at our cabin?"): its form, read with less confidence,
-    # unless it asks for advice, for how to do something, or about trouble ("What's wrong with my
-    # sourdough?", "How do I reset my router?").
+    # weekends?"), read from its form with less confidence; not advice, how-to or trouble ("How
+    # do I reset my router?", "What's wrong with my sourdough?").
     _rule(
         "recall",
         rf"^(?!.*\b(?:{_ADVICE}|how (?:do|can|should) i|how to|wrong|errors?|problems?|causing|"
         r"good|improve|this|that)\b)"
         rf"{OPENERS}(?:what|which|where|when|who|whose|how (?:many|much|often|long|old|far))\b"
-        # two lookaheads, each one pass: "[^?]* my [^?]* ?" tried every "my" of a long message
-        # against its end (quadratic time)
+        # two lookaheads, one pass each ("[^?]* my [^?]* ?" was quadratic on long messages)
         r"(?=[^?]*\?\s*$)(?=[^?]*?\b(?:my|our|me|i|we)\b)",
         0.6,
     ),
@@ -366,7 +364,10 @@ RULES: tuple[Rule, ...] = (
         r"\bi(?:'m| am) (?:(?:not|no longer) (?:allergic|vegetarian|vegan)|allergic|vegetarian|"
         # "a bit confused", "on it", "on my way": how the user is now, nothing to keep
         r"vegan|a (?!bit\b|little\b|lot\b)|an |learning|based|on (?!it\b|my way\b)|from )|"
-        r"\bi (?:work|live|moved|use|started|drive|own|don'?t eat|never drink)\b|\bcall me\b|"
+        r"\bi (?:work|live|use|started|drive|own|don'?t eat|never drink)\b|\bcall me\b|"
+        # where the user lives now, not what they moved in the code ("I moved the check")
+        r"\bi(?:'ve| have)? (?:just )?moved (?:to|from|back|here|there|abroad|away|out|in with|"
+        r"house|cities|countries)\b|"
         r"\bi(?:'m| am) (?:flying|travelling|traveling|moving|relocating|training for|"
         r"studying|preparing for)\b|"
         # a condition, a diet or a trait: "I'm diabetic", "I've been vegan for three years"
@@ -384,10 +385,9 @@ RULES: tuple[Rule, ...] = (
         0.8,
         "personal",
     ),
-    # When something of the user's happens, by a date or a day: "My flight home is on December
-    # 20th", "Our fiscal year starts in April", "Our sprint reviews happen every other
-    # Thursday", "My dad is turning 70 in March"; and what the user has on a day: "I've got a
-    # dentist appointment on the 14th", "We have a no-meetings policy on Wednesdays".
+    # When something of the user's happens: "My flight home is on December 20th", "Our sprint
+    # reviews happen every other Thursday"; what they have on a day: "I've got a dentist
+    # appointment on the 14th", "We have a no-meetings policy on Wednesdays".
     _rule(
         "save",
         r"^\W*(?:my|our) (?:[\w'-]+ ){1,3}?(?:is|are|starts?|begins?|ends?|happens?|falls?|"
@@ -399,9 +399,8 @@ RULES: tuple[Rule, ...] = (
         "personal",
         tail=True,
     ),
-    # Where the user's work lives and what it runs on: "Our company uses Google Workspace",
-    # "Our main repo lives on GitLab", "We migrated the monolith to Kubernetes", "The staging
-    # API key is stored in 1Password".
+    # Where the user's work lives: "Our company uses Google Workspace", "We migrated the
+    # monolith to Kubernetes", "The staging API key is stored in 1Password".
     _rule(
         "save",
         r"\b(?:our|my) (?:\w+ ){0,2}(?:company|team|org|organi[sz]ation|startup|school|office|"

@@ -7,8 +7,9 @@ words than rules can list. Most of those facts share a form instead: a short sta
 question, whose subject is the user or theirs ("I commute to work by train", "Our codebase is
 mostly TypeScript"). This reads that form, less what marks such a message as something else: a
 request or a wish ("I want", "I need", "can"), an opinion ("I think", "maybe"), the moment
-("today", "right now", "again"), trouble with the work ("error", "fails", "keeps crashing"), the
-conversation itself ("this", "it", "that"), or remembering, which rules of its own read. A
+("today", "right now", "again"), trouble with the work ("error", "fails", "keeps crashing"), work
+narrated or code described ("I pushed the branch", "My function returns…"), the conversation
+itself ("this", "it", "that"), or remembering, which rules of its own read. A
 message found this way is a save with less confidence than a rule gives, for the assistant to
 weigh: it is wrong more often ("I'm heading out for lunch").
 """
@@ -38,8 +39,17 @@ _ELSEWHERE = (
     # small talk
     r"fine|thanks?|lol|haha\w*|"
     # trouble with the work
-    r"error|errors|bug|bugs|broken|broke|crash\w*|fail\w*|slow|loud|stuck|issues?|problems?|"
-    r"wrong|not working|won'?t|keeps? \w+ing|throw\w*|hang\w*|freez\w*|exception|warning|"
+    r"\w*errors?|\w*exceptions?|bugs?|broken|broke|crash\w*|fail\w*|slow|loud|stuck|issues?|"
+    r"problems?|wrong|not working|won'?t|keeps? \w+ing|throw\w*|hang\w*|freez\w*|warnings?|"
+    r"traceback|stack ?trace|segfault\w*|time(?:d|s)? ?out|leak\w*|spikes?|undefined|null|"
+    r"rejected|denied|refused|missing|unable|\d{3}s|status code|logs?|"
+    # work narrated, or a thing of the code described: what a coding session is full of ("I
+    # pushed the branch", "My function returns an empty list"), and what the code keeps
+    r"added|merged|ran|renamed|pushed|pulled|deleted|removed|updated|changed|refactored|fixed|"
+    r"created|wrote|committed|deployed|installed|tried|tested|built|reverted|bumped|cloned|"
+    r"rebased|configured|implemented|edited|endpoints?|branch\w*|commits?|functions?|methods?|"
+    r"components?|helpers?|modules?|variables?|loops?|quer(?:y|ies)|scripts?|api calls?|"
+    r"responses?|(?<!pull )request(?:s|)|"
     # the conversation itself ("the plan is below"), and remembering (rules of its own)
     r"this|that|it|these|those|below|above|attached|following|here|remember|recall|forget|"
     r"forgot"
@@ -54,6 +64,21 @@ _STATEMENT = re.compile(
 )
 # Code, markup or a formula: a paste to work on, not a fact.
 _NOT_PROSE = re.compile(r"[`{}=;<>|\\]")
+# "I split the service", "We shipped the new flow": what the user just did, told in the past
+# tense, is work narrated; a past that is part of a life has a date ("I graduated in 2015",
+# "I sold my car last year").
+_DID = re.compile(
+    OPENERS + r"(?:i|we) (?:just |also |then |finally |recently )?"
+    r"(?:\w+ed|ran|wrote|rewrote|split|made|did|went|put|set|sent|took|gave|found|left|brought|"
+    r"cut|hit|shut|threw|won|lost|paid|led|met|spent|drove|chose|ate|drank|fell|held|heard|knew|"
+    r"let|shook|slept|spoke|taught|tore|wore|woke|swapped|dropped)\b",
+    re.IGNORECASE,
+)
+_DATED = re.compile(
+    r"\b(?:1[89]|20)\d\d\b|\bago\b|\bsince\b|\bwhen i was\b"
+    r"|\blast (?:year|month|spring|summer|autumn|fall|winter)\b",
+    re.IGNORECASE,
+)
 
 
 def statement_about_the_user(text: str) -> str | None:
@@ -63,4 +88,6 @@ def statement_about_the_user(text: str) -> str | None:
     if not MIN_WORDS <= words <= MAX_WORDS or "?" in text or _NOT_PROSE.search(text):
         return None
     found = _STATEMENT.match(text)
-    return found.group("subject") if found else None
+    if found is None or (_DID.match(text) and not _DATED.search(text)):
+        return None
+    return found.group("subject")
