@@ -17,6 +17,7 @@ from typing import Literal, cast
 
 from engram.core.models import Memory, Relation, Schedule, Status
 from engram.core.scoring import memory_score, promotion_reason
+from engram.core.wording import counted
 from engram.errors import ConfigError, EngramError, NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -408,8 +409,8 @@ def _message(items: list[PromotionItem], dry_run: bool, auto: bool) -> str:
     if len(items) == 1 and not done:
         i = items[0]
         return f"Memory {i.memory_id} is already promoted ({i.path}); nothing to do."
-    noun = "memory" if len(done) == 1 else "memories"
+    memories = counted(len(done), "memory")
     if dry_run:
-        return f"Dry run: {len(done)} {noun} would be promoted; nothing was changed."
+        return f"Dry run: {memories} would be promoted; nothing was changed."
     where = f": {done[0].path}" if len(done) == 1 else ""
-    return f"Promoted {len(done)} {noun} to the vault{where}."
+    return f"Promoted {memories} to the vault{where}."
