@@ -71,7 +71,7 @@ _DID = re.compile(
     OPENERS + r"(?:i|we) (?:just |also |then |finally |recently )?"
     r"(?:\w+ed|ran|wrote|rewrote|split|made|did|went|put|set|sent|took|gave|found|left|brought|"
     r"cut|hit|shut|threw|won|lost|paid|led|met|spent|drove|chose|ate|drank|fell|held|heard|knew|"
-    r"let|shook|slept|spoke|taught|tore|wore|woke|swapped|dropped)\b",
+    r"let|shook|slept|spoke|taught|tore|wore|woke)\b",
     re.IGNORECASE,
 )
 _DATED = re.compile(
