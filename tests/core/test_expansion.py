@@ -31,6 +31,15 @@ def test_query_words_function_words_fillers_and_short_words_are_not_candidates()
     assert [w.word for w in found] == ["cello", "orchestra", "plays"]  # ties: by name
 
 
+def test_function_words_the_query_keeps_are_no_candidates() -> None:
+    """A small store finds "every" rare: it led expansion from "I prefer dark mode in every
+    editor" to "Standup is at 9:30 every weekday" (audit)."""
+    found = feedback_words(
+        [("I prefer dark mode in every editor, not only in some of them", 1.0)], (), most=10
+    )
+    assert [w.word for w in found] == ["dark", "editor", "mode", "prefer"]
+
+
 def test_only_the_weightiest_candidates_are_kept_and_weightless_matches_add_nothing() -> None:
     found = feedback_words([("alpha alpha alpha beta", 1.0), ("gamma delta", 0.0)], (), most=1)
     assert found == [FeedbackWord("alpha", 0.75, 1)]

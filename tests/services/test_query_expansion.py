@@ -152,3 +152,15 @@ def test_no_expansion_while_the_model_loads(
     assert best in early and linked not in early
     assert early[best].why.note == MODEL_LOADING
     assert linked in later
+
+
+def test_a_function_word_of_the_best_match_leads_nowhere(store_url: str, clock: FixedClock) -> None:
+    """In a store of a few memories every word is rare: "every" in the best match found the
+    standup time through expansion alone, an unrelated second result (audit)."""
+    with open_with(store_url, clock, 0.6) as mem:
+        editor = mem.save("I prefer dark mode in every editor")
+        for text in ("Standup is at 9:30 every weekday", "Mia has a peanut allergy"):
+            mem.save(text)
+        mem.flush()
+        hits = mem.search("what editor theme do I like")
+    assert [h.memory.id for h in hits] == [editor.id]
