@@ -108,6 +108,23 @@ def test_save_then_search_finds_it_as_table_and_json(db: Path) -> None:
     assert hit["reason"] == "match" and hit["score"] > 0.9
 
 
+def test_global_options_may_follow_the_command(db: Path) -> None:
+    """`engram search tea --json` said "No such option '--json'" (placed first, it worked)."""
+    runner = CliRunner()
+    saved = runner.invoke(cli, ["save", "Prefers green tea", "--store", str(db), "--json"])
+    assert saved.exit_code == 0, saved.output
+    memory_id = json.loads(saved.stdout)["id"]
+    found = runner.invoke(cli, ["search", "tea", "--json", f"--store={db}"])
+    assert found.exit_code == 0, found.output
+    assert [h["memory"]["id"] for h in json.loads(found.stdout)["hits"]] == [memory_id]
+    # After `--` nothing moves: the text "--json" is saved as given, and a table is printed.
+    literal = ok(run(db, "save", "--", "--json"))
+    assert literal.stdout.startswith("Saved ")
+    assert run_json(db, "open", literal.stdout.split()[1])["memories"][0]["content"] == "--json"
+    missing = runner.invoke(cli, ["stats", "--store"])
+    assert missing.exit_code == 2 and "Option '--store' requires an argument" in missing.output
+
+
 def test_save_options_and_content_from_stdin(db: Path) -> None:
     saved = run_json(
         db,

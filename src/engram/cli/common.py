@@ -111,6 +111,14 @@ class EngramGroup(click.Group):
     later, and leaves click's own usage errors (exit code 2) untouched.
     """
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            ordered = global_options_first(args)
+        except click.UsageError as exc:
+            exc.ctx = ctx
+            raise
+        return super().parse_args(ctx, ordered)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -120,6 +128,32 @@ class EngramGroup(click.Group):
             if exc.errno == errno.EPIPE:
                 raise  # `engram ... | head`: click itself exits quietly on a closed pipe
             raise click.ClickException(one_line(str(exc))) from None
+
+
+GLOBAL_FLAGS = ("--json",)
+GLOBAL_VALUED = ("--store",)
+
+
+def global_options_first(args: Sequence[str]) -> list[str]:
+    """`args` with the global options moved before the command: `engram search tea --json`
+    said "No such option '--json'" though every command takes it (placed first). Nothing after
+    a `--` moves: `engram save -- --json` saves the text "--json"."""
+    moved: list[str] = []
+    rest: list[str] = []
+    tokens = iter(args)
+    for token in tokens:
+        if token == "--":
+            rest += [token, *tokens]
+        elif token in GLOBAL_FLAGS or token.split("=", 1)[0] in GLOBAL_VALUED:
+            moved.append(token)
+            if token in GLOBAL_VALUED:  # its value follows (`--store PATH`)
+                value = next(tokens, None)
+                if value is None:
+                    raise click.UsageError(f"Option '{token}' requires an argument.")
+                moved.append(value)
+        else:
+            rest.append(token)
+    return moved + rest
 
 
 @contextmanager
