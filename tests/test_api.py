@@ -21,6 +21,15 @@ def test_get_takes_the_unique_start_of_an_id(tmp_path: Path) -> None:
             mem.get("ffffffff-no-such")
 
 
+def test_save_result_takes_a_text_as_save_does(tmp_path: Path) -> None:
+    """`save_result("...")` failed with "drafts: must be a Draft, not str" (audit)."""
+    with Engram.open(str(tmp_path / "x.db"), embedding_model="none") as mem:
+        first = mem.save_result("Prefers tea over coffee")
+        again = mem.save_result("prefers tea over coffee!")
+        assert first.action == "saved" and first.memory.content == "Prefers tea over coffee"
+        assert again.action == "merged" and again.duplicate_of == first.memory.id
+
+
 def test_times_come_back_in_utc_whatever_the_clocks_zone(tmp_path: Path) -> None:
     """`save` and `touch` answered in the clock's zone and `get` in UTC: one Memory from
     `touch` held a UTC created_at and a +05:00 last_used."""

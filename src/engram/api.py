@@ -126,10 +126,11 @@ class Engram:
             )
         ).memory
 
-    def save_result(self, draft: Draft) -> SaveResult:
-        """`save` of a `Draft`, saying what it did: saved, or merged into / reinforced a stored
-        repeat (`duplicate_of` names it)."""
-        return self._app.memories.save(draft)
+    def save_result(self, draft: Draft | str) -> SaveResult:
+        """`save` of a `Draft` (or of a text alone, as `save("...")`), saying what it did:
+        saved, or merged into / reinforced a stored repeat (`duplicate_of` names it), and the
+        stored memories it nearly repeats (`similar`)."""
+        return self._app.memories.save(Draft(content=draft) if isinstance(draft, str) else draft)
 
     def save_many(self, drafts: Sequence[Draft]) -> list[Memory]:
         """Bulk import in one transaction (all or nothing; on JSONL one append, and a crash
