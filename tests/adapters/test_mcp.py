@@ -22,6 +22,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -353,7 +354,12 @@ async def test_save_then_search_finds_it(server: Server) -> None:
     assert found["count"] >= 1  # other tests' memories may be semantic neighbours
     hit = found["hits"][0]
     assert hit["id"] == saved["id"] and hit["content"] == saved["content"]
-    assert hit["reason"] == "match" and hit["rank"] > 0 and hit["why"].startswith("text 1, ")
+    assert hit["rank"] > 0 and hit["why"].startswith("text 1, ")
+    assert "reason" not in hit  # "match", the schema's default; only a review hit says so
+    # The day it was saved, on this machine's calendar (the server's, spawned with our TZ).
+    assert (
+        hit["saved"] == datetime.fromisoformat(saved["created_at"]).astimezone().date().isoformat()
+    )
     assert "memory" not in hit and "details" not in hit  # compact unless verbose
     full = await server.call("search_memory", {"query": word, "limit": 5, "verbose": True})
     assert full["hits"][0]["memory"]["use_count"] == 0  # searching is not using

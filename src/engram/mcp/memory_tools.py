@@ -116,20 +116,23 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         by how alive each memory still is (its decay score); near-copies of one memory do not fill
         the list; some slots go to fading memories that match well (reason 'review') so they can be
         reinforced. Archived memories are left out unless `status` asks for them. Each hit is
-        compact (id, content, tags, rank, why in one line); verbose=true adds the full record and
-        the rank's parts, open_memories reads records by id. Searching does not count as a use: call
-        observe_memory_usage for the memories you actually use."""
-        hits = await runtime.call(
-            lambda app: app.search.search(
-                query or None,
-                tags=tags,
-                status=status,
-                window_days=window_days,
-                min_score=min_score,
-                limit=limit,
+        compact (id, content, tags, the day it was saved, rank, why in one line); verbose=true
+        adds the full record and the rank's parts, open_memories reads records by id. Searching
+        does not count as a use: call observe_memory_usage for the memories you actually use."""
+        hits, zone = await runtime.call(
+            lambda app: (
+                app.search.search(
+                    query or None,
+                    tags=tags,
+                    status=status,
+                    window_days=window_days,
+                    min_score=min_score,
+                    limit=limit,
+                ),
+                app.context.local_zone(),
             )
         )
-        return RecallResult(count=len(hits), hits=[Recalled.of(h, verbose) for h in hits])
+        return RecallResult(count=len(hits), hits=[Recalled.of(h, verbose, zone) for h in hits])
 
     @tool(server, "Open memories", hints.READ)
     async def open_memories(memory_ids: MemoryIds) -> OpenResult:

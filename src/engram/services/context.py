@@ -9,7 +9,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import TypeVar
 
 import numpy as np
@@ -113,6 +113,12 @@ class Context:
         """Now on the asker's wall clock (`asker_local`): the days "yesterday" and "last
         Friday" are counted in."""
         return asker_local(self._clock_reading())
+
+    def local_zone(self) -> tzinfo:
+        """The asker's time zone (`local_now`'s)."""
+        zone = self.local_now().tzinfo
+        assert zone is not None  # `asker_local` always gives an aware time
+        return zone
 
     def _clock_reading(self) -> datetime:
         moment = self.clock()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import tzinfo
 from typing import Any, Literal
 
 from pydantic import (
@@ -223,8 +224,12 @@ class Recalled(Result):
     id: str
     content: str  # cut past HIT_CONTENT characters (`content_length` then says how long it is)
     tags: tuple[str, ...]
+    # The day it was saved, on the asker's calendar: which of two facts is the newer ("I live
+    # in Berlin", "I moved to Lisbon"), and when something happened, were not in a compact hit.
+    saved: str
     rank: float
-    reason: Literal["match", "review"]
+    # Left out when "match" (most hits; the schema gives the default): room for `saved`.
+    reason: Literal["match", "review"] = "match"
     why: str  # see why_summary
     content_length: int | None = None
     memory: Memory | None = None
@@ -232,13 +237,17 @@ class Recalled(Result):
 
     @model_serializer(mode="wrap")
     def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Leave out the verbose parts when absent: ten hits are ten times the bytes."""
+        """Leave out the verbose parts when absent, and the usual reason: ten hits are ten
+        times the bytes."""
         data: dict[str, Any] = handler(self)
         optional = ("content_length", "memory", "details")
+        if data.get("reason") == "match":
+            del data["reason"]
         return {k: v for k, v in data.items() if v is not None or k not in optional}
 
     @classmethod
-    def of(cls, hit: SearchHit, verbose: bool) -> Recalled:
+    def of(cls, hit: SearchHit, verbose: bool, zone: tzinfo) -> Recalled:
+        """`zone`: the asker's time zone, whose calendar `saved` is a day of."""
         m = hit.memory
         long = len(m.content) > HIT_CONTENT
         return cls(
@@ -246,6 +255,7 @@ class Recalled(Result):
             content=m.content[:HIT_CONTENT].rstrip() + " …" if long else m.content,
             content_length=len(m.content) if long else None,
             tags=m.tags,
+            saved=m.created_at.astimezone(zone).date().isoformat(),
             rank=round(hit.rank, 3),
             reason=hit.reason,
             why=why_summary(hit, with_reason=False),  # `reason` is the field before it
