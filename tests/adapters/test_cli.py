@@ -100,6 +100,8 @@ def test_save_then_search_finds_it_as_table_and_json(db: Path) -> None:
     table = ok(run(db, "search", "dark mode"))
     assert memory_id[:8] in table.stdout and "Prefers dark mode" in table.stdout
     assert "deploy window" not in table.stdout
+    created = run_json(db, "open", memory_id)["memories"][0]["created_at"]
+    assert datetime.fromisoformat(created).astimezone().date().isoformat() in table.stdout
 
     found = run_json(db, "search", "dark mode")
     assert found["count"] == 1

@@ -34,6 +34,7 @@ from engram.cli.common import (
 )
 from engram.cli.vault import search_all
 from engram.core.models import Memory
+from engram.core.timeutil import asker_local
 from engram.core.wording import counted
 from engram.errors import NotFoundError, ValidationError
 from engram.services.memories import Draft, checked_fields
@@ -199,17 +200,18 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
     table.add_column("#", justify="right")
     table.add_column("id", no_wrap=True)
     table.add_column("rank" if verbose else "score", justify="right")
+    table.add_column("saved", no_wrap=True)
     table.add_column("tags")
     table.add_column("content")
     short = short_ids([h.memory.id for h in hits])
     for i, hit in enumerate(hits, 1):
-        content = preview(hit.memory.content)
+        m = hit.memory
+        content = preview(m.content)
         if verbose:  # why, under the content: readable at any width, every number whole
             content.append("\n" + why_summary(hit), style="dim")
         value = hit.rank if verbose else hit.score
-        table.add_row(
-            str(i), short[hit.memory.id], fmt_score(value), fmt_tags(hit.memory.tags), content
-        )
+        saved = asker_local(m.created_at).date().isoformat()  # which of two facts is newer
+        table.add_row(str(i), short[m.id], fmt_score(value), saved, fmt_tags(m.tags), content)
     out.print(table)
 
 

@@ -223,7 +223,7 @@ class Recalled(Result):
 
     id: str
     content: str  # cut past HIT_CONTENT characters (`content_length` then says how long it is)
-    tags: tuple[str, ...]
+    tags: tuple[str, ...] = ()  # left out when there are none
     # The day it was saved, on the asker's calendar: which of two facts is the newer ("I live
     # in Berlin", "I moved to Lisbon"), and when something happened, were not in a compact hit.
     saved: str
@@ -237,12 +237,14 @@ class Recalled(Result):
 
     @model_serializer(mode="wrap")
     def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Leave out the verbose parts when absent, and the usual reason: ten hits are ten
-        times the bytes."""
+        """Leave out the verbose parts when absent, no tags and the usual reason: ten hits
+        are ten times the bytes."""
         data: dict[str, Any] = handler(self)
-        optional = ("content_length", "memory", "details")
         if data.get("reason") == "match":
             del data["reason"]
+        if not data.get("tags", True):  # () in Python, [] in JSON mode
+            del data["tags"]
+        optional = ("content_length", "memory", "details")
         return {k: v for k, v in data.items() if v is not None or k not in optional}
 
     @classmethod
