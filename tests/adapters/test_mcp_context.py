@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import mcp_types as types
@@ -69,7 +70,10 @@ async def test_recall_context_brings_the_topics_memories_with_their_ids(tmp_path
             await s.session.get_prompt("recall_context", {"topic": "which database for Atlas"})
         )
         first = found.split("\n")[2]  # after the heading and a blank line: the best match
-        assert first.startswith(f"- [{db['id']}] Atlas runs on PostgreSQL 16 (tags: atlas) — ")
+        day = datetime.fromisoformat(db["created_at"]).astimezone().date()  # the server's TZ
+        assert first.startswith(
+            f"- [{db['id']}] ({day}) Atlas runs on PostgreSQL 16 (tags: atlas) — "
+        )
         nothing = prompt_text(
             await s.session.get_prompt("recall_context", {"topic": "xyzzy plugh frobnicate"})
         )

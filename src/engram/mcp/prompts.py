@@ -66,14 +66,16 @@ def register_prompts(server: MCPServer[Any], runtime: EngramRuntime) -> None:
         if not check.query(topic, "topic") or not topic.strip():
             # A blank topic listed the latest memories as what Engram "remembers about ''".
             raise ValidationError("topic", "give the topic to recall")
-        hits = await runtime.call(lambda app: app.search.search(topic, limit=RECALL_LIMIT))
+        hits, zone = await runtime.call(
+            lambda app: (app.search.search(topic, limit=RECALL_LIMIT), app.context.local_zone())
+        )
         if not hits:
             return (
                 f"Engram has no memories about {topic!r} yet. If this conversation settles "
                 "anything worth keeping, save it with save_memory."
             )
-        lines = [
-            f"- [{h.memory.id}] {h.memory.content}"
+        lines = [  # the day saved: which of two memories is the newer, when it was said
+            f"- [{h.memory.id}] ({h.memory.created_at.astimezone(zone).date()}) {h.memory.content}"
             + (f" (tags: {', '.join(h.memory.tags)})" if h.memory.tags else "")
             + f" — {why_summary(h)}"
             for h in hits
