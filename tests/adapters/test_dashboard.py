@@ -87,6 +87,8 @@ def test_sign_in_search_open_and_touch_in_a_browser(
     link = page.locator("#results a").first
     assert link.inner_text() == "Prefers green tea in the morning"
     assert "match:" in page.inner_text("#results")  # why it ranked
+    saved = m["tea"].created_at.astimezone().date().isoformat()  # the server's calendar
+    assert page.locator("#results td.saved").first.inner_text() == saved
     link.click()
     assert page.inner_text("#uses") == "0"
     assert page.locator("#curve polyline").get_attribute("points")  # the decay curve is drawn

@@ -148,8 +148,11 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
 
     async def search(request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
-        hits = await call(lambda a: a.search.search(query or None, limit=SEARCH_ROWS))
-        rows = [(h, why_summary(h)) for h in hits]
+        hits, zone = await call(
+            lambda a: (a.search.search(query or None, limit=SEARCH_ROWS), a.context.local_zone())
+        )
+        # The day each was saved, as search hits over MCP say it: which of two is the newer.
+        rows = [(h, why_summary(h), h.memory.created_at.astimezone(zone).date()) for h in hits]
         named = request.query_params.get("deleted", "")[:200]
         # Only what this dashboard just did: any text in a link was shown as "Deleted …".
         deleted = named if flashed(request, f"deleted {named}") else None
