@@ -3,11 +3,15 @@ calendar, so an assistant can tell the newer of two facts and when something hap
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 from engram import Engram
 from engram.core.ranking import Reason, SearchHit, Why
+from engram.core.timeutil import day_in
 from engram.services.results import Recalled
 
 TOKYO = timezone(timedelta(hours=9))
@@ -44,3 +48,25 @@ def test_no_tags_and_the_usual_reason_are_left_out_and_a_review_says_so(tmp_path
     tagged = review.model_copy(update={"tags": ("home",)})
     assert tagged.model_dump(mode="json")["reason"] == "review"
     assert tagged.model_dump(mode="json")["tags"] == ["home"]
+
+
+def test_a_day_outside_the_calendar_in_the_askers_zone_is_the_utc_day(tmp_path: Path) -> None:
+    """0001-01-01T00:30Z is in the year 0 in New York: the CLI's table, which shows the day,
+    ended in an OverflowError traceback for such a memory."""
+    new_york = timezone(timedelta(hours=-5))
+    dawn = datetime(1, 1, 1, 0, 30, tzinfo=UTC)
+    assert day_in(dawn, new_york) == "0001-01-01"
+    assert day_in(dawn, TOKYO) == "0001-01-01"
+    assert day_in(datetime(2026, 1, 2, 23, 30, tzinfo=UTC), TOKYO) == "2026-01-03"
+    store = str(tmp_path / "x.db")
+    with Engram.open(store, embedding_model="none") as mem:
+        mem.save("far past note", created_at=dawn, last_used=dawn)
+    # Its own process: the C library reads TZ when the process starts.
+    found = subprocess.run(
+        [sys.executable, "-m", "engram.cli.main", "--store", store, "search", "note"],
+        env={**os.environ, "TZ": "America/New_York", "ENGRAM_EMBEDDING_MODEL": "none"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert found.returncode == 0 and "0001-01-01" in found.stdout, found.stderr

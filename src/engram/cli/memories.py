@@ -34,7 +34,7 @@ from engram.cli.common import (
 )
 from engram.cli.vault import search_all
 from engram.core.models import Memory
-from engram.core.timeutil import asker_local
+from engram.core.timeutil import day_in
 from engram.core.wording import counted
 from engram.errors import NotFoundError, ValidationError
 from engram.services.memories import Draft, checked_fields
@@ -210,7 +210,7 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
         if verbose:  # why, under the content: readable at any width, every number whole
             content.append("\n" + why_summary(hit), style="dim")
         value = hit.rank if verbose else hit.score
-        saved = asker_local(m.created_at).date().isoformat()  # which of two facts is newer
+        saved = day_in(m.created_at)  # which of two facts is the newer
         table.add_row(str(i), short[m.id], fmt_score(value), saved, fmt_tags(m.tags), content)
     out.print(table)
 

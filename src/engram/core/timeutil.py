@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 
 DAY = 86_400.0  # seconds: settings and policies speak in days, the maths in seconds
 # The start of the last day a datetime can name: a time computed past it cannot be shown.
@@ -38,6 +38,16 @@ def asker_local(moment: datetime) -> datetime:
     and "last Friday" are counted in those days."""
     offset = moment.utcoffset()
     return moment if offset is not None and offset.total_seconds() != 0 else moment.astimezone()
+
+
+def day_in(moment: datetime, zone: tzinfo | None = None) -> str:
+    """The ISO day `moment` falls on in `zone` (this machine's if None), as a search hit shows
+    when its memory was saved; the UTC day where that day would fall outside the years 1 to
+    9999 (0001-01-01T00:30Z is in the year 0 in New York)."""
+    try:
+        return moment.astimezone(zone).date().isoformat()
+    except OverflowError:
+        return moment.astimezone(UTC).date().isoformat()
 
 
 DATE_RANGE = "must be a date from the year 1 to 9999 in UTC"

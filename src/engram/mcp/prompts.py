@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
+from engram.core.timeutil import day_in
 from engram.errors import ValidationError
 from engram.mcp.runtime import EngramRuntime
 from engram.services import validation as check
@@ -75,7 +76,7 @@ def register_prompts(server: MCPServer[Any], runtime: EngramRuntime) -> None:
                 "anything worth keeping, save it with save_memory."
             )
         lines = [  # the day saved: which of two memories is the newer, when it was said
-            f"- [{h.memory.id}] ({h.memory.created_at.astimezone(zone).date()}) {h.memory.content}"
+            f"- [{h.memory.id}] ({day_in(h.memory.created_at, zone)}) {h.memory.content}"
             + (f" (tags: {', '.join(h.memory.tags)})" if h.memory.tags else "")
             + f" — {why_summary(h)}"
             for h in hits

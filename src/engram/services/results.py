@@ -16,6 +16,7 @@ from pydantic import (
 from engram.core.models import Memory, Relation, Status
 from engram.core.ranking import SearchHit, Why
 from engram.core.scoring import PromotionReason
+from engram.core.timeutil import day_in
 
 __all__ = [
     "DeleteResult",
@@ -257,7 +258,7 @@ class Recalled(Result):
             content=m.content[:HIT_CONTENT].rstrip() + " …" if long else m.content,
             content_length=len(m.content) if long else None,
             tags=m.tags,
-            saved=m.created_at.astimezone(zone).date().isoformat(),
+            saved=day_in(m.created_at, zone),
             rank=round(hit.rank, 3),
             reason=hit.reason,
             why=why_summary(hit, with_reason=False),  # `reason` is the field before it

@@ -32,6 +32,7 @@ from starlette.routing import Route
 
 from engram.app import App
 from engram.core.scoring import Policy, score_curve
+from engram.core.timeutil import day_in
 from engram.errors import ConfigError, EngramError, NotFoundError, StoreError
 from engram.services.results import why_summary
 from engram.web.graph_page import graph_html
@@ -152,7 +153,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             lambda a: (a.search.search(query or None, limit=SEARCH_ROWS), a.context.local_zone())
         )
         # The day each was saved, as search hits over MCP say it: which of two is the newer.
-        rows = [(h, why_summary(h), h.memory.created_at.astimezone(zone).date()) for h in hits]
+        rows = [(h, why_summary(h), day_in(h.memory.created_at, zone)) for h in hits]
         named = request.query_params.get("deleted", "")[:200]
         # Only what this dashboard just did: any text in a link was shown as "Deleted …".
         deleted = named if flashed(request, f"deleted {named}") else None
