@@ -192,6 +192,53 @@ def test_a_question_about_the_users_things_is_a_recall_read_from_its_form(
         assert found.confidence == 0.6
 
 
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        # typed in a chat without the question mark: still questions
+        ("what's my favourite color", "recall"),
+        ("Which gym do I go to", "recall"),
+        ("How old is my son", "recall"),
+        ("Who walks our dog on Thursdays", "recall"),
+        ("Last week I told you about a book, what was it", "recall"),
+        ("I always forget semicolons, any tips", "none"),
+        ("For future reference, what's the best way to do this", "none"),
+        # statements that open like a question, or hold a relative clause: left as they are
+        ("When I was a kid I lived in Oslo", "none"),
+        ("What I did today was great", "none"),
+        ("I met Dana, who is my manager", "none"),
+        ("Remember that my wifi password is hunter2", "save"),
+    ],
+)
+def test_a_question_typed_without_its_question_mark_is_read_as_one(text: str, intent: str) -> None:
+    assert classify(text).intent == intent
+
+
+def test_the_labelled_questions_keep_their_intent_without_the_question_mark() -> None:
+    """Chat users often leave the "?" out: "what's my favourite color" was saved as a
+    preference. Every labelled question, its "?" dropped: before the reading of question
+    forms 40 of 148 recalls stayed recalls on messages.tsv (1 of 29 on the held-out set)."""
+    for name in ("messages.tsv", "messages-heldout.tsv"):
+        asked = [(label, text) for label, text in rows(name) if text.endswith("?")]
+        same = Counter(label for label, text in asked if classify(text[:-1]).intent == label)
+        total = Counter(label for label, _ in asked)
+        assert same["recall"] >= 0.9 * total["recall"], (name, same, total)
+        assert same["none"] >= 0.95 * total["none"], (name, same, total)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("What was that restaurant Anna recommended?", "recall"),
+        ("What was that tool you suggested for linting?", "recall"),
+        ("Which book would you recommend?", "none"),
+        ("I read that book Obama recommended.", "none"),
+    ],
+)
+def test_that_thing_someone_recommended_is_a_recall(text: str, intent: str) -> None:
+    assert classify(text).intent == intent
+
+
 def test_on_messages_the_rules_were_not_tuned_on_every_class_keeps_050() -> None:
     """A guard, not a target: the held-out messages are never used to change the rules, so
     they show how the rules do on new phrasings (docs/activation.md has the numbers; the

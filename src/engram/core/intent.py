@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from engram.core.message import OPENERS, plain
+from engram.core.message import OPENERS, asked, plain
 from engram.core.models import MAX_STRENGTH, MIN_STRENGTH
 from engram.core.statement import STATEMENT_CONFIDENCE, statement_about_the_user
 
@@ -189,6 +189,19 @@ RULES: tuple[Rule, ...] = (
         0.8,
     ),
     _rule("recall", r"\b(?:my|our) notes (?:on|about)\b", 0.8),
+    # "What was that restaurant you recommended?", "…that book Anna mentioned?": a thing the
+    # conversation shared before ("that", said by someone); "Which book would you recommend?"
+    # asks for something new.
+    _rule(
+        "recall",
+        _until(
+            r"\bthat ",
+            "[^.!?]",
+            r"\b(?:you|he|she|they|(?-i:[A-Z])[\w-]*) (?:recommended|mentioned|suggested|"
+            r"talked about|told (?:me|us) about)\b[^.!]*\?",
+        ),
+        0.85,
+    ),
     _rule("recall", r"\bdo you (?:still )?(?:have|know) (?:my|what my|what i)\b", 0.8),
     _rule(
         "recall",
@@ -493,7 +506,7 @@ def classify(message: str) -> Analysis:
     """The message's intent: the strongest rule that matches (ties go to the earlier rule:
     recall before reinforce before save), or none."""
     spaced = " ".join(message.split())
-    text = plain(message)  # the phrase is cut from `spaced`: the user's own apostrophes
+    text = asked(plain(message))  # the phrase is cut from `spaced`: the user's apostrophes
     best: tuple[float, Rule, re.Match[str]] | None = None
     other: tuple[float, Rule, re.Match[str]] | None = None  # the best that is not a save
     tags: list[str] = []
