@@ -73,6 +73,37 @@ def _refill_entities(entities: str) -> str:
 """
 
 
+def _vector_tables(owner: str, vectors: str, changes: str) -> str:
+    """A vector per row of `owner` and the model that made it, and the log of their changes
+    (appended in the same transaction) from which a process holding the vectors in memory
+    catches up on other processes' writes with one indexed query: for memories (0004) and for
+    vault notes (0006), the same."""
+    logged = "".join(
+        f"""        CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN
+            INSERT INTO {changes}(seq) VALUES ({row}.seq);
+        END;
+"""
+        for name, event, table, row in (
+            (f"{vectors}_ai", "INSERT", vectors, "new"),
+            (f"{vectors}_au", "UPDATE", vectors, "new"),
+            (f"{vectors}_ad", "DELETE", vectors, "old"),
+            (f"{owner}_vector_ad", "DELETE", owner, "old"),
+        )
+    )
+    return f"""
+        CREATE TABLE {vectors} (
+            seq INTEGER PRIMARY KEY REFERENCES {owner}(seq) ON DELETE CASCADE,
+            model_id TEXT NOT NULL,
+            vector BLOB NOT NULL
+        );
+        CREATE INDEX {vectors}_model ON {vectors}(model_id, seq);
+        CREATE TABLE {changes} (
+            change INTEGER PRIMARY KEY AUTOINCREMENT,
+            seq INTEGER NOT NULL
+        );
+{logged}"""
+
+
 MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_memories",
@@ -185,29 +216,8 @@ MIGRATIONS: list[tuple[str, str]] = [
     ),
     (
         "0004_vectors",
-        """
-        CREATE TABLE memory_vectors (
-            seq INTEGER PRIMARY KEY REFERENCES memories(seq) ON DELETE CASCADE,
-            model_id TEXT NOT NULL,
-            vector BLOB NOT NULL
-        );
-        CREATE INDEX memory_vectors_model ON memory_vectors(model_id, seq);
-        CREATE TABLE vector_changes (
-            change INTEGER PRIMARY KEY AUTOINCREMENT,
-            seq INTEGER NOT NULL
-        );
-        CREATE TRIGGER memory_vectors_ai AFTER INSERT ON memory_vectors BEGIN
-            INSERT INTO vector_changes(seq) VALUES (new.seq);
-        END;
-        CREATE TRIGGER memory_vectors_au AFTER UPDATE ON memory_vectors BEGIN
-            INSERT INTO vector_changes(seq) VALUES (new.seq);
-        END;
-        CREATE TRIGGER memory_vectors_ad AFTER DELETE ON memory_vectors BEGIN
-            INSERT INTO vector_changes(seq) VALUES (old.seq);
-        END;
-        CREATE TRIGGER memories_vector_ad AFTER DELETE ON memories BEGIN
-            INSERT INTO vector_changes(seq) VALUES (old.seq);
-        END;
+        _vector_tables("memories", "memory_vectors", "vector_changes")
+        + """
         -- A vector describes the text it was computed from: editing the text retires it, and
         -- the service (or `engram embed --backfill`) computes a new one.
         CREATE TRIGGER memories_vector_stale AFTER UPDATE OF content ON memories BEGIN
@@ -282,29 +292,8 @@ MIGRATIONS: list[tuple[str, str]] = [
         # change is appended to ltm_vector_changes in the same transaction, so a process holding
         # the vectors in memory (engram.storage.sqlite.ltm) catches up on other processes'
         # writes with one indexed query.
-        """
-        CREATE TABLE ltm_note_vectors (
-            seq INTEGER PRIMARY KEY REFERENCES ltm_notes(seq) ON DELETE CASCADE,
-            model_id TEXT NOT NULL,
-            vector BLOB NOT NULL
-        );
-        CREATE INDEX ltm_note_vectors_model ON ltm_note_vectors(model_id, seq);
-        CREATE TABLE ltm_vector_changes (
-            change INTEGER PRIMARY KEY AUTOINCREMENT,
-            seq INTEGER NOT NULL
-        );
-        CREATE TRIGGER ltm_note_vectors_ai AFTER INSERT ON ltm_note_vectors BEGIN
-            INSERT INTO ltm_vector_changes(seq) VALUES (new.seq);
-        END;
-        CREATE TRIGGER ltm_note_vectors_au AFTER UPDATE ON ltm_note_vectors BEGIN
-            INSERT INTO ltm_vector_changes(seq) VALUES (new.seq);
-        END;
-        CREATE TRIGGER ltm_note_vectors_ad AFTER DELETE ON ltm_note_vectors BEGIN
-            INSERT INTO ltm_vector_changes(seq) VALUES (old.seq);
-        END;
-        CREATE TRIGGER ltm_notes_vector_ad AFTER DELETE ON ltm_notes BEGIN
-            INSERT INTO ltm_vector_changes(seq) VALUES (old.seq);
-        END;
+        _vector_tables("ltm_notes", "ltm_note_vectors", "ltm_vector_changes")
+        + """
         -- A vector describes the text it was computed from: a new title or body retires it,
         -- and `index-ltm` computes a new one.
         CREATE TRIGGER ltm_notes_vector_stale AFTER UPDATE OF title, body ON ltm_notes
