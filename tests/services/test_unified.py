@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,22 @@ def test_one_list_over_both_layers_ordered_by_the_weights(ltm: tuple[Engram, Pat
     assert note.rank == pytest.approx(0.7)
     assert note.title == "Zeppelin museum" and "zeppelin museum visit" in note.preview
     assert stm.title == "The zeppelin hangar is in Friedrichshafen"
+
+
+def test_each_hit_says_the_day_it_was_saved_or_its_note_written(
+    ltm: tuple[Engram, Path], clock: FixedClock
+) -> None:
+    """Which of a memory and a note is the newer: the memory's day of saving, the note's of
+    its file's last write, both on the asker's calendar (here UTC)."""
+    mem, vault = ltm
+    m = mem.save("The zeppelin hangar is in Friedrichshafen")
+    write_note(vault, "Travel/zeppelin.md", "# Zeppelin museum\nThe zeppelin museum visit.\n")
+    written = datetime(2025, 11, 20, 15, 0, tzinfo=UTC).timestamp()
+    os.utime(vault / "Travel/zeppelin.md", (written, written))
+    mem.index_ltm()
+    days = {h.source: h.saved for h in mem.search_unified("zeppelin").hits}
+    assert days == {"stm": m.created_at.date().isoformat(), "ltm": "2025-11-20"}
+    assert days["stm"] == clock().date().isoformat()
 
 
 def test_a_promoted_memory_and_its_note_appear_once(ltm: tuple[Engram, Path]) -> None:

@@ -151,6 +151,21 @@ def check_vectors_are_searched_by_cosine_best_first(ltm: Any) -> None:
     assert ltm.ltm_vector_search(unit(3, 2, 1), MODEL, [], 0) == []
 
 
+def check_every_search_gives_the_time_the_file_was_written(ltm: Any) -> None:
+    """A hit says when its file was last written (unified search shows the day): by words,
+    by tag alone and by vector, the mtime the note was indexed with."""
+    embed_seed(ltm)
+    ltm.ltm_write(
+        upsert=[note("inbox.md", "Random thoughts about gardening.\n", 1_767_225_600 * 10**9)]
+    )
+    ltm.ltm_put_vectors([("inbox.md", ltm.ltm_states()["inbox.md"].digest, INBOX)], MODEL)
+    (worded,) = ltm.ltm_search(["gardening"], [], 10)
+    tagged = ltm.ltm_search([], ["project"], 10)
+    near = ltm.ltm_vector_search(unit(0, 0, 1), MODEL, [], 1)
+    assert worded.modified_ns == near[0].modified_ns == 1_767_225_600 * 10**9
+    assert [h.modified_ns for h in tagged] == [1]
+
+
 def check_vector_search_filters_by_tags_and_model(ltm: Any) -> None:
     embed_seed(ltm)
     assert nearest(ltm, unit(0, 1, 1), ["project"]) == ["Projects/atlas.md"]
@@ -272,6 +287,7 @@ CHECKS: list[Callable[[Any], None]] = [
     check_links_resolve_by_path_or_name_both_ways,
     check_vectors_are_searched_by_cosine_best_first,
     check_vector_search_filters_by_tags_and_model,
+    check_every_search_gives_the_time_the_file_was_written,
     check_missing_vectors_are_listed_per_model,
     check_vectors_are_read_back_by_path_and_model,
     check_a_vector_attaches_only_to_the_text_it_was_computed_from,

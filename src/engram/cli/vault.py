@@ -296,6 +296,7 @@ def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> N
     table.add_column("note", overflow="fold")
     for name in ("text", "semantic", "decay", "weight", "rank") if verbose else ("rank",):
         table.add_column(name, justify="right")
+    table.add_column("saved", no_wrap=True)
     table.add_column("title")
     shown = short_ids([h.id for h in hits if h.id])  # whole ids left no room for the rest
     for i, hit in enumerate(hits, 1):
@@ -317,6 +318,7 @@ def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> N
             shown.get(hit.id or "", ""),
             plain(hit.path or ""),
             *numbers,
+            hit.saved,
             plain(hit.title),
         )
     out.print(table)

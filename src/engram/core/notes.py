@@ -56,6 +56,7 @@ class NoteHit:
     engram_id: str | None
     relevance: float
     preview: str
+    modified_ns: int  # when the file was last written (what a hit shows as the day it was saved)
 
 
 @dataclass(frozen=True)

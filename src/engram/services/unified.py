@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import UTC, datetime, tzinfo
 from typing import Literal
 
 import numpy as np
@@ -28,6 +29,7 @@ from engram.core.meaning import Probe
 from engram.core.notes import NoteHit
 from engram.core.ranking import Fused, SearchHit, fuse_matches
 from engram.core.text import query_terms
+from engram.core.timeutil import day_in
 from engram.errors import ConfigError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -65,6 +67,9 @@ class UnifiedHit(Result):
     title: str
     preview: str
     tags: list[str]
+    # The day, on the asker's calendar, the memory was saved or the note's file last written:
+    # which of two things said is the newer.
+    saved: str
     rank: float
     why: UnifiedWhy
 
@@ -119,8 +124,9 @@ class UnifiedSearchService:
             if self.ltm.live and any(h.memory.promoted_to for h in memories)
             else None
         )
-        hits = [_from_memory(h, stm_w, stm_scale, claims) for h in memories]
-        hits += _from_notes(notes, ltm_w, ltm_scale)
+        zone = self.ctx.local_zone()
+        hits = [_from_memory(h, zone, stm_w, stm_scale, claims) for h in memories]
+        hits += _from_notes(notes, zone, ltm_w, ltm_scale)
         merged = _merge_promoted(hits)
         merged.sort(key=lambda h: (-h.rank, h.source, h.id or h.path or ""))
         vault = (
@@ -243,7 +249,11 @@ def _layer_scales(
 
 
 def _from_memory(
-    hit: SearchHit, weight: float, scale: float = 1.0, claims: dict[str, list[str]] | None = None
+    hit: SearchHit,
+    zone: tzinfo,
+    weight: float,
+    scale: float = 1.0,
+    claims: dict[str, list[str]] | None = None,
 ) -> UnifiedHit:
     m = hit.memory
     note = m.promoted_to if claims is None or m.promoted_to in claims.get(m.id, ()) else None
@@ -254,6 +264,7 @@ def _from_memory(
         title=title_of(m.content),
         preview=_preview(m.content),
         tags=list(m.tags),
+        saved=day_in(m.created_at, zone),
         rank=weight * scale * hit.rank,
         why=UnifiedWhy(
             text=hit.why.text,
@@ -266,7 +277,7 @@ def _from_memory(
 
 
 def _from_notes(
-    notes: Sequence[tuple[NoteHit, Fused]], weight: float, scale: float = 1.0
+    notes: Sequence[tuple[NoteHit, Fused]], zone: tzinfo, weight: float, scale: float = 1.0
 ) -> list[UnifiedHit]:
     best = max((f.relevance for _, f in notes), default=0.0) or 1.0
     out = []
@@ -280,6 +291,7 @@ def _from_notes(
                 title=n.title,
                 preview=_preview(n.preview),
                 tags=list(n.tags),
+                saved=_file_day(n.modified_ns, zone),
                 rank=rank,
                 why=UnifiedWhy(
                     text=f.text, semantic=f.cosine, decay=None, weight=weight, rank=rank
@@ -287,6 +299,15 @@ def _from_notes(
             )
         )
     return out
+
+
+def _file_day(mtime_ns: int, zone: tzinfo) -> str:
+    """The day a file was last written, or "" for a time no calendar day can show (a file
+    touched to the year 30000)."""
+    try:
+        return day_in(datetime.fromtimestamp(mtime_ns / 1e9, UTC), zone)
+    except (OverflowError, OSError, ValueError):
+        return ""
 
 
 def _merge_promoted(hits: list[UnifiedHit]) -> list[UnifiedHit]:

@@ -122,7 +122,7 @@ def audit_from_row(row: Sequence[Any], decode: Decode = from_json) -> AuditEntry
 
 
 def note_hit_from_row(row: Sequence[Any], decode: Decode = as_is) -> NoteHit:
-    """path, title, tags, engram_id, relevance, preview (whitespace collapsed)."""
+    """path, title, tags, engram_id, relevance, preview (whitespace collapsed), mtime_ns."""
     return NoteHit(
         path=row[0],
         title=row[1],
@@ -130,4 +130,5 @@ def note_hit_from_row(row: Sequence[Any], decode: Decode = as_is) -> NoteHit:
         engram_id=row[3],
         relevance=float(row[4]),
         preview=" ".join(str(row[5] or "").split()),
+        modified_ns=int(row[6]),
     )

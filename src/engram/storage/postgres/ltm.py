@@ -103,7 +103,8 @@ class PostgresLtm(NoteIndex):
                 return []
             rows = self._query(
                 f"SELECT n.path, n.title, n.tags, n.engram_id, 1.0, "
-                f"substr(n.body, 1, {NOTE_PREVIEW_CHARS}) FROM ltm_notes n WHERE true {tag_sql} "
+                f"substr(n.body, 1, {NOTE_PREVIEW_CHARS}), n.mtime_ns FROM ltm_notes n "
+                f"WHERE true {tag_sql} "
                 "ORDER BY n.path LIMIT %s",
                 [*tag_params, limit],
             )
@@ -111,8 +112,9 @@ class PostgresLtm(NoteIndex):
         q = weighted_query(self._query, "ltm_notes", "n", terms, _RANK_WEIGHTS)
         rows = self._query(
             "SELECT path, title, tags, engram_id, r, "
-            f"ts_headline('engram', body, matches, '{_HEADLINE}') FROM ("
-            f"  SELECT n.path, n.title, n.tags, n.engram_id, n.body, {q.matches} AS matches, "
+            f"ts_headline('engram', body, matches, '{_HEADLINE}'), mtime_ns FROM ("
+            "  SELECT n.path, n.title, n.tags, n.engram_id, n.body, n.mtime_ns, "
+            f"         {q.matches} AS matches, "
             f"         {q.rank} AS r "
             f"  FROM ltm_notes n, (SELECT {q.phrases}) q "
             f"  WHERE n.search @@ ({q.matches}) {tag_sql} ORDER BY r DESC, n.path LIMIT %s"
@@ -161,7 +163,7 @@ class PostgresLtm(NoteIndex):
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             rows = conn.execute(
                 "SELECT n.path, n.title, n.tags, n.engram_id, 1 - (n.embed <=> %s::vector), "
-                f"substr(n.body, 1, {NOTE_PREVIEW_CHARS}) FROM ltm_notes n "
+                f"substr(n.body, 1, {NOTE_PREVIEW_CHARS}), n.mtime_ns FROM ltm_notes n "
                 f"WHERE n.embed_model = %s {tag_sql} ORDER BY n.embed <=> %s::vector LIMIT %s",
                 [query, model_id, *tag_params, query, limit],
             ).fetchall()

@@ -104,7 +104,8 @@ class SQLiteLtm(NoteIndex):
                 return []
             sql = (
                 "SELECT n.path, n.title, n.tags, n.engram_id, 1.0, "
-                f"substr(n.body, 1, {NOTE_PREVIEW_CHARS}) FROM ltm_notes n WHERE 1 = 1 {tag_sql} "
+                f"substr(n.body, 1, {NOTE_PREVIEW_CHARS}), n.mtime_ns FROM ltm_notes n "
+                f"WHERE 1 = 1 {tag_sql} "
                 "ORDER BY n.path LIMIT ?"
             )
             return [
@@ -114,7 +115,7 @@ class SQLiteLtm(NoteIndex):
         wt, wg, wb = NOTE_FIELD_WEIGHTS
         sql = (
             "SELECT n.path, n.title, n.tags, n.engram_id, -bm25(ltm_fts, ?, ?, ?) AS r, "
-            f"snippet(ltm_fts, 2, '', '', '…', {PREVIEW_TOKENS}) "
+            f"snippet(ltm_fts, 2, '', '', '…', {PREVIEW_TOKENS}), n.mtime_ns "
             "FROM ltm_fts JOIN ltm_notes n ON n.seq = ltm_fts.rowid "
             f"WHERE ltm_fts MATCH ? {tag_sql} ORDER BY r DESC, n.path LIMIT ?"
         )
@@ -164,12 +165,13 @@ class SQLiteLtm(NoteIndex):
         for start in range(0, len(seqs), 500):
             chunk = seqs[start : start + 500]
             sql = (
-                f"SELECT seq, path, title, tags, engram_id, substr(body, 1, {NOTE_PREVIEW_CHARS}) "
+                "SELECT seq, path, title, tags, engram_id, "
+                f"substr(body, 1, {NOTE_PREVIEW_CHARS}), mtime_ns "
                 f"FROM ltm_notes WHERE seq IN ({', '.join('?' * len(chunk))})"
             )
             rows.update((row[0], row[1:]) for row in self._query(sql, chunk))
         return [
-            note_hit_from_row((*rows[seq][:4], cosine, rows[seq][4]), from_json)
+            note_hit_from_row((*rows[seq][:4], cosine, *rows[seq][4:]), from_json)
             for seq, cosine in near
             if seq in rows
         ]
