@@ -239,6 +239,13 @@ def test_that_thing_someone_recommended_is_a_recall(text: str, intent: str) -> N
     assert classify(text).intent == intent
 
 
+def test_a_fact_said_to_no_longer_hold_is_a_save() -> None:
+    """A correction of something stored is worth saving: it says the old fact is gone."""
+    for text in ("Actually I don't live in Berlin anymore", "I no longer work at Acme"):
+        found = classify(text)
+        assert (found.intent, found.tags) == ("save", ("personal",)), text
+
+
 def test_on_messages_the_rules_were_not_tuned_on_every_class_keeps_050() -> None:
     """A guard, not a target: the held-out messages are never used to change the rules, so
     they show how the rules do on new phrasings (docs/activation.md has the numbers; the

@@ -378,6 +378,9 @@ RULES: tuple[Rule, ...] = (
         # "a bit confused", "on it", "on my way": how the user is now, nothing to keep
         r"vegan|a (?!bit\b|little\b|lot\b)|an |learning|based|on (?!it\b|my way\b)|from )|"
         r"\bi (?:work|live|use|started|drive|own|don'?t eat|never drink)\b|\bcall me\b|"
+        # a correction: "Actually I don't live in Berlin anymore", "I no longer work at Acme"
+        r"\bi (?:(?:don'?t|do not) (?:live|work|drive|own)\b[^.!?]*\b(?:anymore|any more)\b|"
+        r"no longer (?:live|work|use|drive|own)\b)|"
         # where the user lives now, not what they moved in the code ("I moved the check")
         r"\bi(?:'ve| have)? (?:just )?moved (?:to|from|back|here|there|abroad|away|out|in with|"
         r"house|cities|countries)\b|"
