@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from mcp.client import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from tests.adapters.test_mcp import initialize_request
 
-from engram import Engram
+from engram import Engram, FixedClock
 from engram.config import Settings
 from engram.errors import ConfigError
 from engram.mcp.http import loopback_hosts, token_for, url_host
@@ -449,6 +450,23 @@ def test_the_episodes_of_ended_sessions_do_not_pile_up() -> None:
     assert runtime.episode_for(f"session-{MAX_SESSIONS + 4}") == runtime.episode_for(
         f"session-{MAX_SESSIONS + 4}"
     )
+
+
+def test_a_session_quiet_for_half_an_hour_starts_a_new_episode() -> None:
+    """A desktop client keeps one stdio server across conversations: saves close together are
+    one episode, a save after EPISODE_GAP without one starts another (each session its own)."""
+    clock = FixedClock(datetime(2026, 3, 1, 9, 0, tzinfo=UTC))
+    runtime = EngramRuntime(None, clock)
+    morning = runtime.episode_for(None)
+    clock.advance(minutes=20)
+    assert runtime.episode_for(None) == morning
+    clock.advance(minutes=25)  # 45 minutes after the first save, 25 after the last
+    assert runtime.episode_for(None) == morning
+    other = runtime.episode_for("another session")
+    clock.advance(minutes=31)
+    afternoon = runtime.episode_for(None)
+    assert len({morning, afternoon, other}) == 3
+    assert runtime.episode_for(None) == afternoon
 
 
 @pytest.mark.parametrize("command", [["serve", "--http"], ["ui"]])

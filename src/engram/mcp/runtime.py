@@ -16,12 +16,13 @@ import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
 from typing import TypeVar
 
 import anyio.to_thread
 
 from engram.app import App, build_app
-from engram.clock import Clock
+from engram.clock import Clock, system_clock
 from engram.config import Settings, load_settings
 from engram.errors import EngramError, ValidationError
 from engram.process_threads import one_blas_thread
@@ -32,6 +33,11 @@ log = logging.getLogger(__name__)
 
 # Client sessions whose episode ids are kept: as many as the SDK keeps sessions.
 MAX_SESSIONS = 10_000
+# A session that saved nothing for this long starts a new episode: a desktop client keeps one
+# server (one stdio session) across many conversations, and the memories of all of them were
+# one episode, each lending search credit to the others' (an unrelated memory listed after the
+# match of every query).
+EPISODE_GAP = timedelta(minutes=30)
 # Tool calls run on worker threads of their own, at most this many at once; the rest wait
 # their turn in the event loop. They used anyio's default pool, through which the SDK reads
 # stdin: 41 calls waiting on a busy store took all 40 of its threads, and the server stopped
@@ -51,26 +57,31 @@ class EngramRuntime:
         # `save_memory` (through `episode_for`) were answered only once the store was open.
         self._build = threading.Lock()  # held while the App is built
         self._state = threading.Lock()  # guards the fields below; held only for moments
-        self._episodes: OrderedDict[str | None, str] = OrderedDict()
+        # Each session's episode and when it last saved.
+        self._episodes: OrderedDict[str | None, tuple[str, datetime]] = OrderedDict()
         self._serving = False
         self._started = False  # warm-up and vault watching started for the App
         self._calls: anyio.CapacityLimiter | None = None  # made in the event loop (`call`)
 
     def episode_for(self, session_id: str | None) -> str:
-        """One episode id per client session: the memories an assistant saves in one
-        conversation belong together, and search credits their neighbours (docs/search.md).
-        Over stdio every client session is a server process of its own (`session_id` None);
-        a transport with sessions names them."""
+        """One episode id per client session and conversation: the memories an assistant saves
+        in one conversation belong together, and search credits their neighbours
+        (docs/search.md). Over stdio every client session is a server process of its own
+        (`session_id` None); a transport with sessions names them. A session quiet for
+        `EPISODE_GAP` starts a new one."""
+        now = (self._clock or system_clock)()
         with self._state:
-            episode = self._episodes.get(session_id)
-            if episode is None:
+            known = self._episodes.get(session_id)
+            if known is None or now - known[1] > EPISODE_GAP:
                 episode = f"mcp:{uuid.uuid4()}"
-                self._episodes[session_id] = episode
-                # Sessions end without a word to us: the oldest go (the SDK keeps at most
-                # 10,000 sessions, idle ones for 30 minutes); one entry per session grew forever.
-                while len(self._episodes) > MAX_SESSIONS:
-                    self._episodes.popitem(last=False)
+            else:
+                episode = known[0]
+            self._episodes[session_id] = (episode, now)
             self._episodes.move_to_end(session_id)
+            # Sessions end without a word to us: the oldest go (the SDK keeps at most 10,000
+            # sessions, idle ones for 30 minutes); one entry per session grew forever.
+            while len(self._episodes) > MAX_SESSIONS:
+                self._episodes.popitem(last=False)
             return episode
 
     def app(self) -> App:
