@@ -126,6 +126,17 @@ def test_diversify_takes_other_evidence_before_a_paraphrase_of_a_taken_result() 
     assert diversify(["a", "a2", "b"], values, vectors, 0.5, 10) == ["a", "b", "a2"]
 
 
+def test_a_hit_diversity_moved_down_says_how_alike_it_is_to_one_above() -> None:
+    """ "I moved to Lisbon" listed below an unrelated hit of lower rank, for being like "I
+    live in Berlin" above it, says so: a reader saw the order contradict the ranks."""
+    vectors = {"berlin": unit(1, 0), "lisbon": unit(1, 0.6), "dog": unit(0, 1)}
+    found = [cand("berlin", 1.0, 1.0), cand("lisbon", 0.9, 1.0), cand("dog", 0.6, 1.0)]
+    hits = rank(found, 3, 0.0, 0.0, diversity=0.5, vectors=vectors)
+    assert [h.id for h in hits] == ["berlin", "dog", "lisbon"]
+    assert [h.why.alike for h in hits] == [None, None, pytest.approx(float(unit(1, 0.6)[0]))]
+    assert all(h.why.alike is None for h in rank(found, 3, 0.0, 0.0, vectors=vectors))
+
+
 def test_near_copies_go_last_and_items_without_vectors_are_never_penalised() -> None:
     vectors = {"a": unit(1, 0), "copy": unit(1, 0.01), "b": unit(0.6, 1)}
     values = {"a": 1.0, "copy": 0.99, "b": 0.1, "novec": 0.05}

@@ -70,3 +70,14 @@ def test_a_day_outside_the_calendar_in_the_askers_zone_is_the_utc_day(tmp_path: 
         timeout=60,
     )
     assert found.returncode == 0 and "0001-01-01" in found.stdout, found.stderr
+
+
+def test_a_hit_moved_down_by_diversity_says_it_is_like_one_above(tmp_path: Path) -> None:
+    """Its order then contradicts its rank; the line says why, and that it is about the same
+    thing as a hit above (an older or newer version of a fact)."""
+    hit = hit_of(tmp_path, "match")
+    moved = hit.model_copy(update={"why": hit.why.model_copy(update={"alike": 0.6182})})
+    assert (
+        Recalled.of(moved, verbose=False, zone=UTC).why == "text 1, like one above 0.62, decay 0.8"
+    )
+    assert "like one above" not in Recalled.of(hit, verbose=False, zone=UTC).why

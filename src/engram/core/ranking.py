@@ -101,6 +101,9 @@ class Why(BaseModel):
     rank: float
     # How the search itself went, when the reader should know (meaning was not searched).
     note: str | None = None
+    # When diversity listed it below a hit of lower rank: its cosine with the most alike hit
+    # above it (a near-copy, or an older or newer version of the same fact).
+    alike: float | None = None
 
 
 class SearchHit(BaseModel):
@@ -253,6 +256,23 @@ def diversify(
     return out + tail
 
 
+def moved_down(
+    ordered: Sequence[K], values: Mapping[K, float], vectors: Mapping[K, NDArray[np.float32]]
+) -> dict[K, float]:
+    """For each item listed after one of lower value (diversity moved it down), its highest
+    cosine with an item listed above it: why a hit of higher rank stands lower ("I moved to
+    Lisbon" below unrelated hits, for being like "I live in Berlin" above)."""
+    out: dict[K, float] = {}
+    lowest = math.inf
+    for i, key in enumerate(ordered):
+        vector = vectors.get(key)
+        above = [vectors[k] for k in ordered[:i] if k in vectors]
+        if values[key] > lowest and vector is not None and above:
+            out[key] = float(np.max(np.stack(above) @ vector))
+        lowest = min(lowest, values[key])
+    return out
+
+
 @dataclass(frozen=True)
 class Ranked:
     id: str
@@ -281,6 +301,8 @@ def rank(
     scale = best if best > 0 else 1.0
     values = {c.id: rank_value(c.relevance / scale, c.score, decay_weight) for c in candidates}
 
+    alike: dict[str, float] = {}
+
     def ranked(c: Candidate, reason: Reason) -> Ranked:
         text = c.relevance / scale if c.text is None else c.text
         why = Why(
@@ -292,6 +314,7 @@ def rank(
             decay=c.score,
             review=c.review_priority,
             rank=values[c.id],
+            alike=alike.get(c.id),
         )
         return Ranked(id=c.id, reason=reason, why=why)
 
@@ -302,6 +325,7 @@ def rank(
         by_id = {c.id: c for c in ordered}
         ids = diversify([c.id for c in ordered], values, vectors, diversity, window=3 * limit)
         ordered = [by_id[i] for i in ids]
+        alike = moved_down(ids[: 3 * limit], values, vectors)
     review_slots = int(limit * review_ratio)
     primary_slots = limit - review_slots
     primary = ordered[:primary_slots]

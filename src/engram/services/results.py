@@ -198,6 +198,8 @@ def why_summary(hit: SearchHit, with_reason: bool = True) -> str:
         parts.append(f"expansion {_short(why.expansion)}")
     if why.day is not None:
         parts.append(f"saved near {why.day}")
+    if why.alike is not None:
+        parts.append(f"like one above {_short(why.alike)}")
     parts.append(f"decay {_short(why.decay)}")
     if hit.reason == "review":
         parts.append(f"review {_short(why.review)}")
