@@ -56,7 +56,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         """Save something worth remembering later: a fact, preference, decision or piece of context,
         with tags and entities so it can be found again. A new memory starts at its strength and
         fades with time unless it is used (see observe_memory_usage); give strength up to 2 for
-        something that must last. Memories saved in one session form an episode (filled in
+        something that must last. Memories saved in one conversation form an episode (filled in
         automatically), so a later search also reaches what was saved next to a match. Saving a
         memory that is already stored (the same words, any case or punctuation) does not make a
         copy: the stored one takes the new tags and counts a use (action 'merged', duplicate_of its
