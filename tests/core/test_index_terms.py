@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from engram.core.index_terms import PhraseCounter, index_term, index_terms
+from engram.core.text import cjk_spaced
 
 WORDS = (
     "running runs ran happily happiness generalization relational caresses ponies ties cats "
@@ -14,18 +15,19 @@ WORDS = (
     "supercalifragilisticexpialidocioussupercalifragilisticexpialidocious1234 "
     # other scripts keep their accents (FTS5 folds Latin only); a final sigma is a sigma
     "œuvres ørsteds ёлки подарки ΟΔΟΣ οδός がっこう élèves e\u0301cole İstanbul Łódź "
-    "ﬁles ＡＢＣ１２３ नमस्ते my_config_file Kate's don't"
+    "ﬁles ＡＢＣ１２３ नमस्ते my_config_file Kate's don't 東京に住む 서울에"
 )
 
 
 def fts5_terms(text: str) -> list[str]:
-    """The terms FTS5 ('porter unicode61 remove_diacritics 2') makes of `text`, in order."""
+    """The terms FTS5 ('porter unicode61 remove_diacritics 2') makes of `text`, in order, given
+    as the index is given a memory's text (`cjk_spaced`: each CJK character a word)."""
     con = sqlite3.connect(":memory:")
     con.execute(
         "CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61 remove_diacritics 2')"
     )
     con.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
-    con.execute("INSERT INTO t VALUES (?)", (text,))
+    con.execute("INSERT INTO t VALUES (?)", (cjk_spaced(text),))
     return [row[0] for row in con.execute("SELECT term FROM v ORDER BY offset")]
 
 

@@ -145,6 +145,18 @@ def test_a_repeat_is_found_whatever_the_case_punctuation_or_accent_form(mem: Eng
     assert (again.action, again.duplicate_of) == ("merged", street.id)
 
 
+def test_cjk_text_is_found_by_a_word_in_it_and_its_repeat_merged(mem: Engram) -> None:
+    """Japanese writes no spaces: "東京" found nothing in a memory that says it, and a repeat
+    of the memory (its first words as one phrase) was not recognised either."""
+    first = mem.save("東京に住んでいます。寿司が好きです。")
+    mem.save("I like pizza")
+    for query in ("東京", "寿司", "東京に住んでいますか"):
+        assert [h.memory.id for h in mem.search(query)][:1] == [first.id], query
+    again = mem.save_result(Draft(content="東京に住んでいます、寿司が好きです"))
+    assert (again.action, again.duplicate_of) == ("merged", first.id)
+    assert mem.save_result(Draft(content="大阪に住んでいます。")).action == "saved"
+
+
 def test_a_fact_differing_by_a_sign_or_symbol_is_not_a_repeat(mem: Engram) -> None:
     """ "Dana's blood type is A-" was merged into "… A+" (only letters and digits were
     compared): the second fact was lost, on every backend."""

@@ -303,6 +303,27 @@ def test_a_word_is_found_by_its_own_spelling_in_any_script(store: Store) -> None
         assert [m.id for m in store.text_search(query_terms(query), Filter(), 10)] == [ident], query
 
 
+def test_a_word_inside_chinese_japanese_or_korean_text_is_found(store: Store) -> None:
+    """These scripts put no space between words: "東京に住んでいます" was one token, and
+    neither "東京" nor "寿司" found it. A run of their characters is searched as its pairs."""
+    put(
+        store,
+        mem("ja", "東京に住んでいます。寿司が好きです。"),
+        mem("zh", "我在北京工作", tags=("工作",)),
+        mem("ko", "서울에 살아요"),
+        mem("kyoto", "京都の秋は美しい"),
+    )
+    for query, found in {
+        "東京": ["ja"], "寿司": ["ja"], "北京": ["zh"], "工作": ["zh"], "서울": ["ko"],
+        "京都": ["kyoto"], "大阪": [], "Tokyo 東京": ["ja"],
+    }.items():  # fmt: skip
+        hits = [m.id for m in store.text_search(query_terms(query), Filter(), 10)]
+        assert hits == found, query
+    # the pairs of a longer query: the memory sharing more of them first
+    ranked = [m.id for m in store.text_search(query_terms("東京の寿司"), Filter(), 10)]
+    assert ranked[0] == "ja"
+
+
 def test_text_search_finds_the_words_inside_urls_names_and_versions(store: Store) -> None:
     """Words are split at every punctuation mark, in the text as in the query (core.text):
     PostgreSQL's parser kept "next.js", URLs, paths, addresses and versions whole, and found

@@ -24,6 +24,7 @@ from engram.config import Settings
 from engram.core.decay import DecayModel, DecayParams
 from engram.core.models import Memory, Status
 from engram.core.scoring import Policy, memory_schedule, memory_score, score
+from engram.core.text import query_terms
 from engram.core.timeutil import DAY, to_epoch
 from engram.errors import BusyError, ConfigError, StoreError
 from engram.storage.factory import open_store
@@ -381,6 +382,26 @@ def test_rows_written_before_0011_are_indexed_again_by_it(
     monkeypatch.undo()
     head = PostgresStore(blank_url)
     assert [m.id for m in head.text_search(["rust"], Filter(), 5)] == ["m"]
+    head.close()
+
+
+def test_rows_written_before_0016_are_found_by_a_word_inside_cjk_text(
+    blank_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """0016 indexes each CJK character as a word: the search column of existing rows is
+    computed again."""
+    from engram.storage.postgres import migrations
+
+    before = [(n, q) for n, q in migrations.MIGRATIONS if n < "0016"]
+    monkeypatch.setattr(migrations, "MIGRATIONS", before)
+    old = PostgresStore(blank_url)
+    memory = Memory(id="ja", content="東京に住んでいます", created_at=T0, last_used=T0)
+    old.insert([(memory, memory_schedule(Policy(), memory))])
+    assert old.text_search(query_terms("東京"), Filter(), 5) == []
+    old.close()
+    monkeypatch.undo()
+    head = PostgresStore(blank_url)
+    assert [m.id for m in head.text_search(query_terms("東京"), Filter(), 5)] == ["ja"]
     head.close()
 
 

@@ -8,8 +8,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from tests.storage.test_contract import T0
 
 from engram.cli.main import cli
+from engram.core.models import Memory
+from engram.core.scoring import Policy, memory_schedule
+from engram.core.text import query_terms
 from engram.errors import StoreError
 from engram.storage.protocol import Filter
 from engram.storage.sqlite import SQLiteStore
@@ -125,6 +129,35 @@ def test_rows_indexed_before_0011_lose_the_entities_their_text_mentions(tmp_path
         assert found["enriched"] == pytest.approx(found["plain"], rel=1e-9)
         for word in ("porto", "rust"):  # not in the text as words: still indexed
             assert {m.id for m in store.text_search([word], Filter(), 5)} == {"enriched", "plain"}
+    finally:
+        store.close()
+
+
+def test_rows_indexed_before_0015_are_found_by_a_word_inside_cjk_text(tmp_path: Path) -> None:
+    """Migration 0015 indexes each CJK character as a word: the memories written before it
+    are indexed again, and their words found, as new ones are."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+    register_functions(conn)
+    for name, sql in [(n, sql) for n, sql in MIGRATIONS if n < "0015"]:
+        for statement in _split(sql):
+            conn.execute(statement)
+        conn.execute("INSERT INTO schema_migrations VALUES (?, 0)", (name,))
+    rows = (("ja", "東京に住んでいます", ["旅行"]), ("en", "I live in Tokyo", []))
+    for ident, text, tags in rows:
+        conn.execute(
+            "INSERT INTO memories(id, content, tags, created_at, last_used) VALUES (?, ?, ?, 0, 0)",
+            (ident, text, json.dumps(tags, ensure_ascii=False)),
+        )
+    conn.close()
+    store = SQLiteStore(path)
+    try:
+        for query, found in {"東京": ["ja"], "旅行": ["ja"], "tokyo": ["en"]}.items():
+            assert [m.id for m in store.text_search(query_terms(query), Filter(), 5)] == found
+        new = Memory(id="new", content="東京タワー", created_at=T0, last_used=T0)
+        store.insert([(new, memory_schedule(Policy(), new))])
+        assert {m.id for m in store.text_search(["東 京"], Filter(), 5)} == {"ja", "new"}
     finally:
         store.close()
 

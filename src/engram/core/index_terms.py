@@ -19,7 +19,10 @@ import numpy as np
 import Stemmer
 from numpy.typing import NDArray
 
-_TOKEN = re.compile(r"[^\W_]+")
+from engram.core.text import CJK
+
+# A CJK character is a token of its own: the index is given them spaced (`core.text.cjk_spaced`).
+_TOKEN = re.compile(f"[{CJK}]|[^\\W_{CJK}]+")
 # Joins the texts counted in one pass: a separator to the index, and no text keeps one.
 _BETWEEN = "\x00"
 _BETWEEN_RE = re.compile(_BETWEEN)

@@ -9,6 +9,14 @@ import unicodedata
 from collections.abc import Callable
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+# Chinese, Japanese and Korean: kana, CJK ideographs (and their compatibility forms) and Hangul
+# syllables. They write words without spaces between them (Korean attaches its particles), so
+# a sentence was one word to the full-text index and "東京" did not find "東京に住んでいます".
+# The index holds each of these characters as a word of its own (`cjk_spaced`), and a query
+# searches a run of them as its overlapping pairs (`query_terms`).
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_CHAR = re.compile(f"[{CJK}]")
+_CJK_RUN = re.compile(f"[{CJK}]+")
 # A sentence ends at . ! ? and a space, or at the ideographic full stop and marks (Chinese and
 # Japanese write no space after them), or a line ends.
 _STATEMENT_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -52,17 +60,37 @@ STOPWORDS = frozenset(
 )
 
 
+def cjk_spaced(text: str) -> str:
+    """`text` as the full-text index reads it: a space either side of each CJK character."""
+    return _CJK_CHAR.sub(r" \g<0> ", text) if _CJK_CHAR.search(text) else text
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK_CHAR.search(text) is not None
+
+
 def words(text: str) -> list[str]:
-    """A text's words, lower-cased, typographic apostrophes made plain, in order. Lower-cased
-    as the full-text index does it, not case-folded: folding made "Straße" "strasse" and
-    "ﬁle" "file", words the index never holds, so a word was not found by its own spelling
-    and a repeat of a text with it was saved again."""
-    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+    """A text's words, lower-cased, typographic apostrophes made plain, in order; a CJK
+    character is a word of its own (`cjk_spaced`). Lower-cased as the full-text index does it,
+    not case-folded: folding made "Straße" "strasse" and "ﬁle" "file", words the index never
+    holds, so a word was not found by its own spelling and a repeat of a text with it was
+    saved again."""
+    return [w.lower().replace("’", "'") for w in _WORD.findall(cjk_spaced(text))]
 
 
 def query_terms(query: str) -> list[str]:
-    """Distinct lower-cased words of a query, stopwords removed unless nothing else remains."""
-    distinct = list(dict.fromkeys(words(query)))
+    """Distinct lower-cased words of a query, stopwords removed unless nothing else remains;
+    a run of CJK characters as its overlapping pairs, each a phrase ("東京都" is "東 京" and
+    "京 都"): one character alone ("京") matched every memory naming Kyoto or Tokyo."""
+    found: list[str] = []
+    start = 0
+    for run in _CJK_RUN.finditer(query):
+        found += words(query[start : run.start()])
+        chars = run.group()
+        found += [" ".join(chars[i : i + 2]) for i in range(max(1, len(chars) - 1))]
+        start = run.end()
+    found += words(query[start:])
+    distinct = list(dict.fromkeys(found))
     content = [w for w in distinct if w not in STOPWORDS]
     return content or distinct
 

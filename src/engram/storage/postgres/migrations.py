@@ -13,6 +13,7 @@ from psycopg import sql
 from psycopg.rows import TupleRow
 
 from engram.config import redact_secrets, redact_url
+from engram.core.text import CJK
 from engram.errors import StoreError
 from engram.storage.schema import refuse_newer
 
@@ -420,6 +421,28 @@ MIGRATIONS: list[tuple[str, str]] = [
         # well as the most durable (`browse`): a range of this index, not a sort of the store.
         """
         CREATE INDEX memories_recent ON memories (status, last_used DESC);
+        """,
+    ),
+    (
+        "0016_cjk_characters_as_words",
+        # Chinese, Japanese and Korean write no spaces between words: a sentence was one token
+        # and "東京" found nothing in "東京に住んでいます". Each CJK character is a word of its
+        # own, as on SQLite (its 0015, `core.text.cjk_spaced`: the same ranges); the stored
+        # column is computed again for the memories holding one.
+        rf"""
+        CREATE FUNCTION engram_cjk_spaced(text) RETURNS text
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT regexp_replace($1, '([{CJK}])', ' \1 ', 'g') $$;
+        ALTER TABLE memories DROP COLUMN search;
+        ALTER TABLE memories ADD COLUMN search tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(content))), 'D')
+            || setweight(to_tsvector('engram',
+                engram_cjk_spaced(engram_split(engram_words(tags)))), 'A')
+            || setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(engram_words(
+                engram_unmentioned(entities, content))))), 'B')
+        ) STORED;
+        CREATE INDEX memories_search ON memories USING gin (search)
+            WITH (gin_pending_list_limit = 256);
         """,
     ),
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from engram.core.text import tag_key, unmentioned
+from engram.core.text import cjk_spaced, has_cjk, tag_key, unmentioned
 from engram.errors import StoreError
 from engram.storage.schema import refuse_newer
 from engram.storage.sqlite.sql import interruptible
@@ -38,6 +38,17 @@ _FTS_ROW_0012 = f"""\
             INSERT INTO memories_fts(rowid, content, tags, entities) VALUES (
                 new.seq, new.content, {_TEXT_OF.format(col="new.tags")},
                 engram_unmentioned(new.entities, new.content));"""
+
+# From 0015: every field with a space either side of each CJK character, its own word to the
+# index (`core.text.cjk_spaced`).
+_FTS_ROW_0015 = f"""\
+            INSERT INTO memories_fts(rowid, content, tags, entities) VALUES (
+                new.seq, engram_cjk_spaced(new.content),
+                engram_cjk_spaced({_TEXT_OF.format(col="new.tags")}),
+                engram_cjk_spaced(engram_unmentioned(new.entities, new.content)));"""
+_CJK_ROWS = (
+    "SELECT seq FROM memories WHERE engram_has_cjk(content || ' ' || tags || ' ' || entities)"
+)
 
 
 def _text_triggers(fts_row: str) -> str:
@@ -393,6 +404,21 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX memories_recent ON memories(status, last_used);
         """,
     ),
+    (
+        "0015_cjk_characters_as_words",
+        # Chinese, Japanese and Korean write no spaces between words: a sentence was one token
+        # and "東京" found nothing in "東京に住んでいます". Each CJK character is a word of its
+        # own in the index now; the memories holding one are indexed again.
+        f"""
+{_text_triggers(_FTS_ROW_0015)}
+        DELETE FROM memories_fts WHERE rowid IN ({_CJK_ROWS});
+        INSERT INTO memories_fts(rowid, content, tags, entities)
+            SELECT m.seq, engram_cjk_spaced(m.content),
+                engram_cjk_spaced({_TEXT_OF.format(col="m.tags")}),
+                engram_cjk_spaced(engram_unmentioned(m.entities, m.content))
+            FROM memories m WHERE m.seq IN ({_CJK_ROWS});
+        """,
+    ),
 ]
 
 
@@ -400,6 +426,8 @@ def register_functions(conn: sqlite3.Connection) -> None:
     """What the schema's triggers call: every connection that writes memories needs it."""
     conn.create_function("engram_tag_key", 1, interruptible(tag_key), deterministic=True)
     conn.create_function("engram_unmentioned", 2, interruptible(unmentioned), deterministic=True)
+    conn.create_function("engram_cjk_spaced", 1, interruptible(cjk_spaced), deterministic=True)
+    conn.create_function("engram_has_cjk", 1, interruptible(has_cjk), deterministic=True)
 
 
 def refuse_foreign(conn: sqlite3.Connection) -> None:
