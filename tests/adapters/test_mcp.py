@@ -763,6 +763,25 @@ async def test_bad_input_is_a_readable_error_and_changes_nothing(
 
 
 @pytest.mark.anyio
+async def test_a_refused_argument_is_named_with_its_problem_alone(server: Server) -> None:
+    """The SDK's report named its model ("1 validation error for save_memoryArguments"),
+    repeated the value and sent a web address with every refusal a model reads."""
+    missing = await server.error("save_memory", {})
+    assert missing == "Error executing tool save_memory: content: is required"
+    empty = await server.error("save_memory", {"content": ""})
+    assert (
+        empty
+        == "Error executing tool save_memory: content: String should have at least 1 character"
+    )
+    both = await server.error("search_memory", {"query": 5, "limit": 0})
+    assert "query: " in both and "; limit: " in both
+    flag = await server.error("gc", {"dry_run": "no"})
+    assert flag == "Error executing tool gc: dry_run: must be true or false, not the text 'no'"
+    for message in (missing, empty, both, flag):
+        assert "pydantic" not in message and "Arguments" not in message and "\n" not in message
+
+
+@pytest.mark.anyio
 async def test_a_bad_item_in_a_batch_changes_none_of_it(server: Server) -> None:
     real = await server.save()
     before = await server.stats()

@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import pydantic
+
 from engram.errors import ValidationError
 
 
@@ -87,3 +89,19 @@ def named_as_given(message: str, renamed: Mapping[str, str]) -> str:
     for ours, theirs in renamed.items():
         message = re.sub(rf"(?m)(^|: ){re.escape(ours)}(?=[.:\s]|$)", rf"\g<1>{theirs}", message)
     return message
+
+
+def validation_report(tool: str, error: BaseException) -> str | None:
+    """The arguments the tool's schema refused (the SDK's error, caused by pydantic's), one
+    field after another: "content: String should have at least 1 character". The SDK's report
+    put the model's name ("1 validation error for save_memoryArguments"), the value again and a
+    web address in every answer a model reads. None for any other error."""
+    cause = error.__cause__
+    if not isinstance(cause, pydantic.ValidationError):
+        return None
+    parts = []
+    for problem in cause.errors(include_url=False, include_input=False):
+        field = ".".join(str(part) for part in problem["loc"]) or "arguments"
+        said = "is required" if problem["type"] == "missing" else problem["msg"]
+        parts.append(f"{field}: {said.removeprefix('Value error, ')}")
+    return f"Error executing tool {tool}: " + "; ".join(parts)

@@ -38,7 +38,12 @@ from engram.app import configure_logging
 from engram.clock import Clock
 from engram.config import Settings, load_settings
 from engram.errors import EngramError, ValidationError
-from engram.mcp.arguments import aliases_given, checked_arguments, named_as_given
+from engram.mcp.arguments import (
+    aliases_given,
+    checked_arguments,
+    named_as_given,
+    validation_report,
+)
 from engram.mcp.launch import start
 from engram.mcp.runtime import EngramRuntime
 from engram.mcp.stdio import Answered, CheckedInput, claim_stdin, claim_stdout
@@ -121,9 +126,12 @@ class EngramServer(MCPServer[EngramRuntime]):
         try:
             return compact_text(await super().call_tool(name, arguments, context))
         except ToolError as exc:
-            if not renamed:
+            message = validation_report(name, exc) or str(exc)
+            if renamed:
+                message = named_as_given(message, renamed)
+            if message == str(exc):
                 raise
-            raise ToolError(named_as_given(str(exc), renamed)) from exc
+            raise ToolError(message) from exc
 
     async def get_prompt(
         self,
