@@ -32,6 +32,12 @@ def test_touch_with_boost_adds_strength_capped_at_two() -> None:
     assert touch(POLICY, RULES, mem(strength=1.95), LATER, boost=True).strength == 2.0
 
 
+def test_a_boosted_strength_is_the_decimal_the_user_expects() -> None:
+    """1.1 + 0.1 is 1.2000000000000002 in binary: a memory touched twice showed that."""
+    twice = touch(POLICY, RULES, mem(strength=1.1), LATER, boost=True)
+    assert twice.strength == 1.2 and repr(twice.strength) == "1.2"
+
+
 def test_jaccard() -> None:
     assert tag_jaccard(["a", "b"], ["b", "c"]) == pytest.approx(1 / 3)
     assert tag_jaccard(["A"], ["a"]) == 1.0

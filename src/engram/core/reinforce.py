@@ -41,7 +41,9 @@ def is_cross_domain(
 
 
 def _boosted(strength: float, boost: float) -> float:
-    return min(MAX_STRENGTH, strength + boost)
+    """Rounded to 9 decimals: 1.1 + 0.1 is 1.2000000000000002 in binary, and a memory touched
+    twice showed that strength to the user."""
+    return min(MAX_STRENGTH, round(strength + boost, 9))
 
 
 def _with_priority(policy: Policy, memory: Memory, now: datetime) -> Memory:
