@@ -615,6 +615,8 @@ def test_the_deciding_phrase_is_the_users_own_text() -> None:
         ("We switched Atlas to PostgreSQL 16", True),
         ("I no longer eat meat", True),
         ("I don't drink coffee anymore", True),
+        ("I quit Siemens last week", True),
+        ("I sold the car", True),
         ("I live in Berlin", False),
         ("Now let's plan the trip", False),  # "now" only at the end of what is said
         ("My favourite drink is coffee", False),

@@ -145,6 +145,24 @@ def test_a_correction_is_reported_with_the_fact_it_corrects(mem: Engram) -> None
     assert mem.save_result(Draft("My flat in Berlin is near the park")).similar == []  # 0.61
 
 
+def test_a_correction_naming_neither_the_old_value_nor_its_words_finds_the_fact(
+    mem: Engram,
+) -> None:
+    """ "I moved to Lisbon last month" is 0.42 alike to "I live in Berlin", below 0.5, and was
+    saved without a word; it stands far above unrelated text (z 5.2), as the fact a correction
+    corrects does. Unrelated facts saved beside it are not reported."""
+    berlin = mem.save("I live in Berlin")
+    golf = mem.save("I drive a blue Golf")
+    others = [mem.save(t) for t in ("My dog is called Rex", "Standup is at 9:30 every weekday")]
+    mem.flush()
+    moved = mem.save_result(Draft("I moved to Lisbon last month"))
+    assert berlin.id in [s.id for s in moved.similar]
+    sold = mem.save_result(Draft("I no longer drive, I sold the car"))  # 0.38
+    assert [s.id for s in sold.similar] == [golf.id]
+    reported = {s.id for r in (moved, sold) for s in r.similar}
+    assert reported.isdisjoint(o.id for o in others)
+
+
 def test_a_saved_memory_is_never_reported_similar_to_itself(store_url: str) -> None:
     """With vectors stored inside the save (no background worker), the new memory's own vector
     is in the index when the similar report looks: it must not list itself."""

@@ -9,9 +9,10 @@ from engram.core.message import OPENERS, plain
 from engram.core.text import statements
 
 # A statement that something changed ("I moved from Berlin to Lisbon", "Actually I prefer tea
-# now", "We switched Atlas to PostgreSQL"): it may correct an older memory.
+# now", "We switched Atlas to PostgreSQL", "I quit Siemens"): it may correct an older memory.
 _CHANGE = re.compile(
-    r"\b(?:moved|switched|changed|migrated|replaced|no longer|any ?more|instead|actually)\b"
+    r"\b(?:moved|switched|changed|migrated|replaced|no longer|any ?more|instead|actually|quit|"
+    r"stopped|sold|gave up)\b"
     r"|\bfrom \w+(?: \w+)? to\b|\bnow\W*$",
     re.IGNORECASE,
 )

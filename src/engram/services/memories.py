@@ -11,11 +11,13 @@ from typing import Any
 
 from engram.core import reinforce
 from engram.core.keeping import says_a_change
+from engram.core.meaning import Calibration
 from engram.core.merge import MARK, statement_key
 from engram.core.models import MAX_SEQ, MAX_STRENGTH, Memory, Schedule, Status, new_id
 from engram.core.scoring import memory_score, review_priority, score
 from engram.core.text import leading_phrase
 from engram.core.timeutil import to_epoch
+from engram.embeddings.background import background_vectors
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -45,6 +47,12 @@ SIMILAR_REPORTED = 5  # at most this many similar memories in a save result
 # and the fact it corrects are less alike than two versions of one fact ("I live in Berlin" /
 # "I moved from Berlin to Lisbon" 0.61, coffee / "Actually I prefer tea now" 0.52).
 CHANGE_SIMILAR = 0.5
+# ...or to where it means the stored memory far more than unrelated text: z against the
+# reference sentences, as search calibrates meaning (`core.meaning.Calibration`). "I moved to
+# Lisbon last month" / "I live in Berlin" is 0.42 (z 5.2), "I switched to coffee" / "I prefer
+# tea over coffee" 0.48 (z 3.9), "I no longer drive, I sold the car" / "I drive a blue Golf"
+# 0.38 (z 3.6); the unrelated facts beside them at most z 2.5 (docs/consolidation.md).
+CHANGE_MIN_Z = 3.0
 
 
 @dataclass(frozen=True)
@@ -167,8 +175,11 @@ class MemoryService:
         if vector is None:
             return []
         threshold = self.ctx.settings.save_similar_threshold
-        if says_a_change(text):
-            threshold = min(threshold, CHANGE_SIMILAR)
+        embedder = self.ctx.embedder
+        if says_a_change(text) and embedder is not None:
+            calibration = Calibration.of(background_vectors(embedder) @ vector)
+            floor = min(CHANGE_SIMILAR, calibration.mean + CHANGE_MIN_Z * calibration.spread)
+            threshold = min(threshold, floor)
         live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
         found = self.ctx.store.vector_search(vector, live, SIMILAR_REPORTED + 1)
         return [s for s in found if s.relevance >= threshold]
