@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from engram.core.entities import extract_entities
-from engram.core.intent import classify, importance
+from engram.core.importance import importance
+from engram.core.intent import classify
 from engram.core.keeping import memory_content, says_a_change
 from engram.core.message import plain
 from engram.core.models import MAX_STRENGTH

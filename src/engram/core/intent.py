@@ -15,8 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from engram.core.message import OPENERS, asked, plain
-from engram.core.models import MAX_STRENGTH, MIN_STRENGTH
+from engram.core.message import NOT_ABLE, NOT_SO, OPENERS, asked, plain
 from engram.core.statement import STATEMENT_CONFIDENCE, statement_about_the_user
 
 Intent = Literal["save", "recall", "reinforce", "none"]
@@ -90,33 +89,6 @@ _WHEN = (
 _CONDITION = (
     r"(?:\w+ )?(?:intolerant|diabetic|celiac|coeliac|asthmatic|epileptic|dyslexic|deaf|"
     r"hard of hearing|pregnant|colou?r ?blind|left-handed|right-handed|pescatarian|sober)\b"
-)
-
-
-def _not_after(*words: str) -> str:
-    """Lookbehinds: what follows is not preceded by any of `words` and a space."""
-    return "".join(f"(?<!{re.escape(w)} )" for w in words)
-
-
-# "Not important: …", "isn't critical", "not that urgent": importance said not to apply.
-_NOT_SO = _not_after(
-    *("not", "n't", "n’t", "no", "never"),
-    *(f"{n} {w}" for n in ("not", "n't", "n’t") for w in ("very", "that", "so", "too", "really")),
-)
-# "I can't remember my password", "I never remember my keys": a lapse, not a request.
-_NOT_ABLE = _not_after(
-    "can't",
-    "cant",
-    "cannot",
-    "not",
-    "never",
-    "don't",
-    "dont",
-    "didn't",
-    "couldn't",
-    "won't",
-    "hardly",
-    "barely",
 )
 
 
@@ -274,7 +246,7 @@ RULES: tuple[Rule, ...] = (
     # save: something to keep
     _rule(
         "save",
-        rf"\b{_NOT_ABLE}(?:please )?remember(?: (?:that|this|i|my|we|our)\b|(?=\s*:))"
+        rf"\b{NOT_ABLE}(?:please )?remember(?: (?:that|this|i|my|we|our)\b|(?=\s*:))"
         r"|" + OPENERS + r"remember\b",
         0.95,
     ),
@@ -303,7 +275,7 @@ RULES: tuple[Rule, ...] = (
         0.85,
         "instruction",
     ),
-    _rule("save", rf"\b{_NOT_SO}(?:important|critical|crucial|essential)\b", 0.8),
+    _rule("save", rf"\b{NOT_SO}(?:important|critical|crucial|essential)\b", 0.8),
     _rule(
         "save",
         # Not of "this", "it": "I like this answer", "I hate this error" speak of the moment.
@@ -470,32 +442,6 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 
-# Words that make a memory matter more, and how much strength each adds.
-IMPORTANCE: tuple[tuple[re.Pattern[str], float, str], ...] = (
-    (re.compile(rf"\b{_NOT_SO}(?:critical|crucial|vital|essential)\b", re.I), 0.4, "critical"),
-    (
-        re.compile(rf"\b{_NOT_SO}(?:important|importantly)\b|\b(?:must|never forget)\b", re.I),
-        0.3,
-        "important",
-    ),
-    (
-        re.compile(
-            rf"\b{_NOT_ABLE}remember\b|\b(?:don'?t forget|keep in mind|note that|note to self)\b",
-            re.I,
-        ),
-        0.2,
-        "asked to remember",
-    ),
-    (re.compile(r"\b(?:always|never|from now on|going forward)\b", re.I), 0.2, "standing rule"),
-    (
-        re.compile(r"\b(?:allergic|allergy|emergency|password|deadline)\b", re.I),
-        0.2,
-        "safety or deadline",
-    ),
-    (re.compile(r"!"), 0.1, "emphasis"),
-)
-BASE_STRENGTH = 1.0
-
 
 @dataclass(frozen=True)
 class Analysis:
@@ -601,16 +547,3 @@ def _question_follows(text: str, found: re.Match[str]) -> bool:
 
 # The save rules that read a fact about the user: worth keeping whatever is asked after it.
 ABOUT_THE_USER = frozenset({"personal", "decision", "preference"})
-
-
-def importance(content: str) -> tuple[float, list[str]]:
-    """Strength from the words that mark importance: 1.0 plus each kind of marker once,
-    within the strength range; and the reasons, for the save result."""
-    strength = BASE_STRENGTH
-    reasons: list[str] = []
-    for pattern, weight, reason in IMPORTANCE:
-        found = pattern.search(content)
-        if found:
-            strength += weight
-            reasons.append(f"{reason} ({found.group()!r}, +{weight:g})")
-    return min(MAX_STRENGTH, max(MIN_STRENGTH, round(strength, 2))), reasons

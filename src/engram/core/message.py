@@ -47,3 +47,30 @@ def asked(text: str) -> str:
     if not _ASKS.search(text) and not _ASKS_AT_END.search(text):
         return text
     return text.rstrip() + "?"
+
+
+def not_after(*words: str) -> str:
+    """Lookbehinds: what follows is not preceded by any of `words` and a space."""
+    return "".join(f"(?<!{re.escape(w)} )" for w in words)
+
+
+# "Not important: …", "isn't critical", "not that urgent": importance said not to apply.
+NOT_SO = not_after(
+    *("not", "n't", "n’t", "no", "never"),
+    *(f"{n} {w}" for n in ("not", "n't", "n’t") for w in ("very", "that", "so", "too", "really")),
+)
+# "I can't remember my password", "I never remember my keys": a lapse, not a request.
+NOT_ABLE = not_after(
+    "can't",
+    "cant",
+    "cannot",
+    "not",
+    "never",
+    "don't",
+    "dont",
+    "didn't",
+    "couldn't",
+    "won't",
+    "hardly",
+    "barely",
+)

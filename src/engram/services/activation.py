@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engram.core.intent import classify, importance
+from engram.core.importance import importance
+from engram.core.intent import classify
 from engram.core.keeping import memory_content, memory_words
 from engram.core.recall import recall_query, recall_window
 from engram.core.text import query_terms

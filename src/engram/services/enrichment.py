@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engram.core.entities import extract_entities
-from engram.core.intent import importance
+from engram.core.importance import importance
 from engram.core.text import tag_key
 from engram.services.results import Enrichment
 from engram.services.validation import MAX_ENTITIES, MAX_ENTITY_LEN

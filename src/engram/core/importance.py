@@ -1,0 +1,48 @@
+"""How much a memory matters, from the words that mark importance ("critical", "never
+forget", "allergic"): the strength a save gives it when the caller gives none."""
+
+from __future__ import annotations
+
+import re
+
+from engram.core.message import NOT_ABLE, NOT_SO
+from engram.core.models import MAX_STRENGTH, MIN_STRENGTH
+
+# Words that make a memory matter more, and how much strength each adds.
+IMPORTANCE: tuple[tuple[re.Pattern[str], float, str], ...] = (
+    (re.compile(rf"\b{NOT_SO}(?:critical|crucial|vital|essential)\b", re.I), 0.4, "critical"),
+    (
+        re.compile(rf"\b{NOT_SO}(?:important|importantly)\b|\b(?:must|never forget)\b", re.I),
+        0.3,
+        "important",
+    ),
+    (
+        re.compile(
+            rf"\b{NOT_ABLE}remember\b|\b(?:don'?t forget|keep in mind|note that|note to self)\b",
+            re.I,
+        ),
+        0.2,
+        "asked to remember",
+    ),
+    (re.compile(r"\b(?:always|never|from now on|going forward)\b", re.I), 0.2, "standing rule"),
+    (
+        re.compile(r"\b(?:allergic|allergy|emergency|password|deadline)\b", re.I),
+        0.2,
+        "safety or deadline",
+    ),
+    (re.compile(r"!"), 0.1, "emphasis"),
+)
+BASE_STRENGTH = 1.0
+
+
+def importance(content: str) -> tuple[float, list[str]]:
+    """Strength from the words that mark importance: 1.0 plus each kind of marker once,
+    within the strength range; and the reasons, for the save result."""
+    strength = BASE_STRENGTH
+    reasons: list[str] = []
+    for pattern, weight, reason in IMPORTANCE:
+        found = pattern.search(content)
+        if found:
+            strength += weight
+            reasons.append(f"{reason} ({found.group()!r}, +{weight:g})")
+    return min(MAX_STRENGTH, max(MIN_STRENGTH, round(strength, 2))), reasons
