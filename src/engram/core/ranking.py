@@ -266,9 +266,10 @@ def moved_down(
     lowest = math.inf
     for i, key in enumerate(ordered):
         vector = vectors.get(key)
-        above = [vectors[k] for k in ordered[:i] if k in vectors]
-        if values[key] > lowest and vector is not None and above:
-            out[key] = float(np.max(np.stack(above) @ vector))
+        if values[key] > lowest and vector is not None:
+            above = [vectors[k] for k in ordered[:i] if k in vectors]
+            if above:
+                out[key] = float(np.max(np.stack(above) @ vector))
         lowest = min(lowest, values[key])
     return out
 
