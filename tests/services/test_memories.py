@@ -157,6 +157,24 @@ def test_cjk_text_is_found_by_a_word_in_it_and_its_repeat_merged(mem: Engram) ->
     assert mem.save_result(Draft(content="大阪に住んでいます。")).action == "saved"
 
 
+def test_an_import_run_twice_leaves_the_history_it_gave(mem: Engram, clock: FixedClock) -> None:
+    """A repeat counted a use now: importing a 200-day-old memory again made it fresh (score
+    0.011 -> 1.5) and promotion took it. The same record again changes nothing; the same words
+    said at another time given are a use then, not now."""
+    old = clock() - timedelta(days=200)
+    draft = Draft(content="Office plant is named Fern", created_at=old, last_used=old)
+    first = mem.save_result(draft).memory
+    again = mem.save_result(draft)
+    assert (again.action, again.duplicate_of) == ("merged", first.id)
+    assert (again.memory.use_count, again.memory.last_used) == (0, old)
+    assert mem.score(again.memory) == pytest.approx(mem.score(first))
+    assert mem.promotion_candidates() == []
+    later = old + timedelta(days=10)
+    said = mem.save_result(Draft(content="office plant is named Fern!", created_at=later))
+    assert (said.memory.use_count, said.memory.last_used) == (1, later)
+    assert mem.save_result(Draft(content="Office plant is named Fern")).memory.last_used == clock()
+
+
 def test_a_fact_differing_by_a_sign_or_symbol_is_not_a_repeat(mem: Engram) -> None:
     """ "Dana's blood type is A-" was merged into "… A+" (only letters and digits were
     compared): the second fact was lost, on every backend."""

@@ -143,7 +143,10 @@ class MemoryService:
             with self.ctx.store.exclusive("save", wait=True):
                 repeat = self.repeat_of(built.content)
                 if repeat is not None:
-                    result = self._absorb(repeat, built, merge_labels=mode == "merge")
+                    dated = draft.created_at is not None or draft.last_used is not None
+                    result = self._absorb(
+                        repeat, built, merge_labels=mode == "merge", dated=dated
+                    )
                     return result.model_copy(update={"enrichment": added})
                 (memory,) = self._write([built], queue_vectors=near is None)
         else:
@@ -227,12 +230,19 @@ class MemoryService:
                 return repeat
         return None
 
-    def _absorb(self, existing: Memory, draft: Memory, merge_labels: bool) -> SaveResult:
+    def _absorb(
+        self, existing: Memory, draft: Memory, merge_labels: bool, dated: bool = False
+    ) -> SaveResult:
         """Saving it again is a use of it; merging, nothing the caller said is lost: it takes
         the new tags (refused past the limit, not cut), entities (as many as fit: most are
         names found in the text), meta keys (a key given again takes the new value), and a
-        source or context where the stored memory had none."""
+        source or context where the stored memory had none. A `dated` repeat (the caller gave
+        its times: an import) was used when it says, not now; one created at the same moment
+        as the stored memory is that record imported again, and counts no use: re-running an
+        import of a 200-day-old memory made it fresh, and promotion took it."""
         now = self.ctx.now()
+        used = draft.last_used if dated else now
+        same_record = dated and draft.created_at == existing.created_at
         policy, rules = self.ctx.policy, self.ctx.rules
 
         def change(old: Memory) -> tuple[Memory, Schedule]:
@@ -256,7 +266,9 @@ class MemoryService:
                         "strength": min(MAX_STRENGTH, max(old.strength, draft.strength)),
                     }
                 )
-            return self.ctx.scheduled(reinforce.touch(policy, rules, old, now, False))
+            if same_record:
+                return self.ctx.scheduled(old)
+            return self.ctx.scheduled(reinforce.touch(policy, rules, old, used, False))
 
         try:
             ((before, new),) = self.ctx.store.modify([existing.id], change)
