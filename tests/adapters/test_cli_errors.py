@@ -344,3 +344,18 @@ def test_an_option_of_another_mode_is_refused_not_ignored(
     save(store, "Atlas runs on PostgreSQL 16")
     refused = run(store, *args)
     assert refused.exit_code == 2 and said in refused.stderr
+
+
+def test_a_named_pipe_given_as_the_store_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """SQLite's open of a named pipe waits for a writer: `engram --store PIPE stats` hung until
+    killed. (Run in a child with a timeout, so that a hang fails the test instead.)"""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    done = subprocess.run(
+        [sys.executable, "-m", "engram.cli.main", "--store", str(pipe), "stats"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"{pipe} is not a file (a named pipe or a socket)" in done.stderr

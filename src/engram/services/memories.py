@@ -144,9 +144,7 @@ class MemoryService:
                 repeat = self.repeat_of(built.content)
                 if repeat is not None:
                     dated = draft.created_at is not None or draft.last_used is not None
-                    result = self._absorb(
-                        repeat, built, merge_labels=mode == "merge", dated=dated
-                    )
+                    result = self._absorb(repeat, built, merge_labels=mode == "merge", dated=dated)
                     return result.model_copy(update={"enrichment": added})
                 (memory,) = self._write([built], queue_vectors=near is None)
         else:

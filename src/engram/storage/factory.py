@@ -48,10 +48,12 @@ def is_sqlite_file(path: Path) -> bool:
     """Whether `path` may be opened as a SQLite store: missing or empty (a store not yet
     written), or a file starting with SQLite's header."""
     try:
+        if not path.expanduser().is_file():
+            return True  # missing (made on open), a folder, a pipe: opening it says what it is
         with path.expanduser().open("rb") as f:
             head = f.read(16)
     except OSError:
-        return True  # missing (made on open), or unreadable: opening it says what is wrong
+        return True  # unreadable: opening it says what is wrong
     return head in (b"", b"SQLite format 3\x00")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
@@ -102,6 +103,8 @@ class SQLiteStore(SqlReads, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                 ) from exc
         try:
             is_folder = self.path.is_dir()
+            # A named pipe, a socket: SQLite's open of a pipe waits for a writer, forever.
+            special = self.path.exists() and not is_folder and not self.path.is_file()
         except OSError as exc:  # a name longer than the file system allows
             raise StoreError(f"cannot open the store {self.path} ({exc.strerror})") from exc
         if is_folder:
@@ -109,6 +112,8 @@ class SQLiteStore(SqlReads, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                 f"{self.path} is a folder, not a SQLite file: a JSONL store? open it as "
                 f"jsonl://{self.path.absolute()}"
             )
+        if special and not _is_device(self.path):
+            raise StoreError(f"{self.path} is not a file (a named pipe or a socket): give a file")
         try:
             self._conn = sqlite3.connect(
                 str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
@@ -502,3 +507,8 @@ def _update(conn: sqlite3.Connection, old: Memory, new: Memory, schedule: Schedu
     changes.update(zip(SCHEDULE_COLUMNS, schedule_values(schedule), strict=True))
     sets = ", ".join(f"{name} = ?" for name in changes)
     conn.execute(f"UPDATE memories SET {sets} WHERE id = ?", [*changes.values(), old.id])
+
+
+def _is_device(path: Path) -> bool:
+    """/dev/null and its kind open at once (and are refused as no store, by their contents)."""
+    return stat.S_ISCHR(path.stat().st_mode) or stat.S_ISBLK(path.stat().st_mode)
