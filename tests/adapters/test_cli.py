@@ -280,6 +280,15 @@ def test_update_clears_tags_and_entities(db: Path) -> None:
     assert both.exit_code == 2 and "--clear-tags goes without --tag" in both.stderr
 
 
+def test_update_clears_a_source_or_context_given_empty(db: Path) -> None:
+    """`--source ""` said "give at least one field to change"; beside another option it was
+    dropped without a word."""
+    memory_id = save(db, "Standup moved to 10am", "--source", "standup", "--context", "team")
+    cleared = run_json(db, "update", memory_id, "--source", "", "--strength", "1.2")
+    assert (cleared["source"], cleared["context"], cleared["strength"]) == (None, "team", 1.2)
+    assert run_json(db, "update", memory_id, "--context", "")["context"] is None
+
+
 def test_touch_and_observe_reinforce(db: Path) -> None:
     memory_id = save(db, "Prefers short answers", "--tag", "style", "--tag", "preference")
     touched = run_json(db, "touch", memory_id)

@@ -390,6 +390,12 @@ async def test_update_memory_changes_only_the_fields_given(server: Server) -> No
     assert (updated["tags"], updated["source"]) == (["a"], "origin")
     opened = await server.call("open_memories", {"memory_ids": [saved["id"]]})
     assert opened["memories"][0]["content"] == "after"
+    # "" is every text parameter's default here, and blank is no text: both leave it as it is
+    for blank in ("", "   "):
+        same = await server.call(
+            "update_memory", {"memory_id": saved["id"], "source": blank, "strength": 0.6}
+        )
+        assert same["source"] == "origin"
 
 
 @pytest.mark.anyio

@@ -82,17 +82,20 @@ def test_text_that_cannot_be_stored_is_refused_on_update_and_search(mem: Engram)
     assert err.value.field == "query"
 
 
-def test_an_empty_source_or_context_is_none_from_every_adapter(mem: Engram) -> None:
-    """docs/tools.md: "" means no source (on save) and unchanged (on update), as over MCP."""
+def test_an_empty_source_or_context_is_none_and_clears_one_on_update(mem: Engram) -> None:
+    """ "" means no source on save, and on update clears it (None leaves it unchanged): there
+    was no way to clear one, and `engram update --source ""` said "give at least one field to
+    change". The MCP tool, whose parameters default to "", leaves them unchanged itself."""
     m = mem.save("from somewhere", source="", context="")
     assert (m.source, m.context) == (None, None) == (mem.get(m.id).source, mem.get(m.id).context)
     given = mem.update(m.id, source="the wiki", context="onboarding")
-    kept = mem.update(m.id, source="", context="", strength=1.5)
+    kept = mem.update(m.id, strength=1.5)
     assert (
         (kept.source, kept.context) == (given.source, given.context) == ("the wiki", "onboarding")
     )
-    blank = mem.update(m.id, source="   ", context="\t", strength=1.2)  # cleared them, as None
-    assert (blank.source, blank.context, blank.strength) == ("the wiki", "onboarding", 1.2)
+    cleared = mem.update(m.id, source="", context="\t")
+    assert (cleared.source, cleared.context, cleared.strength) == (None, None, 1.5)
+    assert mem.get(m.id).source is None
 
 
 def test_meta_nested_too_deep_is_refused_naming_it(mem: Engram) -> None:

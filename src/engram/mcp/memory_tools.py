@@ -160,8 +160,9 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
                 content=content or None,
                 tags=tags,
                 entities=entities,
-                source=source or None,
-                context=context or None,
+                # "" (the schema's default) and blank: unchanged here, not cleared
+                source=source if source.strip() else None,
+                context=context if context.strip() else None,
                 meta=meta,
                 strength=strength,
             )

@@ -431,10 +431,11 @@ class MemoryService:
             changes["tags"] = check.tags(tags)
         if entities is not None:
             changes["entities"] = check.entities(entities)
-        # None, "" or blank: unchanged (docs/tools.md; "   " cleared it); 0 or [] an error.
+        # None: unchanged; "" or blank: cleared (`engram update --source ""` said "give at
+        # least one field to change"); the MCP tool, whose "" means unchanged, passes None.
         for name, given in (("source", source), ("context", context)):
-            if given is not None and (text := check.short_text(given, name)) is not None:
-                changes[name] = text
+            if given is not None:
+                changes[name] = check.short_text(given, name)
         if meta is not None:
             changes["meta"] = check.meta(meta)
         if strength is not None:
