@@ -673,7 +673,9 @@ def test_bad_setting_names_the_variable(db: Path, command: list[str]) -> None:
 def test_bad_store_url_is_a_clean_error(tmp_path: Path) -> None:
     result = run(None, "--store", "ftp://example.com/x.db", "stats")
     assert result.exit_code == 1
-    assert "Error: ENGRAM_STORAGE_PATH: unsupported store URL scheme 'ftp'" in result.stderr
+    assert "Error: --store: unsupported store URL scheme 'ftp'" in result.stderr
+    from_setting = run(None, "stats", ENGRAM_STORAGE_PATH="ftp://example.com/x.db")
+    assert "Error: ENGRAM_STORAGE_PATH: unsupported store URL scheme" in from_setting.stderr
 
 
 @pytest.mark.parametrize("command", [["search", "anything"], ["stats"], ["export"], ["gc"]])

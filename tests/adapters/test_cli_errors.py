@@ -24,7 +24,7 @@ def store(tmp_path: Path) -> Path:
     return tmp_path / "cli.db"
 
 
-def error_of(store: Path, *args: str) -> str:
+def error_of(store: Path | None, *args: str) -> str:
     result = run(store, *args)
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
@@ -359,3 +359,20 @@ def test_a_named_pipe_given_as_the_store_is_refused_not_waited_on(tmp_path: Path
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"{pipe} is not a file (a named pipe or a socket)" in done.stderr
+
+
+def test_a_store_location_typed_as_an_option_is_named_as_typed(tmp_path: Path) -> None:
+    """`--store mysql://x` said "ENGRAM_STORAGE_PATH: unsupported store URL scheme": a setting
+    the user never gave."""
+    source = tmp_path / "source.db"
+    save(source, "Standup is at 9:30")
+    for args, option in (
+        (["--store", "mysql://x/y", "stats"], "--store"),
+        (["--store", "", "stats"], "--store"),
+        (["migrate", "--from", str(source), "--to", "mysql://x/y"], "--to"),
+        (["migrate", "--from", "mysql://x/y", "--to", str(tmp_path / "t.db")], "--from"),
+    ):
+        message = error_of(None, *args)
+        assert message.startswith(f"Error: {option}: "), message
+        assert "ENGRAM_STORAGE_PATH" not in message
+    assert not (tmp_path / "t.db").exists()

@@ -86,22 +86,43 @@ def open_app(
     clock: Clock | None = None,
     check_vectors: bool = True,
     create: bool = False,
+    location_option: str | None = None,
     **extra: Any,
 ) -> Iterator[App]:
     """One App per command, always closed, so the SQLite file is never left open. Only the
     commands that add memories (`create`) make a store that is not there: a mistyped --store
-    made an empty one, for `search` too, which then said "No memories found"."""
-    settings = state.settings(**extra)
-    if not create and not store_exists(settings.storage_path):
-        raise ConfigError(
-            f"there is no store at {redact_url(settings.storage_path)} (check --store or "
-            "ENGRAM_STORAGE_PATH): `engram save`, an import or `engram demo` makes one"
-        )
-    app = build_app(settings, clock=clock, check_vectors=check_vectors)
+    made an empty one, for `search` too, which then said "No memories found".
+    `location_option`: the option that gave `storage_path` in `extra` (`--to`)."""
+    option = location_option or ("--store" if state.store is not None else None)
+    with location_named(option):
+        settings = state.settings(**extra)
+        if not create and not store_exists(settings.storage_path):
+            raise ConfigError(
+                f"there is no store at {redact_url(settings.storage_path)} (check --store or "
+                "ENGRAM_STORAGE_PATH): `engram save`, an import or `engram demo` makes one"
+            )
+        app = build_app(settings, clock=clock, check_vectors=check_vectors)
     try:
         yield app
     finally:
         app.close()
+
+
+# What the settings and the store factory call a store location they cannot use.
+_LOCATION_SETTING = re.compile(r"^(?:invalid setting )?ENGRAM_STORAGE_PATH\b")
+
+
+@contextmanager
+def location_named(option: str | None) -> Iterator[None]:
+    """A store location typed as an option is named as it was typed: `--store mysql://x`
+    was reported as "ENGRAM_STORAGE_PATH: unsupported store URL scheme"."""
+    try:
+        yield
+    except ConfigError as exc:
+        renamed = _LOCATION_SETTING.sub(option, str(exc), count=1) if option else str(exc)
+        if renamed == str(exc):
+            raise
+        raise ConfigError(renamed) from exc
 
 
 class EngramGroup(click.Group):

@@ -13,6 +13,7 @@ from rich.table import Table
 from engram.atomic import write_atomically
 from engram.cli.common import (
     State,
+    location_named,
     not_a_file,
     open_app,
     output,
@@ -59,9 +60,16 @@ def migrate(
     the verification finds a missing or different record.
     """
     try:
-        refuse_missing_source(source)  # before the target is opened (and so created)
+        with location_named("--from"):
+            refuse_missing_source(source)  # before the target is opened (and so created)
         with (
-            open_app(state, create=True, storage_path=target, embedding_model="none") as app,
+            open_app(
+                state,
+                create=True,
+                location_option="--to",
+                storage_path=target,
+                embedding_model="none",
+            ) as app,
             progress_bar(state) as progress,
         ):
             report = app.transfer.migrate_from(
