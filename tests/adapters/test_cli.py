@@ -642,7 +642,7 @@ BAD_INPUT = [
     # surrogates; they used to fail deep in the store with a traceback.
     pytest.param(["save", "caf\udce9 au lait"], "CONTENT", id="save-undecodable"),
     pytest.param(["save", "ok", "--tag", "\udcff"], "--tag", id="tag-undecodable"),
-    pytest.param(["search", "caf\udce9"], "query", id="search-undecodable"),
+    pytest.param(["search", "caf\udce9"], "QUERY", id="search-undecodable"),
 ]
 
 

@@ -174,7 +174,7 @@ def test_save_from_a_closed_stdin_is_one_error_line(store: Path) -> None:
         [*shell, "--store", str(store), "save", "-"], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert "content: standard input is closed" in done.stderr
+    assert "CONTENT: standard input is closed" in done.stderr
 
 
 @pytest.mark.parametrize(
@@ -376,3 +376,22 @@ def test_a_store_location_typed_as_an_option_is_named_as_typed(tmp_path: Path) -
         assert message.startswith(f"Error: {option}: "), message
         assert "ENGRAM_STORAGE_PATH" not in message
     assert not (tmp_path / "t.db").exists()
+
+
+def test_every_command_names_a_refused_field_as_its_command_line_spells_it(
+    store: Path, tmp_path: Path
+) -> None:
+    """docs/cli.md: errors name the CLI's own spelling. `vault show ../x` said "path: …",
+    `analyze ""` "message: …", `import jsonl` "path: …": the Python API's parameters."""
+    save(store, "Standup is at 9:30")
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for args, spelled in (
+        (["vault", "show", "../etc/passwd"], "PATH"),
+        (["search", "--all"], "QUERY"),
+        (["analyze", ""], "MESSAGE"),
+        (["import", "jsonl", str(tmp_path / "missing.jsonl")], "FILE"),
+        (["import", "cortexgraph", str(tmp_path / "missing")], "DIR"),
+    ):
+        message = run(store, *args, ENGRAM_VAULT_PATH=str(vault)).stderr
+        assert message.startswith(f"Error: {spelled}: "), (args, message)

@@ -170,7 +170,7 @@ def test_an_export_read_back_restores_the_store(tmp_path: Path, jsonl: str) -> N
     hits = run_json(restored, "search", "PostgreSQL pgvector")["hits"]
     assert hits[0]["memory"]["id"] == "mem-123"
     missing = run(restored, "import", "jsonl", str(tmp_path / "nothing.jsonl"))
-    assert missing.exit_code == 1 and "Error: path:" in missing.stderr
+    assert missing.exit_code == 1 and "Error: FILE:" in missing.stderr
     elsewhere = tmp_path / "new.db"  # a mistyped FILE used to create the store all the same
     missing = run(str(elsewhere), "import", "jsonl", str(tmp_path / "nothing.jsonl"))
     assert missing.exit_code == 1 and not elsewhere.exists()
@@ -194,7 +194,7 @@ def test_the_export_of_an_empty_store_imports_as_nothing(tmp_path: Path, jsonl: 
 
 def test_import_of_a_missing_directory_is_a_clean_error(tmp_path: Path, jsonl: str) -> None:
     result = run(jsonl, "import", "cortexgraph", str(tmp_path / "nowhere"))
-    assert result.exit_code == 1 and "Error: directory:" in result.stderr
+    assert result.exit_code == 1 and "Error: DIR:" in result.stderr
     assert not (tmp_path / "store").exists()  # nothing created for a mistyped DIR
 
 
@@ -209,9 +209,7 @@ def test_a_folder_where_a_cortexgraph_file_belongs_is_a_clean_error(
     (data / name).unlink(missing_ok=True)
     (data / name).mkdir()
     result = run(jsonl, "import", "cortexgraph", str(data))
-    assert (
-        result.exit_code == 1 and f"Error: directory: {data / name} is not a file" in result.stderr
-    )
+    assert result.exit_code == 1 and f"Error: DIR: {data / name} is not a file" in result.stderr
     assert not (tmp_path / "store").exists()
 
 

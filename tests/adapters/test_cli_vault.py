@@ -121,7 +121,7 @@ def test_vault_list_show_and_open(vault: Path) -> None:
     opened = as_json("vault", "open", memory_id)
     assert opened["path"] == "Engram/lisbon-is-home.md" and opened["engram_id"] == memory_id
     escape = run("vault", "show", "../../etc/passwd")
-    assert escape.exit_code == 1 and "Error: path:" in escape.stderr
+    assert escape.exit_code == 1 and "Error: PATH:" in escape.stderr
 
 
 def test_backup_commits_into_a_git_repository(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ Kept apart from `main` so that command modules can import it without importing e
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
 import re
@@ -190,6 +191,37 @@ def options_named(options: dict[str, str]) -> Iterator[None]:
             option = options[name]
             reason = re.sub(rf"\b{name}(=true)?\b", option, reason)
         raise ValidationError(options.get(exc.field, exc.field), reason) from None
+
+
+def fields_as_typed(command: click.Command) -> click.Command:
+    """`command` (and a group's commands), its errors naming a field as its command line spells
+    it: an argument in capitals, an option by its flag. `vault show ../x` said "path: …" and
+    `vault open` "memory_id: …" where the command line has PATH and MEMORY_ID. What a command
+    renames itself (`options_named`) is spelled so already."""
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            fields_as_typed(sub)
+        return command
+    spelled = {
+        p.name: p.human_readable_name if isinstance(p, click.Argument) else p.opts[0]
+        for p in command.params
+        if p.name
+    }
+    callback = command.callback
+    if callback is None or not spelled:
+        return command
+
+    @functools.wraps(callback)
+    def named(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return callback(*args, **kwargs)
+        except ValidationError as exc:
+            if exc.field not in spelled:
+                raise
+            raise ValidationError(spelled[exc.field], exc.reason) from None
+
+    command.callback = named
+    return command
 
 
 def given(name: str) -> bool:

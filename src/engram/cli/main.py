@@ -25,7 +25,7 @@ from engram.cli import (
     transfer,
     vault,
 )
-from engram.cli.common import EngramGroup, State
+from engram.cli.common import EngramGroup, State, fields_as_typed
 from engram.cli.demo import demo
 
 
@@ -47,11 +47,11 @@ def cli(ctx: click.Context, store: str | None, as_json: bool) -> None:
 
 
 for command in (*memories.COMMANDS, *admin.COMMANDS, *graph.COMMANDS, *vault.COMMANDS, demo):
-    cli.add_command(command)
+    cli.add_command(fields_as_typed(command))
 for command in (*embed.COMMANDS, *consolidate.COMMANDS, *activation.COMMANDS):
-    cli.add_command(command)
+    cli.add_command(fields_as_typed(command))
 for command in (*maintenance.COMMANDS, *transfer.COMMANDS):  # storage upkeep, migrate/import/export
-    cli.add_command(command)
+    cli.add_command(fields_as_typed(command))
 
 
 def main() -> None:

@@ -16,6 +16,7 @@ from engram.cli.common import (
     location_named,
     not_a_file,
     open_app,
+    options_named,
     output,
     pass_state,
     progress_bar,
@@ -118,7 +119,8 @@ def cortexgraph(state: State, directory: Path) -> None:
     Memories whose id the store already has are left as they are, so it is safe to run again.
     Records that cannot be imported are listed with their file, line and reason.
     """
-    check_cortexgraph_dir(directory.expanduser())  # before the store is opened (and created)
+    with options_named({"path": "DIR"}):
+        check_cortexgraph_dir(directory.expanduser())  # before the store is opened (and created)
     with open_app(state, create=True) as app, progress_bar(state) as progress:
         report = app.transfer.import_cortexgraph(directory, progress=progress)
     output(state, report, lambda c: _print_transfer(c, report, _CORTEXGRAPH_COUNTS))
@@ -135,7 +137,8 @@ def jsonl(state: State, file: Path) -> None:
     they are, so it is safe to run again. Lines that cannot be read are listed with their
     number and reason.
     """
-    data = read_export(file.expanduser())  # before the store is opened (and so created)
+    with options_named({"path": "FILE"}):
+        data = read_export(file.expanduser())  # before the store is opened (and so created)
     with open_app(state, create=True) as app, progress_bar(state) as progress:
         report = app.transfer.import_export(data, progress=progress)
     output(state, report, lambda c: _print_transfer(c, report, _EXPORT_COUNTS))
