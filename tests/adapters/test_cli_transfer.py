@@ -130,6 +130,9 @@ def test_import_cortexgraph_reports_and_reruns(jsonl: str) -> None:
     report = run_json(jsonl, "import", "cortexgraph", str(FIXTURE))
     assert (report["imported"], report["relations_imported"], report["skipped"]) == (8, 3, 4)
     assert any(s["line"] == 14 for s in report["skipped_records"])
+    # by file and line, whether reading or writing skipped them (line 12 came after 14)
+    where = [(s["file"], s["line"]) for s in report["skipped_records"]]
+    assert where == sorted(where)
     table = ok(run(jsonl, "import", "cortexgraph", str(FIXTURE))).stdout
     assert "Imported 0 memories and 0 relations" in table and "8 memories and 3 relations" in table
     assert "skipped memories.jsonl line 12 (0a1b2c3d-6666-4f70-8a1b-2c3d4e5f6a7b)" in table

@@ -72,6 +72,12 @@ class Written:
         return "; ".join(parts)
 
 
+def in_file_order(*found: Sequence[Skipped]) -> list[Skipped]:
+    """The records an import skipped, by file and line: those of reading and of writing came
+    one list after the other (line 12 was listed after line 14)."""
+    return sorted((s for group in found for s in group), key=lambda s: (s.file, s.line))
+
+
 def write_records(
     target: Store,
     schedules: Schedules,

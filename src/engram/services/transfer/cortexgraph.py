@@ -25,6 +25,7 @@ from engram.services.transfer.common import (
     Skipped,
     TransferResult,
     bounded_lines,
+    in_file_order,
     write_records,
 )
 from engram.storage.protocol import Store
@@ -392,7 +393,7 @@ def import_cortexgraph(
         progress=progress,
         after_insert=after_insert,
     )
-    skipped = [*data.skipped, *written.skipped]
+    skipped = in_file_order(data.skipped, written.skipped)
     return ImportReport(
         source=str(directory),
         target=target.location,

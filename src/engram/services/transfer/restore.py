@@ -32,6 +32,7 @@ from engram.services.transfer.common import (
     Skipped,
     TransferResult,
     bounded_lines,
+    in_file_order,
     write_records,
 )
 from engram.services.transfer.export import END
@@ -226,11 +227,11 @@ def restore_export(
         progress=progress,
         after_insert=after_insert,
     )
-    skipped = [*data.skipped, *written.skipped]
+    skipped = in_file_order(data.skipped, written.skipped)
     message = written.message(data.source, len(skipped))
     warning = data.incomplete()
     if warning is not None:
-        log.warning("%s: %s", data.source, warning)
+        log.info("%s: %s", data.source, warning)  # the report says it (the CLI said it twice)
         message += f"; warning: {warning}"
     return RestoreReport(
         source=data.source,
