@@ -289,6 +289,16 @@ def test_update_clears_a_source_or_context_given_empty(db: Path) -> None:
     assert run_json(db, "update", memory_id, "--context", "")["context"] is None
 
 
+def test_a_search_over_every_status_shows_which_is_archived(db: Path) -> None:
+    """`search --status all` listed archived and active memories alike."""
+    old = save(db, "Old plan for the Atlas launch")
+    save(db, "New plan for the Atlas launch")
+    ok(run(db, "delete", old, "--archive"))
+    every = ok(run(db, "search", "atlas", "--status", "all")).stdout
+    assert "status" in every and "archived" in every and "active" in every
+    assert "status" not in ok(run(db, "search", "atlas")).stdout
+
+
 def test_touch_and_observe_reinforce(db: Path) -> None:
     memory_id = save(db, "Prefers short answers", "--tag", "style", "--tag", "preference")
     touched = run_json(db, "touch", memory_id)

@@ -33,7 +33,7 @@ from engram.cli.common import (
     short_ids,
 )
 from engram.cli.vault import search_all
-from engram.core.models import Memory
+from engram.core.models import Memory, Status
 from engram.core.timeutil import day_in
 from engram.core.wording import counted
 from engram.errors import NotFoundError, ValidationError
@@ -201,6 +201,10 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
     table.add_column("id", no_wrap=True)
     table.add_column("rank" if verbose else "score", justify="right")
     table.add_column("saved", no_wrap=True)
+    # Which are archived or promoted, when not all are active (`--status all` mixed them).
+    statuses = any(h.memory.status != Status.ACTIVE for h in hits)
+    if statuses:
+        table.add_column("status")
     table.add_column("tags")
     table.add_column("content")
     short = short_ids([h.memory.id for h in hits])
@@ -211,7 +215,10 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
             content.append("\n" + why_summary(hit), style="dim")
         value = hit.rank if verbose else hit.score
         saved = day_in(m.created_at)  # which of two facts is the newer
-        table.add_row(str(i), short[m.id], fmt_score(value), saved, fmt_tags(m.tags), content)
+        status = [m.status.value] if statuses else []
+        table.add_row(
+            str(i), short[m.id], fmt_score(value), saved, *status, fmt_tags(m.tags), content
+        )
     out.print(table)
 
 
