@@ -30,6 +30,17 @@ def test_save_result_takes_a_text_as_save_does(tmp_path: Path) -> None:
         assert again.action == "merged" and again.duplicate_of == first.memory.id
 
 
+def test_open_called_on_a_handle_with_ids_points_to_get_many(tmp_path: Path) -> None:
+    """`mem.open([id])` (as `engram open ID` reads memories) reached the class method that
+    opens a store, and said only "must be a path or a URL string"."""
+    with Engram.open(str(tmp_path / "a.db")) as mem:
+        m = mem.save("Standup is at 9:30")
+        with pytest.raises(ValidationError, match=r"get_many\(ids\)") as err:
+            mem.open([m.id])
+        assert err.value.field == "path_or_url"
+        assert [x.id for x in mem.get_many([m.id])] == [m.id]
+
+
 def test_times_come_back_in_utc_whatever_the_clocks_zone(tmp_path: Path) -> None:
     """`save` and `touch` answered in the clock's zone and `get` in UTC: one Memory from
     `touch` held a UTC created_at and a +05:00 last_used."""

@@ -64,7 +64,12 @@ class Engram:
         this handle's own saves; `close` does not wait for that catch-up."""
         if path_or_url is not None:
             if not isinstance(path_or_url, str | os.PathLike):
-                raise ValidationError("path_or_url", "must be a path or a URL string")
+                # `mem.open([id])`, as `engram open ID` reads memories, reached this class method
+                hint = "; to read memories by id, use get_many(ids)"
+                listed = isinstance(path_or_url, list | tuple)
+                raise ValidationError(
+                    "path_or_url", "must be a path or a URL string" + (hint if listed else "")
+                )
             settings["storage_path"] = os.fspath(path_or_url)
         if clock is not None and not callable(clock):  # a number for a clock failed every save
             raise ValidationError("clock", "must be a function returning an aware datetime")
