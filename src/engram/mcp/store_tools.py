@@ -94,7 +94,8 @@ def register_graph_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None
         metadata: OptionalMeta = None,
     ) -> Relation:
         """Link two existing memories with a directed, typed edge (from -> to). Idempotent: the same
-        from, to and type returns the edge that already exists."""
+        from, to and type returns the edge that already exists, unchanged (delete_relation it
+        first to give it another strength or metadata)."""
         return await runtime.call(
             lambda app: app.graph.create_relation(
                 from_memory_id, to_memory_id, relation_type, strength, metadata
