@@ -96,17 +96,23 @@ def test_old_schema_with_data_migrates_and_indexes_existing_rows(tmp_path: Path)
     assert applied(path) == [n for n, _ in MIGRATIONS]
 
 
+def migrated_before(path: Path, migration: str) -> sqlite3.Connection:
+    """A store at `path` with the schema of the migrations before `migration`, open."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+    register_functions(conn)
+    for name, sql in [(n, sql) for n, sql in MIGRATIONS if n < migration]:
+        for statement in _split(sql):
+            conn.execute(statement)
+        conn.execute("INSERT INTO schema_migrations VALUES (?, 0)", (name,))
+    return conn
+
+
 def test_rows_indexed_before_0011_lose_the_entities_their_text_mentions(tmp_path: Path) -> None:
     """Migration 0011 re-indexes the memories that have entities: a name the text mentions
     no longer counts twice; one it does not mention is still found."""
     path = tmp_path / "old.db"
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)")
-    register_functions(conn)
-    for name, sql in [(n, sql) for n, sql in MIGRATIONS if n < "0011"]:
-        for statement in _split(sql):
-            conn.execute(statement)
-        conn.execute("INSERT INTO schema_migrations VALUES (?, 0)", (name,))
+    conn = migrated_before(path, "0011")
     text = "Kate rode the Lisbon trams; we trust them"
     for ident, entities in (
         ("enriched", ["Kate", "Lisbon", "Porto", "Rust"]),
@@ -137,13 +143,7 @@ def test_rows_indexed_before_0015_are_found_by_a_word_inside_cjk_text(tmp_path: 
     """Migration 0015 indexes each CJK character as a word: the memories written before it
     are indexed again, and their words found, as new ones are."""
     path = tmp_path / "old.db"
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)")
-    register_functions(conn)
-    for name, sql in [(n, sql) for n, sql in MIGRATIONS if n < "0015"]:
-        for statement in _split(sql):
-            conn.execute(statement)
-        conn.execute("INSERT INTO schema_migrations VALUES (?, 0)", (name,))
+    conn = migrated_before(path, "0015")
     rows = (("ja", "東京に住んでいます", ["旅行"]), ("en", "I live in Tokyo", []))
     for ident, text, tags in rows:
         conn.execute(
