@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from engram.clock import Clock
 from engram.config import Settings
+from engram.core.meaning import Calibration
 from engram.core.models import Memory, Schedule, Status
 from engram.core.reinforce import Reinforcement
 from engram.core.scoring import (
@@ -28,6 +29,7 @@ from engram.core.scoring import (
 )
 from engram.core.text import passages
 from engram.core.timeutil import asker_local, to_epoch
+from engram.embeddings.background import background_vectors
 from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError, StoreError
 from engram.services.embedding_queue import EmbeddingQueue
@@ -212,6 +214,14 @@ class Context:
             return None  # Thai, emoji, ...: its vector would be noise (minilm.py)
         self._remember(text, vector)
         return vector
+
+    def calibration(self, vector: NDArray[np.float32]) -> Calibration | None:
+        """How unrelated text compares with `vector` (its cosines with the reference sentences),
+        for judging whether a similarity means anything; None without an embedder."""
+        embedder = self.embedder
+        if embedder is None:
+            return None
+        return Calibration.of(background_vectors(embedder) @ vector)
 
     def _remember(self, text: str, vector: NDArray[np.float32]) -> None:
         assert self.embedder is not None

@@ -11,13 +11,11 @@ from typing import Any
 
 from engram.core import reinforce
 from engram.core.keeping import says_a_change
-from engram.core.meaning import Calibration
 from engram.core.merge import MARK, statement_key
 from engram.core.models import MAX_SEQ, MAX_STRENGTH, Memory, Schedule, Status, new_id
 from engram.core.scoring import memory_score, review_priority, score
 from engram.core.text import leading_phrase
 from engram.core.timeutil import to_epoch
-from engram.embeddings.background import background_vectors
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -176,9 +174,8 @@ class MemoryService:
         if vector is None:
             return []
         threshold = self.ctx.settings.save_similar_threshold
-        embedder = self.ctx.embedder
-        if says_a_change(text) and embedder is not None:
-            calibration = Calibration.of(background_vectors(embedder) @ vector)
+        calibration = self.ctx.calibration(vector) if says_a_change(text) else None
+        if calibration is not None:
             floor = min(CHANGE_SIMILAR, calibration.mean + CHANGE_MIN_Z * calibration.spread)
             threshold = min(threshold, floor)
         live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))

@@ -483,10 +483,7 @@ class SearchService:
         return alone, meaning_matches(rows, probes, background_vectors(embedder), min_z)
 
     def calibration(self, vector: NDArray[np.float32]) -> Calibration | None:
-        embedder = self.ctx.embedder
-        if embedder is None:
-            return None
-        return Calibration.of(background_vectors(embedder) @ vector)
+        return self.ctx.calibration(vector)
 
     def query_vector(self, text: str) -> NDArray[np.float32] | None:
         return self.ctx.text_vector(text)
