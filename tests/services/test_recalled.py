@@ -81,3 +81,13 @@ def test_a_hit_moved_down_by_diversity_says_it_is_like_one_above(tmp_path: Path)
         Recalled.of(moved, verbose=False, zone=UTC).why == "text 1, like one above 0.62, decay 0.8"
     )
     assert "like one above" not in Recalled.of(hit, verbose=False, zone=UTC).why
+
+
+def test_a_hit_of_a_list_without_a_query_says_only_its_decay(tmp_path: Path) -> None:
+    """Listed by score (no query), every hit read "text 0, decay …": a failed match, to a reader."""
+    hit = hit_of(tmp_path, "match")
+    listed = hit.model_copy(update={"why": hit.why.model_copy(update={"text": 0.0})})
+    assert Recalled.of(listed, verbose=False, zone=UTC).why == "decay 0.8"
+    by_meaning = listed.why.model_copy(update={"semantic": 0.47})
+    meant = listed.model_copy(update={"why": by_meaning})
+    assert Recalled.of(meant, verbose=False, zone=UTC).why == "text 0, meaning 0.47, decay 0.8"

@@ -189,6 +189,9 @@ def why_summary(hit: SearchHit, with_reason: bool = True) -> str:
     candidates), each to two decimals without trailing zeros: "text 1, meaning 0.47"."""
     why = hit.why
     parts = [f"text {_short(why.text)}"]
+    listed = why.text == 0 and why.semantic is None and why.context is None
+    if listed and why.expansion is None and why.day is None:
+        parts = []  # no query (a list by score): "text 0" read as a failed match
     if why.semantic is not None:
         parts.append(f"meaning {_short(why.semantic)}")
     # credit too small to show (it rounds to 0) is left out of the line
