@@ -197,6 +197,11 @@ class Engram:
         "archived")` still finds them."""
         return self._app.memories.archive(_ids(memory_ids))
 
+    def unarchive(self, memory_ids: str | Iterable[str]) -> list[Memory]:
+        """Archived memories back in search: active again (promoted, if they were written to
+        the vault). Every id must exist; a memory not archived is left as it is."""
+        return self._app.memories.unarchive(_ids(memory_ids))
+
     def score(self, memory: Memory) -> float:
         """The memory's decay score now."""
         return self._app.memories.score(memory)

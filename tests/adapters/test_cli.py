@@ -324,6 +324,15 @@ def test_delete_and_archive(db: Path) -> None:
         assert engram.get(archived).status == Status.ARCHIVED
 
 
+def test_unarchive_brings_a_memory_back_into_search(db: Path) -> None:
+    memory_id = save(db, "Standup moved to 10am")
+    ok(run(db, "delete", "--archive", memory_id))
+    assert run_json(db, "search", "standup")["count"] == 0
+    back = run_json(db, "unarchive", memory_id[:8])
+    assert back == {"action": "unarchived", "count": 1, "memory_ids": [memory_id]}
+    assert run_json(db, "search", "standup")["hits"][0]["memory"]["id"] == memory_id
+
+
 def test_archive_with_an_unknown_id_changes_nothing(db: Path) -> None:
     memory_id = save(db, "keep me")
     result = run(db, "--json", "delete", "--archive", memory_id, "missing-id")

@@ -398,6 +398,20 @@ def test_archive_and_delete(mem: Engram) -> None:
         mem.get(b.id)
 
 
+def test_an_archived_memory_comes_back_into_search(mem: Engram) -> None:
+    """Nothing brought an archived memory back but an export edited and imported again."""
+    a, b = mem.save("Atlas runs on PostgreSQL 16"), mem.save("Atlas ships in May")
+    mem.archive([a.id, b.id])
+    assert mem.search("atlas") == []
+    back = mem.unarchive([a.id])
+    assert [(m.id, m.status) for m in back] == [(a.id, Status.ACTIVE)]
+    assert [h.memory.id for h in mem.search("atlas")] == [a.id]
+    assert mem.unarchive(a.id)[0].status == Status.ACTIVE  # not archived: left as it is
+    with pytest.raises(NotFoundError):
+        mem.unarchive([b.id, "00000000-0000-4000-8000-000000000000"])
+    assert mem.get(b.id).status == Status.ARCHIVED  # the batch changed nothing
+
+
 def test_open_lists_the_ids_that_matched_nothing_once_each(mem: Engram) -> None:
     a = mem.save("Prefers dark mode")
     b = mem.save("Lives in Lisbon")

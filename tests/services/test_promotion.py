@@ -565,3 +565,15 @@ def test_two_clients_promoting_one_memory_keep_its_note(
         kept = this.get(memory.id).promoted_to
         assert kept is not None and files_in(vault) == [kept]
         assert this.app.ltm.status().orphaned == []
+
+
+def test_an_archived_promoted_memory_comes_back_promoted(ltm: tuple[Engram, Path]) -> None:
+    """Its note is still in the vault: brought back from the archive, it is promoted again,
+    not a fresh active memory that promotion would write a second time."""
+    mem, vault = ltm
+    m = used(mem, "Quokka photos go in the shared album")
+    path = mem.promote(m.id).items[0].path
+    assert path is not None and (vault / path).exists()
+    mem.archive([m.id])
+    (back,) = mem.unarchive([m.id])
+    assert (back.status, back.promoted_to) == (Status.PROMOTED, path)

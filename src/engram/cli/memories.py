@@ -39,6 +39,7 @@ from engram.core.wording import counted
 from engram.errors import NotFoundError, ValidationError
 from engram.services.memories import Draft, checked_fields
 from engram.services.results import (
+    DeleteResult,
     ObserveResult,
     ObserveUsageResult,
     SearchHit,
@@ -327,6 +328,17 @@ def delete(state: State, ids: tuple[str, ...], archive: bool) -> None:
 
 
 @click.command()
+@click.argument("ids", nargs=-1, required=True)
+@pass_state
+def unarchive(state: State, ids: tuple[str, ...]) -> None:
+    """Bring archived memories back into search (every id must exist)."""
+    with open_app(state) as app, options_named({"memory_ids": "IDS"}):
+        back = [m.id for m in app.memories.unarchive(resolve_all(app, ids))]
+    result = DeleteResult(action="unarchived", count=len(back), memory_ids=back)
+    output(state, result, lambda c: say(c, f"Back in search: {', '.join(back)}"))
+
+
+@click.command()
 @click.argument("memory_id")
 @click.option("--boost", is_flag=True, help="Also raise its strength (it mattered).")
 @pass_state
@@ -393,4 +405,4 @@ def render_observe(out: Console, results: Sequence[ObserveResult]) -> None:
     out.print(table)
 
 
-COMMANDS = (save, search, open_, update, delete, touch, observe)
+COMMANDS = (save, search, open_, update, delete, unarchive, touch, observe)

@@ -467,6 +467,20 @@ class MemoryService:
         )
         return [new for _, new in done]
 
+    def unarchive(self, memory_ids: Sequence[str]) -> list[Memory]:
+        """Archived memories back in search (and in decay's care): active, or promoted if they
+        were written to the vault. Every id must exist; one not archived is left as it is.
+        Nothing brought an archived memory back but an export edited and imported again."""
+        ids = check.memory_ids(memory_ids)
+
+        def back(m: Memory) -> tuple[Memory, Schedule]:
+            if m.status != Status.ARCHIVED:
+                return self.ctx.scheduled(m)
+            status = Status.PROMOTED if m.promoted_to else Status.ACTIVE
+            return self.ctx.scheduled(m.model_copy(update={"status": status}))
+
+        return [new for _, new in self.ctx.store.modify(ids, back)]
+
     def delete(self, memory_ids: Sequence[str]) -> list[str]:
         """Delete for good (with their relations); returns the ids that existed."""
         return self.ctx.store.delete(check.memory_ids(memory_ids))

@@ -287,9 +287,10 @@ class OpenResult(Result):
 
 
 class DeleteResult(Result):
-    """The memories deleted (ids that did not exist are skipped) or archived."""
+    """The memories deleted (ids that did not exist are skipped), archived, or brought back
+    from the archive."""
 
-    action: Literal["deleted", "archived"]
+    action: Literal["deleted", "archived", "unarchived"]
     count: int
     memory_ids: list[str]
 
