@@ -135,6 +135,12 @@ def test_a_hit_diversity_moved_down_says_how_alike_it_is_to_one_above() -> None:
     assert [h.id for h in hits] == ["berlin", "dog", "lisbon"]
     assert [h.why.alike for h in hits] == [None, None, pytest.approx(float(unit(1, 0.6)[0]))]
     assert all(h.why.alike is None for h in rank(found, 3, 0.0, 0.0, vectors=vectors))
+    # moved down a little for a little likeness (0.45 here): a nudge between near-equal ranks,
+    # nothing the reader needs told
+    faint = {"a": unit(1, 0, 0), "b": unit(0.45, 0, 0.893), "c": unit(0, 1, 0)}
+    close = [cand("a", 1.0, 1.0), cand("b", 0.99, 1.0), cand("c", 0.98, 1.0)]
+    nudged = rank(close, 3, 0.0, 0.0, diversity=0.5, vectors=faint)
+    assert [h.id for h in nudged][-1] == "b" and all(h.why.alike is None for h in nudged)
 
 
 def test_near_copies_go_last_and_items_without_vectors_are_never_penalised() -> None:

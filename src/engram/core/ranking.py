@@ -43,6 +43,10 @@ WORDS_ONLY = 1e-6
 # different punctuation or case): while diversifying, such a copy of a result already taken
 # goes after every memory that is not one.
 NEAR_COPY = 0.95
+# A hit moved down by diversity says how alike it is to one above from this cosine on: about
+# the same thing (a version of one fact). Below, the move is a nudge between near-equal ranks
+# and says nothing a reader needs; each line costs bytes in every response.
+ALIKE_SHOWN = 0.5
 # A review candidate must be at least this relevant (relative to the best match): review slots
 # are for fading memories the query is about, not for anything that shares a word with it.
 REVIEW_MIN_RELEVANCE = 0.7
@@ -326,7 +330,8 @@ def rank(
         by_id = {c.id: c for c in ordered}
         ids = diversify([c.id for c in ordered], values, vectors, diversity, window=3 * limit)
         ordered = [by_id[i] for i in ids]
-        alike = moved_down(ids[: 3 * limit], values, vectors)
+        moved = moved_down(ids[: 3 * limit], values, vectors)
+        alike = {k: cosine for k, cosine in moved.items() if cosine >= ALIKE_SHOWN}
     review_slots = int(limit * review_ratio)
     primary_slots = limit - review_slots
     primary = ordered[:primary_slots]
