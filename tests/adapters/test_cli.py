@@ -74,6 +74,7 @@ def test_save_in_an_episode_lets_search_reach_the_next_turn(db: Path) -> None:
     assert hits[plan]["memory"]["episode"] == "chat-1"
     assert hits[reply]["memory"]["episode_seq"] == 1 and hits[reply]["why"]["context"] > 0
     assert "episode" in ok(run(db, "save", "--help")).stdout
+    assert "chat-1 (#1)" in ok(run(db, "open", reply)).stdout  # `open` shows every field
 
 
 def test_save_says_which_memory_it_nearly_repeats_and_why_its_strength(db: Path) -> None:
@@ -384,7 +385,8 @@ def test_gc_archive_and_limit(db: Path, api: Engram, now: datetime) -> None:
     ids = [api.save(f"old {i}", created_at=now - timedelta(days=200 + i)).id for i in range(3)]
     limited = run_json(db, "gc", "--limit", "2")
     assert limited["count"] == 2 and limited["has_more"] is True
-    assert "More memories are due" in ok(run(db, "gc", "--limit", "2")).stdout
+    # a dry run changes nothing: running it again would list the same two
+    assert "More memories are due: raise --limit" in ok(run(db, "gc", "--limit", "2")).stdout
     out = ok(run(db, "gc", "--apply", "--archive"))
     assert "Archived 3 memories" in out.stdout
     assert {m.status for m in api.get_many(ids)} == {Status.ARCHIVED}
@@ -406,7 +408,8 @@ def test_candidates_promote_and_review(db: Path, api: Engram, now: datetime) -> 
     assert busy.id[:8] in ok(run(db, "candidates", "promote")).stdout
     assert "danger zone" in ok(run(db, "candidates", "review")).stdout
     api.delete([busy.id, fading.id])
-    assert "No review candidates" in ok(run(db, "candidates", "review")).stdout
+    assert "No memory to review." in ok(run(db, "candidates", "review")).stdout
+    assert "No memory is due for promotion." in ok(run(db, "candidates", "promote")).stdout
 
 
 def test_relate_and_graph_pagination(db: Path) -> None:

@@ -116,6 +116,7 @@ def test_vault_list_show_and_open(vault: Path) -> None:
     listed = ok("vault", "list")
     assert "Engram/lisbon-is-home.md" in listed.stdout and "Other/user.md" not in listed.stdout
     assert as_json("vault", "list", "--all")["count"] == 2
+    assert "2 notes in the vault" in ok("vault", "list", "--all").stdout  # it said "in ."
     shown = ok("vault", "show", "Engram/lisbon-is-home.md")
     assert "Lisbon is home" in shown.stdout and "linked from: Other/user.md" in shown.stdout
     opened = as_json("vault", "open", memory_id)

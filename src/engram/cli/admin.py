@@ -118,7 +118,9 @@ def render_gc(
         for ident in result.memory_ids:
             say(out, f"  {ident}")
     if result.has_more:
-        say(out, "More memories are due: run again (or raise --limit).")
+        # a dry run changes nothing, so running it again lists the same ones
+        again = "raise --limit to list them" if result.dry_run else "run again (or raise --limit)"
+        say(out, f"More memories are due: {again}.")
 
 
 @click.command()
@@ -150,7 +152,8 @@ def render_candidates(
     now: float,
 ) -> None:
     if not found:
-        say(out, f"No {kind} candidates.")
+        none = "No memory is due for promotion." if kind == "promote" else "No memory to review."
+        say(out, none)
         return
     title = "Promotion candidates" if kind == "promote" else "Review candidates (danger zone)"
     table = Table(title=title)

@@ -262,6 +262,7 @@ def memory_table(m: Memory, score: float | None = None) -> Table:
         ("reviews", str(m.review_count)),
         ("cross-domain uses", str(m.cross_domain_count)),
         ("promoted", m.promoted_at.isoformat(timespec="seconds") if m.promoted_at else None),
+        ("episode", None if m.episode is None else f"{plain(m.episode)} (#{m.episode_seq})"),
         ("meta", plain(json.dumps(m.meta, ensure_ascii=False)) if m.meta else None),
     ]
     for name, value in rows:

@@ -126,11 +126,16 @@ def vault_list(state: State, everything: bool) -> None:
     output(state, found, lambda c: render_list(c, found))
 
 
+def _folder(folder: str) -> str:
+    """The folder a listing covers, as a reader names it ("4 notes in ." said the vault)."""
+    return "the vault" if folder in ("", ".") else folder
+
+
 def render_list(out: Console, found: NoteList) -> None:
     if not found.notes:
-        say(out, f"No notes in {found.folder}.")
+        say(out, f"No notes in {_folder(found.folder)}.")
         return
-    table = Table(title=f"{counted(found.count, 'note')} in {found.folder}")
+    table = Table(title=f"{counted(found.count, 'note')} in {_folder(found.folder)}")
     table.add_column("path", overflow="fold")
     table.add_column("title")
     table.add_column("tags")
