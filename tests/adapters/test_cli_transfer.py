@@ -185,6 +185,22 @@ def test_an_export_read_back_restores_the_store(tmp_path: Path, jsonl: str) -> N
     assert refused.exit_code == 1 and "is empty" in refused.stderr and not elsewhere.exists()
 
 
+def test_a_restore_that_leaves_records_behind_exits_1_after_its_report(
+    tmp_path: Path, jsonl: str
+) -> None:
+    """It exited 0 having imported none of eight lines: a script restoring a backup could not
+    tell. The report still comes (one JSON document with --json), and what could be read is in."""
+    run_json(jsonl, "import", "cortexgraph", str(FIXTURE))
+    ok(run(jsonl, "export", "--out", str(tmp_path / "e.jsonl")))
+    lines = (tmp_path / "e.jsonl").read_text().splitlines()
+    (tmp_path / "cut.jsonl").write_text("\n".join(["not json", *lines]) + "\n")
+    restored = f"sqlite:///{tmp_path / 'restored.db'}"
+    result = run(restored, "--json", "import", "jsonl", str(tmp_path / "cut.jsonl"))
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert (report["imported"], report["skipped"]) == (8, 1)
+
+
 def test_the_export_of_an_empty_store_imports_as_nothing(tmp_path: Path, jsonl: str) -> None:
     """It is its end line alone, and was refused as "not an Engram export"."""
     Engram.open(jsonl).close()
