@@ -555,6 +555,24 @@ def test_env_files_are_read_with_the_working_directory_winning(
     assert load_settings(decay_beta=0.4).decay_beta == 0.4
 
 
+def test_a_bad_setting_from_a_settings_file_names_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ENGRAM_DECAY_BETA=abc` in ./.env said only "invalid setting ENGRAM_DECAY_BETA": the
+    user looked in their shell. The environment's own value is named as before."""
+    user = tmp_path / "xdg-config" / "engram"
+    user.mkdir(parents=True)
+    (user / ".env").write_text("ENGRAM_DECAY_BETA=0.7\n")
+    (tmp_path / ".env").write_text("ENGRAM_DECAY_BETA=abc\n")
+    with pytest.raises(ConfigError) as err:
+        load_settings()
+    assert f"invalid setting ENGRAM_DECAY_BETA (in {tmp_path / '.env'}): " in str(err.value)
+    monkeypatch.setenv("ENGRAM_DECAY_BETA", "xyz")
+    with pytest.raises(ConfigError) as err:
+        load_settings()
+    assert "invalid setting ENGRAM_DECAY_BETA: " in str(err.value)
+
+
 @pytest.mark.parametrize(
     ("env", "value", "fragment"),
     [

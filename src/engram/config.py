@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote
@@ -338,7 +339,9 @@ def load_settings(**overrides: Any) -> Settings:
     try:
         settings = Settings(_env_file=files, **seed, **overrides)
     except ValidationError as exc:
-        raise ConfigError(describe_errors(exc)) from None
+        given_here = set(overrides) | {k.upper() for k in os.environ}
+        where = describe_errors(exc, lambda n: _file_setting(n, given_here, files))
+        raise ConfigError(where) from None
     given = {k[len(ENV_PREFIX) :].lower() for k in engram_set} | set(seed)
     _tell_unused_decay_settings(settings.decay_model, given)
     return settings
@@ -365,18 +368,31 @@ def _tell_unused_decay_settings(model: str, given: set[str]) -> None:
             )
 
 
-def describe_errors(exc: ValidationError) -> str:
+def describe_errors(exc: ValidationError, source: Callable[[str], str] = lambda name: "") -> str:
+    """One line per bad setting; `source(name)` says where a setting was read from, when the
+    environment did not give it."""
     lines = []
     for err in exc.errors():
         name = ".".join(str(p) for p in err["loc"])
         if name in Settings.model_fields:
-            lines.append(f"invalid setting {ENV_PREFIX}{name.upper()}: {err['msg']}")
+            lines.append(f"invalid setting {ENV_PREFIX}{name.upper()}{source(name)}: {err['msg']}")
         else:  # a rule between settings: name them as the user sets them
             message = _SETTING_NAME.sub(
                 lambda m: ENV_PREFIX + m.group().upper(), err["msg"].removeprefix("Value error, ")
             )
             lines.append(f"invalid settings: {message}")
     return "; ".join(lines)
+
+
+def _file_setting(name: str, given: set[str], files: Sequence[Path]) -> str:
+    """ " (in FILE)" for a setting a settings file gave (the last that sets it), not the
+    environment nor the caller: `ENGRAM_DECAY_BETA=abc` in ./.env said only "invalid setting
+    ENGRAM_DECAY_BETA", and the user looked in their shell."""
+    variable = ENV_PREFIX + name.upper()
+    if name in given or variable in given:
+        return ""
+    found = [f for f in files if variable in {k.upper() for k in dotenv_values(f)}]
+    return f" (in {found[-1]})" if found else ""
 
 
 _SETTING_NAME = re.compile(
