@@ -16,7 +16,6 @@ from engram.cli.common import (
     location_named,
     not_a_file,
     open_app,
-    options_named,
     output,
     pass_state,
     progress_bar,
@@ -119,17 +118,17 @@ def cortexgraph(state: State, directory: Path) -> None:
     Memories whose id the store already has are left as they are, so it is safe to run again.
     Records that cannot be imported are listed with their file, line and reason.
     """
-    with options_named({"path": "DIR"}):
-        check_cortexgraph_dir(directory.expanduser())  # before the store is opened (and created)
+    check_cortexgraph_dir(directory.expanduser())  # before the store is opened (and created)
     with open_app(state, create=True) as app, progress_bar(state) as progress:
         report = app.transfer.import_cortexgraph(directory, progress=progress)
     output(state, report, lambda c: _print_transfer(c, report, _CORTEXGRAPH_COUNTS))
 
 
 @import_.command("jsonl")
-@click.argument("file", metavar="FILE", type=click.Path(path_type=Path))
+# Named `path` as the service names it: its errors say FILE (`fields_as_typed`).
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path))
 @pass_state
-def jsonl(state: State, file: Path) -> None:
+def jsonl(state: State, path: Path) -> None:
     """Read back an Engram export: what `engram export --format jsonl` writes and `engram
     backup` commits (engram/export.jsonl). This is how a backup is restored.
 
@@ -137,8 +136,7 @@ def jsonl(state: State, file: Path) -> None:
     they are, so it is safe to run again. Lines that cannot be read are listed with their
     number and reason.
     """
-    with options_named({"path": "FILE"}):
-        data = read_export(file.expanduser())  # before the store is opened (and so created)
+    data = read_export(path.expanduser())  # before the store is opened (and so created)
     with open_app(state, create=True) as app, progress_bar(state) as progress:
         report = app.transfer.import_export(data, progress=progress)
     output(state, report, lambda c: _print_transfer(c, report, _EXPORT_COUNTS))

@@ -103,8 +103,7 @@ class SQLiteStore(SqlReads, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                 ) from exc
         try:
             is_folder = self.path.is_dir()
-            # A named pipe, a socket: SQLite's open of a pipe waits for a writer, forever.
-            special = self.path.exists() and not is_folder and not self.path.is_file()
+            mode = self.path.stat().st_mode if self.path.exists() else 0
         except OSError as exc:  # a name longer than the file system allows
             raise StoreError(f"cannot open the store {self.path} ({exc.strerror})") from exc
         if is_folder:
@@ -112,7 +111,7 @@ class SQLiteStore(SqlReads, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                 f"{self.path} is a folder, not a SQLite file: a JSONL store? open it as "
                 f"jsonl://{self.path.absolute()}"
             )
-        if special and not _is_device(self.path):
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):  # SQLite's open of a pipe waits forever
             raise StoreError(f"{self.path} is not a file (a named pipe or a socket): give a file")
         try:
             self._conn = sqlite3.connect(
@@ -507,8 +506,3 @@ def _update(conn: sqlite3.Connection, old: Memory, new: Memory, schedule: Schedu
     changes.update(zip(SCHEDULE_COLUMNS, schedule_values(schedule), strict=True))
     sets = ", ".join(f"{name} = ?" for name in changes)
     conn.execute(f"UPDATE memories SET {sets} WHERE id = ?", [*changes.values(), old.id])
-
-
-def _is_device(path: Path) -> bool:
-    """/dev/null and its kind open at once (and are refused as no store, by their contents)."""
-    return stat.S_ISCHR(path.stat().st_mode) or stat.S_ISBLK(path.stat().st_mode)
