@@ -327,6 +327,9 @@ def test_a_cohesive_cluster_left_for_review_says_which_rule_held_it_back(mem: En
         ("The team meeting is on Monday", "The team meeting is on Tuesday", "where another"),
         ("Dark mode is enabled in the editor", "Dark mode is disabled in the editor", "says"),
         ("Tests must pass before merging", "Tests must fail before merging", "where another"),
+        # another tense: both helping verbs are function words, so the two were merged into
+        # one memory contradicting itself (probe)
+        ("Alice is my manager", "Alice was my manager", "'was'"),
         # one sign in place of another: "a" is a function word and signs are not words, so
         # these were merged as one fact (audit)
         ("Take the pill at 8 a.m. every day", "Take the pill at 8 p.m. every day", "'a.m'"),

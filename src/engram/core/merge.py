@@ -7,7 +7,7 @@ order, exactly or near-exactly (the same letters, digits and symbols in the same
 case, spacing or punctuation, but never another number or sign: "1.5" is not "15", "1-2" not
 "12", "-5" not "5", "A+" not "A-", "$500" not "€500", "dana.kim@x.com" not "dana_kim@x.com").
 Memories alike in meaning that still say different things (`disagreement`: "is not", another
-number, the same words in another order, one word or sign in place of another) are no
+number, the same words in another order, one word, sign or tense in place of another) are no
 near-copies: a person decides.
 The rest:
 
@@ -128,6 +128,14 @@ def _in_number(text: str, i: int) -> bool:
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 NEGATIONS = frozenset("not no never nor none nothing nobody nowhere neither cannot without".split())
+# The tense a helping verb gives a statement: "Alice is my manager" and "Alice was my manager"
+# (cohesion 0.935) say different things, but both words are function words, which
+# `_word_swapped` passes over.
+TENSES = {
+    **dict.fromkeys(("is", "am", "are", "has", "have", "does", "do"), "now"),
+    **dict.fromkeys(("was", "were", "had", "did"), "then"),
+    **dict.fromkeys(("will", "shall"), "later"),
+}
 # Prefixes that turn a word into its opposite ("dislikes", "unhappy"), before at least four
 # letters (so that "unit" is not "un" + "it").
 OPPOSITE_PREFIXES = ("dis", "un")
@@ -155,7 +163,23 @@ def disagreement(contents: Sequence[str]) -> str | None:
         return "they hold different numbers"
     if len({tuple(sorted(ws)) for ws in words}) == 1 and len({tuple(ws) for ws in words}) > 1:
         return "they say the same words in another order"
-    return _word_swapped(words) or _sign_swapped(contents)
+    return _tense_swapped(words) or _word_swapped(words) or _sign_swapped(contents)
+
+
+def _tense_swapped(words: Sequence[list[str]]) -> str | None:
+    """Two memories each holding a helping verb of a tense the other lacks ("is" and "was",
+    "has" and "had", "will" and "did"); one that only adds one to the other ("I have lived in
+    Berlin", "I live in Berlin") is no disagreement."""
+    said = [{TENSES[w]: w for w in reversed(ws) if w in TENSES} for ws in words]
+    for i, mine in enumerate(said):
+        for theirs in said[i + 1 :]:
+            only_mine, only_theirs = mine.keys() - theirs.keys(), theirs.keys() - mine.keys()
+            if only_mine and only_theirs:
+                return (
+                    f"one says '{mine[min(only_mine)]}' where another says "
+                    f"'{theirs[min(only_theirs)]}'"
+                )
+    return None
 
 
 def _sign_swapped(contents: Sequence[str]) -> str | None:
