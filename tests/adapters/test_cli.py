@@ -914,6 +914,19 @@ def test_consolidate_lists_previews_applies_and_undoes(db: Path) -> None:
     assert refused.exit_code == 1 and "Error: --cohesion: " in refused.stderr
 
 
+def test_a_named_merge_that_did_not_happen_exits_1(db: Path) -> None:
+    """Thirty tags each: the merged memory would pass the limit of fifty. The preview says
+    it will be skipped; the apply skips it and exits 1 (it exited 0, as if merged)."""
+    tags = {n: [a for i in range(30) for a in ("--tag", f"{n}{i}")] for n in "ab"}
+    a = save(db, "The billing API allows 500 requests per minute per key", *tags["a"])
+    b = save(db, "The billing API allows 500 requests per minute for each key", *tags["b"])
+    preview = ok(run(db, "consolidate", "run", "--memory", a, "--memory", b))
+    assert "merged tags: has 60 entries; the limit is 50" in preview.stdout
+    applied = run(db, "consolidate", "run", "--apply", "--memory", a, "--memory", b)
+    assert applied.exit_code == 1 and "Skipped cluster-" in applied.stdout
+    assert run_json(db, "stats")["total"] == 2
+
+
 def test_saving_a_repeat_says_it_was_merged(db: Path) -> None:
     first = save(db, "Prefers dark mode", "--tag", "ui")
     again = ok(run(db, "save", "prefers dark mode!", "--tag", "editor"))

@@ -425,6 +425,17 @@ def test_a_memory_deleted_while_a_merge_is_written_is_no_error(
     assert mem.get(c.id).status == Status.ACTIVE
 
 
+def test_named_unrelated_memories_are_previewed_as_merged_because_named(mem: Engram) -> None:
+    """The preview of two unrelated memories named together said "keep" without a word, and
+    the apply merged them: the note says the merge happens because they were named."""
+    a, b = mem.save("My dog is named Rex"), mem.save("The Atlas project deploys on Fridays")
+    ((view),) = mem.consolidate(auto_detect=False, memory_ids=[a.id, b.id]).clusters
+    assert view.action == "keep" and view.note is not None
+    assert view.note.startswith("merged because named") and "kept apart" in view.note
+    done = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
+    assert [d.path for d in done.merged] == ["approved"]
+
+
 def test_named_memories_merge_by_their_ids_not_by_a_cluster_id(mem: Engram) -> None:
     """Python and MCP accepted the id of a cluster found among named memories, which the CLI
     and the docs refuse; a string of cluster ids was read one letter at a time."""
@@ -510,6 +521,10 @@ def test_a_merge_past_the_label_limits_is_skipped_not_stored(mem: Engram) -> Non
     save keeps, so the cluster is skipped with the reason and the originals stay."""
     a = mem.save("Kate likes skiing", tags=[f"a{i}" for i in range(30)])
     b = mem.save("Kate enjoys hiking", tags=[f"b{i}" for i in range(30)])
+    # The preview says so too: it promised the merge its apply then refused (probe).
+    preview = mem.consolidate(auto_detect=False, memory_ids=[a.id, b.id])
+    ((view),) = preview.clusters
+    assert "merged tags: has 60 entries; the limit is 50" in preview.skipped[view.id]
     result = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
     assert result.merged == []
     (reason,) = result.skipped.values()

@@ -93,6 +93,10 @@ def run(
             similarity_threshold=threshold,
         )
     output(state, result, lambda c: render_run(c, result))
+    if apply_ and (memory_ids or cluster_ids) and result.skipped:
+        # A merge asked for by name that did not happen is a failure for a script to see;
+        # clusters found here and left for review are the rules at work.
+        raise SystemExit(1)
 
 
 @consolidate.command("undo")
@@ -277,6 +281,9 @@ def render_run(out: Console, result: ConsolidateResult) -> None:
     out.print(_table(f"{result.mode}: {counted(len(result.clusters), 'cluster')}", result.clusters))
     for done in result.merged:
         say(out, f"Merged {counted(len(done.archived_ids), 'memory')} into {done.merged.id}")
+    for cluster in result.clusters:
+        if cluster.note and cluster.id not in result.skipped:
+            say(out, f"{cluster.id}: {cluster.note}")
     for cluster, why in result.skipped.items():
         say(out, f"Skipped {cluster}: {why}")
     if result.mode == "preview":

@@ -366,6 +366,15 @@ class ConsolidationService:
                     skipped[view.id] = str(exc)  # NotFound: a member deleted meanwhile
                 except BusyError:
                     skipped[view.id] = "another client is merging in this store now: look again"
+        else:
+            for view in chosen:
+                # A preview says what an apply would refuse: the union of the members' tags
+                # past its limit was a "merge" in the preview and a skip when applied.
+                if view.id not in skipped and view.merged_preview is not None:
+                    try:
+                        self._stored_form(view, view.merged_preview, merged_content)
+                    except ValidationError as exc:
+                        skipped[view.id] = str(exc)
         if merged_content is not None:  # the preview shows the text that would be saved
             chosen = [_with_text(view, merged_content) for view in chosen]
         return ConsolidateResult(
@@ -403,18 +412,24 @@ class ConsolidationService:
         settings = self.ctx.settings
         ordered = sorted(members)
         ident = cluster_id(ordered, {m.id: version(m) for m in members.values()})
+        review_at = settings.cluster_review_cohesion
+        action = action_for(value, settings.cluster_merge_cohesion, review_at, weakest)
+        # The action says what the rules would do with them; named, they are merged all the
+        # same, and a preview of unrelated memories said "keep" with no word of it (probe).
+        note = (
+            f"merged because named: by the rules they would be kept apart (cohesion "
+            f"{value:.2f}, below the review band's {review_at:.2f})"
+            if action == "keep"
+            else None
+        )
         return [
             ClusterView(
                 id=ident,
                 member_ids=ordered,
                 cohesion=round(value, 6),
-                action=action_for(
-                    value,
-                    settings.cluster_merge_cohesion,
-                    settings.cluster_review_cohesion,
-                    weakest,
-                ),
+                action=action,
                 merged_preview=merge(list(members.values()), value, new_id=merged_id(ident)),
+                note=note,
             )
         ]
 
@@ -437,18 +452,7 @@ class ConsolidationService:
         if now_id != view.id:
             raise ConflictError(f"cluster {view.id}: a member changed since the cluster was found")
         merged = merge(list(originals.values()), view.cohesion, new_id=merged_id(view.id))
-        merged = merged.model_copy(
-            update={
-                "content": check.content(content or merged.content, "merged content"),
-                # The union of the originals' labels may pass a limit none of them did: the
-                # cluster is then skipped with the reason, never stored beyond the limit.
-                "tags": check.tags(merged.tags, "merged tags"),
-                "entities": check.entities(merged.entities, "merged entities"),
-                "status": Status.ARCHIVED,
-            }
-        )
-        # Checked as it will be once applied, mark included: a backup must restore it.
-        check.meta({**merged.meta, MARK: self._applied_mark(view, merged)}, "merged meta")
+        merged = self._stored_form(view, merged, content)
         merged = merged.model_copy(
             update={"meta": {**merged.meta, MARK: {"cluster": view.id, "state": "pending"}}}
         )
@@ -506,6 +510,23 @@ class ConsolidationService:
             return self.ctx.scheduled(m.model_copy(update={"status": Status.ARCHIVED}))
 
         return carried, self.ctx.store.modify([*originals, merged.id], swap)
+
+    def _stored_form(self, view: ClusterView, merged: Memory, content: str | None) -> Memory:
+        """The merged memory as it would be stored (archived until the swap), its limits
+        checked: ValidationError names the one it passes."""
+        merged = merged.model_copy(
+            update={
+                "content": check.content(content or merged.content, "merged content"),
+                # The union of the originals' labels may pass a limit none of them did: the
+                # cluster is then skipped with the reason, never stored beyond the limit.
+                "tags": check.tags(merged.tags, "merged tags"),
+                "entities": check.entities(merged.entities, "merged entities"),
+                "status": Status.ARCHIVED,
+            }
+        )
+        # Checked as it will be once applied, mark included: a backup must restore it.
+        check.meta({**merged.meta, MARK: self._applied_mark(view, merged)}, "merged meta")
+        return merged
 
     @staticmethod
     def _applied_mark(view: ClusterView, merged: Memory) -> dict[str, Any]:
