@@ -281,9 +281,9 @@ def render_run(out: Console, result: ConsolidateResult) -> None:
     out.print(_table(f"{result.mode}: {counted(len(result.clusters), 'cluster')}", result.clusters))
     for done in result.merged:
         say(out, f"Merged {counted(len(done.archived_ids), 'memory')} into {done.merged.id}")
-    for cluster in result.clusters:
-        if cluster.note and cluster.id not in result.skipped:
-            say(out, f"{cluster.id}: {cluster.note}")
+    for view in result.clusters:
+        if view.note and view.id not in result.skipped:
+            say(out, f"{view.id}: {view.note}")
     for cluster, why in result.skipped.items():
         say(out, f"Skipped {cluster}: {why}")
     if result.mode == "preview":
