@@ -628,6 +628,10 @@ def test_undo_refuses_to_drop_uses_made_of_the_merged_memory(mem: Engram) -> Non
         mem.undo_consolidation(m)
     assert mem.get(m).status == Status.ACTIVE
     mem.undo_consolidation(m, force=True)
+    merged = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id]).merged[0]
+    mem.touch(merged.merged.id)
+    with pytest.raises(ValidationError, match=r"was used once after the merge"):  # "1 times"
+        mem.undo_consolidation(merged.merged.id)
 
 
 def test_undo_refuses_when_an_original_was_deleted_since(mem: Engram) -> None:

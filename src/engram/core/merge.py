@@ -410,7 +410,8 @@ def undo_refusal(
         if made:
             lost.append(f"related to {counted(len(made), 'more memory')}")
     if merged.use_count > mark.get("uses", merged.use_count):  # the originals never had them
-        lost.append(f"used {merged.use_count - mark['uses']} times")
+        uses = merged.use_count - mark["uses"]
+        lost.append("used once" if uses == 1 else f"used {uses:,} times")
     if not lost:
         return None
     return (
