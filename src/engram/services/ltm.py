@@ -15,7 +15,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engram.config import Settings
@@ -29,6 +29,7 @@ from engram.services.results import Result
 from engram.services.vault_watch import VaultWatcher
 from engram.storage.protocol import Capability, Filter
 from engram.vault.index import (
+    FileEntry,
     UnreadableNote,
     parse_note,
     read_file,
@@ -224,17 +225,16 @@ class LtmService:
         files = self.vault.files()
         known = self.ctx.store.ltm_states()
         on_disk = {e.path: e for e in scan(files.root)}
-        changed = sum(
-            1
-            for path, e in on_disk.items()
-            if path not in known or (known[path].mtime_ns, known[path].size) != (e.mtime_ns, e.size)
-        )
+        changed = len(_changed_since_indexed(known, on_disk))
         promoted = self.ctx.store.browse(Filter(statuses=(Status.PROMOTED,)), MAX_PROMOTED)
+        # A note renamed since the last index run is the memory's still (the next run records
+        # the move): it was reported gone, "promote it again" (probe).
         orphaned = [
             m.id
             for m in self.ctx.store.get_many([s.id for s in promoted])
             if m.promoted_to
             and (m.promoted_to not in on_disk or not note_of(files, m.promoted_to, m.id))
+            and self._moved_note(files, m.id, on_disk) is None
         ]
         return VaultStatus(
             vault=str(files.root),
@@ -473,6 +473,16 @@ class LtmService:
             )
         return self.show(self.note_path(memory) or memory.promoted_to)
 
+    def _moved_note(
+        self, files: VaultFiles, memory_id: str, on_disk: Mapping[str, FileEntry]
+    ) -> str | None:
+        """The memory's note found without indexing (which records moves, so changes the
+        store): among the notes indexed as naming it and those new or changed since."""
+        known = self.ctx.store.ltm_states()
+        claimed = self.ctx.store.ltm_claims().get(memory_id, [])
+        changed = _changed_since_indexed(known, on_disk)
+        return next((p for p in [*claimed, *changed] if note_of(files, p, memory_id)), None)
+
     def note_path(self, memory: Memory, *, follow: bool = True) -> str | None:
         """Where a promoted memory's note is now, or None if it is gone. A note renamed or
         moved since the last index run is found by one (it follows moves by `engram_id`):
@@ -487,19 +497,21 @@ class LtmService:
         if memory.promoted_to is None or not self.live:
             return None
         if not follow:
-            known = self.ctx.store.ltm_states()
-            claimed = self.ctx.store.ltm_claims().get(memory.id, [])
-            changed = [
-                e.path
-                for e in scan(files.root)
-                if e.path not in known
-                or (known[e.path].mtime_ns, known[e.path].size) != (e.mtime_ns, e.size)
-            ]
-            return next((p for p in [*claimed, *changed] if note_of(files, p, memory.id)), None)
+            return self._moved_note(files, memory.id, {e.path: e for e in scan(files.root)})
         self.index()
         found = self.ctx.store.get_many([memory.id])
         now = found[0].promoted_to if found else None
         return now if note_of(files, now, memory.id) else None
+
+
+def _changed_since_indexed(
+    known: Mapping[str, NoteState], on_disk: Mapping[str, FileEntry]
+) -> list[str]:
+    return [
+        path
+        for path, e in on_disk.items()
+        if path not in known or (known[path].mtime_ns, known[path].size) != (e.mtime_ns, e.size)
+    ]
 
 
 def note_of(files: VaultFiles, path: str | None, memory_id: str) -> bool:
