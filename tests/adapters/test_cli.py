@@ -318,7 +318,8 @@ def test_touch_and_observe_reinforce(db: Path) -> None:
 
 def test_delete_and_archive(db: Path) -> None:
     gone, kept, archived = (save(db, f"memory {i}") for i in range(3))
-    assert run_json(db, "delete", gone) == {"action": "deleted", "count": 1, "memory_ids": [gone]}
+    deleted = run_json(db, "delete", gone)
+    assert deleted == {"action": "deleted", "count": 1, "memory_ids": [gone], "left_behind": []}
     assert "Archived 1 memory" in ok(run(db, "delete", "--archive", archived)).stdout
     with Engram.open(str(db)) as engram:
         assert [m.id for m in engram.get_many([gone, kept, archived])] == [kept, archived]
@@ -330,7 +331,12 @@ def test_unarchive_brings_a_memory_back_into_search(db: Path) -> None:
     ok(run(db, "delete", "--archive", memory_id))
     assert run_json(db, "search", "standup")["count"] == 0
     back = run_json(db, "unarchive", memory_id[:8])
-    assert back == {"action": "unarchived", "count": 1, "memory_ids": [memory_id]}
+    assert back == {
+        "action": "unarchived",
+        "count": 1,
+        "memory_ids": [memory_id],
+        "left_behind": [],
+    }
     assert run_json(db, "search", "standup")["hits"][0]["memory"]["id"] == memory_id
 
 
@@ -346,7 +352,7 @@ def test_archive_with_an_unknown_id_changes_nothing(db: Path) -> None:
 def test_delete_skips_unknown_ids_and_lists_what_it_deleted(db: Path) -> None:
     memory_id = save(db, "delete me")
     result = run_json(db, "delete", memory_id, "missing-id")
-    assert result == {"action": "deleted", "count": 1, "memory_ids": [memory_id]}
+    assert result == {"action": "deleted", "count": 1, "memory_ids": [memory_id], "left_behind": []}
     # Nothing to delete said "Deleted 0 memories: " and stopped mid-sentence.
     none = ok(run(db, "delete", memory_id, "missing-id")).stdout
     assert "Deleted 0 memories (no memory has the ids " in none and "missing-id)" in none

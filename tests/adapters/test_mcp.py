@@ -588,7 +588,12 @@ async def test_delete_with_archive_keeps_the_memory_archived(server: Server) -> 
     kept = await server.save(f"{word} old plan")
     before = await server.stats()
     archived = await server.call("delete_memory", {"memory_ids": [kept["id"]], "archive": True})
-    assert archived == {"action": "archived", "count": 1, "memory_ids": [kept["id"]]}
+    assert archived == {
+        "action": "archived",
+        "count": 1,
+        "memory_ids": [kept["id"]],
+        "left_behind": [],
+    }
     opened = await server.call("open_memories", {"memory_ids": [kept["id"]]})
     assert opened["memories"][0]["status"] == "archived"
     hidden = await server.call("search_memory", {"query": word})

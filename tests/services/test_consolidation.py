@@ -634,6 +634,18 @@ def test_undo_refuses_to_drop_uses_made_of_the_merged_memory(mem: Engram) -> Non
         mem.undo_consolidation(merged.merged.id)
 
 
+def test_deleting_a_merged_memory_says_its_originals_stay_archived(mem: Engram) -> None:
+    """Deleted, the merged memory took its undo with it and the originals stayed archived,
+    out of search, without a word (probe): the deletion says so, and how to get them back."""
+    a, b = mem.save("Kate likes skiing"), mem.save("Kate enjoys hiking")
+    m = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0].merged.id
+    done = mem.app.memories.remove([m])
+    ((line),) = done.left_behind
+    assert line.startswith(f"{m}: the 2 memories it was merged from stay archived")
+    assert "unarchive" in line and a.id in line and b.id in line
+    assert mem.app.memories.remove([a.id]).left_behind == []  # an original: nothing left
+
+
 def test_undo_refuses_when_an_original_was_deleted_since(mem: Engram) -> None:
     """An original deleted after the merge took its consolidated_from relation with it: undo
     restored the others and deleted the merged memory, the only copy of what it said."""

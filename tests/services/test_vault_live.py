@@ -181,6 +181,16 @@ def test_a_note_edited_in_the_vault_and_in_engram_keeps_both_versions(
     assert mem.app.ltm.status().conflicts == []
 
 
+def test_deleting_a_promoted_memory_says_its_note_stays(ltm: tuple[Engram, Path]) -> None:
+    mem, vault = ltm
+    memory = used(mem, "Prefers aisle seats on short flights")
+    (item,) = mem.promote(memory.id).items
+    assert item.path is not None
+    done = mem.app.memories.remove([memory.id])
+    assert done.left_behind == [f"{memory.id}: its note {item.path} stays in the vault"]
+    assert (vault / item.path).exists()  # the user's file: never deleted by Engram
+
+
 def test_a_renamed_note_takes_its_memorys_pointer_along(ltm: tuple[Engram, Path]) -> None:
     mem, vault = ltm
     memory = used(mem, "Prefers window seats on long flights")

@@ -325,7 +325,7 @@ def delete(state: State, ids: tuple[str, ...], archive: bool) -> None:
         done += ": " + ", ".join(result.memory_ids)
     else:  # every id unknown: skipped, as documented
         done += f" (no memory has the id{'s' if len(ids) > 1 else ''} {', '.join(ids)})"
-    output(state, result, lambda c: say(c, done))
+    output(state, result, lambda c: say(c, "\n".join([done, *result.left_behind])))
 
 
 @click.command()

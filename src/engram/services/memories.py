@@ -11,11 +11,12 @@ from typing import Any
 
 from engram.core import reinforce
 from engram.core.keeping import says_a_change
-from engram.core.merge import MARK, statement_key
+from engram.core.merge import MARK, merge_originals, statement_key
 from engram.core.models import MAX_SEQ, MAX_STRENGTH, Memory, Schedule, Status, new_id
 from engram.core.scoring import memory_score, review_priority, score
 from engram.core.text import leading_phrase
 from engram.core.timeutil import to_epoch
+from engram.core.wording import counted
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -491,8 +492,34 @@ class MemoryService:
         if archive:
             ids = [m.id for m in self.archive(memory_ids)]
             return DeleteResult(action="archived", count=len(ids), memory_ids=ids)
-        deleted = self.delete(memory_ids)
-        return DeleteResult(action="deleted", count=len(deleted), memory_ids=deleted)
+        ids = check.memory_ids(memory_ids)
+        left = self._left_behind(self.ctx.store.get_many(ids))
+        deleted = self.delete(ids)
+        return DeleteResult(
+            action="deleted",
+            count=len(deleted),
+            memory_ids=deleted,
+            left_behind=[line for ident in deleted for line in left.get(ident, [])],
+        )
+
+    def _left_behind(self, memories: Sequence[Memory]) -> dict[str, list[str]]:
+        """What deleting each memory leaves: its note in the vault (deleting a promoted memory
+        said nothing of it), the originals a merge archived (a merged memory deleted, they
+        stayed archived out of search, and its undo was gone)."""
+        merged = [m.id for m in memories if MARK in m.meta]
+        relations = self.ctx.store.relations(merged) if merged else []
+        out: dict[str, list[str]] = {}
+        for m in memories:
+            lines = out.setdefault(m.id, [])
+            if m.status == Status.PROMOTED and m.promoted_to:
+                lines.append(f"{m.id}: its note {m.promoted_to} stays in the vault")
+            originals = merge_originals(m, relations) if m.id in merged else []
+            if originals:
+                lines.append(
+                    f"{m.id}: the {counted(len(originals), 'memory')} it was merged from "
+                    f"stay archived (unarchive to bring them back): {', '.join(originals)}"
+                )
+        return out
 
     # -- reinforcement ------------------------------------------------------------------------
 

@@ -293,6 +293,9 @@ class DeleteResult(Result):
     action: Literal["deleted", "archived", "unarchived"]
     count: int
     memory_ids: list[str]
+    # What a deletion leaves behind that the user may want gone too, or back: a promoted
+    # memory's vault note, the archived originals of a merged memory.
+    left_behind: list[str] = []
 
 
 class ObserveUsageResult(Result):
