@@ -461,6 +461,20 @@ def test_unrelate_removes_one_relation(db: Path) -> None:
     assert again.stderr.strip() == f"Error: relation not found: {relation['id']}"
 
 
+def test_relating_again_with_another_strength_says_it_was_not_applied(db: Path) -> None:
+    a, b = save(db, "cause"), save(db, "effect")
+    first = run_json(db, "relate", a, b, "--type", "supports")
+    out = " ".join(
+        ok(run(db, "relate", a, b, "--type", "supports", "--strength", "0.3")).stdout.split()
+    )
+    assert "(strength 1, relation" in out and "the strength 0.3 given was not applied" in out
+    assert f"engram unrelate {first['id']}" in out
+    c = save(db, "side effect")
+    run_json(db, "relate", a, c, "--strength", "0.3")
+    same = " ".join(ok(run(db, "relate", a, c)).stdout.split())
+    assert "(strength 0.3," in same and "not applied" not in same  # no strength was asked
+
+
 def test_stats(db: Path) -> None:
     save(db, "one")
     ok(run(db, "delete", "--archive", save(db, "two")))

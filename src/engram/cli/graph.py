@@ -84,13 +84,14 @@ def relate(state: State, from_id: str, to_id: str, relation_type: str, strength:
         relation = app.graph.create_relation(
             resolve(app, from_id, "from_id"), resolve(app, to_id, "to_id"), relation_type, strength
         )
-    output(
-        state,
-        relation,
-        lambda c: say(
-            c, f"{edge(relation)} (strength {relation.strength:g}, relation {relation.id})"
-        ),
-    )
+    line = f"{edge(relation)} (strength {relation.strength:g}, relation {relation.id})"
+    if given("strength") and relation.strength != strength:
+        # The link existed: its strength stays, and the one typed was dropped without a word.
+        line += (
+            f"\nThey were related already: the strength {strength:g} given was not applied; "
+            f"to change it, `engram unrelate {relation.id}` and relate them again"
+        )
+    output(state, relation, lambda c: say(c, line))
 
 
 @click.command()
