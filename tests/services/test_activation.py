@@ -58,6 +58,11 @@ def test_a_confirmation_names_the_recent_memory_it_confirms(mem: Engram) -> None
     assert (found.intent, found.touch) == ("reinforce", [ts.id])
     vague = mem.analyze_message("Yes, that's right.", [porto.id, ts.id])
     assert vague.touch == [porto.id, ts.id]  # names nothing: every recent one
+    # Thanks name nothing either, before or after: one was no confirmation, the other touched
+    # nothing (probe).
+    for polite in ("Thanks, that's right!", "That's right, thanks", "Perfect, exactly."):
+        thanked = mem.analyze_message(polite, [porto.id, ts.id])
+        assert (thanked.intent, thanked.touch) == ("reinforce", [porto.id, ts.id]), polite
 
 
 def test_analyze_for_recall_gives_the_query_to_run(mem: Engram) -> None:

@@ -231,7 +231,12 @@ RULES: tuple[Rule, ...] = (
         0.85,
     ),
     _rule(
-        "reinforce", r"^\W*(?:that'?s (?:right|correct)|correct|confirmed|exactly)\b[,.!:—-]", 0.85
+        "reinforce",
+        # after thanks too: "Thanks, that's right!" was no confirmation, "That's right,
+        # thanks" was (probe)
+        r"^\W*(?:(?:thanks|thank you|ok|okay|great|perfect)\b[,.!\s]+)?"
+        r"(?:that'?s (?:right|correct)|correct|confirmed|exactly)\b(?:[,.!:—-]|\s*$)",
+        0.85,
     ),
     # not "still waiting / thinking / working on it": that is news, not a confirmation
     _rule(

@@ -19,9 +19,12 @@ from engram.services.enrichment import names_in
 from engram.services.results import MessageAnalysis, RecallAnalysis
 
 # Words of a confirmation that say nothing about which memory it confirms.
+# Words of a confirmation that name no memory: courtesy too ("That's right, thanks" touched
+# nothing, as if "thanks" named what was confirmed; probe).
 _CONFIRMING = frozenset(
     """yes yep yup yeah still correct right exactly indeed confirmed true valid accurate same
-    case holds nothing changed hasn't before that's it is as""".split()
+    case holds nothing changed hasn't before that's it is as thanks thank thx ok okay great
+    perfect cool good""".split()
 )
 
 
