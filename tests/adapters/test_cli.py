@@ -92,6 +92,26 @@ def test_save_says_which_memory_it_nearly_repeats_and_why_its_strength(db: Path)
     assert "strength 1.3: important ('Important', +0.3)" in said
 
 
+def test_save_json_says_what_the_save_did(db: Path) -> None:
+    """The JSON held the memory alone: a script could not tell a repeat merged into a stored
+    memory from a new one (probe)."""
+    first = run_json(db, "save", "Lunch with Sam at Noma on Tuesday")
+    assert (first["action"], first["duplicate_of"], first["similar"]) == ("saved", None, [])
+    assert first["enrichment"]["entities"] == ["Sam", "Noma"]
+    again = run_json(db, "save", "lunch with Sam at Noma on Tuesday!")
+    assert again["id"] == first["id"] and again["content"] == first["content"]
+    assert (again["action"], again["duplicate_of"]) == ("merged", first["id"])
+    near = run(
+        db,
+        "--json",
+        "save",
+        "Having lunch with Sam at Noma this Tuesday",
+        ENGRAM_SAVE_SIMILAR_THRESHOLD="0.5",
+    )
+    (similar,) = json.loads(ok(near).stdout)["similar"]
+    assert similar["id"] == first["id"] and similar["similarity"] > 0.5
+
+
 def test_save_then_search_finds_it_as_table_and_json(db: Path) -> None:
     result = ok(run(db, "save", "Prefers dark mode in every editor", "--tag", "ui"))
     assert result.stdout.startswith("Saved ")

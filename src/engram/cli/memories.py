@@ -42,6 +42,7 @@ from engram.services.results import (
     DeleteResult,
     ObserveResult,
     ObserveUsageResult,
+    SavedMemory,
     SearchHit,
     SearchResult,
     TouchResult,
@@ -138,7 +139,7 @@ def save(
         for note in notes:
             console.print(plain(note))
 
-    output(state, memory, show)
+    output(state, SavedMemory.of(result), show)
 
 
 @click.command()

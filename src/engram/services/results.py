@@ -89,6 +89,26 @@ class SaveResult(Result):
     similar: list[SimilarMemory] = []
 
 
+class SavedMemory(Memory):
+    """A save as one flat record (the CLI's JSON): the memory's fields, which scripts read
+    (`id`), and what the save did beside them — a merge into a repeat was not visible there."""
+
+    action: Literal["saved", "merged", "reinforced"]
+    duplicate_of: str | None = None
+    enrichment: Enrichment | None = None
+    similar: list[SimilarMemory] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, result: SaveResult) -> SavedMemory:
+        return cls.model_construct(
+            **dict(result.memory),
+            action=result.action,
+            duplicate_of=result.duplicate_of,
+            enrichment=result.enrichment,
+            similar=result.similar,
+        )
+
+
 class TouchResult(Result):
     memory: Memory
     old_score: float
