@@ -10,6 +10,7 @@ import pytest
 from tests.ltm_support import FAST, open_with_vault, used, write_note
 
 from engram import ConfigError, Engram, FixedClock, NotFoundError, ValidationError
+from engram.config import config_dir
 
 
 @pytest.fixture
@@ -106,12 +107,18 @@ def test_list_show_and_open_read_the_vault(ltm: tuple[Engram, Path]) -> None:
         mem.app.ltm.show("../outside.md")
 
 
-def test_indexing_without_a_vault_explains_the_setting(tmp_path: Path) -> None:
+def test_indexing_without_a_vault_explains_the_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It names this machine's settings file: it said ~/.config/engram/.env wherever that was
+    (XDG_CONFIG_HOME elsewhere; probe)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "conf"))
     with (
         Engram.open(str(tmp_path / "x.db"), **FAST) as mem,
-        pytest.raises(ConfigError, match="ENGRAM_VAULT_PATH"),
+        pytest.raises(ConfigError, match="ENGRAM_VAULT_PATH") as refused,
     ):
         mem.index_ltm()
+    assert f"in {config_dir() / '.env'};" in str(refused.value)  # under XDG_CONFIG_HOME: Linux
 
 
 def test_progress_is_reported_per_file(ltm: tuple[Engram, Path]) -> None:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from engram.config import Settings
+from engram.config import Settings, config_dir
 from engram.core.models import Memory, Schedule, Status
 from engram.core.notes import Note, NoteState, NoteText
 from engram.errors import ConfigError, NotFoundError, ValidationError
@@ -52,11 +52,17 @@ EMBED_CHARS = 600
 
 Progress = Callable[[int, int], None]  # (files done, files in the vault)
 
-NO_VAULT = (
-    "no vault configured: set ENGRAM_VAULT_PATH to your Obsidian vault folder (for example "
-    "`export ENGRAM_VAULT_PATH=~/Documents/Obsidian/MyVault`, or a line in ~/.config/engram/.env), "
-    "or open with Engram.open(..., vault_path=...)"
-)
+NO_VAULT = "no vault configured"
+
+
+def no_vault() -> str:
+    """How to configure one, naming this machine's settings file (it said ~/.config/engram/.env
+    wherever XDG_CONFIG_HOME or the platform put it)."""
+    return (
+        f"{NO_VAULT}: set ENGRAM_VAULT_PATH to your Obsidian vault folder (for example "
+        "`export ENGRAM_VAULT_PATH=~/Documents/Obsidian/MyVault`, or that line without "
+        f"`export` in {config_dir() / '.env'}; in Python, Engram.open(..., vault_path=...))"
+    )
 
 
 class NoteProblem(Result):
@@ -149,7 +155,7 @@ class VaultAccess:
         created a stand-in vault folder where the drive would mount again."""
         if self._files is None:
             if self.settings.vault_path is None:
-                raise ConfigError(NO_VAULT)
+                raise ConfigError(no_vault())
             self._files = VaultFiles(self.settings.vault_path)
         elif not self._files.root.is_dir():
             raise ConfigError(
