@@ -375,7 +375,10 @@ def describe_errors(exc: ValidationError, source: Callable[[str], str] = lambda 
     for err in exc.errors():
         name = ".".join(str(p) for p in err["loc"])
         if name in Settings.model_fields:
-            lines.append(f"invalid setting {ENV_PREFIX}{name.upper()}{source(name)}: {err['msg']}")
+            # pydantic's "String should have at least 1 character" for an empty one
+            empty = err["type"] == "string_too_short" and err.get("ctx", {}).get("min_length") == 1
+            said = "must not be empty" if empty else err["msg"]
+            lines.append(f"invalid setting {ENV_PREFIX}{name.upper()}{source(name)}: {said}")
         else:  # a rule between settings: name them as the user sets them
             message = _SETTING_NAME.sub(
                 lambda m: ENV_PREFIX + m.group().upper(), err["msg"].removeprefix("Value error, ")
