@@ -377,7 +377,7 @@ def test_a_store_location_typed_as_an_option_is_named_as_typed(tmp_path: Path) -
         assert "ENGRAM_STORAGE_PATH" not in message
     assert not (tmp_path / "t.db").exists()
     # in words, not pydantic's "String should have at least 1 character" (probe)
-    assert error_of(None, "--store", "", "stats") == "Error: --store: must not be empty"
+    assert error_of(None, "--store", "", "stats").strip() == "Error: --store: must not be empty"
 
 
 def test_every_command_names_a_refused_field_as_its_command_line_spells_it(
