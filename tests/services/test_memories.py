@@ -494,6 +494,14 @@ def test_a_negative_zero_strength_is_zero(mem: Engram) -> None:
         assert value == 0.0 and math.copysign(1.0, value) == 1.0
 
 
+def test_content_that_is_not_text_is_named_by_its_type(mem: Engram) -> None:
+    """save(123) was told the content "must be non-blank text" (probe)."""
+    for wrong, kind in ((123, "int"), (None, "NoneType"), (b"bytes", "bytes")):
+        with pytest.raises(ValidationError, match=f"content: must be text, not {kind}$"):
+            mem.save(wrong)  # type: ignore[arg-type]
+    assert mem.stats().total == 0
+
+
 @pytest.mark.parametrize("invisible", ["\u200b\u200b\u2060", "\u00a0\u3000", "\ufeff \u200d"])
 def test_content_of_invisible_characters_is_blank(mem: Engram, invisible: str) -> None:
     """Zero-width spaces and joiners (format characters, which `strip` keeps) were saved as

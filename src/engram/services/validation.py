@@ -64,7 +64,9 @@ def blank(value: str) -> bool:
 
 
 def content(value: str, field: str = "content") -> str:
-    if not isinstance(value, str) or blank(value):
+    if not isinstance(value, str):  # save(123) was told it "must be non-blank text"
+        raise ValidationError(field, f"must be text, not {type(value).__name__}")
+    if blank(value):
         raise ValidationError(field, "must be non-blank text")
     if len(value) > MAX_CONTENT:
         raise ValidationError(field, f"is {len(value):,} characters; the limit is {MAX_CONTENT:,}")
