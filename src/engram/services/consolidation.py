@@ -344,9 +344,11 @@ class ConsolidationService:
                 # The cluster stays for a person (or an assistant) to approve; a preview says
                 # so too, so that it shows what an apply would do.
                 why = view.note or f"review band (cohesion {view.cohesion:.2f})"
+                # In words every adapter can stand behind: the CLI's options are not the
+                # tool's parameters ("(cluster_ids)" was shown to a CLI user; probe).
                 skipped[view.id] = (
-                    f"{why}: left for a person to approve by cluster id (cluster_ids) or to "
-                    "merge by memory ids"
+                    f"{why}: left for a person to approve by naming the cluster, or its "
+                    "memories, to merge"
                 )
         if mode == "apply":
             for view in chosen:
