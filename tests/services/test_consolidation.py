@@ -13,7 +13,8 @@ import pytest
 from engram import Draft, Engram, FixedClock
 from engram.core.models import Memory, Relation, Status
 from engram.errors import ConfigError, NotFoundError, ValidationError
-from engram.services.consolidation import ConflictError, ConsolidationService
+from engram.services.consolidation import ConflictError
+from engram.services.merge_apply import MergeWriter
 
 GROUPS = (
     ("Prefers tea over coffee", "prefers tea over coffee!", "Prefers tea over coffee."),
@@ -373,15 +374,15 @@ def test_a_touch_while_a_merge_is_written_counts_in_the_merged_memory(
     """The merged memory added up the originals' uses as first read: a touch by another
     client before the swap stayed on the archived original (8 touches, 4 counted)."""
     a, b = mem.save("Kate likes skiing"), mem.save("Kate enjoys skiing")
-    carry = ConsolidationService._relations
+    carry = MergeWriter._relations
 
-    def touched_meanwhile(self: ConsolidationService, *args: Any) -> int:
+    def touched_meanwhile(self: MergeWriter, *args: Any) -> int:
         with Engram.open(store_url, clock=clock) as other:  # another client, at this moment
             other.touch(a.id)
             other.touch(b.id)
         return carry(self, *args)
 
-    monkeypatch.setattr(ConsolidationService, "_relations", touched_meanwhile)
+    monkeypatch.setattr(MergeWriter, "_relations", touched_meanwhile)
     merged = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0].merged
     assert merged.use_count == 2 == sum(m.use_count for m in mem.get_many([a.id, b.id]))
     # Those uses were the originals', which keep them: no use of the merged memory is lost by
@@ -412,14 +413,14 @@ def test_a_memory_deleted_while_a_merge_is_written_is_no_error(
     assert done.relations_carried == 1
     monkeypatch.undo()
     c, d = mem.save("Tom likes chess"), mem.save("Tom enjoys chess")
-    carry = ConsolidationService._relations
+    carry = MergeWriter._relations
 
-    def member_deleted(self: ConsolidationService, *args: Any) -> int:
+    def member_deleted(self: MergeWriter, *args: Any) -> int:
         with Engram.open(store_url, clock=clock) as other:
             other.delete([d.id])
         return carry(self, *args)
 
-    monkeypatch.setattr(ConsolidationService, "_relations", member_deleted)
+    monkeypatch.setattr(MergeWriter, "_relations", member_deleted)
     refused = mem.consolidate(mode="apply", memory_ids=[c.id, d.id])
     assert refused.merged == [] and "not found" in next(iter(refused.skipped.values()))
     assert mem.get(c.id).status == Status.ACTIVE
