@@ -149,6 +149,16 @@ def test_a_real_ctrl_c_while_sqlite_runs_our_function_stays_an_interrupt(tmp_pat
     frames starts: the wrapper's, before its `try`, so it was never noted, and an import said
     "the store failed" (audit). Here SIGINT comes from another thread during a statement that
     calls the store's own tag function a billion times."""
+    # Python's own handler, whatever pytest was started with: a shell's background job
+    # ignores SIGINT, and the statement then ran its billion calls (the test hung).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _interrupt_our_function(tmp_path)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupt_our_function(tmp_path: Path) -> None:
     with Engram.open(str(tmp_path / "s.db"), embedding_model="none") as mem:
         conn = mem.app.context.store._conn
         statement = (
