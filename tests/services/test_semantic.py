@@ -44,6 +44,18 @@ def test_finds_a_paraphrase_that_shares_no_word(mem: Engram) -> None:
     assert hit.why.text == 0.0 and hit.why.semantic is not None and hit.why.semantic > 0.5
 
 
+def test_a_rare_word_finds_no_short_memory_by_chance_but_a_kin_word_does(mem: Engram) -> None:
+    """Two texts of a word or two stand closer by chance than the reference sentences show:
+    "emptyimp" was the first hit, at rank 1.0, for "pangolin", "ocelot" and "quokka" (probe)."""
+    junk = mem.save("emptyimp").id
+    cat, puppy = mem.save("My cat"), mem.save("puppy")
+    mem.save("The standup is at 9:30")
+    for rare in ("pangolin", "ocelot", "quokka", "arabic greeting"):  # z 2.7-3.1 with it
+        assert junk not in {h.memory.id for h in mem.search(rare)}, rare
+    assert mem.search("kitten")[0].memory.id == cat.id  # kin words, a word or two each
+    assert mem.search("dog")[0].memory.id == puppy.id
+
+
 def test_meaning_is_reported_only_where_it_made_the_match(store_url: str) -> None:
     """`why.semantic` carried the cosine of every vector neighbour, "meaning 0.11" on a match by
     one common word; and with all weight on meaning (a documented limit) such a word match was

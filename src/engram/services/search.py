@@ -37,7 +37,7 @@ from engram.core.ranking import (
     spread,
 )
 from engram.core.scoring import review_priority
-from engram.core.text import query_terms, statements
+from engram.core.text import query_terms, statements, words
 from engram.core.timeutil import DAY
 from engram.embeddings.background import background_vectors
 from engram.errors import ValidationError
@@ -82,6 +82,13 @@ SENTENCE_MIN_WORDS = 5
 SENTENCE_PROBE_SHRINK = 0.5
 # The most text matches a `min_score` search looks through for memories passing its floor.
 FLOOR_POOL = 3_200
+# Two texts of a word or two ("pangolin" and "emptyimp", "zebra" and "x") are further alike by
+# chance than the reference sentences show (z 2.7-3.3), and such a memory was listed first for
+# any rare word: between them a match by meaning alone needs z ≥ SHORT_PAIR_MIN_Z on the
+# query's side (kin words stand at 4.2-11.7: "allergy" and "peanuts", "dog" and "puppy";
+# docs/search.md).
+SHORT_TEXT_WORDS = 2
+SHORT_PAIR_MIN_Z = 3.5
 
 
 class Neighbours(NamedTuple):
@@ -236,6 +243,7 @@ class SearchService:
         )
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
         near = by_vector.result() if by_vector is not None else NO_NEIGHBOURS
+        near = self._without_short_pairs(near, text, {s.id for s in lexical})
         semantic, z_scores = self._standing_alone(near, {s.id for s in lexical}, seen)
         calibration = near.calibration
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
@@ -437,6 +445,23 @@ class SearchService:
                 if score > z.get(stub.id, -np.inf):
                     z[stub.id], found[stub.id] = score, stub  # its cosine: with that probe
         return Neighbours(found, calibration, z, probes)
+
+    def _without_short_pairs(self, near: Neighbours, text: str, shared: set[str]) -> Neighbours:
+        """`near` less the short memories that would match a short query by meaning alone
+        without standing SHORT_PAIR_MIN_Z above unrelated text."""
+        min_z = self.ctx.settings.search_semantic_min_z
+        if len(words(text)) > SHORT_TEXT_WORDS:
+            return near
+        weak = [i for i, z in near.z.items() if i not in shared and min_z <= z < SHORT_PAIR_MIN_Z]
+        short = {
+            m.id for m in self.ctx.store.get_many(weak) if len(words(m.content)) <= SHORT_TEXT_WORDS
+        }
+        if not short:
+            return near
+        return near._replace(
+            stubs={k: v for k, v in near.stubs.items() if k not in short},
+            z={k: v for k, v in near.z.items() if k not in short},
+        )
 
     def _standing_alone(
         self, near: Neighbours, shared: set[str], seen: dict[str, NDArray[np.float32]]
