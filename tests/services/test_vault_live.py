@@ -186,9 +186,12 @@ def test_deleting_a_promoted_memory_says_its_note_stays(ltm: tuple[Engram, Path]
     memory = used(mem, "Prefers aisle seats on short flights")
     (item,) = mem.promote(memory.id).items
     assert item.path is not None
+    assert mem.app.ltm.status().unclaimed == []
     done = mem.app.memories.remove([memory.id])
     assert done.left_behind == [f"{memory.id}: its note {item.path} stays in the vault"]
     assert (vault / item.path).exists()  # the user's file: never deleted by Engram
+    # and `vault status` says the note names a memory that is gone (it said nothing; probe)
+    assert mem.app.ltm.status().unclaimed == [item.path]
 
 
 def test_a_renamed_note_takes_its_memorys_pointer_along(ltm: tuple[Engram, Path]) -> None:

@@ -169,6 +169,8 @@ def render_status(out: Console, status: VaultStatus) -> None:
         say(out, "  the index is up to date")
     for ident in status.orphaned:
         say(out, f"  memory {ident} is promoted but its note is gone (promote it again)")
+    for path in status.unclaimed:
+        say(out, f"  {path} names a memory deleted since: delete the note, or keep it as yours")
     for path in status.conflicts:
         say(out, f"  {path} changed in the vault and in Engram: both versions are in the note")
 

@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pydantic import Field
+
 from engram.config import Settings, config_dir
 from engram.core.models import Memory, Schedule, Status
 from engram.core.notes import Note, NoteState, NoteText
@@ -87,7 +89,8 @@ class IndexReport(Result):
 class VaultStatus(Result):
     """Whether the vault and its index agree. `changed`: notes new or edited since they were
     indexed; `removed`: indexed notes gone from the disk; `orphaned`: promoted memories whose
-    note is gone (they stay promoted; promote again to write a new note); `conflicts`: notes
+    note is gone (they stay promoted; promote again to write a new note); `unclaimed`: notes
+    naming a memory that was deleted since; `conflicts`: notes
     whose text was edited in the vault while their memory changed too. `watching`: a
     running server keeps the index in step by itself; otherwise unified search catches up
     before it searches, and `engram index-ltm` (MCP `index_vault`) does it on demand."""
@@ -100,6 +103,9 @@ class VaultStatus(Result):
     removed: int
     orphaned: list[str]
     conflicts: list[str]  # notes tagged #engram-conflict: edited in the vault and in Engram
+    # Notes naming (`engram_id`) a memory that no longer exists: deleted after its promotion
+    # (the note is the user's file: Engram never deletes it).
+    unclaimed: list[str] = Field(default_factory=list)
 
 
 class NoteSummary(Result):
@@ -251,7 +257,14 @@ class LtmService:
             removed=sum(1 for path in known if path not in on_disk),
             orphaned=sorted(orphaned),
             conflicts=sorted(n.path for n in self.ctx.store.ltm_search([], [CONFLICT_TAG], 1000)),
+            unclaimed=self._unclaimed(),
         )
+
+    def _unclaimed(self) -> list[str]:
+        """The indexed notes whose `engram_id` names no memory now."""
+        claims = self.ctx.store.ltm_claims()
+        there = {m.id for m in self.ctx.store.get_many(list(claims))}
+        return sorted(p for ident, paths in claims.items() if ident not in there for p in paths)
 
     # -- indexing -------------------------------------------------------------------------------
 
