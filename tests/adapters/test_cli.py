@@ -987,6 +987,9 @@ def test_analyze_says_what_a_message_asks_of_the_memory(db: Path) -> None:
     back_to_last_monday = datetime.now().astimezone().weekday() + 8  # this machine's days
     assert "search: typescript" in recall.output
     assert f"last {back_to_last_monday} days" in recall.output
+    # without --recall too: it said only "intent: recall" (probe)
+    asked = ok(run(db, "analyze", "What did I say about TypeScript last week?")).output
+    assert "intent: recall" in asked and "search: typescript" in asked
 
 
 def test_analyze_needs_no_store_unless_it_reads_memories(tmp_path: Path) -> None:

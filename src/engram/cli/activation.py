@@ -35,12 +35,17 @@ def analyze(state: State, message: str, for_recall: bool, recent_ids: tuple[str,
         else:
             recent = resolve_all(app, recent_ids, "--recent")  # short ids, as everywhere
             found = app.activation.analyze_message(message, recent)
-            output(state, found, lambda c: render_message(c, found))
+            # A recall said only "intent: recall": what to search for is --recall's answer.
+            asks = found.intent == "recall" and not state.as_json
+            wanted = app.activation.analyze_for_recall(message) if asks else None
+            output(state, found, lambda c: render_message(c, found, wanted))
 
 
-def render_message(out: Console, a: MessageAnalysis) -> None:
+def render_message(out: Console, a: MessageAnalysis, recall: RecallAnalysis | None = None) -> None:
     phrase = f' ("{a.phrase}")' if a.phrase else ""
     say(out, f"intent: {a.intent}, confidence {a.confidence:.2f}{phrase}")
+    if recall is not None and recall.queries:
+        say(out, f"search: {' | '.join(recall.queries)}")
     if a.should_save:
         say(out, f"save: {a.content}")
         say(out, f"  tags: {', '.join(a.tags) or '-'}; entities: {', '.join(a.entities) or '-'}")
