@@ -174,7 +174,9 @@ def test_explicit_memories_merge_as_one_cluster(mem: Engram, clock: FixedClock) 
         mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
     # Named ones that are not active make no cluster either: its id was refused later as
     # "not a cluster now: its memories changed since", which was not the reason.
-    with pytest.raises(ValidationError, match=f"memory_ids: {a.id} is archived"):
+    with pytest.raises(
+        ValidationError, match=f"memory_ids: {a.id} is archived: only active memories are merged"
+    ):
         mem.clusters(memory_ids=[a.id, b.id])
 
 

@@ -20,7 +20,7 @@ import pytest
 from tests.ltm_support import open_with_vault, used, write_note
 from tests.storage.test_read_only import unprivileged
 
-from engram import Draft, Engram, FixedClock
+from engram import Draft, Engram, FixedClock, ValidationError
 from engram.errors import ConfigError, ValidationError
 from engram.services import vault_watch
 from engram.services.vault_watch import VaultWatcher
@@ -192,6 +192,20 @@ def test_deleting_a_promoted_memory_says_its_note_stays(ltm: tuple[Engram, Path]
     assert (vault / item.path).exists()  # the user's file: never deleted by Engram
     # and `vault status` says the note names a memory that is gone (it said nothing; probe)
     assert mem.app.ltm.status().unclaimed == [item.path]
+
+
+def test_a_promoted_memory_named_for_a_merge_is_refused_with_the_reason(
+    ltm: tuple[Engram, Path],
+) -> None:
+    mem, _ = ltm
+    promoted = used(mem, "Prefers aisle seats on short flights")
+    mem.promote(promoted.id)
+    other = mem.save("Likes aisle seats on short flights")
+    with pytest.raises(
+        ValidationError,
+        match=r"is promoted \(its note in the vault names it\): only active memories are merged",
+    ):  # it said "is promoted" and no more (probe)
+        mem.consolidate(mode="apply", memory_ids=[promoted.id, other.id])
 
 
 def test_a_renamed_note_takes_its_memorys_pointer_along(ltm: tuple[Engram, Path]) -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -91,9 +91,7 @@ class ConsolidationService:
             missing = [i for i in ids if i not in found]
             if missing:
                 raise NotFoundError("memory", missing[0])
-            for m in found.values():  # as a merge refuses them: no cluster it could not merge
-                if m.status != Status.ACTIVE:
-                    raise ValidationError("memory_ids", f"{m.id} is {m.status.value}")
+            _only_active(found.values())  # as a merge refuses them: no cluster it could not merge
             self.ctx.vectors_ready()
             vectors = self.ctx.store.get_vectors(list(found), model)
             pairs = _all_pairs(vectors)
@@ -379,8 +377,7 @@ class ConsolidationService:
         for ident in ids:
             if ident not in members:
                 raise NotFoundError("memory", ident)
-            if members[ident].status != Status.ACTIVE:
-                raise ValidationError("memory_ids", f"{ident} is {members[ident].status.value}")
+        _only_active(members[ident] for ident in ids)
         # Named memories are merged whatever their similarity (docs/tools.md): without
         # embeddings their cohesion is unknown, counted 0, and the merge goes ahead.
         value, weakest = 0.0, 0.0
@@ -440,6 +437,17 @@ class ConsolidationService:
         ident = check.memory_id(merged_id, "merged_id")
         with self.ctx.store.exclusive("consolidation"):
             return undo_merge(self.ctx, ident, check.flag(force, "force"))
+
+
+def _only_active(memories: Iterable[Memory]) -> None:
+    """Named memories are merged only while active; the refusal says why ("is promoted" alone
+    left the user guessing)."""
+    for m in memories:
+        if m.status != Status.ACTIVE:
+            held = " (its note in the vault names it)" if m.status == Status.PROMOTED else ""
+            raise ValidationError(
+                "memory_ids", f"{m.id} is {m.status.value}{held}: only active memories are merged"
+            )
 
 
 def _with_text(view: ClusterView, content: str) -> ClusterView:
