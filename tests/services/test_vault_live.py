@@ -20,7 +20,7 @@ import pytest
 from tests.ltm_support import open_with_vault, used, write_note
 from tests.storage.test_read_only import unprivileged
 
-from engram import Draft, Engram, FixedClock, ValidationError
+from engram import Draft, Engram, FixedClock
 from engram.errors import ConfigError, ValidationError
 from engram.services import vault_watch
 from engram.services.vault_watch import VaultWatcher
