@@ -63,6 +63,10 @@ def test_a_confirmation_names_the_recent_memory_it_confirms(mem: Engram) -> None
     for polite in ("Thanks, that's right!", "That's right, thanks", "Perfect, exactly."):
         thanked = mem.analyze_message(polite, [porto.id, ts.id])
         assert (thanked.intent, thanked.touch) == ("reinforce", [porto.id, ts.id]), polite
+    # An id that names no memory is said, not passed over (probe).
+    typo = mem.analyze_message("Yes, that's right.", [porto.id, "no-such-memory"])
+    assert (typo.touch, typo.missing) == ([porto.id], ["no-such-memory"])
+    assert found.missing == [] and mem.analyze_message("Hello there").missing == []
 
 
 def test_analyze_for_recall_gives_the_query_to_run(mem: Engram) -> None:

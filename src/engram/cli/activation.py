@@ -52,6 +52,8 @@ def render_message(out: Console, a: MessageAnalysis, recall: RecallAnalysis | No
         say(out, f"  strength: {a.strength:g}" + (f" ({'; '.join(a.why)})" if a.why else ""))
     if a.touch:
         say(out, f"touch: {', '.join(a.touch)}")
+    if a.missing:
+        say(out, f"no memory has the id{'s' if len(a.missing) > 1 else ''} {', '.join(a.missing)}")
 
 
 def render_recall(out: Console, a: RecallAnalysis) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from engram.core.importance import importance
 from engram.core.intent import classify
 from engram.core.keeping import memory_content, memory_words
+from engram.core.models import Memory
 from engram.core.recall import recall_query, recall_window
 from engram.core.text import query_terms
 from engram.services import validation as check
@@ -47,11 +48,16 @@ class ActivationService:
             check.memory_ids(recent_memory_ids, "recent_memory_ids") if recent_memory_ids else []
         )
         found = classify(text)
+        # The recent ids that name no memory are said: a mistyped one confirmed nothing, and
+        # nothing told the caller why (probe).
+        shown = self.ctx.store.get_many(recent) if recent else []
+        known = {m.id for m in shown}
         result = MessageAnalysis(
             intent=found.intent,
             should_save=found.intent == "save",
             confidence=found.confidence,
             phrase=found.phrase,
+            missing=[i for i in dict.fromkeys(recent) if i not in known],
         )
         if found.intent == "save" and not memory_content(text):
             # "Remember:" and nothing else: nothing to save (it suggested the text "Remember:")
@@ -68,21 +74,9 @@ class ActivationService:
                     "why": why,
                 }
             )
-        if found.intent == "reinforce" and recent:
-            return result.model_copy(update={"touch": self._confirmed(text, recent)})
+        if found.intent == "reinforce" and shown:
+            return result.model_copy(update={"touch": _confirmed(text, shown)})
         return result
-
-    def _confirmed(self, message: str, recent: list[str]) -> list[str]:
-        """The recent memories sharing a word with the confirmation (most shared first); all of
-        them when it names nothing ("yes, that's right")."""
-        words = {t for t in query_terms(message) if t not in _CONFIRMING}
-        memories = self.ctx.store.get_many(recent)
-        if not words:
-            return [m.id for m in memories]
-        shared = [
-            (len(words & set(query_terms(m.content))), i, m.id) for i, m in enumerate(memories)
-        ]
-        return [ident for n, _, ident in sorted(shared, key=lambda s: (-s[0], s[1])) if n > 0]
 
     def analyze_for_recall(self, message: str) -> RecallAnalysis:
         text = check.content(message, "message")
@@ -107,3 +101,13 @@ class ActivationService:
             entities=names,
             window_days=recall_window(text, today),
         )
+
+
+def _confirmed(message: str, memories: Sequence[Memory]) -> list[str]:
+    """The recent memories sharing a word with the confirmation (most shared first); all of
+    them when it names nothing ("yes, that's right")."""
+    words = {t for t in query_terms(message) if t not in _CONFIRMING}
+    if not words:
+        return [m.id for m in memories]
+    shared = [(len(words & set(query_terms(m.content))), i, m.id) for i, m in enumerate(memories)]
+    return [ident for n, _, ident in sorted(shared, key=lambda s: (-s[0], s[1])) if n > 0]

@@ -334,8 +334,9 @@ class ReviewCandidates(Result):
 
 class MessageAnalysis(Result):
     """`intent` save: `content`, `tags`, `entities` and `strength` are what to save (and `why`
-    the strength). reinforce: `touch` lists the recent memories the message confirms. recall:
-    call analyze_for_recall (or search_memory) for the queries."""
+    the strength). reinforce: `touch` lists the recent memories the message confirms (`missing`:
+    the recent ids given that name none). recall: call analyze_for_recall (or search_memory) for
+    the queries."""
 
     intent: Literal["save", "recall", "reinforce", "none"]
     should_save: bool
@@ -347,6 +348,7 @@ class MessageAnalysis(Result):
     strength: float | None = None
     why: list[str] = []
     touch: list[str] = []
+    missing: list[str] = []  # recent memory ids that name no memory
 
 
 class RecallAnalysis(Result):
