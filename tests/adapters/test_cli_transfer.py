@@ -248,6 +248,23 @@ def test_an_export_that_cannot_be_written_names_out_and_the_path(tmp_path: Path)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
+@pytest.mark.parametrize(("command", "option"), [("export", "--out"), ("graph", "--html")])
+def test_a_file_that_cannot_be_written_names_its_option(
+    tmp_path: Path, command: str, option: str
+) -> None:
+    """`graph --html` into a missing folder said click's "Could not open file", while `export
+    --out` named its option (probe): one way of writing a file for both."""
+    db = str(tmp_path / "s.db")
+    ok(run(db, "save", "a memory"))
+    missing = tmp_path / "no-such-folder" / "out"
+    result = run(db, command, option, str(missing))
+    assert result.exit_code == 1
+    assert result.stderr.strip() == f"Error: {option}: directory {missing.parent} does not exist"
+    refused = Path("/proc") / "engram-file"
+    result = run(db, command, option, str(refused))
+    assert result.exit_code == 1 and f"Error: {option}: cannot write {refused}:" in result.stderr
+
+
 def test_export_to_stdout_and_to_a_file(tmp_path: Path, jsonl: str) -> None:
     a = run_json(jsonl, "save", "first memory", "--tag", "x")["id"]
     b = run_json(jsonl, "save", "second memory")["id"]

@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.text import Text
 
 from engram.app import App, build_app
+from engram.atomic import write_atomically
 from engram.clock import Clock
 from engram.config import Settings, load_settings, redact_url
 from engram.errors import ConfigError, EngramError, NotFoundError, ValidationError
@@ -389,6 +390,19 @@ def not_a_file(path: Path) -> bool:
     atomic rename of a file replaced a FIFO or a device, /dev/null once, with a plain file,
     and failed on /dev/stdout)."""
     return path.exists() and not path.is_file() and not path.is_dir()
+
+
+def write_file(path: Path, data: bytes | Iterable[bytes], field: str) -> None:
+    """Never a half-written file (`engram.atomic`); a folder that is not there, or a write the
+    system refuses, is an error naming the option (`graph --html` into a missing folder said
+    "Could not open file", where `export --out` named its option)."""
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise ValidationError(field, f"directory {directory} does not exist")
+    try:
+        write_atomically(path, data)
+    except OSError as exc:  # it named the temporary file beside PATH ("/proc/.x.….tmp")
+        raise ValidationError(field, f"cannot write {path}: {exc.strerror}") from None
 
 
 def write_through(path: Path, chunks: Iterable[str], field: str) -> None:

@@ -12,7 +12,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from engram.atomic import write_atomically
 from engram.cli.common import (
     State,
     fmt_tags,
@@ -26,6 +25,7 @@ from engram.cli.common import (
     resolve,
     say,
     short_ids,
+    write_file,
     write_through,
 )
 from engram.core.models import RELATION_TYPES, Relation
@@ -153,10 +153,7 @@ def graph(
         if not_a_file(html_path):
             write_through(html_path, [graph_html(snapshot)], "--html")
         else:
-            try:
-                write_atomically(html_path, graph_html(snapshot).encode("utf-8"))
-            except OSError as exc:
-                raise click.FileError(str(html_path), exc.strerror) from exc
+            write_file(html_path, graph_html(snapshot).encode("utf-8"), "--html")
         shown = len(snapshot.memories)
         written = GraphFile(
             path=str(html_path),

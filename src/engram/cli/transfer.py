@@ -3,14 +3,13 @@ stores and formats (the work is done by `engram.services.transfer`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from engram.atomic import write_atomically
 from engram.cli.common import (
     State,
     location_named,
@@ -21,6 +20,7 @@ from engram.cli.common import (
     progress_bar,
     say,
     sentence,
+    write_file,
     write_through,
 )
 from engram.core.wording import counted
@@ -227,7 +227,8 @@ def export(state: State, fmt: str, out: Path | None) -> None:
         if not_a_file(out):
             write_through(out, (line + "\n" for line in lines), "--out")
         else:
-            _write_atomically(app.transfer.export_path(out, "--out"), lines)
+            target = app.transfer.export_path(out, "--out")
+            write_file(target, ((line + "\n").encode("utf-8") for line in lines), "--out")
     summary = ExportSummary(
         format=fmt, path=str(out), memories=count.memories, relations=count.relations
     )
@@ -240,17 +241,6 @@ def export(state: State, fmt: str, out: Path | None) -> None:
             f"{counted(count.relations, 'relation')} to {out}.",
         ),
     )
-
-
-def _write_atomically(path: Path, lines: Iterator[str]) -> None:
-    """Never a half-written export (engram.atomic)."""
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise ValidationError("--out", f"directory {directory} does not exist")
-    try:
-        write_atomically(path, ((line + "\n").encode("utf-8") for line in lines))
-    except OSError as exc:  # it named the temporary file beside PATH ("/proc/.x.….tmp")
-        raise ValidationError("--out", f"cannot write {path}: {exc.strerror}") from None
 
 
 COMMANDS = (migrate, import_, export)
