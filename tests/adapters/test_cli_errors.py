@@ -346,6 +346,19 @@ def test_an_option_of_another_mode_is_refused_not_ignored(
     assert refused.exit_code == 2 and said in refused.stderr
 
 
+def test_a_text_that_starts_with_a_dash_is_told_to_go_after_two(store: Path) -> None:
+    """ "-5°C in Berlin today" said "No such option '-5'." and no more (probe); a mistyped
+    option keeps click's own suggestion."""
+    text = "-5°C in Berlin today"
+    result = run(store, "save", text)
+    assert result.exit_code == 2
+    assert "a text that starts with '-' goes after --: engram save -- TEXT" in result.stderr
+    typo = run(store, "save", "--tagg", "x", "hello")
+    assert typo.exit_code == 2 and "Did you mean '--tag'?" in typo.stderr
+    assert "goes after --" not in typo.stderr
+    assert run(store, "save", "--", text).exit_code == 0
+
+
 def test_a_named_pipe_given_as_the_store_is_refused_not_waited_on(tmp_path: Path) -> None:
     """SQLite's open of a named pipe waits for a writer: `engram --store PIPE stats` hung until
     killed. (Run in a child with a timeout, so that a hang fails the test instead.)"""

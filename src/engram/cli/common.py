@@ -145,6 +145,16 @@ class EngramGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.NoSuchOption as exc:
+            # "-5°C in Berlin today" or a "---" front-matter block is text, not an option: it
+            # said "No such option" and no more (probe).
+            if _OPTION_LIKE.fullmatch(exc.option_name):
+                raise
+            raise click.UsageError(
+                f"{exc.message.rstrip('.')}: a text that starts with '-' goes after --: "
+                f"engram {ctx.invoked_subcommand} -- TEXT",
+                exc.ctx,
+            ) from None
         except EngramError as exc:
             raise click.ClickException(one_line(str(exc))) from None
         except OSError as exc:  # unreadable stdin, unwritable demo directory, ...
@@ -153,6 +163,8 @@ class EngramGroup(click.Group):
             raise click.ClickException(one_line(str(exc))) from None
 
 
+# What an option looks like: "-x", "--tag", "--tag=x"; anything else starting with "-" is text.
+_OPTION_LIKE = re.compile(r"--?[A-Za-z][\w-]*(?:=.*)?", re.DOTALL)
 GLOBAL_FLAGS = ("--json",)
 GLOBAL_VALUED = ("--store",)
 
