@@ -19,7 +19,6 @@ from engram.services.context import Context
 from engram.services.enrichment import names_in
 from engram.services.results import MessageAnalysis, RecallAnalysis
 
-# Words of a confirmation that say nothing about which memory it confirms.
 # Words of a confirmation that name no memory: courtesy too ("That's right, thanks" touched
 # nothing, as if "thanks" named what was confirmed; probe).
 _CONFIRMING = frozenset(

@@ -15,7 +15,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import Field
@@ -237,7 +237,8 @@ class LtmService:
         files = self.vault.files()
         known = self.ctx.store.ltm_states()
         on_disk = {e.path: e for e in scan(files.root)}
-        changed = len(_changed_since_indexed(known, on_disk))
+        changed_paths = _changed_since_indexed(known, on_disk)
+        claims = self.ctx.store.ltm_claims()
         promoted = self.ctx.store.browse(Filter(statuses=(Status.PROMOTED,)), MAX_PROMOTED)
         # A note renamed since the last index run is the memory's still (the next run records
         # the move): it was reported gone, "promote it again" (probe).
@@ -246,25 +247,21 @@ class LtmService:
             for m in self.ctx.store.get_many([s.id for s in promoted])
             if m.promoted_to
             and (m.promoted_to not in on_disk or not note_of(files, m.promoted_to, m.id))
-            and self._moved_note(files, m.id, on_disk) is None
+            and _moved_note(files, m.id, claims.get(m.id, []), changed_paths) is None
         ]
+        there = {m.id for m in self.ctx.store.get_many(list(claims))}
         return VaultStatus(
             vault=str(files.root),
             watching=self.watching,
             notes_on_disk=len(on_disk),
             notes_indexed=len(known),
-            changed=changed,
+            changed=len(changed_paths),
             removed=sum(1 for path in known if path not in on_disk),
             orphaned=sorted(orphaned),
             conflicts=sorted(n.path for n in self.ctx.store.ltm_search([], [CONFLICT_TAG], 1000)),
-            unclaimed=self._unclaimed(),
+            # the notes whose `engram_id` names no memory now
+            unclaimed=sorted(p for i, paths in claims.items() if i not in there for p in paths),
         )
-
-    def _unclaimed(self) -> list[str]:
-        """The indexed notes whose `engram_id` names no memory now."""
-        claims = self.ctx.store.ltm_claims()
-        there = {m.id for m in self.ctx.store.get_many(list(claims))}
-        return sorted(p for ident, paths in claims.items() if ident not in there for p in paths)
 
     # -- indexing -------------------------------------------------------------------------------
 
@@ -492,16 +489,6 @@ class LtmService:
             )
         return self.show(self.note_path(memory) or memory.promoted_to)
 
-    def _moved_note(
-        self, files: VaultFiles, memory_id: str, on_disk: Mapping[str, FileEntry]
-    ) -> str | None:
-        """The memory's note found without indexing (which records moves, so changes the
-        store): among the notes indexed as naming it and those new or changed since."""
-        known = self.ctx.store.ltm_states()
-        claimed = self.ctx.store.ltm_claims().get(memory_id, [])
-        changed = _changed_since_indexed(known, on_disk)
-        return next((p for p in [*claimed, *changed] if note_of(files, p, memory_id)), None)
-
     def note_path(self, memory: Memory, *, follow: bool = True) -> str | None:
         """Where a promoted memory's note is now, or None if it is gone. A note renamed or
         moved since the last index run is found by one (it follows moves by `engram_id`):
@@ -516,7 +503,10 @@ class LtmService:
         if memory.promoted_to is None or not self.live:
             return None
         if not follow:
-            return self._moved_note(files, memory.id, {e.path: e for e in scan(files.root)})
+            on_disk = {e.path: e for e in scan(files.root)}
+            changed = _changed_since_indexed(self.ctx.store.ltm_states(), on_disk)
+            claimed = self.ctx.store.ltm_claims().get(memory.id, [])
+            return _moved_note(files, memory.id, claimed, changed)
         self.index()
         found = self.ctx.store.get_many([memory.id])
         now = found[0].promoted_to if found else None
@@ -531,6 +521,14 @@ def _changed_since_indexed(
         for path, e in on_disk.items()
         if path not in known or (known[path].mtime_ns, known[path].size) != (e.mtime_ns, e.size)
     ]
+
+
+def _moved_note(
+    files: VaultFiles, memory_id: str, claimed: Sequence[str], changed: Sequence[str]
+) -> str | None:
+    """The memory's note found without indexing (which records moves, so changes the store):
+    among the notes indexed as naming it (`claimed`) and those new or changed since."""
+    return next((p for p in [*claimed, *changed] if note_of(files, p, memory_id)), None)
 
 
 def note_of(files: VaultFiles, path: str | None, memory_id: str) -> bool:

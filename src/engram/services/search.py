@@ -243,8 +243,9 @@ class SearchService:
         )
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
         near = by_vector.result() if by_vector is not None else NO_NEIGHBOURS
-        near = self._without_short_pairs(near, text, {s.id for s in lexical})
-        semantic, z_scores = self._standing_alone(near, {s.id for s in lexical}, seen)
+        shared = {s.id for s in lexical}
+        near = self._without_short_pairs(near, text, shared)
+        semantic, z_scores = self._standing_alone(near, shared, seen)
         calibration = near.calibration
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
 
