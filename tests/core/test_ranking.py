@@ -10,6 +10,7 @@ from engram.core.ranking import (
     REVIEW_MIN_RELEVANCE,
     Candidate,
     diversify,
+    episode_links,
     fuse_matches,
     interleave,
     rank,
@@ -73,6 +74,13 @@ def test_interleave_pattern() -> None:
     assert [h.id for h in interleave(ps, rs, 0.3)] == ["p0", "p1", "r0", "p2", "p3", "r1"]
 
 
+def test_query_terms_drop_pronouns_and_the_user_an_assistant_asks_about() -> None:
+    assert query_terms("what do we know about his kids") == ["know", "kids"]
+    assert query_terms("food the user can't eat") == ["food", "can't", "eat"]
+    assert query_terms("the user's favourite TV show") == ["favourite", "tv", "show"]
+    assert query_terms("user") == ["user"]  # nothing else to search
+
+
 def test_query_terms_drop_stopwords_unless_nothing_else() -> None:
     assert query_terms("What did I say about TypeScript?") == ["say", "typescript"]
     # "one" is "on" to the index's stemmer: it matched every memory saying "on"
@@ -106,6 +114,15 @@ def test_spread_credits_neighbours_by_their_strongest_linked_match() -> None:
     links = [("match", "next", 1.0), ("weak", "next", 1.0), ("match", "related", 0.5)]
     credit = spread(relevance, links, 0.3)
     assert credit == pytest.approx({"next": 0.3, "related": 0.15})
+
+
+def test_episode_links_join_only_neighbours_alike_in_meaning() -> None:
+    vectors = {"q": unit(1, 0), "a": unit(1, 1), "far": unit(0, 1)}
+    pairs = [("q", "a"), ("q", "far"), ("q", "pending"), ("pending", "far")]
+    links = episode_links(pairs, vectors, 0.5)
+    # cos(q, a) 0.71 passes, cos(q, far) 0 does not; without a vector nothing tells: kept
+    assert links == [("q", "a", 1.0), ("q", "pending", 1.0), ("pending", "far", 1.0)]
+    assert episode_links(pairs, {}, 0.5) == [(a, b, 1.0) for a, b in pairs]
 
 
 def test_spread_passes_no_credit_on_from_credit_and_only_along_links() -> None:

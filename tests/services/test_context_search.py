@@ -52,6 +52,15 @@ def test_the_neighbours_of_a_match_in_its_episode_are_found_through_it(mem: Engr
     assert [h.memory.episode for h in hits.values() if h.why.context].count("chat-2") == 0
 
 
+def test_unrelated_facts_saved_in_one_session_lend_each_other_no_credit(mem: Engram) -> None:
+    """An assistant saves facts about unrelated things in one session: a match on one of them
+    listed every other one after it, found by nothing but having been saved beside it."""
+    facts = ("Allergic to shellfish", "Uses Neovim with the LazyVim config", "Has two kids")
+    saved = [mem.save(text, episode="session-1") for text in facts]
+    hits = mem.search("neovim")
+    assert [h.memory.id for h in hits] == [saved[1].id]
+
+
 def test_context_respects_the_filters_of_the_search(mem: Engram) -> None:
     match = mem.save("Let's plan the kayak trip", episode="chat", tags=["trip"])
     untagged = mem.save("Sure, which weekend works?", episode="chat")

@@ -207,6 +207,22 @@ def fuse_matches(
     return out
 
 
+def episode_links(
+    pairs: Iterable[tuple[K, K]], vectors: Mapping[K, NDArray[np.float32]], min_cosine: float
+) -> list[tuple[K, K, float]]:
+    """Links for `spread` between episode neighbours that speak of something alike: a
+    conversation's next turn answers the one before and stays near it in meaning, while the
+    facts an assistant saves in one session are often unrelated ("Allergic to shellfish" beside
+    "Uses Neovim"), and credit passed between those filled the results with memories matched by
+    nothing. A pair without both vectors (not embedded yet) keeps its link: nothing tells."""
+    links: list[tuple[K, K, float]] = []
+    for a, b in pairs:
+        va, vb = vectors.get(a), vectors.get(b)
+        if va is None or vb is None or float(va @ vb) >= min_cosine:
+            links.append((a, b, 1.0))
+    return links
+
+
 def spread(
     relevance: Mapping[K, float], links: Iterable[tuple[K, K, float]], weight: float
 ) -> dict[K, float]:

@@ -53,6 +53,15 @@ STOPWORDS = frozenset(
         my of on or our she he so that the their them then there these they this to was we were
         what when where which who whom why will with you your about would could should can just
         than""".split(),
+        # Pronouns and determiners: "his" in "what do we know about his kids" was a word match
+        # with every memory saying "his", at full text relevance beside no better one.
+        *"""his her hers him himself herself itself myself yourself themselves ourselves us
+        am been being any some each every into also very those if because while""".split(),
+        # The person an assistant's memories are about, as it names them in its queries ("food
+        # the user can't eat"): "User lives in Berlin" was the best match by words for every
+        # such query (bench/assistant_facts.py). A query of these words alone still searches them.
+        "user",
+        "user's",
         # "one" and "ones" stem to "on" in the index (Porter): each matched every memory with "on"
         "one",
         "ones",
