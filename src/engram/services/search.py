@@ -283,7 +283,7 @@ class SearchService:
         if expanded:
             stubs = {s.id: s for s in expanded} | stubs
             fused = fused_with(expanded)
-        credit = self._context_credit(fused)
+        credit = self._context_credit(fused, seen)
         stubs |= self._stubs_for([i for i in credit if i not in stubs], where)
         spans = self._named_days(text)
         saved_then = self._saved_on(spans, where, pool) if spans else {}
@@ -386,8 +386,11 @@ class SearchService:
         # re-scoring (docs/search.md, section 1c).
         return self.ctx.store.text_search(words, where, limit, shallow=True)
 
-    def _context_credit(self, fused: dict[str, Fused]) -> dict[str, float]:
-        """Credit for the episode neighbours and related memories of the strongest matches."""
+    def _context_credit(
+        self, fused: dict[str, Fused], seen: dict[str, NDArray[np.float32]]
+    ) -> dict[str, float]:
+        """Credit for the episode neighbours and related memories of the strongest matches;
+        the whole-text vectors it reads are added to `seen`."""
         settings = self.ctx.settings
         if settings.search_context_weight <= 0 or not fused:
             return {}
@@ -396,7 +399,7 @@ class SearchService:
         links: list[tuple[str, str, float]] = []
         if settings.search_context_radius > 0:
             pairs = self.ctx.store.episode_neighbours(top, settings.search_context_radius)
-            links += episode_links(pairs, self._pair_vectors(pairs), CONTEXT_MIN_COSINE)
+            links += episode_links(pairs, self._pair_vectors(pairs, seen), CONTEXT_MIN_COSINE)
         for r in self.ctx.store.relations(top):
             if r.from_id in sources:
                 links.append((r.from_id, r.to_id, r.strength))
@@ -405,13 +408,18 @@ class SearchService:
         relevance = {i: f.relevance for i, f in fused.items()}
         return spread(relevance, links, settings.search_context_weight)
 
-    def _pair_vectors(self, pairs: Sequence[tuple[str, str]]) -> dict[str, NDArray[np.float32]]:
-        """Whole-text vectors of the memories in `pairs`; none where meaning is off."""
+    def _pair_vectors(
+        self, pairs: Sequence[tuple[str, str]], seen: dict[str, NDArray[np.float32]]
+    ) -> dict[str, NDArray[np.float32]]:
+        """Whole-text vectors of the memories in `pairs` (those not in `seen` read, and added
+        to it: diversity needs some of them again); none where meaning is off."""
         embedder = self.ctx.embedder
         if not pairs or embedder is None or self.ctx.semantic is None:
             return {}
-        ids = list(dict.fromkeys(i for pair in pairs for i in pair))
-        return self.ctx.store.get_vectors(ids, embedder.model_id)
+        missing = list(dict.fromkeys(i for pair in pairs for i in pair if i not in seen))
+        if missing:
+            seen.update(self.ctx.store.get_vectors(missing, embedder.model_id))
+        return seen
 
     def _stubs_for(self, ids: list[str], where: Filter) -> dict[str, Stub]:
         """Stubs of memories reached through context, if they pass the search's filter."""
