@@ -293,6 +293,9 @@ async def test_input_schemas_publish_the_limits(server: Server) -> None:
     assert schemas["touch_memory"]["memory_id"]["pattern"] == ID_PATTERN
     ids = schemas["open_memories"]["memory_ids"]
     assert (ids["minItems"], ids["maxItems"], ids["items"]["pattern"]) == (1, 100, ID_PATTERN)
+    merged = arm(schemas["consolidate_memories"]["memory_ids"])  # one id is refused: "1 to 100"
+    assert (merged["minItems"], merged["maxItems"]) == (2, 100)
+    assert merged["description"].startswith("2 to 100")
     relation = schemas["create_relation"]
     assert set(relation["relation_type"]["enum"]) == {
         "related",

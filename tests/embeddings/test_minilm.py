@@ -139,9 +139,8 @@ def test_the_integer_graph_is_cached_checked_and_remade(tmp_path: Path) -> None:
     later.write_bytes(b"a graph a later version made")
     first, path = _embed_in_a_new_process(tmp_path / "cache", text)
     kept = [path.name, path.name + ".sha256", later.name]
-    if path.name.endswith("-unsigned.onnx"):  # the signed graph was made, found inexact here
-        signed = path.name.replace("-unsigned.onnx", ".onnx")
-        kept += [signed, signed + ".sha256"]
+    if path.name.endswith("-unsigned.onnx"):  # the signed graph was found inexact here
+        kept.append(path.name.replace("-unsigned.onnx", ".onnx.inexact"))  # and removed
     assert sorted(p.name for p in path.parent.iterdir()) == sorted(kept)
     digest = path.with_name(path.name + ".sha256")
     assert path.is_relative_to(tmp_path) and path.stat().st_size > 10_000_000
@@ -342,3 +341,41 @@ def test_a_graph_write_a_killed_process_left_is_removed_when_the_graph_is_made(
     os.utime(stale, (two_hours_ago, two_hours_ago))
     assert minilm._integer_model(signed=True) != str(graph)  # made now, not loaded
     assert graph.exists() and not stale.exists() and young.exists()
+
+
+def _graphs(minilm: Any) -> tuple[bool, bool]:
+    """Whether the signed and the unsigned graph are in the cache."""
+    return minilm.cached_graph_path(signed=True).exists(), minilm.cached_graph_path(
+        signed=False
+    ).exists()
+
+
+@pytest.mark.slow
+def test_a_cpu_found_inexact_once_loads_only_the_exact_graph_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without VNNI every process made a session on the signed graph, probed it, found it
+    inexact and loaded the unsigned one (150-250 ms of each start), and both graphs stayed in
+    the cache (44 MB). The first probe that disagrees is remembered for this machine, and the
+    signed graph removed; a verdict made on another machine is not trusted. Run on any CPU: the
+    disagreement is forced by expecting other vectors."""
+    from engram.embeddings import minilm
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    tokenizer = minilm.make_tokenizer()
+    verdict = minilm._inexact_verdict_path()
+
+    _, signed = minilm._exact_session(tokenizer, -minilm.probe_vectors())  # disagrees
+    assert not signed
+    assert verdict.read_text() == minilm._machine_key()
+    assert _graphs(minilm) == (False, True)
+
+    _, signed = minilm._exact_session(tokenizer, minilm.probe_vectors())
+    assert not signed and _graphs(minilm) == (False, True)  # not made again, not probed
+
+    verdict.write_text("another machine's")
+    _, signed = minilm._exact_session(tokenizer, minilm.probe_vectors())  # probed again
+    if signed:  # exact on this CPU: the signed graph runs, the other machine's verdict stays
+        assert _graphs(minilm)[0] and verdict.read_text() == "another machine's"
+    else:
+        assert verdict.read_text() == minilm._machine_key() and not _graphs(minilm)[0]

@@ -294,14 +294,14 @@ def test_a_name_on_most_memories_links_nothing(ops: Engram) -> None:
     assert [s.why for s in plan.steps] == ["both name pixel from different topics: link them"]
 
 
-def test_a_run_that_plans_nothing_says_there_is_nothing_to_apply(ops: Engram) -> None:
-    """A plan without steps is not recorded, so applying its id fails "plan not found"; the
-    run returned that id without a word, as if it could be applied."""
+def test_a_run_that_plans_nothing_has_no_plan_to_apply(ops: Engram) -> None:
+    """A run without steps returned a plan id that `apply_plan` and `audit` then called "plan
+    not found"."""
     ops.save("The only memory")
     plan = ops.run_pipeline(["RelationshipDiscovery"])
     assert plan.steps == [] and plan.notes == [NOTHING_PLANNED]
-    with pytest.raises(NotFoundError, match="plan not found"):
-        ops.apply_plan(plan.plan_id)
+    assert plan.plan_id is None
+    assert ops.audit().count == 0
 
 
 def test_a_memory_changed_while_a_step_waits_its_turn_is_not_acted_on(

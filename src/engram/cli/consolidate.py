@@ -208,7 +208,8 @@ def audit(state: State, plan_id: str | None, limit: int) -> None:
 
 
 def render_pipeline(out: Console, result: PipelineResult) -> None:
-    table = Table(title=f"plan {result.plan_id}" + (" (dry run)" if result.dry_run else ""))
+    title = "nothing planned" if result.plan_id is None else f"plan {result.plan_id}"
+    table = Table(title=title + (" (dry run)" if result.dry_run else ""))
     table.add_column("agent")
     for kind in ("planned", "done", "reported", "skipped"):
         table.add_column(kind, justify="right")

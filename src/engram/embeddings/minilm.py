@@ -33,6 +33,7 @@ import functools
 import hashlib
 import logging
 import os
+import platform
 import re
 import threading
 from collections.abc import Iterable, Sequence
@@ -130,15 +131,20 @@ def _load() -> _Model:
 
 @functools.cache
 def _load_once() -> _Model:
+    tokenizer = make_tokenizer()
+    session, signed = _exact_session(tokenizer, probe_vectors())
+    release_freed_memory()
+    return _Model(session, tokenizer, signed)
+
+
+def make_tokenizer() -> Any:
     from tokenizers import BertWordPieceTokenizer
 
     tokenizer = BertWordPieceTokenizer(
         str(vocab_path()), lowercase=True, strip_accents=None, clean_text=True
     )
     tokenizer.enable_truncation(MAX_TOKENS)
-    session, signed = _exact_session(tokenizer, probe_vectors())
-    release_freed_memory()
-    return _Model(session, tokenizer, signed)
+    return tokenizer
 
 
 def _exact_session(tokenizer: Any, expected: NDArray[np.float32]) -> tuple[Any, bool]:
@@ -147,13 +153,52 @@ def _exact_session(tokenizer: Any, expected: NDArray[np.float32]) -> tuple[Any, 
     has VNNI (query 2.0 instead of 3.9 ms here, docs/performance.md) and is exact there, but
     saturates without it. Asking the kernels is surer than naming CPU features: what ONNX
     Runtime picks differs by version and platform."""
+    verdict = _inexact_verdict_path()
+    machine = _machine_key()
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if verdict.read_text(encoding="utf-8") == machine:
+            return _session(_integer_model(signed=False)), False
     session = _session(_integer_model(signed=True))
     made = np.stack([_embed(session, tokenizer.encode(text).ids) for text in PROBES])
     if float((made * expected).sum(axis=1).min()) >= PROBE_AGREEMENT:
         return session, True
     log.info("uint8 × int8 products are not exact on this CPU: the model runs uint8 × uint8")
     del session
+    _remember_inexact(verdict, machine)
     return _session(_integer_model(signed=False)), False
+
+
+def _inexact_verdict_path() -> Path:
+    graph = cached_graph_path(signed=True)
+    return graph.with_name(graph.name + ".inexact")  # removed with its graph's version
+
+
+def _machine_key() -> str:
+    """What the signed graph's exactness depends on: the CPU (its model and features) and the
+    runtime's kernels. A cache shared with another machine then probes again there."""
+    import onnxruntime
+
+    cpu = platform.processor()
+    with (
+        contextlib.suppress(OSError),
+        open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f,
+    ):
+        cpu = "".join(line for line in f if line.startswith(("model name", "flags", "Features")))
+    identity = f"{onnxruntime.__version__}|{platform.machine()}|{platform.system()}|{cpu}"
+    return hashlib.sha256(identity.encode()).hexdigest()
+
+
+def _remember_inexact(verdict: Path, machine: str) -> None:
+    """Kept in the cache, so that later processes on this machine load only the graph they run
+    (the probe cost each start 150-250 ms, `engram search` and a server alike), and the signed
+    graph, which they never read, is removed (23 MB)."""
+    signed = cached_graph_path(signed=True)
+    try:
+        write_atomically(verdict, machine.encode())
+        for path in (signed, signed.with_name(signed.name + ".sha256")):
+            path.unlink(missing_ok=True)
+    except OSError as exc:  # in use elsewhere (Windows), or the cache is read-only: next time
+        log.info("cannot remember in %s that this CPU runs uint8 × uint8 (%s)", verdict, exc)
 
 
 def _session(graph: str | bytes) -> Any:

@@ -8,7 +8,15 @@ from pydantic import Field
 
 from engram.mcp import hints
 from engram.mcp.declare import tool
-from engram.mcp.params import Count, Flag, MemoryId, MemoryIds, Number, OptionalContent
+from engram.mcp.params import (
+    Count,
+    Flag,
+    MemoryId,
+    MemoryIds,
+    MergeIds,
+    Number,
+    OptionalContent,
+)
 from engram.mcp.runtime import EngramRuntime
 from engram.services.agents import AgentName
 from engram.services.pipeline import AUDIT_MAX, AuditTrail, PipelineResult
@@ -57,7 +65,7 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
             ),
         ] = None,
         memory_ids: Annotated[
-            MemoryIds | None, Field(description="Merge exactly these memories into one.")
+            MergeIds | None, Field(description="Merge exactly these memories into one.")
         ] = None,
         merged_content: Annotated[
             OptionalContent,
@@ -123,8 +131,9 @@ def register_pipeline_tools(server: MCPServer[Any], runtime: EngramRuntime) -> N
         (related memories for a person to review), SemanticMerge (near-copies to merge), LTMPromoter
         (memories to write to the vault), RelationshipDiscovery (memories naming the same entity
         from different topics, to link) — all, or those named. dry_run (the default) only records
-        their plan in the audit trail and returns its plan_id: apply it with apply_plan after
-        checking it. Every decision is kept in the audit trail (audit_trail)."""
+        their plan in the audit trail and returns its plan_id (null when there is nothing to do):
+        apply it with apply_plan after checking it. Every decision is kept in the audit trail
+        (audit_trail)."""
         names = list(agents or [])
         return await runtime.call(lambda app: app.pipeline.run(names or None, dry_run))
 

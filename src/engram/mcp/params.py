@@ -147,6 +147,15 @@ MemoryIds = Annotated[
         description=f"1 to {MAX_IDS} memory ids ({_ID_RULE}); duplicates are ignored.",
     ),
 ]
+# The memories of one merge: its schema said "1 to 100" where one id is refused.
+MergeIds = Annotated[
+    list[IdText],
+    Field(
+        min_length=2,
+        max_length=MAX_IDS,
+        description=f"2 to {MAX_IDS} different memory ids ({_ID_RULE}), merged into one.",
+    ),
+]
 
 _CONTENT_DOC = (
     f"The memory text: non-blank, at most {MAX_CONTENT:,} characters. "

@@ -50,7 +50,7 @@ class PipelineResult(Result):
     """A run or an applied plan: the plan's id, what each step came to, and a count per agent
     and result. `notes` says what an agent could not do (no vault, no embeddings)."""
 
-    plan_id: str
+    plan_id: str | None  # None when no agent proposed a step: there is no plan to apply
     dry_run: bool
     agents: list[str]
     steps: list[StepOutcome]
@@ -120,13 +120,16 @@ class PipelineService:
                 steps += RUNS[name](survey)
                 if progress:
                     progress(name, 1, 1)
+            if not steps:
+                # No plan: an id for it named nothing `apply` or `audit` could find ("plan not
+                # found" for the id the run had just printed).
+                return _result(None, dry_run, names, [], [], [*survey.notes, NOTHING_PLANNED])
             plan_id = _new_plan_id()
             self._record(plan_id, steps, ["planned"] * len(steps), applied=False)
             results = ["planned"] * len(steps)
             if not dry_run:
                 results = self._apply(plan_id, steps, progress)
-        notes = survey.notes + ([NOTHING_PLANNED] if not steps else [])
-        return _result(plan_id, dry_run, names, steps, results, notes)
+        return _result(plan_id, dry_run, names, steps, results, survey.notes)
 
     def apply(self, plan_id: str, progress: Progress | None = None) -> PipelineResult:
         ident = check.short_text(plan_id, "plan_id")
@@ -278,7 +281,7 @@ class PipelineService:
 
 
 STOPPED = "not applied: the run stopped before this step"
-# A run that planned nothing has an id but no record: applying it has nothing to do.
+# A run that planned nothing has no plan (no id, no record).
 NOTHING_PLANNED = "no agent proposed a step: there is nothing to apply"
 
 
@@ -313,7 +316,7 @@ def _new_plan_id() -> str:
 
 
 def _result(
-    plan_id: str,
+    plan_id: str | None,
     dry_run: bool,
     agents: Sequence[str],
     steps: list[Step],
