@@ -149,12 +149,8 @@ MemoryIds = Annotated[
 ]
 # The memories of one merge: its schema said "1 to 100" where one id is refused.
 MergeIds = Annotated[
-    list[IdText],
-    Field(
-        min_length=2,
-        max_length=MAX_IDS,
-        description=f"2 to {MAX_IDS} different memory ids ({_ID_RULE}), merged into one.",
-    ),
+    MemoryIds,
+    Field(min_length=2, description=f"2 to {MAX_IDS} different memory ids ({_ID_RULE})."),
 ]
 
 _CONTENT_DOC = (
