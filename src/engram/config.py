@@ -377,7 +377,8 @@ def describe_errors(exc: ValidationError, source: Callable[[str], str] = lambda 
         if name in Settings.model_fields:
             # pydantic's "String should have at least 1 character" for an empty one
             empty = err["type"] == "string_too_short" and err.get("ctx", {}).get("min_length") == 1
-            said = "must not be empty" if empty else err["msg"]
+            # A field validator's message as written ("Value error, '..' is not allowed")
+            said = "must not be empty" if empty else err["msg"].removeprefix("Value error, ")
             lines.append(f"invalid setting {ENV_PREFIX}{name.upper()}{source(name)}: {said}")
         else:  # a rule between settings: name them as the user sets them
             message = _SETTING_NAME.sub(

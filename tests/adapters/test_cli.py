@@ -749,6 +749,9 @@ def test_a_mistyped_store_is_not_made_by_a_command_that_only_reads(
     typo = tmp_path / "typo" / "deeper" / "x.db"
     result = run(typo, *command)
     assert result.exit_code == 1 and f"there is no store at {typo}" in result.stderr
+    said = " ".join(result.stderr.split())  # every command that makes one (three were named)
+    for maker in ("engram save", "import", "migrate", "demo", "vault import --apply", "serve"):
+        assert f"`{maker}`" in said, maker
     assert not (tmp_path / "typo").exists()
     folder = tmp_path / "project"  # an existing folder that holds no JSONL store
     folder.mkdir()

@@ -101,7 +101,8 @@ def open_app(
         if not create and not store_exists(settings.storage_path):
             raise ConfigError(
                 f"there is no store at {redact_url(settings.storage_path)} (check --store or "
-                "ENGRAM_STORAGE_PATH): `engram save`, an import or `engram demo` makes one"
+                "ENGRAM_STORAGE_PATH): `engram save`, `import`, `migrate`, `demo`, `vault "
+                "import --apply`, `index-ltm` and `serve` make one"
             )
         app = build_app(settings, clock=clock, check_vectors=check_vectors)
     try:
