@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -379,3 +380,34 @@ def test_a_cpu_found_inexact_once_loads_only_the_exact_graph_after(
         assert _graphs(minilm)[0] and verdict.read_text() == "another machine's"
     else:
         assert verdict.read_text() == minilm._machine_key() and not _graphs(minilm)[0]
+
+
+def test_a_signed_graph_removed_by_another_process_while_loading_falls_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes starting at once on such a CPU: one removes the signed graph (and leaves
+    its verdict) just after the other checked its digest. The other then runs the exact graph;
+    without a verdict in the cache, a graph that cannot be loaded is still an error."""
+    from engram.embeddings import minilm
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    made = minilm._integer_model
+    removed = tmp_path / "removed.onnx"
+    verdict = minilm._inexact_verdict_path()
+    other_process_done = [False]
+
+    def checked_then_removed(signed: bool) -> str | bytes:
+        if not signed:
+            return made(signed)
+        if other_process_done[0]:
+            verdict.parent.mkdir(parents=True, exist_ok=True)
+            verdict.write_text(minilm._machine_key())
+        return str(removed)
+
+    monkeypatch.setattr(minilm, "_integer_model", checked_then_removed)
+    tokenizer = minilm.make_tokenizer()
+    with pytest.raises(Exception, match=re.escape(removed.name)):
+        minilm._exact_session(tokenizer, minilm.probe_vectors())
+    other_process_done[0] = True
+    _, signed = minilm._exact_session(tokenizer, minilm.probe_vectors())
+    assert not signed
