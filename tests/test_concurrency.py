@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from engram import Engram, Status
+from engram import Draft, Engram, Status
 
 WORKER = textwrap.dedent(
     """
@@ -87,6 +87,34 @@ REPEATER = textwrap.dedent(
             draft = Draft(content=f"The user prefers option {i}", tags=[worker])
             actions.append(mem.save_result(draft).action)
     print(json.dumps(actions))
+    """
+)
+
+IMPORTER = textwrap.dedent(
+    """
+    import json, sys, time
+    from pathlib import Path
+    from engram import Draft, Engram
+    from engram.errors import EngramError
+    path, worker, sync = sys.argv[1], sys.argv[2], Path(sys.argv[4])
+    exports = json.loads(sys.argv[3])
+    out = []
+    with Engram.open(path) as mem:
+        for i, export in enumerate(exports):
+            (sync / f"ready-{i}-{worker}").touch()
+            while len(list(sync.glob(f"ready-{i}-*"))) < 2:
+                time.sleep(0.0005)
+            try:
+                if i % 2:  # the same ids given to save_many by both
+                    mem.save_many([Draft(content=f"given {i} {k}", id=f"given-{i}-{k}")
+                                   for k in range(20)])
+                    out.append({"saved": 20})
+                else:  # the same export imported by both
+                    report = mem.import_export(export)
+                    out.append({"imported": report.imported, "present": report.already_present})
+            except EngramError as exc:
+                out.append({"error": str(exc)})
+    print(json.dumps(out))
     """
 )
 
@@ -316,3 +344,56 @@ def test_forked_children_using_a_jsonl_handle_lose_no_touch(tmp_path: Path) -> N
         assert [child.exitcode for child in children] == [0, 0]
         assert mem.get(ident).use_count == 200
         assert [h.memory.id for h in mem.search("tea")] == [ident]  # the parent's index lives
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", sorted(SHARED))
+def test_two_clients_writing_the_same_ids_at_once_import_once_and_refuse_clearly(
+    request: pytest.FixtureRequest, tmp_path: Path, backend: str
+) -> None:
+    """An import (and a `save_many` of drafts with ids) looks for the ids, then writes: two
+    imports of one export at once both found none, and the second failed with SQLite's
+    "UNIQUE constraint failed: memories.id", abandoning its whole import."""
+    path = SHARED[backend](request, tmp_path)
+    Engram.open(path).close()
+    rounds, per_export = 6, 60
+    exports = []
+    for i in range(rounds):
+        source = tmp_path / f"source-{i}.db"
+        with Engram.open(str(source), embedding_model="none") as mem:
+            mem.save_many([Draft(content=f"round {i} fact {k}") for k in range(per_export)])
+            export = tmp_path / f"export-{i}.jsonl"
+            export.write_text(
+                "".join(
+                    line if line.endswith("\n") else line + "\n" for line in mem.export("jsonl")
+                )
+            )
+        exports.append(str(export))
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", IMPORTER, path, worker, json.dumps(exports), str(sync)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "ENGRAM_EMBEDDING_MODEL": "none"},
+        )
+        for worker in ("a", "b")
+    ]
+    results = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        results.append(json.loads(out))
+    for i, (first, second) in enumerate(zip(*results, strict=True)):
+        if i % 2:  # one saved them, the other was told which id is taken
+            assert sorted(first) != sorted(second), (first, second)
+            refused = first.get("error") or second.get("error")
+            assert refused is not None and "already exists" in refused, (first, second)
+        else:
+            assert "error" not in first and "error" not in second, (first, second)
+            assert first["imported"] + second["imported"] == per_export
+            assert first["present"] + second["present"] == per_export
+    with Engram.open(path) as mem:
+        assert mem.stats().total == rounds // 2 * per_export + rounds // 2 * 20

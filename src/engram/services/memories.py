@@ -126,8 +126,6 @@ class MemoryService:
         ENGRAM_SAVE_DUPLICATES. A draft with its own id (an import) is always saved."""
         mode = self.ctx.settings.save_duplicates
         built, added = self._enriched(self._build(draft, self.ctx.now(), index=0), draft)
-        if draft.id is not None:  # as `save_many` (a store error named by each backend apart)
-            self._check_new_ids([draft], [built])
         # The new text is embedded and its near memories found (the similar report) while the
         # repeat check and the write run: the save then costs about the longer of the two, not
         # their sum (bench/scale.py --embeddings: the search after the write added 1-2 ms).
@@ -136,7 +134,11 @@ class MemoryService:
             if self._reports_similar(draft)
             else None
         )
-        if draft.id is None and mode != "keep":
+        if draft.id is not None:  # its own id (an import): new, as `save_many` checks it
+            with self.ctx.store.exclusive("save", wait=True):
+                self._check_new_ids([draft], [built])
+                (memory,) = self._write([built])
+        elif mode != "keep":
             # Looking for a stored copy and writing must be one step across clients: two
             # servers saving the same words at once both found none and both wrote one.
             with self.ctx.store.exclusive("save", wait=True):
@@ -281,8 +283,13 @@ class MemoryService:
         now = self.ctx.now()
         drafts = check.sequence(drafts, "drafts")
         built = [self._enriched(self._build(d, now, index=i), d)[0] for i, d in enumerate(drafts)]
-        self._check_new_ids(drafts, built)
-        return self._write(built)
+        if not any(d.id for d in drafts):
+            return self._write(built)
+        # Ids given: checked and written as one step across clients, as a save's look for a
+        # stored copy is (two processes saving one id at once: SQLite's own error for one).
+        with self.ctx.store.exclusive("save", wait=True):
+            self._check_new_ids(drafts, built)
+            return self._write(built)
 
     def _check_new_ids(self, drafts: Sequence[Draft], built: Sequence[Memory]) -> None:
         """Ids given by the caller are new, and given once: a taken one failed in the store,

@@ -99,11 +99,14 @@ def write_records(
     out = Written()
     for start in range(0, len(memories), batch):
         chunk = memories[start : start + batch]
-        stored = target.get_many([m.id for m in chunk])
-        have = {m.id for m in stored}
-        new = [m for m in chunk if m.id not in have]
-        if new:
-            target.insert(schedules(new))
+        # Looking for the ids and inserting are one step across clients: two imports of one
+        # export at once both found none, and the second failed on the first's ids.
+        with target.exclusive("save", wait=True):
+            stored = target.get_many([m.id for m in chunk])
+            have = {m.id for m in stored}
+            new = [m for m in chunk if m.id not in have]
+            if new:
+                target.insert(schedules(new))
         if after_insert is not None and (new or stored):
             after_insert([*new, *stored])
         out.imported += len(new)

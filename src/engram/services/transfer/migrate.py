@@ -126,23 +126,26 @@ def _copy_memories(
 ) -> None:
     for m in page:
         tally.memories[m.id] = digest(canonical_memory(m))
-    present = {m.id: m for m in target.get_many([m.id for m in page])}
-    new = [m for m in page if m.id not in present]
-    if new:
-        try:
-            target.insert(schedules(new))
-            tally.copied += len(new)
-        except EngramError:
-            # One record the target refuses (a hand-edited JSONL line with a NUL character,
-            # which PostgreSQL cannot hold) stopped the whole migration without naming it: one
-            # at a time, the rest is copied and the report names it.
-            for m in new:
-                try:
-                    target.insert(schedules([m]))
-                    tally.copied += 1
-                except EngramError as exc:
-                    tally.refused[m.id] = str(exc)
-                    log.warning("memory %s was not copied: %s", m.id, exc)
+    # Looking for the ids and inserting are one step across clients (a save or an import into
+    # the target meanwhile), as in an import (`common.write_records`).
+    with target.exclusive("save", wait=True):
+        present = {m.id: m for m in target.get_many([m.id for m in page])}
+        new = [m for m in page if m.id not in present]
+        if new:
+            try:
+                target.insert(schedules(new))
+                tally.copied += len(new)
+            except EngramError:
+                # One record the target refuses (a hand-edited JSONL line with a NUL character,
+                # which PostgreSQL cannot hold) stopped the whole migration without naming it:
+                # one at a time, the rest is copied and the report names it.
+                for m in new:
+                    try:
+                        target.insert(schedules([m]))
+                        tally.copied += 1
+                    except EngramError as exc:
+                        tally.refused[m.id] = str(exc)
+                        log.warning("memory %s was not copied: %s", m.id, exc)
     differing = [m for m in page if m.id in present and present[m.id] != m]
     tally.same.update(m.id for m in page if m.id in present and present[m.id] == m)
     tally.skipped += len(present) - (len(differing) if overwrite else 0)
