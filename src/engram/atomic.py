@@ -104,7 +104,17 @@ STALE_TEMPORARY = 3_600.0
 def remove_stale_temporaries(path: Path, now: float) -> None:
     """Remove the temporary files `replacing` made beside `path` that a killed process left;
     `now` is the wall clock's time (file times are compared with it)."""
-    for leftover in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+    _remove_stale(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"), now)
+
+
+def remove_stale_temporaries_in(directory: Path, prefix: str, now: float) -> None:
+    """The same for every file `replacing(…, prefix=prefix)` made in `directory`: a writer of
+    many files (the vault's notes) sweeps a folder once instead of looking beside each."""
+    _remove_stale(directory.glob(f"{glob.escape(prefix)}*.tmp"), now)
+
+
+def _remove_stale(leftovers: Iterable[Path], now: float) -> None:
+    for leftover in leftovers:
         with contextlib.suppress(OSError):
             if now - leftover.stat().st_mtime > STALE_TEMPORARY:
                 leftover.unlink()

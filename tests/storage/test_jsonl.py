@@ -1092,3 +1092,20 @@ def test_a_store_folder_deleted_while_open_is_the_same_clear_error_until_it_is_b
             "Saved before the folder went",
             "Saved once it was back",
         ]
+
+
+def test_a_temporary_file_a_killed_compaction_left_goes_at_the_next_rewrite(folder: Path) -> None:
+    """Killed before its rename, a compaction left `.memories.jsonl.<id>.tmp`, as large as the
+    file, and later compactions never removed it. One as young as another writer's is kept."""
+    store = JSONLStore(folder)
+    put(store, *(mem(f"m{i}") for i in range(20)))
+    stale = folder / ".memories.jsonl.0123abcd.tmp"
+    young = folder / ".memories.jsonl.4567ef01.tmp"
+    for leftover in (stale, young):
+        leftover.write_bytes(b"x" * 1000)
+    two_hours_ago = stale.stat().st_mtime - 7_200
+    os.utime(stale, (two_hours_ago, two_hours_ago))
+    store.compact()
+    assert not stale.exists() and young.exists()
+    assert len(store.page(None, 100)) == 20
+    store.close()

@@ -240,3 +240,24 @@ def test_mixed_line_ends_are_written_back_as_they_were(vault: VaultFiles) -> Non
     read = vault.read_note("mixed.md")
     assert vault.rewrite("mixed.md", read, read.text + "line four\n")
     assert note.read_bytes() == b"line one\nline two\r\nline three\nline four\n"
+
+
+def test_a_temporary_note_a_killed_write_left_goes_when_its_folder_is_written_again(
+    vault: VaultFiles,
+) -> None:
+    """Killed between writing a note and removing its temporary file, a promotion left a hidden
+    `.engram-….tmp` (a second link to the note) that no later run removed, and that a vault kept
+    in git picks up. One as young as another process's write is kept."""
+    folder = vault.root / "Engram"
+    folder.mkdir()
+    stale = folder / ".engram-old-note.md.0123abcd.tmp"
+    young = folder / ".engram-new-note.md.4567ef01.tmp"
+    mine = folder / ".engram-notes.txt"  # not a temporary file of ours: left alone
+    for leftover in (stale, young, mine):
+        leftover.write_text("# a note\n")
+    two_hours_ago = stale.stat().st_mtime - 7_200
+    for old in (stale, mine):
+        os.utime(old, (two_hours_ago, two_hours_ago))
+    vault.write("Engram/fresh.md", "# Fresh\n")
+    assert not stale.exists() and young.exists() and mine.exists()
+    assert (folder / "fresh.md").read_text() == "# Fresh\n"

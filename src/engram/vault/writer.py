@@ -23,7 +23,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import NamedTuple
 
-from engram.atomic import fsync_dir, replacing
+from engram.atomic import fsync_dir, remove_stale_temporaries_in, replacing
+from engram.clock import system_clock
 from engram.core.file_names import UNSAFE_CHARS, ends_badly, is_reserved
 from engram.errors import ConfigError, ValidationError
 from engram.vault.index import MAX_NOTE_BYTES
@@ -110,6 +111,7 @@ class VaultFiles:
                 "Obsidian vault (the folder that holds .obsidian/)"
             )
         self.root = path.resolve()
+        self._swept: set[Path] = set()  # folders cleared of a killed write's temporary files
 
     def resolve(
         self, rel: str, field: str = "path", *, allow_hidden: bool = False, existing: bool = False
@@ -230,6 +232,11 @@ class VaultFiles:
                     "vault's own folders (set ENGRAM_LTM_FOLDER to the folder it points to)",
                 )
         target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in self._swept:  # once a folder: a promotion writes many notes
+            # A write killed before its rename left a hidden file (a second link to the note
+            # it published) that a vault kept in git would pick up.
+            remove_stale_temporaries_in(target.parent, TEMP_PREFIX, system_clock().timestamp())
+            self._swept.add(target.parent)
         # Re-check now that the directories exist (one may have been swapped for a symlink).
         self.resolve(rel, field)
         if target.is_dir():

@@ -25,7 +25,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from engram.atomic import replacing, write_atomically
+from engram.atomic import remove_stale_temporaries, replacing, write_atomically
+from engram.clock import system_clock
 from engram.errors import StoreError
 from engram.storage.locks import lock, open_lock_file, unlock
 
@@ -360,6 +361,9 @@ class LineFile:
         file that is a link is replaced where it points (the link was replaced by a copy, and
         later writes went to the copy)."""
         self.check_writable()
+        # A rewrite killed before its rename (a compaction) left its temporary file, as large
+        # as the file, which nothing else removes.
+        remove_stale_temporaries(self.path.resolve(), system_clock().timestamp())
         count = 0
         size = 0
         consumed = _digest()
