@@ -371,7 +371,29 @@ def test_a_named_pipe_given_as_the_store_is_refused_not_waited_on(tmp_path: Path
         timeout=60,
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert f"{pipe} is not a file (a named pipe or a socket)" in done.stderr
+    assert f"{pipe} is not a file (a device, a named pipe or a socket)" in done.stderr
+
+
+def test_a_device_given_as_the_store_is_refused_and_nothing_is_written_beside_it() -> None:
+    """`--store /dev/null` said "disk I/O error" and made /dev/null-journal, world-writable."""
+    journal = Path("/dev/null-journal")
+    before = journal.stat() if journal.exists() else None
+    error = error_of(Path("/dev/null"), "save", "hello")
+    assert "/dev/null is not a file (a device, a named pipe or a socket)" in error
+    assert (journal.stat() if journal.exists() else None) == before
+
+
+def test_a_store_that_cannot_be_made_says_why(tmp_path: Path) -> None:
+    """A new store in a folder it may not write said only "unable to open database file"."""
+    if os.geteuid() == 0:  # root writes any folder; /proc takes no new file even from root
+        folder = Path("/proc/self")
+    else:
+        folder = tmp_path / "read-only"
+        folder.mkdir()
+        folder.chmod(0o555)
+    error = error_of(folder / "new.db", "save", "hello")
+    assert f"cannot create the store {folder / 'new.db'} (" in error
+    assert "unable to open database file" not in error
 
 
 def test_a_store_location_typed_as_an_option_is_named_as_typed(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import stat
 import threading
@@ -111,8 +112,11 @@ class SQLiteStore(SqlReads, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
                 f"{self.path} is a folder, not a SQLite file: a JSONL store? open it as "
                 f"jsonl://{self.path.absolute()}"
             )
-        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):  # SQLite's open of a pipe waits forever
-            raise StoreError(f"{self.path} is not a file (a named pipe or a socket): give a file")
+        if mode and not stat.S_ISREG(mode):
+            # SQLite's open of a pipe waits forever, and of /dev/null wrote /dev/null-journal
+            raise StoreError(
+                f"{self.path} is not a file (a device, a named pipe or a socket): give a file"
+            )
         try:
             self._conn = sqlite3.connect(
                 str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
@@ -126,6 +130,8 @@ class SQLiteStore(SqlReads, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
             self._conn.close()
             raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from None
         except sqlite3.DatabaseError as exc:
+            if not mode and str(path) != ":memory:":
+                _check_creatable(self.path)
             raise StoreError(
                 f"cannot open SQLite store {self.path}: {store_error(exc, self.path)}"
             ) from exc
@@ -506,3 +512,16 @@ def _update(conn: sqlite3.Connection, old: Memory, new: Memory, schedule: Schedu
     changes.update(zip(SCHEDULE_COLUMNS, schedule_values(schedule), strict=True))
     sets = ", ".join(f"{name} = ?" for name in changes)
     conn.execute(f"UPDATE memories SET {sets} WHERE id = ?", [*changes.values(), old.id])
+
+
+def _check_creatable(path: Path) -> None:
+    """Why a new store's file could not be made, in the system's words: SQLite says only
+    "unable to open database file" (a folder without write permission, a read-only disk)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return  # made meanwhile (another process): SQLite's own error says what failed
+    except OSError as exc:
+        raise StoreError(f"cannot create the store {path} ({exc.strerror})") from None
+    os.close(fd)
+    path.unlink(missing_ok=True)
