@@ -15,7 +15,7 @@ from pydantic import field_validator
 
 from engram.core.models import Memory, Relation, Schedule
 from engram.core.wording import counted
-from engram.errors import BusyError, EngramError, StoreError
+from engram.errors import BusyError, EngramError, StoreError, ValidationError
 from engram.services.results import Result
 from engram.storage.protocol import Store
 
@@ -76,6 +76,17 @@ def in_file_order(*found: Sequence[Skipped]) -> list[Skipped]:
     """The records an import skipped, by file and line: those of reading and of writing came
     one list after the other (line 12 was listed after line 14)."""
     return sorted((s for group in found for s in group), key=lambda s: (s.file, s.line))
+
+
+# How far ahead of this machine's clock an imported time may be: another machine's clock.
+CLOCK_AHEAD = timedelta(days=1)
+
+
+def not_ahead(name: str, moment: datetime | None, now: datetime) -> None:
+    """A time further ahead than another machine's clock may be: stored, a last use counted as
+    fresh for years, a review date kept every later review from moving it."""
+    if moment is not None and moment > now + CLOCK_AHEAD:
+        raise ValidationError(name, f"must not be more than a day later than now ({now})")
 
 
 def write_records(

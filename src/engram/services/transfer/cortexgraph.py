@@ -26,14 +26,12 @@ from engram.services.transfer.common import (
     TransferResult,
     bounded_lines,
     in_file_order,
+    not_ahead,
     write_records,
 )
 from engram.storage.protocol import Store
 
 log = logging.getLogger(__name__)
-
-# How far ahead of this machine's clock an imported time may be: another machine's clock.
-CLOCK_AHEAD = timedelta(days=1)
 
 # -- import from CortexGraph ------------------------------------------------------------------
 
@@ -150,7 +148,7 @@ def _memory_from_cortexgraph(obj: dict[str, Any], now: datetime) -> tuple[Memory
         ("promoted_at", promoted_at),
         ("last_review_at", last_review_at),
     ]:
-        _not_ahead(name, moment, now)
+        not_ahead(name, moment, now)
     if last_used < created:
         raise ValidationError("last_used", "must not be before created_at")
     tags = _within_limit(_field(meta_in, "tags", list, []), "meta.tags", check.TAG_LIMITS, meta)
@@ -185,13 +183,6 @@ def _memory_from_cortexgraph(obj: dict[str, Any], now: datetime) -> tuple[Memory
         first = exc.errors()[0]
         raise ValidationError(".".join(str(p) for p in first["loc"]), first["msg"]) from None
     return memory, renamed
-
-
-def _not_ahead(name: str, moment: datetime | None, now: datetime) -> None:
-    """A time further ahead than another machine's clock may be: stored, a last use counted as
-    fresh for years, a review date kept every later review from moving it."""
-    if moment is not None and moment > now + CLOCK_AHEAD:
-        raise ValidationError(name, f"must not be more than a day later than now ({now})")
 
 
 def _within_limit(
@@ -234,7 +225,7 @@ def _relation_from_cortexgraph(
         rid = _renamed_id(rid)
     # Without its own time, it was made once both its ends existed (it was dated 1970).
     created = _seconds(obj.get("created_at"), "created_at") or max(born[e] for e in ends)
-    _not_ahead("created_at", created, now)
+    not_ahead("created_at", created, now)
     try:
         return Relation(
             id=rid,

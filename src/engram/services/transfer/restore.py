@@ -17,9 +17,11 @@ import stat
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from engram.clock import system_clock
 from engram.core.models import Memory, Relation
 from engram.errors import ValidationError
 from engram.services import validation as check
@@ -33,6 +35,7 @@ from engram.services.transfer.common import (
     TransferResult,
     bounded_lines,
     in_file_order,
+    not_ahead,
     write_records,
 )
 from engram.services.transfer.export import END
@@ -118,6 +121,7 @@ def read_export(path: Path) -> ExportData:
     id wins (two backups merged in git may hold a memory twice)."""
     check_export_file(path)
     data = ExportData(source=str(path))
+    now = system_clock()
     memories: dict[str, Memory] = {}
     relations: dict[str, Relation] = {}
     with path.open("rb") as f:  # read once, in order: FILE may be a pipe
@@ -152,7 +156,7 @@ def read_export(path: Path) -> ExportData:
                 data.records += 1
                 data.kinds[kind] += 1
             try:
-                _take(obj, number, path.name, data, memories, relations)
+                _take(obj, number, path.name, data, memories, relations, now)
             except (BadLine, ValidationError) as exc:
                 data.skipped.append(_skipped(path, number, ident, str(exc)))
     # An export of an empty store is its end line alone: nothing to import, and no error (it
@@ -183,6 +187,7 @@ def _take(
     data: ExportData,
     memories: dict[str, Memory],
     relations: dict[str, Relation],
+    now: datetime,
 ) -> None:
     kind = obj.pop("kind", None)
     if kind == "memory":
@@ -190,6 +195,8 @@ def _take(
         # ahead); but only ids a command can name: another (hand-written in a JSONL file)
         # would make a memory nobody can open, touch or delete, and could reach the terminal.
         memory = check.record(memory_from_object(obj).memory)
+        for name in ("created_at", "last_used", "promoted_at", "last_review_at"):
+            not_ahead(name, getattr(memory, name), now)  # the clock of this machine, not a store's
         if memory.id in memories:
             data.superseded += 1
             del memories[memory.id]  # the later line wins, and takes its place in the order
