@@ -380,7 +380,8 @@ class Engram:
         return self._app.transfer.import_export(path)
 
     def embedding_status(self) -> EmbeddingStatus:
-        """Vectors per model, memories, and vectors still being computed by this handle."""
+        """Vectors per model, memories, how many lack a vector of the model in use
+        (`missing`: the work of `embed_backfill`), and how many this handle is computing."""
         return self._app.embeddings.status()
 
     def embed_backfill(self, progress: Callable[[int], None] | None = None) -> int:

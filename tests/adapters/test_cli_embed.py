@@ -29,7 +29,15 @@ def test_embed_reports_coverage_and_backfills_missing_vectors(
             mem.save(f"note {i} about the flight to Lisbon")
     before = invoke(db, "embed")
     assert before["embedded"] == 0
-    assert before["status"] == {"model_id": MODEL_ID, "vectors": {}, "memories": 5, "pending": 0}
+    # `missing` is the work left; `pending` only this process's queue (0 here: it said 0 while
+    # a killed import had left most memories without a vector)
+    assert before["status"] == {
+        "model_id": MODEL_ID,
+        "vectors": {},
+        "memories": 5,
+        "missing": 5,
+        "pending": 0,
+    }
     caplog.clear()
     after = invoke(db, "embed", "--backfill", "--batch", "2")
     assert after["embedded"] == 5
@@ -39,6 +47,7 @@ def test_embed_reports_coverage_and_backfills_missing_vectors(
         "model_id": MODEL_ID,
         "vectors": {MODEL_ID: 5},
         "memories": 5,
+        "missing": 0,
         "pending": 0,
     }
     assert invoke(db, "embed", "--backfill")["embedded"] == 0

@@ -42,8 +42,7 @@ def embed(state: State, backfill: bool, batch: int) -> None:
         before = app.embeddings.status()
         embedded = 0
         if backfill:
-            model = before.model_id or ""
-            todo = before.memories - before.vectors.get(model, 0)
+            todo = before.missing
             with progress_bar(state) as update:
                 done = 0
 

@@ -18,6 +18,10 @@ class EmbeddingStatus(Result):
     model_id: str | None
     vectors: dict[str, int]
     memories: int
+    # Memories with no vector from the model in use: the work `backfill` (`engram embed
+    # --backfill`) does. `pending` alone counted this process's queue, and said 0 while a
+    # killed import had left 16,752 of 18,000 without one.
+    missing: int = 0
     pending: int = 0  # saved by this process, vector being computed
 
 
@@ -34,10 +38,12 @@ class EmbeddingService:
             else {}
         )
         model = None if self.ctx.embedder is None else self.ctx.embedder.model_id
+        memories = sum(self.ctx.store.count().values())
         return EmbeddingStatus(
             model_id=model,
             vectors=counts,
-            memories=sum(self.ctx.store.count().values()),
+            memories=memories,
+            missing=0 if model is None else max(0, memories - counts.get(model, 0)),
             pending=pending,
         )
 
