@@ -177,6 +177,28 @@ def test_save_from_a_closed_stdin_is_one_error_line(store: Path) -> None:
     assert "CONTENT: standard input is closed" in done.stderr
 
 
+def test_save_reads_stdin_in_the_encoding_its_byte_order_mark_names(store: Path) -> None:
+    """PowerShell 5.1 pipes UTF-16: `engram save -` read it as UTF-8 and refused it for "NUL
+    characters". Text that starts with a byte order mark is read in its encoding."""
+
+    def save_bytes(data: bytes) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [sys.executable, "-m", "engram.cli.main", "--store", str(store), "--json", "save", "-"],
+            input=data,
+            capture_output=True,
+            timeout=120,
+            env={**os.environ, "ENGRAM_EMBEDDING_MODEL": "none"},
+        )
+
+    for codec in ("utf-16", "utf-32", "utf-8-sig"):
+        done = save_bytes(f"Café order for {codec}\r\n".encode(codec))
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["content"] == f"Café order for {codec}"
+    torn = save_bytes(b"\xff\xfeh")  # a mark, then half a character
+    assert torn.returncode == 1 and b"Traceback" not in torn.stderr
+    assert b"CONTENT: standard input starts as UTF-16 text but is not" in torn.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "named"),
     [

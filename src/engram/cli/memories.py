@@ -71,7 +71,34 @@ def read_content(content: str) -> str:
         return content
     if sys.stdin is None:  # started with stdin closed: a traceback
         raise ValidationError("content", "standard input is closed: nothing to read for -")
-    return sys.stdin.read().rstrip("\r\n")
+    raw = getattr(sys.stdin, "buffer", None)
+    if raw is None:
+        return sys.stdin.read().rstrip("\r\n")
+    return decoded_stdin(raw.read()).rstrip("\r\n")
+
+
+# Text that says its encoding by a byte order mark (PowerShell 5.1 pipes UTF-16): read as
+# UTF-8 it was refused for its NUL characters. UTF-32's marks first: they start as UTF-16's.
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+)
+
+
+def decoded_stdin(data: bytes) -> str:
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError as exc:
+                raise ValidationError(
+                    "content",
+                    f"standard input starts as {codec.upper()} text but is not ({exc.reason})",
+                ) from None
+    return data.decode(sys.stdin.encoding or "utf-8", errors=sys.stdin.errors or "strict")
 
 
 @click.command()
