@@ -3,6 +3,10 @@ and changes nothing; applying it changes exactly what it listed; every decision 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -408,6 +412,81 @@ def test_a_step_the_run_stopped_in_before_its_change_is_not_applied(
         ops.apply_plan(plan.plan_id)
     (entry,) = [e for e in ops.audit(plan.plan_id).entries if e.result != "planned"]
     assert (entry.result, entry.applied) == ("not applied: the run stopped before this step", False)
+
+
+KILLED_AFTER_TWO_STEPS = textwrap.dedent(
+    """
+    import os, signal, sys
+    from datetime import datetime
+    from engram import Engram, FixedClock
+    url, vault, now, plan = sys.argv[1:5]
+    clock = FixedClock(datetime.fromisoformat(now))
+    with Engram.open(url, clock=clock, save_duplicates="keep", vault_path=vault) as mem:
+        pipeline = mem.app.pipeline
+        carry_out, done = pipeline._do, []
+
+        def then_killed_after_the_second(step):
+            carry_out(step)
+            done.append(step)
+            if len(done) == 2:  # its change landed; its outcome not yet written
+                os.kill(os.getpid(), signal.SIGKILL)
+
+        pipeline._do = then_killed_after_the_second
+        mem.apply_plan(plan)
+    """
+)
+
+
+def test_a_run_killed_part_way_left_its_outcomes_and_applying_again_finishes_it(
+    ops: Engram, clock: FixedClock
+) -> None:
+    """kill -9 during `apply`: the trail said "planned" for every step although ten memories
+    were promoted, and applying the plan again recorded those as "skipped: changed since the
+    plan". Each outcome is now written when known, and applying again does the rest."""
+    ids = plant(ops, clock)
+    plan = ops.run_pipeline()
+    assert plan.plan_id is not None
+    changing = [s for s in plan.steps if s.action in ("merge", "promote", "relate")]
+    assert len(changing) >= 3
+    ops.flush()
+    killed = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            KILLED_AFTER_TWO_STEPS,
+            ops.app.settings.storage_path,
+            str(vault_of(ops)),
+            clock.now.isoformat(),
+            plan.plan_id,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "ENGRAM_EMBEDDING_MODEL": "none"},
+    )
+    assert killed.returncode == -9, killed.stderr
+
+    def outcomes() -> dict[int, list[str]]:
+        found: dict[int, list[str]] = {}
+        for e in ops.audit(plan.plan_id, limit=1000).entries:
+            if e.result != "planned":
+                found.setdefault(e.step, []).append(e.result)
+        return found
+
+    first, second = changing[0].step, changing[1].step
+    assert outcomes()[first] == ["done"]  # written before the kill
+    assert second not in outcomes()  # killed between its change and its record
+    again = ops.apply_plan(plan.plan_id)
+    by_step = {s.step: s.result for s in again.steps}
+    assert by_step[first] == by_step[second] == "done"  # the second's change had landed
+    assert all(r != "planned" and not r.startswith("skipped") for r in by_step.values())
+    assert {step: len(results) for step, results in outcomes().items()} == {
+        s.step: 1 for s in plan.steps
+    }  # one outcome a step: none done twice
+    a, b = ids["pair"]
+    assert [{r.from_id, r.to_id} for r in ops.relations(a)].count({a, b}) == 1
+    with pytest.raises(ValidationError, match="applied already"):
+        ops.apply_plan(plan.plan_id)
 
 
 def test_memories_without_vectors_are_named_in_the_notes(store_url: str) -> None:

@@ -144,7 +144,8 @@ def register_pipeline_tools(server: MCPServer[Any], runtime: EngramRuntime) -> N
         ],
     ) -> PipelineResult:
         """Apply exactly the steps of a plan run_pipeline recorded in a dry run. A step whose
-        memories changed since is skipped (and says so); a plan is applied at most once."""
+        memories changed since is skipped (and says so); each step is carried out at most
+        once (applying a plan again finishes a run that stopped part-way)."""
         return await runtime.call(lambda app: app.pipeline.apply(plan_id))
 
     @tool(server, "Maintenance audit trail", hints.READ)

@@ -5,7 +5,8 @@
   (one entry per step, result "planned"). A dry run (the default) stops there and changes
   nothing; a real run then applies the plan.
 - `apply(plan_id)`: applies exactly the steps a dry run recorded — each refused (and recorded
-  as skipped) when one of its memories changed since — and refuses a plan applied before.
+  as skipped) when one of its memories changed since — and refuses a plan applied before; one
+  that stopped part-way (killed, Ctrl-C) is finished: the steps without an outcome are done.
 - Steps that change the store (merge, promote, relate) are paced by ENGRAM_PIPELINE_RATE_LIMIT
   (operations per minute); reports (at_risk, review_cluster) are recorded, not applied.
 - One pipeline at a time per store (`Store.exclusive("pipeline")`): a second says so at once.
@@ -125,10 +126,10 @@ class PipelineService:
                 # found" for the id the run had just printed).
                 return _result(None, dry_run, names, [], [], [*survey.notes, NOTHING_PLANNED])
             plan_id = _new_plan_id()
-            self._record(plan_id, steps, ["planned"] * len(steps), applied=False)
+            self._record(plan_id, [(i, step, "planned") for i, step in enumerate(steps)])
             results = ["planned"] * len(steps)
             if not dry_run:
-                results = self._apply(plan_id, steps, progress)
+                results = self._apply(plan_id, steps, progress, {})
         return _result(plan_id, dry_run, names, steps, results, survey.notes)
 
     def apply(self, plan_id: str, progress: Progress | None = None) -> PipelineResult:
@@ -136,12 +137,20 @@ class PipelineService:
         if ident is None:  # it was "plan not found: " with nothing after it
             raise ValidationError("plan_id", "must name a plan (the id a dry run printed)")
         with self.ctx.store.exclusive("pipeline"):
-            entries = self.ctx.store.audit_entries(ident, PLAN_MAX_STEPS)
+            # Each step's outcome follows its "planned" entry, newest first.
+            entries = self.ctx.store.audit_entries(ident, 2 * PLAN_MAX_STEPS)
             if not entries:
                 raise NotFoundError("plan", ident)
-            if any(e.applied or e.result != "planned" for e in entries):
+            planned = sorted((e for e in entries if e.result == "planned"), key=lambda e: e.step)
+            outcomes: dict[int, str] = {}
+            for e in entries:
+                if e.result != "planned":
+                    outcomes.setdefault(e.step, e.result)
+            # A run that stopped (killed, or Ctrl-C) left steps with no outcome, or "not
+            # applied": applying the plan again carries out those and no other.
+            earlier = {i: r for i, r in outcomes.items() if r != STOPPED}
+            if len(earlier) >= len(planned):
                 raise ValidationError("plan_id", f"{ident} was applied already")
-            planned = sorted(entries, key=lambda e: e.step)
             steps = [
                 Step(
                     agent=e.agent,
@@ -153,7 +162,7 @@ class PipelineService:
                 )
                 for e in planned
             ]
-            results = self._apply(ident, steps, progress)
+            results = self._apply(ident, steps, progress, earlier)
         names = list(dict.fromkeys(s.agent for s in steps))
         return _result(ident, False, names, steps, results, [])
 
@@ -167,50 +176,77 @@ class PipelineService:
 
     # -- applying -------------------------------------------------------------------------------
 
-    def _apply(self, plan_id: str, steps: list[Step], progress: Progress | None) -> list[str]:
+    def _apply(
+        self,
+        plan_id: str,
+        steps: list[Step],
+        progress: Progress | None,
+        earlier: dict[int, str],
+    ) -> list[str]:
+        """Each step's outcome, recorded as soon as it is known: a run killed part-way left
+        every step "planned" although it had promoted ten memories (audit). `earlier`: the
+        outcomes a run that stopped recorded, by step; those steps are not carried out again."""
         limit = RateLimit(self.ctx.settings.pipeline_rate_limit)
         results: list[str] = []
         done_by: dict[str, int] = {}  # memory id -> the step of this plan that changed it
         doing: Step | None = None  # the step being carried out, if the run stops in it
+        resuming = bool(earlier)  # the first step without an outcome may have been done
         try:
             for i, step in enumerate(steps):
                 if progress:
                     progress("applying", i, len(steps))
-                if not step.changes:
-                    results.append("reported")
+                if i in earlier:
+                    self._note(i, step, earlier[i], results, done_by)
                     continue
-                # Waited for first, checked after: a memory archived or edited during the wait
-                # (up to a minute) was acted on as the plan had seen it (audit).
-                limit.wait()
-                earlier = next((done_by[m] for m in step.memory_ids if m in done_by), None)
-                changed = (
-                    f"its memories were changed by step {earlier + 1} of this plan"
-                    if earlier is not None
-                    else self._changed(step)
-                )
-                if changed:
-                    results.append(f"skipped: {changed}")
-                    continue
-                try:
+                if resuming:
+                    resuming = False
+                    if step.changes and self._landed(step):  # killed just after its change
+                        self._record(plan_id, [(i, step, "done")])
+                        self._note(i, step, "done", results, done_by)
+                        continue
+                result = self._carry_out(step, limit, done_by)
+                if result is None:
                     doing = step
-                    self._do(step)
+                    try:
+                        self._do(step)
+                        result = "done"
+                    except (EngramError, OSError) as exc:  # e.g. a note the vault refuses
+                        result = f"skipped: {exc}"
                     doing = None
-                    results.append("done")
-                    if step.action != "relate":  # a relation leaves its memories as they were
-                        done_by.update((m, i) for m in step.memory_ids)
-                except (EngramError, OSError) as exc:  # e.g. a note the vault refuses
-                    doing = None
-                    results.append(f"skipped: {exc}")
+                self._record(plan_id, [(i, step, result)])
+                self._note(i, step, result, results, done_by)
         finally:
-            # Recorded even when the run stops part-way (Ctrl-C in the rate limit's wait): the
-            # steps done are in the trail as done, the rest as not applied. A step the run
-            # stopped in is done if its change landed: it was recorded as not applied although
-            # its memories were merged (audit).
-            if doing is not None:
-                results.append("done" if self._landed(doing) else STOPPED)
-            missed = [STOPPED] * (len(steps) - len(results))
-            self._record(plan_id, steps, results + missed, applied=True)
+            # The run stopped part-way (Ctrl-C in the rate limit's wait): the step it stopped in
+            # is done if its change landed (it was recorded as not applied although its memories
+            # were merged: audit); the rest are not applied, and applying the plan again carries
+            # them out.
+            at = len(results)
+            if doing is not None and self._landed(doing):
+                results.append("done")
+            results.extend([STOPPED] * (len(steps) - len(results)))
+            self._record(plan_id, [(i, steps[i], results[i]) for i in range(at, len(steps))])
         return results
+
+    def _carry_out(self, step: Step, limit: RateLimit, done_by: dict[str, int]) -> str | None:
+        """The outcome of a step that is not to be carried out, or None if it is."""
+        if not step.changes:
+            return "reported"
+        # Waited for first, checked after: a memory archived or edited during the wait (up to
+        # a minute) was acted on as the plan had seen it (audit).
+        limit.wait()
+        earlier = next((done_by[m] for m in step.memory_ids if m in done_by), None)
+        changed = (
+            f"its memories were changed by step {earlier + 1} of this plan"
+            if earlier is not None
+            else self._changed(step)
+        )
+        return f"skipped: {changed}" if changed else None
+
+    @staticmethod
+    def _note(i: int, step: Step, result: str, results: list[str], done_by: dict[str, int]) -> None:
+        results.append(result)
+        if result == "done" and step.action != "relate":  # a relation leaves its memories
+            done_by.update((m, i) for m in step.memory_ids)
 
     def _landed(self, step: Step) -> bool:
         """Whether a step the run stopped in made its change: checked against the plan under
@@ -258,7 +294,8 @@ class PipelineService:
                 metadata={"agent": step.agent, "entities": step.detail["entities"]},
             )
 
-    def _record(self, plan_id: str, steps: list[Step], results: list[str], applied: bool) -> None:
+    def _record(self, plan_id: str, outcomes: Sequence[tuple[int, Step, str]]) -> None:
+        """Audit entries for (step number, step, result); applied when the result is done."""
         at = self.ctx.now()
         entries = [
             AuditEntry(
@@ -270,11 +307,11 @@ class PipelineService:
                 memory_ids=step.memory_ids,
                 detail={"versions": step.versions, "detail": step.detail},
                 why=step.why,
-                applied=applied and result == "done",
+                applied=result == "done",
                 result=result,
                 at=at,
             )
-            for i, (step, result) in enumerate(zip(steps, results, strict=True))
+            for i, step, result in outcomes
         ]
         if entries:
             self.ctx.store.audit_append(entries)
