@@ -40,3 +40,12 @@ def run_script(
         env=env,
         check=False,
     )
+
+
+def leftover_temporaries(stale: Path, young: Path) -> None:
+    """Two temporary files as a killed writer leaves them: `stale` two hours old (removable),
+    `young` just written (perhaps another process's write in progress: kept)."""
+    for leftover in (stale, young):
+        leftover.write_bytes(b"x" * 1000)
+    two_hours_ago = stale.stat().st_mtime - 7_200
+    os.utime(stale, (two_hours_ago, two_hours_ago))

@@ -230,6 +230,27 @@ def test_two_clients_merging_the_same_memories_leave_exactly_one_merged_memory(
             assert {m.status for m in mem.get_many(ids)} == {Status.ARCHIVED}
 
 
+def two_workers(script: str, path: str, *args: str) -> list[Any]:
+    """What two processes running `script` (path, worker "a" or "b", `args`) print as JSON, side
+    by side; each must exit cleanly. Embeddings off: the race is in the writes."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, path, worker, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "ENGRAM_EMBEDDING_MODEL": "none"},
+        )
+        for worker in ("a", "b")
+    ]
+    printed = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        printed.append(json.loads(out))
+    return printed
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", sorted(SHARED))
 def test_two_clients_saving_the_same_words_at_once_keep_one_memory(
@@ -242,21 +263,7 @@ def test_two_clients_saving_the_same_words_at_once_keep_one_memory(
     sync = tmp_path / "sync"
     sync.mkdir()
     rounds = 20
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", REPEATER, path, worker, str(rounds), str(sync)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "ENGRAM_EMBEDDING_MODEL": "none"},
-        )
-        for worker in ("a", "b")
-    ]
-    actions = []
-    for p in procs:
-        out, err = p.communicate(timeout=300)
-        assert p.returncode == 0, err
-        actions.append(json.loads(out))
+    actions = two_workers(REPEATER, path, str(rounds), str(sync))
     for first, second in zip(*actions, strict=True):
         assert sorted([first, second]) == ["merged", "saved"]  # one wrote, the other merged
     with Engram.open(path) as mem:
@@ -371,21 +378,7 @@ def test_two_clients_writing_the_same_ids_at_once_import_once_and_refuse_clearly
         exports.append(str(export))
     sync = tmp_path / "sync"
     sync.mkdir()
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", IMPORTER, path, worker, json.dumps(exports), str(sync)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "ENGRAM_EMBEDDING_MODEL": "none"},
-        )
-        for worker in ("a", "b")
-    ]
-    results = []
-    for p in procs:
-        out, err = p.communicate(timeout=300)
-        assert p.returncode == 0, err
-        results.append(json.loads(out))
+    results = two_workers(IMPORTER, path, json.dumps(exports), str(sync))
     for i, (first, second) in enumerate(zip(*results, strict=True)):
         if i % 2:  # one saved them, the other was told which id is taken
             assert sorted(first) != sorted(second), (first, second)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.support import leftover_temporaries
 
 from engram import Draft, Engram, FixedClock
 from engram.app import build_app
@@ -615,10 +616,7 @@ def test_a_temporary_file_of_an_index_save_a_killed_process_left_is_removed(
     db = tmp_path / "v.db"
     stale = tmp_path / ".v.db.vectors.usearch.0123abcd.tmp"
     young = tmp_path / ".v.db.vectors.json.4567ef01.tmp"
-    for leftover in (stale, young):
-        leftover.write_bytes(b"x" * 1000)
-    two_hours_ago = stale.stat().st_mtime - 7_200
-    os.utime(stale, (two_hours_ago, two_hours_ago))
+    leftover_temporaries(stale, young)
     with Engram.open(str(db), clock=clock) as mem:
         mem.save(FLIGHT)
         assert mem.search(PARAPHRASE)  # the index is built, and saved at close

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.support import leftover_temporaries
 
 from engram.core.models import Memory, Relation, Schedule, Status
 from engram.core.scoring import Policy, ScheduleArrays, memory_schedule, schedule_arrays
@@ -1101,10 +1102,7 @@ def test_a_temporary_file_a_killed_compaction_left_goes_at_the_next_rewrite(fold
     put(store, *(mem(f"m{i}") for i in range(20)))
     stale = folder / ".memories.jsonl.0123abcd.tmp"
     young = folder / ".memories.jsonl.4567ef01.tmp"
-    for leftover in (stale, young):
-        leftover.write_bytes(b"x" * 1000)
-    two_hours_ago = stale.stat().st_mtime - 7_200
-    os.utime(stale, (two_hours_ago, two_hours_ago))
+    leftover_temporaries(stale, young)
     store.compact()
     assert not stale.exists() and young.exists()
     assert len(store.page(None, 100)) == 20

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.support import leftover_temporaries
 
 from engram.errors import ConfigError, ValidationError
 from engram.vault.writer import VaultFiles, check_relative, is_temp_file, publish
@@ -253,11 +254,9 @@ def test_a_temporary_note_a_killed_write_left_goes_when_its_folder_is_written_ag
     stale = folder / ".engram-old-note.md.0123abcd.tmp"
     young = folder / ".engram-new-note.md.4567ef01.tmp"
     mine = folder / ".engram-notes.txt"  # not a temporary file of ours: left alone
-    for leftover in (stale, young, mine):
-        leftover.write_text("# a note\n")
-    two_hours_ago = stale.stat().st_mtime - 7_200
-    for old in (stale, mine):
-        os.utime(old, (two_hours_ago, two_hours_ago))
+    leftover_temporaries(stale, young)
+    mine.write_text("# my note\n")
+    os.utime(mine, (stale.stat().st_mtime, stale.stat().st_mtime))
     vault.write("Engram/fresh.md", "# Fresh\n")
     assert not stale.exists() and young.exists() and mine.exists()
     assert (folder / "fresh.md").read_text() == "# Fresh\n"
