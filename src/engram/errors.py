@@ -30,6 +30,11 @@ class StoreError(EngramError):
     """The store refused an operation (locked too long, corrupt, wrong schema)."""
 
 
+class RefusedDataError(StoreError):
+    """The store refused the data, not the operation: a value it cannot hold (NUL in
+    PostgreSQL text), a taken id. The store itself works; other records may still go in."""
+
+
 class DamagedStoreError(StoreError):
     """The store's database cannot be read: its pages are damaged (a JSONL store's index,
     which is only a cache of its files, is rebuilt from them instead)."""

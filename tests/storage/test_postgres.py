@@ -18,7 +18,7 @@ from psycopg import sql
 from tests.postgres import TestPostgres
 from tests.storage.test_contract import NOW, T0, mem, put
 
-from engram import Engram, ValidationError
+from engram import Draft, Engram, ValidationError
 from engram.cli.main import cli
 from engram.config import Settings
 from engram.core.decay import DecayModel, DecayParams
@@ -310,6 +310,42 @@ def test_a_record_postgres_refuses_is_named_and_the_rest_migrated(
         )
         assert b.id in report.differences
         assert [r.to_id for r in target.relations(a.id)] == [c.id]
+
+
+def test_a_migration_the_server_fails_stops_with_one_error_not_a_refusal_per_memory(
+    blank_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With the server gone mid-`migrate`, every memory of the batch was tried again alone and
+    listed as "refused" (500 warnings, then a 30 s wait): only data the target refuses is
+    tried memory by memory. The failure here is the server's own (a trigger refusing every
+    insert as a privilege error stands in for a server gone, which a test cannot time)."""
+    source = tmp_path / "source.db"
+    with Engram.open(str(source), embedding_model="none") as mem:
+        mem.save_many([Draft(content=f"memory {i}") for i in range(30)])
+    with Engram.open(blank_url, embedding_model="none") as target:
+        with psycopg.connect(blank_url, autocommit=True) as conn:
+            conn.execute(
+                "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                "RAISE EXCEPTION 'inserts are off' USING ERRCODE = 'insufficient_privilege'; "
+                "END $$"
+            )
+            conn.execute(
+                "CREATE TRIGGER refuse BEFORE INSERT ON memories "
+                "FOR EACH ROW EXECUTE FUNCTION refuse()"
+            )
+        with caplog.at_level(logging.WARNING), pytest.raises(StoreError, match="inserts are off"):
+            target.migrate_from(str(source))
+        assert not [r for r in caplog.records if "was not copied" in r.getMessage()]
+        assert target.stats().total == 0
+
+
+def test_a_url_naming_only_a_schema_that_does_not_exist_says_so(blank_url: str) -> None:
+    """It failed with raw SQL: "no schema has been selected to create in LINE 1: CREATE
+    TABLE IF NOT EXISTS schema_migrations …"."""
+    separator = "&" if "?" in blank_url else "?"
+    with pytest.raises(StoreError, match="no schema on its search_path exists") as refused:
+        PostgresStore(f"{blank_url}{separator}options=-csearch_path%3Dteam")
+    assert "CREATE TABLE" not in str(refused.value)
 
 
 def test_a_relation_postgres_refuses_is_named_and_the_rest_migrated(

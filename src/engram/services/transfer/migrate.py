@@ -11,7 +11,7 @@ import numpy as np
 
 from engram.core.models import Memory, Relation, Schedule
 from engram.core.wording import counted
-from engram.errors import BusyError, EngramError, ValidationError
+from engram.errors import BusyError, EngramError, RefusedDataError, ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
     BATCH,
@@ -135,7 +135,7 @@ def _copy_memories(
             try:
                 target.insert(schedules(new))
                 tally.copied += len(new)
-            except EngramError:
+            except RefusedDataError:
                 # One record the target refuses (a hand-edited JSONL line with a NUL character,
                 # which PostgreSQL cannot hold) stopped the whole migration without naming it:
                 # one at a time, the rest is copied and the report names it.
@@ -143,7 +143,7 @@ def _copy_memories(
                     try:
                         target.insert(schedules([m]))
                         tally.copied += 1
-                    except EngramError as exc:
+                    except RefusedDataError as exc:  # another failure (the server gone) stops it
                         tally.refused[m.id] = str(exc)
                         log.warning("memory %s was not copied: %s", m.id, exc)
     differing = [m for m in page if m.id in present and present[m.id] != m]

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
-from engram.errors import EngramError, StoreError
+from engram.errors import EngramError, RefusedDataError, StoreError
 from engram.storage.changes import apply_changes
 from engram.storage.jsonl import orphans, snapshot
 from engram.storage.jsonl.delegation import index_read, vault_index
@@ -357,7 +357,7 @@ class JSONLStore:
             taken = {s.id for s in index.stubs(ids, _ANY)}
             if taken or len(set(ids)) < len(ids):
                 dup = next(i for n, i in enumerate(ids) if i in taken or i in ids[:n])
-                raise StoreError(f"cannot insert memories: id {dup!r} already exists")
+                raise RefusedDataError(f"cannot insert memories: id {dup!r} already exists")
             self._memories.append(encode_memory(m, s) for m, s in items)
             self._mem.add(len(items))
             index.insert(items)

@@ -27,7 +27,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from engram.config import redact_secrets, redact_url
 from engram.core.models import AuditEntry, Memory, Schedule
 from engram.core.scoring import Policy
-from engram.errors import BusyError, ConfigError, StoreError
+from engram.errors import BusyError, ConfigError, RefusedDataError, StoreError
 from engram.storage.changes import apply_changes
 from engram.storage.columns import (
     MEMORY_COLUMN_LIST,
@@ -144,6 +144,12 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText, Postgres
                 applied = migrate(conn)
                 vector_type = TypeInfo.fetch(conn, "vector")
                 folds = conn.execute("SELECT lower('ÉTÉ') = 'été'").fetchone()
+        except psycopg.errors.InvalidSchemaName as exc:  # said as raw SQL ("no schema has been
+            # selected to create in" and a CREATE TABLE statement)
+            raise StoreError(
+                f"cannot open PostgreSQL store {self.location}: no schema on its search_path "
+                "exists; create the schema first (CREATE SCHEMA …), or name one that exists"
+            ) from exc
         except psycopg.Error as exc:
             reason = redact_secrets(str(exc), url)
             raise StoreError(f"cannot open PostgreSQL store {self.location}: {reason}") from exc
@@ -191,7 +197,7 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText, Postgres
         except PoolTimeout as exc:
             raise StoreError(f"PostgreSQL store {self.location} is unavailable: {exc}") from exc
         except (psycopg.errors.DataError, psycopg.errors.IntegrityError) as exc:
-            raise StoreError(f"PostgreSQL refused the data: {exc}") from exc
+            raise RefusedDataError(f"PostgreSQL refused the data: {exc}") from exc
         except psycopg.Error as exc:  # the server down or read-only, a privilege missing
             reason = redact_secrets(str(exc), self._url)
             raise StoreError(f"PostgreSQL store {self.location}: {reason}") from exc

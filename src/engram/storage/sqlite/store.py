@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engram.core.models import AuditEntry, Memory, Schedule
-from engram.errors import StoreError
+from engram.errors import RefusedDataError, StoreError
 from engram.storage.changes import apply_changes
 from engram.storage.columns import (
     ENTITIES,
@@ -270,7 +270,7 @@ class SQLiteStore(SqlReads, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
             try:
                 conn.executemany(sql, rows)
             except sqlite3.IntegrityError as exc:
-                raise StoreError(f"cannot insert memories: {exc}") from exc
+                raise RefusedDataError(f"cannot insert memories: {exc}") from exc
 
     def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
         # A range on the unique index: the ids that sort from the prefix up to the prefix
