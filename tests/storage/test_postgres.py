@@ -355,6 +355,33 @@ def test_a_meta_number_jsonb_gives_back_by_value_still_verifies(
         assert target.migrate_from(str(source)).verified  # and again
 
 
+def test_a_server_that_stops_taking_connections_under_an_open_store_is_named_as_the_reason(
+    blank_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With the server gone under an open handle every call failed with "couldn't get a
+    connection after 30.00 sec", the reason only in the pool's log lines on stderr."""
+    separator = "&" if "?" in blank_url else "?"
+    with Engram.open(f"{blank_url}{separator}connect_timeout=1", embedding_model="none") as mem:
+        mem.save("Saved while the database took connections")
+        name = psycopg.conninfo.conninfo_to_dict(blank_url)["dbname"]
+        with psycopg.connect(blank_url.replace(f"/{name}", "/postgres"), autocommit=True) as c:
+            c.execute(
+                sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS false").format(
+                    sql.Identifier(str(name))
+                )
+            )
+            c.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (name,),
+            )
+        with caplog.at_level(logging.WARNING), pytest.raises(StoreError) as failed:
+            mem.search("saved")
+        assert "is unavailable" in str(failed.value)
+        assert "not currently accepting connections" in str(failed.value)
+        # said once, in the error: not once more for each try of the pool
+        assert not [r for r in caplog.records if "error connecting" in r.getMessage()]
+
+
 def test_a_url_naming_only_a_schema_that_does_not_exist_says_so(blank_url: str) -> None:
     """It failed with raw SQL: "no schema has been selected to create in LINE 1: CREATE
     TABLE IF NOT EXISTS schema_migrations …"."""

@@ -61,6 +61,17 @@ from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, SqlReads
 
 log = logging.getLogger(__name__)
 
+
+class _OwnPoolRetries(logging.Filter):
+    """Drops the pool's line for each failed try of Engram's own pool ("error connecting in
+    'engram': …", five a call while the server is down): the error raised says why once."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "in 'engram'" not in record.getMessage()
+
+
+logging.getLogger("psycopg.pool").addFilter(_OwnPoolRetries())
+
 _RESCHEDULE_BATCH = 50_000
 _INSERT_LOCK = 0x656E6772616D01  # advisory lock serialising inserts ("engram", 1)
 # The advisory lock of an exclusive section: its name, and the store's schema unless that is
@@ -195,12 +206,23 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText, Postgres
             with self._pool.connection() as conn:
                 yield conn
         except PoolTimeout as exc:
-            raise StoreError(f"PostgreSQL store {self.location} is unavailable: {exc}") from exc
+            # The pool says only that it waited; why it could not connect was in its log.
+            reason = self._why_unreachable() or str(exc)
+            raise StoreError(f"PostgreSQL store {self.location} is unavailable: {reason}") from exc
         except (psycopg.errors.DataError, psycopg.errors.IntegrityError) as exc:
             raise RefusedDataError(f"PostgreSQL refused the data: {exc}") from exc
         except psycopg.Error as exc:  # the server down or read-only, a privilege missing
             reason = redact_secrets(str(exc), self._url)
             raise StoreError(f"PostgreSQL store {self.location}: {reason}") from exc
+
+    def _why_unreachable(self) -> str | None:
+        """The server's own reason a new connection fails now ("the server is not running",
+        "database … is not currently accepting connections"), or None if one succeeds."""
+        try:
+            with psycopg.connect(self._url, connect_timeout=self._connect_timeout):
+                return None
+        except psycopg.Error as exc:
+            return redact_secrets(str(exc), self._url).strip()
 
     @contextmanager
     def _write(self) -> Iterator[Conn]:
