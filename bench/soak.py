@@ -29,7 +29,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from engram import Engram
 
-BAD = [
+BAD: list[tuple[str, dict[str, Any]]] = [
     ("touch_memory", {"memory_id": "no-such-memory"}),
     ("search_memory", {"query": "x", "limit": 1000}),
     ("save_memory", {"content": "   "}),

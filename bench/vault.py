@@ -92,8 +92,8 @@ def measure(
             for _ in range(args.memories)
         ]
         print(f"[{model}] saving {len(drafts):,} memories", file=sys.stderr)
-        for start in range(0, len(drafts), 5_000):
-            mem.save_many(drafts[start : start + 5_000])
+        for first in range(0, len(drafts), 5_000):
+            mem.save_many(drafts[first : first + 5_000])
 
         print(f"[{model}] indexing {len(paths):,} notes", file=sys.stderr)
         start = time.perf_counter()
