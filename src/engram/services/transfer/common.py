@@ -7,6 +7,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -90,6 +91,20 @@ def not_ahead(name: str, moment: datetime | None, now: datetime) -> None:
         raise ValidationError(name, f"must not be more than a day later than now ({now})")
 
 
+@contextmanager
+def absent_from(
+    target: Store, memories: Sequence[Memory]
+) -> Iterator[tuple[list[Memory], list[Memory]]]:
+    """(The memories `target` holds already, as it holds them; the others), under the store's
+    save lock for the block, in which the caller inserts the others: looking for the ids and
+    inserting are one step across clients (two imports of one export at once both found none,
+    and the second failed on the first's ids)."""
+    with target.exclusive("save", wait=True):
+        stored = target.get_many([m.id for m in memories])
+        have = {m.id for m in stored}
+        yield stored, [m for m in memories if m.id not in have]
+
+
 def write_records(
     target: Store,
     schedules: Schedules,
@@ -111,18 +126,13 @@ def write_records(
     out = Written()
     for start in range(0, len(memories), batch):
         chunk = memories[start : start + batch]
-        # Looking for the ids and inserting are one step across clients: two imports of one
-        # export at once both found none, and the second failed on the first's ids.
-        with target.exclusive("save", wait=True):
-            stored = target.get_many([m.id for m in chunk])
-            have = {m.id for m in stored}
-            new = [m for m in chunk if m.id not in have]
+        with absent_from(target, chunk) as (stored, new):
             if new:
                 target.insert(schedules(new))
         if after_insert is not None and (new or stored):
             after_insert([*new, *stored])
         out.imported += len(new)
-        out.present += len(have)
+        out.present += len(stored)
         report("memories", start + len(chunk), len(memories))
     for start in range(0, len(relations), batch):
         edges = relations[start : start + batch]

@@ -19,6 +19,7 @@ from engram.services.transfer.common import (
     Progress,
     Schedules,
     TransferResult,
+    absent_from,
     add_relation,
     canonical_memory,
     canonical_relation,
@@ -126,11 +127,8 @@ def _copy_memories(
 ) -> None:
     for m in page:
         tally.memories[m.id] = digest(canonical_memory(m))
-    # Looking for the ids and inserting are one step across clients (a save or an import into
-    # the target meanwhile), as in an import (`common.write_records`).
-    with target.exclusive("save", wait=True):
-        present = {m.id: m for m in target.get_many([m.id for m in page])}
-        new = [m for m in page if m.id not in present]
+    with absent_from(target, page) as (stored, new):  # a save or an import meanwhile
+        present = {m.id: m for m in stored}
         if new:
             try:
                 target.insert(schedules(new))
