@@ -115,8 +115,10 @@ class Engram:
         `episode` names the conversation this comes from: search credits the memories saved
         next to a match in the same episode (see docs/search.md). A repeat of a stored memory
         (the same words, any case or punctuation) returns that memory, merged and reinforced
-        (`ENGRAM_SAVE_DUPLICATES`; `save_result` says which happened)."""
-        return self.save_result(
+        (`ENGRAM_SAVE_DUPLICATES`; `save_result` says which happened, and which stored
+        memories the new one nearly repeats: finding those embeds the text before returning,
+        which `save` leaves to the background)."""
+        return self._app.memories.save(
             Draft(
                 content=content,
                 tags=tags,
@@ -128,7 +130,8 @@ class Engram:
                 created_at=created_at,
                 last_used=last_used,
                 episode=episode,
-            )
+            ),
+            report_similar=False,
         ).memory
 
     def save_result(self, draft: Draft | str) -> SaveResult:

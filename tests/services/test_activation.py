@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import pytest
 
 from engram import Draft, Engram, ValidationError
+from engram.services import context
 
 
 def test_a_save_adds_the_names_in_its_text_and_says_so(mem: Engram) -> None:
@@ -170,6 +174,35 @@ def test_a_correction_naming_neither_the_old_value_nor_its_words_finds_the_fact(
     assert [s.id for s in sold.similar] == [golf.id]
     reported = {s.id for r in (moved, sold) for s in r.similar}
     assert reported.isdisjoint(o.id for o in others)
+
+
+def test_save_returns_without_waiting_for_an_embedding(
+    mem: Engram, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`save` gives back the memory alone, so it does not make the similar report, whose
+    embedding of the new text was most of a save's time with embeddings on: its vector comes
+    from the background queue after it returns. `save_result`, which reports, waits for it."""
+    embedder = mem._app.context.embedder
+    assert embedder is not None
+    released = threading.Event()
+    waited: list[str] = []
+    embed_query = embedder.embed_query
+
+    def held(text: str) -> object:
+        if not released.wait(timeout=10):  # a save waiting on this would stall until then
+            waited.append(text)
+        return embed_query(text)
+
+    monkeypatch.setattr(embedder, "embed_query", held)
+    # Recent texts' vectors are kept process-wide: another backend's run of this test made it.
+    monkeypatch.setattr(context, "_text_vectors", OrderedDict())
+    saved = mem.save("The ferry to Tangier leaves at noon on Saturday")
+    assert waited == []
+    released.set()
+    mem.flush()  # the background queue stores its vector
+    assert [h.memory.id for h in mem.search("boat trip to Morocco")] == [saved.id]
+    reported = mem.save_result(Draft("The ferry to Tangier leaves at noon, Saturday!"))
+    assert [s.id for s in reported.similar] == [saved.id]
 
 
 def test_a_saved_memory_is_never_reported_similar_to_itself(store_url: str) -> None:

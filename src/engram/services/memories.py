@@ -120,10 +120,14 @@ class MemoryService:
 
     # -- create / read ------------------------------------------------------------------------
 
-    def save(self, draft: Draft) -> SaveResult:
+    def save(self, draft: Draft, *, report_similar: bool = True) -> SaveResult:
         """One memory; a repeat of a stored one (the same words in the same order, any case or
         punctuation between them) is merged into it, counted as a use of it, or saved as a copy, by
-        ENGRAM_SAVE_DUPLICATES. A draft with its own id (an import) is always saved."""
+        ENGRAM_SAVE_DUPLICATES. A draft with its own id (an import) is always saved.
+
+        `report_similar=False` is for a caller that drops the similar report: the report embeds
+        the new text before the save returns, which is most of a save's time with embeddings on
+        (docs/performance.md); without it the vector is computed after the acknowledgement."""
         mode = self.ctx.settings.save_duplicates
         built, added = self._enriched(self._build(draft, self.ctx.now(), index=0), draft)
         # The new text is embedded and its near memories found (the similar report) while the
@@ -131,7 +135,7 @@ class MemoryService:
         # their sum (bench/scale.py --embeddings: the search after the write added 1-2 ms).
         near = (
             self.ctx.ahead(lambda: self._near(built.content))
-            if self._reports_similar(draft)
+            if report_similar and self._reports_similar(draft)
             else None
         )
         if draft.id is not None:  # its own id (an import): new, as `save_many` checks it
