@@ -230,6 +230,49 @@ def test_a_renamed_note_takes_its_memorys_pointer_along(ltm: tuple[Engram, Path]
     assert "aisle" in (vault / "Travel" / "seats.md").read_text()
 
 
+def test_an_archived_memorys_note_follows_its_edits(ltm: tuple[Engram, Path]) -> None:
+    """Archiving keeps the note, so the note follows an edit made meanwhile: it stayed as it
+    was, and after `unarchive` the next edit took the stale text for the user's and marked a
+    conflict nobody made; the tags changed while archived never reached the note (probe)."""
+    mem, vault = ltm
+    memory = used(mem, "Office wifi password rotates monthly", tags=["office"])
+    (item,) = mem.promote(memory.id).items
+    assert item.path is not None
+    mem.archive(memory.id)
+    mem.update(memory.id, content="Office wifi password rotates weekly", tags=["office", "it"])
+    note = frontmatter.loads((vault / item.path).read_text())
+    assert "weekly" in note.content and "monthly" not in note.content
+    assert "it" in note["tags"]
+    (back,) = mem.unarchive(memory.id)
+    assert back.status.value == "promoted"
+    mem.update(memory.id, content="Office wifi password rotates daily")
+    text = (vault / item.path).read_text()
+    assert "daily" in text and "weekly" not in text and CONFLICT_TAG not in text
+    assert mem.app.ltm.status().conflicts == []
+
+
+def test_a_note_renamed_while_its_memory_is_archived_is_followed(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Only promoted memories followed their notes: one renamed while archived was lost, and
+    after `unarchive` an update skipped it as gone and `promote` wrote a second note (probe)."""
+    mem, vault = ltm
+    memory = used(mem, "Atlas uses PostgreSQL 16")
+    (item,) = mem.promote(memory.id).items
+    assert item.path is not None
+    mem.archive(memory.id)
+    (vault / item.path).rename(vault / "DB choice.md")
+    assert mem.index_ltm().moved == 1
+    assert mem.get(memory.id).promoted_to == "DB choice.md"
+    mem.unarchive(memory.id)
+    mem.update(memory.id, content="Atlas uses PostgreSQL 17")
+    assert "PostgreSQL 17" in (vault / "DB choice.md").read_text()
+    (again,) = mem.promote(memory.id).items
+    assert again.action == "already_promoted"
+    claims = [p.name for p in vault.rglob("*.md") if memory.id in p.read_text()]
+    assert claims == ["DB choice.md"]
+
+
 def test_a_note_at_a_memorys_path_that_names_another_is_never_written_into(
     ltm: tuple[Engram, Path],
 ) -> None:

@@ -354,8 +354,10 @@ class LtmService:
         )
 
     def _follow_moves(self, arrived: dict[str, str], present: set[str]) -> int:
-        """A promoted memory's note renamed or moved in the vault: the memory's `promoted_to`
-        follows it (the new file names the memory in `engram_id`; the old one is gone)."""
+        """A memory's note renamed or moved in the vault: the memory's `promoted_to` follows it
+        (the new file names the memory in `engram_id`; the old one is gone). An archived memory
+        keeps its note and follows it as a promoted one does: `unarchive` would otherwise bring
+        it back pointing at a path that is gone, and a promotion wrote it a second note."""
         if not arrived:
             return 0
 
@@ -366,7 +368,7 @@ class LtmService:
         def follow(m: Memory) -> tuple[Memory, Schedule] | None:
             path = arrived[m.id]
             still = m.promoted_to in present and m.promoted_to in claims.get(m.id, ())
-            if m.status != Status.PROMOTED or m.promoted_to == path or still:
+            if m.promoted_to is None or m.promoted_to == path or still:
                 return None  # not ours to move, already right, or its note is still there
             log.info("memory %s: its note moved from %s to %s", m.id, m.promoted_to, path)
             return self.ctx.scheduled(m.model_copy(update={"promoted_to": path}))

@@ -218,8 +218,11 @@ class PromotionService:
         """After an update: a promoted memory's note follows what the memory says (its
         frontmatter fields and its text), keeping what the user added (`rewrite_note`). If the
         note's text was edited in the vault too, both versions stay in the note, tagged
-        #engram-conflict for the user to settle (`vault status` counts them)."""
-        if after.status != Status.PROMOTED or after.promoted_to is None:
+        #engram-conflict for the user to settle (`vault status` counts them). An archived memory
+        keeps its note, so the note follows it too: skipped, an edit made while it was
+        archived stayed out of the note, and the next edit after `unarchive` saw the stale text
+        as the user's and marked a conflict nobody made."""
+        if after.promoted_to is None:
             return
         unchanged = all(getattr(before, f) == getattr(after, f) for f in MIRRORED)
         if unchanged or not self.vault.configured:
