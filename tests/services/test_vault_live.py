@@ -273,6 +273,35 @@ def test_a_note_renamed_while_its_memory_is_archived_is_followed(
     assert claims == ["DB choice.md"]
 
 
+def test_a_note_named_so_no_wikilink_can_hold_it_is_not_linked_to(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """A note renamed in a file manager to "Deploys #2.md": relating its memory wrote
+    `[[Engram/Deploys #2|…]]` into the other note, which Obsidian reads as note "Deploys",
+    heading "2" (probe). No wikilink can name it, so it is not linked to; links to notes a
+    link can name are still written, from it too."""
+    mem, vault = ltm
+    a = used(mem, "Atlas uses PostgreSQL 16")
+    b = used(mem, "Atlas deploys on Fridays")
+    c = used(mem, "Atlas backups run nightly")
+    paths = [mem.promote(m.id).items[0].path for m in (a, b, c)]
+    assert all(paths)
+    a_path, b_path, c_path = (vault / str(p) for p in paths)
+    b_path.rename(b_path.with_name("Deploys #2.md"))
+    mem.index_ltm()
+    mem.create_relation(a.id, b.id)
+    assert "Deploys" not in a_path.read_text()
+    # The other way is a link that works: the renamed note links to a's.
+    assert f"[[{paths[0][:-3]}|" in b_path.with_name("Deploys #2.md").read_text()
+    mem.create_relation(a.id, c.id)
+    assert f"[[{paths[2][:-3]}|" in a_path.read_text()
+    assert f"[[{paths[0][:-3]}|" in c_path.read_text()
+    d = used(mem, "Atlas restores are tested monthly")
+    mem.create_relation(d.id, b.id)
+    (item,) = mem.promote(d.id).items  # its Related section leaves the unlinkable note out
+    assert item.path is not None and "Deploys" not in (vault / item.path).read_text()
+
+
 def test_a_note_at_a_memorys_path_that_names_another_is_never_written_into(
     ltm: tuple[Engram, Path],
 ) -> None:

@@ -29,6 +29,7 @@ from engram.vault.render import (
     CONFLICT_TAG,
     NoteSpec,
     add_related_link,
+    can_link,
     render_note,
     rewrite_note,
     slugify,
@@ -326,14 +327,21 @@ class PromotionService:
         notes = []
         for other in self.ctx.store.get_many(sorted(others)):
             path = self.ltm.note_path(other) if other.status == Status.PROMOTED else None
-            if path is not None:
+            if path is None:
+                continue
+            if can_link(path):
                 notes.append((path, title_of(other.content)))
+            else:
+                log.info("note %s is not linked to: no wikilink can hold its name", path)
         return notes
 
     def _add_backlinks(
         self, files: VaultFiles, related: list[tuple[str, str]], path: str, title: str
     ) -> list[str]:
-        changed = []
+        changed: list[str] = []
+        if not can_link(path):
+            log.info("note %s is not linked to: no wikilink can hold its name", path)
+            return changed
         link = wikilink(path, title)
         for other_path, _ in related:
             try:

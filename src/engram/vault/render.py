@@ -124,8 +124,16 @@ def obsidian_tags(tags: Sequence[str]) -> list[str]:
     return list(out.values())
 
 
+def can_link(path: str) -> bool:
+    """Whether a wikilink can name this note: one renamed (outside Obsidian, which refuses
+    such names) to a name with `[`, `]`, `|`, `#` or `^` cannot, as the link's target ends
+    there (`[[Deploys #2]]` is note "Deploys", heading "2")."""
+    return not _NOT_IN_LINKS.search(path.removesuffix(".md"))
+
+
 def wikilink(path: str, title: str) -> str:
-    """`[[Folder/note|Title]]` for a vault-relative path; the alias is the readable title."""
+    """`[[Folder/note|Title]]` for a vault-relative path; the alias is the readable title.
+    The path must be one a link can name (`can_link`)."""
     target = path[:-3] if path.endswith(".md") else path
     alias = _SPACES.sub(" ", _ALIAS_DROP.sub(" ", title)).strip()
     return f"[[{target}|{alias}]]" if alias and alias != target else f"[[{target}]]"
@@ -374,7 +382,7 @@ def retarget_links(text: str, moves: Sequence[NoteMove]) -> str | None:
     rules = []
     for move in moves:
         new_target = move.new_path.removesuffix(".md")
-        if _NOT_IN_LINKS.search(new_target):
+        if not can_link(new_target):
             continue  # no wikilink can name it ("Atlas [draft] #2"): left as it was
         old_name = link_name(move.old_path)
         renamed = old_name != link_name(move.new_path) and not move.name_taken
