@@ -204,6 +204,35 @@ def test_a_promoted_memory_whose_note_is_gone_or_is_this_note_takes_it(
     assert frontmatter.load(vault / "Dana.md")["engram_id"] == orphan.id
 
 
+def test_a_note_that_lost_its_id_and_was_edited_stays_its_memorys(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Its engram_id line removed and its text edited: only a repeat of the text was looked
+    for, so the import made a second memory and left the first promoted to the note, an
+    orphan never forgotten, with the relations (probe). The memory promoted to this note takes
+    the edited text."""
+    mem, vault = ltm
+    write_note(vault, "Lee.md", MARKED.format(tags="", body="Lee runs the Atlas infra."))
+    (first,) = mem.import_vault(apply=True).notes
+    assert first.memory_id is not None
+    other = mem.save("Atlas runs on Kubernetes")
+    mem.create_relation(first.memory_id, other.id)
+    edited = MARKED.format(tags="ops", body="Lee runs the Atlas infrastructure team.")
+    (vault / "Lee.md").write_text(edited)
+    (listed,) = mem.import_vault().notes  # the dry run names it too
+    assert (listed.memory_id, listed.existing) == (first.memory_id, True)
+    (again,) = mem.import_vault(apply=True).notes
+    assert (again.memory_id, again.existing) == (first.memory_id, True)
+    assert mem.stats().total == 2  # the memory and the one it relates to: no copy
+    memory = mem.get(first.memory_id)
+    assert memory.content == "Lee runs the Atlas infrastructure team."
+    assert (memory.status, memory.promoted_to) == ("promoted", "Lee.md")
+    assert "ops" in memory.tags
+    assert frontmatter.load(vault / "Lee.md")["engram_id"] == first.memory_id
+    assert mem.app.ltm.status().orphaned == []
+    assert [r.memory.id for r in mem.related(first.memory_id)] == [other.id]
+
+
 def test_a_marked_note_whose_frontmatter_is_not_yaml_is_skipped_saying_why(
     ltm: tuple[Engram, Path],
 ) -> None:

@@ -239,12 +239,11 @@ class LtmService:
         on_disk = {e.path: e for e in scan(files.root)}
         changed_paths = _changed_since_indexed(known, on_disk)
         claims = self.ctx.store.ltm_claims()
-        promoted = self.ctx.store.browse(Filter(statuses=(Status.PROMOTED,)), MAX_PROMOTED)
         # A note renamed since the last index run is the memory's still (the next run records
         # the move): it was reported gone, "promote it again" (probe).
         orphaned = [
             m.id
-            for m in self.ctx.store.get_many([s.id for s in promoted])
+            for m in self.promoted_memories()
             if m.promoted_to
             and (m.promoted_to not in on_disk or not note_of(files, m.promoted_to, m.id))
             and _moved_note(files, m.id, claims.get(m.id, []), changed_paths) is None
@@ -490,6 +489,12 @@ class LtmService:
                 "(promote it first)",
             )
         return self.show(self.note_path(memory) or memory.promoted_to)
+
+    def promoted_memories(self) -> list[Memory]:
+        """The promoted memories (up to MAX_PROMOTED), whole: what `status` and `vault import`
+        hold the vault's notes against."""
+        promoted = self.ctx.store.browse(Filter(statuses=(Status.PROMOTED,)), MAX_PROMOTED)
+        return self.ctx.store.get_many([s.id for s in promoted])
 
     def note_path(self, memory: Memory, *, follow: bool = True) -> str | None:
         """Where a promoted memory's note is now, or None if it is gone. A note renamed or

@@ -176,9 +176,10 @@ class VaultImportService:
             self.ctx.store.modify(list(new), promote)
 
     def _adopt(self, ready: _Ready) -> tuple[Memory, Memory] | str:
-        """Promote the memory that already holds a note's text to that note, with the note's
-        tags and its wording (the same words; the note's case and punctuation, so that the
-        next change of the memory does not read the difference as an edit made in the vault):
+        """Promote the memory that already holds a note's text (or is promoted to this note,
+        which lost its engram_id line) to that note, with the note's tags and its wording (the
+        note's words, case and punctuation, so that the next change of the memory does not read
+        the difference as an edit made in the vault):
         the memory before and after, or why it cannot be. A memory another client changed
         since the import read it is left as it is (its change would be lost)."""
         holder, note, draft = ready.holder, ready.note, ready.draft
@@ -238,6 +239,7 @@ class VaultImportService:
         skipped: dict[str, str] = {}
         first_with: dict[str, str] = {}  # statement key -> the note imported with that text
         copies = self.ctx.settings.save_duplicates == "keep"
+        owners: dict[str, Memory] | None = None  # note path -> the memory promoted to it
         for listed in marked:
             try:
                 stored = files.read_note(listed.path)  # whole and UTF-8, to be written back
@@ -253,7 +255,14 @@ class VaultImportService:
             except (OSError, ValueError, ValidationError) as exc:
                 skipped[listed.path] = _reason(exc)
                 continue
-            holder = None if copies else self.memories.repeat_of(draft.content)
+            # A note that lost its engram_id line is still its memory's, edited or not: only
+            # a repeat of the text was looked for, so an edited one became a second memory and
+            # left the first promoted to it, an orphan never forgotten (probe).
+            if owners is None:
+                owners = {m.promoted_to: m for m in self.ltm.promoted_memories() if m.promoted_to}
+            holder = owners.get(listed.path)
+            if holder is None and not copies:
+                holder = self.memories.repeat_of(draft.content)
             first = first_with.get(statement_key(draft.content))
             problem = self._repeat_problem(holder, note.path, draft, first)
             if problem is not None:
