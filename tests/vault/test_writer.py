@@ -144,6 +144,20 @@ def test_a_name_taken_in_another_case_is_taken(vault: VaultFiles) -> None:
     assert sorted(p.name for p in (vault.root / "Engram").iterdir()) == ["Atlas.md", "atlas-2.md"]
 
 
+def test_a_name_with_its_accents_written_another_way_is_taken(vault: VaultFiles) -> None:
+    """macOS writes "café" as "cafe" and a combining accent (NFD); a new note "café-notes.md"
+    (NFC) was written beside the user's, two names here and one file on macOS or in a vault
+    synced there (probe). The new note takes the next name."""
+    (vault.root / "Engram").mkdir()
+    decomposed = "cafe\u0301-notes.md"
+    (vault.root / "Engram" / decomposed).write_text("# My café notes\n")
+    assert vault.exists("Engram/caf\u00e9-notes.md")
+    assert vault.create("Engram", "caf\u00e9-notes", lambda name: "x") == (
+        "Engram/caf\u00e9-notes-2.md"
+    )
+    assert (vault.root / "Engram" / decomposed).read_text() == "# My café notes\n"
+
+
 def test_a_write_replaces_the_whole_note_and_leaves_no_temporary_file(
     vault: VaultFiles,
 ) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import unicodedata
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
@@ -130,16 +131,17 @@ class VaultFiles:
     def exists(self, rel: str) -> bool:
         """Whether the name is taken: by a note, or by anything else — a symlink (wherever it
         points) or a folder — that a new note must not replace; or by a name that differs only
-        in case ("Atlas.md" for "atlas.md"): Obsidian resolves a link to either, and on macOS
-        or Windows, or a vault synced there, they are one file."""
+        in case ("Atlas.md" for "atlas.md") or in how its accents are written (é as one code
+        point or as e and a combining accent, which macOS writes): Obsidian resolves a link to
+        either, and on macOS or Windows, or a vault synced there, they are one file."""
         full = self.root.joinpath(*check_relative(rel, "path").split("/"))
         if full.is_symlink() or full.is_dir():
             return True
         if self.resolve(rel).is_file():
             return True
-        wanted = full.name.casefold()
+        wanted = _name_key(full.name)
         try:
-            return any(name.casefold() == wanted for name in os.listdir(full.parent))
+            return any(_name_key(name) == wanted for name in os.listdir(full.parent))
         except OSError:  # the folder is not there yet
             return False
 
@@ -271,3 +273,8 @@ def _link_or_replace(tmp: Path, target: Path) -> None:
 
 def is_temp_file(name: str) -> bool:
     return name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)
+
+
+def _name_key(name: str) -> str:
+    """What two file names that are one file on macOS or Windows have in common."""
+    return unicodedata.normalize("NFC", name).casefold()
