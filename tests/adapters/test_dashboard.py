@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 import httpx2
 import pytest
@@ -257,6 +258,8 @@ def test_pages_say_what_was_done_and_how_many_are_due(
         mem.save_many([Draft(content=f"errand {i} for the weekend") for i in range(55)])
     review = httpx2.get(f"{base}/ui/review", headers=headers, timeout=30).text
     assert 'id="capped"' in review and "The first 50" in review
+    # the command it names runs ("engram candidates" alone wants promote or review, probe)
+    assert "<code>engram candidates review --limit 100</code> lists up to 100" in review
     memory = f"{base}/ui/memory/{m['tea'].id}"
     for link in ("deleted", "delete", "touch"):  # a use that was never made, a delete never done
         said = httpx2.get(f"{memory}?done={link}", headers=headers, timeout=10).text
@@ -386,6 +389,98 @@ def test_a_sign_in_goes_back_only_to_a_page_of_the_dashboard(
         ("/ui/\\evil.example", "/ui/"),
         ("/elsewhere", "/ui/"),
         ("/ui/x\nSet-Cookie: a=b", "/ui/"),
+        # out of the dashboard by its dots, written or escaped (it led to /mcp, probe)
+        ("/ui/../mcp", "/ui/"),
+        ("/ui/%2e%2e/mcp", "/ui/"),
+        ("/ui/%2E%2E%2Fmcp", "/ui/"),
+        ("/ui/./stats", "/ui/"),
+        ("/ui/logout", "/ui/"),  # a page only a POST reaches: "Method Not Allowed"
+        ("/ui/login?next=/ui/", "/ui/"),
     ]:
         signed = httpx2.post(f"{base}/ui/login", data={"token": TOKEN, "next": wanted}, timeout=10)
         assert (signed.status_code, signed.headers["location"]) == (303, target), wanted
+
+
+def test_an_archived_memory_can_be_brought_back_and_nothing_done_says_so(
+    dashboard: tuple[str, Path, dict[str, Memory]],
+) -> None:
+    """Archiving twice said "Done: archive." of nothing done, an archived memory's page
+    offered touch, promote (refused) and archive, and nothing brought it back (probe)."""
+    base, db, m = dashboard
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    memory = f"{base}/ui/memory/{m['tea'].id}"
+    archived = httpx2.post(f"{memory}/archive", headers=headers, follow_redirects=True)
+    assert "Done: archive." in archived.text
+    offered = {"touch", "promote", "archive", "unarchive", "delete"}
+    assert {a for a in offered if f'id="action-{a}"' in archived.text} == {"unarchive", "delete"}
+    again = httpx2.post(f"{memory}/archive", headers=headers, follow_redirects=True)
+    assert "Done:" not in again.text and "Nothing to do: it is archived already." in again.text
+    back = httpx2.post(f"{memory}/unarchive", headers=headers, follow_redirects=True)
+    assert "Done: unarchive." in back.text
+    assert {a for a in offered if f'id="action-{a}"' in back.text} == offered - {"unarchive"}
+    with Engram.open(str(db), embedding_model="none") as mem:
+        assert mem.get(m["tea"].id).status.value == "active"
+    same = httpx2.post(f"{memory}/unarchive", headers=headers, follow_redirects=True)
+    assert "Done:" not in same.text and "Nothing to do: it is not archived." in same.text
+
+
+def test_pages_are_private_and_a_signed_out_page_offers_no_menu(
+    dashboard: tuple[str, Path, dict[str, Memory]],
+) -> None:
+    """Memory pages stayed in the browser's cache after signing out, and the sign-in page
+    showed the menu and a "Sign out" that answered "Sign in first." (probe)."""
+    base, _db, m = dashboard
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    for path in (f"/ui/memory/{m['tea'].id}", "/ui/", "/ui/graph", "/ui/stats"):
+        page = httpx2.get(f"{base}{path}", headers=headers, timeout=30)
+        assert page.headers["cache-control"] == "no-store", path
+        assert page.headers["x-content-type-options"] == "nosniff", path
+        assert page.headers["referrer-policy"] == "same-origin", path
+    signed_out = httpx2.get(f"{base}/ui/login", timeout=10).text
+    assert "Sign out" not in signed_out and "Review queue" not in signed_out
+    signed_in = httpx2.get(f"{base}/ui/stats", headers=headers, timeout=10).text
+    assert "Sign out" in signed_in and "Review queue" in signed_in
+
+
+def test_long_words_wrap_line_breaks_stay_and_times_are_the_servers(
+    tmp_path: Path, browser_page: tuple[Page, list[str]]
+) -> None:
+    """One 5,000-letter word made the memory page 116,209 px wide, a memory's line breaks
+    were run into one line, and its times were UTC beside search's local days (probe)."""
+    db = tmp_path / "ui.db"
+    text = "A" * 5_000 + "\nsecond line\r\nthird line"
+    with Engram.open(str(db), embedding_model="none") as mem:
+        long = mem.save(text)
+    port, proc = start_ui(tmp_path, db, TZ="Asia/Tokyo")
+    page, _ = browser_page
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_listening(port, proc)
+        page.goto(f"{base}/ui/login")
+        page.fill("#token", TOKEN)
+        page.click("input[type=submit]")
+        for path in (f"/ui/memory/{long.id}", f"/ui/memory/{long.id}/delete", "/ui/?q=second"):
+            page.goto(f"{base}{path}")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= page.evaluate("window.innerWidth"), path
+        page.goto(f"{base}/ui/memory/{long.id}")
+        assert page.inner_text("#content").split("\n")[1:] == ["second line", "third line"]
+        tokyo = long.created_at.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%Y-%m-%d %H:%M")
+        assert page.inner_text("#times").startswith(tokyo)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)
+
+
+def test_an_empty_store_says_so(tmp_path: Path) -> None:
+    db = tmp_path / "ui.db"
+    Engram.open(str(db), embedding_model="none").close()
+    port, proc = start_ui(tmp_path, db)
+    try:
+        wait_listening(port, proc)
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        page = httpx2.get(f"http://127.0.0.1:{port}/ui/", headers=headers, timeout=30).text
+        assert "No memories yet" in page and "most durable" not in page
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)

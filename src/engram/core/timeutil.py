@@ -50,6 +50,16 @@ def day_in(moment: datetime, zone: tzinfo | None = None) -> str:
         return moment.astimezone(UTC).date().isoformat()
 
 
+def minute_in(moment: datetime, zone: tzinfo | None = None) -> str:
+    """`moment` to the minute in `zone` ("2026-12-04 08:30"), as the dashboard shows when a
+    memory was saved and used: beside `day_in`'s days, a UTC time without its zone named put
+    one memory on two days. "… UTC" where the zone would leave the years 1 to 9999."""
+    try:
+        return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+    except OverflowError:
+        return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
 DATE_RANGE = "must be a date from the year 1 to 9999 in UTC"
 
 

@@ -17,11 +17,11 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
@@ -31,10 +31,12 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from engram.app import App
+from engram.core.models import Memory
 from engram.core.scoring import Policy, score_curve
-from engram.core.timeutil import day_in
+from engram.core.timeutil import day_in, minute_in
 from engram.errors import ConfigError, EngramError, NotFoundError, StoreError
 from engram.services.results import why_summary
+from engram.services.validation import MAX_LIMIT
 from engram.web.graph_page import graph_html
 
 COOKIE = "engram_ui"  # and the server's port: `cookie_name`
@@ -44,7 +46,30 @@ ACTIONS = {
     "touch": "Touch (count a use: it fades more slowly)",
     "promote": "Promote to the vault (permanent)",
     "archive": "Archive (kept, out of search)",
+    "unarchive": "Unarchive (back in search)",
     "delete": "Delete for good",
+}
+# What a memory's page offers, by its status: an archived memory was offered touch, promote
+# (refused: archived memories cannot be promoted) and archive again, and no way back (probe).
+OFFERED = {
+    "active": ("touch", "promote", "archive", "delete"),
+    "promoted": ("touch", "archive", "delete"),
+    "archived": ("unarchive", "delete"),
+}
+# An action that finds the memory as it would leave it says so ("Nothing to do: …").
+ALREADY = {
+    "promote": "it is promoted already",
+    "archive": "it is archived already",
+    "unarchive": "it is not archived",
+}
+# Sent with every page: memories are private (not kept in the browser's cache after signing
+# out, the address not passed on to another site as a referrer), and no content is sniffed as
+# another type. Not "no-referrer": a browser then sends its own forms' POSTs with Origin
+# "null", which the actions refuse as another site's.
+PRIVATE_HEADERS = {
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "same-origin",
+    "X-Content-Type-Options": "nosniff",
 }
 GC_PREVIEW = 100  # memories listed by the gc page
 SEARCH_ROWS = 20  # hits on the search page (the page says so when there may be more)
@@ -73,9 +98,14 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
     def flashed(request: Request, message: str) -> bool:
         return _same(request.query_params.get("flash", ""), flash_mark(message))
 
+    env.globals.update(list_rows=LIST_ROWS, cli_rows=MAX_LIMIT)
+
     def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        # The menu and "Sign out" only for a browser signed in (they led a signed-out one to
+        # "Sign in first.").
+        values.setdefault("signed_in", authorized(request))
         html = env.get_template(name).render(base=_base(request), **values)
-        return HTMLResponse(html, status_code=status)
+        return HTMLResponse(html, status_code=status, headers=PRIVATE_HEADERS)
 
     def authorized(request: Request) -> bool:
         # The scheme in any case (RFC 7235), as /mcp takes it: "bearer <token>" was refused.
@@ -95,7 +125,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
                 if request.method == "GET":  # back to this page once signed in
                     asked = quote(_asked(request), safe="")
                     return RedirectResponse(f"{_base(request)}/login?next={asked}", 303)
-                return page(request, "login.html", 401, error="Sign in first.")
+                return page(request, "login.html", 401, error="Sign in first.", signed_in=False)
             if request.method == "POST" and not _same_origin(request):
                 return page(request, "error.html", 403, message="Refused: another site.")
             try:
@@ -164,25 +194,32 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
     async def memory(request: Request) -> Response:
         ident = request.path_params["memory_id"]
 
-        def read(a: App) -> tuple[Any, float, dict[str, Any]]:
+        def read(a: App) -> tuple[Any, float, dict[str, Any], tzinfo]:
             m = a.memories.get(ident)
             now = a.context.now_epoch()
             times, scores = score_curve(a.context.policy, m, now)
             curve = list(zip(times.tolist(), scores.tolist(), strict=True))
-            return m, a.memories.score(m), _chart(curve, now, a.context.policy)
+            zone = a.context.local_zone()
+            return m, a.memories.score(m), _chart(curve, now, a.context.policy, zone), zone
 
-        m, current, chart = await call(read)
+        m, current, chart, zone = await call(read)
         done = request.query_params.get("done", "")
+        # Only what this dashboard just did: any action named in a link was shown done.
+        same = done == "unchanged" and request.query_params.get("action", "") in ALREADY
+        named = request.query_params.get("action", "") if same else ""
         return page(
             request,
             "memory.html",
             m=m,
             score=current,
             chart=chart,
-            actions=ACTIONS,
-            # Only what this dashboard just did: any action named in a link was shown done.
+            saved=minute_in(m.created_at, zone),
+            used=minute_in(m.last_used, zone),
+            actions={name: ACTIONS[name] for name in OFFERED.get(m.status.value, ACTIONS)},
             done=done if done in ACTIONS and flashed(request, f"{done} {ident}") else None,
-            unchanged=done == "unchanged" and flashed(request, f"unchanged {ident}"),
+            already=ALREADY[named]
+            if named and flashed(request, f"unchanged {named} {ident}")
+            else None,
         )
 
     async def action(request: Request) -> Response:
@@ -192,20 +229,22 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         if request.method == "GET":
             m = await call(lambda a: a.memories.get(ident))
             return page(request, "confirm.html", m=m, action=name, label=ACTIONS[name])
-        operations: dict[str, Callable[[App], Any]] = {
-            "touch": lambda a: a.memories.touch(ident),
-            "promote": lambda a: a.promotion.promote(ident),
-            "archive": lambda a: a.memories.archive([ident]),
+        operations: dict[str, Callable[[App], bool]] = {
+            "touch": lambda a: a.memories.touch(ident) is not None,
+            "promote": lambda a: a.promotion.promote(ident).count > 0,
+            "archive": lambda a: _status_changed(a, ident, a.memories.archive),
+            "unarchive": lambda a: _status_changed(a, ident, a.memories.unarchive),
             "delete": lambda a: _deleted(a, ident),
         }
-        result = await call(operations[name])
+        changed = await call(operations[name])
         if name == "delete":
             mark = flash_mark(f"deleted {ident}")
             target = f"{_base(request)}/?deleted={quote(ident)}&flash={mark}"
-        elif name == "promote" and result.count == 0:
-            # Promoted already: it said "Done: promote." of nothing done (audit).
-            mark = flash_mark(f"unchanged {ident}")
-            target = f"{_base(request)}/memory/{quote(ident)}?done=unchanged&flash={mark}"
+        elif not changed:
+            # Promoted, archived or active already: it said "Done: archive." of nothing done.
+            mark = flash_mark(f"unchanged {name} {ident}")
+            query = f"done=unchanged&action={name}&flash={mark}"
+            target = f"{_base(request)}/memory/{quote(ident)}?{query}"
         else:
             mark = flash_mark(f"{name} {ident}")
             target = f"{_base(request)}/memory/{quote(ident)}?done={name}&flash={mark}"
@@ -213,14 +252,12 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
 
     async def review(request: Request) -> Response:
         rows = await call(lambda a: a.maintenance.review_candidates(LIST_ROWS))
-        return page(
-            request, "list.html", title="Review queue", rows=rows, kind="review", most=LIST_ROWS
-        )
+        return page(request, "list.html", title="Review queue", rows=rows, kind="review")
 
     async def promotion(request: Request) -> Response:
         rows = await call(lambda a: a.maintenance.promotion_candidates(LIST_ROWS))
         title = "Promotion candidates"
-        return page(request, "list.html", title=title, rows=rows, kind="promote", most=LIST_ROWS)
+        return page(request, "list.html", title=title, rows=rows, kind="promote")
 
     async def gc(request: Request) -> Response:
         def preview(a: App) -> tuple[Any, list[Any], int]:
@@ -232,11 +269,15 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             return result, listed, total
 
         result, memories, total = await call(preview)
-        return page(request, "gc.html", result=result, memories=memories, total=total)
+        zone = await call(lambda a: a.context.local_zone())
+        rows = [(m, day_in(m.last_used, zone)) for m in memories]
+        return page(request, "gc.html", result=result, rows=rows, total=total)
 
     async def graph(request: Request) -> Response:
         snapshot = await call(lambda a: a.graph.snapshot(GRAPH_MEMORIES))
-        return HTMLResponse(graph_html(snapshot, back=f"{_base(request)}/"))
+        return HTMLResponse(
+            graph_html(snapshot, back=f"{_base(request)}/"), headers=PRIVATE_HEADERS
+        )
 
     async def stats(request: Request) -> Response:
         return page(request, "stats.html", s=await call(lambda a: a.maintenance.stats()))
@@ -278,12 +319,16 @@ def _asked(request: Request) -> str:
 
 def _next(request: Request, fields: Mapping[str, str]) -> str | None:
     """`next` of a sign-in, if it is a page of this dashboard: never another site ("//evil",
-    "https://…", "/\\evil"), nor a path outside it."""
+    "https://…", "/\\evil"), nor a path outside it ("/ui/../mcp", its dots written as they
+    are or escaped, led out of the dashboard), nor the sign-in or sign-out page."""
     wanted = fields.get("next", "")
     inside = f"{_base(request)}/"
     if len(wanted) > 2_000 or not wanted.startswith(inside) or wanted.startswith("//"):
         return None
     if "\\" in wanted or any(ord(c) < 0x21 or c == "\x7f" for c in wanted):
+        return None
+    segments = unquote(urlsplit(wanted).path).split("/")
+    if any(part in (".", "..") for part in segments) or segments[-1] in ("login", "logout"):
         return None
     return wanted
 
@@ -297,6 +342,7 @@ def _chart(
     curve: list[tuple[float, float]],
     now: float,
     policy: Policy,
+    zone: tzinfo,
     width: int = 640,
     height: int = 220,
 ) -> dict[str, Any]:
@@ -313,7 +359,7 @@ def _chart(
         return round(height - min(s, top) / top * height, 1)
 
     def label(t: float) -> str:
-        return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d")
+        return day_in(datetime.fromtimestamp(t, UTC), zone)
 
     return {
         "width": width,
@@ -333,11 +379,19 @@ def _same(given: str, expected: str) -> bool:
     return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode())
 
 
-def _deleted(app: App, ident: str) -> None:
+def _deleted(app: App, ident: str) -> bool:
     """Deleting a memory that is not there (deleted in another tab, a stale link) deletes
     nothing: the page must not say "deleted"."""
     if not app.memories.delete([ident]):
         raise NotFoundError("memory", ident)
+    return True
+
+
+def _status_changed(app: App, ident: str, change: Callable[[list[str]], list[Memory]]) -> bool:
+    """Archive or unarchive one memory; False if it was so already (nothing was done)."""
+    before = app.memories.get(ident).status
+    (after,) = change([ident])
+    return after.status != before
 
 
 async def _small_form(request: Request) -> dict[str, str] | int:
