@@ -779,6 +779,8 @@ def test_a_store_urls_path_is_percent_decoded(tmp_path: Path) -> None:
         ("jsonl:///tmp/a%00b", "NUL character"),
         ("sqlite://tmp/x.db", "a SQLite store is a local file"),  # was /x.db, "tmp" dropped
         ("sqlite:", "has no file path"),  # made a file named "sqlite:"
+        # the name read as a host: "has no file path" alone did not say where it goes (probe)
+        ("sqlite://relative.db", r"has no file path \(sqlite:///absolute/path\.db, .*"),
     ],
 )
 def test_a_store_url_no_store_can_be_at_is_a_message(

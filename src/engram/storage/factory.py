@@ -173,7 +173,12 @@ def sqlite_path(location: str) -> Path:
         )
     url = _plain_url(location)
     if not url.path:
-        raise ConfigError(f"ENGRAM_STORAGE_PATH: {location!r} has no file path")
+        # sqlite://relative.db: the name was read as a host, and "has no file path" alone
+        # did not say where the path goes.
+        raise ConfigError(
+            f"ENGRAM_STORAGE_PATH: {location!r} has no file path (sqlite:///absolute/path.db, "
+            "sqlite://~/path.db, sqlite:relative.db or a plain path)"
+        )
     if url.netloc in ("~", ".", ".."):
         return Path(url.netloc + url.path).expanduser()
     if url.netloc:  # sqlite://tmp/x.db was /x.db: the "tmp" dropped without a word
