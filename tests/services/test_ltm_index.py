@@ -82,6 +82,12 @@ def test_broken_frontmatter_is_reported_and_the_note_still_found(
     assert [p.path for p in report.problems] == ["broken.md"]
     assert "frontmatter" in report.problems[0].problem
     assert paths(mem, "zeppelin") == ["broken.md"]
+    # Still reported by the next run, which reads nothing new: only the notes read in a run
+    # were, so a note a unified search or a watching server indexed first never was (probe).
+    again = mem.index_ltm()
+    assert (again.unchanged, [p.path for p in again.problems]) == (1, ["broken.md"])
+    write_note(vault, "broken.md", "---\ntitle: mended\n---\nThe zeppelin schedule\n")
+    assert mem.index_ltm().problems == []
 
 
 def test_list_show_and_open_read_the_vault(ltm: tuple[Engram, Path]) -> None:

@@ -276,7 +276,24 @@ def check_claims_list_the_notes_naming_each_memory(ltm: Any) -> None:
     assert ltm.ltm_claims() == {"m1": ["b.md"], "m2": ["c.md"]}
 
 
+def check_problems_list_the_notes_indexed_with_one(ltm: Any) -> None:
+    ltm.ltm_write(
+        upsert=[
+            note("b.md", "---\ntitle: [oops\n---\nBroken frontmatter.\n"),
+            note("a.md", "---\ntags: [fine]\n---\nA good note.\n"),
+            note("c.md", "---\n: : :\n---\nAlso broken.\n"),
+        ]
+    )
+    problems = ltm.ltm_problems()
+    assert list(problems) == ["b.md", "c.md"]
+    assert all("frontmatter" in why for why in problems.values())
+    ltm.ltm_write(upsert=[note("b.md", "---\ntitle: mended\n---\nNow fine.\n", mtime=2)])
+    ltm.ltm_write(delete=["c.md"])
+    assert ltm.ltm_problems() == {}
+
+
 CHECKS: list[Callable[[Any], None]] = [
+    check_problems_list_the_notes_indexed_with_one,
     check_claims_list_the_notes_naming_each_memory,
     check_a_huge_note_and_the_longest_path_are_indexed_with_the_rest,
     check_notes_are_found_by_any_word_best_first,

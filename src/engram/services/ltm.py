@@ -284,7 +284,8 @@ class LtmService:
         seen: set[str] = set()
         counts = {"added": 0, "updated": 0, "unchanged": 0, "embedded": 0}
         arrived: dict[str, str] = {}  # engram_id -> path of new notes that name a memory
-        problems: list[NoteProblem] = []
+        problems: list[NoteProblem] = []  # found in this run
+        unreadable: list[NoteProblem] = []
         upsert: list[Note] = []
         restate: list[NoteState] = []
         for done, entry in enumerate(entries, 1):
@@ -296,7 +297,8 @@ class LtmService:
                 try:
                     read = read_file(files.root, entry.path)
                 except UnreadableNote as exc:  # kept as indexed before; said why
-                    problems.append(NoteProblem(path=entry.path, problem=str(exc)))
+                    unreadable.append(NoteProblem(path=entry.path, problem=str(exc)))
+                    problems.append(unreadable[-1])
                     counts["unchanged"] += 1
                     read = None
                 else:
@@ -341,13 +343,19 @@ class LtmService:
             if len(left) == 1 and len(left) < len(paths) and engram_id not in arrived:
                 arrived[engram_id] = left[0]
         counts["moved"] = self._follow_moves(arrived, seen)
-        for problem in problems:
+        for problem in problems:  # the ones found now: a watching server indexes often
             log.info("%s: %s", problem.path, problem.problem)
+        # Every note indexed with a problem, not only those read in this run: one that a
+        # watching server or a unified search had indexed first was never reported (probe).
+        # A note that could not be read at all is not in the index as it is now: said apart.
+        listed = {p.path: p for p in unreadable}
+        for path, why in store.ltm_problems().items():
+            listed.setdefault(path, NoteProblem(path=path, problem=why))
         return IndexReport(
             vault=str(files.root),
             notes=len(seen),
             removed=len(removed),
-            problems=problems,
+            problems=[listed[path] for path in sorted(listed)],
             **counts,
         )
 

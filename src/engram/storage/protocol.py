@@ -303,6 +303,11 @@ class NoteIndex(Protocol):
         """Memory id -> the paths of the indexed notes naming it in `engram_id`, in path order."""
         ...
 
+    def ltm_problems(self) -> dict[str, str]:
+        """Path -> problem of the indexed notes that were indexed with one (frontmatter that is
+        not YAML, …), in path order."""
+        ...
+
     def ltm_write(
         self,
         upsert: Sequence[Note] = (),

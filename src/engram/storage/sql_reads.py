@@ -95,6 +95,12 @@ class SqlReads:
             claims.setdefault(engram_id, []).append(path)
         return claims
 
+    def ltm_problems(self: SqlDialect) -> dict[str, str]:
+        rows = self._query(
+            "SELECT path, problem FROM ltm_notes WHERE problem IS NOT NULL ORDER BY path"
+        )
+        return {str(path): str(problem) for path, problem in rows}
+
     def ltm_links(self: SqlDialect, path: str) -> NoteLinks:
         found = self._query(f"SELECT links FROM ltm_notes WHERE path = {self.P}", (path,))
         outgoing: dict[str, None] = {}

@@ -540,6 +540,7 @@ class JSONLStore:
 
     ltm_states = vault_index(SQLiteStore.ltm_states)
     ltm_claims = vault_index(SQLiteStore.ltm_claims)
+    ltm_problems = vault_index(SQLiteStore.ltm_problems)
     ltm_write = vault_index(SQLiteStore.ltm_write)
     ltm_search = vault_index(SQLiteStore.ltm_search)
     ltm_links = vault_index(SQLiteStore.ltm_links)
