@@ -327,3 +327,49 @@ def test_a_file_reformatted_whole_is_refused_and_left_as_it_is(folder: Path, for
     with pytest.raises(StoreError, match="one JSON object per line"):
         JSONLStore(folder).get_many(["a"])
     assert path.read_bytes() == before and not (folder / "quarantine").exists()
+
+
+def test_one_record_written_over_several_lines_is_refused_and_left_as_it_is(
+    folder: Path,
+) -> None:
+    """One line pretty-printed by hand: its pieces went to quarantine/, the memory left the
+    store and its older line was current again (probe). Refused now, naming the lines."""
+    store = JSONLStore(folder)
+    put(store, mem("a", "first words"), mem("b"))
+    store.close()
+    path = folder / "memories.jsonl"
+    records = lines(path)
+    records.append({**records[0], "content": "newer words"})  # a's newer line, last
+    text = "".join(json.dumps(r) + "\n" for r in records[:-1])
+    path.write_text(text + json.dumps(records[-1], indent=2) + "\n")
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=r"lines 3-\d+ are one record written over several"):
+        JSONLStore(folder).get_many(["a"])
+    assert path.read_bytes() == before and not (folder / "quarantine").exists()
+    path.write_text(text + json.dumps(records[-1]) + "\n")  # put back on one line
+    reopened = JSONLStore(folder)
+    assert reopened.get_many(["a"])[0].content == "newer words"
+    reopened.close()
+
+
+def test_git_conflict_markers_stop_the_store_until_the_merge_is_resolved(folder: Path) -> None:
+    """Markers were set aside as bad lines, which took git's order of the two sides as the
+    resolution: a change made on one side only could come out undone (probe)."""
+    store = JSONLStore(folder)
+    put(store, mem("a", "base"))
+    store.close()
+    path = folder / "memories.jsonl"
+    (base,) = lines(path)
+    ours, theirs = {**base, "content": "ours"}, {**base, "content": "theirs"}
+    path.write_text(
+        json.dumps(base)
+        + "\n<<<<<<< HEAD\n"
+        + json.dumps(ours)
+        + "\n=======\n"
+        + json.dumps(theirs)
+        + "\n>>>>>>> origin/main\n"
+    )
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="line 2 is a git conflict marker: resolve the merge"):
+        JSONLStore(folder).get_many(["a"])
+    assert path.read_bytes() == before and not (folder / "quarantine").exists()

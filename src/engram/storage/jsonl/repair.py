@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
@@ -56,12 +57,46 @@ def quarantine_bad_lines(folder: Path, files: Sequence[LineFile], names: Collect
                 f"must hold one JSON object per line, each ending in a newline; nothing was "
                 f"changed"
             )
+        _refuse_unfinished_edits(file, bad)
         target = _quarantine(folder / "quarantine", f"{file.name}.{stamp}", [r for _, r, _ in bad])
         file.rewrite(good)
         for number, _, reason in bad:
             logging.getLogger(__name__).warning(
                 "%s line %d is unreadable (%s): moved it to %s", file.path, number, reason, target
             )
+
+
+_MERGE_MARKER = re.compile(rb"^(<{7}|={7}|>{7}|\|{7})(\s|$)")
+
+
+def _refuse_unfinished_edits(file: LineFile, bad: Sequence[tuple[int, bytes, str]]) -> None:
+    """Bad lines that are a person's edit, not damage, stop the store with nothing moved: git's
+    conflict markers (set aside, they resolved the merge in git's order of its two sides, and a
+    change made on one side only could come out undone), and one record written over several
+    lines (set aside in pieces, the memory left the store and its older line came back)."""
+    for number, raw, _ in bad:
+        if _MERGE_MARKER.match(raw):
+            raise StoreError(
+                f"{file.path} line {number} is a git conflict marker: resolve the merge (keep "
+                "the lines of both sides, without the markers) before using the store; nothing "
+                "was changed"
+            )
+    run: list[tuple[int, bytes, str]] = []
+    for line in [*bad, (-1, b"", "")]:
+        if run and line[0] == run[-1][0] + 1:
+            run.append(line)
+            continue
+        if len(run) > 1:
+            try:
+                DECODERS[file.name](b" ".join(raw.strip() for _, raw, _ in run))
+            except BadLine:
+                pass
+            else:
+                raise StoreError(
+                    f"{file.path} lines {run[0][0]}-{run[-1][0]} are one record written over "
+                    "several lines: put it back on one line; nothing was changed"
+                )
+        run = [line]
 
 
 def _quarantine(folder: Path, stem: str, lines: list[bytes]) -> Path:
