@@ -205,8 +205,8 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         m, current, chart, zone = await call(read)
         done = request.query_params.get("done", "")
         # Only what this dashboard just did: any action named in a link was shown done.
-        same = done == "unchanged" and request.query_params.get("action", "") in ALREADY
-        named = request.query_params.get("action", "") if same else ""
+        named = request.query_params.get("action", "")
+        unchanged = done == "unchanged" and flashed(request, f"unchanged {named} {ident}")
         return page(
             request,
             "memory.html",
@@ -217,9 +217,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             used=minute_in(m.last_used, zone),
             actions={name: ACTIONS[name] for name in OFFERED.get(m.status.value, ACTIONS)},
             done=done if done in ACTIONS and flashed(request, f"{done} {ident}") else None,
-            already=ALREADY[named]
-            if named and flashed(request, f"unchanged {named} {ident}")
-            else None,
+            already=ALREADY.get(named) if unchanged else None,
         )
 
     async def action(request: Request) -> Response:
@@ -230,7 +228,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             m = await call(lambda a: a.memories.get(ident))
             return page(request, "confirm.html", m=m, action=name, label=ACTIONS[name])
         operations: dict[str, Callable[[App], bool]] = {
-            "touch": lambda a: a.memories.touch(ident) is not None,
+            "touch": lambda a: _touched(a, ident),
             "promote": lambda a: a.promotion.promote(ident).count > 0,
             "archive": lambda a: _status_changed(a, ident, a.memories.archive),
             "unarchive": lambda a: _status_changed(a, ident, a.memories.unarchive),
@@ -260,16 +258,15 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         return page(request, "list.html", title=title, rows=rows, kind="promote")
 
     async def gc(request: Request) -> Response:
-        def preview(a: App) -> tuple[Any, list[Any], int]:
+        def preview(a: App) -> tuple[Any, list[Any], int, tzinfo]:
             result = a.maintenance.gc(dry_run=True, limit=GC_PREVIEW)
             # The preview stops at GC_PREVIEW; how many are due in all is counted apart (the
             # page said "100 memories have faded" of a store with 151 due).
             total = a.maintenance.stats().due_for_gc if result.has_more else result.count
             listed = a.memories.get_many(result.memory_ids) if result.memory_ids else []
-            return result, listed, total
+            return result, listed, total, a.context.local_zone()
 
-        result, memories, total = await call(preview)
-        zone = await call(lambda a: a.context.local_zone())
+        result, memories, total, zone = await call(preview)
         rows = [(m, day_in(m.last_used, zone)) for m in memories]
         return page(request, "gc.html", result=result, rows=rows, total=total)
 
@@ -384,6 +381,12 @@ def _deleted(app: App, ident: str) -> bool:
     nothing: the page must not say "deleted"."""
     if not app.memories.delete([ident]):
         raise NotFoundError("memory", ident)
+    return True
+
+
+def _touched(app: App, ident: str) -> bool:
+    """A touch always changes the memory (one more use)."""
+    app.memories.touch(ident)
     return True
 
 
