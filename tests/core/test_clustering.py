@@ -162,6 +162,19 @@ def test_signs_and_symbols_that_change_a_fact_are_compared() -> None:
     )
 
 
+def test_a_merge_keeps_statements_differing_by_an_operator_or_a_compatibility_form() -> None:
+    """ "x != 0" and "x = 0" had one key ("!" read as punctuation), and "10³" was folded into
+    "103": a merge kept one of the two facts (probe)."""
+    for pair in (
+        ["The retry check is x != 0", "The retry check is x = 0"],
+        ["The rate limit is 10³ requests per hour", "The rate limit is 103 requests per hour"],
+        ["Clean with rm -rf ./build", "Clean with rm -rf /build"],
+    ):
+        assert merged_content(pair).splitlines() == pair
+    # Canonical forms are still one: "é" as one code point or as "e" and a combining accent.
+    assert statement_key("Caf\u00e9 at noon") == statement_key("Cafe\u0301 at noon")
+
+
 def test_a_point_after_an_abbreviation_or_initial_ends_no_statement() -> None:
     """ "Dr. Lee" was two statements, "Dr." and "Lee": merged after "Dana's dentist is Dr.
     Lee", "Sam's dentist is Dr. Lee" lost "Lee" (a statement the first had made)."""

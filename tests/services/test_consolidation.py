@@ -338,6 +338,19 @@ def test_a_cohesive_cluster_left_for_review_says_which_rule_held_it_back(mem: En
         ("Take the pill at 8 a.m. every day", "Take the pill at 8 p.m. every day", "'a.m'"),
         ("Alert when CPU load > 90 percent", "Alert when CPU load < 90 percent", "'>'"),
         ("Alice got grade A+ in the exam", "Alice got grade A- in the exam", "'a+'"),
+        # one function word in place of another: only the content word ("off", "two") stood
+        # on one side, so these were merged as one fact (probe)
+        (
+            "The flag new-checkout is on in staging",
+            "The flag new-checkout is off in staging",
+            "'on'",
+        ),
+        ("Dana flies to Paris on Monday", "Dana flies from Paris on Monday", "'from'"),
+        (
+            "Merges need one approval from the team",
+            "Merges need two approvals from the team",
+            "'one'",
+        ),
         # the words as written, not their stems ("'us'" of "uses")
         (
             "Project Atlas uses PostgreSQL 16 as its database",
@@ -359,6 +372,21 @@ def test_memories_that_disagree_are_left_for_review_however_alike(
     assert {m.status for m in mem.get_many([a.id, b.id])} == {Status.ACTIVE}
     approved = mem.consolidate(mode="apply", cluster_ids=[cluster.id])  # a person's call
     assert sorted(approved.merged[0].merged.content.splitlines()) == sorted([first, second])
+
+
+def test_a_review_note_says_what_its_memories_disagree_on(mem: Engram) -> None:
+    """A cluster in the review band said only how alike its memories were: that one said
+    March 3 and another March 4 was hidden, and a person approved merging the two (probe)."""
+    mem.save_many(
+        [
+            Draft("My wife Anna's birthday is on March 3"),
+            Draft("Anna (my wife) was born on March 3"),
+            Draft("My wife Anna's birthday is on March 4"),
+        ]
+    )
+    ((cluster),) = mem.clusters().clusters
+    assert cluster.action == "review"
+    assert "different numbers" in (cluster.note or "")
 
 
 def test_memories_related_as_contradicting_are_not_merged_by_the_rules(mem: Engram) -> None:

@@ -203,6 +203,42 @@ def test_an_address_differing_by_a_point_or_underscore_is_not_a_repeat(mem: Engr
     assert again.duplicate_of == first.id  # case and a closing mark still do not count
 
 
+@pytest.mark.parametrize(
+    ("first", "correction"),
+    [
+        ("The retry check is x != 0", "The retry check is x = 0"),
+        ("The area is a * b", "The area is a / b"),
+        ("Clean with rm -rf ./build", "Clean with rm -rf /build"),
+        ("Install with make && make install", "Install with make ; make install"),
+        ("Announcements go to #general", "Announcements go to general"),
+        ("Ask @dana about the lease", "Ask dana about the lease"),
+        ("The hook calls foo(bar)", "The hook calls foo[bar]"),
+        ("The staging key is sk-AbC123xYz", "The staging key is sk-abc123XYZ"),
+        ("Backups live in /srv/Data", "Backups live in /srv/data"),
+        ("The rate limit is 10³ requests per hour", "The rate limit is 103 requests per hour"),
+    ],
+)
+def test_a_correction_in_an_operator_path_name_or_key_is_not_a_repeat(
+    mem: Engram, first: str, correction: str
+) -> None:
+    """Marks were read as prose punctuation and every word's case as free, and compatibility
+    forms were folded ("10³" as "103"): the correction was merged into the fact it corrects
+    as a repeat, and never stored (probe)."""
+    kept = mem.save(first)
+    result = mem.save_result(Draft(content=correction))
+    assert result.action == "saved" and result.memory.id != kept.id
+    assert mem.get(result.memory.id).content == correction
+
+
+def test_prose_punctuation_and_the_case_of_words_still_make_a_repeat(mem: Engram) -> None:
+    first = mem.save('Alice (my wife) says "yes" to the Sunflower-Blue paint.')
+    for again in (
+        "alice my wife says yes to the sunflower-blue paint",
+        "Alice: my wife - says yes! To the SUNFLOWER-BLUE paint",
+    ):
+        assert mem.save_result(Draft(content=again)).duplicate_of == first.id, again
+
+
 def test_a_tag_is_one_tag_however_its_accent_was_typed(mem: Engram) -> None:
     """NFC and NFD spell "café" with other code points; a save and a filter agree."""
     m = mem.save("the corner place", tags=["Cafe\u0301"])

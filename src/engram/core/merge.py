@@ -43,7 +43,6 @@ CARRIED = "carried_by"
 
 
 NUMBER_MARKS = ".,:/"  # between two digits they make a number
-NAME_MARKS = "._@"  # between two letters or digits they make an address or a name
 SIGNS = "-+\u2212"  # a sign before a digit: "-5 C" is not "5 C" (U+2212 is the minus sign)
 # Signs that end a word and change it: a blood type or a grade (A+, A-), C# and C++.
 WORD_END_SIGNS = "-+#\u2212"
@@ -53,34 +52,69 @@ PER_SIGNS = "%\u2030\u2031"
 # Unicode symbols (currency, mathematical, modifier, other: $ € < > = ^ ° ©, emoji) say
 # something; only punctuation and spacing are left out of a statement's key.
 SYMBOLS = frozenset({"Sc", "Sm", "Sk", "So"})
+# Marks that open a word in prose: before it they say nothing ("(my wife)", '"yes"', "¿qué?").
+OPENING = "([{\"'\u201c\u2018\u00ab\u00bf\u00a1"
+# Marks inside a word that join its parts as a space would: "well-known", "Alice's".
+JOINING = "-'\u2019\u2010"
+# Marks that stand alone between words as prose does: a dash, a colon, an ellipsis, French
+# spacing before ! ? ; (a lone "*", "/", "&&" or "!=" is an operator, and says something).
+PROSE_MARKS = "-\u2013\u2014:,.;!?\u2026\u2022\u00b7"
+# The punctuation of scripts written without spaces (Chinese, Japanese): inside a run of text
+# it is still prose ("東京に住んでいます。寿司" and "東京に住んでいます、寿司" say the same).
+IDEOGRAPHIC_PROSE = (
+    "\u3001\u3002\uff0c\uff01\uff1f\uff1a\uff1b\u300c\u300d\u300e\u300f\uff08\uff09\u30fb"
+)
+# An ordinary word, its case free ("Alice", "ALICE", "well-known"): a word with digits or marks
+# inside ("sk-AbC123", "/srv/Data", "x.Y") is a key, a path or a name, whose case matters.
+_PLAIN_WORD = re.compile(r"[^\W\d_]+(?:[-'\u2019\u2010][^\W\d_]+)*")
 
 
 def statement_key(statement: str) -> str:
-    """What two near-exact statements share: their letters, digits and symbols, case ignored,
-        and the marks that change what a word or number says — a point, comma, colon or slash
-        between two digits, a sign before one, a sign ending a word ("A+" is not "A-", "C#" not
-        "C", "5%" not "5"). Currency and mathematical signs are symbols: "$500" is not "€500", nor
-        "load > 5" "load < 5"; two words or numbers apart are two ("1-2" is not "12", "not able" not
-    "notable", "e-mail" not "email"; "well-known" is "well known", "9am" "9 am"). Unicode
-        compatibility-normalised first: "café" typed as one
-        character or as "e" and a combining accent (macOS file names, some keyboards) is the same
-        word. A statement with neither (a row of punctuation) is compared by everything but its
-        spacing."""
-    normal = unicodedata.normalize("NFKC", statement.casefold())
+    """What two near-exact statements share: their words, numbers and symbols in order, with
+    the case of ordinary words and the punctuation of prose left out — the marks around and
+    between words ("Prefers tea, over coffee!" is "prefers tea over coffee"). What marks a word
+    from within or at its start counts: a point, comma, colon or slash between two digits, a
+    sign before one, a sign ending a word ("A+" is not "A-", "C#" not "C", "5%" not "5"), any
+    mark inside a word but a hyphen or an apostrophe ("foo(bar)" is not "foo[bar]",
+    "dana.kim@x.com" not "dana_kim@x.com"), a mark before a word but an opening bracket or quote
+    ("#general" is not "general", "./build" not "/build", "-rf" not "rf"), and a lone mark
+    that is no prose ("x != 0" is not "x = 0", "a * b" not "a / b"). Currency and mathematical
+    signs are symbols: "$500" is not "€500", nor "load > 5" "load < 5". Two words or numbers
+    apart are two ("1-2" is not "12", "not able" not "notable", "e-mail" not "email";
+    "well-known" is "well known", "9am" "9 am"). Case is ignored in ordinary words only: a
+    word with digits or marks inside keeps it ("sk-AbC1" is not "sk-abc1"). Canonically
+    composed first: "café" typed as one character or as "e" and a combining accent (macOS file
+    names, some keyboards) is the same word; compatibility forms stay ("10³" is not "103"). A
+    statement with neither words nor marks that count (a row of dashes) is compared by
+    everything but its spacing.
+
+    Every mark read as nothing makes two texts one: a correction saved after the text it
+    corrects was merged into it as a repeat, and the correction was lost."""
+    normal = unicodedata.normalize("NFC", statement)
     kept: list[str] = []
     gap = False
-    for i, ch in enumerate(normal):
-        if not _meaningful(normal, i):
-            gap = True
-            continue
-        if gap and kept and _same_kind(kept[-1], ch):
-            # Two words, not one: "not able" is not "notable", "1-2 tablets" not "12 tablets"
-            # (joined, they were the same statement, and a repeat's other text was dropped);
-            # "9 am" is "9am".
-            kept.append(" ")
-        kept.append(ch)
-        gap = False
+    for token in normal.split():
+        if _PLAIN_WORD.fullmatch(_core(token)):
+            token = token.casefold()
+        for i, ch in enumerate(token):
+            if not _meaningful(token, i):
+                gap = True
+                continue
+            if gap and kept and _same_kind(kept[-1], ch):
+                # Two words, not one: "not able" is not "notable", "1-2 tablets" not "12 tablets"
+                # (joined, they were the same statement, and a repeat's other text was dropped);
+                # "9 am" is "9am".
+                kept.append(" ")
+            kept.append(ch)
+            gap = False
+        gap = True
     return "".join(kept) or "".join(normal.split())
+
+
+def _core(token: str) -> str:
+    """A word without the marks around it: `token` from its first letter or digit to its last."""
+    letters = [i for i, ch in enumerate(token) if ch.isalnum()]
+    return token[letters[0] : letters[-1] + 1] if letters else ""
 
 
 def _same_kind(a: str, b: str) -> bool:
@@ -88,21 +122,23 @@ def _same_kind(a: str, b: str) -> bool:
     return (a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha())
 
 
-def _meaningful(text: str, i: int) -> bool:
-    ch = text[i]
+def _meaningful(token: str, i: int) -> bool:
+    """Whether character `i` of `token` (a run without spaces) counts in a statement's key."""
+    ch = token[i]
     if ch.isalnum() or ch in PER_SIGNS or unicodedata.category(ch) in SYMBOLS:
         return True
-    return _in_number(text, i) or _ends_word(text, i) or _in_name(text, i)
-
-
-def _in_name(text: str, i: int) -> bool:
-    """A point, underscore or at sign between two letters or digits: part of an address, a
-    file or a name in code ("dana.kim@example.com" is not "dana_kim@example.com", nor
-    "prod_db.yaml" "prod-db.yaml"): read as a space, a correction of one was a repeat of the
-    other and was merged away at save."""
-    before = text[i - 1] if i > 0 else ""
-    after = text[i + 1] if i + 1 < len(text) else ""
-    return text[i] in NAME_MARKS and before.isalnum() and after.isalnum()
+    if ch in IDEOGRAPHIC_PROSE:
+        return False
+    letters = [j for j, c in enumerate(token) if c.isalnum()]
+    if not letters:  # a lone mark, or a run of them: an operator ("!=", "*", "&&") ...
+        return i < len(token.rstrip(PROSE_MARKS))  # ... but not the prose marks that end it ("%.")
+    if _in_number(token, i):
+        return True
+    if i < letters[0]:  # before the word: "#general", "@dana", "./build", "-rf"
+        return ch not in OPENING
+    if i > letters[-1]:  # after it: a sign that changes it ("A+", "C#"), not a full stop
+        return _ends_word(token, i)
+    return ch not in JOINING  # inside it: "foo(bar)", "dana.kim@x.com", "prod_db.yaml"
 
 
 def _ends_word(text: str, i: int) -> bool:
@@ -139,6 +175,7 @@ TENSES = {
 # Prefixes that turn a word into its opposite ("dislikes", "unhappy"), before at least four
 # letters (so that "unit" is not "un" + "it").
 OPPOSITE_PREFIXES = ("dis", "un")
+ARTICLES = frozenset({"a", "an", "the"})
 
 
 def disagreement(contents: Sequence[str]) -> str | None:
@@ -200,7 +237,7 @@ def _marked_words(content: str) -> set[str]:
     """The words of `content` (runs between spaces) with a sign or symbol that changes what
     they say, as `statement_key` reads them: "a.m", "a+", ">", "$5", "😀"."""
     out: set[str] = set()
-    for chunk in unicodedata.normalize("NFKC", content.casefold()).split():
+    for chunk in unicodedata.normalize("NFC", content.casefold()).split():
         kept = "".join(ch for i, ch in enumerate(chunk) if _meaningful(chunk, i))
         if kept and not kept.isalnum():
             out.add(kept)
@@ -210,12 +247,20 @@ def _marked_words(content: str) -> set[str]:
 def _word_swapped(words: Sequence[list[str]]) -> str | None:
     """Two memories each holding a word the other lacks: one said in place of the other ("on
     Monday" and "on Tuesday", "enabled" and "disabled", "pass" and "fail"). As alike in
-    meaning as near-copies (cosine 0.92-0.97), they were merged as one fact. Function words
-    and word endings do not count ("works on" is "working on"); a memory that only adds words
+    meaning as near-copies (cosine 0.92-0.97), they were merged as one fact. Word endings do
+    not count ("works on" is "working on"), nor articles; a memory that only adds words
     to another's ("prefers green tea over coffee") is no disagreement."""
+    # Content words first, so that the note names the word that matters ("one says 'uses'",
+    # not "'as'"); then function words: "on" and "off", "to" and "from", "his" and "her",
+    # "one approval" and "two approvals" were merged as one fact, since only the content word
+    # stood on one side. Articles alone say nothing.
+    return _swapped(words, STOPWORDS) or _swapped(words, ARTICLES)
+
+
+def _swapped(words: Sequence[list[str]], passed_over: frozenset[str]) -> str | None:
     # Each memory's stems, with the word each stands for as written: the note quoted stems
     # ("one says 'version' where another says 'us'", of "uses").
-    stems = [{index_term(w): w for w in reversed(ws) if w not in STOPWORDS} for ws in words]
+    stems = [{index_term(w): w for w in reversed(ws) if w not in passed_over} for ws in words]
     for i, mine in enumerate(stems):
         for theirs in stems[i + 1 :]:
             only_mine, only_theirs = mine.keys() - theirs.keys(), theirs.keys() - mine.keys()

@@ -217,8 +217,13 @@ class ConsolidationService:
             members = self.ctx.store.get_many(list(cluster.members))
             if len(members) == len(cluster.members):
                 preview = merge(members, cluster.cohesion, new_id=merged_id(cluster.id))
-                if action == "merge" and (note := self.disagreement(members)) is not None:
-                    action = "review"  # as alike as near-copies, but they disagree
+                # Said in the review band too: "only 0.85 alike" hid that one memory said
+                # March 3 and another March 4, and a person approved a merge of the two.
+                said = self.disagreement(members)
+                if said is not None:
+                    note = said if note is None else f"{said}; {note}"
+                    if action == "merge":
+                        action = "review"  # as alike as near-copies, but they disagree
         return ClusterView(
             id=cluster.id,
             member_ids=list(cluster.members),
