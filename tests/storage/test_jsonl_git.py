@@ -4,6 +4,8 @@ Real clones and real merges, by the git command."""
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import subprocess
 from pathlib import Path
@@ -248,3 +250,71 @@ def test_a_deletion_compacted_on_one_clone_and_a_touch_on_the_other_conflict(
     merged = JSONLStore(other)
     assert [m.id for m in merged.page(None, 10)] == ["a"]
     merged.close()
+
+
+# -- the same relation created on both clones ------------------------------------------------
+
+
+@pytest.mark.parametrize("deleted", ["from-one", "from-other"])
+def test_the_same_relation_created_on_both_clones_is_one_edge_either_id_deletes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, deleted: str
+) -> None:
+    """Each clone linked a to b as "related", under its own id; merged, the index kept the
+    first line and ignored the second (one edge per from, to and type), whose id then named
+    nothing: deleting by it did nothing while the edge stayed. The last line of an edge wins,
+    as the last line of an id does, the earlier id is reported and names the same edge, and
+    deleting by either id removes it for good."""
+    store = tmp_path / "store"
+    s = JSONLStore(store)
+    put(s, mem("a"), mem("b"))
+    s.close()
+    one, other = share(store, tmp_path)
+    for clone, ident, strength in ((one, "from-one", 0.3), (other, "from-other", 0.9)):
+        s = JSONLStore(clone)
+        s.add_relation(edge(ident, "a", "b", strength))
+        s.close()
+        commit(clone, f"link a to b as {ident}")
+
+    assert not merge(other, one)  # both appended a line
+    ours = git(other, "show", ":2:relations.jsonl").stdout
+    theirs = git(other, "show", ":3:relations.jsonl").stdout
+    (other / "relations.jsonl").write_text(theirs + ours)  # both sides, this one's last
+    with caplog.at_level(logging.WARNING, logger="engram"):
+        merged = JSONLStore(other)
+    assert [(r.id, r.strength) for r in merged.relations(["a"])] == [("from-other", 0.9)]
+    assert "'from-one' and 'from-other' are the same edge" in caplog.text
+    removed = merged.delete_relation(deleted)
+    assert removed is not None and removed.id == "from-other"
+    assert merged.relations(["a", "b"]) == []
+    assert merged.delete_relation("from-one") is None
+    assert merged.delete_relation("from-other") is None
+    merged.close()
+    (other / ".index.db").unlink()  # read from the files alone
+    fresh = JSONLStore(other)
+    assert fresh.relations(["a", "b"]) == []
+    fresh.compact()
+    assert all(x.get("_deleted") is True for x in lines(other / "relations.jsonl"))
+    fresh.close()
+
+
+def test_an_edge_appended_again_under_another_id_replaces_it_for_a_running_client(
+    tmp_path: Path,
+) -> None:
+    """A client that has the store open reads the repeated edge as a fresh load does: the last
+    line wins in both."""
+    folder = tmp_path / "store"
+    running = JSONLStore(folder)
+    put(running, mem("a"), mem("b"))
+    running.add_relation(edge("first", "a", "b", 0.3))
+    line = json.dumps({**lines(folder / "relations.jsonl")[0], "id": "second", "strength": 0.9})
+    with (folder / "relations.jsonl").open("a") as f:
+        f.write(line + "\n")
+    assert [(r.id, r.strength) for r in running.relations(["a"])] == [("second", 0.9)]
+    running.close()
+    (folder / ".index.db").unlink()
+    fresh = JSONLStore(folder)
+    assert [(r.id, r.strength) for r in fresh.relations(["a"])] == [("second", 0.9)]
+    assert fresh.stats().files[1].dead == 1  # the first line, which a compaction drops
+    fresh.compact()
+    assert [x["id"] for x in lines(folder / "relations.jsonl")] == ["second"]
+    fresh.close()

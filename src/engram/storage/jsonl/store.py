@@ -39,6 +39,7 @@ from engram.errors import EngramError, RefusedDataError, StoreError
 from engram.storage.changes import apply_changes
 from engram.storage.jsonl import compaction, orphans, snapshot
 from engram.storage.jsonl.delegation import index_read, vault_index
+from engram.storage.jsonl.edges import apply_relations, held_under_another_id
 from engram.storage.jsonl.files import DirLock, LineFile, writable
 from engram.storage.jsonl.layout import (
     AUDIT,
@@ -63,7 +64,6 @@ from engram.storage.jsonl.scratch import IndexDir
 from engram.storage.jsonl.sync import (
     Tally,
     apply_memories,
-    apply_relations,
     apply_vectors,
     decoded,
     every_memory,
@@ -458,15 +458,21 @@ class JSONLStore:
             return stored
 
     def delete_relation(self, relation_id: str) -> Relation | None:
+        """By its id, or by the id under which another clone made the same edge (`edges`):
+        then both ids get a tombstone."""
         with self._writing() as index:
             removed = index.delete_relation(relation_id)
+            if removed is None:
+                same = held_under_another_id(self._relations.path, relation_id, index)
+                removed = None if same is None else index.delete_relation(same.id)
             if removed is not None:
+                ids = list(dict.fromkeys([removed.id, relation_id]))
                 try:
-                    self._relations.append([encode_tombstone(relation_id)])
+                    self._relations.append(encode_tombstone(i) for i in ids)
                 except BaseException:
                     self._reload()  # the files still hold the edge: so does the index again
                     raise
-                self._rel.add(1, tombstones=1)
+                self._rel.add(len(ids), tombstones=len(ids))
             return removed
 
     relations = index_read(SQLiteStore.relations)

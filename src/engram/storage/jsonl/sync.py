@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
+from engram.core.models import AuditEntry, Memory, Schedule, Status
 from engram.core.timeutil import to_epoch
 from engram.storage.jsonl.files import read_lines
 from engram.storage.jsonl.records import SCHEDULE_FIELDS, BadLine, StoredMemory, Tombstone
@@ -91,27 +91,6 @@ def apply_memories(
         ident: not (isinstance(record, StoredMemory) and record.schedule is None)
         for ident, record in latest.items()
     }
-
-
-def apply_relations(index: SQLiteStore, records: Sequence[Relation | Tombstone]) -> None:
-    """In file order: runs of additions in one transaction, tombstones as they come. The last
-    line of an id wins, as for memories (an edit appended by hand was ignored, and compaction
-    then dropped it)."""
-    run: dict[str, Relation] = {}
-
-    def flush() -> None:
-        index.delete_relations(list(run))
-        index.add_relations(list(run.values()))
-        run.clear()
-
-    for record in records:
-        if isinstance(record, Tombstone):
-            flush()
-            index.delete_relations([record.id])
-        else:
-            run.pop(record.id, None)
-            run[record.id] = record
-    flush()
 
 
 def apply_vectors(
