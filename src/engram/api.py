@@ -275,8 +275,8 @@ class Engram:
 
     def storage_stats(self) -> StorageReport:
         """The store's own files: their sizes, and how many lines are dead (older versions of
-        a memory, tombstones) — a JSONL store's; other backends say they have nothing to
-        compact."""
+        a memory, relations and vectors of deleted ones) — a JSONL store's; other backends say
+        they have nothing to compact."""
         return self._app.storage.stats()
 
     def compact(self) -> CompactionReport:

@@ -112,9 +112,11 @@ def test_an_edge_added_again_is_not_written_again(folder: Path) -> None:
     store.close()
 
 
-def test_a_deleted_relation_is_a_tombstone_in_the_file_until_compaction(folder: Path) -> None:
+def test_a_deleted_relation_is_a_tombstone_in_the_file_that_compaction_keeps(folder: Path) -> None:
     """The files are the truth: a removed edge is a tombstone line (readable, and diffable in
-    git), a fresh load does not bring the edge back, and compaction drops both lines."""
+    git), a fresh load does not bring the edge back, and compaction drops the edge's line but
+    keeps the tombstone (the last line of a file stays, so a compaction merges in git with the
+    lines another clone appended)."""
     store = JSONLStore(folder)
     put(store, mem("a"), mem("b"))
     store.add_relation(Relation(id="r", from_id="a", to_id="b", type="causes", created_at=T0))
@@ -123,9 +125,10 @@ def test_a_deleted_relation_is_a_tombstone_in_the_file_until_compaction(folder: 
     store.close()
     (folder / ".index.db").unlink()  # read from the files alone, not from the snapshot
     again = JSONLStore(folder)
-    assert again.relations(["a", "b"]) == [] and again.stats().dead_lines == 2
+    assert again.relations(["a", "b"]) == [] and again.stats().dead_lines == 1
     again.compact()
-    assert (folder / "relations.jsonl").read_bytes() == b""
+    assert (folder / "relations.jsonl").read_bytes() == b'{"id": "r", "_deleted": true}\n'
+    assert again.stats().dead_lines == 0
     again.close()
 
 
@@ -225,8 +228,11 @@ def test_compaction_keeps_the_links_and_vector_of_a_quarantined_memory(folder: P
         f.lines for f in done.after.files
     )
     damaged.close()
-    assert [x["id"] for x in lines(folder / "relations.jsonl")] == ["ab"]
-    assert sorted(str(x["id"]) for x in lines(folder / "vectors.jsonl")) == ["a", "b", "c"]
+    gone = {"id": "cd", "_deleted": True}  # tombstones stay
+    assert [x["id"] for x in lines(folder / "relations.jsonl")[:-1]] == ["ab"]
+    assert lines(folder / "relations.jsonl")[-1] == gone
+    assert [x["id"] for x in lines(folder / "vectors.jsonl")] == ["a", "b", "c", "d"]
+    assert lines(folder / "vectors.jsonl")[-1] == {"id": "d", "_deleted": True}
     # The user puts the memory back from quarantine/ in an editor, which saves the whole file.
     path.write_bytes(path.read_bytes().replace(rows[0], rows[0] + good_b))
     repaired = JSONLStore(folder, vector_model=("m", 4))
@@ -234,7 +240,7 @@ def test_compaction_keeps_the_links_and_vector_of_a_quarantined_memory(folder: P
     assert repaired.vector_counts() == {"m": 3}
     assert repaired.relations(["c"]) == [] and repaired.get_many(["d"]) == []
     repaired.compact()  # now held by the index: written once, not twice
-    assert [x["id"] for x in lines(folder / "relations.jsonl")] == ["ab"]
+    assert [x["id"] for x in lines(folder / "relations.jsonl")] == ["ab", "cd"]
     repaired.close()
 
 
@@ -563,7 +569,9 @@ def test_stats_and_compaction(folder: Path) -> None:
     size = memories.bytes
     result = store.compact()
     assert result.before == stats
-    assert result.after.files[0].lines == 599 and result.after.files[0].bytes < size / 3
+    # The memories' last lines, and the tombstone, which a compaction keeps.
+    assert result.after.files[0].lines == 600 and result.after.files[0].bytes < size / 3
+    assert (result.after.files[0].tombstones, result.after.files[0].kept) == (1, 1)
     assert result.after.dead_lines == 0 and not result.after.compaction_recommended
     assert store.page(None, 1000) == before  # same memories, same save order
     store.close()
@@ -997,8 +1005,9 @@ def test_a_memory_deleted_by_hand_loses_its_links_even_when_the_tombstone_goes_f
 ) -> None:
     """A tombstone typed by hand is the documented way to delete; the next compaction drops
     the memory's relation and vector lines. A line without a schedule (also typed by hand)
-    makes the next open rewrite memories.jsonl first, without the tombstone: compaction then
-    took the relation line for a quarantined memory's and kept it for ever."""
+    makes the next open rewrite memories.jsonl first, which dropped the tombstone: compaction
+    then took the relation line for a quarantined memory's and kept it for ever. The rewrite
+    keeps it now (it drops no line)."""
     from engram import Engram
 
     path = tmp_path / "store"
@@ -1016,7 +1025,8 @@ def test_a_memory_deleted_by_hand_loses_its_links_even_when_the_tombstone_goes_f
         f.write(json.dumps(hand) + "\n")
     with Engram.open(f"jsonl://{path}", embedding_model="none") as m:
         assert m.stats().total == 2  # the schedules computed, memories.jsonl rewritten
-        assert '"_deleted"' not in (path / "memories.jsonl").read_text()
+        assert '"_schedule"' in (path / "memories.jsonl").read_text().splitlines()[-1]
+        assert '"_deleted"' in (path / "memories.jsonl").read_text()
         m.compact()
         assert (path / "relations.jsonl").read_text() == ""
         assert m.stats().total == 2 and m.stats().relations == 0

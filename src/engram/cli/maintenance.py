@@ -22,8 +22,8 @@ def maintenance() -> None:
 @maintenance.command("stats")
 @pass_state
 def stats_command(state: State) -> None:
-    """Counts, file sizes, dead lines (superseded versions and tombstones) and whether a
-    compaction would help."""
+    """Counts, file sizes, dead lines (superseded versions, relations and vectors of deleted
+    memories) and whether a compaction would help."""
     with open_app(state) as app:
         report = app.storage.stats()
     output(state, report, lambda c: render_stats(c, report))
@@ -32,7 +32,7 @@ def stats_command(state: State) -> None:
 @maintenance.command("compact")
 @pass_state
 def compact_command(state: State) -> None:
-    """Rewrite the files with only the current line of each memory and relation.
+    """Rewrite the files without their dead lines, moving none (in git: only removed lines).
 
     Atomic (temporary file, fsync, rename) and taken under the store's lock: clients using the
     store at the same time lose nothing and pick up the new files by themselves.

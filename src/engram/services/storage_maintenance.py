@@ -23,7 +23,7 @@ class FileReport(Result):
     lines: int
     live: int
     tombstones: int
-    dead: int  # lines a compaction drops: older versions, tombstones, edges of deleted memories
+    dead: int  # lines a compaction drops: older versions, edges and vectors of deleted memories
 
 
 class StorageReport(Result):

@@ -26,11 +26,15 @@ class FileStats:
     lines: int  # readable records (memories or relations, tombstones included)
     live: int  # records current now
     tombstones: int
+    # Tombstones a compaction keeps (the last line of their id): dropped, a deletion merged in
+    # git with a change made to the record on another clone was undone.
+    kept: int = 0
 
     @property
     def dead(self) -> int:
-        """Lines a compaction would drop: older versions, tombstones, edges of deleted ends."""
-        return self.lines - self.live
+        """Lines a compaction would drop: older versions, superseded tombstones, edges of
+        deleted ends."""
+        return self.lines - self.live - self.kept
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,6 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +37,9 @@ import numpy as np
 from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.errors import EngramError, RefusedDataError, StoreError
 from engram.storage.changes import apply_changes
-from engram.storage.jsonl import orphans, snapshot
+from engram.storage.jsonl import compaction, orphans, snapshot
 from engram.storage.jsonl.delegation import index_read, vault_index
+from engram.storage.jsonl.edges import apply_relations, held_under_another_id
 from engram.storage.jsonl.files import DirLock, LineFile, writable
 from engram.storage.jsonl.layout import (
     AUDIT,
@@ -64,13 +64,11 @@ from engram.storage.jsonl.scratch import IndexDir
 from engram.storage.jsonl.sync import (
     Tally,
     apply_memories,
-    apply_relations,
     apply_vectors,
     decoded,
     every_memory,
     read_audit,
     rescheduled,
-    vector_lines,
 )
 from engram.storage.jsonl.vectors import decode_vector, encode_vector
 from engram.storage.locks import file_lock
@@ -331,17 +329,6 @@ class JSONLStore:
         self._reload()  # which forgets the bad lines first
         self._bad.clear()
 
-    def _bury_lines_of_deleted(self) -> None:
-        """Tombstones for the lines of memories deleted by a tombstone alone (as by hand), before
-        a rewrite drops it: compaction then kept those lines for ever, as a quarantined one's."""
-        dead = orphans.lines_of_deleted(
-            self._memories.path, self._relations.path, self._vectors.path
-        )
-        if dead.relations:
-            self._relations.append(encode_tombstone(rid) for rid in dead.relations)
-            self._rel.add(len(dead.relations), tombstones=len(dead.relations))
-        self._retire_vectors(dead.vectors)
-
     def _retire_vectors(self, ids: Sequence[str]) -> None:
         """Tombstones in vectors.jsonl: a fresh load never revives these memories' vectors."""
         gone = [encode_tombstone(ident) for ident in ids]
@@ -443,12 +430,13 @@ class JSONLStore:
                 return 0  # another process did it a moment ago
             memories = list(every_memory(self._index))
             if memories:
-                self._bury_lines_of_deleted()
                 schedules = rescheduled(memories, compute)
-                self._memories.rewrite(encode_memory(m, schedules[m.id]) for m in memories)
+                # In place, every other line kept (tombstones too): see `compaction`.
+                compaction.reschedule(
+                    self._memories, {m.id: encode_memory(m, schedules[m.id]) for m in memories}
+                )
                 write_meta(self.path, schedule_fingerprint=fingerprint)
                 index.modify(list(schedules), lambda old: (old, schedules[old.id]))
-                self._mem = Tally(len(memories))
                 self._unscheduled.clear()
                 log.info("rescheduled %d memories", len(memories))
             else:
@@ -470,15 +458,21 @@ class JSONLStore:
             return stored
 
     def delete_relation(self, relation_id: str) -> Relation | None:
+        """By its id, or by the id under which another clone made the same edge (`edges`):
+        then both ids get a tombstone."""
         with self._writing() as index:
             removed = index.delete_relation(relation_id)
+            if removed is None:
+                same = held_under_another_id(self._relations.path, relation_id, index)
+                removed = None if same is None else index.delete_relation(same.id)
             if removed is not None:
+                ids = list(dict.fromkeys([removed.id, relation_id]))
                 try:
-                    self._relations.append([encode_tombstone(relation_id)])
+                    self._relations.append(encode_tombstone(i) for i in ids)
                 except BaseException:
                     self._reload()  # the files still hold the edge: so does the index again
                     raise
-                self._rel.add(1, tombstones=1)
+                self._rel.add(len(ids), tombstones=len(ids))
             return removed
 
     relations = index_read(SQLiteStore.relations)
@@ -559,15 +553,16 @@ class JSONLStore:
         relations, vectors = index.count_relations(), sum(index.vector_counts().values())
         paths = (self._memories.path, self._relations.path, self._vectors.path)
         kept = self._orphans.of(paths, index, memories)
+        gone = kept.tombstones
         files = (
-            self._mem.stats(MEMORIES, self._memories.size(), memories),
-            self._rel.stats(RELATIONS, self._relations.size(), relations + kept[0]),
-            self._vec.stats(VECTORS, self._vectors.size(), vectors + kept[1]),
+            self._mem.stats(MEMORIES, self._memories.size(), memories, gone[0]),
+            self._rel.stats(RELATIONS, self._relations.size(), relations + kept.relations, gone[1]),
+            self._vec.stats(VECTORS, self._vectors.size(), vectors + kept.vectors, gone[2]),
         )
         return StorageStats.of_files("jsonl", self.location, memories, relations, files)
 
     def compact(self) -> CompactionResult:
-        """Rewrite the files with only the current line of each live record, atomically
+        """Rewrite the files without their dead lines, moving none (`compaction`), atomically
         (temp file, fsync, rename, fsync of the directory), under the exclusive lock after
         catching up, so no other process's write can be lost."""
         with self._writing():
@@ -575,26 +570,11 @@ class JSONLStore:
             # memory put back from quarantine/ were dropped), and bad lines to quarantine/.
             self._reload()
             self._repair_if_needed()
-            index, before = self._index, self._stats()
-            memories = list(every_memory(index))
-            ids = [m.id for m in memories]
-            schedules = index.schedules(ids)
-            deleted = orphans.deleted_memories(self._memories.path)  # before its tombstones go
-            # What the index holds, and what it cannot hold of a quarantined memory (orphans.py)
-            relations, live = index.all_relations(), set(ids)
-            kept = orphans.orphan_relations(self._relations.path, live, deleted)
-            self._relations.rewrite([*(encode_relation(r) for r in relations), *kept])
-            unheld = orphans.orphan_vectors(self._vectors.path, live, deleted)
-            vectors = self._vectors.rewrite(chain(vector_lines(index, ids), unheld))
-            # Last: killed before this, the tombstones still say whose lines above were dead
-            # (rewritten first, a deleted memory's relation lines were kept as orphans for ever).
-            self._memories.rewrite(
-                encode_memory(m, None if m.id in self._unscheduled else schedules[m.id])
-                for m in memories
+            before = self._stats()
+            done = compaction.compact(
+                self._index, (self._memories, self._relations, self._vectors), self._unscheduled
             )
-            self._mem, self._rel, self._vec = (
-                Tally(len(memories)),
-                Tally(len(relations) + len(kept)),
-                Tally(vectors),
-            )
+            self._mem, self._rel, self._vec = done.tallies
+            if done.reordered:  # as every other client and the next one to open now have it
+                self._reload()
             return CompactionResult(before=before, after=self._stats())

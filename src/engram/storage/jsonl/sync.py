@@ -2,8 +2,7 @@
 
 The files are the truth; the `apply_*` functions bring the index up to date with the lines
 appended since the last read (by this process or another), in file order, so the index always
-holds what a full reload of the files would give. `vector_lines` goes the other way, for a
-compaction.
+holds what a full reload of the files would give.
 """
 
 from __future__ import annotations
@@ -17,11 +16,11 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
+from engram.core.models import AuditEntry, Memory, Schedule, Status
 from engram.core.timeutil import to_epoch
 from engram.storage.jsonl.files import read_lines
 from engram.storage.jsonl.records import SCHEDULE_FIELDS, BadLine, StoredMemory, Tombstone
-from engram.storage.jsonl.vectors import VectorLine, encode_vector
+from engram.storage.jsonl.vectors import VectorLine
 from engram.storage.maintenance import FileStats
 from engram.storage.protocol import Filter, Rescheduler, ScheduleInputs
 from engram.storage.sqlite import SQLiteStore
@@ -47,8 +46,9 @@ class Tally:
     def count(self, records: Sequence[object]) -> None:
         self.add(len(records), sum(isinstance(r, Tombstone) for r in records))
 
-    def stats(self, name: str, size: int, live: int) -> FileStats:
-        return FileStats(name, size, self.lines, live, self.tombstones)
+    def stats(self, name: str, size: int, live: int, kept: int) -> FileStats:
+        """`kept`: the tombstones among the lines that a compaction keeps."""
+        return FileStats(name, size, self.lines, live, self.tombstones, kept)
 
 
 def apply_memories(
@@ -91,27 +91,6 @@ def apply_memories(
         ident: not (isinstance(record, StoredMemory) and record.schedule is None)
         for ident, record in latest.items()
     }
-
-
-def apply_relations(index: SQLiteStore, records: Sequence[Relation | Tombstone]) -> None:
-    """In file order: runs of additions in one transaction, tombstones as they come. The last
-    line of an id wins, as for memories (an edit appended by hand was ignored, and compaction
-    then dropped it)."""
-    run: dict[str, Relation] = {}
-
-    def flush() -> None:
-        index.delete_relations(list(run))
-        index.add_relations(list(run.values()))
-        run.clear()
-
-    for record in records:
-        if isinstance(record, Tombstone):
-            flush()
-            index.delete_relations([record.id])
-        else:
-            run.pop(record.id, None)
-            run[record.id] = record
-    flush()
 
 
 def apply_vectors(
@@ -199,22 +178,6 @@ def read_audit(path: Path, plan_id: str | None, limit: int) -> list[AuditEntry]:
 
 def stored(record: StoredMemory) -> tuple[Memory, Schedule]:
     return record.memory, record.schedule or _EMPTY
-
-
-def vector_lines(index: SQLiteStore, ids: Sequence[str]) -> Iterator[bytes]:
-    """The vector lines of these memories as the index holds them, passages included."""
-    for start in range(0, len(ids), _PAGE):
-        page = ids[start : start + _PAGE]
-        models = index.vector_models(page)
-        found: dict[str, NDArray[np.float32]] = {}
-        for model_id in set(models.values()):
-            found |= index.get_vectors(
-                [i for i in page if models.get(i) == model_id], model_id, passages=True
-            )
-        content = index.contents(list(found))
-        for ident in page:
-            if ident in found and ident in content:
-                yield encode_vector(ident, models[ident], found[ident], content[ident])
 
 
 R = TypeVar("R")
