@@ -689,6 +689,17 @@ def test_undo_refuses_when_an_original_was_deleted_since(mem: Engram) -> None:
     assert mem.undo_consolidation(m, force=True).restored_ids == [b.id]
 
 
+def test_an_archived_merge_is_undone_like_an_active_one(mem: Engram) -> None:
+    """A merged memory archived since (faded, `gc --archive`, or by hand) was refused as "not
+    an active merge", though its originals were there to restore (probe)."""
+    a, b = mem.save("Prefers dark mode in every editor"), mem.save("Likes dark mode in editors")
+    m = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0].merged.id
+    mem.archive([m])
+    assert sorted(mem.undo_consolidation(m).restored_ids) == sorted([a.id, b.id])
+    assert {x.status for x in mem.get_many([a.id, b.id])} == {Status.ACTIVE}
+    assert mem.get_many([m]) == []
+
+
 def test_undo_of_a_merge_merged_again_is_refused(mem: Engram, clock: FixedClock) -> None:
     """A merge merged into another: undoing the inner one made its originals active again
     beside the outer merged memory (the same facts twice) and cut the outer one's history."""

@@ -434,8 +434,10 @@ def undo_refusal(
             f"{ident} was promoted to the vault since the merge ({merged.promoted_to}): its "
             "note names it, so it stays"
         )
-    if is_pending(merged) or merged.status != Status.ACTIVE:
-        return f"{ident} is not an active merge (nothing to undo)"
+    # An archived merge (faded and archived by gc, or by hand) is undone as an active one:
+    # "not an active merge" refused it though its originals were all there to restore.
+    if is_pending(merged) or merged.status not in (Status.ACTIVE, Status.ARCHIVED):
+        return f"{ident} is not a finished merge (nothing to undo)"
     if force:
         return None
     lost = []
