@@ -60,7 +60,7 @@ def test_the_wheel_carries_the_package_its_data_and_the_engram_command(tmp_path:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert all(name in names for name in DATA), sorted(set(DATA) - names)
     info = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "engram = engram.cli.main:main" in zipfile.ZipFile(wheel).read(info).decode()
+    assert "engram = engram.cli.entry:main" in zipfile.ZipFile(wheel).read(info).decode()
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
 
     target = tmp_path / "installed"

@@ -43,3 +43,16 @@ def test_import_and_the_sqlite_store_work_without_fcntl(tmp_path: Path) -> None:
     assert lines[0] == "Prefers green tea in the morning"
     # What needs a lock says so, by name, instead of failing at import.
     assert lines[1].startswith("jsonl: file locking is not available here")
+
+
+def test_every_public_name_loads_on_first_use_and_import_engram_loads_nothing_heavy() -> None:
+    """`import engram` imports its names on first use (the console script catches a Ctrl-C
+    while the rest loads): each name in `__all__` must still be there, and only those."""
+    code = (
+        "import sys, engram\n"
+        "heavy = [m for m in ('engram.api', 'numpy', 'pydantic') if m in sys.modules]\n"
+        "names = {n: getattr(engram, n).__name__ for n in engram.__all__}\n"
+        "print(heavy, sorted(names) == sorted(engram.__all__) == sorted(names.values()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[] True"

@@ -350,6 +350,52 @@ def test_sigterm_stops_an_export_through_its_clean_up(store: Path, tmp_path: Pat
     assert b"Traceback" not in stderr
 
 
+SLOW_START = """
+import builtins, sys, time
+from pathlib import Path
+
+loading = Path(sys.argv[1])
+real_import = builtins.__import__
+
+
+def slow_import(name, *args, **kwargs):
+    if name == "engram.cli.main":
+        loading.touch()  # the command line is being loaded
+        time.sleep(60)
+    return real_import(name, *args, **kwargs)
+
+
+builtins.__import__ = slow_import
+from engram.cli.entry import main
+
+sys.argv = ["engram", "stats"]
+main()
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT cannot be sent to a child there")
+def test_ctrl_c_while_the_command_line_loads_aborts_without_a_traceback(tmp_path: Path) -> None:
+    """A Ctrl-C in the first second of any command (while click, rich and the rest loaded)
+    ended in a traceback and exit code 130, where the docs promise `Aborted!` and 1 (probe).
+    The load is slowed down by the script above, to be interrupted at a chosen moment; the
+    signal is real."""
+    loading = tmp_path / "loading"
+    child = subprocess.Popen(
+        [sys.executable, "-c", SLOW_START, str(loading)], stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not loading.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert loading.exists()
+        child.send_signal(signal.SIGINT)
+        _, stderr = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 1, stderr
+    assert b"Aborted!" in stderr and b"Traceback" not in stderr
+
+
 @pytest.mark.parametrize(
     ("args", "said"),
     [

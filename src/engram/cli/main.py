@@ -55,7 +55,7 @@ for command in (*maintenance.COMMANDS, *transfer.COMMANDS):  # storage upkeep, m
 
 
 def main() -> None:
-    """Console-script entry point (`engram = engram.cli.main:main`)."""
+    """The command line, once loaded (`engram.cli.entry` is the console script)."""
     if sys.stdout is None:
         # Started with stdout closed (`engram stats >&-`): tables ended in a traceback and
         # `--json` results were dropped with exit 0, after the command had done its work.
