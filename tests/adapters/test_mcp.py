@@ -1232,9 +1232,13 @@ async def test_vectors_pending_at_a_crash_are_computed_by_the_server_in_the_back
 
 @pytest.mark.anyio
 async def test_saving_a_repeat_merges_it_into_the_stored_memory(server: Server) -> None:
-    fact = f"Prefers oolong tea {unique()}"
-    first = await server.call("save_memory", {"content": fact, "tags": ["drinks"]})
-    again = await server.call("save_memory", {"content": fact.upper() + "!", "tags": ["morning"]})
+    code = unique()  # letters and digits: an identifier, whose case is part of the fact
+    first = await server.call(
+        "save_memory", {"content": f"Prefers oolong tea {code}", "tags": ["drinks"]}
+    )
+    again = await server.call(
+        "save_memory", {"content": f"PREFERS OOLONG Tea {code}!", "tags": ["morning"]}
+    )
     assert first["action"] == "saved" and first["duplicate_of"] is None
     assert again["action"] == "merged" and again["duplicate_of"] == first["memory"]["id"]
     assert again["memory"]["tags"] == ["drinks", "morning"]

@@ -225,18 +225,24 @@ def test_the_kernels_in_use_give_the_exact_vectors(exact_session: Any) -> None:
     assert (ours * exact).sum(axis=1).min() >= 0.9999
 
 
-def test_kernels_that_miss_the_probes_are_replaced_by_the_exact_ones(exact_session: Any) -> None:
-    """A CPU whose uint8 × int8 products saturate (x86 without VNNI) is not this machine,
-    whose products are exact: probe vectors the signed session cannot give stand in for it.
-    The session chosen then is the unsigned one, and gives the exact vectors."""
+def test_kernels_that_miss_the_probes_are_replaced_by_the_exact_ones(
+    exact_session: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CPU whose uint8 × int8 products saturate (x86 without VNNI) may not be this machine:
+    probe vectors the signed session cannot give stand in for it. The session chosen then is
+    the unsigned one, and gives the exact vectors. The miss is remembered in the cache, so the
+    test runs on a cache of its own: in the shared one it told every later process on a VNNI
+    machine to run the slower graph (and this test's own last check then failed there)."""
     from engram.embeddings import minilm
 
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     tokenizer = _load().tokenizer
     missed = minilm.probe_vectors()[::-1].copy()  # each probe against another's vector
     session, signed = minilm._exact_session(tokenizer, missed)
     assert signed is False
     exact = _vectors(exact_session, SENTENCES)
     assert (_vectors(session, SENTENCES) * exact).sum(axis=1).min() >= 0.99999
+    minilm._inexact_verdict_path().unlink()  # a cache that has not seen the miss
     session, signed = minilm._exact_session(tokenizer, minilm.probe_vectors())
     assert signed is (_load().signed)
 
