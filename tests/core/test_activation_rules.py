@@ -511,6 +511,9 @@ def test_a_recall_request_naming_nothing_searches_no_words(message: str) -> None
         ("the office is at ", "? x"),
         ("we migrated the ", ""),
         ("what is my x ", ""),
+        # links and email addresses are masked first: one read each, however many
+        ("see https://x.dev/a?b=1 and ", "?"),
+        ("dana.kim+x@acme ", ""),
     ],
 )
 def test_long_messages_are_classified_as_their_short_versions(piece: str, end: str) -> None:

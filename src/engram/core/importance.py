@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from engram.core.message import NOT_ABLE, NOT_SO
+from engram.core.message import NOT_ABLE, NOT_SO, masked
 from engram.core.models import MAX_STRENGTH, MIN_STRENGTH
 
 # Words that make a memory matter more, and how much strength each adds.
@@ -40,8 +40,9 @@ def importance(content: str) -> tuple[float, list[str]]:
     within the strength range; and the reasons, for the save result."""
     strength = BASE_STRENGTH
     reasons: list[str] = []
+    read = masked(content)  # a link's words and "!" mark nothing ("…/critical-alerts")
     for pattern, weight, reason in IMPORTANCE:
-        found = pattern.search(content)
+        found = pattern.search(read)
         if found:
             strength += weight
             reasons.append(f"{reason} ({found.group()!r}, +{weight:g})")

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from engram.core.message import NOT_ABLE, NOT_SO, OPENERS, asked, plain
+from engram.core.message import NOT_ABLE, NOT_SO, OPENERS, asked, masked, plain
 from engram.core.statement import STATEMENT_CONFIDENCE, statement_about_the_user
 
 Intent = Literal["save", "recall", "reinforce", "none"]
@@ -460,7 +460,9 @@ def classify(message: str) -> Analysis:
     """The message's intent: the strongest rule that matches (ties go to the earlier rule:
     recall before reinforce before save), or none."""
     spaced = " ".join(message.split())
-    text = asked(plain(message))  # the phrase is cut from `spaced`: the user's apostrophes
+    # The phrase is cut from `spaced`: the user's apostrophes. Links are masked before any
+    # rule reads the text: "https://dana.dev/about?x=1" asks nothing.
+    text = asked(masked(plain(message)))
     best: tuple[float, Rule, re.Match[str]] | None = None
     other: tuple[float, Rule, re.Match[str]] | None = None  # the best that is not a save
     tags: list[str] = []
