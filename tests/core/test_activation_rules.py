@@ -378,6 +378,13 @@ def test_importance_said_not_to_apply_adds_nothing(text: str) -> None:
     assert importance("This is important: rotate the key")[0] == 1.3
 
 
+def test_importance_in_a_long_message_is_read_once() -> None:
+    """Every denied or asked word of importance is passed over; each is looked at once."""
+    assert importance("no real emergency, " * 2_500 + "nothing critical " * 500) == (1.0, [])
+    assert importance("is it critical " * 3_000 + "?") == (1.0, [])
+    assert importance("not critical " * 3_000 + "but this is critical")[0] == 1.4
+
+
 @pytest.mark.parametrize(
     ("text", "intent"),
     [
@@ -514,6 +521,9 @@ def test_a_recall_request_naming_nothing_searches_no_words(message: str) -> None
         # links and email addresses are masked first: one read each, however many
         ("see https://x.dev/a?b=1 and ", "?"),
         ("dana.kim+x@acme ", ""),
+        # importance denied or asked about: each clause end is searched once
+        ("nothing critical ", ""),
+        ("is it critical ", "?"),
     ],
 )
 def test_long_messages_are_classified_as_their_short_versions(piece: str, end: str) -> None:

@@ -49,3 +49,54 @@ def test_a_link_is_not_a_question_and_holds_no_names(
 def test_a_link_marks_no_importance(mem: Engram) -> None:
     found = mem.analyze_message("Remember: the runbook is https://wiki.acme.dev/critical-alerts!x")
     assert found.strength == pytest.approx(1.2)  # "remember" alone, not "critical" or "!"
+
+
+# -- importance said not to apply, or asked about, adds nothing ------------------------------
+
+
+DENIED = [
+    "Nothing critical here: logs rotate daily",
+    "No emergency, the backup runs at night",
+    "I'm not allergic to anything",
+    "There is no real deadline for the report",
+    "The migration isn't really that important",
+    "It doesn't seem critical to me",
+]
+
+
+@pytest.mark.parametrize("text", [*DENIED, "Is this critical? The backup runs at night"])
+def test_importance_denied_or_asked_about_adds_no_strength(mem: Engram, text: str) -> None:
+    """Each raised a saved memory's strength (1.2 to 1.4)."""
+    assert mem.save(text).strength == 1.0
+
+
+@pytest.mark.parametrize("text", DENIED)
+def test_a_save_suggested_for_denied_importance_has_the_strength_of_its_request(
+    mem: Engram, text: str
+) -> None:
+    found = mem.analyze_message(f"Remember: {text}")
+    assert (found.intent, found.strength) == ("save", pytest.approx(1.2))  # "remember" alone
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Nothing critical here: logs rotate daily", "Is this critical? The backup runs at night"],
+)
+def test_importance_denied_or_asked_about_is_no_reason_to_save(mem: Engram, text: str) -> None:
+    """Both were suggested as saves (0.8) for the word "critical" alone."""
+    assert mem.analyze_message(text).intent == "none"
+
+
+@pytest.mark.parametrize(
+    ("text", "strength"),
+    [
+        ("This is critical: rotate the key every month", 1.4),
+        ("No, this is critical: rotate the key", 1.4),  # the "no" answers; it denies nothing
+        ("Never deploy critical fixes on a Friday", 1.6),  # "never" governs "deploy"
+        ("Don't miss the deadline on Friday", 1.2),
+        ("I'm allergic to peanuts, not shellfish", 1.2),
+        ("Critical, can you check the backups?", 1.4),  # the question is a clause of its own
+    ],
+)
+def test_importance_said_outright_still_counts(mem: Engram, text: str, strength: float) -> None:
+    assert mem.save(text).strength == pytest.approx(strength)

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from engram.core.message import NOT_ABLE, NOT_SO, OPENERS, asked, masked, plain
+from engram.core.message import NOT_ABLE, OPENERS, asked, masked, outright, plain
 from engram.core.statement import STATEMENT_CONFIDENCE, statement_about_the_user
 
 Intent = Literal["save", "recall", "reinforce", "none"]
@@ -30,16 +30,27 @@ class Rule:
     # The pattern ends in "no question mark until the end": it can only match after the
     # message's last "?", and is searched there alone (the whole text took cubic time).
     after_last_question: bool = False
+    # Its words count only said outright: not denied or asked ("Nothing critical here", "Is
+    # this critical?" were saves for the word "critical"; `engram.core.message.outright`).
+    said_outright: bool = False
 
     def search(self, text: str) -> re.Match[str] | None:
         start = text.rfind("?") + 1 if self.after_last_question else 0
+        if self.said_outright:
+            return outright(self.pattern, text, start)
         return self.pattern.search(text, start)
 
 
 def _rule(
-    intent: Intent, pattern: str, weight: float, tag: str | None = None, *, tail: bool = False
+    intent: Intent,
+    pattern: str,
+    weight: float,
+    tag: str | None = None,
+    *,
+    tail: bool = False,
+    said_outright: bool = False,
 ) -> Rule:
-    return Rule(intent, re.compile(pattern, re.IGNORECASE), weight, tag, tail)
+    return Rule(intent, re.compile(pattern, re.IGNORECASE), weight, tag, tail, said_outright)
 
 
 def _until(start: str, gap: str, end: str) -> str:
@@ -280,7 +291,7 @@ RULES: tuple[Rule, ...] = (
         0.85,
         "instruction",
     ),
-    _rule("save", rf"\b{NOT_SO}(?:important|critical|crucial|essential)\b", 0.8),
+    _rule("save", r"\b(?:important|critical|crucial|essential)\b", 0.8, said_outright=True),
     _rule(
         "save",
         # Not of "this", "it": "I like this answer", "I hate this error" speak of the moment.
