@@ -524,6 +524,9 @@ def test_a_recall_request_naming_nothing_searches_no_words(message: str) -> None
         # importance denied or asked about: each clause end is searched once
         ("nothing critical ", ""),
         ("is it critical ", "?"),
+        # refusals that never complete
+        ("but don't write the ", ""),
+        ("and keep my secret ", ""),
     ],
 )
 def test_long_messages_are_classified_as_their_short_versions(piece: str, end: str) -> None:

@@ -100,3 +100,54 @@ def test_importance_denied_or_asked_about_is_no_reason_to_save(mem: Engram, text
 )
 def test_importance_said_outright_still_counts(mem: Engram, text: str, strength: float) -> None:
     assert mem.save(text).strength == pytest.approx(strength)
+
+
+# -- told not to keep something: never a save, wherever it is said ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "secret"),
+    [
+        ("Remember that I'm vegan, but don't save my address: 12 Elm St", "12 Elm"),
+        ("Don't write down my PIN, it's 1234", "1234"),
+        ("Please keep this private: my salary is 90k", "90k"),
+        ("My card number is 4111 1111, don't store it", "4111"),
+        ("I'm vegan. Oh, and don't remember my address, it's 12 Elm St", "Elm"),
+        ("Note that my locker code is 5521 - actually, don't write that down", "5521"),
+        ("You don't need to save my phone number: 555-0100", "555"),
+        ("Remember my gate code 8812 but keep it to yourself", "8812"),
+        ("My therapist is Dr. Okafor. This is off the record.", "Okafor"),
+        ("Heads up: my new PIN is 9087, never save my PIN", "9087"),
+    ],
+)
+def test_being_told_not_to_keep_something_is_never_a_save(
+    mem: Engram, message: str, secret: str
+) -> None:
+    """A refusal after the first words was read past: "…, but don't save my address: 12 Elm
+    St" was saved whole at 0.95, and "Don't write down my PIN, it's 1234" was an instruction
+    to keep (0.85), the PIN in its content. Being told not to keep something wins wherever it
+    is said: nothing is suggested, and the secret is in no field of the answer."""
+    found = mem.analyze_message(message)
+    assert (found.intent, found.should_save, found.content) == ("none", False, None)
+    assert secret not in found.model_dump_json()
+    assert not mem.analyze_for_recall(message).should_search
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Remember that I never keep my phone on at night",
+        "Please remember: I do not store my passwords in the browser",
+        "Note that I don't keep my keys in the car",
+        "Never store secrets in the repo",
+        "Don't write tests in Jest, we use Vitest",
+        "We don't record our standups",
+        "Remember not to store API keys in the repo",
+    ],
+)
+def test_a_fact_or_a_rule_about_not_keeping_something_is_still_a_save(
+    mem: Engram, message: str
+) -> None:
+    """What the user or the team does not keep, and a rule about what the code must not keep,
+    are no refusal addressed to the memory."""
+    assert mem.analyze_message(message).intent == "save"

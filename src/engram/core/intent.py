@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from engram.core.message import NOT_ABLE, OPENERS, asked, masked, outright, plain
+from engram.core.refusal import REFUSAL
 from engram.core.statement import STATEMENT_CONFIDENCE, statement_about_the_user
 
 Intent = Literal["save", "recall", "reinforce", "none"]
@@ -104,19 +105,10 @@ _CONDITION = (
 
 
 RULES: tuple[Rule, ...] = (
-    # none: the user says not to keep it. "Don't save this: my SSN is …" matched "save this"
-    # and the secret was saved.
-    _rule(
-        "none",
-        r"\b(?:don'?t|do not|no need to|never|not) (?:save|store|remember|keep|note)"
-        r"(?: down)? (?:this|that|it|these|those)\b"
-        r"|^\W*(?:(?:please|but|and|oh)\W+)*(?:don'?t|do not) (?:save|store|remember|keep)\b"
-        # "Never remember my PIN, …" opening the message; not "never keep my phone on" inside
-        # a fact to remember, nor "Never store secrets in the repo", a rule to keep.
-        r"|^\W*(?:(?:please|but|and|oh)\W+)*never remember\b"
-        r"|\b(?:don'?t|do not) want (?:you|it) to (?:save|store|remember|keep|note)\b",
-        0.99,
-    ),
+    # none: the user says not to keep it, wherever in the message (`engram.core.refusal`).
+    # "Don't save this: my SSN is …" matched "save this", and "Remember that I'm vegan, but
+    # don't save my address: 12 Elm St" matched "remember that": each secret was saved.
+    _rule("none", REFUSAL, 0.99),
     # none: told to drop something said before ("Forget what I said about the car"): read as
     # a recall ("what I said"), it brought back the very memory the user set aside. Below an
     # explicit save ("Forget about it; remember that I'm vegan" keeps the new fact).
