@@ -151,3 +151,73 @@ def test_a_fact_or_a_rule_about_not_keeping_something_is_still_a_save(
     """What the user or the team does not keep, and a rule about what the code must not keep,
     are no refusal addressed to the memory."""
     assert mem.analyze_message(message).intent == "save"
+
+
+# -- the content is the user's own text: case and line breaks kept ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "content"),
+    [
+        ("Remember: iPhone passcode is 0000", "iPhone passcode is 0000"),
+        ("Remember: npm is our package manager", "npm is our package manager"),
+        ("Remember: x = 0 turns the cache off", "x = 0 turns the cache off"),
+        ("Remember: eBay username is dana42", "eBay username is dana42"),
+        ("Remember: pH of the pool should be 7.4", "pH of the pool should be 7.4"),
+        ("Remember: macOS is what I use at work", "macOS is what I use at work"),
+        ("please remember that my flight is at 9", "my flight is at 9"),
+        ("Remember my shopping list:\n- milk\n- eggs", "my shopping list:\n- milk\n- eggs"),
+        (
+            "Note to self: deploy config\n\n```yaml\nreplicas: 3\nimage: api:1.2\n```",
+            "deploy config\n\n```yaml\nreplicas: 3\nimage: api:1.2\n```",
+        ),
+        ("  Remember:\n\n  I'm vegan  \n", "I'm vegan"),
+        ("Remember\u2009that I\u2019m vegan", "I\u2019m vegan"),
+    ],
+)
+def test_the_content_keeps_the_users_case_and_line_breaks(
+    mem: Engram, message: str, content: str
+) -> None:
+    """The first letter was made a capital ("IPhone", "Npm", "X = 0", "EBay", "PH",
+    "MacOS") and every line break was flattened to a space (a list or a YAML block on one
+    line). Only the request's words and the space around what is kept are taken away."""
+    found = mem.analyze_message(message)
+    assert (found.intent, found.content) == ("save", content)
+
+
+# -- the request to remember is not part of what is remembered -------------------------------
+
+
+@pytest.mark.parametrize(
+    "message", ["Remember this.", "Remember that!", "Please remember this for later", "Note that."]
+)
+def test_a_request_to_remember_with_nothing_said_is_nothing_to_save(
+    mem: Engram, message: str
+) -> None:
+    """ "Remember this." suggested saving "This." """
+    found = mem.analyze_message(message)
+    assert (found.intent, found.should_save, found.content) == ("none", False, None)
+
+
+@pytest.mark.parametrize(
+    ("message", "content"),
+    [
+        ("You should remember that I'm vegan", "I'm vegan"),
+        ("I want you to remember that I'm vegan", "I'm vegan"),
+        ("Make sure to remember that my son is allergic to eggs", "my son is allergic to eggs"),
+        ("Forget what I said about the car. Remember that I'm vegan", "I'm vegan"),
+        ("Never mind that, remember: I drive a blue Golf", "I drive a blue Golf"),
+        ("Remember this: the gate code is 4411", "the gate code is 4411"),
+        ("I'm vegan, please remember that.", "I'm vegan"),
+        ("My locker is number 12. Remember that!", "My locker is number 12."),
+        ("Our standup is at 9:30, keep that in mind", "Our standup is at 9:30"),
+    ],
+)
+def test_the_request_to_remember_is_left_out_wherever_it_is(
+    mem: Engram, message: str, content: str
+) -> None:
+    """Only a request at the very start was left out: "You should remember that I'm vegan" and
+    "Forget what I said… Remember that…" were saved whole, "Forget" read as a name."""
+    found = mem.analyze_message(message)
+    assert (found.intent, found.content) == ("save", content)
+    assert "Forget" not in found.entities

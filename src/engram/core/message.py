@@ -7,7 +7,8 @@ import re
 
 # Words that may open a message before what it asks ("Hey, remember that …", "So you remember
 # my dog?"): one list for every rule that reads a message's start.
-OPENERS = r"^\W*(?:(?:please|also|ok|okay|and|oh|but|hey|hi|btw|by the way|just|so)\W+)*"
+OPENING_WORDS = r"\W*(?:(?:please|also|ok|okay|and|oh|but|hey|hi|btw|by the way|just|so)\W+)*"
+OPENERS = "^" + OPENING_WORDS
 
 # Typographic apostrophes (phones and macOS type them): every rule spells the plain one.
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
@@ -36,6 +37,28 @@ def masked(text: str) -> str:
         return "_" * len(kept) + address[len(kept) :]
 
     return _ADDRESS.sub(over, text)
+
+
+def readable(message: str) -> str:
+    """`message` with plain apostrophes and its links masked, one character for one: a
+    position in it is one in the message."""
+    return masked(message.translate(_APOSTROPHES))
+
+
+def flattened(read: str) -> tuple[str, list[int]]:
+    """`read` (from `readable`) with one space between words, as the rules read it, and where
+    each of its characters stands in `read`: a rule reads one space between words, while what
+    is kept of a message keeps its line breaks and spacing (a list or a YAML block was saved
+    on one line)."""
+    flat: list[str] = []
+    at: list[int] = []
+    for word in re.finditer(r"\S+", read):
+        if flat:
+            flat.append(" ")
+            at.append(word.start() - 1)  # the space stands for the blank before the word
+        flat.append(word.group())
+        at.extend(range(word.start(), word.end()))
+    return "".join(flat), at
 
 
 def plain(message: str) -> str:
