@@ -527,6 +527,9 @@ def test_a_recall_request_naming_nothing_searches_no_words(message: str) -> None
         # refusals that never complete
         ("but don't write the ", ""),
         ("and keep my secret ", ""),
+        # a confirmation's exceptions: each "but" clause read once, what follows read once
+        ("still true but ", ""),
+        ("nothing changed except ", ""),
     ],
 )
 def test_long_messages_are_classified_as_their_short_versions(piece: str, end: str) -> None:

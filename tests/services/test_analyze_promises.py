@@ -221,3 +221,66 @@ def test_the_request_to_remember_is_left_out_wherever_it_is(
     found = mem.analyze_message(message)
     assert (found.intent, found.content) == ("save", content)
     assert "Forget" not in found.entities
+
+
+# -- a confirmation that corrects or excludes is no confirmation of the old fact --------------
+
+
+@pytest.fixture
+def recent(mem: Engram) -> list[str]:
+    return [mem.save("I prefer tea over coffee").id, mem.save("I live in Berlin").id]
+
+
+@pytest.mark.parametrize(
+    ("message", "content"),
+    [
+        ("Same as before, except I now prefer coffee", "I now prefer coffee"),
+        ("Nothing changed except I moved to Lisbon", "I moved to Lisbon"),
+        ("Except that I moved to Lisbon, nothing has changed", "I moved to Lisbon"),
+        ("Yes, still in Berlin, apart from that I now prefer coffee", "I now prefer coffee"),
+        ("I'm still in Berlin, but I drink coffee now", "I drink coffee now"),
+        (
+            "Still true, other than my manager: it's Priya Raman now",
+            "my manager: it's Priya Raman now",
+        ),
+    ],
+)
+def test_a_confirmation_with_a_change_saves_the_change(
+    mem: Engram, recent: list[str], message: str, content: str
+) -> None:
+    """ "Same as before, except I now prefer coffee" reinforced the tea memory (0.90), and
+    "Nothing changed except I moved to Lisbon" was a confirmation, its news not kept."""
+    found = mem.analyze_message(message, recent)
+    assert (found.intent, found.content, found.touch) == ("save", content, [])
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "That's still the case for Berlin but not for the tea",
+        "Same as before, except for the tea",
+        "Apart from the tea, nothing changed",
+        "Yes, still true, other than that",
+    ],
+)
+def test_a_confirmation_that_excludes_without_saying_what_changed_touches_nothing(
+    mem: Engram, recent: list[str], message: str
+) -> None:
+    """ "…but not for the tea" reinforced the tea memory with the one it confirmed."""
+    found = mem.analyze_message(message, recent)
+    assert (found.intent, found.should_save, found.touch) == ("none", False, [])
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Yes, still true",
+        "Same as before, thanks!",
+        "That's still the case, but thanks for checking",
+        "Nothing changed, I still live in Berlin",
+    ],
+)
+def test_a_plain_confirmation_still_reinforces(
+    mem: Engram, recent: list[str], message: str
+) -> None:
+    assert mem.analyze_message(message, recent).intent == "reinforce"

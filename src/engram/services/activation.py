@@ -58,13 +58,15 @@ class ActivationService:
             phrase=found.phrase,
             missing=[i for i in dict.fromkeys(recent) if i not in known],
         )
-        content = memory_content(text) if found.intent == "save" else ""
+        # A save may be about a part of the message: the change a confirmation carries.
+        said = found.about or text
+        content = memory_content(said) if found.intent == "save" else ""
         if found.intent == "save" and not content:
             # "Remember:", "Remember this." and nothing else: nothing to save (it suggested
             # the text "Remember:", then "This.")
             return result.model_copy(update={"intent": "none", "should_save": False})
         if found.intent == "save":
-            strength, why = importance(text)
+            strength, why = importance(said)
             return result.model_copy(
                 update={
                     "content": content,
