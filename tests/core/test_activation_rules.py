@@ -378,6 +378,13 @@ def test_importance_said_not_to_apply_adds_nothing(text: str) -> None:
     assert importance("This is important: rotate the key")[0] == 1.3
 
 
+def test_importance_in_a_long_message_is_read_once() -> None:
+    """Every denied or asked word of importance is passed over; each is looked at once."""
+    assert importance("no real emergency, " * 2_500 + "nothing critical " * 500) == (1.0, [])
+    assert importance("is it critical " * 3_000 + "?") == (1.0, [])
+    assert importance("not critical " * 3_000 + "but this is critical")[0] == 1.4
+
+
 @pytest.mark.parametrize(
     ("text", "intent"),
     [
@@ -409,7 +416,7 @@ def test_abbreviated_days_and_months_are_no_names() -> None:
 
 def test_the_request_to_remember_is_not_saved_with_the_fact() -> None:
     assert memory_content("Remember: I prefer TypeScript") == "I prefer TypeScript"
-    assert memory_content("please remember that my flight is at 9") == "My flight is at 9"
+    assert memory_content("please remember that my flight is at 9") == "my flight is at 9"
     assert memory_content("I live in Porto") == "I live in Porto"
 
 
@@ -477,7 +484,7 @@ def test_the_days_a_recall_names_end_its_query_written_out() -> None:
 
 def test_a_request_to_remember_with_nothing_to_remember_saves_nothing() -> None:
     assert memory_content("Remember:") == "" and memory_content("remember that!") == ""
-    assert memory_content("Remember: tea") == "Tea"
+    assert memory_content("Remember: tea") == "tea"  # as written: no capital added
 
 
 @pytest.mark.parametrize(
@@ -511,6 +518,18 @@ def test_a_recall_request_naming_nothing_searches_no_words(message: str) -> None
         ("the office is at ", "? x"),
         ("we migrated the ", ""),
         ("what is my x ", ""),
+        # links and email addresses are masked first: one read each, however many
+        ("see https://x.dev/a?b=1 and ", "?"),
+        ("dana.kim+x@acme ", ""),
+        # importance denied or asked about: each clause end is searched once
+        ("nothing critical ", ""),
+        ("is it critical ", "?"),
+        # refusals that never complete
+        ("but don't write the ", ""),
+        ("and keep my secret ", ""),
+        # a confirmation's exceptions: each "but" clause read once, what follows read once
+        ("still true but ", ""),
+        ("nothing changed except ", ""),
     ],
 )
 def test_long_messages_are_classified_as_their_short_versions(piece: str, end: str) -> None:
@@ -525,6 +544,16 @@ def test_long_messages_are_classified_as_their_short_versions(piece: str, end: s
     assert (long.intent, long.confidence, long.tags) == (short.intent, short.confidence, short.tags)
 
 
+def test_what_is_kept_of_a_long_message_is_read_once() -> None:
+    """The request before the fact, a sentence dropping what was said, the request after it:
+    each is looked for once, however long the message (not timed: a quadratic reading would
+    take minutes at the limit)."""
+    assert memory_content("forget it, " * 4_400 + "remember that x") == "x"
+    kept = memory_content("I like tea, " * 4_000 + "please remember that.")
+    assert kept.startswith("I like tea") and kept.endswith("I like tea")
+    assert memory_content("remember this " * 3_500).startswith("this remember this")
+
+
 def test_a_rule_that_waits_for_the_end_reads_only_what_follows_the_last_question() -> None:
     """A rule that reads "… up to the end, no question mark": a question earlier in the message
     does not stop it, one after the name does."""
@@ -537,9 +566,9 @@ def test_a_rule_that_waits_for_the_end_reads_only_what_follows_the_last_question
     ("message", "intent", "content"),
     [
         # clear requests that were missed, or read as a question about the past
-        ("Please remember: the wifi password is hunter2", "save", "The wifi password is hunter2"),
-        ("Also, remember: no meetings on Fridays.", "save", "No meetings on Fridays."),
-        ("OK remember: standup moved to 10", "save", "Standup moved to 10"),
+        ("Please remember: the wifi password is hunter2", "save", "the wifi password is hunter2"),
+        ("Also, remember: no meetings on Fridays.", "save", "no meetings on Fridays."),
+        ("OK remember: standup moved to 10", "save", "standup moved to 10"),
         ("Can you remember that I'm vegan?", "save", "I'm vegan"),
         # ordinary sentences that were saved or taken as a confirmation
         ("Never mind, it's fine.", "none", None),

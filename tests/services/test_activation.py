@@ -49,9 +49,9 @@ def test_analyze_message_says_what_to_save(mem: Engram) -> None:
     assert found.entities == ["TypeScript", "JavaScript"] and "preference" in found.tags
     assert found.strength is not None and found.strength > 1.0
     assert mem.analyze_message("What's the capital of France?").intent == "none"
-    # names are read before the first letter is made a capital ("Buy" was a name)
+    # the content is as written, no capital added ("Buy" was once read as a name)
     milk = mem.analyze_message("Note to self: buy milk")
-    assert (milk.content, milk.entities) == ("Buy milk", [])
+    assert (milk.content, milk.entities) == ("buy milk", [])
     assert mem.analyze_message("remember: Bob moved to Berlin").entities == ["Bob", "Berlin"]
 
 

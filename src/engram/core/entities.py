@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from engram.core.message import masked
+
 _TOKEN = re.compile(r"[^\W_][\w.+#'’/-]*[\w+#]|[^\W_]", re.UNICODE)
 _SENTENCE_END = re.compile(r"[.!?:;]\s*$")
 _VERSION = re.compile(r"^v?\d+(\.\d+)*$")
@@ -111,8 +113,9 @@ def extract_entities(text: str) -> list[str]:
     found: list[str] = []
     seen: set[str] = set()
     # Composed: an accent typed as a letter plus a combining mark ("E\u0301mile", as some
-    # keyboards and macOS file names write it) would otherwise cut the word in two.
-    for sentence in _sentences(unicodedata.normalize("NFC", text)):
+    # keyboards and macOS file names write it) would otherwise cut the word in two. Links and
+    # email addresses hold no names: a query's "orgId", "Dana.Kim@Globex.com" were two.
+    for sentence in _sentences(masked(unicodedata.normalize("NFC", text))):
         for name in _names(_words(sentence)):
             key = name.casefold()
             if key not in seen:

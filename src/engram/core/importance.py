@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import re
 
-from engram.core.message import NOT_ABLE, NOT_SO
+from engram.core.message import NOT_ABLE, masked, outright
 from engram.core.models import MAX_STRENGTH, MIN_STRENGTH
 
-# Words that make a memory matter more, and how much strength each adds.
-IMPORTANCE: tuple[tuple[re.Pattern[str], float, str], ...] = (
-    (re.compile(rf"\b{NOT_SO}(?:critical|crucial|vital|essential)\b", re.I), 0.4, "critical"),
+# Words that make a memory matter more, how much strength each adds, and whether they count
+# only said outright (`engram.core.message.outright`: not denied, "nothing critical", nor
+# asked, "is this critical?"). A lapse, "I can't remember", has a lookbehind of its own.
+IMPORTANCE: tuple[tuple[re.Pattern[str], float, str, bool], ...] = (
+    (re.compile(r"\b(?:critical|crucial|vital|essential)\b", re.I), 0.4, "critical", True),
     (
-        re.compile(rf"\b{NOT_SO}(?:important|importantly)\b|\b(?:must|never forget)\b", re.I),
+        re.compile(r"\b(?:important|importantly|must|never forget)\b", re.I),
         0.3,
         "important",
+        True,
     ),
     (
         re.compile(
@@ -23,14 +26,21 @@ IMPORTANCE: tuple[tuple[re.Pattern[str], float, str], ...] = (
         ),
         0.2,
         "asked to remember",
+        False,
     ),
-    (re.compile(r"\b(?:always|never|from now on|going forward)\b", re.I), 0.2, "standing rule"),
+    (
+        re.compile(r"\b(?:always|never|from now on|going forward)\b", re.I),
+        0.2,
+        "standing rule",
+        True,
+    ),
     (
         re.compile(r"\b(?:allergic|allergy|emergency|password|deadline)\b", re.I),
         0.2,
         "safety or deadline",
+        True,
     ),
-    (re.compile(r"!"), 0.1, "emphasis"),
+    (re.compile(r"!"), 0.1, "emphasis", False),
 )
 BASE_STRENGTH = 1.0
 
@@ -40,8 +50,9 @@ def importance(content: str) -> tuple[float, list[str]]:
     within the strength range; and the reasons, for the save result."""
     strength = BASE_STRENGTH
     reasons: list[str] = []
-    for pattern, weight, reason in IMPORTANCE:
-        found = pattern.search(content)
+    read = masked(content)  # a link's words and "!" mark nothing ("…/critical-alerts")
+    for pattern, weight, reason, said_outright in IMPORTANCE:
+        found = outright(pattern, read) if said_outright else pattern.search(read)
         if found:
             strength += weight
             reasons.append(f"{reason} ({found.group()!r}, +{weight:g})")

@@ -15,7 +15,25 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from engram.core.message import NOT_ABLE, NOT_SO, OPENERS, asked, plain
+from engram.core.confirmation import Excepted, excepted, first_sentence, states_something
+from engram.core.message import (
+    NOT_ABLE,
+    OPENERS,
+    asked,
+    flattened,
+    masked,
+    outright,
+    plain,
+    readable,
+)
+from engram.core.questions import (
+    ASKED_TO_SAVE,
+    asked_about,
+    asks_for_help,
+    is_plain_question,
+    question_follows,
+)
+from engram.core.refusal import REFUSAL
 from engram.core.statement import STATEMENT_CONFIDENCE, statement_about_the_user
 
 Intent = Literal["save", "recall", "reinforce", "none"]
@@ -30,16 +48,27 @@ class Rule:
     # The pattern ends in "no question mark until the end": it can only match after the
     # message's last "?", and is searched there alone (the whole text took cubic time).
     after_last_question: bool = False
+    # Its words count only said outright: not denied or asked ("Nothing critical here", "Is
+    # this critical?" were saves for the word "critical"; `engram.core.message.outright`).
+    said_outright: bool = False
 
     def search(self, text: str) -> re.Match[str] | None:
         start = text.rfind("?") + 1 if self.after_last_question else 0
+        if self.said_outright:
+            return outright(self.pattern, text, start)
         return self.pattern.search(text, start)
 
 
 def _rule(
-    intent: Intent, pattern: str, weight: float, tag: str | None = None, *, tail: bool = False
+    intent: Intent,
+    pattern: str,
+    weight: float,
+    tag: str | None = None,
+    *,
+    tail: bool = False,
+    said_outright: bool = False,
 ) -> Rule:
-    return Rule(intent, re.compile(pattern, re.IGNORECASE), weight, tag, tail)
+    return Rule(intent, re.compile(pattern, re.IGNORECASE), weight, tag, tail, said_outright)
 
 
 def _until(start: str, gap: str, end: str) -> str:
@@ -93,19 +122,10 @@ _CONDITION = (
 
 
 RULES: tuple[Rule, ...] = (
-    # none: the user says not to keep it. "Don't save this: my SSN is …" matched "save this"
-    # and the secret was saved.
-    _rule(
-        "none",
-        r"\b(?:don'?t|do not|no need to|never|not) (?:save|store|remember|keep|note)"
-        r"(?: down)? (?:this|that|it|these|those)\b"
-        r"|^\W*(?:(?:please|but|and|oh)\W+)*(?:don'?t|do not) (?:save|store|remember|keep)\b"
-        # "Never remember my PIN, …" opening the message; not "never keep my phone on" inside
-        # a fact to remember, nor "Never store secrets in the repo", a rule to keep.
-        r"|^\W*(?:(?:please|but|and|oh)\W+)*never remember\b"
-        r"|\b(?:don'?t|do not) want (?:you|it) to (?:save|store|remember|keep|note)\b",
-        0.99,
-    ),
+    # none: the user says not to keep it, wherever in the message (`engram.core.refusal`).
+    # "Don't save this: my SSN is …" matched "save this", and "Remember that I'm vegan, but
+    # don't save my address: 12 Elm St" matched "remember that": each secret was saved.
+    _rule("none", REFUSAL, 0.99),
     # none: told to drop something said before ("Forget what I said about the car"): read as
     # a recall ("what I said"), it brought back the very memory the user set aside. Below an
     # explicit save ("Forget about it; remember that I'm vegan" keeps the new fact).
@@ -280,7 +300,7 @@ RULES: tuple[Rule, ...] = (
         0.85,
         "instruction",
     ),
-    _rule("save", rf"\b{NOT_SO}(?:important|critical|crucial|essential)\b", 0.8),
+    _rule("save", r"\b(?:important|critical|crucial|essential)\b", 0.8, said_outright=True),
     _rule(
         "save",
         # Not of "this", "it": "I like this answer", "I hate this error" speak of the moment.
@@ -454,19 +474,31 @@ class Analysis:
     confidence: float
     phrase: str | None  # the words that decided it
     tags: tuple[str, ...] = field(default=())
+    # The part of the message, as written, that a save is about when it is not the whole
+    # message: what a confirmation's exception says ("Same as before, except I now prefer
+    # coffee" saves "I now prefer coffee").
+    about: str | None = None
 
 
 def classify(message: str) -> Analysis:
     """The message's intent: the strongest rule that matches (ties go to the earlier rule:
     recall before reinforce before save), or none."""
+    return _classify(message, confirming=True)
+
+
+def _classify(message: str, *, confirming: bool) -> Analysis:
+    """`classify`; a confirmation's exception is read only when `confirming` (what an
+    exception says is read with it off: "except except except…" is read once)."""
     spaced = " ".join(message.split())
-    text = asked(plain(message))  # the phrase is cut from `spaced`: the user's apostrophes
+    # The phrase is cut from `spaced`: the user's apostrophes. Links are masked before any
+    # rule reads the text: "https://dana.dev/about?x=1" asks nothing.
+    text = asked(masked(plain(message)))
     best: tuple[float, Rule, re.Match[str]] | None = None
     other: tuple[float, Rule, re.Match[str]] | None = None  # the best that is not a save
     tags: list[str] = []
     for rule in RULES:
         found = rule.search(text)
-        if found is None or (rule.intent == "reinforce" and _asked(text, found)):
+        if found is None or (rule.intent == "reinforce" and asked_about(text, found)):
             # "Is that still true?" asks; it confirms nothing (it reinforced what was shown).
             continue
         if rule.tag and rule.intent == "save" and rule.tag not in tags:
@@ -479,13 +511,13 @@ def classify(message: str) -> Analysis:
         best is not None
         and best[1].intent == "save"
         and best[0] < ASKED_TO_SAVE
-        and _asks_for_help(text, best[1], best[2])
+        and asks_for_help(text, best[1].tag, best[2])
     ):
         # "I always forget semicolons, any tips?": a question about the message's subject, not
         # something to keep; only an explicit request (remember, note) saves a question. What
         # else it matched stands ("What's my favourite restaurant?" is a recall).
         best, tags = other, []
-    if best is not None and best[1].intent == "save" and _question_follows(text, best[2]):
+    if best is not None and best[1].intent == "save" and question_follows(text, best[2]):
         # "For future reference, what's the best way to do this?": the words that ask to keep
         # something are followed by a question of its own, and nothing is said to keep.
         best, tags = other, []
@@ -494,10 +526,14 @@ def classify(message: str) -> Analysis:
         subject = statement_about_the_user(text)
         if subject is not None:
             return Analysis("save", STATEMENT_CONFIDENCE, subject)
-        return Analysis("none", 0.9 if _is_plain_question(text) else 0.7, None)
+        return Analysis("none", 0.9 if is_plain_question(text) else 0.7, None)
     weight, rule, found = best
     if rule.intent == "none":  # told not to keep it
         return Analysis("none", weight, spaced[found.start() : found.end()].strip())
+    if rule.intent == "reinforce" and confirming:
+        apart = excepted(text, found)
+        if apart is not None:  # "Same as before, except I now prefer coffee"
+            return _what_changed(message, spaced, apart)
     return Analysis(
         rule.intent,
         weight,
@@ -506,49 +542,24 @@ def classify(message: str) -> Analysis:
     )
 
 
-def _asked(text: str, found: re.Match[str]) -> bool:
-    """The match is part of a question: its clause ends with "?" ("Is that still true?").
-    A question after a comma, a dash or in brackets is another clause: "That's right, and can
-    you also suggest a linter?" confirms first."""
-    if found.group().rstrip()[-1:] in ",;:—-":  # "That's right," ended its own clause
-        return False
-    end = re.search(r"[.!?,;(—]", text[found.end() :])
-    return end is not None and end.group() == "?"
-
-
-def _is_plain_question(text: str) -> bool:
-    return text.rstrip().endswith("?")
-
-
-# Save rules at least this confident are explicit asks (remember, don't forget, note).
-ASKED_TO_SAVE = 0.9
-
-
-def _asks_for_help(text: str, rule: Rule, found: re.Match[str]) -> bool:
-    """The message asks something about what it says ("I always forget semicolons, any
-    tips?", "It's important to write tests. How do I start?"). A fact about the user said
-    before a question is still one: "I'm allergic to peanuts. What can I cook tonight?" was
-    nothing to save because the message ended with "?"; for those, only a question in the
-    fact's own sentence counts."""
-    if rule.tag not in ABOUT_THE_USER:
-        return _is_plain_question(text)
-    end = re.search(r"[.!?]", text[found.end() :])
-    return end is not None and end.group() == "?"
-
-
-_QUESTION_START = re.compile(
-    r"\W*(?:what|how|which|where|when|who|whom|whose|why|should|shall|can|could|would|will|"
-    r"do|does|did|is|are|am)\b",
-    re.IGNORECASE,
-)
-
-
-def _question_follows(text: str, found: re.Match[str]) -> bool:
-    """What follows the match opens with a question word and its sentence ends with "?"."""
-    rest = text[found.end() :]
-    end = re.search(r"[.!?]", rest)
-    return _QUESTION_START.match(rest) is not None and end is not None and end.group() == "?"
-
-
-# The save rules that read a fact about the user: worth keeping whatever is asked after it.
-ABOUT_THE_USER = frozenset({"personal", "decision", "preference"})
+def _what_changed(message: str, spaced: str, apart: Excepted) -> Analysis:
+    """A confirmation with an exception (`engram.core.confirmation`) confirms nothing plainly:
+    what the exception states is a save, about that part alone; if it states nothing ("but
+    not for the tea"), the answer is none."""
+    start, end = apart.start, apart.end
+    while start < end and spaced[start] == " ":
+        start += 1
+    while end > start and spaced[end - 1] in " ,;:—–-":
+        end -= 1
+    part = spaced[start:end]
+    if not part:
+        return Analysis("none", 0.8, apart.words)
+    _, at = flattened(readable(message))  # its positions are those of `spaced`
+    about = message[at[start] : at[end - 1] + 1]
+    # What it states is read from its first sentence: a long message is not read twice.
+    said = _classify(first_sentence(part), confirming=False)
+    if said.intent == "save":
+        return Analysis("save", said.confidence, said.phrase, said.tags, about)
+    if states_something(first_sentence(part)):
+        return Analysis("save", STATEMENT_CONFIDENCE, apart.words, (), about)
+    return Analysis("none", 0.8, apart.words)

@@ -7,10 +7,58 @@ import re
 
 # Words that may open a message before what it asks ("Hey, remember that …", "So you remember
 # my dog?"): one list for every rule that reads a message's start.
-OPENERS = r"^\W*(?:(?:please|also|ok|okay|and|oh|but|hey|hi|btw|by the way|just|so)\W+)*"
+OPENING_WORDS = r"\W*(?:(?:please|also|ok|okay|and|oh|but|hey|hi|btw|by the way|just|so)\W+)*"
+OPENERS = "^" + OPENING_WORDS
 
 # Typographic apostrophes (phones and macOS type them): every rule spells the plain one.
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+
+
+# Web and email addresses: data, not words. A "?" in a link's query made "My website is
+# https://dana.dev/about?x=1" a question, its parameters were names ("orgId"), and a word in a
+# path ("…/critical-alerts") marked importance. Each alternative starts at a fixed prefix or at
+# the start of a run of address characters, so a search reads a long message once.
+_ADDRESS = re.compile(
+    r"\b(?:https?|ftp)://[^\s<>\"'`]+|\bwww\.[^\s<>\"'`]+"
+    r"|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
+    re.IGNORECASE,
+)
+# What ends the sentence after a link rather than the link: "see https://x.dev/a."
+_AFTER_LINK = ".,;:!?)]}'\""
+
+
+def masked(text: str) -> str:
+    """`text` with every web and email address written over with "_", one for one: positions
+    stay, no rule reads a link's "?", "=" or words, and no name is read from it."""
+
+    def over(found: re.Match[str]) -> str:
+        address = found.group()
+        kept = address.rstrip(_AFTER_LINK)
+        return "_" * len(kept) + address[len(kept) :]
+
+    return _ADDRESS.sub(over, text)
+
+
+def readable(message: str) -> str:
+    """`message` with plain apostrophes and its links masked, one character for one: a
+    position in it is one in the message."""
+    return masked(message.translate(_APOSTROPHES))
+
+
+def flattened(read: str) -> tuple[str, list[int]]:
+    """`read` (from `readable`) with one space between words, as the rules read it, and where
+    each of its characters stands in `read`: a rule reads one space between words, while what
+    is kept of a message keeps its line breaks and spacing (a list or a YAML block was saved
+    on one line)."""
+    flat: list[str] = []
+    at: list[int] = []
+    for word in re.finditer(r"\S+", read):
+        if flat:
+            flat.append(" ")
+            at.append(word.start() - 1)  # the space stands for the blank before the word
+        flat.append(word.group())
+        at.extend(range(word.start(), word.end()))
+    return "".join(flat), at
 
 
 def plain(message: str) -> str:
@@ -54,11 +102,56 @@ def not_after(*words: str) -> str:
     return "".join(f"(?<!{re.escape(w)} )" for w in words)
 
 
-# "Not important: …", "isn't critical", "not that urgent": importance said not to apply.
-NOT_SO = not_after(
-    *("not", "n't", "n’t", "no", "never"),
-    *(f"{n} {w}" for n in ("not", "n't", "n’t") for w in ("very", "that", "so", "too", "really")),
+# A negation, and the words that may stand between it and what it denies: "not really that
+# critical", "not a critical issue", "doesn't seem important", "not at all urgent". Any other
+# word ends its reach: in "never deploy critical fixes" "never" is said of "deploy".
+_NEGATIONS = frozenset("no not never nothing none nobody neither nor without hardly barely".split())
+_BETWEEN = frozenset(
+    """a an the any very really that so too at all particularly especially terribly super
+    exactly quite remotely even overly truly actually much seem seems seemed look looks sound
+    sounds feel feels be is are was were been considered deemed""".split()
 )
+# A negation of quantity reaches over one word of its own too: "no real emergency".
+_NONE_OF = frozenset({"no", "nothing", "none", "without"})
+# Where a clause ends: a negation before it does not reach past; "?" there makes it a question.
+_CLAUSE_END = re.compile(r"[.!?,;:()\n—–]")
+_LOOK_BACK = 100  # characters: a negation farther back than that is in another clause
+
+
+def _denied(text: str, start: int) -> bool:
+    """The word at `start` is said not to apply: "Nothing critical here", "No emergency", "I'm
+    not allergic to anything", "isn't really that important"."""
+    clause = _CLAUSE_END.split(text[max(0, start - _LOOK_BACK) : start])[-1]
+    others = 0
+    for word in reversed(clause.casefold().replace("’", "'").split()):
+        if word in _NEGATIONS or word.endswith("n't"):
+            return others == 0 or word in _NONE_OF
+        if word not in _BETWEEN:
+            others += 1
+            if others > 1:
+                return False
+    return False
+
+
+def outright(pattern: re.Pattern[str], text: str, start: int = 0) -> re.Match[str] | None:
+    """The first match of `pattern` in `text` that is said outright: not denied ("nothing
+    critical", "not allergic") and not asked ("Is this critical?": the clause ends with "?").
+    Words of importance said that way raised a memory's strength all the same. Each clause
+    end is searched once, so a long message is read once."""
+    end_at, asked_here = -1, False  # where the current match's clause ends, and how
+    while (found := pattern.search(text, start)) is not None:
+        if found.end() > end_at:
+            end = _CLAUSE_END.search(text, found.end())
+            end_at, asked_here = (end.start(), end.group() == "?") if end else (len(text), False)
+        if asked_here:
+            start = end_at + 1  # every match before this "?" is asked
+            continue
+        if not _denied(text, found.start()):
+            return found
+        start = max(found.end(), found.start() + 1)
+    return None
+
+
 # "I can't remember my password", "I never remember my keys": a lapse, not a request.
 NOT_ABLE = not_after(
     "can't",

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from engram.core.importance import importance
 from engram.core.intent import classify
-from engram.core.keeping import memory_content, memory_words
+from engram.core.keeping import memory_content
 from engram.core.models import Memory
 from engram.core.recall import recall_query, recall_window
 from engram.core.text import query_terms
@@ -58,17 +58,20 @@ class ActivationService:
             phrase=found.phrase,
             missing=[i for i in dict.fromkeys(recent) if i not in known],
         )
-        if found.intent == "save" and not memory_content(text):
-            # "Remember:" and nothing else: nothing to save (it suggested the text "Remember:")
+        # A save may be about a part of the message: the change a confirmation carries.
+        said = found.about or text
+        content = memory_content(said) if found.intent == "save" else ""
+        if found.intent == "save" and not content:
+            # "Remember:", "Remember this." and nothing else: nothing to save (it suggested
+            # the text "Remember:", then "This.")
             return result.model_copy(update={"intent": "none", "should_save": False})
         if found.intent == "save":
-            content = memory_content(text)
-            strength, why = importance(text)
+            strength, why = importance(said)
             return result.model_copy(
                 update={
                     "content": content,
                     "tags": list(found.tags),
-                    "entities": names_in(memory_words(text)),
+                    "entities": names_in(content),
                     "strength": strength,
                     "why": why,
                 }

@@ -1,0 +1,56 @@
+"""Where a question stands in a message, beside what a rule of `engram.core.intent` matched:
+a confirmation inside a question confirms nothing ("Is that still true?"), and a fact followed
+by a question of its own may be help asked about it rather than something to keep ("I always
+forget semicolons, any tips?")."""
+
+from __future__ import annotations
+
+import re
+
+
+def asked_about(text: str, found: re.Match[str]) -> bool:
+    """The match is part of a question: its clause ends with "?" ("Is that still true?").
+    A question after a comma, a dash or in brackets is another clause: "That's right, and can
+    you also suggest a linter?" confirms first."""
+    if found.group().rstrip()[-1:] in ",;:—-":  # "That's right," ended its own clause
+        return False
+    end = re.search(r"[.!?,;(—]", text[found.end() :])
+    return end is not None and end.group() == "?"
+
+
+def is_plain_question(text: str) -> bool:
+    return text.rstrip().endswith("?")
+
+
+# Save rules at least this confident are explicit asks (remember, don't forget, note).
+ASKED_TO_SAVE = 0.9
+
+
+def asks_for_help(text: str, tag: str | None, found: re.Match[str]) -> bool:
+    """The message asks something about what it says ("I always forget semicolons, any
+    tips?", "It's important to write tests. How do I start?"). A fact about the user said
+    before a question is still one: "I'm allergic to peanuts. What can I cook tonight?" was
+    nothing to save because the message ended with "?"; for those, only a question in the
+    fact's own sentence counts."""
+    if tag not in ABOUT_THE_USER:
+        return is_plain_question(text)
+    end = re.search(r"[.!?]", text[found.end() :])
+    return end is not None and end.group() == "?"
+
+
+_QUESTION_START = re.compile(
+    r"\W*(?:what|how|which|where|when|who|whom|whose|why|should|shall|can|could|would|will|"
+    r"do|does|did|is|are|am)\b",
+    re.IGNORECASE,
+)
+
+
+def question_follows(text: str, found: re.Match[str]) -> bool:
+    """What follows the match opens with a question word and its sentence ends with "?"."""
+    rest = text[found.end() :]
+    end = re.search(r"[.!?]", rest)
+    return _QUESTION_START.match(rest) is not None and end is not None and end.group() == "?"
+
+
+# The save rules that read a fact about the user: worth keeping whatever is asked after it.
+ABOUT_THE_USER = frozenset({"personal", "decision", "preference"})
