@@ -7,7 +7,13 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
-from engram.core.dates import day_of, day_spans, named_days
+from engram.core.dates import (
+    day_of,
+    day_spans,
+    named_days,
+    without_date_numbers,
+    without_written_dates,
+)
 
 TODAY = date(2024, 1, 26)  # a Friday
 
@@ -105,3 +111,34 @@ def test_a_day_runs_midnight_to_midnight_in_the_askers_zone() -> None:
     assert day_of(datetime(2024, 1, 5, 14, 59, tzinfo=UTC).timestamp(), spans) is None
     assert day_of(datetime(2024, 1, 8, 14, 59, tzinfo=UTC).timestamp(), spans) == "2024-01-07"
     assert day_of(datetime(2024, 1, 8, 15, tzinfo=UTC).timestamp(), spans) is None
+
+
+def test_a_query_is_searched_by_meaning_without_its_dates() -> None:
+    assert without_written_dates("what did I buy on 3 March 2026?").split() == [
+        "what",
+        "did",
+        "I",
+        "buy",
+        "on",
+        "?",
+    ]
+    assert without_written_dates("no date here") == "no date here"
+
+
+def test_a_query_is_searched_by_words_without_its_dates_bare_numbers() -> None:
+    """The month and an ordinal stay (a memory naming the date shares them); a day's or a
+    year's bare number, which any memory with a 3 or a 2026 in it shares, goes."""
+    assert without_date_numbers("buy on 3 March 2026?").split() == ["buy", "on", "March", "?"]
+    assert without_date_numbers("on the 10th of February 2024").split() == [
+        "on",
+        "the",
+        "10th",
+        "of",
+        "February",
+    ]
+    assert without_date_numbers("note on 2026-03-03 and 07.01.2024").split() == [
+        "note",
+        "on",
+        "and",
+    ]
+    assert without_date_numbers("step 3 may fail in 2026") == "step 3 may fail in 2026"

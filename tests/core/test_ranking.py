@@ -180,3 +180,17 @@ def test_review_slots_reach_only_just_below_the_list() -> None:
     deep = cand("r", 8.0, 0.25, prio=0.9)
     hits = rank([*matches, deep], 10, 0.3, 0.3)
     assert all(h.reason == "match" for h in hits)
+
+
+def test_the_forms_of_one_word_score_as_one_word() -> None:
+    """Columns 0 and 2 are "buy" and "bought": a memory holding each once scores as one holding
+    either twice, at the commoner form's idf (1, not 2), not as two words."""
+    from engram.core.ranking import bm25_scores
+
+    idf = [2.0, 3.0, 1.0]
+    tf = np.array([[1.0, 0.0, 1.0], [2.0, 0.0, 0.0], [0.0, 1.0, 1.0]])
+    grouped = bm25_scores(idf, tf, [[0, 2]])
+    assert grouped[0] == pytest.approx(bm25_scores([1.0], np.array([[2.0]]))[0])
+    assert grouped[0] == pytest.approx(grouped[1])  # each form once: one form twice
+    assert grouped[2] == pytest.approx(bm25_scores([3.0, 1.0], np.array([[1.0, 1.0]]))[0])
+    assert bm25_scores(idf, tf)[0] > grouped[0]  # counted as two words

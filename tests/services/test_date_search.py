@@ -215,3 +215,34 @@ def test_a_query_naming_many_days_reads_a_bounded_number_of_them(
         assert len(spans) == 12
         assert len(search._saved_on(spans, Filter(), 24)) == 24  # 2 of each day, not 5
         assert len(mem.search(query, limit=10)) == 10
+
+
+def test_a_days_number_and_year_find_no_memory_by_their_digits(
+    store_url: str, clock: FixedClock
+) -> None:
+    """ "What did I buy on 3 March?" searched "3", "March" and "2026" as words: the parking
+    spot numbered 3 and the 2026 roadmap came first, and what was bought that day after them
+    (found only by its day, and "bought" is not a form Porter joins with "buy"). The numbers
+    are searched by the day alone; the month is still a word."""
+    with Engram.open(store_url, clock=clock) as mem:
+        day = clock.now - timedelta(days=6)
+        bought, ordered = mem.save_many(
+            [
+                Draft(content="Bought a new standing desk for the home office", created_at=day),
+                Draft(content="Ordered running shoes online", created_at=day),
+            ]
+        )
+        parking, roadmap, _ = mem.save_many(
+            [
+                Draft(content=f"Parking spot is number {day.day} on level 2"),
+                Draft(content=f"The {day.year} roadmap has three pillars"),
+                Draft(content=f"Standup moved to 9:30 from {day:%B} onwards"),
+            ]
+        )
+        asked = (f"What did I buy on {day.day} {day:%B}?", f"what did I buy on {day:%Y-%m-%d}")
+        for query in asked:
+            hits = mem.search(query)
+            assert hits[0].memory.id == bought.id, query
+            assert hits[0].why.text > 0 and hits[0].why.day == day.date().isoformat()
+            found = {h.memory.id for h in hits}
+            assert ordered.id in found and not found & {parking.id, roadmap.id}, query

@@ -373,6 +373,24 @@ def test_text_search_weighs_a_rare_word_above_a_common_one_repeated(store: Store
     assert hits[0].relevance > hits[1].relevance
 
 
+def test_the_forms_of_one_word_count_as_one_query_word(store: Store) -> None:
+    """The search service adds a word's irregular forms to a query ("buy": "bought",
+    `core.word_forms`); every backend counts them as one word, either form matching. Counted as
+    two, a memory holding both forms outranked the one holding the query's other word too."""
+    put(
+        store,
+        mem("forms", "buy now, bought then"),
+        mem("both", "bought a desk"),
+        mem("word", "a desk"),
+        *[mem(f"filler{i}", f"filler note {i}") for i in range(6)],
+    )
+    hits = store.text_search(["buy", "desk", "bought"], Filter(), 10)
+    assert [h.id for h in hits][:1] == ["both"]
+    assert {h.id for h in hits} == {"forms", "both", "word"}
+    relevance = {h.id: h.relevance for h in hits}
+    assert relevance["both"] > relevance["forms"] and relevance["both"] > relevance["word"]
+
+
 def test_text_search_does_not_lower_a_long_memory_for_its_length(store: Store) -> None:
     """BM25 without length normalisation on every backend: a long turn that holds the query's
     words as often as a short one is as relevant (FTS5's own bm25 ranked it lower, and in

@@ -81,9 +81,7 @@ def named_days(text: str, today: date, weeks: bool = True) -> tuple[date, ...]:
 def only_dates(text: str) -> bool:
     """Whether `text` holds nothing but the dates written in it (and punctuation): "7 Jan
     2024" searched by its words found any memory holding a 7 or a 2024."""
-    rest = text
-    for _, m in _date_matches(text):
-        rest = rest.replace(m.group(0), " ")
+    rest = without_written_dates(text)
     return rest != text and not any(ch.isalnum() for ch in rest)
 
 
@@ -91,6 +89,29 @@ def written_dates(text: str) -> list[str]:
     """The dates written out in `text` ("on 7 Jan 2024" gives "7 Jan 2024"), as written: what
     a query built from the text must keep for search to read them."""
     return [m.group(0) for _, m in _date_matches(text)]
+
+
+def without_written_dates(text: str) -> str:
+    """`text` with its written dates blanked: what a query naming a day is searched by, by
+    words and by meaning. "What did I buy on 3 March?" found "parking spot number 3" and "the
+    2026 roadmap" by the date's digits, above what was bought that day."""
+    rest = text
+    for _, m in _date_matches(text):
+        rest = rest.replace(m.group(0), " ")
+    return rest
+
+
+def without_date_numbers(text: str) -> str:
+    """`text` with the bare numbers of its written dates blanked, their month names and
+    ordinals kept: what a query naming a day is searched by as words. The day's number and
+    year found "parking spot number 3" and "the 2026 roadmap" for "what did I buy on 3
+    March?"; the month and an ordinal still find the memory that names the date ("a vacation
+    to Athens on the 10th of February")."""
+    rest = text
+    for _, m in _date_matches(text):
+        kept = " ".join(w for w in re.split(r"[\s,./-]+", m.group(0)) if not w.isdigit())
+        rest = rest.replace(m.group(0), f" {kept} ")
+    return rest
 
 
 def relative_days(text: str, today: date, weeks: bool = True) -> list[date]:

@@ -65,14 +65,30 @@ COUNTED_UP_TO = 5_000
 BM25_K1 = 1.2
 
 
-def bm25_scores(idf: Sequence[float], tf: NDArray[np.float64]) -> NDArray[np.float64]:
+def bm25_scores(
+    idf: Sequence[float], tf: NDArray[np.float64], groups: Sequence[Sequence[int]] = ()
+) -> NDArray[np.float64]:
     """BM25 without length normalisation (b = 0) of memories, one row of `tf` each (a query
     word's field-weighted repeats per column): for each query word, its idf times its count
     saturated by k1. Long memories are not lowered for their length: normalising by it ranked
     the long turn that answers below short ones sharing a word (docs/search.md: R@10 0.595 →
     0.597 on REALTALK, 0.629 → 0.640 on MADial-Bench, R@1 0.273 → 0.310); PostgreSQL ranks
-    the same way (`ts_rank` without normalisation)."""
-    each = np.asarray(idf, dtype=np.float64) * tf * (BM25_K1 + 1) / (tf + BM25_K1)
+    the same way (`ts_rank` without normalisation).
+
+    The columns of each of `groups` (forms of one word, `core.word_forms`) count as one word:
+    their repeats added, the idf of the commonest. Counted as words of their own, "went" and
+    "gone" gave a memory about any trip two more words than the query had (temporal R@10 on
+    REALTALK 0.877 → 0.869)."""
+    weights = np.array(idf, dtype=np.float64)
+    if groups:
+        tf = tf.copy()
+        for group in groups:
+            first, rest = group[0], list(group[1:])
+            tf[:, first] = tf[:, list(group)].sum(axis=1)
+            weights[first] = weights[list(group)].min()
+            tf[:, rest] = 0.0
+            weights[rest] = 0.0
+    each = weights * tf * (BM25_K1 + 1) / (tf + BM25_K1)
     scores = np.zeros(len(tf))
     for column in each.T:  # word by word, as each memory alone: equal rows score equal
         scores += column

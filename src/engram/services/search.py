@@ -24,6 +24,8 @@ from engram.core.dates import (
     named_days,
     on_a_named_day,
     only_dates,
+    without_date_numbers,
+    without_written_dates,
 )
 from engram.core.expansion import expansion_terms, feedback_words
 from engram.core.meaning import Calibration, MeaningMatch, Probe, meaning_matches
@@ -38,8 +40,9 @@ from engram.core.ranking import (
     spread,
 )
 from engram.core.scoring import review_priority
-from engram.core.text import query_terms, statements, words
+from engram.core.text import STOPWORDS, query_terms, statements, words
 from engram.core.timeutil import DAY
+from engram.core.word_forms import with_word_forms
 from engram.embeddings.background import background_vectors
 from engram.errors import ValidationError
 from engram.services import validation as check
@@ -238,19 +241,26 @@ class SearchService:
         # by its meaning: "30 November 2026" found "launch moved to April 14" first, by meaning,
         # above what was saved that day.
         dates_only = only_dates(text)
-        terms = [] if dates_only else query_terms(text)
+        spans = self._named_days(text)
+        # The days named are searched by when memories were saved (`_saved_on`). Their numbers
+        # searched as words found "parking spot number 3" for "what did I buy on 3 March?"
+        # above what was bought that day (a memory naming the date still shares its month);
+        # their meaning drew the query's vector towards any memory with a date in it.
+        worded = without_date_numbers(text) if spans else text
+        meant = without_written_dates(text) if spans else text
+        terms = [] if dates_only else with_word_forms(query_terms(worded), STOPWORDS)
         k = max(settings.search_vector_candidates, limit)
         # Meaning (the query's embedding, the vector index) is searched on another core while
         # the text index is searched on this one (docs/performance.md, "Searching on two cores").
         by_vector = (
-            self.ctx.ahead(lambda: self._neighbours(text, where, k))
+            self.ctx.ahead(lambda: self._neighbours(meant, where, k))
             if by_meaning and not dates_only and self._searches_meaning()
             else None
         )
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
         near = by_vector.result() if by_vector is not None else NO_NEIGHBOURS
         shared = {s.id for s in lexical}
-        near = self._without_short_pairs(near, text, shared)
+        near = self._without_short_pairs(near, meant, shared)
         semantic, z_scores = self._standing_alone(near, shared, seen)
         calibration = near.calibration
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
@@ -285,7 +295,6 @@ class SearchService:
             fused = fused_with(expanded)
         credit = self._context_credit(fused, seen)
         stubs |= self._stubs_for([i for i in credit if i not in stubs], where)
-        spans = self._named_days(text)
         saved_then = self._saved_on(spans, where, pool) if spans else {}
         stubs = saved_then | stubs
         lift = 1.0 + settings.search_date_weight

@@ -18,6 +18,7 @@ from typing import NamedTuple
 from psycopg.rows import TupleRow
 
 from engram.core.ranking import COUNTED_UP_TO, RARITY_COUNTED_TO, bm25_idf
+from engram.core.word_forms import word_units
 from engram.storage.columns import STUB_COLUMNS
 from engram.storage.postgres.sql import filter_sql
 from engram.storage.protocol import Filter, Stub, TermCounts
@@ -47,21 +48,31 @@ def weighted_query(
     """Each term is a phrase of its own (so `"`, `*`, `OR` or `:` are plain words, never query
     syntax); a row (of `table`, named `alias` in the query) matches any of them and ranks by
     the sum of each one's ts_rank (which grows ever more slowly with repetition, as BM25's term
-    frequency does) times its idf. One term alone (a save's look for a repeat) ranks the same
-    at any weight, and is not counted."""
+    frequency does) times its idf. The forms of one word (`core.word_forms`: "buy", "bought")
+    are one term, either form matching, with the idf of the commonest, as `bm25_scores` counts
+    them on SQLite. One term alone (a save's look for a repeat) ranks the same at any weight,
+    and is not counted."""
     found = counts(query, table, terms, RARITY_COUNTED_TO) if len(terms) > 1 else None
+    units = word_units(terms)
     rank_params: list[object] = []
-    for term in terms:
-        idf = bm25_idf(found.total, found.counts.get(term, 0)) if found else 1.0
-        rank_params += [idf, weights]
+    phrase_params: list[str] = []
+    for unit in units:
+        rarity = (
+            [bm25_idf(found.total, found.counts.get(terms[i], 0)) for i in unit] if found else [1.0]
+        )
+        rank_params += [min(rarity), weights]
+        phrase_params += [terms[i] for i in unit]
     return WeightedQuery(
-        phrases=", ".join(f"phraseto_tsquery('engram', %s) AS q{i}" for i in range(len(terms))),
-        matches=" || ".join(f"q.q{i}" for i in range(len(terms))),
+        phrases=", ".join(
+            "(" + " || ".join(["phraseto_tsquery('engram', %s)"] * len(unit)) + f") AS q{n}"
+            for n, unit in enumerate(units)
+        ),
+        matches=" || ".join(f"q.q{n}" for n in range(len(units))),
         rank=" + ".join(
-            f"%s * ts_rank(%s::float4[], {alias}.search, q.q{i})" for i in range(len(terms))
+            f"%s * ts_rank(%s::float4[], {alias}.search, q.q{n})" for n in range(len(units))
         ),
         rank_params=rank_params,
-        phrase_params=list(terms),
+        phrase_params=phrase_params,
     )
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from engram.core.index_terms import PhraseCounter
 from engram.core.ranking import COUNTED_UP_TO, RARITY_COUNTED_TO, bm25_idf, bm25_scores
+from engram.core.word_forms import form_groups
 from engram.storage.columns import STUB_COLUMNS
 from engram.storage.protocol import Filter, Stub, TermCounts
 from engram.storage.rows import stub_from_row
@@ -98,7 +99,7 @@ class SQLiteText:
             texts = [row[field] or "" for row in indexed]
             if any(texts):  # tags and entities are often empty
                 tf += weight * counter.counts_in(texts)
-        scores = bm25_scores(idf, tf)
+        scores = bm25_scores(idf, tf, form_groups(terms))
         # A match whose words this count misses (a letter FTS5 stems otherwise: "straße") holds
         # at least one of them: it counts as one of them on average, once.
         scores[scores <= 0] = sum(idf) / len(idf)

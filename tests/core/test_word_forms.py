@@ -1,0 +1,53 @@
+"""The irregular forms a query's word is searched in, and how they are grouped."""
+
+from __future__ import annotations
+
+from engram.core.text import STOPWORDS, query_terms
+from engram.core.word_forms import form_groups, with_word_forms, word_units
+
+
+def test_a_word_brings_its_irregular_forms_after_the_query_words() -> None:
+    terms = with_word_forms(["kate", "buy", "children"])
+    assert terms == ["kate", "buy", "children", "bought", "child"]
+
+
+def test_any_form_brings_the_others_once() -> None:
+    assert with_word_forms(["wrote", "write"]) == ["wrote", "write", "written"]
+
+
+def test_forms_that_name_something_else_are_not_added() -> None:
+    """'left' is a direction, 'saw' a tool, 'sat' a Saturday: 'leave', 'see' and 'sit'
+    bring none of them; light verbs that phrase questions ('tell me', 'keep in mind') none."""
+    assert with_word_forms(["leave", "see", "sit", "found", "ring"]) == [
+        "leave",
+        "see",
+        "sit",
+        "found",
+        "ring",
+    ]
+    assert with_word_forms(["tell", "keep", "go", "know"]) == ["tell", "keep", "go", "know"]
+
+
+def test_stopword_forms_are_left_out() -> None:
+    assert with_word_forms(query_terms("what did I eat"), STOPWORDS) == ["eat", "eaten"]
+    assert with_word_forms(["drive"], frozenset({"drove"})) == ["drive", "driven"]
+
+
+def test_forms_are_grouped_by_position_and_every_term_is_in_one_unit() -> None:
+    terms = ["kate", "swim", "beach", "buy", "swam", "swum", "bought"]
+    assert form_groups(terms) == [[1, 4, 5], [3, 6]]
+    assert word_units(terms) == [[0], [1, 4, 5], [2], [3, 6]]
+    assert word_units(["tea", "coffee"]) == [[0], [1]]
+
+
+def test_no_form_is_indexed_as_a_function_word() -> None:
+    """The index stems the forms as it stems every word: "ate" is indexed as "at", and searched
+    for "eat" it found every memory saying "at"."""
+    from engram.core.index_terms import index_term
+    from engram.core.word_forms import _FAMILIES
+
+    function_words = {index_term(w) for w in STOPWORDS}
+    for family in _FAMILIES:
+        for form in family:
+            assert index_term(form) not in function_words, form
+            assert len(index_term(form)) >= 3, form
