@@ -316,12 +316,22 @@ def test_chat_turns_yield_names_not_the_words_that_open_them(text: str, names: l
         ("Upgraded to Python 3.11 and Raspberry Pi 5", ["Python 3.11", "Raspberry Pi 5"]),
         ("Met Prof. Zhang and Dr. Alvarez", ["Prof. Zhang", "Dr. Alvarez"]),
         ("Dinner with E\u0301mile in Zu\u0308rich", ["Émile", "Zürich"]),
+        ("Book a table at Nopa", ["Nopa"]),
+        ("Forget my old address", []),
+        ("Call him about the Kubernetes upgrade", ["Kubernetes"]),
+        ("Pixel the dog chased a ball", ["Pixel"]),
+        ("Meeting at 9 AM CET with Dana", ["Dana"]),
+        ("Call at 9:30 PM PST", []),
+        ("FEATURE: dark mode for Atlas", ["Atlas"]),
+        ("AWS: the bill is due", ["AWS"]),
     ],
 )
 def test_flags_verbs_and_counts_are_no_names(text: str, names: list[str]) -> None:
     """Words in capitals that flag a line, the past tense a note begins with and a count after
     a name were names: the pipeline linked "IMPORTANT: …" memories of unrelated topics, and
-    "Tom 3" no longer matched Tom. A name typed with combining accents was cut in two."""
+    "Tom 3" no longer matched Tom. A name typed with combining accents was cut in two. The verb
+    an instruction opens with ("Book a …"), a line's label in capitals ("FEATURE:") and the
+    clock's words after a time ("9 AM CET") were names too, and linked what they opened."""
     assert extract_entities(text) == names
 
 

@@ -96,6 +96,15 @@ _AFTER_NEW = frozenset(
     "york zealand delhi orleans jersey mexico hampshire england brunswick caledonia guinea "
     "haven south".split()
 )
+# What follows the verb an instruction opens with ("Book a table", "Forget my old address",
+# "Call him"): a word before one of these, at a sentence's start, is no name. Not "the": a
+# pet or a person is named so ("Pixel the dog chased a ball").
+_OBJECT_WORDS = frozenset("a an my your our his her their its it them me us him".split())
+# A clock's half of the day and time zones, written after a time ("9 AM CET"), name nothing.
+_CLOCK_WORDS = frozenset(
+    """am pm utc gmt cet cest eet eest wet west bst ist jst kst aest aedt est edt cst cdt mst
+    mdt pst pdt""".split()
+)
 # "I" and its contractions, capitalised anywhere in a sentence.
 _I_FORMS = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
 
@@ -210,6 +219,12 @@ def _is_name(word: str, position: int, tokens: list[str]) -> bool:
         return False
     if word.isupper() and len(word) > 1 and (low in COMMON_STARTS or low in _FLAGS):
         return False  # "IMPORTANT:", "Do NOT deploy": emphasis, not an acronym
+    if low in _CLOCK_WORDS and position > 0 and _after_a_time(tokens, position):
+        return False
+    following = tokens[position + 1].casefold() if position + 1 < len(tokens) else ""
+    opens = position == 0 or tokens[position - 1] == ":"
+    if opens and word.isupper() and len(word) > 5 and following == ":":
+        return False  # "FEATURE: …", "BLOCKER: …": a line's label, not an acronym
     inner_caps = any(c.isupper() for c in word[1:]) and any(c.isalpha() for c in word)
     letters_and_digits = any(c.isdigit() for c in word) and any(c.isupper() for c in word)
     if inner_caps or letters_and_digits:
@@ -227,7 +242,18 @@ def _is_name(word: str, position: int, tokens: list[str]) -> bool:
         return following[:1].isupper() and following.casefold() not in COMMON_STARTS
     if low in _NAMES_LIKE_VERBS:
         return True
+    if following in _OBJECT_WORDS and not inner_caps:
+        return False  # "Book a …", "Forget my …": the verb an instruction opens with
     if (low.endswith("ed") and len(low) > 4) or (low.endswith("ing") and len(low) > 5):
         return False  # "Decided …", "Fixed …", "Planning …"
     # "Uses neovim …", "Runs a marathon …": the verb a note about someone begins with
     return low not in COMMON_STARTS and not (low.endswith("s") and low[:-1] in COMMON_STARTS)
+
+
+def _after_a_time(tokens: list[str], position: int) -> bool:
+    """Whether the word at `position` follows a time: a number ("9 AM", "9:30 PM") or the
+    half of the day after one ("9 AM CET")."""
+    before = tokens[position - 1]
+    if before[:1].isdigit():
+        return True
+    return position > 1 and before.casefold() in {"am", "pm"} and tokens[position - 2][:1].isdigit()
