@@ -55,6 +55,7 @@ BM25_ONLY: dict[str, Any] = {
     "review_blend_ratio": 0.0,
     "search_expansion_weight": 0.0,
     "search_date_weight": 0.0,
+    "search_present_weight": 0.0,
 }
 
 

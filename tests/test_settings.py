@@ -220,6 +220,25 @@ def dated_order(mem: Engram, clock: FixedClock) -> list[str]:
     return [",".join(h.memory.tags) for h in mem.search(f"what did I buy on {older:%d %b %Y}")]
 
 
+def present_order(mem: Engram, clock: FixedClock) -> list[str]:
+    """A fact and, later, the news that replaced it; the query asks how things stand now."""
+    mem.save_many(
+        [
+            Draft(
+                content="User lives in Berlin, in the Prenzlauer Berg neighborhood",
+                created_at=clock.now - timedelta(days=170),
+                tags=["then"],
+            ),
+            Draft(
+                content="Moved from Berlin to Lisbon in January",
+                created_at=clock.now - timedelta(days=90),
+                tags=["now"],
+            ),
+        ]
+    )
+    return [",".join(h.memory.tags) for h in mem.search("where does the user live now")]
+
+
 def fused_ranks(mem: Engram, clock: FixedClock) -> list[float]:
     mem.save("my plane to Lisbon departs at 9am")
     mem.save("the flight to Lisbon leaves at 9am from gate 12")
@@ -377,6 +396,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("search_expansion_matches", {}, {"search_expansion_matches": 1}, expansion_finds),
     ("search_expansion_terms", {}, {"search_expansion_terms": 1}, expansion_finds),
     ("search_date_weight", {}, {"search_date_weight": 0.0}, dated_order),
+    ("search_present_weight", {}, {"search_present_weight": 0.0}, present_order),
     (
         "search_vector_candidates",
         {"search_vector_candidates": 10},

@@ -130,6 +130,11 @@ class Settings(BaseSettings):
     # either side) have their relevance raised by this share (0 turns it off; docs/search.md,
     # "Days named in the query").
     search_date_weight: float = Field(default=0.5, ge=0, le=5)
+    # A short query about how things stand now ("where does she live now?"): news of a better
+    # match is as relevant as it, and each match's relevance is raised by up to this share, by
+    # how late it was saved among the matches (0 turns it off; docs/search.md, "Queries about
+    # the present").
+    search_present_weight: float = Field(default=0.5, ge=0, le=5)
 
     # What a save does with a repeat of a stored memory (docs/consolidation.md)
     save_duplicates: Literal["merge", "reinforce", "keep"] = "merge"

@@ -142,3 +142,23 @@ def test_a_query_is_searched_by_words_without_its_dates_bare_numbers() -> None:
         "and",
     ]
     assert without_date_numbers("step 3 may fail in 2026") == "step 3 may fail in 2026"
+
+
+def test_a_short_query_about_how_things_stand_now_is_read_as_one() -> None:
+    from engram.core.dates import asks_about_the_present
+
+    for query in (
+        "where does the user live now",
+        "which company does she work for currently",
+        "what exercise does he do these days",
+        "is she still volunteering",
+        "What is the book club reading at the moment?",
+    ):
+        assert asks_about_the_present(query), query
+    for query in ("where did the user live", "snow in the mountains", "the stillness of night"):
+        assert not asks_about_the_present(query), query
+    told = (
+        "I fell at school today, and my knee really hurts. It still hurts; I don't even want "
+        "to move. Is that okay? I think it would be better to have someone with me."
+    )
+    assert not asks_about_the_present(told)  # a long message narrates

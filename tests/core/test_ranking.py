@@ -194,3 +194,24 @@ def test_the_forms_of_one_word_score_as_one_word() -> None:
     assert grouped[0] == pytest.approx(grouped[1])  # each form once: one form twice
     assert grouped[2] == pytest.approx(bm25_scores([3.0, 1.0], np.array([[1.0, 1.0]]))[0])
     assert bm25_scores(idf, tf)[0] > grouped[0]  # counted as two words
+
+
+def test_news_of_a_better_match_is_as_relevant_as_it_and_the_latest_leads() -> None:
+    """As of now: "moved to Lisbon" (later, like "lives in Berlin") takes Berlin's relevance
+    and, saved later, ranks above it; a later match about something else keeps its own."""
+    from engram.core.ranking import SUCCESSOR_COSINE, as_of_now
+
+    berlin, lisbon, other = np.eye(3, dtype=np.float32)
+    lisbon = (berlin + lisbon) / np.linalg.norm(berlin + lisbon)  # cosine 0.71 with berlin
+    assert float(berlin @ lisbon) >= SUCCESSOR_COSINE
+    relevance = {"berlin": 1.0, "lisbon": 0.3, "oat milk": 0.2}
+    saved = {"berlin": 0.0, "lisbon": 50.0, "oat milk": 100.0}
+    vectors = {"berlin": berlin, "lisbon": lisbon, "oat milk": other}
+    now = as_of_now(relevance, saved, vectors, weight=0.5)
+    assert now["berlin"] == pytest.approx(1.0)  # the first saved: not lifted
+    assert now["lisbon"] == pytest.approx(1.0 * 1.25)  # Berlin's relevance, half the lift
+    assert now["oat milk"] == pytest.approx(0.2 * 1.5)  # its own relevance, all the lift
+    same_time = as_of_now(relevance, dict.fromkeys(saved, 7.0), vectors, 0.5)
+    assert same_time == relevance  # neither is news of the other, none is later
+    unlike = as_of_now(relevance, saved, {"berlin": berlin, "lisbon": other}, weight=0.5)
+    assert unlike["lisbon"] == pytest.approx(0.3 * 1.25)

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from engram import Draft, Engram, FixedClock
 from engram.services.results import why_summary
+from engram.services.search_time import named_day_spans, saved_on
 from engram.storage.protocol import Filter
 
 LAMP = "Bought a brass lamp at the flea market"
@@ -210,10 +211,9 @@ def test_a_query_naming_many_days_reads_a_bounded_number_of_them(
             [Draft(content=f"note {i} of that day", created_at=d) for d in days for i in range(5)]
         )
         query = " ".join(f"{d:%d %B %Y}" for d in days)
-        search = mem.app.search
-        spans = search._named_days(query)
+        spans = named_day_spans(mem.app.context, query)
         assert len(spans) == 12
-        assert len(search._saved_on(spans, Filter(), 24)) == 24  # 2 of each day, not 5
+        assert len(saved_on(mem.app.context.store, spans, Filter(), 24)) == 24  # 2 a day, not 5
         assert len(mem.search(query, limit=10)) == 10
 
 
@@ -246,3 +246,31 @@ def test_a_days_number_and_year_find_no_memory_by_their_digits(
             assert hits[0].why.text > 0 and hits[0].why.day == day.date().isoformat()
             found = {h.memory.id for h in hits}
             assert ordered.id in found and not found & {parking.id, roadmap.id}, query
+
+
+def test_a_query_about_the_present_puts_the_later_fact_first(
+    store_url: str, clock: FixedClock
+) -> None:
+    """Both facts stay true of their time; asked how things stand now, the later one leads,
+    though the older shares the query's word ("live") and the later only means it."""
+    with Engram.open(store_url, clock=clock) as mem:
+        berlin, lisbon = mem.save_many(
+            [
+                Draft(
+                    content="User lives in Berlin, in the Prenzlauer Berg neighborhood",
+                    created_at=clock.now - timedelta(days=170),
+                ),
+                Draft(
+                    content="Moved from Berlin to Lisbon in January",
+                    created_at=clock.now - timedelta(days=90),
+                ),
+            ]
+        )
+        mem.save_many([Draft(content="Prefers oat milk in coffee")])
+        asked = [h.memory.id for h in mem.search("where does the user live")]
+        assert asked[:2] == [berlin.id, lisbon.id]  # without "now": the better match leads
+        for query in ("where does the user live now", "where does the user currently live"):
+            assert [h.memory.id for h in mem.search(query)][:2] == [lisbon.id, berlin.id]
+    with Engram.open(store_url, clock=clock, search_present_weight=0.0) as mem:
+        now = [h.memory.id for h in mem.search("where does the user live now")]
+        assert now[:2] == [berlin.id, lisbon.id]

@@ -404,3 +404,39 @@ def interleave(primary: list[Ranked], reviews: list[Ranked], ratio: float) -> li
             out.append(reviews[r])
             r += 1
     return out
+
+
+# Two memories at least this alike in meaning are about one thing, the later its news: of the
+# facts an assistant saves, a fact and the one that replaced it ("Lives in Berlin", "Moved from
+# Berlin to Lisbon") have cosine 0.21-0.87, median 0.5, 14 of 18 at 0.4 or above; 3 % of all
+# pairs of one user's facts reach 0.4 (bench/assistant_facts.py).
+SUCCESSOR_COSINE = 0.4
+
+
+def as_of_now(
+    relevance: Mapping[str, float],
+    saved_at: Mapping[str, float],
+    vectors: Mapping[str, NDArray[np.float32]],
+    weight: float,
+) -> dict[str, float]:
+    """Relevance to a question about how things stand now. A match saved after a better one it
+    resembles (`SUCCESSOR_COSINE`) is news of the same thing: it is as relevant as that one.
+    Then every match is lifted by how late it was saved among them, from × 1 for the first to
+    × (1 + `weight`) for the last: of two memories about one thing the later holds now, and a
+    weak late match stays below a strong early one it does not resemble."""
+    out = dict(relevance)
+    with_vectors = sorted((saved_at[i], i) for i in relevance if i in vectors)
+    for n, (_, later) in enumerate(with_vectors):
+        earlier = [i for t, i in with_vectors[:n] if t < saved_at[later] and out[i] > out[later]]
+        if earlier:
+            alike = np.stack([vectors[i] for i in earlier]) @ vectors[later]
+            inherited = [
+                relevance[i] for i, c in zip(earlier, alike, strict=True) if c >= SUCCESSOR_COSINE
+            ]
+            if inherited:
+                out[later] = max(out[later], *inherited)
+    times = [saved_at[i] for i in relevance]
+    first, span = min(times), max(times) - min(times)
+    if span <= 0:
+        return out
+    return {i: r * (1.0 + weight * (saved_at[i] - first) / span) for i, r in out.items()}

@@ -18,10 +18,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.core.dates import (
-    covering,
+    asks_about_the_present,
     day_of,
-    day_spans,
-    named_days,
     on_a_named_day,
     only_dates,
     without_date_numbers,
@@ -47,6 +45,7 @@ from engram.embeddings.background import background_vectors
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
+from engram.services.search_time import as_of_now_found, named_day_spans, saved_on
 from engram.storage.protocol import Filter, Stub
 
 K = TypeVar("K", bound=Hashable)
@@ -241,7 +240,7 @@ class SearchService:
         # by its meaning: "30 November 2026" found "launch moved to April 14" first, by meaning,
         # above what was saved that day.
         dates_only = only_dates(text)
-        spans = self._named_days(text)
+        spans = named_day_spans(self.ctx, text)
         # The days named are searched by when memories were saved (`_saved_on`). Their numbers
         # searched as words found "parking spot number 3" for "what did I buy on 3 March?"
         # above what was bought that day (a memory naming the date still shares its month);
@@ -295,7 +294,7 @@ class SearchService:
             fused = fused_with(expanded)
         credit = self._context_credit(fused, seen)
         stubs |= self._stubs_for([i for i in credit if i not in stubs], where)
-        saved_then = self._saved_on(spans, where, pool) if spans else {}
+        saved_then = saved_on(self.ctx.store, spans, where, pool) if spans else {}
         stubs = saved_then | stubs
         lift = 1.0 + settings.search_date_weight
         out: list[tuple[Stub, Candidate]] = []
@@ -323,31 +322,10 @@ class SearchService:
                 day,
             )
             out.append((stub, candidate))
+        if asks_about_the_present(text) and settings.search_present_weight > 0:
+            vectors = self._top_vectors([c for _, c in out], limit, seen)
+            out = as_of_now_found(out, vectors or {}, settings.search_present_weight)
         return out, len(lexical) >= pool
-
-    def _saved_on(
-        self, spans: list[tuple[float, float, str]], where: Filter, limit: int
-    ) -> dict[str, Stub]:
-        """The memories saved on the days the query names: candidates even where nothing else
-        finds them ("what did we decide yesterday?" found nothing when no memory of that day
-        said "decide"), each after every memory that matches the query."""
-        found: dict[str, Stub] = {}
-        ranges = covering(spans)
-        each = max(1, limit // len(ranges))  # `limit` in all: thirty days named read 6,000
-        for start, end in ranges:
-            for stub in self.ctx.store.saved_between(start, end, where, each):
-                found.setdefault(stub.id, stub)
-        return found
-
-    def _named_days(self, text: str) -> list[tuple[float, float, str]]:
-        """The days the query names, as spans of saving times (`engram.core.dates`)."""
-        if self.ctx.settings.search_date_weight <= 0:
-            return []
-        # The asker's days are this machine's: "last Friday" on a Saturday morning in Tokyo
-        # is the day before, though UTC still says Friday.
-        now = self.ctx.local_now()
-        assert now.tzinfo is not None
-        return day_spans(named_days(text, now.date()), now.tzinfo)
 
     def _expansion(
         self,
@@ -437,8 +415,16 @@ class SearchService:
     def _diversity_vectors(
         self, candidates: Sequence[Candidate], limit: int, seen: dict[str, NDArray[np.float32]]
     ) -> dict[str, NDArray[np.float32]] | None:
+        if self.ctx.settings.search_diversity <= 0:
+            return None
+        return self._top_vectors(candidates, limit, seen)
+
+    def _top_vectors(
+        self, candidates: Sequence[Candidate], limit: int, seen: dict[str, NDArray[np.float32]]
+    ) -> dict[str, NDArray[np.float32]] | None:
+        """The whole-text vectors of the best 4 × `limit` candidates (None without meaning)."""
         embedder = self.ctx.embedder
-        if self.ctx.settings.search_diversity <= 0 or embedder is None or self.ctx.semantic is None:
+        if embedder is None or self.ctx.semantic is None:
             return None
         top = [c.id for c in sorted(candidates, key=lambda c: -c.relevance)[: 4 * limit]]
         found = {i: seen[i] for i in top if i in seen}

@@ -1,0 +1,60 @@
+"""The parts of search that read time: the days a query names (the memories saved on them
+are candidates, `Context.local_now` says which days), and the ranking of a query about how
+things stand now. The formulas are in `engram.core.dates` and `engram.core.ranking`;
+docs/search.md, sections 2b and 2c."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engram.core.dates import covering, day_spans, named_days
+from engram.core.ranking import Candidate, as_of_now
+from engram.services.context import Context
+from engram.storage.protocol import Filter, Store, Stub
+
+Spans = list[tuple[float, float, str]]
+
+
+def named_day_spans(ctx: Context, text: str) -> Spans:
+    """The days the query names, as spans of saving times (none with the date weight 0)."""
+    if ctx.settings.search_date_weight <= 0:
+        return []
+    # The asker's days are this machine's: "last Friday" on a Saturday morning in Tokyo is
+    # the day before, though UTC still says Friday.
+    now = ctx.local_now()
+    assert now.tzinfo is not None
+    return day_spans(named_days(text, now.date()), now.tzinfo)
+
+
+def saved_on(store: Store, spans: Spans, where: Filter, limit: int) -> dict[str, Stub]:
+    """The memories saved on the days the query names: candidates even where nothing else
+    finds them ("what did we decide yesterday?" found nothing when no memory of that day said
+    "decide"), each after every memory that matches the query."""
+    found: dict[str, Stub] = {}
+    ranges = covering(spans)
+    each = max(1, limit // len(ranges))  # `limit` in all: thirty days named read 6,000
+    for start, end in ranges:
+        for stub in store.saved_between(start, end, where, each):
+            found.setdefault(stub.id, stub)
+    return found
+
+
+def as_of_now_found(
+    found: list[tuple[Stub, Candidate]],
+    vectors: Mapping[str, NDArray[np.float32]],
+    weight: float,
+) -> list[tuple[Stub, Candidate]]:
+    """The matches of a query about how things stand now, their relevance as of now
+    (`core.ranking.as_of_now`, given the best matches' `vectors`). "Where does the user live
+    now?" found "User lives in Berlin" far above "Moved from Berlin to Lisbon in January": the
+    older fact says "live", the newer only means it."""
+    relevance = as_of_now(
+        {c.id: c.relevance for _, c in found},
+        {s.id: s.created_at for s, _ in found},
+        vectors,
+        weight,
+    )
+    return [(s, c._replace(relevance=relevance[c.id])) for s, c in found]
