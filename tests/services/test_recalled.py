@@ -91,3 +91,16 @@ def test_a_hit_of_a_list_without_a_query_says_only_its_decay(tmp_path: Path) -> 
     by_meaning = listed.why.model_copy(update={"semantic": 0.47})
     meant = listed.model_copy(update={"why": by_meaning})
     assert Recalled.of(meant, verbose=False, zone=UTC).why == "text 0, meaning 0.47, decay 0.8"
+
+
+def test_faint_credit_still_says_where_a_hit_came_from(tmp_path: Path) -> None:
+    """A hit found only by a neighbour's credit of 0.003 read "text 0, decay 0.8": the credit
+    rounded to 0 and was left out, as if nothing had matched."""
+    from engram.services.results import why_summary
+
+    hit = hit_of(tmp_path, "match")
+    faint = hit.why.model_copy(update={"text": 0.0, "context": 0.003, "expansion": 0.004})
+    line = why_summary(hit.model_copy(update={"why": faint}), with_reason=False)
+    assert line == "text 0, context <0.01, expansion <0.01, decay 0.8"
+    plain = hit.why.model_copy(update={"context": 0.2})
+    assert "context 0.2," in why_summary(hit.model_copy(update={"why": plain}))

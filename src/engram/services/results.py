@@ -214,11 +214,12 @@ def why_summary(hit: SearchHit, with_reason: bool = True) -> str:
         parts = []  # no query (a list by score): "text 0" read as a failed match
     if why.semantic is not None:
         parts.append(f"meaning {_short(why.semantic)}")
-    # credit too small to show (it rounds to 0) is left out of the line
-    if why.context is not None and _short(why.context) != "0":
-        parts.append(f"context {_short(why.context)}")
-    if why.expansion is not None and _short(why.expansion) != "0":
-        parts.append(f"expansion {_short(why.expansion)}")
+    # Credit too small for two decimals still says where the hit came from: left out, a hit
+    # found only by a neighbour's faint credit read "text 0, decay 1", as if nothing matched.
+    if why.context is not None:
+        parts.append(f"context {_at_least_shown(why.context)}")
+    if why.expansion is not None:
+        parts.append(f"expansion {_at_least_shown(why.expansion)}")
     if why.day is not None:
         parts.append(f"saved near {why.day}")
     if why.alike is not None:
@@ -230,6 +231,10 @@ def why_summary(hit: SearchHit, with_reason: bool = True) -> str:
         parts.append(why.note)
     line = ", ".join(parts)
     return f"{hit.reason}: {line}" if with_reason else line
+
+
+def _at_least_shown(value: float) -> str:
+    return "<0.01" if 0 < value < 0.005 else _short(value)
 
 
 def _short(value: float) -> str:
