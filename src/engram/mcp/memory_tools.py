@@ -112,7 +112,8 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         database did we pick'), plus the memories saved next to a match in the same conversation or
         related to it (why.context), and memories sharing rarer words with the best matches
         (why.expansion); a day the query names ('on 7 Jan 2024', 'yesterday') lifts the memories
-        saved on it (why.day). Filter by tags. Results are ranked by relevance, re-weighted a little
+        saved on it (why.day); a question about how things stand now ('where does she live
+        now?', 'currently', 'still') puts the latest of alike memories first. Filter by tags. Results are ranked by relevance, re-weighted a little
         by how alive each memory still is (its decay score); near-copies of one memory do not fill
         the list; some slots go to fading memories that match well (reason 'review') so they can be
         reinforced. Archived memories are left out unless `status` asks for them. Each hit is
