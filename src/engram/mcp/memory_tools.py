@@ -113,13 +113,14 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         related to it (why.context), and memories sharing rarer words with the best matches
         (why.expansion); a day the query names ('on 7 Jan 2024', 'yesterday') lifts the memories
         saved on it (why.day); a question about how things stand now ('where does she live
-        now?', 'currently', 'still') puts the latest of alike memories first. Filter by tags. Results are ranked by relevance, re-weighted a little
-        by how alive each memory still is (its decay score); near-copies of one memory do not fill
-        the list; some slots go to fading memories that match well (reason 'review') so they can be
-        reinforced. Archived memories are left out unless `status` asks for them. Each hit is
-        compact (id, content, tags, the day it was saved, rank, why in one line); verbose=true
-        adds the full record and the rank's parts, open_memories reads records by id. Searching
-        does not count as a use: call observe_memory_usage for the memories you actually use."""
+        now?', 'currently', 'still') puts the latest of alike memories first. Filter by tags.
+        Results are ranked by relevance, re-weighted a little by how alive each memory still is
+        (its decay score); near-copies of one memory do not fill the list; some slots go to
+        fading memories that match well (reason 'review') so they can be reinforced. Archived
+        memories are left out unless `status` asks for them. Each hit is compact (id, content,
+        tags, the day it was saved, rank, why in one line); verbose=true adds the full record and
+        the rank's parts, open_memories reads records by id. Searching does not count as a use:
+        call observe_memory_usage for the memories you actually use."""
         hits, zone = await runtime.call(
             lambda app: (
                 app.search.search(

@@ -55,10 +55,11 @@ log = logging.getLogger(__name__)
 # The strongest direct matches whose episode neighbours and related memories receive credit.
 CONTEXT_SOURCES = 20
 # Episode neighbours less alike than this (cosine of their whole-text vectors) pass no credit:
-# 65 % of adjacent facts an assistant saved in one session, 4 % of REALTALK's adjacent turns.
-# R@10 on bench/assistant_facts.py 0.854 -> 0.865, REALTALK 0.605 either way (docs/search.md,
-# section 2).
-CONTEXT_MIN_COSINE = 0.1
+# most adjacent facts an assistant saved in one session, a tenth of REALTALK's adjacent turns;
+# a dialogue's short reply ("Sure, which weekend works?", 0.16 from "Let's plan the kayak
+# trip") still gets it. R@10 cannot tell 0.1, 0.15 and 0.2 apart; the results found by
+# context alone fall from 34 % to 24 % (docs/search.md, section 2).
+CONTEXT_MIN_COSINE = 0.15
 # Query expansion: how many of the matches' weightiest words are looked up in the index (the
 # best of them by rarity are searched), and in how many memories a word is too common to search
 # (counting stops there, so a common word costs no more than a rare one). On the conversational
