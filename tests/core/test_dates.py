@@ -162,3 +162,18 @@ def test_a_short_query_about_how_things_stand_now_is_read_as_one() -> None:
         "to move. Is that okay? I think it would be better to have someone with me."
     )
     assert not asks_about_the_present(told)  # a long message narrates
+
+
+def test_a_written_day_is_searched_as_the_phrases_a_memory_names_it_by() -> None:
+    from engram.core.dates import day_phrases
+
+    today = date(2026, 6, 1)
+    assert day_phrases("what is on 12 March?", today) == [
+        "12 march",
+        "march 12",
+        "12 mar",
+        "mar 12",
+    ]
+    assert day_phrases("on 2026-05-05", today) == ["5 may", "may 5"]  # no shorter name
+    assert day_phrases("what did I do yesterday", today) == []  # a day counted back names none
+    assert day_phrases("step 3 may fail", today) == []

@@ -274,3 +274,21 @@ def test_a_query_about_the_present_puts_the_later_fact_first(
     with Engram.open(store_url, clock=clock, search_present_weight=0.0) as mem:
         now = [h.memory.id for h in mem.search("where does the user live now")]
         assert now[:2] == [berlin.id, lisbon.id]
+
+
+def test_a_memory_naming_the_day_is_found_by_it_and_a_number_alone_is_not(
+    store_url: str, clock: FixedClock
+) -> None:
+    """The day's number is searched beside its month ("12 March", "March 12"), not alone: the
+    appointment written for that day is found, the parking spot numbered 12 is not."""
+    with Engram.open(store_url, clock=clock) as mem:
+        day = clock.now - timedelta(days=40)
+        dentist, parking = mem.save_many(
+            [
+                Draft(content=f"Dentist appointment on {day:%B} {day.day}"),
+                Draft(content=f"Parking spot is number {day.day} on level 2"),
+            ]
+        )
+        for query in (f"what is on {day.day} {day:%B}?", f"{day.day} {day:%B}"):
+            found = [h.memory.id for h in mem.search(query)]
+            assert found[:1] == [dentist.id] and parking.id not in found, query

@@ -114,6 +114,18 @@ def without_date_numbers(text: str) -> str:
     return rest
 
 
+def day_phrases(text: str, today: date) -> list[str]:
+    """The days written in `text` as phrases a memory naming them holds ("12 march", "march
+    12", "12 mar", "mar 12"): searched in place of the date's bare numbers, they find "Dentist
+    appointment on 12 March" without finding "parking spot number 12"."""
+    phrases: list[str] = []
+    for day in _written_days(text, today):
+        month = MONTH_NAMES[day.month - 1].lower()
+        for name in dict.fromkeys((month, month[:3])):
+            phrases += [f"{day.day} {name}", f"{name} {day.day}"]
+    return list(dict.fromkeys(phrases))
+
+
 def relative_days(text: str, today: date, weeks: bool = True) -> list[date]:
     """The days `text` names by counting back from today ("yesterday", "3 days ago", "last
     Friday", and with `weeks` "last week")."""

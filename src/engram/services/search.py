@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from engram.core.dates import (
     asks_about_the_present,
     day_of,
+    day_phrases,
     on_a_named_day,
     only_dates,
     without_date_numbers,
@@ -237,18 +238,23 @@ class SearchService:
         """The candidates, and whether the text matches filled the pool (there may be more);
         the whole-text vectors it read are added to `seen`."""
         settings = self.ctx.settings
-        # A query of dates alone is searched by its days (`_saved_on`), not by its digits nor
-        # by its meaning: "30 November 2026" found "launch moved to April 14" first, by meaning,
-        # above what was saved that day.
+        # A query of dates alone is searched by its days (`saved_on`) and the phrases that name
+        # them ("30 november"), not by its digits nor by its meaning: "30 November 2026" found
+        # "launch moved to April 14" first, by meaning, above what was saved that day.
         dates_only = only_dates(text)
         spans = named_day_spans(self.ctx, text)
-        # The days named are searched by when memories were saved (`_saved_on`). Their numbers
+        # The days named are searched by when memories were saved (`saved_on`). Their numbers
         # searched as words found "parking spot number 3" for "what did I buy on 3 March?"
         # above what was bought that day (a memory naming the date still shares its month);
         # their meaning drew the query's vector towards any memory with a date in it.
         worded = without_date_numbers(text) if spans else text
         meant = without_written_dates(text) if spans else text
+        # Without its date, "what is on 12 March?" means nothing: its vector found a parking
+        # spot at cosine 0.2. Such a query is searched by its days and day phrases alone.
+        dates_only = dates_only or (meant != text and not set(words(meant)) - STOPWORDS)
         terms = [] if dates_only else with_word_forms(query_terms(worded), STOPWORDS)
+        if spans:
+            terms += day_phrases(text, self.ctx.local_now().date())
         k = max(settings.search_vector_candidates, limit)
         # Meaning (the query's embedding, the vector index) is searched on another core while
         # the text index is searched on this one (docs/performance.md, "Searching on two cores").
