@@ -8,8 +8,10 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from engram import Draft, Engram, FixedClock
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -49,3 +51,25 @@ def leftover_temporaries(stale: Path, young: Path) -> None:
         leftover.write_bytes(b"x" * 1000)
     two_hours_ago = stale.stat().st_mtime - 7_200
     os.utime(stale, (two_hours_ago, two_hours_ago))
+
+
+# Facts an assistant saved about a user over half a year, around the two about their job.
+OTHER_FACTS = (
+    ("Allergic to shellfish", 170),
+    ("Uses Neovim with the LazyVim config", 160),
+    ("Daughter Mia started school in Lisbon", 100),
+    ("Plays padel on Thursday evenings with colleagues", 80),
+    ("Favourite cuisine is Japanese, especially ramen", 40),
+    ("Learning Portuguese with a tutor twice a week", 20),
+)
+OLD_JOB = ("Works as a backend engineer at a fintech startup called Paylane", 176)
+NEW_JOB = (
+    "Left Paylane; started as a staff engineer at Verdigris, a Lisbon climate-tech company, "
+    "in February",
+    61,
+)
+
+
+def save_facts(mem: Engram, clock: FixedClock, *facts: tuple[str, int]) -> list[str]:
+    drafts = [Draft(content=t, created_at=clock.now - timedelta(days=d)) for t, d in facts]
+    return [m.id for m in mem.save_many(drafts)]

@@ -221,22 +221,14 @@ def dated_order(mem: Engram, clock: FixedClock) -> list[str]:
 
 
 def present_order(mem: Engram, clock: FixedClock) -> list[str]:
-    """A fact and, later, the news that replaced it; the query asks how things stand now."""
-    mem.save_many(
-        [
-            Draft(
-                content="User lives in Berlin, in the Prenzlauer Berg neighborhood",
-                created_at=clock.now - timedelta(days=170),
-                tags=["then"],
-            ),
-            Draft(
-                content="Moved from Berlin to Lisbon in January",
-                created_at=clock.now - timedelta(days=90),
-                tags=["now"],
-            ),
-        ]
-    )
-    return [",".join(h.memory.tags) for h in mem.search("where does the user live now")]
+    """A fact and, later, the news that replaced it, among others; the query asks how things
+    stand now."""
+    from tests.support import NEW_JOB, OLD_JOB, OTHER_FACTS, save_facts
+
+    save_facts(mem, clock, *OTHER_FACTS)
+    old, new = save_facts(mem, clock, OLD_JOB, NEW_JOB)
+    found = [h.memory.id for h in mem.search("which company does the user work for currently")]
+    return ["old" if i == old else "new" for i in found if i in (old, new)]
 
 
 def fused_ranks(mem: Engram, clock: FixedClock) -> list[float]:

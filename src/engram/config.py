@@ -134,7 +134,7 @@ class Settings(BaseSettings):
     # match is as relevant as it, and each match's relevance is raised by up to this share, by
     # how late it was saved among the matches (0 turns it off; docs/search.md, "Queries about
     # the present").
-    search_present_weight: float = Field(default=0.5, ge=0, le=5)
+    search_present_weight: float = Field(default=0.2, ge=0, le=5)
 
     # What a save does with a repeat of a stored memory (docs/consolidation.md)
     save_duplicates: Literal["merge", "reinforce", "keep"] = "merge"

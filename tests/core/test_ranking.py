@@ -215,3 +215,21 @@ def test_news_of_a_better_match_is_as_relevant_as_it_and_the_latest_leads() -> N
     assert same_time == relevance  # neither is news of the other, none is later
     unlike = as_of_now(relevance, saved, {"berlin": berlin, "lisbon": other}, weight=0.5)
     assert unlike["lisbon"] == pytest.approx(0.3 * 1.25)
+
+
+def test_news_must_answer_the_query_nearly_as_well_as_what_it_replaces() -> None:
+    """ "Sister Clara went vegetarian" resembles "User has been vegetarian since 2019" as much as
+    true news does, but answers "is the user still vegetarian?" far worse (0.51 against 0.88)."""
+    from engram.core.ranking import SUCCESSOR_MEANING, as_of_now
+
+    user, sister = np.eye(2, dtype=np.float32)
+    sister = (user + sister) / np.linalg.norm(user + sister)
+    relevance, saved = {"user": 1.0, "sister": 0.6}, {"user": 0.0, "sister": 10.0}
+    vectors = {"user": user, "sister": sister}
+    weak = as_of_now(relevance, saved, vectors, 0.2, meaning={"user": 0.88, "sister": 0.51})
+    assert weak["sister"] == pytest.approx(0.6 * 1.2) and weak["sister"] < weak["user"]
+    close = 0.88 * SUCCESSOR_MEANING
+    strong = as_of_now(relevance, saved, vectors, 0.2, meaning={"user": 0.88, "sister": close})
+    assert strong["sister"] == pytest.approx(1.0 * 1.2)  # news: the fact's relevance, lifted
+    unmatched = as_of_now(relevance, saved, vectors, 0.2, meaning={"user": 0.88})
+    assert unmatched["sister"] == pytest.approx(0.6 * 1.2)  # not a match by meaning at all

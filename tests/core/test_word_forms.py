@@ -51,3 +51,16 @@ def test_no_form_is_indexed_as_a_function_word() -> None:
         for form in family:
             assert index_term(form) not in function_words, form
             assert len(index_term(form)) >= 3, form
+
+
+def test_forms_the_index_reads_as_other_words_are_not_added() -> None:
+    """The index splits "won't" into "won" and "t": "did I win anything?" listed "Landlord won't
+    fix the heating"; "fed", "lent" and "drew" are the Fed, Lent and Drew."""
+    assert with_word_forms(["win", "feed", "lend", "draw", "mouse"]) == [
+        "win",
+        "feed",
+        "lend",
+        "draw",
+        "mouse",
+        "drawn",
+    ]

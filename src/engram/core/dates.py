@@ -116,14 +116,24 @@ def without_date_numbers(text: str) -> str:
 
 def day_phrases(text: str, today: date) -> list[str]:
     """The days written in `text` as phrases a memory naming them holds ("12 march", "march
-    12", "12 mar", "mar 12"): searched in place of the date's bare numbers, they find "Dentist
-    appointment on 12 March" without finding "parking spot number 12"."""
+    12th", "12 of mar", "03 12"…): searched in place of the date's bare numbers, they find
+    "Dentist appointment on March 12th" or "Flight on 2026-03-12" without finding "parking spot
+    number 12"."""
     phrases: list[str] = []
     for day in _written_days(text, today):
         month = MONTH_NAMES[day.month - 1].lower()
-        for name in dict.fromkeys((month, month[:3])):
-            phrases += [f"{day.day} {name}", f"{name} {day.day}"]
+        for number in (str(day.day), _ordinal(day.day)):
+            for name in dict.fromkeys((month, month[:3])):
+                phrases += [f"{number} {name}", f"{name} {number}", f"{number} of {name}"]
+        # Written in digits ("2026-04-15", "15.04.2026"): month and day side by side, the year
+        # left out, since a day named without one may be a year off.
+        phrases += [f"{day.month:02} {day.day:02}", f"{day.day:02} {day.month:02}"]
     return list(dict.fromkeys(phrases))
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def relative_days(text: str, today: date, weeks: bool = True) -> list[date]:

@@ -411,6 +411,10 @@ def interleave(primary: list[Ranked], reviews: list[Ranked], ratio: float) -> li
 # Berlin to Lisbon") have cosine 0.21-0.87, median 0.5, 14 of 18 at 0.4 or above; 3 % of all
 # pairs of one user's facts reach 0.4 (bench/assistant_facts.py).
 SUCCESSOR_COSINE = 0.4
+# ... and news answers the query at least this share as well as the fact it replaces (cosine
+# with the query): a newer memory about someone else ("Brother Max got a new job") resembled
+# the user's fact as much as true news does, but matched the question far less.
+SUCCESSOR_MEANING = 0.8
 
 
 def as_of_now(
@@ -418,12 +422,17 @@ def as_of_now(
     saved_at: Mapping[str, float],
     vectors: Mapping[str, NDArray[np.float32]],
     weight: float,
+    meaning: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
     """Relevance to a question about how things stand now. A match saved after a better one it
     resembles (`SUCCESSOR_COSINE`) is news of the same thing: it is as relevant as that one.
     Then every match is lifted by how late it was saved among them, from × 1 for the first to
     × (1 + `weight`) for the last: of two memories about one thing the later holds now, and a
-    weak late match stays below a strong early one it does not resemble."""
+    weak late match stays below a strong early one it does not resemble. With `meaning` (each
+    match's cosine with the query), news must also answer the query nearly as well as what it
+    replaces (`SUCCESSOR_MEANING` of its cosine): "Sister Clara went vegetarian last month"
+    resembles "User has been vegetarian since 2019" (0.51) but answers "is the user still
+    vegetarian?" far worse, and it was listed first."""
     out = dict(relevance)
     with_vectors = sorted((saved_at[i], i) for i in relevance if i in vectors)
     for n, (_, later) in enumerate(with_vectors):
@@ -431,7 +440,9 @@ def as_of_now(
         if earlier:
             alike = np.stack([vectors[i] for i in earlier]) @ vectors[later]
             inherited = [
-                relevance[i] for i, c in zip(earlier, alike, strict=True) if c >= SUCCESSOR_COSINE
+                relevance[i]
+                for i, c in zip(earlier, alike, strict=True)
+                if c >= SUCCESSOR_COSINE and _answers_as_well(later, i, meaning)
             ]
             if inherited:
                 out[later] = max(out[later], *inherited)
@@ -440,3 +451,11 @@ def as_of_now(
     if span <= 0:
         return out
     return {i: r * (1.0 + weight * (saved_at[i] - first) / span) for i, r in out.items()}
+
+
+def _answers_as_well(later: str, earlier: str, meaning: Mapping[str, float] | None) -> bool:
+    if meaning is None:
+        return True
+    if later not in meaning:
+        return False  # not a match by meaning at all
+    return meaning[later] >= SUCCESSOR_MEANING * meaning.get(earlier, 0.0)

@@ -56,5 +56,6 @@ def as_of_now_found(
         {s.id: s.created_at for s, _ in found},
         vectors,
         weight,
+        {c.id: c.semantic for _, c in found if c.semantic is not None},
     )
     return [(s, c._replace(relevance=relevance[c.id])) for s, c in found]
