@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from tests.storage.test_jsonl import T0, bump, lines, mem, put
 
-from engram.core.models import Relation
+from engram.core.models import Memory, Relation
 from engram.core.scoring import Policy, ScheduleArrays, schedule_arrays
 from engram.errors import StoreError
 from engram.storage.jsonl import JSONLStore
@@ -57,6 +57,15 @@ def share(store: Path, tmp: Path) -> tuple[Path, Path]:
         configure(tmp / name)
         clones.append(tmp / name)
     return clones[0], clones[1]
+
+
+def clones_holding(tmp: Path, *memories: Memory) -> tuple[Path, Path]:
+    """A store holding `memories`, shared as two clones (`share`)."""
+    store = tmp / "store"
+    s = JSONLStore(store)
+    put(s, *memories)
+    s.close()
+    return share(store, tmp)
 
 
 def merge(into: Path, other: Path) -> bool:
@@ -182,11 +191,7 @@ def test_a_rewrite_at_the_end_conflicts_and_the_documented_order_resolves_it(
     kept after the rewritten lines they would undo a change. Resolved as docs/storage.md says
     (the common version's lines, then the rewriting side's, then the other side's), both
     sides' changes stay."""
-    store = tmp_path / "store"
-    s = JSONLStore(store)
-    put(s, mem("a"), mem("b"))
-    s.close()
-    one, other = share(store, tmp_path)
+    one, other = clones_holding(tmp_path, mem("a"), mem("b"))
     s = JSONLStore(one)
     if rewrite == "compaction":
         s.modify(["b"], bump)  # b's line, last in the common version, is superseded
@@ -223,11 +228,7 @@ def test_a_deletion_compacted_on_one_clone_and_a_touch_on_the_other_conflict(
     memory on the other clone, git saw one side remove a line and the other append one, merged
     without a conflict, and the deleted memory was back. The tombstone stays now: both sides
     appended, git stops, and so does the store until the merge is resolved."""
-    store = tmp_path / "store"
-    s = JSONLStore(store)
-    put(s, mem("x"), mem("a"))
-    s.close()
-    one, other = share(store, tmp_path)
+    one, other = clones_holding(tmp_path, mem("x"), mem("a"))
     s = JSONLStore(one)
     s.delete(["x"])
     s.compact()
@@ -264,11 +265,7 @@ def test_the_same_relation_created_on_both_clones_is_one_edge_either_id_deletes(
     nothing: deleting by it did nothing while the edge stayed. The last line of an edge wins,
     as the last line of an id does, the earlier id is reported and names the same edge, and
     deleting by either id removes it for good."""
-    store = tmp_path / "store"
-    s = JSONLStore(store)
-    put(s, mem("a"), mem("b"))
-    s.close()
-    one, other = share(store, tmp_path)
+    one, other = clones_holding(tmp_path, mem("a"), mem("b"))
     for clone, ident, strength in ((one, "from-one", 0.3), (other, "from-other", 0.9)):
         s = JSONLStore(clone)
         s.add_relation(edge(ident, "a", "b", strength))
