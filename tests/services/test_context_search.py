@@ -183,3 +183,21 @@ def test_a_question_in_another_script_finds_only_what_shares_its_words(mem: Engr
     assert mem.search("Какая завтра погода?") == []
     assert mem.search("xyzzy plugh frobnicate") == []
     assert [h.memory.id for h in mem.search("кошка")] == [cat.id]  # by its words
+
+
+def test_episode_neighbours_less_alike_than_the_gate_pass_no_credit() -> None:
+    """The gate is 0.15: a neighbour at 0.12 (two unrelated facts saved in one session) lends
+    nothing; one at 0.16 ("Sure, which weekend works?" after "Let's plan the kayak trip") does."""
+    import numpy as np
+
+    from engram.core.ranking import episode_links
+    from engram.services.search import CONTEXT_MIN_COSINE
+
+    def at(cosine: float) -> np.ndarray:
+        return np.array([cosine, np.sqrt(1 - cosine**2)], dtype=np.float32)
+
+    base = np.array([1.0, 0.0], dtype=np.float32)
+    vectors = {"match": base, "unrelated": at(0.12), "reply": at(0.16)}
+    pairs = [("match", "unrelated"), ("match", "reply")]
+    links = episode_links(pairs, vectors, CONTEXT_MIN_COSINE)
+    assert [(a, b) for a, b, _ in links] == [("match", "reply")]
