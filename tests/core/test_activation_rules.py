@@ -113,6 +113,25 @@ def test_days_of_the_users_things_where_their_work_lives_and_what_they_learn(
 
 
 @pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("What's on April 15?", "recall"),
+        ("Anything happening on Friday?", "recall"),
+        ("What is scheduled for tomorrow?", "recall"),
+        ("So what's on the 14th?", "recall"),
+        ("Hey, what's planned for next week?", "recall"),
+        # what is on elsewhere, or a day said of the moment
+        ("What's on TV tonight?", "none"),
+        ("What's on the menu at Nando's?", "none"),
+        ("What's on sale this Friday at the mall, any idea?", "none"),
+    ],
+)
+def test_what_is_planned_on_a_day_is_a_recall(text: str, intent: str) -> None:
+    """Only the user's calendar answers "What's on April 15?" (a helper's probe: it was none)."""
+    assert classify(text).intent == intent
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "I commute to work by train.",

@@ -82,6 +82,32 @@ def test_analyze_for_recall_gives_the_query_to_run(mem: Engram) -> None:
     assert not mem.analyze_for_recall("Translate 'good morning' into Spanish").should_search
 
 
+def test_a_question_naming_someone_the_store_knows_is_a_recall(mem: Engram) -> None:
+    """A question like "Is Lisa still vegetarian?" has the form of one about the world, and was none
+    (a helper's probe); with a memory about Lisa only memory answers it."""
+    question = "Is Lisa still vegetarian?"
+    assert not mem.analyze_for_recall(question).should_search  # nobody called Lisa yet
+    lisa = mem.save("Sister Lisa went vegetarian in March")
+    atlas = mem.save("Project Atlas launches on May 3", entities=["Dana Kim"])
+
+    found = mem.analyze_for_recall(question)
+    assert found.should_search and found.phrase == "Lisa" and "Lisa" in found.queries
+    assert found.confidence < 0.6  # below every rule: the store's reading, not the wording's
+    assert found.query is not None
+    assert mem.search(found.query)[0].memory.id == lisa.id
+    assert mem.analyze_message(question).intent == "recall"
+    # a name the memory holds as an entity only, and every word of it
+    dana = mem.analyze_for_recall("Does Dana Kim still work at Globex?")
+    assert dana.should_search and dana.phrase == "Dana Kim"
+    assert mem.search("Dana Kim")[0].memory.id == atlas.id
+    assert not mem.analyze_for_recall("Does Dana Scully still work at the FBI?").should_search
+    # names it has never heard of, a statement, and a refusal stay as the rules read them
+    assert not mem.analyze_for_recall("Where does Taylor Swift live?").should_search
+    assert mem.analyze_message("Lisa is vegan now.").intent != "recall"
+    refused = mem.analyze_message("Don't save this: is Lisa ok?")
+    assert refused.intent == "none" and refused.phrase is not None
+
+
 def test_what_the_analysis_returns_fits_the_tools_it_feeds(mem: Engram) -> None:
     """A message may be 50,000 characters; a search query 1,000 and a memory's entities 50.
     The analysis handed back a 3,600-character query and 80 entities, refused by the very

@@ -224,6 +224,15 @@ RULES: tuple[Rule, ...] = (
         0.8,
     ),
     _rule("recall", r"^\W*what (?:was|were) (?:the|that|my|our)\b.*\b(?:called|named)\b", 0.8),
+    # What is planned on a day: "What's on April 15?", "Anything happening on Friday?", "What
+    # is scheduled for tomorrow?" — only the user's calendar answers; not "What's on TV?".
+    _rule(
+        "recall",
+        rf"{OPENERS}(?:what(?:'s| is)|is there anything|anything) "
+        r"(?:on|happening|planned|scheduled|booked|due)(?: (?:on|for))? (?:the )?"
+        rf"(?:{_WHEN}|tomorrow\b|this weekend\b|next (?:week|weekend)\b)[^.!?]*\?\s*$",
+        0.8,
+    ),
     # Any other question of who, what or when about the user's things ("Who cleans our office on
     # weekends?"), read from its form with less confidence; not advice, how-to or trouble ("How
     # do I reset my router?", "What's wrong with my sourdough?").

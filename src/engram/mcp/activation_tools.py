@@ -45,6 +45,7 @@ def register_activation_tools(server: MCPServer[Any], runtime: EngramRuntime) ->
     async def analyze_for_recall(message: Message) -> RecallAnalysis:
         """Analyse a user's message for recall intent ('what did I say about…', 'remind me…', 'do
         you remember…', or a question about the user's own world: 'where do I work?', 'who is my
-        dentist?'): should_search, the phrase, and the search_memory query to run (queries adds one
-        per name mentioned; window_days when the message says when). Changes nothing."""
+        dentist?', 'what's on Friday?', or about someone memory knows: 'is Lisa still
+        vegetarian?'): should_search, the phrase, and the search_memory query to run (queries adds
+        one per name mentioned; window_days when the message says when). Changes nothing."""
         return await runtime.call(lambda app: app.activation.analyze_for_recall(message))

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engram.core.importance import importance
-from engram.core.intent import classify
+from engram.core.intent import Analysis, classify
 from engram.core.keeping import memory_content
+from engram.core.message import asked, plain
 from engram.core.models import Memory
+from engram.core.questions import is_plain_question
 from engram.core.recall import recall_query, recall_window
 from engram.core.text import query_terms
 from engram.services import validation as check
@@ -26,6 +28,12 @@ _CONFIRMING = frozenset(
     case holds nothing changed hasn't before that's it is as thanks thank thx ok okay great
     perfect cool good""".split()
 )
+
+# How sure a recall is that only names someone or something the store knows ("Is Lisa still
+# vegetarian?"): a rule reads the question as one about the world, and so it would be, were the
+# name unknown; below every recall rule (0.6 and up), as the reading is the store's, not the
+# wording's.
+KNOWN_NAME_CONFIDENCE = 0.55
 
 
 def _within(query: str, limit: int) -> str:
@@ -46,7 +54,7 @@ class ActivationService:
         recent = (
             check.memory_ids(recent_memory_ids, "recent_memory_ids") if recent_memory_ids else []
         )
-        found = classify(text)
+        found = self._classified(text)
         # The recent ids that name no memory are said: a mistyped one confirmed nothing, and
         # nothing told the caller why (probe).
         shown = self.ctx.store.get_many(recent) if recent else []
@@ -82,7 +90,7 @@ class ActivationService:
 
     def analyze_for_recall(self, message: str) -> RecallAnalysis:
         text = check.content(message, "message")
-        found = classify(text)
+        found = self._classified(text)
         if found.intent != "recall":
             return RecallAnalysis(should_search=False, confidence=found.confidence, phrase=None)
         # What it returns must be accepted by the tools it feeds: search's query and the
@@ -103,6 +111,32 @@ class ActivationService:
             entities=names,
             window_days=recall_window(text, today),
         )
+
+    def _classified(self, text: str) -> Analysis:
+        """`classify`, and a question no rule reads as a recall is one when it names someone or
+        something the store holds a memory about: "Is Lisa still vegetarian?" and "How is
+        Atlas going?" have the form of questions about the world, and only memory answers them
+        (a helper's probe); "Where does Taylor Swift live?" stays none in a store that never
+        heard of her. A refusal or a "forget that" (a rule's none, with its phrase) stays."""
+        found = classify(text)
+        if found.intent != "none" or found.phrase is not None:
+            return found
+        if not is_plain_question(asked(plain(text))):
+            return found
+        known = self._known_names(names_in(text))
+        if not known:
+            return found
+        return Analysis("recall", KNOWN_NAME_CONFIDENCE, known[0])
+
+    def _known_names(self, names: Sequence[str]) -> list[str]:
+        """The names every word of which some memory holds (its text or its entities), in
+        the order given."""
+        words = {name: query_terms(name) for name in names}
+        wanted = [w for terms in words.values() for w in terms]
+        if not wanted:
+            return []
+        held = self.ctx.store.term_counts(wanted, 1).counts
+        return [name for name, terms in words.items() if terms and all(held.get(w) for w in terms)]
 
 
 def _confirmed(message: str, memories: Sequence[Memory]) -> list[str]:
