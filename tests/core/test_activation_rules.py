@@ -15,6 +15,7 @@ from engram.core.intent import classify
 from engram.core.keeping import memory_content, says_a_change
 from engram.core.message import plain
 from engram.core.models import MAX_STRENGTH
+from engram.core.questions import asks_about
 from engram.core.recall import recall_query, recall_window
 from engram.core.statement import MAX_WORDS, STATEMENT_CONFIDENCE, statement_about_the_user
 
@@ -481,6 +482,38 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
 def test_a_counted_window_is_understood(message: str, query: str, days: int) -> None:
     """ "3 days ago" stayed in the query ("rust 3 days ago") with no window."""
     assert (recall_query(message), recall_window(message, THURSDAY)) == (query, days)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "asks"),
+    [
+        ("Is Lisa still vegetarian?", "Lisa", True),
+        ("When is Max's recital?", "Max", True),
+        ("How is Atlas going?", "Atlas", True),
+        ("Who is Sarah Chen?", "Sarah Chen", True),
+        ("What did Lisa say about the trip?", "Lisa", True),
+        ("Where is Porto?", "Porto", False),
+        ("Who is the CEO of Siemens?", "Siemens", False),
+        ("How do I exit Neovim?", "Neovim", False),
+        ("Is Python faster than JavaScript?", "Python", False),
+        ("Should I invite Lisa to dinner?", "Lisa", False),
+        ("Lisa is vegan now.", "Lisa", False),
+    ],
+)
+def test_a_question_asks_of_a_name_when_the_name_is_its_subject(
+    text: str, name: str, asks: bool
+) -> None:
+    assert asks_about(text, name) is asks
+
+
+def test_a_day_to_come_keeps_its_name_in_the_query_and_sets_no_window() -> None:
+    """A memory of what is planned names the day ("Team dinner on Friday") and was saved
+    before it: the weekday was dropped from the query and the window reached back to the last
+    Friday, which held nothing planned for the next."""
+    asked = "Anything happening on Friday?"
+    assert recall_query(asked, THURSDAY) == "anything happening friday 2 January 2026"
+    assert recall_window(asked, THURSDAY) is None
+    assert recall_window("What did we eat on Friday?", THURSDAY) == 7
 
 
 def test_a_thousands_separator_is_no_window() -> None:

@@ -57,6 +57,28 @@ def test_the_forms_people_write_a_day_in(query: str, days: list[date]) -> None:
     assert list(named_days(query, TODAY)) == days
 
 
+@pytest.mark.parametrize(
+    ("query", "days"),
+    [
+        ("What's on April 15?", [date(2024, 4, 15)]),  # the next one, not last year's
+        ("Anything happening on Friday?", [date(2024, 1, 26)]),  # today is a Friday
+        ("What will we do on monday?", [date(2024, 1, 29)]),
+        ("Is anything planned for Jan 20?", [date(2025, 1, 20)]),
+        ("What is on 29 February?", [date(2024, 2, 29)]),
+        ("Anything booked for the 25th of January?", [date(2025, 1, 25)]),
+        # back: said of the past, or "last" said outright
+        ("What did we eat on Friday?", [date(2024, 1, 19)]),
+        ("What's happening, compared with last Friday?", [date(2024, 1, 19)]),
+    ],
+)
+def test_a_question_about_days_to_come_names_the_next_such_day(
+    query: str, days: list[date]
+) -> None:
+    """ "What's on April 15?" in December asked about April of last year, and "anything
+    happening on Friday?" about the Friday gone (a helper's probe)."""
+    assert list(named_days(query, TODAY)) == days
+
+
 def test_a_date_that_reads_two_ways_names_both_days() -> None:
     assert named_days("on 02.01.2024", TODAY) == (date(2024, 1, 2), date(2024, 2, 1))
     assert named_days("on 01/13/2024", TODAY) == (date(2024, 1, 13),)  # no 13th month

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from datetime import timedelta
 
 import pytest
 
-from engram import Draft, Engram, ValidationError
+from engram import Draft, Engram, FixedClock, ValidationError
 from engram.services import context
+
+DAY = timedelta(days=1)
 
 
 def test_a_save_adds_the_names_in_its_text_and_says_so(mem: Engram) -> None:
@@ -103,9 +106,27 @@ def test_a_question_naming_someone_the_store_knows_is_a_recall(mem: Engram) -> N
     assert not mem.analyze_for_recall("Does Dana Scully still work at the FBI?").should_search
     # names it has never heard of, a statement, and a refusal stay as the rules read them
     assert not mem.analyze_for_recall("Where does Taylor Swift live?").should_search
+    # and so does a question naming what it knows only to ask how, or about the world
+    mem.save("Works in Neovim; the mother lives in Porto")
+    for world in ("How do I exit Neovim?", "Where is Porto?", "Is Porto warmer than Lisbon?"):
+        assert not mem.analyze_for_recall(world).should_search, world
     assert mem.analyze_message("Lisa is vegan now.").intent != "recall"
     refused = mem.analyze_message("Don't save this: is Lisa ok?")
     assert refused.intent == "none" and refused.phrase is not None
+
+
+def test_a_question_about_a_day_to_come_finds_what_is_planned_for_it(
+    store_url: str, clock: FixedClock
+) -> None:
+    """ "Anything happening on Friday?" searched the Friday gone, without the word "Friday":
+    the memory of the dinner planned for the coming one was not found (a helper's probe)."""
+    with Engram.open(store_url, clock=clock) as mem:  # the clock says Thursday
+        dinner = mem.save("Team dinner on Friday at Nando's", created_at=clock.now - DAY * 3)
+        mem.save("Ate pasta with the kids", created_at=clock.now - DAY * 6)  # last Friday
+        found = mem.analyze_for_recall("Anything happening on Friday?")
+        assert found.should_search and found.window_days is None
+        assert found.query is not None and "friday" in found.query.split()
+        assert mem.search(found.query)[0].memory.id == dinner.id
 
 
 def test_what_the_analysis_returns_fits_the_tools_it_feeds(mem: Engram) -> None:

@@ -7,7 +7,9 @@ month or a year alone: "in 2017" is usually when something happened, not when it
 and a year's memories are no answer in particular.
 
 A date that reads two ways (02.01.2024: 2 January or 1 February) names both days. A date
-without a year is the latest such day not after today. Relative days count back from `today`,
+without a year is the latest such day not after today, and "on Friday" the last Friday, unless
+the text looks ahead ("What's on April 15?", "Anything happening on Friday?", "What will we do
+on Friday?"): then the next such day, today included. Relative days count back from `today`,
 the asker's date (the caller gives it in the local time zone).
 """
 
@@ -59,7 +61,14 @@ _AGO = re.compile(
     re.I,
 )
 # "last Friday", "on Friday": a weekday alone is as often one to come ("the meeting is Friday").
-_WEEKDAY = re.compile(r"\b(?:last|on)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
+_WEEKDAY = re.compile(r"\b(last|on)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
+# Words of a text that asks about days to come: "what's on Friday?" is about the next one, where
+# "what did we eat on Friday?" is about the last. Read only where a day is named.
+_AHEAD = re.compile(
+    r"\b(?:will|won'?t|going to|gonna|planned|plans?|scheduled|booked|upcoming|coming up|"
+    r"happening|what'?s on|what is on|anything on)\b",
+    re.I,
+)
 # Not "today": a query says it of the present ("I got a perfect score today!") far more often
 # than it asks for what was saved today, and today's memories are the freshest anyway.
 _RELATIVE_RE = re.compile(r"\b((?:the\s+)?day\s+before\s+yesterday|yesterday)\b", re.I)
@@ -69,6 +78,12 @@ _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _COUNTS |= {"six": 6, "seven": 7}
 # How far back a date without a year is looked for: 29 February comes every four years.
 _YEARS_BACK = 8
+
+
+def looks_ahead(text: str) -> bool:
+    """Whether `text` asks about days to come ("what's on Friday?", "anything planned for
+    April 15?"): a day it names without a year or a "last" is then the next one."""
+    return _AHEAD.search(text.replace("\u2019", "'")) is not None
 
 
 def named_days(text: str, today: date, weeks: bool = True) -> tuple[date, ...]:
@@ -137,18 +152,23 @@ def _ordinal(n: int) -> str:
 
 
 def relative_days(text: str, today: date, weeks: bool = True) -> list[date]:
-    """The days `text` names by counting back from today ("yesterday", "3 days ago", "last
-    Friday", and with `weeks` "last week")."""
+    """The days `text` names counting from today ("yesterday", "3 days ago", "last Friday",
+    and with `weeks` "last week"; "on Friday" the last one, or the next one, today included, in
+    a text that `looks_ahead`)."""
     days: list[date] = []
+    ahead = looks_ahead(text)
     try:
         for phrase in _RELATIVE_RE.findall(text):
             days.append(today - timedelta(days=1 if phrase.lower() == "yesterday" else 2))
         for count, unit in _AGO.findall(text):
             n = int(count) if count.isdigit() else _COUNTS[count.lower()]
             days.append(today - timedelta(days=n * (7 if unit.lower() == "week" else 1)))
-        for weekday in _WEEKDAY.findall(text):
-            back = (today.weekday() - WEEKDAYS[weekday.lower()]) % 7 or 7
-            days.append(today - timedelta(days=back))
+        for lead, weekday in _WEEKDAY.findall(text):
+            number = WEEKDAYS[weekday.lower()]
+            if ahead and lead.lower() == "on":
+                days.append(today + timedelta(days=(number - today.weekday()) % 7))
+            else:
+                days.append(today - timedelta(days=(today.weekday() - number) % 7 or 7))
         for unit in _LAST_WEEK.findall(text) if weeks else ():
             monday = today - timedelta(days=today.weekday() + 7)
             first = 5 if unit.lower() == "weekend" else 0
@@ -165,14 +185,19 @@ def written_day(day: date) -> str:
 
 
 def without_relative_days(text: str) -> str:
-    """`text` without the phrases `relative_days` reads ("last Friday", "3 days ago")."""
-    for pattern in (_RELATIVE_RE, _AGO, _WEEKDAY, _LAST_WEEK):
+    """`text` without the phrases `relative_days` reads counting back ("last Friday", "3 days
+    ago"). A day to come keeps its name: a memory of what is planned names it ("Team dinner on
+    Friday"), and was saved before that day."""
+    ahead = looks_ahead(text)
+    text = _WEEKDAY.sub(lambda m: m.group(0) if ahead and m.group(1).lower() == "on" else " ", text)
+    for pattern in (_RELATIVE_RE, _AGO, _LAST_WEEK):
         text = pattern.sub(" ", text)
     return text
 
 
 def _written_days(text: str, today: date) -> list[date]:
     days: list[date] = []
+    ahead = looks_ahead(text)
     for kind, m in _date_matches(text):
         if kind == "iso":
             days += _valid(*(int(g) for g in m.groups()))
@@ -187,7 +212,7 @@ def _written_days(text: str, today: date) -> list[date]:
                 year = int(written) if len(written) == 4 else 2000 + int(written)
                 days += _valid(year, number, int(day))
             else:
-                days += _yearless(number, int(day), today)
+                days += _yearless(number, int(day), today, ahead)
     return days
 
 
@@ -230,11 +255,16 @@ def _valid(year: int, month: int, day: int) -> list[date]:
         return []
 
 
-def _yearless(month: int, day: int, today: date) -> list[date]:
-    """The latest such day not after today (29 February: up to eight years back)."""
-    for year in range(today.year, max(today.year - _YEARS_BACK, 0), -1):
+def _yearless(month: int, day: int, today: date, ahead: bool) -> list[date]:
+    """The latest such day not after today, or `ahead` the first not before it (29 February:
+    up to eight years either way)."""
+    if ahead:
+        years = range(today.year, min(today.year + _YEARS_BACK, 9999) + 1)
+    else:
+        years = range(today.year, max(today.year - _YEARS_BACK, 0), -1)
+    for year in years:
         found = _valid(year, month, day)
-        if found and found[0] <= today:
+        if found and (found[0] >= today if ahead else found[0] <= today):
             return found
     return []
 

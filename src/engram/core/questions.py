@@ -54,3 +54,32 @@ def question_follows(text: str, found: re.Match[str]) -> bool:
 
 # The save rules that read a fact about the user: worth keeping whatever is asked after it.
 ABOUT_THE_USER = frozenset({"personal", "decision", "preference"})
+
+
+# What a question about a name opens with: a question word and its verb, or the verb alone.
+_ASKS_OF = (
+    r"^\W*(?:(?:what|where|when|which|how|why)(?:'s| is| are| was| were| does| do| did| has|"
+    r" have| will)|is|are|was|were|does|do|did|has|have|will)\s+(?:the\s+)?"
+)
+# Questions that name something only to ask how to do a thing, for advice, to compare, or the
+# time somewhere ("How do I exit Neovim?", "Is Python faster than JavaScript?").
+_NOT_OF_IT = re.compile(
+    r"\b(?:should|shall|can|could|would|need|needs|best|better|recommend|suggest|ideas?|tips?|"
+    r"how (?:do|can|does|did) (?:i|you|we|one)|how to|than|vs|versus|what time)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about(text: str, name: str) -> bool:
+    """Whether a question asks something of `name`, the name as its subject: "Is Lisa still
+    vegetarian?", "When is Max's recital?", "How is Atlas going?", "Who is Sarah Chen?"; not
+    "Where is Porto?" (what a map says), "What's new in PostgreSQL 16?", "How do I exit
+    Neovim?" or "Is Python faster than JavaScript?" (a helper's probe: these were read as
+    recalls because the store knew the name)."""
+    if not is_plain_question(text) or _NOT_OF_IT.search(text):
+        return False
+    named = re.escape(name)
+    if re.match(rf"^\W*who(?:'s| is| was)\s+{named}\W*$", text, re.IGNORECASE):
+        return True
+    # Something is asked of the name: words follow it, or it owns what is asked ("Max's").
+    return re.match(rf"{_ASKS_OF}{named}(?:'s\b|\s+\w)", text, re.IGNORECASE) is not None

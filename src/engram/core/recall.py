@@ -93,7 +93,8 @@ def recall_window(message: str, today: date) -> int | None:
     """Days back a recall request points to, if it says: to the start of the earliest day it
     names by counting back ("3 days ago" → 4: a memory saved three days and nine hours ago is
     in; "last week" → back to last week's Monday), else by its span ("this month" → 31)."""
-    counted_back = relative_days(message, today)
+    # A day to come ("what's on Friday?") is no window: what is planned was said before it.
+    counted_back = [day for day in relative_days(message, today) if day < today]
     if counted_back:
         return (today - min(counted_back)).days + 1
     counted = _COUNTED_WINDOW.search(message)

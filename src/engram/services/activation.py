@@ -13,7 +13,7 @@ from engram.core.intent import Analysis, classify
 from engram.core.keeping import memory_content
 from engram.core.message import asked, plain
 from engram.core.models import Memory
-from engram.core.questions import is_plain_question
+from engram.core.questions import asks_about
 from engram.core.recall import recall_query, recall_window
 from engram.core.text import query_terms
 from engram.services import validation as check
@@ -113,17 +113,18 @@ class ActivationService:
         )
 
     def _classified(self, text: str) -> Analysis:
-        """`classify`, and a question no rule reads as a recall is one when it names someone or
-        something the store holds a memory about: "Is Lisa still vegetarian?" and "How is
-        Atlas going?" have the form of questions about the world, and only memory answers them
-        (a helper's probe); "Where does Taylor Swift live?" stays none in a store that never
-        heard of her. A refusal or a "forget that" (a rule's none, with its phrase) stays."""
+        """`classify`, and a question no rule reads as a recall is one when it asks something of
+        someone or something the store holds a memory about, the name as its subject
+        (`asks_about`): "Is Lisa still vegetarian?" and "How is Atlas going?" have the form of
+        questions about the world, and only memory answers them (a helper's probe); "Where does
+        Taylor Swift live?" stays none in a store that never heard of her, and "How do I exit
+        Neovim?" in one that knows the user uses it. A refusal or a "forget that" (a rule's
+        none, with its phrase) stays."""
         found = classify(text)
         if found.intent != "none" or found.phrase is not None:
             return found
-        if not is_plain_question(asked(plain(text))):
-            return found
-        known = self._known_names(names_in(text))
+        question = asked(plain(text))
+        known = self._known_names([n for n in names_in(text) if asks_about(question, n)])
         if not known:
             return found
         return Analysis("recall", KNOWN_NAME_CONFIDENCE, known[0])
