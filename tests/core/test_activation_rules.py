@@ -17,7 +17,12 @@ from engram.core.message import plain
 from engram.core.models import MAX_STRENGTH
 from engram.core.questions import asks_about
 from engram.core.recall import recall_query, recall_window
-from engram.core.statement import MAX_WORDS, STATEMENT_CONFIDENCE, statement_about_the_user
+from engram.core.statement import (
+    MAX_WORDS,
+    STATEMENT_CONFIDENCE,
+    statement_about,
+    statement_about_the_user,
+)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "activation"
 CLASSES = ("save", "recall", "reinforce", "none")
@@ -504,6 +509,25 @@ def test_a_question_asks_of_a_name_when_the_name_is_its_subject(
     text: str, name: str, asks: bool
 ) -> None:
     assert asks_about(text, name) is asks
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "subject"),
+    [
+        ("Emma is 7 now.", "Emma", "Emma is"),
+        ("Actually, Lisa's birthday is September 5.", "Lisa", "Lisa's birthday is"),
+        ("Update: Max switched from violin to cello.", "Max", "Max switched"),
+        ("Tom Becker is leaving Globex at the end of the month.", "Tom Becker", "Tom Becker is"),
+        ("Max is sick today.", "Max", None),  # the moment
+        ("Lisa thinks we should go.", "Lisa", None),  # an opinion
+        ("Is Lisa still vegetarian?", "Lisa", None),  # a question
+        ("I had dinner with Lisa and Tom.", "Lisa", None),  # not its subject
+    ],
+)
+def test_a_statement_about_someone_named_is_read_from_its_form(
+    text: str, name: str, subject: str | None
+) -> None:
+    assert statement_about(plain(text), name) == subject
 
 
 def test_a_day_to_come_keeps_its_name_in_the_query_and_sets_no_window() -> None:

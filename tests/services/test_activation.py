@@ -76,6 +76,20 @@ def test_a_confirmation_names_the_recent_memory_it_confirms(mem: Engram) -> None
     assert found.missing == [] and mem.analyze_message("Hello there").missing == []
 
 
+def test_a_confirmation_leaves_the_fact_its_news_replaced(mem: Engram) -> None:
+    """Shown the replaced fact and the news, "Correct, Tom is still my manager" touched both
+    (a helper's probe): the old one shares only words the new one shares too."""
+    sarah = mem.save("My manager is Sarah Chen")
+    tom = mem.save("Tom is my manager now; Sarah left")
+    porto = mem.save("Lives in Porto")
+    shown = [sarah.id, tom.id, porto.id]
+    found = mem.analyze_message("Correct, Tom is still my manager.", shown)
+    assert (found.intent, found.touch) == ("reinforce", [tom.id])
+    # two facts confirmed in one breath, a word each: both
+    both = mem.analyze_message("Yes, still Tom, and still in Porto.", shown)
+    assert both.touch == [tom.id, porto.id]
+
+
 def test_analyze_for_recall_gives_the_query_to_run(mem: Engram) -> None:
     saved = mem.save("Prefers TypeScript over JavaScript", tags=["preferences"])
     found = mem.analyze_for_recall("What did I say about TypeScript last week?")
@@ -110,9 +124,28 @@ def test_a_question_naming_someone_the_store_knows_is_a_recall(mem: Engram) -> N
     mem.save("Works in Neovim; the mother lives in Porto")
     for world in ("How do I exit Neovim?", "Where is Porto?", "Is Porto warmer than Lisbon?"):
         assert not mem.analyze_for_recall(world).should_search, world
-    assert mem.analyze_message("Lisa is vegan now.").intent != "recall"
+    assert mem.analyze_message("Lisa is vegan now.").intent == "save"  # news, next test
     refused = mem.analyze_message("Don't save this: is Lisa ok?")
     assert refused.intent == "none" and refused.phrase is not None
+
+
+def test_news_about_someone_the_store_knows_is_a_save(mem: Engram) -> None:
+    """ "Actually, Lisa's birthday is September 5", "Emma is 7 now": corrections of what the
+    store holds about someone were none (a helper's probe), and the old fact stayed the only
+    one. A statement about a name the store never heard of stays none."""
+    news = "Actually, Lisa's birthday is September 5, not the 3rd."
+    assert mem.analyze_message(news).intent == "none"  # Lisa unknown yet
+    mem.save("My wife Lisa's birthday is September 3")
+    mem.save("Daughter Emma is 6")
+    found = mem.analyze_message(news)
+    assert (found.intent, found.should_save, found.phrase) == ("save", True, "Lisa's birthday is")
+    assert found.confidence < 0.6 and found.tags == ["personal"]
+    assert found.content == "Lisa's birthday is September 5, not the 3rd."  # from the name on
+    assert found.entities == ["Lisa"]
+    assert mem.analyze_message("Emma is 7 now.").content == "Emma is 7 now."
+    # the moment, an opinion, or someone unknown: nothing to keep
+    for passing in ("Emma is sick today.", "Lisa thinks we should go.", "Taylor Swift is on tour."):
+        assert mem.analyze_message(passing).intent == "none", passing
 
 
 def test_a_question_about_a_day_to_come_finds_what_is_planned_for_it(

@@ -54,11 +54,13 @@ _ELSEWHERE = (
     r"this|that|it|these|those|below|above|attached|following|here|remember|recall|forget|"
     r"forgot"
 )
+# Nothing after the opening marks the statement as anything else (`_ELSEWHERE`).
+_PLAIN_TO_THE_END = rf"(?=(?:(?!\b(?:{_ELSEWHERE})\b).)*$)"
 _STATEMENT = re.compile(
     OPENERS
     # not "I'm bored", "I'm so tired": how the user is now, in a word or two
     + r"(?!i(?:'m| am)(?: \S+){1,2}\W*$)"
-    + rf"(?=(?:(?!\b(?:{_ELSEWHERE})\b).)*$)"
+    + _PLAIN_TO_THE_END
     + r"(?P<subject>(?:i|we|my|our)\b(?:'\w+)?(?: [\w'-]+){0,2})",
     re.IGNORECASE,
 )
@@ -84,10 +86,31 @@ _DATED = re.compile(
 def statement_about_the_user(text: str) -> str | None:
     """The opening words of `text` (read by `engram.core.message.plain`) when it is a short
     statement about the user or theirs that nothing marks as anything else; else None."""
-    words = len(text.split())
-    if not MIN_WORDS <= words <= MAX_WORDS or "?" in text or _NOT_PROSE.search(text):
+    if not _a_short_statement(text):
         return None
     found = _STATEMENT.match(text)
     if found is None or (_DID.match(text) and not _DATED.search(text)):
         return None
     return found.group("subject")
+
+
+# News about someone often comes as a correction: "Actually, Lisa's birthday is September 5".
+_CORRECTING = r"(?:(?:actually|no|nope|correction|update|fyi)\W+)*"
+
+
+def statement_about(text: str, name: str) -> str | None:
+    """`statement_about_the_user`, of someone or something named, as its subject: "Emma is 7
+    now", "Lisa's birthday is September 5", "Max switched from violin to cello". The words
+    that open it (the name and its verb), or None. Whether the name is one the user told
+    about is the store's to say (`engram.services.activation`): "Taylor Swift released an
+    album" has the same form."""
+    if not _a_short_statement(text):
+        return None
+    subject = rf"(?P<subject>{re.escape(name)}(?:'s [\w'-]+)? [\w'-]+)"
+    found = re.match(OPENERS + _CORRECTING + _PLAIN_TO_THE_END + subject, text, re.IGNORECASE)
+    return None if found is None else found.group("subject")
+
+
+def _a_short_statement(text: str) -> bool:
+    words = len(text.split())
+    return MIN_WORDS <= words <= MAX_WORDS and "?" not in text and not _NOT_PROSE.search(text)

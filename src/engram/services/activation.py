@@ -15,6 +15,7 @@ from engram.core.message import asked, plain
 from engram.core.models import Memory
 from engram.core.questions import asks_about
 from engram.core.recall import recall_query, recall_window
+from engram.core.statement import statement_about
 from engram.core.text import query_terms
 from engram.services import validation as check
 from engram.services.context import Context
@@ -123,11 +124,19 @@ class ActivationService:
         found = classify(text)
         if found.intent != "none" or found.phrase is not None:
             return found
-        question = asked(plain(text))
-        known = self._known_names([n for n in names_in(text) if asks_about(question, n)])
-        if not known:
-            return found
-        return Analysis("recall", KNOWN_NAME_CONFIDENCE, known[0])
+        read = asked(plain(text))
+        names = names_in(text)
+        known = self._known_names([n for n in names if asks_about(read, n)])
+        if known:
+            return Analysis("recall", KNOWN_NAME_CONFIDENCE, known[0])
+        stated = {n: said for n in names if (said := statement_about(read, n)) is not None}
+        known = self._known_names(list(stated))
+        if known:
+            # What is kept starts at the name: "Actually, Lisa's birthday is…" keeps "Lisa's…".
+            name = known[0]
+            about = text[text.find(name) :] if text.find(name) > 0 else None
+            return Analysis("save", KNOWN_NAME_CONFIDENCE, stated[name], ("personal",), about)
+        return found
 
     def _known_names(self, names: Sequence[str]) -> list[str]:
         """The names every word of which some memory holds (its text or its entities), in
@@ -142,9 +151,17 @@ class ActivationService:
 
 def _confirmed(message: str, memories: Sequence[Memory]) -> list[str]:
     """The recent memories sharing a word with the confirmation (most shared first); all of
-    them when it names nothing ("yes, that's right")."""
+    them when it names nothing ("yes, that's right"). Not one whose shared words another shares
+    too, with more: shown "My manager is Sarah Chen" and the later "Tom is my manager now",
+    "Correct, Tom is still my manager" confirmed both, the replaced fact too (a helper's
+    probe); "Yes, still at Globex and still in Porto" confirms two memories, a word each."""
     words = {t for t in query_terms(message) if t not in _CONFIRMING}
     if not words:
         return [m.id for m in memories]
-    shared = [(len(words & set(query_terms(m.content))), i, m.id) for i, m in enumerate(memories)]
-    return [ident for n, _, ident in sorted(shared, key=lambda s: (-s[0], s[1])) if n > 0]
+    shared = [words & set(query_terms(m.content)) for m in memories]
+    kept = [
+        (len(own), i)
+        for i, own in enumerate(shared)
+        if own and not any(own < other for other in shared)
+    ]
+    return [memories[i].id for _, i in sorted(kept, key=lambda k: (-k[0], k[1]))]
