@@ -464,7 +464,7 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     assert recall_window("What did I say about pricing?", THURSDAY) is None
     # the asking words of a contraction are not what to look for ("what's wife's name" ranked
     # "What's new: the office moved" first)
-    assert recall_query("What's my wife's name again?") == "wife's name"
+    assert recall_query("What's my wife's name again?") == "wife's"  # the answer names her
     # "these days", "any": said of now, nothing to look for ("work days" found any day)
     assert recall_query("Where do I work these days?") == "work"
     assert recall_query("Do I have any allergies?") == "allergies"
@@ -538,6 +538,21 @@ def test_a_day_to_come_keeps_its_name_in_the_query_and_sets_no_window() -> None:
     assert recall_query(asked, THURSDAY) == "anything happening friday 2 January 2026"
     assert recall_window(asked, THURSDAY) is None
     assert recall_window("What did we eat on Friday?", THURSDAY) == 7
+
+
+@pytest.mark.parametrize(
+    ("message", "query"),
+    [
+        ("what's my wife's name", "wife's"),
+        ("What was that restaurant called again?", "restaurant"),
+        ("Remind me of the names of my cats", "cats"),
+        ("Did I name the repo?", "name repo"),  # naming asked about, not a name
+    ],
+)
+def test_a_question_for_a_name_does_not_search_the_word_name(message: str, query: str) -> None:
+    """The answer names her ("My wife Lisa…"): "name" found "a golden retriever named
+    Biscuit" and "My name is Daniel" above it (a helper's probe)."""
+    assert recall_query(message) == query
 
 
 def test_a_thousands_separator_is_no_window() -> None:

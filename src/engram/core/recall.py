@@ -72,7 +72,10 @@ def recall_query(message: str, today: date | None = None) -> str:
     # Function words too, even when nothing else is left: "Do you remember what it was?"
     # searched "what it was", and "it" narrowed the window to memories saying "it".
     found = dict.fromkeys(words(text))
-    kept = [t for t in found if t not in _RECALL_NOISE and t not in STOPWORDS]
+    # "What's my wife's name?": the answer names her ("My wife Lisa…"); the word "name" found
+    # "a golden retriever named Biscuit" and "My name is Daniel" above her (a helper's probe).
+    noise = _RECALL_NOISE | _NAMING if _ASKS_A_NAME.search(text) else _RECALL_NOISE
+    kept = [t for t in found if t not in noise and t not in STOPWORDS]
     # The seven days of "last week" only when there is nothing else to look for: with words,
     # their digits would match any memory holding a 28 (`recall_window` narrows to that week
     # instead); without, a search of no words lists the window's freshest memories, this
@@ -86,6 +89,14 @@ _RECALL_NOISE = frozenset(
     """again remember recall remind said say told tell mentioned mention decided decide agreed
     agree discussed discuss know ever before last time what's who's where's when's how's that's
     it's am i'm any currently nowadays""".split()
+)
+
+
+_NAMING = frozenset({"name", "names", "named", "called"})
+# A question for what someone or something is called: "…'s name?", "…called again?", "the
+# names of my cats".
+_ASKS_A_NAME = re.compile(
+    r"\b(?:names?|called)\W*(?:again)?\W*$|\bthe names? of\b", re.IGNORECASE
 )
 
 
