@@ -555,6 +555,33 @@ def test_a_question_for_a_name_does_not_search_the_word_name(message: str, query
     assert recall_query(message) == query
 
 
+@pytest.mark.parametrize(
+    ("message", "intent", "query"),
+    [
+        # a task that needs what was told: its object is searched, not the verb
+        ("Book a table at my favorite restaurant", "recall", "table favorite restaurant"),
+        ("Please order my usual", "recall", "usual"),
+        ("My favorite restaurant is Nopa.", "save", None),  # the fact itself
+        ("Stop suggesting JavaScript solutions.", "save", None),  # an instruction
+        ("Stop it, that's enough.", "none", None),
+    ],
+)
+def test_a_task_needing_what_was_told_searches_its_object(
+    message: str, intent: str, query: str | None
+) -> None:
+    """A probe's "Book a table at my favorite restaurant for our anniversary" was saved as a
+    preference, the request as its text; "Stop suggesting …" was none."""
+    assert classify(message).intent == intent
+    if query is not None:
+        assert recall_query(message) == query
+
+
+def test_recently_is_a_window_of_two_weeks() -> None:
+    """ "What did we talk about recently?" searched the word "recently" (probe)."""
+    message = "What did we talk about recently?"
+    assert (recall_query(message), recall_window(message, THURSDAY)) == ("talk", 14)
+
+
 def test_a_thousands_separator_is_no_window() -> None:
     assert recall_window("what did we decide 1,000 days ago", THURSDAY) is None
 

@@ -181,6 +181,15 @@ RULES: tuple[Rule, ...] = (
         0.8,
     ),
     _rule("recall", r"\b(?:my|our) notes (?:on|about)\b", 0.8),
+    # A task that needs what the user told before: "Book a table at my favorite restaurant",
+    # "Order my usual" (a probe: saved as a preference, the request itself as its text).
+    # Above the preference rule it matched.
+    _rule(
+        "recall",
+        rf"{OPENERS}(?:please )?(?:book|order|buy|get me|find|play|put on|send|reserve|cook|"
+        r"make|call|text|email|plan)\b[^.?!]*\b(?:my|our) (?:usual|favou?rite|regular)\b",
+        0.86,
+    ),
     # "What was that restaurant you recommended?", "…that book Anna mentioned?": a thing the
     # conversation shared before ("that", said by someone); "Which book would you recommend?"
     # asks for something new.
@@ -305,7 +314,10 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "save",
         r"^\W*(?:please )?(?:don'?t|do not)(?: ever)? (?:use|add|write|put|suggest|recommend|"
-        r"include|mention|format|call me|ask me)\b",
+        r"include|mention|format|call me|ask me)\b"
+        # "Stop suggesting JavaScript solutions" says the same (probe)
+        r"|^\W*(?:please )?stop (?:using|adding|writing|putting|suggesting|recommending|"
+        r"including|mentioning|formatting|calling me|asking me)\b",
         0.85,
         "instruction",
     ),

@@ -25,7 +25,10 @@ _RECALL_LEAD = re.compile(
     r"tell me what you (?:remember|know) about|what do you (?:know|remember) about|"
     r"what (?:did|have) (?:i|we) (?:say|said|tell you|told you|decide|agree|discuss)"
     r"(?: about| on| for)?|"
-    r"any idea)\b[,:]?\s*",
+    r"any idea|"
+    # a task that needs what was told before ("Book a table at my favorite restaurant")
+    r"(?:please )?(?:book|order|buy|get me|find|play|put on|send|reserve|cook|make|call|text|"
+    r"email|plan))\b[,:]?\s*",
     re.IGNORECASE,
 )
 
@@ -34,6 +37,8 @@ _WINDOWS = (
     (re.compile(r"\b(?:today|this morning)\b", re.I), 1),
     (re.compile(r"\byesterday\b", re.I), 2),
     (re.compile(r"\b(?:last|this|past) week\b|\bfew days ago\b", re.I), 7),
+    # "What did we talk about recently?": two weeks, where it searched the word (probe).
+    (re.compile(r"\b(?:recently|lately|the other day)\b", re.I), 14),
     (re.compile(r"\b(?:last|this|past) month\b", re.I), 31),
     (re.compile(r"\b(?:last|this|past) year\b", re.I), 366),
 )
@@ -88,16 +93,14 @@ def recall_query(message: str, today: date | None = None) -> str:
 _RECALL_NOISE = frozenset(
     """again remember recall remind said say told tell mentioned mention decided decide agreed
     agree discussed discuss know ever before last time what's who's where's when's how's that's
-    it's am i'm any currently nowadays""".split()
+    it's am i'm any currently nowadays please""".split()
 )
 
 
 _NAMING = frozenset({"name", "names", "named", "called"})
 # A question for what someone or something is called: "…'s name?", "…called again?", "the
 # names of my cats".
-_ASKS_A_NAME = re.compile(
-    r"\b(?:names?|called)\W*(?:again)?\W*$|\bthe names? of\b", re.IGNORECASE
-)
+_ASKS_A_NAME = re.compile(r"\b(?:names?|called)\W*(?:again)?\W*$|\bthe names? of\b", re.IGNORECASE)
 
 
 def recall_window(message: str, today: date) -> int | None:
