@@ -349,6 +349,9 @@ def test_chat_turns_yield_names_not_the_words_that_open_them(text: str, names: l
         ("Call at 9:30 PM PST", []),
         ("FEATURE: dark mode for Atlas", ["Atlas"]),
         ("AWS: the bill is due", ["AWS"]),
+        ("Correction: Lisa is no longer vegetarian", ["Lisa"]),  # a label (probe)
+        ("Update: Max quit violin", ["Max"]),
+        ("Kate: I love Paris", ["Kate", "Paris"]),  # a speaker's label is a name
     ],
 )
 def test_flags_verbs_and_counts_are_no_names(text: str, names: list[str]) -> None:

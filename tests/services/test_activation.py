@@ -90,6 +90,19 @@ def test_a_confirmation_leaves_the_fact_its_news_replaced(mem: Engram) -> None:
     assert both.touch == [tom.id, porto.id]
 
 
+def test_a_confirmation_in_other_words_touches_the_memory_it_means(mem: Engram) -> None:
+    """Shown "I drive a 2019 Toyota Corolla", "Yes, still the same car" shares no word with
+    it and touched nothing (a helper's probe): it is judged by meaning, as search judges it."""
+    car = mem.save("I drive a 2019 Toyota Corolla.")
+    porto = mem.save("Lives in Porto")
+    shown = [porto.id, car.id]
+    same_car = mem.analyze_message("Yes, still the same car.", shown)
+    assert (same_car.intent, same_car.touch) == ("reinforce", [car.id])
+    assert mem.analyze_message("Yep, same city.", shown).touch == [porto.id]
+    # what none of them says, in words or in meaning, touches none
+    assert mem.analyze_message("Yes, still at Globex.", shown).touch == []
+
+
 def test_analyze_for_recall_gives_the_query_to_run(mem: Engram) -> None:
     saved = mem.save("Prefers TypeScript over JavaScript", tags=["preferences"])
     found = mem.analyze_for_recall("What did I say about TypeScript last week?")

@@ -72,7 +72,7 @@ COMMON_STARTS = frozenset(
     back once yet went got saw paid made took gave came found felt left ran sent spent thought
     lost won ate wrote heard kept sold began brought built caught drove fell flew forgot held
     knew meant quit sat slept spoke stood taught threw woke wore lunch dinner breakfast brunch
-    coffee""".split()
+    coffee update correction edit summary todo agenda status warning tip""".split()
 )
 # Words written in capitals to flag a line, not to name anything ("TODO: …", "IMPORTANT: …").
 # A capitalised common word (NOTE, NEVER, SO) is read the same way.

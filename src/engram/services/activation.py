@@ -86,7 +86,10 @@ class ActivationService:
                 }
             )
         if found.intent == "reinforce" and shown:
-            return result.model_copy(update={"touch": _confirmed(text, shown)})
+            touch = _confirmed(text, shown)
+            if touch is None:  # it names something no shown memory words
+                touch = self._confirmed_by_meaning(text, shown)
+            return result.model_copy(update={"touch": touch})
         return result
 
     def analyze_for_recall(self, message: str) -> RecallAnalysis:
@@ -138,6 +141,24 @@ class ActivationService:
             return Analysis("save", KNOWN_NAME_CONFIDENCE, stated[name], ("personal",), about)
         return found
 
+    def _confirmed_by_meaning(self, message: str, memories: Sequence[Memory]) -> list[str]:
+        """The shown memories a confirmation names in other words ("Yes, still the same car"
+        after "I drive a 2019 Toyota Corolla" touched nothing: a probe), judged as search
+        judges meaning: clearly above unrelated text (`search_semantic_min_z`, z 3.4 there;
+        the unrelated memories beside it at most 0.9). Most alike first; none without a
+        model."""
+        vector = self.ctx.text_vector(message)
+        embedder = self.ctx.embedder
+        calibration = None if vector is None else self.ctx.calibration(vector)
+        if vector is None or embedder is None or calibration is None:
+            return []
+        self.ctx.vectors_ready()  # a memory saved a moment ago has its vector
+        stored = self.ctx.store.get_vectors([m.id for m in memories], embedder.model_id)
+        floor = self.ctx.settings.search_semantic_min_z
+        alike = [(float(stored[m.id] @ vector), m.id) for m in memories if m.id in stored]
+        named = [(cos, ident) for cos, ident in alike if calibration.z(cos) >= floor]
+        return [ident for _, ident in sorted(named, key=lambda a: -a[0])]
+
     def _known_names(self, names: Sequence[str]) -> list[str]:
         """The names every word of which some memory holds (its text or its entities), in
         the order given."""
@@ -149,9 +170,10 @@ class ActivationService:
         return [name for name, terms in words.items() if terms and all(held.get(w) for w in terms)]
 
 
-def _confirmed(message: str, memories: Sequence[Memory]) -> list[str]:
+def _confirmed(message: str, memories: Sequence[Memory]) -> list[str] | None:
     """The recent memories sharing a word with the confirmation (most shared first); all of
-    them when it names nothing ("yes, that's right"). Not one whose shared words another shares
+    them when it names nothing ("yes, that's right"); None when it names something none of them
+    words ("Yes, still the same car"). Not one whose shared words another shares
     too, with more: shown "My manager is Sarah Chen" and the later "Tom is my manager now",
     "Correct, Tom is still my manager" confirmed both, the replaced fact too (a helper's
     probe); "Yes, still at Globex and still in Porto" confirms two memories, a word each."""
@@ -164,4 +186,6 @@ def _confirmed(message: str, memories: Sequence[Memory]) -> list[str]:
         for i, own in enumerate(shared)
         if own and not any(own < other for other in shared)
     ]
+    if not kept:
+        return None
     return [memories[i].id for _, i in sorted(kept, key=lambda k: (-k[0], k[1]))]
