@@ -141,6 +141,9 @@ class Settings(BaseSettings):
     # A save reports stored memories at least this similar in meaning (0 turns it off):
     # paraphrases of one fact score 0.74-0.89 (docs/consolidation.md, "Repeats at save time")
     save_similar_threshold: float = Field(default=0.8, ge=0, le=1)
+    # A save that says something changed ("Lisa is no longer vegetarian") supersedes the stored
+    # memory most like it, by a `supersedes` relation (docs/consolidation.md)
+    save_supersedes: bool = True
     # Names found in a saved memory's text join its entities; its strength, unless given, comes
     # from the words that mark importance (docs/activation.md)
     enrich_on_save: bool = True

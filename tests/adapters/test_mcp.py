@@ -304,6 +304,7 @@ async def test_input_schemas_publish_the_limits(server: Server) -> None:
         "contradicts",
         "has_decision",
         "consolidated_from",
+        "supersedes",
     }
     assert relation["from_memory_id"]["pattern"] == ID_PATTERN
     graph = schemas["read_graph"]

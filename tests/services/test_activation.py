@@ -251,6 +251,35 @@ def test_a_correction_is_reported_with_the_fact_it_corrects(mem: Engram) -> None
     assert mem.save_result(Draft("My flat in Berlin is near the park")).similar == []  # 0.61
 
 
+def test_a_correction_supersedes_the_fact_and_is_found_first(mem: Engram, store_url: str) -> None:
+    """A helper's probe found every old fact above its correction: "lisa's diet" listed "My
+    wife Lisa is vegetarian" and not "Correction: Lisa is no longer vegetarian…". The
+    correction now supersedes the fact (a relation), and wherever the fact matches, the news
+    is listed just above it."""
+    old = mem.save("My wife Lisa is vegetarian and cooks every Sunday")
+    other = mem.save("Lisa's birthday is September 3")
+    mem.flush()
+    assert [h.memory.id for h in mem.search("wife cooks sunday", limit=1)] == [old.id]
+
+    news = mem.save_result(Draft("Correction: Lisa is no longer vegetarian, she eats fish now"))
+    assert news.supersedes == old.id
+    (edge,) = [r for r in mem.relations(old.id) if r.type == "supersedes"]
+    assert (edge.from_id, edge.to_id) == (news.memory.id, old.id)
+    assert 0 < edge.strength <= 1
+    # the query names only the old fact's words: the news comes first, then the fact
+    hits = mem.search("wife cooks sunday", limit=3)
+    assert [h.memory.id for h in hits][:2] == [news.memory.id, old.id]
+    assert hits[0].why.context is not None and hits[0].why.context > 0
+    assert other.id not in {h.memory.id for h in hits[:2]}
+    # a save that says nothing changed supersedes nothing, nor does a copy saved in bulk
+    plain = mem.save_result(Draft("Lisa loves fish tacos"))
+    assert plain.supersedes is None
+    mem.save_many([Draft("Update: Lisa is no longer cooking on Sundays")])
+    assert len([r for r in mem.relations(old.id) if r.type == "supersedes"]) == 1
+    with Engram.open(store_url, save_supersedes=False) as off:
+        assert off.save_result(Draft("Lisa no longer cooks on Sundays")).supersedes is None
+
+
 def test_a_correction_naming_neither_the_old_value_nor_its_words_finds_the_fact(
     mem: Engram,
 ) -> None:

@@ -31,7 +31,13 @@ class Status(StrEnum):
 
 
 RelationType = Literal[
-    "related", "causes", "supports", "contradicts", "has_decision", "consolidated_from"
+    "related",
+    "causes",
+    "supports",
+    "contradicts",
+    "has_decision",
+    "consolidated_from",
+    "supersedes",
 ]
 RELATION_TYPES: tuple[str, ...] = (
     "related",
@@ -40,6 +46,9 @@ RELATION_TYPES: tuple[str, ...] = (
     "contradicts",
     "has_decision",
     "consolidated_from",
+    # from the news to the fact it replaces ("Lisa is no longer vegetarian" -> "Lisa is
+    # vegetarian"): search lists the news first wherever the fact matches (docs/search.md)
+    "supersedes",
 )
 # Which way graph traversal follows a directed edge: from -> to ("out"), to -> from ("in"), or
 # either ("both").

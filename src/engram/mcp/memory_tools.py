@@ -62,6 +62,8 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         copy: the stored one takes the new tags and counts a use (action 'merged', duplicate_of its
         id); stored memories close to it in meaning (the same fact in other words, or an older
         version of it) are listed in `similar`: check them, and update one instead of keeping both.
+        A save that says something changed ('Lisa is no longer vegetarian') supersedes the most
+        similar (`supersedes`), and search lists it first wherever the old fact matches.
         Names in the text are added as entities, and without a strength the wording sets one
         ('important', 'always'…). Returns the memory and what was done."""
         draft = Draft(

@@ -80,13 +80,15 @@ class SaveResult(Result):
     `enrichment` says what the save added by itself (None when enrichment is off). `similar`
     lists stored memories that say nearly the same in other words
     (ENGRAM_SAVE_SIMILAR_THRESHOLD), most similar first: update one of them rather than keep
-    both."""
+    both. `supersedes` names the stored memory a save saying something changed replaces (the
+    most similar; ENGRAM_SAVE_SUPERSEDES), linked to it by a `supersedes` relation."""
 
     memory: Memory
     action: Literal["saved", "merged", "reinforced"]
     duplicate_of: str | None = None
     enrichment: Enrichment | None = None
     similar: list[SimilarMemory] = []
+    supersedes: str | None = None
 
 
 class SavedMemory(Memory):
@@ -97,6 +99,7 @@ class SavedMemory(Memory):
     duplicate_of: str | None = None
     enrichment: Enrichment | None = None
     similar: list[SimilarMemory] = Field(default_factory=list)
+    supersedes: str | None = None
 
     @classmethod
     def of(cls, result: SaveResult) -> SavedMemory:
@@ -106,6 +109,7 @@ class SavedMemory(Memory):
             duplicate_of=result.duplicate_of,
             enrichment=result.enrichment,
             similar=result.similar,
+            supersedes=result.supersedes,
         )
 
 

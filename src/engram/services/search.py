@@ -46,7 +46,12 @@ from engram.embeddings.background import background_vectors
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.search_time import as_of_now_found, named_day_spans, saved_on
+from engram.services.search_time import (
+    as_of_now_found,
+    named_day_spans,
+    saved_on,
+    successors_found,
+)
 from engram.storage.protocol import Filter, Stub
 
 K = TypeVar("K", bound=Hashable)
@@ -329,6 +334,7 @@ class SearchService:
                 day,
             )
             out.append((stub, candidate))
+        out = successors_found(self.ctx.store, out, lambda ids: self._stubs_for(list(ids), where))
         if asks_about_the_present(text) and settings.search_present_weight > 0:
             vectors = self._top_vectors([c for _, c in out], limit, seen)
             out = as_of_now_found(out, vectors or {}, settings.search_present_weight)

@@ -1,11 +1,11 @@
 """The parts of search that read time: the days a query names (the memories saved on them
-are candidates, `Context.local_now` says which days), and the ranking of a query about how
-things stand now. The formulas are in `engram.core.dates` and `engram.core.ranking`;
-docs/search.md, sections 2b and 2c."""
+are candidates, `Context.local_now` says which days), the ranking of a query about how things
+stand now, and news listed before the facts it supersedes. The formulas are in
+`engram.core.dates` and `engram.core.ranking`; docs/search.md, sections 2b and 2c."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,6 +16,12 @@ from engram.services.context import Context
 from engram.storage.protocol import Filter, Store, Stub
 
 Spans = list[tuple[float, float, str]]
+Found = list[tuple[Stub, Candidate]]
+
+# How many of the best matches are looked up for news that supersedes them.
+SUCCESSOR_SOURCES = 20
+# News ranks this much above the best fact it supersedes, wherever that fact matched.
+SUCCESSOR_LIFT = 0.02
 
 
 def named_day_spans(ctx: Context, text: str) -> Spans:
@@ -59,3 +65,37 @@ def as_of_now_found(
         {c.id: c.semantic for _, c in found if c.semantic is not None},
     )
     return [(s, c._replace(relevance=relevance[c.id])) for s, c in found]
+
+
+def successors_found(
+    store: Store, found: Found, stubs_for: Callable[[Sequence[str]], dict[str, Stub]]
+) -> Found:
+    """The matches, with news listed above the fact it supersedes (a `supersedes` relation,
+    made by a save that says something changed): "lisa's diet" found "My wife Lisa is
+    vegetarian" and not the later "Correction: Lisa is no longer vegetarian…" (a helper's
+    probe). The news takes the fact's relevance and a little more (`SUCCESSOR_LIFT`, shown as
+    context in `why`), and joins the matches if it was not among them (`stubs_for` reads it,
+    under the search's filter). Older news first: a chain of corrections ends with the
+    latest on top."""
+    by_id = {c.id: (s, c) for s, c in found}
+    top = sorted(by_id, key=lambda i: -by_id[i][1].relevance)[:SUCCESSOR_SOURCES]
+    edges = sorted(
+        (r for r in store.relations(top) if r.type == "supersedes" and r.to_id in by_id),
+        key=lambda r: (r.created_at, r.id),
+    )
+    if not edges:
+        return found
+    joining = stubs_for([r.from_id for r in edges if r.from_id not in by_id])
+    for edge in edges:
+        if edge.from_id in by_id:
+            stub, news = by_id[edge.from_id]
+        elif edge.from_id in joining:
+            stub, news = joining[edge.from_id], Candidate(edge.from_id, 0.0, 0.0, 0.0)
+        else:
+            continue  # outside the search's filter
+        lifted = by_id[edge.to_id][1].relevance * (1.0 + SUCCESSOR_LIFT)
+        if lifted > news.relevance:
+            credit = (news.context or 0.0) + lifted - news.relevance
+            news = news._replace(relevance=lifted, context=credit)
+        by_id[edge.from_id] = (stub, news)
+    return list(by_id.values())
