@@ -12,7 +12,7 @@ import pytest
 from engram.core.entities import extract_entities
 from engram.core.importance import importance
 from engram.core.intent import classify
-from engram.core.keeping import memory_content, says_a_change
+from engram.core.keeping import memory_content, replaces_a_fact, says_a_change
 from engram.core.message import plain
 from engram.core.models import MAX_STRENGTH
 from engram.core.questions import asks_about
@@ -785,6 +785,27 @@ def test_the_deciding_phrase_is_the_users_own_text() -> None:
 )
 def test_a_statement_that_something_changed_is_told_apart(text: str, changed: bool) -> None:
     assert says_a_change(text) is changed
+
+
+@pytest.mark.parametrize(
+    ("text", "replaces"),
+    [
+        ("Correction: Lisa is no longer vegetarian", True),
+        ("Switched from VS Code to the Cursor editor", True),
+        ("My new manager is Tom Becker", True),
+        ("Went vegan in March; no eggs or dairy anymore", True),
+        ("Stopped running after a knee injury", True),
+        # chat says these of anything: a change of mind in passing, the moment, the past
+        ("I'm actually majoring in economics", False),
+        ("Having lunch right now", False),
+        ("I used to play a lot of tennis", False),
+        ("Do you play any games anymore?", False),  # asked
+    ],
+)
+def test_a_statement_replacing_a_fact_is_told_from_narration(text: str, replaces: bool) -> None:
+    """Superseding needs more than the similar report's mark of a change: REALTALK's turns,
+    saved one by one, linked 388 turns to others by "actually" and "now" (R@1 0.324 -> 0.297)."""
+    assert replaces_a_fact(text) is replaces
 
 
 def test_the_phrase_of_a_role_filled_by_name_holds_the_whole_name() -> None:

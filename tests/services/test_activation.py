@@ -274,6 +274,13 @@ def test_a_correction_supersedes_the_fact_and_is_found_first(mem: Engram, store_
     # a save that says nothing changed supersedes nothing, nor does a copy saved in bulk
     plain = mem.save_result(Draft("Lisa loves fish tacos"))
     assert plain.supersedes is None
+    # nor one whose most similar memory is only loosely like it (reported, not replaced)
+    job = mem.save("Works as a backend engineer at a fintech startup called Paylane")
+    mem.flush()
+    ledger = mem.save_result(
+        Draft("Project Atlas: migrating the payments ledger from MySQL to PostgreSQL")
+    )
+    assert [s.id for s in ledger.similar][:1] == [job.id] and ledger.supersedes is None
     mem.save_many([Draft("Update: Lisa is no longer cooking on Sundays")])
     assert len([r for r in mem.relations(old.id) if r.type == "supersedes"]) == 1
     with Engram.open(store_url, save_supersedes=False) as off:

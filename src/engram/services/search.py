@@ -334,7 +334,8 @@ class SearchService:
                 day,
             )
             out.append((stub, candidate))
-        out = successors_found(self.ctx.store, out, lambda ids: self._stubs_for(list(ids), where))
+        if settings.search_context_weight > 0:  # credit along relations, as context is
+            out = successors_found(self.ctx.store, out, lambda i: self._stubs_for(list(i), where))
         if asks_about_the_present(text) and settings.search_present_weight > 0:
             vectors = self._top_vectors([c for _, c in out], limit, seen)
             out = as_of_now_found(out, vectors or {}, settings.search_present_weight)
