@@ -34,6 +34,7 @@ from mcp.client.stdio import StdioServerParameters, get_default_environment, std
 
 from engram import Engram
 from engram.config import load_settings
+from engram.core.models import RELATION_TYPES
 from engram.embeddings.minilm import MODEL_ID
 from engram.mcp.server import build_server
 
@@ -297,15 +298,8 @@ async def test_input_schemas_publish_the_limits(server: Server) -> None:
     assert (merged["minItems"], merged["maxItems"]) == (2, 100)
     assert merged["description"].startswith("2 to 100")
     relation = schemas["create_relation"]
-    assert set(relation["relation_type"]["enum"]) == {
-        "related",
-        "causes",
-        "supports",
-        "contradicts",
-        "has_decision",
-        "consolidated_from",
-        "supersedes",
-    }
+    assert relation["relation_type"]["enum"] == list(RELATION_TYPES)
+    assert "supersedes" in RELATION_TYPES
     assert relation["from_memory_id"]["pattern"] == ID_PATTERN
     graph = schemas["read_graph"]
     assert (graph["limit"]["default"], graph["limit"]["maximum"]) == (100, 1_000)

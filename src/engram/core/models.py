@@ -10,7 +10,7 @@ import re
 import uuid
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,6 +30,8 @@ class Status(StrEnum):
     ARCHIVED = "archived"
 
 
+# `supersedes` goes from the news to the fact it replaces ("Lisa is no longer vegetarian" ->
+# "Lisa is vegetarian"): search lists the news first wherever the fact matches (docs/search.md).
 RelationType = Literal[
     "related",
     "causes",
@@ -39,17 +41,7 @@ RelationType = Literal[
     "consolidated_from",
     "supersedes",
 ]
-RELATION_TYPES: tuple[str, ...] = (
-    "related",
-    "causes",
-    "supports",
-    "contradicts",
-    "has_decision",
-    "consolidated_from",
-    # from the news to the fact it replaces ("Lisa is no longer vegetarian" -> "Lisa is
-    # vegetarian"): search lists the news first wherever the fact matches (docs/search.md)
-    "supersedes",
-)
+RELATION_TYPES: tuple[str, ...] = get_args(RelationType)
 # Which way graph traversal follows a directed edge: from -> to ("out"), to -> from ("in"), or
 # either ("both").
 Direction = Literal["out", "in", "both"]
