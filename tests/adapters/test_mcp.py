@@ -889,6 +889,24 @@ async def test_an_alias_given_a_bad_value_is_named_as_the_caller_spelled_it(
 
 
 @pytest.mark.anyio
+async def test_a_save_saying_a_fact_changed_supersedes_it_over_mcp(server: Server) -> None:
+    """save_memory names the fact a change replaces, and search lists the news first."""
+    team = f"team{unique()}"
+    old = await server.save(f"The {team} continuous integration runs on Jenkins")
+    changed = await server.call(
+        "save_memory",
+        {"content": f"The {team} switched continuous integration from Jenkins to GitHub Actions"},
+    )
+    assert changed["supersedes"] == old["id"]
+    graph = await server.call("traverse_graph", {"memory_id": old["id"], "depth": 1})
+    assert "supersedes" in json.dumps(graph)
+    hits = await server.call("search_memory", {"query": f"{team} jenkins", "limit": 2})
+    assert [h["id"] for h in hits["hits"]] == [changed["memory"]["id"], old["id"]]
+    plain = await server.call("save_memory", {"content": f"The {team} likes pizza on Fridays"})
+    assert plain["supersedes"] is None
+
+
+@pytest.mark.anyio
 async def test_natural_language_activation_over_mcp(server: Server) -> None:
     """The seed's flow: the assistant asks whether to save, saves what it is told, recalls on
     a question, and reinforces on a confirmation."""
