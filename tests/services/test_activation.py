@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -285,6 +285,28 @@ def test_a_correction_supersedes_the_fact_and_is_found_first(mem: Engram, store_
     assert len([r for r in mem.relations(old.id) if r.type == "supersedes"]) == 1
     with Engram.open(store_url, save_supersedes=False) as off:
         assert off.save_result(Draft("Lisa no longer cooks on Sundays")).supersedes is None
+
+
+def test_news_in_other_words_supersedes_the_fact_it_restates(mem: Engram) -> None:
+    """A probe: "My new manager is Tom Becker" was not even reported as similar to "My manager
+    is Sarah Chen" (0.54: only words of the similar report's change lowered its bar), and a
+    restatement with a new value ("…September 5, not the 3rd") superseded nothing."""
+    sarah = mem.save("My manager is Sarah Chen")
+    birthday = mem.save("My wife Lisa's birthday is September 3")
+    mem.flush()
+    tom = mem.save_result(Draft("My new manager is Tom Becker."))
+    assert [s.id for s in tom.similar][:1] == [sarah.id] and tom.supersedes == sarah.id
+    mem.flush()
+    moved = mem.save_result(Draft("Actually, Lisa's birthday is September 5, not the 3rd."))
+    assert moved.supersedes == birthday.id
+    # the relation is dated when the news was said, not when it was saved
+    earlier = datetime(2025, 3, 1, tzinfo=UTC)
+    mem.flush()
+    dated = mem.save_result(
+        Draft("Correction: Tom Becker is no longer my manager", created_at=earlier)
+    )
+    (edge,) = [r for r in mem.relations(dated.memory.id) if r.type == "supersedes"]
+    assert edge.created_at == earlier
 
 
 def test_a_correction_naming_neither_the_old_value_nor_its_words_finds_the_fact(

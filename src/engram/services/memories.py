@@ -192,7 +192,9 @@ class MemoryService:
         if not similar or not self.ctx.settings.save_supersedes:
             return None
         old = similar[0]
-        if old.similarity < SUPERSEDE_SIMILAR or not replaces_a_fact(memory.content):
+        if old.similarity < SUPERSEDE_SIMILAR:
+            return None
+        if not replaces_a_fact(memory.content, old.similarity):
             return None
         self.ctx.store.add_relation(
             Relation(
@@ -201,7 +203,9 @@ class MemoryService:
                 to_id=old.id,
                 type="supersedes",
                 strength=min(1.0, max(0.0, old.similarity)),
-                created_at=self.ctx.now(),
+                # when the news was said: a history imported out of order still ends with its
+                # latest news on top (search orders chains by this)
+                created_at=memory.created_at,
             )
         )
         return old.id
@@ -222,7 +226,8 @@ class MemoryService:
         if vector is None:
             return []
         threshold = self.ctx.settings.save_similar_threshold
-        calibration = self.ctx.calibration(vector) if says_a_change(text) else None
+        changed = says_a_change(text) or replaces_a_fact(text)
+        calibration = self.ctx.calibration(vector) if changed else None
         if calibration is not None:
             floor = min(CHANGE_SIMILAR, calibration.mean + CHANGE_MIN_Z * calibration.spread)
             threshold = min(threshold, floor)
