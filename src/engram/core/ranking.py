@@ -124,6 +124,8 @@ class Why(BaseModel):
     # When diversity listed it below a hit of lower rank: its cosine with the most alike hit
     # above it (a near-copy, or an older or newer version of the same fact).
     alike: float | None = None
+    # The id of the news that supersedes it (a `supersedes` relation): it held before that.
+    superseded_by: str | None = None
 
 
 class SearchHit(BaseModel):
@@ -148,6 +150,7 @@ class Candidate(NamedTuple):
     context: float | None = None
     expansion: float | None = None
     day: str | None = None
+    superseded_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -352,6 +355,7 @@ def rank(
             review=c.review_priority,
             rank=values[c.id],
             alike=alike.get(c.id),
+            superseded_by=c.superseded_by,
         )
         return Ranked(id=c.id, reason=reason, why=why)
 

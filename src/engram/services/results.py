@@ -228,6 +228,8 @@ def why_summary(hit: SearchHit, with_reason: bool = True) -> str:
         parts.append(f"saved near {why.day}")
     if why.alike is not None:
         parts.append(f"like one above {_short(why.alike)}")
+    if why.superseded_by is not None:
+        parts.append(f"superseded by {why.superseded_by[:8]}")
     parts.append(f"decay {_short(why.decay)}")
     if hit.reason == "review":
         parts.append(f"review {_short(why.review)}")

@@ -551,16 +551,9 @@ class SearchService:
         scores = self.ctx.scores([s for s, _ in found], now)
         prios = review_priority(self.ctx.policy, scores)
         return [
-            Candidate(
-                id=c.id,
-                relevance=c.relevance,
+            c._replace(
                 score=float(score),
                 review_priority=float(prio) if stub.status == Status.ACTIVE else 0.0,
-                text=c.text,
-                semantic=c.semantic,
-                context=c.context,
-                expansion=c.expansion,
-                day=c.day,
             )
             for (stub, c), score, prio in zip(found, scores, prios, strict=True)
         ]

@@ -75,8 +75,8 @@ def successors_found(
     vegetarian" and not the later "Correction: Lisa is no longer vegetarian…" (a helper's
     probe). The news takes the fact's relevance and a little more (`SUCCESSOR_LIFT`, shown as
     context in `why`), and joins the matches if it was not among them (`stubs_for` reads it,
-    under the search's filter). Older news first: a chain of corrections ends with the
-    latest on top."""
+    under the search's filter); the fact says by what it is superseded (`why.superseded_by`).
+    Older news first: a chain of corrections ends with the latest on top."""
     by_id = {c.id: (s, c) for s, c in found}
     top = sorted(by_id, key=lambda i: -by_id[i][1].relevance)[:SUCCESSOR_SOURCES]
     edges = sorted(
@@ -93,9 +93,11 @@ def successors_found(
             stub, news = joining[edge.from_id], Candidate(edge.from_id, 0.0, 0.0, 0.0)
         else:
             continue  # outside the search's filter
-        lifted = by_id[edge.to_id][1].relevance * (1.0 + SUCCESSOR_LIFT)
+        old_stub, old = by_id[edge.to_id]
+        lifted = old.relevance * (1.0 + SUCCESSOR_LIFT)
         if lifted > news.relevance:
             credit = (news.context or 0.0) + lifted - news.relevance
             news = news._replace(relevance=lifted, context=credit)
         by_id[edge.from_id] = (stub, news)
+        by_id[edge.to_id] = (old_stub, old._replace(superseded_by=edge.from_id))
     return list(by_id.values())
