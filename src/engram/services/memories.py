@@ -10,13 +10,11 @@ from datetime import datetime
 from typing import Any
 
 from engram.core import reinforce
-from engram.core.keeping import replaces_a_fact, says_a_change
 from engram.core.merge import MARK, merge_originals, statement_key
 from engram.core.models import (
     MAX_SEQ,
     MAX_STRENGTH,
     Memory,
-    Relation,
     Schedule,
     Status,
     new_id,
@@ -26,6 +24,7 @@ from engram.core.text import leading_phrase
 from engram.core.timeutil import to_epoch
 from engram.core.wording import counted
 from engram.errors import NotFoundError, ValidationError
+from engram.services import save_report
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.enrichment import enrich, merged_names, reenriched
@@ -35,10 +34,9 @@ from engram.services.results import (
     ObserveResult,
     OpenResult,
     SaveResult,
-    SimilarMemory,
     TouchResult,
 )
-from engram.storage.protocol import Filter, Stub
+from engram.storage.protocol import Filter
 
 log = logging.getLogger(__name__)
 
@@ -47,24 +45,6 @@ log = logging.getLogger(__name__)
 # (twelve memories saying "Alice prefers dark mode in …" hid the exact copy), more.
 REPEAT_CANDIDATES = 10
 REPEAT_CANDIDATES_CROWDED = 50
-
-
-SIMILAR_REPORTED = 5  # at most this many similar memories in a save result
-# A new memory that says something changed is compared down to this similarity: a correction
-# and the fact it corrects are less alike than two versions of one fact ("I live in Berlin" /
-# "I moved from Berlin to Lisbon" 0.61, coffee / "Actually I prefer tea now" 0.52).
-CHANGE_SIMILAR = 0.5
-# ...or to where it means the stored memory far more than unrelated text: z against the
-# reference sentences, as search calibrates meaning (`core.meaning.Calibration`). "I moved to
-# Lisbon last month" / "I live in Berlin" is 0.42 (z 5.2), "I switched to coffee" / "I prefer
-# tea over coffee" 0.48 (z 3.9), "I no longer drive, I sold the car" / "I drive a blue Golf"
-# 0.38 (z 3.6); the unrelated facts beside them at most z 2.5 (docs/consolidation.md).
-CHANGE_MIN_Z = 3.0
-# ...and supersedes the most similar of them from this similarity up: a replacement is a
-# stronger claim than a report. On the assistant-facts set's eleven changes, the nine replaced
-# facts stood at 0.41-0.87, the two memories wrongly taken for them at 0.26 and 0.39 ("Project
-# Atlas: migrating the ledger from MySQL to PostgreSQL" -> "Works as a backend engineer").
-SUPERSEDE_SIMILAR = 0.4
 
 
 @dataclass(frozen=True)
@@ -147,8 +127,8 @@ class MemoryService:
         # repeat check and the write run: the save then costs about the longer of the two, not
         # their sum (bench/scale.py --embeddings: the search after the write added 1-2 ms).
         near = (
-            self.ctx.ahead(lambda: self._near(built.content))
-            if report_similar and self._reports_similar(draft)
+            self.ctx.ahead(lambda: save_report.near(self.ctx, built.content))
+            if report_similar and save_report.reports_similar(self.ctx, draft.id is not None)
             else None
         )
         if draft.id is not None:  # its own id (an import): new, as `save_many` checks it
@@ -175,75 +155,11 @@ class MemoryService:
             log.exception("embedding the new memory for its similar report failed")
             found = []
         self.ctx.embed_later([(memory.id, memory.content)])
-        similar = self._similar(found, memory.id)
-        replaced = self._supersede(memory, similar)
+        similar = save_report.similar_report(self.ctx, found, memory.id)
+        replaced = save_report.supersede(self.ctx, memory, similar)
         return SaveResult(
             memory=memory, action="saved", enrichment=added, similar=similar, supersedes=replaced
         )
-
-    def _supersede(self, memory: Memory, similar: Sequence[SimilarMemory]) -> str | None:
-        """A save that says something changed ("Correction: Lisa is no longer vegetarian")
-        replaces the stored memory most like it ("My wife Lisa is vegetarian"): a `supersedes`
-        relation says so, and search lists the news first wherever the old fact matches (a
-        helper's probe found every old fact above its correction). The most similar only: on
-        the probe's five corrections it was the replaced fact each time (cosine 0.67-0.77,
-        the next at most 0.40); and from `SUPERSEDE_SIMILAR` up. The old memory stays: what
-        held before is still a fact."""
-        if not similar or not self.ctx.settings.save_supersedes:
-            return None
-        old = similar[0]
-        if old.similarity < SUPERSEDE_SIMILAR:
-            return None
-        if not replaces_a_fact(memory.content, old.similarity):
-            return None
-        self.ctx.store.add_relation(
-            Relation(
-                id=new_id(),
-                from_id=memory.id,
-                to_id=old.id,
-                type="supersedes",
-                strength=min(1.0, max(0.0, old.similarity)),
-                # when the news was said: a history imported out of order still ends with its
-                # latest news on top (search orders chains by this)
-                created_at=memory.created_at,
-            )
-        )
-        return old.id
-
-    def _reports_similar(self, draft: Draft) -> bool:
-        return (
-            draft.id is None
-            and self.ctx.settings.save_similar_threshold > 0
-            and self.ctx.semantic is not None
-        )
-
-    def _near(self, text: str) -> list[Stub]:
-        """Stored memories at least ENGRAM_SAVE_SIMILAR_THRESHOLD similar to `text` by meaning
-        (the best of their vectors: a memory that repeats one sentence of a longer one counts),
-        or CHANGE_SIMILAR when the text says something changed; best first. Memories whose
-        vectors are still queued are not compared."""
-        vector = self.ctx.text_vector(text)
-        if vector is None:
-            return []
-        threshold = self.ctx.settings.save_similar_threshold
-        changed = says_a_change(text) or replaces_a_fact(text)
-        calibration = self.ctx.calibration(vector) if changed else None
-        if calibration is not None:
-            floor = min(CHANGE_SIMILAR, calibration.mean + CHANGE_MIN_Z * calibration.spread)
-            threshold = min(threshold, floor)
-        live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
-        found = self.ctx.store.vector_search(vector, live, SIMILAR_REPORTED + 1)
-        return [s for s in found if s.relevance >= threshold]
-
-    def _similar(self, near: list[Stub], own_id: str) -> list[SimilarMemory]:
-        """The similar report: the `near` memories but the new one, with their text."""
-        near = [s for s in near if s.id != own_id][:SIMILAR_REPORTED]
-        found = {m.id: m for m in self.ctx.store.get_many([s.id for s in near])}
-        return [
-            SimilarMemory(id=s.id, content=found[s.id].content, similarity=round(s.relevance, 4))
-            for s in near
-            if s.id in found
-        ]
 
     def _enriched(self, built: Memory, draft: Draft) -> tuple[Memory, Enrichment | None]:
         """With enrichment on, a new memory (not an import, which keeps its record) takes the

@@ -1,0 +1,94 @@
+"""What a save finds alike among the stored memories: the similar report (near-copies in other
+words, or an older version of the fact) and the fact a save that says something changed
+supersedes. Written over `Context`, for `MemoryService.save` (docs/consolidation.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engram.core.keeping import replaces_a_fact, says_a_change
+from engram.core.models import Memory, Relation, Status, new_id
+from engram.services.context import Context
+from engram.services.results import SimilarMemory
+from engram.storage.protocol import Filter, Stub
+
+SIMILAR_REPORTED = 5  # at most this many similar memories in a save result
+# A new memory that says something changed is compared down to this similarity: a correction
+# and the fact it corrects are less alike than two versions of one fact ("I live in Berlin" /
+# "I moved from Berlin to Lisbon" 0.61, coffee / "Actually I prefer tea now" 0.52).
+CHANGE_SIMILAR = 0.5
+# ...or to where it means the stored memory far more than unrelated text: z against the
+# reference sentences, as search calibrates meaning (`core.meaning.Calibration`). "I moved to
+# Lisbon last month" / "I live in Berlin" is 0.42 (z 5.2), "I switched to coffee" / "I prefer
+# tea over coffee" 0.48 (z 3.9), "I no longer drive, I sold the car" / "I drive a blue Golf"
+# 0.38 (z 3.6); the unrelated facts beside them at most z 2.5 (docs/consolidation.md).
+CHANGE_MIN_Z = 3.0
+# ...and supersedes the most similar of them from this similarity up: a replacement is a
+# stronger claim than a report. On the assistant-facts set's eleven changes, the nine replaced
+# facts stood at 0.41-0.87, the two memories wrongly taken for them at 0.26 and 0.39 ("Project
+# Atlas: migrating the ledger from MySQL to PostgreSQL" -> "Works as a backend engineer").
+SUPERSEDE_SIMILAR = 0.4
+
+
+def reports_similar(ctx: Context, has_own_id: bool) -> bool:
+    """Whether a save looks for similar memories: not an import (its own id), not with the
+    threshold 0, not without a model."""
+    return not has_own_id and ctx.settings.save_similar_threshold > 0 and ctx.semantic is not None
+
+
+def near(ctx: Context, text: str) -> list[Stub]:
+    """Stored memories at least ENGRAM_SAVE_SIMILAR_THRESHOLD similar to `text` by meaning
+    (the best of their vectors: a memory that repeats one sentence of a longer one counts),
+    or CHANGE_SIMILAR when the text says something changed; best first. Memories whose
+    vectors are still queued are not compared."""
+    vector = ctx.text_vector(text)
+    if vector is None:
+        return []
+    threshold = ctx.settings.save_similar_threshold
+    changed = says_a_change(text) or replaces_a_fact(text)
+    calibration = ctx.calibration(vector) if changed else None
+    if calibration is not None:
+        floor = min(CHANGE_SIMILAR, calibration.mean + CHANGE_MIN_Z * calibration.spread)
+        threshold = min(threshold, floor)
+    live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
+    found = ctx.store.vector_search(vector, live, SIMILAR_REPORTED + 1)
+    return [s for s in found if s.relevance >= threshold]
+
+
+def similar_report(ctx: Context, found: list[Stub], own_id: str) -> list[SimilarMemory]:
+    """The similar report: the `found` memories but the new one, with their text."""
+    found = [s for s in found if s.id != own_id][:SIMILAR_REPORTED]
+    memories = {m.id: m for m in ctx.store.get_many([s.id for s in found])}
+    return [
+        SimilarMemory(id=s.id, content=memories[s.id].content, similarity=round(s.relevance, 4))
+        for s in found
+        if s.id in memories
+    ]
+
+
+def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) -> str | None:
+    """A save that says something changed ("Correction: Lisa is no longer vegetarian")
+    replaces the stored memory most like it ("My wife Lisa is vegetarian"): a `supersedes`
+    relation says so, and search lists the news first wherever the old fact matches (a
+    helper's probe found every old fact above its correction). The most similar only: on
+    the probe's five corrections it was the replaced fact each time (cosine 0.67-0.77, the
+    next at most 0.40); and from `SUPERSEDE_SIMILAR` up. The old memory stays: what held
+    before is still a fact. The id of the memory superseded, or None."""
+    if not similar or not ctx.settings.save_supersedes:
+        return None
+    old = similar[0]
+    if old.similarity < SUPERSEDE_SIMILAR or not replaces_a_fact(memory.content, old.similarity):
+        return None
+    ctx.store.add_relation(
+        Relation(
+            id=new_id(),
+            from_id=memory.id,
+            to_id=old.id,
+            type="supersedes",
+            strength=min(1.0, max(0.0, old.similarity)),
+            # when the news was said: a history imported out of order still ends with its
+            # latest news on top (search orders chains by this)
+            created_at=memory.created_at,
+        )
+    )
+    return old.id
