@@ -490,13 +490,15 @@ def test_every_setting_has_an_effect_test() -> None:
     # these have tests of their own: test_busy_timeout…, test_postgres_pool_size…,
     # tests/services/test_pipeline.py::test_the_rate_limit_setting_paces_a_real_run and
     # tests/adapters/test_mcp_http.py (the token a real HTTP client must send),
-    # tests/services/test_vault_live.py::test_the_refresh_setting_spaces_the_rescans
+    # tests/services/test_vault_live.py::test_the_refresh_setting_spaces_the_rescans,
+    # tests/services/test_activation.py::test_a_correction_supersedes_the_fact_and_is_found_first
     own = {
         "sqlite_busy_timeout",
         "postgres_pool_size",
         "pipeline_rate_limit",
         "http_token",
         "vault_refresh_seconds",
+        "save_supersedes",
     }
     tested = {e[0] for e in EFFECTS} | own
     assert tested == set(Settings.model_fields)
