@@ -66,6 +66,7 @@ def test_the_forms_people_write_a_day_in(query: str, days: list[date]) -> None:
         ("Is anything planned for Jan 20?", [date(2025, 1, 20)]),
         ("What is on 29 February?", [date(2024, 2, 29)]),
         ("Anything booked for the 25th of January?", [date(2025, 1, 25)]),
+        ("What do I have on June 2?", [date(2024, 6, 2)]),  # probe: it was the June gone
         # back: said of the past, or "last" said outright
         ("What did we eat on Friday?", [date(2024, 1, 19)]),
         ("What's happening, compared with last Friday?", [date(2024, 1, 19)]),

@@ -66,7 +66,7 @@ _WEEKDAY = re.compile(r"\b(last|on)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
 # "what did we eat on Friday?" is about the last. Read only where a day is named.
 _AHEAD = re.compile(
     r"\b(?:will|won'?t|going to|gonna|planned|plans?|scheduled|booked|upcoming|coming up|"
-    r"happening|what'?s on|what is on|anything on)\b",
+    r"happening|what'?s on|what is on|anything on|do (?:i|we) have)\b",
     re.I,
 )
 # Not "today": a query says it of the present ("I got a perfect score today!") far more often
