@@ -122,8 +122,9 @@ class ActivationService:
         (`asks_about`): "Is Lisa still vegetarian?" and "How is Atlas going?" have the form of
         questions about the world, and only memory answers them (a helper's probe); "Where does
         Taylor Swift live?" stays none in a store that never heard of her, and "How do I exit
-        Neovim?" in one that knows the user uses it. A refusal or a "forget that" (a rule's
-        none, with its phrase) stays."""
+        Neovim?" in one that knows the user uses it. Likewise a short statement about such a
+        name is news to save ("Emma is 7 now", `statement_about`). A refusal or a "forget
+        that" (a rule's none, with its phrase) stays."""
         found = classify(text)
         if found.intent != "none" or found.phrase is not None:
             return found
@@ -137,7 +138,8 @@ class ActivationService:
         if known:
             # What is kept starts at the name: "Actually, Lisa's birthday is…" keeps "Lisa's…".
             name = known[0]
-            about = text[text.find(name) :] if text.find(name) > 0 else None
+            at = text.find(name)
+            about = text[at:] if at > 0 else None
             return Analysis("save", KNOWN_NAME_CONFIDENCE, stated[name], ("personal",), about)
         return found
 
