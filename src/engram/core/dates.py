@@ -76,8 +76,9 @@ _RELATIVE_RE = re.compile(r"\b((?:the\s+)?day\s+before\s+yesterday|yesterday)\b"
 _LAST_WEEK = re.compile(r"\b(?:last|this past)\s+(week(?:end)?)\b", re.I)
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _COUNTS |= {"six": 6, "seven": 7}
-# How far back a date without a year is looked for: 29 February comes every four years.
-_YEARS_BACK = 8
+# How far back (or ahead) a date without a year is looked for: 29 February comes every four
+# years.
+_YEARS_LOOKED = 8
 
 
 def looks_ahead(text: str) -> bool:
@@ -259,9 +260,9 @@ def _yearless(month: int, day: int, today: date, ahead: bool) -> list[date]:
     """The latest such day not after today, or `ahead` the first not before it (29 February:
     up to eight years either way)."""
     if ahead:
-        years = range(today.year, min(today.year + _YEARS_BACK, 9999) + 1)
+        years = range(today.year, min(today.year + _YEARS_LOOKED, 9999) + 1)
     else:
-        years = range(today.year, max(today.year - _YEARS_BACK, 0), -1)
+        years = range(today.year, max(today.year - _YEARS_LOOKED, 0), -1)
     for year in years:
         found = _valid(year, month, day)
         if found and (found[0] >= today if ahead else found[0] <= today):

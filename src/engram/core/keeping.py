@@ -48,7 +48,8 @@ def replaces_a_fact(text: str, similarity: float = 0.0) -> bool:
     """Whether a statement says an older fact no longer holds ("Correction: Lisa is no longer
     vegetarian", "Switched from VS Code to Cursor", "My new manager is Tom"); a question does
     not ("Do you play any games anymore?"). `similarity`: to the fact it would replace; from
-    `RESTATED_SIMILAR` up, any mark of a change will do ("Emma is 7 now")."""
+    `RESTATED_SIMILAR` up, any mark of a change will do ("Actually, Lisa's birthday is
+    September 5, not the 3rd")."""
     said = plain(text)
     if "?" in said:
         return False
