@@ -126,6 +126,8 @@ def test_days_of_the_users_things_where_their_work_lives_and_what_they_learn(
         ("What is scheduled for tomorrow?", "recall"),
         ("So what's on the 14th?", "recall"),
         ("Hey, what's planned for next week?", "recall"),
+        ("Whats on friday?", "recall"),  # typed on a phone (probe)
+        ("Anything on May 20?", "recall"),
         # what is on elsewhere, or a day said of the moment
         ("What's on TV tonight?", "none"),
         ("What's on the menu at Nando's?", "none"),

@@ -237,9 +237,10 @@ RULES: tuple[Rule, ...] = (
     # is scheduled for tomorrow?" — only the user's calendar answers; not "What's on TV?".
     _rule(
         "recall",
-        rf"{OPENERS}(?:what(?:'s| is)|is there anything|anything) "
+        # "whats" as phones leave it; "May" only with its day ("Anything on May 20?")
+        rf"{OPENERS}(?:what(?:'?s| is)|is there anything|anything) "
         r"(?:on|happening|planned|scheduled|booked|due)(?: (?:on|for))? (?:the )?"
-        rf"(?:{_WHEN}|tomorrow\b|this weekend\b|next (?:week|weekend)\b)[^.!?]*\?\s*$",
+        rf"(?:{_WHEN}|may \d|tomorrow\b|this weekend\b|next (?:week|weekend)\b)[^.!?]*\?\s*$",
         0.8,
     ),
     # Any other question of who, what or when about the user's things ("Who cleans our office on
