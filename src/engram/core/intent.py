@@ -27,6 +27,7 @@ from engram.core.message import (
     readable,
 )
 from engram.core.questions import (
+    ADVICE,
     ASKED_TO_SAVE,
     asked_about,
     asks_for_help,
@@ -93,8 +94,6 @@ _MY_THING = (
     r"birthday|email|phone|address|job|title|team|cat|dog)\b"
 )
 _TOPIC = r"(?:budget|limit|deadline|repo|standup|meeting)\b"
-# Words of a question that asks for advice or help, not for something said before.
-_ADVICE = r"should|shall|can|could|would|need|needs|best|better|recommend|suggest|ideas?|tips?"
 # People and pets a user names: "my son Leo", "our landlord is Mr. Okafor".
 _RELATION = (
     r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|daughter|son|kids?|children|baby|"
@@ -218,7 +217,7 @@ RULES: tuple[Rule, ...] = (
     # visa?", "How do I center a div?").
     _rule(
         "recall",
-        rf"^(?!.*\b(?:{_ADVICE})\b){OPENERS}(?:"
+        rf"^(?!.*\b(?:{ADVICE})\b){OPENERS}(?:"
         r"(?:what|which|where|when|who|whose)\b(?: \w+){0,3}? "
         r"(?:do|does|did|am|is|are|was|were|have|has)(?:n't)? (?:i|we|my|our)\b"
         r"|(?:what|which|where|when|who|whose)(?:'s| is| are| was| were) "
@@ -248,7 +247,7 @@ RULES: tuple[Rule, ...] = (
     # do I reset my router?", "What's wrong with my sourdough?").
     _rule(
         "recall",
-        rf"^(?!.*\b(?:{_ADVICE}|how (?:do|can|should) i|how to|wrong|errors?|problems?|causing|"
+        rf"^(?!.*\b(?:{ADVICE}|how (?:do|can|should) i|how to|wrong|errors?|problems?|causing|"
         r"good|improve|this|that)\b)"
         rf"{OPENERS}(?:what|which|where|when|who|whose|how (?:many|much|often|long|old|far))\b"
         # two lookaheads, one pass each ("[^?]* my [^?]* ?" was quadratic on long messages)

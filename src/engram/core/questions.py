@@ -52,6 +52,9 @@ def question_follows(text: str, found: re.Match[str]) -> bool:
     return _QUESTION_START.match(rest) is not None and end is not None and end.group() == "?"
 
 
+# Words of a question that asks for advice or help, not for something said before.
+ADVICE = r"should|shall|can|could|would|need|needs|best|better|recommend|suggest|ideas?|tips?"
+
 # The save rules that read a fact about the user: worth keeping whatever is asked after it.
 ABOUT_THE_USER = frozenset({"personal", "decision", "preference"})
 
@@ -64,8 +67,7 @@ _ASKS_OF = (
 # Questions that name something only to ask how to do a thing, for advice, to compare, or the
 # time somewhere ("How do I exit Neovim?", "Is Python faster than JavaScript?").
 _NOT_OF_IT = re.compile(
-    r"\b(?:should|shall|can|could|would|need|needs|best|better|recommend|suggest|ideas?|tips?|"
-    r"how (?:do|can|does|did) (?:i|you|we|one)|how to|than|vs|versus|what time)\b",
+    rf"\b(?:{ADVICE}|how (?:do|can|does|did) (?:i|you|we|one)|how to|than|vs|versus|what time)\b",
     re.IGNORECASE,
 )
 
