@@ -77,8 +77,9 @@ def test_save_in_an_episode_lets_search_reach_the_next_turn(db: Path) -> None:
     assert "chat-1 (#1)" in ok(run(db, "open", reply)).stdout  # `open` shows every field
 
 
-def test_save_says_which_memory_it_nearly_repeats_and_why_its_strength(db: Path) -> None:
-    """The MCP tool and the Python API report both; the CLI printed only the new id."""
+def test_save_says_which_memory_it_is_like_replaces_and_why_its_strength(db: Path) -> None:
+    """The MCP tool and the Python API report both; the CLI printed only the new id, and a
+    probe found no word of the fact a save replaced without `--json`."""
     first = save(db, "The user likes dark mode in every editor")
     said = ok(
         run(
@@ -88,8 +89,12 @@ def test_save_says_which_memory_it_nearly_repeats_and_why_its_strength(db: Path)
             ENGRAM_SAVE_SIMILAR_THRESHOLD="0.5",
         )
     ).stdout
-    assert f"nearly repeats {first} (similarity 0." in said
+    assert f"similar to {first} (similarity 0." in said
     assert "strength 1.3: important ('Important', +0.3)" in said
+    vegetarian = save(db, "I'm vegetarian")
+    news = ok(run(db, "save", "Update: I'm no longer vegetarian, I eat fish now")).stdout
+    assert f"replaces {vegetarian} (similarity 0." in news
+    assert f"similar to {vegetarian}" not in news
 
 
 def test_save_json_says_what_the_save_did(db: Path) -> None:

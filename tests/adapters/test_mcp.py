@@ -897,14 +897,14 @@ async def test_a_save_saying_a_fact_changed_supersedes_it_over_mcp(server: Serve
         "save_memory",
         {"content": f"The {team} switched continuous integration from Jenkins to GitHub Actions"},
     )
-    assert changed["supersedes"] == old["id"]
+    assert changed["supersedes"] == [old["id"]]
     graph = await server.call("traverse_graph", {"memory_id": old["id"], "depth": 1})
     assert "supersedes" in json.dumps(graph)
     hits = await server.call("search_memory", {"query": f"{team} jenkins", "limit": 2})
     assert [h["id"] for h in hits["hits"]] == [changed["memory"]["id"], old["id"]]
     assert f"superseded by {changed['memory']['id'][:8]}" in hits["hits"][1]["why"]
     plain = await server.call("save_memory", {"content": f"The {team} likes pizza on Fridays"})
-    assert plain["supersedes"] is None
+    assert plain["supersedes"] == []
 
 
 @pytest.mark.anyio

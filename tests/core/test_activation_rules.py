@@ -828,6 +828,55 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
     assert not replaces_a_fact("Lisa's birthday is September 5", similarity=0.9)  # no mark
 
 
+@pytest.mark.parametrize(
+    ("old", "news", "similarity", "replaces"),
+    [
+        # one value swapped for another, a number or a name on each side
+        ("I live in Berlin", "I live in Lisbon now", 0.49, True),
+        ("Our standup is at 9:30", "Standup is at 10 now", 0.70, True),
+        ("My manager is Sarah", "My manager is Tom now", 0.60, True),
+        ("Atlas uses MySQL", "Atlas uses PostgreSQL now", 0.76, True),
+        # any one or two words, where both name one thing and are close
+        ("Max plays violin", "Max plays the cello now", 0.78, True),
+        ("Max plays violin", "Max plays the cello now", 0.6, False),
+        # chat's "now" and "actually" of anything: no value swapped
+        ("I'm at the gym", "I'm at the park now", 0.58, False),
+        (
+            "Nicolas: Theyre like cats, super low maintenance",
+            "Easier than a cat actually",
+            0.75,
+            False,
+        ),
+        ("I live in Berlin", "I live in Berlin now", 0.93, False),  # nothing new
+        ("I work as a nurse", "I still work as a nurse now", 0.9, False),  # a repeat, however close
+        ("Tom is 34", "Lisa is 35 now", 0.56, False),  # another person: nothing shared
+        ("I live in Berlin", "I live in Lisbon", 0.49, False),  # no mark of a change
+        ("I live in Berlin", "Do you live in Lisbon now?", 0.49, False),  # asked
+        # alike in form and subject only: two facts about Dana, two pieces of news
+        (
+            "Correction: Dana is no longer vegetarian, she eats fish now.",
+            "Update: Dana no longer runs, she switched to swimming.",
+            0.6,
+            False,
+        ),
+        ("Lisa is vegetarian", "Lisa no longer cooks on Sundays", 0.5, False),
+        # sharing no word is not enough to refuse: the editor replaced is named by neither
+        (
+            "VS Code is my main IDE, with the Vim extension.",
+            "I switched to Neovim full time.",
+            0.42,
+            True,
+        ),
+    ],
+)
+def test_what_a_statement_replaces_depends_on_the_fact_it_would_replace(
+    old: str, news: str, similarity: float, replaces: bool
+) -> None:
+    """ "I live in Lisbon now" says "now" as chat says it of anything; what makes it news
+    about "I live in Berlin" is the value swapped in the same words."""
+    assert replaces_a_fact(news, similarity, old) is replaces
+
+
 def test_the_phrase_of_a_role_filled_by_name_holds_the_whole_name() -> None:
     """It ended two letters into the name ("Our designer is Me")."""
     assert classify("Our designer is Mei Lin.").phrase == "Our designer is Mei"

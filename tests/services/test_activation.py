@@ -263,7 +263,7 @@ def test_a_correction_supersedes_the_fact_and_is_found_first(mem: Engram, store_
     assert [h.memory.id for h in mem.search("wife cooks sunday", limit=1)] == [old.id]
 
     news = mem.save_result(Draft("Correction: Lisa is no longer vegetarian, she eats fish now"))
-    assert news.supersedes == old.id
+    assert news.supersedes == [old.id]
     (edge,) = [r for r in mem.relations(old.id) if r.type == "supersedes"]
     assert (edge.from_id, edge.to_id) == (news.memory.id, old.id)
     assert 0 < edge.strength <= 1
@@ -277,18 +277,18 @@ def test_a_correction_supersedes_the_fact_and_is_found_first(mem: Engram, store_
     assert other.id not in {h.memory.id for h in hits[:2]}
     # a save that says nothing changed supersedes nothing, nor does a copy saved in bulk
     plain = mem.save_result(Draft("Lisa loves fish tacos"))
-    assert plain.supersedes is None
+    assert plain.supersedes == []
     # nor one whose most similar memory is only loosely like it (reported, not replaced)
     job = mem.save("Works as a backend engineer at a fintech startup called Paylane")
     mem.flush()
     ledger = mem.save_result(
         Draft("Project Atlas: migrating the payments ledger from MySQL to PostgreSQL")
     )
-    assert [s.id for s in ledger.similar][:1] == [job.id] and ledger.supersedes is None
+    assert [s.id for s in ledger.similar][:1] == [job.id] and ledger.supersedes == []
     mem.save_many([Draft("Update: Lisa is no longer cooking on Sundays")])
     assert len([r for r in mem.relations(old.id) if r.type == "supersedes"]) == 1
     with Engram.open(store_url, save_supersedes=False) as off:
-        assert off.save_result(Draft("Lisa no longer cooks on Sundays")).supersedes is None
+        assert off.save_result(Draft("Lisa no longer cooks on Sundays")).supersedes == []
 
 
 def test_news_in_other_words_supersedes_the_fact_it_restates(mem: Engram) -> None:
@@ -299,10 +299,10 @@ def test_news_in_other_words_supersedes_the_fact_it_restates(mem: Engram) -> Non
     birthday = mem.save("My wife Lisa's birthday is September 3")
     mem.flush()
     tom = mem.save_result(Draft("My new manager is Tom Becker."))
-    assert [s.id for s in tom.similar][:1] == [sarah.id] and tom.supersedes == sarah.id
+    assert [s.id for s in tom.similar][:1] == [sarah.id] and tom.supersedes == [sarah.id]
     mem.flush()
     moved = mem.save_result(Draft("Actually, Lisa's birthday is September 5, not the 3rd."))
-    assert moved.supersedes == birthday.id
+    assert moved.supersedes == [birthday.id]
     # the relation is dated when the news was said, not when it was saved
     earlier = datetime(2025, 3, 1, tzinfo=UTC)
     mem.flush()
@@ -311,6 +311,41 @@ def test_news_in_other_words_supersedes_the_fact_it_restates(mem: Engram) -> Non
     )
     (edge,) = [r for r in mem.relations(dated.memory.id) if r.type == "supersedes"]
     assert edge.created_at == earlier
+
+
+def test_a_fact_said_again_with_a_new_value_supersedes_it(mem: Engram) -> None:
+    """A probe: "I live in Lisbon now" after "I live in Berlin" (cosine 0.49) said no word
+    of a replacement, so it superseded nothing and Berlin stayed the answer."""
+    berlin = mem.save("I live in Berlin")
+    mem.save("I work as a nurse at the Charité")
+    mem.flush()
+    lisbon = mem.save_result(Draft("I live in Lisbon now"))
+    assert lisbon.supersedes == [berlin.id]
+    mem.flush()
+    hits = mem.search("where do I live")
+    assert [h.memory.id for h in hits][:2] == [lisbon.memory.id, berlin.id]
+    # the same words said again, nothing swapped: no news
+    assert mem.save_result(Draft("I still work as a nurse at the Charité now")).supersedes == []
+
+
+def test_news_supersedes_the_copies_of_the_fact_and_not_news_of_the_same_shape(
+    mem: Engram,
+) -> None:
+    """A probe: "Update: I'm no longer vegetarian…" superseded one of two ways the fact was
+    said, and the other stayed above it; "Update: Dana no longer runs, she switched to
+    swimming" superseded the diet correction, alike to it by its shape and name (0.60)."""
+    veggie = mem.save("I'm vegetarian.")
+    meat = mem.save("I don't eat meat — vegetarian for ten years.")
+    mem.save("Has a beagle called Biscuit.")
+    mem.flush()
+    news = mem.save_result(Draft("Update: I'm no longer vegetarian, I eat fish and chicken now."))
+    assert news.supersedes == [veggie.id, meat.id]
+    mem.flush()
+    assert mem.search("am I vegetarian")[0].memory.id == news.memory.id
+    diet = mem.save_result(Draft("Correction: Dana is no longer vegetarian, she eats fish now."))
+    mem.flush()
+    runs = mem.save_result(Draft("Update: Dana no longer runs, she switched to swimming."))
+    assert diet.memory.id in [s.id for s in runs.similar] and runs.supersedes == []
 
 
 def test_a_correction_naming_neither_the_old_value_nor_its_words_finds_the_fact(

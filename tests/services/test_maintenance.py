@@ -75,6 +75,23 @@ def test_reinforced_memories_survive_gc(mem: Engram, clock: FixedClock) -> None:
     assert mem.gc().memory_ids == [unused.id]
 
 
+def test_gc_keeps_news_while_the_fact_it_replaces_lives(mem: Engram, clock: FixedClock) -> None:
+    """A probe: the news "I moved to Denver" faded unused while a repeat kept "I live in
+    Portland" alive; gc deleted the news, and search answered with the old city alone."""
+    old = mem.save("I live in Portland, Oregon")
+    news = mem.save("I moved from Portland to Denver")
+    mem.create_relation(news.id, old.id, "supersedes")
+    for _ in range(5):
+        clock.advance(days=10)
+        mem.touch(old.id)
+    assert mem.stats().due_for_gc == 1  # the news, by its score
+    assert mem.gc().memory_ids == []
+    assert mem.gc(dry_run=False).count == 0 and mem.get(news.id).id == news.id
+    # once the old fact is due too, both go
+    clock.advance(days=3000)
+    assert sorted(mem.gc(dry_run=False).memory_ids) == sorted([old.id, news.id])
+
+
 def test_gc_limit_and_has_more(mem: Engram) -> None:
     """A limited gc takes the memories forgotten longest ago first (those saved earliest
     here), and says more are due."""

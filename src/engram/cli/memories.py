@@ -152,9 +152,11 @@ def save(
         else f"Already saved as {memory.id}: {result.action} it"
     )
     # What the MCP tool and the Python API report as well: near-copies in other words (only
-    # the id was printed, so the CLI never said a save repeated a stored memory).
+    # the id was printed, so the CLI never said a save repeated a stored memory), and the facts
+    # the save replaces (a probe found only `--json` said so).
     notes = [
-        f"  nearly repeats {s.id} (similarity {s.similarity:.2f}): {s.content}"
+        f"  {'replaces' if s.id in result.supersedes else 'similar to'} {s.id} "
+        f"(similarity {s.similarity:.2f}): {s.content}"
         for s in result.similar
     ]
     enriched = result.enrichment

@@ -31,7 +31,7 @@ from typing import Any
 
 from engram.core.index_terms import index_term
 from engram.core.models import MAX_COUNT, MAX_STRENGTH, Memory, Relation, Status
-from engram.core.text import STOPWORDS, statements, tag_key
+from engram.core.text import STOPWORDS, WORD, statements, tag_key
 from engram.core.wording import counted
 
 STRENGTH_PER_COPY = 0.1
@@ -161,7 +161,6 @@ def _in_number(text: str, i: int) -> bool:
     return text[i] in SIGNS and not before.isdigit()  # "UTC-1", "-5"; "12-34" is a range
 
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 NEGATIONS = frozenset("not no never nor none nothing nobody nowhere neither cannot without".split())
 # The tense a helping verb gives a statement: "Alice is my manager" and "Alice was my manager"
@@ -184,7 +183,7 @@ def disagreement(contents: Sequence[str]) -> str | None:
     "dislikes"), other numbers ("1-2 tablets" and "12 tablets", "hunter2" and "hunter3") and
     the same words in another order ("tea over coffee" and "coffee over tea"): merging them
     kept both in one memory as if they were one fact, and raised its strength."""
-    words = [_WORD.findall(content.casefold()) for content in contents]
+    words = [WORD.findall(content.casefold()) for content in contents]
     if len({any(w in NEGATIONS or w.endswith(("n't", "n’t")) for w in ws) for ws in words}) > 1:
         return "one says not what another says"
     vocabulary = [set(ws) for ws in words]

@@ -8,7 +8,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 # Chinese, Japanese and Korean: kana, CJK ideographs (and their compatibility forms) and Hangul
 # syllables. They write words without spaces between them (Korean attaches its particles), so
 # a sentence was one word to the full-text index and "東京" did not find "東京に住んでいます".
@@ -84,7 +84,7 @@ def words(text: str) -> list[str]:
     not case-folded: folding made "Straße" "strasse" and "ﬁle" "file", words the index never
     holds, so a word was not found by its own spelling and a repeat of a text with it was
     saved again."""
-    return [w.lower().replace("’", "'") for w in _WORD.findall(cjk_spaced(text))]
+    return [w.lower().replace("’", "'") for w in WORD.findall(cjk_spaced(text))]
 
 
 def query_terms(query: str) -> list[str]:
@@ -138,6 +138,14 @@ def _after_abbreviation(content: str, boundary: int) -> bool:
     return initial or dotted or last.casefold() in ABBREVIATIONS
 
 
+def unlabelled(content: str) -> str:
+    """The content without its speaker's label ("Kevin: …"), as `passages` cuts it."""
+    label = _LABEL.match(content)
+    if label and len(label.group(1).split()) <= LABEL_MAX_WORDS:
+        return content[label.end() :]
+    return content
+
+
 def passages(content: str, pieces: Pieces | None = None) -> list[str]:
     """The pieces of a memory embedded on their own besides its whole text (empty when it is a
     single statement): its statements of at least three words, the first sixteen, each
@@ -164,7 +172,7 @@ def _windows(statement: str, pieces: Pieces | None = None) -> list[str]:
     """The statement as one passage, none if it is too short to be one, or overlapping windows
     of words if it is longer than the model reads: WINDOW_WORDS words, or fewer where `pieces`
     says the words are dense (WINDOW_PIECES)."""
-    spans = [m.span() for m in _WORD.finditer(statement)]
+    spans = [m.span() for m in WORD.finditer(statement)]
     if len(spans) < PASSAGE_MIN_WORDS:
         return []
     size, overlap = WINDOW_WORDS, WINDOW_OVERLAP

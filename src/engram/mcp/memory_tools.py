@@ -63,7 +63,8 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         id); stored memories close to it in meaning (the same fact in other words, or an older
         version of it) are listed in `similar`: check them, and update one instead of keeping both.
         A save that says something changed ('Lisa is no longer vegetarian') supersedes the most
-        similar (`supersedes`), and search lists it first wherever the old fact matches.
+        similar and its copies (`supersedes`), and search lists it first wherever an old fact
+        matches.
         Names in the text are added as entities, and without a strength the wording sets one
         ('important', 'always'…). Returns the memory and what was done."""
         draft = Draft(

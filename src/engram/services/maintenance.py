@@ -64,7 +64,7 @@ class MaintenanceService:
         now = self.ctx.now_epoch()
         due = self.ctx.store.due_for_gc(now, limit + 1)
         has_more = len(due) > limit
-        ids = self._due_by_own_policy(due[:limit], now)
+        ids = self._news_of_live_facts_spared(self._due_by_own_policy(due[:limit], now))
         if dry_run and promoted:
             ids = [i for i in ids if i not in set(promoted)]
         if not dry_run and ids:
@@ -108,6 +108,30 @@ class MaintenanceService:
             s.id for s, v in zip(stubs, scores, strict=True) if v < self.ctx.policy.forget_threshold
         }
         return [i for i in ids if i in below]
+
+    def _news_of_live_facts_spared(self, ids: list[str]) -> list[str]:
+        """Those due but news whose outdated fact stays: a memory that supersedes one still
+        active or promoted (`supersedes` relation) is not forgotten before it. A probe's "I
+        moved from Portland to Denver" faded unused while a repeat of "I live in Portland"
+        kept the old fact alive; gc deleted the news, and search answered with the old city
+        alone, flagged by nothing. Both due, both go."""
+        if not ids:
+            return ids
+        due = set(ids)
+        edges = [
+            r
+            for r in self.ctx.store.relations(ids)
+            if r.type == "supersedes" and r.from_id in due and r.to_id not in due
+        ]
+        if not edges:
+            return ids
+        live = {
+            m.id
+            for m in self.ctx.store.get_many([r.to_id for r in edges])
+            if m.status in (Status.ACTIVE, Status.PROMOTED)
+        }
+        spared = {r.from_id for r in edges if r.to_id in live}
+        return [i for i in ids if i not in spared]
 
     def _archive_if_still_due(self, now: float) -> Change:
         policy = self.ctx.policy

@@ -80,15 +80,16 @@ class SaveResult(Result):
     `enrichment` says what the save added by itself (None when enrichment is off). `similar`
     lists stored memories that say nearly the same in other words
     (ENGRAM_SAVE_SIMILAR_THRESHOLD), most similar first: update one of them rather than keep
-    both. `supersedes` names the stored memory a save saying something changed replaces (the
-    most similar; ENGRAM_SAVE_SUPERSEDES), linked to it by a `supersedes` relation."""
+    both. `supersedes` names the stored memories a save saying something changed replaces (the
+    most similar first, then copies of that fact; ENGRAM_SAVE_SUPERSEDES), each linked to it by
+    a `supersedes` relation."""
 
     memory: Memory
     action: Literal["saved", "merged", "reinforced"]
     duplicate_of: str | None = None
     enrichment: Enrichment | None = None
     similar: list[SimilarMemory] = []
-    supersedes: str | None = None
+    supersedes: list[str] = []
 
 
 class SavedMemory(Memory):
@@ -99,7 +100,7 @@ class SavedMemory(Memory):
     duplicate_of: str | None = None
     enrichment: Enrichment | None = None
     similar: list[SimilarMemory] = Field(default_factory=list)
-    supersedes: str | None = None
+    supersedes: list[str] = Field(default_factory=list)
 
     @classmethod
     def of(cls, result: SaveResult) -> SavedMemory:
