@@ -17,8 +17,8 @@ class ValidationError(EngramError):
 
 
 class NotFoundError(EngramError):
-    def __init__(self, kind: str, ident: str) -> None:
-        super().__init__(f"{kind} not found: {ident}")
+    def __init__(self, kind: str, ident: str, hint: str = "") -> None:
+        super().__init__(f"{kind} not found: {ident}" + (f" ({hint})" if hint else ""))
         self.ident = ident
 
 

@@ -365,6 +365,15 @@ def test_unarchive_brings_a_memory_back_into_search(db: Path) -> None:
     assert run_json(db, "search", "standup")["hits"][0]["memory"]["id"] == memory_id
 
 
+def test_an_id_too_short_to_stand_for_one_says_so(db: Path) -> None:
+    """A probe typed three characters of an id and read only "memory not found: 198"."""
+    memory_id = save(db, "keep me")
+    result = run(db, "open", memory_id[:3])
+    assert result.exit_code == 1
+    assert f"memory not found: {memory_id[:3]} (a short id needs 4 characters)" in result.stderr
+    assert memory_id in ok(run(db, "open", memory_id[:4])).stdout
+
+
 def test_archive_with_an_unknown_id_changes_nothing(db: Path) -> None:
     memory_id = save(db, "keep me")
     result = run(db, "--json", "delete", "--archive", memory_id, "missing-id")
@@ -677,7 +686,7 @@ BAD_INPUT = [
     pytest.param(["delete", "bad id!"], "IDS", id="delete-bad-id"),
     pytest.param(["observe", "KNOWN", "--context-tag", " "], "--context-tag", id="observe-tag"),
     pytest.param(["relate", "KNOWN", "KNOWN"], "TO_ID", id="relate-self"),
-    pytest.param(["relate", "KNOWN", "x", "--type", "likes"], "--type", id="rel-type"),
+    pytest.param(["relate", "KNOWN", "no-such-memory", "--type", "likes"], "--type", id="rel-type"),
     pytest.param(["unrelate", "bad id!"], "RELATION_ID", id="unrelate-bad-id"),
     pytest.param(["gc", "--limit", "0"], "limit", id="gc-limit"),
     pytest.param(["graph", "--limit", "1001"], "limit", id="graph-limit"),

@@ -29,7 +29,7 @@ from engram.atomic import write_atomically
 from engram.clock import Clock
 from engram.config import Settings, load_settings, redact_url
 from engram.errors import ConfigError, EngramError, NotFoundError, ValidationError
-from engram.services.memories import abbreviable
+from engram.services.memories import MIN_PREFIX, abbreviable
 from engram.services.transfer.common import Progress
 from engram.storage.factory import store_exists
 
@@ -387,10 +387,13 @@ def _common_start(a: str, b: str) -> int:
 
 def resolve(app: App, ident: str, field: str = "memory_id") -> str:
     """The id a short id stands for; an id that matches nothing is passed on as given, for the
-    command to report (or skip) as it does with any unknown id."""
+    command to report (or skip) as it does with any unknown id. One too short to stand for
+    an id is refused, saying so: "memory not found: 198" left a probe guessing."""
     try:
         return app.memories.resolve(ident, field)
     except NotFoundError:
+        if len(ident) < MIN_PREFIX:
+            raise
         return ident
 
 

@@ -349,7 +349,7 @@ class MemoryService:
         if self.ctx.store.get_many([ident]):
             return ident
         if len(ident) < MIN_PREFIX:
-            raise NotFoundError("memory", ident)
+            raise NotFoundError("memory", ident, f"a short id needs {MIN_PREFIX} characters")
         found: list[str] = []
         asked = PREFIX_PAGE
         while True:  # past the ids a start cannot stand for, however many
