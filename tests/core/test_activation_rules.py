@@ -508,6 +508,17 @@ def test_a_counted_window_is_understood(message: str, query: str, days: int) -> 
         ("Is Python faster than JavaScript?", "Python", False),
         ("Should I invite Lisa to dinner?", "Lisa", False),
         ("Lisa is vegan now.", "Lisa", False),
+        # a third probe's questions about the user's own life, declined at 0.9
+        ("Who is Priya's manager?", "Priya", True),
+        ("Who is Priya married to?", "Priya", True),
+        ("How old is Priya's daughter?", "Priya", True),
+        ("What sport does Priya play?", "Priya", True),
+        ("What's going on with Biscuit?", "Biscuit", True),
+        ("How's Biscuit?", "Biscuit", True),
+        ("Tell me everything about Meera.", "Meera", True),
+        ("What do you know about Meera?", "Meera", True),
+        ("What is Python?", "Python", False),  # what a book says
+        ("Tell me how Python handles memory", "Python", False),
     ],
 )
 def test_a_question_asks_of_a_name_when_the_name_is_its_subject(

@@ -139,6 +139,10 @@ def test_a_question_naming_someone_the_store_knows_is_a_recall(mem: Engram) -> N
     for world in ("How do I exit Neovim?", "Where is Porto?", "Is Porto warmer than Lisbon?"):
         assert not mem.analyze_for_recall(world).should_search, world
     assert mem.analyze_message("Lisa is vegan now.").intent == "save"  # news, next test
+    # a third probe's questions about someone known, declined at 0.9 before
+    for asked in ("Who is Lisa married to?", "What sport does Lisa play?", "Tell me about Lisa."):
+        found = mem.analyze_for_recall(asked)
+        assert found.should_search and found.phrase == "Lisa", asked
     refused = mem.analyze_message("Don't save this: is Lisa ok?")
     assert refused.intent == "none" and refused.phrase is not None
 

@@ -59,10 +59,21 @@ ADVICE = r"should|shall|can|could|would|need|needs|best|better|recommend|suggest
 ABOUT_THE_USER = frozenset({"personal", "decision", "preference"})
 
 
+_VERB = r"(?:'s| is| are| was| were| does| do| did| has| have| will)"
+# What asks of a thing named last: "Who is Sarah Chen?", "How's Biscuit?", "What's going on
+# with Biscuit?", "Tell me everything about Meera" (a probe); not "Where is Porto?".
+_ABOUT = (
+    r"who(?:'s| is| was)|how(?:'s| is)|tell me (?:everything |more |all )?about"
+    r"|what do (?:you|we|i) know about|what(?:'s| is) (?:going on|new|up) with"
+)
 # What a question about a name opens with: a question word and its verb, or the verb alone.
 _ASKS_OF = (
-    r"^\W*(?:(?:what|where|when|which|how|why)(?:'s| is| are| was| were| does| do| did| has|"
-    r" have| will)|is|are|was|were|does|do|did|has|have|will)\s+(?:the\s+)?"
+    r"^\W*(?:(?:what|where|when|which|how|why|who)" + _VERB + "|is|are|was|were|does|do|did"
+    r"|has|have|will|" + _ABOUT + "|"
+    # "What sport does Priya play?", "How many kids does Tom have?", "How old is Priya's
+    # daughter?" (a probe)
+    r"(?:what|which|how many|how much)(?:\s+[\w'-]+){1,2}?" + _VERB + "|"
+    r"how (?:old|tall|long|far|big)" + _VERB + r")\s+(?:the\s+)?"
 )
 # Questions that name something only to ask how to do a thing, for advice, to compare, or the
 # time somewhere ("How do I exit Neovim?", "Is Python faster than JavaScript?").
@@ -74,14 +85,17 @@ _NOT_OF_IT = re.compile(
 
 def asks_about(text: str, name: str) -> bool:
     """Whether a question asks something of `name`, the name as its subject: "Is Lisa still
-    vegetarian?", "When is Max's recital?", "How is Atlas going?", "Who is Sarah Chen?"; not
-    "Where is Porto?" (what a map says), "What's new in PostgreSQL 16?", "How do I exit
-    Neovim?" or "Is Python faster than JavaScript?" (a helper's probe: these were read as
-    recalls because the store knew the name)."""
-    if not is_plain_question(text) or _NOT_OF_IT.search(text):
+    vegetarian?", "When is Max's recital?", "How is Atlas going?", "Who is Sarah Chen?",
+    "Tell me about Meera", "What sport does Priya play?"; not "Where is Porto?" (what a map
+    says), "What's new in PostgreSQL 16?", "How do I exit Neovim?" or "Is Python faster than
+    JavaScript?" (a helper's probe: these were read as recalls because the store knew the
+    name)."""
+    if _NOT_OF_IT.search(text):
         return False
     named = re.escape(name)
-    if re.match(rf"^\W*who(?:'s| is| was)\s+{named}\W*$", text, re.IGNORECASE):
-        return True
+    if re.match(rf"^\W*(?:{_ABOUT})\s+(?:the\s+)?{named}\W*$", text, re.IGNORECASE):
+        return True  # "Tell me everything about Meera." asks without a question mark
+    if not is_plain_question(text):
+        return False
     # Something is asked of the name: words follow it, or it owns what is asked ("Max's").
     return re.match(rf"{_ASKS_OF}{named}(?:'s\b|\s+\w)", text, re.IGNORECASE) is not None
