@@ -11,6 +11,7 @@ from engram.core.dates import (
     day_of,
     day_spans,
     named_days,
+    searched_of_a_day,
     without_date_numbers,
     without_written_dates,
 )
@@ -201,3 +202,20 @@ def test_a_written_day_is_searched_as_the_phrases_a_memory_names_it_by() -> None
     assert "11th nov" in day_phrases("11 November", today)
     assert day_phrases("what did I do yesterday", today) == []  # counted back: no date written
     assert day_phrases("step 3 may fail", today) == []
+
+
+@pytest.mark.parametrize(
+    ("query", "searched"),
+    [
+        ("What did I tell you last week?", "What?"),
+        ("What did we discuss 3 days ago about pricing?", "What about pricing?"),
+        ("What have I said about Lisa yesterday?", "What about Lisa?"),
+        ("What did Kate say about the movie last Friday?", "What did Kate say about the movie?"),
+    ],
+)
+def test_a_query_about_a_day_is_searched_without_its_count_back_and_the_act_of_telling(
+    query: str, searched: str
+) -> None:
+    """ "What did I tell you last week?" searched "tell" and "week" (a probe): the words
+    name when, and that something was said, never what."""
+    assert " ".join(searched_of_a_day(query).split()).replace(" ?", "?") == searched

@@ -202,6 +202,47 @@ def test_a_recall_request_naming_only_last_week_finds_last_weeks_memories_first(
         assert hits[0].memory.id == decision.id
 
 
+def test_what_was_said_on_a_day_asked_in_so_many_words_is_that_days_memories(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A probe: "What did I tell you last week?" searched "tell" and "week", found "physio is
+    now every other week" first and last week's five memories at 16-25; "What did we discuss
+    on April 24?" listed context and expansion matches of the day's phrase above the day's
+    own memories."""
+    with Engram.open(store_url, clock=clock) as mem:
+        today = clock.now.date()
+        last_week = clock.now - timedelta(days=today.weekday() + 5)
+        said = mem.save_many(
+            [
+                Draft(content="Biscuit had surgery on his paw", created_at=last_week),
+                Draft(content="I got promoted to senior product manager", created_at=last_week),
+            ]
+        )
+        mem.save_many(
+            [
+                Draft(
+                    content="Physio is now only every other week, tell the clinic",
+                    created_at=clock.now - timedelta(days=60),
+                ),
+                Draft(
+                    content=f"The beta deadline moved to {last_week:%B} {last_week.day}",
+                    created_at=clock.now - timedelta(days=40),
+                    episode="planning",
+                ),
+                Draft(
+                    content="The beta has 40 clinics signed up",
+                    created_at=clock.now - timedelta(days=40),
+                    episode="planning",
+                ),
+            ]
+        )
+        hits = mem.search("What did I tell you last week?")
+        assert {h.memory.id for h in hits} == {m.id for m in said}
+        day = f"{last_week:%B} {last_week.day}"
+        hits = mem.search(f"What did we discuss on {day}?")
+        assert {h.memory.id for h in hits[:2]} == {m.id for m in said}
+
+
 def test_a_query_naming_many_days_reads_a_bounded_number_of_them(
     store_url: str, clock: FixedClock
 ) -> None:

@@ -23,6 +23,7 @@ from engram.core.dates import (
     day_phrases,
     on_a_named_day,
     only_dates,
+    searched_of_a_day,
     without_date_numbers,
     without_written_dates,
 )
@@ -84,8 +85,11 @@ MODEL_LOADING = "text only: the embedding model is still loading"
 # How long a search that found nothing by its words waits for the model to finish loading.
 WARM_UP_WAIT = 10.0
 # The relevance of a memory found only by being saved on a day the query names: after every
-# memory the query matches, by words, meaning or context.
+# memory the query matches, by words, meaning or context; that of a full match where the
+# query names nothing but days ("What did I tell you last week?"), whose answer is all that
+# was saved then: weak context and expansion matches of a day's phrase came first (a probe).
 SAVED_THEN_ONLY = 1e-6
+SAVED_THEN_ASKED = 1.0
 SLACK_SHARE = 0.5  # of SAVED_THEN_ONLY, for one saved a day either side of the named day
 # A query of several sentences (what a user just said, searched as it came) is also searched by
 # meaning one sentence at a time, as a memory's passages are: one vector for the whole averages
@@ -254,6 +258,10 @@ class SearchService:
         # their meaning drew the query's vector towards any memory with a date in it.
         worded = without_date_numbers(text) if spans else text
         meant = without_written_dates(text) if spans else text
+        if spans:
+            # "last week" and "what did I tell you" name no content either: "What did I tell
+            # you last week?" found "physio every other week" above all that was said then.
+            worded, meant = searched_of_a_day(worded), searched_of_a_day(meant)
         # Without its date, "what is on 12 March?" means nothing: its vector found a parking
         # spot at cosine 0.2. Such a query is searched by its days and day phrases alone.
         dates_only = dates_only or (meant != text and not set(words(meant)) - STOPWORDS)
@@ -316,11 +324,12 @@ class SearchService:
             if f is None and extra is None and ident not in saved_then:
                 continue
             direct = f.relevance if f is not None else 0.0
-            if f is None and extra is None:
+            if ident in saved_then and (dates_only or (f is None and extra is None)):
                 # Those saved on the day itself first: "what did we decide yesterday?" listed
                 # today's memories (in the slack, and fresher) before yesterday's (audit).
                 on_the_day = on_a_named_day(stub.created_at, spans)
-                direct = SAVED_THEN_ONLY * (1.0 if on_the_day else SLACK_SHARE)
+                base = SAVED_THEN_ASKED if dates_only else SAVED_THEN_ONLY
+                direct = max(direct, base * (1.0 if on_the_day else SLACK_SHARE))
             day = day_of(stub.created_at, spans) if spans else None
             candidate = Candidate(
                 ident,
