@@ -79,6 +79,9 @@ def test_query_terms_drop_pronouns_and_the_user_an_assistant_asks_about() -> Non
     assert query_terms("food the user can't eat") == ["food", "can't", "eat"]
     assert query_terms("the user's favourite TV show") == ["favourite", "tv", "show"]
     assert query_terms("user") == ["user"]  # nothing else to search
+    # "now" asks how things stand, it names nothing: "Where do I work now?" found "eats fish
+    # now" and "physio is now every other week" by it (a probe)
+    assert query_terms("Where do I work now?") == ["work"]
 
 
 def test_query_terms_drop_stopwords_unless_nothing_else() -> None:
