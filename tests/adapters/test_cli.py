@@ -1002,11 +1002,11 @@ def test_analyze_says_what_a_message_asks_of_the_memory(db: Path) -> None:
     assert short["touch"] == [saved]
     recall = ok(run(db, "analyze", "--recall", "What did I say about TypeScript last week?"))
     back_to_last_monday = datetime.now().astimezone().weekday() + 8  # this machine's days
-    assert "search: typescript" in recall.output
+    assert "search: TypeScript" in recall.output
     assert f"last {back_to_last_monday} days" in recall.output
     # without --recall too: it said only "intent: recall" (probe)
     asked = ok(run(db, "analyze", "What did I say about TypeScript last week?")).output
-    assert "intent: recall" in asked and "search: typescript" in asked
+    assert "intent: recall" in asked and "search: TypeScript" in asked
 
 
 def test_analyze_needs_no_store_unless_it_reads_memories(tmp_path: Path) -> None:
@@ -1016,7 +1016,7 @@ def test_analyze_needs_no_store_unless_it_reads_memories(tmp_path: Path) -> None
     found = run_json(fresh, "analyze", "Remember: I prefer TypeScript over JavaScript")
     assert (found["intent"], found["content"]) == ("save", "I prefer TypeScript over JavaScript")
     recall = run_json(fresh, "analyze", "--recall", "What did I say about TypeScript?")
-    assert recall["queries"] == ["typescript"]
+    assert recall["queries"] == ["TypeScript"]
     refused = run(fresh, "analyze", "yes, that one", "--recent", "abc")
     assert refused.exit_code == 1 and "there is no store" in refused.stderr
     assert not (tmp_path / "none-yet").exists()

@@ -461,7 +461,9 @@ def test_the_request_to_remember_is_not_saved_with_the_fact() -> None:
 
 
 def test_a_recall_request_becomes_a_query_and_a_window() -> None:
-    assert recall_query("What did I say about TypeScript?") == "typescript"
+    assert (
+        recall_query("What did I say about TypeScript?") == "TypeScript"
+    )  # a name keeps its capitals
     assert recall_query("Remind me what we decided for the database") == "database"
     # back to last week's Monday: on a Sunday, 7 days missed it
     assert recall_window("What did we discuss last week about pricing?", THURSDAY) == 11

@@ -108,7 +108,7 @@ def test_analyze_for_recall_gives_the_query_to_run(mem: Engram) -> None:
     saved = mem.save("Prefers TypeScript over JavaScript", tags=["preferences"])
     found = mem.analyze_for_recall("What did I say about TypeScript last week?")
     # back to last week's Monday (the clock says Thursday)
-    assert found.should_search and found.query == "typescript" and found.window_days == 11
+    assert found.should_search and found.query == "TypeScript" and found.window_days == 11
     assert [h.memory.id for h in mem.search(found.query)] == [saved.id]
     assert not mem.analyze_for_recall("Translate 'good morning' into Spanish").should_search
 

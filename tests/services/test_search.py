@@ -227,3 +227,27 @@ def test_a_listing_puts_a_fresh_memory_first_however_many_strong_old_ones(
         listed = mem.search(limit=3)
         assert listed[0].memory.id == fresh.id
         assert [h.score for h in listed] == sorted((h.score for h in listed), reverse=True)
+
+
+def test_a_query_naming_the_user_finds_what_they_said_in_the_first_person(mem: Engram) -> None:
+    """A probe: "Where does Priya work?" listed every note naming Priya (matched by that word
+    alone, at full text relevance) above "I work as a product manager…". Once the store says
+    Priya is the user ("My name is Priya Sharma"), the name is not searched as a word, and the
+    query is asked by meaning in the first person too."""
+    job = mem.save("I work as a product manager at Lumen Health")
+    notes = [
+        mem.save("Priya commutes to work by streetcar, about 25 minutes each way"),
+        mem.save("Priya's mother Lakshmi lives in Chennai"),
+        mem.save("Priya is no longer vegetarian; she eats fish now"),
+    ]
+    mem.flush()
+    before = [h.memory.id for h in mem.search("Where does Priya work?")]
+    assert before[0] != job.id  # a note naming her comes first
+    mem.save("My name is Priya Sharma")
+    mem.flush()
+    hits = mem.search("Where does Priya work?")
+    assert hits[0].memory.id == job.id
+    # a note about her is still found by what it says
+    assert mem.search("Who is Priya's mother?")[0].memory.id == notes[1].id
+    # another name is searched as before
+    assert mem.search("Where does Lakshmi live?")[0].memory.id == notes[1].id

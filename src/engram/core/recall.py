@@ -16,8 +16,9 @@ from engram.core.dates import (
     written_dates,
     written_day,
 )
+from engram.core.entities import extract_entities
 from engram.core.message import plain
-from engram.core.text import STOPWORDS, words
+from engram.core.text import STOPWORDS, WORD, words
 
 _RECALL_LEAD = re.compile(
     r"^\W*(?:(?:can|could|would|do|did) you (?:still )?(?:remember|recall|remind me(?: of)?)|"
@@ -81,6 +82,10 @@ def recall_query(message: str, today: date | None = None) -> str:
     # "a golden retriever named Biscuit" and "My name is Daniel" above her (a helper's probe).
     noise = _RECALL_NOISE | _NAMING if _ASKS_A_NAME.search(text) else _RECALL_NOISE
     kept = [t for t in found if t not in noise and t not in STOPWORDS]
+    # Names keep their capitals: search tells the user's own name by them ("Where does Priya
+    # work?" is asked of the memories saved in the first person, `engram.core.own_name`).
+    cased = {w.lower(): w for name in extract_entities(text) for w in WORD.findall(name)}
+    kept = [cased.get(t, t) for t in kept]
     # The seven days of "last week" only when there is nothing else to look for: with words,
     # their digits would match any memory holding a 28 (`recall_window` narrows to that week
     # instead); without, a search of no words lists the window's freshest memories, this

@@ -22,10 +22,6 @@ from engram.core.dates import (
     day_of,
     day_phrases,
     on_a_named_day,
-    only_dates,
-    searched_of_a_day,
-    without_date_numbers,
-    without_written_dates,
 )
 from engram.core.expansion import expansion_terms, feedback_words
 from engram.core.meaning import Calibration, MeaningMatch, Probe, meaning_matches
@@ -47,6 +43,7 @@ from engram.embeddings.background import background_vectors
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
+from engram.services.search_query import asked
 from engram.services.search_time import (
     as_of_now_found,
     named_day_spans,
@@ -247,24 +244,8 @@ class SearchService:
         """The candidates, and whether the text matches filled the pool (there may be more);
         the whole-text vectors it read are added to `seen`."""
         settings = self.ctx.settings
-        # A query of dates alone is searched by its days (`saved_on`) and the phrases that name
-        # them ("30 november"), not by its digits nor by its meaning: "30 November 2026" found
-        # "launch moved to April 14" first, by meaning, above what was saved that day.
-        dates_only = only_dates(text)
         spans = named_day_spans(self.ctx, text)
-        # The days named are searched by when memories were saved (`saved_on`). Their numbers
-        # searched as words found "parking spot number 3" for "what did I buy on 3 March?"
-        # above what was bought that day (a memory naming the date still shares its month);
-        # their meaning drew the query's vector towards any memory with a date in it.
-        worded = without_date_numbers(text) if spans else text
-        meant = without_written_dates(text) if spans else text
-        if spans:
-            # "last week" and "what did I tell you" name no content either: "What did I tell
-            # you last week?" found "physio every other week" above all that was said then.
-            worded, meant = searched_of_a_day(worded), searched_of_a_day(meant)
-        # Without its date, "what is on 12 March?" means nothing: its vector found a parking
-        # spot at cosine 0.2. Such a query is searched by its days and day phrases alone.
-        dates_only = dates_only or (meant != text and not set(words(meant)) - STOPWORDS)
+        worded, meant, first_person, dates_only, own = asked(self.ctx.store, text, bool(spans))
         terms = [] if dates_only else with_word_forms(query_terms(worded), STOPWORDS)
         if spans:
             terms += day_phrases(text, self.ctx.local_now().date())
@@ -272,7 +253,9 @@ class SearchService:
         # Meaning (the query's embedding, the vector index) is searched on another core while
         # the text index is searched on this one (docs/performance.md, "Searching on two cores").
         by_vector = (
-            self.ctx.ahead(lambda: self._neighbours(meant, where, k))
+            # A query naming the user is asked in the first person: by the name, every note
+            # naming them came first by meaning too
+            self.ctx.ahead(lambda: self._neighbours(first_person or meant, where, k))
             if by_meaning and not dates_only and self._searches_meaning()
             else None
         )
@@ -302,13 +285,7 @@ class SearchService:
         # while the model loads: that search answers fast from the text and says so, and its
         # expansion (cold index pages to count in) made the first search after a server's
         # start a third slower (bench/mcp_latency.py).
-        expanded = (
-            self._expansion(
-                fused, z_scores, terms, where, max(settings.search_vector_candidates, limit)
-            )
-            if by_meaning
-            else []
-        )
+        expanded = self._expansion(fused, z_scores, [*terms, *own], where, k) if by_meaning else []
         if expanded:
             stubs = {s.id: s for s in expanded} | stubs
             fused = fused_with(expanded)
@@ -457,13 +434,14 @@ class SearchService:
     def _searches_meaning(self) -> bool:
         return self.ctx.semantic is not None
 
-    def _neighbours(self, text: str, where: Filter, k: int) -> Neighbours:
+    def _neighbours(self, text: str, where: Filter, k: int, also: str = "") -> Neighbours:
         """Vector neighbours of the query (their relevance a cosine), what unrelated text looks
         like for it, each neighbour's z: against the query, or against one sentence of a query
-        of several less SENTENCE_PROBE_SHRINK, whichever is higher; and the probes searched."""
+        of several, or `also` (another reading of it) less SENTENCE_PROBE_SHRINK, whichever is
+        higher; and the probes searched."""
         if not self._searches_meaning():
             return NO_NEIGHBOURS
-        sentences = probe_sentences(text)
+        sentences = [*probe_sentences(text), *([also] if also and also != text else [])]
         vector, *others = self.ctx.text_vectors([text, *sentences])
         # A query mostly in a script the model cannot read may still hold a sentence it can
         # (Amharic, then "By the way, we adopted a puppy"): that sentence is searched all the

@@ -1,0 +1,65 @@
+"""What a query is searched by: its words, the text its meaning is probed with, and whether it
+names nothing but days. A named day's numbers, the words counting back to it and the act of
+telling are left out (docs/search.md, section 2b), and so is the user's own name, the query
+then asked by meaning in the first person (`engram.core.own_name`)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from engram.core.dates import (
+    only_dates,
+    searched_of_a_day,
+    without_date_numbers,
+    without_written_dates,
+)
+from engram.core.own_name import in_first_person, naming_phrases, without_name
+from engram.core.text import STOPWORDS, words
+from engram.services.enrichment import names_in
+from engram.storage.protocol import Store
+
+
+class Asked(NamedTuple):
+    worded: str  # searched by words
+    meant: str  # searched by meaning
+    in_first_person: str | None  # searched by meaning instead: the query naming the user
+    dates_only: bool  # searched by its days (and their phrases) alone
+    own_words: tuple[str, ...]  # the words of the user's own name it holds: no expansion word
+
+
+def asked(store: Store, text: str, names_days: bool) -> Asked:
+    """How `text` is searched; `names_days`: whether it names a day (`named_day_spans`)."""
+    # A query of dates alone is searched by its days (`saved_on`) and the phrases that name
+    # them ("30 november"), not by its digits nor by its meaning: "30 November 2026" found
+    # "launch moved to April 14" first, by meaning, above what was saved that day.
+    dates_only = only_dates(text)
+    # The days named are searched by when memories were saved (`saved_on`). Their numbers
+    # searched as words found "parking spot number 3" for "what did I buy on 3 March?" above
+    # what was bought that day (a memory naming the date still shares its month); their
+    # meaning drew the query's vector towards any memory with a date in it.
+    worded = without_date_numbers(text) if names_days else text
+    meant = without_written_dates(text) if names_days else text
+    if names_days:
+        # "last week" and "what did I tell you" name no content either: "What did I tell you
+        # last week?" found "physio every other week" above all that was said then.
+        worded, meant = searched_of_a_day(worded), searched_of_a_day(meant)
+    # Without its date, "what is on 12 March?" means nothing: its vector found a parking spot
+    # at cosine 0.2. Such a query is searched by its days and day phrases alone.
+    dates_only = dates_only or (meant != text and not set(words(meant)) - STOPWORDS)
+    first_person = None
+    own = own_names(store, text)
+    for name in own:
+        worded = without_name(worded, name)
+        first_person = in_first_person(first_person or meant, name)
+    return Asked(worded, meant, first_person, dates_only, tuple(w for n in own for w in words(n)))
+
+
+def own_names(store: Store, text: str) -> list[str]:
+    """The names in `text` that the store gives as the user's ("My name is Priya Shah"): one
+    full-text count of a few phrases, and only for a query that names someone."""
+    names = names_in(text)
+    if not names:
+        return []
+    phrases = {name: naming_phrases(name) for name in names}
+    counts = store.term_counts([p for said in phrases.values() for p in said], 1).counts
+    return [name for name, said in phrases.items() if any(counts.get(p) for p in said)]

@@ -1,0 +1,26 @@
+"""The user's own name in a query: the phrases that give it, and the query without it or in
+the first person."""
+
+from __future__ import annotations
+
+from engram.core.own_name import in_first_person, naming_phrases, without_name
+
+
+def test_the_phrases_that_give_a_name_are_read_as_the_index_reads_them() -> None:
+    phrases = naming_phrases("Priya Sharma")
+    assert "my name is priya sharma" in phrases and "call me priya sharma" in phrases
+    assert "user s name is priya sharma" in phrases  # "User's name is…": the index splits at '
+
+
+def test_a_query_naming_the_user_is_asked_in_the_first_person() -> None:
+    assert in_first_person("Where does Priya work?", "Priya") == "Where does I work?"
+    assert in_first_person("Who is Priya's manager?", "Priya") == "Who is my manager?"
+    assert in_first_person("who is priya’s dentist", "Priya") == "who is my dentist"
+    # another name that starts the same is left alone
+    assert in_first_person("Is Priyanka Priya's sister?", "Priya") == "Is Priyanka my sister?"
+
+
+def test_a_query_naming_the_user_is_searched_without_the_name() -> None:
+    assert without_name("Where does Priya work?", "Priya").split() == ["Where", "does", "work?"]
+    assert without_name("Priya's manager", "Priya").split() == ["manager"]
+    assert without_name("Priya-Lee's team", "Priya").split() == ["Priya-Lee's", "team"]
