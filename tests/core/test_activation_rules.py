@@ -12,7 +12,7 @@ import pytest
 from engram.core.entities import extract_entities
 from engram.core.importance import importance
 from engram.core.intent import classify
-from engram.core.keeping import memory_content, replaces_a_fact, says_a_change
+from engram.core.keeping import memory_content, named_old_value, replaces_a_fact, says_a_change
 from engram.core.message import plain
 from engram.core.models import MAX_STRENGTH
 from engram.core.questions import asks_about
@@ -893,3 +893,21 @@ def test_what_a_statement_replaces_depends_on_the_fact_it_would_replace(
 def test_the_phrase_of_a_role_filled_by_name_holds_the_whole_name() -> None:
     """It ended two letters into the name ("Our designer is Me")."""
     assert classify("Our designer is Mei Lin.").phrase == "Our designer is Mei"
+
+
+@pytest.mark.parametrize(
+    ("text", "left"),
+    [
+        ("Priya switched from badminton to pickleball because of her knee.", "badminton"),
+        ("Switched from VS Code to the Cursor editor", "VS Code"),
+        ("We migrated Atlas from MySQL to PostgreSQL", "MySQL"),
+        ("I moved from Berlin to Lisbon in January", "Berlin"),
+        ("We dropped nothing and flew from Berlin to Lisbon", None),  # a trip, no change
+        ("Did you switch from tea to coffee?", None),  # asked
+        ("I switched to Neovim", None),  # names no old value
+    ],
+)
+def test_a_change_names_the_value_it_left(text: str, left: str | None) -> None:
+    """The fact holding the old value is the one replaced, however unlike in meaning: "I play
+    badminton on Wednesdays" stood at cosine 0.33 to the switch to pickleball (a probe)."""
+    assert named_old_value(text) == left

@@ -352,6 +352,23 @@ def test_news_supersedes_the_copies_of_the_fact_and_not_news_of_the_same_shape(
     assert diet.memory.id in [s.id for s in runs.similar] and runs.supersedes == []
 
 
+def test_a_change_naming_the_value_it_left_supersedes_the_fact_holding_it(mem: Engram) -> None:
+    """A probe: "Priya switched from badminton to pickleball because of her knee" is 0.33
+    alike to "I play badminton on Wednesday evenings", below any bar, and 0.56 to the knee's
+    news, which it would have superseded had that been saved first."""
+    badminton = mem.save("I play badminton on Wednesday evenings at the community centre.")
+    knee = mem.save("Priya's knee is much better; physio is now only every other week.")
+    mem.flush()
+    news = mem.save_result(
+        Draft("Priya switched from badminton to pickleball because of her knee.")
+    )
+    assert news.supersedes == [badminton.id]
+    assert {s.id for s in news.similar} >= {badminton.id, knee.id}
+    mem.flush()
+    hits = [h.memory.id for h in mem.search("badminton")]
+    assert hits[:2] == [news.memory.id, badminton.id]
+
+
 def test_a_correction_naming_neither_the_old_value_nor_its_words_finds_the_fact(
     mem: Engram,
 ) -> None:

@@ -46,6 +46,25 @@ _REPLACED = re.compile(
     r"|^\W*(?:correction|update)\b|\bnew (?:[\w'-]+ ){0,2}(?:is|are)\b",
     re.IGNORECASE,
 )
+# The old value a change names: "switched from badminton to pickleball", "We migrated Atlas
+# from MySQL to PostgreSQL", "moved from Berlin to Lisbon". Not a trip ("flew from Berlin to
+# Lisbon"): a verb of change comes first.
+_FROM_OLD = re.compile(
+    r"\b(?:switched|switching|moved|migrated|migrating|changed|went|converted|upgraded|"
+    r"transferred|relocated)\s+(?:[\w'-]+\s+){0,3}?from\s+(?:the\s+|my\s+|our\s+)?"
+    r"(?P<old>[\w'.+#-]+(?:\s+[\w'.+#-]+){0,2}?)\s+(?:to|for|in favou?r of)\b",
+    re.IGNORECASE,
+)
+
+
+def named_old_value(text: str) -> str | None:
+    """The value a statement of change says it left ("badminton" of "Priya switched from
+    badminton to pickleball"), or None: the stored fact holding it is the one replaced,
+    however unlike in meaning ("I play badminton on Wednesdays", cosine 0.33 to it)."""
+    found = _FROM_OLD.search(plain(text))
+    return None if found is None or "?" in text else found.group("old")
+
+
 # A save this close to a stored memory that marks any change at all ("Actually, Lisa's birthday
 # is September 5, not the 3rd" after "My wife Lisa's birthday is September 3", 0.85-0.93)
 # restates that fact with a new value: it supersedes it on `says_a_change`'s words too. On
