@@ -71,6 +71,19 @@ def test_the_forms_people_write_a_day_in(query: str, days: list[date]) -> None:
         # back: said of the past, or "last" said outright
         ("What did we eat on Friday?", [date(2024, 1, 19)]),
         ("What's happening, compared with last Friday?", [date(2024, 1, 19)]),
+        # a third probe's days to come that named none
+        ("What do I have tomorrow?", [date(2024, 1, 27)]),
+        ("the day after tomorrow", [date(2024, 1, 28)]),
+        (
+            "What's on my calendar next week?",
+            [date(2024, 1, 29) + timedelta(days=i) for i in range(7)],
+        ),
+        ("Anything planned for next weekend?", [date(2024, 2, 3), date(2024, 2, 4)]),
+        ("What's happening on the 30th?", [date(2024, 1, 30)]),
+        ("What's happening on the 20th?", [date(2024, 2, 20)]),  # January's is gone
+        ("What did we eat on the 20th?", [date(2024, 1, 20)]),
+        ("What did we eat on the 30th?", [date(2023, 12, 30)]),  # January's is to come
+        ("What's on for the 31st?", [date(2024, 1, 31)]),
     ],
 )
 def test_a_question_about_days_to_come_names_the_next_such_day(
@@ -79,6 +92,16 @@ def test_a_question_about_days_to_come_names_the_next_such_day(
     """ "What's on April 15?" in December asked about April of last year, and "anything
     happening on Friday?" about the Friday gone (a helper's probe)."""
     assert list(named_days(query, TODAY)) == days
+
+
+def test_a_question_about_what_was_said_in_a_month_names_its_days() -> None:
+    """ "What did we talk about in March?" named no day: a month alone is read only when a
+    question asks what was said in it (a probe), not "plans for May 2024"."""
+    march = named_days("What did we talk about in March?", TODAY)
+    assert march == tuple(date(2023, 3, 1) + timedelta(days=i) for i in range(31))
+    assert named_days("What did I tell you in January 2024?", TODAY)[-1] == date(2024, 1, 31)
+    assert named_days("What did I buy in March?", TODAY) == ()
+    assert searched_of_a_day("What did we talk about in March?").split() == ["What", "about", "?"]
 
 
 def test_a_date_that_reads_two_ways_names_both_days() -> None:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 from tests.support import NEW_JOB, OLD_JOB, OTHER_FACTS, save_facts
 
@@ -241,6 +241,32 @@ def test_what_was_said_on_a_day_asked_in_so_many_words_is_that_days_memories(
         day = f"{last_week:%B} {last_week.day}"
         hits = mem.search(f"What did we discuss on {day}?")
         assert {h.memory.id for h in hits[:2]} == {m.id for m in said}
+
+
+def test_days_to_come_and_a_month_said_in_find_their_memories(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A probe's "What's on my calendar next week?" and "What did we talk about in March?"
+    named no day: found by words alone, the dentist and March's memories came after others."""
+    with Engram.open(store_url, clock=clock) as mem:
+        today = clock.now.date()
+        next_week = today + timedelta(days=7 - today.weekday() + 2)  # its Wednesday
+        month_ago = (today.replace(day=1) - timedelta(days=1)).replace(day=10)
+        dentist = mem.save(f"Dentist appointment with Dr. Lin on {next_week:%B} {next_week.day}")
+        said = mem.save_many(
+            [
+                Draft(content="Biscuit had surgery on his paw", created_at=_at(month_ago)),
+                Draft(content="We booked the Lisbon flights", created_at=_at(month_ago)),
+            ]
+        )
+        mem.save("Team retro happens every other week; we talk about what went well")
+        assert mem.search("What's on my calendar next week?")[0].memory.id == dentist.id
+        asked = f"What did we talk about in {month_ago:%B}?"
+        assert {h.memory.id for h in mem.search(asked)[:2]} == {m.id for m in said}
+
+
+def _at(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
 
 
 def test_a_query_naming_many_days_reads_a_bounded_number_of_them(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import suppress
 from datetime import date, datetime, timedelta, tzinfo
 
 from engram.core.timeutil import DAY
@@ -74,6 +75,13 @@ _AHEAD = re.compile(
 _RELATIVE_RE = re.compile(r"\b((?:the\s+)?day\s+before\s+yesterday|yesterday)\b", re.I)
 # The calendar week (Monday to Sunday) before this one, or its Saturday and Sunday.
 _LAST_WEEK = re.compile(r"\b(?:last|this past)\s+(week(?:end)?)\b", re.I)
+# Days to come: "tomorrow", "the day after tomorrow", the calendar week after this one or its
+# weekend ("what's coming up next week?", a probe's question that named no day).
+_TOMORROW = re.compile(r"\b((?:the\s+)?day\s+after\s+tomorrow|tomorrow)\b", re.I)
+_NEXT_WEEK = re.compile(r"\bnext\s+(week(?:end)?)\b", re.I)
+# A day of the month alone: "what's happening on the 20th?" (not "the 10th of February", a
+# written date).
+_ORDINAL_DAY = re.compile(r"\b(?:on|for)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\b)", re.I)
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _COUNTS |= {"six": 6, "seven": 7}
 # How far back (or ahead) a date without a year is looked for: 29 February comes every four
@@ -90,8 +98,27 @@ def looks_ahead(text: str) -> bool:
 def named_days(text: str, today: date, weeks: bool = True) -> tuple[date, ...]:
     """Every day `text` names, in the order found, each once; `weeks=False`: not the days of
     "last week" or "last weekend"."""
-    days = [*_written_days(text, today), *relative_days(text, today, weeks)]
+    days = [
+        *_written_days(text, today),
+        *relative_days(text, today, weeks),
+        *_month_said(text, today),
+    ]
     return tuple(dict.fromkeys(days))
+
+
+def _month_said(text: str, today: date) -> list[date]:
+    """The days of the month a question asks what was said in ("What did we talk about in
+    March?"): the last such month so far, or the one of the year given."""
+    found = _SAID_IN_MONTH.search(text)
+    if found is None:
+        return []
+    month = MONTHS[found.group(1).lower()[:3]]
+    year = int(found.group(2)) if found.group(2) else today.year - (month > today.month)
+    try:
+        first = date(year, month, 1)
+    except ValueError:
+        return []
+    return [d for d in (first + timedelta(days=i) for i in range(31)) if d.month == month]
 
 
 def only_dates(text: str) -> bool:
@@ -131,21 +158,35 @@ def without_date_numbers(text: str) -> str:
 
 
 # The act of telling, in a question about a day: "What did I tell you last week?", "What did
-# we discuss on April 24?" ask for all that was said then, and its words name none of it.
-_TELLING = re.compile(
+# we discuss on April 24?" ask for all that was said then, and its words name none of it; nor
+# do those asking for what is planned then.
+_SAID = (
     r"\b(?:did|do|have|had)\s+(?:i|we|you)\s+(?:tell|told|say|said|talk|talked|discuss|"
-    r"discussed|mention|mentioned|chat|chatted|share|shared|note|noted)\b(?:\s+(?:you|me|us))?",
+    r"discussed|mention|mentioned|chat|chatted|share|shared|note|noted)\b(?:\s+(?:you|me|us))?"
+)
+_TELLING = re.compile(
+    _SAID
+    # and asking what is planned: "What's coming up next week?", "Anything on for Friday?"
+    + r"|\b(?:coming up|happening|going on|planned|scheduled|do (?:i|we) have)\b",
     re.IGNORECASE,
 )
+# A month asked of what was said in it: "What did we talk about in March?" (a month alone is
+# not read otherwise: "in 2017" or "in March" is more often when something happened).
+_IN_MONTH = rf"\bin\s+{_MONTH}(?![a-z])(?:\s+(\d{{4}}))?"
+_SAID_IN_MONTH = re.compile(_SAID + ".*?" + _IN_MONTH, re.I)
 
 
 def searched_of_a_day(text: str) -> str:
     """What a query naming a day is searched by, besides the day: without the phrases that
-    count back to it ("last week", "3 days ago") and without the act of telling ("what did I
-    tell you"). On REALTALK and MADial-Bench it moved one MADial question (R@10 0.666 ->
-    0.667); in a probe's store "What did I tell you last week?" found "physio is every other
-    week" first, and the five memories saved that week at 16-25."""
-    return _TELLING.sub(" ", without_relative_days(text))
+    count back to it ("last week", "3 days ago", "tomorrow"), the month a question asks what
+    was said in ("in March"), the act of telling ("what did I tell you") and the asking for
+    what is planned ("coming up"). On REALTALK and MADial-Bench it moved one MADial question
+    (R@10 0.666 -> 0.667); in a probe's store "What did I tell you last week?" found "physio
+    is every other week" first, and the five memories saved that week at 16-25."""
+    text = without_relative_days(text)
+    if _SAID_IN_MONTH.search(text):
+        text = re.sub(_IN_MONTH, " ", text, flags=re.IGNORECASE)
+    return _TELLING.sub(" ", text)
 
 
 def day_phrases(text: str, today: date) -> list[str]:
@@ -154,7 +195,10 @@ def day_phrases(text: str, today: date) -> list[str]:
     "Dentist appointment on March 12th" or "Flight on 2026-03-12" without finding "parking spot
     number 12"."""
     phrases: list[str] = []
-    for day in _written_days(text, today):
+    # Days to come are named in the memories of what is planned ("Dentist on May 20"); those
+    # gone by are found by when memories were saved (`saved_on`).
+    coming = [d for d in relative_days(text, today) if d > today]
+    for day in dict.fromkeys([*_written_days(text, today), *coming]):
         month = MONTH_NAMES[day.month - 1].lower()
         for number in (str(day.day), _ordinal(day.day)):
             for name in dict.fromkeys((month, month[:3])):
@@ -192,9 +236,34 @@ def relative_days(text: str, today: date, weeks: bool = True) -> list[date]:
             monday = today - timedelta(days=today.weekday() + 7)
             first = 5 if unit.lower() == "weekend" else 0
             days += [monday + timedelta(days=i) for i in range(first, 7)]
+        for phrase in _TOMORROW.findall(text):
+            days.append(today + timedelta(days=1 if phrase.lower() == "tomorrow" else 2))
+        for unit in _NEXT_WEEK.findall(text):
+            monday = today + timedelta(days=7 - today.weekday())
+            first = 5 if unit.lower() == "weekend" else 0
+            days += [monday + timedelta(days=i) for i in range(first, 7)]
+        for number in _ORDINAL_DAY.findall(text):
+            days += _day_of_the_month(int(number), today, ahead)
     except OverflowError:  # before the year 1: no day to name
         pass
     return days
+
+
+def _day_of_the_month(number: int, today: date, ahead: bool) -> list[date]:
+    """The `number`th of this month, or of the next (ahead) or last month where this one's is
+    not on that side of today."""
+    month = today.replace(day=1)
+    for _ in range(2):
+        with suppress(ValueError):
+            day = month.replace(day=number)
+            if (day >= today) if ahead else (day <= today):
+                return [day]
+        month = (
+            (month + timedelta(days=32)).replace(day=1)
+            if ahead
+            else ((month - timedelta(days=1)).replace(day=1))
+        )
+    return []
 
 
 def written_day(day: date) -> str:
@@ -209,7 +278,7 @@ def without_relative_days(text: str) -> str:
     Friday"), and was saved before that day."""
     ahead = looks_ahead(text)
     text = _WEEKDAY.sub(lambda m: m.group(0) if ahead and m.group(1).lower() == "on" else " ", text)
-    for pattern in (_RELATIVE_RE, _AGO, _LAST_WEEK):
+    for pattern in (_RELATIVE_RE, _AGO, _LAST_WEEK, _TOMORROW, _NEXT_WEEK, _ORDINAL_DAY):
         text = pattern.sub(" ", text)
     return text
 

@@ -97,8 +97,8 @@ def recall_query(message: str, today: date | None = None) -> str:
 
 _RECALL_NOISE = frozenset(
     """again remember recall remind said say told tell mentioned mention decided decide agreed
-    agree discussed discuss know ever before last time what's who's where's when's how's that's
-    it's am i'm any currently nowadays please""".split()
+    agree discussed discuss talk talked chat chatted know ever before last time what's who's
+    where's when's how's that's it's am i'm any currently nowadays please""".split()
 )
 
 
