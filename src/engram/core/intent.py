@@ -232,6 +232,16 @@ RULES: tuple[Rule, ...] = (
         0.8,
     ),
     _rule("recall", r"^\W*what (?:was|were) (?:the|that|my|our)\b.*\b(?:called|named)\b", 0.8),
+    # How a thing of the user's is going, and what they must not forget ("How is my knee doing
+    # these days?", "What birthdays do I need to remember?": a probe's questions read as none).
+    _rule(
+        "recall",
+        rf"{OPENERS}(?:how(?:'s| is| are) (?:my|our) (?:[\w'-]+ ){{1,2}}?"
+        r"(?:doing|going|coming along|getting on)"
+        r"|(?:what|which|who)\b[^.!?]*\bdo (?:i|we) (?:need to |have to )?remember)"
+        r"\b[^.!?]*\?\s*$",
+        0.7,
+    ),
     # What is planned on a day: "What's on April 15?", "Anything happening on Friday?", "What
     # is scheduled for tomorrow?" — only the user's calendar answers; not "What's on TV?".
     _rule(
