@@ -298,6 +298,21 @@ def test_a_name_on_most_memories_links_nothing(ops: Engram) -> None:
     assert [s.why for s in plan.steps] == ["both name pixel from different topics: link them"]
 
 
+def test_memories_naming_only_the_user_are_not_linked(ops: Engram) -> None:
+    """Below the share that makes a name too common, a probe's pipeline still linked the
+    notes naming Dana, who the store says is the user; two other memories naming Pixel are
+    linked as before."""
+    ops.save("My name is Dana Whitfield", tags=["profile"])
+    ops.save("Dana prefers concise answers", tags=["style"])
+    ops.save("Dana works at Northwind Labs", tags=["work"])
+    ops.save("Pixel the dog chased a ball", tags=["pets"])
+    ops.save("Pixel sleeps on the sofa", tags=["home"])
+    for i in range(8):
+        ops.save(f"The weather was mild on day {i}", tags=["weather"])
+    plan = ops.run_pipeline(["RelationshipDiscovery"])
+    assert [s.why for s in plan.steps] == ["both name pixel from different topics: link them"]
+
+
 def test_a_run_that_plans_nothing_has_no_plan_to_apply(ops: Engram) -> None:
     """A run without steps returned a plan id that `apply_plan` and `audit` then called "plan
     not found"."""

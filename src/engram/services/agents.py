@@ -26,6 +26,7 @@ from engram.services.context import Context
 from engram.services.ltm import LtmService
 from engram.services.maintenance import MaintenanceService
 from engram.services.results import ClusterView, Result
+from engram.services.users_name import users_names
 
 AgentName = Literal[
     "DecayAnalyzer", "ClusterDetector", "SemanticMerge", "LTMPromoter", "RelationshipDiscovery"
@@ -202,9 +203,14 @@ def relationship_discovery(s: Survey) -> list[Step]:
         after = page[-1].id
     threshold = s.ctx.settings.cross_domain_threshold
     most = min(ENTITY_GROUP_MAX, max(2, int(ENTITY_GROUP_SHARE * active)))
+    named = [name for name, group in by_entity.items() if 2 <= len(group) <= most]
+    # Two memories naming the user say nothing of each other: a probe's pipeline linked the
+    # notes about Dana that named her (the store says "My name is Dana Whitfield").
+    own = {name.casefold() for name in users_names(s.ctx.store, named)}
     pairs: dict[tuple[str, str], tuple[Memory, Memory]] = {}
-    for group in by_entity.values():
-        if 2 <= len(group) <= most:
+    for name in named:
+        group = by_entity[name]
+        if name not in own:
             for a, b in combinations(sorted(group, key=lambda m: m.id), 2):
                 # Topics are known by tags: two untagged memories (Jaccard 0 of nothing) were
                 # linked as "from different topics" that no one had said.

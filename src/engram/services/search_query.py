@@ -13,9 +13,10 @@ from engram.core.dates import (
     without_date_numbers,
     without_written_dates,
 )
-from engram.core.own_name import in_first_person, naming_phrases, without_name
+from engram.core.own_name import in_first_person, without_name
 from engram.core.text import STOPWORDS, words
 from engram.services.enrichment import names_in
+from engram.services.users_name import users_names
 from engram.storage.protocol import Store
 
 
@@ -55,11 +56,6 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
 
 
 def own_names(store: Store, text: str) -> list[str]:
-    """The names in `text` that the store gives as the user's ("My name is Priya Shah"): one
-    full-text count of a few phrases, and only for a query that names someone."""
-    names = names_in(text)
-    if not names:
-        return []
-    phrases = {name: naming_phrases(name) for name in names}
-    counts = store.term_counts([p for said in phrases.values() for p in said], 1).counts
-    return [name for name, said in phrases.items() if any(counts.get(p) for p in said)]
+    """The names in `text` that the store gives as the user's ("My name is Priya Shah"): only
+    for a query that names someone."""
+    return users_names(store, names_in(text))
