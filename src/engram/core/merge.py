@@ -183,7 +183,7 @@ def disagreement(contents: Sequence[str]) -> str | None:
     "dislikes"), other numbers ("1-2 tablets" and "12 tablets", "hunter2" and "hunter3") and
     the same words in another order ("tea over coffee" and "coffee over tea"): merging them
     kept both in one memory as if they were one fact, and raised its strength."""
-    words = [WORD.findall(content.casefold()) for content in contents]
+    words = [_compared_words(content) for content in contents]
     if len({any(w in NEGATIONS or w.endswith(("n't", "n’t")) for w in ws) for ws in words}) > 1:
         return "one says not what another says"
     vocabulary = [set(ws) for ws in words]
@@ -195,11 +195,39 @@ def disagreement(contents: Sequence[str]) -> str | None:
                 base = word.removeprefix(prefix)
                 if base != word and len(base) >= 4 and base in others:
                     return f"'{word}' against '{base}'"
-    if len({tuple(sorted(_NUMBER.findall(content))) for content in contents}) > 1:
+    if len({tuple(sorted(_numbers(content))) for content in contents}) > 1:
         return "they hold different numbers"
     if len({tuple(sorted(ws)) for ws in words}) == 1 and len({tuple(ws) for ws in words}) > 1:
         return "they say the same words in another order"
     return _tense_swapped(words) or _word_swapped(words) or _sign_swapped(contents)
+
+
+# Numbers said in words, as digits: "three years old" and "3-year-old" hold one number ("one"
+# is as often a pronoun: "the blue one").
+_NUMBER_WORDS = {
+    word: str(n)
+    for n, word in enumerate(
+        "two three four five six seven eight nine ten eleven twelve".split(), start=2
+    )
+}
+_DIGITS_OR_LETTERS = re.compile(r"\d+|\D+")
+
+
+def _compared_words(content: str) -> list[str]:
+    """The words of `content` as disagreements are told: lower-cased, a number apart from the
+    letters beside it ("9:30am" as "9", "30", "am": a review note said "one says '30am' where
+    another says '30'" of "9:30am" and "9:30 am"), a number word as its digits."""
+    return [
+        _NUMBER_WORDS.get(part, part)
+        for word in WORD.findall(content.casefold())
+        for part in _DIGITS_OR_LETTERS.findall(word)
+    ]
+
+
+def _numbers(content: str) -> list[str]:
+    """The numbers `content` holds, written in digits or in words."""
+    said = [_NUMBER_WORDS[w] for w in WORD.findall(content.casefold()) if w in _NUMBER_WORDS]
+    return [*_NUMBER.findall(content), *said]
 
 
 def _tense_swapped(words: Sequence[list[str]]) -> str | None:
@@ -232,14 +260,19 @@ def _sign_swapped(contents: Sequence[str]) -> str | None:
     return None
 
 
+_AFTER_A_NUMBER = re.compile(r"(?<=\d)(?=[^\W\d_])")
+
+
 def _marked_words(content: str) -> set[str]:
     """The words of `content` (runs between spaces) with a sign or symbol that changes what
     they say, as `statement_key` reads them: "a.m", "a+", ">", "$5", "😀"."""
     out: set[str] = set()
     for chunk in unicodedata.normalize("NFC", content.casefold()).split():
         kept = "".join(ch for i, ch in enumerate(chunk) if _meaningful(chunk, i))
-        if kept and not kept.isalnum():
-            out.add(kept)
+        # "9:30am" is "9:30 am": the letters after a number are a word of their own
+        for part in _AFTER_A_NUMBER.sub(" ", kept).split():
+            if not part.isalnum():
+                out.add(part)
     return out
 
 
