@@ -891,6 +891,18 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
             False,
         ),
         ("Lisa is vegetarian", "Lisa no longer cooks on Sundays", 0.5, False),
+        # another person or thing, not another value (a fourth probe's misfires)
+        ("My daughter plays violin", "My son plays violin now", 0.85, False),
+        ("My manager is Tom Becker", "My mentor is Tom Becker now", 0.85, False),
+        ("My favourite band is Radiohead", "My favourite movie is Alien now", 0.41, False),
+        ("My wife Lisa is vegetarian", "My son Leo is vegetarian now", 0.6, False),
+        ("I have a dog named Max", "I have a cat named Luna now", 0.7, False),
+        ("Standup is at 9:30am every weekday", "Standup is now at 10:15am", 0.7, True),
+        ("My daughter Emma is 6 and loves swimming", "Emma is 7 now", 0.66, True),
+        # the user's news is not about someone of theirs
+        ("My wife uses an Android phone", "I switched from Android to an iPhone", 0.6, False),
+        ("My brother Tom plays badminton", "I switched from badminton to pickleball", 0.49, False),
+        ("My phone is a Pixel running Android", "I switched from Android to an iPhone", 0.51, True),
         # sharing no word is not enough to refuse: the editor replaced is named by neither
         (
             "VS Code is my main IDE, with the Vim extension.",

@@ -3,7 +3,7 @@ the first person."""
 
 from __future__ import annotations
 
-from engram.core.own_name import in_first_person, naming_phrases, without_name
+from engram.core.own_name import gives_the_name, in_first_person, naming_phrases, without_name
 
 
 def test_the_phrases_that_give_a_name_are_read_as_the_index_reads_them() -> None:
@@ -24,3 +24,15 @@ def test_a_query_naming_the_user_is_searched_without_the_name() -> None:
     assert without_name("Where does Priya work?", "Priya").split() == ["Where", "does", "work?"]
     assert without_name("Priya's manager", "Priya").split() == ["manager"]
     assert without_name("Priya-Lee's team", "Priya").split() == ["Priya-Lee's", "team"]
+
+
+def test_a_name_is_given_in_so_many_words() -> None:
+    """The index reads "call me. Tom" as the phrase "call me tom": a probe's store made Tom
+    the user by "Ask the plumber to call me. Tom said Monday works"."""
+    assert gives_the_name("My name is Priya Sharma", "Priya")
+    assert gives_the_name("my name's priya", "Priya")
+    assert gives_the_name("User's name is Priya Sharma.", "Priya Sharma")
+    assert gives_the_name("Call me Ishmael", "Ishmael")
+    assert not gives_the_name("Ask the plumber to call me. Tom said Monday works", "Tom")
+    assert not gives_the_name("My name is Priya Sharma", "Sharma")
+    assert not gives_the_name("My name is on the waiting list", "Priya")

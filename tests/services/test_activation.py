@@ -353,20 +353,16 @@ def test_news_supersedes_the_copies_of_the_fact_and_not_news_of_the_same_shape(
 
 
 def test_a_change_naming_the_value_it_left_supersedes_the_fact_holding_it(mem: Engram) -> None:
-    """A probe: "Priya switched from badminton to pickleball because of her knee" is 0.33
-    alike to "I play badminton on Wednesday evenings", below any bar, and 0.56 to the knee's
-    news, which it would have superseded had that been saved first."""
-    badminton = mem.save("I play badminton on Wednesday evenings at the community centre.")
-    knee = mem.save("Priya's knee is much better; physio is now only every other week.")
+    """ "We migrated Atlas from MySQL to PostgreSQL" is more alike to a note about PostgreSQL
+    (0.66) than to the fact it replaces (0.60): the one holding MySQL is the old fact. A
+    probe's "…switched from badminton to pickleball because of her knee" was likewise more
+    alike to the knee's news."""
+    evaluating = mem.save("The Atlas analytics team is evaluating PostgreSQL extensions.")
+    ledger = mem.save("Atlas stores its ledger in MySQL 8.")
     mem.flush()
-    news = mem.save_result(
-        Draft("Priya switched from badminton to pickleball because of her knee.")
-    )
-    assert news.supersedes == [badminton.id]
-    assert {s.id for s in news.similar} >= {badminton.id, knee.id}
-    mem.flush()
-    hits = [h.memory.id for h in mem.search("badminton")]
-    assert hits[:2] == [news.memory.id, badminton.id]
+    news = mem.save_result(Draft("We migrated Atlas from MySQL to PostgreSQL."))
+    assert [s.id for s in news.similar][:2] == [evaluating.id, ledger.id]
+    assert news.supersedes == [ledger.id]
 
 
 def test_a_correction_naming_neither_the_old_value_nor_its_words_finds_the_fact(

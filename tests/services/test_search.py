@@ -251,3 +251,10 @@ def test_a_query_naming_the_user_finds_what_they_said_in_the_first_person(mem: E
     assert mem.search("Who is Priya's mother?")[0].memory.id == notes[1].id
     # another name is searched as before
     assert mem.search("Where does Lakshmi live?")[0].memory.id == notes[1].id
+    # a query that names the user and nothing else by its words is searched as asked (without
+    # the name it found nothing), and a name given in no so many words is no user's
+    assert mem.search("What does Priya do?")
+    mem.save("Ask the plumber to call me. Tom said Monday works")
+    tom = mem.save("Tom fixes the boiler on Monday")
+    mem.flush()
+    assert tom.id in [h.memory.id for h in mem.search("When is Tom coming?")[:2]]

@@ -32,6 +32,7 @@ WEEKDAYS = {
         "monday tuesday wednesday thursday friday saturday sunday".split()
     )
 }
+_WEEKDAY_NAMES = tuple(WEEKDAYS)  # "monday"… in the order of `date.weekday()`
 # A month by its name or its usual short form: not any word starting like one ("augment 5").
 _MONTH = (
     r"(january|february|march|april|may|june|july|august|september|october|november|december"
@@ -67,7 +68,7 @@ _WEEKDAY = re.compile(r"\b(last|on)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
 # "what did we eat on Friday?" is about the last. Read only where a day is named.
 _AHEAD = re.compile(
     r"\b(?:will|won'?t|going to|gonna|planned|plans?|scheduled|booked|upcoming|coming up|"
-    r"happening|what'?s on|what is on|anything on|do (?:i|we) have)\b",
+    r"happening|what'?s on|what is on|anything on|do (?:i|we) have|due)\b",
     re.I,
 )
 # Not "today": a query says it of the present ("I got a perfect score today!") far more often
@@ -77,7 +78,12 @@ _RELATIVE_RE = re.compile(r"\b((?:the\s+)?day\s+before\s+yesterday|yesterday)\b"
 _LAST_WEEK = re.compile(r"\b(?:last|this past)\s+(week(?:end)?)\b", re.I)
 # Days to come: "tomorrow", "the day after tomorrow", the calendar week after this one or its
 # weekend ("what's coming up next week?", a probe's question that named no day).
-_TOMORROW = re.compile(r"\b((?:the\s+)?day\s+after\s+tomorrow|tomorrow)\b", re.I)
+_TOMORROW = re.compile(
+    # written as a title ("The Day After Tomorrow", a film) it names no day
+    r"\b((?:the\s+)?(?-i:day\s+after\s+tomorrow)|(?-i:tomorrow)"
+    r"|(?:(?<=^)|(?<=[.!?]\s))(?-i:Tomorrow))\b",
+    re.I,
+)
 _NEXT_WEEK = re.compile(r"\bnext\s+(week(?:end)?)\b", re.I)
 # A day of the month alone: "what's happening on the 20th?" (not "the 10th of February", a
 # written date).
@@ -206,6 +212,10 @@ def day_phrases(text: str, today: date) -> list[str]:
         # Written in digits ("2026-04-15", "15.04.2026"): month and day side by side, the year
         # left out, since a day named without one may be a year off.
         phrases += [f"{day.month:02} {day.day:02}", f"{day.day:02} {day.month:02}"]
+    # A day of this coming week by its name too ("Dentist on Saturday at 10" for "the day after
+    # tomorrow"); not those of a whole week, whose names every plan holds.
+    if 0 < len(coming) <= 2:
+        phrases += [_WEEKDAY_NAMES[d.weekday()] for d in coming if (d - today).days < 7]
     return list(dict.fromkeys(phrases))
 
 
@@ -278,7 +288,8 @@ def without_relative_days(text: str) -> str:
     Friday"), and was saved before that day."""
     ahead = looks_ahead(text)
     text = _WEEKDAY.sub(lambda m: m.group(0) if ahead and m.group(1).lower() == "on" else " ", text)
-    for pattern in (_RELATIVE_RE, _AGO, _LAST_WEEK, _TOMORROW, _NEXT_WEEK, _ORDINAL_DAY):
+    # "on the 20th" stays: a memory of what is planned says it so ("Dinner on the 20th")
+    for pattern in (_RELATIVE_RE, _AGO, _LAST_WEEK, _TOMORROW, _NEXT_WEEK):
         text = pattern.sub(" ", text)
     return text
 

@@ -91,7 +91,7 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
         return False
     if old and (says_a_change(said) or _NOW.search(said)) and a_new_value(said, old, similarity):
         return True
-    if old and _alike_in_form_only(said, old):
+    if old and (_alike_in_form_only(said, old) or _about_someone_else(said, old)):
         return False
     if says_a_change(said) and similarity >= RESTATED_SIMILAR and _says_more(said, old):
         return True
@@ -113,6 +113,27 @@ def _alike_in_form_only(text: str, old: str) -> bool:
     )
 
 
+# Who a statement is about, where it opens with them: the user ("I …") or someone of theirs
+# ("My brother Tom …", "My wife …").
+_BY_THE_USER = re.compile(r"^\W*(?:i|i'm|i've|i'd|i'll)\b", re.IGNORECASE)
+_SOMEONE_ELSES = re.compile(
+    r"^\W*(?:my|our) (?:\w+ )?(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|son|"
+    r"daughter|kids?|child|children|brother|sister|siblings?|mother|mom|mum|father|dad|parents|"
+    r"grandmother|grandma|grandfather|grandpa|aunt|uncle|cousin|niece|nephew|friend|boss|"
+    r"manager|colleague|coworker|co-worker|neighbou?r|roommate|flatmate|team ?mate)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _about_someone_else(text: str, old: str) -> bool:
+    """Whether the user says something of themselves ("I switched from Android to iPhone")
+    and `old` is about someone of theirs ("My wife uses an Android phone"): a probe's news
+    superseded the wife's phone, the brother's badminton."""
+    return _BY_THE_USER.match(unlabelled(text)) is not None and (
+        _SOMEONE_ELSES.match(unlabelled(old)) is not None
+    )
+
+
 def _opening_name(text: str) -> str:
     """The name a statement opens with, as a term ("Dana is …" → "dana"), or ""."""
     first = WORD.search(unlabelled(text))
@@ -122,9 +143,18 @@ def _opening_name(text: str) -> str:
 
 
 def _says_more(text: str, old: str) -> bool:
-    """Whether `text` says a word `old` does not, marks of a change aside: "I still work as a
-    nurse now" repeats "I work as a nurse", it corrects nothing. Unknown without `old`."""
-    return not old or bool(_fact_terms(text) - _fact_terms(old))
+    """Whether `text` says a word `old` does not, marks of a change aside, and that word a
+    value or said against the old one: "I still work as a nurse now" repeats "I work as a
+    nurse", and "My son plays violin now" is about another person than "My daughter plays
+    violin" (a probe); "Actually, Lisa's birthday is September 5, not the 3rd" corrects.
+    Unknown without `old`."""
+    if not old:
+        return True
+    added = _fact_terms(text) - _fact_terms(old)
+    return bool(added) and (bool(added & _values(text)) or _DENIED.search(text) is not None)
+
+
+_DENIED = re.compile(r"\b(?:not|no longer|never|instead)\b|n't\b", re.IGNORECASE)
 
 
 # The words that mark a change rather than say the fact: "Emma is 7 now" is "Emma is 6" with 7.
@@ -147,10 +177,21 @@ def a_new_value(text: str, old: str, similarity: float) -> bool:
     shared, added, dropped = new_terms & old_terms, new_terms - old_terms, old_terms - new_terms
     if not shared or not 1 <= len(added) <= 2 or not 1 <= len(dropped) <= 4:
         return False
-    if added & _values(text) and dropped & _values(old):
+    values = _values(text)
+    # Only values added: "My son Leo is vegetarian now" adds "son" to "My wife Lisa is
+    # vegetarian", "My favourite movie is Alien now" adds "movie" to "My favourite band is
+    # Radiohead": another person, another thing (a probe's misfires).
+    if added & values and not added - values and dropped & _values(old):
         return True
-    named = shared & _names(text) & _names(old)
-    return similarity >= NEW_WORD_SIMILAR and len(dropped) <= 2 and bool(named)
+    # The thing both open with ("Max plays the cello now" / "Max plays violin"), not a name
+    # held as the value ("My mentor is Tom Becker now" / "My manager is Tom Becker").
+    opening = _opening_name(text)
+    return (
+        similarity >= NEW_WORD_SIMILAR
+        and len(dropped) <= 2
+        and opening in shared
+        and opening == _opening_name(old)
+    )
 
 
 def shared_terms(*texts: str) -> set[str]:
@@ -175,7 +216,8 @@ def _values(text: str) -> set[str]:
     for w in WORD.finditer(text):
         word = w.group()
         starts = not text[: w.start()].strip() or text[: w.start()].rstrip()[-1] in ".!?:"
-        if word.isdigit() or (word[0].isupper() and not starts and not _is_i(word)):
+        has_digit = any(ch.isdigit() for ch in word)  # "10", "15am", "3rd"
+        if has_digit or (word[0].isupper() and not starts and not _is_i(word)):
             found.add(index_term(word.lower()))
     return found
 

@@ -17,22 +17,37 @@ import re
 
 from engram.core.text import words
 
+_LEADS = (
+    "my name is",
+    "my name s",
+    "user s name is",
+    "user is called",
+    "user is named",
+    "call me",
+    "i am called",
+)
+# The same, as written: no mark of punctuation between the words and the name ("…to call me.
+# Tom said Monday works" gives no name: a probe's store made Tom the user).
+_GIVEN = re.compile(
+    r"\b(?:my name is|my name's|user's name is|(?:the )?user is (?:called|named)|call me|"
+    r"i am called|i'm called) (?P<name>[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)*)",
+    re.IGNORECASE,
+)
+
 
 def naming_phrases(name: str) -> list[str]:
-    """The phrases, as the full-text index reads them, that say `name` is the user's."""
+    """The phrases, as the full-text index reads them, that may say `name` is the user's."""
     said = " ".join(words(name))
-    return [
-        f"{lead} {said}"
-        for lead in (
-            "my name is",
-            "my name s",
-            "user s name is",
-            "user is called",
-            "user is named",
-            "call me",
-            "i am called",
-        )
-    ]
+    return [f"{lead} {said}" for lead in _LEADS]
+
+
+def gives_the_name(text: str, name: str) -> bool:
+    """Whether `text` gives `name` as the user's, in so many words ("My name is Priya Sharma"
+    gives "Priya" and "Priya Sharma")."""
+    wanted = words(name)
+    return any(
+        words(found.group("name"))[: len(wanted)] == wanted for found in _GIVEN.finditer(text)
+    )
 
 
 def _named(name: str) -> str:

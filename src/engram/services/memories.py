@@ -156,7 +156,6 @@ class MemoryService:
             found = []
         self.ctx.embed_later([(memory.id, memory.content)])
         similar = save_report.similar_report(self.ctx, found, memory.id)
-        similar = save_report.with_old_value_facts(self.ctx, memory, similar)
         replaced = save_report.supersede(self.ctx, memory, similar)
         return SaveResult(
             memory=memory, action="saved", enrichment=added, similar=similar, supersedes=replaced

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from engram.core.keeping import may_be_news, named_old_value, replaces_a_fact, shared_terms
 from engram.core.models import Memory, Relation, Status, new_id
-from engram.core.text import mentions, query_terms
+from engram.core.text import mentions
 from engram.services.context import Context
 from engram.services.results import SimilarMemory
 from engram.storage.protocol import Filter, Stub
@@ -37,10 +37,6 @@ SUPERSEDE_SIMILAR = 0.4
 # 112; with these bounds 163).
 COPY_MARGIN = 0.1
 COPY_SIMILAR = 0.6
-# A stored memory holding the value a change says it left is replaced from this similarity up
-# (the badminton above, 0.33), and looked for among this many full-text matches of the value.
-OLD_VALUE_SIMILAR = 0.2
-OLD_VALUE_LOOKED_AT = 5
 
 
 def reports_similar(ctx: Context, has_own_id: bool) -> bool:
@@ -79,36 +75,6 @@ def similar_report(ctx: Context, found: list[Stub], own_id: str) -> list[Similar
     ]
 
 
-def with_old_value_facts(
-    ctx: Context, memory: Memory, similar: list[SimilarMemory]
-) -> list[SimilarMemory]:
-    """The similar report, with the stored memories holding the value a change says it left
-    ("Priya switched from badminton to pickleball": "I play badminton on Wednesdays", 0.33
-    alike, below any bar of meaning; `named_old_value`), most similar first."""
-    left = named_old_value(memory.content)
-    vector = ctx.text_vector(memory.content) if left else None
-    embedder = ctx.embedder
-    if left is None or vector is None or embedder is None:
-        return similar
-    live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
-    known = {s.id for s in similar} | {memory.id}
-    found = [s.id for s in ctx.store.text_search(query_terms(left), live, OLD_VALUE_LOOKED_AT)]
-    holders = [
-        m
-        for m in ctx.store.get_many([i for i in found if i not in known])
-        if mentions(m.content, left)
-    ]
-    vectors = ctx.store.get_vectors([m.id for m in holders], embedder.model_id)
-    extra = [
-        SimilarMemory(
-            id=m.id, content=m.content, similarity=round(float(vectors[m.id] @ vector), 4)
-        )
-        for m in holders
-        if m.id in vectors
-    ]
-    return sorted([*similar, *extra], key=lambda s: -s.similarity)
-
-
 def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) -> list[str]:
     """A save that says something changed ("Correction: Lisa is no longer vegetarian")
     replaces the stored memory most like it that it is news about ("My wife Lisa is
@@ -117,27 +83,25 @@ def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) ->
     relation each says so, and search lists the news first wherever an old fact matches. A
     helper's probe found every old fact above its correction; and, when only the most
     similar was replaced, the fact's other copies above it. A change naming the value it left
-    ("switched from badminton") replaces the memory holding it instead, from OLD_VALUE_SIMILAR
-    up (`with_old_value_facts`). The old memories stay: what held before is still a fact. The
-    ids of the memories superseded, most similar first."""
+    ("switched from badminton") replaces one holding that value, where one is alike enough.
+    The old memories stay: what held before is still a fact. The ids of the memories
+    superseded, most similar first."""
     if not ctx.settings.save_supersedes:
         return []
-    floor = SUPERSEDE_SIMILAR
     left = named_old_value(memory.content)
-    holders = [s for s in similar if left is not None and mentions(s.content, left)]
-    if holders:
-        # The fact holding the value left is the one replaced, however unlike in meaning; not
-        # one alike in other ways ("…because of her knee" is 0.56 alike to the knee's news).
-        similar, floor = holders, OLD_VALUE_SIMILAR
+    alike = [s for s in similar if s.similarity >= SUPERSEDE_SIMILAR]
+    holders = [s for s in alike if left is not None and mentions(s.content, left)]
     replaced = [
         old
-        for old in similar
-        if old.similarity >= floor and replaces_a_fact(memory.content, old.similarity, old.content)
+        # The fact holding the value left is the one replaced, not one alike in other ways
+        # ("…because of her knee" is 0.56 alike to the knee's news, the badminton fact 0.33).
+        for old in holders or alike
+        if replaces_a_fact(memory.content, old.similarity, old.content)
     ]
     if not replaced:
         return []
     fact = replaced[0]
-    floor = max(floor if holders else COPY_SIMILAR, fact.similarity - COPY_MARGIN)
+    floor = max(COPY_SIMILAR, fact.similarity - COPY_MARGIN)
     replaced = [fact] + [
         old
         for old in replaced[1:]

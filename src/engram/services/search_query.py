@@ -47,12 +47,18 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
     # Without its date, "what is on 12 March?" means nothing: its vector found a parking spot
     # at cosine 0.2. Such a query is searched by its days and day phrases alone.
     dates_only = dates_only or (meant != text and not set(words(meant)) - STOPWORDS)
-    first_person = None
     own = own_names(store, text)
+    unnamed = worded
     for name in own:
-        worded = without_name(worded, name)
-        first_person = in_first_person(first_person or meant, name)
-    return Asked(worded, meant, first_person, dates_only, tuple(w for n in own for w in words(n)))
+        unnamed = without_name(unnamed, name)
+    # "What does Priya do?" without the name asks nothing by its words: it found nothing (a
+    # probe), and is searched as asked.
+    if not own or not set(words(unnamed)) - STOPWORDS:
+        return Asked(worded, meant, None, dates_only, ())
+    first_person = meant
+    for name in own:
+        first_person = in_first_person(first_person, name)
+    return Asked(unnamed, meant, first_person, dates_only, tuple(w for n in own for w in words(n)))
 
 
 def own_names(store: Store, text: str) -> list[str]:
