@@ -233,11 +233,14 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule("recall", r"^\W*what (?:was|were) (?:the|that|my|our)\b.*\b(?:called|named)\b", 0.8),
     # How a thing of the user's is going, and what they must not forget ("How is my knee doing
-    # these days?", "What birthdays do I need to remember?": a probe's questions read as none).
+    # these days?", "What birthdays do I need to remember?"); not "Is my code still broken?"
     _rule(
         "recall",
-        rf"{OPENERS}(?:how(?:'s| is| are) (?:my|our) (?:[\w'-]+ ){{1,2}}?"
-        r"(?:doing|going|coming along|getting on)"
+        r"^(?!.*\b(?:broken|bugs?|errors?|crash\w*|fail\w*|wrong|slow)\b)"
+        rf"{OPENERS}(?:how(?:'s| is| are) (?:my|our) (?:[\w'-]+ ){{0,2}}?"
+        r"(?:doing|going|coming along|getting on|these days|lately|at the moment)"
+        r"|(?:is|are) (?:my|our) (?:[\w'-]+ ){1,2}?(?:getting (?:better|worse)|still)"
+        r"|any \w+ (?:coming up|planned|scheduled|due)"
         r"|(?:what|which|who)\b[^.!?]*\bdo (?:i|we) (?:need to |have to )?remember)"
         r"\b[^.!?]*\?\s*$",
         0.7,
