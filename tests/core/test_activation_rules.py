@@ -148,6 +148,9 @@ def test_what_is_planned_on_a_day_is_a_recall(text: str, intent: str) -> None:
         ("How's my knee these days?", "recall"),  # a fourth probe's variants
         ("Is my knee getting better?", "recall"),
         ("Any birthdays coming up?", "recall"),
+        ("Is anything coming up?", "recall"),
+        ("What is coming up next week?", "recall"),
+        ("What's coming up in the news?", "none"),
         ("Is my code still broken?", "none"),  # trouble with the work
         ("How is your day going?", "none"),  # the assistant's, not the user's
         ("What should I remember when traveling to Japan?", "none"),  # advice

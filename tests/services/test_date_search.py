@@ -261,6 +261,7 @@ def test_days_to_come_and_a_month_said_in_find_their_memories(
         )
         mem.save("Team retro happens every other week; we talk about what went well")
         assert mem.search("What's on my calendar next week?")[0].memory.id == dentist.id
+        assert mem.search("Is anything coming up?")[0].memory.id == dentist.id
         asked = f"What did we talk about in {month_ago:%B}?"
         assert {h.memory.id for h in mem.search(asked)[:2]} == {m.id for m in said}
 

@@ -240,7 +240,7 @@ RULES: tuple[Rule, ...] = (
         rf"{OPENERS}(?:how(?:'s| is| are) (?:my|our) (?:[\w'-]+ ){{0,2}}?"
         r"(?:doing|going|coming along|getting on|these days|lately|at the moment)"
         r"|(?:is|are) (?:my|our) (?:[\w'-]+ ){1,2}?(?:getting (?:better|worse)|still)"
-        r"|any \w+ (?:coming up|planned|scheduled|due)"
+        r"|(?:is )?any(?:thing| \w+) (?:coming up|planned|scheduled|due)"
         r"|(?:what|which|who)\b[^.!?]*\bdo (?:i|we) (?:need to |have to )?remember)"
         r"\b[^.!?]*\?\s*$",
         0.7,
@@ -251,7 +251,7 @@ RULES: tuple[Rule, ...] = (
         "recall",
         # "whats" as phones leave it; "May" only with its day ("Anything on May 20?")
         rf"{OPENERS}(?:what(?:'?s| is)|is there anything|anything) "
-        r"(?:on|happening|planned|scheduled|booked|due)(?: (?:on|for))? (?:the )?"
+        r"(?:on|happening|planned|scheduled|booked|due|coming up)(?: (?:on|for))? (?:the )?"
         rf"(?:{_WHEN}|may \d|tomorrow\b|this weekend\b|next (?:week|weekend)\b)[^.!?]*\?\s*$",
         0.8,
     ),
