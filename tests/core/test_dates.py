@@ -86,6 +86,7 @@ def test_the_forms_people_write_a_day_in(query: str, days: list[date]) -> None:
         ("What's on for the 31st?", [date(2024, 1, 31)]),
         # something coming up, no day said: the week ahead
         ("Is anything coming up?", [date(2024, 1, 27) + timedelta(days=i) for i in range(7)]),
+        ("What's coming up in June?", []),  # a month said: its words are searched
     ],
 )
 def test_a_question_about_days_to_come_names_the_next_such_day(

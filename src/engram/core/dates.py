@@ -86,6 +86,7 @@ _TOMORROW = re.compile(
 )
 _NEXT_WEEK = re.compile(r"\bnext\s+(week(?:end)?)\b", re.I)
 _UPCOMING = re.compile(r"\b(?:coming up|upcoming)\b", re.I)
+_A_MONTH = re.compile(rf"\b{_MONTH}(?![a-z])", re.I)
 # A day of the month alone: "what's happening on the 20th?" (not "the 10th of February", a
 # written date).
 _ORDINAL_DAY = re.compile(r"\b(?:on|for)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\b)", re.I)
@@ -255,7 +256,8 @@ def relative_days(text: str, today: date, weeks: bool = True) -> list[date]:
             days += [monday + timedelta(days=i) for i in range(first, 7)]
         for number in _ORDINAL_DAY.findall(text):
             days += _day_of_the_month(int(number), today, ahead)
-        if not days and _UPCOMING.search(text):  # "Anything coming up?": the week ahead
+        # "Anything coming up?": the week ahead; not "What's coming up in June?"
+        if not days and _UPCOMING.search(text) and not _A_MONTH.search(text):
             days += [today + timedelta(days=i) for i in range(1, 8)]
     except OverflowError:  # before the year 1: no day to name
         pass
