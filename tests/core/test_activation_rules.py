@@ -906,7 +906,8 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
         ("I have a dog named Max", "I have a cat named Luna now", 0.7, False),
         ("Standup is at 9:30am every weekday", "Standup is now at 10:15am", 0.7, True),
         ("My daughter Emma is 6 and loves swimming", "Emma is 7 now", 0.66, True),
-        # the user's news is not about someone of theirs
+        # the user's news is not about someone of theirs, a value swapped or not
+        ("My sister Anna lives in Berlin", "I live in Lisbon now", 0.6, False),
         ("My wife uses an Android phone", "I switched from Android to an iPhone", 0.6, False),
         ("My brother Tom plays badminton", "I switched from badminton to pickleball", 0.49, False),
         ("My phone is a Pixel running Android", "I switched from Android to an iPhone", 0.51, True),

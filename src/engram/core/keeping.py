@@ -89,9 +89,11 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
     said, old = plain(text), plain(old)
     if "?" in said:
         return False
+    if old and _about_someone_else(said, old):
+        return False
     if old and (says_a_change(said) or _NOW.search(said)) and a_new_value(said, old, similarity):
         return True
-    if old and (_alike_in_form_only(said, old) or _about_someone_else(said, old)):
+    if old and _alike_in_form_only(said, old):
         return False
     if says_a_change(said) and similarity >= RESTATED_SIMILAR and _says_more(said, old):
         return True
@@ -168,7 +170,8 @@ def a_new_value(text: str, old: str, similarity: float) -> bool:
     """Whether `text` says what `old` says with one value swapped: the same words but one or
     two, and those a number or a name on each side ("I live in Lisbon now" / "I live in
     Berlin", "Standup is at 10 now" / "Our standup is at 9:30", "Emma is 7 now" / "My
-    daughter Emma is 6"); from `NEW_WORD_SIMILAR` up any words, where both name one thing.
+    daughter Emma is 6"); from `NEW_WORD_SIMILAR` up any words, where both open with one
+    name ("Max plays the cello now" / "Max plays violin").
 
     Chat says "now" and "actually" of anything, so the swap is what makes it a correction:
     REALTALK's turns, each against the earlier turn most like it (cosine 0.4 up), gave no
