@@ -9,7 +9,7 @@ from engram.core.own_name import gives_the_name, in_first_person, naming_phrases
 def test_the_phrases_that_give_a_name_are_read_as_the_index_reads_them() -> None:
     phrases = naming_phrases("Priya Sharma")
     assert "my name is priya sharma" in phrases and "call me priya sharma" in phrases
-    assert "user s name is priya sharma" in phrases  # "User's name is…": the index splits at '
+    assert "user's name is priya sharma" in phrases  # the index splits it as the memory
 
 
 def test_a_query_naming_the_user_is_asked_in_the_first_person() -> None:

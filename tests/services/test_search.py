@@ -9,6 +9,7 @@ import pytest
 from tests.support import START
 
 from engram import Draft, Engram, FixedClock, ValidationError
+from engram.services.users_name import users_names
 
 
 def test_finds_an_old_exact_match_among_many_fresh_unrelated_memories(
@@ -258,3 +259,7 @@ def test_a_query_naming_the_user_finds_what_they_said_in_the_first_person(mem: E
     tom = mem.save("Tom fixes the boiler on Monday")
     mem.flush()
     assert tom.id in [h.memory.id for h in mem.search("When is Tom coming?")[:2]]
+    # a name given with an apostrophe is found as the index reads it, on every backend
+    mem.save("The user's name is Dana")
+    store = mem.app.context.store
+    assert users_names(store, ["Dana", "Tom", "Lakshmi"]) == ["Dana"]

@@ -17,26 +17,30 @@ import re
 
 from engram.core.text import words
 
+# The words a name is given with, as written. Searched as phrases, the index reads them as it
+# reads the memory ("name's" as "name s"); read in a memory, no mark of punctuation may stand
+# between them and the name ("…to call me. Tom said Monday works" gives no name: a probe's
+# store made Tom the user).
 _LEADS = (
     "my name is",
-    "my name s",
-    "user s name is",
+    "my name's",
+    "user's name is",
     "user is called",
     "user is named",
     "call me",
     "i am called",
+    "i'm called",
 )
-# The same, as written: no mark of punctuation between the words and the name ("…to call me.
-# Tom said Monday works" gives no name: a probe's store made Tom the user).
 _GIVEN = re.compile(
-    r"\b(?:my name is|my name's|user's name is|(?:the )?user is (?:called|named)|call me|"
-    r"i am called|i'm called) (?P<name>[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)*)",
+    r"\b(?:" + "|".join(re.escape(lead) for lead in _LEADS) + r") "
+    r"(?P<name>[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)*)",
     re.IGNORECASE,
 )
 
 
 def naming_phrases(name: str) -> list[str]:
-    """The phrases, as the full-text index reads them, that may say `name` is the user's."""
+    """The phrases that may say, in a memory, that `name` is the user's (searched as
+    phrases, then confirmed by `gives_the_name`)."""
     said = " ".join(words(name))
     return [f"{lead} {said}" for lead in _LEADS]
 
