@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from engram.core.entities import extract_entities
 from engram.core.index_terms import index_term
 from engram.core.message import OPENERS, OPENING_WORDS, flattened, plain, readable
 from engram.core.text import STOPWORDS, WORD, statements, unlabelled
@@ -226,12 +227,12 @@ def _values(text: str) -> set[str]:
 
 
 def _names(text: str) -> set[str]:
-    """Words written with a capital anywhere, function words and "I" aside: a name said at
-    the start of both texts ("Max plays violin") is one thing named twice."""
+    """The words of its names (`extract_entities`), at its start too: a name said at the
+    start of both texts ("Max plays violin") is one thing named twice."""
     return {
         index_term(w.lower())
-        for w in WORD.findall(unlabelled(text))
-        if w[0].isupper() and w.lower() not in STOPWORDS and not _is_i(w)
+        for name in extract_entities(unlabelled(text))
+        for w in WORD.findall(name)
     }
 
 
