@@ -245,3 +245,17 @@ def test_a_query_about_a_day_is_searched_without_its_count_back_and_the_act_of_t
     """ "What did I tell you last week?" searched "tell" and "week" (a probe): the words
     name when, and that something was said, never what."""
     assert " ".join(searched_of_a_day(query).split()).replace(" ?", "?") == searched
+
+
+def test_asking_for_plans_is_kept_in_what_a_query_means() -> None:
+    """ "coming up" names no word to search, but by meaning it asks for something planned:
+    without it "any operations" was too far from "Cataract surgery scheduled for January"."""
+    assert searched_of_a_day("any operations coming up").split() == ["any", "operations"]
+    assert searched_of_a_day("any operations coming up", by_meaning=True).split() == [
+        "any",
+        "operations",
+        "coming",
+        "up",
+    ]
+    told = searched_of_a_day("What did I tell you yesterday?", by_meaning=True)
+    assert told.split() == ["What", "?"]

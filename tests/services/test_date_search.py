@@ -266,6 +266,20 @@ def test_days_to_come_and_a_month_said_in_find_their_memories(
         assert {h.memory.id for h in mem.search(asked)[:2]} == {m.id for m in said}
 
 
+def test_a_plan_asked_for_by_a_word_it_does_not_share_is_found_by_meaning(
+    store_url: str, clock: FixedClock
+) -> None:
+    """ "any operations coming up" found nothing: "coming up" was taken out of its meaning too,
+    and "any operations" alone is not near the surgery (assistant-facts benchmark)."""
+    with Engram.open(store_url, clock=clock) as mem:
+        surgery = mem.save("Cataract surgery scheduled for January")
+        mem.save("Bought new running shoes")
+        mem.flush()
+        hits = mem.search("any operations coming up")
+        assert hits[0].memory.id == surgery.id
+        assert hits[0].why.semantic is not None
+
+
 def _at(day: date) -> datetime:
     return datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
 

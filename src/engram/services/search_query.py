@@ -40,13 +40,15 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
     # meaning drew the query's vector towards any memory with a date in it.
     worded = without_date_numbers(text) if names_days else text
     meant = without_written_dates(text) if names_days else text
+    bare = meant
     if names_days:
         # "last week" and "what did I tell you" name no content either: "What did I tell you
         # last week?" found "physio every other week" above all that was said then.
-        worded, meant = searched_of_a_day(worded), searched_of_a_day(meant)
+        worded, bare = searched_of_a_day(worded), searched_of_a_day(meant)
+        meant = searched_of_a_day(meant, by_meaning=True)
     # Without its date, "what is on 12 March?" means nothing: its vector found a parking spot
     # at cosine 0.2. Such a query is searched by its days and day phrases alone.
-    dates_only = dates_only or (meant != text and not set(words(meant)) - STOPWORDS)
+    dates_only = dates_only or (bare != text and not set(words(bare)) - STOPWORDS)
     own = own_names(store, text)
     unnamed = worded
     for name in own:
