@@ -92,3 +92,46 @@ def test_the_library_leaves_its_hosts_threads_alone(tmp_path: Path) -> None:
         tmp_path,
     )
     assert found == {"after": [3]}
+
+
+def test_a_search_runs_its_products_on_one_thread_and_gives_the_count_back(
+    tmp_path: Path,
+) -> None:
+    """Overlapping searches on two threads: the host's three threads come back only when the
+    last leaves (the second to enter would otherwise have saved the first's 1 as the host's)."""
+    found = run(
+        """
+        import json, threading
+        from engram.process_threads import blas_on_one_thread
+
+        def threads_now():
+            return sorted({i["num_threads"] for i in threadpool_info()})
+
+        seen = {}
+        first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+        def first():
+            with blas_on_one_thread():
+                seen["first inside"] = threads_now()
+                first_in.set()
+                second_in.wait()
+            first_out.set()
+
+        def second():
+            first_in.wait()
+            with blas_on_one_thread():
+                second_in.set()
+                first_out.wait()
+                seen["second inside, first gone"] = threads_now()
+
+        workers = [threading.Thread(target=first), threading.Thread(target=second)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        seen["after"] = blas_threads()
+        print(json.dumps(seen))
+        """,
+        tmp_path,
+    )
+    assert found == {"first inside": [1], "second inside, first gone": [1], "after": [3]}

@@ -41,6 +41,7 @@ from engram.core.timeutil import DAY
 from engram.core.word_forms import with_word_forms
 from engram.embeddings.background import background_vectors
 from engram.errors import ValidationError
+from engram.process_threads import blas_on_one_thread
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.search_query import asked
@@ -132,6 +133,18 @@ class SearchService:
         limit: int = 10,
     ) -> list[SearchHit]:
         """Does not reinforce: searching is not using. Use touch/observe for that."""
+        with blas_on_one_thread():  # its small products gain nothing from a second core
+            return self._search(query, tags, status, window_days, min_score, limit)
+
+    def _search(
+        self,
+        query: str | None,
+        tags: Sequence[str] | None,
+        status: Sequence[Status | str] | Status | str | None,
+        window_days: float | None,
+        min_score: float | None,
+        limit: int,
+    ) -> list[SearchHit]:
         text = check.query(query)
         limit = check.limit(limit)
         window = check.positive(window_days, "window_days")
