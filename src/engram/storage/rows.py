@@ -1,6 +1,6 @@
-"""Rows of the SQL backends back into models. Both stores select the memory and relation
-columns in the same order; they differ only in whether JSON columns arrive decoded (PostgreSQL
-JSONB and arrays) or as text (SQLite)."""
+"""Rows of the SQL backends back into models, and the rows they write. Both stores select the
+memory and relation columns in the same order; they differ only in whether JSON columns arrive
+decoded (PostgreSQL JSONB and arrays) or as text (SQLite)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from engram.core.models import AuditEntry, Memory, Relation, Status
-from engram.core.notes import NoteHit
+from engram.core.notes import Note, NoteHit, link_key, link_name
 from engram.core.timeutil import from_epoch, to_epoch
 from engram.storage.protocol import Stub
 
@@ -28,6 +28,16 @@ def as_is(value: Any) -> Any:
 
 def from_json(value: Any) -> Any:
     return json.loads(value)
+
+
+def json_text(value: Any) -> str:
+    """A JSON column as SQLite stores it: text, other scripts kept as they are."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def unchanged(text: str) -> str:
+    """Text as the file has it: SQLite stores any string."""
+    return text
 
 
 def optional_datetime(seconds: float | None) -> datetime | None:
@@ -131,4 +141,48 @@ def note_hit_from_row(row: Sequence[Any], decode: Decode = as_is) -> NoteHit:
         relevance=float(row[4]),
         preview=" ".join(str(row[5] or "").split()),
         modified_ns=int(row[6]),
+    )
+
+
+# The columns of a vault note both schemas store, in `note_row` order; PostgreSQL adds its
+# case-folded key arrays after them.
+NOTE_COLUMNS = (
+    "path",
+    "key",
+    "name",
+    "title",
+    "tags",
+    "links",
+    "body",
+    "frontmatter",
+    "engram_id",
+    "problem",
+    "mtime_ns",
+    "size",
+    "digest",
+)
+
+
+def note_row(
+    note: Note,
+    encode_list: Callable[[list[str]], Any] = json_text,
+    clean: Callable[[str], str] = unchanged,
+) -> tuple[Any, ...]:
+    """A vault note in NOTE_COLUMNS order, the one Note → row conversion of both schemas: the
+    tag and link lists encoded by `encode_list` (JSON text for SQLite, arrays for PostgreSQL),
+    and every text of the file passed through `clean` (PostgreSQL text cannot hold NUL)."""
+    return (
+        note.path,
+        link_key(note.path),
+        link_name(note.path),
+        clean(note.title),
+        encode_list([clean(t) for t in note.tags]),
+        encode_list([clean(t) for t in note.links]),
+        clean(note.body),
+        clean(json.dumps(note.frontmatter, ensure_ascii=False, default=str)),
+        note.engram_id,
+        note.problem,
+        note.mtime_ns,
+        note.size,
+        note.digest,
     )

@@ -3,24 +3,29 @@
 The two dialects differ here only in the placeholder (`?` / `%s`) and in whether JSON columns
 arrive as text (SQLite) or decoded (PostgreSQL). The methods are typed against `SqlDialect`, a
 protocol of what they use (mypy's pattern for mixins), so the class has no stub hooks to
-override.
+override. `schedule_batches` is the read side of recomputing every schedule; each store writes
+the results back its own way.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from engram.core.models import AuditEntry, Memory, Status
 from engram.core.notes import NoteLinks, NoteState, link_key, link_name
 from engram.errors import NotFoundError
 from engram.storage.columns import MEMORY_COLUMN_LIST
-from engram.storage.protocol import CURSOR_MARK
+from engram.storage.protocol import CURSOR_MARK, ScheduleInputs
 from engram.storage.rows import AUDIT_COLUMNS, Decode, audit_from_row, memory_from_row
 
 FINGERPRINT_KEY = "schedule_fingerprint"  # in store_meta: the policy the schedules were made by
+RESCHEDULE_BATCH = 50_000  # memories read, computed and written back at a time
+
+# Runs one statement in the caller's transaction and returns its rows.
+Fetch = Callable[[str, list[Any]], Sequence[Sequence[Any]]]
 
 
 def nested_tags(tags: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -30,6 +35,23 @@ def nested_tags(tags: Sequence[str]) -> tuple[list[str], list[str]]:
     folded = [t.casefold().strip("#/") for t in tags]
     escaped = (t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for t in folded)
     return folded, [t + "/%" for t in escaped]
+
+
+def schedule_batches(fetch: Fetch, p: str) -> Iterator[tuple[list[int], ScheduleInputs]]:
+    """What every memory's schedule is computed from, RESCHEDULE_BATCH memories at a time in
+    save order, with their seqs (where the store writes the results back). Read through
+    `fetch`, inside the store's write transaction: no memory is saved or changed between a
+    batch's read and its write."""
+    last = 0
+    while rows := fetch(
+        "SELECT seq, use_count, strength, last_used, created_at, "
+        "CASE WHEN status = 'active' THEN 1 ELSE 0 END "
+        f"FROM memories WHERE seq > {p} ORDER BY seq LIMIT {p}",
+        [last, RESCHEDULE_BATCH],
+    ):
+        seqs = [int(row[0]) for row in rows]
+        yield seqs, ScheduleInputs.from_rows(rows)
+        last = seqs[-1]
 
 
 class PageEnds:

@@ -1,20 +1,20 @@
 """The PostgreSQL side of the long-term-memory index: the vault's notes, tags and wikilinks.
 
 A mixin of `PostgresStore` (it uses the store's `_write` transaction and `_query`), like the
-SQLite one: one row per note, with its case-folded tag and link keys as arrays (GIN-indexed) and
-a generated `tsvector` over title, tags and body, ranked with the same field weights as SQLite's
-BM25 (title 3, tags 2, body 1). The index is a cache of the vault, which `index-ltm` reconciles.
+SQLite one, with which it shares the frame of a write and the search by tags alone
+(`engram.storage.sql_notes`): one row per note, with its case-folded tag and link keys as
+arrays (GIN-indexed) and a generated `tsvector` over title, tags and body, ranked with the same
+field weights as SQLite's BM25 (title 3, tags 2, body 1). The index is a cache of the vault,
+which `index-ltm` reconciles.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
-import psycopg
 from numpy.typing import NDArray
 from pgvector import Vector
 from psycopg.rows import TupleRow
@@ -22,40 +22,30 @@ from psycopg.rows import TupleRow
 from engram.core.notes import (
     Note,
     NoteHit,
-    NoteState,
     NoteText,
     distinct_links,
     link_key,
     link_name,
 )
 from engram.errors import ValidationError
+from engram.storage.postgres.sql import Conn
 from engram.storage.postgres.text import weighted_query
 from engram.storage.postgres.vectors import stored_vectors
 from engram.storage.protocol import NoteIndex
-from engram.storage.rows import NOTE_FIELD_WEIGHTS, NOTE_PREVIEW_CHARS, note_hit_from_row
+from engram.storage.rows import (
+    NOTE_COLUMNS,
+    NOTE_FIELD_WEIGHTS,
+    NOTE_PREVIEW_CHARS,
+    note_hit_from_row,
+    note_row,
+)
 from engram.storage.sql_reads import nested_tags
 
 VECTOR_DIMENSIONS = 384  # the `embed vector(384)` column of ltm_notes
 PREVIEW_WORDS = 24
 
-_COLUMNS = (
-    "path",
-    "key",
-    "name",
-    "title",
-    "tags",
-    "tag_keys",
-    "links",
-    "link_keys",
-    "bare_links",
-    "body",
-    "frontmatter",
-    "engram_id",
-    "problem",
-    "mtime_ns",
-    "size",
-    "digest",
-)
+# The key arrays last: what the Note → row conversion of both schemas (`note_row`) leaves out.
+_COLUMNS = (*NOTE_COLUMNS, "tag_keys", "link_keys", "bare_links")
 _UPSERT = (
     f"INSERT INTO ltm_notes ({', '.join(_COLUMNS)}) VALUES ({', '.join(['%s'] * len(_COLUMNS))}) "
     "ON CONFLICT (path) DO UPDATE SET " + ", ".join(f"{c} = EXCLUDED.{c}" for c in _COLUMNS[1:])
@@ -69,46 +59,26 @@ _HEADLINE = f"MaxWords={PREVIEW_WORDS}, MinWords={PREVIEW_WORDS // 2}, StartSel=
 class PostgresLtm(NoteIndex):
     """LTM methods of the Store protocol; see `engram.storage.protocol.Store`."""
 
-    # The store's transaction and query functions, which PostgresStore defines: declared for the
-    # type checker, not stubbed with methods that could only raise.
-    _write: Callable[[], AbstractContextManager[psycopg.Connection[TupleRow]]]
+    # The store's transaction and query functions, which PostgresStore defines, and the search
+    # by tags alone, which it has of `SqlNotes`: declared for the type checker, not stubbed
+    # with methods that could only raise. `ltm_write` is `SqlNotes`'s too, around
+    # `_drop_notes` and `_put_notes`.
+    _write: Callable[[], AbstractContextManager[Conn]]
     _query: Callable[..., list[TupleRow]]
+    _notes_tagged: Callable[[Sequence[str], int], list[NoteHit]]
 
-    def ltm_write(
-        self,
-        upsert: Sequence[Note] = (),
-        restate: Sequence[NoteState] = (),
-        delete: Sequence[str] = (),
-    ) -> None:
-        if not (upsert or restate or delete):
-            return
-        with self._write() as conn:
-            if delete:
-                conn.execute("DELETE FROM ltm_notes WHERE path = ANY(%s::text[])", (list(delete),))
-            if upsert:
-                with conn.cursor() as cur:
-                    cur.executemany(_UPSERT, [_note_row(n) for n in upsert])
-            if restate:
-                with conn.cursor() as cur:
-                    cur.executemany(
-                        "UPDATE ltm_notes SET mtime_ns = %s, size = %s, digest = %s "
-                        "WHERE path = %s",
-                        [(s.mtime_ns, s.size, s.digest, s.path) for s in restate],
-                    )
+    def _drop_notes(self, conn: Conn, paths: Sequence[str]) -> None:
+        conn.execute("DELETE FROM ltm_notes WHERE path = ANY(%s::text[])", (list(paths),))
+
+    def _put_notes(self, conn: Conn, notes: Sequence[Note]) -> None:
+        """One row a note: its tags and links are arrays on it."""
+        with conn.cursor() as cur:
+            cur.executemany(_UPSERT, [_note_row(n) for n in notes])
 
     def ltm_search(self, terms: Sequence[str], tags: Sequence[str], limit: int) -> list[NoteHit]:
-        tag_sql, tag_params = _tag_filter(tags)
         if not terms:
-            if not tags:
-                return []
-            rows = self._query(
-                f"SELECT n.path, n.title, n.tags, n.engram_id, 1.0, "
-                f"substr(n.body, 1, {NOTE_PREVIEW_CHARS}), n.mtime_ns FROM ltm_notes n "
-                f"WHERE true {tag_sql} "
-                "ORDER BY n.path LIMIT %s",
-                [*tag_params, limit],
-            )
-            return [note_hit_from_row(row) for row in rows]
+            return self._notes_tagged(tags, limit)
+        tag_sql, tag_params = self._note_tag_filter(tags)
         q = weighted_query(self._query, "ltm_notes", "n", terms, _RANK_WEIGHTS)
         rows = self._query(
             "SELECT path, title, tags, engram_id, r, "
@@ -156,7 +126,7 @@ class PostgresLtm(NoteIndex):
         (pgvector's iterative scan), not to a fixed set of neighbours."""
         if limit <= 0 or np.shape(vector) != (VECTOR_DIMENSIONS,):
             return []
-        tag_sql, tag_params = _tag_filter(tags)
+        tag_sql, tag_params = self._note_tag_filter(tags)
         query = Vector(np.asarray(vector, dtype=np.float32))
         with self._write() as conn:
             conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(40, 4 * limit))}")
@@ -190,6 +160,18 @@ class PostgresLtm(NoteIndex):
         )
         return [str(row[0]) for row in rows]
 
+    def _note_tag_filter(self, tags: Sequence[str]) -> tuple[str, list[Any]]:
+        """Notes carrying any of the tags, or a tag nested below one (`project` → `project/x`):
+        an overlap with the GIN-indexed `tag_keys`, or a LIKE over them."""
+        if not tags:
+            return "", []
+        folded, patterns = nested_tags(tags)
+        sql = (
+            "AND (n.tag_keys && %s::text[] OR EXISTS ("
+            "SELECT 1 FROM unnest(n.tag_keys) AS k WHERE k LIKE ANY(%s::text[])))"
+        )
+        return sql, [folded, patterns]
+
 
 def _text(value: str) -> str:
     """PostgreSQL text cannot hold NUL; the index is a cache of the file, so drop them."""
@@ -197,34 +179,12 @@ def _text(value: str) -> str:
 
 
 def _note_row(note: Note) -> tuple[Any, ...]:
+    """`note_row` with arrays for lists and NULs dropped, then the case-folded keys the GIN
+    indexes look tags and links up by."""
     keys = [link_key(t) for t in distinct_links([_text(t) for t in note.links])]
     return (
-        note.path,
-        link_key(note.path),
-        link_name(note.path),
-        _text(note.title),
-        [_text(t) for t in note.tags],
+        *note_row(note, encode_list=list, clean=_text),
         list(dict.fromkeys(_text(t).casefold() for t in note.tags)),
-        [_text(t) for t in note.links],
         keys,
         [k for k in keys if "/" not in k],
-        _text(note.body),
-        _text(json.dumps(note.frontmatter, ensure_ascii=False, default=str)),
-        note.engram_id,
-        note.problem,
-        note.mtime_ns,
-        note.size,
-        note.digest,
     )
-
-
-def _tag_filter(tags: Sequence[str]) -> tuple[str, list[Any]]:
-    """Notes carrying any of the tags, or a tag nested below one (`project` → `project/x`)."""
-    if not tags:
-        return "", []
-    folded, patterns = nested_tags(tags)
-    sql = (
-        "AND (n.tag_keys && %s::text[] OR EXISTS ("
-        "SELECT 1 FROM unnest(n.tag_keys) AS k WHERE k LIKE ANY(%s::text[])))"
-    )
-    return sql, [folded, patterns]

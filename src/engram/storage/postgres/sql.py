@@ -4,6 +4,7 @@ refuse it with an error naming neither field nor limit."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -24,6 +25,12 @@ from engram.storage.columns import (
 from engram.storage.protocol import Filter
 
 Conn = psycopg.Connection[TupleRow]
+
+
+def on(conn: Conn) -> Callable[[str, list[Any]], list[TupleRow]]:
+    """A statement runner on this connection (`sql_reads.schedule_batches`), as SQLite's `on`:
+    inside a write transaction, where the store's `_query` would take another connection."""
+    return lambda sql, params: conn.execute(sql, params).fetchall()
 
 
 def no_nul(value: str | None, field: str) -> str | None:

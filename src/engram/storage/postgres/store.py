@@ -39,7 +39,7 @@ from engram.storage.columns import (
 from engram.storage.postgres.graph import PostgresGraph
 from engram.storage.postgres.ltm import PostgresLtm
 from engram.storage.postgres.migrations import migrate
-from engram.storage.postgres.sql import Conn, filter_sql, memory_row, update_row
+from engram.storage.postgres.sql import Conn, filter_sql, memory_row, on, update_row
 from engram.storage.postgres.text import PostgresText
 from engram.storage.postgres.vectors import VECTOR_DIMENSIONS, PostgresVectors
 from engram.storage.protocol import (
@@ -47,7 +47,6 @@ from engram.storage.protocol import (
     Change,
     Filter,
     Rescheduler,
-    ScheduleInputs,
     Stub,
 )
 from engram.storage.rows import (
@@ -57,7 +56,8 @@ from engram.storage.rows import (
     memory_from_row,
     stub_from_row,
 )
-from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, SqlReads
+from engram.storage.sql_notes import SqlNotes
+from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, SqlReads, schedule_batches
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,6 @@ class _OwnPoolRetries(logging.Filter):
 
 logging.getLogger("psycopg.pool").addFilter(_OwnPoolRetries())
 
-_RESCHEDULE_BATCH = 50_000
 _INSERT_LOCK = 0x656E6772616D01  # advisory lock serialising inserts ("engram", 1)
 # The advisory lock of an exclusive section: its name, and the store's schema unless that is
 # public (the key every Engram used, before stores in other schemas of one database refused
@@ -115,7 +114,7 @@ SCHEDULE_SQL = {
 }
 
 
-class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText, PostgresVectors):
+class PostgresStore(SqlReads, SqlNotes, PostgresGraph, PostgresLtm, PostgresText, PostgresVectors):
     location: str
     P = "%s"
     decode_json = staticmethod(as_is)
@@ -388,17 +387,8 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText, Postgres
             # Writers wait until the new schedules are in; readers carry on.
             # EXCLUSIVE: SHARE ROW EXCLUSIVE let in a touch locking its rows, then deadlocked.
             conn.execute("LOCK TABLE memories IN EXCLUSIVE MODE")
-            last = 0
-            while True:
-                rows = conn.execute(
-                    "SELECT seq, use_count, strength, last_used, created_at, "
-                    "(status = 'active')::int FROM memories WHERE seq > %s ORDER BY seq LIMIT %s",
-                    (last, _RESCHEDULE_BATCH),
-                ).fetchall()
-                if not rows:
-                    break
-                result = compute(ScheduleInputs.from_rows(rows))
-                seqs = [int(row[0]) for row in rows]
+            for seqs, inputs in schedule_batches(on(conn), "%s"):
+                result = compute(inputs)
                 columns = [
                     [None if v != v else v for v in getattr(result, c).tolist()]
                     for c in SCHEDULE_COLUMNS
@@ -408,8 +398,7 @@ class PostgresStore(SqlReads, PostgresGraph, PostgresLtm, PostgresText, Postgres
                     f"AS u(seq, {', '.join(SCHEDULE_COLUMNS)}) WHERE m.seq = u.seq",
                     [seqs, *columns],
                 )
-                updated += len(rows)
-                last = seqs[-1]
+                updated += len(seqs)
                 log.info("rescheduled %d memories", updated)
             conn.execute(
                 "INSERT INTO store_meta(key, value) VALUES (%s, %s) "

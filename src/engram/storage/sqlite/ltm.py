@@ -1,8 +1,10 @@
 """The SQLite side of the long-term-memory index: notes, their tags and wikilinks, full text.
 
 A mixin of `SQLiteStore` (it uses the store's `_write` transaction and `_query`), kept in its own
-module so the vault index can evolve without touching the memory tables' code. Tags and link
-targets are stored case-folded so that lookups ignore case in every script, not only ASCII.
+module so the vault index can evolve without touching the memory tables' code; the frame of a
+write and the search by tags alone are shared with PostgreSQL (`engram.storage.sql_notes`).
+Tags and link targets are stored case-folded so that lookups ignore case in every script, not
+only ASCII.
 
 Note vectors live in `ltm_note_vectors` (float32 BLOBs); a search is exact: one matrix-vector
 product over every vector of the query's model, held in memory (`_NoteVectors`). Triggers append
@@ -13,7 +15,6 @@ the log no longer reaches back that far (it is pruned to its last `CHANGE_LOG_KE
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -26,7 +27,6 @@ from numpy.typing import NDArray
 from engram.core.notes import (
     Note,
     NoteHit,
-    NoteState,
     NoteText,
     distinct_links,
     link_key,
@@ -34,20 +34,23 @@ from engram.core.notes import (
 )
 from engram.storage.exact import ExactIndex
 from engram.storage.protocol import NoteIndex
-from engram.storage.rows import NOTE_FIELD_WEIGHTS, NOTE_PREVIEW_CHARS, from_json, note_hit_from_row
+from engram.storage.rows import (
+    NOTE_COLUMNS,
+    NOTE_FIELD_WEIGHTS,
+    NOTE_PREVIEW_CHARS,
+    from_json,
+    note_hit_from_row,
+    note_row,
+)
 from engram.storage.sql_reads import nested_tags
 from engram.storage.sqlite.sql import on, prune_change_log, rows_in
 
 PREVIEW_TOKENS = 24
 
-_NOTE_COLUMNS = (
-    "path, key, name, title, tags, links, body, frontmatter, engram_id, problem, mtime_ns, "
-    "size, digest"
-)
 _UPSERT = (
-    f"INSERT INTO ltm_notes ({_NOTE_COLUMNS}) VALUES ({', '.join('?' * 13)}) "
-    "ON CONFLICT(path) DO UPDATE SET "
-    + ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in _NOTE_COLUMNS.split(",")[1:])
+    f"INSERT INTO ltm_notes ({', '.join(NOTE_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * len(NOTE_COLUMNS))}) ON CONFLICT(path) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in NOTE_COLUMNS[1:])
     + " RETURNING seq"
 )
 
@@ -61,56 +64,41 @@ class SQLiteLtm(NoteIndex):
     _note_vectors: _NoteVectors | None = None
     _note_vectors_guard = threading.Lock()
 
-    # The store's transaction and query functions, which SQLiteStore defines: declared for the
-    # type checker, not stubbed with methods that could only raise.
+    # The store's transaction and query functions, which SQLiteStore defines, and the search by
+    # tags alone, which it has of `SqlNotes`: declared for the type checker, not stubbed with
+    # methods that could only raise. `ltm_write` is `SqlNotes`'s too, around `_drop_notes` and
+    # `_put_notes`.
     _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
     _query: Callable[..., list[tuple[Any, ...]]]
+    _notes_tagged: Callable[[Sequence[str], int], list[NoteHit]]
 
-    def ltm_write(
-        self,
-        upsert: Sequence[Note] = (),
-        restate: Sequence[NoteState] = (),
-        delete: Sequence[str] = (),
-    ) -> None:
-        if not (upsert or restate or delete):
-            return
-        with self._write() as conn:
-            if delete:
-                conn.executemany("DELETE FROM ltm_notes WHERE path = ?", [(p,) for p in delete])
-                prune_change_log(conn, "ltm_vector_changes")
-            existing = _existing(conn, [n.path for n in upsert])
-            for note in upsert:
-                seq = conn.execute(_UPSERT, _note_row(note)).fetchone()[0]
-                if note.path in existing:
-                    conn.execute("DELETE FROM ltm_note_tags WHERE seq = ?", (seq,))
-                    conn.execute("DELETE FROM ltm_links WHERE seq = ?", (seq,))
-                conn.executemany(
-                    "INSERT INTO ltm_note_tags(seq, tag) VALUES (?, ?)",
-                    [(seq, t) for t in dict.fromkeys(t.casefold() for t in note.tags)],
-                )
-                conn.executemany(
-                    "INSERT INTO ltm_links(seq, key, name) VALUES (?, ?, ?)",
-                    [(seq, link_key(t), link_name(t)) for t in distinct_links(note.links)],
-                )
+    def _drop_notes(self, conn: sqlite3.Connection, paths: Sequence[str]) -> None:
+        """Tags, links and vectors go with the note (ON DELETE CASCADE); each vector gone adds
+        to the change log, so it is pruned here too."""
+        conn.executemany("DELETE FROM ltm_notes WHERE path = ?", [(p,) for p in paths])
+        prune_change_log(conn, "ltm_vector_changes")
+
+    def _put_notes(self, conn: sqlite3.Connection, notes: Sequence[Note]) -> None:
+        """A row a note, a row a tag and a row a link (a replaced note's old ones removed)."""
+        existing = _existing(conn, [n.path for n in notes])
+        for note in notes:
+            seq = conn.execute(_UPSERT, note_row(note)).fetchone()[0]
+            if note.path in existing:
+                conn.execute("DELETE FROM ltm_note_tags WHERE seq = ?", (seq,))
+                conn.execute("DELETE FROM ltm_links WHERE seq = ?", (seq,))
             conn.executemany(
-                "UPDATE ltm_notes SET mtime_ns = ?, size = ?, digest = ? WHERE path = ?",
-                [(s.mtime_ns, s.size, s.digest, s.path) for s in restate],
+                "INSERT INTO ltm_note_tags(seq, tag) VALUES (?, ?)",
+                [(seq, t) for t in dict.fromkeys(t.casefold() for t in note.tags)],
+            )
+            conn.executemany(
+                "INSERT INTO ltm_links(seq, key, name) VALUES (?, ?, ?)",
+                [(seq, link_key(t), link_name(t)) for t in distinct_links(note.links)],
             )
 
     def ltm_search(self, terms: Sequence[str], tags: Sequence[str], limit: int) -> list[NoteHit]:
-        tag_sql, tag_params = _tag_filter(tags)
         if not terms:
-            if not tags:
-                return []
-            sql = (
-                "SELECT n.path, n.title, n.tags, n.engram_id, 1.0, "
-                f"substr(n.body, 1, {NOTE_PREVIEW_CHARS}), n.mtime_ns FROM ltm_notes n "
-                f"WHERE 1 = 1 {tag_sql} "
-                "ORDER BY n.path LIMIT ?"
-            )
-            return [
-                note_hit_from_row(row, from_json) for row in self._query(sql, [*tag_params, limit])
-            ]
+            return self._notes_tagged(tags, limit)
+        tag_sql, tag_params = self._note_tag_filter(tags)
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         wt, wg, wb = NOTE_FIELD_WEIGHTS
         sql = (
@@ -152,7 +140,7 @@ class SQLiteLtm(NoteIndex):
             return []
         among = None
         if tags:
-            tag_sql, tag_params = _tag_filter(tags)
+            tag_sql, tag_params = self._note_tag_filter(tags)
             sql = f"SELECT n.seq FROM ltm_notes n WHERE 1 = 1 {tag_sql}"
             among = [int(row[0]) for row in self._query(sql, tag_params)]
         with self._vector_cache() as cache:
@@ -216,6 +204,17 @@ class SQLiteLtm(NoteIndex):
             (link_key(path), link_name(path), path),
         )
         return [str(row[0]) for row in rows]
+
+    def _note_tag_filter(self, tags: Sequence[str]) -> tuple[str, list[Any]]:
+        """Notes carrying any of the tags, or a tag nested below one (`project` → `project/x`),
+        looked up in `ltm_note_tags`."""
+        if not tags:
+            return "", []
+        folded, patterns = nested_tags(tags)
+        exact = ", ".join("?" * len(folded))
+        nested = " OR ".join(["tag LIKE ? ESCAPE '\\'"] * len(folded))
+        sql = f"AND n.seq IN (SELECT seq FROM ltm_note_tags WHERE tag IN ({exact}) OR {nested})"
+        return sql, [*folded, *patterns]
 
 
 class _NoteVectors:
@@ -287,31 +286,3 @@ def _existing(conn: sqlite3.Connection, paths: Sequence[str]) -> set[str]:
         on(conn), lambda marks: f"SELECT path FROM ltm_notes WHERE path IN ({marks})", paths
     )
     return {row[0] for row in rows}
-
-
-def _note_row(note: Note) -> tuple[Any, ...]:
-    return (
-        note.path,
-        link_key(note.path),
-        link_name(note.path),
-        note.title,
-        json.dumps(list(note.tags), ensure_ascii=False),
-        json.dumps(list(note.links), ensure_ascii=False),
-        note.body,
-        json.dumps(note.frontmatter, ensure_ascii=False, default=str),
-        note.engram_id,
-        note.problem,
-        note.mtime_ns,
-        note.size,
-        note.digest,
-    )
-
-
-def _tag_filter(tags: Sequence[str]) -> tuple[str, list[Any]]:
-    if not tags:
-        return "", []
-    folded, patterns = nested_tags(tags)
-    exact = ", ".join("?" * len(folded))
-    nested = " OR ".join(["tag LIKE ? ESCAPE '\\'"] * len(folded))
-    sql = f"AND n.seq IN (SELECT seq FROM ltm_note_tags WHERE tag IN ({exact}) OR {nested})"
-    return sql, [*folded, *patterns]

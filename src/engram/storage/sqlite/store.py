@@ -40,7 +40,6 @@ from engram.storage.protocol import (
     Change,
     Filter,
     Rescheduler,
-    ScheduleInputs,
     Stub,
 )
 from engram.storage.rows import (
@@ -50,7 +49,8 @@ from engram.storage.rows import (
     memory_from_row,
     stub_from_row,
 )
-from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, SqlReads
+from engram.storage.sql_notes import SqlNotes
+from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, SqlReads, schedule_batches
 from engram.storage.sqlite.graph import SQLiteGraph
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate, refuse_foreign, register_functions
@@ -68,10 +68,8 @@ from engram.storage.sqlite.vectors import INDEX_SUFFIXES, VectorIndex
 
 log = logging.getLogger(__name__)
 
-_RESCHEDULE_BATCH = 50_000
 
-
-class SQLiteStore(SqlReads, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
+class SQLiteStore(SqlReads, SqlNotes, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
     location: str
     P = "?"
     decode_json = staticmethod(from_json)
@@ -422,24 +420,15 @@ class SQLiteStore(SqlReads, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         updated = 0
         sets = ", ".join(f"{c} = ?" for c in SCHEDULE_COLUMNS)
         with self._write() as conn:
-            last = 0
-            while True:
-                rows = conn.execute(
-                    "SELECT seq, use_count, strength, last_used, created_at, status = 'active' "
-                    "FROM memories WHERE seq > ? ORDER BY seq LIMIT ?",
-                    (last, _RESCHEDULE_BATCH),
-                ).fetchall()
-                if not rows:
-                    break
-                arrays = compute(ScheduleInputs.from_rows(rows))
+            for seqs, inputs in schedule_batches(on(conn), "?"):
+                arrays = compute(inputs)
                 columns = [getattr(arrays, c) for c in SCHEDULE_COLUMNS]
                 payload = [
-                    (*(_nullable(float(col[i])) for col in columns), int(rows[i][0]))
-                    for i in range(len(rows))
+                    (*(_nullable(float(col[i])) for col in columns), seq)
+                    for i, seq in enumerate(seqs)
                 ]
                 conn.executemany(f"UPDATE memories SET {sets} WHERE seq = ?", payload)
-                updated += len(rows)
-                last = int(rows[-1][0])
+                updated += len(seqs)
                 log.info("rescheduled %d memories", updated)
             conn.execute(
                 "INSERT OR REPLACE INTO store_meta(key, value) VALUES (?, ?)",
