@@ -12,7 +12,13 @@ import pytest
 from engram.core.entities import extract_entities
 from engram.core.importance import importance
 from engram.core.intent import classify
-from engram.core.keeping import memory_content, named_old_value, replaces_a_fact, says_a_change
+from engram.core.keeping import (
+    holds_value,
+    memory_content,
+    named_old_value,
+    replaces_a_fact,
+    says_a_change,
+)
 from engram.core.message import plain
 from engram.core.models import MAX_STRENGTH
 from engram.core.questions import asks_about
@@ -949,3 +955,18 @@ def test_a_change_names_the_value_it_left(text: str, left: str | None) -> None:
     """The fact holding the old value is the one replaced, however unlike in meaning: "I play
     badminton on Wednesdays" stood at cosine 0.33 to the switch to pickleball (a probe)."""
     assert named_old_value(text) == left
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "held"),
+    [
+        ("I drink three coffees a day", "coffee", True),
+        ("Switched to VS Code last year", "VS Code", True),
+        ("I trust my code", "Rust", False),
+        ("Code in VS, mostly", "VS Code", False),  # the words, but not together
+    ],
+)
+def test_a_fact_holds_a_value_left_as_whole_words_in_any_form(
+    text: str, value: str, held: bool
+) -> None:
+    assert holds_value(text, value) is held

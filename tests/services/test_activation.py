@@ -365,6 +365,21 @@ def test_a_change_naming_the_value_it_left_supersedes_the_fact_holding_it(mem: E
     assert news.supersedes == [ledger.id]
 
 
+def test_a_change_naming_a_value_no_stored_fact_holds_supersedes_nothing(mem: Engram) -> None:
+    """A probe: "We switched Atlas CI from Jenkins to GitHub Actions" superseded "Atlas launch
+    date is set for February 2" (0.45 alike, for naming Atlas), and search then put the CI
+    news above the launch date, marked as replaced. A value left in any form counts:
+    "coffees" holds "coffee"."""
+    launch = mem.save("Atlas launch date is set for February 2.")
+    coffee = mem.save("I drink three coffees a day")
+    mem.flush()
+    ci = mem.save_result(Draft("We switched Atlas CI from Jenkins to GitHub Actions."))
+    assert launch.id in [s.id for s in ci.similar]
+    assert ci.supersedes == []
+    tea = mem.save_result(Draft("I changed from coffee to green tea"))
+    assert tea.supersedes == [coffee.id]
+
+
 def test_a_correction_naming_neither_the_old_value_nor_its_words_finds_the_fact(
     mem: Engram,
 ) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from engram.core.entities import extract_entities
-from engram.core.index_terms import index_term
+from engram.core.index_terms import index_term, index_terms
 from engram.core.message import OPENERS, OPENING_WORDS, flattened, plain, readable
 from engram.core.text import STOPWORDS, WORD, statements, unlabelled
 
@@ -64,6 +64,15 @@ def named_old_value(text: str) -> str | None:
     however unlike in meaning ("I play badminton on Wednesdays", cosine 0.33 to it)."""
     found = _FROM_OLD.search(plain(text))
     return None if found is None or "?" in text else found.group("old")
+
+
+def holds_value(text: str, value: str) -> bool:
+    """Whether `text` holds `value` (`named_old_value`) as whole words, in any form the index
+    joins: "I drink three coffees a day" holds the "coffee" of "I changed from coffee to green
+    tea"; "trust" does not hold "Rust"."""
+    wanted, held = index_terms(value), index_terms(text)
+    n = len(wanted)
+    return n > 0 and any(held[i : i + n] == wanted for i in range(len(held) - n + 1))
 
 
 # A save this close to a stored memory that marks any change at all ("Actually, Lisa's birthday

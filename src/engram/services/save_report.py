@@ -6,9 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engram.core.keeping import may_be_news, named_old_value, replaces_a_fact, shared_terms
+from engram.core.keeping import (
+    holds_value,
+    may_be_news,
+    named_old_value,
+    replaces_a_fact,
+    shared_terms,
+)
 from engram.core.models import Memory, Relation, Status, new_id
-from engram.core.text import mentions
 from engram.services.context import Context
 from engram.services.results import SimilarMemory
 from engram.storage.protocol import Filter, Stub
@@ -83,20 +88,21 @@ def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) ->
     relation each says so, and search lists the news first wherever an old fact matches. A
     helper's probe found every old fact above its correction; and, when only the most
     similar was replaced, the fact's other copies above it. A change naming the value it left
-    ("switched from badminton") replaces one holding that value, where one is alike enough.
+    ("switched from badminton") replaces only one holding that value, where one is alike
+    enough.
     The old memories stay: what held before is still a fact. The ids of the memories
     superseded, most similar first."""
     if not ctx.settings.save_supersedes:
         return []
     left = named_old_value(memory.content)
     alike = [s for s in similar if s.similarity >= SUPERSEDE_SIMILAR]
-    holders = [s for s in alike if left is not None and mentions(s.content, left)]
+    # A change naming the value it left replaces a fact holding that value, or none: not one
+    # alike in other ways ("…because of her knee" is 0.56 alike to the knee's news, the
+    # badminton fact 0.33; "We switched Atlas CI from Jenkins to GitHub Actions" replaced
+    # "Atlas launch date is set for February 2", 0.45, in a probe).
+    candidates = alike if left is None else [s for s in alike if holds_value(s.content, left)]
     replaced = [
-        old
-        # The fact holding the value left is the one replaced, not one alike in other ways
-        # ("…because of her knee" is 0.56 alike to the knee's news, the badminton fact 0.33).
-        for old in holders or alike
-        if replaces_a_fact(memory.content, old.similarity, old.content)
+        old for old in candidates if replaces_a_fact(memory.content, old.similarity, old.content)
     ]
     if not replaced:
         return []
