@@ -53,8 +53,9 @@ def register_ltm_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
         query: Annotated[
             Query,
             Field(
-                description="Words to look for in memories and notes (any word matches), at "
-                "most 1,000 characters; may be empty when tags are given."
+                description="What to look for in memories and notes, in words or as a "
+                "question: matched by meaning as well as by words, at most 1,000 characters; "
+                "may be empty when tags are given."
             ),
         ] = "",
         tags: Annotated[

@@ -96,7 +96,13 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         ] = None,
         window_days: Annotated[
             float | None,
-            Field(gt=0, allow_inf_nan=False, description="Only memories used in the last N days."),
+            Field(
+                gt=0,
+                allow_inf_nan=False,
+                description="Only memories saved or used (touched, observed) in the last N "
+                "days: by last use, not by when they were said; to ask about a day, name it "
+                "in the query ('what did I say last Tuesday?').",
+            ),
             Number,
         ] = None,
         min_score: Annotated[

@@ -293,8 +293,9 @@ Query = Annotated[
     str,
     Field(
         max_length=MAX_QUERY,
-        description=f"Words to look for (full-text, any word matches), at most {MAX_QUERY:,} "
-        "characters. Omit (or empty) to browse by recency and score.",
+        description="What to look for, in words or as a question: memories are matched by "
+        "meaning as well as by their words (one need not share a word with the query), at most "
+        f"{MAX_QUERY:,} characters. Omit (or empty) to browse by recency and score.",
     ),
     BeforeValidator(_null_is_omitted),
 ]
