@@ -84,6 +84,13 @@ def test_query_terms_drop_pronouns_and_the_user_an_assistant_asks_about() -> Non
     assert query_terms("Where do I work now?") == ["work"]
 
 
+def test_a_possessive_is_searched_as_its_word() -> None:
+    """ "wife's" is the phrase "wife s" to the index: "My wife is Maya" does not hold it."""
+    assert query_terms("What's my wife's name?") == ["wife", "name"]
+    assert query_terms("Kate’s hobbies") == ["kate", "hobbies"]  # a typographic apostrophe
+    assert query_terms("it's") == ["it"]
+
+
 def test_query_terms_drop_stopwords_unless_nothing_else() -> None:
     assert query_terms("What did I say about TypeScript?") == ["say", "typescript"]
     # "one" is "on" to the index's stemmer: it matched every memory saying "on"

@@ -263,3 +263,14 @@ def test_a_query_naming_the_user_finds_what_they_said_in_the_first_person(mem: E
     mem.save("The user's name is Dana")
     store = mem.app.context.store
     assert users_names(store, ["Dana", "Tom", "Lakshmi"]) == ["Dana"]
+
+
+def test_a_possessive_in_the_query_finds_the_memory_naming_its_word(mem: Engram) -> None:
+    """A probe: "What's my wife's name?" found "Our dog is a border collie named Biscuit"
+    first ("name" matched "named"; "wife's" matched nothing)."""
+    wife = mem.save("My wife is Maya; we have two kids, Leo and Ava")
+    mem.save("Our dog is a border collie named Biscuit")
+    mem.flush()
+    hits = mem.search("What's my wife's name?")
+    assert hits[0].memory.id == wife.id
+    assert hits[0].why.text > 0
