@@ -16,6 +16,15 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from engram.core.confirmation import Excepted, excepted, first_sentence, states_something
+from engram.core.intent_words import (
+    CONDITION,
+    COUNT,
+    MY_THING,
+    RELATION,
+    SAID,
+    TOPIC,
+    WHEN,
+)
 from engram.core.message import (
     NOT_ABLE,
     OPENERS,
@@ -82,44 +91,6 @@ def _until(start: str, gap: str, end: str) -> str:
     return rf"{start}(?:(?!{start}){gap})*{end}"
 
 
-# Past forms only: "how do I say thank you in Japanese?" is a question about the world ("did I
-# say" has rules of its own).
-_SAID = (
-    r"\b(?:i|we) (?:said|told|mentioned|decided|agreed|discussed|chose|picked|liked|"
-    r"settled)\b"
-)
-_MY_THING = (
-    # one word may stand between: "my new manager", "my older son", "my mom's birthday"
-    r"\bmy (?:\w+(?:'s)? )?(?:name|wife|husband|partner|daughter|son|kids?|children|manager|boss|"
-    r"birthday|email|phone|address|job|title|team|cat|dog)\b"
-)
-_TOPIC = r"(?:budget|limit|deadline|repo|standup|meeting)\b"
-# People and pets a user names: "my son Leo", "our landlord is Mr. Okafor".
-_RELATION = (
-    r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|daughter|son|kids?|children|baby|"
-    r"brother|sister|mother|mom|mum|father|dad|parents|grandmother|grandfather|grandma|grandpa|"
-    r"grandparents|aunt|uncle|cousin|niece|nephew|in-laws|roommate|flatmate|friend|manager|boss|"
-    r"landlord|doctor|dentist|therapist|neighbou?r|colleague|cat|dog|puppy|kitten)"
-)
-# A count, in digits or in words: "every 90 days", "fifteen minutes", "five engineers".
-_COUNT = (
-    r"(?:\d[\d.,:]*(?:am|pm)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
-    r"twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|a hundred|half an?)"
-)
-# A day or a time named outright: a month, a weekday, "the 14th", "3pm" ("may" is a verb too
-# often to count; "today", "tomorrow" speak of the moment).
-_WHEN = (
-    r"(?:(?:january|february|march|april|june|july|august|september|october|november|"
-    r"december|jan|feb|aug|sept?|oct|nov|dec)\b|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|"
-    r"(?:the )?\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}(?::\d\d)? ?(?:am|pm)\b)"
-)
-# A condition, a diet or a trait: "I'm diabetic", "I've been vegan for years".
-_CONDITION = (
-    r"(?:\w+ )?(?:intolerant|diabetic|celiac|coeliac|asthmatic|epileptic|dyslexic|deaf|"
-    r"hard of hearing|pregnant|colou?r ?blind|left-handed|right-handed|pescatarian|sober)\b"
-)
-
-
 RULES: tuple[Rule, ...] = (
     # none: the user says not to keep it, wherever in the message (`engram.core.refusal`).
     # "Don't save this: my SSN is …" matched "save this", and "Remember that I'm vegan, but
@@ -152,7 +123,7 @@ RULES: tuple[Rule, ...] = (
         0.9,
     ),
     _rule("recall", r"\b(?:what (?:do|did) you|tell me what you) (?:know|remember) about\b", 0.9),
-    _rule("recall", _until(r"\b(?:what|which|where|when|how|who)\b", "[^.!]", _SAID), 0.9),
+    _rule("recall", _until(r"\b(?:what|which|where|when|how|who)\b", "[^.!]", SAID), 0.9),
     _rule(
         "recall",
         r"\b(?:did|have|didn't|haven't) (?:i|we) (?:ever )?(?:tell|told|mention|mentioned|say|"
@@ -225,7 +196,7 @@ RULES: tuple[Rule, ...] = (
         r"|how (?:old|long|many|much|often|far)\b(?: \w+)? (?:is|are|do|does|did|was|were) "
         r"(?:(?:on|in|at|with|for) )?(?:i|we|my|our)\b"
         r"|(?:do|does|did|am|was|have|had) (?:i|we|my \w+|our \w+)\b"
-        rf"|(?:is|are) (?:my|our) (?:\w+ )?{_RELATION}\b"
+        rf"|(?:is|are) (?:my|our) (?:\w+ )?{RELATION}\b"
         r"|who (?:\w+ )?(?:manages|runs|owns|leads|handles|maintains|approves|pays|looks after) "
         r"(?:my|our)\b"
         r")[^.!?]*\?\s*$",
@@ -241,7 +212,12 @@ RULES: tuple[Rule, ...] = (
         r"(?:doing|going|coming along|getting on|these days|lately|at the moment)"
         r"|(?:is|are) (?:my|our) (?:[\w'-]+ ){1,2}?(?:getting (?:better|worse)|still)"
         r"|(?:is )?any(?:thing| \w+) (?:coming up|planned|scheduled|due)"
-        r"|(?:what|which|who)\b[^.!?]*\bdo (?:i|we) (?:need to |have to )?remember)"
+        r"|(?:what|which|who)\b[^.!?]*\bdo (?:i|we) (?:need to |have to )?remember"
+        # the household's and the team's own: "What school do the kids go to?", "When is the
+        # dog's vet appointment?", "What time is standup?" (a probe); not "What time is it?"
+        r"|(?:what|when|where|which|who)\b[^.!?]*\b(?:the|our) (?:kids|children|baby|dog|cat)\b"
+        r"|(?:what time|when)(?:'s| is| are) (?:the |our )?(?:[\w'-]+ )?(?:standup|stand-up|"
+        r"sync|retro|meeting|appointment|deadline|recital|practice|lesson|check-?up|flight)s?)"
         r"\b[^.!?]*\?\s*$",
         0.7,
     ),
@@ -252,7 +228,7 @@ RULES: tuple[Rule, ...] = (
         # "whats" as phones leave it; "May" only with its day ("Anything on May 20?")
         rf"{OPENERS}(?:what(?:'?s| is)|is there anything|anything) "
         r"(?:on|happening|planned|scheduled|booked|due|coming up)(?: (?:on|for))? (?:the )?"
-        rf"(?:{_WHEN}|may \d|tomorrow\b|this weekend\b|next (?:week|weekend)\b)[^.!?]*\?\s*$",
+        rf"(?:{WHEN}|may \d|tomorrow\b|this weekend\b|next (?:week|weekend)\b)[^.!?]*\?\s*$",
         0.8,
     ),
     # Any other question of who, what or when about the user's things ("Who cleans our office on
@@ -355,14 +331,14 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "save",
-        _until(_MY_THING, "[^?]", r"\b(?:is|are|was|called|named|plays)\b"),
+        _until(MY_THING, "[^?]", r"\b(?:is|are|was|called|named|plays)\b"),
         0.85,
         "personal",
     ),
     # What someone close does: "My sister lives in Toronto", "My dad plays the piano".
     _rule(
         "save",
-        rf"\bmy (?:\w+ )?{_RELATION} (?:lives|works|plays|studies|teaches|speaks|owns|runs|"
+        rf"\bmy (?:\w+ )?{RELATION} (?:lives|works|plays|studies|teaches|speaks|owns|runs|"
         r"likes|loves|hates|stays|visits)\b",
         0.85,
         "personal",
@@ -386,9 +362,9 @@ RULES: tuple[Rule, ...] = (
         "save",
         r"^\W*(?:my|our|the) (?:\w+ ){1,3}?(?:lasts?|takes|closes|opens|starts|ends|rotates|"
         r"expires|renews|runs|happens|meets?) (?:at |every |for |on |about |around |after )?"
-        rf"{_COUNT}\b[^?]*$"
+        rf"{COUNT}\b[^?]*$"
         rf"|\b(?:my|our) (?:\w+ )?(?:team|company|family|household|class|office) (?:has|have) "
-        rf"{_COUNT}\b[^?]*$",
+        rf"{COUNT}\b[^?]*$",
         0.8,
         "personal",
         tail=True,
@@ -397,7 +373,7 @@ RULES: tuple[Rule, ...] = (
     # landlord is Mr. Okafor" (the name's capital tells it from "my son is sick").
     _rule(
         "save",
-        rf"\b(?:my|our) (?:\w+ )?{_RELATION}(?:'s name)? (?:is |are )?"
+        rf"\b(?:my|our) (?:\w+ )?{RELATION}(?:'s name)? (?:is |are )?"
         r"(?:(?-i:Mr|Mrs|Ms|Dr)\.? )?(?-i:[A-Z])[\w'-]+",
         0.85,
         "personal",
@@ -412,14 +388,16 @@ RULES: tuple[Rule, ...] = (
         # a correction: "Actually I don't live in Berlin anymore", "I no longer work at Acme"
         r"\bi (?:(?:don'?t|do not) (?:live|work|drive|own)\b[^.!?]*\b(?:anymore|any more)\b|"
         r"no longer (?:live|work|use|drive|own)\b)|"
+        # "Actually Tom isn't my manager anymore, it's Sarah Kim now" (a probe)
+        rf"\b(?:is|are)(?:n't| not| no longer) (?:my|our) (?:\w+ )?{RELATION}\b|"
         # where the user lives now, not what they moved in the code ("I moved the check")
         r"\bi(?:'ve| have)? (?:just )?moved (?:to|from|back|here|there|abroad|away|out|in with|"
         r"house|cities|countries)\b|"
         r"\bi(?:'m| am) (?:flying|travelling|traveling|moving|relocating|training for|"
         r"studying|preparing for)\b|"
         # a condition, a diet or a trait: "I'm diabetic", "I've been vegan for three years"
-        rf"\bi(?:'m| am) {_CONDITION}|"
-        rf"\bi(?:'ve| have) been (?:an? )?(?:vegan|vegetarian|{_CONDITION})|"
+        rf"\bi(?:'m| am) {CONDITION}|"
+        rf"\bi(?:'ve| have) been (?:an? )?(?:vegan|vegetarian|{CONDITION})|"
         # what the user does for a living: "I teach chemistry", "I run a small bakery"
         r"\bi (?:teach|lecture|coach|run an?|own an?|manage an?|manage the|lead the)\b|"
         # not "I can't eat right now": about the moment
@@ -428,7 +406,7 @@ RULES: tuple[Rule, ...] = (
         r"\bi speak (?!(?:too|very|so|fast|slowly|quickly|softly|loudly|up)\b)|\bwe use\b|"
         r"\bwe(?:'re| are) (?:now )?using\b|\bwe (?:deploy|host|ship|run) (?:on|to)\b|"
         r"\b(?:i|we|my \w+) (?:have|has) (?:an? )?(?:\w+ ){0,2}(?:allergy|allergies|intolerance)\b|"
-        rf"\b(?:i|we) (?:have|own) (?:an?|two|three|four|\d+) (?:\w+ )?{_RELATION}s?\b",
+        rf"\b(?:i|we) (?:have|own) (?:an?|two|three|four|\d+) (?:\w+ )?{RELATION}s?\b",
         0.8,
         "personal",
     ),
@@ -439,9 +417,9 @@ RULES: tuple[Rule, ...] = (
         "save",
         r"^\W*(?:my|our) (?:[\w'-]+ ){1,3}?(?:is|are|starts?|begins?|ends?|happens?|falls?|"
         r"leaves?|departs?|arrives?|lands?|opens?|closes?|runs?|turns|is turning|is due)\b"
-        rf"[^?]{{0,40}}?\b{_WHEN}[^?]*$"
+        rf"[^?]{{0,40}}?\b{WHEN}[^?]*$"
         r"|\b(?:i|we)(?:'ve| have)(?: got)? (?:an?|my|our) (?:[\w'-]+ ){1,4}?"
-        rf"(?:on|at|every|this|next) {_WHEN}[^?]*$",
+        rf"(?:on|at|every|this|next) {WHEN}[^?]*$",
         0.8,
         "personal",
         tail=True,
@@ -494,8 +472,8 @@ RULES: tuple[Rule, ...] = (
         "save",
         # The gap stops at the next topic, unless that topic's optional word is "is" or "are":
         # that word may be the verb the rule waits for ("the budget repo the are repo").
-        rf"\b(?:our|the) (?:\w+ )?{_TOPIC}"
-        rf"(?:(?!\b(?:our|the) (?:(?!(?:is|are)\b)\w+ )?{_TOPIC})[^?])*\b(?:is|are)\b[^?]*$",
+        rf"\b(?:our|the) (?:\w+ )?{TOPIC}"
+        rf"(?:(?!\b(?:our|the) (?:(?!(?:is|are)\b)\w+ )?{TOPIC})[^?])*\b(?:is|are)\b[^?]*$",
         0.7,
         tail=True,
     ),

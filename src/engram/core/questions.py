@@ -63,7 +63,8 @@ _VERB = r"(?:'s| is| are| was| were| does| do| did| has| have| will)"
 # What asks of a thing named last: "Who is Sarah Chen?", "How's Biscuit?", "What's going on
 # with Biscuit?", "Tell me everything about Meera" (a probe); not "Where is Porto?".
 _ABOUT = (
-    r"who(?:'s| is| was)|how(?:'s| is)|tell me (?:everything |more |all )?about"
+    r"who(?:'s| is| was)|how(?:'s| is)|how (?:old|tall|big) is|"
+    r"tell me (?:everything |more |all )?about"
     r"|what do (?:you|we|i) know about|what(?:'s| is) (?:going on|new|up) with"
 )
 # What a question about a name opens with: a question word and its verb, or the verb alone.

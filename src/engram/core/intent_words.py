@@ -1,0 +1,43 @@
+"""The words the activation rules (`engram.core.intent`) are written with: the people, pets,
+counts, days and conditions a user names, the topics of a team's saved facts, what was said
+before. Kept apart from the rules so that each list has one place and the rules stay
+readable."""
+
+from __future__ import annotations
+
+# Past forms only: "how do I say thank you in Japanese?" is a question about the world ("did I
+# say" has rules of its own).
+SAID = (
+    r"\b(?:i|we) (?:said|told|mentioned|decided|agreed|discussed|chose|picked|liked|"
+    r"settled)\b"
+)
+MY_THING = (
+    # one word may stand between: "my new manager", "my older son", "my mom's birthday"
+    r"\bmy (?:\w+(?:'s)? )?(?:name|wife|husband|partner|daughter|son|kids?|children|manager|boss|"
+    r"birthday|email|phone|address|job|title|team|cat|dog)\b"
+)
+TOPIC = r"(?:budget|limit|deadline|repo|standup|meeting)\b"
+# People and pets a user names: "my son Leo", "our landlord is Mr. Okafor".
+RELATION = (
+    r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|daughter|son|kids?|children|baby|"
+    r"brother|sister|mother|mom|mum|father|dad|parents|grandmother|grandfather|grandma|grandpa|"
+    r"grandparents|aunt|uncle|cousin|niece|nephew|in-laws|roommate|flatmate|friend|manager|boss|"
+    r"landlord|doctor|dentist|therapist|neighbou?r|colleague|cat|dog|puppy|kitten)"
+)
+# A count, in digits or in words: "every 90 days", "fifteen minutes", "five engineers".
+COUNT = (
+    r"(?:\d[\d.,:]*(?:am|pm)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+    r"twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|a hundred|half an?)"
+)
+# A day or a time named outright: a month, a weekday, "the 14th", "3pm" ("may" is a verb too
+# often to count; "today", "tomorrow" speak of the moment).
+WHEN = (
+    r"(?:(?:january|february|march|april|june|july|august|september|october|november|"
+    r"december|jan|feb|aug|sept?|oct|nov|dec)\b|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|"
+    r"(?:the )?\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}(?::\d\d)? ?(?:am|pm)\b)"
+)
+# A condition, a diet or a trait: "I'm diabetic", "I've been vegan for years".
+CONDITION = (
+    r"(?:\w+ )?(?:intolerant|diabetic|celiac|coeliac|asthmatic|epileptic|dyslexic|deaf|"
+    r"hard of hearing|pregnant|colou?r ?blind|left-handed|right-handed|pescatarian|sober)\b"
+)
