@@ -87,6 +87,8 @@ def test_the_forms_people_write_a_day_in(query: str, days: list[date]) -> None:
         # something coming up, no day said: the week ahead
         ("Is anything coming up?", [date(2024, 1, 27) + timedelta(days=i) for i in range(7)]),
         ("What's coming up in June?", []),  # a month said: its words are searched
+        # the calendar month before this one (an MCP probe: it named no day)
+        ("What did we decide last month?", [date(2023, 12, d) for d in range(1, 32)]),
     ],
 )
 def test_a_question_about_days_to_come_names_the_next_such_day(

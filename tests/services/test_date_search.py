@@ -280,6 +280,30 @@ def test_a_plan_asked_for_by_a_word_it_does_not_share_is_found_by_meaning(
         assert hits[0].why.semantic is not None
 
 
+def test_last_month_names_the_days_of_the_month_before_this_one(
+    store_url: str, clock: FixedClock
+) -> None:
+    """An MCP probe: "What did we decide about Atlas last month?" put a decision of two months
+    ago first, "last month" naming no day."""
+    with Engram.open(store_url, clock=clock) as mem:
+        first = clock.now.date().replace(day=1)
+        in_last_month = first - timedelta(days=10)
+        before = (first - timedelta(days=1)).replace(day=1) - timedelta(days=10)
+        old, recent = mem.save_many(
+            [
+                Draft(content="Decision: Atlas will use PostgreSQL 16", created_at=_at(before)),
+                Draft(
+                    content="Atlas decided on Kafka for the event bus",
+                    created_at=_at(in_last_month),
+                ),
+            ]
+        )
+        hits = mem.search("What did we decide about Atlas last month?")
+        assert hits[0].memory.id == recent.id
+        assert hits[0].why.day == in_last_month.isoformat()
+        assert old.id in [h.memory.id for h in hits]
+
+
 def _at(day: date) -> datetime:
     return datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
 

@@ -76,6 +76,9 @@ _AHEAD = re.compile(
 _RELATIVE_RE = re.compile(r"\b((?:the\s+)?day\s+before\s+yesterday|yesterday)\b", re.I)
 # The calendar week (Monday to Sunday) before this one, or its Saturday and Sunday.
 _LAST_WEEK = re.compile(r"\b(?:last|this past)\s+(week(?:end)?)\b", re.I)
+# The calendar month before this one: "What did we decide about Atlas last month?" (an MCP
+# probe: its October decision came first on December 4).
+_LAST_MONTH = re.compile(r"\b(?:last|this past)\s+month\b", re.I)
 # Days to come: "tomorrow", "the day after tomorrow", the calendar week after this one or its
 # weekend ("what's coming up next week?", a probe's question that named no day).
 _TOMORROW = re.compile(
@@ -250,6 +253,9 @@ def relative_days(text: str, today: date, weeks: bool = True) -> list[date]:
             monday = today - timedelta(days=today.weekday() + 7)
             first = 5 if unit.lower() == "weekend" else 0
             days += [monday + timedelta(days=i) for i in range(first, 7)]
+        if weeks and _LAST_MONTH.search(text):
+            last = today.replace(day=1) - timedelta(days=1)
+            days += [last.replace(day=i) for i in range(1, last.day + 1)]
         for phrase in _TOMORROW.findall(text):
             days.append(today + timedelta(days=1 if phrase.lower() == "tomorrow" else 2))
         for unit in _NEXT_WEEK.findall(text):
@@ -296,7 +302,7 @@ def without_relative_days(text: str) -> str:
     ahead = looks_ahead(text)
     text = _WEEKDAY.sub(lambda m: m.group(0) if ahead and m.group(1).lower() == "on" else " ", text)
     # "on the 20th" stays: a memory of what is planned says it so ("Dinner on the 20th")
-    for pattern in (_RELATIVE_RE, _AGO, _LAST_WEEK, _TOMORROW, _NEXT_WEEK):
+    for pattern in (_RELATIVE_RE, _AGO, _LAST_WEEK, _LAST_MONTH, _TOMORROW, _NEXT_WEEK):
         text = pattern.sub(" ", text)
     return text
 
