@@ -844,6 +844,11 @@ async def test_the_seeds_documented_tool_calls_run_unchanged(server: Server) -> 
     )
     assert [h["id"] for h in unified["hits"]] == [saved["id"]]
     assert unified["hits"][0]["why"]["rank"] > 0  # the scores verbose asks for
+    # to three decimals, as search_memory gives them (a probe: 0.9999998855931452)
+    numbers = [h["rank"] for h in unified["hits"]] + [
+        v for h in unified["hits"] for v in h["why"].values() if isinstance(v, float)
+    ]
+    assert numbers and all(v == round(v, 3) for v in numbers)
     refused = await server.error("search_unified", {"query": "x", "verbose": False})
     assert "verbose: search_unified always gives its scores" in refused
     # accepted; this server has no vault (the seed's promote calls run in test_mcp_ltm.py)

@@ -24,6 +24,7 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import field_serializer
 
 from engram.core.meaning import Probe
 from engram.core.notes import NoteHit
@@ -59,6 +60,10 @@ class UnifiedWhy(Result):
     weight: float
     rank: float
 
+    @field_serializer("text", "semantic", "decay", "weight", "rank")
+    def _rounded(self, value: float | None) -> float | None:
+        return _rounded(value)
+
 
 class UnifiedHit(Result):
     source: Source
@@ -72,6 +77,16 @@ class UnifiedHit(Result):
     saved: str
     rank: float
     why: UnifiedWhy
+
+    @field_serializer("rank")
+    def _rounded(self, value: float) -> float | None:
+        return _rounded(value)
+
+
+def _rounded(value: float | None) -> float | None:
+    """Three decimals, as `search_memory` gives them: "0.9999998855931452" in every hit of an
+    MCP answer cost the assistant's context window and told it nothing more (a probe)."""
+    return None if value is None else round(value, 3)
 
 
 class UnifiedResult(Result):
