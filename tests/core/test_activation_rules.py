@@ -356,6 +356,11 @@ def test_the_seeds_example_finds_the_technology() -> None:
         ("Uses neovim with the lazy.nvim plugin manager", ["neovim"]),
         ("Runs a half marathon every spring", []),
         ("Charles prefers tea", ["Charles"]),
+        # an MCP probe: a verb and labels that open a sentence
+        ("Am I training for a race?", []),
+        ("Decision: Atlas will use PostgreSQL 16", ["Atlas", "PostgreSQL 16"]),
+        ("Team standup is at 9:30am every weekday", []),
+        ("Weather was lovely in Porto", ["Porto"]),
     ],
 )
 def test_chat_turns_yield_names_not_the_words_that_open_them(text: str, names: list[str]) -> None:

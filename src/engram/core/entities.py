@@ -60,7 +60,7 @@ COMMON_STARTS = frozenset(
     often usually sometimes only still again use used using ask send store remind remember note
     keep make take give get set put run add check call tell show find write read try start stop
     go going deploy deploys deployed send sends save do does did don't doesn't didn't is are
-    was were be been being have has had can could would should will shall might must need
+    am was were be been being have has had can could would should will shall might must need
     needs our meeting meetings every most many much more less few other another same new old
     first last next one two three four five six seven eight nine ten important critical
     reminder heads fyi btw note notes prefer prefers like likes love loves hate hates want wants
@@ -72,7 +72,8 @@ COMMON_STARTS = frozenset(
     back once yet went got saw paid made took gave came found felt left ran sent spent thought
     lost won ate wrote heard kept sold began brought built caught drove fell flew forgot held
     knew meant quit sat slept spoke stood taught threw woke wore lunch dinner breakfast brunch
-    coffee update correction edit summary todo agenda status warning tip""".split()
+    coffee update correction edit summary todo agenda status warning tip decision team
+    weather""".split()
 )
 # Words written in capitals to flag a line, not to name anything ("TODO: …", "IMPORTANT: …").
 # A capitalised common word (NOTE, NEVER, SO) is read the same way.
