@@ -97,11 +97,15 @@ def test_the_library_leaves_its_hosts_threads_alone(tmp_path: Path) -> None:
 def test_a_search_runs_its_products_on_one_thread_and_gives_the_count_back(
     tmp_path: Path,
 ) -> None:
-    """Overlapping searches on two threads: the host's three threads come back only when the
-    last leaves (the second to enter would otherwise have saved the first's 1 as the host's)."""
+    """Overlapping searches on two threads: the first sets one thread and gives the host's
+    three back when it leaves, the second never touching the count (threadpoolctl ignores a
+    thread that does not control OpenBLAS: a count restored by the second while the first
+    lived was ignored, and the host kept one thread). Nested searches keep it to the end. The
+    host can set its own count afterwards: the control was handed back."""
     found = run(
         """
         import json, threading
+        from threadpoolctl import threadpool_limits
         from engram.process_threads import blas_on_one_thread
 
         def threads_now():
@@ -112,7 +116,9 @@ def test_a_search_runs_its_products_on_one_thread_and_gives_the_count_back(
 
         def first():
             with blas_on_one_thread():
-                seen["first inside"] = threads_now()
+                with blas_on_one_thread():  # a search inside a search
+                    pass
+                seen["first inside, after a nested one"] = threads_now()
                 first_in.set()
                 second_in.wait()
             first_out.set()
@@ -120,6 +126,7 @@ def test_a_search_runs_its_products_on_one_thread_and_gives_the_count_back(
         def second():
             first_in.wait()
             with blas_on_one_thread():
+                seen["second inside"] = threads_now()
                 second_in.set()
                 first_out.wait()
                 seen["second inside, first gone"] = threads_now()
@@ -130,8 +137,18 @@ def test_a_search_runs_its_products_on_one_thread_and_gives_the_count_back(
         for w in workers:
             w.join()
         seen["after"] = blas_threads()
+        with blas_on_one_thread():
+            pass
+        on_a_new_thread(lambda: threadpool_limits(limits=2, user_api="blas"))
+        seen["host's own count, after a search on this thread"] = blas_threads()
         print(json.dumps(seen))
         """,
         tmp_path,
     )
-    assert found == {"first inside": [1], "second inside, first gone": [1], "after": [3]}
+    assert found == {
+        "first inside, after a nested one": [1],
+        "second inside": [1],
+        "second inside, first gone": [3],
+        "after": [3],
+        "host's own count, after a search on this thread": [2],
+    }

@@ -29,32 +29,45 @@ def one_blas_thread() -> None:
 
 
 class _WhileInUse:
-    """One BLAS thread while any caller is inside, the host's count given back when the last
-    leaves: two searches on two threads must not restore each other's limit (the second would
-    have saved the first's 1 as the host's)."""
+    """One BLAS thread while a search runs, set and given back by the same thread.
+
+    threadpoolctl lets one live thread at a time control OpenBLAS's shared pool and ignores the
+    others: a count set by one search's thread and restored by another's was ignored while the
+    first still lived, and the host was left with one thread (a test saw it one run in three).
+    So the first search to enter sets the limit and gives it back when it leaves, as a context
+    manager, which also hands the control back; searches that overlap it just run under it
+    (after it leaves, on the host's threads: slower, never wrong)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._inside = 0
         self._controller: Any = None
+        self._owner: threading.Thread | None = None
+        self._depth = 0  # the owner's searches inside one another (unified search's two)
         self._limiter: Any = None
 
     def enter(self) -> None:
         with self._lock:
-            if self._inside == 0:
-                if self._controller is None:  # finds the loaded libraries: once, ~1 ms
-                    from threadpoolctl import ThreadpoolController
+            if self._owner is threading.current_thread():
+                self._depth += 1
+            if self._owner is not None:
+                return
+            if self._controller is None:  # finds the loaded libraries: once, ~1 ms
+                from threadpoolctl import ThreadpoolController
 
-                    self._controller = ThreadpoolController()
-                self._limiter = self._controller.limit(limits=1, user_api="blas")
-            self._inside += 1
+                self._controller = ThreadpoolController()
+            self._limiter = self._controller.limit(limits=1, user_api="blas")
+            self._limiter.__enter__()
+            self._owner = threading.current_thread()
 
     def leave(self) -> None:
         with self._lock:
-            self._inside -= 1
-            if self._inside == 0 and self._limiter is not None:
-                self._limiter.restore_original_limits()
-                self._limiter = None
+            if self._owner is not threading.current_thread():
+                return
+            if self._depth > 0:
+                self._depth -= 1
+                return
+            self._limiter.__exit__(None, None, None)
+            self._owner = self._limiter = None
 
 
 _SEARCHES = _WhileInUse()
