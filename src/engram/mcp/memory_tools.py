@@ -60,11 +60,12 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         automatically), so a later search also reaches what was saved next to a match. Saving a
         memory that is already stored (the same words, any case or punctuation) does not make a
         copy: the stored one takes the new tags and counts a use (action 'merged', duplicate_of its
-        id); stored memories close to it in meaning (the same fact in other words, or an older
-        version of it) are listed in `similar`: check them, and update one instead of keeping both.
-        A save that says something changed ('Lisa is no longer vegetarian') supersedes the most
-        similar and its copies (`supersedes`), and search lists it first wherever an old fact
-        matches.
+        id); stored memories close to it in meaning are listed in `similar` with their
+        `similarity`: where one says the same fact in other words, update it instead of keeping
+        both; one that is only alike (another fact on the same topic) stays as it is. A save that
+        says something changed ('Lisa is no longer vegetarian') supersedes the old fact and its
+        copies by itself (`supersedes`; the old memory stays, as what held before), and search
+        lists it first wherever an old fact matches.
         Names in the text are added as entities, and without a strength the wording sets one
         ('important', 'always'…). Returns the memory and what was done."""
         draft = Draft(

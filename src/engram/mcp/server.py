@@ -61,9 +61,11 @@ used, like human memory: what keeps being useful stays, the rest is forgotten.
 it matches by meaning too, so ask in plain words ("which database did we pick").
 - save_memory for durable facts, preferences and decisions (one idea per memory, with tags). \
 Saving something already stored does not copy it: the stored memory is merged and reinforced \
-(the result says so); memories close to it in meaning (the same fact in other words, or an \
-older version of it) come back in `similar`: update one of those instead of keeping both. \
-To change a fact, update_memory the one you found.
+(the result says so); memories close to it in meaning come back in `similar`: where one says \
+the same fact in other words, update it instead of keeping both; one that is only alike (a \
+lower `similarity`, another fact on the same topic) stays as it is. A save that says what \
+changed replaces the old fact by itself (`supersedes`). To change a fact, update_memory the \
+one you found.
 - After a memory actually helped, call observe_memory_usage with the conversation's tags: that \
 reinforcement is what keeps it alive. Searching and opening do not count as use.
 - review_candidates lists memories about to fade; bring them up or let them go. \
