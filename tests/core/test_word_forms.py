@@ -64,3 +64,23 @@ def test_forms_the_index_reads_as_other_words_are_not_added() -> None:
         "mouse",
         "drawn",
     ]
+
+
+def test_a_word_naming_a_kind_of_tool_brings_its_names_counted_as_that_word() -> None:
+    """ "which database did we pick?" shared no word with "Project Atlas uses PostgreSQL 16",
+    and the model puts them at cosine 0.17 (a probe)."""
+    terms = with_word_forms(query_terms("which databases did we pick"), STOPWORDS)
+    assert terms[:4] == ["databases", "pick", "postgresql", "postgres"]
+    assert "sql server" in terms  # a name of two words, searched as a phrase
+    assert form_groups(terms) == [[0, *range(2, len(terms))]]
+    two_words = with_word_forms(query_terms("which operating system do we use"), STOPWORDS)
+    assert {"linux", "fedora", "macos"} <= set(two_words)
+    assert form_groups(two_words)[0][0] == 1  # "system", the kind's last word
+
+
+def test_a_name_does_not_bring_the_others_of_its_kind() -> None:
+    """Only the kind asks for its members: a query naming PostgreSQL is not about MySQL. Names
+    that are everyday words too are not listed ("go", "windows", "swift")."""
+    assert with_word_forms(["postgresql"]) == ["postgresql"]
+    assert not {"go", "windows", "swift", "cursor"} & set(with_word_forms(["language", "os"]))
+    assert with_word_forms(["programming", "language"])[2:4] == ["python", "rust"]

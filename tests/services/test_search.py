@@ -274,3 +274,20 @@ def test_a_possessive_in_the_query_finds_the_memory_naming_its_word(mem: Engram)
     hits = mem.search("What's my wife's name?")
     assert hits[0].memory.id == wife.id
     assert hits[0].why.text > 0
+
+
+def test_a_query_naming_a_kind_of_tool_finds_the_memory_naming_one(mem: Engram) -> None:
+    """A probe's thirty memories answered "database" and "which database did we pick" with
+    nothing: "Project Atlas uses PostgreSQL 16" shares no word with them and is at cosine
+    0.17. Only the kind brings its names: "postgresql" does not find Redis."""
+    atlas = mem.save("Project Atlas uses PostgreSQL 16")
+    laptops = mem.save("Our laptops run Fedora Linux with GNOME")
+    redis = mem.save("We chose Redis for caching session tokens")
+    mem.save("Standup is at 9:30 every weekday")
+    mem.flush()
+    for query in ("which database did we pick", "database"):
+        hits = mem.search(query)
+        assert {h.memory.id for h in hits[:2]} == {atlas.id, redis.id}, query
+        assert all(h.why.text > 0 for h in hits[:2])
+    assert mem.search("which operating system do we use")[0].memory.id == laptops.id
+    assert redis.id not in [h.memory.id for h in mem.search("postgresql")]

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from engram.core.kinds import kind_names
+
 # Each family: the base form first, then its past and participle forms (and for nouns, the
 # plural). A form already joined with another by stemming is not listed twice.
 _FAMILIES: tuple[tuple[str, ...], ...] = (
@@ -80,23 +82,36 @@ _FAMILY_OF: dict[str, tuple[str, ...]] = {form: family for family in _FAMILIES f
 
 
 def with_word_forms(terms: Iterable[str], leave_out: frozenset[str] = frozenset()) -> list[str]:
-    """`terms` followed by the other forms of each (those in `leave_out`, stopwords, not)."""
+    """`terms` followed by the other forms of each (those in `leave_out`, stopwords, not), then
+    the names of each kind of tool they name (`engram.core.kinds`)."""
     found = list(dict.fromkeys(terms))
-    for term in list(found):
+    asked = list(found)
+    for term in asked:
         for form in _FAMILY_OF.get(term, ()):
             if form not in found and form not in leave_out:
                 found.append(form)
+    for names in kind_names(asked).values():
+        found += [name for name in names if name not in found]
     return found
 
 
 def form_groups(terms: Sequence[str]) -> list[list[int]]:
-    """The positions in `terms` of the forms of one word, for each word with several there."""
+    """The positions in `terms` of the forms of one word, for each word with several there;
+    a word naming a kind and the names of that kind there count as one word too."""
     groups: dict[tuple[str, ...], list[int]] = {}
     for i, term in enumerate(terms):
         family = _FAMILY_OF.get(term)
         if family is not None:
             groups.setdefault(family, []).append(i)
-    return [g for g in groups.values() if len(g) > 1]
+    found = [g for g in groups.values() if len(g) > 1]
+    grouped = {i for g in found for i in g}
+    position = {term: i for i, term in reversed(list(enumerate(terms)))}
+    for at, names in kind_names(terms).items():
+        members = [position[n] for n in names if n in position and position[n] not in grouped]
+        if members and at not in grouped:
+            found.append([at, *members])
+            grouped.update([at, *members])
+    return found
 
 
 def word_units(terms: Sequence[str]) -> list[list[int]]:

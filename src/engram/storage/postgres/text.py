@@ -60,16 +60,22 @@ def weighted_query(
         rarity = (
             [bm25_idf(found.total, found.counts.get(terms[i], 0)) for i in unit] if found else [1.0]
         )
-        rank_params += [min(rarity), weights]
+        rank_params += [min(rarity), *[weights] * len(unit)]
         phrase_params += [terms[i] for i in unit]
+    # Each phrase a query item of its own, a unit ranked by its best: ts_rank divides an OR
+    # of phrases by their number, so a memory naming PostgreSQL ranked a fifth as high for
+    # "database" and its twenty names (`core.kinds`) as for one word.
+    items = [[f"q{n}_{k}" for k in range(len(unit))] for n, unit in enumerate(units)]
     return WeightedQuery(
         phrases=", ".join(
-            "(" + " || ".join(["phraseto_tsquery('engram', %s)"] * len(unit)) + f") AS q{n}"
-            for n, unit in enumerate(units)
+            f"phraseto_tsquery('engram', %s) AS {item}" for unit in items for item in unit
         ),
-        matches=" || ".join(f"q.q{n}" for n in range(len(units))),
+        matches=" || ".join(f"q.{item}" for unit in items for item in unit),
         rank=" + ".join(
-            f"%s * ts_rank(%s::float4[], {alias}.search, q.q{n})" for n in range(len(units))
+            "%s * GREATEST("
+            + ", ".join(f"ts_rank(%s::float4[], {alias}.search, q.{item})" for item in unit)
+            + ")"
+            for unit in items
         ),
         rank_params=rank_params,
         phrase_params=phrase_params,
