@@ -191,13 +191,15 @@ def test_search_filters_by_tag_status_and_limit(db: Path) -> None:
 
 
 def test_search_verbose_shows_why(db: Path) -> None:
-    """The number column is the decay score, and with --verbose the rank the hits were
-    ordered by: a memory saved strong has score 2 and rank 1 (the decay factor is capped)."""
+    """The number column is the rank the hits were ordered by, with or without --verbose (the
+    decay score shown before was out of order down the column, and read as the ranking: a
+    probe); --verbose adds why, the decay score among it: a memory saved strong has score 2
+    and rank 1 (the decay factor is capped)."""
     memory_id = save(db, "Prefers tea over coffee", "--tag", "drinks", "--strength", "2")
     plain = ok(run(db, "search", "tea"))
     verbose = ok(run(db, "search", "tea", "--verbose"))
-    assert "2.000" in plain.stdout and "1.000" not in plain.stdout
-    assert "1.000" in verbose.stdout and "2.000" not in verbose.stdout
+    assert "1.000" in plain.stdout and "2.000" not in plain.stdout
+    assert "1.000" in verbose.stdout and "decay 2" in verbose.stdout
     for label in ("text", "meaning", "decay", "rank", "match"):
         assert label in verbose.stdout
     assert "…" not in verbose.stdout  # no number cut short at 80 columns

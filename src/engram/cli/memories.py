@@ -180,10 +180,20 @@ def save(
     multiple=True,
     help="active, promoted, archived or all (repeatable; default: active and promoted).",
 )
-@click.option("--window-days", type=float, default=None, help="Only memories used this recently.")
+@click.option(
+    "--window-days",
+    type=float,
+    default=None,
+    help="Only memories saved or used (touched, observed) in the last N days.",
+)
 @click.option("--min-score", type=float, default=None, help="Only memories scoring at least this.")
 @click.option("--limit", type=int, default=10, show_default=True, help=f"1 to {MAX_LIMIT}.")
-@click.option("--verbose", "-v", is_flag=True, help="Show why: text, decay, review and rank.")
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Show why each ranks: text, meaning, context, expansion, day, decay, review.",
+)
 @click.option("--all", "everything", is_flag=True, help="Also search the vault's notes.")
 @pass_state
 def search(
@@ -230,7 +240,9 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
     table = Table(title=counted(len(hits), "result"))
     table.add_column("#", justify="right")
     table.add_column("id", no_wrap=True)
-    table.add_column("rank" if verbose else "score", justify="right")
+    # What the list is ordered by (the best 1): the decay score alone, shown before, was out of
+    # order down the column and read as the ranking (a probe); it is in the why line.
+    table.add_column("rank", justify="right")
     table.add_column("saved", no_wrap=True)
     # Which are archived or promoted, when not all are active (`--status all` mixed them).
     statuses = any(h.memory.status != Status.ACTIVE for h in hits)
@@ -244,7 +256,7 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
         content = preview(m.content)
         if verbose:  # why, under the content: readable at any width, every number whole
             content.append("\n" + why_summary(hit), style="dim")
-        value = hit.rank if verbose else hit.score
+        value = hit.rank
         saved = day_in(m.created_at)  # which of two facts is the newer
         status = [m.status.value] if statuses else []
         table.add_row(
