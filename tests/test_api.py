@@ -21,6 +21,27 @@ def test_get_takes_the_unique_start_of_an_id(tmp_path: Path) -> None:
             mem.get("ffffffff-no-such")
 
 
+def test_every_method_taking_an_id_takes_its_unique_start(tmp_path: Path) -> None:
+    """A probe: the CLI prints 8-character ids; `get` took one, while `touch`, `update` and
+    `archive` said "memory not found" and `delete` deleted nothing, returning []."""
+    with Engram.open(str(tmp_path / "x.db"), embedding_model="none") as mem:
+        cats, dogs = mem.save("alpha memory about cats"), mem.save("beta memory about dogs")
+        short, other = cats.id[:8], dogs.id[:8]
+        assert mem.touch(short).memory_id == cats.id
+        assert mem.update(short, content="alpha memory about kittens").id == cats.id
+        assert [r.memory.id for r in mem.observe([short], ["pets"])] == [cats.id]
+        relation = mem.create_relation(short, other, "related")
+        assert (relation.from_id, relation.to_id) == (cats.id, dogs.id)
+        assert [r.id for r in mem.relations(short)] == [relation.id]
+        assert [m.id for m in mem.archive(short)] == [cats.id]
+        assert [m.id for m in mem.unarchive([short])] == [cats.id]
+        assert mem.delete(["ffff0000", short]) == [cats.id]  # one standing for none: left out
+        with pytest.raises(NotFoundError):
+            mem.touch(short)
+        with pytest.raises(NotFoundError, match="4 characters"):
+            mem.touch(other[:3])
+
+
 def test_save_result_takes_a_text_as_save_does(tmp_path: Path) -> None:
     """`save_result("...")` failed with "drafts: must be a Draft, not str" (audit)."""
     with Engram.open(str(tmp_path / "x.db"), embedding_model="none") as mem:

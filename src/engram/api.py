@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from engram.app import App, build_app
 from engram.clock import Clock
@@ -43,6 +43,8 @@ from engram.services.transfer.migrate import MigrationReport
 from engram.services.transfer.restore import RestoreReport
 from engram.services.unified import UnifiedResult
 from engram.services.vault_import import VaultImportResult
+
+T = TypeVar("T")
 
 
 class Engram:
@@ -156,10 +158,7 @@ class Engram:
     def get(self, memory_id: str) -> Memory:
         """One memory by id (or a unique start of one); NotFoundError if there is none.
         Reading is not using: nothing is reinforced."""
-        try:
-            return self._app.memories.get(memory_id)
-        except NotFoundError:  # the start of an id, as the docstring says (it was refused)
-            return self._app.memories.get(self._app.memories.resolve(memory_id))
+        return self._by_id(memory_id, self._app.memories.get)
 
     def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
         """The memories of these ids that exist, in the order given; missing ones are left out."""
@@ -180,7 +179,7 @@ class Engram:
         """Change the fields given (the others stay); new text gets a new vector. A promoted
         memory's note follows. Not a use: counters and decay are untouched."""
         return self._app.memories.update(
-            memory_id,
+            self._whole_id(memory_id),
             content=content,
             tags=tags,
             entities=entities,
@@ -193,17 +192,17 @@ class Engram:
     def delete(self, memory_ids: str | Iterable[str]) -> list[str]:
         """Delete for good, with their relations and vectors; returns the ids deleted (ids
         not found are left out)."""
-        return self._app.memories.delete(_ids(memory_ids))
+        return self._app.memories.delete(self._whole_ids(memory_ids))
 
     def archive(self, memory_ids: str | Iterable[str]) -> list[Memory]:
         """Keep but stop searching and forgetting them (status archived); `search(status=
         "archived")` still finds them."""
-        return self._app.memories.archive(_ids(memory_ids))
+        return self._app.memories.archive(self._whole_ids(memory_ids))
 
     def unarchive(self, memory_ids: str | Iterable[str]) -> list[Memory]:
         """Archived memories back in search: active again (promoted, if they were written to
         the vault). Every id must exist; a memory not archived is left as it is."""
-        return self._app.memories.unarchive(_ids(memory_ids))
+        return self._app.memories.unarchive(self._whole_ids(memory_ids))
 
     def score(self, memory: Memory) -> float:
         """The memory's decay score now."""
@@ -236,18 +235,18 @@ class Engram:
     def touch(self, memory_id: str, boost: bool = False) -> TouchResult:
         """A use: one more use, last used now (so it fades more slowly); `boost` also adds
         strength. Returns the score before and after."""
-        return self._app.memories.touch(memory_id, boost=boost)
+        return self._by_id(memory_id, lambda i: self._app.memories.touch(i, boost=boost))
 
     def observe(
         self, memory_ids: Sequence[str], context_tags: Sequence[str]
     ) -> list[ObserveResult]:
         """These memories were used in a conversation about `context_tags`: a review is
         counted and they are reinforced, more so when used outside their own tags' domain."""
-        return self._app.memories.observe(memory_ids, context_tags)
+        return self._app.memories.observe(self._whole_ids(memory_ids), context_tags)
 
     def similar(self, memory_id: str, min_cosine: float = 0.88, limit: int = 10) -> list[Similar]:
         """Near-duplicates of a memory by embedding (for clustering and consolidation)."""
-        return self._app.embeddings.similar(memory_id, min_cosine, limit)
+        return self._app.embeddings.similar(self._whole_id(memory_id), min_cosine, limit)
 
     # -- maintenance --------------------------------------------------------------------------
 
@@ -440,7 +439,14 @@ class Engram:
     ) -> Relation:
         """A typed edge from one memory to another; the same (from, to, type) again returns
         the edge already there."""
-        return self._app.graph.create_relation(from_id, to_id, relation_type, strength, metadata)
+        create = self._app.graph.create_relation
+        try:  # the relation's own checks first, as for whole ids ("x" to "x" is a loop)
+            return create(from_id, to_id, relation_type, strength, metadata)
+        except NotFoundError:
+            whole = self._whole_id(from_id, "from_id"), self._whole_id(to_id, "to_id")
+            if whole == (from_id, to_id):
+                raise
+            return create(*whole, relation_type, strength, metadata)
 
     def delete_relation(self, relation_id: str) -> Relation:
         """Remove one edge by its id and return it; NotFoundError when no edge has that id.
@@ -449,7 +455,7 @@ class Engram:
 
     def relations(self, memory_id: str) -> list[Relation]:
         """Every edge from or to this memory, oldest first."""
-        return self._app.graph.relations(memory_id)
+        return self._app.graph.relations(self._whole_id(memory_id))
 
     def read_graph(self, cursor: str | None = None, limit: int = 100) -> GraphPage:
         """One page of memories in saving order with every relation that touches them (its
@@ -465,7 +471,40 @@ class Engram:
         limit: int = 100,
     ) -> list[RelatedMemory]:
         """Memories reachable through relations, closest first (multi-hop, cycle-safe)."""
-        return self._app.graph.related(memory_id, depth, types, direction, limit)
+        return self._app.graph.related(self._whole_id(memory_id), depth, types, direction, limit)
+
+    # -- ids as people type them ---------------------------------------------------------------
+
+    def _whole_id(self, memory_id: str, field: str = "memory_id") -> str:
+        """The id itself, or the one whole id it is a unique start of (at least 4 characters),
+        as the CLI prints them: `get` took a short id and `touch`, `update` and the rest said
+        "memory not found" for the same one (a probe)."""
+        if not isinstance(memory_id, str):
+            return memory_id  # refused by the service, naming the field
+        return self._app.memories.resolve(memory_id, field)
+
+    def _by_id(self, memory_id: str, act: Callable[[str], T]) -> T:
+        """`act` on the id; on a short one, on the whole id it stands for (a whole id, the
+        usual case, pays for no look-up of its start)."""
+        try:
+            return act(memory_id)
+        except NotFoundError:
+            whole = self._whole_id(memory_id)
+            if whole == memory_id:
+                raise
+            return act(whole)
+
+    def _whole_ids(self, memory_ids: str | Iterable[str]) -> list[str]:
+        """Each id, or the whole id a short one stands for; one standing for none stays as
+        given, for the service to report as it reports a missing id (`delete(["ffb139ba"])`
+        deleted nothing and said so by an empty list: a probe)."""
+        out = []
+        for ident in _ids(memory_ids):
+            try:
+                out.append(self._whole_id(ident, "memory_ids"))
+            except NotFoundError:
+                out.append(ident)
+        return out
 
 
 def _ids(value: str | Iterable[str]) -> list[str]:
