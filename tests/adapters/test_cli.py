@@ -1186,3 +1186,11 @@ def test_commands_run_from_a_deleted_working_directory(
         "path": "(no working directory)",
         "exists": False,
     }
+
+
+def test_the_names_other_tools_give_a_command_point_to_engrams(db: Path) -> None:
+    """A probe: `engram list`, `show` and `get` said only "No such command"."""
+    for name, pointed in (("list", "engram search"), ("show", "engram open"), ("rm", "delete")):
+        result = run(db, name)
+        assert result.exit_code == 2, name
+        assert pointed in result.output, name

@@ -128,12 +128,39 @@ def location_named(option: str | None) -> Iterator[None]:
         raise ConfigError(renamed) from exc
 
 
+_LISTED = "to list memories, `engram search` without a query (the highest score first)"
+_SHOWN = "to show memories in full, `engram open ID...`"
+_OTHER_NAMES = {
+    "list": _LISTED,
+    "ls": _LISTED,
+    "show": _SHOWN,
+    "get": _SHOWN,
+    "cat": _SHOWN,
+    "find": "to find memories, `engram search QUERY`",
+    "add": "to add a memory, `engram save TEXT`",
+    "remember": "to add a memory, `engram save TEXT`",
+    "rm": "to delete memories, `engram delete ID...`",
+    "remove": "to delete memories, `engram delete ID...`",
+    "edit": "to edit a memory, `engram update ID`",
+}
+
+
 class EngramGroup(click.Group):
     """A group that turns domain errors into click's `Error: ...` line and exit code 1.
 
     Catching here (rather than in each command) covers every subcommand, including ones added
     later, and leaves click's own usage errors (exit code 2) untouched.
     """
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        # The names other tools give these commands: `engram list` said only "No such command
+        # 'list'" (a probe).
+        name = args[0] if args else None
+        if name in _OTHER_NAMES and self.get_command(ctx, name) is None:
+            raise click.UsageError(f"No such command '{name}': {_OTHER_NAMES[name]}", ctx)
+        return super().resolve_command(ctx, args)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
