@@ -1194,3 +1194,13 @@ def test_the_names_other_tools_give_a_command_point_to_engrams(db: Path) -> None
         result = run(db, name)
         assert result.exit_code == 2, name
         assert pointed in result.output, name
+
+
+def test_a_save_that_makes_a_new_store_says_so_once(tmp_path: Path) -> None:
+    """A probe: `--store /nonexistent/dir/x.db save hi` made the folders and the store without
+    a word, where a mistyped path should be seen at once."""
+    db = tmp_path / "new" / "store.db"
+    first = ok(run(db, "save", "hello there"))
+    assert f"A new store: {db}" in first.stderr
+    again = ok(run(db, "save", "hello again"))
+    assert "A new store" not in again.stderr

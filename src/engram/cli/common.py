@@ -98,13 +98,19 @@ def open_app(
     option = location_option or ("--store" if state.store is not None else None)
     with location_named(option):
         settings = state.settings(**extra)
-        if not create and not store_exists(settings.storage_path):
+        in_memory = settings.storage_path in (":memory:", "sqlite:///:memory:")
+        new = not in_memory and not store_exists(settings.storage_path)
+        if not create and new:
             raise ConfigError(
                 f"there is no store at {redact_url(settings.storage_path)} (check --store or "
                 "ENGRAM_STORAGE_PATH): `engram save`, `import`, `migrate`, `demo`, `vault "
                 "import --apply`, `index-ltm` and `serve` make one"
             )
         app = build_app(settings, clock=clock, check_vectors=check_vectors)
+        if new:
+            # Said, so that a mistyped --store is seen at once: `--store /nonexistent/dir/x.db
+            # save hi` made the folders and the store without a word (a probe).
+            click.echo(f"A new store: {redact_url(settings.storage_path)}", err=True)
     try:
         yield app
     finally:
