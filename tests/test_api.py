@@ -168,3 +168,17 @@ def test_paths_the_file_system_refuses_are_errors_naming_the_argument(tmp_path: 
         latin = os.fsdecode(bytes(tmp_path) + b"/backup-\xff")  # not UTF-8: a surrogate
         done = mem.backup(latin)
         assert done.committed and done.memories == 1
+
+
+def test_a_hit_prints_as_one_readable_line(tmp_path: Path) -> None:
+    """The README printed `hit.memory.content, hit.rank, hit.why`: a wall of full-precision
+    numbers and `None`s (a probe). `print(hit)` gives the rank, the text and why."""
+    with Engram.open(str(tmp_path / "x.db")) as mem:
+        mem.save("Decided on PostgreSQL 16 for Atlas", tags=["decision", "atlas"])
+        (hit,) = mem.search("which database did we pick")
+        line = str(hit)
+        assert line.startswith("1.00  Decided on PostgreSQL 16 for Atlas  (match: text 1, ")
+        assert line.endswith(", decay 1)") and "meaning 0." in line and "None" not in line
+        long = mem.save("word " * 40)
+        (shown,) = [h for h in mem.search("word") if h.memory.id == long.id]
+        assert "…" in str(shown) and len(str(shown)) < 160

@@ -14,7 +14,7 @@ from pydantic import (
 )
 
 from engram.core.models import Memory, Relation, Status
-from engram.core.ranking import SearchHit, Why
+from engram.core.ranking import SearchHit, Why, why_summary
 from engram.core.scoring import PromotionReason
 from engram.core.timeutil import day_in
 
@@ -206,47 +206,6 @@ class SearchResult(Result):
 
     count: int
     hits: list[SearchHit]
-
-
-def why_summary(hit: SearchHit, with_reason: bool = True) -> str:
-    """Why a hit ranked where it did, in one short line: its reason (unless the reader has it
-    beside the line already), then the parts that contributed (`review` only for review
-    candidates), each to two decimals without trailing zeros: "text 1, meaning 0.47"."""
-    why = hit.why
-    parts = [f"text {_short(why.text)}"]
-    listed = why.text == 0 and why.semantic is None and why.context is None
-    if listed and why.expansion is None and why.day is None:
-        parts = []  # no query (a list by score): "text 0" read as a failed match
-    if why.semantic is not None:
-        parts.append(f"meaning {_short(why.semantic)}")
-    # Credit too small for two decimals still says where the hit came from: left out, a hit
-    # found only by a neighbour's faint credit read "text 0, decay 1", as if nothing matched.
-    if why.context is not None:
-        parts.append(f"context {_at_least_shown(why.context)}")
-    if why.expansion is not None:
-        parts.append(f"expansion {_at_least_shown(why.expansion)}")
-    if why.day is not None:
-        parts.append(f"saved near {why.day}")
-    if why.alike is not None:
-        parts.append(f"like one above {_short(why.alike)}")
-    if why.superseded_by is not None:
-        parts.append(f"superseded by {why.superseded_by[:8]}")
-    parts.append(f"decay {_short(why.decay)}")
-    if hit.reason == "review":
-        parts.append(f"review {_short(why.review)}")
-    if why.note:
-        parts.append(why.note)
-    line = ", ".join(parts)
-    return f"{hit.reason}: {line}" if with_reason else line
-
-
-def _at_least_shown(value: float) -> str:
-    return "<0.01" if 0 < value < 0.005 else _short(value)
-
-
-def _short(value: float) -> str:
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("", "-0") else text
 
 
 # Characters of a hit's content in a search result: a 50,000-character memory brought along
