@@ -756,9 +756,12 @@ def test_a_misspelled_engram_variable_names_the_closest_setting(
     assert "CORTEXGRAPH_NO_SUCH_THING is not read: Engram has no setting" in told
 
 
-def test_unknown_override_is_refused() -> None:
-    with pytest.raises(ConfigError, match="unknown setting"):
+def test_unknown_override_is_refused_with_the_name_it_may_mean() -> None:
+    """A probe: `Engram.open(..., decay_betta=0.5)` was not told of decay_beta."""
+    with pytest.raises(ConfigError, match=r"unknown setting.*did you mean decay_beta"):
         load_settings(decay_bta=0.6)
+    with pytest.raises(ConfigError, match=r"unknown setting\(s\): zzz$"):
+        load_settings(zzz=1)
 
 
 def test_store_url_forms(tmp_path: Path) -> None:

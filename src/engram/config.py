@@ -7,6 +7,7 @@ variables `ENGRAM_*`, `./.env`, `$XDG_CONFIG_HOME/engram/.env`. Names mirror the
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import re
@@ -332,7 +333,11 @@ def load_settings(**overrides: Any) -> Settings:
     names = set(Settings.model_fields)
     unknown = sorted(set(overrides) - names)
     if unknown:
-        raise ConfigError(f"unknown setting(s): {', '.join(unknown)}")
+        # `decay_betta=0.5` said only "unknown setting(s)", where a misspelt variable is told
+        # its name (a probe)
+        close = [difflib.get_close_matches(u, names, n=1, cutoff=0.6) for u in unknown]
+        hints = [f"; did you mean {c[0]}?" for c in close if c]
+        raise ConfigError(f"unknown setting(s): {', '.join(unknown)}{''.join(hints[:1])}")
     files, from_files = readable_env_files()
     warn_unknown(set(os.environ) | set(from_files), names)
     engram_set = {

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tests.support import START
 
-from engram import Draft, Engram, FixedClock, NotFoundError, Status, ValidationError
+from engram import Draft, Engram, FixedClock, NotFoundError, Status, StoreError, ValidationError
 from engram.core.models import MAX_COUNT, MAX_SEQ
 
 
@@ -547,3 +547,14 @@ def test_content_of_invisible_characters_is_blank(mem: Engram, invisible: str) -
     with pytest.raises(ValidationError, match="tags: entries must be non-blank"):
         mem.save("visible", tags=[invisible])
     assert mem.stats().total == 0
+
+
+def test_a_closed_handle_says_it_was_closed(store_url: str, clock: FixedClock) -> None:
+    """A probe: `search` on a closed handle said "the store … failed: Cannot operate on a
+    closed database", which reads as a broken store."""
+    mem = Engram.open(store_url, clock=clock)
+    mem.save("Standup is at 9:30")
+    mem.close()
+    for call in (lambda: mem.search("standup"), lambda: mem.save("more")):
+        with pytest.raises(StoreError, match="closed"):
+            call()

@@ -111,6 +111,12 @@ def store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
             f"the disk holding the store {path} is full ({exc}); nothing was written: free "
             "some space and try again"
         )
+    if "closed database" in text:
+        # "Cannot operate on a closed database" read as a failing store (a probe)
+        return StoreError(
+            f"the store {path} was closed (the handle's close() ran, or its `with` block "
+            "ended): open it again to read or write"
+        )
     return StoreError(f"the store {path} failed: {exc}")
 
 
