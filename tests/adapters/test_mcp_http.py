@@ -268,6 +268,9 @@ def test_a_server_on_another_loopback_address_answers_at_the_url_it_announces(
         proc.terminate()
         _, stderr = proc.communicate(timeout=15)
     assert f"http://127.0.0.2:{port}/mcp" in stderr
+    # where it listens, as a plain line: logged as a WARNING, a normal start read as a problem
+    started = next(line for line in stderr.splitlines() if "/mcp" in line)
+    assert started.startswith("Engram MCP over HTTP on") and "WARNING" not in started
 
 
 class BoundTo:

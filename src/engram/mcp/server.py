@@ -297,14 +297,9 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     mcp_app = BearerToken(server.streamable_http_app(host=host, transport_security=security), token)
     app = with_dashboard(dashboard(server.runtime.app, token), mcp_app, hosts)
     where = url_host(host)
-    log.warning(
-        "Engram MCP over HTTP on http://%s:%d/mcp; clients send 'Authorization: Bearer <token>' "
-        "(the token: %s); the dashboard is at http://%s:%d/ui",
-        where,
-        port,
-        source,
-        where,
-        port,
+    _announce(
+        f"Engram MCP over HTTP on http://{where}:{port}/mcp; clients send 'Authorization: "
+        f"Bearer <token>' (the token: {source}); the dashboard is at http://{where}:{port}/ui"
     )
     if hosts is None:
         log.warning(
@@ -313,6 +308,12 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
             host,
         )
     draining.serve(app, listener)
+
+
+def _announce(message: str) -> None:
+    """Where a server started, said on stderr as a plain line: logged as a WARNING (to be seen
+    at the default log level), a normal start read as a problem (a probe)."""
+    print(message, file=sys.stderr, flush=True)
 
 
 def _stop(signum: int, _frame: object) -> None:
@@ -347,11 +348,8 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
     runtime.warm_up()
     hosts = loopback_hosts(listener, host)
     app = with_dashboard(dashboard(runtime.app, token), to_dashboard, hosts)
-    log.warning(
-        "Engram dashboard on http://%s:%d/ui (sign in with the token: %s)",
-        url_host(host),
-        port,
-        source,
+    _announce(
+        f"Engram dashboard on http://{url_host(host)}:{port}/ui (sign in with the token: {source})"
     )
     if hosts is None:
         log.warning("listening on %s: other machines can reach the dashboard (plain HTTP)", host)
