@@ -586,7 +586,8 @@ def test_control_characters_in_memories_never_reach_the_terminal(db: Path) -> No
     """A memory's text (saved over MCP by anyone the assistant reads) with escape sequences
     retitled and recoloured the user's terminal when listed; `[red]` is not markup either."""
     text = "title\x1b]0;HACKED\x07 osc \x1b[31mred [red]markup[/red] \u202eright-to-left"
-    saved = run_json(db, "save", text, "--source", "s\x1bq", "--tag", "t\x9bx")
+    # (a tag cannot hold one: refused at save, tests/services/test_memories.py)
+    saved = run_json(db, "save", text, "--source", "s\x1bq")
     assert saved["content"] == text  # stored as given
     for args in (("search", "osc"), ("open", saved["id"]), ("search",), ("graph",)):
         out = ok(run(db, *args)).stdout

@@ -73,7 +73,7 @@ def test_bad_input_names_the_field_and_changes_nothing(
 
 def test_text_that_cannot_be_stored_is_refused_on_update_and_search(mem: Engram) -> None:
     m = mem.save("fine")
-    with pytest.raises(ValidationError, match="lone surrogate") as err:
+    with pytest.raises(ValidationError, match="could not be read as UTF-8") as err:
         mem.update(m.id, content="a\udc80b")
     assert err.value.field == "content"
     assert mem.get(m.id).content == "fine"
@@ -558,3 +558,12 @@ def test_a_closed_handle_says_it_was_closed(store_url: str, clock: FixedClock) -
     for call in (lambda: mem.search("standup"), lambda: mem.save("more")):
         with pytest.raises(StoreError, match="closed"):
             call()
+
+
+def test_a_tag_holding_a_line_break_is_refused(mem: Engram) -> None:
+    """A probe: the tag "a\nb" was kept, breaking tables, front matter and exports."""
+    for bad in ("a\nb", "tab\there", "bell\x07"):
+        with pytest.raises(ValidationError, match="line break or control character") as err:
+            mem.save("fine", tags=[bad])
+        assert err.value.field == "tags"
+    assert mem.stats().total == 0

@@ -51,8 +51,8 @@ def storable(value: str, field: str, what: str = "must") -> str:
     except UnicodeEncodeError as exc:
         raise ValidationError(
             field,
-            f"{what} be valid Unicode text: character {exc.start + 1} is a lone surrogate "
-            "(undecodable bytes? save the text as UTF-8)",
+            f"{what} be valid Unicode text: character {exc.start + 1} could not be read as "
+            "UTF-8 (the text was written in another encoding? save it as UTF-8)",
         ) from None
     return value
 
@@ -89,6 +89,12 @@ def labels(values: Iterable[str] | None, field: str, most: int, longest: int) ->
         if len(label) > longest:
             raise ValidationError(field, f"entry {label[:20]!r}… exceeds {longest} characters")
         storable(label, field, "entries must")
+        if any(unicodedata.category(c) == "Cc" for c in label):
+            # a tag "a\nb" broke the CLI's tables, the vault's front matter and export lines
+            # read by eye (a probe)
+            raise ValidationError(
+                field, f"entry {label[:20]!r} holds a line break or control character"
+            )
         out.setdefault(tag_key(label), label)  # the key a tag filter compares
     if len(out) > most:
         raise ValidationError(field, f"has {len(out)} entries; the limit is {most}")
