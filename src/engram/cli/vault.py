@@ -113,7 +113,8 @@ def render_index(out: Console, report: IndexReport) -> None:
 
 @click.group()
 def vault() -> None:
-    """Read the vault: list notes, show one, open a promoted memory's note, check the index."""
+    """The vault: list notes, show one, open a promoted memory's note, check the index, and
+    import its notes as memories (`vault import --apply` writes)."""
 
 
 @vault.command("list")
