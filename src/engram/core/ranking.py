@@ -154,20 +154,17 @@ def why_summary(hit: SearchHit, with_reason: bool = True) -> str:
     listed = why.text == 0 and why.semantic is None and why.context is None
     if listed and why.expansion is None and why.day is None:
         parts = []  # no query (a list by score): "text 0" read as a failed match
-    if why.semantic is not None:
-        parts.append(f"meaning {_short(why.semantic)}")
     # Credit too small for two decimals still says where the hit came from: left out, a hit
     # found only by a neighbour's faint credit read "text 0, decay 1", as if nothing matched.
-    if why.context is not None:
-        parts.append(f"context {_at_least_shown(why.context)}")
-    if why.expansion is not None:
-        parts.append(f"expansion {_at_least_shown(why.expansion)}")
-    if why.day is not None:
-        parts.append(f"saved near {why.day}")
-    if why.alike is not None:
-        parts.append(f"like one above {_short(why.alike)}")
-    if why.superseded_by is not None:
-        parts.append(f"superseded by {why.superseded_by[:8]}")
+    found = (
+        ("meaning", None if why.semantic is None else _short(why.semantic)),
+        ("context", None if why.context is None else _at_least_shown(why.context)),
+        ("expansion", None if why.expansion is None else _at_least_shown(why.expansion)),
+        ("saved near", why.day),
+        ("like one above", None if why.alike is None else _short(why.alike)),
+        ("superseded by", None if why.superseded_by is None else why.superseded_by[:8]),
+    )
+    parts += [f"{label} {shown}" for label, shown in found if shown is not None]
     parts.append(f"decay {_short(why.decay)}")
     if hit.reason == "review":
         parts.append(f"review {_short(why.review)}")
