@@ -223,14 +223,15 @@ class Engram:
         without a query, the memories passing the filters, highest decay score now first. Not
         a use: call `touch` or `observe` for what helped.
 
-        `query`: words or a question, at most 1,000 characters. `tags`: only memories carrying
-        any of them (as written, any case). `status`: "active", "promoted", "archived" or "all", one or a list (default active and
-        promoted). `window_days`: only memories saved or used in the last N days (by last use,
-        not by when they were said; a day is asked for by naming it in the query, "what did I
-        say last Tuesday?"). `min_score`: only memories whose decay score is at least this.
-        `limit`: 1 to 100. Each hit has the memory, its decay `score`, the `rank` the list is
-        ordered by (the best 1), its `reason` ("match", or "review" for a fading memory given
-        a slot) and `why` (the parts of its rank); `print(hit)` shows them in one line."""
+        `query`: words or a question, at most 1,000 characters. `tags`: only memories
+        carrying any of them (as written, any case). `status`: "active", "promoted",
+        "archived" or "all", one or a list (default active and promoted). `window_days`: only
+        memories saved or used in the last N days (by last use, not by when they were said; a
+        day is asked for by naming it in the query: "what did I say last Tuesday?").
+        `min_score`: only memories whose decay score is at least this. `limit`: 1 to 100.
+        Each hit has the memory, its decay `score`, the `rank` the list is ordered by (the
+        best 1), its `reason` ("match", or "review" for a fading memory given a slot) and `why`
+        (the parts of its rank); `print(hit)` shows them in one line."""
         return self._app.search.search(
             query,
             tags=tags,
