@@ -127,6 +127,16 @@ def test_paraphrases_are_found_and_nonsense_finds_nothing(mem: Engram) -> None:
         "favourite football team",
     ):
         assert mem.search(nonsense) == [], nonsense
+    # gibberish against odd memories (a probe: the release party at cosine 0.28, a letter alone
+    # too); words the model does not know are still found by text
+    party = mem.save("🎉🎉 Release party on Friday 🍕")
+    mem.save("Old trivia number 0: the coffee machine on floor 0 was broken twice")
+    k8s = mem.save("Our Kubernetes cluster runs on three nodes")
+    mem.flush()
+    for gibberish in ("qwertyuiop", "xyzzy nonexistent", "x"):
+        assert mem.search(gibberish) == [], gibberish
+    assert [h.memory.id for h in mem.search("Kubernetes")] == [k8s.id]
+    assert mem.search("release party")[0].memory.id == party.id
 
 
 def test_a_question_about_nothing_stored_finds_nothing_in_a_small_store(mem: Engram) -> None:

@@ -121,7 +121,7 @@ def test_the_cli_says_which_note_took_a_memory_it_already_had(tmp_path: Path) ->
     def cli_run(*args: str) -> str:
         result = CliRunner().invoke(cli, [*store, *args], env=env, catch_exceptions=False)
         assert result.exit_code == 0, result.output
-        return result.output
+        return result.stdout
 
     held = cli_run("--json", "save", "Atlas ships in May").strip()
     memory_id = json.loads(held)["id"]

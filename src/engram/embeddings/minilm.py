@@ -317,14 +317,14 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> NDArray[np.float32] | None:
         model = _load()
         encoding = model.tokenizer.encode(text)  # once: the query path is hot
-        return _embed(model.session, encoding.ids) if _readable(encoding) else None
+        return _embed(model.session, encoding.ids) if _understood(encoding) else None
 
     def embed_queries(self, texts: Sequence[str]) -> list[NDArray[np.float32] | None]:
         model = _load()
         encodings = model.tokenizer.encode_batch(list(texts))
 
         def one(encoding: Any) -> NDArray[np.float32] | None:
-            return _embed(model.session, encoding.ids) if _readable(encoding) else None
+            return _embed(model.session, encoding.ids) if _understood(encoding) else None
 
         if len(encodings) > 1 and self._threads > 1:
             # The pool refuses new work once the interpreter shuts down: then this thread.
@@ -369,6 +369,24 @@ def _readable(encoding: Any) -> bool:
     pieces: list[tuple[int, str]] = [(i, token) for i, token, special in marks if not special]
     unknown = sum(i == UNK_ID or _spelled(token) for i, token in pieces)
     return unknown <= len(pieces) * (1 - MIN_KNOWN_SHARE)
+
+
+def _understood(encoding: Any) -> bool:
+    """Whether a query is `_readable` and holds a word the model knows: one of more than a
+    letter that it takes whole or in two pieces. Gibberish is cut into many ("qwertyuiop": q,
+    ##wer, ##ty, ##ui, ##op), and its vector matched the odd memories of a probe's store
+    ("xyzzy nonexistent" found a "🎉🎉 Release party" at cosine 0.28, above the floor of both
+    sides); a query of such words alone is searched by its words ("Kubernetes" and
+    "PostgreSQL" find what names them)."""
+    if not _readable(encoding):
+        return False
+    pieces: dict[int, list[str]] = {}
+    for word, token in zip(encoding.word_ids, encoding.tokens, strict=True):
+        if word is not None:
+            pieces.setdefault(word, []).append(token)
+    words = [tokens for tokens in pieces.values() if any(c.isalpha() for c in tokens[0])]
+    # a letter alone ("x") is not a word known either: it found the release party too
+    return not words or any(len(tokens) <= 2 and len(tokens[0]) > 1 for tokens in words)
 
 
 def _spelled(token: str) -> bool:

@@ -461,6 +461,10 @@ class SearchService:
         # same.
         base = vector if vector is not None else next((p for p in others if p is not None), None)
         calibration = self.calibration(base) if base is not None else None
+        # The memories saved a moment ago have their vectors, whether or not the query has a
+        # meaning: context credit reads them to tell related neighbours (a query of unknown
+        # words, "neovim", passed credit to every fact saved beside its match).
+        self.ctx.vectors_ready()
         if base is None or calibration is None:
             return NO_NEIGHBOURS
         probes = [Probe(vector, calibration, 0.0)] if vector is not None else []
@@ -468,7 +472,6 @@ class SearchService:
             other_calibration = self.calibration(other) if other is not None else None
             if other is not None and other_calibration is not None:
                 probes.append(Probe(other, other_calibration, SENTENCE_PROBE_SHRINK))
-        self.ctx.vectors_ready()
         found: dict[str, Stub] = {}
         z: dict[str, float] = {}
         for probe in probes:
