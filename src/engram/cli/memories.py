@@ -34,6 +34,7 @@ from engram.cli.common import (
 )
 from engram.cli.vault import search_all
 from engram.core.models import Memory, Status
+from engram.core.ranking import why_summary
 from engram.core.timeutil import day_in
 from engram.core.wording import counted
 from engram.errors import NotFoundError, ValidationError
@@ -46,7 +47,6 @@ from engram.services.results import (
     SearchHit,
     SearchResult,
     TouchResult,
-    why_summary,
 )
 from engram.services.validation import MAX_LIMIT, MAX_TAGS
 

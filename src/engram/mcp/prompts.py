@@ -13,11 +13,11 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
+from engram.core.ranking import why_summary
 from engram.core.timeutil import day_in
 from engram.errors import ValidationError
 from engram.mcp.runtime import EngramRuntime
 from engram.services import validation as check
-from engram.services.results import why_summary
 
 RECALL_LIMIT = 8
 

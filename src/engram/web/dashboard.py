@@ -32,10 +32,10 @@ from starlette.routing import Route
 
 from engram.app import App
 from engram.core.models import Memory
+from engram.core.ranking import why_summary
 from engram.core.scoring import Policy, score_curve
 from engram.core.timeutil import day_in, minute_in
 from engram.errors import ConfigError, EngramError, NotFoundError, StoreError
-from engram.services.results import why_summary
 from engram.services.validation import MAX_LIMIT
 from engram.web.graph_page import graph_html
 
