@@ -89,12 +89,14 @@ def open_app(
     check_vectors: bool = True,
     create: bool = False,
     location_option: str | None = None,
+    announce_new: bool = True,
     **extra: Any,
 ) -> Iterator[App]:
     """One App per command, always closed, so the SQLite file is never left open. Only the
     commands that add memories (`create`) make a store that is not there: a mistyped --store
     made an empty one, for `search` too, which then said "No memories found".
-    `location_option`: the option that gave `storage_path` in `extra` (`--to`)."""
+    `location_option`: the option that gave `storage_path` in `extra` (`--to`);
+    `announce_new`: say on stderr that a store was made (not for the demo's own)."""
     option = location_option or ("--store" if state.store is not None else None)
     with location_named(option):
         settings = state.settings(**extra)
@@ -107,7 +109,7 @@ def open_app(
                 "import --apply`, `index-ltm` and `serve` make one"
             )
         app = build_app(settings, clock=clock, check_vectors=check_vectors)
-        if new:
+        if new and announce_new:
             # Said, so that a mistyped --store is seen at once: `--store /nonexistent/dir/x.db
             # save hi` made the folders and the store without a word (a probe).
             click.echo(f"A new store: {redact_url(settings.storage_path)}", err=True)

@@ -160,7 +160,13 @@ def demo(state: State) -> None:
     # Never the user's vault: the demo's gc promoted its memories into it (ENGRAM_AUTO_PROMOTE),
     # a copy more at every run, pointing at a store the next run deletes.
     with open_app(
-        state, clock=clock, create=True, storage_path=location, vault_path=None, auto_promote=False
+        state,
+        clock=clock,
+        create=True,
+        announce_new=False,  # a store of its own, made anew at every run
+        storage_path=location,
+        vault_path=None,
+        auto_promote=False,
     ) as app:
         existing = app.maintenance.stats().total
         if existing:
