@@ -379,6 +379,17 @@ async def test_open_memories_returns_found_in_order_and_lists_missing(server: Se
 
 
 @pytest.mark.anyio
+async def test_a_long_save_is_echoed_cut_and_opened_whole(server: Server) -> None:
+    """A probe: a 50,000-character save came back whole, 50 KB of the assistant's context."""
+    text = f"{unique()} " + "meeting notes " * 1_000
+    saved = (await server.call("save_memory", {"content": text}))["memory"]
+    assert saved["content"].endswith(" …") and len(saved["content"]) <= 2_002
+    assert text.startswith(saved["content"].removesuffix(" …"))
+    opened = await server.call("open_memories", {"memory_ids": [saved["id"]]})
+    assert opened["memories"][0]["content"] == text
+
+
+@pytest.mark.anyio
 async def test_update_memory_changes_only_the_fields_given(server: Server) -> None:
     saved = await server.save("before", tags=["a"], source="origin")
     updated = await server.call(

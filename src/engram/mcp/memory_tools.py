@@ -29,6 +29,7 @@ from engram.mcp.params import (
 from engram.mcp.runtime import EngramRuntime
 from engram.services.memories import Draft
 from engram.services.results import (
+    HIT_CONTENT,
     DeleteResult,
     ObserveUsageResult,
     OpenResult,
@@ -78,7 +79,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             strength=strength,
             episode=_episode(runtime, ctx),
         )
-        return await runtime.call(lambda app: app.memories.save(draft))
+        return _echoed(await runtime.call(lambda app: app.memories.save(draft)))
 
     @tool(server, "Search memories", hints.READ)
     async def search_memory(
@@ -224,6 +225,19 @@ def register_reinforcement_tools(server: MCPServer[Any], runtime: EngramRuntime)
         context = context_tags or []
         results = await runtime.call(lambda app: app.memories.observe(memory_ids, context))
         return ObserveUsageResult(results=results)
+
+
+def _echoed(result: SaveResult) -> SaveResult:
+    """The save's answer with every text past HIT_CONTENT characters cut (" …"), as a search
+    hit is: the client sent the text a moment ago, and a 50,000-character save came back
+    whole, 50 KB of the assistant's context (a probe). open_memories gives it whole."""
+
+    def cut(text: str) -> str:
+        return text[:HIT_CONTENT].rstrip() + " …" if len(text) > HIT_CONTENT else text
+
+    memory = result.memory.model_copy(update={"content": cut(result.memory.content)})
+    similar = [s.model_copy(update={"content": cut(s.content)}) for s in result.similar]
+    return result.model_copy(update={"memory": memory, "similar": similar})
 
 
 def _episode(runtime: EngramRuntime, ctx: Context | None) -> str | None:
