@@ -365,6 +365,11 @@ def test_unarchive_brings_a_memory_back_into_search(db: Path) -> None:
         "left_behind": [],
     }
     assert run_json(db, "search", "standup")["hits"][0]["memory"]["id"] == memory_id
+    # one not archived is left as it is, and said so (a probe: "Back in search", count 1)
+    again = run_json(db, "unarchive", memory_id)
+    assert (again["count"], again["memory_ids"]) == (0, [])
+    told = ok(run(db, "unarchive", memory_id)).stdout
+    assert "Not archived, left as they are" in told and "Back in search" not in told
 
 
 def test_an_id_too_short_to_stand_for_one_says_so(db: Path) -> None:

@@ -376,9 +376,21 @@ def delete(state: State, ids: tuple[str, ...], archive: bool) -> None:
 def unarchive(state: State, ids: tuple[str, ...]) -> None:
     """Bring archived memories back into search (every id must exist)."""
     with open_app(state) as app, options_named({"memory_ids": "IDS"}):
-        back = [m.id for m in app.memories.unarchive(resolve_all(app, ids))]
+        asked = resolve_all(app, ids)
+        archived = {m.id for m in app.memories.get_many(asked) if m.status == Status.ARCHIVED}
+        # only those that were archived are back: one that was not read as brought back too,
+        # and the count said 1 (a probe)
+        back = [m.id for m in app.memories.unarchive(asked) if m.id in archived]
     result = DeleteResult(action="unarchived", count=len(back), memory_ids=back)
-    output(state, result, lambda c: say(c, f"Back in search: {', '.join(back)}"))
+    untouched = [i for i in dict.fromkeys(asked) if i not in archived]
+
+    def told(out: Console) -> None:
+        if back:
+            say(out, f"Back in search: {', '.join(back)}")
+        if untouched:
+            say(out, f"Not archived, left as they are: {', '.join(untouched)}")
+
+    output(state, result, told)
 
 
 @click.command()
