@@ -27,7 +27,7 @@ from engram.cli.common import (
 from engram.core.wording import counted
 from engram.errors import StoreError
 from engram.services.agents import AGENTS
-from engram.services.pipeline import AuditTrail, PipelineResult, PipelineService
+from engram.services.pipeline import AUDIT_MAX, AuditTrail, PipelineResult, PipelineService
 from engram.services.results import ClusterResult, ClusterView, ConsolidateResult
 
 
@@ -198,7 +198,7 @@ def apply_plan(state: State, plan_id: str) -> None:
 
 @consolidate.command("audit")
 @click.option("--plan", "plan_id", default=None, help="Only this plan's entries.")
-@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--limit", type=int, default=50, show_default=True, help=f"1 to {AUDIT_MAX:,}.")
 @pass_state
 def audit(state: State, plan_id: str | None, limit: int) -> None:
     """The audit trail: every decision of the pipeline, newest first."""
