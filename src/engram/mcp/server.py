@@ -313,7 +313,8 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
 def _announce(message: str) -> None:
     """Where a server started, said on stderr as a plain line: logged as a WARNING (to be seen
     at the default log level), a normal start read as a problem (a probe)."""
-    print(message, file=sys.stderr, flush=True)
+    sys.stderr.write(message + "\n")  # never stdout: over stdio that is the protocol's
+    sys.stderr.flush()
 
 
 def _stop(signum: int, _frame: object) -> None:
