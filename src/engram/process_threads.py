@@ -75,9 +75,10 @@ _SEARCHES = _WhileInUse()
 
 @contextmanager
 def blas_on_one_thread() -> Iterator[None]:
-    """Matrix products on one thread inside the block, the host's setting back after it.
-    A search with the spinning threads took 12.8-21.7 ms (p50) and 22-58 ms (p95) at 10,000
-    memories on a busy machine, 11.5-13.8 and 13.7-20.6 ms without (docs/performance.md)."""
+    """Matrix products on one thread inside the block, the host's setting back after it. At
+    10,000 memories a search's p95 was 16.1-17.3 ms with the spinning threads, 13.5-14.2 ms
+    without; with a test suite on the same two cores, 29-58 against 17-18 ms
+    (docs/performance.md)."""
     _SEARCHES.enter()
     try:
         yield
