@@ -29,7 +29,6 @@ from engram.mcp.params import (
 from engram.mcp.runtime import EngramRuntime
 from engram.services.memories import Draft
 from engram.services.results import (
-    HIT_CONTENT,
     DeleteResult,
     ObserveUsageResult,
     OpenResult,
@@ -37,6 +36,7 @@ from engram.services.results import (
     RecallResult,
     SaveResult,
     TouchResult,
+    cut_for_answer,
 )
 
 
@@ -231,12 +231,8 @@ def _echoed(result: SaveResult) -> SaveResult:
     """The save's answer with every text past HIT_CONTENT characters cut (" …"), as a search
     hit is: the client sent the text a moment ago, and a 50,000-character save came back
     whole, 50 KB of the assistant's context (a probe). open_memories gives it whole."""
-
-    def cut(text: str) -> str:
-        return text[:HIT_CONTENT].rstrip() + " …" if len(text) > HIT_CONTENT else text
-
-    memory = result.memory.model_copy(update={"content": cut(result.memory.content)})
-    similar = [s.model_copy(update={"content": cut(s.content)}) for s in result.similar]
+    memory = result.memory.model_copy(update={"content": cut_for_answer(result.memory.content)})
+    similar = [s.model_copy(update={"content": cut_for_answer(s.content)}) for s in result.similar]
     return result.model_copy(update={"memory": memory, "similar": similar})
 
 

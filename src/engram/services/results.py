@@ -214,6 +214,12 @@ class SearchResult(Result):
 HIT_CONTENT = 2_000
 
 
+def cut_for_answer(text: str) -> str:
+    """`text` as an answer to an assistant shows it: past HIT_CONTENT characters, cut and
+    ended with " …"."""
+    return text[:HIT_CONTENT].rstrip() + " …" if len(text) > HIT_CONTENT else text
+
+
 class Recalled(Result):
     """A search hit as the MCP tool returns it: what an assistant needs, compact (every hit
     lands in its context window); with `verbose`, also the full record and the rank's parts."""
@@ -251,7 +257,7 @@ class Recalled(Result):
         long = len(m.content) > HIT_CONTENT
         return cls(
             id=m.id,
-            content=m.content[:HIT_CONTENT].rstrip() + " …" if long else m.content,
+            content=cut_for_answer(m.content),
             content_length=len(m.content) if long else None,
             tags=m.tags,
             saved=day_in(m.created_at, zone),
