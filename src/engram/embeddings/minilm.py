@@ -317,20 +317,23 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> NDArray[np.float32] | None:
         model = _load()
         encoding = model.tokenizer.encode(text)  # once: the query path is hot
-        return _embed(model.session, encoding.ids) if _understood(encoding) else None
+        return _embed(model.session, encoding.ids) if _readable(encoding) else None
 
     def embed_queries(self, texts: Sequence[str]) -> list[NDArray[np.float32] | None]:
         model = _load()
         encodings = model.tokenizer.encode_batch(list(texts))
 
         def one(encoding: Any) -> NDArray[np.float32] | None:
-            return _embed(model.session, encoding.ids) if _understood(encoding) else None
+            return _embed(model.session, encoding.ids) if _readable(encoding) else None
 
         if len(encodings) > 1 and self._threads > 1:
             # The pool refuses new work once the interpreter shuts down: then this thread.
             with contextlib.suppress(RuntimeError):
                 return list(self._workers().map(one, encodings))
         return [one(e) for e in encodings]
+
+    def knows_a_word(self, text: str) -> bool:
+        return _knows_a_word(_load().tokenizer.encode(text, add_special_tokens=False))
 
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One text per model call: activations are quantised per call (integer_graph.py), so
@@ -371,15 +374,11 @@ def _readable(encoding: Any) -> bool:
     return unknown <= len(pieces) * (1 - MIN_KNOWN_SHARE)
 
 
-def _understood(encoding: Any) -> bool:
-    """Whether a query is `_readable` and holds a word the model knows: one of more than a
-    letter that it takes whole or in two pieces. Gibberish is cut into many ("qwertyuiop": q,
-    ##wer, ##ty, ##ui, ##op), and its vector matched the odd memories of a probe's store
-    ("xyzzy nonexistent" found a "🎉🎉 Release party" at cosine 0.28, above the floor of both
-    sides); a query of such words alone is searched by its words ("Kubernetes" and
-    "PostgreSQL" find what names them)."""
-    if not _readable(encoding):
-        return False
+def _knows_a_word(encoding: Any) -> bool:
+    """Whether the text holds a word of more than a letter that the model takes whole or in
+    two pieces. Gibberish is cut into many ("qwertyuiop": q, ##wer, ##ty, ##ui, ##op), and so
+    are rarer real words ("allergies": all, ##er, ##gies; "penicillin"), which is why this
+    only raises the bar of meaning (`engram.core.meaning.UNKNOWN_WORDS_MIN_COSINE`)."""
     pieces: dict[int, list[str]] = {}
     for word, token in zip(encoding.word_ids, encoding.tokens, strict=True):
         if word is not None:

@@ -21,9 +21,15 @@ class Embedder(Protocol):
     def embed_batch(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
 
     def embed_query(self, text: str) -> NDArray[np.float32] | None:
-        """One text's vector, or None when the model cannot tell what it means (a query it
-        cannot read is searched by its words only: its vector would be noise that some
+        """One text's vector, or None when the model cannot read it (a query in a script it
+        does not know is searched by its words only: its vector would be noise that some
         memories match by chance)."""
+        ...
+
+    def knows_a_word(self, text: str) -> bool:
+        """Whether the model knows a word of the text well enough that a modest similarity
+        means something; a query of none, gibberish or rare words, must be far more alike to
+        match by meaning (`engram.core.meaning.UNKNOWN_WORDS_MIN_COSINE`)."""
         ...
 
     def embed_queries(self, texts: Sequence[str]) -> list[NDArray[np.float32] | None]:

@@ -24,7 +24,13 @@ from engram.core.dates import (
     on_a_named_day,
 )
 from engram.core.expansion import expansion_terms, feedback_words
-from engram.core.meaning import Calibration, MeaningMatch, Probe, meaning_matches
+from engram.core.meaning import (
+    UNKNOWN_WORDS_MIN_COSINE,
+    Calibration,
+    MeaningMatch,
+    Probe,
+    meaning_matches,
+)
 from engram.core.models import Status
 from engram.core.ranking import (
     Candidate,
@@ -479,7 +485,19 @@ class SearchService:
                 score = probe.calibration.z(stub.relevance) - probe.shrink
                 if score > z.get(stub.id, -np.inf):
                     z[stub.id], found[stub.id] = score, stub  # its cosine: with that probe
+        floor = self.min_cosine(text)
+        if floor > 0:
+            z = {i: zi for i, zi in z.items() if found[i].relevance >= floor}
+            found = {i: found[i] for i in z}
         return Neighbours(found, calibration, z, probes)
+
+    def min_cosine(self, text: str) -> float:
+        """The cosine a match by meaning needs for this query besides its z: only for a query
+        of no word the model knows (`UNKNOWN_WORDS_MIN_COSINE`), 0 otherwise."""
+        embedder = self.ctx.embedder
+        if embedder is None or embedder.knows_a_word(text):
+            return 0.0
+        return UNKNOWN_WORDS_MIN_COSINE
 
     def _without_short_pairs(self, near: Neighbours, text: str, shared: set[str]) -> Neighbours:
         """`near` less the short memories that would match a short query by meaning alone

@@ -236,7 +236,9 @@ class UnifiedSearchService:
         if vector is None:
             return []
         k = max(self.ctx.settings.search_vector_candidates, pool)
-        return self.ctx.store.ltm_vector_search(vector, embedder.model_id, note_tags, k)
+        found = self.ctx.store.ltm_vector_search(vector, embedder.model_id, note_tags, k)
+        floor = self.search.min_cosine(text)
+        return [n for n in found if n.relevance >= floor]
 
 
 def _weight(value: float, field: str) -> float:
