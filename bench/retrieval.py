@@ -7,6 +7,7 @@
     python bench/retrieval.py --data PATH --ask-after 180   # asked half a year after the chat
     python bench/retrieval.py --data PATH --time-scale 12   # the chat spread over 12x the time
     python bench/retrieval.py --data PATH --postgres    # the same stores, copied to PostgreSQL
+    python bench/retrieval.py --data PATH --as-recall   # as analyze_for_recall advises
 
 One fresh SQLite store per conversation; every turn is saved with `Engram.save_many` at its own
 time and in its own episode (see bench/conversations.py), without an id as a client saves
@@ -18,7 +19,9 @@ and, side by side, for the same stores searched by full-text BM25 alone (SQLite 
 slots), plus search latency and save throughput. `--postgres` searches copies of the stores
 (`Engram.migrate_from`: same ids, vectors and episodes) in one database each on the server of
 `bench/scale.py --backend postgres` (ENGRAM_BENCH_POSTGRES_URL, or a throwaway embedded server
-under the workdir).
+under the workdir). `--as-recall` scores the questions `Engram.analyze_for_recall` reads as
+recalls, searched with the query and window it gives, beside the same questions searched as
+asked (instead of BM25).
 """
 
 from __future__ import annotations
@@ -145,18 +148,28 @@ def ask(
     latencies: list[float] | None = None,
     location: str | None = None,
     after_days: float = 0.0,
+    recalls: str | None = None,
 ) -> list[Scored]:
     """Every question of the conversation, scored against the memories that hold its
     evidence turns; search times appended to `latencies`. `location`: the store to search
     instead of the one at `path` (a copy of it). `after_days`: asked that long after the
-    conversation's last turn (its memories have faded meanwhile)."""
+    conversation's last turn (its memories have faded meanwhile). `recalls`: only the
+    questions `analyze_for_recall` reads as recalls, searched "as asked" or with the query
+    and window it gives ("advised")."""
     holder: dict[str, str] = json.loads(_turns_path(path).read_text())
     rows: list[Scored] = []
     clock = FixedClock(conv.now + timedelta(days=after_days))
     with Engram.open(location or str(path), clock=clock, **settings) as mem:
         for q in conv.questions:
+            query, window = q.text, None
+            if recalls is not None:
+                advice = mem.analyze_for_recall(q.text)
+                if not advice.should_search:
+                    continue
+                if recalls == "advised":
+                    query, window = advice.query or "", advice.window_days
             start = time.perf_counter()
-            hits = mem.search(q.text, limit=max(KS))
+            hits = mem.search(query, limit=max(KS), window_days=window) if query or window else []
             if latencies is not None:
                 latencies.append((time.perf_counter() - start) * 1000)
             gold = frozenset(holder[t] for t in q.gold if t in holder)
@@ -164,10 +177,10 @@ def ask(
     return rows
 
 
-def table(engram: Sequence[Scored], baseline: Sequence[Scored]) -> str:
+def table(engram: Sequence[Scored], baseline: Sequence[Scored], label: str = "BM25") -> str:
     ours, theirs = summary(engram), summary(baseline)
     cols = [f"R@{k}" for k in KS] + ["MRR"]
-    head = ["category", "n", *(f"Engram {c}" for c in cols), *(f"BM25 {c}" for c in cols)]
+    head = ["category", "n", *(f"Engram {c}" for c in cols), *(f"{label} {c}" for c in cols)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     names = [*sorted(n for n in ours if n != "overall"), "overall"]
     for name in names:
@@ -216,6 +229,11 @@ def main() -> None:
     parser.add_argument(
         "--postgres", action="store_true", help="search copies of the stores on PostgreSQL"
     )
+    parser.add_argument(
+        "--as-recall",
+        action="store_true",
+        help="the questions read as recalls, searched as analyze_for_recall advises",
+    )
     args = parser.parse_args()
     if args.postgres and not args.workdir and not os.environ.get("ENGRAM_BENCH_POSTGRES_URL"):
         # The embedded server's data would go with the temporary folder before it stops.
@@ -238,11 +256,19 @@ def main() -> None:
                 if rate:
                     rates.append(rate)
                 copy = postgres_copy(conv, path, server) if server else None
-                engram += ask(conv, path, settings, latencies, copy, args.ask_after)
-                baseline += ask(conv, path, BM25_ONLY, location=copy, after_days=args.ask_after)
+                advised, beside = ("advised", "as asked") if args.as_recall else (None, None)
+                engram += ask(conv, path, settings, latencies, copy, args.ask_after, advised)
+                baseline += ask(
+                    conv,
+                    path,
+                    settings if args.as_recall else BM25_ONLY,
+                    location=copy,
+                    after_days=args.ask_after,
+                    recalls=beside,
+                )
                 print(f"[{i + 1}/{len(conversations)}] {conv.name}", file=sys.stderr)
             print(f"\n### {data.name}: {len(engram)} questions\n")
-            print(table(engram, baseline))
+            print(table(engram, baseline, "as asked" if args.as_recall else "BM25"))
             p50, p95 = statistics.median(latencies), percentile(latencies, 0.95)
             print(
                 f"\nsearch p50 {p50:.1f} ms, p95 {p95:.1f} ms over {len(latencies)} queries", end=""
@@ -250,7 +276,7 @@ def main() -> None:
             print(f"; save_many {statistics.median(rates):.0f} memories/s" if rates else "")
             report[data.name] = {
                 "engram": summary(engram),
-                "bm25": summary(baseline),
+                ("as_asked" if args.as_recall else "bm25"): summary(baseline),
                 "latency_ms": {"p50": p50, "p95": p95},
                 "settings": settings,
                 "ask_after_days": args.ask_after,

@@ -949,7 +949,7 @@ async def test_natural_language_activation_over_mcp(server: Server) -> None:
     recall = await server.call(
         "analyze_for_recall", {"message": "What did I say about TypeScript?"}
     )
-    assert recall["should_search"] and recall["query"] == "TypeScript"
+    assert recall["should_search"] and recall["query"] == "TypeScript?"
     hits = await server.call("search_memory", {"query": recall["query"]})
     assert memory["id"] in [h["id"] for h in hits["hits"]]
     confirm = await server.call(

@@ -83,6 +83,23 @@ def test_retrieval_bench_reports_recall_through_engram(tmp_path: Path) -> None:
     assert result["bm25"]["overall"]["R@1"] == 1.0
 
 
+def test_retrieval_bench_scores_the_search_analyze_for_recall_advises(tmp_path: Path) -> None:
+    """--as-recall: only the questions read as recalls, searched with the advised query,
+    beside the same questions searched as asked."""
+    write_sets(tmp_path / "data")
+    out = tmp_path / "result.json"
+    run = run_script(
+        ROOT / "bench" / "retrieval.py",
+        *("--data", str(tmp_path / "data"), "--json", str(out), "--as-recall"),
+    )
+    assert run.returncode == 0, run.stderr
+    assert "Engram R@10" in run.stdout and "as asked R@10" in run.stdout
+    result = json.loads(out.read_text())["data"]
+    asked = sum(1 for conv in load(tmp_path / "data") for _ in conv.questions)
+    assert 0 < result["engram"]["overall"]["n"] == result["as_asked"]["overall"]["n"] < asked
+    assert result["engram"]["overall"]["R@1"] == 1.0
+
+
 def test_the_sweep_validates_settings_across_the_two_folds(tmp_path: Path) -> None:
     """bench/retrieval_sweep.py --only: the defaults and the values around one setting, each
     scored per set and per fold (c1 against c2), and the choice made on each fold reported."""

@@ -505,33 +505,34 @@ def test_the_request_to_remember_is_not_saved_with_the_fact() -> None:
 
 def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     assert (
-        recall_query("What did I say about TypeScript?") == "TypeScript"
+        recall_query("What did I say about TypeScript?") == "TypeScript?"
     )  # a name keeps its capitals
-    assert recall_query("Remind me what we decided for the database") == "database"
+    assert recall_query("Remind me what we decided for the database") == "we for the database"
     # back to last week's Monday: on a Sunday, 7 days missed it
     assert recall_window("What did we discuss last week about pricing?", THURSDAY) == 11
     assert recall_window("What did we discuss last week about pricing?", SUNDAY) == 14
     assert recall_window("What did I say about pricing?", THURSDAY) is None
     # the asking words of a contraction are not what to look for ("what's wife's name" ranked
     # "What's new: the office moved" first)
-    assert recall_query("What's my wife's name again?") == "wife's"  # the answer names her
-    # "these days", "any": said of now, nothing to look for ("work days" found any day)
-    assert recall_query("Where do I work these days?") == "work"
-    assert recall_query("Do I have any allergies?") == "allergies"
-    assert recall_query("Who's my manager again?") == "manager"
+    assert recall_query("What's my wife's name again?") == "my wife's?"  # the answer names her
+    # "these days", "any": said of now, nothing to look for ("work days" found any day); the
+    # question's own words stay, its meaning needs them ("work" alone found standup first)
+    assert recall_query("Where do I work these days?") == "Where do I work?"
+    assert recall_query("Do I have any allergies?") == "Do I have allergies?"
+    assert recall_query("Who's my manager again?") == "my manager?"
 
 
 @pytest.mark.parametrize(
     ("message", "query", "days"),
     [
         # the whole third day back: a memory saved three days and nine hours ago is in
-        ("What did I say about rust 3 days ago?", "rust", 4),
-        ("What did I buy last Friday at the market?", "buy market", 7),
-        ("What did we discuss in the last 2 weeks about pricing?", "pricing", 14),
-        ("What did I say about pricing the past 6 months?", "pricing", 186),
+        ("What did I say about rust 3 days ago?", "rust?", 4),
+        ("What did I buy last Friday at the market?", "What did I buy at the market?", 7),
+        ("What did we discuss in the last 2 weeks about pricing?", "about pricing?", 14),
+        ("What did I say about pricing the past 6 months?", "pricing?", 186),
         # not the digits after the point or the comma ("1.5" read as 5 days)
-        ("what did we pick 1.5 days ago", "pick", 2),
-        ("what did we decide 2.5 weeks ago about billing", "billing", 18),
+        ("what did we pick 1.5 days ago", "what did we pick", 2),
+        ("what did we decide 2.5 weeks ago about billing", "about billing", 18),
     ],
 )
 def test_a_counted_window_is_understood(message: str, query: str, days: int) -> None:
@@ -597,7 +598,7 @@ def test_a_day_to_come_keeps_its_name_in_the_query_and_sets_no_window() -> None:
     before it: the weekday was dropped from the query and the window reached back to the last
     Friday, which held nothing planned for the next."""
     asked = "Anything happening on Friday?"
-    assert recall_query(asked, THURSDAY) == "anything happening friday 2 January 2026"
+    assert recall_query(asked, THURSDAY) == "Anything happening on Friday 2 January 2026?"
     assert recall_window(asked, THURSDAY) is None
     assert recall_window("What did we eat on Friday?", THURSDAY) == 7
 
@@ -605,10 +606,10 @@ def test_a_day_to_come_keeps_its_name_in_the_query_and_sets_no_window() -> None:
 @pytest.mark.parametrize(
     ("message", "query"),
     [
-        ("what's my wife's name", "wife's"),
-        ("What was that restaurant called again?", "restaurant"),
-        ("Remind me of the names of my cats", "cats"),
-        ("Did I name the repo?", "name repo"),  # naming asked about, not a name
+        ("what's my wife's name", "my wife's"),
+        ("What was that restaurant called again?", "What was that restaurant?"),
+        ("Remind me of the names of my cats", "my cats"),
+        ("Did I name the repo?", "Did I name the repo?"),  # naming asked about, not a name
     ],
 )
 def test_a_question_for_a_name_does_not_search_the_word_name(message: str, query: str) -> None:
@@ -621,8 +622,8 @@ def test_a_question_for_a_name_does_not_search_the_word_name(message: str, query
     ("message", "intent", "query"),
     [
         # a task that needs what was told: its object is searched, not the verb
-        ("Book a table at my favorite restaurant", "recall", "table favorite restaurant"),
-        ("Please order my usual", "recall", "usual"),
+        ("Book a table at my favorite restaurant", "recall", "a table at my favorite restaurant"),
+        ("Please order my usual", "recall", "my usual"),
         ("My favorite restaurant is Nopa.", "save", None),  # the fact itself
         ("Stop suggesting JavaScript solutions.", "save", None),  # an instruction
         ("Stop it, that's enough.", "none", None),
@@ -653,22 +654,22 @@ def test_the_days_a_recall_names_end_its_query_written_out() -> None:
     """Search reads a day from them; as loose words ("05 01 2024", "may 5" without its "on")
     it named none, and "three days ago" was dropped for the window."""
     assert recall_query("What did I buy on 05.01.2024 at the market?", THURSDAY) == (
-        "buy market 5 January 2024 1 May 2024"  # both readings
+        "What did I buy at the market 5 January 2024 1 May 2024?"  # both readings
     )
     assert recall_query("Remind me what we decided on may 5", THURSDAY) == "5 May 2025"
     assert recall_query("What did I say about the lamp 3 days ago?", THURSDAY) == (
-        "lamp 29 December 2025"
+        "the lamp 29 December 2025?"
     )
     # the seven days of last week only with nothing else to look for: with words, the window
     # narrows to them (their digits would match any memory holding a 22)
     assert recall_query("What did we decide last week?", THURSDAY) == " ".join(
         f"{day} December 2025" for day in range(22, 29)
     )
-    assert recall_query("What did I say about pricing last week?", THURSDAY) == "pricing"
+    assert recall_query("What did I say about pricing last week?", THURSDAY) == "pricing?"
     # a timestamp's day, its time with it ("2024-05-05T10:00" left "2024 05 05t10 00")
     assert recall_query("What did I say on 2024-05-05T10:00?", THURSDAY) == "5 May 2024"
     # five digits are no year ("5 5 May 2024": a year cut from them and a stray digit)
-    assert recall_query("What did I say on 5 May 20245?", THURSDAY) == "20245 5 May 2025"
+    assert recall_query("What did I say on 5 May 20245?", THURSDAY) == "20245 5 May 2025?"
     # without a day to count from, a written date stays as written
     assert recall_query("Remind me what we decided on 7 Jan 2024") == "7 Jan 2024"
 

@@ -108,9 +108,34 @@ def test_analyze_for_recall_gives_the_query_to_run(mem: Engram) -> None:
     saved = mem.save("Prefers TypeScript over JavaScript", tags=["preferences"])
     found = mem.analyze_for_recall("What did I say about TypeScript last week?")
     # back to last week's Monday (the clock says Thursday)
-    assert found.should_search and found.query == "TypeScript" and found.window_days == 11
+    assert found.should_search and found.query == "TypeScript?" and found.window_days == 11
+    assert found.queries == ["TypeScript?"]  # the name is that one search
     assert [h.memory.id for h in mem.search(found.query)] == [saved.id]
     assert not mem.analyze_for_recall("Translate 'good morning' into Spanish").should_search
+
+
+def test_the_recall_query_finds_the_answer_first(mem: Engram) -> None:
+    """The query is the question less its asking and its when, in its own words: cut to its
+    content words, "Where do I work?" searched "work" and found standup memories above the
+    employer (an MCP probe). A question for a name finds the one named, not "named" (a
+    helper's probe: "a golden retriever named Biscuit" and "My name is Daniel" came first)."""
+    work = mem.save("I'm a backend developer at Northwind; I mostly write Python and Go.")
+    wife = mem.save("My wife Lisa and I met in Porto.")
+    for text in (
+        "Team standup is at 9:30am every weekday.",
+        "Actually standup moved again, it's at 10:15 now.",
+        "My manager is Tom Becker.",
+        "We have a golden retriever named Biscuit.",
+        "My name is Daniel.",
+    ):
+        mem.save(text)
+    for question, answer in (
+        ("Do you remember where I work?", work),
+        ("What's my wife's name again?", wife),
+    ):
+        found = mem.analyze_for_recall(question)
+        assert found.should_search and found.query, question
+        assert mem.search(found.query)[0].memory.id == answer.id, (question, found.query)
 
 
 def test_a_question_naming_someone_the_store_knows_is_a_recall(mem: Engram) -> None:
@@ -176,7 +201,7 @@ def test_a_question_about_a_day_to_come_finds_what_is_planned_for_it(
         mem.save("Ate pasta with the kids", created_at=clock.now - DAY * 6)  # last Friday
         found = mem.analyze_for_recall("Anything happening on Friday?")
         assert found.should_search and found.window_days is None
-        assert found.query is not None and "friday" in found.query.split()
+        assert found.query is not None and "friday" in found.query.casefold().rstrip("?").split()
         assert mem.search(found.query)[0].memory.id == dinner.id
 
 

@@ -16,9 +16,8 @@ from engram.core.dates import (
     written_dates,
     written_day,
 )
-from engram.core.entities import extract_entities
 from engram.core.message import plain
-from engram.core.text import STOPWORDS, WORD, words
+from engram.core.text import STOPWORDS, words
 
 _RECALL_LEAD = re.compile(
     r"^\W*(?:(?:can|could|would|do|did) you (?:still )?(?:remember|recall|remind me(?: of)?)|"
@@ -58,41 +57,52 @@ _NOWADAYS = re.compile(r"\b(?:these days|at the moment|right now)\b", re.I)
 
 
 def recall_query(message: str, today: date | None = None) -> str:
-    """A search query for a recall request: the message without the asking and without when
-    (that is `recall_window`), its content words. Empty when it names nothing to look for
-    ("What did we decide this month?"): a search without words then lists what was used in
-    that window; the asking words ("decide this month") would match anything saying "this".
-    The days the message names, given `today`, end the query written out in full ("5 May
-    2026"), which search always reads as days and lifts what was saved on them
-    (`engram.core.dates`): as loose words ("may 5" without its "on", "3 days ago" dropped
-    for the window) they named none."""
+    """A search query for a recall request: the message without the asking ("do you
+    remember", "what did I tell you") and without when (that is `recall_window`), in its own
+    words and order. Search reads a question better whole: "Where do I work?" cut to its
+    content word, "work", found five memories about standup before the one naming the
+    employer (a probe); over REALTALK's 451 questions read as recalls, R@10 0.593 cut, 0.601
+    whole, 0.604 as asked (`bench/retrieval.py --as-recall`).
+    Empty when it names nothing to look for ("What did we decide this month?"): a search
+    without words then lists what was used in that window; the asking words ("decide this
+    month") would match anything saying "this". The days the message names, given `today`,
+    end the query written out in full ("5 May 2026"), which search always reads as days and
+    lifts what was saved on them (`engram.core.dates`): as loose words ("may 5" without its
+    "on", "3 days ago" dropped for the window) they named none."""
     dates = written_dates(message)
     text = without_relative_days(message)  # `recall_window` has them
-    for written in dates:
-        text = text.replace(written, " ")
+    for written in dates:  # with the word that leads it in ("on 5 May")
+        text = re.sub(rf"(?:\b(?:on|in|since|from|by)\s+)?{re.escape(written)}", " ", text)
     text = _RECALL_LEAD.sub("", plain(text), count=1)
     text = _COUNTED_WINDOW.sub(" ", text)
     text = _NOWADAYS.sub(" ", text)
     for pattern, _ in _WINDOWS:
         text = pattern.sub(" ", text)
-    # Function words too, even when nothing else is left: "Do you remember what it was?"
-    # searched "what it was", and "it" narrowed the window to memories saying "it".
-    found = dict.fromkeys(words(text))
     # "What's my wife's name?": the answer names her ("My wife Lisa…"); the word "name" found
-    # "a golden retriever named Biscuit" and "My name is Daniel" above her (a helper's probe).
-    noise = _RECALL_NOISE | _NAMING if _ASKS_A_NAME.search(text) else _RECALL_NOISE
-    kept = [t for t in found if t not in noise and t not in STOPWORDS]
-    # Names keep their capitals: search tells the user's own name by them ("Where does Priya
-    # work?" is asked of the memories saved in the first person, `engram.core.own_name`).
-    cased = {w.lower(): w for name in extract_entities(text) for w in WORD.findall(name)}
-    kept = [cased.get(t, t) for t in kept]
+    # "My name is Daniel" and "a golden retriever named Biscuit" above her (a helper's probe).
+    if _ASKS_A_NAME.search(text):
+        text = _NAMING.sub(" ", text)
+    asked = _WORDS.sub(lambda w: " " if w[0].casefold() in _RECALL_NOISE else w[0], text)
+    asked = _SPACE_BEFORE_MARK.sub(r"\1", " ".join(asked.split())).strip(" ,;:")
+    # Nothing but function words left: "Do you remember what it was?" searched "what it was",
+    # and "it" narrowed the window to memories saying "it".
+    names_something = any(t not in _RECALL_NOISE and t not in STOPWORDS for t in words(asked))
     # The seven days of "last week" only when there is nothing else to look for: with words,
     # their digits would match any memory holding a 28 (`recall_window` narrows to that week
     # instead); without, a search of no words lists the window's freshest memories, this
     # week's before last week's.
-    named = () if today is None else named_days(message, today, weeks=not kept)
+    named = () if today is None else named_days(message, today, weeks=not names_something)
     days = dates if today is None else [written_day(d) for d in named]
-    return " ".join([*kept, *days])
+    if not names_something:
+        return " ".join(days)
+    # The days before its question mark: the mark moves its meaning (without it, R@10 on the
+    # questions above was 0.010 lower).
+    body = asked.rstrip("?.!")
+    return " ".join([body, *days]) + asked[len(body) :]
+
+
+_WORDS = re.compile(r"[\w'’]+")
+_SPACE_BEFORE_MARK = re.compile(r"\s+([?.!,;:])")
 
 
 _RECALL_NOISE = frozenset(
@@ -102,7 +112,7 @@ _RECALL_NOISE = frozenset(
 )
 
 
-_NAMING = frozenset({"name", "names", "named", "called"})
+_NAMING = re.compile(r"\b(?:the )?(?:names?|called)(?: of)?\b", re.IGNORECASE)
 # A question for what someone or something is called: "…'s name?", "…called again?", "the
 # names of my cats".
 _ASKS_A_NAME = re.compile(r"\b(?:names?|called)\W*(?:again)?\W*$|\bthe names? of\b", re.IGNORECASE)

@@ -103,8 +103,8 @@ class ActivationService:
         query = _within(recall_query(text, today), check.MAX_QUERY)
         names = names_in(text)
         queries: list[str] = []
-        for candidate in [query, *names]:
-            if candidate and candidate.casefold() not in {q.casefold() for q in queries}:
+        for candidate in [query, *names]:  # "TypeScript?" and the name "TypeScript" are one
+            if candidate and _key(candidate) not in {_key(q) for q in queries}:
                 queries.append(candidate)
         return RecallAnalysis(
             should_search=True,
@@ -170,6 +170,10 @@ class ActivationService:
             return []
         held = self.ctx.store.term_counts(wanted, 1).counts
         return [name for name, terms in words.items() if terms and all(held.get(w) for w in terms)]
+
+
+def _key(query: str) -> str:
+    return query.casefold().rstrip("?.! ")
 
 
 def _confirmed(message: str, memories: Sequence[Memory]) -> list[str] | None:
