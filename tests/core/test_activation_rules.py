@@ -559,6 +559,8 @@ def test_a_counted_window_is_understood(message: str, query: str, days: int) -> 
         ("Who is Priya married to?", "Priya", True),
         ("How old is Priya's daughter?", "Priya", True),
         ("What sport does Priya play?", "Priya", True),
+        ("What types of sports did Kevin do?", "Kevin", True),  # three words before the verb
+        ("How many people live in Berlin?", "Berlin", False),
         ("What's going on with Biscuit?", "Biscuit", True),
         ("How's Biscuit?", "Biscuit", True),
         ("How old is Biscuit?", "Biscuit", True),  # an MCP probe

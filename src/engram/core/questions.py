@@ -72,8 +72,8 @@ _ASKS_OF = (
     r"^\W*(?:(?:what|where|when|which|how|why|who)" + _VERB + "|is|are|was|were|does|do|did"
     r"|has|have|will|" + _ABOUT + "|"
     # "What sport does Priya play?", "How many kids does Tom have?", "How old is Priya's
-    # daughter?" (a probe)
-    r"(?:what|which|how many|how much)(?:\s+[\w'-]+){1,2}?" + _VERB + "|"
+    # daughter?" (a probe), "What types of sports did Kevin do?" (REALTALK)
+    r"(?:what|which|how many|how much)(?:\s+[\w'-]+){1,3}?" + _VERB + "|"
     r"how (?:old|tall|long|far|big)" + _VERB + r")\s+(?:the\s+)?"
 )
 # Questions that name something only to ask how to do a thing, for advice, to compare, or the
