@@ -53,11 +53,14 @@ def reports_similar(ctx: Context, has_own_id: bool) -> bool:
 def near(ctx: Context, text: str) -> list[Stub]:
     """Stored memories at least ENGRAM_SAVE_SIMILAR_THRESHOLD similar to `text` by meaning
     (the best of their vectors: a memory that repeats one sentence of a longer one counts),
-    or CHANGE_SIMILAR when the text says something changed; best first. Memories whose
-    vectors are still queued are not compared."""
+    or CHANGE_SIMILAR when the text says something changed; best first. The memories saved
+    before it by this process are compared too: their vectors are stored first. Without
+    that, an assistant saving three ways of saying one fact in a row was told of none of the
+    others (their vectors still queued), and they stayed three copies."""
     vector = ctx.text_vector(text)
     if vector is None:
         return []
+    ctx.vectors_ready()
     threshold = ctx.settings.save_similar_threshold
     changed = may_be_news(text)
     calibration = ctx.calibration(vector) if changed else None
