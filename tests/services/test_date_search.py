@@ -392,3 +392,20 @@ def test_news_about_someone_else_does_not_replace_the_users_fact(
             ]
         )
         assert mem.search("is the user still vegetarian?")[0].memory.id == user.id
+
+
+def test_a_day_to_come_lifts_nothing_saved_today(store_url: str, clock: FixedClock) -> None:
+    """Nothing is saved on a day to come: "what's the weather tomorrow" listed every memory of
+    today (in the day's slack before tomorrow) in a store about nothing of the kind (the
+    abstention benchmark). What names the day is still found by it."""
+    with Engram.open(store_url, clock=clock) as mem:
+        for text in (
+            "Allergic to peanuts: never suggest recipes that use them",
+            "Sold the old Golf and bought an electric bike",
+            "The Lisbon office Wi-Fi is slow on Monday mornings",
+        ):
+            mem.save(text)
+        assert mem.search("what's the weather tomorrow") == []
+        tomorrow = clock.now.date() + timedelta(days=1)
+        dinner = mem.save(f"Team dinner on {tomorrow:%B} {tomorrow.day} at Nando's")
+        assert [h.memory.id for h in mem.search("What's happening tomorrow?")] == [dinner.id]
