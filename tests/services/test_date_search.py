@@ -409,3 +409,25 @@ def test_a_day_to_come_lifts_nothing_saved_today(store_url: str, clock: FixedClo
         tomorrow = clock.now.date() + timedelta(days=1)
         dinner = mem.save(f"Team dinner on {tomorrow:%B} {tomorrow.day} at Nando's")
         assert [h.memory.id for h in mem.search("What's happening tomorrow?")] == [dinner.id]
+
+
+def test_what_was_said_the_day_before_of_tomorrow_is_found_for_that_day(
+    store_url: str, clock: FixedClock
+) -> None:
+    """ "Dentist appointment tomorrow at 3pm", saved today, names tomorrow as plans name it;
+    asked of tomorrow it comes first, and nothing else saved today is listed. Said a day
+    earlier, its "tomorrow" was today: not listed."""
+    with Engram.open(store_url, clock=clock) as mem:
+        dentist = mem.save("Dentist appointment tomorrow at 3pm")
+        mem.save("Had a great burrito for lunch")
+        mem.save_many(
+            [
+                Draft(
+                    content="Parents' evening at school tomorrow",
+                    created_at=clock.now - timedelta(days=1),
+                )
+            ]
+        )
+        (hit,) = mem.search("What's happening tomorrow?")
+        assert hit.memory.id == dentist.id
+        assert hit.why.day == (clock.now.date() + timedelta(days=1)).isoformat()

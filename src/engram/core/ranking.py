@@ -113,8 +113,8 @@ class Why(BaseModel):
     context: float | None = None  # credit from an episode neighbour or a related memory
     # text relevance through words of the best matches (query expansion), weighted as ranked
     expansion: float | None = None
-    # The day the query names that the memory was saved on or next to (ISO date), when its
-    # relevance was raised for it (`engram.core.dates`).
+    # The day the query names that the memory was saved on or next to, or calls "tomorrow"
+    # the day before (ISO date), when its relevance was raised for it (`engram.core.dates`).
     day: str | None = None
     decay: float
     review: float

@@ -54,6 +54,7 @@ from engram.services.search_query import asked
 from engram.services.search_time import (
     as_of_now_found,
     named_day_spans,
+    said_the_day_before,
     saved_on,
     successors_found,
 )
@@ -271,8 +272,8 @@ class SearchService:
         # A day to come has nothing saved on it yet: "what's the weather tomorrow" lifted what
         # was saved today (a day's slack before it) in a store about nothing of the kind. What
         # is planned for it is found by the phrases naming it ("Dinner on December 5").
-        today = self.ctx.local_now().date().isoformat()
-        gone = [span for span in spans if span[2] <= today]
+        today = self.ctx.local_now().date()
+        gone = [span for span in spans if span[2] <= today.isoformat()]
         k = max(settings.search_vector_candidates, limit)
         # Meaning (the query's embedding, the vector index) is searched on another core while
         # the text index is searched on this one (docs/performance.md, "Searching on two cores").
@@ -316,6 +317,8 @@ class SearchService:
         credit = self._context_credit(fused, seen)
         stubs |= self._stubs_for([i for i in credit if i not in stubs], where)
         saved_then = saved_on(self.ctx.store, gone, where, pool) if gone else {}
+        eve = said_the_day_before(self.ctx.store, spans, today, where, pool) if spans else {}
+        saved_then |= {ident: stub for ident, (stub, _) in eve.items()}
         stubs = saved_then | stubs
         lift = 1.0 + settings.search_date_weight
         out: list[tuple[Stub, Candidate]] = []
@@ -328,10 +331,10 @@ class SearchService:
             if ident in saved_then and (dates_only or (f is None and extra is None)):
                 # Those saved on the day itself first: "what did we decide yesterday?" listed
                 # today's memories (in the slack, and fresher) before yesterday's (audit).
-                on_the_day = on_a_named_day(stub.created_at, gone)
+                on_the_day = ident in eve or on_a_named_day(stub.created_at, gone)
                 base = SAVED_THEN_ASKED if dates_only else SAVED_THEN_ONLY
                 direct = max(direct, base * (1.0 if on_the_day else SLACK_SHARE))
-            day = day_of(stub.created_at, gone) if gone else None
+            day = eve[ident][1] if ident in eve else day_of(stub.created_at, gone) if gone else None
             candidate = Candidate(
                 ident,
                 (direct + (extra or 0.0)) * (lift if day is not None else 1.0),

@@ -14,7 +14,7 @@ from engram.core.dates import (
     without_written_dates,
 )
 from engram.core.own_name import in_first_person, without_name
-from engram.core.text import STOPWORDS, words
+from engram.core.text import STOPWORDS, query_terms, words
 from engram.services.enrichment import names_in
 from engram.services.users_name import users_names
 from engram.storage.protocol import Store
@@ -48,7 +48,9 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
         meant = searched_of_a_day(meant, by_meaning=True)
     # Without its date, "what is on 12 March?" means nothing: its vector found a parking spot
     # at cosine 0.2. Such a query is searched by its days and day phrases alone.
-    dates_only = dates_only or (bare != text and not set(words(bare)) - STOPWORDS)
+    # The words it is searched by decide: "What's happening tomorrow?" left "What's", which
+    # `query_terms` drops as asking, as it drops "what".
+    dates_only = dates_only or (bare != text and not set(query_terms(bare)) - STOPWORDS)
     own = own_names(store, text)
     unnamed = worded
     for name in own:

@@ -5,13 +5,16 @@ stand now, and news listed before the facts it supersedes. The formulas are in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
+from datetime import date, timedelta
 
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.dates import covering, day_spans, named_days
+from engram.core.dates import SLACK_DAYS, covering, day_spans, named_days
 from engram.core.ranking import Candidate, as_of_now
+from engram.core.timeutil import DAY
 from engram.services.context import Context
 from engram.storage.protocol import Filter, Store, Stub
 
@@ -45,6 +48,33 @@ def saved_on(store: Store, spans: Spans, where: Filter, limit: int) -> dict[str,
     for start, end in ranges:
         for stub in store.saved_between(start, end, where, each):
             found.setdefault(stub.id, stub)
+    return found
+
+
+# How a memory saved the day before a day names it.
+_TOMORROW = re.compile(r"\b(?:tomorrow|tmrw)\b", re.IGNORECASE)
+
+
+def said_the_day_before(
+    store: Store, spans: Spans, today: date, where: Filter, limit: int
+) -> dict[str, tuple[Stub, str]]:
+    """The memories saved on the eve of a day to come that call it "tomorrow", each with that
+    day: "Dentist appointment tomorrow at 3pm", saved today, is what "What's happening
+    tomorrow?" asks for, and the rest of today's memories are not (a day to come lifts nothing
+    saved near it, `SearchService`)."""
+    found: dict[str, tuple[Stub, str]] = {}
+    for start, _, iso in spans:
+        day = date.fromisoformat(iso)
+        if not today < day <= today + timedelta(days=1):
+            continue  # gone by (saved on it), or its eve is still to come
+        eve_end = start + SLACK_DAYS * DAY
+        stubs = store.saved_between(eve_end - DAY, eve_end, where, limit)
+        saying = {
+            m.id for m in store.get_many([s.id for s in stubs]) if _TOMORROW.search(m.content)
+        }
+        for stub in stubs:
+            if stub.id in saying:
+                found.setdefault(stub.id, (stub, iso))
     return found
 
 
