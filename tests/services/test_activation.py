@@ -323,6 +323,24 @@ def test_a_correction_supersedes_the_fact_and_is_found_first(mem: Engram, store_
         assert off.save_result(Draft("Lisa no longer cooks on Sundays")).supersedes == []
 
 
+def test_a_fact_replaced_twice_follows_the_news_that_answers(
+    store_url: str, clock: FixedClock
+) -> None:
+    """Both pieces of news superseded the manager fact and both took its place; the move,
+    which answers nothing about the manager, came first for "Who is my manager?" and the fact
+    named it as what replaced it (an MCP probe)."""
+    with Engram.open(store_url, clock=clock) as mem:
+        tom = mem.save("My manager is Tom Becker.")
+        mem.save("I drive a 2019 Toyota Corolla.")
+        sarah = mem.save_result(Draft("Actually my manager is now Sarah Kim."))
+        moved = mem.save_result(Draft("Tom Becker moved to the platform team."))
+        assert sarah.supersedes == [tom.id] and moved.supersedes == [tom.id]
+        hits = {h.memory.id: h for h in mem.search("Who is my manager?")}
+        first = next(iter(hits))
+        assert first == sarah.memory.id
+        assert hits[tom.id].why.superseded_by == sarah.memory.id
+
+
 def test_news_in_other_words_supersedes_the_fact_it_restates(mem: Engram) -> None:
     """A probe: "My new manager is Tom Becker" was not even reported as similar to "My manager
     is Sarah Chen" (0.54: only words of the similar report's change lowered its bar), and a

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.core.dates import SLACK_DAYS, covering, day_spans, named_days
+from engram.core.models import Relation
 from engram.core.ranking import Candidate, as_of_now
 from engram.core.timeutil import DAY
 from engram.services.context import Context
@@ -106,7 +107,11 @@ def successors_found(
     probe). The news takes the fact's relevance and a little more (`SUCCESSOR_LIFT`, shown as
     context in `why`), and joins the matches if it was not among them (`stubs_for` reads it,
     under the search's filter); the fact says by what it is superseded (`why.superseded_by`).
-    Older news first: a chain of corrections ends with the latest on top."""
+    Older news first: a chain of corrections ends with the latest on top. A fact superseded
+    by several pieces of news follows the one that matches the query best on its own (the
+    latest on a tie): "Actually my manager is now Sarah Kim" and "Tom Becker moved to the
+    platform team" both replaced "My manager is Tom Becker", and both took its place, the
+    move first, for "Who is my manager?" (a helper's probe)."""
     by_id = {c.id: (s, c) for s, c in found}
     top = sorted(by_id, key=lambda i: -by_id[i][1].relevance)[:SUCCESSOR_SOURCES]
     edges = sorted(
@@ -115,6 +120,13 @@ def successors_found(
     )
     if not edges:
         return found
+    own = {ident: candidate.relevance for ident, (_, candidate) in by_id.items()}
+    followed: dict[str, Relation] = {}
+    for edge in edges:
+        before = followed.get(edge.to_id)
+        if before is None or own.get(edge.from_id, 0.0) >= own.get(before.from_id, 0.0):
+            followed[edge.to_id] = edge
+    edges = [edge for edge in edges if followed[edge.to_id] is edge]
     joining = stubs_for([r.from_id for r in edges if r.from_id not in by_id])
     for edge in edges:
         if edge.from_id in by_id:
