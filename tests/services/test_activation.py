@@ -341,6 +341,25 @@ def test_a_fact_replaced_twice_follows_the_news_that_answers(
         assert hits[tom.id].why.superseded_by == sarah.memory.id
 
 
+def test_news_supersedes_the_fact_said_again_in_other_words(
+    store_url: str, clock: FixedClock
+) -> None:
+    """The paraphrase is 0.43 alike to the news, under the copies' floor, and stayed unmarked
+    beside its superseded twin: search listed it as current (an MCP probe). A fact that only
+    shares the time is no copy."""
+    with Engram.open(store_url, clock=clock) as mem:
+        fact = mem.save("Our team standup is at 9:30am every weekday.")
+        again = mem.save("Standup for my team happens at 9:30 each morning.")
+        retro = mem.save("Retro is every other Friday at 9:30.")
+        news = mem.save_result(Draft("We moved standup to 10."))
+        assert set(news.supersedes) == {fact.id, again.id}
+        hits = mem.search("What time is standup?")
+        assert hits[0].memory.id == news.memory.id
+        marked = {h.memory.id: h.why.superseded_by for h in hits}
+        assert marked[fact.id] == marked[again.id] == news.memory.id
+        assert marked.get(retro.id) is None
+
+
 def test_news_in_other_words_supersedes_the_fact_it_restates(mem: Engram) -> None:
     """A probe: "My new manager is Tom Becker" was not even reported as similar to "My manager
     is Sarah Chen" (0.54: only words of the similar report's change lowered its bar), and a

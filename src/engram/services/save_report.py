@@ -116,6 +116,7 @@ def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) ->
         for old in replaced[1:]
         if old.similarity >= floor and shared_terms(memory.content, fact.content, old.content)
     ]
+    replaced += _copies_of(ctx, fact, memory, left, {memory.id, *(old.id for old in replaced)})
     for old in replaced:
         ctx.store.add_relation(
             Relation(
@@ -130,3 +131,40 @@ def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) ->
             )
         )
     return [old.id for old in replaced]
+
+
+def _copies_of(
+    ctx: Context, fact: SimilarMemory, news: Memory, left: str | None, taken: set[str]
+) -> list[SimilarMemory]:
+    """The stored memories that say the replaced fact in other words, as the save reports a
+    repeat (ENGRAM_SAVE_SIMILAR_THRESHOLD alike to the fact), saying a word the fact and the
+    news both say (and the value the news says it left, if it names one); not news
+    themselves. "Standup for my team happens at 9:30 each morning" is 0.43 alike to "We
+    moved standup to 10", under the copies' floor, and stayed unmarked beside its superseded
+    twin "Our team standup is at 9:30am every weekday" (a helper's probe)."""
+    embedder = ctx.semantic
+    threshold = ctx.settings.save_similar_threshold
+    if embedder is None or threshold <= 0:
+        return []
+    stored = ctx.store.get_vectors([fact.id], embedder.model_id)
+    news_vector = ctx.text_vector(news.content)
+    if fact.id not in stored or news_vector is None:
+        return []
+    live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
+    near = ctx.store.vector_search(stored[fact.id], live, SIMILAR_REPORTED + 1)
+    alike = [s.id for s in near if s.relevance >= threshold and s.id not in taken | {fact.id}]
+    copies = [
+        m
+        for m in ctx.store.get_many(alike)
+        if shared_terms(news.content, fact.content, m.content)
+        and (left is None or holds_value(m.content, left))
+        and not may_be_news(m.content)
+    ]
+    vectors = ctx.store.get_vectors([m.id for m in copies], embedder.model_id)
+    return [
+        SimilarMemory(
+            id=m.id, content=m.content, similarity=round(float(vectors[m.id] @ news_vector), 4)
+        )
+        for m in copies
+        if m.id in vectors
+    ]
