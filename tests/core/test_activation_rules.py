@@ -21,7 +21,7 @@ from engram.core.keeping import (
 )
 from engram.core.message import plain
 from engram.core.models import MAX_STRENGTH
-from engram.core.questions import asks_about
+from engram.core.questions import asks_about, thing_asked_of
 from engram.core.recall import recall_query, recall_window
 from engram.core.statement import (
     MAX_WORDS,
@@ -168,6 +168,11 @@ def test_what_is_planned_on_a_day_is_a_recall(text: str, intent: str) -> None:
         ("What time is it in Tokyo?", "none"),
         ("When is Christmas?", "none"),
         ("What time does the store close?", "none"),
+        # typed without its "?" (an MCP probe: none at 0.7)
+        ("what time is standup", "recall"),
+        ("when is standup", "recall"),
+        ("what time is it", "none"),
+        ("When I was young I played the piano", "none"),
     ],
 )
 def test_how_a_thing_of_the_users_goes_and_what_they_must_remember_are_recalls(
@@ -541,6 +546,22 @@ def test_a_counted_window_is_understood(message: str, query: str, days: int) -> 
 
 
 @pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        ("When is the launch?", "launch"),
+        ("When is the design system launch?", "design system launch"),
+        ("Where's the design review?", "design review"),
+        ("What's the date of the Q3 launch?", "Q3 launch"),
+        ("When is our launch?", None),  # another rule's: "our" says whose
+        ("When is Christmas?", None),
+        ("When is the launch going well, do you think", None),
+    ],
+)
+def test_a_question_asks_when_or_where_a_definite_thing_is(text: str, thing: str | None) -> None:
+    assert thing_asked_of(text) == thing
+
+
+@pytest.mark.parametrize(
     ("text", "name", "asks"),
     [
         ("Is Lisa still vegetarian?", "Lisa", True),
@@ -626,6 +647,13 @@ def test_a_question_for_a_name_does_not_search_the_word_name(message: str, query
         # a task that needs what was told: its object is searched, not the verb
         ("Book a table at my favorite restaurant", "recall", "a table at my favorite restaurant"),
         ("Please order my usual", "recall", "my usual"),
+        ("Could you order my usual?", "recall", "my usual?"),  # asked politely (a probe)
+        (
+            "Can you book a table at my favorite restaurant?",
+            "recall",
+            "a table at my favorite restaurant?",
+        ),
+        ("Can you order pizza?", "none", None),
         ("My favorite restaurant is Nopa.", "save", None),  # the fact itself
         ("Stop suggesting JavaScript solutions.", "save", None),  # an instruction
         ("Stop it, that's enough.", "none", None),

@@ -172,6 +172,24 @@ def test_a_question_naming_someone_the_store_knows_is_a_recall(mem: Engram) -> N
     assert refused.intent == "none" and refused.phrase is not None
 
 
+def test_a_question_of_when_a_thing_the_store_knows_is_a_recall(mem: Engram) -> None:
+    """ "When is the launch?" has the form of a question about the world, and was none at 0.9
+    to a store holding the launch date (an MCP probe); of a thing the store never spoke of it
+    stays none."""
+    launch = mem.save("The Q3 design system launch is set for September 15.")
+    mem.save("I have a cat named Miso")
+    for question in (
+        "When is the launch?",
+        "When is the design system launch",
+        "When's the launch?",
+    ):
+        found = mem.analyze_for_recall(question)
+        assert found.should_search and found.query, question
+        assert mem.search(found.query)[0].memory.id == launch.id, question
+    for question in ("When is the next full moon?", "When is the Super Bowl?"):
+        assert not mem.analyze_for_recall(question).should_search, question
+
+
 def test_news_about_someone_the_store_knows_is_a_save(mem: Engram) -> None:
     """ "Actually, Lisa's birthday is September 5", "Emma is 7 now": corrections of what the
     store holds about someone were none (a helper's probe), and the old fact stayed the only

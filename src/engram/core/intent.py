@@ -152,11 +152,13 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule("recall", r"\b(?:my|our) notes (?:on|about)\b", 0.8),
     # A task that needs what the user told before: "Book a table at my favorite restaurant",
-    # "Order my usual" (a probe: saved as a preference, the request itself as its text).
-    # Above the preference rule it matched.
+    # "Order my usual" (a probe: saved as a preference, the request itself as its text), asked
+    # politely too ("Could you order my usual?" was none, an MCP probe). Above the preference
+    # rule it matched.
     _rule(
         "recall",
-        rf"{OPENERS}(?:please )?(?:book|order|buy|get me|find|play|put on|send|reserve|cook|"
+        rf"{OPENERS}(?:(?:can|could|would|will) you )?(?:please )?"
+        r"(?:book|order|buy|get me|find|play|put on|send|reserve|cook|"
         r"make|call|text|email|plan)\b[^.?!]*\b(?:my|our) (?:usual|favou?rite|regular)\b",
         0.86,
     ),

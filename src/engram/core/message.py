@@ -76,7 +76,10 @@ _SUBJECT = r"(?:(?i:i|we|you|my|our|your|the|that|this|it)\b|(?-i:[A-Z])[\w-]*)"
 _ASKS = re.compile(
     rf"{OPENERS}(?:(?:what|which|where|when|who|whose|how)(?:'s|'re|(?: [\w'-]+){{0,4}}? "
     rf"{_VERB}) {_SUBJECT}|{_VERB} (?:i|we|you|my|our)\b|who \w+s (?:\w+ )?(?:my|our|me)\b)"
-    rf"|[,;:] (?:what|where|when|how)(?:'s| {_VERB}) {_SUBJECT}[^.!?,;:]*$",
+    rf"|[,;:] (?:what|where|when|how)(?:'s| {_VERB}) {_SUBJECT}[^.!?,;:]*$"
+    # a short one whose subject is any word: "what time is standup", "when is dinner" (a probe)
+    rf"|{OPENERS}(?:what|where|when|who)(?: time| day)?(?:'s| is| are| was| were)"
+    r"(?: [\w'-]+){1,4}\s*$",
     re.IGNORECASE,
 )
 # …or ends asking for ideas: "I always forget semicolons, any tips".

@@ -100,3 +100,23 @@ def asks_about(text: str, name: str) -> bool:
         return False
     # Something is asked of the name: words follow it, or it owns what is asked ("Max's").
     return re.match(rf"{_ASKS_OF}{named}(?:'s\b|\s+\w)", text, re.IGNORECASE) is not None
+
+
+# When or where something definite is: "When is the launch?", "Where's the design review?",
+# "What's the date of the Q3 launch?". Known to the store, it is something of the user's world
+# (`ActivationService`): the rules read "When is the launch?" as a question about the world,
+# and said none at 0.9 to a store holding "The Q3 design system launch is set for September
+# 15" (an MCP probe); "When is the next full moon?" stays none in a store that never spoke of
+# the moon.
+_A_THING = re.compile(
+    r"^\W*(?:(?:when|where)(?:'s| is| was| are| were| will be)"
+    r"|what(?:'s| is| was) the (?:date|time|day|place) (?:of|for))"
+    r" the (?P<thing>\w[\w' -]*?)\W*\?\s*$",
+    re.IGNORECASE,
+)
+
+
+def thing_asked_of(text: str) -> str | None:
+    """The definite thing a question asks when or where of, if that is what it asks."""
+    found = _A_THING.match(text)
+    return None if found is None else found.group("thing")

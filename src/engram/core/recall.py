@@ -27,7 +27,8 @@ _RECALL_LEAD = re.compile(
     r"(?: about| on| for)?|"
     r"any idea|"
     # a task that needs what was told before ("Book a table at my favorite restaurant")
-    r"(?:please )?(?:book|order|buy|get me|find|play|put on|send|reserve|cook|make|call|text|"
+    r"(?:(?:can|could|would|will) you )?(?:please )?"
+    r"(?:book|order|buy|get me|find|play|put on|send|reserve|cook|make|call|text|"
     r"email|plan))\b[,:]?\s*",
     re.IGNORECASE,
 )

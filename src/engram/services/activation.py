@@ -13,7 +13,7 @@ from engram.core.intent import Analysis, classify
 from engram.core.keeping import memory_content
 from engram.core.message import asked, plain
 from engram.core.models import Memory
-from engram.core.questions import asks_about
+from engram.core.questions import asks_about, thing_asked_of
 from engram.core.recall import recall_query, recall_window
 from engram.core.statement import statement_about
 from engram.core.text import query_terms
@@ -133,6 +133,9 @@ class ActivationService:
         known = self._known_names([n for n in names if asks_about(read, n)])
         if known:
             return Analysis("recall", KNOWN_NAME_CONFIDENCE, known[0])
+        thing = thing_asked_of(read)
+        if thing is not None and self._known_names([thing]):
+            return Analysis("recall", KNOWN_NAME_CONFIDENCE, thing)
         stated = {n: said for n in names if (said := statement_about(read, n)) is not None}
         known = self._known_names(list(stated))
         if known:
