@@ -525,6 +525,10 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     assert recall_query("Where do I work these days?") == "Where do I work?"
     assert recall_query("Do I have any allergies?") == "Do I have allergies?"
     assert recall_query("Who's my manager again?") == "my manager?"
+    # "time" is asked of; "last time" says when it was said (an MCP probe: "What does my
+    # flight leave?")
+    assert recall_query("What time does my flight leave?") == "What time does my flight leave?"
+    assert recall_query("What did I say last time about the budget?") == "about the budget?"
 
 
 @pytest.mark.parametrize(

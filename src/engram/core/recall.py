@@ -83,6 +83,7 @@ def recall_query(message: str, today: date | None = None) -> str:
     # "My name is Daniel" and "a golden retriever named Biscuit" above her (a helper's probe).
     if _ASKS_A_NAME.search(text):
         text = _NAMING.sub(" ", text)
+    text = _LAST_TIME.sub(" ", text)  # "time" alone is asked of: "What time does…"
     asked = _WORDS.sub(lambda w: " " if w[0].casefold() in _RECALL_NOISE else w[0], text)
     asked = _SPACE_BEFORE_MARK.sub(r"\1", " ".join(asked.split())).strip(" ,;:")
     # Nothing but function words left: "Do you remember what it was?" searched "what it was",
@@ -102,13 +103,14 @@ def recall_query(message: str, today: date | None = None) -> str:
     return " ".join([body, *days]) + asked[len(body) :]
 
 
+_LAST_TIME = re.compile(r"\b(?:the )?last time\b", re.IGNORECASE)
 _WORDS = re.compile(r"[\w'’]+")
 _SPACE_BEFORE_MARK = re.compile(r"\s+([?.!,;:])")
 
 
 _RECALL_NOISE = frozenset(
     """again remember recall remind said say told tell mentioned mention decided decide agreed
-    agree discussed discuss talk talked chat chatted know ever before last time what's who's
+    agree discussed discuss talk talked chat chatted know ever before last what's who's
     where's when's how's that's it's am i'm any currently nowadays please""".split()
 )
 
