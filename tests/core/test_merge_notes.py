@@ -18,3 +18,35 @@ def test_a_number_in_words_or_in_digits_and_a_time_with_its_am_are_one() -> None
         disagreement(["Meet at 8 a.m.", "Meet at 8 p.m."])
         == "one says 'a.m' where another says 'p.m'"
     )
+
+
+def test_a_negation_note_names_the_word() -> None:
+    assert (
+        disagreement(["Lisa is allergic to peanuts", "Lisa is not allergic to peanuts"])
+        == "one says 'not' where another does not"
+    )
+
+
+def test_paraphrases_are_told_apart_only_by_what_plainly_differs() -> None:
+    """Less alike than near-copies, memories say one fact in other words: every cluster of an
+    MCP probe's review band had a note ("one says 'actually' where another says 'google'",
+    "one says not what another says" of two ways of a peanut allergy). Numbers, opposites,
+    signs and word order still are told."""
+    same = [
+        ["Standup is at 9:30am every weekday.", "Daily standup at 9:30 am."],
+        ["I'm allergic to peanuts.", "I can't eat peanuts - I have a peanut allergy."],
+        [
+            "Sarah Kim is my manager now.",
+            "Actually my manager is Sarah Kim, she joined from Google.",
+        ],
+        ["Sarah Kim was my manager.", "Sarah Kim is my manager."],
+    ]
+    for contents in same:
+        assert disagreement(contents, near_copies=False) is None, contents
+        assert disagreement(contents) is not None, contents  # as near-copies they would differ
+    assert disagreement(["Dentist on March 3", "Dentist appointment March 4"], near_copies=False)
+    assert (
+        disagreement(["I like tea", "I dislike tea"], near_copies=False)
+        == "'dislike' against 'like'"
+    )
+    assert disagreement(["Meet at 8 a.m.", "Meet at 8 p.m."], near_copies=False)

@@ -177,15 +177,23 @@ OPPOSITE_PREFIXES = ("dis", "un")
 ARTICLES = frozenset({"a", "an", "the"})
 
 
-def disagreement(contents: Sequence[str]) -> str | None:
+def disagreement(contents: Sequence[str], near_copies: bool = True) -> str | None:
     """Why memories alike in meaning may still say different things, or None. Near-copies
     by meaning include opposites ("is allergic" and "is not allergic", "likes" and
     "dislikes"), other numbers ("1-2 tablets" and "12 tablets", "hunter2" and "hunter3") and
     the same words in another order ("tea over coffee" and "coffee over tea"): merging them
-    kept both in one memory as if they were one fact, and raised its strength."""
+    kept both in one memory as if they were one fact, and raised its strength.
+
+    Memories less alike than near-copies (`near_copies` False: a paraphrase, "I can't eat
+    peanuts, I have a peanut allergy" of "I'm allergic to peanuts") say the same in other
+    words, so a word one holds and another lacks, a negation or a tense tells nothing: such
+    notes read "one says 'actually' where another says 'google'" on every cluster of a probe.
+    Only numbers, opposites, signs and word order are told there."""
     words = [_compared_words(content) for content in contents]
-    if len({any(w in NEGATIONS or w.endswith(("n't", "n’t")) for w in ws) for ws in words}) > 1:
-        return "one says not what another says"
+    negated = [next((w for w in ws if _negates(w)), None) for ws in words]
+    if near_copies and len({said is None for said in negated}) > 1:
+        said = next(w for w in negated if w is not None)
+        return f"one says '{said}' where another does not"
     vocabulary = [set(ws) for ws in words]
     every = set().union(*vocabulary)
     for mine in vocabulary:
@@ -199,7 +207,13 @@ def disagreement(contents: Sequence[str]) -> str | None:
         return "they hold different numbers"
     if len({tuple(sorted(ws)) for ws in words}) == 1 and len({tuple(ws) for ws in words}) > 1:
         return "they say the same words in another order"
+    if not near_copies:
+        return _sign_swapped(contents)
     return _tense_swapped(words) or _word_swapped(words) or _sign_swapped(contents)
+
+
+def _negates(word: str) -> bool:
+    return word in NEGATIONS or word.endswith(("n't", "n’t"))
 
 
 # Numbers said in words, as digits: "three years old" and "3-year-old" hold one number ("one"

@@ -219,7 +219,7 @@ class ConsolidationService:
                 preview = merge(members, cluster.cohesion, new_id=merged_id(cluster.id))
                 # Said in the review band too: "only 0.85 alike" hid that one memory said
                 # March 3 and another March 4, and a person approved a merge of the two.
-                said = self.disagreement(members)
+                said = self.disagreement(members, cluster.cohesion >= merge_at - ROUNDING)
                 if said is not None:
                     note = said if note is None else f"{said}; {note}"
                     if action == "merge":
@@ -233,15 +233,16 @@ class ConsolidationService:
             note=note,
         )
 
-    def disagreement(self, members: Sequence[Memory]) -> str | None:
-        """Why memories as alike as near-copies must not be merged by the rules, or None."""
+    def disagreement(self, members: Sequence[Memory], near_copies: bool = True) -> str | None:
+        """Why memories as alike as near-copies must not be merged by the rules, or None;
+        for memories less alike, only what plainly differs (`core.merge.disagreement`)."""
         ids = {m.id for m in members}
         if any(
             r.type == "contradicts" and r.from_id in ids and r.to_id in ids
             for r in self.ctx.store.relations(sorted(ids))
         ):
             return "two of them are related as contradicting each other"
-        return disagreement([m.content for m in members])
+        return disagreement([m.content for m in members], near_copies)
 
     # -- merging ------------------------------------------------------------------------------
 
