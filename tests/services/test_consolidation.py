@@ -401,6 +401,20 @@ def test_memories_related_as_contradicting_are_not_merged_by_the_rules(mem: Engr
     assert done.merged == []
 
 
+def test_news_and_the_fact_it_supersedes_are_not_merged_by_the_rules(mem: Engram) -> None:
+    """A plan and its update were offered as one fact, and merged held both dates as if
+    current (an MCP probe); the note says which one holds."""
+    plan = mem.save("Kate likes skiing in winter")
+    news = mem.save("Kate enjoys skiing in winter")
+    mem.create_relation(news.id, plan.id, "supersedes")
+    done = mem.consolidate(mode="apply")
+    ((cluster),) = done.clusters
+    assert cluster.action == "review"
+    assert cluster.note is not None
+    assert f"{news.id[:8]} supersedes {plan.id[:8]}" in cluster.note
+    assert done.merged == []
+
+
 def test_a_touch_while_a_merge_is_written_counts_in_the_merged_memory(
     mem: Engram, store_url: str, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:

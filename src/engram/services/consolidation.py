@@ -237,11 +237,16 @@ class ConsolidationService:
         """Why memories as alike as near-copies must not be merged by the rules, or None;
         for memories less alike, only what plainly differs (`core.merge.disagreement`)."""
         ids = {m.id for m in members}
-        if any(
-            r.type == "contradicts" and r.from_id in ids and r.to_id in ids
-            for r in self.ctx.store.relations(sorted(ids))
-        ):
+        inside = [
+            r for r in self.ctx.store.relations(sorted(ids)) if r.from_id in ids and r.to_id in ids
+        ]
+        if any(r.type == "contradicts" for r in inside):
             return "two of them are related as contradicting each other"
+        # "Update: the Lisbon trip is now June 5 to June 12" and the plan it replaced were
+        # offered as one fact (an MCP probe): a merge would hold both dates as current.
+        news = next((r for r in inside if r.type == "supersedes"), None)
+        if news is not None:
+            return f"{news.from_id[:8]} supersedes {news.to_id[:8]}: the newer one holds"
         return disagreement([m.content for m in members], near_copies)
 
     # -- merging ------------------------------------------------------------------------------
