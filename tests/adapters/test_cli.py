@@ -979,6 +979,14 @@ def test_consolidate_lists_previews_applies_and_undoes(db: Path) -> None:
     assert refused.exit_code == 1 and "Error: --cohesion: " in refused.stderr
 
 
+def test_a_run_with_nothing_to_merge_points_to_the_clusters_left_for_review(db: Path) -> None:
+    save(db, "The flight to Lisbon leaves at 9am")
+    save(db, "Our Lisbon flight departs at 9am")
+    said = ok(run(db, "consolidate", "run")).stdout
+    assert "Nothing to merge" in said and "1 cluster in the review band" in said
+    assert run_json(db, "consolidate", "run")["left_for_review"] == 1
+
+
 def test_a_named_merge_that_did_not_happen_exits_1(db: Path) -> None:
     """Thirty tags each: the merged memory would pass the limit of fifty. The preview says
     it will be skipped; the apply skips it and exits 1 (it exited 0, as if merged)."""

@@ -401,6 +401,20 @@ def test_memories_related_as_contradicting_are_not_merged_by_the_rules(mem: Engr
     assert done.merged == []
 
 
+def test_a_run_says_how_many_clusters_wait_for_review(mem: Engram) -> None:
+    """A preview of nothing to merge said nothing of the review-band clusters beside it (an
+    MCP probe's store held four)."""
+    mem.save_many(
+        [Draft("The flight to Lisbon leaves at 9am"), Draft("Our Lisbon flight departs at 9am")]
+    )
+    ((cluster),) = mem.clusters().clusters
+    assert cluster.action == "review"
+    preview = mem.consolidate()
+    assert (preview.clusters, preview.left_for_review) == ([], 1)
+    assert mem.consolidate(cohesion_threshold=0.5).left_for_review == 0  # chosen, then skipped
+    assert mem.consolidate(cluster_ids=[cluster.id]).left_for_review == 0
+
+
 def test_news_and_the_fact_it_supersedes_are_not_merged_by_the_rules(mem: Engram) -> None:
     """A plan and its update were offered as one fact, and merged held both dates as if
     current (an MCP probe); the note says which one holds."""

@@ -276,8 +276,14 @@ def render_clusters(out: Console, result: ClusterResult) -> None:
 
 
 def render_run(out: Console, result: ConsolidateResult) -> None:
+    review = (
+        f"{counted(result.left_for_review, 'cluster')} in the review band: "
+        "`engram consolidate clusters` lists them, `--cluster ID` merges one"
+    )
     if not result.clusters:
         say(out, f"Nothing to merge at cohesion {result.cohesion_threshold}.")
+        if result.left_for_review:
+            say(out, review)
         return
     out.print(_table(f"{result.mode}: {counted(len(result.clusters), 'cluster')}", result.clusters))
     for done in result.merged:
@@ -287,6 +293,8 @@ def render_run(out: Console, result: ConsolidateResult) -> None:
             say(out, f"{view.id}: {view.note}")
     for cluster, why in result.skipped.items():
         say(out, f"Skipped {cluster}: {why}")
+    if result.left_for_review:
+        say(out, review)
     if result.mode == "preview":
         say(out, "Preview only: add --apply to merge.")
 

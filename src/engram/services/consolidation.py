@@ -293,6 +293,7 @@ class ConsolidationService:
             raise ValidationError(
                 "cluster_ids", "give memory_ids (one cluster) or cluster_ids, not both"
             )
+        left = 0
         if memory_ids is not None:
             ids = check.memory_ids(memory_ids)
             if len(set(ids)) < 2:
@@ -321,6 +322,7 @@ class ConsolidationService:
         elif check.flag(auto_detect, "auto_detect"):
             found_views = self.clusters(None, similarity_threshold).clusters
             chosen = [c for c in found_views if c.cohesion >= threshold and c.action != "keep"]
+            left = sum(1 for c in found_views if c.action == "review" and c not in chosen)
         else:
             raise ValidationError("auto_detect", "give memory_ids, cluster_ids or auto_detect")
         merged: list[MergeDone] = []
@@ -373,6 +375,7 @@ class ConsolidationService:
             clusters=chosen,
             merged=merged,
             skipped=skipped,
+            left_for_review=left,
         )
 
     def _current(self, ident: str) -> bool:

@@ -383,6 +383,10 @@ class ConsolidateResult(Result):
     clusters: list[ClusterView]  # the clusters selected (preview) or applied (apply)
     merged: list[MergeDone]
     skipped: dict[str, str]  # cluster id -> why it was not applied
+    # Found by auto_detect below the threshold, in the review band: for a person or the
+    # assistant to look at (`clusters` lists them). A preview of none said nothing of the
+    # four such clusters a probe's store held.
+    left_for_review: int = 0
 
 
 class UndoResult(Result):
