@@ -91,6 +91,18 @@ def test_a_confirmation_leaves_the_fact_its_news_replaced(mem: Engram) -> None:
     assert both.touch == [tom.id, porto.id]
 
 
+def test_a_confirmation_naming_nothing_leaves_the_replaced_fact(mem: Engram) -> None:
+    """Shown the manager fact and the news that replaced it, "Right, that's still the case."
+    reinforced the replaced fact too (an MCP probe)."""
+    tom = mem.save("My manager is Tom Becker.")
+    car = mem.save("I drive a 2019 Toyota Corolla.")
+    sarah = mem.save_result(Draft("Actually my manager is now Sarah Kim."))
+    assert sarah.supersedes == [tom.id]
+    shown = [tom.id, sarah.memory.id, car.id]
+    confirmed = mem.analyze_message("Right, that's still the case.", shown)
+    assert (confirmed.intent, confirmed.touch) == ("reinforce", [sarah.memory.id, car.id])
+
+
 def test_a_confirmation_in_other_words_touches_the_memory_it_means(mem: Engram) -> None:
     """Shown "I drive a 2019 Toyota Corolla", "Yes, still the same car" shares no word with
     it and touched nothing (a helper's probe): it is judged by meaning, as search judges it."""

@@ -89,8 +89,22 @@ class ActivationService:
             touch = _confirmed(text, shown)
             if touch is None:  # it names something no shown memory words
                 touch = self._confirmed_by_meaning(text, shown)
+            elif len(touch) == len(shown) > 1:
+                touch = self._current(touch)
             return result.model_copy(update={"touch": touch})
         return result
+
+    def _current(self, ids: Sequence[str]) -> list[str]:
+        """Of the memories a confirmation naming nothing confirms ("Right, that's still the
+        case"), those no other of them supersedes: shown the manager fact, the news replacing
+        it and another, it reinforced the replaced fact too (an MCP probe)."""
+        shown = set(ids)
+        replaced = {
+            r.to_id
+            for r in self.ctx.store.relations(list(ids))
+            if r.type == "supersedes" and r.from_id in shown and r.to_id in shown
+        }
+        return [i for i in ids if i not in replaced]
 
     def analyze_for_recall(self, message: str) -> RecallAnalysis:
         text = check.content(message, "message")
