@@ -188,8 +188,10 @@ def test_bad_input_names_the_field(mem: Engram, clock: FixedClock) -> None:
         mem.consolidate(cohesion_threshold=1.5)
     with pytest.raises(ValidationError, match="memory_ids"):
         mem.consolidate(auto_detect=False, memory_ids=[a.id, a.id])
-    with pytest.raises(NotFoundError):
-        mem.consolidate(auto_detect=False, memory_ids=[a.id, "missing"])
+    with pytest.raises(NotFoundError, match=r"missing, gone \(memory_ids\)"):
+        mem.consolidate(auto_detect=False, memory_ids=[a.id, "missing", "gone"])
+    with pytest.raises(NotFoundError, match=r"missing, gone \(memory_ids\)"):
+        mem.clusters(memory_ids=[a.id, "missing", "gone"])
     with pytest.raises(ValidationError, match="cluster_ids"):
         mem.consolidate(mode="apply", cluster_ids=["cluster-0000000000000000"])
     with pytest.raises(ValidationError, match="merged_id"):

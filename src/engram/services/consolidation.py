@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -88,9 +88,7 @@ class ConsolidationService:
         if memory_ids is not None:
             ids = check.memory_ids(memory_ids)
             found = {m.id: m for m in self.ctx.store.get_many(ids)}
-            missing = [i for i in ids if i not in found]
-            if missing:
-                raise NotFoundError("memory", missing[0])
+            _all_found(ids, found)
             _only_active(found.values())  # as a merge refuses them: no cluster it could not merge
             self.ctx.vectors_ready()
             vectors = self.ctx.store.get_vectors(list(found), model)
@@ -388,9 +386,7 @@ class ConsolidationService:
 
     def _explicit(self, ids: list[str]) -> list[ClusterView]:
         members = {m.id: m for m in self.ctx.store.get_many(ids)}
-        for ident in ids:
-            if ident not in members:
-                raise NotFoundError("memory", ident)
+        _all_found(ids, members)
         _only_active(members[ident] for ident in ids)
         # Named memories are merged whatever their similarity (docs/tools.md): without
         # embeddings their cohesion is unknown, counted 0, and the merge goes ahead.
@@ -475,3 +471,11 @@ def _with_text(view: ClusterView, content: str) -> ClusterView:
 def _all_pairs(vectors: dict[str, Any]) -> list[tuple[str, str, float]]:
     ids = sorted(vectors)
     return [(a, b, float(vectors[a] @ vectors[b])) for i, a in enumerate(ids) for b in ids[i + 1 :]]
+
+
+def _all_found(ids: Sequence[str], found: Mapping[str, Memory]) -> None:
+    """Every id named a memory, or an error naming the field and each that did not (it named
+    the first alone, without the field: a probe)."""
+    missing = list(dict.fromkeys(i for i in ids if i not in found))
+    if missing:
+        raise NotFoundError("memory", ", ".join(missing), "memory_ids")
