@@ -556,8 +556,8 @@ def test_a_counted_window_is_understood(message: str, query: str, days: int) -> 
         ("When is the design system launch?", "design system launch"),
         ("Where's the design review?", "design review"),
         ("What's the date of the Q3 launch?", "Q3 launch"),
-        ("When is our launch?", None),  # another rule's: "our" says whose
-        ("When is Christmas?", None),
+        ("What day is design review?", "design review"),  # an MCP probe
+        ("When is Christmas?", "Christmas"),  # the store may know it: "Christmas at my parents'"
         ("When is the launch going well, do you think", None),
     ],
 )

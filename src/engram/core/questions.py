@@ -109,9 +109,10 @@ def asks_about(text: str, name: str) -> bool:
 # 15" (an MCP probe); "When is the next full moon?" stays none in a store that never spoke of
 # the moon.
 _A_THING = re.compile(
-    r"^\W*(?:(?:when|where)(?:'s| is| was| are| were| will be)"
-    r"|what(?:'s| is| was) the (?:date|time|day|place) (?:of|for))"
-    r" the (?P<thing>\w[\w' -]*?)\W*\?\s*$",
+    r"^\W*(?:(?:when|what (?:day|date|time))(?:'s| is| was| are| were| will be)(?: the)?"
+    r"|where(?:'s| is| was| are| were| will be) the"  # "Where is Porto?" asks a map
+    r"|what(?:'s| is| was) the (?:date|time|day|place) (?:of|for) the)"
+    r" (?P<thing>\w[\w' -]*?)\W*\?\s*$",
     re.IGNORECASE,
 )
 
