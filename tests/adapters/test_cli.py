@@ -1032,7 +1032,7 @@ def test_analyze_needs_no_store_unless_it_reads_memories(tmp_path: Path) -> None
     found = run_json(fresh, "analyze", "Remember: I prefer TypeScript over JavaScript")
     assert (found["intent"], found["content"]) == ("save", "I prefer TypeScript over JavaScript")
     recall = run_json(fresh, "analyze", "--recall", "What did I say about TypeScript?")
-    assert recall["queries"] == ["TypeScript"]
+    assert recall["queries"] == ["TypeScript?"]
     refused = run(fresh, "analyze", "yes, that one", "--recent", "abc")
     assert refused.exit_code == 1 and "there is no store" in refused.stderr
     assert not (tmp_path / "none-yet").exists()

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from engram.clock import Clock
 from engram.config import Settings
-from engram.core.meaning import Calibration
+from engram.core.meaning import UNKNOWN_WORDS_MIN_COSINE, Calibration
 from engram.core.models import Memory, Schedule, Status
 from engram.core.reinforce import Reinforcement
 from engram.core.scoring import (
@@ -214,6 +214,14 @@ class Context:
             return None  # Thai, emoji, ...: its vector would be noise (minilm.py)
         self._remember(text, vector)
         return vector
+
+    def min_cosine(self, text: str) -> float:
+        """The cosine a query's match by meaning needs besides its z: only for a query of no
+        word the model knows (`UNKNOWN_WORDS_MIN_COSINE`), 0 otherwise."""
+        embedder = self.embedder
+        if embedder is None or embedder.knows_a_word(text):
+            return 0.0
+        return UNKNOWN_WORDS_MIN_COSINE
 
     def calibration(self, vector: NDArray[np.float32]) -> Calibration | None:
         """How unrelated text compares with `vector` (its cosines with the reference sentences),

@@ -19,13 +19,10 @@ from numpy.typing import NDArray
 
 from engram.core.dates import (
     asks_about_the_present,
-    day_of,
     day_phrases,
-    on_a_named_day,
 )
 from engram.core.expansion import expansion_terms, feedback_words
 from engram.core.meaning import (
-    UNKNOWN_WORDS_MIN_COSINE,
     Calibration,
     MeaningMatch,
     Probe,
@@ -54,8 +51,7 @@ from engram.services.search_query import asked
 from engram.services.search_time import (
     as_of_now_found,
     named_day_spans,
-    said_the_day_before,
-    saved_on,
+    named_days_found,
     successors_found,
 )
 from engram.storage.protocol import Filter, Stub
@@ -269,11 +265,6 @@ class SearchService:
         terms = [] if dates_only else with_word_forms(query_terms(worded), STOPWORDS)
         if spans:
             terms += day_phrases(text, self.ctx.local_now().date())
-        # A day to come has nothing saved on it yet: "what's the weather tomorrow" lifted what
-        # was saved today (a day's slack before it) in a store about nothing of the kind. What
-        # is planned for it is found by the phrases naming it ("Dinner on December 5").
-        today = self.ctx.local_now().date()
-        gone = [span for span in spans if span[2] <= today.isoformat()]
         k = max(settings.search_vector_candidates, limit)
         # Meaning (the query's embedding, the vector index) is searched on another core while
         # the text index is searched on this one (docs/performance.md, "Searching on two cores").
@@ -316,9 +307,8 @@ class SearchService:
             fused = fused_with(expanded)
         credit = self._context_credit(fused, seen)
         stubs |= self._stubs_for([i for i in credit if i not in stubs], where)
-        saved_then = saved_on(self.ctx.store, gone, where, pool) if gone else {}
-        eve = said_the_day_before(self.ctx.store, spans, today, where, pool) if spans else {}
-        saved_then |= {ident: stub for ident, (stub, _) in eve.items()}
+        days = named_days_found(self.ctx, spans, where, pool)
+        saved_then = days.stubs
         stubs = saved_then | stubs
         lift = 1.0 + settings.search_date_weight
         out: list[tuple[Stub, Candidate]] = []
@@ -331,10 +321,10 @@ class SearchService:
             if ident in saved_then and (dates_only or (f is None and extra is None)):
                 # Those saved on the day itself first: "what did we decide yesterday?" listed
                 # today's memories (in the slack, and fresher) before yesterday's (audit).
-                on_the_day = ident in eve or on_a_named_day(stub.created_at, gone)
+                on_the_day = days.on_the_day(stub)
                 base = SAVED_THEN_ASKED if dates_only else SAVED_THEN_ONLY
                 direct = max(direct, base * (1.0 if on_the_day else SLACK_SHARE))
-            day = eve[ident][1] if ident in eve else day_of(stub.created_at, gone) if gone else None
+            day = days.day(stub)
             candidate = Candidate(
                 ident,
                 (direct + (extra or 0.0)) * (lift if day is not None else 1.0),
@@ -493,19 +483,11 @@ class SearchService:
                 score = probe.calibration.z(stub.relevance) - probe.shrink
                 if score > z.get(stub.id, -np.inf):
                     z[stub.id], found[stub.id] = score, stub  # its cosine: with that probe
-        floor = self.min_cosine(text)
+        floor = self.ctx.min_cosine(text)
         if floor > 0:
             z = {i: zi for i, zi in z.items() if found[i].relevance >= floor}
             found = {i: found[i] for i in z}
         return Neighbours(found, calibration, z, probes)
-
-    def min_cosine(self, text: str) -> float:
-        """The cosine a match by meaning needs for this query besides its z: only for a query
-        of no word the model knows (`UNKNOWN_WORDS_MIN_COSINE`), 0 otherwise."""
-        embedder = self.ctx.embedder
-        if embedder is None or embedder.knows_a_word(text):
-            return 0.0
-        return UNKNOWN_WORDS_MIN_COSINE
 
     def _without_short_pairs(self, near: Neighbours, text: str, shared: set[str]) -> Neighbours:
         """`near` less the short memories that would match a short query by meaning alone

@@ -8,11 +8,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.dates import SLACK_DAYS, covering, day_spans, named_days
+from engram.core.dates import (
+    SLACK_DAYS,
+    covering,
+    day_of,
+    day_spans,
+    named_days,
+    on_a_named_day,
+)
 from engram.core.models import Relation
 from engram.core.ranking import Candidate, as_of_now
 from engram.core.timeutil import DAY
@@ -50,6 +58,40 @@ def saved_on(store: Store, spans: Spans, where: Filter, limit: int) -> dict[str,
         for stub in store.saved_between(start, end, where, each):
             found.setdefault(stub.id, stub)
     return found
+
+
+class NamedDays(NamedTuple):
+    """What the days a query names add to its search: the memories saved on those gone by
+    (`saved_on`), or said of one to come the day before (`said_the_day_before`). A day to come
+    has nothing saved on it yet: "what's the weather tomorrow" lifted what was saved today (a
+    day's slack before it) in a store about nothing of the kind; what is planned for it is
+    found by the phrases naming it ("Dinner on December 5")."""
+
+    gone: Spans
+    stubs: dict[str, Stub]
+    said_of: dict[str, str]  # memory id -> the day to come it calls "tomorrow"
+
+    def day(self, stub: Stub) -> str | None:
+        """The named day the memory was saved on or next to, or calls "tomorrow"."""
+        if stub.id in self.said_of:
+            return self.said_of[stub.id]
+        return day_of(stub.created_at, self.gone) if self.gone else None
+
+    def on_the_day(self, stub: Stub) -> bool:
+        """Saved on a named day itself (not in its slack), or said of it the day before."""
+        return stub.id in self.said_of or on_a_named_day(stub.created_at, self.gone)
+
+
+def named_days_found(ctx: Context, spans: Spans, where: Filter, limit: int) -> NamedDays:
+    if not spans:
+        return NamedDays([], {}, {})
+    today = ctx.local_now().date()
+    gone = [span for span in spans if span[2] <= today.isoformat()]
+    found = saved_on(ctx.store, gone, where, limit) if gone else {}
+    eve = said_the_day_before(ctx.store, spans, today, where, limit)
+    return NamedDays(
+        gone, found | {i: s for i, (s, _) in eve.items()}, {i: d for i, (_, d) in eve.items()}
+    )
 
 
 # How a memory saved the day before a day names it.

@@ -237,7 +237,7 @@ class UnifiedSearchService:
             return []
         k = max(self.ctx.settings.search_vector_candidates, pool)
         found = self.ctx.store.ltm_vector_search(vector, embedder.model_id, note_tags, k)
-        floor = self.search.min_cosine(text)
+        floor = self.ctx.min_cosine(text)
         return [n for n in found if n.relevance >= floor]
 
 
