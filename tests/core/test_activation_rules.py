@@ -876,6 +876,11 @@ def test_the_deciding_phrase_is_the_users_own_text() -> None:
         ("I live in Berlin", False),
         ("Now let's plan the trip", False),  # "now" only at the end of what is said
         ("My favourite drink is coffee", False),
+        ("From tea to coffee, what a year", True),
+        # a span of time (a trip's dates were news to a probe's save)
+        ("We're visiting Lisbon from June 3 to June 10", False),
+        ("I work from 9 to 5", False),
+        ("The office is open from Monday to Friday", False),
     ],
 )
 def test_a_statement_that_something_changed_is_told_apart(text: str, changed: bool) -> None:

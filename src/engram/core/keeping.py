@@ -15,7 +15,10 @@ from engram.core.text import STOPWORDS, WORD, statements, unlabelled
 _CHANGE = re.compile(
     r"\b(?:moved|switched|changed|migrated|replaced|no longer|any ?more|instead|actually|quit|"
     r"stopped|sold|gave up)\b"
-    r"|\bfrom \w+(?: \w+)? to\b|\bnow\W*$",
+    # not a span of time: "from June 3 to June 10", "from 9 to 5", "from Monday to Friday" (a
+    # trip's dates were read as news, and compared down to unrelated memories: a probe)
+    r"|\bfrom (?!\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|"
+    r"sun)[a-z]*\b)\w+(?: \w+)? to\b|\bnow\W*$",
     re.IGNORECASE,
 )
 
