@@ -214,3 +214,27 @@ def test_episode_neighbours_less_alike_than_the_gate_pass_no_credit() -> None:
     pairs = [("match", "unrelated"), ("match", "reply")]
     links = episode_links(pairs, vectors, CONTEXT_MIN_COSINE)
     assert [(a, b) for a, b, _ in links] == [("match", "reply")]
+
+
+def test_a_question_for_a_name_finds_the_one_named_not_the_word_name(
+    store_url: str, clock: FixedClock
+) -> None:
+    """The answer says the name, seldom "name": "What's my wife's name?" found "My name is
+    Daniel" first, by that word (a helper's probe); its meaning still counts."""
+    with Engram.open(store_url, clock=clock) as mem:
+        wife = mem.save("My wife Lisa and I met in Porto.")
+        dog = mem.save("We have a golden retriever named Biscuit.")
+        me = mem.save("My name is Daniel.")
+        for text in (
+            "I have a cat named Miso",
+            "My dentist is Dr. Alvarez.",
+            "Our son is called Leo.",
+            "I started learning Portuguese",
+        ):
+            mem.save(text)
+        mem.flush()
+        assert mem.search("What's my wife's name?")[0].memory.id == wife.id
+        assert mem.search("What's my dog's name?")[0].memory.id == dog.id
+        assert mem.search("What's my name?")[0].memory.id == me.id
+        # naming asked about, not a name: the word is searched
+        assert mem.search("Did I name the dog?")[0].memory.id == dog.id

@@ -121,3 +121,16 @@ def thing_asked_of(text: str) -> str | None:
     """The definite thing a question asks when or where of, if that is what it asks."""
     found = _A_THING.match(text)
     return None if found is None else found.group("thing")
+
+
+# A question for what someone or something is called: "…'s name?", "…called again?", "the
+# names of my cats". The answer names it ("My wife Lisa…"): the word "name" found "My name is
+# Daniel" and "a golden retriever named Biscuit" above her (a helper's probe).
+_ASKS_A_NAME = re.compile(r"\b(?:names?|called)\W*(?:again)?\W*$|\bthe names? of\b", re.IGNORECASE)
+_NAMING = re.compile(r"\b(?:the )?(?:names?|called)(?: of)?\b", re.IGNORECASE)
+
+
+def without_naming(text: str) -> str:
+    """`text` less the words that ask for a name, if it asks for one ("What's my wife's name
+    again?" → "What's my wife's again?"); as it was otherwise ("Did I name the repo?")."""
+    return _NAMING.sub(" ", text) if _ASKS_A_NAME.search(text) else text

@@ -17,6 +17,7 @@ from engram.core.dates import (
     written_day,
 )
 from engram.core.message import plain
+from engram.core.questions import without_naming
 from engram.core.text import STOPWORDS, words
 
 _RECALL_LEAD = re.compile(
@@ -81,8 +82,7 @@ def recall_query(message: str, today: date | None = None) -> str:
         text = pattern.sub(" ", text)
     # "What's my wife's name?": the answer names her ("My wife Lisa…"); the word "name" found
     # "My name is Daniel" and "a golden retriever named Biscuit" above her (a helper's probe).
-    if _ASKS_A_NAME.search(text):
-        text = _NAMING.sub(" ", text)
+    text = without_naming(text)
     text = _LAST_TIME.sub(" ", text)  # "time" alone is asked of: "What time does…"
     asked = _WORDS.sub(lambda w: " " if w[0].casefold() in _RECALL_NOISE else w[0], text)
     asked = _SPACE_BEFORE_MARK.sub(r"\1", " ".join(asked.split())).strip(" ,;:")
@@ -113,12 +113,6 @@ _RECALL_NOISE = frozenset(
     agree discussed discuss talk talked chat chatted know ever before last what's who's
     where's when's how's that's it's am i'm any currently nowadays please""".split()
 )
-
-
-_NAMING = re.compile(r"\b(?:the )?(?:names?|called)(?: of)?\b", re.IGNORECASE)
-# A question for what someone or something is called: "…'s name?", "…called again?", "the
-# names of my cats".
-_ASKS_A_NAME = re.compile(r"\b(?:names?|called)\W*(?:again)?\W*$|\bthe names? of\b", re.IGNORECASE)
 
 
 def recall_window(message: str, today: date) -> int | None:

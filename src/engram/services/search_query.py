@@ -14,6 +14,7 @@ from engram.core.dates import (
     without_written_dates,
 )
 from engram.core.own_name import in_first_person, without_name
+from engram.core.questions import without_naming
 from engram.core.text import STOPWORDS, query_terms, words
 from engram.services.enrichment import names_in
 from engram.services.users_name import users_names
@@ -39,6 +40,9 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
     # what was bought that day (a memory naming the date still shares its month); their
     # meaning drew the query's vector towards any memory with a date in it.
     worded = without_date_numbers(text) if names_days else text
+    # The answer to a question for a name says the name, seldom "name": "What's my wife's
+    # name?" found "My name is Daniel" above "My wife Lisa…" by that word (its meaning keeps it).
+    worded = without_naming(worded)
     meant = without_written_dates(text) if names_days else text
     bare = meant
     if names_days:
