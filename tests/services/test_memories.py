@@ -448,6 +448,26 @@ def test_an_archived_memory_comes_back_into_search(mem: Engram) -> None:
     assert mem.get(b.id).status == Status.ARCHIVED  # the batch changed nothing
 
 
+def test_an_archived_memory_in_use_comes_back_and_stays(store_url: str) -> None:
+    """Touching or observing an archived memory said its score rose, and it stayed out of
+    search; one unarchived as it faded was on the very next gc's list, and the next gc
+    deleted it for good (a probe)."""
+    start = FixedClock(START)
+    with Engram.open(store_url, clock=start) as mem:
+        a, b, c = (mem.save(f"Staging server {n} is staging-{n}.internal") for n in (1, 2, 3))
+    later = FixedClock(START + timedelta(days=60))
+    with Engram.open(store_url, clock=later) as mem:
+        faded = set(mem.gc(dry_run=False, archive_instead=True).memory_ids)
+        assert {a.id, b.id, c.id} <= faded
+        assert mem.touch(a.id).memory.status == Status.ACTIVE
+        (observed,) = mem.observe([b.id], ["infra"])
+        assert observed.memory.status == Status.ACTIVE
+        (back,) = mem.unarchive([c.id])
+        assert back.status == Status.ACTIVE and back.use_count == 1
+        assert {h.memory.id for h in mem.search("staging server")} == {a.id, b.id, c.id}
+        assert mem.gc().memory_ids == []  # none of them fades before its next use
+
+
 def test_open_lists_the_ids_that_matched_nothing_once_each(mem: Engram) -> None:
     a = mem.save("Prefers dark mode")
     b = mem.save("Lives in Lisbon")

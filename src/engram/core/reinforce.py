@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from engram.core.models import MAX_COUNT, MAX_STRENGTH, Memory
+from engram.core.models import MAX_COUNT, MAX_STRENGTH, Memory, Status
 from engram.core.scoring import Policy, memory_score, review_priority
 from engram.core.timeutil import to_epoch
 
@@ -62,9 +62,19 @@ def touch(
             "last_used": max(now, memory.last_used),
             "use_count": _plus_one(memory.use_count),
             "strength": _boosted(memory.strength, rules.touch_boost) if boost else memory.strength,
+            **_back_in_use(memory),
         }
     )
     return _with_priority(policy, updated, now)
+
+
+def _back_in_use(memory: Memory) -> dict[str, Status]:
+    """A memory in use is not archived: it is active again, or promoted if it was written to
+    the vault. A touch of an archived memory said its score rose, and it stayed out of search
+    and was collected by the next gc (a probe)."""
+    if memory.status != Status.ARCHIVED:
+        return {}
+    return {"status": Status.PROMOTED if memory.promoted_to else Status.ACTIVE}
 
 
 def observe(
@@ -87,6 +97,7 @@ def observe(
     if rules.auto_reinforce:
         update["last_used"] = max(now, memory.last_used)
         update["use_count"] = _plus_one(memory.use_count)
+        update |= _back_in_use(memory)
     if cross:
         update["cross_domain_count"] = _plus_one(memory.cross_domain_count)
         update["strength"] = _boosted(memory.strength, rules.cross_domain_boost)

@@ -443,15 +443,18 @@ class MemoryService:
 
     def unarchive(self, memory_ids: Sequence[str]) -> list[Memory]:
         """Archived memories back in search (and in decay's care): active, or promoted if they
-        were written to the vault. Every id must exist; one not archived is left as it is.
-        Nothing brought an archived memory back but an export edited and imported again."""
+        were written to the vault; bringing one back is a use of it (`reinforce.touch`), or a
+        memory archived as it faded was deleted for good by the next gc (a probe). Every id
+        must exist; one not archived is left as it is. Nothing brought an archived memory
+        back but an export edited and imported again."""
         ids = check.memory_ids(memory_ids)
+        now = self.ctx.now()
+        policy, rules = self.ctx.policy, self.ctx.rules
 
         def back(m: Memory) -> tuple[Memory, Schedule]:
             if m.status != Status.ARCHIVED:
                 return self.ctx.scheduled(m)
-            status = Status.PROMOTED if m.promoted_to else Status.ACTIVE
-            return self.ctx.scheduled(m.model_copy(update={"status": status}))
+            return self.ctx.scheduled(reinforce.touch(policy, rules, m, now, boost=False))
 
         return [new for _, new in self.ctx.store.modify(ids, back)]
 
