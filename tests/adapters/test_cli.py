@@ -412,6 +412,7 @@ def test_gc_dry_run_lists_then_apply_deletes(db: Path, api: Engram, now: datetim
     # a short id, as in every table (a whole one ran the table past 80 columns)
     assert old.id[:8] in dry.stdout and old.id not in dry.stdout
     assert "Forgotten trivia" in dry.stdout
+    assert "marked important" not in dry.stdout
     assert api.stats().total == 2
 
     applied = run_json(db, "gc", "--apply")
@@ -426,6 +427,19 @@ def test_gc_dry_run_lists_then_apply_deletes(db: Path, api: Engram, now: datetim
     }
     assert [m.id for m in api.get_many([old.id, fresh.id])] == [fresh.id]
     assert run_json(db, "gc")["count"] == 0
+
+
+def test_gc_dry_run_points_out_memories_marked_important(
+    db: Path, api: Engram, now: datetime
+) -> None:
+    """Unused for long, a "Critical: …" memory fades as the trivia does, and the list gave
+    nothing to tell it apart (a probe): its strength is shown, and what keeps it said."""
+    long_ago = now - timedelta(days=400)
+    api.save("Critical: never restart payments", strength=2.0, created_at=long_ago)
+    api.save("Lunch was a tuna sandwich", created_at=long_ago)
+    dry = ok(run(db, "gc")).stdout
+    assert "Dry run: 2 memories would be deleted" in dry
+    assert "1 of them is marked important" in dry and "engram promote ID" in dry
 
 
 def test_gc_archive_and_limit(db: Path, api: Engram, now: datetime) -> None:

@@ -100,6 +100,7 @@ def render_gc(
             table = Table()
             table.add_column("id", no_wrap=True)
             table.add_column("score", justify="right")
+            table.add_column("strength", justify="right")
             table.add_column("last used")
             table.add_column("content")
             short = short_ids(result.memory_ids)
@@ -108,10 +109,21 @@ def render_gc(
                 table.add_row(
                     short[ident],
                     fmt_score(scores[ident]) if ident in scores else "",
+                    f"{m.strength:g}" if m else "",
                     m.last_used.date().isoformat() if m else "",
                     preview(m.content) if m else "",
                 )
             out.print(table)
+            # A "Critical: …" memory fades as the rest do when unused, and was listed among
+            # the trivia with nothing to tell it apart (a probe).
+            marked = [i for i in result.memory_ids if i in memories and memories[i].strength > 1]
+            if marked:
+                say(
+                    out,
+                    f"{len(marked)} of them {'is' if len(marked) == 1 else 'are'} marked "
+                    "important (strength above 1): `engram promote ID` keeps one for good, "
+                    "`engram touch ID` for now.",
+                )
             say(out, "Run again with --apply to do it.")
     else:
         say(out, f"{verb.capitalize()} {counted(result.count, 'memory')}.")
