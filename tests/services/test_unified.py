@@ -70,6 +70,23 @@ def test_a_promoted_memory_and_its_note_appear_once(ltm: tuple[Engram, Path]) ->
     assert (only.source, only.id, only.path) == ("ltm", m.id, path)
 
 
+def test_a_note_whose_frontmatter_the_user_broke_is_still_its_memorys(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """Broken YAML made the note a stranger: unified search listed the memory and its note as
+    two results (a probe), though its `engram_id` line still names the memory."""
+    mem, vault = ltm
+    m = used(mem, "Quokka photos go in the shared album")
+    path = mem.promote(m.id).items[0].path
+    assert path is not None
+    note = vault / path
+    note.write_text(note.read_text().replace("title:", "title: [broken\ntitle_was:", 1))
+    report = mem.index_ltm()
+    assert [p.path for p in report.problems] == [path]
+    (hit,) = mem.search_unified("quokka").hits
+    assert (hit.id, hit.path) == (m.id, path)
+
+
 def test_the_note_of_a_deleted_memory_names_no_memory(ltm: tuple[Engram, Path]) -> None:
     """The vault is the user's: deleting a promoted memory leaves its note, and a hit on
     that note must not hand out the id of a memory that is gone."""

@@ -131,6 +131,10 @@ def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+# The line of a note's frontmatter naming its memory, for a note whose frontmatter is not YAML.
+ENGRAM_ID_LINE = re.compile(r"""^engram_id:[ \t]*['"]?([^'"\s]+)['"]?[ \t]*$""", re.MULTILINE)
+
+
 def parse_note(
     path: str, data: bytes, *, mtime_ns: int = 0, size: int = 0, digest_: str = ""
 ) -> Note:
@@ -149,6 +153,11 @@ def parse_note(
     tags = _merge([*_frontmatter_tags(meta), *_inline_tags(prose)])
     links = _merge(t.strip() for t in _LINK.findall(prose) if t.strip()) if "[[" in prose else []
     engram_id = meta.get("engram_id")
+    if engram_id is None and problem is not None:
+        # Frontmatter the user broke still names its memory by its line: unified search showed
+        # the memory and its note as two results (a probe), though the note is the memory's.
+        named = ENGRAM_ID_LINE.search(text)
+        engram_id = named.group(1) if named else None
     return Note(
         path=path,
         title=title,

@@ -5,10 +5,8 @@ names it in its `engram_id`."""
 
 from __future__ import annotations
 
-import re
-
 from engram.errors import ValidationError
-from engram.vault.index import split_frontmatter
+from engram.vault.index import ENGRAM_ID_LINE, split_frontmatter
 from engram.vault.writer import VaultFiles
 
 
@@ -25,16 +23,15 @@ def note_of(files: VaultFiles, path: str | None, memory_id: str) -> bool:
     try:
         text = files.read_note(path).text
     except ValidationError:  # not UTF-8, or larger than a note is rewritten
-        return memory_id in _ENGRAM_ID.findall(_head(files, path))
+        return memory_id in ENGRAM_ID_LINE.findall(_head(files, path))
     except OSError:
         return False
     meta, _, problem = split_frontmatter(text)
     if problem is None:
         return meta.get("engram_id") == memory_id
-    return memory_id in _ENGRAM_ID.findall(text)
+    return memory_id in ENGRAM_ID_LINE.findall(text)
 
 
-_ENGRAM_ID = re.compile(r"""^engram_id:[ \t]*['"]?([^'"\s]+)['"]?[ \t]*$""", re.MULTILINE)
 _HEAD_BYTES = 65_536  # where a note's frontmatter is
 
 
