@@ -87,6 +87,18 @@ def test_a_note_whose_frontmatter_the_user_broke_is_still_its_memorys(
     assert (hit.id, hit.path) == (m.id, path)
 
 
+def test_a_memory_found_through_a_relation_says_so(ltm: tuple[Engram, Path]) -> None:
+    """Its credit from the related match is in `why` as `search_memory` gives it: a hit of no
+    text and no meaning looked matched for no reason (a probe)."""
+    mem, _ = ltm
+    trip = mem.save("Booked the Lisbon trip for June")
+    hotel = mem.save("Hotel Avenida, confirmation 4471")
+    mem.create_relation(trip.id, hotel.id, "related", strength=1.0)
+    hits = {h.id: h for h in mem.search_unified("Lisbon trip").hits}
+    assert hits[trip.id].why.context is None and hits[trip.id].why.text > 0
+    assert hits[hotel.id].why.text == 0 and (hits[hotel.id].why.context or 0) > 0
+
+
 def test_the_note_of_a_deleted_memory_names_no_memory(ltm: tuple[Engram, Path]) -> None:
     """The vault is the user's: deleting a promoted memory leaves its note, and a hit on
     that note must not hand out the id of a memory that is gone."""

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from engram.cli.common import (
     State,
@@ -327,9 +328,24 @@ def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> N
             plain(hit.path or ""),
             *numbers,
             hit.saved,
-            plain(hit.title),
+            _titled(hit, verbose),
         )
     out.print(table)
+
+
+def _titled(hit: UnifiedHit, verbose: bool) -> Text:
+    """The title, and in the verbose table the credit a memory took from its neighbours or
+    through the words of the best matches: a hit of no text and no meaning looked matched for
+    no reason (a probe)."""
+    title = plain(hit.title)
+    credit = [
+        f"{name} {fmt_score(value)}"
+        for name, value in (("context", hit.why.context), ("expansion", hit.why.expansion))
+        if value
+    ]
+    if verbose and credit:
+        title.append("\n" + ", ".join(credit), style="dim")
+    return title
 
 
 COMMANDS = (promote, index_ltm, vault, backup)

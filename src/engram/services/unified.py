@@ -51,16 +51,21 @@ Source = Literal["stm", "ltm"]
 
 class UnifiedWhy(Result):
     """`text`: full-text relevance within its own layer (0–1); `semantic`: cosine similarity
-    of query and item, when the item was a vector neighbour; `decay`: the memory's score (stm
-    only); `weight`: the layer's weight; `rank`: what the list is ordered by."""
+    of query and item, when the item was a vector neighbour; `context` and `expansion`: a
+    memory's credit from its neighbours and through the words of the best matches, as
+    `search_memory` gives them (a hit with neither text nor meaning looked matched for no
+    reason: a probe); `decay`: the memory's score (stm only); `weight`: the layer's weight;
+    `rank`: what the list is ordered by."""
 
     text: float
     semantic: float | None = None
+    context: float | None = None
+    expansion: float | None = None
     decay: float | None
     weight: float
     rank: float
 
-    @field_serializer("text", "semantic", "decay", "weight", "rank")
+    @field_serializer("text", "semantic", "context", "expansion", "decay", "weight", "rank")
     def _rounded(self, value: float | None) -> float | None:
         return _rounded(value)
 
@@ -286,6 +291,8 @@ def _from_memory(
         why=UnifiedWhy(
             text=hit.why.text,
             semantic=hit.why.semantic,
+            context=hit.why.context,
+            expansion=hit.why.expansion,
             decay=hit.score,
             weight=weight,
             rank=weight * scale * hit.rank,
