@@ -15,7 +15,7 @@ LAYERS = {
     "core": 0,
     "about": 0,
     "errors": 0,
-    "clock": 0,
+    "clock": 1,  # refuses with `errors`
     "config_env": 0,
     "atomic": 0,
     "process_memory": 0,

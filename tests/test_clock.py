@@ -36,7 +36,7 @@ def test_advance_moves_by_elapsed_time_across_daylight_saving(
 
 
 def test_a_naive_start_is_refused() -> None:
-    with pytest.raises(ValueError, match="timezone-aware"):
+    with pytest.raises(ValidationError, match="start: must be a timezone-aware"):
         FixedClock(datetime(2026, 1, 1))
     assert FixedClock(datetime(2026, 1, 1, tzinfo=UTC)).advance(days=2).day == 3
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+from engram.errors import ValidationError
+
 Clock = Callable[[], datetime]
 
 
@@ -16,8 +18,11 @@ class FixedClock:
     """A clock that stands still until moved: for tests, imports and simulations."""
 
     def __init__(self, start: datetime) -> None:
-        if start.tzinfo is None:
-            raise ValueError("FixedClock needs a timezone-aware start time")
+        if not isinstance(start, datetime) or start.tzinfo is None:
+            # An EngramError, as every refusal of the library is (a plain ValueError: a probe).
+            raise ValidationError(
+                "start", "must be a timezone-aware datetime (datetime(…, tzinfo=UTC))"
+            )
         self.now = start
 
     def __call__(self) -> datetime:
