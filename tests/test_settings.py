@@ -764,6 +764,15 @@ def test_unknown_override_is_refused_with_the_name_it_may_mean() -> None:
         load_settings(zzz=1)
 
 
+def test_a_bad_keyword_of_open_is_named_as_the_keyword(tmp_path: Path) -> None:
+    """`Engram.open(forget_threshold=-1)` was told of ENGRAM_FORGET_THRESHOLD, a variable the
+    caller never set (a probe)."""
+    with pytest.raises(ConfigError, match="^invalid setting forget_threshold: "):
+        Engram.open(str(tmp_path / "k.db"), forget_threshold=-1)
+    with pytest.raises(ConfigError, match="^invalid setting ENGRAM_FORGET_THRESHOLD: "):
+        load_settings(forget_threshold=-1)  # the CLI's overrides are its variables
+
+
 def test_store_url_forms(tmp_path: Path) -> None:
     with Engram.open(f"sqlite:///{tmp_path}/u.db") as mem:
         assert mem.stats().location == str(tmp_path / "u.db")

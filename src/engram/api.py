@@ -75,7 +75,8 @@ class Engram:
             settings["storage_path"] = os.fspath(path_or_url)
         if clock is not None and not callable(clock):  # a number for a clock failed every save
             raise ValidationError("clock", "must be a function returning an aware datetime")
-        return cls(build_app(load_settings(**settings), clock=clock, recover_vectors=True))
+        opened = load_settings(keywords=True, **settings)
+        return cls(build_app(opened, clock=clock, recover_vectors=True))
 
     @property
     def app(self) -> App:

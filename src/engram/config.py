@@ -326,10 +326,11 @@ def readable_env_files() -> tuple[tuple[Path, ...], dict[str, str]]:
     return tuple(files), names
 
 
-def load_settings(**overrides: Any) -> Settings:
-    """Read settings once, turning any bad value into a ConfigError naming the variable. The
-    seed's variable names are read too, and unknown ENGRAM_* names warned about
-    (`engram.config_env`)."""
+def load_settings(*, keywords: bool = False, **overrides: Any) -> Settings:
+    """Read settings once, turning any bad value into a ConfigError naming the variable (or,
+    with `keywords`, an override by the keyword the caller gave: `Engram.open(forget_threshold
+    =-1)` was told of ENGRAM_FORGET_THRESHOLD, a probe). The seed's variable names are read
+    too, and unknown ENGRAM_* names warned about (`engram.config_env`)."""
     names = set(Settings.model_fields)
     unknown = sorted(set(overrides) - names)
     if unknown:
@@ -353,7 +354,11 @@ def load_settings(**overrides: Any) -> Settings:
         settings = Settings(_env_file=files, **seed, **overrides)
     except ValidationError as exc:
         given_here = set(overrides) | {k.upper() for k in os.environ}
-        where = describe_errors(exc, lambda n: _file_setting(n, given_here, files))
+        where = describe_errors(
+            exc,
+            lambda n: _file_setting(n, given_here, files),
+            lambda n: n if keywords and n in overrides else ENV_PREFIX + n.upper(),
+        )
         raise ConfigError(where) from None
     given = {k[len(ENV_PREFIX) :].lower() for k in engram_set} | set(seed)
     _tell_unused_decay_settings(settings.decay_model, given)
@@ -381,9 +386,13 @@ def _tell_unused_decay_settings(model: str, given: set[str]) -> None:
             )
 
 
-def describe_errors(exc: ValidationError, source: Callable[[str], str] = lambda name: "") -> str:
-    """One line per bad setting; `source(name)` says where a setting was read from, when the
-    environment did not give it."""
+def describe_errors(
+    exc: ValidationError,
+    source: Callable[[str], str] = lambda name: "",
+    named: Callable[[str], str] = lambda name: ENV_PREFIX + name.upper(),
+) -> str:
+    """One line per bad setting, `named` as the user set it; `source(name)` says where a
+    setting was read from, when the environment did not give it."""
     lines = []
     for err in exc.errors():
         name = ".".join(str(p) for p in err["loc"])
@@ -392,7 +401,7 @@ def describe_errors(exc: ValidationError, source: Callable[[str], str] = lambda 
             empty = err["type"] == "string_too_short" and err.get("ctx", {}).get("min_length") == 1
             # A field validator's message as written ("Value error, '..' is not allowed")
             said = "must not be empty" if empty else err["msg"].removeprefix("Value error, ")
-            lines.append(f"invalid setting {ENV_PREFIX}{name.upper()}{source(name)}: {said}")
+            lines.append(f"invalid setting {named(name)}{source(name)}: {said}")
         else:  # a rule between settings: name them as the user sets them
             message = _SETTING_NAME.sub(
                 lambda m: ENV_PREFIX + m.group().upper(), err["msg"].removeprefix("Value error, ")
