@@ -767,9 +767,9 @@ def test_unknown_override_is_refused_with_the_name_it_may_mean() -> None:
 def test_a_bad_keyword_of_open_is_named_as_the_keyword(tmp_path: Path) -> None:
     """`Engram.open(forget_threshold=-1)` was told of ENGRAM_FORGET_THRESHOLD, a variable the
     caller never set (a probe)."""
-    with pytest.raises(ConfigError, match="^invalid setting forget_threshold: "):
+    with pytest.raises(ConfigError, match=r"^invalid setting forget_threshold: "):
         Engram.open(str(tmp_path / "k.db"), forget_threshold=-1)
-    with pytest.raises(ConfigError, match="^invalid setting ENGRAM_FORGET_THRESHOLD: "):
+    with pytest.raises(ConfigError, match=r"^invalid setting ENGRAM_FORGET_THRESHOLD: "):
         load_settings(forget_threshold=-1)  # the CLI's overrides are its variables
 
 
