@@ -109,6 +109,11 @@ def test_list_show_and_open_read_the_vault(ltm: tuple[Engram, Path]) -> None:
     assert mem.app.ltm.open_memory(m.id).path == promoted
     with pytest.raises(NotFoundError):
         mem.app.ltm.show("Engram/missing.md")
+    # its note deleted by hand: the way to write it again is said (a probe)
+    assert promoted is not None
+    (vault / promoted).unlink()
+    with pytest.raises(NotFoundError, match=f"promote memory {m.id} again"):
+        mem.app.ltm.open_memory(m.id)
     with pytest.raises(ValidationError, match="path"):
         mem.app.ltm.show("../outside.md")
 

@@ -495,7 +495,14 @@ class LtmService:
                 f"{ident} is {memory.status.value} and was never promoted: it has no note "
                 "(promote it first)",
             )
-        return self.show(self.note_path(memory) or memory.promoted_to)
+        path = self.note_path(memory) or memory.promoted_to
+        try:
+            return self.show(path)
+        except NotFoundError:
+            # "note not found" alone left the user to guess the fix (a probe)
+            raise NotFoundError(
+                "note", path, f"deleted from the vault: promote memory {ident} again to rewrite it"
+            ) from None
 
     def promoted_memories(self) -> list[Memory]:
         """The promoted memories (up to MAX_PROMOTED), whole: what `status` and `vault import`
