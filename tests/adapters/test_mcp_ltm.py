@@ -66,7 +66,15 @@ async def test_promotion_end_to_end_through_the_mcp_client(tmp_path: Path) -> No
         assert [h["path"] for h in found["hits"]].count(item["path"]) == 1
         assert [h["id"] for h in found["hits"]].count(saved["id"]) == 1
         assert (hit["id"], hit["path"]) == (saved["id"], item["path"])
-        assert set(hit["why"]) == {"text", "semantic", "decay", "weight", "rank"}
+        assert set(hit["why"]) == {
+            "text",
+            "semantic",
+            "context",
+            "expansion",
+            "decay",
+            "weight",
+            "rank",
+        }
 
 
 @pytest.mark.anyio
