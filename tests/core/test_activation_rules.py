@@ -336,6 +336,14 @@ def test_entity_precision_and_recall_are_at_least_085(name: str) -> None:
     assert tp / (tp + fp) >= 0.85 and tp / (tp + fn) >= 0.85
 
 
+def test_an_adverb_opening_a_sentence_is_no_name() -> None:
+    """A probe's vault notes listed "Currently" among their entities."""
+    assert extract_entities("Currently working on the Atlas migration.") == ["Atlas"]
+    assert extract_entities("Recently started learning Go.") == ["Go"]
+    for name in ("Emily", "Kimberly", "Beverly", "Holly"):
+        assert extract_entities(f"{name} is my sister.") == [name]
+
+
 def test_the_seeds_example_finds_the_technology() -> None:
     assert extract_entities("Use JWT for auth") == ["JWT"]
     assert extract_entities("Decided on PostgreSQL 16 for Atlas") == ["PostgreSQL 16", "Atlas"]

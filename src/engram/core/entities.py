@@ -247,6 +247,10 @@ def _is_name(word: str, position: int, tokens: list[str]) -> bool:
         return False  # "Book a …", "Forget my …": the verb an instruction opens with
     if (low.endswith("ed") and len(low) > 4) or (low.endswith("ing") and len(low) > 5):
         return False  # "Decided …", "Fixed …", "Planning …"
+    if len(low) >= 7 and low.endswith("ly") and not low.endswith(("rly", "ily")):
+        # "Currently working on …", "Recently started …": an adverb (a probe's notes had
+        # "Currently" among their entities); names so long end "-rly" or "-ily" (Kimberly)
+        return False
     # "Uses neovim …", "Runs a marathon …": the verb a note about someone begins with
     return low not in COMMON_STARTS and not (low.endswith("s") and low[:-1] in COMMON_STARTS)
 
