@@ -104,7 +104,7 @@ def said_the_day_before(
     """The memories saved on the eve of a day to come that call it "tomorrow", each with that
     day: "Dentist appointment tomorrow at 3pm", saved today, is what "What's happening
     tomorrow?" asks for, and the rest of today's memories are not (a day to come lifts nothing
-    saved near it, `SearchService`)."""
+    saved near it, `NamedDays`)."""
     found: dict[str, tuple[Stub, str]] = {}
     for start, _, iso in spans:
         day = date.fromisoformat(iso)
