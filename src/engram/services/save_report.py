@@ -116,7 +116,8 @@ def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) ->
         for old in replaced[1:]
         if old.similarity >= floor and shared_terms(memory.content, fact.content, old.content)
     ]
-    replaced += _copies_of(ctx, fact, memory, left, {memory.id, *(old.id for old in replaced)})
+    taken = {memory.id, *(old.id for old in replaced)}  # the fact among them
+    replaced += _copies_of(ctx, fact, memory, left, taken)
     for old in replaced:
         ctx.store.add_relation(
             Relation(
@@ -152,7 +153,7 @@ def _copies_of(
         return []
     live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
     near = ctx.store.vector_search(stored[fact.id], live, SIMILAR_REPORTED + 1)
-    alike = [s.id for s in near if s.relevance >= threshold and s.id not in taken | {fact.id}]
+    alike = [s.id for s in near if s.relevance >= threshold and s.id not in taken]
     copies = [
         m
         for m in ctx.store.get_many(alike)
