@@ -420,6 +420,7 @@ def test_what_was_said_the_day_before_of_tomorrow_is_found_for_that_day(
     with Engram.open(store_url, clock=clock) as mem:
         dentist = mem.save("Dentist appointment tomorrow at 3pm")
         mem.save("Had a great burrito for lunch")
+        mem.save("Haircut the day after tomorrow")
         mem.save_many(
             [
                 Draft(

@@ -94,8 +94,8 @@ def named_days_found(ctx: Context, spans: Spans, where: Filter, limit: int) -> N
     )
 
 
-# How a memory saved the day before a day names it.
-_TOMORROW = re.compile(r"\b(?:tomorrow|tmrw)\b", re.IGNORECASE)
+# How a memory saved the day before a day names it ("the day after tomorrow" is another day).
+_TOMORROW = re.compile(r"(?<!after )\b(?:tomorrow|tmrw)\b", re.IGNORECASE)
 
 
 def said_the_day_before(
