@@ -127,6 +127,36 @@ def test_days_of_the_users_things_where_their_work_lives_and_what_they_learn(
 @pytest.mark.parametrize(
     ("text", "intent"),
     [
+        # news announced before it is told, and what happened in the user's life (an MCP
+        # probe: each was none)
+        ("Big news: we moved to Berlin last weekend!", "save"),
+        ("We moved to Berlin last weekend.", "save"),
+        ("Update: I now write Rust at work instead of Python.", "save"),
+        ("Great news, I got the job at Spotify!", "save"),
+        ("I broke my wrist yesterday.", "save"),
+        ("We got a cat named Miso!", "save"),
+        ("We got married in June!", "save"),
+        ("I was diagnosed with type 2 diabetes last month.", "save"),
+        ("Anything about my health I should remember?", "recall"),
+        ("How do I take my coffee?", "recall"),
+        # the same words about the work, or asking how to do something
+        ("We moved the meeting to Friday.", "none"),
+        ("Update the README with the new flags.", "none"),
+        ("Update: the build is broken again.", "none"),
+        ("I got the job done before lunch.", "none"),
+        ("I broke my build again.", "none"),
+        ("How do I take my screenshot on a Mac?", "none"),
+        ("Is there anything I should know about decorators?", "none"),
+    ],
+)
+def test_news_life_events_and_what_the_user_must_remember(text: str, intent: str) -> None:
+    """The sixth round of rules (docs/activation.md), each beside what it must leave alone."""
+    assert classify(text).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
         ("What's on April 15?", "recall"),
         ("Anything happening on Friday?", "recall"),
         ("What is scheduled for tomorrow?", "recall"),
@@ -344,6 +374,15 @@ def test_an_adverb_opening_a_sentence_is_no_name() -> None:
         assert extract_entities(f"{name} is my sister.") == [name]
 
 
+def test_a_greeting_and_its_announcement_are_no_name_and_no_emphasis() -> None:
+    """An MCP probe's "Hi! Quick intro: …" named "Quick" and was +0.1 for the greeting's "!"."""
+    text = "Hi! Quick intro: my sister Ana lives in Montreal."
+    assert extract_entities(text) == ["Ana", "Montreal"]
+    assert importance(text) == (1.0, [])
+    assert extract_entities("Big news: Ana is moving to Lisbon.") == ["Ana", "Lisbon"]
+    assert importance("Hey! We finally got the keys!")[0] == pytest.approx(1.1)
+
+
 def test_the_seeds_example_finds_the_technology() -> None:
     assert extract_entities("Use JWT for auth") == ["JWT"]
     assert extract_entities("Decided on PostgreSQL 16 for Atlas") == ["PostgreSQL 16", "Atlas"]
@@ -532,6 +571,9 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     # question's own words stay, its meaning needs them ("work" alone found standup first)
     assert recall_query("Where do I work these days?") == "Where do I work?"
     assert recall_query("Do I have any allergies?") == "Do I have allergies?"
+    # what the user must remember is what they ask for (a probe: "What birthdays do I need to?")
+    assert recall_query("What birthdays do I need to remember?") == "What birthdays?"
+    assert recall_query("Anything about my health I should remember?") == "Anything about my health?"
     assert recall_query("Who's my manager again?") == "my manager?"
     # "time" is asked of; "last time" says when it was said (an MCP probe: "What does my
     # flight leave?")

@@ -73,7 +73,7 @@ COMMON_STARTS = frozenset(
     lost won ate wrote heard kept sold began brought built caught drove fell flew forgot held
     knew meant quit sat slept spoke stood taught threw woke wore lunch dinner breakfast brunch
     coffee update correction edit summary todo agenda status warning tip decision team
-    weather""".split()
+    weather quick big intro guess exciting""".split()
 )
 # Words written in capitals to flag a line, not to name anything ("TODO: …", "IMPORTANT: …").
 # A capitalised common word (NOTE, NEVER, SO) is read the same way.

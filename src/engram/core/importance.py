@@ -40,7 +40,13 @@ IMPORTANCE: tuple[tuple[re.Pattern[str], float, str, bool], ...] = (
         "safety or deadline",
         True,
     ),
-    (re.compile(r"!"), 0.1, "emphasis", False),
+    # not a greeting's ("Hi! Quick intro: …" was +0.1 for the "Hi!", a probe)
+    (
+        re.compile(r"(?<!\bhi)(?<!\bhey)(?<!\bhello)(?<!\bthanks)(?<!\boh)(?<!\bwow)!", re.I),
+        0.1,
+        "emphasis",
+        False,
+    ),
 )
 BASE_STRENGTH = 1.0
 

@@ -215,6 +215,12 @@ RULES: tuple[Rule, ...] = (
         r"|(?:is|are) (?:my|our) (?:[\w'-]+ ){1,2}?(?:getting (?:better|worse)|still)"
         r"|(?:is )?any(?:thing| \w+) (?:coming up|planned|scheduled|due)"
         r"|(?:what|which|who)\b[^.!?]*\bdo (?:i|we) (?:need to |have to )?remember"
+        # "Anything about my health I should remember?" (a probe: none, 0.9)
+        r"|(?:is there )?any(?:thing| \w+)\b[^.!?]*\b(?:i|we) (?:should|need to|have to|must) "
+        r"(?:remember|keep in mind|not forget)"
+        # how the user likes a thing: "How do I take my coffee?" (not "How do I reset my …")
+        r"|how do (?:i|we) (?:usually )?(?:like|take|drink|eat) (?:my|our) [\w'-]+(?: [\w'-]+)?"
+        r"(?=\s*\?\s*$)"
         # the household's and the team's own: "What school do the kids go to?", "When is the
         # dog's vet appointment?", "What time is standup?" (a probe); not "What time is it?"
         r"|(?:what|when|where|which|who)\b[^.!?]*\b(?:the|our) (?:kids|children|baby|dog|cat)\b"
@@ -393,7 +399,7 @@ RULES: tuple[Rule, ...] = (
         # "Actually Tom isn't my manager anymore, it's Sarah Kim now" (a probe)
         rf"\b(?:is|are)(?:n't| not| no longer) (?:my|our) (?:\w+ )?{RELATION}\b|"
         # where the user lives now, not what they moved in the code ("I moved the check")
-        r"\bi(?:'ve| have)? (?:just )?moved (?:to|from|back|here|there|abroad|away|out|in with|"
+        r"\b(?:i|we)(?:'ve| have)? (?:just )?moved (?:to|from|back|here|there|abroad|away|out|in with|"
         r"house|cities|countries)\b|"
         r"\bi(?:'m| am) (?:flying|travelling|traveling|moving|relocating|training for|"
         r"studying|preparing for)\b|"
@@ -447,6 +453,28 @@ RULES: tuple[Rule, ...] = (
         0.8,
         "personal",
         tail=True,
+    ),
+    # What happened in the user's life: a job, a marriage, a diagnosis, an injury, a pet, a
+    # child ("Great news, I got the job at Spotify!", "I broke my wrist yesterday", "We got a
+    # cat named Miso!" were none: their past tense reads as work narrated, a probe).
+    _rule(
+        "save",
+        r"\b(?:i|we)(?:'ve| have)? (?:just |finally |officially )?(?:got|landed|accepted|"
+        r"received|was offered|were offered) (?:a |an |the |my |our )?(?:new |first )?(?:job|"
+        r"position|role|offer|job offer|internship|promotion|scholarship|visa|green card|"
+        r"mortgage)\b(?! done\b)"
+        r"|\b(?:i|we)(?:'ve| have)? (?:just )?(?:got|gotten|been|was|were) (?:married|engaged|"
+        r"divorced|promoted|hired|laid off|fired|diagnosed with)\b"
+        r"|\bi (?:just )?(?:broke|sprained|fractured|tore|injured|dislocated|twisted|hurt) my "
+        r"(?:\w+ )?(?:wrist|arm|leg|ankle|knee|foot|hand|finger|toe|back|neck|shoulder|hip|ribs?|"
+        r"nose|collarbone|elbow|acl|meniscus)\b"
+        r"|\b(?:i|we)(?:'ve| have)? (?:just )?(?:got|adopted|rescued|bought|brought home) "
+        r"(?:a|an|two|three|\d+) (?:new )?(?:\w+ )?(?:cat|dog|puppy|kitten|pet|rabbit|bunny|"
+        r"hamster|parrot|bird|horse)s?\b"
+        r"|\b(?:i|we)(?:'ve| have)? (?:just )?(?:had|welcomed) (?:a|our) (?:baby|son|daughter|"
+        r"first child|second child)\b|\b(?:i|we) graduated\b|\bwe(?:'re| are) expecting\b",
+        0.8,
+        "personal",
     ),
     # "I just started learning the cello", "I recently began taking piano lessons".
     _rule(

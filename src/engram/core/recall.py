@@ -84,6 +84,8 @@ def recall_query(message: str, today: date | None = None) -> str:
     # "My name is Daniel" and "a golden retriever named Biscuit" above her (a helper's probe).
     text = without_naming(text)
     text = _LAST_TIME.sub(" ", text)  # "time" alone is asked of: "What time does…"
+    # "What birthdays do I need to remember?" searched "What birthdays do I need to?" (a probe)
+    text = _MUST_REMEMBER.sub(" ", text)
     asked = _WORDS.sub(lambda w: " " if w[0].casefold() in _RECALL_NOISE else w[0], text)
     asked = _SPACE_BEFORE_MARK.sub(r"\1", " ".join(asked.split())).strip(" ,;:")
     # Nothing but function words left: "Do you remember what it was?" searched "what it was",
@@ -104,6 +106,11 @@ def recall_query(message: str, today: date | None = None) -> str:
 
 
 _LAST_TIME = re.compile(r"\b(?:the )?last time\b", re.IGNORECASE)
+_MUST_REMEMBER = re.compile(
+    r"\b(?:(?:do |should |must )?(?:i|we) )?(?:need to|have to|should|must|ought to|got to|gotta)"
+    r"\s+(?:remember|recall|keep in mind|not forget)\b",
+    re.IGNORECASE,
+)
 _WORDS = re.compile(r"[\w'’]+")
 _SPACE_BEFORE_MARK = re.compile(r"\s+([?.!,;:])")
 
