@@ -918,7 +918,7 @@ async def test_a_save_saying_a_fact_changed_supersedes_it_over_mcp(server: Serve
     assert "supersedes" in json.dumps(graph)
     hits = await server.call("search_memory", {"query": f"{team} jenkins", "limit": 2})
     assert [h["id"] for h in hits["hits"]] == [changed["memory"]["id"], old["id"]]
-    assert f"superseded by {changed['memory']['id'][:8]}" in hits["hits"][1]["why"]
+    assert f"superseded by {changed['memory']['id']}," in hits["hits"][1]["why"]
     plain = await server.call("save_memory", {"content": f"The {team} likes pizza on Fridays"})
     assert plain["supersedes"] == []
 

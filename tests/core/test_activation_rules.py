@@ -573,7 +573,8 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     assert recall_query("Do I have any allergies?") == "Do I have allergies?"
     # what the user must remember is what they ask for (a probe: "What birthdays do I need to?")
     assert recall_query("What birthdays do I need to remember?") == "What birthdays?"
-    assert recall_query("Anything about my health I should remember?") == "Anything about my health?"
+    health = "Anything about my health I should remember?"
+    assert recall_query(health) == "Anything about my health?"
     assert recall_query("Who's my manager again?") == "my manager?"
     # "time" is asked of; "last time" says when it was said (an MCP probe: "What does my
     # flight leave?")

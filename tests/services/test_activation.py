@@ -335,7 +335,7 @@ def test_a_correction_supersedes_the_fact_and_is_found_first(mem: Engram, store_
     assert hits[0].why.context is not None and hits[0].why.context > 0
     # the old fact says it held before the news
     assert hits[1].why.superseded_by == news.memory.id and hits[0].why.superseded_by is None
-    assert f"superseded by {news.memory.id[:8]}" in why_summary(hits[1])
+    assert f"superseded by {news.memory.id}," in why_summary(hits[1])
     assert other.id not in {h.memory.id for h in hits[:2]}
     # a save that says nothing changed supersedes nothing, nor does a copy saved in bulk
     plain = mem.save_result(Draft("Lisa loves fish tacos"))

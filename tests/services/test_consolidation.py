@@ -427,8 +427,27 @@ def test_news_and_the_fact_it_supersedes_are_not_merged_by_the_rules(mem: Engram
     ((cluster),) = done.clusters
     assert cluster.action == "review"
     assert cluster.note is not None
-    assert f"{news.id[:8]} supersedes {plan.id[:8]}" in cluster.note
+    assert f"{news.id} supersedes {plan.id}" in cluster.note  # whole ids: a tool takes them
     assert done.merged == []
+
+
+def test_an_approved_merge_leaves_out_what_is_superseded(mem: Engram, clock: FixedClock) -> None:
+    """Approved, a fact and the news that replaced it were merged as "lives in Montreal" then
+    "moved to Toronto", dated from the old fact, its name still an entity (an MCP probe)."""
+    old = mem.save("My sister Ana lives in Montreal")
+    clock.advance(days=20)
+    news = mem.save("My sister Ana moved to Toronto for a new job")
+    again = mem.save("My sister Ana now lives in Toronto")
+    if not mem.relations(old.id):  # made at save time where meaning is on
+        mem.create_relation(news.id, old.id, "supersedes")
+    ids = [old.id, news.id, again.id]
+    ((view),) = mem.consolidate(memory_ids=ids).clusters
+    assert view.merged_preview is not None and "Montreal" not in view.merged_preview.content
+    merged = mem.consolidate(mode="apply", memory_ids=ids).merged[0].merged
+    assert sorted(merged.content.split("\n")) == sorted([news.content, again.content])
+    assert merged.created_at == news.created_at
+    assert "Montreal" not in merged.entities and "Toronto" in merged.entities
+    assert merged.use_count == sum(m.use_count for m in mem.get_many(ids))  # its uses count
 
 
 def test_a_touch_while_a_merge_is_written_counts_in_the_merged_memory(

@@ -399,8 +399,8 @@ RULES: tuple[Rule, ...] = (
         # "Actually Tom isn't my manager anymore, it's Sarah Kim now" (a probe)
         rf"\b(?:is|are)(?:n't| not| no longer) (?:my|our) (?:\w+ )?{RELATION}\b|"
         # where the user lives now, not what they moved in the code ("I moved the check")
-        r"\b(?:i|we)(?:'ve| have)? (?:just )?moved (?:to|from|back|here|there|abroad|away|out|in with|"
-        r"house|cities|countries)\b|"
+        r"\b(?:i|we)(?:'ve| have)? (?:just )?moved (?:to|from|back|here|there|abroad|away|out|"
+        r"in with|house|cities|countries)\b|"
         r"\bi(?:'m| am) (?:flying|travelling|traveling|moving|relocating|training for|"
         r"studying|preparing for)\b|"
         # a condition, a diet or a trait: "I'm diabetic", "I've been vegan for three years"

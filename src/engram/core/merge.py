@@ -26,7 +26,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from engram.core.index_terms import index_term
@@ -356,24 +356,32 @@ def merged_strength(strengths: Sequence[float], cohesion: float) -> float:
     return min(MAX_STRENGTH, max(strengths) + extra)
 
 
-def merge(memories: Sequence[Memory], cohesion: float, new_id: str) -> Memory:
-    """One active memory standing for `memories` (two or more), by the rules above."""
+def merge(
+    memories: Sequence[Memory], cohesion: float, new_id: str, outdated: Collection[str] = ()
+) -> Memory:
+    """One active memory standing for `memories` (two or more), by the rules above.
+
+    `outdated`: those of them another of them supersedes. What they said is left out (their
+    words, names and day), their uses are counted: a merge of a fact with the news that
+    replaced it read "lives in Montreal" then "moved to Toronto", dated from the old fact and
+    marked outdated nowhere (an MCP probe). All of them outdated is none outdated."""
     if len(memories) < 2:
         raise ValueError("a merge needs at least two memories")
     oldest_first = sorted(memories, key=lambda m: (m.created_at, m.id))
+    current = [m for m in oldest_first if m.id not in outdated] or oldest_first
     meta: dict[str, Any] = {}
     for m in reversed(oldest_first):
         meta.update(m.meta)
-    first_episode = next((m for m in oldest_first if m.episode is not None), None)
+    first_episode = next((m for m in current if m.episode is not None), None)
     return Memory(
         id=new_id,
-        content=merged_content(m.content for m in oldest_first),
+        content=merged_content(m.content for m in current),
         tags=_union(m.tags for m in oldest_first),
-        entities=_union(m.entities for m in oldest_first),
-        source=next((m.source for m in oldest_first if m.source), None),
-        context=next((m.context for m in oldest_first if m.context), None),
+        entities=_union(m.entities for m in current),
+        source=next((m.source for m in current if m.source), None),
+        context=next((m.context for m in current if m.context), None),
         meta=meta,
-        created_at=oldest_first[0].created_at,
+        created_at=current[0].created_at,
         last_used=max(m.last_used for m in memories),
         use_count=_total(m.use_count for m in memories),
         strength=merged_strength([m.strength for m in memories], cohesion),

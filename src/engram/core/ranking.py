@@ -162,7 +162,8 @@ def why_summary(hit: SearchHit, with_reason: bool = True) -> str:
         ("expansion", None if why.expansion is None else _at_least_shown(why.expansion)),
         ("saved near", why.day),
         ("like one above", None if why.alike is None else _short(why.alike)),
-        ("superseded by", None if why.superseded_by is None else why.superseded_by[:8]),
+        # the whole id: a tool takes it ("superseded by 020bb245" was an id no tool took)
+        ("superseded by", why.superseded_by),
     )
     parts += [f"{label} {shown}" for label, shown in found if shown is not None]
     parts.append(f"decay {_short(why.decay)}")

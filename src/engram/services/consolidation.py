@@ -48,7 +48,7 @@ from engram.core.models import Memory, Status
 from engram.errors import BusyError, ConfigError, NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.merge_apply import ConflictError, MergeWriter
+from engram.services.merge_apply import ConflictError, MergeWriter, outdated_among
 from engram.services.merge_undo import undo_merge
 from engram.services.results import (
     ClusterResult,
@@ -214,7 +214,8 @@ class ConsolidationService:
         if cluster.action != "keep":
             members = self.ctx.store.get_many(list(cluster.members))
             if len(members) == len(cluster.members):
-                preview = merge(members, cluster.cohesion, new_id=merged_id(cluster.id))
+                outdated = outdated_among(self.ctx.store, cluster.members)
+                preview = merge(members, cluster.cohesion, merged_id(cluster.id), outdated)
                 # Said in the review band too: "only 0.85 alike" hid that one memory said
                 # March 3 and another March 4, and a person approved a merge of the two.
                 said = self.disagreement(members, cluster.cohesion >= merge_at - ROUNDING)
@@ -244,7 +245,10 @@ class ConsolidationService:
         # offered as one fact (an MCP probe): a merge would hold both dates as current.
         news = next((r for r in inside if r.type == "supersedes"), None)
         if news is not None:
-            return f"{news.from_id[:8]} supersedes {news.to_id[:8]}: the newer one holds"
+            return (
+                f"{news.from_id} supersedes {news.to_id}: the newer one holds (a merge keeps "
+                "the words of what is not superseded)"
+            )
         return disagreement([m.content for m in members], near_copies)
 
     # -- merging ------------------------------------------------------------------------------
@@ -416,7 +420,12 @@ class ConsolidationService:
                 member_ids=ordered,
                 cohesion=round(value, 6),
                 action=action,
-                merged_preview=merge(list(members.values()), value, new_id=merged_id(ident)),
+                merged_preview=merge(
+                    list(members.values()),
+                    value,
+                    merged_id(ident),
+                    outdated_among(self.ctx.store, members),
+                ),
                 note=note,
             )
         ]

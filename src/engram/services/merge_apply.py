@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+from collections.abc import Collection
 from typing import Any
 
 from engram.core.clustering import cluster_id
@@ -27,6 +28,7 @@ from engram.errors import NotFoundError, StoreError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.results import ClusterView, MergeDone
+from engram.storage.protocol import Store
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,15 @@ _COUNTERS = (
     "last_review_at",
     "strength",
 )
+
+
+def outdated_among(store: Store, ids: Collection[str]) -> frozenset[str]:
+    """Those of `ids` another of them supersedes (`core.merge.merge` leaves their words out)."""
+    return frozenset(
+        r.to_id
+        for r in store.relations(sorted(ids))
+        if r.type == "supersedes" and r.from_id in ids and r.to_id in ids
+    )
 
 
 class ConflictError(StoreError):
@@ -61,7 +72,8 @@ class MergeWriter:
         now_id = cluster_id(view.member_ids, {m.id: version(m) for m in originals.values()})
         if now_id != view.id:
             raise ConflictError(f"cluster {view.id}: a member changed since the cluster was found")
-        merged = merge(list(originals.values()), view.cohesion, new_id=merged_id(view.id))
+        outdated = outdated_among(self.ctx.store, originals)
+        merged = merge(list(originals.values()), view.cohesion, merged_id(view.id), outdated)
         merged = self.stored_form(view, merged, content)
         merged = merged.model_copy(
             update={"meta": {**merged.meta, MARK: {"cluster": view.id, "state": "pending"}}}
