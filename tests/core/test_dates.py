@@ -12,7 +12,6 @@ from engram.core.dates import (
     day_spans,
     named_days,
     searched_of_a_day,
-    without_date_numbers,
     without_written_dates,
 )
 
@@ -175,25 +174,6 @@ def test_a_query_is_searched_by_meaning_without_its_dates() -> None:
         "?",
     ]
     assert without_written_dates("no date here") == "no date here"
-
-
-def test_a_query_is_searched_by_words_without_its_dates_bare_numbers() -> None:
-    """The month and an ordinal stay (a memory naming the date shares them); a day's or a
-    year's bare number, which any memory with a 3 or a 2026 in it shares, goes."""
-    assert without_date_numbers("buy on 3 March 2026?").split() == ["buy", "on", "March", "?"]
-    assert without_date_numbers("on the 10th of February 2024").split() == [
-        "on",
-        "the",
-        "10th",
-        "of",
-        "February",
-    ]
-    assert without_date_numbers("note on 2026-03-03 and 07.01.2024").split() == [
-        "note",
-        "on",
-        "and",
-    ]
-    assert without_date_numbers("step 3 may fail in 2026") == "step 3 may fail in 2026"
 
 
 def test_a_short_query_about_how_things_stand_now_is_read_as_one() -> None:

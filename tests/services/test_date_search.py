@@ -243,6 +243,66 @@ def test_what_was_said_on_a_day_asked_in_so_many_words_is_that_days_memories(
         assert {h.memory.id for h in hits[:2]} == {m.id for m in said}
 
 
+def test_what_happened_or_was_worked_on_then_is_that_days_memories(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A probe: "what happened on March 17" listed the memories saying "March 31" first and
+    none of that day's in the top six; "what did I work on last week" found "gopls works fine"
+    first by "work"; "what did I save …" and "remind me what I noted …" searched their verbs."""
+    with Engram.open(store_url, clock=clock) as mem:
+        today = clock.now.date()
+        last_week = clock.now - timedelta(days=today.weekday() + 5)
+        said = mem.save_many(
+            [
+                Draft(content="The payments outage lasted two hours", created_at=last_week),
+                Draft(content="Rewrote the billing worker's retries", created_at=last_week),
+            ]
+        )
+        other = 28 if last_week.day != 28 else 27
+        mem.save_many(
+            [
+                Draft(
+                    content=f"The {last_week:%B} {other} release happened without the new checkout",
+                    created_at=clock.now - timedelta(days=50),
+                ),
+                Draft(
+                    content=f"Invoices for {last_week:%B} are due on the {other}th",
+                    created_at=clock.now - timedelta(days=50),
+                ),
+                Draft(
+                    content="Switched my editor to Neovim; gopls works fine at work, saved me time",
+                    created_at=clock.now - timedelta(days=50),
+                ),
+                Draft(content="I noted to remind the team of the demo", created_at=clock.now),
+            ]
+        )
+        day = f"{last_week:%B} {last_week.day}"
+        expected = {m.id for m in said}
+        for asked in (
+            f"What happened on {day}?",
+            "What did I work on last week?",
+            f"What did I save on {day}?",
+            f"Remind me what I noted on {day}",
+            # the month is no search word beside its day: it matched the other days' memories
+            f"Anything important on {day}?",
+        ):
+            assert {h.memory.id for h in mem.search(asked)[:2]} == expected, asked
+
+
+def test_a_question_asking_how_things_stand_now_is_not_searched_by_those_words(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A probe: "where do I work these days" found "…work starts in May" by "days" first and
+    the new job seventh; "now" asks the same and was never a search word."""
+    with Engram.open(store_url, clock=clock) as mem:
+        renovation = mem.save("The renovation work starts in a few days")
+        office = mem.save("I work from the Rotterdam office")
+        plain = {h.memory.id: h.why.text for h in mem.search("where do I work?")}
+        assert {office.id, renovation.id} <= set(plain)  # each by "work" alone
+        for asked in ("where do I work these days?", "where do I work currently?"):
+            assert {h.memory.id: h.why.text for h in mem.search(asked)} == plain, asked
+
+
 def test_days_to_come_and_a_month_said_in_find_their_memories(
     store_url: str, clock: FixedClock
 ) -> None:

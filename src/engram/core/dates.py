@@ -155,30 +155,24 @@ def without_written_dates(text: str) -> str:
     return rest
 
 
-def without_date_numbers(text: str) -> str:
-    """`text` with the bare numbers of its written dates blanked, their month names and
-    ordinals kept: what a query naming a day is searched by as words. The day's number and
-    year found "parking spot number 3" and "the 2026 roadmap" for "what did I buy on 3
-    March?"; the month and an ordinal still find the memory that names the date ("a vacation
-    to Athens on the 10th of February")."""
-    rest = text
-    for _, m in _date_matches(text):
-        kept = " ".join(w for w in re.split(r"[\s,./-]+", m.group(0)) if not w.isdigit())
-        rest = rest.replace(m.group(0), f" {kept} ")
-    return rest
-
-
 # The act of telling, in a question about a day: "What did I tell you last week?", "What did
 # we discuss on April 24?" ask for all that was said then, and its words name none of it; nor
 # do those asking for what is planned then.
 _SAID = (
-    r"\b(?:did|do|have|had)\s+(?:i|we|you)\s+(?:tell|told|say|said|talk|talked|discuss|"
-    r"discussed|mention|mentioned|chat|chatted|share|shared|note|noted)\b(?:\s+(?:you|me|us))?"
+    r"\b(?:(?:did|do|have|had)\s+(?:i|we|you)\s+(?:tell|told|say|said|talk|talked|discuss|"
+    r"discussed|mention|mentioned|chat|chatted|share|shared|note|noted|save|saved|store|stored|"
+    r"write down|log|logged)|(?:remind me (?:of )?what )?(?:i|we)\s+(?:told|said|mentioned|noted|"
+    r"saved|stored|wrote down|logged))\b(?:\s+(?:you|me|us))?"
 )
 _TELLING = re.compile(_SAID, re.IGNORECASE)
 # and asking what is planned: "What's coming up next week?", "Anything on for Friday?"
+# and what was going on then: "What happened on March 17?" found the memories saying "March 31"
+# first by its words, none of that day's in its top six (a probe)
 _PLANS = re.compile(
-    r"\b(?:coming up|happening|going on|planned|scheduled|do (?:i|we) have)\b", re.IGNORECASE
+    r"\b(?:coming up|happen(?:s|ed|ing)?|going on|went on|planned|scheduled|do (?:i|we) have|"
+    r"(?:did|do) (?:i|we) (?:work on|get up to)|(?:was|were) (?:i|we) (?:doing|up to|working on))"
+    r"\b",
+    re.IGNORECASE,
 )
 # A month asked of what was said in it: "What did we talk about in March?" (a month alone is
 # not read otherwise: "in 2017" or "in March" is more often when something happened).
@@ -432,6 +426,20 @@ _PRESENT = re.compile(
 # message to a companion ("It still hurts") narrate, and lifting the latest memories for them
 # cost MADial-Bench R@10 0.668 -> 0.657 (its messages run 24 words and up).
 PRESENT_QUERY_WORDS = 16
+
+
+# The words that ask for the present and name nothing else, as "now" (a stopword) does: "where
+# do I work these days" found "…work starts in May" by "days" first, the new job seventh (a
+# probe).
+_ASKS_NOW = re.compile(
+    r"\b(?:currently|nowadays|these days|at the moment|right now|at present)\b", re.IGNORECASE
+)
+
+
+def without_asking_now(text: str) -> str:
+    """`text` without the words asking how things stand now, when it asks that
+    (`asks_about_the_present`): what it is searched by as words."""
+    return _ASKS_NOW.sub(" ", text) if asks_about_the_present(text) else text
 
 
 def asks_about_the_present(text: str) -> bool:

@@ -10,7 +10,7 @@ from typing import NamedTuple
 from engram.core.dates import (
     only_dates,
     searched_of_a_day,
-    without_date_numbers,
+    without_asking_now,
     without_written_dates,
 )
 from engram.core.own_name import in_first_person, without_name
@@ -35,14 +35,16 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
     # them ("30 november"), not by its digits nor by its meaning: "30 November 2026" found
     # "launch moved to April 14" first, by meaning, above what was saved that day.
     dates_only = only_dates(text)
-    # The days named are searched by when memories were saved (`saved_on`). Their numbers
-    # searched as words found "parking spot number 3" for "what did I buy on 3 March?" above
-    # what was bought that day (a memory naming the date still shares its month); their
-    # meaning drew the query's vector towards any memory with a date in it.
-    worded = without_date_numbers(text) if names_days else text
+    # The days named are searched by when memories were saved (`saved_on`) and by the phrases
+    # naming them (`day_phrases`). Their numbers searched as words found "parking spot number
+    # 3" for "what did I buy on 3 March?" above what was bought that day, and their month
+    # "the March 31 release" for "what happened on March 17?" (a probe); their meaning drew
+    # the query's vector towards any memory with a date in it.
+    worded = without_written_dates(text) if names_days else text
     # The answer to a question for a name says the name, seldom "name": "What's my wife's
     # name?" found "My name is Daniel" above "My wife Lisa…" by that word (its meaning keeps it).
     worded = without_naming(worded)
+    worded = without_asking_now(worded)
     meant = without_written_dates(text) if names_days else text
     bare = meant
     if names_days:
