@@ -594,6 +594,21 @@ def test_term_counts_count_memories_with_the_index_own_stemming_up_to_the_cap(
     assert store.term_counts([], cap=10).counts == {}
 
 
+def test_indexed_terms_are_the_words_the_index_holds_that_begin_so(store: Store) -> None:
+    """What a misspelled query word may have meant (`engram.services.spelling`)."""
+    put(
+        store,
+        mem("a", "We moved the event bus to Kafka", tags=("kafkaesque",)),
+        mem("b", "Kale salad for lunch"),
+        mem("c", "Deleted soon: kafuffle"),
+    )
+    store.delete(["c"])
+    assert sorted(store.indexed_terms("kaf", 100)) == ["kafka", "kafkaesqu"]  # stemmed
+    assert sorted(store.indexed_terms("ka", 100)) == ["kafka", "kafkaesqu", "kale"]
+    assert len(store.indexed_terms("ka", 2)) == 2
+    assert store.indexed_terms("zzz", 100) == []
+
+
 def test_text_search_honours_limit(store: Store) -> None:
     put(store, *(mem(f"m{i}", "common") for i in range(30)))
     assert len(store.text_search(["common"], Filter(), 7)) == 7

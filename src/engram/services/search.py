@@ -54,6 +54,7 @@ from engram.services.search_time import (
     named_days_found,
     successors_found,
 )
+from engram.services.spelling import respelling_said, with_respellings
 from engram.storage.protocol import Filter, Stub
 
 K = TypeVar("K", bound=Hashable)
@@ -173,10 +174,11 @@ class SearchService:
         pool = max(self.ctx.settings.search_candidates, limit * 4)
         # Whole-text vectors read while matching, so that diversifying does not read them again.
         seen: dict[str, NDArray[np.float32]] = {}
+        spelled: dict[str, list[str]] = {}  # its words read as others (`respelled`)
 
         def find() -> tuple[list[tuple[Stub, Candidate]], bool]:
             if text:
-                return self._match(text, where, limit, pool, by_meaning, seen)
+                return self._match(text, where, limit, pool, by_meaning, seen, spelled)
             # The most durable and the most recently used (`Store.browse`), ranked by their score
             # now; a floor widens the browse too (min_score 0.5 found nothing where one memory
             # scored 1.0 behind 250 strong old ones).
@@ -214,6 +216,7 @@ class SearchService:
             diversity=settings.search_diversity,
             vectors=self._diversity_vectors(candidates, limit, seen) if text else None,
         )
+        note = "; ".join(n for n in (note, respelling_said(spelled)) if n) or None
         memories = {m.id: m for m in self.ctx.store.get_many([r.id for r in ranked])}
         return [
             SearchHit(
@@ -256,13 +259,16 @@ class SearchService:
         pool: int,
         by_meaning: bool,
         seen: dict[str, NDArray[np.float32]],
+        spelled: dict[str, list[str]],
     ) -> tuple[list[tuple[Stub, Candidate]], bool]:
         """The candidates, and whether the text matches filled the pool (there may be more);
-        the whole-text vectors it read are added to `seen`."""
+        the whole-text vectors it read are added to `seen`, the words it read as others to
+        `spelled`."""
         settings = self.ctx.settings
         spans = named_day_spans(self.ctx, text)
         worded, meant, first_person, dates_only, own = asked(self.ctx.store, text, bool(spans))
-        terms = [] if dates_only else with_word_forms(query_terms(worded), STOPWORDS)
+        typed = [] if dates_only else query_terms(worded)
+        terms = with_respellings(self.ctx, with_word_forms(typed, STOPWORDS), typed, spelled)
         if spans:
             terms += day_phrases(text, self.ctx.local_now().date())
         k = max(settings.search_vector_candidates, limit)

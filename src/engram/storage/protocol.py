@@ -149,6 +149,12 @@ class MemoryTable(Protocol):
         than a rare one."""
         ...
 
+    def indexed_terms(self, start: str, limit: int) -> list[str]:
+        """Up to `limit` of the words the text index holds (as it stems them) that begin with
+        `start` (letters only): what a misspelled query word may have meant
+        (`engram.services.spelling`)."""
+        ...
+
     def browse(self, where: Filter, limit: int) -> list[Stub]:
         """For a listing without a query: of each status, the `limit` most durable memories
         (latest forget_at) and the `limit` most recently used, each once. The service ranks

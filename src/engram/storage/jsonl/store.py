@@ -399,6 +399,7 @@ class JSONLStore:
     # -- finding (the index answers, exactly as the SQLite backend) ---------------------------
     text_search = index_read(SQLiteStore.text_search)
     term_counts = index_read(SQLiteStore.term_counts)
+    indexed_terms = index_read(SQLiteStore.indexed_terms)
     stubs = index_read(SQLiteStore.stubs)
     browse = index_read(SQLiteStore.browse)
     saved_between = index_read(SQLiteStore.saved_between)

@@ -24,6 +24,9 @@ from engram.storage.postgres.sql import filter_sql
 from engram.storage.protocol import Filter, Stub, TermCounts
 from engram.storage.rows import stub_from_row
 
+# Memories read for the words that begin with a start (`indexed_terms`).
+TERMS_SCANNED = 5_000
+
 
 class WeightedQuery(NamedTuple):
     """SQL pieces of a query whose words weigh by their rarity in `table`: `phrases` (the
@@ -129,3 +132,15 @@ class PostgresText:
 
     def term_counts(self, words: Sequence[str], cap: int) -> TermCounts:
         return counts(self._query, "memories", words, cap)
+
+    def indexed_terms(self, start: str, limit: int) -> list[str]:
+        # The words of the memories holding one that begins so (the index finds them), read
+        # from at most TERMS_SCANNED of them: a start that begins a common word matches much
+        # of a large store, and the words a typo may mean are rarer than that.
+        rows = self._query(
+            "SELECT DISTINCT u.lexeme FROM (SELECT search FROM memories "
+            "WHERE search @@ to_tsquery('simple', %s) LIMIT %s) m, unnest(m.search) u "
+            "WHERE starts_with(u.lexeme, %s) LIMIT %s",
+            [f"{start}:*", TERMS_SCANNED, start, limit],
+        )
+        return [str(row[0]) for row in rows]

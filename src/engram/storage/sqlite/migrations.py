@@ -419,6 +419,14 @@ MIGRATIONS: list[tuple[str, str]] = [
             FROM memories m WHERE m.seq IN ({_CJK_ROWS});
         """,
     ),
+    (
+        "0016_index_vocabulary",
+        # The index's words in order, read by range: what a misspelled query word may have
+        # meant (`indexed_terms`). A view of the full-text index, nothing stored.
+        """
+        CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, 'row');
+        """,
+    ),
 ]
 
 

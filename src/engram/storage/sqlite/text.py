@@ -110,6 +110,14 @@ class SQLiteText:
         sql = "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)"
         return int(self._query(sql, [match, n])[0][0]) >= n
 
+    def indexed_terms(self, start: str, limit: int) -> list[str]:
+        # A range of the index's own list of words (`memories_vocab`), in their order.
+        rows = self._query(
+            "SELECT term FROM memories_vocab WHERE term >= ? AND term < ? LIMIT ?",
+            [start, start + "\U0010ffff", limit],
+        )
+        return [str(row[0]) for row in rows]
+
     def term_counts(self, words: Sequence[str], cap: int) -> TermCounts:
         distinct = list(dict.fromkeys(words))
         counts: dict[str, int] = {}

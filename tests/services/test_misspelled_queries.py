@@ -1,0 +1,48 @@
+"""A misspelled query word is searched as the store's word it misspells, on every backend, with
+the real embedding model telling a misspelling from a word of the language."""
+
+from __future__ import annotations
+
+from engram import Engram
+
+
+def test_a_misspelled_word_finds_what_the_store_spells_right(mem: Engram) -> None:
+    """A probe: 10 of 25 one-word misspellings ("kafak", "Rotterdm", "zettlekasten") found
+    nothing at all."""
+    kafka = mem.save("We moved the event bus from RabbitMQ to Kafka")
+    city = mem.save("I live in Rotterdam with my husband")
+    notes = mem.save("I keep my reading notes in a Zettelkasten")
+    memory = mem.save("Ebbinghaus measured his own forgetting curve")
+    mem.save("Lunch was rice and beans")
+    for typed, meant in (
+        ("kafak", kafka),
+        ("Rotterdm", city),
+        ("zettlekasten", notes),  # two letters swapped
+        ("ebinghaus", memory),  # a typo in its first three letters
+    ):
+        hits = mem.search(typed)
+        assert hits[0].memory.id == meant.id, typed
+        assert hits[0].why.text > 0 and hits[0].why.note is not None, typed
+        assert f"searched {typed.lower()!r} as" in hits[0].why.note
+    # beside words it spells right, the same
+    hits = mem.search("which event bus, kafak or RabbitMQ?")
+    assert hits[0].memory.id == kafka.id and "'kafak' as 'kafka'" in (hits[0].why.note or "")
+
+
+def test_a_word_of_the_language_and_gibberish_are_not_read_as_others(mem: Engram) -> None:
+    """"banana" is what the user meant though the store holds "bandana"; a word the store
+    holds is searched as it is."""
+    bandana = mem.save("Bought a bandana at the market")
+    for typed in ("banana", "bandana", "qwertyuiop"):
+        assert all(h.why.note is None for h in mem.search(typed)), typed
+    assert all(h.memory.id != bandana.id or h.why.text == 0 for h in mem.search("banana"))
+
+
+def test_the_names_searched_for_a_kind_are_not_read_as_typos(mem: Engram) -> None:
+    """"framework" is searched with the names of frameworks too ("nextjs", "flask"): read as
+    typos, they found "Funded until next August" and "the flat in Porto" (the assistant facts
+    of bench/assistant_facts.py)."""
+    mem.save("Funded by a fellowship until next August")
+    mem.save("We rent the flat in Porto")
+    hits = mem.search("which web framework do we use")
+    assert all(h.why.note is None and h.why.text == 0 for h in hits)
