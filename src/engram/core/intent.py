@@ -19,6 +19,7 @@ from engram.core.confirmation import Excepted, excepted, first_sentence, states_
 from engram.core.intent_words import (
     CONDITION,
     COUNT,
+    LIFE_EVENT,
     MY_THING,
     RELATION,
     SAID,
@@ -457,25 +458,7 @@ RULES: tuple[Rule, ...] = (
     # What happened in the user's life: a job, a marriage, a diagnosis, an injury, a pet, a
     # child ("Great news, I got the job at Spotify!", "I broke my wrist yesterday", "We got a
     # cat named Miso!" were none: their past tense reads as work narrated, a probe).
-    _rule(
-        "save",
-        r"\b(?:i|we)(?:'ve| have)? (?:just |finally |officially )?(?:got|landed|accepted|"
-        r"received|was offered|were offered) (?:a |an |the |my |our )?(?:new |first )?(?:job|"
-        r"position|role|offer|job offer|internship|promotion|scholarship|visa|green card|"
-        r"mortgage)\b(?! done\b)"
-        r"|\b(?:i|we)(?:'ve| have)? (?:just )?(?:got|gotten|been|was|were) (?:married|engaged|"
-        r"divorced|promoted|hired|laid off|fired|diagnosed with)\b"
-        r"|\bi (?:just )?(?:broke|sprained|fractured|tore|injured|dislocated|twisted|hurt) my "
-        r"(?:\w+ )?(?:wrist|arm|leg|ankle|knee|foot|hand|finger|toe|back|neck|shoulder|hip|ribs?|"
-        r"nose|collarbone|elbow|acl|meniscus)\b"
-        r"|\b(?:i|we)(?:'ve| have)? (?:just )?(?:got|adopted|rescued|bought|brought home) "
-        r"(?:a|an|two|three|\d+) (?:new )?(?:\w+ )?(?:cat|dog|puppy|kitten|pet|rabbit|bunny|"
-        r"hamster|parrot|bird|horse)s?\b"
-        r"|\b(?:i|we)(?:'ve| have)? (?:just )?(?:had|welcomed) (?:a|our) (?:baby|son|daughter|"
-        r"first child|second child)\b|\b(?:i|we) graduated\b|\bwe(?:'re| are) expecting\b",
-        0.8,
-        "personal",
-    ),
+    _rule("save", LIFE_EVENT, 0.8, "personal"),
     # "I just started learning the cello", "I recently began taking piano lessons".
     _rule(
         "save",

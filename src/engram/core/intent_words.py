@@ -41,3 +41,21 @@ CONDITION = (
     r"(?:\w+ )?(?:intolerant|diabetic|celiac|coeliac|asthmatic|epileptic|dyslexic|deaf|"
     r"hard of hearing|pregnant|colou?r ?blind|left-handed|right-handed|pescatarian|sober)\b"
 )
+# What happened in the user's life: a job, a marriage, a diagnosis, an injury to a part of the
+# body, a pet, a child ("I got the job done" and "I broke my build" are about work).
+LIFE_EVENT = (
+    r"\b(?:i|we)(?:'ve| have)? (?:just |finally |officially )?(?:got|landed|accepted|"
+    r"received|was offered|were offered) (?:a |an |the |my |our )?(?:new |first )?(?:job|"
+    r"position|role|offer|job offer|internship|promotion|scholarship|visa|green card|"
+    r"mortgage)\b(?! done\b)"
+    r"|\b(?:i|we)(?:'ve| have)? (?:just )?(?:got|gotten|been|was|were) (?:married|engaged|"
+    r"divorced|promoted|hired|laid off|fired|diagnosed with)\b"
+    r"|\bi (?:just )?(?:broke|sprained|fractured|tore|injured|dislocated|twisted|hurt) my "
+    r"(?:\w+ )?(?:wrist|arm|leg|ankle|knee|foot|hand|finger|toe|back|neck|shoulder|hip|ribs?|"
+    r"nose|collarbone|elbow|acl|meniscus)\b"
+    r"|\b(?:i|we)(?:'ve| have)? (?:just )?(?:got|adopted|rescued|bought|brought home) "
+    r"(?:a|an|two|three|\d+) (?:new )?(?:\w+ )?(?:cat|dog|puppy|kitten|pet|rabbit|bunny|"
+    r"hamster|parrot|bird|horse)s?\b"
+    r"|\b(?:i|we)(?:'ve| have)? (?:just )?(?:had|welcomed) (?:a|our) (?:baby|son|daughter|"
+    r"first child|second child)\b|\b(?:i|we) graduated\b|\bwe(?:'re| are) expecting\b"
+)
