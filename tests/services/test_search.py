@@ -291,3 +291,25 @@ def test_a_query_naming_a_kind_of_tool_finds_the_memory_naming_one(mem: Engram) 
         assert all(h.why.text > 0 for h in hits[:2])
     assert mem.search("which operating system do we use")[0].memory.id == laptops.id
     assert redis.id not in [h.memory.id for h in mem.search("postgresql")]
+
+
+def test_a_person_asked_of_by_their_place_in_the_users_life_is_searched_by_name(
+    mem: Engram,
+) -> None:
+    """A probe: "What does my husband do for a living?" found "Daan is a high school chemistry
+    teacher" fifth, through its session alone: it never says "husband"."""
+    mem.save("I live in Rotterdam with my husband Daan and our two kids.")
+    job = mem.save("Daan is a high school chemistry teacher.")
+    for filler in (
+        "The plumber comes on Tuesday",
+        "Pushkin the cat needs his vaccinations",
+        "Book club meets on the first Monday",
+        "Renew the passport before June",
+        "Running 5K three times a week",
+        "Prefers window seats on flights",
+    ):
+        mem.save(filler)
+    hits = mem.search("What does my husband do for a living?")
+    assert job.id in [h.memory.id for h in hits[:2]]
+    by_id = {h.memory.id: h for h in hits}
+    assert by_id[job.id].why.text > 0  # by the name

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from engram.core.aliases import with_names
 from engram.core.dates import (
     only_dates,
     searched_of_a_day,
@@ -16,6 +17,7 @@ from engram.core.dates import (
 from engram.core.own_name import in_first_person, without_name
 from engram.core.questions import without_naming
 from engram.core.text import STOPWORDS, query_terms, words
+from engram.services.aliases import names_of_people_asked
 from engram.services.enrichment import names_in
 from engram.services.users_name import users_names
 from engram.storage.protocol import Store
@@ -57,6 +59,11 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
     # The words it is searched by decide: "What's happening tomorrow?" left "What's", which
     # `query_terms` drops as asking, as it drops "what".
     dates_only = dates_only or (bare != text and not set(query_terms(bare)) - STOPWORDS)
+    # "What does my husband do?" is asked of Daan, where a memory calls him so: "Daan is a
+    # chemistry teacher" never says "husband" (a probe found it fifth, by its session alone).
+    for relation, names in names_of_people_asked(store, text).items():
+        worded = " ".join([worded, *names])
+        meant = with_names(meant, relation, names)
     own = own_names(store, text)
     unnamed = worded
     for name in own:

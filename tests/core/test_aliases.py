@@ -1,0 +1,38 @@
+"""Who the user's people are called, read from what memories say of them."""
+
+from __future__ import annotations
+
+from engram.core.aliases import names_given, relations_asked, with_names
+
+
+def test_the_people_a_query_names_by_their_place_in_the_users_life() -> None:
+    assert relations_asked("What does my husband do for a living?") == ["husband"]
+    assert relations_asked("Is our landlord or my older sister coming?") == ["landlord", "sister"]
+    assert relations_asked("where does the user's manager sit") == ["manager"]
+    assert relations_asked("What does Kate's sister do?") == []  # someone else's
+
+
+def test_names_are_read_from_the_ways_memories_give_them() -> None:
+    texts = [
+        "I live in Rotterdam with my husband Daan and our two kids.",
+        "Sarah Kim is my manager now",
+        "My sister's name is Ana",
+        "User's dentist Dr. Silva moved her practice",
+        "Ana, my sister, lives in Montreal",
+        "My husband I met in 2010",  # no name after it
+        "My sister is visiting",
+    ]
+    assert names_given("husband", texts) == ["Daan"]
+    assert names_given("manager", texts) == ["Sarah Kim"]
+    assert names_given("sister", texts) == ["Ana"]
+    assert names_given("dentist", texts) == ["Silva"]
+    assert names_given("brother", texts) == []
+
+
+def test_a_querys_meaning_is_given_the_names() -> None:
+    assert with_names("What does my husband do?", "husband", ["Daan"]) == (
+        "What does my husband Daan do?"
+    )
+    assert with_names("Where is my manager?", "manager", ["Tom", "Sarah"]) == (
+        "Where is my manager Tom or Sarah?"
+    )
