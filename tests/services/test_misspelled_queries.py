@@ -30,7 +30,7 @@ def test_a_misspelled_word_finds_what_the_store_spells_right(mem: Engram) -> Non
 
 
 def test_a_word_of_the_language_and_gibberish_are_not_read_as_others(mem: Engram) -> None:
-    """"banana" is what the user meant though the store holds "bandana"; a word the store
+    """ "banana" is what the user meant though the store holds "bandana"; a word the store
     holds is searched as it is."""
     bandana = mem.save("Bought a bandana at the market")
     for typed in ("banana", "bandana", "qwertyuiop"):
@@ -39,7 +39,7 @@ def test_a_word_of_the_language_and_gibberish_are_not_read_as_others(mem: Engram
 
 
 def test_the_names_searched_for_a_kind_are_not_read_as_typos(mem: Engram) -> None:
-    """"framework" is searched with the names of frameworks too ("nextjs", "flask"): read as
+    """ "framework" is searched with the names of frameworks too ("nextjs", "flask"): read as
     typos, they found "Funded until next August" and "the flat in Porto" (the assistant facts
     of bench/assistant_facts.py)."""
     mem.save("Funded by a fellowship until next August")
