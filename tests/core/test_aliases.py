@@ -36,3 +36,19 @@ def test_a_querys_meaning_is_given_the_names() -> None:
     assert with_names("Where is my manager?", "manager", ["Tom", "Sarah"]) == (
         "Where is my manager Tom or Sarah?"
     )
+
+
+def test_a_short_question_of_the_user_alone_and_a_memory_of_someone_close() -> None:
+    from engram.core.aliases import asks_of_the_user, of_someone_close
+
+    assert asks_of_the_user("Where do I live?") and asks_of_the_user("is the user vegetarian")
+    assert not asks_of_the_user("where does my sister live")
+    assert not asks_of_the_user("tell me about her grandkids")  # "me" asks, of someone else
+    assert not asks_of_the_user("anything I should avoid cooking for the family?")
+    story = "Yesterday I walked along the river for an hour and I thought about the old days " * 2
+    assert not asks_of_the_user(story)  # a long message tells, it does not ask
+    assert of_someone_close("User's sister Ana lives in Montreal")
+    assert of_someone_close("Brother Max got a new job")
+    assert not of_someone_close("User lives in Munich")
+    assert not of_someone_close("My manager approved my vacation")  # the user's too
+    assert not of_someone_close("Son of a friend visited")

@@ -313,3 +313,18 @@ def test_a_person_asked_of_by_their_place_in_the_users_life_is_searched_by_name(
     assert job.id in [h.memory.id for h in hits[:2]]
     by_id = {h.memory.id: h for h in hits}
     assert by_id[job.id].why.text > 0  # by the name
+
+
+def test_a_question_of_the_user_alone_puts_the_users_own_facts_first(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """An MCP probe: "Where do I live?" listed the sister's two cities above the user's own."""
+    mem.save("User's sister Ana lives in Montreal")
+    home = mem.save("User lives in Munich with partner Jonas")
+    clock.advance(days=25)
+    mem.save("User's sister Ana moved to Toronto for a new job")
+    moved = mem.save("User moved to Berlin with Jonas")
+    clock.advance(days=20)
+    assert mem.search("Where do I live?")[0].memory.id in {home.id, moved.id}
+    sister = [h.memory.content for h in mem.search("where does my sister live")]
+    assert "Ana" in sister[0]  # asked of her, she leads

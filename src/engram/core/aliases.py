@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from engram.core.dates import PRESENT_QUERY_WORDS
 from engram.core.intent_words import RELATION
 
 # Whose: the user's ("my", "our"), as an assistant writes it ("User's sister Ana").
@@ -52,3 +53,40 @@ def with_names(query: str, relation: str, names: list[str]) -> str:
     husband do" → "what does my husband Daan do", for a meaning that knows who is asked of."""
     said = re.compile(rf"\b({_WHOSE}\s+(?:\w+\s+)?{re.escape(relation)})\b", re.IGNORECASE)
     return said.sub(lambda m: f"{m.group(1)} {' or '.join(names)}", query, count=1)
+
+
+# The user in a query: "I", "my", "we", or as an assistant writes it, "the user".
+# A query of more words tells more than it asks (as for "now": `core.dates`).
+ASKING_WORDS = PRESENT_QUERY_WORDS
+# Not "me": "tell me about her grandkids" asks of someone else.
+_THE_USER = re.compile(r"\b(?:i|my|mine|myself|we|our|user|user's)\b", re.IGNORECASE)
+# The user's people, as a query may name them ("grandkids", "the family" too).
+_ANY_RELATION = re.compile(
+    rf"\b(?:(?:grand|step|half-?)?{RELATION}s?|family|families|grandchild(?:ren)?|household)\b",
+    re.IGNORECASE,
+)
+# A memory whose first words say it is of one of the user's people: "User's sister Ana lives
+# in Montreal", "Sister Clara went vegetarian", "My wife Lisa is vegetarian".
+_OF_SOMEONE_CLOSE = re.compile(
+    rf"^\W*(?:{_WHOSE}\s+|his\s+|her\s+)?(?:[\w-]+\s+)?{RELATION}(?:'s)?\b(?!\s+(?:of|to|for)\b)",
+    re.IGNORECASE,
+)
+
+
+def asks_of_the_user(query: str) -> bool:
+    """Whether `query` asks of the user alone ("Where do I live?", "is the user vegetarian"):
+    a question of a few words (`ASKING_WORDS`; a long message tells a story, and its "I"
+    shares the stage) that says I, my, we or "the user", and names none of their people."""
+    return (
+        len(query.split()) <= ASKING_WORDS
+        and _THE_USER.search(query) is not None
+        and _ANY_RELATION.search(query) is None
+    )
+
+
+def of_someone_close(content: str) -> bool:
+    """Whether a memory opens by naming one of the user's people and says nothing more of the
+    user: it is theirs ("User's sister Ana lives in Montreal" for "Where do I live?"), where
+    "My manager approved my vacation" is the user's too."""
+    found = _OF_SOMEONE_CLOSE.match(content)
+    return found is not None and _THE_USER.search(content, found.end()) is None

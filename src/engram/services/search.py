@@ -46,6 +46,7 @@ from engram.embeddings.background import background_vectors
 from engram.errors import ValidationError
 from engram.process_threads import blas_on_one_thread
 from engram.services import validation as check
+from engram.services.aliases import the_users_own_first
 from engram.services.context import Context
 from engram.services.search_query import asked
 from engram.services.search_time import (
@@ -343,6 +344,7 @@ class SearchService:
                 day,
             )
             out.append((stub, candidate))
+        out = the_users_own_first(self.ctx.store, text, out)  # "Where do I live?"
         if settings.search_context_weight > 0:  # credit along relations, as context is
             out = successors_found(self.ctx.store, out, lambda i: self._stubs_for(list(i), where))
         if asks_about_the_present(text) and settings.search_present_weight > 0:
@@ -391,9 +393,8 @@ class SearchService:
         )
         if not words:
             return []
-        # Shallow: only the index's best `limit` are scored again, not twice as many as for the
-        # query's own matches: the same R@1 and MRR, R@10 within a question, at half the
-        # re-scoring (docs/search.md, section 1c).
+        # Shallow: only the index's best `limit` are scored again (not twice as many): the same
+        # R@1 and MRR, R@10 within a question, at half the re-scoring (docs/search.md, 1c).
         return self.ctx.store.text_search(words, where, limit, shallow=True)
 
     def _context_credit(
@@ -466,9 +467,8 @@ class SearchService:
             return NO_NEIGHBOURS
         sentences = [*probe_sentences(text), *([also] if also and also != text else [])]
         vector, *others = self.ctx.text_vectors([text, *sentences])
-        # A query mostly in a script the model cannot read may still hold a sentence it can
-        # (Amharic, then "By the way, we adopted a puppy"): that sentence is searched all the
-        # same.
+        # A query mostly in a script the model cannot read may hold a sentence it can (Amharic,
+        # then "By the way, we adopted a puppy"): that sentence is searched all the same.
         base = vector if vector is not None else next((p for p in others if p is not None), None)
         calibration = self.calibration(base) if base is not None else None
         # The memories saved a moment ago have their vectors, whether or not the query has a
