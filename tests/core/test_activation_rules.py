@@ -502,6 +502,14 @@ def test_importance_is_bounded_and_explained() -> None:
     assert importance(shouting)[0] == MAX_STRENGTH
 
 
+def test_a_condition_and_what_treats_it_make_a_memory_stronger() -> None:
+    """An MCP probe: the asthma fact had no strength for it and was on gc's list by day 50."""
+    strength, why = importance("User has mild asthma and carries a salbutamol inhaler")
+    assert strength == pytest.approx(1.2) and why == ["health ('asthma', +0.2)"]
+    assert importance("Is diabetic and takes insulin daily")[0] == pytest.approx(1.2)
+    assert importance("No medication needed for the cold") == (1.0, [])  # said not to apply
+
+
 @pytest.mark.parametrize(
     "text",
     ["Not important: the office plant needs water", "This is not critical, just a nice-to-have"],

@@ -40,6 +40,20 @@ IMPORTANCE: tuple[tuple[re.Pattern[str], float, str, bool], ...] = (
         "safety or deadline",
         True,
     ),
+    # A condition and what keeps it in check: "User has mild asthma and carries a salbutamol
+    # inhaler" had no strength for it and was on gc's list by day 50, where "allergic" had
+    # +0.2 (an MCP probe).
+    (
+        re.compile(
+            r"\b(?:asthma\w*|diabet\w+|epilep\w+|seizures?|insulin|inhaler|epipen|pacemaker|"
+            r"blood type|blood thinners?|anticoagulants?|heart condition|medication|"
+            r"prescription|prescribed)\b",
+            re.I,
+        ),
+        0.2,
+        "health",
+        True,
+    ),
     # not a greeting's ("Hi! Quick intro: …" was +0.1 for the "Hi!", a probe)
     (
         re.compile(r"(?<!\bhi)(?<!\bhey)(?<!\bhello)(?<!\bthanks)(?<!\boh)(?<!\bwow)!", re.I),
