@@ -968,6 +968,13 @@ def test_a_statement_that_something_changed_is_told_apart(text: str, changed: bo
         ("I changed the oil in the Corolla last weekend", False),
         ("We stopped by Tom's place in Hamburg", False),
         ("Emma moved up to the advanced swim class", False),
+        # as a coding session says a change (a probe: none superseded)
+        ("Renamed storage.S3Storage to storage.ObjectStore", True),
+        ("Bumped the project to Python 3.12", True),
+        ("Upgraded PostgreSQL from 15 to 16 in docker-compose", True),
+        ("Changed the ruff line length from 100 to 120", True),
+        ("Vite proxy target updated to localhost:8080", True),
+        ("I updated the docs yesterday", False),
     ],
 )
 def test_a_statement_replacing_a_fact_is_told_from_narration(text: str, replaces: bool) -> None:

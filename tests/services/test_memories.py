@@ -587,3 +587,18 @@ def test_a_tag_holding_a_line_break_is_refused(mem: Engram) -> None:
             mem.save("fine", tags=[bad])
         assert err.value.field == "tags"
     assert mem.stats().total == 0
+
+
+def test_news_saved_by_save_supersedes_the_fact_it_replaces(mem: Engram, clock: FixedClock) -> None:
+    """A probe: `Engram.save` (no similar report) linked no news to the fact it replaced, and
+    the outdated owner of the billing service ranked first; `save_result` linked it."""
+    old = mem.save("Priya owns the billing service; billing changes need her review")
+    plain = mem.save("Redis 7 is the Celery broker")
+    clock.advance(days=20)
+    news = mem.save(
+        "Priya moved to the data platform team; Tomás now owns the billing service and "
+        "reviews billing PRs"
+    )
+    linked = [(r.from_id, r.to_id) for r in mem.relations(old.id) if r.type == "supersedes"]
+    assert linked == [(news.id, old.id)]
+    assert not mem.relations(plain.id)

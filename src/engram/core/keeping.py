@@ -45,7 +45,10 @@ _REPLACED = re.compile(
     r"|\bdropped (?:[\w'-]+ ){1,3}?(?:for|in favou?r of)\b|\bstarted (?:a |my |our )?new\b"
     # not "moved up to the advanced class", "stopped by Tom's place", "changed the oil": a
     # probe's non-changes that superseded a fact
-    r"|\bmoved\b(?! up\b)|\bstopped\b(?! by\b)|\bchanged (?:[\w'-]+ ){0,3}?(?:to|from|into)\b"
+    r"|\bmoved\b(?! up\b)|\bstopped\b(?! by\b)|\bchanged (?:[\w'-]+ ){0,5}?(?:to|from|into)\b"
+    # as a coding session says it: "Renamed app.settings to app.config", "Bumped the base image
+    # to Python 3.12", "Upgraded PostgreSQL from 15 to 16", "…updated to localhost:8080" (a probe)
+    r"|\b(?:renamed|bumped|upgraded|downgraded)\b|\bupdated (?:[\w'.:/-]+ ){0,4}?to\b"
     r"|\bpushed (?:back|to)\b|\bsold (?:my|our|the)\b|\bleft (?-i:[A-Z])"
     r"|^\W*(?:correction|update)\b|\bnew (?:[\w'-]+ ){0,2}(?:is|are)\b",
     re.IGNORECASE,
@@ -55,7 +58,7 @@ _REPLACED = re.compile(
 # Lisbon"): a verb of change comes first.
 _FROM_OLD = re.compile(
     r"\b(?:switched|switching|moved|migrated|migrating|changed|went|converted|upgraded|"
-    r"transferred|relocated)\s+(?:[\w'-]+\s+){0,3}?from\s+(?:the\s+|my\s+|our\s+)?"
+    r"downgraded|bumped|renamed|transferred|relocated)\s+(?:[\w'-]+\s+){0,3}?from\s+(?:the\s+|my\s+|our\s+)?"
     r"(?P<old>[\w'.+#-]+(?:\s+[\w'.+#-]+){0,2}?)\s+(?:to|for|in favou?r of)\b",
     re.IGNORECASE,
 )
