@@ -531,3 +531,22 @@ def test_a_saved_memory_is_never_reported_similar_to_itself(store_url: str) -> N
         second = mem.save_result(Draft("The train to Porto leaves at 8 am on Sunday!"))
         assert second.action == "saved"
         assert [s.id for s in second.similar] == [first.memory.id]
+
+
+def test_a_question_whose_words_one_memory_holds_is_a_recall(mem: Engram) -> None:
+    """A coding assistant's probe: "How do I run the tests?" and "What port does the dev server
+    use?" were none at 0.9 beside "Run the tests with make test" and the port's memory, whose
+    search found them first."""
+    tests = mem.save("Run the tests with make test; integration tests need Docker")
+    port = mem.save("The dev server port moved from 8000 to 8080")
+    mem.save("Uses Neovim with the LazyVim config")
+    for question, answer in (
+        ("How do I run the tests?", tests),
+        ("What port does the dev server use?", port),  # all its words but one
+    ):
+        found = mem.analyze_for_recall(question)
+        assert found.should_search and found.confidence < 0.6, question
+        assert found.query is not None and mem.search(found.query)[0].memory.id == answer.id
+    # the store holds one of its words, or none
+    for world in ("How do I exit Neovim?", "How do I center a div?", "What is a port?"):
+        assert not mem.analyze_for_recall(world).should_search, world
