@@ -317,10 +317,18 @@ def test_a_query_of_words_the_model_cuts_into_many_pieces_knows_no_word(
     holding one word of more than a letter that the model takes whole or in two pieces is
     known; rare real words are cut too ("allergies"), so they still get a vector, which
     search holds to a higher bar."""
-    for text in ("qwertyuiop", "xyzzy nonexistent", "x", "Kubernetes", "allergies"):
+    for text in (
+        "qwertyuiop",
+        "xyzzy nonexistent",
+        "x",
+        "Kubernetes",
+        "allergies",
+        "TODO",
+        "line2",
+    ):
         assert not embedder.knows_a_word(text), text
         assert embedder.embed_query(text) is not None, text
-    for text in ("which database did we pick", "Priya", "qwertyuiop dog", "AI", "allergy"):
+    for text in ("which database did we pick", "Priya", "qwertyuiop dog", "AI", "allergy", "2024"):
         assert embedder.knows_a_word(text), text
 
 

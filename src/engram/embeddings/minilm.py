@@ -383,9 +383,18 @@ def _knows_a_word(encoding: Any) -> bool:
     for word, token in zip(encoding.word_ids, encoding.tokens, strict=True):
         if word is not None:
             pieces.setdefault(word, []).append(token)
-    words = [tokens for tokens in pieces.values() if any(c.isalpha() for c in tokens[0])]
-    # a letter alone ("x") is not a word known either: it found the release party too
-    return not words or any(len(tokens) <= 2 and len(tokens[0]) > 1 for tokens in words)
+    words = [tokens for tokens in pieces.values() if any(c.isalpha() for c in "".join(tokens))]
+    # a letter alone ("x") is not a word known either: it found the release party too; nor is
+    # a second piece of one letter or of digits: "TODO" (tod, ##o), "PROJ-1234" (pro, ##j),
+    # "line2" (line, ##2) found unrelated memories by meaning alone (a CLI probe)
+    return not words or any(
+        len(tokens[0]) > 1
+        and (
+            len(tokens) == 1
+            or (len(tokens) == 2 and len(tokens[1]) > 3 and tokens[1][2:].isalpha())
+        )
+        for tokens in words
+    )
 
 
 def _spelled(token: str) -> bool:
