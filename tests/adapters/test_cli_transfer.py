@@ -314,3 +314,24 @@ def test_an_export_is_never_written_inside_the_jsonl_store(tmp_path: Path, jsonl
     result = run(jsonl, "export", "--out", str(inside))
     assert result.exit_code == 1 and "inside the store being exported" in result.stderr
     assert [m["content"] for m in run_json(jsonl, "graph")["memories"]] == ["keep me"]
+
+
+def test_an_export_piped_into_import_jsonl_dash_is_read_from_standard_input(
+    tmp_path: Path, jsonl: str
+) -> None:
+    """A CLI probe: `engram export | engram import jsonl -` said "FILE: - does not exist",
+    where `save -` and `update --content -` read standard input."""
+    run_json(jsonl, "import", "cortexgraph", str(FIXTURE))
+    exported = ok(run(jsonl, "export")).stdout
+    restored = f"sqlite:///{tmp_path / 'piped.db'}"
+    result = CliRunner().invoke(
+        cli, ["--store", restored, "--json", "import", "jsonl", "-"], input=exported, env=FAST
+    )
+    report = json.loads(ok(result).stdout)
+    assert (report["imported"], report["relations_imported"], report["source"]) == (
+        8,
+        3,
+        "<stdin>",
+    )
+    bad = CliRunner().invoke(cli, ["--store", restored, "import", "jsonl", "-"], input="{}\n")
+    assert bad.exit_code == 1 and "<stdin> is not an Engram export" in bad.stderr

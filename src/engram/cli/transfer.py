@@ -3,6 +3,7 @@ stores and formats (the work is done by `engram.services.transfer`)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from engram.services.transfer.common import BATCH, Skipped
 from engram.services.transfer.cortexgraph import ImportReport, check_cortexgraph_dir
 from engram.services.transfer.export import ExportCount, ExportSummary
 from engram.services.transfer.migrate import MigrationReport
-from engram.services.transfer.restore import RestoreReport, read_export
+from engram.services.transfer.restore import STDIN, RestoreReport, read_export
 from engram.services.transfer.service import refuse_missing_source
 
 # The services name the two stores of a migration as the Python API does; the CLI's options.
@@ -134,9 +135,14 @@ def jsonl(state: State, path: Path) -> None:
 
     Memories keep their ids, counters and times; those the store already has are left as
     they are, so it is safe to run again. Lines that cannot be read are listed with their
-    number and reason.
+    number and reason. FILE `-` reads the export from standard input (`engram export |
+    engram --store other.db import jsonl -`).
     """
-    data = read_export(path.expanduser())  # before the store is opened (and so created)
+    # Read before the store is opened (and so created).
+    if str(path) == "-":
+        data = read_export(STDIN, sys.stdin.buffer)
+    else:
+        data = read_export(path.expanduser())
     with open_app(state, create=True) as app, progress_bar(state) as progress:
         report = app.transfer.import_export(data, progress=progress)
     output(state, report, lambda c: _print_transfer(c, report, _EXPORT_COUNTS))

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from engram.clock import system_clock
 from engram.core.models import Memory, Relation
@@ -116,49 +116,60 @@ def check_export_file(path: Path) -> Path:
     return path
 
 
-def read_export(path: Path) -> ExportData:
+# How an export read from standard input is named in reports and errors.
+STDIN = Path("<stdin>")
+
+
+def read_export(path: Path, stream: BinaryIO | None = None) -> ExportData:
     """Parse an export; bad lines are skipped and reported, never fatal. The last line of an
-    id wins (two backups merged in git may hold a memory twice)."""
+    id wins (two backups merged in git may hold a memory twice). From `stream` when given (a
+    pipe: `engram export | engram import jsonl -`), named `path` in what it reports."""
+    if stream is not None:
+        return _read_export(path, stream)
     check_export_file(path)
+    with path.open("rb") as f:  # read once, in order: FILE may be a pipe
+        return _read_export(path, f)
+
+
+def _read_export(path: Path, f: BinaryIO) -> ExportData:
     data = ExportData(source=str(path))
     now = system_clock()
     memories: dict[str, Memory] = {}
     relations: dict[str, Relation] = {}
-    with path.open("rb") as f:  # read once, in order: FILE may be a pipe
-        for number, raw in enumerate(bounded_lines(f, MAX_LINE_BYTES), 1):
-            if raw is None:
-                reason = f"line: longer than {MAX_LINE_BYTES:,} bytes, no export's"
-                data.skipped.append(_skipped(path, number, None, reason))
-                continue
-            if number == 1 and raw.startswith(_WIDE_BOMS):
-                raise ValidationError(
-                    "path",
-                    f"{path} is UTF-16 text; an export is UTF-8 (write it with "
-                    "`engram export --out FILE`, or convert it)",
-                )
-            if not raw.strip():
-                continue
-            data.lines += 1
-            try:
-                obj = json.loads(raw.removeprefix(b"\xef\xbb\xbf"))
-            except (ValueError, RecursionError) as exc:  # nested beyond Python's stack
-                data.skipped.append(_skipped(path, number, None, f"not valid JSON ({exc})"))
-                continue
-            if not isinstance(obj, dict):
-                data.skipped.append(_skipped(path, number, None, "line: must be a JSON object"))
-                continue
-            ident = obj.get("id") if isinstance(obj.get("id"), str) else None
-            kind = obj.get("kind")
-            if kind == END and all(isinstance(obj.get(k), int) for k in ("memories", "relations")):
-                data.ends.append(obj)
-                continue
-            if kind in ("memory", "relation"):
-                data.records += 1
-                data.kinds[kind] += 1
-            try:
-                _take(obj, number, path.name, data, memories, relations, now)
-            except (BadLine, ValidationError) as exc:
-                data.skipped.append(_skipped(path, number, ident, str(exc)))
+    for number, raw in enumerate(bounded_lines(f, MAX_LINE_BYTES), 1):
+        if raw is None:
+            reason = f"line: longer than {MAX_LINE_BYTES:,} bytes, no export's"
+            data.skipped.append(_skipped(path, number, None, reason))
+            continue
+        if number == 1 and raw.startswith(_WIDE_BOMS):
+            raise ValidationError(
+                "path",
+                f"{path} is UTF-16 text; an export is UTF-8 (write it with "
+                "`engram export --out FILE`, or convert it)",
+            )
+        if not raw.strip():
+            continue
+        data.lines += 1
+        try:
+            obj = json.loads(raw.removeprefix(b"\xef\xbb\xbf"))
+        except (ValueError, RecursionError) as exc:  # nested beyond Python's stack
+            data.skipped.append(_skipped(path, number, None, f"not valid JSON ({exc})"))
+            continue
+        if not isinstance(obj, dict):
+            data.skipped.append(_skipped(path, number, None, "line: must be a JSON object"))
+            continue
+        ident = obj.get("id") if isinstance(obj.get("id"), str) else None
+        kind = obj.get("kind")
+        if kind == END and all(isinstance(obj.get(k), int) for k in ("memories", "relations")):
+            data.ends.append(obj)
+            continue
+        if kind in ("memory", "relation"):
+            data.records += 1
+            data.kinds[kind] += 1
+        try:
+            _take(obj, number, path.name, data, memories, relations, now)
+        except (BadLine, ValidationError) as exc:
+            data.skipped.append(_skipped(path, number, ident, str(exc)))
     # An export of an empty store is its end line alone: nothing to import, and no error (it
     # was refused as no export). A file without a line is no export (it was imported, rc 0).
     if not data.lines:
