@@ -341,6 +341,8 @@ def test_touch_and_observe_reinforce(db: Path) -> None:
         m = engram.get(memory_id)
     assert m.use_count == 4 and m.review_count == 2 and m.cross_domain_count == 1
     assert m.strength == pytest.approx(1.2)  # touch boost + cross-domain boost
+    ok(run(db, "delete", "--archive", memory_id))
+    assert "it was archived and is active again" in ok(run(db, "touch", memory_id)).stdout
 
 
 def test_delete_and_archive(db: Path) -> None:

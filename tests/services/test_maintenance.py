@@ -34,6 +34,15 @@ def test_gc_can_archive_instead(mem: Engram) -> None:
     assert mem.gc().count == 0
 
 
+def test_a_touch_says_it_brought_an_archived_memory_back(mem: Engram) -> None:
+    """A CLI probe: "Touched …: score 1.000 → 1.516" alone hid that the memory was active again."""
+    m = mem.save("old trivia", created_at=START - timedelta(days=60))
+    mem.gc(dry_run=False, archive_instead=True)
+    back = mem.touch(m.id)
+    assert back.unarchived and back.memory.status == Status.ACTIVE
+    assert not mem.touch(m.id).unarchived  # active already
+
+
 def test_gc_archives_the_rest_when_another_client_deletes_a_candidate(
     mem: Engram, store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -412,7 +412,8 @@ def render_touch(out: Console, result: TouchResult) -> None:
     say(
         out,
         f"Touched {m.id}: score {fmt_score(result.old_score)} → {fmt_score(result.new_score)} "
-        f"(uses {m.use_count}, strength {m.strength:g})",
+        f"(uses {m.use_count}, strength {m.strength:g})"
+        + ("; it was archived and is active again" if result.unarchived else ""),
     )
 
 

@@ -526,6 +526,7 @@ class MemoryService:
             memory_id=new.id,
             use_count=new.use_count,
             strength=new.strength,
+            unarchived=old.status == Status.ARCHIVED and new.status != Status.ARCHIVED,
         )
 
     def observe(

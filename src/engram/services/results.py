@@ -124,6 +124,9 @@ class TouchResult(Result):
     memory_id: str
     use_count: int
     strength: float
+    # It was archived, and a use brought it back (`core.reinforce`): said, as the CLI's
+    # "Touched …" alone hid it (a probe).
+    unarchived: bool = False
 
 
 class ObserveResult(Result):
