@@ -849,3 +849,15 @@ def test_a_blank_http_token_in_a_dotenv_file_means_unset(
     assert settings.http_token is None and settings.vault_path is None
     with Engram.open(tmp_path / "s.db") as mem:
         assert mem.stats().total == 0
+
+
+def test_a_forget_threshold_above_the_review_zone_is_told(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A CLI probe: with ENGRAM_FORGET_THRESHOLD=0.5 every memory offered for review was on gc's
+    list, without a word. Told, not refused: the seed's settings files allow it."""
+    monkeypatch.setenv("ENGRAM_FORGET_THRESHOLD", "0.31")
+    monkeypatch.setenv("ENGRAM_REVIEW_DANGER_ZONE_MIN", "0.21")
+    assert load_settings().forget_threshold == 0.31
+    told = capsys.readouterr().err
+    assert "ENGRAM_FORGET_THRESHOLD (0.31) is above ENGRAM_REVIEW_DANGER_ZONE_MIN (0.21)" in told

@@ -181,6 +181,14 @@ class Settings(BaseSettings):
                 "review_danger_zone_min must be below review_danger_zone_max "
                 f"(got {self.review_danger_zone_min} >= {self.review_danger_zone_max})"
             )
+        if self.forget_threshold > self.review_danger_zone_min:
+            # A memory offered for review may already be on gc's list (a CLI probe): said, not
+            # refused, since the seed's settings files allow it (CORTEXGRAPH_FORGET_THRESHOLD).
+            tell(
+                f"ENGRAM_FORGET_THRESHOLD ({self.forget_threshold}) is above "
+                f"ENGRAM_REVIEW_DANGER_ZONE_MIN ({self.review_danger_zone_min}): memories offered "
+                f"for review below {self.forget_threshold} are already forgotten by gc"
+            )
         if self.cluster_review_cohesion > self.cluster_merge_cohesion:
             raise ValueError(
                 "cluster_review_cohesion must not be above cluster_merge_cohesion "
