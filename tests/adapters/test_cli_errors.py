@@ -500,3 +500,13 @@ def test_every_command_names_a_refused_field_as_its_command_line_spells_it(
     ):
         message = run(store, *args, ENGRAM_VAULT_PATH=str(vault)).stderr
         assert message.startswith(f"Error: {spelled}: "), (args, message)
+
+
+def test_an_empty_file_or_folder_option_is_refused_in_words(store: Path) -> None:
+    """A CLI probe: `export --out ""` said "cannot write …: Is a directory" of the working
+    directory, and `backup --repo ""` "(a string or a Path)", the Python API's wording."""
+    save(store, "Standup is at 9:30")
+    out = run(store, "export", "--out", "")
+    assert out.exit_code == 1 and out.stderr.startswith("Error: --out: must name a file, not")
+    repo = run(store, "backup", "--repo", "")
+    assert repo.stderr.strip() == "Error: --repo: must name a file or folder (it is empty)"

@@ -447,6 +447,8 @@ def write_file(path: Path, data: bytes | Iterable[bytes], field: str) -> None:
     """Never a half-written file (`engram.atomic`); a folder that is not there, or a write the
     system refuses, is an error naming the option (`graph --html` into a missing folder said
     "Could not open file", where `export --out` named its option)."""
+    if not str(path).strip() or path.is_dir():  # `--out ""` is the working directory
+        raise ValidationError(field, f"must name a file, not a folder ({path.resolve()})")
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise ValidationError(field, f"directory {directory} does not exist")

@@ -212,7 +212,7 @@ def render_import(out: Console, result: VaultImportResult) -> None:
 @click.argument("path")
 @pass_state
 def vault_show(state: State, path: str) -> None:
-    """Show a note: PATH is relative to the vault (e.g. Engram/my-note.md)."""
+    """Show a note, its PATH relative to the vault: Engram/my-note.md, say."""
     with open_app(state) as app:
         view = app.ltm.show(path)
     output(state, view, lambda c: render_note(c, view))

@@ -193,8 +193,11 @@ def unit(value: float, field: str) -> float:
 def location(value: str | os.PathLike[str], field: str) -> Path:
     """A file or folder the caller names: text or a path, not blank, without NUL (None or a
     number was a bare TypeError from `Path`)."""
-    if not isinstance(value, str | os.PathLike) or not str(value).strip() or "\x00" in str(value):
-        raise ValidationError(field, "must name a file or folder (a string or a Path)")
+    if not isinstance(value, str | os.PathLike):
+        raise ValidationError(field, "must name a file or folder: text or a path")
+    if not str(value).strip() or "\x00" in str(value):
+        blank = "is empty" if not str(value).strip() else "holds a NUL character"
+        raise ValidationError(field, f"must name a file or folder (it {blank})")
     path = Path(value).expanduser()
     try:
         path.stat()
