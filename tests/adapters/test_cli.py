@@ -1234,3 +1234,21 @@ def test_a_save_that_makes_a_new_store_says_so_once(tmp_path: Path) -> None:
     assert f"A new store: {db}" in first.stderr
     again = ok(run(db, "save", "hello again"))
     assert "A new store" not in again.stderr
+
+
+def test_open_shows_its_times_in_the_zone_search_shows_the_day_in(tmp_path: Path) -> None:
+    """A CLI probe in Kiritimati (UTC+14): search said "saved 2026-12-05", open said "created
+    2026-12-04T22:56:48+00:00" of the same memory. A process of its own: the zone is read as
+    the process starts."""
+    script, store = engram_script(), str(tmp_path / "tz.db")
+    env = {**os.environ, "ENGRAM_EMBEDDING_MODEL": "none", "TZ": "Pacific/Kiritimati"}
+
+    def engram(*args: str) -> str:
+        done = subprocess.run(
+            [script, "--store", store, *args], capture_output=True, text=True, timeout=60, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    ident = json.loads(engram("--json", "save", "the time zone note"))["id"]
+    assert "+14:00" in engram("open", ident)

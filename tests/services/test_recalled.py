@@ -11,7 +11,7 @@ from pathlib import Path
 
 from engram import Engram
 from engram.core.ranking import Reason, SearchHit, Why
-from engram.core.timeutil import day_in
+from engram.core.timeutil import day_in, moment_in
 from engram.services.results import Recalled
 
 TOKYO = timezone(timedelta(hours=9))
@@ -58,6 +58,11 @@ def test_a_day_outside_the_calendar_in_the_askers_zone_is_the_utc_day(tmp_path: 
     assert day_in(dawn, new_york) == "0001-01-01"
     assert day_in(dawn, TOKYO) == "0001-01-01"
     assert day_in(datetime(2026, 1, 2, 23, 30, tzinfo=UTC), TOKYO) == "2026-01-03"
+    # `engram open` shows its times in the zone the search table's day is in (a CLI probe saw
+    # "saved 2026-12-05" beside "created 2026-12-04T22:56:48+00:00")
+    late = datetime(2026, 1, 2, 23, 30, 5, 700, tzinfo=UTC)
+    assert moment_in(late, TOKYO) == "2026-01-03T08:30:05+09:00"
+    assert moment_in(dawn, new_york) == "0001-01-01T00:30:00+00:00"
     store = str(tmp_path / "x.db")
     with Engram.open(store, embedding_model="none") as mem:
         mem.save("far past note", created_at=dawn, last_used=dawn)

@@ -35,7 +35,7 @@ from engram.cli.common import (
 from engram.cli.vault import search_all
 from engram.core.models import Memory, Status
 from engram.core.ranking import why_summary
-from engram.core.timeutil import day_in
+from engram.core.timeutil import day_in, moment_in
 from engram.core.wording import counted
 from engram.errors import NotFoundError, ValidationError
 from engram.services.memories import Draft, checked_fields
@@ -298,12 +298,12 @@ def memory_table(m: Memory, score: float | None = None) -> Table:
         ("score", None if score is None else fmt_score(score)),
         ("strength", f"{m.strength:g}"),
         ("use count", str(m.use_count)),
-        ("created", m.created_at.isoformat(timespec="seconds")),
-        ("last used", m.last_used.isoformat(timespec="seconds")),
+        ("created", moment_in(m.created_at)),
+        ("last used", moment_in(m.last_used)),
         ("review priority", fmt_score(m.review_priority)),
         ("reviews", str(m.review_count)),
         ("cross-domain uses", str(m.cross_domain_count)),
-        ("promoted", m.promoted_at.isoformat(timespec="seconds") if m.promoted_at else None),
+        ("promoted", moment_in(m.promoted_at) if m.promoted_at else None),
         ("episode", None if m.episode is None else f"{plain(m.episode)} (#{m.episode_seq})"),
         ("meta", plain(json.dumps(m.meta, ensure_ascii=False)) if m.meta else None),
     ]

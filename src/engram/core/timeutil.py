@@ -40,6 +40,17 @@ def asker_local(moment: datetime) -> datetime:
     return moment if offset is not None and offset.total_seconds() != 0 else moment.astimezone()
 
 
+def moment_in(moment: datetime, zone: tzinfo | None = None) -> str:
+    """`moment` to the second in `zone` (this machine's if None), with its offset: the day a
+    search hit says it was saved is that zone's too (`day_in`; a probe saw "saved 2026-12-05"
+    beside "created 2026-12-04T22:56:48+00:00"). In UTC where the zone would leave the years 1
+    to 9999."""
+    try:
+        return moment.astimezone(zone).isoformat(timespec="seconds")
+    except OverflowError:
+        return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
 def day_in(moment: datetime, zone: tzinfo | None = None) -> str:
     """The ISO day `moment` falls on in `zone` (this machine's if None), as a search hit shows
     when its memory was saved; the UTC day where that day would fall outside the years 1 to
