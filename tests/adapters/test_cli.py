@@ -1252,3 +1252,15 @@ def test_open_shows_its_times_in_the_zone_search_shows_the_day_in(tmp_path: Path
 
     ident = json.loads(engram("--json", "save", "the time zone note"))["id"]
     assert "+14:00" in engram("open", ident)
+
+
+def test_a_fact_said_again_after_its_correction_says_it_holds_again(db: Path) -> None:
+    """A CLI probe: the restated fact printed only "Already saved as …: merged it"."""
+    fact = save(db, "Lisa is vegetarian")
+    news = save(db, "Correction: Lisa is no longer vegetarian")
+    with Engram.open(str(db)) as engram:
+        if not engram.relations(fact):
+            engram.create_relation(news, fact, "supersedes")
+    said = ok(run(db, "save", "Lisa is vegetarian")).stdout
+    assert f"Already saved as {fact}: merged it" in said
+    assert f"holds again: replaces {news}" in said

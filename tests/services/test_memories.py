@@ -602,3 +602,23 @@ def test_news_saved_by_save_supersedes_the_fact_it_replaces(mem: Engram, clock: 
     linked = [(r.from_id, r.to_id) for r in mem.relations(old.id) if r.type == "supersedes"]
     assert linked == [(news.id, old.id)]
     assert not mem.relations(plain.id)
+
+
+def test_a_fact_said_again_after_its_correction_holds_again(mem: Engram, clock: FixedClock) -> None:
+    """A CLI probe: "Lisa is vegetarian", said after "Correction: Lisa is no longer
+    vegetarian", was merged into the outdated memory as a use, and search still listed the
+    correction first: the user's latest word was lost without a message."""
+    fact = mem.save("Lisa is vegetarian")
+    clock.advance(days=3)
+    news = mem.save_result(Draft(content="Correction: Lisa is no longer vegetarian")).memory
+    if not mem.relations(fact.id):  # made at save time where meaning is on
+        mem.create_relation(news.id, fact.id, "supersedes")
+    clock.advance(days=3)
+    again = mem.save_result(Draft(content="Lisa is vegetarian"))
+    assert (again.duplicate_of, again.supersedes) == (fact.id, [news.id])
+    links = [(r.from_id, r.to_id) for r in mem.relations(fact.id) if r.type == "supersedes"]
+    assert links == [(fact.id, news.id)]
+    hits = mem.search("is Lisa vegetarian")
+    assert hits[0].memory.id == fact.id and hits[1].why.superseded_by == fact.id
+    # said once more, nothing left to replace
+    assert mem.save_result(Draft(content="Lisa is vegetarian")).supersedes == []

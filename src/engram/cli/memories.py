@@ -159,6 +159,13 @@ def save(
         f"(similarity {s.similarity:.2f}): {s.content}"
         for s in result.similar
     ]
+    listed = {s.id for s in result.similar}
+    # said again after the news that replaced it: it holds again (a probe: it said nothing)
+    notes += [
+        f"  holds again: replaces {news}, the news that had replaced it"
+        for news in result.supersedes
+        if news not in listed
+    ]
     enriched = result.enrichment
     if enriched is not None and enriched.why:
         notes.append(f"  strength {enriched.strength:g}: {'; '.join(enriched.why)}")

@@ -152,7 +152,9 @@ class MemoryService:
                 if repeat is not None:
                     dated = draft.created_at is not None or draft.last_used is not None
                     result = self._absorb(repeat, built, merge_labels=mode == "merge", dated=dated)
-                    return result.model_copy(update={"enrichment": added})
+                    # said again after the news that replaced it: it holds again
+                    again = [] if dated else save_report.said_again(self.ctx, result.memory)
+                    return result.model_copy(update={"enrichment": added, "supersedes": again})
                 (memory,) = self._write([built], queue_vectors=near is None)
         else:
             (memory,) = self._write([built], queue_vectors=near is None)

@@ -169,3 +169,29 @@ def _copies_of(
         for m in copies
         if m.id in vectors
     ]
+
+
+def said_again(ctx: Context, fact: Memory) -> list[str]:
+    """A fact said again, word for word, after news superseded it holds again: the news's
+    `supersedes` relations to it go, and it supersedes the news now (dated now). A CLI probe's
+    "Lisa is vegetarian", said after "Correction: Lisa is no longer vegetarian", was merged
+    into the outdated memory as a use, and search still listed the correction first. The ids
+    of the news it supersedes now."""
+    news = [
+        r for r in ctx.store.relations([fact.id]) if r.type == "supersedes" and r.to_id == fact.id
+    ]
+    for relation in news:
+        ctx.store.delete_relation(relation.id)
+    now = ctx.now()
+    for news_id in dict.fromkeys(r.from_id for r in news):
+        ctx.store.add_relation(
+            Relation(
+                id=new_id(),
+                from_id=fact.id,
+                to_id=news_id,
+                type="supersedes",
+                strength=1.0,
+                created_at=now,
+            )
+        )
+    return list(dict.fromkeys(r.from_id for r in news))
