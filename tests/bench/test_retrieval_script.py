@@ -50,6 +50,8 @@ def write_sets(data: Path) -> None:
         [
             {"question": "What is the name of Ana's cat?", "evidence": ["D1:1"], "category": 4},
             {"question": "Which instrument is Ben learning?", "evidence": ["D1:2"], "category": 4},
+            # a question of the world, in words no memory holds together: no recall
+            {"question": "How do I get from Lisbon to Porto?", "evidence": ["D1:3"], "category": 4},
         ],
     )
     second = conversation(
@@ -71,7 +73,7 @@ def run_bench(tmp_path: Path, *options: str, env: dict[str, str] | None = None) 
     assert run.returncode == 0, run.stderr
     assert "Engram R@10" in run.stdout and "BM25 R@10" in run.stdout
     result: dict = json.loads(out.read_text())["data"]
-    assert result["engram"]["overall"]["n"] == 3
+    assert result["engram"]["overall"]["n"] == 4
     assert set(result["engram"]) == {"overall", "temporal", "single-hop"}
     return result
 

@@ -990,6 +990,9 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
     assert not replaces_a_fact(news, similarity=0.5)
     assert replaces_a_fact(news, similarity=0.9)
     assert not replaces_a_fact("Lisa's birthday is September 5", similarity=0.9)  # no mark
+    # news of someone is no news of their mother: the name both open with is no shared word
+    mother = "Priya's mother Lakshmi lives in Chennai"
+    assert not replaces_a_fact("Priya is no longer vegetarian", similarity=0.5, old=mother)
 
 
 @pytest.mark.parametrize(

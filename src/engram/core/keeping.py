@@ -153,11 +153,14 @@ def _about_someone_else(text: str, old: str) -> bool:
 
 
 def _opening_name(text: str) -> str:
-    """The name a statement opens with, as a term ("Dana is …" → "dana"), or ""."""
+    """The name a statement opens with, as a term ("Dana is …" → "dana"; "Priya's mother …" →
+    "priya": "Priya is no longer vegetarian" superseded "Priya's mother Lakshmi lives in
+    Chennai", their one shared word taken for more than the name both open with), or ""."""
     first = WORD.search(unlabelled(text))
-    if first is None or index_term(first.group().lower()) not in _names(text):
+    if first is None:
         return ""
-    return index_term(first.group().lower())
+    word = re.sub(r"['’]s$", "", first.group().lower())
+    return index_term(word) if index_term(word) in _names(text) else ""
 
 
 def _says_more(text: str, old: str) -> bool:

@@ -126,7 +126,7 @@ class TouchResult(Result):
     strength: float
     # It was archived, and a use brought it back (`core.reinforce`): said, as the CLI's
     # "Touched …" alone hid it (a probe).
-    unarchived: bool = False
+    unarchived: bool
 
 
 class ObserveResult(Result):
