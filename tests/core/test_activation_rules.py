@@ -993,6 +993,16 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
     # news of someone is no news of their mother: the name both open with is no shared word
     mother = "Priya's mother Lakshmi lives in Chennai"
     assert not replaces_a_fact("Priya is no longer vegetarian", similarity=0.5, old=mother)
+    # one change told twice is no change of it: the reason saved after a rename (a probe: it
+    # superseded the rename); a move elsewhere, a newer version, are
+    rename = "Renamed module app.settings to app.config"
+    reason = "Moved settings into app.config so that config loads before logging"
+    assert not replaces_a_fact(reason, similarity=0.6, old=rename)
+    assert replaces_a_fact(
+        "Actually moved standup to 11", similarity=0.8, old="Moved standup to 10"
+    )
+    bumped = "Bumped the project to Python 3.12"
+    assert replaces_a_fact("Bumped the project to Python 3.13", similarity=0.9, old=bumped)
 
 
 @pytest.mark.parametrize(

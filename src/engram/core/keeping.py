@@ -72,6 +72,33 @@ def named_old_value(text: str) -> str | None:
     return None if found is None or "?" in text else found.group("old")
 
 
+# The value a change says it went to: "Renamed module app.settings to app.config", "Moved
+# settings into app.config", "Bumped the project to Python 3.12".
+_TO_NEW = re.compile(
+    r"\b(?:switched|switching|moved|migrated|migrating|changed|converted|upgraded|downgraded|"
+    r"bumped|renamed|transferred|relocated|updated)\s+(?:[\w'.()-]+\s+){0,5}?(?:to|into)\s+"
+    # its version too: "Python 3.12" and "Python 3.13" are two values
+    r"(?:the\s+|my\s+|our\s+)?(?P<new>[\w'+#:/-]+(?:\.[\w'+#:/-]+)*(?:\s+v?\d[\w.]*)?)",
+    re.IGNORECASE,
+)
+
+
+def named_new_value(text: str) -> str | None:
+    """The value a statement of change says it went to ("app.config" of "Renamed module
+    app.settings to app.config"), or None."""
+    found = _TO_NEW.search(plain(text))
+    return None if found is None else found.group("new")
+
+
+def _the_same_change(text: str, old: str) -> bool:
+    """Whether `text` and `old` both tell one change, to one value: "Moved settings into
+    app.config so that config loading happens first", saved after "Renamed module app.settings
+    to app.config", superseded the rename it explains (a probe); "Actually moved standup to 11"
+    after "Moved standup to 10" goes elsewhere, and does supersede it."""
+    before, after = named_new_value(old), named_new_value(text)
+    return before is not None and after is not None and index_terms(before) == index_terms(after)
+
+
 def holds_value(text: str, value: str) -> bool:
     """Whether `text` holds `value` (`named_old_value`) as whole words, in any form the index
     joins: "I drink three coffees a day" holds the "coffee" of "I changed from coffee to green
@@ -105,7 +132,7 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
     said, old = plain(text), plain(old)
     if "?" in said:
         return False
-    if old and _about_someone_else(said, old):
+    if old and (_about_someone_else(said, old) or _the_same_change(said, old)):
         return False
     if old and (says_a_change(said) or _NOW.search(said)) and a_new_value(said, old, similarity):
         return True
