@@ -56,9 +56,13 @@ _REPLACED = re.compile(
 # The old value a change names: "switched from badminton to pickleball", "We migrated Atlas
 # from MySQL to PostgreSQL", "moved from Berlin to Lisbon". Not a trip ("flew from Berlin to
 # Lisbon"): a verb of change comes first.
+# The verbs that tell a change of value, in both directions below.
+_CHANGE_VERBS = (
+    r"switched|switching|moved|migrated|migrating|changed|converted|upgraded|downgraded|bumped|"
+    r"renamed|transferred|relocated"
+)
 _FROM_OLD = re.compile(
-    r"\b(?:switched|switching|moved|migrated|migrating|changed|went|converted|upgraded|"
-    r"downgraded|bumped|renamed|transferred|relocated)\s+(?:[\w'-]+\s+){0,3}?from\s+(?:the\s+|my\s+|our\s+)?"
+    rf"\b(?:{_CHANGE_VERBS}|went)\s+(?:[\w'-]+\s+){{0,3}}?from\s+(?:the\s+|my\s+|our\s+)?"
     r"(?P<old>[\w'.+#-]+(?:\s+[\w'.+#-]+){0,2}?)\s+(?:to|for|in favou?r of)\b",
     re.IGNORECASE,
 )
@@ -75,8 +79,7 @@ def named_old_value(text: str) -> str | None:
 # The value a change says it went to: "Renamed module app.settings to app.config", "Moved
 # settings into app.config", "Bumped the project to Python 3.12".
 _TO_NEW = re.compile(
-    r"\b(?:switched|switching|moved|migrated|migrating|changed|converted|upgraded|downgraded|"
-    r"bumped|renamed|transferred|relocated|updated)\s+(?:[\w'.()-]+\s+){0,5}?(?:to|into)\s+"
+    rf"\b(?:{_CHANGE_VERBS}|updated)\s+(?:[\w'.()-]+\s+){{0,5}}?(?:to|into)\s+"
     # its version too: "Python 3.12" and "Python 3.13" are two values
     r"(?:the\s+|my\s+|our\s+)?(?P<new>[\w'+#:/-]+(?:\.[\w'+#:/-]+)*(?:\s+v?\d[\w.]*)?)",
     re.IGNORECASE,
