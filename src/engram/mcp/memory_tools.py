@@ -124,7 +124,10 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         related to it (why.context), and memories sharing rarer words with the best matches
         (why.expansion); a day the query names ('on 7 Jan 2024', 'yesterday') lifts the memories
         saved on it (why.day); a question about how things stand now ('where does she live
-        now?', 'currently', 'still') puts the latest of alike memories first. Filter by tags.
+        now?', 'currently', 'still') puts the latest of alike memories first; a misspelled word
+        the store lacks is searched as the store's word it misspells, and said in why ('searched
+        "kafak" as "kafka"'); 'my husband' is searched by the name the store gives him too.
+        Filter by tags.
         Results are ranked by relevance, re-weighted a little by how alive each memory still is
         (its decay score); near-copies of one memory do not fill the list; some slots go to
         fading memories that match well (reason 'review') so they can be reinforced. Archived
