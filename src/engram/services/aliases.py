@@ -12,7 +12,7 @@ SOURCES = 20
 # What a match opening with one of the user's people keeps of its relevance, for a query that
 # asks of the user alone; and how many of the best matches are read for it.
 SOMEONE_ELSES_SHARE = 0.4
-SOMEONE_ELSES_READ = 50
+SOMEONE_ELSES_READ = 30  # three times a default list
 
 
 def names_of_people_asked(store: Store, query: str) -> dict[str, list[str]]:

@@ -42,12 +42,10 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
     # 3" for "what did I buy on 3 March?" above what was bought that day, and their month
     # "the March 31 release" for "what happened on March 17?" (a probe); their meaning drew
     # the query's vector towards any memory with a date in it.
-    worded = without_written_dates(text) if names_days else text
+    meant = without_written_dates(text) if names_days else text
     # The answer to a question for a name says the name, seldom "name": "What's my wife's
     # name?" found "My name is Daniel" above "My wife Lisa…" by that word (its meaning keeps it).
-    worded = without_naming(worded)
-    worded = without_asking_now(worded)
-    meant = without_written_dates(text) if names_days else text
+    worded = without_asking_now(without_naming(meant))
     bare = meant
     if names_days:
         # "last week" and "what did I tell you" name no content either: "What did I tell you
