@@ -547,6 +547,16 @@ def test_a_question_whose_words_one_memory_holds_is_a_recall(mem: Engram) -> Non
         found = mem.analyze_for_recall(question)
         assert found.should_search and found.confidence < 0.6, question
         assert found.query is not None and mem.search(found.query)[0].memory.id == answer.id
+    # trouble told, not asked, that the store knows of
+    bug = mem.save("Celery worker drops tasks when prefetch is high; set it to 1")
+    told = mem.analyze_for_recall("the celery worker keeps dropping tasks")
+    assert told.should_search and told.query is not None
+    assert mem.search(told.query)[0].memory.id == bug.id
     # the store holds one of its words, or none
-    for world in ("How do I exit Neovim?", "How do I center a div?", "What is a port?"):
+    for world in (
+        "How do I exit Neovim?",
+        "How do I center a div?",
+        "What is a port?",
+        "My laptop keeps crashing",
+    ):
         assert not mem.analyze_for_recall(world).should_search, world

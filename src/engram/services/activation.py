@@ -6,6 +6,7 @@ measured in docs/activation.md."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from engram.core.importance import importance
@@ -40,6 +41,12 @@ KNOWN_NAME_CONFIDENCE = 0.55
 # A question of at most this many words, its words looked for among its best text matches.
 ANSWERED_WORDS = 16
 ANSWER_CANDIDATES = 5
+# Trouble told without a question mark: what a store of gotchas and fixes answers.
+_TROUBLE = re.compile(
+    r"\b(?:fail(?:s|ed|ing)?|error|errors|broken|crash(?:es|ed|ing)?|keeps? \w+ing|"
+    r"(?:doesn'?t|does not|isn'?t|is not|won'?t) work(?:ing)?|not working|timed? ?out|hangs?)\b",
+    re.IGNORECASE,
+)
 
 
 def _within(query: str, limit: int) -> str:
@@ -190,8 +197,11 @@ class ActivationService:
         one of more): "How do I run the tests?", "What port does the dev server use?" have the
         form of questions about the world, and a coding assistant's store holds "Run the tests
         with make test" (a probe: 6 of 11 such questions were none at 0.9). "How do I exit
-        Neovim?" stays none beside "Uses Neovim with LazyVim": "exit" is in no memory of it."""
-        if not is_plain_question(question) or len(question.split()) > ANSWERED_WORDS:
+        Neovim?" stays none beside "Uses Neovim with LazyVim": "exit" is in no memory of it.
+        Trouble told, not asked, is read so too: "the celery worker keeps dropping tasks" beside
+        the memory of that bug and its fix (the same probe)."""
+        asks = is_plain_question(question) or _TROUBLE.search(question) is not None
+        if not asks or len(question.split()) > ANSWERED_WORDS:
             return False
         terms = [t for t in query_terms(question) if t not in STOPWORDS]
         if len(terms) < 2:
