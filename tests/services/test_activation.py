@@ -552,11 +552,20 @@ def test_a_question_whose_words_one_memory_holds_is_a_recall(mem: Engram) -> Non
     told = mem.analyze_for_recall("the celery worker keeps dropping tasks")
     assert told.should_search and told.query is not None
     assert mem.search(told.query)[0].memory.id == bug.id
-    # the store holds one of its words, or none
+    # a name of code the store holds, in a pasted error
+    rename = mem.save("Renamed module app.settings to app.config; update the imports")
+    pasted = "I'm getting ModuleNotFoundError: No module named app.settings, any idea?"
+    found = mem.analyze_for_recall(pasted)
+    assert found.should_search and found.phrase == "app.settings"
+    assert found.query is not None
+    assert rename.id in [h.memory.id for h in mem.search(found.query)[:3]]
+    # the store holds one of its words, or none; no name of code it holds
     for world in (
         "How do I exit Neovim?",
         "How do I center a div?",
         "What is a port?",
         "My laptop keeps crashing",
+        "I'm getting a KeyError in parse_args, any idea?",
+        "What does e.g. mean?",
     ):
         assert not mem.analyze_for_recall(world).should_search, world

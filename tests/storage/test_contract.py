@@ -594,6 +594,19 @@ def test_term_counts_count_memories_with_the_index_own_stemming_up_to_the_cap(
     assert store.term_counts([], cap=10).counts == {}
 
 
+def test_a_word_with_punctuation_is_searched_as_its_words_in_a_row(store: Store) -> None:
+    """SQLite's index splits "app.settings" into two words in a row; PostgreSQL's parser kept
+    the query's "app.settings" one token, and found nothing (the text is split, migration
+    0009)."""
+    put(
+        store,
+        mem("a", "Renamed module app.settings to app.config"),
+        mem("b", "The app stores its settings in YAML"),
+    )
+    assert [s.id for s in store.text_search(["app.settings"], Filter(), 10)] == ["a"]
+    assert store.term_counts(["app.settings"], 10).counts == {"app.settings": 1}
+
+
 def test_indexed_terms_are_the_words_the_index_holds_that_begin_so(store: Store) -> None:
     """What a misspelled query word may have meant (`engram.services.spelling`)."""
     put(

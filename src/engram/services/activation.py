@@ -18,7 +18,7 @@ from engram.core.models import Memory
 from engram.core.questions import asks_about, is_plain_question, thing_asked_of
 from engram.core.recall import recall_query, recall_window
 from engram.core.statement import statement_about
-from engram.core.text import STOPWORDS, query_terms
+from engram.core.text import STOPWORDS, query_terms, words
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.enrichment import names_in
@@ -41,6 +41,12 @@ KNOWN_NAME_CONFIDENCE = 0.55
 # A question of at most this many words, its words looked for among its best text matches.
 ANSWERED_WORDS = 16
 ANSWER_CANDIDATES = 5
+# A name of code: dotted ("app.settings", "routes.py"), snake case ("test_upload"), or an
+# exception's ("ModuleNotFoundError"). Not "e.g." or "3.12".
+_IDENTIFIER = re.compile(
+    r"\b(?:[A-Za-z_]\w+(?:\.\w{2,})+|[A-Za-z]\w*_\w+|[A-Z][a-z]+(?:[A-Z][a-z]+)*"
+    r"(?:Error|Exception|Warning))\b"
+)
 # Trouble told without a question mark: what a store of gotchas and fixes answers.
 _TROUBLE = re.compile(
     r"\b(?:fail(?:s|ed|ing)?|error|errors|broken|crash(?:es|ed|ing)?|keeps? \w+ing|"
@@ -164,6 +170,9 @@ class ActivationService:
             return Analysis("recall", KNOWN_NAME_CONFIDENCE, thing)
         if self._answered_in_words(read):
             return Analysis("recall", KNOWN_NAME_CONFIDENCE, read.strip())
+        known_identifier = self._known_identifier(text)
+        if known_identifier is not None:
+            return Analysis("recall", KNOWN_NAME_CONFIDENCE, known_identifier)
         stated = {n: said for n in names if (said := statement_about(read, n)) is not None}
         known = self._known_names(list(stated))
         if known:
@@ -214,6 +223,18 @@ class ActivationService:
             if sum(n > 0 for n in counter.counts(said)) >= wanted:
                 return True
         return False
+
+    def _known_identifier(self, text: str) -> str | None:
+        """The first name of code the message holds ("app.settings", "test_upload",
+        "ModuleNotFoundError") that a memory holds as written, or None: a pasted error asks
+        what the store knows of it ("I'm getting ModuleNotFoundError: No module named
+        app.settings, any idea?" was none at 0.9 beside the rename that explains it, a
+        coding assistant's probe)."""
+        for found in _IDENTIFIER.finditer(text):
+            # its words in a row, as every backend's index splits it ("app settings")
+            if self.ctx.store.text_search([" ".join(words(found.group()))], Filter(), 1):
+                return found.group()
+        return None
 
     def _known_names(self, names: Sequence[str]) -> list[str]:
         """The names every word of which some memory holds (its text or its entities), in

@@ -71,7 +71,11 @@ def weighted_query(
     items = [[f"q{n}_{k}" for k in range(len(unit))] for n, unit in enumerate(units)]
     return WeightedQuery(
         phrases=", ".join(
-            f"phraseto_tsquery('engram', %s) AS {item}" for unit in items for item in unit
+            # split at punctuation as the indexed text is (migration 0009): "app.settings" was
+            # one token here, two words in row on SQLite
+            f"phraseto_tsquery('engram', engram_split(%s)) AS {item}"
+            for unit in items
+            for item in unit
         ),
         matches=" || ".join(f"q.{item}" for unit in items for item in unit),
         rank=" + ".join(
@@ -95,7 +99,7 @@ def counts(
     distinct = list(dict.fromkeys(words))
     rows = query(
         f"SELECT w.word, (SELECT count(*) FROM (SELECT 1 FROM {table} t "
-        "WHERE t.search @@ phraseto_tsquery('engram', w.word) LIMIT %s) s), "
+        "WHERE t.search @@ phraseto_tsquery('engram', engram_split(w.word)) LIMIT %s) s), "
         "(SELECT CASE WHEN c.reltuples >= %s THEN c.reltuples::bigint "
         f"ELSE (SELECT count(*) FROM {table}) END "
         f"FROM pg_class c WHERE c.oid = '{table}'::regclass) "
