@@ -18,7 +18,7 @@ from engram.core.models import Memory
 from engram.core.questions import asks_about, is_plain_question, thing_asked_of
 from engram.core.recall import recall_query, recall_window
 from engram.core.statement import statement_about
-from engram.core.text import STOPWORDS, query_terms, words
+from engram.core.text import STOPWORDS, query_terms
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.enrichment import names_in
@@ -231,8 +231,7 @@ class ActivationService:
         app.settings, any idea?" was none at 0.9 beside the rename that explains it, a
         coding assistant's probe)."""
         for found in _IDENTIFIER.finditer(text):
-            # its words in a row, as every backend's index splits it ("app settings")
-            if self.ctx.store.text_search([" ".join(words(found.group()))], Filter(), 1):
+            if self.ctx.store.text_search([found.group()], Filter(), 1):  # as words in a row
                 return found.group()
         return None
 
