@@ -17,6 +17,8 @@ from engram.core.intent_words import RELATION
 
 # Whose: the user's ("my", "our"), as an assistant writes it ("User's sister Ana").
 _WHOSE = r"(?:my|our|(?:the )?user's)"
+# …and a word that may stand between: "my older sister", "our new landlord".
+_THEIR = rf"{_WHOSE}\s+(?:\w+\s+)?"
 # A name: capitalised words, one or two ("Ana", "Sarah Kim", "Dr. Silva" without its title).
 _NAME = r"(?-i:(?:(?:Mr|Mrs|Ms|Dr)\.? )?([A-Z][\w'-]+(?: [A-Z][\w'-]+)?))"
 # Capitalised words that are no name after a relation ("my husband I met in 2010").
@@ -26,7 +28,7 @@ _NOT_NAMES = frozenset({"i", "i'm", "i've", "i'd", "and", "but", "so", "the", "w
 def relations_asked(query: str) -> list[str]:
     """The user's people a query names by their place in the user's life ("my husband", "our
     landlord"), lower-cased, in order."""
-    found = re.findall(rf"\b{_WHOSE}\s+(?:\w+\s+)?({RELATION})\b", query, re.IGNORECASE)
+    found = re.findall(rf"\b{_THEIR}({RELATION})\b", query, re.IGNORECASE)
     return list(dict.fromkeys(r.lower() for r in found))
 
 
@@ -35,9 +37,9 @@ def names_given(relation: str, texts: list[str]) -> list[str]:
     is my sister", "my sister's name is Ana"), in the order found."""
     rel = re.escape(relation)
     patterns = (
-        rf"\b{_WHOSE}\s+(?:\w+\s+)?{rel}(?:'s name is|,)?\s+"
+        rf"\b{_THEIR}{rel}(?:'s name is|,)?\s+"
         rf"(?:is\s+(?:called\s+|named\s+)?)?{_NAME}",
-        rf"{_NAME},?\s+(?:is\s+)?{_WHOSE}\s+(?:\w+\s+)?{rel}\b",
+        rf"{_NAME},?\s+(?:is\s+)?{_THEIR}{rel}\b",
     )
     names: list[str] = []
     for text in texts:
@@ -51,7 +53,7 @@ def names_given(relation: str, texts: list[str]) -> list[str]:
 def with_names(query: str, relation: str, names: list[str]) -> str:
     """`query` with the user's `relation` it names followed by their names: "what does my
     husband do" → "what does my husband Daan do", for a meaning that knows who is asked of."""
-    said = re.compile(rf"\b({_WHOSE}\s+(?:\w+\s+)?{re.escape(relation)})\b", re.IGNORECASE)
+    said = re.compile(rf"\b({_THEIR}{re.escape(relation)})\b", re.IGNORECASE)
     return said.sub(lambda m: f"{m.group(1)} {' or '.join(names)}", query, count=1)
 
 

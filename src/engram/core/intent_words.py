@@ -21,8 +21,9 @@ TOPIC = r"(?:budget|limit|deadline|repo|standup|meeting)\b"
 RELATION = (
     r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|daughter|son|kids?|children|baby|"
     r"brother|sister|mother|mom|mum|father|dad|parents|grandmother|grandfather|grandma|grandpa|"
-    r"grandparents|aunt|uncle|cousin|niece|nephew|in-laws|roommate|flatmate|friend|manager|boss|"
-    r"landlord|doctor|dentist|therapist|neighbou?r|colleague|cat|dog|puppy|kitten)"
+    r"grandparents|aunt|uncle|cousin|niece|nephew|in-laws|siblings?|roommate|flatmate|friend|"
+    r"manager|boss|landlord|doctor|dentist|therapist|neighbou?r|colleague|coworker|co-worker|"
+    r"team ?mate|cat|dog|puppy|kitten)"
 )
 # A count, in digits or in words: "every 90 days", "fifteen minutes", "five engineers".
 COUNT = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from engram.core.aliases import of_someone_close
 from engram.core.entities import extract_entities
 from engram.core.index_terms import index_term, index_terms
 from engram.core.message import OPENERS, OPENING_WORDS, flattened, plain, readable
@@ -161,25 +162,16 @@ def _alike_in_form_only(text: str, old: str) -> bool:
     )
 
 
-# Who a statement is about, where it opens with them: the user ("I …") or someone of theirs
-# ("My brother Tom …", "My wife …").
+# Who a statement is about, where it opens with them: the user ("I …"), or someone of theirs
+# (`core.aliases.of_someone_close`: "My brother Tom …", "My wife …").
 _BY_THE_USER = re.compile(r"^\W*(?:i|i'm|i've|i'd|i'll)\b", re.IGNORECASE)
-_SOMEONE_ELSES = re.compile(
-    r"^\W*(?:my|our) (?:\w+ )?(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|son|"
-    r"daughter|kids?|child|children|brother|sister|siblings?|mother|mom|mum|father|dad|parents|"
-    r"grandmother|grandma|grandfather|grandpa|aunt|uncle|cousin|niece|nephew|friend|boss|"
-    r"manager|colleague|coworker|co-worker|neighbou?r|roommate|flatmate|team ?mate)s?\b",
-    re.IGNORECASE,
-)
 
 
 def _about_someone_else(text: str, old: str) -> bool:
     """Whether the user says something of themselves ("I switched from Android to iPhone")
     and `old` is about someone of theirs ("My wife uses an Android phone"): a probe's news
     superseded the wife's phone, the brother's badminton."""
-    return _BY_THE_USER.match(unlabelled(text)) is not None and (
-        _SOMEONE_ELSES.match(unlabelled(old)) is not None
-    )
+    return _BY_THE_USER.match(unlabelled(text)) is not None and of_someone_close(unlabelled(old))
 
 
 def _opening_name(text: str) -> str:

@@ -24,6 +24,15 @@ STATEMENT_CONFIDENCE = 0.6
 # A fact is said in a sentence or two; a longer message is a request, a paste or a story.
 MIN_WORDS, MAX_WORDS = 4, 35
 
+# Words of trouble with the work: a statement saying them tells a problem, not a fact
+# (`engram.services.activation` reads such a message as a recall where a memory answers it).
+TROUBLE = (
+    r"\w*errors?|\w*exceptions?|bugs?|broken|broke|crash\w*|fail\w*|slow|loud|stuck|issues?|"
+    r"problems?|wrong|not working|won'?t|keeps? \w+ing|throw\w*|hang\w*|freez\w*|warnings?|"
+    r"traceback|stack ?trace|segfault\w*|time(?:d|s)? ?out|leak\w*|spikes?|undefined|null|"
+    r"rejected|denied|refused|missing|unable|\d{3}s|status code|logs?"
+)
+
 _ELSEWHERE = (
     # a request, a wish, an offer of help
     r"want|wants|wanna|gonna|need|needs|would like|'d like|have to|has to|had to|trying|try|"
@@ -39,10 +48,7 @@ _ELSEWHERE = (
     # small talk
     r"fine|thanks?|lol|haha\w*|"
     # trouble with the work
-    r"\w*errors?|\w*exceptions?|bugs?|broken|broke|crash\w*|fail\w*|slow|loud|stuck|issues?|"
-    r"problems?|wrong|not working|won'?t|keeps? \w+ing|throw\w*|hang\w*|freez\w*|warnings?|"
-    r"traceback|stack ?trace|segfault\w*|time(?:d|s)? ?out|leak\w*|spikes?|undefined|null|"
-    r"rejected|denied|refused|missing|unable|\d{3}s|status code|logs?|"
+    rf"{TROUBLE}|"
     # work narrated, or a thing of the code described: what a coding session is full of ("I
     # pushed the branch", "My function returns an empty list"), and what the code keeps
     r"added|merged|ran|renamed|pushed|pulled|deleted|removed|updated|changed|refactored|fixed|"

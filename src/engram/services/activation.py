@@ -17,7 +17,7 @@ from engram.core.message import asked, plain
 from engram.core.models import Memory
 from engram.core.questions import asks_about, is_plain_question, thing_asked_of
 from engram.core.recall import recall_query, recall_window
-from engram.core.statement import statement_about
+from engram.core.statement import TROUBLE, statement_about
 from engram.core.text import STOPWORDS, query_terms
 from engram.services import validation as check
 from engram.services.context import Context
@@ -48,11 +48,7 @@ _IDENTIFIER = re.compile(
     r"(?:Error|Exception|Warning))\b"
 )
 # Trouble told without a question mark: what a store of gotchas and fixes answers.
-_TROUBLE = re.compile(
-    r"\b(?:fail(?:s|ed|ing)?|error|errors|broken|crash(?:es|ed|ing)?|keeps? \w+ing|"
-    r"(?:doesn'?t|does not|isn'?t|is not|won'?t) work(?:ing)?|not working|timed? ?out|hangs?)\b",
-    re.IGNORECASE,
-)
+_TROUBLE = re.compile(rf"\b(?:{TROUBLE}|(?:doesn'?t|does not|isn'?t|is not) work(?:ing)?)\b", re.I)
 
 
 def _within(query: str, limit: int) -> str:
