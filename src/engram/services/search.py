@@ -268,13 +268,10 @@ class SearchService:
         settings = self.ctx.settings
         spans = named_day_spans(self.ctx, text)
         worded, meant, first_person, dates_only, own = asked(self.ctx.store, text, bool(spans))
-        typed = [] if dates_only else query_terms(worded)
-        terms = with_respellings(self.ctx, with_word_forms(typed, STOPWORDS), typed, spelled)
-        if spans:
-            terms += day_phrases(text, self.ctx.local_now().date())
         k = max(settings.search_vector_candidates, limit)
         # Meaning (the query's embedding, the vector index) is searched on another core while
-        # the text index is searched on this one (docs/performance.md, "Searching on two cores").
+        # the words are read and the text index is searched on this one (docs/performance.md,
+        # "Searching on two cores").
         by_vector = (
             # A query naming the user is asked in the first person: by the name, every note
             # naming them came first by meaning too
@@ -282,6 +279,10 @@ class SearchService:
             if by_meaning and not dates_only and self._searches_meaning()
             else None
         )
+        typed = [] if dates_only else query_terms(worded)
+        terms = with_respellings(self.ctx, with_word_forms(typed, STOPWORDS), typed, spelled)
+        if spans:
+            terms += day_phrases(text, self.ctx.local_now().date())
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
         near = by_vector.result() if by_vector is not None else NO_NEIGHBOURS
         shared = {s.id for s in lexical}
