@@ -206,7 +206,7 @@ def test_episode_neighbours_less_alike_than_the_gate_pass_no_credit() -> None:
     import numpy as np
 
     from engram.core.ranking import episode_links
-    from engram.services.search import CONTEXT_MIN_COSINE
+    from engram.services.search_spread import CONTEXT_MIN_COSINE
 
     def at(cosine: float) -> np.ndarray:
         return np.array([cosine, np.sqrt(1 - cosine**2)], dtype=np.float32)

@@ -1,0 +1,122 @@
+"""What a search adds around its direct matches: the words of the best ones searched again
+(query expansion, `engram.core.expansion`), and credit passed to their episode neighbours and
+related memories (`engram.core.ranking.spread`). Both read the store beyond the query's own
+matches; docs/search.md, sections 1c and 2, say how they were tuned."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engram.core.expansion import expansion_terms, feedback_words
+from engram.core.ranking import Fused, episode_links, spread
+from engram.services.context import Context
+from engram.storage.protocol import Filter, Stub
+
+# The strongest direct matches whose episode neighbours and related memories receive credit.
+CONTEXT_SOURCES = 20
+# Episode neighbours less alike than this (cosine of their whole-text vectors) pass no credit:
+# most adjacent facts an assistant saved in one session, a tenth of REALTALK's adjacent turns;
+# a dialogue's short reply ("Sure, which weekend works?", 0.16 from "Let's plan the kayak
+# trip") still gets it. R@10 cannot tell 0.1, 0.15 and 0.2 apart; the results found by
+# context alone fall from 34 % to 24 % (docs/search.md, section 2).
+CONTEXT_MIN_COSINE = 0.15
+# Query expansion: how many of the matches' weightiest words are looked up in the index (the
+# best of them by rarity are searched), and in how many memories a word is too common to search
+# (counting stops there, so a common word costs no more than a rare one). On the conversational
+# sets 100 finds what 1,000 does (bench/retrieval.py); on the 10K synthetic store, whose words
+# are all common, it keeps expansion's cost bounded (docs/search.md, "Query expansion").
+EXPANSION_CANDIDATES = 20
+EXPANSION_COMMON_AT = 100
+# Only matches this close to the best one lend their words: a weak match (a memory barely
+# above the meaning floor) would otherwise steer the expansion away from what the query found.
+EXPANSION_MIN_SHARE = 0.3
+# ... and a match by meaning alone lends its words only if it stands this far above unrelated
+# text: from one weak match ("zebra migration patterns" against a memory about a flight to
+# Lisbon) the search went on to everything else that said "Lisbon".
+EXPANSION_MIN_Z = 3.0
+
+
+def expansion_matches(
+    ctx: Context,
+    fused: dict[str, Fused],
+    z: dict[str, float],
+    terms: Sequence[str],
+    where: Filter,
+    limit: int,
+) -> list[Stub]:
+    """Text matches of the words that weigh most in the best direct matches and are rare
+    in the store (`engram.core.expansion`); none when expansion is off or nothing matched."""
+    settings = ctx.settings
+    if settings.search_expansion_weight <= 0 or not fused:
+        return []
+    best = sorted(fused, key=lambda i: (-fused[i].relevance, i))
+    floor = EXPANSION_MIN_SHARE * fused[best[0]].relevance
+    strong = [
+        i
+        for i in best[: settings.search_expansion_matches]
+        if fused[i].relevance >= floor
+        and (fused[i].text > 0 or z.get(i, -np.inf) >= EXPANSION_MIN_Z)
+    ]
+    if not strong:
+        return []
+    matches = ctx.store.get_many(strong)
+    candidates = feedback_words(
+        [(m.content, fused[m.id].relevance) for m in matches],
+        exclude=set(terms),
+        most=EXPANSION_CANDIDATES,
+    )
+    if not candidates:
+        return []
+    found = ctx.store.term_counts([c.word for c in candidates], EXPANSION_COMMON_AT)
+    words = expansion_terms(
+        candidates,
+        found.counts,
+        found.total,
+        settings.search_expansion_terms,
+        common_at=EXPANSION_COMMON_AT,
+    )
+    if not words:
+        return []
+    # Shallow: only the index's best `limit` are scored again (not twice as many): the same
+    # R@1 and MRR, R@10 within a question, at half the re-scoring (docs/search.md, 1c).
+    return ctx.store.text_search(words, where, limit, shallow=True)
+
+
+def context_credit(
+    ctx: Context, fused: dict[str, Fused], seen: dict[str, NDArray[np.float32]]
+) -> dict[str, float]:
+    """Credit for the episode neighbours and related memories of the strongest matches;
+    the whole-text vectors it reads are added to `seen`."""
+    settings = ctx.settings
+    if settings.search_context_weight <= 0 or not fused:
+        return {}
+    top = sorted(fused, key=lambda i: (-fused[i].relevance, i))[:CONTEXT_SOURCES]
+    sources = set(top)
+    links: list[tuple[str, str, float]] = []
+    if settings.search_context_radius > 0:
+        pairs = ctx.store.episode_neighbours(top, settings.search_context_radius)
+        links += episode_links(pairs, _pair_vectors(ctx, pairs, seen), CONTEXT_MIN_COSINE)
+    for r in ctx.store.relations(top):
+        if r.from_id in sources:
+            links.append((r.from_id, r.to_id, r.strength))
+        if r.to_id in sources:
+            links.append((r.to_id, r.from_id, r.strength))
+    relevance = {i: f.relevance for i, f in fused.items()}
+    return spread(relevance, links, settings.search_context_weight)
+
+
+def _pair_vectors(
+    ctx: Context, pairs: Sequence[tuple[str, str]], seen: dict[str, NDArray[np.float32]]
+) -> dict[str, NDArray[np.float32]]:
+    """Whole-text vectors of the memories in `pairs` (those not in `seen` read, and added
+    to it: diversity needs some of them again); none where meaning is off."""
+    embedder = ctx.embedder
+    if not pairs or embedder is None or ctx.semantic is None:
+        return {}
+    missing = list(dict.fromkeys(i for pair in pairs for i in pair if i not in seen))
+    if missing:
+        seen.update(ctx.store.get_vectors(missing, embedder.model_id))
+    return seen
