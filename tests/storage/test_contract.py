@@ -594,6 +594,36 @@ def test_term_counts_count_memories_with_the_index_own_stemming_up_to_the_cap(
     assert store.term_counts([], cap=10).counts == {}
 
 
+def test_term_counts_follow_every_write_of_this_store_and_of_another(store: Store) -> None:
+    """SQLite keeps the counts it read while the rows stay the same (a search counts its words
+    several times): a save, an edit or a delete, here or by another connection, is counted."""
+
+    def kafka() -> int:
+        return store.term_counts(["kafka", "redis"], cap=10).counts["kafka"]
+
+    put(store, mem("a", "Kafka for the event bus"))
+    assert kafka() == 1
+    put(store, mem("b", "Kafka topics are partitioned"))
+    assert kafka() == 2
+
+    def edit(m: Memory) -> tuple[Memory, Schedule]:
+        new = m.model_copy(update={"content": "Redis for the cache"})
+        return new, memory_schedule(POLICY, new)
+
+    store.modify(["a"], edit)
+    assert kafka() == 1
+    other = open_store(store.location, Settings())
+    try:
+        put(other, mem("c", "Kafka consumer lag alerts"), mem("d", "kafka retention is 7 days"))
+    finally:
+        other.close()
+    assert kafka() == 3
+    store.delete(["b"])
+    assert kafka() == 2
+    assert store.term_counts(["kafka"], cap=1).counts == {"kafka": 1}  # within a lower cap
+    assert store.term_counts(["kafka"], cap=10).counts == {"kafka": 2}  # then above it again
+
+
 def test_a_word_with_punctuation_is_searched_as_its_words_in_a_row(store: Store) -> None:
     """SQLite's index splits "app.settings" into two words in a row; PostgreSQL's parser kept
     the query's "app.settings" one token, and found nothing (the text is split, migration

@@ -62,7 +62,7 @@ from engram.storage.sqlite.sql import (
     rows_in,
     store_error,
 )
-from engram.storage.sqlite.text import SQLiteText
+from engram.storage.sqlite.text import SQLiteText, TermCountCache
 from engram.storage.sqlite.vector_rows import SQLiteVectors
 from engram.storage.sqlite.vectors import INDEX_SUFFIXES, VectorIndex
 
@@ -141,6 +141,8 @@ class SQLiteStore(SqlReads, SqlNotes, SQLiteText, SQLiteGraph, SQLiteLtm, SQLite
         self._identity = file_identity(self.path) if durable and str(path) != ":memory:" else None
         self._lock = threading.RLock()
         self._writer: int | None = None  # the thread in a write transaction, if any
+        self._commits = 0  # write transactions committed through this store (`_data_token`)
+        self._term_cache = TermCountCache()
         self._damaged: StoreError | None = None  # once seen, no more writes from this process
         # Reads go through connections of their own. WAL lets readers run beside a writer,
         # but a read on the writing connection waited for a write of another thread, and with
@@ -231,8 +233,20 @@ class SQLiteStore(SqlReads, SqlNotes, SQLiteText, SQLiteGraph, SQLiteLtm, SQLite
                     with suppress(sqlite3.Error):
                         self._conn.execute("ROLLBACK")
                     raise self._failed(exc) from exc
+                self._commits += 1
             finally:
                 self._writer = None
+
+    def _data_token(self) -> tuple[int, int] | None:
+        """A value that changes whenever the store's rows may have: this store's commits and
+        the reading connection's `data_version` (every other connection's, another process's
+        too). None in this thread's write transaction, whose reads see rows not committed."""
+        if self._writer == threading.get_ident():
+            return None
+        if self._reader is None:
+            return (self._commits, 0)
+        version = self._read(self._reader, self._reader_lock, "PRAGMA data_version", ())
+        return (self._commits, int(version[0][0]))
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """A read: on the reading connection, or in the write transaction of this thread."""
