@@ -1050,6 +1050,10 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
         ("My wife uses an Android phone", "I switched from Android to an iPhone", 0.6, False),
         ("My brother Tom plays badminton", "I switched from badminton to pickleball", 0.49, False),
         ("My phone is a Pixel running Android", "I switched from Android to an iPhone", 0.51, True),
+        # ... nor someone's news of the user's fact; a capitalised common word names no one
+        ("I live in Paris", "My sister moved from Paris to Montreal", 0.6, False),
+        ("I live in Paris", "Clara moved from Paris to Toronto", 0.6, False),
+        ("I have standup at 9:30", "Daily standup moved to 10:15 now", 0.7, True),
         # sharing no word is not enough to refuse: the editor replaced is named by neither
         (
             "VS Code is my main IDE, with the Vim extension.",

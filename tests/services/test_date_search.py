@@ -454,6 +454,39 @@ def test_news_about_someone_else_does_not_replace_the_users_fact(
         assert mem.search("is the user still vegetarian?")[0].memory.id == user.id
 
 
+def test_the_present_asked_of_a_store_without_an_answer_finds_nothing(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A question about how things stand now that nothing matches ("What car do I drive these
+    days?" of a store that holds no car) raised "min() arg is an empty sequence" (a helper's
+    probe), and so did one whose filter left nothing."""
+    with Engram.open(store_url, clock=clock) as mem:
+        mem.save("My dog is named Biscuit", tags=["pets"])
+        mem.save("I live in Paris")
+        assert mem.search("What car do I drive these days?") == []
+        assert mem.search("Where do I live now?", tags=["nothing"]) == []
+        assert [h.memory.content for h in mem.search("Where do I live now?")] == ["I live in Paris"]
+
+
+def test_news_of_someone_else_is_no_news_of_the_users_own_fact(
+    store_url: str, clock: FixedClock
+) -> None:
+    """ "My sister lives in Montreal", saved last, resembles the user's own "I live in Paris
+    now" as news does and was listed first for "Where do I live now?" (a helper's probe)."""
+    with Engram.open(store_url, clock=clock) as mem:
+        for days, text in (
+            (0, "I live in Lyon"),
+            (14, "I moved from Lyon to Paris last month"),
+            (9, "I live in Paris now, in the 11th arrondissement"),
+            (0.05, "My sister lives in Montreal"),
+        ):
+            clock.advance(days=days)
+            mem.save(text)
+        clock.advance(days=7)
+        first = mem.search("Where do I live now?")[0].memory.content
+        assert first == "I live in Paris now, in the 11th arrondissement"
+
+
 def test_a_day_to_come_lifts_nothing_saved_today(store_url: str, clock: FixedClock) -> None:
     """Nothing is saved on a day to come: "what's the weather tomorrow" listed every memory of
     today (in the day's slack before tomorrow) in a store about nothing of the kind (the

@@ -136,7 +136,7 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
     said, old = plain(text), plain(old)
     if "?" in said:
         return False
-    if old and (_about_someone_else(said, old) or _the_same_change(said, old)):
+    if old and (about_other_people(said, old) or _the_same_change(said, old)):
         return False
     if old and (says_a_change(said) or _NOW.search(said)) and a_new_value(said, old, similarity):
         return True
@@ -167,11 +167,37 @@ def _alike_in_form_only(text: str, old: str) -> bool:
 _BY_THE_USER = re.compile(r"^\W*(?:i|i'm|i've|i'd|i'll)\b", re.IGNORECASE)
 
 
-def _about_someone_else(text: str, old: str) -> bool:
-    """Whether the user says something of themselves ("I switched from Android to iPhone")
-    and `old` is about someone of theirs ("My wife uses an Android phone"): a probe's news
-    superseded the wife's phone, the brother's badminton."""
-    return _BY_THE_USER.match(unlabelled(text)) is not None and of_someone_close(unlabelled(old))
+def about_other_people(text: str, other: str) -> bool:
+    """Whether one statement is the user's of themselves ("I switched from Android to iPhone")
+    and the other is about someone else: someone of theirs ("My wife uses an Android phone")
+    or someone it names first ("Clara moved to Toronto"). Neither is news of the other: a
+    probe's news superseded the wife's phone, the brother's badminton, and the sister's city
+    was listed first for "Where do I live now?"."""
+    return (_by_the_user(text) and _of_someone_else(other)) or (
+        _by_the_user(other) and _of_someone_else(text)
+    )
+
+
+def _by_the_user(text: str) -> bool:
+    return _BY_THE_USER.match(unlabelled(text)) is not None
+
+
+def _of_someone_else(text: str) -> bool:
+    said = unlabelled(text)
+    return of_someone_close(said) or (
+        _opening_name(text) != "" and _NAMED_THEN_DONE.match(said) is not None
+    )
+
+
+# A statement that opens with someone's name and then what only a person does: "Clara moved
+# to Toronto", "Lisa loves sushi". Not a capitalised common word, which the name reading may
+# take for a name ("Daily standup moved to 10am", "Severe peanut allergy"), nor a thing's name
+# with a verb of things too ("VS Code is my main IDE").
+_NAMED_THEN_DONE = re.compile(
+    r"^\W*(?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*\s+(?:just\s+|now\s+|also\s+|still\s+)?"
+    r"(?:lives|lived|works|worked|moved|married|got married|likes|liked|loves|loved|hates|"
+    r"prefers|studies|studied|went|feels|thinks|says|said|told)\b"
+)
 
 
 def _opening_name(text: str) -> str:

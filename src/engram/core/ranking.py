@@ -22,7 +22,7 @@ chosen.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, TypeVar
 
@@ -473,6 +473,7 @@ def as_of_now(
     vectors: Mapping[str, NDArray[np.float32]],
     weight: float,
     meaning: Mapping[str, float] | None = None,
+    other_people: Callable[[str, str], bool] | None = None,
 ) -> dict[str, float]:
     """Relevance to a question about how things stand now. A match saved after a better one it
     resembles (`SUCCESSOR_COSINE`) is news of the same thing: it is as relevant as that one.
@@ -482,8 +483,13 @@ def as_of_now(
     match's cosine with the query), news must also answer the query nearly as well as what it
     replaces (`SUCCESSOR_MEANING` of its cosine): "Sister Clara went vegetarian last month"
     resembles "User has been vegetarian since 2019" (0.51) but answers "is the user still
-    vegetarian?" far worse, and it was listed first."""
+    vegetarian?" far worse, and it was listed first. `other_people(later, earlier)`: whether
+    two matches are about different people (the user and their sister), never news of each
+    other: "My sister lives in Montreal" resembles "I live in Paris now" and was listed first
+    for "Where do I live now?" (a helper's probe)."""
     out = dict(relevance)
+    if not out:  # "What car do I drive these days?" of a store that holds no car
+        return out
     with_vectors = sorted((saved_at[i], i) for i in relevance if i in vectors)
     for n, (_, later) in enumerate(with_vectors):
         earlier = [i for t, i in with_vectors[:n] if t < saved_at[later] and out[i] > out[later]]
@@ -492,7 +498,9 @@ def as_of_now(
             inherited = [
                 relevance[i]
                 for i, c in zip(earlier, alike, strict=True)
-                if c >= SUCCESSOR_COSINE and _answers_as_well(later, i, meaning)
+                if c >= SUCCESSOR_COSINE
+                and _answers_as_well(later, i, meaning)
+                and not (other_people is not None and other_people(later, i))
             ]
             if inherited:
                 out[later] = max(out[later], *inherited)

@@ -330,7 +330,9 @@ class SearchService:
             out = successors_found(self.ctx.store, out, lambda i: self._stubs_for(list(i), where))
         if asks_about_the_present(text) and settings.search_present_weight > 0:
             vectors = self._top_vectors([c for _, c in out], limit, seen)
-            out = as_of_now_found(out, vectors or {}, settings.search_present_weight)
+            out = as_of_now_found(
+                self.ctx.store, out, vectors or {}, settings.search_present_weight
+            )
         return out, len(lexical) >= pool
 
     def _stubs_for(self, ids: list[str], where: Filter) -> dict[str, Stub]:

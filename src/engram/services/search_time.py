@@ -21,6 +21,7 @@ from engram.core.dates import (
     named_days,
     on_a_named_day,
 )
+from engram.core.keeping import about_other_people
 from engram.core.models import Relation
 from engram.core.ranking import Candidate, as_of_now
 from engram.core.timeutil import DAY
@@ -122,20 +123,24 @@ def said_the_day_before(
 
 
 def as_of_now_found(
+    store: Store,
     found: list[tuple[Stub, Candidate]],
     vectors: Mapping[str, NDArray[np.float32]],
     weight: float,
 ) -> list[tuple[Stub, Candidate]]:
     """The matches of a query about how things stand now, their relevance as of now
-    (`core.ranking.as_of_now`, given the best matches' `vectors`). "Where does the user live
-    now?" found "User lives in Berlin" far above "Moved from Berlin to Lisbon in January": the
-    older fact says "live", the newer only means it."""
+    (`core.ranking.as_of_now`, given the best matches' `vectors`; their texts are read to
+    tell the user's facts from other people's). "Where does the user live now?" found "User
+    lives in Berlin" far above "Moved from Berlin to Lisbon in January": the older fact says
+    "live", the newer only means it."""
+    texts = {m.id: m.content for m in store.get_many(list(vectors))}
     relevance = as_of_now(
         {c.id: c.relevance for _, c in found},
         {s.id: s.created_at for s, _ in found},
         vectors,
         weight,
         {c.id: c.semantic for _, c in found if c.semantic is not None},
+        lambda later, earlier: about_other_people(texts.get(later, ""), texts.get(earlier, "")),
     )
     return [(s, c._replace(relevance=relevance[c.id])) for s, c in found]
 
