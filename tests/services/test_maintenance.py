@@ -127,6 +127,19 @@ def test_promotion_candidates_by_usage_and_score(mem: Engram, clock: FixedClock)
     assert idle.id not in found
 
 
+def test_a_fact_superseded_by_news_is_no_promotion_candidate(mem: Engram) -> None:
+    """ "I'm vegetarian", used five times and then corrected, was written to the vault as it
+    stood, and the correction was not (a helper's probe). Its news counts in stats too."""
+    old = mem.save("I'm vegetarian")
+    for _ in range(5):
+        mem.touch(old.id)
+    assert [c.memory.id for c in mem.promotion_candidates()] == [old.id]
+    news = mem.save_result("Update: I'm no longer vegetarian, I eat fish now")
+    assert news.supersedes == [old.id]
+    assert mem.promotion_candidates() == []
+    assert mem.stats().promotion_candidates == 0
+
+
 def test_promotion_candidates_list_usage_first_then_by_score(
     mem: Engram, clock: FixedClock
 ) -> None:

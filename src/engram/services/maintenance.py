@@ -109,6 +109,18 @@ class MaintenanceService:
         }
         return [i for i in ids if i in below]
 
+    def _still_holding(self, stubs: list[Stub]) -> list[Stub]:
+        """Those no later memory supersedes: a fact the user corrected is no candidate for a
+        permanent note, however much it was used before ("I'm vegetarian", used five times,
+        then "Update: I'm no longer vegetarian", was written to the vault as it stood; a
+        helper's probe)."""
+        replaced = {
+            r.to_id
+            for r in self.ctx.store.relations([s.id for s in stubs])
+            if r.type == "supersedes"
+        }
+        return [s for s in stubs if s.id not in replaced] if replaced else stubs
+
     def _news_of_live_facts_spared(self, ids: list[str]) -> list[str]:
         """Those due but news whose outdated fact stays: a memory that supersedes one still
         active or promoted (`supersedes` relation) is not forgotten before it. A probe's "I
@@ -171,7 +183,7 @@ class MaintenanceService:
         ]
 
     def _promotable(self, now: float) -> tuple[list[Stub], NDArray[np.int8], NDArray[np.float64]]:
-        stubs = self.ctx.store.in_promotion_window(now, PROMOTION_SCAN_CAP)
+        stubs = self._still_holding(self.ctx.store.in_promotion_window(now, PROMOTION_SCAN_CAP))
         reasons = promotion_reasons(
             self.ctx.policy,
             [s.use_count for s in stubs],
