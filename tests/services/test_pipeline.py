@@ -523,3 +523,19 @@ def test_memories_without_vectors_are_named_in_the_notes(store_url: str) -> None
         result = mem.run_pipeline(["SemanticMerge", "ClusterDetector"])
         assert [s.action for s in result.steps] == ["merge"]
         assert not any("vector" in note for note in result.notes)
+
+
+def test_a_cluster_whose_memories_disagree_says_so_in_the_plan(ops: Engram) -> None:
+    """Near-copies that hold different numbers (a flight there and the one back) are left for
+    a person, and clustering says why; the plan's step said only "related but not
+    near-copies" (a helper's probe)."""
+    there = ops.save("My flight to Tokyo is on June 12").id
+    back = ops.save("My flight from Tokyo is on June 26").id
+    (view,) = [c for c in ops.clusters().clusters if set(c.member_ids) == {there, back}]
+    assert view.action == "review" and view.note is not None
+    (step,) = [
+        s for s in ops.run_pipeline(["ClusterDetector"]).steps if s.agent == "ClusterDetector"
+    ]
+    assert step.why.endswith(view.note)
+    (entry,) = [e for e in ops.audit(None).entries if e.agent == "ClusterDetector"]
+    assert entry.detail["detail"]["note"] == view.note

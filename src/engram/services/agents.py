@@ -136,14 +136,19 @@ def _cluster_steps(s: Survey, band: str, agent: AgentName, action: Action, why: 
     members = s.memories([i for v in views for i in v.member_ids])  # one read for all
     steps = []
     for view in views:
+        said = why.format(n=len(view.member_ids), cohesion=view.cohesion)
+        detail: dict[str, Any] = {"cluster_id": view.id, "cohesion": view.cohesion}
+        if view.note is not None:  # why near-copies wait for a person: "they hold different
+            # numbers" (a flight there and one back) was said by clustering, not by the plan
+            said, detail["note"] = f"{said}; {view.note}", view.note
         steps.append(
             Step(
                 agent=agent,
                 action=action,
                 memory_ids=tuple(view.member_ids),
                 versions={i: stamp(members[i]) for i in view.member_ids if i in members},
-                detail={"cluster_id": view.id, "cohesion": view.cohesion},
-                why=why.format(n=len(view.member_ids), cohesion=view.cohesion),
+                detail=detail,
+                why=said,
             )
         )
     return steps
