@@ -370,6 +370,31 @@ def test_an_index_saved_at_a_deletion_is_not_trusted_by_a_restored_copy(
     assert found[:1] == ["Invoices are due on the first of the month"]
 
 
+def test_the_newest_memory_deleted_and_its_row_number_reused_is_caught_up_not_rebuilt(
+    tmp_path: Path, clock: FixedClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """SQLite gives the next memory the number of the newest one deleted; the log's older
+    changes of that row then joined another memory, and from the third save-then-delete cycle
+    of separate processes on, each one rebuilt the whole index as "not of this database's
+    history" (a helper's probe: 135 s at 1M memories, docs/performance.md)."""
+    db = str(tmp_path / "v.db")
+    with Engram.open(db, clock=clock) as mem:
+        mem.save_many([Draft(content=f"seed {i}: tomatoes in the greenhouse") for i in range(5)])
+        mem.search("greenhouse")
+    caplog.set_level(logging.WARNING, logger="engram")
+    for cycle in range(4):
+        with Engram.open(db, clock=clock) as mem:
+            newest = mem.save(f"cycle {cycle}: the newest memory, about to be deleted")
+            mem.search("greenhouse")  # the index, saved at close, knows its row
+        with Engram.open(db, clock=clock) as mem:
+            mem.delete([newest.id])
+    with Engram.open(db, clock=clock) as mem:
+        flight = mem.save(FLIGHT)
+        found = mem.search(PARAPHRASE, limit=1)
+    assert [h.memory.id for h in found] == [flight.id]
+    assert not [r.message for r in caplog.records if "rebuilding" in r.message]
+
+
 def test_an_index_file_damaged_anywhere_is_rebuilt_never_a_crash(
     tmp_path: Path, clock: FixedClock
 ) -> None:

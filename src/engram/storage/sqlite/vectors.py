@@ -215,9 +215,25 @@ class VectorIndex:
         if self._applied > self._head():
             return False
         now = {c: [seq, ident] for c, seq, ident in self._recent(self._applied)}
-        return all(
-            _same_change([seq, ident], now[c]) for c, seq, ident in meta["recent"] if c in now
-        )
+        saved = [(c, [seq, ident]) for c, seq, ident in meta["recent"] if c in now]
+        differ = [(c, change) for c, change in saved if not _same_change(change, now[c])]
+        if not differ:
+            return True
+        # SQLite numbers a row after the highest there is: the newest memory deleted, the next
+        # one saved takes its number, and the log's older changes of that row now join the new
+        # memory. Where the log holds a change of the row since the save (the deletion), the
+        # number was reused in this history: every such cycle after the third rebuilt the
+        # whole index (a helper's probe).
+        rows = sorted({int(change[0]) for _, change in differ})
+        marks = ", ".join("?" * len(rows))
+        since = {
+            int(seq)
+            for (seq,) in self._query(
+                f"SELECT DISTINCT seq FROM vector_changes WHERE change > ? AND seq IN ({marks})",
+                (self._applied, *rows),
+            )
+        }
+        return all(change[0] == now[c][0] and change[0] in since for c, change in differ)
 
     def _head(self) -> int:
         return int(self._query("SELECT coalesce(max(change), 0) FROM vector_changes", ())[0][0])
