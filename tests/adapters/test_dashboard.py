@@ -20,7 +20,8 @@ from playwright.sync_api import Page
 from tests.adapters.test_mcp_http import free_port, serve, wait_listening
 
 from engram import Draft, Engram, FixedClock, Memory
-from engram.web.dashboard import COOKIE
+from engram.core.scoring import Policy
+from engram.web.dashboard import COOKIE, _chart
 
 TOKEN = "dashboard-token-0123456789"
 
@@ -358,6 +359,33 @@ def test_promoting_a_promoted_memory_says_nothing_was_done(tmp_path: Path) -> No
         proc.communicate(timeout=15)
 
 
+def test_a_promoted_memory_page_says_it_lasts_and_its_delete_what_stays(tmp_path: Path) -> None:
+    """Deleting a promoted memory asked "Delete for good?" and left its vault note unsaid; its
+    page drew a decay curve on the chart's top edge for a memory that no longer fades; and one
+    memory was "The 20 most durable memories", one match "1 results" (a helper's probe)."""
+    db, vault = tmp_path / "ui.db", tmp_path / "vault"
+    vault.mkdir()
+    with Engram.open(str(db), embedding_model="none", vault_path=str(vault)) as mem:
+        kept = mem.save("Atlas runs on PostgreSQL 16")
+        mem.promote(kept.id)
+        note = mem.get(kept.id).promoted_to
+    assert note is not None
+    port, proc = start_ui(tmp_path, db, ENGRAM_VAULT_PATH=str(vault))
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    base = f"http://127.0.0.1:{port}/ui"
+    try:
+        wait_listening(port, proc)
+        confirm = httpx2.get(f"{base}/memory/{kept.id}/delete", headers=headers, timeout=30)
+        assert f"its note {note} stays in the vault" in confirm.text
+        shown = httpx2.get(f"{base}/memory/{kept.id}", headers=headers, timeout=30).text
+        assert 'id="lasting"' in shown and "<svg" not in shown
+        assert "The 1 most durable memory" in httpx2.get(f"{base}/", headers=headers).text
+        assert "1 result for" in httpx2.get(f"{base}/?q=atlas", headers=headers).text
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)
+
+
 def test_a_store_that_cannot_be_opened_is_said_at_start_and_is_a_503(tmp_path: Path) -> None:
     """`engram ui` on a file that is not a SQLite store started in silence, and every page
     answered 400, as if each request were at fault (audit)."""
@@ -484,3 +512,11 @@ def test_an_empty_store_says_so(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.communicate(timeout=15)
+
+
+def test_the_decay_chart_keeps_its_highest_point_inside_the_drawing() -> None:
+    """A curve as high as the chart's top was drawn on its top edge, half clipped."""
+    flat = [(0.0, 3.5), (86_400.0, 3.5)]
+    chart = _chart(flat, 0.0, Policy(), UTC, width=100, height=100)
+    ys = [float(p.split(",")[1]) for p in chart["points"].split()]
+    assert all(5 < y < 100 for y in ys)

@@ -27,7 +27,7 @@ from tests.adapters.test_mcp import initialize_request
 from engram import Engram, FixedClock
 from engram.config import Settings
 from engram.errors import ConfigError
-from engram.mcp.http import loopback_hosts, token_for, url_host
+from engram.mcp.http import bound_socket, loopback_hosts, token_for, url_host
 from engram.mcp.runtime import MAX_SESSIONS, EngramRuntime
 
 TOKEN = "test-token-0123456789abcdef"
@@ -208,6 +208,20 @@ def test_an_ipv6_host_is_written_in_brackets_in_the_urls_shown() -> None:
     """ "http://::1:8765/mcp" is no URL a client can use."""
     assert url_host("::1") == "[::1]" and url_host("127.0.0.1") == "127.0.0.1"
     assert url_host("[::1]") == "[::1]" and url_host("localhost") == "localhost"
+
+
+@pytest.mark.skipif(not socket.has_dualstack_ipv6(), reason="this machine has no dual-stack IPv6")
+def test_listening_on_every_ipv6_address_takes_ipv4_clients_too() -> None:
+    """`--host ::` listened on IPv6 alone: 127.0.0.1 and the LAN's IPv4 address were refused,
+    under a log line saying other machines could reach it (a helper's probe)."""
+    sock = bound_socket("::", 0)
+    try:
+        sock.listen()
+        port = sock.getsockname()[1]
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+        socket.create_connection(("::1", port), timeout=5).close()
+    finally:
+        sock.close()
 
 
 def test_a_foreign_host_header_is_refused_even_with_the_token(
@@ -503,8 +517,6 @@ def test_a_port_in_use_is_named_and_no_server_is_announced(
 
 
 def test_a_host_that_is_not_this_machines_is_named(tmp_path: Path) -> None:
-    from engram.mcp.http import bound_socket
-
     with pytest.raises(ConfigError, match=r"--host nosuch\.invalid: not an address"):
         bound_socket("nosuch.invalid", free_port())
     with pytest.raises(ConfigError, match=r"--host 192\.0\.2\.1: not an address of this"):

@@ -153,7 +153,11 @@ def bound_socket(host: str, port: int) -> socket.socket:
         if os.name == "posix":  # as every web server: a restart may reuse a port in TIME_WAIT
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         if family == socket.AF_INET6:
-            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            # "::" is every address of the machine, IPv4 ones too, as users read it: listening
+            # on IPv6 alone, it was refused at 127.0.0.1 and the LAN's IPv4 address, under a
+            # log line saying other machines could reach it (a helper's probe).
+            every = ipaddress.ip_address(where[0]).is_unspecified and socket.has_dualstack_ipv6()
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0 if every else 1)
         sock.bind(where)
     except OSError as exc:
         sock.close()

@@ -305,7 +305,7 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
         log.warning(
             "listening on %s: other machines can reach this server; it speaks plain HTTP, so "
             "put it behind a TLS proxy (the token travels in every request)",
-            host,
+            url_host(host),
         )
     draining.serve(app, listener)
 
@@ -353,7 +353,9 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
         f"Engram dashboard on http://{url_host(host)}:{port}/ui (sign in with the token: {source})"
     )
     if hosts is None:
-        log.warning("listening on %s: other machines can reach the dashboard (plain HTTP)", host)
+        log.warning(
+            "listening on %s: other machines can reach the dashboard (plain HTTP)", url_host(host)
+        )
     try:
         draining.serve(app, listener)
     finally:

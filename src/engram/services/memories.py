@@ -489,6 +489,11 @@ class MemoryService:
             left_behind=[line for ident in deleted for line in left.get(ident, [])],
         )
 
+    def left_by_deleting(self, memory_id: str) -> list[str]:
+        """What deleting this memory would leave (`remove` says it once done): a page that asks
+        "Delete for good?" said nothing of the promoted memory's note that stays."""
+        return self._left_behind(self.ctx.store.get_many([memory_id])).get(memory_id, [])
+
     def _left_behind(self, memories: Sequence[Memory]) -> dict[str, list[str]]:
         """What deleting each memory leaves: its note in the vault (deleting a promoted memory
         said nothing of it), the originals a merge archived (a merged memory deleted, they

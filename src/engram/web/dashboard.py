@@ -225,8 +225,13 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         if name not in ACTIONS:
             return page(request, "error.html", 404, message=f"No action {name!r}.")
         if request.method == "GET":
-            m = await call(lambda a: a.memories.get(ident))
-            return page(request, "confirm.html", m=m, action=name, label=ACTIONS[name])
+            m, stays = await call(
+                lambda a: (
+                    a.memories.get(ident),
+                    a.memories.left_by_deleting(ident) if name == "delete" else [],
+                )
+            )
+            return page(request, "confirm.html", m=m, action=name, label=ACTIONS[name], stays=stays)
         operations: dict[str, Callable[[App], bool]] = {
             "touch": lambda a: _touched(a, ident),
             "promote": lambda a: a.promotion.promote(ident).count > 0,
@@ -347,7 +352,8 @@ def _chart(
     forget and promote thresholds, and "now". Drawn by hand (one polyline and three lines): a
     chart library would be the largest part of the page for this."""
     t0, t1 = curve[0][0], curve[-1][0]
-    top = max(1.0, policy.promote_threshold * 1.1, *(s for _, s in curve))
+    # Room above the highest point: a line at the top edge was drawn half outside the chart.
+    top = max(1.0, policy.promote_threshold, *(s for _, s in curve)) * 1.1
 
     def x(t: float) -> float:
         return round((t - t0) / max(t1 - t0, 1.0) * width, 1)
