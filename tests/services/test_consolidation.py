@@ -532,6 +532,23 @@ def test_named_memories_merge_by_their_ids_not_by_a_cluster_id(mem: Engram) -> N
             mem.consolidate(mode="apply", cluster_ids=wrong)  # type: ignore[arg-type]
 
 
+def test_a_fact_said_again_after_its_merge_is_a_use_of_the_merged_memory(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A merged memory holds its originals' texts one after another: saying one of them again
+    made a new copy beside it (a helper's probe), where before the merge it was a repeat."""
+    texts = ["My job: data engineer, Northwind Analytics", "I work at Northwind as a data engineer"]
+    with Engram.open(store_url, clock=clock) as mem:  # repeats merged, as by default
+        ids = [mem.save(t).id for t in texts]
+        (done,) = mem.consolidate(mode="apply", memory_ids=ids).merged
+        again = mem.save_result(Draft(content="my job: Data engineer, Northwind Analytics."))
+        assert (again.action, again.duplicate_of) == ("merged", done.merged.id)
+        assert mem.get(done.merged.id).use_count == done.merged.use_count + 1
+        assert mem.stats().by_status[Status.ACTIVE] == 1
+        # a statement it does not say whole is no repeat
+        assert mem.save_result(Draft(content="My job: data engineer")).action == "saved"
+
+
 def test_a_review_band_cluster_merges_in_the_callers_words(mem: Engram) -> None:
     """The rules keep both statements of related memories; an assistant (the client's model)
     can write them as one. Its text is validated, previewed, then saved as the merged memory,

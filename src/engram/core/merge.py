@@ -334,6 +334,13 @@ def merged_content(contents: Iterable[str]) -> str:
     return "\n".join(piece for piece in kept if piece)
 
 
+def says_whole(text: str, other: str) -> bool:
+    """Whether `text` says `other` whole: its statements, in their order, one after another
+    (compared by `statement_key`), as a merged memory says each of its originals."""
+    run = [statement_key(piece) for piece in statements(other)]
+    return bool(run) and _holds_run([statement_key(p) for p in statements(text)], run)
+
+
 def _holds_run(text: Sequence[str], run: Sequence[str]) -> bool:
     """Whether `run` stands in `text`, one after another (statement keys)."""
     n = len(run)

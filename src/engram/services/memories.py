@@ -11,7 +11,7 @@ from typing import Any
 
 from engram.core import reinforce
 from engram.core.keeping import replaces_a_fact
-from engram.core.merge import MARK, merge_originals, statement_key
+from engram.core.merge import MARK, merge_originals, says_whole, statement_key
 from engram.core.models import (
     MAX_SEQ,
     MAX_STRENGTH,
@@ -184,8 +184,10 @@ class MemoryService:
 
     def repeat_of(self, content: str) -> Memory | None:
         """A live memory this content repeats (the same words in the same order, docs/
-        consolidation.md): found by the phrase of its first words (one selective index lookup,
-        cheap even when its words are common), then compared exactly."""
+        consolidation.md), or a merged memory that says it whole among its originals' texts:
+        found by the phrase of its first words (one selective index lookup, cheap even when its
+        words are common), then compared exactly. Said again after a merge, a fact was saved
+        as a new copy beside the merged memory (a helper's probe)."""
         key = statement_key(content)
         phrase = leading_phrase(content)
         if not key or not phrase:
@@ -198,7 +200,12 @@ class MemoryService:
             stubs = self.ctx.store.text_search([phrase], live, many)
             found = self.ctx.store.get_many([s.id for s in stubs])
             repeat = next(
-                (m for m in found if len(m.content) <= longest and statement_key(m.content) == key),
+                (
+                    m
+                    for m in found
+                    if (len(m.content) <= longest and statement_key(m.content) == key)
+                    or (MARK in m.meta and says_whole(m.content, content))
+                ),
                 None,
             )
             if repeat is not None or len(stubs) < many:
