@@ -343,6 +343,11 @@ def test_touch_and_observe_reinforce(db: Path) -> None:
     assert m.strength == pytest.approx(1.2)  # touch boost + cross-domain boost
     ok(run(db, "delete", "--archive", memory_id))
     assert "it was archived and is active again" in ok(run(db, "touch", memory_id)).stdout
+    with Engram.open(str(db)) as engram:
+        copy = engram.save_result(Draft(content="Prefers short, direct answers")).memory.id
+        (done,) = engram.consolidate(mode="apply", memory_ids=[memory_id, copy]).merged
+    said = ok(run(db, "touch", memory_id)).stdout
+    assert f"{memory_id} was merged into {done.merged.id}: that memory took the use" in said
 
 
 def test_delete_and_archive(db: Path) -> None:

@@ -549,6 +549,25 @@ def test_a_fact_said_again_after_its_merge_is_a_use_of_the_merged_memory(
         assert mem.save_result(Draft(content="My job: data engineer")).action == "saved"
 
 
+def test_a_use_of_a_merged_original_counts_in_its_merged_memory(mem: Engram) -> None:
+    """An assistant holding ids from a search made before a merge touched and observed them:
+    the archived originals came back beside their merged memory, four copies of the standup
+    time in search (a helper's probe). The merged memory takes the use, and says for which."""
+    ids = [mem.save(t).id for t in ("Standup is at 9:30", "standup is at 9:30!", "Standup at 9:30")]
+    (done,) = mem.consolidate(mode="apply", memory_ids=ids).merged
+    merged = done.merged.id
+    touched = mem.touch(ids[0])
+    assert (touched.memory_id, touched.instead_of, touched.unarchived) == (merged, ids[0], False)
+    (seen,) = mem.observe(ids[1:], ["work"])
+    assert seen.memory.id == merged and seen.instead_of == ids[1:]
+    assert mem.get(merged).use_count == done.merged.use_count + 2
+    assert {m.status for m in mem.get_many(ids)} == {Status.ARCHIVED}
+    # once the merge is undone, the originals are themselves again
+    mem.undo_consolidation(merged, force=True)
+    again = mem.touch(ids[0])
+    assert (again.memory_id, again.instead_of) == (ids[0], None)
+
+
 def test_a_review_band_cluster_merges_in_the_callers_words(mem: Engram) -> None:
     """The rules keep both statements of related memories; an assistant (the client's model)
     can write them as one. Its text is validated, previewed, then saved as the merged memory,

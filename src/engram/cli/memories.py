@@ -418,7 +418,12 @@ def render_touch(out: Console, result: TouchResult) -> None:
     m = result.memory
     say(
         out,
-        f"Touched {m.id}: score {fmt_score(result.old_score)} → {fmt_score(result.new_score)} "
+        (
+            f"{result.instead_of} was merged into {m.id}: that memory took the use.\n"
+            if result.instead_of
+            else ""
+        )
+        + f"Touched {m.id}: score {fmt_score(result.old_score)} → {fmt_score(result.new_score)} "
         f"(uses {m.use_count}, strength {m.strength:g})"
         + ("; it was archived and is active again" if result.unarchived else ""),
     )

@@ -11,7 +11,7 @@ from typing import Any
 
 from engram.core import reinforce
 from engram.core.keeping import replaces_a_fact
-from engram.core.merge import MARK, merge_originals, says_whole, statement_key
+from engram.core.merge import MARK, merge_originals, merges_into, says_whole, statement_key
 from engram.core.models import (
     MAX_SEQ,
     MAX_STRENGTH,
@@ -531,7 +531,9 @@ class MemoryService:
         def change(old: Memory) -> tuple[Memory, Schedule]:
             return self.ctx.scheduled(reinforce.touch(policy, rules, old, now, boost))
 
-        old, new = self.ctx.store.modify([check.memory_id(memory_id)], change)[0]
+        named = check.memory_id(memory_id)
+        holder = self._merges_holding([named]).get(named)
+        old, new = self.ctx.store.modify([holder or named], change)[0]
         t = to_epoch(now)
         return TouchResult(
             memory=new,
@@ -541,7 +543,27 @@ class MemoryService:
             use_count=new.use_count,
             strength=new.strength,
             unarchived=old.status == Status.ARCHIVED and new.status != Status.ARCHIVED,
+            instead_of=named if holder else None,
         )
+
+    def _merges_holding(self, ids: Sequence[str]) -> dict[str, str]:
+        """For each archived original among `ids` that a live merged memory holds, that
+        memory's id: a use of the fact goes there (docs/consolidation.md)."""
+        archived = {m.id for m in self.ctx.store.get_many(ids) if m.status == Status.ARCHIVED}
+        if not archived:
+            return {}
+        edges = [
+            r
+            for r in self.ctx.store.relations(sorted(archived))
+            if r.type == "consolidated_from" and r.to_id in archived
+        ]
+        merged = {m.id: m for m in self.ctx.store.get_many([r.from_id for r in edges])}
+        out: dict[str, str] = {}
+        for r in edges:
+            m = merged.get(r.from_id)
+            if m is not None and m.status != Status.ARCHIVED and merges_into(m, r.to_id):
+                out.setdefault(r.to_id, m.id)
+        return out
 
     def observe(
         self, memory_ids: Sequence[str], context_tags: Sequence[str]
@@ -557,11 +579,19 @@ class MemoryService:
             crossed[new.id] = cross
             return self.ctx.scheduled(new)
 
-        done = self.ctx.store.modify(ids, change)
+        holders = self._merges_holding(ids)
+        named: dict[str, list[str]] = {}
+        for ident in ids:
+            if ident in holders:
+                named.setdefault(holders[ident], []).append(ident)
+        done = self.ctx.store.modify(list(dict.fromkeys(holders.get(i, i) for i in ids)), change)
         t = to_epoch(now)
         return [
             ObserveResult(
-                memory=new, cross_domain=crossed[new.id], new_score=memory_score(policy, new, t)
+                memory=new,
+                cross_domain=crossed[new.id],
+                new_score=memory_score(policy, new, t),
+                instead_of=named.get(new.id, []),
             )
             for _, new in done
         ]

@@ -127,12 +127,18 @@ class TouchResult(Result):
     # It was archived, and a use brought it back (`core.reinforce`): said, as the CLI's
     # "Touched …" alone hid it (a probe).
     unarchived: bool
+    # The archived original named, when a merge holds it: its merged memory took the use. The
+    # original brought back stood beside its merge in search, four copies of one fact (a
+    # helper's probe: an assistant used the ids of a search made before the merge).
+    instead_of: str | None
 
 
 class ObserveResult(Result):
     memory: Memory
     cross_domain: bool
     new_score: float
+    # As TouchResult's: the archived originals named whose merged memory this is.
+    instead_of: list[str]
 
 
 class GcResult(Result):
