@@ -176,6 +176,16 @@ def test_near_copies_go_last_and_items_without_vectors_are_never_penalised() -> 
     order = diversify(["a", "copy", "b", "novec"], values, vectors, 0.01, 10)
     assert order == ["a", "b", "novec", "copy"]
     assert diversify(["a", "copy", "tail"], values | {"tail": 0}, vectors, 0.5, 2)[-1] == "tail"
+    # near-copies by meaning that say different things are no copies ("to Tokyo on June 12",
+    # "from Tokyo on June 26"): only the cosine penalty moves them
+    asked: list[tuple[str, str]] = []
+
+    def distinct(item: str, taken: str) -> bool:
+        asked.append((item, taken))
+        return True
+
+    order = diversify(["a", "copy", "b", "novec"], values, vectors, 0.01, 10, distinct)
+    assert order == ["a", "copy", "b", "novec"] and asked == [("copy", "a")]
 
 
 def test_leading_phrase_is_the_first_words_in_lower_case() -> None:

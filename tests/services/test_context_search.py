@@ -107,6 +107,26 @@ def test_near_copies_do_not_crowd_out_other_evidence(store_url: str, clock: Fixe
         assert sorted(top3) == sorted(m.id for m in saved)
 
 
+def test_near_copies_that_hold_other_numbers_are_no_copies(
+    store_url: str, clock: FixedClock
+) -> None:
+    """ "My flight from Tokyo is on June 26" is 0.97 alike to "My flight to Tokyo is on June
+    12": diversity put it after an unrelated memory, as a copy (a helper's probe)."""
+    with Engram.open(store_url, clock=clock) as mem:
+        for text in (
+            "My flight to Tokyo is on June 12",
+            "I'm learning Japanese on Duolingo, 15 minutes a day",
+            "My flight from Tokyo is on June 26",
+            "Monthly grocery budget is 600 euros",
+        ):
+            mem.save(text)
+        top = [h.memory.content for h in mem.search("When does my flight from Tokyo leave?")]
+        assert set(top[:2]) == {
+            "My flight to Tokyo is on June 12",
+            "My flight from Tokyo is on June 26",
+        }
+
+
 def test_paraphrases_are_found_and_nonsense_finds_nothing(mem: Engram) -> None:
     atlas = mem.save("Decided on PostgreSQL 16 for Atlas", tags=["decision", "atlas"])
     peanuts = mem.save("Allergic to peanuts: never suggest recipes or restaurants that use them.")

@@ -311,11 +311,14 @@ def diversify(
     vectors: Mapping[K, NDArray[np.float32]],
     penalty: float,
     window: int,
+    distinct: Callable[[K, K], bool] | None = None,
 ) -> list[K]:
     """Maximal marginal relevance over the first `window` items: repeatedly take the item with
     the best value − penalty × (its highest cosine with an item already taken), near-copies of
-    a taken item (`NEAR_COPY`) last. Items without a vector are never penalised; the rest of the
-    list keeps its order."""
+    a taken item (`NEAR_COPY`) last, unless `distinct(item, taken)` says they differ all the
+    same ("My flight to Tokyo is on June 12" and "… from Tokyo … June 26", 0.97 alike, went
+    below an unrelated memory; a helper's probe). Items without a vector are never penalised;
+    the rest of the list keeps its order."""
     head, tail = list(ordered[:window]), list(ordered[window:])
     if penalty <= 0 or len(head) < 2:
         return head + tail
@@ -328,16 +331,20 @@ def diversify(
             matrix[i], has[i] = vec, True
     base = np.array([values[k] for k in head], dtype=np.float64)
     closest = np.zeros(len(head), dtype=np.float64)
+    copy = np.zeros(len(head), dtype=bool)
     free = np.ones(len(head), dtype=bool)
     out: list[K] = []
     for _ in range(len(head)):
-        gain = base - penalty * closest - 2.0 * (closest >= NEAR_COPY)
+        gain = base - penalty * closest - 2.0 * copy
         gain = np.where(free, gain, -np.inf)
         pick = int(np.argmax(gain))
         out.append(head[pick])
         free[pick] = False
         if has[pick]:
-            closest = np.maximum(closest, np.where(has, matrix @ matrix[pick], 0.0))
+            alike = np.where(has, matrix @ matrix[pick], 0.0)
+            closest = np.maximum(closest, alike)
+            for near in np.flatnonzero(free & ~copy & (alike >= NEAR_COPY)).tolist():
+                copy[near] = distinct is None or not distinct(head[near], head[pick])
     return out + tail
 
 
@@ -378,9 +385,11 @@ def rank(
     *,
     diversity: float = 0.0,
     vectors: Mapping[str, NDArray[np.float32]] | None = None,
+    distinct: Callable[[str, str], bool] | None = None,
 ) -> list[Ranked]:
     """The `limit` best candidates: by rank value, the top diversified with `diversity` as the
-    MMR penalty (given the candidates' vectors), with review candidates interleaved."""
+    MMR penalty (given the candidates' vectors; `distinct` as for `diversify`), with review
+    candidates interleaved."""
     if not candidates or limit <= 0:
         return []
     best = max(c.relevance for c in candidates)
@@ -410,7 +419,9 @@ def rank(
     ordered = sorted(candidates, key=lambda c: (-values[c.id], -c.score, c.id))
     if diversity > 0 and vectors:
         by_id = {c.id: c for c in ordered}
-        ids = diversify([c.id for c in ordered], values, vectors, diversity, window=3 * limit)
+        ids = diversify(
+            [c.id for c in ordered], values, vectors, diversity, window=3 * limit, distinct=distinct
+        )
         ordered = [by_id[i] for i in ids]
         moved = moved_down(ids[: 3 * limit], values, vectors)
         alike = {k: cosine for k, cosine in moved.items() if cosine >= ALIKE_SHOWN}

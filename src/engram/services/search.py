@@ -27,6 +27,7 @@ from engram.core.meaning import (
     Probe,
     meaning_matches,
 )
+from engram.core.merge import disagreement
 from engram.core.models import Status
 from engram.core.ranking import (
     Candidate,
@@ -192,6 +193,7 @@ class SearchService:
             review_ratio=settings.review_blend_ratio if text else 0.0,
             diversity=settings.search_diversity,
             vectors=self._diversity_vectors(candidates, limit, seen) if text else None,
+            distinct=self._saying_otherwise(),
         )
         note = "; ".join(n for n in (note, respelling_said(spelled)) if n) or None
         memories = {m.id: m for m in self.ctx.store.get_many([r.id for r in ranked])}
@@ -206,6 +208,19 @@ class SearchService:
             for r in ranked
             if r.id in memories  # deleted by another client between the two phases
         ]
+
+    def _saying_otherwise(self) -> Callable[[str, str], bool]:
+        """Whether two memories alike as near-copies say different things all the same (other
+        numbers, a "not", `core.merge.disagreement`), their texts read when first asked: such a
+        pair is no copy for diversity to put last."""
+        texts: dict[str, str] = {}
+
+        def distinct(a: str, b: str) -> bool:
+            missing = [i for i in (a, b) if i not in texts]
+            texts.update((m.id, m.content) for m in self.ctx.store.get_many(missing))
+            return disagreement([texts.get(a, ""), texts.get(b, "")]) is not None
+
+        return distinct
 
     def _browse(self, where: Filter, pool: int) -> list[tuple[Stub, Candidate]]:
         """Every memory equally relevant (no text matched: `why.text` 0), decay orders them."""
