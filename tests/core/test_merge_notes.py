@@ -50,3 +50,28 @@ def test_paraphrases_are_told_apart_only_by_what_plainly_differs() -> None:
         == "'dislike' against 'like'"
     )
     assert disagreement(["Meet at 8 a.m.", "Meet at 8 p.m."], near_copies=False)
+
+
+def test_a_word_written_another_way_is_one_word_and_a_past_is_another_time() -> None:
+    """A helper's probe: four of five trivial rewordings (0.96-0.97 alike) were held for
+    review as disagreeing, and two statements of a past habit were merged with the present."""
+    same = [
+        ["I'm vegetarian", "I am vegetarian"],
+        ["I can't eat peanuts", "I cannot eat peanuts"],
+        ["My favourite colour is blue", "My favourite color is blue"],
+        ["Standup is at 9:30am", "Standup is at 9.30 am"],
+        ["Send the invoice by e-mail", "Send the invoice by email"],
+    ]
+    for contents in same:
+        assert disagreement(contents) is None, contents
+    assert (
+        disagreement(["We use PostgreSQL for Atlas", "We used PostgreSQL for Atlas"])
+        == "one says 'use' where another says 'used'"
+    )
+    assert (
+        disagreement(["I drink coffee every morning", "I used to drink coffee every morning"])
+        == "one says 'used to' where another does not"
+    )
+    # short words a letter apart stay other words, and numbers stay numbers
+    assert disagreement(["The light is on", "The light is off"]) is not None
+    assert disagreement(["Dose 1.25 mg", "Dose 1.5 mg"]) == "they hold different numbers"
