@@ -1050,6 +1050,17 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
         ("My wife uses an Android phone", "I switched from Android to an iPhone", 0.6, False),
         ("My brother Tom plays badminton", "I switched from badminton to pickleball", 0.49, False),
         ("My phone is a Pixel running Android", "I switched from Android to an iPhone", 0.51, True),
+        # corrections as people say them (a helper's probe: none was linked)
+        ("I like Python", "I used to like Python but now I prefer Rust", 0.73, True),
+        ("Anna's birthday is May 3", "Sorry, Anna's birthday is May 5, not May 3", 0.92, True),
+        ("My phone number is 06 12 34 56 78", "New phone number: 06 98 76 54 32", 0.75, True),
+        (
+            "The quarterly review with Dana is on Wednesday at 2pm",
+            "Oops, I got it wrong: the quarterly review is on Thursday",
+            0.62,
+            True,
+        ),
+        ("I play the piano", "I used to play the piano as a kid", 0.8, False),
         # ... nor someone's news of the user's fact; a capitalised common word names no one
         ("I live in Paris", "My sister moved from Paris to Montreal", 0.6, False),
         ("I live in Paris", "Clara moved from Paris to Toronto", 0.6, False),
@@ -1069,6 +1080,23 @@ def test_what_a_statement_replaces_depends_on_the_fact_it_would_replace(
     """ "I live in Lisbon now" says "now" as chat says it of anything; what makes it news
     about "I live in Berlin" is the value swapped in the same words."""
     assert replaces_a_fact(news, similarity, old) is replaces
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("No, that's wrong: I live in Paris, not Lyon", "save"),
+        ("Sorry, my birthday is May 5, not May 3", "save"),
+        ("Oops, I got it wrong: my flight is on Thursday", "save"),
+        ("I stopped eating meat", "save"),
+        ("Sorry, can you repeat that?", "none"),
+        ("Wait, what?", "none"),
+    ],
+)
+def test_a_correction_after_an_apology_is_a_save(text: str, intent: str) -> None:
+    """ "No, that's wrong: …", "Sorry, …", "Oops, I got it wrong: …" were none: the apology
+    hid the statement it opens (a helper's probe); a habit given up is part of a life."""
+    assert classify(text).intent == intent
 
 
 def test_the_phrase_of_a_role_filled_by_name_holds_the_whole_name() -> None:

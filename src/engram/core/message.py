@@ -12,7 +12,11 @@ OPENING_WORDS = (
     # news announced before it is told: "Big news: we moved to Berlin!", "Update: I now write
     # Rust at work" were none (a probe); only with its mark ("Update the README" is a task)
     r"|(?:(?:big|great|good|some|exciting|sad|bad|quick|small|little) )?(?:news|update|intro)"
-    r"\s*[:!,—–-]\W*)*"
+    r"\s*[:!,—–-]\W*"
+    # a correction's apology before what it corrects: "Sorry, Anna's birthday is May 5", "No,
+    # that's wrong: …", "Oops, I got it wrong: …" were none (a helper's probe)
+    r"|(?:sorry|oops|my bad|my mistake|wait)\W+"
+    r"|(?:no\W+)?(?:that's (?:wrong|not right)|i got (?:it|that) wrong|i was wrong)\s*[:!,—–-]\W*)*"
 )
 OPENERS = "^" + OPENING_WORDS
 

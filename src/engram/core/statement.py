@@ -84,7 +84,9 @@ _DID = re.compile(
 )
 _DATED = re.compile(
     r"\b(?:1[89]|20)\d\d\b|\bago\b|\bsince\b|\bwhen i was\b"
-    r"|\blast (?:year|month|spring|summer|autumn|fall|winter)\b",
+    r"|\blast (?:year|month|spring|summer|autumn|fall|winter)\b"
+    # a habit begun or given up is part of a life too: "I stopped eating meat again"
+    r"|\b(?:stopped|quit|gave up|started|took up)\s+\w+ing\b",
     re.IGNORECASE,
 )
 
