@@ -13,11 +13,13 @@ from engram.core.entities import extract_entities
 from engram.core.importance import importance
 from engram.core.intent import classify
 from engram.core.keeping import (
+    brought_up_to_date,
     holds_value,
     memory_content,
     named_old_value,
     replaces_a_fact,
     says_a_change,
+    value_swapped,
 )
 from engram.core.message import plain
 from engram.core.models import MAX_STRENGTH
@@ -1150,3 +1152,20 @@ def test_someone_no_longer_in_a_role_of_the_users_is_news_to_save(text: str) -> 
     found = classify(text)
     assert found.intent == "save"
     assert "personal" in found.tags
+
+
+def test_a_correction_naming_both_values_brings_the_old_fact_up_to_date() -> None:
+    assert value_swapped("Actually the review is Thursday, not Wednesday") == (
+        "Wednesday",
+        "Thursday",
+    )
+    assert value_swapped("Sorry, Anna's birthday is May 5, not May 3") == ("May 3", "May 5")
+    assert value_swapped("I switched from badminton to pickleball") == ("badminton", "pickleball")
+    assert value_swapped("I moved to Paris") is None
+    assert (
+        brought_up_to_date(
+            "The review is on Wednesday at 2pm in 4B", "It's Thursday, not Wednesday"
+        )
+        == "The review is on Thursday at 2pm in 4B"
+    )
+    assert brought_up_to_date("I live in Lyon", "Clara moved from Montreal to Toronto") is None

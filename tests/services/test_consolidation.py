@@ -450,6 +450,27 @@ def test_an_approved_merge_leaves_out_what_is_superseded(mem: Engram, clock: Fix
     assert merged.use_count == sum(m.use_count for m in mem.get_many(ids))  # its uses count
 
 
+def test_an_approved_merge_keeps_what_the_correction_did_not_change(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """Merged with "Actually the quarterly review is Thursday, not Wednesday", the fact lost
+    its time and its room: the merge was the correction alone (a helper's probe). Its text
+    stays, the value the correction names swapped."""
+    old = mem.save("The quarterly review with Dana is on Wednesday at 2pm in room 4B")
+    clock.advance(days=3)
+    news = mem.save_result("Actually the quarterly review is Thursday, not Wednesday")
+    assert news.supersedes == [old.id]
+    ids = [old.id, news.memory.id]
+    merged = mem.consolidate(mode="apply", memory_ids=ids).merged[0].merged
+    assert merged.content.split("\n") == [
+        "The quarterly review with Dana is on Thursday at 2pm in room 4B",
+        news.memory.content,
+    ]
+    assert "Dana" in merged.entities
+    (hit,) = mem.search("Which room is the quarterly review in?", limit=1)
+    assert hit.memory.id == merged.id
+
+
 def test_a_touch_while_a_merge_is_written_counts_in_the_merged_memory(
     mem: Engram, store_url: str, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:

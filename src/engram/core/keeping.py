@@ -101,6 +101,45 @@ def named_new_value(text: str) -> str | None:
     return None if found is None else found.group("new")
 
 
+# A correction naming both values: "the quarterly review is Thursday, not Wednesday", "Anna's
+# birthday is May 5, not May 3". The old value is a word or two (a number with its word).
+_NOT_OLD = re.compile(
+    r",?\s+not\s+(?:the\s+|on\s+|in\s+|at\s+)?(?P<old>[\w'.:+#/-]+(?:\s+\d[\w.:]*)?)\W*$",
+    re.IGNORECASE,
+)
+
+
+def value_swapped(text: str) -> tuple[str, str] | None:
+    """The (old, new) values a statement of change names both of, or None: "switched from
+    badminton to pickleball" (`named_old_value`, `named_new_value`), "is on Thursday, not
+    Wednesday" (the words before "not", as many as the old value has)."""
+    said = plain(text)
+    old, new = named_old_value(said), named_new_value(said)
+    if old is not None and new is not None:
+        return old, new
+    found = _NOT_OLD.search(said)
+    if found is None:
+        return None
+    before = WORD.findall(said[: found.start()])
+    width = len(WORD.findall(found.group("old")))
+    if len(before) < width:
+        return None
+    return found.group("old"), " ".join(before[-width:])
+
+
+def brought_up_to_date(old: str, news: str) -> str | None:
+    """`old` with the value `news` replaces in it swapped for the new one, or None where the
+    news names no value `old` holds: merged with "Actually the review is Thursday, not
+    Wednesday", "The review with Dana is on Wednesday at 2pm in room 4B" keeps its time and
+    room as "… on Thursday at 2pm in room 4B" (a helper's probe: they were lost)."""
+    swap = value_swapped(news)
+    if swap is None or not holds_value(old, swap[0]):
+        return None
+    words = r"\W+".join(re.escape(w) for w in WORD.findall(swap[0]))
+    found = re.compile(rf"\b{words}\b", re.IGNORECASE)
+    return found.sub(lambda _: swap[1], old, count=1) if found.search(old) else None
+
+
 def _the_same_change(text: str, old: str) -> bool:
     """Whether `text` and `old` both tell one change, to one value: "Moved settings into
     app.config so that config loading happens first", saved after "Renamed module app.settings

@@ -32,6 +32,7 @@ from typing import Any
 from rapidfuzz.distance import OSA
 
 from engram.core.index_terms import index_term
+from engram.core.keeping import brought_up_to_date
 from engram.core.models import MAX_COUNT, MAX_STRENGTH, Memory, Relation, Status
 from engram.core.text import STOPWORDS, WORD, statements, tag_key
 from engram.core.wording import counted
@@ -433,20 +434,41 @@ def merge(
     `outdated`: those of them another of them supersedes. What they said is left out (their
     words, names and day), their uses are counted: a merge of a fact with the news that
     replaced it read "lives in Montreal" then "moved to Toronto", dated from the old fact and
-    marked outdated nowhere (an MCP probe). All of them outdated is none outdated."""
+    marked outdated nowhere (an MCP probe). Where the news names the value it replaces in one
+    ("Thursday, not Wednesday"), that one's text stays with the new value
+    (`core.keeping.brought_up_to_date`): its other details held. All of them outdated is none
+    outdated."""
     if len(memories) < 2:
         raise ValueError("a merge needs at least two memories")
     oldest_first = sorted(memories, key=lambda m: (m.created_at, m.id))
     current = [m for m in oldest_first if m.id not in outdated] or oldest_first
+    updated = {
+        m.id: text
+        for m in oldest_first
+        if m not in current
+        and (
+            text := next(
+                filter(None, (brought_up_to_date(m.content, n.content) for n in current)), None
+            )
+        )
+    }
+    said = [m for m in oldest_first if m in current or m.id in updated]
     meta: dict[str, Any] = {}
     for m in reversed(oldest_first):
         meta.update(m.meta)
     first_episode = next((m for m in current if m.episode is not None), None)
     return Memory(
         id=new_id,
-        content=merged_content(m.content for m in current),
+        content=merged_content(updated.get(m.id, m.content) for m in said),
         tags=_union(m.tags for m in oldest_first),
-        entities=_union(m.entities for m in current),
+        entities=_union(
+            [
+                e
+                for e in m.entities
+                if m.id not in updated or e.casefold() in updated[m.id].casefold()
+            ]
+            for m in said
+        ),
         source=next((m.source for m in current if m.source), None),
         context=next((m.context for m in current if m.context), None),
         meta=meta,
