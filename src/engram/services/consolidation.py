@@ -246,8 +246,8 @@ class ConsolidationService:
         news = next((r for r in inside if r.type == "supersedes"), None)
         if news is not None:
             return (
-                f"{news.from_id} supersedes {news.to_id}: the newer one holds (a merge keeps "
-                "the words of what is not superseded)"
+                f"{news.from_id} supersedes {news.to_id}: the newer one holds (a merge leaves "
+                "out the older one's words, but where the newer names the value it replaces)"
             )
         return disagreement([m.content for m in members], near_copies)
 
