@@ -386,6 +386,39 @@ def test_a_promoted_memory_page_says_it_lasts_and_its_delete_what_stays(tmp_path
         proc.communicate(timeout=15)
 
 
+def test_a_memory_page_links_its_relations_and_archived_memories_can_be_searched(
+    tmp_path: Path,
+) -> None:
+    """A helper's probe could follow no relation from a memory's page (what supersedes it,
+    what a merge took in), reach no archived memory from any page, and found a 12,000-character
+    memory set whole as the page's heading."""
+    db = tmp_path / "ui.db"
+    with Engram.open(str(db), embedding_model="none") as mem:
+        old = mem.save("Standup is at 9:30")
+        news = mem.save("Standup moved to 10:15")
+        mem.create_relation(news.id, old.id, "supersedes")
+        gone = mem.save("The old office was on Baker Street")
+        mem.archive([gone.id])
+        long = mem.save("word " * 2_000)
+    port, proc = start_ui(tmp_path, db)
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    base = f"http://127.0.0.1:{port}/ui"
+    try:
+        wait_listening(port, proc)
+        shown = httpx2.get(f"{base}/memory/{old.id}", headers=headers, timeout=30).text
+        assert f'href="/ui/memory/{news.id}"' in shown and "← supersedes" in shown
+        searched = httpx2.get(f"{base}/?q=office", headers=headers, timeout=30).text
+        assert gone.id not in searched
+        searched = httpx2.get(f"{base}/?q=office&archived=1", headers=headers, timeout=30).text
+        assert gone.id in searched and 'id="archived" checked' in searched
+        page = httpx2.get(f"{base}/memory/{long.id}", headers=headers, timeout=30).text
+        heading = page.split("<h1>", 1)[1].split("</h1>", 1)[0]
+        assert len(heading) < 100
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)
+
+
 def test_a_store_that_cannot_be_opened_is_said_at_start_and_is_a_503(tmp_path: Path) -> None:
     """`engram ui` on a file that is not a SQLite store started in silence, and every page
     answered 400, as if each request were at fault (audit)."""

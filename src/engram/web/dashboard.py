@@ -36,6 +36,7 @@ from engram.core.ranking import why_summary
 from engram.core.scoring import Policy, score_curve
 from engram.core.timeutil import day_in, minute_in
 from engram.errors import ConfigError, EngramError, NotFoundError, StoreError
+from engram.services.results import RelatedMemory
 from engram.services.validation import MAX_LIMIT
 from engram.web.graph_page import graph_html
 
@@ -73,6 +74,7 @@ PRIVATE_HEADERS = {
 }
 GC_PREVIEW = 100  # memories listed by the gc page
 SEARCH_ROWS = 20  # hits on the search page (the page says so when there may be more)
+RELATED_ROWS = 50  # relations listed on a memory's page
 LIST_ROWS = 50  # review and promotion candidates listed
 GRAPH_MEMORIES = 2_000  # as `engram graph --html`: beyond it, the most alive
 # The sign-in form is one token (at most 512 characters): anyone who can reach the port may
@@ -179,8 +181,14 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
 
     async def search(request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
+        # Archived memories are out of search unless asked for: nothing else led to them.
+        archived = request.query_params.get("archived") == "1"
+        status = "all" if archived else None
         hits, zone = await call(
-            lambda a: (a.search.search(query or None, limit=SEARCH_ROWS), a.context.local_zone())
+            lambda a: (
+                a.search.search(query or None, status=status, limit=SEARCH_ROWS),
+                a.context.local_zone(),
+            )
         )
         # The day each was saved, as search hits over MCP say it: which of two is the newer.
         rows = [(h, why_summary(h), day_in(h.memory.created_at, zone)) for h in hits]
@@ -188,21 +196,31 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         # Only what this dashboard just did: any text in a link was shown as "Deleted …".
         deleted = named if flashed(request, f"deleted {named}") else None
         return page(
-            request, "search.html", query=query, rows=rows, deleted=deleted, most=SEARCH_ROWS
+            request,
+            "search.html",
+            query=query,
+            rows=rows,
+            deleted=deleted,
+            most=SEARCH_ROWS,
+            archived=archived,
         )
 
     async def memory(request: Request) -> Response:
         ident = request.path_params["memory_id"]
 
-        def read(a: App) -> tuple[Any, float, dict[str, Any], tzinfo]:
+        def read(a: App) -> tuple[Any, float, dict[str, Any], tzinfo, list[RelatedMemory]]:
             m = a.memories.get(ident)
             now = a.context.now_epoch()
             times, scores = score_curve(a.context.policy, m, now)
             curve = list(zip(times.tolist(), scores.tolist(), strict=True))
             zone = a.context.local_zone()
-            return m, a.memories.score(m), _chart(curve, now, a.context.policy, zone), zone
+            # Its relations, each to the memory at the other end: what supersedes it, what a
+            # merge took in, what it causes (a helper's probe could not follow any of them).
+            linked = a.graph.related(ident, depth=1, limit=RELATED_ROWS)
+            chart = _chart(curve, now, a.context.policy, zone)
+            return m, a.memories.score(m), chart, zone, linked
 
-        m, current, chart, zone = await call(read)
+        m, current, chart, zone, linked = await call(read)
         done = request.query_params.get("done", "")
         # Only what this dashboard just did: any action named in a link was shown done.
         named = request.query_params.get("action", "")
@@ -215,6 +233,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             chart=chart,
             saved=minute_in(m.created_at, zone),
             used=minute_in(m.last_used, zone),
+            linked=linked,
             actions={name: ACTIONS[name] for name in OFFERED.get(m.status.value, ACTIONS)},
             done=done if done in ACTIONS and flashed(request, f"{done} {ident}") else None,
             already=ALREADY.get(named) if unchanged else None,
