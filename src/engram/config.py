@@ -167,6 +167,10 @@ class Settings(BaseSettings):
     # MCP over HTTP (`engram serve --http`): the bearer token every request must carry (unset:
     # one is generated and kept in the config directory's http-token file)
     http_token: str | None = Field(default=None, min_length=MIN_TOKEN, max_length=MAX_TOKEN)
+    # The names a TLS proxy on this machine forwards as Host, comma-separated
+    # ("engram.example.com"): a server bound to loopback answers only loopback's names, and
+    # behind such a proxy every page and action was refused (a helper's probe)
+    http_allowed_hosts: str = Field(default="", max_length=2_000)
 
     # SQLite
     sqlite_busy_timeout: float = Field(default=30.0, gt=0, le=3600)  # seconds
@@ -212,6 +216,18 @@ class Settings(BaseSettings):
         if any(ord(c) < 32 or ord(c) == 127 for c in value):
             raise ValueError("must not contain control characters")
         return _unpadded(value)
+
+    @field_validator("http_allowed_hosts")
+    @classmethod
+    def _hosts_are_names(cls, value: str) -> str:
+        for name in (n.strip() for n in value.split(",")):
+            if name and not re.fullmatch(
+                r"[A-Za-z0-9.-]+(?::\d{1,5})?|\[[0-9A-Fa-f:.]+\](?::\d{1,5})?", name
+            ):
+                raise ValueError(
+                    f"{name!r} is not a host name (host or host:port, comma-separated)"
+                )
+        return value
 
     @field_validator("http_token", mode="before")
     @classmethod

@@ -419,6 +419,65 @@ def test_a_memory_page_links_its_relations_and_archived_memories_can_be_searched
         proc.communicate(timeout=15)
 
 
+def test_no_promote_without_a_vault_and_a_wrong_page_is_a_page_of_the_dashboard(
+    tmp_path: Path,
+) -> None:
+    """Promote was offered without a vault, and failed after its confirmation; a wrong address
+    answered a bare "Not Found", a link to sign out a bare "Method Not Allowed" (a helper's
+    probe)."""
+    db = tmp_path / "ui.db"
+    with Engram.open(str(db), embedding_model="none") as mem:
+        kept = mem.save("Atlas runs on PostgreSQL 16")
+    port, proc = start_ui(tmp_path, db)
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    base = f"http://127.0.0.1:{port}/ui"
+    try:
+        wait_listening(port, proc)
+        shown = httpx2.get(f"{base}/memory/{kept.id}", headers=headers, timeout=30).text
+        assert 'id="action-touch"' in shown and 'id="action-promote"' not in shown
+        wrong = httpx2.get(f"{base}/nope", headers=headers, timeout=30)
+        assert (
+            wrong.status_code == 404 and "No such page." in wrong.text and "<header>" in wrong.text
+        )
+        linked = httpx2.get(f"{base}/logout", headers=headers, timeout=30)
+        assert linked.status_code == 405 and "from a button" in linked.text
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)
+
+
+def test_a_proxy_on_this_machine_is_answered_by_the_names_it_forwards(tmp_path: Path) -> None:
+    """Behind a TLS proxy on the same machine every page and action was refused: with the
+    proxy's default Host, posts were "another site"; with the browser's Host, 421 (a helper's
+    probe). ENGRAM_HTTP_ALLOWED_HOSTS names what the proxy forwards."""
+    db = tmp_path / "ui.db"
+    with Engram.open(str(db), embedding_model="none") as mem:
+        kept = mem.save("Atlas runs on PostgreSQL 16")
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    public = {**bearer, "Host": "engram.example.com"}
+    port, proc = start_ui(tmp_path, db, ENGRAM_HTTP_ALLOWED_HOSTS="engram.example.com")
+    try:
+        wait_listening(port, proc)
+        base = f"http://127.0.0.1:{port}/ui"
+        assert httpx2.get(f"{base}/", headers=public, timeout=30).status_code == 200
+        touch = f"{base}/memory/{kept.id}/touch"
+        posted = {**public, "Origin": "https://engram.example.com"}
+        assert httpx2.post(touch, headers=posted, timeout=30).status_code == 303
+        other = {**bearer, "Host": "evil.example"}
+        assert httpx2.get(f"{base}/", headers=other, timeout=30).status_code == 421
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)
+    port, proc = start_ui(tmp_path, db)  # without the setting: loopback's names only
+    try:
+        wait_listening(port, proc)
+        refused = httpx2.get(f"http://127.0.0.1:{port}/ui/", headers=public, timeout=30)
+        assert refused.status_code == 421
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=15)
+
+
 def test_a_store_that_cannot_be_opened_is_said_at_start_and_is_a_503(tmp_path: Path) -> None:
     """`engram ui` on a file that is not a SQLite store started in silence, and every page
     answered 400, as if each request were at fault (audit)."""
@@ -478,7 +537,11 @@ def test_an_archived_memory_can_be_brought_back_and_nothing_done_says_so(
     assert "Done:" not in again.text and "Nothing to do: it is archived already." in again.text
     back = httpx2.post(f"{memory}/unarchive", headers=headers, follow_redirects=True)
     assert "Done: unarchive." in back.text
-    assert {a for a in offered if f'id="action-{a}"' in back.text} == offered - {"unarchive"}
+    # promote is offered only with a vault, which this dashboard has not
+    assert {a for a in offered if f'id="action-{a}"' in back.text} == offered - {
+        "unarchive",
+        "promote",
+    }
     with Engram.open(str(db), embedding_model="none") as mem:
         assert mem.get(m["tea"].id).status.value == "active"
     same = httpx2.post(f"{memory}/unarchive", headers=headers, follow_redirects=True)

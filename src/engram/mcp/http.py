@@ -171,20 +171,38 @@ def bound_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def loopback_hosts(listener: socket.socket, host: str = "") -> frozenset[str] | None:
+def loopback_hosts(
+    listener: socket.socket, host: str = "", allowed: str = ""
+) -> frozenset[str] | None:
     """The Host headers a server bound to loopback is reached by (None when bound elsewhere:
     then the names it is reached by are the operator's to know). Decided by the address the
     socket holds, not by how --host wrote it: "[::1]", "LOCALHOST" or "127.1" switched the
     checks off. Besides the usual names of loopback, the address bound and the name `host`
     the operator gave (127.0.1.1, a machine's own name in /etc/hosts: the URL the server
-    announced answered every request with 421). On port 80 a browser leaves the port out."""
+    announced answered every request with 421). On port 80 a browser leaves the port out.
+    `allowed`: ENGRAM_HTTP_ALLOWED_HOSTS, the names a proxy on this machine forwards, taken as
+    written."""
     address, port = listener.getsockname()[:2]
     if not ipaddress.ip_address(address).is_loopback:
         return None
     names = {"127.0.0.1", "localhost", "[::1]", url_host(address)}
     if host.strip():
         names.add(url_host(host.strip()).lower())
-    return frozenset({f"{name}:{port}" for name in names} | (names if port == 80 else set()))
+    local = {f"{name}:{port}" for name in names} | (names if port == 80 else set())
+    return frozenset(local | proxied_hosts(allowed))
+
+
+def proxied_hosts(allowed: str) -> set[str]:
+    """The names of ENGRAM_HTTP_ALLOWED_HOSTS, lower-cased."""
+    return {name.strip().lower() for name in allowed.split(",") if name.strip()}
+
+
+def allowed_origins(hosts: frozenset[str] | None, allowed: str) -> list[str]:
+    """The origins a browser may post from: loopback's over http, a proxy's names over https
+    too (the proxy speaks TLS)."""
+    proxied = proxied_hosts(allowed)
+    plain = {f"http://{h}" for h in hosts or ()}
+    return sorted(plain | {f"https://{h}" for h in proxied})
 
 
 def url_host(host: str) -> str:

@@ -276,7 +276,14 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     from mcp.server.transport_security import TransportSecuritySettings
 
     from engram.mcp import draining
-    from engram.mcp.http import BearerToken, bound_socket, loopback_hosts, token_for, url_host
+    from engram.mcp.http import (
+        BearerToken,
+        allowed_origins,
+        bound_socket,
+        loopback_hosts,
+        token_for,
+        url_host,
+    )
     from engram.web.dashboard import dashboard
     from engram.web.routing import with_dashboard
 
@@ -286,13 +293,13 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     token, source = token_for(settings)
     listener = bound_socket(host, port)
     server = build_server(settings)
-    hosts = loopback_hosts(listener, host)
+    hosts = loopback_hosts(listener, host, settings.http_allowed_hosts)
     # The SDK's own Host and Origin check, by the same list as the dashboard's (it switched
     # itself on only for three spellings of loopback, and refused a Host without a port).
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=hosts is not None,
         allowed_hosts=sorted(hosts or ()),
-        allowed_origins=sorted(f"http://{h}" for h in hosts or ()),
+        allowed_origins=allowed_origins(hosts, settings.http_allowed_hosts),
     )
     mcp_app = BearerToken(server.streamable_http_app(host=host, transport_security=security), token)
     app = with_dashboard(dashboard(server.runtime.app, token), mcp_app, hosts)
@@ -347,7 +354,7 @@ def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: in
     # The store opened (and the model loaded) at once: a store that cannot be opened is said
     # at start, as `serve --http` says it, not only on every page.
     runtime.warm_up()
-    hosts = loopback_hosts(listener, host)
+    hosts = loopback_hosts(listener, host, settings.http_allowed_hosts)
     app = with_dashboard(dashboard(runtime.app, token), to_dashboard, hosts)
     _announce(
         f"Engram dashboard on http://{url_host(host)}:{port}/ui (sign in with the token: {source})"

@@ -5,10 +5,10 @@ the graph and the store's numbers; touch, promote, archive and delete behind a c
 Server-rendered (Starlette, which the MCP SDK brings, and Jinja2 templates with autoescaping):
 no JavaScript except the graph page's (vis-network, inlined), nothing fetched from elsewhere.
 Every page goes through the same services as the MCP tools and the CLI. Access takes the HTTP
-token (`engram token show`): typed once on the login page, it is kept as a cookie holding a
-keyed hash of the token (never the token itself), HttpOnly and SameSite=Strict, so another site
-cannot make the browser act here; actions are POSTs that also check the Origin header when the
-browser sends one.
+token (`engram token show`): typed once on the login page, it opens a session whose random id
+the browser keeps as a cookie (never the token itself), HttpOnly and SameSite=Strict, so another
+site cannot make the browser act here; actions are POSTs that also check the Origin header when
+the browser sends one.
 """
 
 from __future__ import annotations
@@ -208,7 +208,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
     async def memory(request: Request) -> Response:
         ident = request.path_params["memory_id"]
 
-        def read(a: App) -> tuple[Any, float, dict[str, Any], tzinfo, list[RelatedMemory]]:
+        def read(a: App) -> tuple[Any, float, dict[str, Any], tzinfo, list[RelatedMemory], bool]:
             m = a.memories.get(ident)
             now = a.context.now_epoch()
             times, scores = score_curve(a.context.policy, m, now)
@@ -218,9 +218,12 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             # merge took in, what it causes (a helper's probe could not follow any of them).
             linked = a.graph.related(ident, depth=1, limit=RELATED_ROWS)
             chart = _chart(curve, now, a.context.policy, zone)
-            return m, a.memories.score(m), chart, zone, linked
+            return m, a.memories.score(m), chart, zone, linked, a.ltm.vault.configured
 
-        m, current, chart, zone, linked = await call(read)
+        m, current, chart, zone, linked, vault = await call(read)
+        # Promote only where there is a vault to write to: offered without one, it failed
+        # after its confirmation page (a helper's probe).
+        offered = [n for n in OFFERED.get(m.status.value, ACTIONS) if vault or n != "promote"]
         done = request.query_params.get("done", "")
         # Only what this dashboard just did: any action named in a link was shown done.
         named = request.query_params.get("action", "")
@@ -234,7 +237,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             saved=minute_in(m.created_at, zone),
             used=minute_in(m.last_used, zone),
             linked=linked,
-            actions={name: ACTIONS[name] for name in OFFERED.get(m.status.value, ACTIONS)},
+            actions={name: ACTIONS[name] for name in offered},
             done=done if done in ACTIONS and flashed(request, f"{done} {ident}") else None,
             already=ALREADY.get(named) if unchanged else None,
         )
@@ -303,7 +306,14 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
     async def stats(request: Request) -> Response:
         return page(request, "stats.html", s=await call(lambda a: a.maintenance.stats()))
 
+    async def missing(request: Request, exc: Exception) -> Response:
+        # In the dashboard's own page, not a bare "Not Found" (a helper's probe).
+        code = getattr(exc, "status_code", 404)
+        told = {405: "This page opens from a button of the dashboard, not from a link."}
+        return page(request, "error.html", code, message=told.get(code, "No such page."))
+
     return Starlette(
+        exception_handlers={404: missing, 405: missing},
         routes=[
             Route("/login", login, methods=["GET", "POST"]),
             Route("/logout", guarded(logout), methods=["POST"]),
@@ -315,7 +325,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             Route("/gc", guarded(gc)),
             Route("/graph", guarded(graph)),
             Route("/stats", guarded(stats)),
-        ]
+        ],
     )
 
 
