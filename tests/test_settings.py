@@ -492,7 +492,7 @@ def test_every_setting_has_an_effect_test() -> None:
     # tests/adapters/test_mcp_http.py (the token a real HTTP client must send),
     # tests/services/test_vault_live.py::test_the_refresh_setting_spaces_the_rescans,
     # tests/services/test_activation.py::test_a_correction_supersedes_the_fact_and_is_found_first,
-    # tests/adapters/test_dashboard.py::test_a_proxy_on_this_machine_is_answered_by_the_names_it_forwards
+    # tests/adapters/test_dashboard.py (a proxy on this machine is answered by the names ...)
     own = {
         "http_allowed_hosts",
         "sqlite_busy_timeout",
