@@ -114,6 +114,20 @@ def test_sign_in_search_open_and_touch_in_a_browser(
     assert page.locator("#graph canvas").count() == 1
     page.click("text=← dashboard")
     assert page.url == f"{base}/ui/"
+    page.click("text=Graph")  # a double click on a memory opens its page (it led nowhere)
+    page.wait_for_function("document.body.dataset.rendered === '2 0'", timeout=30_000)
+    x, y = page.evaluate(
+        """id => {
+            const g = window.engramGraph, at = g.network.getPositions([id])[id];
+            const dom = g.network.canvasToDOM(at);
+            const box = document.getElementById("graph").getBoundingClientRect();
+            return [box.left + dom.x, box.top + dom.y];
+        }""",
+        m["tea"].id,
+    )
+    page.mouse.dblclick(x, y)
+    page.wait_for_url(f"{base}/ui/memory/{m['tea'].id}", timeout=10_000)
+    assert page.inner_text("#uses") == "1"
     assert all(url.startswith(base + "/") for url in requested), requested  # nothing else
 
 

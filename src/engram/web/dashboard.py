@@ -300,7 +300,8 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
     async def graph(request: Request) -> Response:
         snapshot = await call(lambda a: a.graph.snapshot(GRAPH_MEMORIES))
         return HTMLResponse(
-            graph_html(snapshot, back=f"{_base(request)}/"), headers=PRIVATE_HEADERS
+            graph_html(snapshot, back=f"{_base(request)}/", memory_url=f"{_base(request)}/memory/"),
+            headers=PRIVATE_HEADERS,
         )
 
     async def stats(request: Request) -> Response:

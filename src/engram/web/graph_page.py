@@ -47,8 +47,11 @@ def vis_network() -> tuple[str, str]:
     return _script_safe_text(script), style
 
 
-def graph_html(snapshot: GraphSnapshot, back: str | None = None) -> str:
-    """The page; `back`, when given, is a link shown in its header (the dashboard's)."""
+def graph_html(
+    snapshot: GraphSnapshot, back: str | None = None, memory_url: str | None = None
+) -> str:
+    """The page; `back`, when given, is a link shown in its header (the dashboard's), and
+    `memory_url` the address a memory's id is appended to, opened by a double click on it."""
     script, style = vis_network()
     data = {
         "nodes": [
@@ -77,6 +80,7 @@ def graph_html(snapshot: GraphSnapshot, back: str | None = None) -> str:
         vis_style=style,
         data=_script_safe(json.dumps(data, ensure_ascii=False)),
         back=back,
+        memory_url=_script_safe(json.dumps(memory_url)),
     )
 
 
