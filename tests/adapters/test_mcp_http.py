@@ -224,6 +224,16 @@ def test_listening_on_every_ipv6_address_takes_ipv4_clients_too() -> None:
         sock.close()
 
 
+def test_a_browser_at_the_servers_address_is_sent_to_the_dashboard(
+    http_server: tuple[str, subprocess.Popen[str]],
+) -> None:
+    """It answered the MCP endpoint's 401 JSON (a helper's probe)."""
+    url, _ = http_server
+    root = url.rsplit("/mcp", 1)[0] + "/"
+    answer = httpx2.get(root, timeout=10, follow_redirects=False)
+    assert answer.status_code == 307 and answer.headers["location"] == "/ui/"
+
+
 def test_a_foreign_host_header_is_refused_even_with_the_token(
     http_server: tuple[str, subprocess.Popen[str]],
 ) -> None:

@@ -43,6 +43,11 @@ def with_dashboard(ui: ASGIApp, other: ASGIApp, hosts: frozenset[str] | None = N
                 mounted["path"] = PREFIX + "/"
             await ui(mounted, receive, send)
             return
+        if scope["type"] == "http" and path == "/" and scope.get("method") == "GET":
+            # A browser at the server's address: the dashboard, not the MCP endpoint's 401
+            # (a helper's probe); MCP clients post to /mcp.
+            await _redirect_to_dashboard(send)
+            return
         await other(scope, receive, send)
 
     return route
@@ -55,6 +60,10 @@ async def to_dashboard(scope: Scope, receive: Receive, send: Send) -> None:
             await send({"type": "lifespan.startup.complete"})
         await send({"type": "lifespan.shutdown.complete"})
         return
+    await _redirect_to_dashboard(send)
+
+
+async def _redirect_to_dashboard(send: Send) -> None:
     await send(
         {
             "type": "http.response.start",
