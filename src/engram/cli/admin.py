@@ -417,7 +417,10 @@ def token_rotate(state: State) -> None:
     output(
         state,
         TokenRotated(path=str(path)),
-        lambda c: say(c, f"New token written to {path}; restart `engram serve --http` to use it."),
+        lambda c: say(
+            c,
+            f"New token written to {path}; restart `engram serve --http` and `engram ui` to use it (until then the old one still works).",
+        ),
     )
 
 
