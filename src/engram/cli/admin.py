@@ -419,7 +419,8 @@ def token_rotate(state: State) -> None:
         TokenRotated(path=str(path)),
         lambda c: say(
             c,
-            f"New token written to {path}; restart `engram serve --http` and `engram ui` to use it (until then the old one still works).",
+            f"New token written to {path}; restart `engram serve --http` and `engram ui` to "
+            "use it (until then the old one still works).",
         ),
     )
 
