@@ -376,6 +376,17 @@ def test_an_adverb_opening_a_sentence_is_no_name() -> None:
         assert extract_entities(f"{name} is my sister.") == [name]
 
 
+def test_a_common_word_opening_a_note_is_no_name() -> None:
+    """Helpers' probes found "Daily", "Severe", "Allergic", "Line", "Weekly 1" and "Summer"
+    among their memories' entities, shown on pages and linking unrelated memories."""
+    assert extract_entities("Daily standup moved to 10am") == []
+    assert extract_entities("Severe peanut allergy, carries an EpiPen") == ["EpiPen"]
+    assert extract_entities("Line 42 throws a KeyError") == ["KeyError"]
+    assert extract_entities("Weekly 1:1 with Priya moved to Mondays") == ["Priya"]
+    assert extract_entities("Summer plans: hike the Alps") == ["Alps"]
+    assert extract_entities("Kafka topics are partitioned") == ["Kafka"]  # a name stays one
+
+
 def test_a_greeting_and_its_announcement_are_no_name_and_no_emphasis() -> None:
     """An MCP probe's "Hi! Quick intro: …" named "Quick" and was +0.1 for the greeting's "!"."""
     text = "Hi! Quick intro: my sister Ana lives in Montreal."

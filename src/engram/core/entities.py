@@ -73,7 +73,13 @@ COMMON_STARTS = frozenset(
     lost won ate wrote heard kept sold began brought built caught drove fell flew forgot held
     knew meant quit sat slept spoke stood taught threw woke wore lunch dinner breakfast brunch
     coffee update correction edit summary todo agenda status warning tip decision team
-    weather quick big intro guess exciting""".split()
+    weather quick big intro guess exciting
+    daily weekly monthly yearly quarterly annual nightly hourly biweekly morning mornings
+    evening evenings afternoon night weekend weekends weekday weekdays summer winter autumn
+    spring holiday holidays vacation severe mild allergic chronic data project projects sprint
+    release build production staging line code tests bug bugs issue issues server database
+    client customer customers budget rent salary invoice favourite favorite current previous
+    former latest recent upcoming regular usual main primary""".split()
 )
 # Words written in capitals to flag a line, not to name anything ("TODO: …", "IMPORTANT: …").
 # A capitalised common word (NOTE, NEVER, SO) is read the same way.
