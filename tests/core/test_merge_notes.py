@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engram.core.merge import disagreement
+from engram.core.disagreement import disagreement
 
 
 def test_a_number_in_words_or_in_digits_and_a_time_with_its_am_are_one() -> None:

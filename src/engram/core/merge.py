@@ -6,9 +6,9 @@ code), leaving out only an original an earlier one said whole, its statements in
 order, exactly or near-exactly (the same letters, digits and symbols in the same order: other
 case, spacing or punctuation, but never another number or sign: "1.5" is not "15", "1-2" not
 "12", "-5" not "5", "A+" not "A-", "$500" not "€500", "dana.kim@x.com" not "dana_kim@x.com").
-Memories alike in meaning that still say different things (`disagreement`: "is not", another
-number, the same words in another order, one word, sign or tense in place of another) are no
-near-copies: a person decides.
+Memories alike in meaning that still say different things (`core.disagreement`: "is not",
+another number, the same words in another order, one word, sign or tense in place of another)
+are no near-copies: a person decides.
 The rest:
 
 - tags and entities: the union, first spelling kept (case-insensitive);
@@ -29,12 +29,9 @@ import unicodedata
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from rapidfuzz.distance import OSA
-
-from engram.core.index_terms import index_term
 from engram.core.keeping import brought_up_to_date
 from engram.core.models import MAX_COUNT, MAX_STRENGTH, Memory, Relation, Status
-from engram.core.text import STOPWORDS, WORD, statements, tag_key
+from engram.core.text import statements, tag_key
 from engram.core.wording import counted
 
 STRENGTH_PER_COPY = 0.1
@@ -100,7 +97,7 @@ def statement_key(statement: str) -> str:
         if _PLAIN_WORD.fullmatch(_core(token)):
             token = token.casefold()
         for i, ch in enumerate(token):
-            if not _meaningful(token, i):
+            if not meaningful(token, i):
                 gap = True
                 continue
             if gap and kept and _same_kind(kept[-1], ch):
@@ -125,7 +122,7 @@ def _same_kind(a: str, b: str) -> bool:
     return (a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha())
 
 
-def _meaningful(token: str, i: int) -> bool:
+def meaningful(token: str, i: int) -> bool:
     """Whether character `i` of `token` (a run without spaces) counts in a statement's key."""
     ch = token[i]
     if ch.isalnum() or ch in PER_SIGNS or unicodedata.category(ch) in SYMBOLS:
@@ -162,221 +159,6 @@ def _in_number(text: str, i: int) -> bool:
     if before.isdigit():
         return text[i] in NUMBER_MARKS  # "1.5", "10:30", "3/4", "1,000"; not "12 34"
     return text[i] in SIGNS and not before.isdigit()  # "UTC-1", "-5"; "12-34" is a range
-
-
-_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
-NEGATIONS = frozenset("not no never nor none nothing nobody nowhere neither cannot without".split())
-# The tense a helping verb gives a statement: "Alice is my manager" and "Alice was my manager"
-# (cohesion 0.935) say different things, but both words are function words, which
-# `_word_swapped` passes over.
-TENSES = {
-    **dict.fromkeys(("is", "am", "are", "has", "have", "does", "do"), "now"),
-    **dict.fromkeys(("was", "were", "had", "did"), "then"),
-    **dict.fromkeys(("will", "shall"), "later"),
-}
-# Prefixes that turn a word into its opposite ("dislikes", "unhappy"), before at least four
-# letters (so that "unit" is not "un" + "it").
-OPPOSITE_PREFIXES = ("dis", "un")
-ARTICLES = frozenset({"a", "an", "the"})
-
-
-def disagreement(contents: Sequence[str], near_copies: bool = True) -> str | None:
-    """Why memories alike in meaning may still say different things, or None. Near-copies
-    by meaning include opposites ("is allergic" and "is not allergic", "likes" and
-    "dislikes"), other numbers ("1-2 tablets" and "12 tablets", "hunter2" and "hunter3") and
-    the same words in another order ("tea over coffee" and "coffee over tea"): merging them
-    kept both in one memory as if they were one fact, and raised its strength.
-
-    Memories less alike than near-copies (`near_copies` False: a paraphrase, "I can't eat
-    peanuts, I have a peanut allergy" of "I'm allergic to peanuts") say the same in other
-    words, so a word one holds and another lacks, a negation or a tense tells nothing: such
-    notes read "one says 'actually' where another says 'google'" on every cluster of a probe.
-    Only numbers, opposites, signs and word order are told there."""
-    words = [_compared_words(content) for content in contents]
-    negated = [next((w for w in ws if _negates(w)), None) for ws in words]
-    if near_copies and len({said is None for said in negated}) > 1:
-        said = next(w for w in negated if w is not None)
-        return f"one says '{said}' where another does not"
-    vocabulary = [set(ws) for ws in words]
-    every = set().union(*vocabulary)
-    for mine in vocabulary:
-        others = every - mine  # words only the other memories hold
-        for word in sorted(mine):
-            for prefix in OPPOSITE_PREFIXES:
-                base = word.removeprefix(prefix)
-                if base != word and len(base) >= 4 and base in others:
-                    return f"'{word}' against '{base}'"
-    if len({tuple(sorted(_numbers(content))) for content in contents}) > 1:
-        return "they hold different numbers"
-    if len({tuple(sorted(ws)) for ws in words}) == 1 and len({tuple(ws) for ws in words}) > 1:
-        return "they say the same words in another order"
-    if not near_copies:
-        return _sign_swapped(contents)
-    return (
-        _tense_swapped(words)
-        or _past_swapped(words)
-        or _word_swapped(words)
-        or _sign_swapped(contents)
-    )
-
-
-def _negates(word: str) -> bool:
-    return word in NEGATIONS or word.endswith(("n't", "n’t"))
-
-
-# Numbers said in words, as digits: "three years old" and "3-year-old" hold one number ("one"
-# is as often a pronoun: "the blue one").
-_NUMBER_WORDS = {
-    word: str(n)
-    for n, word in enumerate(
-        "two three four five six seven eight nine ten eleven twelve".split(), start=2
-    )
-}
-_DIGITS_OR_LETTERS = re.compile(r"\d+|\D+")
-
-
-def _compared_words(content: str) -> list[str]:
-    """The words of `content` as disagreements are told: lower-cased, a number apart from the
-    letters beside it ("9:30am" as "9", "30", "am": a review note said "one says '30am' where
-    another says '30'" of "9:30am" and "9:30 am"), a number word as its digits, a contraction
-    as its words ("I'm" as "i am") and a word hyphenated after or before a letter or two as one
-    ("e-mail" as "email"): a probe's trivial rewordings were held for review as disagreeing."""
-    said = _HYPHENATED.sub(_joined, _spelled_out(content.casefold().replace("’", "'")))
-    return [
-        _NUMBER_WORDS.get(part, part)
-        for word in WORD.findall(said)
-        for part in _DIGITS_OR_LETTERS.findall(word)
-    ]
-
-
-_CONTRACTED = {"m": " am", "re": " are", "ve": " have", "ll": " will"}
-_CONTRACTION = re.compile(r"(?<=[a-z])'(m|re|ve|ll)\b|\b([a-z]+)n't\b")
-_HYPHENATED = re.compile(r"\b([a-z]{1,2})-([a-z]+)\b|\b([a-z]+)-([a-z]{1,2})\b")
-
-
-def _joined(match: re.Match[str]) -> str:
-    return "".join(part for part in match.groups() if part)
-
-
-def _spelled_out(text: str) -> str:
-    def whole(match: re.Match[str]) -> str:
-        if match.group(1):
-            return _CONTRACTED[match.group(1)]
-        verb = match.group(2)
-        return {"ca": "cannot", "wo": "will not"}.get(verb, f"{verb} not")
-
-    return _CONTRACTION.sub(whole, text)
-
-
-def _numbers(content: str) -> list[str]:
-    """The numbers `content` holds, written in digits or in words; a time with a point as with
-    a colon ("9.30 am" as "9:30am")."""
-    said = [_NUMBER_WORDS[w] for w in WORD.findall(content.casefold()) if w in _NUMBER_WORDS]
-    return [*(_CLOCK.sub(r"\1:\2", n) for n in _NUMBER.findall(content)), *said]
-
-
-_CLOCK = re.compile(r"^(\d{1,2})[.:](\d{2})$")
-
-
-def _tense_swapped(words: Sequence[list[str]]) -> str | None:
-    """Two memories each holding a helping verb of a tense the other lacks ("is" and "was",
-    "has" and "had", "will" and "did"); one that only adds one to the other ("I have lived in
-    Berlin", "I live in Berlin") is no disagreement."""
-    said = [{TENSES[w]: w for w in reversed(ws) if w in TENSES} for ws in words]
-    for i, mine in enumerate(said):
-        for theirs in said[i + 1 :]:
-            only_mine, only_theirs = mine.keys() - theirs.keys(), theirs.keys() - mine.keys()
-            if only_mine and only_theirs:
-                return (
-                    f"one says '{mine[min(only_mine)]}' where another says "
-                    f"'{theirs[min(only_theirs)]}'"
-                )
-    return None
-
-
-def _past_swapped(words: Sequence[list[str]]) -> str | None:
-    """One memory says in the past ("used", "used to drink") what another says now ("use",
-    "drink"): "We use PostgreSQL for Atlas" and "We used PostgreSQL for Atlas" (0.97 alike)
-    were merged as one fact; a helper's probe. Word endings count nowhere else."""
-    phrases = [" ".join(ws) for ws in words]
-    habits = [" used to " in f" {p} " for p in phrases]
-    if len(set(habits)) > 1:
-        return "one says 'used to' where another does not"
-    forms = [{index_term(w): w for w in ws} for ws in words]
-    for i, mine in enumerate(forms):
-        for theirs in forms[i + 1 :]:
-            for stem in sorted(mine.keys() & theirs.keys()):
-                a, b = mine[stem], theirs[stem]
-                if a != b and a.endswith("ed") != b.endswith("ed"):
-                    return f"one says '{a}' where another says '{b}'"
-    return None
-
-
-def _sign_swapped(contents: Sequence[str]) -> str | None:
-    """Two memories each holding a marked word the other lacks: a word with a sign or symbol
-    in it, as `statement_key` keeps them ("8 a.m." and "8 p.m.", "A+" and "A-", "load > 90"
-    and "load < 90", "Mood: 😀" and "Mood: 😢"). Words alone missed them: "a" is a function
-    word, and signs are not words, so such pairs were merged as one fact."""
-    marked = [_marked_words(c) for c in contents]
-    for i, mine in enumerate(marked):
-        for theirs in marked[i + 1 :]:
-            only_mine, only_theirs = mine - theirs, theirs - mine
-            if only_mine and only_theirs:
-                return f"one says '{min(only_mine)}' where another says '{min(only_theirs)}'"
-    return None
-
-
-_AFTER_A_NUMBER = re.compile(r"(?<=\d)(?=[^\W\d_])")
-_CLOCK_IN_WORD = re.compile(r"\b(\d{1,2})\.(\d{2})(?!\d)")
-
-
-def _marked_words(content: str) -> set[str]:
-    """The words of `content` (runs between spaces) with a sign or symbol that changes what
-    they say, as `statement_key` reads them: "a.m", "a+", ">", "$5", "😀"."""
-    out: set[str] = set()
-    for chunk in unicodedata.normalize("NFC", content.casefold()).split():
-        kept = "".join(ch for i, ch in enumerate(chunk) if _meaningful(chunk, i))
-        kept = _CLOCK_IN_WORD.sub(r"\1:\2", kept)  # "9.30" is "9:30"
-        # "9:30am" is "9:30 am": the letters after a number are a word of their own
-        for part in _AFTER_A_NUMBER.sub(" ", kept).split():
-            if not part.isalnum():
-                out.add(part)
-    return out
-
-
-def _word_swapped(words: Sequence[list[str]]) -> str | None:
-    """Two memories each holding a word the other lacks: one said in place of the other ("on
-    Monday" and "on Tuesday", "enabled" and "disabled", "pass" and "fail"). As alike in
-    meaning as near-copies (cosine 0.92-0.97), they were merged as one fact. Word endings do
-    not count ("works on" is "working on"), nor articles; a memory that only adds words
-    to another's ("prefers green tea over coffee") is no disagreement."""
-    # Content words first, so that the note names the word that matters ("one says 'uses'",
-    # not "'as'"); then function words: "on" and "off", "to" and "from", "his" and "her",
-    # "one approval" and "two approvals" were merged as one fact, since only the content word
-    # stood on one side. Articles alone say nothing.
-    return _swapped(words, STOPWORDS) or _swapped(words, ARTICLES)
-
-
-def _swapped(words: Sequence[list[str]], passed_over: frozenset[str]) -> str | None:
-    # Each memory's stems, with the word each stands for as written: the note quoted stems
-    # ("one says 'version' where another says 'us'", of "uses").
-    stems = [{index_term(w): w for w in reversed(ws) if w not in passed_over} for ws in words]
-    for i, mine in enumerate(stems):
-        for theirs in stems[i + 1 :]:
-            only_mine, only_theirs = mine.keys() - theirs.keys(), theirs.keys() - mine.keys()
-            variants = {(a, b) for a in only_mine for b in only_theirs if _spelled_otherwise(a, b)}
-            only_mine -= {a for a, _ in variants}
-            only_theirs -= {b for _, b in variants}
-            if only_mine and only_theirs:
-                said, other = mine[min(only_mine)], theirs[min(only_theirs)]
-                return f"one says '{said}' where another says '{other}'"
-    return None
-
-
-def _spelled_otherwise(a: str, b: str) -> bool:
-    """One word in another spelling ("colour" and "color", "organise" and "organize"): long
-    words a letter apart. Short ones a letter apart are other words ("on" and "off")."""
-    return min(len(a), len(b)) >= 5 and a.isalpha() and b.isalpha() and OSA.distance(a, b) <= 1
 
 
 def merged_content(contents: Iterable[str]) -> str:

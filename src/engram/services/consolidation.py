@@ -38,12 +38,8 @@ from engram.core.clustering import (
     cohesion,
     weakest_link,
 )
-from engram.core.merge import (
-    disagreement,
-    merge,
-    merged_id,
-    version,
-)
+from engram.core.disagreement import disagreement
+from engram.core.merge import merge, merged_id, version
 from engram.core.models import Memory, Status
 from engram.errors import BusyError, ConfigError, NotFoundError, ValidationError
 from engram.services import validation as check
@@ -234,7 +230,7 @@ class ConsolidationService:
 
     def disagreement(self, members: Sequence[Memory], near_copies: bool = True) -> str | None:
         """Why memories as alike as near-copies must not be merged by the rules, or None;
-        for memories less alike, only what plainly differs (`core.merge.disagreement`)."""
+        for memories less alike, only what plainly differs (`core.disagreement`)."""
         ids = {m.id for m in members}
         inside = [
             r for r in self.ctx.store.relations(sorted(ids)) if r.from_id in ids and r.to_id in ids

@@ -21,13 +21,13 @@ from engram.core.dates import (
     asks_about_the_present,
     day_phrases,
 )
+from engram.core.disagreement import disagreement
 from engram.core.meaning import (
     Calibration,
     MeaningMatch,
     Probe,
     meaning_matches,
 )
-from engram.core.merge import disagreement
 from engram.core.models import Status
 from engram.core.ranking import (
     Candidate,
@@ -211,7 +211,7 @@ class SearchService:
 
     def _saying_otherwise(self) -> Callable[[str, str], bool]:
         """Whether two memories alike as near-copies say different things all the same (other
-        numbers, a "not", `core.merge.disagreement`), their texts read when first asked: such a
+        numbers, a "not", `core.disagreement`), their texts read when first asked: such a
         pair is no copy for diversity to put last."""
         texts: dict[str, str] = {}
 
