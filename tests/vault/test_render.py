@@ -250,6 +250,16 @@ def test_a_rewrite_of_a_note_with_broken_frontmatter_keeps_every_line() -> None:
     assert "title: [unclosed" in post.content
 
 
+def test_a_link_in_a_table_keeps_the_backslash_before_its_alias() -> None:
+    """Obsidian writes a link's "|" as "\\|" inside a table; the rename dropped the backslash
+    and the row gained a column (a helper's probe)."""
+    row = "| release | [[atlas-ships-in-may\\|Atlas release]] |"
+    moved = retarget_links(
+        row, [NoteMove("Engram/atlas-ships-in-may.md", "Engram/Atlas launch.md")]
+    )
+    assert moved == "| release | [[Atlas launch\\|Atlas release]] |"
+
+
 def test_links_to_a_moved_note_follow_it_and_keep_alias_and_heading() -> None:
     text = (
         "See [[Engram/old-note|Old]], [[old-note]], [[Engram/old-note#Part]], "

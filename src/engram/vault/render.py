@@ -389,11 +389,16 @@ def retarget_links(text: str, moves: Sequence[NoteMove]) -> str | None:
         rules.append((link_key(move.old_path), old_name if renamed else None, new_target, move))
 
     def swap(match: re.Match[str]) -> str:
-        key = link_key(match.group(2))
+        # In a table a link's "|" is written "\|": the backslash ends the target as read, and
+        # is kept (rewritten without it, the row gained a column; a helper's probe).
+        target = match.group(2)
+        escape = "\\" if target.endswith("\\") else ""
+        key = link_key(target.removesuffix("\\"))
         for old_key, old_name, new_target, move in rules:
             if key == old_key or ("/" not in key and key == old_name):
                 bare = "/" not in key and not move.new_name_shared
-                return match.group(1) + (new_target.rsplit("/", 1)[-1] if bare else new_target)
+                new = new_target.rsplit("/", 1)[-1] if bare else new_target
+                return match.group(1) + new + escape
         return match.group(0)
 
     # Links in code are examples, not links (the index leaves them out, and Obsidian too).
