@@ -41,7 +41,7 @@ from engram.services.storage_maintenance import CompactionReport, StorageReport
 from engram.services.transfer.cortexgraph import ImportReport
 from engram.services.transfer.migrate import MigrationReport
 from engram.services.transfer.restore import RestoreReport
-from engram.services.unified import UnifiedResult
+from engram.services.unified import LTM_WEIGHT, STM_WEIGHT, UnifiedResult
 from engram.services.vault_import import VaultImportResult
 
 T = TypeVar("T")
@@ -421,8 +421,8 @@ class Engram:
         query: str | None = None,
         tags: Sequence[str] | None = None,
         limit: int = 10,
-        stm_weight: float = 1.0,
-        ltm_weight: float = 0.7,
+        stm_weight: float = STM_WEIGHT,
+        ltm_weight: float = LTM_WEIGHT,
     ) -> UnifiedResult:
         """One ranked list over memories and the vault's notes (index them with index_ltm)."""
         return self._app.unified.search_unified(query, tags, limit, stm_weight, ltm_weight)

@@ -33,11 +33,14 @@ def test_one_list_over_both_layers_ordered_by_the_weights(ltm: tuple[Engram, Pat
     assert sources(mem, "zeppelin", stm_weight=0) == ["ltm:Travel/zeppelin.md"]
     assert sources(mem, "zeppelin", ltm_weight=0) == [f"stm:{m.id}"]
 
+    # equal weights: both match fully, and the memory comes first on the tie
     stm, note = mem.search_unified("zeppelin").hits
     assert (stm.why.weight, stm.why.text, stm.why.decay) == (1.0, 1.0, 1.0)
     assert stm.rank == stm.why.rank == pytest.approx(1.0)
-    assert (note.why.weight, note.why.text, note.why.decay) == (0.7, 1.0, None)
-    assert note.rank == pytest.approx(0.7)
+    assert (note.why.weight, note.why.text, note.why.decay) == (1.0, 1.0, None)
+    assert note.rank == pytest.approx(1.0)
+    lighter = mem.search_unified("zeppelin", ltm_weight=0.7).hits[1]
+    assert lighter.source == "ltm" and lighter.rank == pytest.approx(0.7)
     assert note.title == "Zeppelin museum" and "zeppelin museum visit" in note.preview
     assert stm.title == "The zeppelin hangar is in Friedrichshafen"
 

@@ -11,7 +11,7 @@ from engram.mcp.params import TAG_LIMITS, Flag, Limit, Number, OptionalMemoryId,
 from engram.mcp.runtime import EngramRuntime
 from engram.services.ltm import IndexReport, VaultStatus
 from engram.services.promotion import PromotionResult
-from engram.services.unified import MAX_WEIGHT, UnifiedResult
+from engram.services.unified import LTM_WEIGHT, MAX_WEIGHT, STM_WEIGHT, UnifiedResult
 
 Weight = Annotated[float, Field(ge=0, le=MAX_WEIGHT, allow_inf_nan=False), Number]
 
@@ -65,10 +65,10 @@ def register_ltm_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
         limit: Limit = 10,
         stm_weight: Annotated[
             Weight, Field(description=f"Weight of short-term memories, 0 to {MAX_WEIGHT:g}.")
-        ] = 1.0,
+        ] = STM_WEIGHT,
         ltm_weight: Annotated[
             Weight, Field(description=f"Weight of vault notes, 0 to {MAX_WEIGHT:g}.")
-        ] = 0.7,
+        ] = LTM_WEIGHT,
     ) -> UnifiedResult:
         """Search short-term memories and the notes of the Obsidian vault (long-term memory) at
         once: one list ranked by relevance, each result marked source 'stm' (a memory, with its id)
