@@ -73,6 +73,23 @@ def test_a_promoted_memory_and_its_note_appear_once(ltm: tuple[Engram, Path]) ->
     assert (only.source, only.id, only.path) == ("ltm", m.id, path)
 
 
+def test_a_promoted_memorys_note_edited_in_the_vault_shows_what_it_says(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """The note corrected to "due in April" was found by "April", and the one result showed
+    the memory's "due in March" (a helper's probe)."""
+    mem, vault = ltm
+    m = used(mem, "The boiler service is due in March")
+    path = mem.promote(m.id).items[0].path
+    assert path is not None
+    note = vault / path
+    note.write_text(note.read_text().replace("due in March", "due in April"))
+    mem.index_ltm()
+    (hit,) = mem.search_unified("boiler April").hits
+    assert (hit.id, hit.path) == (m.id, path)
+    assert "April" in hit.preview and "March" not in hit.preview
+
+
 def test_a_note_whose_frontmatter_the_user_broke_is_still_its_memorys(
     ltm: tuple[Engram, Path],
 ) -> None:

@@ -360,7 +360,13 @@ def _merge_promoted(hits: list[UnifiedHit]) -> list[UnifiedHit]:
             continue
         current = out[i]
         better = note if note.rank > current.rank else current
-        out[i] = better.model_copy(update={"id": current.id, "path": better.path or note.path})
+        update = {"id": current.id, "path": better.path or note.path}
+        if note.why.text > 0:
+            # The note's own words matched: its snippet is what matched, and the note may
+            # have been edited in the vault since ("due in April" found, the memory's "due in
+            # March" shown; a helper's probe).
+            update["preview"] = note.preview
+        out[i] = better.model_copy(update=update)
     return out
 
 
