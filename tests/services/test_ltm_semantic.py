@@ -80,7 +80,7 @@ def test_a_note_is_found_by_meaning_alone(ltm: tuple[Engram, Path]) -> None:
     (hit,) = hits(mem, TOOTH_DOCTOR)
     assert hit.title == "Dentist" and "Tuesday at 3pm" in hit.preview
     assert hit.why.text == 0.0 and hit.why.semantic is not None and hit.why.semantic > 0.5
-    assert hit.rank == pytest.approx(0.7)  # the best note, at the default ltm_weight
+    assert hit.rank == pytest.approx(1.0)  # the best note, at the default ltm_weight
     # A memory meaning the same is found too; each layer's `why` says so.
     memory = mem.save("Our plane takes off at nine in the morning")
     assert set(found(mem, PLANE)) == {f"stm:{memory.id}", f"ltm:{FLIGHT[0]}"}
@@ -92,8 +92,9 @@ def test_a_note_is_found_by_meaning_alone(ltm: tuple[Engram, Path]) -> None:
 def test_a_note_that_means_the_query_outranks_a_memory_that_barely_does(
     ltm: tuple[Engram, Path],
 ) -> None:
-    """Each layer ranked within itself: the best memory was 1.0 and the best note 0.7 however
-    weakly the memory matched (one shared word, cosine 0.27, above a runbook at 0.54)."""
+    """Each layer ranked within itself: the best memory was 1.0 and the best note 0.7 (its weight
+    then) however weakly the memory matched (one shared word, cosine 0.27, above a runbook at
+    0.54)."""
     mem, vault = ltm
     write_note(
         vault,
@@ -104,7 +105,7 @@ def test_a_note_that_means_the_query_outranks_a_memory_that_barely_does(
     mem.index_ltm()
     weak = mem.save("The staging server runs Ubuntu")
     first, *rest = hits(mem, "server upgrade runbook")
-    assert first.path == "Ops/upgrade.md" and first.rank == pytest.approx(0.7)
+    assert first.path == "Ops/upgrade.md" and first.rank == pytest.approx(1.0)
     (memory,) = [h for h in rest if h.id == weak.id]
     assert memory.why.semantic is not None and memory.rank < first.rank
 
@@ -230,7 +231,13 @@ def test_a_promoted_memory_and_its_note_found_by_meaning_are_one_result(
     memory = used(mem, "Our plane takes off at nine in the morning")
     path = mem.promote(memory.id).items[0].path  # written and embedded at once
     (hit,) = [h for h in hits(mem, PLANE) if h.id == memory.id or h.path == path]
-    assert (hit.source, hit.id, hit.path) == ("stm", memory.id, path)
+    assert (hit.id, hit.path) == (memory.id, path)
+    (memory_hit,) = [
+        h
+        for h in mem.search_unified(PLANE, stm_weight=3).hits
+        if h.id == memory.id or h.path == path
+    ]
+    assert (memory_hit.source, memory_hit.id, memory_hit.path) == ("stm", memory.id, path)
     (note,) = [
         h
         for h in mem.search_unified(PLANE, ltm_weight=3).hits

@@ -13,6 +13,7 @@ import pytest
 from numpy.typing import NDArray
 
 from engram.core.notes import Note, NoteState
+from engram.core.text import query_terms
 from engram.errors import StoreError
 from engram.storage.jsonl import JSONLStore
 from engram.storage.postgres import PostgresStore
@@ -48,6 +49,26 @@ def check_notes_are_found_by_any_word_best_first(ltm: Any) -> None:
     titled = ltm.ltm_search(["alice"], [], 10)
     assert titled[0].path == "people/alice.md"  # title and body beat a link in the body
     assert ltm.ltm_search(["zeppelin"], [], 10) == []
+
+
+def check_cjk_notes_are_found_by_their_words(ltm: Any) -> None:
+    """A note titled "大阪旅行" was found by no query, its own title neither: the notes'
+    index held a run of CJK characters as one word (a helper's probe); memories had been
+    indexed a character a word since SQLite's 0015."""
+    ltm.ltm_write(
+        upsert=[
+            note("trips/osaka.md", "# 大阪旅行\n大阪城と道頓堀に行きました。\n"),
+            note("study.md", "---\ntitle: 学习计划\n---\n每天学习中文一个小时。\n"),
+            note("other.md", "# Kyoto\n京都の寺。\n"),
+        ]
+    )
+    assert [h.path for h in ltm.ltm_search(query_terms("大阪"), [], 10)] == ["trips/osaka.md"]
+    assert [h.path for h in ltm.ltm_search(query_terms("学习计划"), [], 10)] == ["study.md"]
+    ltm.ltm_write(upsert=[note("trips/osaka.md", "# 大阪旅行\n神戸にも行った。\n", mtime=2)])
+    assert [h.path for h in ltm.ltm_search(query_terms("神戸"), [], 10)] == ["trips/osaka.md"]
+    assert ltm.ltm_search(query_terms("道頓堀"), [], 10) == []  # its old words are gone
+    ltm.ltm_write(delete=["trips/osaka.md"])
+    assert ltm.ltm_search(query_terms("大阪"), [], 10) == []
 
 
 def check_a_rare_word_weighs_more_than_a_common_one_repeated(ltm: Any) -> None:
@@ -297,6 +318,7 @@ CHECKS: list[Callable[[Any], None]] = [
     check_claims_list_the_notes_naming_each_memory,
     check_a_huge_note_and_the_longest_path_are_indexed_with_the_rest,
     check_notes_are_found_by_any_word_best_first,
+    check_cjk_notes_are_found_by_their_words,
     check_a_rare_word_weighs_more_than_a_common_one_repeated,
     check_tags_filter_with_nesting_and_without_terms,
     check_states_restate_and_delete,

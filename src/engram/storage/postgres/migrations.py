@@ -445,6 +445,23 @@ MIGRATIONS: list[tuple[str, str]] = [
             WITH (gin_pending_list_limit = 256);
         """,
     ),
+    (
+        "0017_cjk_characters_as_words_in_notes",
+        # The vault's notes as memories since 0016: a note titled "大阪旅行" was found by no
+        # query, its own title neither (a helper's probe, on SQLite: its 0017). Otherwise as
+        # 0012 (a body searched by its first 250,000 characters).
+        """
+        ALTER TABLE ltm_notes DROP COLUMN search;
+        ALTER TABLE ltm_notes ADD COLUMN search tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(title))), 'A')
+            || setweight(to_tsvector('engram',
+                engram_cjk_spaced(engram_split(engram_words(tags)))), 'B')
+            || setweight(to_tsvector('engram',
+                engram_cjk_spaced(engram_split(left(body, 250000)))), 'D')
+        ) STORED;
+        CREATE INDEX ltm_notes_search ON ltm_notes USING gin (search);
+        """,
+    ),
 ]
 
 

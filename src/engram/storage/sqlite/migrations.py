@@ -51,6 +51,26 @@ _CJK_ROWS = (
 )
 
 
+# From 0017: a note's fields as the index holds them, each CJK character a word of its own.
+_NOTE_ROW = (
+    "{row}.seq, engram_cjk_spaced({row}.title), engram_cjk_spaced({row}.tags), "
+    "engram_cjk_spaced({row}.body)"
+)
+_NOTE_TRIGGERS_0017 = f"""
+        CREATE TRIGGER ltm_notes_text_ai AFTER INSERT ON ltm_notes BEGIN
+            INSERT INTO ltm_fts(rowid, title, tags, body) VALUES ({_NOTE_ROW.format(row="new")});
+        END;
+        CREATE TRIGGER ltm_notes_text_au AFTER UPDATE OF title, tags, body ON ltm_notes BEGIN
+            INSERT INTO ltm_fts(ltm_fts, rowid, title, tags, body)
+                VALUES ('delete', {_NOTE_ROW.format(row="old")});
+            INSERT INTO ltm_fts(rowid, title, tags, body) VALUES ({_NOTE_ROW.format(row="new")});
+        END;
+        CREATE TRIGGER ltm_notes_text_ad AFTER DELETE ON ltm_notes BEGIN
+            INSERT INTO ltm_fts(ltm_fts, rowid, title, tags, body)
+                VALUES ('delete', {_NOTE_ROW.format(row="old")});
+        END;"""
+
+
 def _text_triggers(fts_row: str) -> str:
     """The triggers that index a memory's text and tags as it is written (from 0010 on):
     the same but for the full-text row each migration writes."""
@@ -425,6 +445,24 @@ MIGRATIONS: list[tuple[str, str]] = [
         # meant (`indexed_terms`). A view of the full-text index, nothing stored.
         """
         CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, 'row');
+        """,
+    ),
+    (
+        "0017_cjk_characters_as_words_in_notes",
+        # The vault's notes as memories since 0015: each CJK character a word of its own. A
+        # note titled "大阪旅行" was found by no query, its own title neither (a helper's
+        # probe). The notes holding one are indexed again (their rows were indexed as written).
+        f"""
+        DROP TRIGGER ltm_notes_text_ai;
+        DROP TRIGGER ltm_notes_text_au;
+        DROP TRIGGER ltm_notes_text_ad;
+        {_NOTE_TRIGGERS_0017}
+        INSERT INTO ltm_fts(ltm_fts, rowid, title, tags, body)
+            SELECT 'delete', seq, title, tags, body FROM ltm_notes
+            WHERE engram_has_cjk(title || ' ' || tags || ' ' || body);
+        INSERT INTO ltm_fts(rowid, title, tags, body)
+            SELECT seq, engram_cjk_spaced(title), engram_cjk_spaced(tags), engram_cjk_spaced(body)
+            FROM ltm_notes WHERE engram_has_cjk(title || ' ' || tags || ' ' || body);
         """,
     ),
 ]
