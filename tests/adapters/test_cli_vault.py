@@ -96,6 +96,8 @@ def test_index_ltm_then_search_all_finds_notes_and_memories(vault: Path) -> None
     for text in ("stm", "ltm", memory_id[:8], "weight", "Sourdough"):
         assert text in table.stdout
     assert memory_id not in table.stdout
+    # a note's row says where its words matched, not its title alone
+    assert "needs a warm spot" in ok("search", "sourdough", "--all").stdout
     found = as_json("search", "sourdough", "--all")
     assert {h["source"] for h in found["hits"]} == {"stm", "ltm"}
     assert sorted(h["path"] for h in found["hits"] if h["source"] == "ltm") == [

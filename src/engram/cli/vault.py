@@ -338,6 +338,10 @@ def _titled(hit: UnifiedHit, verbose: bool) -> Text:
     through the words of the best matches: a hit of no text and no meaning looked matched for
     no reason (a probe)."""
     title = plain(hit.title)
+    if hit.source == "ltm" and hit.preview and hit.preview != hit.title:
+        # where in the note the words matched: a long note's title alone said nothing of it
+        # (the snippet was in --json only; a helper's probe)
+        title.append("\n" + hit.preview, style="dim")
     credit = [
         f"{name} {fmt_score(value)}"
         for name, value in (("context", hit.why.context), ("expansion", hit.why.expansion))
