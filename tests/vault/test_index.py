@@ -61,6 +61,15 @@ def test_broken_frontmatter_is_reported_and_the_note_indexed_as_text() -> None:
     assert "body apple" in no_such_day.body
 
 
+def test_a_note_not_in_utf8_is_read_in_its_encoding_and_says_so() -> None:
+    """A note saved as Windows-1252 was indexed as "Cr\ufffdme br\ufffdl\ufffde", found by no
+    accented word, with no problem reported (a helper's probe)."""
+    note = parse_note("dessert.md", "# Crème brûlée\nCaramélisé on top.\n".encode("cp1252"))
+    assert note.title == "Crème brûlée" and "Caramélisé" in note.body
+    assert note.problem == "not UTF-8: read as Windows-1252"
+    assert parse_note("ok.md", "# Crème\n".encode()).problem is None
+
+
 def test_hostile_yaml_is_bounded() -> None:
     bomb = (
         "---\na: &a [x, x, x, x, x, x, x, x, x]\n"

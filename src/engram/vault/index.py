@@ -146,8 +146,10 @@ def parse_note(
         return Note(
             path=path, title=stem, problem=f"{TOO_LARGE}: indexed by its name only", **state
         )
-    text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
+    text, encoding = _decoded(data)
     meta, body, problem = split_frontmatter(text)
+    if encoding is not None and problem is None:
+        problem = f"not UTF-8: read as {encoding}"
     prose = _INLINE_CODE.sub(" ", without_fenced_code(body))
     title = _title(meta, prose, stem)
     tags = _merge([*_frontmatter_tags(meta), *_inline_tags(prose)])
@@ -171,6 +173,20 @@ def parse_note(
         problem=problem,
         **state,
     )
+
+
+def _decoded(data: bytes) -> tuple[str, str | None]:
+    """The note's text, and the encoding it was read in when not UTF-8. A note saved by an
+    older editor as Windows-1252 was indexed with a replacement character for every accent
+    ("Cr�me br�l�e"), found by no accented word, and said nothing (a helper's probe)."""
+    try:
+        return data.decode("utf-8").lstrip("\ufeff"), None
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252"), "Windows-1252"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "Latin-1"
 
 
 def without_fenced_code(text: str) -> str:
