@@ -40,6 +40,12 @@ class DamagedStoreError(StoreError):
     which is only a cache of its files, is rebuilt from them instead)."""
 
 
+class UnavailableError(StoreError):
+    """The store's server cannot be reached (down, restarting, the network gone): every
+    operation fails alike until it is back, so a long copy stops instead of trying each record
+    (a migration waited a minute for each of its relations; a helper's probe)."""
+
+
 class BusyError(StoreError):
     """Another client holds a store-wide lock (`Store.exclusive`): a pipeline run or a merge
     is under way elsewhere. Nothing was done; trying again later is safe."""

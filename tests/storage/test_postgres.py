@@ -8,6 +8,7 @@ import math
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from psycopg import sql
 from tests.postgres import TestPostgres
+from tests.postgres import start as start_postgres
 from tests.storage.test_contract import NOW, T0, mem, put
 
 from engram import Draft, Engram, ValidationError
@@ -26,7 +28,7 @@ from engram.core.models import Memory, Status
 from engram.core.scoring import Policy, memory_schedule, memory_score, score
 from engram.core.text import query_terms
 from engram.core.timeutil import DAY, to_epoch
-from engram.errors import BusyError, ConfigError, StoreError
+from engram.errors import BusyError, ConfigError, StoreError, UnavailableError
 from engram.storage.factory import open_store
 from engram.storage.postgres import PostgresStore
 from engram.storage.postgres import text as postgres_text
@@ -684,3 +686,37 @@ def test_word_weights_follow_a_large_delete(
     assert pg.delete([m.id for m in filler]) == [m.id for m in filler]
     assert pg.term_counts(["kate"], 100).total == 9
     assert pg.text_search(["kate", "zeppelin"], Filter(), 10)[0].id == "answer"
+
+
+def test_a_server_gone_while_relations_are_copied_stops_the_migration(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The server stopped during a migration's relations: each edge left waited for the pool
+    (a minute), was reported refused, and the next waited in turn, 40 hours for 2,500 (a
+    helper's probe). A store that cannot be reached fails every edge alike: the copy stops at
+    the first, and says why. A server of this test's own, stopped once the memories are in."""
+    source = tmp_path / "source.db"
+    with Engram.open(str(source), embedding_model="none") as mem:
+        ids = [mem.save(f"fact {i} about the garden").id for i in range(6)]
+        for a, b in pairwise(ids):
+            mem.create_relation(a, b)
+    server = start_postgres()
+    stopped = False
+    try:
+        url = server.url + ("&" if "?" in server.url else "?") + "connect_timeout=1"
+        with Engram.open(url, embedding_model="none") as target:
+
+            def report(phase: str, done: int, total: int) -> None:
+                nonlocal stopped
+                if phase == "memories" and done == total:
+                    server.close()
+                    stopped = True
+
+            caplog.set_level(logging.WARNING, logger="engram")
+            with pytest.raises(UnavailableError, match="PostgreSQL store"):
+                target.app.transfer.migrate_from(str(source), progress=report)
+    finally:
+        if not stopped:
+            server.close()
+    assert stopped
+    assert not [r for r in caplog.records if "was not copied" in r.getMessage()]

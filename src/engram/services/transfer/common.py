@@ -17,7 +17,7 @@ from pydantic import field_validator
 
 from engram.core.models import Memory, Relation, Schedule
 from engram.core.wording import counted
-from engram.errors import BusyError, EngramError, StoreError, ValidationError
+from engram.errors import BusyError, EngramError, StoreError, UnavailableError, ValidationError
 from engram.services.results import Result
 from engram.storage.protocol import Store
 
@@ -149,6 +149,8 @@ def write_records(
                 add_relation(target, relation)
                 out.linked += 1
                 there.add(edge)
+            except (BusyError, UnavailableError):
+                raise  # every record after it would wait and fail alike
             except EngramError as exc:
                 file, line = relation_lines.get(relation.id, ("", 0))
                 out.skipped.append(Skipped(file=file, line=line, id=relation.id, reason=str(exc)))
@@ -163,7 +165,7 @@ def add_relation(target: Store, relation: Relation) -> Relation:
     the database's "UNIQUE constraint failed" (an import), or stopped a migration halfway."""
     try:
         return target.add_relation(relation)
-    except BusyError:
+    except (BusyError, UnavailableError):
         raise
     except StoreError:  # the store's unique id (a missing end, bad data: other errors)
         key = f"{relation.id} {relation.from_id} {relation.to_id} {relation.type}"

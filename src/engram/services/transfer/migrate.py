@@ -11,7 +11,13 @@ import numpy as np
 
 from engram.core.models import Memory, Relation, Schedule
 from engram.core.wording import counted
-from engram.errors import BusyError, EngramError, RefusedDataError, ValidationError
+from engram.errors import (
+    BusyError,
+    EngramError,
+    RefusedDataError,
+    UnavailableError,
+    ValidationError,
+)
 from engram.services import validation as check
 from engram.services.transfer.common import (
     BATCH,
@@ -105,8 +111,8 @@ def migrate(
                 tally.relations[_edge_key(relation)] = _edge_digest(relation)
                 try:
                     add_relation(target, relation)
-                except BusyError:
-                    raise
+                except (BusyError, UnavailableError):
+                    raise  # every edge after it would wait and fail alike
                 except EngramError as exc:
                     # One edge the target refuses (metadata with a NUL, which PostgreSQL
                     # cannot hold) stopped the migration with no relation copied and nothing

@@ -27,7 +27,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from engram.config import redact_secrets, redact_url
 from engram.core.models import AuditEntry, Memory, Schedule
 from engram.core.scoring import Policy
-from engram.errors import BusyError, ConfigError, RefusedDataError, StoreError
+from engram.errors import BusyError, ConfigError, RefusedDataError, StoreError, UnavailableError
 from engram.storage.changes import apply_changes
 from engram.storage.columns import (
     MEMORY_COLUMN_LIST,
@@ -207,9 +207,14 @@ class PostgresStore(SqlReads, SqlNotes, PostgresGraph, PostgresLtm, PostgresText
         except PoolTimeout as exc:
             # The pool says only that it waited; why it could not connect was in its log.
             reason = self._why_unreachable() or str(exc)
-            raise StoreError(f"PostgreSQL store {self.location} is unavailable: {reason}") from exc
+            raise UnavailableError(
+                f"PostgreSQL store {self.location} is unavailable: {reason}"
+            ) from exc
         except (psycopg.errors.DataError, psycopg.errors.IntegrityError) as exc:
             raise RefusedDataError(f"PostgreSQL refused the data: {exc}") from exc
+        except psycopg.OperationalError as exc:  # the server went away mid-statement
+            reason = redact_secrets(str(exc), self._url)
+            raise UnavailableError(f"PostgreSQL store {self.location}: {reason}") from exc
         except psycopg.Error as exc:  # the server down or read-only, a privilege missing
             reason = redact_secrets(str(exc), self._url)
             raise StoreError(f"PostgreSQL store {self.location}: {reason}") from exc
