@@ -103,6 +103,34 @@ def test_links_put_back_by_a_compaction_reach_the_next_client(folder: Path) -> N
     later.close()
 
 
+def test_a_memory_back_in_the_files_has_its_links_at_once(folder: Path) -> None:
+    """Its line put back after quarantine, or after a tombstone typed by hand, the memory was
+    read alone: its relation and vector waited for a compaction or a cold open, and a migration
+    of the store said "verified" without them (a helper's probe)."""
+    store = JSONLStore(folder, vector_model=("m", 4))
+    put(store, mem("a"), mem("b"))
+    store.add_relation(edge("ab", 0.9))
+    store.put_vectors([(i, np.full(4, 0.5, dtype=np.float32)) for i in "ab"], "m")
+    store.close()
+    path = folder / "memories.jsonl"
+    good_a, rest = path.read_bytes().split(b"\n", 1)
+    path.write_bytes(b'{"id": "a", "content": "torn\n' + rest)
+    JSONLStore(folder, vector_model=("m", 4)).close()  # "a" goes to quarantine/
+    with path.open("ab") as f:
+        f.write(good_a + b"\n")
+    back = JSONLStore(folder, vector_model=("m", 4))  # the snapshot, then the line alone
+    assert [r.id for r in back.relations(["a"])] == ["ab"]
+    assert back.vector_counts() == {"m": 2}
+    with path.open("ab") as f:  # deleted by a tombstone typed by hand, read by this client
+        f.write(b'{"id": "a", "_deleted": true}\n')
+    assert back.relations(["b"]) == []
+    with path.open("ab") as f:  # and put back
+        f.write(good_a + b"\n")
+    assert [r.id for r in back.relations(["a"])] == ["ab"]
+    assert back.vector_counts() == {"m": 2}
+    back.close()
+
+
 def test_an_edit_in_place_of_the_same_length_reaches_open_clients(folder: Path) -> None:
     """An editor that saves in place (same file, same length) changed a line before the last
     bytes a client compares: the client kept the old text, and its next write undid the edit."""

@@ -6,10 +6,9 @@ vector line whose memory is missing belongs to a memory whose line was quarantin
 unreadable (or cut out by hand). The index cannot hold such a line (an edge needs both ends),
 and compaction keeps only the lines of what the index holds, and tombstones: without this,
 compacting a store with one torn memory line lost that memory's links and vectors for good,
-although the memory itself can be repaired from `quarantine/`. Kept, they come back with it
-when the store next reads its files whole (as it does when an editor saves memories.jsonl; a
-line appended to the file is read alone, and its links wait for the next whole read, which a
-compaction begins with).
+although the memory itself can be repaired from `quarantine/`. Kept, they come back with it:
+a store that read links waiting for a memory reads its relations and vectors whole again once
+a memory line comes (`JSONLStore._read_links_again`).
 """
 
 from __future__ import annotations

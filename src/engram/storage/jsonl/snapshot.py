@@ -71,9 +71,18 @@ def vectors_missing(index_path: Path, store_dir: Path) -> bool:
     )
 
 
-def state(files: dict[str, Any], tallies: dict[str, Any], unscheduled: list[str]) -> str:
+def state(
+    files: dict[str, Any], tallies: dict[str, Any], unscheduled: list[str], waiting: bool
+) -> str:
+    """`waiting`: relation or vector lines were read whose memory the index lacked."""
     return json.dumps(
-        {"format": FORMAT, "files": files, "tallies": tallies, "unscheduled": unscheduled}
+        {
+            "format": FORMAT,
+            "files": files,
+            "tallies": tallies,
+            "unscheduled": unscheduled,
+            "links_waiting": waiting,
+        }
     )
 
 

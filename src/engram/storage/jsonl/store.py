@@ -67,6 +67,8 @@ from engram.storage.jsonl.sync import (
     apply_vectors,
     decoded,
     every_memory,
+    links_of_deleted,
+    links_waiting,
     read_audit,
     rescheduled,
 )
@@ -86,6 +88,7 @@ FILES = (MEMORIES, RELATIONS, VECTORS)
 class JSONLStore:
     location: str
     _unscheduled: set[str]  # memories whose line has no schedule (`_clear_counts`)
+    _links_waiting: bool  # lines of links read whose memory was missing (`_read_links_again`)
     capabilities = frozenset({Capability.COMPACT, Capability.VECTORS, Capability.LTM})
 
     def __init__(
@@ -163,6 +166,7 @@ class JSONLStore:
                 raise ValueError("the files changed since it was taken")
             self._mem, self._rel, self._vec = (Tally(*saved["tallies"][f]) for f in FILES)
             self._unscheduled = set(saved["unscheduled"])
+            self._links_waiting = bool(saved.get("links_waiting", True))  # older: may wait
         except (OSError, StoreError, KeyError, TypeError, ValueError) as exc:
             log.info("not using the index snapshot of %s (%s): reading the files", self.path, exc)
             if index is not None:
@@ -189,7 +193,7 @@ class JSONLStore:
         try:
             index.set_meta_value(
                 snapshot.STATE_KEY,
-                snapshot.state(positions, tallies, sorted(self._unscheduled)),
+                snapshot.state(positions, tallies, sorted(self._unscheduled), self._links_waiting),
             )
             index.close()
             if positions != self._restored or snapshot.vectors_missing(path, self.path):
@@ -212,7 +216,7 @@ class JSONLStore:
     def _clear_counts(self) -> None:
         """Line counts (for `stats`); memories whose line has no schedule (hand-written)."""
         self._unscheduled = set()
-        self._mem, self._rel, self._vec = Tally(), Tally(), Tally()
+        self._links_waiting, self._mem, self._rel, self._vec = False, Tally(), Tally(), Tally()
         self._orphans = orphans.OrphanCount()
 
     @contextmanager
@@ -290,8 +294,12 @@ class JSONLStore:
             self._vectors.forget()
         memories = decoded(MEMORIES, chunk.lines, decode_memory, self._bad)
         self._mem.count(memories)
-        for ident, scheduled in apply_memories(self._index, memories).items():
+        dropped = links_of_deleted(self._index, memories, self.vector_model)
+        applied = apply_memories(self._index, memories)
+        for ident, scheduled in applied.items():
             (self._unscheduled.discard if scheduled else self._unscheduled.add)(ident)
+        if applied and self._links_waiting:
+            self._read_links_again()
         rchunk = self._relations.read_new()
         if rchunk.reset and self._rel.lines:  # replaced by another process: read afresh
             self._index.delete_relations([r.id for r in self._index.all_relations()])
@@ -306,6 +314,17 @@ class JSONLStore:
         vectors = decoded(VECTORS, vchunk.lines, decode_vector, self._bad)
         self._vec.count(vectors)
         apply_vectors(self._index, vectors, self.vector_model)
+        self._links_waiting |= links_waiting(self._index, relations, vectors, dropped)
+
+    def _read_links_again(self) -> None:
+        """The links whole again: a memory came back (quarantined, or tombstoned by hand) while
+        lines of its links waited; a migration said "verified" without them (a probe)."""
+        self._index.delete_relations([r.id for r in self._index.all_relations()])
+        self._index.delete_vectors([m.id for m in every_memory(self._index)])
+        self._rel, self._vec = Tally(), Tally()
+        self._relations.forget()
+        self._vectors.forget()
+        self._links_waiting = False
 
     def _reload(self) -> None:
         self._restored = None  # left for the next client: it knows more than a snapshot can

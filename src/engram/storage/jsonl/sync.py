@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.models import AuditEntry, Memory, Schedule, Status
+from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.core.timeutil import to_epoch
 from engram.storage.jsonl.files import read_lines
 from engram.storage.jsonl.records import SCHEDULE_FIELDS, BadLine, StoredMemory, Tombstone
@@ -198,3 +198,40 @@ def decoded(
         except BadLine as exc:
             bad.append((name, number, str(exc)))
     return out
+
+
+def links_of_deleted(
+    index: SQLiteStore,
+    memories: Sequence[StoredMemory | Tombstone],
+    model: tuple[str, int] | None,
+) -> set[str]:
+    """The relations and vectors (by id) these lines' tombstones take from the index with
+    their memories. Engram's deletion tombstones them too; a tombstone typed by hand does not,
+    and they wait in the files for the memory to come back."""
+    gone = [r.id for r in memories if isinstance(r, Tombstone)]
+    if not gone:
+        return set()
+    edges = {r.id for r in index.relations(gone)}
+    return edges | (set(index.get_vectors(gone, model[0])) if model else set())
+
+
+def links_waiting(
+    index: SQLiteStore,
+    relations: Sequence[Relation | Tombstone],
+    vectors: Sequence[VectorLine | Tombstone],
+    dropped: set[str],
+) -> bool:
+    """Whether relation or vector lines wait in the files for a memory the index lacks: lines
+    of these (the last of each id) that name one, or links a deletion `dropped` that these do
+    not tombstone. An edge needs both ends: the index cannot hold such a line."""
+    last: dict[str, Relation | VectorLine | Tombstone] = {r.id: r for r in relations}
+    last_vectors: dict[str, VectorLine | Tombstone] = {v.id: v for v in vectors}
+    tombstoned = {i for i, r in [*last.items(), *last_vectors.items()] if isinstance(r, Tombstone)}
+    if not dropped <= tombstoned:
+        return True
+    named = {e for r in last.values() if isinstance(r, Relation) for e in (r.from_id, r.to_id)}
+    named |= {v.id for v in last_vectors.values() if isinstance(v, VectorLine)}
+    if not named:
+        return False
+    held = {s.id for s in index.stubs(sorted(named), Filter(statuses=tuple(Status)))}
+    return bool(named - held)
