@@ -487,6 +487,9 @@ def redact_secrets(message: str, url: str) -> str:
     for value in _secret_values(url):
         secrets += [value, unquote(value)]
     pieces = {p for s in secrets for p in [s, *re.split(r"[/?#@:&]", s)] if len(p) >= 3}
+    # A password with an "@" written as is: libpq takes what follows it for the host and
+    # quotes it ("failed to resolve host '&3@127.0.0.1'" of "Tr0ub4dor@&3"; a helper's probe).
+    pieces |= {p for s in secrets for p in s.split("@")[1:] if len(p) >= 2}
     for piece in sorted(pieces, key=len, reverse=True):
         message = message.replace(piece, "***")
     return message

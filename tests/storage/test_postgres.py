@@ -620,6 +620,15 @@ def test_the_password_never_shows_in_a_connection_error(url: str) -> None:
     assert "Top%ZZSecret" not in str(refused.value) and "ZZSecret" not in str(refused.value)
 
 
+def test_no_piece_of_a_password_holding_an_at_sign_shows_in_a_connection_error() -> None:
+    """libpq takes what follows an "@" written in the password for the host, and printed it:
+    "failed to resolve host '&3@127.0.0.1'" of "Tr0ub4dor@&3" (a helper's probe)."""
+    with pytest.raises(StoreError) as refused:
+        PostgresStore("postgresql://sec:Tr0ub4dor@&3@127.0.0.1:1/db?connect_timeout=1")
+    said = str(refused.value)
+    assert "Tr0ub4dor" not in said and "&3" not in said
+
+
 def test_an_unreachable_server_is_a_clear_error() -> None:
     with pytest.raises(StoreError, match="cannot open PostgreSQL store"):
         PostgresStore("postgresql://nobody@/nowhere?host=/nonexistent-engram-socket-dir")
