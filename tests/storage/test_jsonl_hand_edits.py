@@ -227,6 +227,23 @@ def test_a_number_json_cannot_hold_is_quarantined_not_read(
     assert "1e999" not in (folder / file).read_text() and "NaN" not in path.read_text()
 
 
+def test_a_nul_typed_into_a_memory_line_is_quarantined_as_every_other_way_in_refuses_it(
+    folder: Path,
+) -> None:
+    """Read as it was, a NUL in a memory's text made every export of the store fail to
+    restore (an import refuses it), though the store said nothing (a helper's probe)."""
+    store = JSONLStore(folder)
+    put(store, mem("a", "first"), mem("b", "second"))
+    store.close()
+    path = folder / "memories.jsonl"
+    path.write_text(path.read_text().replace('"content": "first"', '"content": "fi\\u0000rst"'))
+    reopened = JSONLStore(folder)
+    assert [m.id for m in reopened.get_many(["a", "b"])] == ["b"]
+    reopened.close()
+    (bad,) = (folder / "quarantine").iterdir()
+    assert bad.name.startswith("memories.jsonl")
+
+
 def test_the_last_line_of_a_relation_wins_as_for_memories(folder: Path) -> None:
     """A relation appended again with a new strength (an edit, or two files merged in git)
     was ignored, the first line standing, and compaction dropped the later one."""
