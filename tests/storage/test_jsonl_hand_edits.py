@@ -12,8 +12,10 @@ import pytest
 from tests.storage.test_jsonl import T0, lines, mem, put
 
 from engram import Engram, FixedClock
+from engram.config import Settings
 from engram.core.models import Relation
-from engram.errors import StoreError
+from engram.errors import ConfigError, StoreError
+from engram.storage.factory import open_store
 from engram.storage.jsonl import JSONLStore
 
 
@@ -242,6 +244,17 @@ def test_a_nul_typed_into_a_memory_line_is_quarantined_as_every_other_way_in_ref
     reopened.close()
     (bad,) = (folder / "quarantine").iterdir()
     assert bad.name.startswith("memories.jsonl")
+
+
+def test_a_jsonl_stores_index_cache_is_refused_as_a_store(folder: Path) -> None:
+    """Opened as a SQLite store and written to, the cache's memories then showed in the JSONL
+    store (a helper's probe)."""
+    store = JSONLStore(folder)
+    put(store, mem("a"))
+    store.close()
+    assert (folder / ".index.db").exists()
+    with pytest.raises(ConfigError, match="index a JSONL store keeps"):
+        open_store(str(folder / ".index.db"), Settings())
 
 
 def test_the_last_line_of_a_relation_wins_as_for_memories(folder: Path) -> None:

@@ -10,7 +10,7 @@ from engram.about import DISTRIBUTION
 from engram.config import Settings
 from engram.errors import ConfigError
 from engram.storage.jsonl import JSONLStore
-from engram.storage.jsonl.layout import MEMORIES, META
+from engram.storage.jsonl.layout import INDEX_SNAPSHOT, MEMORIES, META
 from engram.storage.protocol import Store
 from engram.storage.sqlite import SQLiteStore
 from engram.storage.sqlite.vectors import INDEX_SUFFIXES
@@ -29,6 +29,13 @@ def open_store(
             vector_model=vector_model,
         )
     path = sqlite_path(location)
+    if path.name == INDEX_SNAPSHOT and (path.parent / MEMORIES).exists():
+        # Written to as a store, its memories then showed in the JSONL store (a helper's
+        # probe): it is a cache of that store's files, rebuilt from them.
+        raise ConfigError(
+            f"{location} is the index a JSONL store keeps of its files, not a store: open the "
+            f"store itself, jsonl://{path.parent.absolute()}"
+        )
     if not is_sqlite_file(path):
         # Opened, it was called damaged ("restore it from a backup") although it may be that
         # very backup, an export given as the store.
