@@ -146,3 +146,26 @@ def test_a_jsonl_change_that_cannot_write_one_of_its_files_is_not_done_at_all(
         assert [(r.from_id, r.to_id) for r in mem.relations(a.id)] == [(a.id, c.id)]
         mem.compact()
         assert [(r.from_id, r.to_id) for r in mem.relations(a.id)] == [(a.id, c.id)]
+
+
+def test_a_migration_from_a_read_only_store_is_refused_before_its_target_is_made(
+    folder: Path,
+) -> None:
+    """Refused once the target had been created, it left an empty store behind (a helper's
+    probe)."""
+    data = folder / "data"
+    data.mkdir()
+    source = data / "engram.db"
+    with Engram.open(str(source), embedding_model="none") as mem:
+        mem.save("Prefers green tea in the morning")
+    make_read_only(data)
+    home = folder / "home"
+    home.mkdir(mode=0o777)
+    home.chmod(0o777)
+    target = home / "copy.db"
+
+    result = engram_cli(str(target), home, "migrate", "--from", str(source), "--to", str(target))
+
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "read-only" in result.stderr and "Traceback" not in result.stderr
+    assert not target.exists()

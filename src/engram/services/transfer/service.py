@@ -3,6 +3,7 @@ the Python API only translate."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -134,6 +135,14 @@ def refuse_missing_source(location: str) -> None:
     if path.is_dir():
         raise ValidationError(
             "source", f"{location} is a folder (a JSONL store? name it jsonl://{path})"
+        )
+    if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        # A store is opened for writing even to be read (docs/reliability.md): refused then,
+        # after the target was created, it left an empty store behind (a helper's probe).
+        raise ValidationError(
+            "source",
+            f"{location} is read-only for this user, and a store opens for writing even to be "
+            "read: copy it somewhere writable first (docs/reliability.md)",
         )
     if not is_sqlite_file(path):
         # Opened, it was called damaged ("restore it from a backup"), and the target was
