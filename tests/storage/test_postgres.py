@@ -295,15 +295,19 @@ def test_a_malformed_connect_timeout_is_refused_before_anything_is_written(
 def test_a_record_postgres_refuses_is_named_and_the_rest_migrated(
     postgres_url: str, tmp_path: Path
 ) -> None:
-    """A hand-edited JSONL line with a NUL character loads (JSON holds it); PostgreSQL
-    cannot store it, and the whole migration stopped without saying which record."""
+    """A hand-edited JSONL line with a NUL character in a meta value loads (JSON holds it; in
+    its text the line is quarantined); PostgreSQL cannot store it, and the whole migration
+    stopped without saying which record."""
     source = f"jsonl://{tmp_path / 'notes'}"
     with Engram.open(source, embedding_model="none") as mem:
         a, b, c = (mem.save(f"memory {x}") for x in "abc")
         mem.create_relation(a.id, c.id)
         mem.create_relation(a.id, b.id)
     lines = tmp_path / "notes" / "memories.jsonl"
-    lines.write_text(lines.read_text().replace("memory b", "memory\\u0000b"))
+    text = lines.read_text().splitlines(keepends=True)
+    second = text[1].replace('"meta": {}', '"meta": {"note": "x\\u0000y"}')
+    assert second != text[1]
+    lines.write_text(text[0] + second + "".join(text[2:]))
     with Engram.open(postgres_url, embedding_model="none") as target:
         report = target.migrate_from(source)
         assert not report.verified and report.copied == 2

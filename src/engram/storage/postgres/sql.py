@@ -13,7 +13,7 @@ from psycopg.rows import TupleRow
 from psycopg.types.json import Jsonb
 
 from engram.core.models import Memory, Schedule
-from engram.errors import ValidationError
+from engram.errors import RefusedDataError
 from engram.storage.columns import (
     MEMORY_COLUMNS,
     META,
@@ -34,8 +34,10 @@ def on(conn: Conn) -> Callable[[str, list[Any]], list[TupleRow]]:
 
 
 def no_nul(value: str | None, field: str) -> str | None:
+    """The data refused, not the operation (`RefusedDataError`): a migration copies the other
+    records and names this one (a NUL in a hand-edited JSONL line's meta stopped it)."""
     if value is not None and "\x00" in value:
-        raise ValidationError(field, "must not contain NUL characters")
+        raise RefusedDataError(f"{field}: must not contain NUL characters")
     return value
 
 
@@ -44,7 +46,7 @@ def checked_json(value: Any, field: str) -> Any:
     if isinstance(value, str):
         no_nul(value, field)
     elif isinstance(value, float) and (value != value or value in (float("inf"), -float("inf"))):
-        raise ValidationError(field, "must not contain NaN or Infinity")
+        raise RefusedDataError(f"{field}: must not contain NaN or Infinity")
     elif isinstance(value, dict):
         for key, item in value.items():
             no_nul(str(key), field)
