@@ -163,6 +163,25 @@ def test_a_kept_memory_keeps_its_vector_and_a_shared_edge_verifies(
         assert same.verified, same.differences
 
 
+def test_an_edge_of_another_strength_in_the_target_is_replaced_when_told_to_overwrite(
+    mem: Engram, clock: FixedClock, tmp_path: Path
+) -> None:
+    """--overwrite replaced memories but never an edge: one of the same ends and type with
+    another strength stayed, "NOT verified", at every run (a helper's probe)."""
+    ids = fill(mem, clock)
+    with Engram.open(f"jsonl://{tmp_path / 'copy'}", clock=clock) as dst:
+        source, target = mem.app.context.store, dst.app.context.store
+        migrate(source, target, dst.app.context.scheduled_many)
+        mem.create_relation(ids[2], ids[3], "supports", strength=0.9)
+        dst.create_relation(ids[2], ids[3], "supports", strength=0.2)  # made there meanwhile
+        kept = migrate(source, target, dst.app.context.scheduled_many)
+        assert not kept.verified and "--overwrite" in kept.message
+        replaced = migrate(source, target, dst.app.context.scheduled_many, overwrite=True)
+        assert replaced.verified, replaced.differences
+        (edge,) = [r for r in dst.relations(ids[2]) if r.type == "supports"]
+        assert edge.strength == 0.9
+
+
 def test_a_rerun_leaves_the_targets_own_vectors_and_fills_missing_ones(
     mem: Engram, clock: FixedClock, tmp_path: Path
 ) -> None:

@@ -110,7 +110,13 @@ def migrate(
             if relation.from_id in ids and not ends & tally.refused.keys():
                 tally.relations[_edge_key(relation)] = _edge_digest(relation)
                 try:
-                    add_relation(target, relation)
+                    stored = add_relation(target, relation)
+                    if overwrite and _edge_digest(stored) != _edge_digest(relation):
+                        # the target's edge of the same ends and type, with another strength
+                        # or metadata: replaced as a memory is (it stayed, not verified, at
+                        # every run; a helper's probe)
+                        target.delete_relation(stored.id)
+                        add_relation(target, relation)
                 except (BusyError, UnavailableError):
                     raise  # every edge after it would wait and fail alike
                 except EngramError as exc:
@@ -295,7 +301,8 @@ def _why_kept(tally: _Tally, differences: list[str]) -> str:
         )
     if any(d.startswith("relation ") for d in differences):
         notes.append(
-            "an edge the target has with another strength or metadata is kept as it is there"
+            "an edge the target has with another strength or metadata is kept as it is there; "
+            "re-run with --overwrite to replace it with the source's"
         )
     return f" ({'; '.join(notes)})" if notes else ""
 
