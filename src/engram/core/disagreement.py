@@ -124,10 +124,15 @@ def _numbers(content: str) -> list[str]:
     """The numbers `content` holds, written in digits or in words; a time with a point as with
     a colon ("9.30 am" as "9:30am")."""
     said = [_NUMBER_WORDS[w] for w in WORD.findall(content.casefold()) if w in _NUMBER_WORDS]
-    return [*(_CLOCK.sub(r"\1:\2", n) for n in _NUMBER.findall(content)), *said]
+    return [*_NUMBER.findall(_clock_with_colon(content)), *said]
 
 
-_CLOCK = re.compile(r"^(\d{1,2})[.:](\d{2})$")
+# A time written with a point: "9.30" is "9:30" (a review note said they held different numbers).
+_CLOCK_WITH_POINT = re.compile(r"\b(\d{1,2})\.(\d{2})(?!\d)")
+
+
+def _clock_with_colon(text: str) -> str:
+    return _CLOCK_WITH_POINT.sub(r"\1:\2", text)
 
 
 def _tense_swapped(words: Sequence[list[str]]) -> str | None:
@@ -179,7 +184,6 @@ def _sign_swapped(contents: Sequence[str]) -> str | None:
 
 
 _AFTER_A_NUMBER = re.compile(r"(?<=\d)(?=[^\W\d_])")
-_CLOCK_IN_WORD = re.compile(r"\b(\d{1,2})\.(\d{2})(?!\d)")
 
 
 def _marked_words(content: str) -> set[str]:
@@ -188,7 +192,7 @@ def _marked_words(content: str) -> set[str]:
     out: set[str] = set()
     for chunk in unicodedata.normalize("NFC", content.casefold()).split():
         kept = "".join(ch for i, ch in enumerate(chunk) if meaningful(chunk, i))
-        kept = _CLOCK_IN_WORD.sub(r"\1:\2", kept)  # "9.30" is "9:30"
+        kept = _clock_with_colon(kept)
         # "9:30am" is "9:30 am": the letters after a number are a word of their own
         for part in _AFTER_A_NUMBER.sub(" ", kept).split():
             if not part.isalnum():

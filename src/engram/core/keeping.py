@@ -283,6 +283,12 @@ _CORRECTING = re.compile(
 )
 # A number written in groups ("06 98 76 54 32", "+1 555 123 4567") is one value.
 _GROUPED_NUMBER = re.compile(r"\d+(?:[ .-]\d+){2,}")
+
+
+def _numbers_joined(text: str) -> str:
+    return _GROUPED_NUMBER.sub(lambda m: re.sub(r"\D", "", m.group()), text)
+
+
 # Any one or two words swapped make a new value from this similarity up, where both texts name
 # the same thing ("Max plays the cello now" / "Max plays violin", 0.78).
 NEW_WORD_SIMILAR = 0.7
@@ -328,7 +334,7 @@ def shared_terms(*texts: str) -> set[str]:
 
 def _fact_terms(text: str) -> set[str]:
     said = _CORRECTING.sub(" ", _without_speaker(text))
-    said = _GROUPED_NUMBER.sub(lambda m: re.sub(r"\D", "", m.group()), said)
+    said = _numbers_joined(said)
     return {
         index_term(w.group().lower())
         for w in WORD.finditer(said)
@@ -351,7 +357,7 @@ def _without_speaker(text: str) -> str:
 def _values(text: str) -> set[str]:
     """Its numbers (one of a number written in groups), and its names: words written with a
     capital but at a sentence's start."""
-    text = _GROUPED_NUMBER.sub(lambda m: re.sub(r"\D", "", m.group()), _without_speaker(text))
+    text = _numbers_joined(_without_speaker(text))
     found = set()
     for w in WORD.finditer(text):
         word = w.group()
