@@ -36,10 +36,9 @@ def edge(ident: str, strength: float, **metadata: object) -> Relation:
     )
 
 
-def test_a_memory_put_back_from_quarantine_by_appending_keeps_its_links(folder: Path) -> None:
-    """Appended back, the memory's line is read alone: its relation and vector lines, read
-    before it, were not in the index, and compaction (which wrote the files from the index)
-    deleted them for good."""
+def linked_then_torn(folder: Path) -> tuple[Path, bytes]:
+    """A store of "a" and "b", an edge and a vector each; then "a"'s line torn and quarantined
+    by the next open. Returns memories.jsonl and the good line of "a"."""
     store = JSONLStore(folder, vector_model=("m", 4))
     put(store, mem("a"), mem("b"))
     store.add_relation(edge("ab", 0.9))
@@ -49,6 +48,14 @@ def test_a_memory_put_back_from_quarantine_by_appending_keeps_its_links(folder: 
     good_a, rest = path.read_bytes().split(b"\n", 1)
     path.write_bytes(b'{"id": "a", "content": "torn\n' + rest)
     JSONLStore(folder, vector_model=("m", 4)).close()  # "a" goes to quarantine/
+    return path, good_a
+
+
+def test_a_memory_put_back_from_quarantine_by_appending_keeps_its_links(folder: Path) -> None:
+    """Appended back, the memory's line is read alone: its relation and vector lines, read
+    before it, were not in the index, and compaction (which wrote the files from the index)
+    deleted them for good."""
+    path, good_a = linked_then_torn(folder)
     with path.open("ab") as f:  # the user appends it back: `cat fixed.jsonl >> memories.jsonl`
         f.write(good_a + b"\n")
     repaired = JSONLStore(folder, vector_model=("m", 4))
@@ -109,15 +116,7 @@ def test_a_memory_back_in_the_files_has_its_links_at_once(folder: Path) -> None:
     """Its line put back after quarantine, or after a tombstone typed by hand, the memory was
     read alone: its relation and vector waited for a compaction or a cold open, and a migration
     of the store said "verified" without them (a helper's probe)."""
-    store = JSONLStore(folder, vector_model=("m", 4))
-    put(store, mem("a"), mem("b"))
-    store.add_relation(edge("ab", 0.9))
-    store.put_vectors([(i, np.full(4, 0.5, dtype=np.float32)) for i in "ab"], "m")
-    store.close()
-    path = folder / "memories.jsonl"
-    good_a, rest = path.read_bytes().split(b"\n", 1)
-    path.write_bytes(b'{"id": "a", "content": "torn\n' + rest)
-    JSONLStore(folder, vector_model=("m", 4)).close()  # "a" goes to quarantine/
+    path, good_a = linked_then_torn(folder)
     with path.open("ab") as f:
         f.write(good_a + b"\n")
     back = JSONLStore(folder, vector_model=("m", 4))  # the snapshot, then the line alone
