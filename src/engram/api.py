@@ -25,6 +25,7 @@ from engram.services.results import (
     ConsolidateResult,
     GcResult,
     GraphPage,
+    KeepApartResult,
     MessageAnalysis,
     ObserveResult,
     PromotionCandidate,
@@ -358,6 +359,18 @@ class Engram:
             merged_content,
             similarity_threshold,
         )
+
+    def keep_apart(
+        self,
+        memory_ids: Sequence[str] | None = None,
+        cluster_ids: Sequence[str] | None = None,
+        similarity_threshold: float | None = None,
+    ) -> KeepApartResult:
+        """Say that alike memories (these, or a cluster's) are different facts: clustering
+        never joins them again, so a review-band cluster a person declined stops coming back.
+        Each pair gets a `distinct_from` relation; delete it to undo."""
+        wanted = None if memory_ids is None else self._whole_ids(memory_ids)
+        return self._app.consolidation.keep_apart(wanted, cluster_ids, similarity_threshold)
 
     def undo_consolidation(self, merged_id: str, force: bool = False) -> UndoResult:
         """Restore the originals of a merge and remove the merged memory. Refused when the

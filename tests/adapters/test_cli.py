@@ -1006,6 +1006,14 @@ def test_a_run_with_nothing_to_merge_points_to_the_clusters_left_for_review(db: 
     said = ok(run(db, "consolidate", "run")).stdout
     assert "Nothing to merge" in said and "1 cluster in the review band" in said
     assert run_json(db, "consolidate", "run")["left_for_review"] == 1
+    # declined by a person: it does not come back
+    (cluster,) = run_json(db, "consolidate", "clusters")["clusters"]
+    kept = ok(run(db, "consolidate", "keep-apart", "--cluster", cluster["id"])).stdout
+    assert "Kept 2 memories apart (1 pair newly marked)" in kept
+    assert run_json(db, "consolidate", "run")["left_for_review"] == 0
+    assert "review band" not in ok(run(db, "consolidate", "run")).stdout
+    refused = run(db, "consolidate", "keep-apart", "--memory", cluster["member_ids"][0])
+    assert refused.exit_code == 1 and "Error: --memory: name at least two" in refused.stderr
 
 
 def test_a_named_merge_that_did_not_happen_exits_1(db: Path) -> None:

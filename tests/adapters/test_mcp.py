@@ -60,6 +60,7 @@ TOOLS = {
     "index_vault",
     "cluster_memories",
     "consolidate_memories",
+    "keep_memories_apart",
     "undo_consolidation",
     "analyze_message",
     "analyze_for_recall",
@@ -115,6 +116,7 @@ SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
         (),
     ),
+    "keep_memories_apart": (("cluster_ids", "memory_ids", "similarity_threshold"), ()),
     "undo_consolidation": (("merged_id", "force"), ("merged_id",)),
     "analyze_message": (("message", "recent_memory_ids"), ("message",)),
     "analyze_for_recall": (("message",), ("message",)),
@@ -1303,6 +1305,19 @@ async def test_consolidation_over_mcp_previews_merges_and_undoes(server: Server)
     )
     (done,) = written["merged"]
     assert done["merged"]["content"] == own and done["path"] == "approved with the caller's text"
+
+
+@pytest.mark.anyio
+async def test_memories_kept_apart_over_mcp_are_not_clustered_again(server: Server) -> None:
+    tag = unique()
+    texts = (f"Kate {tag} likes skiing in the Alps", f"Kate {tag} enjoys skiing in the Alps")
+    ids = [(await server.save(t))["id"] for t in texts]
+    assert len((await server.call("cluster_memories", {"memory_ids": ids}))["clusters"]) == 1
+    kept = await server.call("keep_memories_apart", {"memory_ids": ids})
+    assert (kept["memory_ids"], kept["marked"], kept["already"]) == (sorted(ids), 1, 0)
+    assert (await server.call("cluster_memories", {"memory_ids": ids}))["clusters"] == []
+    message = await server.error("keep_memories_apart", {})
+    assert "memory_ids or cluster_ids" in message
 
 
 @pytest.mark.anyio

@@ -36,6 +36,20 @@ def test_single_linkage_joins_chains_and_ignores_weak_pairs() -> None:
     assert linked_groups(pairs, 0.99) == []
 
 
+def test_memories_kept_apart_are_never_joined_even_through_a_third() -> None:
+    """A third memory alike to two that a person kept apart joins the one it is closer to;
+    without the mark the chain joins all three."""
+    pairs = [("a", "b", 0.86), ("a", "c", 0.95), ("b", "c", 0.88), ("d", "e", 0.9)]
+    assert linked_groups(pairs, 0.83) == [["a", "b", "c"], ["d", "e"]]
+    apart = {frozenset(("a", "b"))}
+    assert linked_groups(pairs, 0.83, apart) == [["a", "c"], ["d", "e"]]
+    # the order pairs come in does not decide: the stronger pair joins first
+    assert linked_groups(list(reversed(pairs)), 0.83, apart) == [["a", "c"], ["d", "e"]]
+    # every pair kept apart: no cluster at all
+    every = {frozenset(p[:2]) for p in pairs}
+    assert linked_groups(pairs, 0.83, every) == []
+
+
 def test_cohesion_is_the_mean_over_every_pair() -> None:
     v = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]], dtype=np.float32)
     assert cohesion(v) == pytest.approx((0.6 + 0.0 + 0.8) / 3)

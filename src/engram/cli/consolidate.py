@@ -99,6 +99,31 @@ def run(
         raise SystemExit(1)
 
 
+@consolidate.command("keep-apart")
+@click.option("--cluster", "cluster_ids", multiple=True, help="A cluster id (repeatable).")
+@click.option("--memory", "memory_ids", multiple=True, help="A memory id (repeatable).")
+@click.option(
+    "--threshold",
+    type=float,
+    default=None,
+    help="Similarity that links two, 0-1 (the one `clusters --threshold` found a cluster at).",
+)
+@pass_state
+def keep_apart(
+    state: State, cluster_ids: tuple[str, ...], memory_ids: tuple[str, ...], threshold: float | None
+) -> None:
+    """Mark alike memories as different facts: they are never clustered together again."""
+    with open_app(state) as app, options_named(RUN_OPTIONS):
+        result = app.consolidation.keep_apart(
+            [resolve(app, i, "--memory") for i in memory_ids] or None,
+            list(cluster_ids) or None,
+            threshold,
+        )
+    kept = counted(len(result.memory_ids), "memory")
+    pairs = counted(result.marked, "pair")
+    output(state, result, lambda c: say(c, f"Kept {kept} apart ({pairs} newly marked)"))
+
+
 @consolidate.command("undo")
 @click.argument("merged_id")
 @click.option(
@@ -278,7 +303,8 @@ def render_clusters(out: Console, result: ClusterResult) -> None:
 def render_run(out: Console, result: ConsolidateResult) -> None:
     review = (
         f"{counted(result.left_for_review, 'cluster')} in the review band: "
-        "`engram consolidate clusters` lists them, `--cluster ID` merges one"
+        "`engram consolidate clusters` lists them, `--cluster ID` merges one, "
+        "`keep-apart --cluster ID` declines one"
     )
     if not result.clusters:
         say(out, f"Nothing to merge at cohesion {result.cohesion_threshold}.")

@@ -16,7 +16,7 @@ member, an edited text) has another id and is not applied by mistake.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -40,27 +40,40 @@ class Cluster:
 ROUNDING = 1e-6
 
 
-def linked_groups(pairs: Iterable[tuple[str, str, float]], link_at: float) -> list[list[str]]:
+def linked_groups(
+    pairs: Iterable[tuple[str, str, float]],
+    link_at: float,
+    apart: Collection[frozenset[str]] = (),
+) -> list[list[str]]:
     """Connected components (two or more members) of the graph of pairs with similarity at
-    least `link_at`: single linkage, by union-find."""
+    least `link_at`: single linkage, by union-find.
+
+    `apart`: pairs a person said are different facts. Two groups are never joined while one
+    holds a memory kept apart from one in the other, and the strongest pairs join first, so
+    a third memory alike to both ends up with the one it is closer to."""
     parent: dict[str, str] = {}
+    members: dict[str, list[str]] = {}
 
     def root(x: str) -> str:
-        parent.setdefault(x, x)
+        if x not in parent:
+            parent[x], members[x] = x, [x]
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
         return x
 
-    for a, b, similarity in pairs:
+    def separated(ra: str, rb: str) -> bool:
+        return any(frozenset((a, b)) in apart for a in members[ra] for b in members[rb])
+
+    ordered = sorted(pairs, key=lambda p: -p[2]) if apart else pairs
+    for a, b, similarity in ordered:
         if a != b and similarity >= link_at - ROUNDING:
             ra, rb = root(a), root(b)
-            if ra != rb:
-                parent[max(ra, rb)] = min(ra, rb)
-    groups: dict[str, list[str]] = {}
-    for x in parent:
-        groups.setdefault(root(x), []).append(x)
-    return sorted((sorted(g) for g in groups.values() if len(g) > 1), key=lambda g: g[0])
+            if ra != rb and not (apart and separated(ra, rb)):
+                low, high = min(ra, rb), max(ra, rb)
+                parent[high] = low
+                members[low] += members.pop(high)
+    return sorted((sorted(g) for g in members.values() if len(g) > 1), key=lambda g: g[0])
 
 
 def cohesion(vectors: NDArray[np.float32]) -> float:
@@ -107,11 +120,13 @@ def build_clusters(
     merge_at: float,
     review_at: float,
     versions: Mapping[str, str] | None = None,
+    apart: Collection[frozenset[str]] = (),
 ) -> list[Cluster]:
     """Clusters from neighbour pairs, most cohesive first; members without a vector are left
-    out (their similarity is unknown). `versions` as for `cluster_id`."""
+    out (their similarity is unknown). `versions` as for `cluster_id`, `apart` as for
+    `linked_groups`."""
     out: list[Cluster] = []
-    for group in linked_groups(pairs, link_at):
+    for group in linked_groups(pairs, link_at, apart):
         members = [m for m in group if m in vectors]
         if len(members) < 2:
             continue

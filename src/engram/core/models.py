@@ -32,6 +32,8 @@ class Status(StrEnum):
 
 # `supersedes` goes from the news to the fact it replaces ("Lisa is no longer vegetarian" ->
 # "Lisa is vegetarian"): search lists the news first wherever the fact matches (docs/search.md).
+# `distinct_from` says two alike memories are not the same fact (a person looked at them):
+# consolidation never clusters them together again (docs/consolidation.md).
 RelationType = Literal[
     "related",
     "causes",
@@ -40,6 +42,7 @@ RelationType = Literal[
     "has_decision",
     "consolidated_from",
     "supersedes",
+    "distinct_from",
 ]
 RELATION_TYPES: tuple[str, ...] = get_args(RelationType)
 # Which way graph traversal follows a directed edge: from -> to ("out"), to -> from ("in"), or

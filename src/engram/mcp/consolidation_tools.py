@@ -20,9 +20,25 @@ from engram.mcp.params import (
 from engram.mcp.runtime import EngramRuntime
 from engram.services.agents import AgentName
 from engram.services.pipeline import AUDIT_MAX, AuditTrail, PipelineResult
-from engram.services.results import ClusterResult, ConsolidateResult, UndoResult
+from engram.services.results import (
+    ClusterResult,
+    ConsolidateResult,
+    KeepApartResult,
+    UndoResult,
+)
 
 Threshold = Annotated[float | None, Field(ge=0, le=1), Number]
+ClusterIds = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
+    Field(min_length=1, max_length=100),
+]
+LinkThreshold = Annotated[
+    Threshold,
+    Field(
+        description="Cosine similarity that links two memories, 0-1, as in "
+        "cluster_memories (give the one a cluster id was found at)."
+    ),
+]
 
 
 def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime) -> None:
@@ -42,7 +58,7 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
         0.75-0.9, or alike but disagreeing: its note says why; decide, and to merge in your own
         words pass merged_content to consolidate_memories), 'keep' (different enough). Merge and
         review clusters show the memory a merge would produce. Changes nothing; pass a cluster's id
-        to consolidate_memories to merge it."""
+        to consolidate_memories to merge it, or to keep_memories_apart if it is not one fact."""
         return await runtime.call(
             lambda app: app.consolidation.clusters(memory_ids, similarity_threshold)
         )
@@ -59,10 +75,7 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
             Threshold, Field(description="With auto_detect: merge clusters at least this cohesive.")
         ] = None,
         cluster_ids: Annotated[
-            list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
-            Field(
-                min_length=1, max_length=100, description="Clusters from cluster_memories to merge."
-            ),
+            ClusterIds, Field(description="Clusters from cluster_memories to merge.")
         ] = None,
         memory_ids: Annotated[
             MergeIds | None, Field(description="Merge exactly these memories into one.")
@@ -73,13 +86,7 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
                 description="Your text for the merged memory (one merge only); omit for the rules'."
             ),
         ] = "",
-        similarity_threshold: Annotated[
-            Threshold,
-            Field(
-                description="Cosine similarity that links two memories, 0-1, as in "
-                "cluster_memories (give the one a cluster id was found at)."
-            ),
-        ] = None,
+        similarity_threshold: LinkThreshold = None,
     ) -> ConsolidateResult:
         """Merge clusters of memories into one each: the merged memory keeps every distinct
         statement (repeats once), the union of tags and entities, the earliest creation and latest
@@ -102,6 +109,24 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
                 merged_content or None,
                 similarity_threshold,
             )
+        )
+
+    @tool(server, "Keep similar memories apart", hints.ADD_IDEMPOTENT)
+    async def keep_memories_apart(
+        cluster_ids: Annotated[
+            ClusterIds, Field(description="Clusters from cluster_memories that are not one fact.")
+        ] = None,
+        memory_ids: Annotated[
+            MergeIds | None, Field(description="Memories that are different facts.")
+        ] = None,
+        similarity_threshold: LinkThreshold = None,
+    ) -> KeepApartResult:
+        """Say that alike memories are different facts (a review-band cluster the user or you
+        decided not to merge): they are never clustered together again, so the cluster stops
+        coming back in cluster_memories, consolidate_memories and run_pipeline. Give cluster_ids
+        or memory_ids. Each pair gets a distinct_from relation; delete it to undo."""
+        return await runtime.call(
+            lambda app: app.consolidation.keep_apart(memory_ids, cluster_ids, similarity_threshold)
         )
 
     @tool(server, "Undo a merge", hints.FORGET)

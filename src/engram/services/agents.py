@@ -161,7 +161,7 @@ def cluster_detector(s: Survey) -> list[Step]:
         "ClusterDetector",
         "review_cluster",
         "{n} memories are related (cohesion {cohesion:.2f}) but not near-copies: a person "
-        "decides whether to merge them",
+        "decides whether to merge them or keep them apart",
     )
 
 

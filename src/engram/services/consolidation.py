@@ -40,7 +40,7 @@ from engram.core.clustering import (
 )
 from engram.core.disagreement import disagreement
 from engram.core.merge import merge, merged_id, version
-from engram.core.models import Memory, Status
+from engram.core.models import Memory, Relation, Status, new_id
 from engram.errors import BusyError, ConfigError, NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
@@ -50,6 +50,7 @@ from engram.services.results import (
     ClusterResult,
     ClusterView,
     ConsolidateResult,
+    KeepApartResult,
     MergeDone,
     UndoResult,
 )
@@ -103,11 +104,23 @@ class ConsolidationService:
             settings.cluster_merge_cohesion,
             settings.cluster_review_cohesion,
             versions,
+            self._kept_apart(members),
         )
         views = [self._view(c) for c in found_clusters]
         if memory_ids is None:  # clusters among named memories are merged by their ids
             self._seen = {v.id: v for v in views}
         return ClusterResult(count=len(views), clusters=views, memories_considered=considered)
+
+    def _kept_apart(self, members: Sequence[str]) -> set[frozenset[str]]:
+        """The pairs among `members` a person said are different facts (`keep_apart`)."""
+        if not members:
+            return set()
+        inside = set(members)
+        return {
+            frozenset((r.from_id, r.to_id))
+            for r in self.ctx.store.relations(members)
+            if r.type == "distinct_from" and r.from_id in inside and r.to_id in inside
+        }
 
     def _model(self) -> str:
         embedder = self.ctx.semantic
@@ -298,25 +311,7 @@ class ConsolidationService:
                 raise ValidationError("memory_ids", "name at least two different memories")
             chosen = self._explicit(ids)
         elif cluster_ids is not None:
-            wanted = check.sequence(cluster_ids, "cluster_ids", "a non-empty list of cluster ids")
-            if not wanted or not all(isinstance(c, str) for c in wanted):
-                raise ValidationError("cluster_ids", "must be a non-empty list of cluster ids")
-            wanted = list(dict.fromkeys(wanted))
-            # Clusters this process found are checked member by member; a full clustering run
-            # is needed only for ids it has not seen.
-            chosen = [self._seen[c] for c in wanted if c in self._seen and self._current(c)]
-            if len(chosen) < len(wanted):
-                found = {c.id: c for c in self.clusters(None, similarity_threshold).clusters}
-                chosen = [found[c] for c in wanted if c in found]
-                unknown = [c for c in wanted if c not in found]
-                if unknown:
-                    raise ValidationError(
-                        "cluster_ids",
-                        f"{sorted(unknown)[0]} is not a cluster now: its memories changed since "
-                        "it was found, it was merged already, or it was found at another "
-                        "similarity threshold (give that one too), or among named memories "
-                        "(merge those by their ids); look for clusters again",
-                    )
+            chosen = self._named_clusters(cluster_ids, similarity_threshold)
         elif check.flag(auto_detect, "auto_detect"):
             found_views = self.clusters(None, similarity_threshold).clusters
             chosen = [c for c in found_views if c.cohesion >= threshold and c.action != "keep"]
@@ -375,6 +370,31 @@ class ConsolidationService:
             skipped=skipped,
             left_for_review=left,
         )
+
+    def _named_clusters(
+        self, cluster_ids: Sequence[str], similarity_threshold: float | None
+    ) -> list[ClusterView]:
+        """The clusters of these ids as they are now; ValidationError naming one that is not."""
+        wanted = check.sequence(cluster_ids, "cluster_ids", "a non-empty list of cluster ids")
+        if not wanted or not all(isinstance(c, str) for c in wanted):
+            raise ValidationError("cluster_ids", "must be a non-empty list of cluster ids")
+        wanted = list(dict.fromkeys(wanted))
+        # Clusters this process found are checked member by member; a full clustering run
+        # is needed only for ids it has not seen.
+        chosen = [self._seen[c] for c in wanted if c in self._seen and self._current(c)]
+        if len(chosen) < len(wanted):
+            found = {c.id: c for c in self.clusters(None, similarity_threshold).clusters}
+            chosen = [found[c] for c in wanted if c in found]
+            unknown = [c for c in wanted if c not in found]
+            if unknown:
+                raise ValidationError(
+                    "cluster_ids",
+                    f"{sorted(unknown)[0]} is not a cluster now: its memories changed since "
+                    "it was found, it was merged already, or it was found at another "
+                    "similarity threshold (give that one too), or among named memories "
+                    "(merge those by their ids); look for clusters again",
+                )
+        return chosen
 
     def _current(self, ident: str) -> bool:
         """Whether a cluster seen earlier still has the same members saying the same."""
@@ -436,6 +456,47 @@ class ConsolidationService:
         here, and the loser's clean-up could delete the memory the winner had just made."""
         with self.ctx.store.exclusive("consolidation"):
             return self._writer.write(view, content)
+
+    # -- keeping apart -------------------------------------------------------------------------
+
+    def keep_apart(
+        self,
+        memory_ids: Sequence[str] | None = None,
+        cluster_ids: Sequence[str] | None = None,
+        similarity_threshold: float | None = None,
+    ) -> KeepApartResult:
+        """Mark memories as different facts, however alike (a `distinct_from` relation between
+        every two of them): what a person decides on a review-band cluster that is not one
+        fact. Without it the same cluster came back at every run and pipeline review. Delete
+        the relation to undo; a merge carries it to the merged memory."""
+        if (memory_ids is None) == (cluster_ids is None):
+            raise ValidationError("cluster_ids", "give memory_ids or cluster_ids (one of them)")
+        if memory_ids is not None:
+            ids = check.memory_ids(memory_ids)
+            if len(set(ids)) < 2:
+                raise ValidationError("memory_ids", "name at least two different memories")
+            _all_found(ids, {m.id: m for m in self.ctx.store.get_many(ids)})
+            groups = [sorted(set(ids))]
+        else:
+            named = self._named_clusters(cluster_ids or [], similarity_threshold)
+            groups = [view.member_ids for view in named]
+        members = sorted({m for g in groups for m in g})
+        marked = self._kept_apart(members)
+        now = self.ctx.now()
+        added = 0
+        for group in groups:
+            for i, a in enumerate(group):
+                for b in group[i + 1 :]:
+                    if frozenset((a, b)) in marked:
+                        continue
+                    relation = Relation(
+                        id=new_id(), from_id=a, to_id=b, type="distinct_from", created_at=now
+                    )
+                    self.ctx.store.add_relation(relation)
+                    marked.add(frozenset((a, b)))
+                    added += 1
+        pairs = sum(len(g) * (len(g) - 1) // 2 for g in groups)
+        return KeepApartResult(memory_ids=members, marked=added, already=pairs - added)
 
     # -- undo ---------------------------------------------------------------------------------
 

@@ -398,6 +398,14 @@ class ConsolidateResult(Result):
     left_for_review: int = 0
 
 
+class KeepApartResult(Result):
+    """`marked`: the pairs newly marked `distinct_from`; `already`: pairs marked before."""
+
+    memory_ids: list[str]
+    marked: int
+    already: int
+
+
 class UndoResult(Result):
     merged_id: str
     restored_ids: list[str]
