@@ -84,6 +84,19 @@ def test_related_memories_receive_credit_by_the_strength_of_the_relation(mem: En
     assert strong_credit == pytest.approx(5 * weak_credit)  # both directions, by strength
 
 
+def test_memories_kept_apart_pass_no_credit_to_each_other(mem: Engram) -> None:
+    """Alike but different facts (`keep_apart`): a match for one is no context for the other,
+    as a `related` edge between them is."""
+    flight = mem.save("The flight to Lisbon leaves at 9am on Friday")
+    train = mem.save("The train to Porto leaves at 9am on Friday")
+    mem.keep_apart(memory_ids=[flight.id, train.id])
+    hits = {h.memory.id: h for h in mem.search("flight Lisbon")}
+    assert train.id not in hits or hits[train.id].why.context is None
+    mem.create_relation(flight.id, train.id, "related")
+    hits = {h.memory.id: h for h in mem.search("flight Lisbon")}
+    assert hits[train.id].why.context is not None
+
+
 def test_context_weight_zero_scores_memories_one_by_one(store_url: str, clock: FixedClock) -> None:
     with Engram.open(store_url, clock=clock, search_context_weight=0.0) as mem:
         for text in KAYAK_CHAT:

@@ -100,6 +100,8 @@ def context_credit(
         pairs = ctx.store.episode_neighbours(top, settings.search_context_radius)
         links += episode_links(pairs, _pair_vectors(ctx, pairs, seen), CONTEXT_MIN_COSINE)
     for r in ctx.store.relations(top):
+        if r.type == "distinct_from":
+            continue  # a person said these two are not the same fact: no credit between them
         if r.from_id in sources:
             links.append((r.from_id, r.to_id, r.strength))
         if r.to_id in sources:
