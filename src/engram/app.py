@@ -116,7 +116,7 @@ def build_app(
         ltm=ltm,
         promotion=promotion,
         unified=UnifiedSearchService(ctx, search, ltm),
-        backup=BackupService(ctx, vault),
+        backup=BackupService(ctx, ltm),
         consolidation=consolidation,
         activation=ActivationService(ctx),
         pipeline=PipelineService(ctx, maintenance, consolidation, ltm, promotion, graph),

@@ -94,6 +94,39 @@ def test_the_vault_folder_is_copied_when_asked(ltm: tuple[Engram, Path], tmp_pat
     assert again.committed and not (repo / "vault" / str(path)).exists()
 
 
+def test_a_promoted_note_moved_out_of_the_folder_is_backed_up_where_it_is(
+    ltm: tuple[Engram, Path], tmp_path: Path
+) -> None:
+    """Obsidian users file notes away: a promoted note moved to Projects/ was in no backup."""
+    mem, vault = ltm
+    m = used(mem, "The Atlas launch is on May 5")
+    path = str(mem.promote(m.id).items[0].path)
+    moved = vault / "Projects/Atlas launch.md"
+    moved.parent.mkdir()
+    (vault / path).rename(moved)
+    repo = user_repo(tmp_path / "backups")
+    write_note(repo, "vault/Mine.md", "the user's own file")
+    git(repo, "add", "vault/Mine.md")
+    git(repo, "commit", "--quiet", "-m", "mine")
+    first = mem.backup(repo, include_vault=True)
+    assert first.vault_files == 1
+    assert (repo / "vault/Projects/Atlas launch.md").read_text() == moved.read_text()
+    listed = git(repo, "ls-files", "vault").splitlines()
+    assert listed == ["vault/Mine.md", "vault/Projects/Atlas launch.md"]
+    assert (repo / "engram/moved-notes.txt").read_text() == "Projects/Atlas launch.md\n"
+
+    # moved again: the old copy goes, the new one comes, the user's file stays
+    again = vault / "Archive/2026/Atlas launch.md"
+    again.parent.mkdir(parents=True)
+    moved.rename(again)
+    second = mem.backup(repo, include_vault=True)
+    assert second.committed and second.vault_files == 1
+    assert not (repo / "vault/Projects/Atlas launch.md").exists()
+    listed = git(repo, "ls-files", "vault").splitlines()
+    assert listed == ["vault/Archive/2026/Atlas launch.md", "vault/Mine.md"]
+    assert (repo / "vault/Mine.md").read_text() == "the user's own file"
+
+
 def test_a_vault_with_nothing_promoted_yet_backs_up(
     ltm: tuple[Engram, Path], tmp_path: Path
 ) -> None:

@@ -7,6 +7,8 @@ Layout inside the repository:
     engram/export.jsonl          the store as `engram export --format jsonl` writes it: every
                                  memory (in save order), then every relation, one per line
     vault/<ENGRAM_LTM_FOLDER>/   a copy of the promoted notes (with --include-vault)
+    vault/<path>                 a promoted note the user moved out of that folder, at its
+                                 place in the vault (listed in engram/moved-notes.txt)
 
 A folder that does not exist or is empty becomes a new repository. An existing repository with
 uncommitted changes is refused unless it was created by this command or `force` is given: the
@@ -23,14 +25,14 @@ import re
 import shutil
 import subprocess
 from collections.abc import Iterable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from engram.atomic import write_atomically
 from engram.core.wording import counted
 from engram.errors import EngramError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.ltm import VaultAccess
+from engram.services.ltm import LtmService
 from engram.services.results import Result
 from engram.services.transfer.export import ExportCount, export_lines
 from engram.storage.locks import file_lock
@@ -40,6 +42,7 @@ from engram.vault.writer import is_temp_file
 MARKER = ".engram-backup"
 EXPORT_DIR = "engram"
 EXPORT_FILE = "export.jsonl"
+MOVED_LIST = "moved-notes.txt"  # in EXPORT_DIR: the moved notes the last backup copied
 VAULT_DIR = "vault"
 PAGE = 1_000
 GIT_TIMEOUT = 600.0
@@ -73,9 +76,10 @@ class BackupResult(Result):
 
 
 class BackupService:
-    def __init__(self, ctx: Context, vault: VaultAccess) -> None:
+    def __init__(self, ctx: Context, ltm: LtmService) -> None:
         self.ctx = ctx
-        self.vault = vault
+        self.ltm = ltm
+        self.vault = ltm.vault
 
     def backup(
         self, repo: str | Path, include_vault: bool = False, force: bool = False
@@ -120,9 +124,14 @@ class BackupService:
                 "a branch first",
             )
         _remove_stale_exports(path / EXPORT_DIR)
+        moved_list = f"{EXPORT_DIR}/{MOVED_LIST}"
+        copied_before = _read_list(path / moved_list)
+        moved = self._moved_notes() if source is not None else []
+        moved_paths = [f"{VAULT_DIR}/{p}" for p in sorted({*copied_before, *moved})]
         # Engram's own files do not count: a backup stopped between its export and its commit
         # left the export changed, and every later backup was refused (audit).
-        own = [f"{EXPORT_DIR}/{EXPORT_FILE}", f"{VAULT_DIR}/{self.vault.folder}"]
+        own = [f"{EXPORT_DIR}/{EXPORT_FILE}", f"{VAULT_DIR}/{self.vault.folder}", moved_list]
+        own += moved_paths
         if not created and not (path / MARKER).exists() and not force and git.dirty(path, own):
             raise ValidationError(
                 "repo",
@@ -149,6 +158,12 @@ class BackupService:
             # Nothing promoted yet: no folder, and a pathspec matching nothing fails git.
             if copied or git.tracks(path, notes):
                 staged.append(notes)
+            copied += self._copy_moved(path, moved, copied_before)
+            if moved or copied_before:
+                _write_text(path / moved_list, "\n".join(moved))
+                staged.append(moved_list)
+            # a note gone since, never committed, is no path for git to stage
+            staged += [p for p in moved_paths if (path / p).exists() or git.tracks(path, p)]
         # --force: a .gitignore of the repository (say "*.jsonl") must not silently keep the
         # backup out ("nothing changed" while nothing was ever committed).
         git.run(path, "add", "--all", "--force", "--", *staged)
@@ -190,6 +205,30 @@ class BackupService:
                 "repo", f"{repo} overlaps the vault {files.root}; choose a folder outside it"
             )
         return source
+
+    def _moved_notes(self) -> list[str]:
+        """The vault paths of promoted notes the user moved out of the LTM folder (an index
+        run follows them): the folder's copy alone left them out of every backup."""
+        if not self.ltm.live:
+            return []
+        folder = PurePosixPath(self.vault.folder)
+        found = (self.ltm.note_path(m) for m in self.ltm.promoted_memories())
+        return sorted({p for p in found if p and not PurePosixPath(p).is_relative_to(folder)})
+
+    def _copy_moved(self, repo: Path, moved: Sequence[str], before: Sequence[str]) -> int:
+        """Copy the moved notes to their places under `vault/`; remove the copies of notes the
+        last backup copied that are no longer there (only those: the rest is the user's)."""
+        files = self.vault.files()
+        for stale in sorted(set(before) - set(moved)):
+            own_path(repo, VAULT_DIR, *PurePosixPath(stale).parts, is_file=True)
+            (repo / VAULT_DIR / stale).unlink(missing_ok=True)
+        for note in moved:
+            parts = PurePosixPath(note).parts
+            own_path(repo, VAULT_DIR, *parts, is_file=True)
+            target = repo.joinpath(VAULT_DIR, *parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(files.resolve(note), target)
+        return len(moved)
 
     def _export(self, directory: Path) -> tuple[int, int]:
         """The store as JSON lines (`engram export --format jsonl`), page by page.
@@ -322,6 +361,17 @@ def _write_lines(target: Path, lines: Iterable[str]) -> None:
 
 def _write_text(target: Path, text: str) -> None:
     _write_lines(target, [text.rstrip("\n")])
+
+
+def _read_list(source: Path) -> list[str]:
+    """The vault paths a file of ours lists, one a line; none if it is not there. A path
+    that is not relative, or climbs out (`..`), is not ours to touch and is passed over."""
+    try:
+        lines = source.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    listed = (PurePosixPath(line.strip()) for line in lines if line.strip())
+    return [p.as_posix() for p in listed if not p.is_absolute() and ".." not in p.parts]
 
 
 def own_path(repo: Path, *parts: str, is_file: bool = False) -> None:
