@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,9 @@ from tests.ltm_support import FAST, open_with_vault, used, write_note
 
 from engram import ConfigError, Engram, FixedClock, NotFoundError, ValidationError
 from engram.config import config_dir
+from engram.storage.rows import NOTE_COLUMNS, note_row
+from engram.storage.sqlite import migrations
+from engram.vault.index import parse_note
 
 
 @pytest.fixture
@@ -176,3 +181,30 @@ def test_a_renamed_note_takes_only_the_links_that_found_it(ltm: tuple[Engram, Pa
     project.rename(vault / "Projects" / "Atlas project.md")
     assert mem.index_ltm().moved == 1
     assert diary.read_text() == "Lunch with [[Atlas]], and [[Projects/Atlas project]] notes.\n"
+
+
+def test_notes_indexed_before_aliases_were_are_read_again(
+    tmp_path: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store indexed before 0018 held no aliases, and its notes were unchanged on disk:
+    the migration has the next index run read the notes that may name some."""
+    vault = tmp_path / "vault"
+    text = "---\naliases: [JS]\n---\n# JavaScript\nThe language of the web.\n"
+    write_note(vault, "js.md", text)
+    db = tmp_path / "ltm.db"
+    before = [(n, q) for n, q in migrations.MIGRATIONS if n < "0018"]
+    monkeypatch.setattr(migrations, "MIGRATIONS", before)
+    with closing(sqlite3.connect(db, isolation_level=None)) as conn:
+        migrations.migrate(conn)
+        stat = (vault / "js.md").stat()
+        note = parse_note("js.md", text.encode(), mtime_ns=stat.st_mtime_ns, size=stat.st_size)
+        then = [(c, v) for c, v in zip(NOTE_COLUMNS, note_row(note), strict=True) if c != "aliases"]
+        conn.execute(
+            f"INSERT INTO ltm_notes ({', '.join(c for c, _ in then)}) "
+            f"VALUES ({', '.join('?' * len(then))})",
+            [v for _, v in then],
+        )
+    monkeypatch.undo()
+    with Engram.open(str(db), clock=clock, vault_path=str(vault), **FAST) as mem:
+        mem.index_ltm()
+        assert paths(mem, "JS") == ["js.md"]

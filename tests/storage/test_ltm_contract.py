@@ -71,6 +71,24 @@ def check_cjk_notes_are_found_by_their_words(ltm: Any) -> None:
     assert ltm.ltm_search(query_terms("大阪"), [], 10) == []
 
 
+def check_a_note_is_found_by_its_aliases_as_by_its_title(ltm: Any) -> None:
+    """Obsidian's `aliases:` (or `alias:`) are other names of the note: "JS" found nothing."""
+    ltm.ltm_write(
+        upsert=[
+            note("js.md", "---\naliases: [JS, ECMAScript]\n---\n# JavaScript\nOf the web.\n"),
+            note("ts.md", "---\nalias: TS\n---\n# TypeScript\nTyped, and mentions JS once.\n"),
+            note("go.md", "# Go\nNo other names.\n"),
+        ]
+    )
+    hits = ltm.ltm_search(query_terms("JS"), [], 10)
+    assert [h.path for h in hits] == ["js.md", "ts.md"]  # a title's word beats a body's
+    assert hits[0].title == "JavaScript"
+    assert [h.path for h in ltm.ltm_search(query_terms("ecmascript"), [], 10)] == ["js.md"]
+    assert [h.path for h in ltm.ltm_search(query_terms("TS"), [], 10)] == ["ts.md"]
+    ltm.ltm_write(upsert=[note("js.md", "# JavaScript\nNo aliases now.\n", mtime=2)])
+    assert ltm.ltm_search(query_terms("ecmascript"), [], 10) == []
+
+
 def check_a_rare_word_weighs_more_than_a_common_one_repeated(ltm: Any) -> None:
     """BM25's idf for notes too: a name in most notes, three times in each, does not outrank
     the one note with the query's rare word (PostgreSQL's ts_rank_cd alone ranked it so)."""
@@ -314,6 +332,7 @@ def check_problems_list_the_notes_indexed_with_one(ltm: Any) -> None:
 
 
 CHECKS: list[Callable[[Any], None]] = [
+    check_a_note_is_found_by_its_aliases_as_by_its_title,
     check_problems_list_the_notes_indexed_with_one,
     check_claims_list_the_notes_naming_each_memory,
     check_a_huge_note_and_the_longest_path_are_indexed_with_the_rest,

@@ -490,6 +490,30 @@ def test_rows_written_before_0016_are_found_by_a_word_inside_cjk_text(
     head.close()
 
 
+def test_notes_indexed_before_0018_may_name_aliases_and_are_read_again(
+    blank_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """0018 indexes a note's aliases with its title; those indexed before hold none, so the
+    notes whose frontmatter may name some are marked changed for the next index run."""
+    from engram.storage.postgres import migrations
+
+    before = [(n, q) for n, q in migrations.MIGRATIONS if n < "0018"]
+    monkeypatch.setattr(migrations, "MIGRATIONS", before)
+    PostgresStore(blank_url).close()
+    with psycopg.connect(blank_url, autocommit=True) as conn:
+        for path, frontmatter in (("js.md", '{"aliases": ["JS"]}'), ("go.md", "{}")):
+            conn.execute(
+                "INSERT INTO ltm_notes (path, key, name, title, frontmatter, mtime_ns, size, "
+                "digest) VALUES (%s, %s, %s, 'T', %s, 5, 9, 'abc')",
+                (path, path[:-3], path[:-3], frontmatter),
+            )
+    monkeypatch.undo()
+    head = PostgresStore(blank_url)
+    states = {p: (s.mtime_ns, s.digest) for p, s in head.ltm_states().items()}
+    head.close()
+    assert states == {"js.md": (0, ""), "go.md": (5, "abc")}
+
+
 def test_clients_opening_a_blank_database_at_once_migrate_it_once(blank_url: str) -> None:
     opened: list[PostgresStore] = []
     errors: list[BaseException] = []

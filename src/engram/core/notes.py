@@ -33,6 +33,7 @@ class Note(BaseModel):
     path: str
     title: str
     tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()  # other names in the frontmatter, searched as the title is
     links: tuple[str, ...] = ()  # wikilink targets as written, without alias or heading
     body: str = ""
     frontmatter: dict[str, Any] = Field(default_factory=dict)

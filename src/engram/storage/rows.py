@@ -155,6 +155,7 @@ NOTE_COLUMNS = (
     "links",
     "body",
     "frontmatter",
+    "aliases",
     "engram_id",
     "problem",
     "mtime_ns",
@@ -180,6 +181,7 @@ def note_row(
         encode_list([clean(t) for t in note.links]),
         clean(note.body),
         clean(json.dumps(note.frontmatter, ensure_ascii=False, default=str)),
+        clean(" ".join(note.aliases)),  # words of the index's title field, after the title
         note.engram_id,
         note.problem,
         note.mtime_ns,

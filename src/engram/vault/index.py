@@ -29,6 +29,7 @@ from engram.core.notes import Note
 
 MAX_NOTE_BYTES = 5_000_000  # a larger file is indexed by its name only
 TOO_LARGE = f"larger than {MAX_NOTE_BYTES:,} bytes"  # how a note's problem begins then
+MAX_ALIASES = 100  # a note's other names indexed at most
 MAX_FRONTMATTER_NODES = 10_000  # values beyond this are dropped (YAML aliases can multiply)
 MAX_DEPTH = 20
 
@@ -164,6 +165,7 @@ def parse_note(
         path=path,
         title=title,
         tags=tuple(tags),
+        aliases=tuple(_frontmatter_aliases(meta)),
         links=tuple(links),
         body=body,
         frontmatter=meta,
@@ -327,6 +329,15 @@ def _frontmatter_tags(meta: dict[str, Any]) -> list[str]:
         elif isinstance(item, int | float) and not isinstance(item, bool):
             out.append(str(item))
     return out
+
+
+def _frontmatter_aliases(meta: dict[str, Any]) -> list[str]:
+    """Obsidian's other names for a note (`aliases:`, or the older `alias:`), a list or one
+    string: searched as its title is."""
+    raw = meta.get("aliases", meta.get("alias"))
+    items: list[Any] = raw if isinstance(raw, list) else [raw]
+    names = (" ".join(str(a).split()) for a in items if isinstance(a, str | int | float))
+    return _merge(n for n in names if n)[:MAX_ALIASES]
 
 
 def _inline_tags(prose: str) -> list[str]:

@@ -462,6 +462,26 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX ltm_notes_search ON ltm_notes USING gin (search);
         """,
     ),
+    (
+        "0018_note_aliases",
+        # A note's other names (Obsidian's `aliases:`) searched as its title is, as on SQLite
+        # (its 0018). The notes whose frontmatter may name some are read again at the next
+        # index run (it reads a note whose size, time or digest changed).
+        """
+        ALTER TABLE ltm_notes ADD COLUMN aliases text NOT NULL DEFAULT '';
+        ALTER TABLE ltm_notes DROP COLUMN search;
+        ALTER TABLE ltm_notes ADD COLUMN search tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('engram',
+                engram_cjk_spaced(engram_split(title || ' ' || aliases))), 'A')
+            || setweight(to_tsvector('engram',
+                engram_cjk_spaced(engram_split(engram_words(tags)))), 'B')
+            || setweight(to_tsvector('engram',
+                engram_cjk_spaced(engram_split(left(body, 250000)))), 'D')
+        ) STORED;
+        CREATE INDEX ltm_notes_search ON ltm_notes USING gin (search);
+        UPDATE ltm_notes SET mtime_ns = 0, digest = '' WHERE frontmatter LIKE '%"alias%';
+        """,
+    ),
 ]
 
 

@@ -71,6 +71,33 @@ _NOTE_TRIGGERS_0017 = f"""
         END;"""
 
 
+# From 0018: a note's aliases (frontmatter) are words of its title field.
+_NOTE_ROW_0018 = (
+    "{row}.seq, engram_cjk_spaced({row}.title || ' ' || {row}.aliases), "
+    "engram_cjk_spaced({row}.tags), engram_cjk_spaced({row}.body)"
+)
+_NOTE_TRIGGERS_0018 = f"""
+        CREATE TRIGGER ltm_notes_text_ai AFTER INSERT ON ltm_notes BEGIN
+            INSERT INTO ltm_fts(rowid, title, tags, body)
+                VALUES ({_NOTE_ROW_0018.format(row="new")});
+        END;
+        CREATE TRIGGER ltm_notes_text_au AFTER UPDATE OF title, tags, body, aliases ON ltm_notes
+        BEGIN
+            INSERT INTO ltm_fts(ltm_fts, rowid, title, tags, body)
+                VALUES ('delete', {_NOTE_ROW_0018.format(row="old")});
+            INSERT INTO ltm_fts(rowid, title, tags, body)
+                VALUES ({_NOTE_ROW_0018.format(row="new")});
+        END;
+        CREATE TRIGGER ltm_notes_text_ad AFTER DELETE ON ltm_notes BEGIN
+            INSERT INTO ltm_fts(ltm_fts, rowid, title, tags, body)
+                VALUES ('delete', {_NOTE_ROW_0018.format(row="old")});
+        END;"""
+# The notes whose frontmatter may name aliases, read again at the next index run (the
+# index reads a note whose size, time or digest changed): their aliases come from the file.
+_NOTES_WITH_ALIASES_READ_AGAIN = """
+        UPDATE ltm_notes SET mtime_ns = 0, digest = '' WHERE frontmatter LIKE '%"alias%';"""
+
+
 def _text_triggers(fts_row: str) -> str:
     """The triggers that index a memory's text and tags as it is written (from 0010 on):
     the same but for the full-text row each migration writes."""
@@ -463,6 +490,20 @@ MIGRATIONS: list[tuple[str, str]] = [
         INSERT INTO ltm_fts(rowid, title, tags, body)
             SELECT seq, engram_cjk_spaced(title), engram_cjk_spaced(tags), engram_cjk_spaced(body)
             FROM ltm_notes WHERE engram_has_cjk(title || ' ' || tags || ' ' || body);
+        """,
+    ),
+    (
+        "0018_note_aliases",
+        # A note's other names (Obsidian's `aliases:`) were found by nothing: a note titled
+        # "JavaScript" with the alias "JS" was not found by "JS" (a helper's probe). They are
+        # indexed with its title, as words of the same field.
+        f"""
+        ALTER TABLE ltm_notes ADD COLUMN aliases TEXT NOT NULL DEFAULT '';
+        DROP TRIGGER ltm_notes_text_ai;
+        DROP TRIGGER ltm_notes_text_au;
+        DROP TRIGGER ltm_notes_text_ad;
+        {_NOTE_TRIGGERS_0018}
+        {_NOTES_WITH_ALIASES_READ_AGAIN}
         """,
     ),
 ]
