@@ -253,3 +253,46 @@ def test_news_must_answer_the_query_nearly_as_well_as_what_it_replaces() -> None
     assert strong["sister"] == pytest.approx(1.0 * 1.2)  # news: the fact's relevance, lifted
     unmatched = as_of_now(relevance, saved, vectors, 0.2, meaning={"user": 0.88})
     assert unmatched["sister"] == pytest.approx(0.6 * 1.2)  # not a match by meaning at all
+
+
+def test_news_must_stand_out_from_the_matches_alike_to_what_it_replaces() -> None:
+    """Memories about one person resemble each other by the name alone, and each answered
+    "Where does Maya work these days?" nearly as well as her job did (0.575 against 0.678):
+    the latest of them, her diet, was listed first. News must stand out from those others."""
+    from engram.core.ranking import SUCCESSOR_LEAD, as_of_now
+
+    base = np.full(4, 0.5, dtype=np.float32)
+    ids = ["job", "kids", "dentist", "vegan"]
+    vectors = {}
+    for n, i in enumerate(ids):  # all alike to each other (0.5 cosine: the name)
+        v = base.copy()
+        v[n] += 0.5
+        vectors[i] = v / np.linalg.norm(v)
+    relevance = {"job": 1.0, "kids": 0.3, "dentist": 0.3, "vegan": 0.3}
+    saved = {"job": 0.0, "kids": 1.0, "dentist": 2.0, "vegan": 3.0}
+    meaning = {"job": 0.678, "kids": 0.545, "dentist": 0.567, "vegan": 0.575}
+    now = as_of_now(relevance, saved, vectors, 0.2, meaning=meaning)
+    assert max(now, key=lambda i: now[i]) == "job" and now["vegan"] == pytest.approx(0.3 * 1.2)
+    # as far above the others as half the job's lead: news, as relevant as the job
+    crowd = 0.556  # the median of kids and dentist
+    meaning["vegan"] = crowd + SUCCESSOR_LEAD * (0.678 - crowd) + 0.001
+    lifted = as_of_now(relevance, saved, vectors, 0.2, meaning=meaning)
+    assert lifted["vegan"] == pytest.approx(1.0 * 1.2)
+
+
+def test_facts_replaced_and_known_news_take_no_relevance_by_resemblance() -> None:
+    """A replaced fact (its news known) neither takes nor passes on relevance by resemblance,
+    and news known to be of another memory takes none: "Maya's manager is Sam" (replaced)
+    and "Maya now lives in Denver" (news of her move) each took her old job's relevance for
+    "Where does Maya work these days?" and came first (a probe)."""
+    from engram.core.ranking import as_of_now
+
+    job, manager = np.eye(2, dtype=np.float32)
+    manager = (job + manager) / np.linalg.norm(job + manager)
+    relevance, saved = {"job": 1.0, "manager": 0.3}, {"job": 0.0, "manager": 10.0}
+    vectors = {"job": job, "manager": manager}
+    assert as_of_now(relevance, saved, vectors, 0.0)["manager"] == pytest.approx(1.0)
+    for kept_out in ({"superseded": {"manager"}}, {"news": {"manager"}}):
+        assert as_of_now(relevance, saved, vectors, 0.0, **kept_out)["manager"] == 0.3
+    replaced = as_of_now(relevance, saved, vectors, 0.0, superseded={"job"})
+    assert replaced["manager"] == 0.3  # nor does a replaced fact pass its relevance on

@@ -569,3 +569,36 @@ def test_a_question_whose_words_one_memory_holds_is_a_recall(mem: Engram) -> Non
         "What does e.g. mean?",
     ):
         assert not mem.analyze_for_recall(world).should_search, world
+
+
+def test_news_of_a_job_school_or_employer_left_supersedes_the_fact_it_changes(
+    mem: Engram,
+) -> None:
+    """A probe's everyday changes, each sharing only a name with the fact it changes: taken
+    for news alike in form only, none was linked, and search listed the old job first."""
+    job = mem.save("Maya works as a product designer at Lumen Health in Chicago")
+    school = mem.save("Iris goes to Little Acorns preschool")
+    mem.flush()
+    new_job = mem.save_result(Draft("Maya started a new job at Northwind Studio"))
+    assert new_job.supersedes == [job.id]
+    moved = mem.save_result(Draft("Iris switched to Sunflower Montessori"))
+    assert moved.supersedes == [school.id]
+    # the place left, named: the fact holding it is the one replaced
+    lead = mem.save_result(
+        Draft(
+            "Maya accepted a design lead job at Ridgeway, starting September 9; "
+            "leaving Lumen Health"
+        )
+    )
+    assert lead.supersedes == [job.id]
+    mem.flush()
+    assert mem.search("Where does Maya work these days?")[0].memory.id != job.id
+
+
+def test_a_question_without_its_question_mark_supersedes_nothing(mem: Engram) -> None:
+    """Chat asks without "?": "Do you play any games anymore." superseded three turns about
+    games (bench/supersede_chat.py)."""
+    mem.save("I play League of Legends with friends most evenings")
+    mem.flush()
+    asked = mem.save_result(Draft("Do you play any games anymore."))
+    assert asked.similar and asked.supersedes == []

@@ -487,6 +487,21 @@ def test_news_of_someone_else_is_no_news_of_the_users_own_fact(
         assert first == "I live in Paris now, in the 11th arrondissement"
 
 
+def test_news_of_the_users_people_is_no_news_of_the_users_fact_said_in_third_person(
+    store_url: str, clock: FixedClock
+) -> None:
+    """As an assistant writes the user's facts ("User lives in Berlin"), the user was not
+    told from their people: "User's best friend lives in Vienna", saved last, came first for
+    "where does the user live now?"."""
+    with Engram.open(store_url, clock=clock) as mem:
+        home = mem.save("User lives in Berlin")
+        for text in ("User's sister lives in Munich", "User's best friend lives in Vienna"):
+            clock.advance(days=20)
+            mem.save(text)
+        clock.advance(days=7)
+        assert mem.search("where does the user live now?")[0].memory.id == home.id
+
+
 def test_a_day_to_come_lifts_nothing_saved_today(store_url: str, clock: FixedClock) -> None:
     """Nothing is saved on a day to come: "what's the weather tomorrow" listed every memory of
     today (in the day's slack before tomorrow) in a store about nothing of the kind (the
@@ -525,3 +540,100 @@ def test_what_was_said_the_day_before_of_tomorrow_is_found_for_that_day(
         (hit,) = mem.search("What's happening tomorrow?")
         assert hit.memory.id == dentist.id
         assert hit.why.day == (clock.now.date() + timedelta(days=1)).isoformat()
+
+
+def test_the_present_asked_of_one_person_lists_the_answer_not_the_latest_memory(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A probe: every memory about Maya answered "Where does Maya work these days?" nearly
+    as well as her job, by her name; the latest, her diet, came first, and with limit 3 the
+    job was not listed at all."""
+    with Engram.open(store_url, clock=clock) as mem:
+        job = mem.save("Maya works as a product designer at Lumen Health in Chicago")
+        mem.save("Maya's husband Daniel teaches high school chemistry")
+        mem.save("Maya has two kids, Theo and Iris")
+        clock.advance(days=110)
+        mem.save("Maya's dentist is Dr. Hale")
+        clock.advance(days=36)
+        mem.save("Maya went fully vegan in November")
+        clock.advance(days=10)
+        for limit in (1, 3, 10):
+            hits = mem.search("Where does Maya work these days?", limit=limit)
+            assert hits[0].memory.id == job.id, limit
+
+
+# A user's five months with an assistant (a helper's probe, over MCP): days after the first
+# save, and what the assistant saved.
+MAYA = [
+    (0.000, "Maya works as a product designer at Lumen Health in Chicago"),
+    (0.002, "Maya has two kids: Theo (7) and Iris (4)"),
+    (0.004, "Maya's husband Daniel teaches high school chemistry"),
+    (0.006, "Maya is vegetarian (for about five years)"),
+    (0.008, "Maya leads the redesign of Lumen Health's patient onboarding flow, codename Bluebird"),
+    (0.008, "Bluebird deadline: September 15"),
+    (
+        0.010,
+        "Bluebird: decided to use Figma variables for design tokens instead of Style Dictionary",
+    ),
+    (0.015, "Maya prefers bullet-point summaries, not long paragraphs"),
+    (18.103, "Theo plays soccer: camp on Mondays and Wednesdays (started late July)"),
+    (18.105, "Iris is allergic to peanuts: never suggest peanut snacks for her"),
+    (18.107, "Bluebird deadline pushed back to October 1 because of legal review"),
+    (18.109, "Maya's team standup is at 9:45am"),
+    (18.111, "Maya's mom's birthday is August 12"),
+    (18.113, "Priya Nair is the lead engineer on Bluebird"),
+    (18.115, "Maya doesn't eat meat (vegetarian)"),
+    (18.117, "Maya likes answers as bullet points rather than paragraphs"),
+    (
+        53.913,
+        "Maya accepted a design lead job at Northwind Studio, starting September 9; "
+        "leaving Lumen Health",
+    ),
+    (53.915, "Bluebird is being handed off to Carlos since Maya is leaving Lumen Health"),
+    (
+        53.917,
+        "Maya's family is moving from Chicago to Denver in October; "
+        "Daniel got a teaching job there",
+    ),
+    (53.919, "Maya eats fish again: pescatarian now (no longer vegetarian)"),
+    (53.922, "Theo turned 8 in late August 2026"),
+    (110.038, "Maya now lives in the Wash Park neighborhood of Denver (moved October 2026)"),
+    (110.040, "At Northwind Maya leads the redesign of the Harbor mobile app"),
+    (110.040, "Harbor beta launch planned for January 20"),
+    (110.042, "Decision: Harbor supports dark mode from day one"),
+    (
+        110.044,
+        "For design reviews Maya now prefers detailed write-ups with rationale, not just bullets",
+    ),
+    (110.047, "Iris goes to Little Acorns preschool, Tuesdays through Fridays"),
+    (110.049, "Maya's manager at Northwind is Sam Whitaker"),
+    (110.051, "Maya's dentist is Dr. Hale; appointment on November 14"),
+    (146.132, "The Harbor beta slipped to February 3"),
+    (146.134, "Maya and Daniel are training for a half marathon in April 2027"),
+    (146.136, "Theo quit soccer and does swimming now"),
+    (146.138, "Sam Whitaker left Northwind; Maya's new manager is Rosa Lindqvist"),
+    (146.140, "Maya went fully vegan in November 2026"),
+]
+
+
+def test_a_question_about_now_finds_the_current_fact_whatever_the_limit(
+    store_url: str, clock: FixedClock
+) -> None:
+    """In a probe's store, "Where does Maya work these days?" listed another memory first with
+    limit 1 than with 5 or 10, and with each a replaced fact or news of something else: her old
+    manager (replaced, yet taking her old job's relevance by resemblance) or her move (news of
+    her family's move, taken for news of her job). The answer is her new job, at any limit."""
+    start = clock.now
+    with Engram.open(store_url, clock=clock) as mem:
+        for days, text in MAYA:
+            clock.now = start + timedelta(days=days)
+            mem.save_result(Draft(content=text))
+        clock.now = start + timedelta(days=156)
+        for question, answer in (
+            ("Where does Maya work these days?", "Maya accepted a design lead job at Northwind"),
+            ("Who is Maya's manager now?", "Sam Whitaker left Northwind; Maya's new manager"),
+            ("Where does Maya live now?", "Maya now lives in the Wash Park neighborhood"),
+        ):
+            for limit in (1, 5, 10):
+                first = mem.search(question, limit=limit)[0].memory.content
+                assert first.startswith(answer), (question, limit, first)

@@ -57,7 +57,7 @@ _REPLACED = re.compile(
     # as a coding session says it: "Renamed app.settings to app.config", "Bumped the base image
     # to Python 3.12", "Upgraded PostgreSQL from 15 to 16", "…updated to localhost:8080" (a probe)
     r"|\b(?:renamed|bumped|upgraded|downgraded)\b|\bupdated (?:[\w'.:/-]+ ){0,4}?to\b"
-    r"|\bpushed (?:back|to)\b|\bsold (?:my|our|the)\b|\bleft (?-i:[A-Z])"
+    r"|\bpushed (?:back|to)\b|\bsold (?:my|our|the)\b|\b(?:left|leaving) (?-i:[A-Z])"
     r"|^\W*(?:correction|update)\b|\bnew (?:[\w'-]+ ){0,2}(?:is|are)\b|" + _USED_TO_NOW,
     re.IGNORECASE,
 )
@@ -76,12 +76,25 @@ _FROM_OLD = re.compile(
 )
 
 
+# The place a statement says someone left, by its name: "…; leaving Lumen Health", "Sam left
+# Northwind", "I quit Siemens".
+_LEFT_OLD = re.compile(
+    r"\b(?:left|leaving|quit|quitting)\s+(?:(?-i:[A-Z])[\w'.&-]*\s+){0,1}?"
+    r"(?P<old>(?-i:[A-Z])[\w'.&-]*(?:\s+(?-i:[A-Z])[\w'.&-]*){0,2})",
+    re.IGNORECASE,
+)
+
+
 def named_old_value(text: str) -> str | None:
     """The value a statement of change says it left ("badminton" of "Priya switched from
-    badminton to pickleball"), or None: the stored fact holding it is the one replaced,
-    however unlike in meaning ("I play badminton on Wednesdays", cosine 0.33 to it)."""
-    found = _FROM_OLD.search(plain(text))
-    return None if found is None or "?" in text else found.group("old")
+    badminton to pickleball", "Lumen Health" of "…; leaving Lumen Health"), or None: the
+    stored fact holding it is the one replaced, however unlike in meaning ("I play badminton
+    on Wednesdays", cosine 0.33 to it)."""
+    if "?" in text:
+        return None
+    said = plain(text)
+    found = _FROM_OLD.search(said) or _LEFT_OLD.search(said)
+    return None if found is None else found.group("old")
 
 
 # The value a change says it went to: "Renamed module app.settings to app.config", "Moved
@@ -172,6 +185,15 @@ def may_be_news(text: str) -> bool:
     return says_a_change(said) or _NOW.search(said) is not None or replaces_a_fact(said)
 
 
+# A question without its question mark, as chat asks one: "Do you play any games anymore."
+# superseded three turns about games (`bench/supersede_chat.py`).
+_ASKED = re.compile(
+    r"^\W*(?:do|does|did|are|is|was|were|have|has|can|could|would|will|should|what|where|"
+    r"when|who|why|how)\s+(?:you|u|i|we|they|he|she|it|there|your|ur)\b",
+    re.IGNORECASE,
+)
+
+
 def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
     """Whether a statement says an older fact no longer holds ("Correction: Lisa is no longer
     vegetarian", "Switched from VS Code to Cursor", "My new manager is Tom"); a question does
@@ -180,7 +202,7 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
     new value (`a_new_value`), any mark of a change will do ("Actually, Lisa's birthday is
     September 5, not the 3rd", "I live in Lisbon now")."""
     said, old = plain(text), plain(old)
-    if "?" in said:
+    if "?" in said or _ASKED.match(unlabelled(said)):
         return False
     if old and (about_other_people(said, old) or _the_same_change(said, old)):
         return False
@@ -193,6 +215,27 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
     return _REPLACED.search(said) is not None
 
 
+# What a fact is about, where two statements say it in other words: "Maya started a new job
+# at Northwind" and "Maya works as a designer at Lumen Health" share only her name, and were
+# taken for news alike in form only (a probe's job change was never linked). Each word in
+# the form the index holds it.
+_ATTRIBUTES = {
+    "job": "work works worked working job jobs employer employed hired career",
+    "home": "live lives lived living home moved relocated based address apartment flat house",
+    "diet": "vegetarian vegan pescatarian meat diet",
+    "manager": "manager boss supervisor report reports",
+    "school": "school preschool kindergarten daycare nursery montessori college university",
+    "partner": "wife husband partner girlfriend boyfriend fiance fiancee spouse married dating",
+}
+_ATTRIBUTE_OF = {
+    index_term(word): name for name, words in _ATTRIBUTES.items() for word in words.split()
+}
+
+
+def _attributes(text: str) -> set[str]:
+    return {_ATTRIBUTE_OF[t] for t in index_terms(text) if t in _ATTRIBUTE_OF}
+
+
 def _alike_in_form_only(text: str, old: str) -> bool:
     """Whether two statements share no word but the name both open with, or are both news
     and share no word: "Update: Dana no longer runs, she switched to swimming" is 0.60 alike
@@ -201,7 +244,7 @@ def _alike_in_form_only(text: str, old: str) -> bool:
     stood at 0.21."""
     opening = _opening_name(text)
     shared = _fact_terms(text) & _fact_terms(old) - {opening}
-    if shared:
+    if shared or _attributes(text) & _attributes(old):
         return False
     return (opening != "" and opening == _opening_name(old)) or (
         says_a_change(old) or _REPLACED.search(old) is not None
@@ -210,7 +253,8 @@ def _alike_in_form_only(text: str, old: str) -> bool:
 
 # Who a statement is about, where it opens with them: the user ("I …"), or someone of theirs
 # (`core.aliases.of_someone_close`: "My brother Tom …", "My wife …").
-_BY_THE_USER = re.compile(r"^\W*(?:i|i'm|i've|i'd|i'll)\b", re.IGNORECASE)
+# ("User lives in Berlin", as an assistant writes the user's facts, is the user's too.)
+_BY_THE_USER = re.compile(r"^\W*(?:i|i'm|i've|i'd|i'll|(?:the )?user(?!'s|’s))\b", re.IGNORECASE)
 
 
 def about_other_people(text: str, other: str) -> bool:

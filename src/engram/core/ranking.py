@@ -22,7 +22,7 @@ chosen.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, TypeVar
 
@@ -476,6 +476,12 @@ SUCCESSOR_COSINE = 0.4
 # with the query): a newer memory about someone else ("Brother Max got a new job") resembled
 # the user's fact as much as true news does, but matched the question far less.
 SUCCESSOR_MEANING = 0.8
+# ... and stands out at least this share as far as that fact does from the other matches that
+# resemble it (their median cosine with the query), where there are two or more: memories
+# about one person resemble each other by the name alone, and each answered "Where does Maya
+# work these days?" nearly as well as her job by that name ("Maya went fully vegan", 0.575
+# against the job's 0.678 and the others' 0.545-0.567), so the latest came first (a probe).
+SUCCESSOR_LEAD = 0.5
 
 
 def as_of_now(
@@ -485,6 +491,8 @@ def as_of_now(
     weight: float,
     meaning: Mapping[str, float] | None = None,
     other_people: Callable[[str, str], bool] | None = None,
+    superseded: Collection[str] = (),
+    news: Collection[str] = (),
 ) -> dict[str, float]:
     """Relevance to a question about how things stand now. A match saved after a better one it
     resembles (`SUCCESSOR_COSINE`) is news of the same thing: it is as relevant as that one.
@@ -494,32 +502,61 @@ def as_of_now(
     match's cosine with the query), news must also answer the query nearly as well as what it
     replaces (`SUCCESSOR_MEANING` of its cosine): "Sister Clara went vegetarian last month"
     resembles "User has been vegetarian since 2019" (0.51) but answers "is the user still
-    vegetarian?" far worse, and it was listed first. `other_people(later, earlier)`: whether
-    two matches are about different people (the user and their sister), never news of each
-    other: "My sister lives in Montreal" resembles "I live in Paris now" and was listed first
-    for "Where do I live now?" (a helper's probe)."""
+    vegetarian?" far worse, and it was listed first; and stand out from the other matches
+    resembling it (`SUCCESSOR_LEAD`). `other_people(later, earlier)`: whether two matches are
+    about different people (the user and their sister), never news of each other: "My sister
+    lives in Montreal" resembles "I live in Paris now" and was listed first for "Where do I
+    live now?" (a helper's probe). `superseded`: the matches whose news is known (a
+    `supersedes` relation), which neither take nor pass on relevance by resemblance: "Maya's
+    manager is Sam", replaced by "…new manager is Rosa", took her old job's relevance for
+    "Where does Maya work these days?" and came first (a probe). `news`: the matches known
+    to be news of another memory (they supersede it), which take no relevance by resemblance
+    either: "Maya now lives in Denver", news of her family's move, was taken for news of her
+    new job, as like it as that, and came first for the same question."""
     out = dict(relevance)
     if not out:  # "What car do I drive these days?" of a store that holds no car
         return out
-    with_vectors = sorted((saved_at[i], i) for i in relevance if i in vectors)
-    for n, (_, later) in enumerate(with_vectors):
-        earlier = [i for t, i in with_vectors[:n] if t < saved_at[later] and out[i] > out[later]]
-        if earlier:
-            alike = np.stack([vectors[i] for i in earlier]) @ vectors[later]
-            inherited = [
-                relevance[i]
-                for i, c in zip(earlier, alike, strict=True)
-                if c >= SUCCESSOR_COSINE
-                and _answers_as_well(later, i, meaning)
-                and not (other_people is not None and other_people(later, i))
+    ids = [i for _, i in sorted((saved_at[i], i) for i in relevance if i in vectors)]
+    matrix = np.stack([vectors[i] for i in ids]) if ids else np.zeros((0, 0), np.float32)
+    alike = matrix @ matrix.T
+    for n, later in enumerate(ids):
+        if later in superseded or later in news:
+            continue
+        inherited = []
+        for m, earlier in enumerate(ids[:n]):
+            if (
+                earlier in superseded
+                or saved_at[earlier] >= saved_at[later]
+                or out[earlier] <= out[later]
+                or alike[m, n] < SUCCESSOR_COSINE
+                or not _answers_as_well(later, earlier, meaning)
+                or (other_people is not None and other_people(later, earlier))
+            ):
+                continue
+            siblings = [
+                j for k, j in enumerate(ids) if k not in (m, n) and alike[m, k] >= SUCCESSOR_COSINE
             ]
-            if inherited:
-                out[later] = max(out[later], *inherited)
+            if _stands_out(later, earlier, meaning, siblings):
+                inherited.append(relevance[earlier])
+        if inherited:
+            out[later] = max(out[later], *inherited)
     times = [saved_at[i] for i in relevance]
     first, span = min(times), max(times) - min(times)
     if span <= 0:
         return out
     return {i: r * (1.0 + weight * (saved_at[i] - first) / span) for i, r in out.items()}
+
+
+def _stands_out(
+    later: str, earlier: str, meaning: Mapping[str, float] | None, siblings: Sequence[str]
+) -> bool:
+    """Whether `later` answers the query better than the other matches resembling `earlier`
+    (`siblings`) by at least `SUCCESSOR_LEAD` of the margin `earlier` has over them."""
+    crowd = [meaning[j] for j in siblings if j in meaning] if meaning is not None else []
+    if meaning is None or len(crowd) < 2 or later not in meaning:
+        return True
+    base = float(np.median(crowd))
+    return meaning[later] - base >= SUCCESSOR_LEAD * (meaning.get(earlier, 0.0) - base)
 
 
 def _answers_as_well(later: str, earlier: str, meaning: Mapping[str, float] | None) -> bool:

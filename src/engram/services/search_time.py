@@ -134,6 +134,7 @@ def as_of_now_found(
     lives in Berlin" far above "Moved from Berlin to Lisbon in January": the older fact says
     "live", the newer only means it."""
     texts = {m.id: m.content for m in store.get_many(list(vectors))}
+    news = {r.from_id for r in store.relations(list(vectors)) if r.type == "supersedes"}
     relevance = as_of_now(
         {c.id: c.relevance for _, c in found},
         {s.id: s.created_at for s, _ in found},
@@ -141,6 +142,8 @@ def as_of_now_found(
         weight,
         {c.id: c.semantic for _, c in found if c.semantic is not None},
         lambda later, earlier: about_other_people(texts.get(later, ""), texts.get(earlier, "")),
+        {c.id for _, c in found if c.superseded_by is not None},
+        news,
     )
     return [(s, c._replace(relevance=relevance[c.id])) for s, c in found]
 
