@@ -41,7 +41,9 @@ def ingest_one_by_one(conv: Conversation, path: Path) -> int:
             holder[turn.id] = saved.memory.id
     _turns_path(path).write_text(json.dumps(holder))
     with sqlite3.connect(path) as conn:
-        (links,) = conn.execute("SELECT count(*) FROM relations WHERE type = 'supersedes'").fetchone()
+        (links,) = conn.execute(
+            "SELECT count(*) FROM relations WHERE type = 'supersedes'"
+        ).fetchone()
     return int(links)
 
 
