@@ -159,6 +159,28 @@ def test_news_life_events_and_what_the_user_must_remember(text: str, intent: str
 @pytest.mark.parametrize(
     ("text", "intent"),
     [
+        # a user's news in a probe's MCP sessions, each none
+        ("We finally moved! We're in the Wash Park neighborhood in Denver now.", "save"),
+        ("I've gone fully vegan as of this month.", "save"),
+        ("Ugh, the Harbor beta slipped to February 3.", "save"),
+        ("Bad news: the deadline got pushed back to October 1 because of legal review.", "save"),
+        ("For design reviews I now prefer detailed write-ups, not just bullets.", "save"),
+        ("Daniel's birthday is March 3.", "save"),
+        # the same words of the work, of the moment, or asked
+        ("We moved the standup notes to the wiki.", "none"),
+        ("I moved on to the next ticket.", "none"),
+        ("Has the release slipped to next week?", "none"),
+        ("Is Daniel's birthday in March?", "none"),  # asked: the store says if a recall
+    ],
+)
+def test_moves_diets_dates_that_moved_and_someones_birthday(text: str, intent: str) -> None:
+    """The seventh round of rules (docs/activation.md), each beside what it must leave alone."""
+    assert classify(text).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
         ("What's on April 15?", "recall"),
         ("Anything happening on Friday?", "recall"),
         ("What is scheduled for tomorrow?", "recall"),

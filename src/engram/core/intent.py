@@ -323,7 +323,8 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "save",
         # Not of "this", "it": "I like this answer", "I hate this error" speak of the moment.
-        r"\bi (?:really )?(?:prefer|like|love|hate|dislike|enjoy|don'?t (?:like|eat|drink))\b"
+        r"\bi (?:really |now |also |still |always |generally )?(?:prefer|like|love|hate|dislike|"
+        r"enjoy|don'?t (?:like|eat|drink))\b"
         r"(?!\s+(?:this|it|these|those)\b)|"
         r"\bmy (?:favou?rite)\b|\bi usually\b",
         0.85,
@@ -459,6 +460,21 @@ RULES: tuple[Rule, ...] = (
     # child ("Great news, I got the job at Spotify!", "I broke my wrist yesterday", "We got a
     # cat named Miso!" were none: their past tense reads as work narrated, a probe).
     _rule("save", LIFE_EVENT, 0.8, "personal"),
+    # A date of someone's ("Daniel's birthday is March 3", none: a probe), and a date that
+    # moved ("Ugh, the Harbor beta slipped to February 3", "the deadline got pushed back to
+    # October 1").
+    _rule(
+        "save",
+        r"(?-i:\b[A-Z][\w-]+)'s (?:birthday|anniversary|due date|wedding) is\b(?=[^?]*$)",
+        0.8,
+        "personal",
+    ),
+    _rule(
+        "save",
+        r"\b(?:pushed back|postponed|rescheduled|delayed|slipped|brought forward|moved up) "
+        r"(?:again )?(?:to|until|till)\b(?=[^?]*$)",
+        0.75,
+    ),
     # "I just started learning the cello", "I recently began taking piano lessons".
     _rule(
         "save",

@@ -59,4 +59,11 @@ LIFE_EVENT = (
     r"hamster|parrot|bird|horse)s?\b"
     r"|\b(?:i|we)(?:'ve| have)? (?:just )?(?:had|welcomed) (?:a|our) (?:baby|son|daughter|"
     r"first child|second child)\b|\b(?:i|we) graduated\b|\bwe(?:'re| are) expecting\b"
+    # a move and a diet: "We finally moved!", "I've gone fully vegan as of this month" (none
+    # in a probe); not "we moved the meeting", "I moved on"
+    r"|\b(?:i|we)(?:'ve| have)? (?:just |finally |recently |officially )?(?:moved|relocated)"
+    r"\b(?! (?:the|it|that|this|on|forward|ahead|past|up|over|away from)\b)"
+    r"|\b(?:i|we)(?:'ve| have)? (?:just |finally |recently |officially )?(?:gone|went|turned|"
+    r"become|became) (?:fully |completely |strictly |)(?:vegan|vegetarian|pescatarian|"
+    r"gluten[- ]free|dairy[- ]free|sober|teetotal)\b"
 )

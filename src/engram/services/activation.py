@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from engram.core.importance import importance
 from engram.core.index_terms import PhraseCounter
 from engram.core.intent import Analysis, classify
-from engram.core.keeping import memory_content
+from engram.core.keeping import may_be_news, memory_content
 from engram.core.message import asked, plain
 from engram.core.models import Memory
 from engram.core.questions import asks_about, is_plain_question, thing_asked_of
@@ -23,6 +23,7 @@ from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.enrichment import names_in
 from engram.services.results import MessageAnalysis, RecallAnalysis
+from engram.services.save_report import facts_replaced, near, reports_similar, similar_report
 from engram.storage.protocol import Filter
 
 # Words of a confirmation that name no memory: courtesy too ("That's right, thanks" touched
@@ -177,7 +178,24 @@ class ActivationService:
             at = text.find(name)
             about = text[at:] if at > 0 else None
             return Analysis("save", KNOWN_NAME_CONFIDENCE, stated[name], ("personal",), about)
+        replaced = self._fact_replaced(read)
+        if replaced is not None:
+            return Analysis("save", KNOWN_NAME_CONFIDENCE, replaced)
         return found
+
+    def _fact_replaced(self, text: str) -> str | None:
+        """The stored fact a statement is news of, as saving it would supersede it
+        (`save_report.facts_replaced`): "Ugh, the Harbor beta slipped to February 3" of
+        "Harbor beta launch planned for January 20", "Actually the dentist appointment is on
+        the 15th, not the 14th" of "…appointment is on November 14". No rule names those
+        words, and an assistant saving what this proposed lost every change a probe's user
+        told (its top answers fell from 31 to 19 of 42). None without a model, or when the
+        text marks no change."""
+        if not may_be_news(text) or not reports_similar(self.ctx, has_own_id=False):
+            return None
+        found = near(self.ctx, text)
+        replaced = facts_replaced(text, similar_report(self.ctx, found, own_id=""))
+        return replaced[0].content if replaced else None
 
     def _confirmed_by_meaning(self, message: str, memories: Sequence[Memory]) -> list[str]:
         """The shown memories a confirmation names in other words ("Yes, still the same car"

@@ -83,6 +83,19 @@ def similar_report(ctx: Context, found: list[Stub], own_id: str) -> list[Similar
     ]
 
 
+def facts_replaced(text: str, similar: Sequence[SimilarMemory]) -> list[SimilarMemory]:
+    """Of the `similar` memories, most similar first, those `text` is news about: from
+    `SUPERSEDE_SIMILAR` up, and `replaces_a_fact`."""
+    left = named_old_value(text)
+    alike = [s for s in similar if s.similarity >= SUPERSEDE_SIMILAR]
+    # A change naming the value it left replaces a fact holding that value, or none: not one
+    # alike in other ways ("…because of her knee" is 0.56 alike to the knee's news, the
+    # badminton fact 0.33; "We switched Atlas CI from Jenkins to GitHub Actions" replaced
+    # "Atlas launch date is set for February 2", 0.45, in a probe).
+    candidates = alike if left is None else [s for s in alike if holds_value(s.content, left)]
+    return [old for old in candidates if replaces_a_fact(text, old.similarity, old.content)]
+
+
 def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) -> list[str]:
     """A save that says something changed ("Correction: Lisa is no longer vegetarian")
     replaces the stored memory most like it that it is news about ("My wife Lisa is
@@ -98,15 +111,7 @@ def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) ->
     if not ctx.settings.save_supersedes:
         return []
     left = named_old_value(memory.content)
-    alike = [s for s in similar if s.similarity >= SUPERSEDE_SIMILAR]
-    # A change naming the value it left replaces a fact holding that value, or none: not one
-    # alike in other ways ("…because of her knee" is 0.56 alike to the knee's news, the
-    # badminton fact 0.33; "We switched Atlas CI from Jenkins to GitHub Actions" replaced
-    # "Atlas launch date is set for February 2", 0.45, in a probe).
-    candidates = alike if left is None else [s for s in alike if holds_value(s.content, left)]
-    replaced = [
-        old for old in candidates if replaces_a_fact(memory.content, old.similarity, old.content)
-    ]
+    replaced = facts_replaced(memory.content, similar)
     if not replaced:
         return []
     fact = replaced[0]
