@@ -75,3 +75,14 @@ def test_a_word_written_another_way_is_one_word_and_a_past_is_another_time() -> 
     # short words a letter apart stay other words, and numbers stay numbers
     assert disagreement(["The light is on", "The light is off"]) is not None
     assert disagreement(["Dose 1.25 mg", "Dose 1.5 mg"]) == "they hold different numbers"
+
+
+def test_a_number_one_memory_adds_is_no_disagreement() -> None:
+    """ "Maya is vegetarian (for about five years)" and "Maya doesn't eat meat (vegetarian)"
+    were held for review as holding different numbers (a probe): one adds a number, and the
+    other holds none. "one" against a number is still one (a pronoun elsewhere)."""
+    added = ["Maya is vegetarian (for about five years)", "Maya doesn't eat meat (vegetarian)"]
+    assert disagreement(added, near_copies=False) is None
+    assert disagreement(["Standup at 9:30", "Standup"], near_copies=False) is None
+    approvals = ["Merges need one approval", "Merges need two approvals"]
+    assert disagreement(approvals, near_copies=False) == "they hold different numbers"

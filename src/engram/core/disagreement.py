@@ -58,7 +58,10 @@ def disagreement(contents: Sequence[str], near_copies: bool = True) -> str | Non
                 base = word.removeprefix(prefix)
                 if base != word and len(base) >= 4 and base in others:
                     return f"'{word}' against '{base}'"
-    if len({tuple(sorted(_numbers(content))) for content in contents}) > 1:
+    # Numbers against numbers: one memory adding a number says more, not otherwise ("Maya is
+    # vegetarian (for about five years)" of "Maya doesn't eat meat (vegetarian)": "they hold
+    # different numbers", a probe).
+    if len({tuple(sorted(n)) for content in contents if (n := _numbers(content, words))}) > 1:
         return "they hold different numbers"
     if len({tuple(sorted(ws)) for ws in words}) == 1 and len({tuple(ws) for ws in words}) > 1:
         return "they say the same words in another order"
@@ -120,11 +123,17 @@ def _spelled_out(text: str) -> str:
     return _CONTRACTION.sub(whole, text)
 
 
-def _numbers(content: str) -> list[str]:
+def _numbers(content: str, others: Sequence[list[str]] = ()) -> list[str]:
     """The numbers `content` holds, written in digits or in words; a time with a point as with
-    a colon ("9.30 am" as "9:30am")."""
-    said = [_NUMBER_WORDS[w] for w in WORD.findall(content.casefold()) if w in _NUMBER_WORDS]
-    return [*_NUMBER.findall(_clock_with_colon(content)), *said]
+    a colon ("9.30 am" as "9:30am"). "one", as often a pronoun, is 1 where it is all there is
+    and another of `others` (their compared words) holds a number: "one approval" and "two
+    approvals"."""
+    words = WORD.findall(content.casefold())
+    said = [_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS]
+    found = [*_NUMBER.findall(_clock_with_colon(content)), *said]
+    if not found and "one" in words and any(w.isdigit() for ws in others for w in ws):
+        return ["1"]
+    return found
 
 
 # A time written with a point: "9.30" is "9:30" (a review note said they held different numbers).
