@@ -616,6 +616,9 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     assert recall_query("Do I have any allergies?") == "Do I have allergies?"
     # what the user must remember is what they ask for (a probe: "What birthdays do I need to?")
     assert recall_query("What birthdays do I need to remember?") == "What birthdays?"
+    # "did I mention" asks as "do you remember" does (a probe: "Did I what my husband does?")
+    assert recall_query("Did I mention what my husband does?") == "what my husband does?"
+    assert recall_query("Did I tell you where Daniel works?") == "where Daniel works?"
     health = "Anything about my health I should remember?"
     assert recall_query(health) == "Anything about my health?"
     assert recall_query("Who's my manager again?") == "my manager?"

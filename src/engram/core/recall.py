@@ -26,6 +26,9 @@ _RECALL_LEAD = re.compile(
     r"tell me what you (?:remember|know) about|what do you (?:know|remember) about|"
     r"what (?:did|have) (?:i|we) (?:say|said|tell you|told you|decide|agree|discuss)"
     r"(?: about| on| for)?|"
+    # "Did I mention what my husband does?" searched "Did I what my husband does?" (a probe)
+    r"(?:did|have|had) (?:i|we) (?:ever |already )?(?:mention(?:ed)?|tell you|told you|"
+    r"say|said)(?: to you)?(?: about| that)?|"
     r"any idea|"
     # a task that needs what was told before ("Book a table at my favorite restaurant")
     r"(?:(?:can|could|would|will) you )?(?:please )?"
