@@ -11,7 +11,7 @@ from typing import Any
 
 from engram.core import reinforce
 from engram.core.keeping import replaces_a_fact
-from engram.core.merge import MARK, merge_originals, merges_into, says_whole, statement_key
+from engram.core.merge import MARK, merge_originals, says_whole, statement_key
 from engram.core.models import (
     MAX_SEQ,
     MAX_STRENGTH,
@@ -25,7 +25,7 @@ from engram.core.text import leading_phrase
 from engram.core.timeutil import to_epoch
 from engram.core.wording import counted
 from engram.errors import NotFoundError, ValidationError
-from engram.services import save_report
+from engram.services import merged_use, save_report
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.enrichment import enrich, merged_names, reenriched
@@ -148,10 +148,15 @@ class MemoryService:
             # Looking for a stored copy and writing must be one step across clients: two
             # servers saving the same words at once both found none and both wrote one.
             with self.ctx.store.exclusive("save", wait=True):
-                repeat = self.repeat_of(built.content)
-                if repeat is not None:
+                for _ in range(merged_use.ATTEMPTS):  # again if merged away meanwhile
+                    repeat = self.repeat_of(built.content)
+                    if repeat is None:
+                        break
                     dated = draft.created_at is not None or draft.last_used is not None
-                    result = self._absorb(repeat, built, merge_labels=mode == "merge", dated=dated)
+                    try:
+                        result = self._absorb(repeat, built, mode == "merge", dated)
+                    except merged_use.Moved:
+                        continue
                     # said again after the news that replaced it: it holds again
                     again = [] if dated else save_report.said_again(self.ctx, result.memory)
                     return result.model_copy(update={"enrichment": added, "supersedes": again})
@@ -252,8 +257,11 @@ class MemoryService:
                 return self.ctx.scheduled(old)
             return self.ctx.scheduled(reinforce.touch(policy, rules, old, used, False))
 
+        live = {existing.id} if existing.status != Status.ARCHIVED else set()
         try:
-            ((before, new),) = self.ctx.store.modify([existing.id], change)
+            ((before, new),) = self.ctx.store.modify(
+                [existing.id], merged_use.live_guard(change, live)
+            )
         except NotFoundError:  # deleted meanwhile by another client: save it after all
             return SaveResult(memory=self._write([draft])[0], action="saved")
         if merge_labels and self.on_update is not None:  # a promoted memory's note follows
@@ -532,8 +540,8 @@ class MemoryService:
             return self.ctx.scheduled(reinforce.touch(policy, rules, old, now, boost))
 
         named = check.memory_id(memory_id)
-        holder = self._merges_holding([named]).get(named)
-        old, new = self.ctx.store.modify([holder or named], change)[0]
+        done, holders = merged_use.use(self.ctx.store, [named], change)
+        old, new = done[0]
         t = to_epoch(now)
         return TouchResult(
             memory=new,
@@ -543,27 +551,8 @@ class MemoryService:
             use_count=new.use_count,
             strength=new.strength,
             unarchived=old.status == Status.ARCHIVED and new.status != Status.ARCHIVED,
-            instead_of=named if holder else None,
+            instead_of=named if named in holders else None,
         )
-
-    def _merges_holding(self, ids: Sequence[str]) -> dict[str, str]:
-        """For each archived original among `ids` that a live merged memory holds, that
-        memory's id: a use of the fact goes there (docs/consolidation.md)."""
-        archived = {m.id for m in self.ctx.store.get_many(ids) if m.status == Status.ARCHIVED}
-        if not archived:
-            return {}
-        edges = [
-            r
-            for r in self.ctx.store.relations(sorted(archived))
-            if r.type == "consolidated_from" and r.to_id in archived
-        ]
-        merged = {m.id: m for m in self.ctx.store.get_many([r.from_id for r in edges])}
-        out: dict[str, str] = {}
-        for r in edges:
-            m = merged.get(r.from_id)
-            if m is not None and m.status != Status.ARCHIVED and merges_into(m, r.to_id):
-                out.setdefault(r.to_id, m.id)
-        return out
 
     def observe(
         self, memory_ids: Sequence[str], context_tags: Sequence[str]
@@ -579,12 +568,11 @@ class MemoryService:
             crossed[new.id] = cross
             return self.ctx.scheduled(new)
 
-        holders = self._merges_holding(ids)
+        done, holders = merged_use.use(self.ctx.store, ids, change)
         named: dict[str, list[str]] = {}
         for ident in ids:
             if ident in holders:
                 named.setdefault(holders[ident], []).append(ident)
-        done = self.ctx.store.modify(list(dict.fromkeys(holders.get(i, i) for i in ids)), change)
         t = to_epoch(now)
         return [
             ObserveResult(
