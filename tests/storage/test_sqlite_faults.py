@@ -201,3 +201,49 @@ def test_a_store_file_deleted_or_replaced_under_a_running_process_refuses_writes
     if how == "replaced":
         with Engram.open(str(path), embedding_model="none") as mem:
             assert [m.content for m in mem.read_graph().memories] == ["The other store's memory"]
+
+
+# A process whose files may not grow past 256 KB, as on a nearly full disk: writes beyond it
+# fail with EFBIG (SIGXFSZ ignored, as the shell's `ulimit -f` does not). The store's own
+# writes stay small (WAL); the vector index cache does not fit.
+_FULL_DISK_CHILD = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024, 256 * 1024))
+from engram import Engram
+with Engram.open(sys.argv[1]) as mem:
+    saved = mem.save("Gate code for the marina is 4417")
+    mem.flush()
+    found = mem.search("marina gate code")[0].memory.id == saved.id
+    print(len(mem.search("lighthouse tide")), found)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGXFSZ"), reason="file size limits are POSIX")
+def test_a_vector_index_cache_that_does_not_fit_on_disk_fails_nothing(tmp_path: Path) -> None:
+    """usearch reports a full disk as a RuntimeError, which only OSError was caught for: a
+    save committed in the store exited 1 with a traceback, and searches raised it (a helper's
+    probe on a nearly full tmpfs). The cache is only a cache: a warning, and on we go."""
+    import subprocess
+    import sys
+
+    from engram import Draft
+
+    store = tmp_path / "store.db"
+    with Engram.open(str(store)) as mem:
+        mem.save_many(
+            [Draft(f"Note {i} about lighthouse maintenance and tide tables") for i in range(1000)]
+        )
+    for cache in tmp_path.glob("store.db.vectors.*"):
+        cache.unlink()  # rebuilt and saved by the child
+    child = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK_CHILD, str(store)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.split() == ["10", "True"]
+    assert "could not save vector index" in child.stderr
+    assert not list(tmp_path.glob(".*.tmp")) and not list(tmp_path.glob("*.tmp"))

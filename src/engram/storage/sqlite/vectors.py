@@ -293,7 +293,10 @@ class VectorIndex:
             }
             write_atomically(self.sidecar, json.dumps(meta).encode(), durable=False)
             self._saved = self._applied
-        except OSError as exc:  # a cache: failing to save it must not fail the caller
+        # A cache: failing to save it must not fail the caller. usearch reports a full disk as
+        # a RuntimeError ("Failed to serialize into stream"): a save committed in the store
+        # said it failed, and searches raised it (a helper's probe).
+        except (OSError, RuntimeError) as exc:
             log.warning("could not save vector index %s: %s", self.path, exc)
 
     # -- queries ------------------------------------------------------------------------------
