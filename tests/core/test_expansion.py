@@ -113,3 +113,19 @@ def test_expansion_alone_never_counts_as_a_full_text_match() -> None:
     fused = fuse_matches({}, {}, None, 0.4, 2.0, {"a": 5.0, "b": 2.5}, 0.6)
     assert fused["a"].relevance == pytest.approx(0.6)
     assert fused["b"].relevance == pytest.approx(0.3)
+
+
+def test_numbers_and_words_in_most_of_the_store_are_no_expansion() -> None:
+    """A value is no topic ("item 107" led to every item 107), and a word in more than half
+    of a small store finds nothing in particular (a probe's 60 memories each said "probe
+    record … garden inventory"): searched, each lifted every memory."""
+    from engram.core.expansion import COMMON_SHARE, expansion_terms, feedback_words
+
+    found = feedback_words(
+        [("Probe record about item 107 of the garden inventory", 1.0)], {"x"}, 10
+    )
+    assert "107" not in [w.word for w in found] and "garden" in [w.word for w in found]
+    every = [w for w in found if w.word in ("garden", "inventory")]
+    counts = {"garden": 60, "inventory": 20}
+    assert expansion_terms(every, counts, 60, 5, common_at=100) == ["inventory"]
+    assert counts["inventory"] <= COMMON_SHARE * 60 < counts["garden"]

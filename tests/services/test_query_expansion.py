@@ -4,12 +4,13 @@ best match, says so in `why.expansion`, and respects the search's filters."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Iterator
 
 import pytest
 
-from engram import Engram, FixedClock
+from engram import Draft, Engram, FixedClock
 from engram.core.ranking import SearchHit
 from engram.services.results import why_summary
 from engram.services.search import MODEL_LOADING
@@ -164,3 +165,29 @@ def test_a_function_word_of_the_best_match_leads_nowhere(store_url: str, clock: 
         mem.flush()
         hits = mem.search("what editor theme do I like")
     assert [h.memory.id for h in hits] == [editor.id]
+
+
+def test_a_code_only_one_memory_holds_finds_that_memory_first(mem: Engram) -> None:
+    """A probe's store of made-up codes: searched for a code only one memory holds, another
+    memory came first in 37 of 390 searches, lifted by expansion words found in every memory
+    or by the item number of a memory alike in meaning."""
+    letters = "bcdfghjklmnpqrstvwxz"
+
+    def code(worker: int, item: int) -> str:
+        h = int(hashlib.sha256(f"{worker}-{item}".encode()).hexdigest(), 16)
+        out = ""
+        for _ in range(8):
+            out += letters[h % 20]
+            h //= 20
+        return "qz" + out
+
+    rows = [(w, i, code(w, i)) for w in (1, 2, 4) for i in range(100, 120)]
+    mem.save_many(
+        [
+            Draft(f"Probe record {c} written by worker {w} about item {i} of the garden inventory")
+            for w, i, c in rows
+        ]
+    )
+    mem.flush()
+    wrong = [c for _, _, c in rows if c not in mem.search(c, limit=3)[0].memory.content]
+    assert wrong == []

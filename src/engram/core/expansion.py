@@ -20,6 +20,8 @@ from typing import NamedTuple
 
 from engram.core.text import STOPWORDS, words
 
+# A word in more than this share of the store's memories finds nothing in particular.
+COMMON_SHARE = 0.5
 MIN_LETTERS = 3  # shorter words ("ok", "lol", "yo") say nothing about a topic
 # Nor do fillers of speech and vague words, beyond the query's stopwords: in a small store they
 # are rare enough to be chosen ("now", "actually"), and searching them finds anything said in
@@ -53,7 +55,8 @@ def feedback_words(
 ) -> list[FeedbackWord]:
     """The `most` words weighing most in the matches' texts, given as (text, weight): each
     text shares out its weight over its words (a word said twice counts twice), function words,
-    fillers, short words and `exclude` (the query's own words) left out. Best first."""
+    fillers, short words, numbers and `exclude` (the query's own words) left out. Best
+    first."""
     weights: dict[str, float] = {}
     seen_in: dict[str, int] = {}
     for text, weight in matches:
@@ -61,6 +64,7 @@ def feedback_words(
             w
             for w in words(text)
             if len(w) >= MIN_LETTERS
+            and not w.isdigit()  # a value, not a topic: "item 107" led to every item 107
             and w not in STOPWORDS
             and w not in FILLERS
             and w not in FUNCTION_WORDS
@@ -92,11 +96,14 @@ def expansion_terms(
       searching it would only lift those matches by their own words (a match's one rare word
       then outweighs everything the query asked; measured in docs/search.md);
     - a word in `common_at` memories or more: it would cost the most to search and find the
-      least;
+      least; and one in more than `COMMON_SHARE` of a smaller store (every memory of a probe's
+      60 said "probe record … of the garden inventory": expanded by those words, the query
+      lifted every memory, and a code only one held ranked below others);
     - a word the store's index does not know (counted 0)."""
     scored = {
         c.word: c.weight * math.log(1.0 + total / (1.0 + document_counts[c.word]))
         for c in candidates
         if c.matches < document_counts.get(c.word, 0) < common_at
+        and document_counts[c.word] <= COMMON_SHARE * total
     }
     return sorted(scored, key=lambda w: (-scored[w], w))[:count]
