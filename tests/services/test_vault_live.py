@@ -194,6 +194,30 @@ def test_deleting_a_promoted_memory_says_its_note_stays(ltm: tuple[Engram, Path]
     assert mem.app.ltm.status().unclaimed == [item.path]
 
 
+def test_vault_status_lists_notes_naming_a_memory_whose_note_is_another(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """A promotion killed after writing its note, then an edit of the memory and a promotion
+    again, left the first note beside the memory's own for good, and nothing said so (a
+    helper's probe). Notes naming a memory whose note is another are listed; not its own."""
+    mem, vault = ltm
+    kept = used(mem, "Alice prefers dark mode in every editor")
+    other = used(mem, "Bob prefers light mode")
+    text = f"---\nengram_id: {kept.id}\n---\nAlice prefers dark mode in every editor\n"
+    write_note(vault, "Engram/alice-prefers-dark-mode-in-every-editor.md", text)  # left over
+    mem.update(kept.id, content="Alice prefers light mode in every editor")
+    (item,) = mem.promote(kept.id).items
+    mem.promote(other.id)
+    copy = (vault / str(item.path)).read_text(encoding="utf-8")
+    write_note(vault, "Archive/alice copy.md", copy)  # a copy, by the user
+    mem.index_ltm()
+    status = mem.app.ltm.status()
+    assert status.strays == [
+        "Archive/alice copy.md",
+        "Engram/alice-prefers-dark-mode-in-every-editor.md",
+    ]
+
+
 def test_a_promoted_memory_named_for_a_merge_is_refused_with_the_reason(
     ltm: tuple[Engram, Path],
 ) -> None:

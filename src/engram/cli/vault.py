@@ -173,6 +173,12 @@ def render_status(out: Console, status: VaultStatus) -> None:
         say(out, f"  memory {ident} is promoted but its note is gone (promote it again)")
     for path in status.unclaimed:
         say(out, f"  {path} names a memory deleted since: delete the note, or keep it as yours")
+    for path in status.strays:
+        say(
+            out,
+            f"  {path} names a memory whose note is another (a copy, or left by a stopped "
+            "promotion): delete it, or keep it as yours",
+        )
     for path in status.conflicts:
         say(out, f"  {path} changed in the vault and in Engram: both versions are in the note")
 

@@ -89,7 +89,8 @@ class VaultStatus(Result):
     """Whether the vault and its index agree. `changed`: notes new or edited since they were
     indexed; `removed`: indexed notes gone from the disk; `orphaned`: promoted memories whose
     note is gone (they stay promoted; promote again to write a new note); `unclaimed`: notes
-    naming a memory that was deleted since; `conflicts`: notes
+    naming a memory that was deleted since; `strays`: notes naming a memory whose note is
+    another; `conflicts`: notes
     whose text was edited in the vault while their memory changed too. `watching`: a
     running server keeps the index in step by itself; otherwise unified search catches up
     before it searches, and `engram index-ltm` (MCP `index_vault`) does it on demand."""
@@ -105,6 +106,10 @@ class VaultStatus(Result):
     # Notes naming (`engram_id`) a memory that no longer exists: deleted after its promotion
     # (the note is the user's file: Engram never deletes it).
     unclaimed: list[str] = Field(default_factory=list)
+    # Notes naming a memory whose note is another, or that is not promoted: a copy, or what a
+    # promotion killed before it marked the memory left behind (a probe's stale second note,
+    # found by `search --all` as the memory's, was reported by nothing).
+    strays: list[str] = Field(default_factory=list)
 
 
 class NoteSummary(Result):
@@ -247,7 +252,15 @@ class LtmService:
             and (m.promoted_to not in on_disk or not note_of(files, m.promoted_to, m.id))
             and _moved_note(files, m.id, claims.get(m.id, []), changed_paths) is None
         ]
-        there = {m.id for m in self.ctx.store.get_many(list(claims))}
+        claimed = {m.id: m for m in self.ctx.store.get_many(list(claims))}
+        there = set(claimed)
+        strays = [
+            path
+            for ident, paths in claims.items()
+            if ident in claimed
+            for path in paths
+            if path != claimed[ident].promoted_to and path not in changed_paths
+        ]
         return VaultStatus(
             vault=str(files.root),
             watching=self.watching,
@@ -259,6 +272,7 @@ class LtmService:
             conflicts=sorted(n.path for n in self.ctx.store.ltm_search([], [CONFLICT_TAG], 1000)),
             # the notes whose `engram_id` names no memory now
             unclaimed=sorted(p for i, paths in claims.items() if i not in there for p in paths),
+            strays=sorted(strays),
         )
 
     # -- indexing -------------------------------------------------------------------------------
