@@ -58,18 +58,25 @@ RUN_OPTIONS = {
 }
 
 
-@consolidate.command("run")
-@click.option("--apply", "apply_", is_flag=True, help="Merge for real (default: preview).")
-@click.option("--cohesion", type=float, default=None, help="Merge clusters at least this cohesive.")
-@click.option("--cluster", "cluster_ids", multiple=True, help="A cluster id (repeatable).")
-@click.option("--memory", "memory_ids", multiple=True, help="Merge exactly these (repeatable).")
-@click.option("--content", "merged_content", help="Your text for the merged memory (one merge).")
-@click.option(
+# Options of `run` and `keep-apart`: the clusters named, and the threshold they were found at.
+CLUSTERS = click.option(
+    "--cluster", "cluster_ids", multiple=True, help="A cluster id (repeatable)."
+)
+FOUND_AT = click.option(
     "--threshold",
     type=float,
     default=None,
     help="Similarity that links two, 0-1 (the one `clusters --threshold` found a cluster at).",
 )
+
+
+@consolidate.command("run")
+@click.option("--apply", "apply_", is_flag=True, help="Merge for real (default: preview).")
+@click.option("--cohesion", type=float, default=None, help="Merge clusters at least this cohesive.")
+@CLUSTERS
+@click.option("--memory", "memory_ids", multiple=True, help="Merge exactly these (repeatable).")
+@click.option("--content", "merged_content", help="Your text for the merged memory (one merge).")
+@FOUND_AT
 @pass_state
 def run(
     state: State,
@@ -100,14 +107,9 @@ def run(
 
 
 @consolidate.command("keep-apart")
-@click.option("--cluster", "cluster_ids", multiple=True, help="A cluster id (repeatable).")
+@CLUSTERS
 @click.option("--memory", "memory_ids", multiple=True, help="A memory id (repeatable).")
-@click.option(
-    "--threshold",
-    type=float,
-    default=None,
-    help="Similarity that links two, 0-1 (the one `clusters --threshold` found a cluster at).",
-)
+@FOUND_AT
 @pass_state
 def keep_apart(
     state: State, cluster_ids: tuple[str, ...], memory_ids: tuple[str, ...], threshold: float | None
