@@ -19,10 +19,12 @@ from engram.core.confirmation import Excepted, excepted, first_sentence, states_
 from engram.core.intent_words import (
     CONDITION,
     COUNT,
+    DATE_MOVED,
     LIFE_EVENT,
     MY_THING,
     RELATION,
     SAID,
+    SOMEONES_DATE,
     TOPIC,
     WHEN,
 )
@@ -460,21 +462,8 @@ RULES: tuple[Rule, ...] = (
     # child ("Great news, I got the job at Spotify!", "I broke my wrist yesterday", "We got a
     # cat named Miso!" were none: their past tense reads as work narrated, a probe).
     _rule("save", LIFE_EVENT, 0.8, "personal"),
-    # A date of someone's ("Daniel's birthday is March 3", none: a probe), and a date that
-    # moved ("Ugh, the Harbor beta slipped to February 3", "the deadline got pushed back to
-    # October 1").
-    _rule(
-        "save",
-        r"(?-i:\b[A-Z][\w-]+)'s (?:birthday|anniversary|due date|wedding) is\b(?=[^?]*$)",
-        0.8,
-        "personal",
-    ),
-    _rule(
-        "save",
-        r"\b(?:pushed back|postponed|rescheduled|delayed|slipped|brought forward|moved up) "
-        r"(?:again )?(?:to|until|till)\b(?=[^?]*$)",
-        0.75,
-    ),
+    _rule("save", SOMEONES_DATE, 0.8, "personal"),
+    _rule("save", DATE_MOVED, 0.75),
     # "I just started learning the cello", "I recently began taking piano lessons".
     _rule(
         "save",

@@ -67,3 +67,12 @@ LIFE_EVENT = (
     r"become|became) (?:fully |completely |strictly |)(?:vegan|vegetarian|pescatarian|"
     r"gluten[- ]free|dairy[- ]free|sober|teetotal)\b"
 )
+
+# A date of someone's ("Daniel's birthday is March 3", none: a probe), said, not asked.
+SOMEONES_DATE = r"(?-i:\b[A-Z][\w-]+)'s (?:birthday|anniversary|due date|wedding) is\b(?=[^?]*$)"
+# A date that moved: "Ugh, the Harbor beta slipped to February 3", "the deadline got pushed
+# back to October 1" (none: a probe).
+DATE_MOVED = (
+    r"\b(?:pushed back|postponed|rescheduled|delayed|slipped|brought forward|moved up) "
+    r"(?:again )?(?:to|until|till)\b(?=[^?]*$)"
+)
