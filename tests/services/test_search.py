@@ -328,3 +328,28 @@ def test_a_question_of_the_user_alone_puts_the_users_own_facts_first(
     assert mem.search("Where do I live?")[0].memory.id in {home.id, moved.id}
     sister = [h.memory.content for h in mem.search("where does my sister live")]
     assert "Ana" in sister[0]  # asked of her, she leads
+
+
+def test_a_word_in_most_memories_is_no_full_text_match(mem: Engram) -> None:
+    """A tag on every work memory ("work") matched "… at work" in each at full text
+    relevance, and all of them came before the memory that answers by meaning, tagged
+    otherwise (a probe). Words found in most of the store say little: meaning decides."""
+    facts = [
+        "The Harbor beta slipped to February 3",
+        "Decision: Harbor supports dark mode from day one",
+        "Bluebird deadline pushed back to October 1 because of legal review",
+        "Figma variables chosen for design tokens",
+        "Carlos took over the Bluebird project",
+        "Priya Nair is the lead engineer on Bluebird",
+    ]
+    for text in facts:
+        mem.save(text, tags=["work"])
+    boss = mem.save("Rosa Lindqvist is my new boss", tags=["people"])
+    mem.flush()
+    first, *rest = mem.search("who manages me at work")
+    assert first.memory.id == boss.id
+    assert rest and all(h.why.text < 0.01 for h in rest)
+    # nor do those matches lend their words to expand the query with
+    assert all(h.why.expansion is None for h in mem.search("who do I report to at work?"))
+    # a word fewer memories hold counts in full
+    assert mem.search("Bluebird deadline")[0].why.text == 1.0

@@ -218,6 +218,7 @@ def fuse_matches(
     expanded: Mapping[K, float] | None = None,
     expansion_weight: float = 0.0,
     z_scores: Mapping[K, float] | None = None,
+    text_scale: float = 1.0,
 ) -> dict[K, Fused]:
     """The text matches (raw relevance, higher is better) and the vector neighbours (cosine)
     of one query, fused item by item; items matching neither are left out. Both parts are
@@ -232,8 +233,10 @@ def fuse_matches(
     `expansion_weight`, not a full text match.
 
     `z_scores`: each neighbour's z where it was found otherwise than by its cosine with the
-    query and this calibration (a sentence of the query; `SearchService._neighbours`)."""
-    best_text = max(lexical.values(), default=0.0) or 1.0
+    query and this calibration (a sentence of the query; `SearchService._neighbours`).
+
+    `text_scale`: what the best text match counts for (1: a full text match)."""
+    best_text = (max(lexical.values(), default=0.0) or 1.0) / text_scale
     extra = expanded if expanded and expansion_weight > 0 else {}
     best_extra = max(extra.values(), default=0.0) or 1.0
     textual = {

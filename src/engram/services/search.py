@@ -30,6 +30,7 @@ from engram.core.meaning import (
 )
 from engram.core.models import Status
 from engram.core.ranking import (
+    RARITY_COUNTED_TO,
     Candidate,
     Fused,
     SearchHit,
@@ -98,6 +99,10 @@ class Neighbours(NamedTuple):
 
 
 NO_NEIGHBOURS = Neighbours({}, None, {}, [])
+# What text relevance counts for when every matched word is in most of the store: a little,
+# so that it still orders what meaning does not, below every match by meaning.
+WORDS_SAY_LITTLE = 0.001
+CROWD = 5  # ... and in at least this many memories
 
 
 class SearchService:
@@ -282,6 +287,11 @@ class SearchService:
         calibration = near.calibration
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
 
+        # Words found in most of the store match many memories alike, and normalised by
+        # the best of them each was a full text match (a probe's "work" tag on every work
+        # memory put them all above the one that answers by meaning).
+        text_scale = WORDS_SAY_LITTLE if len(lexical) >= CROWD and self._say_little(terms) else 1.0
+
         def fused_with(expanded: Sequence[Stub] = ()) -> dict[str, Fused]:
             return fuse_matches(
                 {s.id: s.relevance for s in lexical},
@@ -292,6 +302,7 @@ class SearchService:
                 {s.id: s.relevance for s in expanded},
                 settings.search_expansion_weight,
                 z_scores,
+                text_scale,
             )
 
         fused = fused_with()
@@ -349,6 +360,15 @@ class SearchService:
                 self.ctx.store, out, vectors or {}, settings.search_present_weight
             )
         return out, len(lexical) >= pool
+
+    def _say_little(self, terms: Sequence[str]) -> bool:
+        """Whether every query word the store holds is in more than half of its memories, in
+        several (one memory of one is no crowd) but not in all (then no memory could be
+        buried by them); counted up to `RARITY_COUNTED_TO`, so in a larger store a word is
+        never known to be."""
+        found = self.ctx.store.term_counts(terms, RARITY_COUNTED_TO)
+        held = [n for n in found.counts.values() if n > 0]
+        return bool(held) and all(found.total > n >= CROWD and 2 * n > found.total for n in held)
 
     def _stubs_for(self, ids: list[str], where: Filter) -> dict[str, Stub]:
         """Stubs of memories reached through context, if they pass the search's filter."""

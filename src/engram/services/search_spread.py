@@ -37,6 +37,9 @@ EXPANSION_MIN_SHARE = 0.3
 # text: from one weak match ("zebra migration patterns" against a memory about a flight to
 # Lisbon) the search went on to everything else that said "Lisbon".
 EXPANSION_MIN_Z = 3.0
+# ... or share words that say something with the query: not only words found in most of the
+# store (`SearchService._say_little`), which seeded expansion with whichever matches tied first.
+EXPANSION_MIN_TEXT = 0.01
 
 
 def expansion_matches(
@@ -58,7 +61,7 @@ def expansion_matches(
         i
         for i in best[: settings.search_expansion_matches]
         if fused[i].relevance >= floor
-        and (fused[i].text > 0 or z.get(i, -np.inf) >= EXPANSION_MIN_Z)
+        and (fused[i].text >= EXPANSION_MIN_TEXT or z.get(i, -np.inf) >= EXPANSION_MIN_Z)
     ]
     if not strong:
         return []
