@@ -353,7 +353,12 @@ class SearchService:
             out.append((stub, candidate))
         out = the_users_own_first(self.ctx.store, text, out)  # "Where do I live?"
         if settings.search_context_weight > 0:  # credit along relations, as context is
-            out = successors_found(self.ctx.store, out, lambda i: self._stubs_for(list(i), where))
+            out = successors_found(
+                self.ctx.store,
+                out,
+                lambda i: self._stubs_for(list(i), where),
+                settings.search_decay_weight,
+            )
         if asks_about_the_present(text) and settings.search_present_weight > 0:
             vectors = self._top_vectors([c for _, c in out], limit, seen)
             out = as_of_now_found(

@@ -149,7 +149,10 @@ def as_of_now_found(
 
 
 def successors_found(
-    store: Store, found: Found, stubs_for: Callable[[Sequence[str]], dict[str, Stub]]
+    store: Store,
+    found: Found,
+    stubs_for: Callable[[Sequence[str]], dict[str, Stub]],
+    decay_weight: float = 0.0,
 ) -> Found:
     """The matches, with news listed above the fact it supersedes (a `supersedes` relation,
     made by a save that says something changed): "lisa's diet" found "My wife Lisa is
@@ -186,7 +189,10 @@ def successors_found(
         else:
             continue  # outside the search's filter
         old_stub, old = by_id[edge.to_id]
-        lifted = old.relevance * (1.0 + SUCCESSOR_LIFT)
+        # More than decay can take away (it scales a rank by 1 − w at the least): unused,
+        # news fell below the fact it replaced two days on, and below a promoted fact (its
+        # score held at 1) for good (a probe's year of use: 44 questions answered outdated).
+        lifted = old.relevance * (1.0 + SUCCESSOR_LIFT) / (1.0 - min(decay_weight, 0.5))
         if lifted > news.relevance:
             credit = (news.context or 0.0) + lifted - news.relevance
             news = news._replace(relevance=lifted, context=credit)
