@@ -833,3 +833,32 @@ def test_an_edge_whose_id_names_another_edge_here_is_copied_under_a_new_id(
         assert edges == {("m-a", "m-b"), ("m-c", "m-d")}
         (copied,) = again.relations("m-c")
         assert copied.id != "rel-1"
+
+
+def test_an_export_is_read_by_the_stores_clock(tmp_path: Path) -> None:
+    """A store on a FixedClock (a simulation) took a record dated 300 days after its clock,
+    judged by the wall clock instead, and held it at full strength all year; and one whose
+    clock ran ahead of the wall refused a record 30 days older than it (a probe)."""
+
+    def line(ident: str, when: datetime) -> str:
+        record = {
+            "kind": "memory",
+            "id": ident,
+            "content": f"Car insurance renews in March ({ident[:1]})",
+            "created_at": when.isoformat(),
+            "last_used": when.isoformat(),
+        }
+        return json.dumps(record) + "\n"
+
+    then = datetime(2024, 6, 1, tzinfo=UTC)
+    ahead = datetime.now(UTC) + timedelta(days=400)
+    export = tmp_path / "export.jsonl"
+    for start, when, taken in (
+        (then, then + timedelta(days=300), 0),
+        (ahead, ahead - timedelta(days=30), 1),
+    ):
+        export.write_text(line("11111111-1111-1111-1111-111111111111", when))
+        with Engram.open(str(tmp_path / f"{start.year}.db"), clock=FixedClock(start)) as mem:
+            report = mem.import_export(export)
+            assert report.imported == taken, report.message
+            assert len(report.skipped_records) == 1 - taken

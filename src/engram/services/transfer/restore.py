@@ -120,20 +120,25 @@ def check_export_file(path: Path) -> Path:
 STDIN = Path("<stdin>")
 
 
-def read_export(path: Path, stream: BinaryIO | None = None) -> ExportData:
+def read_export(
+    path: Path, stream: BinaryIO | None = None, now: datetime | None = None
+) -> ExportData:
     """Parse an export; bad lines are skipped and reported, never fatal. The last line of an
     id wins (two backups merged in git may hold a memory twice). From `stream` when given (a
-    pipe: `engram export | engram import jsonl -`), named `path` in what it reports."""
+    pipe: `engram export | engram import jsonl -`), named `path` in what it reports. A time
+    later than `now` (the store's clock; this machine's when read before a store is opened)
+    is refused, as a save refuses it: a simulation's store on a FixedClock took a record
+    dated 300 days ahead of it and held it at full strength all year (a probe)."""
+    when = now or system_clock()
     if stream is not None:
-        return _read_export(path, stream)
+        return _read_export(path, stream, when)
     check_export_file(path)
     with path.open("rb") as f:  # read once, in order: FILE may be a pipe
-        return _read_export(path, f)
+        return _read_export(path, f, when)
 
 
-def _read_export(path: Path, f: BinaryIO) -> ExportData:
+def _read_export(path: Path, f: BinaryIO, now: datetime) -> ExportData:
     data = ExportData(source=str(path))
-    now = system_clock()
     memories: dict[str, Memory] = {}
     relations: dict[str, Relation] = {}
     for number, raw in enumerate(bounded_lines(f, MAX_LINE_BYTES), 1):
@@ -207,7 +212,7 @@ def _take(
         # would make a memory nobody can open, touch or delete, and could reach the terminal.
         memory = check.record(memory_from_object(obj).memory)
         for name in ("created_at", "last_used", "promoted_at", "last_review_at"):
-            not_ahead(name, getattr(memory, name), now)  # the clock of this machine, not a store's
+            not_ahead(name, getattr(memory, name), now)
         if memory.id in memories:
             data.superseded += 1
             del memories[memory.id]  # the later line wins, and takes its place in the order
@@ -231,10 +236,11 @@ def restore_export(
     batch: int = BATCH,
     progress: Progress | None = None,
     after_insert: Callable[[list[Memory]], object] | None = None,
+    now: datetime | None = None,
 ) -> RestoreReport:
     """`path` an export, or what `read_export` read of one (checked before the target store
     is opened, so that a file that is no export creates no store)."""
-    data = path if isinstance(path, ExportData) else read_export(path)
+    data = path if isinstance(path, ExportData) else read_export(path, now=now)
     written = write_records(
         target,
         schedules,

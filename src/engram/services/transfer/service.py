@@ -83,6 +83,7 @@ class TransferService:
             self.ctx.scheduled_many,
             progress=progress,
             after_insert=self.ctx.embed_missing,
+            now=self.ctx.now(),
         )
 
     def export_lines(self, fmt: ExportFormat, count: ExportCount | None = None) -> Iterator[str]:
