@@ -549,7 +549,9 @@ def nested(depth: int) -> dict[str, object]:
     return value
 
 
-def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Path) -> None:
+def test_a_bad_line_of_an_export_is_skipped_and_named(
+    mem: Engram, tmp_path: Path, clock: FixedClock
+) -> None:
     good = {"kind": "memory", **mem.save("kept memory").model_dump(mode="json")}
     mem.delete([good["id"]])
     lines = [
@@ -596,7 +598,7 @@ def test_a_bad_line_of_an_export_is_skipped_and_named(mem: Engram, tmp_path: Pat
     lines.append(json.dumps({**good, "id": "never", "last_used": "9999-12-31T23:59:59.999999Z"}))
     lines.append(json.dumps({**good, "id": "year0", "created_at": "0001-01-01T00:30:00+01:00"}))
     lines.append(json.dumps({**good, "id": "early", "last_used": "2000-01-01T00:00:00Z"}))
-    skewed = (datetime.now(UTC) + timedelta(hours=2)).isoformat()  # another machine's clock
+    skewed = (clock.now + timedelta(hours=2)).isoformat()  # another machine's clock
     lines.append(json.dumps({**good, "id": "skewed", "created_at": skewed, "last_used": skewed}))
     path = tmp_path / "export.jsonl"
     path.write_text("\n".join(lines) + "\n")
