@@ -539,3 +539,24 @@ def test_a_cluster_whose_memories_disagree_says_so_in_the_plan(ops: Engram) -> N
     assert step.why.endswith(view.note)
     (entry,) = [e for e in ops.audit(None).entries if e.agent == "ClusterDetector"]
     assert entry.detail["detail"]["note"] == view.note
+
+
+def test_a_plan_does_not_promote_a_fact_corrected_since(tmp_path: Path, clock: FixedClock) -> None:
+    """A plan made on Sunday promoted "My manager is Tom Becker" on Monday, after "My new
+    manager is Grace Okafor" had superseded it: a corrected fact is no candidate for a
+    permanent note, but the plan checked only the fact's own fields (a probe)."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    with Engram.open(str(tmp_path / "s.db"), clock=clock, vault_path=str(vault)) as mem:
+        old = mem.save("My manager is Tom Becker", tags=["work"])
+        for _ in range(5):
+            clock.advance(hours=20)
+            mem.touch(old.id)
+        plan = mem.run_pipeline(agents=["LTMPromoter"], dry_run=True)
+        assert [(s.action, s.memory_ids[0]) for s in plan.steps] == [("promote", old.id)]
+        clock.advance(hours=12)
+        news = mem.save_result("My new manager is Grace Okafor")
+        assert news.supersedes == [old.id]
+        (step,) = mem.apply_plan(plan.plan_id).steps
+        assert step.result.startswith("skipped") and "supersedes it since the plan" in step.result
+        assert mem.get(old.id).status == Status.ACTIVE and not list(vault.rglob("*.md"))

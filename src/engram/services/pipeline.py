@@ -268,7 +268,20 @@ class PipelineService:
         if step.action == "relate" and self._linked(*step.memory_ids):
             # Someone linked them meanwhile: the step reported "done" and changed nothing.
             return "they were related since the plan"
+        if step.action == "promote" and (news := self._news_of(step.memory_ids[0])):
+            # Corrected since the plan ("My new manager is Grace"): a corrected fact is no
+            # candidate for a permanent note, and the plan wrote one all the same (a probe).
+            return f"memory {news} supersedes it since the plan"
         return None
+
+    def _news_of(self, ident: str) -> str | None:
+        """A memory that supersedes `ident`, if any."""
+        replaced = (
+            r.from_id
+            for r in self.ctx.store.relations([ident])
+            if r.type == "supersedes" and r.to_id == ident
+        )
+        return next(replaced, None)
 
     def _linked(self, a: str, b: str) -> bool:
         return any({r.from_id, r.to_id} == {a, b} for r in self.ctx.store.relations([a]))
