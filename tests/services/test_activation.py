@@ -634,3 +634,21 @@ def test_news_stays_above_the_fact_it_replaced_as_both_fade(mem: Engram, clock: 
     for days in (0, 3, 30, 365):
         clock.now = news.memory.created_at + timedelta(days=days)
         assert mem.search("do I eat meat")[0].memory.id == news.memory.id, days
+
+
+def test_a_change_replaces_how_something_is_not_what_happened(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """ "Iris switched to Sunflower Montessori" superseded the outing "Took Iris to Laurelhurst
+    Park after preschool", more alike to it than "Iris goes to Little Acorns preschool"; the
+    outing said again then superseded the news (a probe's year of use)."""
+    fact = mem.save("Iris goes to Little Acorns preschool")
+    clock.advance(days=3)
+    outing = mem.save("Took Iris to Laurelhurst Park after preschool")
+    clock.advance(days=30)
+    mem.flush()
+    news = mem.save_result(Draft("Iris switched to Sunflower Montessori"))
+    assert news.supersedes == [fact.id]
+    clock.advance(days=20)
+    again = mem.save_result(Draft("Took Iris to Laurelhurst Park after preschool"))
+    assert again.memory.id == outing.id and again.supersedes == []

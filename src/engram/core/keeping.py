@@ -232,6 +232,21 @@ _ATTRIBUTE_OF = {
 }
 
 
+# A fact that holds now, as its verb says ("Iris goes to Little Acorns preschool"), not an
+# event that names the attribute in passing ("Took Iris to the park after preschool", which a
+# school change superseded: a probe's year of use).
+_HOLDS_NOW = re.compile(
+    r"\b(?:is|are|am|'s|'re|'m|goes|go|works|work|lives|live|has|have|attends|attend|eats|"
+    r"eat|reports|report|stays|stay)\b",
+    re.IGNORECASE,
+)
+
+
+def states_now(text: str) -> bool:
+    """Whether a statement says how something is (`_HOLDS_NOW`), not only what happened."""
+    return _HOLDS_NOW.search(plain(text)) is not None
+
+
 def _attributes(text: str) -> set[str]:
     return {_ATTRIBUTE_OF[t] for t in index_terms(text) if t in _ATTRIBUTE_OF}
 
@@ -244,7 +259,7 @@ def _alike_in_form_only(text: str, old: str) -> bool:
     stood at 0.21."""
     opening = _opening_name(text)
     shared = _fact_terms(text) & _fact_terms(old) - {opening}
-    if shared or _attributes(text) & _attributes(old):
+    if shared or (_attributes(text) & _attributes(old) and states_now(old)):
         return False
     return (opening != "" and opening == _opening_name(old)) or (
         says_a_change(old) or _REPLACED.search(old) is not None

@@ -12,6 +12,7 @@ from engram.core.keeping import (
     named_old_value,
     replaces_a_fact,
     shared_terms,
+    states_now,
 )
 from engram.core.models import Memory, Relation, Status, new_id
 from engram.services.context import Context
@@ -93,7 +94,11 @@ def facts_replaced(text: str, similar: Sequence[SimilarMemory]) -> list[SimilarM
     # badminton fact 0.33; "We switched Atlas CI from Jenkins to GitHub Actions" replaced
     # "Atlas launch date is set for February 2", 0.45, in a probe).
     candidates = alike if left is None else [s for s in alike if holds_value(s.content, left)]
-    return [old for old in candidates if replaces_a_fact(text, old.similarity, old.content)]
+    replaced = [old for old in candidates if replaces_a_fact(text, old.similarity, old.content)]
+    # A change replaces how something is, before what happened: "Iris switched to Sunflower
+    # Montessori" superseded "Took Iris to the park after preschool", more alike to it than
+    # "Iris goes to Little Acorns preschool" (a probe's year of use).
+    return sorted(replaced, key=lambda old: not states_now(old.content))
 
 
 def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) -> list[str]:
@@ -119,7 +124,9 @@ def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) ->
     replaced = [fact] + [
         old
         for old in replaced[1:]
-        if old.similarity >= floor and shared_terms(memory.content, fact.content, old.content)
+        if old.similarity >= floor
+        and shared_terms(memory.content, fact.content, old.content)
+        and states_now(old.content) >= states_now(fact.content)  # a copy of a state is one
     ]
     taken = {memory.id, *(old.id for old in replaced)}  # the fact among them
     replaced += _copies_of(ctx, fact, memory, left, taken)
