@@ -282,7 +282,8 @@ class PipelineLog(Protocol):
     """The maintenance pipeline's needs: its audit trail, and one pipeline at a time."""
 
     def audit_append(self, entries: Sequence[AuditEntry]) -> None:
-        """Add entries to the audit trail (never changed or removed afterwards)."""
+        """Add entries to the audit trail (never changed afterwards); past the store's
+        `audit_keep` entries (`rows.AUDIT_KEEP`), the oldest go."""
         ...
 
     def audit_entries(self, plan_id: str | None, limit: int) -> list[AuditEntry]:

@@ -19,7 +19,7 @@ from engram.core.notes import NoteLinks, NoteState, link_key, link_name
 from engram.errors import NotFoundError
 from engram.storage.columns import MEMORY_COLUMN_LIST
 from engram.storage.protocol import CURSOR_MARK, ScheduleInputs
-from engram.storage.rows import AUDIT_COLUMNS, Decode, audit_from_row, memory_from_row
+from engram.storage.rows import AUDIT_COLUMNS, AUDIT_KEEP, Decode, audit_from_row, memory_from_row
 
 FINGERPRINT_KEY = "schedule_fingerprint"  # in store_meta: the policy the schedules were made by
 RESCHEDULE_BATCH = 50_000  # memories read, computed and written back at a time
@@ -104,6 +104,8 @@ class SqlDialect(Protocol):
 
 
 class SqlReads:
+    audit_keep = AUDIT_KEEP  # the newest audit entries kept (`rows.KEEP_NEWEST_AUDIT`)
+
     def ltm_states(self: SqlDialect) -> dict[str, NoteState]:
         rows = self._query("SELECT path, mtime_ns, size, digest FROM ltm_notes")
         return {row[0]: NoteState(row[0], int(row[1]), int(row[2]), row[3]) for row in rows}

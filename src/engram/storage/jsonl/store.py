@@ -63,6 +63,7 @@ from engram.storage.jsonl.repair import quarantine_bad_lines
 from engram.storage.jsonl.scratch import IndexDir
 from engram.storage.jsonl.sync import (
     Tally,
+    append_audit,
     apply_memories,
     apply_vectors,
     decoded,
@@ -76,6 +77,7 @@ from engram.storage.jsonl.vectors import decode_vector, encode_vector
 from engram.storage.locks import file_lock
 from engram.storage.maintenance import CompactionResult, StorageStats
 from engram.storage.protocol import Capability, Change, Filter, Rescheduler, VectorItems
+from engram.storage.rows import AUDIT_KEEP
 from engram.storage.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
@@ -90,6 +92,7 @@ class JSONLStore:
     _unscheduled: set[str]  # memories whose line has no schedule (`_clear_counts`)
     _links_waiting: bool  # lines of links read whose memory was missing (`_read_links_again`)
     capabilities = frozenset({Capability.COMPACT, Capability.VECTORS, Capability.LTM})
+    audit_keep = AUDIT_KEEP
 
     def __init__(
         self,
@@ -182,8 +185,7 @@ class JSONLStore:
         return {file.name: file.position() for file in self._files}
 
     def _save_snapshot(self) -> None:
-        """Leave this process's index for the next one to open the store, if it knows more
-        than the snapshot there (`snapshot`). A failure costs only speed: it is logged."""
+        """Leave this index to the next process if it knows more (`snapshot`); failures: logged."""
         index = getattr(self, "_index", None)
         if index is None or self._index_dir is None or self._bad:
             return
@@ -502,11 +504,9 @@ class JSONLStore:
 
     def audit_append(self, entries: Sequence[AuditEntry]) -> None:
         with self._writing():
-            self._audit.append(e.model_dump_json().encode() for e in entries)
+            append_audit(self._audit, entries, self.audit_keep)
 
     def audit_entries(self, plan_id: str | None, limit: int) -> list[AuditEntry]:
-        """Read from the file each time: the trail is for people and plans, not hot paths.
-        A line that does not parse (a hand edit gone wrong) is skipped with a warning."""
         with self._reading(), self._lock.hold(exclusive=False):
             return read_audit(self.path / AUDIT, plan_id, limit)
 

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.core.timeutil import to_epoch
-from engram.storage.jsonl.files import read_lines
+from engram.storage.jsonl.files import LineFile, read_lines
 from engram.storage.jsonl.records import SCHEDULE_FIELDS, BadLine, StoredMemory, Tombstone
 from engram.storage.jsonl.vectors import VectorLine
 from engram.storage.maintenance import FileStats
@@ -29,6 +29,9 @@ log = logging.getLogger(__name__)
 _EMPTY = Schedule()
 _ANY = Filter(statuses=tuple(Status))  # every memory, whatever its status
 _PAGE = 1_000  # memories per read when walking the whole store
+AUDIT_ENTRY_BYTES = (
+    200  # fewer than an audit entry's line holds: the file's size says when to count
+)
 
 
 @dataclass
@@ -157,6 +160,16 @@ def _schedule(columns: list[list[float]], i: int) -> Schedule:
         for name, col in zip(SCHEDULE_FIELDS, columns, strict=True)
     }
     return Schedule.model_construct(**values)
+
+
+def append_audit(file: LineFile, entries: Sequence[AuditEntry], keep: int) -> None:
+    """Add entries to the audit file; past `keep` entries (checked once the file could hold
+    that many), the oldest go, in one atomic rewrite (`rows.AUDIT_KEEP`)."""
+    file.append(e.model_dump_json().encode() for e in entries)
+    if file.size() > keep * AUDIT_ENTRY_BYTES:
+        lines = [raw for _, raw in read_lines(file.path) if raw.strip()]
+        if len(lines) > keep:
+            file.rewrite(lines[-keep:])
 
 
 def read_audit(path: Path, plan_id: str | None, limit: int) -> list[AuditEntry]:

@@ -51,6 +51,7 @@ from engram.storage.protocol import (
 )
 from engram.storage.rows import (
     AUDIT_COLUMNS,
+    KEEP_NEWEST_AUDIT,
     as_is,
     audit_row,
     memory_from_row,
@@ -420,6 +421,7 @@ class PostgresStore(SqlReads, SqlNotes, PostgresGraph, PostgresLtm, PostgresText
                 f"INSERT INTO audit ({AUDIT_COLUMNS}) VALUES ({', '.join(['%s'] * 11)})",
                 [audit_row(e, encode=Jsonb) for e in entries],
             )
+            cur.execute(KEEP_NEWEST_AUDIT.format(p="%s"), (self.audit_keep,))
 
     @contextmanager
     def exclusive(self, name: str, wait: bool = False) -> Iterator[None]:

@@ -44,6 +44,7 @@ from engram.storage.protocol import (
 )
 from engram.storage.rows import (
     AUDIT_COLUMNS,
+    KEEP_NEWEST_AUDIT,
     audit_row,
     from_json,
     memory_from_row,
@@ -458,6 +459,7 @@ class SQLiteStore(SqlReads, SqlNotes, SQLiteText, SQLiteGraph, SQLiteLtm, SQLite
                 f"INSERT INTO audit({AUDIT_COLUMNS}) VALUES ({', '.join('?' * 11)})",
                 [audit_row(e) for e in entries],
             )
+            conn.execute(KEEP_NEWEST_AUDIT.format(p="?"), (self.audit_keep,))
 
     def exclusive(self, name: str, wait: bool = False) -> AbstractContextManager[None]:
         # An in-memory store is one process's: a lock of its own, no file in the cwd. Where the
