@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tests.support import START
 
-from engram import Engram, FixedClock, Status
+from engram import Draft, Engram, FixedClock, Status
 from engram.core.decay import time_to_retention
 from engram.storage.protocol import Filter, Stub
 
@@ -285,3 +285,19 @@ def test_memories_dated_after_now_are_listed_as_they_score(mem: Engram, clock: F
     assert (stats.due_for_gc, stats.in_danger_zone, stats.promotion_candidates) == (1, 1, 1)
     assert [c.memory.id for c in mem.promotion_candidates()] == [used.id]
     assert [c.memory.id for c in mem.review_candidates()] == [fading.id]
+
+
+def test_stats_count_as_due_what_gc_would_collect(mem: Engram, clock: FixedClock) -> None:
+    """News that supersedes a live fact is spared by gc while the fact lives, and `stats`
+    counted it as due all the same: 10 due where gc deleted 7, for good (a probe's year)."""
+    old = mem.save("Project Atlas launch is planned for June 15")
+    for _ in range(5):
+        clock.advance(days=1)
+        mem.touch(old.id)
+    news = mem.save_result(Draft("Update: the Atlas launch slipped to July 1"))
+    assert news.supersedes == [old.id]
+    other = mem.save("Bought a new kettle")
+    clock.advance(days=60)
+    assert mem.touch(old.id).memory.id == old.id  # the fact lives on, used
+    assert {m for m in mem.gc(dry_run=True).memory_ids} == {other.id}
+    assert mem.stats().due_for_gc == 1
