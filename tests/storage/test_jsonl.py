@@ -770,6 +770,21 @@ def test_an_old_gitignore_learns_of_the_lock_files(folder: Path) -> None:
     assert ignore.read_text().split().count(".*.lock") == 1
 
 
+def test_a_gitignore_of_the_users_gets_engrams_lines(tmp_path: Path) -> None:
+    """A store made at the root of a repository that had its own .gitignore (a template's)
+    got none of Engram's lines, and `git add -A` committed the index cache and the lock
+    files, which conflicted at every pull from the other machine (a probe)."""
+    folder = tmp_path / "store"
+    folder.mkdir()
+    (folder / ".gitignore").write_text("__pycache__/\n*.log\n")
+    JSONLStore(folder).close()
+    JSONLStore(folder).close()  # and only once
+    text = (folder / ".gitignore").read_text()
+    assert text.startswith("__pycache__/\n*.log\n")
+    assert {".index.db", ".lock", ".*.lock", ".*.head", "ltm.db"} <= set(text.split())
+    assert text.count(".index.db\n") == 1
+
+
 # -- real processes ---------------------------------------------------------------------------
 
 COMPACTOR = textwrap.dedent(

@@ -315,3 +315,22 @@ def test_an_edge_appended_again_under_another_id_replaces_it_for_a_running_clien
     fresh.compact()
     assert [x["id"] for x in lines(folder / "relations.jsonl")] == ["second"]
     fresh.close()
+
+
+def test_a_command_that_changes_nothing_writes_no_line(tmp_path: Path) -> None:
+    """`unarchive` of an active memory, `update` with the tags it has, `archive` of an
+    archived one each appended a copy of the memory's line: git noise on one clone, and
+    merged after the other clone's touch, the copy came last and undid it (a probe)."""
+    from engram import Engram
+
+    with Engram.open(f"jsonl://{tmp_path / 'store'}") as mem:
+        kept = mem.save("Prefers tea over coffee", tags=["drinks"])
+        gone = mem.save("Old laptop password hint")
+        mem.archive([gone.id])
+        before = (tmp_path / "store" / "memories.jsonl").read_bytes()
+        mem.unarchive([kept.id])  # not archived: left as it is
+        mem.update(kept.id, tags=["drinks"])
+        mem.archive([gone.id])
+        assert (tmp_path / "store" / "memories.jsonl").read_bytes() == before
+        mem.update(kept.id, tags=["drinks", "morning"])  # a real change still writes
+        assert len(lines(tmp_path / "store" / "memories.jsonl")) == len(before.splitlines()) + 1

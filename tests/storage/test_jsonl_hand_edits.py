@@ -431,3 +431,19 @@ def test_git_conflict_markers_stop_the_store_until_the_merge_is_resolved(folder:
     with pytest.raises(StoreError, match="line 2 is a git conflict marker: resolve the merge"):
         JSONLStore(folder).get_many(["a"])
     assert path.read_bytes() == before and not (folder / "quarantine").exists()
+
+
+def test_a_store_url_scheme_in_capitals_is_the_same_scheme(tmp_path: Path) -> None:
+    """`JSONL:///x` was refused as "unsupported store URL scheme 'jsonl'", in a message that
+    offered jsonl:///path (a probe): URL schemes are case-insensitive."""
+    from engram.storage.sqlite import SQLiteStore
+
+    for url, kind, made in (
+        (f"JSONL://{tmp_path / 'j'}", JSONLStore, tmp_path / "j" / "memories.jsonl"),
+        (f"SQLite://{tmp_path / 's.db'}", SQLiteStore, tmp_path / "s.db"),
+    ):
+        store = open_store(url, Settings())
+        try:
+            assert isinstance(store, kind) and made.exists()
+        finally:
+            store.close()

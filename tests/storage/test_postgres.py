@@ -610,7 +610,9 @@ def test_the_schema_has_the_designed_columns_and_indexes(
 
 
 def test_urls_select_the_postgres_backend(postgres_url: str) -> None:
-    for url in (postgres_url, postgres_url.replace("postgresql://", "postgres://", 1)):
+    # any case of the scheme: URL schemes are case-insensitive
+    upper = postgres_url.replace("postgresql://", "POSTGRESQL://", 1)
+    for url in (postgres_url, postgres_url.replace("postgresql://", "postgres://", 1), upper):
         store = open_store(url, Settings())
         try:
             assert isinstance(store, PostgresStore)

@@ -6,7 +6,7 @@ lock), runs the caller's change through `apply_changes`, and writes what it retu
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engram.core.models import Memory, Schedule
@@ -22,10 +22,20 @@ class Changes:
     writes: dict[str, tuple[Memory, Schedule]] = field(default_factory=dict)
 
 
-def apply_changes(ids: Sequence[str], stored: Mapping[str, Memory], change: Change) -> Changes:
+def apply_changes(
+    ids: Sequence[str],
+    stored: Mapping[str, Memory],
+    change: Change,
+    rewrite: Collection[str] | None = None,
+) -> Changes:
     """Run `change` over `ids` in order against the `stored` memories. An id named twice sees
     its own earlier change; a change that returns None leaves its memory alone; an unknown id
-    stops everything (nothing is written) and a change may not alter a memory's id."""
+    stops everything (nothing is written) and a change may not alter a memory's id.
+
+    With `rewrite` (the ids whose record must be written anyway), a change that leaves a
+    memory as it was writes nothing: in a JSONL store kept in git, `unarchive` of an active
+    memory appended a copy of its line, and merged after another machine's touch, the copy
+    came last and undid it (a helper's probe)."""
     out = Changes()
     for ident in ids:
         old = out.writes[ident][0] if ident in out.writes else stored.get(ident)
@@ -37,6 +47,9 @@ def apply_changes(ids: Sequence[str], stored: Mapping[str, Memory], change: Chan
         new, schedule = outcome
         if new.id != ident:
             raise StoreError(f"a change may not alter a memory's id ({ident!r})")
+        if rewrite is not None and new == old and ident not in rewrite:
+            out.pairs.append((old, new))
+            continue
         out.writes[ident] = (new, schedule)
         out.pairs.append((old, new))
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import re
 from pathlib import Path
 from urllib.parse import ParseResult, unquote, urlparse
 
@@ -20,6 +21,7 @@ def open_store(
     location: str, settings: Settings, vector_model: tuple[str, int] | None = None
 ) -> Store:
     """`vector_model`: (model id, dimensions) of the embedder in use, or None."""
+    location = _scheme_in_lower_case(location)
     if is_postgres_url(location):
         return open_postgres(location, settings, vector_model)
     if is_jsonl_url(location):
@@ -69,8 +71,18 @@ def field_weights(settings: Settings) -> tuple[float, float, float]:
     return (settings.fts_weight_content, settings.fts_weight_tags, settings.fts_weight_entities)
 
 
+_SCHEME = re.compile(r"^(postgresql|postgres|jsonl|sqlite):", re.IGNORECASE)
+
+
+def _scheme_in_lower_case(location: str) -> str:
+    """A URL's scheme is case-insensitive: `JSONL:///x` was refused as an unsupported scheme
+    'jsonl', in a message offering `jsonl:///path` (a probe)."""
+    found = _SCHEME.match(location)
+    return location if found is None else found.group(1).lower() + location[found.end(1) :]
+
+
 def is_postgres_url(location: str) -> bool:
-    return location.startswith(("postgresql://", "postgres://"))
+    return _scheme_in_lower_case(location).startswith(("postgresql://", "postgres://"))
 
 
 def open_postgres(
@@ -115,7 +127,7 @@ def store_exists(location: str) -> bool:
 
 
 def is_jsonl_url(location: str) -> bool:
-    return location.startswith("jsonl:")
+    return _scheme_in_lower_case(location).startswith("jsonl:")
 
 
 def _plain_url(location: str) -> ParseResult:

@@ -59,12 +59,24 @@ def initialise(path: Path, files: Sequence[Path]) -> None:
     if not ignore.exists():
         ignore.write_text(GITIGNORE)
         created = True
-    elif (kept := ignore.read_text()).startswith(GITIGNORE[:20]):
-        missing = [lines for lines in _LATER_IGNORES if lines.split("\n")[0] not in kept.split()]
-        if missing:
-            ignore.write_text(kept.rstrip("\n") + "\n" + "".join(missing))
+    else:
+        _with_engram_lines(ignore)
     if created:
         fsync_dir(path)
+
+
+def _with_engram_lines(ignore: Path) -> None:
+    """A .gitignore that exists keeps its lines and gets Engram's: all of them where it is the
+    user's own (a repository made from a template: Engram's were never added, and `git add
+    -A` committed the index cache and the lock files, which conflicted at every pull from the
+    other machine, a probe), the ones an earlier Engram did not write where it is Engram's."""
+    kept = ignore.read_text()
+    if not any(line.startswith(GITIGNORE[:20]) for line in kept.splitlines()):
+        ignore.write_text(kept.rstrip("\n") + ("\n\n" if kept.strip() else "") + GITIGNORE)
+        return
+    missing = [lines for lines in _LATER_IGNORES if lines.split("\n")[0] not in kept.split()]
+    if missing:
+        ignore.write_text(kept.rstrip("\n") + "\n" + "".join(missing))
 
 
 # meta.json as last read, by the directory, kept while the file is the same (inode, size,

@@ -374,7 +374,7 @@ class JSONLStore:
     def modify(self, ids: Sequence[str], change: Change) -> list[tuple[Memory, Memory]]:
         with self._writing() as index:
             stored = {m.id: m for m in index.get_many(list(dict.fromkeys(ids)))}
-            done = apply_changes(ids, stored, change)
+            done = apply_changes(ids, stored, change, rewrite=self._unscheduled)
             writes = done.writes
             if writes:
                 edited = [i for i, (new, _) in writes.items() if new.content != stored[i].content]
