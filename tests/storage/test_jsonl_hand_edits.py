@@ -51,6 +51,19 @@ def linked_then_torn(folder: Path) -> tuple[Path, bytes]:
     return path, good_a
 
 
+def test_storage_stats_say_what_waits_in_quarantine(folder: Path) -> None:
+    """A line moved aside was said once, as a warning of the open that moved it; afterwards
+    no statistics showed it, and `git commit -a` carried its removal to the other clone (a
+    probe)."""
+    linked_then_torn(folder)
+    store = JSONLStore(folder, vector_model=("m", 4))
+    try:
+        stats = store.stats()
+    finally:
+        store.close()
+    assert stats.quarantined == 1 and "1 unreadable lines wait in quarantine/" in stats.hint
+
+
 def test_a_memory_put_back_from_quarantine_by_appending_keeps_its_links(folder: Path) -> None:
     """Appended back, the memory's line is read alone: its relation and vector lines, read
     before it, were not in the index, and compaction (which wrote the files from the index)

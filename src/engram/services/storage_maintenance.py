@@ -36,6 +36,7 @@ class StorageReport(Result):
     dead_lines: int = 0
     dead_ratio: float = 0.0
     compaction_recommended: bool = False
+    quarantined: int = 0  # unreadable lines moved aside to quarantine/, waiting for a person
     message: str
 
 
@@ -75,6 +76,7 @@ def _report(stats: StorageStats) -> StorageReport:
         dead_lines=stats.dead_lines,
         dead_ratio=stats.dead_ratio,
         compaction_recommended=stats.compaction_recommended,
+        quarantined=stats.quarantined,
         message=stats.hint,
     )
 

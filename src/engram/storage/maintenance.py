@@ -48,6 +48,7 @@ class StorageStats:
     dead_ratio: float  # dead lines / all lines
     compaction_recommended: bool
     hint: str
+    quarantined: int = 0  # lines moved aside as unreadable (a JSONL store's `quarantine/`)
 
     @classmethod
     def of_files(
@@ -57,6 +58,7 @@ class StorageStats:
         memories: int,
         relations: int,
         files: tuple[FileStats, ...],
+        quarantined: int = 0,
     ) -> StorageStats:
         """The totals, and whether a compaction is worth it, from each file's line counts."""
         lines = sum(f.lines for f in files)
@@ -72,6 +74,11 @@ class StorageStats:
             hint = f"{dead:,} dead lines ({ratio:.0%}): compaction is not needed yet"
         else:
             hint = "no dead lines: nothing to compact"
+        if quarantined:
+            hint += (
+                f"; {quarantined:,} unreadable lines wait in quarantine/ (not in git): mend and "
+                "append them back to their file, or delete them"
+            )
         return cls(
             backend=backend,
             location=location,
@@ -82,6 +89,7 @@ class StorageStats:
             dead_ratio=ratio,
             compaction_recommended=recommended,
             hint=hint,
+            quarantined=quarantined,
         )
 
 

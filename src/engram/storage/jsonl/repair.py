@@ -117,3 +117,16 @@ def _quarantine(folder: Path, stem: str, lines: list[bytes]) -> Path:
         fsync_dir(folder)
         return target
     raise StoreError(f"cannot create a quarantine file in {folder}")
+
+
+def quarantined_lines(folder: Path) -> int:
+    """How many lines the store's `quarantine/` holds: after the one warning when they were
+    moved aside, nothing said so, and `git commit -a` carried their removal to the other
+    clone (a probe)."""
+    total = 0
+    for bad in sorted((folder / "quarantine").glob("*.bad")):
+        try:
+            total += sum(1 for line in bad.read_bytes().split(b"\n") if line.strip())
+        except OSError:
+            continue
+    return total

@@ -59,7 +59,7 @@ from engram.storage.jsonl.records import (
     encode_relation,
     encode_tombstone,
 )
-from engram.storage.jsonl.repair import quarantine_bad_lines
+from engram.storage.jsonl.repair import quarantine_bad_lines, quarantined_lines
 from engram.storage.jsonl.scratch import IndexDir
 from engram.storage.jsonl.sync import (
     Tally,
@@ -579,12 +579,12 @@ class JSONLStore:
             self._rel.stats(RELATIONS, self._relations.size(), relations + kept.relations, gone[1]),
             self._vec.stats(VECTORS, self._vectors.size(), vectors + kept.vectors, gone[2]),
         )
-        return StorageStats.of_files("jsonl", self.location, memories, relations, files)
+        out = quarantined_lines(self.path)
+        return StorageStats.of_files("jsonl", self.location, memories, relations, files, out)
 
     def compact(self) -> CompactionResult:
-        """Rewrite the files without their dead lines, moving none (`compaction`), atomically
-        (temp file, fsync, rename, fsync of the directory), under the exclusive lock after
-        catching up, so no other process's write can be lost."""
+        """Rewrite the files without their dead lines, moving none (`compaction`), atomically,
+        under the exclusive lock after catching up: no other process's write can be lost."""
         with self._writing():
             # A whole read first (relation and vector lines are applied when read: those of a
             # memory put back from quarantine/ were dropped), and bad lines to quarantine/.
