@@ -371,7 +371,10 @@ class SearchService:
         several (one memory of one is no crowd) but not in all (then no memory could be
         buried by them); counted up to `RARITY_COUNTED_TO`, so in a larger store a word is
         never known to be."""
-        found = self.ctx.store.term_counts(terms, RARITY_COUNTED_TO)
+        store = self.ctx.store
+        if store.term_counts(terms, 1).total > 2 * RARITY_COUNTED_TO:
+            return False  # never known to be in half of it: not counted (a search paid 5 %)
+        found = store.term_counts(terms, RARITY_COUNTED_TO)
         held = [n for n in found.counts.values() if n > 0]
         return bool(held) and all(found.total > n >= CROWD and 2 * n > found.total for n in held)
 
