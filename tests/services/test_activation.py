@@ -652,3 +652,19 @@ def test_a_change_replaces_how_something_is_not_what_happened(
     clock.advance(days=20)
     again = mem.save_result(Draft("Took Iris to Laurelhurst Park after preschool"))
     assert again.memory.id == outing.id and again.supersedes == []
+
+
+def test_a_move_naming_the_place_left_supersedes_each_statement_of_living_there(
+    mem: Engram,
+) -> None:
+    """ "We moved from Portland to Denver" superseded "We live in the Sellwood neighbourhood of
+    Portland" and left "I live in Portland, Oregon", less alike to it, to answer "where do I
+    live" first, unmarked (a probe's year of use). A place named as left, held by another
+    statement of where one lives, is replaced there too; not by a statement of another kind."""
+    home = mem.save("I live in Portland, Oregon")
+    area = mem.save("We live in the Sellwood neighbourhood of Portland")
+    coffee = mem.save("My favourite coffee roaster is in Portland")
+    mem.flush()
+    news = mem.save_result(Draft("We moved from Portland to Denver"))
+    assert set(news.supersedes) == {home.id, area.id} and coffee.id not in news.supersedes
+    assert mem.search("where do I live")[0].memory.id == news.memory.id

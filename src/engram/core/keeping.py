@@ -247,6 +247,12 @@ def states_now(text: str) -> bool:
     return _HOLDS_NOW.search(plain(text)) is not None
 
 
+def same_life_fact(text: str, old: str) -> bool:
+    """Whether two statements speak of one life fact by its words (`_ATTRIBUTES`): where one
+    lives, works, goes to school…"""
+    return bool(_attributes(text) & _attributes(old))
+
+
 def _attributes(text: str) -> set[str]:
     return {_ATTRIBUTE_OF[t] for t in index_terms(text) if t in _ATTRIBUTE_OF}
 

@@ -11,6 +11,7 @@ from engram.core.keeping import (
     may_be_news,
     named_old_value,
     replaces_a_fact,
+    same_life_fact,
     shared_terms,
     states_now,
 )
@@ -124,9 +125,19 @@ def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) ->
     replaced = [fact] + [
         old
         for old in replaced[1:]
-        if old.similarity >= floor
-        and shared_terms(memory.content, fact.content, old.content)
-        and states_now(old.content) >= states_now(fact.content)  # a copy of a state is one
+        if (
+            old.similarity >= floor
+            and shared_terms(memory.content, fact.content, old.content)
+            and states_now(old.content) >= states_now(fact.content)  # a copy of a state is one
+        )
+        # The value left, named, held by another statement of the same life fact: "We moved
+        # from Portland to Denver" replaced "We live in the Sellwood neighbourhood of
+        # Portland" and left "I live in Portland, Oregon", less alike to it (a probe's year).
+        or (
+            left is not None
+            and states_now(old.content)
+            and same_life_fact(memory.content, old.content)
+        )
     ]
     taken = {memory.id, *(old.id for old in replaced)}  # the fact among them
     replaced += _copies_of(ctx, fact, memory, left, taken)
