@@ -128,7 +128,9 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         the store lacks is searched as the store's word it misspells, and said in why ('searched
         "kafak" as "kafka"'); 'my husband' is searched by the name the store gives him too.
         Filter by tags.
-        Results are ranked by relevance, re-weighted a little by how alive each memory still is
+        Results are ranked by relevance relative to this query's best match (the first is near 1
+        even when nothing fits: a hit sharing no word, why 'text 0', is a guess by meaning to
+        check against what was asked), re-weighted a little by how alive each memory still is
         (its decay score); near-copies of one memory do not fill the list; some slots go to
         fading memories that match well (reason 'review') so they can be reinforced. Archived
         memories are left out unless `status` asks for them. Each hit is compact (id, content,
