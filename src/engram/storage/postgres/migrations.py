@@ -20,6 +20,24 @@ from engram.storage.schema import refuse_newer
 # pg_advisory_xact_lock key: any constant shared by every Engram client ("engram" in ASCII).
 MIGRATION_LOCK = 0x656E6772616D
 
+
+def _note_search(title: str) -> str:
+    """The notes' search column from 0017 on, with `title` as the words of the title field
+    (0018 adds the aliases): each CJK character a word of its own, a body searched by its
+    first 250,000 characters (0012)."""
+    return f"""
+        ALTER TABLE ltm_notes DROP COLUMN search;
+        ALTER TABLE ltm_notes ADD COLUMN search tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('engram', engram_cjk_spaced(engram_split({title}))), 'A')
+            || setweight(to_tsvector('engram',
+                engram_cjk_spaced(engram_split(engram_words(tags)))), 'B')
+            || setweight(to_tsvector('engram',
+                engram_cjk_spaced(engram_split(left(body, 250000)))), 'D')
+        ) STORED;
+        CREATE INDEX ltm_notes_search ON ltm_notes USING gin (search);
+        """
+
+
 MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_extensions",
@@ -450,37 +468,16 @@ MIGRATIONS: list[tuple[str, str]] = [
         # The vault's notes as memories since 0016: a note titled "大阪旅行" was found by no
         # query, its own title neither (a helper's probe, on SQLite: its 0017). Otherwise as
         # 0012 (a body searched by its first 250,000 characters).
-        """
-        ALTER TABLE ltm_notes DROP COLUMN search;
-        ALTER TABLE ltm_notes ADD COLUMN search tsvector GENERATED ALWAYS AS (
-            setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(title))), 'A')
-            || setweight(to_tsvector('engram',
-                engram_cjk_spaced(engram_split(engram_words(tags)))), 'B')
-            || setweight(to_tsvector('engram',
-                engram_cjk_spaced(engram_split(left(body, 250000)))), 'D')
-        ) STORED;
-        CREATE INDEX ltm_notes_search ON ltm_notes USING gin (search);
-        """,
+        _note_search("title"),
     ),
     (
         "0018_note_aliases",
         # A note's other names (Obsidian's `aliases:`) searched as its title is, as on SQLite
         # (its 0018). The notes whose frontmatter may name some are read again at the next
         # index run (it reads a note whose size, time or digest changed).
-        """
-        ALTER TABLE ltm_notes ADD COLUMN aliases text NOT NULL DEFAULT '';
-        ALTER TABLE ltm_notes DROP COLUMN search;
-        ALTER TABLE ltm_notes ADD COLUMN search tsvector GENERATED ALWAYS AS (
-            setweight(to_tsvector('engram',
-                engram_cjk_spaced(engram_split(title || ' ' || aliases))), 'A')
-            || setweight(to_tsvector('engram',
-                engram_cjk_spaced(engram_split(engram_words(tags)))), 'B')
-            || setweight(to_tsvector('engram',
-                engram_cjk_spaced(engram_split(left(body, 250000)))), 'D')
-        ) STORED;
-        CREATE INDEX ltm_notes_search ON ltm_notes USING gin (search);
-        UPDATE ltm_notes SET mtime_ns = 0, digest = '' WHERE frontmatter LIKE '%"alias%';
-        """,
+        "ALTER TABLE ltm_notes ADD COLUMN aliases text NOT NULL DEFAULT '';"
+        + _note_search("title || ' ' || aliases")
+        + """UPDATE ltm_notes SET mtime_ns = 0, digest = '' WHERE frontmatter LIKE '%"alias%';""",
     ),
 ]
 
