@@ -260,7 +260,7 @@ class MemoryService:
 
         live = {existing.id} if existing.status != Status.ARCHIVED else set()
         try:
-            with self._note_follows(existing.id) if merge_labels else nullcontext():
+            with self._note_follows(existing) if merge_labels else nullcontext():
                 ((before, new),) = self.ctx.store.modify(
                     [existing.id], merged_use.live_guard(change, live)
                 )
@@ -464,13 +464,13 @@ class MemoryService:
             self.ctx.embed_later([(updated.id, updated.content)])
         return updated
 
-    def _note_follows(self, memory_id: str) -> AbstractContextManager[None]:
+    def _note_follows(self, memory: Memory | str) -> AbstractContextManager[None]:
         """A promoted memory's update and its note's rewrite, one step across clients: two
         clients rewrote its note out of order, each taking the other's text for an edit made
         in the vault (a probe: old values kept under #engram-conflict, 5 runs of 6)."""
         if self.on_update is None:
             return nullcontext()
-        found = self.ctx.store.get_many([memory_id])
+        found = [memory] if isinstance(memory, Memory) else self.ctx.store.get_many([memory])
         if not found or found[0].promoted_to is None:
             return nullcontext()
         return self.ctx.store.exclusive("promoted-note", wait=True)
