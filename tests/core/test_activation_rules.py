@@ -1041,6 +1041,13 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
     )
     bumped = "Bumped the project to Python 3.12"
     assert replaces_a_fact("Bumped the project to Python 3.13", similarity=0.9, old=bumped)
+    # a move to where the fact already is agrees with it (a probe: it superseded it)
+    sister = "My sister lives in Toronto"
+    assert not replaces_a_fact("My sister moved to Toronto last year", similarity=0.87, old=sister)
+    assert replaces_a_fact("My sister moved to Montreal", similarity=0.7, old=sister)
+    # ...unless the fact says it left that value: a change back replaces it
+    moved = "Moved the team lunch from Friday to Thursday"
+    assert replaces_a_fact("Moved the team lunch back to Friday", similarity=0.8, old=moved)
 
 
 @pytest.mark.parametrize(

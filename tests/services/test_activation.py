@@ -596,6 +596,26 @@ def test_news_of_a_job_school_or_employer_left_supersedes_the_fact_it_changes(
     assert mem.search("Where does Maya work these days?")[0].memory.id != job.id
 
 
+def test_a_life_fact_said_anew_supersedes_the_value_it_replaces(mem: Engram) -> None:
+    """ "I'm vegan now" (0.76 alike to "I'm vegetarian", no word shared) and "Rosa is my new
+    boss" were linked to nothing, and search listed the old fact first (a probe). A move to
+    where the fact already is agrees with it: "My sister moved to Toronto last year"
+    superseded "My sister lives in Toronto". Chat naming the fact in passing replaces none."""
+    diet = mem.save("I'm vegetarian")
+    boss = mem.save("My boss is Dan")
+    sister = mem.save("My sister lives in Toronto")
+    work = mem.save("I work at Google as an engineer")
+    mem.flush()
+    assert mem.save_result(Draft("I'm vegan now")).supersedes == [diet.id]
+    assert mem.save_result(Draft("Rosa is my new boss")).supersedes == [boss.id]
+    assert mem.save_result(Draft("My sister moved to Toronto last year")).supersedes == []
+    assert mem.save_result(Draft("I'm at work right now")).supersedes == []
+    assert mem.save_result(Draft("I'm working on a new project at work")).supersedes == []
+    mem.flush()
+    assert sister.id in [h.memory.id for h in mem.search("Where does my sister live?")[:1]]
+    assert work.id in [h.memory.id for h in mem.search("Where do I work?")[:2]]
+
+
 def test_a_question_without_its_question_mark_supersedes_nothing(mem: Engram) -> None:
     """Chat asks without "?": "Do you play any games anymore." superseded three turns about
     games (bench/supersede_chat.py)."""

@@ -153,13 +153,19 @@ def brought_up_to_date(old: str, news: str) -> str | None:
     return found.sub(lambda _: swap[1], old, count=1) if found.search(old) else None
 
 
-def _the_same_change(text: str, old: str) -> bool:
-    """Whether `text` and `old` both tell one change, to one value: "Moved settings into
-    app.config so that config loading happens first", saved after "Renamed module app.settings
-    to app.config", superseded the rename it explains (a probe); "Actually moved standup to 11"
-    after "Moved standup to 10" goes elsewhere, and does supersede it."""
-    before, after = named_new_value(old), named_new_value(text)
-    return before is not None and after is not None and index_terms(before) == index_terms(after)
+def _already_holds(text: str, old: str) -> bool:
+    """Whether `old` already holds the value the change `text` goes to, so that it agrees with
+    it rather than being replaced: "My sister moved to Toronto last year" superseded "My
+    sister lives in Toronto" (0.87 alike), and "Moved settings into app.config so that config
+    loading happens first", saved after "Renamed module app.settings to app.config", the
+    rename it explains (probes). A change back to the value `old` says it left does replace
+    it ("Moved standup back to 9:30" after "Moved standup from 9:30 to 10"), as does one
+    elsewhere ("Actually moved standup to 11" after "Moved standup to 10")."""
+    after = named_new_value(text)
+    if after is None or not holds_value(old, after):
+        return False
+    left = named_old_value(old)
+    return left is None or index_terms(left) != index_terms(after)
 
 
 def holds_value(text: str, value: str) -> bool:
@@ -182,7 +188,12 @@ def may_be_news(text: str) -> bool:
     """Whether a statement may say that a fact changed, by any mark: then a save compares it
     with the stored memories down to a lower similarity (`services.save_report.near`)."""
     said = plain(text)
-    return says_a_change(said) or _NOW.search(said) is not None or replaces_a_fact(said)
+    return (
+        says_a_change(said)
+        or _NOW.search(said) is not None
+        or replaces_a_fact(said)
+        or (_ANEW.search(said) is not None and bool(_attributes(said)))
+    )
 
 
 # A question without its question mark, as chat asks one: "Do you play any games anymore."
@@ -204,9 +215,11 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
     said, old = plain(text), plain(old)
     if "?" in said or _ASKED.match(unlabelled(said)):
         return False
-    if old and (about_other_people(said, old) or _the_same_change(said, old)):
+    if old and (about_other_people(said, old) or _already_holds(said, old)):
         return False
     if old and (says_a_change(said) or _NOW.search(said)) and a_new_value(said, old, similarity):
+        return True
+    if old and _life_fact_anew(said, old):
         return True
     if old and _alike_in_form_only(said, old):
         return False
@@ -227,6 +240,13 @@ _ATTRIBUTES = {
     "school": "school preschool kindergarten daycare nursery montessori college university",
     "partner": "wife husband partner girlfriend boyfriend fiance fiancee spouse married dating",
 }
+# The words of `_ATTRIBUTES` that are values of the fact, not its name: "vegan" for
+# "vegetarian" is a new value; "job" for "work" is the same fact named again.
+_KINDS = frozenset(
+    index_term(word)
+    for word in "vegetarian vegan pescatarian preschool kindergarten daycare nursery montessori "
+    "college university".split()
+)
 _ATTRIBUTE_OF = {
     index_term(word): name for name, words in _ATTRIBUTES.items() for word in words.split()
 }
@@ -388,6 +408,59 @@ def a_new_value(text: str, old: str, similarity: float) -> bool:
         and opening in shared
         and opening == _opening_name(old)
     )
+
+
+# What says a life fact (`_ATTRIBUTES`) holds anew: "I'm vegan now", "Rosa is my new boss",
+# "I've gone fully vegan", "She became a nurse".
+_ANEW = re.compile(r"\b(?:now|new|gone|became|become|turned)\b", re.IGNORECASE)
+
+
+def _life_fact_anew(text: str, old: str) -> bool:
+    """Whether `text` gives a life fact that `old` states another value of: "I'm vegan now"
+    of "I'm vegetarian" (0.76 alike, no word shared, and not linked: a probe), "Rosa is my
+    new boss" of "My boss is Dan". A value swapped for another: a name or number for a name
+    or number, or a word of the life fact for another ("vegan" for "vegetarian"). Chat names
+    these facts in passing ("I'm at work right now", "Luckily I don't have work on new years
+    day"): REALTALK's turns saved one by one made 44 such links when any added word would do."""
+    if _ANEW.search(text) is None or not same_life_fact(text, old) or not states_now(old):
+        return False
+    if "?" in old or _ASKED.match(unlabelled(old)):  # "What do you work as?" states nothing
+        return False
+    # one statement, by the speaker of the fact: a chat turn's sentences name people and
+    # places of other things ("I appreciate your understanding, Liza. …" superseded another
+    # speaker's "…a tough time, Bella")
+    if len(statements(unlabelled(text))) > 1 or _label(text) != _label(old):
+        return False
+    whose = (_WHOSE.match(unlabelled(text)), _WHOSE.match(unlabelled(old)))
+    if whose[0] and whose[1] and index_term(whose[0][1].lower()) != index_term(whose[1][1].lower()):
+        return False  # "My son Leo is vegetarian now" is not news of "My wife Lisa is …"
+    new_terms, old_terms = _fact_terms(text), _fact_terms(old)
+    added, dropped = new_terms - old_terms, old_terms - new_terms
+    if added & _values_named(text) and dropped & _values_named(old):
+        return True
+    return bool(added & _KINDS) and bool(dropped & _KINDS)
+
+
+# A name a statement opens with, as what it says of it: "Rosa is my new boss". Not any word
+# a sentence opens with ("Luckily I don't have work", "Turn the person we hired down").
+_NAME_IS = re.compile(r"^\W*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+(?:is|was)\b")
+
+
+def _values_named(text: str) -> set[str]:
+    """Its values (`_values`), and the name it opens with where it says what that name is."""
+    found = _values(text)
+    if _NAME_IS.match(unlabelled(text)):
+        found.add(_opening_name(text))
+    return found - {""}
+
+
+# Whose fact a statement opens with: "My son Leo …" (son), "Our manager …".
+_WHOSE = re.compile(r"^\W*(?:my|our)\s+(\w+)", re.IGNORECASE)
+
+
+def _label(text: str) -> str:
+    """The speaker's label a text opens with ("Kevin" of "Kevin: …"), in lower case; ""."""
+    return text[: len(text) - len(unlabelled(text))].rstrip(": \t").lower()
 
 
 def shared_terms(*texts: str) -> set[str]:
