@@ -73,3 +73,21 @@ NEW_JOB = (
 def save_facts(mem: Engram, clock: FixedClock, *facts: tuple[str, int]) -> list[str]:
     drafts = [Draft(content=t, created_at=clock.now - timedelta(days=d)) for t, d in facts]
     return [m.id for m in mem.save_many(drafts)]
+
+
+# A transcript whose other speaker asks what a query asks of the one it names
+# (services/speakers.py): the answer is Nebraas's own turn.
+NEBRAAS_CHAT = [
+    "Vanessa: What activities do you like doing on weekends, Nebraas?",
+    "Nebraas: I love badminton the most, and painting pottery",
+    "Vanessa: Nebraas, did you like the activity center downtown?",
+    "Nebraas: The subway was packed again this morning",
+    "Vanessa: I spent the whole weekend drawing comics",
+    "Nebraas: weekend incoming!",
+    "Vanessa: The new burger place near my office is great",
+    "Nebraas: My landlord finally fixed the heating",
+    "Vanessa: I have a dentist appointment on Friday",
+    "Nebraas: Work has been busy with the quarterly audit",
+    "Vanessa: My sister is visiting from Chicago next month",
+    "Nebraas: I think it will snow tomorrow",
+]

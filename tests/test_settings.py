@@ -231,6 +231,15 @@ def present_order(mem: Engram, clock: FixedClock) -> list[str]:
     return ["old" if i == old else "new" for i in found if i in (old, new)]
 
 
+def speaker_order(mem: Engram, clock: FixedClock) -> list[str]:
+    """A transcript whose other speaker asks what the query asks of the one it names."""
+    from tests.support import NEBRAAS_CHAT
+
+    mem.save_many([Draft(content=t, episode="chat") for t in NEBRAAS_CHAT])
+    mem.flush()
+    return [h.memory.content for h in mem.search("What sports does Nebraas play?", limit=3)]
+
+
 def fused_ranks(mem: Engram, clock: FixedClock) -> list[float]:
     mem.save("my plane to Lisbon departs at 9am")
     mem.save("the flight to Lisbon leaves at 9am from gate 12")
@@ -389,6 +398,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("search_expansion_terms", {}, {"search_expansion_terms": 1}, expansion_finds),
     ("search_date_weight", {}, {"search_date_weight": 0.0}, dated_order),
     ("search_present_weight", {}, {"search_present_weight": 0.0}, present_order),
+    ("search_other_speakers_share", {}, {"search_other_speakers_share": 1.0}, speaker_order),
     (
         "search_vector_candidates",
         {"search_vector_candidates": 10},

@@ -136,6 +136,10 @@ class Settings(BaseSettings):
     # how late it was saved among the matches (0 turns it off; docs/search.md, "Queries about
     # the present").
     search_present_weight: float = Field(default=0.2, ge=0, le=5)
+    # A query naming one speaker of a transcript ("What are Fahim's hobbies?", its memories
+    # opening "Fahim Khan: …"): a match labelled with a speaker it does not name keeps this
+    # share of its relevance (1 turns it off; docs/search.md, "Transcripts: a speaker named").
+    search_other_speakers_share: float = Field(default=0.3, ge=0, le=1)
 
     # What a save does with a repeat of a stored memory (docs/consolidation.md)
     save_duplicates: Literal["merge", "reinforce", "keep"] = "merge"

@@ -9,7 +9,7 @@ from engram.core.aliases import of_someone_close
 from engram.core.entities import extract_entities
 from engram.core.index_terms import index_term, index_terms
 from engram.core.message import OPENERS, OPENING_WORDS, flattened, plain, readable
-from engram.core.text import STOPWORDS, WORD, statements, unlabelled
+from engram.core.text import STOPWORDS, WORD, speaker_label, statements, unlabelled
 
 # A statement that something changed ("I moved from Berlin to Lisbon", "Actually I prefer tea
 # now", "We switched Atlas to PostgreSQL", "I quit Siemens"): it may correct an older memory.
@@ -429,7 +429,10 @@ def _life_fact_anew(text: str, old: str) -> bool:
     # one statement, by the speaker of the fact: a chat turn's sentences name people and
     # places of other things ("I appreciate your understanding, Liza. …" superseded another
     # speaker's "…a tough time, Bella")
-    if len(statements(unlabelled(text))) > 1 or _label(text) != _label(old):
+    if (
+        len(statements(unlabelled(text))) > 1
+        or speaker_label(text).lower() != speaker_label(old).lower()
+    ):
         return False
     whose = (_WHOSE.match(unlabelled(text)), _WHOSE.match(unlabelled(old)))
     if whose[0] and whose[1] and index_term(whose[0][1].lower()) != index_term(whose[1][1].lower()):
@@ -456,11 +459,6 @@ def _values_named(text: str) -> set[str]:
 
 # Whose fact a statement opens with: "My son Leo …" (son), "Our manager …".
 _WHOSE = re.compile(r"^\W*(?:my|our)\s+(\w+)", re.IGNORECASE)
-
-
-def _label(text: str) -> str:
-    """The speaker's label a text opens with ("Kevin" of "Kevin: …"), in lower case; ""."""
-    return text[: len(text) - len(unlabelled(text))].rstrip(": \t").lower()
 
 
 def shared_terms(*texts: str) -> set[str]:

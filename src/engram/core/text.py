@@ -155,6 +155,15 @@ def unlabelled(content: str) -> str:
     return content
 
 
+def speaker_label(content: str) -> str:
+    """The speaker's label the content opens with ("Fahim Khan" of "Fahim Khan: …"), as
+    `unlabelled` cuts it; "" without one."""
+    label = _LABEL.match(content)
+    if label and len(label.group(1).split()) <= LABEL_MAX_WORDS:
+        return label.group(1).strip()
+    return ""
+
+
 def passages(content: str, pieces: Pieces | None = None) -> list[str]:
     """The pieces of a memory embedded on their own besides its whole text (empty when it is a
     single statement): its statements of at least three words, the first sixteen, each

@@ -55,6 +55,7 @@ from engram.services.search_time import (
     named_days_found,
     successors_found,
 )
+from engram.services.speakers import Speakers
 from engram.services.spelling import respelling_said, with_respellings
 from engram.storage.protocol import Filter, Stub
 
@@ -281,6 +282,15 @@ class SearchService:
             terms += day_phrases(text, self.ctx.local_now().date())
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
         near = by_vector.result() if by_vector is not None else NO_NEIGHBOURS
+        speakers = Speakers(self.ctx.store, text)
+        share = settings.search_other_speakers_share
+        as_them = (
+            speakers.asked_as_them(first_person or meant, lexical)
+            if lexical and share < 1
+            else None
+        )
+        if by_vector is not None and as_them is not None:  # "What are Fahim's hobbies?"
+            near = self._neighbours(as_them, where, k)
         shared = {s.id for s in lexical}
         near = self._without_short_pairs(near, meant, shared)
         semantic, z_scores = self._standing_alone(near, shared, seen)
@@ -352,6 +362,8 @@ class SearchService:
             )
             out.append((stub, candidate))
         out = the_users_own_first(self.ctx.store, text, out)  # "Where do I live?"
+        if share < 1:  # a transcript's speaker named: their own turns first
+            out = speakers.named_first(out, share)
         if settings.search_context_weight > 0:  # credit along relations, as context is
             out = successors_found(
                 self.ctx.store,
