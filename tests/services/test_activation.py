@@ -616,6 +616,19 @@ def test_a_life_fact_said_anew_supersedes_the_value_it_replaces(mem: Engram) -> 
     assert work.id in [h.memory.id for h in mem.search("Where do I work?")[:2]]
 
 
+def test_a_life_fact_said_anew_in_other_words_is_found_by_the_facts_words(mem: Engram) -> None:
+    """ "I report to Rosa now" and "My manager is Dan Kim" are 0.20 alike and share no word,
+    "…started a new job at Stripe" and "…works at Lumen Health" 0.15: no bar of meaning finds
+    them, the life fact's words do ("report" as in "report to", not "the quarterly report")."""
+    manager = mem.save("My manager is Dan Kim")
+    mem.save("I have to finish the quarterly report by Friday")
+    job = mem.save("Priya works at Lumen Health as a PM")
+    mem.flush()
+    assert mem.save_result(Draft("I report to Rosa now")).supersedes == [manager.id]
+    started = mem.save_result(Draft("Priya started a new job at Stripe this week"))
+    assert started.supersedes == [job.id]
+
+
 def test_a_question_without_its_question_mark_supersedes_nothing(mem: Engram) -> None:
     """Chat asks without "?": "Do you play any games anymore." superseded three turns about
     games (bench/supersede_chat.py)."""

@@ -236,7 +236,7 @@ _ATTRIBUTES = {
     "job": "work works worked working job jobs employer employed hired career",
     "home": "live lives lived living home moved relocated based address apartment flat house",
     "diet": "vegetarian vegan pescatarian meat diet",
-    "manager": "manager boss supervisor report reports",
+    "manager": "manager boss supervisor report",
     "school": "school preschool kindergarten daycare nursery montessori college university",
     "partner": "wife husband partner girlfriend boyfriend fiance fiancee spouse married dating",
 }
@@ -273,8 +273,40 @@ def same_life_fact(text: str, old: str) -> bool:
     return bool(_attributes(text) & _attributes(old))
 
 
+def life_fact_words(text: str) -> list[str]:
+    """The words of the life facts (`_ATTRIBUTES`) a statement says anew ("I report to Rosa
+    now": manager, boss, report…), to look for the fact it replaces by; none unless it says
+    one anew (`_ANEW`)."""
+    if _ANEW.search(text) is None:
+        return []
+    return [w for name in sorted(_attributes(text)) for w in _ATTRIBUTES[name].split()]
+
+
+# Words of a life fact only before another: "I report to Rosa", not "the quarterly report".
+_ONLY_BEFORE = {index_term("report"): "to"}
+
+
 def _attributes(text: str) -> set[str]:
-    return {_ATTRIBUTE_OF[t] for t in index_terms(text) if t in _ATTRIBUTE_OF}
+    terms = index_terms(text)
+    return {
+        _ATTRIBUTE_OF[t]
+        for t, after in zip(terms, [*terms[1:], ""], strict=True)
+        if t in _ATTRIBUTE_OF and _ONLY_BEFORE.get(t, after) == after
+    }
+
+
+def life_fact_replaced(text: str, old: str) -> bool:
+    """Whether `text` says anew a life fact `old` states, with another value
+    (`_life_fact_anew`), and is no question, nor of another person, nor agrees with it."""
+    said, old = plain(text), plain(old)
+    if "?" in said or _ASKED.match(unlabelled(said)):
+        return False
+    # "My manager is Dan Kim" is the user's fact, as "I report to Rosa now" is
+    whose = _WHOSE.match(unlabelled(old))
+    the_users = whose is not None and index_term(whose[1].lower()) in _ATTRIBUTE_OF
+    if (about_other_people(said, old) and not the_users) or _already_holds(said, old):
+        return False
+    return _life_fact_anew(said, old)
 
 
 def _alike_in_form_only(text: str, old: str) -> bool:

@@ -23,7 +23,13 @@ from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.enrichment import names_in
 from engram.services.results import MessageAnalysis, RecallAnalysis
-from engram.services.save_report import facts_replaced, near, reports_similar, similar_report
+from engram.services.save_report import (
+    facts_replaced,
+    life_facts_replaced,
+    near,
+    reports_similar,
+    similar_report,
+)
 from engram.storage.protocol import Filter
 
 # Words of a confirmation that name no memory: courtesy too ("That's right, thanks" touched
@@ -195,6 +201,7 @@ class ActivationService:
             return None
         found = near(self.ctx, text)
         replaced = facts_replaced(text, similar_report(self.ctx, found, own_id=""))
+        replaced = replaced or life_facts_replaced(self.ctx, text)
         return replaced[0].content if replaced else None
 
     def _confirmed_by_meaning(self, message: str, memories: Sequence[Memory]) -> list[str]:

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 
 from engram.core.keeping import (
     holds_value,
+    life_fact_replaced,
+    life_fact_words,
     may_be_news,
     named_old_value,
     replaces_a_fact,
@@ -102,6 +104,41 @@ def facts_replaced(text: str, similar: Sequence[SimilarMemory]) -> list[SimilarM
     return sorted(replaced, key=lambda old: not states_now(old.content))
 
 
+# The stored statements of a life fact read for the one news replaces, where none is alike
+# enough in meaning (`life_facts_replaced`)...
+LIFE_FACTS_READ = 20
+# ...and how alike in meaning it must be all the same: the changes of a probe stood at
+# 0.15-0.20 to their facts; a chat turn naming work in passing ("…not working and now I have
+# 3 useless flash drives") at 0.03 to the one it superseded (bench/supersede_chat.py).
+LIFE_FACT_MIN_SIMILAR = 0.1
+
+
+def life_facts_replaced(ctx: Context, text: str, own_id: str = "") -> list[SimilarMemory]:
+    """The stored statements of a life fact that `text` says anew, found by the fact's
+    words, not by meaning: "I report to Rosa now" and "My manager is Dan Kim" are 0.20 alike,
+    "Started a new job at Stripe this week" and "I work at Lumen Health" 0.15, far below any
+    bar of meaning, and share no word (`core.keeping.life_fact_words`); from
+    `LIFE_FACT_MIN_SIMILAR` up, most alike first. The value must be
+    swapped for another (`life_fact_replaced`)."""
+    words = life_fact_words(text)
+    if not words:
+        return []
+    live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
+    found = [s.id for s in ctx.store.text_search(words, live, LIFE_FACTS_READ) if s.id != own_id]
+    facts = [m for m in ctx.store.get_many(found) if life_fact_replaced(text, m.content)]
+    news = ctx.text_vector(text) if facts else None
+    vectors = {}
+    if news is not None and ctx.semantic is not None:
+        vectors = ctx.store.get_vectors([m.id for m in facts], ctx.semantic.model_id)
+    alike = {i: round(float(v @ news), 4) for i, v in vectors.items()} if news is not None else {}
+    replaced = [
+        SimilarMemory(id=m.id, content=m.content, similarity=alike[m.id])
+        for m in facts
+        if alike.get(m.id, 0.0) >= LIFE_FACT_MIN_SIMILAR
+    ]
+    return sorted(replaced, key=lambda old: -old.similarity)
+
+
 def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) -> list[str]:
     """A save that says something changed ("Correction: Lisa is no longer vegetarian")
     replaces the stored memory most like it that it is news about ("My wife Lisa is
@@ -117,7 +154,9 @@ def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) ->
     if not ctx.settings.save_supersedes:
         return []
     left = named_old_value(memory.content)
-    replaced = facts_replaced(memory.content, similar)
+    replaced = facts_replaced(memory.content, similar) or life_facts_replaced(
+        ctx, memory.content, memory.id
+    )
     if not replaced:
         return []
     fact = replaced[0]
