@@ -15,6 +15,7 @@ from engram.core.intent import classify
 from engram.core.keeping import (
     brought_up_to_date,
     holds_value,
+    life_fact_replaced,
     memory_content,
     named_old_value,
     replaces_a_fact,
@@ -1212,3 +1213,27 @@ def test_a_correction_naming_both_values_brings_the_old_fact_up_to_date() -> Non
         == "The review is on Thursday at 2pm in 4B"
     )
     assert brought_up_to_date("I live in Lyon", "Clara moved from Montreal to Toronto") is None
+
+
+@pytest.mark.parametrize(
+    ("news", "old", "replaces"),
+    [
+        ("I report to Rosa now", "My manager is Dan Kim", True),
+        ("I'm vegan now", "I'm vegetarian", True),
+        # the fact of someone else, though a word of a life fact names them
+        ("I'm vegan now", "My wife is vegetarian", False),
+        # "report" of a life fact only as "report to"
+        ("I report to Rosa now", "I have to finish the quarterly report by Friday", False),
+        # a question states nothing, either way
+        ("Is Rosa your new boss?", "My boss is Dan", False),
+        ("I'm vegan now", "Are you vegetarian", False),
+        # agrees with the fact
+        ("I live in Toronto now", "I live in Toronto", False),
+    ],
+)
+def test_a_life_fact_said_anew_replaces_only_another_value_of_it(
+    news: str, old: str, replaces: bool
+) -> None:
+    """The rule `save_report.life_facts_replaced` reads the stored statements of a life fact
+    by, where news shares neither words nor meaning with the fact it replaces."""
+    assert life_fact_replaced(news, old) is replaces

@@ -213,7 +213,7 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
     new value (`a_new_value`), any mark of a change will do ("Actually, Lisa's birthday is
     September 5, not the 3rd", "I live in Lisbon now")."""
     said, old = plain(text), plain(old)
-    if "?" in said or _ASKED.match(unlabelled(said)):
+    if _a_question(said):
         return False
     if old and (about_other_people(said, old) or _already_holds(said, old)):
         return False
@@ -299,14 +299,21 @@ def life_fact_replaced(text: str, old: str) -> bool:
     """Whether `text` says anew a life fact `old` states, with another value
     (`_life_fact_anew`), and is no question, nor of another person, nor agrees with it."""
     said, old = plain(text), plain(old)
-    if "?" in said or _ASKED.match(unlabelled(said)):
+    if _a_question(said):
         return False
-    # "My manager is Dan Kim" is the user's fact, as "I report to Rosa now" is
+    # "My manager is Dan Kim" is the user's fact, as "I report to Rosa now" is; "My wife is
+    # vegetarian" is the wife's, not of "I'm vegan now"
     whose = _WHOSE.match(unlabelled(old))
-    the_users = whose is not None and index_term(whose[1].lower()) in _ATTRIBUTE_OF
+    shared = _attributes(said) & _attributes(old)
+    the_users = whose is not None and _ATTRIBUTE_OF.get(index_term(whose[1].lower())) in shared
     if (about_other_people(said, old) and not the_users) or _already_holds(said, old):
         return False
     return _life_fact_anew(said, old)
+
+
+def _a_question(text: str) -> bool:
+    """Whether a statement asks (`_ASKED`: chat asks without its question mark too)."""
+    return "?" in text or _ASKED.match(unlabelled(text)) is not None
 
 
 def _alike_in_form_only(text: str, old: str) -> bool:
@@ -456,7 +463,7 @@ def _life_fact_anew(text: str, old: str) -> bool:
     day"): REALTALK's turns saved one by one made 44 such links when any added word would do."""
     if _ANEW.search(text) is None or not same_life_fact(text, old) or not states_now(old):
         return False
-    if "?" in old or _ASKED.match(unlabelled(old)):  # "What do you work as?" states nothing
+    if _a_question(old):  # "What do you work as?" states nothing
         return False
     # one statement, by the speaker of the fact: a chat turn's sentences name people and
     # places of other things ("I appreciate your understanding, Liza. …" superseded another
