@@ -290,7 +290,7 @@ class SearchService:
             else None
         )
         if by_vector is not None and as_them is not None:  # "What are Fahim's hobbies?"
-            near = self._neighbours(as_them, where, k)
+            near = self._theirs_as_them(near, self._neighbours(as_them, where, k), speakers)
         shared = {s.id for s in lexical}
         near = self._without_short_pairs(near, meant, shared)
         semantic, z_scores = self._standing_alone(near, shared, seen)
@@ -469,6 +469,18 @@ class SearchService:
             stubs={k: v for k, v in near.stubs.items() if k not in short},
             z={k: v for k, v in near.z.items() if k not in short},
         )
+
+    @staticmethod
+    def _theirs_as_them(asked: Neighbours, as_them: Neighbours, speakers: Speakers) -> Neighbours:
+        """The neighbours of a query asked as the speaker it names would ask it, for that
+        speaker's memories; the others' as asked (the user's own notes answered "What breed
+        is my dog?" of Maya's dog, a probe). Each z is its own query's."""
+        theirs = speakers.theirs([*as_them.stubs, *asked.stubs])
+        stubs = {i: s for i, s in asked.stubs.items() if i not in theirs}
+        z = {i: v for i, v in asked.z.items() if i not in theirs}
+        stubs |= {i: s for i, s in as_them.stubs.items() if i in theirs}
+        z |= {i: v for i, v in as_them.z.items() if i in theirs}
+        return Neighbours(stubs, as_them.calibration, z, as_them.probes)
 
     def _standing_alone(
         self, near: Neighbours, shared: set[str], seen: dict[str, NDArray[np.float32]]

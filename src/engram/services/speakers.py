@@ -8,8 +8,10 @@ of the evidence for a question naming one speaker is that speaker's). Read over 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterable
 
+from engram.core.dates import MONTH_NAMES, WEEKDAYS
 from engram.core.own_name import in_first_person
 from engram.core.ranking import Candidate
 from engram.core.text import STOPWORDS, speaker_label, unlabelled
@@ -17,13 +19,19 @@ from engram.storage.protocol import Store, Stub
 
 # The best matches whose labels are read: a query names a speaker of those, or of none.
 READ = 60
-# A speaker whose turns of a few words speak as a person ("I", "my", "you") at least this
-# often is asked as they would say it; a label naming a thing ("Atlas: deploys go out on
-# Tuesdays") is not.
+# A label is a speaker's where its memories of a few words speak as a person ("I", "my",
+# "you") at least this often, and share a conversation (an episode) with another label's. Not
+# an assistant's notes labelled by subject or kind ("Atlas: deploys go out on Tuesdays",
+# "Correction: Lisa eats fish now", "Jordan: my brother, a firefighter"): a probe's notes
+# lost their correction below the outdated fact when those were taken for speakers.
 PERSONAL_SHARE = 0.25
 TELLING_WORDS = 4
-# Words shorter than this name no speaker ("Al", "Jo" are words of other things as often).
+# Words shorter than this name no speaker ("Al", "Jo" are words of other things as often);
+# from the longer length up, the start of a name names it too ("Jess" for "Jessica").
 NAME_MIN_CHARS = 3
+NAME_START_CHARS = 4
+# Names that are days and months too: "Is the wedding in June?" does not name June Carter.
+_NOT_NAMES = frozenset(name.casefold() for name in (*MONTH_NAMES, *WEEKDAYS))
 
 _WORD = re.compile(r"[\w'’]+")
 _POSSESSIVE = re.compile(r"['’]s$")
@@ -32,22 +40,31 @@ _PERSONAL = re.compile(
     r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|us|our|you|you're|your|u|ur)\b",
     re.IGNORECASE,
 )
+# Of oneself, as a user's own notes say it ("I have a beagle named Rufus").
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine)\b", re.IGNORECASE)
 
 
 class Speakers:
-    """The labels of the memories a search reads, each read once."""
+    """The labels of the memories a search reads, each read once, and the speaker the query
+    names among them."""
 
     def __init__(self, store: Store, query: str) -> None:
         self._store = store
         # The words that may name someone, written with a capital: a query naming nobody so
         # reads no memory (reading the best 60 cost 1.8 ms, a sixth of a search at 10K)
         self._asked = {
-            _POSSESSIVE.sub("", w).casefold(): _POSSESSIVE.sub("", w)
-            for w in _WORD.findall(query)
-            if w[0].isupper() and w.casefold() not in STOPWORDS and not w.startswith(("I'", "I’"))
+            w.casefold()
+            for w in (_POSSESSIVE.sub("", w) for w in _WORD.findall(query))
+            if w[0].isupper()
+            and len(w) >= NAME_MIN_CHARS
+            and w.casefold() not in STOPWORDS | _NOT_NAMES
+            and not w.startswith(("I'", "I’"))
         }
         self._labels: dict[str, str] = {}
+        self._episodes: dict[str, str | None] = {}
         self._personal: dict[str, bool] = {}
+        self._of_themselves: set[str] = set()  # unlabelled, in the first person
+        self.named: str | None = None  # the speaker `asked_as_them` asks as
 
     def _read(self, ids: Iterable[str]) -> dict[str, str]:
         """The labels of `ids` ("" for a memory without one)."""
@@ -56,53 +73,82 @@ class Speakers:
         for memory in self._store.get_many(missing):
             label = speaker_label(memory.content)
             self._labels[memory.id] = label
+            self._episodes[memory.id] = memory.episode
             said = unlabelled(memory.content)
             if len(said.split()) >= TELLING_WORDS:  # "Nope", "its incredible" tell nothing
                 self._personal[memory.id] = _PERSONAL.search(said) is not None
+            if not label and _FIRST_PERSON.search(said):
+                self._of_themselves.add(memory.id)
         return {i: self._labels.get(i, "") for i in wanted}
 
-    def _named(self, label: str) -> list[str]:
-        """The words of the query naming `label`, as the query writes them."""
-        return [
-            self._asked[w.casefold()]
-            for w in _WORD.findall(label)
-            if len(w) >= NAME_MIN_CHARS and w.casefold() in self._asked
-        ]
+    def _speakers(self, labels: dict[str, str]) -> set[str]:
+        """Of the labels of `labels` (id: label), those of people speaking in a conversation."""
+        turns: dict[str, list[str]] = defaultdict(list)
+        for ident, label in labels.items():
+            if label:
+                turns[label].append(ident)
+        episodes = {
+            label: {self._episodes[i] for i in ids} - {None} for label, ids in turns.items()
+        }
+        found = set()
+        for label, ids in turns.items():
+            told = [self._personal[i] for i in ids if i in self._personal]
+            talks = any(
+                episodes[label] & held for other, held in episodes.items() if other != label
+            )
+            if talks and sum(told) >= PERSONAL_SHARE * len(told):
+                found.add(label)
+        return found
+
+    def _names(self, label: str) -> bool:
+        """Whether a word of the query names `label`: one of its words, or the start of one."""
+        words = [w.casefold() for w in _WORD.findall(label) if len(w) >= NAME_MIN_CHARS]
+        return any(
+            w in self._asked
+            or any(len(a) >= NAME_START_CHARS and w.startswith(a) for a in self._asked)
+            for w in words
+        )
 
     def asked_as_them(self, text: str, found: list[Stub]) -> str | None:
         """`text` as the one speaker it names among the labels of its best text matches
-        `found` would ask it, where there are several speakers and that one speaks in the
-        first person: "What are Fahim's hobbies?" as "What are my hobbies?" (by the name,
-        every turn of the conversation was like it); None otherwise."""
+        `found` would ask it, where there are several speakers: "What are Fahim's hobbies?"
+        as "What are my hobbies?" (by the name, every turn of the conversation was like it);
+        None otherwise, and where the user's own notes are among the matches ("I have a beagle
+        named Rufus" answered "What breed is my dog?" of Maya's dog: a probe). Meant for the
+        named speaker's memories only (`theirs`)."""
         top = sorted(found, key=lambda s: -s.relevance)[:READ]
         labels = self._read(s.id for s in top)
-        spoken = {label for label in labels.values() if label}
-        named = {label: words for label in spoken if (words := self._named(label))}
-        if len(named) != 1 or len(spoken) < 2:
+        speakers = self._speakers(labels)
+        named = [label for label in speakers if self._names(label)]
+        if len(named) != 1 or len(speakers) < 2 or self._of_themselves & set(labels):
             return None
-        ((label, words),) = named.items()
-        told = [
-            self._personal[i] for i, lab in labels.items() if lab == label and i in self._personal
-        ]
-        if sum(told) < PERSONAL_SHARE * len(told):
-            return None
-        for word in words:
-            text = in_first_person(text, word)
+        self.named = named[0]
+        spoken = [w.casefold() for w in _WORD.findall(self.named)]
+        for word in self._asked:  # "Fahim" of "Fahim Khan", "Jess" of "Jessica"
+            if word in spoken or (
+                len(word) >= NAME_START_CHARS and any(w.startswith(word) for w in spoken)
+            ):
+                text = in_first_person(text, word)
         return text
+
+    def theirs(self, ids: Iterable[str]) -> set[str]:
+        """Of `ids`, the memories of the speaker `asked_as_them` asked as."""
+        return {i for i, label in self._read(ids).items() if label and label == self.named}
 
     def named_first(
         self, found: list[tuple[Stub, Candidate]], share: float
     ) -> list[tuple[Stub, Candidate]]:
-        """For a query naming the speakers of some of its best matches and not of others, those
-        labelled with a speaker it does not name keep `share` of their relevance
-        (ENGRAM_SEARCH_OTHER_SPEAKERS_SHARE); memories without a label as they are."""
+        """For a query naming the speakers of some of its best matches and not of others, the
+        memories of speakers it does not name keep `share` of their relevance
+        (ENGRAM_SEARCH_OTHER_SPEAKERS_SHARE); memories without a label, or with a label of no
+        speaker, as they are."""
         top = sorted(found, key=lambda f: -f[1].relevance)[:READ]
         labels = self._read(c.id for _, c in top)
-        spoken = {label for label in labels.values() if label}
-        named = {label for label in spoken if self._named(label)}
-        if not named or named == spoken:
+        speakers = self._speakers(labels)
+        named = {label for label in speakers if self._names(label)}
+        if not named or named == speakers:
             return found
-        others = {i for i, label in labels.items() if label and label not in named}
+        others = {i for i, label in labels.items() if label in speakers - named}
         return [
             (s, c._replace(relevance=c.relevance * share) if c.id in others else c)
             for s, c in found
