@@ -474,7 +474,9 @@ class SearchService:
     def _theirs_as_them(asked: Neighbours, as_them: Neighbours, speakers: Speakers) -> Neighbours:
         """The neighbours of a query asked as the speaker it names would ask it, for that
         speaker's memories; the others' as asked (the user's own notes answered "What breed
-        is my dog?" of Maya's dog, a probe). Each z is its own query's."""
+        is my dog?" of Maya's dog, a probe). Each z is its own query's. The speaker's memories
+        found only as asked are left out: the name made them alike (kept, REALTALK R@10 0.646
+        -> 0.591)."""
         theirs = speakers.theirs([*as_them.stubs, *asked.stubs])
         stubs = {i: s for i, s in asked.stubs.items() if i not in theirs}
         z = {i: v for i, v in asked.z.items() if i not in theirs}
