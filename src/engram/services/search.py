@@ -290,7 +290,9 @@ class SearchService:
             else None
         )
         if by_vector is not None and as_them is not None:  # "What are Fahim's hobbies?"
-            near = self._theirs_as_them(near, self._neighbours(as_them, where, k), speakers)
+            asked_so = self.ctx.ahead(lambda: self._neighbours(as_them, where, k))
+            speakers.theirs(near.stubs)  # their labels read meanwhile
+            near = self._theirs_as_them(near, asked_so.result(), speakers)
         shared = {s.id for s in lexical}
         near = self._without_short_pairs(near, meant, shared)
         semantic, z_scores = self._standing_alone(near, shared, seen)
