@@ -1229,6 +1229,19 @@ def test_a_correction_naming_both_values_brings_the_old_fact_up_to_date() -> Non
         ("I'm vegan now", "Are you vegetarian", False),
         # agrees with the fact
         ("I live in Toronto now", "I live in Toronto", False),
+        # "new" of the fact's thing, not of anything ("a new vegan restaurant", "New hire …")
+        ("Started a new job at Stripe this week", "I work at Lumen Health as a PM", True),
+        ("Tried a new vegan restaurant downtown, it was great", "I'm vegetarian", False),
+        ("New hire Rosa joined my team today", "I work at Acme Corp", False),
+        # added to the fact, not replacing it
+        ("My husband now works Saturdays too", "My husband Mark works at Boeing", False),
+        # whose fact: another's manager; the wife's, of which "wife" is no word of the fact
+        ("Dan is the new manager of the Denver branch", "My manager is Sarah Lin", False),
+        ("My wife has a new boss named Rosa", "My wife Lisa works at Kaiser", False),
+        ("My wife is vegan now", "My wife is vegetarian", True),
+        # work named in passing; a question of a name, without its question mark
+        ("I'm now reading about Kubernetes for work", "I work as an engineer at Paylane", False),
+        ("Is Denver a good place to live now", "I live in Portland, Oregon", False),
     ],
 )
 def test_a_life_fact_said_anew_replaces_only_another_value_of_it(

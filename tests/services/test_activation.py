@@ -629,6 +629,17 @@ def test_a_life_fact_said_anew_in_other_words_is_found_by_the_facts_words(mem: E
     assert started.supersedes == [job.id]
 
 
+def test_news_replaces_the_note_it_moves_before_a_less_alike_statement(mem: Engram) -> None:
+    """ "My dentist appointment got pushed to June 12" superseded "My dentist is Dr. Patel"
+    (0.45 alike), a statement of how something is, not the note it moves (0.74), which says no
+    verb (a probe). States come first among the about as alike only."""
+    mem.save("My dentist is Dr. Patel")
+    note = mem.save("Dentist appointment on May 28 at 3pm")
+    mem.flush()
+    moved = mem.save_result(Draft("My dentist appointment got pushed to June 12"))
+    assert moved.supersedes[:1] == [note.id]
+
+
 def test_a_question_without_its_question_mark_supersedes_nothing(mem: Engram) -> None:
     """Chat asks without "?": "Do you play any games anymore." superseded three turns about
     games (bench/supersede_chat.py)."""

@@ -192,7 +192,7 @@ def may_be_news(text: str) -> bool:
         says_a_change(said)
         or _NOW.search(said) is not None
         or replaces_a_fact(said)
-        or (_ANEW.search(said) is not None and bool(_attributes(said)))
+        or (_says_anew(said) and bool(_attributes(said)))
     )
 
 
@@ -233,7 +233,7 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
 # taken for news alike in form only (a probe's job change was never linked). Each word in
 # the form the index holds it.
 _ATTRIBUTES = {
-    "job": "work works worked working job jobs employer employed hired career",
+    "job": "work works worked working job jobs employer employed career",
     "home": "live lives lived living home moved relocated based address apartment flat house",
     "diet": "vegetarian vegan pescatarian meat diet",
     "manager": "manager boss supervisor report",
@@ -276,22 +276,26 @@ def same_life_fact(text: str, old: str) -> bool:
 def life_fact_words(text: str) -> list[str]:
     """The words of the life facts (`_ATTRIBUTES`) a statement says anew ("I report to Rosa
     now": manager, boss, report…), to look for the fact it replaces by; none unless it says
-    one anew (`_ANEW`)."""
-    if _ANEW.search(text) is None:
+    one anew (`_says_anew`)."""
+    if not _says_anew(text):
         return []
     return [w for name in sorted(_attributes(text)) for w in _ATTRIBUTES[name].split()]
 
 
 # Words of a life fact only before another: "I report to Rosa", not "the quarterly report".
 _ONLY_BEFORE = {index_term("report"): "to"}
+# ...and not after these: "reading about Kubernetes for work", "I'm at work" name no job.
+_NOT_AFTER = {index_term("work"): frozenset("for at from to after before of".split())}
 
 
 def _attributes(text: str) -> set[str]:
     terms = index_terms(text)
     return {
         _ATTRIBUTE_OF[t]
-        for t, after in zip(terms, [*terms[1:], ""], strict=True)
-        if t in _ATTRIBUTE_OF and _ONLY_BEFORE.get(t, after) == after
+        for before, t, after in zip(["", *terms], terms, [*terms[1:], ""], strict=False)
+        if t in _ATTRIBUTE_OF
+        and _ONLY_BEFORE.get(t, after) == after
+        and before not in _NOT_AFTER.get(t, ())
     }
 
 
@@ -311,9 +315,17 @@ def life_fact_replaced(text: str, old: str) -> bool:
     return _life_fact_anew(said, old)
 
 
+# ...or of a name: "Is Denver a good place to live now" (a probe: it superseded the home).
+_ASKED_OF = re.compile(
+    r"^\W*(?:is|are|was|were|do|does|did|can|could|will|would|should|has|have)\s+(?-i:[A-Z])",
+    re.IGNORECASE,
+)
+
+
 def _a_question(text: str) -> bool:
     """Whether a statement asks (`_ASKED`: chat asks without its question mark too)."""
-    return "?" in text or _ASKED.match(unlabelled(text)) is not None
+    said = unlabelled(text)
+    return "?" in text or _ASKED.match(said) is not None or _ASKED_OF.match(said) is not None
 
 
 def _alike_in_form_only(text: str, old: str) -> bool:
@@ -451,7 +463,24 @@ def a_new_value(text: str, old: str, similarity: float) -> bool:
 
 # What says a life fact (`_ATTRIBUTES`) holds anew: "I'm vegan now", "Rosa is my new boss",
 # "I've gone fully vegan", "She became a nurse".
-_ANEW = re.compile(r"\b(?:now|new|gone|became|become|turned)\b", re.IGNORECASE)
+# "new" only of the fact: "my new boss", "a new job" (not "Tried a new vegan restaurant").
+_ANEW = re.compile(r"\b(?:now|gone|became|become|turned)\b", re.IGNORECASE)
+_NEW_WHAT = re.compile(r"\bnew\s+([\w'-]+)(?:\s+([\w'-]+))?", re.IGNORECASE)
+# What adds to a fact rather than replaces it: "My husband now works Saturdays too".
+_ADDED = re.compile(r"\b(?:too|also|as well)\b", re.IGNORECASE)
+
+
+def _says_anew(text: str) -> bool:
+    """Whether a statement marks a life fact as holding anew (`_ANEW`, or "new" before one of
+    its words)."""
+    if _ANEW.search(text) is not None:
+        return True
+    # of a thing of the fact, not of one of its values ("a new vegan restaurant")
+    return any(
+        term in _ATTRIBUTE_OF and term not in _KINDS
+        for m in _NEW_WHAT.finditer(text)
+        for term in (index_term(w.lower()) for w in m.groups() if w)
+    )
 
 
 def _life_fact_anew(text: str, old: str) -> bool:
@@ -461,9 +490,22 @@ def _life_fact_anew(text: str, old: str) -> bool:
     or number, or a word of the life fact for another ("vegan" for "vegetarian"). Chat names
     these facts in passing ("I'm at work right now", "Luckily I don't have work on new years
     day"): REALTALK's turns saved one by one made 44 such links when any added word would do."""
-    if _ANEW.search(text) is None or not same_life_fact(text, old) or not states_now(old):
+    if not _says_anew(text) or not states_now(old) or _ADDED.search(text) is not None:
         return False
     if _a_question(old):  # "What do you work as?" states nothing
+        return False
+    whose = (_WHOSE.match(unlabelled(text)), _WHOSE.match(unlabelled(old)))
+    shared = _attributes(text) & _attributes(old)
+    if whose[0] and whose[1]:
+        subject = index_term(whose[0][1].lower())
+        if subject != index_term(whose[1][1].lower()):
+            return False  # "My son Leo is vegetarian now" is not news of "My wife Lisa is …"
+        # whose fact it is, not the fact: "My wife has a new boss named Rosa" is no news of
+        # "My wife Lisa works at Kaiser" (a probe)
+        shared -= {_ATTRIBUTE_OF.get(subject)}
+    elif whose[1] and not (_by_the_user(text) or _YOURS.search(text)):
+        return False  # "Dan is the new manager of the Denver branch" is not "My manager …"
+    if not shared:
         return False
     # one statement, by the speaker of the fact: a chat turn's sentences name people and
     # places of other things ("I appreciate your understanding, Liza. …" superseded another
@@ -473,9 +515,6 @@ def _life_fact_anew(text: str, old: str) -> bool:
         or speaker_label(text).lower() != speaker_label(old).lower()
     ):
         return False
-    whose = (_WHOSE.match(unlabelled(text)), _WHOSE.match(unlabelled(old)))
-    if whose[0] and whose[1] and index_term(whose[0][1].lower()) != index_term(whose[1][1].lower()):
-        return False  # "My son Leo is vegetarian now" is not news of "My wife Lisa is …"
     new_terms, old_terms = _fact_terms(text), _fact_terms(old)
     added, dropped = new_terms - old_terms, old_terms - new_terms
     if added & _values_named(text) and dropped & _values_named(old):
@@ -496,8 +535,10 @@ def _values_named(text: str) -> set[str]:
     return found - {""}
 
 
-# Whose fact a statement opens with: "My son Leo …" (son), "Our manager …".
+# Whose fact a statement opens with: "My son Leo …" (son), "Our manager …"; and a statement
+# naming the user's own ("Rosa is my new boss", "User's new manager is Priya").
 _WHOSE = re.compile(r"^\W*(?:my|our)\s+(\w+)", re.IGNORECASE)
+_YOURS = re.compile(r"\b(?:my|our|user'?s)\b", re.IGNORECASE)
 
 
 def shared_terms(*texts: str) -> set[str]:

@@ -46,6 +46,9 @@ SUPERSEDE_SIMILAR = 0.4
 # 112; with these bounds 163).
 COPY_MARGIN = 0.1
 COPY_SIMILAR = 0.6
+# A fact that says how something is comes before what happened, from this far below the most
+# alike of them up (`facts_replaced`).
+STATE_MARGIN = 0.1
 
 
 def reports_similar(ctx: Context, has_own_id: bool) -> bool:
@@ -100,8 +103,15 @@ def facts_replaced(text: str, similar: Sequence[SimilarMemory]) -> list[SimilarM
     replaced = [old for old in candidates if replaces_a_fact(text, old.similarity, old.content)]
     # A change replaces how something is, before what happened: "Iris switched to Sunflower
     # Montessori" superseded "Took Iris to the park after preschool", more alike to it than
-    # "Iris goes to Little Acorns preschool" (a probe's year of use).
-    return sorted(replaced, key=lambda old: not states_now(old.content))
+    # "Iris goes to Little Acorns preschool" (a probe's year of use). Among those about as
+    # alike only: "My dentist appointment got pushed to June 12" superseded "My dentist is Dr.
+    # Patel" (0.45), not the note it moves, "Dentist appointment on May 28 at 3pm" (0.74),
+    # which says no verb (a later probe).
+    best = max((old.similarity for old in replaced), default=0.0)
+    return sorted(
+        replaced,
+        key=lambda old: (old.similarity < best - STATE_MARGIN, not states_now(old.content)),
+    )
 
 
 # The stored statements of a life fact read for the one news replaces, where none is alike
