@@ -1250,3 +1250,23 @@ def test_a_life_fact_said_anew_replaces_only_another_value_of_it(
     """The rule `save_report.life_facts_replaced` reads the stored statements of a life fact
     by, where news shares neither words nor meaning with the fact it replaces."""
     assert life_fact_replaced(news, old) is replaces
+
+
+@pytest.mark.parametrize(
+    ("news", "old", "replaces"),
+    [
+        ("Lisa's sister moved to Toronto", "My wife Lisa is a teacher", False),
+        ("Lisa's sister moved to Toronto", "My sister lives in Montreal", False),
+        ("Priya's husband started a new job at Stripe", "Priya works at Lumen Health", False),
+        ("Lisa's sister moved to Montreal", "Lisa's sister lives in Toronto", True),
+        # "Maya's dentist appointment" names no relative of Maya's
+        (
+            "The dentist appointment moved to the 15th",
+            "Maya's dentist appointment is on the 14th",
+            True,
+        ),
+    ],
+)
+def test_news_of_someones_relative_is_none_of_them(news: str, old: str, replaces: bool) -> None:
+    """A probe's false links: news of "Lisa's sister" superseded "My wife Lisa is a teacher"."""
+    assert replaces_a_fact(news, similarity=0.6, old=old) is replaces

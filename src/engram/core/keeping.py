@@ -355,9 +355,30 @@ def about_other_people(text: str, other: str) -> bool:
     or someone it names first ("Clara moved to Toronto"). Neither is news of the other: a
     probe's news superseded the wife's phone, the brother's badminton, and the sister's city
     was listed first for "Where do I live now?"."""
-    return (_by_the_user(text) and _of_someone_else(other)) or (
-        _by_the_user(other) and _of_someone_else(text)
+    return (
+        (_by_the_user(text) and _of_someone_else(other))
+        or (_by_the_user(other) and _of_someone_else(text))
+        or _a_relative_of(text) != _a_relative_of(other)
     )
+
+
+# Someone's relative, named by whose they are: "Lisa's sister …", "Priya's husband …" (kin,
+# not "Maya's dentist appointment").
+_KIN = (
+    r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|daughter|son|kids?|children|"
+    r"baby|brother|sister|mother|mom|mum|father|dad|parents|grand\w+|aunt|uncle|cousin|niece|"
+    r"nephew|in-laws|siblings?|roommate|friend)"
+)
+_RELATIVE_OF = re.compile(
+    rf"^\W*(?-i:[A-Z])[\w-]*['’]s\s+(?:[\w-]+\s+)?{_KIN}s?\b",
+    re.IGNORECASE,
+)
+
+
+def _a_relative_of(text: str) -> bool:
+    """Whether a statement opens with someone's relative: news of "Lisa's sister" is none of
+    Lisa ("My wife Lisa is a teacher"), nor of the user's own sister (a probe's false links)."""
+    return _RELATIVE_OF.match(unlabelled(text)) is not None
 
 
 def _by_the_user(text: str) -> bool:
