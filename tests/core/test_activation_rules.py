@@ -12,11 +12,11 @@ import pytest
 from engram.core.entities import extract_entities
 from engram.core.importance import importance
 from engram.core.intent import classify
+from engram.core.keep_request import memory_content
 from engram.core.keeping import (
     brought_up_to_date,
     holds_value,
     life_fact_replaced,
-    memory_content,
     named_old_value,
     replaces_a_fact,
     says_a_change,

@@ -1,15 +1,15 @@
-"""What to keep of a message once it is to be saved: its words without the request to
-remember, and whether it says that something changed (then it may correct an older memory)."""
+"""Whether a statement says that something changed, and which stored fact it then replaces
+(docs/consolidation.md). What to keep of a message is `core.keep_request`; whose fact a
+statement is, `core.whose`."""
 
 from __future__ import annotations
 
 import re
 
-from engram.core.aliases import of_someone_close
-from engram.core.entities import extract_entities
 from engram.core.index_terms import index_term, index_terms
-from engram.core.message import OPENERS, OPENING_WORDS, flattened, plain, readable
+from engram.core.message import plain
 from engram.core.text import STOPWORDS, WORD, speaker_label, statements, unlabelled
+from engram.core.whose import WHOSE, YOURS, about_other_people, by_the_user, opening_name
 
 # A statement that something changed ("I moved from Berlin to Lisbon", "Actually I prefer tea
 # now", "We switched Atlas to PostgreSQL", "I quit Siemens"): it may correct an older memory.
@@ -307,7 +307,7 @@ def life_fact_replaced(text: str, old: str) -> bool:
         return False
     # "My manager is Dan Kim" is the user's fact, as "I report to Rosa now" is; "My wife is
     # vegetarian" is the wife's, not of "I'm vegan now"
-    whose = _WHOSE.match(unlabelled(old))
+    whose = WHOSE.match(unlabelled(old))
     shared = _attributes(said) & _attributes(old)
     the_users = whose is not None and _ATTRIBUTE_OF.get(index_term(whose[1].lower())) in shared
     if (about_other_people(said, old) and not the_users) or _already_holds(said, old):
@@ -334,84 +334,13 @@ def _alike_in_form_only(text: str, old: str) -> bool:
     to "Correction: Dana is no longer vegetarian, she eats fish now" by its shape and its
     subject, and superseded it in a probe; its own old fact, "I run 5k three times a week",
     stood at 0.21."""
-    opening = _opening_name(text)
+    opening = opening_name(text)
     shared = _fact_terms(text) & _fact_terms(old) - {opening}
     if shared or (_attributes(text) & _attributes(old) and states_now(old)):
         return False
-    return (opening != "" and opening == _opening_name(old)) or (
+    return (opening != "" and opening == opening_name(old)) or (
         says_a_change(old) or _REPLACED.search(old) is not None
     )
-
-
-# Who a statement is about, where it opens with them: the user ("I …"), or someone of theirs
-# (`core.aliases.of_someone_close`: "My brother Tom …", "My wife …").
-# ("User lives in Berlin", as an assistant writes the user's facts, is the user's too.)
-_BY_THE_USER = re.compile(r"^\W*(?:i|i'm|i've|i'd|i'll|(?:the )?user(?!'s|’s))\b", re.IGNORECASE)
-
-
-def about_other_people(text: str, other: str) -> bool:
-    """Whether one statement is the user's of themselves ("I switched from Android to iPhone")
-    and the other is about someone else: someone of theirs ("My wife uses an Android phone")
-    or someone it names first ("Clara moved to Toronto"). Neither is news of the other: a
-    probe's news superseded the wife's phone, the brother's badminton, and the sister's city
-    was listed first for "Where do I live now?"."""
-    return (
-        (_by_the_user(text) and _of_someone_else(other))
-        or (_by_the_user(other) and _of_someone_else(text))
-        or _a_relative_of(text) != _a_relative_of(other)
-    )
-
-
-# Someone's relative, named by whose they are: "Lisa's sister …", "Priya's husband …" (kin,
-# not "Maya's dentist appointment").
-_KIN = (
-    r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|daughter|son|kids?|children|"
-    r"baby|brother|sister|mother|mom|mum|father|dad|parents|grand\w+|aunt|uncle|cousin|niece|"
-    r"nephew|in-laws|siblings?|roommate|friend)"
-)
-_RELATIVE_OF = re.compile(
-    rf"^\W*(?-i:[A-Z])[\w-]*['’]s\s+(?:[\w-]+\s+)?{_KIN}s?\b",
-    re.IGNORECASE,
-)
-
-
-def _a_relative_of(text: str) -> bool:
-    """Whether a statement opens with someone's relative: news of "Lisa's sister" is none of
-    Lisa ("My wife Lisa is a teacher"), nor of the user's own sister (a probe's false links)."""
-    return _RELATIVE_OF.match(unlabelled(text)) is not None
-
-
-def _by_the_user(text: str) -> bool:
-    return _BY_THE_USER.match(unlabelled(text)) is not None
-
-
-def _of_someone_else(text: str) -> bool:
-    said = unlabelled(text)
-    return of_someone_close(said) or (
-        _opening_name(text) != "" and _NAMED_THEN_DONE.match(said) is not None
-    )
-
-
-# A statement that opens with someone's name and then what only a person does: "Clara moved
-# to Toronto", "Lisa loves sushi". Not a capitalised common word, which the name reading may
-# take for a name ("Daily standup moved to 10am", "Severe peanut allergy"), nor a thing's name
-# with a verb of things too ("VS Code is my main IDE").
-_NAMED_THEN_DONE = re.compile(
-    r"^\W*(?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*\s+(?:just\s+|now\s+|also\s+|still\s+)?"
-    r"(?:lives|lived|works|worked|moved|married|got married|likes|liked|loves|loved|hates|"
-    r"prefers|studies|studied|went|feels|thinks|says|said|told)\b"
-)
-
-
-def _opening_name(text: str) -> str:
-    """The name a statement opens with, as a term ("Dana is …" → "dana"; "Priya's mother …" →
-    "priya": "Priya is no longer vegetarian" superseded "Priya's mother Lakshmi lives in
-    Chennai", their one shared word taken for more than the name both open with), or ""."""
-    first = WORD.search(unlabelled(text))
-    if first is None:
-        return ""
-    word = re.sub(r"['’]s$", "", first.group().lower())
-    return index_term(word) if index_term(word) in _names(text) else ""
 
 
 def _says_more(text: str, old: str) -> bool:
@@ -473,12 +402,12 @@ def a_new_value(text: str, old: str, similarity: float) -> bool:
         return True
     # The thing both open with ("Max plays the cello now" / "Max plays violin"), not a name
     # held as the value ("My mentor is Tom Becker now" / "My manager is Tom Becker").
-    opening = _opening_name(text)
+    opening = opening_name(text)
     return (
         similarity >= NEW_WORD_SIMILAR
         and len(dropped) <= 2
         and opening in shared
-        and opening == _opening_name(old)
+        and opening == opening_name(old)
     )
 
 
@@ -515,7 +444,7 @@ def _life_fact_anew(text: str, old: str) -> bool:
         return False
     if _a_question(old):  # "What do you work as?" states nothing
         return False
-    whose = (_WHOSE.match(unlabelled(text)), _WHOSE.match(unlabelled(old)))
+    whose = (WHOSE.match(unlabelled(text)), WHOSE.match(unlabelled(old)))
     shared = _attributes(text) & _attributes(old)
     if whose[0] and whose[1]:
         subject = index_term(whose[0][1].lower())
@@ -524,7 +453,7 @@ def _life_fact_anew(text: str, old: str) -> bool:
         # whose fact it is, not the fact: "My wife has a new boss named Rosa" is no news of
         # "My wife Lisa works at Kaiser" (a probe)
         shared -= {_ATTRIBUTE_OF.get(subject)}
-    elif whose[1] and not (_by_the_user(text) or _YOURS.search(text)):
+    elif whose[1] and not (by_the_user(text) or YOURS.search(text)):
         return False  # "Dan is the new manager of the Denver branch" is not "My manager …"
     if not shared:
         return False
@@ -552,14 +481,8 @@ def _values_named(text: str) -> set[str]:
     """Its values (`_values`), and the name it opens with where it says what that name is."""
     found = _values(text)
     if _NAME_IS.match(unlabelled(text)):
-        found.add(_opening_name(text))
+        found.add(opening_name(text))
     return found - {""}
-
-
-# Whose fact a statement opens with: "My son Leo …" (son), "Our manager …"; and a statement
-# naming the user's own ("Rosa is my new boss", "User's new manager is Priya").
-_WHOSE = re.compile(r"^\W*(?:my|our)\s+(\w+)", re.IGNORECASE)
-_YOURS = re.compile(r"\b(?:my|our|user'?s)\b", re.IGNORECASE)
 
 
 def shared_terms(*texts: str) -> set[str]:
@@ -605,91 +528,5 @@ def _values(text: str) -> set[str]:
     return found
 
 
-def _names(text: str) -> set[str]:
-    """The words of its names (`extract_entities`), at its start too: a name said at the
-    start of both texts ("Max plays violin") is one thing named twice."""
-    return {
-        index_term(w.lower())
-        for name in extract_entities(unlabelled(text))
-        for w in WORD.findall(name)
-    }
-
-
 def _is_i(word: str) -> bool:
     return word == "I" or word.startswith(("I'", "I’"))
-
-
-# What asks to keep the fact, before it: the request ("remember that", "note to self"), what
-# frames it as one ("You should …", "I want you to …", "Make sure to …"), and a sentence that
-# drops something said before ("Forget what I said about the car. Remember that …": the
-# request is what the message is about). The dropping sentence is cut at its first mark of
-# punctuation after which a request follows; it cannot run past a sentence's end, so a long
-# message is read once.
-_DROPPED = OPENERS + r"(?:forget|disregard|ignore|never ?mind|scratch)\b[^.!?;]*?[.!?;,:—–-]\s*"
-_FRAME = (
-    r"(?:you (?:should|must|need to|have to|might want to|may want to|'ll want to|will want to)"
-    r"|i (?:want|need|'d like|would like) you to|(?:please )?make sure (?:to|you)|be sure to"
-    r"|try to|(?:can|could|would|will) you)(?: please)? "
-)
-_REQUEST = (
-    # "remember this:" and "remember this." ask and say nothing; "remember this restaurant"
-    # says what to keep
-    r"(?:remember(?: that| the following| (?:this|these)(?=\s*[:—–-]|\W*$))?|"
-    r"(?:don'?t|do not|never) forget(?: that)?|keep in mind(?: that)?|"
-    r"for future reference|note to self|note that|save this|heads up|important|fyi)"
-)
-_LEAD = re.compile(
-    rf"(?:{_DROPPED})?{OPENING_WORDS}(?:{_FRAME})?{_REQUEST}\s*[:,—-]?\s*",
-    re.IGNORECASE,
-)
-# The request after the fact: "I'm vegan, please remember that.", "Our standup is at 9:30,
-# keep that in mind". It starts after a mark of punctuation: "I like to remember that" is not
-# one.
-_TRAILING_REQUEST = re.compile(
-    r"[.!?,;:—–-]\s*(?:(?:and|so|please|pls|oh|just)\W+)*"
-    r"(?:(?:remember|note|save|store|(?:don'?t|do not|never) forget) (?:that|this|it)(?: down)?"
-    r"|keep (?:that|this|it) in mind|(?:write|jot) (?:that|this|it) down)"
-    r"(?:\W+(?:for me|for later|please|pls|thanks|thank you|ok|okay))*\W*$",
-    re.IGNORECASE,
-)
-# What is left when the request said only "this": "Remember this.", "Remember this for later".
-_NOTHING_SAID = re.compile(
-    r"\W*(?:this|that|it|these|those|the following|all (?:of )?(?:this|that)|everything)"
-    r"(?:\W+(?:for (?:me|later|now|next time|the future)|please|too|as well|ok|okay|thanks|"
-    r"thank you))*\W*$",
-    re.IGNORECASE,
-)
-_ASKED_AS_QUESTION = re.compile(r"^\W*(?:can|could|would|will) you\b", re.IGNORECASE)
-# What a cut leaves at the end of the kept text: "I'm vegan," of "I'm vegan, please remember
-# that" (a sentence's own full stop stays).
-_LEFT_AT_THE_END = " \t\n\r\f\v,;:—–-"
-
-
-def memory_content(message: str) -> str:
-    """What to save of a message: without the request to remember, before or after the fact,
-    and without a question that follows it; empty when the request is all there is
-    ("Remember:", "Remember this."). Otherwise the user's own text: letters keep their case
-    ("iPhone", "npm", "x = 0" were capitalised) and lines their breaks (a list was saved on
-    one line); only the space around what is kept is taken away."""
-    read = readable(message)
-    flat, at = flattened(read)
-    lead = _LEAD.match(flat)
-    start = lead.end() if lead else 0
-    end = len(flat)
-    trailing = _TRAILING_REQUEST.search(flat, start)
-    if trailing is not None:
-        end = trailing.start() + (1 if trailing.group()[0] in ".!?" else 0)
-    if lead and _ASKED_AS_QUESTION.match(flat) and flat[start:end].endswith("?"):
-        end -= 1  # "can you remember that I'm vegan?": the fact
-    if end <= start or _NOTHING_SAID.match(flat, start, end):
-        return ""
-    begin, stop = at[start], at[end - 1] + 1
-    text, read = message[begin:stop], read[begin:stop]
-    # "Remember that I prefer TypeScript. What's the best linter for it?": the question that
-    # follows the fact is for the assistant to answer, not to keep.
-    pieces = statements(read)
-    cut = len(read)
-    while len(pieces) > 1 and pieces[-1].endswith("?"):
-        cut = read.rindex(pieces.pop(), 0, cut)
-    text = text[:cut].strip().rstrip(_LEFT_AT_THE_END)
-    return text if any(c.isalnum() for c in text) else ""

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from engram.core.importance import importance
 from engram.core.index_terms import PhraseCounter
 from engram.core.intent import Analysis, classify
-from engram.core.keeping import may_be_news, memory_content
+from engram.core.keep_request import memory_content
+from engram.core.keeping import may_be_news
 from engram.core.message import asked, plain
 from engram.core.models import Memory
 from engram.core.questions import asks_about, is_plain_question, thing_asked_of

@@ -21,10 +21,10 @@ from engram.core.dates import (
     named_days,
     on_a_named_day,
 )
-from engram.core.keeping import about_other_people
 from engram.core.models import Relation
 from engram.core.ranking import Candidate, as_of_now
 from engram.core.timeutil import DAY
+from engram.core.whose import about_other_people
 from engram.services.context import Context
 from engram.storage.protocol import Filter, Store, Stub
 

@@ -1,0 +1,85 @@
+"""What to keep of a message once it is to be saved: its words without the request to
+remember, before or after the fact ("Remember that I'm vegan", "I'm vegan, please remember
+that")."""
+
+from __future__ import annotations
+
+import re
+
+from engram.core.message import OPENERS, OPENING_WORDS, flattened, readable
+from engram.core.text import statements
+
+# What asks to keep the fact, before it: the request ("remember that", "note to self"), what
+# frames it as one ("You should …", "I want you to …", "Make sure to …"), and a sentence that
+# drops something said before ("Forget what I said about the car. Remember that …": the
+# request is what the message is about). The dropping sentence is cut at its first mark of
+# punctuation after which a request follows; it cannot run past a sentence's end, so a long
+# message is read once.
+_DROPPED = OPENERS + r"(?:forget|disregard|ignore|never ?mind|scratch)\b[^.!?;]*?[.!?;,:—–-]\s*"
+_FRAME = (
+    r"(?:you (?:should|must|need to|have to|might want to|may want to|'ll want to|will want to)"
+    r"|i (?:want|need|'d like|would like) you to|(?:please )?make sure (?:to|you)|be sure to"
+    r"|try to|(?:can|could|would|will) you)(?: please)? "
+)
+_REQUEST = (
+    # "remember this:" and "remember this." ask and say nothing; "remember this restaurant"
+    # says what to keep
+    r"(?:remember(?: that| the following| (?:this|these)(?=\s*[:—–-]|\W*$))?|"
+    r"(?:don'?t|do not|never) forget(?: that)?|keep in mind(?: that)?|"
+    r"for future reference|note to self|note that|save this|heads up|important|fyi)"
+)
+_LEAD = re.compile(
+    rf"(?:{_DROPPED})?{OPENING_WORDS}(?:{_FRAME})?{_REQUEST}\s*[:,—-]?\s*",
+    re.IGNORECASE,
+)
+# The request after the fact: "I'm vegan, please remember that.", "Our standup is at 9:30,
+# keep that in mind". It starts after a mark of punctuation: "I like to remember that" is not
+# one.
+_TRAILING_REQUEST = re.compile(
+    r"[.!?,;:—–-]\s*(?:(?:and|so|please|pls|oh|just)\W+)*"
+    r"(?:(?:remember|note|save|store|(?:don'?t|do not|never) forget) (?:that|this|it)(?: down)?"
+    r"|keep (?:that|this|it) in mind|(?:write|jot) (?:that|this|it) down)"
+    r"(?:\W+(?:for me|for later|please|pls|thanks|thank you|ok|okay))*\W*$",
+    re.IGNORECASE,
+)
+# What is left when the request said only "this": "Remember this.", "Remember this for later".
+_NOTHING_SAID = re.compile(
+    r"\W*(?:this|that|it|these|those|the following|all (?:of )?(?:this|that)|everything)"
+    r"(?:\W+(?:for (?:me|later|now|next time|the future)|please|too|as well|ok|okay|thanks|"
+    r"thank you))*\W*$",
+    re.IGNORECASE,
+)
+_ASKED_AS_QUESTION = re.compile(r"^\W*(?:can|could|would|will) you\b", re.IGNORECASE)
+# What a cut leaves at the end of the kept text: "I'm vegan," of "I'm vegan, please remember
+# that" (a sentence's own full stop stays).
+_LEFT_AT_THE_END = " \t\n\r\f\v,;:—–-"
+
+
+def memory_content(message: str) -> str:
+    """What to save of a message: without the request to remember, before or after the fact,
+    and without a question that follows it; empty when the request is all there is
+    ("Remember:", "Remember this."). Otherwise the user's own text: letters keep their case
+    ("iPhone", "npm", "x = 0" were capitalised) and lines their breaks (a list was saved on
+    one line); only the space around what is kept is taken away."""
+    read = readable(message)
+    flat, at = flattened(read)
+    lead = _LEAD.match(flat)
+    start = lead.end() if lead else 0
+    end = len(flat)
+    trailing = _TRAILING_REQUEST.search(flat, start)
+    if trailing is not None:
+        end = trailing.start() + (1 if trailing.group()[0] in ".!?" else 0)
+    if lead and _ASKED_AS_QUESTION.match(flat) and flat[start:end].endswith("?"):
+        end -= 1  # "can you remember that I'm vegan?": the fact
+    if end <= start or _NOTHING_SAID.match(flat, start, end):
+        return ""
+    begin, stop = at[start], at[end - 1] + 1
+    text, read = message[begin:stop], read[begin:stop]
+    # "Remember that I prefer TypeScript. What's the best linter for it?": the question that
+    # follows the fact is for the assistant to answer, not to keep.
+    pieces = statements(read)
+    cut = len(read)
+    while len(pieces) > 1 and pieces[-1].endswith("?"):
+        cut = read.rindex(pieces.pop(), 0, cut)
+    text = text[:cut].strip().rstrip(_LEFT_AT_THE_END)
+    return text if any(c.isalnum() for c in text) else ""

@@ -1,0 +1,98 @@
+"""Whose fact a statement is: the user's own ("I …", "User lives in …"), someone of theirs
+("My wife …", "Lisa's sister …") or someone it names first ("Clara moved to Toronto"). News
+of one person is no news of another (`core.keeping`)."""
+
+from __future__ import annotations
+
+import re
+
+from engram.core.aliases import of_someone_close
+from engram.core.entities import extract_entities
+from engram.core.index_terms import index_term
+from engram.core.text import WORD, unlabelled
+
+# Who a statement is about, where it opens with them: the user ("I …"), or someone of theirs
+# (`core.aliases.of_someone_close`: "My brother Tom …", "My wife …").
+# ("User lives in Berlin", as an assistant writes the user's facts, is the user's too.)
+_BY_THE_USER = re.compile(r"^\W*(?:i|i'm|i've|i'd|i'll|(?:the )?user(?!'s|’s))\b", re.IGNORECASE)
+
+
+def about_other_people(text: str, other: str) -> bool:
+    """Whether one statement is the user's of themselves ("I switched from Android to iPhone")
+    and the other is about someone else: someone of theirs ("My wife uses an Android phone")
+    or someone it names first ("Clara moved to Toronto"). Neither is news of the other: a
+    probe's news superseded the wife's phone, the brother's badminton, and the sister's city
+    was listed first for "Where do I live now?"."""
+    return (
+        (by_the_user(text) and _of_someone_else(other))
+        or (by_the_user(other) and _of_someone_else(text))
+        or _a_relative_of(text) != _a_relative_of(other)
+    )
+
+
+# Someone's relative, named by whose they are: "Lisa's sister …", "Priya's husband …" (kin,
+# not "Maya's dentist appointment").
+_KIN = (
+    r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|daughter|son|kids?|children|"
+    r"baby|brother|sister|mother|mom|mum|father|dad|parents|grand\w+|aunt|uncle|cousin|niece|"
+    r"nephew|in-laws|siblings?|roommate|friend)"
+)
+_RELATIVE_OF = re.compile(
+    rf"^\W*(?-i:[A-Z])[\w-]*['’]s\s+(?:[\w-]+\s+)?{_KIN}s?\b",
+    re.IGNORECASE,
+)
+
+
+def _a_relative_of(text: str) -> bool:
+    """Whether a statement opens with someone's relative: news of "Lisa's sister" is none of
+    Lisa ("My wife Lisa is a teacher"), nor of the user's own sister (a probe's false links)."""
+    return _RELATIVE_OF.match(unlabelled(text)) is not None
+
+
+def by_the_user(text: str) -> bool:
+    return _BY_THE_USER.match(unlabelled(text)) is not None
+
+
+def _of_someone_else(text: str) -> bool:
+    said = unlabelled(text)
+    return of_someone_close(said) or (
+        opening_name(text) != "" and _NAMED_THEN_DONE.match(said) is not None
+    )
+
+
+# A statement that opens with someone's name and then what only a person does: "Clara moved
+# to Toronto", "Lisa loves sushi". Not a capitalised common word, which the name reading may
+# take for a name ("Daily standup moved to 10am", "Severe peanut allergy"), nor a thing's name
+# with a verb of things too ("VS Code is my main IDE").
+_NAMED_THEN_DONE = re.compile(
+    r"^\W*(?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*\s+(?:just\s+|now\s+|also\s+|still\s+)?"
+    r"(?:lives|lived|works|worked|moved|married|got married|likes|liked|loves|loved|hates|"
+    r"prefers|studies|studied|went|feels|thinks|says|said|told)\b"
+)
+
+
+def opening_name(text: str) -> str:
+    """The name a statement opens with, as a term ("Dana is …" → "dana"; "Priya's mother …" →
+    "priya": "Priya is no longer vegetarian" superseded "Priya's mother Lakshmi lives in
+    Chennai", their one shared word taken for more than the name both open with), or ""."""
+    first = WORD.search(unlabelled(text))
+    if first is None:
+        return ""
+    word = re.sub(r"['’]s$", "", first.group().lower())
+    return index_term(word) if index_term(word) in names_in(text) else ""
+
+
+# Whose fact a statement opens with: "My son Leo …" (son), "Our manager …"; and a statement
+# naming the user's own ("Rosa is my new boss", "User's new manager is Priya").
+WHOSE = re.compile(r"^\W*(?:my|our)\s+(\w+)", re.IGNORECASE)
+YOURS = re.compile(r"\b(?:my|our|user'?s)\b", re.IGNORECASE)
+
+
+def names_in(text: str) -> set[str]:
+    """The words of its names (`extract_entities`), at its start too: a name said at the
+    start of both texts ("Max plays violin") is one thing named twice."""
+    return {
+        index_term(w.lower())
+        for name in extract_entities(unlabelled(text))
+        for w in WORD.findall(name)
+    }
