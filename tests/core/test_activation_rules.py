@@ -1085,6 +1085,22 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
         ("Lisa is vegetarian", "Lisa no longer cooks on Sundays", 0.5, False),
         # another person or thing, not another value (a fourth probe's misfires)
         ("My daughter plays violin", "My son plays violin now", 0.85, False),
+        # one word for another, as alike as a restatement; a number that went up; a fiancée
+        # who is a wife now (a probe's misses)
+        (
+            "User is a junior designer at Canva",
+            "User is now a senior designer at Canva",
+            0.94,
+            True,
+        ),
+        ("My rent is $2,150 a month", "My rent went up to $2,400 a month", 0.82, True),
+        (
+            "There's a lot of traffic today",
+            "Some friends and I went down to the canal",
+            0.64,
+            False,
+        ),
+        ("My fiancée is Anna", "Anna and I got married in June, she's my wife now", 0.79, True),
         ("My manager is Tom Becker", "My mentor is Tom Becker now", 0.85, False),
         ("My favourite band is Radiohead", "My favourite movie is Alien now", 0.41, False),
         ("My wife Lisa is vegetarian", "My son Leo is vegetarian now", 0.6, False),

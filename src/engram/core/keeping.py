@@ -58,6 +58,9 @@ _REPLACED = re.compile(
     # to Python 3.12", "Upgraded PostgreSQL from 15 to 16", "…updated to localhost:8080" (a probe)
     r"|\b(?:renamed|bumped|upgraded|downgraded)\b|\bupdated (?:[\w'.:/-]+ ){0,4}?to\b"
     r"|\bpushed (?:back|to)\b|\bsold (?:my|our|the)\b|\b(?:left|leaving) (?-i:[A-Z])"
+    # a number that changed: "My rent went up to $2,400", "upped my dose to 20mg" (a probe)
+    r"|\b(?:went|goes|gone) (?:up|down) to [$€£]?\d|\b(?:upped|raised|lowered|increased|"
+    r"decreased|reduced) (?:[\w'-]+ ){0,4}?to [$€£]?\d"
     r"|^\W*(?:correction|update)\b|\bnew (?:[\w'-]+ ){0,2}(?:is|are)\b|" + _USED_TO_NOW,
     re.IGNORECASE,
 )
@@ -245,7 +248,7 @@ _ATTRIBUTES = {
 _KINDS = frozenset(
     index_term(word)
     for word in "vegetarian vegan pescatarian preschool kindergarten daycare nursery montessori "
-    "college university".split()
+    "college university wife husband fiance fiancee girlfriend boyfriend".split()
 )
 _ATTRIBUTE_OF = {
     index_term(word): name for name, words in _ATTRIBUTES.items() for word in words.split()
@@ -368,7 +371,7 @@ _CORRECTING = re.compile(
     re.IGNORECASE,
 )
 # A number written in groups ("06 98 76 54 32", "+1 555 123 4567") is one value.
-_GROUPED_NUMBER = re.compile(r"\d+(?:[ .-]\d+){2,}")
+_GROUPED_NUMBER = re.compile(r"\d+(?:[ .-]\d+){2,}|\d{1,3}(?:,\d{3})+\b")
 
 
 def _numbers_joined(text: str) -> str:
@@ -399,6 +402,13 @@ def a_new_value(text: str, old: str, similarity: float) -> bool:
     # vegetarian", "My favourite movie is Alien now" adds "movie" to "My favourite band is
     # Radiohead": another person, another thing (a probe's misfires).
     if added & values and not added - values and dropped & _values(old):
+        return True
+    # One word for another in the same statement, as alike as a restatement: "User is now a
+    # senior designer at Canva" / "User is a junior designer at Canva" (0.94; a probe)
+    # (not the person it is of: "My son plays violin now" / "My daughter plays violin")
+    whose = (WHOSE.match(unlabelled(text)), WHOSE.match(unlabelled(old)))
+    someone_else = bool(whose[0] and whose[1] and added & {index_term(whose[0][1].lower())})
+    if similarity >= RESTATED_SIMILAR and len(added) == len(dropped) == 1 and not someone_else:
         return True
     # The thing both open with ("Max plays the cello now" / "Max plays violin"), not a name
     # held as the value ("My mentor is Tom Becker now" / "My manager is Tom Becker").
