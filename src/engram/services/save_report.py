@@ -128,8 +128,8 @@ def life_facts_replaced(ctx: Context, text: str, own_id: str = "") -> list[Simil
     words, not by meaning: "I report to Rosa now" and "My manager is Dan Kim" are 0.20 alike,
     "Started a new job at Stripe this week" and "I work at Lumen Health" 0.15, far below any
     bar of meaning, and share no word (`core.keeping.life_fact_words`); from
-    `LIFE_FACT_MIN_SIMILAR` up, most alike first. The value must be
-    swapped for another (`life_fact_replaced`)."""
+    `LIFE_FACT_MIN_SIMILAR` up, most alike first. The value must be swapped for another
+    (`life_fact_replaced`)."""
     words = life_fact_words(text)
     if not words:
         return []
@@ -139,6 +139,7 @@ def life_facts_replaced(ctx: Context, text: str, own_id: str = "") -> list[Simil
     news = ctx.text_vector(text) if facts else None
     vectors = {}
     if news is not None and ctx.semantic is not None:
+        ctx.vectors_ready()  # a fact saved a moment ago has its vector
         vectors = ctx.store.get_vectors([m.id for m in facts], ctx.semantic.model_id)
     alike = {i: round(float(v @ news), 4) for i, v in vectors.items()} if news is not None else {}
     replaced = [
