@@ -640,6 +640,24 @@ def test_news_replaces_the_note_it_moves_before_a_less_alike_statement(mem: Engr
     assert moved.supersedes[:1] == [note.id]
 
 
+def test_a_second_change_replaces_the_first_news_too(mem: Engram, clock: FixedClock) -> None:
+    """ "I report to Tom now" was most alike to "My boss is Dan Whitaker", and "Rosa is my new
+    boss", which had replaced it, stayed the current fact: Tom was not in the top 5 of "Who is
+    my boss now?" (an MCP probe)."""
+    mem.save("I work at Lumen Health as a PM")
+    dan = mem.save("My boss is Dan Whitaker")
+    mem.flush()
+    clock.advance(days=10)
+    rosa = mem.save_result(Draft("Rosa is my new boss"))
+    assert rosa.supersedes == [dan.id]
+    mem.flush()
+    clock.advance(days=10)
+    tom = mem.save_result(Draft("I report to Tom now"))
+    assert set(tom.supersedes) == {dan.id, rosa.memory.id}
+    mem.flush()
+    assert mem.search("Who is my boss now?", limit=1)[0].memory.id == tom.memory.id
+
+
 def test_a_question_without_its_question_mark_supersedes_nothing(mem: Engram) -> None:
     """Chat asks without "?": "Do you play any games anymore." superseded three turns about
     games (bench/supersede_chat.py)."""

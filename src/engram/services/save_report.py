@@ -191,6 +191,7 @@ def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) ->
     ]
     taken = {memory.id, *(old.id for old in replaced)}  # the fact among them
     replaced += _copies_of(ctx, fact, memory, left, taken)
+    replaced += _news_since(ctx, memory, replaced, left)
     for old in replaced:
         ctx.store.add_relation(
             Relation(
@@ -205,6 +206,55 @@ def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) ->
             )
         )
     return [old.id for old in replaced]
+
+
+# How far a chain of news is followed (`_news_since`).
+CHAIN_MAX = 20
+
+
+def _news_since(
+    ctx: Context, memory: Memory, replaced: Sequence[SimilarMemory], left: str | None
+) -> list[SimilarMemory]:
+    """The news that already replaced the facts `memory` replaces, and the news of that news,
+    still live: a second change replaces the first. "I report to Tom now" was most alike to
+    "My boss is Dan" (0.45), and "Rosa is my new boss" (0.41), which had replaced it, stayed
+    the current fact (an MCP probe: Tom was not in the top 5 of "Who is my boss now?"). Each
+    as alike to `memory` as their vectors say (0 without them)."""
+    seen = {memory.id, *(old.id for old in replaced)}
+    frontier = [old.id for old in replaced]
+    found: list[Memory] = []
+    for _ in range(CHAIN_MAX):
+        newer = {
+            r.from_id
+            for r in ctx.store.relations(frontier)
+            if r.type == "supersedes" and r.to_id in frontier and r.from_id not in seen
+        }
+        if not newer:
+            break
+        live = [m for m in ctx.store.get_many(sorted(newer)) if m.status != Status.ARCHIVED]
+        found += live
+        seen |= newer
+        frontier = [m.id for m in live]
+    if not found:
+        return []
+    embedder, news = ctx.semantic, ctx.text_vector(memory.content)
+    vectors = {}
+    if embedder is not None and news is not None:
+        vectors = ctx.store.get_vectors([m.id for m in found], embedder.model_id)
+    alike = {i: round(float(v @ news), 4) for i, v in vectors.items()} if news is not None else {}
+    # news of the same fact, not other news of what it names: "Tom Becker moved to the
+    # platform team" replaces his being the manager, not "Actually my manager is now Sarah"
+    return [
+        SimilarMemory(id=m.id, content=m.content, similarity=alike.get(m.id, 0.0))
+        for m in found
+        if replaces_a_fact(memory.content, alike.get(m.id, 0.0), m.content)
+        and (
+            same_life_fact(memory.content, m.content)
+            or bool(shared_terms(memory.content, m.content))
+        )
+        # naming the value it left, only news holding that value ("…; leaving Lumen Health")
+        and (left is None or holds_value(m.content, left))
+    ]
 
 
 def _copies_of(
