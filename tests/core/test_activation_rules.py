@@ -1275,6 +1275,9 @@ def test_a_life_fact_said_anew_replaces_only_another_value_of_it(
         ("Lisa's sister moved to Toronto", "My sister lives in Montreal", False),
         ("Priya's husband started a new job at Stripe", "Priya works at Lumen Health", False),
         ("Lisa's sister moved to Montreal", "Lisa's sister lives in Toronto", True),
+        # the person both name is no shared fact (an MCP probe: her job was marked replaced)
+        ("Lisa switched to decaf", "My wife Lisa teaches third grade", False),
+        ("Lisa moved to Toronto", "My wife Lisa lives in Berlin", True),
         # "Maya's dentist appointment" names no relative of Maya's
         (
             "The dentist appointment moved to the 15th",

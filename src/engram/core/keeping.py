@@ -9,7 +9,14 @@ import re
 from engram.core.index_terms import index_term, index_terms
 from engram.core.message import plain
 from engram.core.text import STOPWORDS, WORD, speaker_label, statements, unlabelled
-from engram.core.whose import WHOSE, YOURS, about_other_people, by_the_user, opening_name
+from engram.core.whose import (
+    WHOSE,
+    YOURS,
+    about_other_people,
+    by_the_user,
+    names_in,
+    opening_name,
+)
 
 # A statement that something changed ("I moved from Berlin to Lisbon", "Actually I prefer tea
 # now", "We switched Atlas to PostgreSQL", "I quit Siemens"): it may correct an older memory.
@@ -341,7 +348,9 @@ def _alike_in_form_only(text: str, old: str) -> bool:
     shared = _fact_terms(text) & _fact_terms(old) - {opening}
     if shared or (_attributes(text) & _attributes(old) and states_now(old)):
         return False
-    return (opening != "" and opening == opening_name(old)) or (
+    # the name both say, opening this one: "Lisa switched to decaf" of "My wife Lisa teaches
+    # third grade" (an MCP probe: her job was marked replaced)
+    return (opening != "" and opening in names_in(old)) or (
         says_a_change(old) or _REPLACED.search(old) is not None
     )
 
