@@ -114,6 +114,18 @@ def facts_replaced(text: str, similar: Sequence[SimilarMemory]) -> list[SimilarM
     )
 
 
+def _alike(ctx: Context, text: str, memories: Sequence[Memory]) -> dict[str, float]:
+    """How alike in meaning each of `memories` is to `text` (cosine, by its stored vector);
+    those without a vector, or all without a model, left out."""
+    embedder = ctx.semantic
+    news = ctx.text_vector(text) if memories and embedder is not None else None
+    if news is None or embedder is None:
+        return {}
+    ctx.vectors_ready()  # a memory saved a moment ago has its vector
+    vectors = ctx.store.get_vectors([m.id for m in memories], embedder.model_id)
+    return {ident: round(float(vector @ news), 4) for ident, vector in vectors.items()}
+
+
 # The stored statements of a life fact read for the one news replaces, where none is alike
 # enough in meaning (`life_facts_replaced`)...
 LIFE_FACTS_READ = 20
@@ -136,12 +148,7 @@ def life_facts_replaced(ctx: Context, text: str, own_id: str = "") -> list[Simil
     live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
     found = [s.id for s in ctx.store.text_search(words, live, LIFE_FACTS_READ) if s.id != own_id]
     facts = [m for m in ctx.store.get_many(found) if life_fact_replaced(text, m.content)]
-    news = ctx.text_vector(text) if facts else None
-    vectors = {}
-    if news is not None and ctx.semantic is not None:
-        ctx.vectors_ready()  # a fact saved a moment ago has its vector
-        vectors = ctx.store.get_vectors([m.id for m in facts], ctx.semantic.model_id)
-    alike = {i: round(float(v @ news), 4) for i, v in vectors.items()} if news is not None else {}
+    alike = _alike(ctx, text, facts)
     replaced = [
         SimilarMemory(id=m.id, content=m.content, similarity=alike[m.id])
         for m in facts
@@ -235,13 +242,7 @@ def _news_since(
         found += live
         seen |= newer
         frontier = [m.id for m in live]
-    if not found:
-        return []
-    embedder, news = ctx.semantic, ctx.text_vector(memory.content)
-    vectors = {}
-    if embedder is not None and news is not None:
-        vectors = ctx.store.get_vectors([m.id for m in found], embedder.model_id)
-    alike = {i: round(float(v @ news), 4) for i, v in vectors.items()} if news is not None else {}
+    alike = _alike(ctx, memory.content, found)
     # news of the same fact, not other news of what it names: "Tom Becker moved to the
     # platform team" replaces his being the manager, not "Actually my manager is now Sarah"
     return [
@@ -271,8 +272,7 @@ def _copies_of(
     if embedder is None or threshold <= 0:
         return []
     stored = ctx.store.get_vectors([fact.id], embedder.model_id)
-    news_vector = ctx.text_vector(news.content)
-    if fact.id not in stored or news_vector is None:
+    if fact.id not in stored:
         return []
     live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
     near = ctx.store.vector_search(stored[fact.id], live, SIMILAR_REPORTED + 1)
@@ -284,13 +284,11 @@ def _copies_of(
         and (left is None or holds_value(m.content, left))
         and not may_be_news(m.content)
     ]
-    vectors = ctx.store.get_vectors([m.id for m in copies], embedder.model_id)
+    to_news = _alike(ctx, news.content, copies)
     return [
-        SimilarMemory(
-            id=m.id, content=m.content, similarity=round(float(vectors[m.id] @ news_vector), 4)
-        )
+        SimilarMemory(id=m.id, content=m.content, similarity=to_news[m.id])
         for m in copies
-        if m.id in vectors
+        if m.id in to_news
     ]
 
 
