@@ -18,8 +18,8 @@ from engram.core.text import STOPWORDS, speaker_label, unlabelled
 from engram.storage.protocol import Store, Stub
 
 # The best matches whose labels are read: a query names a speaker of those, or of none; the
-# best few first, and none more where those have no label (an assistant's notes: reading 60
-# cost 1.8 ms of every search naming someone).
+# best few first, and none more where those have no label (an assistant's notes: each memory
+# read is a row fetched and parsed, on every search naming someone).
 READ = 60
 PEEK = 10
 # A label is a speaker's where its memories of a few words speak as a person ("I", "my",
@@ -54,7 +54,7 @@ class Speakers:
     def __init__(self, store: Store, query: str) -> None:
         self._store = store
         # The words that may name someone, written with a capital: a query naming nobody so
-        # reads no memory (reading the best 60 cost 1.8 ms, a sixth of a search at 10K)
+        # reads no memory
         self._asked = {
             w.casefold()
             for w in (_POSSESSIVE.sub("", w) for w in _WORD.findall(query))
