@@ -289,6 +289,17 @@ def test_moving_house_is_a_fact_moving_code_is_not() -> None:
     assert classify("I moved the validation into the model layer.").intent == "none"
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["Actually we're in Denver now", "Actually, I'm in Denver now", "No, we live in Denver."],
+)
+def test_a_statement_said_as_a_correction_is_still_a_statement(text: str) -> None:
+    """An MCP probe: "Actually we're in Denver now" was none, "We're in Denver now" a save."""
+    found = classify(text)
+    assert (found.intent, found.confidence) == ("save", STATEMENT_CONFIDENCE)
+    assert found.phrase is not None and found.phrase.lower().startswith(("we", "i'm"))
+
+
 def test_the_statement_reading_names_its_opening_words() -> None:
     assert statement_about_the_user("So I commute to work by train.") == "I commute to"
     assert statement_about_the_user("What do I commute by?") is None

@@ -60,10 +60,14 @@ _ELSEWHERE = (
     r"this|that|it|these|those|below|above|attached|following|here|remember|recall|forget|"
     r"forgot"
 )
+# News often comes as a correction: "Actually, Lisa's birthday is September 5", "Actually we're
+# in Denver now" (that one was none: an MCP probe).
+_CORRECTING = r"(?:(?:actually|no|nope|correction|update|fyi)\W+)*"
 # Nothing after the opening marks the statement as anything else (`_ELSEWHERE`).
 _PLAIN_TO_THE_END = rf"(?=(?:(?!\b(?:{_ELSEWHERE})\b).)*$)"
 _STATEMENT = re.compile(
     OPENERS
+    + _CORRECTING
     # not "I'm bored", "I'm so tired": how the user is now, in a word or two
     + r"(?!i(?:'m| am)(?: \S+){1,2}\W*$)"
     + _PLAIN_TO_THE_END
@@ -100,10 +104,6 @@ def statement_about_the_user(text: str) -> str | None:
     if found is None or (_DID.match(text) and not _DATED.search(text)):
         return None
     return found.group("subject")
-
-
-# News about someone often comes as a correction: "Actually, Lisa's birthday is September 5".
-_CORRECTING = r"(?:(?:actually|no|nope|correction|update|fyi)\W+)*"
 
 
 def statement_about(text: str, name: str) -> str | None:
