@@ -173,9 +173,21 @@ def _already_holds(text: str, old: str) -> bool:
     elsewhere ("Actually moved standup to 11" after "Moved standup to 10")."""
     after = named_new_value(text)
     if after is None or not holds_value(old, after):
-        return False
+        return _moved_where_it_is(text, old)
     left = named_old_value(old)
     return left is None or index_terms(left) != index_terms(after)
+
+
+_MOVED = re.compile(r"\b(?:moved|relocated)\b", re.IGNORECASE)
+
+
+def _moved_where_it_is(text: str, old: str) -> bool:
+    """Whether a move names only places `old` holds: "We moved into our place in Denver back
+    in 2019" tells how "I live in Denver" came to be, and replaced it (a probe)."""
+    if _MOVED.search(text) is None:
+        return False
+    names = {v for v in _values(text) if not any(ch.isdigit() for ch in v)}
+    return bool(names) and names <= set(index_terms(old))
 
 
 def holds_value(text: str, value: str) -> bool:
@@ -235,7 +247,15 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
         return False
     if says_a_change(said) and similarity >= RESTATED_SIMILAR and _says_more(said, old):
         return True
-    return _REPLACED.search(said) is not None
+    return _REPLACED.search(said) is not None and not _another_life_fact(said, old)
+
+
+def _another_life_fact(text: str, old: str) -> bool:
+    """Whether a statement names a life fact as new (`_new_facts`: "my new manager") and
+    `old` states only others: "User's new manager is Priya Shah" is no news of "User is based
+    in New York", though more alike to it than to "User reports to Mike Chen" (a probe)."""
+    named, held = _new_facts(text), _attributes(old)
+    return bool(named) and bool(held) and not named & held
 
 
 # What a fact is about, where two statements say it in other words: "Maya started a new job
@@ -300,13 +320,25 @@ _NOT_AFTER = {index_term("work"): frozenset("for at from to after before of".spl
 
 def _attributes(text: str) -> set[str]:
     terms = index_terms(text)
-    return {
+    found = {
         _ATTRIBUTE_OF[t]
         for before, t, after in zip(["", *terms], terms, [*terms[1:], ""], strict=False)
         if t in _ATTRIBUTE_OF
         and _ONLY_BEFORE.get(t, after) == after
         and before not in _NOT_AFTER.get(t, ())
     }
+    if _WHERE_WE_ARE.match(unlabelled(text)):
+        found.add("home")
+    return found
+
+
+# Where the user is, said as all there is to say: "We're in Paris now" (after "I live in
+# Lyon", a probe); not "I'm in Denver now for the conference".
+_WHERE_WE_ARE = re.compile(
+    r"^\W*(?:actually\W+)?(?:i'm|i am|we're|we are)\s+(?:now\s+)?(?:in|based in|living in)\s+"
+    r"(?-i:[A-Z])[\w-]*(?:,?\s+(?-i:[A-Z])[\w-]*)?(?:\s+now|\s+these days)?\W*$",
+    re.IGNORECASE,
+)
 
 
 def life_fact_replaced(text: str, old: str) -> bool:
@@ -431,9 +463,12 @@ def a_new_value(text: str, old: str, similarity: float) -> bool:
 
 
 # What says a life fact (`_ATTRIBUTES`) holds anew: "I'm vegan now", "Rosa is my new boss",
-# "I've gone fully vegan", "She became a nurse".
+# "I've gone fully vegan", "She became a nurse", "I report to Tom Becker these days", "Leo
+# started kindergarten".
 # "new" only of the fact: "my new boss", "a new job" (not "Tried a new vegan restaurant").
-_ANEW = re.compile(r"\b(?:now|gone|became|become|turned)\b", re.IGNORECASE)
+_ANEW = re.compile(
+    r"\b(?:now|nowadays|these days|gone|became|become|turned|started)\b", re.IGNORECASE
+)
 _NEW_WHAT = re.compile(r"\bnew\s+([\w'-]+)(?:\s+([\w'-]+))?", re.IGNORECASE)
 # What adds to a fact rather than replaces it: "My husband now works Saturdays too".
 _ADDED = re.compile(r"\b(?:too|also|as well)\b", re.IGNORECASE)
@@ -442,14 +477,18 @@ _ADDED = re.compile(r"\b(?:too|also|as well)\b", re.IGNORECASE)
 def _says_anew(text: str) -> bool:
     """Whether a statement marks a life fact as holding anew (`_ANEW`, or "new" before one of
     its words)."""
-    if _ANEW.search(text) is not None:
-        return True
-    # of a thing of the fact, not of one of its values ("a new vegan restaurant")
-    return any(
-        term in _ATTRIBUTE_OF and term not in _KINDS
+    return _ANEW.search(text) is not None or bool(_new_facts(text))
+
+
+def _new_facts(text: str) -> set[str]:
+    """The life facts a statement names a thing of as new ("my new boss", "a new job"), not
+    one of their values ("a new vegan restaurant")."""
+    return {
+        _ATTRIBUTE_OF[term]
         for m in _NEW_WHAT.finditer(text)
         for term in (index_term(w.lower()) for w in m.groups() if w)
-    )
+        if term in _ATTRIBUTE_OF and term not in _KINDS
+    }
 
 
 def _life_fact_anew(text: str, old: str) -> bool:

@@ -53,8 +53,20 @@ def by_the_user(text: str) -> bool:
     return _BY_THE_USER.match(unlabelled(text)) is not None
 
 
+# Who one of the user's people is, by name: "My new manager is Priya Shah" says whom the user
+# reports to, a fact of the user's as much as "I report to Mike Chen" (taken for news of the
+# manager, it was never linked: a probe).
+_WHO_THEY_ARE = re.compile(
+    r"^\W*(?:my|our|(?:the )?user['’]s)\s+(?:new\s+|current\s+)?[\w-]+\s+(?:is|are)\s+"
+    r"(?:now\s+|actually\s+)?(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?\W*(?:now)?\W*$",
+    re.IGNORECASE,
+)
+
+
 def _of_someone_else(text: str) -> bool:
     said = unlabelled(text)
+    if _WHO_THEY_ARE.match(said) is not None:
+        return False
     return of_someone_close(said) or (
         opening_name(text) != "" and _NAMED_THEN_DONE.match(said) is not None
     )
