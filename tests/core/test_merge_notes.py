@@ -35,15 +35,13 @@ def test_paraphrases_are_told_apart_only_by_what_plainly_differs() -> None:
     same = [
         ["Standup is at 9:30am every weekday.", "Daily standup at 9:30 am."],
         ["I'm allergic to peanuts.", "I can't eat peanuts - I have a peanut allergy."],
-        [
-            "Sarah Kim is my manager now.",
-            "Actually my manager is Sarah Kim, she joined from Google.",
-        ],
         ["Sarah Kim was my manager.", "Sarah Kim is my manager."],
     ]
     for contents in same:
         assert disagreement(contents, near_copies=False) is None, contents
         assert disagreement(contents) is not None, contents  # as near-copies they would differ
+    actually = ["Sarah Kim is my manager now.", "Actually my manager is Sarah Kim, from Google."]
+    assert disagreement(actually, near_copies=False) is None
     assert disagreement(["Dentist on March 3", "Dentist appointment March 4"], near_copies=False)
     assert (
         disagreement(["I like tea", "I dislike tea"], near_copies=False)
@@ -86,3 +84,20 @@ def test_a_number_one_memory_adds_is_no_disagreement() -> None:
     assert disagreement(["Standup at 9:30", "Standup"], near_copies=False) is None
     approvals = ["Merges need one approval", "Merges need two approvals"]
     assert disagreement(approvals, near_copies=False) == "they hold different numbers"
+
+
+def test_a_function_word_is_said_in_place_of_another_only_where_little_else_differs() -> None:
+    """A paraphrase holds many words the other lacks, function words among them: "I'm allergic
+    to peanuts" and "Peanuts give me a bad allergic reaction" (0.90, near-copies by meaning)
+    were held for review as "one says 'am' where another says 'bad'"."""
+    assert (
+        disagreement(["I'm allergic to peanuts", "Peanuts give me a bad allergic reaction"]) is None
+    )
+    joined = ["Sarah Kim is my manager now.", "Actually my manager is Sarah Kim, from Google."]
+    assert disagreement(joined) is None
+    assert disagreement(["Turn the light on", "Turn the light off"]) == (
+        "one says 'on' where another says 'off'"
+    )
+    assert disagreement(["Alice reports to him", "Alice reports to her"]) == (
+        "one says 'him' where another says 'her'"
+    )
