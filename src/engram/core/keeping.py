@@ -182,11 +182,13 @@ _MOVED = re.compile(r"\b(?:moved|relocated)\b", re.IGNORECASE)
 
 
 def _moved_where_it_is(text: str, old: str) -> bool:
-    """Whether a move names only places `old` holds: "We moved into our place in Denver back
-    in 2019" tells how "I live in Denver" came to be, and replaced it (a probe)."""
-    if _MOVED.search(text) is None:
+    """Whether a move names only places `old` holds, after its verb: "We moved into our place
+    in Denver back in 2019" tells how "I live in Denver" came to be, and replaced it (a probe);
+    "Tom Becker moved to the platform team" names who moved, not where."""
+    moved = _MOVED.search(text)
+    if moved is None:
         return False
-    names = {v for v in _values(text) if not any(ch.isdigit() for ch in v)}
+    names = {v for v in _values(text[moved.end() :]) if not any(ch.isdigit() for ch in v)}
     return bool(names) and names <= set(index_terms(old))
 
 
