@@ -104,8 +104,34 @@ def test_a_question_about_what_was_said_in_a_month_names_its_days() -> None:
     march = named_days("What did we talk about in March?", TODAY)
     assert march == tuple(date(2023, 3, 1) + timedelta(days=i) for i in range(31))
     assert named_days("What did I tell you in January 2024?", TODAY)[-1] == date(2024, 1, 31)
-    assert named_days("What did I buy in March?", TODAY) == ()
     assert searched_of_a_day("What did we talk about in March?").split() == ["What", "about", "?"]
+
+
+def test_a_question_of_the_past_names_the_days_of_a_month_or_of_a_part_of_it() -> None:
+    """A probe's chat questions named no day ("What problem did I have in my garden in early
+    June?" found that month's turn 37th): in a conversation what happened is told about when
+    it happens. Not a question of what is to come, nor "may" as a word."""
+
+    def span(query: str) -> tuple[date, date] | None:
+        days = named_days(query, TODAY)
+        return (days[0], days[-1]) if days else None
+
+    assert span("What did I buy in March?") == (date(2023, 3, 1), date(2023, 3, 31))
+    assert span("What did I do in the garden in early June?") == (
+        date(2023, 6, 1),
+        date(2023, 6, 10),
+    )
+    assert span("What was I dealing with in mid-May?") == (date(2023, 5, 11), date(2023, 5, 20))
+    assert span("What did I report in late April 2022?") == (
+        date(2022, 4, 21),
+        date(2022, 4, 30),
+    )
+    assert span("What did the vet say at the beginning of October?") == (
+        date(2023, 10, 1),
+        date(2023, 10, 10),
+    )
+    assert span("Is the wedding in June?") is None  # not of the past
+    assert span("What did I do in may?") is None  # "may" as a word, not a month
 
 
 def test_a_date_that_reads_two_ways_names_both_days() -> None:

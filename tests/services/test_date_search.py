@@ -326,6 +326,30 @@ def test_days_to_come_and_a_month_said_in_find_their_memories(
         assert {h.memory.id for h in mem.search(asked)[:2]} == {m.id for m in said}
 
 
+def test_a_part_of_a_month_asked_of_the_past_lifts_what_was_saved_then(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A probe's "What problem did I have in my garden in early June?" named no day: the turn
+    saved then came 37th, below the turns about the garden saved at other times."""
+    with Engram.open(store_url, clock=clock) as mem:
+        now = clock.now
+        year = now.year if now.month > 6 else now.year - 1  # the last June gone
+        kale = Draft(
+            content="Something is eating the kale in my garden, holes all over the leaves",
+            created_at=_at(date(year, 6, 4)),
+        )
+        others = [
+            Draft(content="I planted tomatoes in my new raised garden beds", created_at=_at(d))
+            for d in (date(year, 4, 20), date(year, 6, 25))
+        ]
+        eaten, *_ = mem.save_many([kale, *others])
+        mem.flush()
+        asked = "What problem did I have in my garden in early June?"
+        best = mem.search(asked)[0]
+        assert best.memory.id == eaten.id
+        assert best.why.day == f"{year}-06-04"
+
+
 def test_a_plan_asked_for_by_a_word_it_does_not_share_is_found_by_meaning(
     store_url: str, clock: FixedClock
 ) -> None:

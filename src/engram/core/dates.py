@@ -113,8 +113,56 @@ def named_days(text: str, today: date, weeks: bool = True) -> tuple[date, ...]:
         *_written_days(text, today),
         *relative_days(text, today, weeks),
         *_month_said(text, today),
+        *_month_asked(text, today),
     ]
     return tuple(dict.fromkeys(days))
+
+
+# A month, or a part of one, that a question of the past asks about: "What did I do in June?",
+# "What problem did I have in my garden in early June?", "…at the beginning of October". In a
+# conversation what happened is told about when it happens: a probe's chat questions named no
+# day so (`named_days` read none) and found the turns of that month at 11-37.
+_PAST_ASKED = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
+_MONTH_ASKED = re.compile(
+    r"(?:\bin\s+|\b(?P<part>early|mid|late)[\s-]+"
+    r"|\b(?:the\s+)?(?P<of>beginning|start|middle|end)\s+of\s+)"
+    rf"{_MONTH}(?![a-z])(?:\s+(?P<year>\d{{4}}))?",
+    re.IGNORECASE,
+)
+# The days of a month each part names (the last ends with the month).
+_PARTS = {
+    None: (1, 31),
+    "early": (1, 10),
+    "beginning": (1, 10),
+    "start": (1, 10),
+    "mid": (11, 20),
+    "middle": (11, 20),
+    "late": (21, 31),
+    "end": (21, 31),
+}
+
+
+def _month_asked(text: str, today: date) -> list[date]:
+    """The days of a month, or of a part of it, that a question of the past (`_PAST_ASKED`)
+    names: the last such month so far, or the one of the year given. "May" and "March" only
+    written with a capital ("what did I do in may" may be asking what one may do)."""
+    if _PAST_ASKED.search(text) is None:
+        return []
+    days: list[date] = []
+    for found in _MONTH_ASKED.finditer(text):
+        name = found.group(3)
+        if name.lower() in _WORDS_TOO and not name[0].isupper():
+            continue
+        month = MONTHS[name.lower()[:3]]
+        given = found.group("year")
+        year = int(given) if given else today.year - (month > today.month)
+        first, last = _PARTS[(found.group("part") or found.group("of") or "").lower() or None]
+        days += [
+            d
+            for d in (date(year, month, 1) + timedelta(days=i) for i in range(first - 1, last))
+            if d.month == month
+        ]
+    return days
 
 
 def _month_said(text: str, today: date) -> list[date]:
