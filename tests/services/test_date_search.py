@@ -293,13 +293,19 @@ def test_a_question_asking_how_things_stand_now_is_not_searched_by_those_words(
     store_url: str, clock: FixedClock
 ) -> None:
     """A probe: "where do I work these days" found "…work starts in May" by "days" first and
-    the new job seventh; "now" asks the same and was never a search word."""
+    the new job seventh; "now" asks the same and was never a search word. Another: "What's my
+    current diet?" found turns saying "currently" first."""
     with Engram.open(store_url, clock=clock) as mem:
         renovation = mem.save("The renovation work starts in a few days")
         office = mem.save("I work from the Rotterdam office")
+        mem.save("The current in the river was strong today")
         plain = {h.memory.id: h.why.text for h in mem.search("where do I work?")}
         assert {office.id, renovation.id} <= set(plain)  # each by "work" alone
-        for asked in ("where do I work these days?", "where do I work currently?"):
+        for asked in (
+            "where do I work these days?",
+            "where do I work currently?",
+            "where is my current work?",
+        ):
             assert {h.memory.id: h.why.text for h in mem.search(asked)} == plain, asked
 
 

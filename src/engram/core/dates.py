@@ -478,9 +478,10 @@ PRESENT_QUERY_WORDS = 16
 
 # The words that ask for the present and name nothing else, as "now" (a stopword) does: "where
 # do I work these days" found "…work starts in May" by "days" first, the new job seventh (a
-# probe).
+# probe); "What's my current diet?" found turns saying "currently" first (another).
 _ASKS_NOW = re.compile(
-    r"\b(?:currently|nowadays|these days|at the moment|right now|at present)\b", re.IGNORECASE
+    r"\b(?:currently|current|nowadays|these days|at the moment|right now|at present)\b",
+    re.IGNORECASE,
 )
 
 
