@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.support import NEBRAAS_CHAT as CHAT
 
 from engram import Draft, Engram
-from engram.services.speakers import Speakers
+from engram.services.speakers import Speakers, asks_of_the_user
 from engram.storage.protocol import Filter
 
 
@@ -132,3 +132,36 @@ def test_a_name_that_is_a_month_names_no_speaker_and_a_name_starts_one(mem: Engr
     assert Speakers(store, "Is the wedding in June?").asked_as_them("x", found) is None
     asked = "What did Jess lose?"
     assert Speakers(store, asked).asked_as_them(asked, found) == "What did I lose?"
+
+
+RUN_CHAT = [
+    "User: I'm training for my first half marathon this spring.",
+    "Assistant: A half marathon is a great goal. A recent race time is the best predictor of "
+    "what is realistic for you. What was your last 10K time?",
+    "User: My last 10K was 56:10 back in November, so close-ish.",
+    "Assistant: A 10K time of 56:10 predicts about 2:04 for the half, so a sub-2:05 goal is "
+    "sensible for your first half marathon.",
+    "User: Also the outside of my knee hurts after long runs.",
+    "Assistant: Pain on the outside of the knee after long runs is often the IT band; add hip "
+    "strengthening twice a week and foam roll the outer thigh.",
+]
+
+
+def test_a_question_in_the_first_person_names_the_user_of_a_chat_with_an_assistant(
+    mem: Engram,
+) -> None:
+    """The assistant's turns echo the user's words ("your last 10K time") and took 70 % of
+    the top ten where the user's own turn was the evidence (a probe's user-assistant chats);
+    what the assistant said is asked in the second person, and is not lowered."""
+    _saved(mem, RUN_CHAT)
+    mine = mem.search("What was my last 10K time?", limit=1)[0].memory.content
+    assert mine.startswith("User: My last 10K was 56:10")
+    advice = mem.search("What did you suggest for my knee?", limit=1)[0].memory.content
+    assert advice.startswith("Assistant: Pain on the outside of the knee")
+
+
+def test_who_a_question_asks_of() -> None:
+    assert asks_of_the_user("What was my last 10K time?")
+    assert asks_of_the_user("What did I tell you about my sister?")  # told to the assistant
+    assert not asks_of_the_user("What did you suggest for my knee?")
+    assert not asks_of_the_user("What does the user prefer?")  # not the first person

@@ -289,7 +289,9 @@ class SearchService:
             if lexical and share < 1
             else None
         )
-        if by_vector is not None and as_them is not None:  # "What are Fahim's hobbies?"
+        if by_vector is not None and as_them is not None and as_them != (first_person or meant):
+            # "What are Fahim's hobbies?" as "What are my hobbies?"; a question the user asks
+            # in the first person is asked so already
             asked_so = self.ctx.ahead(lambda: self._neighbours(as_them, where, k))
             speakers.theirs(near.stubs)  # their labels read meanwhile
             near = self._theirs_as_them(near, asked_so.result(), speakers)

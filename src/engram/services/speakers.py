@@ -45,6 +45,26 @@ _PERSONAL = re.compile(
 )
 # Of oneself, as a user's own notes say it ("I have a beagle named Rufus").
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine)\b", re.IGNORECASE)
+# The labels of the user's own turns in a chat with an assistant ("User: I ran the 10K in
+# 56:10"), whom a question in the first person names, as "What are Fahim's hobbies?" names
+# Fahim: the assistant's turns echo the user's words and took 70 % of the top ten where a
+# user's turn was the evidence (a probe's own user-assistant chats).
+USER_LABELS = frozenset({"user", "human"})
+# Asked of the assistant: "What did you suggest…?", "your advice"; not the user telling it
+# ("What did I tell you about my sister?").
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you've|you'd|you'll|u|ur)\b", re.I)
+_TOLD_YOU = re.compile(
+    r"\b(?:tell|told|telling|remind(?:ed)?|(?:say|said|mention(?:ed)?|talk(?:ed)?) to|"
+    r"shared? with)\s+you\b",
+    re.IGNORECASE,
+)
+
+
+def asks_of_the_user(query: str) -> bool:
+    """Whether a query asks of the user in the first person ("What were my 10K times?"), not
+    of what the assistant said ("What did you suggest for my knee?")."""
+    said = _TOLD_YOU.sub(" ", query)
+    return _FIRST_PERSON.search(said) is not None and _SECOND_PERSON.search(said) is None
 
 
 class Speakers:
@@ -63,6 +83,8 @@ class Speakers:
             and w.casefold() not in STOPWORDS | _NOT_NAMES
             and not w.startswith(("I'", "I’"))
         }
+        if asks_of_the_user(query):  # "What were my race times?" names the user
+            self._asked |= USER_LABELS
         self._labels: dict[str, str] = {}
         self._episodes: dict[str, str | None] = {}
         self._personal: dict[str, bool] = {}
