@@ -163,5 +163,7 @@ def test_a_question_in_the_first_person_names_the_user_of_a_chat_with_an_assista
 def test_who_a_question_asks_of() -> None:
     assert asks_of_the_user("What was my last 10K time?")
     assert asks_of_the_user("What did I tell you about my sister?")  # told to the assistant
+    # a request for what would suit the user asks of the user's own turns
+    assert asks_of_the_user("Can you suggest running shoes that would suit me?")
     assert not asks_of_the_user("What did you suggest for my knee?")
     assert not asks_of_the_user("What does the user prefer?")  # not the first person

@@ -51,11 +51,12 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine)\b", re.IGNOREC
 # user's turn was the evidence (a probe's own user-assistant chats).
 USER_LABELS = frozenset({"user", "human"})
 # Asked of the assistant: "What did you suggest…?", "your advice"; not the user telling it
-# ("What did I tell you about my sister?").
+# ("What did I tell you about my sister?"), nor a request of it ("Can you suggest gardening
+# tools that would suit me?": what suits the user is in the user's own turns).
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you've|you'd|you'll|u|ur)\b", re.I)
 _TOLD_YOU = re.compile(
     r"\b(?:tell|told|telling|remind(?:ed)?|(?:say|said|mention(?:ed)?|talk(?:ed)?) to|"
-    r"shared? with)\s+you\b",
+    r"shared? with|can|could|would|will)\s+you\b",
     re.IGNORECASE,
 )
 
