@@ -63,9 +63,14 @@ BM25_ONLY: dict[str, Any] = {
 }
 
 
-def store_path(workdir: Path, conv: Conversation, time_scale: float = 1.0) -> Path:
+def store_path(
+    workdir: Path, conv: Conversation, time_scale: float = 1.0, saved_now: bool = False
+) -> Path:
+    """Where a conversation's store is kept: one for each way it was saved (a store saved at the
+    turns' own times was searched for `--saved-now` when both had one name)."""
     scaled = "" if time_scale == 1.0 else f".x{time_scale:g}"
-    return workdir / f"{conv.name}{scaled}.db"
+    now = ".now" if saved_now else ""
+    return workdir / f"{conv.name}{scaled}{now}.db"
 
 
 def spread_in_time(conv: Conversation, factor: float) -> Conversation:
@@ -252,7 +257,7 @@ def main() -> None:
             latencies: list[float] = []
             rates: list[float] = []
             for i, conv in enumerate(conversations):
-                path = store_path(workdir, conv, args.time_scale)
+                path = store_path(workdir, conv, args.time_scale, args.saved_now)
                 rate = ingest(conv, path, args.saved_now)
                 if rate:
                     rates.append(rate)

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from conversations import evidence_ids, load  # noqa: E402
+from retrieval import store_path  # noqa: E402
 
 
 def conversation(sample_id: str, turns: list[tuple[str, str]], qa: list[dict[str, object]]) -> dict:
@@ -83,6 +84,20 @@ def test_retrieval_bench_reports_recall_through_engram(tmp_path: Path) -> None:
     result = run_bench(tmp_path)
     assert result["engram"]["overall"]["R@1"] == 1.0  # each answer shares a word with its question
     assert result["bm25"]["overall"]["R@1"] == 1.0
+
+
+def test_each_way_of_saving_a_conversation_keeps_a_store_of_its_own(tmp_path: Path) -> None:
+    """A probe's `--saved-now` run in a kept workdir searched the stores saved at the turns'
+    own times: both had one name."""
+    write_sets(tmp_path / "data")
+    conv = load(tmp_path / "data")[0]
+    paths = {
+        store_path(tmp_path, conv),
+        store_path(tmp_path, conv, saved_now=True),
+        store_path(tmp_path, conv, time_scale=12),
+        store_path(tmp_path, conv, time_scale=12, saved_now=True),
+    }
+    assert len(paths) == 4
 
 
 def test_retrieval_bench_scores_the_search_analyze_for_recall_advises(tmp_path: Path) -> None:
