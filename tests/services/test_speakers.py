@@ -166,4 +166,5 @@ def test_who_a_question_asks_of() -> None:
     # a request for what would suit the user asks of the user's own turns
     assert asks_of_the_user("Can you suggest running shoes that would suit me?")
     assert not asks_of_the_user("What did you suggest for my knee?")
+    assert not asks_of_the_user("What was the adhesive recommended for my tiles?")  # advice
     assert not asks_of_the_user("What does the user prefer?")  # not the first person

@@ -61,11 +61,22 @@ _TOLD_YOU = re.compile(
 )
 
 
+# Advice given, asked of without a "you": "What was the adhesive recommended for my zellige?"
+# (the assistant's answer fell from 3rd to 10th when such a question named the user: a second
+# probe's own chats). Not a request for it ("Can you recommend…").
+_ADVISED = re.compile(r"\b(?:recommended|suggested|advised|proposed|prescribed)\b", re.I)
+
+
 def asks_of_the_user(query: str) -> bool:
     """Whether a query asks of the user in the first person ("What were my 10K times?"), not
-    of what the assistant said ("What did you suggest for my knee?")."""
+    of what the assistant said ("What did you suggest for my knee?", "What was the adhesive
+    recommended for my tiles?")."""
     said = _TOLD_YOU.sub(" ", query)
-    return _FIRST_PERSON.search(said) is not None and _SECOND_PERSON.search(said) is None
+    return (
+        _FIRST_PERSON.search(said) is not None
+        and _SECOND_PERSON.search(said) is None
+        and _ADVISED.search(said) is None
+    )
 
 
 class Speakers:
