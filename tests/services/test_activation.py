@@ -742,3 +742,24 @@ def test_a_move_naming_the_place_left_supersedes_each_statement_of_living_there(
     news = mem.save_result(Draft("We moved from Portland to Denver"))
     assert set(news.supersedes) == {home.id, area.id} and coffee.id not in news.supersedes
     assert mem.search("where do I live")[0].memory.id == news.memory.id
+
+
+def test_a_fact_said_again_in_other_words_is_touched_not_saved_twice(mem: Engram) -> None:
+    """Told to save "I have a peanut allergy" (0.82 alike to "I'm allergic to peanuts"), an
+    assistant kept a second copy of the fact. What says more (a name, a number told apart)
+    or says that something changed is still a save."""
+    allergy = mem.save("I'm allergic to peanuts")
+    sister = mem.save("My sister lives in Montreal")
+    cats = mem.save("I have three cats")
+    diet = mem.save("I'm vegetarian")
+    mem.flush()
+    again = mem.analyze_message("I have a peanut allergy")
+    assert (again.intent, again.should_save, again.touch) == ("save", False, [allergy.id])
+    for says_more, like in (
+        ("I'm allergic to shellfish", allergy),
+        ("My sister Ana lives in Montreal", sister),  # a name it adds
+        ("I have two cats", cats),  # another number
+        ("I'm vegan now", diet),  # news
+    ):
+        found = mem.analyze_message(says_more)
+        assert found.should_save and like.id not in found.touch, says_more

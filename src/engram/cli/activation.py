@@ -51,7 +51,8 @@ def render_message(out: Console, a: MessageAnalysis, recall: RecallAnalysis | No
         say(out, f"  tags: {', '.join(a.tags) or '-'}; entities: {', '.join(a.entities) or '-'}")
         say(out, f"  strength: {a.strength:g}" + (f" ({'; '.join(a.why)})" if a.why else ""))
     if a.touch:
-        say(out, f"touch: {', '.join(a.touch)}")
+        known = " (they say it already, in other words)" if a.intent == "save" else ""
+        say(out, f"touch: {', '.join(a.touch)}{known}")
     if a.missing:
         say(out, f"no memory has the id{'s' if len(a.missing) > 1 else ''} {', '.join(a.missing)}")
 

@@ -188,7 +188,7 @@ def _moved_where_it_is(text: str, old: str) -> bool:
     moved = _MOVED.search(text)
     if moved is None:
         return False
-    names = {v for v in _values(text[moved.end() :]) if not any(ch.isdigit() for ch in v)}
+    names = {v for v in stated_values(text[moved.end() :]) if not any(ch.isdigit() for ch in v)}
     return bool(names) and names <= set(index_terms(old))
 
 
@@ -398,7 +398,7 @@ def _says_more(text: str, old: str) -> bool:
     if not old:
         return True
     added = _fact_terms(text) - _fact_terms(old)
-    return bool(added) and (bool(added & _values(text)) or _DENIED.search(text) is not None)
+    return bool(added) and (bool(added & stated_values(text)) or _DENIED.search(text) is not None)
 
 
 _DENIED = re.compile(r"\b(?:not|no longer|never|instead)\b|n't\b", re.IGNORECASE)
@@ -440,11 +440,11 @@ def a_new_value(text: str, old: str, similarity: float) -> bool:
     shared, added, dropped = new_terms & old_terms, new_terms - old_terms, old_terms - new_terms
     if not shared or not 1 <= len(added) <= 2 or not 1 <= len(dropped) <= 4:
         return False
-    values = _values(text)
+    values = stated_values(text)
     # Only values added: "My son Leo is vegetarian now" adds "son" to "My wife Lisa is
     # vegetarian", "My favourite movie is Alien now" adds "movie" to "My favourite band is
     # Radiohead": another person, another thing (a probe's misfires).
-    if added & values and not added - values and dropped & _values(old):
+    if added & values and not added - values and dropped & stated_values(old):
         return True
     # One word for another in the same statement, as alike as a restatement: "User is now a
     # senior designer at Canva" / "User is a junior designer at Canva" (0.94; a probe)
@@ -539,7 +539,7 @@ _NAME_IS = re.compile(r"^\W*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+(?:is|was)\b")
 
 def _values_named(text: str) -> set[str]:
     """Its values (`_values`), and the name it opens with where it says what that name is."""
-    found = _values(text)
+    found = stated_values(text)
     if _NAME_IS.match(unlabelled(text)):
         found.add(opening_name(text))
     return found - {""}
@@ -574,7 +574,7 @@ def _without_speaker(text: str) -> str:
     return said
 
 
-def _values(text: str) -> set[str]:
+def stated_values(text: str) -> set[str]:
     """Its numbers (one of a number written in groups), and its names: words written with a
     capital but at a sentence's start."""
     text = _numbers_joined(_without_speaker(text))

@@ -25,6 +25,7 @@ from engram.services.context import Context
 from engram.services.enrichment import names_in
 from engram.services.results import MessageAnalysis, RecallAnalysis
 from engram.services.save_report import (
+    already_said,
     facts_replaced,
     life_facts_replaced,
     near,
@@ -98,13 +99,17 @@ class ActivationService:
             return result.model_copy(update={"intent": "none", "should_save": False})
         if found.intent == "save":
             strength, why = importance(said)
+            # Said before in other words: touched, not kept twice.
+            said_so = [m.id for m in already_said(self.ctx, content)]
             return result.model_copy(
                 update={
+                    "should_save": not said_so,
                     "content": content,
                     "tags": list(found.tags),
                     "entities": names_in(content),
                     "strength": strength,
                     "why": why,
+                    "touch": said_so,
                 }
             )
         if found.intent == "reinforce" and shown:

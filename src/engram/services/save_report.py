@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engram.core.disagreement import disagreement
 from engram.core.keeping import (
     holds_value,
     life_fact_replaced,
@@ -15,6 +16,7 @@ from engram.core.keeping import (
     replaces_a_fact,
     same_life_fact,
     shared_terms,
+    stated_values,
     states_now,
 )
 from engram.core.models import Memory, Relation, Status, new_id
@@ -87,6 +89,25 @@ def similar_report(ctx: Context, found: list[Stub], own_id: str) -> list[Similar
         SimilarMemory(id=s.id, content=memories[s.id].content, similarity=round(s.relevance, 4))
         for s in found
         if s.id in memories
+    ]
+
+
+def already_said(ctx: Context, text: str) -> list[SimilarMemory]:
+    """The stored memories that say what `text` says, in other words: alike in meaning from
+    ENGRAM_SAVE_SIMILAR_THRESHOLD up (as the save's similar report), with no mark of a change
+    in `text`, nothing told apart (`core.disagreement`: a number, an opposite) and no name or
+    number it adds. Told to save "I have a peanut allergy" (0.82 alike to "I'm allergic to
+    peanuts"), an assistant kept a second copy of the fact; one that adds a name ("Ana, my
+    sister, is based in Montreal") says more."""
+    if not reports_similar(ctx, False) or may_be_news(text):
+        return []
+    found = similar_report(ctx, near(ctx, text), "")
+    named = stated_values(text)
+    return [
+        s
+        for s in found
+        if disagreement([text, s.content], near_copies=False) is None
+        and not named - stated_values(s.content)
     ]
 
 
