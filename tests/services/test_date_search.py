@@ -356,6 +356,40 @@ def test_a_part_of_a_month_asked_of_the_past_lifts_what_was_saved_then(
         assert best.why.day == f"{year}-06-04"
 
 
+def test_a_memory_of_a_named_day_needs_less_meaning_to_match(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A probe's "What did I report about my training in late May?" found the turn of May 25
+    ("Lifting update: …") nowhere in the top 50: it shares no word with the question, its
+    meaning was below the bar, and every turn about training elsewhere matched by words, so it
+    came after them all. On the day the query names, more like it than unrelated text is
+    enough to match."""
+    with Engram.open(store_url, clock=clock) as mem:
+        now = clock.now
+        year = now.year if now.month > 5 else now.year - 1  # the last May gone
+        lifts = Draft(
+            content="Hit a new personal best on bench press today",
+            created_at=_at(date(year, 5, 25)),
+        )
+        elsewhere = [
+            Draft(content=text, created_at=_at(date(year, month, 10)))
+            for text, month in (
+                ("My training plan this spring is three runs a week", 3),
+                ("Training for the half marathon is going well", 4),
+                ("I want a training app that tracks my sleep", 4),
+                ("Training partner Sam moved away, so I train alone", 2),
+            )
+        ]
+        mem.save("I bought a new espresso machine")
+        update, *_ = mem.save_many([lifts, *elsewhere])
+        mem.flush()
+        hits = mem.search("What did I report about my training in late May?")
+        found = {h.memory.id: h for h in hits}
+        assert found[update.id].why.day == f"{year}-05-25"
+        # a match by meaning, on its day: no longer listed after every match as saved then
+        assert found[update.id].why.semantic is not None
+
+
 def test_a_plan_asked_for_by_a_word_it_does_not_share_is_found_by_meaning(
     store_url: str, clock: FixedClock
 ) -> None:

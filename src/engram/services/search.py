@@ -51,6 +51,7 @@ from engram.services.search_query import asked
 from engram.services.search_spread import context_credit, expansion_matches
 from engram.services.search_time import (
     as_of_now_found,
+    meant_on_the_day,
     named_day_spans,
     named_days_found,
     successors_found,
@@ -338,6 +339,11 @@ class SearchService:
         days = named_days_found(self.ctx, spans, where, pool)
         saved_then = days.stubs
         stubs = saved_then | stubs
+        if saved_then and near.probes and not dates_only:  # "…my training in late May?"
+            alone = [i for i in saved_then if i not in fused and i not in credit]
+            best_z = max([*z_scores.values(), *near.z.values()], default=1.0)
+            weight = settings.search_semantic_weight
+            fused |= meant_on_the_day(self.ctx, alone, near.probes[0], best_z, weight)
         lift = 1.0 + settings.search_date_weight
         out: list[tuple[Stub, Candidate]] = []
         for ident, stub in stubs.items():

@@ -21,8 +21,9 @@ from engram.core.dates import (
     named_days,
     on_a_named_day,
 )
+from engram.core.meaning import Probe
 from engram.core.models import Relation
-from engram.core.ranking import Candidate, as_of_now
+from engram.core.ranking import Candidate, Fused, as_of_now
 from engram.core.timeutil import DAY
 from engram.core.whose import about_other_people
 from engram.services.context import Context
@@ -59,6 +60,32 @@ def saved_on(store: Store, spans: Spans, where: Filter, limit: int) -> dict[str,
         for stub in store.saved_between(start, end, where, each):
             found.setdefault(stub.id, stub)
     return found
+
+
+# The bar of meaning for a memory saved on a day the query names that nothing else matched:
+# more like the query than unrelated text is on average (z 0), where a match elsewhere needs
+# ENGRAM_SEARCH_SEMANTIC_MIN_Z. The day makes it a likely answer: "What did I report about my
+# training in late May?" found the turn of May 25 ("Lifting update: 5/3/1 is working…") nowhere
+# in the top 50, after every turn about training (a probe's own chats).
+DAY_MIN_Z = 0.0
+
+
+def meant_on_the_day(
+    ctx: Context, ids: Sequence[str], probe: Probe, best_z: float, weight: float
+) -> dict[str, Fused]:
+    """Of the memories saved on a named day that no words, meaning or context matched (`ids`),
+    those from `DAY_MIN_Z` up, as matches by meaning: `weight` × their z against the best
+    match's (`best_z`, at least 1)."""
+    embedder = ctx.semantic
+    if not ids or embedder is None:
+        return {}
+    out: dict[str, Fused] = {}
+    for ident, vector in ctx.store.get_vectors(ids, embedder.model_id).items():
+        cosine = float(vector @ probe.vector)
+        z = probe.calibration.z(cosine)
+        if z >= DAY_MIN_Z:
+            out[ident] = Fused(weight * min(1.0, z / max(best_z, 1.0)), 0.0, cosine)
+    return out
 
 
 class NamedDays(NamedTuple):
