@@ -22,12 +22,22 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 MADIAL_CATEGORY = 10
 CATEGORIES[MADIAL_CATEGORY] = "recall (MADial)"
+# The kinds of question of the user-assistant chats in bench/data/user_assistant (those of
+# LongMemEval, which the helpers who wrote them followed).
+CATEGORIES |= {
+    11: "single-session-user",
+    12: "single-session-assistant",
+    13: "multi-session",
+    14: "knowledge-update",
+    15: "temporal-reasoning",
+    16: "preference",
+}
 
 
 @dataclass(frozen=True)
@@ -182,6 +192,42 @@ def load(path: Path) -> list[Conversation]:
     if (path / "MADial-Bench-en-memory.json").exists():
         return load_madial(path)
     return load_dialogues(path)
+
+
+def padded(conversations: Sequence[Conversation]) -> list[Conversation]:
+    """Each conversation with the sessions of all the others, as one user's store holds many
+    chats: each other conversation's sessions are moved onto its own span (their starts mapped
+    linearly from the first to a day before its last turn, each turn kept at its offset in its
+    session), so its questions still ask of its own turns and its last turn is still the last.
+    The others' ids and episodes are prefixed with their conversation's name."""
+    out = []
+    for own in conversations:
+        first = min(t.created_at for t in own.turns)
+        last = max(first, max(t.created_at for t in own.turns) - timedelta(days=1))
+        turns = list(own.turns)
+        for other in conversations:
+            if other is not own:
+                turns += _moved(other, first, last)
+        turns.sort(key=lambda t: t.created_at)
+        out.append(Conversation(f"{own.name}.padded", turns, list(own.questions)))
+    return out
+
+
+def _moved(conv: Conversation, first: datetime, last: datetime) -> list[Turn]:
+    """`conv`'s turns, its sessions' starts mapped linearly onto [first, last]."""
+    starts: dict[str, datetime] = {}
+    for turn in conv.turns:
+        starts[turn.episode] = min(starts.get(turn.episode, turn.created_at), turn.created_at)
+    early, late = min(starts.values()), max(starts.values())
+    span = (late - early).total_seconds() or 1.0
+    moved = []
+    for turn in conv.turns:
+        start = starts[turn.episode]
+        share = (start - early).total_seconds() / span
+        at = first + (last - first) * share + (turn.created_at - start)
+        episode = f"{conv.name}/{turn.episode}"
+        moved.append(Turn(f"{conv.name}/{turn.id}", turn.content, at, episode))
+    return moved
 
 
 # -- metrics ------------------------------------------------------------------------------------

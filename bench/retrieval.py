@@ -8,6 +8,7 @@
     python bench/retrieval.py --data PATH --time-scale 12   # the chat spread over 12x the time
     python bench/retrieval.py --data PATH --postgres    # the same stores, copied to PostgreSQL
     python bench/retrieval.py --data PATH --as-recall   # as analyze_for_recall advises
+    python bench/retrieval.py --data bench/data/user_assistant/first --padded   # one user's chats
 
 One fresh SQLite store per conversation; every turn is saved with `Engram.save_many` at its own
 time and in its own episode (see bench/conversations.py), without an id as a client saves
@@ -45,7 +46,7 @@ from urllib.parse import urlsplit, urlunsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import scale
-from conversations import KS, Conversation, Scored, load, score, summary
+from conversations import KS, Conversation, Scored, load, padded, score, summary
 from engram import Draft, Engram, FixedClock
 from engram.embeddings.minilm import MODEL_ID
 
@@ -233,6 +234,11 @@ def main() -> None:
         help="spread each conversation's turns FACTOR times further back from its last one",
     )
     parser.add_argument(
+        "--padded",
+        action="store_true",
+        help="each conversation's store holds the other conversations' sessions of its set too",
+    )
+    parser.add_argument(
         "--postgres", action="store_true", help="search copies of the stores on PostgreSQL"
     )
     parser.add_argument(
@@ -251,7 +257,8 @@ def main() -> None:
         workdir.mkdir(parents=True, exist_ok=True)
         server = scale.postgres_server(workdir) if args.postgres else None
         for data in args.data:
-            conversations = [spread_in_time(c, args.time_scale) for c in load(data)[: args.limit]]
+            loaded = padded(load(data)) if args.padded else load(data)
+            conversations = [spread_in_time(c, args.time_scale) for c in loaded[: args.limit]]
             engram: list[Scored] = []
             baseline: list[Scored] = []
             latencies: list[float] = []

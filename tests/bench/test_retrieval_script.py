@@ -18,7 +18,7 @@ from tests.support import run_script
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from conversations import evidence_ids, load  # noqa: E402
+from conversations import CATEGORIES, evidence_ids, load, padded  # noqa: E402
 from retrieval import store_path  # noqa: E402
 
 
@@ -232,3 +232,31 @@ def test_the_loader_reads_madial_memories_and_dialogues(tmp_path: Path) -> None:
     (question,) = conv.questions
     assert question.text == "I will dance at the party! What should I wear?"
     assert question.gold == frozenset({"1"})
+
+
+def test_padding_puts_the_other_conversations_into_each_ones_span(tmp_path: Path) -> None:
+    """--padded: one user's store of many chats, each conversation's questions still about its
+    own turns, and its own last turn still the last."""
+    write_sets(tmp_path / "data")
+    first, second = load(tmp_path / "data")
+    one, two = padded([first, second])
+    assert len(one.turns) == len(first.turns) + len(second.turns)
+    assert one.questions == first.questions and two.questions == second.questions
+    assert max(one.turns, key=lambda t: t.created_at).id in {t.id for t in first.turns}
+    others = [t for t in one.turns if t.id not in {u.id for u in first.turns}]
+    assert {t.id for t in others} == {f"{second.name}/{t.id}" for t in second.turns}
+    assert all(t.episode.startswith(f"{second.name}/") for t in others)
+    assert one.name != first.name  # a store of its own
+
+
+def test_the_user_assistant_chats_are_well_formed() -> None:
+    """bench/data/user_assistant: two sets of six chats, every question scorable."""
+    root = ROOT / "bench" / "data" / "user_assistant"
+    for folder, asked in (("first", 124), ("second", 117)):
+        conversations = load(root / folder)
+        assert len(conversations) == 6
+        assert sum(len(c.questions) for c in conversations) == asked
+        for conv in conversations:
+            assert {t.content.split(":", 1)[0] for t in conv.turns} == {"User", "Assistant"}
+            assert {q.category for q in conv.questions} <= set(range(11, 17))
+            assert all(CATEGORIES[q.category] for q in conv.questions)

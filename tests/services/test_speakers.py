@@ -6,7 +6,8 @@ from __future__ import annotations
 from tests.support import NEBRAAS_CHAT as CHAT
 
 from engram import Draft, Engram
-from engram.services.speakers import Speakers, asks_of_the_user
+from engram.core.ranking import Candidate
+from engram.services.speakers import ADVICE_SHARE, Speakers, asks_of_the_user
 from engram.storage.protocol import Filter
 
 
@@ -161,10 +162,41 @@ def test_a_question_in_the_first_person_names_the_user_of_a_chat_with_an_assista
 
 
 def test_who_a_question_asks_of() -> None:
-    assert asks_of_the_user("What was my last 10K time?")
-    assert asks_of_the_user("What did I tell you about my sister?")  # told to the assistant
+    """The least share the assistant's turns keep: the other speakers' (0) for a question of
+    the user's, more for advice asked for, none for a question of what the assistant said."""
+    assert asks_of_the_user("What was my last 10K time?") == 0.0
+    assert asks_of_the_user("What did I tell you about my sister?") == 0.0  # told to it
     # a request for what would suit the user asks of the user's own turns
-    assert asks_of_the_user("Can you suggest running shoes that would suit me?")
-    assert not asks_of_the_user("What did you suggest for my knee?")
-    assert not asks_of_the_user("What was the adhesive recommended for my tiles?")  # advice
-    assert not asks_of_the_user("What does the user prefer?")  # not the first person
+    assert asks_of_the_user("Can you suggest running shoes that would suit me?") == 0.0
+    # advice asked for: the user's situation and the advice given before alike
+    assert asks_of_the_user("How should I treat my knee pain?") == ADVICE_SHARE
+    assert asks_of_the_user("What's a good harness for my dog?") == ADVICE_SHARE
+    for of_the_assistant in (
+        "What did you suggest for my knee?",
+        "What was the adhesive recommended for my tiles?",
+        "What was the recommendation for my laptop?",
+        "What does the user prefer?",  # not the first person
+    ):
+        assert asks_of_the_user(of_the_assistant) is None, of_the_assistant
+
+
+def test_the_first_person_lowers_only_the_assistants_turns(mem: Engram) -> None:
+    """A probe's store held the user's chats with an assistant and a call transcript where
+    the user speaks as "Dana": a question in the first person lowered Dana's turns as another
+    speaker's. Only the assistant's are another's then."""
+    _saved(mem, RUN_CHAT)
+    call = [
+        "Sam: We still need an owner for the vendor contract review before Friday.",
+        "Dana: I can take on the vendor contract review, I'll have it done by Thursday.",
+    ]
+    mem.save_many([Draft(content=t, episode="call-1") for t in call])
+    mem.flush()
+    store = mem._app.context.store
+    stubs = store.browse(Filter(), 20)
+    found = [(s, Candidate(s.id, 1.0, 0.0, 0.0)) for s in stubs]
+    speakers = Speakers(store, "What did I agree to take on in the call?")
+    kept = {
+        store.get_many([s.id])[0].content.split(":")[0]: c.relevance
+        for s, c in speakers.named_first(found, 0.3)
+    }
+    assert kept == {"User": 1.0, "Assistant": 0.3, "Sam": 1.0, "Dana": 1.0}
