@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engram.core.disagreement import disagreement
+from engram.core.index_terms import index_terms
 from engram.core.keeping import (
     holds_value,
     life_fact_replaced,
@@ -16,10 +17,11 @@ from engram.core.keeping import (
     replaces_a_fact,
     same_life_fact,
     shared_terms,
-    stated_values,
     states_now,
 )
 from engram.core.models import Memory, Relation, Status, new_id
+from engram.core.text import STOPWORDS
+from engram.core.whose import about_other_people
 from engram.services.context import Context
 from engram.services.results import SimilarMemory
 from engram.storage.protocol import Filter, Stub
@@ -93,22 +95,31 @@ def similar_report(ctx: Context, found: list[Stub], own_id: str) -> list[Similar
 
 
 def already_said(ctx: Context, text: str) -> list[SimilarMemory]:
-    """The stored memories that say what `text` says, in other words: alike in meaning from
-    ENGRAM_SAVE_SIMILAR_THRESHOLD up (as the save's similar report), with no mark of a change
-    in `text`, nothing told apart (`core.disagreement`: a number, an opposite) and no name or
-    number it adds. Told to save "I have a peanut allergy" (0.82 alike to "I'm allergic to
-    peanuts"), an assistant kept a second copy of the fact; one that adds a name ("Ana, my
-    sister, is based in Montreal") says more."""
+    """The stored memories that say what `text` says, as consolidation would merge them by
+    its rules: alike in meaning from ENGRAM_CLUSTER_MERGE_COHESION up, with nothing told apart
+    (`core.disagreement`: a negation, a number, a word in place of another), of the same person,
+    and no word `text` adds (`_words`); and `text` marks no change. "I am allergic to peanuts."
+    of "I'm allergic to peanuts" (0.97). At the save report's bar (0.8) a probe found other
+    facts called said already: "My daughter is allergic to peanuts" (0.83), "I'm vegan" of
+    "I'm vegetarian", "…every evening" of "…every morning" (0.97, a word in place of another)."""
     if not reports_similar(ctx, False) or may_be_news(text):
         return []
-    found = similar_report(ctx, near(ctx, text), "")
-    named = stated_values(text)
+    bar = max(ctx.settings.save_similar_threshold, ctx.settings.cluster_merge_cohesion)
+    found = [s for s in similar_report(ctx, near(ctx, text), "") if s.similarity >= bar]
     return [
         s
         for s in found
-        if disagreement([text, s.content], near_copies=False) is None
-        and not named - stated_values(s.content)
+        if disagreement([text, s.content]) is None
+        and not about_other_people(text, s.content)
+        and not _words(text) - _words(s.content)
     ]
+
+
+def _words(text: str) -> set[str]:
+    """Its words but function words, as the index holds them: what a message adds to a memory
+    ("Peanuts give me a bad allergic reaction" adds how bad: touching the memory would lose
+    it)."""
+    return {t for t in index_terms(text) if t not in STOPWORDS}
 
 
 def facts_replaced(text: str, similar: Sequence[SimilarMemory]) -> list[SimilarMemory]:
