@@ -35,7 +35,7 @@ def register_activation_tools(server: MCPServer[Any], runtime: EngramRuntime) ->
         instruction, 'remember that…'), a confirmation of something remembered ('yes, still using
         TypeScript'), a request to recall, or none of these. Returns the intent with a confidence
         and the phrase that decided it; for a save, the content, tags, entities and strength to pass
-        to save_memory, unless memories say it already in other words (should_save false, touch
+        to save_memory, unless a memory says it already (should_save false, touch
         lists them: touch_memory them instead of saving a copy); for a confirmation, which of
         recent_memory_ids to touch_memory. A save at confidence 0.6 is a plain statement about
         the user that no rule names: weigh it before saving. Changes nothing."""

@@ -320,10 +320,11 @@ class ReviewCandidates(Result):
 
 class MessageAnalysis(Result):
     """`intent` save: `content`, `tags`, `entities` and `strength` are what to save (and `why`
-    the strength); where stored memories say it already in other words, `touch` lists them and
-    `should_save` is false (touch them instead of keeping a copy). reinforce: `touch` lists the
-    recent memories the message confirms (`missing`: the recent ids given that name none).
-    recall: call analyze_for_recall (or search_memory) for the queries."""
+    the strength); where a stored memory says it already (as consolidation would merge the
+    two), `touch` lists it and `should_save` is false (touch it instead of keeping a copy).
+    reinforce: `touch` lists the recent memories the message confirms (`missing`: the recent
+    ids given that name none). recall: call analyze_for_recall (or search_memory) for the
+    queries."""
 
     intent: Literal["save", "recall", "reinforce", "none"]
     should_save: bool
