@@ -340,7 +340,11 @@ class SearchService:
         saved_then = days.stubs
         stubs = saved_then | stubs
         if saved_then and near.probes and not dates_only:  # "…my training in late May?"
-            alone = [i for i in saved_then if i not in fused and i not in credit]
+            alone = [
+                i
+                for i, stub in saved_then.items()
+                if i not in fused and i not in credit and days.on_the_day(stub)
+            ]
             best_z = max([*z_scores.values(), *near.z.values()], default=1.0)
             weight = settings.search_semantic_weight
             fused |= meant_on_the_day(self.ctx, alone, near.probes[0], best_z, weight)

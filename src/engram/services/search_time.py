@@ -73,9 +73,10 @@ DAY_MIN_Z = 0.0
 def meant_on_the_day(
     ctx: Context, ids: Sequence[str], probe: Probe, best_z: float, weight: float
 ) -> dict[str, Fused]:
-    """Of the memories saved on a named day that no words, meaning or context matched (`ids`),
-    those from `DAY_MIN_Z` up, as matches by meaning: `weight` × their z against the best
-    match's (`best_z`, at least 1)."""
+    """Of the memories saved on a named day itself that no words, meaning or context matched
+    (`ids`; not a day either side: "what did we decide yesterday?" listed today's to-dos, more
+    like it than unrelated text, above yesterday's one memory), those from `DAY_MIN_Z` up, as
+    matches by meaning: `weight` × their z against the best match's (`best_z`, at least 1)."""
     embedder = ctx.semantic
     if not ids or embedder is None:
         return {}
