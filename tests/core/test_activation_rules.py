@@ -1318,6 +1318,32 @@ def test_news_of_someones_relative_is_none_of_them(news: str, old: str, replaces
 @pytest.mark.parametrize(
     ("news", "old", "replaces"),
     [
+        # where the user works from is not for whom
+        ("I now work remotely on Fridays", "I work as a backend engineer at Lumen Health", False),
+        ("I'm working from Lisbon these days", "I work as an engineer at Lumen Health", False),
+        ("I work at Stripe now", "I work as a backend engineer at Lumen Health", True),
+        # a part of a thing replaced is no new thing
+        ("I replaced the battery in my Civic", "I drive a 2015 Honda Civic", False),
+        ("Replaced the tires on the Civic with winter tires", "I drive a 2015 Honda Civic", False),
+        ("I replaced my Civic with a Tesla Model 3", "I drive a 2015 Honda Civic", True),
+        # someone else's news, or something of one of the user's people
+        ("Lisa started a new job at Kaiser as a nurse", "I work at Lumen Health", False),
+        ("My wife's new manager is Priya Shah", "My manager is Sarah Lin", False),
+        ("My friend Tom moved to Denver", "My sister Ana lives in Montreal", False),
+        ("User's son Leo is vegetarian now", "User's wife Lisa is vegetarian", False),
+        ("My sister Ana moved to Toronto", "My sister Ana lives in Montreal", True),
+    ],
+)
+def test_news_of_another_thing_or_person_replaces_nothing_of_the_users(
+    news: str, old: str, replaces: bool
+) -> None:
+    """A third probe's false links on an assistant's notes, each once made at cosine 0.6."""
+    assert replaces_a_fact(news, similarity=0.6, old=old) is replaces
+
+
+@pytest.mark.parametrize(
+    ("news", "old", "replaces"),
+    [
         # a new thing of one life fact is no news of another (a probe: the city was replaced)
         ("User's new manager is Priya Shah", "User is based in New York", False),
         ("User's new manager is Priya Shah", "User works at Datadog", False),

@@ -39,7 +39,7 @@ _CHANGE = re.compile(
 
 
 # "now" anywhere marks a new value: "My manager is now Tomás Ortega".
-_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
+_NOW = re.compile(r"\b(?:now|these days|nowadays)\b", re.IGNORECASE)
 
 
 def says_a_change(text: str) -> bool:
@@ -52,8 +52,11 @@ def says_a_change(text: str) -> bool:
 # like it, made 388 links with `says_a_change` and R@1 fell 0.324 -> 0.297; with these, 82
 # and 0.319 (docs/consolidation.md).
 _REPLACED = re.compile(
-    r"\b(?:switched|replaced|migrated|migrating|relocated|postponed|rescheduled|slipped|"
+    r"\b(?:switched|migrated|migrating|relocated|postponed|rescheduled|slipped|"
     r"no longer|any ?more|quit|gave up)\b"
+    # one thing for another: "I replaced my Civic with a Tesla"; not a part of a thing ("I
+    # replaced the battery in my Civic", "…the tires on the Civic with winter tires": a probe)
+    r"|\breplaced\s+(?:(?!in\b|on\b|of\b|for\b)[\w'-]+\s+){1,4}?(?:with|by)\b"
     # "We dropped MySQL for PostgreSQL", "I started a new job at Northwind"; not "instead of",
     # "switching" or "is now", which REALTALK says of anything ("order lunch instead of making
     # it", "switching topics", "the way it is now")
@@ -318,6 +321,9 @@ def life_fact_words(text: str) -> list[str]:
 _ONLY_BEFORE = {index_term("report"): "to"}
 # ...and not after these: "reading about Kubernetes for work", "I'm at work" name no job.
 _NOT_AFTER = {index_term("work"): frozenset("for at from to after before of".split())}
+# ...nor before these: "I work from home on Fridays now", "I'm working from Lisbon these days"
+# say where the user works from, not for whom (they had superseded the job: a probe).
+_NOT_BEFORE = {index_term("work"): frozenset(index_term(w) for w in "from remotely remote".split())}
 
 
 def _attributes(text: str) -> set[str]:
@@ -328,6 +334,7 @@ def _attributes(text: str) -> set[str]:
         if t in _ATTRIBUTE_OF
         and _ONLY_BEFORE.get(t, after) == after
         and before not in _NOT_AFTER.get(t, ())
+        and after not in _NOT_BEFORE.get(t, ())
     }
     if _WHERE_WE_ARE.match(unlabelled(text)):
         found.add("home")

@@ -23,10 +23,12 @@ def about_other_people(text: str, other: str) -> bool:
     or someone it names first ("Clara moved to Toronto"). Neither is news of the other: a
     probe's news superseded the wife's phone, the brother's badminton, and the sister's city
     was listed first for "Where do I live now?"."""
+    kin = (_kin(text), _kin(other))
     return (
         (by_the_user(text) and _of_someone_else(other))
         or (by_the_user(other) and _of_someone_else(text))
         or _a_relative_of(text) != _a_relative_of(other)
+        or (all(kin) and kin[0] != kin[1])
     )
 
 
@@ -43,10 +45,28 @@ _RELATIVE_OF = re.compile(
 )
 
 
+# Something of one of the user's people, or which of them: "My wife's new manager is Priya"
+# is no news of "My manager is Sarah Lin", "My friend Tom moved to Denver" none of "My sister
+# Ana lives in Montreal" (a probe's false links).
+_KIN_OF_THE_USER = re.compile(
+    rf"^\W*(?:my|our|(?:the\s+)?user['’]s)\s+(?P<kin>{_KIN})(?P<theirs>['’]s\b)?",
+    re.IGNORECASE,
+)
+
+
 def _a_relative_of(text: str) -> bool:
     """Whether a statement opens with someone's relative: news of "Lisa's sister" is none of
-    Lisa ("My wife Lisa is a teacher"), nor of the user's own sister (a probe's false links)."""
-    return _RELATIVE_OF.match(unlabelled(text)) is not None
+    Lisa ("My wife Lisa is a teacher"), nor of the user's own sister (a probe's false links);
+    or with something of one of the user's people ("My wife's new manager")."""
+    said = unlabelled(text)
+    kin = _KIN_OF_THE_USER.match(said)
+    return _RELATIVE_OF.match(said) is not None or (kin is not None and bool(kin["theirs"]))
+
+
+def _kin(text: str) -> str:
+    """Which of the user's people a statement opens with ("my sister …" → "sister"), or ""."""
+    kin = _KIN_OF_THE_USER.match(unlabelled(text))
+    return "" if kin is None or kin["theirs"] else kin["kin"].lower()
 
 
 def by_the_user(text: str) -> bool:
@@ -79,7 +99,7 @@ def _of_someone_else(text: str) -> bool:
 _NAMED_THEN_DONE = re.compile(
     r"^\W*(?:[A-Z][\w-]*\s+){0,2}[A-Z][\w-]*\s+(?:just\s+|now\s+|also\s+|still\s+)?"
     r"(?:lives|lived|works|worked|moved|married|got married|likes|liked|loves|loved|hates|"
-    r"prefers|studies|studied|went|feels|thinks|says|said|told)\b"
+    r"prefers|studies|studied|went|feels|thinks|says|said|told|started|joined|quit|left)\b"
 )
 
 
@@ -96,7 +116,7 @@ def opening_name(text: str) -> str:
 
 # Whose fact a statement opens with: "My son Leo …" (son), "Our manager …"; and a statement
 # naming the user's own ("Rosa is my new boss", "User's new manager is Priya").
-WHOSE = re.compile(r"^\W*(?:my|our)\s+(\w+)", re.IGNORECASE)
+WHOSE = re.compile(r"^\W*(?:my|our|(?:the\s+)?user['’]s)\s+(\w+)", re.IGNORECASE)
 YOURS = re.compile(r"\b(?:my|our|user'?s)\b", re.IGNORECASE)
 
 
