@@ -121,8 +121,9 @@ def named_days(text: str, today: date, weeks: bool = True) -> tuple[date, ...]:
 # A month, or a part of one, that a question of the past asks about: "What did I do in June?",
 # "What problem did I have in my garden in early June?", "…at the beginning of October". In a
 # conversation what happened is told about when it happens: a probe's chat questions named no
-# day so (`named_days` read none) and found the turns of that month at 11-37.
-_PAST_ASKED = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
+# day so (`named_days` read none) and found the turns of that month at 11-37; "What happened
+# in June?" and "Remind me what I ate in early June" are such questions too (a third probe).
+_PAST_ASKED = re.compile(r"\b(?:did|was|were|had|happened|went|came up|remind me)\b", re.IGNORECASE)
 _MONTH_ASKED = re.compile(
     r"(?:\bin\s+|\b(?P<part>early|mid|late)[\s-]+"
     r"|\b(?:the\s+)?(?P<of>beginning|start|middle|end)\s+of\s+)"
