@@ -338,8 +338,7 @@ def test_a_part_of_a_month_asked_of_the_past_lifts_what_was_saved_then(
     """A probe's "What problem did I have in my garden in early June?" named no day: the turn
     saved then came 37th, below the turns about the garden saved at other times."""
     with Engram.open(store_url, clock=clock) as mem:
-        now = clock.now
-        year = now.year if now.month > 6 else now.year - 1  # the last June gone
+        year = _year_of_the_last(6, clock)
         kale = Draft(
             content="Something is eating the kale in my garden, holes all over the leaves",
             created_at=_at(date(year, 6, 4)),
@@ -365,8 +364,7 @@ def test_a_memory_of_a_named_day_needs_less_meaning_to_match(
     came after them all. On the day the query names, more like it than unrelated text is
     enough to match."""
     with Engram.open(store_url, clock=clock) as mem:
-        now = clock.now
-        year = now.year if now.month > 5 else now.year - 1  # the last May gone
+        year = _year_of_the_last(5, clock)
         lifts = Draft(
             content="Hit a new personal best on bench press today",
             created_at=_at(date(year, 5, 25)),
@@ -430,6 +428,11 @@ def test_last_month_names_the_days_of_the_month_before_this_one(
 
 def _at(day: date) -> datetime:
     return datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
+
+
+def _year_of_the_last(month: int, clock: FixedClock) -> int:
+    """The year of the last such month gone by, as a question of the past reads it."""
+    return clock.now.year if clock.now.month > month else clock.now.year - 1
 
 
 def test_a_query_naming_many_days_reads_a_bounded_number_of_them(
