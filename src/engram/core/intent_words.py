@@ -18,12 +18,15 @@ MY_THING = (
 )
 TOPIC = r"(?:budget|limit|deadline|repo|standup|meeting)\b"
 # People and pets a user names: "my son Leo", "our landlord is Mr. Okafor".
-RELATION = (
+KIN = (
     r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|daughter|son|kids?|children|baby|"
     r"brother|sister|mother|mom|mum|father|dad|parents|grandmother|grandfather|grandma|grandpa|"
-    r"grandparents|aunt|uncle|cousin|niece|nephew|in-laws|siblings?|roommate|flatmate|friend|"
-    r"manager|boss|landlord|doctor|dentist|therapist|neighbou?r|colleague|coworker|co-worker|"
-    r"team ?mate|cat|dog|puppy|kitten)"
+    r"grandparents|grandson|granddaughter|grandkids?|grandchildren|aunt|uncle|cousin|niece|"
+    r"nephew|in-laws|siblings?|roommate|flatmate|friend)"
+)
+RELATION = (
+    rf"(?:{KIN}|manager|boss|landlord|doctor|dentist|therapist|neighbou?r|colleague|coworker|"
+    r"co-worker|team ?mate|cat|dog|puppy|kitten)"
 )
 # A count, in digits or in words: "every 90 days", "fifteen minutes", "five engineers".
 COUNT = (

@@ -9,6 +9,7 @@ import re
 from engram.core.aliases import of_someone_close
 from engram.core.entities import extract_entities
 from engram.core.index_terms import index_term
+from engram.core.intent_words import KIN
 from engram.core.text import WORD, unlabelled
 
 # Who a statement is about, where it opens with them: the user ("I …"), or someone of theirs
@@ -34,13 +35,8 @@ def about_other_people(text: str, other: str) -> bool:
 
 # Someone's relative, named by whose they are: "Lisa's sister …", "Priya's husband …" (kin,
 # not "Maya's dentist appointment").
-_KIN = (
-    r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|daughter|son|kids?|children|"
-    r"baby|brother|sister|mother|mom|mum|father|dad|parents|grand\w+|aunt|uncle|cousin|niece|"
-    r"nephew|in-laws|siblings?|roommate|friend)"
-)
 _RELATIVE_OF = re.compile(
-    rf"^\W*(?-i:[A-Z])[\w-]*['’]s\s+(?:[\w-]+\s+)?{_KIN}s?\b",
+    rf"^\W*(?-i:[A-Z])[\w-]*['’]s\s+(?:[\w-]+\s+)?{KIN}s?\b",
     re.IGNORECASE,
 )
 
@@ -49,7 +45,7 @@ _RELATIVE_OF = re.compile(
 # is no news of "My manager is Sarah Lin", "My friend Tom moved to Denver" none of "My sister
 # Ana lives in Montreal" (a probe's false links).
 _KIN_OF_THE_USER = re.compile(
-    rf"^\W*(?:my|our|(?:the\s+)?user['’]s)\s+(?P<kin>{_KIN})(?P<theirs>['’]s\b)?",
+    rf"^\W*(?:my|our|(?:the\s+)?user['’]s)\s+(?P<kin>{KIN})(?P<theirs>['’]s\b)?",
     re.IGNORECASE,
 )
 
