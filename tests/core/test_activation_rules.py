@@ -1322,6 +1322,9 @@ def test_news_of_someones_relative_is_none_of_them(news: str, old: str, replaces
         ("I now work remotely on Fridays", "I work as a backend engineer at Lumen Health", False),
         ("I'm working from Lisbon these days", "I work as an engineer at Lumen Health", False),
         ("I work at Stripe now", "I work as a backend engineer at Lumen Health", True),
+        ("I work from home on Fridays now", "I live in Portland", False),  # no home either
+        # who the user's dentist is, by a title and a name, is the user's fact
+        ("I switched dentists, Dr. Okafor now", "My dentist is Dr. Patel", True),
         # a part of a thing replaced is no new thing
         ("I replaced the battery in my Civic", "I drive a 2015 Honda Civic", False),
         ("Replaced the tires on the Civic with winter tires", "I drive a 2015 Honda Civic", False),

@@ -770,3 +770,14 @@ def test_a_fact_said_again_is_touched_not_saved_twice(mem: Engram) -> None:
     ):
         found = mem.analyze_message(says_more)
         assert found.should_save and like.id not in found.touch, says_more
+
+
+def test_a_replaced_fact_said_again_is_a_save(mem: Engram) -> None:
+    """An MCP probe: "I'm vegetarian", said after "I'm vegan now" replaced it, was called said
+    already, and touching it left the news first; saved, it holds again."""
+    diet = mem.save("I'm vegetarian")
+    mem.flush()
+    assert mem.save_result(Draft("I'm vegan now")).supersedes == [diet.id]
+    mem.flush()
+    again = mem.analyze_message("I am vegetarian.")
+    assert again.should_save and again.touch == []

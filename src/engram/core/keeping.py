@@ -321,6 +321,7 @@ def life_fact_words(text: str) -> list[str]:
 _ONLY_BEFORE = {index_term("report"): "to"}
 # ...and not after these: "reading about Kubernetes for work", "I'm at work" name no job.
 _NOT_AFTER = {index_term("work"): frozenset("for at from to after before of".split())}
+_NOT_AFTER[index_term("home")] = frozenset({"from", "at"})  # "I work from home": no home fact
 # ...nor before these: "I work from home on Fridays now", "I'm working from Lisbon these days"
 # say where the user works from, not for whom (they had superseded the job: a probe).
 _NOT_BEFORE = {index_term("work"): frozenset(index_term(w) for w in "from remotely remote".split())}

@@ -74,7 +74,8 @@ def by_the_user(text: str) -> bool:
 # manager, it was never linked: a probe).
 _WHO_THEY_ARE = re.compile(
     r"^\W*(?:my|our|(?:the )?user['’]s)\s+(?:new\s+|current\s+)?[\w-]+\s+(?:is|are)\s+"
-    r"(?:now\s+|actually\s+)?(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)?\W*(?:now)?\W*$",
+    r"(?:now\s+|actually\s+)?(?:(?:dr|mr|mrs|ms)\.?\s+)?(?-i:[A-Z])[\w-]*"
+    r"(?:\s+(?-i:[A-Z])[\w-]*)?\W*(?:now)?\W*$",
     re.IGNORECASE,
 )
 

@@ -106,10 +106,18 @@ def already_said(ctx: Context, text: str) -> list[SimilarMemory]:
         return []
     bar = max(ctx.settings.save_similar_threshold, ctx.settings.cluster_merge_cohesion)
     found = [s for s in similar_report(ctx, near(ctx, text), "") if s.similarity >= bar]
+    # A fact news replaced, said again, holds again: a save (it supersedes the news), not a
+    # touch of the outdated memory ("I'm vegetarian" after "I'm vegan now": an MCP probe).
+    replaced = {
+        r.to_id
+        for r in ctx.store.relations([s.id for s in found])
+        if r.type == "supersedes" and r.to_id in {s.id for s in found}
+    }
     return [
         s
         for s in found
-        if disagreement([text, s.content]) is None
+        if s.id not in replaced
+        and disagreement([text, s.content]) is None
         and not about_other_people(text, s.content)
         and not _words(text) - _words(s.content)
     ]
