@@ -135,6 +135,8 @@ def test_a_question_of_the_past_names_the_days_of_a_month_or_of_a_part_of_it() -
         date(2023, 6, 10),
     )
     assert span("Remind me what I ate in June") == (date(2023, 6, 1), date(2023, 6, 30))
+    assert span("What did I do in early June last year?") == (date(2023, 6, 1), date(2023, 6, 10))
+    assert span("What did I buy in January last year?") == (date(2023, 1, 1), date(2023, 1, 31))
     assert span("Is the wedding in June?") is None  # not of the past
     assert span("What did I do in may?") is None  # "may" as a word, not a month
 

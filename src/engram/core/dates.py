@@ -130,6 +130,7 @@ _MONTH_ASKED = re.compile(
     rf"{_MONTH}(?![a-z])(?:\s+(?P<year>\d{{4}}))?",
     re.IGNORECASE,
 )
+_LAST_YEAR = re.compile(r"\blast year\b", re.IGNORECASE)
 # The days of a month each part names (the last ends with the month).
 _PARTS = {
     None: (1, 31),
@@ -150,13 +151,15 @@ def _month_asked(text: str, today: date) -> list[date]:
     if _PAST_ASKED.search(text) is None:
         return []
     days: list[date] = []
+    # "in early June last year": the year before this one, whatever the month
+    before = today.year - 1 if _LAST_YEAR.search(text) else None
     for found in _MONTH_ASKED.finditer(text):
         name = found.group(3)
         if name.lower() in _WORDS_TOO and not name[0].isupper():
             continue
         month = MONTHS[name.lower()[:3]]
         given = found.group("year")
-        year = int(given) if given else today.year - (month > today.month)
+        year = int(given) if given else before or today.year - (month > today.month)
         first, last = _PARTS[(found.group("part") or found.group("of") or "").lower() or None]
         days += [
             d
