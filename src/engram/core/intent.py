@@ -20,6 +20,7 @@ from engram.core.intent_words import (
     CONDITION,
     COUNT,
     DATE_MOVED,
+    HAPPENED,
     LIFE_EVENT,
     MY_THING,
     RELATION,
@@ -242,6 +243,9 @@ RULES: tuple[Rule, ...] = (
         rf"(?:{WHEN}|may \d|tomorrow\b|this weekend\b|next (?:week|weekend)\b)[^.!?]*\?\s*$",
         0.8,
     ),
+    # What happened on a day gone by ("What happened in June?", "…yesterday?": none at 0.9 in an
+    # MCP probe, though search reads their days); not of the world ("…to the economy in 2008?").
+    _rule("recall", rf"{OPENERS}what {HAPPENED}[^.!?]*\?\s*$", 0.7),
     # Any other question of who, what or when about the user's things ("Who cleans our office on
     # weekends?"), read from its form with less confidence; not advice, how-to or trouble ("How
     # do I reset my router?", "What's wrong with my sourdough?").

@@ -79,3 +79,10 @@ DATE_MOVED = (
     r"\b(?:pushed back|postponed|rescheduled|delayed|slipped|brought forward|moved up) "
     r"(?:again )?(?:to|until|till)\b(?=[^?]*$)"
 )
+# What happened on a day gone by, as a question asks it ("what happened in June", "…was going
+# on in early June", "…happened yesterday"; not "happened to the economy in 2008").
+HAPPENED = (
+    r"(?:happened|went on|was going on|was happening)\b(?! to the\b)[^.!?]*?"
+    rf"\b(?:{WHEN}|may \d|yesterday\b|last (?:week|weekend|month|night)\b|"
+    r"this (?:week|month)\b|(?:early|mid|late)[ -]\w+)"
+)
