@@ -8,14 +8,16 @@ import os
 import re
 from pathlib import Path
 
+import pytest
 from tests.support import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "supersede_facts.py"
 
 
-def test_the_shipped_set_is_well_formed() -> None:
-    scenarios = json.loads((ROOT / "bench" / "data" / "supersede_facts.json").read_text())
+@pytest.mark.parametrize("name", ["supersede_facts.json", "supersede_facts_second.json"])
+def test_the_shipped_sets_are_well_formed(name: str) -> None:
+    scenarios = json.loads((ROOT / "bench" / "data" / name).read_text())
     for number, scenario in enumerate(scenarios["scenarios"]):
         assert scenario["kind"].startswith(("c-", "t-")), number
         assert scenario["news"] and scenario["facts"], number

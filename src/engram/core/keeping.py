@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import re
 
+from engram.core.dates import MONTH_NAMES, WEEKDAYS
 from engram.core.index_terms import index_term, index_terms
+from engram.core.life_facts import (
+    ATTRIBUTE_OF,
+    ATTRIBUTES,
+    KINDS,
+    attributes,
+    states_now,
+)
 from engram.core.message import plain
 from engram.core.text import STOPWORDS, WORD, speaker_label, statements, unlabelled
 from engram.core.whose import (
@@ -182,16 +190,21 @@ def _already_holds(text: str, old: str) -> bool:
 
 
 _MOVED = re.compile(r"\b(?:moved|relocated)\b", re.IGNORECASE)
+# A move told as history: "back in 2019", "years ago".
+_LONG_AGO = re.compile(r"\b(?:back in|(?:years?|months?) ago|in (?:19|20)\d\d)\b", re.I)
+_DAY_NAMES = frozenset(index_term(n.lower()) for n in (*MONTH_NAMES, *WEEKDAYS))
 
 
 def _moved_where_it_is(text: str, old: str) -> bool:
-    """Whether a move names only places `old` holds, after its verb: "We moved into our place
-    in Denver back in 2019" tells how "I live in Denver" came to be, and replaced it (a probe);
-    "Tom Becker moved to the platform team" names who moved, not where."""
+    """Whether a move told as history names, after its verb, only places `old` holds: "We
+    moved into our place in Denver back in 2019" tells how "I live in Denver" came to be, and
+    replaced it (a probe). Not a day: "…appointment moved to March 21" of one on March 14
+    (another probe), nor who moved ("Tom Becker moved to the platform team")."""
     moved = _MOVED.search(text)
-    if moved is None:
+    if moved is None or _LONG_AGO.search(text) is None:
         return False
-    names = {v for v in stated_values(text[moved.end() :]) if not any(ch.isdigit() for ch in v)}
+    said = stated_values(text[moved.end() :]) - _DAY_NAMES
+    names = {v for v in said if not any(ch.isdigit() for ch in v)}
     return bool(names) and names <= set(index_terms(old))
 
 
@@ -219,7 +232,7 @@ def may_be_news(text: str) -> bool:
         says_a_change(said)
         or _NOW.search(said) is not None
         or replaces_a_fact(said)
-        or (_says_anew(said) and bool(_attributes(said)))
+        or (_says_anew(said) and bool(attributes(said)))
     )
 
 
@@ -259,96 +272,17 @@ def _another_life_fact(text: str, old: str) -> bool:
     """Whether a statement names a life fact as new (`_new_facts`: "my new manager") and
     `old` states only others: "User's new manager is Priya Shah" is no news of "User is based
     in New York", though more alike to it than to "User reports to Mike Chen" (a probe)."""
-    named, held = _new_facts(text), _attributes(old)
+    named, held = _new_facts(text), attributes(old)
     return bool(named) and bool(held) and not named & held
 
 
-# What a fact is about, where two statements say it in other words: "Maya started a new job
-# at Northwind" and "Maya works as a designer at Lumen Health" share only her name, and were
-# taken for news alike in form only (a probe's job change was never linked). Each word in
-# the form the index holds it.
-_ATTRIBUTES = {
-    "job": "work works worked working job jobs employer employed career",
-    "home": "live lives lived living home moved relocated based address apartment flat house",
-    "diet": "vegetarian vegan pescatarian meat diet",
-    "manager": "manager boss supervisor report",
-    "school": "school preschool kindergarten daycare nursery montessori college university",
-    "partner": "wife husband partner girlfriend boyfriend fiance fiancee spouse married dating",
-}
-# The words of `_ATTRIBUTES` that are values of the fact, not its name: "vegan" for
-# "vegetarian" is a new value; "job" for "work" is the same fact named again.
-_KINDS = frozenset(
-    index_term(word)
-    for word in "vegetarian vegan pescatarian preschool kindergarten daycare nursery montessori "
-    "college university wife husband fiance fiancee girlfriend boyfriend".split()
-)
-_ATTRIBUTE_OF = {
-    index_term(word): name for name, words in _ATTRIBUTES.items() for word in words.split()
-}
-
-
-# A fact that holds now, as its verb says ("Iris goes to Little Acorns preschool"), not an
-# event that names the attribute in passing ("Took Iris to the park after preschool", which a
-# school change superseded: a probe's year of use).
-_HOLDS_NOW = re.compile(
-    r"\b(?:is|are|am|'s|'re|'m|goes|go|works|work|lives|live|has|have|attends|attend|eats|"
-    r"eat|reports|report|stays|stay)\b",
-    re.IGNORECASE,
-)
-
-
-def states_now(text: str) -> bool:
-    """Whether a statement says how something is (`_HOLDS_NOW`), not only what happened."""
-    return _HOLDS_NOW.search(plain(text)) is not None
-
-
-def same_life_fact(text: str, old: str) -> bool:
-    """Whether two statements speak of one life fact by its words (`_ATTRIBUTES`): where one
-    lives, works, goes to school…"""
-    return bool(_attributes(text) & _attributes(old))
-
-
 def life_fact_words(text: str) -> list[str]:
-    """The words of the life facts (`_ATTRIBUTES`) a statement says anew ("I report to Rosa
+    """The words of the life facts (`ATTRIBUTES`) a statement says anew ("I report to Rosa
     now": manager, boss, report…), to look for the fact it replaces by; none unless it says
     one anew (`_says_anew`)."""
     if not _says_anew(text):
         return []
-    return [w for name in sorted(_attributes(text)) for w in _ATTRIBUTES[name].split()]
-
-
-# Words of a life fact only before another: "I report to Rosa", not "the quarterly report".
-_ONLY_BEFORE = {index_term("report"): "to"}
-# ...and not after these: "reading about Kubernetes for work", "I'm at work" name no job.
-_NOT_AFTER = {index_term("work"): frozenset("for at from to after before of".split())}
-_NOT_AFTER[index_term("home")] = frozenset({"from", "at"})  # "I work from home": no home fact
-# ...nor before these: "I work from home on Fridays now", "I'm working from Lisbon these days"
-# say where the user works from, not for whom (they had superseded the job: a probe).
-_NOT_BEFORE = {index_term("work"): frozenset(index_term(w) for w in "from remotely remote".split())}
-
-
-def _attributes(text: str) -> set[str]:
-    terms = index_terms(text)
-    found = {
-        _ATTRIBUTE_OF[t]
-        for before, t, after in zip(["", *terms], terms, [*terms[1:], ""], strict=False)
-        if t in _ATTRIBUTE_OF
-        and _ONLY_BEFORE.get(t, after) == after
-        and before not in _NOT_AFTER.get(t, ())
-        and after not in _NOT_BEFORE.get(t, ())
-    }
-    if _WHERE_WE_ARE.match(unlabelled(text)):
-        found.add("home")
-    return found
-
-
-# Where the user is, said as all there is to say: "We're in Paris now" (after "I live in
-# Lyon", a probe); not "I'm in Denver now for the conference".
-_WHERE_WE_ARE = re.compile(
-    r"^\W*(?:actually\W+)?(?:i'm|i am|we're|we are)\s+(?:now\s+)?(?:in|based in|living in)\s+"
-    r"(?-i:[A-Z])[\w-]*(?:,?\s+(?-i:[A-Z])[\w-]*)?(?:\s+now|\s+these days)?\W*$",
-    re.IGNORECASE,
-)
+    return [w for name in sorted(attributes(text)) for w in ATTRIBUTES[name].split()]
 
 
 def life_fact_replaced(text: str, old: str) -> bool:
@@ -360,8 +294,8 @@ def life_fact_replaced(text: str, old: str) -> bool:
     # "My manager is Dan Kim" is the user's fact, as "I report to Rosa now" is; "My wife is
     # vegetarian" is the wife's, not of "I'm vegan now"
     whose = WHOSE.match(unlabelled(old))
-    shared = _attributes(said) & _attributes(old)
-    the_users = whose is not None and _ATTRIBUTE_OF.get(index_term(whose[1].lower())) in shared
+    shared = attributes(said) & attributes(old)
+    the_users = whose is not None and ATTRIBUTE_OF.get(index_term(whose[1].lower())) in shared
     if (about_other_people(said, old) and not the_users) or _already_holds(said, old):
         return False
     return _life_fact_anew(said, old)
@@ -388,7 +322,7 @@ def _alike_in_form_only(text: str, old: str) -> bool:
     stood at 0.21."""
     opening = opening_name(text)
     shared = _fact_terms(text) & _fact_terms(old) - {opening}
-    if shared or (_attributes(text) & _attributes(old) and states_now(old)):
+    if shared or (attributes(text) & attributes(old) and states_now(old)):
         return False
     # the name both say, opening this one: "Lisa switched to decaf" of "My wife Lisa teaches
     # third grade" (an MCP probe: her job was marked replaced)
@@ -472,7 +406,7 @@ def a_new_value(text: str, old: str, similarity: float) -> bool:
     )
 
 
-# What says a life fact (`_ATTRIBUTES`) holds anew: "I'm vegan now", "Rosa is my new boss",
+# What says a life fact (`ATTRIBUTES`) holds anew: "I'm vegan now", "Rosa is my new boss",
 # "I've gone fully vegan", "She became a nurse", "I report to Tom Becker these days", "Leo
 # started kindergarten".
 # "new" only of the fact: "my new boss", "a new job" (not "Tried a new vegan restaurant").
@@ -494,10 +428,10 @@ def _new_facts(text: str) -> set[str]:
     """The life facts a statement names a thing of as new ("my new boss", "a new job"), not
     one of their values ("a new vegan restaurant")."""
     return {
-        _ATTRIBUTE_OF[term]
+        ATTRIBUTE_OF[term]
         for m in _NEW_WHAT.finditer(text)
         for term in (index_term(w.lower()) for w in m.groups() if w)
-        if term in _ATTRIBUTE_OF and term not in _KINDS
+        if term in ATTRIBUTE_OF and term not in KINDS
     }
 
 
@@ -513,14 +447,14 @@ def _life_fact_anew(text: str, old: str) -> bool:
     if _a_question(old):  # "What do you work as?" states nothing
         return False
     whose = (WHOSE.match(unlabelled(text)), WHOSE.match(unlabelled(old)))
-    shared = _attributes(text) & _attributes(old)
+    shared = attributes(text) & attributes(old)
     if whose[0] and whose[1]:
         subject = index_term(whose[0][1].lower())
         if subject != index_term(whose[1][1].lower()):
             return False  # "My son Leo is vegetarian now" is not news of "My wife Lisa is …"
         # whose fact it is, not the fact: "My wife has a new boss named Rosa" is no news of
         # "My wife Lisa works at Kaiser" (a probe)
-        shared -= {_ATTRIBUTE_OF.get(subject)}
+        shared -= {ATTRIBUTE_OF.get(subject)}
     elif whose[1] and not (by_the_user(text) or YOURS.search(text)):
         return False  # "Dan is the new manager of the Denver branch" is not "My manager …"
     if not shared:
@@ -537,7 +471,7 @@ def _life_fact_anew(text: str, old: str) -> bool:
     added, dropped = new_terms - old_terms, old_terms - new_terms
     if added & _values_named(text) and dropped & _values_named(old):
         return True
-    return bool(added & _KINDS) and bool(dropped & _KINDS)
+    return bool(added & KINDS) and bool(dropped & KINDS)
 
 
 # A name a statement opens with, as what it says of it: "Rosa is my new boss". Not any word

@@ -15,10 +15,9 @@ from engram.core.keeping import (
     may_be_news,
     named_old_value,
     replaces_a_fact,
-    same_life_fact,
     shared_terms,
-    states_now,
 )
+from engram.core.life_facts import same_life_fact, states_now
 from engram.core.models import Memory, Relation, Status, new_id
 from engram.core.text import STOPWORDS
 from engram.core.whose import about_other_people
