@@ -1371,6 +1371,9 @@ def test_news_of_another_thing_or_person_replaces_nothing_of_the_users(
         # a move to the places the fact already names tells how it came to be
         ("We moved into our place in Denver back in 2019", "I live in Denver", False),
         ("We moved into our place in Denver", "I live in Boulder", True),
+        # ...only when told as history; a day is no place (a fourth probe)
+        ("My dentist appointment got moved to March 21", "Dentist appointment on March 14", True),
+        ("User moved into a house in Austin", "User lives in an apartment in Austin", True),
     ],
 )
 def test_news_of_one_life_fact_or_of_how_it_came_to_be_replaces_no_other(
