@@ -84,10 +84,10 @@ _ASKS_ADVICE = re.compile(
 
 
 def asks_of_the_user(query: str) -> float | None:
-    """How much of their relevance the assistant's turns keep for a query asking of the user
-    of a chat with an assistant, in the first person ("What were my 10K times?": the other
-    speakers' share, None here; `ADVICE_SHARE` for advice asked for); None where it asks
-    nothing of the user, or of what the assistant said ("What did you suggest for my knee?",
+    """For a query asking in the first person of the user of a chat with an assistant, the
+    least share of their relevance the assistant's turns keep: 0 ("What were my 10K times?":
+    the other speakers' share holds) or `ADVICE_SHARE` (advice asked for). None where it asks
+    nothing of the user, or asks what the assistant said ("What did you suggest for my knee?",
     "What was the adhesive recommended for my tiles?")."""
     said = _TOLD_YOU.sub(" ", query)
     if (
