@@ -321,7 +321,7 @@ def _alike_in_form_only(text: str, old: str) -> bool:
     subject, and superseded it in a probe; its own old fact, "I run 5k three times a week",
     stood at 0.21."""
     opening = opening_name(text)
-    shared = _fact_terms(text) & _fact_terms(old) - {opening}
+    shared = fact_terms(text) & fact_terms(old) - {opening}
     if shared or (attributes(text) & attributes(old) and states_now(old)):
         return False
     # the name both say, opening this one: "Lisa switched to decaf" of "My wife Lisa teaches
@@ -339,7 +339,7 @@ def _says_more(text: str, old: str) -> bool:
     Unknown without `old`."""
     if not old:
         return True
-    added = _fact_terms(text) - _fact_terms(old)
+    added = fact_terms(text) - fact_terms(old)
     return bool(added) and (bool(added & stated_values(text)) or _DENIED.search(text) is not None)
 
 
@@ -378,7 +378,7 @@ def a_new_value(text: str, old: str, similarity: float) -> bool:
     Chat says "now" and "actually" of anything, so the swap is what makes it a correction:
     REALTALK's turns, each against the earlier turn most like it (cosine 0.4 up), gave no
     such pair (docs/consolidation.md)."""
-    new_terms, old_terms = _fact_terms(text), _fact_terms(old)
+    new_terms, old_terms = fact_terms(text), fact_terms(old)
     shared, added, dropped = new_terms & old_terms, new_terms - old_terms, old_terms - new_terms
     if not shared or not 1 <= len(added) <= 2 or not 1 <= len(dropped) <= 4:
         return False
@@ -467,7 +467,7 @@ def _life_fact_anew(text: str, old: str) -> bool:
         or speaker_label(text).lower() != speaker_label(old).lower()
     ):
         return False
-    new_terms, old_terms = _fact_terms(text), _fact_terms(old)
+    new_terms, old_terms = fact_terms(text), fact_terms(old)
     added, dropped = new_terms - old_terms, old_terms - new_terms
     if added & _values_named(text) and dropped & _values_named(old):
         return True
@@ -490,11 +490,13 @@ def _values_named(text: str) -> set[str]:
 def shared_terms(*texts: str) -> set[str]:
     """The words every one of `texts` says, as the index holds them, marks of a change and
     function words aside."""
-    found = [_fact_terms(plain(t)) for t in texts]
+    found = [fact_terms(plain(t)) for t in texts]
     return set.intersection(*found) if found else set()
 
 
-def _fact_terms(text: str) -> set[str]:
+def fact_terms(text: str) -> set[str]:
+    """Its words as the index holds them, less function words, marks of a change and a
+    speaker's label: what a statement says of a fact."""
     said = _CORRECTING.sub(" ", _without_speaker(text))
     said = _numbers_joined(said)
     return {

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engram.core.disagreement import disagreement
-from engram.core.index_terms import index_terms
 from engram.core.keeping import (
+    fact_terms,
     holds_value,
     life_fact_replaced,
     life_fact_words,
@@ -19,7 +19,6 @@ from engram.core.keeping import (
 )
 from engram.core.life_facts import same_life_fact, states_now
 from engram.core.models import Memory, Relation, Status, new_id
-from engram.core.text import STOPWORDS
 from engram.core.whose import about_other_people
 from engram.services.context import Context
 from engram.services.results import SimilarMemory
@@ -97,7 +96,8 @@ def already_said(ctx: Context, text: str) -> list[SimilarMemory]:
     """The stored memories that say what `text` says, as consolidation would merge them by
     its rules: alike in meaning from ENGRAM_CLUSTER_MERGE_COHESION up, with nothing told apart
     (`core.disagreement`: a negation, a number, a word in place of another), of the same person,
-    and no word `text` adds (`_words`); and `text` marks no change. "I am allergic to peanuts."
+    and no word `text` adds (`fact_terms`: "Peanuts give me a bad allergic reaction" adds how bad,
+    which touching the memory would lose); and `text` marks no change. "I am allergic to peanuts."
     of "I'm allergic to peanuts" (0.97). At the save report's bar (0.8) a probe found other
     facts called said already: "My daughter is allergic to peanuts" (0.83), "I'm vegan" of
     "I'm vegetarian", "…every evening" of "…every morning" (0.97, a word in place of another)."""
@@ -118,15 +118,8 @@ def already_said(ctx: Context, text: str) -> list[SimilarMemory]:
         if s.id not in replaced
         and disagreement([text, s.content]) is None
         and not about_other_people(text, s.content)
-        and not _words(text) - _words(s.content)
+        and not fact_terms(text) - fact_terms(s.content)  # a word added: a save
     ]
-
-
-def _words(text: str) -> set[str]:
-    """Its words but function words, as the index holds them: what a message adds to a memory
-    ("Peanuts give me a bad allergic reaction" adds how bad: touching the memory would lose
-    it)."""
-    return {t for t in index_terms(text) if t not in STOPWORDS}
 
 
 def facts_replaced(text: str, similar: Sequence[SimilarMemory]) -> list[SimilarMemory]:
