@@ -17,7 +17,7 @@ from engram import Draft, Engram, FixedClock, Status
 from engram.core.models import Memory, Relation, Schedule
 from engram.errors import ValidationError
 from engram.services.transfer import restore
-from engram.services.transfer.common import canonical_memory
+from engram.services.transfer.common import Writer, canonical_memory
 from engram.services.transfer.cortexgraph import import_cortexgraph
 from engram.services.transfer.export import ExportCount, export_lines
 from engram.services.transfer.migrate import migrate
@@ -243,7 +243,7 @@ def test_migrate_from_a_missing_store_or_into_itself_is_refused(
 def test_cortexgraph_import(mem: Engram) -> None:
     store = mem.app.context.store
     report = import_cortexgraph(
-        FIXTURE, store, mem.app.context.scheduled_many, now=mem.app.context.now()
+        FIXTURE, Writer(store, mem.app.context.scheduled_many), now=mem.app.context.now()
     )
     assert (report.memory_lines, report.memories, report.imported) == (14, 10, 8)
     assert (report.deleted, report.superseded, report.renamed) == (1, 2, 1)
@@ -276,7 +276,7 @@ def test_cortexgraph_import(mem: Engram) -> None:
 
     before = everything(mem)
     rerun = import_cortexgraph(
-        FIXTURE, store, mem.app.context.scheduled_many, now=mem.app.context.now()
+        FIXTURE, Writer(store, mem.app.context.scheduled_many), now=mem.app.context.now()
     )
     assert (rerun.imported, rerun.already_present, rerun.relations_present) == (0, 8, 3)
     assert everything(mem) == before
@@ -294,7 +294,9 @@ def test_a_cortexgraph_relation_without_a_time_dates_from_its_later_end(
     (tmp_path / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     (tmp_path / "relations.jsonl").write_text(json.dumps(edge) + "\n")
     report = import_cortexgraph(
-        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+        tmp_path,
+        Writer(mem.app.context.store, mem.app.context.scheduled_many),
+        now=mem.app.context.now(),
     )
     assert report.relations_imported == 1
     (relation,) = mem.relations("older")
@@ -326,7 +328,9 @@ def test_cortexgraph_import_skips_records_no_backend_can_store(mem: Engram, tmp_
     )
     (tmp_path / "relations.jsonl").write_text("".join(json.dumps(x) + "\n" for x in relations))
     report = import_cortexgraph(
-        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+        tmp_path,
+        Writer(mem.app.context.store, mem.app.context.scheduled_many),
+        now=mem.app.context.now(),
     )
     assert report.imported == 2 and mem.get("fine").content == "a fine memory"
     reasons = {s.id: s.reason for s in report.skipped_records}
@@ -361,7 +365,9 @@ def test_cortexgraph_import_refuses_every_time_more_than_a_day_ahead(
     (tmp_path / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     (tmp_path / "relations.jsonl").write_text(json.dumps(relation) + "\n")
     report = import_cortexgraph(
-        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+        tmp_path,
+        Writer(mem.app.context.store, mem.app.context.scheduled_many),
+        now=mem.app.context.now(),
     )
     assert report.imported == 2 and report.relations_imported == 0
     reasons = {s.id: s.reason for s in report.skipped_records}
@@ -383,7 +389,9 @@ def test_a_cortexgraph_line_too_long_for_any_record_is_skipped_unread(
         f.write(json.dumps(good).encode() + b"\n" + b"\0" * (MAX_LINE_BYTES + 10) + b"\n")
         f.write(json.dumps(good | {"id": "after"}).encode() + b"\n")
     report = import_cortexgraph(
-        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+        tmp_path,
+        Writer(mem.app.context.store, mem.app.context.scheduled_many),
+        now=mem.app.context.now(),
     )
     assert report.imported == 2 and mem.get("after").content == "a fine memory"
     (skipped,) = report.skipped_records
@@ -404,7 +412,9 @@ def test_cortexgraph_import_keeps_history_a_clock_ahead_or_a_rounding_wrote(
     ]
     (tmp_path / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     report = import_cortexgraph(
-        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+        tmp_path,
+        Writer(mem.app.context.store, mem.app.context.scheduled_many),
+        now=mem.app.context.now(),
     )
     assert report.imported == 2
     rounded = mem.get("rounded")
@@ -430,7 +440,9 @@ def test_cortexgraph_import_keeps_tags_and_entities_beyond_engrams_limits(
     }
     (tmp_path / "memories.jsonl").write_text(json.dumps(line) + "\n")
     report = import_cortexgraph(
-        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+        tmp_path,
+        Writer(mem.app.context.store, mem.app.context.scheduled_many),
+        now=mem.app.context.now(),
     )
     assert (report.imported, report.skipped) == (1, 0)
     crowded = mem.get("crowded")
@@ -444,7 +456,9 @@ def test_cortexgraph_lines_without_a_usable_id_say_why(mem: Engram, tmp_path: Pa
     lines = ['{"id": 123, "content": "numeric id", "created_at": 1700000000}', "[1, 2]", "{}"]
     (tmp_path / "memories.jsonl").write_text("\n".join(lines) + "\n")
     report = import_cortexgraph(
-        tmp_path, mem.app.context.store, mem.app.context.scheduled_many, now=mem.app.context.now()
+        tmp_path,
+        Writer(mem.app.context.store, mem.app.context.scheduled_many),
+        now=mem.app.context.now(),
     )
     assert [s.reason for s in report.skipped_records] == [
         "id: must be text, not int",
@@ -461,8 +475,7 @@ def test_cortexgraph_import_refuses_what_is_not_a_data_directory(
     with pytest.raises(ValidationError, match=r"no memories\.jsonl"):
         import_cortexgraph(
             tmp_path,
-            mem.app.context.store,
-            mem.app.context.scheduled_many,
+            Writer(mem.app.context.store, mem.app.context.scheduled_many),
             now=mem.app.context.now(),
         )
 

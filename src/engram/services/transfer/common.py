@@ -51,9 +51,22 @@ class Skipped(TransferResult):
         return None if value is None else value.encode("utf-8", "backslashreplace").decode()
 
 
+@dataclass(frozen=True)
+class Writer:
+    """Where an import writes and how: `schedules` gives new memories their review times,
+    `after_insert` sees each batch written (the service embeds them there), `progress` hears
+    of each batch."""
+
+    target: Store
+    schedules: Schedules
+    batch: int = BATCH
+    progress: Progress | None = None
+    after_insert: Callable[[list[Memory]], object] | None = None
+
+
 @dataclass
 class Written:
-    """What `write_records` did."""
+    """What `write_records` did, and what an import report says of it."""
 
     imported: int = 0
     present: int = 0
@@ -61,7 +74,7 @@ class Written:
     kept: int = 0
     skipped: list[Skipped] = field(default_factory=list)
 
-    def message(self, source: str, skipped: int) -> str:
+    def message(self, source: str) -> str:
         done = f"{counted(self.imported, 'memory')} and {counted(self.linked, 'relation')}"
         parts = [f"imported {done} from {source}"]
         if self.present or self.kept:
@@ -69,9 +82,22 @@ class Written:
                 f"{counted(self.present, 'memory')} and {counted(self.kept, 'relation')} "
                 "already present (kept)"
             )
-        if skipped:
-            parts.append(f"{counted(skipped, 'record')} skipped")
+        if self.skipped:
+            parts.append(f"{counted(len(self.skipped), 'record')} skipped")
         return "; ".join(parts)
+
+    def report(self, source: str) -> dict[str, Any]:
+        """The fields every import report shares (ImportReport, RestoreReport)."""
+        return {
+            "source": source,
+            "imported": self.imported,
+            "already_present": self.present,
+            "relations_imported": self.linked,
+            "relations_present": self.kept,
+            "skipped": len(self.skipped),
+            "skipped_records": self.skipped[:MAX_LISTED],
+            "message": self.message(source),
+        }
 
 
 def in_file_order(*found: Sequence[Skipped]) -> list[Skipped]:
@@ -106,31 +132,29 @@ def absent_from(
 
 
 def write_records(
-    target: Store,
-    schedules: Schedules,
+    writer: Writer,
     memories: Sequence[Memory],
     relations: Sequence[Relation],
     relation_lines: dict[str, tuple[str, int]],
-    *,
-    batch: int = BATCH,
-    progress: Progress | None = None,
-    after_insert: Callable[[list[Memory]], object] | None = None,
+    read_skipped: Sequence[Skipped] = (),
 ) -> Written:
-    """Write what an import read: memories whose id `target` already has are left as they are
-    and relations it already has (same ends and type) kept, so running an import again adds
+    """Write what an import read: memories whose id the target already has are left as they
+    are and relations it already has (same ends and type) kept, so running an import again adds
     nothing. `relation_lines` says where each relation was read (file, line), for the report
-    of one the store refuses. `after_insert` sees each batch written, and the memories of the
-    batch the store had already as it holds them (to embed those still without a vector: an
-    import killed between writing and embedding, run again, left them so)."""
-    report = progress or (lambda phase, done, total: None)
+    of one the store refuses; `read_skipped`, what reading skipped, joins what writing skipped
+    in file order. `after_insert` sees each batch written, and the memories of the batch the
+    store had already as it holds them (to embed those still without a vector: an import
+    killed between writing and embedding, run again, left them so)."""
+    target, batch = writer.target, writer.batch
+    report = writer.progress or (lambda phase, done, total: None)
     out = Written()
     for start in range(0, len(memories), batch):
         chunk = memories[start : start + batch]
         with absent_from(target, chunk) as (stored, new):
             if new:
-                target.insert(schedules(new))
-        if after_insert is not None and (new or stored):
-            after_insert([*new, *stored])
+                target.insert(writer.schedules(new))
+        if writer.after_insert is not None and (new or stored):
+            writer.after_insert([*new, *stored])
         out.imported += len(new)
         out.present += len(stored)
         report("memories", start + len(chunk), len(memories))
@@ -155,6 +179,7 @@ def write_records(
                 file, line = relation_lines.get(relation.id, ("", 0))
                 out.skipped.append(Skipped(file=file, line=line, id=relation.id, reason=str(exc)))
         report("relations", start + len(edges), len(relations))
+    out.skipped = in_file_order(read_skipped, out.skipped)
     return out
 
 

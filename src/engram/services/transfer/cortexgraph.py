@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,19 +16,14 @@ from engram.core.models import ID_PATTERN, Memory, Relation, Status
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
-    BATCH,
     MAX_LINE_BYTES,
-    MAX_LISTED,
-    Progress,
-    Schedules,
     Skipped,
     TransferResult,
+    Writer,
     bounded_lines,
-    in_file_order,
     not_ahead,
     write_records,
 )
-from engram.storage.protocol import Store
 
 log = logging.getLogger(__name__)
 
@@ -360,46 +354,20 @@ def read_cortexgraph(directory: Path, now: datetime) -> CortexGraphData:
     )
 
 
-def import_cortexgraph(
-    directory: Path,
-    target: Store,
-    schedules: Schedules,
-    *,
-    batch: int = BATCH,
-    progress: Progress | None = None,
-    after_insert: Callable[[list[Memory]], object] | None = None,
-    now: datetime,
-) -> ImportReport:
-    """Import into `target`; ids it already has are left as they are (so re-running is safe).
-    `after_insert` sees each batch written (the CLI computes their embeddings there)."""
+def import_cortexgraph(directory: Path, writer: Writer, *, now: datetime) -> ImportReport:
+    """Import into the writer's target; ids it already has are left as they are (so re-running
+    is safe)."""
     data = read_cortexgraph(directory, now)
     lines = {rid: ("relations.jsonl", number) for rid, number in data.relation_lines.items()}
-    written = write_records(
-        target,
-        schedules,
-        data.memories,
-        data.relations,
-        lines,
-        batch=batch,
-        progress=progress,
-        after_insert=after_insert,
-    )
-    skipped = in_file_order(data.skipped, written.skipped)
+    written = write_records(writer, data.memories, data.relations, lines, data.skipped)
     return ImportReport(
-        source=str(directory),
-        target=target.location,
+        target=writer.target.location,
         memory_lines=data.memory_lines,
         memories=data.distinct,
-        imported=written.imported,
-        already_present=written.present,
         deleted=data.deleted,
         superseded=data.superseded,
         renamed=data.renamed,
         relations=data.relation_count,
-        relations_imported=written.linked,
-        relations_present=written.kept,
         relations_dropped=data.dropped,
-        skipped=len(skipped),
-        skipped_records=skipped[:MAX_LISTED],
-        message=written.message(str(directory), len(skipped)),
+        **written.report(str(directory)),
     )

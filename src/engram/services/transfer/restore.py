@@ -15,7 +15,6 @@ import json
 import logging
 import stat
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -26,21 +25,16 @@ from engram.core.models import Memory, Relation
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
-    BATCH,
     MAX_LINE_BYTES,
-    MAX_LISTED,
-    Progress,
-    Schedules,
     Skipped,
     TransferResult,
+    Writer,
     bounded_lines,
-    in_file_order,
     not_ahead,
     write_records,
 )
 from engram.services.transfer.export import END
 from engram.storage.jsonl.records import BadLine, memory_from_object, relation_from_object
-from engram.storage.protocol import Store
 
 log = logging.getLogger(__name__)
 
@@ -229,47 +223,25 @@ def _take(
 
 
 def restore_export(
-    path: Path | ExportData,
-    target: Store,
-    schedules: Schedules,
-    *,
-    batch: int = BATCH,
-    progress: Progress | None = None,
-    after_insert: Callable[[list[Memory]], object] | None = None,
-    now: datetime | None = None,
+    path: Path | ExportData, writer: Writer, *, now: datetime | None = None
 ) -> RestoreReport:
     """`path` an export, or what `read_export` read of one (checked before the target store
     is opened, so that a file that is no export creates no store)."""
     data = path if isinstance(path, ExportData) else read_export(path, now=now)
     written = write_records(
-        target,
-        schedules,
-        data.memories,
-        data.relations,
-        data.relation_lines,
-        batch=batch,
-        progress=progress,
-        after_insert=after_insert,
+        writer, data.memories, data.relations, data.relation_lines, data.skipped
     )
-    skipped = in_file_order(data.skipped, written.skipped)
-    message = written.message(data.source, len(skipped))
+    fields = written.report(data.source)
     warning = data.incomplete()
     if warning is not None:
         log.info("%s: %s", data.source, warning)  # the report says it (the CLI said it twice)
-        message += f"; warning: {warning}"
+        fields["message"] += f"; warning: {warning}"
     return RestoreReport(
-        source=data.source,
-        target=target.location,
+        target=writer.target.location,
         lines=data.lines,
         memories=len(data.memories),
         superseded=data.superseded,
-        imported=written.imported,
-        already_present=written.present,
         relations=len(data.relations),
-        relations_imported=written.linked,
-        relations_present=written.kept,
-        skipped=len(skipped),
-        skipped_records=skipped[:MAX_LISTED],
         warning=warning,
-        message=message,
+        **fields,
     )

@@ -11,7 +11,7 @@ from engram.config import redact_url
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.transfer.common import BATCH, Progress
+from engram.services.transfer.common import BATCH, Progress, Writer
 from engram.services.transfer.cortexgraph import ImportReport, import_cortexgraph
 from engram.services.transfer.export import ExportCount, ExportFormat, export_lines
 from engram.services.transfer.migrate import MigrationReport, migrate
@@ -63,12 +63,7 @@ class TransferService:
         """A CortexGraph (mnemex) JSONL directory into this store; imported memories are
         embedded as they are written, so they are found by meaning at once."""
         return import_cortexgraph(
-            check.location(directory, "directory"),
-            self.ctx.store,
-            self.ctx.scheduled_many,
-            progress=progress,
-            after_insert=self.ctx.embed_missing,
-            now=self.ctx.now(),
+            check.location(directory, "directory"), self._writer(progress), now=self.ctx.now()
         )
 
     def import_export(
@@ -77,13 +72,17 @@ class TransferService:
         """An export of an Engram store (`engram export --format jsonl`, the file `engram
         backup` commits) into this store: how a backup is restored. Safe to run again. Given
         what `read_export` read, the file is not read again (a pipe cannot be)."""
-        return restore_export(
-            path if isinstance(path, ExportData) else check.location(path, "path"),
+        source = path if isinstance(path, ExportData) else check.location(path, "path")
+        return restore_export(source, self._writer(progress), now=self.ctx.now())
+
+    def _writer(self, progress: Progress | None) -> Writer:
+        """Imported memories are embedded as they are written, so they are found by meaning
+        at once."""
+        return Writer(
             self.ctx.store,
             self.ctx.scheduled_many,
             progress=progress,
             after_insert=self.ctx.embed_missing,
-            now=self.ctx.now(),
         )
 
     def export_lines(self, fmt: ExportFormat, count: ExportCount | None = None) -> Iterator[str]:
