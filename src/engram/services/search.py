@@ -50,6 +50,7 @@ from engram.services.context import Context
 from engram.services.search_query import asked
 from engram.services.search_spread import context_credit, expansion_matches
 from engram.services.search_time import (
+    anchored_spans,
     as_of_now_found,
     meant_on_the_day,
     named_day_spans,
@@ -265,6 +266,9 @@ class SearchService:
         `spelled`."""
         settings = self.ctx.settings
         spans = named_day_spans(self.ctx, text)
+        told = anchored_spans(self.ctx, text, self._saved_at)
+        if told is not None:  # "…a month before moving to the Pearl?": its days, its question
+            spans, text = told
         worded, meant, first_person, dates_only, own = asked(self.ctx.store, text, bool(spans))
         k = max(settings.search_vector_candidates, limit)
         # Meaning (the query's embedding, the vector index) is searched on another core while
@@ -391,6 +395,11 @@ class SearchService:
                 self.ctx.store, out, vectors or {}, settings.search_present_weight
             )
         return out, len(lexical) >= pool
+
+    def _saved_at(self, event: str) -> float | None:
+        """When the memory best matching `event` was saved (an event a question counts from)."""
+        hits = self._search(event, None, None, None, None, 1)
+        return hits[0].memory.created_at.timestamp() if hits else None
 
     def _say_little(self, terms: Sequence[str]) -> bool:
         """Whether every query word the store holds is in more than half of its memories, in

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
+from engram.core.anchors import anchor, anchored_days
 from engram.core.dates import (
     SLACK_DAYS,
     covering,
@@ -47,6 +48,29 @@ def named_day_spans(ctx: Context, text: str) -> Spans:
     now = ctx.local_now()
     assert now.tzinfo is not None
     return day_spans(named_days(text, now.date()), now.tzinfo)
+
+
+def anchored_spans(
+    ctx: Context, text: str, saved_at: Callable[[str], float | None]
+) -> tuple[Spans, str] | None:
+    """The days a question names by an event ("about a month before moving to the Pearl"),
+    and what it asks besides; None where it names none, or its event is not found. The event
+    is a day where it names one ("the weekend before February 19"), else the day its memory
+    was saved (`saved_at`: the best match's time)."""
+    told = anchor(text) if ctx.settings.search_date_weight > 0 else None
+    if told is None:
+        return None
+    now = ctx.local_now()
+    assert now.tzinfo is not None
+    written = named_days(told.event, now.date(), weeks=False)
+    if written:
+        event_day = written[0]
+    else:
+        moment = saved_at(told.event)
+        if moment is None:
+            return None
+        event_day = datetime.fromtimestamp(moment, now.tzinfo).date()
+    return day_spans(anchored_days(told, event_day), now.tzinfo), told.asked
 
 
 def saved_on(store: Store, spans: Spans, where: Filter, limit: int) -> dict[str, Stub]:

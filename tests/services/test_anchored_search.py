@@ -1,0 +1,95 @@
+"""A question that counts days from an event ("a week before the grandkids came") names the
+days counted from the day the event's memory was saved, on every backend; the event's own words
+are not what it asks for."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+from engram import Draft, Engram, FixedClock
+
+
+def _at(day: date, hour: int = 12) -> datetime:
+    return datetime(day.year, day.month, day.day, hour, tzinfo=UTC)
+
+
+def test_a_question_counting_from_an_event_lifts_what_was_saved_that_far_from_it(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A probe's "What changed with my medication about a week before the grandkids came?":
+    every turn about medication matched alike, and the one of that week came third."""
+    came = clock.now.date() - timedelta(days=60)
+    with Engram.open(store_url, clock=clock) as mem:
+        saved = mem.save_many(
+            [
+                Draft(
+                    content="The grandkids arrived today, the house is full", created_at=_at(came)
+                ),
+                Draft(
+                    content="Dr. Ames changed the dose of my blood pressure medication",
+                    created_at=_at(came - timedelta(days=7)),
+                ),
+                Draft(
+                    content="The pharmacy changed the brand of my medication",
+                    created_at=_at(came + timedelta(days=30)),
+                ),
+                Draft(
+                    content="I keep forgetting my medication when I travel",
+                    created_at=_at(came - timedelta(days=40)),
+                ),
+            ]
+        )
+        mem.flush()
+        lowered = saved[1].id
+        hits = mem.search("What changed with my medication about a week before the grandkids came?")
+        assert hits[0].memory.id == lowered
+        assert hits[0].why.day == (came - timedelta(days=7)).isoformat()
+        # the same words without the event rank by words alone
+        plain = mem.search("What changed with my medication?")
+        assert plain[0].memory.id == saved[2].id
+
+
+def test_the_weekend_before_a_written_date_names_its_saturday_and_sunday(
+    store_url: str, clock: FixedClock
+) -> None:
+    """ "What happened on the weekend before February 19?" named February 19 itself: the
+    weekend's memories came after that Monday's."""
+    monday = date(clock.now.year - 1, 2, 19)
+    while monday.weekday() != 0:  # a Monday, whatever the year
+        monday += timedelta(days=1)
+    saturday = monday - timedelta(days=2)
+    with Engram.open(store_url, clock=clock) as mem:
+        recital, *_ = mem.save_many(
+            [
+                Draft(content="Played the Chopin prelude at the recital", created_at=_at(saturday)),
+                Draft(content="Back at work, a long planning meeting", created_at=_at(monday)),
+                Draft(content="Practised scales for an hour", created_at=_at(monday, 20)),
+            ]
+        )
+        mem.flush()
+        asked = f"What happened on the weekend before {monday:%B} {monday.day}?"
+        hits = mem.search(asked)
+        assert hits[0].memory.id == recital.id
+        assert hits[0].why.day in {saturday.isoformat(), (saturday + timedelta(days=1)).isoformat()}
+
+
+def test_an_event_nothing_matches_or_a_plan_to_come_leaves_the_question_as_it_is(
+    store_url: str, clock: FixedClock
+) -> None:
+    """No memory of the event: nothing to count from, the question's words all searched. A
+    question of what to do before an event asks for the plan that names it."""
+    with Engram.open(store_url, clock=clock) as mem:
+        packing = mem.save("Pack the kitchen boxes a week before the move to Denver")
+        mem.save_many(
+            [
+                Draft(
+                    content="What should I pack for the beach? Sunscreen and towels",
+                    created_at=clock.now - timedelta(days=3),
+                ),
+            ]
+        )
+        mem.flush()
+        planned = mem.search("What should I pack a week before the move?")
+        assert planned[0].memory.id == packing.id
+        assert planned[0].why.day is None
+        assert mem.search("What did I eat two days after the zebra parade?") == []
