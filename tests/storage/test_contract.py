@@ -18,7 +18,7 @@ from engram.errors import NotFoundError, StoreError
 from engram.storage.factory import open_store
 from engram.storage.jsonl import JSONLStore
 from engram.storage.postgres import PostgresStore
-from engram.storage.protocol import Capability, Filter, ScheduleInputs, Store
+from engram.storage.protocol import Capability, Filter, MemoryText, ScheduleInputs, Store
 from engram.storage.sqlite import SQLiteStore
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -82,6 +82,15 @@ def test_insert_then_get_round_trips_every_field(store: Store) -> None:
 def test_get_many_keeps_the_requested_order_and_skips_missing(store: Store) -> None:
     put(store, mem("a"), mem("b"), mem("c"))
     assert [m.id for m in store.get_many(["c", "zzz", "a"])] == ["c", "a"]
+
+
+def test_texts_are_the_content_and_episode_of_those_that_exist(store: Store) -> None:
+    put(store, mem("a", "User: I adopted a cat", episode="chat-1"), mem("b", "a note"))
+    assert store.texts(["b", "zzz", "a"]) == {
+        "a": MemoryText("User: I adopted a cat", "chat-1"),
+        "b": MemoryText("a note", None),
+    }
+    assert store.texts([]) == {}
 
 
 def test_ids_with_a_prefix_are_found_in_order_and_bounded(store: Store) -> None:

@@ -137,15 +137,15 @@ class Speakers:
         """The labels of `ids` ("" for a memory without one)."""
         wanted = list(ids) if self._asked or self._in_person is not None else []
         missing = [i for i in wanted if i not in self._labels]
-        for memory in self._store.get_many(missing):
-            label = speaker_label(memory.content)
-            self._labels[memory.id] = label
-            self._episodes[memory.id] = memory.episode
-            said = unlabelled(memory.content)
+        for ident, (content, episode) in self._store.texts(missing).items():
+            label = speaker_label(content)
+            self._labels[ident] = label
+            self._episodes[ident] = episode
+            said = unlabelled(content)
             if len(said.split()) >= TELLING_WORDS:  # "Nope", "its incredible" tell nothing
-                self._personal[memory.id] = _PERSONAL.search(said) is not None
+                self._personal[ident] = _PERSONAL.search(said) is not None
             if not label and _FIRST_PERSON.search(said):
-                self._of_themselves.add(memory.id)
+                self._of_themselves.add(ident)
         return {i: self._labels.get(i, "") for i in wanted}
 
     def _speakers(self, labels: dict[str, str]) -> set[str]:

@@ -58,6 +58,15 @@ class Stub(NamedTuple):
     relevance: float = 0.0  # text relevance, higher is better (search only)
 
 
+class MemoryText(NamedTuple):
+    """What a search reads of a memory beyond its stub to judge it: its text (a speaker's
+    label, what it says) and its episode. Read for dozens of candidates a search, where a
+    whole record (tags, entities and meta decoded) cost a tenth of a search."""
+
+    content: str
+    episode: str | None
+
+
 class TermCounts(NamedTuple):
     """How common some words are in a store: the memories each occurs in (up to a cap), and
     about how many memories there are (an upper bound: deleted ones may count)."""
@@ -120,6 +129,10 @@ class MemoryTable(Protocol):
 
     def insert(self, items: Sequence[tuple[Memory, Schedule]]) -> None: ...
     def get_many(self, ids: Sequence[str]) -> list[Memory]: ...
+    def texts(self, ids: Sequence[str]) -> dict[str, MemoryText]:
+        """Id → text and episode of those of `ids` that exist."""
+        ...
+
     def ids_with_prefix(self, prefix: str, limit: int) -> list[str]:
         """Ids starting with `prefix` (case as given), in id order, at most `limit`: what a
         short id typed in a terminal may stand for."""

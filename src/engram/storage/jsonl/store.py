@@ -415,6 +415,7 @@ class JSONLStore:
             return victims
 
     get_many = index_read(SQLiteStore.get_many)
+    texts = index_read(SQLiteStore.texts)
     ids_with_prefix = index_read(SQLiteStore.ids_with_prefix)
     count = index_read(SQLiteStore.count)
     # -- finding (the index answers, exactly as the SQLite backend) ---------------------------

@@ -46,6 +46,7 @@ from engram.storage.protocol import (
     Capability,
     Change,
     Filter,
+    MemoryText,
     Rescheduler,
     Stub,
 )
@@ -293,6 +294,12 @@ class PostgresStore(SqlReads, SqlNotes, PostgresGraph, PostgresLtm, PostgresText
         )
         found = {row[0]: memory_from_row(row) for row in rows}
         return [found[i] for i in ids if i in found]
+
+    def texts(self, ids: Sequence[str]) -> dict[str, MemoryText]:
+        rows = self._query(
+            "SELECT id, content, episode FROM memories WHERE id = ANY(%s::text[])", (list(ids),)
+        )
+        return {ident: MemoryText(text, episode) for ident, text, episode in rows}
 
     def modify(self, ids: Sequence[str], change: Change) -> list[tuple[Memory, Memory]]:
         with self._write() as conn:

@@ -39,6 +39,7 @@ from engram.storage.protocol import (
     Capability,
     Change,
     Filter,
+    MemoryText,
     Rescheduler,
     Stub,
 )
@@ -294,6 +295,14 @@ class SQLiteStore(SqlReads, SqlNotes, SQLiteText, SQLiteGraph, SQLiteLtm, SQLite
     def get_many(self, ids: Sequence[str]) -> list[Memory]:
         found = {m.id: m for m in self._memories(self._query, ids)}
         return [found[i] for i in ids if i in found]
+
+    def texts(self, ids: Sequence[str]) -> dict[str, MemoryText]:
+        rows = rows_in(
+            self._query,
+            lambda marks: f"SELECT id, content, episode FROM memories WHERE id IN ({marks})",
+            ids,
+        )
+        return {ident: MemoryText(text, episode) for ident, text, episode in rows}
 
     def contents(self, ids: Sequence[str]) -> dict[str, str]:
         """Id → text of the memories that exist: what a vector must describe (the JSONL
