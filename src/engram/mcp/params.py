@@ -233,27 +233,26 @@ RelationStrength = Annotated[
     Number,
 ]
 
-Limit = Annotated[
-    int,
-    Field(ge=1, le=MAX_LIMIT, description=f"How many results at most, 1 to {MAX_LIMIT}."),
-    Count,
-]
 
+def _one_to(most: int, description: str) -> Any:
+    """The range of a count (1 to `most`), which its description names."""
+    return Field(ge=1, le=most, description=description)
+
+
+Limit = Annotated[int, _one_to(MAX_LIMIT, f"How many results at most, 1 to {MAX_LIMIT}."), Count]
 GraphLimit = Annotated[
-    int,
-    Field(ge=1, le=MAX_GRAPH_PAGE, description=f"Memories per page, 1 to {MAX_GRAPH_PAGE:,}."),
-    Count,
+    int, _one_to(MAX_GRAPH_PAGE, f"Memories per page, 1 to {MAX_GRAPH_PAGE:,}."), Count
 ]
-
-Depth = Annotated[
-    int,
-    Field(
-        ge=1,
-        le=MAX_DEPTH,
-        description=f"How many edges away to look, 1 (direct neighbours) to {MAX_DEPTH}.",
-    ),
-    Count,
+_DEPTH_DOC = f"How many edges away to look, 1 (direct neighbours) to {MAX_DEPTH}."
+Depth = Annotated[int, _one_to(MAX_DEPTH, _DEPTH_DOC), Count]
+RelatedLimit = Annotated[
+    int, _one_to(MAX_RELATED, f"Memories returned at most, 1 to {MAX_RELATED:,}."), Count
 ]
+_GC_DOC = (
+    f"How many memories one run handles at most, 1 to {GC_BATCH_MAX:,}; "
+    "the result says has_more when some were left for the next run."
+)
+GcLimit = Annotated[int, _one_to(GC_BATCH_MAX, _GC_DOC), Count]
 
 RelationTypes = Annotated[
     list[RelationType] | None,
@@ -270,23 +269,6 @@ TraversalDirection = Annotated[
         description="'out' follows edges from -> to (what this causes, supports...), 'in' "
         "the other way (what causes or supports this), 'both' either way."
     ),
-]
-
-RelatedLimit = Annotated[
-    int,
-    Field(ge=1, le=MAX_RELATED, description=f"Memories returned at most, 1 to {MAX_RELATED:,}."),
-    Count,
-]
-
-GcLimit = Annotated[
-    int,
-    Field(
-        ge=1,
-        le=GC_BATCH_MAX,
-        description=f"How many memories one run handles at most, 1 to {GC_BATCH_MAX:,}; "
-        "the result says has_more when some were left for the next run.",
-    ),
-    Count,
 ]
 
 Query = Annotated[
