@@ -273,3 +273,36 @@ def test_a_question_for_a_name_finds_the_one_named_not_the_word_name(
         assert mem.search("What's my name?")[0].memory.id == me.id
         # naming asked about, not a name: the word is searched
         assert mem.search("Did I name the dog?")[0].memory.id == dog.id
+
+
+def test_a_reply_next_to_a_match_needs_less_meaning_to_match(mem: Engram) -> None:
+    """A helper's probe: "What setbacks delayed the opening of the bakery?" found the reply
+    that answers it ("slow. the city permits are a nightmare…", to "How is the bakery plan
+    going?") only by its neighbour's credit, tied with the next turn about lunch. Next to a
+    match, meaning counts from z 1 (the reply stands at 1.5, the lunch turn at 0.6); the same
+    reply alone, next to no match, stays below the floor (z 2) and is not found."""
+    bakery = (
+        "How is the bakery plan going?",
+        "slow. the city permits are a nightmare and the inspector keeps rescheduling",
+        "ugh, sorry. want to grab lunch friday?",
+        "sure, the usual place",
+    )
+    others = (
+        "I finally fixed the bike chain",
+        "The bakery on 5th street has great croissants",
+        "We watched the new Dune movie last night",
+        "The garden tomatoes are finally ripe",
+    )
+    chat = mem.save_many([Draft(text, episode="s1") for text in bakery])
+    alone = mem.save_many(
+        [Draft(text, episode=f"o{i}") for i, text in enumerate(others)]
+        + [Draft("the permits office keeps rescheduling our inspection, a nightmare")]
+    )
+    mem.flush()
+    hits = mem.search("What setbacks delayed the opening of the bakery?")
+    ranked = [h.memory.id for h in hits]
+    reply, lunch = hits[ranked.index(chat[1].id)], hits[ranked.index(chat[2].id)]
+    assert ranked.index(chat[1].id) < ranked.index(chat[2].id)
+    assert reply.why.semantic is not None and reply.why.context is not None
+    assert lunch.why.semantic is None  # next to the match too, but not like the question
+    assert alone[-1].id not in ranked

@@ -48,7 +48,7 @@ from engram.services import validation as check
 from engram.services.aliases import the_users_own_first
 from engram.services.context import Context
 from engram.services.search_query import asked
-from engram.services.search_spread import context_credit, expansion_matches
+from engram.services.search_spread import context_credit, expansion_matches, meant_near_matches
 from engram.services.search_time import (
     anchored_spans,
     as_of_now_found,
@@ -339,6 +339,9 @@ class SearchService:
             stubs = {s.id: s for s in expanded} | stubs
             fused = fused_with(expanded)
         credit = context_credit(self.ctx, fused, seen)
+        best_z = max([*z_scores.values(), *near.z.values()], default=1.0)
+        if credit and not dates_only:  # a reply next to a match: less meaning needed
+            fused |= meant_near_matches(self.ctx, list(credit), near.probes, fused, best_z)
         stubs |= self._stubs_for([i for i in credit if i not in stubs], where)
         days = named_days_found(self.ctx, spans, where, pool)
         saved_then = days.stubs
@@ -349,7 +352,6 @@ class SearchService:
                 for i, stub in saved_then.items()
                 if i not in fused and i not in credit and days.on_the_day(stub)
             ]
-            best_z = max([*z_scores.values(), *near.z.values()], default=1.0)
             weight = settings.search_semantic_weight
             fused |= meant_on_the_day(self.ctx, alone, near.probes[0], best_z, weight)
         lift = 1.0 + settings.search_date_weight

@@ -11,7 +11,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.core.expansion import expansion_terms, feedback_words
+from engram.core.meaning import Probe, meaning_matches
 from engram.core.ranking import Fused, episode_links, spread
+from engram.embeddings.background import background_vectors
 from engram.services.context import Context
 from engram.storage.protocol import Filter, Stub
 
@@ -23,6 +25,13 @@ CONTEXT_SOURCES = 20
 # trip") still gets it. R@10 cannot tell 0.1, 0.15 and 0.2 apart; the results found by
 # context alone fall from 34 % to 24 % (docs/search.md, section 2).
 CONTEXT_MIN_COSINE = 0.15
+# Next to a strong match less meaning makes a match: a reply says little on its own of what it
+# answers ("slow. the city permits are a nightmare" to "how's the bakery stuff?"), and its
+# neighbour's credit is at most the context weight of what that neighbour matched. A memory
+# context credit reaches that no meaning matched counts its meaning from this z (where a match
+# elsewhere needs ENGRAM_SEARCH_SEMANTIC_MIN_Z, 2; a named day's memories need 0). Chosen before
+# it was run by the helper's probe that found it; docs/search.md, section 2.
+NEAR_MIN_Z = 1.0
 # Query expansion: how many of the matches' weightiest words are looked up in the index (the
 # best of them by rarity are searched), and in how many memories a word is too common to search
 # (counting stops there, so a common word costs no more than a rare one). On the conversational
@@ -125,3 +134,32 @@ def _pair_vectors(
     if missing:
         seen.update(ctx.store.get_vectors(missing, embedder.model_id))
     return seen
+
+
+def meant_near_matches(
+    ctx: Context,
+    ids: Sequence[str],
+    probes: Sequence[Probe],
+    fused: dict[str, Fused],
+    best_z: float,
+) -> dict[str, Fused]:
+    """Of the memories context credit reaches (`ids`) that no meaning matched, those whose
+    meaning stands from `NEAR_MIN_Z` up, for the query and for themselves (`meaning_matches`):
+    their fused relevance (0 where nothing else matched them) plus `semantic weight × (z −
+    NEAR_MIN_Z) / (best_z − NEAR_MIN_Z)`, at most the weight (`best_z`: the best match's)."""
+    embedder = ctx.semantic
+    wanted = [i for i in ids if i not in fused or fused[i].cosine is None]
+    if not wanted or not probes or embedder is None:
+        return {}
+    rows = ctx.store.get_vectors(wanted, embedder.model_id, passages=True)
+    found = meaning_matches(rows, probes, background_vectors(embedder), NEAR_MIN_Z)
+    weight = ctx.settings.search_semantic_weight
+    out: dict[str, Fused] = {}
+    for ident, match in found.items():
+        meaning = weight * min(1.0, (match.z - NEAR_MIN_Z) / max(best_z - NEAR_MIN_Z, 1.0))
+        had = fused.get(ident)
+        if had is None:
+            out[ident] = Fused(meaning, 0.0, match.cosine)
+        else:
+            out[ident] = Fused(had.relevance + meaning, had.text, match.cosine, had.expansion)
+    return out
