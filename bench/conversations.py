@@ -26,6 +26,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+# bench/data/friends: a question that shares almost no word with its evidence.
+CATEGORIES[6] = "paraphrase"
 MADIAL_CATEGORY = 10
 CATEGORIES[MADIAL_CATEGORY] = "recall (MADial)"
 # The kinds of question of the user-assistant chats in bench/data/user_assistant (those of

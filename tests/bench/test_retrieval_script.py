@@ -260,3 +260,14 @@ def test_the_user_assistant_chats_are_well_formed() -> None:
             assert {t.content.split(":", 1)[0] for t in conv.turns} == {"User", "Assistant"}
             assert {q.category for q in conv.questions} <= set(range(11, 17))
             assert all(CATEGORIES[q.category] for q in conv.questions)
+
+
+def test_the_friends_chats_are_well_formed() -> None:
+    """bench/data/friends: six chats of two people each, every question scorable."""
+    conversations = load(ROOT / "bench" / "data" / "friends")
+    assert len(conversations) == 6
+    assert sum(len(c.questions) for c in conversations) == 133
+    for conv in conversations:
+        assert len({t.content.split(":", 1)[0] for t in conv.turns}) == 2
+        assert {q.category for q in conv.questions} <= {1, 2, 3, 4, 6}
+        assert all(q.gold for q in conv.questions)
