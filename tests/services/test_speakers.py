@@ -42,6 +42,32 @@ def test_a_query_naming_a_speaker_is_asked_by_meaning_as_they_would_say_it(mem: 
     assert Speakers(store, "what are nebraas's hobbies?").asked_as_them(query, found) is None
 
 
+def test_a_speaker_seen_only_in_third_person_matches_is_judged_on_the_turns_around(
+    mem: Engram,
+) -> None:
+    """A helper's blind chats: the matches of a query naming Dev were Dev's turns (the name in
+    each label) and Sofia's few turns about Dev, none of them "I" or "you", so Sofia was taken
+    for no speaker and the question was not asked as Dev would ask it. Her turns around those
+    matches speak as a person."""
+    chat = [
+        "Sofia: hey!! long time. how are you doing?",
+        "Dev: good, busy. I'm a line cook at Lantern now, the place on Main",
+        "Sofia: Dev works too much honestly, everyone says so",
+        "Sofia: I keep telling you to take a weekend off",
+        "Dev: I know I know. we open at noon so I sleep in at least",
+        "Sofia: I just started pottery classes on Tuesdays, you'd love it",
+        "Sofia: Dev always works weekends too, it's wild",
+        "Sofia: my sister says hi by the way",
+    ]
+    _saved(mem, chat)
+    store = mem._app.context.store
+    query = "Where does Dev work?"
+    found = store.text_search(["dev", "work"], Filter(), 4)
+    hers = [m.content for m in store.get_many([s.id for s in found]) if m.content[0] == "S"]
+    assert hers == [chat[2], chat[6]]  # only her turns about Dev match
+    assert Speakers(store, query).asked_as_them(query, found) == "Where does I work?"
+
+
 def test_a_label_naming_a_thing_is_no_speaker_to_ask_as(mem: Engram) -> None:
     notes = [
         "Atlas: deploys go out on Tuesdays and Thursdays after 14:00 UTC",

@@ -29,6 +29,15 @@ PEEK = 10
 # lost their correction below the outdated fact when those were taken for speakers.
 PERSONAL_SHARE = 0.25
 TELLING_WORDS = 4
+# A label with fewer telling turns than this among the best matches is judged on the turns
+# around the best `AROUND_SOURCES` too (`AROUND` either side in their episodes): the matches of
+# a query naming one speaker are that speaker's turns (56 of 60, by the name in each label),
+# and the other speaker, seen in a few short or third-person turns, failed the test above, so
+# the question went unread as theirs (a helper's blind chats, bench/data/friends: R@10 0.763 →
+# 0.779 at 10, 0.772 at 4; docs/search.md, section 1d).
+SAMPLE_TURNS = 10
+AROUND_SOURCES = 20
+AROUND = 2
 # Words shorter than this name no speaker ("Al", "Jo" are words of other things as often);
 # from the longer length up, the start of a name names it too ("Jess" for "Jessica").
 NAME_MIN_CHARS = 3
@@ -154,6 +163,14 @@ class Speakers:
         for ident, label in labels.items():
             if label:
                 turns[label].append(ident)
+        if any(sum(i in self._personal for i in ids) < SAMPLE_TURNS for ids in turns.values()):
+            around = self._store.episode_neighbours(list(labels)[:AROUND_SOURCES], AROUND)
+            self._read({n for _, n in around})
+            seen = defaultdict(list)
+            for ident, label in self._labels.items():  # every turn of theirs read so far
+                if label in turns:
+                    seen[label].append(ident)
+            turns = seen
         episodes = {
             label: {self._episodes[i] for i in ids} - {None} for label, ids in turns.items()
         }
