@@ -1,8 +1,7 @@
 """The JSONL store: memory you can keep in git.
 
-A directory holds `memories.jsonl`, `relations.jsonl` and `vectors.jsonl` (one JSON object per
-line, see `records` and `vectors`), `meta.json` (format version and the schedule fingerprint),
-`audit.jsonl` (the maintenance pipeline's decisions) and `.lock`.
+A directory holds `memories.jsonl`, `relations.jsonl`, `vectors.jsonl` (JSON lines: `records`,
+`vectors`), `meta.json` (format version, schedule fingerprint), `audit.jsonl` and `.lock`.
 
 * The files are the truth. Writes append lines (the last line for an id wins; a deletion is a
   tombstone); `compact` rewrites the files without the dead lines.
