@@ -93,3 +93,40 @@ def test_an_event_nothing_matches_or_a_plan_to_come_leaves_the_question_as_it_is
         assert planned[0].memory.id == packing.id
         assert planned[0].why.day is None
         assert mem.search("What did I eat two days after the zebra parade?") == []
+
+
+def test_a_question_counting_from_an_event_is_a_recall_whose_query_keeps_the_event(
+    store_url: str, clock: FixedClock
+) -> None:
+    """An MCP client asks `analyze_for_recall` first: "Two weeks after I changed units, what
+    trip were we planning?" read as no recall (a question's first word is not "what"), and the
+    query of "…a month before moving to the Pearl?" lost its "before" (a word of asking), so
+    the search it advised counted from nothing."""
+    moved = clock.now.date() - timedelta(days=90)
+    with Engram.open(store_url, clock=clock) as mem:
+        saved = mem.save_many(
+            [
+                Draft(content="We moved into the Pearl apartment today", created_at=_at(moved)),
+                Draft(
+                    content="Ordered a standing desk and a monitor arm",
+                    created_at=_at(moved - timedelta(days=30)),
+                ),
+                Draft(
+                    content="Ordered new running shoes and a water bottle",
+                    created_at=_at(moved + timedelta(days=20)),
+                ),
+            ]
+        )
+        mem.flush()
+        for question in (
+            "What did I order about a month before moving to the Pearl?",
+            "A month before we moved to the Pearl, what did I order?",
+        ):
+            advice = mem.analyze_for_recall(question)
+            assert advice.should_search and advice.window_days is None
+            assert advice.query is not None and "month before" in advice.query
+            hits = mem.search(advice.query)
+            assert hits[0].memory.id == saved[1].id, question
+        assert not mem.analyze_for_recall(
+            "What should I pack a week before the move?"
+        ).should_search

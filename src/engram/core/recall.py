@@ -9,6 +9,7 @@ import math
 import re
 from datetime import date
 
+from engram.core.anchors import anchor
 from engram.core.dates import (
     named_days,
     relative_days,
@@ -74,6 +75,10 @@ def recall_query(message: str, today: date | None = None) -> str:
     end the query written out in full ("5 May 2026"), which search always reads as days and
     lifts what was saved on them (`engram.core.dates`): as loose words ("may 5" without its
     "on", "3 days ago" dropped for the window) they named none."""
+    if anchor(message) is not None:
+        # Days counted from an event: search reads them whole ("…a month before moving to the
+        # Pearl?" without its "before" counted from nothing)
+        return " ".join(_RECALL_LEAD.sub("", plain(message), count=1).split())
     dates = written_dates(message)
     text = without_relative_days(message)  # `recall_window` has them
     for written in dates:  # with the word that leads it in ("on 5 May")

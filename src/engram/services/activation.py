@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from engram.core.anchors import anchor
 from engram.core.importance import importance
 from engram.core.index_terms import PhraseCounter
 from engram.core.intent import Analysis, classify
@@ -47,6 +48,9 @@ _CONFIRMING = frozenset(
 # name unknown; below every recall rule (0.6 and up), as the reading is the store's, not the
 # wording's.
 KNOWN_NAME_CONFIDENCE = 0.55
+# How sure a recall is that counts days from an event ("What did I order a month before moving
+# to the Pearl?"): the store dates the event, as a rule's day ("…in early June?", 0.7) is dated.
+ANCHORED_CONFIDENCE = 0.7
 # A question of at most this many words, its words looked for among its best text matches.
 ANSWERED_WORDS = 16
 ANSWER_CANDIDATES = 5
@@ -169,6 +173,10 @@ class ActivationService:
         found = classify(text)
         if found.intent != "none" or found.phrase is not None:
             return found
+        if text.rstrip().endswith("?") and anchor(text) is not None:
+            # "Two weeks after I changed units, what trip were we planning?": days counted
+            # from an event the store holds (`engram.core.anchors`)
+            return Analysis("recall", ANCHORED_CONFIDENCE, text.strip())
         read = asked(plain(text))
         names = names_in(text)
         known = self._known_names([n for n in names if asks_about(read, n)])
