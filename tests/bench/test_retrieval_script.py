@@ -250,9 +250,9 @@ def test_padding_puts_the_other_conversations_into_each_ones_span(tmp_path: Path
 
 
 def test_the_user_assistant_chats_are_well_formed() -> None:
-    """bench/data/user_assistant: two sets of six chats, every question scorable."""
+    """bench/data/user_assistant: three sets of six chats, every question scorable."""
     root = ROOT / "bench" / "data" / "user_assistant"
-    for folder, asked in (("first", 124), ("second", 117)):
+    for folder, asked in (("first", 124), ("second", 117), ("third", 132)):
         conversations = load(root / folder)
         assert len(conversations) == 6
         assert sum(len(c.questions) for c in conversations) == asked

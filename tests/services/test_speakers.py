@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from tests.support import NEBRAAS_CHAT as CHAT
 
 from engram import Draft, Engram
@@ -226,3 +228,37 @@ def test_the_first_person_lowers_only_the_assistants_turns(mem: Engram) -> None:
         for s, c in speakers.named_first(found, 0.3)
     }
     assert kept == {"User": 1.0, "Assistant": 0.3, "Sam": 1.0, "Dana": 1.0}
+
+
+def test_the_assistants_echo_of_news_is_no_news_of_the_users_fact(mem: Engram) -> None:
+    """A helper's blind chats: for "How many trucks do I have now?" the assistant's
+    "Congratulations on the second truck!" took the relevance of the user's older fact (news
+    ranks as of now, docs/search.md 2c), which undid the lowering of the assistant's turns and
+    put it first, above the user's own news."""
+    first = [
+        "User: I run a food truck called Smoke Signal, just the one truck for now, in Atlanta.",
+        "Assistant: A single food truck in Atlanta is a great base. With one truck you can "
+        "focus on a tight menu and a few regular spots.",
+        "User: Can you help me plan a menu for the festival season?",
+    ]
+    later = [
+        "User: Big news, I bought the second truck! Picking it up Friday.",
+        "Assistant: Congratulations on the second truck! Running two trucks means you can "
+        "cover two events at once.",
+        "User: Now I need to hire a second cook.",
+    ]
+    before = mem.app.context.now() - timedelta(days=120)
+    mem.save_many(
+        [
+            Draft(t, created_at=before + timedelta(minutes=i), episode="s1")
+            for i, t in enumerate(first)
+        ]
+        + [
+            Draft(t, created_at=before + timedelta(days=60, minutes=i), episode="s2")
+            for i, t in enumerate(later)
+        ]
+    )
+    mem.flush()
+    hits = [h.memory.content for h in mem.search("How many trucks do I have now?")]
+    assert hits[0] == later[0]
+    assert hits.index(later[1]) > hits.index(first[0])  # the echo stays lowered

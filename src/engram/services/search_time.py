@@ -25,9 +25,11 @@ from engram.core.dates import (
 from engram.core.meaning import Probe
 from engram.core.models import Relation
 from engram.core.ranking import Candidate, Fused, as_of_now
+from engram.core.text import speaker_label
 from engram.core.timeutil import DAY
 from engram.core.whose import about_other_people
 from engram.services.context import Context
+from engram.services.speakers import ASSISTANT_LABELS
 from engram.storage.protocol import Filter, Store, Stub
 
 Spans = list[tuple[float, float, str]]
@@ -193,11 +195,22 @@ def as_of_now_found(
         vectors,
         weight,
         {c.id: c.semantic for _, c in found if c.semantic is not None},
-        lambda later, earlier: about_other_people(texts.get(later, ""), texts.get(earlier, "")),
+        lambda later, earlier: _not_news_of(texts.get(later, ""), texts.get(earlier, "")),
         {c.id for _, c in found if c.superseded_by is not None},
         news,
     )
     return [(s, c._replace(relevance=relevance[c.id])) for s, c in found]
+
+
+def _not_news_of(later: str, earlier: str) -> bool:
+    """Whether `later` cannot be news of `earlier`: about other people, or the assistant's
+    turn against the user's or the user's against the assistant's. An assistant's echo of news
+    ("Congratulations — two trucks!") took the relevance of the user's older fact, undoing
+    the lowering of the assistant's turns, and ranked first (a helper's blind chats; the user's
+    "I bought the second truck!" came sixth)."""
+    roles = {speaker_label(later).casefold(), speaker_label(earlier).casefold()}
+    mixed = len(roles) == 2 and bool(roles & ASSISTANT_LABELS)
+    return mixed or about_other_people(later, earlier)
 
 
 def successors_found(
