@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from engram import Engram
-from engram.services import search
-from engram.services.search import probe_sentences
+from engram.services import search_query
+from engram.services.search_query import probe_sentences
 
 SAID = (
     "I had a long day at work and the commute was awful. By the way, we adopted a puppy last "
@@ -30,7 +30,7 @@ def test_the_memory_one_sentence_is_about_is_found_by_meaning(
     semantic = hits[dog.id].why.semantic
     assert semantic is not None and semantic > 0.4  # its cosine with "we adopted a puppy"
     # Searched as one vector only, the query does not find it.
-    monkeypatch.setattr(search, "SENTENCE_MIN_WORDS", 10_000)
+    monkeypatch.setattr(search_query, "SENTENCE_MIN_WORDS", 10_000)
     assert dog.id not in {h.memory.id for h in mem.search(SAID)}
 
 
@@ -43,7 +43,7 @@ def test_which_sentences_are_searched_on_their_own() -> None:
         "Anyway, what should I cook for dinner with some leftover rice?",
     ]
     many = " ".join(f"This is sentence number {i} of the message." for i in range(9))
-    assert len(probe_sentences(many)) == search.SENTENCE_PROBES
+    assert len(probe_sentences(many)) == search_query.SENTENCE_PROBES
 
 
 def test_a_readable_sentence_of_an_unreadable_message_is_searched(mem: Engram) -> None:

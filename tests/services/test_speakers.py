@@ -262,3 +262,39 @@ def test_the_assistants_echo_of_news_is_no_news_of_the_users_fact(mem: Engram) -
     hits = [h.memory.content for h in mem.search("How many trucks do I have now?")]
     assert hits[0] == later[0]
     assert hits.index(later[1]) > hits.index(first[0])  # the echo stays lowered
+
+
+def test_a_request_for_a_suggestion_lifts_the_users_stated_tastes(mem: Engram) -> None:
+    """A helper's blind chats: "Any ideas for a healthy dinner tonight?" found "I don't like
+    fish at all" 15th, below turns sharing the request's words. A taste stated in passing
+    (here in a session about boiling eggs) now comes before the weaker of those; a question
+    of what was suggested before is no request."""
+    offsite = [
+        "User: Can you help me plan the team offsite agenda?",
+        "Assistant: Sure. Start with a short check-in, then two working blocks and a team dinner.",
+        "User: The team dinner last time was at a steakhouse, people loved it.",
+    ]
+    eggs = [
+        "User: Quick one: how long should I boil an egg for a soft yolk?",
+        "Assistant: About six and a half minutes from boiling water, then into cold water.",
+        "User: Thanks. Also, I've been vegetarian since March, so keep that in mind for "
+        "food ideas.",
+    ]
+    before = mem.app.context.now() - timedelta(days=60)
+    mem.save_many(
+        [
+            Draft(t, created_at=before + timedelta(minutes=i), episode="s1")
+            for i, t in enumerate(offsite)
+        ]
+        + [
+            Draft(t, created_at=before + timedelta(days=20, minutes=i), episode="s2")
+            for i, t in enumerate(eggs)
+        ]
+    )
+    mem.flush()
+    asked = [
+        h.memory.content for h in mem.search("Can you suggest a dinner I could cook this weekend?")
+    ]
+    assert asked.index(eggs[2]) < asked.index(offsite[0])
+    recalled = [h.memory.content for h in mem.search("What did you suggest for the team dinner?")]
+    assert eggs[2] not in recalled[:3]

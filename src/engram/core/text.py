@@ -24,6 +24,10 @@ _STATEMENT_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
 # whole memory is about; at most this many words, or the colon is part of the text.
 _LABEL = re.compile(r"^\s*([^:\n.!?]{1,40}):\s+")
 LABEL_MAX_WORDS = 3
+# The labels of a chat with an assistant: the user's own turns ("User: I ran the 10K in
+# 56:10") and the assistant's, which echo the user's words (services.speakers, core.tastes).
+USER_LABELS = frozenset({"user", "human", "me"})
+ASSISTANT_LABELS = frozenset({"assistant", "ai", "bot", "chatbot", "claude", "chatgpt", "gpt"})
 # Words written with a point that rarely end a sentence (see `statements`).
 ABBREVIATIONS = frozenset(
     "dr mr mrs ms mx prof st jr sr vs etc approx dept fig inc ltd mt vol".split()

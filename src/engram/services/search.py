@@ -38,7 +38,8 @@ from engram.core.ranking import (
     rank,
 )
 from engram.core.scoring import review_priority
-from engram.core.text import STOPWORDS, query_terms, statements, words
+from engram.core.tastes import asks_for_a_suggestion
+from engram.core.text import STOPWORDS, query_terms, words
 from engram.core.timeutil import DAY
 from engram.core.word_forms import with_word_forms
 from engram.embeddings.background import background_vectors
@@ -47,8 +48,9 @@ from engram.process_threads import blas_on_one_thread
 from engram.services import validation as check
 from engram.services.aliases import the_users_own_first
 from engram.services.context import Context
-from engram.services.search_query import asked
+from engram.services.search_query import asked, probe_sentences
 from engram.services.search_spread import context_credit, expansion_matches, meant_near_matches
+from engram.services.search_tastes import tastes_first
 from engram.services.search_time import (
     anchored_spans,
     as_of_now_found,
@@ -75,13 +77,8 @@ WARM_UP_WAIT = 10.0
 SAVED_THEN_ONLY = 1e-6
 SAVED_THEN_ASKED = 1.0
 SLACK_SHARE = 0.5  # of SAVED_THEN_ONLY, for one saved a day either side of the named day
-# A query of several sentences (what a user just said, searched as it came) is also searched by
-# meaning one sentence at a time, as a memory's passages are: one vector for the whole averages
-# its topics. Up to this many sentences of at least this many words; a memory's z against one
-# is lowered by the shrink (the best of several probes is high by chance more often). On
-# MADial-Bench, whose queries are a user's turns, R@10 0.644 -> 0.665 (docs/search.md).
-SENTENCE_PROBES = 4
-SENTENCE_MIN_WORDS = 5
+# A memory's z against one sentence of a query of several (`probe_sentences`) is lowered by
+# this: the best of several probes is high by chance more often.
 SENTENCE_PROBE_SHRINK = 0.5
 # The most text matches a `min_score` search looks through for memories passing its floor.
 FLOOR_POOL = 3_200
@@ -381,6 +378,8 @@ class SearchService:
                 day,
             )
             out.append((stub, candidate))
+        if near.probes and asks_for_a_suggestion(text):  # "Any ideas for dinner?": tastes
+            out = tastes_first(self.ctx, out, near.stubs, near.probes, best_z, where)
         out = the_users_own_first(self.ctx.store, text, out)  # "Where do I live?"
         if share < 1:  # a transcript's speaker named: their own turns first
             out = speakers.named_first(out, share)
@@ -588,10 +587,3 @@ def _statuses(status: Sequence[Status | str] | Status | str | None) -> tuple[Sta
         return tuple(dict.fromkeys(Status(s) for s in raw))
     except ValueError:
         raise ValidationError("status", f"must be one of {allowed}") from None
-
-
-def probe_sentences(text: str) -> list[str]:
-    """The sentences of a query of several, each searched by meaning on its own (none for a
-    query of one: the whole query is that sentence)."""
-    long_enough = [s for s in statements(text) if len(s.split()) >= SENTENCE_MIN_WORDS]
-    return long_enough[:SENTENCE_PROBES] if len(long_enough) >= 2 else []

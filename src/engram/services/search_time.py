@@ -25,11 +25,10 @@ from engram.core.dates import (
 from engram.core.meaning import Probe
 from engram.core.models import Relation
 from engram.core.ranking import Candidate, Fused, as_of_now
-from engram.core.text import speaker_label
+from engram.core.text import ASSISTANT_LABELS, speaker_label
 from engram.core.timeutil import DAY
 from engram.core.whose import about_other_people
 from engram.services.context import Context
-from engram.services.speakers import ASSISTANT_LABELS
 from engram.storage.protocol import Filter, Store, Stub
 
 Spans = list[tuple[float, float, str]]

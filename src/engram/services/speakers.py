@@ -14,7 +14,13 @@ from collections.abc import Iterable
 from engram.core.dates import MONTH_NAMES, WEEKDAYS
 from engram.core.own_name import in_first_person
 from engram.core.ranking import Candidate
-from engram.core.text import STOPWORDS, speaker_label, unlabelled
+from engram.core.text import (
+    ASSISTANT_LABELS,
+    STOPWORDS,
+    USER_LABELS,
+    speaker_label,
+    unlabelled,
+)
 from engram.storage.protocol import Store, Stub
 
 # The best matches whose labels are read: a query names a speaker of those, or of none; the
@@ -54,13 +60,11 @@ _PERSONAL = re.compile(
 )
 # Of oneself, as a user's own notes say it ("I have a beagle named Rufus").
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine)\b", re.IGNORECASE)
-# The labels of the user's own turns in a chat with an assistant ("User: I ran the 10K in
-# 56:10"), whom a question in the first person names, as "What are Fahim's hobbies?" names
-# Fahim: the assistant's turns echo the user's words and took 70 % of the top ten where a
-# user's turn was the evidence (a probe's own user-assistant chats). Only the assistant's
-# turns are another's then: a call transcript's "Dana:" in the same store may be the user's.
-USER_LABELS = frozenset({"user", "human", "me"})
-ASSISTANT_LABELS = frozenset({"assistant", "ai", "bot", "chatbot", "claude", "chatgpt", "gpt"})
+# A question in the first person names the user of a chat with an assistant (`USER_LABELS`),
+# as "What are Fahim's hobbies?" names Fahim: the assistant's turns echo the user's words and
+# took 70 % of the top ten where a user's turn was the evidence (a probe's own user-assistant
+# chats). Only the assistant's turns are another's then: a call transcript's "Dana:" in the
+# same store may be the user's.
 # A question in the first person asking for advice ("How should I treat my knee pain?") asks
 # of the user's situation and of the advice given before alike: the assistant's turns keep at
 # least this share (lowered to 0.3, a probe's 29 such questions fell from MRR 0.530 to 0.313;
