@@ -18,6 +18,20 @@ def _saved(mem: Engram, texts: list[str]) -> None:
     mem.flush()
 
 
+def _two_sessions(
+    mem: Engram, first: list[str], later: list[str], ago_days: int, apart_days: int
+) -> None:
+    """Two sessions of a chat, `ago_days` ago and `apart_days` after, a minute a turn."""
+    start = mem.app.context.now() - timedelta(days=ago_days)
+    drafts = [
+        Draft(text, created_at=start + timedelta(days=apart, minutes=i), episode=episode)
+        for apart, episode, texts in ((0, "s1", first), (apart_days, "s2", later))
+        for i, text in enumerate(texts)
+    ]
+    mem.save_many(drafts)
+    mem.flush()
+
+
 def test_the_named_speakers_own_turns_come_before_the_other_speakers(mem: Engram) -> None:
     """The other speaker asks what the query asks ("What activities do you like doing…,
     Nebraas?") and came first; the answer is the named speaker's own, which repeats neither
@@ -247,18 +261,7 @@ def test_the_assistants_echo_of_news_is_no_news_of_the_users_fact(mem: Engram) -
         "cover two events at once.",
         "User: Now I need to hire a second cook.",
     ]
-    before = mem.app.context.now() - timedelta(days=120)
-    mem.save_many(
-        [
-            Draft(t, created_at=before + timedelta(minutes=i), episode="s1")
-            for i, t in enumerate(first)
-        ]
-        + [
-            Draft(t, created_at=before + timedelta(days=60, minutes=i), episode="s2")
-            for i, t in enumerate(later)
-        ]
-    )
-    mem.flush()
+    _two_sessions(mem, first, later, ago_days=120, apart_days=60)
     hits = [h.memory.content for h in mem.search("How many trucks do I have now?")]
     assert hits[0] == later[0]
     assert hits.index(later[1]) > hits.index(first[0])  # the echo stays lowered
@@ -280,18 +283,7 @@ def test_a_request_for_a_suggestion_lifts_the_users_stated_tastes(mem: Engram) -
         "User: Thanks. Also, I've been vegetarian since March, so keep that in mind for "
         "food ideas.",
     ]
-    before = mem.app.context.now() - timedelta(days=60)
-    mem.save_many(
-        [
-            Draft(t, created_at=before + timedelta(minutes=i), episode="s1")
-            for i, t in enumerate(offsite)
-        ]
-        + [
-            Draft(t, created_at=before + timedelta(days=20, minutes=i), episode="s2")
-            for i, t in enumerate(eggs)
-        ]
-    )
-    mem.flush()
+    _two_sessions(mem, offsite, eggs, ago_days=60, apart_days=20)
     asked = [
         h.memory.content for h in mem.search("Can you suggest a dinner I could cook this weekend?")
     ]

@@ -136,6 +136,12 @@ def _pair_vectors(
     return seen
 
 
+def near_meaning(z: float, best_z: float, weight: float) -> float:
+    """The part of meaning of a memory judged from `NEAR_MIN_Z` up: `weight` × its z above
+    that bar against the best match's (`best_z`), at most `weight`."""
+    return weight * min(1.0, (z - NEAR_MIN_Z) / max(best_z - NEAR_MIN_Z, 1.0))
+
+
 def meant_near_matches(
     ctx: Context,
     ids: Sequence[str],
@@ -156,7 +162,7 @@ def meant_near_matches(
     weight = ctx.settings.search_semantic_weight
     out: dict[str, Fused] = {}
     for ident, match in found.items():
-        meaning = weight * min(1.0, (match.z - NEAR_MIN_Z) / max(best_z - NEAR_MIN_Z, 1.0))
+        meaning = near_meaning(match.z, best_z, weight)
         had = fused.get(ident)
         if had is None:
             out[ident] = Fused(meaning, 0.0, match.cosine)

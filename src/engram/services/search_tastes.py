@@ -12,7 +12,7 @@ from engram.core.ranking import Candidate
 from engram.core.tastes import states_a_taste
 from engram.embeddings.background import background_vectors
 from engram.services.context import Context
-from engram.services.search_spread import NEAR_MIN_Z
+from engram.services.search_spread import NEAR_MIN_Z, near_meaning
 from engram.storage.protocol import Filter, Stub
 
 # The best matches, and the vector neighbours, read for a stated taste.
@@ -52,9 +52,7 @@ def tastes_first(
     joining = {s.id: s for s in ctx.store.stubs([i for i in tastes if i not in by_id], where)}
     for ident in tastes:
         match = meant.get(ident)
-        meaning = 0.0
-        if match is not None:
-            meaning = weight * min(1.0, (match.z - NEAR_MIN_Z) / max(best_z - NEAR_MIN_Z, 1.0))
+        meaning = near_meaning(match.z, best_z, weight) if match is not None else 0.0
         had = by_id.get(ident)
         if had is not None and max(had[1].relevance, meaning) > 0:
             stub, candidate = had
