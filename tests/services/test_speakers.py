@@ -290,3 +290,29 @@ def test_a_request_for_a_suggestion_lifts_the_users_stated_tastes(mem: Engram) -
     assert asked.index(eggs[2]) < asked.index(offsite[0])
     recalled = [h.memory.content for h in mem.search("What did you suggest for the team dinner?")]
     assert eggs[2] not in recalled[:3]
+
+
+def test_notes_labelled_by_kind_in_other_sessions_are_not_taken_for_speakers(
+    mem: Engram,
+) -> None:
+    """A helper's probe: an assistant's notes saved in sessions, "Atlas: …" in one and
+    "Correction: …" in another, both with "we" and "our". Reading the turns around the best
+    matches took "Correction" for a speaker beside "Atlas", and the correction fell to a third
+    of its relevance, below an unrelated Atlas note. A label is judged again on those turns
+    only if it speaks in a conversation of the speaker the query names."""
+    first = [
+        "Lisa: my wife, vegetarian, allergic to shellfish",
+        "Atlas: we deploy on Tuesdays after standup",
+        "Lisa: her birthday is May 3, she likes tulips",
+        "Atlas: our staging cluster is in eu-west-1",
+    ]
+    later = [
+        "Correction: my flight is at 9, not 8",
+        "Correction: we moved the standup to 10am",
+        "Correction: Lisa eats fish now, still no shellfish",
+        "Correction: our Atlas deploys are on Thursdays now",
+        "Lisa: started a new job at the library",
+    ]
+    _two_sessions(mem, first, later, ago_days=120, apart_days=40)
+    hits = [h.memory.content for h in mem.search("When does Atlas deploy?")]
+    assert hits.index(later[3]) < hits.index(first[3])

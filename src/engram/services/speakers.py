@@ -162,19 +162,41 @@ class Speakers:
         return {i: self._labels.get(i, "") for i in wanted}
 
     def _speakers(self, labels: dict[str, str]) -> set[str]:
-        """Of the labels of `labels` (id: label), those of people speaking in a conversation."""
+        """Of the labels of `labels` (id: label), those of people speaking in a conversation:
+        judged on the matches, and a label seen in few telling turns among them judged again
+        on the turns around the best ones, if it speaks in a conversation of a speaker the
+        query names (an assistant's "Correction:" notes saved in other sessions than its
+        "Atlas:" notes were taken for a speaker, and lowered for "When does Atlas deploy?":
+        a helper's probe)."""
         turns: dict[str, list[str]] = defaultdict(list)
         for ident, label in labels.items():
             if label:
                 turns[label].append(ident)
-        if any(sum(i in self._personal for i in ids) < SAMPLE_TURNS for ids in turns.values()):
-            around = self._store.episode_neighbours(list(labels)[:AROUND_SOURCES], AROUND)
-            self._read({n for _, n in around})
-            seen = defaultdict(list)
-            for ident, label in self._labels.items():  # every turn of theirs read so far
-                if label in turns:
-                    seen[label].append(ident)
-            turns = seen
+        found = self._judged(turns)
+        named = {label for label in found if self._names(label)}
+        thin = [
+            label
+            for label in turns
+            if label not in found and sum(i in self._personal for i in turns[label]) < SAMPLE_TURNS
+        ]
+        if not named or not thin:
+            return found
+        around = self._store.episode_neighbours(list(labels)[:AROUND_SOURCES], AROUND)
+        self._read({n for _, n in around})
+        seen: dict[str, list[str]] = defaultdict(list)
+        for ident, label in self._labels.items():  # every turn of theirs read so far
+            if label in turns:
+                seen[label].append(ident)
+        theirs = {self._episodes[i] for label in named for i in seen[label]} - {None}
+        return found | {
+            label
+            for label in self._judged(seen) & set(thin)
+            if theirs & {self._episodes[i] for i in seen[label]}
+        }
+
+    def _judged(self, turns: dict[str, list[str]]) -> set[str]:
+        """The labels of `turns` (label: ids) whose turns speak as a person often enough and
+        share a conversation with another label's."""
         episodes = {
             label: {self._episodes[i] for i in ids} - {None} for label, ids in turns.items()
         }
