@@ -49,6 +49,11 @@ def test_the_event_the_distance_and_the_question_left(
         "What should I pack a week before the move?",  # what to do: the plan names the event
         "What are we going to do two days after the wedding?",  # days to come
         "What did I cook last week?",
+        # of how things are, rules and plans: the memory naming the event answers (a probe)
+        "What happens a month after the Notion trial?",
+        "Is it safe to fly a week after surgery?",
+        "Can I drive two weeks after the knee surgery?",
+        "Why do muscles hurt two days after a workout?",
     ],
 )
 def test_no_event_to_count_from(question: str) -> None:

@@ -127,6 +127,31 @@ def test_a_question_counting_from_an_event_is_a_recall_whose_query_keeps_the_eve
             assert advice.query is not None and "month before" in advice.query
             hits = mem.search(advice.query)
             assert hits[0].memory.id == saved[1].id, question
-        assert not mem.analyze_for_recall(
-            "What should I pack a week before the move?"
-        ).should_search
+        for not_asked_of_the_store in (
+            "What should I pack a week before the move?",  # what to do
+            "Is it safe to fly a week after surgery?",  # of the world (a probe: 8 of 9 were)
+            "What did the band do two weeks after the zebra parade?",  # no memory of it
+        ):
+            assert not mem.analyze_for_recall(not_asked_of_the_store).should_search
+
+
+def test_an_event_no_memory_names_counts_no_days(store_url: str, clock: FixedClock) -> None:
+    """A probe: "the Berlin conference", in a store that never heard of one, was the Atlas
+    launch by a faint meaning, and the memories saved two weeks after that came first as
+    the answer."""
+    with Engram.open(store_url, clock=clock) as mem:
+        mem.save_many(
+            [
+                Draft(
+                    content="My top priority this quarter is the Atlas launch",
+                    created_at=clock.now - timedelta(days=40),
+                ),
+                Draft(
+                    content="Notion pricing: $10 per month after the trial",
+                    created_at=clock.now - timedelta(days=26),
+                ),
+            ]
+        )
+        mem.flush()
+        hits = mem.search("What did I note two weeks after the Berlin conference?")
+        assert all(h.why.day is None for h in hits)

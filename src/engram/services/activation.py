@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 
 from engram.core.anchors import anchor
+from engram.core.dates import written_dates
 from engram.core.importance import importance
 from engram.core.index_terms import PhraseCounter
 from engram.core.intent import Analysis, classify
@@ -173,7 +174,8 @@ class ActivationService:
         found = classify(text)
         if found.intent != "none" or found.phrase is not None:
             return found
-        if text.rstrip().endswith("?") and anchor(text) is not None:
+        told = anchor(text) if text.rstrip().endswith("?") else None
+        if told is not None and self._holds_event(told.event):
             # "Two weeks after I changed units, what trip were we planning?": days counted
             # from an event the store holds (`engram.core.anchors`)
             return Analysis("recall", ANCHORED_CONFIDENCE, text.strip())
@@ -235,6 +237,14 @@ class ActivationService:
         alike = [(float(stored[m.id] @ vector), m.id) for m in memories if m.id in stored]
         named = [(cos, ident) for cos, ident in alike if calibration.z(cos) >= floor]
         return [ident for _, ident in sorted(named, key=lambda a: -a[0])]
+
+    def _holds_event(self, event: str) -> bool:
+        """Whether the store may date an event: a day it writes ("February 19"), or a memory
+        sharing a word with it, as search looks it up (`SearchService._saved_at`)."""
+        if written_dates(event):
+            return True
+        terms = [t for t in query_terms(event) if t not in STOPWORDS]
+        return bool(terms) and bool(self.ctx.store.text_search(terms, Filter(), 1))
 
     def _answered_in_words(self, question: str) -> bool:
         """Whether a short question's words stand together in one memory (all of two, all but

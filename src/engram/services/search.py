@@ -398,9 +398,11 @@ class SearchService:
         return out, len(lexical) >= pool
 
     def _saved_at(self, event: str) -> float | None:
-        """When the memory best matching `event` was saved (an event a question counts from)."""
+        """When the memory best matching `event` was saved (an event a question counts from),
+        if it shares a word with it: "the Berlin conference" of a store without one was the
+        Atlas launch by a faint meaning (a probe)."""
         hits = self._search(event, None, None, None, None, 1)
-        return hits[0].memory.created_at.timestamp() if hits else None
+        return hits[0].memory.created_at.timestamp() if hits and hits[0].why.text else None
 
     def _say_little(self, terms: Sequence[str]) -> bool:
         """Whether every query word the store holds is in more than half of its memories, in
