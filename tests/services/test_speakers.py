@@ -292,6 +292,22 @@ def test_a_request_for_a_suggestion_lifts_the_users_stated_tastes(mem: Engram) -
     assert eggs[2] not in recalled[:3]
 
 
+def test_a_request_about_nothing_stored_finds_no_taste(store_url: str) -> None:
+    """A probe: "What should I name my boat?" had listed "Mom's favourite dish is lasagna",
+    which nothing matched: a taste is lifted among the matches, and joins none of them."""
+    with Engram.open(store_url) as mem:
+        mem.save_many(
+            [
+                Draft("User's favourite cuisine is Thai"),
+                Draft("Mom's favourite dish is lasagna"),
+                Draft("Grant proposal deadline is April 30"),
+                Draft("Office parking: use lot C, level 2"),
+            ]
+        )
+        mem.flush()
+        assert mem.search("What should I name my boat?") == []
+
+
 def test_notes_labelled_by_kind_in_other_sessions_are_not_taken_for_speakers(
     mem: Engram,
 ) -> None:

@@ -379,7 +379,7 @@ class SearchService:
             )
             out.append((stub, candidate))
         if near.probes and asks_for_a_suggestion(text):  # "Any ideas for dinner?": tastes
-            out = tastes_first(self.ctx, out, near.stubs, near.probes, best_z, where)
+            out = tastes_first(self.ctx, out, near.probes, best_z)
         out = the_users_own_first(self.ctx.store, text, out)  # "Where do I live?"
         if share < 1:  # a transcript's speaker named: their own turns first
             out = speakers.named_first(out, share)
