@@ -5,7 +5,8 @@
 
 For each N, on the store of bench/scale.py (built if missing), in a fresh process: 200 times,
 the stubs of 60 random ids (`Store.stubs`, what search reads for the episode neighbours of its
-best matches) and the same ids' full records (`Store.get_many`). Prints p50 / p95 in
+best matches), their texts and episodes (`Store.texts`, what it reads to tell speakers and
+tastes) and the same ids' full records (`Store.get_many`). Prints p50 / p95 in
 milliseconds. A lookup of a fixed number of ids should cost about the same at any N.
 """
 
@@ -38,6 +39,7 @@ def measure(path: Path, seed: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name, call in (
             ("stubs", lambda chosen: store.stubs(chosen, Filter())),
+            ("texts", lambda chosen: store.texts(chosen)),
             ("get_many", lambda chosen: store.get_many(chosen)),
         ):
             times = []
@@ -61,8 +63,11 @@ def main() -> None:
         print(json.dumps(measure(args.measure, args.seed)))
         return
     args.dir.mkdir(parents=True, exist_ok=True)
-    print(f"| N | stubs of {IDS} ids p50 / p95 | full records of {IDS} ids p50 / p95 |")
-    print("|---|---|---|")
+    print(
+        f"| N | stubs of {IDS} ids p50 / p95 | texts of {IDS} ids p50 / p95 "
+        f"| full records of {IDS} ids p50 / p95 |"
+    )
+    print("|---|---|---|---|")
     for n in args.n:
         path = args.dir / f"scale-{n}.db"
         scale.build(scale.SQLiteTarget(path), n, args.seed)
@@ -75,6 +80,7 @@ def main() -> None:
         r = json.loads(child.stdout)
         print(
             f"| {n:,} | {r['stubs'][0]:.2f} / {r['stubs'][1]:.2f} ms | "
+            f"{r['texts'][0]:.2f} / {r['texts'][1]:.2f} ms | "
             f"{r['get_many'][0]:.2f} / {r['get_many'][1]:.2f} ms |"
         )
 
