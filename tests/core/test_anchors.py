@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from engram.core.anchors import anchor, anchored_days
+from engram.core.anchors import anchor, anchored_days, event_day
 
 
 @pytest.mark.parametrize(
@@ -73,3 +73,20 @@ def test_the_days_counted_from_the_event() -> None:
     assert after is not None
     # from a Saturday, the weekend after is the next one
     assert anchored_days(after, date(2024, 2, 17)) == (date(2024, 2, 24), date(2024, 2, 25))
+
+
+@pytest.mark.parametrize(
+    ("content", "saved", "day"),
+    [
+        # a plan: the day it names, months after it was saved
+        ("Knee surgery scheduled for May 5 at St. Mary's", date(2025, 2, 10), date(2025, 5, 5)),
+        # told soon after
+        ("The grandkids arrived yesterday, the house is full", date(2025, 4, 2), date(2025, 4, 1)),
+        ("We moved on March 3, finally unpacked", date(2025, 3, 10), date(2025, 3, 3)),
+        # no day named, or one as often another's: the day it was saved
+        ("We moved into the Pearl apartment today", date(2025, 3, 3), date(2025, 3, 3)),
+        ("The wedding is on June 14, so excited", date(2025, 2, 10), date(2025, 2, 10)),
+    ],
+)
+def test_the_day_a_memory_gives_its_event(content: str, saved: date, day: date) -> None:
+    assert event_day(content, saved) == day

@@ -155,3 +155,30 @@ def test_an_event_no_memory_names_counts_no_days(store_url: str, clock: FixedClo
         mem.flush()
         hits = mem.search("What did I note two weeks after the Berlin conference?")
         assert all(h.why.day is None for h in hits)
+
+
+def test_an_event_planned_on_a_day_counts_from_that_day(store_url: str, clock: FixedClock) -> None:
+    """A probe: "Knee surgery scheduled for May 5", saved in February, made "the day before
+    my knee surgery" a day in February, and what was done on May 4 was never found."""
+    surgery = clock.now.date() - timedelta(days=30)
+    with Engram.open(store_url, clock=clock) as mem:
+        saved = mem.save_many(
+            [
+                Draft(
+                    content=f"Knee surgery scheduled for {surgery:%B} {surgery.day}",
+                    created_at=_at(surgery - timedelta(days=80)),
+                ),
+                Draft(
+                    content="Stocked up on frozen soups and bought a shower chair",
+                    created_at=_at(surgery - timedelta(days=1)),
+                ),
+                Draft(
+                    content="Bought a new desk lamp and some shelves",
+                    created_at=_at(surgery - timedelta(days=81)),
+                ),
+            ]
+        )
+        mem.flush()
+        hits = mem.search("What did I buy the day before my knee surgery?")
+        assert hits[0].memory.id == saved[1].id
+        assert hits[0].why.day == (surgery - timedelta(days=1)).isoformat()

@@ -3,7 +3,8 @@ river trip, what was I overwhelmed with?", "what did I order a month before movi
 Pearl?", "what happened on the weekend before February 19?".
 
 Such a question names no day until the event is found: the search looks the event up
-(`Anchor.event`), and `anchored_days` counts from the day that memory was saved. What is asked
+(`Anchor.event`), and `anchored_days` counts from the day that memory gives it (`event_day`:
+a day it names, or the day it was saved). What is asked
 is the rest of the question (`Anchor.asked`): the event's own words would rank the event first,
 which is the one memory the question is not about (docs/search.md, section 2b).
 """
@@ -14,7 +15,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from engram.core.dates import looks_ahead
+from engram.core.dates import looks_ahead, named_days
 
 _COUNTS = {
     "a": 1,
@@ -139,3 +140,22 @@ def anchored_days(told: Anchor, event_day: date) -> tuple[date, ...]:
         return (saturday, saturday + timedelta(days=1))
     centre = event_day + timedelta(days=told.offset)
     return tuple(centre + timedelta(days=i) for i in range(-told.spread, told.spread + 1))
+
+
+# How far before the day its memory was saved a day it names may be the event's: what happened
+# is told within weeks ("We moved on March 3", saved on the 10th); a date further back is as
+# often another one ("The wedding is on June 14" read as last June's).
+TOLD_WITHIN_DAYS = 31
+# ... and how far after it: a plan is saved up to a year ahead of its day.
+PLANNED_WITHIN_DAYS = 366
+
+
+def event_day(content: str, saved: date) -> date:
+    """The day of the event a memory tells, saved on `saved`: the one day it names, where that
+    is a plan ("Knee surgery scheduled for May 5", saved in February: May 5) or what was told
+    soon after ("The grandkids arrived yesterday"); else the day it was saved. A question
+    counting from "my knee surgery" looked at February (a probe)."""
+    days = named_days(content, saved, weeks=False)
+    if len(days) == 1 and (-TOLD_WITHIN_DAYS <= (days[0] - saved).days <= PLANNED_WITHIN_DAYS):
+        return days[0]
+    return saved

@@ -240,7 +240,7 @@ class ActivationService:
 
     def _holds_event(self, event: str) -> bool:
         """Whether the store may date an event: a day it writes ("February 19"), or a memory
-        sharing a word with it, as search looks it up (`SearchService._saved_at`)."""
+        sharing a word with it, as search looks it up (`SearchService._told_in`)."""
         if written_dates(event):
             return True
         terms = [t for t in query_terms(event) if t not in STOPWORDS]

@@ -28,7 +28,7 @@ from engram.core.meaning import (
     Probe,
     meaning_matches,
 )
-from engram.core.models import Status
+from engram.core.models import Memory, Status
 from engram.core.ranking import (
     RARITY_COUNTED_TO,
     Candidate,
@@ -263,7 +263,7 @@ class SearchService:
         `spelled`."""
         settings = self.ctx.settings
         spans = named_day_spans(self.ctx, text)
-        told = anchored_spans(self.ctx, text, self._saved_at)
+        told = anchored_spans(self.ctx, text, self._told_in)
         if told is not None:  # "…a month before moving to the Pearl?": its days, its question
             spans, text = told
         worded, meant, first_person, dates_only, own = asked(self.ctx.store, text, bool(spans))
@@ -397,12 +397,12 @@ class SearchService:
             )
         return out, len(lexical) >= pool
 
-    def _saved_at(self, event: str) -> float | None:
-        """When the memory best matching `event` was saved (an event a question counts from),
-        if it shares a word with it: "the Berlin conference" of a store without one was the
-        Atlas launch by a faint meaning (a probe)."""
+    def _told_in(self, event: str) -> Memory | None:
+        """The memory best matching `event` (an event a question counts from), if it shares a
+        word with it: "the Berlin conference" of a store without one was the Atlas launch by a
+        faint meaning (a probe)."""
         hits = self._search(event, None, None, None, None, 1)
-        return hits[0].memory.created_at.timestamp() if hits and hits[0].why.text else None
+        return hits[0].memory if hits and hits[0].why.text else None
 
     def _say_little(self, terms: Sequence[str]) -> bool:
         """Whether every query word the store holds is in more than half of its memories, in

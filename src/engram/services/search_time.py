@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.anchors import anchor, anchored_days
+from engram.core.anchors import anchor, anchored_days, event_day
 from engram.core.dates import (
     SLACK_DAYS,
     covering,
@@ -23,7 +23,7 @@ from engram.core.dates import (
     on_a_named_day,
 )
 from engram.core.meaning import Probe
-from engram.core.models import Relation
+from engram.core.models import Memory, Relation
 from engram.core.ranking import Candidate, Fused, as_of_now
 from engram.core.text import ASSISTANT_LABELS, speaker_label
 from engram.core.timeutil import DAY
@@ -52,12 +52,12 @@ def named_day_spans(ctx: Context, text: str) -> Spans:
 
 
 def anchored_spans(
-    ctx: Context, text: str, saved_at: Callable[[str], float | None]
+    ctx: Context, text: str, told_in: Callable[[str], Memory | None]
 ) -> tuple[Spans, str] | None:
     """The days a question names by an event ("about a month before moving to the Pearl"),
     and what it asks besides; None where it names none, or its event is not found. The event
     is a day where it names one ("the weekend before February 19"), else the day its memory
-    was saved (`saved_at`: the best match's time)."""
+    (`told_in`: the best match) gives it (`event_day`)."""
     told = anchor(text) if ctx.settings.search_date_weight > 0 else None
     if told is None:
         return None
@@ -65,13 +65,13 @@ def anchored_spans(
     assert now.tzinfo is not None
     written = named_days(told.event, now.date(), weeks=False)
     if written:
-        event_day = written[0]
+        day = written[0]
     else:
-        moment = saved_at(told.event)
-        if moment is None:
+        memory = told_in(told.event)
+        if memory is None:
             return None
-        event_day = datetime.fromtimestamp(moment, now.tzinfo).date()
-    return day_spans(anchored_days(told, event_day), now.tzinfo), told.asked
+        day = event_day(memory.content, memory.created_at.astimezone(now.tzinfo).date())
+    return day_spans(anchored_days(told, day), now.tzinfo), told.asked
 
 
 def saved_on(store: Store, spans: Spans, where: Filter, limit: int) -> dict[str, Stub]:
