@@ -8,12 +8,17 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from engram import Draft, Engram, FixedClock
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+
+def at_hour(day: date, hour: int = 12) -> datetime:
+    """`day` at `hour` o'clock, UTC: a time to save a memory at."""
+    return datetime(day.year, day.month, day.day, hour, tzinfo=UTC)
 
 
 def through_a_fifo(fifo: Path, write: Callable[[], object]) -> str:

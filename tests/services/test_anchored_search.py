@@ -4,13 +4,11 @@ are not what it asks for."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
+
+from tests.support import at_hour
 
 from engram import Draft, Engram, FixedClock
-
-
-def _at(day: date, hour: int = 12) -> datetime:
-    return datetime(day.year, day.month, day.day, hour, tzinfo=UTC)
 
 
 def test_a_question_counting_from_an_event_lifts_what_was_saved_that_far_from_it(
@@ -23,19 +21,20 @@ def test_a_question_counting_from_an_event_lifts_what_was_saved_that_far_from_it
         saved = mem.save_many(
             [
                 Draft(
-                    content="The grandkids arrived today, the house is full", created_at=_at(came)
+                    content="The grandkids arrived today, the house is full",
+                    created_at=at_hour(came),
                 ),
                 Draft(
                     content="Dr. Ames changed the dose of my blood pressure medication",
-                    created_at=_at(came - timedelta(days=7)),
+                    created_at=at_hour(came - timedelta(days=7)),
                 ),
                 Draft(
                     content="The pharmacy changed the brand of my medication",
-                    created_at=_at(came + timedelta(days=30)),
+                    created_at=at_hour(came + timedelta(days=30)),
                 ),
                 Draft(
                     content="I keep forgetting my medication when I travel",
-                    created_at=_at(came - timedelta(days=40)),
+                    created_at=at_hour(came - timedelta(days=40)),
                 ),
             ]
         )
@@ -61,9 +60,11 @@ def test_the_weekend_before_a_written_date_names_its_saturday_and_sunday(
     with Engram.open(store_url, clock=clock) as mem:
         recital, *_ = mem.save_many(
             [
-                Draft(content="Played the Chopin prelude at the recital", created_at=_at(saturday)),
-                Draft(content="Back at work, a long planning meeting", created_at=_at(monday)),
-                Draft(content="Practised scales for an hour", created_at=_at(monday, 20)),
+                Draft(
+                    content="Played the Chopin prelude at the recital", created_at=at_hour(saturday)
+                ),
+                Draft(content="Back at work, a long planning meeting", created_at=at_hour(monday)),
+                Draft(content="Practised scales for an hour", created_at=at_hour(monday, 20)),
             ]
         )
         mem.flush()
@@ -106,14 +107,14 @@ def test_a_question_counting_from_an_event_is_a_recall_whose_query_keeps_the_eve
     with Engram.open(store_url, clock=clock) as mem:
         saved = mem.save_many(
             [
-                Draft(content="We moved into the Pearl apartment today", created_at=_at(moved)),
+                Draft(content="We moved into the Pearl apartment today", created_at=at_hour(moved)),
                 Draft(
                     content="Ordered a standing desk and a monitor arm",
-                    created_at=_at(moved - timedelta(days=30)),
+                    created_at=at_hour(moved - timedelta(days=30)),
                 ),
                 Draft(
                     content="Ordered new running shoes and a water bottle",
-                    created_at=_at(moved + timedelta(days=20)),
+                    created_at=at_hour(moved + timedelta(days=20)),
                 ),
             ]
         )
@@ -166,15 +167,15 @@ def test_an_event_planned_on_a_day_counts_from_that_day(store_url: str, clock: F
             [
                 Draft(
                     content=f"Knee surgery scheduled for {surgery:%B} {surgery.day}",
-                    created_at=_at(surgery - timedelta(days=80)),
+                    created_at=at_hour(surgery - timedelta(days=80)),
                 ),
                 Draft(
                     content="Stocked up on frozen soups and bought a shower chair",
-                    created_at=_at(surgery - timedelta(days=1)),
+                    created_at=at_hour(surgery - timedelta(days=1)),
                 ),
                 Draft(
                     content="Bought a new desk lamp and some shelves",
-                    created_at=_at(surgery - timedelta(days=81)),
+                    created_at=at_hour(surgery - timedelta(days=81)),
                 ),
             ]
         )

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
-from tests.support import NEW_JOB, OLD_JOB, OTHER_FACTS, save_facts
+from tests.support import NEW_JOB, OLD_JOB, OTHER_FACTS, at_hour, save_facts
 
 from engram import Draft, Engram, FixedClock
 from engram.services.results import why_summary
@@ -321,8 +321,8 @@ def test_days_to_come_and_a_month_said_in_find_their_memories(
         dentist = mem.save(f"Dentist appointment with Dr. Lin on {next_week:%B} {next_week.day}")
         said = mem.save_many(
             [
-                Draft(content="Biscuit had surgery on his paw", created_at=_at(month_ago)),
-                Draft(content="We booked the Lisbon flights", created_at=_at(month_ago)),
+                Draft(content="Biscuit had surgery on his paw", created_at=at_hour(month_ago)),
+                Draft(content="We booked the Lisbon flights", created_at=at_hour(month_ago)),
             ]
         )
         mem.save("Team retro happens every other week; we talk about what went well")
@@ -341,10 +341,10 @@ def test_a_part_of_a_month_asked_of_the_past_lifts_what_was_saved_then(
         year = _year_of_the_last(6, clock)
         kale = Draft(
             content="Something is eating the kale in my garden, holes all over the leaves",
-            created_at=_at(date(year, 6, 4)),
+            created_at=at_hour(date(year, 6, 4)),
         )
         others = [
-            Draft(content="I planted tomatoes in my new raised garden beds", created_at=_at(d))
+            Draft(content="I planted tomatoes in my new raised garden beds", created_at=at_hour(d))
             for d in (date(year, 4, 20), date(year, 6, 25))
         ]
         eaten, *_ = mem.save_many([kale, *others])
@@ -367,10 +367,10 @@ def test_a_memory_of_a_named_day_needs_less_meaning_to_match(
         year = _year_of_the_last(5, clock)
         lifts = Draft(
             content="Hit a new personal best on bench press today",
-            created_at=_at(date(year, 5, 25)),
+            created_at=at_hour(date(year, 5, 25)),
         )
         elsewhere = [
-            Draft(content=text, created_at=_at(date(year, month, 10)))
+            Draft(content=text, created_at=at_hour(date(year, month, 10)))
             for text, month in (
                 ("My training plan this spring is three runs a week", 3),
                 ("Training for the half marathon is going well", 4),
@@ -413,10 +413,10 @@ def test_last_month_names_the_days_of_the_month_before_this_one(
         before = (first - timedelta(days=1)).replace(day=1) - timedelta(days=10)
         old, recent = mem.save_many(
             [
-                Draft(content="Decision: Atlas will use PostgreSQL 16", created_at=_at(before)),
+                Draft(content="Decision: Atlas will use PostgreSQL 16", created_at=at_hour(before)),
                 Draft(
                     content="Atlas decided on Kafka for the event bus",
-                    created_at=_at(in_last_month),
+                    created_at=at_hour(in_last_month),
                 ),
             ]
         )
@@ -424,10 +424,6 @@ def test_last_month_names_the_days_of_the_month_before_this_one(
         assert hits[0].memory.id == recent.id
         assert hits[0].why.day == in_last_month.isoformat()
         assert old.id in [h.memory.id for h in hits]
-
-
-def _at(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
 
 
 def _year_of_the_last(month: int, clock: FixedClock) -> int:

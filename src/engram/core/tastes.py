@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from engram.core.text import ASSISTANT_LABELS, speaker_label, unlabelled
+from engram.core.text import said_by_the_assistant, unlabelled
 
 # Asking for something new: a suggestion, an idea, advice, help choosing; not a question of
 # what was said ("What did you suggest for my knee?" recalls it).
@@ -51,6 +51,6 @@ def states_a_taste(content: str) -> bool:
     """Whether a memory states a taste or a constraint of its speaker's ("I don't like fish at
     all", "Ana is celiac", "no emojis please"); never the assistant's turn, whose "you love
     spicy food" only echoes the user."""
-    if speaker_label(content).casefold() in ASSISTANT_LABELS:
+    if said_by_the_assistant(content):
         return False
     return _TASTE.search(unlabelled(content)) is not None

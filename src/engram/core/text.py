@@ -168,6 +168,12 @@ def speaker_label(content: str) -> str:
     return ""
 
 
+def said_by_the_assistant(content: str) -> bool:
+    """Whether a memory is an assistant's turn of a chat ("Assistant: …"), which echoes the
+    user's words rather than telling the user's facts."""
+    return speaker_label(content).casefold() in ASSISTANT_LABELS
+
+
 def passages(content: str, pieces: Pieces | None = None) -> list[str]:
     """The pieces of a memory embedded on their own besides its whole text (empty when it is a
     single statement): its statements of at least three words, the first sixteen, each

@@ -25,7 +25,7 @@ from engram.core.dates import (
 from engram.core.meaning import Probe
 from engram.core.models import Memory, Relation
 from engram.core.ranking import Candidate, Fused, as_of_now
-from engram.core.text import ASSISTANT_LABELS, speaker_label
+from engram.core.text import said_by_the_assistant, speaker_label
 from engram.core.timeutil import DAY
 from engram.core.whose import about_other_people
 from engram.services.context import Context
@@ -207,9 +207,9 @@ def _not_news_of(later: str, earlier: str) -> bool:
     ("Congratulations — two trucks!") took the relevance of the user's older fact, undoing
     the lowering of the assistant's turns, and ranked first (a helper's blind chats; the user's
     "I bought the second truck!" came sixth)."""
-    roles = {speaker_label(later).casefold(), speaker_label(earlier).casefold()}
-    mixed = len(roles) == 2 and bool(roles & ASSISTANT_LABELS)
-    return mixed or about_other_people(later, earlier)
+    others = speaker_label(later).casefold() != speaker_label(earlier).casefold()
+    echoed = said_by_the_assistant(later) or said_by_the_assistant(earlier)
+    return (others and echoed) or about_other_people(later, earlier)
 
 
 def successors_found(
