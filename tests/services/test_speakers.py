@@ -213,13 +213,47 @@ def test_who_a_question_asks_of() -> None:
     # advice asked for: the user's situation and the advice given before alike
     assert asks_of_the_user("How should I treat my knee pain?") == ADVICE_SHARE
     assert asks_of_the_user("What's a good harness for my dog?") == ADVICE_SHARE
+    # the user's household, and the user's world named in no person
+    for of_the_user in (
+        "What did we find under the floor?",
+        "How much does Mom weigh now?",
+        "How many candles has Juniper & Co. ordered in total?",
+        "What does the user prefer?",
+    ):
+        assert asks_of_the_user(of_the_user) == 0.0, of_the_user
     for of_the_assistant in (
         "What did you suggest for my knee?",
         "What was the adhesive recommended for my tiles?",
         "What was the recommendation for my laptop?",
-        "What does the user prefer?",  # not the first person
+        # the chat itself: what either said
+        "I'm checking our previous chat about the rotation sheet. Can you remind me what "
+        "Admon does on Sundays?",
+        "I think we discussed jobs for seniors earlier. What was the seventh one?",
+        "What was the Medicaid program for long-term care that came up?",
     ):
         assert asks_of_the_user(of_the_assistant) is None, of_the_assistant
+
+
+CARE_CHAT = [
+    "User: Mom weighs 121 pounds now, down from 126 in the spring.",
+    "Assistant: A drop from 126 to 121 pounds is worth watching for your mom. Weigh her weekly "
+    "at the same time of day, and note what she eats.",
+    "User: Can you suggest a few easy high-calorie snacks for her?",
+    "Assistant: You could try full-fat yogurt with honey, peanut butter on toast, and "
+    "smoothies made with whole milk and a banana.",
+]
+
+
+def test_a_question_in_no_person_asks_of_the_users_world(mem: Engram) -> None:
+    """Of 57 questions in no person or the first person plural in three probes' chats with an
+    assistant, 56 asked of the user's world ("How much does Mom weigh now?"), where the
+    assistant's echo of the user's fact ranked above it; a question of the chat itself asks
+    what either said, and the assistant's answer is not lowered."""
+    _saved(mem, CARE_CHAT)
+    weight = mem.search("How much does Mom weigh now?", limit=1)[0].memory.content
+    assert weight == CARE_CHAT[0]
+    asked = "I'm checking our previous chat about snacks. Can you remind me what the smoothies had?"
+    assert mem.search(asked, limit=1)[0].memory.content == CARE_CHAT[3]
 
 
 def test_the_first_person_lowers_only_the_assistants_turns(mem: Engram) -> None:

@@ -60,11 +60,14 @@ _PERSONAL = re.compile(
 )
 # Of oneself, as a user's own notes say it ("I have a beagle named Rufus").
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine)\b", re.IGNORECASE)
-# A question in the first person names the user of a chat with an assistant (`USER_LABELS`),
-# as "What are Fahim's hobbies?" names Fahim: the assistant's turns echo the user's words and
-# took 70 % of the top ten where a user's turn was the evidence (a probe's own user-assistant
-# chats). Only the assistant's turns are another's then: a call transcript's "Dana:" in the
-# same store may be the user's.
+# In a chat with an assistant, a question asks of the user (`USER_LABELS`) as "What are
+# Fahim's hobbies?" names Fahim, unless it asks what the assistant said or what was said in
+# the chat: the assistant's turns echo the user's words and took 70 % of the top ten where a
+# user's turn was the evidence (a probe's own user-assistant chats). So does a question in the
+# first person plural ("What did we find under the floor?") or in no person ("How much does
+# Mom weigh now?", "How many candles has Juniper ordered?"): of 57 such questions in three
+# probes' chats, one asked of the assistant, and that one by "came up". Only the assistant's
+# turns are another's then: a call transcript's "Dana:" in the same store may be the user's.
 # A question in the first person asking for advice ("How should I treat my knee pain?") asks
 # of the user's situation and of the advice given before alike: the assistant's turns keep at
 # least this share (lowered to 0.3, a probe's 29 such questions fell from MRR 0.530 to 0.313;
@@ -74,6 +77,14 @@ ADVICE_SHARE = 0.6
 # ("What did I tell you about my sister?"), nor a request of it ("Can you suggest gardening
 # tools that would suit me?": what suits the user is in the user's own turns).
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you've|you'd|you'll|u|ur)\b", re.I)
+# The chat itself: "I'm checking our previous chat about the rotation sheet. Can you remind
+# me what Admon does on Sundays?" asks what either said, as LongMemEval's questions of the
+# assistant open.
+_THE_CHAT = re.compile(
+    r"\b(?:(?:our|the|that|this|an?|my)\s+(?:\w+\s+)?(?:chat|conversation|discussion)s?"
+    r"|we\s+(?:discussed|talked|chatted|spoke|went\s+over)|came\s+up)\b",
+    re.IGNORECASE,
+)
 _TOLD_YOU = re.compile(
     r"\b(?:tell|told|telling|remind(?:ed)?|(?:say|said|mention(?:ed)?|talk(?:ed)?) to|"
     r"shared? with|can|could|would|will)\s+you\b",
@@ -97,17 +108,13 @@ _ASKS_ADVICE = re.compile(
 
 
 def asks_of_the_user(query: str) -> float | None:
-    """For a query asking in the first person of the user of a chat with an assistant, the
-    least share of their relevance the assistant's turns keep: 0 ("What were my 10K times?":
-    the other speakers' share holds) or `ADVICE_SHARE` (advice asked for). None where it asks
-    nothing of the user, or asks what the assistant said ("What did you suggest for my knee?",
-    "What was the adhesive recommended for my tiles?")."""
+    """For a query asking of the user of a chat with an assistant, the least share of their
+    relevance the assistant's turns keep: 0 ("What were my 10K times?": the other speakers'
+    share holds) or `ADVICE_SHARE` (advice asked for). None where it asks what the assistant
+    said ("What did you suggest for my knee?", "What was the adhesive recommended for my
+    tiles?") or what was said in the chat ("our previous conversation")."""
     said = _TOLD_YOU.sub(" ", query)
-    if (
-        _FIRST_PERSON.search(said) is None
-        or _SECOND_PERSON.search(said) is not None
-        or _ADVISED.search(said) is not None
-    ):
+    if any(p.search(said) for p in (_SECOND_PERSON, _ADVISED, _THE_CHAT)):
         return None
     return ADVICE_SHARE if _ASKS_ADVICE.search(said) else 0.0
 
