@@ -17,6 +17,7 @@ ids of the memories that answer it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import defaultdict
@@ -66,6 +67,18 @@ class Conversation:
     @property
     def now(self) -> datetime:
         return max(t.created_at for t in self.turns)
+
+    @property
+    def fingerprint(self) -> str:
+        """A short digest of the turns: two sets may hold conversations of one name (a "priya"
+        in two folders of user–assistant chats), and a store kept for one was searched for the
+        other's questions."""
+        digest = hashlib.sha1()
+        for t in self.turns:
+            digest.update(
+                f"{t.id}\0{t.content}\0{t.created_at.isoformat()}\0{t.episode}\n".encode()
+            )
+        return digest.hexdigest()[:10]
 
 
 # -- REALTALK / LoCoMo ----------------------------------------------------------------------------

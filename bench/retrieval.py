@@ -67,11 +67,12 @@ BM25_ONLY: dict[str, Any] = {
 def store_path(
     workdir: Path, conv: Conversation, time_scale: float = 1.0, saved_now: bool = False
 ) -> Path:
-    """Where a conversation's store is kept: one for each way it was saved (a store saved at the
-    turns' own times was searched for `--saved-now` when both had one name)."""
+    """Where a conversation's store is kept: one for each conversation (by its turns, not only
+    its name) and each way it was saved (a store saved at the turns' own times was searched for
+    `--saved-now` when both had one name)."""
     scaled = "" if time_scale == 1.0 else f".x{time_scale:g}"
     now = ".now" if saved_now else ""
-    return workdir / f"{conv.name}{scaled}{now}.db"
+    return workdir / f"{conv.name}-{conv.fingerprint}{scaled}{now}.db"
 
 
 def spread_in_time(conv: Conversation, factor: float) -> Conversation:
@@ -129,7 +130,8 @@ def postgres_copy(conv: Conversation, path: Path, server: str) -> str:
     copied again when the SQLite store is newer)."""
     import psycopg
 
-    name = "engram_retrieval_" + hashlib.sha1(conv.name.encode()).hexdigest()[:12]
+    key = f"{conv.name}-{conv.fingerprint}"
+    name = "engram_retrieval_" + hashlib.sha1(key.encode()).hexdigest()[:12]
     url = urlunsplit(urlsplit(server)._replace(path="/" + name))
     stamp = f"{path.stat().st_mtime_ns}"
     with psycopg.connect(server, autocommit=True) as admin:

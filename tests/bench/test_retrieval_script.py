@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import psycopg
@@ -98,6 +99,16 @@ def test_each_way_of_saving_a_conversation_keeps_a_store_of_its_own(tmp_path: Pa
         store_path(tmp_path, conv, time_scale=12, saved_now=True),
     }
     assert len(paths) == 4
+
+
+def test_two_conversations_of_one_name_keep_stores_of_their_own(tmp_path: Path) -> None:
+    """Two sets of user-assistant chats each held a "priya": run in one workdir, the second
+    set's questions were searched in the first set's store."""
+    write_sets(tmp_path / "data")
+    conv = load(tmp_path / "data")[0]
+    other = replace(conv, turns=[replace(conv.turns[0], content="something else"), *conv.turns[1:]])
+    assert store_path(tmp_path, conv) != store_path(tmp_path, other)
+    assert store_path(tmp_path, conv) == store_path(tmp_path, replace(conv))
 
 
 def test_retrieval_bench_scores_the_search_analyze_for_recall_advises(tmp_path: Path) -> None:
@@ -250,9 +261,9 @@ def test_padding_puts_the_other_conversations_into_each_ones_span(tmp_path: Path
 
 
 def test_the_user_assistant_chats_are_well_formed() -> None:
-    """bench/data/user_assistant: three sets of six chats, every question scorable."""
+    """bench/data/user_assistant: four sets of six chats, every question scorable."""
     root = ROOT / "bench" / "data" / "user_assistant"
-    for folder, asked in (("first", 124), ("second", 117), ("third", 132)):
+    for folder, asked in (("first", 124), ("second", 117), ("third", 132), ("fourth", 136)):
         conversations = load(root / folder)
         assert len(conversations) == 6
         assert sum(len(c.questions) for c in conversations) == asked

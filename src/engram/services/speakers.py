@@ -11,16 +11,11 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
+from engram.core.chat_roles import chat_roles
 from engram.core.dates import MONTH_NAMES, WEEKDAYS
 from engram.core.own_name import in_first_person
 from engram.core.ranking import Candidate
-from engram.core.text import (
-    ASSISTANT_LABELS,
-    STOPWORDS,
-    USER_LABELS,
-    speaker_label,
-    unlabelled,
-)
+from engram.core.text import STOPWORDS, speaker_label, unlabelled
 from engram.storage.protocol import Store, Stub
 
 # The best matches whose labels are read: a query names a speaker of those, or of none; the
@@ -60,63 +55,6 @@ _PERSONAL = re.compile(
 )
 # Of oneself, as a user's own notes say it ("I have a beagle named Rufus").
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine)\b", re.IGNORECASE)
-# In a chat with an assistant, a question asks of the user (`USER_LABELS`) as "What are
-# Fahim's hobbies?" names Fahim, unless it asks what the assistant said or what was said in
-# the chat: the assistant's turns echo the user's words and took 70 % of the top ten where a
-# user's turn was the evidence (a probe's own user-assistant chats). So does a question in the
-# first person plural ("What did we find under the floor?") or in no person ("How much does
-# Mom weigh now?", "How many candles has Juniper ordered?"): of 57 such questions in three
-# probes' chats, one asked of the assistant, and that one by "came up". Only the assistant's
-# turns are another's then: a call transcript's "Dana:" in the same store may be the user's.
-# A question in the first person asking for advice ("How should I treat my knee pain?") asks
-# of the user's situation and of the advice given before alike: the assistant's turns keep at
-# least this share (lowered to 0.3, a probe's 29 such questions fell from MRR 0.530 to 0.313;
-# not lowered at all, the user-assistant chats' preferences lost: bench/data/user_assistant).
-ADVICE_SHARE = 0.6
-# Asked of the assistant: "What did you suggest…?", "your advice"; not the user telling it
-# ("What did I tell you about my sister?"), nor a request of it ("Can you suggest gardening
-# tools that would suit me?": what suits the user is in the user's own turns).
-_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you've|you'd|you'll|u|ur)\b", re.I)
-# The chat itself: "I'm checking our previous chat about the rotation sheet. Can you remind
-# me what Admon does on Sundays?" asks what either said, as LongMemEval's questions of the
-# assistant open.
-_THE_CHAT = re.compile(
-    r"\b(?:(?:our|the|that|this|an?|my)\s+(?:\w+\s+)?(?:chat|conversation|discussion)s?"
-    r"|we\s+(?:discussed|talked|chatted|spoke|went\s+over)|came\s+up)\b",
-    re.IGNORECASE,
-)
-_TOLD_YOU = re.compile(
-    r"\b(?:tell|told|telling|remind(?:ed)?|(?:say|said|mention(?:ed)?|talk(?:ed)?) to|"
-    r"shared? with|can|could|would|will)\s+you\b",
-    re.IGNORECASE,
-)
-# Advice given, asked of without a "you": "What was the adhesive recommended for my zellige?"
-# (the assistant's answer fell from 3rd to 10th when such a question named the user: a second
-# probe's own chats), "What was the recommendation for my laptop?", "the recipe".
-_ADVISED = re.compile(
-    r"\b(?:recommended|suggested|advised|proposed|prescribed|recommendations?|suggestions?|"
-    r"advice|tips?|recipes?)\b",
-    re.IGNORECASE,
-)
-# Advice asked for: "Should I ice my knee?", "How do I stop my beagle pulling?", "What's a
-# good harness for my dog?".
-_ASKS_ADVICE = re.compile(
-    r"\b(?:should (?:i|we)|(?:how|what|where|which) (?:\w+ )?(?:do|can|could) (?:i|we)|"
-    r"(?:what's|what is|what are) (?:a |some )?good)\b",
-    re.IGNORECASE,
-)
-
-
-def asks_of_the_user(query: str) -> float | None:
-    """For a query asking of the user of a chat with an assistant, the least share of their
-    relevance the assistant's turns keep: 0 ("What were my 10K times?": the other speakers'
-    share holds) or `ADVICE_SHARE` (advice asked for). None where it asks what the assistant
-    said ("What did you suggest for my knee?", "What was the adhesive recommended for my
-    tiles?") or what was said in the chat ("our previous conversation")."""
-    said = _TOLD_YOU.sub(" ", query)
-    if any(p.search(said) for p in (_SECOND_PERSON, _ADVISED, _THE_CHAT)):
-        return None
-    return ADVICE_SHARE if _ASKS_ADVICE.search(said) else 0.0
 
 
 def _role(label: str) -> str:
@@ -139,8 +77,9 @@ class Speakers:
             and w.casefold() not in STOPWORDS | _NOT_NAMES
             and not w.startswith(("I'", "I’"))
         }
-        # "What were my 10K times?" asks of the user of a chat with an assistant
-        self._in_person = asks_of_the_user(query)  # the assistant's turns' least share
+        # "What were my 10K times?" asks of the user of a chat with an assistant, "What did you
+        # suggest for my knee?" of the assistant
+        self._roles = chat_roles(query)
         self._labels: dict[str, str] = {}
         self._episodes: dict[str, str | None] = {}
         self._personal: dict[str, bool] = {}
@@ -155,7 +94,7 @@ class Speakers:
 
     def _read(self, ids: Iterable[str]) -> dict[str, str]:
         """The labels of `ids` ("" for a memory without one)."""
-        wanted = list(ids) if self._asked or self._in_person is not None else []
+        wanted = list(ids) if self._asked or self._roles is not None else []
         missing = [i for i in wanted if i not in self._labels]
         for ident, (content, episode) in self._store.texts(missing).items():
             label = speaker_label(content)
@@ -258,16 +197,17 @@ class Speakers:
         """For a query naming the speakers of some of its best matches and not of others, the
         memories of speakers it does not name keep `share` of their relevance
         (ENGRAM_SEARCH_OTHER_SPEAKERS_SHARE); memories without a label, or with a label of no
-        speaker, as they are."""
+        speaker, as they are. In a chat with an assistant, a query naming no speaker lowers
+        the side it does not ask of (`core.chat_roles`)."""
         top = sorted(found, key=lambda f: -f[1].relevance)[:READ]
         labels = self._read_labelled([c.id for _, c in top])
         speakers = self._speakers(labels)
         named = {label for label in speakers if self._names(label)}
         lowered = speakers - named
-        if not named and self._in_person is not None:  # "What were my 10K times?"
-            named = {label for label in speakers if _role(label) in USER_LABELS}
-            lowered = {label for label in speakers if _role(label) in ASSISTANT_LABELS}
-            share = max(share, self._in_person)
+        if not named and self._roles is not None:
+            named = {label for label in speakers if _role(label) in self._roles.named}
+            lowered = {label for label in speakers if _role(label) in self._roles.lowered}
+            share = max(share, self._roles.least_share)
         if not named or not lowered:
             return found
         others = {i for i, label in labels.items() if label in lowered}
