@@ -27,6 +27,8 @@ def test_who_a_question_asks_of() -> None:
         "How much does Mom weigh now?",
         "How many candles has Juniper & Co. ordered in total?",
         "What does the user prefer?",
+        "Mom's weight now?",
+        "our savings for the house",
     ):
         assert asks_of_the_user(of_the_user) == 0.0, of_the_user
     for of_the_assistant in (
@@ -38,6 +40,9 @@ def test_who_a_question_asks_of() -> None:
         "Admon does on Sundays?",
         "I think we discussed jobs for seniors earlier. What was the seventh one?",
         "What was the Medicaid program for long-term care that came up?",
+        # words, not a question: of neither
+        "Kyoto hostel",
+        "boiling point of water at altitude",
     ):
         assert asks_of_the_user(of_the_assistant) is None, of_the_assistant
 

@@ -52,6 +52,17 @@ _ASKS_ADVICE = re.compile(
     r"(?:what's|what is|what are) (?:a |some )?good)\b",
     re.IGNORECASE,
 )
+# The user, or the user's household, in the first person.
+_WE_OR_I = re.compile(
+    r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|we'll|we'd|us|our|ours)\b", re.I
+)
+# A question, by its mark or its first word: words alone ("Kyoto hostel") say nothing of whose
+# turns they ask of.
+_QUESTION = re.compile(
+    r"\?\s*$|^\W*(?:what|what's|who|who's|whom|whose|where|where's|when|why|how|how's|which|"
+    r"is|are|am|was|were|do|does|did|has|have|had|can|could|should|would|will|any)\b",
+    re.IGNORECASE,
+)
 # What the assistant said, by its saying it: "What did you suggest for my knee?", "I remember
 # you made me a marking rubric", "your tips". Not a request in the present ("What do you
 # suggest for dinner?" asks of the user's tastes too).
@@ -84,9 +95,12 @@ def asks_of_the_user(query: str) -> float | None:
 
     A question in the first person plural ("What did we find under the floor?") or in no person
     ("How much does Mom weigh now?") asks of the user too: of 57 such questions in three
-    probes' chats, one asked of the assistant, and that by "came up"."""
+    probes' chats, one asked of the assistant, and that by "came up". Words that are no
+    question and say neither I nor we ("Kyoto hostel") ask of neither."""
     said = _TOLD_YOU.sub(" ", query)
     if any(p.search(said) for p in (_SECOND_PERSON, _ADVISED, _THE_CHAT)):
+        return None
+    if _WE_OR_I.search(said) is None and _QUESTION.search(query) is None:
         return None
     return ADVICE_SHARE if _ASKS_ADVICE.search(said) else 0.0
 
