@@ -13,6 +13,7 @@ from engram.core.ranking import (
     episode_links,
     fuse_matches,
     interleave,
+    moved_down,
     rank,
     spread,
 )
@@ -296,3 +297,15 @@ def test_facts_replaced_and_known_news_take_no_relevance_by_resemblance() -> Non
         assert as_of_now(relevance, saved, vectors, 0.0, **kept_out)["manager"] == 0.3
     replaced = as_of_now(relevance, saved, vectors, 0.0, superseded={"job"})
     assert replaced["manager"] == 0.3  # nor does a replaced fact pass its relevance on
+
+
+def test_how_alike_a_moved_hit_is_is_worked_out_only_for_the_hits_shown() -> None:
+    """A search lists a third of the items it diversifies: the likeness of the others to those
+    above them is not computed (a product with every item above each)."""
+    vectors = {"a": unit(1, 0), "a2": unit(1, 0.6), "b": unit(0, 1), "a3": unit(1, 0.7)}
+    values = {"a": 1.0, "b": 0.6, "a2": 0.9, "a3": 0.8}
+    every = moved_down(["a", "b", "a2", "a3"], values, vectors)
+    assert set(every) == {"a2", "a3"}
+    assert moved_down(["a", "b", "a2", "a3"], values, vectors, {"a", "b", "a2"}) == {
+        "a2": every["a2"]
+    }

@@ -659,6 +659,12 @@ def test_indexed_terms_are_the_words_the_index_holds_that_begin_so(store: Store)
     assert sorted(store.indexed_terms("ka", 100)) == ["kafka", "kafkaesqu", "kale"]
     assert len(store.indexed_terms("ka", 2)) == 2
     assert store.indexed_terms("zzz", 100) == []
+    # Listed again after every change: a word saved or deleted since counts (SQLite keeps the
+    # lists while its rows stay the same)
+    put(store, mem("d", "Karaoke night"))
+    assert sorted(store.indexed_terms("ka", 100)) == ["kafka", "kafkaesqu", "kale", "karaok"]
+    store.delete(["b"])
+    assert sorted(store.indexed_terms("ka", 100)) == ["kafka", "kafkaesqu", "karaok"]
 
 
 def test_text_search_honours_limit(store: Store) -> None:
@@ -905,6 +911,23 @@ def test_a_memory_is_found_by_any_row_of_its_vectors(vector_store: Store) -> Non
     full = vector_store.get_vectors(["a", "b"], "m", passages=True)
     assert full["a"].shape == (3, 384) and np.allclose(full["a"], rows)
     assert full["b"].shape == (1, 384)
+
+
+def test_the_rows_a_vector_search_hands_over_are_those_stored(vector_store: Store) -> None:
+    """A search judges its neighbours on their rows next: those the vector search read to
+    find them (SQLite re-scores from them) are handed over instead of read again, and must be
+    what `get_vectors` gives (every row, in order); a backend that did not read them adds
+    none."""
+    put(vector_store, mem("a", "first. second. third."), mem("b", "other"), mem("c", "third"))
+    rows = _unit(11, rows=3)
+    vector_store.put_vectors([("a", rows), ("b", _unit(12)[0]), ("c", _unit(13, rows=2))], "m")
+    read: dict[str, np.ndarray] = {}
+    found = vector_store.vector_search(rows[1], Filter(), 10, read)
+    assert {s.id for s in found} == {"a", "b", "c"}
+    stored = vector_store.get_vectors(list(read), "m", passages=True)
+    assert set(read) <= {"a", "b", "c"}
+    for ident, matrix in read.items():
+        assert matrix.dtype == np.float32 and np.array_equal(matrix, stored[ident])
 
 
 def test_the_nearest_memory_is_found_among_thousands_of_near_copies(vector_store: Store) -> None:

@@ -352,16 +352,21 @@ def diversify(
 
 
 def moved_down(
-    ordered: Sequence[K], values: Mapping[K, float], vectors: Mapping[K, NDArray[np.float32]]
+    ordered: Sequence[K],
+    values: Mapping[K, float],
+    vectors: Mapping[K, NDArray[np.float32]],
+    shown: Collection[K] | None = None,
 ) -> dict[K, float]:
     """For each item listed after one of lower value (diversity moved it down), its highest
     cosine with an item listed above it: why a hit of higher rank stands lower ("I moved to
-    Lisbon" below unrelated hits, for being like "I live in Berlin" above)."""
+    Lisbon" below unrelated hits, for being like "I live in Berlin" above). Only for the items
+    `shown`, where given: a search lists a third of those it diversifies, and each cosine is a
+    product with every item above."""
     out: dict[K, float] = {}
     lowest = math.inf
     for i, key in enumerate(ordered):
         vector = vectors.get(key)
-        if values[key] > lowest and vector is not None:
+        if values[key] > lowest and vector is not None and (shown is None or key in shown):
             above = [vectors[k] for k in ordered[:i] if k in vectors]
             if above:
                 out[key] = float(np.max(np.stack(above) @ vector))
@@ -420,14 +425,13 @@ def rank(
     # Equal rank values (every memory at full strength or above when browsing, where all are
     # equally relevant) go to the more durable memory, then to the id for a stable order.
     ordered = sorted(candidates, key=lambda c: (-values[c.id], -c.score, c.id))
-    if diversity > 0 and vectors:
+    diversified = vectors if diversity > 0 and vectors else None
+    if diversified is not None:
         by_id = {c.id: c for c in ordered}
         ids = diversify(
-            [c.id for c in ordered], values, vectors, diversity, window=3 * limit, distinct=distinct
+            [c.id for c in ordered], values, diversified, diversity, 3 * limit, distinct
         )
         ordered = [by_id[i] for i in ids]
-        moved = moved_down(ids[: 3 * limit], values, vectors)
-        alike = {k: cosine for k, cosine in moved.items() if cosine >= ALIKE_SHOWN}
     review_slots = int(limit * review_ratio)
     primary_slots = limit - review_slots
     primary = ordered[:primary_slots]
@@ -447,6 +451,10 @@ def rank(
     if spare > 0:
         chosen = taken | {c.id for c in reviews}
         primary += [c for c in ordered[primary_slots:] if c.id not in chosen][:spare]
+    if diversified is not None:
+        shown = {c.id for c in [*primary, *reviews]}
+        moved = moved_down([c.id for c in ordered[: 3 * limit]], values, diversified, shown)
+        alike = {k: cosine for k, cosine in moved.items() if cosine >= ALIKE_SHOWN}
     return interleave(
         [ranked(c, "match") for c in primary], [ranked(c, "review") for c in reviews], review_ratio
     )

@@ -59,6 +59,7 @@ from engram.services.search_time import (
     named_days_found,
     successors_found,
 )
+from engram.services.search_vectors import VectorsRead
 from engram.services.speakers import Speakers
 from engram.services.spelling import respelling_said, with_respellings
 from engram.storage.protocol import Filter, Stub
@@ -96,9 +97,10 @@ class Neighbours(NamedTuple):
     calibration: Calibration | None
     z: dict[str, float]
     probes: list[Probe]
+    rows: dict[str, NDArray[np.float32]]  # the stored rows the store read to find them, if any
 
 
-NO_NEIGHBOURS = Neighbours({}, None, {}, [])
+NO_NEIGHBOURS = Neighbours({}, None, {}, [], {})
 # What text relevance counts for when every matched word is in most of the store: a little,
 # so that it still orders what meaning does not, below every match by meaning.
 WORDS_SAY_LITTLE = 0.001
@@ -155,8 +157,9 @@ class SearchService:
         loading = text is not None and not by_meaning and self.ctx.embedder is not None
         note = MODEL_LOADING if loading else None
         pool = max(self.ctx.settings.search_candidates, limit * 4)
-        # Whole-text vectors read while matching, so that diversifying does not read them again.
-        seen: dict[str, NDArray[np.float32]] = {}
+        # Vectors read while matching, so that later steps and diversifying do not read them again.
+        semantic = self.ctx.semantic
+        seen = VectorsRead(self.ctx.store, semantic.model_id if semantic is not None else None)
         spelled: dict[str, list[str]] = {}  # its words read as others (`respelled`)
 
         def find() -> tuple[list[tuple[Stub, Candidate]], bool]:
@@ -255,11 +258,11 @@ class SearchService:
         limit: int,
         pool: int,
         by_meaning: bool,
-        seen: dict[str, NDArray[np.float32]],
+        seen: VectorsRead,
         spelled: dict[str, list[str]],
     ) -> tuple[list[tuple[Stub, Candidate]], bool]:
         """The candidates, and whether the text matches filled the pool (there may be more);
-        the whole-text vectors it read are added to `seen`, the words it read as others to
+        the vectors it reads are kept in `seen`, the words it read as others added to
         `spelled`."""
         settings = self.ctx.settings
         spans = named_day_spans(self.ctx, text)
@@ -338,7 +341,7 @@ class SearchService:
         credit = context_credit(self.ctx, fused, seen)
         best_z = max([*z_scores.values(), *near.z.values()], default=1.0)
         if credit and not dates_only:  # a reply next to a match: less meaning needed
-            fused |= meant_near_matches(self.ctx, list(credit), near.probes, fused, best_z)
+            fused |= meant_near_matches(self.ctx, list(credit), near.probes, fused, best_z, seen)
         stubs |= self._stubs_for([i for i in credit if i not in stubs], where)
         days = named_days_found(self.ctx, spans, where, pool)
         saved_then = days.stubs
@@ -421,23 +424,19 @@ class SearchService:
         return {s.id: s for s in self.ctx.store.stubs(ids, where)} if ids else {}
 
     def _diversity_vectors(
-        self, candidates: Sequence[Candidate], limit: int, seen: dict[str, NDArray[np.float32]]
+        self, candidates: Sequence[Candidate], limit: int, seen: VectorsRead
     ) -> dict[str, NDArray[np.float32]] | None:
         if self.ctx.settings.search_diversity <= 0:
             return None
         return self._top_vectors(candidates, limit, seen)
 
     def _top_vectors(
-        self, candidates: Sequence[Candidate], limit: int, seen: dict[str, NDArray[np.float32]]
+        self, candidates: Sequence[Candidate], limit: int, seen: VectorsRead
     ) -> dict[str, NDArray[np.float32]] | None:
         """The whole-text vectors of the best 4 × `limit` candidates (None without meaning)."""
-        embedder = self.ctx.embedder
-        if embedder is None or self.ctx.semantic is None:
+        if self.ctx.embedder is None or self.ctx.semantic is None:
             return None
-        top = [c.id for c in sorted(candidates, key=lambda c: -c.relevance)[: 4 * limit]]
-        found = {i: seen[i] for i in top if i in seen}
-        missing = [i for i in top if i not in found]
-        return found | (self.ctx.store.get_vectors(missing, embedder.model_id) if missing else {})
+        return seen.whole(c.id for c in sorted(candidates, key=lambda c: -c.relevance)[: 4 * limit])
 
     def _searches_meaning(self) -> bool:
         return self.ctx.semantic is not None
@@ -468,8 +467,9 @@ class SearchService:
                 probes.append(Probe(other, other_calibration, SENTENCE_PROBE_SHRINK))
         found: dict[str, Stub] = {}
         z: dict[str, float] = {}
+        rows: dict[str, NDArray[np.float32]] = {}
         for probe in probes:
-            for stub in self.ctx.store.vector_search(probe.vector, where, k):
+            for stub in self.ctx.store.vector_search(probe.vector, where, k, rows):
                 score = probe.calibration.z(stub.relevance) - probe.shrink
                 if score > z.get(stub.id, -np.inf):
                     z[stub.id], found[stub.id] = score, stub  # its cosine: with that probe
@@ -477,7 +477,7 @@ class SearchService:
         if floor > 0:
             z = {i: zi for i, zi in z.items() if found[i].relevance >= floor}
             found = {i: found[i] for i in z}
-        return Neighbours(found, calibration, z, probes)
+        return Neighbours(found, calibration, z, probes, rows)
 
     def _without_short_pairs(self, near: Neighbours, text: str, shared: set[str]) -> Neighbours:
         """`near` less the short memories that would match a short query by meaning alone
@@ -486,9 +486,8 @@ class SearchService:
         if len(words(text)) > SHORT_TEXT_WORDS:
             return near
         weak = [i for i, z in near.z.items() if i not in shared and min_z <= z < SHORT_PAIR_MIN_Z]
-        short = {
-            m.id for m in self.ctx.store.get_many(weak) if len(words(m.content)) <= SHORT_TEXT_WORDS
-        }
+        texts = self.ctx.store.texts(weak) if weak else {}
+        short = {i for i, t in texts.items() if len(words(t.content)) <= SHORT_TEXT_WORDS}
         if not short:
             return near
         return near._replace(
@@ -508,19 +507,18 @@ class SearchService:
         z = {i: v for i, v in asked.z.items() if i not in theirs}
         stubs |= {i: s for i, s in as_them.stubs.items() if i in theirs}
         z |= {i: v for i, v in as_them.z.items() if i in theirs}
-        return Neighbours(stubs, as_them.calibration, z, as_them.probes)
+        return Neighbours(stubs, as_them.calibration, z, as_them.probes, asked.rows | as_them.rows)
 
     def _standing_alone(
-        self, near: Neighbours, shared: set[str], seen: dict[str, NDArray[np.float32]]
+        self, near: Neighbours, shared: set[str], seen: VectorsRead
     ) -> tuple[list[Stub], dict[str, float]]:
         """The neighbours and their z, less those that would match by meaning alone but do not
-        stand out for themselves (`judge_alone`); the whole-text rows of the vectors read are
-        added to `seen`."""
+        stand out for themselves (`judge_alone`), judged on their vectors read into `seen`."""
 
         def read(ids: list[str], model_id: str) -> dict[str, NDArray[np.float32]]:
-            rows = self.ctx.store.get_vectors(ids, model_id, passages=True)
-            seen.update((ident, matrix[0]) for ident, matrix in rows.items())
-            return rows
+            return seen.rows(ids)  # of the model `seen` reads: the search's embedder's
+
+        seen.add(near.rows)  # read by the vector search: not read again
 
         alone, matches = self.judge_alone(near.z, shared, read, near.probes)
         stubs, z = dict(near.stubs), dict(near.z)
@@ -564,13 +562,13 @@ class SearchService:
         if not found:
             return []
         scores = self.ctx.scores([s for s, _ in found], now)
-        prios = review_priority(self.ctx.policy, scores)
+        prios = review_priority(self.ctx.policy, scores).tolist()
+        # Built whole, not by `_replace`: its keyword lookups were most of this step.
         return [
-            c._replace(
-                score=float(score),
-                review_priority=float(prio) if stub.status == Status.ACTIVE else 0.0,
+            Candidate(
+                c.id, c.relevance, score, prio if stub.status == Status.ACTIVE else 0.0, *c[4:]
             )
-            for (stub, c), score, prio in zip(found, scores, prios, strict=True)
+            for (stub, c), score, prio in zip(found, scores.tolist(), prios, strict=True)
         ]
 
 

@@ -15,6 +15,7 @@ from engram.core.meaning import Probe, meaning_matches
 from engram.core.ranking import Fused, episode_links, spread
 from engram.embeddings.background import background_vectors
 from engram.services.context import Context
+from engram.services.search_vectors import VectorsRead
 from engram.storage.protocol import Filter, Stub
 
 # The strongest direct matches whose episode neighbours and related memories receive credit.
@@ -74,9 +75,9 @@ def expansion_matches(
     ]
     if not strong:
         return []
-    matches = ctx.store.get_many(strong)
+    texts = ctx.store.texts(strong)  # their words alone: no whole records to build
     candidates = feedback_words(
-        [(m.content, fused[m.id].relevance) for m in matches],
+        [(texts[i].content, fused[i].relevance) for i in strong if i in texts],
         exclude=set(terms),
         most=EXPANSION_CANDIDATES,
     )
@@ -97,11 +98,9 @@ def expansion_matches(
     return ctx.store.text_search(words, where, limit, shallow=True)
 
 
-def context_credit(
-    ctx: Context, fused: dict[str, Fused], seen: dict[str, NDArray[np.float32]]
-) -> dict[str, float]:
+def context_credit(ctx: Context, fused: dict[str, Fused], seen: VectorsRead) -> dict[str, float]:
     """Credit for the episode neighbours and related memories of the strongest matches;
-    the whole-text vectors it reads are added to `seen`."""
+    the vectors it reads are kept in `seen`."""
     settings = ctx.settings
     if settings.search_context_weight <= 0 or not fused:
         return {}
@@ -123,17 +122,13 @@ def context_credit(
 
 
 def _pair_vectors(
-    ctx: Context, pairs: Sequence[tuple[str, str]], seen: dict[str, NDArray[np.float32]]
+    ctx: Context, pairs: Sequence[tuple[str, str]], seen: VectorsRead
 ) -> dict[str, NDArray[np.float32]]:
-    """Whole-text vectors of the memories in `pairs` (those not in `seen` read, and added
-    to it: diversity needs some of them again); none where meaning is off."""
-    embedder = ctx.embedder
-    if not pairs or embedder is None or ctx.semantic is None:
+    """Whole-text vectors of the memories in `pairs` (read through `seen`: meaning near a
+    match and diversity need some of them again); none where meaning is off."""
+    if not pairs or ctx.embedder is None or ctx.semantic is None:
         return {}
-    missing = list(dict.fromkeys(i for pair in pairs for i in pair if i not in seen))
-    if missing:
-        seen.update(ctx.store.get_vectors(missing, embedder.model_id))
-    return seen
+    return seen.whole(i for pair in pairs for i in pair)
 
 
 def near_meaning(z: float, best_z: float, weight: float) -> float:
@@ -148,6 +143,7 @@ def meant_near_matches(
     probes: Sequence[Probe],
     fused: dict[str, Fused],
     best_z: float,
+    seen: VectorsRead,
 ) -> dict[str, Fused]:
     """Of the memories context credit reaches (`ids`) that no meaning matched, those whose
     meaning stands from `NEAR_MIN_Z` up, for the query and for themselves (`meaning_matches`):
@@ -157,7 +153,7 @@ def meant_near_matches(
     wanted = [i for i in ids if i not in fused or fused[i].cosine is None]
     if not wanted or not probes or embedder is None:
         return {}
-    rows = ctx.store.get_vectors(wanted, embedder.model_id, passages=True)
+    rows = seen.rows(wanted)  # every row: a passage may be what matches
     found = meaning_matches(rows, probes, background_vectors(embedder), NEAR_MIN_Z)
     weight = ctx.settings.search_semantic_weight
     out: dict[str, Fused] = {}

@@ -238,9 +238,17 @@ class VectorStore(Protocol):
         vector follows)."""
         ...
 
-    def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
+    def vector_search(
+        self,
+        vector: NDArray[np.float32],
+        where: Filter,
+        limit: int,
+        rows: dict[str, NDArray[np.float32]] | None = None,
+    ) -> list[Stub]:
         """Nearest memories by cosine similarity (in `relevance`: the best of a memory's rows),
-        best first, filtered."""
+        best first, filtered. `rows`: where given, a backend that read the memories' stored
+        rows to find them may add them to it, as `get_vectors` with `passages` gives them (a
+        search judges its neighbours on them next, and would read them again)."""
         ...
 
     def vector_neighbours(

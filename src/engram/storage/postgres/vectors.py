@@ -84,10 +84,17 @@ class PostgresVectors:
                 )
             return len(set(stored))
 
-    def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
+    def vector_search(
+        self,
+        vector: NDArray[np.float32],
+        where: Filter,
+        limit: int,
+        rows: dict[str, NDArray[np.float32]] | None = None,
+    ) -> list[Stub]:
         """HNSW (cosine) nearest neighbours of the configured model, over whole texts and over
         passages, each memory once with its best; filters are applied during the index scans
-        (pgvector's iterative scan), not to a fixed set of neighbours."""
+        (pgvector's iterative scan), not to a fixed set of neighbours. `rows` is left as it is:
+        the vectors are not read."""
         if self._vector_model is None:
             return []
         clauses, params = filter_sql(where)
@@ -97,7 +104,7 @@ class PostgresVectors:
             # these candidates, so a missed neighbour is a missed result.
             conn.execute(f"SET LOCAL hnsw.ef_search = {min(1000, max(40, 4 * limit))}")
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            rows = conn.execute(
+            found = conn.execute(
                 f"SELECT {STUB_COLUMNS}, 1 - (m.embed <=> %s::vector) AS r FROM memories m "
                 f"WHERE m.embed_model = %s {clauses} ORDER BY m.embed <=> %s::vector LIMIT %s",
                 [q, self._vector_model, *params, q, limit],
@@ -118,9 +125,9 @@ class PostgresVectors:
                 if enough or len(passages) < wanted or wanted >= MAX_PASSAGES * limit:
                     break
                 wanted = min(2 * wanted, MAX_PASSAGES * limit)
-            rows += passages
+            found += passages
         best: dict[str, Stub] = {}
-        for stub in sorted((stub_from_row(row) for row in rows), key=lambda s: -s.relevance):
+        for stub in sorted((stub_from_row(row) for row in found), key=lambda s: -s.relevance):
             best.setdefault(stub.id, stub)
         return list(best.values())[:limit]
 

@@ -30,15 +30,20 @@ class TermCountCache:
     One search counts its words two or three times (for its misspellings, its BM25 re-scoring,
     its expansion), an assistant's searches repeat their words, and each count is an index
     scan: a quarter of a search's SQL time on REALTALK's stores. A count is kept with the cap
-    it was counted to; a count under its cap is exact, and serves any cap."""
+    it was counted to; a count under its cap is exact, and serves any cap. The index's words
+    of a start (`indexed_terms`) are kept too: listing them reads every one's doclist
+    (`fts5vocab`), 1-5 ms for a common start at 10K memories, paid again for each word the
+    store lacks that starts so."""
 
     MOST_KEPT = 50_000
+    RANGES_KEPT = 64  # lists of up to `spelling.MOST_READ` words each
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._token: Token = None
         self._counts: dict[str, tuple[int, int]] = {}
         self._totals: dict[str, int] = {}
+        self._ranges: dict[tuple[str, int], list[str]] = {}
 
     def known(
         self, token: Token, words: Sequence[str], cap: int
@@ -79,9 +84,29 @@ class TermCountCache:
                 self._totals[name] = found
         return found
 
+    def terms(
+        self, token: Token, start: str, limit: int, read: Callable[[], list[str]]
+    ) -> list[str]:
+        """The index's words from `start` (`read` lists them), read once while its rows stay
+        the same."""
+        if token is None:
+            return read()
+        with self._lock:
+            self._renew(token)
+            kept = self._ranges.get((start, limit))
+        if kept is not None:
+            return list(kept)
+        found = read()
+        with self._lock:
+            if token == self._token:
+                if len(self._ranges) >= self.RANGES_KEPT:
+                    del self._ranges[next(iter(self._ranges))]  # the oldest
+                self._ranges[(start, limit)] = found
+        return list(found)
+
     def _renew(self, token: Token) -> None:
         if token != self._token or len(self._counts) > self.MOST_KEPT:
-            self._token, self._counts, self._totals = token, {}, {}
+            self._token, self._counts, self._totals, self._ranges = token, {}, {}, {}
 
 
 class SQLiteText:
@@ -179,12 +204,15 @@ class SQLiteText:
         return int(self._query(sql, [match, n])[0][0]) >= n
 
     def indexed_terms(self, start: str, limit: int) -> list[str]:
-        # A range of the index's own list of words (`memories_vocab`), in their order.
-        rows = self._query(
-            "SELECT term FROM memories_vocab WHERE term >= ? AND term < ? LIMIT ?",
-            [start, start + "\U0010ffff", limit],
-        )
-        return [str(row[0]) for row in rows]
+        def read() -> list[str]:
+            # A range of the index's own list of words (`memories_vocab`), in their order.
+            rows = self._query(
+                "SELECT term FROM memories_vocab WHERE term >= ? AND term < ? LIMIT ?",
+                [start, start + "\U0010ffff", limit],
+            )
+            return [str(row[0]) for row in rows]
+
+        return self._term_cache.terms(self._data_token(), start, limit, read)
 
     def term_counts(self, words: Sequence[str], cap: int) -> TermCounts:
         token = self._data_token()

@@ -61,7 +61,13 @@ class SQLiteVectors:
             prune_change_log(conn, "vector_changes")
             return stored
 
-    def vector_search(self, vector: NDArray[np.float32], where: Filter, limit: int) -> list[Stub]:
+    def vector_search(
+        self,
+        vector: NDArray[np.float32],
+        where: Filter,
+        limit: int,
+        rows: dict[str, NDArray[np.float32]] | None = None,
+    ) -> list[Stub]:
         if self._vectors is None:
             return []
         # Twice the neighbours: a memory may fill several of them with its passages. Of the
@@ -77,10 +83,10 @@ class SQLiteVectors:
             near = dict(found[:wanted])
             if not near:
                 return []
-            rows = rows_in(
+            read = rows_in(
                 self._vector_query,
                 lambda marks: (
-                    f"SELECT {STUB_COLUMNS}, v.vector FROM memories m "
+                    f"SELECT {STUB_COLUMNS}, v.vector, v.row_count FROM memories m "
                     f"JOIN memory_vectors v ON v.seq = m.seq AND v.model_id = ? "
                     f"WHERE m.seq IN ({marks}) {clauses}"
                 ),
@@ -89,27 +95,28 @@ class SQLiteVectors:
                 after=params,
             )
             seen_all = 2 * wanted >= self._vectors.size() and len(found) <= wanted
-            if len(rows) >= limit or seen_all or wanted >= _WIDEST:
+            if len(read) >= limit or seen_all or wanted >= _WIDEST:
                 break
             wanted = min(4 * wanted, _WIDEST)
-        if not rows:
+        if not read:
             return []
         # The index is quantised: re-score its neighbours exactly from the stored vectors, all
         # rows in one product, then each memory's best row.
-        blobs = [row[6] for row in rows]
-        counts = np.fromiter((len(b) for b in blobs), np.int64, len(blobs)) // (
-            4 * self._vectors.dims
-        )
-        sims = (
-            np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(-1, self._vectors.dims)
-            @ vector
-        )
+        dims = self._vectors.dims
+        blobs = [row[6] for row in read]
+        counts = np.fromiter((len(b) for b in blobs), np.int64, len(blobs)) // (4 * dims)
+        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(-1, dims)
+        sims = matrix @ vector
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
         exact = np.maximum.reduceat(sims, starts).tolist()
         stubs = [
-            stub_from_row((*row[:6], float(cos))) for row, cos in zip(rows, exact, strict=True)
+            stub_from_row((*row[:6], float(cos))) for row, cos in zip(read, exact, strict=True)
         ]
         stubs.sort(key=lambda s: -s.relevance)
+        if rows is not None:  # as `get_vectors` reads them: all its rows where the count holds
+            for row, start, count in zip(read, starts.tolist(), counts.tolist(), strict=True):
+                if count == row[7] and len(row[6]) == 4 * count * dims:
+                    rows[row[0]] = matrix[start : start + count]
         return stubs[:limit]
 
     def vector_neighbours(
