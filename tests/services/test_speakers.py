@@ -355,3 +355,23 @@ def test_notes_labelled_by_kind_in_other_sessions_are_not_taken_for_speakers(
     _two_sessions(mem, first, later, ago_days=120, apart_days=40)
     hits = [h.memory.content for h in mem.search("When does Atlas deploy?")]
     assert hits.index(later[3]) < hits.index(first[3])
+
+
+KNEE_CHAT = [
+    "User: I ran my first half marathon on Sunday in 1:58:42!",
+    "Assistant: Congratulations, sub-2 hours on a first half is a great result. Take it easy "
+    "this week with short easy runs.",
+    "User: My left knee has been aching on the outside since the race.",
+    "Assistant: Pain on the outside of the knee after a long race is often iliotibial band "
+    "syndrome. Rest from running for a few days, foam roll the outer thigh, and strengthen "
+    "your hips with clamshells and side planks.",
+]
+
+
+def test_a_question_of_knowledge_in_no_person_lowers_neither_side(mem: Engram) -> None:
+    """A helper's probe: asked again in the present and in no person, "What's iliotibial band
+    syndrome?" asks of what the assistant explained, and lowering the assistant's turns as for
+    a question of the user's life put the user's turns above its answer."""
+    _saved(mem, KNEE_CHAT)
+    first = mem.search("What's iliotibial band syndrome?", limit=1)[0].memory.content
+    assert first == KNEE_CHAT[3]

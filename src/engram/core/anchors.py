@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from engram.core.dates import looks_ahead, named_days
+from engram.core.dates import looks_ahead, named_days, of_the_past
 
 _COUNTS = {
     "a": 1,
@@ -77,21 +77,10 @@ class Anchor:
     asked: str
 
 
-# A question of the past: what is counted from an event is what happened then. "What happens
-# a month after the Notion trial?", "Is it safe to fly a week after surgery?", "Can I drive two
-# weeks after the knee surgery?" ask of rules and plans, answered by the memory that names the
-# event (a probe: each lost it to what was saved near a day counted from nothing).
-_PAST = re.compile(
-    r"\b(?:did|was|were|had|went|came|got|took|made|said|told|bought|saw|met|left|began|"
-    r"(?!(?:spe|inde|bre|procee|succee|excee|emb)ed\b)\w{3,}ed)\b",
-    re.IGNORECASE,
-)
-
-
 def anchor(text: str) -> Anchor | None:
     """The event a question of the past counts days from, or None (no such phrase, an event
     told by a pronoun alone, a question of days to come, of what to do then, or of how things
-    are: `_PAST`)."""
+    are: `engram.core.dates.of_the_past`)."""
     if looks_ahead(text) or _TO_COME.search(text):
         return None
     found = _SPAN.search(text)
@@ -125,7 +114,7 @@ def _told(
         return None
     asked = " ".join((text[: found.start()] + " " + text[found.end() :]).split()).strip(" ,")
     asked = re.sub(r"\s+([?!.])", r"\1", asked)
-    if _PAST.search(asked) is None:
+    if not of_the_past(asked):  # "What happens a month after the Notion trial?": a rule
         return None
     return Anchor(event, offset, spread, weekend, asked)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from engram.core.dates import asks_about_the_present, of_the_past
 from engram.core.text import ASSISTANT_LABELS, USER_LABELS
 
 # A question asking for advice ("How should I treat my knee pain?") asks of the user's situation
@@ -52,9 +53,10 @@ _ASKS_ADVICE = re.compile(
     r"(?:what's|what is|what are) (?:a |some )?good)\b",
     re.IGNORECASE,
 )
-# The user, or the user's household, in the first person.
+# The user, or the user's household, in the first person, or as an assistant names them.
 _WE_OR_I = re.compile(
-    r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|we'll|we'd|us|our|ours)\b", re.I
+    r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|we'll|we'd|us|our|ours|user|user's)\b",
+    re.IGNORECASE,
 )
 # A question, by its mark or its first word: words alone ("Kyoto hostel") say nothing of whose
 # turns they ask of.
@@ -64,11 +66,11 @@ _QUESTION = re.compile(
     re.IGNORECASE,
 )
 # What the assistant said, by its saying it: "What did you suggest for my knee?", "I remember
-# you made me a marking rubric", "your tips". Not a request in the present ("What do you
-# suggest for dinner?" asks of the user's tastes too).
+# you made me a marking rubric", "your tips", "What did the assistant suggest for dessert?".
+# Not a request in the present ("What do you suggest for dinner?" asks of the user's tastes too).
 _YOU_SAID = re.compile(
-    r"\b(?:did\s+(?:you|u)\s+\w+"
-    r"|(?:you|u)\s+(?:\w+ly\s+)?(?:said|suggested|recommended|told|gave|made|mentioned|listed|"
+    r"\b(?:did\s+(?:you|u|(?:the\s+)?(?:assistant|ai|claude|chatgpt))\s+\w+"
+    r"|(?:you|u|the\s+assistant)\s+(?:\w+ly\s+)?(?:said|suggested|recommended|told|gave|made|mentioned|listed|"
     r"described|explained|laid|proposed|provided|shared|wrote|put|came|walked|advised|meant|"
     r"called|named|picked|chose|thought|showed|taught|compared|used)"
     r"|your\s+(?:advice|suggestions?|recommendations?|tips))\b",
@@ -94,15 +96,24 @@ def asks_of_the_user(query: str) -> float | None:
     tiles?") or what was said in the chat ("our previous conversation", "remind me").
 
     A question in the first person plural ("What did we find under the floor?") or in no person
-    ("How much does Mom weigh now?") asks of the user too: of 57 such questions in three
-    probes' chats, one asked of the assistant, and that by "came up". Words that are no
-    question and say neither I nor we ("Kyoto hostel") ask of neither."""
+    ("How much does Mom weigh now?", "What did they find when the demo started?") asks of the
+    user too, if it asks what happened or how things stand now: of 57 questions in no person
+    or "we" in three probes' chats, one asked of the assistant, and that by "came up"; but in a
+    fifth probe's chats where the user asked the assistant things, "How does a heat pump
+    work?" and its like lost the assistant's earlier answer below the user's question. Words
+    that are no question and say neither I nor we ("Kyoto hostel") ask of neither."""
     said = _TOLD_YOU.sub(" ", query)
     if any(p.search(said) for p in (_SECOND_PERSON, _ADVISED, _THE_CHAT)):
         return None
-    if _WE_OR_I.search(said) is None and _QUESTION.search(query) is None:
-        return None
-    return ADVICE_SHARE if _ASKS_ADVICE.search(said) else 0.0
+    share = ADVICE_SHARE if _ASKS_ADVICE.search(said) else 0.0
+    if _WE_OR_I.search(said) is not None:
+        return share
+    # In no person: what happened, or how things stand now, is of the user's life; a question
+    # in the present of how things are ("How does a heat pump work?") asks of knowledge, often
+    # the assistant's answer to the same question asked before.
+    if _QUESTION.search(query) and (of_the_past(said) or asks_about_the_present(query)):
+        return share
+    return None
 
 
 def asks_of_the_assistant(query: str) -> bool:

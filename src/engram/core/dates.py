@@ -495,6 +495,23 @@ def without_asking_now(text: str) -> str:
     return _ASKS_NOW.sub(" ", text) if asks_about_the_present(text) else text
 
 
+# Said of the past: what is counted from an event is what happened then ("What happens a
+# month after the Notion trial?", "Is it safe to fly a week after surgery?" ask of rules and
+# plans: a probe found each lost its answer to what was saved near a day counted from nothing),
+# and a question of a chat with an assistant in the past asks of the user's life
+# (`engram.core.chat_roles`).
+_PAST = re.compile(
+    r"\b(?:did|was|were|had|went|came|got|took|made|said|told|bought|saw|met|left|began|"
+    r"(?!(?:spe|inde|bre|procee|succee|excee|emb)ed\b)\w{3,}ed)\b",
+    re.IGNORECASE,
+)
+
+
+def of_the_past(text: str) -> bool:
+    """Whether `text` speaks in the past tense ("did", "was", "moved", "bought")."""
+    return _PAST.search(text) is not None
+
+
 def asks_about_the_present(text: str) -> bool:
     """Whether a query asks how things stand now ("where does she live now?", "what is he
     working on currently?"): of two memories about it, the later is likelier to hold."""
