@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from engram.core.meaning import Calibration, Probe, meaning_matches
+from engram.core.meaning import Calibration, Probe, meaning_matches, unlike_the_query
 
 DIMS = 64
 
@@ -86,3 +86,16 @@ def test_nothing_to_judge_finds_nothing(
     background, common = space
     assert meaning_matches({}, [probe_for(common, background)], background, 2.0) == {}
     assert meaning_matches({"a": common[None, :]}, [], background, 2.0) == {}
+
+
+def test_a_memory_none_of_whose_vectors_is_like_the_query_is_unlike_it() -> None:
+    """Judged by its best vector (its whole text or a passage), against unrelated text's
+    cosines with the query: a mean of 0.1 and a spread of 0.1 here."""
+    probe = Probe(np.array([1.0, 0.0], dtype=np.float32), Calibration(0.1, 0.1), 0.0)
+    rows = {
+        "by chance": np.array([[0.12, 0.99]], dtype=np.float32),  # z 0.2
+        "a passage answers": np.array([[0.0, 1.0], [0.3, 0.95]], dtype=np.float32),  # z 2
+        "no vector": np.zeros((0, 2), dtype=np.float32),
+    }
+    assert unlike_the_query(rows, probe) == {"by chance"}
+    assert unlike_the_query(rows, probe, min_z=0.1) == set()

@@ -716,3 +716,25 @@ def test_an_in_memory_store_searches_by_meaning_and_leaves_no_file(
             mem.save("the dentist appointment is on Tuesday")
             assert [h.memory.id for h in mem.search(PARAPHRASE, limit=1)] == [flight.id]
     assert list(tmp_path.iterdir()) == []
+
+
+ASSISTANT_NOTES = [
+    "Team uses GitHub Actions for CI and Terraform for infrastructure",
+    "Thesis defense planned for next May",
+    "Wants type hints everywhere and runs mypy in strict mode",
+    "Allergic to peanuts; carries an EpiPen",
+    "Prefers concise answers with the code first",
+]
+
+
+def test_a_word_shared_by_chance_is_no_match(mem: Engram) -> None:
+    """bench/assistant_facts.py: questions about nothing stored found memories by one word
+    whose meaning was no closer to the question than unrelated text ("Team uses GitHub
+    Actions" for "favorite football team"). Such a memory is no match; one whose meaning
+    answers stays found by its word and by what it means."""
+    mem.save_many([Draft(content=note) for note in ASSISTANT_NOTES])
+    mem.flush()
+    for about_nothing in ("favorite football team", "wedding plans"):
+        assert mem.search(about_nothing) == [], about_nothing
+    assert mem.search("which team CI system")[0].memory.content == ASSISTANT_NOTES[0]
+    assert mem.search("food allergies")[0].memory.content == ASSISTANT_NOTES[3]

@@ -34,6 +34,13 @@ K = TypeVar("K", bound=Hashable)
 # the same way still find what they mean above it: "allergies" a peanut allergy at 0.52,
 # "penicillin" its memory at 0.72, "rabbitmq" the Kafka decision at 0.62.
 UNKNOWN_WORDS_MIN_COSINE = 0.4
+# A memory that shares a word with a query of several words, and none of whose vectors is
+# this many spreads closer to the query than unrelated text, matched by the word alone: "Team
+# uses GitHub Actions for CI" for "favorite football team" (z 0.38), "Thesis defense planned
+# for next May" for "wedding plans" (0.35). It is no match. bench/assistant_facts.py's
+# questions about nothing stored found nothing 6 times in 20 before, 8 at z 0 and 10 at 0.5;
+# at 1 the user-assistant chats began to lose (docs/search.md, section 1b).
+TEXT_MATCH_MIN_Z = 0.5
 
 
 @dataclass(frozen=True)
@@ -113,4 +120,16 @@ def meaning_matches(
         key: MeaningMatch(float(zk), float(cos))
         for key, zk, cos in zip(keys, best_z, best_cosine, strict=True)
         if np.isfinite(zk)
+    }
+
+
+def unlike_the_query(
+    rows: Mapping[K, NDArray[np.float32]], probe: Probe, min_z: float = TEXT_MATCH_MIN_Z
+) -> set[K]:
+    """The memories of `rows` (each memory's vectors, 2-D) none of whose vectors is `min_z`
+    spreads above unrelated text in its cosine with the query (`probe`)."""
+    return {
+        key
+        for key, matrix in rows.items()
+        if len(matrix) and probe.calibration.z(float(np.max(matrix @ probe.vector))) < min_z
     }

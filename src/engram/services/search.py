@@ -27,6 +27,7 @@ from engram.core.meaning import (
     MeaningMatch,
     Probe,
     meaning_matches,
+    unlike_the_query,
 )
 from engram.core.models import Memory, Status
 from engram.core.ranking import (
@@ -287,6 +288,10 @@ class SearchService:
             terms += day_phrases(text, self.ctx.local_now().date())
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
         near = by_vector.result() if by_vector is not None else NO_NEIGHBOURS
+        if near.probes and len(typed) > 1 and lexical:  # the best matched by a word alone
+            judged = seen.rows(s.id for s in lexical[: 4 * limit])
+            unlike = unlike_the_query(judged, near.probes[0])
+            lexical = [s for s in lexical if s.id not in unlike]
         speakers = Speakers(self.ctx.store, text)
         share = settings.search_other_speakers_share
         as_them = (
