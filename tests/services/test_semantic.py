@@ -738,3 +738,18 @@ def test_a_word_shared_by_chance_is_no_match(mem: Engram) -> None:
         assert mem.search(about_nothing) == [], about_nothing
     assert mem.search("which team CI system")[0].memory.content == ASSISTANT_NOTES[0]
     assert mem.search("food allergies")[0].memory.content == ASSISTANT_NOTES[3]
+
+
+def test_a_match_by_its_tags_or_entities_is_no_chance(mem: Engram) -> None:
+    """A helper's probe: "atlas notes" found nothing where every Atlas memory said so by its
+    tag alone. A tag or an entity is the memory's own word for what it is about, while its
+    vector, made from its text alone, is no nearer the query for it."""
+    tagged = [
+        mem.save("Chose Kafka over RabbitMQ for the event bus", tags=["atlas"]),
+        mem.save("Priya owns the ingest service", tags=["atlas", "people"]),
+        mem.save("Anniversary dinner booked at Le Pigeon, 7pm", entities=["Maya"]),
+    ]
+    mem.save_many([Draft(content=note) for note in ASSISTANT_NOTES])
+    mem.flush()
+    assert {h.memory.id for h in mem.search("atlas notes")} >= {tagged[0].id, tagged[1].id}
+    assert mem.search("Maya plans")[0].memory.id == tagged[2].id

@@ -27,7 +27,6 @@ from engram.core.meaning import (
     MeaningMatch,
     Probe,
     meaning_matches,
-    unlike_the_query,
 )
 from engram.core.models import Memory, Status
 from engram.core.ranking import (
@@ -49,7 +48,7 @@ from engram.process_threads import blas_on_one_thread
 from engram.services import validation as check
 from engram.services.aliases import the_users_own_first
 from engram.services.context import Context
-from engram.services.search_query import asked, probe_sentences
+from engram.services.search_query import asked, probe_sentences, without_chance_matches
 from engram.services.search_spread import context_credit, expansion_matches, meant_near_matches
 from engram.services.search_tastes import tastes_first
 from engram.services.search_time import (
@@ -289,9 +288,8 @@ class SearchService:
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
         near = by_vector.result() if by_vector is not None else NO_NEIGHBOURS
         if near.probes and len(typed) > 1 and lexical:  # the best matched by a word alone
-            judged = seen.rows(s.id for s in lexical[: 4 * limit])
-            unlike = unlike_the_query(judged, near.probes[0])
-            lexical = [s for s in lexical if s.id not in unlike]
+            probe, store = near.probes[0], self.ctx.store
+            lexical = without_chance_matches(store, lexical, terms, probe, seen, 4 * limit)
         speakers = Speakers(self.ctx.store, text)
         share = settings.search_other_speakers_share
         as_them = (

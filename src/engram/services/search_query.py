@@ -5,6 +5,7 @@ then asked by meaning in the first person (`engram.core.own_name`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from engram.core.aliases import with_names
@@ -14,13 +15,16 @@ from engram.core.dates import (
     without_asking_now,
     without_written_dates,
 )
+from engram.core.index_terms import PhraseCounter
+from engram.core.meaning import Probe, unlike_the_query
 from engram.core.own_name import in_first_person, without_name
 from engram.core.questions import without_naming
 from engram.core.text import STOPWORDS, query_terms, statements, words
 from engram.services.aliases import names_of_people_asked
 from engram.services.enrichment import names_in
+from engram.services.search_vectors import VectorsRead
 from engram.services.users_name import users_names
-from engram.storage.protocol import Store
+from engram.storage.protocol import Store, Stub
 
 # A query of several sentences (what a user just said, searched as it came) is also searched by
 # meaning one sentence at a time, as a memory's passages are: one vector for the whole averages
@@ -95,3 +99,21 @@ def probe_sentences(text: str) -> list[str]:
     query of one: the whole query is that sentence)."""
     long_enough = [s for s in statements(text) if len(s.split()) >= SENTENCE_MIN_WORDS]
     return long_enough[:SENTENCE_PROBES] if len(long_enough) >= 2 else []
+
+
+def without_chance_matches(
+    store: Store, found: list[Stub], terms: Sequence[str], probe: Probe, seen: VectorsRead, n: int
+) -> list[Stub]:
+    """The text matches `found` (best first) less those of the best `n` whose text holds a word
+    of the query (`terms`) but none of whose vectors is like the query (`unlike_the_query`):
+    "Team uses GitHub Actions for CI" for "favorite football team". A match by its tags or
+    entities alone ("Dana Kim", an entity of "Project Atlas launches on May 3") is the memory's
+    own word for what it is about, and stays (docs/search.md, section 1b)."""
+    unlike = unlike_the_query(seen.rows(s.id for s in found[:n]), probe)
+    if not unlike:
+        return found
+    texts = store.texts(list(unlike))
+    ids = [i for i in unlike if i in texts]
+    counts = PhraseCounter(list(terms)).counts_in([texts[i].content for i in ids])
+    by_chance = {i for i, row in zip(ids, counts, strict=True) if row.any()}
+    return [s for s in found if s.id not in by_chance]
