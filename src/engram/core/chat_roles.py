@@ -70,9 +70,9 @@ _QUESTION = re.compile(
 # Not a request in the present ("What do you suggest for dinner?" asks of the user's tastes too).
 _YOU_SAID = re.compile(
     r"\b(?:did\s+(?:you|u|(?:the\s+)?(?:assistant|ai|claude|chatgpt))\s+\w+"
-    r"|(?:you|u|the\s+assistant)\s+(?:\w+ly\s+)?(?:said|suggested|recommended|told|gave|made|mentioned|listed|"
-    r"described|explained|laid|proposed|provided|shared|wrote|put|came|walked|advised|meant|"
-    r"called|named|picked|chose|thought|showed|taught|compared|used)"
+    r"|(?:you|u|the\s+assistant)\s+(?:\w+ly\s+)?(?:said|suggested|recommended|told|gave|made|"
+    r"mentioned|listed|described|explained|laid|proposed|provided|shared|wrote|put|came|walked|"
+    r"advised|meant|called|named|picked|chose|thought|showed|taught|compared|used)"
     r"|your\s+(?:advice|suggestions?|recommendations?|tips))\b",
     re.IGNORECASE,
 )
@@ -95,13 +95,14 @@ def asks_of_the_user(query: str) -> float | None:
     said ("What did you suggest for my knee?", "What was the adhesive recommended for my
     tiles?") or what was said in the chat ("our previous conversation", "remind me").
 
-    A question in the first person plural ("What did we find under the floor?") or in no person
-    ("How much does Mom weigh now?", "What did they find when the demo started?") asks of the
-    user too, if it asks what happened or how things stand now: of 57 questions in no person
-    or "we" in three probes' chats, one asked of the assistant, and that by "came up"; but in a
-    fifth probe's chats where the user asked the assistant things, "How does a heat pump
-    work?" and its like lost the assistant's earlier answer below the user's question. Words
-    that are no question and say neither I nor we ("Kyoto hostel") ask of neither."""
+    A question in the first person plural ("What did we find under the floor?") asks of the
+    user too, and so does one in no person that asks what happened or how things stand now
+    ("How much does Mom weigh now?", "What did they find when the demo started?"): of 57
+    questions in no person or "we" in three probes' chats, one asked of the assistant, and that
+    by "came up". In a fifth probe's chats where the user asked the assistant things, taking
+    every question in no person for the user's put the assistant's earlier answer to "How does
+    a heat pump work?" and its like below the user's asking of it. Words that are no question
+    and say neither I nor we ("Kyoto hostel") ask of neither."""
     said = _TOLD_YOU.sub(" ", query)
     if any(p.search(said) for p in (_SECOND_PERSON, _ADVISED, _THE_CHAT)):
         return None
