@@ -287,6 +287,7 @@ class SearchService:
             terms += day_phrases(text, self.ctx.local_now().date())
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
         near = by_vector.result() if by_vector is not None else NO_NEIGHBOURS
+        seen.add(near.rows)  # read by the vector search: not read again below
         if near.probes and len(typed) > 1 and lexical:  # the best matched by a word alone
             probe, store = near.probes[0], self.ctx.store
             lexical = without_chance_matches(store, lexical, terms, probe, seen, 4 * limit)
@@ -521,7 +522,7 @@ class SearchService:
         def read(ids: list[str], model_id: str) -> dict[str, NDArray[np.float32]]:
             return seen.rows(ids)  # of the model `seen` reads: the search's embedder's
 
-        seen.add(near.rows)  # read by the vector search: not read again
+        seen.add(near.rows)  # the search as the named speaker's too (`_theirs_as_them`)
 
         alone, matches = self.judge_alone(near.z, shared, read, near.probes)
         stubs, z = dict(near.stubs), dict(near.z)
