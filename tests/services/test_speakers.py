@@ -58,6 +58,45 @@ def test_a_query_naming_a_speaker_is_asked_by_meaning_as_they_would_say_it(mem: 
     assert Speakers(store, "what are nebraas's hobbies?").asked_as_them(query, found) is None
 
 
+GAMER_CHAT = [
+    "Akib: Good evening, how was your day?",
+    "Muhhamed: I recently started Guardians of the Galaxy on the PlayStation",
+    "Akib: I had a long shift at the bank today",
+    "Muhhamed: Fortnite is my favorite, I log in most nights with friends",
+    "Akib: I think I'll cook some biryani for dinner",
+    "Muhhamed: I also grabbed three more titles in the Steam sale",
+    "Akib: My cousin is visiting from Dhaka next week",
+    "Akib: I'd rather read a book than sit in front of a screen all evening",
+    "Muhhamed: My landlord finally fixed the heating",
+    "Akib: The train was late again this morning",
+    "Akib: I want to visit Japan one day",
+    "Muhhamed: Classes start again on Monday",
+    "Akib: My sister got engaged last month",
+    "Akib: I started running in the park on weekends",
+]
+
+
+def test_a_query_naming_both_speakers_is_asked_by_meaning_without_their_names(
+    mem: Engram,
+) -> None:
+    """REALTALK's "Can we assume … that Muhhamed more gamer than Akib?": the word pieces of
+    one name made that speaker's every turn alike by meaning, and "Good evening, how was your
+    day?" came before one of the other's three games. Without the names, the games come
+    first, whichever name comes last."""
+    _saved(mem, GAMER_CHAT)
+    games = {t for t in GAMER_CHAT if any(w in t for w in ("Galaxy", "Fortnite", "Steam"))}
+    for query in (
+        "Is Muhhamed more of a gamer than Akib?",
+        "Can we assume that Akib is more of a gamer than Muhhamed?",
+    ):
+        assert {h.memory.content for h in mem.search(query, limit=3)} == games, query
+    store = mem._app.context.store
+    query = "Is Muhhamed more of a gamer than Akib?"
+    found = store.text_search(["muhhamed", "gamer", "akib"], Filter(), 20)
+    asked = Speakers(store, query).asked_as_them(query, found)
+    assert asked is not None and asked.split() == ["Is", "more", "of", "a", "gamer", "than", "?"]
+
+
 def test_a_speaker_seen_only_in_third_person_matches_is_judged_on_the_turns_around(
     mem: Engram,
 ) -> None:
