@@ -97,6 +97,36 @@ def test_a_query_naming_both_speakers_is_asked_by_meaning_without_their_names(
     assert asked is not None and asked.split() == ["Is", "more", "of", "a", "gamer", "than", "?"]
 
 
+def test_the_other_speaker_matched_by_a_chance_word_still_tells_a_conversation(
+    mem: Engram,
+) -> None:
+    """REALTALK's "What kind of housework did Paola do?": Emi's one text match ("your kind
+    and thoughtful message") is a chance match and is not kept, but it shows Paola is one
+    speaker of two, so the question is asked by meaning as Paola would ask it. Judged after
+    the chance matches were dropped, Paola seemed alone and "going home from school" came
+    first by her name."""
+    chat = [
+        "Emi: Hi Paola! How was your day?",
+        "Paola: Hello! I am fine, just going home from school now. Quite a cold day here today",
+        "Emi: Thank you so much for your kind and thoughtful message, it really means a lot to me",
+        "Paola: Remember I told you about the movie I was watching, The Protector? That would "
+        "be a good one for you",
+        "Emi: I spent the afternoon at the library",
+        "Paola: When I get home I'll finish up the laundry and vacuum the living room",
+        "Emi: My cat has been napping in the sun all day",
+        "Paola: My day was good, thank you! We had a surprise quiz in math class",
+        "Emi: I'm thinking of trying a new pasta recipe tonight",
+        "Paola: I'm doing well, thanks for asking. Today's been pretty laid back, just some "
+        "reading",
+        "Emi: The bus was late again this morning",
+        "Paola: I am eating some rice and vegetables I made yesterday for dinner",
+    ]
+    _saved(mem, chat)
+    hits = mem.search("What kind of housework did Paola do?", limit=3)
+    assert hits[0].memory.content == chat[5]
+    assert all(not h.memory.content.startswith("Emi:") for h in hits)
+
+
 def test_a_speaker_seen_only_in_third_person_matches_is_judged_on_the_turns_around(
     mem: Engram,
 ) -> None:

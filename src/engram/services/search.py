@@ -288,9 +288,6 @@ class SearchService:
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
         near = by_vector.result() if by_vector is not None else NO_NEIGHBOURS
         seen.add(near.rows)  # read by the vector search: not read again below
-        if near.probes and len(typed) > 1 and lexical:  # the best matched by a word alone
-            probe, store = near.probes[0], self.ctx.store
-            lexical = without_chance_matches(store, lexical, terms, probe, seen, 4 * limit)
         speakers = Speakers(self.ctx.store, text)
         share = settings.search_other_speakers_share
         as_them = (
@@ -304,6 +301,12 @@ class SearchService:
             asked_so = self.ctx.ahead(lambda: self._neighbours(as_them, where, k))
             speakers.theirs(near.stubs)  # their labels read meanwhile
             near = self._theirs_as_them(near, asked_so.result(), speakers)
+        # Judged after the labels are read, and by the query as the speaker named would ask
+        # it: by the name every turn of theirs was like the query, and the other speaker's
+        # chance matches told that there were two (docs/search.md, section 1b).
+        if near.probes and len(typed) > 1 and lexical:  # the best matched by a word alone
+            probe, store = near.probes[0], self.ctx.store
+            lexical = without_chance_matches(store, lexical, terms, probe, seen, 4 * limit)
         shared = {s.id for s in lexical}
         near = self._without_short_pairs(near, meant, shared)
         semantic, z_scores = self._standing_alone(near, shared, seen)
