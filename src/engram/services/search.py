@@ -448,14 +448,13 @@ class SearchService:
     def _searches_meaning(self) -> bool:
         return self.ctx.semantic is not None
 
-    def _neighbours(self, text: str, where: Filter, k: int, also: str = "") -> Neighbours:
+    def _neighbours(self, text: str, where: Filter, k: int) -> Neighbours:
         """Vector neighbours of the query (their relevance a cosine), what unrelated text looks
         like for it, each neighbour's z: against the query, or against one sentence of a query
-        of several, or `also` (another reading of it) less SENTENCE_PROBE_SHRINK, whichever is
-        higher; and the probes searched."""
+        of several less SENTENCE_PROBE_SHRINK, whichever is higher; and the probes searched."""
         if not self._searches_meaning():
             return NO_NEIGHBOURS
-        sentences = [*probe_sentences(text), *([also] if also and also != text else [])]
+        sentences = probe_sentences(text)
         vector, *others = self.ctx.text_vectors([text, *sentences])
         # A query mostly in a script the model cannot read may hold a sentence it can (Amharic,
         # then "By the way, we adopted a puppy"): that sentence is searched all the same.
