@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import load_settings
-from engram.core.models import Direction, Memory, Relation, Status
+from engram.core.models import Memory, Relation, Status
 from engram.errors import NotFoundError, ValidationError
 from engram.services.backup import BackupResult
+from engram.services.consolidation import ConsolidationService
 from engram.services.embeddings import EmbeddingStatus, Similar
+from engram.services.graph import GraphService
 from engram.services.ltm import IndexReport, Progress
-from engram.services.memories import Draft
+from engram.services.memories import Draft, MemoryService
 from engram.services.pipeline import AuditTrail, PipelineResult
 from engram.services.promotion import PromotionResult
 from engram.services.results import (
@@ -42,10 +45,29 @@ from engram.services.storage_maintenance import CompactionReport, StorageReport
 from engram.services.transfer.cortexgraph import ImportReport
 from engram.services.transfer.migrate import MigrationReport
 from engram.services.transfer.restore import RestoreReport
-from engram.services.unified import LTM_WEIGHT, STM_WEIGHT, UnifiedResult
+from engram.services.unified import UnifiedResult, UnifiedSearchService
 from engram.services.vault_import import VaultImportResult
 
 T = TypeVar("T")
+P = ParamSpec("P")
+
+
+def _takes_as(
+    method: Callable[Concatenate[Any, P], T],
+) -> Callable[[Callable[..., T]], Callable[Concatenate[Engram, P], T]]:
+    """A facade method that passes its arguments on to a service method takes that method's
+    parameters: their names, order and defaults are kept in one place, the service, and both
+    type checkers (for callers) and `help()` (for readers) see them on the facade, which keeps
+    its own docstring and return type."""
+
+    def adopt(facade: Callable[..., T]) -> Callable[Concatenate[Engram, P], T]:
+        own, theirs = inspect.signature(facade), inspect.signature(method)
+        (this, *_), (_, *passed) = own.parameters.values(), theirs.parameters.values()
+        signature = own.replace(parameters=[this, *passed])
+        facade.__signature__ = signature  # type: ignore[attr-defined]
+        return facade
+
+    return adopt
 
 
 class Engram:
@@ -166,30 +188,11 @@ class Engram:
         """The memories of these ids that exist, in the order given; missing ones are left out."""
         return self._app.memories.get_many(memory_ids)
 
-    def update(
-        self,
-        memory_id: str,
-        *,
-        content: str | None = None,
-        tags: Sequence[str] | None = None,
-        entities: Sequence[str] | None = None,
-        source: str | None = None,
-        context: str | None = None,
-        meta: dict[str, Any] | None = None,
-        strength: float | None = None,
-    ) -> Memory:
+    @_takes_as(MemoryService.update)
+    def update(self, memory_id: str, **changes: Any) -> Memory:
         """Change the fields given (the others stay); new text gets a new vector. A promoted
         memory's note follows. Not a use: counters and decay are untouched."""
-        return self._app.memories.update(
-            self._whole_id(memory_id),
-            content=content,
-            tags=tags,
-            entities=entities,
-            source=source,
-            context=context,
-            meta=meta,
-            strength=strength,
-        )
+        return self._app.memories.update(self._whole_id(memory_id), **changes)
 
     def delete(self, memory_ids: str | Iterable[str]) -> list[str]:
         """Delete for good, with their relations and vectors; returns the ids deleted (ids
@@ -335,42 +338,24 @@ class Engram:
         give. Changes nothing."""
         return self._app.consolidation.clusters(memory_ids, similarity_threshold)
 
-    def consolidate(
-        self,
-        mode: str = "preview",
-        auto_detect: bool = True,
-        memory_ids: Sequence[str] | None = None,
-        cohesion_threshold: float | None = None,
-        cluster_ids: Sequence[str] | None = None,
-        merged_content: str | None = None,
-        similarity_threshold: float | None = None,
-    ) -> ConsolidateResult:
+    @_takes_as(ConsolidationService.consolidate)
+    def consolidate(self, *args: Any, **options: Any) -> ConsolidateResult:
         """Merge clusters (preview by default: nothing changes until mode="apply"); see
         docs/consolidation.md for the merge rules. Originals are archived, never deleted.
         `merged_content`: your own text for one merge (memory_ids or one cluster id).
         `similarity_threshold`: what links memories into clusters, as in `clusters` (give the
         one a cluster id was found at)."""
-        return self._app.consolidation.consolidate(
-            mode,
-            auto_detect,
-            memory_ids,
-            cohesion_threshold,
-            cluster_ids,
-            merged_content,
-            similarity_threshold,
-        )
+        return self._app.consolidation.consolidate(*args, **options)
 
+    @_takes_as(ConsolidationService.keep_apart)
     def keep_apart(
-        self,
-        memory_ids: Sequence[str] | None = None,
-        cluster_ids: Sequence[str] | None = None,
-        similarity_threshold: float | None = None,
+        self, memory_ids: Sequence[str] | None = None, *args: Any, **options: Any
     ) -> KeepApartResult:
         """Say that alike memories (these, or a cluster's) are different facts: clustering
         never joins them again, so a review-band cluster a person declined stops coming back.
         Each pair gets a `distinct_from` relation; delete it to undo."""
         wanted = None if memory_ids is None else self._whole_ids(memory_ids)
-        return self._app.consolidation.keep_apart(wanted, cluster_ids, similarity_threshold)
+        return self._app.consolidation.keep_apart(wanted, *args, **options)
 
     def undo_consolidation(self, merged_id: str, force: bool = False) -> UndoResult:
         """Restore the originals of a merge and remove the merged memory. Refused when the
@@ -429,16 +414,10 @@ class Engram:
         was deleted meanwhile: then it gets a new one."""
         return self._app.promotion.promote(memory_id, auto_detect=auto_detect, dry_run=dry_run)
 
-    def search_unified(
-        self,
-        query: str | None = None,
-        tags: Sequence[str] | None = None,
-        limit: int = 10,
-        stm_weight: float = STM_WEIGHT,
-        ltm_weight: float = LTM_WEIGHT,
-    ) -> UnifiedResult:
+    @_takes_as(UnifiedSearchService.search_unified)
+    def search_unified(self, *args: Any, **options: Any) -> UnifiedResult:
         """One ranked list over memories and the vault's notes (index them with index_ltm)."""
-        return self._app.unified.search_unified(query, tags, limit, stm_weight, ltm_weight)
+        return self._app.unified.search_unified(*args, **options)
 
     def index_ltm(self, progress: Progress | None = None) -> IndexReport:
         """Bring the index of the vault's notes up to date (only changed files are read)."""
@@ -452,24 +431,18 @@ class Engram:
 
     # -- graph --------------------------------------------------------------------------------
 
-    def create_relation(
-        self,
-        from_id: str,
-        to_id: str,
-        relation_type: str = "related",
-        strength: float = 1.0,
-        metadata: dict[str, Any] | None = None,
-    ) -> Relation:
+    @_takes_as(GraphService.create_relation)
+    def create_relation(self, from_id: str, to_id: str, *args: Any, **options: Any) -> Relation:
         """A typed edge from one memory to another; the same (from, to, type) again returns
         the edge already there."""
         create = self._app.graph.create_relation
         try:  # the relation's own checks first, as for whole ids ("x" to "x" is a loop)
-            return create(from_id, to_id, relation_type, strength, metadata)
+            return create(from_id, to_id, *args, **options)
         except NotFoundError:
             whole = self._whole_id(from_id, "from_id"), self._whole_id(to_id, "to_id")
             if whole == (from_id, to_id):
                 raise
-            return create(*whole, relation_type, strength, metadata)
+            return create(*whole, *args, **options)
 
     def delete_relation(self, relation_id: str) -> Relation:
         """Remove one edge by its id and return it; NotFoundError when no edge has that id.
@@ -485,16 +458,10 @@ class Engram:
         other end may be on another page); pass `next_cursor` for the next page."""
         return self._app.graph.read_graph(cursor, limit)
 
-    def related(
-        self,
-        memory_id: str,
-        depth: int = 2,
-        types: Sequence[str] | None = None,
-        direction: Direction = "both",
-        limit: int = 100,
-    ) -> list[RelatedMemory]:
+    @_takes_as(GraphService.related)
+    def related(self, memory_id: str, *args: Any, **options: Any) -> list[RelatedMemory]:
         """Memories reachable through relations, closest first (multi-hop, cycle-safe)."""
-        return self._app.graph.related(self._whole_id(memory_id), depth, types, direction, limit)
+        return self._app.graph.related(self._whole_id(memory_id), *args, **options)
 
     # -- ids as people type them ---------------------------------------------------------------
 

@@ -43,12 +43,26 @@ class GraphService:
         relation_type: str = "related",
         strength: float = 1.0,
         metadata: dict[str, Any] | None = None,
-        *,
-        link_notes: bool = True,
     ) -> Relation:
-        """Idempotent: the same (from, to, type) returns the existing edge. `link_notes` off:
-        the notes of two promoted memories are not linked (the relation came from a link
-        between them already)."""
+        """Idempotent: the same (from, to, type) returns the existing edge."""
+        made = self._add(from_id, to_id, relation_type, strength, metadata)
+        if self.on_relate is not None:
+            self.on_relate(made)
+        return made
+
+    def relate_linked_notes(self, from_id: str, to_id: str) -> Relation:
+        """`create_relation` of a `related` edge that came from a link between the notes of
+        two promoted memories: the notes are not linked again (they are already)."""
+        return self._add(from_id, to_id, "related", 1.0, None)
+
+    def _add(
+        self,
+        from_id: str,
+        to_id: str,
+        relation_type: str,
+        strength: float,
+        metadata: dict[str, Any] | None,
+    ) -> Relation:
         source = check.memory_id(from_id, "from_id")
         target = check.memory_id(to_id, "to_id")
         if source == target:
@@ -62,10 +76,7 @@ class GraphService:
             metadata=check.meta(metadata, "metadata"),
             created_at=self.ctx.now(),
         )
-        made = self.ctx.store.add_relation(relation)
-        if self.on_relate is not None and link_notes:
-            self.on_relate(made)
-        return made
+        return self.ctx.store.add_relation(relation)
 
     def delete_relation(self, relation_id: str) -> Relation:
         """Remove one edge (a link made by mistake, or no longer true); its two memories stay.

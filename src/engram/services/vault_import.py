@@ -323,7 +323,7 @@ class VaultImportService:
             try:
                 # From a wikilink between the two notes: the notes stay as written (a backlink
                 # was appended to the note linked to, which Obsidian shows by itself).
-                self.graph.create_relation(source, target, "related", link_notes=False)
+                self.graph.relate_linked_notes(source, target)
                 made += 1
             except NotFoundError:  # deleted meanwhile by another client
                 log.info("not related: %s or %s is gone", source, target)
