@@ -65,6 +65,18 @@ class Writer:
 
 
 @dataclass
+class Records:
+    """What an import read, as `write_records` writes it: `relation_lines` says where each
+    relation was read (file, line), for the report of one the store refuses; `skipped`, what
+    reading could not take."""
+
+    memories: list[Memory] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    relation_lines: dict[str, tuple[str, int]] = field(default_factory=dict)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+@dataclass
 class Written:
     """What `write_records` did, and what an import report says of it."""
 
@@ -131,20 +143,14 @@ def absent_from(
         yield stored, [m for m in memories if m.id not in have]
 
 
-def write_records(
-    writer: Writer,
-    memories: Sequence[Memory],
-    relations: Sequence[Relation],
-    relation_lines: dict[str, tuple[str, int]],
-    read_skipped: Sequence[Skipped] = (),
-) -> Written:
+def write_records(writer: Writer, read: Records) -> Written:
     """Write what an import read: memories whose id the target already has are left as they
     are and relations it already has (same ends and type) kept, so running an import again adds
-    nothing. `relation_lines` says where each relation was read (file, line), for the report
-    of one the store refuses; `read_skipped`, what reading skipped, joins what writing skipped
-    in file order. `after_insert` sees each batch written, and the memories of the batch the
-    store had already as it holds them (to embed those still without a vector: an import
-    killed between writing and embedding, run again, left them so)."""
+    nothing. What reading skipped joins what writing skipped in file order. `after_insert` sees
+    each batch written, and the memories of the batch the store had already as it holds them
+    (to embed those still without a vector: an import killed between writing and embedding,
+    run again, left them so)."""
+    memories, relations, relation_lines = read.memories, read.relations, read.relation_lines
     target, batch = writer.target, writer.batch
     report = writer.progress or (lambda phase, done, total: None)
     out = Written()
@@ -179,7 +185,7 @@ def write_records(
                 file, line = relation_lines.get(relation.id, ("", 0))
                 out.skipped.append(Skipped(file=file, line=line, id=relation.id, reason=str(exc)))
         report("relations", start + len(edges), len(relations))
-    out.skipped = in_file_order(read_skipped, out.skipped)
+    out.skipped = in_file_order(read.skipped, out.skipped)
     return out
 
 

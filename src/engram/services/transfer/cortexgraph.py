@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
     MAX_LINE_BYTES,
+    Records,
     Skipped,
     TransferResult,
     Writer,
@@ -57,9 +58,7 @@ class ImportReport(TransferResult):
 
 
 @dataclass
-class CortexGraphData:
-    memories: list[Memory]
-    relations: list[Relation]
+class CortexGraphData(Records):
     distinct: int = 0
     memory_lines: int = 0
     deleted: int = 0
@@ -67,8 +66,6 @@ class CortexGraphData:
     renamed: int = 0
     relation_count: int = 0
     dropped: int = 0
-    skipped: list[Skipped] = field(default_factory=list)
-    relation_lines: dict[str, int] = field(default_factory=dict)  # relation id -> line
 
 
 def _seconds(value: Any, name: str) -> datetime | None:
@@ -307,59 +304,49 @@ def _id_problem(obj: object) -> str:
 def read_cortexgraph(directory: Path, now: datetime) -> CortexGraphData:
     """Parse a CortexGraph data directory; bad records are skipped and reported, never fatal."""
     memories_file = check_cortexgraph_dir(directory) / "memories.jsonl"
-    skipped: list[Skipped] = []
-    latest, lines, deleted, superseded = _last_lines(memories_file, skipped)
-    memories: list[Memory] = []
+    data = CortexGraphData()
+    latest, data.memory_lines, data.deleted, data.superseded = _last_lines(
+        memories_file, data.skipped
+    )
+    data.distinct = len(latest)
     ids: dict[str, str] = {}  # their id -> ours
-    renamed = 0
     for ident, (number, obj) in latest.items():
         try:
             memory, was_renamed = _memory_from_cortexgraph(obj, now)
         except ValidationError as exc:
-            skipped.append(Skipped(file=memories_file.name, line=number, id=ident, reason=str(exc)))
+            data.skipped.append(
+                Skipped(file=memories_file.name, line=number, id=ident, reason=str(exc))
+            )
             continue
-        renamed += was_renamed
+        data.renamed += was_renamed
         ids[ident] = memory.id
-        memories.append(memory)
+        data.memories.append(memory)
     relations_file = directory / "relations.jsonl"
-    rel_latest, _, _, _ = _last_lines(relations_file, skipped)
-    born = {m.id: m.created_at for m in memories}
-    relations: list[Relation] = []
-    lines_of: dict[str, int] = {}
-    dropped = 0
+    rel_latest, _, _, _ = _last_lines(relations_file, data.skipped)
+    data.relation_count = len(rel_latest)
+    born = {m.id: m.created_at for m in data.memories}
     for rid, (number, obj) in rel_latest.items():
         try:
             outcome = _relation_from_cortexgraph(obj, ids, born, now)
         except ValidationError as exc:
-            skipped.append(Skipped(file=relations_file.name, line=number, id=rid, reason=str(exc)))
+            data.skipped.append(
+                Skipped(file=relations_file.name, line=number, id=rid, reason=str(exc))
+            )
             continue
         if isinstance(outcome, str):
-            dropped += 1
+            data.dropped += 1
             log.info("relations.jsonl line %d dropped: %s", number, outcome)
             continue
-        relations.append(outcome)
-        lines_of[outcome.id] = number
-    return CortexGraphData(
-        memories=memories,
-        relations=relations,
-        distinct=len(latest),
-        memory_lines=lines,
-        deleted=deleted,
-        superseded=superseded,
-        renamed=renamed,
-        relation_count=len(rel_latest),
-        dropped=dropped,
-        skipped=skipped,
-        relation_lines=lines_of,
-    )
+        data.relations.append(outcome)
+        data.relation_lines[outcome.id] = (relations_file.name, number)
+    return data
 
 
 def import_cortexgraph(directory: Path, writer: Writer, *, now: datetime) -> ImportReport:
     """Import into the writer's target; ids it already has are left as they are (so re-running
     is safe)."""
     data = read_cortexgraph(directory, now)
-    lines = {rid: ("relations.jsonl", number) for rid, number in data.relation_lines.items()}
-    written = write_records(writer, data.memories, data.relations, lines, data.skipped)
+    written = write_records(writer, data)
     return ImportReport(
         target=writer.target.location,
         memory_lines=data.memory_lines,

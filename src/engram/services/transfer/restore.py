@@ -26,6 +26,7 @@ from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
     MAX_LINE_BYTES,
+    Records,
     Skipped,
     TransferResult,
     Writer,
@@ -57,14 +58,10 @@ class RestoreReport(TransferResult):
 
 
 @dataclass
-class ExportData:
-    memories: list[Memory] = field(default_factory=list)
-    relations: list[Relation] = field(default_factory=list)
+class ExportData(Records):
     lines: int = 0
     records: int = 0  # lines that say they are a memory or a relation
     superseded: int = 0  # lines replaced by a later line of the same id
-    relation_lines: dict[str, tuple[str, int]] = field(default_factory=dict)
-    skipped: list[Skipped] = field(default_factory=list)
     source: str = ""  # the file it was read from
     kinds: Counter[str] = field(default_factory=Counter)  # lines of each kind read
     ends: list[dict[str, Any]] = field(default_factory=list)  # the end lines (one per export)
@@ -228,9 +225,7 @@ def restore_export(
     """`path` an export, or what `read_export` read of one (checked before the target store
     is opened, so that a file that is no export creates no store)."""
     data = path if isinstance(path, ExportData) else read_export(path, now=now)
-    written = write_records(
-        writer, data.memories, data.relations, data.relation_lines, data.skipped
-    )
+    written = write_records(writer, data)
     fields = written.report(data.source)
     warning = data.incomplete()
     if warning is not None:
