@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from engram.core.models import AuditEntry, new_id
 from engram.errors import EngramError, NotFoundError, ValidationError
@@ -87,22 +88,14 @@ class RateLimit:
         self._recent.append(self._now())
 
 
+@dataclass(eq=False)  # a service is one object: compared and hashed by identity
 class PipelineService:
-    def __init__(
-        self,
-        ctx: Context,
-        maintenance: MaintenanceService,
-        consolidation: ConsolidationService,
-        ltm: LtmService,
-        promotion: PromotionService,
-        graph: GraphService,
-    ) -> None:
-        self.ctx = ctx
-        self.maintenance = maintenance
-        self.consolidation = consolidation
-        self.ltm = ltm
-        self.promotion = promotion
-        self.graph = graph
+    ctx: Context
+    maintenance: MaintenanceService
+    consolidation: ConsolidationService
+    ltm: LtmService
+    promotion: PromotionService
+    graph: GraphService
 
     def run(
         self,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -72,20 +73,13 @@ class VaultImportResult(Result):
     skipped: dict[str, str] = Field(default_factory=dict)
 
 
+@dataclass(eq=False)  # a service is one object: compared and hashed by identity
 class VaultImportService:
-    def __init__(
-        self,
-        ctx: Context,
-        memories: MemoryService,
-        graph: GraphService,
-        ltm: LtmService,
-        vault: VaultAccess,
-    ) -> None:
-        self.ctx = ctx
-        self.memories = memories
-        self.graph = graph
-        self.ltm = ltm
-        self.vault = vault
+    ctx: Context
+    memories: MemoryService
+    graph: GraphService
+    ltm: LtmService
+    vault: VaultAccess
 
     def run(self, apply: bool = False) -> VaultImportResult:
         """Import every marked note that can be imported; each one that cannot is skipped with
