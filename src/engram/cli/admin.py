@@ -25,6 +25,7 @@ from engram.cli.common import (
     preview,
     say,
     short_ids,
+    show,
 )
 from engram.config import (
     Settings,
@@ -189,9 +190,7 @@ def render_candidates(
 @pass_state
 def stats(state: State) -> None:
     """Show store counts and what needs gc, review or promotion."""
-    with open_app(state) as app:
-        result = app.maintenance.stats()
-    output(state, result, lambda c: render_stats(c, result))
+    show(state, lambda app: app.maintenance.stats(), render_stats)
 
 
 def render_stats(out: Console, s: Stats) -> None:

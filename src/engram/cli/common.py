@@ -13,21 +13,23 @@ import re
 import shutil
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import Any, TextIO, TypeVar, cast
 
 import click
 from pydantic import BaseModel
 from rich import progress as bars
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from engram.app import App, build_app
 from engram.atomic import write_atomically
 from engram.clock import Clock
 from engram.config import Settings, load_settings, redact_url
+from engram.core.wording import counted
 from engram.errors import ConfigError, EngramError, NotFoundError, ValidationError
 from engram.services.memories import MIN_PREFIX, abbreviable
 from engram.services.transfer.common import Progress
@@ -37,6 +39,8 @@ from engram.storage.factory import store_exists
 # memory id never wraps, which would break copy-paste and grep.
 PIPE_WIDTH = 120
 PREVIEW = 72
+
+Shown = TypeVar("Shown", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -345,6 +349,24 @@ def output(state: State, value: BaseModel, render: Callable[[Console], None]) ->
         render(console())
 
 
+def show(
+    state: State,
+    call: Callable[[App], Shown],
+    render: Callable[[Console, Shown], None],
+    named: dict[str, str] | None = None,
+    **opened: Any,
+) -> Shown:
+    """Most commands are one service call and its result: the App is closed before anything
+    is printed (a slow terminal never holds the store), and the call's errors, not the
+    store's opening, speak in this command's `named` options (`options_named`). `opened` goes
+    to `open_app`."""
+    renamed = options_named(named) if named is not None else nullcontext()
+    with open_app(state, **opened) as app, renamed:
+        result = call(app)
+    output(state, result, lambda out: render(out, result))
+    return result
+
+
 def sentence(message: str) -> str:
     """A result's `message` (lower case, no full stop: it is read inside JSON too) as the
     sentence that ends a table."""
@@ -380,6 +402,14 @@ def preview(content: str, length: int = PREVIEW) -> Text:
     more = len(first) > length or len(lines) > 1
     shown = first[: length - 1] + "…" if len(first) > length else first
     return plain(shown + (" …" if more and len(first) <= length else ""))
+
+
+def results_table(count: int) -> Table:
+    """The head of a search's table, `search` and `search --all` alike: titled by how many
+    results, each row numbered by its rank."""
+    table = Table(title=counted(count, "result"))
+    table.add_column("#", justify="right")
+    return table
 
 
 def fmt_score(value: float) -> str:

@@ -9,6 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from engram.app import App
 from engram.cli.common import (
     State,
     emit_json,
@@ -23,12 +24,13 @@ from engram.cli.common import (
     resolve,
     say,
     short_ids,
+    show,
 )
 from engram.core.wording import counted
 from engram.errors import StoreError
 from engram.services.agents import AGENTS
 from engram.services.pipeline import AUDIT_MAX, AuditTrail, PipelineResult, PipelineService
-from engram.services.results import ClusterResult, ClusterView, ConsolidateResult
+from engram.services.results import ClusterResult, ClusterView, ConsolidateResult, KeepApartResult
 
 
 @click.group()
@@ -42,10 +44,17 @@ def consolidate() -> None:
 @pass_state
 def clusters(state: State, memory_ids: tuple[str, ...], threshold: float | None) -> None:
     """List clusters (changes nothing)."""
-    with open_app(state) as app, options_named({"similarity_threshold": "--threshold"}):
-        ids = [resolve(app, i, "--memory") for i in memory_ids]
-        result = app.consolidation.clusters(ids or None, threshold)
-    output(state, result, lambda c: render_clusters(c, result))
+    show(
+        state,
+        lambda app: app.consolidation.clusters(_resolved(app, memory_ids), threshold),
+        render_clusters,
+        {"similarity_threshold": "--threshold"},
+    )
+
+
+def _resolved(app: App, memory_ids: tuple[str, ...]) -> list[str] | None:
+    """The memories typed with --memory, short ids resolved; None when none was typed."""
+    return [resolve(app, i, "--memory") for i in memory_ids] or None
 
 
 # What `run` calls the service's parameters, for its errors.
@@ -89,17 +98,20 @@ def run(
 ) -> None:
     """Merge clusters: every cluster in the merge band, the named clusters, or the named
     memories as one. A preview unless --apply."""
-    with open_app(state) as app, options_named(RUN_OPTIONS):
-        result = app.consolidation.consolidate(
+    result = show(
+        state,
+        lambda app: app.consolidation.consolidate(
             mode="apply" if apply_ else "preview",
             auto_detect=not memory_ids,
-            memory_ids=[resolve(app, i, "--memory") for i in memory_ids] or None,
+            memory_ids=_resolved(app, memory_ids),
             cohesion_threshold=cohesion,
             cluster_ids=list(cluster_ids) or None,
             merged_content=merged_content,
             similarity_threshold=threshold,
-        )
-    output(state, result, lambda c: render_run(c, result))
+        ),
+        render_run,
+        RUN_OPTIONS,
+    )
     if apply_ and (memory_ids or cluster_ids) and result.skipped:
         # A merge asked for by name that did not happen is a failure for a script to see;
         # clusters found here and left for review are the rules at work.
@@ -115,15 +127,19 @@ def keep_apart(
     state: State, cluster_ids: tuple[str, ...], memory_ids: tuple[str, ...], threshold: float | None
 ) -> None:
     """Mark alike memories as different facts: they are never clustered together again."""
-    with open_app(state) as app, options_named(RUN_OPTIONS):
-        result = app.consolidation.keep_apart(
-            [resolve(app, i, "--memory") for i in memory_ids] or None,
-            list(cluster_ids) or None,
-            threshold,
-        )
+    show(
+        state,
+        lambda app: app.consolidation.keep_apart(
+            _resolved(app, memory_ids), list(cluster_ids) or None, threshold
+        ),
+        render_kept,
+        RUN_OPTIONS,
+    )
+
+
+def render_kept(out: Console, result: KeepApartResult) -> None:
     kept = counted(len(result.memory_ids), "memory")
-    pairs = counted(result.marked, "pair")
-    output(state, result, lambda c: say(c, f"Kept {kept} apart ({pairs} newly marked)"))
+    say(out, f"Kept {kept} apart ({counted(result.marked, 'pair')} newly marked)")
 
 
 @consolidate.command("undo")
@@ -134,10 +150,12 @@ def keep_apart(
 @pass_state
 def undo(state: State, merged_id: str, force: bool) -> None:
     """Restore the originals of a merged memory and remove it."""
-    with open_app(state) as app, options_named({"merged_id": "MERGED_ID", "force": "--force"}):
-        result = app.consolidation.undo(resolve(app, merged_id, "merged_id"), force)
-    restored = counted(len(result.restored_ids), "memory")
-    output(state, result, lambda c: say(c, f"Restored {restored}"))
+    show(
+        state,
+        lambda app: app.consolidation.undo(resolve(app, merged_id, "merged_id"), force),
+        lambda out, result: say(out, f"Restored {counted(len(result.restored_ids), 'memory')}"),
+        {"merged_id": "MERGED_ID", "force": "--force"},
+    )
 
 
 # A year: a longer sleep overflowed the platform's time (inf, 1e308: a traceback after the
@@ -229,9 +247,12 @@ def apply_plan(state: State, plan_id: str) -> None:
 @pass_state
 def audit(state: State, plan_id: str | None, limit: int) -> None:
     """The audit trail: every decision of the pipeline, newest first."""
-    with open_app(state) as app, options_named({"plan_id": "--plan", "limit": "--limit"}):
-        trail = app.pipeline.audit(plan_id, limit)
-    output(state, trail, lambda c: render_audit(c, trail))
+    show(
+        state,
+        lambda app: app.pipeline.audit(plan_id, limit),
+        render_audit,
+        {"plan_id": "--plan", "limit": "--limit"},
+    )
 
 
 def render_pipeline(out: Console, result: PipelineResult) -> None:

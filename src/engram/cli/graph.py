@@ -25,6 +25,7 @@ from engram.cli.common import (
     resolve,
     say,
     short_ids,
+    show,
     write_file,
     write_through,
 )
@@ -102,9 +103,12 @@ def unrelate(state: State, relation_id: str) -> None:
 
     Its two memories stay.
     """
-    with open_app(state) as app, options_named({"relation_id": "RELATION_ID"}):
-        relation = app.graph.delete_relation(relation_id)
-    output(state, relation, lambda c: say(c, f"Removed {edge(relation)} (relation {relation.id})"))
+    show(
+        state,
+        lambda app: app.graph.delete_relation(relation_id),
+        lambda out, relation: say(out, f"Removed {edge(relation)} (relation {relation.id})"),
+        {"relation_id": "RELATION_ID"},
+    )
 
 
 def edge(relation: Relation) -> str:

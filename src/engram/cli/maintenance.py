@@ -6,7 +6,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from engram.cli.common import State, open_app, output, pass_state, say, sentence
+from engram.cli.common import State, pass_state, say, sentence, show
 from engram.core.wording import counted
 from engram.services.storage_maintenance import (
     CompactionReport,
@@ -24,9 +24,7 @@ def maintenance() -> None:
 def stats_command(state: State) -> None:
     """Counts, file sizes, dead lines (superseded versions, relations and vectors of deleted
     memories) and whether a compaction would help."""
-    with open_app(state) as app:
-        report = app.storage.stats()
-    output(state, report, lambda c: render_stats(c, report))
+    show(state, lambda app: app.storage.stats(), render_stats)
 
 
 @maintenance.command("compact")
@@ -37,9 +35,7 @@ def compact_command(state: State) -> None:
     Atomic (temporary file, fsync, rename) and taken under the store's lock: clients using the
     store at the same time lose nothing and pick up the new files by themselves.
     """
-    with open_app(state) as app:
-        report = app.storage.compact()
-    output(state, report, lambda c: render_compaction(c, report))
+    show(state, lambda app: app.storage.compact(), render_compaction)
 
 
 def render_stats(out: Console, report: StorageReport) -> None:

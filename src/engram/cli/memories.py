@@ -29,8 +29,10 @@ from engram.cli.common import (
     preview,
     resolve,
     resolve_all,
+    results_table,
     say,
     short_ids,
+    show,
 )
 from engram.cli.vault import search_all
 from engram.core.models import Memory, Status
@@ -244,8 +246,7 @@ def render_hits(out: Console, hits: Sequence[SearchHit], verbose: bool) -> None:
     if not hits:
         say(out, "No memories found.")
         return
-    table = Table(title=counted(len(hits), "result"))
-    table.add_column("#", justify="right")
+    table = results_table(len(hits))
     table.add_column("id", no_wrap=True)
     # What the list is ordered by (the best 1): the decay score alone, shown before, was out of
     # order down the column and read as the ranking (a probe); it is in the why line.
@@ -367,14 +368,21 @@ def update(
 def delete(state: State, ids: tuple[str, ...], archive: bool) -> None:
     """Delete (or archive) memories. Unknown ids are skipped when deleting; archiving needs
     every id to exist (and then changes nothing if one is missing)."""
-    with open_app(state) as app, options_named({"memory_ids": "IDS"}):
-        result = app.memories.remove(resolve_all(app, ids), archive)
+    show(
+        state,
+        lambda app: app.memories.remove(resolve_all(app, ids), archive),
+        lambda out, result: render_delete(out, result, ids),
+        {"memory_ids": "IDS"},
+    )
+
+
+def render_delete(out: Console, result: DeleteResult, ids: Sequence[str]) -> None:
     done = f"{result.action.capitalize()} {counted(result.count, 'memory')}"
     if result.memory_ids:
         done += ": " + ", ".join(result.memory_ids)
     else:  # every id unknown: skipped, as documented
         done += f" (no memory has the id{'s' if len(ids) > 1 else ''} {', '.join(ids)})"
-    output(state, result, lambda c: say(c, "\n".join([done, *result.left_behind])))
+    say(out, "\n".join([done, *result.left_behind]))
 
 
 @click.command()
@@ -409,9 +417,12 @@ def touch(state: State, memory_id: str, boost: bool) -> None:
 
     Resets its decay clock and counts a use; --boost also adds to its strength.
     """
-    with open_app(state) as app, options_named({"memory_id": "MEMORY_ID"}):
-        result = app.memories.touch(resolve(app, memory_id), boost=boost)
-    output(state, result, lambda c: render_touch(c, result))
+    show(
+        state,
+        lambda app: app.memories.touch(resolve(app, memory_id), boost=boost),
+        render_touch,
+        {"memory_id": "MEMORY_ID"},
+    )
 
 
 def render_touch(out: Console, result: TouchResult) -> None:
@@ -446,12 +457,14 @@ def observe(state: State, ids: tuple[str, ...], context_tags: tuple[str, ...]) -
 
     Use in an unrelated context (few shared tags) counts as cross-domain and strengthens more.
     """
-    with (
-        open_app(state) as app,
-        options_named({"context_tags": "--context-tag", "memory_ids": "IDS"}),
-    ):
-        results = app.memories.observe(resolve_all(app, ids), context_tags)
-    output(state, ObserveUsageResult(results=results), lambda c: render_observe(c, results))
+    show(
+        state,
+        lambda app: ObserveUsageResult(
+            results=app.memories.observe(resolve_all(app, ids), context_tags)
+        ),
+        lambda out, result: render_observe(out, result.results),
+        {"context_tags": "--context-tag", "memory_ids": "IDS"},
+    )
 
 
 def render_observe(out: Console, results: Sequence[ObserveResult]) -> None:

@@ -18,14 +18,15 @@ from engram.cli.common import (
     fmt_score,
     fmt_tags,
     open_app,
-    options_named,
     output,
     pass_state,
     plain,
     progress_bar,
     resolve,
+    results_table,
     say,
     short_ids,
+    show,
 )
 from engram.core.wording import counted
 from engram.services.backup import BackupResult
@@ -50,10 +51,16 @@ def promote(state: State, memory_id: str | None, auto_detect: bool, dry_run: boo
     promote`). The note goes to <vault>/<ENGRAM_LTM_FOLDER>/<slug>.md and the memory becomes
     `promoted`: it stops fading. Promoting a memory twice changes nothing.
     """
-    with open_app(state) as app, options_named({"memory_id": "MEMORY_ID", "auto_detect": "--auto"}):
-        ident = None if memory_id is None else resolve(app, memory_id)
-        result = app.promotion.promote(ident, auto_detect=auto_detect, dry_run=dry_run)
-    output(state, result, lambda c: render_promotion(c, result))
+    show(
+        state,
+        lambda app: app.promotion.promote(
+            None if memory_id is None else resolve(app, memory_id),
+            auto_detect=auto_detect,
+            dry_run=dry_run,
+        ),
+        render_promotion,
+        {"memory_id": "MEMORY_ID", "auto_detect": "--auto"},
+    )
 
 
 def render_promotion(out: Console, result: PromotionResult) -> None:
@@ -123,9 +130,7 @@ def vault() -> None:
 @pass_state
 def vault_list(state: State, everything: bool) -> None:
     """List the notes in the LTM folder (ENGRAM_LTM_FOLDER), or with --all the whole vault."""
-    with open_app(state) as app:
-        found = app.ltm.list_notes(everything)
-    output(state, found, lambda c: render_list(c, found))
+    show(state, lambda app: app.ltm.list_notes(everything), render_list)
 
 
 def _folder(folder: str) -> str:
@@ -153,9 +158,7 @@ def render_list(out: Console, found: NoteList) -> None:
 @pass_state
 def vault_status(state: State) -> None:
     """Whether the vault and its index agree (changed, removed and orphaned notes)."""
-    with open_app(state) as app:
-        status = app.ltm.status()
-    output(state, status, lambda c: render_status(c, status))
+    show(state, lambda app: app.ltm.status(), render_status)
 
 
 def render_status(out: Console, status: VaultStatus) -> None:
@@ -189,9 +192,7 @@ def render_status(out: Console, status: VaultStatus) -> None:
 def vault_import(state: State, apply_: bool) -> None:
     """Turn notes marked `engram: memory` in their frontmatter into memories."""
     # A dry run changes nothing, a store included (one was made at a mistyped --store).
-    with open_app(state, create=apply_) as app:
-        result = app.vault_import.run(apply_)
-    output(state, result, lambda c: render_import(c, result))
+    show(state, lambda app: app.vault_import.run(apply_), render_import, create=apply_)
 
 
 def render_import(out: Console, result: VaultImportResult) -> None:
@@ -219,9 +220,7 @@ def render_import(out: Console, result: VaultImportResult) -> None:
 @pass_state
 def vault_show(state: State, path: str) -> None:
     """Show a note, its PATH relative to the vault: Engram/my-note.md, say."""
-    with open_app(state) as app:
-        view = app.ltm.show(path)
-    output(state, view, lambda c: render_note(c, view))
+    show(state, lambda app: app.ltm.show(path), render_note)
 
 
 @vault.command("open")
@@ -229,9 +228,7 @@ def vault_show(state: State, path: str) -> None:
 @pass_state
 def vault_open(state: State, memory_id: str) -> None:
     """Show the note a promoted memory was written to."""
-    with open_app(state) as app:
-        view = app.ltm.open_memory(resolve(app, memory_id))
-    output(state, view, lambda c: render_note(c, view))
+    show(state, lambda app: app.ltm.open_memory(resolve(app, memory_id)), render_note)
 
 
 def render_note(out: Console, view: NoteView) -> None:
@@ -268,9 +265,11 @@ def backup(state: State, repo: str, include_vault: bool, force: bool) -> None:
     repository with uncommitted changes that this command did not create is refused unless
     --force is given.
     """
-    with open_app(state) as app:
-        result = app.backup.backup(repo, include_vault=include_vault, force=force)
-    output(state, result, lambda c: render_backup(c, result))
+    show(
+        state,
+        lambda app: app.backup.backup(repo, include_vault=include_vault, force=force),
+        render_backup,
+    )
 
 
 def render_backup(out: Console, result: BackupResult) -> None:
@@ -295,17 +294,19 @@ def search_all(
         raise click.UsageError(
             "--status, --window-days and --min-score filter memories only; drop them with --all"
         )
-    with open_app(state) as app, options_named({"limit": "--limit", "tags": "--tag"}):
-        result = app.unified.search_unified(query, tags or None, limit)
-    output(state, result, lambda c: render_unified(c, result.hits, verbose))
+    show(
+        state,
+        lambda app: app.unified.search_unified(query, tags or None, limit),
+        lambda out, result: render_unified(out, result.hits, verbose),
+        {"limit": "--limit", "tags": "--tag"},
+    )
 
 
 def render_unified(out: Console, hits: Sequence[UnifiedHit], verbose: bool) -> None:
     if not hits:
         say(out, "Nothing found in memories or vault notes.")
         return
-    table = Table(title=counted(len(hits), "result"))
-    table.add_column("#", justify="right")
+    table = results_table(len(hits))
     table.add_column("source")
     table.add_column("memory", no_wrap=True)
     table.add_column("note", overflow="fold")
