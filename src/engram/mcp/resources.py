@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from engram.app import App
 from engram.errors import NotFoundError, ValidationError
 from engram.mcp.runtime import EngramRuntime
+from engram.services.ltm import NoteView
 from engram.services.results import PromotionCandidates, ReviewCandidates
 
 JSON = "application/json"
@@ -28,7 +29,8 @@ MARKDOWN = "text/markdown"
 QUEUE_LENGTH = 20
 HEADING = re.compile(r"#{1,6}(?:\s|$)")  # a Markdown heading; "#tag" is an Obsidian tag
 
-T = TypeVar("T")
+# What the SDK calls to read a resource: no arguments, or a template's (`memory_id`).
+Reader = Callable[..., Awaitable[str]]
 
 # The store-wide resources, each a JSON document: (name in engram://NAME, title, description,
 # what it reads).
@@ -63,8 +65,44 @@ SNAPSHOTS: tuple[tuple[str, str, str, Callable[[App], BaseModel]], ...] = (
 )
 
 
+def as_json(model: BaseModel) -> str:
+    """Compact, as tool results are: a resource read goes into the model's context too
+    (indented, `engram://stats` was a quarter longer than `memory_stats`)."""
+    return model.model_dump_json()
+
+
+def as_note(view: NoteView) -> str:
+    """The note as Markdown under its title. Only a heading is a title: "#python is …" opens
+    with a tag."""
+    if HEADING.match(view.body.lstrip()):
+        return view.body
+    return f"# {view.title}\n\n{view.body}"
+
+
+# What a client reads of one memory, by its id: (path in engram://PATH, name, title,
+# description, MIME type, the resource's text as read from the App).
+MEMORY_VIEWS: tuple[tuple[str, str, str, str, str, Callable[[App, str], str]], ...] = (
+    (
+        "memory/{memory_id}",
+        "memory",
+        "A memory",
+        "One memory's full record by id (reading it does not count as a use).",
+        JSON,
+        lambda app, memory_id: as_json(app.memories.get(memory_id)),
+    ),
+    (
+        "memory/{memory_id}/note",
+        "memory-note",
+        "A promoted memory's note",
+        "The Markdown note a promoted memory was written to in the vault.",
+        MARKDOWN,
+        lambda app, memory_id: as_note(app.ltm.open_memory(memory_id)),
+    ),
+)
+
+
 def register_resources(server: MCPServer[Any], runtime: EngramRuntime) -> None:
-    async def read(operation: Callable[[App], T]) -> T:
+    async def read(operation: Callable[[App], str]) -> str:
         try:
             return await runtime.call(operation)
         except ToolError as exc:  # a domain error: its message names what is wrong
@@ -77,42 +115,27 @@ def register_resources(server: MCPServer[Any], runtime: EngramRuntime) -> None:
                 raise MCPError(INVALID_PARAMS, str(exc)) from exc
             raise ResourceError(str(exc)) from exc
 
-    def as_json(model: BaseModel) -> str:
-        # Compact, as tool results are: a resource read goes into the model's context too
-        # (indented, `engram://stats` was a quarter longer than `memory_stats`).
-        return model.model_dump_json()
+    def publish(
+        path: str, name: str, title: str, description: str, mime_type: str, reader: Reader
+    ) -> None:
+        server.resource(
+            f"engram://{path}", name=name, title=title, description=description, mime_type=mime_type
+        )(reader)
 
-    @server.resource(
-        "engram://memory/{memory_id}",
-        name="memory",
-        title="A memory",
-        description="One memory's full record by id (reading it does not count as a use).",
-        mime_type=JSON,
-    )
-    async def memory(memory_id: str) -> str:
-        return as_json(await read(lambda app: app.memories.get(memory_id)))
+    def of_memory(view: Callable[[App, str], str]) -> Reader:
+        # Named `memory_id` as the URI template names it: the SDK fills it from the URI.
+        async def read_memory(memory_id: str) -> str:
+            return await read(lambda app: view(app, memory_id))
 
-    @server.resource(
-        "engram://memory/{memory_id}/note",
-        name="memory-note",
-        title="A promoted memory's note",
-        description="The Markdown note a promoted memory was written to in the vault.",
-        mime_type=MARKDOWN,
-    )
-    async def memory_note(memory_id: str) -> str:
-        view = await read(lambda app: app.ltm.open_memory(memory_id))
-        # Only a heading is a title: "#python is …" opens with a tag.
-        if HEADING.match(view.body.lstrip()):
-            return view.body
-        return f"# {view.title}\n\n{view.body}"
+        return read_memory
 
-    def snapshot(operation: Callable[[App], BaseModel]) -> Callable[[], Awaitable[str]]:
+    def snapshot(operation: Callable[[App], BaseModel]) -> Reader:
         async def read_snapshot() -> str:
-            return as_json(await read(operation))
+            return await read(lambda app: as_json(operation(app)))
 
         return read_snapshot
 
+    for path, name, title, description, mime_type, view in MEMORY_VIEWS:
+        publish(path, name, title, description, mime_type, of_memory(view))
     for name, title, description, operation in SNAPSHOTS:
-        server.resource(
-            f"engram://{name}", name=name, title=title, description=description, mime_type=JSON
-        )(snapshot(operation))
+        publish(name, name, title, description, JSON, snapshot(operation))

@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -276,22 +277,11 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     from mcp.server.transport_security import TransportSecuritySettings
 
     from engram.mcp import draining
-    from engram.mcp.http import (
-        BearerToken,
-        allowed_origins,
-        bound_socket,
-        loopback_hosts,
-        token_for,
-        url_host,
-    )
+    from engram.mcp.http import BearerToken, allowed_origins, loopback_hosts, url_host
     from engram.web.dashboard import dashboard
     from engram.web.routing import with_dashboard
 
-    settings = settings if settings is not None else load_settings()
-    configure_logging(settings.log_level)
-    logging.getLogger("engram").propagate = False
-    token, source = token_for(settings)
-    listener = bound_socket(host, port)
+    settings, token, source, listener = _listening(settings, host, port)
     server = build_server(settings)
     hosts = loopback_hosts(listener, host, settings.http_allowed_hosts)
     # The SDK's own Host and Origin check, by the same list as the dashboard's (it switched
@@ -315,6 +305,21 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
             url_host(host),
         )
     draining.serve(app, listener)
+
+
+def _listening(
+    settings: Settings | None, host: str, port: int
+) -> tuple[Settings, str, str, socket.socket]:
+    """What both HTTP servers do before building anything: the settings read, logging set up,
+    the token known (with where it comes from) and the port held, so a bad setting or a port
+    in use ends the start before a store is opened."""
+    from engram.mcp.http import bound_socket, token_for
+
+    settings = settings if settings is not None else load_settings()
+    configure_logging(settings.log_level)
+    logging.getLogger("engram").propagate = False
+    token, source = token_for(settings)
+    return settings, token, source, bound_socket(host, port)
 
 
 def _announce(message: str) -> None:
@@ -341,15 +346,11 @@ def _stop(signum: int, _frame: object) -> None:
 def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8766) -> None:
     """`engram ui`: the dashboard alone at http://HOST:PORT/ui, signed in with the HTTP token."""
     from engram.mcp import draining
-    from engram.mcp.http import bound_socket, loopback_hosts, token_for, url_host
+    from engram.mcp.http import loopback_hosts, url_host
     from engram.web.dashboard import dashboard
     from engram.web.routing import to_dashboard, with_dashboard
 
-    settings = settings if settings is not None else load_settings()
-    configure_logging(settings.log_level)
-    logging.getLogger("engram").propagate = False
-    token, source = token_for(settings)
-    listener = bound_socket(host, port)
+    settings, token, source, listener = _listening(settings, host, port)
     runtime = EngramRuntime(settings)
     # The store opened (and the model loaded) at once: a store that cannot be opened is said
     # at start, as `serve --http` says it, not only on every page.
