@@ -13,7 +13,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from engram.app import App, build_app
 from engram.clock import Clock
 from engram.config import load_settings
-from engram.core.models import Memory, Relation, Status
+from engram.core.models import Memory, Relation
 from engram.errors import NotFoundError, ValidationError
 from engram.services.backup import BackupResult
 from engram.services.consolidation import ConsolidationService
@@ -41,6 +41,7 @@ from engram.services.results import (
     TouchResult,
     UndoResult,
 )
+from engram.services.search import SearchService
 from engram.services.storage_maintenance import CompactionReport, StorageReport
 from engram.services.transfer.cortexgraph import ImportReport
 from engram.services.transfer.migrate import MigrationReport
@@ -215,15 +216,8 @@ class Engram:
 
     # -- search and reinforcement -------------------------------------------------------------
 
-    def search(
-        self,
-        query: str | None = None,
-        tags: Sequence[str] | None = None,
-        status: Sequence[Status | str] | Status | str | None = None,
-        window_days: float | None = None,
-        min_score: float | None = None,
-        limit: int = 10,
-    ) -> list[SearchHit]:
+    @_takes_as(SearchService.search)
+    def search(self, *args: Any, **options: Any) -> list[SearchHit]:
         """The best `limit` matches by words and meaning, re-ranked by decay (docs/search.md);
         without a query, the memories passing the filters, highest decay score now first. Not
         a use: call `touch` or `observe` for what helped.
@@ -237,14 +231,7 @@ class Engram:
         Each hit has the memory, its decay `score`, the `rank` the list is ordered by (the
         best 1), its `reason` ("match", or "review" for a fading memory given a slot) and `why`
         (the parts of its rank); `print(hit)` shows them in one line."""
-        return self._app.search.search(
-            query,
-            tags=tags,
-            status=status,
-            window_days=window_days,
-            min_score=min_score,
-            limit=limit,
-        )
+        return self._app.search.search(*args, **options)
 
     def touch(self, memory_id: str, boost: bool = False) -> TouchResult:
         """A use: one more use, last used now (so it fades more slowly); `boost` also adds

@@ -114,7 +114,6 @@ class SearchService:
     def search(
         self,
         query: str | None = None,
-        *,
         tags: Sequence[str] | None = None,
         status: Sequence[Status | str] | Status | str | None = None,
         window_days: float | None = None,
