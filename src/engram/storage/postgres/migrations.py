@@ -15,7 +15,7 @@ from psycopg.rows import TupleRow
 from engram.config import redact_secrets, redact_url
 from engram.core.text import CJK
 from engram.errors import StoreError
-from engram.storage.schema import refuse_newer
+from engram.storage.schema import memory_columns, refuse_newer, relations_table
 
 # pg_advisory_xact_lock key: any constant shared by every Engram client ("engram" in ASCII).
 MIGRATION_LOCK = 0x656E6772616D
@@ -48,7 +48,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ),
     (
         "0002_memories",
-        """
+        f"""
         -- Stemming like SQLite's porter tokenizer, accents folded, and no stop words: a query
         -- for "the" finds memories containing it, as on every other backend.
         CREATE TEXT SEARCH DICTIONARY engram_stem (TEMPLATE = snowball, Language = english);
@@ -77,30 +77,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE TABLE memories (
             seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
             id text COLLATE "C" NOT NULL UNIQUE,
-            content text NOT NULL,
-            tags text[] NOT NULL DEFAULT '{}',
-            entities text[] NOT NULL DEFAULT '{}',
-            source text,
-            context text,
-            meta jsonb NOT NULL DEFAULT '{}',
-            created_at float8 NOT NULL,
-            last_used float8 NOT NULL,
-            use_count integer NOT NULL DEFAULT 0 CHECK (use_count >= 0),
-            strength float8 NOT NULL DEFAULT 1.0 CHECK (strength BETWEEN 0 AND 2),
-            status text NOT NULL DEFAULT 'active'
-                CHECK (status IN ('active', 'promoted', 'archived')),
-            promoted_at float8,
-            promoted_to text,
-            review_priority float8 NOT NULL DEFAULT 0,
-            last_review_at float8,
-            review_count integer NOT NULL DEFAULT 0,
-            cross_domain_count integer NOT NULL DEFAULT 0,
-            forget_at float8,
-            review_at float8,
-            danger_from float8,
-            danger_until float8,
-            promote_from float8,
-            promote_until float8,
+{memory_columns("postgres")},
             -- The embedding of `content` (all-MiniLM-L6-v2: 384 dimensions) and its model.
             embed vector(384),
             embed_model text,
@@ -144,16 +121,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             FOR EACH ROW WHEN (OLD.content IS DISTINCT FROM NEW.content)
             EXECUTE FUNCTION engram_retire_vector();
 
-        CREATE TABLE relationships (
-            id text COLLATE "C" PRIMARY KEY,
-            from_id text COLLATE "C" NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
-            to_id text COLLATE "C" NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
-            type text NOT NULL,
-            strength float8 NOT NULL CHECK (strength BETWEEN 0 AND 1),
-            metadata jsonb NOT NULL DEFAULT '{}',
-            created_at float8 NOT NULL,
-            UNIQUE (from_id, to_id, type)
-        );
+{relations_table("postgres", "relationships")}
         CREATE INDEX relationships_to ON relationships (to_id);
 
         CREATE TABLE store_meta (key text PRIMARY KEY, value text NOT NULL);

@@ -10,7 +10,7 @@ import sqlite3
 
 from engram.core.text import cjk_spaced, has_cjk, tag_key, unmentioned
 from engram.errors import StoreError
-from engram.storage.schema import refuse_newer
+from engram.storage.schema import memory_columns, refuse_newer, relations_table
 from engram.storage.sqlite.sql import interruptible
 
 _TEXT_OF = "(SELECT coalesce(group_concat(value, ' '), '') FROM json_each({col}))"
@@ -165,34 +165,11 @@ def _vector_tables(owner: str, vectors: str, changes: str) -> str:
 MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_memories",
-        """
+        f"""
         CREATE TABLE memories (
             seq INTEGER PRIMARY KEY,
             id TEXT NOT NULL UNIQUE,
-            content TEXT NOT NULL,
-            tags TEXT NOT NULL DEFAULT '[]',
-            entities TEXT NOT NULL DEFAULT '[]',
-            source TEXT,
-            context TEXT,
-            meta TEXT NOT NULL DEFAULT '{}',
-            created_at REAL NOT NULL,
-            last_used REAL NOT NULL,
-            use_count INTEGER NOT NULL DEFAULT 0 CHECK (use_count >= 0),
-            strength REAL NOT NULL DEFAULT 1.0 CHECK (strength BETWEEN 0 AND 2),
-            status TEXT NOT NULL DEFAULT 'active'
-                CHECK (status IN ('active', 'promoted', 'archived')),
-            promoted_at REAL,
-            promoted_to TEXT,
-            review_priority REAL NOT NULL DEFAULT 0,
-            last_review_at REAL,
-            review_count INTEGER NOT NULL DEFAULT 0,
-            cross_domain_count INTEGER NOT NULL DEFAULT 0,
-            forget_at REAL,
-            review_at REAL,
-            danger_from REAL,
-            danger_until REAL,
-            promote_from REAL,
-            promote_until REAL
+{memory_columns("sqlite")}
         );
         CREATE INDEX memories_forget_at ON memories(forget_at) WHERE forget_at IS NOT NULL;
         CREATE INDEX memories_review_at ON memories(review_at) WHERE review_at IS NOT NULL;
@@ -203,16 +180,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         CREATE INDEX memory_tags_tag ON memory_tags(tag, seq);
         CREATE INDEX memory_tags_seq ON memory_tags(seq);
-        CREATE TABLE relations (
-            id TEXT PRIMARY KEY,
-            from_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
-            to_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
-            type TEXT NOT NULL,
-            strength REAL NOT NULL CHECK (strength BETWEEN 0 AND 1),
-            metadata TEXT NOT NULL DEFAULT '{}',
-            created_at REAL NOT NULL,
-            UNIQUE (from_id, to_id, type)
-        );
+{relations_table("sqlite", "relations")}
         CREATE INDEX relations_to ON relations(to_id);
         CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         """,
