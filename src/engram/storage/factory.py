@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import re
 from pathlib import Path
+from typing import TypedDict
 from urllib.parse import ParseResult, unquote, urlparse
 
 from engram.about import DISTRIBUTION
@@ -25,11 +26,7 @@ def open_store(
     if is_postgres_url(location):
         return open_postgres(location, settings, vector_model)
     if is_jsonl_url(location):
-        return JSONLStore(
-            jsonl_path(location),
-            field_weights=field_weights(settings),
-            vector_model=vector_model,
-        )
+        return JSONLStore(jsonl_path(location), **_common(settings, vector_model))
     path = sqlite_path(location)
     if path.name == INDEX_SNAPSHOT and (path.parent / MEMORIES).exists():
         # Written to as a store, its memories then showed in the JSONL store (a helper's
@@ -46,10 +43,7 @@ def open_store(
             "with `engram import jsonl FILE`; a JSONL store is a directory: jsonl:///path)"
         )
     return SQLiteStore(
-        path,
-        busy_timeout=settings.sqlite_busy_timeout,
-        field_weights=field_weights(settings),
-        vector_model=vector_model,
+        path, busy_timeout=settings.sqlite_busy_timeout, **_common(settings, vector_model)
     )
 
 
@@ -66,9 +60,16 @@ def is_sqlite_file(path: Path) -> bool:
     return head in (b"", b"SQLite format 3\x00")
 
 
-def field_weights(settings: Settings) -> tuple[float, float, float]:
-    """The full-text weights of content, tags and entities, in the index's column order."""
-    return (settings.fts_weight_content, settings.fts_weight_tags, settings.fts_weight_entities)
+class _Common(TypedDict):
+    field_weights: tuple[float, float, float]
+    vector_model: tuple[str, int] | None
+
+
+def _common(settings: Settings, vector_model: tuple[str, int] | None) -> _Common:
+    """What every backend is opened with, whatever else it takes: the full-text weights of
+    content, tags and entities (in the index's column order) and the embedder in use."""
+    weights = (settings.fts_weight_content, settings.fts_weight_tags, settings.fts_weight_entities)
+    return _Common(field_weights=weights, vector_model=vector_model)
 
 
 _SCHEME = re.compile(r"^(postgresql|postgres|jsonl|sqlite):", re.IGNORECASE)
@@ -98,10 +99,7 @@ def open_postgres(
             f"(pip install '{DISTRIBUTION}[postgres]'): {exc}"
         ) from None
     return PostgresStore(
-        url,
-        pool_size=settings.postgres_pool_size,
-        field_weights=field_weights(settings),
-        vector_model=vector_model,
+        url, pool_size=settings.postgres_pool_size, **_common(settings, vector_model)
     )
 
 

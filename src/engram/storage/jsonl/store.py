@@ -37,12 +37,11 @@ from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.errors import EngramError, RefusedDataError, StoreError
 from engram.storage.changes import apply_changes
 from engram.storage.jsonl import compaction, orphans, snapshot
-from engram.storage.jsonl.delegation import index_read, vault_index
+from engram.storage.jsonl.delegation import index_read
 from engram.storage.jsonl.edges import apply_relations, held_under_another_id
 from engram.storage.jsonl.files import DirLock, LineFile, writable
 from engram.storage.jsonl.layout import (
     AUDIT,
-    LTM_DB,
     MEMORIES,
     RELATIONS,
     VECTORS,
@@ -72,6 +71,7 @@ from engram.storage.jsonl.sync import (
     read_audit,
     rescheduled,
 )
+from engram.storage.jsonl.vault import JSONLVault
 from engram.storage.jsonl.vectors import decode_vector, encode_vector
 from engram.storage.locks import file_lock
 from engram.storage.maintenance import CompactionResult, StorageStats
@@ -86,7 +86,7 @@ _INHERITED: list[Any] = []  # a forked child's handles of its parent's databases
 FILES = (MEMORIES, RELATIONS, VECTORS)
 
 
-class JSONLStore:
+class JSONLStore(JSONLVault):
     location: str
     _unscheduled: set[str]  # memories whose line has no schedule (`_clear_counts`)
     _links_waiting: bool  # lines of links read whose memory was missing (`_read_links_again`)
@@ -539,29 +539,6 @@ class JSONLStore:
     get_vectors = index_read(SQLiteStore.get_vectors)
     missing_vectors = index_read(SQLiteStore.missing_vectors)
     vector_counts = index_read(SQLiteStore.vector_counts)
-    # -- long-term memory: the vault index, an SQLite file next to the memories ---------------
-
-    def _note_index(self) -> SQLiteStore:
-        with self._mutex:
-            self._check_open()
-            if self._notes is None:
-                self._notes = SQLiteStore(
-                    self.path / LTM_DB,
-                    field_weights=self.field_weights,
-                    vector_model=self.vector_model,
-                )
-            return self._notes
-
-    ltm_states = vault_index(SQLiteStore.ltm_states)
-    ltm_claims = vault_index(SQLiteStore.ltm_claims)
-    ltm_problems = vault_index(SQLiteStore.ltm_problems)
-    ltm_write = vault_index(SQLiteStore.ltm_write)
-    ltm_search = vault_index(SQLiteStore.ltm_search)
-    ltm_links = vault_index(SQLiteStore.ltm_links)
-    ltm_put_vectors = vault_index(SQLiteStore.ltm_put_vectors)
-    ltm_vector_search = vault_index(SQLiteStore.ltm_vector_search)
-    ltm_missing_vectors = vault_index(SQLiteStore.ltm_missing_vectors)
-    ltm_get_vectors = vault_index(SQLiteStore.ltm_get_vectors)
     # -- maintenance --------------------------------------------------------------------------
 
     def stats(self) -> StorageStats:
