@@ -41,6 +41,9 @@ Change = Callable[[Memory], tuple[Memory, Schedule] | None]
 
 # (memory id, its vectors): one row, or a (rows, dims) array of the whole text and passages.
 VectorItems = Sequence[tuple[str, NDArray[np.float32]]]
+# Memory id -> its (rows, dims) vectors, as `get_vectors` with `passages` gives them: what a
+# vector search may hand back of what it read (`vector_search`'s `rows`).
+VectorRows = dict[str, NDArray[np.float32]]
 
 
 class Stub(NamedTuple):
@@ -239,11 +242,7 @@ class VectorStore(Protocol):
         ...
 
     def vector_search(
-        self,
-        vector: NDArray[np.float32],
-        where: Filter,
-        limit: int,
-        rows: dict[str, NDArray[np.float32]] | None = None,
+        self, vector: NDArray[np.float32], where: Filter, limit: int, rows: VectorRows | None = None
     ) -> list[Stub]:
         """Nearest memories by cosine similarity (in `relevance`: the best of a memory's rows),
         best first, filtered. `rows`: where given, a backend that read the memories' stored

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from engram.core.models import AuditEntry, Memory, Status
@@ -24,6 +24,8 @@ from engram.storage.rows import AUDIT_COLUMNS, AUDIT_KEEP, Decode, audit_from_ro
 FINGERPRINT_KEY = "schedule_fingerprint"  # in store_meta: the policy the schedules were made by
 RESCHEDULE_BATCH = 50_000  # memories read, computed and written back at a time
 
+# A statement's parameters, by position or by name: both drivers take either.
+Params = Sequence[Any] | Mapping[str, Any]
 # Runs one statement in the caller's transaction and returns its rows.
 Fetch = Callable[[str, list[Any]], Sequence[Sequence[Any]]]
 
@@ -88,7 +90,7 @@ class SqlDialect(Protocol):
     def decode_json(self) -> Decode:  # a JSON column as the driver returns it -> Python value
         ...
 
-    def _query(self, sql: str, params: Sequence[Any] = ()) -> Sequence[Sequence[Any]]: ...
+    def _query(self, sql: str, params: Params = ()) -> Sequence[Sequence[Any]]: ...
 
     def _seq_after(self, after: str | None) -> int: ...
 

@@ -2,7 +2,8 @@
 
 A mixin of `PostgresStore` (it uses the store's `_write` transaction and `_query`), like
 `SQLiteGraph` for SQLite: relations and episode order are one concern, kept apart from the
-memory rows.
+memory rows. What both dialects write alike (removing an edge, counting, the walk) is
+`SqlGraph`'s, given this schema's spelling (`graph_sql`).
 """
 
 from __future__ import annotations
@@ -14,17 +15,25 @@ import psycopg
 from psycopg.rows import TupleRow
 from psycopg.types.json import Jsonb
 
-from engram.core.models import Direction, Relation
+from engram.core.models import Relation
 from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError
 from engram.storage.postgres.sql import checked_json
-from engram.storage.protocol import Hop
 from engram.storage.rows import relation_from_row
-from engram.storage.traversal import RELATION_COLUMNS, traversal_sql
+from engram.storage.sql_graph import GraphSql, SqlGraph
+from engram.storage.traversal import RELATION_COLUMNS
 
 
-class PostgresGraph:
+class PostgresGraph(SqlGraph):
     """Relation and episode methods of the Store protocol; see `engram.storage.protocol.Store`."""
+
+    graph_sql = GraphSql(
+        table="relationships",
+        param=lambda name: f"%({name})s",
+        type_filter="e.type = ANY(%(types)s::text[])",
+        bind_types=list,
+        start_cast='::text COLLATE "C"',
+    )
 
     # The store's transaction and query functions, which PostgresStore defines: declared for
     # the type checker, not stubbed with methods that could only raise.
@@ -72,14 +81,6 @@ class PostgresGraph:
                 return relation_from_row(row)
         return relation
 
-    def delete_relation(self, relation_id: str) -> Relation | None:
-        with self._write() as conn:
-            row = conn.execute(
-                f"DELETE FROM relationships WHERE id = %s RETURNING {RELATION_COLUMNS}",
-                (relation_id,),
-            ).fetchone()
-        return None if row is None else relation_from_row(row)
-
     def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
         rows = self._query(
             "SELECT episode, MAX(episode_seq) FROM memories "
@@ -110,27 +111,3 @@ class PostgresGraph:
             (ids, ids),
         )
         return [relation_from_row(row) for row in rows]
-
-    def count_relations(self) -> int:
-        return int(self._query("SELECT count(*) FROM relationships")[0][0])
-
-    def traverse(
-        self,
-        start: str,
-        depth: int,
-        types: Sequence[str],
-        direction: Direction,
-        limit: int,
-    ) -> list[Hop]:
-        query = traversal_sql(
-            table="relationships",
-            direction=direction,
-            typed=bool(types),
-            param=lambda name: f"%({name})s",
-            type_filter="e.type = ANY(%(types)s::text[])",
-            start_cast='::text COLLATE "C"',
-        )
-        rows = self._query(
-            query, {"start": start, "depth": depth, "types": list(types), "limit": limit}
-        )
-        return [Hop(row[0], int(row[1]), row[2], relation_from_row(row[3:])) for row in rows]

@@ -1,11 +1,11 @@
 """The PostgreSQL side of the long-term-memory index: the vault's notes, tags and wikilinks.
 
 A mixin of `PostgresStore` (it uses the store's `_write` transaction and `_query`), like the
-SQLite one, with which it shares the frame of a write and the search by tags alone
-(`engram.storage.sql_notes`): one row per note, with its case-folded tag and link keys as
-arrays (GIN-indexed) and a generated `tsvector` over title, tags and body, ranked with the same
-field weights as SQLite's BM25 (title 3, tags 2, body 1). The index is a cache of the vault,
-which `index-ltm` reconciles.
+SQLite one, with which it shares the frame of a write and of a search, and the questions only
+the schema's statements tell apart (`engram.storage.sql_notes`): one row per note, with its
+case-folded tag and link keys as arrays (GIN-indexed) and a generated `tsvector` over title,
+tags and body, ranked with the same field weights as SQLite's BM25 (title 3, tags 2, body 1).
+The index is a cache of the vault, which `index-ltm` reconciles.
 """
 
 from __future__ import annotations
@@ -19,14 +19,7 @@ from numpy.typing import NDArray
 from pgvector import Vector
 from psycopg.rows import TupleRow
 
-from engram.core.notes import (
-    Note,
-    NoteHit,
-    NoteText,
-    distinct_links,
-    link_key,
-    link_name,
-)
+from engram.core.notes import Note, NoteHit, distinct_links, link_key
 from engram.errors import ValidationError
 from engram.storage.postgres.sql import Conn
 from engram.storage.postgres.text import weighted_query
@@ -39,6 +32,7 @@ from engram.storage.rows import (
     note_hit_from_row,
     note_row,
 )
+from engram.storage.sql_notes import NoteSql
 from engram.storage.sql_reads import nested_tags
 
 VECTOR_DIMENSIONS = 384  # the `embed vector(384)` column of ltm_notes
@@ -59,13 +53,22 @@ _HEADLINE = f"MaxWords={PREVIEW_WORDS}, MinWords={PREVIEW_WORDS // 2}, StartSel=
 class PostgresLtm(NoteIndex):
     """LTM methods of the Store protocol; see `engram.storage.protocol.Store`."""
 
-    # The store's transaction and query functions, which PostgresStore defines, and the search
-    # by tags alone, which it has of `SqlNotes`: declared for the type checker, not stubbed
-    # with methods that could only raise. `ltm_write` is `SqlNotes`'s too, around
-    # `_drop_notes` and `_put_notes`.
+    # The store's transaction and query functions, which PostgresStore defines: declared for
+    # the type checker, not stubbed with methods that could only raise. `ltm_write` and
+    # `ltm_search` are `SqlNotes`'s, around `_drop_notes`, `_put_notes` and `_notes_matching`.
     _write: Callable[[], AbstractContextManager[Conn]]
     _query: Callable[..., list[TupleRow]]
-    _notes_tagged: Callable[[Sequence[str], int], list[NoteHit]]
+
+    note_sql = NoteSql(
+        missing_vectors=(
+            "SELECT path, digest, title, body FROM ltm_notes "
+            "WHERE embed_model IS DISTINCT FROM %s ORDER BY path LIMIT %s"
+        ),
+        linking_to=(
+            "SELECT path FROM ltm_notes WHERE (%s = ANY(link_keys) OR %s = ANY(bare_links)) "
+            "AND path <> %s ORDER BY path"
+        ),
+    )
 
     def _drop_notes(self, conn: Conn, paths: Sequence[str]) -> None:
         conn.execute("DELETE FROM ltm_notes WHERE path = ANY(%s::text[])", (list(paths),))
@@ -75,9 +78,9 @@ class PostgresLtm(NoteIndex):
         with conn.cursor() as cur:
             cur.executemany(_UPSERT, [_note_row(n) for n in notes])
 
-    def ltm_search(self, terms: Sequence[str], tags: Sequence[str], limit: int) -> list[NoteHit]:
-        if not terms:
-            return self._notes_tagged(tags, limit)
+    def _notes_matching(
+        self, terms: Sequence[str], tags: Sequence[str], limit: int
+    ) -> list[NoteHit]:
         tag_sql, tag_params = self._note_tag_filter(tags)
         q = weighted_query(self._query, "ltm_notes", "n", terms, _RANK_WEIGHTS)
         rows = self._query(
@@ -143,26 +146,10 @@ class PostgresLtm(NoteIndex):
             (note_hit_from_row(row) for row in rows), key=lambda h: (-h.relevance, h.path)
         )
 
-    def ltm_missing_vectors(self, model_id: str, limit: int) -> list[NoteText]:
-        rows = self._query(
-            "SELECT path, digest, title, body FROM ltm_notes "
-            "WHERE embed_model IS DISTINCT FROM %s ORDER BY path LIMIT %s",
-            (model_id, limit),
-        )
-        return [NoteText(str(p), str(d), str(t), str(b)) for p, d, t, b in rows]
-
     def ltm_get_vectors(
         self, paths: Sequence[str], model_id: str
     ) -> dict[str, NDArray[np.float32]]:
         return stored_vectors(self._query, "ltm_notes", "path", paths, model_id)
-
-    def _linking_to(self, path: str) -> list[str]:
-        rows = self._query(
-            "SELECT path FROM ltm_notes WHERE (%s = ANY(link_keys) OR %s = ANY(bare_links)) "
-            "AND path <> %s ORDER BY path",
-            (link_key(path), link_name(path), path),
-        )
-        return [str(row[0]) for row in rows]
 
     def _note_tag_filter(self, tags: Sequence[str]) -> tuple[str, list[Any]]:
         """Notes carrying any of the tags, or a tag nested below one (`project` → `project/x`):

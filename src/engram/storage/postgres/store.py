@@ -25,7 +25,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from engram.config import redact_secrets, redact_url
-from engram.core.models import AuditEntry, Memory, Schedule
+from engram.core.models import Memory, Schedule
 from engram.core.scoring import Policy
 from engram.errors import BusyError, ConfigError, RefusedDataError, StoreError, UnavailableError
 from engram.storage.changes import apply_changes
@@ -42,24 +42,10 @@ from engram.storage.postgres.migrations import migrate
 from engram.storage.postgres.sql import Conn, filter_sql, memory_row, on, update_row
 from engram.storage.postgres.text import PostgresText
 from engram.storage.postgres.vectors import VECTOR_DIMENSIONS, PostgresVectors
-from engram.storage.protocol import (
-    Capability,
-    Change,
-    Filter,
-    MemoryText,
-    Rescheduler,
-    Stub,
-)
-from engram.storage.rows import (
-    AUDIT_COLUMNS,
-    KEEP_NEWEST_AUDIT,
-    as_is,
-    audit_row,
-    memory_from_row,
-    stub_from_row,
-)
-from engram.storage.sql_notes import SqlNotes
-from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, SqlReads, schedule_batches
+from engram.storage.protocol import Change, Filter, MemoryText, Rescheduler, Stub
+from engram.storage.rows import as_is, memory_from_row, stub_from_row
+from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, Params, schedule_batches
+from engram.storage.sql_store import SqlStore
 
 log = logging.getLogger(__name__)
 
@@ -116,11 +102,10 @@ SCHEDULE_SQL = {
 }
 
 
-class PostgresStore(SqlReads, SqlNotes, PostgresGraph, PostgresLtm, PostgresText, PostgresVectors):
-    location: str
+class PostgresStore(SqlStore, PostgresGraph, PostgresLtm, PostgresText, PostgresVectors):
     P = "%s"
     decode_json = staticmethod(as_is)
-    capabilities = frozenset({Capability.VECTORS, Capability.LTM, Capability.LASTING_POSITIONS})
+    encode_json = Jsonb
 
     def __init__(
         self,
@@ -235,7 +220,7 @@ class PostgresStore(SqlReads, SqlNotes, PostgresGraph, PostgresLtm, PostgresText
         with self._conn() as conn, conn.transaction():
             yield conn
 
-    def _query(self, query: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[TupleRow]:
+    def _query(self, query: str, params: Params = ()) -> list[TupleRow]:
         with self._conn() as conn:
             return conn.execute(query, params).fetchall()
 
@@ -421,14 +406,6 @@ class PostgresStore(SqlReads, SqlNotes, PostgresGraph, PostgresLtm, PostgresText
         return updated
 
     # -- the maintenance pipeline -------------------------------------------------------------
-
-    def audit_append(self, entries: Sequence[AuditEntry]) -> None:
-        with self._write() as conn, conn.cursor() as cur:
-            cur.executemany(
-                f"INSERT INTO audit ({AUDIT_COLUMNS}) VALUES ({', '.join(['%s'] * 11)})",
-                [audit_row(e, encode=Jsonb) for e in entries],
-            )
-            cur.execute(KEEP_NEWEST_AUDIT.format(p="%s"), (self.audit_keep,))
 
     @contextmanager
     def exclusive(self, name: str, wait: bool = False) -> Iterator[None]:

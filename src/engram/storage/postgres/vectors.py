@@ -2,7 +2,8 @@
 `memories.embed`, its passages in `memory_passages`, searched through pgvector's HNSW indexes.
 
 A mixin of `PostgresStore`, like `SQLiteVectors` for SQLite: it uses the store's `_write`
-transaction and `_query`.
+transaction and `_query`. Which memories lack a vector, and how many have one, are
+`SqlVectors`'s questions, asked with this schema's statements (`vector_sql`).
 """
 
 from __future__ import annotations
@@ -20,14 +21,26 @@ from engram.core.text import MAX_PASSAGES
 from engram.errors import ValidationError
 from engram.storage.columns import STUB_COLUMNS
 from engram.storage.postgres.sql import filter_sql
-from engram.storage.protocol import Filter, Stub, VectorItems
+from engram.storage.protocol import Filter, Stub, VectorItems, VectorRows
 from engram.storage.rows import stub_from_row
+from engram.storage.sql_vectors import SqlVectors, VectorSql
 
 VECTOR_DIMENSIONS = 384  # the `embed vector(384)` column
 
 
-class PostgresVectors:
+class PostgresVectors(SqlVectors):
     """Vector methods of the Store protocol; see `engram.storage.protocol.Store`."""
+
+    vector_sql = VectorSql(
+        missing=(
+            "SELECT id, content FROM memories WHERE embed_model IS DISTINCT FROM %s "
+            "ORDER BY seq LIMIT %s"
+        ),
+        counts=(
+            "SELECT embed_model, count(*) FROM memories WHERE embed_model IS NOT NULL "
+            "GROUP BY embed_model"
+        ),
+    )
 
     # What PostgresStore defines: declared for the type checker, not stubbed with methods that
     # could only raise.
@@ -85,11 +98,7 @@ class PostgresVectors:
             return len(set(stored))
 
     def vector_search(
-        self,
-        vector: NDArray[np.float32],
-        where: Filter,
-        limit: int,
-        rows: dict[str, NDArray[np.float32]] | None = None,
+        self, vector: NDArray[np.float32], where: Filter, limit: int, rows: VectorRows | None = None
     ) -> list[Stub]:
         """HNSW (cosine) nearest neighbours of the configured model, over whole texts and over
         passages, each memory once with its best; filters are applied during the index scans
@@ -141,14 +150,6 @@ class PostgresVectors:
             for ident, v in vectors.items()
         }
 
-    def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:
-        rows = self._query(
-            "SELECT id, content FROM memories WHERE embed_model IS DISTINCT FROM %s "
-            "ORDER BY seq LIMIT %s",
-            (model_id, limit),
-        )
-        return [(str(a), str(b)) for a, b in rows]
-
     def get_vectors(
         self, ids: Sequence[str], model_id: str, passages: bool = False
     ) -> dict[str, NDArray[np.float32]]:
@@ -163,13 +164,6 @@ class PostgresVectors:
         ):
             parts[str(ident)].append(as_array(vec))
         return {i: np.stack(rows) for i, rows in parts.items()}
-
-    def vector_counts(self) -> dict[str, int]:
-        rows = self._query(
-            "SELECT embed_model, count(*) FROM memories WHERE embed_model IS NOT NULL "
-            "GROUP BY embed_model"
-        )
-        return {str(model): int(n) for model, n in rows}
 
 
 def stored_vectors(

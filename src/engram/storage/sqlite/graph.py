@@ -2,6 +2,8 @@
 
 A mixin of `SQLiteStore` (it uses the store's `_write` transaction and `_query`), like
 `SQLiteLtm`: relations and episode order are one concern, kept apart from the memory rows.
+What both dialects write alike (removing an edge, counting, the walk) is `SqlGraph`'s, given
+this schema's spelling (`graph_sql`).
 """
 
 from __future__ import annotations
@@ -12,17 +14,24 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from engram.core.models import Direction, Relation
+from engram.core.models import Relation
 from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError
-from engram.storage.protocol import Hop
 from engram.storage.rows import from_json, relation_from_row
-from engram.storage.sqlite.sql import MAX_VARS, chunks, on, rows_in
-from engram.storage.traversal import RELATION_COLUMNS, traversal_sql
+from engram.storage.sql_graph import GraphSql, SqlGraph
+from engram.storage.sqlite.sql import MAX_VARS, chunks, delete_in, rows_in
+from engram.storage.traversal import RELATION_COLUMNS
 
 
-class SQLiteGraph:
+class SQLiteGraph(SqlGraph):
     """Relation and episode methods of the Store protocol; see `engram.storage.protocol.Store`."""
+
+    graph_sql = GraphSql(
+        table="relations",
+        param=lambda name: f":{name}",
+        type_filter="e.type IN (SELECT value FROM json_each(:types))",
+        bind_types=json.dumps,
+    )
 
     # The store's transaction and query functions, which SQLiteStore defines: declared for the
     # type checker, not stubbed with methods that could only raise.
@@ -49,14 +58,6 @@ class SQLiteGraph:
             )
         return relation
 
-    def delete_relation(self, relation_id: str) -> Relation | None:
-        with self._write() as conn:
-            row = conn.execute(
-                f"DELETE FROM relations WHERE id = ? RETURNING {RELATION_COLUMNS}",
-                (relation_id,),
-            ).fetchone()
-        return None if row is None else relation_from_row(row, from_json)
-
     def add_relations(self, relations: Sequence[Relation]) -> None:
         """Add many relations in one transaction; one whose end is missing, or whose (from, to,
         type) or id is taken, is skipped (the first edge stands)."""
@@ -75,12 +76,7 @@ class SQLiteGraph:
         return [relation_from_row(row, from_json) for row in rows]
 
     def delete_relations(self, ids: Sequence[str]) -> None:
-        with self._write() as conn:
-            rows_in(
-                on(conn),
-                lambda marks: f"DELETE FROM relations WHERE id IN ({marks})",
-                ids,
-            )
+        delete_in(self._write, lambda marks: f"DELETE FROM relations WHERE id IN ({marks})", ids)
 
     def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
         rows = rows_in(
@@ -118,28 +114,6 @@ class SQLiteGraph:
             for row in self._query(sql, [*chunk, *chunk]):
                 out[row[0]] = relation_from_row(row, from_json)
         return sorted(out.values(), key=lambda r: (r.created_at, r.id))
-
-    def count_relations(self) -> int:
-        return int(self._query("SELECT count(*) FROM relations")[0][0])
-
-    def traverse(
-        self, start: str, depth: int, types: Sequence[str], direction: Direction, limit: int
-    ) -> list[Hop]:
-        """Breadth-first, one recursive CTE (`engram.storage.traversal`)."""
-        query = traversal_sql(
-            table="relations",
-            direction=direction,
-            typed=bool(types),
-            param=lambda name: f":{name}",
-            type_filter="e.type IN (SELECT value FROM json_each(:types))",
-        )
-        params: dict[str, Any] = {"start": start, "depth": depth, "limit": limit}
-        if types:
-            params["types"] = json.dumps(list(types))
-        rows = self._query(query, params)
-        return [
-            Hop(row[0], int(row[1]), row[2], relation_from_row(row[3:], from_json)) for row in rows
-        ]
 
 
 def relation_row(r: Relation) -> tuple[Any, ...]:

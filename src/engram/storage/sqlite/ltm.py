@@ -1,8 +1,9 @@
 """The SQLite side of the long-term-memory index: notes, their tags and wikilinks, full text.
 
 A mixin of `SQLiteStore` (it uses the store's `_write` transaction and `_query`), kept in its own
-module so the vault index can evolve without touching the memory tables' code; the frame of a
-write and the search by tags alone are shared with PostgreSQL (`engram.storage.sql_notes`).
+module so the vault index can evolve without touching the memory tables' code; the frames of a
+write and of a search, and the questions only the schema's statements tell apart, are shared
+with PostgreSQL (`engram.storage.sql_notes`).
 Tags and link targets are stored case-folded so that lookups ignore case in every script, not
 only ASCII.
 
@@ -24,14 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.notes import (
-    Note,
-    NoteHit,
-    NoteText,
-    distinct_links,
-    link_key,
-    link_name,
-)
+from engram.core.notes import Note, NoteHit, distinct_links, link_key, link_name
 from engram.storage.exact import ExactIndex
 from engram.storage.protocol import NoteIndex
 from engram.storage.rows import (
@@ -42,6 +36,7 @@ from engram.storage.rows import (
     note_hit_from_row,
     note_row,
 )
+from engram.storage.sql_notes import NoteSql
 from engram.storage.sql_reads import nested_tags
 from engram.storage.sqlite.sql import on, prune_change_log, rows_in
 
@@ -64,13 +59,24 @@ class SQLiteLtm(NoteIndex):
     _note_vectors: _NoteVectors | None = None
     _note_vectors_guard = threading.Lock()
 
-    # The store's transaction and query functions, which SQLiteStore defines, and the search by
-    # tags alone, which it has of `SqlNotes`: declared for the type checker, not stubbed with
-    # methods that could only raise. `ltm_write` is `SqlNotes`'s too, around `_drop_notes` and
-    # `_put_notes`.
+    # The store's transaction and query functions, which SQLiteStore defines: declared for the
+    # type checker, not stubbed with methods that could only raise. `ltm_write` and
+    # `ltm_search` are `SqlNotes`'s, around `_drop_notes`, `_put_notes` and `_notes_matching`.
     _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
     _query: Callable[..., list[tuple[Any, ...]]]
-    _notes_tagged: Callable[[Sequence[str], int], list[NoteHit]]
+
+    note_sql = NoteSql(
+        missing_vectors=(
+            "SELECT n.path, n.digest, n.title, n.body FROM ltm_notes n "
+            "LEFT JOIN ltm_note_vectors v ON v.seq = n.seq AND v.model_id = ? "
+            "WHERE v.seq IS NULL ORDER BY n.seq LIMIT ?"
+        ),
+        linking_to=(
+            "SELECT DISTINCT n.path FROM ltm_links l JOIN ltm_notes n ON n.seq = l.seq "
+            "WHERE (l.key = ? OR (l.key = l.name AND l.name = ?)) AND n.path != ? "
+            "ORDER BY n.path"
+        ),
+    )
 
     def _drop_notes(self, conn: sqlite3.Connection, paths: Sequence[str]) -> None:
         """Tags, links and vectors go with the note (ON DELETE CASCADE); each vector gone adds
@@ -95,9 +101,9 @@ class SQLiteLtm(NoteIndex):
                 [(seq, link_key(t), link_name(t)) for t in distinct_links(note.links)],
             )
 
-    def ltm_search(self, terms: Sequence[str], tags: Sequence[str], limit: int) -> list[NoteHit]:
-        if not terms:
-            return self._notes_tagged(tags, limit)
+    def _notes_matching(
+        self, terms: Sequence[str], tags: Sequence[str], limit: int
+    ) -> list[NoteHit]:
         tag_sql, tag_params = self._note_tag_filter(tags)
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         wt, wg, wb = NOTE_FIELD_WEIGHTS
@@ -164,15 +170,6 @@ class SQLiteLtm(NoteIndex):
             if seq in rows
         ]
 
-    def ltm_missing_vectors(self, model_id: str, limit: int) -> list[NoteText]:
-        rows = self._query(
-            "SELECT n.path, n.digest, n.title, n.body FROM ltm_notes n "
-            "LEFT JOIN ltm_note_vectors v ON v.seq = n.seq AND v.model_id = ? "
-            "WHERE v.seq IS NULL ORDER BY n.seq LIMIT ?",
-            (model_id, limit),
-        )
-        return [NoteText(str(p), str(d), str(t), str(b)) for p, d, t, b in rows]
-
     def ltm_get_vectors(
         self, paths: Sequence[str], model_id: str
     ) -> dict[str, NDArray[np.float32]]:
@@ -195,15 +192,6 @@ class SQLiteLtm(NoteIndex):
             if self._note_vectors is None:
                 self._note_vectors = _NoteVectors()
             return self._note_vectors
-
-    def _linking_to(self, path: str) -> list[str]:
-        rows = self._query(
-            "SELECT DISTINCT n.path FROM ltm_links l JOIN ltm_notes n ON n.seq = l.seq "
-            "WHERE (l.key = ? OR (l.key = l.name AND l.name = ?)) AND n.path != ? "
-            "ORDER BY n.path",
-            (link_key(path), link_name(path), path),
-        )
-        return [str(row[0]) for row in rows]
 
     def _note_tag_filter(self, tags: Sequence[str]) -> tuple[str, list[Any]]:
         """Notes carrying any of the tags, or a tag nested below one (`project` → `project/x`),

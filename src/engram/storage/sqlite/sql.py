@@ -7,6 +7,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -162,3 +163,14 @@ def rows_in(
     for chunk in chunks(list(dict.fromkeys(keys))):
         out += run(sql(", ".join("?" * len(chunk))), [*before, *chunk, *after])
     return out
+
+
+def delete_in(
+    write: Callable[[], AbstractContextManager[sqlite3.Connection]],
+    sql: Callable[[str], str],
+    keys: Iterable[Any],
+) -> None:
+    """`rows_in` for a statement that returns nothing (a `DELETE … IN (…)`), every chunk in the
+    one write transaction `write` opens: all the keys go, or none."""
+    with write() as conn:
+        rows_in(on(conn), sql, keys)

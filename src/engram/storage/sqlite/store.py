@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from engram.core.models import AuditEntry, Memory, Schedule
+from engram.core.models import Memory, Schedule
 from engram.errors import RefusedDataError, StoreError
 from engram.storage.changes import apply_changes
 from engram.storage.columns import (
@@ -35,24 +35,10 @@ from engram.storage.columns import (
     schedule_values,
 )
 from engram.storage.locks import file_lock, locking_available, thread_lock
-from engram.storage.protocol import (
-    Capability,
-    Change,
-    Filter,
-    MemoryText,
-    Rescheduler,
-    Stub,
-)
-from engram.storage.rows import (
-    AUDIT_COLUMNS,
-    KEEP_NEWEST_AUDIT,
-    audit_row,
-    from_json,
-    memory_from_row,
-    stub_from_row,
-)
-from engram.storage.sql_notes import SqlNotes
-from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, SqlReads, schedule_batches
+from engram.storage.protocol import Change, Filter, MemoryText, Rescheduler, Stub
+from engram.storage.rows import from_json, memory_from_row, stub_from_row
+from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, Params, schedule_batches
+from engram.storage.sql_store import SqlStore
 from engram.storage.sqlite.graph import SQLiteGraph
 from engram.storage.sqlite.ltm import SQLiteLtm
 from engram.storage.sqlite.migrations import migrate, refuse_foreign, register_functions
@@ -71,11 +57,10 @@ from engram.storage.sqlite.vectors import INDEX_SUFFIXES, VectorIndex
 log = logging.getLogger(__name__)
 
 
-class SQLiteStore(SqlReads, SqlNotes, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
-    location: str
+class SQLiteStore(SqlStore, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
     P = "?"
     decode_json = staticmethod(from_json)
-    capabilities = frozenset({Capability.VECTORS, Capability.LTM, Capability.LASTING_POSITIONS})
+    encode_json = staticmethod(json.dumps)
 
     def __init__(
         self,
@@ -250,20 +235,20 @@ class SQLiteStore(SqlReads, SqlNotes, SQLiteText, SQLiteGraph, SQLiteLtm, SQLite
         version = self._read(self._reader, self._reader_lock, "PRAGMA data_version", ())
         return (self._commits, int(version[0][0]))
 
-    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def _query(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
         """A read: on the reading connection, or in the write transaction of this thread."""
         if self._reader is None or self._writer == threading.get_ident():
             return self._read(self._conn, self._lock, sql, params)
         return self._read(self._reader, self._reader_lock, sql, params)
 
-    def _vector_query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def _vector_query(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
         """A read for vector search: on the connection kept for it, when there is one."""
         if self._aside is None:
             return self._query(sql, params)
         return self._read(self._aside, self._aside_lock, sql, params)
 
     def _read(
-        self, conn: sqlite3.Connection, lock: Any, sql: str, params: Sequence[Any]
+        self, conn: sqlite3.Connection, lock: Any, sql: str, params: Params
     ) -> list[tuple[Any, ...]]:
         with lock:
             try:
@@ -461,14 +446,6 @@ class SQLiteStore(SqlReads, SqlNotes, SQLiteText, SQLiteGraph, SQLiteLtm, SQLite
         return updated
 
     # -- the maintenance pipeline -------------------------------------------------------------
-
-    def audit_append(self, entries: Sequence[AuditEntry]) -> None:
-        with self._write() as conn:
-            conn.executemany(
-                f"INSERT INTO audit({AUDIT_COLUMNS}) VALUES ({', '.join('?' * 11)})",
-                [audit_row(e) for e in entries],
-            )
-            conn.execute(KEEP_NEWEST_AUDIT.format(p="?"), (self.audit_keep,))
 
     def exclusive(self, name: str, wait: bool = False) -> AbstractContextManager[None]:
         # An in-memory store is one process's: a lock of its own, no file in the cwd. Where the

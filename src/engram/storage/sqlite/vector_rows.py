@@ -3,7 +3,8 @@ searches through the HNSW index (`vectors.VectorIndex`) re-scored exactly from t
 
 A mixin of `SQLiteStore`, like `SQLiteGraph` and `SQLiteLtm`: it uses the store's `_write`
 transaction, its `_query`, and `_vector_query`, the read-only connection that lets a search look
-up meaning while its text query runs on another core.
+up meaning while its text query runs on another core. Which memories lack a vector, and how
+many have one, are `SqlVectors`'s questions, asked with this schema's statements (`vector_sql`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from numpy.typing import NDArray
 
 from engram.core.models import Status
 from engram.storage.columns import STUB_COLUMNS
-from engram.storage.protocol import Filter, Stub, VectorItems
+from engram.storage.protocol import Filter, Stub, VectorItems, VectorRows
 from engram.storage.rows import stub_from_row
-from engram.storage.sqlite.sql import filter_sql, on, prune_change_log, rows_in
+from engram.storage.sql_vectors import SqlVectors, VectorSql
+from engram.storage.sqlite.sql import delete_in, filter_sql, prune_change_log, rows_in
 from engram.storage.sqlite.vectors import VectorIndex, vector_blob
 
 # Above this many rows to look up by seq, one scan of (seq, id) is cheaper than lookups: each
@@ -31,8 +33,16 @@ _SCAN_ABOVE = 5_000
 _WIDEST = 20_000
 
 
-class SQLiteVectors:
+class SQLiteVectors(SqlVectors):
     """Vector methods of the Store protocol; see `engram.storage.protocol.Store`."""
+
+    vector_sql = VectorSql(
+        missing=(
+            "SELECT m.id, m.content FROM memories m LEFT JOIN memory_vectors v "
+            "ON v.seq = m.seq AND v.model_id = ? WHERE v.seq IS NULL ORDER BY m.seq LIMIT ?"
+        ),
+        counts="SELECT model_id, count(*) FROM memory_vectors GROUP BY model_id",
+    )
 
     # What SQLiteStore defines: declared for the type checker, not stubbed with methods that
     # could only raise.
@@ -62,11 +72,7 @@ class SQLiteVectors:
             return stored
 
     def vector_search(
-        self,
-        vector: NDArray[np.float32],
-        where: Filter,
-        limit: int,
-        rows: dict[str, NDArray[np.float32]] | None = None,
+        self, vector: NDArray[np.float32], where: Filter, limit: int, rows: VectorRows | None = None
     ) -> list[Stub]:
         if self._vectors is None:
             return []
@@ -178,28 +184,15 @@ class SQLiteVectors:
             out[str(ident)] = matrix if passages else matrix[0]
         return out
 
-    def missing_vectors(self, model_id: str, limit: int) -> list[tuple[str, str]]:
-        rows = self._query(
-            "SELECT m.id, m.content FROM memories m LEFT JOIN memory_vectors v "
-            "ON v.seq = m.seq AND v.model_id = ? WHERE v.seq IS NULL ORDER BY m.seq LIMIT ?",
-            (model_id, limit),
-        )
-        return [(str(a), str(b)) for a, b in rows]
-
-    def vector_counts(self) -> dict[str, int]:
-        rows = self._query("SELECT model_id, count(*) FROM memory_vectors GROUP BY model_id")
-        return {str(model): int(n) for model, n in rows}
-
     def delete_vectors(self, ids: Sequence[str]) -> None:
-        with self._write() as conn:
-            rows_in(
-                on(conn),
-                lambda marks: (
-                    "DELETE FROM memory_vectors WHERE seq IN "
-                    f"(SELECT seq FROM memories WHERE id IN ({marks}))"
-                ),
-                ids,
-            )
+        delete_in(
+            self._write,
+            lambda marks: (
+                "DELETE FROM memory_vectors WHERE seq IN "
+                f"(SELECT seq FROM memories WHERE id IN ({marks}))"
+            ),
+            ids,
+        )
 
     def vector_models(self, ids: Sequence[str]) -> dict[str, str]:
         """The model id of each of these memories' vector, for those that have one."""
