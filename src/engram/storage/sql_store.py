@@ -38,9 +38,10 @@ class SqlStore(SqlReads, SqlNotes):
     def audit_append(self: StoreDialect, entries: Sequence[AuditEntry]) -> None:
         """Through a cursor, the one way both drivers run a statement for many rows."""
         p = self.P
+        places = ", ".join([p] * len(AUDIT_COLUMNS.split(",")))
         with self._write() as conn, closing(conn.cursor()) as cur:
             cur.executemany(
-                f"INSERT INTO audit ({AUDIT_COLUMNS}) VALUES ({', '.join([p] * 11)})",
+                f"INSERT INTO audit ({AUDIT_COLUMNS}) VALUES ({places})",
                 [audit_row(e, encode=self.encode_json) for e in entries],
             )
             cur.execute(KEEP_NEWEST_AUDIT.format(p=p), (self.audit_keep,))
