@@ -282,3 +282,14 @@ def test_the_friends_chats_are_well_formed() -> None:
         assert len({t.content.split(":", 1)[0] for t in conv.turns}) == 2
         assert {q.category for q in conv.questions} <= {1, 2, 3, 4, 6}
         assert all(q.gold for q in conv.questions)
+
+
+def test_the_named_speakers_chats_are_well_formed() -> None:
+    """bench/data/named_speakers: four chats of two people each, every question scorable."""
+    conversations = load(ROOT / "bench" / "data" / "named_speakers")
+    assert len(conversations) == 4
+    assert sum(len(c.questions) for c in conversations) == 147
+    for conv in conversations:
+        assert len({t.content.split(":", 1)[0] for t in conv.turns}) == 2
+        assert {q.category for q in conv.questions} <= {1, 2, 3, 4, 6}
+        assert all(q.gold for q in conv.questions)
