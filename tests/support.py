@@ -96,3 +96,16 @@ NEBRAAS_CHAT = [
     "Vanessa: My sister is visiting from Chicago next month",
     "Nebraas: I think it will snow tomorrow",
 ]
+
+# A chat where the answer to "When did Siobhan move into her new flat?" says a date and a
+# turn about the move without one shares more of its words (`search_when_weight`).
+MOVE_CHAT = [
+    "Siobhan: ok anyway, news, I got the walthamstow flat!",
+    "Kaito: amazing!! when do you move",
+    "Siobhan: I move into the new flat on the 1st of april, no joke",
+    "Kaito: biddy is going to hate the move",
+    "Siobhan: she hates moving into a new flat, this one has a garden though",
+    "Kaito: is the flat near the station?",
+    "Siobhan: ten minutes from the flat to the overground",
+    "Kaito: I'm still looking for a flat in peckham",
+]

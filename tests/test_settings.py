@@ -231,6 +231,16 @@ def present_order(mem: Engram, clock: FixedClock) -> list[str]:
     return ["old" if i == old else "new" for i in found if i in (old, new)]
 
 
+def when_order(mem: Engram, clock: FixedClock) -> list[str]:
+    """A turn saying when, and one about the same move without a date; the question asks when."""
+    from tests.support import MOVE_CHAT
+
+    mem.save_many([Draft(content=t, episode="chat") for t in MOVE_CHAT])
+    mem.flush()
+    hits = mem.search("When did Siobhan move into her new flat?", limit=2)
+    return [h.memory.content for h in hits]
+
+
 def speaker_order(mem: Engram, clock: FixedClock) -> list[str]:
     """A transcript whose other speaker asks what the query asks of the one it names."""
     from tests.support import NEBRAAS_CHAT
@@ -398,6 +408,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("search_expansion_terms", {}, {"search_expansion_terms": 1}, expansion_finds),
     ("search_date_weight", {}, {"search_date_weight": 0.0}, dated_order),
     ("search_present_weight", {}, {"search_present_weight": 0.0}, present_order),
+    ("search_when_weight", {}, {"search_when_weight": 0.0}, when_order),
     ("search_other_speakers_share", {}, {"search_other_speakers_share": 1.0}, speaker_order),
     (
         "search_vector_candidates",

@@ -136,6 +136,10 @@ class Settings(BaseSettings):
     # how late it was saved among the matches (0 turns it off; docs/search.md, "Queries about
     # the present").
     search_present_weight: float = Field(default=0.2, ge=0, le=5)
+    # A question asking when ("When did she move?"): a match among the best whose text says
+    # when (a date, a day, "yesterday", "last week") has its relevance raised by this share (0
+    # turns it off; docs/search.md, "Days named in the query").
+    search_when_weight: float = Field(default=0.25, ge=0, le=5)
     # A query naming one speaker of a transcript ("What are Fahim's hobbies?", its memories
     # opening "Fahim Khan: …"): a match labelled with a speaker it does not name keeps this
     # share of its relevance (1 turns it off; docs/search.md, "Transcripts: a speaker named").

@@ -8,9 +8,11 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 
 from engram.core.dates import (
+    asks_when,
     day_of,
     day_spans,
     named_days,
+    says_when,
     searched_of_a_day,
     without_written_dates,
 )
@@ -274,3 +276,45 @@ def test_asking_for_plans_is_kept_in_what_a_query_means() -> None:
     ]
     told = searched_of_a_day("What did I tell you yesterday?", by_meaning=True)
     assert told.split() == ["What", "?"]
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("When did Siobhan move into her new flat?", True),
+        ("when is dad retiring", True),
+        ("What date is the wedding?", True),
+        ("Which year did they meet?", True),
+        ("What time does the gig start?", True),
+        ("Whenever you can, remind me about the dentist", False),  # "whenever" is no "when"
+        ("Where did Siobhan move?", False),
+        ("What did I say when we met?", False),  # "when" not asked
+    ],
+)
+def test_a_question_asks_when_by_its_first_word_or_a_date_asked_for(
+    question: str, asks: bool
+) -> None:
+    assert asks_when(question) is asks
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("1st of april. no joke", True),
+        ("lands the 12th, staying two weeks", True),
+        ("defense moved to July", True),
+        ("the gig is at 8pm", True),
+        ("back on Monday", True),
+        ("I beat you at chess yesterday", True),
+        ("we moved three weeks ago", True),
+        ("since 2019", True),
+        ("I got the walthamstow flat!", False),
+        ("we may go, who knows", False),  # "may" and "march" are words too
+        ("the marching band was loud", False),
+        ("it starts in May", True),  # written as a month
+    ],
+)
+def test_a_text_says_when_by_a_date_a_day_a_time_or_a_day_counted_back(
+    text: str, says: bool
+) -> None:
+    assert says_when(text) is says

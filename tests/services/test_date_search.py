@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
 
-from tests.support import NEW_JOB, OLD_JOB, OTHER_FACTS, at_hour, save_facts
+from tests.support import MOVE_CHAT, NEW_JOB, OLD_JOB, OTHER_FACTS, at_hour, save_facts
 
 from engram import Draft, Engram, FixedClock
 from engram.services.results import why_summary
@@ -700,3 +700,18 @@ def test_a_question_about_now_finds_the_current_fact_whatever_the_limit(
             for limit in (1, 5, 10):
                 first = mem.search(question, limit=limit)[0].memory.content
                 assert first.startswith(answer), (question, limit, first)
+
+
+def test_a_question_asking_when_puts_the_turn_saying_when_first(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A helper's blind chats: the answer to a question asking when says a date and little
+    else, and a turn about the same thing without one came first by its words. A question
+    not asking when leaves them as they were."""
+    with Engram.open(store_url, clock=clock) as mem:
+        mem.save_many([Draft(content=t, episode="chat") for t in MOVE_CHAT])
+        mem.flush()
+        hits = mem.search("When did Siobhan move into her new flat?", limit=2)
+        assert [h.memory.content for h in hits] == [MOVE_CHAT[2], MOVE_CHAT[4]]
+        asked = mem.search("Did Siobhan move into her new flat?", limit=2)
+        assert [h.memory.content for h in asked] == [MOVE_CHAT[4], MOVE_CHAT[2]]

@@ -516,3 +516,33 @@ def asks_about_the_present(text: str) -> bool:
     """Whether a query asks how things stand now ("where does she live now?", "what is he
     working on currently?"): of two memories about it, the later is likelier to hold."""
     return len(text.split()) <= PRESENT_QUERY_WORDS and _PRESENT.search(text) is not None
+
+
+# A question asking when something happened or will: "When did Siobhan move into her flat?",
+# "What date is the wedding?", "What time does the gig start?".
+_ASKS_WHEN = re.compile(
+    r"^\W*when\b|\b(?:what|which) (?:date|day|time|year|month)\b", re.IGNORECASE
+)
+# A text saying when: a month by name ("may" and "march" only written so: they are words too),
+# a day of the month ("the 12th"), a year, a clock time ("7pm", "9:30"), a weekday, or a day
+# counted from the saying ("yesterday", "last week", "three days ago").
+_SAYS_WHEN = re.compile(
+    r"\b(?:january|february|april|june|july|august|september|october|november|december"
+    r"|jan|feb|apr|jun|jul|aug|sept?|oct|nov|dec|(?-i:May|March))\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:19|20)\d\d\b|\b\d{1,2}(?::\d\d)?\s?(?:am|pm)\b|\b\d{1,2}:\d\d\b"
+    rf"|\b(?:{'|'.join(WEEKDAYS)}|yesterday|tomorrow|tonight|today)\b"
+    r"|\b(?:last|next|this past)\s+(?:week|month|year|weekend|night)\b"
+    r"|\b\w+\s+(?:days?|weeks?|months?|years?)\s+ago\b",
+    re.IGNORECASE,
+)
+
+
+def asks_when(text: str) -> bool:
+    """Whether a question asks when: its answer is a turn that says when ("1st of april. no
+    joke"), which shares few words with it."""
+    return _ASKS_WHEN.search(text) is not None
+
+
+def says_when(text: str) -> bool:
+    """Whether a text says when: a date, a day, a time, or a day counted from the saying."""
+    return _SAYS_WHEN.search(text) is not None

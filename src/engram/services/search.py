@@ -57,6 +57,7 @@ from engram.services.search_time import (
     meant_on_the_day,
     named_day_spans,
     named_days_found,
+    said_when_first,
     successors_found,
 )
 from engram.services.search_vectors import VectorsRead
@@ -390,6 +391,8 @@ class SearchService:
         if near.probes and asks_for_a_suggestion(text):  # "Any ideas for dinner?": tastes
             out = tastes_first(self.ctx, out, near.probes, best_z)
         out = the_users_own_first(self.ctx.store, text, out)  # "Where do I live?"
+        # before news takes the place of what it supersedes
+        out = said_when_first(self.ctx.store, text, out, settings.search_when_weight, 4 * limit)
         if share < 1:  # a transcript's speaker named: their own turns first
             out = speakers.named_first(out, share)
         if settings.search_context_weight > 0:  # credit along relations, as context is
