@@ -529,7 +529,8 @@ _ASKS_WHEN = re.compile(
 _SAYS_WHEN = re.compile(
     r"\b(?:january|february|april|june|july|august|september|october|november|december"
     r"|jan|feb|apr|jun|jul|aug|sept?|oct|nov|dec|(?-i:May|March))\b"
-    r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:19|20)\d\d\b|\b\d{1,2}(?::\d\d)?\s?(?:am|pm)\b|\b\d{1,2}:\d\d\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:19|20)\d\d\b"
+    r"|\b\d{1,2}(?::\d\d)?\s?(?:am|pm)\b|\b\d{1,2}:\d\d\b"
     rf"|\b(?:{'|'.join(WEEKDAYS)}|yesterday|tomorrow|tonight|today)\b"
     r"|\b(?:last|next|this past)\s+(?:week|month|year|weekend|night)\b"
     r"|\b\w+\s+(?:days?|weeks?|months?|years?)\s+ago\b",

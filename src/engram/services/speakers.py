@@ -187,7 +187,7 @@ class Speakers:
             return None
         self.named = named
         words = {word for label in named for word in self._naming(label)}
-        for word in sorted(words, key=len, reverse=True):  # in one order, whatever the hash seed
+        for word in sorted(words, key=lambda w: (-len(w), w)):  # one order, whatever the hash
             text = in_first_person(text, word) if len(named) == 1 else without_name(text, word)
         return text
 
