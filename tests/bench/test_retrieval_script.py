@@ -293,3 +293,20 @@ def test_the_named_speakers_chats_are_well_formed() -> None:
         assert len({t.content.split(":", 1)[0] for t in conv.turns}) == 2
         assert {q.category for q in conv.questions} <= {1, 2, 3, 4, 6}
         assert all(q.gold for q in conv.questions)
+
+
+def test_the_chats_asking_when_are_well_formed() -> None:
+    """bench/data/asked_when: three chats of two friends and three of a user with an
+    assistant, every question scorable."""
+    root = ROOT / "bench" / "data" / "asked_when"
+    friends, with_assistant = load(root / "friends"), load(root / "user_assistant")
+    assert (len(friends), len(with_assistant)) == (3, 3)
+    assert sum(len(c.questions) for c in friends) == 116
+    assert sum(len(c.questions) for c in with_assistant) == 104
+    for conv in friends:
+        assert len({t.content.split(":", 1)[0] for t in conv.turns}) == 2
+        assert {q.category for q in conv.questions} <= {1, 2, 3, 4, 6}
+    for conv in with_assistant:
+        assert {t.content.split(":", 1)[0] for t in conv.turns} == {"User", "Assistant"}
+        assert {q.category for q in conv.questions} <= set(range(11, 17))
+    assert all(q.gold for conv in [*friends, *with_assistant] for q in conv.questions)
