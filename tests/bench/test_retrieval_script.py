@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import psycopg
+import pytest
 from tests.postgres import TestPostgres
 from tests.support import run_script
 
@@ -273,22 +274,15 @@ def test_the_user_assistant_chats_are_well_formed() -> None:
             assert all(CATEGORIES[q.category] for q in conv.questions)
 
 
-def test_the_friends_chats_are_well_formed() -> None:
-    """bench/data/friends: six chats of two people each, every question scorable."""
-    conversations = load(ROOT / "bench" / "data" / "friends")
-    assert len(conversations) == 6
-    assert sum(len(c.questions) for c in conversations) == 133
-    for conv in conversations:
-        assert len({t.content.split(":", 1)[0] for t in conv.turns}) == 2
-        assert {q.category for q in conv.questions} <= {1, 2, 3, 4, 6}
-        assert all(q.gold for q in conv.questions)
-
-
-def test_the_named_speakers_chats_are_well_formed() -> None:
-    """bench/data/named_speakers: four chats of two people each, every question scorable."""
-    conversations = load(ROOT / "bench" / "data" / "named_speakers")
-    assert len(conversations) == 4
-    assert sum(len(c.questions) for c in conversations) == 147
+@pytest.mark.parametrize(
+    ("folder", "chats", "asked"), [("friends", 6, 133), ("named_speakers", 4, 147)]
+)
+def test_the_chats_between_two_people_are_well_formed(folder: str, chats: int, asked: int) -> None:
+    """bench/data/friends and named_speakers: chats of two people each, every question
+    scorable."""
+    conversations = load(ROOT / "bench" / "data" / folder)
+    assert len(conversations) == chats
+    assert sum(len(c.questions) for c in conversations) == asked
     for conv in conversations:
         assert len({t.content.split(":", 1)[0] for t in conv.turns}) == 2
         assert {q.category for q in conv.questions} <= {1, 2, 3, 4, 6}
