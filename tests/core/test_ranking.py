@@ -96,6 +96,9 @@ def test_query_terms_drop_stopwords_unless_nothing_else() -> None:
     assert query_terms("What did I say about TypeScript?") == ["say", "typescript"]
     # "one" is "on" to the index's stemmer: it matched every memory saying "on"
     assert query_terms("the off-by-one error") == ["off", "error"]
+    # quantifiers name nothing: "both" matched "both car seats?" for a question of a game
+    assert query_terms("What game do Mike and Dana both play?") == ["game", "mike", "dana", "play"]
+    assert query_terms("all my trips") == ["trips"]
     assert query_terms("what is it") == ["what", "is", "it"]
     assert query_terms("?!") == []
 

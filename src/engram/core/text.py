@@ -74,6 +74,12 @@ STOPWORDS = frozenset(
         # "one" and "ones" stem to "on" in the index (Porter): each matched every memory with "on"
         "one",
         "ones",
+        # Quantifiers, as "any", "each" and "every" above: "What game do Mike and Dana both
+        # play?" found "both car seats?" by it (a helper's blind chats). REALTALK R@5 / R@10
+        # 0.562 / 0.661 -> 0.564 / 0.662, the first user-assistant set padded R@10 0.883 ->
+        # 0.891, the third R@5 0.920 -> 0.924; no set of docs/search.md lost.
+        "both",
+        "all",
     ]
 )
 
