@@ -61,6 +61,7 @@ BM25_ONLY: dict[str, Any] = {
     "search_date_weight": 0.0,
     "search_present_weight": 0.0,
     "search_when_weight": 0.0,
+    "search_question_discount": 0.0,
     "search_other_speakers_share": 1.0,
 }
 

@@ -42,6 +42,7 @@ SWEPT: dict[str, tuple[float, ...]] = {
     "search_expansion_weight": (0.0, 0.3, 0.6, 0.9, 1.2),
     "search_expansion_terms": (5, 10, 15),
     "search_date_weight": (0.0, 0.25, 0.5, 1.0, 2.0),
+    "search_question_discount": (0.0, 0.1, 0.2, 0.3),
 }
 
 

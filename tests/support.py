@@ -109,3 +109,13 @@ MOVE_CHAT = [
     "Siobhan: ten minutes from the flat to the overground",
     "Kaito: I'm still looking for a flat in peckham",
 ]
+
+# A chat where a short question shares more of the words of "How far is Siobhan's new flat from
+# the station?" than its reply, which answers it (`search_question_discount`).
+FLAT_CHAT = [
+    "Kaito: the car needs new tyres before the trip",
+    "Kaito: is the flat near the station?",
+    "Siobhan: it's ten minutes from the new place to the station",
+    "Siobhan: my mother is visiting in march",
+    "Kaito: the printer is out of ink again",
+]

@@ -241,6 +241,16 @@ def when_order(mem: Engram, clock: FixedClock) -> list[str]:
     return [h.memory.content for h in hits]
 
 
+def question_order(mem: Engram, clock: FixedClock) -> list[str]:
+    """A short question sharing more of the query's words than the reply that answers it."""
+    from tests.support import FLAT_CHAT
+
+    mem.save_many([Draft(content=t, episode="chat") for t in FLAT_CHAT])
+    mem.flush()
+    hits = mem.search("How far is Siobhan's new flat from the station?", limit=2)
+    return [h.memory.content for h in hits]
+
+
 def speaker_order(mem: Engram, clock: FixedClock) -> list[str]:
     """A transcript whose other speaker asks what the query asks of the one it names."""
     from tests.support import NEBRAAS_CHAT
@@ -409,6 +419,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("search_date_weight", {}, {"search_date_weight": 0.0}, dated_order),
     ("search_present_weight", {}, {"search_present_weight": 0.0}, present_order),
     ("search_when_weight", {}, {"search_when_weight": 0.0}, when_order),
+    ("search_question_discount", {}, {"search_question_discount": 0.0}, question_order),
     ("search_other_speakers_share", {}, {"search_other_speakers_share": 1.0}, speaker_order),
     (
         "search_vector_candidates",

@@ -140,6 +140,9 @@ class Settings(BaseSettings):
     # when (a date, a day, "yesterday", "last week") has its relevance raised by this share (0
     # turns it off; docs/search.md, "Days named in the query").
     search_when_weight: float = Field(default=0.25, ge=0, le=5)
+    # A short question among the matches ("is the flat near the station?") asks and tells
+    # little: its relevance is lowered by this share (0 turns it off; docs/search.md, 1f).
+    search_question_discount: float = Field(default=0.2, ge=0, le=1)
     # A query naming one speaker of a transcript ("What are Fahim's hobbies?", its memories
     # opening "Fahim Khan: …"): a match labelled with a speaker it does not name keeps this
     # share of its relevance (1 turns it off; docs/search.md, "Transcripts: a speaker named").

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from tests.support import FLAT_CHAT
 from tests.support import NEBRAAS_CHAT as CHAT
 
 from engram import Draft, Engram
@@ -444,3 +445,12 @@ def test_a_question_of_knowledge_in_no_person_lowers_neither_side(mem: Engram) -
     _saved(mem, KNEE_CHAT)
     first = mem.search("What's iliotibial band syndrome?", limit=1)[0].memory.content
     assert first == KNEE_CHAT[3]
+
+
+def test_a_short_question_comes_after_the_reply_that_answers_it(mem: Engram) -> None:
+    """ "is the new flat near the station?" shares more words with the query than its answer
+    and came first; lowered as a question that only asks, the answer leads. Without the
+    discount the question leads again (tests/test_settings.py)."""
+    _saved(mem, FLAT_CHAT)
+    hits = mem.search("How far is Siobhan's new flat from the station?", limit=2)
+    assert [h.memory.content for h in hits] == [FLAT_CHAT[2], FLAT_CHAT[1]]

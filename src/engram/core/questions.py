@@ -22,6 +22,18 @@ def is_plain_question(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
+# A question of at most this many words asks and tells little ("the knee?", "is the flat near
+# the station?"); a longer one usually tells what it asks about ("I'm going to Tokyo in May and
+# need a quiet hotel near Shinjuku, any ideas?"). 10 to 30 measured alike (docs/search.md, 1f).
+ASKING_WORDS = 20
+
+
+def only_asks(text: str) -> bool:
+    """A short question: what a memory search looks for was told, and such a turn shares the
+    words of the question put to the search more than the reply that answers it does."""
+    return is_plain_question(text) and len(text.split()) <= ASKING_WORDS
+
+
 # Save rules at least this confident are explicit asks (remember, don't forget, note).
 ASKED_TO_SAVE = 0.9
 

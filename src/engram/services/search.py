@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from typing import NamedTuple, TypeVar
 
 import numpy as np
@@ -43,12 +43,16 @@ from engram.core.text import STOPWORDS, query_terms, words
 from engram.core.timeutil import DAY
 from engram.core.word_forms import with_word_forms
 from engram.embeddings.background import background_vectors
-from engram.errors import ValidationError
 from engram.process_threads import blas_on_one_thread
 from engram.services import validation as check
 from engram.services.aliases import the_users_own_first
 from engram.services.context import Context
-from engram.services.search_query import asked, probe_sentences, without_chance_matches
+from engram.services.search_query import (
+    asked,
+    probe_sentences,
+    questions_lowered,
+    without_chance_matches,
+)
 from engram.services.search_spread import context_credit, expansion_matches, meant_near_matches
 from engram.services.search_tastes import tastes_first
 from engram.services.search_time import (
@@ -140,7 +144,7 @@ class SearchService:
         floor = check.non_negative(min_score, "min_score")
         now = self.ctx.now_epoch()
         where = Filter(
-            statuses=_statuses(status),
+            statuses=check.statuses(status),
             tags=check.tags(tags),
             used_since=None if window is None else now - window * DAY,
         )
@@ -388,6 +392,7 @@ class SearchService:
                 day,
             )
             out.append((stub, candidate))
+        out = questions_lowered(self.ctx.store, out, settings.search_question_discount, 4 * limit)
         if near.probes and asks_for_a_suggestion(text):  # "Any ideas for dinner?": tastes
             out = tastes_first(self.ctx, out, near.probes, best_z)
         out = the_users_own_first(self.ctx.store, text, out)  # "Where do I live?"
@@ -578,20 +583,3 @@ class SearchService:
             )
             for (stub, c), score, prio in zip(found, scores.tolist(), prios, strict=True)
         ]
-
-
-def _statuses(status: Sequence[Status | str] | Status | str | None) -> tuple[Status, ...]:
-    allowed = ", ".join([*(s.value for s in Status), "all"])
-    if status is None:
-        return (Status.ACTIVE, Status.PROMOTED)
-    if not isinstance(status, str | Iterable):
-        raise ValidationError("status", f"must be one of {allowed}, or a list of them")
-    raw = [status] if isinstance(status, str) else list(status)
-    if not raw:  # it searched `status IN ()`: nothing, and "nothing remembered" said
-        raise ValidationError("status", f"must name at least one of {allowed}")
-    if "all" in raw:  # with others too: "all" holds them (it was refused as not allowed)
-        return tuple(Status)
-    try:
-        return tuple(dict.fromkeys(Status(s) for s in raw))
-    except ValueError:
-        raise ValidationError("status", f"must be one of {allowed}") from None

@@ -18,7 +18,8 @@ from engram.core.dates import (
 from engram.core.index_terms import PhraseCounter
 from engram.core.meaning import Probe, unlike_the_query
 from engram.core.own_name import in_first_person, without_name
-from engram.core.questions import without_naming
+from engram.core.questions import only_asks, without_naming
+from engram.core.ranking import Candidate
 from engram.core.text import STOPWORDS, query_terms, statements, words
 from engram.services.aliases import names_of_people_asked
 from engram.services.enrichment import names_in
@@ -117,3 +118,21 @@ def without_chance_matches(
     counts = PhraseCounter(list(terms)).counts_in([texts[i].content for i in ids])
     by_chance = {i for i, row in zip(ids, counts, strict=True) if row.any()}
     return [s for s in found if s.id not in by_chance]
+
+
+def questions_lowered(
+    store: Store, found: list[tuple[Stub, Candidate]], discount: float, n: int
+) -> list[tuple[Stub, Candidate]]:
+    """`found` with those of its best `n` that only ask (`only_asks`) lowered by `discount` of
+    their relevance: asked what advice Thandiwe gave about the knee, "Thandiwe: oh thank god.
+    the knee?" came before "Thandiwe: foam roller. every night" by its word (docs/search.md,
+    section 1f)."""
+    if discount <= 0 or not found:
+        return found
+    best = sorted(found, key=lambda f: -f[1].relevance)[:n]
+    texts = store.texts([c.id for _, c in best])
+    asking = {i for i, said in texts.items() if only_asks(said.content)}
+    keep = 1.0 - discount
+    return [
+        (s, c._replace(relevance=c.relevance * keep) if c.id in asking else c) for s, c in found
+    ]

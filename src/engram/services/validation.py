@@ -7,7 +7,7 @@ import json
 import math
 import os
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from engram.core.models import (
     RELATION_TYPES,
     Memory,
     Relation,
+    Status,
 )
 from engram.core.text import tag_key
 from engram.core.timeutil import DATE_RANGE, ensure_aware, round_trips
@@ -357,3 +358,22 @@ def flag(value: bool, field: str) -> bool:
     if not isinstance(value, bool):
         raise ValidationError(field, f"must be true or false, not {value!r}"[:200])
     return value
+
+
+def statuses(status: Sequence[Status | str] | Status | str | None) -> tuple[Status, ...]:
+    """The statuses a search or browse keeps: active and promoted when none are given, every one
+    for "all"; a clear error for an empty list or a status that does not exist."""
+    allowed = ", ".join([*(s.value for s in Status), "all"])
+    if status is None:
+        return (Status.ACTIVE, Status.PROMOTED)
+    if not isinstance(status, str | Iterable):
+        raise ValidationError("status", f"must be one of {allowed}, or a list of them")
+    raw = [status] if isinstance(status, str) else list(status)
+    if not raw:  # it searched `status IN ()`: nothing, and "nothing remembered" said
+        raise ValidationError("status", f"must name at least one of {allowed}")
+    if "all" in raw:  # with others too: "all" holds them (it was refused as not allowed)
+        return tuple(Status)
+    try:
+        return tuple(dict.fromkeys(Status(s) for s in raw))
+    except ValueError:
+        raise ValidationError("status", f"must be one of {allowed}") from None

@@ -1,0 +1,35 @@
+"""Which texts only ask (`engram.core.questions.only_asks`): search lowers them below what
+answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.core.questions import ASKING_WORDS, only_asks
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the knee?", "Kaito: is the new flat near the station?", "any ideas?  ", "really??"],
+)
+def test_a_short_question_only_asks(text: str) -> None:
+    assert only_asks(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ten minutes walk from the station",
+        "Is it far? Ten minutes from the station.",  # answered in the same memory
+        "",
+    ],
+)
+def test_what_tells_does_not_only_ask(text: str) -> None:
+    assert not only_asks(text)
+
+
+def test_a_long_question_tells_what_it_asks_about() -> None:
+    """ "I'm going to Tokyo in May and need a quiet hotel …, any ideas?" says where and when."""
+    short = " ".join(["word"] * (ASKING_WORDS - 1)) + " ok?"
+    assert only_asks(short)
+    assert not only_asks("more " + short)
