@@ -119,3 +119,15 @@ FLAT_CHAT = [
     "Siobhan: my mother is visiting in march",
     "Kaito: the printer is out of ink again",
 ]
+
+# A chat where the answer to "What happened with Lena's interview at the harbour museum?" is the
+# reply to a question and shares none of its words (`search_reply_weight`).
+INTERVIEW_CHAT = [
+    "Lena: the cat knocked my coffee over again",
+    "Omar: how did the interview at the harbour museum go?",
+    "Lena: i got it!! i start on may 15th",
+    "Omar: no way, congrats",
+    "Lena: the bus was late again this morning",
+    "Omar: my sister is visiting in june",
+    "Lena: i have an interview at the harbour museum next week",
+]

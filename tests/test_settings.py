@@ -251,6 +251,16 @@ def question_order(mem: Engram, clock: FixedClock) -> list[str]:
     return [h.memory.content for h in hits]
 
 
+def reply_order(mem: Engram, clock: FixedClock) -> list[str]:
+    """The reply to a question, sharing none of the query's words."""
+    from tests.support import INTERVIEW_CHAT
+
+    mem.save_many([Draft(content=t, episode="chat") for t in INTERVIEW_CHAT])
+    mem.flush()
+    hits = mem.search("What happened with Lena's interview at the harbour museum?", limit=2)
+    return [h.memory.content for h in hits]
+
+
 def speaker_order(mem: Engram, clock: FixedClock) -> list[str]:
     """A transcript whose other speaker asks what the query asks of the one it names."""
     from tests.support import NEBRAAS_CHAT
@@ -419,7 +429,13 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("search_date_weight", {}, {"search_date_weight": 0.0}, dated_order),
     ("search_present_weight", {}, {"search_present_weight": 0.0}, present_order),
     ("search_when_weight", {}, {"search_when_weight": 0.0}, when_order),
-    ("search_question_discount", {}, {"search_question_discount": 0.0}, question_order),
+    (  # the reply's credit alone puts the reply first too
+        "search_question_discount",
+        {"search_reply_weight": 0.0},
+        {"search_reply_weight": 0.0, "search_question_discount": 0.0},
+        question_order,
+    ),
+    ("search_reply_weight", {}, {"search_reply_weight": 0.0}, reply_order),
     ("search_other_speakers_share", {}, {"search_other_speakers_share": 1.0}, speaker_order),
     (
         "search_vector_candidates",

@@ -143,6 +143,9 @@ class Settings(BaseSettings):
     # A short question among the matches ("is the flat near the station?") asks and tells
     # little: its relevance is lowered by this share (0 turns it off; docs/search.md, 1f).
     search_question_discount: float = Field(default=0.2, ge=0, le=1)
+    # ... and the memory saved right after it in its episode, the reply, receives this share of
+    # its relevance as context credit (0 turns it off; docs/search.md, section 2).
+    search_reply_weight: float = Field(default=0.4, ge=0, le=1)
     # A query naming one speaker of a transcript ("What are Fahim's hobbies?", its memories
     # opening "Fahim Khan: …"): a match labelled with a speaker it does not name keeps this
     # share of its relevance (1 turns it off; docs/search.md, "Transcripts: a speaker named").

@@ -275,11 +275,18 @@ def test_the_user_assistant_chats_are_well_formed() -> None:
 
 
 @pytest.mark.parametrize(
-    ("folder", "chats", "asked"), [("friends", 6, 133), ("named_speakers", 4, 147)]
+    ("folder", "chats", "asked"),
+    [
+        ("friends", 6, 133),
+        ("named_speakers", 4, 147),
+        ("replies", 5, 150),
+        ("two_styles/long_turns", 3, 75),
+        ("two_styles/texting", 3, 75),
+    ],
 )
 def test_the_chats_between_two_people_are_well_formed(folder: str, chats: int, asked: int) -> None:
-    """bench/data/friends and named_speakers: chats of two people each, every question
-    scorable."""
+    """bench/data/friends, named_speakers, replies and two_styles: chats of two people each,
+    every question scorable."""
     conversations = load(ROOT / "bench" / "data" / folder)
     assert len(conversations) == chats
     assert sum(len(c.questions) for c in conversations) == asked

@@ -10,7 +10,16 @@ from engram.core.questions import ASKING_WORDS, only_asks
 
 @pytest.mark.parametrize(
     "text",
-    ["the knee?", "Kaito: is the new flat near the station?", "any ideas?  ", "really??"],
+    [
+        "the knee?",
+        "Kaito: is the new flat near the station?",
+        "any ideas?  ",
+        "really??",
+        "wait who's alba",  # texting leaves the mark out
+        "Omar: how’s amira",
+        "where are you staying now",
+        "ok so what did the physio say",
+    ],
 )
 def test_a_short_question_only_asks(text: str) -> None:
     assert only_asks(text)
@@ -20,6 +29,12 @@ def test_a_short_question_only_asks(text: str) -> None:
     "text",
     [
         "ten minutes walk from the station",
+        "what a day!",  # an exclamation
+        "What should the floor be? My daughter is two, nothing slippery please.",
+        "how it ended. we left early",  # more than one sentence: it tells
+        "i got it!! i start may 15th",
+        "Has a Border Collie named Biscuit",  # an assistant's note, its subject left out
+        "Will move to Zurich in September",
         "Is it far? Ten minutes from the station.",  # answered in the same memory
         "",
     ],

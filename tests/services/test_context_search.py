@@ -306,3 +306,20 @@ def test_a_reply_next_to_a_match_needs_less_meaning_to_match(mem: Engram) -> Non
     assert reply.why.semantic is not None and reply.why.context is not None
     assert lunch.why.semantic is None  # next to the match too, but not like the question
     assert alone[-1].id not in ranked
+
+
+def test_the_reply_to_a_question_among_the_matches_is_found_through_it(mem: Engram) -> None:
+    """ "i got it!! i start on may 15th" answers "how did the interview … go?" without a word of
+    the query: it receives the reply weight of the question's relevance, as context. The turn
+    after a statement receives no more than a neighbour's share."""
+    from tests.support import INTERVIEW_CHAT as CHAT
+
+    mem.save_many([Draft(content=t, episode="chat") for t in CHAT])
+    mem.flush()
+    hits = mem.search("What happened with Lena's interview at the harbour museum?", limit=4)
+    assert [h.memory.content for h in hits[:2]] == [CHAT[6], CHAT[2]]
+    reply, question = hits[1], next(h for h in hits if h.memory.content == CHAT[1])
+    assert reply.why.context is not None and reply.why.context > reply.why.text
+    assert reply.rank > question.rank  # the reply tells; the question only asks
+    after_statement = [h for h in hits if h.memory.content == CHAT[3]]
+    assert not after_statement or after_statement[0].rank < reply.rank

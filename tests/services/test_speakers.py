@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from tests.support import FLAT_CHAT
 from tests.support import NEBRAAS_CHAT as CHAT
 
-from engram import Draft, Engram
+from engram import Draft, Engram, FixedClock
 from engram.core.ranking import Candidate
 from engram.services.speakers import Speakers
 from engram.storage.protocol import Filter
@@ -447,10 +448,15 @@ def test_a_question_of_knowledge_in_no_person_lowers_neither_side(mem: Engram) -
     assert first == KNEE_CHAT[3]
 
 
-def test_a_short_question_comes_after_the_reply_that_answers_it(mem: Engram) -> None:
-    """ "is the new flat near the station?" shares more words with the query than its answer
-    and came first; lowered as a question that only asks, the answer leads. Without the
-    discount the question leads again (tests/test_settings.py)."""
-    _saved(mem, FLAT_CHAT)
-    hits = mem.search("How far is Siobhan's new flat from the station?", limit=2)
-    assert [h.memory.content for h in hits] == [FLAT_CHAT[2], FLAT_CHAT[1]]
+@pytest.mark.parametrize("reply_weight", [0.0, 0.4])
+def test_a_short_question_comes_after_the_reply_that_answers_it(
+    store_url: str, clock: FixedClock, reply_weight: float
+) -> None:
+    """The question "is the flat near the station?" shares more words with the query than
+    its answer and came first; lowered as a question that only asks, the answer leads,
+    whether or not the question also passes credit to its reply. Without the discount and
+    that credit the question leads again (tests/test_settings.py)."""
+    with Engram.open(store_url, clock=clock, search_reply_weight=reply_weight) as mem:
+        _saved(mem, FLAT_CHAT)
+        hits = mem.search("How far is Siobhan's new flat from the station?", limit=2)
+        assert [h.memory.content for h in hits] == [FLAT_CHAT[2], FLAT_CHAT[1]]

@@ -585,6 +585,18 @@ def test_episode_neighbours_are_the_places_within_the_radius(store: Store) -> No
     assert set(store.episode_neighbours(["end"], 2)) == {("end", "before")}
 
 
+def test_the_next_in_an_episode_is_the_place_right_after(store: Store) -> None:
+    put(store, *(in_episode(f"a{i}", "a", i) for i in range(5)), mem("loose"))
+    put(store, in_episode("b0", "b", 0), in_episode("b1", "b", 1))
+    store.delete(["a3"])  # a gap: the memory after it is no one's next
+    pairs = set(store.episode_next(["a0", "a2", "a4", "b0", "loose", "missing"]))
+    assert pairs == {("a0", "a1"), ("b0", "b1")}
+    assert store.episode_next([]) == []
+    last = 2**63 - 1  # the largest place a record may hold: one more overflowed
+    put(store, in_episode("before", "c", last - 1), in_episode("end", "c", last))
+    assert set(store.episode_next(["before", "end"])) == {("before", "end")}
+
+
 def test_term_counts_count_memories_with_the_index_own_stemming_up_to_the_cap(
     store: Store,
 ) -> None:

@@ -71,6 +71,7 @@ def some_ids(mem: Engram, k: int = 20) -> list[str]:
         pytest.param(lambda store, ids: store.stubs(ids, Filter()), id="stubs"),
         pytest.param(lambda store, ids: store.get_many(ids), id="get_many"),
         pytest.param(lambda store, ids: store.episode_neighbours(ids, 3), id="episode_neighbours"),
+        pytest.param(lambda store, ids: store.episode_next(ids), id="episode_next"),
     ],
 )
 def test_a_lookup_by_id_does_not_grow_with_the_store(

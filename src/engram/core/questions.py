@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from engram.core.text import statements, unlabelled
+
 
 def asked_about(text: str, found: re.Match[str]) -> bool:
     """The match is part of a question: its clause ends with "?" ("Is that still true?").
@@ -26,12 +28,33 @@ def is_plain_question(text: str) -> bool:
 # the station?"); a longer one usually tells what it asks about ("I'm going to Tokyo in May and
 # need a quiet hotel near Shinjuku, any ideas?"). 10 to 30 measured alike (docs/search.md, 1f).
 ASKING_WORDS = 20
+# People texting often leave the mark out ("wait who's alba", "how's amira"): one sentence
+# opening with one of these words asks too, after a word that only leads in. Not "is", "has",
+# "will": an assistant's notes leave out their subject ("Has a Border Collie named Biscuit",
+# "Will move to Zurich in September") and were read as questions.
+QUESTION_OPENERS = frozenset(
+    "who what when where why how which whose who's what's when's where's why's how's".split()
+)
+LEAD_INS = frozenset("wait so and but ok okay oh hey also lol omg".split())
+_WORD = re.compile(r"[\w'’]+")
 
 
 def only_asks(text: str) -> bool:
     """A short question: what a memory search looks for was told, and such a turn shares the
-    words of the question put to the search more than the reply that answers it does."""
-    return is_plain_question(text) and len(text.split()) <= ASKING_WORDS
+    words of the question put to the search more than the reply that answers it does. One
+    ending in "?"; or, without the mark, one sentence opening with a question word, not an
+    exclamation ("what a day!")."""
+    if len(text.split()) > ASKING_WORDS:
+        return False
+    if is_plain_question(text):
+        return True
+    said = unlabelled(text).strip()
+    if said.endswith("!") or len(statements(said)) != 1:
+        return False
+    words = [w.casefold().replace("’", "'") for w in _WORD.findall(said)]
+    while words and words[0] in LEAD_INS:
+        words = words[1:]
+    return bool(words) and words[0] in QUESTION_OPENERS
 
 
 # Save rules at least this confident are explicit asks (remember, don't forget, note).

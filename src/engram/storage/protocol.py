@@ -225,6 +225,11 @@ class MemoryTable(Protocol):
         of that episode whose `episode_seq` is within `radius` of its own (any status)."""
         ...
 
+    def episode_next(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """(id, next id) pairs: for each of `ids` that has an episode, the memory of that
+        episode saved right after it (`episode_seq` one higher, any status), if any."""
+        ...
+
 
 class VectorStore(Protocol):
     """Vectors (capability VECTORS): per memory and model, a (rows, dims) array of unit

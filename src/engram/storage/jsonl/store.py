@@ -434,6 +434,7 @@ class JSONLStore(JSONLVault):
     page_texts = index_read(SQLiteStore.page_texts)
     episode_tails = index_read(SQLiteStore.episode_tails)
     episode_neighbours = index_read(SQLiteStore.episode_neighbours)
+    episode_next = index_read(SQLiteStore.episode_next)
     # -- schedules ----------------------------------------------------------------------------
 
     def schedule_fingerprint(self) -> str | None:

@@ -101,6 +101,16 @@ class PostgresGraph(SqlGraph):
         )
         return [(row[0], row[1]) for row in rows]
 
+    def episode_next(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        rows = self._query(
+            "SELECT s.id, n.id FROM memories s JOIN memories n ON n.episode = s.episode "
+            # at the largest place the next is itself: one higher overflowed
+            "AND n.episode_seq = s.episode_seq + LEAST(1, 9223372036854775807 - s.episode_seq) "
+            "WHERE s.id = ANY(%(ids)s::text[]) AND s.episode IS NOT NULL AND n.id <> s.id",
+            {"ids": list(dict.fromkeys(ids))},
+        )
+        return [(row[0], row[1]) for row in rows]
+
     def relations(self, memory_ids: Sequence[str]) -> list[Relation]:
         if not memory_ids:
             return []

@@ -103,6 +103,19 @@ class SQLiteGraph(SqlGraph):
         )
         return [(row[0], row[1]) for row in rows]
 
+    def episode_next(self, ids: Sequence[str]) -> list[tuple[str, str]]:
+        rows = rows_in(
+            self._query,
+            lambda marks: (
+                "SELECT s.id, n.id FROM memories s JOIN memories n ON n.episode = s.episode "
+                # at the largest place the next is itself, not a float one higher
+                "AND n.episode_seq = s.episode_seq + min(1, 9223372036854775807 - s.episode_seq) "
+                f"WHERE s.id IN ({marks}) AND s.episode IS NOT NULL AND n.id <> s.id"
+            ),
+            ids,
+        )
+        return [(row[0], row[1]) for row in rows]
+
     def relations(self, memory_ids: Sequence[str]) -> list[Relation]:
         out: dict[str, Relation] = {}
         for chunk in chunks(list(memory_ids), size=MAX_VARS // 2):
