@@ -63,6 +63,7 @@ BM25_ONLY: dict[str, Any] = {
     "search_when_weight": 0.0,
     "search_question_discount": 0.0,
     "search_reply_weight": 0.0,
+    "search_listener_discount": 0.0,
     "search_other_speakers_share": 1.0,
 }
 

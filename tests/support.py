@@ -131,3 +131,13 @@ INTERVIEW_CHAT = [
     "Omar: my sister is visiting in june",
     "Lena: i have an interview at the harbour museum next week",
 ]
+
+# A chat where a turn telling only of its listener shares more of the words of "What will Emi
+# sell at the market?" than Emi's own turn that answers it (`search_listener_discount`).
+MARKET_CHAT = [
+    "Paola: my sister is visiting in june",
+    "Emi: you could sell your prints at the market on sunday, they'd sell out",
+    "Emi: the bus was late again this morning",
+    "Emi: selling mugs at the sunday market this week",
+    "Paola: the sunday market is my favourite",
+]

@@ -251,6 +251,16 @@ def question_order(mem: Engram, clock: FixedClock) -> list[str]:
     return [h.memory.content for h in hits]
 
 
+def listener_order(mem: Engram, clock: FixedClock) -> list[str]:
+    """A turn telling only of its listener, sharing more words than the speaker's own."""
+    from tests.support import MARKET_CHAT
+
+    mem.save_many([Draft(content=t, episode="chat") for t in MARKET_CHAT])
+    mem.flush()
+    hits = mem.search("What will Emi sell at the market?", limit=2)
+    return [h.memory.content for h in hits]
+
+
 def reply_order(mem: Engram, clock: FixedClock) -> list[str]:
     """The reply to a question, sharing none of the query's words."""
     from tests.support import INTERVIEW_CHAT
@@ -436,6 +446,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
         question_order,
     ),
     ("search_reply_weight", {}, {"search_reply_weight": 0.0}, reply_order),
+    ("search_listener_discount", {}, {"search_listener_discount": 0.0}, listener_order),
     ("search_other_speakers_share", {}, {"search_other_speakers_share": 1.0}, speaker_order),
     (
         "search_vector_candidates",

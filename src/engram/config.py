@@ -143,6 +143,10 @@ class Settings(BaseSettings):
     # A short question among the matches ("is the flat near the station?") asks and tells
     # little: its relevance is lowered by this share (0 turns it off; docs/search.md, 1f).
     search_question_discount: float = Field(default=0.2, ge=0, le=1)
+    # A turn of a transcript that tells only of its listener ("Emi: you should sell your
+    # prints") loses this share of its relevance: it tells nothing of its speaker (0 turns it
+    # off; docs/search.md, 1f).
+    search_listener_discount: float = Field(default=0.4, ge=0, le=1)
     # ... and the memory saved right after it in its episode, the reply, receives this share of
     # its relevance as context credit (0 turns it off; docs/search.md, section 2).
     search_reply_weight: float = Field(default=0.4, ge=0, le=1)

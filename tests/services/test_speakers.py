@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from tests.support import FLAT_CHAT
+from tests.support import FLAT_CHAT, MARKET_CHAT
 from tests.support import NEBRAAS_CHAT as CHAT
 
 from engram import Draft, Engram, FixedClock
@@ -460,3 +460,12 @@ def test_a_short_question_comes_after_the_reply_that_answers_it(
         _saved(mem, FLAT_CHAT)
         hits = mem.search("How far is Siobhan's new flat from the station?", limit=2)
         assert [h.memory.content for h in hits] == [FLAT_CHAT[2], FLAT_CHAT[1]]
+
+
+def test_a_turn_telling_only_of_its_listener_comes_after_the_speakers_own(mem: Engram) -> None:
+    """ "you could sell your prints at the market" is Emi speaking of Paola: what Emi sells is
+    in her own turn, which shares fewer of the query's words. Without the discount the turn
+    about the listener leads (tests/test_settings.py)."""
+    _saved(mem, MARKET_CHAT)
+    hits = mem.search("What will Emi sell at the market?", limit=2)
+    assert [h.memory.content for h in hits] == [MARKET_CHAT[3], MARKET_CHAT[1]]

@@ -180,6 +180,24 @@ def said_by_the_assistant(content: str) -> bool:
     return speaker_label(content).casefold() in ASSISTANT_LABELS
 
 
+# The speaker's words for the one they talk to, and for themselves (texting spells "im", "ive").
+SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'd|you'll|u|ur)\b", re.I)
+FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'll|i'd|im|ive|me|my|mine|myself|we|we're|we've|we'll|us|our|ours)\b",
+    re.IGNORECASE,
+)
+
+
+def of_the_listener(content: str) -> bool:
+    """Whether a turn of a transcript speaks of the one it is said to and not of its speaker
+    ("Emi: you should sell your prints"): what it tells is the listener's. Not an assistant's
+    turn, which is what the assistant said (asked of as such), nor a note without a speaker."""
+    if not speaker_label(content) or said_by_the_assistant(content):
+        return False
+    said = unlabelled(content).replace("’", "'")
+    return SECOND_PERSON.search(said) is not None and FIRST_PERSON.search(said) is None
+
+
 def passages(content: str, pieces: Pieces | None = None) -> list[str]:
     """The pieces of a memory embedded on their own besides its whole text (empty when it is a
     single statement): its statements of at least three words, the first sixteen, each

@@ -29,6 +29,7 @@ from engram.core.meaning import (
     meaning_matches,
 )
 from engram.core.models import Memory, Status
+from engram.core.questions import only_asks
 from engram.core.ranking import (
     RARITY_COUNTED_TO,
     Candidate,
@@ -39,7 +40,7 @@ from engram.core.ranking import (
 )
 from engram.core.scoring import review_priority
 from engram.core.tastes import asks_for_a_suggestion
-from engram.core.text import STOPWORDS, query_terms, words
+from engram.core.text import STOPWORDS, of_the_listener, query_terms, words
 from engram.core.timeutil import DAY
 from engram.core.word_forms import with_word_forms
 from engram.embeddings.background import background_vectors
@@ -49,8 +50,8 @@ from engram.services.aliases import the_users_own_first
 from engram.services.context import Context
 from engram.services.search_query import (
     asked,
+    lowered_for_what_they_say,
     probe_sentences,
-    questions_lowered,
     without_chance_matches,
 )
 from engram.services.search_spread import context_credit, expansion_matches, meant_near_matches
@@ -392,7 +393,15 @@ class SearchService:
                 day,
             )
             out.append((stub, candidate))
-        out = questions_lowered(self.ctx.store, out, settings.search_question_discount, 4 * limit)
+        out = lowered_for_what_they_say(
+            self.ctx.store,
+            out,
+            4 * limit,
+            [
+                (only_asks, settings.search_question_discount),
+                (of_the_listener, settings.search_listener_discount),
+            ],
+        )
         if near.probes and asks_for_a_suggestion(text):  # "Any ideas for dinner?": tastes
             out = tastes_first(self.ctx, out, near.probes, best_z)
         out = the_users_own_first(self.ctx.store, text, out)  # "Where do I live?"

@@ -5,7 +5,8 @@ then asked by meaning in the first person (`engram.core.own_name`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from engram.core.aliases import with_names
@@ -18,7 +19,7 @@ from engram.core.dates import (
 from engram.core.index_terms import PhraseCounter
 from engram.core.meaning import Probe, unlike_the_query
 from engram.core.own_name import in_first_person, without_name
-from engram.core.questions import only_asks, without_naming
+from engram.core.questions import without_naming
 from engram.core.ranking import Candidate
 from engram.core.text import STOPWORDS, query_terms, statements, words
 from engram.services.aliases import names_of_people_asked
@@ -120,19 +121,26 @@ def without_chance_matches(
     return [s for s in found if s.id not in by_chance]
 
 
-def questions_lowered(
-    store: Store, found: list[tuple[Stub, Candidate]], discount: float, n: int
+def lowered_for_what_they_say(
+    store: Store,
+    found: list[tuple[Stub, Candidate]],
+    n: int,
+    rules: Sequence[tuple[Callable[[str], bool], float]],
 ) -> list[tuple[Stub, Candidate]]:
-    """`found` with those of its best `n` that only ask (`only_asks`) lowered by `discount` of
-    their relevance: asked what advice Thandiwe gave about the knee, "Thandiwe: oh thank god.
-    the knee?" came before "Thandiwe: foam roller. every night" by its word (docs/search.md,
-    section 1f)."""
-    if discount <= 0 or not found:
+    """`found` with each of its best `n` lowered by the share of every rule (a test of its
+    text, a discount) it meets: a short question only asks (`only_asks`; asked what advice
+    Thandiwe gave about the knee, "Thandiwe: oh thank god. the knee?" came before "Thandiwe:
+    foam roller. every night" by its word), and a turn telling only of its listener tells
+    nothing of its speaker (`of_the_listener`; docs/search.md, section 1f)."""
+    rules = [(test, discount) for test, discount in rules if discount > 0]
+    if not rules or not found:
         return found
     best = sorted(found, key=lambda f: -f[1].relevance)[:n]
-    texts = store.texts([c.id for _, c in best])
-    asking = {i for i, said in texts.items() if only_asks(said.content)}
-    keep = 1.0 - discount
+    keep: dict[str, float] = {}
+    for ident, said in store.texts([c.id for _, c in best]).items():
+        share = math.prod(1.0 - discount for test, discount in rules if test(said.content))
+        if share < 1.0:
+            keep[ident] = share
     return [
-        (s, c._replace(relevance=c.relevance * keep) if c.id in asking else c) for s, c in found
+        (s, c._replace(relevance=c.relevance * keep[c.id]) if c.id in keep else c) for s, c in found
     ]
