@@ -36,7 +36,10 @@ QUESTION_OPENERS = frozenset(
     "who what when where why how which whose who's what's when's where's why's how's".split()
 )
 LEAD_INS = frozenset("wait so and but ok okay oh hey also lol omg".split())
-_WORD = re.compile(r"[\w'’]+")
+_OPENS_ASKING = re.compile(
+    rf"(?:(?:{'|'.join(sorted(LEAD_INS))})\W+)*(?:{'|'.join(sorted(QUESTION_OPENERS))})(?![\w'’])",
+    re.IGNORECASE,
+)
 
 
 def only_asks(text: str) -> bool:
@@ -48,13 +51,9 @@ def only_asks(text: str) -> bool:
         return False
     if is_plain_question(text):
         return True
-    said = unlabelled(text).strip()
-    if said.endswith("!") or len(statements(said)) != 1:
-        return False
-    words = [w.casefold().replace("’", "'") for w in _WORD.findall(said)]
-    while words and words[0] in LEAD_INS:
-        words = words[1:]
-    return bool(words) and words[0] in QUESTION_OPENERS
+    said = unlabelled(text).strip().replace("’", "'")
+    opens = _OPENS_ASKING.match(said) is not None  # first: the cheap test rules out most
+    return opens and not said.endswith("!") and len(statements(said)) == 1
 
 
 # Save rules at least this confident are explicit asks (remember, don't forget, note).
