@@ -231,53 +231,33 @@ def present_order(mem: Engram, clock: FixedClock) -> list[str]:
     return ["old" if i == old else "new" for i in found if i in (old, new)]
 
 
-def when_order(mem: Engram, clock: FixedClock) -> list[str]:
-    """A turn saying when, and one about the same move without a date; the question asks when."""
-    from tests.support import MOVE_CHAT
+def chat_order(chat: str, query: str, limit: int = 2) -> Probe:
+    """A probe: the contents of the first `limit` hits for `query` in the chat of
+    tests/support.py named `chat`, saved as one episode."""
 
-    mem.save_many([Draft(content=t, episode="chat") for t in MOVE_CHAT])
-    mem.flush()
-    hits = mem.search("When did Siobhan move into her new flat?", limit=2)
-    return [h.memory.content for h in hits]
+    def probe(mem: Engram, clock: FixedClock) -> list[str]:
+        import tests.support
 
+        turns = getattr(tests.support, chat)
+        mem.save_many([Draft(content=t, episode="chat") for t in turns])
+        mem.flush()
+        return [h.memory.content for h in mem.search(query, limit=limit)]
 
-def question_order(mem: Engram, clock: FixedClock) -> list[str]:
-    """A short question sharing more of the query's words than the reply that answers it."""
-    from tests.support import FLAT_CHAT
-
-    mem.save_many([Draft(content=t, episode="chat") for t in FLAT_CHAT])
-    mem.flush()
-    hits = mem.search("How far is Siobhan's new flat from the station?", limit=2)
-    return [h.memory.content for h in hits]
+    return probe
 
 
-def listener_order(mem: Engram, clock: FixedClock) -> list[str]:
-    """A turn telling only of its listener, sharing more words than the speaker's own."""
-    from tests.support import MARKET_CHAT
-
-    mem.save_many([Draft(content=t, episode="chat") for t in MARKET_CHAT])
-    mem.flush()
-    hits = mem.search("What will Emi sell at the market?", limit=2)
-    return [h.memory.content for h in hits]
-
-
-def reply_order(mem: Engram, clock: FixedClock) -> list[str]:
-    """The reply to a question, sharing none of the query's words."""
-    from tests.support import INTERVIEW_CHAT
-
-    mem.save_many([Draft(content=t, episode="chat") for t in INTERVIEW_CHAT])
-    mem.flush()
-    hits = mem.search("What happened with Lena's interview at the harbour museum?", limit=2)
-    return [h.memory.content for h in hits]
-
-
-def speaker_order(mem: Engram, clock: FixedClock) -> list[str]:
-    """A transcript whose other speaker asks what the query asks of the one it names."""
-    from tests.support import NEBRAAS_CHAT
-
-    mem.save_many([Draft(content=t, episode="chat") for t in NEBRAAS_CHAT])
-    mem.flush()
-    return [h.memory.content for h in mem.search("What sports does Nebraas play?", limit=3)]
+# A turn saying when, and one about the same move without a date; the question asks when.
+when_order = chat_order("MOVE_CHAT", "When did Siobhan move into her new flat?")
+# A short question sharing more of the query's words than the reply that answers it.
+question_order = chat_order("FLAT_CHAT", "How far is Siobhan's new flat from the station?")
+# A turn telling only of its listener, sharing more words than the speaker's own.
+listener_order = chat_order("MARKET_CHAT", "What will Emi sell at the market?")
+# The reply to a question, sharing none of the query's words.
+reply_order = chat_order(
+    "INTERVIEW_CHAT", "What happened with Lena's interview at the harbour museum?"
+)
+# A transcript whose other speaker asks what the query asks of the one it names.
+speaker_order = chat_order("NEBRAAS_CHAT", "What sports does Nebraas play?", limit=3)
 
 
 def fused_ranks(mem: Engram, clock: FixedClock) -> list[float]:
