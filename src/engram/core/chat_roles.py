@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from engram.core.dates import asks_about_the_present, of_the_past
-from engram.core.text import ASSISTANT_LABELS, USER_LABELS
+from engram.core.text import ASSISTANT_LABELS, SECOND_PERSON, USER_LABELS
 
 # A question asking for advice ("How should I treat my knee pain?") asks of the user's situation
 # and of the advice given before alike: the assistant's turns keep at least this share (lowered
@@ -19,9 +19,8 @@ from engram.core.text import ASSISTANT_LABELS, USER_LABELS
 # user-assistant chats' preferences lost: bench/data/user_assistant).
 ADVICE_SHARE = 0.6
 
-# "you" and its forms: a question saying it asks what the assistant said, or asks nothing of
-# either side, unless it only tells or asks the assistant (`_TOLD_YOU`).
-_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|you've|you'd|you'll|u|ur)\b", re.I)
+# "you" and its forms (`SECOND_PERSON`): a question saying it asks what the assistant said, or
+# asks nothing of either side, unless it only tells or asks the assistant (`_TOLD_YOU`).
 # The user telling the assistant ("What did I tell you about my sister?") or asking it ("Can you
 # suggest gardening tools that would suit me?": what suits the user is in the user's turns).
 _TOLD_YOU = re.compile(
@@ -104,7 +103,7 @@ def asks_of_the_user(query: str) -> float | None:
     a heat pump work?" and its like below the user's asking of it. Words that are no question
     and say neither I nor we ("Kyoto hostel") ask of neither."""
     said = _TOLD_YOU.sub(" ", query)
-    if any(p.search(said) for p in (_SECOND_PERSON, _ADVISED, _THE_CHAT)):
+    if any(p.search(said) for p in (SECOND_PERSON, _ADVISED, _THE_CHAT)):
         return None
     share = ADVICE_SHARE if _ASKS_ADVICE.search(said) else 0.0
     if _WE_OR_I.search(said) is not None:
