@@ -147,9 +147,10 @@ class Settings(BaseSettings):
     # prints") loses this share of its relevance: it tells nothing of its speaker (0 turns it
     # off; docs/search.md, 1f).
     search_listener_discount: float = Field(default=0.4, ge=0, le=1)
-    # The memory saved right after a short question among the matches, in its episode (the
-    # reply), receives this share of the question's relevance as context credit, where a
-    # neighbour receives the context weight (0 turns it off; docs/search.md, section 2).
+    # The memory saved right after a turn among the matches that asks (ends in "?", or a short
+    # question without it), in its episode (the reply), receives this share of the turn's
+    # relevance as context credit, where a neighbour receives the context weight (0 turns it
+    # off; docs/search.md, section 2).
     search_reply_weight: float = Field(default=0.4, ge=0, le=1)
     # A query naming one speaker of a transcript ("What are Fahim's hobbies?", its memories
     # opening "Fahim Khan: …"): a match labelled with a speaker it does not name keeps this

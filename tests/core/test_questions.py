@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.core.questions import ASKING_WORDS, only_asks
+from engram.core.questions import ASKING_WORDS, asks_for_a_reply, only_asks
 
 
 @pytest.mark.parametrize(
@@ -48,3 +48,12 @@ def test_a_long_question_tells_what_it_asks_about() -> None:
     short = " ".join(["word"] * (ASKING_WORDS - 1)) + " ok?"
     assert only_asks(short)
     assert not only_asks("more " + short)
+
+
+def test_a_turn_ending_by_asking_asks_for_a_reply_however_long() -> None:
+    """News then a question: it tells too much to only ask, and its reply answers it."""
+    news = "Things are hectic but good, " + "really " * ASKING_WORDS + "What is your thesis about?"
+    assert not only_asks(news)
+    assert asks_for_a_reply(news)
+    assert asks_for_a_reply("wait who's alba")  # a short question without its mark
+    assert not asks_for_a_reply("Is it far? Ten minutes from the station.")

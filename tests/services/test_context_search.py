@@ -323,3 +323,27 @@ def test_the_reply_to_a_question_among_the_matches_is_found_through_it(mem: Engr
     assert reply.rank > question.rank  # the reply tells; the question only asks
     after_statement = [h for h in hits if h.memory.content == CHAT[3]]
     assert not after_statement or after_statement[0].rank < reply.rank
+
+
+THESIS_CHAT = (
+    "Imogen: Things are hectic but good, I got promoted to sous-chef at the harbour restaurant "
+    "last month. What is your thesis about these days?",
+    "Tariq: Earthquake-resistant housing made from bamboo, it is strong and cheap where quakes hit",
+    "Imogen: My sister broke her ankle skiing",
+    "Tariq: The thesis defence is in July, two examiners",
+    "Imogen: The food truck opens in May at the farmers market",
+)
+
+
+@pytest.mark.parametrize(("reply_weight", "found"), [(0.4, True), (0.0, False)])
+def test_a_long_turn_ending_in_a_question_lends_its_reply_the_reply_weight(
+    store_url: str, clock: FixedClock, reply_weight: float, found: bool
+) -> None:
+    """A turn of news that ends by asking ("… What is your thesis about these days?") is
+    answered by the next turn, which shares no word with "What is Tariq's thesis about?":
+    only with the reply weight does that answer reach the top three."""
+    with Engram.open(store_url, clock=clock, search_reply_weight=reply_weight) as mem:
+        mem.save_many([Draft(content=t, episode="chat") for t in THESIS_CHAT])
+        mem.flush()
+        hits = mem.search("What is Tariq's thesis about?", limit=3)
+        assert (THESIS_CHAT[1] in [h.memory.content for h in hits]) is found

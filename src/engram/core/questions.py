@@ -56,6 +56,13 @@ def only_asks(text: str) -> bool:
     return opens and not said.endswith("!") and len(statements(said)) == 1
 
 
+def asks_for_a_reply(text: str) -> bool:
+    """A turn the next one answers: one that ends by asking, however much it told before
+    ("Things are hectic but good … What is your thesis about?"), or a short question without
+    its mark (`only_asks`)."""
+    return is_plain_question(text) or only_asks(text)
+
+
 # Save rules at least this confident are explicit asks (remember, don't forget, note).
 ASKED_TO_SAVE = 0.9
 

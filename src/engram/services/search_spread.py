@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from engram.core.expansion import expansion_terms, feedback_words
 from engram.core.meaning import Probe, meaning_matches
-from engram.core.questions import only_asks
+from engram.core.questions import asks_for_a_reply
 from engram.core.ranking import Fused, episode_links, spread
 from engram.embeddings.background import background_vectors
 from engram.services.context import Context
@@ -127,15 +127,15 @@ def context_credit(ctx: Context, fused: dict[str, Fused], seen: VectorsRead) -> 
 
 
 def reply_credit(ctx: Context, top: Sequence[str], relevance: dict[str, float]) -> dict[str, float]:
-    """Credit for the memory saved right after each short question among the strongest matches
-    (`only_asks`), in its episode: `ENGRAM_SEARCH_REPLY_WEIGHT` × the question's relevance.
+    """Credit for the memory saved right after each turn asking for a reply among the strongest
+    matches (`asks_for_a_reply`), in its episode: `ENGRAM_SEARCH_REPLY_WEIGHT` × its relevance.
     The reply answers it without its words: "how did the interview go?" then "i got it!! i
     start may 15th" (docs/search.md, section 2)."""
     weight = ctx.settings.search_reply_weight
     if weight <= 0 or not top:
         return {}
     texts = ctx.store.texts(list(top))
-    asking = [i for i in top if i in texts and only_asks(texts[i].content)]
+    asking = [i for i in top if i in texts and asks_for_a_reply(texts[i].content)]
     pairs = ctx.store.episode_next(asking) if asking else []
     return spread(relevance, [(q, reply, 1.0) for q, reply in pairs], weight)
 
