@@ -61,6 +61,7 @@ BM25_ONLY: dict[str, Any] = {
     "search_date_weight": 0.0,
     "search_present_weight": 0.0,
     "search_when_weight": 0.0,
+    "search_amount_weight": 0.0,
     "search_question_discount": 0.0,
     "search_reply_weight": 0.0,
     "search_listener_discount": 0.0,

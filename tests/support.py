@@ -110,6 +110,16 @@ MOVE_CHAT = [
     "Kaito: I'm still looking for a flat in peckham",
 ]
 
+# A chat where the answer to "How many kids does Tomas have?" says a number and a turn about
+# the kids without one shares more of its words (`search_amount_weight`).
+KIDS_CHAT = [
+    "Ana: my sister is visiting in the spring",
+    "Tomas: the kids are sick again, kids everywhere",
+    "Ana: the printer at work broke again",
+    "Tomas: three kids under six is a lot, honestly",
+    "Ana: see you at the zoo on saturday",
+]
+
 # A chat where a short question shares more of the words of "How far is Siobhan's new flat from
 # the station?" than its reply, which answers it (`search_question_discount`).
 FLAT_CHAT = [

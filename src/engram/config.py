@@ -140,6 +140,8 @@ class Settings(BaseSettings):
     # when (a date, a day, "yesterday", "last week") has its relevance raised by this share (0
     # turns it off; docs/search.md, "Days named in the query").
     search_when_weight: float = Field(default=0.25, ge=0, le=5)
+    # The same for a question of how many, much, long, old, often or far, and a number.
+    search_amount_weight: float = Field(default=0.25, ge=0, le=5)
     # A short question among the matches ("is the flat near the station?") asks and tells
     # little: its relevance is lowered by this share (0 turns it off; docs/search.md, 1f).
     search_question_discount: float = Field(default=0.2, ge=0, le=1)

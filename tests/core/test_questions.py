@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from engram.core.questions import ASKING_WORDS, asks_for_a_reply, only_asks
+from engram.core.questions import (
+    ASKING_WORDS,
+    asks_an_amount,
+    asks_for_a_reply,
+    only_asks,
+    says_an_amount,
+)
 
 
 @pytest.mark.parametrize(
@@ -57,3 +63,46 @@ def test_a_turn_ending_by_asking_asks_for_a_reply_however_long() -> None:
     assert asks_for_a_reply(news)
     assert asks_for_a_reply("wait who's alba")  # a short question without its mark
     assert not asks_for_a_reply("Is it far? Ten minutes from the station.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "How many kids does Tomas have?",
+        "how long was Lucia out with her wrist",
+        "So how much did the car cost?",
+        "What did she order? And how often does she go there?",
+        "how old is Biscuit",
+    ],
+)
+def test_a_question_of_how_many_or_how_long_asks_an_amount(text: str) -> None:
+    assert asks_an_amount(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "How did the interview go?",
+        "When did Tomas move?",
+        "I don't know how long it will take",  # said, not asked: mid-sentence
+        "Tell me how much you liked it",
+    ],
+)
+def test_other_questions_and_statements_ask_no_amount(text: str) -> None:
+    assert not asks_an_amount(text)
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("three kids under six is a lot", True),
+        ("2 hrs each way", True),
+        ("it was $300 a month", True),
+        ("twice a week, sometimes more", True),
+        ("a couple of days off", True),
+        ("the kids are sick again", False),
+        ("someone asked about it", False),  # "one" inside a word is no number
+    ],
+)
+def test_a_number_in_figures_or_words_says_an_amount(text: str, says: bool) -> None:
+    assert says_an_amount(text) is says

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
 
-from tests.support import MOVE_CHAT, NEW_JOB, OLD_JOB, OTHER_FACTS, at_hour, save_facts
+from tests.support import KIDS_CHAT, MOVE_CHAT, NEW_JOB, OLD_JOB, OTHER_FACTS, at_hour, save_facts
 
 from engram import Draft, Engram, FixedClock
 from engram.services.results import why_summary
@@ -715,3 +715,18 @@ def test_a_question_asking_when_puts_the_turn_saying_when_first(
         assert [h.memory.content for h in hits] == [MOVE_CHAT[2], MOVE_CHAT[4]]
         asked = mem.search("Did Siobhan move into her new flat?", limit=2)
         assert [h.memory.content for h in asked] == [MOVE_CHAT[4], MOVE_CHAT[2]]
+
+
+def test_a_question_asking_how_many_puts_the_turn_saying_a_number_first(
+    store_url: str, clock: FixedClock
+) -> None:
+    """The answer to "how many", "how long" or "how much" counts ("three kids under six"), and
+    a turn about the same thing without a number came first by its words. A question not
+    asking for an amount leaves them as they were."""
+    with Engram.open(store_url, clock=clock) as mem:
+        mem.save_many([Draft(content=t, episode="chat") for t in KIDS_CHAT])
+        mem.flush()
+        hits = mem.search("How many kids does Tomas have?", limit=2)
+        assert [h.memory.content for h in hits] == [KIDS_CHAT[3], KIDS_CHAT[1]]
+        asked = mem.search("Does Tomas have kids?", limit=2)
+        assert [h.memory.content for h in asked] == [KIDS_CHAT[1], KIDS_CHAT[3]]

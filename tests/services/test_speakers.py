@@ -455,8 +455,10 @@ def test_a_short_question_comes_after_the_reply_that_answers_it(
     """The question "is the flat near the station?" shares more words with the query than
     its answer and came first; lowered as a question that only asks, the answer leads,
     whether or not the question also passes credit to its reply. Without the discount and
-    that credit the question leads again (tests/test_settings.py)."""
-    with Engram.open(store_url, clock=clock, search_reply_weight=reply_weight) as mem:
+    that credit the question leads again (tests/test_settings.py). The answer's number ("ten
+    minutes", asked "how far") would raise it too: that raise is off here."""
+    settings = {"search_reply_weight": reply_weight, "search_amount_weight": 0.0}
+    with Engram.open(store_url, clock=clock, **settings) as mem:
         _saved(mem, FLAT_CHAT)
         hits = mem.search("How far is Siobhan's new flat from the station?", limit=2)
         assert [h.memory.content for h in hits] == [FLAT_CHAT[2], FLAT_CHAT[1]]

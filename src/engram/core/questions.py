@@ -63,6 +63,30 @@ def asks_for_a_reply(text: str) -> bool:
     return is_plain_question(text) or only_asks(text)
 
 
+# A question of how many, how much, how long, how old, how often or how far: its answer
+# counts ("we have three kids", "$300 a month", "2 hrs"), and shares few words with it.
+_ASKS_AN_AMOUNT = re.compile(
+    rf"(?:^|[.!?]\s)\W*(?:(?:{'|'.join(sorted(LEAD_INS))})\W+)*"
+    r"how (?:many|much|long|old|often|far)\b",
+    re.IGNORECASE,
+)
+_SAYS_AN_AMOUNT = re.compile(
+    r"\d|[$£€%]|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
+    r"|twenty|thirty|forty|fifty|hundred|thousand|million|dozen|couple|once|twice|half"
+    r"|a few|several)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_an_amount(text: str) -> bool:
+    return _ASKS_AN_AMOUNT.search(text) is not None
+
+
+def says_an_amount(text: str) -> bool:
+    """A number in figures or words, a currency or a share: what answers `asks_an_amount`."""
+    return _SAYS_AN_AMOUNT.search(text) is not None
+
+
 # Save rules at least this confident are explicit asks (remember, don't forget, note).
 ASKED_TO_SAVE = 0.9
 

@@ -29,7 +29,6 @@ from engram.core.meaning import (
     meaning_matches,
 )
 from engram.core.models import Memory, Status
-from engram.core.questions import only_asks
 from engram.core.ranking import (
     RARITY_COUNTED_TO,
     Candidate,
@@ -40,7 +39,7 @@ from engram.core.ranking import (
 )
 from engram.core.scoring import review_priority
 from engram.core.tastes import asks_for_a_suggestion
-from engram.core.text import STOPWORDS, of_the_listener, query_terms, words
+from engram.core.text import STOPWORDS, query_terms, words
 from engram.core.timeutil import DAY
 from engram.core.word_forms import with_word_forms
 from engram.embeddings.background import background_vectors
@@ -50,8 +49,9 @@ from engram.services.aliases import the_users_own_first
 from engram.services.context import Context
 from engram.services.search_query import (
     asked,
-    lowered_for_what_they_say,
     probe_sentences,
+    text_rules,
+    weighed_by_what_they_say,
     without_chance_matches,
 )
 from engram.services.search_spread import context_credit, expansion_matches, meant_near_matches
@@ -62,7 +62,6 @@ from engram.services.search_time import (
     meant_on_the_day,
     named_day_spans,
     named_days_found,
-    said_when_first,
     successors_found,
 )
 from engram.services.search_vectors import VectorsRead
@@ -393,20 +392,10 @@ class SearchService:
                 day,
             )
             out.append((stub, candidate))
-        out = lowered_for_what_they_say(
-            self.ctx.store,
-            out,
-            4 * limit,
-            [
-                (only_asks, settings.search_question_discount),
-                (of_the_listener, settings.search_listener_discount),
-            ],
-        )
+        out = weighed_by_what_they_say(self.ctx.store, out, 4 * limit, text_rules(text, settings))
         if near.probes and asks_for_a_suggestion(text):  # "Any ideas for dinner?": tastes
             out = tastes_first(self.ctx, out, near.probes, best_z)
         out = the_users_own_first(self.ctx.store, text, out)  # "Where do I live?"
-        # before news takes the place of what it supersedes
-        out = said_when_first(self.ctx.store, text, out, settings.search_when_weight, 4 * limit)
         if share < 1:  # a transcript's speaker named: their own turns first
             out = speakers.named_first(out, share)
         if settings.search_context_weight > 0:  # credit along relations, as context is

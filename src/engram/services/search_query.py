@@ -9,9 +9,12 @@ import math
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from engram.config import Settings
 from engram.core.aliases import with_names
 from engram.core.dates import (
+    asks_when,
     only_dates,
+    says_when,
     searched_of_a_day,
     without_asking_now,
     without_written_dates,
@@ -19,9 +22,9 @@ from engram.core.dates import (
 from engram.core.index_terms import PhraseCounter
 from engram.core.meaning import Probe, unlike_the_query
 from engram.core.own_name import in_first_person, without_name
-from engram.core.questions import without_naming
+from engram.core.questions import asks_an_amount, only_asks, says_an_amount, without_naming
 from engram.core.ranking import Candidate
-from engram.core.text import STOPWORDS, query_terms, statements, words
+from engram.core.text import STOPWORDS, of_the_listener, query_terms, statements, words
 from engram.services.aliases import names_of_people_asked
 from engram.services.enrichment import names_in
 from engram.services.search_vectors import VectorsRead
@@ -121,26 +124,46 @@ def without_chance_matches(
     return [s for s in found if s.id not in by_chance]
 
 
-def lowered_for_what_they_say(
+def text_rules(query: str, settings: Settings) -> list[tuple[Callable[[str], bool], float]]:
+    """The tests of a match's text `weighed_by_what_they_say` applies for `query`, each with
+    its factor: the two that lower whatever is asked, and the answer to a question asking when
+    (`asks_when`) or how many, how much or how long (`asks_an_amount`: "we have three kids",
+    "2 hrs each way")."""
+    rules = [
+        (only_asks, 1.0 - settings.search_question_discount),
+        (of_the_listener, 1.0 - settings.search_listener_discount),
+    ]
+    if asks_when(query):
+        rules.append((says_when, 1.0 + settings.search_when_weight))
+    if asks_an_amount(query):
+        rules.append((says_an_amount, 1.0 + settings.search_amount_weight))
+    return rules
+
+
+def weighed_by_what_they_say(
     store: Store,
     found: list[tuple[Stub, Candidate]],
     n: int,
     rules: Sequence[tuple[Callable[[str], bool], float]],
 ) -> list[tuple[Stub, Candidate]]:
-    """`found` with each of its best `n` lowered by the share of every rule (a test of its
-    text, a discount) it meets: a short question only asks (`only_asks`; asked what advice
-    Thandiwe gave about the knee, "Thandiwe: oh thank god. the knee?" came before "Thandiwe:
-    foam roller. every night" by its word), and a turn telling only of its listener tells
-    nothing of its speaker (`of_the_listener`; docs/search.md, section 1f)."""
-    rules = [(test, discount) for test, discount in rules if discount > 0]
+    """`found` with the relevance of each of its best `n` multiplied by the factor of every
+    rule (a test of its text, a factor) it meets, its text read once for all of them.
+    Lowered: a short question only asks (`only_asks`; asked what advice Thandiwe gave about
+    the knee, "Thandiwe: oh thank god. the knee?" came before "Thandiwe: foam roller. every
+    night" by its word), and a turn telling only of its listener tells nothing of its speaker
+    (`of_the_listener`; docs/search.md, section 1f). Raised: the kind of thing a question asks
+    for, said ("When did Siobhan move into her new flat?" is answered by "1st of april. no
+    joke", which shares none of its words; section 2b)."""
+    rules = [(test, factor) for test, factor in rules if factor != 1.0]
     if not rules or not found:
         return found
     best = sorted(found, key=lambda f: -f[1].relevance)[:n]
-    keep: dict[str, float] = {}
+    changed: dict[str, float] = {}
     for ident, said in store.texts([c.id for _, c in best]).items():
-        share = math.prod(1.0 - discount for test, discount in rules if test(said.content))
-        if share < 1.0:
-            keep[ident] = share
+        factor = math.prod(factor for test, factor in rules if test(said.content))
+        if factor != 1.0:
+            changed[ident] = factor
     return [
-        (s, c._replace(relevance=c.relevance * keep[c.id]) if c.id in keep else c) for s, c in found
+        (s, c._replace(relevance=c.relevance * changed[c.id]) if c.id in changed else c)
+        for s, c in found
     ]

@@ -16,13 +16,11 @@ from numpy.typing import NDArray
 from engram.core.anchors import anchor, anchored_days, event_day
 from engram.core.dates import (
     SLACK_DAYS,
-    asks_when,
     covering,
     day_of,
     day_spans,
     named_days,
     on_a_named_day,
-    says_when,
 )
 from engram.core.meaning import Probe
 from engram.core.models import Memory, Relation
@@ -265,21 +263,3 @@ def successors_found(
         by_id[edge.from_id] = (stub, news)
         by_id[edge.to_id] = (old_stub, old._replace(superseded_by=edge.from_id))
     return list(by_id.values())
-
-
-def said_when_first(
-    store: Store, text: str, found: list[tuple[Stub, Candidate]], weight: float, n: int
-) -> list[tuple[Stub, Candidate]]:
-    """For a question asking when (`asks_when`), those of the best `n` candidates whose text
-    says when (`says_when`) with their relevance raised by `weight` of it: the answer to "When
-    did Siobhan move into her new flat?" is "1st of april. no joke", in reply to a turn asking
-    it, and the turns about the flat came first by their words (docs/search.md, section 2b)."""
-    if weight <= 0 or not asks_when(text):
-        return found
-    best = sorted(found, key=lambda f: -f[1].relevance)[:n]
-    texts = store.texts([c.id for _, c in best])
-    dated = {i for i, said in texts.items() if says_when(said.content)}
-    return [
-        (s, c._replace(relevance=c.relevance * (1 + weight)) if c.id in dated else c)
-        for s, c in found
-    ]
