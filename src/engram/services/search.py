@@ -54,6 +54,7 @@ from engram.services.search_query import (
     weighed_by_what_they_say,
     without_chance_matches,
 )
+from engram.services.search_reads import SearchReads
 from engram.services.search_spread import context_credit, expansion_matches, meant_near_matches
 from engram.services.search_tastes import tastes_first
 from engram.services.search_time import (
@@ -64,7 +65,6 @@ from engram.services.search_time import (
     named_days_found,
     successors_found,
 )
-from engram.services.search_vectors import VectorsRead
 from engram.services.speakers import Speakers
 from engram.services.spelling import respelling_said, with_respellings
 from engram.storage.protocol import Filter, Stub
@@ -163,7 +163,7 @@ class SearchService:
         pool = max(self.ctx.settings.search_candidates, limit * 4)
         # Vectors read while matching, so that later steps and diversifying do not read them again.
         semantic = self.ctx.semantic
-        seen = VectorsRead(self.ctx.store, semantic.model_id if semantic is not None else None)
+        seen = SearchReads(self.ctx.store, semantic.model_id if semantic is not None else None)
         spelled: dict[str, list[str]] = {}  # its words read as others (`respelled`)
 
         def find() -> tuple[list[tuple[Stub, Candidate]], bool]:
@@ -262,7 +262,7 @@ class SearchService:
         limit: int,
         pool: int,
         by_meaning: bool,
-        seen: VectorsRead,
+        seen: SearchReads,
         spelled: dict[str, list[str]],
     ) -> tuple[list[tuple[Stub, Candidate]], bool]:
         """The candidates, and whether the text matches filled the pool (there may be more);
@@ -292,7 +292,7 @@ class SearchService:
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
         near = by_vector.result() if by_vector is not None else NO_NEIGHBOURS
         seen.add(near.rows)  # read by the vector search: not read again below
-        speakers = Speakers(self.ctx.store, text)
+        speakers = Speakers(self.ctx.store, text, seen.texts)
         share = settings.search_other_speakers_share
         as_them = (
             speakers.asked_as_them(first_person or meant, lexical)
@@ -309,10 +309,10 @@ class SearchService:
         # it: by the name every turn of theirs was like the query, and the other speaker's
         # chance matches told that there were two (docs/search.md, section 1b).
         if near.probes and len(typed) > 1 and lexical:  # the best matched by a word alone
-            probe, store = near.probes[0], self.ctx.store
-            lexical = without_chance_matches(store, lexical, terms, probe, seen, 4 * limit)
+            probe = near.probes[0]
+            lexical = without_chance_matches(lexical, terms, probe, seen, 4 * limit)
         shared = {s.id for s in lexical}
-        near = self._without_short_pairs(near, meant, shared)
+        near = self._without_short_pairs(near, meant, shared, seen)
         semantic, z_scores = self._standing_alone(near, shared, seen)
         calibration = near.calibration
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
@@ -342,7 +342,7 @@ class SearchService:
         # expansion (cold index pages to count in) made the first search after a server's
         # start a third slower (bench/mcp_latency.py).
         expanded = (
-            expansion_matches(self.ctx, fused, z_scores, [*terms, *own], where, k)
+            expansion_matches(self.ctx, fused, z_scores, [*terms, *own], where, k, seen)
             if by_meaning
             else []
         )
@@ -392,9 +392,9 @@ class SearchService:
                 day,
             )
             out.append((stub, candidate))
-        out = weighed_by_what_they_say(self.ctx.store, out, 4 * limit, text_rules(text, settings))
+        out = weighed_by_what_they_say(seen, out, 4 * limit, text_rules(text, settings))
         if near.probes and asks_for_a_suggestion(text):  # "Any ideas for dinner?": tastes
-            out = tastes_first(self.ctx, out, near.probes, best_z)
+            out = tastes_first(self.ctx, out, near.probes, best_z, seen)
         out = the_users_own_first(self.ctx.store, text, out)  # "Where do I live?"
         if share < 1:  # a transcript's speaker named: their own turns first
             out = speakers.named_first(out, share)
@@ -436,14 +436,14 @@ class SearchService:
         return {s.id: s for s in self.ctx.store.stubs(ids, where)} if ids else {}
 
     def _diversity_vectors(
-        self, candidates: Sequence[Candidate], limit: int, seen: VectorsRead
+        self, candidates: Sequence[Candidate], limit: int, seen: SearchReads
     ) -> dict[str, NDArray[np.float32]] | None:
         if self.ctx.settings.search_diversity <= 0:
             return None
         return self._top_vectors(candidates, limit, seen)
 
     def _top_vectors(
-        self, candidates: Sequence[Candidate], limit: int, seen: VectorsRead
+        self, candidates: Sequence[Candidate], limit: int, seen: SearchReads
     ) -> dict[str, NDArray[np.float32]] | None:
         """The whole-text vectors of the best 4 × `limit` candidates (None without meaning)."""
         if self.ctx.embedder is None or self.ctx.semantic is None:
@@ -490,14 +490,16 @@ class SearchService:
             found = {i: found[i] for i in z}
         return Neighbours(found, calibration, z, probes, rows)
 
-    def _without_short_pairs(self, near: Neighbours, text: str, shared: set[str]) -> Neighbours:
+    def _without_short_pairs(
+        self, near: Neighbours, text: str, shared: set[str], seen: SearchReads
+    ) -> Neighbours:
         """`near` less the short memories that would match a short query by meaning alone
         without standing SHORT_PAIR_MIN_Z above unrelated text."""
         min_z = self.ctx.settings.search_semantic_min_z
         if len(words(text)) > SHORT_TEXT_WORDS:
             return near
         weak = [i for i, z in near.z.items() if i not in shared and min_z <= z < SHORT_PAIR_MIN_Z]
-        texts = self.ctx.store.texts(weak) if weak else {}
+        texts = seen.texts(weak)
         short = {i for i, t in texts.items() if len(words(t.content)) <= SHORT_TEXT_WORDS}
         if not short:
             return near
@@ -521,7 +523,7 @@ class SearchService:
         return Neighbours(stubs, as_them.calibration, z, as_them.probes, asked.rows | as_them.rows)
 
     def _standing_alone(
-        self, near: Neighbours, shared: set[str], seen: VectorsRead
+        self, near: Neighbours, shared: set[str], seen: SearchReads
     ) -> tuple[list[Stub], dict[str, float]]:
         """The neighbours and their z, less those that would match by meaning alone but do not
         stand out for themselves (`judge_alone`), judged on their vectors read into `seen`."""

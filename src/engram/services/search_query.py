@@ -27,7 +27,7 @@ from engram.core.ranking import Candidate
 from engram.core.text import STOPWORDS, of_the_listener, query_terms, statements, words
 from engram.services.aliases import names_of_people_asked
 from engram.services.enrichment import names_in
-from engram.services.search_vectors import VectorsRead
+from engram.services.search_reads import SearchReads
 from engram.services.users_name import users_names
 from engram.storage.protocol import Store, Stub
 
@@ -107,7 +107,7 @@ def probe_sentences(text: str) -> list[str]:
 
 
 def without_chance_matches(
-    store: Store, found: list[Stub], terms: Sequence[str], probe: Probe, seen: VectorsRead, n: int
+    found: list[Stub], terms: Sequence[str], probe: Probe, seen: SearchReads, n: int
 ) -> list[Stub]:
     """The text matches `found` (best first) less those of the best `n` whose text holds a word
     of the query (`terms`) but none of whose vectors is like the query (`unlike_the_query`):
@@ -117,7 +117,7 @@ def without_chance_matches(
     unlike = unlike_the_query(seen.rows(s.id for s in found[:n]), probe)
     if not unlike:
         return found
-    texts = store.texts(list(unlike))
+    texts = seen.texts(unlike)
     ids = [i for i in unlike if i in texts]
     counts = PhraseCounter(list(terms)).counts_in([texts[i].content for i in ids])
     by_chance = {i for i, row in zip(ids, counts, strict=True) if row.any()}
@@ -141,7 +141,7 @@ def text_rules(query: str, settings: Settings) -> list[tuple[Callable[[str], boo
 
 
 def weighed_by_what_they_say(
-    store: Store,
+    seen: SearchReads,
     found: list[tuple[Stub, Candidate]],
     n: int,
     rules: Sequence[tuple[Callable[[str], bool], float]],
@@ -159,7 +159,7 @@ def weighed_by_what_they_say(
         return found
     best = sorted(found, key=lambda f: -f[1].relevance)[:n]
     changed: dict[str, float] = {}
-    for ident, said in store.texts([c.id for _, c in best]).items():
+    for ident, said in seen.texts(c.id for _, c in best).items():
         factor = math.prod(factor for test, factor in rules if test(said.content))
         if factor != 1.0:
             changed[ident] = factor

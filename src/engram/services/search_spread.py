@@ -16,7 +16,7 @@ from engram.core.questions import asks_for_a_reply
 from engram.core.ranking import Fused, episode_links, spread
 from engram.embeddings.background import background_vectors
 from engram.services.context import Context
-from engram.services.search_vectors import VectorsRead
+from engram.services.search_reads import SearchReads
 from engram.storage.protocol import Filter, Stub
 
 # The strongest direct matches whose episode neighbours and related memories receive credit.
@@ -60,6 +60,7 @@ def expansion_matches(
     terms: Sequence[str],
     where: Filter,
     limit: int,
+    seen: SearchReads,
 ) -> list[Stub]:
     """Text matches of the words that weigh most in the best direct matches and are rare
     in the store (`engram.core.expansion`); none when expansion is off or nothing matched."""
@@ -76,7 +77,7 @@ def expansion_matches(
     ]
     if not strong:
         return []
-    texts = ctx.store.texts(strong)  # their words alone: no whole records to build
+    texts = seen.texts(strong)  # their words alone: no whole records to build
     candidates = feedback_words(
         [(texts[i].content, fused[i].relevance) for i in strong if i in texts],
         exclude=set(terms),
@@ -99,7 +100,7 @@ def expansion_matches(
     return ctx.store.text_search(words, where, limit, shallow=True)
 
 
-def context_credit(ctx: Context, fused: dict[str, Fused], seen: VectorsRead) -> dict[str, float]:
+def context_credit(ctx: Context, fused: dict[str, Fused], seen: SearchReads) -> dict[str, float]:
     """Credit for the episode neighbours and related memories of the strongest matches;
     the vectors it reads are kept in `seen`."""
     settings = ctx.settings
@@ -121,12 +122,14 @@ def context_credit(ctx: Context, fused: dict[str, Fused], seen: VectorsRead) -> 
     relevance = {i: f.relevance for i, f in fused.items()}
     credit = spread(relevance, links, settings.search_context_weight)
     if settings.search_context_radius > 0:
-        for ident, value in reply_credit(ctx, top, relevance).items():
+        for ident, value in reply_credit(ctx, top, relevance, seen).items():
             credit[ident] = max(value, credit.get(ident, 0.0))
     return credit
 
 
-def reply_credit(ctx: Context, top: Sequence[str], relevance: dict[str, float]) -> dict[str, float]:
+def reply_credit(
+    ctx: Context, top: Sequence[str], relevance: dict[str, float], seen: SearchReads
+) -> dict[str, float]:
     """Credit for the memory saved right after each turn asking for a reply among the strongest
     matches (`asks_for_a_reply`), in its episode: `ENGRAM_SEARCH_REPLY_WEIGHT` × its relevance.
     The reply answers it without its words: "how did the interview go?" then "i got it!! i
@@ -134,14 +137,14 @@ def reply_credit(ctx: Context, top: Sequence[str], relevance: dict[str, float]) 
     weight = ctx.settings.search_reply_weight
     if weight <= 0 or not top:
         return {}
-    texts = ctx.store.texts(list(top))
+    texts = seen.texts(top)
     asking = [i for i in top if i in texts and asks_for_a_reply(texts[i].content)]
     pairs = ctx.store.episode_next(asking) if asking else []
     return spread(relevance, [(q, reply, 1.0) for q, reply in pairs], weight)
 
 
 def _pair_vectors(
-    ctx: Context, pairs: Sequence[tuple[str, str]], seen: VectorsRead
+    ctx: Context, pairs: Sequence[tuple[str, str]], seen: SearchReads
 ) -> dict[str, NDArray[np.float32]]:
     """Whole-text vectors of the memories in `pairs` (read through `seen`: meaning near a
     match and diversity need some of them again); none where meaning is off."""
@@ -162,7 +165,7 @@ def meant_near_matches(
     probes: Sequence[Probe],
     fused: dict[str, Fused],
     best_z: float,
-    seen: VectorsRead,
+    seen: SearchReads,
 ) -> dict[str, Fused]:
     """Of the memories context credit reaches (`ids`) that no meaning matched, those whose
     meaning stands from `NEAR_MIN_Z` up, for the query and for themselves (`meaning_matches`):

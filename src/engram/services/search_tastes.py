@@ -12,6 +12,7 @@ from engram.core.ranking import Candidate
 from engram.core.tastes import states_a_taste
 from engram.embeddings.background import background_vectors
 from engram.services.context import Context
+from engram.services.search_reads import SearchReads
 from engram.services.search_spread import NEAR_MIN_Z, near_meaning
 from engram.storage.protocol import Stub
 
@@ -29,6 +30,7 @@ def tastes_first(
     found: list[tuple[Stub, Candidate]],
     probes: Sequence[Probe],
     best_z: float,
+    seen: SearchReads,
 ) -> list[tuple[Stub, Candidate]]:
     """`found` with those of its best `TASTE_POOL` that state a taste lifted by `TASTE_LIFT`,
     each from the more of its relevance and its meaning judged from z 1 up, as a reply next
@@ -39,11 +41,11 @@ def tastes_first(
     if embedder is None or not probes:
         return found
     best = [c.id for _, c in sorted(found, key=lambda f: -f[1].relevance)[:TASTE_POOL]]
-    texts = ctx.store.texts(best)
+    texts = seen.texts(best)
     tastes = {i for i in best if i in texts and states_a_taste(texts[i].content)}
     if not tastes:
         return found
-    rows = ctx.store.get_vectors(list(tastes), embedder.model_id, passages=True)
+    rows = seen.rows(tastes)
     meant = meaning_matches(rows, probes, background_vectors(embedder), NEAR_MIN_Z)
     weight = ctx.settings.search_semantic_weight
     out = []

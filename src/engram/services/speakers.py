@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from engram.core.chat_roles import chat_roles
 from engram.core.dates import MONTH_NAMES, WEEKDAYS
 from engram.core.own_name import in_first_person, without_name
 from engram.core.ranking import Candidate
 from engram.core.text import STOPWORDS, speaker_label, unlabelled
-from engram.storage.protocol import Store, Stub
+from engram.storage.protocol import MemoryText, Store, Stub
 
 # The best matches whose labels are read: a query names a speaker of those, or of none; the
 # best few first, and none more where those have no label (an assistant's notes: each memory
@@ -65,8 +65,14 @@ class Speakers:
     """The labels of the memories a search reads, each read once, and the speaker the query
     names among them."""
 
-    def __init__(self, store: Store, query: str) -> None:
+    def __init__(
+        self,
+        store: Store,
+        query: str,
+        texts: Callable[[Sequence[str]], Mapping[str, MemoryText]] | None = None,
+    ) -> None:
         self._store = store
+        self._texts = store.texts if texts is None else texts  # a search's `SearchReads.texts`
         # The words that may name someone, written with a capital: a query naming nobody so
         # reads no memory
         self._asked = {
@@ -96,7 +102,7 @@ class Speakers:
         """The labels of `ids` ("" for a memory without one)."""
         wanted = list(ids) if self._asked or self._roles is not None else []
         missing = [i for i in wanted if i not in self._labels]
-        for ident, (content, episode) in self._store.texts(missing).items():
+        for ident, (content, episode) in self._texts(missing).items():
             label = speaker_label(content)
             self._labels[ident] = label
             self._episodes[ident] = episode
