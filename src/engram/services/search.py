@@ -45,7 +45,6 @@ from engram.core.word_forms import with_word_forms
 from engram.embeddings.background import background_vectors
 from engram.process_threads import blas_on_one_thread
 from engram.services import validation as check
-from engram.services.aliases import the_users_own_first
 from engram.services.context import Context
 from engram.services.search_query import (
     asked,
@@ -205,7 +204,7 @@ class SearchService:
             review_ratio=settings.review_blend_ratio if text else 0.0,
             diversity=settings.search_diversity,
             vectors=self._diversity_vectors(candidates, limit, seen) if text else None,
-            distinct=self._saying_otherwise(),
+            distinct=_saying_otherwise(seen),
         )
         note = "; ".join(n for n in (note, respelling_said(spelled)) if n) or None
         memories = {m.id: m for m in self.ctx.store.get_many([r.id for r in ranked])}
@@ -220,19 +219,6 @@ class SearchService:
             for r in ranked
             if r.id in memories  # deleted by another client between the two phases
         ]
-
-    def _saying_otherwise(self) -> Callable[[str, str], bool]:
-        """Whether two memories alike as near-copies say different things all the same (other
-        numbers, a "not", `core.disagreement`), their texts read when first asked: such a
-        pair is no copy for diversity to put last."""
-        texts: dict[str, str] = {}
-
-        def distinct(a: str, b: str) -> bool:
-            missing = [i for i in (a, b) if i not in texts]
-            texts.update((m.id, m.content) for m in self.ctx.store.get_many(missing))
-            return disagreement([texts.get(a, ""), texts.get(b, "")]) is not None
-
-        return distinct
 
     def _browse(self, where: Filter, pool: int) -> list[tuple[Stub, Candidate]]:
         """Every memory equally relevant (no text matched: `why.text` 0), decay orders them."""
@@ -395,7 +381,6 @@ class SearchService:
         out = weighed_by_what_they_say(seen, out, 4 * limit, text_rules(text, settings))
         if near.probes and asks_for_a_suggestion(text):  # "Any ideas for dinner?": tastes
             out = tastes_first(self.ctx, out, near.probes, best_z, seen)
-        out = the_users_own_first(self.ctx.store, text, out)  # "Where do I live?"
         if share < 1:  # a transcript's speaker named: their own turns first
             out = speakers.named_first(out, share)
         if settings.search_context_weight > 0:  # credit along relations, as context is
@@ -583,3 +568,15 @@ class SearchService:
             )
             for (stub, c), score, prio in zip(found, scores.tolist(), prios, strict=True)
         ]
+
+
+def _saying_otherwise(seen: SearchReads) -> Callable[[str, str], bool]:
+    """Whether two memories alike as near-copies say different things all the same (other
+    numbers, a "not", `core.disagreement`), their texts read through `seen`: such a pair is no
+    copy for diversity to put last."""
+
+    def distinct(a: str, b: str) -> bool:
+        said = seen.texts((a, b))
+        return disagreement([said[i].content if i in said else "" for i in (a, b)]) is not None
+
+    return distinct

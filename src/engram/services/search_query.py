@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from engram.config import Settings
-from engram.core.aliases import with_names
+from engram.core.aliases import asks_of_the_user, of_someone_close, with_names
 from engram.core.dates import (
     asks_when,
     only_dates,
@@ -124,6 +124,12 @@ def without_chance_matches(
     return [s for s in found if s.id not in by_chance]
 
 
+# What a match opening with one of the user's people and saying nothing more of the user ("User's
+# sister Ana lives in Montreal") keeps of its relevance, for a query that asks of the user alone
+# ("Where do I live?"): an MCP probe listed the sister's two cities above the user's own.
+SOMEONE_ELSES_SHARE = 0.4
+
+
 def text_rules(query: str, settings: Settings) -> list[tuple[Callable[[str], bool], float]]:
     """The tests of a match's text `weighed_by_what_they_say` applies for `query`, each with
     its factor: the two that lower whatever is asked, and the answer to a question asking when
@@ -137,6 +143,8 @@ def text_rules(query: str, settings: Settings) -> list[tuple[Callable[[str], boo
         rules.append((says_when, 1.0 + settings.search_when_weight))
     if asks_an_amount(query):
         rules.append((says_an_amount, 1.0 + settings.search_amount_weight))
+    if asks_of_the_user(query):  # "Where do I live?"
+        rules.append((of_someone_close, SOMEONE_ELSES_SHARE))
     return rules
 
 
