@@ -11,6 +11,8 @@ from engram.core.questions import (
     asks_for_a_reply,
     only_asks,
     says_an_amount,
+    without_asking_how_it_went,
+    without_the_span,
 )
 
 
@@ -106,3 +108,45 @@ def test_other_questions_and_statements_ask_no_amount(text: str) -> None:
 )
 def test_a_number_in_figures_or_words_says_an_amount(text: str, says: bool) -> None:
     assert says_an_amount(text) is says
+
+
+@pytest.mark.parametrize(
+    "text, searched",
+    [
+        ("What pets has Margot had over the course of the year?", "What pets has Margot had ?"),
+        ("Where has Ayesha worked during these conversations?", "Where has Ayesha worked ?"),
+        ("What has Dana tried for her sleep so far?", "What has Dana tried for her sleep ?"),
+        ("How did his opinion change over time?", "How did his opinion change ?"),
+    ],
+)
+def test_a_short_question_is_not_searched_by_the_span_it_covers(text: str, searched: str) -> None:
+    assert " ".join(without_the_span(text).split()) == " ".join(searched.split())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What did we launch last year?",  # a time, not the whole record
+        "How far did she go so far away from home?",  # "so far" inside a phrase
+        "My kite flew so far over the whole year of practice that I lost count of every "
+        "try I made over the year?",  # long: it tells
+    ],
+)
+def test_a_time_named_or_a_long_message_keeps_its_words(text: str) -> None:
+    assert without_the_span(text) == text
+
+
+def test_a_how_question_is_not_searched_by_the_verb_it_asks_a_change_by() -> None:
+    assert without_asking_how_it_went("How did Biscuit's health change?").split() == [
+        "How",
+        "did",
+        "Biscuit's",
+        "health",
+        "?",
+    ]
+    assert "go" not in without_asking_how_it_went("How did the interview go?").split()
+    assert "progressed" not in without_asking_how_it_went("How has the renovation progressed")
+    # not a how-question: "change" is what is asked of
+    assert without_asking_how_it_went("What did Omar change at work?") == (
+        "What did Omar change at work?"
+    )

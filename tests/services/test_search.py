@@ -353,3 +353,27 @@ def test_a_word_in_most_memories_is_no_full_text_match(mem: Engram) -> None:
     assert all(h.why.expansion is None for h in mem.search("who do I report to at work?"))
     # a word fewer memories hold counts in full
     assert mem.search("Bluebird deadline")[0].why.text == 1.0
+
+
+PET_NOTES = [
+    "Happy new year! Hoping this year is a calmer one than last year",
+    "Took in a scruffy ginger cat named Pilchard",
+    "The boiler needs servicing before winter",
+    "Adopted a spaniel called Biscuit from the shelter",
+    "Booked the train to Utrecht for the holidays",
+]
+
+
+@pytest.mark.parametrize(
+    "query", ["What pets did I adopt over the year?", "Which pets have I taken in this year?"]
+)
+def test_a_question_over_the_whole_record_is_not_searched_by_its_span(
+    mem: Engram, query: str
+) -> None:
+    """A helper's blind chats: "year" in "…over the year?" found "Happy new year!" first.
+    The span is all that was said: the pets are the answer, and nothing else matches."""
+    for note in PET_NOTES:
+        mem.save(note)
+    mem.flush()
+    found = [h.memory.content for h in mem.search(query, limit=3)]
+    assert sorted(found) == sorted([PET_NOTES[1], PET_NOTES[3]])

@@ -471,3 +471,41 @@ def test_a_turn_telling_only_of_its_listener_comes_after_the_speakers_own(mem: E
     _saved(mem, MARKET_CHAT)
     hits = mem.search("What will Emi sell at the market?", limit=2)
     assert [h.memory.content for h in hits] == [MARKET_CHAT[3], MARKET_CHAT[1]]
+
+
+NICOLAS_CHAT = [
+    "Vanessa: Good morning! How was your weekend?",
+    "Nicolas: Umm",
+    "Nicolas: Relaxed day for me today",
+    "Vanessa: I went to the gym early and then did some meal prep",
+    "Nicolas: I like to rollerskate at the nearby rink on Sundays",
+    "Vanessa: That sounds fun, is it busy there?",
+    "Nicolas: I have no idea honestly",
+    "Nicolas: Ford trucks are my life, I spend weekends fixing mine",
+    "Vanessa: My sister wants to learn to drive this summer",
+    "Nicolas: Nothing yet",
+    "Nicolas: I had to help a friend move today",
+    "Vanessa: The new bakery downtown has amazing croissants",
+    "Nicolas: Hows that one?",
+    "Nicolas: I love watching cooking shows at night",
+    "Vanessa: I think it will rain all week",
+    "Nicolas: Morning, I'm cooking my soup right now",
+    "Nicolas: Yeah maybe",
+]
+
+
+def test_a_speaker_named_in_every_match_is_asked_as_them(mem: Engram) -> None:
+    """REALTALK's "What hobbies does Nicolas have?": every text match was Nicolas's, by the
+    name in each label, so the other speaker was never seen, he was not judged a speaker and
+    "Nicolas: Umm" came near the top by the name. The turns around the best matches show
+    Vanessa, and the question is asked as he would ask it."""
+    _saved(mem, NICOLAS_CHAT)
+    store = mem._app.context.store
+    query = "What hobbies does Nicolas have?"
+    found = store.text_search(["nicolas", "hobbies"], Filter(), 20)
+    assert all(
+        t.content.startswith("Nicolas:") for t in store.texts([s.id for s in found]).values()
+    )
+    assert Speakers(store, query).asked_as_them(query, found) == "What hobbies does I have?"
+    first = mem.search(query, limit=1)[0].memory.content
+    assert first == "Nicolas: I like to rollerskate at the nearby rink on Sundays"

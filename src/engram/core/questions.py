@@ -87,6 +87,48 @@ def says_an_amount(text: str) -> bool:
     return _SAYS_AN_AMOUNT.search(text) is not None
 
 
+# A question about the whole span of what was said ("What pets has Margot had over the course
+# of the year?", "Where has Ayesha worked during these conversations?", "…so far?") names the
+# span, not anything in it: searched as words, "year" found "Happy new year!" first and
+# "course" an "of course" (bench/data/multi_evidence), and the phrase drew the query's
+# meaning away from the pets. Read only in a short question (a long message narrates: "It
+# flew so far!"); "last year" or "in 2023" name a time and are kept.
+_WHOLE_SPAN = re.compile(
+    r"\b(?:(?:over|during|throughout|across)\s+(?:the\s+)?(?:course\s+of\s+)?"
+    r"(?:the|this|these|those|our|their)?\s*(?:(?:past|whole|entire)\s+)?"
+    r"(?:year|years|months|conversations?|chats?|time)|this\s+year|all\s+along|"
+    r"so\s+far(?=\s*[?.!,]|\s*$))\b",
+    re.IGNORECASE,
+)
+# ... and a question asking how something changed asks it by a verb that names no content
+# ("How did Biscuit's health change?", "How did the renovation progress?", "…play out?"):
+# searched as a word, "change" found "I made a little change – I cut my hair!". Left out of
+# the words of such a question, kept in its meaning.
+_HOW_IT_WENT = re.compile(
+    r"\b(?:chang|progress|evolv|develop|turn(?:ed)? out|play(?:ed)? out|"
+    r"c[oa]me along|went|go(?:ne|ing)?)(?:e|es|ed|ing|s)?\b",
+    re.IGNORECASE,
+)
+_HOW = re.compile(r"^\W*how\b", re.IGNORECASE)
+SPAN_QUERY_WORDS = 16
+
+
+def without_the_span(text: str) -> str:
+    """`text` without the words naming the whole span of the record ("over the year",
+    "during these conversations", "so far"), when it is a short question."""
+    if len(text.split()) > SPAN_QUERY_WORDS:
+        return text
+    return _WHOLE_SPAN.sub(" ", text)
+
+
+def without_asking_how_it_went(text: str) -> str:
+    """`text` without the verb a short how-question asks a change by ("How did X change /
+    progress / go?"): what it is searched by as words."""
+    if len(text.split()) > SPAN_QUERY_WORDS or not _HOW.match(text):
+        return text
+    return _HOW_IT_WENT.sub(" ", text)
+
+
 # Save rules at least this confident are explicit asks (remember, don't forget, note).
 ASKED_TO_SAVE = 0.9
 

@@ -22,7 +22,14 @@ from engram.core.dates import (
 from engram.core.index_terms import PhraseCounter
 from engram.core.meaning import Probe, unlike_the_query
 from engram.core.own_name import in_first_person, without_name
-from engram.core.questions import asks_an_amount, only_asks, says_an_amount, without_naming
+from engram.core.questions import (
+    asks_an_amount,
+    only_asks,
+    says_an_amount,
+    without_asking_how_it_went,
+    without_naming,
+    without_the_span,
+)
 from engram.core.ranking import Candidate
 from engram.core.text import STOPWORDS, of_the_listener, query_terms, statements, words
 from engram.services.aliases import names_of_people_asked
@@ -60,9 +67,13 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
     # "the March 31 release" for "what happened on March 17?" (a probe); their meaning drew
     # the query's vector towards any memory with a date in it.
     meant = without_written_dates(text) if names_days else text
+    # "What pets has Margot had over the year?", "…during these conversations?": the span is
+    # all that was said, and "year" found "Happy new year!" first (docs/search.md, 1d).
+    meant = without_the_span(meant)
     # The answer to a question for a name says the name, seldom "name": "What's my wife's
-    # name?" found "My name is Daniel" above "My wife Lisa…" by that word (its meaning keeps it).
-    worded = without_asking_now(without_naming(meant))
+    # name?" found "My name is Daniel" above "My wife Lisa…" by that word (its meaning keeps
+    # it). Nor is "How did the renovation go?" searched by "go", nor "…change?" by "change".
+    worded = without_asking_how_it_went(without_asking_now(without_naming(meant)))
     bare = meant
     if names_days:
         # "last week" and "what did I tell you" name no content either: "What did I tell you

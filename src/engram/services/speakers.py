@@ -119,13 +119,27 @@ class Speakers:
         on the turns around the best ones, if it speaks in a conversation of a speaker the
         query names (an assistant's "Correction:" notes saved in other sessions than its
         "Atlas:" notes were taken for a speaker, and lowered for "When does Atlas deploy?":
-        a helper's probe)."""
+        a helper's probe). Where the query names the label of most of the matches (at least
+        `SAMPLE_TURNS`, by the name in each) and no other speaker was judged beside it, the
+        other speaker was not among the matches at all ("What hobbies does Nicolas have?": 60
+        of 60 were his, so the question was not asked as his and "Nicolas: Umm" came third
+        by the name): every label around the best ones is judged then. An assistant's notes
+        labelled by subject ("Atlas: we deploy on Tuesdays") are a few of the matches, not
+        most, and are not read so."""
         turns: dict[str, list[str]] = defaultdict(list)
         for ident, label in labels.items():
             if label:
                 turns[label].append(ident)
         found = self._judged(turns)
         named = {label for label in found if self._names(label)}
+        labelled = sum(len(ids) for ids in turns.values())
+        crowding = {  # the named label of most of the matches
+            label
+            for label, ids in turns.items()
+            if self._names(label) and len(ids) >= SAMPLE_TURNS and 2 * len(ids) > labelled
+        }
+        if crowding and not (len(found) >= 2 and crowding <= found):
+            return found | self._speaking_with(self._read_around(labels), crowding)
         thin = [
             label
             for label in turns
@@ -133,17 +147,29 @@ class Speakers:
         ]
         if not named or not thin:
             return found
+        everyone = self._read_around(labels)
+        matched = {label: everyone[label] for label in turns}
+        return found | (self._speaking_with(matched, named) & set(thin))
+
+    def _read_around(self, labels: dict[str, str]) -> dict[str, list[str]]:
+        """Every labelled turn read so far, by label, once the turns around the best of
+        `labels` are read too."""
         around = self._store.episode_neighbours(list(labels)[:AROUND_SOURCES], AROUND)
         self._read({n for _, n in around})
-        seen: dict[str, list[str]] = defaultdict(list)
-        for ident, label in self._labels.items():  # every turn of theirs read so far
-            if label in turns:
-                seen[label].append(ident)
-        theirs = {self._episodes[i] for label in named for i in seen[label]} - {None}
-        return found | {
+        everyone: dict[str, list[str]] = defaultdict(list)
+        for ident, label in self._labels.items():
+            if label:
+                everyone[label].append(ident)
+        return everyone
+
+    def _speaking_with(self, turns: dict[str, list[str]], named: set[str]) -> set[str]:
+        """The labels of `turns` judged speakers (`_judged`) that share a conversation with a
+        label of `named`, those included."""
+        theirs = {self._episodes[i] for label in named for i in turns.get(label, [])} - {None}
+        return {
             label
-            for label in self._judged(seen) & set(thin)
-            if theirs & {self._episodes[i] for i in seen[label]}
+            for label in self._judged(turns)
+            if theirs & {self._episodes[i] for i in turns[label]}
         }
 
     def _judged(self, turns: dict[str, list[str]]) -> set[str]:
