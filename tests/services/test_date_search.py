@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta, timezone
 
+import pytest
 from tests.support import KIDS_CHAT, MOVE_CHAT, NEW_JOB, OLD_JOB, OTHER_FACTS, at_hour, save_facts
 
 from engram import Draft, Engram, FixedClock
@@ -702,31 +703,39 @@ def test_a_question_about_now_finds_the_current_fact_whatever_the_limit(
                 assert first.startswith(answer), (question, limit, first)
 
 
-def test_a_question_asking_when_puts_the_turn_saying_when_first(
-    store_url: str, clock: FixedClock
+@pytest.mark.parametrize(
+    ("chat", "asking", "not_asking", "answer", "other"),
+    [
+        (
+            MOVE_CHAT,
+            "When did Siobhan move into her new flat?",
+            "Did Siobhan move into her new flat?",
+            MOVE_CHAT[2],  # "on the 1st of april"
+            MOVE_CHAT[4],
+        ),
+        (
+            KIDS_CHAT,
+            "How many kids does Tomas have?",
+            "Does Tomas have kids?",
+            KIDS_CHAT[3],  # "three kids under six"
+            KIDS_CHAT[1],
+        ),
+    ],
+)
+def test_a_question_asking_when_or_how_many_puts_the_turn_saying_it_first(
+    store_url: str,
+    clock: FixedClock,
+    chat: list[str],
+    asking: str,
+    not_asking: str,
+    answer: str,
+    other: str,
 ) -> None:
     """A helper's blind chats: the answer to a question asking when says a date and little
-    else, and a turn about the same thing without one came first by its words. A question
-    not asking when leaves them as they were."""
+    else, the answer to "how many" a number, and a turn about the same thing without one came
+    first by its words. A question not asking when or how many leaves them as they were."""
     with Engram.open(store_url, clock=clock) as mem:
-        mem.save_many([Draft(content=t, episode="chat") for t in MOVE_CHAT])
+        mem.save_many([Draft(content=t, episode="chat") for t in chat])
         mem.flush()
-        hits = mem.search("When did Siobhan move into her new flat?", limit=2)
-        assert [h.memory.content for h in hits] == [MOVE_CHAT[2], MOVE_CHAT[4]]
-        asked = mem.search("Did Siobhan move into her new flat?", limit=2)
-        assert [h.memory.content for h in asked] == [MOVE_CHAT[4], MOVE_CHAT[2]]
-
-
-def test_a_question_asking_how_many_puts_the_turn_saying_a_number_first(
-    store_url: str, clock: FixedClock
-) -> None:
-    """The answer to "how many", "how long" or "how much" counts ("three kids under six"), and
-    a turn about the same thing without a number came first by its words. A question not
-    asking for an amount leaves them as they were."""
-    with Engram.open(store_url, clock=clock) as mem:
-        mem.save_many([Draft(content=t, episode="chat") for t in KIDS_CHAT])
-        mem.flush()
-        hits = mem.search("How many kids does Tomas have?", limit=2)
-        assert [h.memory.content for h in hits] == [KIDS_CHAT[3], KIDS_CHAT[1]]
-        asked = mem.search("Does Tomas have kids?", limit=2)
-        assert [h.memory.content for h in asked] == [KIDS_CHAT[1], KIDS_CHAT[3]]
+        assert [h.memory.content for h in mem.search(asking, limit=2)] == [answer, other]
+        assert [h.memory.content for h in mem.search(not_asking, limit=2)] == [other, answer]
