@@ -283,11 +283,12 @@ def test_the_user_assistant_chats_are_well_formed() -> None:
         ("two_styles/long_turns", 3, 75),
         ("two_styles/texting", 3, 75),
         ("multi_evidence", 4, 160),
+        ("validation", 4, 140),
     ],
 )
 def test_the_chats_between_two_people_are_well_formed(folder: str, chats: int, asked: int) -> None:
-    """bench/data/friends, named_speakers, replies, two_styles and multi_evidence: chats of two
-    people each, every question scorable."""
+    """bench/data/friends, named_speakers, replies, two_styles, multi_evidence and validation:
+    chats of two people each, every question scorable."""
     conversations = load(ROOT / "bench" / "data" / folder)
     assert len(conversations) == chats
     assert sum(len(c.questions) for c in conversations) == asked
