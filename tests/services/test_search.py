@@ -377,3 +377,13 @@ def test_a_question_over_the_whole_record_is_not_searched_by_its_span(
     mem.flush()
     found = [h.memory.content for h in mem.search(query, limit=3)]
     assert sorted(found) == sorted([PET_NOTES[1], PET_NOTES[3]])
+
+
+def test_a_hedge_in_a_question_is_no_word_to_match(mem: Engram) -> None:
+    """ "Would Hana likely…?" asks what can be inferred: "likely" names nothing of the answer,
+    and found a forecast that says it of the rain."""
+    mem.save("It will likely rain all weekend, so the barbecue is probably off")
+    board = mem.save("Hana fell off her new skateboard at the park yesterday")
+    mem.save("The dentist appointment moved to Thursday")
+    found = mem.search("Would Hana likely try another board sport?")
+    assert [h.memory.id for h in found] == [board.id]
