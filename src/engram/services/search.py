@@ -160,7 +160,7 @@ class SearchService:
         loading = text is not None and not by_meaning and self.ctx.embedder is not None
         note = MODEL_LOADING if loading else None
         pool = max(self.ctx.settings.search_candidates, limit * 4)
-        # Vectors read while matching, so that later steps and diversifying do not read them again.
+        # Vectors and texts read while matching: later steps and diversity do not read them again.
         semantic = self.ctx.semantic
         seen = SearchReads(self.ctx.store, semantic.model_id if semantic is not None else None)
         spelled: dict[str, list[str]] = {}  # its words read as others (`respelled`)

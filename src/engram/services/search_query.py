@@ -68,7 +68,7 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
     # the query's vector towards any memory with a date in it.
     meant = without_written_dates(text) if names_days else text
     # "What pets has Margot had over the year?", "…during these conversations?": the span is
-    # all that was said, and "year" found "Happy new year!" first (docs/search.md, 1d).
+    # all that was said, and "year" found "Happy new year!" first (docs/search.md, section 1).
     meant = without_the_span(meant)
     # The answer to a question for a name says the name, seldom "name": "What's my wife's
     # name?" found "My name is Daniel" above "My wife Lisa…" by that word (its meaning keeps
@@ -143,9 +143,10 @@ SOMEONE_ELSES_SHARE = 0.4
 
 def text_rules(query: str, settings: Settings) -> list[tuple[Callable[[str], bool], float]]:
     """The tests of a match's text `weighed_by_what_they_say` applies for `query`, each with
-    its factor: the two that lower whatever is asked, and the answer to a question asking when
-    (`asks_when`) or how many, how much or how long (`asks_an_amount`: "we have three kids",
-    "2 hrs each way")."""
+    its factor: the two that lower whatever only asks or speaks of the listener; the raise of
+    the answer to a question asking when (`asks_when`) or how many, how much or how long
+    (`asks_an_amount`: "we have three kids", "2 hrs each way"); and, for a question of the
+    user alone, the lowering of a fact of one of the user's people (`of_someone_close`)."""
     rules = [
         (only_asks, 1.0 - settings.search_question_discount),
         (of_the_listener, 1.0 - settings.search_listener_discount),
