@@ -62,6 +62,7 @@ BM25_ONLY: dict[str, Any] = {
     "search_present_weight": 0.0,
     "search_when_weight": 0.0,
     "search_amount_weight": 0.0,
+    "search_text_coverage": 0.0,
     "search_question_discount": 0.0,
     "search_reply_weight": 0.0,
     "search_listener_discount": 0.0,

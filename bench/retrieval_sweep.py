@@ -46,6 +46,7 @@ SWEPT: dict[str, tuple[float, ...]] = {
     "search_reply_weight": (0.0, 0.2, 0.4, 0.6),
     "search_listener_discount": (0.0, 0.2, 0.4, 0.6),
     "search_amount_weight": (0.0, 0.25, 0.5, 1.0),
+    "search_text_coverage": (0.0, 0.5, 1.0, 1.5),
 }
 
 

@@ -120,6 +120,20 @@ KIDS_CHAT = [
     "Ana: see you at the zoo on saturday",
 ]
 
+# A chat where a paraphrased question ("Which Irish summit did Siobhan trek up with her
+# father?") shares only a name and "up" with any turn, and the answer none of its words
+# (`search_text_coverage`).
+SUMMIT_CHAT = [
+    "Kaito: how was the weekend in galway?",
+    "Siobhan: lol. ruth gave me a shoutout in the wrap up for the onboarding research btw",
+    "Kaito: nice, she never says anything nice",
+    "Siobhan: and I hiked croagh patrick with my dad the day after. my knees are still recovering",
+    "Kaito: did the quiz night come up again?",
+    "Siobhan: yeah. and I'd have to give up thursday quiz",
+    "Kaito: the gig is on friday",
+    "Siobhan: it absolutely should have come up. when's the gig",
+]
+
 # A chat where a short question shares more of the words of "How far is Siobhan's new flat from
 # the station?" than its reply, which answers it (`search_question_discount`).
 FLAT_CHAT = [

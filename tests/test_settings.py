@@ -249,6 +249,10 @@ def chat_order(chat: str, query: str, limit: int = 2) -> Probe:
 # A turn saying when, and one about the same move without a date; the question asks when.
 when_order = chat_order("MOVE_CHAT", "When did Siobhan move into her new flat?")
 amount_order = chat_order("KIDS_CHAT", "How many kids does Tomas have?")
+# A paraphrased question whose best text match holds only a name and "up" of it.
+coverage_order = chat_order(
+    "SUMMIT_CHAT", "Which Irish summit did Siobhan trek up with her father?", limit=1
+)
 # A short question sharing more of the query's words than the reply that answers it.
 question_order = chat_order("FLAT_CHAT", "How far is Siobhan's new flat from the station?")
 # A turn telling only of its listener, sharing more words than the speaker's own.
@@ -420,11 +424,23 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ("search_date_weight", {}, {"search_date_weight": 0.0}, dated_order),
     ("search_present_weight", {}, {"search_present_weight": 0.0}, present_order),
     ("search_when_weight", {}, {"search_when_weight": 0.0}, when_order),
-    ("search_amount_weight", {}, {"search_amount_weight": 0.0}, amount_order),
+    (  # in chats this short, "many" and "far" are words no turn holds: meaning decides both
+        # orders, the text's share left to it (`search_text_coverage`)
+        "search_amount_weight",
+        {"search_text_coverage": 0.0},
+        {"search_text_coverage": 0.0, "search_amount_weight": 0.0},
+        amount_order,
+    ),
+    ("search_text_coverage", {}, {"search_text_coverage": 0.0}, coverage_order),
     (  # the reply's credit alone puts the reply first too, and so does its number ("how far")
         "search_question_discount",
-        {"search_reply_weight": 0.0, "search_amount_weight": 0.0},
-        {"search_reply_weight": 0.0, "search_amount_weight": 0.0, "search_question_discount": 0.0},
+        {"search_reply_weight": 0.0, "search_amount_weight": 0.0, "search_text_coverage": 0.0},
+        {
+            "search_reply_weight": 0.0,
+            "search_amount_weight": 0.0,
+            "search_text_coverage": 0.0,
+            "search_question_discount": 0.0,
+        },
         question_order,
     ),
     ("search_reply_weight", {}, {"search_reply_weight": 0.0}, reply_order),

@@ -142,6 +142,10 @@ class Settings(BaseSettings):
     search_when_weight: float = Field(default=0.25, ge=0, le=5)
     # The same for a question of how many, much, long, old, often or far, and a number.
     search_amount_weight: float = Field(default=0.25, ge=0, le=5)
+    # Text relevance is scaled by the share of the query's word weight (idf) its best text
+    # match holds, to this power: a match holding only a name and "up" of a paraphrased
+    # question cedes the rest to meaning (0 turns it off; docs/search.md, section 1b).
+    search_text_coverage: float = Field(default=1.0, ge=0, le=5)
     # A short question among the matches ("is the flat near the station?") asks and tells
     # little: its relevance is lowered by this share (0 turns it off; docs/search.md, 1f).
     search_question_discount: float = Field(default=0.2, ge=0, le=1)

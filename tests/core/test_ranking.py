@@ -16,6 +16,7 @@ from engram.core.ranking import (
     moved_down,
     rank,
     spread,
+    word_coverage,
 )
 from engram.core.text import leading_phrase, query_terms
 
@@ -116,6 +117,18 @@ def test_meaning_alone_matches_only_clearly_above_unrelated_text() -> None:
     fused = fuse_matches({}, {"close": 0.4, "edge": 0.19, "far": 0.15}, calibration, 0.5, 2.0)
     assert set(fused) == {"close"}
     assert fused["close"].relevance == pytest.approx(0.5)  # the best meaning match scores 1
+
+
+def test_a_best_meaning_match_barely_above_the_floor_counts_in_part() -> None:
+    calibration = Calibration(mean=0.1, spread=0.05)  # cosine 0.2 is z = 2
+    # z 2.5: half a span above the floor, beside a text match that holds half the query
+    fused = fuse_matches({"worded": 3.0}, {"meant": 0.225}, calibration, 0.4, 2.0, text_scale=0.5)
+    assert fused["meant"].relevance == pytest.approx(0.4 * 0.5)
+    assert fused["worded"].relevance == pytest.approx(0.6 * 0.5)
+    # far above it, the best meaning match counts in full
+    fused = fuse_matches({}, {"meant": 0.4, "less": 0.3}, calibration, 0.4, 2.0)
+    assert fused["meant"].relevance == pytest.approx(0.4)
+    assert fused["less"].relevance == pytest.approx(0.4 * 2 / 4)
 
 
 def test_without_calibration_text_alone_decides() -> None:
@@ -312,3 +325,12 @@ def test_how_alike_a_moved_hit_is_is_worked_out_only_for_the_hits_shown() -> Non
     assert moved_down(["a", "b", "a2", "a3"], values, vectors, {"a", "b", "a2"}) == {
         "a2": every["a2"]
     }
+
+
+def test_word_coverage_is_the_share_of_the_query_word_weight_a_text_holds() -> None:
+    # the rare words weigh most: holding the common name and "up" is a tenth of the question
+    idf = [0.5, 4.0, 4.5, 0.5, 0.5]
+    assert word_coverage(idf, [True, False, False, True, False]) == pytest.approx(0.1)
+    assert word_coverage(idf, [True, True, True, True, True]) == pytest.approx(1.0)
+    assert word_coverage(idf, [False] * 5) == 0.0
+    assert word_coverage([], []) == 1.0  # a query of no weight is covered by anything

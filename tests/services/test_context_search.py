@@ -215,7 +215,8 @@ def test_meaning_that_stands_out_for_the_query_only_counts_beside_a_shared_word(
     for text in ("I have a cat named Miso", "I live in Berlin", "I started learning Portuguese"):
         mem.save(text)
     (hit,) = mem.search("who won the world cup in January")
-    assert hit.memory.id == sister.id and hit.why.text == 1.0
+    # a text match by the one of the query's words it holds, the others' weight left to meaning
+    assert hit.memory.id == sister.id and 0 < hit.why.text < 0.5
     assert hit.why.semantic is not None and hit.why.semantic > 0.2
     assert mem.search("who won the world cup") == []
 

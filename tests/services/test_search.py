@@ -6,7 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from tests.support import START
+from tests.support import START, SUMMIT_CHAT
 
 from engram import Draft, Engram, FixedClock, ValidationError
 from engram.services.users_name import users_names
@@ -387,3 +387,18 @@ def test_a_hedge_in_a_question_is_no_word_to_match(mem: Engram) -> None:
     mem.save("The dentist appointment moved to Thursday")
     found = mem.search("Would Hana likely try another board sport?")
     assert [h.memory.id for h in found] == [board.id]
+
+
+@pytest.mark.parametrize("coverage", [1.0, 0.0])
+def test_a_text_match_counts_for_as_much_of_the_question_as_it_holds(
+    store_url: str, coverage: float
+) -> None:
+    """Normalised by the best text match, a turn holding only "Siobhan" and "up" of the
+    question was a full text match and came before the answer, which matched by meaning alone
+    (`search_text_coverage`; 0 turns it off)."""
+    with Engram.open(store_url, search_text_coverage=coverage) as mem:
+        saved = mem.save_many([Draft(content=turn, episode="s1") for turn in SUMMIT_CHAT])
+        mem.flush()
+        found = mem.search("Which Irish summit did Siobhan trek up with her father?", limit=3)
+    hike, chance = saved[3].id, saved[7].id  # "…hiked croagh patrick…", "…come up…"
+    assert found[0].memory.id == (hike if coverage else chance)

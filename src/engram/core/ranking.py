@@ -39,6 +39,11 @@ K = TypeVar("K", bound=Hashable)
 # The relevance of a memory that shares a query word when all weight is on meaning and its
 # meaning is below the floor: it stays in the list, after every match by meaning.
 WORDS_ONLY = 1e-6
+# Meaning is normalised by the query's best match above the floor, but by a span of at least
+# this many z: a best match barely above the floor (z 2.3: "Team uses GitHub Actions for CI"
+# for "Maya plans") counts as a partial match, not a full one, beside a text match that holds
+# half the query (docs/search.md, section 1b, "Words that hold little of the question").
+MEANING_SPAN_MIN = 1.0
 # Memories at least this similar say the same thing in nearly the same words (a re-saved fact,
 # different punctuation or case): while diversifying, such a copy of a result already taken
 # goes after every memory that is not one.
@@ -93,6 +98,15 @@ def bm25_scores(
     for column in each.T:  # word by word, as each memory alone: equal rows score equal
         scores += column
     return scores
+
+
+def word_coverage(idf: Sequence[float], held: Sequence[bool]) -> float:
+    """The share of a query's word weight a text holds: the idf of the query's words it holds
+    over that of all of them (1 for a query of no weight)."""
+    total = sum(idf)
+    if total <= 0:
+        return 1.0
+    return sum(w for w, h in zip(idf, held, strict=True) if h) / total
 
 
 def bm25_idf(total: int, count: int) -> float:
@@ -222,7 +236,8 @@ def fuse_matches(
 ) -> dict[K, Fused]:
     """The text matches (raw relevance, higher is better) and the vector neighbours (cosine)
     of one query, fused item by item; items matching neither are left out. Both parts are
-    normalised by the query's best match of their kind, so neither scale dominates. Without
+    normalised by the query's best match of their kind (meaning by a span of at least
+    `MEANING_SPAN_MIN`), so neither scale dominates. Without
     vector neighbours or a calibration (no embedder, nothing embedded yet) text alone
     decides.
 
@@ -249,7 +264,7 @@ def fuse_matches(
     if z_scores and calibration is not None:
         z |= {k: v for k, v in z_scores.items() if k in cosine}
     best_z = max(z.values(), default=min_z)
-    span = best_z - min_z if best_z > min_z else 1.0
+    span = max(best_z - min_z, MEANING_SPAN_MIN)
     weight = semantic_weight if z else 0.0
     out: dict[K, Fused] = {}
     for key in {**cosine, **textual}:

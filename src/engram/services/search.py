@@ -46,6 +46,7 @@ from engram.embeddings.background import background_vectors
 from engram.process_threads import blas_on_one_thread
 from engram.services import validation as check
 from engram.services.context import Context
+from engram.services.search_coverage import text_coverage
 from engram.services.search_query import (
     asked,
     probe_sentences,
@@ -307,6 +308,14 @@ class SearchService:
         # the best of them each was a full text match (a probe's "work" tag on every work
         # memory put them all above the one that answers by meaning).
         text_scale = WORDS_SAY_LITTLE if len(lexical) >= CROWD and self._say_little(terms) else 1.0
+        # The words, the query's and the expansion's, count for as much of the query's words
+        # as its best text matches hold: the rest is left to meaning (`search_coverage`).
+        covered = 1.0
+        if calibration is not None and settings.search_text_coverage > 0:
+            held = text_coverage(self.ctx.store, text, terms, lexical, spelled)
+            covered = held**settings.search_text_coverage
+        text_scale *= covered
+        expansion_weight = settings.search_expansion_weight * covered
 
         def fused_with(expanded: Sequence[Stub] = ()) -> dict[str, Fused]:
             return fuse_matches(
@@ -316,7 +325,7 @@ class SearchService:
                 settings.search_semantic_weight,
                 settings.search_semantic_min_z,
                 {s.id: s.relevance for s in expanded},
-                settings.search_expansion_weight,
+                expansion_weight,
                 z_scores,
                 text_scale,
             )
