@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engram import Engram
-from engram.services.search_coverage import COVERAGE_QUERY_WORDS, text_coverage
+from engram.core.text import SHORT_QUERY_WORDS
+from engram.services.search_coverage import text_coverage
 from engram.storage.protocol import Filter
 
 
@@ -32,8 +33,8 @@ def test_a_word_the_store_lacks_counts_at_its_full_weight(chat: Engram) -> None:
 
 def test_a_one_word_or_long_query_is_covered_whole(chat: Engram) -> None:
     assert coverage(chat, "Siobhan", ["siobhan"]) == 1.0
-    long = " ".join(["Siobhan summit"] + ["again"] * (COVERAGE_QUERY_WORDS - 1))
-    assert len(long.split()) > COVERAGE_QUERY_WORDS
+    long = " ".join(["Siobhan summit"] + ["again"] * (SHORT_QUERY_WORDS - 1))
+    assert len(long.split()) > SHORT_QUERY_WORDS
     assert coverage(chat, long, ["siobhan", "summit"]) == 1.0
 
 

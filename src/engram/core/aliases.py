@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from engram.core.dates import PRESENT_QUERY_WORDS
 from engram.core.intent_words import RELATION
+from engram.core.text import short_query
 
 # Whose: the user's ("my", "our"), as an assistant writes it ("User's sister Ana").
 _WHOSE = r"(?:my|our|(?:the )?user's)"
@@ -58,8 +58,6 @@ def with_names(query: str, relation: str, names: list[str]) -> str:
 
 
 # The user in a query: "I", "my", "we", or as an assistant writes it, "the user".
-# A query of more words tells more than it asks (as for "now": `core.dates`).
-ASKING_WORDS = PRESENT_QUERY_WORDS
 # Not "me": "tell me about her grandkids" asks of someone else.
 _THE_USER = re.compile(r"\b(?:i|my|mine|myself|we|our|user|user's)\b", re.IGNORECASE)
 # The user's people, as a query may name them ("grandkids", "the family" too).
@@ -77,10 +75,10 @@ _OF_SOMEONE_CLOSE = re.compile(
 
 def asks_of_the_user(query: str) -> bool:
     """Whether `query` asks of the user alone ("Where do I live?", "is the user vegetarian"):
-    a question of a few words (`ASKING_WORDS`; a long message tells a story, and its "I"
-    shares the stage) that says I, my, we or "the user", and names none of their people."""
+    a question of a few words (`core.text.short_query`; a long message tells a story, and its
+    "I" shares the stage) that says I, my, we or "the user", and names none of their people."""
     return (
-        len(query.split()) <= ASKING_WORDS
+        short_query(query)
         and _THE_USER.search(query) is not None
         and _ANY_RELATION.search(query) is None
     )

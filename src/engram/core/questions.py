@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from engram.core.text import statements, unlabelled
+from engram.core.text import short_query, statements, unlabelled
 
 
 def asked_about(text: str, found: re.Match[str]) -> bool:
@@ -110,13 +110,12 @@ _HOW_IT_WENT = re.compile(
     re.IGNORECASE,
 )
 _HOW = re.compile(r"^\W*how\b", re.IGNORECASE)
-SPAN_QUERY_WORDS = 16
 
 
 def without_the_span(text: str) -> str:
     """`text` without the words naming the whole span of the record ("over the year",
     "during these conversations", "so far"), when it is a short question."""
-    if len(text.split()) > SPAN_QUERY_WORDS:
+    if not short_query(text):
         return text
     return _WHOLE_SPAN.sub(" ", text)
 
@@ -124,7 +123,7 @@ def without_the_span(text: str) -> str:
 def without_asking_how_it_went(text: str) -> str:
     """`text` without the verb a short how-question asks a change by ("How did X change /
     progress / go?"): what it is searched by as words."""
-    if len(text.split()) > SPAN_QUERY_WORDS or not _HOW.match(text):
+    if not short_query(text) or not _HOW.match(text):
         return text
     return _HOW_IT_WENT.sub(" ", text)
 

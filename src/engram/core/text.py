@@ -101,6 +101,18 @@ def has_cjk(text: str) -> bool:
     return _CJK_CHAR.search(text) is not None
 
 
+# A query longer than this tells more than it asks: "now" and "still" in a child's long
+# message to a companion ("It still hurts") narrate, its "I" shares the stage with others, and
+# no memory holds much of it. MADial-Bench's messages run 24 words and up; read as questions,
+# they lost R@10 (docs/search.md, sections 1b and 2c).
+SHORT_QUERY_WORDS = 16
+
+
+def short_query(text: str) -> bool:
+    """Whether `text` is short enough to be read as asking (`SHORT_QUERY_WORDS`)."""
+    return len(text.split()) <= SHORT_QUERY_WORDS
+
+
 def words(text: str) -> list[str]:
     """A text's words, lower-cased, typographic apostrophes made plain, in order; a CJK
     character is a word of its own (`cjk_spaced`). Lower-cased as the full-text index does it,

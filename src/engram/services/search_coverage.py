@@ -14,14 +14,12 @@ from collections.abc import Collection, Sequence
 
 from engram.core.index_terms import PhraseCounter
 from engram.core.ranking import RARITY_COUNTED_TO, bm25_idf, word_coverage
+from engram.core.text import short_query
 from engram.core.word_forms import word_units
 from engram.storage.protocol import Store, Stub
 
 # The best text matches read to find the one holding most of the query's words.
 COVERAGE_READ = 3
-# A longer query tells more than it asks: no memory holds much of a user's long message, and
-# counted so, MADial-Bench's (24 words and up) lost R@10 0.678 -> 0.624 (docs/search.md, 1b).
-COVERAGE_QUERY_WORDS = 16
 
 
 def text_coverage(
@@ -33,14 +31,15 @@ def text_coverage(
 ) -> float:
     """The largest share of the query's word weight (`core.ranking.word_coverage`, each word
     by its idf in the store) that one of its best text matches `found` holds, in its text,
-    tags or entities; 1 for a query of one word or of more than `COVERAGE_QUERY_WORDS`. The
+    tags or entities; 1 for a query of one word or a long one (`core.text.short_query`: counted
+    so, MADial-Bench's messages lost R@10 0.678 -> 0.624). The
     words the store lacks count, at their full weight: they are what a paraphrase says
     otherwise. Not counted: a word with a digit (a day's numbers and phrases, whose memories
     are found by when they were saved) and the query's words `respelled` (searched as the
     store's words they misspell, which count in their place). A match the count finds none of
     the words in (a letter the index folds otherwise) holds one of them, on average."""
     units = [u for u in word_units(terms) if not any(_not_counted(terms[i], respelled) for i in u)]
-    if len(units) < 2 or not found or len(query.split()) > COVERAGE_QUERY_WORDS:
+    if len(units) < 2 or not found or not short_query(query):
         return 1.0
     counts = store.term_counts(terms, RARITY_COUNTED_TO)
     idf = [min(bm25_idf(counts.total, counts.counts.get(terms[i], 0)) for i in u) for u in units]
