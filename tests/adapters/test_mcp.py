@@ -1371,7 +1371,7 @@ async def test_a_long_memory_is_cut_in_a_search_hit_not_in_its_record(tmp_path: 
 def test_ctrl_c_stops_the_server_while_the_client_keeps_stdin_open(tmp_path: Path) -> None:
     """The SDK reads stdin on a thread that returns only when the client closes it; Ctrl-C
     (SIGINT) must stop the server anyway, promptly and without a traceback."""
-    params = server_params(tmp_path)
+    params = server_params(tmp_path, ENGRAM_LOG_LEVEL="INFO")  # its log, if it does not stop
     with subprocess.Popen(
         [params.command, *params.args],
         stdin=subprocess.PIPE,
@@ -1388,8 +1388,16 @@ def test_ctrl_c_stops_the_server_while_the_client_keeps_stdin_open(tmp_path: Pat
         assert ready, "the server did not answer initialize"
         assert json.loads(server.stdout.readline())["id"] == 1  # serving, stdin still open
         server.send_signal(signal.SIGINT)
-        assert server.wait(timeout=30) == 128 + signal.SIGINT
-        assert server.stderr is not None and b"Traceback" not in server.stderr.read()
+        assert server.stderr is not None
+        try:
+            code = server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            # Once in three full runs it took longer; what the server logged says where it was.
+            server.kill()
+            said = server.stderr.read().decode(errors="replace")[-4000:]
+            pytest.fail(f"the server did not stop within 30 s of SIGINT; its stderr:\n{said}")
+        assert code == 128 + signal.SIGINT
+        assert b"Traceback" not in server.stderr.read()
 
 
 @pytest.mark.anyio
