@@ -40,7 +40,7 @@ K = TypeVar("K", bound=Hashable)
 # meaning is below the floor: it stays in the list, after every match by meaning.
 WORDS_ONLY = 1e-6
 # Meaning is normalised by the query's best match above the floor, but by a span of at least
-# this many z: a best match barely above the floor (z 2.3: "Team uses GitHub Actions for CI"
+# this many z: a best match barely above the floor (z 2.44: "Team uses GitHub Actions for CI"
 # for "Maya plans") counts as a partial match, not a full one, beside a text match that holds
 # half the query (docs/search.md, section 1b, "Words that hold little of the question").
 MEANING_SPAN_MIN = 1.0
