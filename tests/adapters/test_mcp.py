@@ -7,8 +7,10 @@ store, about stdout at DEBUG level and about broken settings start their own ser
 
 from __future__ import annotations
 
+import ctypes
 import json
 import logging
+import os
 import queue
 import re
 import select
@@ -19,7 +21,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -1368,10 +1370,40 @@ async def test_a_long_memory_is_cut_in_a_search_hit_not_in_its_record(tmp_path: 
         assert opened["memories"][0]["content"] == long
 
 
-def test_ctrl_c_stops_the_server_while_the_client_keeps_stdin_open(tmp_path: Path) -> None:
+def _to_the_process(pid: int) -> None:
+    os.kill(pid, signal.SIGINT)
+
+
+def _to_every_other_thread(pid: int) -> None:
+    """SIGINT sent to each thread but the main one, as the kernel may choose to deliver a
+    process's signal (Linux's tgkill; the stdin reader, the workers)."""
+    tgkill = ctypes.CDLL(None, use_errno=True).tgkill
+    threads = sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task") if int(tid) != pid)
+    assert threads, "the server runs more threads than its main one"
+    for tid in threads:
+        assert tgkill(pid, tid, signal.SIGINT) == 0, os.strerror(ctypes.get_errno())
+
+
+@pytest.mark.parametrize(
+    "send",
+    [
+        _to_the_process,
+        pytest.param(
+            _to_every_other_thread,
+            marks=pytest.mark.skipif(
+                not sys.platform.startswith("linux"), reason="sends to one thread with tgkill"
+            ),
+        ),
+    ],
+)
+def test_ctrl_c_stops_the_server_while_the_client_keeps_stdin_open(
+    tmp_path: Path, send: Callable[[int], None]
+) -> None:
     """The SDK reads stdin on a thread that returns only when the client closes it; Ctrl-C
-    (SIGINT) must stop the server anyway, promptly and without a traceback."""
-    params = server_params(tmp_path, ENGRAM_LOG_LEVEL="INFO")  # its log, if it does not stop
+    (SIGINT) must stop the server anyway, promptly and without a traceback, whichever of its
+    threads the kernel hands the signal to. When it was not the main thread, the main thread
+    slept on in the event loop's wait: the server stopped 30 s late, once in five full runs."""
+    params = server_params(tmp_path)
     with subprocess.Popen(
         [params.command, *params.args],
         stdin=subprocess.PIPE,
@@ -1381,23 +1413,23 @@ def test_ctrl_c_stops_the_server_while_the_client_keeps_stdin_open(tmp_path: Pat
         cwd=tmp_path,
     ) as server:
         assert server.stdin is not None and server.stdout is not None
+        assert server.stderr is not None
         hello = initialize_request("test")
         server.stdin.write((json.dumps(hello) + "\n").encode())
         server.stdin.flush()
         ready, _, _ = select.select([server.stdout], [], [], 60)  # bounded: never hang the suite
         assert ready, "the server did not answer initialize"
         assert json.loads(server.stdout.readline())["id"] == 1  # serving, stdin still open
-        server.send_signal(signal.SIGINT)
-        assert server.stderr is not None
+        send(server.pid)
         try:
             code = server.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            # Once in three full runs it took longer; what the server logged says where it was.
             server.kill()
-            said = server.stderr.read().decode(errors="replace")[-4000:]
-            pytest.fail(f"the server did not stop within 30 s of SIGINT; its stderr:\n{said}")
+            pytest.fail("the server did not stop within 30 s of SIGINT")
         assert code == 128 + signal.SIGINT
-        assert b"Traceback" not in server.stderr.read()
+        said = server.stderr.read()
+        assert b"Traceback" not in said
+        assert said.count(b"engram: stopping on signal") == 1
 
 
 @pytest.mark.anyio

@@ -8,11 +8,8 @@ corrupt a message.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
-import signal
 import socket
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -48,6 +45,7 @@ from engram.mcp.arguments import (
 from engram.mcp.launch import start
 from engram.mcp.runtime import EngramRuntime
 from engram.mcp.stdio import Answered, CheckedInput, claim_stdin, claim_stdout
+from engram.mcp.stopping import stop_on_signals
 from engram.mcp.tools import register_tools
 
 __all__ = ["INSTRUCTIONS", "SERVER_NAME", "build_server", "serve", "serve_http", "serve_ui"]
@@ -266,8 +264,7 @@ def serve(
     if runtime is None:
         settings, runtime = start(settings, clock)
     log.debug("serving MCP over stdio")
-    signal.signal(signal.SIGINT, _stop)
-    signal.signal(signal.SIGTERM, _stop)
+    stop_on_signals()
     build_server(settings, clock, runtime).run("stdio")
 
 
@@ -327,20 +324,6 @@ def _announce(message: str) -> None:
     at the default log level), a normal start read as a problem (a probe)."""
     sys.stderr.write(message + "\n")  # never stdout: over stdio that is the protocol's
     sys.stderr.flush()
-
-
-def _stop(signum: int, _frame: object) -> None:
-    """Ctrl-C (or SIGTERM) stops the server at once. Waiting for a clean shutdown would hang:
-    the SDK reads stdin on a thread that only returns when the client closes it. Stopping here
-    is safe: every write is one transaction (a killed process never loses an acknowledged save,
-    see the crash tests), and vectors still being computed are caught up at the next start."""
-    # No logging call here: one takes the handler's lock, and a thread holding it while
-    # blocked on a full stderr pipe (a client that does not read it) would keep the server
-    # from stopping. Every record already went out when it was logged (stream handlers flush).
-    with contextlib.suppress(OSError):
-        os.set_blocking(2, False)
-        os.write(2, f"engram: stopping on signal {signum}\n".encode())
-    os._exit(128 + signum)
 
 
 def serve_ui(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8766) -> None:

@@ -286,7 +286,7 @@ def claim_stdout() -> DirectOutput | None:
 
 
 # How long the end of the input waits for the requests already read to be answered: a client
-# that wants the server gone at once sends SIGTERM (`engram.mcp.server._stop`).
+# that wants the server gone at once sends SIGTERM (`engram.mcp.stopping`).
 ANSWER_PATIENCE = 60.0
 CANCELLED = "notifications/cancelled"
 
