@@ -1371,19 +1371,19 @@ async def test_a_long_memory_is_cut_in_a_search_hit_not_in_its_record(tmp_path: 
         assert opened["memories"][0]["content"] == long
 
 
-def _to_the_process(pid: int) -> None:
-    os.kill(pid, signal.SIGINT)
+def _to_the_process(pid: int, signum: int) -> None:
+    os.kill(pid, signum)
 
 
-def _to_every_other_thread(pid: int) -> None:
-    """SIGINT sent to each thread but the main one, as the kernel may choose to deliver a
+def _to_every_other_thread(pid: int, signum: int) -> None:
+    """The signal sent to each thread but the main one, as the kernel may choose to deliver a
     process's signal (Linux's tgkill; the stdin reader, the workers)."""
     tgkill = ctypes.CDLL(None, use_errno=True).tgkill
     threads = sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task") if int(tid) != pid)
     assert threads, "the server runs more threads than its main one"
     delivered = 0
     for tid in threads:
-        if tgkill(pid, tid, signal.SIGINT) == 0:
+        if tgkill(pid, tid, signum) == 0:
             delivered += 1
         else:  # that thread ended: an idle worker, or the whole server, stopped by a signal
             assert ctypes.get_errno() == errno.ESRCH, os.strerror(ctypes.get_errno())
@@ -1391,24 +1391,26 @@ def _to_every_other_thread(pid: int) -> None:
 
 
 @pytest.mark.parametrize(
-    "send",
+    ("send", "signum"),
     [
-        _to_the_process,
+        (_to_the_process, signal.SIGINT),
+        (_to_the_process, signal.SIGTERM),
         pytest.param(
             _to_every_other_thread,
+            signal.SIGINT,
             marks=pytest.mark.skipif(
                 not sys.platform.startswith("linux"), reason="sends to one thread with tgkill"
             ),
         ),
     ],
 )
-def test_ctrl_c_stops_the_server_while_the_client_keeps_stdin_open(
-    tmp_path: Path, send: Callable[[int], None]
+def test_ctrl_c_or_sigterm_stops_the_server_while_the_client_keeps_stdin_open(
+    tmp_path: Path, send: Callable[[int, int], None], signum: int
 ) -> None:
     """The SDK reads stdin on a thread that returns only when the client closes it; Ctrl-C
-    (SIGINT) must stop the server anyway, promptly and without a traceback, whichever of its
-    threads the kernel hands the signal to. When it was not the main thread, the main thread
-    slept on in the event loop's wait: the server stopped 30 s late, once in five full runs."""
+    (SIGINT) or SIGTERM must stop the server anyway, promptly and without a traceback, whichever
+    of its threads the kernel hands the signal to. When it was not the main thread, the main
+    thread slept on in the event loop's wait: the server stopped 30 s late, once in five runs."""
     params = server_params(tmp_path)
     with subprocess.Popen(
         [params.command, *params.args],
@@ -1426,13 +1428,13 @@ def test_ctrl_c_stops_the_server_while_the_client_keeps_stdin_open(
         ready, _, _ = select.select([server.stdout], [], [], 60)  # bounded: never hang the suite
         assert ready, "the server did not answer initialize"
         assert json.loads(server.stdout.readline())["id"] == 1  # serving, stdin still open
-        send(server.pid)
+        send(server.pid, signum)
         try:
             code = server.wait(timeout=30)
         except subprocess.TimeoutExpired:
             server.kill()
-            pytest.fail("the server did not stop within 30 s of SIGINT")
-        assert code == 128 + signal.SIGINT
+            pytest.fail(f"the server did not stop within 30 s of signal {signum}")
+        assert code == 128 + signum
         said = server.stderr.read()
         assert b"Traceback" not in said
         assert said.count(b"engram: stopping on signal") == 1
