@@ -314,7 +314,8 @@ def slow(self, *args, **kwargs):
     for line in export_lines(self, *args, **kwargs):
         yield line
         started.touch()  # the export file is being written
-        time.sleep(60)
+        for _ in range(600):  # in steps: a signal that came before one long sleep waited it out
+            time.sleep(0.1)
 
 
 TransferService.export_lines = slow
@@ -333,18 +334,18 @@ def test_sigterm_stops_an_export_through_its_clean_up(store: Path, tmp_path: Pat
     out.parent.mkdir()
     env = {**os.environ, "ENGRAM_EMBEDDING_MODEL": "none"}
     args = [str(started), "--store", str(store), "export", "--out", str(out)]
-    child = subprocess.Popen(
+    with subprocess.Popen(  # closed and waited for, even when the test fails
         [sys.executable, "-c", SLOW_EXPORT, *args], env=env, stderr=subprocess.PIPE
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not started.exists() and child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert started.exists() and list(out.parent.iterdir()) != []  # a temporary file
-        child.send_signal(signal.SIGTERM)
-        _, stderr = child.communicate(timeout=60)
-    finally:
-        child.kill()
+    ) as child:
+        try:
+            deadline = time.monotonic() + 60
+            while not started.exists() and child.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert started.exists() and list(out.parent.iterdir()) != []  # a temporary file
+            child.send_signal(signal.SIGTERM)
+            _, stderr = child.communicate(timeout=60)
+        finally:
+            child.kill()
     assert child.returncode == 128 + signal.SIGTERM, stderr
     assert list(out.parent.iterdir()) == []  # no export, and no temporary file left
     assert b"Traceback" not in stderr
@@ -361,7 +362,8 @@ real_import = builtins.__import__
 def slow_import(name, *args, **kwargs):
     if name == "engram.cli.main":
         loading.touch()  # the command line is being loaded
-        time.sleep(60)
+        for _ in range(600):  # in steps: a signal that came before one long sleep waited it out
+            time.sleep(0.1)
     return real_import(name, *args, **kwargs)
 
 
@@ -380,18 +382,18 @@ def test_ctrl_c_while_the_command_line_loads_aborts_without_a_traceback(tmp_path
     The load is slowed down by the script above, to be interrupted at a chosen moment; the
     signal is real."""
     loading = tmp_path / "loading"
-    child = subprocess.Popen(
+    with subprocess.Popen(  # closed and waited for, even when the test fails
         [sys.executable, "-c", SLOW_START, str(loading)], stderr=subprocess.PIPE
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not loading.exists() and child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert loading.exists()
-        child.send_signal(signal.SIGINT)
-        _, stderr = child.communicate(timeout=60)
-    finally:
-        child.kill()
+    ) as child:
+        try:
+            deadline = time.monotonic() + 60
+            while not loading.exists() and child.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert loading.exists()
+            child.send_signal(signal.SIGINT)
+            _, stderr = child.communicate(timeout=60)
+        finally:
+            child.kill()
     assert child.returncode == 1, stderr
     assert b"Aborted!" in stderr and b"Traceback" not in stderr
 
