@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
 import stat
 import subprocess
@@ -32,6 +34,23 @@ def through_a_fifo(fifo: Path, write: Callable[[], object]) -> str:
     reader.join(30)
     assert stat.S_ISFIFO(fifo.stat().st_mode)
     return received[0]
+
+
+def signal_every_other_thread(pid: int, signum: int) -> None:
+    """`signum` sent to each thread of process `pid` but its main one, as the kernel may choose
+    to deliver a process's signal (Linux's tgkill; the stdin reader, the workers). A thread
+    gone meanwhile (an idle worker, or the whole process, stopped by the first signal) is
+    passed over; at least one must be there."""
+    tgkill = ctypes.CDLL(None, use_errno=True).tgkill
+    threads = sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task") if int(tid) != pid)
+    assert threads, "the process runs more threads than its main one"
+    delivered = 0
+    for tid in threads:
+        if tgkill(pid, tid, signum) == 0:
+            delivered += 1
+        else:
+            assert ctypes.get_errno() == errno.ESRCH, os.strerror(ctypes.get_errno())
+    assert delivered, "no thread of the process was there to signal"
 
 
 def run_script(

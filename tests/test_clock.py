@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from engram import ConfigError, Engram, FixedClock, ValidationError
+from engram.clock import PAUSE_STEP, pause
 
 NEW_YORK = ZoneInfo("America/New_York")
 
@@ -49,3 +50,24 @@ def test_a_clock_that_is_no_clock_is_refused_by_name(tmp_path: Path) -> None:
         with pytest.raises(ConfigError, match="the clock returned float, not a datetime"):
             mem.save("a fact")
         assert sum(mem.app.context.store.count().values()) == 0
+
+
+def test_a_pause_sleeps_in_short_steps_that_add_up_to_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One long sleep kept a Ctrl-C that reached another thread waiting until it ended (hours,
+    between scheduled runs): Python acts on a signal only between steps. Time is simulated
+    here, since the pause being tested is two hours long."""
+    now = [1000.0]
+    steps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        steps.append(seconds)
+        now[0] += seconds
+
+    monkeypatch.setattr("engram.clock.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("engram.clock.time.sleep", sleep)
+    pause(7200.25)
+    assert all(0 < s <= PAUSE_STEP for s in steps)
+    assert sum(steps) == pytest.approx(7200.25) and len(steps) == 14_401
+    steps.clear()
+    pause(0)
+    assert steps == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -34,3 +35,17 @@ class FixedClock:
         moved = self.now.astimezone(UTC) + timedelta(**delta)
         self.now = moved.astimezone(self.now.tzinfo)
         return self.now
+
+
+# The longest a wait sleeps at once. The kernel may hand a Ctrl-C to any thread of the process
+# (the embedding model's, the vector worker's), and Python acts on it only when the main thread
+# next runs its own code: one long sleep kept `engram consolidate pipeline --scheduled` running
+# until its next run, hours later.
+PAUSE_STEP = 0.5
+
+
+def pause(seconds: float) -> None:
+    """Sleep `seconds`, in steps of at most PAUSE_STEP: Ctrl-C stops the wait within one."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        time.sleep(min(left, PAUSE_STEP))

@@ -1136,7 +1136,7 @@ def test_a_scheduled_pipeline_keeps_running_after_a_failed_run(
     db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first failure (here another run holding the store) ended a schedule meant to run
-    until Ctrl-C. The sleep between runs is replaced so the test need not wait an interval."""
+    until Ctrl-C. The pause between runs is replaced so the test need not wait an interval."""
     ok(run(db, "save", "Prefers tea over coffee"))
     sleeps: list[float] = []
 
@@ -1145,7 +1145,7 @@ def test_a_scheduled_pipeline_keeps_running_after_a_failed_run(
         if len(sleeps) == 2:
             raise KeyboardInterrupt  # Ctrl-C after the second run
 
-    monkeypatch.setattr("engram.cli.consolidate.time.sleep", sleep)
+    monkeypatch.setattr("engram.cli.consolidate.pause", sleep)
     with Engram.open(str(db)) as other, other.app.context.store.exclusive("pipeline"):
         result = CliRunner().invoke(
             cli, ["--store", str(db), "consolidate", "pipeline", "--scheduled"]
@@ -1165,7 +1165,7 @@ def test_a_scheduled_pipeline_prints_json_lines(db: Path, monkeypatch: pytest.Mo
         if len(sleeps) == 2:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr("engram.cli.consolidate.time.sleep", sleep)
+    monkeypatch.setattr("engram.cli.consolidate.pause", sleep)
     result = CliRunner().invoke(
         cli, ["--json", "--store", str(db), "consolidate", "pipeline", "--scheduled"]
     )

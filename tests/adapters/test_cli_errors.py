@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from tests.adapters.test_cli import ok, run, run_json, save
-from tests.support import through_a_fifo
+from tests.support import signal_every_other_thread, through_a_fifo
 
 from engram import Draft, Engram, FixedClock
 
@@ -392,6 +393,31 @@ def test_ctrl_c_while_the_command_line_loads_aborts_without_a_traceback(tmp_path
             assert loading.exists()
             child.send_signal(signal.SIGINT)
             _, stderr = child.communicate(timeout=60)
+        finally:
+            child.kill()
+    assert child.returncode == 1, stderr
+    assert b"Aborted!" in stderr and b"Traceback" not in stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sends to one thread with tgkill")
+def test_ctrl_c_on_another_thread_stops_a_scheduled_pipeline_between_runs(store: Path) -> None:
+    """Between runs the command slept the whole interval at once. A Ctrl-C the kernel handed to
+    another of its threads (the embedding model's) was acted on only when that sleep ended: the
+    schedule ran on until its next run, an hour later here. The signal is real; the threads
+    are the command's own."""
+    save(store, "Atlas runs on PostgreSQL 16")
+    args = ["--json", "--store", str(store), "consolidate", "pipeline", "--scheduled"]
+    with subprocess.Popen(  # closed and waited for, even when the test fails
+        [sys.executable, "-m", "engram.cli.main", *args, "--interval-hours", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as child:
+        assert child.stdout is not None
+        try:
+            ready, _, _ = select.select([child.stdout], [], [], 60)  # never hang the suite
+            assert ready and json.loads(child.stdout.readline())["dry_run"]  # the first run
+            signal_every_other_thread(child.pid, signal.SIGINT)
+            _, stderr = child.communicate(timeout=30)
         finally:
             child.kill()
     assert child.returncode == 1, stderr

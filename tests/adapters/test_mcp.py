@@ -7,8 +7,6 @@ store, about stdout at DEBUG level and about broken settings start their own ser
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import json
 import logging
 import os
@@ -34,6 +32,7 @@ import mcp_types as types
 import pytest
 from mcp.client import Client, ClientSession, IncomingMessage
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
+from tests.support import signal_every_other_thread
 
 from engram import Engram
 from engram.config import load_settings
@@ -1375,28 +1374,13 @@ def _to_the_process(pid: int, signum: int) -> None:
     os.kill(pid, signum)
 
 
-def _to_every_other_thread(pid: int, signum: int) -> None:
-    """The signal sent to each thread but the main one, as the kernel may choose to deliver a
-    process's signal (Linux's tgkill; the stdin reader, the workers)."""
-    tgkill = ctypes.CDLL(None, use_errno=True).tgkill
-    threads = sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task") if int(tid) != pid)
-    assert threads, "the server runs more threads than its main one"
-    delivered = 0
-    for tid in threads:
-        if tgkill(pid, tid, signum) == 0:
-            delivered += 1
-        else:  # that thread ended: an idle worker, or the whole server, stopped by a signal
-            assert ctypes.get_errno() == errno.ESRCH, os.strerror(ctypes.get_errno())
-    assert delivered, "no thread of the server was there to signal"
-
-
 @pytest.mark.parametrize(
     ("send", "signum"),
     [
         (_to_the_process, signal.SIGINT),
         (_to_the_process, signal.SIGTERM),
         pytest.param(
-            _to_every_other_thread,
+            signal_every_other_thread,
             signal.SIGINT,
             marks=pytest.mark.skipif(
                 not sys.platform.startswith("linux"), reason="sends to one thread with tgkill"

@@ -273,9 +273,9 @@ def test_the_rate_limit_setting_paces_a_real_run(
     store_url: str, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """ENGRAM_PIPELINE_RATE_LIMIT=1: the second store-changing step waits out the minute.
-    time.sleep is recorded, not slept (a real minute per test is too slow to run)."""
+    The pause is recorded, not slept (a real minute per test is too slow to run)."""
     slept: list[float] = []
-    monkeypatch.setattr("engram.services.pipeline.time.sleep", slept.append)
+    monkeypatch.setattr("engram.services.pipeline.pause", slept.append)
     with Engram.open(store_url, clock=clock, pipeline_rate_limit=1) as mem:
         for tags in (["work"], ["family"], ["sport"]):
             mem.save(f"Dana Kim note for {tags[0]}", tags=tags)
@@ -329,7 +329,7 @@ def test_a_memory_changed_while_a_step_waits_its_turn_is_not_acted_on(
     """ENGRAM_PIPELINE_RATE_LIMIT makes a step wait up to a minute: it was checked against its
     plan before the wait and carried out after it, so a memory another client archived during
     the wait got the plan's link all the same (audit). The wait is the other client's moment
-    here: time.sleep archives the memory instead of sleeping."""
+    here: the pause archives the memory instead of sleeping."""
     with Engram.open(store_url, clock=clock, pipeline_rate_limit=1) as mem:
         for tags in (["work"], ["family"], ["sport"]):
             mem.save(f"Dana Kim note for {tags[0]}", tags=tags)
@@ -337,9 +337,7 @@ def test_a_memory_changed_while_a_step_waits_its_turn_is_not_acted_on(
             mem.save(f"the weather was mild on day {i}")
         plan = mem.run_pipeline(["RelationshipDiscovery"])
         later = plan.steps[1].memory_ids[0]
-        monkeypatch.setattr(
-            "engram.services.pipeline.time.sleep", lambda seconds: mem.archive(later)
-        )
+        monkeypatch.setattr("engram.services.pipeline.pause", lambda seconds: mem.archive(later))
         done = mem.apply_plan(plan.plan_id)
         assert done.steps[0].result == "done"
         assert done.steps[1].result == f"skipped: memory {later} changed since the plan"

@@ -3,8 +3,6 @@ the maintenance pipeline, apply its plans, read its audit trail."""
 
 from __future__ import annotations
 
-import time
-
 import click
 from rich.console import Console
 from rich.table import Table
@@ -26,6 +24,7 @@ from engram.cli.common import (
     short_ids,
     show,
 )
+from engram.clock import pause
 from engram.core.wording import counted
 from engram.errors import StoreError
 from engram.services.agents import AGENTS
@@ -207,7 +206,7 @@ def pipeline(
                 click.echo(f"Error: {exc}; the next run is in {interval_hours:g} h", err=True)
             if not scheduled:
                 return
-            time.sleep(interval_hours * 3600)
+            pause(interval_hours * 3600)
 
 
 def run_once(

@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from engram.clock import pause
 from engram.core.models import AuditEntry, new_id
 from engram.errors import EngramError, NotFoundError, ValidationError
 from engram.services import validation as check
@@ -76,7 +77,7 @@ class RateLimit:
     ) -> None:
         self.per_minute = per_minute
         self._now = now if now is not None else time.monotonic
-        self._sleep = sleep if sleep is not None else time.sleep
+        self._sleep = sleep if sleep is not None else pause
         self._recent: deque[float] = deque()
 
     def wait(self) -> None:
