@@ -352,7 +352,15 @@ def test_sigterm_stops_an_export_through_its_clean_up(store: Path, tmp_path: Pat
     assert b"Traceback" not in stderr
 
 
-SLOW_START = """
+# Ctrl-C as a terminal's foreground job receives it. A job a script starts in the background
+# (`cmd &` without job control: how a CI step may run this suite) inherits SIGINT ignored, and
+# Python, like the command line, leaves it so: the tests below then failed on a Ctrl-C that
+# never came through.
+AS_IN_A_TERMINAL = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+SLOW_START = (
+    AS_IN_A_TERMINAL
+    + """
 import builtins, sys, time
 from pathlib import Path
 
@@ -374,6 +382,7 @@ from engram.cli.entry import main
 sys.argv = ["engram", "stats"]
 main()
 """
+)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT cannot be sent to a child there")
@@ -399,6 +408,18 @@ def test_ctrl_c_while_the_command_line_loads_aborts_without_a_traceback(tmp_path
     assert b"Aborted!" in stderr and b"Traceback" not in stderr
 
 
+COMMAND_LINE = (
+    AS_IN_A_TERMINAL
+    + """
+import sys
+from engram.cli.main import main
+
+sys.argv = ["engram", *sys.argv[1:]]
+main()
+"""
+)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sends to one thread with tgkill")
 def test_ctrl_c_on_another_thread_stops_a_scheduled_pipeline_between_runs(store: Path) -> None:
     """Between runs the command slept the whole interval at once. A Ctrl-C the kernel handed to
@@ -408,7 +429,7 @@ def test_ctrl_c_on_another_thread_stops_a_scheduled_pipeline_between_runs(store:
     save(store, "Atlas runs on PostgreSQL 16")
     args = ["--json", "--store", str(store), "consolidate", "pipeline", "--scheduled"]
     with subprocess.Popen(  # closed and waited for, even when the test fails
-        [sys.executable, "-m", "engram.cli.main", *args, "--interval-hours", "1"],
+        [sys.executable, "-c", COMMAND_LINE, *args, "--interval-hours", "1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     ) as child:
