@@ -950,6 +950,9 @@ def test_a_rule_that_waits_for_the_end_reads_only_what_follows_the_last_question
         ("Forget what I said about the car", "none", None),
         ("Never mind what I told you about Bob.", "none", None),
         ("Please disregard that, it was a typo", "none", None),
+        # asked as a request ("Can you …", "I'd like you to …"): "what I said" read as a recall
+        ("Can you forget what I said about my phone number?", "none", None),
+        ("I'd like you to forget what I told you about Tom", "none", None),
         ("Forget about it, remember that I'm vegan", "save", None),
         ("Forget-me-nots are my favourite flowers", "save", None),
         # a fact about not keeping something is still a fact to remember

@@ -204,8 +204,11 @@ def test_a_request_to_remember_with_nothing_said_is_nothing_to_save(
     [
         ("You should remember that I'm vegan", "I'm vegan"),
         ("I want you to remember that I'm vegan", "I'm vegan"),
+        ("I'd like you to remember that I'm vegan", "I'm vegan"),
+        ("You'll want to remember that the gate code is 4411", "the gate code is 4411"),
         ("Make sure to remember that my son is allergic to eggs", "my son is allergic to eggs"),
         ("Forget what I said about the car. Remember that I'm vegan", "I'm vegan"),
+        ("Could you forget what I said about the car? Remember that I'm vegan", "I'm vegan"),
         ("Never mind that, remember: I drive a blue Golf", "I drive a blue Golf"),
         ("Remember this: the gate code is 4411", "the gate code is 4411"),
         ("I'm vegan, please remember that.", "I'm vegan"),

@@ -32,6 +32,7 @@ from engram.core.intent_words import (
 from engram.core.message import (
     NOT_ABLE,
     OPENERS,
+    REQUEST_FRAME,
     asked,
     flattened,
     masked,
@@ -105,8 +106,8 @@ RULES: tuple[Rule, ...] = (
     # explicit save ("Forget about it; remember that I'm vegan" keeps the new fact).
     _rule(
         "none",
-        OPENERS + r"(?:forget|disregard|ignore|never ?mind) (?:about )?(?:what|that|it|this|"
-        r"everything|all)\b",
+        OPENERS + rf"(?:{REQUEST_FRAME})?(?:forget|disregard|ignore|never ?mind) (?:about )?"
+        r"(?:what|that|it|this|everything|all)\b",
         0.92,
     ),
     # recall: "Remember what I told you about Sarah?", "You remember my dog, right?": a

@@ -6,20 +6,19 @@ from __future__ import annotations
 
 import re
 
-from engram.core.message import OPENERS, OPENING_WORDS, flattened, readable
+from engram.core.message import OPENERS, OPENING_WORDS, REQUEST_FRAME, flattened, readable
 from engram.core.text import statements
 
 # What asks to keep the fact, before it: the request ("remember that", "note to self"), what
-# frames it as one ("You should …", "I want you to …", "Make sure to …"), and a sentence that
+# frames it as one (`REQUEST_FRAME`), and a sentence that
 # drops something said before ("Forget what I said about the car. Remember that …": the
 # request is what the message is about). The dropping sentence is cut at its first mark of
 # punctuation after which a request follows; it cannot run past a sentence's end, so a long
 # message is read once.
-_DROPPED = OPENERS + r"(?:forget|disregard|ignore|never ?mind|scratch)\b[^.!?;]*?[.!?;,:—–-]\s*"
-_FRAME = (
-    r"(?:you (?:should|must|need to|have to|might want to|may want to|'ll want to|will want to)"
-    r"|i (?:want|need|'d like|would like) you to|(?:please )?make sure (?:to|you)|be sure to"
-    r"|try to|(?:can|could|would|will) you)(?: please)? "
+_DROPPED = (
+    OPENERS
+    + rf"(?:{REQUEST_FRAME})?(?:forget|disregard|ignore|never ?mind|scratch)\b"
+    + r"[^.!?;]*?[.!?;,:—–-]\s*"
 )
 _REQUEST = (
     # "remember this:" and "remember this." ask and say nothing; "remember this restaurant"
@@ -29,7 +28,7 @@ _REQUEST = (
     r"for future reference|note to self|note that|save this|heads up|important|fyi)"
 )
 _LEAD = re.compile(
-    rf"(?:{_DROPPED})?{OPENING_WORDS}(?:{_FRAME})?{_REQUEST}\s*[:,—-]?\s*",
+    rf"(?:{_DROPPED})?{OPENING_WORDS}(?:{REQUEST_FRAME})?{_REQUEST}\s*[:,—-]?\s*",
     re.IGNORECASE,
 )
 # The request after the fact: "I'm vegan, please remember that.", "Our standup is at 9:30,

@@ -19,6 +19,16 @@ OPENING_WORDS = (
     r"|(?:no\W+)?(?:that's (?:wrong|not right)|i got (?:it|that) wrong|i was wrong)\s*[:!,—–-]\W*)*"
 )
 OPENERS = "^" + OPENING_WORDS
+# What frames a request made of the assistant, before its verb: "You should remember …", "I
+# want you to forget …", "Make sure to …", "Can you …". One list for the rules that read a
+# request to keep and a request to drop: "Can you forget what I said about my phone number?"
+# was a recall of the very memory the user set aside (a probe).
+REQUEST_FRAME = (
+    r"(?:you(?: should| must| need to| have to| might want to| may want to|'ll want to"
+    r"| will want to)|i(?: want|'d like| would like| need) you to|(?:please )?make sure (?:to|you)"
+    r"|be sure to"
+    r"|try to|(?:can|could|would|will) you)(?: please)? "
+)
 
 # Typographic apostrophes (phones and macOS type them): every rule spells the plain one.
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
