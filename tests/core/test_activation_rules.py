@@ -953,6 +953,25 @@ def test_a_rule_that_waits_for_the_end_reads_only_what_follows_the_last_question
         # asked as a request ("Can you …", "I'd like you to …"): "what I said" read as a recall
         ("Can you forget what I said about my phone number?", "none", None),
         ("I'd like you to forget what I told you about Tom", "none", None),
+        # asked in other words than "remember" (a probe: each was none, or kept its request)
+        ("Note: standup moved to 10am on Mondays", "save", "standup moved to 10am on Mondays"),
+        (
+            "Keep this in mind: the staging DB rotates monthly",
+            "save",
+            "the staging DB rotates monthly",
+        ),
+        ("Store this for later: our standup is at 9:30", "save", "our standup is at 9:30"),
+        ("Save this for later: our standup is at 9:30", "save", "our standup is at 9:30"),
+        ("Please save this to memory: I take my coffee black", "save", "I take my coffee black"),
+        ("My gate code is 4411, save this please", "save", "My gate code is 4411"),
+        ("I'll keep that in mind, thanks", "none", None),
+        # "save this" that asks how, or of a file, is no request to remember
+        ("How do I save this file in vim?", "none", None),
+        ("Save this file as a PDF", "none", None),
+        # asked whether it knows something of the user's: a recall; how to get one is not
+        ("Do you know where I parked?", "recall", None),
+        ("Do you know who my dentist is?", "recall", None),
+        ("Do you know where I can buy a good kettle?", "none", None),
         ("Forget about it, remember that I'm vegan", "save", None),
         ("Forget-me-nots are my favourite flowers", "save", None),
         # a fact about not keeping something is still a fact to remember

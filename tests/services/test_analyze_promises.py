@@ -189,7 +189,14 @@ def test_the_content_keeps_the_users_case_and_line_breaks(
 
 
 @pytest.mark.parametrize(
-    "message", ["Remember this.", "Remember that!", "Please remember this for later", "Note that."]
+    "message",
+    [
+        "Remember this.",
+        "Remember that!",
+        "Please remember this for later",
+        "Note that.",
+        "Keep that in mind for next time",
+    ],
 )
 def test_a_request_to_remember_with_nothing_said_is_nothing_to_save(
     mem: Engram, message: str

@@ -32,6 +32,7 @@ from engram.core.intent_words import (
 from engram.core.message import (
     NOT_ABLE,
     OPENERS,
+    OPENING_WORDS,
     REQUEST_FRAME,
     asked,
     flattened,
@@ -180,7 +181,13 @@ RULES: tuple[Rule, ...] = (
         ),
         0.85,
     ),
-    _rule("recall", r"\bdo you (?:still )?(?:have|know) (?:my|what my|what i)\b", 0.8),
+    # "Do you know where I parked?", "…who my dentist is?"; not "…where I can buy one?"
+    _rule(
+        "recall",
+        r"\bdo you (?:still )?(?:have|know) (?:(?:what |where |when |who |which )?(?:my|our)\b"
+        r"|(?:what|where|when|who|which) (?:i|we)\b(?! (?:can|could|should|might|need)\b))",
+        0.8,
+    ),
     _rule(
         "recall",
         _until(r"\b(?:told|mentioned to) you\b", "[^?]", r"\?")
@@ -304,8 +311,25 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:can|could|would|will) you (?:please )?remember (?:that )?(?:i|i'm|my|we|our)\b",
         0.96,
     ),
-    _rule("save", r"\b(?:don'?t|do not) forget\b|\bkeep in mind\b|\bfor future reference\b", 0.95),
-    _rule("save", r"\bnote (?:to self|that)\b|\bsave this\b|\bheads up\b", 0.9),
+    # "Keep this in mind: …" as "keep in mind"; not "I'll keep that in mind", said of oneself
+    _rule(
+        "save",
+        r"\b(?:don'?t|do not) forget\b|\bkeep in mind\b|\bfor future reference\b"
+        r"|(?<!i'll )(?<!i will )(?<!we'll )\bkeep (?:this|that|it) in mind\b",
+        0.95,
+    ),
+    # "Note: …", "Store this for later: …" ask as "note that" does (a probe). "Save this" is a
+    # request where a clause opens with it and it ends there or before what to keep: "How do
+    # I save this file in vim?" asked how (a probe).
+    _rule(
+        "save",
+        r"\bnote (?:to self|that)\b|\bheads up\b|" + OPENERS + r"note\s*:"
+        r"|\b(?:save|store|keep) (?:this|that) for (?:later|me|the future)\b"
+        r"|(?:^|[.!?,;:—–-]\s*)" + OPENING_WORDS + rf"(?:{REQUEST_FRAME})?(?:please )?"
+        r"(?:save|store) (?:this|that)(?: (?:to|in) (?:your )?memory)?"
+        r"(?=\s*[:—–-]|\W*$|\W+(?:please|thanks|thank you)\b)",
+        0.9,
+    ),
     _rule("save", r"\b(?:from now on|going forward|in future|in the future)\b", 0.9, "instruction"),
     _rule(
         "save",

@@ -25,7 +25,10 @@ _REQUEST = (
     # says what to keep
     r"(?:remember(?: that| the following| (?:this|these)(?=\s*[:—–-]|\W*$))?|"
     r"(?:don'?t|do not|never) forget(?: that)?|keep in mind(?: that)?|"
-    r"for future reference|note to self|note that|save this|heads up|important|fyi)"
+    r"for future reference|note to self|note that|note(?=\s*:)|heads up|important|fyi|"
+    r"keep (?:this|that|it) in mind|"
+    r"(?:save|store|keep) (?:this|that) for (?:later|me|the future)|"
+    r"(?:save|store) (?:this|that)(?: (?:to|in) (?:your )?memory)?)"
 )
 _LEAD = re.compile(
     rf"(?:{_DROPPED})?{OPENING_WORDS}(?:{REQUEST_FRAME})?{_REQUEST}\s*[:,—-]?\s*",
@@ -42,9 +45,10 @@ _TRAILING_REQUEST = re.compile(
     re.IGNORECASE,
 )
 # What is left when the request said only "this": "Remember this.", "Remember this for later".
+# "Keep that in mind for next time" leaves no pronoun, only when.
 _NOTHING_SAID = re.compile(
-    r"\W*(?:this|that|it|these|those|the following|all (?:of )?(?:this|that)|everything)"
-    r"(?:\W+(?:for (?:me|later|now|next time|the future)|please|too|as well|ok|okay|thanks|"
+    r"\W*(?:(?:this|that|it|these|those|the following|all (?:of )?(?:this|that)|everything)\b)?"
+    r"(?:\W*(?:for (?:me|later|now|next time|the future)|please|too|as well|ok|okay|thanks|"
     r"thank you))*\W*$",
     re.IGNORECASE,
 )
