@@ -838,6 +838,34 @@ def test_editing_a_merged_memorys_meta_keeps_its_merge_undoable(mem: Engram) -> 
     assert {x.status for x in mem.get_many([a.id, b.id])} == {Status.ACTIVE}
 
 
+def test_a_callers_meta_cannot_replace_or_forge_a_merge_record(mem: Engram) -> None:
+    """Given in `meta`, the merge record's key replaced a merged memory's record, so its merge
+    could never be undone ("not a merged memory"); on a new memory it made an ordinary memory
+    look merged to undo (an MCP probe)."""
+    a, b = mem.save("Alice prefers tea over coffee"), mem.save("Alice likes tea more than coffee")
+    m = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0].merged.id
+    with pytest.raises(ValidationError, match=r"meta\.consolidation: is Engram's record"):
+        mem.update(m, meta={"consolidation": "garbage"})
+    forged = {"consolidation": {"state": "applied", "members": [a.id], "uses": 0}}
+    with pytest.raises(ValidationError, match=r"meta\.consolidation: is Engram's record"):
+        mem.save("The boat is at pier 9", meta=forged)
+    assert sorted(mem.undo_consolidation(m).restored_ids) == sorted([a.id, b.id])
+
+
+def test_a_merged_memorys_meta_limit_names_what_its_merge_record_takes(mem: Engram) -> None:
+    """The caller's meta was measured with the merge record added, and the error gave that sum
+    alone: a value under the limit was refused without saying why (an MCP probe)."""
+    a, b = mem.save("Alice prefers tea over coffee"), mem.save("Alice likes tea more than coffee")
+    m = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0].merged.id
+    given = {"big": "z" * 19_900}
+    with pytest.raises(
+        ValidationError,
+        match=r"is 19,911 bytes of JSON, and this merged "
+        r"memory's record of its merge takes [\d,]+ more; the limit is 20,000",
+    ):
+        mem.update(m, meta=given)
+
+
 def test_undo_restores_only_what_the_merge_took_in(mem: Engram) -> None:
     """Any client may relate memories as `consolidated_from`: undo took every such relation
     for an original, made a promoted or archived stranger active, and one pointing at the

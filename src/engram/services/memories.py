@@ -82,7 +82,8 @@ def checked_fields(d: Draft, where: str = "") -> dict[str, Any]:
         # "": a 0 or [] is a mistake to name, not none).
         "source": check.short_text(None if d.source == "" else d.source, "source" + where),
         "context": check.short_text(None if d.context == "" else d.context, "context" + where),
-        "meta": check.meta(d.meta, "meta" + where),
+        # An import (its own id) keeps a merged memory's record of its merge
+        "meta": (check.meta if d.id is not None else check.own_meta)(d.meta, "meta" + where),
         "strength": check.strength(1.0 if d.strength is None else d.strength, "strength" + where),
         # A blank episode is none, like a blank source: "" was one episode shared by every
         # memory saved with it, each lending the others context credit.
@@ -436,7 +437,7 @@ class MemoryService:
             if given is not None:
                 changes[name] = check.short_text(given, name)
         if meta is not None:
-            changes["meta"] = check.meta(meta)
+            changes["meta"] = check.own_meta(meta)
         if strength is not None:
             changes["strength"] = check.strength(strength)
         if not changes:
@@ -448,8 +449,7 @@ class MemoryService:
             if "meta" in changes and MARK in m.meta and MARK not in changes["meta"]:
                 # A merged memory's record of its merge is Engram's: without it the merge
                 # could never be undone (its originals stayed archived for good).
-                kept = check.meta({**changes["meta"], MARK: m.meta[MARK]})
-                update = {**update, "meta": kept}
+                update = {**update, "meta": check.with_merge_record(changes["meta"], m.meta[MARK])}
             if follow:  # the names found in the text follow the text (enrichment.reenriched)
                 found = reenriched(m.entities, m.content, changes["content"])
                 update = {**update, "entities": check.entities(found)}

@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from engram.core.merge import MARK as MERGE_RECORD
 from engram.core.models import (
     ID_PATTERN,
     MAX_STRENGTH,
@@ -293,6 +294,35 @@ def meta(value: dict[str, Any] | None, field: str = "meta") -> dict[str, Any]:
         raise ValidationError(field, f"is {size:,} bytes of JSON; the limit is {MAX_META_BYTES:,}")
     stored: dict[str, Any] = json.loads(text)
     return stored
+
+
+def own_meta(value: dict[str, Any] | None, field: str = "meta") -> dict[str, Any]:
+    """`meta` as a caller gives it for a memory: its merge record (`meta.consolidation`) is
+    Engram's, kept for the merge's undo. Given by a caller it replaced a merged memory's
+    record, so the merge could never be undone, or made an ordinary memory look merged."""
+    checked = meta(value, field)
+    if MERGE_RECORD in checked:
+        raise ValidationError(
+            f"{field}.{MERGE_RECORD}",
+            "is Engram's record of a merge (what its undo needs); use another key",
+        )
+    return checked
+
+
+def with_merge_record(given: dict[str, Any], record: Any) -> dict[str, Any]:
+    """A merged memory's new meta with its record of the merge kept, within the one limit: the
+    error names what the caller gave and what the record takes (it counted bytes the caller
+    never sent)."""
+    try:
+        return meta({**given, MERGE_RECORD: record})
+    except ValidationError:
+        size = len(json.dumps(given, ensure_ascii=False).encode())
+        kept = len(json.dumps({MERGE_RECORD: record}, ensure_ascii=False).encode())
+        raise ValidationError(
+            "meta",
+            f"is {size:,} bytes of JSON, and this merged memory's record of its merge takes "
+            f"{kept:,} more; the limit is {MAX_META_BYTES:,} in all",
+        ) from None
 
 
 def _nesting(value: Any) -> int:
