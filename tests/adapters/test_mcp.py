@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import queue
 import re
@@ -1155,6 +1156,24 @@ def test_the_store_and_the_model_load_before_the_sdk_is_imported(tmp_path: Path)
     assert done.stdout.strip() == "[]"
     assert "store open:" in done.stderr
     assert "ready to search by meaning" in done.stderr  # the model and the index loaded
+
+
+def test_a_threshold_that_is_not_a_number_is_named_so(raw_server: RawServer) -> None:
+    """NaN was told "should be less than or equal to 1", as if it were a number too large
+    (an MCP probe); every other number said it must be finite. Sent raw: the SDK's client
+    turns NaN into null."""
+    raw_server.initialize("nan-test")
+    raw_server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for ident, (tool, name, value) in enumerate(
+        [
+            ("cluster_memories", "similarity_threshold", math.nan),
+            ("consolidate_memories", "cohesion_threshold", math.inf),
+        ],
+        start=2,
+    ):
+        answer = raw_server.call(ident, tool, {name: value})
+        assert answer["isError"] is True
+        assert f"{name}: Input should be a finite number" in answer["content"][0]["text"]
 
 
 def test_stdout_carries_only_protocol_messages_even_at_debug(raw_server: RawServer) -> None:

@@ -81,6 +81,24 @@ async def test_recall_context_brings_the_topics_memories_with_their_ids(tmp_path
 
 
 @pytest.mark.anyio
+async def test_recall_context_cuts_a_long_memory_to_one_line_as_search_does(
+    tmp_path: Path,
+) -> None:
+    """A 50,000-character memory came whole into the prompt (search answers cut it at 2,000),
+    its line breaks broke the list, and the topic was quoted as Python's repr."""
+    async with running_server(tmp_path / "home") as s:
+        long = await s.save("Atlas runbook:\nstep one, check the replica.\n" + "lag " * 12_000)
+        found = prompt_text(
+            await s.session.get_prompt("recall_context", {"topic": "what's the Atlas runbook"})
+        )
+        assert found.startswith("Here is what Engram remembers about “what's the Atlas runbook”")
+        (line,) = [x for x in found.split("\n") if x.startswith(f"- [{long['id']}]")]
+        assert "Atlas runbook: step one, check the replica. lag lag" in line
+        assert " … — " in line  # cut, then why it matched
+        assert len(found) < 3_000
+
+
+@pytest.mark.anyio
 async def test_a_bad_prompt_argument_is_named_not_a_rendering_failure(tmp_path: Path) -> None:
     """The SDK answered "Error rendering prompt NAME" and logged a traceback."""
     async with running_server(tmp_path / "home") as s:

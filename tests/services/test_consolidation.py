@@ -625,7 +625,7 @@ def test_a_merge_waits_its_turn_behind_another_clients(mem: Engram, store_url: s
         busy = mem.consolidate(mode="apply", auto_detect=False, memory_ids=[a.id, b.id])
     assert busy.merged == []
     assert list(busy.skipped.values()) == [
-        "another client is merging in this store now: look again"
+        "another merge is running in this store now (this client's or another's): look again"
     ]
     assert {m.status for m in mem.get_many([a.id, b.id])} == {Status.ACTIVE}
     assert mem.stats().total == 2

@@ -27,7 +27,7 @@ from engram.services.results import (
     UndoResult,
 )
 
-Threshold = Annotated[float | None, Field(ge=0, le=1), Number]
+Threshold = Annotated[float | None, Field(ge=0, le=1, allow_inf_nan=False), Number]
 ClusterIds = Annotated[
     list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
     Field(min_length=1, max_length=100),

@@ -18,6 +18,7 @@ from engram.core.timeutil import day_in
 from engram.errors import ValidationError
 from engram.mcp.runtime import EngramRuntime
 from engram.services import validation as check
+from engram.services.results import cut_for_answer
 
 RECALL_LIMIT = 8
 
@@ -72,18 +73,27 @@ def register_prompts(server: MCPServer[Any], runtime: EngramRuntime) -> None:
         )
         if not hits:
             return (
-                f"Engram has no memories about {topic!r} yet. If this conversation settles "
+                f"Engram has no memories about {_quoted(topic)} yet. If this conversation settles "
                 "anything worth keeping, save it with save_memory."
             )
+        # One line a memory, cut as a search answer cuts it: a 50,000-character memory came
+        # whole into the context window, and its line breaks broke the list (an MCP probe).
         lines = [  # the day saved: which of two memories is the newer, when it was said
-            f"- [{h.memory.id}] ({day_in(h.memory.created_at, zone)}) {h.memory.content}"
+            f"- [{h.memory.id}] ({day_in(h.memory.created_at, zone)}) "
+            + " ".join(cut_for_answer(h.memory.content).split())
             + (f" (tags: {', '.join(h.memory.tags)})" if h.memory.tags else "")
             + f" — {why_summary(h)}"
             for h in hits
         ]
         return (
-            f"Here is what Engram remembers about {topic!r}, best match first:\n\n"
+            f"Here is what Engram remembers about {_quoted(topic)}, best match first:\n\n"
             + "\n".join(lines)
             + "\n\nUse what is relevant. After a memory helps your answer, report its id with "
             "observe_memory_usage; correct outdated ones with update_memory."
         )
+
+
+def _quoted(topic: str) -> str:
+    """The topic as the user wrote it, on one line, in quotation marks (Python's repr showed
+    its quotes and apostrophes escaped: 'what\\'s my dog\\'s name')."""
+    return f"“{' '.join(topic.split())}”"

@@ -350,7 +350,10 @@ class ConsolidationService:
                 except (ConflictError, ValidationError, NotFoundError) as exc:
                     skipped[view.id] = str(exc)  # NotFound: a member deleted meanwhile
                 except BusyError:
-                    skipped[view.id] = "another client is merging in this store now: look again"
+                    skipped[view.id] = (
+                        "another merge is running in this store now (this client's or another's): "
+                        "look again"
+                    )
         else:
             for view in chosen:
                 # A preview says what an apply would refuse: the union of the members' tags
