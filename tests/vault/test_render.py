@@ -179,6 +179,9 @@ def test_titles_are_the_first_line_without_heading_marks() -> None:
     assert title_of("\n\n## Heading here\nbody") == "Heading here"
     assert title_of("a" * 300).endswith("…") and len(title_of("a" * 300)) == 100
     assert title_of("   ") == "Untitled memory"
+    # a rule or a fence above the text is no title: a note was titled "---" (an MCP probe)
+    assert title_of("---\n***\n\nAtlas runbook\nstep one") == "Atlas runbook"
+    assert title_of("---\n---") == "Untitled memory"
 
 
 def test_wikilinks_point_at_the_path_and_show_a_clean_title() -> None:

@@ -58,10 +58,11 @@ class NoteSpec:
 
 
 def title_of(content: str) -> str:
-    """The first non-blank line, without Markdown heading marks, at most TITLE_MAX characters."""
+    """The first line that says something (a letter or a digit: "---" or "***" above the text
+    was a note's title), without Markdown heading marks, at most TITLE_MAX characters."""
     for line in content.splitlines():
         text = _SPACES.sub(" ", line.strip().lstrip("#").strip())
-        if text:
+        if any(c.isalnum() for c in text):
             return text if len(text) <= TITLE_MAX else text[: TITLE_MAX - 1].rstrip() + "…"
     return "Untitled memory"
 
