@@ -1,0 +1,506 @@
+"""The activation rules: phrase patterns, each with the intent it reads and its weight
+(`engram.core.intent` decides between those that match). Written plainly a rule can take time
+growing with the square of a message's length; `_until` and `Rule.after_last_question` are
+how the rules stay linear (`bench/activation_speed.py`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from engram.core.intent_words import (
+    CONDITION,
+    COUNT,
+    DATE_MOVED,
+    HAPPENED,
+    LIFE_EVENT,
+    MY_THING,
+    RELATION,
+    SAID,
+    SOMEONES_DATE,
+    TOPIC,
+    WHEN,
+)
+from engram.core.message import NOT_ABLE, OPENERS, REQUEST_FRAME, outright
+from engram.core.questions import ADVICE
+from engram.core.refusal import REFUSAL
+
+Intent = Literal["save", "recall", "reinforce", "none"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    intent: Intent
+    pattern: re.Pattern[str]
+    weight: float  # confidence when it matches
+    tag: str | None = None  # a tag suggested by this kind of statement
+    # The pattern ends in "no question mark until the end": it can only match after the
+    # message's last "?", and is searched there alone (the whole text took cubic time).
+    after_last_question: bool = False
+    # Its words count only said outright: not denied or asked ("Nothing critical here", "Is
+    # this critical?" were saves for the word "critical"; `engram.core.message.outright`).
+    said_outright: bool = False
+
+    def search(self, text: str) -> re.Match[str] | None:
+        start = text.rfind("?") + 1 if self.after_last_question else 0
+        if self.said_outright:
+            return outright(self.pattern, text, start)
+        return self.pattern.search(text, start)
+
+
+def _rule(
+    intent: Intent,
+    pattern: str,
+    weight: float,
+    tag: str | None = None,
+    *,
+    tail: bool = False,
+    said_outright: bool = False,
+) -> Rule:
+    return Rule(intent, re.compile(pattern, re.IGNORECASE), weight, tag, tail, said_outright)
+
+
+def _until(start: str, gap: str, end: str) -> str:
+    """`start`, then any `gap` characters, then `end` — where the gap never runs over another
+    `start`. Written plainly (`start gap* end`), a failed `end` made the engine try again from
+    every later `start` over the same text: quadratic time in the message's length (a second
+    gap made it cubic: 14 s for 16,000 characters of prose). Tempered, each try stops at the
+    next `start` and the whole search is linear; the match is the same except that it begins
+    at the last `start` before `end` rather than the first."""
+    return rf"{start}(?:(?!{start}){gap})*{end}"
+
+
+RULES: tuple[Rule, ...] = (
+    # none: the user says not to keep it, wherever in the message (`engram.core.refusal`).
+    # "Don't save this: my SSN is …" matched "save this", and "Remember that I'm vegan, but
+    # don't save my address: 12 Elm St" matched "remember that": each secret was saved.
+    _rule("none", REFUSAL, 0.99),
+    # none: told to drop something said before ("Forget what I said about the car"): read as
+    # a recall ("what I said"), it brought back the very memory the user set aside. Below an
+    # explicit save ("Forget about it; remember that I'm vegan" keeps the new fact).
+    _rule(
+        "none",
+        OPENERS + rf"(?:{REQUEST_FRAME})?(?:forget|disregard|ignore|never ?mind) (?:about )?"
+        r"(?:what|that|it|this|everything|all)\b",
+        0.92,
+    ),
+    # recall: "Remember what I told you about Sarah?", "You remember my dog, right?": a
+    # question about the past, not a request to keep what follows (which "remember" is).
+    _rule(
+        "recall",
+        OPENERS + r"(?:(?:don'?t )?you )?remember\b[^.!]*\?\s*$",
+        0.97,
+    ),
+    # recall: the user asks for something said or decided before
+    _rule("recall", r"\b(?:do|did|can|could|would) you (?:still )?(?:remember|recall)\b", 0.95),
+    _rule("recall", r"\bremind me\b", 0.9),
+    # "look up what the weather is" is a request for work: what is looked up must be ours
+    _rule(
+        "recall",
+        r"\brecall (?:what|everything|anything)\b"
+        r"|\blook up (?:what (?:i|we)|my|our|everything|anything)\b",
+        0.9,
+    ),
+    _rule("recall", r"\b(?:what (?:do|did) you|tell me what you) (?:know|remember) about\b", 0.9),
+    _rule("recall", _until(r"\b(?:what|which|where|when|how|who)\b", "[^.!]", SAID), 0.9),
+    _rule(
+        "recall",
+        r"\b(?:did|have|didn't|haven't) (?:i|we) (?:ever )?(?:tell|told|mention|mentioned|say|"
+        r"said|settle|settled|decide|decided|agree|agreed|pick|picked|choose|chose|discuss|"
+        r"discussed)\b",
+        0.9,
+    ),
+    _rule("recall", r"\bwhat (?:did|have) (?:i|we) (?:say|said|tell|told|ask|asked)\b", 0.9),
+    _rule(
+        "recall",
+        _until(
+            r"\b(?:what|which|where|when|who)(?:'s| is| are| was| were)? ", "[^?]", r"\bagain\b\??"
+        ),
+        0.85,
+    ),
+    _rule(
+        "recall",
+        # "What is my best option for …" asks for advice, not for something said before
+        _until(
+            r"\bwhat(?:'s| is| are| was| were) (?:my|our)\b(?! (?:best|better|next)\b)",
+            "[^?]",
+            r"\?$",
+        )
+        + r"|\bwhat (?:are|were) my\b",
+        0.8,
+    ),
+    _rule("recall", r"\b(?:my|our) notes (?:on|about)\b", 0.8),
+    # A task that needs what the user told before: "Book a table at my favorite restaurant",
+    # "Order my usual" (a probe: saved as a preference, the request itself as its text), asked
+    # politely too ("Could you order my usual?" was none, an MCP probe). Above the preference
+    # rule it matched.
+    _rule(
+        "recall",
+        rf"{OPENERS}(?:(?:can|could|would|will) you )?(?:please )?"
+        r"(?:book|order|buy|get me|find|play|put on|send|reserve|cook|"
+        r"make|call|text|email|plan)\b[^.?!]*\b(?:my|our) (?:usual|favou?rite|regular)\b",
+        0.86,
+    ),
+    # "What was that restaurant you recommended?", "…that book Anna mentioned?": a thing the
+    # conversation shared before ("that", said by someone); "Which book would you recommend?"
+    # asks for something new.
+    _rule(
+        "recall",
+        _until(
+            r"\bthat ",
+            "[^.!?]",
+            r"\b(?:you|he|she|they|(?-i:[A-Z])[\w-]*) (?:recommended|mentioned|suggested|"
+            r"talked about|told (?:me|us) about)\b[^.!]*\?",
+        ),
+        0.85,
+    ),
+    # "Do you know where I parked?", "…who my dentist is?"; not "…where I can buy one?"
+    _rule(
+        "recall",
+        r"\bdo you (?:still )?(?:have|know) (?:(?:what |where |when |who |which )?(?:my|our)\b"
+        r"|(?:what|where|when|who|which) (?:i|we)\b(?! (?:can|could|should|might|need)\b))",
+        0.8,
+    ),
+    _rule(
+        "recall",
+        _until(r"\b(?:told|mentioned to) you\b", "[^?]", r"\?")
+        + "|"
+        + _until(r"\bi (?:told|mentioned)\b", "[^.]", r"\?"),
+        0.8,
+    ),
+    _rule("recall", _until(r"\blast time\b", "[^.]", r"\?"), 0.75),
+    # A question about the user's own world, which only what was said before can answer ("Where
+    # do I work?", "Who is my dentist?", "What framework are we using?", "How old is my son?");
+    # not one asking for advice or how to do something ("What should I cook?", "Do I need a
+    # visa?", "How do I center a div?").
+    _rule(
+        "recall",
+        rf"^(?!.*\b(?:{ADVICE})\b){OPENERS}(?:"
+        r"(?:what|which|where|when|who|whose)\b(?: \w+){0,3}? "
+        r"(?:do|does|did|am|is|are|was|were|have|has)(?:n't)? (?:i|we|my|our)\b"
+        r"|(?:what|which|where|when|who|whose)(?:'s| is| are| was| were) "
+        r"(?:the \w+ of )?(?:my|our)\b"
+        r"|how (?:old|long|many|much|often|far)\b(?: \w+)? (?:is|are|do|does|did|was|were) "
+        r"(?:(?:on|in|at|with|for) )?(?:i|we|my|our)\b"
+        r"|(?:do|does|did|am|was|have|had) (?:i|we|my \w+|our \w+)\b"
+        rf"|(?:is|are) (?:my|our) (?:\w+ )?{RELATION}\b"
+        r"|who (?:\w+ )?(?:manages|runs|owns|leads|handles|maintains|approves|pays|looks after) "
+        r"(?:my|our)\b"
+        r")[^.!?]*\?\s*$",
+        0.8,
+    ),
+    _rule("recall", r"^\W*what (?:was|were) (?:the|that|my|our)\b.*\b(?:called|named)\b", 0.8),
+    # How a thing of the user's is going, and what they must not forget ("How is my knee doing
+    # these days?", "What birthdays do I need to remember?"); not "Is my code still broken?"
+    _rule(
+        "recall",
+        r"^(?!.*\b(?:broken|bugs?|errors?|crash\w*|fail\w*|wrong|slow)\b)"
+        rf"{OPENERS}(?:how(?:'s| is| are) (?:my|our) (?:[\w'-]+ ){{0,2}}?"
+        r"(?:doing|going|coming along|getting on|these days|lately|at the moment)"
+        r"|(?:is|are) (?:my|our) (?:[\w'-]+ ){1,2}?(?:getting (?:better|worse)|still)"
+        r"|(?:is )?any(?:thing| \w+) (?:coming up|planned|scheduled|due)"
+        r"|(?:what|which|who)\b[^.!?]*\bdo (?:i|we) (?:need to |have to )?remember"
+        # "Anything about my health I should remember?" (a probe: none, 0.9)
+        r"|(?:is there )?any(?:thing| \w+)\b[^.!?]*\b(?:i|we) (?:should|need to|have to|must) "
+        r"(?:remember|keep in mind|not forget)"
+        # how the user likes a thing: "How do I take my coffee?" (not "How do I reset my …")
+        r"|how do (?:i|we) (?:usually )?(?:like|take|drink|eat) (?:my|our) [\w'-]+(?: [\w'-]+)?"
+        r"(?=\s*\?\s*$)"
+        # the household's and the team's own: "What school do the kids go to?", "When is the
+        # dog's vet appointment?", "What time is standup?" (a probe); not "What time is it?"
+        r"|(?:what|when|where|which|who)\b[^.!?]*\b(?:the|our) (?:kids|children|baby|dog|cat)\b"
+        r"|(?:what time|when)(?:'s| is| are) (?:the |our )?(?:[\w'-]+ )?(?:standup|stand-up|"
+        r"sync|retro|meeting|appointment|deadline|recital|practice|lesson|check-?up|flight)s?)"
+        r"\b[^.!?]*\?\s*$",
+        0.7,
+    ),
+    # What is planned on a day: "What's on April 15?", "Anything happening on Friday?", "What
+    # is scheduled for tomorrow?" — only the user's calendar answers; not "What's on TV?".
+    _rule(
+        "recall",
+        # "whats" as phones leave it; "May" only with its day ("Anything on May 20?")
+        rf"{OPENERS}(?:what(?:'?s| is)|is there anything|anything) "
+        r"(?:on|happening|planned|scheduled|booked|due|coming up)(?: (?:on|for))? (?:the )?"
+        rf"(?:{WHEN}|may \d|tomorrow\b|this weekend\b|next (?:week|weekend)\b)[^.!?]*\?\s*$",
+        0.8,
+    ),
+    # What happened on a day gone by ("What happened in June?", "…yesterday?": none at 0.9 in an
+    # MCP probe, though search reads their days); not of the world ("…to the economy in 2008?").
+    _rule("recall", rf"{OPENERS}what {HAPPENED}[^.!?]*\?\s*$", 0.7),
+    # Any other question of who, what or when about the user's things ("Who cleans our office on
+    # weekends?"), read from its form with less confidence; not advice, how-to or trouble ("How
+    # do I reset my router?", "What's wrong with my sourdough?").
+    _rule(
+        "recall",
+        rf"^(?!.*\b(?:{ADVICE}|how (?:do|can|should) i|how to|wrong|errors?|problems?|causing|"
+        r"good|improve|this|that)\b)"
+        rf"{OPENERS}(?:what|which|where|when|who|whose|how (?:many|much|often|long|old|far))\b"
+        # two lookaheads, one pass each ("[^?]* my [^?]* ?" was quadratic on long messages)
+        r"(?=[^?]*\?\s*$)(?=[^?]*?\b(?:my|our|me|i|we)\b)",
+        0.6,
+    ),
+    # reinforce: the user confirms what was remembered
+    _rule(
+        "reinforce",
+        r"^\W*(?:yes|yep|yup|yeah|correct|exactly|right|indeed|confirmed)\b.*\bstill\b",
+        0.95,
+    ),
+    _rule("reinforce", r"\bstill (?:true|valid|accurate|the case|holds|the plan|correct)\b", 0.9),
+    _rule("reinforce", r"^\W*still holds\b|\bthat'?s still\b", 0.9),
+    _rule("reinforce", r"\bnothing(?: has)? changed\b|\bhasn'?t changed\b|\bsame as before\b", 0.9),
+    _rule(
+        "reinforce",
+        r"^\W*(?:yes|yep|yup|yeah)\b[,.!\s]*(?:that'?s (?:right|correct|it)|exactly)\b",
+        0.85,
+    ),
+    _rule(
+        "reinforce",
+        # after thanks too: "Thanks, that's right!" was no confirmation, "That's right,
+        # thanks" was (probe)
+        r"^\W*(?:(?:thanks|thank you|ok|okay|great|perfect)\b[,.!\s]+)?"
+        r"(?:that'?s (?:right|correct)|correct|confirmed|exactly)\b(?:[,.!:—-]|\s*$)",
+        0.85,
+    ),
+    # not "still waiting / thinking / working on it": that is news, not a confirmation
+    _rule(
+        "reinforce",
+        r"\b(?:i|we)(?:'m|'re| am| are)? still "
+        r"(?!(?:not|waiting|thinking|working|trying|looking|wondering|deciding|getting|seeing|"
+        r"having|stuck|struggling)\b)\w+",
+        0.8,
+    ),
+    _rule("reinforce", r"^\W*(?:yes|yep|yup|still)\b[^?]*\b(?:still|it is|same)\b", 0.8),
+    _rule("reinforce", r"^\W*still (?:prefer|using|on|in|at|like|love|work|live)\b", 0.8),
+    # save: something to keep
+    _rule(
+        "save",
+        rf"\b{NOT_ABLE}(?:please )?remember(?: (?:that|this|i|my|we|our)\b|(?=\s*:))"
+        r"|" + OPENERS + r"remember\b",
+        0.95,
+    ),
+    # "can you remember that I'm vegan": a request to keep it, not a question about the past
+    _rule(
+        "save",
+        r"\b(?:can|could|would|will) you (?:please )?remember (?:that )?(?:i|i'm|my|we|our)\b",
+        0.96,
+    ),
+    # "Keep this in mind: …" as "keep in mind"; not "I'll keep that in mind", said of oneself
+    _rule(
+        "save",
+        r"\b(?:don'?t|do not) forget\b|\bkeep in mind\b|\bfor future reference\b"
+        r"|(?<!i'll )(?<!i will )(?<!we'll )\bkeep (?:this|that|it) in mind\b",
+        0.95,
+    ),
+    # "Note: …", "Store this for later: …" ask as "note that" does (a probe). "Save this" is a
+    # request where a clause opens with it and it ends there or before what to keep: "How do
+    # I save this file in vim?" asked how (a probe).
+    _rule(
+        "save",
+        r"\bnote (?:to self|that)\b|\bheads up\b|" + OPENERS + r"note\s*:"
+        r"|\b(?:save|store|keep) (?:this|that) for (?:later|me|the future)\b"
+        # after a mark, only a few words may come first: the openers' `\W*` tried from every
+        # mark of a long run of them took minutes (a probe: 20,000 dots, 100 s)
+        r"|(?:"
+        + OPENERS
+        + r"|(?<=[.!?,;:—–-])\s*(?:(?:and|so|please|just) )?)"
+        + rf"(?:{REQUEST_FRAME})?(?:please )?"
+        r"(?:save|store) (?:this|that)(?: (?:to|in) (?:your )?memory)?"
+        r"(?=\s*[:—–-]|\W*$|\W+(?:please|thanks|thank you)\b)",
+        0.9,
+    ),
+    _rule("save", r"\b(?:from now on|going forward|in future|in the future)\b", 0.9, "instruction"),
+    _rule(
+        "save",
+        r"^\W*(?:please )?(?:always|never)\b(?!\s+(?:mind|happy|glad)\b)"
+        r"|\bi (?:always|never)\b(?! (?:remember|recall)\b)",
+        0.85,
+        "instruction",
+    ),
+    # "Don't use semicolons in my code": a standing instruction, as "never use" is; only verbs
+    # of how to do the work ("don't send it yet" is about now, "don't worry" about nothing).
+    _rule(
+        "save",
+        r"^\W*(?:please )?(?:don'?t|do not)(?: ever)? (?:use|add|write|put|suggest|recommend|"
+        r"include|mention|format|call me|ask me)\b"
+        # "Stop suggesting JavaScript solutions" says the same (probe)
+        r"|^\W*(?:please )?stop (?:using|adding|writing|putting|suggesting|recommending|"
+        r"including|mentioning|formatting|calling me|asking me)\b",
+        0.85,
+        "instruction",
+    ),
+    _rule("save", r"\b(?:important|critical|crucial|essential)\b", 0.8, said_outright=True),
+    _rule(
+        "save",
+        # Not of "this", "it": "I like this answer", "I hate this error" speak of the moment.
+        r"\bi (?:really |now |also |still |always |generally )?(?:prefer|like|love|hate|dislike|"
+        r"enjoy|don'?t (?:like|eat|drink))\b"
+        r"(?!\s+(?:this|it|these|those)\b)|"
+        r"\bmy (?:favou?rite)\b|\bi usually\b",
+        0.85,
+        "preference",
+    ),
+    _rule(
+        "save",
+        r"\b(?:we|i) (?:decided|agreed|chose|picked|settled|switched|went with)\b|"
+        r"\b(?:we|i)(?:'re| are| am|'m)? (?:going with\b|(?:switching|moving|migrating)"
+        r"(?: (?:the|our|my) \w+| everything| all)? to\b)|"
+        r"\blet'?s go with\b",
+        0.85,
+        "decision",
+    ),
+    _rule(
+        "save",
+        _until(MY_THING, "[^?]", r"\b(?:is|are|was|called|named|plays)\b"),
+        0.85,
+        "personal",
+    ),
+    # What someone close does: "My sister lives in Toronto", "My dad plays the piano".
+    _rule(
+        "save",
+        rf"\bmy (?:\w+ )?{RELATION} (?:lives|works|plays|studies|teaches|speaks|owns|runs|"
+        r"likes|loves|hates|stays|visits)\b",
+        0.85,
+        "personal",
+    ),
+    # Who fills a role, by name: "Our designer is Mei Lin", "My dentist is Dr. Silva" (the
+    # name's capital tells it from "my code is throwing an error"); and how long or how much
+    # something of the user's is: "Our release cycle is six weeks", "My commute is 40 minutes".
+    _rule(
+        "save",
+        r"\b(?:my|our) (?:\w+ ){1,3}?(?:is|are) (?:(?-i:Mr|Mrs|Ms|Dr)\.? )?(?-i:[A-Z][a-z])[\w'-]*"
+        r"|\b(?:my|our) (?:\w+ ){1,3}?(?:is|are|takes) (?:about |around |roughly )?"
+        r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve) "
+        r"(?:minutes?|hours?|days?|weeks?|months?|years?|km|miles)\b",
+        0.8,
+        "personal",
+    ),
+    # When or how often something of the user's happens, how long it lasts, how many it has:
+    # "Our office closes at 6pm on Fridays", "The API key rotates every 90 days", "Our
+    # standups last fifteen minutes", "Our team has five engineers".
+    _rule(
+        "save",
+        r"^\W*(?:my|our|the) (?:\w+ ){1,3}?(?:lasts?|takes|closes|opens|starts|ends|rotates|"
+        r"expires|renews|runs|happens|meets?) (?:at |every |for |on |about |around |after )?"
+        rf"{COUNT}\b[^?]*$"
+        rf"|\b(?:my|our) (?:\w+ )?(?:team|company|family|household|class|office) (?:has|have) "
+        rf"{COUNT}\b[^?]*$",
+        0.8,
+        "personal",
+        tail=True,
+    ),
+    # Someone named by their place in the user's life: "My son Leo turns seven in May", "Our
+    # landlord is Mr. Okafor" (the name's capital tells it from "my son is sick").
+    _rule(
+        "save",
+        rf"\b(?:my|our) (?:\w+ )?{RELATION}(?:'s name)? (?:is |are )?"
+        r"(?:(?-i:Mr|Mrs|Ms|Dr)\.? )?(?-i:[A-Z])[\w'-]+",
+        0.85,
+        "personal",
+    ),
+    _rule(
+        "save",
+        # "not" and "no longer" too: a correction of a stored fact is worth saving
+        r"\bi(?:'m| am) (?:(?:not|no longer) (?:allergic|vegetarian|vegan)|allergic|vegetarian|"
+        # "a bit confused", "on it", "on my way": how the user is now, nothing to keep
+        r"vegan|a (?!bit\b|little\b|lot\b)|an |learning|based|on (?!it\b|my way\b)|from )|"
+        r"\bi (?:work|live|use|started|drive|own|don'?t eat|never drink)\b|\bcall me\b|"
+        # a correction: "Actually I don't live in Berlin anymore", "I no longer work at Acme"
+        r"\bi (?:(?:don'?t|do not) (?:live|work|drive|own)\b[^.!?]*\b(?:anymore|any more)\b|"
+        r"no longer (?:live|work|use|drive|own)\b)|"
+        # "Actually Tom isn't my manager anymore, it's Sarah Kim now" (a probe)
+        rf"\b(?:is|are)(?:n't| not| no longer) (?:my|our) (?:\w+ )?{RELATION}\b|"
+        # where the user lives now, not what they moved in the code ("I moved the check")
+        r"\b(?:i|we)(?:'ve| have)? (?:just )?moved (?:to|from|back|here|there|abroad|away|out|"
+        r"in with|house|cities|countries)\b|"
+        r"\bi(?:'m| am) (?:flying|travelling|traveling|moving|relocating|training for|"
+        r"studying|preparing for)\b|"
+        # a condition, a diet or a trait: "I'm diabetic", "I've been vegan for three years"
+        rf"\bi(?:'m| am) {CONDITION}|"
+        rf"\bi(?:'ve| have) been (?:an? )?(?:vegan|vegetarian|{CONDITION})|"
+        # what the user does for a living: "I teach chemistry", "I run a small bakery"
+        r"\bi (?:teach|lecture|coach|run an?|own an?|manage an?|manage the|lead the)\b|"
+        # not "I can't eat right now": about the moment
+        r"\bi (?:can'?t|cannot) (?:eat|drink|have)\b"
+        r"(?! (?:right now|now|today|tonight|yet|anything|much|more|that|this|it)\b)|"
+        r"\bi speak (?!(?:too|very|so|fast|slowly|quickly|softly|loudly|up)\b)|\bwe use\b|"
+        r"\bwe(?:'re| are) (?:now )?using\b|\bwe (?:deploy|host|ship|run) (?:on|to)\b|"
+        r"\b(?:i|we|my \w+) (?:have|has) (?:an? )?(?:\w+ ){0,2}(?:allergy|allergies|intolerance)\b|"
+        rf"\b(?:i|we) (?:have|own) (?:an?|two|three|four|\d+) (?:\w+ )?{RELATION}s?\b",
+        0.8,
+        "personal",
+    ),
+    # When something of the user's happens: "My flight home is on December 20th", "Our sprint
+    # reviews happen every other Thursday"; what they have on a day: "I've got a dentist
+    # appointment on the 14th", "We have a no-meetings policy on Wednesdays".
+    _rule(
+        "save",
+        r"^\W*(?:my|our) (?:[\w'-]+ ){1,3}?(?:is|are|starts?|begins?|ends?|happens?|falls?|"
+        r"leaves?|departs?|arrives?|lands?|opens?|closes?|runs?|turns|is turning|is due)\b"
+        rf"[^?]{{0,40}}?\b{WHEN}[^?]*$"
+        r"|\b(?:i|we)(?:'ve| have)(?: got)? (?:an?|my|our) (?:[\w'-]+ ){1,4}?"
+        rf"(?:on|at|every|this|next) {WHEN}[^?]*$",
+        0.8,
+        "personal",
+        tail=True,
+    ),
+    # Where the user's work lives: "Our company uses Google Workspace", "We migrated the
+    # monolith to Kubernetes", "The staging API key is stored in 1Password".
+    _rule(
+        "save",
+        r"\b(?:our|my) (?:\w+ ){0,2}(?:company|team|org|organi[sz]ation|startup|school|office|"
+        r"department|lab|project|app|repo|repository|site|website|blog|service|product|stack|"
+        r"backend|frontend|codebase) (?:uses|runs on|is built (?:on|with)|lives (?:on|in)|"
+        r"is hosted (?:on|at|by)|is written in|deploys to)\b[^?]*$"
+        + "|"
+        + _until(
+            r"\b(?:we|i)(?:'ve| have)? (?:migrated|upgraded|ported) "
+            r"(?:the|our|my|everything|all)\b",
+            "[^?]",
+            r" to\b[^?]*$",
+        )
+        + "|"
+        + r"^\W*(?:my|our|the) (?:[\w-]+ ){1,3}?(?:is|are) (?:stored|kept|saved) "
+        r"(?:in|on|at|under)\b[^?]*$",
+        0.8,
+        "personal",
+        tail=True,
+    ),
+    # What happened in the user's life: a job, a marriage, a diagnosis, an injury, a pet, a
+    # child ("Great news, I got the job at Spotify!", "I broke my wrist yesterday", "We got a
+    # cat named Miso!" were none: their past tense reads as work narrated, a probe).
+    _rule("save", LIFE_EVENT, 0.8, "personal"),
+    _rule("save", SOMEONES_DATE, 0.8, "personal"),
+    _rule("save", DATE_MOVED, 0.75),
+    # "I just started learning the cello", "I recently began taking piano lessons".
+    _rule(
+        "save",
+        r"\bi(?:'ve| have)? (?:just |recently |finally )?(?:started|began|begun) (?:learning|"
+        r"taking|playing|practi[cs]ing|studying|training)\b",
+        0.8,
+        "personal",
+    ),
+    _rule(
+        "save",
+        _until(r"\b(?:our|the) \w+ (?:is|are|was) (?:at|on|in|called)\b", "[^?]", "$"),
+        0.7,
+        tail=True,
+    ),
+    _rule(
+        "save",
+        r"\b(?:our|the) (?:\w+ ){1,2}(?:is|are|runs|lives) (?:at|on) [\w-]+\.[\w-]+\.?\w*[^?]*$",
+        0.75,
+        tail=True,
+    ),
+    # `\w` rather than `\w+`: what follows matches the same, without a backtrack per letter.
+    _rule("save", _until(r"\bname is \w", "[^?]", "$"), 0.75, "personal", tail=True),
+    _rule(
+        "save",
+        # The gap stops at the next topic, unless that topic's optional word is "is" or "are":
+        # that word may be the verb the rule waits for ("the budget repo the are repo").
+        rf"\b(?:our|the) (?:\w+ )?{TOPIC}"
+        rf"(?:(?!\b(?:our|the) (?:(?!(?:is|are)\b)\w+ )?{TOPIC})[^?])*\b(?:is|are)\b[^?]*$",
+        0.7,
+        tail=True,
+    ),
+)
