@@ -3,6 +3,7 @@ enough to pass back, output that cannot be written, file names that are not UTF-
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -168,14 +169,40 @@ def test_gc_dry_run_says_what_auto_promotion_would_do(store: Path, tmp_path: Pat
     assert list(vault.rglob("*.md")) == []
 
 
-def test_save_from_a_closed_stdin_is_one_error_line(store: Path) -> None:
-    """`engram save - <&-` ended in an AttributeError traceback."""
+@pytest.mark.parametrize("command", [["save", "-"], ["import", "jsonl", "-"]])
+def test_reading_a_closed_stdin_is_one_error_line(store: Path, command: list[str]) -> None:
+    """`engram save - <&-` ended in an AttributeError traceback, and `import jsonl -` still
+    did (a helper's probe)."""
     shell = ["sh", "-c", '"$0" -m engram.cli.main "$@" <&-', sys.executable]
     done = subprocess.run(
-        [*shell, "--store", str(store), "save", "-"], capture_output=True, text=True, timeout=120
+        [*shell, "--store", str(store), *command], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert "CONTENT: standard input is closed" in done.stderr
+    assert ": standard input is closed: nothing to read for -" in done.stderr
+    assert not store.exists()  # refused before the store was opened, so not created
+
+
+def test_save_reads_no_more_of_stdin_than_a_content_can_take(store: Path) -> None:
+    """`engram save - < /dev/zero` read until the machine ran out of memory (a probe): reading
+    stops one byte past what 50,000 characters can take, and says so. A stream that never
+    ends stands for the largest input."""
+    with subprocess.Popen(
+        [sys.executable, "-m", "engram.cli.main", "--store", str(store), "save", "-"],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+    ) as child:
+        assert child.stdin is not None and child.stderr is not None
+        written = 0
+        with contextlib.suppress(BrokenPipeError):
+            while child.poll() is None and written < 10_000_000:
+                child.stdin.write(b"a" * 65_536)
+                written += 65_536
+        child.stdin.close()
+        error = child.stderr.read().decode()
+        assert child.wait(timeout=120) == 1
+    assert "standard input holds more than 200,012 bytes; the limit is 50,000 characters" in error
+    assert written < 10_000_000  # it stopped reading: the pipe broke well before the end
 
 
 def test_save_reads_stdin_in_the_encoding_its_byte_order_mark_names(store: Path) -> None:

@@ -50,7 +50,7 @@ from engram.services.results import (
     SearchResult,
     TouchResult,
 )
-from engram.services.validation import MAX_LIMIT, MAX_TAGS
+from engram.services.validation import MAX_CONTENT, MAX_LIMIT, MAX_TAGS
 
 TAG_HELP = f"Tag (repeat for several; at most {MAX_TAGS})."
 
@@ -67,6 +67,11 @@ SAVE_OPTIONS = {"content": "CONTENT", "episode": "--episode", **MEMORY_FIELDS}
 UPDATE_OPTIONS = {"memory_id": "MEMORY_ID", "content": "--content", **MEMORY_FIELDS}
 
 
+# The most bytes a content piped in can take: four a character, its line break and a mark of
+# its encoding.
+_STDIN_BYTES = 4 * (MAX_CONTENT + 2) + 4
+
+
 def read_content(content: str) -> str:
     """`-` means stdin, so long or multi-line memories can be piped in."""
     if content != "-":
@@ -75,8 +80,18 @@ def read_content(content: str) -> str:
         raise ValidationError("content", "standard input is closed: nothing to read for -")
     raw = getattr(sys.stdin, "buffer", None)
     if raw is None:
-        return sys.stdin.read().rstrip("\r\n")
-    return decoded_stdin(raw.read()).rstrip("\r\n")
+        text = sys.stdin.read(MAX_CONTENT + 3)  # a line break after it, and one over
+        return text.rstrip("\r\n")
+    # No more than the longest content can take: `engram save - < /dev/zero` read until the
+    # machine ran out of memory (a probe). What fits is judged by characters afterwards.
+    data = raw.read(_STDIN_BYTES + 1)
+    if len(data) > _STDIN_BYTES:
+        raise ValidationError(
+            "content",
+            f"standard input holds more than {_STDIN_BYTES:,} bytes; the limit is "
+            f"{MAX_CONTENT:,} characters",
+        )
+    return decoded_stdin(data).rstrip("\r\n")
 
 
 # Text that says its encoding by a byte order mark (PowerShell 5.1 pipes UTF-16): read as

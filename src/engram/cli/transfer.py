@@ -140,6 +140,8 @@ def jsonl(state: State, path: Path) -> None:
     """
     # Read before the store is opened (and so created).
     if str(path) == "-":
+        if sys.stdin is None:  # started with stdin closed: a traceback
+            raise ValidationError("FILE", "standard input is closed: nothing to read for -")
         data = read_export(STDIN, sys.stdin.buffer)
     else:
         data = read_export(path.expanduser())
