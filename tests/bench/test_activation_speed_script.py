@@ -17,4 +17,4 @@ def test_the_activation_benchmark_times_each_message_at_each_size() -> None:
     run = run_script(ROOT / "bench" / "activation_speed.py", "--sizes", "200", "400", env=env)
     assert run.returncode == 0, run.stderr
     rows = re.findall(r"^\| ([^|]+) \| ([\d.]+) \| ([\d.]+) \|$", run.stdout, re.M)
-    assert len(rows) == 8 and any(name.startswith("What my x") for name, _, _ in rows), run.stdout
+    assert len(rows) == 10 and any(name.startswith("What my x") for name, _, _ in rows), run.stdout

@@ -200,7 +200,7 @@ def _marked_words(content: str) -> set[str]:
     they say, as `statement_key` reads them: "a.m", "a+", ">", "$5", "😀"."""
     out: set[str] = set()
     for chunk in unicodedata.normalize("NFC", content.casefold()).split():
-        kept = "".join(ch for i, ch in enumerate(chunk) if meaningful(chunk, i))
+        kept = "".join(ch for ch, counts in zip(chunk, meaningful(chunk), strict=True) if counts)
         kept = _clock_with_colon(kept)
         # "9:30am" is "9:30 am": the letters after a number are a word of their own
         for part in _AFTER_A_NUMBER.sub(" ", kept).split():

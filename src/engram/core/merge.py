@@ -96,8 +96,8 @@ def statement_key(statement: str) -> str:
     for token in normal.split():
         if _PLAIN_WORD.fullmatch(_core(token)):
             token = token.casefold()
-        for i, ch in enumerate(token):
-            if not meaningful(token, i):
+        for ch, counts in zip(token, meaningful(token), strict=True):
+            if not counts:
                 gap = True
                 continue
             if gap and kept and _same_kind(kept[-1], ch):
@@ -122,21 +122,29 @@ def _same_kind(a: str, b: str) -> bool:
     return (a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha())
 
 
-def meaningful(token: str, i: int) -> bool:
-    """Whether character `i` of `token` (a run without spaces) counts in a statement's key."""
+def meaningful(token: str) -> list[bool]:
+    """For each character of `token` (a run without spaces), whether it counts in a
+    statement's key. Where its letters start and end is found once: found again for every
+    character, a 49,000-character token of marks took minutes to save (a helper's probe)."""
+    letters = [j for j, c in enumerate(token) if c.isalnum()]
+    span = (letters[0], letters[-1]) if letters else None
+    operator_end = len(token.rstrip(PROSE_MARKS))
+    return [_counts(token, i, span, operator_end) for i in range(len(token))]
+
+
+def _counts(token: str, i: int, span: tuple[int, int] | None, operator_end: int) -> bool:
     ch = token[i]
     if ch.isalnum() or ch in PER_SIGNS or unicodedata.category(ch) in SYMBOLS:
         return True
     if ch in IDEOGRAPHIC_PROSE:
         return False
-    letters = [j for j, c in enumerate(token) if c.isalnum()]
-    if not letters:  # a lone mark, or a run of them: an operator ("!=", "*", "&&") ...
-        return i < len(token.rstrip(PROSE_MARKS))  # ... but not the prose marks that end it ("%.")
+    if span is None:  # a lone mark, or a run of them: an operator ("!=", "*", "&&") ...
+        return i < operator_end  # ... but not the prose marks that end it ("%.")
     if _in_number(token, i):
         return True
-    if i < letters[0]:  # before the word: "#general", "@dana", "./build", "-rf"
+    if i < span[0]:  # before the word: "#general", "@dana", "./build", "-rf"
         return ch not in OPENING
-    if i > letters[-1]:  # after it: a sign that changes it ("A+", "C#"), not a full stop
+    if i > span[1]:  # after it: a sign that changes it ("A+", "C#"), not a full stop
         return _ends_word(token, i)
     return ch not in JOINING  # inside it: "foo(bar)", "dana.kim@x.com", "prod_db.yaml"
 
