@@ -120,6 +120,25 @@ def test_meta_comes_back_as_stored_whatever_its_keys(mem: Engram) -> None:
     assert updated.meta == {"7": True} == mem.get(saved.id).meta
 
 
+def test_meta_keys_that_become_one_key_are_refused_not_one_value_dropped(mem: Engram) -> None:
+    """{1: 2, "1": 3} was stored as {"1": 3}: a value gone without a word (a probe)."""
+    for meta in ({1: 2, "1": 3}, {"list": [{True: "a", "true": "b"}]}):
+        with pytest.raises(ValidationError, match="meta: has two keys that are one once stored"):
+            mem.save("colliding keys", meta=meta)
+    assert mem.stats().total == 0
+
+
+def test_a_malformed_id_is_told_the_whole_rule(mem: Engram) -> None:
+    """The rule the MCP schema states: the Python API and the CLI left out its first
+    character (`engram open ____` was "must be 1-128 characters of letters, digits, …")."""
+    with pytest.raises(ValidationError) as told:
+        mem.get("____")
+    assert str(told.value) == (
+        "memory_id: must be 1-128 letters, digits, '.', '_', ':' or '-', "
+        "starting with a letter or digit"
+    )
+
+
 def test_names_found_in_the_text_fill_only_the_room_left_under_the_entity_limit(
     mem: Engram,
 ) -> None:

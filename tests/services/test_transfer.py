@@ -613,6 +613,7 @@ def test_a_bad_line_of_an_export_is_skipped_and_named(
     lines.append(json.dumps({**good, "id": "early", "last_used": "2000-01-01T00:00:00Z"}))
     skewed = (clock.now + timedelta(hours=2)).isoformat()  # another machine's clock
     lines.append(json.dumps({**good, "id": "skewed", "created_at": skewed, "last_used": skewed}))
+    lines.append(json.dumps({**good, "id": "nan", "strength": float("nan")}))  # JSON's NaN
     path = tmp_path / "export.jsonl"
     path.write_text("\n".join(lines) + "\n")
     report = mem.import_export(path)
@@ -633,6 +634,8 @@ def test_a_bad_line_of_an_export_is_skipped_and_named(
     assert reasons[11] == "last_used: must be a date from the year 1 to 9999 in UTC"
     assert reasons[12].startswith("created_at: must be")
     assert reasons[13] == "last_used: must not be before created_at"
+    # not "should be less than or equal to 2", as if NaN were a number too large
+    assert reasons[15].startswith("strength: Input should be a finite number")
     assert report.imported == 3 and len(mem.search()) == 3  # every memory readable
     with pytest.raises(ValidationError, match="path"):
         mem.import_export(tmp_path / "missing.jsonl")

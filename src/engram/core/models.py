@@ -52,6 +52,7 @@ Direction = Literal["out", "in", "both"]
 
 # What an id may be: it appears in URLs, file names of the vault's notes and shell commands.
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+ID_RULE = "1-128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
 
 
 def new_id() -> str:
@@ -73,11 +74,12 @@ class Memory(BaseModel):
     created_at: datetime
     last_used: datetime
     use_count: int = Field(default=0, ge=0, le=MAX_COUNT)
-    strength: float = Field(default=1.0, ge=MIN_STRENGTH, le=MAX_STRENGTH)
+    # finite: an export line's NaN was told "should be less than or equal to 2" (a probe)
+    strength: float = Field(default=1.0, ge=MIN_STRENGTH, le=MAX_STRENGTH, allow_inf_nan=False)
     status: Status = Status.ACTIVE
     promoted_at: datetime | None = None
     promoted_to: str | None = None
-    review_priority: float = Field(default=0.0, ge=0.0, le=1.0)
+    review_priority: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
     last_review_at: datetime | None = None
     review_count: int = Field(default=0, ge=0, le=MAX_COUNT)
     cross_domain_count: int = Field(default=0, ge=0, le=MAX_COUNT)
@@ -97,7 +99,7 @@ class Relation(BaseModel):
     from_id: str
     to_id: str
     type: RelationType
-    strength: float = Field(default=1.0, ge=0.0, le=1.0)
+    strength: float = Field(default=1.0, ge=0.0, le=1.0, allow_inf_nan=False)
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
 

@@ -14,6 +14,7 @@ from pydantic import BeforeValidator, Field
 
 from engram.core.models import (
     ID_PATTERN,
+    ID_RULE,
     MAX_STRENGTH,
     MIN_STRENGTH,
     RELATION_TYPES,
@@ -67,7 +68,6 @@ __all__ = [
     "TraversalDirection",
 ]
 
-_ID_RULE = "1-128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
 
 # Element types: constraints only, so each description sits once, on the parameter itself.
 IdText = Annotated[str, Field(pattern=ID_PATTERN.pattern, min_length=1, max_length=128)]
@@ -85,11 +85,11 @@ Entity = Annotated[str, Field(min_length=1, max_length=MAX_ENTITY_LEN)]
 
 MemoryId = Annotated[
     IdText,
-    Field(description=f"A memory id as returned by save_memory or search_memory ({_ID_RULE})."),
+    Field(description=f"A memory id as returned by save_memory or search_memory ({ID_RULE})."),
 ]
 RelationId = Annotated[
     IdText,
-    Field(description=f"A relation id as returned by create_relation or read_graph ({_ID_RULE})."),
+    Field(description=f"A relation id as returned by create_relation or read_graph ({ID_RULE})."),
 ]
 
 
@@ -130,7 +130,7 @@ Flag = Annotated[bool, _only("true or false", bool)]
 
 OptionalMemoryId = Annotated[
     str,
-    Field(pattern=f"^$|{ID_PATTERN.pattern}", max_length=128, description=_ID_RULE),
+    Field(pattern=f"^$|{ID_PATTERN.pattern}", max_length=128, description=ID_RULE),
     BeforeValidator(_null_is_omitted),
 ]
 # A read_graph cursor: a memory id, then "@" and its place in saving order (services/graph.py).
@@ -144,13 +144,13 @@ MemoryIds = Annotated[
     Field(
         min_length=1,
         max_length=MAX_IDS,
-        description=f"1 to {MAX_IDS} memory ids ({_ID_RULE}); duplicates are ignored.",
+        description=f"1 to {MAX_IDS} memory ids ({ID_RULE}); duplicates are ignored.",
     ),
 ]
 # The memories of one merge: its schema said "1 to 100" where one id is refused.
 MergeIds = Annotated[
     MemoryIds,
-    Field(min_length=2, description=f"2 to {MAX_IDS} different memory ids ({_ID_RULE})."),
+    Field(min_length=2, description=f"2 to {MAX_IDS} different memory ids ({ID_RULE})."),
 ]
 
 _CONTENT_DOC = (

@@ -15,6 +15,7 @@ from typing import Any
 from engram.core.merge import MARK as MERGE_RECORD
 from engram.core.models import (
     ID_PATTERN,
+    ID_RULE,
     MAX_STRENGTH,
     MIN_STRENGTH,
     RELATION_TYPES,
@@ -219,9 +220,7 @@ def sequence(value: object, field: str, what: str = "a list") -> list[Any]:
 
 def memory_id(value: str, field: str = "memory_id") -> str:
     if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
-        raise ValidationError(
-            field, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-'"
-        )
+        raise ValidationError(field, f"must be {ID_RULE}")
     return value
 
 
@@ -293,6 +292,11 @@ def meta(value: dict[str, Any] | None, field: str = "meta") -> dict[str, Any]:
     if size > MAX_META_BYTES:
         raise ValidationError(field, f"is {size:,} bytes of JSON; the limit is {MAX_META_BYTES:,}")
     stored: dict[str, Any] = json.loads(text)
+    if _keys(stored) != _keys(value):
+        # {1: "a", "1": "b"} was stored as {"1": "b"}: one value gone without a word (a probe)
+        raise ValidationError(
+            field, 'has two keys that are one once stored as JSON (1 and "1"): give each once'
+        )
     return stored
 
 
@@ -323,6 +327,19 @@ def with_merge_record(given: dict[str, Any], record: Any) -> dict[str, Any]:
             f"is {size:,} bytes of JSON, and this merged memory's record of its merge takes "
             f"{kept:,} more; the limit is {MAX_META_BYTES:,} in all",
         ) from None
+
+
+def _keys(value: Any) -> int:
+    """How many keys its objects hold, at every depth (already bounded by `_nesting`)."""
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            count += len(item)
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return count
 
 
 def _nesting(value: Any) -> int:
