@@ -4,6 +4,8 @@ what the files say after an edit is what every client reads, and compaction keep
 from __future__ import annotations
 
 import json
+import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -378,6 +380,29 @@ def test_a_schedule_window_edited_out_of_order_is_recomputed(
     reopened = JSONLStore(folder)
     assert sorted(m.id for m in reopened.get_many(["a", "b"])) == ["a", "b"]
     reopened.close()
+
+
+@pytest.mark.parametrize(
+    ("kind", "told"), [("folder", "it is a folder"), ("pipe", "it is not a regular file")]
+)
+def test_a_folder_or_a_pipe_in_a_files_place_is_refused_naming_it(
+    folder: Path, kind: str, told: str
+) -> None:
+    """A folder answered "[Errno 21] Is a directory", naming no file, and a named pipe made
+    opening the store wait for a writer for ever (a helper's probe)."""
+    store = JSONLStore(folder)
+    put(store, mem("a"))
+    store.close()
+    path = folder / "memories.jsonl"
+    path.unlink()
+    if kind == "folder":
+        path.mkdir()
+    elif hasattr(os, "mkfifo"):
+        os.mkfifo(path)
+    else:
+        pytest.skip("named pipes are POSIX's; this platform has none")
+    with pytest.raises(StoreError, match=f"cannot read {re.escape(str(path))}: {told}"):
+        JSONLStore(folder).get_many(["a"])
 
 
 @pytest.mark.parametrize("form", ["pretty", "cr"])

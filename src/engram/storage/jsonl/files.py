@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -31,6 +32,8 @@ from engram.errors import StoreError
 from engram.storage.locks import lock, open_lock_file, unlock
 
 log = logging.getLogger(__name__)
+
+_NOT_BLOCKING = getattr(os, "O_NONBLOCK", 0)  # POSIX only; Windows has no named pipes here
 
 _READ_BLOCK = 1 << 22  # bytes hashed at a time when checking a file against a position
 
@@ -199,12 +202,12 @@ class LineFile:
         replacement, means reading it all again). False, and nothing changed, otherwise."""
         try:
             offset = int(position["offset"])
-            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | _NOT_BLOCKING)
         except (KeyError, TypeError, ValueError, OSError):
             return False
         try:
             st = os.fstat(fd)
-            if st.st_size < offset:
+            if not stat.S_ISREG(st.st_mode) or st.st_size < offset:
                 return False
             consumed = _prefix_digest(fd, offset)
             sample = _read_all(fd, max(0, offset - _SAMPLE), min(offset, _SAMPLE))
@@ -233,14 +236,20 @@ class LineFile:
         exclusive): then no writer is half-way through a line, and a last line without its
         newline is a finished line or a torn one, never one still being written."""
         try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            # Not blocking: a named pipe in the file's place waited for a writer for ever
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | _NOT_BLOCKING)
         except FileNotFoundError:
             reset = self.ino is not None
             self.forget()
             return Chunk(reset=reset)
+        except OSError as exc:  # "[Errno 13] Permission denied", naming no file
+            raise StoreError(f"cannot read {self.path}: {exc.strerror}") from exc
         new: bytes | None = None  # what was appended since, once read
         try:
             st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):  # "[Errno 21] Is a directory", naming no file
+                kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+                raise StoreError(f"cannot read {self.path}: it is {kind}")
             reset = st.st_ino != self.ino or st.st_size < self.offset
             if not reset and self.offset:
                 # Another file under the same inode number (a compaction), or a hand edit that
