@@ -140,6 +140,26 @@ def test_with_stdout_closed_a_command_fails_before_doing_anything(store: Path) -
     assert run_json(store, "related", a)["count"] == 0  # nothing was done
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="a full device is Linux's /dev/full")
+@pytest.mark.parametrize("as_json", [True, False])
+def test_output_that_cannot_be_written_says_where_it_went(store: Path, as_json: bool) -> None:
+    """`engram --json stats > /dev/full` said only "[Errno 28] No space left on device"."""
+    save(store, "Atlas runs on PostgreSQL 16")
+    command = [sys.executable, "-m", "engram.cli.main", "--store", str(store), "stats"]
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            command + (["--json"] if as_json else []),
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "ENGRAM_EMBEDDING_MODEL": "none"},
+            timeout=120,
+        )
+    assert done.returncode == 1
+    assert done.stderr.decode().strip() == (
+        "Error: cannot write the result to standard output: No space left on device"
+    )
+
+
 @pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses file names not UTF-8")
 def test_json_output_stays_utf8_with_a_file_name_that_is_not(store: Path) -> None:
     """The name's undecodable byte was written raw into the JSON: no parser could read it."""

@@ -343,10 +343,18 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def output(state: State, value: BaseModel, render: Callable[[Console], None]) -> None:
     """JSON for scripts, or the command's rich rendering for people."""
-    if state.as_json:
-        emit_json(value)
-    else:
-        render(console())
+    try:
+        if state.as_json:
+            emit_json(value)
+        else:
+            render(console())
+            sys.stdout.flush()  # what the console wrote reaches its file here, or fails here
+    except OSError as exc:  # "[Errno 28] No space left on device", naming nothing
+        if exc.errno == errno.EPIPE:
+            raise  # `engram ... | head`: click itself exits quietly on a closed pipe
+        raise click.ClickException(
+            f"cannot write the result to standard output: {exc.strerror or exc}"
+        ) from None
 
 
 def show(
