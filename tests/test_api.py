@@ -42,6 +42,21 @@ def test_every_method_taking_an_id_takes_its_unique_start(tmp_path: Path) -> Non
             mem.touch(other[:3])
 
 
+def test_update_names_its_fields_and_a_field_it_has_not(tmp_path: Path) -> None:
+    """`update(id, status=…)` was a TypeError naming `MemoryService.update()`, an internal
+    class, and an editor could not list what update takes (a probe)."""
+    with Engram.open(str(tmp_path / "m.db"), embedding_model="none") as mem:
+        m = mem.save("Atlas ships in May")
+        with pytest.raises(TypeError, match=r"^Engram\.update\(\) got an unexpected keyword"):
+            mem.update(m.id, status="archived")  # type: ignore[call-arg]
+        changed = mem.update(m.id[:8], tags=["atlas"], strength=1.5)
+        assert (changed.tags, changed.strength, changed.content) == (
+            ("atlas",),
+            1.5,
+            "Atlas ships in May",
+        )
+
+
 def test_save_result_takes_a_text_as_save_does(tmp_path: Path) -> None:
     """`save_result("...")` failed with "drafts: must be a Draft, not str" (audit)."""
     with Engram.open(str(tmp_path / "x.db"), embedding_model="none") as mem:

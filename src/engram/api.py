@@ -190,10 +190,31 @@ class Engram:
         return self._app.memories.get_many(memory_ids)
 
     @_takes_as(MemoryService.update)
-    def update(self, memory_id: str, **changes: Any) -> Memory:
+    def update(
+        self,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        tags: Sequence[str] | None = None,
+        entities: Sequence[str] | None = None,
+        source: str | None = None,
+        context: str | None = None,
+        meta: dict[str, Any] | None = None,
+        strength: float | None = None,
+    ) -> Memory:
         """Change the fields given (the others stay); new text gets a new vector. A promoted
-        memory's note follows. Not a use: counters and decay are untouched."""
-        return self._app.memories.update(self._whole_id(memory_id), **changes)
+        memory's note follows. Not a use: counters and decay are untouched. Its fields are
+        named here: `update(id, status=…)` was a TypeError naming an internal class."""
+        return self._app.memories.update(
+            self._whole_id(memory_id),
+            content=content,
+            tags=tags,
+            entities=entities,
+            source=source,
+            context=context,
+            meta=meta,
+            strength=strength,
+        )
 
     def delete(self, memory_ids: str | Iterable[str]) -> list[str]:
         """Delete for good, with their relations and vectors; returns the ids deleted (ids
