@@ -740,6 +740,21 @@ def test_a_word_shared_by_chance_is_no_match(mem: Engram) -> None:
     assert mem.search("food allergies")[0].memory.content == ASSISTANT_NOTES[3]
 
 
+def test_a_name_of_the_kind_asked_for_is_no_chance(mem: Engram) -> None:
+    """docs/cli.md's example, "database decision", found nothing: the query's "database"
+    reads PostgreSQL too, the memory's text held it, and a text holding a query word unlike
+    the query by meaning was dropped as a chance match (a helper's probe). The name of a
+    kind the query names is what it asks for; a word it typed still counts as before."""
+    atlas = mem.save(
+        "Project Atlas uses PostgreSQL 16", tags=["decision", "atlas"], entities=["Atlas"]
+    )
+    mem.save_many([Draft(content=note) for note in ASSISTANT_NOTES])
+    mem.flush()
+    for query in ("database decision", "decision on the database"):
+        assert mem.search(query)[0].memory.id == atlas.id, query
+    assert mem.search("favorite football team") == []
+
+
 def test_a_match_by_its_tags_or_entities_is_no_chance(mem: Engram) -> None:
     """A helper's probe: "atlas notes" found nothing where every Atlas memory said so by its
     tag alone. A tag or an entity is the memory's own word for what it is about, while its

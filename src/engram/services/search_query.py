@@ -20,6 +20,7 @@ from engram.core.dates import (
     without_written_dates,
 )
 from engram.core.index_terms import PhraseCounter
+from engram.core.kinds import kind_names
 from engram.core.meaning import Probe, unlike_the_query
 from engram.core.own_name import in_first_person, without_name
 from engram.core.questions import (
@@ -124,13 +125,18 @@ def without_chance_matches(
     of the query (`terms`) but none of whose vectors is like the query (`unlike_the_query`):
     "Team uses GitHub Actions for CI" for "favorite football team". A match by its tags or
     entities alone ("Dana Kim", an entity of "Project Atlas launches on May 3") is the memory's
-    own word for what it is about, and stays (docs/search.md, section 1b)."""
+    own word for what it is about, and stays (docs/search.md, section 1b). So does a text
+    that holds only names of a kind the query names: "Project Atlas uses PostgreSQL 16" is
+    what "database decision" asks for, not a chance match (it was dropped, and the example
+    of docs/cli.md found nothing: a helper's probe)."""
     unlike = unlike_the_query(seen.rows(s.id for s in found[:n]), probe)
     if not unlike:
         return found
     texts = seen.texts(unlike)
     ids = [i for i in unlike if i in texts]
-    counts = PhraseCounter(list(terms)).counts_in([texts[i].content for i in ids])
+    named = {name for names in kind_names(terms).values() for name in names}
+    words = [t for t in terms if t not in named]
+    counts = PhraseCounter(words).counts_in([texts[i].content for i in ids])
     by_chance = {i for i, row in zip(ids, counts, strict=True) if row.any()}
     return [s for s in found if s.id not in by_chance]
 
