@@ -1067,6 +1067,18 @@ def test_analyze_needs_no_store_unless_it_reads_memories(tmp_path: Path) -> None
     assert not (tmp_path / "none-yet").exists()
 
 
+def test_analyze_reads_the_store_as_the_mcp_tools_do(db: Path) -> None:
+    """It read the message alone unless given --recent: "Is Lisa still vegetarian?" was none
+    where the store knows Lisa, and a fact the store holds already was a save to make again,
+    where the MCP tool it says it is answered recall, and touch (a helper's probe)."""
+    ok(run(db, "save", "Lisa is vegetarian", "--entity", "Lisa"))
+    allergy = save(db, "I'm allergic to peanuts")
+    asked = run_json(db, "analyze", "Is Lisa still vegetarian?")
+    assert asked["intent"] == "recall"
+    known = run_json(db, "analyze", "I am allergic to peanuts.")
+    assert (known["should_save"], known["touch"]) == (False, [allergy])
+
+
 def test_the_pipeline_from_the_shell(db: Path) -> None:
     for text in ("Prefers tea over coffee", "prefers tea over coffee!"):
         ok(run(db, "save", text, ENGRAM_SAVE_DUPLICATES="keep"))

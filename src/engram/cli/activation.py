@@ -7,7 +7,15 @@ from typing import Any
 import click
 from rich.console import Console
 
-from engram.cli.common import State, open_app, output, pass_state, resolve_all, say
+from engram.cli.common import (
+    State,
+    open_app,
+    output,
+    pass_state,
+    resolve_all,
+    say,
+    store_is_there,
+)
 from engram.services.results import MessageAnalysis, RecallAnalysis
 
 
@@ -23,12 +31,16 @@ from engram.services.results import MessageAnalysis, RecallAnalysis
 @pass_state
 def analyze(state: State, message: str, for_recall: bool, recent_ids: tuple[str, ...]) -> None:
     """Should MESSAGE be remembered, recalled from memory, or does it confirm a memory?"""
-    # Rules on the message alone: the store is read only for --recent. Without them, a fresh
-    # install (no store yet) refused the analysis, as a command that reads memories does.
+    # The store's memories, as the MCP tools read them (a question naming someone it knows is
+    # a recall, a fact it holds already is no save); with no store yet (a fresh install) the
+    # rules read the message alone, in a scratch store, rather than refuse the analysis. The
+    # store was read only for --recent, and the command told other answers than the tools
+    # it says it is (a helper's probe).
+    reads_store = bool(recent_ids) or store_is_there(state)
     scratch: dict[str, Any] = (
-        {} if recent_ids else {"storage_path": ":memory:", "embedding_model": "none"}
+        {} if reads_store else {"storage_path": ":memory:", "embedding_model": "none"}
     )
-    with open_app(state, create=not recent_ids, **scratch) as app:
+    with open_app(state, create=not reads_store, **scratch) as app:
         if for_recall:
             recall = app.activation.analyze_for_recall(message)
             output(state, recall, lambda c: render_recall(c, recall))

@@ -123,6 +123,13 @@ def open_app(
         app.close()
 
 
+def store_is_there(state: State) -> bool:
+    """Whether the store a command would open exists: for a command that can do without it."""
+    with location_named("--store" if state.store is not None else None):
+        path = state.settings().storage_path
+    return path in (":memory:", "sqlite:///:memory:") or store_exists(path)
+
+
 # What the settings and the store factory call a store location they cannot use.
 _LOCATION_SETTING = re.compile(r"^(?:invalid setting )?ENGRAM_STORAGE_PATH\b")
 
