@@ -5,9 +5,11 @@ search, a memory's page and a confirmed touch; every request the browser makes i
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -157,6 +159,38 @@ def test_without_the_token_nothing_changes(dashboard: tuple[str, Path, dict[str,
     assert deleted.status_code == 303
     with Engram.open(str(db), embedding_model="none") as mem:
         assert mem.get_many([m["other"].id]) == []
+
+
+def test_a_sign_in_sent_in_part_neither_holds_the_server_nor_logs_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """A client that sent part of a sign-in form and waited kept the server running after
+    SIGTERM for as long as it waited (a minute, in a helper's probe: its stop waits for every
+    request but a GET), and one that hung up logged a 49-line traceback. The form has
+    LOGIN_READ_SECONDS to come; a client gone is answered quietly."""
+    db = tmp_path / "ui.db"
+    Engram.open(str(db), embedding_model="none").close()
+    port, proc = start_ui(tmp_path, db)
+    partial = (
+        f"POST /ui/login HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ntoken="
+    ).encode()
+    try:
+        wait_listening(port, proc)
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as gone:
+            gone.sendall(partial)  # and hangs up
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as waiting:
+            waiting.sendall(partial)
+            time.sleep(0.5)  # the request is in progress
+            proc.terminate()
+            answer = waiting.recv(4096).decode("latin-1")  # within the read's 10 s
+            assert answer.startswith("HTTP/1.1 408"), answer
+            _, stderr = proc.communicate(timeout=30)  # it stops, its client still connected
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=15)
+    assert "Traceback" not in stderr and "ClientDisconnect" not in stderr, stderr
 
 
 def test_the_sign_in_form_reads_no_more_than_a_token(

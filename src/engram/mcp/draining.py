@@ -6,7 +6,8 @@ is told to stop: a save under way when the server was stopped was stored, and it
 it had failed (audit). So the streams are not ended on the signal: the server stops accepting,
 waits until no request that asks for something (anything but a GET: tool calls, sessions
 ending) is in progress, and only then lets the streams end, the long-lived GET streams of idle
-sessions among them. A second Ctrl-C stops at once, as uvicorn's does.
+sessions among them, or STOP_GRACE seconds have passed. A second Ctrl-C stops at once, as
+uvicorn's does.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from sse_starlette.sse import AppStatus
 from engram.web.routing import ASGIApp, Receive, Scope, Send
 
 POLL = 0.05  # seconds between looks at the requests in progress while stopping
+# The longest a stop waits for them: a client that sent part of a request and waited held the
+# server past SIGTERM for as long as it liked (a helper's probe). What is cut then is rolled
+# back, every write being one transaction. Well inside a service manager's own wait (90 s).
+STOP_GRACE = 30.0
 
 
 class InFlight:
@@ -68,6 +73,7 @@ def serve(app: ASGIApp, listener: socket.socket) -> None:
     # Ended by us once nothing is in progress (above), not by sse-starlette on the signal.
     AppStatus.disable_automatic_graceful_drain()  # type: ignore[no-untyped-call]
     tracked = InFlight(app)
-    server = DrainingServer(uvicorn.Config(tracked, log_level="warning"), tracked)
+    config = uvicorn.Config(tracked, log_level="warning", timeout_graceful_shutdown=STOP_GRACE)
+    server = DrainingServer(config, tracked)
     with listener, contextlib.suppress(KeyboardInterrupt):  # re-raised by uvicorn once stopped
         server.run(sockets=[listener])

@@ -13,6 +13,7 @@ the browser sends one.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import secrets
 import time
@@ -26,7 +27,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
@@ -80,6 +81,7 @@ GRAPH_MEMORIES = 2_000  # as `engram graph --html`: beyond it, the most alive
 # The sign-in form is one token (at most 512 characters): anyone who can reach the port may
 # post to it, so nothing larger is read (a 300 MB upload was spooled to disk before the check).
 LOGIN_FORM_BYTES = 4_096
+LOGIN_READ_SECONDS = 10.0  # a sign-in form is a few bytes: what takes longer is not a browser
 _TEMPLATES = Path(str(resources.files("engram.web") / "templates"))
 
 
@@ -433,21 +435,38 @@ def _status_changed(app: App, ident: str, change: Callable[[list[str]], list[Mem
     return after.status != before
 
 
+async def _body_within(request: Request, most: int) -> bytes | None:
+    """The request's body, or None once it is longer than `most` bytes (read no further)."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > most:
+            return None
+    return body
+
+
 async def _small_form(request: Request) -> dict[str, str] | int:
     """The fields of a URL-encoded form of at most LOGIN_FORM_BYTES, read no further; for
     anything else the status that says why not: 415 another kind of body (a JSON sign-in was
-    told it was too large), 413 a larger one, 400 more fields than a sign-in form has."""
+    told it was too large), 413 a larger one, 400 more fields than a sign-in form has or a
+    client gone, 408 a body not sent within LOGIN_READ_SECONDS."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > LOGIN_FORM_BYTES:
         return 413
     kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if kind != "application/x-www-form-urlencoded":
         return 415
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > LOGIN_FORM_BYTES:
-            return 413
+    try:
+        # A client that sends less than it declared, and waits, held the server open past
+        # Ctrl-C or SIGTERM (its stop waits for every request but a GET), and one that hung
+        # up logged a 49-line traceback (a helper's probe).
+        body = await asyncio.wait_for(_body_within(request, LOGIN_FORM_BYTES), LOGIN_READ_SECONDS)
+    except TimeoutError:
+        return 408
+    except ClientDisconnect:
+        return 400
+    if body is None:
+        return 413
     try:
         fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
     except ValueError:
