@@ -264,6 +264,9 @@ def test_loopback_written_another_way_keeps_the_host_checks(tmp_path: Path) -> N
         assert refused.status_code == 421
         assert httpx2.get(f"{url}/ui/login", headers=evil, timeout=10).status_code == 421
         assert httpx2.get(f"{url}/ui/login", timeout=10).status_code == 200
+        # a host name in any case is the same name: /mcp refused it with 421, /ui took it
+        upper = {**auth, **accept, "Host": f"LOCALHOST:{port}"}
+        assert httpx2.post(f"{url}/mcp", json=initialize, headers=upper, timeout=10).is_success
     finally:
         proc.terminate()
         _, stderr = proc.communicate(timeout=15)

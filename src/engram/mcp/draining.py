@@ -25,7 +25,7 @@ POLL = 0.05  # seconds between looks at the requests in progress while stopping
 # The longest a stop waits for them: a client that sent part of a request and waited held the
 # server past SIGTERM for as long as it liked (a helper's probe). What is cut then is rolled
 # back, every write being one transaction. Well inside a service manager's own wait (90 s).
-STOP_GRACE = 30.0
+STOP_GRACE = 30
 
 
 class InFlight:

@@ -52,6 +52,25 @@ class BearerToken:
         await self.app(scope, receive, send)
 
 
+class HostInLowerCase:
+    """ASGI middleware: the Host header in lower case, as the SDK's check of it (an exact
+    comparison with the allowed names, which are lower case) needs. A host name is the same
+    in any case: `--host LOCALHOST` announced a URL whose requests were refused with 421,
+    while the dashboard took them (a helper's probe)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = [
+                (name, value.lower() if name == b"host" else value)
+                for name, value in scope.get("headers") or []
+            ]
+            scope = {**scope, "headers": headers}
+        await self.app(scope, receive, send)
+
+
 async def _unauthorized(send: Send) -> None:
     body = json.dumps(
         {

@@ -274,7 +274,13 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
     from mcp.server.transport_security import TransportSecuritySettings
 
     from engram.mcp import draining
-    from engram.mcp.http import BearerToken, allowed_origins, loopback_hosts, url_host
+    from engram.mcp.http import (
+        BearerToken,
+        HostInLowerCase,
+        allowed_origins,
+        loopback_hosts,
+        url_host,
+    )
     from engram.web.dashboard import dashboard
     from engram.web.routing import with_dashboard
 
@@ -288,7 +294,9 @@ def serve_http(settings: Settings | None = None, host: str = "127.0.0.1", port: 
         allowed_hosts=sorted(hosts or ()),
         allowed_origins=allowed_origins(hosts, settings.http_allowed_hosts),
     )
-    mcp_app = BearerToken(server.streamable_http_app(host=host, transport_security=security), token)
+    mcp_app = HostInLowerCase(
+        BearerToken(server.streamable_http_app(host=host, transport_security=security), token)
+    )
     app = with_dashboard(dashboard(server.runtime.app, token), mcp_app, hosts)
     where = url_host(host)
     _announce(
