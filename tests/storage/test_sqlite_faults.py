@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import sqlite3
+import stat
 import threading
 from pathlib import Path
 
@@ -247,3 +249,26 @@ def test_a_vector_index_cache_that_does_not_fit_on_disk_fails_nothing(tmp_path: 
     assert child.stdout.split() == ["10", "True"]
     assert "could not save vector index" in child.stderr
     assert not list(tmp_path.glob(".*.tmp")) and not list(tmp_path.glob("*.tmp"))
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX's; Windows has ACLs")
+def test_a_new_store_and_its_vectors_are_readable_by_their_owner_alone(tmp_path: Path) -> None:
+    """Under the common umask (022) a new store was readable by every user of the machine
+    (644), every memory with it, while the HTTP token beside it was kept at 600 (a helper's
+    probe). A store made before keeps the permissions its owner gave it."""
+    old = os.umask(0o022)
+    try:
+        with Engram.open(str(tmp_path / "new.db")) as mem:
+            mem.save("The door code is 4411")
+            mem.flush()
+            assert mem.search("door code")
+        given = tmp_path / "shared.db"
+        Engram.open(str(given), embedding_model="none").close()
+        given.chmod(0o640)
+        Engram.open(str(given), embedding_model="none").close()
+    finally:
+        os.umask(old)
+    made = {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir()}
+    assert made["new.db"] == 0o600
+    assert made["new.db.vectors.usearch"] == made["new.db.vectors.json"] == 0o600
+    assert made["shared.db"] == 0o640

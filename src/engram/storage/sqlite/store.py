@@ -7,6 +7,7 @@ Full-text, tag and schedule indexes are maintained by triggers inside the same t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -102,6 +103,8 @@ class SQLiteStore(SqlStore, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
             raise StoreError(
                 f"{self.path} is not a file (a device, a named pipe or a socket): give a file"
             )
+        if not mode and str(path) != ":memory:":
+            _create_private(self.path)
         try:
             self._conn = sqlite3.connect(
                 str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
@@ -157,6 +160,7 @@ class SQLiteStore(SqlStore, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
             in_memory = str(self.path) == ":memory:"
             self._vectors = VectorIndex(
                 None if in_memory else Path(str(self.path) + INDEX_SUFFIXES[0]),
+                mode=None if in_memory else _mode_of(self.path),
                 dims=vector_model[1],
                 model_id=vector_model[0],
                 store_uid=str(uid),
@@ -516,3 +520,21 @@ def _check_creatable(path: Path) -> None:
         raise StoreError(f"cannot create the store {path} ({exc.strerror})") from None
     os.close(fd)
     path.unlink(missing_ok=True)
+
+
+def _create_private(path: Path) -> None:
+    """A new store's file, readable by its owner alone, as the HTTP token is: SQLite made it
+    readable by every user of the machine (the umask's 644), every memory with it (a
+    helper's probe). SQLite gives its WAL and shared-memory files the same permissions; one
+    made already (another process, a moment ago) is left as it is, and a path SQLite cannot
+    create either is left for its own error."""
+    with contextlib.suppress(OSError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
+def _mode_of(path: Path) -> int | None:
+    """The store file's permissions, for the files kept beside it (its vector index)."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return None

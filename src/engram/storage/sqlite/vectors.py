@@ -60,12 +60,20 @@ Query = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
 
 class VectorIndex:
     def __init__(
-        self, path: Path | None, dims: int, model_id: str, store_uid: str, query: Query
+        self,
+        path: Path | None,
+        dims: int,
+        model_id: str,
+        store_uid: str,
+        query: Query,
+        mode: int | None = None,
     ) -> None:
         """`path`: where the graph is saved (its sidecar beside it); None keeps it in memory
         only, for an in-memory database (its files went to the working directory, named
-        ":memory:.vectors.*", and the next in-memory store took them for another's)."""
+        ":memory:.vectors.*", and the next in-memory store took them for another's). `mode`:
+        the files' permissions, the store's own (its vectors say what its memories say)."""
         self.path = path
+        self.mode = mode
         self.sidecar = None if path is None else path.with_suffix(".json")
         self.dims = dims
         self.model_id = model_id
@@ -277,7 +285,7 @@ class VectorIndex:
             return
         _remove_stale_temporaries(self.path)
         try:
-            with replacing(self.path, durable=False) as f:
+            with replacing(self.path, mode=self.mode, durable=False) as f:
                 self._index.save(f.name)
                 digest = file_digest(Path(f.name))
             meta = {
@@ -291,7 +299,7 @@ class VectorIndex:
                 "count": len(self._index),
                 "sha256": digest,
             }
-            write_atomically(self.sidecar, json.dumps(meta).encode(), durable=False)
+            write_atomically(self.sidecar, json.dumps(meta).encode(), mode=self.mode, durable=False)
             self._saved = self._applied
         # A cache: failing to save it must not fail the caller. usearch reports a full disk as
         # a RuntimeError ("Failed to serialize into stream"): a save committed in the store
