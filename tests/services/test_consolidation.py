@@ -335,6 +335,14 @@ def test_a_cohesive_cluster_left_for_review_says_which_rule_held_it_back(mem: En
         # another tense: both helping verbs are function words, so the two were merged into
         # one memory contradicting itself (probe)
         ("Alice is my manager", "Alice was my manager", "'was'"),
+        # a word added that says something else (cohesion 0.93-0.99): each pair was merged
+        # as one fact, both sides in one memory (a helper's probe)
+        ("Priya is my manager", "Priya is my previous manager", "'previous'"),
+        ("Back up the laptop every week", "Back up the laptop every other week", "'other'"),
+        ("Mia can eat peanuts", "Mia can hardly eat peanuts", "'hardly'"),
+        ("The office is open on Saturdays", "The office is only open on Saturdays", "'only'"),
+        # a negation of another language than English
+        ("Ich bin allergisch gegen Katzen", "Ich bin nicht allergisch gegen Katzen", "'nicht'"),
         # one sign in place of another: "a" is a function word and signs are not words, so
         # these were merged as one fact (audit)
         ("Take the pill at 8 a.m. every day", "Take the pill at 8 p.m. every day", "'a.m'"),

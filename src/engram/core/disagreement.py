@@ -17,7 +17,22 @@ from engram.core.merge import meaningful
 from engram.core.text import STOPWORDS, WORD
 
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
-NEGATIONS = frozenset("not no never nor none nothing nobody nowhere neither cannot without".split())
+NEGATIONS = frozenset(
+    "not no never nor none nothing nobody nowhere neither cannot without "
+    # the same in the languages of Europe most spoken: "Ich bin (nicht) allergisch gegen
+    # Katzen" was a near-copy merged as one fact (a helper's probe); not Italian's "mai",
+    # which is German's May
+    "nicht kein keine keinen nie niemals niet geen nooit non pas jamais não nunca "
+    "inte ikke aldrig nie nigdy".split()
+)
+# Words that, added to a statement, make it say something else: "Priya is my (previous)
+# manager", "every (other) week", "(half) a tablet", "weekdays (except Wednesday)", "can
+# (hardly) eat peanuts", "is (only) open on Saturdays" were near-copies merged as one fact, both
+# sides of each in one memory (a helper's probe).
+QUALIFIERS = frozenset(
+    "former formerly previous previously ex only hardly barely scarcely rarely seldom "
+    "half quarter except excluding besides other almost nearly anymore".split()
+)
 # The tense a helping verb gives a statement: "Alice is my manager" and "Alice was my manager"
 # (cohesion 0.935) say different things, but both words are function words, which
 # `_word_swapped` passes over.
@@ -50,6 +65,11 @@ def disagreement(contents: Sequence[str], near_copies: bool = True) -> str | Non
         said = next(w for w in negated if w is not None)
         return f"one says '{said}' where another does not"
     vocabulary = [set(ws) for ws in words]
+    if near_copies:
+        for mine in vocabulary:
+            for word in sorted(mine & QUALIFIERS):
+                if any(word not in theirs for theirs in vocabulary):
+                    return f"one says '{word}' where another does not"
     every = set().union(*vocabulary)
     for mine in vocabulary:
         others = every - mine  # words only the other memories hold
