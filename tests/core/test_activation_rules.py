@@ -1176,6 +1176,12 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
         # ... nor someone's news of the user's fact; a capitalised common word names no one
         ("I live in Paris", "My sister moved from Paris to Montreal", 0.6, False),
         ("I live in Paris", "Clara moved from Paris to Toronto", 0.6, False),
+        # ... nor one person's news of another's fact (a helper's probe: each was linked, and
+        # search put the news first for the other person's question)
+        ("Mom smokes about ten cigarettes a day", "Dad quit smoking", 0.6, False),
+        ("Alice moved to Berlin", "My sister moved to Lisbon", 0.6, False),
+        ("Alice moved to Berlin", "My sister Alice moved to Lisbon", 0.8, True),
+        ("My father smokes a pack a day", "Dad quit smoking", 0.6, True),
         ("I have standup at 9:30", "Daily standup moved to 10:15 now", 0.7, True),
         # sharing no word is not enough to refuse: the editor replaced is named by neither
         (

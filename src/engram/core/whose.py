@@ -30,7 +30,20 @@ def about_other_people(text: str, other: str) -> bool:
         or (by_the_user(other) and _of_someone_else(text))
         or _a_relative_of(text) != _a_relative_of(other)
         or (all(kin) and kin[0] != kin[1])
+        or _kin_against_a_name(text, other)
+        or _kin_against_a_name(other, text)
     )
+
+
+def _kin_against_a_name(text: str, other: str) -> bool:
+    """One of the user's people, unnamed, and someone named who is not said to be them: "My
+    sister moved to Lisbon" is no news of "Alice moved to Berlin" (it superseded it, and
+    search listed the sister's city first for "Where does Alice live?", a helper's probe);
+    "My sister Alice moved to Lisbon" is."""
+    if not _kin(text) or _kin(other) or _NAMED_THEN_DONE.match(unlabelled(other)) is None:
+        return False
+    name = opening_name(other)
+    return name != "" and name not in names_in(text)
 
 
 # Someone's relative, named by whose they are: "Lisa's sister …", "Priya's husband …" (kin,
@@ -60,9 +73,25 @@ def _a_relative_of(text: str) -> bool:
 
 
 def _kin(text: str) -> str:
-    """Which of the user's people a statement opens with ("my sister …" → "sister"), or ""."""
-    kin = _KIN_OF_THE_USER.match(unlabelled(text))
-    return "" if kin is None or kin["theirs"] else kin["kin"].lower()
+    """Which of the user's people a statement opens with ("my sister …" → "sister"; "Dad …",
+    a parent called as by name, → "father"), or ""."""
+    said = unlabelled(text)
+    kin = _KIN_OF_THE_USER.match(said)
+    if kin is not None:
+        return "" if kin["theirs"] else _ONE_KIN.get(kin["kin"].lower(), kin["kin"].lower())
+    called = _CALLED_BY_KIN.match(said)
+    return "" if called is None else _ONE_KIN[called[1].lower()]
+
+
+# A parent or grandparent, called as by name: "Dad quit smoking" was news of "Mom smokes ten
+# a day" (a helper's probe). One word for each of them, however called.
+_ONE_KIN = {
+    **dict.fromkeys(("mom", "mum", "mother", "mama"), "mother"),
+    **dict.fromkeys(("dad", "father", "papa"), "father"),
+    **dict.fromkeys(("grandma", "grandmother", "nana"), "grandmother"),
+    **dict.fromkeys(("grandpa", "grandfather"), "grandfather"),
+}
+_CALLED_BY_KIN = re.compile(r"^\W*(?-i:(Mom|Mum|Mama|Dad|Papa|Grandma|Nana|Grandpa))\b(?!['’]s)")
 
 
 def by_the_user(text: str) -> bool:
