@@ -1086,10 +1086,15 @@ def test_the_pipeline_from_the_shell(db: Path) -> None:
     assert plan["dry_run"] and plan["summary"] == {"SemanticMerge": {"planned": 1}}
     shown = ok(run(db, "consolidate", "pipeline", "--agent", "semanticmerge"))
     assert "Dry run: apply this plan with `engram consolidate apply plan-" in shown.output
+    # what each step would do and why, not counts alone (a helper's probe: nothing to judge)
+    (why,) = [s["why"] for s in plan["steps"]]
+    step = next(line for line in shown.output.splitlines() if line.startswith("step 0 ("))
+    assert step.startswith("step 0 (SemanticMerge ") and step.endswith(f"): {why}") and why
     done = run_json(db, "consolidate", "apply", plan["plan_id"])
     assert done["summary"] == {"SemanticMerge": {"done": 1}}
     trail = ok(run(db, "consolidate", "audit", "--plan", plan["plan_id"]))
     assert "SemanticMerge" in trail.output and "done" in trail.output
+    assert "why" in trail.output.splitlines()[2]  # a column of its own
     refused = run(db, "consolidate", "apply", plan["plan_id"])
     assert refused.exit_code != 0 and "was applied already" in refused.output
 

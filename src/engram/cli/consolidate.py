@@ -254,6 +254,9 @@ def audit(state: State, plan_id: str | None, limit: int) -> None:
     )
 
 
+SHOWN_STEPS = 20  # planned steps a dry run lists; the audit trail holds them all
+
+
 def render_pipeline(out: Console, result: PipelineResult) -> None:
     title = "nothing planned" if result.plan_id is None else f"plan {result.plan_id}"
     table = Table(title=title + (" (dry run)" if result.dry_run else ""))
@@ -270,6 +273,15 @@ def render_pipeline(out: Console, result: PipelineResult) -> None:
     for step in result.steps:
         if step.result.startswith("skipped"):
             say(out, f"step {step.step} ({step.agent} {step.action}): {step.result}")
+    if result.dry_run:  # what each step would do and why: counts alone left nothing to judge
+        planned = [step for step in result.steps if step.result == "planned"]
+        shown = short_ids([i for step in planned[:SHOWN_STEPS] for i in step.memory_ids])
+        for step in planned[:SHOWN_STEPS]:
+            ids = ", ".join(shown[i] for i in step.memory_ids)
+            say(out, f"step {step.step} ({step.agent} {step.action} {ids}): {step.why}")
+        if len(planned) > SHOWN_STEPS:
+            more = len(planned) - SHOWN_STEPS
+            say(out, f"… {more:,} more: `engram consolidate audit --plan {result.plan_id}`")
     for note in result.notes:
         say(out, f"note: {note}")
     if result.dry_run and result.steps:
@@ -281,7 +293,7 @@ def render_audit(out: Console, trail: AuditTrail) -> None:
         say(out, "The audit trail is empty.")
         return
     table = Table(title=counted(trail.count, "audit entry"))
-    for column in ("when", "plan", "agent", "action", "memories", "result"):
+    for column in ("when", "plan", "agent", "action", "memories", "result", "why"):
         table.add_column(column)
     shown = short_ids([i for e in trail.entries for i in e.memory_ids])
     for e in trail.entries:
@@ -292,6 +304,7 @@ def render_audit(out: Console, trail: AuditTrail) -> None:
             e.action,
             ", ".join(shown[i] for i in e.memory_ids),
             e.result,
+            e.why,
         )
     out.print(table)
 
