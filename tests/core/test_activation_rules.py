@@ -1173,6 +1173,14 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
             True,
         ),
         ("I play the piano", "I used to play the piano as a kid", 0.8, False),
+        # the value it replaces named, in a fact holding more (a helper's probe: not linked)
+        (
+            "The quarterly review is on Wednesday at 2pm in room 4B with the whole finance team",
+            "Actually the quarterly review is Thursday, not Wednesday",
+            0.68,
+            True,
+        ),
+        ("I drink three coffees a day", "Actually I prefer tea, not coffee", 0.5, False),
         # ... nor someone's news of the user's fact; a capitalised common word names no one
         ("I live in Paris", "My sister moved from Paris to Montreal", 0.6, False),
         ("I live in Paris", "Clara moved from Paris to Toronto", 0.6, False),

@@ -259,6 +259,8 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
         return False
     if old and (says_a_change(said) or _NOW.search(said)) and a_new_value(said, old, similarity):
         return True
+    if old and says_a_change(said) and _corrects_its_value(said, old):
+        return True
     if old and _life_fact_anew(said, old):
         return True
     if old and _alike_in_form_only(said, old):
@@ -266,6 +268,18 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
     if says_a_change(said) and similarity >= RESTATED_SIMILAR and _says_more(said, old):
         return True
     return _REPLACED.search(said) is not None and not _another_life_fact(said, old)
+
+
+def _corrects_its_value(text: str, old: str) -> bool:
+    """Whether a change names the value it replaces, `old` holds it, and they share a word
+    besides: "Actually the quarterly review is Thursday, not Wednesday" of "The quarterly
+    review is on Wednesday at 2pm in room 4B with the whole finance team", whose details made
+    it too unlike a restatement to be linked (a helper's probe)."""
+    swap = value_swapped(text)
+    if swap is None or not holds_value(old, swap[0]):
+        return False
+    values = fact_terms(swap[0]) | fact_terms(swap[1])
+    return bool((fact_terms(text) & fact_terms(old)) - values)
 
 
 def _another_life_fact(text: str, old: str) -> bool:
