@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
 from engram.core.intent import classify
 
@@ -53,16 +54,18 @@ def main() -> None:
     print("| message | " + " | ".join(f"{n:,} chars" for n in args.sizes) + " |")
     print("|---|" + "---|" * len(args.sizes))
     for name, (piece, end) in MESSAGES.items():
-        cells = []
-        for size in args.sizes:
-            text = message(piece, end, size, name)
-            times = []
-            for _ in range(5):
-                start = time.perf_counter()
-                classify(text)
-                times.append((time.perf_counter() - start) * 1000)
-            cells.append(f"{statistics.median(times):.1f}")
+        cells = [median_ms(classify, message(piece, end, size, name)) for size in args.sizes]
         print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def median_ms(run: Callable[[str], object], text: str, runs: int = 5) -> str:
+    """The median time of `runs` calls of `run` on `text`, in milliseconds, as a table cell."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run(text)
+        times.append((time.perf_counter() - start) * 1000)
+    return f"{statistics.median(times):.1f}"
 
 
 if __name__ == "__main__":

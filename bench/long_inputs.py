@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
 from collections.abc import Callable
 
+from activation_speed import median_ms
 from engram.core.keep_request import memory_content
 from engram.core.merge import statement_key
 
@@ -46,15 +45,7 @@ def main() -> None:
     print("|---|---|" + "---|" * len(args.sizes))
     for name, make in INPUTS.items():
         for helper, run in HELPERS.items():
-            cells = []
-            for size in args.sizes:
-                text = make(size)
-                times = []
-                for _ in range(5):
-                    start = time.perf_counter()
-                    run(text)
-                    times.append((time.perf_counter() - start) * 1000)
-                cells.append(f"{statistics.median(times):.1f}")
+            cells = [median_ms(run, make(size)) for size in args.sizes]
             print(f"| {name} | {helper} | " + " | ".join(cells) + " |")
 
 
