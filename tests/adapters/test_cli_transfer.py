@@ -279,6 +279,10 @@ def test_export_to_stdout_and_to_a_file(tmp_path: Path, jsonl: str) -> None:
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
     bad = run(jsonl, "export", "--out", str(tmp_path / "no" / "such" / "dir.jsonl"))
     assert bad.exit_code == 1 and "Error: --out: directory" in bad.stderr
+    # --json promises JSON on stdout: a Markdown export there printed the document (a probe)
+    mixed = run(jsonl, "--json", "export", "--format", "markdown")
+    assert mixed.exit_code == 2 and "--json: a Markdown export to stdout is no JSON" in mixed.output
+    assert "# Engram export" not in mixed.stdout
 
 
 def test_an_export_over_a_file_keeps_its_permissions_and_a_pipe_stays_a_pipe(

@@ -225,6 +225,12 @@ def _say_skipped(out: Console, records: Sequence[Skipped]) -> None:
 @pass_state
 def export(state: State, fmt: str, out: Path | None) -> None:
     """Export every memory and relation, for reading, grep or another tool."""
+    if state.as_json and fmt == "markdown" and out is None:
+        # --json promises JSON on stdout: it printed the Markdown document (a probe)
+        raise click.UsageError(
+            "--json: a Markdown export to stdout is no JSON; give --out FILE, and --json "
+            "prints its summary"
+        )
     count = ExportCount()
     with open_app(state) as app:
         lines = app.transfer.export_lines("markdown" if fmt == "markdown" else "jsonl", count)
