@@ -187,6 +187,11 @@ def test_the_most_urgent_review_is_found_among_many_weak_fresh_memories(
     assert [c.review_priority for c in found] == sorted(
         (c.review_priority for c in found), reverse=True
     )
+    # the sixty tie: taken by id, as on every backend (each kept its own row order: a probe)
+    tied = [c.memory.id for c in found[1:]]
+    assert len({c.review_priority for c in found[1:]}) == 1
+    minor = sorted(h.memory.id for h in mem.search(limit=100) if h.memory.id != urgent.id)
+    assert len(minor) == 60 and tied == minor[:9]
 
 
 def test_stats(mem: Engram, clock: FixedClock) -> None:

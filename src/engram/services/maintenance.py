@@ -211,7 +211,9 @@ class MaintenanceService:
             return []
         scores = self.ctx.scores(stubs, now)
         prios = review_priority(self.ctx.policy, scores)
-        order = [int(i) for i in np.lexsort((-prios,)) if prios[i] > 0][:limit]
+        # Ties by id: the stores' own row orders differ, and so did ties' order (a probe)
+        ids = np.array([s.id for s in stubs])
+        order = [int(i) for i in np.lexsort((ids, -prios)) if prios[i] > 0][:limit]
         memories = {m.id: m for m in self.ctx.store.get_many([stubs[i].id for i in order])}
         return [
             ReviewCandidate(
