@@ -243,6 +243,26 @@ def test_a_change_that_leaves_the_text_alone_leaves_the_body_alone() -> None:
     assert post["strength"] == 1.5 and post["engram"] == "memory"
 
 
+def test_a_tags_list_with_a_blank_line_or_a_comment_is_rewritten_alone() -> None:
+    """A blank line or a comment inside the tags list ended its block early, the in-place
+    rewrite failed its check, and the whole frontmatter was written anew: the user's title
+    went back, `reviewed: 2024-01-05` became a string, `done: yes` became `true` and the
+    comment was lost (a helper's probe)."""
+    before = Memory(
+        id="m1", content="Standup moved to 9:30", tags=("team",), created_at=T0, last_used=T0
+    )
+    after = before.model_copy(update={"tags": ("team", "atlas")})
+    for gap in ("\n", "# - old-tag\n"):
+        head = (
+            "---\ntitle: Standup time (my title)\ntags:\n- team\n" + gap + "- meetings\n"
+            "reviewed: 2024-01-05\ndone: yes  # my checkbox\n---\n\nStandup moved to 9:30\n"
+        )
+        text = rewrite_note(head, before, after).text
+        assert "title: Standup time (my title)\n" in text, gap
+        assert "reviewed: 2024-01-05\ndone: yes  # my checkbox\n" in text, gap
+        assert frontmatter.loads(text)["tags"] == ["team", "atlas"], gap
+
+
 def test_a_rewrite_of_a_note_with_broken_frontmatter_keeps_every_line() -> None:
     before = Memory(id="m2", content="Old", created_at=T0, last_used=T0)
     after = before.model_copy(update={"content": "New"})

@@ -302,16 +302,28 @@ def _keys_rewritten(text: str, values: dict[str, Any], drop: set[str]) -> str | 
         if start is None:
             head += block
             continue
-        stop = start + 1
-        while stop < len(head) and head[stop].startswith((" ", "\t", "- ")):
-            stop += 1  # the key's value on the lines below it (a list, a block of text)
-        head[start:stop] = block
+        head[start : _value_end(head, start)] = block
     written = "".join(head)
     read, _, problem = split_frontmatter(f"---\n{written}---\n")
     expected, _, _ = split_frontmatter(f"---\n{dump_yaml(values)}---\n")
     if problem is not None or any(read.get(k) != v for k, v in expected.items()):
         return None
     return None if any(key in read for key in drop) else written
+
+
+def _value_end(head: list[str], start: int) -> int:
+    """Where the value of the key on line `start` ends: its lines below it (a list, a block of
+    text), over blank lines and comments between them. A blank line or a comment in a tags
+    list ended it there, the check failed, and the whole frontmatter was written anew: the
+    user's title, comments and dates with it (a helper's probe)."""
+    stop = start + 1
+    while True:
+        ahead = stop
+        while ahead < len(head) and (not head[ahead].strip() or head[ahead].startswith("#")):
+            ahead += 1
+        if ahead == len(head) or not head[ahead].startswith((" ", "\t", "- ")):
+            return stop
+        stop = ahead + 1
 
 
 def _starts_key(line: str, key: str) -> bool:
