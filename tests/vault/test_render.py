@@ -182,6 +182,7 @@ def test_titles_are_the_first_line_without_heading_marks() -> None:
     # a rule or a fence above the text is no title: a note was titled "---" (an MCP probe)
     assert title_of("---\n***\n\nAtlas runbook\nstep one") == "Atlas runbook"
     assert title_of("---\n---") == "Untitled memory"
+    assert title_of("🎉🎉🎉\nparty") == "🎉🎉🎉"  # marks that say something are a title
 
 
 def test_wikilinks_point_at_the_path_and_show_a_clean_title() -> None:

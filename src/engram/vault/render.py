@@ -57,12 +57,15 @@ class NoteSpec:
     related: Sequence[str] = ()  # wikilinks, already formatted
 
 
+_RULE_OR_FENCE = re.compile(r"[-*_=`~ ]+")
+
+
 def title_of(content: str) -> str:
-    """The first line that says something (a letter or a digit: "---" or "***" above the text
-    was a note's title), without Markdown heading marks, at most TITLE_MAX characters."""
+    """The first line that is no Markdown rule or fence ("---" or "***" above the text was a
+    note's title), without heading marks, at most TITLE_MAX characters."""
     for line in content.splitlines():
         text = _SPACES.sub(" ", line.strip().lstrip("#").strip())
-        if any(c.isalnum() for c in text):
+        if text and not _RULE_OR_FENCE.fullmatch(text):
             return text if len(text) <= TITLE_MAX else text[: TITLE_MAX - 1].rstrip() + "…"
     return "Untitled memory"
 
