@@ -125,6 +125,11 @@ def test_vault_list_show_and_open(vault: Path) -> None:
     assert opened["path"] == "Engram/lisbon-is-home.md" and opened["engram_id"] == memory_id
     escape = run("vault", "show", "../../etc/passwd")
     assert escape.exit_code == 1 and "Error: PATH:" in escape.stderr
+    # a note renamed in the vault: its memory follows, and the report says so (only --json
+    # did: a helper's probe)
+    (vault / "Engram/lisbon-is-home.md").rename(vault / "Engram/home.md")
+    assert "1 moved" in ok("index-ltm").stdout
+    assert as_json("vault", "open", memory_id)["path"] == "Engram/home.md"
 
 
 def test_backup_commits_into_a_git_repository(tmp_path: Path) -> None:

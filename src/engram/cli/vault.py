@@ -109,6 +109,8 @@ def render_index(out: Console, report: IndexReport) -> None:
         out,
         f"Indexed {counted(report.notes, 'note')} in {report.vault}: {report.added} added, "
         f"{report.updated} updated, {report.unchanged} unchanged, {report.removed} removed"
+        # a renamed or moved note: its memory follows it (only --json said so: a probe)
+        + (f", {report.moved} moved" if report.moved else "")
         + (f"; {report.embedded} embedded." if report.embedded else "."),
     )
     if report.problems:
