@@ -261,7 +261,17 @@ def test_a_tags_list_with_a_blank_line_or_a_comment_is_rewritten_alone() -> None
         text = rewrite_note(head, before, after).text
         assert "title: Standup time (my title)\n" in text, gap
         assert "reviewed: 2024-01-05\ndone: yes  # my checkbox\n" in text, gap
-        assert frontmatter.loads(text)["tags"] == ["team", "atlas"], gap
+        assert frontmatter.loads(text)["tags"] == ["team", "atlas", "meetings"], gap
+
+
+def test_a_tag_added_in_obsidian_stays_when_the_memorys_tags_change() -> None:
+    """A tags update wrote the memory's tags alone: a tag added to the note in Obsidian was
+    dropped without a word (a helper's probe). One the memory dropped goes."""
+    before = memory("Atlas ships in May", tags=("team", "old"))
+    after = before.model_copy(update={"tags": ("team", "people")})
+    note = "---\ntags:\n- team\n- old\n- obsidian-only\n---\n\nAtlas ships in May\n"
+    text = rewrite_note(note, before, after).text
+    assert frontmatter.loads(text)["tags"] == ["team", "people", "obsidian-only"]
 
 
 def test_a_rewrite_of_a_note_with_broken_frontmatter_keeps_every_line() -> None:

@@ -259,6 +259,8 @@ def rewrite_note(text: str, before: Memory, after: Memory) -> Rewrite:
         # comment was lost, `reviewed: 2024-01-05` became a string, a tag added in Obsidian
         # was dropped when only the text had changed).
         now, was = _mirrored(after), _mirrored(before)
+        if now["tags"] != was["tags"]:  # the memory's own changed: the note's join them
+            now["tags"] = [*now["tags"], *_tags_added_in_the_vault(meta, was["tags"], now["tags"])]
         changed = {key: value for key, value in now.items() if was.get(key) != value}
         head = _keys_rewritten(text, changed, drop=set(was) - set(now))
         if head is None:
@@ -312,6 +314,16 @@ def _keys_rewritten(text: str, values: dict[str, Any], drop: set[str]) -> str | 
     if problem is not None or any(read.get(k) != v for k, v in expected.items()):
         return None
     return None if any(key in read for key in drop) else written
+
+
+def _tags_added_in_the_vault(meta: dict[str, Any], was: list[str], now: list[str]) -> list[str]:
+    """The note's tags its memory never had: added in Obsidian, they stay when Engram writes
+    the memory's tags (a tags update dropped them without a word: a helper's probe)."""
+    held = meta.get("tags")
+    if not isinstance(held, list):
+        return []
+    ours = {*was, *now}
+    return [t for t in dict.fromkeys(held) if isinstance(t, str) and t and t not in ours]
 
 
 def _value_end(head: list[str], start: int) -> int:
