@@ -21,6 +21,21 @@ from engram.storage.schema import memory_columns, refuse_newer, relations_table
 MIGRATION_LOCK = 0x656E6772616D
 
 
+# The memories' search column from 0016 on: each CJK character a word of its own.
+_MEMORY_SEARCH = """
+        ALTER TABLE memories DROP COLUMN search;
+        ALTER TABLE memories ADD COLUMN search tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(content))), 'D')
+            || setweight(to_tsvector('engram',
+                engram_cjk_spaced(engram_split(engram_words(tags)))), 'A')
+            || setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(engram_words(
+                engram_unmentioned(entities, content))))), 'B')
+        ) STORED;
+        CREATE INDEX memories_search ON memories USING gin (search)
+            WITH (gin_pending_list_limit = 256);
+        """
+
+
 def _note_search(title: str) -> str:
     """The notes' search column from 0017 on, with `title` as the words of the title field
     (0018 adds the aliases): each CJK character a word of its own, a body searched by its
@@ -419,17 +434,8 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE FUNCTION engram_cjk_spaced(text) RETURNS text
             LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
             AS $$ SELECT regexp_replace($1, '([{CJK}])', ' \1 ', 'g') $$;
-        ALTER TABLE memories DROP COLUMN search;
-        ALTER TABLE memories ADD COLUMN search tsvector GENERATED ALWAYS AS (
-            setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(content))), 'D')
-            || setweight(to_tsvector('engram',
-                engram_cjk_spaced(engram_split(engram_words(tags)))), 'A')
-            || setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(engram_words(
-                engram_unmentioned(entities, content))))), 'B')
-        ) STORED;
-        CREATE INDEX memories_search ON memories USING gin (search)
-            WITH (gin_pending_list_limit = 256);
-        """,
+        """
+        + _MEMORY_SEARCH,
     ),
     (
         "0017_cjk_characters_as_words_in_notes",
@@ -446,6 +452,21 @@ MIGRATIONS: list[tuple[str, str]] = [
         "ALTER TABLE ltm_notes ADD COLUMN aliases text NOT NULL DEFAULT '';"
         + _note_search("title || ' ' || aliases")
         + """UPDATE ltm_notes SET mtime_ns = 0, digest = '' WHERE frontmatter LIKE '%"alias%';""",
+    ),
+    (
+        "0019_final_sigma_as_sigma",
+        # Greek ends a word in ς, which PostgreSQL's lower() does not make of a capital Σ: a
+        # text in capitals was indexed "νικοσ", and the query's "νικος" (Python's lower case)
+        # found nothing, "ΝΙΚΟΣ" typed exactly neither (a helper's probe). Both sides read ς as
+        # σ now (engram_split, which text and query both pass); SQLite and JSONL found it.
+        r"""
+        CREATE OR REPLACE FUNCTION engram_split(text) RETURNS text
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT translate($1, '!"#$%&''()*+,-./:;<=>?@[\]^_`{|}~ς',
+                                   repeat(' ', 32) || 'σ') $$;
+        """
+        + _MEMORY_SEARCH
+        + _note_search("title || ' ' || aliases"),
     ),
 ]
 
