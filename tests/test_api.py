@@ -44,11 +44,15 @@ def test_every_method_taking_an_id_takes_its_unique_start(tmp_path: Path) -> Non
 
 def test_update_names_its_fields_and_a_field_it_has_not(tmp_path: Path) -> None:
     """`update(id, status=…)` was a TypeError naming `MemoryService.update()`, an internal
-    class, and an editor could not list what update takes (a probe)."""
+    class (a probe); the facade takes the service's parameters (`_takes_as`) and now checks
+    them itself."""
     with Engram.open(str(tmp_path / "m.db"), embedding_model="none") as mem:
         m = mem.save("Atlas ships in May")
         with pytest.raises(TypeError, match=r"^Engram\.update\(\) got an unexpected keyword"):
             mem.update(m.id, status="archived")  # type: ignore[call-arg]
+        # every method passing its arguments on to a service does the same
+        with pytest.raises(TypeError, match=r"^Engram\.search\(\) got an unexpected keyword"):
+            mem.search("Atlas", bogus=1)  # type: ignore[call-arg]
         changed = mem.update(m.id[:8], tags=["atlas"], strength=1.5)
         assert (changed.tags, changed.strength, changed.content) == (
             ("atlas",),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -65,8 +66,19 @@ def _takes_as(
         own, theirs = inspect.signature(facade), inspect.signature(method)
         (this, *_), (_, *passed) = own.parameters.values(), theirs.parameters.values()
         signature = own.replace(parameters=[this, *passed])
-        facade.__signature__ = signature  # type: ignore[attr-defined]
-        return facade
+
+        @functools.wraps(facade)
+        def checked(*args: Any, **kwargs: Any) -> T:
+            # Arguments it does not take are refused here, naming the facade: they reached
+            # the service, and the TypeError named `MemoryService.update()` (a probe).
+            try:
+                signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(f"Engram.{facade.__name__}() {exc}") from None
+            return facade(*args, **kwargs)
+
+        checked.__signature__ = signature  # type: ignore[attr-defined]
+        return checked
 
     return adopt
 
@@ -190,31 +202,10 @@ class Engram:
         return self._app.memories.get_many(memory_ids)
 
     @_takes_as(MemoryService.update)
-    def update(
-        self,
-        memory_id: str,
-        *,
-        content: str | None = None,
-        tags: Sequence[str] | None = None,
-        entities: Sequence[str] | None = None,
-        source: str | None = None,
-        context: str | None = None,
-        meta: dict[str, Any] | None = None,
-        strength: float | None = None,
-    ) -> Memory:
+    def update(self, memory_id: str, **changes: Any) -> Memory:
         """Change the fields given (the others stay); new text gets a new vector. A promoted
-        memory's note follows. Not a use: counters and decay are untouched. Its fields are
-        named here: `update(id, status=…)` was a TypeError naming an internal class."""
-        return self._app.memories.update(
-            self._whole_id(memory_id),
-            content=content,
-            tags=tags,
-            entities=entities,
-            source=source,
-            context=context,
-            meta=meta,
-            strength=strength,
-        )
+        memory's note follows. Not a use: counters and decay are untouched."""
+        return self._app.memories.update(self._whole_id(memory_id), **changes)
 
     def delete(self, memory_ids: str | Iterable[str]) -> list[str]:
         """Delete for good, with their relations and vectors; returns the ids deleted (ids
