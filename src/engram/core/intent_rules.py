@@ -22,7 +22,15 @@ from engram.core.intent_words import (
     TOPIC,
     WHEN,
 )
-from engram.core.message import NOT_ABLE, OPENERS, REQUEST_FRAME, outright
+from engram.core.message import (
+    KEEP_FOR_LATER,
+    KEEP_IN_MIND,
+    NOT_ABLE,
+    OPENERS,
+    REQUEST_FRAME,
+    SAVE_THIS,
+    outright,
+)
 from engram.core.questions import ADVICE
 from engram.core.refusal import REFUSAL
 
@@ -289,7 +297,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "save",
         r"\b(?:don'?t|do not) forget\b|\bkeep in mind\b|\bfor future reference\b"
-        r"|(?<!i'll )(?<!i will )(?<!we'll )\bkeep (?:this|that|it) in mind\b",
+        + rf"|(?<!i'll )(?<!i will )(?<!we'll )\b{KEEP_IN_MIND}\b",
         0.95,
     ),
     # "Note: …", "Store this for later: …" ask as "note that" does (a probe). "Save this" is a
@@ -297,16 +305,18 @@ RULES: tuple[Rule, ...] = (
     # I save this file in vim?" asked how (a probe).
     _rule(
         "save",
-        r"\bnote (?:to self|that)\b|\bheads up\b|" + OPENERS + r"note\s*:"
-        r"|\b(?:save|store|keep) (?:this|that) for (?:later|me|the future)\b"
+        r"\bnote (?:to self|that)\b|\bheads up\b|"
+        + OPENERS
+        + r"note\s*:"
+        + rf"|\b{KEEP_FOR_LATER}\b"
         # after a mark, only a few words may come first: the openers' `\W*` tried from every
         # mark of a long run of them took minutes (a probe: 20,000 dots, 100 s)
         r"|(?:"
         + OPENERS
         + r"|(?<=[.!?,;:—–-])\s*(?:(?:and|so|please|just) )?)"
         + rf"(?:{REQUEST_FRAME})?(?:please )?"
-        r"(?:save|store) (?:this|that)(?: (?:to|in) (?:your )?memory)?"
-        r"(?=\s*[:—–-]|\W*$|\W+(?:please|thanks|thank you)\b)",
+        + SAVE_THIS
+        + r"(?=\s*[:—–-]|\W*$|\W+(?:please|thanks|thank you)\b)",
         0.9,
     ),
     _rule("save", r"\b(?:from now on|going forward|in future|in the future)\b", 0.9, "instruction"),

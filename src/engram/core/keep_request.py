@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import re
 
-from engram.core.message import OPENERS, OPENING_WORDS, REQUEST_FRAME, flattened, readable
+from engram.core.message import (
+    KEEP_FOR_LATER,
+    KEEP_IN_MIND,
+    OPENERS,
+    OPENING_WORDS,
+    REQUEST_FRAME,
+    SAVE_THIS,
+    flattened,
+    readable,
+)
 from engram.core.text import statements
 
 # What asks to keep the fact, before it: the request ("remember that", "note to self"), what
@@ -26,9 +35,7 @@ _REQUEST = (
     r"(?:remember(?: that| the following| (?:this|these)(?=\s*[:—–-]|\W*$))?|"
     r"(?:don'?t|do not|never) forget(?: that)?|keep in mind(?: that)?|"
     r"for future reference|note to self|note that|note(?=\s*:)|heads up|important|fyi|"
-    r"keep (?:this|that|it) in mind|"
-    r"(?:save|store|keep) (?:this|that) for (?:later|me|the future)|"
-    r"(?:save|store) (?:this|that)(?: (?:to|in) (?:your )?memory)?)"
+    rf"{KEEP_IN_MIND}|{KEEP_FOR_LATER}|{SAVE_THIS})"
 )
 _LEAD = re.compile(
     rf"(?:{_DROPPED})?{OPENING_WORDS}(?:{REQUEST_FRAME})?{_REQUEST}\s*[:,—-]?\s*",

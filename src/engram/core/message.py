@@ -30,6 +30,12 @@ REQUEST_FRAME = (
     r"|try to|(?:can|could|would|will) you)(?: please)? "
 )
 
+# Ways to ask to keep what was said, written once for the rule that reads the request
+# (`core.intent_rules`) and the step that leaves it out of what is kept (`core.keep_request`).
+KEEP_IN_MIND = r"keep (?:this|that|it) in mind"
+KEEP_FOR_LATER = r"(?:save|store|keep) (?:this|that) for (?:later|me|the future)"
+SAVE_THIS = r"(?:save|store) (?:this|that)(?: (?:to|in) (?:your )?memory)?"
+
 # Typographic apostrophes (phones and macOS type them): every rule spells the plain one.
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
