@@ -1198,6 +1198,31 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
             0.42,
             True,
         ),
+        # a day or week said with the word that says which, and "instead of" (an MCP probe:
+        # none was linked, and "When is Ana visiting?" found the old week first)
+        (
+            "btw my sister Ana is visiting next week",
+            "actually Ana is coming in March, not next week",
+            0.73,
+            True,
+        ),
+        (
+            "btw my sister Ana is visiting next week",
+            "Ana is now visiting in March instead of next week.",
+            0.78,
+            True,
+        ),
+        # a thing of one of the user's people is news of that person, not of another
+        (
+            "btw my sister Ana is visiting next week",
+            "my sister's visit got pushed back to March",
+            0.48,
+            True,
+        ),
+        ("My sister lives in Rome", "My sister's boss moved to Paris", 0.6, False),
+        # a death, of whoever bears the name
+        ("We have a golden retriever called Biscuit.", "Biscuit passed away last week", 0.5, True),
+        ("My grandmother lives in Ohio", "My friend's dog died last week", 0.45, False),
     ],
 )
 def test_what_a_statement_replaces_depends_on_the_fact_it_would_replace(
@@ -1286,6 +1311,7 @@ def test_a_correction_naming_both_values_brings_the_old_fact_up_to_date() -> Non
     assert value_swapped("Sorry, Anna's birthday is May 5, not May 3") == ("May 3", "May 5")
     assert value_swapped("I switched from badminton to pickleball") == ("badminton", "pickleball")
     assert value_swapped("I moved to Paris") is None
+    assert value_swapped("Ana comes in March instead of next week.") == ("next week", "in March")
     assert (
         brought_up_to_date(
             "The review is on Wednesday at 2pm in 4B", "It's Thursday, not Wednesday"
@@ -1335,6 +1361,11 @@ def test_a_correction_naming_both_values_brings_the_old_fact_up_to_date() -> Non
         # where the user is, said as all there is to say, and not a trip
         ("We're in Paris now", "I live in Lyon", True),
         ("I'm in Denver now for the conference", "I live in Lyon", False),
+        # a move home, by the place's name (a probe: 0.38 alike, never linked); not a thing
+        # moved, nor a move told as history
+        ("We moved to Denver last month.", "I live in Portland, Oregon.", True),
+        ("Standup moved to Thursday", "I live in Portland, Oregon.", False),
+        ("We moved to Denver back in 2019", "I live in Portland, Oregon.", False),
     ],
 )
 def test_a_life_fact_said_anew_replaces_only_another_value_of_it(

@@ -623,6 +623,18 @@ def test_news_saved_by_save_supersedes_the_fact_it_replaces(mem: Engram, clock: 
     assert not mem.relations(plain.id)
 
 
+def test_a_correction_naming_the_week_it_replaces_is_found_first(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """An MCP probe: "…in March, not next week" replaced nothing, and the visit's old week
+    answered "When is Ana visiting?" first."""
+    old = mem.save("btw my sister Ana is visiting next week")
+    clock.advance(days=1)
+    news = mem.save_result(Draft(content="actually Ana is coming in March, not next week"))
+    assert news.supersedes == [old.id]
+    assert mem.search("When is Ana visiting?")[0].memory.id == news.memory.id
+
+
 def test_a_fact_said_again_after_its_correction_holds_again(mem: Engram, clock: FixedClock) -> None:
     """A CLI probe: "Lisa is vegetarian", said after "Correction: Lisa is no longer
     vegetarian", was merged into the outdated memory as a use, and search still listed the

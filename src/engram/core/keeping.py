@@ -15,7 +15,7 @@ from engram.core.life_facts import (
     attributes,
     states_now,
 )
-from engram.core.message import plain
+from engram.core.message import OPENING_WORDS, plain
 from engram.core.text import STOPWORDS, WORD, speaker_label, statements, unlabelled
 from engram.core.whose import (
     WHOSE,
@@ -136,9 +136,12 @@ def named_new_value(text: str) -> str | None:
 
 
 # A correction naming both values: "the quarterly review is Thursday, not Wednesday", "Anna's
-# birthday is May 5, not May 3". The old value is a word or two (a number with its word).
+# birthday is May 5, not May 3", "Ana comes in March instead of next week". The old value is a
+# word or two (a number with its word; a day or week with the word that says which: "next
+# week" was not read, and the visit it moved kept its place above the news, a probe).
 _NOT_OLD = re.compile(
-    r",?\s+not\s+(?:the\s+|on\s+|in\s+|at\s+)?(?P<old>[\w'.:+#/-]+(?:\s+\d[\w.:]*)?)\W*$",
+    r"(?:,?\s+not|\s+instead of|\s+rather than)\s+(?:the\s+|on\s+|in\s+|at\s+)?"
+    r"(?P<old>(?:(?:next|last|this|coming)\s+)?[\w'.:+#/-]+(?:\s+\d[\w.:]*)?)\W*$",
     re.IGNORECASE,
 )
 
@@ -158,7 +161,7 @@ def value_swapped(text: str) -> tuple[str, str] | None:
     width = len(WORD.findall(found.group("old")))
     if len(before) < width:
         return None
-    return found.group("old"), " ".join(before[-width:])
+    return found.group("old").rstrip("."), " ".join(before[-width:])
 
 
 def brought_up_to_date(old: str, news: str) -> str | None:
@@ -232,6 +235,7 @@ def may_be_news(text: str) -> bool:
         says_a_change(said)
         or _NOW.search(said) is not None
         or replaces_a_fact(said)
+        or _died(said) != ""
         or (_says_anew(said) and bool(attributes(said)))
     )
 
@@ -263,11 +267,25 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
         return True
     if old and _life_fact_anew(said, old):
         return True
+    if old and _died(said) in names_in(old):
+        return True
     if old and _alike_in_form_only(said, old):
         return False
     if says_a_change(said) and similarity >= RESTATED_SIMILAR and _says_more(said, old):
         return True
     return _REPLACED.search(said) is not None and not _another_life_fact(said, old)
+
+
+# A death, of someone or a pet it opens with by name: "Biscuit passed away last week" is news
+# of every fact of Biscuit's ("We have a golden retriever called Biscuit" answered "Do I have a
+# dog?" above it: a probe). Not one of no name: chat says "One of my relatives died", "A lot
+# of shirts died for those nosebleeds" (`bench/supersede_chat.py`: five false links).
+_DIED = re.compile(r"\b(?:passed away|died)\b", re.IGNORECASE)
+
+
+def _died(text: str) -> str:
+    """The name of whom a statement says died, as a term, or ""."""
+    return opening_name(text) if _DIED.search(text) is not None else ""
 
 
 def _corrects_its_value(text: str, old: str) -> bool:
@@ -432,10 +450,24 @@ _NEW_WHAT = re.compile(r"\bnew\s+([\w'-]+)(?:\s+([\w'-]+))?", re.IGNORECASE)
 _ADDED = re.compile(r"\b(?:too|also|as well)\b", re.IGNORECASE)
 
 
+# The user's move to a place by its name, not told as history: "We moved to Denver last
+# month" is where they live now, though 0.38 alike to "I live in Portland, Oregon" and never
+# linked to it (a probe). Not a thing moved ("Standup moved to Thursday").
+_MOVED_HOME = re.compile(
+    rf"^{OPENING_WORDS}(?:i|we)(?:'ve|\s+have|\s+just|\s+recently|\s+finally)*\s+"
+    r"(?:moved|relocated)\s+(?:back\s+)?to\s+(?-i:[A-Z])",
+    re.IGNORECASE,
+)
+
+
 def _says_anew(text: str) -> bool:
-    """Whether a statement marks a life fact as holding anew (`_ANEW`, or "new" before one of
-    its words)."""
-    return _ANEW.search(text) is not None or bool(_new_facts(text))
+    """Whether a statement marks a life fact as holding anew (`_ANEW`, "new" before one of
+    its words, or a move home: `_MOVED_HOME`)."""
+    return (
+        _ANEW.search(text) is not None
+        or bool(_new_facts(text))
+        or (_MOVED_HOME.search(text) is not None and _LONG_AGO.search(text) is None)
+    )
 
 
 def _new_facts(text: str) -> set[str]:

@@ -9,7 +9,8 @@ import re
 from engram.core.aliases import of_someone_close
 from engram.core.entities import extract_entities
 from engram.core.index_terms import index_term
-from engram.core.intent_words import KIN
+from engram.core.intent_words import KIN, RELATION
+from engram.core.message import OPENING_WORDS
 from engram.core.text import WORD, unlabelled
 
 # Who a statement is about, where it opens with them: the user ("I …"), or someone of theirs
@@ -28,7 +29,7 @@ def about_other_people(text: str, other: str) -> bool:
     return (
         (by_the_user(text) and _of_someone_else(other))
         or (by_the_user(other) and _of_someone_else(text))
-        or _a_relative_of(text) != _a_relative_of(other)
+        or (_a_relative_of(text) != _a_relative_of(other) and not _one_kin(text, other))
         or (all(kin) and kin[0] != kin[1])
         or _kin_against_a_name(text, other)
         or _kin_against_a_name(other, text)
@@ -58,9 +59,24 @@ _RELATIVE_OF = re.compile(
 # is no news of "My manager is Sarah Lin", "My friend Tom moved to Denver" none of "My sister
 # Ana lives in Montreal" (a probe's false links).
 _KIN_OF_THE_USER = re.compile(
-    rf"^\W*(?:my|our|(?:the\s+)?user['’]s)\s+(?P<kin>{KIN})(?P<theirs>['’]s\b)?",
+    rf"^{OPENING_WORDS}(?:my|our|(?:the\s+)?user['’]s)\s+(?P<kin>{KIN})(?P<theirs>['’]s\b"
+    # a thing of theirs, not someone: "My sister's visit got pushed back" is news of "btw my
+    # sister Ana is visiting next week" (a probe: it was taken for another person's)
+    rf"(?P<thing>\s+(?!(?:new\s+|current\s+|old\s+|former\s+|best\s+)?{RELATION}s?\b))?)?",
     re.IGNORECASE,
 )
+
+
+def _one_kin(text: str, other: str) -> bool:
+    """Whether one statement is of a thing of one of the user's people and the other of that
+    person: "My sister's visit …" and "My sister Ana is visiting …"."""
+    matched = [_KIN_OF_THE_USER.match(unlabelled(t)) for t in (text, other)]
+    found = [f for f in matched if f is not None]
+    if len(found) < 2:
+        return False
+    kin = {_ONE_KIN.get(f["kin"].lower(), f["kin"].lower()) for f in found}
+    told = {"thing" if f["thing"] else "theirs" if f["theirs"] else "them" for f in found}
+    return len(kin) == 1 and told == {"thing", "them"}
 
 
 def _a_relative_of(text: str) -> bool:
