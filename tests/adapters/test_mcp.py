@@ -964,11 +964,12 @@ async def test_natural_language_activation_over_mcp(server: Server) -> None:
     assert (confirm["intent"], confirm["touch"]) == ("reinforce", [memory["id"]])
     nothing = await server.call("analyze_message", {"message": "Why is the sky blue?"})
     assert (nothing["intent"], nothing["should_save"]) == ("none", False)
-    # docs/tools.md gives [] as the default of recent_memory_ids: nothing was shown.
+    # docs/tools.md gives [] as the default of recent_memory_ids: nothing was shown, and the
+    # stored memory the confirmation names is the one to touch
     shown_none = await server.call(
         "analyze_message", {"message": "Yes, still using TypeScript", "recent_memory_ids": []}
     )
-    assert (shown_none["intent"], shown_none["touch"]) == ("reinforce", [])
+    assert (shown_none["intent"], shown_none["touch"]) == ("reinforce", [memory["id"]])
 
 
 @pytest.mark.anyio

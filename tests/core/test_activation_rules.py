@@ -627,6 +627,61 @@ def test_the_request_to_remember_is_not_saved_with_the_fact() -> None:
     assert memory_content("I live in Porto") == "I live in Porto"
 
 
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [
+        ("Hi! I'm allergic to shellfish", "I'm allergic to shellfish"),
+        ("btw my sister Ana is visiting next week", "my sister Ana is visiting next week"),
+        ("Hey there, I'm Marco.", "I'm Marco."),
+        ("So, we moved to Berlin", "we moved to Berlin"),
+        ("Anyway, standup is at 10", "standup is at 10"),
+        # a word that is part of what is said stays
+        ("So far so good with the new job", "So far so good with the new job"),
+        ("Well-known fact: I hate cilantro", "Well-known fact: I hate cilantro"),
+        ("Highway 5 is closed on weekends", "Highway 5 is closed on weekends"),
+    ],
+)
+def test_the_small_talk_a_message_opens_with_is_not_saved_with_the_fact(
+    message: str, kept: str
+) -> None:
+    """An MCP probe's saves kept "btw …", "Hi! I'm allergic…", "Hey! My sister Ana…"."""
+    assert memory_content(message) == kept
+
+
+def test_an_interjection_or_an_order_opening_a_message_names_no_one() -> None:
+    """An MCP probe's saves named "Ugh", "Anyway" and "Delete"."""
+    assert extract_entities("Ugh what a day. My landlord is Mr. Okafor") == ["Mr. Okafor"]
+    assert extract_entities("Anyway, Tom starts on Monday") == ["Tom"]
+    assert extract_entities("Delete what I told you about my job") == []
+
+
+@pytest.mark.parametrize(
+    ("message", "intent"),
+    [
+        # the user's name as people give it (an MCP probe: none, "My name is Marco" a save)
+        ("Hi! I'm Marco.", "save"),
+        ("I'm Dana Smith, nice to meet you", "save"),
+        ("I'm Fine.", "none"),
+        ("I'm Not sure about that", "none"),
+        # "what … again" asks only in one sentence: "what a day" is no question
+        (
+            "Ugh what a day. The bus was late again and rent is due on the 3rd of every month",
+            "none",
+        ),
+        ("What was the name of that place again", "recall"),
+        # what is yet to do is no confirmation
+        ("Right, I still need to book the restaurant", "none"),
+        ("Yes, I still have to call the plumber", "none"),
+        ("Right, I'm still vegetarian", "reinforce"),
+        ("Indeed, still working from 8 to 4.", "reinforce"),
+    ],
+)
+def test_a_name_given_a_sentence_apart_and_a_task_left_are_read_as_said(
+    message: str, intent: str
+) -> None:
+    assert classify(message).intent == intent
+
+
 def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     assert (
         recall_query("What did I say about TypeScript?") == "TypeScript?"

@@ -36,3 +36,8 @@ def test_a_name_is_given_in_so_many_words() -> None:
     assert not gives_the_name("Ask the plumber to call me. Tom said Monday works", "Tom")
     assert not gives_the_name("My name is Priya Sharma", "Sharma")
     assert not gives_the_name("My name is on the waiting list", "Priya")
+    # as people introduce themselves (an MCP probe's "Hi! I'm Marco.")
+    assert gives_the_name("Hi! I'm Marco.", "Marco")
+    assert gives_the_name("I am Marco Rossi, the new PM", "Marco Rossi")
+    assert not gives_the_name("I'm Marco's brother", "Marco")
+    assert not gives_the_name("I'm meeting Marco later", "Marco")

@@ -230,6 +230,16 @@ def test_a_listing_puts_a_fresh_memory_first_however_many_strong_old_ones(
         assert [h.score for h in listed] == sorted((h.score for h in listed), reverse=True)
 
 
+def test_a_query_naming_the_user_lists_their_peoples_facts_after_theirs(mem: Engram) -> None:
+    """Asked of the user by name, as "Where do I work?" is: "Where does Marco work?" listed
+    "My sister works at a bakery" above "I work at Globex" (a probe)."""
+    mem.save("My name is Marco.")
+    job = mem.save("I work at Globex as a data engineer")
+    sister = mem.save("My sister works at a bakery")
+    mem.flush()
+    assert [h.memory.id for h in mem.search("Where does Marco work?")] == [job.id, sister.id]
+
+
 def test_a_query_naming_the_user_finds_what_they_said_in_the_first_person(mem: Engram) -> None:
     """A probe: "Where does Priya work?" listed every note naming Priya (matched by that word
     alone, at full text relevance) above "I work as a product manager…". Once the store says

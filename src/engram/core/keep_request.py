@@ -41,6 +41,14 @@ _LEAD = re.compile(
     rf"(?:{_DROPPED})?{OPENING_WORDS}(?:{REQUEST_FRAME})?{_REQUEST}\s*[:,—-]?\s*",
     re.IGNORECASE,
 )
+# What opens a message before the fact without asking anything, and is no part of it: "Hi!
+# I'm allergic to shellfish", "btw my sister Ana is visiting" were kept as said (an MCP
+# probe). "So", "well", "oh" and "ok" only with their mark ("So far so good" is all one).
+_SMALL_TALK = re.compile(
+    r"(?:\W*(?:(?:(?:hi|hey|hello|hiya)(?: there)?|btw|by the way|fyi|anyway|anyways|ugh)\b"
+    r"|(?:so|well|oh|ok|okay|also)(?=\s*[,!.:;—–]|\s+-))[\s,!.:;—–-]*)+",
+    re.IGNORECASE,
+)
 # The request after the fact: "I'm vegan, please remember that.", "Our standup is at 9:30,
 # keep that in mind". It starts after a mark of punctuation: "I like to remember that" is not
 # one.
@@ -79,7 +87,7 @@ def memory_content(message: str) -> str:
     one line); only the space around what is kept is taken away."""
     read = readable(message)
     flat, at = flattened(read)
-    lead = _LEAD.match(flat)
+    lead = _LEAD.match(flat) or _SMALL_TALK.match(flat)
     start = lead.end() if lead else 0
     end = len(flat)
     trailing = _TRAILING_REQUEST.search(flat, start)

@@ -30,6 +30,9 @@ _LEADS = (
     "call me",
     "i am called",
     "i'm called",
+    # as people introduce themselves: "Hi! I'm Marco." (an MCP probe's user)
+    "i'm",
+    "i am",
 )
 _GIVEN = re.compile(
     r"\b(?:" + "|".join(re.escape(lead) for lead in _LEADS) + r") "

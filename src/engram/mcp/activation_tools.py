@@ -37,8 +37,10 @@ def register_activation_tools(server: MCPServer[Any], runtime: EngramRuntime) ->
         and the phrase that decided it; for a save, the content, tags, entities and strength to pass
         to save_memory, unless a memory says it already (should_save false, touch
         lists them: touch_memory them instead of saving a copy); for a confirmation, which of
-        recent_memory_ids to touch_memory. A save at confidence 0.6 is a plain statement about
-        the user that no rule names: weigh it before saving. Changes nothing."""
+        recent_memory_ids to touch_memory (with none given, the stored memory it names). A
+        save at confidence 0.6 is a plain statement that no rule names: weigh it before saving;
+        a correction of a stored fact is 0.75. For a recall, call analyze_for_recall for the
+        query. Changes nothing."""
         recent = recent_memory_ids or []
         return await runtime.call(lambda app: app.activation.analyze_message(message, recent))
 

@@ -17,10 +17,10 @@ from engram.core.intent import Analysis, classify
 from engram.core.keep_request import memory_content
 from engram.core.keeping import may_be_news
 from engram.core.message import asked, plain
-from engram.core.models import Memory
+from engram.core.models import Memory, Status
 from engram.core.questions import asks_about, is_plain_question, thing_asked_of
 from engram.core.recall import recall_query, recall_window
-from engram.core.statement import TROUBLE, statement_about
+from engram.core.statement import STATEMENT_CONFIDENCE, TROUBLE, statement_about
 from engram.core.text import STOPWORDS, query_terms
 from engram.services import validation as check
 from engram.services.context import Context
@@ -49,9 +49,16 @@ _CONFIRMING = frozenset(
 # name unknown; below every recall rule (0.6 and up), as the reading is the store's, not the
 # wording's.
 KNOWN_NAME_CONFIDENCE = 0.55
+# How sure a save is of news about someone the store knows ("Emma is 7 now"): as sure as a
+# statement read from its form. And of a correction that would supersede a stored fact: the
+# store holds the value it changes, so it is kept; at 0.55 an assistant saving from the form's
+# 0.6 up (docs/activation.md) dropped every correction an MCP probe told.
+REPLACES_STORED_CONFIDENCE = 0.75
 # How sure a recall is that counts days from an event ("What did I order a month before moving
 # to the Pearl?"): the store dates the event, as a rule's day ("…in early June?", 0.7) is dated.
 ANCHORED_CONFIDENCE = 0.7
+# The nearest memories a confirmation is compared with when none was shown.
+CONFIRMED_READ = 5
 # A question of at most this many words, its words looked for among its best text matches.
 ANSWERED_WORDS = 16
 ANSWER_CANDIDATES = 5
@@ -124,7 +131,30 @@ class ActivationService:
             elif len(touch) == len(shown) > 1:
                 touch = self._current(touch)
             return result.model_copy(update={"touch": touch})
+        if found.intent == "reinforce" and not recent:
+            return result.model_copy(update={"touch": self._confirmed_in_store(text)})
         return result
+
+    def _confirmed_in_store(self, message: str) -> list[str]:
+        """The stored memories a confirmation names when none was shown: among its nearest by
+        meaning, those it shares a word with (`_confirmed`) that are clearly alike to it
+        (`_confirmed_by_meaning`). "Yes, that's right, still allergic to shellfish" touched
+        nothing without the memory's id, and "I am allergic to shellfish." touched it (an MCP
+        probe). Only the most alike: the store may hold more memories naming its words than
+        the user meant, where the ones shown were chosen. None when it names nothing ("Yes,
+        that's right")."""
+        if not {t for t in query_terms(message) if t not in _CONFIRMING}:
+            return []
+        vector = self.ctx.text_vector(message)
+        if vector is None:
+            return []
+        self.ctx.vectors_ready()
+        live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
+        found = self.ctx.store.vector_search(vector, live, CONFIRMED_READ)
+        memories = self.ctx.store.get_many([s.id for s in found])
+        named = set(_confirmed(message, memories) or ())
+        touch = self._confirmed_by_meaning(message, [m for m in memories if m.id in named])
+        return self._current(touch)[:1]
 
     def _current(self, ids: Sequence[str]) -> list[str]:
         """Of the memories a confirmation naming nothing confirms ("Right, that's still the
@@ -199,10 +229,10 @@ class ActivationService:
             name = known[0]
             at = text.find(name)
             about = text[at:] if at > 0 else None
-            return Analysis("save", KNOWN_NAME_CONFIDENCE, stated[name], ("personal",), about)
+            return Analysis("save", STATEMENT_CONFIDENCE, stated[name], ("personal",), about)
         replaced = self._fact_replaced(read)
         if replaced is not None:
-            return Analysis("save", KNOWN_NAME_CONFIDENCE, replaced)
+            return Analysis("save", REPLACES_STORED_CONFIDENCE, replaced)
         return found
 
     def _fact_replaced(self, text: str) -> str | None:

@@ -387,7 +387,9 @@ class SearchService:
                 day,
             )
             out.append((stub, candidate))
-        out = weighed_by_what_they_say(seen, out, 4 * limit, text_rules(text, settings))
+        # a query naming the user asks of the user: "Where does Marco work?" as "…I work?"
+        rules = text_rules(first_person or text, settings)
+        out = weighed_by_what_they_say(seen, out, 4 * limit, rules)
         if near.probes and asks_for_a_suggestion(text):  # "Any ideas for dinner?": tastes
             out = tastes_first(self.ctx, out, near.probes, best_z, seen)
         if share < 1:  # a transcript's speaker named: their own turns first
