@@ -118,7 +118,7 @@ def build_app(
         unified=UnifiedSearchService(ctx, search, ltm),
         backup=BackupService(ctx, ltm),
         consolidation=consolidation,
-        activation=ActivationService(ctx),
+        activation=ActivationService(ctx, search),
         pipeline=PipelineService(ctx, maintenance, consolidation, ltm, promotion, graph),
         vault_import=VaultImportService(ctx, memories, graph, ltm, vault),
         transfer=TransferService(ctx),

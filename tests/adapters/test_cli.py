@@ -1052,6 +1052,11 @@ def test_analyze_says_what_a_message_asks_of_the_memory(db: Path) -> None:
     # without --recall too: it said only "intent: recall" (probe)
     asked = ok(run(db, "analyze", "What did I say about TypeScript last week?")).output
     assert "intent: recall" in asked and "search: TypeScript" in asked
+    # a request to forget says which memories it names, and deletes none
+    dropped = ok(run(db, "analyze", "Please forget what I said about TypeScript")).output
+    assert "intent: forget" in dropped and f"forget: {saved}" in dropped
+    assert "delete them once the user confirms" in dropped
+    assert run_json(db, "open", saved)
 
 
 def test_analyze_needs_no_store_unless_it_reads_memories(tmp_path: Path) -> None:

@@ -932,7 +932,8 @@ async def test_a_save_saying_a_fact_changed_supersedes_it_over_mcp(server: Serve
 async def test_natural_language_activation_over_mcp(server: Server) -> None:
     """The seed's flow: the assistant asks whether to save, saves what it is told, recalls on
     a question, and reinforces on a confirmation."""
-    said = f"Remember: I prefer TypeScript over JavaScript for project {unique()}"
+    project = unique()
+    said = f"Remember: I prefer TypeScript over JavaScript for project {project}"
     advice = await server.call("analyze_message", {"message": said})
     assert advice["intent"] == "save" and advice["phrase"] == "Remember"
     assert advice["entities"][:2] == ["TypeScript", "JavaScript"]
@@ -965,11 +966,19 @@ async def test_natural_language_activation_over_mcp(server: Server) -> None:
     nothing = await server.call("analyze_message", {"message": "Why is the sky blue?"})
     assert (nothing["intent"], nothing["should_save"]) == ("none", False)
     # docs/tools.md gives [] as the default of recent_memory_ids: nothing was shown, and the
-    # stored memory the confirmation names is the one to touch
+    # stored memory the confirmation names is the one to touch (of this module's store, the
+    # TypeScript memory most alike)
     shown_none = await server.call(
         "analyze_message", {"message": "Yes, still using TypeScript", "recent_memory_ids": []}
     )
-    assert (shown_none["intent"], shown_none["touch"]) == ("reinforce", [memory["id"]])
+    typescript = await server.call("search_memory", {"query": "TypeScript", "limit": 50})
+    assert shown_none["intent"] == "reinforce" and len(shown_none["touch"]) == 1
+    assert shown_none["touch"][0] in [h["id"] for h in typescript["hits"]]
+    # asked to forget it: the memory it names first, for the assistant to delete once confirmed
+    drop = await server.call(
+        "analyze_message", {"message": f"Please forget what I said about project {project}"}
+    )
+    assert (drop["intent"], drop["forget"][0]) == ("forget", memory["id"])
 
 
 @pytest.mark.anyio

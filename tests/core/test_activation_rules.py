@@ -1001,13 +1001,18 @@ def test_a_rule_that_waits_for_the_end_reads_only_what_follows_the_last_question
         # a question in a clause of its own follows the confirmation
         ("That's right, and can you also suggest a linter?", "reinforce", None),
         ("Exactly, that's correct, so what should I do next?", "reinforce", None),
-        # told to drop what was said: no recall of the memory set aside; a new fact still kept
-        ("Forget what I said about the car", "none", None),
+        # told to drop what was said: no recall of the memory set aside; a new fact still
+        # kept; by what it is, a request to forget (`core.forget_request`)
+        ("Forget what I said about the car", "forget", None),
         ("Never mind what I told you about Bob.", "none", None),
         ("Please disregard that, it was a typo", "none", None),
+        ("Forget it, I'll do it myself", "none", None),
+        ("Delete the old config file", "none", None),
         # asked as a request ("Can you …", "I'd like you to …"): "what I said" read as a recall
-        ("Can you forget what I said about my phone number?", "none", None),
-        ("I'd like you to forget what I told you about Tom", "none", None),
+        ("Can you forget what I said about my phone number?", "forget", None),
+        ("I'd like you to forget what I told you about Tom", "forget", None),
+        ("Delete what I told you about my job", "forget", None),
+        ("Please forget that I work at St. Mary's", "forget", None),
         # asked in other words than "remember" (a probe: each was none, or kept its request)
         ("Note: standup moved to 10am on Mondays", "save", "standup moved to 10am on Mondays"),
         (

@@ -133,6 +133,27 @@ def test_a_confirmation_with_nothing_shown_touches_the_stored_fact_it_names(mem:
     assert mem.analyze_message("Yes, still at Globex.").touch == []
 
 
+def test_a_request_to_forget_lists_the_memories_it_names(mem: Engram) -> None:
+    """An MCP probe: "forget what I said about the job" was none, and the assistant had
+    nothing to delete by. The memories named are listed, nothing is deleted."""
+    job = mem.save("I work as a nurse at St. Mary's hospital")
+    mem.save("My sister Ana lives in Montreal")
+    mem.save("I'm allergic to shellfish")
+    mem.flush()
+    for request in (
+        "forget what I said about the job",
+        "Please forget that I work at St. Mary's",
+        "Delete what I told you about my job",
+    ):
+        found = mem.analyze_message(request)
+        assert (found.intent, found.should_save, found.forget) == ("forget", False, [job.id])
+    assert mem.get(job.id) is not None and mem.stats().total == 3
+    # naming nothing stored, or nothing at all, lists none
+    assert mem.analyze_message("Forget what I said about my vintage motorcycle").forget == []
+    assert mem.analyze_message("Forget what I just said").forget == []
+    assert mem.analyze_message("Forget it, never mind").intent == "none"
+
+
 def test_analyze_for_recall_gives_the_query_to_run(mem: Engram) -> None:
     saved = mem.save("Prefers TypeScript over JavaScript", tags=["preferences"])
     found = mem.analyze_for_recall("What did I say about TypeScript last week?")

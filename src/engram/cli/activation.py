@@ -65,6 +65,9 @@ def render_message(out: Console, a: MessageAnalysis, recall: RecallAnalysis | No
     if a.touch:
         known = " (they say it already, in other words)" if a.intent == "save" else ""
         say(out, f"touch: {', '.join(a.touch)}{known}")
+    if a.intent == "forget":
+        named = ", ".join(a.forget) if a.forget else "none stored (search for it)"
+        say(out, f"forget: {named}; delete them once the user confirms (engram delete ID)")
     if a.missing:
         say(out, f"no memory has the id{'s' if len(a.missing) > 1 else ''} {', '.join(a.missing)}")
 

@@ -1,6 +1,6 @@
 """What a user's message asks of the memory: to keep something (save), to bring something back
-(recall), to confirm something already kept (reinforce), or nothing; and how important a
-memory is by the words that mark importance.
+(recall), to confirm something already kept (reinforce), to drop something kept (forget), or
+nothing; and how important a memory is by the words that mark importance.
 
 Rules, not a model: each is a phrase pattern with a weight, the strongest match decides, and
 the phrase that matched is returned so an assistant (and a user) can see why. Measured on the

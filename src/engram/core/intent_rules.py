@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from engram.core.forget_request import FORGET_REQUEST
 from engram.core.intent_words import (
     CONDITION,
     COUNT,
@@ -34,7 +35,7 @@ from engram.core.message import (
 from engram.core.questions import ADVICE
 from engram.core.refusal import REFUSAL
 
-Intent = Literal["save", "recall", "reinforce", "none"]
+Intent = Literal["save", "recall", "reinforce", "forget", "none"]
 
 
 @dataclass(frozen=True)
@@ -99,9 +100,14 @@ RULES: tuple[Rule, ...] = (
     # "Don't save this: my SSN is …" matched "save this", and "Remember that I'm vegan, but
     # don't save my address: 12 Elm St" matched "remember that": each secret was saved.
     _rule("none", REFUSAL, 0.99),
-    # none: told to drop something said before ("Forget what I said about the car"): read as
-    # a recall ("what I said"), it brought back the very memory the user set aside. Below an
-    # explicit save ("Forget about it; remember that I'm vegan" keeps the new fact).
+    # forget: asked to drop something kept, by what it is ("Forget what I said about the
+    # car", "Please forget that I work at St. Mary's": `engram.core.forget_request`). Read as
+    # a recall ("what I said"), it brought back the very memory the user set aside; read as
+    # none, the assistant had nothing to go by. Below an explicit save ("Forget what I said
+    # about the car; remember that I'm vegan" keeps the new fact).
+    _rule("forget", FORGET_REQUEST, 0.92),
+    # none: the conversation's "forget it", "never mind that", "disregard this": nothing kept
+    # is named
     _rule(
         "none",
         OPENERS + rf"(?:{REQUEST_FRAME})?(?:forget|disregard|ignore|never ?mind) (?:about )?"

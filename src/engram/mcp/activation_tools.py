@@ -31,16 +31,18 @@ def register_activation_tools(server: MCPServer[Any], runtime: EngramRuntime) ->
             ),
         ] = None,
     ) -> MessageAnalysis:
-        """Analyse a user's message: is it worth remembering (a preference, decision, fact, standing
-        instruction, 'remember that…'), a confirmation of something remembered ('yes, still using
-        TypeScript'), a request to recall, or none of these. Returns the intent with a confidence
-        and the phrase that decided it; for a save, the content, tags, entities and strength to pass
-        to save_memory, unless a memory says it already (should_save false, touch
-        lists them: touch_memory them instead of saving a copy); for a confirmation, which of
-        recent_memory_ids to touch_memory (with none given, the stored memory it names). A
-        save at confidence 0.6 is a plain statement that no rule names: weigh it before saving;
-        a correction of a stored fact is 0.75. For a recall, call analyze_for_recall for the
-        query. Changes nothing."""
+        """Analyse a user's message: is it worth remembering (a preference, decision, fact,
+        standing instruction, 'remember that…'), a confirmation of something remembered ('yes,
+        still using TypeScript'), a request to recall or to forget, or none of these. Returns
+        the intent with a confidence and the phrase that decided it; for a save, the content,
+        tags, entities and strength to pass to save_memory, unless a memory says it already
+        (should_save false, touch lists them: touch_memory them instead of saving a copy); for
+        a confirmation, which of recent_memory_ids to touch_memory (with none given, the stored
+        memory it names). A save at confidence 0.6 is a plain statement that no rule names:
+        weigh it before saving; a correction of a stored fact is 0.75. For a recall, call
+        analyze_for_recall for the query. For a request to forget ('forget what I said about
+        the job'), forget lists the stored memories it names: confirm with the user, then
+        delete_memory them. Changes nothing."""
         recent = recent_memory_ids or []
         return await runtime.call(lambda app: app.activation.analyze_message(message, recent))
 

@@ -36,8 +36,9 @@ tags and the names it mentions as entities. Give strength up to 2 for what must 
 describing this conversation. That is what keeps useful memories from fading; searching does \
 not count. When the user confirms something again ("yes, still using TypeScript"), call \
 touch_memory on that memory.
-4. If a remembered fact is wrong or out of date, update_memory it (or delete_memory it when the \
-user asks you to forget).
+4. If a remembered fact is wrong or out of date, update_memory it. When the user asks you to \
+forget something, analyze_message lists the memories it names (forget): confirm, then \
+delete_memory them.
 5. Now and then, check review_candidates (memories about to fade) and promotion_candidates \
 (memories that earned a permanent note: promote_memory writes it to the user's vault).
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from engram.core.anchors import anchor
 from engram.core.dates import written_dates
+from engram.core.forget_request import what_to_forget
 from engram.core.importance import importance
 from engram.core.index_terms import PhraseCounter
 from engram.core.intent import Analysis, classify
@@ -34,6 +35,7 @@ from engram.services.save_report import (
     reports_similar,
     similar_report,
 )
+from engram.services.search import SearchService
 from engram.storage.protocol import Filter
 
 # Words of a confirmation that name no memory: courtesy too ("That's right, thanks" touched
@@ -57,6 +59,11 @@ REPLACES_STORED_CONFIDENCE = 0.75
 # How sure a recall is that counts days from an event ("What did I order a month before moving
 # to the Pearl?"): the store dates the event, as a rule's day ("…in early June?", 0.7) is dated.
 ANCHORED_CONFIDENCE = 0.7
+# The memories a request to forget lists, best match first, and how near the best they rank
+# (search ranks the best 1): "forget that I work at St. Mary's" listed the user's sister in
+# Montreal too, at 0.01.
+FORGET_CANDIDATES = 3
+FORGET_MIN_RANK = 0.7
 # The nearest memories a confirmation is compared with when none was shown.
 CONFIRMED_READ = 5
 # A question of at most this many words, its words looked for among its best text matches.
@@ -80,8 +87,9 @@ def _within(query: str, limit: int) -> str:
 
 
 class ActivationService:
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, search: SearchService) -> None:
         self.ctx = ctx
+        self.search = search
 
     def analyze_message(
         self, message: str, recent_memory_ids: Sequence[str] = ()
@@ -133,7 +141,23 @@ class ActivationService:
             return result.model_copy(update={"touch": touch})
         if found.intent == "reinforce" and not recent:
             return result.model_copy(update={"touch": self._confirmed_in_store(text)})
+        if found.intent == "forget":
+            # what it names, looked up as search would: for the assistant to confirm with the
+            # user and delete (nothing is deleted here)
+            return result.model_copy(update={"forget": self._to_forget(what_to_forget(text))})
         return result
+
+    def _to_forget(self, topic: str) -> list[str]:
+        """The stored memories a request to forget names by `topic`, as search finds them:
+        those ranked near the best (`FORGET_MIN_RANK`), not whatever else the search lists.
+        "the job" of the user's is theirs: it found nothing, and "my job" found "I work as a
+        nurse at St. Mary's"."""
+        if not topic:
+            return []
+        hits = self.search.search(topic, limit=FORGET_CANDIDATES)
+        if not hits and topic.lower().startswith("the "):
+            hits = self.search.search("my " + topic[4:], limit=FORGET_CANDIDATES)
+        return [h.memory.id for h in hits if h.why.rank >= FORGET_MIN_RANK]
 
     def _confirmed_in_store(self, message: str) -> list[str]:
         """The stored memories a confirmation names when none was shown: among its nearest by

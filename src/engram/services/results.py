@@ -323,10 +323,11 @@ class MessageAnalysis(Result):
     the strength); where a stored memory says it already (as consolidation would merge the
     two), `touch` lists it and `should_save` is false (touch it instead of keeping a copy).
     reinforce: `touch` lists the recent memories the message confirms (`missing`: the recent
-    ids given that name none). recall: call analyze_for_recall (or search_memory) for the
-    queries."""
+    ids given that name none), or with none given the stored memory it names. recall: call
+    analyze_for_recall (or search_memory) for the queries. forget: `forget` lists the stored
+    memories that match what it names, best first, to delete once the user confirms."""
 
-    intent: Literal["save", "recall", "reinforce", "none"]
+    intent: Literal["save", "recall", "reinforce", "forget", "none"]
     should_save: bool
     confidence: float
     phrase: str | None
@@ -336,6 +337,7 @@ class MessageAnalysis(Result):
     strength: float | None = None
     why: list[str] = []
     touch: list[str] = []
+    forget: list[str] = []
     missing: list[str] = []  # recent memory ids that name no memory
 
 

@@ -1,0 +1,47 @@
+"""What a request to forget names, to look it up by (`engram.core.forget_request`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.core.forget_request import asks_to_forget, what_to_forget
+
+
+@pytest.mark.parametrize(
+    ("message", "named"),
+    [
+        ("forget what I said about the job", "the job"),
+        ("Please forget that I work at St. Mary's", "I work at St. Mary's"),
+        ("Delete what I told you about my job", "my job"),
+        ("forget my address please", "my address"),
+        ("Can you forget everything about Tom?", "Tom"),
+        ("Hey, could you erase what I told you about the surgery? Thanks", "the surgery"),
+        ("Please delete the memory about my ex.", "my ex"),
+        ("forget what I said about my sister. She is fine", "my sister"),
+        # asks, and names nothing: the assistant knows what was just said
+        ("Forget what I just said", ""),
+    ],
+)
+def test_a_request_to_forget_names_what_it_drops(message: str, named: str) -> None:
+    assert asks_to_forget(message)
+    assert what_to_forget(message) == named
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # the conversation's, naming nothing kept
+        "Forget it",
+        "Forget that, let's move on",
+        "forget about it",
+        # work to do, not the memory
+        "Delete the old config file",
+        "Remove my card from the account",
+        # the user's own forgetting, and a request to keep
+        "I always forget semicolons",
+        "Don't forget: the demo moved to Thursday",
+    ],
+)
+def test_what_asks_no_memory_to_forget_is_no_request(message: str) -> None:
+    assert not asks_to_forget(message)
+    assert what_to_forget(message) == ""
