@@ -635,6 +635,7 @@ def test_the_request_to_remember_is_not_saved_with_the_fact() -> None:
         ("Hey there, I'm Marco.", "I'm Marco."),
         ("So, we moved to Berlin", "we moved to Berlin"),
         ("Anyway, standup is at 10", "standup is at 10"),
+        ("Scratch that, I don't work there anymore", "I don't work there anymore"),
         # a word that is part of what is said stays
         ("So far so good with the new job", "So far so good with the new job"),
         ("Well-known fact: I hate cilantro", "Well-known fact: I hate cilantro"),

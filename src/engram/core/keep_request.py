@@ -42,10 +42,12 @@ _LEAD = re.compile(
     re.IGNORECASE,
 )
 # What opens a message before the fact without asking anything, and is no part of it: "Hi!
-# I'm allergic to shellfish", "btw my sister Ana is visiting" were kept as said (an MCP
-# probe). "So", "well", "oh" and "ok" only with their mark ("So far so good" is all one).
+# I'm allergic to shellfish", "btw my sister Ana is visiting", "Scratch that, I don't work
+# there anymore" were kept as said (an MCP probe). "So", "well", "oh" and "ok" only with
+# their mark ("So far so good" is all one).
 _SMALL_TALK = re.compile(
-    r"(?:\W*(?:(?:(?:hi|hey|hello|hiya)(?: there)?|btw|by the way|fyi|anyway|anyways|ugh)\b"
+    r"(?:\W*(?:(?:(?:hi|hey|hello|hiya)(?: there)?|btw|by the way|fyi|anyway|anyways|ugh|"
+    r"scratch that)\b"
     r"|(?:so|well|oh|ok|okay|also)(?=\s*[,!.:;—–]|\s+-))[\s,!.:;—–-]*)+",
     re.IGNORECASE,
 )

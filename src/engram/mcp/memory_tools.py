@@ -118,25 +118,25 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             Field(description="Also return each memory's full record and the parts of its rank."),
         ] = False,
     ) -> RecallResult:
-        """Find memories by what they say and what they mean: a query matches memories sharing its
-        words and memories saying the same in other words (ask in plain language, e.g. 'which
-        database did we pick'), plus the memories saved next to a match in the same conversation or
-        related to it (why.context), and memories sharing rarer words with the best matches
-        (why.expansion); a day the query names ('on 7 Jan 2024', 'yesterday') lifts the memories
-        saved on it (why.day); a question about how things stand now ('where does she live
-        now?', 'currently', 'still') puts the latest of alike memories first; a misspelled word
-        the store lacks is searched as the store's word it misspells, and said in why ('searched
-        "kafak" as "kafka"'); 'my husband' is searched by the name the store gives him too.
-        Filter by tags.
-        Results are ranked by relevance relative to this query's best match (the first is near 1
-        even when nothing fits: a hit sharing no word, why 'text 0', is a guess by meaning to
-        check against what was asked), re-weighted a little by how alive each memory still is
-        (its decay score); near-copies of one memory do not fill the list; some slots go to
-        fading memories that match well (reason 'review') so they can be reinforced. Archived
-        memories are left out unless `status` asks for them. Each hit is compact (id, content,
-        tags, the day it was saved, rank, why in one line); verbose=true adds the full record and
-        the rank's parts, open_memories reads records by id. Searching does not count as a use:
-        call observe_memory_usage for the memories you actually use."""
+        """Find memories by what they say and what they mean (ask in plain language, e.g.
+        'which database did we pick'). Ranks are relative to this query's best match: the
+        first is near 1 even when nothing fits, so a hit sharing no word (why 'text 0') is a
+        guess by meaning to check against what was asked. Searching does not count as a use:
+        call observe_memory_usage for the memories you actually use.
+        Besides the memories sharing the query's words or saying the same in other words, it
+        finds the memories saved next to a match in the same conversation or related to it
+        (why.context) and those sharing rarer words with the best matches (why.expansion); a
+        day the query names ('on 7 Jan 2024', 'yesterday') lifts the memories saved on it
+        (why.day); a question about how things stand now ('where does she live now?',
+        'currently', 'still') puts the latest of alike memories first; a misspelled word the
+        store lacks is searched as the store's word it misspells ('searched "kafak" as
+        "kafka"'); 'my husband' is searched by the name the store gives him too. Ranks are
+        re-weighted a little by how alive each memory still is (its decay score); near-copies
+        of one memory do not fill the list; some slots go to fading memories that match well
+        (reason 'review') so they can be reinforced. Filter by tags; archived memories are left
+        out unless `status` asks for them. Each hit is compact (id, content, tags, the day it
+        was saved, rank, why in one line); verbose=true adds the full record and the rank's
+        parts, open_memories reads records by id."""
         hits, zone = await runtime.call(
             lambda app: (
                 app.search.search(
