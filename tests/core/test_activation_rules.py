@@ -675,6 +675,10 @@ def test_an_interjection_or_an_order_opening_a_message_names_no_one() -> None:
         ("Yes, I still have to call the plumber", "none"),
         ("Right, I'm still vegetarian", "reinforce"),
         ("Indeed, still working from 8 to 4.", "reinforce"),
+        # someone of the user's, "called" by name; "my phone" and an "is" two sentences on
+        # are no fact of the phone
+        ("Anyway, my new landlord is called Mr. Okafor", "save"),
+        ("My phone died again today. Anyway the weather is nice", "none"),
     ],
 )
 def test_a_name_given_a_sentence_apart_and_a_task_left_are_read_as_said(

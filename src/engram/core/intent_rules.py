@@ -80,6 +80,9 @@ def _until(start: str, gap: str, end: str) -> str:
     return rf"{start}(?:(?!{start}){gap})*{end}"
 
 
+# A gap that stays in one sentence ("3.12" and "e.g." are in one).
+_IN_ONE_SENTENCE = r"(?:[^?.!]|[.!](?=\w))"
+
 # What is yet to do, said with "still": news, not a confirmation ("Right, I still need to book
 # the restaurant" reinforced what was shown: an MCP probe).
 _STILL_TO_DO = (
@@ -147,7 +150,7 @@ RULES: tuple[Rule, ...] = (
         # probe: its landlord and rent day were never saved)
         _until(
             r"\b(?:what|which|where|when|who)(?:'s| is| are| was| were)? ",
-            r"(?:[^?.!]|[.!](?=\w))",
+            _IN_ONE_SENTENCE,
             r"\bagain\b\??",
         ),
         0.85,
@@ -386,7 +389,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "save",
-        _until(MY_THING, "[^?]", r"\b(?:is|are|was|called|named|plays)\b"),
+        # in one sentence: "my phone died …. Anyway, my landlord is …" read the phone
+        _until(MY_THING, _IN_ONE_SENTENCE, r"\b(?:is|are|was|called|named|plays)\b"),
         0.85,
         "personal",
     ),
@@ -439,7 +443,8 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "save",
-        rf"\b(?:my|our) (?:\w+ )?{RELATION}(?:'s name)? (?:is |are )?"
+        # "my new landlord is called Mr. Okafor" too (an MCP probe: none)
+        rf"\b(?:my|our) (?:\w+ )?{RELATION}(?:'s name)? (?:is |are )?(?:called |named )?"
         r"(?:(?-i:Mr|Mrs|Ms|Dr)\.? )?(?-i:[A-Z])[\w'-]+",
         0.85,
         "personal",

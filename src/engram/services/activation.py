@@ -19,10 +19,10 @@ from engram.core.keep_request import memory_content
 from engram.core.keeping import may_be_news
 from engram.core.message import asked, plain
 from engram.core.models import Memory, Status
-from engram.core.questions import asks_about, is_plain_question, thing_asked_of
+from engram.core.questions import ASKED_TO_SAVE, asks_about, is_plain_question, thing_asked_of
 from engram.core.recall import recall_query, recall_window
 from engram.core.statement import STATEMENT_CONFIDENCE, TROUBLE, statement_about
-from engram.core.text import STOPWORDS, query_terms
+from engram.core.text import STOPWORDS, query_terms, statements
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.enrichment import names_in
@@ -59,6 +59,8 @@ REPLACES_STORED_CONFIDENCE = 0.75
 # How sure a recall is that counts days from an event ("What did I order a month before moving
 # to the Pearl?"): the store dates the event, as a rule's day ("…in early June?", 0.7) is dated.
 ANCHORED_CONFIDENCE = 0.7
+# A message of more sentences than this is a story: a rule's save keeps the sentence it read.
+LONG_MESSAGE = 3
 # The memories a request to forget lists, best match first, and how near the best they rank
 # (search ranks the best 1): "forget that I work at St. Mary's" listed the user's sister in
 # Montreal too, at 0.01.
@@ -110,8 +112,9 @@ class ActivationService:
             phrase=found.phrase,
             missing=[i for i in dict.fromkeys(recent) if i not in known],
         )
-        # A save may be about a part of the message: the change a confirmation carries.
-        said = found.about or text
+        # A save may be about a part of the message: the change a confirmation carries, or
+        # the sentence of a long message that says what a rule read.
+        said = found.about or _told_in(text, found) or text
         content = memory_content(said) if found.intent == "save" else ""
         if found.intent == "save" and not content:
             # "Remember:", "Remember this." and nothing else: nothing to save (it suggested
@@ -135,7 +138,9 @@ class ActivationService:
         if found.intent == "reinforce" and shown:
             touch = _confirmed(text, shown)
             if touch is None:  # it names something no shown memory words
-                touch = self._confirmed_by_meaning(text, shown)
+                # ...in other words, or a memory not shown ("Yes, still allergic to
+                # shellfish" after a search for the landlord: an MCP probe)
+                touch = self._confirmed_by_meaning(text, shown) or self._confirmed_in_store(text)
             elif len(touch) == len(shown) > 1:
                 touch = self._current(touch)
             return result.model_copy(update={"touch": touch})
@@ -253,7 +258,11 @@ class ActivationService:
             name = known[0]
             at = text.find(name)
             about = text[at:] if at > 0 else None
-            return Analysis("save", STATEMENT_CONFIDENCE, stated[name], ("personal",), about)
+            # a correction of what the store holds of them, as sure as any ("actually Ana is
+            # coming in March, not next week"; `_fact_replaced`)
+            replaces = self._fact_replaced(read) is not None
+            sure = REPLACES_STORED_CONFIDENCE if replaces else STATEMENT_CONFIDENCE
+            return Analysis("save", sure, stated[name], ("personal",), about)
         replaced = self._fact_replaced(read)
         if replaced is not None:
             return Analysis("save", REPLACES_STORED_CONFIDENCE, replaced)
@@ -347,6 +356,19 @@ class ActivationService:
 
 def _key(query: str) -> str:
     return query.casefold().rstrip("?.! ")
+
+
+def _told_in(message: str, found: Analysis) -> str | None:
+    """The sentence of a long message (more than `LONG_MESSAGE` sentences) holding the phrase
+    a rule saved it by, unless the user asked to keep it (then what they asked to keep is
+    theirs to say): a rambling message with a landlord's name in its third sentence was kept
+    whole, the bus and the rain with it (an MCP probe). None otherwise."""
+    if found.intent != "save" or found.phrase is None or found.confidence >= ASKED_TO_SAVE:
+        return None
+    pieces = statements(message)
+    if len(pieces) <= LONG_MESSAGE:
+        return None
+    return next((p for p in pieces if found.phrase in " ".join(p.split())), None)
 
 
 def _confirmed(message: str, memories: Sequence[Memory]) -> list[str] | None:
