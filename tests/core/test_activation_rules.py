@@ -678,6 +678,11 @@ def test_an_interjection_or_an_order_opening_a_message_names_no_one() -> None:
         # someone of the user's, "called" by name; "my phone" and an "is" two sentences on
         # are no fact of the phone
         ("Anyway, my new landlord is called Mr. Okafor", "save"),
+        # what the user must avoid or tell of themselves, which only they told
+        ("Is there anything I shouldn't eat at a seafood restaurant?", "recall"),
+        ("Any allergies I should mention when ordering?", "recall"),
+        ("Any allergies in this recipe?", "none"),
+        ("Is there anything I can't do after surgery?", "none"),
         ("My phone died again today. Anyway the weather is nice", "none"),
     ],
 )

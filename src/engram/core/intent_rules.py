@@ -240,6 +240,13 @@ RULES: tuple[Rule, ...] = (
         # "Anything about my health I should remember?" (a probe: none, 0.9)
         r"|(?:is there )?any(?:thing| \w+)\b[^.!?]*\b(?:i|we) (?:should|need to|have to|must) "
         r"(?:remember|keep in mind|not forget)"
+        # what the user must avoid or tell of themselves, which only they told: "Is there
+        # anything I shouldn't eat at a seafood restaurant?", "Any allergies I should mention
+        # when ordering?" (an MCP probe: none)
+        r"|(?:is there )?anything (?:that )?(?:i|we) (?:shouldn'?t|can'?t|mustn'?t|should avoid) "
+        r"(?:eat|drink|take)\b"
+        r"|any (?:allergies|allergy|dietary restrictions|intolerances|medications?)"
+        r"(?=\s*\?|(?: that)? (?:i|we) )"
         # how the user likes a thing: "How do I take my coffee?" (not "How do I reset my …")
         r"|how do (?:i|we) (?:usually )?(?:like|take|drink|eat) (?:my|our) [\w'-]+(?: [\w'-]+)?"
         r"(?=\s*\?\s*$)"
