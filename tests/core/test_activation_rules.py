@@ -1290,6 +1290,15 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
             True,
         ),
         ("My sister lives in Rome", "My sister's boss moved to Paris", 0.6, False),
+        # a change of a thing the fact does not name (a coding assistant's probe: the bug's
+        # note superseded the decision, and search marked the decision outdated)
+        (
+            "Decision: we moved background jobs from Celery to RQ because RQ is simpler.",
+            "Bug: staging Redis evicted RQ jobs; fix: noeviction, and the cache moved to a "
+            "separate Redis instance.",
+            0.6,
+            False,
+        ),
         # a death, of whoever bears the name
         ("We have a golden retriever called Biscuit.", "Biscuit passed away last week", 0.5, True),
         ("My grandmother lives in Ohio", "My friend's dog died last week", 0.45, False),

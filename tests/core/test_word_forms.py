@@ -81,6 +81,15 @@ def test_a_word_naming_a_kind_of_tool_brings_its_names_counted_as_that_word() ->
 def test_a_name_does_not_bring_the_others_of_its_kind() -> None:
     """Only the kind asks for its members: a query naming PostgreSQL is not about MySQL. Names
     that are everyday words too are not listed ("go", "windows", "swift")."""
-    assert with_word_forms(["postgresql"]) == ["postgresql"]
+    assert with_word_forms(["postgresql"]) == ["postgresql", "postgres"]  # one name, two ways
+    assert "mysql" not in with_word_forms(["postgres"])
     assert not {"go", "windows", "swift", "cursor"} & set(with_word_forms(["language", "os"]))
     assert with_word_forms(["programming", "language"])[2:4] == ["python", "rust"]
+
+
+def test_a_short_name_people_type_is_searched_with_the_full_one() -> None:
+    """A coding assistant's probe: "what Postgres version are we on?" shared no word with
+    "Upgraded PostgreSQL from 15 to 16", "env vars" none with "environment variables"."""
+    assert with_word_forms(["postgres", "version"]) == ["postgres", "version", "postgresql"]
+    assert with_word_forms(["env", "vars"]) == ["env", "vars", "environment", "variables"]
+    assert form_groups(["env", "vars", "environment", "variables"]) == [[0, 2], [1, 3]]

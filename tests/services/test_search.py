@@ -230,6 +230,22 @@ def test_a_listing_puts_a_fresh_memory_first_however_many_strong_old_ones(
         assert [h.score for h in listed] == sorted((h.score for h in listed), reverse=True)
 
 
+def test_a_note_is_found_by_the_word_it_opens_with_to_say_its_kind(mem: Engram) -> None:
+    """A coding assistant's probe: "TODO: finish moving the schemas to v2" was found by "TODO"
+    and by no question with another word ("what TODOs are open?"): the label matched and the
+    meaning was unlike, and the match was dropped as one by chance."""
+    todo = mem.save("TODO: finish moving the remaining schemas from pydantic v1 to v2")
+    mem.save("Run the tests with make test; integration tests need docker compose up first.")
+    mem.save("Local Postgres runs in docker-compose on host port 5433.")
+    mem.flush()
+    for question in ("what TODOs are open?", "todo list"):
+        assert [h.memory.id for h in mem.search(question)][:1] == [todo.id], question
+    # "Postgres" is PostgreSQL by its short name
+    upgrade = mem.save("Upgraded PostgreSQL from 15 to 16 in every environment")
+    mem.flush()
+    assert upgrade.id in [h.memory.id for h in mem.search("what Postgres version are we on?")][:2]
+
+
 def test_a_query_naming_the_user_lists_their_peoples_facts_after_theirs(mem: Engram) -> None:
     """Asked of the user by name, as "Where do I work?" is: "Where does Marco work?" listed
     "My sister works at a bakery" above "I work at Globex" (a probe)."""

@@ -8,6 +8,7 @@ import re
 
 from engram.core.dates import MONTH_NAMES, WEEKDAYS
 from engram.core.index_terms import index_term, index_terms
+from engram.core.intent_words import RELATION
 from engram.core.life_facts import (
     ATTRIBUTE_OF,
     ATTRIBUTES,
@@ -261,6 +262,8 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
         return False
     if old and (about_other_people(said, old) or _already_holds(said, old)):
         return False
+    if old and _changes_something_else(said, old):
+        return False
     if old and (says_a_change(said) or _NOW.search(said)) and a_new_value(said, old, similarity):
         return True
     if old and says_a_change(said) and _corrects_its_value(said, old):
@@ -274,6 +277,43 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
     if says_a_change(said) and similarity >= RESTATED_SIMILAR and _says_more(said, old):
         return True
     return _REPLACED.search(said) is not None and not _another_life_fact(said, old)
+
+
+# Where the clause of a change starts: "…; fix: noeviction on the queue Redis, and the cache
+# moved to a separate Redis instance" changes the cache.
+_CLAUSE_START = re.compile(r"(?:[.;:!?,]|\b(?:and|but|so|then|while)\b)\s*", re.IGNORECASE)
+# A change told of what changed itself ("the cache moved to …"), not of what someone changed
+# ("The airline moved our flight to July 4", "Dad quit smoking").
+_OF_ITSELF = re.compile(r"\s+(?:to|into|from|over|back|out|away)\b", re.IGNORECASE)
+
+
+def _changes_something_else(text: str, old: str) -> bool:
+    """Whether the change a statement tells (`_REPLACED`) is of a thing it names that `old`
+    does not: a bug's note ending "…and the cache moved to a separate Redis instance"
+    superseded "Decision: we moved background jobs from Celery to RQ", and search marked the
+    decision outdated (a coding assistant's probe). The thing is named before the verb in its
+    clause, in common words: a name or one of the user's people moves as news of their own
+    facts ("User and Chris moved to Sacramento"), and "I've switched from VS Code" names
+    nothing there."""
+    change = _REPLACED.search(text)
+    if change is None or _OF_ITSELF.match(text, change.end()) is None:
+        return False
+    clause = text[: change.start()]
+    starts = [m.end() for m in _CLAUSE_START.finditer(clause)]
+    said = clause[starts[-1] if starts else 0 :]
+    thing = {
+        index_term(w)
+        for w in WORD.findall(said)
+        if w.islower()
+        and "'" not in w
+        and w not in STOPWORDS
+        and w not in _MARKS
+        and _SOMEONE.fullmatch(w) is None
+    }
+    return bool(thing) and not thing & fact_terms(old)
+
+
+_SOMEONE = re.compile(RELATION + "s?", re.IGNORECASE)
 
 
 # A death, of someone or a pet it opens with by name: "Biscuit passed away last week" is news

@@ -185,6 +185,22 @@ def unlabelled(content: str) -> str:
     return content
 
 
+# What a note's first word may say of its kind: "TODO: finish the v2 schemas", "Decision: we
+# moved to RQ", "Bug: staging Redis evicted jobs".
+_KIND_LABEL = re.compile(
+    r"\W*(?:todo|fixme|note|bug|fix|decision|convention|gotcha|idea|reminder|warning|tip|task|"
+    r"goal|plan|question|update|correction|summary|status|agenda)s?\s*:",
+    re.IGNORECASE,
+)
+
+
+def without_kind_label(content: str) -> str:
+    """The content without the word its note opens with to say what kind of note it is, as a
+    tag would ("TODO: …"), or the content."""
+    label = _KIND_LABEL.match(content)
+    return content[label.end() :] if label else content
+
+
 def speaker_label(content: str) -> str:
     """The speaker's label the content opens with ("Fahim Khan" of "Fahim Khan: …"), as
     `unlabelled` cuts it; "" without one."""

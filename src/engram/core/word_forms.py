@@ -1,4 +1,5 @@
-"""The forms of an English word that stemming cannot join: irregular verbs and plurals.
+"""The forms of an English word that stemming cannot join: irregular verbs and plurals, and the
+short names people type for a few long ones ("Postgres", "env vars").
 
 The index stems with Porter's rules, which join "buys", "buying" and "buy" but leave "bought"
 a word of its own: "what did I buy on Tuesday?" shared no word with "Bought a new standing
@@ -76,6 +77,22 @@ _FAMILIES: tuple[tuple[str, ...], ...] = (
     ("woman", "women"),
     ("foot", "feet"),
     ("tooth", "teeth"),
+    # one thing by its full name and the short one people type: "what Postgres version are
+    # we on?" shared no word with "Upgraded PostgreSQL from 15 to 16", "env vars" none with
+    # "environment variables" (a coding assistant's probe)
+    ("postgresql", "postgres"),
+    ("mongodb", "mongo"),
+    ("environment", "env"),
+    ("variable", "var"),
+    ("variables", "vars"),
+    ("configuration", "config"),
+    ("repository", "repo"),
+    ("authentication", "auth"),
+    ("documentation", "docs"),
+    ("production", "prod"),
+    ("dependencies", "deps"),
+    ("birthday", "bday"),
+    ("appointment", "appt"),
 )
 
 _FAMILY_OF: dict[str, tuple[str, ...]] = {form: family for family in _FAMILIES for form in family}
@@ -104,13 +121,17 @@ def form_groups(terms: Sequence[str]) -> list[list[int]]:
         if family is not None:
             groups.setdefault(family, []).append(i)
     found = [g for g in groups.values() if len(g) > 1]
-    grouped = {i for g in found for i in g}
     position = {term: i for i, term in reversed(list(enumerate(terms)))}
     for at, names in kind_names(terms).items():
-        members = [position[n] for n in names if n in position and position[n] not in grouped]
-        if members and at not in grouped:
-            found.append([at, *members])
-            grouped.update([at, *members])
+        if any(at in g for g in found):
+            continue
+        members = {position[n] for n in names if n in position}
+        # a name's forms go with it ("postgresql" and "postgres" are one name of a database)
+        joined = [g for g in found if members & set(g)]
+        members.update(i for g in joined for i in g)
+        members.discard(at)
+        if members:
+            found = [g for g in found if g not in joined] + [[at, *sorted(members)]]
     return found
 
 

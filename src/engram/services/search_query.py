@@ -32,7 +32,14 @@ from engram.core.questions import (
     without_the_span,
 )
 from engram.core.ranking import Candidate
-from engram.core.text import STOPWORDS, of_the_listener, query_terms, statements, words
+from engram.core.text import (
+    STOPWORDS,
+    of_the_listener,
+    query_terms,
+    statements,
+    without_kind_label,
+    words,
+)
 from engram.services.aliases import names_of_people_asked
 from engram.services.enrichment import names_in
 from engram.services.search_reads import SearchReads
@@ -128,7 +135,9 @@ def without_chance_matches(
     own word for what it is about, and stays (docs/search.md, section 1b). So does a text
     that holds only names of a kind the query names: "Project Atlas uses PostgreSQL 16" is
     what "database decision" asks for, not a chance match (it was dropped, and the example
-    of docs/cli.md found nothing: a helper's probe)."""
+    of docs/cli.md found nothing: a helper's probe); nor is the word a note opens with to say
+    its kind, as a tag would ("TODO: finish the v2 schemas" for "What TODOs are open?", which
+    found nothing: a coding assistant's probe)."""
     unlike = unlike_the_query(seen.rows(s.id for s in found[:n]), probe)
     if not unlike:
         return found
@@ -136,7 +145,7 @@ def without_chance_matches(
     ids = [i for i in unlike if i in texts]
     named = {name for names in kind_names(terms).values() for name in names}
     words = [t for t in terms if t not in named]
-    counts = PhraseCounter(words).counts_in([texts[i].content for i in ids])
+    counts = PhraseCounter(words).counts_in([without_kind_label(texts[i].content) for i in ids])
     by_chance = {i for i, row in zip(ids, counts, strict=True) if row.any()}
     return [s for s in found if s.id not in by_chance]
 
