@@ -230,6 +230,23 @@ def test_a_listing_puts_a_fresh_memory_first_however_many_strong_old_ones(
         assert [h.score for h in listed] == sorted((h.score for h in listed), reverse=True)
 
 
+def test_news_of_one_part_of_a_fact_takes_its_place_only_where_asked(mem: Engram) -> None:
+    """A coding assistant's probe: "Ruff line-length was raised from 100 to 120" superseded
+    the lint note (ruff, mypy --strict, CI) and was listed first for "is mypy strict?", which
+    it says nothing of. It stays first where the query asks what it says, and the note says
+    it was superseded."""
+    lint = mem.save(
+        "Linting: make lint runs ruff (line-length 100) and mypy --strict on atlas/. "
+        "CI fails on any ruff warning."
+    )
+    mem.save("Run the tests with make test; integration tests need docker compose up first.")
+    news = mem.save_result(Draft(content="Ruff line-length was raised from 100 to 120."))
+    assert news.supersedes == [lint.id]
+    mypy = mem.search("is mypy strict?")
+    assert mypy[0].memory.id == lint.id and mypy[0].why.superseded_by == news.memory.id
+    assert mem.search("what is the ruff line length?")[0].memory.id == news.memory.id
+
+
 def test_a_note_is_found_by_the_word_it_opens_with_to_say_its_kind(mem: Engram) -> None:
     """A coding assistant's probe: "TODO: finish moving the schemas to v2" was found by "TODO"
     and by no question with another word ("what TODOs are open?"): the label matched and the

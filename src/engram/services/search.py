@@ -399,6 +399,7 @@ class SearchService:
                 self.ctx.store,
                 out,
                 lambda i: self._stubs_for(list(i), where),
+                lambda i: {k: t.content for k, t in seen.texts(i).items()},
                 settings.search_decay_weight,
             )
         if asks_about_the_present(text) and settings.search_present_weight > 0:

@@ -25,7 +25,7 @@ from engram.core.dates import (
 from engram.core.meaning import Probe
 from engram.core.models import Memory, Relation
 from engram.core.ranking import Candidate, Fused, as_of_now
-from engram.core.text import said_by_the_assistant, speaker_label
+from engram.core.text import said_by_the_assistant, speaker_label, statements
 from engram.core.timeutil import DAY
 from engram.core.whose import about_other_people
 from engram.services.context import Context
@@ -216,6 +216,7 @@ def successors_found(
     store: Store,
     found: Found,
     stubs_for: Callable[[Sequence[str]], dict[str, Stub]],
+    texts: Callable[[Sequence[str]], Mapping[str, str]],
     decay_weight: float = 0.0,
 ) -> Found:
     """The matches, with news listed above the fact it supersedes (a `supersedes` relation,
@@ -228,7 +229,12 @@ def successors_found(
     by several pieces of news follows the one that matches the query best on its own (the
     latest on a tie): "Actually my manager is now Sarah Kim" and "Tom Becker moved to the
     platform team" both replaced "My manager is Tom Becker", and both took its place, the
-    move first, for "Who is my manager?" (a helper's probe)."""
+    move first, for "Who is my manager?" (a helper's probe). Of a fact of several sentences
+    the news may change one: it takes the fact's place only where it shares a word with the
+    query itself ("Ruff line-length was raised to 120" of "make lint runs ruff (line-length
+    100) and mypy --strict. CI fails on any ruff warning." was listed first for "is mypy
+    strict?" and "what runs in CI?": a coding assistant's probe); it is marked all the same
+    (`texts` reads the facts' content)."""
     by_id = {c.id: (s, c) for s, c in found}
     top = sorted(by_id, key=lambda i: -by_id[i][1].relevance)[:SUCCESSOR_SOURCES]
     edges = sorted(
@@ -245,6 +251,7 @@ def successors_found(
             followed[edge.to_id] = edge
     edges = [edge for edge in edges if followed[edge.to_id] is edge]
     joining = stubs_for([r.from_id for r in edges if r.from_id not in by_id])
+    said = texts([r.to_id for r in edges])
     for edge in edges:
         if edge.from_id in by_id:
             stub, news = by_id[edge.from_id]
@@ -257,9 +264,11 @@ def successors_found(
         # news fell below the fact it replaced two days on, and below a promoted fact (its
         # score held at 1) for good (a probe's year of use: 44 questions answered outdated).
         lifted = old.relevance * (1.0 + SUCCESSOR_LIFT) / (1.0 - min(decay_weight, 0.5))
-        if lifted > news.relevance:
+        whole = len(statements(said.get(edge.to_id, ""))) <= 1 or (news.text or 0.0) > 0
+        if lifted > news.relevance and whole:
             credit = (news.context or 0.0) + lifted - news.relevance
             news = news._replace(relevance=lifted, context=credit)
-        by_id[edge.from_id] = (stub, news)
+        if news.relevance > 0:  # not listed at nothing, where it took no place
+            by_id[edge.from_id] = (stub, news)
         by_id[edge.to_id] = (old_stub, old._replace(superseded_by=edge.from_id))
     return list(by_id.values())
