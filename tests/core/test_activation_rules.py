@@ -654,6 +654,9 @@ def test_an_interjection_or_an_order_opening_a_message_names_no_one() -> None:
     assert extract_entities("Ugh what a day. My landlord is Mr. Okafor") == ["Mr. Okafor"]
     assert extract_entities("Anyway, Tom starts on Monday") == ["Tom"]
     assert extract_entities("Delete what I told you about my job") == []
+    # a note's kind and the words of code name no one (a coding assistant's probe)
+    assert extract_entities("Gotcha: the migrations must run before the worker starts") == []
+    assert extract_entities("POST /api/users creates a user") == []
 
 
 @pytest.mark.parametrize(
@@ -682,6 +685,9 @@ def test_an_interjection_or_an_order_opening_a_message_names_no_one() -> None:
         ("Is there anything I shouldn't eat at a seafood restaurant?", "recall"),
         ("Any allergies I should mention when ordering?", "recall"),
         ("Any allergies in this recipe?", "none"),
+        # what the team learnt the hard way
+        ("Anything I should know before touching the worker?", "recall"),
+        ("Any gotchas with the migrations?", "recall"),
         ("Is there anything I can't do after surgery?", "none"),
         ("My phone died again today. Anyway the weather is nice", "none"),
     ],

@@ -623,6 +623,24 @@ def test_news_saved_by_save_supersedes_the_fact_it_replaces(mem: Engram, clock: 
     assert not mem.relations(plain.id)
 
 
+def test_a_change_lists_as_similar_no_memory_it_could_not_replace(mem: Engram) -> None:
+    """A coding assistant's probe: a note saying "instead" was compared down to what unrelated
+    text looks like, and listed memories at 0.22-0.27 as saying nearly the same."""
+    mem.save(
+        "Run the tests with `make test`. Integration tests are marked "
+        "@pytest.mark.integration and need `docker compose up -d db redis` first."
+    )
+    mem.save("REDIS_URL env var configures Redis; Redis DB 1 is reserved for the test suite.")
+    mem.save("Locally the Atlas API runs on port 8000: `uvicorn atlas.main:app --port 8000`.")
+    saved = mem.save_result(
+        Draft(
+            content="Alembic migration files are named YYYYMMDD_HHMM_description.py. Never "
+            "edit a migration already merged to main; add a new one instead."
+        )
+    )
+    assert all(s.similarity >= 0.35 for s in saved.similar), saved.similar
+
+
 def test_a_correction_naming_the_week_it_replaces_is_found_first(
     mem: Engram, clock: FixedClock
 ) -> None:

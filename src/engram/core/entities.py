@@ -74,7 +74,8 @@ COMMON_STARTS = frozenset(
     knew meant quit sat slept spoke stood taught threw woke wore lunch dinner breakfast brunch
     coffee update correction edit summary todo agenda status warning tip decision team
     weather quick big intro guess exciting ugh anyway anyways welp argh meh yay oops delete
-    remove erase forget scratch cancel
+    remove erase forget scratch cancel gotcha gotchas convention conventions feature features
+    true false null post put patch create job jobs
     daily weekly monthly yearly quarterly annual nightly hourly biweekly morning mornings
     evening evenings afternoon night weekend weekends weekday weekdays summer winter autumn
     spring holiday holidays vacation severe mild allergic chronic data project projects sprint

@@ -247,6 +247,12 @@ RULES: tuple[Rule, ...] = (
         r"(?:eat|drink|take)\b"
         r"|any (?:allergies|allergy|dietary restrictions|intolerances|medications?)"
         r"(?=\s*\?|(?: that)? (?:i|we) )"
+        # what the team learnt the hard way: "Anything I should know before touching the
+        # worker?", "Any gotchas with the migrations?" (a coding assistant's probe: none)
+        # (of the team's own things: "…know about decorators?" asks of the world)
+        r"|(?:is there )?anything (?:else )?(?:i|we) (?:should|need to|ought to) know "
+        r"(?:before|about (?:the|our|my)\b)"
+        r"|any (?:gotchas|caveats|pitfalls|quirks)\b"
         # how the user likes a thing: "How do I take my coffee?" (not "How do I reset my …")
         r"|how do (?:i|we) (?:usually )?(?:like|take|drink|eat) (?:my|our) [\w'-]+(?: [\w'-]+)?"
         r"(?=\s*\?\s*$)"

@@ -35,6 +35,11 @@ CHANGE_SIMILAR = 0.5
 # tea over coffee" 0.48 (z 3.9), "I no longer drive, I sold the car" / "I drive a blue Golf"
 # 0.38 (z 3.6); the unrelated facts beside them at most z 2.5 (docs/consolidation.md).
 CHANGE_MIN_Z = 3.0
+# ...but never below this: the least alike a correction stood to its fact in the probes ("I no
+# longer drive, I sold the car" / "I drive a blue Golf", 0.38). Code notes are alike to each
+# other by their form: a coding assistant's note saying "instead" listed memories at 0.22-0.31
+# as saying nearly the same, each at z 3 or more (a probe).
+CHANGE_FLOOR = 0.35
 # ...and supersedes the most similar of them from this similarity up: a replacement is a
 # stronger claim than a report. On the assistant-facts set's eleven changes, the nine replaced
 # facts stood at 0.41-0.87, the two memories wrongly taken for them at 0.26 and 0.39 ("Project
@@ -75,7 +80,7 @@ def near(ctx: Context, text: str) -> list[Stub]:
     calibration = ctx.calibration(vector) if changed else None
     if calibration is not None:
         floor = min(CHANGE_SIMILAR, calibration.mean + CHANGE_MIN_Z * calibration.spread)
-        threshold = min(threshold, floor)
+        threshold = min(threshold, max(floor, CHANGE_FLOOR))
     live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
     found = ctx.store.vector_search(vector, live, SIMILAR_REPORTED + 1)
     return [s for s in found if s.relevance >= threshold]
