@@ -10,18 +10,11 @@ from pathlib import Path
 import pytest
 
 from engram.core.entities import extract_entities
+from engram.core.fact_values import brought_up_to_date, holds_value, named_old_value, value_swapped
 from engram.core.importance import importance
 from engram.core.intent import classify
 from engram.core.keep_request import memory_content
-from engram.core.keeping import (
-    brought_up_to_date,
-    holds_value,
-    life_fact_replaced,
-    named_old_value,
-    replaces_a_fact,
-    says_a_change,
-    value_swapped,
-)
+from engram.core.keeping import life_fact_replaced, replaces_a_fact, says_a_change
 from engram.core.message import plain
 from engram.core.models import MAX_STRENGTH
 from engram.core.questions import asks_about, thing_asked_of

@@ -29,7 +29,7 @@ import unicodedata
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from engram.core.keeping import brought_up_to_date
+from engram.core.fact_values import brought_up_to_date
 from engram.core.models import MAX_COUNT, MAX_STRENGTH, Memory, Relation, Status
 from engram.core.text import statements, tag_key
 from engram.core.wording import counted
@@ -226,7 +226,7 @@ def merge(
     replaced it read "lives in Montreal" then "moved to Toronto", dated from the old fact and
     marked outdated nowhere (an MCP probe). Where the news names the value it replaces in one
     ("Thursday, not Wednesday"), that one's text stays with the new value
-    (`core.keeping.brought_up_to_date`): its other details held. All of them outdated is none
+    (`core.fact_values.brought_up_to_date`): its other details held. All of them outdated is none
     outdated."""
     if len(memories) < 2:
         raise ValueError("a merge needs at least two memories")

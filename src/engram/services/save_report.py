@@ -7,15 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engram.core.disagreement import disagreement
+from engram.core.fact_values import fact_terms, holds_value, named_old_value, shared_terms
 from engram.core.keeping import (
-    fact_terms,
-    holds_value,
     life_fact_replaced,
     life_fact_words,
     may_be_news,
-    named_old_value,
     replaces_a_fact,
-    shared_terms,
 )
 from engram.core.life_facts import same_life_fact, states_now
 from engram.core.models import Memory, Relation, Status, new_id
