@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError as PydanticError
+
 
 class EngramError(Exception):
     """Base class: the message is written for the person or model that caused it."""
@@ -14,6 +16,15 @@ class ValidationError(EngramError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.reason = message
+
+
+def from_pydantic(exc: PydanticError) -> ValidationError:
+    """The first problem pydantic found in a record, naming its field ("line" for the record
+    itself). Its types are Python's: a JSON list read as a tuple was "Input should be a valid
+    tuple" (an import probe's `"tags": "notalist"`)."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "line"
+    return ValidationError(where, first["msg"].replace("a valid tuple", "a list"))
 
 
 class NotFoundError(EngramError):

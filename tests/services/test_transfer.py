@@ -116,6 +116,9 @@ def test_migrate_copies_every_field_relation_and_vector(
 
         again = migrate(source, dst.app.context.store, dst.app.context.scheduled_many)
         assert again.verified and (again.copied, again.skipped) == (0, 4)
+        # run again, it copies no vector, and says the memories kept theirs ("0 vectors are
+        # identical" read as none there: a probe)
+        assert "the vectors of 4 memories there already were kept" in again.message
 
 
 def test_a_rerun_keeps_diverged_memories_unless_told_to_overwrite(
@@ -772,6 +775,86 @@ def test_an_export_can_be_read_from_a_pipe(mem: Engram, tmp_path: Path) -> None:
         writer.join()
         os.close(read)
     assert report.imported == 1 and mem.get(source.id).content == "through a pipe"
+
+
+def _cortexgraph_line(ident: str, content: str, **fields: object) -> str:
+    record = {"id": ident, "content": content, "created_at": 1735689600, "last_used": 1735689600}
+    return json.dumps(record | fields) + "\n"
+
+
+def test_a_cortexgraph_line_that_does_not_read_leaves_the_one_before(
+    mem: Engram, tmp_path: Path
+) -> None:
+    """An import probe: a later line of a memory with a bad field dropped the memory, and its
+    relations with it, where `import jsonl` keeps the line before."""
+    folder = tmp_path / "cg"
+    folder.mkdir()
+    (folder / "memories.jsonl").write_text(
+        _cortexgraph_line("m1", "Standup is at 9:30")
+        + _cortexgraph_line("m2", "Atlas uses PostgreSQL")
+        + _cortexgraph_line("m1", "Standup is at 10", use_count="9")
+    )
+    (folder / "relations.jsonl").write_text(
+        json.dumps({"id": "r1", "from_memory_id": "m1", "to_memory_id": "m2"}) + "\n"
+    )
+    store = mem.app.context.store
+    report = import_cortexgraph(
+        folder, Writer(store, mem.app.context.scheduled_many), now=mem.app.context.now()
+    )
+    assert (report.memories, report.imported, report.relations_imported) == (2, 2, 1)
+    assert mem.get("m1").content == "Standup is at 9:30"
+    (skipped,) = report.skipped_records
+    assert (skipped.line, skipped.id) == (3, "m1") and skipped.reason.startswith("use_count")
+
+
+def test_a_cortexgraph_folder_in_utf16_is_refused_whole(mem: Engram, tmp_path: Path) -> None:
+    """An import probe: a UTF-16 folder was imported but for its first memory, exit 0."""
+    folder = tmp_path / "cg"
+    folder.mkdir()
+    text = _cortexgraph_line("m1", "one") + _cortexgraph_line("m2", "two")
+    (folder / "memories.jsonl").write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))
+    with pytest.raises(ValidationError, match="UTF-16"):
+        mem.import_cortexgraph(folder)
+    assert mem.stats().total == 0
+
+
+def test_an_import_says_what_is_wrong_in_the_words_of_json(mem: Engram, tmp_path: Path) -> None:
+    """An import probe: a run of NULs was "'utf-32-be' codec can't decode…", a string for the
+    tags "Input should be a valid tuple"."""
+    mem.save("one")
+    lines = list(mem.export("jsonl"))
+    record = json.loads(lines[0])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(
+        b"\x00" * 16 + b"\n" + json.dumps(record | {"tags": "notalist"}).encode() + b"\n"
+    )
+    read = read_export(bad)
+    reasons = [s.reason for s in read.skipped]
+    assert reasons[0].startswith("not valid JSON") and "utf-32" not in reasons[0]
+    assert reasons[1] == "tags: Input should be a list"
+
+
+def test_an_import_says_what_the_file_gave_twice(mem: Engram, tmp_path: Path) -> None:
+    """An import probe: a relation id reused for another edge lost the first edge with exit 0
+    and no word, and one edge given twice under two ids was "already present" in a new store."""
+    a, b, c = mem.save("a fact"), mem.save("b fact"), mem.save("c fact")
+    mem.create_relation(a.id, b.id, "related")
+    lines = list(mem.export("jsonl"))
+    relation = json.loads(next(line for line in lines if '"relation"' in line))
+    again = relation | {"id": "another-id"}  # the same edge, another id
+    # one id, two edges: the later line wins
+    first = relation | {"id": "r2", "to_id": c.id}
+    later = relation | {"id": "r2", "from_id": b.id, "to_id": c.id}
+    export = tmp_path / "twice.jsonl"
+    records = [*lines[:-1], *(json.dumps(r) for r in (again, first, later))]  # no end line
+    export.write_text("".join(line + "\n" for line in records))
+    with Engram.open(str(tmp_path / "new.db")) as fresh:
+        report = fresh.import_export(export)
+        edges = {(r.from_id, r.to_id) for m in (a, b) for r in fresh.relations(m.id)}
+    assert report.relations_imported == 2 and edges == {(a.id, b.id), (b.id, c.id)}
+    assert "replaced by a later line of the same id" in report.message
+    assert "the file gives again under another id" in report.message
+    assert "already present" not in report.message
 
 
 def test_what_is_not_an_export_is_refused_whole(mem: Engram, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from pydantic import field_validator
@@ -84,6 +85,7 @@ class Written:
     present: int = 0
     linked: int = 0
     kept: int = 0
+    repeated: int = 0  # edges the file gives twice, under two ids (the first is kept)
     skipped: list[Skipped] = field(default_factory=list)
 
     def message(self, source: str) -> str:
@@ -93,6 +95,12 @@ class Written:
             parts.append(
                 f"{counted(self.present, 'memory')} and {counted(self.kept, 'relation')} "
                 "already present (kept)"
+            )
+        if self.repeated:
+            # not "already present": the store was new (an import probe)
+            parts.append(
+                f"{counted(self.repeated, 'relation')} the file gives again under another id "
+                "(the first kept)"
             )
         if self.skipped:
             parts.append(f"{counted(len(self.skipped), 'record')} skipped")
@@ -116,6 +124,31 @@ def in_file_order(*found: Sequence[Skipped]) -> list[Skipped]:
     """The records an import skipped, by file and line: those of reading and of writing came
     one list after the other (line 12 was listed after line 14)."""
     return sorted((s for group in found for s in group), key=lambda s: (s.file, s.line))
+
+
+# Byte order marks of the encodings an import file must not be in (PowerShell 5.1 writes UTF-16
+# for `engram export > file`): read as bytes split at "\n", every line would be garbled.
+WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+
+
+def json_line(raw: bytes) -> Any:
+    """One JSON line of an import file, read as UTF-8 (its byte order mark or not). Read from
+    bytes, `json.loads` guessed the encoding by the bytes, and named a run of NULs
+    "'utf-32-be' codec can't decode…" (a probe); it is now "not valid JSON"."""
+    return json.loads(raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
+
+
+def refuse_wide_text(path: Path, what: str) -> None:
+    """Refuse a file in UTF-16 or UTF-32 before a store is opened for it: `import cortexgraph`
+    took 6 of 7 memories of a UTF-16 folder and said its first line was undecodable (a
+    probe), where `import jsonl` refused the file whole."""
+    try:
+        with path.open("rb") as f:
+            start = f.read(4)
+    except OSError:
+        return  # a pipe, or unreadable: reading it says why
+    if start.startswith(WIDE_BOMS):
+        raise ValidationError("path", f"{path} is UTF-16 text; {what} is UTF-8 (convert it)")
 
 
 # How far ahead of this machine's clock an imported time may be: another machine's clock.
@@ -154,6 +187,7 @@ def write_records(writer: Writer, read: Records) -> Written:
     target, batch = writer.target, writer.batch
     report = writer.progress or (lambda phase, done, total: None)
     out = Written()
+    made: set[tuple[str, str, str]] = set()  # the edges this run added
     for start in range(0, len(memories), batch):
         chunk = memories[start : start + batch]
         with absent_from(target, chunk) as (stored, new):
@@ -169,16 +203,19 @@ def write_records(writer: Writer, read: Records) -> Written:
         # The edges there already, read once a batch: once an edge, a memory with thousands
         # of them read them all for each (2,000 edges of one memory took 18 s; audit).
         sources = sorted({r.from_id for r in edges})
-        there = {(r.from_id, r.to_id, r.type) for r in target.relations(sources)}
+        there = {(r.from_id, r.to_id, r.type) for r in target.relations(sources)} - made
         for relation in edges:
             edge = (relation.from_id, relation.to_id, relation.type)
+            if edge in made:
+                out.repeated += 1
+                continue
             if edge in there:
-                out.kept += 1  # imported by an earlier run (or the same edge made here)
+                out.kept += 1  # imported by an earlier run
                 continue
             try:
                 add_relation(target, relation)
                 out.linked += 1
-                there.add(edge)
+                made.add(edge)
             except (BusyError, UnavailableError):
                 raise  # every record after it would wait and fail alike
             except EngramError as exc:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import ValidationError as PydanticError
 
 from engram.core.models import ID_PATTERN, Memory, Relation, Status
-from engram.errors import ValidationError
+from engram.errors import ValidationError, from_pydantic
 from engram.services import validation as check
 from engram.services.transfer.common import (
     MAX_LINE_BYTES,
@@ -22,11 +22,14 @@ from engram.services.transfer.common import (
     TransferResult,
     Writer,
     bounded_lines,
+    json_line,
     not_ahead,
+    refuse_wide_text,
     write_records,
 )
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # -- import from CortexGraph ------------------------------------------------------------------
 
@@ -171,8 +174,7 @@ def _memory_from_cortexgraph(obj: dict[str, Any], now: datetime) -> tuple[Memory
             cross_domain_count=_field(obj, "cross_domain_count", int, 0),
         )
     except PydanticError as exc:
-        first = exc.errors()[0]
-        raise ValidationError(".".join(str(p) for p in first["loc"]), first["msg"]) from None
+        raise from_pydantic(exc) from None
     return memory, renamed
 
 
@@ -228,19 +230,29 @@ def _relation_from_cortexgraph(
             created_at=created,
         )
     except PydanticError as exc:
-        first = exc.errors()[0]
-        raise ValidationError(".".join(str(p) for p in first["loc"]), first["msg"]) from None
+        raise from_pydantic(exc) from None
+
+
+class LineCounts(NamedTuple):
+    lines: int  # non-blank lines read
+    deleted: int  # ids a tombstone deleted
+    superseded: int  # lines a later line of the same id replaced
+    distinct: int  # ids with a last line, whether it read or not
 
 
 def _last_lines(
-    path: Path, report: list[Skipped]
-) -> tuple[dict[str, tuple[int, dict[str, Any]]], int, int, int]:
-    """id -> (line number, object) of the last line per id, tombstones applied; and the counts
-    of lines read, ids deleted and lines superseded."""
+    path: Path, report: list[Skipped], read: Callable[[dict[str, Any]], T]
+) -> tuple[dict[str, tuple[int, T]], LineCounts]:
+    """id -> (line number, record `read` made of it) of the last line per id that reads,
+    tombstones applied; and what was counted of the lines (`LineCounts`). A line
+    that does not read is skipped and leaves the one before it: a later line of a memory with
+    a bad field dropped the memory, and its relations with it, where `import jsonl` kept the
+    line before (a probe)."""
     if not path.exists():
-        return {}, 0, 0, 0
-    latest: dict[str, tuple[int, dict[str, Any]]] = {}
+        return {}, LineCounts(0, 0, 0, 0)
+    latest: dict[str, tuple[int, T]] = {}
     deleted: set[str] = set()
+    unread: set[str] = set()  # ids with a line that did not read
     lines = superseded = 0
     with path.open("rb") as f:
         for number, raw in enumerate(bounded_lines(f, MAX_LINE_BYTES), 1):
@@ -253,7 +265,7 @@ def _last_lines(
                 continue
             lines += 1
             try:
-                obj = json.loads(raw)
+                obj = json_line(raw)
             except (ValueError, RecursionError) as exc:  # nested beyond Python's stack
                 report.append(
                     Skipped(file=path.name, line=number, id=None, reason=f"not valid JSON ({exc})")
@@ -264,15 +276,24 @@ def _last_lines(
                 why = _id_problem(obj)
                 report.append(Skipped(file=path.name, line=number, id=None, reason=why))
                 continue
+            tombstone = obj.get("_deleted") is True
+            if not tombstone:
+                try:
+                    record = read(obj)
+                except ValidationError as exc:
+                    report.append(Skipped(file=path.name, line=number, id=ident, reason=str(exc)))
+                    unread.add(ident)
+                    continue
             if ident in latest:
                 superseded += 1
                 del latest[ident]  # a later line wins, and takes its place in the order
-            if obj.get("_deleted") is True:
+            if tombstone:
                 deleted.add(ident)
                 continue
             deleted.discard(ident)
-            latest[ident] = (number, obj)
-    return latest, lines, len(deleted), superseded
+            latest[ident] = (number, record)
+    distinct = len(latest) + len(unread - latest.keys() - deleted)
+    return latest, LineCounts(lines, len(deleted), superseded, distinct)
 
 
 def check_cortexgraph_dir(directory: Path) -> Path:
@@ -289,6 +310,8 @@ def check_cortexgraph_dir(directory: Path) -> Path:
     for name in ("memories.jsonl", "relations.jsonl"):
         if (directory / name).exists() and not (directory / name).is_file():
             raise ValidationError("directory", f"{directory / name} is not a file")
+        if (directory / name).exists():
+            refuse_wide_text(directory / name, "a CortexGraph file")
     return directory
 
 
@@ -305,34 +328,24 @@ def read_cortexgraph(directory: Path, now: datetime) -> CortexGraphData:
     """Parse a CortexGraph data directory; bad records are skipped and reported, never fatal."""
     memories_file = check_cortexgraph_dir(directory) / "memories.jsonl"
     data = CortexGraphData()
-    latest, data.memory_lines, data.deleted, data.superseded = _last_lines(
-        memories_file, data.skipped
+    latest, counts = _last_lines(
+        memories_file, data.skipped, lambda obj: _memory_from_cortexgraph(obj, now)
     )
-    data.distinct = len(latest)
+    data.memory_lines, data.deleted, data.superseded, data.distinct = counts
     ids: dict[str, str] = {}  # their id -> ours
-    for ident, (number, obj) in latest.items():
-        try:
-            memory, was_renamed = _memory_from_cortexgraph(obj, now)
-        except ValidationError as exc:
-            data.skipped.append(
-                Skipped(file=memories_file.name, line=number, id=ident, reason=str(exc))
-            )
-            continue
+    for ident, (_, (memory, was_renamed)) in latest.items():
         data.renamed += was_renamed
         ids[ident] = memory.id
         data.memories.append(memory)
     relations_file = directory / "relations.jsonl"
-    rel_latest, _, _, _ = _last_lines(relations_file, data.skipped)
-    data.relation_count = len(rel_latest)
     born = {m.id: m.created_at for m in data.memories}
-    for rid, (number, obj) in rel_latest.items():
-        try:
-            outcome = _relation_from_cortexgraph(obj, ids, born, now)
-        except ValidationError as exc:
-            data.skipped.append(
-                Skipped(file=relations_file.name, line=number, id=rid, reason=str(exc))
-            )
-            continue
+    rel_latest, rel_counts = _last_lines(
+        relations_file,
+        data.skipped,
+        lambda obj: _relation_from_cortexgraph(obj, ids, born, now),
+    )
+    data.relation_count = rel_counts.distinct
+    for number, outcome in rel_latest.values():
         if isinstance(outcome, str):
             data.dropped += 1
             log.info("relations.jsonl line %d dropped: %s", number, outcome)

@@ -74,6 +74,7 @@ class _Tally:
     relations: dict[str, str] = field(default_factory=dict)
     vectors: dict[str, str] = field(default_factory=dict)  # "model id" -> digest
     vector_counts: dict[str, int] = field(default_factory=dict)
+    vectors_kept: int = 0  # memories there already, identical, that kept their own vectors
 
 
 def migrate(
@@ -199,6 +200,7 @@ def _copy_vectors(
     # by a newer model, say: the source's replaced it, though the report said "kept"); one
     # without a vector (a run stopped before its vectors) gets the source's.
     vectored = _with_vectors(target, [i for i in ids if i in tally.same], batch)
+    tally.vectors_kept = len(vectored)
     ids = [i for i in ids if i not in vectored]
     done = 0
     for model in sorted(models):
@@ -255,6 +257,11 @@ def _verify(
             f"verified: {counted(len(ids), 'memory')}, {counted(len(tally.relations), 'relation')} "
             f"and {counted(len(tally.vectors), 'vector')} are identical in the target"
         )
+        if tally.vectors_kept:
+            # a run again copies no vector, and "0 vectors are identical" read as none there
+            # (a probe)
+            kept = counted(tally.vectors_kept, "memory")
+            message += f"; the vectors of {kept} there already were kept"
     else:
         message = (
             f"NOT verified: {counted(len(differences), 'record')} missing or different in the "

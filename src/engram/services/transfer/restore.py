@@ -11,7 +11,6 @@ with its line number and the field at fault; nothing is fatal.
 
 from __future__ import annotations
 
-import json
 import logging
 import stat
 from collections import Counter
@@ -22,15 +21,18 @@ from typing import Any, BinaryIO
 
 from engram.clock import system_clock
 from engram.core.models import Memory, Relation
+from engram.core.wording import counted
 from engram.errors import ValidationError
 from engram.services import validation as check
 from engram.services.transfer.common import (
     MAX_LINE_BYTES,
+    WIDE_BOMS,
     Records,
     Skipped,
     TransferResult,
     Writer,
     bounded_lines,
+    json_line,
     not_ahead,
     write_records,
 )
@@ -89,11 +91,6 @@ class ExportData(Records):
         return None
 
 
-# Byte order marks of the encodings an export must not be in (PowerShell 5.1 writes UTF-16
-# for `engram export > file`): read as bytes split at "\n", every line would be garbled.
-_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
-
-
 def check_export_file(path: Path) -> Path:
     """`path` if it can be read as an export: a file or a pipe, not /dev/zero."""
     try:
@@ -137,7 +134,7 @@ def _read_export(path: Path, f: BinaryIO, now: datetime) -> ExportData:
             reason = f"line: longer than {MAX_LINE_BYTES:,} bytes, no export's"
             data.skipped.append(_skipped(path, number, None, reason))
             continue
-        if number == 1 and raw.startswith(_WIDE_BOMS):
+        if number == 1 and raw.startswith(WIDE_BOMS):
             raise ValidationError(
                 "path",
                 f"{path} is UTF-16 text; an export is UTF-8 (write it with "
@@ -147,7 +144,7 @@ def _read_export(path: Path, f: BinaryIO, now: datetime) -> ExportData:
             continue
         data.lines += 1
         try:
-            obj = json.loads(raw.removeprefix(b"\xef\xbb\xbf"))
+            obj = json_line(raw)
         except (ValueError, RecursionError) as exc:  # nested beyond Python's stack
             data.skipped.append(_skipped(path, number, None, f"not valid JSON ({exc})"))
             continue
@@ -227,6 +224,12 @@ def restore_export(
     data = path if isinstance(path, ExportData) else read_export(path, now=now)
     written = write_records(writer, data)
     fields = written.report(data.source)
+    if data.superseded:
+        # the later line of an id wins, a relation's as a memory's: said, not done silently
+        # (an import probe found a relation whose id named another edge later gone, exit 0)
+        fields["message"] += (
+            f"; {counted(data.superseded, 'line')} replaced by a later line of the same id"
+        )
     warning = data.incomplete()
     if warning is not None:
         log.info("%s: %s", data.source, warning)  # the report says it (the CLI said it twice)

@@ -25,6 +25,7 @@ from pydantic_core import from_json
 
 from engram.core.models import ID_PATTERN, Memory, Relation, Schedule
 from engram.core.timeutil import DATE_RANGE, round_trips
+from engram.errors import from_pydantic
 
 T = TypeVar("T")
 
@@ -146,9 +147,7 @@ def tombstone_of(obj: dict[str, Any]) -> Tombstone | None:
 
 
 def _reason(exc: PydanticError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "line"
-    return f"{where}: {first['msg']}"
+    return str(from_pydantic(exc))
 
 
 _MEMORY_KEYS = frozenset(Memory.model_fields)
