@@ -20,6 +20,14 @@ from engram.core.forget_request import asks_to_forget, what_to_forget
         ("forget what I said about my sister. She is fine", "my sister"),
         # asks, and names nothing: the assistant knows what was just said
         ("Forget what I just said", ""),
+        # other verbs and other ways to name what is kept (a blind set's misses)
+        ("Delete my wife's birthday from your memory.", "my wife's birthday"),
+        ("stop remembering where I live", "where I live"),
+        ("Wipe all memories about the Finch job", "the Finch job"),
+        ("Please forget the dentist appointment I told you about.", "dentist appointment"),
+        ("erase the thing i told you about my brother", "my brother"),
+        ("pls forget my kids names", "my kids names"),
+        ("Delete all my saved memories.", ""),
     ],
 )
 def test_a_request_to_forget_names_what_it_drops(message: str, named: str) -> None:
@@ -34,6 +42,8 @@ def test_a_request_to_forget_names_what_it_drops(message: str, named: str) -> No
         "Forget it",
         "Forget that, let's move on",
         "forget about it",
+        "Forget about the formatting, just give me the raw numbers.",
+        "Can you delete the second paragraph from the draft you just wrote?",
         # work to do, not the memory
         "Delete the old config file",
         "Remove my card from the account",

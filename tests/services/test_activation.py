@@ -179,6 +179,8 @@ def test_a_request_to_forget_lists_the_memories_it_names(mem: Engram) -> None:
         found = mem.analyze_message(request)
         assert (found.intent, found.should_save, found.forget) == ("forget", False, [job.id])
     assert mem.get(job.id) is not None and mem.stats().total == 3
+    named = mem.analyze_message("Delete my job from your memory, please")
+    assert (named.intent, named.forget) == ("forget", [job.id])
     # naming nothing stored, or nothing at all, lists none
     assert mem.analyze_message("Forget what I said about my vintage motorcycle").forget == []
     assert mem.analyze_message("Forget what I just said").forget == []

@@ -20,15 +20,30 @@ _WHAT_WAS_TOLD = (
     r"(?:what|everything|anything|all) (?:(?:i|we) (?:said|told you|mentioned|shared|wrote|"
     r"just said|just told you)|you know|you have|you remember)"
 )
-_KEPT = r"(?:the|that|this|those|these|my) (?:memory|memories|note|notes|fact|facts)"
+# A thing by the telling of it: "the thing I told you about my brother", "the dentist
+# appointment I told you about", "the part about me being vegetarian".
+_TOLD_THING = (
+    r"the (?P<thing>(?:[\w'-]+ ){1,4}?)(?:(?:i|we) (?:told you|mentioned|said|shared)\b|about\b)"
+)
+# What the memory keeps, by its name: "the note about my ex", "all my saved memories".
+_KEPT = (
+    r"(?:(?:the|that|this|those|these|all|all (?:of )?(?:my|the)) )?(?:saved )?"
+    r"(?:memory|memories|note|notes|fact|facts)\b"
+)
+# The verbs that drop what is kept; "delete", "remove", "wipe" and "drop" are work too ("Delete
+# the old config file"), so they ask of the memory only with what was told or kept, or "from
+# your memory".
+_DROP = r"(?:forget|erase|delete|remove|drop|wipe|clear|unlearn|purge|discard)"
 FORGET_REQUEST = (
     OPENERS
     + rf"(?:{REQUEST_FRAME})?"
-    + r"(?:(?:forget|erase|delete|remove|drop) (?:about )?"
-    + rf"(?:{_WHAT_WAS_TOLD}|{_KEPT}|everything about)"
+    + rf"(?:{_DROP} (?:about )?(?:{_WHAT_WAS_TOLD}|{_KEPT}|{_TOLD_THING}|everything about)"
+    + rf"|{_DROP} (?P<named>(?:my|our) [^.!?]*?) from (?:your |the )?memory\b"
+    + r"|stop remembering\b"
     # "forget that I work at St. Mary's", "forget about my old address", "forget my address":
-    # forget alone, before what it drops (not "forget it", nor "forget that, …")
-    + r"|forget (?:that (?=[\w'])|about (?!it\b|this\b|that\b)|(?=(?:my|our) [\w'])))"
+    # forget alone, before what it drops (not "forget it", "forget that, …", nor "forget
+    # about the formatting", which is the task's)
+    + r"|(?:forget|unlearn) (?:that (?=[\w'])|about (?=(?:my|our|what) )|(?=(?:my|our) [\w'])))"
 )
 _ASKED = re.compile(FORGET_REQUEST, re.IGNORECASE)
 # What follows the request before the topic: "about", "on", "regarding".
@@ -52,7 +67,13 @@ def what_to_forget(message: str) -> str:
     found = _ASKED.search(said)
     if found is None:
         return ""
+    if found["named"]:  # "Delete my wife's birthday from your memory"
+        return found["named"]
     # what it drops is named in the sentence that asks (as `statements` cuts it: "St. Mary's"
     # is one)
     rest = next(iter(statements(said[found.end() :])), "")
-    return _AFTERWORDS.sub("", _LEAD_IN.sub("", rest)).strip()
+    named = _AFTERWORDS.sub("", _LEAD_IN.sub("", rest)).strip()
+    # "the dentist appointment I told you about": the thing itself, where nothing follows
+    if named.lower() in ("", "about") and found["thing"]:
+        return found["thing"].strip()
+    return "" if named.lower() == "about" else named

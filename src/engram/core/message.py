@@ -8,7 +8,7 @@ import re
 # Words that may open a message before what it asks ("Hey, remember that …", "So you remember
 # my dog?"): one list for every rule that reads a message's start.
 OPENING_WORDS = (
-    r"\W*(?:(?:please|also|ok|okay|and|oh|but|hey|hi|btw|by the way|just|so|fyi)\W+"
+    r"\W*(?:(?:please|pls|plz|also|ok|okay|and|oh|but|hey|hi|btw|by the way|just|so|fyi)\W+"
     # news announced before it is told: "Big news: we moved to Berlin!", "Update: I now write
     # Rust at work" were none (a probe); only with its mark ("Update the README" is a task)
     r"|(?:(?:big|great|good|some|exciting|sad|bad|quick|small|little) )?(?:news|update|intro)"
