@@ -681,6 +681,9 @@ def test_an_interjection_or_an_order_opening_a_message_names_no_one() -> None:
         # what the team learnt the hard way
         ("Anything I should know before touching the worker?", "recall"),
         ("Any gotchas with the migrations?", "recall"),
+        # a standing instruction asked as a wish (a blind set's miss)
+        ("I'd like you to always include type hints when you write Python for me.", "save"),
+        ("I want you to never use emojis", "save"),
         ("Is there anything I can't do after surgery?", "none"),
         ("My phone died again today. Anyway the weather is nice", "none"),
     ],

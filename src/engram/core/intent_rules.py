@@ -364,7 +364,9 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "save",
         r"^\W*(?:please )?(?:always|never)\b(?!\s+(?:mind|happy|glad)\b)"
-        r"|\bi (?:always|never)\b(?! (?:remember|recall)\b)",
+        r"|\bi (?:always|never)\b(?! (?:remember|recall)\b)"
+        # asked as a wish: "I'd like you to always include type hints" (a blind set's miss)
+        rf"|{OPENERS}{REQUEST_FRAME}(?:always|never)\b",
         0.85,
         "instruction",
     ),
