@@ -666,6 +666,7 @@ def test_an_interjection_or_an_order_opening_a_message_names_no_one() -> None:
             "none",
         ),
         ("What was the name of that place again", "recall"),
+        ("whats my sons age again", "recall"),  # texted, without its apostrophe
         # what is yet to do is no confirmation
         ("Right, I still need to book the restaurant", "none"),
         ("Yes, I still have to call the plumber", "none"),

@@ -149,7 +149,7 @@ RULES: tuple[Rule, ...] = (
         # in one sentence: "Ugh what a day. The bus was late again …" asks nothing (an MCP
         # probe: its landlord and rent day were never saved)
         _until(
-            r"\b(?:what|which|where|when|who)(?:'s| is| are| was| were)? ",
+            r"\b(?:what|which|where|when|who)(?:'?s| is| are| was| were)? ",
             _IN_ONE_SENTENCE,
             r"\bagain\b\??",
         ),
