@@ -715,6 +715,9 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     assert recall_query("What birthdays do I need to remember?") == "What birthdays?"
     # "did I mention" asks as "do you remember" does (a probe: "Did I what my husband does?")
     assert recall_query("Did I mention what my husband does?") == "what my husband does?"
+    # asked for as a task (a blind set's miss: none)
+    asked = "Summarize everything I've told you about my health."
+    assert classify(asked).intent == "recall" and recall_query(asked) == "my health."
     assert recall_query("Did I tell you where Daniel works?") == "where Daniel works?"
     health = "Anything about my health I should remember?"
     assert recall_query(health) == "Anything about my health?"

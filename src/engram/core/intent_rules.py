@@ -144,6 +144,14 @@ RULES: tuple[Rule, ...] = (
         0.9,
     ),
     _rule("recall", r"\bwhat (?:did|have) (?:i|we) (?:say|said|tell|told|ask|asked)\b", 0.9),
+    # asked for as a task: "Summarize everything I've told you about my health" (a blind
+    # set's miss)
+    _rule(
+        "recall",
+        r"\b(?:summari[sz]e|list|recap|go over|tell me) (?:everything|all|what) "
+        r"(?:(?:i|we)(?:'ve| have)? )(?:told you|said|shared|mentioned)\b",
+        0.9,
+    ),
     _rule(
         "recall",
         # in one sentence: "Ugh what a day. The bus was late again …" asks nothing (an MCP

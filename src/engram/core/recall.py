@@ -30,6 +30,9 @@ _RECALL_LEAD = re.compile(
     # "Did I mention what my husband does?" searched "Did I what my husband does?" (a probe)
     r"(?:did|have|had) (?:i|we) (?:ever |already )?(?:mention(?:ed)?|tell you|told you|"
     r"say|said)(?: to you)?(?: about| that)?|"
+    # asked for as a task: "Summarize everything I've told you about my health"
+    r"(?:summari[sz]e|list|recap|go over|tell me) (?:everything|all|what) (?:i|we)(?:'ve| have)? "
+    r"(?:told you|said|shared|mentioned)(?: about| on| regarding)?|"
     r"any idea|"
     # a task that needs what was told before ("Book a table at my favorite restaurant")
     r"(?:(?:can|could|would|will) you )?(?:please )?"
