@@ -685,6 +685,7 @@ def test_an_interjection_or_an_order_opening_a_message_names_no_one() -> None:
         # a standing instruction asked as a wish (a blind set's miss)
         ("I'd like you to always include type hints when you write Python for me.", "save"),
         ("I want you to never use emojis", "save"),
+        ("Big day: my manager told me I'm getting promoted to team lead next month", "save"),
         ("Is there anything I can't do after surgery?", "none"),
         ("My phone died again today. Anyway the weather is nice", "none"),
     ],

@@ -494,6 +494,8 @@ RULES: tuple[Rule, ...] = (
         rf"\bi(?:'ve| have) been (?:an? )?(?:vegan|vegetarian|{CONDITION})|"
         # what the user does for a living: "I teach chemistry", "I run a small bakery"
         r"\bi (?:teach|lecture|coach|run an?|own an?|manage an?|manage the|lead the)\b|"
+        # a step in it: "I'm getting promoted to team lead" (a blind set's miss)
+        r"\bi(?:'m| am|'ve been| have been| was| got)? (?:getting |being |just )?promoted\b|"
         # not "I can't eat right now": about the moment
         r"\bi (?:can'?t|cannot) (?:eat|drink|have)\b"
         r"(?! (?:right now|now|today|tonight|yet|anything|much|more|that|this|it)\b)|"
