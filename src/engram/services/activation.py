@@ -51,10 +51,10 @@ _CONFIRMING = frozenset(
 # name unknown; below every recall rule (0.6 and up), as the reading is the store's, not the
 # wording's.
 KNOWN_NAME_CONFIDENCE = 0.55
-# How sure a save is of news about someone the store knows ("Emma is 7 now"): as sure as a
-# statement read from its form. And of a correction that would supersede a stored fact: the
-# store holds the value it changes, so it is kept; at 0.55 an assistant saving from the form's
-# 0.6 up (docs/activation.md) dropped every correction an MCP probe told.
+# How sure a save is that would supersede a stored fact: the store holds the value it changes,
+# so it is kept; at 0.55 an assistant saving from the form's 0.6 up (docs/activation.md)
+# dropped every correction an MCP probe told. News of someone the store knows that corrects
+# nothing ("Lisa plays the cello") is as sure as a statement read from its form.
 REPLACES_STORED_CONFIDENCE = 0.75
 # How sure a recall is that counts days from an event ("What did I order a month before moving
 # to the Pearl?"): the store dates the event, as a rule's day ("…in early June?", 0.7) is dated.
