@@ -1016,6 +1016,36 @@ def test_a_run_with_nothing_to_merge_points_to_the_clusters_left_for_review(db: 
     assert refused.exit_code == 1 and "Error: --memory: name at least two" in refused.stderr
 
 
+def test_clusters_show_their_notes_and_a_merge_its_every_line(db: Path) -> None:
+    """The clusters table hid why a cluster waits for review (Monday against Friday), showed
+    a merged text's first line alone, and "apply: 1 cluster" titled an apply that merged
+    none (a probe)."""
+    save(db, "Lunch with Bob on Monday at noon")
+    save(db, "Lunch with Bob on Friday at noon")
+    listed = ok(run(db, "consolidate", "clusters")).stdout
+    note = " ".join(listed.split())
+    assert "where another says" in note and "'monday'" in note and "'friday'" in note
+    applied = ok(run(db, "consolidate", "run", "--apply", "--cohesion", "0.5")).stdout
+    assert "apply: 1 cluster, 0 merged" in applied
+    (cluster,) = run_json(db, "consolidate", "clusters")["clusters"]
+    shown = ok(run(db, "consolidate", "run", "--cluster", cluster["id"])).stdout
+    assert "on Monday at noon" in shown and "on Friday at noon" in shown
+
+
+def test_a_repeat_says_the_stored_strength_and_a_similar_memory_on_one_line(db: Path) -> None:
+    """A repeat printed the new text's strength (1.2), not the stored memory's (1.3); and a
+    merged memory listed as similar printed its lines raw, each at column 0 (a probe)."""
+    first = save(db, "The user is allergic to peanuts", "--strength", "1.5")
+    said = ok(run(db, "save", "the user is allergic to peanuts!")).stdout
+    assert run_json(db, "open", first)["memories"][0]["strength"] == 1.5
+    assert f"Already saved as {first}" in said and "strength 1.5" in said
+    merged = save(db, "Sam's dog Biscuit is a golden retriever\nBiscuit is Sam's dog")
+    wide = {"COLUMNS": "200"}  # no wrapping: each printed line is one line of the output
+    similar = ok(run(db, "save", "Sam has a golden retriever called Biscuit", **wide)).stdout
+    (line,) = [ln for ln in similar.splitlines() if merged in ln]
+    assert line.endswith("golden retriever Biscuit is Sam's dog")
+
+
 def test_a_named_merge_that_did_not_happen_exits_1(db: Path) -> None:
     """Thirty tags each: the merged memory would pass the limit of fifty. The preview says
     it will be skipped; the apply skips it and exits 1 (it exited 0, as if merged)."""

@@ -20,6 +20,7 @@ from engram.core.merge import (
     merge,
     merged_content,
     merged_strength,
+    said_by_one,
     statement_key,
     undo_refusal,
     version,
@@ -295,3 +296,26 @@ def test_an_older_merges_mark_is_read_as_it_was_written() -> None:
     assert "edited" in (undo_refusal(reworded, older, [], force=False) or "")
     assert "edited" in (undo_refusal(sourced, newer, [], force=False) or "")
     assert undo_refusal(merged.model_copy(update={"meta": {MARK: newer}}), newer, [], False) is None
+
+
+def test_an_original_another_says_whole_in_its_clauses_is_left_out() -> None:
+    """ "Project Atlas uses PostgreSQL 16" then "… 16 (decided in the kickoff)" merged into
+    both lines, and "9:30am" / "9:30AM" into the same sentence twice (a probe): the later
+    text says the earlier whole, as clauses of its own. A word that goes on the clause ("Bob"
+    in "Bob's sister") is no clause of it."""
+    atlas = ["Project Atlas uses PostgreSQL 16", "Project Atlas uses PostgreSQL 16 (decided then)"]
+    assert merged_content(atlas) == atlas[1]
+    assert merged_content(["Anna lives in Berlin, Germany", "Anna lives in Berlin"]) == (
+        "Anna lives in Berlin, Germany"
+    )
+    assert merged_content(["Standup is at 9:30am", "Standup is at 9:30AM."]) == (
+        "Standup is at 9:30am"
+    )
+    bob = ["Sam likes Bob", "Sam likes Bob's sister"]
+    assert merged_content(bob).splitlines() == bob
+    assert said_by_one(atlas) and not said_by_one(bob)
+    # a number's marks are no clause ends: "1,000" is not "1" and "000"
+    assert merged_content(["Budget 1", "Budget 1,000 USD"]).splitlines() == [
+        "Budget 1",
+        "Budget 1,000 USD",
+    ]

@@ -101,3 +101,12 @@ def test_a_function_word_is_said_in_place_of_another_only_where_little_else_diff
     assert disagreement(["Alice reports to him", "Alice reports to her"]) == (
         "one says 'him' where another says 'her'"
     )
+
+
+def test_a_number_said_twice_is_the_same_number() -> None:
+    """A merged memory says its fact once per original ("Sam's birthday is March 14" and "Sam
+    was born on March 14th"), and a new copy saying it once was held for review as holding
+    different numbers (a probe). Another number is still told."""
+    merged = "Sam's birthday is March 14\nSam was born on March 14th"
+    assert disagreement([merged, "Sam's birthday: March 14"]) is None
+    assert disagreement([merged, "Sam's birthday: March 15"]) == "they hold different numbers"

@@ -1040,3 +1040,25 @@ def test_a_merge_whose_meta_the_store_gives_back_by_value_is_not_edited(mem: Eng
     b = mem.save("Kate enjoys skiing")
     merged = mem.consolidate(mode="apply", memory_ids=[a.id, b.id]).merged[0].merged
     assert sorted(mem.undo_consolidation(merged.id).restored_ids) == sorted([a.id, b.id])
+
+
+def test_one_memory_saying_the_others_whole_is_merged_by_the_rules(mem: Engram) -> None:
+    """Related in meaning (cohesion ≈ 0.90, the review band), but one says the other whole and
+    more: merging loses no word, so auto-detection merges it, and the merged text is the longer
+    one alone (a probe: three copies of one fact were all left for review, and a merge kept
+    "Atlas uses PostgreSQL 16" above "… 16 (decided at the kickoff)"). A paraphrase is still
+    left for a person."""
+    short = mem.save("Sam prefers tea over coffee")
+    longer = mem.save("Sam prefers tea over coffee, especially green tea in the afternoon")
+    flights = [
+        mem.save("Our flight to Lisbon departs at 9am on Friday"),
+        mem.save("The flight to Lisbon leaves Friday morning at nine"),
+    ]
+    views = {frozenset(c.member_ids): c for c in mem.clusters().clusters}
+    tea = views[frozenset({short.id, longer.id})]
+    assert tea.cohesion < 0.9 and tea.action == "merge"
+    assert tea.merged_preview is not None and tea.merged_preview.content == longer.content
+    assert views[frozenset(f.id for f in flights)].action == "review"
+    done = mem.consolidate(mode="apply")
+    assert [(d.path, d.merged.content) for d in done.merged] == [("lossless", longer.content)]
+    assert [m.status for m in mem.get_many([f.id for f in flights])] == [Status.ACTIVE] * 2

@@ -3,9 +3,12 @@ the maintenance pipeline, apply its plans, read its audit trail."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from engram.app import App
 from engram.cli.common import (
@@ -17,6 +20,7 @@ from engram.cli.common import (
     options_named,
     output,
     pass_state,
+    plain,
     preview,
     progress_bar,
     resolve,
@@ -80,7 +84,13 @@ FOUND_AT = click.option(
 
 @consolidate.command("run")
 @click.option("--apply", "apply_", is_flag=True, help="Merge for real (default: preview).")
-@click.option("--cohesion", type=float, default=None, help="Merge clusters at least this cohesive.")
+@click.option(
+    "--cohesion",
+    type=float,
+    default=None,
+    help="Merge found clusters at least this cohesive, 0-1 (default: the merge band); those of "
+    "the review band are listed, never merged, whatever this says.",
+)
 @CLUSTERS
 @click.option("--memory", "memory_ids", multiple=True, help="Merge exactly these (repeatable).")
 @click.option("--content", "merged_content", help="Your text for the merged memory (one merge).")
@@ -323,9 +333,30 @@ def _table(title: str, views: list[ClusterView]) -> Table:
             str(len(view.member_ids)),
             fmt_score(view.cohesion),
             view.action,
-            preview(merged.content) if merged is not None else "",
+            _merged_text(merged.content) if merged is not None else "",
         )
     return table
+
+
+MERGED_LINES = 6  # of a merged text, shown in a table: a person approves what it says
+
+
+def _merged_text(content: str) -> Text:
+    """Each line of a merged text, shortened: its first line alone hid what a merge kept
+    twice or left out (a probe)."""
+    lines = content.strip().splitlines()
+    shown = [preview(line).plain for line in lines[:MERGED_LINES]]
+    if len(lines) > MERGED_LINES:
+        shown.append(f"… {counted(len(lines) - MERGED_LINES, 'more line')}")
+    return plain("\n".join(shown))
+
+
+def _notes(out: Console, views: list[ClusterView], skipped: Collection[str] = ()) -> None:
+    """Why a cluster is left for review, or merged below the merge band: the clusters table
+    hid it (a merge dropping "lives in Berlin", Monday against Friday; a probe)."""
+    for view in views:
+        if view.note and view.id not in skipped:
+            say(out, f"{view.id}: {view.note}")
 
 
 def render_clusters(out: Console, result: ClusterResult) -> None:
@@ -333,6 +364,7 @@ def render_clusters(out: Console, result: ClusterResult) -> None:
         say(out, f"No clusters among {counted(result.memories_considered, 'memory')}.")
         return
     out.print(_table(counted(result.count, "cluster"), result.clusters))
+    _notes(out, result.clusters)
 
 
 def render_run(out: Console, result: ConsolidateResult) -> None:
@@ -346,12 +378,13 @@ def render_run(out: Console, result: ConsolidateResult) -> None:
         if result.left_for_review:
             say(out, review)
         return
-    out.print(_table(f"{result.mode}: {counted(len(result.clusters), 'cluster')}", result.clusters))
+    title = f"{result.mode}: {counted(len(result.clusters), 'cluster')}"
+    if result.mode == "apply":  # "apply: 1 cluster" titled an apply that merged none (a probe)
+        title += f", {len(result.merged)} merged"
+    out.print(_table(title, result.clusters))
     for done in result.merged:
         say(out, f"Merged {counted(len(done.archived_ids), 'memory')} into {done.merged.id}")
-    for view in result.clusters:
-        if view.note and view.id not in result.skipped:
-            say(out, f"{view.id}: {view.note}")
+    _notes(out, result.clusters, result.skipped)
     for cluster, why in result.skipped.items():
         say(out, f"Skipped {cluster}: {why}")
     if result.left_for_review:

@@ -173,7 +173,7 @@ def save(
     # the save replaces (a probe found only `--json` said so).
     notes = [
         f"  {'replaces' if s.id in result.supersedes else 'similar to'} {s.id} "
-        f"(similarity {s.similarity:.2f}): {s.content}"
+        f"(similarity {s.similarity:.2f}): {' '.join(s.content.split())}"  # on its one line
         for s in result.similar
     ]
     listed = {s.id for s in result.similar}
@@ -184,7 +184,11 @@ def save(
         if news not in listed
     ]
     enriched = result.enrichment
-    if enriched is not None and enriched.why:
+    if result.duplicate_of is not None:
+        # The stored memory's, not the new text's: "strength 1.2" was printed for a memory of
+        # 1.3, whose strength a repeat never lowers (a probe).
+        notes.append(f"  strength {memory.strength:g}")
+    elif enriched is not None and enriched.why:
         notes.append(f"  strength {enriched.strength:g}: {'; '.join(enriched.why)}")
 
     def show(console: Console) -> None:

@@ -81,7 +81,9 @@ def disagreement(contents: Sequence[str], near_copies: bool = True) -> str | Non
     # Numbers against numbers: one memory adding a number says more, not otherwise ("Maya is
     # vegetarian (for about five years)" of "Maya doesn't eat meat (vegetarian)": "they hold
     # different numbers", a probe).
-    if len({tuple(sorted(n)) for content in contents if (n := _numbers(content, words))}) > 1:
+    # Compared as sets: a merged memory says its fact's number once per original ("March 14"
+    # and "born on March 14th"), and a copy saying it once was "different numbers" (a probe).
+    if len({frozenset(n) for content in contents if (n := _numbers(content, words))}) > 1:
         return "they hold different numbers"
     if len({tuple(sorted(ws)) for ws in words}) == 1 and len({tuple(ws) for ws in words}) > 1:
         return "they say the same words in another order"

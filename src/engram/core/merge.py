@@ -67,6 +67,9 @@ IDEOGRAPHIC_PROSE = (
 # An ordinary word, its case free ("Alice", "ALICE", "well-known"): a word with digits or marks
 # inside ("sk-AbC123", "/srv/Data", "x.Y") is a key, a path or a name, whose case matters.
 _PLAIN_WORD = re.compile(r"[^\W\d_]+(?:[-'\u2019\u2010][^\W\d_]+)*")
+# A number with its unit run on ("9:30AM", "5GB", "2FA"): its case says nothing either ("9:30am"
+# was another fact than "9:30AM", saved as a copy beside it; a probe).
+_NUMBER_WITH_UNIT = re.compile(r"\d[\d.,:/]*[^\W\d_]+")
 
 
 def statement_key(statement: str) -> str:
@@ -94,7 +97,7 @@ def statement_key(statement: str) -> str:
     kept: list[str] = []
     gap = False
     for token in normal.split():
-        if _PLAIN_WORD.fullmatch(_core(token)):
+        if _PLAIN_WORD.fullmatch(core := _core(token)) or _NUMBER_WITH_UNIT.fullmatch(core):
             token = token.casefold()
         for ch, counts in zip(token, meaningful(token), strict=True):
             if not counts:
@@ -170,28 +173,65 @@ def _in_number(text: str, i: int) -> bool:
 
 
 def merged_content(contents: Iterable[str]) -> str:
-    """The originals' texts, oldest first, without those an earlier one said whole: their
-    statements, in their order, one after another in that earlier text. One that adds anything
-    is kept whole: a statement it repeats may hang on one it does not ("- peanuts" under
-    "Alice's daughter's allergies:", "No" after another question), and cutting the repeats
-    left the heading without its list. Order counts too: "Tuesday:" then "- pasta" is another
-    plan than "Tuesday:" then "- salad", though the first plan says "- pasta" (under Monday),
-    and counting statements alone merged the newer plan away."""
-    earlier: list[list[str]] = []
-    kept: list[str] = []
-    for content in contents:
-        keys = [statement_key(piece) for piece in statements(content)]
-        if not any(_holds_run(before, keys) for before in earlier):
-            kept.append(content.rstrip().lstrip("\r\n"))
-        earlier.append(keys)
-    return "\n".join(piece for piece in kept if piece)
+    """The originals' texts, oldest first, without those another one says whole: their
+    statements (or clauses), in their order, one after another in that other text. A later
+    one that says more ("Atlas uses PostgreSQL 16 (decided at the kickoff)") takes an earlier
+    one's place; of two saying the same, the earlier stays. One that adds anything is kept
+    whole: a statement it repeats may hang on one it does not ("- peanuts" under "Alice's
+    daughter's allergies:", "No" after another question), and cutting the repeats left the
+    heading without its list. Order counts too: "Tuesday:" then "- pasta" is another plan than
+    "Tuesday:" then "- salad", though the first plan says "- pasta" (under Monday), and
+    counting statements alone merged the newer plan away."""
+    texts = [content.rstrip().lstrip("\r\n") for content in contents]
+    return "\n".join(texts[i] for i in _kept(texts))
+
+
+def said_by_one(contents: Sequence[str]) -> bool:
+    """Whether one of `contents` says every other whole: their merge loses no word, and is
+    the rules' to make even where the texts are only related in meaning ("Anna lives in
+    Berlin" and "Anna lives in Berlin, Germany, with her wife")."""
+    return len(_kept([content.strip() for content in contents])) == 1
+
+
+def _kept(texts: Sequence[str]) -> list[int]:
+    """Which of `texts` no other one says whole (of two saying each other, the first)."""
+    parts = [_parts(text) for text in texts]
+
+    def left_out(i: int) -> bool:
+        return any(
+            j != i and _says(parts[j], parts[i]) and (j < i or not _says(parts[i], parts[j]))
+            for j in range(len(texts))
+        )
+
+    return [i for i, text in enumerate(texts) if text and not left_out(i)]
 
 
 def says_whole(text: str, other: str) -> bool:
     """Whether `text` says `other` whole: its statements, in their order, one after another
-    (compared by `statement_key`), as a merged memory says each of its originals."""
+    (compared by `statement_key`), as a merged memory says each of its originals. Clauses do
+    not count here, as they do in a merge: said again on its own, a part of a statement may be
+    said anew ("Dana is my manager" after "Dana is my manager: no longer")."""
     run = [statement_key(piece) for piece in statements(other)]
     return bool(run) and _holds_run([statement_key(p) for p in statements(text)], run)
+
+
+# Where a clause ends inside a statement: a comma, semicolon or colon before a space, a dash
+# standing alone, a bracket around words. "1,000" and "9:30" are numbers, no clauses.
+_CLAUSE_END = re.compile(r"[,;:](?=\s)|\s[-\u2013\u2014]+\s|\s\(|\)(?=[\s.,;:!?]|$)")
+
+Parts = tuple[list[str], list[str]]
+
+
+def _parts(text: str) -> Parts:
+    """The keys of `text`'s statements, and of its clauses."""
+    said = statements(text)
+    clauses = [c for piece in said for c in _CLAUSE_END.split(piece)]
+    return [statement_key(p) for p in said], [k for c in clauses if (k := statement_key(c))]
+
+
+def _says(text: Parts, other: Parts) -> bool:
+    """Whether `other`'s statements, or its clauses, stand in `text` one after another."""
+    return any(bool(run) and _holds_run(keys, run) for keys, run in zip(text, other, strict=True))
 
 
 def _holds_run(text: Sequence[str], run: Sequence[str]) -> bool:

@@ -39,7 +39,7 @@ from engram.core.clustering import (
     weakest_link,
 )
 from engram.core.disagreement import disagreement
-from engram.core.merge import merge, merged_id, version
+from engram.core.merge import merge, merged_id, said_by_one, version
 from engram.core.models import Memory, Relation, Status, new_id
 from engram.errors import BusyError, ConfigError, NotFoundError, ValidationError
 from engram.services import validation as check
@@ -60,6 +60,9 @@ log = logging.getLogger(__name__)
 
 PAGE = 2_000  # memories whose neighbours are asked for in one batch
 NEIGHBOURS = 10  # each memory's nearest neighbours considered for linking
+# The note of a cluster below the merge band that the rules merge: one of its memories says
+# every other whole.
+LOSSLESS = "one of them says the others whole: merged by the rules, no word is lost"
 MARGIN = 0.02  # how far below the link threshold an approximate similarity is still checked
 
 
@@ -227,11 +230,17 @@ class ConsolidationService:
                 preview = merge(members, cluster.cohesion, merged_id(cluster.id), outdated)
                 # Said in the review band too: "only 0.85 alike" hid that one memory said
                 # March 3 and another March 4, and a person approved a merge of the two.
-                said = self.disagreement(members, cluster.cohesion >= merge_at - ROUNDING)
+                said = self.veto(members, cluster.cohesion)
                 if said is not None:
                     note = said if note is None else f"{said}; {note}"
                     if action == "merge":
                         action = "review"  # as alike as near-copies, but they disagree
+                elif action == "review" and said_by_one([m.content for m in members]):
+                    # "Atlas uses PostgreSQL 16" and "… 16 (decided at the kickoff)": no word
+                    # is lost, so no person is needed (a probe: three copies of one fact were
+                    # left for review at 0.83-0.90, and none was merged).
+                    action = "merge"
+                    note = LOSSLESS
         return ClusterView(
             id=cluster.id,
             member_ids=list(cluster.members),
@@ -240,6 +249,13 @@ class ConsolidationService:
             merged_preview=preview,
             note=note,
         )
+
+    def veto(self, members: Sequence[Memory], cohesion: float) -> str | None:
+        """Why the rules must not merge these memories, a cluster `cohesion` alike, or None:
+        near-copies are told apart by any word one says in place of another, less alike ones
+        only by what plainly differs (`disagreement`)."""
+        merge_at = self.ctx.settings.cluster_merge_cohesion
+        return self.disagreement(members, cohesion >= merge_at - ROUNDING)
 
     def disagreement(self, members: Sequence[Memory], near_copies: bool = True) -> str | None:
         """Why memories as alike as near-copies must not be merged by the rules, or None;
@@ -314,7 +330,12 @@ class ConsolidationService:
             chosen = self._named_clusters(cluster_ids, similarity_threshold)
         elif check.flag(auto_detect, "auto_detect"):
             found_views = self.clusters(None, similarity_threshold).clusters
-            chosen = [c for c in found_views if c.cohesion >= threshold and c.action != "keep"]
+            chosen = [
+                c
+                for c in found_views
+                if (c.cohesion >= threshold and c.action != "keep")
+                or (c.note == LOSSLESS and threshold >= self.ctx.settings.cluster_merge_cohesion)
+            ]
             left = sum(1 for c in found_views if c.action == "review" and c not in chosen)
         else:
             raise ValidationError("auto_detect", "give memory_ids, cluster_ids or auto_detect")
@@ -340,7 +361,7 @@ class ConsolidationService:
                 try:
                     done = self.apply(view, merged_content)
                     path = (
-                        "merge band"
+                        ("lossless" if view.note == LOSSLESS else "merge band")
                         if found_here
                         else "approved"
                         if merged_content is None

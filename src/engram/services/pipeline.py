@@ -257,7 +257,8 @@ class PipelineService:
                 return f"memory {ident} no longer exists"
             if now[ident] != then:
                 return f"memory {ident} changed since the plan"
-        if step.action == "merge" and (reason := self.consolidation.disagreement(members)):
+        cohesion = step.detail.get("cohesion", 1.0)
+        if step.action == "merge" and (reason := self.consolidation.veto(members, cohesion)):
             return f"{reason} since the plan"  # e.g. related as contradicting meanwhile
         if step.action == "relate" and self._linked(*step.memory_ids):
             # Someone linked them meanwhile: the step reported "done" and changed nothing.

@@ -367,7 +367,8 @@ class ClusterView(Result):
     action: Literal["merge", "review", "keep"]
     merged_preview: Memory | None = None
     # Why a cluster as alike as near-copies is left for review: its memories disagree (one
-    # says "not", other numbers, the same words in another order, or a contradicts relation).
+    # says "not", other numbers, the same words in another order, or a contradicts relation);
+    # or why one below the merge band is merged (one of its memories says the others whole).
     note: str | None = None
 
 
@@ -379,15 +380,18 @@ class ClusterResult(Result):
 
 class MergeDone(Result):
     """`path` says who decided: "merge band" (found by auto_detect, near-copies merged by the
-    rules), "approved" (the caller named the cluster or the memories; the rules wrote the
-    text) or "approved with the caller's text" (the caller also wrote the merged text: an
-    assistant merging a review-band cluster in its own words)."""
+    rules), "lossless" (found by auto_detect below the merge band, one member saying every
+    other whole: merged by the rules), "approved" (the caller named the cluster or the
+    memories; the rules wrote the text) or "approved with the caller's text" (the caller also
+    wrote the merged text: an assistant merging a review-band cluster in its own words)."""
 
     cluster_id: str
     merged: Memory
     archived_ids: list[str]
     relations_carried: int
-    path: Literal["merge band", "approved", "approved with the caller's text"] = "approved"
+    path: Literal["merge band", "lossless", "approved", "approved with the caller's text"] = (
+        "approved"
+    )
 
 
 class ConsolidateResult(Result):
