@@ -93,3 +93,12 @@ def test_a_short_name_people_type_is_searched_with_the_full_one() -> None:
     assert with_word_forms(["postgres", "version"]) == ["postgres", "version", "postgresql"]
     assert with_word_forms(["env", "vars"]) == ["env", "vars", "environment", "variables"]
     assert form_groups(["env", "vars", "environment", "variables"]) == [[0, 2], [1, 3]]
+
+
+def test_a_spouse_or_a_boss_is_searched_by_what_people_call_them() -> None:
+    """ "What does my wife do?" shared no word with "my partner Sam is a vet nurse" (a held-out
+    probe); "partner" asks for no wife (a business has partners too)."""
+    assert with_word_forms(["wife", "job"]) == ["wife", "job", "partner", "spouse"]
+    assert with_word_forms(["boss"]) == ["boss", "manager"]
+    assert with_word_forms(["partner"]) == ["partner"]
+    assert form_groups(["wife", "job", "partner", "spouse"]) == [[0, 2, 3]]

@@ -10,7 +10,8 @@ naming PostgreSQL matches "database" as one saying "database" would. Only that w
 query naming PostgreSQL does not look for MySQL.
 
 The lists hold names that mean the kind and little else: not "Go", "Windows", "Arch", "Edge",
-"Cursor" or "Swift", which are everyday words too.
+"Cursor" or "Swift", which are everyday words too. A few words for the people of a life are
+listed the same way ("wife": "partner").
 """
 
 from __future__ import annotations
@@ -59,6 +60,13 @@ _KINDS: dict[tuple[str, ...], list[str]] = {
     ("queue",): _QUEUES,
     ("broker",): _QUEUES,
     ("ci",): _CI,
+    # The people of a life go by such names too: a wife or husband is often "my partner" in
+    # what was said ("What does my wife do?" against "my partner Sam is a vet nurse", a
+    # held-out probe), a boss "my manager". Only that way round: "partner" is also a business's.
+    ("wife",): ["partner", "spouse"],
+    ("husband",): ["partner", "spouse"],
+    ("spouse",): ["wife", "husband", "partner"],
+    ("boss",): ["manager"],
 }
 _BY_STEMS = {tuple(index_term(w) for w in words): names for words, names in _KINDS.items()}
 _LONGEST = max(len(words) for words in _KINDS)
