@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 
 from engram.core.dates import (
+    asks_of_a_month_alone,
     asks_when,
     day_of,
     day_spans,
@@ -139,7 +140,16 @@ def test_a_question_of_the_past_names_the_days_of_a_month_or_of_a_part_of_it() -
     assert span("Remind me what I ate in June") == (date(2023, 6, 1), date(2023, 6, 30))
     assert span("What did I do in early June last year?") == (date(2023, 6, 1), date(2023, 6, 10))
     assert span("What did I buy in January last year?") == (date(2023, 1, 1), date(2023, 1, 31))
+    # "last March": the last one before this month (a held-out probe's question found none)
+    assert span("What did I get up to last March?") == (date(2023, 3, 1), date(2023, 3, 31))
+    assert span("What did I do last January?") == (date(2023, 1, 1), date(2023, 1, 31))
+    assert span("What did I buy in January?") == (date(2024, 1, 1), date(2024, 1, 31))
+    assert span("What did I do last march?") is None  # "march" as a word, as "may" below
     assert span("Is the wedding in June?") is None  # not of the past
+    assert asks_of_a_month_alone("What did I get up to last March?")
+    assert asks_of_a_month_alone("What did we do in mid-October?")
+    assert not asks_of_a_month_alone("What did I do for myself in late April?")
+    assert not asks_of_a_month_alone("What did I do last march?")  # "march" as a word
     assert span("What did I do in may?") is None  # "may" as a word, not a month
 
 

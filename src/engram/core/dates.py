@@ -120,15 +120,16 @@ def named_days(text: str, today: date, weeks: bool = True) -> tuple[date, ...]:
 
 
 # A month, or a part of one, that a question of the past asks about: "What did I do in June?",
-# "What problem did I have in my garden in early June?", "…at the beginning of October". In a
+# "What problem did I have in my garden in early June?", "…at the beginning of October", "What
+# did I get up to last March?" (a held-out probe's question found nothing of that March). In a
 # conversation what happened is told about when it happens: a probe's chat questions named no
 # day so (`named_days` read none) and found the turns of that month at 11-37; "What happened
 # in June?" and "Remind me what I ate in early June" are such questions too (a third probe).
 _PAST_ASKED = re.compile(r"\b(?:did|was|were|had|happened|went|came up|remind me)\b", re.IGNORECASE)
 _MONTH_ASKED = re.compile(
     r"(?:\bin\s+|\b(?P<part>early|mid|late)[\s-]+"
-    r"|\b(?:the\s+)?(?P<of>beginning|start|middle|end)\s+of\s+)"
-    rf"{_MONTH}(?![a-z])(?:\s+(?P<year>\d{{4}}))?",
+    r"|\b(?:the\s+)?(?P<of>beginning|start|middle|end)\s+of\s+|\b(?P<last>last)\s+)"
+    rf"(?P<month>{_MONTH})(?![a-z])(?:\s+(?P<year>\d{{4}}))?",
     re.IGNORECASE,
 )
 _LAST_YEAR = re.compile(r"\blast year\b", re.IGNORECASE)
@@ -155,12 +156,14 @@ def _month_asked(text: str, today: date) -> list[date]:
     # "in early June last year": the year before this one, whatever the month
     before = today.year - 1 if _LAST_YEAR.search(text) else None
     for found in _MONTH_ASKED.finditer(text):
-        name = found.group(3)
+        name = found.group("month").rstrip(".")
         if name.lower() in _WORDS_TOO and not name[0].isupper():
             continue
         month = MONTHS[name.lower()[:3]]
         given = found.group("year")
-        year = int(given) if given else before or today.year - (month > today.month)
+        # "last March" in March is a year ago; "in March" is this one's
+        later = month >= today.month if found.group("last") else month > today.month
+        year = int(given) if given else before or today.year - later
         first, last = _PARTS[(found.group("part") or found.group("of") or "").lower() or None]
         days += [
             d
@@ -183,6 +186,28 @@ def _month_said(text: str, today: date) -> list[date]:
     except ValueError:
         return []
     return [d for d in (first + timedelta(days=i) for i in range(31)) if d.month == month]
+
+
+# The words of a question asking what was done or went on, and nothing else.
+_WHAT_WAS_DONE = frozenset(
+    """what did do does done doing i we was were get got up to been have had happen happened
+    anything remind me tell us in during""".split()
+)
+
+
+def asks_of_a_month_alone(text: str) -> bool:
+    """Whether `text` asks what was done in a month (or a part of one) and nothing else:
+    "What did I get up to last March?", "What did we do in early June?" (not "What did I do
+    for myself in late April?")."""
+    if _PAST_ASKED.search(text) is None:
+        return False
+
+    def blank(found: re.Match[str]) -> str:
+        name = found.group("month").rstrip(".")
+        return found.group(0) if name.lower() in _WORDS_TOO and not name[0].isupper() else " "
+
+    rest = _MONTH_ASKED.sub(blank, text)
+    return rest != text and set(re.findall(r"[a-z']+", rest.lower())) <= _WHAT_WAS_DONE
 
 
 def only_dates(text: str) -> bool:

@@ -12,6 +12,7 @@ from typing import NamedTuple
 from engram.config import Settings
 from engram.core.aliases import asks_of_the_user, of_someone_close, with_names
 from engram.core.dates import (
+    asks_of_a_month_alone,
     asks_when,
     only_dates,
     says_when,
@@ -93,6 +94,10 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
     # The words it is searched by decide: "What's happening tomorrow?" left "What's", which
     # `query_terms` drops as asking, as it drops "what".
     dates_only = dates_only or (bare != text and not set(query_terms(bare)) - STOPWORDS)
+    # "What did I get up to last March?" asks for that month alone: its words found the plan
+    # made in February for March, and March's own memories came ninth (a held-out probe).
+    # The month stays a word searched where the question asks more ("…for myself in April").
+    dates_only = dates_only or asks_of_a_month_alone(text)
     # "What does my husband do?" is asked of Daan, where a memory calls him so: "Daan is a
     # chemistry teacher" never says "husband" (a probe found it fifth, by its session alone).
     for relation, names in names_of_people_asked(store, text).items():
