@@ -578,6 +578,26 @@ def test_a_fact_said_again_after_its_merge_is_a_use_of_the_merged_memory(
         assert mem.save_result(Draft(content="My job: data engineer")).action == "saved"
 
 
+def test_an_original_said_again_after_a_merge_in_other_words_is_a_use_of_it(
+    store_url: str, clock: FixedClock
+) -> None:
+    """Merged in the caller's words ("Sam (the user) is allergic to peanuts"), the merged
+    memory says none of its originals: saying one again made a silent new copy, 0.79 alike
+    and so not even reported as similar (a probe)."""
+    texts = ["User is allergic to peanuts", "The user has a peanut allergy"]
+    with Engram.open(store_url, clock=clock) as mem:
+        ids = [mem.save(t).id for t in texts]
+        text = "Sam (the user) is allergic to peanuts"
+        (done,) = mem.consolidate(mode="apply", memory_ids=ids, merged_content=text).merged
+        again = mem.save_result(Draft(content="user is allergic to peanuts!"))
+        assert (again.action, again.duplicate_of) == ("merged", done.merged.id)
+        assert mem.get(done.merged.id).content == text
+        assert mem.stats().by_status[Status.ACTIVE] == 1
+        # an original deleted or archived by hand, not merged, is no repeat to follow
+        gone = mem.save("Prefers window seats")
+        mem.archive([gone.id])
+        assert mem.save_result(Draft(content="prefers window seats")).action == "saved"
+
 def test_a_use_of_a_merged_original_counts_in_its_merged_memory(mem: Engram) -> None:
     """An assistant holding ids from a search made before a merge touched and observed them:
     the archived originals came back beside their merged memory, four copies of the standup

@@ -12,7 +12,7 @@ from typing import Any
 
 from engram.core import reinforce
 from engram.core.keeping import replaces_a_fact
-from engram.core.merge import MARK, merge_originals, says_whole, statement_key
+from engram.core.merge import MARK, merge_originals
 from engram.core.models import (
     MAX_SEQ,
     MAX_STRENGTH,
@@ -22,11 +22,10 @@ from engram.core.models import (
     new_id,
 )
 from engram.core.scoring import memory_score, review_priority, score
-from engram.core.text import leading_phrase
 from engram.core.timeutil import to_epoch
 from engram.core.wording import counted
 from engram.errors import NotFoundError, ValidationError
-from engram.services import merged_use, save_report
+from engram.services import merged_use, repeats, save_report
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.enrichment import enrich, merged_names, reenriched
@@ -38,15 +37,8 @@ from engram.services.results import (
     SaveResult,
     TouchResult,
 )
-from engram.storage.protocol import Filter
 
 log = logging.getLogger(__name__)
-
-# A repeat is looked for among the memories containing the phrase of the new one's first words:
-# the best-ranked first, then, if they were all taken by longer memories repeating the phrase
-# (twelve memories saying "Alice prefers dark mode in …" hid the exact copy), more.
-REPEAT_CANDIDATES = 10
-REPEAT_CANDIDATES_CROWDED = 50
 
 
 @dataclass(frozen=True)
@@ -190,34 +182,8 @@ class MemoryService:
         return built.model_copy(update={"entities": entities, "strength": added.strength}), added
 
     def repeat_of(self, content: str) -> Memory | None:
-        """A live memory this content repeats (the same words in the same order, docs/
-        consolidation.md), or a merged memory that says it whole among its originals' texts:
-        found by the phrase of its first words (one selective index lookup, cheap even when its
-        words are common), then compared exactly. Said again after a merge, a fact was saved
-        as a new copy beside the merged memory (a helper's probe)."""
-        key = statement_key(content)
-        phrase = leading_phrase(content)
-        if not key or not phrase:
-            return None
-        live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
-        # A repeat differs only in case, punctuation and spacing: a text far longer is none,
-        # and is not keyed (keying a crowd of long memories took 1.8 s, under the save lock).
-        longest = 2 * len(content) + 64
-        for many in (REPEAT_CANDIDATES, REPEAT_CANDIDATES_CROWDED):
-            stubs = self.ctx.store.text_search([phrase], live, many)
-            found = self.ctx.store.get_many([s.id for s in stubs])
-            repeat = next(
-                (
-                    m
-                    for m in found
-                    if (len(m.content) <= longest and statement_key(m.content) == key)
-                    or (MARK in m.meta and says_whole(m.content, content))
-                ),
-                None,
-            )
-            if repeat is not None or len(stubs) < many:
-                return repeat
-        return None
+        """The stored memory `content` repeats, if any (`services.repeats`)."""
+        return repeats.repeat_of(self.ctx, content)
 
     def _absorb(
         self, existing: Memory, draft: Memory, merge_labels: bool, dated: bool = False
