@@ -501,6 +501,8 @@ def test_chat_turns_yield_names_not_the_words_that_open_them(text: str, names: l
         ("Pixel the dog chased a ball", ["Pixel"]),
         ("Meeting at 9 AM CET with Dana", ["Dana"]),
         ("Call at 9:30 PM PST", []),
+        ("Daily standup is at 9:30AM", []),  # its "30AM" was a name (a probe)
+        ("Meeting at 5PM with Dana", ["Dana"]),
         ("FEATURE: dark mode for Atlas", ["Atlas"]),
         ("AWS: the bill is due", ["AWS"]),
         ("Correction: Lisa is no longer vegetarian", ["Lisa"]),  # a label (probe)

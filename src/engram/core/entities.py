@@ -114,6 +114,8 @@ _CLOCK_WORDS = frozenset(
     """am pm utc gmt cet cest eet eest wet west bst ist jst kst aest aedt est edt cst cdt mst
     mdt pst pdt""".split()
 )
+# A time with its half of the day run on ("5PM"; "9:30AM" is the tokens "9" and "30AM").
+_CLOCK_TIME = re.compile(r"^\d{1,2}(?:am|pm|a\.m\.|p\.m\.)$")
 # "I" and its contractions, capitalised anywhere in a sentence.
 _I_FORMS = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
 
@@ -229,6 +231,8 @@ def _is_name(word: str, position: int, tokens: list[str]) -> bool:
     if word.isupper() and len(word) > 1 and (low in COMMON_STARTS or low in _FLAGS):
         return False  # "IMPORTANT:", "Do NOT deploy": emphasis, not an acronym
     if low in _CLOCK_WORDS and position > 0 and _after_a_time(tokens, position):
+        return False
+    if _CLOCK_TIME.match(low):  # "9:30AM" (its "30AM"), "5PM": a time, not a name (a probe)
         return False
     following = tokens[position + 1].casefold() if position + 1 < len(tokens) else ""
     opens = position == 0 or tokens[position - 1] == ":"
