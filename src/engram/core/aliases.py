@@ -32,6 +32,28 @@ def relations_asked(query: str) -> list[str]:
     return list(dict.fromkeys(r.lower() for r in found))
 
 
+# The other words for one person of the user's life: "my partner Sam" is the one "What does my
+# wife do for a living?" asks of (a held-out probe found the answer nowhere, "Sam" being the
+# only word it shares), "my mum Ruth" the mother, "my manager Ines" the boss.
+_CALLED_TOO = {
+    "wife": ("partner", "spouse"),
+    "husband": ("partner", "spouse"),
+    "partner": ("wife", "husband", "spouse", "girlfriend", "boyfriend"),
+    "boss": ("manager",),
+    "manager": ("boss",),
+    "mother": ("mum", "mom"),
+    "mum": ("mother", "mom"),
+    "mom": ("mother", "mum"),
+    "father": ("dad",),
+    "dad": ("father",),
+}
+
+
+def called(relation: str) -> tuple[str, ...]:
+    """The words the user's `relation` goes by, it first ("wife": "partner", "spouse")."""
+    return (relation, *_CALLED_TOO.get(relation, ()))
+
+
 def names_given(relation: str, texts: list[str]) -> list[str]:
     """The names `texts` give the user's `relation` ("my sister Ana", "Ana, my sister", "Ana
     is my sister", "my sister's name is Ana"), in the order found."""

@@ -3,7 +3,7 @@ memories that say them (`engram.core.aliases`): "my husband" searched as "Daan" 
 
 from __future__ import annotations
 
-from engram.core.aliases import names_given, relations_asked
+from engram.core.aliases import called, names_given, relations_asked
 from engram.storage.protocol import Filter, Store
 
 # The memories saying a relation read for its names: its best text matches.
@@ -16,7 +16,11 @@ def names_of_people_asked(store: Store, query: str) -> dict[str, list[str]]:
     relations = relations_asked(query)
     if not relations:
         return {}
-    found = store.text_search(relations, Filter(), SOURCES)
+    words = list(dict.fromkeys(w for r in relations for w in called(r)))
+    found = store.text_search(words, Filter(), SOURCES)
     texts = [m.content for m in store.get_many([s.id for s in found])]
-    named = {r: names_given(r, texts) for r in relations}
+    named = {
+        r: list(dict.fromkeys(n for w in called(r) for n in names_given(w, texts)))
+        for r in relations
+    }
     return {r: names for r, names in named.items() if names}
