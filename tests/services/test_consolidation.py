@@ -598,6 +598,7 @@ def test_an_original_said_again_after_a_merge_in_other_words_is_a_use_of_it(
         mem.archive([gone.id])
         assert mem.save_result(Draft(content="prefers window seats")).action == "saved"
 
+
 def test_a_use_of_a_merged_original_counts_in_its_merged_memory(mem: Engram) -> None:
     """An assistant holding ids from a search made before a merge touched and observed them:
     the archived originals came back beside their merged memory, four copies of the standup
