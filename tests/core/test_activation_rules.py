@@ -14,7 +14,7 @@ from engram.core.fact_values import brought_up_to_date, holds_value, named_old_v
 from engram.core.importance import importance
 from engram.core.intent import classify
 from engram.core.keep_request import memory_content
-from engram.core.keeping import life_fact_replaced, replaces_a_fact, says_a_change
+from engram.core.keeping import life_fact_replaced, may_be_news, replaces_a_fact, says_a_change
 from engram.core.message import plain
 from engram.core.models import MAX_STRENGTH
 from engram.core.questions import asks_about, thing_asked_of
@@ -1536,3 +1536,11 @@ def test_news_of_one_life_fact_or_of_how_it_came_to_be_replaces_no_other(
 ) -> None:
     """`bench/supersede_facts.py`'s wrong links, each once made at cosine 0.6."""
     assert replaces_a_fact(news, similarity=0.6, old=old) is replaces
+
+
+def test_a_place_left_is_news_and_a_titles_left_is_none() -> None:
+    """ "Dana is reading 'The Left Hand of Darkness'" was read as leaving a place, and its
+    save listed four unrelated memories as the facts it might change (a probe)."""
+    assert not may_be_news("Dana is reading 'The Left Hand of Darkness' by Ursula K. Le Guin")
+    assert may_be_news("Maya is leaving Google in May")
+    assert may_be_news("Left Siemens last week")

@@ -691,6 +691,35 @@ def test_a_life_fact_said_anew_supersedes_the_value_it_replaces(mem: Engram) -> 
     assert work.id in [h.memory.id for h in mem.search("Where do I work?")[:2]]
 
 
+def test_a_new_thing_told_of_or_a_note_of_the_users_replaces_no_one_elses_fact(
+    mem: Engram,
+) -> None:
+    """An assistant's notes (a probe): "Raising the emergency fund goal to £15k because of the
+    new house" superseded the brother's job, the mother's city, the holiday, the football day
+    and the standup; "Broadband at the new house: …" the car lease; "Moved into 7 Harbour Lane
+    today!" the mother's move. The new house is told of there, not news of itself; and a note
+    of what the user did, without its subject, is the user's, not the mother's."""
+    for fact in (
+        "Brother Owen lives in Manchester and works as an architect.",
+        "Mum (Ruth) lives in Leeds, turns 70 on April 19.",
+        "Leased a Kia Niro EV: £289/month. Home charger to go in at the new house.",
+        "Mum is moving to Bristol - got a place at Oak Lodge assisted living.",
+    ):
+        mem.save(fact)
+    mem.flush()
+    for note in (
+        "Raising the emergency fund goal to £15k because of the new house.",
+        "Broadband at the new house: Virgin Media 500Mb, installed today.",
+        "Water bill for the new house is with Bristol Water.",
+        "Moved into 7 Harbour Lane today! Boxes everywhere.",
+    ):
+        assert mem.save_result(Draft(note)).supersedes == [], note
+    # a new thing said to be something is still news: "The new manager is Priya"
+    boss = mem.save("My manager is Dan Kim")
+    mem.flush()
+    assert mem.save_result(Draft("The new manager is Priya Shah")).supersedes == [boss.id]
+
+
 def test_a_life_fact_said_anew_replaces_each_statement_of_the_old_value(mem: Engram) -> None:
     """ "I'm vegan now" replaced "I'm vegetarian" (0.76 alike) and left "I don't eat meat,
     vegetarian for ten years" (0.63), too far below for a copy by likeness alone

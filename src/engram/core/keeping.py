@@ -85,11 +85,16 @@ _REPLACED = re.compile(
     # as a coding session says it: "Renamed app.settings to app.config", "Bumped the base image
     # to Python 3.12", "Upgraded PostgreSQL from 15 to 16", "…updated to localhost:8080" (a probe)
     r"|\b(?:renamed|bumped|upgraded|downgraded)\b|\bupdated (?:[\w'.:/-]+ ){0,4}?to\b"
-    r"|\bpushed (?:back|to)\b|\bsold (?:my|our|the)\b|\b(?:left|leaving) (?-i:[A-Z])"
+    r"|\bpushed (?:back|to)\b|\bsold (?:my|our|the)\b"
+    # a place left, by name; a title's "Left" is none ("The Left Hand of Darkness", a probe)
+    r"|\b(?-i:left|leaving) (?-i:[A-Z])|^\W*(?-i:Left|Leaving) (?-i:[A-Z])"
     # a number that changed: "My rent went up to $2,400", "upped my dose to 20mg" (a probe)
     r"|\b(?:went|goes|gone) (?:up|down) to [$€£]?\d|\b(?:upped|raised|lowered|increased|"
     r"decreased|reduced) (?:[\w'-]+ ){0,4}?to [$€£]?\d"
-    r"|^\W*(?:correction|update)\b|\bnew (?:[\w'-]+ ){0,2}(?:is|are)\b|" + _USED_TO_NOW,
+    # "My new manager is …", "The new address is …"; not "…for the new house is with Bristol
+    # Water", a new thing told of (a probe)
+    r"|^\W*(?:correction|update)\b|(?<!the )\bnew (?:[\w'-]+ ){0,2}(?:is|are)\b"
+    r"|^\W*the new (?:[\w'-]+ ){0,2}(?:is|are)\b|" + _USED_TO_NOW,
     re.IGNORECASE,
 )
 
@@ -398,13 +403,23 @@ def _says_anew(text: str) -> bool:
 
 def _new_facts(text: str) -> set[str]:
     """The life facts a statement names a thing of as new ("my new boss", "a new job"), not
-    one of their values ("a new vegan restaurant")."""
+    one of their values ("a new vegan restaurant"), nor a new thing it tells of as known ("the
+    new house" in "Broadband at the new house", "…because of the new house": each superseded
+    the user's lease, their mother's move and more, a probe) unless it says what that is ("the
+    new manager is Priya")."""
     return {
         ATTRIBUTE_OF[term]
         for m in _NEW_WHAT.finditer(text)
+        if not _THE_BEFORE.search(text[: m.start()])
+        or (_OPENS_WITH_THE.match(text[: m.start()]) and _WHAT_IT_IS.match(text[m.end(1) :]))
         for term in (index_term(w.lower()) for w in m.groups() if w)
         if term in ATTRIBUTE_OF and term not in KINDS
     }
+
+
+_THE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
+_OPENS_WITH_THE = re.compile(r"^\W*the\s+$", re.IGNORECASE)
+_WHAT_IT_IS = re.compile(r"(?:\s+[\w'-]+)?\s+(?:is|are|was|will be)\b|'s\b", re.IGNORECASE)
 
 
 def _life_fact_anew(text: str, old: str) -> bool:

@@ -16,7 +16,16 @@ from engram.core.text import WORD, unlabelled
 # Who a statement is about, where it opens with them: the user ("I …"), or someone of theirs
 # (`core.aliases.of_someone_close`: "My brother Tom …", "My wife …").
 # ("User lives in Berlin", as an assistant writes the user's facts, is the user's too.)
-_BY_THE_USER = re.compile(r"^\W*(?:i|i'm|i've|i'd|i'll|(?:the )?user(?!'s|’s))\b", re.IGNORECASE)
+_BY_THE_USER = re.compile(
+    r"^\W*(?:i|i'm|i've|i'd|i'll|(?:the )?user(?!'s|’s))\b"
+    # ...and an assistant's note of what the user did, without its subject: "Moved into 7
+    # Harbour Lane today!" superseded "Mum is moving to Bristol" (a probe of such notes)
+    r"|^\W*(?:moved|moving|sold|selling|bought|buying|switched|quit|joined|leased|booked|"
+    r"started|signed up|dropped|raised|raising|upped|got|left)\s+"
+    # of the user's own (not "Moved my dentist appointment to March 21", a thing moved)
+    r"(?!(?:my|our|the|his|her|their)\b)(?-i:[a-z0-9£$€])",
+    re.IGNORECASE,
+)
 
 
 def about_other_people(text: str, other: str) -> bool:
