@@ -599,6 +599,30 @@ def test_an_original_said_again_after_a_merge_in_other_words_is_a_use_of_it(
         assert mem.save_result(Draft(content="prefers window seats")).action == "saved"
 
 
+def test_an_original_of_a_merge_merged_again_leads_to_the_last_merge(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A merge merged again in the caller's words: saying an original of the first merge
+    again made a live copy beside the last (an MCP probe), and a touch of it went nowhere
+    live. Both reach the memory holding it now."""
+    texts = ["User is allergic to peanuts", "The user has a peanut allergy", "No peanuts for Sam"]
+    with Engram.open(store_url, clock=clock) as mem:
+        a, b, c = (mem.save(t).id for t in texts)
+        first = mem.consolidate(
+            mode="apply", memory_ids=[a, b], merged_content="Sam is allergic to peanuts"
+        ).merged[0]
+        last = mem.consolidate(
+            mode="apply",
+            memory_ids=[first.merged.id, c],
+            merged_content="Sam (the user) has a peanut allergy",
+        ).merged[0]
+        again = mem.save_result(Draft(content="user is allergic to peanuts"))
+        assert (again.action, again.duplicate_of) == ("merged", last.merged.id)
+        touched = mem.touch(b)
+        assert (touched.memory.id, touched.instead_of) == (last.merged.id, b)
+        assert mem.stats().by_status[Status.ACTIVE] == 1
+
+
 def test_a_use_of_a_merged_original_counts_in_its_merged_memory(mem: Engram) -> None:
     """An assistant holding ids from a search made before a merge touched and observed them:
     the archived originals came back beside their merged memory, four copies of the standup

@@ -21,6 +21,8 @@ from engram.storage.protocol import Change, Store
 # Looks at which memory to write before giving up: each retry follows a merge that landed in
 # between, and merges one after another on the same memory are rare.
 ATTEMPTS = 5
+# How many merges of merges are followed from an original to the memory holding it now.
+CHAIN_MAX = 10
 
 
 class Moved(Exception):
@@ -29,25 +31,36 @@ class Moved(Exception):
 
 def looked_up(store: Store, ids: Sequence[str]) -> tuple[dict[str, str], set[str]]:
     """For each archived original among `ids` that a live merged memory holds, that memory's
-    id; and which memories to write were live when read: one read of them, so that a merge
-    landing after it is caught by the write (`live_guard`)."""
+    id — through merges of merges: an original of a merge merged again is held by the last
+    (saying it again made a live copy beside both, an MCP probe); and which memories to write
+    were live when read: one read of them, so that a merge landing after it is caught by the
+    write (`live_guard`)."""
     read = store.get_many(ids)
-    archived = {m.id for m in read if m.status == Status.ARCHIVED}
     live = {m.id for m in read if m.status != Status.ARCHIVED}
-    if not archived:
-        return {}, live
-    edges = [
-        r
-        for r in store.relations(sorted(archived))
-        if r.type == "consolidated_from" and r.to_id in archived
-    ]
-    merged = {m.id: m for m in store.get_many([r.from_id for r in edges])}
+    # each archived memory looked at, with the originals among `ids` it stands for
+    frontier: dict[str, list[str]] = {m.id: [m.id] for m in read if m.status == Status.ARCHIVED}
     out: dict[str, str] = {}
-    for r in edges:
-        m = merged.get(r.from_id)
-        if m is not None and m.status != Status.ARCHIVED and merges_into(m, r.to_id):
-            out.setdefault(r.to_id, m.id)
-            live.add(m.id)
+    for _ in range(CHAIN_MAX):
+        if not frontier:
+            break
+        edges = [
+            r
+            for r in store.relations(sorted(frontier))
+            if r.type == "consolidated_from" and r.to_id in frontier
+        ]
+        merged = {m.id: m for m in store.get_many(sorted({r.from_id for r in edges}))}
+        further: dict[str, list[str]] = {}
+        for r in edges:
+            m = merged.get(r.from_id)
+            if m is None or not merges_into(m, r.to_id):
+                continue
+            if m.status != Status.ARCHIVED:
+                for original in frontier[r.to_id]:
+                    out.setdefault(original, m.id)
+                live.add(m.id)
+            else:
+                further.setdefault(m.id, []).extend(frontier[r.to_id])
+        frontier = further
     return out, live
 
 
