@@ -51,6 +51,9 @@ def test_a_declined_review_cluster_does_not_come_back(mem: Engram) -> None:
     (mark,) = [r for r in mem.relations(leaves) if r.type == "distinct_from"]
     assert {mark.from_id, mark.to_id} == {leaves, departs}
 
+    # named for a merge, they say they were marked (the merge said nothing of it: a probe)
+    named = mem.consolidate(auto_detect=False, memory_ids=[leaves, departs]).clusters[0]
+    assert (named.note or "").startswith("merged because named: two of them were marked")
     # marking again changes nothing; deleting the relation undoes the mark
     again = mem.keep_apart(memory_ids=[departs, leaves])
     assert (again.marked, again.already) == (0, 1)

@@ -454,6 +454,17 @@ class ConsolidationService:
             if action == "keep"
             else None
         )
+        # Declined before: a merge of them said nothing of it (an MCP probe)
+        marked = any(
+            r.type == "distinct_from" and r.from_id in members and r.to_id in members
+            for r in self.ctx.store.relations(ordered)
+        )
+        if marked:
+            rest = "" if note is None else ";" + note.removeprefix("merged because named:")
+            note = (
+                "merged because named: two of them were marked as different facts (keep "
+                f"apart){rest}"
+            )
         return [
             ClusterView(
                 id=ident,
