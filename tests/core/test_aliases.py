@@ -60,3 +60,18 @@ def test_a_person_goes_by_other_words_too() -> None:
     assert called("boss") == ("boss", "manager")
     assert called("sister") == ("sister",)
     assert names_given("partner", ["Moving in with my partner Sam"]) == ["Sam"]
+
+
+def test_names_are_read_from_an_assistants_notes_too() -> None:
+    """Notes without "my": "Lives in Bristol with partner Dana", "Brother Owen lives in
+    Manchester" gave no name, so "Where is my partner employed?" was searched without "Dana"
+    (a probe of an assistant's notes)."""
+    texts = [
+        "Lives in Bristol with partner Dana and the kids.",
+        "Brother Owen lives in Manchester. Sister Emma lives in Boston",
+        "Manager meeting moved to 3pm",
+    ]
+    assert names_given("partner", texts) == ["Dana"]
+    assert names_given("brother", texts) == ["Owen"]
+    assert names_given("sister", texts) == ["Emma"]
+    assert names_given("manager", texts) == []

@@ -62,6 +62,10 @@ def names_given(relation: str, texts: list[str]) -> list[str]:
         rf"\b{_THEIR}{rel}(?:'s name is|,)?\s+"
         rf"(?:is\s+(?:called\s+|named\s+)?)?{_NAME}",
         rf"{_NAME},?\s+(?:is\s+)?{_THEIR}{rel}\b",
+        # as an assistant's notes give them: "Lives in Bristol with partner Dana", "Brother
+        # Owen lives in Manchester" (a probe of such notes found no name for "my partner")
+        rf"\bwith\s+{rel}\s+{_NAME}",
+        rf"(?:^|(?<=[.;:!?\n]))\W*{rel}\s+{_NAME}",
     )
     names: list[str] = []
     for text in texts:
