@@ -558,3 +558,26 @@ def test_a_plan_does_not_promote_a_fact_corrected_since(tmp_path: Path, clock: F
         (step,) = mem.apply_plan(plan.plan_id).steps
         assert step.result.startswith("skipped") and "supersedes it since the plan" in step.result
         assert mem.get(old.id).status == Status.ACTIVE and not list(vault.rglob("*.md"))
+
+
+def test_a_reported_cluster_declined_or_merged_since_the_plan_is_skipped(ops: Engram) -> None:
+    """An MCP probe's stale plan "reported" a review cluster a person had kept apart since,
+    and one merged since: a report of what no longer holds."""
+    flights = [
+        ops.save("Our flight to Lisbon departs at 9am on Friday").id,
+        ops.save("The flight to Lisbon leaves Friday morning at nine").id,
+    ]
+    standups = [
+        ops.save("Daily standup is at 9:30am").id,
+        ops.save("Our daily stand-up happens at 9:30 every morning").id,
+    ]
+    plan = ops.run_pipeline(["ClusterDetector"])
+    assert {frozenset(s.memory_ids) for s in plan.steps} >= {
+        frozenset(flights),
+        frozenset(standups),
+    }
+    ops.keep_apart(memory_ids=flights)
+    ops.consolidate(mode="apply", auto_detect=False, memory_ids=standups)
+    results = {frozenset(s.memory_ids): s.result for s in ops.apply_plan(plan.plan_id).steps}
+    assert results[frozenset(flights)] == "skipped: they were kept apart since the plan"
+    assert results[frozenset(standups)].startswith("skipped: memory")

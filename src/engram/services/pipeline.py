@@ -224,7 +224,10 @@ class PipelineService:
     def _carry_out(self, step: Step, limit: RateLimit, done_by: dict[str, int]) -> str | None:
         """The outcome of a step that is not to be carried out, or None if it is."""
         if not step.changes:
-            return "reported"
+            # A report of memories merged or kept apart since the plan reports nothing true
+            # any more (an MCP probe's stale plan "reported" a cluster already declined).
+            stale = self._changed(step)
+            return "reported" if stale is None else f"skipped: {stale}"
         # Waited for first, checked after: a memory archived or edited during the wait (up to
         # a minute) was acted on as the plan had seen it (audit).
         limit.wait()
@@ -260,6 +263,8 @@ class PipelineService:
         cohesion = step.detail.get("cohesion", 1.0)
         if step.action == "merge" and (reason := self.consolidation.veto(members, cohesion)):
             return f"{reason} since the plan"  # e.g. related as contradicting meanwhile
+        if step.action == "review_cluster" and self._kept_apart(step.memory_ids):
+            return "they were kept apart since the plan"
         if step.action == "relate" and self._linked(*step.memory_ids):
             # Someone linked them meanwhile: the step reported "done" and changed nothing.
             return "they were related since the plan"
@@ -277,6 +282,14 @@ class PipelineService:
             if r.type == "supersedes" and r.to_id == ident
         )
         return next(replaced, None)
+
+    def _kept_apart(self, ids: Sequence[str]) -> bool:
+        """Whether two of these memories are marked as different facts (`distinct_from`)."""
+        inside = set(ids)
+        return any(
+            r.type == "distinct_from" and r.from_id in inside and r.to_id in inside
+            for r in self.ctx.store.relations(sorted(inside))
+        )
 
     def _linked(self, a: str, b: str) -> bool:
         return any({r.from_id, r.to_id} == {a, b} for r in self.ctx.store.relations([a]))
