@@ -11,8 +11,8 @@ from engram.mcp.declare import tool
 from engram.mcp.params import (
     Count,
     Flag,
-    MemoryId,
     MemoryIds,
+    MergedId,
     MergeIds,
     Number,
     OptionalContent,
@@ -131,7 +131,7 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
 
     @tool(server, "Undo a merge", hints.FORGET)
     async def undo_consolidation(
-        merged_id: MemoryId,
+        merged_id: MergedId,
         force: Annotated[
             Flag, Field(description="Undo even if the merged memory was edited or related since.")
         ] = False,

@@ -87,6 +87,13 @@ MemoryId = Annotated[
     IdText,
     Field(description=f"A memory id as returned by save_memory or search_memory ({ID_RULE})."),
 ]
+MergedId = Annotated[
+    IdText,
+    Field(
+        description="The merged memory's id, as consolidate_memories returned it "
+        f"(merged[].merged.id; {ID_RULE})."
+    ),
+]
 RelationId = Annotated[
     IdText,
     Field(description=f"A relation id as returned by create_relation or read_graph ({ID_RULE})."),
