@@ -319,3 +319,22 @@ def test_an_original_another_says_whole_in_its_clauses_is_left_out() -> None:
         "Budget 1",
         "Budget 1,000 USD",
     ]
+
+
+def test_a_loosely_chained_group_is_split_into_the_clusters_it_holds() -> None:
+    """Linked at 0.6, a 0.87-alike pair of one fact was chained through memories 0.64 alike
+    into one group of cohesion well below the review band, kept apart: looking wider lost the
+    only good proposal (an MCP probe). The chain is split at a stricter link."""
+    angles = {"a": 0, "b": 30, "c": 80, "d": 130, "e": 180}
+    vectors = {
+        k: np.array([np.cos(np.radians(t)), np.sin(np.radians(t))], dtype=np.float32)
+        for k, t in angles.items()
+    }
+    order = list(angles)
+    pairs = [
+        (x, y, float(vectors[x] @ vectors[y])) for x, y in zip(order, order[1:], strict=False)
+    ]
+    assert linked_groups(pairs, 0.6) == [order]  # one chain at the wide link
+    (found,) = build_clusters(pairs, vectors, 0.6, 0.9, 0.75)
+    assert (found.members, found.action) == (("a", "b"), "review")
+    assert round(found.cohesion, 3) == 0.866

@@ -124,14 +124,45 @@ def build_clusters(
 ) -> list[Cluster]:
     """Clusters from neighbour pairs, most cohesive first; members without a vector are left
     out (their similarity is unknown). `versions` as for `cluster_id`, `apart` as for
-    `linked_groups`."""
+    `linked_groups`.
+
+    A group chained so loosely that it would be kept apart is split at a stricter link
+    (`SPLIT_STEP` at a time) into the clusters it holds: looking wider (a link of 0.6) chained
+    a 0.86-alike pair of one fact into thirteen memories of cohesion 0.45, and the only good
+    proposal was lost (an MCP probe)."""
+    given = list(pairs)
     out: list[Cluster] = []
-    for group in linked_groups(pairs, link_at, apart):
-        members = [m for m in group if m in vectors]
-        if len(members) < 2:
-            continue
-        stacked = np.stack([vectors[m] for m in members])
-        value, weakest = cohesion(stacked), weakest_link(stacked)
-        action = action_for(value, merge_at, review_at, weakest)
-        out.append(Cluster(cluster_id(members, versions), tuple(members), value, action, weakest))
+    for group in linked_groups(given, link_at, apart):
+        out += _clusters_in(group, given, vectors, link_at, (merge_at, review_at), versions, apart)
     return sorted(out, key=lambda c: (-c.cohesion, c.id))
+
+
+# How much stricter each split of a loosely chained group links.
+SPLIT_STEP = 0.05
+
+
+def _clusters_in(
+    group: Sequence[str],
+    pairs: Sequence[tuple[str, str, float]],
+    vectors: Mapping[str, NDArray[np.float32]],
+    link_at: float,
+    bands: tuple[float, float],
+    versions: Mapping[str, str] | None,
+    apart: Collection[frozenset[str]],
+) -> list[Cluster]:
+    members = [m for m in group if m in vectors]
+    if len(members) < 2:
+        return []
+    stacked = np.stack([vectors[m] for m in members])
+    value, weakest = cohesion(stacked), weakest_link(stacked)
+    action = action_for(value, *bands, weakest)
+    stricter = link_at + SPLIT_STEP
+    if action == "keep" and len(members) > 2 and stricter <= 1.0 + ROUNDING:
+        inside = set(members)
+        own = [p for p in pairs if p[0] in inside and p[1] in inside]
+        return [
+            cluster
+            for part in linked_groups(own, stricter, apart)
+            for cluster in _clusters_in(part, own, vectors, stricter, bands, versions, apart)
+        ]
+    return [Cluster(cluster_id(members, versions), tuple(members), value, action, weakest)]
