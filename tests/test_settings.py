@@ -163,13 +163,13 @@ def tea_clusters(mem: Engram, clock: FixedClock) -> list[tuple[int, str]]:
 
 
 def copy_clusters(mem: Engram, clock: FixedClock) -> list[tuple[int, str]]:
-    """Two near-copies and one that only adds a word (cohesion 0.955): what the merge band
-    does with them (the paraphrase of `tea_clusters` is a review at any threshold: its words
-    differ)."""
+    """Two near-copies and one that only adds a word: what the merge band does with them (the
+    paraphrase of `tea_clusters` is a review at any threshold: its words differ). The word is
+    not a clause of its own: one saying the others whole is merged whatever the band."""
     for text in (
         "Prefers tea over coffee",
         "prefers tea over coffee!",
-        "Prefers tea over coffee, always",
+        "Always prefers tea over coffee",
     ):
         mem.save(text)
     return [(len(c.member_ids), c.action) for c in mem.clusters().clusters]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -331,9 +332,7 @@ def test_a_loosely_chained_group_is_split_into_the_clusters_it_holds() -> None:
         for k, t in angles.items()
     }
     order = list(angles)
-    pairs = [
-        (x, y, float(vectors[x] @ vectors[y])) for x, y in zip(order, order[1:], strict=False)
-    ]
+    pairs = [(x, y, float(vectors[x] @ vectors[y])) for x, y in itertools.pairwise(order)]
     assert linked_groups(pairs, 0.6) == [order]  # one chain at the wide link
     (found,) = build_clusters(pairs, vectors, 0.6, 0.9, 0.75)
     assert (found.members, found.action) == (("a", "b"), "review")

@@ -91,3 +91,11 @@ def test_keeping_apart_names_what_is_wrong(mem: Engram) -> None:
     with pytest.raises(ValidationError, match="cluster_ids"):
         mem.keep_apart(cluster_ids=["cluster-0000000000000000"])
     assert mem.relations(one) == []
+
+
+def test_archived_memories_are_not_kept_apart(mem: Engram) -> None:
+    """Two archived originals were "marked": they are never clustered (an MCP probe)."""
+    one, other = save_all(mem, FLIGHT)
+    mem.archive([one])
+    with pytest.raises(ValidationError, match=r"memory_ids: .* is archived: .*unarchive it first"):
+        mem.keep_apart(memory_ids=[one, other])

@@ -510,7 +510,16 @@ class ConsolidationService:
             ids = check.memory_ids(memory_ids)
             if len(set(ids)) < 2:
                 raise ValidationError("memory_ids", "name at least two different memories")
-            _all_found(ids, {m.id: m for m in self.ctx.store.get_many(ids)})
+            found = {m.id: m for m in self.ctx.store.get_many(ids)}
+            _all_found(ids, found)
+            # an archived memory is never clustered: marking it changed nothing (an MCP probe)
+            archived = next((i for i in ids if found[i].status == Status.ARCHIVED), None)
+            if archived is not None:
+                raise ValidationError(
+                    "memory_ids",
+                    f"{archived} is archived: archived memories are never clustered, so there "
+                    "is nothing to keep apart (unarchive it first)",
+                )
             groups = [sorted(set(ids))]
         else:
             named = self._named_clusters(cluster_ids or [], similarity_threshold)
