@@ -92,9 +92,12 @@ def register_consolidation_tools(server: MCPServer[Any], runtime: EngramRuntime)
         statement (repeats once), the union of tags and entities, the earliest creation and latest
         use, summed use counts; it links to each original (consolidated_from) and takes over their
         relations; the originals are archived, never deleted (undo_consolidation restores them).
-        mode 'preview' (default) changes nothing. Choose what to merge: auto_detect (every cluster
-        with cohesion >= cohesion_threshold, default 0.9; review-band clusters found this way are
-        listed in skipped, left for you or the user to approve), cluster_ids from cluster_memories
+        mode 'preview' (default) changes nothing: merged stays empty, and each cluster's
+        merged_preview shows the memory a merge would write. Choose what to merge: auto_detect
+        (every cluster with cohesion >= cohesion_threshold, default 0.9, and any cluster one of
+        whose memories says the others whole; review-band clusters found this way are listed in
+        skipped, or counted in left_for_review below the threshold, left for you or the user to
+        approve), cluster_ids from cluster_memories
         (approves them), or memory_ids (merged as one, whatever their similarity). The rules only
         drop repeated statements; to merge related memories into one statement (a review-band
         cluster), write it yourself in merged_content, keeping every fact, with memory_ids or one
