@@ -156,10 +156,9 @@ def _month_asked(text: str, today: date) -> list[date]:
     # "in early June last year": the year before this one, whatever the month
     before = today.year - 1 if _LAST_YEAR.search(text) else None
     for found in _MONTH_ASKED.finditer(text):
-        name = found.group("month").rstrip(".")
-        if name.lower() in _WORDS_TOO and not name[0].isupper():
+        if not _names_a_month(found):
             continue
-        month = MONTHS[name.lower()[:3]]
+        month = MONTHS[found.group("month").lower()[:3]]
         given = found.group("year")
         # "last March" in March is a year ago; "in March" is this one's
         later = month >= today.month if found.group("last") else month > today.month
@@ -188,6 +187,13 @@ def _month_said(text: str, today: date) -> list[date]:
     return [d for d in (first + timedelta(days=i) for i in range(31)) if d.month == month]
 
 
+def _names_a_month(found: re.Match[str]) -> bool:
+    """Whether a `_MONTH_ASKED` match names a month: "May" and "March" only written with a
+    capital ("what did I do in may" may be asking what one may do)."""
+    name = found.group("month").rstrip(".")
+    return name.lower() not in _WORDS_TOO or name[0].isupper()
+
+
 # The words of a question asking what was done or went on, and nothing else.
 _WHAT_WAS_DONE = frozenset(
     """what did do does done doing i we was were get got up to been have had happen happened
@@ -202,11 +208,7 @@ def asks_of_a_month_alone(text: str) -> bool:
     if _PAST_ASKED.search(text) is None:
         return False
 
-    def blank(found: re.Match[str]) -> str:
-        name = found.group("month").rstrip(".")
-        return found.group(0) if name.lower() in _WORDS_TOO and not name[0].isupper() else " "
-
-    rest = _MONTH_ASKED.sub(blank, text)
+    rest = _MONTH_ASKED.sub(lambda m: " " if _names_a_month(m) else m.group(0), text)
     return rest != text and set(re.findall(r"[a-z']+", rest.lower())) <= _WHAT_WAS_DONE
 
 
