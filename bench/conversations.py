@@ -228,6 +228,30 @@ def padded(conversations: Sequence[Conversation]) -> list[Conversation]:
     return out
 
 
+ADVERSARIAL = 5
+
+
+def misnamed(conv: Conversation) -> Conversation:
+    """Its questions naming one of its two speakers (by first name) whose evidence is all
+    that speaker's turns, asked of the other speaker instead, their evidence unchanged:
+    LoCoMo's adversarial questions ("What did Caroline realize after her charity race?" of
+    Melanie's race), which a user mixing up who said what asks too. Categorised so."""
+    speaker = {t.id: t.content.split(":", 1)[0].strip() for t in conv.turns}
+    names = sorted(set(speaker.values()))
+    if len(names) != 2:
+        return Conversation(conv.name, conv.turns, [])
+    first = {name: re.escape(name.split()[0]) for name in names}
+    questions = []
+    for q in conv.questions:
+        named = [n for n in names if re.search(rf"\b{first[n]}\b", q.text)]
+        if len(named) != 1 or any(speaker.get(g) != named[0] for g in q.gold):
+            continue
+        other = names[1 - names.index(named[0])]
+        text = re.sub(rf"\b{first[named[0]]}\b", other.split()[0], q.text)
+        questions.append(Question(text, q.gold, ADVERSARIAL))
+    return Conversation(conv.name, conv.turns, questions)
+
+
 def _moved(conv: Conversation, first: datetime, last: datetime) -> list[Turn]:
     """`conv`'s turns, its sessions' starts mapped linearly onto [first, last]."""
     starts: dict[str, datetime] = {}

@@ -9,6 +9,7 @@
     python bench/retrieval.py --data PATH --postgres    # the same stores, copied to PostgreSQL
     python bench/retrieval.py --data PATH --as-recall   # as analyze_for_recall advises
     python bench/retrieval.py --data bench/data/user_assistant/first --padded   # one user's chats
+    python bench/retrieval.py --data PATH --misnamed   # questions naming the wrong speaker
 
 One fresh SQLite store per conversation; every turn is saved with `Engram.save_many` at its own
 time and in its own episode (see bench/conversations.py), without an id as a client saves
@@ -46,7 +47,7 @@ from urllib.parse import urlsplit, urlunsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import scale
-from conversations import KS, Conversation, Scored, load, padded, score, summary
+from conversations import KS, Conversation, Scored, load, misnamed, padded, score, summary
 from engram import Draft, Engram, FixedClock
 from engram.embeddings.minilm import MODEL_ID
 
@@ -247,6 +248,11 @@ def main() -> None:
         help="each conversation's store holds the other conversations' sessions of its set too",
     )
     parser.add_argument(
+        "--misnamed",
+        action="store_true",
+        help="only the questions naming one speaker, asked of the other (LoCoMo's adversarial)",
+    )
+    parser.add_argument(
         "--postgres", action="store_true", help="search copies of the stores on PostgreSQL"
     )
     parser.add_argument(
@@ -267,6 +273,8 @@ def main() -> None:
         for data in args.data:
             loaded = padded(load(data)) if args.padded else load(data)
             conversations = [spread_in_time(c, args.time_scale) for c in loaded[: args.limit]]
+            if args.misnamed:
+                conversations = [misnamed(c) for c in conversations]
             engram: list[Scored] = []
             baseline: list[Scored] = []
             latencies: list[float] = []

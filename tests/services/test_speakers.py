@@ -48,6 +48,43 @@ def test_the_named_speakers_own_turns_come_before_the_other_speakers(mem: Engram
     assert both[0].memory.content.startswith("Vanessa: What activities")
 
 
+def test_a_query_naming_the_wrong_speaker_finds_the_other_speakers_turn(mem: Engram) -> None:
+    """A user mixes up who said what (and LoCoMo's adversarial questions do so on purpose):
+    the comics were Vanessa's, and lowered as hers "weekend incoming!" came first. A turn of
+    the other speaker matching less far ahead stays just below the named speaker's best."""
+    _saved(mem, CHAT)
+    misnamed = mem.search("What comics did Nebraas draw over the weekend?", limit=1)
+    assert misnamed[0].memory.content == "Vanessa: I spent the whole weekend drawing comics"
+
+
+def test_another_speakers_better_match_is_kept_below_the_named_speakers_best(mem: Engram) -> None:
+    """Better than every turn of the speaker named, another speaker's turn keeps its place
+    just below their best (0.9 of it); twice as good, nothing is lowered; a turn saying the
+    name matched by it ("Nebraas, did you like…") and is lowered all the same."""
+    _saved(mem, CHAT)
+    store = mem._app.context.store
+    by_text = {store.get_many([s.id])[0].content: s for s in store.browse(Filter(), 20)}
+
+    def lowered(relevance: dict[str, float]) -> dict[str, float]:
+        found = [(by_text[t], Candidate(by_text[t].id, r, 0.0, 0.0)) for t, r in relevance.items()]
+        kept = Speakers(store, "What did Nebraas do at the weekend?").named_first(found, 0.3)
+        return {t: round(c.relevance, 3) for t, (_, c) in zip(relevance, kept, strict=True)}
+
+    badminton, comics = CHAT[1], CHAT[4]
+    asked_by_name = "Vanessa: Nebraas, did you like the activity center downtown?"
+    assert lowered({badminton: 0.5, comics: 0.8, asked_by_name: 0.9, CHAT[6]: 0.2}) == {
+        badminton: 0.5,
+        comics: 0.45,
+        asked_by_name: 0.27,
+        CHAT[6]: 0.06,
+    }
+    assert lowered({badminton: 0.4, comics: 0.9, CHAT[6]: 0.2}) == {
+        badminton: 0.4,
+        comics: 0.9,
+        CHAT[6]: 0.2,
+    }
+
+
 def test_a_query_naming_a_speaker_is_asked_by_meaning_as_they_would_say_it(mem: Engram) -> None:
     """By the name, every turn of the conversation was like the query; as the speaker would
     ask it, their own turns are. Not for a label naming a thing, nor a query naming nobody."""
