@@ -549,8 +549,10 @@ def test_every_setting_has_an_effect_test() -> None:
     # tests/adapters/test_mcp_http.py (the token a real HTTP client must send),
     # tests/services/test_vault_live.py::test_the_refresh_setting_spaces_the_rescans,
     # tests/services/test_activation.py::test_a_correction_supersedes_the_fact_and_is_found_first,
-    # tests/adapters/test_dashboard.py (a proxy on this machine is answered by the names ...)
+    # tests/adapters/test_dashboard.py (a proxy on this machine is answered by the names ...),
+    # tests/services/test_context_search.py::test_no_episode_is_given_with_the_gap_at_zero
     own = {
+        "episode_gap_minutes",
         "http_allowed_hosts",
         "sqlite_busy_timeout",
         "postgres_pool_size",

@@ -917,12 +917,14 @@ def test_an_edge_whose_id_names_another_edge_here_is_copied_under_a_new_id(
     source had one the target used for another edge stopped halfway on the database's
     "UNIQUE constraint failed", and an import skipped the edge with that message."""
     target = mem.app.context.store
+    # each its own episode, the same in both stores (saved in batches without one, they would
+    # join episodes by the time they were saved, other ones in each store)
     for ident in ("m-a", "m-b", "m-c", "m-d"):
-        mem.save_many([Draft(id=ident, content=f"memory {ident}")])
+        mem.save_many([Draft(id=ident, content=f"memory {ident}", episode=ident)])
     target.add_relation(Relation(id="rel-1", from_id="m-a", to_id="m-b", type="related",
                                  created_at=clock.now))  # fmt: skip
     with Engram.open(tmp_path / "source.db", clock=clock, embedding_model="none") as source:
-        source.save_many([Draft(id=i, content=f"memory {i}") for i in ("m-c", "m-d")])
+        source.save_many([Draft(id=i, content=f"memory {i}", episode=i) for i in ("m-c", "m-d")])
         source.app.context.store.add_relation(
             Relation(id="rel-1", from_id="m-c", to_id="m-d", type="related", created_at=clock.now)
         )

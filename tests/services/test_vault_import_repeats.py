@@ -248,3 +248,14 @@ def test_a_marked_note_whose_frontmatter_is_not_yaml_is_skipped_saying_why(
         assert list(result.skipped) == ["plan.md"]
         assert "frontmatter is not valid YAML" in result.skipped["plan.md"]
     assert mem.stats().total == 0
+
+
+def test_notes_imported_together_are_no_episode(ltm: tuple[Engram, Path]) -> None:
+    """Memories saved in one batch without an episode join one by the time they were saved
+    (`core.episodes`); notes of a vault were not said in one conversation."""
+    mem, vault = ltm
+    write_note(vault, "Atlas.md", MARKED.format(tags="work", body="Atlas ships in May."))
+    write_note(vault, "Heron.md", MARKED.format(tags="birds", body="Herons nest in March."))
+    done = mem.import_vault(apply=True)
+    assert done.count == 2
+    assert {mem.get(n.memory_id).episode for n in done.notes} == {None}

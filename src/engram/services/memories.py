@@ -29,6 +29,7 @@ from engram.services import merged_use, repeats, save_report
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.enrichment import enrich, merged_names, reenriched
+from engram.services.episodes import with_implicit_episodes
 from engram.services.results import (
     DeleteResult,
     Enrichment,
@@ -238,19 +239,22 @@ class MemoryService:
         action = "merged" if merge_labels else "reinforced"
         return SaveResult(memory=new, action=action, duplicate_of=existing.id)
 
-    def save_many(self, drafts: Sequence[Draft]) -> list[Memory]:
+    def save_many(self, drafts: Sequence[Draft], *, by_time: bool = True) -> list[Memory]:
         """Validate (and enrich, as `save` does) everything first, then write all in one
-        transaction."""
+        transaction. Those without an episode join one by the time they were saved
+        (`services.episodes`: a transcript saved in one call is a conversation), unless not
+        `by_time` (notes imported from a vault were not said in one). A single save is left
+        without one: unrelated facts saved a minute apart passed each other context credit."""
         now = self.ctx.now()
         drafts = check.sequence(drafts, "drafts")
         built = [self._enriched(self._build(d, now, index=i), d)[0] for i, d in enumerate(drafts)]
         if not any(d.id for d in drafts):
-            return self._write(built)
+            return self._write(built, by_time=by_time)
         # Ids given: checked and written as one step across clients, as a save's look for a
         # stored copy is (two processes saving one id at once: SQLite's own error for one).
         with self.ctx.store.exclusive("save", wait=True):
             self._check_new_ids(drafts, built)
-            return self._write(built)
+            return self._write(built, by_time=by_time)
 
     def _check_new_ids(self, drafts: Sequence[Draft], built: Sequence[Memory]) -> None:
         """Ids given by the caller are new, and given once: a taken one failed in the store,
@@ -268,9 +272,13 @@ class MemoryService:
             where = f" (item {i})" if i else ""
             raise ValidationError(f"id{where}", f"{m.id!r} already exists")
 
-    def _write(self, built: list[Memory], queue_vectors: bool = True) -> list[Memory]:
-        """Insert validated memories (review priority, episode places and schedules computed
-        here) in one transaction, then queue their vectors (unless the caller will)."""
+    def _write(
+        self, built: list[Memory], queue_vectors: bool = True, by_time: bool = False
+    ) -> list[Memory]:
+        """Insert validated memories (review priority, episodes, their places and schedules
+        computed here) in one transaction, then queue their vectors (unless the caller will).
+        `by_time`: those saved without an episode join one by the time they were saved
+        (`services.episodes`)."""
         t = self.ctx.now_epoch()
         scores = score(
             self.ctx.policy,
@@ -283,6 +291,8 @@ class MemoryService:
             m.model_copy(update={"review_priority": p}) if p else m
             for m, p in zip(built, prios, strict=True)
         ]
+        if by_time:
+            memories = with_implicit_episodes(self.ctx, memories)
         memories = self._in_episode_order(memories)
         self.ctx.store.insert(self.ctx.scheduled_many(memories))
         # Saved first, embedded second (just after this returns, see EmbeddingQueue): a crash in

@@ -112,7 +112,7 @@ class VaultImportService:
                 mode="dry run", count=len(items), notes=items, relations=0, skipped=skipped
             )
         fresh = [r for r in ready if r.holder is None]
-        saved = self.memories.save_many([r.draft for r in fresh]) if fresh else []
+        saved = self.memories.save_many([r.draft for r in fresh], by_time=False) if fresh else []
         by_id = {m.id: r for m, r in zip(saved, fresh, strict=True)}
         self._promote(by_id)
         adopted: dict[str, tuple[Memory, Memory]] = {}

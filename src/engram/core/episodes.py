@@ -1,0 +1,46 @@
+"""Episodes of memories saved together without one. Search credits a match's neighbours in
+its episode (the turn that answers a question often sits next to the one that names it), and a
+client that saves a transcript without naming its conversations still saves conversations:
+turns saved within a few minutes of each other. Such a memory joins the episode of the one
+saved just before it, if that one was saved without an episode too and not longer than the gap
+before it; otherwise it starts an episode named after itself (`IMPLICIT_PREFIX` + its id), so
+that the name is stable and says where it came from. On REALTALK saved without episodes, R@10
+0.607; with the gap of 30 minutes 0.677, with each session as its episode 0.673 (docs/search.md,
+section 2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+IMPLICIT_PREFIX = "auto:"
+
+# (id, created_at in epoch seconds, episode given or None), in the order saved
+Saved = tuple[str, float, str | None]
+
+
+def implicit(episode: str | None) -> bool:
+    """Whether `episode` was given by Engram to memories saved without one."""
+    return episode is not None and episode.startswith(IMPLICIT_PREFIX)
+
+
+def saved_together(
+    saved: Sequence[Saved], before: tuple[float, str] | None, gap: float
+) -> list[str | None]:
+    """The episode of each of `saved`: its own where given; otherwise the implicit episode of
+    the last memory saved without one, if it was saved at most `gap` seconds apart from it, or
+    a new one. `before`: (created_at, episode) of the memory saved without one before these,
+    if any. A memory given an episode does not break a chain: another client's conversation
+    saved meanwhile is not this one's."""
+    out: list[str | None] = []
+    last = before
+    for ident, created, episode in saved:
+        if episode is not None:
+            out.append(episode)
+            continue
+        if last is not None and abs(created - last[0]) <= gap:
+            name = last[1]
+        else:
+            name = IMPLICIT_PREFIX + ident
+        out.append(name)
+        last = (created, name)
+    return out

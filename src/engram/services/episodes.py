@@ -1,0 +1,44 @@
+"""Implicit episodes for memories saved without one (`engram.core.episodes`), read over the
+store: the memory saved before a batch, for its first memory to join."""
+
+from __future__ import annotations
+
+from engram.core.episodes import implicit, saved_together
+from engram.core.models import Memory
+from engram.core.timeutil import to_epoch
+from engram.services.context import Context
+from engram.storage.protocol import Filter, Store
+
+# The latest memories saved within the gap before a batch that are looked at for one saved
+# without an episode: another client's, saved meanwhile in its own conversations, may be among
+# them.
+LOOKED_AT = 10
+
+
+def with_implicit_episodes(ctx: Context, memories: list[Memory]) -> list[Memory]:
+    """`memories` (in the order saved), those without an episode given one by
+    ENGRAM_EPISODE_GAP_MINUTES; as they are where it is 0."""
+    gap = ctx.settings.episode_gap_minutes * 60
+    first = next((m for m in memories if m.episode is None), None)
+    if gap <= 0 or first is None:
+        return memories
+    before = _saved_before(ctx.store, to_epoch(first.created_at), gap)
+    names = saved_together(
+        [(m.id, to_epoch(m.created_at), m.episode) for m in memories], before, gap
+    )
+    return [
+        m if m.episode == name else m.model_copy(update={"episode": name})
+        for m, name in zip(memories, names, strict=True)
+    ]
+
+
+def _saved_before(store: Store, created: float, gap: float) -> tuple[float, str] | None:
+    """(created_at, episode) of the latest memory with an implicit episode saved at most `gap`
+    seconds before `created` (or at that moment: the turns of one session often share it)."""
+    stubs = store.saved_between(created - gap, created + 1e-3, Filter(), LOOKED_AT)
+    found = [m for m in store.get_many([s.id for s in stubs]) if implicit(m.episode)]
+    if not found:
+        return None
+    latest = max(found, key=lambda m: (to_epoch(m.created_at), m.episode_seq or 0))
+    assert latest.episode is not None
+    return to_epoch(latest.created_at), latest.episode

@@ -1,0 +1,34 @@
+"""Implicit episodes (`engram.core.episodes`): memories saved without an episode, within the
+gap of each other, share one named after the first of them."""
+
+from __future__ import annotations
+
+from engram.core.episodes import IMPLICIT_PREFIX, implicit, saved_together
+
+MINUTE = 60.0
+
+
+def test_memories_saved_within_the_gap_of_the_last_share_the_first_ones_episode() -> None:
+    saved = [("a", 0.0, None), ("b", 20 * MINUTE, None), ("c", 45 * MINUTE, None)]
+    assert saved_together(saved, None, 30 * MINUTE) == ["auto:a", "auto:a", "auto:a"]
+
+
+def test_a_longer_pause_starts_another_episode() -> None:
+    saved = [("a", 0.0, None), ("b", 31 * MINUTE, None), ("c", 32 * MINUTE, None)]
+    assert saved_together(saved, None, 30 * MINUTE) == ["auto:a", "auto:b", "auto:b"]
+
+
+def test_a_given_episode_is_kept_and_does_not_break_the_chain() -> None:
+    """Another client's conversation saved meanwhile is not this one's."""
+    saved = [("a", 0.0, None), ("b", MINUTE, "chat-7"), ("c", 2 * MINUTE, None)]
+    assert saved_together(saved, None, 30 * MINUTE) == ["auto:a", "chat-7", "auto:a"]
+
+
+def test_the_first_joins_the_episode_saved_before_it_within_the_gap() -> None:
+    before = (100.0, "auto:x")
+    assert saved_together([("a", 100.0, None)], before, 30 * MINUTE) == ["auto:x"]
+    assert saved_together([("a", 100.0 + 31 * MINUTE, None)], before, 30 * MINUTE) == ["auto:a"]
+
+
+def test_only_engrams_own_names_are_implicit() -> None:
+    assert implicit(IMPLICIT_PREFIX + "a1b2") and not implicit("chat-1") and not implicit(None)
