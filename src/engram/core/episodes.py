@@ -5,8 +5,8 @@ turns saved within a few minutes of each other. Such a memory joins the episode 
 saved just before it, if that one was saved without an episode too and not longer than the gap
 before it; otherwise it starts an episode named after itself (`IMPLICIT_PREFIX` + its id), so
 that the name is stable and says where it came from. On REALTALK saved without episodes, R@10
-0.607; with the gap of 30 minutes 0.677, with each session as its episode 0.673 (docs/search.md,
-section 2)."""
+is 0.607; with the gap of 30 minutes 0.676, as with each session as its episode
+(docs/search.md, section 2)."""
 
 from __future__ import annotations
 
