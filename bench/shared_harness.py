@@ -4,6 +4,7 @@ saving its memories as an adapter written to its protocol would.
 
     python bench/shared_harness.py --data ../shared/data/realtalk
     python bench/shared_harness.py --data bench/data/locomo_style --no-episodes
+    python bench/shared_harness.py --data PATH --one-by-one --no-episodes   # turn by turn
     python bench/shared_harness.py --data PATH --set search_other_speakers_share=1   # any setting
 
 The harness hands each conversation's turns over as memories (id "D3:14", content
@@ -12,8 +13,11 @@ question once. Here every conversation gets a fresh SQLite store; its turns are 
 `Engram.save_many` with their ids, tags and times (read as UTC), each in its session's episode
 unless `--no-episodes` (an adapter that names none: docs/search.md, section 2, says what
 Engram does then); every question is one `Engram.search(question, limit=10)` with the clock at
-the conversation's last turn. Prints the harness's table (R@k, Hit@k, MRR per category, and
-overall for categories 1-4 and for all) for Engram and, below it, for the harness's own BM25.
+the conversation's last turn. `--one-by-one` saves each turn by `Engram.save` instead, as an
+adapter replaying the chat would (without ids, which `save` does not take: a repeated turn is
+merged into the memory it repeats, and answers as the first turn it was). Prints the
+harness's table (R@k, Hit@k, MRR per category, and overall for categories 1-4 and for all)
+for Engram and, below it, for the harness's own BM25.
 `bench/retrieval.py` measures the same data through Engram's own loader, with more options.
 """
 
@@ -43,10 +47,14 @@ def _moment(text: str) -> datetime:
 class EngramAdapter:
     """One store per conversation, under `workdir`; search returns the harness's ids."""
 
-    def __init__(self, workdir: Path, episodes: bool, settings: dict[str, Any]) -> None:
+    def __init__(
+        self, workdir: Path, episodes: bool, one_by_one: bool, settings: dict[str, Any]
+    ) -> None:
         self.workdir, self.episodes, self.settings = workdir, episodes, settings
+        self.one_by_one = one_by_one
         self.mem: Engram | None = None
         self.count = 0
+        self.ids: dict[str, str] = {}  # memory id -> the harness's id (one by one)
 
     def ingest(self, memories: list[dict[str, Any]], conversation: dict[str, Any]) -> None:
         self.close()
@@ -63,12 +71,20 @@ class EngramAdapter:
             )
             for m in memories
         ]
-        self.mem.save_many(drafts)
+        if self.one_by_one:
+            self.ids = {}
+            for m, d in zip(memories, drafts, strict=True):
+                saved = self.mem.save(
+                    d.content, tags=d.tags, created_at=d.created_at, episode=d.episode
+                )
+                self.ids.setdefault(saved.id, m["id"])
+        else:
+            self.mem.save_many(drafts)
         self.mem.flush()  # every vector stored: the questions follow at once
 
     def search(self, query: str, k: int) -> list[str]:
         assert self.mem is not None
-        return [hit.memory.id for hit in self.mem.search(query, limit=k)]
+        return [self.ids.get(h.memory.id, h.memory.id) for h in self.mem.search(query, limit=k)]
 
     def close(self) -> None:
         if self.mem is not None:
@@ -80,6 +96,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--no-episodes", action="store_true", help="save the turns without one")
+    parser.add_argument("--one-by-one", action="store_true", help="each turn by Engram.save")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--harness", type=Path, default=HARNESS, help="its folder")
     args = parser.parse_args()
@@ -89,7 +106,8 @@ def main() -> None:
     conversations = harness.load_conversations(str(args.data))
     table: Callable[[dict[str, Any], str], str] = harness.format_table
     with tempfile.TemporaryDirectory(prefix="engram-harness-") as tmp:
-        adapter = EngramAdapter(Path(tmp), not args.no_episodes, parse_settings(args.set))
+        settings = parse_settings(args.set)
+        adapter = EngramAdapter(Path(tmp), not args.no_episodes, args.one_by_one, settings)
         try:
             engram = harness.evaluate(adapter.ingest, adapter.search, data=conversations)
         finally:

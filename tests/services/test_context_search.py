@@ -60,7 +60,7 @@ def test_memories_saved_without_an_episode_join_one_by_when_they_were_saved(
 ) -> None:
     """A client that saves a transcript without naming its conversations (a benchmark's
     adapter) still saves conversations: REALTALK saved so lost R@10 0.673 -> 0.607
-    (docs/search.md). A single save is left without one."""
+    (docs/search.md). A single save made now is left without one."""
     start = mem.app.context.now() - timedelta(days=3)
     first, near, apart = mem.save_many(
         [
@@ -78,8 +78,11 @@ def test_memories_saved_without_an_episode_join_one_by_when_they_were_saved(
         [Draft("The dentist is on Friday", created_at=start + timedelta(hours=2, minutes=9))]
     )
     assert (later.episode, later.episode_seq) == (apart.episode, 1)
-    alone = mem.save("Dentist moved to 4pm", created_at=start + timedelta(hours=2, minutes=10))
-    assert (alone.episode, alone.episode_seq) == (None, None)
+    # so does a single save given its time (a transcript replayed turn by turn), not one made now
+    replayed = mem.save("Dentist moved to 4pm", created_at=start + timedelta(hours=2, minutes=10))
+    assert (replayed.episode, replayed.episode_seq) == (apart.episode, 2)
+    now = mem.save("Buy oat milk")
+    assert (now.episode, now.episode_seq) == (None, None)
     # and the neighbour of a match is found through it, as in an episode given
     reply = {h.memory.id: h for h in mem.search("kayak")}[near.id]
     assert reply.why.context

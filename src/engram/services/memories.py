@@ -129,6 +129,9 @@ class MemoryService:
         # outdated fact ranked first (a probe). Only such a text waits for its vector: chat
         # says "now" and "actually" of anything, and waiting for every one of them took a
         # save's p50 from 1.7 to 3.1 ms on REALTALK's turns (bench/save_latency.py).
+        # A save given its time replays history (a transcript saved turn by turn): without an
+        # episode it joins one by that time, as a batch does; a save made now does not.
+        by_time = draft.created_at is not None
         news = report_similar or replaces_a_fact(built.content)
         near = (
             self.ctx.ahead(lambda: save_report.near(self.ctx, built.content))
@@ -138,7 +141,7 @@ class MemoryService:
         if draft.id is not None:  # its own id (an import): new, as `save_many` checks it
             with self.ctx.store.exclusive("save", wait=True):
                 self._check_new_ids([draft], [built])
-                (memory,) = self._write([built])
+                (memory,) = self._write([built], by_time=by_time)
         elif mode != "keep":
             # Looking for a stored copy and writing must be one step across clients: two
             # servers saving the same words at once both found none and both wrote one.
@@ -155,9 +158,9 @@ class MemoryService:
                     # said again after the news that replaced it: it holds again
                     again = [] if dated else save_report.said_again(self.ctx, result.memory)
                     return result.model_copy(update={"enrichment": added, "supersedes": again})
-                (memory,) = self._write([built], queue_vectors=near is None)
+                (memory,) = self._write([built], queue_vectors=near is None, by_time=by_time)
         else:
-            (memory,) = self._write([built], queue_vectors=near is None)
+            (memory,) = self._write([built], queue_vectors=near is None, by_time=by_time)
         if near is None:
             return SaveResult(memory=memory, action="saved", enrichment=added)
         try:
@@ -243,8 +246,9 @@ class MemoryService:
         """Validate (and enrich, as `save` does) everything first, then write all in one
         transaction. Those without an episode join one by the time they were saved
         (`services.episodes`: a transcript saved in one call is a conversation), unless not
-        `by_time` (notes imported from a vault were not said in one). A single save is left
-        without one: unrelated facts saved a minute apart passed each other context credit."""
+        `by_time` (notes imported from a vault were not said in one). A single save made now
+        is left without one: unrelated facts saved a minute apart passed each other context
+        credit."""
         now = self.ctx.now()
         drafts = check.sequence(drafts, "drafts")
         built = [self._enriched(self._build(d, now, index=i), d)[0] for i, d in enumerate(drafts)]
