@@ -2,10 +2,10 @@
 its episode (the turn that answers a question often sits next to the one that names it), and a
 client that saves a transcript without naming its conversations (in a batch, or turn by turn
 with each turn's time) still saves conversations: turns saved within a few minutes of each
-other. Such a memory joins the episode of the one
-saved just before it, if that one was saved without an episode too and not longer than the gap
-before it; otherwise it starts an episode named after itself (`IMPLICIT_PREFIX` + its id), so
-that the name is stable and says where it came from. On REALTALK saved without episodes, R@10
+other. Such a memory joins the episode of the one saved just before it, if that one was saved
+without an episode too and not longer than the gap before it; otherwise it starts an episode
+named after itself (`IMPLICIT_PREFIX` + its id), so that the name is stable and says where it
+came from. On REALTALK saved without episodes, R@10
 is 0.607; with the gap of 30 minutes 0.676, as with each session as its episode
 (docs/search.md, section 2)."""
 

@@ -101,7 +101,7 @@ class Speakers:
         self._labels: dict[str, str] = {}
         self._episodes: dict[str, str | None] = {}
         self._personal: dict[str, bool] = {}
-        self._words: dict[str, set[str]] = {}  # of each memory read, without its label
+        self._said: dict[str, str] = {}  # each memory read, without its label
         self._of_themselves: set[str] = set()  # unlabelled, in the first person
         self.named: set[str] = set()  # the speakers `asked_as_them` asks as
 
@@ -120,7 +120,7 @@ class Speakers:
             self._labels[ident] = label
             self._episodes[ident] = episode
             said = unlabelled(content)
-            self._words[ident] = {_POSSESSIVE.sub("", w) for w in _WORD.findall(said.casefold())}
+            self._said[ident] = said
             if len(said.split()) >= TELLING_WORDS:  # "Nope", "its incredible" tell nothing
                 self._personal[ident] = _PERSONAL.search(said) is not None
             if not label and _FIRST_PERSON.search(said):
@@ -202,6 +202,11 @@ class Speakers:
                 found.add(label)
         return found
 
+    def _words_of(self, ident: str) -> set[str]:
+        """The words a memory read says, without its label, casefolded, possessives cut."""
+        said = self._said.get(ident, "").casefold()
+        return {_POSSESSIVE.sub("", word) for word in _WORD.findall(said)}
+
     def _names(self, label: str) -> bool:
         """Whether a word of the query names `label`."""
         return bool(self._naming(label))
@@ -267,7 +272,7 @@ class Speakers:
         # Not those saying the name: "Emi: Hi Paola! How was your day?" matched "What kind of
         # housework did Paola do?" by it, better than Paola's laundry.
         naming = {word for label in named for word in self._naming(label)} if by_name else set()
-        answering = {i for i in others if naming and not naming & self._words.get(i, set())}
+        answering = {i for i in others if naming and not naming & self._words_of(i)}
         if answering and max(relevance[i] for i in answering) > MISNAMED_LEAD * best_named:
             return found  # the query likelier names the wrong speaker (`MISNAMED_LEAD`)
 
