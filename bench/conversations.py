@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from engram.core.text import speaker_label
+
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 # bench/data/friends: a question that shares almost no word with its evidence.
 CATEGORIES[6] = "paraphrase"
@@ -236,8 +238,8 @@ def misnamed(conv: Conversation) -> Conversation:
     that speaker's turns, asked of the other speaker instead, their evidence unchanged:
     LoCoMo's adversarial questions ("What did Caroline realize after her charity race?" of
     Melanie's race), which a user mixing up who said what asks too. Categorised so."""
-    speaker = {t.id: t.content.split(":", 1)[0].strip() for t in conv.turns}
-    names = sorted(set(speaker.values()))
+    speaker = {t.id: speaker_label(t.content) for t in conv.turns}
+    names = sorted(set(speaker.values()) - {""})
     if len(names) != 2:
         return Conversation(conv.name, conv.turns, [])
     first = {name: re.escape(name.split()[0]) for name in names}

@@ -275,6 +275,9 @@ def main() -> None:
             conversations = [spread_in_time(c, args.time_scale) for c in loaded[: args.limit]]
             if args.misnamed:
                 conversations = [misnamed(c) for c in conversations]
+                if not any(c.questions for c in conversations):
+                    print(f"\n### {data.name}: no question names one of two speakers")
+                    continue
             engram: list[Scored] = []
             baseline: list[Scored] = []
             latencies: list[float] = []

@@ -20,7 +20,7 @@ from tests.support import run_script
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from conversations import CATEGORIES, evidence_ids, load, padded  # noqa: E402
+from conversations import CATEGORIES, evidence_ids, load, misnamed, padded  # noqa: E402
 from retrieval import store_path  # noqa: E402
 
 
@@ -259,6 +259,34 @@ def test_padding_puts_the_other_conversations_into_each_ones_span(tmp_path: Path
     assert {t.id for t in others} == {f"{second.name}/{t.id}" for t in second.turns}
     assert all(t.episode.startswith(f"{second.name}/") for t in others)
     assert one.name != first.name  # a store of its own
+
+
+def test_misnamed_questions_ask_of_the_other_speaker_for_the_same_evidence(
+    tmp_path: Path,
+) -> None:
+    """--misnamed: LoCoMo's adversarial questions, made of those naming one of two speakers
+    whose evidence is theirs; the rest are left out."""
+    write_sets(tmp_path / "data")
+    first, second = load(tmp_path / "data")
+    asked = misnamed(first)
+    assert [(q.text, q.category) for q in asked.questions] == [
+        ("What is the name of Ben's cat?", 5),
+        ("Which instrument is Ana learning?", 5),
+    ]
+    assert [q.gold for q in asked.questions] == [q.gold for q in first.questions[:2]]
+    assert misnamed(second).questions == []  # it names neither
+    assert asked.turns == first.turns
+
+
+def test_the_locomo_style_chats_are_well_formed() -> None:
+    """bench/data/locomo_style: two chats of two people, LoCoMo's five categories."""
+    conversations = load(ROOT / "bench" / "data" / "locomo_style")
+    assert len(conversations) == 2
+    assert sum(len(c.questions) for c in conversations) == 124
+    for conv in conversations:
+        assert len({t.content.split(":", 1)[0] for t in conv.turns}) == 2
+        assert {q.category for q in conv.questions} == {1, 2, 3, 4, 5}
+        assert len({t.episode for t in conv.turns}) == 16
 
 
 def test_the_user_assistant_chats_are_well_formed() -> None:
