@@ -5,6 +5,7 @@ saving its memories as an adapter written to its protocol would.
     python bench/shared_harness.py --data ../shared/data/realtalk
     python bench/shared_harness.py --data bench/data/locomo_style --no-episodes
     python bench/shared_harness.py --data PATH --one-by-one --no-episodes   # turn by turn
+    python bench/shared_harness.py --data PATH --one-by-one --no-episodes --now   # saved now
     python bench/shared_harness.py --data PATH --set search_other_speakers_share=1   # any setting
 
 The harness hands each conversation's turns over as memories (id "D3:14", content
@@ -15,7 +16,8 @@ unless `--no-episodes` (an adapter that names none: docs/search.md, section 2, s
 Engram does then); every question is one `Engram.search(question, limit=10)` with the clock at
 the conversation's last turn. `--one-by-one` saves each turn by `Engram.save` instead, as an
 adapter replaying the chat would (without ids, which `save` does not take: a repeated turn is
-merged into the memory it repeats, and answers as the first turn it was). Prints the
+merged into the memory it repeats, and answers as the first turn it was). `--now` saves them
+without their times, as an adapter that keeps none would (all at the conversation's end). Prints the
 harness's table (R@k, Hit@k, MRR per category, and overall for categories 1-4 and for all)
 for Engram and, below it, for the harness's own BM25.
 `bench/retrieval.py` measures the same data through Engram's own loader, with more options.
@@ -48,10 +50,15 @@ class EngramAdapter:
     """One store per conversation, under `workdir`; search returns the harness's ids."""
 
     def __init__(
-        self, workdir: Path, episodes: bool, one_by_one: bool, settings: dict[str, Any]
+        self,
+        workdir: Path,
+        episodes: bool,
+        one_by_one: bool,
+        timed: bool,
+        settings: dict[str, Any],
     ) -> None:
         self.workdir, self.episodes, self.settings = workdir, episodes, settings
-        self.one_by_one = one_by_one
+        self.one_by_one, self.timed = one_by_one, timed
         self.mem: Engram | None = None
         self.count = 0
         self.ids: dict[str, str] = {}  # memory id -> the harness's id (one by one)
@@ -65,7 +72,7 @@ class EngramAdapter:
             Draft(
                 id=m["id"],
                 content=m["content"],
-                created_at=_moment(m["timestamp"]),
+                created_at=_moment(m["timestamp"]) if self.timed else None,
                 tags=m["tags"],
                 episode=f"session-{m['session']}" if self.episodes else None,
             )
@@ -97,6 +104,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--no-episodes", action="store_true", help="save the turns without one")
     parser.add_argument("--one-by-one", action="store_true", help="each turn by Engram.save")
+    parser.add_argument("--now", action="store_true", help="save the turns without their times")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--harness", type=Path, default=HARNESS, help="its folder")
     args = parser.parse_args()
@@ -107,7 +115,9 @@ def main() -> None:
     table: Callable[[dict[str, Any], str], str] = harness.format_table
     with tempfile.TemporaryDirectory(prefix="engram-harness-") as tmp:
         settings = parse_settings(args.set)
-        adapter = EngramAdapter(Path(tmp), not args.no_episodes, args.one_by_one, settings)
+        adapter = EngramAdapter(
+            Path(tmp), not args.no_episodes, args.one_by_one, not args.now, settings
+        )
         try:
             engram = harness.evaluate(adapter.ingest, adapter.search, data=conversations)
         finally:

@@ -174,9 +174,10 @@ class Settings(BaseSettings):
     # Names found in a saved memory's text join its entities; its strength, unless given, comes
     # from the words that mark importance (docs/activation.md)
     enrich_on_save: bool = True
-    # A memory saved without an episode in a batch, or given its time (a transcript), joins
-    # the one of the memory saved so just before it, within this many minutes (0 turns it
-    # off): search credits a match's episode neighbours (docs/search.md, section 2).
+    # A memory saved without an episode in a batch, given its time, or a chat's turn saved
+    # now (a transcript), joins the one of the memory saved so just before it, within this
+    # many minutes (0 turns it off): search credits a match's episode neighbours
+    # (docs/search.md, section 2).
     episode_gap_minutes: float = Field(default=30, ge=0, le=1440)
 
     # Consolidation (docs/consolidation.md): the seed's clustering thresholds

@@ -3,7 +3,9 @@ gap of each other, share one named after the first of them."""
 
 from __future__ import annotations
 
-from engram.core.episodes import IMPLICIT_PREFIX, implicit, saved_together
+import pytest
+
+from engram.core.episodes import IMPLICIT_PREFIX, a_turn, implicit, saved_together
 
 MINUTE = 60.0
 
@@ -32,3 +34,19 @@ def test_the_first_joins_the_episode_saved_before_it_within_the_gap() -> None:
 
 def test_only_engrams_own_names_are_implicit() -> None:
     assert implicit(IMPLICIT_PREFIX + "a1b2") and not implicit("chat-1") and not implicit(None)
+
+
+@pytest.mark.parametrize(
+    ("content", "turn"),
+    [
+        ("Lena: i got it!! i start on may 15th", True),
+        ("Fahim Khan: I love Elgar", True),
+        ("User: my knee hurts", True),
+        ("TODO: renew the passport", False),  # a note's kind, not a speaker
+        ("Decision: PostgreSQL 16 for Atlas", False),
+        ("Prefers concise answers", False),
+        ("Meeting at 10:30 tomorrow", False),  # a colon inside, no label before it
+    ],
+)
+def test_a_turn_of_a_chat_opens_with_its_speakers_label(content: str, turn: bool) -> None:
+    assert a_turn(content) is turn

@@ -1,17 +1,20 @@
 """Episodes of memories saved together without one. Search credits a match's neighbours in
 its episode (the turn that answers a question often sits next to the one that names it), and a
-client that saves a transcript without naming its conversations (in a batch, or turn by turn
-with each turn's time) still saves conversations: turns saved within a few minutes of each
-other. Such a memory joins the episode of the one saved just before it, if that one was saved
-without an episode too and not longer than the gap before it; otherwise it starts an episode
-named after itself (`IMPLICIT_PREFIX` + its id), so that the name is stable and says where it
-came from. On REALTALK saved without episodes, R@10
-is 0.607; with the gap of 30 minutes 0.676, as with each session as its episode
-(docs/search.md, section 2)."""
+client that saves a transcript without naming its conversations (in a batch, or turn by turn,
+with each turn's time or now) still saves conversations: turns saved within a few minutes of
+each other. Such a memory joins the episode of the one saved just before it, if that one was
+saved without an episode too and not longer than the gap before it; otherwise it starts an
+episode named after itself (`IMPLICIT_PREFIX` + its id), so that the name is stable and says
+where it came from. A note saved alone and now is not a turn (`a_turn`) and joins none:
+unrelated facts saved a minute apart passed each other context credit. On REALTALK saved
+without episodes, R@10 is 0.607; with the gap of 30 minutes 0.676, as with each session as its
+episode (docs/search.md, section 2)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from engram.core.text import speaker_label, without_kind_label
 
 IMPLICIT_PREFIX = "auto:"
 
@@ -22,6 +25,12 @@ Saved = tuple[str, float, str | None]
 def implicit(episode: str | None) -> bool:
     """Whether `episode` was given by Engram to memories saved without one."""
     return episode is not None and episode.startswith(IMPLICIT_PREFIX)
+
+
+def a_turn(content: str) -> bool:
+    """Whether `content` is a turn of a chat: it opens with its speaker's label ("Fahim:
+    …", "User: …"), not with a note's kind ("TODO: …")."""
+    return bool(speaker_label(content)) and without_kind_label(content) == content
 
 
 def saved_together(

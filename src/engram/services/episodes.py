@@ -36,9 +36,13 @@ def _saved_before(store: Store, created: float, gap: float) -> tuple[float, str]
     """(created_at, episode) of the latest memory with an implicit episode saved at most `gap`
     seconds before `created` (or at that moment: the turns of one session often share it)."""
     stubs = store.saved_between(created - gap, created + 1e-3, Filter(), LOOKED_AT)
-    found = [m for m in store.get_many([s.id for s in stubs]) if implicit(m.episode)]
-    if not found:
-        return None
-    latest = max(found, key=lambda m: (to_epoch(m.created_at), m.episode_seq or 0))
-    assert latest.episode is not None
-    return to_epoch(latest.created_at), latest.episode
+    # Newest first: the memories of the latest moment are read before the others (a turn
+    # saved now is most often right after the one it follows: one row read, not ten).
+    for moment in sorted({s.created_at for s in stubs}, reverse=True):
+        ids = [s.id for s in stubs if s.created_at == moment]
+        found = [m for m in store.get_many(ids) if implicit(m.episode)]
+        if found:
+            latest = max(found, key=lambda m: m.episode_seq or 0)
+            assert latest.episode is not None
+            return moment, latest.episode
+    return None

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from engram.core import reinforce
+from engram.core.episodes import a_turn
 from engram.core.keeping import replaces_a_fact
 from engram.core.merge import MARK, merge_originals
 from engram.core.models import (
@@ -129,9 +130,11 @@ class MemoryService:
         # outdated fact ranked first (a probe). Only such a text waits for its vector: chat
         # says "now" and "actually" of anything, and waiting for every one of them took a
         # save's p50 from 1.7 to 3.1 ms on REALTALK's turns (bench/save_latency.py).
-        # A save given its time replays history (a transcript saved turn by turn): without an
-        # episode it joins one by that time, as a batch does; a save made now does not.
-        by_time = draft.created_at is not None
+        # A save given its time replays history (a transcript saved turn by turn), and so does
+        # a chat's turn saved now ("Lena: i got it!!", an adapter replaying one without its
+        # times): without an episode it joins one by that time, as a batch does. A note saved
+        # now does not (`core.episodes.a_turn`).
+        by_time = draft.created_at is not None or a_turn(built.content)
         news = report_similar or replaces_a_fact(built.content)
         near = (
             self.ctx.ahead(lambda: save_report.near(self.ctx, built.content))
@@ -246,7 +249,7 @@ class MemoryService:
         """Validate (and enrich, as `save` does) everything first, then write all in one
         transaction. Those without an episode join one by the time they were saved
         (`services.episodes`: a transcript saved in one call is a conversation), unless not
-        `by_time` (notes imported from a vault were not said in one). A single save made now
+        `by_time` (notes imported from a vault were not said in one). A single note saved now
         is left without one: unrelated facts saved a minute apart passed each other context
         credit."""
         now = self.ctx.now()
