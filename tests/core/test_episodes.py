@@ -42,6 +42,11 @@ def test_only_engrams_own_names_are_implicit() -> None:
         ("Lena: i got it!! i start on may 15th", True),
         ("Fahim Khan: I love Elgar", True),
         ("User: my knee hurts", True),
+        ("assistant: Try icing it", True),
+        ("Speaker 2: hello", True),
+        ("elise: I'm just getting ready to go out", True),  # a name as typed
+        ("Allergic to peanuts: never suggest recipes", False),  # a note's topic
+        ("My sister: visiting in January", False),
         ("TODO: renew the passport", False),  # a note's kind, not a speaker
         ("Decision: PostgreSQL 16 for Atlas", False),
         ("Prefers concise answers", False),

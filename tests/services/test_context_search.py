@@ -91,7 +91,7 @@ def test_memories_saved_without_an_episode_join_one_by_when_they_were_saved(
 def test_the_turns_of_a_chat_saved_one_by_one_now_join_one(mem: Engram) -> None:
     """An adapter replaying a transcript turn by turn without times saves it "now": each turn
     (labelled by its speaker) joins the episode of the turn saved before it (through the
-    shared harness, REALTALK R@10 0.595 -> 0.668, docs/search.md). A note saved meanwhile
+    shared harness, REALTALK R@10 0.595 -> 0.670, docs/search.md). A note saved meanwhile
     joins none and does not break the chain; neither does one of a note's kind."""
     from tests.support import INTERVIEW_CHAT as CHAT
 

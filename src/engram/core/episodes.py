@@ -14,7 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engram.core.text import speaker_label, without_kind_label
+from engram.core.text import (
+    STOPWORDS,
+    USER_LABELS,
+    speaker_label,
+    without_kind_label,
+)
 
 IMPLICIT_PREFIX = "auto:"
 
@@ -28,9 +33,15 @@ def implicit(episode: str | None) -> bool:
 
 
 def a_turn(content: str) -> bool:
-    """Whether `content` is a turn of a chat: it opens with its speaker's label ("Fahim:
-    …", "User: …"), not with a note's kind ("TODO: …")."""
-    return bool(speaker_label(content)) and without_kind_label(content) == content
+    """Whether `content` is a turn of a chat: it opens with its speaker's label, a name
+    ("Fahim Khan: …", "elise: …") or a role ("User: …"); not with a note's kind ("TODO: …")
+    nor with the topic of a note, whose words a name does not hold ("Allergic to peanuts:
+    never suggest…")."""
+    label = speaker_label(content)
+    if not label or without_kind_label(content) != content:
+        return False
+    words = label.casefold().split()
+    return label.casefold() in USER_LABELS or not any(w in STOPWORDS for w in words)
 
 
 def saved_together(
