@@ -418,11 +418,19 @@ def test_an_episode_name_has_a_limit_every_backend_can_index(mem: Engram) -> Non
 def test_an_episode_at_its_last_place_takes_more_memories(mem: Engram, tmp_path: Path) -> None:
     """A restored record at the largest place (2**63 - 1): the next save into its episode
     numbered past it and failed with an OverflowError traceback."""
-    m = mem.save("first of the episode", episode="chat")
-    line = {"kind": "memory", **m.model_dump(mode="json"), "id": "end", "episode_seq": MAX_SEQ}
+    m = mem.save("a memory to copy the fields of")
+    # an episode this store does not hold: the import keeps its place (`test_transfer.py`)
+    line = {
+        **m.model_dump(mode="json"),
+        "kind": "memory",
+        "id": "end",
+        "episode": "restored",
+        "episode_seq": MAX_SEQ,
+    }
     (tmp_path / "export.jsonl").write_text(json.dumps(line) + "\n")
     assert mem.import_export(tmp_path / "export.jsonl").imported == 1
-    more = mem.save_result(Draft(content="one more turn", episode="chat")).memory
+    assert mem.get("end").episode_seq == MAX_SEQ
+    more = mem.save_result(Draft(content="one more turn", episode="restored")).memory
     assert more.episode_seq == MAX_SEQ
 
 

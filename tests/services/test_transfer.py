@@ -558,6 +558,31 @@ def test_an_export_restores_every_record_into_an_empty_store(
         assert everything(restored) == after
 
 
+def test_a_conversation_imported_beside_one_of_the_same_name_follows_it(
+    mem: Engram, clock: FixedClock, tmp_path: Path
+) -> None:
+    """Imported as exported, its memories took the places of the store's own conversation of
+    that name (two memories at each place), and search took one's turns for the other's
+    neighbours. An import cut short and run again places the rest where the first run would
+    have; run once more it moves nothing."""
+    own = [mem.save(f"own turn {i}", episode="chat") for i in range(2)]
+    with Engram.open(tmp_path / "source.db", clock=clock, embedding_model="none") as source:
+        theirs = [source.save(f"their turn {i}", episode="chat") for i in range(3)]
+        lines = [line + "\n" for line in source.export("jsonl")]
+    whole, cut = tmp_path / "whole.jsonl", tmp_path / "cut.jsonl"
+    whole.write_text("".join(lines))
+    cut.write_text(lines[0])  # the first memory only, as a run killed after its first batch
+    mem.import_export(cut)
+    assert mem.import_export(whole).imported == 2
+    ids = [m.id for m in own + theirs]
+    places = {m.content: m.episode_seq for m in mem.get_many(ids)}
+    assert places == {
+        "own turn 0": 0, "own turn 1": 1, "their turn 0": 2, "their turn 1": 3, "their turn 2": 4
+    }  # fmt: skip
+    assert mem.import_export(whole).imported == 0
+    assert {m.content: m.episode_seq for m in mem.get_many(ids)} == places
+
+
 def nested(depth: int) -> dict[str, object]:
     value: dict[str, object] = {}
     for _ in range(depth):

@@ -20,6 +20,7 @@ from engram.core.models import Memory, Relation, Schedule
 from engram.core.wording import counted
 from engram.errors import BusyError, EngramError, StoreError, UnavailableError, ValidationError
 from engram.services.results import Result
+from engram.services.transfer.episodes import after_episodes_there
 from engram.storage.protocol import Store
 
 log = logging.getLogger(__name__)
@@ -183,8 +184,9 @@ def write_records(writer: Writer, read: Records) -> Written:
     each batch written, and the memories of the batch the store had already as it holds them
     (to embed those still without a vector: an import killed between writing and embedding,
     run again, left them so)."""
-    memories, relations, relation_lines = read.memories, read.relations, read.relation_lines
+    relations, relation_lines = read.relations, read.relation_lines
     target, batch = writer.target, writer.batch
+    memories = after_episodes_there(target, read.memories)
     report = writer.progress or (lambda phase, done, total: None)
     out = Written()
     made: set[tuple[str, str, str]] = set()  # the edges this run added
