@@ -40,8 +40,8 @@ def a_turn(content: str) -> bool:
     label = speaker_label(content)
     if not label or without_kind_label(content) != content:
         return False
-    words = label.casefold().split()
-    return label.casefold() in USER_LABELS or not any(w in STOPWORDS for w in words)
+    folded = label.casefold()  # "user" is a stopword, and a role
+    return folded in USER_LABELS or not any(word in STOPWORDS for word in folded.split())
 
 
 def saved_together(
