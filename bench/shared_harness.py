@@ -6,6 +6,7 @@ saving its memories as an adapter written to its protocol would.
     python bench/shared_harness.py --data bench/data/locomo_style --no-episodes
     python bench/shared_harness.py --data PATH --one-by-one --no-episodes   # turn by turn
     python bench/shared_harness.py --data PATH --one-by-one --no-episodes --now   # saved now
+    python bench/shared_harness.py --data PATH --captions   # the harness's photo captions
     python bench/shared_harness.py --data PATH --set search_other_speakers_share=1   # any setting
 
 The harness hands each conversation's turns over as memories (id "D3:14", content
@@ -105,13 +106,16 @@ def main() -> None:
     parser.add_argument("--no-episodes", action="store_true", help="save the turns without one")
     parser.add_argument("--one-by-one", action="store_true", help="each turn by Engram.save")
     parser.add_argument("--now", action="store_true", help="save the turns without their times")
+    parser.add_argument(
+        "--captions", action="store_true", help="a shared photo's caption appended to its turn"
+    )
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--harness", type=Path, default=HARNESS, help="its folder")
     args = parser.parse_args()
     sys.path.insert(0, str(args.harness))
     harness = importlib.import_module("retrieval_eval")  # shared, read-only, outside the project
 
-    conversations = harness.load_conversations(str(args.data))
+    conversations = harness.load_conversations(str(args.data), include_captions=args.captions)
     table: Callable[[dict[str, Any], str], str] = harness.format_table
     with tempfile.TemporaryDirectory(prefix="engram-harness-") as tmp:
         settings = parse_settings(args.set)
