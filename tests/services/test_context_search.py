@@ -411,3 +411,28 @@ def test_a_long_turn_ending_in_a_question_lends_its_reply_the_reply_weight(
         mem.flush()
         hits = mem.search("What is Tariq's thesis about?", limit=3)
         assert (THESIS_CHAT[1] in [h.memory.content for h in hits]) is found
+
+
+SURGERY_CHAT = (
+    "Ethan: Ugh, I got my wisdom teeth out on Tuesday. I look like a chipmunk.",
+    "Claire: Oh no! How many did they take?",
+    "Ethan: All four. Living on smoothies and mashed potatoes until Friday.",
+    "Claire: The bakery on Elm Street finally reopened",
+    "Ethan: The charity bike ride is in six weeks",
+    "Claire: Tom repainted the hallway green",
+)
+
+
+def test_the_answer_to_a_question_asked_of_a_match_is_its_reply(mem: Engram) -> None:
+    """ "What did Ethan eat after his wisdom teeth surgery?" matches the turn telling of the
+    surgery; the turn after it asks about it, and the one after that answers it without the
+    query's words (a helper's LoCoMo-style chat): the answer receives the reply weight of
+    the match's relevance (0.4), not a neighbour's share (0.2) as the question does."""
+    mem.save_many([Draft(content=t, episode="chat") for t in SURGERY_CHAT])
+    mem.flush()
+    found = mem.search("What did Ethan eat after his wisdom teeth surgery?")
+    hits = {h.memory.content: h for h in found}
+    match, question, answer = (hits[t] for t in SURGERY_CHAT[:3])
+    assert found[0] == match
+    assert question.why.context and answer.why.context
+    assert answer.why.context > 1.5 * question.why.context

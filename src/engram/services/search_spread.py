@@ -133,14 +133,23 @@ def reply_credit(
     """Credit for the memory saved right after each turn asking for a reply among the strongest
     matches (`asks_for_a_reply`), in its episode: `ENGRAM_SEARCH_REPLY_WEIGHT` × its relevance.
     The reply answers it without its words: "how did the interview go?" then "i got it!! i
-    start may 15th" (docs/search.md, section 2)."""
+    start may 15th" (docs/search.md, section 2). A match that tells is asked about in turn: the
+    answer to the question saved right after it, if no match itself, is its reply ("I got my
+    wisdom teeth out", "How many did they take?", "All four. I'm living on smoothies" answers
+    what Ethan ate after his surgery)."""
     weight = ctx.settings.search_reply_weight
     if weight <= 0 or not top:
         return {}
     texts = seen.texts(top)
-    asking = [i for i in top if i in texts and asks_for_a_reply(texts[i].content)]
-    pairs = ctx.store.episode_next(asking) if asking else []
-    return spread(relevance, [(q, reply, 1.0) for q, reply in pairs], weight)
+    asking = {i for i in top if i in texts and asks_for_a_reply(texts[i].content)}
+    pairs = ctx.store.episode_next(list(top))
+    links = [(turn, after, 1.0) for turn, after in pairs if turn in asking]
+    following = {after: turn for turn, after in pairs if turn not in asking}
+    said = seen.texts([i for i in following if i not in relevance])
+    asked = [i for i, text in said.items() if asks_for_a_reply(text.content)]
+    answers = ctx.store.episode_next(asked) if asked else []
+    links += [(following[q], reply, 1.0) for q, reply in answers]
+    return spread(relevance, links, weight)
 
 
 def _pair_vectors(
