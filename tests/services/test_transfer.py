@@ -231,6 +231,27 @@ def test_migration_round_trip_through_every_backend_changes_nothing(
         assert sorted(canonical_memory(m) for m in last.read_graph(limit=1000).memories) == digests
 
 
+def test_migration_says_the_vault_index_is_built_again_not_copied(
+    mem: Engram, store_url: str, clock: FixedClock, tmp_path: Path
+) -> None:
+    """The vault index is a cache of the vault's files: a migration does not copy it, and
+    unified search in the new store found no note without a word of why."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for name in ("kayak", "dentist"):
+        (vault / f"{name}.md").write_text(f"# {name}\nA note about the {name}.\n")
+    source_path = tmp_path / "source.db"
+    with Engram.open(source_path, clock=clock, vault_path=str(vault)) as source:
+        source.save("Booked the kayak for Saturday")
+        assert source.index_ltm().added == 2
+    report = mem.migrate_from(source_path)
+    assert report.verified
+    assert "the vault index (2 notes) is not copied: `engram index-ltm`" in report.message
+    with Engram.open(store_url, clock=clock, vault_path=str(vault)) as target:
+        target.index_ltm()
+        assert "vault index" not in target.migrate_from(source_path).message
+
+
 def test_migrate_from_a_missing_store_or_into_itself_is_refused(
     mem: Engram, tmp_path: Path
 ) -> None:

@@ -267,6 +267,14 @@ def _verify(
             f"NOT verified: {counted(len(differences), 'record')} missing or different in the "
             "target" + _why_kept(tally, differences)
         )
+    notes = _notes_indexed(source)
+    if notes and not _notes_indexed(target):
+        # A cache of the vault's files, not the store's data: built again from them, not
+        # copied (unified search found no note in the new store, and said nothing of why).
+        message += (
+            f"; the vault index ({counted(notes, 'note')}) is not copied: `engram index-ltm` "
+            "builds it from the vault (a running server does so by itself)"
+        )
     return MigrationReport(
         source=source.location,
         target=target.location,
@@ -283,6 +291,10 @@ def _verify(
         differences=differences[:MAX_LISTED],
         message=message,
     )
+
+
+def _notes_indexed(store: Store) -> int:
+    return len(store.ltm_states()) if Capability.LTM in store.capabilities else 0
 
 
 def _why_kept(tally: _Tally, differences: list[str]) -> str:
