@@ -145,8 +145,8 @@ class Engram:
         context: str | None = None,
         meta: dict[str, Any] | None = None,
         strength: float | None = None,
-        created_at: datetime | None = None,
-        last_used: datetime | None = None,
+        created_at: datetime | str | None = None,
+        last_used: datetime | str | None = None,
         episode: str | None = None,
     ) -> Memory:
         """`strength` None: from the words that mark importance (1.0 with none; see

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -530,7 +530,9 @@ def test_python_values_of_the_wrong_type_are_named_not_a_traceback(mem: Engram) 
         (lambda: mem.save("y", source=0), "source: must be text, not int"),  # type: ignore[arg-type]
         (lambda: mem.save("y", context=[]), "context: must be text, not list"),  # type: ignore[arg-type]
         (lambda: mem.save("y", meta=[]), "meta: must be an object"),  # type: ignore[arg-type]
-        (lambda: mem.save("y", created_at=0), "created_at: must be a datetime"),  # type: ignore[arg-type]
+        (lambda: mem.save("y", created_at=0), "created_at: must be a datetime or an ISO"),  # type: ignore[arg-type]
+        (lambda: mem.save("y", created_at="8 May 2023"), "created_at: '8 May 2023' is not an ISO"),
+        (lambda: mem.save("y", created_at="2023-05-08T13:56:00"), "created_at: must be timezone"),
         (lambda: mem.update(kept.id, source=0), "source: must be text, not int"),  # type: ignore[arg-type]
         (lambda: mem.search(["apples"]), "query: must be text, not list"),  # type: ignore[arg-type]
         (lambda: mem.gc(dry_run="false"), "dry_run: must be true or false"),  # type: ignore[arg-type]
@@ -541,6 +543,16 @@ def test_python_values_of_the_wrong_type_are_named_not_a_traceback(mem: Engram) 
             call()
     assert mem.get(fading.id).content == "about to fade"  # the gc did nothing
     assert mem.get(kept.id).strength == 1.0  # nor the touch
+
+
+def test_a_time_may_be_given_as_iso_8601_text(mem: Engram) -> None:
+    """Times come as text from JSON (a benchmark's data, an import script): "must be a
+    datetime" refused "2023-05-08T13:56:00+00:00"."""
+    at = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    saved = mem.save("Melanie: I ran a charity race", created_at="2023-05-08T15:56:00+02:00")
+    assert saved.created_at == at and saved.last_used == at
+    (batch,) = mem.save_many([Draft("later", created_at="2023-05-09T09:00:00Z")])
+    assert batch.created_at == datetime(2023, 5, 9, 9, tzinfo=UTC)
 
 
 def test_api_errors_name_the_parameter_the_caller_passed(mem: Engram, tmp_path: Path) -> None:

@@ -56,8 +56,9 @@ class Draft:
     # None: from the words that mark importance when enrichment is on (ENGRAM_ENRICH_ON_SAVE),
     # else 1.0
     strength: float | None = None
-    created_at: datetime | None = None
-    last_used: datetime | None = None
+    # a datetime or ISO 8601 text, with its offset either way
+    created_at: datetime | str | None = None
+    last_used: datetime | str | None = None
     id: str | None = None
     # The conversation this memory comes from; memories of one episode are kept in the order
     # saved, so search can credit a memory's neighbours (see engram.core.ranking.spread).
