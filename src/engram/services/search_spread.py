@@ -142,7 +142,8 @@ def reply_credit(
         return {}
     texts = seen.texts(top)
     asking = {i for i in top if i in texts and asks_for_a_reply(texts[i].content)}
-    pairs = ctx.store.episode_next(list(top))
+    in_episodes = [i for i in top if i in texts and texts[i].episode is not None]
+    pairs = ctx.store.episode_next(in_episodes) if in_episodes else []
     links = [(turn, after, 1.0) for turn, after in pairs if turn in asking]
     following = {after: turn for turn, after in pairs if turn not in asking}
     said = seen.texts([i for i in following if i not in relevance])
