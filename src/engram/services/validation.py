@@ -137,8 +137,8 @@ def episode(value: str | None, field: str = "episode") -> str | None:
 
 def moment(value: datetime | str, field: str) -> datetime:
     """A time given as a datetime or as ISO 8601 text, as JSON carries times (a benchmark's
-    adapter passed its data's "2023-05-08T13:56:00+00:00" and was refused); either way with
-    its offset: a time without one is ambiguous by hours."""
+    "2023-05-08T13:56:00+00:00" was refused: "must be a datetime"); either way with its
+    offset: a time without one is ambiguous by hours."""
     if isinstance(value, str):
         text = value
         try:
