@@ -278,11 +278,13 @@ def test_misnamed_questions_ask_of_the_other_speaker_for_the_same_evidence(
     assert asked.turns == first.turns
 
 
-def test_the_locomo_style_chats_are_well_formed() -> None:
-    """bench/data/locomo_style: two chats of two people, LoCoMo's five categories."""
-    conversations = load(ROOT / "bench" / "data" / "locomo_style")
+@pytest.mark.parametrize(("folder", "asked"), [("locomo_style", 124), ("locomo_style_2", 126)])
+def test_the_locomo_style_chats_are_well_formed(folder: str, asked: int) -> None:
+    """bench/data/locomo_style and _2: two chats of two people each, LoCoMo's five
+    categories, every question's evidence among the turns."""
+    conversations = load(ROOT / "bench" / "data" / folder)
     assert len(conversations) == 2
-    assert sum(len(c.questions) for c in conversations) == 124
+    assert sum(len(c.questions) for c in conversations) == asked
     for conv in conversations:
         assert len({t.content.split(":", 1)[0] for t in conv.turns}) == 2
         assert {q.category for q in conv.questions} == {1, 2, 3, 4, 5}
