@@ -146,7 +146,7 @@ def reply_credit(
     pairs = ctx.store.episode_next(in_episodes) if in_episodes else []
     links = [(turn, after, 1.0) for turn, after in pairs if turn in asking]
     following = {after: turn for turn, after in pairs if turn not in asking}
-    said = seen.texts([i for i in following if i not in relevance])
+    said = seen.texts(list(following))
     asked = [i for i, text in said.items() if asks_for_a_reply(text.content)]
     answers = ctx.store.episode_next(asked) if asked else []
     links += [(following[q], reply, 1.0) for q, reply in answers]
