@@ -9,6 +9,7 @@ import pytest
 from engram import Engram
 from engram.services import search_query
 from engram.services.search_query import probe_sentences
+from engram.storage.protocol import Filter, Stub
 
 SAID = (
     "I had a long day at work and the commute was awful. By the way, we adopted a puppy last "
@@ -55,3 +56,32 @@ def test_a_readable_sentence_of_an_unreadable_message_is_searched(mem: Engram) -
     assert len(probe_sentences(said)) == 2
     assert mem.app.context.text_vectors([said]) == [None]  # less than half of it readable
     assert dog.id in {h.memory.id for h in mem.search(said)}
+
+
+def test_a_query_naming_someone_is_also_searched_without_the_names() -> None:
+    assert search_query.without_names("Where are Jonah and Amara going on their honeymoon?") == (
+        "Where are and going on their honeymoon?"
+    )
+    assert search_query.without_names("What is Maya’s dog called?") == "What is dog called?"
+    assert search_query.without_names("which database did we pick") is None  # names no one
+    assert search_query.without_names("When did Mike?") is None  # too little is left
+    assert search_query.without_names(SAID) is None  # several sentences: each one searched
+
+
+def test_the_query_without_its_names_raises_the_turns_of_a_chat_alone(mem: Engram) -> None:
+    """Of a note without a speaker's label, the names were what the query asked of: "What
+    instrument does Ben play?" without Ben found the user's own "I play the cello" first."""
+    turn = mem.save("Ben: I have been practicing the trumpet every evening")
+    note = mem.save("I play the cello in a community orchestra")
+    mem.flush()
+    ctx = mem.app.context
+    vector = ctx.text_vector("What instrument does play?")
+    assert vector is not None
+    found: dict[str, Stub] = {}
+    z: dict[str, float] = {}
+    search_query.turns_meant(ctx, vector, 0.5, Filter(), 10, {}, found, z)
+    assert set(found) == set(z) == {turn.id}
+    calibration = ctx.calibration(vector)
+    assert calibration is not None
+    assert z[turn.id] == pytest.approx(calibration.z(found[turn.id].relevance) - 0.5)
+    assert note.id not in found

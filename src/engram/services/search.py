@@ -51,8 +51,10 @@ from engram.services.search_query import (
     asked,
     probe_sentences,
     text_rules,
+    turns_meant,
     weighed_by_what_they_say,
     without_chance_matches,
+    without_names,
 )
 from engram.services.search_reads import SearchReads
 from engram.services.search_spread import context_credit, expansion_matches, meant_near_matches
@@ -457,7 +459,9 @@ class SearchService:
         if not self._searches_meaning():
             return NO_NEIGHBOURS
         sentences = probe_sentences(text)
-        vector, *others = self.ctx.text_vectors([text, *sentences])
+        unnamed = without_names(text)
+        vector, *others = self.ctx.text_vectors([text, *sentences, *filter(None, [unnamed])])
+        unnamed_vector = others.pop() if unnamed else None
         # A query mostly in a script the model cannot read may hold a sentence it can (Amharic,
         # then "By the way, we adopted a puppy"): that sentence is searched all the same.
         base = vector if vector is not None else next((p for p in others if p is not None), None)
@@ -481,6 +485,8 @@ class SearchService:
                 score = probe.calibration.z(stub.relevance) - probe.shrink
                 if score > z.get(stub.id, -np.inf):
                     z[stub.id], found[stub.id] = score, stub  # its cosine: with that probe
+        if unnamed_vector is not None:
+            turns_meant(self.ctx, unnamed_vector, SENTENCE_PROBE_SHRINK, where, k, rows, found, z)
         floor = self.ctx.min_cosine(text)
         if floor > 0:
             z = {i: zi for i, zi in z.items() if found[i].relevance >= floor}

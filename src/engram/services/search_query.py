@@ -9,6 +9,9 @@ import math
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+import numpy as np
+from numpy.typing import NDArray
+
 from engram.config import Settings
 from engram.core.aliases import asks_of_the_user, of_someone_close, with_names
 from engram.core.dates import (
@@ -20,6 +23,7 @@ from engram.core.dates import (
     without_asking_now,
     without_written_dates,
 )
+from engram.core.entities import extract_entities
 from engram.core.index_terms import PhraseCounter
 from engram.core.kinds import kind_names
 from engram.core.meaning import Probe, unlike_the_query
@@ -37,15 +41,17 @@ from engram.core.text import (
     STOPWORDS,
     of_the_listener,
     query_terms,
+    speaker_label,
     statements,
     without_kind_label,
     words,
 )
 from engram.services.aliases import names_of_people_asked
+from engram.services.context import Context
 from engram.services.enrichment import names_in
 from engram.services.search_reads import SearchReads
 from engram.services.users_name import users_names
-from engram.storage.protocol import Store, Stub
+from engram.storage.protocol import Filter, Store, Stub
 
 # A query of several sentences (what a user just said, searched as it came) is also searched by
 # meaning one sentence at a time, as a memory's passages are: one vector for the whole averages
@@ -54,6 +60,9 @@ from engram.storage.protocol import Store, Stub
 # MADial-Bench, whose queries are a user's turns, R@10 0.644 -> 0.665 (docs/search.md).
 SENTENCE_PROBES = 4
 SENTENCE_MIN_WORDS = 5
+# A query without its names is a probe when this many words are left ("When did Mike …?" less
+# Mike is no question of anything).
+NAMELESS_MIN_WORDS = 3
 
 
 class Asked(NamedTuple):
@@ -128,6 +137,48 @@ def probe_sentences(text: str) -> list[str]:
     query of one: the whole query is that sentence)."""
     long_enough = [s for s in statements(text) if len(s.split()) >= SENTENCE_MIN_WORDS]
     return long_enough[:SENTENCE_PROBES] if len(long_enough) >= 2 else []
+
+
+def without_names(text: str) -> str | None:
+    """A query of one sentence naming someone, without the names: searched by meaning for the
+    turns of a chat (`SearchService._turns_meant`). Names fill a short question's vector:
+    every turn of the named speaker, or naming the one asked about, was as alike as the one
+    that answers ("Where are Jonah and Amara going on their honeymoon?" found 14 of their turns
+    before "we booked the honeymoon"). None for a query naming no one, or of several
+    sentences (searched one by one: `probe_sentences`)."""
+    if probe_sentences(text):
+        return None
+    unnamed = text
+    for name in extract_entities(text):
+        unnamed = without_name(unnamed, name)
+    unnamed = " ".join(unnamed.split())
+    return unnamed if unnamed != text and len(words(unnamed)) >= NAMELESS_MIN_WORDS else None
+
+
+def turns_meant(
+    ctx: Context,
+    vector: NDArray[np.float32],
+    shrink: float,
+    where: Filter,
+    k: int,
+    rows: dict[str, NDArray[np.float32]],
+    found: dict[str, Stub],
+    z: dict[str, float],
+) -> None:
+    """The query without its names (`without_names`, its `vector`) as one more probe, its z
+    less `shrink`, raising the turns of a chat alone (a memory opening with a speaker's label)
+    in `found` and `z`: of a note without one, the names were what the query asked of ("What
+    instrument does Ben play?" without Ben found the user's own "I play the cello")."""
+    calibration = ctx.calibration(vector)
+    if calibration is None:
+        return
+    stubs = ctx.store.vector_search(vector, where, k, rows)
+    said = ctx.store.texts([s.id for s in stubs])
+    for stub in stubs:
+        text = said.get(stub.id)
+        score = calibration.z(stub.relevance) - shrink
+        if text is not None and speaker_label(text.content) and score > z.get(stub.id, -math.inf):
+            z[stub.id], found[stub.id] = score, stub
 
 
 def without_chance_matches(

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from engram.core.chat_roles import chat_roles
 from engram.core.dates import MONTH_NAMES, WEEKDAYS
 from engram.core.own_name import in_first_person, without_name
+from engram.core.questions import only_asks
 from engram.core.ranking import Candidate
 from engram.core.text import STOPWORDS, speaker_label, unlabelled
 from engram.storage.protocol import MemoryText, Store, Stub
@@ -272,7 +273,13 @@ class Speakers:
         # Not those saying the name: "Emi: Hi Paola! How was your day?" matched "What kind of
         # housework did Paola do?" by it, better than Paola's laundry.
         naming = {word for label in named for word in self._naming(label)} if by_name else set()
-        answering = {i for i in others if naming and not naming & self._words_of(i)}
+        # Nor those that only ask ("how did the interview at the museum go?", of Lena's
+        # interview): a question answers nothing, whoever is named.
+        answering = {
+            i
+            for i in others
+            if naming and not naming & self._words_of(i) and not only_asks(self._said.get(i, ""))
+        }
         if answering and max(relevance[i] for i in answering) > MISNAMED_LEAD * best_named:
             return found  # the query likelier names the wrong speaker (`MISNAMED_LEAD`)
 
