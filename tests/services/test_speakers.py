@@ -60,8 +60,10 @@ def test_a_query_naming_the_wrong_speaker_finds_the_other_speakers_turn(mem: Eng
 def test_another_speakers_better_match_is_kept_below_the_named_speakers_best(mem: Engram) -> None:
     """Better than every turn of the speaker named, another speaker's turn keeps its place
     just below their best (0.9 of it); half again as good, nothing is lowered; a turn saying
-    the name matched by it ("Nebraas, did you like…") and is lowered all the same."""
-    _saved(mem, CHAT)
+    the name matched by it ("Nebraas, did you like…") and is lowered all the same, and so is
+    one that only asks ("so how was your weekend?" answers nothing, whoever is named)."""
+    asking = "Vanessa: so how was your weekend?"
+    _saved(mem, [*CHAT, asking])
     store = mem._app.context.store
     by_text = {store.get_many([s.id])[0].content: s for s in store.browse(Filter(), 20)}
 
@@ -83,6 +85,7 @@ def test_another_speakers_better_match_is_kept_below_the_named_speakers_best(mem
         comics: 0.9,
         CHAT[6]: 0.2,
     }
+    assert lowered({badminton: 0.6, asking: 0.8}) == {badminton: 0.6, asking: 0.24}
 
 
 def test_a_query_naming_a_speaker_is_asked_by_meaning_as_they_would_say_it(mem: Engram) -> None:
