@@ -4,7 +4,11 @@ sentence is about fell below the meaning floor."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from engram import Engram
 from engram.services import search_query
@@ -85,3 +89,26 @@ def test_the_query_without_its_names_raises_the_turns_of_a_chat_alone(mem: Engra
     assert calibration is not None
     assert z[turn.id] == pytest.approx(calibration.z(found[turn.id].relevance) - 0.5)
     assert note.id not in found
+
+
+def test_search_asks_without_the_names_only_a_query_naming_someone(
+    mem: Engram, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engram.services import search
+
+    asked: list[NDArray[np.float32]] = []
+    real = search.turns_meant
+
+    def spy(ctx: Any, vector: NDArray[np.float32], *rest: Any) -> None:
+        asked.append(vector)
+        real(ctx, vector, *rest)
+
+    monkeypatch.setattr(search, "turns_meant", spy)
+    mem.save("Ben: I have been practicing the trumpet every evening")
+    mem.flush()
+    assert mem.search("What instrument does Ben play?")
+    assert len(asked) == 1
+    expected = mem.app.context.text_vector("What instrument does play?")
+    assert expected is not None and float(asked[0] @ expected) == pytest.approx(1.0, abs=1e-5)
+    mem.search("what instrument is played")  # names no one
+    assert len(asked) == 1
