@@ -459,7 +459,7 @@ class SearchService:
         if not self._searches_meaning():
             return NO_NEIGHBOURS
         sentences = probe_sentences(text)
-        unnamed = without_names(text)
+        unnamed = None if sentences else without_names(text)
         vector, *others = self.ctx.text_vectors([text, *sentences, *filter(None, [unnamed])])
         unnamed_vector = others.pop() if unnamed else None
         # A query mostly in a script the model cannot read may hold a sentence it can (Amharic,

@@ -140,14 +140,12 @@ def probe_sentences(text: str) -> list[str]:
 
 
 def without_names(text: str) -> str | None:
-    """A query of one sentence naming someone, without the names: searched by meaning for the
-    turns of a chat (`SearchService._turns_meant`). Names fill a short question's vector:
-    every turn of the named speaker, or naming the one asked about, was as alike as the one
-    that answers ("Where are Jonah and Amara going on their honeymoon?" found 14 of their turns
-    before "we booked the honeymoon"). None for a query naming no one, or of several
-    sentences (searched one by one: `probe_sentences`)."""
-    if probe_sentences(text):
-        return None
+    """A query naming someone, without the names: searched by meaning for the turns of a chat
+    (`turns_meant`; a query of several sentences is searched one by one instead,
+    `probe_sentences`). Names fill a short question's vector: every turn of the named
+    speaker, or naming the one asked about, was as alike as the one that answers ("Where are
+    Jonah and Amara going on their honeymoon?" found 14 of their turns before "we booked the
+    honeymoon"). None for a query naming no one."""
     unnamed = text
     for name in extract_entities(text):
         unnamed = without_name(unnamed, name)
