@@ -24,6 +24,7 @@ from engram.core.dates import (
     without_written_dates,
 )
 from engram.core.entities import extract_entities
+from engram.core.episodes import a_turn
 from engram.core.index_terms import PhraseCounter
 from engram.core.kinds import kind_names
 from engram.core.meaning import Probe, unlike_the_query
@@ -41,7 +42,6 @@ from engram.core.text import (
     STOPWORDS,
     of_the_listener,
     query_terms,
-    speaker_label,
     statements,
     without_kind_label,
     words,
@@ -164,9 +164,9 @@ def turns_meant(
     z: dict[str, float],
 ) -> None:
     """The query without its names (`without_names`, its `vector`) as one more probe, its z
-    less `shrink`, raising the turns of a chat alone (a memory opening with a speaker's label)
-    in `found` and `z`: of a note without one, the names were what the query asked of ("What
-    instrument does Ben play?" without Ben found the user's own "I play the cello")."""
+    less `shrink`, raising the turns of a chat alone (`core.episodes.a_turn`) in `found` and
+    `z`: of a note, the names were what the query asked of ("What instrument does Ben play?"
+    without Ben found the user's own "I play the cello")."""
     calibration = ctx.calibration(vector)
     if calibration is None:
         return
@@ -175,7 +175,7 @@ def turns_meant(
     for stub in stubs:
         text = said.get(stub.id)
         score = calibration.z(stub.relevance) - shrink
-        if text is not None and speaker_label(text.content) and score > z.get(stub.id, -math.inf):
+        if text is not None and a_turn(text.content) and score > z.get(stub.id, -math.inf):
             z[stub.id], found[stub.id] = score, stub
 
 

@@ -134,7 +134,7 @@ def reply_credit(
     matches (`asks_for_a_reply`), in its episode: `ENGRAM_SEARCH_REPLY_WEIGHT` × its relevance.
     The reply answers it without its words: "how did the interview go?" then "i got it!! i
     start may 15th" (docs/search.md, section 2). A match that tells is asked about in turn: the
-    answer to the question saved right after it, if no match itself, is its reply ("I got my
+    answer to the question saved right after it is its reply too ("I got my
     wisdom teeth out", "How many did they take?", "All four. I'm living on smoothies" answers
     what Ethan ate after his surgery)."""
     weight = ctx.settings.search_reply_weight
