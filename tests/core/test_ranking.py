@@ -59,6 +59,15 @@ def test_review_slots_need_a_relevant_match_not_just_a_shared_word() -> None:
     assert all(h.reason == "match" for h in hits)
 
 
+def test_a_replaced_fact_takes_no_review_slot() -> None:
+    """A fact news superseded is nothing to keep alive: it stays a match, not a review."""
+    matches = [cand(f"m{i}", 10.0 - i / 4, 1.0) for i in range(10)]
+    replaced = [cand(f"r{i}", 7.5, 0.25, prio=0.9)._replace(superseded_by="news") for i in range(3)]
+    hits = rank(matches + replaced, 10, 0.3, 0.3)
+    assert all(h.reason == "match" for h in hits)
+    assert [h.id for h in hits] == [f"m{i}" for i in range(10)]
+
+
 def test_unused_review_slots_go_back_to_matches() -> None:
     hits = rank([cand(f"m{i}", 10.0 - i, 1.0) for i in range(12)], 10, 0.3, 0.3)
     assert len(hits) == 10 and all(h.reason == "match" for h in hits)

@@ -458,6 +458,45 @@ def test_an_approved_merge_leaves_out_what_is_superseded(mem: Engram, clock: Fix
     assert merged.use_count == sum(m.use_count for m in mem.get_many(ids))  # its uses count
 
 
+def test_a_merge_of_copies_of_a_replaced_fact_stays_below_the_news(mem: Engram) -> None:
+    """Two ways of saying where the user lived, both replaced by "I moved from Berlin to
+    Lisbon", merged: the merged memory holds two statements, and took the news's place for
+    "where do I live now?" (an MCP probe). Replaced as a whole, it stays below the news."""
+    copies = [
+        mem.save("I live in Berlin, in Kreuzberg, near Görlitzer Park."),
+        mem.save("I live in Berlin near Görlitzer Park in Kreuzberg."),
+    ]
+    news = mem.save("I moved from Berlin to Lisbon last month.")
+    for copy in copies:
+        if not mem.relations(copy.id):  # made at save time where meaning is on
+            mem.create_relation(news.id, copy.id, "supersedes")
+    merged = mem.consolidate(mode="apply", memory_ids=[c.id for c in copies]).merged[0].merged
+    assert len(merged.content.split("\n")) == 2
+
+    hits = mem.search("where do I live now?", limit=2)
+    assert [h.memory.id for h in hits] == [news.id, merged.id]
+    assert hits[1].why.superseded_by == news.id
+
+
+def test_news_replacing_one_original_of_a_merge_does_not_take_its_place(mem: Engram) -> None:
+    """Of a merge of a replaced fact and one still true, the news changed one statement: it
+    is listed first only where it shares a word with the query."""
+    old = mem.save("The standup is at 9:00 in the small room.")
+    kept = mem.save("The standup is at 9:00, run by Dana.")
+    news = mem.save("The standup moved to 10:30.")
+    if not mem.relations(old.id):
+        mem.create_relation(news.id, old.id, "supersedes")
+    for r in mem.relations(kept.id):
+        mem.delete_relation(r.id)  # only the first was replaced
+    merged = mem.consolidate(mode="apply", memory_ids=[old.id, kept.id]).merged[0].merged
+    (carried,) = [r for r in mem.relations(merged.id) if r.type == "supersedes"]
+    assert "supersedes_whole" not in carried.metadata
+
+    hits = mem.search("what is run by Dana?", limit=2)
+    assert hits[0].memory.id == merged.id
+    assert hits[0].why.superseded_by == news.id
+
+
 def test_an_approved_merge_keeps_what_the_correction_did_not_change(
     mem: Engram, clock: FixedClock
 ) -> None:

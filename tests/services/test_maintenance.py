@@ -171,6 +171,18 @@ def test_review_candidates_come_from_the_danger_zone(mem: Engram, clock: FixedCl
     assert cand.memory.id == zone.id and 0.15 <= cand.score <= 0.35 and cand.review_priority > 0.9
 
 
+def test_a_fact_superseded_by_news_is_no_review_candidate(mem: Engram, clock: FixedClock) -> None:
+    """Asked to bring review candidates up, an assistant asked after the flat the user had
+    moved out of (an MCP probe): news replaced it, nothing to reinforce."""
+    old = mem.save("I live in Berlin, in Kreuzberg")
+    other = mem.save("I play the cello on Sundays")
+    clock.advance(days=9)
+    news = mem.save_result("I moved from Berlin to Lisbon last month")
+    if old.id not in news.supersedes:  # made at save time where meaning is on
+        mem.create_relation(news.memory.id, old.id, "supersedes")
+    assert [c.memory.id for c in mem.review_candidates()] == [other.id]
+
+
 def test_the_most_urgent_review_is_found_among_many_weak_fresh_memories(
     mem: Engram, clock: FixedClock
 ) -> None:

@@ -40,6 +40,10 @@ MERGED_PREFIX = "merged-"  # a merged memory's id: this and its cluster's digest
 # In the metadata of a relation a merge copied from an original: the merged memory it was
 # copied for. Such a relation is the merge's work, not the user's.
 CARRIED = "carried_by"
+# In the metadata of a `supersedes` relation a merge carried: the news superseded every
+# original, so it supersedes the merged memory whole, though that holds a statement of each
+# (search lets news take the place of a fact of several statements only where it does).
+SUPERSEDES_WHOLE = "supersedes_whole"
 
 
 NUMBER_MARKS = ".,:/"  # between two digits they make a number

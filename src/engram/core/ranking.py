@@ -456,6 +456,7 @@ def rank(
             c
             for c in ordered[primary_slots : REVIEW_REACH * limit]
             if c.review_priority > 0
+            and c.superseded_by is None  # replaced: nothing to keep alive
             and c.id not in taken
             and c.relevance >= REVIEW_MIN_RELEVANCE * scale
         ),

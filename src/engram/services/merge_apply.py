@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from engram.core.clustering import cluster_id
@@ -17,6 +17,7 @@ from engram.core.merge import (
     CARRIED,
     MARK,
     MERGED_PREFIX,
+    SUPERSEDES_WHOLE,
     edit_stamp,
     is_leftover,
     merge,
@@ -172,7 +173,9 @@ class MergeWriter:
         # One edge per (end, type): of several originals' edges to one memory, the strongest
         # (the first of equals), since the merged memory says all that they said.
         strongest: dict[tuple[str, str, str], Relation] = {}
-        for r in self.ctx.store.relations(sorted(originals)):
+        edges = self.ctx.store.relations(sorted(originals))
+        whole = _superseding_all(edges, set(originals))
+        for r in edges:
             if r.type == "consolidated_from":
                 continue  # the originals' own merge history stays with them
             source = merged_id if r.from_id in originals else r.from_id
@@ -182,7 +185,8 @@ class MergeWriter:
                 strongest[(source, target, r.type)] = r
         for (source, target, _), r in strongest.items():
             # Beyond the limit with the mark, the merge stops (undone) with the reason.
-            metadata = check.meta({**r.metadata, CARRIED: merged_id}, "carried relation metadata")
+            marks = {CARRIED: merged_id} | ({SUPERSEDES_WHOLE: True} if source in whole else {})
+            metadata = check.meta({**r.metadata, **marks}, "carried relation metadata")
             update = {"id": new_id(), "from_id": source, "to_id": target, "metadata": metadata}
             try:
                 self.ctx.store.add_relation(r.model_copy(update=update))
@@ -210,3 +214,15 @@ class MergeWriter:
         if leftovers:
             self.ctx.store.delete(leftovers)
             log.info("removed %d merge(s) left half-written by a stopped process", len(leftovers))
+
+
+def _superseding_all(edges: Sequence[Relation], originals: set[str]) -> set[str]:
+    """The memories outside a merge that supersede every one of its `originals`: the same fact
+    said twice ("I live in Berlin, in Kreuzberg" and "I live in Berlin near Görlitzer Park"),
+    both replaced by "I moved to Lisbon". Merged, their two statements ranked above the news
+    for "where do I live now?" (an MCP probe)."""
+    targets: dict[str, set[str]] = {}
+    for r in edges:
+        if r.type == "supersedes" and r.to_id in originals and r.from_id not in originals:
+            targets.setdefault(r.from_id, set()).add(r.to_id)
+    return {source for source, held in targets.items() if held == originals}

@@ -23,6 +23,7 @@ from engram.core.dates import (
     on_a_named_day,
 )
 from engram.core.meaning import Probe
+from engram.core.merge import SUPERSEDES_WHOLE
 from engram.core.models import Memory, Relation
 from engram.core.ranking import Candidate, Fused, as_of_now
 from engram.core.text import said_by_the_assistant, speaker_label, statements
@@ -234,7 +235,8 @@ def successors_found(
     query itself ("Ruff line-length was raised to 120" of "make lint runs ruff (line-length
     100) and mypy --strict. CI fails on any ruff warning." was listed first for "is mypy
     strict?" and "what runs in CI?": a coding assistant's probe); it is marked all the same
-    (`texts` reads the facts' content)."""
+    (`texts` reads the facts' content). A merge of copies the news replaced each is replaced
+    whole (`SUPERSEDES_WHOLE`)."""
     by_id = {c.id: (s, c) for s, c in found}
     top = sorted(by_id, key=lambda i: -by_id[i][1].relevance)[:SUCCESSOR_SOURCES]
     edges = sorted(
@@ -264,7 +266,11 @@ def successors_found(
         # news fell below the fact it replaced two days on, and below a promoted fact (its
         # score held at 1) for good (a probe's year of use: 44 questions answered outdated).
         lifted = old.relevance * (1.0 + SUCCESSOR_LIFT) / (1.0 - min(decay_weight, 0.5))
-        whole = len(statements(said.get(edge.to_id, ""))) <= 1 or (news.text or 0.0) > 0
+        whole = (
+            len(statements(said.get(edge.to_id, ""))) <= 1
+            or (news.text or 0.0) > 0
+            or edge.metadata.get(SUPERSEDES_WHOLE) is True  # a merge of copies it replaced
+        )
         if lifted > news.relevance and whole:
             credit = (news.context or 0.0) + lifted - news.relevance
             news = news._replace(relevance=lifted, context=credit)
