@@ -270,6 +270,20 @@ def test_bad_requests_name_the_field(ltm: tuple[Engram, Path]) -> None:
         mem.promote(archived.id)
 
 
+def test_a_fact_news_superseded_is_not_promoted_by_hand(ltm: tuple[Engram, Path]) -> None:
+    """A note of an outdated fact never fades: "My manager is Sarah Lin", promoted after "I
+    report to Tom Becker", answered unrelated questions months on (an MCP probe)."""
+    mem, vault = ltm
+    old = mem.save("My manager is Sarah Lin")
+    news = mem.save("I report to Tom Becker these days")
+    relation = mem.create_relation(news.id, old.id, "supersedes")
+    with pytest.raises(ValidationError, match=f"memory_id.*superseded by {news.id}"):
+        mem.promote(old.id)
+    assert mem.get(old.id).status == Status.ACTIVE and not list(vault.rglob("*.md"))
+    mem.delete_relation(relation.id)  # the user says the fact still holds
+    assert mem.promote(old.id).items[0].action == "promoted"
+
+
 def test_a_memory_that_is_no_candidate_can_still_be_promoted_by_hand(
     ltm: tuple[Engram, Path],
 ) -> None:

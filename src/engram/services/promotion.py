@@ -127,6 +127,20 @@ class PromotionService:
             raise ValidationError(
                 "memory_id", f"{ident} is archived: archived memories cannot be promoted"
             )
+        # A permanent note of an outdated fact never fades: promoted by hand, "My manager is
+        # Sarah Lin" (news: "I report to Tom Becker") still answered unrelated questions three
+        # months on (an MCP probe). Automatic promotion skips such facts as well.
+        news = sorted(
+            r.from_id
+            for r in self.ctx.store.relations([ident])
+            if r.type == "supersedes" and r.to_id == ident
+        )
+        if news:
+            raise ValidationError(
+                "memory_id",
+                f"{ident} is superseded by {', '.join(news)}: promote the news instead, or "
+                "delete the supersedes relation if the fact still holds",
+            )
         return found[0]
 
     def _one(
