@@ -429,6 +429,25 @@ def test_a_correction_supersedes_the_fact_and_is_found_first(mem: Engram, store_
         assert off.save_result(Draft("Lisa no longer cooks on Sundays")).supersedes == []
 
 
+def test_news_of_a_fact_found_only_beside_a_match_does_not_take_its_place(mem: Engram) -> None:
+    """ "allergies" found "I go bouldering on Tuesdays" by context credit alone (related to
+    the allergy), and its news "I quit bouldering and started surfing" took that credit, listed
+    as a text match (an MCP probe). News takes the place of a fact the query matched itself."""
+    allergy = mem.save("I'm allergic to shellfish and penicillin")
+    hobby = mem.save("I go bouldering every Tuesday at the gym")
+    mem.create_relation(allergy.id, hobby.id, "related")
+    news = mem.save("I quit bouldering and started surfing on weekends")
+    mem.create_relation(news.id, hobby.id, "supersedes")  # idempotent where a save made it
+    hits = mem.search("allergies", limit=5)
+    found = [h.memory.id for h in hits]
+    assert found[:2] == [allergy.id, hobby.id] and news.id not in found
+    assert hits[1].why.superseded_by == news.id and not hits[1].why.text
+    # asked about the hobby itself, the news comes first, its credit said as context
+    hits = mem.search("gym on Tuesdays", limit=2)
+    assert [h.memory.id for h in hits] == [news.id, hobby.id]
+    assert hits[0].why.text == 0 and (hits[0].why.context or 0) > 0
+
+
 def test_a_fact_replaced_twice_follows_the_news_that_answers(
     store_url: str, clock: FixedClock
 ) -> None:

@@ -213,6 +213,18 @@ def _not_news_of(later: str, earlier: str) -> bool:
     return (others and echoed) or about_other_people(later, earlier)
 
 
+def _matched_itself(candidate: Candidate) -> bool:
+    """Whether the query matched `candidate` itself, not only its neighbours (context credit):
+    news of a fact found beside an allergy ("I quit bouldering and started surfing") took its
+    place for "allergies", listed as a text match (an MCP probe)."""
+    return (
+        bool(candidate.text)
+        or candidate.semantic is not None
+        or bool(candidate.expansion)
+        or candidate.day is not None  # saved on a day the query names
+    )
+
+
 def successors_found(
     store: Store,
     found: Found,
@@ -271,7 +283,7 @@ def successors_found(
             or (news.text or 0.0) > 0
             or edge.metadata.get(SUPERSEDES_WHOLE) is True  # a merge of copies it replaced
         )
-        if lifted > news.relevance and whole:
+        if lifted > news.relevance and whole and _matched_itself(old):
             credit = (news.context or 0.0) + lifted - news.relevance
             news = news._replace(relevance=lifted, context=credit)
         if news.relevance > 0:  # not listed at nothing, where it took no place
