@@ -1171,6 +1171,10 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
     )
     bumped = "Bumped the project to Python 3.12"
     assert replaces_a_fact("Bumped the project to Python 3.13", similarity=0.9, old=bumped)
+    # a part of a time is no value: "end" was where the deadline already stood (an MCP probe)
+    deadline = "Atlas deadline is end of Q3 2025."
+    assert replaces_a_fact("Atlas deadline moved to end of Q4 2025.", similarity=0.92, old=deadline)
+    assert not replaces_a_fact("Atlas deadline moved to end of Q3 2025", 0.95, old=deadline)
     # a move to where the fact already is agrees with it (a probe: it superseded it)
     sister = "My sister lives in Toronto"
     assert not replaces_a_fact("My sister moved to Toronto last year", similarity=0.87, old=sister)

@@ -48,11 +48,16 @@ def named_old_value(text: str) -> str | None:
 
 
 # The value a change says it went to: "Renamed module app.settings to app.config", "Moved
-# settings into app.config", "Bumped the project to Python 3.12".
+# settings into app.config", "Bumped the project to Python 3.12". A part of a time is no value:
+# "deadline moved to end of Q4 2025" goes to Q4 2025, and read as "end" it was already where
+# "Atlas deadline is end of Q3 2025" stood, and replaced nothing (an MCP probe).
 _TO_NEW = re.compile(
     rf"\b(?:{_CHANGE_VERBS}|updated)\s+(?:[\w'.()-]+\s+){{0,5}}?(?:to|into)\s+"
+    r"(?:the\s+|my\s+|our\s+)?"
+    r"(?:(?:the\s+)?(?:end|start|beginning|middle|mid|first|last|second)\s+(?:half\s+)?of\s+"
+    r"(?:the\s+)?|(?:early|late|mid)[\s-]+)?"
     # its version too: "Python 3.12" and "Python 3.13" are two values
-    r"(?:the\s+|my\s+|our\s+)?(?P<new>[\w'+#:/-]+(?:\.[\w'+#:/-]+)*(?:\s+v?\d[\w.]*)?)",
+    r"(?P<new>[\w'+#:/-]+(?:\.[\w'+#:/-]+)*(?:\s+v?\d[\w.]*)?)",
     re.IGNORECASE,
 )
 
