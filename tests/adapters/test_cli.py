@@ -1038,7 +1038,8 @@ def test_a_repeat_says_the_stored_strength_and_a_similar_memory_on_one_line(db: 
     first = save(db, "The user is allergic to peanuts", "--strength", "1.5")
     said = ok(run(db, "save", "the user is allergic to peanuts!")).stdout
     assert run_json(db, "open", first)["memories"][0]["strength"] == 1.5
-    assert f"Already saved as {first}" in said and "strength 1.5" in said
+    assert f"Already saved as {first}" in said
+    assert "strength 1.5: the stored memory's, which a repeat never lowers" in said  # explained
     merged = save(db, "Sam's dog Biscuit is a golden retriever\nBiscuit is Sam's dog")
     wide = {"COLUMNS": "200"}  # no wrapping: each printed line is one line of the output
     similar = ok(run(db, "save", "Sam has a golden retriever called Biscuit", **wide)).stdout
@@ -1317,6 +1318,15 @@ def test_open_shows_its_times_in_the_zone_search_shows_the_day_in(tmp_path: Path
 
     ident = json.loads(engram("--json", "save", "the time zone note"))["id"]
     assert "+14:00" in engram("open", ident)
+
+
+def test_a_save_replacing_a_fact_found_by_its_words_names_it(db: Path) -> None:
+    """The docs' own example printed "holds again: replaces <the old fact>, the news that had
+    replaced it": a fact found by its words is not among the similar (a CLI probe)."""
+    fact = save(db, "My manager is Sarah Lin")
+    said = ok(run(db, "save", "I report to Tom Becker these days")).stdout
+    assert f"replaces {fact}: My manager is Sarah Lin" in said
+    assert "holds again" not in said
 
 
 def test_a_fact_said_again_after_its_correction_says_it_holds_again(db: Path) -> None:

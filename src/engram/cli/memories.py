@@ -162,6 +162,13 @@ def save(
         checked_fields(draft)
     with open_app(state, create=True) as app, options_named(SAVE_OPTIONS):
         result = app.memories.save(draft)
+        listed = {s.id for s in result.similar}
+        # A fact found by its words, not by meaning ("I report to Tom Becker these days"
+        # replaced "My manager is Sarah Lin"), is not among the similar: said with its text.
+        unlisted = [i for i in result.supersedes if i not in listed]
+        anew = unlisted and result.duplicate_of is None
+        found = app.memories.get_many(unlisted) if anew else []
+        replaced = [m for i in unlisted for m in found if m.id == i]
     memory = result.memory
     said = (
         f"Saved {memory.id}"
@@ -176,18 +183,19 @@ def save(
         f"(similarity {s.similarity:.2f}): {' '.join(s.content.split())}"  # on its one line
         for s in result.similar
     ]
-    listed = {s.id for s in result.similar}
-    # said again after the news that replaced it: it holds again (a probe: it said nothing)
-    notes += [
-        f"  holds again: replaces {news}, the news that had replaced it"
-        for news in result.supersedes
-        if news not in listed
-    ]
+    notes += [f"  replaces {m.id}: {' '.join(m.content.split())}" for m in replaced]
+    if result.duplicate_of is not None:
+        # said again after the news that replaced it: it holds again (a probe: it said nothing)
+        notes += [
+            f"  holds again: replaces {news}, the news that had replaced it" for news in unlisted
+        ]
     enriched = result.enrichment
     if result.duplicate_of is not None:
         # The stored memory's, not the new text's: "strength 1.2" was printed for a memory of
         # 1.3, whose strength a repeat never lowers (a probe).
-        notes.append(f"  strength {memory.strength:g}")
+        notes.append(
+            f"  strength {memory.strength:g}: the stored memory's, which a repeat never lowers"
+        )
     elif enriched is not None and enriched.why:
         notes.append(f"  strength {enriched.strength:g}: {'; '.join(enriched.why)}")
 
