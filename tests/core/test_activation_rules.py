@@ -1357,6 +1357,10 @@ def test_the_phrase_of_a_role_filled_by_name_holds_the_whole_name() -> None:
         ("We dropped nothing and flew from Berlin to Lisbon", None),  # a trip, no change
         ("Did you switch from tea to coffee?", None),  # asked
         ("I switched to Neovim", None),  # names no old value
+        ("I left Northwind and joined Contoso in October", "Northwind"),
+        ("I got laid off from Shopify, so I'm job hunting now", "Shopify"),
+        ("Dana resigned from Acme Corp in May", "Acme Corp"),
+        ("I got fired up from the game", None),  # no employer left
     ],
 )
 def test_a_change_names_the_value_it_left(text: str, left: str | None) -> None:

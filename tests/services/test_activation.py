@@ -690,6 +690,23 @@ def test_news_of_a_job_school_or_employer_left_supersedes_the_fact_it_changes(
     assert mem.search("Where does Maya work these days?")[0].memory.id != job.id
 
 
+def test_an_employer_left_by_name_is_replaced_however_unlike_in_meaning(mem: Engram) -> None:
+    """ "I left Northwind and joined Contoso in October" stood at 0.36 to "I work at
+    Northwind as a data engineer", under the bar of meaning a replacement needs, and "where do
+    I work" listed only the old employer (a CLI probe). The name left is the evidence."""
+    job = mem.save("I work at Northwind as a data engineer")
+    mem.save("Northwind is hosting the team offsite in Lisbon")  # holds the name, is no job
+    mem.flush()
+    news = mem.save_result(Draft("I left Northwind and joined Contoso in October"))
+    assert news.supersedes == [job.id]
+    assert mem.search("where do I work")[0].memory.id == news.memory.id
+    laid_off = mem.save("I'm a frontend developer at Shopify")
+    mem.flush()
+    assert mem.save_result(Draft("I got laid off from Shopify last week")).supersedes == [
+        laid_off.id
+    ]
+
+
 def test_a_life_fact_said_anew_supersedes_the_value_it_replaces(mem: Engram) -> None:
     """ "I'm vegan now" (0.76 alike to "I'm vegetarian", no word shared) and "Rosa is my new
     boss" were linked to nothing, and search listed the old fact first (a probe). A move to

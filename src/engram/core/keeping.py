@@ -88,6 +88,8 @@ _REPLACED = re.compile(
     r"|\bpushed (?:back|to)\b|\bsold (?:my|our|the)\b"
     # a place left, by name; a title's "Left" is none ("The Left Hand of Darkness", a probe)
     r"|\b(?-i:left|leaving) (?-i:[A-Z])|^\W*(?-i:Left|Leaving) (?-i:[A-Z])"
+    # an employer left against one's will, or for good: "I got laid off from Shopify"
+    r"|\b(?:laid off|let go|fired|resigned|retired) from (?-i:[A-Z])"
     # a number that changed: "My rent went up to $2,400", "upped my dose to 20mg" (a probe)
     r"|\b(?:went|goes|gone) (?:up|down) to [$€£]?\d|\b(?:upped|raised|lowered|increased|"
     r"decreased|reduced) (?:[\w'-]+ ){0,4}?to [$€£]?\d"

@@ -14,7 +14,7 @@ from engram.core.keeping import (
     may_be_news,
     replaces_a_fact,
 )
-from engram.core.life_facts import same_life_fact, states_now
+from engram.core.life_facts import attributes, same_life_fact, states_now
 from engram.core.models import Memory, Relation, Status, new_id
 from engram.core.whose import about_other_people
 from engram.services.context import Context
@@ -128,12 +128,23 @@ def facts_replaced(text: str, similar: Sequence[SimilarMemory]) -> list[SimilarM
     """Of the `similar` memories, most similar first, those `text` is news about: from
     `SUPERSEDE_SIMILAR` up, and `replaces_a_fact`."""
     left = named_old_value(text)
-    alike = [s for s in similar if s.similarity >= SUPERSEDE_SIMILAR]
     # A change naming the value it left replaces a fact holding that value, or none: not one
     # alike in other ways ("…because of her knee" is 0.56 alike to the knee's news, the
     # badminton fact 0.33; "We switched Atlas CI from Jenkins to GitHub Actions" replaced
-    # "Atlas launch date is set for February 2", 0.45, in a probe).
-    candidates = alike if left is None else [s for s in alike if holds_value(s.content, left)]
+    # "Atlas launch date is set for February 2", 0.45, in a probe). Where the value is held by
+    # a life fact, the value is the evidence, and any memory the save reports as similar will
+    # do: "I left Northwind and joined Contoso" stood at 0.36 to "I work at Northwind as a data
+    # engineer" (a CLI probe), and at 0.39 to "Northwind is hosting the team offsite".
+    candidates = [
+        s
+        for s in similar
+        if (s.similarity >= SUPERSEDE_SIMILAR and left is None)
+        or (
+            left is not None
+            and holds_value(s.content, left)
+            and (s.similarity >= SUPERSEDE_SIMILAR or bool(attributes(s.content)))
+        )
+    ]
     replaced = [old for old in candidates if replaces_a_fact(text, old.similarity, old.content)]
     # A change replaces how something is, before what happened: "Iris switched to Sunflower
     # Montessori" superseded "Took Iris to the park after preschool", more alike to it than
