@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from engram import Engram
+from engram import Draft, Engram
 from engram.cli.main import cli
 from engram.errors import StoreError
 from engram.storage.sqlite.sql import interruptible, store_error
@@ -53,6 +53,29 @@ def test_a_damaged_page_is_reported_and_writes_stop(pristine: Path, tmp_path: Pa
             mem.search("gardens")
         with pytest.raises(StoreError, match="is damaged"):  # no more writes from here on
             mem.save("a new memory on a damaged file")
+
+
+def test_damage_found_by_a_saves_similar_report_is_its_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Damaged pages of the stored vectors, read by a save's similar report while the memory
+    was written: the save logged a traceback, its vector was tried four times a second apart,
+    and it said "Saved" (a CLI probe). It is the save's error now, and nothing is retried."""
+    path = tmp_path / "vectors.db"
+    with Engram.open(str(path)) as mem:
+        mem.save_many([Draft(f"note {i} about gardens, boats and the weather") for i in range(300)])
+    with sqlite3.connect(path) as conn:
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        rows = conn.execute("SELECT pageno FROM dbstat WHERE name = 'memory_vectors'")
+        pages = [p for (p,) in rows]
+    with path.open("r+b") as f:
+        for page in pages:
+            f.seek((page - 1) * size)
+            f.write(b"\xde\xad\xbe\xef" * (size // 4))
+    with Engram.open(str(path)) as mem, pytest.raises(StoreError, match="is damaged"):
+        mem.save("I moved my boat to the harbour in Lisbon")
+    assert "trying again" not in caplog.text
+    assert not [r for r in caplog.records if r.exc_info]  # no traceback in the log
 
 
 def test_the_cli_says_so_without_a_traceback(pristine: Path, tmp_path: Path) -> None:

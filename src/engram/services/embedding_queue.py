@@ -20,7 +20,7 @@ import time
 import weakref
 from collections.abc import Callable, Sequence
 
-from engram.errors import StoreError
+from engram.errors import DamagedStoreError, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -220,13 +220,16 @@ class EmbeddingQueue:
     def _retry_later(self, batch: Sequence[Item], catching_up: bool, exc: StoreError) -> bool:
         """A store error (another process held the store past the busy timeout) is passing:
         the batch is tried again after a pause, a few times. It was dropped at once, and the
-        memories stayed unfindable by meaning until the next start. True if it will be."""
+        memories stayed unfindable by meaning until the next start. A damaged store is not
+        passing: it was tried four times, a second apart, before a command could end (a
+        probe). True if it will be."""
+        passing = not isinstance(exc, DamagedStoreError)
         with self._cond:
             if catching_up:
                 self._catch_up_failures += 1
-                again = self._catch_up_failures <= RETRIES
+                again = passing and self._catch_up_failures <= RETRIES
             else:
-                again = all(self._tries.get(ident, 0) < RETRIES for ident, _ in batch)
+                again = passing and all(self._tries.get(ident, 0) < RETRIES for ident, _ in batch)
                 if again:
                     for ident, _ in batch:
                         self._tries[ident] = self._tries.get(ident, 0) + 1

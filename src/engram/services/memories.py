@@ -25,7 +25,7 @@ from engram.core.models import (
 from engram.core.scoring import memory_score, review_priority, score
 from engram.core.timeutil import to_epoch
 from engram.core.wording import counted
-from engram.errors import NotFoundError, ValidationError
+from engram.errors import DamagedStoreError, NotFoundError, ValidationError
 from engram.services import merged_use, repeats, save_report
 from engram.services import validation as check
 from engram.services.context import Context
@@ -169,6 +169,12 @@ class MemoryService:
             return SaveResult(memory=memory, action="saved", enrichment=added)
         try:
             found = near.result()  # before queueing: the background worker reuses the vector
+        except DamagedStoreError as exc:
+            # Found while the memory was written: said as the error it is, not as a traceback
+            # in the log before "Saved" (a probe), and no vector is queued for a damaged file.
+            raise DamagedStoreError(
+                f"{exc} (the memory {memory.id} was written just before the damage was found)"
+            ) from exc
         except Exception:  # the memory is saved: its vector is computed again in the queue
             log.exception("embedding the new memory for its similar report failed")
             found = []
