@@ -57,6 +57,10 @@ def test_search_errors_name_its_options(store: Path) -> None:
         "Error: --window-days"
     )
     assert error_of(store, "search", "atlas", "--min-score", "-1").startswith("Error: --min-score")
+    # the length as well as the limit, as for content (it said only "exceeds 1000": a probe)
+    assert error_of(store, "search", "word " * 300).startswith(
+        "Error: QUERY: is 1,500 characters; the limit is 1,000"
+    )
 
 
 @pytest.mark.parametrize(
@@ -253,7 +257,7 @@ def test_save_reads_stdin_in_the_encoding_its_byte_order_mark_names(store: Path)
         (["   "], "Error: CONTENT: must be non-blank text"),
         (["x", "--strength", "5"], "Error: --strength: must be between"),
         (["x", "--tag", " "], "Error: --tag: entries must be non-blank"),
-        (["x", "--episode", "e" * 2000], "Error: --episode: exceeds"),
+        (["x", "--episode", "e" * 2000], "Error: --episode: is 2,000 characters; the limit is 200"),
     ],
 )
 def test_a_refused_save_leaves_no_new_store_behind(

@@ -104,7 +104,9 @@ async def test_a_bad_prompt_argument_is_named_not_a_rendering_failure(tmp_path: 
     async with running_server(tmp_path / "home") as s:
         with pytest.raises(MCPError) as long_topic:
             await s.session.get_prompt("recall_context", {"topic": "x" * 5000})
-        assert "recall_context: topic: exceeds 1000 characters" in str(long_topic.value)
+        assert "recall_context: topic: is 5,000 characters; the limit is 1,000" in str(
+            long_topic.value
+        )
         for blank in ("", "   "):  # listed the latest memories as "about ''"
             with pytest.raises(MCPError) as empty:
                 await s.session.get_prompt("recall_context", {"topic": blank})

@@ -411,7 +411,7 @@ def test_an_episode_name_has_a_limit_every_backend_can_index(mem: Engram) -> Non
     index with a StoreError; the limit is now one every backend keeps."""
     kept = mem.save_result(Draft(content="a long-named chat", episode="会" * 200)).memory
     assert mem.get(kept.id).episode == "会" * 200
-    with pytest.raises(ValidationError, match="episode: exceeds 200 characters"):
+    with pytest.raises(ValidationError, match="episode: is 201 characters; the limit is 200"):
         mem.save_result(Draft(content="too long a name", episode="会" * 201))
 
 

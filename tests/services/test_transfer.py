@@ -366,7 +366,8 @@ def test_cortexgraph_import_skips_records_no_backend_can_store(mem: Engram, tmp_
     assert reasons["odd id \\ud800"].startswith("id: must be valid Unicode")
     assert reasons["note"].startswith("promoted_to: must be valid Unicode")
     assert reasons["nul"].startswith("promoted_to: must not contain NUL")
-    assert reasons["long"].startswith("promoted_to: exceeds 1000 characters")
+    assert reasons["long"].startswith("promoted_to: is ")
+    assert reasons["long"].endswith("characters; the limit is 1,000")
     assert reasons["future"].startswith("created_at: must not be more than a day later than now")
     assert report.relations_imported == 0 and len(report.skipped_records) == 10
     assert any(s.reason.startswith("not valid JSON") for s in report.skipped_records)

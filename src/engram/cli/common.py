@@ -242,14 +242,16 @@ def global_options_first(args: Sequence[str]) -> list[str]:
 def options_named(options: dict[str, str]) -> Iterator[None]:
     """Errors of the block name this command's options, not the Python API's parameters the
     service names (`merged_content: ...` is `--content: ...` here), in the field and in the
-    reason (`auto_detect=true` is `--auto`)."""
+    reason (`auto_detect=true` is `--auto`). A name that is a plain word ("limit") is renamed
+    in the reason only as a flag (`name=true`): "the limit is 1,000" said "the --limit is"."""
     try:
         yield
     except ValidationError as exc:
         reason = exc.reason
         for name in sorted(options, key=len, reverse=True):  # memory_ids before memory_id
             option = options[name]
-            reason = re.sub(rf"\b{name}(=true)?\b", option, reason)
+            spelled = rf"\b{name}(=true)?\b" if "_" in name else rf"\b{name}=true\b"
+            reason = re.sub(spelled, option, reason)
         raise ValidationError(options.get(exc.field, exc.field), reason) from None
 
 

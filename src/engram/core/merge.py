@@ -442,5 +442,5 @@ def undo_refusal(
         return None
     return (
         f"{ident} was {' and '.join(lost)} after the merge; undoing deletes it and that work "
-        "with it. Undo with force to do it anyway"
+        "with it. Undo with force=true to do it anyway"
     )

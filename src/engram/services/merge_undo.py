@@ -46,7 +46,7 @@ def undo_merge(ctx: Context, ident: str, force: bool) -> UndoResult:
         raise ValidationError(
             "merged_id",
             f"{gone[0]} was deleted since the merge and {ident} holds the only copy of "
-            "what it said: undoing would delete that. Undo with force to do it anyway",
+            "what it said: undoing would delete that. Undo with force=true to do it anyway",
         )
 
     def restore(m: Memory) -> tuple[Memory, Schedule] | None:

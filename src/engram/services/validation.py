@@ -71,9 +71,15 @@ def content(value: str, field: str = "content") -> str:
         raise ValidationError(field, f"must be text, not {type(value).__name__}")
     if blank(value):
         raise ValidationError(field, "must be non-blank text")
-    if len(value) > MAX_CONTENT:
-        raise ValidationError(field, f"is {len(value):,} characters; the limit is {MAX_CONTENT:,}")
-    return storable(value, field)
+    return storable(at_most(value, MAX_CONTENT, field), field)
+
+
+def at_most(value: str, limit: int, field: str) -> str:
+    """`value`, if it is at most `limit` characters long; the error says both numbers (a query
+    over the limit said only the limit: a probe)."""
+    if len(value) > limit:
+        raise ValidationError(field, f"is {len(value):,} characters; the limit is {limit:,}")
+    return value
 
 
 def labels(values: Iterable[str] | None, field: str, most: int, longest: int) -> tuple[str, ...]:
@@ -120,18 +126,16 @@ def short_text(value: str | None, field: str) -> str | None:
     """A source or context: a blank one is none, as an empty one is (it was kept as typed)."""
     if value is None:
         return None
-    storable(value, field)
-    if len(value) > MAX_TEXT_FIELD:
-        raise ValidationError(field, f"exceeds {MAX_TEXT_FIELD} characters")
-    return storable(value, field) if value.strip() else None
+    at_most(storable(value, field), MAX_TEXT_FIELD, field)
+    return value if value.strip() else None
 
 
 def episode(value: str | None, field: str = "episode") -> str | None:
     """An episode names a conversation (a session id, a file name): at most MAX_EPISODE
     characters, as PostgreSQL indexes it whole (a b-tree key stops at 2,704 bytes, and 1,000
     Chinese characters were refused there)."""
-    if value is not None and len(storable(value, field)) > MAX_EPISODE:
-        raise ValidationError(field, f"exceeds {MAX_EPISODE} characters")
+    if value is not None:
+        at_most(storable(value, field), MAX_EPISODE, field)
     return value if value is None or value.strip() else None  # a blank one is none
 
 
@@ -251,10 +255,7 @@ def limit(value: int, field: str = "limit", most: int = MAX_LIMIT) -> int:
 def query(value: str | None, field: str = "query") -> str | None:
     if value is None:
         return None
-    storable(value, field)
-    if len(value) > MAX_QUERY:
-        raise ValidationError(field, f"exceeds {MAX_QUERY} characters")
-    return storable(value, field)
+    return at_most(storable(value, field), MAX_QUERY, field)
 
 
 def positive(value: float | None, field: str) -> float | None:
