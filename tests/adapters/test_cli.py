@@ -404,6 +404,10 @@ def test_delete_skips_unknown_ids_and_lists_what_it_deleted(db: Path) -> None:
     # Nothing to delete said "Deleted 0 memories: " and stopped mid-sentence.
     none = ok(run(db, "delete", memory_id, "missing-id")).stdout
     assert "Deleted 0 memories (no memory has the ids " in none and "missing-id)" in none
+    # one mistyped id among several was not said (a probe)
+    other = save(db, "delete me too")
+    said = ok(run(db, "delete", other[:8], "nope-id")).stdout
+    assert f"Deleted 1 memory: {other} (no memory has the id nope-id)" in said
 
 
 # -- maintenance ----------------------------------------------------------------------------
@@ -1133,6 +1137,20 @@ def test_the_pipeline_from_the_shell(db: Path) -> None:
     assert "why" in trail.output.splitlines()[2]  # a column of its own
     refused = run(db, "consolidate", "apply", plan["plan_id"])
     assert refused.exit_code != 0 and "was applied already" in refused.output
+
+
+def test_a_dry_run_that_only_reports_says_there_is_nothing_to_apply(
+    db: Path, now: datetime
+) -> None:
+    """A plan of reports alone (memories at risk) said "apply this plan with …": applying it
+    changed nothing, and applying it again was refused (a CLI probe)."""
+    with Engram.open(str(db), clock=FixedClock(now - timedelta(days=9))) as engram:
+        engram.save("The spare key is under the blue flowerpot")  # in the danger zone now
+    plan = run_json(db, "consolidate", "pipeline", "--agent", "DecayAnalyzer")
+    assert [s["action"] for s in plan["steps"]] == ["at_risk"]
+    shown = ok(run(db, "consolidate", "pipeline", "--agent", "DecayAnalyzer")).stdout
+    assert "Dry run: nothing to apply, the plan only reports" in shown
+    assert "apply this plan" not in shown
 
 
 @pytest.mark.parametrize("hours", ["inf", "1e308", "3000000", "nan", "0", "-1", "1e-9", "0.01"])

@@ -31,7 +31,7 @@ from engram.cli.common import (
 from engram.clock import pause
 from engram.core.wording import counted
 from engram.errors import StoreError
-from engram.services.agents import AGENTS
+from engram.services.agents import AGENTS, CHANGING
 from engram.services.pipeline import AUDIT_MAX, AuditTrail, PipelineResult, PipelineService
 from engram.services.results import ClusterResult, ClusterView, ConsolidateResult, KeepApartResult
 
@@ -294,8 +294,10 @@ def render_pipeline(out: Console, result: PipelineResult) -> None:
             say(out, f"… {more:,} more: `engram consolidate audit --plan {result.plan_id}`")
     for note in result.notes:
         say(out, f"note: {note}")
-    if result.dry_run and result.steps:
+    if result.dry_run and any(step.action in CHANGING for step in result.steps):
         say(out, f"Dry run: apply this plan with `engram consolidate apply {result.plan_id}`.")
+    elif result.dry_run and result.steps:  # applying it changed nothing, then was refused
+        say(out, "Dry run: nothing to apply, the plan only reports (memories at risk, clusters).")
 
 
 def render_audit(out: Console, trail: AuditTrail) -> None:

@@ -404,11 +404,14 @@ def delete(state: State, ids: tuple[str, ...], archive: bool) -> None:
 
 
 def render_delete(out: Console, result: DeleteResult, ids: Sequence[str]) -> None:
+    """What was done, and the ids typed that name no memory (skipped, as documented): one
+    mistyped among several went unsaid (a probe)."""
     done = f"{result.action.capitalize()} {counted(result.count, 'memory')}"
+    unknown = [t for t in dict.fromkeys(ids) if not any(m.startswith(t) for m in result.memory_ids)]
     if result.memory_ids:
         done += ": " + ", ".join(result.memory_ids)
-    else:  # every id unknown: skipped, as documented
-        done += f" (no memory has the id{'s' if len(ids) > 1 else ''} {', '.join(ids)})"
+    if unknown:
+        done += f" (no memory has the id{'s' if len(unknown) > 1 else ''} {', '.join(unknown)})"
     say(out, "\n".join([done, *result.left_behind]))
 
 
