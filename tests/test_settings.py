@@ -823,6 +823,18 @@ def test_a_misspelled_engram_variable_names_the_closest_setting(
     assert "CORTEXGRAPH_NO_SUCH_THING is not read: Engram has no setting" in told
 
 
+def test_a_variable_like_no_setting_is_not_told_it_meant_one(
+    monkeypatch: pytest.MonkeyPatch, notices: Callable[[], str]
+) -> None:
+    """Compared with its prefix, every ENGRAM_ name was close to some setting: a probe's
+    ENGRAM_BOGUS_SETTING was asked whether it meant ENGRAM_LOG_LEVEL."""
+    monkeypatch.setenv("ENGRAM_BOGUS_SETTING", "1")
+    load_settings()
+    told = notices()
+    assert "ENGRAM_BOGUS_SETTING is not an Engram setting and is ignored" in told
+    assert "did you mean" not in told
+
+
 def test_unknown_override_is_refused_with_the_name_it_may_mean() -> None:
     """A probe: `Engram.open(..., decay_betta=0.5)` was not told of decay_beta."""
     with pytest.raises(ConfigError, match=r"unknown setting.*did you mean decay_beta"):

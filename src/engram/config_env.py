@@ -65,8 +65,10 @@ def seed_variable(name: str, environ: Collection[str]) -> str | None:
 
 
 def warn_unknown(environ: Collection[str], settings: Collection[str]) -> None:
-    """A warning for each `ENGRAM_*` variable that names no setting, with the closest one."""
-    names = sorted(ENV_PREFIX + s.upper() for s in settings)
+    """A warning for each `ENGRAM_*` variable that names no setting, with the closest one:
+    compared without the prefix every name shares, which made any name close to some setting
+    (ENGRAM_BOGUS_SETTING "meant" ENGRAM_LOG_LEVEL: a probe)."""
+    names = sorted(s.upper() for s in settings)
     for var in sorted(environ):
         if (
             not var.startswith(ENV_PREFIX)
@@ -74,8 +76,8 @@ def warn_unknown(environ: Collection[str], settings: Collection[str]) -> None:
             or var[len(ENV_PREFIX) :].lower() in settings
         ):
             continue
-        close = difflib.get_close_matches(var, names, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]}?" if close else ""
+        close = difflib.get_close_matches(var[len(ENV_PREFIX) :], names, n=1, cutoff=0.6)
+        hint = f"; did you mean {ENV_PREFIX}{close[0]}?" if close else ""
         tell(f"{var} is not an Engram setting and is ignored{hint}")
 
 

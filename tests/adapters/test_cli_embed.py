@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from engram import Engram
+from engram import Draft, Engram
 from engram.cli.main import cli
 from engram.embeddings.minilm import MODEL_ID
 
@@ -60,3 +60,16 @@ def test_embed_for_people_says_what_to_do(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--store", str(db), "embed"], catch_exceptions=False)
     assert "0 of 1 memory has a vector" in result.stdout
     assert "engram embed --backfill" in result.stdout
+
+
+def test_embed_writes_both_counts_alike(tmp_path: Path) -> None:
+    """ "2000 of 2,000 memories have a vector": one count with a separator, one without (a
+    probe)."""
+    db = tmp_path / "e.db"
+    with Engram.open(str(db), embedding_model="none") as mem:
+        mem.save_many([Draft(f"note {i} about boats") for i in range(1_000)])
+    result = CliRunner().invoke(
+        cli, ["--store", str(db), "embed", "--backfill"], catch_exceptions=False
+    )
+    assert "Embedded 1,000 memories." in result.stdout
+    assert "1,000 of 1,000 memories have a vector." in result.stdout

@@ -66,7 +66,7 @@ def render(out: Console, result: BackfillResult, backfilled: bool) -> None:
         say(out, f"Embedded {counted(result.embedded, 'memory')}.")
     verb = "has" if status.memories == 1 else "have"  # "0 of 1 memory has a vector"
     total = counted(status.memories, "memory")
-    say(out, f"Model {status.model_id}: {have} of {total} {verb} a vector.")
+    say(out, f"Model {status.model_id}: {have:,} of {total} {verb} a vector.")
     for model, count in status.vectors.items():
         if model != status.model_id:
             verb = "is" if count == 1 else "are"
