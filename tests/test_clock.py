@@ -42,6 +42,14 @@ def test_a_naive_start_is_refused() -> None:
     assert FixedClock(datetime(2026, 1, 1, tzinfo=UTC)).advance(days=2).day == 3
 
 
+def test_a_clock_moves_by_a_timedelta_too() -> None:
+    """`clock.advance(timedelta(days=1))` was a TypeError from Python (a probe)."""
+    clock = FixedClock(datetime(2026, 1, 1, tzinfo=UTC))
+    assert clock.advance(timedelta(days=1), hours=12) == datetime(2026, 1, 2, 12, tzinfo=UTC)
+    with pytest.raises(ValidationError, match="by: must be a timedelta"):
+        clock.advance(3)  # type: ignore[arg-type]
+
+
 def test_a_clock_that_is_no_clock_is_refused_by_name(tmp_path: Path) -> None:
     """`clock=time.time` was accepted, then every save failed with an AttributeError."""
     with pytest.raises(ValidationError, match="clock: must be a function"):

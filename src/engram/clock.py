@@ -29,10 +29,13 @@ class FixedClock:
     def __call__(self) -> datetime:
         return self.now
 
-    def advance(self, **delta: float) -> datetime:
-        """Move on by elapsed time, whatever the start's time zone: an hour is an hour across a
-        daylight-saving change (arithmetic on a zoned datetime moves its wall clock instead)."""
-        moved = self.now.astimezone(UTC) + timedelta(**delta)
+    def advance(self, by: timedelta | None = None, **delta: float) -> datetime:
+        """Move on by elapsed time, given as a timedelta or as its keywords (`days=3`), whatever
+        the start's time zone: an hour is an hour across a daylight-saving change (arithmetic
+        on a zoned datetime moves its wall clock instead)."""
+        if by is not None and not isinstance(by, timedelta):
+            raise ValidationError("by", f"must be a timedelta, not {type(by).__name__}")
+        moved = self.now.astimezone(UTC) + (by or timedelta()) + timedelta(**delta)
         self.now = moved.astimezone(self.now.tzinfo)
         return self.now
 
