@@ -29,7 +29,7 @@ class FixedClock:
     def __call__(self) -> datetime:
         return self.now
 
-    def advance(self, by: timedelta | None = None, **delta: float) -> datetime:
+    def advance(self, by: timedelta | None = None, /, **delta: float) -> datetime:
         """Move on by elapsed time, given as a timedelta or as its keywords (`days=3`), whatever
         the start's time zone: an hour is an hour across a daylight-saving change (arithmetic
         on a zoned datetime moves its wall clock instead)."""
