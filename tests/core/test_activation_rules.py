@@ -1171,6 +1171,14 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
     )
     bumped = "Bumped the project to Python 3.12"
     assert replaces_a_fact("Bumped the project to Python 3.13", similarity=0.9, old=bumped)
+    # a preference turned from what the fact holds, said as news (an MCP probe's drinks
+    # question ranked the coffee first); a taste alone, or someone else's, is no news of it
+    coffee = "I drink coffee every morning, black"
+    assert replaces_a_fact("Actually I prefer tea over coffee these days", 0.53, old=coffee)
+    assert replaces_a_fact("I now prefer green tea to coffee", 0.5, old=coffee)
+    assert not replaces_a_fact("I prefer tea over coffee", 0.53, old=coffee)
+    assert not replaces_a_fact("Many people now prefer tea over coffee", 0.5, old=coffee)
+    assert not replaces_a_fact("Actually I prefer coffee over tea now", 0.6, old=coffee)
     # a part of a time is no value: "end" was where the deadline already stood (an MCP probe)
     deadline = "Atlas deadline is end of Q3 2025."
     assert replaces_a_fact("Atlas deadline moved to end of Q4 2025.", similarity=0.92, old=deadline)

@@ -690,6 +690,17 @@ def test_news_of_a_job_school_or_employer_left_supersedes_the_fact_it_changes(
     assert mem.search("Where does Maya work these days?")[0].memory.id != job.id
 
 
+def test_a_preference_turned_from_a_habit_supersedes_it(mem: Engram) -> None:
+    """ "I prefer tea over coffee now, mostly green tea" replaced nothing (0.54 alike to the
+    flat white), and "what do I drink in the morning?" listed the coffee first (an MCP probe)."""
+    habit = mem.save("My favourite coffee is a flat white with oat milk")
+    mem.flush()
+    news = mem.save_result(Draft("I prefer tea over coffee now, mostly green tea"))
+    assert news.supersedes == [habit.id]
+    hits = mem.search("what do I drink in the morning?", limit=2)
+    assert [h.memory.id for h in hits] == [news.memory.id, habit.id]
+
+
 def test_an_employer_left_by_name_is_replaced_however_unlike_in_meaning(mem: Engram) -> None:
     """ "I left Northwind and joined Contoso in October" stood at 0.36 to "I work at
     Northwind as a data engineer", under the bar of meaning a replacement needs, and "where do

@@ -36,6 +36,30 @@ _LEFT_OLD = re.compile(
 )
 
 
+# A preference turned from one thing to another: "I prefer tea over coffee these days" leaves
+# coffee. Only a word or two on each side: "prefer" starts a clause of its own.
+_NOT_OF_A_THING = (
+    r"(?!(?:these|now|nowadays|lately|anymore|since|because|and|but|as|at|in|on|for|with)\b)"
+)
+_PREFERS_OVER = re.compile(
+    # the user's own ("I now prefer", "User prefers"), not "many people prefer the Caribbean
+    # over Greece", nor "prefer not to sit", nor "you prefer it over coconut oil" (REALTALK)
+    r"\b(?:i|we|user)\s+(?:(?:now|actually|really|much|also|definitely)\s+)?"
+    r"prefer(?:s|red)?\s+(?!(?:not|to|it|them|this|that|one)\b)"
+    r"(?P<new>[\w'-]+(?:\s+[\w'-]+)?)\s+"
+    r"(?:over|to|rather than|instead of)\s+(?:the\s+|my\s+)?"
+    rf"(?P<old>[\w'-]+(?:\s+{_NOT_OF_A_THING}[\w'-]+)?)",
+    re.IGNORECASE,
+)
+
+
+def preference_turned(text: str) -> tuple[str, str] | None:
+    """(the thing left, the thing preferred) of a preference between two ("I prefer tea over
+    coffee now": coffee, tea), or None."""
+    found = _PREFERS_OVER.search(plain(text))
+    return None if found is None else (found.group("old"), found.group("new"))
+
+
 def named_old_value(text: str) -> str | None:
     """The value a statement of change says it left ("badminton" of "Priya switched from
     badminton to pickleball", "Lumen Health" of "…; leaving Lumen Health"), or None: the
@@ -44,7 +68,7 @@ def named_old_value(text: str) -> str | None:
     if "?" in text:
         return None
     said = plain(text)
-    found = _FROM_OLD.search(said) or _LEFT_OLD.search(said)
+    found = _FROM_OLD.search(said) or _LEFT_OLD.search(said) or _PREFERS_OVER.search(said)
     return None if found is None else found.group("old")
 
 

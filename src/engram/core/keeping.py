@@ -13,6 +13,7 @@ from engram.core.fact_values import (
     holds_value,
     named_new_value,
     named_old_value,
+    preference_turned,
     stated_values,
     value_swapped,
 )
@@ -178,6 +179,8 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
         return True
     if old and says_a_change(said) and _corrects_its_value(said, old):
         return True
+    if old and _turned_from(said, old):
+        return True
     if old and _life_fact_anew(said, old):
         return True
     if old and _died(said) in names_in(old):
@@ -248,6 +251,21 @@ def _corrects_its_value(text: str, old: str) -> bool:
         return False
     values = fact_terms(swap[0]) | fact_terms(swap[1])
     return bool((fact_terms(text) & fact_terms(old)) - values)
+
+
+def _turned_from(text: str, old: str) -> bool:
+    """Whether a statement says, as news, that a preference turned from what `old` holds:
+    "Actually I prefer tea over coffee these days" of "I drink coffee every morning, black"
+    (0.53 alike, no value swapped in place: an MCP probe's drinks question ranked coffee
+    first). Said as news ("actually", "now", "these days"): "I prefer tea over coffee" alone is
+    a taste, which a coffee habit may well go with."""
+    turned = preference_turned(text)
+    return (
+        turned is not None
+        and (says_a_change(text) or _NOW.search(text) is not None)
+        and holds_value(old, turned[0])
+        and not holds_value(old, turned[1])
+    )
 
 
 def _another_life_fact(text: str, old: str) -> bool:
