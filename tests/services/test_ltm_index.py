@@ -117,8 +117,15 @@ def test_list_show_and_open_read_the_vault(ltm: tuple[Engram, Path]) -> None:
     # its note deleted by hand: the way to write it again is said (a probe)
     assert promoted is not None
     (vault / promoted).unlink()
-    with pytest.raises(NotFoundError, match=f"promote memory {m.id} again"):
+    with pytest.raises(NotFoundError, match=f"was deleted from the vault: promote memory {m.id}"):
         mem.app.ltm.open_memory(m.id)
+    # the user's own note written under its name is not its note: it was shown as the
+    # memory's (a vault probe: an assistant read the user's private text as the memory's note)
+    write_note(vault, promoted, "# My own note\nprivate text of the user")
+    mem.index_ltm()
+    with pytest.raises(NotFoundError, match="no longer this memory's note") as refused:
+        mem.app.ltm.open_memory(m.id)
+    assert "private text" not in str(refused.value)
     with pytest.raises(ValidationError, match="path"):
         mem.app.ltm.show("../outside.md")
 

@@ -175,7 +175,11 @@ def render_status(out: Console, status: VaultStatus) -> None:
     else:
         say(out, "  the index is up to date")
     for ident in status.orphaned:
-        say(out, f"  memory {ident} is promoted but its note is gone (promote it again)")
+        say(
+            out,
+            f"  memory {ident} is promoted but has no note (deleted, or the file names "
+            "another): promote it again",
+        )
     for path in status.unclaimed:
         say(out, f"  {path} names a memory deleted since: delete the note, or keep it as yours")
     for path in status.strays:

@@ -11,6 +11,7 @@ between notes.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -38,7 +39,7 @@ from engram.vault.index import (
     scan,
 )
 from engram.vault.index import digest as content_digest
-from engram.vault.owner import note_of
+from engram.vault.owner import note_exists, note_of
 from engram.vault.render import CONFLICT_TAG
 from engram.vault.writer import VaultFiles, check_relative
 
@@ -509,14 +510,23 @@ class LtmService:
                 f"{ident} is {memory.status.value} and was never promoted: it has no note "
                 "(promote it first)",
             )
-        path = self.note_path(memory) or memory.promoted_to
-        try:
-            return self.show(path)
-        except NotFoundError:
-            # "note not found" alone left the user to guess the fix (a probe)
-            raise NotFoundError(
-                "note", path, f"deleted from the vault: promote memory {ident} again to rewrite it"
-            ) from None
+        path = self.note_path(memory)
+        if path is not None:
+            with contextlib.suppress(NotFoundError):  # deleted this moment: said below
+                return self.show(path)
+        # "note not found" alone left the user to guess the fix (a probe). A file at the
+        # recorded path that names another memory, or none, is not this one's note: shown, it
+        # served another memory's note, or the user's own (a vault probe).
+        recorded = memory.promoted_to
+        taken = note_exists(self.vault.files(), recorded)
+        why = (
+            "is no longer this memory's note (it names another memory, or none)"
+            if taken
+            else "was deleted from the vault"
+        )
+        raise NotFoundError(
+            "note", recorded, f"{why}: promote memory {ident} again to write its note"
+        )
 
     def promoted_memories(self) -> list[Memory]:
         """The promoted memories (up to MAX_PROMOTED), whole: what `status` and `vault import`
