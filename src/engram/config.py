@@ -333,7 +333,10 @@ def check_ltm_folder(value: str) -> str:
         raise ValueError("must be a folder path relative to the vault, e.g. Engram")
     for part in folder.split("/"):
         if part in ("", ".", "..") or part.startswith(".") or ends_badly(part):
-            raise ValueError(f"{part!r} is not allowed as a folder name (no '', '.', '..')")
+            raise ValueError(
+                f"{part!r} is not allowed as a folder name (not empty, '.' or '..', not hidden "
+                "(a leading '.'), no trailing dot or space)"
+            )
         if UNSAFE_CHARS.search(part) or _BREAKS_LINKS.search(part) or is_reserved(part):
             raise ValueError(f"{part!r} is not a portable folder name")
     return folder

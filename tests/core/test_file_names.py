@@ -40,3 +40,10 @@ def test_ordinary_names_pass_both(name: str) -> None:
 def test_reserved_and_badly_ending_names() -> None:
     assert is_reserved("LPT9.log") and is_reserved("prn") and not is_reserved("prnt")
     assert ends_badly("notes.") and ends_badly("notes ") and not ends_badly("notes")
+
+
+@pytest.mark.parametrize("name", [".hidden", "Engram.", "Notes "])
+def test_a_refused_folder_says_the_rule_it_breaks(name: str) -> None:
+    """ ".hidden" was refused as "(no '', '.', '..')", a rule it does not break (a probe)."""
+    with pytest.raises(ValueError, match=r"not hidden .*no trailing dot or space"):
+        check_ltm_folder(f"Memory/{name}/x")
