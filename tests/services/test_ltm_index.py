@@ -128,6 +128,12 @@ def test_list_show_and_open_read_the_vault(ltm: tuple[Engram, Path]) -> None:
     assert "private text" not in str(refused.value)
     with pytest.raises(ValidationError, match="path"):
         mem.app.ltm.show("../outside.md")
+    # files the index never reads as notes are no notes to show (a vault probe)
+    write_note(vault, ".obsidian/app.json", "{}")
+    write_note(vault, "Attachments/diagram.png", "PNG")
+    for other in (".obsidian/app.json", "Attachments/diagram.png"):
+        with pytest.raises(ValidationError, match=f"path: {other} is not a note"):
+            mem.app.ltm.show(other)
 
 
 def test_indexing_without_a_vault_explains_the_setting(

@@ -33,6 +33,7 @@ from engram.storage.protocol import Capability, Filter
 from engram.vault.index import (
     FileEntry,
     UnreadableNote,
+    a_note,
     parse_note,
     read_file,
     readable,
@@ -468,6 +469,8 @@ class LtmService:
         """A note by its path relative to the vault."""
         files = self.vault.files()
         clean = check_relative(path.strip(), "path", existing=True)
+        if not a_note(clean):  # `.obsidian/app.json` and a PNG were shown as notes (a probe)
+            raise ValidationError("path", f"{clean} is not a note (a .md file, not hidden)")
         target = files.resolve(clean, "path", existing=True)
         if not target.is_file():
             raise NotFoundError("note", clean)
@@ -517,16 +520,11 @@ class LtmService:
         # "note not found" alone left the user to guess the fix (a probe). A file at the
         # recorded path that names another memory, or none, is not this one's note: shown, it
         # served another memory's note, or the user's own (a vault probe).
-        recorded = memory.promoted_to
-        taken = note_exists(self.vault.files(), recorded)
-        why = (
-            "is no longer this memory's note (it names another memory, or none)"
-            if taken
-            else "was deleted from the vault"
-        )
-        raise NotFoundError(
-            "note", recorded, f"{why}: promote memory {ident} again to write its note"
-        )
+        recorded, again = memory.promoted_to, f"promote memory {ident} again to write its note"
+        if note_exists(self.vault.files(), recorded):
+            why = "is no longer this memory's note (it names another memory, or none)"
+            raise NotFoundError("note", recorded, f"{why}: {again}")
+        raise NotFoundError("note", recorded, f"was deleted from the vault: {again}")
 
     def promoted_memories(self) -> list[Memory]:
         """The promoted memories (up to MAX_PROMOTED), whole: what `status` and `vault import`

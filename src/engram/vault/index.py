@@ -60,6 +60,12 @@ class FileEntry:
 MAX_PATH_BYTES = 2_000
 
 
+def a_note(rel: str) -> bool:
+    """Whether a path relative to the vault is one a note may have, as `scan` finds them: a
+    `.md` file outside hidden folders (`.obsidian`, `.trash`)."""
+    return rel.lower().endswith(".md") and not any(p.startswith(".") for p in rel.split("/"))
+
+
 def scan(root: Path) -> list[FileEntry]:
     """Every `*.md` file under `root`, sorted by path, without following symlinks."""
     found: list[FileEntry] = []
