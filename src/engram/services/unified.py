@@ -103,7 +103,8 @@ def _rounded(value: float | None) -> float | None:
 
 class UnifiedResult(Result):
     """`vault` says what the notes side could see: `not configured` (memories only), `watched`
-    (a running server keeps the index in step), `up to date` (re-scanned just now), or
+    (a running server keeps the index in step), `up to date` (re-scanned just now, or within
+    ENGRAM_VAULT_REFRESH_SECONDS), or
     `unavailable` (the vault folder is not there now: notes as last indexed)."""
 
     count: int
