@@ -239,6 +239,10 @@ def test_a_memory_that_is_not_there_is_not_found(
         httpx2.get(f"{base}/ui/memory/nonexistent", cookies=cookies, timeout=10).status_code == 404
     )
     target = f"{base}/ui/memory/{m['other'].id}/delete"
+    # HEAD (`curl -I`, a no-cors fetch from another port) deleted it: it asks, as GET does
+    foreign = {"Origin": "http://evil.example"}
+    assert httpx2.head(target, cookies=cookies, headers=foreign, timeout=10).status_code == 200
+    assert httpx2.get(f"{base}/ui/memory/{m['other'].id}", cookies=cookies).status_code == 200
     assert httpx2.post(target, cookies=cookies, timeout=10).status_code == 303
     again = httpx2.post(target, cookies=cookies, timeout=10)
     assert again.status_code == 404 and m["other"].id in again.text

@@ -44,6 +44,8 @@ from engram.web.graph_page import graph_html
 COOKIE = "engram_ui"  # and the server's port: `cookie_name`
 SESSION_SECONDS = 12 * 3600.0  # a sign-in lasts a working day
 MAX_SESSIONS = 100  # signed-in browsers remembered at once
+# The methods that only read: any other changes something, and must come from this site.
+READS = frozenset({"GET", "HEAD"})
 ACTIONS = {
     "touch": "Touch (count a use: it fades more slowly)",
     "promote": "Promote to the vault (permanent)",
@@ -130,7 +132,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
                     asked = quote(_asked(request), safe="")
                     return RedirectResponse(f"{_base(request)}/login?next={asked}", 303)
                 return page(request, "login.html", 401, error="Sign in first.", signed_in=False)
-            if request.method == "POST" and not _same_origin(request):
+            if request.method not in READS and not _same_origin(request):
                 return page(request, "error.html", 403, message="Refused: another site.")
             try:
                 response: Response = await handler(request)
@@ -245,10 +247,12 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         )
 
     async def action(request: Request) -> Response:
+        """GET (and HEAD, which Starlette answers wherever GET is) asks to confirm; only a
+        POST acts."""
         ident, name = request.path_params["memory_id"], request.path_params["action"]
         if name not in ACTIONS:
             return page(request, "error.html", 404, message=f"No action {name!r}.")
-        if request.method == "GET":
+        if request.method in READS:  # HEAD as well: it ran the action (a probe)
             m, stays = await call(
                 lambda a: (
                     a.memories.get(ident),
