@@ -787,6 +787,20 @@ def test_bad_store_url_is_a_clean_error(tmp_path: Path) -> None:
     assert "Error: ENGRAM_STORAGE_PATH: unsupported store URL scheme" in from_setting.stderr
 
 
+def test_the_dashboard_does_not_open_a_mistyped_store(tmp_path: Path) -> None:
+    """It made the store and said "No memories yet" of it (a probe). In a process of its own,
+    with a timeout: a dashboard that starts serves until stopped."""
+    typo = tmp_path / "typo" / "x.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "engram.cli.main", "--store", str(typo), "ui", "--port", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and f"there is no store at {typo}" in done.stderr
+    assert not (tmp_path / "typo").exists()
+
+
 @pytest.mark.parametrize("command", [["search", "anything"], ["stats"], ["export"], ["gc"]])
 def test_a_mistyped_store_is_not_made_by_a_command_that_only_reads(
     tmp_path: Path, command: list[str]

@@ -18,11 +18,14 @@ from engram.cli.common import (
     State,
     fmt_score,
     given,
+    is_new_store,
+    location_named,
     open_app,
     options_named,
     output,
     pass_state,
     preview,
+    refuse_new_store,
     say,
     short_ids,
     show,
@@ -353,6 +356,10 @@ def serve(state: State, over_http: bool, host: str, port: int) -> None:
 def ui(state: State, host: str, port: int) -> None:
     """Open the local dashboard: search, memories with their decay curves, the review queue,
     promotion candidates, a gc preview, stats (sign in with `engram token show`)."""
+    with location_named("--store" if state.store is not None else None):
+        settings = state.settings()
+    if is_new_store(settings):  # a mistyped --store opened on an empty new store (a probe)
+        refuse_new_store(settings)
     _store_to_server(state)
     _server_module().serve_ui(host=host, port=port)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO, TypeVar, cast
+from typing import Any, NoReturn, TextIO, TypeVar, cast
 
 import click
 from pydantic import BaseModel
@@ -86,6 +86,22 @@ def progress_bar(state: State) -> Iterator[Progress]:
         yield update
 
 
+def is_new_store(settings: Settings) -> bool:
+    """Whether `settings` name a store that is not there yet (opening it would make one)."""
+    in_memory = settings.storage_path in (":memory:", "sqlite:///:memory:")
+    return not in_memory and not store_exists(settings.storage_path)
+
+
+def refuse_new_store(settings: Settings) -> NoReturn:
+    """The error of a command that reads a store, given one that is not there: a mistyped
+    --store made an empty one, which then said "No memories found"."""
+    raise ConfigError(
+        f"there is no store at {redact_url(settings.storage_path)} (check --store or "
+        "ENGRAM_STORAGE_PATH): `engram save`, `import`, `migrate`, `demo`, `vault "
+        "import --apply`, `index-ltm` and `serve` make one"
+    )
+
+
 @contextmanager
 def open_app(
     state: State,
@@ -104,14 +120,9 @@ def open_app(
     option = location_option or ("--store" if state.store is not None else None)
     with location_named(option):
         settings = state.settings(**extra)
-        in_memory = settings.storage_path in (":memory:", "sqlite:///:memory:")
-        new = not in_memory and not store_exists(settings.storage_path)
+        new = is_new_store(settings)
         if not create and new:
-            raise ConfigError(
-                f"there is no store at {redact_url(settings.storage_path)} (check --store or "
-                "ENGRAM_STORAGE_PATH): `engram save`, `import`, `migrate`, `demo`, `vault "
-                "import --apply`, `index-ltm` and `serve` make one"
-            )
+            refuse_new_store(settings)
         app = build_app(settings, clock=clock, check_vectors=check_vectors)
         if new and announce_new:
             # Said, so that a mistyped --store is seen at once: `--store /nonexistent/dir/x.db
