@@ -22,6 +22,9 @@ from typing import BinaryIO
 # near the limit got a temporary name past it, and could not be rewritten (audit).
 NAME_MAX = 255
 
+# Owner read/write only: the store's files, its token, and files that hold its memories.
+PRIVATE_FILE_MODE = 0o600
+
 
 @contextlib.contextmanager
 def replacing(

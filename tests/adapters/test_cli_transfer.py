@@ -4,6 +4,7 @@ end to end through click's CliRunner on real stores."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -299,6 +300,23 @@ def test_an_export_over_a_file_keeps_its_permissions_and_a_pipe_stays_a_pipe(
     fifo = tmp_path / "fifo"
     sent = through_a_fifo(fifo, lambda: ok(run(jsonl, "export", "--out", str(fifo))))
     assert [json.loads(line)["kind"] for line in sent.splitlines()] == ["memory", "end"]
+    # a new file holds the memories as the store does, as privately: the graph page was
+    # readable by every user of the machine (a probe); one written over keeps its own
+    old = os.umask(0o022)
+    try:
+        for args, made in (
+            (["export", "--out"], tmp_path / "new.jsonl"),
+            (["graph", "--html"], tmp_path / "graph.html"),
+        ):
+            ok(run(jsonl, *args, str(made)))
+            assert made.stat().st_mode & 0o777 == 0o600 and "hunter2" in made.read_text()
+        shared = tmp_path / "shared.jsonl"
+        shared.write_text("")
+        shared.chmod(0o644)
+        ok(run(jsonl, "export", "--out", str(shared)))
+        assert shared.stat().st_mode & 0o777 == 0o644
+    finally:
+        os.umask(old)
 
 
 @pytest.mark.parametrize("own", ["", "-wal", ".vectors.json"])

@@ -21,7 +21,7 @@ import secrets
 import socket
 from pathlib import Path
 
-from engram.atomic import write_atomically
+from engram.atomic import PRIVATE_FILE_MODE, write_atomically
 from engram.config import MAX_TOKEN, MIN_TOKEN, Settings, config_dir, usable_token
 from engram.errors import ConfigError
 from engram.web.routing import ASGIApp, Receive, Scope, Send
@@ -146,7 +146,7 @@ def _check_token_file(path: Path, token: str) -> None:
                 "read: make that file owner-only (chmod 600)"
             )
         try:
-            path.chmod(0o600)
+            path.chmod(PRIVATE_FILE_MODE)
         except PermissionError:
             raise ConfigError(
                 f"the HTTP token file {path} can be read by other users and this user cannot "
@@ -240,7 +240,7 @@ def _first_token(path: Path) -> str:
     a finished temporary file), so the loser reads the winner's."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileExistsError):
-        write_atomically(path, _new_token(), mode=0o600, place=os.link)
+        write_atomically(path, _new_token(), mode=PRIVATE_FILE_MODE, place=os.link)
     return _read_token(path)
 
 
@@ -257,5 +257,5 @@ def rotate_token(directory: Path | None = None) -> str:
         raise _token_is_a_folder(path)
     token = _new_token()
     # Owner-only from its first byte; a failed rotation leaves no stray copy behind.
-    write_atomically(path, token, mode=0o600)
+    write_atomically(path, token, mode=PRIVATE_FILE_MODE)
     return token.decode("utf-8").strip()

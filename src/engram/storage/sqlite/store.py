@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from engram.atomic import PRIVATE_FILE_MODE
 from engram.core.models import Memory, Schedule
 from engram.errors import RefusedDataError, StoreError
 from engram.storage.changes import apply_changes
@@ -513,7 +514,7 @@ def _check_creatable(path: Path) -> None:
     """Why a new store's file could not be made, in the system's words: SQLite says only
     "unable to open database file" (a folder without write permission, a read-only disk)."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
     except FileExistsError:
         return  # made meanwhile (another process): SQLite's own error says what failed
     except OSError as exc:
@@ -529,7 +530,7 @@ def _create_private(path: Path) -> None:
     made already (another process, a moment ago) is left as it is, and a path SQLite cannot
     create either is left for its own error."""
     with contextlib.suppress(OSError):
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE))
 
 
 def _mode_of(path: Path) -> int | None:
