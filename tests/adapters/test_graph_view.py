@@ -16,6 +16,8 @@ from engram.cli.main import cli
 from engram.web import graph_page
 
 HOSTILE = "</script><script>document.title='pwned'</script> & <b>bold</b>"
+# 400 memories of 49,000 characters made a page of 20 MB and tooltips 12,000 px tall (a probe)
+LONG = " ".join(f"sentence{i} of a very long memory." for i in range(500))
 
 
 def planted(db: Path) -> dict[str, Memory]:
@@ -26,10 +28,11 @@ def planted(db: Path) -> dict[str, Memory]:
         deploy = mem.save("Atlas deploys on Fridays", tags=["atlas", "ops"])
         old = mem.save("Old VPN endpoint", tags=["ops"])
         hostile = mem.save(HOSTILE)
+        long = mem.save(LONG)
         mem.archive([old.id])
         mem.create_relation(atlas.id, deploy.id, "supports", strength=0.8)
         mem.create_relation(hostile.id, atlas.id, "contradicts")
-    return {"atlas": atlas, "deploy": deploy, "old": old, "hostile": hostile}
+    return {"atlas": atlas, "deploy": deploy, "old": old, "hostile": hostile, "long": long}
 
 
 def hover_text(page: Page, memory_id: str) -> str:
@@ -61,12 +64,14 @@ def test_the_graph_page_draws_filters_and_fetches_nothing(
     page_file = tmp_path / "graph.html"
     result = CliRunner().invoke(cli, ["--store", str(db), "graph", "--html", str(page_file)])
     assert result.exit_code == 0, result.output
-    assert "4 memories and 2 relations" in result.output
-    assert "vis-network" in page_file.read_text()  # the library is inlined, not fetched
+    assert "5 memories and 2 relations" in result.output
+    written = page_file.read_text()
+    assert "vis-network" in written  # the library is inlined, not fetched
+    assert LONG[:1_900] in written and LONG[2_100:] not in written  # cut as a search hit is
 
     page, requested = browser_page
     page.goto(page_file.as_uri())
-    page.wait_for_function("document.body.dataset.rendered === '4 2'", timeout=30_000)
+    page.wait_for_function("document.body.dataset.rendered === '5 2'", timeout=30_000)
     assert requested == [page_file.as_uri()]  # nothing else: no CDN, no network
     assert page.title() == "Engram memory graph"  # the hostile memory ran nothing
     assert page.locator("#graph canvas").count() == 1
@@ -89,11 +94,13 @@ def test_the_graph_page_draws_filters_and_fetches_nothing(
     assert atlas_tip.startswith("Atlas runs on PostgreSQL 16")
     assert "tags: atlas" in atlas_tip and "entities: Atlas" in atlas_tip
     assert hover_text(page, m["hostile"].id).startswith(HOSTILE)
+    long_tip = hover_text(page, m["long"].id)
+    assert long_tip.startswith(LONG[:250]) and len(long_tip) < 400
 
     faded = "window.engramGraph.{}.get({{filter: x => x.faded}}).length"
     page.fill("#search", "postgresql")
     assert page.evaluate("document.body.dataset.matching") == "1"
-    assert page.evaluate(faded.format("nodes")) == 3
+    assert page.evaluate(faded.format("nodes")) == 4
     page.fill("#search", "")
     page.select_option("#status", "archived")
     assert page.evaluate("document.body.dataset.matching") == "1"
@@ -127,8 +134,8 @@ def test_with_json_the_command_prints_one_json_document(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == {
         "path": str(page_file),
-        "memories": 4,
+        "memories": 5,
         "relations": 2,
-        "total": 4,
+        "total": 5,
     }
     assert page_file.exists()

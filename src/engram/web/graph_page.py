@@ -20,7 +20,7 @@ from jinja2 import Environment, select_autoescape
 
 from engram.about import DISTRIBUTION
 from engram.errors import ConfigError
-from engram.services.results import GraphSnapshot
+from engram.services.results import GraphSnapshot, cut_for_answer
 
 VIS_DISTRIBUTION = "pyvis"
 VIS_DIR = "pyvis/lib/vis-9.1.2"
@@ -57,7 +57,9 @@ def graph_html(
         "nodes": [
             {
                 "id": m.id,
-                "content": m.content,
+                # cut as a search hit is: 400 memories of 49,000 characters made a page of
+                # 20 MB and tooltips 12,000 px tall (a probe)
+                "content": cut_for_answer(m.content),
                 "tags": list(m.tags),
                 "entities": list(m.entities),
                 "status": m.status.value,
