@@ -452,6 +452,9 @@ def test_a_memory_page_links_its_relations_and_archived_memories_can_be_searched
         gone = mem.save("The old office was on Baker Street")
         mem.archive([gone.id])
         long = mem.save("word " * 2_000)
+        hub = mem.save("The Atlas project")
+        for i in range(55):  # more than the page lists: it said nothing of the rest (a probe)
+            mem.create_relation(mem.save(f"Atlas detail {i}").id, hub.id, "supports")
     port, proc = start_ui(tmp_path, db)
     headers = {"Authorization": f"Bearer {TOKEN}"}
     base = f"http://127.0.0.1:{port}/ui"
@@ -466,6 +469,10 @@ def test_a_memory_page_links_its_relations_and_archived_memories_can_be_searched
         page = httpx2.get(f"{base}/memory/{long.id}", headers=headers, timeout=30).text
         heading = page.split("<h1>", 1)[1].split("</h1>", 1)[0]
         assert len(heading) < 100
+        assert 'id="more-related"' not in shown
+        hub_page = httpx2.get(f"{base}/memory/{hub.id}", headers=headers, timeout=30).text
+        assert hub_page.count("← supports") == 50
+        assert f"The first 50 relations; <code>engram related {hub.id}</code>" in hub_page
     finally:
         proc.terminate()
         proc.communicate(timeout=15)

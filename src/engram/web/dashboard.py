@@ -220,7 +220,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             zone = a.context.local_zone()
             # Its relations, each to the memory at the other end: what supersedes it, what a
             # merge took in, what it causes (a helper's probe could not follow any of them).
-            linked = a.graph.related(ident, depth=1, limit=RELATED_ROWS)
+            linked = a.graph.related(ident, depth=1, limit=RELATED_ROWS + 1)  # one: more?
             chart = _chart(curve, now, a.context.policy, zone)
             return m, a.memories.score(m), chart, zone, linked, a.ltm.vault.configured
 
@@ -240,7 +240,8 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
             chart=chart,
             saved=minute_in(m.created_at, zone),
             used=minute_in(m.last_used, zone),
-            linked=linked,
+            linked=linked[:RELATED_ROWS],
+            more_linked=len(linked) > RELATED_ROWS,  # 50 of 94 were shown as all (a probe)
             actions={name: ACTIONS[name] for name in offered},
             done=done if done in ACTIONS and flashed(request, f"{done} {ident}") else None,
             already=ALREADY.get(named) if unchanged else None,
