@@ -487,6 +487,8 @@ def test_no_promote_without_a_vault_and_a_wrong_page_is_a_page_of_the_dashboard(
     db = tmp_path / "ui.db"
     with Engram.open(str(db), embedding_model="none") as mem:
         kept = mem.save("Atlas runs on PostgreSQL 16")
+        gone = mem.save("The old office was on Baker Street")
+        mem.archive([gone.id])
     port, proc = start_ui(tmp_path, db)
     headers = {"Authorization": f"Bearer {TOKEN}"}
     base = f"http://127.0.0.1:{port}/ui"
@@ -494,6 +496,16 @@ def test_no_promote_without_a_vault_and_a_wrong_page_is_a_page_of_the_dashboard(
         wait_listening(port, proc)
         shown = httpx2.get(f"{base}/memory/{kept.id}", headers=headers, timeout=30).text
         assert 'id="action-touch"' in shown and 'id="action-promote"' not in shown
+        # nor asked for by its address: "Promote?" of it, or of an archived memory, then a
+        # failure after the confirmation (a probe)
+        for ident, why in ((kept.id, "no vault"), (gone.id, "it is archived")):
+            asked = httpx2.get(f"{base}/memory/{ident}/promote", headers=headers, timeout=30)
+            assert asked.status_code == 400
+            assert f"Promote to the vault is not offered for this memory ({why})" in asked.text
+        again = httpx2.get(f"{base}/memory/{gone.id}/archive", headers=headers, timeout=30)
+        assert again.status_code == 400 and "(it is archived)" in again.text
+        allowed = httpx2.get(f"{base}/memory/{gone.id}/unarchive", headers=headers, timeout=30)
+        assert allowed.status_code == 200 and "Yes" in allowed.text
         wrong = httpx2.get(f"{base}/nope", headers=headers, timeout=30)
         assert (
             wrong.status_code == 404 and "No such page." in wrong.text and "<header>" in wrong.text

@@ -227,7 +227,7 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         m, current, chart, zone, linked, vault = await call(read)
         # Promote only where there is a vault to write to: offered without one, it failed
         # after its confirmation page (a helper's probe).
-        offered = [n for n in OFFERED.get(m.status.value, ACTIONS) if vault or n != "promote"]
+        offered = _offered(m, vault)
         done = request.query_params.get("done", "")
         # Only what this dashboard just did: any action named in a link was shown done.
         named = request.query_params.get("action", "")
@@ -254,12 +254,18 @@ def dashboard(app: Callable[[], App], token: str) -> Starlette:
         if name not in ACTIONS:
             return page(request, "error.html", 404, message=f"No action {name!r}.")
         if request.method in READS:  # HEAD as well: it ran the action (a probe)
-            m, stays = await call(
+            m, stays, vault = await call(
                 lambda a: (
                     a.memories.get(ident),
                     a.memories.left_by_deleting(ident) if name == "delete" else [],
+                    a.ltm.vault.configured,
                 )
             )
+            if name not in _offered(m, vault):  # "Promote?" of an archived memory (a probe)
+                said = f"{ACTIONS[name].split(' (')[0]} is not offered for this memory"
+                by_status = name in OFFERED.get(m.status.value, ACTIONS)
+                why = "no vault" if by_status else f"it is {m.status.value}"
+                return page(request, "error.html", 400, message=f"{said} ({why}).")
             return page(request, "confirm.html", m=m, action=name, label=ACTIONS[name], stays=stays)
         operations: dict[str, Callable[[App], bool]] = {
             "touch": lambda a: _touched(a, ident),
@@ -370,6 +376,12 @@ def _next(request: Request, fields: Mapping[str, str]) -> str | None:
     if any(part in (".", "..") for part in segments) or segments[-1] in ("login", "logout"):
         return None
     return wanted
+
+
+def _offered(m: Memory, vault: bool) -> list[str]:
+    """The actions a memory's page offers: by its status, and promote only where there is a
+    vault to write to."""
+    return [n for n in OFFERED.get(m.status.value, ACTIONS) if vault or n != "promote"]
 
 
 def _same_origin(request: Request) -> bool:
