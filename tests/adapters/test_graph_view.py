@@ -139,3 +139,19 @@ def test_with_json_the_command_prints_one_json_document(tmp_path: Path) -> None:
         "total": 5,
     }
     assert page_file.exists()
+
+
+def test_a_dash_writes_the_page_to_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--html -` wrote a file named "-" (a probe); "-" is stdin or stdout elsewhere."""
+    db = tmp_path / "graph.db"
+    planted(db)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["--store", str(db), "graph", "--html", "-"])
+    assert result.exit_code == 0, result.output
+    assert (
+        result.stdout.startswith("<!doctype html>")
+        and "Atlas runs on PostgreSQL 16" in result.stdout
+    )
+    assert not (tmp_path / "-").exists()
+    mixed = CliRunner().invoke(cli, ["--store", str(db), "--json", "graph", "--html", "-"])
+    assert mixed.exit_code == 2 and "--json: the page on stdout is no JSON" in mixed.output

@@ -123,7 +123,8 @@ def edge(relation: Relation) -> str:
     "html_path",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     default=None,
-    help="Write an interactive picture of the graph to this file instead (opens offline).",
+    help="Write an interactive picture of the graph to this file instead (opens offline; "
+    "- writes it to stdout).",
 )
 @click.option(
     "--max-memories",
@@ -146,6 +147,13 @@ def graph(
         raise click.UsageError("--cursor and --limit page through the graph; --html draws it whole")
     if html_path is None and "max_memories" in typed:
         raise click.UsageError("--max-memories goes with --html")
+    if html_path is not None and str(html_path) == "-":  # a file named "-" was written
+        if state.as_json:
+            raise click.UsageError("--json: the page on stdout is no JSON (give --html a file)")
+        with open_app(state) as app:
+            snapshot = app.graph.snapshot(max_memories, "--max-memories")
+        click.echo(graph_html(snapshot), nl=False)
+        return
     if html_path is not None:
         if not str(html_path).strip() or html_path.is_dir():  # '' is the working folder
             raise ValidationError("--html", "give a file name, not a folder")
@@ -173,7 +181,7 @@ def graph(
                 f"Wrote {html_path}: {counted(shown, 'memory')} and "
                 f"{counted(len(snapshot.relations), 'relation')}"
                 + (
-                    f" (the {shown} most alive of {snapshot.total}: --max-memories shows more)"
+                    f" (the {shown:,} most alive of {snapshot.total:,}: --max-memories shows more)"
                     if snapshot.total > shown
                     else ""
                 ),
