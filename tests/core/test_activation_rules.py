@@ -729,6 +729,12 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     # flight leave?")
     assert recall_query("What time does my flight leave?") == "What time does my flight leave?"
     assert recall_query("What did I say last time about the budget?") == "about the budget?"
+    # a date that names no day is words to search by, not dropped without a word (a probe:
+    # "What did I save?" of "…on 31 Feb 2025?"); a real one is written out in full
+    today = date(2026, 12, 6)
+    assert "31 Feb 2025" in recall_query("What did I save on 31 Feb 2025?", today)
+    assert recall_query("what did we decide on 2025-13-45", today) == "2025-13-45"
+    assert recall_query("What did I save on 3 Feb 2025?", today).endswith("3 February 2025?")
 
 
 @pytest.mark.parametrize(

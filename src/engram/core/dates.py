@@ -221,8 +221,14 @@ def only_dates(text: str) -> bool:
 
 def written_dates(text: str) -> list[str]:
     """The dates written out in `text` ("on 7 Jan 2024" gives "7 Jan 2024"), as written: what
-    a query built from the text must keep for search to read them."""
-    return [m.group(0) for _, m in _date_matches(text)]
+    a query built from the text must keep for search to read them. Not one that names no day
+    ("31 Feb 2025", "2025-13-45"): a recall's query dropped it without a word (a probe), and
+    its words are all there is to search by."""
+    return [m.group(0) for kind, m in _date_matches(text) if _days_of(kind, m, _ANY_YEAR, False)]
+
+
+# A leap year's last day: which written dates name a day at all, 29 February too.
+_ANY_YEAR = date(2024, 12, 31)
 
 
 def without_written_dates(text: str) -> str:
@@ -230,8 +236,8 @@ def without_written_dates(text: str) -> str:
     words and by meaning. "What did I buy on 3 March?" found "parking spot number 3" and "the
     2026 roadmap" by the date's digits, above what was bought that day."""
     rest = text
-    for _, m in _date_matches(text):
-        rest = rest.replace(m.group(0), " ")
+    for written in written_dates(text):
+        rest = rest.replace(written, " ")
     return rest
 
 
@@ -382,24 +388,25 @@ def without_relative_days(text: str) -> str:
 
 
 def _written_days(text: str, today: date) -> list[date]:
-    days: list[date] = []
     ahead = looks_ahead(text)
-    for kind, m in _date_matches(text):
-        if kind == "iso":
-            days += _valid(*(int(g) for g in m.groups()))
-        elif kind == "numeric":
-            first, second, year = int(m.group(1)), int(m.group(3)), int(m.group(4))
-            days += _valid(year, second, first)  # day first, as most of the world writes
-            days += _valid(year, first, second)  # month first, as the US does
-        else:
-            day, month, written = _day_month_year(kind, m.groups())
-            number = MONTHS[month.lower()[:3]]
-            if written:
-                year = int(written) if len(written) == 4 else 2000 + int(written)
-                days += _valid(year, number, int(day))
-            else:
-                days += _yearless(number, int(day), today, ahead)
-    return days
+    return [d for kind, m in _date_matches(text) for d in _days_of(kind, m, today, ahead)]
+
+
+def _days_of(kind: str, m: re.Match[str], today: date, ahead: bool) -> list[date]:
+    """The days a written date names (none for "31 Feb 2025"; two for "03/04/2025", read day
+    first and month first)."""
+    if kind == "iso":
+        return _valid(*(int(g) for g in m.groups()))
+    if kind == "numeric":
+        first, second, year = int(m.group(1)), int(m.group(3)), int(m.group(4))
+        # day first, as most of the world writes; month first, as the US does
+        return _valid(year, second, first) + _valid(year, first, second)
+    day, month, written = _day_month_year(kind, m.groups())
+    number = MONTHS[month.lower()[:3]]
+    if written:
+        year = int(written) if len(written) == 4 else 2000 + int(written)
+        return _valid(year, number, int(day))
+    return _yearless(number, int(day), today, ahead)
 
 
 def _date_matches(text: str) -> Iterator[tuple[str, re.Match[str]]]:
