@@ -197,7 +197,7 @@ def test_why_is_reported(mem: Engram) -> None:
     assert hit.rank == hit.why.rank
 
 
-@pytest.mark.parametrize("query", ['"', "'", "-", "!!!", ")(*&^%$", "?", "...", "🍕"])
+@pytest.mark.parametrize("query", ['"', "'", "-", "!!!", ")(*&^%$", "?", "...", "→"])
 def test_a_query_without_a_letter_or_digit_finds_nothing(tmp_path: Path, query: str) -> None:
     """'"', "-" or "!!!" found a memory at rank 1 through the embedding of the punctuation,
     while "?" found nothing: no word, no meaning, nothing found, the same for every one."""
@@ -207,6 +207,17 @@ def test_a_query_without_a_letter_or_digit_finds_nothing(tmp_path: Path, query: 
         mem.save("Decided on PostgreSQL 16 for Atlas")
         assert mem.search(query) == []
         assert mem.search("pizza " + query)[0].memory.content == "Loves 🍕 pizza on Fridays"
+
+
+def test_a_query_of_emoji_alone_is_searched_by_their_names(store_url: str) -> None:
+    """ "🍕" found nothing beside "I love 🍕 pizza" (an MCP probe): neither the index nor the
+    model reads an emoji. Searched by its name ("slice of pizza"), it finds the pizza."""
+    with Engram.open(store_url) as mem:
+        pizza = mem.save("I love 🍕 pizza with pineapple")
+        party = mem.save("Birthday party on Saturday 🎂")
+        mem.save("Decided on PostgreSQL 16 for Atlas")
+        assert [h.memory.id for h in mem.search("🍕", limit=1)] == [pizza.id]
+        assert [h.memory.id for h in mem.search("🎂🎉", limit=1)] == [party.id]
 
 
 @pytest.mark.parametrize("durable", [199, 200])

@@ -108,6 +108,18 @@ def has_cjk(text: str) -> bool:
 SHORT_QUERY_WORDS = 16
 
 
+def worded_query(text: str | None) -> str | None:
+    """A query as search reads it: None if blank; a query of symbols alone ("🍕", "🎂🎉")
+    as their names ("slice of pizza"), which the index and the model read, where they read the
+    symbols as nothing and the search found nothing (a probe); any other as it is."""
+    if text is None or not text.strip():
+        return None
+    if any(ch.isalnum() for ch in text):
+        return text
+    named = [unicodedata.name(ch, "").lower() for ch in text if unicodedata.category(ch) == "So"]
+    return " ".join(n for n in named if n) or text
+
+
 def short_query(text: str) -> bool:
     """Whether `text` is short enough to be read as asking (`SHORT_QUERY_WORDS`)."""
     return len(text.split()) <= SHORT_QUERY_WORDS

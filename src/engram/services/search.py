@@ -39,7 +39,7 @@ from engram.core.ranking import (
 )
 from engram.core.scoring import review_priority
 from engram.core.tastes import asks_for_a_suggestion
-from engram.core.text import STOPWORDS, query_terms, words
+from engram.core.text import STOPWORDS, query_terms, worded_query, words
 from engram.core.timeutil import DAY
 from engram.core.word_forms import with_word_forms
 from engram.embeddings.background import background_vectors
@@ -150,8 +150,7 @@ class SearchService:
             tags=check.tags(tags),
             used_since=None if window is None else now - window * DAY,
         )
-        if text is not None and not text.strip():
-            text = None
+        text = worded_query(text)
         if text is not None and not any(ch.isalnum() for ch in text):
             # Punctuation alone ('"', "!!!", "-") holds no word to match and no meaning: the
             # model still embedded it, and it "matched" a memory at rank 1 by chance, where
