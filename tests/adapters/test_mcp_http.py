@@ -505,6 +505,8 @@ def test_a_port_in_use_is_named_and_no_server_is_announced(
 ) -> None:
     """The address is bound before the server says where it listens: a port held by another
     program was announced as Engram's, then the web server's bind error followed."""
+    with Engram.open(str(tmp_path / "engram.db"), embedding_model="none") as mem:
+        mem.save("a store to serve")  # `ui` opens no store that is not there
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))
         holder.listen()
