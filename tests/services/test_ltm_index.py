@@ -131,6 +131,13 @@ def test_list_show_and_open_read_the_vault(ltm: tuple[Engram, Path]) -> None:
     # files the index never reads as notes are no notes to show (a vault probe)
     write_note(vault, ".obsidian/app.json", "{}")
     write_note(vault, "Attachments/diagram.png", "PNG")
+    write_note(vault, "Attachments/chart.pdf", "PDF")
+    # ...and an attachment that is there is no broken link, by its path or by its name alone
+    links = "![[Attachments/diagram.png]] ![[chart.pdf]] ![[gone.png]] [[Missing note]]"
+    write_note(vault, "Meetings/standup.md", f"# Standup\n{links}\n")
+    mem.index_ltm()
+    unresolved = mem.app.ltm.show("Meetings/standup.md").unresolved_links
+    assert sorted(unresolved) == ["Missing note", "gone.png"]
     for other in (".obsidian/app.json", "Attachments/diagram.png"):
         with pytest.raises(ValidationError, match=f"path: {other} is not a note"):
             mem.app.ltm.show(other)

@@ -34,6 +34,7 @@ from engram.vault.index import (
     FileEntry,
     UnreadableNote,
     a_note,
+    an_attachment,
     parse_note,
     read_file,
     readable,
@@ -496,7 +497,9 @@ class LtmService:
             body=note.body,
             links=list(links.outgoing) if links else [],
             backlinks=list(links.incoming) if links else [],
-            unresolved_links=list(links.unresolved) if links else [],
+            unresolved_links=[t for t in links.unresolved if not an_attachment(files.root, t)]
+            if links
+            else [],
             problem=note.problem,
         )
 

@@ -19,7 +19,7 @@ import os
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
@@ -64,6 +64,21 @@ def a_note(rel: str) -> bool:
     """Whether a path relative to the vault is one a note may have, as `scan` finds them: a
     `.md` file outside hidden folders (`.obsidian`, `.trash`)."""
     return rel.lower().endswith(".md") and not any(p.startswith(".") for p in rel.split("/"))
+
+
+def an_attachment(root: Path, target: str) -> bool:
+    """Whether a link's target is a file of the vault that is no note (`![[diagram.png]]`),
+    by its path or, as Obsidian finds one, by its name anywhere outside hidden folders: listed
+    as an unresolved link, it read as broken (a probe)."""
+    name = PurePosixPath(target.strip())
+    if not name.suffix or name.suffix.lower() == ".md" or name.is_absolute() or ".." in name.parts:
+        return False
+    if (root / name).is_file():
+        return True
+    return any(
+        found.is_file() and not any(p.startswith(".") for p in found.relative_to(root).parts)
+        for found in root.rglob(name.name)
+    )
 
 
 def scan(root: Path) -> list[FileEntry]:
