@@ -700,6 +700,12 @@ def test_an_import_adds_the_id_and_leaves_the_rest_of_the_note_as_written(
     assert mem.get(str(ids["bom.md"])).tags == ("work",)
     mem.update(str(ids["bom.md"]), content="Body, edited in Engram.")
     assert CONFLICT_TAG not in (vault / "bom.md").read_text(encoding="utf-8-sig")
+    # the file names a note of the user's: an edit added `title:` with the memory's whole
+    # new text, and the note was listed by that sentence (a vault probe)
+    mem.update(str(ids["dated.md"]), content="Atlas ships in June. See [[Dana]].")
+    rewritten = (vault / "dated.md").read_text()
+    assert "title:" not in rewritten and rewritten.endswith("Atlas ships in June. See [[Dana]].\n")
+    assert mem.app.ltm.show("dated.md").title == "dated"
 
 
 def test_a_vault_that_is_away_is_neither_emptied_nor_recreated(ltm: tuple[Engram, Path]) -> None:

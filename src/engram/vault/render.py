@@ -262,6 +262,8 @@ def rewrite_note(text: str, before: Memory, after: Memory) -> Rewrite:
         if now["tags"] != was["tags"]:  # the memory's own changed: the note's join them
             now["tags"] = [*now["tags"], *_tags_added_in_the_vault(meta, was["tags"], now["tags"])]
         changed = {key: value for key, value in now.items() if was.get(key) != value}
+        if "title" not in meta:  # a note of the user's (`vault import`): its file names it
+            changed.pop("title", None)  # it was listed by its memory's new first sentence
         head = _keys_rewritten(text, changed, drop=set(was) - set(now))
         if head is None:
             meta.update(now)
