@@ -17,6 +17,11 @@ class ValidationError(EngramError):
         self.field = field
         self.reason = message
 
+    def __reduce__(self) -> tuple[type[ValidationError], tuple[str, str]]:
+        # Made again from what it was made of: pickled (a process pool's worker sends its
+        # errors so) or copied, it was remade from its message alone and failed (a probe).
+        return (type(self), (self.field, self.reason))
+
 
 def from_pydantic(exc: PydanticError) -> ValidationError:
     """The first problem pydantic found in a record, naming its field ("line" for the record
@@ -30,7 +35,10 @@ def from_pydantic(exc: PydanticError) -> ValidationError:
 class NotFoundError(EngramError):
     def __init__(self, kind: str, ident: str, hint: str = "") -> None:
         super().__init__(f"{kind} not found: {ident}" + (f" ({hint})" if hint else ""))
-        self.ident = ident
+        self.kind, self.ident, self.hint = kind, ident, hint
+
+    def __reduce__(self) -> tuple[type[NotFoundError], tuple[str, str, str]]:
+        return (type(self), (self.kind, self.ident, self.hint))  # as ValidationError's
 
 
 class ConfigError(EngramError):
