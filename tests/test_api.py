@@ -4,6 +4,8 @@ in UTC whatever the clock's zone, the same error for a bad list as the services 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -201,3 +203,30 @@ def test_a_hit_prints_as_one_readable_line(tmp_path: Path) -> None:
         long = mem.save("word " * 40)
         (shown,) = [h for h in mem.search("word") if h.memory.id == long.id]
         assert "…" in str(shown) and len(str(shown)) < 160
+
+
+LOGGING_PROGRAM = """
+import logging, sys
+from engram import Engram
+logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(levelname)s %(message)s")
+logging.getLogger("engram").setLevel(logging.ERROR)
+with Engram.open(sys.argv[1], embedding_model="none", log_level="DEBUG") as mem:
+    mem.save("a note")
+engram = logging.getLogger("engram")
+print("level", logging.getLevelName(engram.level), "handlers", len(engram.handlers))
+logging.getLogger("engram.test").error("once")
+"""
+
+
+def test_a_program_keeps_its_own_logging(tmp_path: Path) -> None:
+    """`Engram.open` added a handler of its own beside the program's (every warning printed
+    twice) and set the `engram` logger's level over the one the program gave it (a probe)."""
+    done = subprocess.run(
+        [sys.executable, "-c", LOGGING_PROGRAM, str(tmp_path / "x.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "level ERROR handlers 0" in done.stdout
+    assert done.stdout.count("ERROR once") == 1 and "once" not in done.stderr

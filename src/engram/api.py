@@ -112,7 +112,7 @@ class Engram:
         if clock is not None and not callable(clock):  # a number for a clock failed every save
             raise ValidationError("clock", "must be a function returning an aware datetime")
         opened = load_settings(keywords=True, **settings)
-        return cls(build_app(opened, clock=clock, recover_vectors=True))
+        return cls(build_app(opened, clock=clock, recover_vectors=True, library=True))
 
     @property
     def app(self) -> App:

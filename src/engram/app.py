@@ -63,13 +63,15 @@ def build_app(
     clock: Clock | None = None,
     recover_vectors: bool = False,
     check_vectors: bool = True,
+    library: bool = False,
 ) -> App:
     """`recover_vectors`: embed, in the background, memories an interrupted save left without
     a vector (the MCP server and the Python API do; one-off commands leave that to `engram
     embed`, and say so).
     `check_vectors=False`: no word at open about missing vectors (`engram embed` reports
-    them itself, and told the user to run `engram embed --backfill` while running it)."""
-    configure_logging(settings.log_level)
+    them itself, and told the user to run `engram embed --backfill` while running it).
+    `library`: built inside another program (`Engram.open`: `configure_logging`)."""
+    configure_logging(settings.log_level, library=library)
     embedder = make_embedder(settings.embedding_model, settings.embedding_threads)
     vector_model = None if embedder is None else (embedder.model_id, embedder.dimensions)
     store = open_store(settings.storage_path, settings, vector_model)
@@ -126,14 +128,24 @@ def build_app(
     )
 
 
-def configure_logging(level: str) -> None:
-    """Logs go to stderr only: stdout belongs to the MCP protocol and to `--json` output."""
+def configure_logging(level: str, *, library: bool = False) -> None:
+    """Logs go to stderr only: stdout belongs to the MCP protocol and to `--json` output.
+    `library`: in someone else's program (`Engram.open`), whose logging is theirs: no handler
+    of ours where theirs show the logs already (each warning was printed twice), and no level
+    set over one they gave the `engram` logger (a probe)."""
     root = logging.getLogger("engram")
-    if not any(isinstance(h, _StderrHandler) for h in root.handlers):
+    theirs = library and bool(logging.getLogger().handlers)
+    if not theirs and not any(isinstance(h, _StderrHandler) for h in root.handlers):
         handler = _StderrHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         root.addHandler(handler)
-    root.setLevel(level)
+    if not library or root.level in (logging.NOTSET, _level_set["engram"]):
+        root.setLevel(level)
+        _level_set["engram"] = root.level
+
+
+# The level Engram last gave its logger: any other was given by the program it runs in.
+_level_set = {"engram": logging.NOTSET}
 
 
 class _StderrHandler(logging.StreamHandler[TextIO]):
