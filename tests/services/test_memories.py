@@ -312,8 +312,15 @@ def test_an_id_taken_or_given_twice_is_refused_alike_on_every_backend(mem: Engra
         mem.save_many([Draft("again", id="note-1")])
     with pytest.raises(ValidationError, match=r"id \(item 1\): 'note-2' is given to item 0 too"):
         mem.save_many([Draft("two", id="note-2"), Draft("three", id="note-2")])
-    with pytest.raises(ValidationError, match="drafts: must be a Draft, not str"):
+    with pytest.raises(ValidationError, match=r"drafts \(item 0\): must be a Draft, not str"):
         mem.save_many(["plain text"])  # type: ignore[list-item]
+    # the first of a batch is named as the others are; a single save's draft is "draft"
+    with pytest.raises(ValidationError, match=r"content \(item 0\): must be non-blank"):
+        mem.save_many([Draft(" "), Draft("fine")])
+    with pytest.raises(ValidationError, match=r"content \(item 1\): must be non-blank"):
+        mem.save_many([Draft("fine"), Draft(" ")])
+    with pytest.raises(ValidationError, match=r"^draft: must be a Draft, not NoneType"):
+        mem.save_result(None)  # type: ignore[arg-type]
     with pytest.raises(ValidationError, match="id: 'note-1' already exists"):  # a single save
         mem.save_result(Draft("again", id="note-1"))
     assert mem.stats().total == 1

@@ -122,7 +122,7 @@ class MemoryService:
         unless the text says outright that a fact was replaced (`core.keeping.replaces_a_fact`),
         which is compared all the same for the fact it supersedes."""
         mode = self.ctx.settings.save_duplicates
-        built, added = self._enriched(self._build(draft, self.ctx.now(), index=0), draft)
+        built, added = self._enriched(self._build(draft, self.ctx.now(), index=None), draft)
         # The new text is embedded and its near memories found (the similar report) while the
         # repeat check and the write run: the save then costs about the longer of the two, not
         # their sum (bench/scale.py --embeddings: the search after the write added 1-2 ms).
@@ -336,10 +336,13 @@ class MemoryService:
             out.append(m.model_copy(update={"episode_seq": seq}))
         return out
 
-    def _build(self, d: Draft, now: datetime, index: int) -> Memory:
-        where = "" if index == 0 else f" (item {index})"
+    def _build(self, d: Draft, now: datetime, index: int | None) -> Memory:
+        """`index`: the draft's place in a batch, which errors name (item 0 as well: only the
+        others were named, a probe), or None for a single save."""
+        where = "" if index is None else f" (item {index})"
         if not isinstance(d, Draft):  # save_many(["text"]): an AttributeError deep inside
-            raise ValidationError(f"drafts{where}", f"must be a Draft, not {type(d).__name__}")
+            field = "draft" if index is None else f"drafts{where}"
+            raise ValidationError(field, f"must be a Draft, not {type(d).__name__}")
         created = (
             check.moment(d.created_at, "created_at" + where) if d.created_at is not None else now
         )
