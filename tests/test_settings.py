@@ -940,3 +940,17 @@ def test_a_forget_threshold_above_the_review_zone_is_told(
     assert load_settings().forget_threshold == 0.31
     told = capsys.readouterr().err
     assert "ENGRAM_FORGET_THRESHOLD (0.31) is above ENGRAM_REVIEW_DANGER_ZONE_MIN (0.21)" in told
+
+
+def test_settings_print_without_their_secrets(tmp_path: Path) -> None:
+    """`repr(app)` printed the HTTP token and a store URL's password in clear (a probe), where
+    `engram config` hides them; the values themselves are kept."""
+    token = "t" * 40
+    url = "postgresql://engram:s3cretpw@localhost/memories"
+    settings = load_settings(http_token=token, storage_path=url, embedding_model="none")
+    for shown in (repr(settings), str(settings)):
+        assert token not in shown and "s3cretpw" not in shown
+        assert "http_token='<hidden>'" in shown and "postgresql://engram:" in shown
+    assert (settings.http_token, settings.storage_path) == (token, url)
+    with Engram.open(str(tmp_path / "x.db"), embedding_model="none", http_token=token) as mem:
+        assert token not in repr(mem.app)

@@ -11,7 +11,7 @@ import difflib
 import math
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote
@@ -259,6 +259,17 @@ class Settings(BaseSettings):
                     f"{name!r} is not a host name (host or host:port, comma-separated)"
                 )
         return value
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        """Printed without its secrets: `repr(app)` showed the HTTP token and a store URL's
+        password in clear (a probe), where `engram config` hides them."""
+        for name, value in super().__repr_args__():
+            if name == "http_token" and value is not None:
+                yield name, "<hidden>"
+            elif name == "storage_path":
+                yield name, redact_url(value)
+            else:
+                yield name, value
 
     @field_validator("http_token", mode="before")
     @classmethod
