@@ -37,6 +37,8 @@ def test_every_method_taking_an_id_takes_its_unique_start(tmp_path: Path) -> Non
         assert [r.id for r in mem.relations(short)] == [relation.id]
         assert [m.id for m in mem.archive(short)] == [cats.id]
         assert [m.id for m in mem.unarchive([short])] == [cats.id]
+        # reads too: get_many left a short id out, undo said "memory not found" (a probe)
+        assert [m.id for m in mem.get_many([short, dogs.id, "ffff0000"])] == [cats.id, dogs.id]
         assert mem.delete(["ffff0000", short]) == [cats.id]  # one standing for none: left out
         with pytest.raises(NotFoundError):
             mem.touch(short)

@@ -198,8 +198,13 @@ class Engram:
         return self._by_id(memory_id, self._app.memories.get)
 
     def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
-        """The memories of these ids that exist, in the order given; missing ones are left out."""
-        return self._app.memories.get_many(memory_ids)
+        """The memories of these ids (or unique starts of ids, as `get` takes) that exist, in
+        the order given; missing ones are left out."""
+        found = self._app.memories.get_many(memory_ids)
+        if isinstance(memory_ids, list | tuple) and len(found) < len(set(memory_ids)):
+            # a short id among them: `get` took it, this left it out (a probe)
+            found = self._app.memories.get_many(self._whole_ids(memory_ids))
+        return found
 
     @_takes_as(MemoryService.update)
     def update(self, memory_id: str, **changes: Any) -> Memory:
@@ -209,7 +214,8 @@ class Engram:
 
     def delete(self, memory_ids: str | Iterable[str]) -> list[str]:
         """Delete for good, with their relations and vectors; returns the ids deleted (ids
-        not found are left out)."""
+        not found are left out). An id may be given by its unique start (4 characters at
+        least), as everywhere: check what it stands for first where that matters."""
         return self._app.memories.delete(self._whole_ids(memory_ids))
 
     def archive(self, memory_ids: str | Iterable[str]) -> list[Memory]:
@@ -359,8 +365,9 @@ class Engram:
     def undo_consolidation(self, merged_id: str, force: bool = False) -> UndoResult:
         """Restore the originals of a merge and remove the merged memory. Refused when the
         merged memory was merged again or promoted, and (unless `force`) when it was edited or
-        related to other memories after the merge: that work would be deleted with it."""
-        return self._app.consolidation.undo(merged_id, force)
+        related to other memories after the merge: that work would be deleted with it. The
+        merged memory's id, or its unique start."""
+        return self._by_id(merged_id, lambda ident: self._app.consolidation.undo(ident, force))
 
     def export(self, fmt: str = "jsonl") -> Iterator[str]:
         """Every memory and relation as lines: `jsonl` (one JSON object a line, memories then
