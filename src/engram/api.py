@@ -371,7 +371,10 @@ class Engram:
 
     def export(self, fmt: str = "jsonl") -> Iterator[str]:
         """Every memory and relation as lines: `jsonl` (one JSON object a line, memories then
-        relations) or `markdown`; read page by page, so a big store streams."""
+        relations) or `markdown`; read page by page, so a big store streams. Each line comes
+        without its line break, as `str.splitlines` gives them: write them with one
+        (`f.writelines(line + "\n" for line in mem.export())`), or `writelines` alone runs
+        them together (a probe's file was then refused by `import_export`)."""
         if fmt not in ("jsonl", "markdown"):
             raise ValidationError("fmt", "must be jsonl or markdown")
         return self._app.transfer.export_lines("markdown" if fmt == "markdown" else "jsonl")
