@@ -63,7 +63,10 @@ def test_close_stores_what_is_waiting_and_leaves_later_items_to_backfill(
     assert sorted(i for batch in record.batches for i in batch) == ["a", "b"]
     with caplog.at_level(logging.WARNING, logger="engram"):
         queue.submit([("c", "z")])
-    assert "saved while closing have no vector yet" in caplog.text
+    assert "1 memory saved while closing has no vector yet" in caplog.text  # not "1 memories"
+    with caplog.at_level(logging.WARNING, logger="engram"):
+        queue.submit([("d", "w"), ("e", "v")])
+    assert "2 memories saved while closing have no vector yet" in caplog.text
     queue.drain()  # returns: nothing it waits for
     assert sorted(i for batch in record.batches for i in batch) == ["a", "b"]
 

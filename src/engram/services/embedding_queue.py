@@ -20,6 +20,7 @@ import time
 import weakref
 from collections.abc import Callable, Sequence
 
+from engram.core.wording import counted
 from engram.errors import DamagedStoreError, StoreError
 
 log = logging.getLogger(__name__)
@@ -117,7 +118,12 @@ class EmbeddingQueue:
             if self._closed or self._stopped:
                 # A save that committed while the store was closing: it is saved; its vector
                 # is left to `engram embed --backfill` (the next open says so), not an error.
-                log.warning("%d memories saved while closing have no vector yet", len(items))
+                n = len(items)
+                log.warning(
+                    "%s saved while closing %s no vector yet",
+                    counted(n, "memory"),
+                    "has" if n == 1 else "have",
+                )
                 return
             self._waiting.extend(items)
             self._submitted += len(items)
