@@ -391,3 +391,23 @@ def test_two_clients_writing_the_same_ids_at_once_import_once_and_refuse_clearly
             assert first["present"] + second["present"] == per_export
     with Engram.open(path) as mem:
         assert mem.stats().total == rounds // 2 * per_export + rounds // 2 * 20
+
+
+def test_a_store_opens_and_reads_while_another_process_writes(tmp_path: Path) -> None:
+    """Opening took the write lock to see whether the schema needed migrating: while another
+    process wrote, `engram stats`, `search` and `export` waited the busy timeout and failed
+    as "busy" (a probe), though SQLite's readers do not wait for its writer. A store at head
+    is opened by reading it."""
+    path = str(tmp_path / "x.db")
+    with Engram.open(path, embedding_model="none") as mem:
+        kept = mem.save("Atlas runs on PostgreSQL 16")
+    writer = sqlite3.connect(path, isolation_level=None)  # another process's write, held
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        with Engram.open(path, embedding_model="none", sqlite_busy_timeout=1) as mem:
+            assert mem.stats().total == 1
+            assert [h.memory.id for h in mem.search("PostgreSQL")] == [kept.id]
+            assert len(list(mem.export())) == 2  # the memory, and the end line
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()

@@ -500,8 +500,12 @@ def refuse_foreign(conn: sqlite3.Connection) -> None:
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:
-    """Bring the schema to head; returns the names applied now."""
+    """Bring the schema to head; returns the names applied now. A store at head is only read:
+    taking the write lock to find that out made every command wait for another process's
+    write, `engram stats` and `search` too, and give up after the busy timeout (a probe)."""
     register_functions(conn)
+    if _at_head(conn):
+        return []
     conn.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at REAL)"
     )
@@ -526,6 +530,18 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
         conn.execute("ROLLBACK")
         raise
     return applied_now
+
+
+def _at_head(conn: sqlite3.Connection) -> bool:
+    """Whether every migration is applied (read without a lock; a newer store is refused)."""
+    held = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if held is None:
+        return False
+    done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+    refuse_newer(done, MIGRATIONS)
+    return done >= {name for name, _ in MIGRATIONS}
 
 
 def _split(script: str) -> list[str]:
