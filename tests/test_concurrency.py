@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from engram import Draft, Engram, Status
+from engram.errors import StoreError
 
 WORKER = textwrap.dedent(
     """
@@ -411,3 +412,24 @@ def test_a_store_opens_and_reads_while_another_process_writes(tmp_path: Path) ->
     finally:
         writer.execute("ROLLBACK")
         writer.close()
+
+
+def test_a_write_that_waited_too_long_says_what_to_do(tmp_path: Path) -> None:
+    """ "store … is busy (database is locked); another process holds it" said what happened,
+    not that nothing was written, nor what to do (a probe)."""
+    path = str(tmp_path / "x.db")
+    with Engram.open(path, embedding_model="none") as mem:
+        mem.save("Atlas runs on PostgreSQL 16")
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        with Engram.open(path, embedding_model="none", sqlite_busy_timeout=0.2) as mem:
+            with pytest.raises(StoreError) as busy:
+                mem.save("a second memory")
+            said = str(busy.value)
+            assert "ENGRAM_SQLITE_BUSY_TIMEOUT" in said and "trying again is safe" in said
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    with Engram.open(path, embedding_model="none") as mem:
+        assert mem.stats().total == 1  # nothing was written

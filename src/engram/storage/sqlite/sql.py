@@ -92,7 +92,11 @@ def store_error(exc: sqlite3.DatabaseError, path: Path) -> StoreError:
         raise KeyboardInterrupt from exc
     text = str(exc).lower()
     if "locked" in text or "busy" in text:
-        return StoreError(f"store {path} is busy ({exc}); another process holds it")
+        # what to do too: the message said only what happened (a probe)
+        return StoreError(
+            f"store {path} is busy ({exc}): another process held it past "
+            "ENGRAM_SQLITE_BUSY_TIMEOUT; this was not written, and trying again is safe"
+        )
     # "vtable constructor failed": the full-text index's own pages cannot be read.
     damaged = ("malformed", "not a database", "corrupt", "vtable constructor failed")
     if any(word in text for word in damaged):
