@@ -156,6 +156,9 @@ def test_a_kept_memory_keeps_its_vector_and_a_shared_edge_verifies(
         mem.flush()
         kept = migrate(source, target, dst.app.context.scheduled_many)
         assert kept.differences == [ids[1]] and "--overwrite" in kept.message
+        # what --overwrite costs, said where it is offered: the target's copy may be in use
+        # (a live server's: its uses there would be lost; a concurrency probe)
+        assert "their uses and edits there too, is lost" in kept.message
         after = target.get_vectors([ids[1]], model, passages=True)[ids[1]]
         assert after.tolist() == before.tolist()  # the target's own text, its own vector
         replaced = migrate(source, target, dst.app.context.scheduled_many, overwrite=True)

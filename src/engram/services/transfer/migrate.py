@@ -316,7 +316,8 @@ def _why_kept(tally: _Tally, differences: list[str]) -> str:
         notes.append(
             f"kept as they were, with their vectors: {counted(len(tally.kept), 'memory')} "
             "with other values than the source's; "
-            "re-run with --overwrite to replace them with the source's"
+            "re-run with --overwrite to replace them with the source's (whatever the target's "
+            "copies hold since, their uses and edits there too, is lost)"
         )
     if any(d.startswith("relation ") for d in differences):
         notes.append(
