@@ -7,7 +7,7 @@ passed, or whose interval contains now); the core's exact rules order and filter
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,7 +18,7 @@ from engram.errors import EngramError, NotFoundError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.results import GcResult, PromotionCandidate, ReviewCandidate, Stats
-from engram.storage.protocol import Change, Filter, Stub
+from engram.storage.protocol import Change, Filter, Store, Stub
 
 log = logging.getLogger(__name__)
 
@@ -116,11 +116,7 @@ class MaintenanceService:
         permanent note, however much it was used before ("I'm vegetarian", used five times,
         then "Update: I'm no longer vegetarian", was written to the vault as it stood; a
         helper's probe)."""
-        replaced = {
-            r.to_id
-            for r in self.ctx.store.relations([s.id for s in stubs])
-            if r.type == "supersedes"
-        }
+        replaced = news_of(self.ctx.store, [s.id for s in stubs])
         return [s for s in stubs if s.id not in replaced] if replaced else stubs
 
     def _news_of_live_facts_spared(self, ids: list[str]) -> list[str]:
@@ -247,3 +243,14 @@ class MaintenanceService:
             in_danger_zone=danger,
             promotion_candidates=int(np.count_nonzero(self._promotable(now)[1])),
         )
+
+
+def news_of(store: Store, ids: Sequence[str]) -> dict[str, list[str]]:
+    """For each of `ids` that news superseded (a `supersedes` relation to it), the news's ids,
+    sorted: a fact no longer to review, promote or keep alive."""
+    found: dict[str, list[str]] = {}
+    wanted = set(ids)
+    for r in store.relations(list(wanted)) if wanted else []:
+        if r.type == "supersedes" and r.to_id in wanted:
+            found.setdefault(r.to_id, []).append(r.from_id)
+    return {ident: sorted(news) for ident, news in found.items()}

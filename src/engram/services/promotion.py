@@ -22,7 +22,7 @@ from engram.errors import ConfigError, EngramError, NotFoundError, ValidationErr
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.ltm import LtmService, VaultAccess, require_ltm
-from engram.services.maintenance import MaintenanceService
+from engram.services.maintenance import MaintenanceService, news_of
 from engram.services.results import Result
 from engram.vault.index import split_frontmatter
 from engram.vault.render import (
@@ -130,11 +130,7 @@ class PromotionService:
         # A permanent note of an outdated fact never fades: promoted by hand, "My manager is
         # Sarah Lin" (news: "I report to Tom Becker") still answered unrelated questions three
         # months on (an MCP probe). Automatic promotion skips such facts as well.
-        news = sorted(
-            r.from_id
-            for r in self.ctx.store.relations([ident])
-            if r.type == "supersedes" and r.to_id == ident
-        )
+        news = news_of(self.ctx.store, [ident]).get(ident)
         if news:
             raise ValidationError(
                 "memory_id",
