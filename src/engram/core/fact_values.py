@@ -28,8 +28,10 @@ _FROM_OLD = re.compile(
 
 # The place a statement says someone left, by its name: "…; leaving Lumen Health", "Sam left
 # Northwind", "I quit Siemens", "I got laid off from Shopify".
+# An employer left against one's will, or for good (`core.keeping` reads it as a change too).
+LEFT_FROM = r"(?:laid\s+off|let\s+go|fired|resigned|retired)\s+from"
 _LEFT_OLD = re.compile(
-    r"\b(?:left|leaving|quit|quitting|(?:laid\s+off|let\s+go|fired|resigned|retired)\s+from)"
+    rf"\b(?:left|leaving|quit|quitting|{LEFT_FROM})"
     r"\s+(?:(?-i:[A-Z])[\w'.&-]*\s+){0,1}?"
     r"(?P<old>(?-i:[A-Z])[\w'.&-]*(?:\s+(?-i:[A-Z])[\w'.&-]*){0,2})",
     re.IGNORECASE,

@@ -8,6 +8,7 @@ import re
 
 from engram.core.dates import MONTH_NAMES, WEEKDAYS
 from engram.core.fact_values import (
+    LEFT_FROM,
     MARKS,
     fact_terms,
     holds_value,
@@ -90,7 +91,7 @@ _REPLACED = re.compile(
     # a place left, by name; a title's "Left" is none ("The Left Hand of Darkness", a probe)
     r"|\b(?-i:left|leaving) (?-i:[A-Z])|^\W*(?-i:Left|Leaving) (?-i:[A-Z])"
     # an employer left against one's will, or for good: "I got laid off from Shopify"
-    r"|\b(?:laid off|let go|fired|resigned|retired) from (?-i:[A-Z])"
+    rf"|\b{LEFT_FROM}\s+(?-i:[A-Z])"
     # a number that changed: "My rent went up to $2,400", "upped my dose to 20mg" (a probe)
     r"|\b(?:went|goes|gone) (?:up|down) to [$€£]?\d|\b(?:upped|raised|lowered|increased|"
     r"decreased|reduced) (?:[\w'-]+ ){0,4}?to [$€£]?\d"
