@@ -181,6 +181,8 @@ def test_a_fact_superseded_by_news_is_no_review_candidate(mem: Engram, clock: Fi
     if old.id not in news.supersedes:  # made at save time where meaning is on
         mem.create_relation(news.memory.id, old.id, "supersedes")
     assert [c.memory.id for c in mem.review_candidates()] == [other.id]
+    # ... nor counted in the zone by stats: the dashboard shows the two side by side
+    assert mem.stats().in_danger_zone == 1
 
 
 def test_the_most_urgent_review_is_found_among_many_weak_fresh_memories(
