@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engram import Engram, FixedClock, NotFoundError, StoreError, ValidationError
+from engram import ConfigError, Engram, FixedClock, NotFoundError, StoreError, ValidationError
 
 
 def test_get_takes_the_unique_start_of_an_id(tmp_path: Path) -> None:
@@ -83,6 +83,22 @@ def test_open_called_on_a_handle_with_ids_points_to_get_many(tmp_path: Path) -> 
             mem.open([m.id])
         assert err.value.field == "path_or_url"
         assert [x.id for x in mem.get_many([m.id])] == [m.id]
+
+
+def test_a_store_named_twice_is_refused_not_half_ignored(tmp_path: Path) -> None:
+    """`Engram.open("/a.db", storage_path="/b.db")` opened /a.db and said nothing of /b.db
+    (an API probe); the same place named twice is no conflict."""
+    first, second = tmp_path / "a.db", tmp_path / "b.db"
+    with pytest.raises(ConfigError, match="named twice") as err:
+        Engram.open(first, storage_path=str(second))
+    assert str(first) in str(err.value) and str(second) in str(err.value)
+    assert not first.exists() and not second.exists()
+    secret = "postgresql://me:hunter2@localhost/db"
+    with pytest.raises(ConfigError, match="named twice") as err:
+        Engram.open(first, storage_path=secret)
+    assert "hunter2" not in str(err.value)
+    with Engram.open(first, storage_path=str(first), embedding_model="none") as mem:
+        assert mem.stats().total == 0
 
 
 def test_times_come_back_in_utc_whatever_the_clocks_zone(tmp_path: Path) -> None:

@@ -13,9 +13,9 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from engram.app import App, build_app
 from engram.clock import Clock
-from engram.config import load_settings
+from engram.config import load_settings, redact_url
 from engram.core.models import Memory, Relation
-from engram.errors import NotFoundError, ValidationError
+from engram.errors import ConfigError, NotFoundError, ValidationError
 from engram.services.backup import BackupResult
 from engram.services.consolidation import ConsolidationService
 from engram.services.embeddings import EmbeddingStatus, Similar
@@ -107,6 +107,13 @@ class Engram:
                 listed = isinstance(path_or_url, list | tuple)
                 raise ValidationError(
                     "path_or_url", "must be a path or a URL string" + (hint if listed else "")
+                )
+            given = settings.get("storage_path")
+            if given is not None and os.fspath(given) != os.fspath(path_or_url):
+                # Two places named: one was opened and the other ignored (a probe's /a.db).
+                raise ConfigError(
+                    f"the store is named twice: {redact_url(os.fspath(path_or_url))} "
+                    f"(path_or_url) and {redact_url(os.fspath(given))} (storage_path); give one"
                 )
             settings["storage_path"] = os.fspath(path_or_url)
         if clock is not None and not callable(clock):  # a number for a clock failed every save
