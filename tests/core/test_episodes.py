@@ -49,6 +49,9 @@ def test_only_engrams_own_names_are_implicit() -> None:
         ("My sister: visiting in January", False),
         ("TODO: renew the passport", False),  # a note's kind, not a speaker
         ("Decision: PostgreSQL 16 for Atlas", False),
+        ("Remember: Sofia is allergic to eggs", False),  # its weight, as activation.md asks
+        ("Important: Marco is allergic to shellfish", False),
+        ("Don't forget: the passport expires in May", False),
         ("Prefers concise answers", False),
         ("Meeting at 10:30 tomorrow", False),  # a colon inside, no label before it
     ],

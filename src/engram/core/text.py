@@ -198,10 +198,13 @@ def unlabelled(content: str) -> str:
 
 
 # What a note's first word may say of its kind: "TODO: finish the v2 schemas", "Decision: we
-# moved to RQ", "Bug: staging Redis evicted jobs".
+# moved to RQ", "Bug: staging Redis evicted jobs"; or of its weight, as docs/activation.md
+# asks notes to open ("Remember: …", "Important: …" were read as speakers, and grouped as one
+# chat: a probe).
 _KIND_LABEL = re.compile(
     r"\W*(?:todo|fixme|note|bug|fix|decision|convention|gotcha|idea|reminder|warning|tip|task|"
-    r"goal|plan|question|update|correction|summary|status|agenda)s?\s*:",
+    r"goal|plan|question|update|correction|summary|status|agenda|remember|important|"
+    r"critical|crucial|urgent|fyi|heads up|never forget|don'?t forget|nb|ps)s?\s*:",
     re.IGNORECASE,
 )
 
