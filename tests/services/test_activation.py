@@ -925,6 +925,18 @@ def test_a_fact_said_again_is_touched_not_saved_twice(mem: Engram) -> None:
         assert found.should_save and like.id not in found.touch, says_more
 
 
+def test_a_fact_a_merge_holds_is_touched_as_save_finds_it(mem: Engram) -> None:
+    """After a merge, the fact merged said again was "save" to analyze while `save` itself
+    answered "already saved as merged-…" (a probe): both now find the merged memory."""
+    first = mem.save("I'm allergic to peanuts")
+    second = mem.save("Remember: I'm allergic to peanuts!")
+    (done,) = mem.consolidate(mode="apply", memory_ids=[first.id, second.id]).merged
+    merged = done.merged
+    found = mem.analyze_message("I'm allergic to peanuts")
+    assert (found.should_save, found.touch) == (False, [merged.id])
+    assert mem.save_result(Draft("I'm allergic to peanuts")).memory.id == merged.id
+
+
 def test_a_replaced_fact_said_again_is_a_save(mem: Engram) -> None:
     """An MCP probe: "I'm vegetarian", said after "I'm vegan now" replaced it, was called said
     already, and touching it left the news first; saved, it holds again."""

@@ -26,6 +26,8 @@ from engram.core.text import STOPWORDS, query_terms, statements
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.enrichment import names_in
+from engram.services.maintenance import news_of
+from engram.services.repeats import repeat_of
 from engram.services.results import MessageAnalysis, RecallAnalysis
 from engram.services.save_report import (
     already_said,
@@ -123,7 +125,7 @@ class ActivationService:
         if found.intent == "save":
             strength, why = importance(said)
             # Said before in other words: touched, not kept twice.
-            said_so = [m.id for m in already_said(self.ctx, content)]
+            said_so = self._held_already(content)
             return result.model_copy(
                 update={
                     "should_save": not said_so,
@@ -151,6 +153,17 @@ class ActivationService:
             # user and delete (nothing is deleted here)
             return result.model_copy(update={"forget": self._to_forget(what_to_forget(text))})
         return result
+
+    def _held_already(self, content: str) -> list[str]:
+        """The memory a save of `content` would only use: the one it repeats word for word,
+        as `save` finds it (a merged memory among them: after a merge, the fact merged was
+        "save" here while `save` said "already saved", a probe), else those saying it in
+        other words (`already_said`). Not a fact news replaced: said again, it holds again,
+        and that is a save."""
+        repeat = repeat_of(self.ctx, content)
+        if repeat is not None and not news_of(self.ctx.store, [repeat.id]):
+            return [repeat.id]
+        return [m.id for m in already_said(self.ctx, content)]
 
     def _to_forget(self, topic: str) -> list[str]:
         """The stored memories a request to forget names by `topic`, as search finds them:
