@@ -73,6 +73,26 @@ def test_a_promoted_memory_and_its_note_appear_once(ltm: tuple[Engram, Path]) ->
     assert (only.source, only.id, only.path) == ("ltm", m.id, path)
 
 
+def test_news_ranks_above_the_promoted_fact_it_replaced_and_says_so(
+    ltm: tuple[Engram, Path], clock: FixedClock
+) -> None:
+    """A promoted fact's note never fades: corrected by news since, it ranked first, with
+    nothing saying it was replaced, and dated the day its note was written, as if newer than
+    the correction (a probe)."""
+    mem, _ = ltm
+    old = used(mem, "My manager is Priya Shah")
+    mem.promote(old.id)
+    clock.advance(days=30)
+    news = mem.save("My manager is Tom Becker now")
+    mem.create_relation(news.id, old.id, "supersedes")  # made at save time with meaning on
+    clock.advance(days=60)
+    first, second = mem.search_unified("manager", limit=2).hits
+    assert (first.id, second.id) == (news.id, old.id)
+    assert second.why.superseded_by == news.id and first.why.superseded_by is None
+    assert second.path is not None and second.saved == old.created_at.date().isoformat()
+    assert first.rank >= second.rank
+
+
 def test_a_promoted_memorys_note_edited_in_the_vault_shows_what_it_says(
     ltm: tuple[Engram, Path],
 ) -> None:

@@ -362,6 +362,8 @@ def _titled(hit: UnifiedHit, verbose: bool) -> Text:
     ]
     if verbose and credit:
         title.append("\n" + ", ".join(credit), style="dim")
+    if hit.why.superseded_by:  # outdated: said whether or not the numbers are shown
+        title.append(f"\nsuperseded by {hit.why.superseded_by}", style="dim")
     return title
 
 

@@ -17,7 +17,7 @@ two, carrying both the memory id and the note path.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, tzinfo
 from typing import Literal
@@ -35,6 +35,7 @@ from engram.errors import ConfigError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.ltm import LtmService, require_ltm
+from engram.services.maintenance import news_of
 from engram.services.results import Result
 from engram.services.search import SearchService
 from engram.storage.protocol import Capability
@@ -62,7 +63,8 @@ class UnifiedWhy(Result):
     memory's credit from its neighbours and through the words of the best matches, as
     `search_memory` gives them (a hit with neither text nor meaning looked matched for no
     reason: a probe); `decay`: the memory's score (stm only); `weight`: the layer's weight;
-    `rank`: what the list is ordered by."""
+    `rank`: what the list is ordered by; `superseded_by`: the news that replaced the memory
+    (or the note's memory), as `search_memory` says it."""
 
     text: float
     semantic: float | None = None
@@ -71,6 +73,7 @@ class UnifiedWhy(Result):
     decay: float | None
     weight: float
     rank: float
+    superseded_by: str | None = None
 
     @field_serializer("text", "semantic", "context", "expansion", "decay", "weight", "rank")
     def _rounded(self, value: float | None) -> float | None:
@@ -155,9 +158,17 @@ class UnifiedSearchService:
         zone = self.ctx.local_zone()
         hits = [_from_memory(h, zone, stm_w, stm_scale, claims) for h in memories]
         hits += _from_notes(notes, zone, ltm_w, ltm_scale)
-        merged = _merge_promoted(hits)
-        # A memory before a note that ranks the same: the memory is the user's own words.
-        merged.sort(key=lambda h: (-h.rank, h.source != "stm", h.id or h.path or ""))
+        merged = _news_above(_merge_promoted(hits), self._news_of(hits))
+        # A memory before a note that ranks the same: the memory is the user's own words; news
+        # before the fact it replaced.
+        merged.sort(
+            key=lambda h: (
+                -h.rank,
+                h.why.superseded_by is not None,
+                h.source != "stm",
+                h.id or h.path or "",
+            )
+        )
         vault = (
             "not configured"
             if not self.ltm.live
@@ -180,6 +191,10 @@ class UnifiedSearchService:
             log.warning("%s", exc)
             return False
         return True
+
+    def _news_of(self, hits: Sequence[UnifiedHit]) -> dict[str, list[str]]:
+        """The news replacing each memory of `hits` that news replaced."""
+        return news_of(self.ctx.store, [h.id for h in hits if h.id])
 
     def _known_memories(self, notes: list[tuple[NoteHit, Fused]]) -> list[tuple[NoteHit, Fused]]:
         """A note keeps its `engram_id` after its memory is deleted (a merge undone, a delete):
@@ -361,13 +376,43 @@ def _merge_promoted(hits: list[UnifiedHit]) -> list[UnifiedHit]:
             continue
         current = out[i]
         better = note if note.rank > current.rank else current
-        update = {"id": current.id, "path": better.path or note.path}
+        # The day its memory was saved: the note's file was written when it was promoted,
+        # and a fact corrected since looked newer than its correction (a probe).
+        update = {"id": current.id, "path": better.path or note.path, "saved": current.saved}
         if note.why.text > 0:
             # The note's own words matched: its snippet is what matched, and the note may
             # have been edited in the vault since ("due in April" found, the memory's "due in
             # March" shown; a helper's probe).
             update["preview"] = note.preview
         out[i] = better.model_copy(update=update)
+    return out
+
+
+def _news_above(hits: list[UnifiedHit], replaced: Mapping[str, Sequence[str]]) -> list[UnifiedHit]:
+    """`hits` with each replaced memory's hit naming its news (`why.superseded_by`: the best
+    listed, or the first), and that news, if listed, lifted to its rank (then sorted just
+    above it), as `search_memory` lists them: a promoted fact's note never fades, and it
+    ranked above the news that corrected it, unmarked (a probe)."""
+    if not replaced:
+        return hits
+    out = list(hits)
+    at = {h.id: i for i, h in enumerate(out) if h.id}
+    for old, news_ids in replaced.items():
+        i = at.get(old)
+        if i is None:
+            continue
+        listed = sorted((at[n] for n in news_ids if n in at), key=lambda k: -out[k].rank)
+        news = out[listed[0]].id if listed else news_ids[0]
+        fact = out[i]
+        out[i] = fact.model_copy(
+            update={"why": fact.why.model_copy(update={"superseded_by": news})}
+        )
+        j = listed[0] if listed else None
+        if j is not None and out[j].rank < fact.rank:
+            lifted = {"rank": fact.rank}
+            out[j] = out[j].model_copy(
+                update={**lifted, "why": out[j].why.model_copy(update=lifted)}
+            )
     return out
 
 
