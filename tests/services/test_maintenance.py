@@ -102,6 +102,26 @@ def test_gc_keeps_news_while_the_fact_it_replaces_lives(mem: Engram, clock: Fixe
     assert sorted(mem.gc(dry_run=False).memory_ids) == sorted([old.id, news.id])
 
 
+def test_gc_keeps_a_replaced_fact_while_its_news_lives(mem: Engram, clock: FixedClock) -> None:
+    """The other way round (a probe): the news in use, the old fact faded. "where do I live?"
+    found "We moved from Portland to Denver" only as the place of "I live in Portland", and
+    once gc deleted the fact it found the sister's city instead."""
+    old = mem.save("I live in Portland, Oregon")
+    clock.advance(days=60)
+    news = mem.save("We moved from Portland to Denver")
+    mem.create_relation(news.id, old.id, "supersedes")
+    sister = mem.save("My sister Elena lives in Valencia")
+    for _ in range(4):
+        clock.advance(days=3)
+        mem.touch(news.id)
+    assert mem.score(mem.get(old.id)) < 0.05 <= mem.score(mem.get(news.id))
+    assert mem.stats().due_for_gc == 0 and mem.gc(dry_run=False).count == 0
+    assert mem.search("where do I live?")[0].memory.id == news.id
+    # once the news is due too, both go
+    clock.advance(days=3000)
+    assert sorted(mem.gc(dry_run=False).memory_ids) == sorted([old.id, news.id, sister.id])
+
+
 def test_gc_limit_and_has_more(mem: Engram) -> None:
     """A limited gc takes the memories forgotten longest ago first (those saved earliest
     here), and says more are due."""

@@ -120,27 +120,31 @@ class MaintenanceService:
         return [s for s in stubs if s.id not in replaced] if replaced else stubs
 
     def _news_of_live_facts_spared(self, ids: list[str]) -> list[str]:
-        """Those due but news whose outdated fact stays: a memory that supersedes one still
-        active or promoted (`supersedes` relation) is not forgotten before it. A probe's "I
-        moved from Portland to Denver" faded unused while a repeat of "I live in Portland"
-        kept the old fact alive; gc deleted the news, and search answered with the old city
-        alone, flagged by nothing. Both due, both go."""
+        """Those due but news and the fact it replaced while the other stays (`supersedes`
+        relation, the other active or promoted and not due): each is forgotten with the
+        other. A probe's "I moved from Portland to Denver" faded unused while a repeat of "I
+        live in Portland" kept the old fact alive; gc deleted the news, and search answered
+        with the old city alone, flagged by nothing. The other way round, the fact was the
+        news's way in: "where do I live?" found the move only as the place of "I live in
+        Portland" (`search_time`), and lost it when gc deleted the fact. Both due, both go."""
         if not ids:
             return ids
         due = set(ids)
         edges = [
             r
             for r in self.ctx.store.relations(ids)
-            if r.type == "supersedes" and r.from_id in due and r.to_id not in due
+            if r.type == "supersedes" and (r.from_id in due) != (r.to_id in due)
         ]
         if not edges:
             return ids
+        # (the one due, the other) of each relation
+        pairs = [(r.from_id, r.to_id) if r.from_id in due else (r.to_id, r.from_id) for r in edges]
         live = {
             m.id
-            for m in self.ctx.store.get_many([r.to_id for r in edges])
+            for m in self.ctx.store.get_many([other for _, other in pairs])
             if m.status in (Status.ACTIVE, Status.PROMOTED)
         }
-        spared = {r.from_id for r in edges if r.to_id in live}
+        spared = {one for one, other in pairs if other in live}
         return [i for i in ids if i not in spared]
 
     def _archive_if_still_due(self, now: float) -> Change:
