@@ -1465,6 +1465,14 @@ def test_a_correction_naming_both_values_brings_the_old_fact_up_to_date() -> Non
             "My son Leo goes to Bright Horizons daycare",
             True,
         ),
+        # an elementary school or an academy is a school (a probe's change was never linked)
+        (
+            "My daughter Sofia started at Cherry Creek Elementary",
+            "My daughter Sofia goes to Laurelhurst Elementary",
+            True,
+        ),
+        ("Noah started at Westside Elementary this fall", "Noah attends Lincoln Academy", True),
+        ("My niece started at Cherry Creek Elementary", "My son Leo goes to Laurelhurst", False),
         # who one of the user's people is, by name, is the user's fact
         ("My new manager is Priya Shah", "I report to Mike Chen", True),
         ("User's new manager is Priya Shah", "User reports to Mike Chen", True),

@@ -19,7 +19,8 @@ ATTRIBUTES = {
     "home": "live lives lived living home moved relocated based address apartment flat house",
     "diet": "vegetarian vegan pescatarian meat diet",
     "manager": "manager boss supervisor report",
-    "school": "school preschool kindergarten daycare nursery montessori college university",
+    "school": "school preschool kindergarten daycare nursery montessori college university "
+    "elementary academy",  # "…goes to Laurelhurst Elementary": a probe's school change
     "partner": "wife husband partner girlfriend boyfriend fiance fiancee spouse married dating",
 }
 # The words of `ATTRIBUTES` that are values of the fact, not its name: "vegan" for
