@@ -408,6 +408,11 @@ def test_delete_skips_unknown_ids_and_lists_what_it_deleted(db: Path) -> None:
     other = save(db, "delete me too")
     said = ok(run(db, "delete", other[:8], "nope-id")).stdout
     assert f"Deleted 1 memory: {other} (no memory has the id nope-id)" in said
+    # an id too short to stand for another is skipped too, as any unknown id: it failed the
+    # whole command, the known id left undeleted (a probe)
+    third = save(db, "and me")
+    said = ok(run(db, "delete", third, "abc")).stdout
+    assert f"Deleted 1 memory: {third} (no memory has the id abc)" in said
 
 
 # -- maintenance ----------------------------------------------------------------------------

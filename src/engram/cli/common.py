@@ -478,20 +478,23 @@ def _common_start(a: str, b: str) -> int:
     return n
 
 
-def resolve(app: App, ident: str, field: str = "memory_id") -> str:
+def resolve(app: App, ident: str, field: str = "memory_id", skipped: bool = False) -> str:
     """The id a short id stands for; an id that matches nothing is passed on as given, for the
     command to report (or skip) as it does with any unknown id. One too short to stand for
-    an id is refused, saying so: "memory not found: 198" left a probe guessing."""
+    an id is refused, saying so ("memory not found: 198" left a probe guessing), unless the
+    command skips unknown ids (`skipped`: `delete`, which failed whole on one, a probe)."""
     try:
         return app.memories.resolve(ident, field)
     except NotFoundError:
-        if len(ident) < MIN_PREFIX:
+        if len(ident) < MIN_PREFIX and not skipped:
             raise
         return ident
 
 
-def resolve_all(app: App, ids: Sequence[str], field: str = "memory_ids") -> list[str]:
-    return [resolve(app, ident, field) for ident in ids]
+def resolve_all(
+    app: App, ids: Sequence[str], field: str = "memory_ids", skipped: bool = False
+) -> list[str]:
+    return [resolve(app, ident, field, skipped) for ident in ids]
 
 
 def not_a_file(path: Path) -> bool:

@@ -397,7 +397,7 @@ def delete(state: State, ids: tuple[str, ...], archive: bool) -> None:
     every id to exist (and then changes nothing if one is missing)."""
     show(
         state,
-        lambda app: app.memories.remove(resolve_all(app, ids), archive),
+        lambda app: app.memories.remove(resolve_all(app, ids, skipped=not archive), archive),
         lambda out, result: render_delete(out, result, ids),
         {"memory_ids": "IDS"},
     )
