@@ -26,6 +26,12 @@ NAME_MAX = 255
 PRIVATE_FILE_MODE = 0o600
 
 
+def private_if_new(path: Path) -> int | None:
+    """The mode to write `path` with: owner-only if it is new, else None (`replacing` keeps
+    the mode of the file it replaces: one the user opened up stays open)."""
+    return None if path.exists() else PRIVATE_FILE_MODE
+
+
 @contextlib.contextmanager
 def replacing(
     path: Path,

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from tests.support import leftover_temporaries
 
+from engram import Engram
 from engram.core.models import Memory, Relation, Schedule, Status
 from engram.core.scoring import Policy, ScheduleArrays, memory_schedule, schedule_arrays
 from engram.core.timeutil import to_epoch
@@ -1134,3 +1135,23 @@ def test_a_temporary_file_a_killed_compaction_left_goes_at_the_next_rewrite(fold
     assert not stale.exists() and young.exists()
     assert len(store.page(None, 100)) == 20
     store.close()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX's; Windows has ACLs")
+def test_a_new_jsonl_stores_files_are_readable_by_their_owner_alone(tmp_path: Path) -> None:
+    """A SQLite store is owner-only (600); a JSONL store's files, the same memories' text, were
+    readable by every user of the machine under the common umask (a probe). Locks and the
+    .gitignore hold no memory."""
+    old = os.umask(0o022)
+    try:
+        with Engram.open(f"jsonl://{tmp_path / 'j'}") as engram:
+            a, b = engram.save("The door code is 4411"), engram.save("The gate code is 9911")
+            engram.create_relation(a.id, b.id)
+            engram.flush()
+            engram.compact()
+    finally:
+        os.umask(old)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in (tmp_path / "j").iterdir() if p.is_file()}
+    kept = {n for n in modes if "lock" not in n and n != ".gitignore"}
+    assert {"memories.jsonl", "relations.jsonl", "vectors.jsonl", "meta.json", ".index.db"} <= kept
+    assert {n: modes[n] for n in kept} == dict.fromkeys(kept, 0o600)

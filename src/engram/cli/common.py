@@ -26,7 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from engram.app import App, build_app
-from engram.atomic import PRIVATE_FILE_MODE, write_atomically
+from engram.atomic import private_if_new, write_atomically
 from engram.clock import Clock
 from engram.config import Settings, load_settings, redact_url
 from engram.core.wording import counted
@@ -516,9 +516,8 @@ def write_file(path: Path, data: bytes | Iterable[bytes], field: str) -> None:
     # A new file holds memories as the store does, and is as private: a graph page was
     # readable by every user of the machine where the store is not (a probe). A file written
     # over keeps its own permissions.
-    mode = None if path.exists() else PRIVATE_FILE_MODE
     try:
-        write_atomically(path, data, mode=mode)
+        write_atomically(path, data, mode=private_if_new(path))
     except OSError as exc:  # it named the temporary file beside PATH ("/proc/.x.….tmp")
         raise ValidationError(field, f"cannot write {path}: {exc.strerror}") from None
 

@@ -27,7 +27,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
-from engram.atomic import write_atomically
+from engram.atomic import private_if_new, write_atomically
 from engram.core.wording import counted
 from engram.errors import EngramError, ValidationError
 from engram.services import validation as check
@@ -355,8 +355,10 @@ def _repo_path(repo: str | Path) -> Path:
 
 
 def _write_lines(target: Path, lines: Iterable[str]) -> None:
-    """Atomically replace `target` with the lines, each ended by a newline."""
-    write_atomically(target, ((line + "\n").encode("utf-8") for line in lines))
+    """Atomically replace `target` with the lines, each ended by a newline; a new file is
+    private, as the store whose memories it holds is (a probe found a backup's export 644)."""
+    data = ((line + "\n").encode("utf-8") for line in lines)
+    write_atomically(target, data, mode=private_if_new(target))
 
 
 def _write_text(target: Path, text: str) -> None:

@@ -26,7 +26,13 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from engram.atomic import remove_stale_temporaries, replacing, write_atomically
+from engram.atomic import (
+    PRIVATE_FILE_MODE,
+    private_if_new,
+    remove_stale_temporaries,
+    replacing,
+    write_atomically,
+)
 from engram.clock import system_clock
 from engram.errors import StoreError
 from engram.storage.locks import lock, open_lock_file, unlock
@@ -150,7 +156,7 @@ def _write_head(path: Path, st: os.stat_result, consumed: Any) -> None:
     """Best effort and not fsynced: a head that is missing, stale or torn vouches for
     nothing, and the reader checks the file itself."""
     with contextlib.suppress(OSError):
-        fd = os.open(head_path(path), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = os.open(head_path(path), os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
         try:
             os.pwrite(fd, _head_of(st, consumed), 0)
         finally:
@@ -327,7 +333,10 @@ class LineFile:
             return 0
         count = body.count(b"\n")
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            # A new file is private, as a SQLite store is: the memories' text (a probe found
+            # a JSONL store readable by every user of the machine).
+            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+            fd = os.open(self.path, flags, PRIVATE_FILE_MODE)
         except OSError as exc:
             raise StoreError(f"cannot write {self.path}: {exc.strerror}") from exc
         try:
@@ -424,7 +433,7 @@ def read_lines(path: Path) -> list[tuple[int, bytes]]:
 def replace_small(path: Path, data: bytes) -> None:
     """Atomically replace a small file (meta.json)."""
     try:
-        write_atomically(path, data)
+        write_atomically(path, data, mode=private_if_new(path))
     except OSError as exc:
         raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
 

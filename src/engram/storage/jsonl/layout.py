@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engram.atomic import fsync_dir
+from engram.atomic import PRIVATE_FILE_MODE, fsync_dir
 from engram.errors import StoreError
 from engram.storage.jsonl.files import replace_small
 
@@ -53,7 +53,7 @@ def initialise(path: Path, files: Sequence[Path]) -> None:
     created = False
     for file in files:
         if not file.exists():
-            file.touch()
+            file.touch(mode=PRIVATE_FILE_MODE)  # the memories' text: as private as SQLite's
             created = True
     ignore = path / ".gitignore"
     if not ignore.exists():

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
-from engram.atomic import fsync_dir
+from engram.atomic import PRIVATE_FILE_MODE, fsync_dir
 from engram.clock import system_clock
 from engram.errors import StoreError
 from engram.storage.jsonl.files import LineFile, read_lines
@@ -106,7 +106,7 @@ def _quarantine(folder: Path, stem: str, lines: list[bytes]) -> Path:
         suffix = "" if attempt == 0 else f"-{attempt}"
         target = folder / f"{stem}{suffix}.bad"
         try:
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
         except FileExistsError:
             continue
         try:

@@ -24,7 +24,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from engram.atomic import write_atomically
+from engram.atomic import private_if_new, write_atomically
 from engram.storage.jsonl.layout import INDEX_SNAPSHOT as SNAPSHOT
 from engram.storage.sqlite.vectors import INDEX_SUFFIXES
 
@@ -101,4 +101,4 @@ def parse_state(text: str | None) -> dict[str, Any] | None:
 
 def _replace(source: Path, target: Path) -> None:
     with source.open("rb") as f:
-        write_atomically(target, iter(lambda: f.read(1 << 20), b""))
+        write_atomically(target, iter(lambda: f.read(1 << 20), b""), mode=private_if_new(target))
