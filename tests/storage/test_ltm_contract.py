@@ -3,6 +3,7 @@ a backend without it refuses writes with a StoreError (the services check the ca
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -45,6 +46,10 @@ def check_notes_are_found_by_any_word_best_first(ltm: Any) -> None:
     hits = ltm.ltm_search(["postgresql", "databases"], [], 10)
     assert [h.path for h in hits] == ["Projects/atlas.md"]
     assert hits[0].title == "Atlas" and hits[0].relevance > 0 and "PostgreSQL" in hits[0].preview
+    # the note's own words, unmarked: PostgreSQL's put ", StopSel=" and "</b>" into every
+    # preview (a probe)
+    said = set(re.findall(r"\w+", "Atlas runs PostgreSQL databases. See [[people/alice]]."))
+    assert set(re.findall(r"\w+", hits[0].preview)) <= said and "<" not in hits[0].preview
     assert [h.path for h in ltm.ltm_search(["run"], [], 10)] != []  # stemmed: runs, running
     titled = ltm.ltm_search(["alice"], [], 10)
     assert titled[0].path == "people/alice.md"  # title and body beat a link in the body

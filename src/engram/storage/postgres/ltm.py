@@ -47,7 +47,10 @@ _UPSERT = (
 # ts_rank weighs the labels {D, C, B, A}: body D, tags B, title A.
 _TOP = max(NOTE_FIELD_WEIGHTS)
 _RANK_WEIGHTS = [NOTE_FIELD_WEIGHTS[2] / _TOP, 0.0, NOTE_FIELD_WEIGHTS[1] / _TOP, 1.0]
-_HEADLINE = f"MaxWords={PREVIEW_WORDS}, MinWords={PREVIEW_WORDS // 2}, StartSel='', StopSel=''"
+# No marks around the matched words: empty selectors, double-quoted (in the SQL literal this
+# is written into, '' is one quote, and PostgreSQL read "StartSel=', StopSel=" as one
+# selector, putting ", StopSel=" and "</b>" into every preview: a probe).
+_HEADLINE = f'MaxWords={PREVIEW_WORDS}, MinWords={PREVIEW_WORDS // 2}, StartSel="", StopSel=""'
 
 
 class PostgresLtm(NoteIndex):
