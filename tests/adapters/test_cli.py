@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from click.testing import CliRunner, Result
@@ -518,6 +519,19 @@ def test_relate_and_graph_pagination(db: Path) -> None:
     # the hint repeats the store and the page size: a copied hint paged another store
     hint = f"engram --store {db} graph --limit 2 --cursor {first['next_cursor']}"
     assert hint in " ".join(table.stdout.split()) and "supports" in table.stdout
+
+
+def test_the_graphs_next_page_hint_shows_no_password(postgres_url: str) -> None:
+    """The hint repeated `--store` as typed, a PostgreSQL password with it (a probe); the
+    test server trusts its socket, so the password given is not checked."""
+    parts = urlsplit(postgres_url)
+    where = parts.netloc.rpartition("@")[2]
+    url = urlunsplit(parts._replace(netloc=f"{parts.username or 'postgres'}:s3cret-pw@{where}"))
+    for text in ("first", "second"):
+        ok(run(None, "--store", url, "save", text, ENGRAM_EMBEDDING_MODEL="none"))
+    shown = ok(run(None, "--store", url, "graph", "--limit", "1", ENGRAM_EMBEDDING_MODEL="none"))
+    assert "Next page: engram --store" in shown.stdout and ":***@" in shown.stdout
+    assert "s3cret-pw" not in shown.output
 
 
 def test_unrelate_removes_one_relation(db: Path) -> None:

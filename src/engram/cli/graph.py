@@ -29,6 +29,7 @@ from engram.cli.common import (
     write_file,
     write_through,
 )
+from engram.config import redact_url
 from engram.core.models import RELATION_TYPES, Relation
 from engram.core.wording import counted
 from engram.errors import ValidationError
@@ -190,8 +191,10 @@ def graph(
         return
     with open_app(state) as app, options_named({"limit": "--limit", "cursor": "--cursor"}):
         page = app.graph.read_graph(cursor, limit)
-    # The next page's command repeats what chose this one (a copied hint read another store).
-    again = ["engram"] + (["--store", shlex.quote(state.store)] if state.store else []) + ["graph"]
+    # The next page's command repeats what chose this one (a copied hint read another store),
+    # with no password (it printed a PostgreSQL one: a probe; the user types their own).
+    store = ["--store", shlex.quote(redact_url(state.store))] if state.store else []
+    again = ["engram", *store, "graph"]
     again += [] if limit == 100 else ["--limit", str(limit)]
     output(state, page, lambda c: render_graph(c, page, " ".join(again)))
 
