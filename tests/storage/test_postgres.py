@@ -388,6 +388,37 @@ def test_a_server_that_stops_taking_connections_under_an_open_store_is_named_as_
         assert not [r for r in caplog.records if "error connecting" in r.getMessage()]
 
 
+def test_a_client_that_found_the_server_gone_works_as_soon_as_it_is_back(blank_url: str) -> None:
+    """After an outage a long-running client (an MCP server, a Python session) failed for up
+    to half a minute once the server was back: its pool reconnects at growing intervals, and
+    each call waited for it (a probe). Until the pool has a connection again, a call now
+    opens its own: refused at once while the server is away, answered once it is back."""
+    separator = "&" if "?" in blank_url else "?"
+    name = str(psycopg.conninfo.conninfo_to_dict(blank_url)["dbname"])
+
+    def allow(allowed: bool) -> None:
+        with psycopg.connect(blank_url.replace(f"/{name}", "/postgres"), autocommit=True) as c:
+            c.execute(
+                sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS {}").format(
+                    sql.Identifier(name), sql.SQL("true" if allowed else "false")
+                )
+            )
+            c.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (name,),
+            )
+
+    with Engram.open(f"{blank_url}{separator}connect_timeout=1", embedding_model="none") as mem:
+        mem.save("Saved before the outage")
+        allow(False)
+        for _ in range(3):
+            with pytest.raises(StoreError, match="not currently accepting connections"):
+                mem.search("saved")
+        allow(True)
+        assert [h.memory.content for h in mem.search("saved")] == ["Saved before the outage"]
+        assert mem.save("Saved after it").content == "Saved after it"
+
+
 def test_a_url_naming_only_a_schema_that_does_not_exist_says_so(blank_url: str) -> None:
     """It failed with raw SQL: "no schema has been selected to create in LINE 1: CREATE
     TABLE IF NOT EXISTS schema_migrations …"."""

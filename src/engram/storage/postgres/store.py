@@ -162,6 +162,9 @@ class PostgresStore(SqlStore, PostgresGraph, PostgresLtm, PostgresText, Postgres
                 "it; create the database with a UTF-8 locale (e.g. LC_CTYPE 'C.UTF-8')",
                 self.location,
             )
+        self._vector_type = vector_type
+        # Set when a call found the server unreachable, until the pool has a connection again.
+        self._unreachable = False
         self._pool: ConnectionPool[Conn] = ConnectionPool(
             url,
             kwargs={"autocommit": True, "connect_timeout": connect_timeout},
@@ -171,7 +174,7 @@ class PostgresStore(SqlStore, PostgresGraph, PostgresLtm, PostgresText, Postgres
             timeout=connect_timeout * 3,
             num_workers=1,
             name="engram",
-            configure=lambda conn: register_vector_info(conn, vector_type),
+            configure=self._configure,
             # A connection the server dropped (a restart) is replaced, not handed out: each
             # call after a restart failed until every pooled connection had been tried.
             check=ConnectionPool.check_connection,
@@ -189,10 +192,16 @@ class PostgresStore(SqlStore, PostgresGraph, PostgresLtm, PostgresText, Postgres
             if pinned is not None:
                 yield pinned
                 return
+            if self._unreachable and not self._pool.get_stats().get("pool_available"):
+                with self._own_connection() as conn:
+                    yield conn
+                return
+            self._unreachable = False
             with self._pool.connection() as conn:
                 yield conn
         except PoolTimeout as exc:
             # The pool says only that it waited; why it could not connect was in its log.
+            self._unreachable = True
             reason = self._why_unreachable() or str(exc)
             raise UnavailableError(
                 f"PostgreSQL store {self.location} is unavailable: {reason}"
@@ -200,11 +209,28 @@ class PostgresStore(SqlStore, PostgresGraph, PostgresLtm, PostgresText, Postgres
         except (psycopg.errors.DataError, psycopg.errors.IntegrityError) as exc:
             raise RefusedDataError(f"PostgreSQL refused the data: {exc}") from exc
         except psycopg.OperationalError as exc:  # the server went away mid-statement
+            self._unreachable = True
             reason = redact_secrets(str(exc), self._url)
             raise UnavailableError(f"PostgreSQL store {self.location}: {reason}") from exc
         except psycopg.Error as exc:  # the server down or read-only, a privilege missing
             reason = redact_secrets(str(exc), self._url)
             raise StoreError(f"PostgreSQL store {self.location}: {reason}") from exc
+
+    def _configure(self, conn: Conn) -> None:
+        register_vector_info(conn, self._vector_type)
+
+    @contextmanager
+    def _own_connection(self) -> Iterator[Conn]:
+        """A connection of the call's own, while the pool has none after the server was found
+        unreachable: the pool retries at growing intervals, and each call waited its 30 s for
+        it, during an outage and for up to half a minute after the server was back, where a
+        new connection fails at once or works (a probe). Down, this fails as fast as the CLI;
+        back, the call works, and the pool's own come back in their time."""
+        with psycopg.connect(
+            self._url, autocommit=True, connect_timeout=self._connect_timeout
+        ) as conn:
+            self._configure(conn)
+            yield conn
 
     def _why_unreachable(self) -> str | None:
         """The server's own reason a new connection fails now ("the server is not running",
