@@ -389,30 +389,30 @@ def _merge_promoted(hits: list[UnifiedHit]) -> list[UnifiedHit]:
 
 
 def _news_above(hits: list[UnifiedHit], replaced: Mapping[str, Sequence[str]]) -> list[UnifiedHit]:
-    """`hits` with each replaced memory's hit naming its news (`why.superseded_by`: the best
-    listed, or the first), and that news, if listed, lifted to its rank (then sorted just
-    above it), as `search_memory` lists them: a promoted fact's note never fades, and it
-    ranked above the news that corrected it, unmarked (a probe)."""
-    if not replaced:
-        return hits
+    """`hits` with each hit of a replaced memory (it, its note, a copy of the note) naming its
+    news (`why.superseded_by`: the best listed, or the first), and that news, if listed,
+    lifted to its rank (then sorted just above it), as `search_memory` lists them: a promoted
+    fact's note never fades, and it ranked above the news that corrected it, unmarked (a
+    probe)."""
     out = list(hits)
-    at = {h.id: i for i, h in enumerate(out) if h.id}
+    at: dict[str, list[int]] = {}
+    for i, hit in enumerate(out):
+        if hit.id:
+            at.setdefault(hit.id, []).append(i)
     for old, news_ids in replaced.items():
-        i = at.get(old)
-        if i is None:
-            continue
-        listed = sorted((at[n] for n in news_ids if n in at), key=lambda k: -out[k].rank)
-        news = out[listed[0]].id if listed else news_ids[0]
-        fact = out[i]
-        out[i] = fact.model_copy(
-            update={"why": fact.why.model_copy(update={"superseded_by": news})}
-        )
-        j = listed[0] if listed else None
-        if j is not None and out[j].rank < fact.rank:
-            lifted = {"rank": fact.rank}
-            out[j] = out[j].model_copy(
-                update={**lifted, "why": out[j].why.model_copy(update=lifted)}
+        listed = [k for n in news_ids for k in at.get(n, ())]
+        top = max(listed, key=lambda k: out[k].rank, default=None)
+        news = news_ids[0] if top is None else out[top].id
+        for i in at.get(old, ()):
+            fact = out[i]
+            out[i] = fact.model_copy(
+                update={"why": fact.why.model_copy(update={"superseded_by": news})}
             )
+            if top is not None and out[top].rank < fact.rank:
+                lifted = {"rank": fact.rank}
+                out[top] = out[top].model_copy(
+                    update={**lifted, "why": out[top].why.model_copy(update=lifted)}
+                )
     return out
 
 
