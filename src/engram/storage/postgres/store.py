@@ -451,7 +451,8 @@ class PostgresStore(SqlStore, PostgresGraph, PostgresLtm, PostgresText, Postgres
                 self._url, autocommit=True, connect_timeout=self._connect_timeout
             )
         except psycopg.Error as exc:
-            raise StoreError(f"PostgreSQL store {self.location}: {exc}") from exc
+            reason = redact_secrets(str(exc), self._url)
+            raise StoreError(f"PostgreSQL store {self.location}: {reason}") from exc
         with conn:
             held = conn.execute(
                 f"SELECT pg_try_advisory_lock({_SECTION_KEY})", {"key": key}
