@@ -28,6 +28,10 @@ from engram.core.forget_request import asks_to_forget, what_to_forget
         ("erase the thing i told you about my brother", "my brother"),
         ("pls forget my kids names", "my kids names"),
         ("Delete all my saved memories.", ""),
+        # a thing by its keeping, or "from your memory" (a coding assistant's probe)
+        ("Delete the webhook secret you saved.", "webhook secret"),
+        ("Forget the webhook secret I just gave you, I don't want that stored.", "webhook secret"),
+        ("Remove the Stripe webhook secret from your memory.", "the Stripe webhook secret"),
     ],
 )
 def test_a_request_to_forget_names_what_it_drops(message: str, named: str) -> None:
@@ -47,6 +51,7 @@ def test_a_request_to_forget_names_what_it_drops(message: str, named: str) -> No
         # work to do, not the memory
         "Delete the old config file",
         "Remove my card from the account",
+        "Remove the unused imports you added",
         # the user's own forgetting, and a request to keep
         "I always forget semicolons",
         "Don't forget: the demo moved to Thursday",

@@ -187,6 +187,21 @@ def test_a_request_to_forget_lists_the_memories_it_names(mem: Engram) -> None:
     assert mem.analyze_message("Forget it, never mind").intent == "none"
 
 
+def test_a_secret_asked_to_be_forgotten_by_its_keeping_is_listed(mem: Engram) -> None:
+    """A coding assistant's probe: "Delete the webhook secret you saved." was none, and the
+    secret stayed stored and searchable."""
+    secret = mem.save("STRIPE_WEBHOOK_SECRET=whsec_4f8a2c for payments-service")
+    mem.save("payments-service runs on Python 3.12")
+    mem.flush()
+    for request in (
+        "Delete the webhook secret you saved.",
+        "Forget the webhook secret I just gave you, I don't want that stored.",
+        "Remove the Stripe webhook secret from your memory.",
+    ):
+        found = mem.analyze_message(request)
+        assert (found.intent, found.forget) == ("forget", [secret.id]), request
+
+
 def test_analyze_for_recall_gives_the_query_to_run(mem: Engram) -> None:
     saved = mem.save("Prefers TypeScript over JavaScript", tags=["preferences"])
     found = mem.analyze_for_recall("What did I say about TypeScript last week?")

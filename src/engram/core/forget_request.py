@@ -20,10 +20,13 @@ _WHAT_WAS_TOLD = (
     r"(?:what|everything|anything|all) (?:(?:i|we) (?:said|told you|mentioned|shared|wrote|"
     r"just said|just told you)|you know|you have|you remember)"
 )
-# A thing by the telling of it: "the thing I told you about my brother", "the dentist
-# appointment I told you about", "the part about me being vegetarian".
+# A thing by the telling or the keeping of it: "the thing I told you about my brother", "the
+# dentist appointment I told you about", "the part about me being vegetarian", "the webhook
+# secret you saved", "…I just gave you" (a coding assistant's probe found those read as
+# nothing, and the secret kept).
 _TOLD_THING = (
-    r"the (?P<thing>(?:[\w'-]+ ){1,4}?)(?:(?:i|we) (?:told you|mentioned|said|shared)\b|about\b)"
+    r"the (?P<thing>(?:[\w'-]+ ){1,4}?)(?:(?:i|we) (?:just )?(?:told you|mentioned|said|shared|"
+    r"gave you)\b|you (?:just )?(?:saved|stored|kept|remembered|noted)\b|about\b)"
 )
 # What the memory keeps, by its name: "the note about my ex", "all my saved memories".
 _KEPT = (
@@ -38,7 +41,7 @@ FORGET_REQUEST = (
     OPENERS
     + rf"(?:{REQUEST_FRAME})?"
     + rf"(?:{_DROP} (?:about )?(?:{_WHAT_WAS_TOLD}|{_KEPT}|{_TOLD_THING}|everything about)"
-    + rf"|{_DROP} (?P<named>(?:my|our) [^.!?]*?) from (?:your |the )?memory\b"
+    + rf"|{_DROP} (?P<named>(?:my|our|the) [^.!?]*?) from (?:your |the )?memory\b"
     + r"|stop remembering\b"
     # "forget that I work at St. Mary's", "forget about my old address", "forget my address":
     # forget alone, before what it drops (not "forget it", "forget that, …", nor "forget
@@ -72,6 +75,8 @@ def what_to_forget(message: str) -> str:
     # what it drops is named in the sentence that asks (as `statements` cuts it: "St. Mary's"
     # is one)
     rest = next(iter(statements(said[found.end() :])), "")
+    # ", I don't want that stored": a clause of its own, naming nothing more
+    rest = "" if rest.lstrip()[:1] in (",", ";", ":", "—", "-") else rest
     named = _AFTERWORDS.sub("", _LEAD_IN.sub("", rest)).strip()
     # "the dentist appointment I told you about": the thing itself, where nothing follows
     if named.lower() in ("", "about") and found["thing"]:
