@@ -9,17 +9,23 @@ import contextlib
 import json
 import os
 import queue
+import select
+import signal
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp_types as types
 import pytest
+from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
-from tests.adapters.test_mcp import RawServer
+from tests.adapters.test_mcp import RawServer, initialize_request, server_params
 
 from engram.mcp.stdio import Answered, DirectOutput
 
@@ -318,3 +324,44 @@ def test_a_cancelled_request_is_not_waited_for_at_the_end_of_the_input() -> None
     assert answered.pending == {2}
     answered.written(SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=2, result={})))
     assert answered.pending == set()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal is POSIX's")
+def test_serve_in_a_terminal_waits_for_input_and_leaves_the_terminal_as_it_was(
+    tmp_path: Path,
+) -> None:
+    """docs/tools.md: run the server's command in a terminal, it should sit waiting for input.
+    It ended at once, and the terminal it left read nothing more ("Resource temporarily
+    unavailable"): its output was made non-blocking, and the shell's terminal is one open file
+    for input and output (a new user's probe); so was its error output, by Ctrl-C. A
+    pseudo-terminal stands in for the shell's."""
+    import fcntl  # POSIX's, as the pseudo-terminal is
+    import pty
+    import tty
+
+    params = server_params(tmp_path)
+    leader, terminal = pty.openpty()
+    tty.setraw(terminal)  # no echo: what the leader reads is the server's
+    process = subprocess.Popen(
+        [params.command, *params.args],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        env={**get_default_environment(), **(params.env or {})},
+        cwd=params.cwd,
+    )
+    try:
+        os.write(leader, (json.dumps(initialize_request("terminal")) + "\n").encode())
+        said = b""
+        while b'"id":1' not in said.replace(b" ", b""):
+            ready, _, _ = select.select([leader], [], [], 30)  # a hang guard, not a timing
+            assert ready, f"no answer from the server in its terminal: {said!r}"
+            said += os.read(leader, 65536)
+        assert b'"serverInfo"' in said and process.poll() is None
+    finally:
+        process.send_signal(signal.SIGINT)  # Ctrl-C
+        process.wait(timeout=30)
+        blocking = not fcntl.fcntl(terminal, fcntl.F_GETFL) & os.O_NONBLOCK
+        os.close(leader)
+        os.close(terminal)
+    assert blocking

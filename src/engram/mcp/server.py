@@ -170,8 +170,8 @@ class EngramServer(MCPServer[EngramRuntime]):
         """The SDK's stdio loop, reading through `CheckedInput` (a request the SDK could not
         parse is answered with a JSON-RPC error instead of silence) and writing through
         `DirectOutput` (no thread hop per message); see `engram.mcp.stdio`."""
+        output = claim_stdout()  # first: it compares its file with the input's
         checked = CheckedInput(claim_stdin())
-        output = claim_stdout()
         async with stdio_server(
             stdin=anyio.AsyncFile(cast(IO[str], checked)),
             # The SDK only calls write and flush on it (None: the SDK's own writer).

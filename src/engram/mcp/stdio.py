@@ -267,9 +267,10 @@ class DirectOutput:
 def claim_stdout() -> DirectOutput | None:
     """The protocol's output as a `DirectOutput`, with file descriptor 1 pointed at stderr
     while serving, so a stray print (ours, a library's, a child's) lands in the log instead of
-    corrupting a message. None where a pipe cannot be made non-blocking (Windows): the SDK's
-    own writer then does the same job through a worker thread."""
-    if sys.platform == "win32":
+    corrupting a message. None where a pipe cannot be made non-blocking (Windows), or must not
+    be (`_shared_with_input`): the SDK's own writer then does the same job through a worker
+    thread."""
+    if sys.platform == "win32" or _shared_with_input(1):
         return None
     try:
         wire = os.dup(1)
@@ -283,6 +284,19 @@ def claim_stdout() -> DirectOutput | None:
         os.close(wire)
         return None
     return DirectOutput(wire)
+
+
+def _shared_with_input(fd: int) -> bool:
+    """Whether output on `fd` is a terminal, or the file input is read from (file descriptor
+    0, not yet claimed). Non-blocking is a property of the open file: made so for writing, a
+    terminal (which the shell opened once for input and output, and keeps) read nothing ("try
+    again"), and `engram serve` typed in one, as docs/tools.md advises to check a setup, ended
+    at once and left it unreadable (a new user's probe)."""
+    try:
+        output, given = os.fstat(fd), os.fstat(0)
+        return os.isatty(fd) or (output.st_dev, output.st_ino) == (given.st_dev, given.st_ino)
+    except OSError:
+        return True
 
 
 # How long the end of the input waits for the requests already read to be answered: a client

@@ -58,7 +58,9 @@ def stop(signum: int, _frame: object) -> None:
     # blocked on a full stderr pipe (a client that does not read it) would keep the server
     # from stopping. Every record already went out when it was logged (stream handlers flush).
     with contextlib.suppress(OSError):
-        if hasattr(os, "set_blocking"):  # not on Windows before Python 3.12
+        # Not a terminal's: that is the shell's too, and was left unreadable after Ctrl-C
+        # (a terminal does not fill up as an unread pipe does).
+        if hasattr(os, "set_blocking") and not os.isatty(2):  # no set_blocking: old Windows
             os.set_blocking(2, False)
         os.write(2, f"engram: stopping on signal {signum}\n".encode())
     os._exit(128 + signum)
