@@ -8,7 +8,7 @@
 A save that says something changed ("I report to Rosa now") links itself to the facts it
 replaces ("My manager is Dan Kim") by `supersedes` relations, and search lists the news first;
 a link to a fact it does not replace buries that fact. This set (bench/data/
-supersede_facts.json: 137 scenarios, 57 changes and 80 traps — restatements, additions,
+supersede_facts.json: 142 scenarios, 60 changes and 82 traps — restatements, additions,
 someone else's change, a life fact named in passing, new things, plans, questions) was written
 and labelled before any run. Each scenario: a fresh SQLite store, its earlier facts saved with
 `Engram.save`, then its statement with `Engram.save_result`. Prints, per kind, the links that

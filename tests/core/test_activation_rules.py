@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from engram.core.entities import extract_entities
-from engram.core.fact_values import brought_up_to_date, holds_value, named_old_value, value_swapped
+from engram.core.fact_values import (
+    affirms_value,
+    brought_up_to_date,
+    holds_value,
+    named_old_value,
+    value_swapped,
+)
 from engram.core.importance import importance
 from engram.core.intent import classify
 from engram.core.keep_request import memory_content
@@ -1375,6 +1381,10 @@ def test_the_phrase_of_a_role_filled_by_name_holds_the_whole_name() -> None:
         ("I got laid off from Shopify, so I'm job hunting now", "Shopify"),
         ("Dana resigned from Acme Corp in May", "Acme Corp"),
         ("I got fired up from the game", None),  # no employer left
+        # one thing given up for another (a coding assistant's probe)
+        ("atlas-web: dropped tRPC for plain REST with an OpenAPI spec", "tRPC"),
+        ("We replaced Redis in payments-service with an in-process TTL cache.", "Redis"),
+        ("I replaced my Civic with a Tesla", "Civic"),
     ],
 )
 def test_a_change_names_the_value_it_left(text: str, left: str | None) -> None:
@@ -1396,6 +1406,21 @@ def test_a_fact_holds_a_value_left_as_whole_words_in_any_form(
     text: str, value: str, held: bool
 ) -> None:
     assert holds_value(text, value) is held
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "affirmed"),
+    [
+        ("atlas-web uses Redux Toolkit for state", "Redux Toolkit", True),
+        ("atlas-web state management: Zustand, not Redux Toolkit.", "Redux Toolkit", False),
+        ("We cache in Redis instead of Memcached", "Memcached", False),
+        ("Redis, not Memcached; Memcached was slower", "Memcached", True),  # said again
+    ],
+)
+def test_a_value_turned_down_is_not_held(text: str, value: str, affirmed: bool) -> None:
+    """ "Zustand, not Redux Toolkit" was taken to agree with "switched from Zustand to Redux
+    Toolkit", which then replaced nothing (a coding assistant's probe)."""
+    assert affirms_value(text, value) is affirmed
 
 
 @pytest.mark.parametrize(
@@ -1531,6 +1556,18 @@ def test_news_of_someones_relative_is_none_of_them(news: str, old: str, replaces
         ("I replaced the battery in my Civic", "I drive a 2015 Honda Civic", False),
         ("Replaced the tires on the Civic with winter tires", "I drive a 2015 Honda Civic", False),
         ("I replaced my Civic with a Tesla Model 3", "I drive a 2015 Honda Civic", True),
+        # ...but a named thing where it stood is (a coding assistant's probe)
+        (
+            "We replaced Redis in payments-service with an in-process TTL cache.",
+            "payments-service caches idempotency lookups in Redis (TTL 24h).",
+            True,
+        ),
+        # a change back to what the fact turned down replaces it
+        (
+            "atlas-web switched from Zustand to Redux Toolkit.",
+            "atlas-web state management: Zustand, not Redux Toolkit.",
+            True,
+        ),
         # someone else's news, or something of one of the user's people
         ("Lisa started a new job at Kaiser as a nurse", "I work at Lumen Health", False),
         ("My wife's new manager is Priya Shah", "My manager is Sarah Lin", False),

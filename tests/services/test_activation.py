@@ -570,6 +570,27 @@ def test_a_change_naming_the_value_it_left_supersedes_the_fact_holding_it(mem: E
     assert news.supersedes == [ledger.id]
 
 
+def test_a_thing_dropped_for_another_supersedes_the_fact_holding_it(mem: Engram) -> None:
+    """A coding assistant's probe: "…dropped tRPC for plain REST…" superseded the project's
+    stack note (0.562 alike) instead of the tRPC decision (0.560), and search put the
+    outdated decision first."""
+    stack = mem.save(
+        "atlas-web: Next.js 14 app router, TypeScript strict, pnpm workspaces (not npm or yarn)."
+    )
+    trpc = mem.save(
+        "Decision: atlas-web will use tRPC for the API layer between Next.js and the BFF."
+    )
+    mem.flush()
+    news = mem.save_result(
+        Draft(
+            "atlas-web: dropped tRPC for plain REST with an OpenAPI spec; the client is "
+            "generated with openapi-typescript (`pnpm gen:api`)."
+        )
+    )
+    assert {stack.id, trpc.id} <= {s.id for s in news.similar}
+    assert news.supersedes == [trpc.id]
+
+
 def test_a_change_naming_a_value_no_stored_fact_holds_supersedes_nothing(mem: Engram) -> None:
     """A probe: "We switched Atlas CI from Jenkins to GitHub Actions" superseded "Atlas launch
     date is set for February 2" (0.45 alike, for naming Atlas), and search then put the CI

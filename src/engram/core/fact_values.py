@@ -70,8 +70,26 @@ def named_old_value(text: str) -> str | None:
     if "?" in text:
         return None
     said = plain(text)
-    found = _FROM_OLD.search(said) or _LEFT_OLD.search(said) or _PREFERS_OVER.search(said)
+    found = (
+        _FROM_OLD.search(said)
+        or _LEFT_OLD.search(said)
+        or _PREFERS_OVER.search(said)
+        or _DROPPED_OLD.search(said)
+    )
     return None if found is None else found.group("old")
+
+
+# One thing given up for another: "dropped tRPC for plain REST", "We replaced Redis in
+# payments-service with an in-process cache" (its place said after it, no part of the value).
+# Read as anything else alike, "…dropped tRPC for plain REST…" replaced the project's stack
+# note (0.562 alike) and not the tRPC decision (0.560): a coding assistant's probe.
+_DROPPED_OLD = re.compile(
+    r"\b(?:dropped|ditched|replaced)\s+(?:the\s+|my\s+|our\s+)?"
+    r"(?P<old>[\w'.+#-]+(?:\s+(?!(?:in|on|at|for|with|by)\b)[\w'.+#-]+){0,2}?)"
+    r"(?:\s+(?:in|on|at)\s+[\w'.+#-]+(?:\s+[\w'.+#-]+)?)?"
+    r"\s+(?:for|with|by|in favou?r of)\b",
+    re.IGNORECASE,
+)
 
 
 # The value a change says it went to: "Renamed module app.settings to app.config", "Moved
@@ -145,6 +163,24 @@ def holds_value(text: str, value: str) -> bool:
     wanted, held = index_terms(value), index_terms(text)
     n = len(wanted)
     return n > 0 and any(held[i : i + n] == wanted for i in range(len(held) - n + 1))
+
+
+# What a statement says right before a value it turns down: "Zustand, not Redux Toolkit",
+# "instead of Redis", "rather than npm" (as index terms).
+_TURNED_DOWN = (("not",), ("never",), ("instead", "of"), ("rather", "than"))
+
+
+def affirms_value(text: str, value: str) -> bool:
+    """Whether `text` holds `value` (`holds_value`) other than as what it turns down: "Zustand,
+    not Redux Toolkit" does not hold the Redux Toolkit of "switched from Zustand to Redux
+    Toolkit", and was taken to agree with it (a coding assistant's probe)."""
+    wanted, held = index_terms(value), index_terms(text)
+    n = len(wanted)
+    return n > 0 and any(
+        held[i : i + n] == wanted
+        and not any(tuple(held[max(0, i - len(w)) : i]) == w for w in _TURNED_DOWN)
+        for i in range(len(held) - n + 1)
+    )
 
 
 # A save this close to a stored memory that marks any change at all ("Actually, Lisa's birthday

@@ -10,6 +10,7 @@ from engram.core.dates import MONTH_NAMES, WEEKDAYS
 from engram.core.fact_values import (
     LEFT_FROM,
     MARKS,
+    affirms_value,
     fact_terms,
     holds_value,
     named_new_value,
@@ -77,6 +78,9 @@ _REPLACED = re.compile(
     # one thing for another: "I replaced my Civic with a Tesla"; not a part of a thing ("I
     # replaced the battery in my Civic", "…the tires on the Civic with winter tires": a probe)
     r"|\breplaced\s+(?:(?!in\b|on\b|of\b|for\b)[\w'-]+\s+){1,4}?(?:with|by)\b"
+    # ...a named thing where it stood: "We replaced Redis in payments-service with an
+    # in-process cache" (a coding assistant's probe; "replaced" alone said it)
+    r"|\breplaced\s+(?-i:[A-Z])[\w'.-]*\s+(?:in|on)\s+(?:[\w'-]+\s+){1,3}?(?:with|by)\b"
     # "We dropped MySQL for PostgreSQL", "I started a new job at Northwind"; not "instead of",
     # "switching" or "is now", which REALTALK says of anything ("order lunch instead of making
     # it", "switching topics", "the way it is now")
@@ -112,7 +116,7 @@ def _already_holds(text: str, old: str) -> bool:
     it ("Moved standup back to 9:30" after "Moved standup from 9:30 to 10"), as does one
     elsewhere ("Actually moved standup to 11" after "Moved standup to 10")."""
     after = named_new_value(text)
-    if after is None or not holds_value(old, after):
+    if after is None or not affirms_value(old, after):
         return _moved_where_it_is(text, old)
     left = named_old_value(old)
     return left is None or index_terms(left) != index_terms(after)
