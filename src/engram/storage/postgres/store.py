@@ -192,7 +192,11 @@ class PostgresStore(SqlStore, PostgresGraph, PostgresLtm, PostgresText, Postgres
             if pinned is not None:
                 yield pinned
                 return
-            if self._unreachable and not self._pool.get_stats().get("pool_available"):
+            if (
+                self._unreachable
+                and not self._pool.closed  # closed by `close`: it says so (PoolClosed)
+                and not self._pool.get_stats().get("pool_available")
+            ):
                 with self._own_connection() as conn:
                     yield conn
                 return
