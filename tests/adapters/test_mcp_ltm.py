@@ -74,7 +74,9 @@ async def test_promotion_end_to_end_through_the_mcp_client(tmp_path: Path) -> No
             "decay",
             "weight",
             "rank",
+            "superseded_by",
         }
+        assert hit["why"]["superseded_by"] is None  # nothing replaced it
 
 
 @pytest.mark.anyio
