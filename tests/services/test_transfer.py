@@ -479,6 +479,32 @@ def test_cortexgraph_import_keeps_tags_and_entities_beyond_engrams_limits(
     assert crowded.meta["cortexgraph_tags"] == tags[50:]
 
 
+def test_cortexgraph_import_keeps_a_memory_whose_tag_engram_cannot_hold(
+    mem: Engram, tmp_path: Path
+) -> None:
+    """A blank tag or one of 101 characters skipped the whole memory and its relations: a
+    probe's "allergic to peanuts" at strength 1.5 was lost for it. A blank one names nothing;
+    a long one is kept in meta with those beyond the limit."""
+    long_tag = "t" * 101
+    line = {
+        "id": "allergy",
+        "content": "allergic to peanuts",
+        "created_at": 1700000000,
+        "strength": 1.5,
+        "meta": {"tags": ["health", "", "  ", long_tag, "food"]},
+    }
+    (tmp_path / "memories.jsonl").write_text(json.dumps(line) + "\n")
+    report = import_cortexgraph(
+        tmp_path,
+        Writer(mem.app.context.store, mem.app.context.scheduled_many),
+        now=mem.app.context.now(),
+    )
+    assert (report.imported, report.skipped) == (1, 0)
+    allergy = mem.get("allergy")
+    assert list(allergy.tags) == ["health", "food"] and allergy.strength == 1.5
+    assert allergy.meta["cortexgraph_tags"] == [long_tag]
+
+
 def test_cortexgraph_lines_without_a_usable_id_say_why(mem: Engram, tmp_path: Path) -> None:
     """A number for an id, or a line that is no object, was reported as "id: missing"."""
     lines = ['{"id": 123, "content": "numeric id", "created_at": 1700000000}', "[1, 2]", "{}"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -181,14 +182,26 @@ def _memory_from_cortexgraph(obj: dict[str, Any], now: datetime) -> tuple[Memory
 def _within_limit(
     values: list[Any], field: str, limits: tuple[int, int], meta: dict[str, Any]
 ) -> tuple[str, ...]:
-    """CortexGraph has no limit on a memory's tags or entities; Engram keeps the first it
-    allows as such and the rest in meta (`cortexgraph_tags` / `cortexgraph_entities`): a
-    memory with 60 entities was skipped, all of it lost for its sixty names."""
+    """CortexGraph has no limit on a memory's tags or entities, nor on their length; Engram
+    keeps the first it allows as such and the rest in meta (`cortexgraph_tags` /
+    `cortexgraph_entities`), longer ones too, and drops blank ones, which name nothing: a
+    memory with 60 entities was skipped, all of it lost for its sixty names, and one with a
+    tag of "" or of 101 characters for that tag (a probe)."""
     most, longest = limits
-    every = check.labels(values, field, len(values), longest)
-    if len(every) > most:
-        meta[f"cortexgraph_{field.removeprefix('meta.')}"] = list(every[most:])
+    named = [v for v in values if not (isinstance(v, str) and check.blank(v))]
+    fits = [v for v in named if not isinstance(v, str) or _fits(v, longest)]
+    every = check.labels(fits, field, len(fits), longest)
+    aside = [*every[most:], *(v for v in named if isinstance(v, str) and not _fits(v, longest))]
+    if aside:
+        meta[f"cortexgraph_{field.removeprefix('meta.')}"] = aside
     return every[:most]
+
+
+def _fits(label: str, longest: int) -> bool:
+    """Whether a tag or entity can be one of Engram's (`validation.labels`): no longer than
+    `longest`, on one line."""
+    plain = unicodedata.normalize("NFC", label.strip())
+    return len(plain) <= longest and not any(unicodedata.category(c) == "Cc" for c in plain)
 
 
 def _renamed_id(raw_id: str) -> str:
