@@ -776,6 +776,31 @@ def test_the_seeds_variables_in_a_settings_file_are_read_too(
     assert "LTM_VAULT_PATH is read as ENGRAM_VAULT_PATH" in told
 
 
+def test_the_seeds_own_settings_file_is_read_below_engrams(
+    monkeypatch: pytest.MonkeyPatch, notices: Callable[[], str], tmp_path: Path
+) -> None:
+    """The seed's "primary" settings file, ~/.config/cortexgraph/.env, was not read: a user
+    moving over lost their decay model and thresholds to the defaults without a word (a
+    probe). Engram's own files, and the environment, still win."""
+    seed = tmp_path / "xdg-config" / "cortexgraph" / ".env"
+    seed.parent.mkdir(parents=True)
+    seed.write_text(
+        "CORTEXGRAPH_DECAY_MODEL=exponential\nCORTEXGRAPH_DECAY_BETA=0.9\n"
+        "CORTEXGRAPH_FORGET_THRESHOLD=0.1\n"
+    )
+    ours = tmp_path / "xdg-config" / "engram" / ".env"
+    ours.parent.mkdir(parents=True)
+    ours.write_text("ENGRAM_DECAY_BETA=0.7\n")
+    monkeypatch.setenv("CORTEXGRAPH_FORGET_THRESHOLD", "0.2")
+    settings = load_settings()
+    assert (settings.decay_model, settings.decay_beta, settings.forget_threshold) == (
+        "exponential",
+        0.7,
+        0.2,
+    )
+    assert "CORTEXGRAPH_DECAY_MODEL is read as ENGRAM_DECAY_MODEL" in notices()
+
+
 def test_a_decay_setting_the_chosen_model_does_not_read_is_named(
     monkeypatch: pytest.MonkeyPatch, notices: Callable[[], str]
 ) -> None:

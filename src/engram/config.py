@@ -1,7 +1,8 @@
 """Settings: every threshold, weight and model parameter, read once at start.
 
 Sources, highest priority first: keyword overrides (`Engram.open(..., beta=0.7)`), environment
-variables `ENGRAM_*`, `./.env`, `$XDG_CONFIG_HOME/engram/.env`. Names mirror the upstream's
+variables `ENGRAM_*`, `./.env`, `$XDG_CONFIG_HOME/engram/.env`, the seed's
+`$XDG_CONFIG_HOME/cortexgraph/.env`. Names mirror the upstream's
 `CORTEXGRAPH_*` settings where one exists.
 """
 
@@ -32,6 +33,13 @@ from engram.errors import ConfigError
 
 def config_dir() -> Path:
     return platformdirs.user_config_path("engram")
+
+
+def seed_env_file() -> Path:
+    """The seed's own settings file (CortexGraph's "primary" one): read before Engram's, so a
+    user moving over keeps their decay model and thresholds (they fell back to the defaults
+    without a word: a probe). Its CORTEXGRAPH_* names are read as Engram's (`config_env`)."""
+    return platformdirs.user_config_path("cortexgraph") / ".env"
 
 
 def data_dir() -> Path:
@@ -363,11 +371,12 @@ def project_env_file() -> Path | None:
 
 
 def env_files() -> tuple[Path, ...]:
-    """Later files win: the user's config first, then the working directory's. A folder the
-    user may not look into (a working directory owned by someone else) holds no settings file
-    for them: it was a PermissionError at start-up."""
-    project = project_env_file()
-    return tuple(f for f in (config_dir() / ".env", project) if f is not None and _is_file(f))
+    """Later files win: the seed's settings file first (`seed_env_file`), then the user's
+    config, then the working directory's. A folder the user may not look into (a working
+    directory owned by someone else) holds no settings file for them: it was a
+    PermissionError at start-up."""
+    listed = (seed_env_file(), config_dir() / ".env", project_env_file())
+    return tuple(f for f in listed if f is not None and _is_file(f))
 
 
 def _is_file(path: Path) -> bool:

@@ -39,6 +39,7 @@ from engram.config import (
     project_env_file,
     readable_env_files,
     redact_url,
+    seed_env_file,
 )
 from engram.config_env import ENV_PREFIX, seed_variable
 from engram.core.models import Memory
@@ -273,6 +274,7 @@ def config_report(settings: Settings, overridden: set[str]) -> ConfigReport:
             value = redact_url(value)  # a PostgreSQL URL may carry a password
         lines[name] = ConfigLine(env_var=env_var, value=value, source=source)
     files = [
+        _file("seed's config", seed_env_file()),
         _file("user config", config_dir() / ".env"),
         _file("project config", project_env_file()),
         _file("data directory", data_dir()),
