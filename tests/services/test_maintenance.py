@@ -122,6 +122,27 @@ def test_gc_keeps_a_replaced_fact_while_its_news_lives(mem: Engram, clock: Fixed
     assert sorted(mem.gc(dry_run=False).memory_ids) == sorted([old.id, news.id, sister.id])
 
 
+def test_gc_forgets_a_merged_memory_with_the_originals_it_archived(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """A probe's year: gc deleted 31 merged memories and left the 68 originals their merges
+    had archived (for an undo gone with them) out of its reach for good. Archived instead,
+    the merged memory keeps them."""
+    first = mem.save("The wifi password is in the kitchen drawer")
+    second = mem.save("Wifi password: kitchen drawer")
+    kept = mem.save("I take vitamin D in winter")
+    (done,) = mem.consolidate(mode="apply", memory_ids=[first.id, second.id]).merged
+    merged = done.merged.id
+    clock.advance(days=3000)
+    for _ in range(3):
+        mem.touch(kept.id)
+    listed = mem.gc()
+    assert sorted(listed.memory_ids) == sorted([merged, first.id, second.id])
+    gone = mem.gc(dry_run=False)
+    assert sorted(gone.memory_ids) == sorted(listed.memory_ids) and gone.count == 3
+    assert [m.id for m in mem.get_many([merged, first.id, second.id, kept.id])] == [kept.id]
+
+
 def test_gc_limit_and_has_more(mem: Engram) -> None:
     """A limited gc takes the memories forgotten longest ago first (those saved earliest
     here), and says more are due."""

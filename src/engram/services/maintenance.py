@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from engram.core.merge import MARK, merge_originals
 from engram.core.models import Memory, Schedule, Status
 from engram.core.scoring import REASON_NAMES, memory_score, promotion_reasons, review_priority
 from engram.errors import EngramError, NotFoundError
@@ -69,11 +70,19 @@ class MaintenanceService:
         ids = self._news_of_live_facts_spared(self._due_by_own_policy(due[:limit], now))
         if dry_run and promoted:
             ids = [i for i in ids if i not in set(promoted)]
-        if not dry_run and ids:
-            if archive_instead:
-                ids = self._archive(ids, now)
-            else:
-                ids = self.ctx.store.delete(ids, due_before=now)
+        # A merged memory forgotten takes the originals its merge archived with it (kept for
+        # an undo that goes with it): they stayed archived, out of gc's reach, for good (a
+        # probe's year: 68 left by 31 merged memories). Archived instead, it keeps them.
+        originals = {} if archive_instead else self._archived_originals(ids)
+        if dry_run:
+            ids += [o for i in ids for o in originals.get(i, ())]
+        elif ids and archive_instead:
+            ids = self._archive(ids, now)
+        elif ids:
+            ids = self.ctx.store.delete(ids, due_before=now)
+            left = [o for i in ids for o in originals.get(i, ())]
+            still = [m.id for m in self.ctx.store.get_many(left) if m.status == Status.ARCHIVED]
+            ids += self.ctx.store.delete(still) if still else []
         return GcResult(
             dry_run=dry_run,
             archived=archive_instead,
@@ -83,6 +92,18 @@ class MaintenanceService:
             promoted=promoted,
             promote_error=promote_error,
         )
+
+    def _archived_originals(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        """For each merged memory of `ids`, the originals its merge archived that are still
+        archived (`merge_originals`)."""
+        merged = [m for m in self.ctx.store.get_many(list(ids)) if MARK in m.meta] if ids else []
+        if not merged:
+            return {}
+        relations = self.ctx.store.relations([m.id for m in merged])
+        found = {m.id: merge_originals(m, relations) for m in merged}
+        listed = [o for originals in found.values() for o in originals]
+        archived = {m.id for m in self.ctx.store.get_many(listed) if m.status == Status.ARCHIVED}
+        return {i: [o for o in originals if o in archived] for i, originals in found.items()}
 
     def _archive(self, ids: list[str], now: float) -> list[str]:
         """Archive those still due. One deleted by another client since the candidates were
