@@ -281,9 +281,14 @@ def test_the_rate_limit_setting_paces_a_real_run(
             mem.save(f"Dana Kim note for {tags[0]}", tags=tags)
         for i in range(9):  # a name on every memory is too common to link by
             mem.save(f"the weather was mild on day {i}")
-        done = mem.run_pipeline(["RelationshipDiscovery"], dry_run=False)
+        told: list[tuple[str, int, int | None]] = []
+        progress = lambda *said: told.append(said)  # noqa: E731
+        done = mem.app.pipeline.run(["RelationshipDiscovery"], False, progress)
     assert [s.result for s in done.steps] == ["done", "done", "done"]
     assert len(slept) == 2 and all(55 < s <= 60 for s in slept)
+    # each wait said on a line of its own: the bar stood still for a minute, as if hung
+    paced = "paced: at most 1 change a minute (ENGRAM_PIPELINE_RATE_LIMIT)"
+    assert [t for t in told if t[0] == paced] == [(paced, 1, None), (paced, 2, None)]
 
 
 def test_a_name_on_most_memories_links_nothing(ops: Engram) -> None:

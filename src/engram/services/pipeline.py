@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from engram.clock import pause
 from engram.core.models import AuditEntry, new_id
+from engram.core.wording import counted
 from engram.errors import EngramError, NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.agents import AGENTS, RUNS, AgentName, Step, Survey, stamp
@@ -37,7 +38,7 @@ from engram.services.results import ClusterView, Result
 AUDIT_MAX = 1_000
 PLAN_MAX_STEPS = 10_000
 
-Progress = Callable[[str, int, int], None]
+Progress = Callable[[str, int, int | None], None]  # (phase, done, total if known)
 
 
 class StepOutcome(Result):
@@ -74,16 +75,21 @@ class RateLimit:
         per_minute: int,
         now: Callable[[], float] | None = None,
         sleep: Callable[[float], None] | None = None,
+        waiting: Callable[[float], None] | None = None,
     ) -> None:
+        """`waiting(seconds)` is told of each wait before it starts."""
         self.per_minute = per_minute
         self._now = now if now is not None else time.monotonic
         self._sleep = sleep if sleep is not None else pause
+        self._waiting = waiting
         self._recent: deque[float] = deque()
 
     def wait(self) -> None:
         if len(self._recent) >= self.per_minute:
             pause = 60.0 - (self._now() - self._recent[0])
             if pause > 0:
+                if self._waiting is not None:
+                    self._waiting(pause)
                 self._sleep(pause)
             self._recent.popleft()
         self._recent.append(self._now())
@@ -180,7 +186,19 @@ class PipelineService:
         """Each step's outcome, recorded as soon as it is known: a run killed part-way left
         every step "planned" although it had promoted ten memories (audit). `earlier`: the
         outcomes a run that stopped recorded, by step; those steps are not carried out again."""
-        limit = RateLimit(self.ctx.settings.pipeline_rate_limit)
+        rate = self.ctx.settings.pipeline_rate_limit
+        waits = [0]
+
+        def waiting(seconds: float) -> None:
+            # Said on a line of its own: the bar stood still for a minute at a time, as if
+            # hung (a probe's 682 steps)
+            waits[0] += 1
+            if progress:
+                most = counted(rate, "change")
+                phase = f"paced: at most {most} a minute (ENGRAM_PIPELINE_RATE_LIMIT)"
+                progress(phase, waits[0], None)
+
+        limit = RateLimit(rate, waiting=waiting)
         results: list[str] = []
         done_by: dict[str, int] = {}  # memory id -> the step of this plan that changed it
         doing: Step | None = None  # the step being carried out, if the run stops in it
