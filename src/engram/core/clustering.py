@@ -16,6 +16,7 @@ member, an edited text) has another id and is not applied by mistake.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -33,6 +34,42 @@ class Cluster:
     cohesion: float  # mean cosine similarity over every pair of members
     action: Action
     weakest: float = 1.0  # the least similar pair of members
+    same_words: bool = False  # `repeat_clusters`: one statement, its cohesion 1 by its words
+
+
+def all_pairs(vectors: Mapping[str, NDArray[np.float32]]) -> list[tuple[str, str, float]]:
+    """Every pair of the memories named, with its cosine (unit vectors)."""
+    ids = sorted(vectors)
+    return [(a, b, float(vectors[a] @ vectors[b])) for i, a in enumerate(ids) for b in ids[i + 1 :]]
+
+
+def repeated(keys: Mapping[str, str]) -> dict[str, str]:
+    """Of the memories' `keys` (`merge.statement_key`), those another memory shares."""
+    counts = Counter(keys.values())
+    return {ident: key for ident, key in keys.items() if key and counts[key] > 1}
+
+
+def repeat_clusters(
+    keys: Mapping[str, str],
+    versions: Mapping[str, str] | None = None,
+    apart: Collection[frozenset[str]] = (),
+) -> list[Cluster]:
+    """The memories saying the same words in the same order (`keys`: each one's
+    `merge.statement_key`, as a save's repeat check reads them), one cluster each, to merge:
+    copies of one fact said in another case or punctuation stayed unmerged where a third,
+    different fact joined their cluster (it went to review whole), and copies in a script the
+    model cannot read were never alike at all ("…。" and "….", cosine -0.06: a probe). Not
+    a group holding a pair a person kept apart."""
+    groups: dict[str, list[str]] = {}
+    for ident, key in keys.items():
+        if key:
+            groups.setdefault(key, []).append(ident)
+    return [
+        Cluster(cluster_id(members, versions), tuple(sorted(members)), 1.0, "merge", 1.0, True)
+        for members in groups.values()
+        if len(members) > 1
+        and not any(frozenset((a, b)) in apart for a in members for b in members if a < b)
+    ]
 
 
 # How far a float32 cosine may fall short of its exact value: two identical texts score

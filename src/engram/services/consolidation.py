@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -33,18 +33,27 @@ from engram.core.clustering import (
     ROUNDING,
     Cluster,
     action_for,
+    all_pairs,
     build_clusters,
     cluster_id,
     cohesion,
+    repeat_clusters,
+    repeated,
     weakest_link,
 )
 from engram.core.disagreement import disagreement
-from engram.core.merge import merge, merged_id, said_by_one, version
+from engram.core.merge import merge, merged_id, said_by_one, statement_key, version
 from engram.core.models import Memory, Relation, Status, new_id
 from engram.errors import BusyError, ConfigError, NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
-from engram.services.merge_apply import ConflictError, MergeWriter, outdated_among
+from engram.services.merge_apply import (
+    ConflictError,
+    MergeWriter,
+    all_found,
+    only_active,
+    outdated_among,
+)
 from engram.services.merge_undo import undo_merge
 from engram.services.results import (
     ClusterResult,
@@ -63,6 +72,7 @@ NEIGHBOURS = 10  # each memory's nearest neighbours considered for linking
 # The note of a cluster below the merge band that the rules merge: one of its memories says
 # every other whole.
 LOSSLESS = "one of them says the others whole: merged by the rules, no word is lost"
+SAME_WORDS = "the same words in the same order: one statement, merged by the rules"
 MARGIN = 0.02  # how far below the link threshold an approximate similarity is still checked
 
 
@@ -74,6 +84,7 @@ class ConsolidationService:
         # and the threshold they were found at: the next run searches only what changed.
         self._links: dict[str, tuple[str, list[tuple[str, float]]]] = {}
         self._links_at: float | None = None
+        self._keys: dict[str, tuple[str, str]] = {}  # id -> (version, its words), as linked
         self._writer = MergeWriter(ctx)
 
     # -- finding clusters ---------------------------------------------------------------------
@@ -88,18 +99,24 @@ class ConsolidationService:
         if memory_ids is not None:
             ids = check.memory_ids(memory_ids)
             found = {m.id: m for m in self.ctx.store.get_many(ids)}
-            _all_found(ids, found)
-            _only_active(found.values())  # as a merge refuses them: no cluster it could not merge
+            all_found(ids, found)
+            only_active(found.values())  # as a merge refuses them: no cluster it could not merge
             self.ctx.vectors_ready()
             vectors = self.ctx.store.get_vectors(list(found), model)
-            pairs = _all_pairs(vectors)
+            pairs = all_pairs(vectors)
             considered = len(found)
-        else:
+        repeats: dict[str, str] = {}  # id -> its words, of memories saying the same as others
+        if memory_ids is None:
             self.ctx.vectors_ready()
-            pairs, vectors, considered = self._neighbour_pairs(model, link)
-        members = sorted({x for a, b, _ in pairs for x in (a, b)})
+            pairs, vectors, considered, repeats = self._neighbour_pairs(model, link)
+            # Copies of one statement are merged first, in a cluster of their own: in one with
+            # another statement they went to review whole. What they are like is clustered
+            # once they are one memory (a cluster sharing members could not be applied after).
+            pairs = [p for p in pairs if p[0] not in repeats and p[1] not in repeats]
+        members = sorted({x for a, b, _ in pairs for x in (a, b)} | set(repeats))
         versions = {m.id: version(m) for m in self.ctx.store.get_many(members)}
         settings = self.ctx.settings
+        apart = self._kept_apart(members)
         found_clusters = build_clusters(
             pairs,
             vectors,
@@ -107,8 +124,9 @@ class ConsolidationService:
             settings.cluster_merge_cohesion,
             settings.cluster_review_cohesion,
             versions,
-            self._kept_apart(members),
+            apart,
         )
+        found_clusters = repeat_clusters(repeats, versions, apart) + found_clusters
         views = [self._view(c) for c in found_clusters]
         if memory_ids is None:  # clusters among named memories are merged by their ids
             self._seen = {v.id: v for v in views}
@@ -135,9 +153,10 @@ class ConsolidationService:
 
     def _neighbour_pairs(
         self, model: str, link: float
-    ) -> tuple[list[tuple[str, str, float]], dict[str, Any], int]:
+    ) -> tuple[list[tuple[str, str, float]], dict[str, Any], int, dict[str, str]]:
         """Each active memory's nearest active neighbours (one batch per page), kept when their
-        exact cosine is at least `link`; the vectors of the memories in those pairs.
+        exact cosine is at least `link`; the vectors of the memories in those pairs; how many
+        were considered; the words (`statement_key`) of those another one repeats.
 
         Incremental: a memory this service linked before, saying the same as then, keeps its
         links (to memories that also say the same as then) without a new neighbour search;
@@ -151,6 +170,7 @@ class ConsolidationService:
         considered = 0
         after: str | None = None
         new_links: dict[str, tuple[str, list[tuple[str, float]]]] = {}
+        keys: dict[str, tuple[str, str]] = {}  # id -> (version, its words)
         while True:
             page = store.page_texts(after, PAGE)
             if not page:
@@ -163,6 +183,11 @@ class ConsolidationService:
                 considered += 1
                 # Links follow from vectors, and vectors from the content alone.
                 current[ident] = hashlib.sha256(content.encode()).hexdigest()[:16]
+                said = self._keys.get(ident)
+                keys[ident] = (
+                    current[ident],
+                    said[1] if said and said[0] == current[ident] else statement_key(content),
+                )  # read again only when it changed
                 known = cache.get(ident)
                 if known is not None and known[0] == current[ident]:
                     new_links[ident] = known
@@ -180,10 +205,11 @@ class ConsolidationService:
                     ident in fresh or cache.get(other, ("",))[0] == current[other]
                 ):
                     pairs.append((ident, other, cos))
-        self._links, self._links_at = new_links, link
+        self._links, self._links_at, self._keys = new_links, link, keys
         members = sorted({x for a, b, _ in pairs for x in (a, b)})
         linked = store.get_vectors(members, model) if members else {}
-        return [p for p in pairs if p[0] in linked and p[1] in linked], linked, considered
+        repeats = repeated({i: key for i, (_, key) in keys.items()})
+        return [p for p in pairs if p[0] in linked and p[1] in linked], linked, considered, repeats
 
     def _search_links(
         self, model: str, ids: list[str], active: Filter, link: float
@@ -223,6 +249,8 @@ class ConsolidationService:
                 f"two of its memories are only {cluster.weakest:.2f} alike: the rules merge "
                 f"when every two are at least {merge_at:.2f} alike"
             )
+        if cluster.same_words:
+            note = SAME_WORDS
         if cluster.action != "keep":
             members = self.ctx.store.get_many(list(cluster.members))
             if len(members) == len(cluster.members):
@@ -361,7 +389,7 @@ class ConsolidationService:
                 try:
                     done = self.apply(view, merged_content)
                     path = (
-                        ("lossless" if view.note == LOSSLESS else "merge band")
+                        ("lossless" if view.note in (LOSSLESS, SAME_WORDS) else "merge band")
                         if found_here
                         else "approved"
                         if merged_content is None
@@ -430,8 +458,8 @@ class ConsolidationService:
 
     def _explicit(self, ids: list[str]) -> list[ClusterView]:
         members = {m.id: m for m in self.ctx.store.get_many(ids)}
-        _all_found(ids, members)
-        _only_active(members[ident] for ident in ids)
+        all_found(ids, members)
+        only_active(members[ident] for ident in ids)
         # Named memories are merged whatever their similarity (docs/tools.md): without
         # embeddings their cohesion is unknown, counted 0, and the merge goes ahead.
         value, weakest = 0.0, 0.0
@@ -511,7 +539,7 @@ class ConsolidationService:
             if len(set(ids)) < 2:
                 raise ValidationError("memory_ids", "name at least two different memories")
             found = {m.id: m for m in self.ctx.store.get_many(ids)}
-            _all_found(ids, found)
+            all_found(ids, found)
             # an archived memory is never clustered: marking it changed nothing (an MCP probe)
             archived = next((i for i in ids if found[i].status == Status.ARCHIVED), None)
             if archived is not None:
@@ -559,33 +587,9 @@ class ConsolidationService:
             return undo_merge(self.ctx, ident, check.flag(force, "force"))
 
 
-def _only_active(memories: Iterable[Memory]) -> None:
-    """Named memories are merged only while active; the refusal says why ("is promoted" alone
-    left the user guessing)."""
-    for m in memories:
-        if m.status != Status.ACTIVE:
-            held = " (its note in the vault names it)" if m.status == Status.PROMOTED else ""
-            raise ValidationError(
-                "memory_ids", f"{m.id} is {m.status.value}{held}: only active memories are merged"
-            )
-
-
 def _with_text(view: ClusterView, content: str) -> ClusterView:
     preview = view.merged_preview
     if preview is None:
         return view
     written = preview.model_copy(update={"content": content})
     return view.model_copy(update={"merged_preview": written})
-
-
-def _all_pairs(vectors: dict[str, Any]) -> list[tuple[str, str, float]]:
-    ids = sorted(vectors)
-    return [(a, b, float(vectors[a] @ vectors[b])) for i, a in enumerate(ids) for b in ids[i + 1 :]]
-
-
-def _all_found(ids: Sequence[str], found: Mapping[str, Memory]) -> None:
-    """Every id named a memory, or an error naming the field and each that did not (it named
-    the first alone, without the field: a probe)."""
-    missing = list(dict.fromkeys(i for i in ids if i not in found))
-    if missing:
-        raise NotFoundError("memory", ", ".join(missing), "memory_ids")

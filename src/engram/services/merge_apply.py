@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from engram.core.clustering import cluster_id
@@ -25,7 +25,7 @@ from engram.core.merge import (
     version,
 )
 from engram.core.models import Memory, Relation, Schedule, Status, new_id
-from engram.errors import NotFoundError, StoreError
+from engram.errors import NotFoundError, StoreError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.results import ClusterView, MergeDone
@@ -226,3 +226,22 @@ def _superseding_all(edges: Sequence[Relation], originals: set[str]) -> set[str]
         if r.type == "supersedes" and r.to_id in originals and r.from_id not in originals:
             targets.setdefault(r.from_id, set()).add(r.to_id)
     return {source for source, held in targets.items() if held == originals}
+
+
+def only_active(memories: Iterable[Memory]) -> None:
+    """Named memories are merged only while active; the refusal says why ("is promoted" alone
+    left the user guessing)."""
+    for m in memories:
+        if m.status != Status.ACTIVE:
+            held = " (its note in the vault names it)" if m.status == Status.PROMOTED else ""
+            raise ValidationError(
+                "memory_ids", f"{m.id} is {m.status.value}{held}: only active memories are merged"
+            )
+
+
+def all_found(ids: Sequence[str], found: Mapping[str, Memory]) -> None:
+    """Every id named a memory, or an error naming the field and each that did not (it named
+    the first alone, without the field: a probe)."""
+    missing = list(dict.fromkeys(i for i in ids if i not in found))
+    if missing:
+        raise NotFoundError("memory", ", ".join(missing), "memory_ids")

@@ -380,8 +380,8 @@ class ClusterResult(Result):
 
 class MergeDone(Result):
     """`path` says who decided: "merge band" (found by auto_detect, near-copies merged by the
-    rules), "lossless" (found by auto_detect below the merge band, one member saying every
-    other whole: merged by the rules), "approved" (the caller named the cluster or the
+    rules), "lossless" (found by auto_detect, one member saying every other whole, or all of
+    them the same words: merged by the rules), "approved" (the caller named the cluster or the
     memories; the rules wrote the text) or "approved with the caller's text" (the caller also
     wrote the merged text: an assistant merging a review-band cluster in its own words)."""
 
