@@ -152,10 +152,11 @@ def enriched_save(mem: Engram, clock: FixedClock) -> tuple[tuple[str, ...], floa
 
 
 def tea_clusters(mem: Engram, clock: FixedClock) -> list[tuple[int, str]]:
-    """Two near-copies and a looser paraphrase: how many clusters, of what size, doing what."""
+    """Two near-copies and a looser paraphrase: how many clusters, of what size, doing what.
+    Not copies of the same words: those are merged whatever the settings."""
     for text in (
         "Prefers tea over coffee",
-        "prefers tea over coffee!",
+        "Prefers tea over coffee, always",
         "Likes tea more than coffee",
     ):
         mem.save(text)
@@ -163,12 +164,13 @@ def tea_clusters(mem: Engram, clock: FixedClock) -> list[tuple[int, str]]:
 
 
 def copy_clusters(mem: Engram, clock: FixedClock) -> list[tuple[int, str]]:
-    """Two near-copies and one that only adds a word: what the merge band does with them (the
-    paraphrase of `tea_clusters` is a review at any threshold: its words differ). The word is
-    not a clause of its own: one saying the others whole is merged whatever the band."""
+    """A statement and two that each add a word of their own: what the merge band does with
+    them (the paraphrase of `tea_clusters` is a review at any threshold: its words differ).
+    No one of them says the others whole, which is merged whatever the band, and none repeats
+    another's words, which is too."""
     for text in (
         "Prefers tea over coffee",
-        "prefers tea over coffee!",
+        "Prefers tea over coffee, always",
         "Always prefers tea over coffee",
     ):
         mem.save(text)

@@ -18,12 +18,18 @@ from engram.core.models import Memory, Relation, Schedule
 from engram.errors import ValidationError
 from engram.services.transfer import restore
 from engram.services.transfer.common import Writer, canonical_memory
-from engram.services.transfer.cortexgraph import import_cortexgraph
+from engram.services.transfer.cortexgraph import ImportReport, import_cortexgraph
 from engram.services.transfer.export import ExportCount, export_lines
 from engram.services.transfer.migrate import migrate
 from engram.services.transfer.restore import read_export
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "cortexgraph"
+
+
+def cortexgraph_into(mem: Engram, folder: Path) -> ImportReport:
+    """Import a CortexGraph folder into `mem`'s store, as `engram import cortexgraph` does."""
+    ctx = mem.app.context
+    return import_cortexgraph(folder, Writer(ctx.store, ctx.scheduled_many), now=ctx.now())
 
 
 def fill(mem: Engram, clock: FixedClock) -> list[str]:
@@ -269,9 +275,7 @@ def test_migrate_from_a_missing_store_or_into_itself_is_refused(
 
 def test_cortexgraph_import(mem: Engram) -> None:
     store = mem.app.context.store
-    report = import_cortexgraph(
-        FIXTURE, Writer(store, mem.app.context.scheduled_many), now=mem.app.context.now()
-    )
+    report = cortexgraph_into(mem, FIXTURE)
     assert (report.memory_lines, report.memories, report.imported) == (14, 10, 8)
     assert (report.deleted, report.superseded, report.renamed) == (1, 2, 1)
     assert (report.relations, report.relations_imported, report.relations_dropped) == (5, 3, 1)
@@ -302,9 +306,7 @@ def test_cortexgraph_import(mem: Engram) -> None:
     assert store.count_relations() == 3
 
     before = everything(mem)
-    rerun = import_cortexgraph(
-        FIXTURE, Writer(store, mem.app.context.scheduled_many), now=mem.app.context.now()
-    )
+    rerun = cortexgraph_into(mem, FIXTURE)
     assert (rerun.imported, rerun.already_present, rerun.relations_present) == (0, 8, 3)
     assert everything(mem) == before
 
@@ -320,11 +322,7 @@ def test_a_cortexgraph_relation_without_a_time_dates_from_its_later_end(
     edge = {"id": "r1", "from_memory_id": "older", "to_memory_id": "newer"}
     (tmp_path / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     (tmp_path / "relations.jsonl").write_text(json.dumps(edge) + "\n")
-    report = import_cortexgraph(
-        tmp_path,
-        Writer(mem.app.context.store, mem.app.context.scheduled_many),
-        now=mem.app.context.now(),
-    )
+    report = cortexgraph_into(mem, tmp_path)
     assert report.relations_imported == 1
     (relation,) = mem.relations("older")
     assert relation.created_at == mem.get("newer").created_at
@@ -354,11 +352,7 @@ def test_cortexgraph_import_skips_records_no_backend_can_store(mem: Engram, tmp_
         "".join(json.dumps(x) + "\n" for x in lines) + deep + "\n"
     )
     (tmp_path / "relations.jsonl").write_text("".join(json.dumps(x) + "\n" for x in relations))
-    report = import_cortexgraph(
-        tmp_path,
-        Writer(mem.app.context.store, mem.app.context.scheduled_many),
-        now=mem.app.context.now(),
-    )
+    report = cortexgraph_into(mem, tmp_path)
     assert report.imported == 2 and mem.get("fine").content == "a fine memory"
     reasons = {s.id: s.reason for s in report.skipped_records}
     assert reasons["big"].startswith("use_count: ")
@@ -392,11 +386,7 @@ def test_cortexgraph_import_refuses_every_time_more_than_a_day_ahead(
     relation = {"id": "r1", "from_memory_id": "fine", "to_memory_id": "fine2", "created_at": later}
     (tmp_path / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     (tmp_path / "relations.jsonl").write_text(json.dumps(relation) + "\n")
-    report = import_cortexgraph(
-        tmp_path,
-        Writer(mem.app.context.store, mem.app.context.scheduled_many),
-        now=mem.app.context.now(),
-    )
+    report = cortexgraph_into(mem, tmp_path)
     assert report.imported == 2 and report.relations_imported == 0
     reasons = {s.id: s.reason for s in report.skipped_records}
     assert reasons["promoted"].startswith("promoted_at: must not be more than a day later")
@@ -416,11 +406,7 @@ def test_a_cortexgraph_line_too_long_for_any_record_is_skipped_unread(
     with (tmp_path / "memories.jsonl").open("wb") as f:
         f.write(json.dumps(good).encode() + b"\n" + b"\0" * (MAX_LINE_BYTES + 10) + b"\n")
         f.write(json.dumps(good | {"id": "after"}).encode() + b"\n")
-    report = import_cortexgraph(
-        tmp_path,
-        Writer(mem.app.context.store, mem.app.context.scheduled_many),
-        now=mem.app.context.now(),
-    )
+    report = cortexgraph_into(mem, tmp_path)
     assert report.imported == 2 and mem.get("after").content == "a fine memory"
     (skipped,) = report.skipped_records
     assert skipped.line == 2 and skipped.reason == f"longer than {MAX_LINE_BYTES:,} bytes"
@@ -439,11 +425,7 @@ def test_cortexgraph_import_keeps_history_a_clock_ahead_or_a_rounding_wrote(
         {"id": "apart", "content": "c", "created_at": 1700000100, "last_used": 1700000000},
     ]
     (tmp_path / "memories.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    report = import_cortexgraph(
-        tmp_path,
-        Writer(mem.app.context.store, mem.app.context.scheduled_many),
-        now=mem.app.context.now(),
-    )
+    report = cortexgraph_into(mem, tmp_path)
     assert report.imported == 2
     rounded = mem.get("rounded")
     assert rounded.last_used == rounded.created_at
@@ -467,11 +449,7 @@ def test_cortexgraph_import_keeps_tags_and_entities_beyond_engrams_limits(
         "meta": {"tags": tags},
     }
     (tmp_path / "memories.jsonl").write_text(json.dumps(line) + "\n")
-    report = import_cortexgraph(
-        tmp_path,
-        Writer(mem.app.context.store, mem.app.context.scheduled_many),
-        now=mem.app.context.now(),
-    )
+    report = cortexgraph_into(mem, tmp_path)
     assert (report.imported, report.skipped) == (1, 0)
     crowded = mem.get("crowded")
     assert list(crowded.entities) == names[:50] and list(crowded.tags) == tags[:50]
@@ -494,11 +472,7 @@ def test_cortexgraph_import_keeps_a_memory_whose_tag_engram_cannot_hold(
         "meta": {"tags": ["health", "", "  ", long_tag, "food"]},
     }
     (tmp_path / "memories.jsonl").write_text(json.dumps(line) + "\n")
-    report = import_cortexgraph(
-        tmp_path,
-        Writer(mem.app.context.store, mem.app.context.scheduled_many),
-        now=mem.app.context.now(),
-    )
+    report = cortexgraph_into(mem, tmp_path)
     assert (report.imported, report.skipped) == (1, 0)
     allergy = mem.get("allergy")
     assert list(allergy.tags) == ["health", "food"] and allergy.strength == 1.5
@@ -509,11 +483,7 @@ def test_cortexgraph_lines_without_a_usable_id_say_why(mem: Engram, tmp_path: Pa
     """A number for an id, or a line that is no object, was reported as "id: missing"."""
     lines = ['{"id": 123, "content": "numeric id", "created_at": 1700000000}', "[1, 2]", "{}"]
     (tmp_path / "memories.jsonl").write_text("\n".join(lines) + "\n")
-    report = import_cortexgraph(
-        tmp_path,
-        Writer(mem.app.context.store, mem.app.context.scheduled_many),
-        now=mem.app.context.now(),
-    )
+    report = cortexgraph_into(mem, tmp_path)
     assert [s.reason for s in report.skipped_records] == [
         "id: must be text, not int",
         "not a record (a JSON object)",
@@ -527,11 +497,7 @@ def test_cortexgraph_import_refuses_what_is_not_a_data_directory(
     from engram.errors import ValidationError
 
     with pytest.raises(ValidationError, match=r"no memories\.jsonl"):
-        import_cortexgraph(
-            tmp_path,
-            Writer(mem.app.context.store, mem.app.context.scheduled_many),
-            now=mem.app.context.now(),
-        )
+        cortexgraph_into(mem, tmp_path)
 
 
 def test_an_export_cut_short_is_imported_with_a_warning(
@@ -873,10 +839,7 @@ def test_a_cortexgraph_line_that_does_not_read_leaves_the_one_before(
     (folder / "relations.jsonl").write_text(
         json.dumps({"id": "r1", "from_memory_id": "m1", "to_memory_id": "m2"}) + "\n"
     )
-    store = mem.app.context.store
-    report = import_cortexgraph(
-        folder, Writer(store, mem.app.context.scheduled_many), now=mem.app.context.now()
-    )
+    report = cortexgraph_into(mem, folder)
     assert (report.memories, report.imported, report.relations_imported) == (2, 2, 1)
     assert mem.get("m1").content == "Standup is at 9:30"
     (skipped,) = report.skipped_records
