@@ -25,6 +25,7 @@ from click.testing import CliRunner, Result
 from engram import Draft, Engram, FixedClock, Status
 from engram.cli.common import short_ids
 from engram.cli.main import cli
+from engram.services.consolidation import ConsolidationService
 
 
 @pytest.fixture
@@ -1035,6 +1036,40 @@ def test_consolidate_lists_previews_applies_and_undoes(db: Path) -> None:
     assert sorted(restored) == sorted([first, second])
     refused = run(db, "consolidate", "run", "--apply", "--cohesion", "2")
     assert refused.exit_code == 1 and "Error: --cohesion: " in refused.stderr
+
+
+def test_ctrl_c_in_a_run_names_the_merges_already_made(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C in `consolidate run --apply` said only "Aborted!" after dozens of merges, whose
+    ids were then found only in an export (a probe). Ctrl-C is raised in place of the second
+    merge: a real signal cannot be timed to fall between two merges."""
+    copies = {"ENGRAM_SAVE_DUPLICATES": "keep"}
+    for text in (
+        "Prefers oolong tea",
+        "prefers oolong tea!",
+        "Parks on level 3",
+        "parks on level 3.",
+    ):
+        ok(run(db, "save", text, **copies))
+    real = ConsolidationService.apply
+    calls: list[int] = []
+
+    def apply_then_interrupt(self: ConsolidationService, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ConsolidationService, "apply", apply_then_interrupt)
+    stopped = run(db, "consolidate", "run", "--apply")
+    assert stopped.exit_code == 1 and "Aborted!" in stopped.stderr
+    said = " ".join(stopped.stderr.split())
+    assert "Stopped after 1 merge (undo one with `engram consolidate undo ID`):" in said
+    monkeypatch.undo()
+    (merged,) = [m for m in run_json(db, "graph")["memories"] if m["id"].startswith("merged-")]
+    assert merged["id"] in said
+    assert run_json(db, "consolidate", "undo", merged["id"])["restored_ids"]
 
 
 def test_a_run_with_nothing_to_merge_points_to_the_clusters_left_for_review(db: Path) -> None:

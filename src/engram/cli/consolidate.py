@@ -33,7 +33,13 @@ from engram.core.wording import counted
 from engram.errors import StoreError
 from engram.services.agents import AGENTS, CHANGING
 from engram.services.pipeline import AUDIT_MAX, AuditTrail, PipelineResult, PipelineService
-from engram.services.results import ClusterResult, ClusterView, ConsolidateResult, KeepApartResult
+from engram.services.results import (
+    ClusterResult,
+    ClusterView,
+    ConsolidateResult,
+    KeepApartResult,
+    MergeDone,
+)
 
 
 @click.group()
@@ -107,20 +113,36 @@ def run(
 ) -> None:
     """Merge clusters: every cluster in the merge band, the named clusters, or the named
     memories as one. A preview unless --apply."""
-    result = show(
-        state,
-        lambda app: app.consolidation.consolidate(
-            mode="apply" if apply_ else "preview",
-            auto_detect=not memory_ids,
-            memory_ids=_resolved(app, memory_ids),
-            cohesion_threshold=cohesion,
-            cluster_ids=list(cluster_ids) or None,
-            merged_content=merged_content,
-            similarity_threshold=threshold,
-        ),
-        render_run,
-        RUN_OPTIONS,
-    )
+    done: list[MergeDone] = []
+    try:
+        result = show(
+            state,
+            lambda app: app.consolidation.consolidate(
+                mode="apply" if apply_ else "preview",
+                auto_detect=not memory_ids,
+                memory_ids=_resolved(app, memory_ids),
+                cohesion_threshold=cohesion,
+                cluster_ids=list(cluster_ids) or None,
+                merged_content=merged_content,
+                similarity_threshold=threshold,
+                on_merge=done.append,
+            ),
+            render_run,
+            RUN_OPTIONS,
+        )
+    except KeyboardInterrupt:
+        # What was merged before Ctrl-C: it said only "Aborted!" after dozens of merges, whose
+        # ids (for an undo) were then found only in an export (a probe)
+        if done:
+            err = Console(stderr=True)
+            say(
+                err,
+                f"Stopped after {counted(len(done), 'merge')} (undo one with "
+                "`engram consolidate undo ID`):",
+            )
+            for merge in done:
+                say(err, f"  {merge.merged.id} from {', '.join(merge.archived_ids)}")
+        raise
     if apply_ and (memory_ids or cluster_ids) and result.skipped:
         # A merge asked for by name that did not happen is a failure for a script to see;
         # clusters found here and left for review are the rules at work.

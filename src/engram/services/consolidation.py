@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -315,6 +315,7 @@ class ConsolidationService:
         cluster_ids: Sequence[str] | None = None,
         merged_content: str | None = None,
         similarity_threshold: float | None = None,
+        on_merge: Callable[[MergeDone], None] | None = None,
     ) -> ConsolidateResult:
         """Merge every cluster at least `cohesion_threshold` cohesive (default: the merge band,
         ENGRAM_CLUSTER_MERGE_COHESION), or exactly the given memories (one cluster), or the
@@ -326,7 +327,9 @@ class ConsolidationService:
 
         `merged_content` replaces the rules' text of one merge (memory_ids, or one cluster id):
         the rules never rewrite related statements into one, so a review-band cluster is
-        merged in words an assistant (the client's own model) or a person wrote."""
+        merged in words an assistant (the client's own model) or a person wrote.
+
+        `on_merge` hears of each merge as made: Ctrl-C left merges no one could name (a probe)."""
         if mode not in ("preview", "apply"):
             raise ValidationError("mode", "must be preview or apply")
         if similarity_threshold is not None:  # refused with memory_ids too, as MCP refuses it
@@ -396,6 +399,8 @@ class ConsolidationService:
                         else "approved with the caller's text"
                     )
                     merged.append(done.model_copy(update={"path": path}))
+                    if on_merge is not None:
+                        on_merge(merged[-1])
                 except (ConflictError, ValidationError, NotFoundError) as exc:
                     skipped[view.id] = str(exc)  # NotFound: a member deleted meanwhile
                 except BusyError:
