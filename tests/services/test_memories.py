@@ -160,6 +160,13 @@ def test_a_repeat_is_found_whatever_the_case_punctuation_or_accent_form(mem: Eng
     assert mem.stats().total == 1
     other = mem.save_result(Draft(content="Café au lait every evening"))
     assert other.action == "saved"
+    # An accent inside a word, typed as a letter and a combining mark: it read "ju" and "rgen",
+    # and the repeat was saved as a second copy (a probe); what is kept is the composed form
+    boss = mem.save("Mein Chef heißt Jürgen Müller.")
+    again = mem.save_result(Draft(content="Mein Chef heißt Ju\u0308rgen Mu\u0308ller."))
+    assert (again.action, again.duplicate_of) == ("merged", boss.id)
+    decomposed = mem.save("Zoe\u0308 lives in O\u0308rebro")
+    assert decomposed.content == "Zoë lives in Örebro"
     # A word with ß: its lookup case-folded it to "ss", a word the index does not hold, and the
     # repeat was saved as a second copy.
     street = mem.save("Lena wohnt in der Hauptstraße 5")

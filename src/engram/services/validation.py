@@ -67,11 +67,15 @@ def blank(value: str) -> bool:
 
 
 def content(value: str, field: str = "content") -> str:
+    """Text to keep, in its composed form (NFC), as tags are: "Jürgen" typed as "u" and a
+    combining mark (macOS, some keyboards) was another text, saved as a second copy, and
+    its words read as "ju" and "rgen" (a probe)."""
     if not isinstance(value, str):  # save(123) was told it "must be non-blank text"
         raise ValidationError(field, f"must be text, not {type(value).__name__}")
     if blank(value):
         raise ValidationError(field, "must be non-blank text")
-    return storable(at_most(value, MAX_CONTENT, field), field)
+    composed = unicodedata.normalize("NFC", storable(value, field))
+    return at_most(composed, MAX_CONTENT, field)
 
 
 def at_most(value: str, limit: int, field: str) -> str:
