@@ -437,6 +437,19 @@ def test_a_common_word_opening_a_note_is_no_name() -> None:
     assert extract_entities("Kafka topics are partitioned") == ["Kafka"]  # a name stays one
 
 
+def test_the_first_person_in_another_language_is_no_name() -> None:
+    """A multilingual probe's notes named "Ich", "Mi" and "Je"; `analyze` then read "Ich bin
+    so froh!" as a statement about a known person, to save. Names stay names ("Mia")."""
+    assert extract_entities("Ich wohne in Hamburg.") == ["Hamburg"]
+    assert extract_entities("Mi perro se llama Toño.") == ["Toño"]
+    assert extract_entities("Je travaille chez Renault.") == ["Renault"]
+    # (German writes its nouns capitalised: "Schwester" may stay, "Meine" does not)
+    assert not any(
+        e.startswith("Meine") for e in extract_entities("Meine Schwester wohnt in Köln.")
+    )
+    assert extract_entities("Mia lives in Rome") == ["Mia", "Rome"]
+
+
 def test_a_greeting_and_its_announcement_are_no_name_and_no_emphasis() -> None:
     """An MCP probe's "Hi! Quick intro: …" named "Quick" and was +0.1 for the greeting's "!"."""
     text = "Hi! Quick intro: my sister Ana lives in Montreal."

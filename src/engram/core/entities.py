@@ -82,6 +82,12 @@ COMMON_STARTS = frozenset(
     release build production staging line code tests bug bugs issue issues server database
     client customer customers budget rent salary invoice favourite favorite current previous
     former latest recent upcoming regular usual main primary""".split()
+) | frozenset(
+    # ...and in the other languages notes are most often kept in, the first person and its
+    # possessives ("Ich wohne in Hamburg", "Mi perro se llama Toño", "Je travaille chez
+    # Renault" each named "Ich", "Mi" and "Je": a multilingual probe)
+    """ich wir mein meine meinen meinem meiner unser unsere yo mi mis nuestro nuestra
+    nuestros nuestras je nous mon mes notre nos""".split()
 )
 # Words written in capitals to flag a line, not to name anything ("TODO: …", "IMPORTANT: …").
 # A capitalised common word (NOTE, NEVER, SO) is read the same way.
