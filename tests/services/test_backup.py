@@ -219,6 +219,26 @@ def test_an_export_a_killed_backup_left_does_not_block_the_next(
     assert not left.exists() and git(repo, "status", "--porcelain") == ""
 
 
+def test_a_backup_killed_before_its_marker_was_written_does_not_block_the_next(
+    ltm: tuple[Engram, Path], tmp_path: Path
+) -> None:
+    """Killed between `git init` and its marker's rename, a backup left a repository holding
+    the marker's temporary file alone: every later backup called it the user's change and
+    refused, and --force committed without writing the marker (a probe's kill -9)."""
+    mem, _ = ltm
+    mem.save("Atlas ships in May")
+    repo = tmp_path / "backups"
+    repo.mkdir()
+    git(repo, "init", "--quiet")
+    left = repo / f"..engram-backup.{'0' * 32}.tmp"  # as `atomic.replacing` names it
+    left.write_text("This repository holds Engram backups (engram backup).\n")
+    first = mem.backup(repo)
+    assert first.committed and (repo / ".engram-backup").exists() and not left.exists()
+    mem.save("Atlas ships in June")
+    assert mem.backup(repo).committed
+    assert git(repo, "status", "--porcelain") == ""
+
+
 def test_an_export_a_stopped_backup_left_uncommitted_does_not_block_the_next(
     ltm: tuple[Engram, Path], tmp_path: Path
 ) -> None:

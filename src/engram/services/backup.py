@@ -19,6 +19,7 @@ are written atomically (temporary file, fsync, rename); `git` is run as a subpro
 from __future__ import annotations
 
 import contextlib
+import glob
 import logging
 import os
 import re
@@ -40,6 +41,7 @@ from engram.vault.render import iso
 from engram.vault.writer import is_temp_file
 
 MARKER = ".engram-backup"
+MARKER_TEXT = "This repository holds Engram backups (engram backup).\n"
 EXPORT_DIR = "engram"
 EXPORT_FILE = "export.jsonl"
 MOVED_LIST = "moved-notes.txt"  # in EXPORT_DIR: the moved notes the last backup copied
@@ -96,7 +98,7 @@ class BackupService:
             except OSError as exc:  # it was a bare "[Errno 2] …" naming no field
                 raise ValidationError("repo", f"cannot create {path}: {exc.strerror}") from None
             git.run(path, "init", "--quiet")
-            _write_text(path / MARKER, "This repository holds Engram backups (engram backup).\n")
+            _write_text(path / MARKER, MARKER_TEXT)
             created = True
         elif not git.is_root(path):
             refusal = git.refusal(path)  # git's own reason ("dubious ownership", …) when it has one
@@ -123,7 +125,13 @@ class BackupService:
                 f"is on no branch and git may delete it; `git -C {path} switch -` or check out "
                 "a branch first",
             )
-        _remove_stale_exports(path / EXPORT_DIR)
+        _remove_leftovers(path / EXPORT_DIR / EXPORT_FILE)
+        if _remove_leftovers(path / MARKER) and git.head(path) is None:
+            # Killed between `git init` and its marker's rename: the repository is this
+            # command's, and its marker's temporary file, counted as the user's change, had
+            # every later backup refused, --force too (a probe).
+            _write_text(path / MARKER, MARKER_TEXT)
+            created = True
         moved_list = f"{EXPORT_DIR}/{MOVED_LIST}"
         copied_before = _read_list(path / moved_list)
         moved = self._moved_notes() if source is not None else []
@@ -426,10 +434,13 @@ def _mirror(source: Path, target: Path) -> int:
     return copied
 
 
-def _remove_stale_exports(directory: Path) -> None:
-    """The temporary files of exports a killed backup left (`engram.atomic.replacing` names
-    them): under the backup lock none is in use, and left there, each counted as a change of
-    the user's, so every later backup into their repository was refused."""
-    for stale in directory.glob(f".{EXPORT_FILE}.*.tmp"):
+def _remove_leftovers(target: Path) -> bool:
+    """Remove the temporary files a killed backup left beside `target` (`engram.atomic.replacing`
+    names them), and say whether there were any: under the backup lock none is in use, and
+    left there, each counted as a change of the user's, so every later backup into their
+    repository was refused."""
+    found = list(target.parent.glob(f".{glob.escape(target.name)}.*.tmp"))
+    for stale in found:
         with contextlib.suppress(OSError):
             stale.unlink()
+    return bool(found)
