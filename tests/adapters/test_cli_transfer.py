@@ -233,6 +233,23 @@ def test_a_folder_where_a_cortexgraph_file_belongs_is_a_clean_error(
     assert not (tmp_path / "store").exists()
 
 
+def test_an_export_sweeps_what_a_killed_export_of_that_file_left(tmp_path: Path) -> None:
+    """A kill -9 during `export --out` left a part-written copy of the memories in a hidden
+    temporary file, which later exports to that file never removed (a probe); an hour old, it
+    goes, as other atomic writers' leftovers do. A fresh one may be another export's, in use."""
+    db = str(tmp_path / "s.db")
+    ok(run(db, "save", "a memory"))
+    out = tmp_path / "memories.jsonl"
+    old = tmp_path / f".memories.jsonl.{'0' * 32}.tmp"  # as `atomic.replacing` names it
+    fresh = tmp_path / f".memories.jsonl.{'1' * 32}.tmp"
+    for left in (old, fresh):
+        left.write_text('{"kind": "memory", "content": "half')
+    two_hours_ago = old.stat().st_mtime - 7200
+    os.utime(old, (two_hours_ago, two_hours_ago))
+    ok(run(db, "export", "--out", str(out)))
+    assert not old.exists() and fresh.exists() and out.exists()
+
+
 def test_an_export_that_cannot_be_written_names_out_and_the_path(tmp_path: Path) -> None:
     """It named the temporary file beside it ("[Errno 2] … '/proc/.x.….tmp'"): /proc takes
     no new file, root's neither. A name of 250 characters, which the folder takes, failed
