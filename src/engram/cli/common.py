@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import sys
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from rich.text import Text
 
 from engram.app import App, build_app
 from engram.atomic import private_if_new, remove_stale_temporaries, write_atomically
-from engram.clock import Clock
+from engram.clock import Clock, system_clock
 from engram.config import Settings, load_settings, redact_url
 from engram.core.wording import counted
 from engram.errors import ConfigError, EngramError, NotFoundError, ValidationError
@@ -519,7 +518,7 @@ def write_file(path: Path, data: bytes | Iterable[bytes], field: str) -> None:
     # over keeps its own permissions.
     # What a killed write of this file left beside it (a copy of the memories, part-written,
     # in a hidden file) goes once an hour old, as other atomic writers' do (a probe).
-    remove_stale_temporaries(path, time.time())
+    remove_stale_temporaries(path, system_clock().timestamp())
     try:
         write_atomically(path, data, mode=private_if_new(path))
     except OSError as exc:  # it named the temporary file beside PATH ("/proc/.x.….tmp")
