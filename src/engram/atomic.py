@@ -110,10 +110,15 @@ def fsync_dir(directory: Path) -> None:
 STALE_TEMPORARY = 3_600.0
 
 
+def temporaries_beside(path: Path) -> list[Path]:
+    """The temporary files `replacing` made beside `path` (the ones it names after it)."""
+    return list(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
+
+
 def remove_stale_temporaries(path: Path, now: float) -> None:
     """Remove the temporary files `replacing` made beside `path` that a killed process left;
     `now` is the wall clock's time (file times are compared with it)."""
-    _remove_stale(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"), now)
+    _remove_stale(temporaries_beside(path), now)
 
 
 def remove_stale_temporaries_in(directory: Path, prefix: str, now: float) -> None:

@@ -160,9 +160,14 @@ def holds_value(text: str, value: str) -> bool:
     """Whether `text` holds `value` (`named_old_value`) as whole words, in any form the index
     joins: "I drink three coffees a day" holds the "coffee" of "I changed from coffee to green
     tea"; "trust" does not hold "Rust"."""
+    return bool(_held_at(text, value)[1])
+
+
+def _held_at(text: str, value: str) -> tuple[list[str], list[int]]:
+    """`text`'s index terms, and where `value`'s run of them starts among them."""
     wanted, held = index_terms(value), index_terms(text)
     n = len(wanted)
-    return n > 0 and any(held[i : i + n] == wanted for i in range(len(held) - n + 1))
+    return held, [i for i in range(len(held) - n + 1) if n and held[i : i + n] == wanted]
 
 
 # What a statement says right before a value it turns down: "Zustand, not Redux Toolkit",
@@ -174,12 +179,9 @@ def affirms_value(text: str, value: str) -> bool:
     """Whether `text` holds `value` (`holds_value`) other than as what it turns down: "Zustand,
     not Redux Toolkit" does not hold the Redux Toolkit of "switched from Zustand to Redux
     Toolkit", and was taken to agree with it (a coding assistant's probe)."""
-    wanted, held = index_terms(value), index_terms(text)
-    n = len(wanted)
-    return n > 0 and any(
-        held[i : i + n] == wanted
-        and not any(tuple(held[max(0, i - len(w)) : i]) == w for w in _TURNED_DOWN)
-        for i in range(len(held) - n + 1)
+    held, starts = _held_at(text, value)
+    return any(
+        not any(tuple(held[max(0, i - len(w)) : i]) == w for w in _TURNED_DOWN) for i in starts
     )
 
 

@@ -19,7 +19,6 @@ are written atomically (temporary file, fsync, rename); `git` is run as a subpro
 from __future__ import annotations
 
 import contextlib
-import glob
 import logging
 import os
 import re
@@ -28,7 +27,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
-from engram.atomic import private_if_new, write_atomically
+from engram.atomic import private_if_new, temporaries_beside, write_atomically
 from engram.core.wording import counted
 from engram.errors import EngramError, ValidationError
 from engram.services import validation as check
@@ -439,7 +438,7 @@ def _remove_leftovers(target: Path) -> bool:
     names them), and say whether there were any: under the backup lock none is in use, and
     left there, each counted as a change of the user's, so every later backup into their
     repository was refused."""
-    found = list(target.parent.glob(f".{glob.escape(target.name)}.*.tmp"))
+    found = temporaries_beside(target)
     for stale in found:
         with contextlib.suppress(OSError):
             stale.unlink()

@@ -114,6 +114,13 @@ def labels(values: Iterable[str] | None, field: str, most: int, longest: int) ->
     return tuple(out.values())
 
 
+def fits_as_label(raw: str, longest: int) -> bool:
+    """Whether `labels` takes this tag or entity as to its length and its line: not over
+    `longest` once stripped and composed, no line break or control character."""
+    label = unicodedata.normalize("NFC", raw.strip())
+    return len(label) <= longest and not any(unicodedata.category(c) == "Cc" for c in label)
+
+
 TAG_LIMITS = (MAX_TAGS, MAX_TAG_LEN)  # how many, how long each
 ENTITY_LIMITS = (MAX_ENTITIES, MAX_ENTITY_LEN)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -189,19 +188,13 @@ def _within_limit(
     tag of "" or of 101 characters for that tag (a probe)."""
     most, longest = limits
     named = [v for v in values if not (isinstance(v, str) and check.blank(v))]
-    fits = [v for v in named if not isinstance(v, str) or _fits(v, longest)]
+    too_long = [v for v in named if isinstance(v, str) and not check.fits_as_label(v, longest)]
+    fits = [v for v in named if v not in too_long]
     every = check.labels(fits, field, len(fits), longest)
-    aside = [*every[most:], *(v for v in named if isinstance(v, str) and not _fits(v, longest))]
+    aside = [*every[most:], *too_long]
     if aside:
         meta[f"cortexgraph_{field.removeprefix('meta.')}"] = aside
     return every[:most]
-
-
-def _fits(label: str, longest: int) -> bool:
-    """Whether a tag or entity can be one of Engram's (`validation.labels`): no longer than
-    `longest`, on one line."""
-    plain = unicodedata.normalize("NFC", label.strip())
-    return len(plain) <= longest and not any(unicodedata.category(c) == "Cc" for c in plain)
 
 
 def _renamed_id(raw_id: str) -> str:
