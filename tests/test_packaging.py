@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = (
     "engram/embeddings/data/minilm-vocab.txt",
     "engram/embeddings/data/background.txt",
+    "engram/embeddings/data/background-languages.txt",
     "engram/embeddings/data/background-minilm.npy",
     "engram/embeddings/data/minilm-probes.npy",  # without it no model loads
     "engram/web/templates/base.html",

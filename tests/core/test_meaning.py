@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from engram.core.meaning import Calibration, Probe, meaning_matches, unlike_the_query
+from engram.core.meaning import (
+    LANGUAGE_MARGIN,
+    Background,
+    Calibration,
+    Probe,
+    meaning_matches,
+    unlike_the_query,
+)
 
 DIMS = 64
 
@@ -18,23 +25,21 @@ def unit(vector: NDArray[np.float64]) -> NDArray[np.float32]:
 
 
 @pytest.fixture
-def space() -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+def space() -> tuple[Background, NDArray[np.float32]]:
     """Reference sentences spread around one common direction (everyday text has one), and
     that direction."""
     rng = np.random.default_rng(7)
     common = unit(rng.standard_normal(DIMS))
     background = np.stack([unit(common + 0.8 * rng.standard_normal(DIMS)) for _ in range(200)])
-    return background, common
+    return Background(background), common
 
 
-def probe_for(
-    query: NDArray[np.float32], background: NDArray[np.float32], shrink: float = 0.0
-) -> Probe:
-    return Probe(query, Calibration.of(background @ query), shrink)
+def probe_for(query: NDArray[np.float32], background: Background, shrink: float = 0.0) -> Probe:
+    return Probe(query, background.calibration(query), shrink)
 
 
 def test_a_generic_memory_alike_to_everything_does_not_match(
-    space: tuple[NDArray[np.float32], NDArray[np.float32]],
+    space: tuple[Background, NDArray[np.float32]],
 ) -> None:
     """The generic memory lies along the direction every reference sentence shares: the query
     alone lets it in (z 2.8), but it is nearly as close to unrelated text (z 1.8 for itself),
@@ -56,7 +61,7 @@ def test_a_generic_memory_alike_to_everything_does_not_match(
 
 
 def test_a_memorys_best_vector_and_best_probe_decide(
-    space: tuple[NDArray[np.float32], NDArray[np.float32]],
+    space: tuple[Background, NDArray[np.float32]],
 ) -> None:
     """A passage matches where the whole text does not; a sentence's probe counts less its
     shrink; a memory with nothing above the floor is left out."""
@@ -81,7 +86,7 @@ def test_a_memorys_best_vector_and_best_probe_decide(
 
 
 def test_nothing_to_judge_finds_nothing(
-    space: tuple[NDArray[np.float32], NDArray[np.float32]],
+    space: tuple[Background, NDArray[np.float32]],
 ) -> None:
     background, common = space
     assert meaning_matches({}, [probe_for(common, background)], background, 2.0) == {}
@@ -99,3 +104,44 @@ def test_a_memory_none_of_whose_vectors_is_like_the_query_is_unlike_it() -> None
     }
     assert unlike_the_query(rows, probe) == {"by chance"}
     assert unlike_the_query(rows, probe, min_z=0.1) == set()
+
+
+def languages(rng: np.random.Generator) -> tuple[Background, NDArray[np.float32]]:
+    """English reference sentences near one direction, and a second language's near another
+    (`german`): text in one language is alike to all text in it."""
+    english = unit(rng.standard_normal(DIMS))
+    german = unit(rng.standard_normal(DIMS))
+    rows = [unit(english + 0.15 * rng.standard_normal(DIMS)) for _ in range(150)]
+    rows += [unit(german + 0.15 * rng.standard_normal(DIMS)) for _ in range(30)]
+    return Background(np.stack(rows), (0, 150)), german
+
+
+def test_a_text_in_another_language_is_judged_against_that_languages_sentences() -> None:
+    """Against the English sentences every text in the other language stood out as a match
+    for any query in it; against its own, only the memory about the query does."""
+    rng = np.random.default_rng(3)
+    background, german = languages(rng)
+    topic = unit(rng.standard_normal(DIMS))
+    query = unit(german + 0.05 * rng.standard_normal(DIMS) + topic)
+    about_it = unit(german + 0.05 * rng.standard_normal(DIMS) + topic)
+    about_else = unit(german + 0.15 * rng.standard_normal(DIMS) + unit(rng.standard_normal(DIMS)))
+    english_only = Background(background.vectors[:150]).calibration(query)
+    assert english_only.z(float(query @ about_else)) > 4  # the old judgement: a match
+    probe = Probe(query, background.calibration(query), 0.0)
+    assert probe.calibration.z(float(query @ about_else)) < 1
+    rows = {"about it": about_it[None, :], "about else": about_else[None, :]}
+    assert set(meaning_matches(rows, [probe], background, 2.0)) == {"about it"}
+    german_rows = background.vectors[150:]
+    assert probe.calibration.mean == pytest.approx(float((german_rows @ query).mean()), abs=1e-6)
+
+
+def test_english_keeps_its_sentences_unless_another_language_is_clearly_nearer() -> None:
+    """Only a mean LANGUAGE_MARGIN above the English one moves a text to another language's
+    sentences: an English text a little nearer to them by chance keeps its judgement."""
+    cosines = np.zeros((2, 180))
+    cosines[0, 150:] = LANGUAGE_MARGIN * 0.9  # nearer, not clearly
+    cosines[1, 150:] = LANGUAGE_MARGIN * 1.5
+    cosines[:, :150:2] = 0.04  # a spread among the English sentences
+    mean, spread = Background(np.zeros((180, DIMS), dtype=np.float32), (0, 150)).stats(cosines)
+    assert mean[0] == pytest.approx(0.02) and spread[0] == pytest.approx(0.02)
+    assert mean[1] == pytest.approx(LANGUAGE_MARGIN * 1.5) and spread[1] == pytest.approx(1e-6)

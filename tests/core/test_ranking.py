@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engram.core.meaning import Calibration
+from engram.core.meaning import Background, Calibration
 from engram.core.ranking import (
     REVIEW_MIN_RELEVANCE,
     Candidate,
@@ -114,7 +114,8 @@ def test_query_terms_drop_stopwords_unless_nothing_else() -> None:
 
 
 def test_calibration_turns_a_cosine_into_standard_deviations_above_unrelated_text() -> None:
-    calibration = Calibration.of(np.array([0.0, 0.1, 0.2], dtype=np.float32))
+    sentences = np.array([[0.0], [0.1], [0.2]], dtype=np.float32)  # cosines 0, 0.1, 0.2
+    calibration = Background(sentences).calibration(np.array([1.0], dtype=np.float32))
     # The population standard deviation of 0, 0.1, 0.2: sqrt(0.02 / 3).
     assert calibration.mean == pytest.approx(0.1)
     assert calibration.spread == pytest.approx(0.0816497, rel=1e-5)

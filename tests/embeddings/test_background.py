@@ -29,13 +29,18 @@ def test_the_shipped_vectors_are_the_models_vectors_of_the_sentences() -> None:
 
 def test_sentences_are_many_distinct_and_comments_are_skipped() -> None:
     lines = background.sentences()
-    assert len(lines) >= 150 and len(set(lines)) == len(lines)
-    assert not any(line.startswith("#") for line in lines)
+    assert len(set(lines)) == len(lines)
+    assert not any(line.startswith(("#", "[")) for line in lines)
+    groups = dict(background.groups())
+    assert next(iter(groups)) == "en" and len(groups["en"]) >= 150
+    assert {"de", "es", "fr"} <= set(groups) and all(len(g) >= 20 for g in groups.values())
 
 
 def test_another_model_computes_its_own_vectors_once() -> None:
-    vectors = background.background_vectors(OtherModel())  # type: ignore[arg-type]
-    assert vectors.shape == (len(background.sentences()), 4)
-    assert background.background_vectors(OtherModel()) is vectors  # type: ignore[arg-type]
-    assert background.background_vectors(MiniLMEmbedder()).shape[1] == 384
+    found = background.background(OtherModel())  # type: ignore[arg-type]
+    assert found.vectors.shape == (len(background.sentences()), 4)
+    sizes = [len(lines) for _, lines in background.groups()]
+    assert list(found.starts) == [sum(sizes[:i]) for i in range(len(sizes))]
+    assert background.background(OtherModel()) is found  # type: ignore[arg-type]
+    assert background.background(MiniLMEmbedder()).vectors.shape[1] == 384
     assert MODEL_ID in background._computed

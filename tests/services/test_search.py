@@ -31,6 +31,26 @@ def test_a_query_that_matches_nothing_returns_nothing(mem: Engram) -> None:
     assert mem.search("?!") == []
 
 
+def test_a_code_finds_the_memory_holding_it_before_those_of_codes_alike(mem: Engram) -> None:
+    """To the model a code is its pieces: "zebra0x0" is 0.6 alike to every "zebra…" code, and
+    those found so lent their words to the search (expansion) and credit to their episode,
+    which put them all above the one memory holding the code (93rd in a library probe)."""
+    for t in range(8):
+        for i in range(40):
+            mem.save(f"Thread {t} note number {i} about topic {i % 7} zebra{t}x{i}")
+            if i % 10 == 0:
+                mem.save_many(
+                    [
+                        Draft(f"Batch {t}-{i}-{k} zebra{t}b{i}k{k}", episode=f"ep-{t}")
+                        for k in range(3)
+                    ]
+                )
+    for code in ("zebra0x0", "zebra1x5", "zebra5x7"):
+        hits = mem.search(code, limit=5)
+        assert code in hits[0].memory.content, [h.memory.content for h in hits]
+        assert [h.why.text > 0 for h in hits] == [True] + [False] * (len(hits) - 1)
+
+
 def test_relevance_beats_freshness(mem: Engram, clock: FixedClock) -> None:
     exact = mem.save("Alice's birthday is on March 3rd")
     clock.advance(days=20)

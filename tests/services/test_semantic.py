@@ -45,6 +45,32 @@ def test_finds_a_paraphrase_that_shares_no_word(mem: Engram) -> None:
     assert hit.why.text == 0.0 and hit.why.semantic is not None and hit.why.semantic > 0.5
 
 
+GERMAN = [
+    "Unser Hund heißt Bello und ist ein Dackel.",
+    "Ich trinke morgens immer schwarzen Kaffee ohne Zucker.",
+    "Am Wochenende fahre ich gern Fahrrad an der Elbe.",
+    "Das Projekt Atlas nutzt PostgreSQL 16 als Datenbank.",
+]
+
+
+def test_in_another_language_only_what_the_query_means_matches_by_meaning(mem: Engram) -> None:
+    """Judged against English reference text, every German memory stood out for any German
+    question (a multilingual probe): "Was ist die Hauptstadt von Peru?" listed all of them.
+    Against German reference text only the memory the question is about matches."""
+    saved = [mem.save(text).id for text in GERMAN]
+    mem.save("Mi hermana vive en Madrid y trabaja de profesora.")
+    for about_nothing in (
+        "Was ist die Hauptstadt von Peru?",
+        "Quantenphysik Vorlesung morgen",
+        "Combien coûte une voiture neuve ?",
+    ):
+        assert mem.search(about_nothing) == [], about_nothing
+    (dog, *_) = mem.search("Wie heißt der Hund?")
+    assert dog.memory.id == saved[0] and dog.why.semantic is not None
+    (sister,) = mem.search("¿Dónde vive mi hermana?")
+    assert sister.why.semantic is not None and "Madrid" in sister.memory.content
+
+
 def test_a_rare_word_finds_no_short_memory_by_chance_but_a_kin_word_does(mem: Engram) -> None:
     """Two texts of a word or two stand closer by chance than the reference sentences show:
     "emptyimp" was the first hit, at rank 1.0, for "pangolin", "ocelot" and "quokka" (probe)."""

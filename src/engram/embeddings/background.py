@@ -6,7 +6,9 @@ text and reaches 0.3 only with a paraphrase. A fixed floor therefore either lets
 keeps paraphrases out. Instead, each query is compared with a fixed set of everyday reference
 sentences (`data/background.txt`, written for this purpose, on many unrelated topics); the mean
 and spread of those similarities say how similar "unrelated" is for this query, and a memory
-counts as a match by meaning when it stands clearly above that (`engram.core.ranking`).
+counts as a match by meaning when it stands clearly above that (`engram.core.ranking`). The
+same statements in other languages (`data/background-languages.txt`) judge a text in one of
+those: to the model, text in one language is alike to all text in it.
 
 The reference vectors of the built-in model ship precomputed (`data/background-minilm.npy`,
 float16) so the first search does not pay for them; `python -m engram.embeddings.background`
@@ -22,34 +24,50 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import NDArray
 
+from engram.core.meaning import Background
 from engram.embeddings.minilm import MODEL_ID, MiniLMEmbedder
 from engram.embeddings.protocol import Embedder
 
 _DATA = Path(str(resources.files("engram.embeddings") / "data"))
 SENTENCES_FILE = _DATA / "background.txt"
+LANGUAGES_FILE = _DATA / "background-languages.txt"
 SHIPPED_VECTORS = _DATA / "background-minilm.npy"
 _lock = threading.Lock()
-_computed: dict[str, NDArray[np.float32]] = {}
+_computed: dict[str, Background] = {}
 
 
 @cache
+def groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The reference sentences by language, English first: (language code, sentences)."""
+    found: list[tuple[str, list[str]]] = [("en", [])]
+    for path in (SENTENCES_FILE, LANGUAGES_FILE):
+        for raw in path.read_text(encoding="utf-8").splitlines():
+            line = raw.strip()
+            if line.startswith("[") and line.endswith("]"):
+                found.append((line[1:-1], []))
+            elif line and not line.startswith("#"):
+                found[-1][1].append(line)
+    return tuple((code, tuple(lines)) for code, lines in found)
+
+
 def sentences() -> tuple[str, ...]:
-    lines = SENTENCES_FILE.read_text(encoding="utf-8").splitlines()
-    return tuple(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+    """Every reference sentence, in the order of `groups` (the rows of the vectors)."""
+    return tuple(line for _, lines in groups() for line in lines)
 
 
-def background_vectors(embedder: Embedder) -> NDArray[np.float32]:
-    """Unit vectors of the reference sentences for this embedder's model."""
+def background(embedder: Embedder) -> Background:
+    """The reference sentences' unit vectors for this embedder's model, grouped by language."""
     model = embedder.model_id
     with _lock:
         found = _computed.get(model)
         if found is None:
             if model == MODEL_ID and SHIPPED_VECTORS.exists():
-                found = np.load(SHIPPED_VECTORS).astype(np.float32)
+                vectors = np.load(SHIPPED_VECTORS).astype(np.float32)
             else:
-                found = embedder.embed_batch(list(sentences()))
+                vectors = embedder.embed_batch(list(sentences()))
+            sizes = [len(lines) for _, lines in groups()]
+            found = Background(vectors, tuple(int(n) for n in np.cumsum([0, *sizes[:-1]])))
             _computed[model] = found
         return found
 

@@ -29,7 +29,7 @@ from engram.core.scoring import (
 )
 from engram.core.text import passages
 from engram.core.timeutil import asker_local, to_epoch
-from engram.embeddings.background import background_vectors
+from engram.embeddings.background import background
 from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError, StoreError
 from engram.services.embedding_queue import EmbeddingQueue
@@ -229,7 +229,7 @@ class Context:
         embedder = self.embedder
         if embedder is None:
             return None
-        return Calibration.of(background_vectors(embedder) @ vector)
+        return background(embedder).calibration(vector)
 
     def _remember(self, text: str, vector: NDArray[np.float32]) -> None:
         assert self.embedder is not None

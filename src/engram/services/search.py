@@ -42,7 +42,7 @@ from engram.core.tastes import asks_for_a_suggestion
 from engram.core.text import STOPWORDS, query_terms, worded_query, words
 from engram.core.timeutil import DAY
 from engram.core.word_forms import with_word_forms
-from engram.embeddings.background import background_vectors
+from engram.embeddings.background import background
 from engram.process_threads import blas_on_one_thread
 from engram.services import validation as check
 from engram.services.context import Context
@@ -55,6 +55,7 @@ from engram.services.search_query import (
     weighed_by_what_they_say,
     without_chance_matches,
     without_names,
+    words_first,
 )
 from engram.services.search_reads import SearchReads
 from engram.services.search_spread import context_credit, expansion_matches, meant_near_matches
@@ -390,7 +391,7 @@ class SearchService:
             out.append((stub, candidate))
         # a query naming the user asks of the user: "Where does Marco work?" as "…I work?"
         rules = text_rules(first_person or text, settings)
-        out = weighed_by_what_they_say(seen, out, 4 * limit, rules)
+        out = words_first(self.ctx, text, weighed_by_what_they_say(seen, out, 4 * limit, rules))
         if near.probes and asks_for_a_suggestion(text):  # "Any ideas for dinner?": tastes
             out = tastes_first(self.ctx, out, near.probes, best_z, seen)
         if share < 1:  # a transcript's speaker named: their own turns first
@@ -565,7 +566,7 @@ class SearchService:
         if not alone or embedder is None:
             return [], {}
         rows = read(alone, embedder.model_id)
-        return alone, meaning_matches(rows, probes, background_vectors(embedder), min_z)
+        return alone, meaning_matches(rows, probes, background(embedder), min_z)
 
     def calibration(self, vector: NDArray[np.float32]) -> Calibration | None:
         return self.ctx.calibration(vector)

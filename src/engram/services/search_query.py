@@ -256,3 +256,19 @@ def weighed_by_what_they_say(
         (s, c._replace(relevance=c.relevance * changed[c.id]) if c.id in changed else c)
         for s, c in found
     ]
+
+
+def words_first(
+    ctx: Context, text: str, found: list[tuple[Stub, Candidate]]
+) -> list[tuple[Stub, Candidate]]:
+    """`found`, with every memory that holds a word of a query of no word the model knows (a
+    code, an id: `Context.min_cosine`) ranked above those found otherwise. To the model such a
+    query is its pieces: "zebra0x0" was 0.62 alike to each "zebra1b0k0" of a store of codes,
+    whose words then searched again (expansion) put all of them above the one memory saying
+    "zebra0x0" (93rd; a library probe). Those found otherwise keep their order, below."""
+    worded = [c.relevance for _, c in found if c.text]
+    others = max((c.relevance for _, c in found if not c.text), default=0.0)
+    if not worded or others < min(worded) or ctx.min_cosine(text) <= 0:
+        return found
+    scale = 0.99 * min(worded) / others
+    return [(s, c if c.text else c._replace(relevance=c.relevance * scale)) for s, c in found]

@@ -14,7 +14,7 @@ from engram.core.expansion import expansion_terms, feedback_words
 from engram.core.meaning import Probe, meaning_matches
 from engram.core.questions import asks_for_a_reply
 from engram.core.ranking import Fused, episode_links, spread
-from engram.embeddings.background import background_vectors
+from engram.embeddings.background import background
 from engram.services.context import Context
 from engram.services.search_reads import SearchReads
 from engram.storage.protocol import Filter, Stub
@@ -186,7 +186,7 @@ def meant_near_matches(
     if not wanted or not probes or embedder is None:
         return {}
     rows = seen.rows(wanted)  # every row: a passage may be what matches
-    found = meaning_matches(rows, probes, background_vectors(embedder), NEAR_MIN_Z)
+    found = meaning_matches(rows, probes, background(embedder), NEAR_MIN_Z)
     weight = ctx.settings.search_semantic_weight
     out: dict[str, Fused] = {}
     for ident, match in found.items():

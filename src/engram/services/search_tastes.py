@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from engram.core.meaning import Probe, meaning_matches
 from engram.core.ranking import Candidate
 from engram.core.tastes import states_a_taste
-from engram.embeddings.background import background_vectors
+from engram.embeddings.background import background
 from engram.services.context import Context
 from engram.services.search_reads import SearchReads
 from engram.services.search_spread import NEAR_MIN_Z, near_meaning
@@ -46,7 +46,7 @@ def tastes_first(
     if not tastes:
         return found
     rows = seen.rows(tastes)
-    meant = meaning_matches(rows, probes, background_vectors(embedder), NEAR_MIN_Z)
+    meant = meaning_matches(rows, probes, background(embedder), NEAR_MIN_Z)
     weight = ctx.settings.search_semantic_weight
     out = []
     for stub, candidate in found:
