@@ -606,6 +606,59 @@ def test_a_change_naming_a_value_no_stored_fact_holds_supersedes_nothing(mem: En
     assert tea.supersedes == [coffee.id]
 
 
+def test_a_food_given_up_supersedes_only_a_fact_holding_it(mem: Engram) -> None:
+    """A personal assistant's probe: "stopped eating red meat … (no shellfish)" superseded the
+    user's shellfish allergy (0.63 alike), search marked the allergy replaced and promotion
+    refused it; "quit coffee" superseded "lactose intolerant". The thing given up is the value
+    left: only a fact holding it is replaced."""
+    allergy = mem.save(
+        "User is allergic to shellfish (had an ER visit after eating it at a wedding). "
+        "Never suggest shellfish."
+    )
+    lactose = mem.save("User is lactose intolerant.")
+    mem.flush()
+    diet = mem.save_result(
+        Draft("User stopped eating red meat; eats mostly chicken and fish (no shellfish).")
+    )
+    assert allergy.id in [s.id for s in diet.similar] and diet.supersedes == []
+    tea = mem.save_result(Draft("User quit coffee and switched to green tea."))
+    assert lactose.id in [s.id for s in tea.similar] and tea.supersedes == []
+    meat = mem.save("User has a steak most days.")
+    mem.flush()
+    steak = mem.save_result(Draft("User gave up steak; mostly fish now."))
+    assert steak.supersedes == [meat.id]
+
+
+def test_news_the_user_and_family_moved_or_have_a_new_manager_supersedes_the_fact(
+    mem: Engram,
+) -> None:
+    """The probe's move ("User and family moved to Boulder") was read as a change of the
+    family's, and the new manager ("User's new manager at Northwind …") as the manager's own
+    fact, "new" taken for whose it is: neither replaced the old fact."""
+    denver = mem.save("User lives in Denver, Colorado.")
+    carla = mem.save("User's manager at Lumina Health is Carla Reyes.")
+    mem.flush()
+    moved = mem.save_result(Draft("User and family moved to Boulder (Maple Street)."))
+    assert moved.supersedes == [denver.id]
+    devin = mem.save_result(Draft("User's new manager at Northwind Analytics is Devin Park."))
+    assert devin.supersedes == [carla.id]
+
+
+def test_a_reading_said_anew_with_other_numbers_supersedes_the_old_reading(mem: Engram) -> None:
+    """0.82 alike, "now", and other numbers: a new reading, though it says more than a value
+    swapped (the probe's blood pressure stayed two facts, the old one ranked first)."""
+    old = mem.save(
+        "User's blood pressure was 138/88 (a bit high); doctor advised cutting down on salt."
+    )
+    mem.flush()
+    new = mem.save_result(
+        Draft("User's blood pressure is now 124/80 after cutting salt; Dr. Stone is happy with it.")
+    )
+    assert new.supersedes == [old.id]
+    (first, *_) = mem.search("How is my blood pressure?")
+    assert first.memory.id == new.memory.id
+
+
 def test_a_correction_naming_neither_the_old_value_nor_its_words_finds_the_fact(
     mem: Engram,
 ) -> None:

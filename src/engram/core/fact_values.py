@@ -76,7 +76,36 @@ def named_old_value(text: str) -> str | None:
         or _PREFERS_OVER.search(said)
         or _DROPPED_OLD.search(said)
     )
-    return None if found is None else found.group("old")
+    return _given_up(said) if found is None else found.group("old")
+
+
+# A thing given up, as the user eats, drinks or takes things: "User stopped eating red meat",
+# "quit coffee and switched to green tea", "gave up sugar". Read as any other change, it replaced
+# the memory most alike in meaning: the user's shellfish allergy, and "lactose intolerant" (a
+# personal assistant's probe). Not an activity given up ("quit teaching", "stopped bouldering":
+# the fact says "teacher", "I boulder"), nor a job or a place, which other rules read.
+_GAVE_UP_OLD = re.compile(
+    r"\b(?:stopped|quit|quitting|gave up|given up|giving up|cut out)\s+"
+    r"(?:(?:eating|drinking|taking|using|smoking|buying)\s+)?(?:the\s+|my\s+|our\s+)?"
+    r"(?!(?:the|my|our|your|his|her|their|a|an|by|it|that|this|them|being|work|job|jobs|"
+    r"position|role|career|school|college|there|here|now|after|before|for|to|at|in|on|when|"
+    r"because)\b)"
+    r"(?P<old>[a-z][a-z'-]*(?<!ing)(?:\s+[a-z][a-z'-]*(?<!ing))?)\b"
+)
+# Words after a thing given up that are no part of it: "quit drinking alcohol last year".
+_NOT_A_THING = frozenset(
+    "last next this every year years week weeks month months today yesterday entirely "
+    "altogether completely cold".split()
+)
+
+
+def _given_up(text: str) -> str | None:
+    """The thing a statement says was given up (`_GAVE_UP_OLD`), or None."""
+    found = _GAVE_UP_OLD.search(text)
+    if found is None:
+        return None
+    first, *rest = found.group("old").split()
+    return first if rest and (rest[0] in STOPWORDS or rest[0] in _NOT_A_THING) else found["old"]
 
 
 # One thing given up for another: "dropped tRPC for plain REST", "We replaced Redis in

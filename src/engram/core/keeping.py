@@ -184,6 +184,8 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
         return True
     if old and says_a_change(said) and _corrects_its_value(said, old):
         return True
+    if old and _NOW.search(said) and similarity >= RESTATED_SIMILAR and _renumbered(said, old):
+        return True
     if old and _turned_from(said, old):
         return True
     if old and _life_fact_anew(said, old):
@@ -203,6 +205,19 @@ _CLAUSE_START = re.compile(r"(?:[.;:!?,]|\b(?:and|but|so|then|while)\b)\s*", re.
 # A change told of what changed itself ("the cache moved to …"), not of what someone changed
 # ("The airline moved our flight to July 4", "Dad quit smoking").
 _OF_ITSELF = re.compile(r"\s+(?:to|into|from|over|back|out|away)\b", re.IGNORECASE)
+
+
+def _renumbered(text: str, old: str) -> bool:
+    """Whether `text` gives numbers where `old` gave others, and keeps none of them: "User's
+    blood pressure is now 124/80 after cutting salt; Dr. Stone is happy with it" of "…was
+    138/88 (a bit high)…" (0.82 alike; it says more than a swapped value, and was no news: a
+    personal assistant's probe)."""
+    new, was = _numbers(text), _numbers(old)
+    return bool(new) and bool(was) and not new & was
+
+
+def _numbers(text: str) -> set[str]:
+    return {v for v in stated_values(text) if any(c.isdigit() for c in v)}
 
 
 def _changes_something_else(text: str, old: str) -> bool:
@@ -231,7 +246,8 @@ def _changes_something_else(text: str, old: str) -> bool:
     return bool(thing) and not thing & fact_terms(old)
 
 
-_SOMEONE = re.compile(RELATION + "s?", re.IGNORECASE)
+# the user's people, one by one or all together ("User and family moved to Boulder": a probe)
+_SOMEONE = re.compile(rf"(?:{RELATION}s?|famil(?:y|ies))", re.IGNORECASE)
 
 
 # A death, of someone or a pet it opens with by name: "Biscuit passed away last week" is news
@@ -465,8 +481,10 @@ def _life_fact_anew(text: str, old: str) -> bool:
         if subject != index_term(whose[1][1].lower()):
             return False  # "My son Leo is vegetarian now" is not news of "My wife Lisa is …"
         # whose fact it is, not the fact: "My wife has a new boss named Rosa" is no news of
-        # "My wife Lisa works at Kaiser" (a probe)
-        shared -= {ATTRIBUTE_OF.get(subject)}
+        # "My wife Lisa works at Kaiser" (a probe); unless it is the fact, held anew ("User's
+        # new manager at Northwind is Devin Park" of "User's manager … is Carla Reyes")
+        if ATTRIBUTE_OF.get(subject) not in _new_facts(text):
+            shared -= {ATTRIBUTE_OF.get(subject)}
     elif whose[1] and not (by_the_user(text) or YOURS.search(text)):
         return False  # "Dan is the new manager of the Denver branch" is not "My manager …"
     if not shared:

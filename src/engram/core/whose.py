@@ -165,9 +165,13 @@ def opening_name(text: str) -> str:
     return index_term(word) if index_term(word) in names_in(text) else ""
 
 
-# Whose fact a statement opens with: "My son Leo …" (son), "Our manager …"; and a statement
-# naming the user's own ("Rosa is my new boss", "User's new manager is Priya").
-WHOSE = re.compile(r"^\W*(?:my|our|(?:the\s+)?user['’]s)\s+(\w+)", re.IGNORECASE)
+# Whose fact a statement opens with: "My son Leo …" (son), "Our manager …", "User's new
+# manager …" (manager: read as "new", it was no one's, and no news of "User's manager at Lumina
+# Health is Carla Reyes", a probe); and a statement naming the user's own ("Rosa is my new boss").
+WHOSE = re.compile(
+    r"^\W*(?:my|our|(?:the\s+)?user['’]s)\s+(?:(?:new|current|former|old)\s+)?(\w+)",
+    re.IGNORECASE,
+)
 YOURS = re.compile(r"\b(?:my|our|user'?s)\b", re.IGNORECASE)
 
 
