@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from engram import ConfigError, Engram, FixedClock, NotFoundError, StoreError, ValidationError
+from engram import (
+    ConfigError,
+    Draft,
+    Engram,
+    FixedClock,
+    NotFoundError,
+    StoreError,
+    ValidationError,
+)
 
 
 def test_get_takes_the_unique_start_of_an_id(tmp_path: Path) -> None:
@@ -248,3 +256,31 @@ def test_a_program_keeps_its_own_logging(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "level ERROR handlers 0" in done.stdout
     assert done.stdout.count("ERROR once") == 1 and "once" not in done.stderr
+
+
+def test_a_type_checker_refuses_a_name_the_package_does_not_export(tmp_path: Path) -> None:
+    """The public names load on first use (a module `__getattr__`), and mypy --strict took
+    `from engram import Nonsense` as Any, which then failed when run (a library probe). Checked
+    with the project's own settings and cache, which `tasks.py test` has just filled."""
+    from mypy import api
+
+    app = tmp_path / "app.py"
+    app.write_text(
+        "from engram import Draft, Engram, Nonsense\n"
+        "def first(mem: Engram, draft: Draft) -> str:\n"
+        "    return mem.save_result(draft).memory.id\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    out, _, status = api.run(["--cache-dir", str(root / ".mypy_cache"), str(app)])
+    assert status == 1, out
+    assert out.count("error:") == 1 and 'Module "engram" has no attribute "Nonsense"' in out
+
+
+def test_get_many_reads_any_number_of_ids_in_order(tmp_path: Path) -> None:
+    """A probe's 150 ids were refused ("the limit is 100"), a limit only the MCP docs named."""
+    with Engram.open(str(tmp_path / "x.db"), embedding_model="none") as mem:
+        ids = [m.id for m in mem.save_many([Draft(f"note number {i}") for i in range(150)])]
+        wanted = [*reversed(ids), "ffffffff-0000-0000-0000-000000000000", ids[0][:8]]
+        assert [m.id for m in mem.get_many(wanted)] == list(reversed(ids))
+        with pytest.raises(ValidationError, match="the limit is 100"):
+            mem.delete(ids)

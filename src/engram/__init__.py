@@ -49,13 +49,15 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> Any:
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module 'engram' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # found directly from now on
-    return value
+if not TYPE_CHECKING:  # a checker sees the imports above: `from engram import Nonsense` passed
+
+    def __getattr__(name: str) -> Any:
+        module = _PUBLIC.get(name)
+        if module is None:
+            raise AttributeError(f"module 'engram' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value  # found directly from now on
+        return value
 
 
 def __dir__() -> list[str]:

@@ -48,6 +48,7 @@ from engram.services.transfer.cortexgraph import ImportReport
 from engram.services.transfer.migrate import MigrationReport
 from engram.services.transfer.restore import RestoreReport
 from engram.services.unified import UnifiedResult, UnifiedSearchService
+from engram.services.validation import MAX_IDS
 from engram.services.vault_import import VaultImportResult
 
 T = TypeVar("T")
@@ -129,7 +130,8 @@ class Engram:
     def close(self) -> None:
         """Store the vectors still waiting, save the vector index, close the store. Anything
         that reads or writes the store afterwards raises StoreError (what needs no store, such
-        as `analyze_message` or `score`, still answers); closing twice is harmless."""
+        as `analyze_for_recall` or `score`, still answers; `analyze_message` looks in the store
+        for what a message repeats); closing twice is harmless."""
         self._app.close()
 
     def __enter__(self) -> Engram:
@@ -188,7 +190,9 @@ class Engram:
 
     def save_many(self, drafts: Sequence[Draft]) -> list[Memory]:
         """Bulk import in one transaction (all or nothing; on JSONL one append, and a crash
-        in the middle of it keeps the lines written whole before it, docs/reliability.md)."""
+        in the middle of it keeps the lines written whole before it, docs/reliability.md).
+        Unlike `save`, it looks for nothing stored: a repeat of a memory is saved again, to be
+        merged by consolidation (its same-words clusters, docs/consolidation.md)."""
         return self._app.memories.save_many(drafts)
 
     def flush(self) -> None:
@@ -206,7 +210,12 @@ class Engram:
 
     def get_many(self, memory_ids: Sequence[str]) -> list[Memory]:
         """The memories of these ids (or unique starts of ids, as `get` takes) that exist, in
-        the order given; missing ones are left out."""
+        the order given; missing ones are left out. Any number of ids: the store is read a
+        hundred at a time (the limit of the calls that change memories, `delete`, `archive`,
+        `observe`; a probe's 150 ids were refused)."""
+        if isinstance(memory_ids, list | tuple) and len(memory_ids) > MAX_IDS:
+            parts = [memory_ids[i : i + MAX_IDS] for i in range(0, len(memory_ids), MAX_IDS)]
+            return list({m.id: m for part in parts for m in self.get_many(part)}.values())
         found = self._app.memories.get_many(memory_ids)
         if isinstance(memory_ids, list | tuple) and len(found) < len(set(memory_ids)):
             # a short id among them: `get` took it, this left it out (a probe)
@@ -377,7 +386,7 @@ class Engram:
         return self._by_id(merged_id, lambda ident: self._app.consolidation.undo(ident, force))
 
     def export(self, fmt: str = "jsonl") -> Iterator[str]:
-        """Every memory and relation as lines: `jsonl` (one JSON object a line, memories then
+        r"""Every memory and relation as lines: `jsonl` (one JSON object a line, memories then
         relations) or `markdown`; read page by page, so a big store streams. Each line comes
         without its line break, as `str.splitlines` gives them: write them with one
         (`f.writelines(line + "\n" for line in mem.export())`), or `writelines` alone runs
