@@ -271,3 +271,25 @@ def test_a_note_whose_engram_id_no_memory_can_have_is_a_plain_note(
         mem.index_ltm()
         hits = mem.search_unified("apples").hits
         assert sorted((h.path, h.id) for h in hits) == [("good.md", None), ("odd.md", None)]
+
+
+def test_a_note_is_not_found_by_the_old_words_of_a_memory_it_links_to(
+    ltm: tuple[Engram, Path],
+) -> None:
+    """A vault probe: a promoted memory corrected after its note was linked left its old words
+    in the other note's Related link, and unified search found that note by them at rank 1.0,
+    level with the fact, though they were gone everywhere else. Lists of links are what the
+    notes index does not search; the links stay in the file and the graph."""
+    mem, vault = ltm
+    cafe = used(mem, "The team meets at Café Zürich on Thursdays")
+    birthday = used(mem, "Lena's birthday is on 14 March")
+    mem.create_relation(cafe.id, birthday.id, "related")
+    mem.promote(cafe.id)
+    lena = mem.promote(birthday.id).items[0].path
+    assert lena is not None and "Café Zürich on Thursdays]]" in (vault / lena).read_text()
+    mem.update(cafe.id, content="The team meets at the Rote Fabrik on Mondays")
+    mem.index_ltm()
+    found = mem.search_unified("Café Zürich Thursdays").hits
+    assert all(h.path != lena for h in found), [(h.source, h.path, h.title) for h in found]
+    assert mem.search_unified("Lena birthday").hits[0].id == birthday.id
+    assert mem.app.ltm.show(lena).links  # still linked

@@ -35,6 +35,7 @@ from engram.vault.index import (
     UnreadableNote,
     a_note,
     an_attachment,
+    indexed_note,
     parse_note,
     read_file,
     readable,
@@ -328,9 +329,7 @@ class LtmService:
                         restate.append(NoteState(entry.path, mtime_ns, size, digest))
                         counts["unchanged"] += 1
                     else:
-                        note = parse_note(
-                            entry.path, data, mtime_ns=mtime_ns, size=size, digest_=digest
-                        )
+                        note = indexed_note(entry.path, data, mtime_ns, size, digest)
                         upsert.append(note)
                         counts["updated" if old else "added"] += 1
                         if note.engram_id and old is not None and named_before is None:
@@ -440,7 +439,7 @@ class LtmService:
             read = readable(root, path)
             if read is not None:
                 data, mtime_ns, size = read
-                notes.append(parse_note(path, data, mtime_ns=mtime_ns, size=size))
+                notes.append(indexed_note(path, data, mtime_ns, size))
         self.ctx.store.ltm_write(upsert=notes)
         self._embed([NoteText(n.path, n.digest, n.title, n.body) for n in notes])
 

@@ -157,6 +157,27 @@ def digest(data: bytes) -> str:
 ENGRAM_ID_LINE = re.compile(r"""^engram_id:[ \t]*['"]?([^'"\s]+)['"]?[ \t]*$""", re.MULTILINE)
 
 
+# A list item that is one wikilink and nothing else: a note's Related section as Engram writes
+# it ("- [[Engram/the-team-meets-at-cafe-zurich|The team meets at Café Zürich on Thursdays]]").
+_LINK_ITEM = re.compile(r"^[ \t]*[-*+][ \t]+" + _LINK.pattern + r"[ \t]*$\n?", re.MULTILINE)
+
+
+def for_search(note: Note) -> Note:
+    """`note` as the index searches it: without its lists of links, which name other notes by
+    what those said when linked. A memory corrected after its note was linked left its old
+    words in the links to it, and unified search found the other note by them at rank 1.0
+    (a vault probe: "Café Zürich Thursdays" found Lena's birthday). The links stay in
+    `links`, and in the file."""
+    if "[[" not in note.body:
+        return note
+    return note.model_copy(update={"body": _LINK_ITEM.sub("", note.body)})
+
+
+def indexed_note(path: str, data: bytes, mtime_ns: int, size: int, digest_: str = "") -> Note:
+    """`parse_note` as the index searches it (`for_search`)."""
+    return for_search(parse_note(path, data, mtime_ns=mtime_ns, size=size, digest_=digest_))
+
+
 def parse_note(
     path: str, data: bytes, *, mtime_ns: int = 0, size: int = 0, digest_: str = ""
 ) -> Note:
