@@ -74,6 +74,38 @@ def test_intent_precision_and_recall_are_at_least_085_per_class() -> None:
 @pytest.mark.parametrize(
     ("text", "intent"),
     [
+        ("What food should I avoid?", "recall"),
+        ("Can I eat cheese?", "recall"),
+        ("Which seat should you book for me on a plane?", "recall"),
+        ("What's a good weeknight dinner for the four of us?", "recall"),
+        ("What's the neighbor's dog called?", "recall"),
+        # the same forms asked of the world, or of something to do
+        ("What foods should diabetics avoid?", "none"),
+        ("Can I have a refund?", "none"),
+        ("Can we have the meeting at 3?", "none"),
+        ("What is a good laptop for programming?", "none"),
+        ("What should I get my sister for her birthday?", "none"),
+        # news of the user's people, a booking, a reminder asked for: each was none or a recall
+        ("Tom and his wife Grace just had a baby girl, Ivy! I want to send something.", "save"),
+        ("Hannah got engaged to her partner Luis! Wedding's probably next summer.", "save"),
+        ("Booked the hotel for November 8 to 13.", "save"),
+        ("Remind me in future: my friend Tom's birthday is March 14. I always forget it.", "save"),
+        ("Remind me to call Mom on Friday", "save"),
+        ("Remind me what we decided about the database", "recall"),
+        ("Have I booked the hotel yet?", "recall"),
+        ("Is Hannah married?", "none"),
+    ],
+)
+def test_advice_only_the_users_own_facts_make_right_is_a_recall(text: str, intent: str) -> None:
+    """A personal assistant's probe: each of the recalls was none, though the allergy, the
+    window seat, the family's diets and the neighbour's dog were in the store; each of the
+    saves was none, or a recall of nothing."""
+    assert classify(text).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
         ("I teach chemistry at a high school.", "save"),
         ("I run a small bakery in Porto.", "save"),
         ("I've been vegan for three years.", "save"),

@@ -126,7 +126,13 @@ RULES: tuple[Rule, ...] = (
     ),
     # recall: the user asks for something said or decided before
     _rule("recall", r"\b(?:do|did|can|could|would) you (?:still )?(?:remember|recall)\b", 0.95),
-    _rule("recall", r"\bremind me\b", 0.9),
+    # "Remind me what we decided"; not a reminder asked for ("Remind me in future: Tom's
+    # birthday is March 14", "Remind me to call Mom on Friday": a probe's recall kept nothing)
+    _rule(
+        "recall",
+        r"\bremind me\b(?!\s*:|\s+(?:in (?:the )?future|next time|later|to|on|that|every)\b)",
+        0.9,
+    ),
     # "look up what the weather is" is a request for work: what is looked up must be ours
     _rule(
         "recall",
@@ -272,6 +278,21 @@ RULES: tuple[Rule, ...] = (
         r"\b[^.!?]*\?\s*$",
         0.7,
     ),
+    # Advice only the user's own facts can make right (a personal assistant's probe: each
+    # none, and the allergy, the wife's tastes, the window seat were in the store): what they
+    # may eat or must avoid ("What food should I avoid?", "Can I eat cheese?"), a booking or a
+    # meal for them ("Which seat should you book for me?", "What's a good weeknight dinner for
+    # the four of us?"); the neighbour's things too. A gift for one of their people stays advice
+    # (the labelled messages say so), though their tastes are what search finds for it.
+    _rule(
+        "recall",
+        rf"{OPENERS}(?:(?:what|which) (?:[\w'-]+ ){{0,2}}?(?:should|must|do) (?:i|we) avoid\b"
+        r"|(?:can|could|may|should) (?:i|we) (?:eat|drink)\b"
+        r"|[^.!?]*\bshould you (?:book|order|get|reserve|pick|choose) (?:for )?(?:me|us)\b"
+        r"|[^.!?]*\b(?:good|best|ideas?|suggestions?)\b[^.!?]*\bfor (?:me|us|the \w+ of us)\b"
+        r"|(?:what|when|where|which|who)\b[^.!?]*\bthe neighbou?rs?'?s?\b)[^.!?]*\?\s*$",
+        0.7,
+    ),
     # What is planned on a day: "What's on April 15?", "Anything happening on Friday?", "What
     # is scheduled for tomorrow?" — only the user's calendar answers; not "What's on TV?".
     _rule(
@@ -369,6 +390,18 @@ RULES: tuple[Rule, ...] = (
         0.9,
     ),
     _rule("save", r"\b(?:from now on|going forward|in future|in the future)\b", 0.9, "instruction"),
+    _rule("save", r"\bremind me (?:to|on|every|next time|later)\b|\bremind me\s*:", 0.9),
+    # What happened in the lives of the user's people, and what they booked: "Tom and his wife
+    # Grace just had a baby girl, Ivy!", "Hannah got engaged to her partner Luis!", "Booked the
+    # Tokyo hotel: …" (a personal assistant's probe: each none)
+    _rule(
+        "save",
+        r"\b(?:got|are|is|just) (?:engaged|married|divorced)\b|\b(?:had|having|expecting) a "
+        r"baby\b|\bpassed away\b|\bgraduated (?:from|in|with)\b"
+        r"|^\W*(?:(?:i|we) (?:just |finally |have |'ve )?)?(?:booked|reserved)\b",
+        0.75,
+        "personal",
+    ),
     _rule(
         "save",
         r"^\W*(?:please )?(?:always|never)\b(?!\s+(?:mind|happy|glad)\b)"
