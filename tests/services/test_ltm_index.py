@@ -138,6 +138,8 @@ def test_list_show_and_open_read_the_vault(ltm: tuple[Engram, Path]) -> None:
     mem.index_ltm()
     unresolved = mem.app.ltm.show("Meetings/standup.md").unresolved_links
     assert sorted(unresolved) == ["Missing note", "gone.png"]
+    # as Obsidian names a note, without ".md" (a vault probe: "is not a note")
+    assert mem.app.ltm.show("Meetings/standup").path == "Meetings/standup.md"
     for other in (".obsidian/app.json", "Attachments/diagram.png"):
         with pytest.raises(ValidationError, match=f"path: {other} is not a note"):
             mem.app.ltm.show(other)

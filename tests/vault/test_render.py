@@ -284,6 +284,22 @@ def test_a_rewrite_of_a_note_with_broken_frontmatter_keeps_every_line() -> None:
     assert "title: [unclosed" in post.content
 
 
+def test_a_note_whose_frontmatter_is_unreadable_says_so_and_fences_the_old_one() -> None:
+    """A vault probe changed only a memory's tags, and the callout said its text had changed;
+    the old frontmatter pasted as text ended in a "---" line, which Obsidian showed as a
+    heading. Nothing of the note is lost: its frontmatter is in a code block below."""
+    before = Memory(id="m2", content="Atlas ships in May", created_at=T0, last_used=T0)
+    after = before.model_copy(update={"tags": ("decision",)})
+    broken = "---\nreviewed: [2026-11-20\naliases: [Ship date]\n---\n\nAtlas ships in May\n"
+    rewrite = rewrite_note(broken, before, after)
+    post = frontmatter.loads(rewrite.text)
+    assert rewrite.conflict and post["engram_id"] == before.id and post["tags"] == ["decision"]
+    assert "frontmatter could not be read" in post.content
+    assert "changed in Engram too" not in post.content
+    fenced = "~~~yaml\n---\nreviewed: [2026-11-20\naliases: [Ship date]\n---\n~~~\n"
+    assert fenced in post.content and post.content.endswith("Atlas ships in May")
+
+
 def test_a_link_in_a_table_keeps_the_backslash_before_its_alias() -> None:
     """Obsidian writes a link's "|" as "\\|" inside a table; the rename dropped the backslash
     and the row gained a column (a helper's probe)."""
@@ -403,3 +419,14 @@ def test_two_notes_that_swapped_names_swap_their_links() -> None:
         NoteMove("Engram/beta.md", "Engram/alpha.md"),
     ]
     assert retarget_links(text, swap) == "See [[Engram/beta]] and [[alpha]]."
+
+
+def test_a_note_names_a_source_only_when_its_memory_has_one() -> None:
+    """`source: null` stood on every note, an empty property in Obsidian (a vault probe)."""
+    before = memory("Atlas ships in May")
+    note = render_note(NoteSpec(before, "atlas", T0, 1.0, "use_count"))
+    assert "source" not in frontmatter.loads(note).metadata
+    after = before.model_copy(update={"source": "standup"})
+    assert frontmatter.loads(rewrite_note(note, before, after).text)["source"] == "standup"
+    sourced = render_note(NoteSpec(after, "atlas", T0, 1.0, "use_count"))
+    assert frontmatter.loads(sourced)["source"] == "standup"

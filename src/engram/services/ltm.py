@@ -469,6 +469,8 @@ class LtmService:
         """A note by its path relative to the vault."""
         files = self.vault.files()
         clean = check_relative(path.strip(), "path", existing=True)
+        if not a_note(clean) and files.root.joinpath(clean + ".md").is_file():  # "People/Lena"
+            clean += ".md"
         if not a_note(clean):  # `.obsidian/app.json` and a PNG were shown as notes (a probe)
             raise ValidationError("path", f"{clean} is not a note (a .md file, not hidden)")
         target = files.resolve(clean, "path", existing=True)

@@ -33,6 +33,15 @@ CONFLICT_CALLOUT = (
     "text is above; the note as it was in the vault is below. Keep what is right, then delete "
     "this callout.\n"
 )
+# A note whose frontmatter could not be read, rewritten: said so, not "its memory changed" of a
+# change of tags alone (a vault probe), and its old frontmatter in a code block below, which as
+# text ended in a "---" line that Obsidian showed as a heading.
+UNREADABLE_CALLOUT = (
+    f"> [!warning] #{CONFLICT_TAG}\n"
+    "> This note's frontmatter could not be read, so Engram wrote its own above with the "
+    "memory's text. The note as it was in the vault is below, its frontmatter in a code block. "
+    "Keep what is right, then delete this callout.\n"
+)
 
 _NOT_WORD = re.compile(r"[^\w]+")
 _DASHES = re.compile(r"-{2,}")
@@ -157,10 +166,8 @@ def frontmatter(spec: NoteSpec) -> dict[str, Any]:
         "promoted": iso(spec.promoted_at),
         "tags": obsidian_tags(m.tags),
         "entities": list(m.entities),
-        "source": m.source,
     }
-    if m.context is not None:
-        data["context"] = m.context
+    data |= _said_of(m)
     data.update(
         use_count=m.use_count,
         strength=round(m.strength, 6),
@@ -285,11 +292,26 @@ def rewrite_note(text: str, before: Memory, after: Memory) -> Rewrite:
     unedited = not rest or (rest.startswith(old) and _LINE_END.match(rest, len(old)) is not None)
     if problem is None and unedited:
         rebuilt, conflict = new + rest[len(old) :], False
-    else:
+    elif problem is None:
         rebuilt, conflict = f"{new}\n\n{CONFLICT_CALLOUT}\n{rest}", True
+    else:
+        rebuilt, conflict = f"{new}\n\n{UNREADABLE_CALLOUT}\n{_fenced_frontmatter(rest)}", True
     if not rebuilt.endswith("\n"):
         rebuilt += "\n"
     return Rewrite("---\n" + (head or dump_yaml(meta)) + "---\n\n" + rebuilt, conflict)
+
+
+def _fenced_frontmatter(text: str) -> str:
+    """`text` with the frontmatter it opens with (up to its closing line) in a code block."""
+    lines = text.splitlines(keepends=True)
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    if not lines or lines[0].rstrip() != "---" or end is None:
+        return text
+    fence = "~~~~" if any(line.startswith("~~~") for line in lines[: end + 1]) else "~~~"
+    block = "".join(lines[: end + 1])
+    if not block.endswith("\n"):
+        block += "\n"
+    return f"{fence}yaml\n{block}{fence}\n" + "".join(lines[end + 1 :])
 
 
 def _keys_rewritten(text: str, values: dict[str, Any], drop: set[str]) -> str | None:
@@ -354,13 +376,16 @@ def _mirrored(m: Memory) -> dict[str, Any]:
         "title": title_of(m.content),
         "tags": obsidian_tags(m.tags),
         "entities": list(m.entities),
-        "source": m.source,
         "use_count": m.use_count,
         "strength": round(m.strength, 6),
     }
-    if m.context is not None:
-        data["context"] = m.context
-    return data
+    return data | _said_of(m)
+
+
+def _said_of(m: Memory) -> dict[str, str]:
+    """Where a memory came from and its context, only when it has them: `source: null` was an
+    empty property on every note in Obsidian (a vault probe)."""
+    return {k: v for k, v in (("source", m.source), ("context", m.context)) if v is not None}
 
 
 def render_note(spec: NoteSpec) -> str:
