@@ -113,7 +113,7 @@ def languages(rng: np.random.Generator) -> tuple[Background, NDArray[np.float32]
     german = unit(rng.standard_normal(DIMS))
     rows = [unit(english + 0.15 * rng.standard_normal(DIMS)) for _ in range(150)]
     rows += [unit(german + 0.15 * rng.standard_normal(DIMS)) for _ in range(30)]
-    return Background(np.stack(rows), (0, 150)), german
+    return Background(np.stack(rows), (0, 150), ("en", "de")), german
 
 
 def test_a_text_in_another_language_is_judged_against_that_languages_sentences() -> None:
@@ -125,23 +125,28 @@ def test_a_text_in_another_language_is_judged_against_that_languages_sentences()
     query = unit(german + 0.05 * rng.standard_normal(DIMS) + topic)
     about_it = unit(german + 0.05 * rng.standard_normal(DIMS) + topic)
     about_else = unit(german + 0.15 * rng.standard_normal(DIMS) + unit(rng.standard_normal(DIMS)))
-    english_only = Background(background.vectors[:150]).calibration(query)
+    english_only = background.calibration(query, "en")
     assert english_only.z(float(query @ about_else)) > 4  # the old judgement: a match
-    probe = Probe(query, background.calibration(query), 0.0)
-    assert probe.calibration.z(float(query @ about_else)) < 1
-    rows = {"about it": about_it[None, :], "about else": about_else[None, :]}
-    assert set(meaning_matches(rows, [probe], background, 2.0)) == {"about it"}
-    german_rows = background.vectors[150:]
-    assert probe.calibration.mean == pytest.approx(float((german_rows @ query).mean()), abs=1e-6)
+    for language in ("de", None):  # said in German, or saying no function word
+        probe = Probe(query, background.calibration(query, language), 0.0)
+        assert probe.calibration.z(float(query @ about_else)) < 1
+        rows = {"about it": about_it[None, :], "about else": about_else[None, :]}
+        assert set(meaning_matches(rows, [probe], background, 2.0)) == {"about it"}
+        german = background.vectors[150:] @ query
+        assert probe.calibration.mean == pytest.approx(float(german.mean()), abs=1e-6)
 
 
-def test_english_keeps_its_sentences_unless_another_language_is_clearly_nearer() -> None:
-    """Only a mean LANGUAGE_MARGIN above the English one moves a text to another language's
-    sentences: an English text a little nearer to them by chance keeps its judgement."""
-    cosines = np.zeros((2, 180))
-    cosines[0, 150:] = LANGUAGE_MARGIN * 0.9  # nearer, not clearly
-    cosines[1, 150:] = LANGUAGE_MARGIN * 1.5
-    cosines[:, :150:2] = 0.04  # a spread among the English sentences
-    mean, spread = Background(np.zeros((180, DIMS), dtype=np.float32), (0, 150)).stats(cosines)
-    assert mean[0] == pytest.approx(0.02) and spread[0] == pytest.approx(0.02)
-    assert mean[1] == pytest.approx(LANGUAGE_MARGIN * 1.5) and spread[1] == pytest.approx(1e-6)
+def test_a_text_of_no_function_word_moves_only_where_another_language_is_clearly_nearer() -> None:
+    """Told by its vector alone, only a mean LANGUAGE_MARGIN above the English one moves a text
+    to another language's sentences; one whose words say English keeps them however near (an
+    English question about learning Portuguese came 0.27 nearer the Portuguese sentences)."""
+    sentences = np.zeros((180, 2), dtype=np.float32)
+    sentences[:150:2, 0] = 0.04  # a spread of cosines among the English sentences
+    sentences[150:, 1] = 1.0  # the German ones: as near as the query's second part
+    background = Background(sentences, (0, 150), ("en", "de"))
+    for nearer, moved in ((LANGUAGE_MARGIN * 0.9, False), (LANGUAGE_MARGIN * 1.5, True)):
+        query = np.array([1.0, nearer], dtype=np.float32)
+        guessed = background.calibration(query, None)
+        assert guessed.mean == pytest.approx(nearer if moved else 0.02)
+        assert background.calibration(query, "en").mean == pytest.approx(0.02)
+        assert background.calibration(query, "de").mean == pytest.approx(nearer)

@@ -395,6 +395,23 @@ def test_a_person_asked_of_by_their_place_in_the_users_life_is_searched_by_name(
     assert nurse.id in found and found[nurse.id].why.text > 0
 
 
+def test_a_spouse_asked_of_is_the_wife_or_husband_the_store_names(mem: Engram) -> None:
+    """A personal assistant's probe: "Does my spouse eat meat?" was asked of the user (no one
+    writes "my spouse Priya"), and "User's wife Priya is vegetarian" came fifth, below the
+    user's own diet and allergy. It is now searched as "my wife" is, meaning "my wife Priya"."""
+    mem.save("User stopped eating red meat; eats mostly chicken and fish now.")
+    mem.save("User is allergic to shellfish. Never suggest shellfish.")
+    mem.save("Jordan lives in Denver with his wife Priya and their two kids: Leo and Mia.")
+    wife = mem.save("User's wife Priya is vegetarian; recipe suggestions must be vegetarian.")
+    mem.save("User's sister Hannah is a teacher in Portland.")
+    mem.save("User's neighbor Lena has a golden retriever named Biscuit.")
+    hits = mem.search("Does my spouse eat meat?")
+    assert hits[0].memory.id == wife.id
+    assert hits[0].why.semantic is not None and hits[0].why.semantic > 0.7
+    as_wife = mem.search("Does my wife eat meat?")
+    assert [h.memory.id for h in hits] == [h.memory.id for h in as_wife]
+
+
 def test_a_question_of_the_user_alone_puts_the_users_own_facts_first(
     mem: Engram, clock: FixedClock
 ) -> None:

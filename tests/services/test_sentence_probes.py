@@ -84,7 +84,7 @@ def test_the_query_without_its_names_raises_the_turns_of_a_chat_alone(mem: Engra
     z: dict[str, float] = {}
     search_query.turns_meant(ctx, vector, 0.5, Filter(), 10, {}, found, z)
     assert set(found) == set(z) == {turn.id}
-    calibration = ctx.calibration(vector)
+    calibration = ctx.calibration(vector, "What instrument does play?")
     assert calibration is not None
     assert z[turn.id] == pytest.approx(calibration.z(found[turn.id].relevance) - 0.5)
     assert note.id not in found

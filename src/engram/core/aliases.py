@@ -25,10 +25,15 @@ _NAME = r"(?-i:(?:(?:Mr|Mrs|Ms|Dr)\.? )?([A-Z][\w'-]+(?: [A-Z][\w'-]+)?))"
 _NOT_NAMES = frozenset({"i", "i'm", "i've", "i'd", "and", "but", "so", "the", "we", "he", "she"})
 
 
+# The user's people as a query names them: as memories do, or as a form asks ("Does my spouse
+# eat meat?" was asked of the user, a probe; no one writes "my spouse Priya").
+_ASKED = rf"(?:{RELATION}|spouse)"
+
+
 def relations_asked(query: str) -> list[str]:
     """The user's people a query names by their place in the user's life ("my husband", "our
     landlord"), lower-cased, in order."""
-    found = re.findall(rf"\b{_THEIR}({RELATION})\b", query, re.IGNORECASE)
+    found = re.findall(rf"\b{_THEIR}({_ASKED})\b", query, re.IGNORECASE)
     return list(dict.fromkeys(r.lower() for r in found))
 
 
@@ -39,6 +44,7 @@ _CALLED_TOO = {
     "wife": ("partner", "spouse"),
     "husband": ("partner", "spouse"),
     "partner": ("wife", "husband", "spouse", "girlfriend", "boyfriend"),
+    "spouse": ("wife", "husband", "partner"),
     "boss": ("manager",),
     "manager": ("boss",),
     "mother": ("mum", "mom"),
@@ -76,11 +82,14 @@ def names_given(relation: str, texts: list[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def with_names(query: str, relation: str, names: list[str]) -> str:
+def with_names(query: str, relation: str, names: list[str], word: str | None = None) -> str:
     """`query` with the user's `relation` it names followed by their names: "what does my
-    husband do" → "what does my husband Daan do", for a meaning that knows who is asked of."""
-    said = re.compile(rf"\b({_THEIR}{re.escape(relation)})\b", re.IGNORECASE)
-    return said.sub(lambda m: f"{m.group(1)} {' or '.join(names)}", query, count=1)
+    husband do" → "what does my husband Daan do", for a meaning that knows who is asked of;
+    `word`: what to call them instead ("my spouse" → "my wife Priya")."""
+    said = re.compile(rf"\b({_THEIR})({re.escape(relation)})\b", re.IGNORECASE)
+    return said.sub(
+        lambda m: f"{m.group(1)}{word or m.group(2)} {' or '.join(names)}", query, count=1
+    )
 
 
 # The user in a query: "I", "my", "we", or as an assistant writes it, "the user".
@@ -88,7 +97,7 @@ def with_names(query: str, relation: str, names: list[str]) -> str:
 _THE_USER = re.compile(r"\b(?:i|my|mine|myself|we|our|user|user's)\b", re.IGNORECASE)
 # The user's people, as a query may name them ("grandkids", "the family" too).
 _ANY_RELATION = re.compile(
-    rf"\b(?:(?:grand|step|half-?)?{RELATION}s?|family|families|grandchild(?:ren)?|household)\b",
+    rf"\b(?:(?:grand|step|half-?)?{_ASKED}s?|family|families|grandchild(?:ren)?|household)\b",
     re.IGNORECASE,
 )
 # A memory whose first words say it is of one of the user's people: "User's sister Ana lives

@@ -41,48 +41,63 @@ UNKNOWN_WORDS_MIN_COSINE = 0.4
 # questions about nothing stored found nothing 6 times in 20 before, 8 at z 0 and 10 at 0.5;
 # at 1 the user-assistant chats began to lose (docs/search.md, section 1b).
 TEXT_MATCH_MIN_Z = 0.5
-# How much nearer, on average, a text must be to the reference sentences of another language
-# than to the English ones to be judged against that language's. Text in one language is alike
-# to all text in it: sentences in German, Spanish, French, Italian, Portuguese or Dutch came
-# 0.26-0.51 nearer their own language's sentences than the English ones (27 of a probe's), of
-# the 9,869 English turns and questions of REALTALK and MADial-Bench 99.9 % less than 0.23 (the
-# most, 0.31, talk of Italian food and Spanish lessons; at 0.1, 8 % moved, speakers' names
-# enough). One word is too little to tell ("Hund" 0.08): it keeps the English sentences.
+# How much nearer, on average, a text that says no function word of any language (a few nouns,
+# "Quantenphysik Vorlesung morgen") must be to the reference sentences of another language than
+# to the English ones to be judged against that language's (`core.languages` reads the others).
+# Sentences in German, Spanish, French, Italian, Portuguese or Dutch came 0.26-0.51 nearer
+# their own language's sentences than the English ones (27 of a probe's); of the 9,869 English
+# turns and questions of REALTALK and MADial-Bench 99.9 % came less than 0.23 nearer another's.
+# One word is too little to tell ("Hund" 0.08): it keeps the English sentences.
 LANGUAGE_MARGIN = 0.25
 
 
 class Background(NamedTuple):
-    """The reference sentences' unit vectors, in groups by language: English first (`starts`,
-    each group's first row; English the most numerous), then each other language the model
-    reads. A text is judged against its own language's sentences (`LANGUAGE_MARGIN`)."""
+    """The reference sentences' unit vectors, in groups by language (`languages`, each
+    group's first row in `starts`): English first, then each other language the model reads.
+    A text is judged against its own language's sentences."""
 
     vectors: NDArray[np.float32]
     starts: tuple[int, ...] = (0,)
+    languages: tuple[str, ...] = ("en",)
 
-    def stats(
-        self, cosines: NDArray[np.floating[Any]]
+    def calibration(self, vector: NDArray[np.float32], language: str | None = "en") -> Calibration:
+        """What unrelated text looks like for the text of `vector` (a unit vector), written in
+        `language` (`core.languages.language_of`): English, against the English sentences;
+        another, against those of the language it is nearest (a German question naming Peru
+        was nearest the Spanish ones, and against the German ones every German memory matched
+        it); None, unknown, the same where that language's are LANGUAGE_MARGIN nearer than the
+        English ones."""
+        cosines = (self.vectors @ vector).astype(np.float64)
+        ends = [*self.starts[1:], len(cosines)]
+        groups = [cosines[a:b] for a, b in zip(self.starts, ends, strict=True)]
+        chosen = 0
+        if language != self.languages[0] and len(groups) > 1:
+            nearest = 1 + int(np.argmax([g.mean() for g in groups[1:]]))
+            margin = LANGUAGE_MARGIN if language is None else 0.0
+            if groups[nearest].mean() >= groups[0].mean() + margin:
+                chosen = nearest
+        return Calibration.of(groups[chosen])
+
+    def guessed(
+        self, vectors: NDArray[np.float32]
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """The mean and spread of each row of `cosines` (texts × reference sentences) over the
-        sentences of the text's language: English, unless another's mean is LANGUAGE_MARGIN
-        higher (the highest such)."""
-        values = np.atleast_2d(np.asarray(cosines, dtype=np.float64))
+        """`calibration` of each of `vectors` (rows) in a language unknown: the mean and
+        spread of its cosines with the English sentences, or with another language's where
+        those are LANGUAGE_MARGIN nearer."""
+        values = (vectors @ self.vectors.T).astype(np.float64)
         starts = np.asarray(self.starts)
         counts = np.diff(np.append(starts, values.shape[1]))
         means = np.add.reduceat(values, starts, axis=1) / counts
         squares = np.add.reduceat(values * values, starts, axis=1) / counts
         rows = np.arange(len(values))
-        group = np.zeros(len(values), dtype=int)
+        chosen = np.zeros(len(values), dtype=int)
         if means.shape[1] > 1:
-            other = 1 + means[:, 1:].argmax(axis=1)
-            group = np.where(means[rows, other] >= means[:, 0] + LANGUAGE_MARGIN, other, 0)
-        mean = means[rows, group]
-        spread = np.sqrt(np.maximum(squares[rows, group] - mean * mean, 0.0))
+            nearest = 1 + means[:, 1:].argmax(axis=1)
+            far_enough = means[rows, nearest] >= means[:, 0] + LANGUAGE_MARGIN
+            chosen = np.where(far_enough, nearest, 0)
+        mean = means[rows, chosen]
+        spread = np.sqrt(np.maximum(squares[rows, chosen] - mean * mean, 0.0))
         return mean, np.maximum(spread, 1e-6)
-
-    def calibration(self, vector: NDArray[np.float32]) -> Calibration:
-        """What unrelated text looks like for the text of `vector` (a unit vector)."""
-        mean, spread = self.stats(self.vectors @ vector)
-        return Calibration(float(mean[0]), float(spread[0]))
 
 
 @dataclass(frozen=True)
@@ -93,6 +108,11 @@ class Calibration:
 
     mean: float
     spread: float
+
+    @classmethod
+    def of(cls, background_cosines: NDArray[np.floating[Any]]) -> Calibration:
+        values = np.asarray(background_cosines, dtype=np.float64)
+        return cls(float(values.mean()), max(float(values.std()), 1e-6))
 
     def z(self, cosine: float) -> float:
         return (cosine - self.mean) / self.spread
@@ -139,7 +159,8 @@ def meaning_matches(
     # Only vectors above the floor for some probe can match: they alone are compared with the
     # reference sentences (the costly part, 157 dot products each).
     judged = np.flatnonzero(above.any(axis=1))
-    own_mean, own_spread = background.stats(stacked[judged] @ background.vectors.T)
+    # A memory's own side in the language its vector is nearest (its text is not at hand)
+    own_mean, own_spread = background.guessed(stacked[judged])
     stands_out = np.zeros(z.shape, dtype=bool)
     stands_out[judged] = (cosines[judged] - own_mean[:, None]) / own_spread[:, None] >= min_z
     z = np.where(above & stands_out, z, -np.inf)

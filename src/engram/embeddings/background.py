@@ -67,7 +67,8 @@ def background(embedder: Embedder) -> Background:
             else:
                 vectors = embedder.embed_batch(list(sentences()))
             sizes = [len(lines) for _, lines in groups()]
-            found = Background(vectors, tuple(int(n) for n in np.cumsum([0, *sizes[:-1]])))
+            starts = tuple(int(n) for n in np.cumsum([0, *sizes[:-1]]))
+            found = Background(vectors, starts, tuple(code for code, _ in groups()))
             _computed[model] = found
         return found
 

@@ -304,7 +304,7 @@ class ActivationService:
         model."""
         vector = self.ctx.text_vector(message)
         embedder = self.ctx.embedder
-        calibration = None if vector is None else self.ctx.calibration(vector)
+        calibration = None if vector is None else self.ctx.calibration(vector, message)
         if vector is None or embedder is None or calibration is None:
             return []
         self.ctx.vectors_ready()  # a memory saved a moment ago has its vector

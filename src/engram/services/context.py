@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from engram.clock import Clock
 from engram.config import Settings
+from engram.core.languages import language_of
 from engram.core.meaning import UNKNOWN_WORDS_MIN_COSINE, Calibration
 from engram.core.models import Memory, Schedule, Status
 from engram.core.reinforce import Reinforcement
@@ -223,13 +224,14 @@ class Context:
             return 0.0
         return UNKNOWN_WORDS_MIN_COSINE
 
-    def calibration(self, vector: NDArray[np.float32]) -> Calibration | None:
-        """How unrelated text compares with `vector` (its cosines with the reference sentences),
-        for judging whether a similarity means anything; None without an embedder."""
+    def calibration(self, vector: NDArray[np.float32], text: str) -> Calibration | None:
+        """How unrelated text compares with `vector`, the vector of `text` (its cosines with
+        the reference sentences of the text's language), for judging whether a similarity means
+        anything; None without an embedder."""
         embedder = self.embedder
         if embedder is None:
             return None
-        return background(embedder).calibration(vector)
+        return background(embedder).calibration(vector, language_of(text))
 
     def _remember(self, text: str, vector: NDArray[np.float32]) -> None:
         assert self.embedder is not None

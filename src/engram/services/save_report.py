@@ -74,7 +74,7 @@ def near(ctx: Context, text: str) -> list[Stub]:
     ctx.vectors_ready()
     threshold = ctx.settings.save_similar_threshold
     changed = may_be_news(text)
-    calibration = ctx.calibration(vector) if changed else None
+    calibration = ctx.calibration(vector, text) if changed else None
     if calibration is not None:
         floor = min(CHANGE_SIMILAR, calibration.mean + CHANGE_MIN_Z * calibration.spread)
         threshold = min(threshold, max(floor, CHANGE_FLOOR))

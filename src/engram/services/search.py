@@ -237,7 +237,7 @@ class SearchService:
         start = time.perf_counter()
         vector = self.query_vector("warming up")
         if vector is not None:
-            self.calibration(vector)
+            self.ctx.calibration(vector, "warming up")
             self.ctx.store.vector_search(vector, Filter(), 1)
         log.info("ready to search by meaning (warmed up in %.2f s)", time.perf_counter() - start)
 
@@ -460,12 +460,13 @@ class SearchService:
             return NO_NEIGHBOURS
         sentences = probe_sentences(text)
         unnamed = None if sentences else without_names(text)
-        vector, *others = self.ctx.text_vectors([text, *sentences, *filter(None, [unnamed])])
+        asked = [text, *sentences, *filter(None, [unnamed])]
+        vector, *others = self.ctx.text_vectors(asked)
         unnamed_vector = others.pop() if unnamed else None
         # A query mostly in a script the model cannot read may hold a sentence it can (Amharic,
         # then "By the way, we adopted a puppy"): that sentence is searched all the same.
         base = vector if vector is not None else next((p for p in others if p is not None), None)
-        calibration = self.calibration(base) if base is not None else None
+        calibration = self.ctx.calibration(base, text) if base is not None else None
         # The memories saved a moment ago have their vectors, whether or not the query has a
         # meaning: context credit reads them to tell related neighbours (a query of unknown
         # words, "neovim", passed credit to every fact saved beside its match).
@@ -473,8 +474,8 @@ class SearchService:
         if base is None or calibration is None:
             return NO_NEIGHBOURS
         probes = [Probe(vector, calibration, 0.0)] if vector is not None else []
-        for other in others:
-            other_calibration = self.calibration(other) if other is not None else None
+        for other, said in zip(others, asked[1:], strict=False):
+            other_calibration = self.ctx.calibration(other, said) if other is not None else None
             if other is not None and other_calibration is not None:
                 probes.append(Probe(other, other_calibration, SENTENCE_PROBE_SHRINK))
         found: dict[str, Stub] = {}
@@ -486,7 +487,8 @@ class SearchService:
                 if score > z.get(stub.id, -np.inf):
                     z[stub.id], found[stub.id] = score, stub  # its cosine: with that probe
         if unnamed_vector is not None:
-            turns_meant(self.ctx, unnamed_vector, SENTENCE_PROBE_SHRINK, where, k, rows, found, z)
+            shrink = SENTENCE_PROBE_SHRINK
+            turns_meant(self.ctx, unnamed_vector, shrink, where, k, rows, found, z, unnamed or "")
         floor = self.ctx.min_cosine(text)
         if floor > 0:
             z = {i: zi for i, zi in z.items() if found[i].relevance >= floor}
@@ -567,9 +569,6 @@ class SearchService:
             return [], {}
         rows = read(alone, embedder.model_id)
         return alone, meaning_matches(rows, probes, background(embedder), min_z)
-
-    def calibration(self, vector: NDArray[np.float32]) -> Calibration | None:
-        return self.ctx.calibration(vector)
 
     def query_vector(self, text: str) -> NDArray[np.float32] | None:
         return self.ctx.text_vector(text)

@@ -109,9 +109,11 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
     dates_only = dates_only or asks_of_a_month_alone(text)
     # "What does my husband do?" is asked of Daan, where a memory calls him so: "Daan is a
     # chemistry teacher" never says "husband" (a probe found it fifth, by its session alone).
-    for relation, names in names_of_people_asked(store, text).items():
-        worded = " ".join([worded, *names])
-        meant = with_names(meant, relation, names)
+    # It reads the word the store calls them by: "Does my spouse eat meat?" as "…my wife
+    # Priya…" (0.47 alike to "User's wife Priya is vegetarian" as asked, 0.73 so; a probe).
+    for relation, (word, names) in names_of_people_asked(store, text).items():
+        worded = " ".join([worded, *([word] if word != relation else []), *names])
+        meant = with_names(meant, relation, names, word)
     own = own_names(store, text)
     unnamed = worded
     for name in own:
@@ -162,18 +164,19 @@ def turns_meant(
     rows: dict[str, NDArray[np.float32]],
     found: dict[str, Stub],
     z: dict[str, float],
+    said: str = "",
 ) -> None:
-    """The query without its names (`without_names`, its `vector`) as one more probe, its z
-    less `shrink`, raising the turns of a chat alone (`core.episodes.a_turn`) in `found` and
-    `z`: of a note, the names were what the query asked of ("What instrument does Ben play?"
-    without Ben found the user's own "I play the cello")."""
-    calibration = ctx.calibration(vector)
+    """The query without its names (`without_names`: `said`, its `vector`) as one more probe,
+    its z less `shrink`, raising the turns of a chat alone (`core.episodes.a_turn`) in `found`
+    and `z`: of a note, the names were what the query asked of ("What instrument does Ben
+    play?" without Ben found the user's own "I play the cello")."""
+    calibration = ctx.calibration(vector, said)
     if calibration is None:
         return
     stubs = ctx.store.vector_search(vector, where, k, rows)
-    said = ctx.store.texts([s.id for s in stubs])
+    texts = ctx.store.texts([s.id for s in stubs])
     for stub in stubs:
-        text = said.get(stub.id)
+        text = texts.get(stub.id)
         score = calibration.z(stub.relevance) - shrink
         if text is not None and a_turn(text.content) and score > z.get(stub.id, -math.inf):
             z[stub.id], found[stub.id] = score, stub

@@ -227,7 +227,7 @@ class UnifiedSearchService:
         semantic = self._note_neighbours(text, note_tags, pool)
         settings = self.ctx.settings
         vector = self.search.query_vector(text) if semantic else None
-        calibration = None if vector is None else self.search.calibration(vector)
+        calibration = None if vector is None else self.ctx.calibration(vector, text)
         if vector is not None and calibration is not None:
             shared = {n.path for n in lexical}
             semantic = self._standing_alone(semantic, shared, Probe(vector, calibration, 0.0))
