@@ -149,6 +149,9 @@ def test_a_question_of_the_past_names_the_days_of_a_month_or_of_a_part_of_it() -
     assert asks_of_a_month_alone("What did I get up to last March?")
     assert asks_of_a_month_alone("What did we do in mid-October?")
     assert not asks_of_a_month_alone("What did I do for myself in late April?")
+    # "at the end of August", as docs/search.md reads it (a time probe: its words came first)
+    assert asks_of_a_month_alone("What did I do at the end of August?")
+    assert not asks_of_a_month_alone("What did I do at the gym in August?")
     assert not asks_of_a_month_alone("What did I do last march?")  # "march" as a word
     assert span("What did I do in may?") is None  # "may" as a word, not a month
 
@@ -328,3 +331,11 @@ def test_a_text_says_when_by_a_date_a_day_a_time_or_a_day_counted_back(
     text: str, says: bool
 ) -> None:
     assert says_when(text) is says
+
+
+def test_a_day_of_the_month_asked_of_the_past_is_no_word_to_search() -> None:
+    """Looking back, "on the 2nd" names a day gone by, and the memories of it are found by when
+    they were saved: as words ("2nd") it kept "What did I do on the 2nd?" from being a question
+    of the day alone (a time probe). Looking ahead, a plan says it so ("Dinner on the 20th")."""
+    assert searched_of_a_day("What did I do on the 2nd?").split() == ["What", "did", "I", "do", "?"]
+    assert "the 20th" in searched_of_a_day("What's on for the 20th?", by_meaning=True)

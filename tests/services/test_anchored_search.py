@@ -183,3 +183,64 @@ def test_an_event_planned_on_a_day_counts_from_that_day(store_url: str, clock: F
         hits = mem.search("What did I buy the day before my knee surgery?")
         assert hits[0].memory.id == saved[1].id
         assert hits[0].why.day == (surgery - timedelta(days=1)).isoformat()
+
+
+# What a busy life says on other days: alike in meaning to "what did I do …?", as a probe's
+# three memories were, that came first for any day so asked.
+DAYS_OF_A_LIFE = (
+    "Told my parents about the engagement on a video call, Mom cried",
+    "Biscuit chewed up my running shoes",
+    "Back to work after the honeymoon, 400 unread emails",
+    "Took the car in for its winter tyres",
+    "Baked sourdough for the neighbours",
+)
+
+
+def test_what_i_did_on_a_day_counted_or_named_lists_that_days_memories_first(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A time probe: "what did I do the day before yesterday?" and "…on the 2nd?" were searched
+    by the meaning of "what did I do", and three memories of other days came first; the day's
+    own came at rank 0. Asked "What happened …" the same day came first."""
+    today = clock.now.date()
+    two_back = today - timedelta(days=2)
+    second = next(
+        today - timedelta(days=n) for n in range(1, 40) if (today - timedelta(days=n)).day == 2
+    )
+    with Engram.open(store_url, clock=clock) as mem:
+        for i, text in enumerate(DAYS_OF_A_LIFE):
+            mem.save(text, created_at=at_hour(today - timedelta(days=60 + 9 * i)))
+        viewing = mem.save("Saw the apartment on Prospect Park West", created_at=at_hour(two_back))
+        harness = mem.save("Bought Biscuit a new harness", created_at=at_hour(second))
+        mem.flush()
+        for question in ("what did I do the day before yesterday?", "What happened two days ago?"):
+            assert mem.search(question)[0].memory.id == viewing.id, question
+        assert mem.search("What did I do on the 2nd?")[0].memory.id == harness.id
+
+
+def test_an_event_is_dated_by_the_memory_naming_its_day_among_those_telling_of_it(
+    store_url: str, clock: FixedClock
+) -> None:
+    """A time probe: "a month before the wedding" counted from "Bought my wedding dress" (the
+    best match of "wedding"), not from "…the wedding date is September 20": June came back."""
+    year = clock.now.year - 1
+    wedding = date(year, 9, 20)
+    with Engram.open(store_url, clock=clock) as mem:
+        mem.save("Bought my wedding dress at Lovely Bride", created_at=at_hour(date(year, 7, 12)))
+        mem.save(
+            "Our photographer for the wedding is Ana Ruiz", created_at=at_hour(date(year, 6, 25))
+        )
+        mem.save(
+            f"Signed the contract with Wave Hill, the wedding date is September 20, {year}",
+            created_at=at_hour(date(year, 5, 30)),
+        )
+        kafka = mem.save(
+            "Kafka migration finished, payments on the new cluster",
+            created_at=at_hour(wedding - timedelta(days=29)),
+        )
+        mem.save(
+            "Adopted a sourdough starter from a coworker", created_at=at_hour(date(year, 6, 12))
+        )
+        mem.flush()
+        hits = mem.search("What happened a month before the wedding?")
+        assert hits[0].memory.id == kafka.id

@@ -197,7 +197,7 @@ def _names_a_month(found: re.Match[str]) -> bool:
 # The words of a question asking what was done or went on, and nothing else.
 _WHAT_WAS_DONE = frozenset(
     """what did do does done doing i we was were get got up to been have had happen happened
-    anything remind me tell us in during""".split()
+    anything remind me tell us in during at towards toward around""".split()
 )
 
 
@@ -381,8 +381,11 @@ def without_relative_days(text: str) -> str:
     Friday"), and was saved before that day."""
     ahead = looks_ahead(text)
     text = _WEEKDAY.sub(lambda m: m.group(0) if ahead and m.group(1).lower() == "on" else " ", text)
-    # "on the 20th" stays: a memory of what is planned says it so ("Dinner on the 20th")
-    for pattern in (_RELATIVE_RE, _AGO, _LAST_WEEK, _LAST_MONTH, _TOMORROW, _NEXT_WEEK):
+    # "on the 20th" stays where it looks ahead: a memory of what is planned says it so
+    # ("Dinner on the 20th"); looking back, "What did I do on the 2nd?" was searched by the
+    # meaning of "what did I do … 2nd", and three memories alike to that came first (a probe)
+    patterns = (_RELATIVE_RE, _AGO, _LAST_WEEK, _LAST_MONTH, _TOMORROW, _NEXT_WEEK)
+    for pattern in patterns if ahead else (*patterns, _ORDINAL_DAY):
         text = pattern.sub(" ", text)
     return text
 

@@ -61,8 +61,10 @@ from engram.services.search_reads import SearchReads
 from engram.services.search_spread import context_credit, expansion_matches, meant_near_matches
 from engram.services.search_tastes import tastes_first
 from engram.services.search_time import (
+    EVENT_CANDIDATES,
     anchored_spans,
     as_of_now_found,
+    event_told,
     meant_on_the_day,
     named_day_spans,
     named_days_found,
@@ -412,11 +414,10 @@ class SearchService:
         return out, len(lexical) >= pool
 
     def _told_in(self, event: str) -> Memory | None:
-        """The memory best matching `event` (an event a question counts from), if it shares a
-        word with it: "the Berlin conference" of a store without one was the Atlas launch by a
-        faint meaning (a probe)."""
-        hits = self._search(event, None, None, None, None, 1)
-        return hits[0].memory if hits and hits[0].why.text else None
+        """The memory telling `event` (`event_told`) of the best sharing a word with it: "the
+        Berlin conference" of a store without one was the Atlas launch by a faint meaning."""
+        hits = self._search(event, None, None, None, None, EVENT_CANDIDATES)
+        return event_told([h.memory for h in hits if h.why.text], self.ctx.local_now().tzinfo)
 
     def _say_little(self, terms: Sequence[str]) -> bool:
         """Whether every query word the store holds is in more than half of its memories, in

@@ -101,8 +101,11 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
     # Without its date, "what is on 12 March?" means nothing: its vector found a parking spot
     # at cosine 0.2. Such a query is searched by its days and day phrases alone.
     # The words it is searched by decide: "What's happening tomorrow?" left "What's", which
-    # `query_terms` drops as asking, as it drops "what".
-    dates_only = dates_only or (bare != text and not set(query_terms(bare)) - STOPWORDS)
+    # `query_terms` drops as asking, as it drops "what". A day counted from another ("the day
+    # before yesterday", "the weekend after the wedding") comes without its words (`told`):
+    # "what did I do?" was searched by meaning, and three memories alike to it came first.
+    asks_no_more = not set(query_terms(bare)) - STOPWORDS
+    dates_only = dates_only or ((bare != text or names_days) and asks_no_more)
     # "What did I get up to last March?" asks for that month alone: its words found the plan
     # made in February for March, and March's own memories came ninth (a held-out probe).
     # The month stays a word searched where the question asks more ("…for myself in April").

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from datetime import date, timedelta
+from datetime import date, timedelta, tzinfo
 from typing import NamedTuple
 
 import numpy as np
@@ -50,6 +50,24 @@ def named_day_spans(ctx: Context, text: str) -> Spans:
     now = ctx.local_now()
     assert now.tzinfo is not None
     return day_spans(named_days(text, now.date()), now.tzinfo)
+
+
+# How many of the best matches of an event are read for the one that names its day: a
+# wedding told of in a dozen memories named its day in the sixth ("…the wedding date is…").
+EVENT_CANDIDATES = 10
+
+
+def event_told(matches: Sequence[Memory], zone: tzinfo | None) -> Memory | None:
+    """Of the best matches of an event (best first), the first that names the event's day
+    (`event_day`: a plan, or what was told soon after), else the best. "The wedding" was "Bought
+    my wedding dress" (12 July, the best match by its words), not "Signed the contract with
+    Wave Hill, the wedding date is September 20, 2025": "a month before the wedding" listed June
+    (a probe)."""
+    for memory in matches:
+        saved = memory.created_at.astimezone(zone).date()
+        if event_day(memory.content, saved) != saved:
+            return memory
+    return matches[0] if matches else None
 
 
 def anchored_spans(
