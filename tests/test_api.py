@@ -284,3 +284,19 @@ def test_get_many_reads_any_number_of_ids_in_order(tmp_path: Path) -> None:
         assert [m.id for m in mem.get_many(wanted)] == list(reversed(ids))
         with pytest.raises(ValidationError, match="the limit is 100"):
             mem.delete(ids)
+
+
+def test_a_handle_dropped_open_warns_as_an_unclosed_file_does(tmp_path: Path) -> None:
+    """A library probe: handles never closed kept 5 descriptors and a thread each, unsaid."""
+    import gc
+
+    mem = Engram.open(str(tmp_path / "x.db"), embedding_model="none")
+    app = mem.app
+    with pytest.warns(ResourceWarning, match=r"x\.db was not closed: call close\(\)"):
+        del mem
+        gc.collect()
+    app.close()
+    with Engram.open(str(tmp_path / "x.db"), embedding_model="none") as closed:
+        closed.save("a note")
+    del closed
+    gc.collect()  # closed: no warning (the suite turns warnings into errors)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -89,6 +90,19 @@ class Engram:
 
     def __init__(self, app: App) -> None:
         self._app = app
+        self._closed = False
+
+    def __del__(self) -> None:
+        # As an unclosed file does: a handle dropped open keeps its files and its worker thread
+        # until the process ends (a library probe: 5 descriptors and a thread a handle, unsaid)
+        if not getattr(self, "_closed", True):
+            warnings.warn(
+                f"Engram store {redact_url(self._app.settings.storage_path)} was not closed: "
+                "call close() or use `with Engram.open(...)`",
+                ResourceWarning,
+                stacklevel=2,
+                source=self,
+            )
 
     @classmethod
     def open(
@@ -132,6 +146,7 @@ class Engram:
         that reads or writes the store afterwards raises StoreError (what needs no store, such
         as `analyze_for_recall` or `score`, still answers; `analyze_message` looks in the store
         for what a message repeats); closing twice is harmless."""
+        self._closed = True
         self._app.close()
 
     def __enter__(self) -> Engram:
