@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, field
 
 from engram.core.confirmation import Excepted, excepted, first_sentence, states_something
-from engram.core.intent_rules import RULES, Intent, Rule
+from engram.core.intent_rule import Intent, Rule
+from engram.core.intent_rules import RULES
 from engram.core.message import (
     asked,
     flattened,

@@ -1,15 +1,12 @@
 """The activation rules: phrase patterns, each with the intent it reads and its weight
 (`engram.core.intent` decides between those that match). Written plainly a rule can take time
-growing with the square of a message's length; `_until` and `Rule.after_last_question` are
-how the rules stay linear (`bench/activation_speed.py`)."""
+growing with the square of a message's length; `until` and `Rule.after_last_question` are
+how the rules stay linear (`engram.core.intent_rule`, `bench/activation_speed.py`)."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Literal
-
 from engram.core.forget_request import FORGET_REQUEST
+from engram.core.intent_rule import IN_ONE_SENTENCE, Rule, rule, until
 from engram.core.intent_words import (
     CONDITION,
     COUNT,
@@ -30,58 +27,9 @@ from engram.core.message import (
     OPENERS,
     REQUEST_FRAME,
     SAVE_THIS,
-    outright,
 )
 from engram.core.questions import ADVICE
 from engram.core.refusal import REFUSAL
-
-Intent = Literal["save", "recall", "reinforce", "forget", "none"]
-
-
-@dataclass(frozen=True)
-class Rule:
-    intent: Intent
-    pattern: re.Pattern[str]
-    weight: float  # confidence when it matches
-    tag: str | None = None  # a tag suggested by this kind of statement
-    # The pattern ends in "no question mark until the end": it can only match after the
-    # message's last "?", and is searched there alone (the whole text took cubic time).
-    after_last_question: bool = False
-    # Its words count only said outright: not denied or asked ("Nothing critical here", "Is
-    # this critical?" were saves for the word "critical"; `engram.core.message.outright`).
-    said_outright: bool = False
-
-    def search(self, text: str) -> re.Match[str] | None:
-        start = text.rfind("?") + 1 if self.after_last_question else 0
-        if self.said_outright:
-            return outright(self.pattern, text, start)
-        return self.pattern.search(text, start)
-
-
-def _rule(
-    intent: Intent,
-    pattern: str,
-    weight: float,
-    tag: str | None = None,
-    *,
-    tail: bool = False,
-    said_outright: bool = False,
-) -> Rule:
-    return Rule(intent, re.compile(pattern, re.IGNORECASE), weight, tag, tail, said_outright)
-
-
-def _until(start: str, gap: str, end: str) -> str:
-    """`start`, then any `gap` characters, then `end` — where the gap never runs over another
-    `start`. Written plainly (`start gap* end`), a failed `end` made the engine try again from
-    every later `start` over the same text: quadratic time in the message's length (a second
-    gap made it cubic: 14 s for 16,000 characters of prose). Tempered, each try stops at the
-    next `start` and the whole search is linear; the match is the same except that it begins
-    at the last `start` before `end` rather than the first."""
-    return rf"{start}(?:(?!{start}){gap})*{end}"
-
-
-# A gap that stays in one sentence ("3.12" and "e.g." are in one).
-_IN_ONE_SENTENCE = r"(?:[^?.!]|[.!](?=\w))"
 
 # What is yet to do, said with "still": news, not a confirmation ("Right, I still need to book
 # the restaurant" reinforced what was shown: an MCP probe).
@@ -102,16 +50,16 @@ RULES: tuple[Rule, ...] = (
     # none: the user says not to keep it, wherever in the message (`engram.core.refusal`).
     # "Don't save this: my SSN is …" matched "save this", and "Remember that I'm vegan, but
     # don't save my address: 12 Elm St" matched "remember that": each secret was saved.
-    _rule("none", REFUSAL, 0.99),
+    rule("none", REFUSAL, 0.99),
     # forget: asked to drop something kept, by what it is ("Forget what I said about the
     # car", "Please forget that I work at St. Mary's": `engram.core.forget_request`). Read as
     # a recall ("what I said"), it brought back the very memory the user set aside; read as
     # none, the assistant had nothing to go by. Below an explicit save ("Forget what I said
     # about the car; remember that I'm vegan" keeps the new fact).
-    _rule("forget", FORGET_REQUEST, 0.92),
+    rule("forget", FORGET_REQUEST, 0.92),
     # none: the conversation's "forget it", "never mind that", "disregard this": nothing kept
     # is named
-    _rule(
+    rule(
         "none",
         OPENERS + rf"(?:{REQUEST_FRAME})?(?:forget|disregard|ignore|never ?mind) (?:about )?"
         r"(?:what|that|it|this|everything|all)\b",
@@ -119,60 +67,60 @@ RULES: tuple[Rule, ...] = (
     ),
     # recall: "Remember what I told you about Sarah?", "You remember my dog, right?": a
     # question about the past, not a request to keep what follows (which "remember" is).
-    _rule(
+    rule(
         "recall",
         OPENERS + r"(?:(?:don'?t )?you )?remember\b[^.!]*\?\s*$",
         0.97,
     ),
     # recall: the user asks for something said or decided before
-    _rule("recall", r"\b(?:do|did|can|could|would) you (?:still )?(?:remember|recall)\b", 0.95),
+    rule("recall", r"\b(?:do|did|can|could|would) you (?:still )?(?:remember|recall)\b", 0.95),
     # "Remind me what we decided"; not a reminder asked for ("Remind me in future: Tom's
     # birthday is March 14", "Remind me to call Mom on Friday": a probe's recall kept nothing)
-    _rule(
+    rule(
         "recall",
         r"\bremind me\b(?!\s*:|\s+(?:in (?:the )?future|next time|later|to|on|that|every)\b)",
         0.9,
     ),
     # "look up what the weather is" is a request for work: what is looked up must be ours
-    _rule(
+    rule(
         "recall",
         r"\brecall (?:what|everything|anything)\b"
         r"|\blook up (?:what (?:i|we)|my|our|everything|anything)\b",
         0.9,
     ),
-    _rule("recall", r"\b(?:what (?:do|did) you|tell me what you) (?:know|remember) about\b", 0.9),
-    _rule("recall", _until(r"\b(?:what|which|where|when|how|who)\b", "[^.!]", SAID), 0.9),
-    _rule(
+    rule("recall", r"\b(?:what (?:do|did) you|tell me what you) (?:know|remember) about\b", 0.9),
+    rule("recall", until(r"\b(?:what|which|where|when|how|who)\b", "[^.!]", SAID), 0.9),
+    rule(
         "recall",
         r"\b(?:did|have|didn't|haven't) (?:i|we) (?:ever )?(?:tell|told|mention|mentioned|say|"
         r"said|settle|settled|decide|decided|agree|agreed|pick|picked|choose|chose|discuss|"
         r"discussed)\b",
         0.9,
     ),
-    _rule("recall", r"\bwhat (?:did|have) (?:i|we) (?:say|said|tell|told|ask|asked)\b", 0.9),
+    rule("recall", r"\bwhat (?:did|have) (?:i|we) (?:say|said|tell|told|ask|asked)\b", 0.9),
     # asked for as a task: "Summarize everything I've told you about my health" (a blind
     # set's miss)
-    _rule(
+    rule(
         "recall",
         r"\b(?:summari[sz]e|list|recap|go over|tell me) (?:everything|all|what) "
         r"(?:(?:i|we)(?:'ve| have)? )(?:told you|said|shared|mentioned)\b",
         0.9,
     ),
-    _rule(
+    rule(
         "recall",
         # in one sentence: "Ugh what a day. The bus was late again …" asks nothing (an MCP
         # probe: its landlord and rent day were never saved)
-        _until(
+        until(
             r"\b(?:what|which|where|when|who)(?:'?s| is| are| was| were)? ",
-            _IN_ONE_SENTENCE,
+            IN_ONE_SENTENCE,
             r"\bagain\b\??",
         ),
         0.85,
     ),
-    _rule(
+    rule(
         "recall",
         # "What is my best option for …" asks for advice, not for something said before
-        _until(
+        until(
             r"\bwhat(?:'s| is| are| was| were) (?:my|our)\b(?! (?:best|better|next)\b)",
             "[^?]",
             r"\?$",
@@ -180,12 +128,12 @@ RULES: tuple[Rule, ...] = (
         + r"|\bwhat (?:are|were) my\b",
         0.8,
     ),
-    _rule("recall", r"\b(?:my|our) notes (?:on|about)\b", 0.8),
+    rule("recall", r"\b(?:my|our) notes (?:on|about)\b", 0.8),
     # A task that needs what the user told before: "Book a table at my favorite restaurant",
     # "Order my usual" (a probe: saved as a preference, the request itself as its text), asked
     # politely too ("Could you order my usual?" was none, an MCP probe). Above the preference
     # rule it matched.
-    _rule(
+    rule(
         "recall",
         rf"{OPENERS}(?:(?:can|could|would|will) you )?(?:please )?"
         r"(?:book|order|buy|get me|find|play|put on|send|reserve|cook|"
@@ -195,9 +143,9 @@ RULES: tuple[Rule, ...] = (
     # "What was that restaurant you recommended?", "…that book Anna mentioned?": a thing the
     # conversation shared before ("that", said by someone); "Which book would you recommend?"
     # asks for something new.
-    _rule(
+    rule(
         "recall",
-        _until(
+        until(
             r"\bthat ",
             "[^.!?]",
             r"\b(?:you|he|she|they|(?-i:[A-Z])[\w-]*) (?:recommended|mentioned|suggested|"
@@ -206,25 +154,25 @@ RULES: tuple[Rule, ...] = (
         0.85,
     ),
     # "Do you know where I parked?", "…who my dentist is?"; not "…where I can buy one?"
-    _rule(
+    rule(
         "recall",
         r"\bdo you (?:still )?(?:have|know) (?:(?:what |where |when |who |which )?(?:my|our)\b"
         r"|(?:what|where|when|who|which) (?:i|we)\b(?! (?:can|could|should|might|need)\b))",
         0.8,
     ),
-    _rule(
+    rule(
         "recall",
-        _until(r"\b(?:told|mentioned to) you\b", "[^?]", r"\?")
+        until(r"\b(?:told|mentioned to) you\b", "[^?]", r"\?")
         + "|"
-        + _until(r"\bi (?:told|mentioned)\b", "[^.]", r"\?"),
+        + until(r"\bi (?:told|mentioned)\b", "[^.]", r"\?"),
         0.8,
     ),
-    _rule("recall", _until(r"\blast time\b", "[^.]", r"\?"), 0.75),
+    rule("recall", until(r"\blast time\b", "[^.]", r"\?"), 0.75),
     # A question about the user's own world, which only what was said before can answer ("Where
     # do I work?", "Who is my dentist?", "What framework are we using?", "How old is my son?");
     # not one asking for advice or how to do something ("What should I cook?", "Do I need a
     # visa?", "How do I center a div?").
-    _rule(
+    rule(
         "recall",
         rf"^(?!.*\b(?:{ADVICE})\b){OPENERS}(?:"
         r"(?:what|which|where|when|who|whose)\b(?: \w+){0,3}? "
@@ -240,10 +188,10 @@ RULES: tuple[Rule, ...] = (
         r")[^.!?]*\?\s*$",
         0.8,
     ),
-    _rule("recall", r"^\W*what (?:was|were) (?:the|that|my|our)\b.*\b(?:called|named)\b", 0.8),
+    rule("recall", r"^\W*what (?:was|were) (?:the|that|my|our)\b.*\b(?:called|named)\b", 0.8),
     # How a thing of the user's is going, and what they must not forget ("How is my knee doing
     # these days?", "What birthdays do I need to remember?"); not "Is my code still broken?"
-    _rule(
+    rule(
         "recall",
         r"^(?!.*\b(?:broken|bugs?|errors?|crash\w*|fail\w*|wrong|slow)\b)"
         rf"{OPENERS}(?:how(?:'s| is| are) (?:my|our) (?:[\w'-]+ ){{0,2}}?"
@@ -284,7 +232,7 @@ RULES: tuple[Rule, ...] = (
     # meal for them ("Which seat should you book for me?", "What's a good weeknight dinner for
     # the four of us?"); the neighbour's things too. A gift for one of their people stays advice
     # (the labelled messages say so), though their tastes are what search finds for it.
-    _rule(
+    rule(
         "recall",
         rf"{OPENERS}(?:(?:what|which) (?:[\w'-]+ ){{0,2}}?(?:should|must|do) (?:i|we) avoid\b"
         r"|(?:can|could|may|should) (?:i|we) (?:eat|drink)\b"
@@ -295,7 +243,7 @@ RULES: tuple[Rule, ...] = (
     ),
     # What is planned on a day: "What's on April 15?", "Anything happening on Friday?", "What
     # is scheduled for tomorrow?" — only the user's calendar answers; not "What's on TV?".
-    _rule(
+    rule(
         "recall",
         # "whats" as phones leave it; "May" only with its day ("Anything on May 20?")
         rf"{OPENERS}(?:what(?:'?s| is)|is there anything|anything) "
@@ -305,11 +253,11 @@ RULES: tuple[Rule, ...] = (
     ),
     # What happened on a day gone by ("What happened in June?", "…yesterday?": none at 0.9 in an
     # MCP probe, though search reads their days); not of the world ("…to the economy in 2008?").
-    _rule("recall", rf"{OPENERS}what {HAPPENED}[^.!?]*\?\s*$", 0.7),
+    rule("recall", rf"{OPENERS}what {HAPPENED}[^.!?]*\?\s*$", 0.7),
     # Any other question of who, what or when about the user's things ("Who cleans our office on
     # weekends?"), read from its form with less confidence; not advice, how-to or trouble ("How
     # do I reset my router?", "What's wrong with my sourdough?").
-    _rule(
+    rule(
         "recall",
         rf"^(?!.*\b(?:{ADVICE}|how (?:do|can|should) i|how to|wrong|errors?|problems?|causing|"
         r"good|improve|this|that)\b)"
@@ -319,20 +267,20 @@ RULES: tuple[Rule, ...] = (
         0.6,
     ),
     # reinforce: the user confirms what was remembered
-    _rule(
+    rule(
         "reinforce",
         rf"^\W*(?:yes|yep|yup|yeah|correct|exactly|right|indeed|confirmed)\b.*{_STILL_SO}",
         0.95,
     ),
-    _rule("reinforce", r"\bstill (?:true|valid|accurate|the case|holds|the plan|correct)\b", 0.9),
-    _rule("reinforce", r"^\W*still holds\b|\bthat'?s still\b", 0.9),
-    _rule("reinforce", r"\bnothing(?: has)? changed\b|\bhasn'?t changed\b|\bsame as before\b", 0.9),
-    _rule(
+    rule("reinforce", r"\bstill (?:true|valid|accurate|the case|holds|the plan|correct)\b", 0.9),
+    rule("reinforce", r"^\W*still holds\b|\bthat'?s still\b", 0.9),
+    rule("reinforce", r"\bnothing(?: has)? changed\b|\bhasn'?t changed\b|\bsame as before\b", 0.9),
+    rule(
         "reinforce",
         r"^\W*(?:yes|yep|yup|yeah)\b[,.!\s]*(?:that'?s (?:right|correct|it)|exactly)\b",
         0.85,
     ),
-    _rule(
+    rule(
         "reinforce",
         # after thanks too: "Thanks, that's right!" was no confirmation, "That's right,
         # thanks" was (probe)
@@ -341,30 +289,30 @@ RULES: tuple[Rule, ...] = (
         0.85,
     ),
     # not "still waiting / thinking / working on it" either: how it goes, not a confirmation
-    _rule(
+    rule(
         "reinforce",
         r"\b(?:i|we)(?:'m|'re| am| are)? still "
         r"(?!(?:not|waiting|thinking|working|trying|looking|wondering|deciding|getting|seeing|"
         rf"having|stuck|struggling|{_STILL_TO_DO})\b)\w+",
         0.8,
     ),
-    _rule("reinforce", rf"^\W*(?:yes|yep|yup|still)\b[^?]*(?:{_STILL_SO}|\b(?:it is|same)\b)", 0.8),
-    _rule("reinforce", r"^\W*still (?:prefer|using|on|in|at|like|love|work|live)\b", 0.8),
+    rule("reinforce", rf"^\W*(?:yes|yep|yup|still)\b[^?]*(?:{_STILL_SO}|\b(?:it is|same)\b)", 0.8),
+    rule("reinforce", r"^\W*still (?:prefer|using|on|in|at|like|love|work|live)\b", 0.8),
     # save: something to keep
-    _rule(
+    rule(
         "save",
         rf"\b{NOT_ABLE}(?:please )?remember(?: (?:that|this|i|my|we|our)\b|(?=\s*:))"
         r"|" + OPENERS + r"remember\b",
         0.95,
     ),
     # "can you remember that I'm vegan": a request to keep it, not a question about the past
-    _rule(
+    rule(
         "save",
         r"\b(?:can|could|would|will) you (?:please )?remember (?:that )?(?:i|i'm|my|we|our)\b",
         0.96,
     ),
     # "Keep this in mind: …" as "keep in mind"; not "I'll keep that in mind", said of oneself
-    _rule(
+    rule(
         "save",
         r"\b(?:don'?t|do not) forget\b|\bkeep in mind\b|\bfor future reference\b"
         + rf"|(?<!i'll )(?<!i will )(?<!we'll )\b{KEEP_IN_MIND}\b",
@@ -373,7 +321,7 @@ RULES: tuple[Rule, ...] = (
     # "Note: …", "Store this for later: …" ask as "note that" does (a probe). "Save this" is a
     # request where a clause opens with it and it ends there or before what to keep: "How do
     # I save this file in vim?" asked how (a probe).
-    _rule(
+    rule(
         "save",
         r"\bnote (?:to self|that)\b|\bheads up\b|"
         + OPENERS
@@ -389,12 +337,12 @@ RULES: tuple[Rule, ...] = (
         + r"(?=\s*[:—–-]|\W*$|\W+(?:please|thanks|thank you)\b)",
         0.9,
     ),
-    _rule("save", r"\b(?:from now on|going forward|in future|in the future)\b", 0.9, "instruction"),
-    _rule("save", r"\bremind me (?:to|on|every|next time|later)\b|\bremind me\s*:", 0.9),
+    rule("save", r"\b(?:from now on|going forward|in future|in the future)\b", 0.9, "instruction"),
+    rule("save", r"\bremind me (?:to|on|every|next time|later)\b|\bremind me\s*:", 0.9),
     # What happened in the lives of the user's people, and what they booked: "Tom and his wife
     # Grace just had a baby girl, Ivy!", "Hannah got engaged to her partner Luis!", "Booked the
     # Tokyo hotel: …" (a personal assistant's probe: each none)
-    _rule(
+    rule(
         "save",
         r"\b(?:got|are|is|just) (?:engaged|married|divorced)\b|\b(?:had|having|expecting) a "
         r"baby\b|\bpassed away\b|\bgraduated (?:from|in|with)\b"
@@ -402,7 +350,7 @@ RULES: tuple[Rule, ...] = (
         0.75,
         "personal",
     ),
-    _rule(
+    rule(
         "save",
         r"^\W*(?:please )?(?:always|never)\b(?!\s+(?:mind|happy|glad)\b)"
         r"|\bi (?:always|never)\b(?! (?:remember|recall)\b)"
@@ -413,7 +361,7 @@ RULES: tuple[Rule, ...] = (
     ),
     # "Don't use semicolons in my code": a standing instruction, as "never use" is; only verbs
     # of how to do the work ("don't send it yet" is about now, "don't worry" about nothing).
-    _rule(
+    rule(
         "save",
         r"^\W*(?:please )?(?:don'?t|do not)(?: ever)? (?:use|add|write|put|suggest|recommend|"
         r"include|mention|format|call me|ask me)\b"
@@ -423,8 +371,8 @@ RULES: tuple[Rule, ...] = (
         0.85,
         "instruction",
     ),
-    _rule("save", r"\b(?:important|critical|crucial|essential)\b", 0.8, said_outright=True),
-    _rule(
+    rule("save", r"\b(?:important|critical|crucial|essential)\b", 0.8, said_outright=True),
+    rule(
         "save",
         # Not of "this", "it": "I like this answer", "I hate this error" speak of the moment.
         r"\bi (?:really |now |also |still |always |generally )?(?:prefer|like|love|hate|dislike|"
@@ -434,7 +382,7 @@ RULES: tuple[Rule, ...] = (
         0.85,
         "preference",
     ),
-    _rule(
+    rule(
         "save",
         r"\b(?:we|i) (?:decided|agreed|chose|picked|settled|switched|went with)\b|"
         r"\b(?:we|i)(?:'re| are| am|'m)? (?:going with\b|(?:switching|moving|migrating)"
@@ -443,15 +391,15 @@ RULES: tuple[Rule, ...] = (
         0.85,
         "decision",
     ),
-    _rule(
+    rule(
         "save",
         # in one sentence: "my phone died …. Anyway, my landlord is …" read the phone
-        _until(MY_THING, _IN_ONE_SENTENCE, r"\b(?:is|are|was|called|named|plays)\b"),
+        until(MY_THING, IN_ONE_SENTENCE, r"\b(?:is|are|was|called|named|plays)\b"),
         0.85,
         "personal",
     ),
     # What someone close does: "My sister lives in Toronto", "My dad plays the piano".
-    _rule(
+    rule(
         "save",
         rf"\bmy (?:\w+ )?{RELATION} (?:lives|works|plays|studies|teaches|speaks|owns|runs|"
         r"likes|loves|hates|stays|visits)\b",
@@ -461,7 +409,7 @@ RULES: tuple[Rule, ...] = (
     # Who fills a role, by name: "Our designer is Mei Lin", "My dentist is Dr. Silva" (the
     # name's capital tells it from "my code is throwing an error"); and how long or how much
     # something of the user's is: "Our release cycle is six weeks", "My commute is 40 minutes".
-    _rule(
+    rule(
         "save",
         r"\b(?:my|our) (?:\w+ ){1,3}?(?:is|are) (?:(?-i:Mr|Mrs|Ms|Dr)\.? )?(?-i:[A-Z][a-z])[\w'-]*"
         r"|\b(?:my|our) (?:\w+ ){1,3}?(?:is|are|takes) (?:about |around |roughly )?"
@@ -473,7 +421,7 @@ RULES: tuple[Rule, ...] = (
     # When or how often something of the user's happens, how long it lasts, how many it has:
     # "Our office closes at 6pm on Fridays", "The API key rotates every 90 days", "Our
     # standups last fifteen minutes", "Our team has five engineers".
-    _rule(
+    rule(
         "save",
         r"^\W*(?:my|our|the) (?:\w+ ){1,3}?(?:lasts?|takes|closes|opens|starts|ends|rotates|"
         r"expires|renews|runs|happens|meets?) (?:at |every |for |on |about |around |after )?"
@@ -490,14 +438,14 @@ RULES: tuple[Rule, ...] = (
     # name is Marco" was kept (an MCP probe); a name ends the clause ("I'm Marco, nice to meet
     # you"), not a word written with a capital before more ("I'm Not sure"), nor how the user
     # is ("I'm Fine.", "I'm Home!")
-    _rule(
+    rule(
         "save",
         rf"{OPENERS}i(?:'m| am) (?!{_HOW_I_AM}\b)(?-i:[A-Z][a-z'-]+)(?: (?-i:[A-Z][a-z'-]+))?"
         r"(?=\s*(?:[,.!;:—–-]|$)|\s+(?:and|from|here)\b)",
         0.85,
         "personal",
     ),
-    _rule(
+    rule(
         "save",
         # "my new landlord is called Mr. Okafor" too (an MCP probe: none)
         rf"\b(?:my|our) (?:\w+ )?{RELATION}(?:'s name)? (?:is |are )?(?:called |named )?"
@@ -505,7 +453,7 @@ RULES: tuple[Rule, ...] = (
         0.85,
         "personal",
     ),
-    _rule(
+    rule(
         "save",
         # "not" and "no longer" too: a correction of a stored fact is worth saving
         r"\bi(?:'m| am) (?:(?:not|no longer) (?:allergic|vegetarian|vegan)|allergic|vegetarian|"
@@ -542,7 +490,7 @@ RULES: tuple[Rule, ...] = (
     # When something of the user's happens: "My flight home is on December 20th", "Our sprint
     # reviews happen every other Thursday"; what they have on a day: "I've got a dentist
     # appointment on the 14th", "We have a no-meetings policy on Wednesdays".
-    _rule(
+    rule(
         "save",
         r"^\W*(?:my|our) (?:[\w'-]+ ){1,3}?(?:is|are|starts?|begins?|ends?|happens?|falls?|"
         r"leaves?|departs?|arrives?|lands?|opens?|closes?|runs?|turns|is turning|is due)\b"
@@ -555,14 +503,14 @@ RULES: tuple[Rule, ...] = (
     ),
     # Where the user's work lives: "Our company uses Google Workspace", "We migrated the
     # monolith to Kubernetes", "The staging API key is stored in 1Password".
-    _rule(
+    rule(
         "save",
         r"\b(?:our|my) (?:\w+ ){0,2}(?:company|team|org|organi[sz]ation|startup|school|office|"
         r"department|lab|project|app|repo|repository|site|website|blog|service|product|stack|"
         r"backend|frontend|codebase) (?:uses|runs on|is built (?:on|with)|lives (?:on|in)|"
         r"is hosted (?:on|at|by)|is written in|deploys to)\b[^?]*$"
         + "|"
-        + _until(
+        + until(
             r"\b(?:we|i)(?:'ve| have)? (?:migrated|upgraded|ported) "
             r"(?:the|our|my|everything|all)\b",
             "[^?]",
@@ -578,32 +526,32 @@ RULES: tuple[Rule, ...] = (
     # What happened in the user's life: a job, a marriage, a diagnosis, an injury, a pet, a
     # child ("Great news, I got the job at Spotify!", "I broke my wrist yesterday", "We got a
     # cat named Miso!" were none: their past tense reads as work narrated, a probe).
-    _rule("save", LIFE_EVENT, 0.8, "personal"),
-    _rule("save", SOMEONES_DATE, 0.8, "personal"),
-    _rule("save", DATE_MOVED, 0.75),
+    rule("save", LIFE_EVENT, 0.8, "personal"),
+    rule("save", SOMEONES_DATE, 0.8, "personal"),
+    rule("save", DATE_MOVED, 0.75),
     # "I just started learning the cello", "I recently began taking piano lessons".
-    _rule(
+    rule(
         "save",
         r"\bi(?:'ve| have)? (?:just |recently |finally )?(?:started|began|begun) (?:learning|"
         r"taking|playing|practi[cs]ing|studying|training)\b",
         0.8,
         "personal",
     ),
-    _rule(
+    rule(
         "save",
-        _until(r"\b(?:our|the) \w+ (?:is|are|was) (?:at|on|in|called)\b", "[^?]", "$"),
+        until(r"\b(?:our|the) \w+ (?:is|are|was) (?:at|on|in|called)\b", "[^?]", "$"),
         0.7,
         tail=True,
     ),
-    _rule(
+    rule(
         "save",
         r"\b(?:our|the) (?:\w+ ){1,2}(?:is|are|runs|lives) (?:at|on) [\w-]+\.[\w-]+\.?\w*[^?]*$",
         0.75,
         tail=True,
     ),
     # `\w` rather than `\w+`: what follows matches the same, without a backtrack per letter.
-    _rule("save", _until(r"\bname is \w", "[^?]", "$"), 0.75, "personal", tail=True),
-    _rule(
+    rule("save", until(r"\bname is \w", "[^?]", "$"), 0.75, "personal", tail=True),
+    rule(
         "save",
         # The gap stops at the next topic, unless that topic's optional word is "is" or "are":
         # that word may be the verb the rule waits for ("the budget repo the are repo").
