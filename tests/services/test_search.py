@@ -398,7 +398,7 @@ def test_a_person_asked_of_by_their_place_in_the_users_life_is_searched_by_name(
 def test_a_spouse_asked_of_is_the_wife_or_husband_the_store_names(mem: Engram) -> None:
     """A personal assistant's probe: "Does my spouse eat meat?" was asked of the user (no one
     writes "my spouse Priya"), and "User's wife Priya is vegetarian" came fifth, below the
-    user's own diet and allergy. It is now searched as "my wife" is, meaning "my wife Priya"."""
+    user's own diet and allergy. It is now searched as "my wife" is."""
     mem.save("User stopped eating red meat; eats mostly chicken and fish now.")
     mem.save("User is allergic to shellfish. Never suggest shellfish.")
     mem.save("Jordan lives in Denver with his wife Priya and their two kids: Leo and Mia.")

@@ -82,14 +82,11 @@ def names_given(relation: str, texts: list[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def with_names(query: str, relation: str, names: list[str], word: str | None = None) -> str:
+def with_names(query: str, relation: str, names: list[str]) -> str:
     """`query` with the user's `relation` it names followed by their names: "what does my
-    husband do" → "what does my husband Daan do", for a meaning that knows who is asked of;
-    `word`: what to call them instead ("my spouse" → "my wife Priya")."""
-    said = re.compile(rf"\b({_THEIR})({re.escape(relation)})\b", re.IGNORECASE)
-    return said.sub(
-        lambda m: f"{m.group(1)}{word or m.group(2)} {' or '.join(names)}", query, count=1
-    )
+    husband do" → "what does my husband Daan do", for a meaning that knows who is asked of."""
+    said = re.compile(rf"\b({_THEIR}{re.escape(relation)})\b", re.IGNORECASE)
+    return said.sub(lambda m: f"{m.group(1)} {' or '.join(names)}", query, count=1)
 
 
 # The user in a query: "I", "my", "we", or as an assistant writes it, "the user".

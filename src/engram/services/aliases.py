@@ -3,8 +3,6 @@ memories that say them (`engram.core.aliases`): "my husband" searched as "Daan" 
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from engram.core.aliases import called, names_given, relations_asked
 from engram.storage.protocol import Filter, Store
 
@@ -12,27 +10,17 @@ from engram.storage.protocol import Filter, Store
 SOURCES = 20
 
 
-class Named(NamedTuple):
-    """The names the store gives one of the user's people, and the word it calls them by."""
-
-    word: str
-    names: list[str]
-
-
-def names_of_people_asked(store: Store, query: str) -> dict[str, Named]:
+def names_of_people_asked(store: Store, query: str) -> dict[str, list[str]]:
     """The names the store gives the people `query` names as the user's ("sister": ["Ana"]),
-    for those it gives a name; each with the word the store says first of them ("spouse":
-    "wife", where the memories say "my wife Priya")."""
+    for those it gives a name."""
     relations = relations_asked(query)
     if not relations:
         return {}
     words = list(dict.fromkeys(w for r in relations for w in called(r)))
     found = store.text_search(words, Filter(), SOURCES)
     texts = [m.content for m in store.get_many([s.id for s in found])]
-    named: dict[str, Named] = {}
-    for relation in relations:
-        given = {w: names_given(w, texts) for w in called(relation)}
-        names = list(dict.fromkeys(n for w in called(relation) for n in given[w]))
-        if names:
-            named[relation] = Named(next(w for w in called(relation) if given[w]), names)
-    return named
+    named = {
+        r: list(dict.fromkeys(n for w in called(r) for n in names_given(w, texts)))
+        for r in relations
+    }
+    return {r: names for r, names in named.items() if names}

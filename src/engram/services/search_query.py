@@ -112,11 +112,9 @@ def asked(store: Store, text: str, names_days: bool) -> Asked:
     dates_only = dates_only or asks_of_a_month_alone(text)
     # "What does my husband do?" is asked of Daan, where a memory calls him so: "Daan is a
     # chemistry teacher" never says "husband" (a probe found it fifth, by its session alone).
-    # It reads the word the store calls them by: "Does my spouse eat meat?" as "…my wife
-    # Priya…" (0.47 alike to "User's wife Priya is vegetarian" as asked, 0.73 so; a probe).
-    for relation, (word, names) in names_of_people_asked(store, text).items():
-        worded = " ".join([worded, *([word] if word != relation else []), *names])
-        meant = with_names(meant, relation, names, word)
+    for relation, names in names_of_people_asked(store, text).items():
+        worded = " ".join([worded, *names])
+        meant = with_names(meant, relation, names)
     own = own_names(store, text)
     unnamed = worded
     for name in own:
