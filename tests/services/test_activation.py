@@ -1035,3 +1035,47 @@ def test_a_replaced_fact_said_again_is_a_save(mem: Engram) -> None:
     mem.flush()
     again = mem.analyze_message("I am vegetarian.")
     assert again.should_save and again.touch == []
+
+
+def test_a_correction_leaves_what_already_says_its_value_and_the_fact_of_another_thing(
+    mem: Engram,
+) -> None:
+    """A team's probe: "Correction: Acme renews on April 30, not March 31 - Bob was right"
+    superseded Bob's "…renewal is on April 30", a second correction the first, and the upgrade
+    of production "Staging database is Postgres 14" (a copy of the production fact by meaning,
+    with another number)."""
+    wrong = mem.save("Customer Acme Corp renews their contract on March 31.")
+    right = mem.save("Acme Corp's contract renewal is on April 30.")
+    mem.flush()
+    news = mem.save_result(
+        Draft("Correction: Acme renews on April 30, not March 31 - Bob was right.")
+    )
+    assert right.id in [s.id for s in news.similar] and news.supersedes == [wrong.id]
+    friday = mem.save("The deploy freeze for the Q3 release starts on Friday.")
+    mem.flush()
+    first = mem.save_result(Draft("Correction: the Q3 deploy freeze starts Thursday."))
+    assert first.supersedes == [friday.id]
+    second = mem.save_result(Draft("Actually the deploy freeze is Thursday, not Friday."))
+    assert second.supersedes == [friday.id]
+    staging = mem.save("Staging database is Postgres 14.")
+    production = mem.save("Production database is Postgres 15.")
+    mem.flush()
+    upgrade = mem.save_result(Draft("We upgraded production to Postgres 16."))
+    assert staging.id in [s.id for s in upgrade.similar] and upgrade.supersedes == [production.id]
+
+
+def test_a_correction_saying_what_it_is_not_replaces_only_a_fact_holding_that(mem: Engram) -> None:
+    """ "…the GitHub wiki now, not Confluence" replaced "Chen owns the on-call runbook wiki
+    page" in a team's probe; the Confluence fact is the one it corrects. "Not the 3rd" is the 3
+    of "September 3"."""
+    owner = mem.save("Chen owns the on-call runbook wiki page.")
+    where = mem.save("The on-call runbook is in Confluence.")
+    mem.flush()
+    moved = mem.save_result(
+        Draft("Correction: the on-call runbook lives in the GitHub wiki now, not Confluence.")
+    )
+    assert owner.id in [s.id for s in moved.similar] and moved.supersedes == [where.id]
+    birthday = mem.save("My wife Lisa's birthday is September 3")
+    mem.flush()
+    fixed = mem.save_result(Draft("Actually, Lisa's birthday is September 5, not the 3rd"))
+    assert fixed.supersedes == [birthday.id]

@@ -199,6 +199,38 @@ def _held_at(text: str, value: str) -> tuple[list[str], list[int]]:
     return held, [i for i in range(len(held) - n + 1) if n and held[i : i + n] == wanted]
 
 
+# A correction told by what it is and what it is not: "Acme renews on April 30, not March 31",
+# "the deploy freeze is Thursday, not Friday" (a few words on each side).
+_NOT_THAT = re.compile(
+    r"([\w'’-]+(?:\s+[\w'’-]+){0,2}),?\s+(?:not|rather than|instead of)\s+(?:the\s+|on\s+)?"
+    r"([\w'’-]+(?:\s+[\w'’-]+){0,2})",
+    re.IGNORECASE,
+)
+
+
+def corrected_to(text: str) -> tuple[set[str], set[str]] | None:
+    """The values a correction says a thing is, and those it says it is not ("April 30, not
+    March 31": {april, 30}, {march, 31}, as index terms); None where it says no such pair."""
+    for m in _NOT_THAT.finditer(plain(text)):
+        said, denied = _values_in(m.group(1)), _values_in(m.group(2))
+        if said and denied and not said & denied:
+            return said, denied
+    return None
+
+
+def _values_in(words: str) -> set[str]:
+    """The numbers and names of a few words, the first too ("March 31", "Friday"); a number
+    by its digits alone ("the 3rd" and "2pm" as "3" and "2", as a fact says "September 3",
+    "at 2 pm")."""
+    found: set[str] = set()
+    for w in WORD.findall(words):
+        if any(ch.isdigit() for ch in w):
+            found.update(re.findall(r"\d+", w))
+        elif w[0].isupper() and w.lower() not in STOPWORDS:
+            found.add(index_term(w.lower()))
+    return found
+
+
 # What a statement says right before a value it turns down: "Zustand, not Redux Toolkit",
 # "instead of Redis", "rather than npm" (as index terms).
 _TURNED_DOWN = (("not",), ("never",), ("instead", "of"), ("rather", "than"))

@@ -11,6 +11,7 @@ from engram.core.fact_values import (
     LEFT_FROM,
     MARKS,
     affirms_value,
+    corrected_to,
     fact_terms,
     holds_value,
     named_new_value,
@@ -114,7 +115,16 @@ def _already_holds(text: str, old: str) -> bool:
     loading happens first", saved after "Renamed module app.settings to app.config", the
     rename it explains (probes). A change back to the value `old` says it left does replace
     it ("Moved standup back to 9:30" after "Moved standup from 9:30 to 10"), as does one
-    elsewhere ("Actually moved standup to 11" after "Moved standup to 10")."""
+    elsewhere ("Actually moved standup to 11" after "Moved standup to 10"). Nor does a
+    correction replace what already says what it corrects to: "Correction: Acme renews on
+    April 30, not March 31 - Bob was right" superseded Bob's "…renewal is on April 30" (a
+    team's probe), and a second correction the first."""
+    corrected = corrected_to(text)
+    if corrected is not None:
+        said, denied = corrected
+        held = fact_terms(old)
+        if said <= held and not denied & held:
+            return True
     after = named_new_value(text)
     if after is None or not affirms_value(old, after):
         return _moved_where_it_is(text, old)
@@ -179,6 +189,11 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
     if old and (about_other_people(said, old) or _already_holds(said, old)):
         return False
     if old and _changes_something_else(said, old):
+        return False
+    # "…in the GitHub wiki now, not Confluence" replaces what says Confluence, not "Chen owns
+    # the on-call runbook wiki page" (a team's probe)
+    corrected = corrected_to(said)
+    if old and corrected is not None and not corrected[1] & fact_terms(old):
         return False
     if old and (says_a_change(said) or _NOW.search(said)) and a_new_value(said, old, similarity):
         return True

@@ -332,6 +332,10 @@ def _copies_of(
         if shared_terms(news.content, fact.content, m.content)
         and (left is None or holds_value(m.content, left))
         and not may_be_news(m.content)
+        # a copy says the fact's numbers: "Staging database is Postgres 14" is no copy of
+        # "Production database is Postgres 15", and was marked replaced by the upgrade of
+        # production (a team's probe)
+        and disagreement([fact.content, m.content], near_copies=False) is None
     ]
     to_news = _alike(ctx, news.content, copies)
     return [
