@@ -13,6 +13,7 @@ from engram.core.entities import extract_entities
 from engram.core.fact_values import (
     affirms_value,
     brought_up_to_date,
+    corrected_to,
     holds_value,
     named_old_value,
     value_swapped,
@@ -1656,3 +1657,12 @@ def test_a_place_left_is_news_and_a_titles_left_is_none() -> None:
     assert not may_be_news("Dana is reading 'The Left Hand of Darkness' by Ursula K. Le Guin")
     assert may_be_news("Maya is leaving Google in May")
     assert may_be_news("Left Siemens last week")
+
+
+def test_not_the_3rd_is_the_3_of_a_date() -> None:
+    """What a correction says it is not is read as a fact says it: "September 3"."""
+    assert corrected_to("Actually, Lisa's birthday is September 5, not the 3rd") == (
+        {"5", "septemb"},
+        {"3"},
+    )
+    assert corrected_to("I do not like Mondays") is None

@@ -11,7 +11,7 @@ import pytest
 from engram import Draft, Engram, FixedClock, ValidationError
 from engram.core.statement import STATEMENT_CONFIDENCE
 from engram.services import context
-from engram.services.results import why_summary
+from engram.services.results import SaveResult, why_summary
 
 DAY = timedelta(days=1)
 
@@ -629,19 +629,23 @@ def test_a_food_given_up_supersedes_only_a_fact_holding_it(mem: Engram) -> None:
     assert steak.supersedes == [meat.id]
 
 
+@pytest.mark.parametrize(
+    ("fact", "news"),
+    [
+        ("User lives in Denver, Colorado.", "User and family moved to Boulder (Maple Street)."),
+        (
+            "User's manager at Lumina Health is Carla Reyes.",
+            "User's new manager at Northwind Analytics is Devin Park.",
+        ),
+    ],
+)
 def test_news_the_user_and_family_moved_or_have_a_new_manager_supersedes_the_fact(
-    mem: Engram,
+    mem: Engram, fact: str, news: str
 ) -> None:
-    """The probe's move ("User and family moved to Boulder") was read as a change of the
-    family's, and the new manager ("User's new manager at Northwind …") as the manager's own
-    fact, "new" taken for whose it is: neither replaced the old fact."""
-    denver = mem.save("User lives in Denver, Colorado.")
-    carla = mem.save("User's manager at Lumina Health is Carla Reyes.")
-    mem.flush()
-    moved = mem.save_result(Draft("User and family moved to Boulder (Maple Street)."))
-    assert moved.supersedes == [denver.id]
-    devin = mem.save_result(Draft("User's new manager at Northwind Analytics is Devin Park."))
-    assert devin.supersedes == [carla.id]
+    """The probe's move was read as a change of the family's, and the new manager as the
+    manager's own fact ("new" taken for whose it is): neither replaced the old fact."""
+    (old,), result = facts_then_news(mem, [fact], news)
+    assert result.supersedes == [old]
 
 
 def test_a_reading_said_anew_with_other_numbers_supersedes_the_old_reading(mem: Engram) -> None:
@@ -1037,45 +1041,56 @@ def test_a_replaced_fact_said_again_is_a_save(mem: Engram) -> None:
     assert again.should_save and again.touch == []
 
 
-def test_a_correction_leaves_what_already_says_its_value_and_the_fact_of_another_thing(
-    mem: Engram,
+def facts_then_news(mem: Engram, facts: list[str], news: str) -> tuple[list[str], SaveResult]:
+    """The ids of `facts`, saved (with their vectors), and the save report of `news` after."""
+    ids = [mem.save(fact).id for fact in facts]
+    mem.flush()
+    return ids, mem.save_result(Draft(news))
+
+
+@pytest.mark.parametrize(
+    ("facts", "news", "similar", "replaced"),
+    [
+        # a team's probe: the colleague who was right was marked outdated
+        (
+            [
+                "Customer Acme Corp renews their contract on March 31.",
+                "Acme Corp's contract renewal is on April 30.",
+            ],
+            "Correction: Acme renews on April 30, not March 31 - Bob was right.",
+            1,
+            0,
+        ),
+        # ...and a second person's correction of the same fact, the first one's
+        (
+            [
+                "The deploy freeze for the Q3 release starts on Friday.",
+                "Correction: the Q3 deploy freeze starts Thursday.",
+            ],
+            "Actually the deploy freeze is Thursday, not Friday.",
+            1,
+            0,
+        ),
+        # a copy by meaning with another number is another fact
+        (
+            ["Staging database is Postgres 14.", "Production database is Postgres 15."],
+            "We upgraded production to Postgres 16.",
+            0,
+            1,
+        ),
+        # "not Confluence" replaces what says Confluence, not the owner of the page
+        (
+            ["Chen owns the on-call runbook wiki page.", "The on-call runbook is in Confluence."],
+            "Correction: the on-call runbook lives in the GitHub wiki now, not Confluence.",
+            0,
+            1,
+        ),
+    ],
+)
+def test_a_correction_replaces_the_fact_it_corrects_not_one_alike_to_it(
+    mem: Engram, facts: list[str], news: str, similar: int, replaced: int
 ) -> None:
-    """A team's probe: "Correction: Acme renews on April 30, not March 31 - Bob was right"
-    superseded Bob's "…renewal is on April 30", a second correction the first, and the upgrade
-    of production "Staging database is Postgres 14" (a copy of the production fact by meaning,
-    with another number)."""
-    wrong = mem.save("Customer Acme Corp renews their contract on March 31.")
-    right = mem.save("Acme Corp's contract renewal is on April 30.")
-    mem.flush()
-    news = mem.save_result(
-        Draft("Correction: Acme renews on April 30, not March 31 - Bob was right.")
-    )
-    assert right.id in [s.id for s in news.similar] and news.supersedes == [wrong.id]
-    friday = mem.save("The deploy freeze for the Q3 release starts on Friday.")
-    mem.flush()
-    first = mem.save_result(Draft("Correction: the Q3 deploy freeze starts Thursday."))
-    assert first.supersedes == [friday.id]
-    second = mem.save_result(Draft("Actually the deploy freeze is Thursday, not Friday."))
-    assert second.supersedes == [friday.id]
-    staging = mem.save("Staging database is Postgres 14.")
-    production = mem.save("Production database is Postgres 15.")
-    mem.flush()
-    upgrade = mem.save_result(Draft("We upgraded production to Postgres 16."))
-    assert staging.id in [s.id for s in upgrade.similar] and upgrade.supersedes == [production.id]
-
-
-def test_a_correction_saying_what_it_is_not_replaces_only_a_fact_holding_that(mem: Engram) -> None:
-    """ "…the GitHub wiki now, not Confluence" replaced "Chen owns the on-call runbook wiki
-    page" in a team's probe; the Confluence fact is the one it corrects. "Not the 3rd" is the 3
-    of "September 3"."""
-    owner = mem.save("Chen owns the on-call runbook wiki page.")
-    where = mem.save("The on-call runbook is in Confluence.")
-    mem.flush()
-    moved = mem.save_result(
-        Draft("Correction: the on-call runbook lives in the GitHub wiki now, not Confluence.")
-    )
-    assert owner.id in [s.id for s in moved.similar] and moved.supersedes == [where.id]
-    birthday = mem.save("My wife Lisa's birthday is September 3")
-    mem.flush()
-    fixed = mem.save_result(Draft("Actually, Lisa's birthday is September 5, not the 3rd"))
-    assert fixed.supersedes == [birthday.id]
+    """A team's probe found each of these news superseding the other memory too (or alone)."""
+    ids, result = facts_then_news(mem, facts, news)
+    assert ids[similar] in [s.id for s in result.similar]
+    assert result.supersedes == [ids[replaced]]
