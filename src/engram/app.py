@@ -107,6 +107,7 @@ def build_app(
     graph.on_relate = promotion.link_notes
     memories = MemoryService(ctx)
     memories.on_update = promotion.sync_note
+    memories.on_supersede = promotion.mark_replaced
     return App(
         settings=settings,
         context=ctx,

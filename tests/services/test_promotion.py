@@ -635,3 +635,24 @@ def test_two_clients_updating_a_promoted_memory_leave_its_note_saying_what_it_sa
         final = mem.get(ident).content
     text = path.read_text(encoding="utf-8")
     assert frontmatter.loads(text).content.strip() == final and "engram-conflict" not in text
+
+
+def test_a_promoted_fact_that_news_replaces_says_so_in_its_note(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    """A vault probe: the note of "Atlas deploys happen on Fridays" stayed as it was when a
+    correction superseded its memory, and a reader of the vault still learnt "Fridays". With
+    the model: what news replaces is found by meaning."""
+    with open_with_vault(tmp_path, clock, embedding_model="minilm") as (mem, vault):
+        fridays = used(mem, "Atlas deploys happen on Fridays after the 3pm freeze")
+        path = mem.promote(fridays.id).items[0].path
+        assert path is not None
+        correction = "Correction: Atlas deploys now happen on Tuesdays, not Fridays"
+        news = mem.save_result(Draft(correction))
+        assert news.supersedes == [fridays.id]
+        note = (vault / path).read_text()
+        said = f"- Replaced by: {correction} ("
+        assert note.count(said) == 1 and note.index("## Related") < note.index(said)
+        assert frontmatter.loads(note)["engram_id"] == fridays.id  # the rest as it was
+        mem.app.promotion.mark_replaced(news.memory, [fridays.id])  # told twice: said once
+        assert (vault / path).read_text() == note

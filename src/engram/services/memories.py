@@ -112,6 +112,7 @@ class MemoryService:
         # Called with (before, after) when an update changed a memory: a promoted memory's
         # note follows it (`PromotionService.sync_note`, wired by the App).
         self.on_update: Callable[[Memory, Memory], None] | None = None
+        self.on_supersede: Callable[[Memory, list[str]], None] | None = None  # news, replaced
 
     # -- create / read ------------------------------------------------------------------------
 
@@ -185,6 +186,8 @@ class MemoryService:
         self.ctx.embed_later([(memory.id, memory.content)])
         similar = save_report.similar_report(self.ctx, found, memory.id)
         replaced = save_report.supersede(self.ctx, memory, similar)
+        if replaced and self.on_supersede is not None:  # a promoted fact's note says so
+            self.on_supersede(memory, replaced)
         return SaveResult(
             memory=memory, action="saved", enrichment=added, similar=similar, supersedes=replaced
         )

@@ -28,6 +28,7 @@ from engram.vault.index import split_frontmatter
 from engram.vault.render import (
     CONFLICT_TAG,
     NoteSpec,
+    add_related_item,
     add_related_link,
     can_link,
     render_note,
@@ -301,6 +302,29 @@ class PromotionService:
         touched += self._add_backlinks(files, [(b, b_title)], a, a_title)
         if touched:
             self.ltm.reindex(touched)
+
+    def mark_replaced(self, news: Memory, replaced: list[str]) -> None:
+        """A promoted fact that news replaced says so in its note, under its Related heading,
+        with the news's first line and day: read in Obsidian the note had stayed the fact, as
+        if it still held (a vault probe), while search marked it superseded."""
+        if not self.vault.configured:
+            return
+        with _after_commit(f"memory {news.id} replaced a promoted fact; its note does not say"):
+            files = self.vault.files()
+            day = news.created_at.astimezone(self.ctx.local_now().tzinfo).date().isoformat()
+            said = f"Replaced by: {title_of(news.content)} ({day})"
+            touched = []
+            for old in self.ctx.store.get_many(replaced):
+                path = self.ltm.note_path(old) if old.status == Status.PROMOTED else None
+                if path is None:
+                    continue
+                note = files.read_note(path)
+                if said not in note.text and files.rewrite(
+                    path, note, add_related_item(note.text, said)
+                ):
+                    touched.append(path)
+            if touched:
+                self.ltm.reindex(touched)
 
     def _claim(
         self, memory: Memory, now: datetime, path: str, replacing: str | None

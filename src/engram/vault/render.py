@@ -466,8 +466,12 @@ def retarget_links(text: str, moves: Sequence[NoteMove]) -> str | None:
 def add_related_link(text: str, link: str, path: str) -> str | None:
     """The note text with `link` (to the note at `path`) added under its Related heading,
     creating the section at the end if needed; None if it already links there."""
-    if links_to(text, path):
-        return None
+    return None if links_to(text, path) else add_related_item(text, link)
+
+
+def add_related_item(text: str, item: str) -> str:
+    """The note text with `item` as a list item under its Related heading, creating the
+    section at the end if needed."""
     lines = text.splitlines(keepends=True)
     heading = re.compile(rf"^#{{1,6}}\s+{RELATED_HEADING}\s*$", re.IGNORECASE)
     # The last such heading outside code: the note's own section comes after the memory's
@@ -484,7 +488,7 @@ def add_related_link(text: str, link: str, path: str) -> str | None:
     )
     if start is None:
         body = text if text.endswith("\n") or not text else text + "\n"
-        return f"{body}\n## {RELATED_HEADING}\n\n- {link}\n"
+        return f"{body}\n## {RELATED_HEADING}\n\n- {item}\n"
     end = len(lines)
     for i in range(start + 1, len(lines)):
         if re.match(r"^#{1,6}\s", lines[i]):
@@ -496,7 +500,7 @@ def add_related_link(text: str, link: str, path: str) -> str | None:
             last = i
     if not lines[last].endswith("\n"):
         lines[last] += "\n"
-    insert = f"- {link}\n" if last > start else f"\n- {link}\n"
+    insert = f"- {item}\n" if last > start else f"\n- {item}\n"
     lines.insert(last + 1, insert)
     return "".join(lines)
 
