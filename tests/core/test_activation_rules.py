@@ -95,6 +95,11 @@ def test_intent_precision_and_recall_are_at_least_085_per_class() -> None:
         ("Remind me what we decided about the database", "recall"),
         ("Have I booked the hotel yet?", "recall"),
         ("Is Hannah married?", "none"),
+        # where a thing the user follows stands, what changed since (a time probe: each none)
+        ("What's the latest on Kafka?", "recall"),
+        ("Any update on the apartment?", "recall"),
+        ("What's changed since Christmas?", "recall"),
+        ("What's new in Python 3.13?", "none"),
     ],
 )
 def test_advice_only_the_users_own_facts_make_right_is_a_recall(text: str, intent: str) -> None:

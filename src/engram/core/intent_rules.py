@@ -241,6 +241,16 @@ RULES: tuple[Rule, ...] = (
         r"|(?:what|when|where|which|who)\b[^.!?]*\bthe neighbou?rs?'?s?\b)[^.!?]*\?\s*$",
         0.7,
     ),
+    # Where a thing the user follows stands, or what changed since a day: "What's the latest on
+    # Kafka?", "Any update on the apartment?", "What's changed since Christmas?" (a time probe:
+    # none at 0.9, where search found the answers)
+    rule(
+        "recall",
+        rf"{OPENERS}(?:what(?:'?s| is| are) (?:the )?(?:latest|newest|status|news|update)s? "
+        r"(?:on|with|about|for|of)\b|any (?:news|updates?|progress) (?:on|with|about)\b"
+        r"|what(?:'?s| has| have)? (?:changed|new|happened) since\b)[^.!?]*\?\s*$",
+        0.75,
+    ),
     # What is planned on a day: "What's on April 15?", "Anything happening on Friday?", "What
     # is scheduled for tomorrow?" — only the user's calendar answers; not "What's on TV?".
     rule(
