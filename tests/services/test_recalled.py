@@ -48,6 +48,11 @@ def test_no_tags_and_the_usual_reason_are_left_out_and_a_review_says_so(tmp_path
     tagged = review.model_copy(update={"tags": ("home",)})
     assert tagged.model_dump(mode="json")["reason"] == "review"
     assert tagged.model_dump(mode="json")["tags"] == ["home"]
+    # who said it, when the memory says (a team's probe could not tell from the hits)
+    assert "source" not in match.model_dump(mode="json")
+    hit = hit_of(tmp_path / "c", "match")
+    bobs = hit.model_copy(update={"memory": hit.memory.model_copy(update={"source": "bob"})})
+    assert Recalled.of(bobs, verbose=False, zone=UTC).model_dump(mode="json")["source"] == "bob"
 
 
 def test_a_day_outside_the_calendar_in_the_askers_zone_is_the_utc_day(tmp_path: Path) -> None:

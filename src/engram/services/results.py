@@ -236,6 +236,9 @@ class Recalled(Result):
     id: str
     content: str  # cut past HIT_CONTENT characters (`content_length` then says how long it is)
     tags: tuple[str, ...] = ()  # left out when there are none
+    # Who or what it came from, when it says (a team's probe: "what did Bob say about Acme?"
+    # had no answer in the hits, though the store held each memory's source)
+    source: str | None = None
     # The day it was saved, on the asker's calendar: which of two facts is the newer ("I live
     # in Berlin", "I moved to Lisbon"), and when something happened, were not in a compact hit.
     saved: str
@@ -256,7 +259,7 @@ class Recalled(Result):
             del data["reason"]
         if not data.get("tags", True):  # () in Python, [] in JSON mode
             del data["tags"]
-        optional = ("content_length", "memory", "details")
+        optional = ("source", "content_length", "memory", "details")
         return {k: v for k, v in data.items() if v is not None or k not in optional}
 
     @classmethod
@@ -269,6 +272,7 @@ class Recalled(Result):
             content=cut_for_answer(m.content),
             content_length=len(m.content) if long else None,
             tags=m.tags,
+            source=m.source,
             saved=day_in(m.created_at, zone),
             rank=round(hit.rank, 3),
             reason=hit.reason,
