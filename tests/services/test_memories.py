@@ -586,6 +586,8 @@ def test_api_errors_name_the_parameter_the_caller_passed(mem: Engram, tmp_path: 
             lambda: mem.analyze_message("remember I like tea", recent_memory_ids="abc"),  # type: ignore[arg-type]
             "recent_memory_ids: must be a non-empty list",
         ),
+        # one id where a list belongs: said as for tags (a library probe)
+        (lambda: mem.get_many(kept.id), "memory_ids: must be .* list of ids, not one string"),  # type: ignore[arg-type]
     ]
     for call, message in refused:
         with pytest.raises(ValidationError, match=message):

@@ -237,7 +237,9 @@ def location(value: str | os.PathLike[str], field: str) -> Path:
 def sequence(value: object, field: str, what: str = "a list") -> list[Any]:
     """A list the caller gives (a tuple, a set or a generator too), never one string, a
     mapping or a number."""
-    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+    if isinstance(value, str | bytes):  # `get_many("3f2a…")`: as a list of strings says
+        raise ValidationError(field, f"must be {what}, not one string")
+    if isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise ValidationError(field, f"must be {what}")
     return list(value)
 
