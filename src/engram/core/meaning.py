@@ -67,15 +67,16 @@ class Background(NamedTuple):
         was nearest the Spanish ones, and against the German ones every German memory matched
         it); None, unknown, the same where that language's are LANGUAGE_MARGIN nearer than the
         English ones."""
+        if language is None:
+            mean, spread = self.guessed(vector[None, :])
+            return Calibration(float(mean[0]), float(spread[0]))
         cosines = (self.vectors @ vector).astype(np.float64)
         ends = [*self.starts[1:], len(cosines)]
         groups = [cosines[a:b] for a, b in zip(self.starts, ends, strict=True)]
         chosen = 0
         if language != self.languages[0] and len(groups) > 1:
             nearest = 1 + int(np.argmax([g.mean() for g in groups[1:]]))
-            margin = LANGUAGE_MARGIN if language is None else 0.0
-            if groups[nearest].mean() >= groups[0].mean() + margin:
-                chosen = nearest
+            chosen = nearest if groups[nearest].mean() >= groups[0].mean() else 0
         return Calibration.of(groups[chosen])
 
     def guessed(
