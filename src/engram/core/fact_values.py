@@ -199,11 +199,16 @@ def _held_at(text: str, value: str) -> tuple[list[str], list[int]]:
     return held, [i for i in range(len(held) - n + 1) if n and held[i : i + n] == wanted]
 
 
+# What a statement says right before a value it turns down: "Zustand, not Redux Toolkit",
+# "instead of Redis", "rather than npm" (as index terms).
+_TURNED_DOWN = (("not",), ("never",), ("instead", "of"), ("rather", "than"))
+
+
 # A correction told by what it is and what it is not: "Acme renews on April 30, not March 31",
 # "the deploy freeze is Thursday, not Friday" (a few words on each side).
 _NOT_THAT = re.compile(
-    r"([\w'’-]+(?:\s+[\w'’-]+){0,2}),?\s+(?:not|rather than|instead of)\s+(?:the\s+|on\s+)?"
-    r"([\w'’-]+(?:\s+[\w'’-]+){0,2})",
+    rf"([\w'’-]+(?:\s+[\w'’-]+){{0,2}}),?\s+(?:{'|'.join(' '.join(w) for w in _TURNED_DOWN)})\s+"
+    r"(?:the\s+|on\s+)?([\w'’-]+(?:\s+[\w'’-]+){0,2})",
     re.IGNORECASE,
 )
 
@@ -229,11 +234,6 @@ def _values_in(words: str) -> set[str]:
         elif w[0].isupper() and w.lower() not in STOPWORDS:
             found.add(index_term(w.lower()))
     return found
-
-
-# What a statement says right before a value it turns down: "Zustand, not Redux Toolkit",
-# "instead of Redis", "rather than npm" (as index terms).
-_TURNED_DOWN = (("not",), ("never",), ("instead", "of"), ("rather", "than"))
 
 
 def affirms_value(text: str, value: str) -> bool:
