@@ -10,7 +10,7 @@ backlink and every note touched is re-indexed, so unified search sees it at once
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Literal, cast
@@ -313,16 +313,13 @@ class PromotionService:
             files = self.vault.files()
             day = news.created_at.astimezone(self.ctx.local_now().tzinfo).date().isoformat()
             said = f"Replaced by: {title_of(news.content)} ({day})"
-            touched = []
-            for old in self.ctx.store.get_many(replaced):
-                path = self.ltm.note_path(old) if old.status == Status.PROMOTED else None
-                if path is None:
-                    continue
-                note = files.read_note(path)
-                if said not in note.text and files.rewrite(
-                    path, note, add_related_item(note.text, said)
-                ):
-                    touched.append(path)
+            olds = self.ctx.store.get_many(replaced)
+            paths = [self.ltm.note_path(m) for m in olds if m.status == Status.PROMOTED]
+            touched = self._rewrite_related(
+                files,
+                [path for path in paths if path is not None],
+                lambda text: None if said in text else add_related_item(text, said),
+            )
             if touched:
                 self.ltm.reindex(touched)
 
@@ -377,15 +374,27 @@ class PromotionService:
             log.info("note %s is not linked to: no wikilink can hold its name", path)
             return changed
         link = wikilink(path, title)
-        for other_path, _ in related:
+        return self._rewrite_related(
+            files, [other for other, _ in related], lambda text: add_related_link(text, link, path)
+        )
+
+    @staticmethod
+    def _rewrite_related(
+        files: VaultFiles, paths: list[str], added: Callable[[str], str | None]
+    ) -> list[str]:
+        """The notes at `paths` rewritten with what `added` puts under their Related heading
+        (None: nothing to add); the paths rewritten. A note that cannot be read is passed over,
+        said in the log: the others are still written."""
+        changed: list[str] = []
+        for path in paths:
             try:
-                note = files.read_note(other_path)
+                note = files.read_note(path)
             except (OSError, ValidationError) as exc:
-                log.warning("cannot add a backlink to %s: %s", other_path, exc)
+                log.warning("cannot add under Related in %s: %s", path, exc)
                 continue
-            updated = add_related_link(note.text, link, path)
-            if updated is not None and files.rewrite(other_path, note, updated):
-                changed.append(other_path)
+            updated = added(note.text)
+            if updated is not None and files.rewrite(path, note, updated):
+                changed.append(path)
         return changed
 
 
