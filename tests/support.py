@@ -163,6 +163,15 @@ FLAT_CHAT = [
     "Kaito: the printer is out of ink again",
 ]
 
+# FLAT_CHAT with a turn between the question and its reply: the reply has no cues.
+FLAT_CHAT_APART = [
+    "Kaito: the car needs new tyres before the trip",
+    "Kaito: is the flat near the station?",
+    "Kaito: the printer is out of ink again",
+    "Siobhan: it's ten minutes from the new place to the station",
+    "Siobhan: my mother is visiting in march",
+]
+
 # A chat where the answer to "What happened with Lena's interview at the harbour museum?" is the
 # reply to a question and shares none of its words (`search_reply_weight`).
 INTERVIEW_CHAT = [

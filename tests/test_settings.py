@@ -255,10 +255,22 @@ amount_order = chat_order("KIDS_CHAT", "How many kids does Tomas have?")
 coverage_order = chat_order(
     "SUMMIT_CHAT", "Which Irish summit did Siobhan trek up with her father?", limit=1
 )
-# A short question sharing more of the query's words than the reply that answers it.
-question_order = chat_order("FLAT_CHAT", "How far is Siobhan's new flat from the station?")
+# A short question sharing more of the query's words than the reply that answers it (a turn
+# apart: right after it, the question's words are the reply's cues).
+question_order = chat_order("FLAT_CHAT_APART", "How far is Siobhan's new flat from the station?")
 # A turn telling only of its listener, sharing more words than the speaker's own.
 listener_order = chat_order("MARKET_CHAT", "What will Emi sell at the market?")
+
+
+def cue_order(mem: Engram, clock: FixedClock) -> list[str]:
+    """The reply to a question holds the query's words once each as its cues; another memory
+    holds them twice each as its own words."""
+    question, reply = "Ines: which ferry goes to the island?", "Marta: the early one from Pier 4"
+    mem.save_many([Draft(content=question, episode="chat"), Draft(content=reply, episode="chat")])
+    mem.save("Marta: the island ferry, the slow island ferry")
+    return [h.memory.content for h in mem.search("ferry island", limit=1)]
+
+
 # The reply to a question, sharing none of the query's words.
 reply_order = chat_order(
     "INTERVIEW_CHAT", "What happened with Lena's interview at the harbour museum?"
@@ -471,6 +483,17 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
         {"embedding_model": "none"},
         {"embedding_model": "none", "fts_weight_entities": 0.05},
         field_order,
+    ),
+    (
+        "fts_weight_cues",
+        {"embedding_model": "none", "search_reply_weight": 0.0, "search_context_weight": 0.0},
+        {
+            "embedding_model": "none",
+            "search_reply_weight": 0.0,
+            "search_context_weight": 0.0,
+            "fts_weight_cues": 20.0,
+        },
+        cue_order,
     ),
     (
         "vault_path",

@@ -108,6 +108,8 @@ class Settings(BaseSettings):
     fts_weight_content: float = Field(default=1.0, gt=0, le=100)
     fts_weight_tags: float = Field(default=2.0, gt=0, le=100)
     fts_weight_entities: float = Field(default=2.0, gt=0, le=100)
+    # A memory's cues: the words of the question it answers (`core.cues`, docs/search.md).
+    fts_weight_cues: float = Field(default=1.0, gt=0, le=100)
 
     # Embeddings and hybrid search
     embedding_model: Literal["minilm", "none"] = "minilm"

@@ -399,18 +399,23 @@ THESIS_CHAT = (
 )
 
 
-@pytest.mark.parametrize(("reply_weight", "found"), [(0.4, True), (0.0, False)])
 def test_a_long_turn_ending_in_a_question_lends_its_reply_the_reply_weight(
-    store_url: str, clock: FixedClock, reply_weight: float, found: bool
+    store_url: str, clock: FixedClock
 ) -> None:
     """A turn of news that ends by asking ("… What is your thesis about these days?") is
-    answered by the next turn, which shares no word with "What is Tariq's thesis about?":
-    only with the reply weight does that answer reach the top three."""
-    with Engram.open(store_url, clock=clock, search_reply_weight=reply_weight) as mem:
+    answered by the next turn, which shares no word of its own with "What is Tariq's thesis
+    about?" (only its cue, "thesis", section 1g): the reply weight lends it the question's
+    relevance as context, on top of what its cue finds."""
+    with Engram.open(store_url, clock=clock) as mem:
         mem.save_many([Draft(content=t, episode="chat") for t in THESIS_CHAT])
         mem.flush()
-        hits = mem.search("What is Tariq's thesis about?", limit=3)
-        assert (THESIS_CHAT[1] in [h.memory.content for h in hits]) is found
+    reply = {}
+    for weight in (0.4, 0.0):
+        with Engram.open(store_url, clock=clock, search_reply_weight=weight) as mem:
+            hits = mem.search("What is Tariq's thesis about?", limit=3)
+            reply[weight] = next(h for h in hits if h.memory.content == THESIS_CHAT[1])
+    assert reply[0.4].why.context and not reply[0.0].why.context
+    assert reply[0.4].rank > reply[0.0].rank
 
 
 SURGERY_CHAT = (

@@ -74,6 +74,7 @@ def test_insert_then_get_round_trips_every_field(store: Store) -> None:
         cross_domain_count=2,
         episode="chat-7",
         episode_seq=3,
+        cues=("Owen", "driving"),
     )
     put(store, m)
     assert store.get_many(["full"]) == [m]
@@ -577,9 +578,27 @@ def in_episode(ident: str, episode: str, seq: int) -> Memory:
 
 def test_episode_tails_are_the_last_place_of_each_episode(store: Store) -> None:
     put(store, in_episode("a0", "a", 0), in_episode("a1", "a", 1), in_episode("b5", "b", 5))
-    put(store, mem("loose"))
-    assert store.episode_tails(["a", "b", "never"]) == {"a": 1, "b": 5}
+    put(store, mem("loose"), in_episode("b5x", "b", 5))  # two processes appended at once
+    tails = store.episode_tails(["a", "b", "never"])
+    assert tails == {"a": (1, "a1"), "b": (5, "b5x")}  # the greatest id where several share
     assert store.episode_tails([]) == {}
+
+
+def test_cues_are_searched_as_entities_are_and_follow_an_update(store: Store) -> None:
+    """A reply's cues (the words of the question before it, `core.cues`) find it; the text
+    of the question itself is not its own."""
+    reply = mem("reply", "he passed!! second try", cues=("Owen", "driving", "test"))
+    put(store, reply, mem("other", "the bus was late again"))
+    assert [s.id for s in store.text_search(["driving"], Filter(), 5)] == ["reply"]
+    assert store.text_search(["passed"], Filter(), 5)[0].id == "reply"
+
+    def recued(m: Memory) -> tuple[Memory, Schedule]:
+        new = m.model_copy(update={"cues": ("bus",)})
+        return new, memory_schedule(POLICY, new)
+
+    store.modify(["reply"], recued)
+    assert [s.id for s in store.text_search(["driving"], Filter(), 5)] == []
+    assert {s.id for s in store.text_search(["bus"], Filter(), 5)} == {"reply", "other"}
 
 
 def test_episode_neighbours_are_the_places_within_the_radius(store: Store) -> None:

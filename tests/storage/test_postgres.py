@@ -475,6 +475,17 @@ def test_a_database_whose_locale_folds_ascii_only_is_reported(
             conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
+def old_row(url: str, ident: str, content: str, entities: str = "{}") -> None:
+    """A memory written as an older schema's store wrote it: its columns, no more (a store's
+    insert names every column of the head schema)."""
+    with psycopg.connect(url) as conn:
+        conn.execute(
+            "INSERT INTO memories (id, content, entities, created_at, last_used) "
+            "VALUES (%s, %s, %s, 0, 0)",
+            (ident, content, entities),
+        )
+
+
 def test_rows_written_before_0011_are_indexed_again_by_it(
     blank_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -485,14 +496,7 @@ def test_rows_written_before_0011_are_indexed_again_by_it(
     before = [(n, q) for n, q in migrations.MIGRATIONS if n < "0011"]
     monkeypatch.setattr(migrations, "MIGRATIONS", before)
     old = PostgresStore(blank_url)
-    memory = Memory(
-        id="m",
-        content="We always trust the compiler",
-        entities=("Rust",),
-        created_at=T0,
-        last_used=T0,
-    )
-    old.insert([(memory, memory_schedule(Policy(), memory))])
+    old_row(blank_url, "m", "We always trust the compiler", "{Rust}")
     assert old.text_search(["rust"], Filter(), 5) == []  # 0010: "Rust" is in "trust"
     old.close()
     monkeypatch.undo()
@@ -511,13 +515,34 @@ def test_rows_written_before_0016_are_found_by_a_word_inside_cjk_text(
     before = [(n, q) for n, q in migrations.MIGRATIONS if n < "0016"]
     monkeypatch.setattr(migrations, "MIGRATIONS", before)
     old = PostgresStore(blank_url)
-    memory = Memory(id="ja", content="東京に住んでいます", created_at=T0, last_used=T0)
-    old.insert([(memory, memory_schedule(Policy(), memory))])
+    old_row(blank_url, "ja", "東京に住んでいます")
     assert old.text_search(query_terms("東京"), Filter(), 5) == []
     old.close()
     monkeypatch.undo()
     head = PostgresStore(blank_url)
     assert [m.id for m in head.text_search(query_terms("東京"), Filter(), 5)] == ["ja"]
+    head.close()
+
+
+def test_rows_written_before_0020_have_no_cues_and_new_ones_are_searched_by_theirs(
+    blank_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """0020 adds the cues (`core.cues`) to the search column, computed again for every row."""
+    from engram.storage.postgres import migrations
+
+    before = [(n, q) for n, q in migrations.MIGRATIONS if n < "0020"]
+    monkeypatch.setattr(migrations, "MIGRATIONS", before)
+    PostgresStore(blank_url).close()
+    old_row(blank_url, "old", "he passed!! second try", "{Owen}")
+    monkeypatch.undo()
+    head = PostgresStore(blank_url)
+    assert head.get_many(["old"])[0].cues == ()
+    assert [m.id for m in head.text_search(["owen"], Filter(), 5)] == ["old"]
+    new = Memory(
+        id="new", content="yes on thursday", cues=("driving",), created_at=T0, last_used=T0
+    )
+    head.insert([(new, memory_schedule(Policy(), new))])
+    assert [m.id for m in head.text_search(["driving"], Filter(), 5)] == ["new"]
     head.close()
 
 

@@ -175,3 +175,25 @@ def test_a_file_that_is_not_a_database_gives_a_clear_error(tmp_path: Path) -> No
     bad.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="cannot open SQLite store"):
         SQLiteStore(bad)
+
+
+def test_rows_written_before_0019_have_no_cues_and_new_ones_are_searched_by_theirs(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.db"
+    conn = migrated_before(path, "0019")
+    conn.execute(
+        "INSERT INTO memories(id, content, entities, created_at, last_used) "
+        "VALUES ('old', 'he passed!! second try', '[\"Owen\"]', 0, 0)"
+    )
+    conn.close()
+    store = SQLiteStore(path)
+    try:
+        assert store.get_many(["old"])[0].cues == ()
+        assert [s.id for s in store.text_search(["owen"], Filter(), 5)] == ["old"]
+        new = Memory(id="new", content="yes, on thursday", created_at=T0, last_used=T0)
+        new = new.model_copy(update={"cues": ("driving", "test")})
+        store.insert([(new, memory_schedule(Policy(), new))])
+        assert [s.id for s in store.text_search(["driving"], Filter(), 5)] == ["new"]
+    finally:
+        store.close()

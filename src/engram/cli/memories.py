@@ -340,6 +340,7 @@ def memory_table(m: Memory, score: float | None = None) -> Table:
         ("cross-domain uses", str(m.cross_domain_count)),
         ("promoted", moment_in(m.promoted_at) if m.promoted_at else None),
         ("episode", None if m.episode is None else f"{plain(m.episode)} (#{m.episode_seq})"),
+        ("cues", fmt_tags(m.cues)),
         ("meta", plain(json.dumps(m.meta, ensure_ascii=False)) if m.meta else None),
     ]
     for name, value in rows:

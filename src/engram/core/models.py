@@ -22,6 +22,8 @@ MAX_STRENGTH = 2.0
 MAX_COUNT = 2**31 - 1
 # The largest place in an episode (PostgreSQL's and SQLite's 64-bit integers).
 MAX_SEQ = 2**63 - 1
+# The most cue words a memory holds (`core.cues`).
+MAX_CUES = 16
 
 
 class Status(StrEnum):
@@ -88,6 +90,10 @@ class Memory(BaseModel):
     # many turns share one timestamp, so order, not time, defines who is next to whom.
     episode: str | None = None
     episode_seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
+    # Words of the turn before that this one answers without saying them ("He passed! Second
+    # try" after "How did Owen's driving test go?"), set when it is saved (`core.cues`) and
+    # searched as its entities are.
+    cues: tuple[str, ...] = Field(default=(), max_length=MAX_CUES)
 
 
 class Relation(BaseModel):

@@ -15,7 +15,6 @@ from engram.core.episodes import a_turn
 from engram.core.keeping import replaces_a_fact
 from engram.core.merge import MARK, merge_originals
 from engram.core.models import (
-    MAX_SEQ,
     MAX_STRENGTH,
     Memory,
     Schedule,
@@ -30,7 +29,7 @@ from engram.services import merged_use, repeats, save_report
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.enrichment import enrich, merged_names, reenriched
-from engram.services.episodes import with_implicit_episodes
+from engram.services.episodes import in_episode_order, with_implicit_episodes
 from engram.services.results import (
     DeleteResult,
     Enrichment,
@@ -314,7 +313,7 @@ class MemoryService:
         ]
         if by_time:
             memories = with_implicit_episodes(self.ctx, memories)
-        memories = self._in_episode_order(memories)
+        memories = in_episode_order(self.ctx.store, memories)
         self.ctx.store.insert(self.ctx.scheduled_many(memories))
         # Saved first, embedded second (just after this returns, see EmbeddingQueue): a crash in
         # between leaves a memory that text search finds and the next open embeds; never a
@@ -322,26 +321,6 @@ class MemoryService:
         if queue_vectors:
             self.ctx.embed_later([(m.id, m.content) for m in memories])
         return memories
-
-    def _in_episode_order(self, memories: list[Memory]) -> list[Memory]:
-        """Number each episode's new memories after the ones it already has, in the order
-        given. Two processes appending to one episode at the same instant may share a number;
-        that only makes them both neighbours of the same memories, which is harmless."""
-        episodes = [m.episode for m in memories if m.episode is not None]
-        if not episodes:
-            return memories
-        tails = self.ctx.store.episode_tails(episodes)
-        out: list[Memory] = []
-        for m in memories:
-            if m.episode is None:
-                out.append(m)
-                continue
-            # The last place stays the last (a restored record may hold it): a memory more
-            # shares it, as two processes appending at once may; numbering past it overflowed.
-            seq = min(tails.get(m.episode, -1) + 1, MAX_SEQ)
-            tails[m.episode] = seq
-            out.append(m.model_copy(update={"episode_seq": seq}))
-        return out
 
     def _build(self, d: Draft, now: datetime, index: int | None) -> Memory:
         """`index`: the draft's place in a batch, which errors name (item 0 as well: only the

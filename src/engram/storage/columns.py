@@ -3,7 +3,7 @@
 The column lists are derived from the models (a field added to `Memory` or `Schedule` is a
 column, in the same place, for SQLite and PostgreSQL alike); `memory_values` is the one
 Memory → row conversion and `changed_values` the one update diff. Each store only encodes the
-three JSON columns its own way (text for SQLite, JSONB and arrays for PostgreSQL) and names its
+four JSON columns its own way (text for SQLite, JSONB and arrays for PostgreSQL) and names its
 placeholders. Rows come back through `engram.storage.rows`, in the same column order.
 """
 
@@ -19,13 +19,13 @@ SCHEDULE_COLUMNS: tuple[str, ...] = tuple(Schedule.model_fields)
 MEMORY_COLUMN_LIST = ", ".join(MEMORY_COLUMNS)  # for SQL; `rows.memory_from_row` reads this order
 # What ranking needs of a memory (see `Stub`), from the memories table aliased `m`.
 STUB_COLUMNS = "m.id, m.use_count, m.strength, m.last_used, m.created_at, m.status"
-JSON_COLUMNS = ("tags", "entities", "meta")
-TAGS, ENTITIES, META = (MEMORY_COLUMNS.index(c) for c in JSON_COLUMNS)
+JSON_COLUMNS = ("tags", "entities", "meta", "cues")
+TAGS, ENTITIES, META, CUES = (MEMORY_COLUMNS.index(c) for c in JSON_COLUMNS)
 
 
 def memory_values(m: Memory) -> list[Any]:
-    """A memory as plain values in MEMORY_COLUMNS order: times in epoch seconds, tags and
-    entities as lists, meta as a dict (the store encodes those three), status as its text.
+    """A memory as plain values in MEMORY_COLUMNS order: times in epoch seconds, tags,
+    entities and cues as lists, meta as a dict (the store encodes those four), status as its text.
     Spelled out rather than looped over the fields: bulk inserts call it for every memory."""
     return [
         m.id,
@@ -48,6 +48,7 @@ def memory_values(m: Memory) -> list[Any]:
         m.cross_domain_count,
         m.episode,
         m.episode_seq,
+        list(m.cues),
     ]
 
 

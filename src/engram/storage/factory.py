@@ -13,7 +13,7 @@ from engram.config import Settings
 from engram.errors import ConfigError
 from engram.storage.jsonl import JSONLStore
 from engram.storage.jsonl.layout import INDEX_SNAPSHOT, MEMORIES, META
-from engram.storage.protocol import Store
+from engram.storage.protocol import FieldWeights, Store
 from engram.storage.sqlite import SQLiteStore
 from engram.storage.sqlite.vectors import INDEX_SUFFIXES
 
@@ -61,14 +61,19 @@ def is_sqlite_file(path: Path) -> bool:
 
 
 class _Common(TypedDict):
-    field_weights: tuple[float, float, float]
+    field_weights: FieldWeights
     vector_model: tuple[str, int] | None
 
 
 def _common(settings: Settings, vector_model: tuple[str, int] | None) -> _Common:
     """What every backend is opened with, whatever else it takes: the full-text weights of
-    content, tags and entities (in the index's column order) and the embedder in use."""
-    weights = (settings.fts_weight_content, settings.fts_weight_tags, settings.fts_weight_entities)
+    content, tags, entities and cues (in the index's column order) and the embedder in use."""
+    weights = (
+        settings.fts_weight_content,
+        settings.fts_weight_tags,
+        settings.fts_weight_entities,
+        settings.fts_weight_cues,
+    )
     return _Common(field_weights=weights, vector_model=vector_model)
 
 

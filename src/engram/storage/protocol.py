@@ -70,6 +70,18 @@ class MemoryText(NamedTuple):
     episode: str | None
 
 
+# The full-text weights of a memory's content, tags, entities and cues, in the index's order.
+FieldWeights = tuple[float, float, float, float]
+FIELD_WEIGHTS: FieldWeights = (1.0, 2.0, 2.0, 1.0)
+
+
+class EpisodeTail(NamedTuple):
+    """The last place an episode has, and a memory at it: what a memory saved next follows."""
+
+    seq: int
+    id: str
+
+
 class TermCounts(NamedTuple):
     """How common some words are in a store: the memories each occurs in (up to a cap), and
     about how many memories there are (an upper bound: deleted ones may count)."""
@@ -216,8 +228,9 @@ class MemoryTable(Protocol):
     def reschedule_all(self, compute: Rescheduler, fingerprint: str) -> int: ...
 
     # Episodes: the memories saved in one conversation, in the order they were saved
-    def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
-        """The highest `episode_seq` of each of these episodes that has a memory."""
+    def episode_tails(self, episodes: Sequence[str]) -> dict[str, EpisodeTail]:
+        """The highest `episode_seq` of each of these episodes that has a memory, and the id of
+        a memory there (the greatest, where several share it)."""
         ...
 
     def episode_neighbours(self, ids: Sequence[str], radius: int) -> list[tuple[str, str]]:

@@ -47,7 +47,7 @@ def optional_datetime(seconds: float | None) -> datetime | None:
 def memory_from_row(row: Sequence[Any], decode: Decode = as_is) -> Memory:
     """id, content, tags, entities, source, context, meta, created_at, last_used, use_count,
     strength, status, promoted_at, promoted_to, review_priority, last_review_at, review_count,
-    cross_domain_count, episode, episode_seq. Rows come from our own schema, validated on the
+    cross_domain_count, episode, episode_seq, cues. Rows come from our own schema, validated on the
     way in: no re-check."""
     return Memory.model_construct(
         id=row[0],
@@ -70,6 +70,7 @@ def memory_from_row(row: Sequence[Any], decode: Decode = as_is) -> Memory:
         cross_domain_count=row[17],
         episode=row[18],
         episode_seq=row[19],
+        cues=tuple(decode(row[20])),
     )
 
 

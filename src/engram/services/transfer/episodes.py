@@ -32,7 +32,7 @@ def after_episodes_there(target: Store, memories: Sequence[Memory]) -> list[Memo
         if same and held.episode_seq is not None and was.episode_seq is not None:
             shift[str(held.episode)] = held.episode_seq - was.episode_seq
     for episode, tail in tails.items():
-        shift.setdefault(episode, tail + 1 - min(places[episode]))
+        shift.setdefault(episode, tail.seq + 1 - min(places[episode]))
     return [
         m.model_copy(update={"episode_seq": min(max(m.episode_seq + shift[m.episode], 0), MAX_SEQ)})
         if m.episode in shift and m.episode_seq is not None

@@ -82,6 +82,8 @@ def encode_memory(memory: Memory, schedule: Schedule | None) -> bytes:
         "episode": m.episode,
         "episode_seq": m.episode_seq,
     }
+    if m.cues:  # most memories have none: their lines stay as they were
+        line["cues"] = list(m.cues)
     if schedule is not None:
         line["_schedule"] = {f: _num(getattr(schedule, f)) for f in SCHEDULE_FIELDS}
         line["_schedule"]["of"] = schedule_digest(m)
@@ -226,6 +228,7 @@ def _without_nul(memory: Memory) -> None:
         "context": [memory.context or ""],
         "tags": memory.tags,
         "entities": memory.entities,
+        "cues": memory.cues,
     }
     for name, values in fields.items():
         if any("\x00" in value for value in values):

@@ -75,7 +75,15 @@ from engram.storage.jsonl.vault import JSONLVault
 from engram.storage.jsonl.vectors import decode_vector, encode_vector
 from engram.storage.locks import file_lock
 from engram.storage.maintenance import CompactionResult, StorageStats
-from engram.storage.protocol import Capability, Change, Filter, Rescheduler, VectorItems
+from engram.storage.protocol import (
+    FIELD_WEIGHTS,
+    Capability,
+    Change,
+    FieldWeights,
+    Filter,
+    Rescheduler,
+    VectorItems,
+)
 from engram.storage.rows import AUDIT_KEEP
 from engram.storage.sqlite import SQLiteStore
 
@@ -97,7 +105,7 @@ class JSONLStore(JSONLVault):
         self,
         path: str | Path,
         *,
-        field_weights: tuple[float, float, float] = (1.0, 2.0, 2.0),
+        field_weights: FieldWeights = FIELD_WEIGHTS,
         vector_model: tuple[str, int] | None = None,
     ) -> None:
         """`vector_model` = (model id, dimensions) of the embedder whose vectors are searched."""

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from engram.storage.jsonl.delegation import vault_index
 from engram.storage.jsonl.layout import LTM_DB
+from engram.storage.protocol import FieldWeights
 from engram.storage.sqlite import SQLiteStore
 
 
@@ -20,7 +21,7 @@ class JSONLVault:
     # What JSONLStore defines: declared for the type checker, not stubbed with methods that
     # could only raise.
     path: Path
-    field_weights: tuple[float, float, float]
+    field_weights: FieldWeights
     vector_model: tuple[str, int] | None
     _mutex: threading.RLock
     _notes: SQLiteStore | None

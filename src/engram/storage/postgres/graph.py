@@ -19,6 +19,7 @@ from engram.core.models import Relation
 from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError
 from engram.storage.postgres.sql import checked_json
+from engram.storage.protocol import EpisodeTail
 from engram.storage.rows import relation_from_row
 from engram.storage.sql_graph import GraphSql, SqlGraph
 from engram.storage.traversal import RELATION_COLUMNS
@@ -81,13 +82,14 @@ class PostgresGraph(SqlGraph):
                 return relation_from_row(row)
         return relation
 
-    def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
+    def episode_tails(self, episodes: Sequence[str]) -> dict[str, EpisodeTail]:
         rows = self._query(
-            "SELECT episode, MAX(episode_seq) FROM memories "
-            "WHERE episode = ANY(%s::text[]) AND episode_seq IS NOT NULL GROUP BY episode",
+            "SELECT DISTINCT ON (episode) episode, episode_seq, id FROM memories "
+            "WHERE episode = ANY(%s::text[]) AND episode_seq IS NOT NULL "
+            "ORDER BY episode, episode_seq DESC, id DESC",
             (list(dict.fromkeys(episodes)),),
         )
-        return {row[0]: int(row[1]) for row in rows}
+        return {row[0]: EpisodeTail(int(row[1]), row[2]) for row in rows}
 
     def episode_neighbours(self, ids: Sequence[str], radius: int) -> list[tuple[str, str]]:
         rows = self._query(

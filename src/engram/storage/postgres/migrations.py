@@ -36,6 +36,23 @@ _MEMORY_SEARCH = """
         """
 
 
+# From 0020: a memory's cues (`core.cues`) searched too, under their own label (C).
+_MEMORY_SEARCH_0020 = """
+        ALTER TABLE memories DROP COLUMN search;
+        ALTER TABLE memories ADD COLUMN search tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(content))), 'D')
+            || setweight(to_tsvector('engram',
+                engram_cjk_spaced(engram_split(engram_words(tags)))), 'A')
+            || setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(engram_words(
+                engram_unmentioned(entities, content))))), 'B')
+            || setweight(to_tsvector('engram',
+                engram_cjk_spaced(engram_split(engram_words(cues)))), 'C')
+        ) STORED;
+        CREATE INDEX memories_search ON memories USING gin (search)
+            WITH (gin_pending_list_limit = 256);
+        """
+
+
 def _note_search(title: str) -> str:
     """The notes' search column from 0017 on, with `title` as the words of the title field
     (0018 adds the aliases): each CJK character a word of its own, a body searched by its
@@ -467,6 +484,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         """
         + _MEMORY_SEARCH
         + _note_search("title || ' ' || aliases"),
+    ),
+    (
+        "0020_cues",
+        # The words of the turn before that a turn answers without saying them, as on SQLite
+        # (its 0019, `core.cues`): searched with the weight of entities.
+        "ALTER TABLE memories ADD COLUMN cues text[] NOT NULL DEFAULT '{}';" + _MEMORY_SEARCH_0020,
     ),
 ]
 

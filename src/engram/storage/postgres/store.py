@@ -42,7 +42,15 @@ from engram.storage.postgres.migrations import migrate
 from engram.storage.postgres.sql import Conn, filter_sql, memory_row, on, update_row
 from engram.storage.postgres.text import PostgresText
 from engram.storage.postgres.vectors import VECTOR_DIMENSIONS, PostgresVectors
-from engram.storage.protocol import Change, Filter, MemoryText, Rescheduler, Stub
+from engram.storage.protocol import (
+    FIELD_WEIGHTS,
+    Change,
+    FieldWeights,
+    Filter,
+    MemoryText,
+    Rescheduler,
+    Stub,
+)
 from engram.storage.rows import as_is, memory_from_row, stub_from_row
 from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, Params, schedule_batches
 from engram.storage.sql_store import SqlStore
@@ -113,7 +121,7 @@ class PostgresStore(SqlStore, PostgresGraph, PostgresLtm, PostgresText, Postgres
         *,
         pool_size: int = 4,
         connect_timeout: float = 10.0,
-        field_weights: tuple[float, float, float] = (1.0, 2.0, 2.0),
+        field_weights: FieldWeights = FIELD_WEIGHTS,
         vector_model: tuple[str, int] | None = None,
     ) -> None:
         """`vector_model` = (model id, dimensions) of the embedder whose vectors are searched."""
@@ -131,11 +139,11 @@ class PostgresStore(SqlStore, PostgresGraph, PostgresLtm, PostgresText, Postgres
                 f"dimensional vectors; {vector_model[0]!r} makes {vector_model[1]}"
             )
         self._vector_model = None if vector_model is None else vector_model[0]
-        # ts_rank weighs the labels {D, C, B, A} (content D, entities B, tags A), each in
-        # [0, 1]: the field weights scaled by the largest keep their ratios.
+        # ts_rank weighs the labels {D, C, B, A} (content D, cues C, entities B, tags A), each
+        # in [0, 1]: the field weights scaled by the largest keep their ratios.
         top = max(field_weights)
-        content, tags, entities = (w / top for w in field_weights)
-        self._rank_weights = [content, 0.0, entities, tags]
+        content, tags, entities, cues = (w / top for w in field_weights)
+        self._rank_weights = [content, cues, entities, tags]
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=connect_timeout) as conn:
                 applied = migrate(conn)

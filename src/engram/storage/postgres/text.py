@@ -116,7 +116,7 @@ class PostgresText:
 
     # Defined by PostgresStore; declared for the type checker.
     _query: Callable[..., list[TupleRow]]
-    # ts_rank's weights of the labels {D, C, B, A}: content D, entities B, tags A.
+    # ts_rank's weights of the labels {D, C, B, A}: content D, cues C, entities B, tags A.
     _rank_weights: list[float]
 
     def text_search(

@@ -17,6 +17,7 @@ from typing import Any
 from engram.core.models import Relation
 from engram.core.timeutil import to_epoch
 from engram.errors import NotFoundError
+from engram.storage.protocol import EpisodeTail
 from engram.storage.rows import from_json, relation_from_row
 from engram.storage.sql_graph import GraphSql, SqlGraph
 from engram.storage.sqlite.sql import MAX_VARS, chunks, delete_in, rows_in
@@ -78,16 +79,18 @@ class SQLiteGraph(SqlGraph):
     def delete_relations(self, ids: Sequence[str]) -> None:
         delete_in(self._write, lambda marks: f"DELETE FROM relations WHERE id IN ({marks})", ids)
 
-    def episode_tails(self, episodes: Sequence[str]) -> dict[str, int]:
+    def episode_tails(self, episodes: Sequence[str]) -> dict[str, EpisodeTail]:
         rows = rows_in(
             self._query,
             lambda marks: (
-                "SELECT episode, MAX(episode_seq) FROM memories "
-                f"WHERE episode IN ({marks}) AND episode_seq IS NOT NULL GROUP BY episode"
+                "SELECT t.episode, t.seq, MAX(m.id) FROM (SELECT episode, MAX(episode_seq) AS seq "
+                f"FROM memories WHERE episode IN ({marks}) AND episode_seq IS NOT NULL "
+                "GROUP BY episode) t JOIN memories m "
+                "ON m.episode = t.episode AND m.episode_seq = t.seq GROUP BY t.episode"
             ),
             episodes,
         )
-        return {row[0]: int(row[1]) for row in rows}
+        return {row[0]: EpisodeTail(int(row[1]), row[2]) for row in rows}
 
     def episode_neighbours(self, ids: Sequence[str], radius: int) -> list[tuple[str, str]]:
         rows = rows_in(

@@ -46,6 +46,18 @@ _FTS_ROW_0015 = f"""\
                 new.seq, engram_cjk_spaced(new.content),
                 engram_cjk_spaced({_TEXT_OF.format(col="new.tags")}),
                 engram_cjk_spaced(engram_unmentioned(new.entities, new.content)));"""
+# From 0019: a memory's cues (`core.cues`) are a field of their own, weighed as the store says.
+_FTS_FIELDS_0019 = """
+                {row}.seq, engram_cjk_spaced({row}.content),
+                engram_cjk_spaced({tags}),
+                engram_cjk_spaced(engram_unmentioned({row}.entities, {row}.content)),
+                engram_cjk_spaced({cues})"""
+_FTS_ROW_0019 = f"""\
+            INSERT INTO memories_fts(rowid, content, tags, entities, cues) VALUES ({
+    _FTS_FIELDS_0019.format(
+        row="new", tags=_TEXT_OF.format(col="new.tags"), cues=_TEXT_OF.format(col="new.cues")
+    )
+});"""
 _CJK_ROWS = (
     "SELECT seq FROM memories WHERE engram_has_cjk(content || ' ' || tags || ' ' || entities)"
 )
@@ -98,9 +110,9 @@ _NOTES_WITH_ALIASES_READ_AGAIN = """
         UPDATE ltm_notes SET mtime_ns = 0, digest = '' WHERE frontmatter LIKE '%"alias%';"""
 
 
-def _text_triggers(fts_row: str) -> str:
+def _text_triggers(fts_row: str, indexed: str = "content, tags, entities") -> str:
     """The triggers that index a memory's text and tags as it is written (from 0010 on):
-    the same but for the full-text row each migration writes."""
+    the same but for the full-text row each migration writes and the `indexed` columns."""
     return f"""\
         DROP TRIGGER memories_text_ai;
         CREATE TRIGGER memories_text_ai AFTER INSERT ON memories BEGIN
@@ -109,7 +121,7 @@ def _text_triggers(fts_row: str) -> str:
                 SELECT new.seq, value, engram_tag_key(value) FROM json_each(new.tags);
         END;
         DROP TRIGGER memories_text_au;
-        CREATE TRIGGER memories_text_au AFTER UPDATE OF content, tags, entities ON memories BEGIN
+        CREATE TRIGGER memories_text_au AFTER UPDATE OF {indexed} ON memories BEGIN
             DELETE FROM memories_fts WHERE rowid = old.seq;
 {fts_row}
             DELETE FROM memory_tags WHERE seq = old.seq;
@@ -473,6 +485,25 @@ MIGRATIONS: list[tuple[str, str]] = [
         {_NOTE_TRIGGERS_0018}
         {_NOTES_WITH_ALIASES_READ_AGAIN}
         """,
+    ),
+    (
+        "0019_cues",
+        # The words of the turn before that a turn answers without saying them ("He passed!"
+        # after "How did Owen's driving test go?", `core.cues`): a field of the full-text index
+        # of their own, so that they weigh less than the memory's own words. FTS5 adds no
+        # column to a table: the index is made again, every memory in it (none has cues yet).
+        f"""
+        ALTER TABLE memories ADD COLUMN cues TEXT NOT NULL DEFAULT '[]';
+        DROP TABLE memories_vocab;
+        DROP TABLE memories_fts;
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            content, tags, entities, cues, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        INSERT INTO memories_fts(rowid, content, tags, entities, cues) SELECT {
+            _FTS_FIELDS_0019.format(row="m", tags=_TEXT_OF.format(col="m.tags"), cues="''")
+        } FROM memories m;
+        CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, 'row');
+{_text_triggers(_FTS_ROW_0019, "content, tags, entities, cues")}        """,
     ),
 ]
 

@@ -24,6 +24,7 @@ from engram.core.models import Memory, Schedule
 from engram.errors import RefusedDataError, StoreError
 from engram.storage.changes import apply_changes
 from engram.storage.columns import (
+    CUES,
     ENTITIES,
     JSON_COLUMNS,
     MEMORY_COLUMN_LIST,
@@ -37,7 +38,15 @@ from engram.storage.columns import (
     schedule_values,
 )
 from engram.storage.locks import file_lock, locking_available, thread_lock
-from engram.storage.protocol import Change, Filter, MemoryText, Rescheduler, Stub
+from engram.storage.protocol import (
+    FIELD_WEIGHTS,
+    Change,
+    FieldWeights,
+    Filter,
+    MemoryText,
+    Rescheduler,
+    Stub,
+)
 from engram.storage.rows import from_json, memory_from_row, stub_from_row
 from engram.storage.sql_reads import FINGERPRINT_KEY, PageEnds, Params, schedule_batches
 from engram.storage.sql_store import SqlStore
@@ -69,7 +78,7 @@ class SQLiteStore(SqlStore, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         path: str | Path,
         *,
         busy_timeout: float = 30.0,
-        field_weights: tuple[float, float, float] = (1.0, 2.0, 2.0),
+        field_weights: FieldWeights = FIELD_WEIGHTS,
         vector_model: tuple[str, int] | None = None,
         durable: bool = True,
     ) -> None:
@@ -494,7 +503,7 @@ def _nullable(value: float) -> float | None:
 def _memory_row(m: Memory) -> list[Any]:
     """The row SQLite stores: the JSON columns as text."""
     row = memory_values(m)
-    for i in (TAGS, ENTITIES, META):
+    for i in (TAGS, ENTITIES, META, CUES):
         row[i] = json.dumps(row[i], ensure_ascii=False)
     return row
 

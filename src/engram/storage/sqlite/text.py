@@ -18,7 +18,7 @@ from engram.core.index_terms import PhraseCounter
 from engram.core.ranking import COUNTED_UP_TO, RARITY_COUNTED_TO, bm25_idf, bm25_scores
 from engram.core.word_forms import form_groups
 from engram.storage.columns import STUB_COLUMNS
-from engram.storage.protocol import Filter, Stub, TermCounts
+from engram.storage.protocol import FieldWeights, Filter, Stub, TermCounts
 from engram.storage.rows import stub_from_row
 from engram.storage.sqlite.sql import chunks, filter_sql
 
@@ -116,7 +116,7 @@ class SQLiteText:
     _query: Callable[..., list[tuple[Any, ...]]]
     _data_token: Callable[[], Token]
     _term_cache: TermCountCache
-    field_weights: tuple[float, float, float]
+    field_weights: FieldWeights
 
     def text_search(
         self, terms: Sequence[str], where: Filter, limit: int, *, shallow: bool = False
@@ -139,12 +139,12 @@ class SQLiteText:
         ranked = limit if shallow else 2 * limit
         kept = ranked if rescored else limit
         # The indexed text of the matches to score again comes with them (one query, not two).
-        indexed = ", f.content, f.tags, f.entities" if rescored else ""
+        indexed = ", f.content, f.tags, f.entities, f.cues" if rescored else ""
         indexed_join = "JOIN memories_fts f ON f.rowid = m.seq " if rescored else ""
         filtered, params = filter_sql(where, alias="m", by_key=True)
         rows = self._query(
             f"SELECT {STUB_COLUMNS}, t.r{indexed} FROM (SELECT rowid, "
-            "-bm25(memories_fts, ?, ?, ?) AS r FROM memories_fts WHERE memories_fts MATCH ? "
+            "-bm25(memories_fts, ?, ?, ?, ?) AS r FROM memories_fts WHERE memories_fts MATCH ? "
             f"ORDER BY r DESC LIMIT ?) t JOIN memories m ON m.seq = t.rowid {indexed_join}"
             f"WHERE 1 = 1 {filtered} ORDER BY t.r DESC LIMIT ?",
             [*weights, match, ranked, *params, kept],
@@ -152,7 +152,7 @@ class SQLiteText:
         if len(rows) < limit and self._matches_at_least(match, ranked):
             clauses, params = filter_sql(where, alias="m")
             rows = self._query(
-                f"SELECT {STUB_COLUMNS}, -bm25(memories_fts, ?, ?, ?) AS r"
+                f"SELECT {STUB_COLUMNS}, -bm25(memories_fts, ?, ?, ?, ?) AS r"
                 f"{indexed.replace('f.', 'memories_fts.')} "
                 "FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid "
                 f"WHERE memories_fts MATCH ? {clauses} ORDER BY r DESC LIMIT ?",
@@ -190,7 +190,7 @@ class SQLiteText:
         tf = np.zeros((len(stubs), len(terms)))
         for field, weight in enumerate(self.field_weights):
             texts = [row[field] or "" for row in indexed]
-            if any(texts):  # tags and entities are often empty
+            if any(texts):  # tags, entities and cues are often empty
                 tf += weight * counter.counts_in(texts)
         scores = bm25_scores(idf, tf, form_groups(terms))
         # A match whose words this count misses (a letter FTS5 stems otherwise: "straße") holds

@@ -1,0 +1,57 @@
+"""Cues: the words of the turn before that a turn of a conversation answers without saying them.
+
+A reply rarely repeats its question: "How did Owen's driving test go?" is answered by "He
+passed! Second try", which shares no word with "When did Owen get his licence?". Memory works
+by the context a thing was learnt in (encoding specificity): the question is part of how its
+answer is found again. So a memory saved right after a turn that asks keeps the words of the
+asking sentences as its cues, which the full-text index searches as it searches entities
+(weighted above the text, the reply being their subject). A reply that speaks of someone only
+by a pronoun ("She's an urban planner") keeps the names the turn before said too.
+
+Measured against the same stores without cues (docs/search.md, "Cues").
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.core.entities import extract_entities
+from engram.core.models import MAX_CUES
+from engram.core.questions import only_asks
+from engram.core.text import query_terms, speaker_label, statements, unlabelled, words
+
+# Words this short are seldom what a question is about ("go", "do", "it") and match much.
+_SHORTEST = 3
+# A turn speaking of someone it does not name.
+_SPEAKS_OF_SOMEONE = re.compile(
+    r"\b(?:he|she|him|her|his|hers|they|them|their|theirs)\b", re.IGNORECASE
+)
+
+
+def cues(before: str, turn: str) -> tuple[str, ...]:
+    """The cues of `turn`, said right after `before` in one conversation: the words of what
+    `before` asks when another speaker asked it (a speaker's own question is no answer's
+    context), and the names `before` said when `turn` speaks of someone by a pronoun; never a
+    word `turn` holds or a speaker's name (every turn of theirs has it). At most MAX_CUES."""
+    asked_by, said_by = speaker_label(before), speaker_label(turn)
+    asker, text = unlabelled(before), unlabelled(turn)
+    found: list[str] = []
+    if not said_by or asked_by.lower() != said_by.lower():
+        found += [w for piece in _asking(asker) for w in query_terms(piece) if len(w) >= _SHORTEST]
+    if _SPEAKS_OF_SOMEONE.search(text):
+        found += extract_entities(asker)
+    held = set(words(turn)) | {asked_by.lower(), said_by.lower()}
+    distinct: dict[str, str] = {}
+    for cue in found:  # once each, a name with its capitals
+        key = cue.lower()
+        if key not in distinct or distinct[key].islower():
+            distinct[key] = cue
+    kept = [cue for key, cue in distinct.items() if not set(words(key)) <= held]
+    return tuple(kept[:MAX_CUES])
+
+
+def _asking(text: str) -> list[str]:
+    """The sentences of `text` that ask: those ending in "?", or all of it when it is a short
+    question without its mark ("how's amira")."""
+    asking = [piece for piece in statements(text) if piece.endswith(("?", "？"))]
+    return asking or ([text] if only_asks(text) else [])
