@@ -40,6 +40,8 @@ def cues(before: str, turn: str) -> tuple[str, ...]:
         found += [w for piece in _asking(asker) for w in query_terms(piece) if len(w) >= _SHORTEST]
     if _SPEAKS_OF_SOMEONE.search(text):
         found += extract_entities(asker)
+    if not found:  # most turns: nothing asked, no one unnamed (a save reads every pair)
+        return ()
     held = set(words(turn)) | {asked_by.lower(), said_by.lower()}
     distinct: dict[str, str] = {}
     for cue in found:  # once each, a name with its capitals
@@ -53,5 +55,6 @@ def cues(before: str, turn: str) -> tuple[str, ...]:
 def _asking(text: str) -> list[str]:
     """The sentences of `text` that ask: those ending in "?", or all of it when it is a short
     question without its mark ("how's amira")."""
-    asking = [piece for piece in statements(text) if piece.endswith(("?", "？"))]
+    marked = "?" in text or "？" in text
+    asking = [p for p in statements(text) if p.endswith(("?", "？"))] if marked else []
     return asking or ([text] if only_asks(text) else [])
