@@ -17,6 +17,9 @@ from engram.core.timeutil import to_epoch
 MEMORY_COLUMNS: tuple[str, ...] = tuple(Memory.model_fields)
 SCHEDULE_COLUMNS: tuple[str, ...] = tuple(Schedule.model_fields)
 MEMORY_COLUMN_LIST = ", ".join(MEMORY_COLUMNS)  # for SQL; `rows.memory_from_row` reads this order
+# The full-text weights of a memory's content, tags, entities and cues, in the index's order.
+FieldWeights = tuple[float, float, float, float]
+FIELD_WEIGHTS: FieldWeights = (1.0, 2.0, 2.0, 1.0)
 # What ranking needs of a memory (see `Stub`), from the memories table aliased `m`.
 STUB_COLUMNS = "m.id, m.use_count, m.strength, m.last_used, m.created_at, m.status"
 JSON_COLUMNS = ("tags", "entities", "meta", "cues")

@@ -11,9 +11,10 @@ from urllib.parse import ParseResult, unquote, urlparse
 from engram.about import DISTRIBUTION
 from engram.config import Settings
 from engram.errors import ConfigError
+from engram.storage.columns import FieldWeights
 from engram.storage.jsonl import JSONLStore
 from engram.storage.jsonl.layout import INDEX_SNAPSHOT, MEMORIES, META
-from engram.storage.protocol import FieldWeights, Store
+from engram.storage.protocol import Store
 from engram.storage.sqlite import SQLiteStore
 from engram.storage.sqlite.vectors import INDEX_SUFFIXES
 

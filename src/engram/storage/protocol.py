@@ -70,11 +70,6 @@ class MemoryText(NamedTuple):
     episode: str | None
 
 
-# The full-text weights of a memory's content, tags, entities and cues, in the index's order.
-FieldWeights = tuple[float, float, float, float]
-FIELD_WEIGHTS: FieldWeights = (1.0, 2.0, 2.0, 1.0)
-
-
 class EpisodeTail(NamedTuple):
     """The last place an episode has, and a memory at it: what a memory saved next follows."""
 

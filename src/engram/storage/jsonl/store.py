@@ -36,6 +36,7 @@ import numpy as np
 from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
 from engram.errors import EngramError, RefusedDataError, StoreError
 from engram.storage.changes import apply_changes
+from engram.storage.columns import FIELD_WEIGHTS, FieldWeights
 from engram.storage.jsonl import compaction, orphans, snapshot
 from engram.storage.jsonl.delegation import index_read
 from engram.storage.jsonl.edges import apply_relations, held_under_another_id
@@ -76,10 +77,8 @@ from engram.storage.jsonl.vectors import decode_vector, encode_vector
 from engram.storage.locks import file_lock
 from engram.storage.maintenance import CompactionResult, StorageStats
 from engram.storage.protocol import (
-    FIELD_WEIGHTS,
     Capability,
     Change,
-    FieldWeights,
     Filter,
     Rescheduler,
     VectorItems,

@@ -11,9 +11,9 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from engram.storage.columns import FieldWeights
 from engram.storage.jsonl.delegation import vault_index
 from engram.storage.jsonl.layout import LTM_DB
-from engram.storage.protocol import FieldWeights
 from engram.storage.sqlite import SQLiteStore
 
 

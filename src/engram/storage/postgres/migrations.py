@@ -21,36 +21,27 @@ from engram.storage.schema import memory_columns, refuse_newer, relations_table
 MIGRATION_LOCK = 0x656E6772616D
 
 
-# The memories' search column from 0016 on: each CJK character a word of its own.
-_MEMORY_SEARCH = """
+def _memory_search(cues: str = "") -> str:
+    """The memories' search column from 0016 on: each CJK character a word of its own; from
+    0020, with `cues` (the cues' labelled part, `core.cues`) after the entities."""
+    return f"""
         ALTER TABLE memories DROP COLUMN search;
         ALTER TABLE memories ADD COLUMN search tsvector GENERATED ALWAYS AS (
             setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(content))), 'D')
             || setweight(to_tsvector('engram',
                 engram_cjk_spaced(engram_split(engram_words(tags)))), 'A')
             || setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(engram_words(
-                engram_unmentioned(entities, content))))), 'B')
+                engram_unmentioned(entities, content))))), 'B'){cues}
         ) STORED;
         CREATE INDEX memories_search ON memories USING gin (search)
             WITH (gin_pending_list_limit = 256);
         """
 
 
-# From 0020: a memory's cues (`core.cues`) searched too, under their own label (C).
-_MEMORY_SEARCH_0020 = """
-        ALTER TABLE memories DROP COLUMN search;
-        ALTER TABLE memories ADD COLUMN search tsvector GENERATED ALWAYS AS (
-            setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(content))), 'D')
+# From 0020: a memory's cues searched too, under their own label.
+_CUES_SEARCHED = """
             || setweight(to_tsvector('engram',
-                engram_cjk_spaced(engram_split(engram_words(tags)))), 'A')
-            || setweight(to_tsvector('engram', engram_cjk_spaced(engram_split(engram_words(
-                engram_unmentioned(entities, content))))), 'B')
-            || setweight(to_tsvector('engram',
-                engram_cjk_spaced(engram_split(engram_words(cues)))), 'C')
-        ) STORED;
-        CREATE INDEX memories_search ON memories USING gin (search)
-            WITH (gin_pending_list_limit = 256);
-        """
+                engram_cjk_spaced(engram_split(engram_words(cues)))), 'C')"""
 
 
 def _note_search(title: str) -> str:
@@ -452,7 +443,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
             AS $$ SELECT regexp_replace($1, '([{CJK}])', ' \1 ', 'g') $$;
         """
-        + _MEMORY_SEARCH,
+        + _memory_search(),
     ),
     (
         "0017_cjk_characters_as_words_in_notes",
@@ -482,14 +473,15 @@ MIGRATIONS: list[tuple[str, str]] = [
             AS $$ SELECT translate($1, '!"#$%&''()*+,-./:;<=>?@[\]^_`{|}~ς',
                                    repeat(' ', 32) || 'σ') $$;
         """
-        + _MEMORY_SEARCH
+        + _memory_search()
         + _note_search("title || ' ' || aliases"),
     ),
     (
         "0020_cues",
         # The words of the turn before that a turn answers without saying them, as on SQLite
-        # (its 0019, `core.cues`): searched with the weight of entities.
-        "ALTER TABLE memories ADD COLUMN cues text[] NOT NULL DEFAULT '{}';" + _MEMORY_SEARCH_0020,
+        # (its 0019, `core.cues`): under their own label, weighted ENGRAM_FTS_WEIGHT_CUES.
+        "ALTER TABLE memories ADD COLUMN cues text[] NOT NULL DEFAULT '{}';"
+        + _memory_search(_CUES_SEARCHED),
     ),
 ]
 

@@ -30,10 +30,12 @@ from engram.core.scoring import Policy
 from engram.errors import BusyError, ConfigError, RefusedDataError, StoreError, UnavailableError
 from engram.storage.changes import apply_changes
 from engram.storage.columns import (
+    FIELD_WEIGHTS,
     MEMORY_COLUMN_LIST,
     MEMORY_COLUMNS,
     SCHEDULE_COLUMNS,
     STUB_COLUMNS,
+    FieldWeights,
     schedule_values,
 )
 from engram.storage.postgres.graph import PostgresGraph
@@ -43,9 +45,7 @@ from engram.storage.postgres.sql import Conn, filter_sql, memory_row, on, update
 from engram.storage.postgres.text import PostgresText
 from engram.storage.postgres.vectors import VECTOR_DIMENSIONS, PostgresVectors
 from engram.storage.protocol import (
-    FIELD_WEIGHTS,
     Change,
-    FieldWeights,
     Filter,
     MemoryText,
     Rescheduler,

@@ -26,6 +26,7 @@ from engram.storage.changes import apply_changes
 from engram.storage.columns import (
     CUES,
     ENTITIES,
+    FIELD_WEIGHTS,
     JSON_COLUMNS,
     MEMORY_COLUMN_LIST,
     MEMORY_COLUMNS,
@@ -33,15 +34,14 @@ from engram.storage.columns import (
     SCHEDULE_COLUMNS,
     STUB_COLUMNS,
     TAGS,
+    FieldWeights,
     changed_values,
     memory_values,
     schedule_values,
 )
 from engram.storage.locks import file_lock, locking_available, thread_lock
 from engram.storage.protocol import (
-    FIELD_WEIGHTS,
     Change,
-    FieldWeights,
     Filter,
     MemoryText,
     Rescheduler,

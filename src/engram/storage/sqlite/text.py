@@ -17,8 +17,8 @@ import numpy as np
 from engram.core.index_terms import PhraseCounter
 from engram.core.ranking import COUNTED_UP_TO, RARITY_COUNTED_TO, bm25_idf, bm25_scores
 from engram.core.word_forms import form_groups
-from engram.storage.columns import STUB_COLUMNS
-from engram.storage.protocol import FieldWeights, Filter, Stub, TermCounts
+from engram.storage.columns import STUB_COLUMNS, FieldWeights
+from engram.storage.protocol import Filter, Stub, TermCounts
 from engram.storage.rows import stub_from_row
 from engram.storage.sqlite.sql import chunks, filter_sql
 
