@@ -4,11 +4,12 @@ A reply rarely repeats its question: "How did Owen's driving test go?" is answer
 passed! Second try", which shares no word with "When did Owen get his licence?". Memory works
 by the context a thing was learnt in (encoding specificity): the question is part of how its
 answer is found again. So a memory saved right after a turn that asks keeps the words of the
-asking sentences as its cues, which the full-text index searches as it searches entities
-(weighted above the text, the reply being their subject). A reply that speaks of someone only
-by a pronoun ("She's an urban planner") keeps the names the turn before said too.
+asking sentences as its cues, which the full-text index searches as a field of their own
+(weighted as the memory's own words: more, and a reply with the cue "cookbook" came before the
+turn naming the cookbook). A reply that speaks of someone only by a pronoun ("She's an urban
+planner") keeps the names the turn before said too.
 
-Measured against the same stores without cues (docs/search.md, "Cues").
+Measured against the same stores without cues: docs/search.md, section 1g.
 """
 
 from __future__ import annotations

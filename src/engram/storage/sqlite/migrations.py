@@ -490,8 +490,8 @@ MIGRATIONS: list[tuple[str, str]] = [
         "0019_cues",
         # The words of the turn before that a turn answers without saying them ("He passed!"
         # after "How did Owen's driving test go?", `core.cues`): a field of the full-text index
-        # of their own, so that they weigh less than the memory's own words. FTS5 adds no
-        # column to a table: the index is made again, every memory in it (none has cues yet).
+        # of their own, weighted ENGRAM_FTS_WEIGHT_CUES, not as entities. FTS5 adds no column
+        # to a table: the index is made again, every memory in it (none has cues yet).
         f"""
         ALTER TABLE memories ADD COLUMN cues TEXT NOT NULL DEFAULT '[]';
         DROP TABLE memories_vocab;
