@@ -20,6 +20,23 @@ def test_only_the_asking_sentences_of_a_turn_that_tells_first() -> None:
     assert not {"promoted", "sous-chef", "month"} & {c.lower() for c in found}
 
 
+def test_of_a_sentence_that_tells_then_asks_only_its_question() -> None:
+    """ "Noor doesn't eat pork…, is Portuguese food going to be hard?": the assistant's reply
+    held "Noor" and "pork" as cues, and came before the user's turn that tells it."""
+    before = "User: Noor doesn't eat pork for religious reasons, is Portuguese food hard?"
+    found = cues(before, "Assistant: It leans on seafood, so it's very manageable.")
+    assert {c.lower() for c in found} == {"portuguese", "food", "hard"}
+
+
+def test_the_whole_sentence_when_its_question_points_back_or_names_too_little() -> None:
+    """ "…, are you ready for that?" asks of the exercise; "…, what do you think?" of the club."""
+    asked = "Hiroko: Border collies need a lot of exercise, are you ready for that?"
+    ready = cues(asked, "Dale: Yes")
+    assert {"exercise", "ready"} <= set(ready)
+    club = cues("Kim: I was thinking of joining a book club, what do you think?", "Jo: go for it")
+    assert {"book", "club"} <= set(club)
+
+
 def test_a_short_question_without_its_mark_asks_too() -> None:
     assert "amira" in cues("Kai: wait how's amira", "Noor: she's good, back at work")
 

@@ -11,6 +11,7 @@ from engram.core.questions import (
     asks_for_a_reply,
     only_asks,
     says_an_amount,
+    told_then_asked,
     without_asking_how_it_went,
     without_the_span,
 )
@@ -49,6 +50,42 @@ def test_a_short_question_only_asks(text: str) -> None:
 )
 def test_what_tells_does_not_only_ask(text: str) -> None:
     assert not only_asks(text)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "asked"),
+    [
+        (
+            "Noor doesn't eat pork for religious reasons, is Portuguese food going to be hard?",
+            "is Portuguese food going to be hard?",
+        ),
+        ("I was thinking of joining a book club, what do you think?", "what do you think?"),
+        ("We sail in a few weeks, any last things to pack??", "any last things to pack??"),
+        ("I’ve never heard of that band before, and is it any good?", "is it any good?"),
+    ],
+)
+def test_a_question_after_a_statement_tells_first(sentence: str, asked: str) -> None:
+    """ "Noor doesn't eat pork…, is Portuguese food going to be hard?" was lowered as a question
+    that only asks, below the assistant's reply holding its words as cues."""
+    assert told_then_asked(sentence) == asked
+    assert not only_asks("User: " + sentence)
+    assert asks_for_a_reply(sentence)  # its reply still answers it
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Hey Sam, did you go?",  # a greeting, not a statement
+        "If I move in May, will I lose my deposit?",  # a case asked of
+        "When you were in Lisbon, did you try the tarts?",
+        "So after all that, is it worth it?",  # a lead-in
+        "the knee?",
+        "Is it far, or is it close?",  # asks twice
+        "I moved to Lisbon in May and love it",  # asks nothing
+    ],
+)
+def test_a_greeting_case_or_lead_in_before_a_question_tells_nothing(sentence: str) -> None:
+    assert told_then_asked(sentence) is None
 
 
 def test_a_long_question_tells_what_it_asks_about() -> None:

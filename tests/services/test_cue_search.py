@@ -47,3 +47,20 @@ def test_a_turn_without_an_episode_has_no_cues(mem: Engram) -> None:
     """Facts saved one by one, far apart, are no conversation: nothing carries over."""
     mem.save("Omar asked whether Owen's driving test was on thursday?")
     assert mem.save("He passed on the second try").cues == ()
+
+
+def test_a_question_that_tells_first_is_found_before_the_reply_to_it(mem: Engram) -> None:
+    """ "Noor doesn't eat pork…, is Portuguese food going to be hard?" tells what Noor eats. It
+    was lowered as a question that only asks, and the assistant's reply, holding its words as
+    cues, came first for "What doesn't Noor eat?"."""
+    chat = [
+        "User: we fly to Lisbon in April, Noor and me",
+        "User: Noor doesn't eat pork for religious reasons, is Portuguese food going to be hard?",
+        "Assistant: It leans on pork in places, but seafood is everywhere and excellent.",
+        "User: great, thanks",
+    ]
+    saved = mem.save_many([Draft(content=turn, episode="trip") for turn in chat])
+    mem.flush()
+    assert {c.lower() for c in saved[2].cues} == {"portuguese", "food", "going", "hard"}
+    hits = mem.search("What doesn't Noor eat?", limit=3)
+    assert hits[0].memory.id == saved[1].id

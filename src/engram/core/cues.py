@@ -18,11 +18,15 @@ import re
 
 from engram.core.entities import extract_entities
 from engram.core.models import MAX_CUES
-from engram.core.questions import only_asks
+from engram.core.questions import only_asks, told_then_asked
 from engram.core.text import query_terms, speaker_label, statements, unlabelled, words
 
 # Words this short are seldom what a question is about ("go", "do", "it") and match much.
 _SHORTEST = 3
+# A question pointing back at what its sentence told before it ("…, are you ready for that?").
+_POINTS_BACK = re.compile(r"\b(?:that|this|it|those|these|them|there)\b", re.IGNORECASE)
+# ... or naming fewer words than this of its own ("…, what do you think?").
+_STANDS_ALONE = 2
 # A turn speaking of someone it does not name.
 _SPEAKS_OF_SOMEONE = re.compile(
     r"\b(?:he|she|him|her|his|hers|they|them|their|theirs)\b", re.IGNORECASE
@@ -54,8 +58,23 @@ def cues(before: str, turn: str) -> tuple[str, ...]:
 
 
 def _asking(text: str) -> list[str]:
-    """The sentences of `text` that ask: those ending in "?", or all of it when it is a short
-    question without its mark ("how's amira")."""
+    """What the sentences of `text` ask: those ending in "?" (`_asked_in`), or all of it when
+    it is a short question without its mark ("how's amira")."""
     marked = "?" in text or "？" in text
     asking = [p for p in statements(text) if p.endswith(("?", "？"))] if marked else []
-    return asking or ([text] if only_asks(text) else [])
+    if asking:
+        return [_asked_in(p) for p in asking]
+    return [text] if only_asks(text) else []
+
+
+def _asked_in(sentence: str) -> str:
+    """Of a sentence that tells before it asks, the question: "Noor doesn't eat pork for
+    religious reasons, is Portuguese food going to be hard?" gave the reply "Noor" and "pork",
+    and the reply came before the turn telling it. The whole sentence where the question points
+    back at what was told ("…, are you ready for that?") or names too little to stand alone
+    ("…, what do you think?")."""
+    question = told_then_asked(sentence)
+    if question is None or _POINTS_BACK.search(question):
+        return sentence
+    named = [w for w in query_terms(question) if len(w) >= _SHORTEST]
+    return question if len(named) >= _STANDS_ALONE else sentence

@@ -42,15 +42,56 @@ _OPENS_ASKING = re.compile(
 )
 
 
+# A question put after a statement in one sentence tells first: "Noor doesn't eat pork for
+# religious reasons, is Portuguese food going to be hard?", "I was thinking of joining a book
+# club, what do you think?". The clause before the comma tells when it holds at least
+# TELLING_WORDS words and does not open as a question, a lead-in or a case does ("Hey Sam, did
+# you go?" greets; "If I move in May, will I lose my deposit?" asks of a case).
+TELLING_WORDS = 5
+_ASKS = (
+    "is are am was were do does did has have had can could should would will shall may might "
+    "must any isn't aren't wasn't weren't don't doesn't didn't hasn't haven't can't couldn't "
+    "shouldn't wouldn't won't"
+).split()
+_CASES = (
+    "if when while since because as although though unless after before once until apart "
+    "besides aside other"
+).split()
+_OPENING = "|".join(sorted({*QUESTION_OPENERS, *_ASKS}, key=len, reverse=True))
+_TOLD_THEN_ASKED = re.compile(
+    rf"^(?P<told>[^,?]+),\s*(?:(?:and|but|so|or)\s+)?(?P<asked>(?:{_OPENING})(?![\w'])[^,]*\?+)\s*$",
+    re.IGNORECASE,
+)
+_NOT_TELLING = re.compile(
+    rf"^\W*(?:{'|'.join(sorted({*QUESTION_OPENERS, *_ASKS, *LEAD_INS, *_CASES}))})(?![\w'])",
+    re.IGNORECASE,
+)
+
+
+def told_then_asked(sentence: str) -> str | None:
+    """The question of a sentence that tells before it asks ("Noor doesn't eat pork, is
+    Portuguese food going to be hard?" asks "is Portuguese food going to be hard?"); None for
+    any other sentence."""
+    found = _TOLD_THEN_ASKED.match(sentence.strip().replace("’", "'"))
+    if found is None:
+        return None
+    told = found.group("told")
+    if len(told.split()) < TELLING_WORDS or _NOT_TELLING.match(told):
+        return None
+    return found.group("asked")
+
+
 def only_asks(text: str) -> bool:
     """A short question: what a memory search looks for was told, and such a turn shares the
     words of the question put to the search more than the reply that answers it does. One
-    ending in "?"; or, without the mark, one sentence opening with a question word, not an
-    exclamation ("what a day!")."""
+    ending in "?", unless its last sentence tells before it asks (`told_then_asked`); or,
+    without the mark, one sentence opening with a question word, not an exclamation ("what a
+    day!")."""
     if len(text.split()) > ASKING_WORDS:
         return False
     if is_plain_question(text):
-        return True
+        last = statements(unlabelled(text))[-1:]
+        return not last or told_then_asked(last[0]) is None
     said = unlabelled(text).strip().replace("’", "'")
     opens = _OPENS_ASKING.match(said) is not None  # first: the cheap test rules out most
     return opens and not said.endswith("!") and len(statements(said)) == 1
