@@ -89,6 +89,34 @@ def test_another_speakers_better_match_is_kept_below_the_named_speakers_best(mem
     assert lowered({badminton: 0.6, asking: 0.8}) == {badminton: 0.6, asking: 0.24}
 
 
+def test_another_speakers_turn_holding_the_words_twice_as_well_is_not_lowered(
+    mem: Engram,
+) -> None:
+    """ "Which project did Walter become lead of?" of Nora's "Priya made me project lead": it
+    held the query's words far better than any turn of Walter's, came near his best by
+    meaning, and was lowered below ten of his turns. Twice as well and within 0.9 of the best,
+    nothing is lowered; by less, or further behind, it is lowered as before."""
+    _saved(mem, CHAT)
+    store = mem._app.context.store
+    by_text = {store.get_many([s.id])[0].content: s for s in store.browse(Filter(), 20)}
+    badminton, comics = CHAT[1], CHAT[4]  # Nebraas's, Vanessa's
+
+    def lowered(comics_relevance: float, comics_text: float) -> float:
+        found = [
+            (by_text[badminton], Candidate(by_text[badminton].id, 0.8, 0.0, 0.0, text=0.25)),
+            (
+                by_text[comics],
+                Candidate(by_text[comics].id, comics_relevance, 0.0, 0.0, comics_text),
+            ),
+        ]
+        kept = Speakers(store, "What did Nebraas draw at the weekend?").named_first(found, 0.3)
+        return round(kept[1][1].relevance, 3)
+
+    assert lowered(0.75, 0.5) == 0.75  # twice Nebraas's best words, near his best
+    assert lowered(0.75, 0.45) == 0.225  # less than twice
+    assert lowered(0.7, 0.9) == 0.21  # further behind than 0.9 of his best
+
+
 def test_a_query_naming_a_speaker_is_asked_by_meaning_as_they_would_say_it(mem: Engram) -> None:
     """By the name, every turn of the conversation was like the query; as the speaker would
     ask it, their own turns are. Not for a label naming a thing, nor a query naming nobody."""
