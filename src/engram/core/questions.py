@@ -57,14 +57,12 @@ _CASES = (
     "if when while since because as although though unless after before once until apart "
     "besides aside other"
 ).split()
-_OPENING = "|".join(sorted({*QUESTION_OPENERS, *_ASKS}, key=len, reverse=True))
+_ASKING = rf"(?:{'|'.join(sorted({*QUESTION_OPENERS, *_ASKS}, key=len, reverse=True))})(?![\w'])"
 _TOLD_THEN_ASKED = re.compile(
-    rf"^(?P<told>[^,?]+),\s*(?:(?:and|but|so|or)\s+)?(?P<asked>(?:{_OPENING})(?![\w'])[^,]*\?+)\s*$",
-    re.IGNORECASE,
+    rf"^(?P<told>[^,?]+),\s*(?:(?:and|but|so|or)\s+)?(?P<asked>{_ASKING}[^,]*\?+)\s*$", re.I
 )
 _NOT_TELLING = re.compile(
-    rf"^\W*(?:{'|'.join(sorted({*QUESTION_OPENERS, *_ASKS, *LEAD_INS, *_CASES}))})(?![\w'])",
-    re.IGNORECASE,
+    rf"^\W*(?:(?:{'|'.join(sorted({*LEAD_INS, *_CASES}))})(?![\w'])|{_ASKING})", re.I
 )
 
 
