@@ -53,8 +53,8 @@ AROUND = 2
 BELOW_NAMED = 0.9
 MISNAMED_LEAD = 1.5
 # ... nor where one holds the query's words this many times as well as every memory of theirs
-# and comes near their best by meaning too: the words were said, by someone else (the name
-# is wrong, or the other speaker told it of them). On the LoCoMo-style chats MRR +0.005 to
+# and comes near their best (`BELOW_NAMED`): the words were said, by someone else (the name is
+# wrong, or the other speaker told it of them). On the LoCoMo-style chats MRR +0.005 to
 # +0.009, their misnamed questions +0.007 to +0.018 (docs/search.md, section 1d).
 MISNAMED_TEXT_LEAD = 2.0
 # Words shorter than this name no speaker ("Al", "Jo" are words of other things as often);
