@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,7 +23,6 @@ from engram.core.dates import (
 )
 from engram.core.disagreement import disagreement
 from engram.core.meaning import (
-    Calibration,
     MeaningMatch,
     Probe,
     meaning_matches,
@@ -47,6 +46,12 @@ from engram.process_threads import blas_on_one_thread
 from engram.services import validation as check
 from engram.services.context import Context
 from engram.services.search_coverage import text_coverage
+from engram.services.search_neighbours import (
+    NO_NEIGHBOURS,
+    SENTENCE_PROBE_SHRINK,
+    Neighbours,
+    theirs_as_them,
+)
 from engram.services.search_query import (
     asked,
     probe_sentences,
@@ -88,9 +93,6 @@ WARM_UP_WAIT = 10.0
 SAVED_THEN_ONLY = 1e-6
 SAVED_THEN_ASKED = 1.0
 SLACK_SHARE = 0.5  # of SAVED_THEN_ONLY, for one saved a day either side of the named day
-# A memory's z against one sentence of a query of several (`probe_sentences`) is lowered by
-# this: the best of several probes is high by chance more often.
-SENTENCE_PROBE_SHRINK = 0.5
 # The most text matches a `min_score` search looks through for memories passing its floor.
 FLOOR_POOL = 3_200
 # Two texts of a word or two ("pangolin" and "emptyimp", "zebra" and "x") are further alike by
@@ -102,15 +104,6 @@ SHORT_TEXT_WORDS = 2
 SHORT_PAIR_MIN_Z = 3.5
 
 
-class Neighbours(NamedTuple):
-    stubs: dict[str, Stub]  # relevance: the cosine with the probe that gave the best z
-    calibration: Calibration | None
-    z: dict[str, float]
-    probes: list[Probe]
-    rows: dict[str, NDArray[np.float32]]  # the stored rows the store read to find them, if any
-
-
-NO_NEIGHBOURS = Neighbours({}, None, {}, [], {})
 # What text relevance counts for when every matched word is in most of the store: a little,
 # so that it still orders what meaning does not, below every match by meaning.
 WORDS_SAY_LITTLE = 0.001
@@ -295,7 +288,7 @@ class SearchService:
             # in the first person is asked so already
             asked_so = self.ctx.ahead(lambda: self._neighbours(as_them, where, k))
             speakers.theirs(near.stubs)  # their labels read meanwhile
-            near = self._theirs_as_them(near, asked_so.result(), speakers)
+            near = theirs_as_them(near, asked_so.result(), speakers)
         # Judged after the labels are read, and by the query as the speaker named would ask
         # it: by the name every turn of theirs was like the query, and the other speaker's
         # chance matches told that there were two (docs/search.md, section 1b).
@@ -514,20 +507,6 @@ class SearchService:
             z={k: v for k, v in near.z.items() if k not in short},
         )
 
-    @staticmethod
-    def _theirs_as_them(asked: Neighbours, as_them: Neighbours, speakers: Speakers) -> Neighbours:
-        """The neighbours of a query asked as the speaker it names would ask it, for that
-        speaker's memories; the others' as asked (the user's own notes answered "What breed
-        is my dog?" of Maya's dog, a probe). Each z is its own query's. The speaker's memories
-        found only as asked are left out: the name made them alike (kept, REALTALK R@10 0.646
-        -> 0.591)."""
-        theirs = speakers.theirs([*as_them.stubs, *asked.stubs])
-        stubs = {i: s for i, s in asked.stubs.items() if i not in theirs}
-        z = {i: v for i, v in asked.z.items() if i not in theirs}
-        stubs |= {i: s for i, s in as_them.stubs.items() if i in theirs}
-        z |= {i: v for i, v in as_them.z.items() if i in theirs}
-        return Neighbours(stubs, as_them.calibration, z, as_them.probes, asked.rows | as_them.rows)
-
     def _standing_alone(
         self, near: Neighbours, shared: set[str], seen: SearchReads
     ) -> tuple[list[Stub], dict[str, float]]:
@@ -537,7 +516,7 @@ class SearchService:
         def read(ids: list[str], model_id: str) -> dict[str, NDArray[np.float32]]:
             return seen.rows(ids)  # of the model `seen` reads: the search's embedder's
 
-        seen.add(near.rows)  # the search as the named speaker's too (`_theirs_as_them`)
+        seen.add(near.rows)  # the search as the named speaker's too (`theirs_as_them`)
 
         alone, matches = self.judge_alone(near.z, shared, read, near.probes)
         stubs, z = dict(near.stubs), dict(near.z)

@@ -56,7 +56,7 @@ from engram.storage.protocol import Filter, Store, Stub
 # A query of several sentences (what a user just said, searched as it came) is also searched by
 # meaning one sentence at a time, as a memory's passages are: one vector for the whole averages
 # its topics. Up to this many sentences of at least this many words; a memory's z against one
-# is lowered by a shrink (services.search, `SENTENCE_PROBE_SHRINK`). On
+# is lowered by a shrink (services.search_neighbours, `SENTENCE_PROBE_SHRINK`). On
 # MADial-Bench, whose queries are a user's turns, R@10 0.644 -> 0.665 (docs/search.md).
 SENTENCE_PROBES = 4
 SENTENCE_MIN_WORDS = 5

@@ -110,6 +110,7 @@ class Speakers:
         self._said: dict[str, str] = {}  # each memory read, without its label
         self._of_themselves: set[str] = set()  # unlabelled, in the first person
         self.named: set[str] = set()  # the speakers `asked_as_them` asks as
+        self.others: set[str] = set()  # ... and the other speakers beside them
 
     def _read_labelled(self, ids: list[str]) -> dict[str, str]:
         """The labels of `ids`, best first, where the best `PEEK` have any; else none."""
@@ -242,7 +243,7 @@ class Speakers:
         named = {label for label in speakers if self._names(label)}
         if not named or len(speakers) < 2 or self._of_themselves & set(labels):
             return None
-        self.named = named
+        self.named, self.others = named, speakers - named
         words = {word for label in named for word in self._naming(label)}
         for word in sorted(words, key=lambda w: (-len(w), w)):  # one order, whatever the hash
             text = in_first_person(text, word) if len(named) == 1 else without_name(text, word)
@@ -273,6 +274,11 @@ class Speakers:
     def theirs(self, ids: Iterable[str]) -> set[str]:
         """Of `ids`, the memories of the speakers `asked_as_them` asked as."""
         return {i for i, label in self._read(ids).items() if label and label in self.named}
+
+    def the_others(self, ids: Iterable[str]) -> set[str]:
+        """Of `ids`, the memories of the other speakers beside those `asked_as_them` asked
+        as."""
+        return {i for i, label in self._read(ids).items() if label and label in self.others}
 
     def named_first(
         self, found: list[tuple[Stub, Candidate]], share: float
