@@ -193,3 +193,24 @@ MARKET_CHAT = [
     "Emi: selling mugs at the sunday market this week",
     "Paola: the sunday market is my favourite",
 ]
+
+
+def locomo_conversation(
+    sample_id: str, turns: list[tuple[str, str]], qa: list[dict[str, object]]
+) -> dict[str, object]:
+    """One conversation in REALTALK's / LoCoMo's format (`bench/conversations.py`): one
+    session of Ana and Ben, its turns D1:1, D1:2, … in order."""
+    session = [
+        {"speaker": speaker, "dia_id": f"D1:{i + 1}", "text": text}
+        for i, (speaker, text) in enumerate(turns)
+    ]
+    return {
+        "sample_id": sample_id,
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Ben",
+            "session_1_date_time": "2024-03-01 10:00:00",
+            "session_1": session,
+        },
+        "qa": qa,
+    }

@@ -15,6 +15,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from tests.postgres import TestPostgres
+from tests.support import locomo_conversation as conversation
 from tests.support import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,23 +23,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from conversations import CATEGORIES, evidence_ids, load, misnamed, padded  # noqa: E402
 from retrieval import store_path  # noqa: E402
-
-
-def conversation(sample_id: str, turns: list[tuple[str, str]], qa: list[dict[str, object]]) -> dict:
-    session = [
-        {"speaker": speaker, "dia_id": f"D1:{i + 1}", "text": text}
-        for i, (speaker, text) in enumerate(turns)
-    ]
-    return {
-        "sample_id": sample_id,
-        "conversation": {
-            "speaker_a": "Ana",
-            "speaker_b": "Ben",
-            "session_1_date_time": "2024-03-01 10:00:00",
-            "session_1": session,
-        },
-        "qa": qa,
-    }
 
 
 def write_sets(data: Path) -> None:

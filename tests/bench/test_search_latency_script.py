@@ -9,7 +9,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from tests.support import run_script
+from tests.support import locomo_conversation, run_script
 
 import engram
 
@@ -17,20 +17,11 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "search_latency.py"
 
 
-def chat(sample_id: str, turns: list[tuple[str, str]], questions: list[str]) -> dict:
-    return {
-        "sample_id": sample_id,
-        "conversation": {
-            "speaker_a": "Ana",
-            "speaker_b": "Ben",
-            "session_1_date_time": "2024-03-01 10:00:00",
-            "session_1": [
-                {"speaker": speaker, "dia_id": f"D1:{i + 1}", "text": text}
-                for i, (speaker, text) in enumerate(turns)
-            ],
-        },
-        "qa": [{"question": q, "evidence": ["D1:1"], "category": 4} for q in questions],
-    }
+def chat(sample_id: str, turns: list[tuple[str, str]], questions: list[str]) -> dict[str, object]:
+    qa: list[dict[str, object]] = [
+        {"question": q, "evidence": ["D1:1"], "category": 4} for q in questions
+    ]
+    return locomo_conversation(sample_id, turns, qa)
 
 
 def write_set(data: Path) -> None:
