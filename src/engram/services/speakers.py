@@ -273,12 +273,14 @@ class Speakers:
 
     def theirs(self, ids: Iterable[str]) -> set[str]:
         """Of `ids`, the memories of the speakers `asked_as_them` asked as."""
-        return {i for i, label in self._read(ids).items() if label and label in self.named}
+        return self._said_by(self.named, ids)
 
     def the_others(self, ids: Iterable[str]) -> set[str]:
-        """Of `ids`, the memories of the other speakers beside those `asked_as_them` asked
-        as."""
-        return {i for i, label in self._read(ids).items() if label and label in self.others}
+        """Of `ids`, the memories of the other speakers beside them."""
+        return self._said_by(self.others, ids)
+
+    def _said_by(self, labels: set[str], ids: Iterable[str]) -> set[str]:
+        return {i for i, label in self._read(ids).items() if label and label in labels}
 
     def named_first(
         self, found: list[tuple[Stub, Candidate]], share: float
