@@ -21,12 +21,12 @@ import hashlib
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from engram.core.text import speaker_label
+from engram.core.text import speaker_label, unlabelled
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 # bench/data/friends: a question that shares almost no word with its evidence.
@@ -252,6 +252,32 @@ def misnamed(conv: Conversation) -> Conversation:
         text = re.sub(rf"\b{first[named[0]]}\b", other.split()[0], q.text)
         questions.append(Question(text, q.gold, ADVERSARIAL))
     return Conversation(conv.name, conv.turns, questions)
+
+
+# How a harness that logs a chat may save each turn ("Caroline: Hey Mel!" as written), from
+# the time it was said, its speaker's label and what it says.
+LOGGED: dict[str, Callable[[datetime, str, str], str]] = {
+    "bracketed": lambda at, speaker, said: f"[{at:%Y-%m-%d %H:%M}] {speaker}: {said}",
+    "spelled": lambda at, speaker, said: (
+        f"({at.hour % 12 or 12}:{at:%M %p} on {at.day} {at:%B, %Y}) {speaker}: {said}"
+    ),
+    "stamped": lambda at, speaker, said: f"{speaker} ({at:%Y-%m-%d}): {said}",
+    "unlabelled": lambda at, speaker, said: said,
+}
+
+
+def logged(conv: Conversation, shape: str) -> Conversation:
+    """Its turns saved in another `shape` (`LOGGED`): with the time each was said before or
+    after its speaker's label, or without the label. The questions and their evidence are the
+    same; a turn without a label is kept as written."""
+    turns = []
+    for turn in conv.turns:
+        speaker = speaker_label(turn.content)
+        if speaker:
+            content = LOGGED[shape](turn.created_at, speaker, unlabelled(turn.content))
+            turn = Turn(turn.id, content, turn.created_at, turn.episode)
+        turns.append(turn)
+    return Conversation(f"{conv.name}.{shape}", turns, list(conv.questions))
 
 
 def _moved(conv: Conversation, first: datetime, last: datetime) -> list[Turn]:

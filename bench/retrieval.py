@@ -10,6 +10,7 @@
     python bench/retrieval.py --data PATH --as-recall   # as analyze_for_recall advises
     python bench/retrieval.py --data bench/data/user_assistant/first --padded   # one user's chats
     python bench/retrieval.py --data PATH --misnamed   # questions naming the wrong speaker
+    python bench/retrieval.py --data PATH --logged bracketed   # "[2024-05-01 14:00] Kevin: …"
 
 One fresh SQLite store per conversation; every turn is saved with `Engram.save_many` at its own
 time and in its own episode (see bench/conversations.py), without an id as a client saves
@@ -47,7 +48,18 @@ from urllib.parse import urlsplit, urlunsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import scale
-from conversations import KS, Conversation, Scored, load, misnamed, padded, score, summary
+from conversations import (
+    KS,
+    LOGGED,
+    Conversation,
+    Scored,
+    load,
+    logged,
+    misnamed,
+    padded,
+    score,
+    summary,
+)
 from engram import Draft, Engram, FixedClock
 from engram.embeddings.minilm import MODEL_ID
 
@@ -253,6 +265,12 @@ def main() -> None:
         help="only the questions naming one speaker, asked of the other (LoCoMo's adversarial)",
     )
     parser.add_argument(
+        "--logged",
+        choices=sorted(LOGGED),
+        help="save each turn as a harness logging the chat might: the time it was said before "
+        "or after its speaker's label, or no label",
+    )
+    parser.add_argument(
         "--postgres", action="store_true", help="search copies of the stores on PostgreSQL"
     )
     parser.add_argument(
@@ -273,6 +291,8 @@ def main() -> None:
         for data in args.data:
             loaded = padded(load(data)) if args.padded else load(data)
             conversations = [spread_in_time(c, args.time_scale) for c in loaded[: args.limit]]
+            if args.logged:
+                conversations = [logged(c, args.logged) for c in conversations]
             if args.misnamed:
                 conversations = [misnamed(c) for c in conversations]
                 if not any(c.questions for c in conversations):

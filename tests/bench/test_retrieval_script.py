@@ -18,10 +18,20 @@ from tests.postgres import TestPostgres
 from tests.support import locomo_conversation as conversation
 from tests.support import run_script
 
+from engram.core.text import speaker_label, unlabelled
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from conversations import CATEGORIES, evidence_ids, load, misnamed, padded  # noqa: E402
+from conversations import (  # noqa: E402
+    CATEGORIES,
+    LOGGED,
+    evidence_ids,
+    load,
+    logged,
+    misnamed,
+    padded,
+)
 from retrieval import store_path  # noqa: E402
 
 
@@ -260,6 +270,33 @@ def test_misnamed_questions_ask_of_the_other_speaker_for_the_same_evidence(
     assert [q.gold for q in asked.questions] == [q.gold for q in first.questions[:2]]
     assert misnamed(second).questions == []  # it names neither
     assert asked.turns == first.turns
+
+
+@pytest.mark.parametrize("shape", sorted(LOGGED))
+def test_a_logged_chat_keeps_its_turns_speakers_and_questions(tmp_path: Path, shape: str) -> None:
+    """--logged: each turn as a harness logging the chat might save it; the same turns (ids,
+    times, episodes), questions and evidence, in a store of its own."""
+    write_sets(tmp_path / "data")
+    first = load(tmp_path / "data")[0]
+    shaped = logged(first, shape)
+    assert shaped.questions == first.questions and shaped.name != first.name
+    for before, after in zip(first.turns, shaped.turns, strict=True):
+        assert (after.id, after.created_at, after.episode) == (
+            before.id,
+            before.created_at,
+            before.episode,
+        )
+        assert unlabelled(before.content) in after.content
+        label = "" if shape == "unlabelled" else speaker_label(before.content)
+        assert speaker_label(after.content) == label
+    assert shaped.turns[0].content != first.turns[0].content
+    assert store_path(tmp_path, shaped) != store_path(tmp_path, first)
+
+
+def test_retrieval_bench_saves_the_turns_as_logged(tmp_path: Path) -> None:
+    write_sets(tmp_path / "data")
+    result = run_bench(tmp_path, "--logged", "bracketed")
+    assert result["engram"]["overall"]["R@1"] == 1.0
 
 
 @pytest.mark.parametrize(("folder", "asked"), [("locomo_style", 124), ("locomo_style_2", 126)])

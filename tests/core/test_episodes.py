@@ -54,6 +54,9 @@ def test_only_engrams_own_names_are_implicit() -> None:
         ("Don't forget: the passport expires in May", False),
         ("Prefers concise answers", False),
         ("Meeting at 10:30 tomorrow", False),  # a colon inside, no label before it
+        ("[2024-05-01 14:00] User: my knee hurts", True),  # a logged chat's time before it
+        ("(1:56 pm on 8 May, 2023) Caroline: Hey Mel!", True),
+        ("[2024-05-01] TODO: renew the passport", False),
     ],
 )
 def test_a_turn_of_a_chat_opens_with_its_speakers_label(content: str, turn: bool) -> None:

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import itertools
 
-from engram.core.text import MAX_PASSAGES, WINDOW_PIECES, passages, statements
+import pytest
+
+from engram.core.text import (
+    MAX_PASSAGES,
+    WINDOW_PIECES,
+    passages,
+    speaker_label,
+    statements,
+    unlabelled,
+    without_kind_label,
+)
 
 
 def test_a_single_statement_has_no_passages() -> None:
@@ -32,6 +42,51 @@ def test_a_short_label_is_kept_on_every_passage() -> None:
 def test_a_colon_inside_a_sentence_is_not_a_label() -> None:
     text = "The plan we agreed on last week: ship it. Then measure how people use the export."
     assert passages(text)[0].startswith("The plan we agreed on last week: ship it.")
+
+
+@pytest.mark.parametrize(
+    ("line", "label", "said"),
+    [
+        ("[2024-05-01 14:00] User: I ran the 10K", "User", "I ran the 10K"),
+        ("(1:56 pm on 8 May, 2023) Caroline: Hey Mel!", "Caroline", "Hey Mel!"),
+        ("2024-05-01 14:00 | Assistant: Sure", "Assistant", "Sure"),
+        ("2024-05-01T14:00:00 - Fahim Khan: ok", "Fahim Khan", "ok"),
+        ("09:41 Emi: hi there", "Emi", "hi there"),
+        ("[Session 3] Kevin: I like tea.", "Kevin", "I like tea."),
+        ("User (2024-05-01): my knee hurts", "User", "my knee hurts"),
+        ("Caroline [10:02 PM]: yo", "Caroline", "yo"),
+        ("Kevin: no lead-in", "Kevin", "no lead-in"),
+    ],
+)
+def test_a_label_is_read_behind_the_time_a_transcript_opens_with(
+    line: str, label: str, said: str
+) -> None:
+    """Logged chats open with when a line was said: "[2024-05-01 14:00] User: …" had no label
+    ("[2024-05-01 14" ends at the first colon, which no space follows), so a chat with an
+    assistant saved so was searched as notes of no speaker."""
+    assert speaker_label(line) == label
+    assert unlabelled(line) == said
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Meeting at 14:00: Bob brings the slides", "10:30: standup moved", "Ratio 3:2 is fine"],
+)
+def test_a_time_is_no_label(line: str) -> None:
+    assert speaker_label(line) == ""
+    assert unlabelled(line) == line
+
+
+def test_a_notes_kind_is_read_behind_a_date_too() -> None:
+    assert without_kind_label("[2024-05-01] TODO: renew the passport").strip() == (
+        "renew the passport"
+    )
+    assert without_kind_label("2024-05-01 Decision: RQ").strip() == "RQ"
+
+
+def test_passages_carry_the_label_without_the_time() -> None:
+    text = "[2024-05-01 14:00] User: I ran the 10K today. It was great fun for me."
+    assert passages(text) == ["User: I ran the 10K today.", "User: It was great fun for me."]
 
 
 def test_a_long_memory_gives_at_most_sixteen_passages() -> None:

@@ -343,6 +343,22 @@ def test_a_question_in_the_first_person_names_the_user_of_a_chat_with_an_assista
     assert advice.startswith("Assistant: Pain on the outside of the knee")
 
 
+@pytest.mark.parametrize(
+    "logged",
+    ["[2024-03-02 09:{minute:02d}] {line}", "({minute}:00 pm on 2 March, 2024) {line}"],
+)
+def test_a_chat_logged_with_its_times_is_read_as_its_speakers(mem: Engram, logged: str) -> None:
+    """A chat saved as a log opens each line with when it was said: "[2024-03-02 09:14] User:
+    …" was read as a note of no speaker (its first colon is the time's), and the assistant's
+    echo of the user's 10K time ranked above the user's own turn (bench: a user-assistant
+    set's R@10 0.97 as labelled, 0.84 logged so)."""
+    _saved(mem, [logged.format(minute=i, line=line) for i, line in enumerate(RUN_CHAT)])
+    mine = mem.search("What was my last 10K time?", limit=1)[0].memory.content
+    assert "User: My last 10K was 56:10" in mine
+    advice = mem.search("What did you suggest for my knee?", limit=1)[0].memory.content
+    assert "Assistant: Pain on the outside of the knee" in advice
+
+
 CARE_CHAT = [
     "User: Mom weighs 121 pounds now, down from 126 in the spring.",
     "Assistant: A drop from 126 to 121 pounds is worth watching for your mom. Weigh her weekly "

@@ -20,9 +20,24 @@ _CJK_RUN = re.compile(f"[{CJK}]+")
 # A sentence ends at . ! ? and a space, or at the ideographic full stop and marks (Chinese and
 # Japanese write no space after them), or a line ends.
 _STATEMENT_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
+# What a transcript's line may open with before its speaker: when or where it was said, in
+# brackets ("[2024-05-01 14:00] User: …", "(1:56 pm on 8 May, 2023) Caroline: …", "[Session 3]
+# Kevin: …") or as a date or a time ("2024-05-01 14:00 | User: …", "09:41 Emi: …"); or, in
+# brackets, after it ("User (2024-05-01): …"). The label is read as without them. Before, a
+# chat logged so was read as notes of no speaker (the first colon, the time's, has no space
+# after it): every use of the labels was lost (docs/search.md, section 1d, "Logged chats").
+_LEAD_IN = (
+    r"(?:[\[(][^\])\n]{1,60}[\])]"
+    r"|\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?"
+    r"|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?)"
+    r"\s*(?:[-–—|]\s*)?"
+)
 # "Kevin: …", "User: …", "Decision: …" — a short label before a colon names who or what the
 # whole memory is about; at most this many words, or the colon is part of the text.
-_LABEL = re.compile(r"^\s*([^:\n.!?]{1,40}):\s+")
+_LABEL = re.compile(
+    rf"^\s*(?>{_LEAD_IN})?([^:\n.!?(\[]{{1,40}}+)(?:[\[(][^\])\n]{{1,60}}[\])])?:\s+",
+    re.IGNORECASE,
+)
 LABEL_MAX_WORDS = 3
 # The labels of a chat with an assistant: the user's own turns ("User: I ran the 10K in
 # 56:10") and the assistant's, which echo the user's words (services.speakers, core.tastes).
@@ -202,7 +217,7 @@ def unlabelled(content: str) -> str:
 # asks notes to open ("Remember: …", "Important: …" were read as speakers, and grouped as one
 # chat: a probe).
 _KIND_LABEL = re.compile(
-    r"\W*(?:todo|fixme|note|bug|fix|decision|convention|gotcha|idea|reminder|warning|tip|task|"
+    rf"\s*(?:{_LEAD_IN})?\W*(?:todo|fixme|note|bug|fix|decision|convention|gotcha|idea|reminder|warning|tip|task|"
     r"goal|plan|question|update|correction|summary|status|agenda|remember|important|"
     r"critical|crucial|urgent|fyi|heads up|never forget|don'?t forget|nb|ps)s?\s*:",
     re.IGNORECASE,
