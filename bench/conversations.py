@@ -262,14 +262,16 @@ LOGGED: dict[str, Callable[[datetime, str, str], str]] = {
         f"({at.hour % 12 or 12}:{at:%M %p} on {at.day} {at:%B, %Y}) {speaker}: {said}"
     ),
     "stamped": lambda at, speaker, said: f"{speaker} ({at:%Y-%m-%d}): {said}",
+    "markdown": lambda at, speaker, said: f"**{speaker}**: {said}",
+    "narrated": lambda at, speaker, said: f"{speaker} said: {said}",
     "unlabelled": lambda at, speaker, said: said,
 }
 
 
 def logged(conv: Conversation, shape: str) -> Conversation:
     """Its turns saved in another `shape` (`LOGGED`): with the time each was said before or
-    after its speaker's label, or without the label. The questions and their evidence are the
-    same; a turn without a label is kept as written."""
+    after its speaker's label, the label in bold or told ("Kevin said: …"), or no label. The
+    questions and their evidence are the same; a turn without a label is kept as written."""
     turns = []
     for turn in conv.turns:
         speaker = speaker_label(turn.content)

@@ -268,7 +268,7 @@ def main() -> None:
         "--logged",
         choices=sorted(LOGGED),
         help="save each turn as a harness logging the chat might: the time it was said before "
-        "or after its speaker's label, or no label",
+        "or after its speaker's label, the label in bold or told, or no label",
     )
     parser.add_argument(
         "--postgres", action="store_true", help="search copies of the stores on PostgreSQL"

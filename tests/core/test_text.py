@@ -56,6 +56,10 @@ def test_a_colon_inside_a_sentence_is_not_a_label() -> None:
         ("User (2024-05-01): my knee hurts", "User", "my knee hurts"),
         ("Caroline [10:02 PM]: yo", "Caroline", "yo"),
         ("Kevin: no lead-in", "Kevin", "no lead-in"),
+        ("**User**: my knee hurts", "User", "my knee hurts"),  # markdown
+        ("> Kevin: quoted", "Kevin", "quoted"),
+        ("Caroline said: Hey Mel!", "Caroline", "Hey Mel!"),  # a turn told
+        ("[2024-05-01 14:00] **Assistant** replied: Sure", "Assistant", "Sure"),
     ],
 )
 def test_a_label_is_read_behind_the_time_a_transcript_opens_with(
@@ -63,7 +67,8 @@ def test_a_label_is_read_behind_the_time_a_transcript_opens_with(
 ) -> None:
     """Logged chats open with when a line was said: "[2024-05-01 14:00] User: …" had no label
     ("[2024-05-01 14" ends at the first colon, which no space follows), so a chat with an
-    assistant saved so was searched as notes of no speaker."""
+    assistant saved so was searched as notes of no speaker. Marks around the label and the
+    verb of a turn told are no part of the speaker's name ("**User**" was no user)."""
     assert speaker_label(line) == label
     assert unlabelled(line) == said
 
@@ -75,6 +80,11 @@ def test_a_label_is_read_behind_the_time_a_transcript_opens_with(
 def test_a_time_is_no_label(line: str) -> None:
     assert speaker_label(line) == ""
     assert unlabelled(line) == line
+
+
+def test_marks_alone_are_no_label() -> None:
+    assert speaker_label("***: not a speaker") == ""
+    assert unlabelled("***: not a speaker") == "***: not a speaker"
 
 
 def test_a_notes_kind_is_read_behind_a_date_too() -> None:

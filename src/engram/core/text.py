@@ -39,6 +39,13 @@ _LABEL = re.compile(
     re.IGNORECASE,
 )
 LABEL_MAX_WORDS = 3
+# Marks around a label ("**User**: …", "> Kevin: …", "- Emi: …") and the verb of a turn told
+# ("Caroline said: …") are no part of the speaker's name: "**User**" was no user, and a query
+# naming Caroline named "Caroline said" only by one of its words.
+_LABEL_MARKS = re.compile(r"^[\W_]+|[\W_]+$")
+_LABEL_VERB = re.compile(
+    r"\s+(?:said|says|wrote|writes|asked|asks|replied|replies|answered|answers)$", re.IGNORECASE
+)
 # The labels of a chat with an assistant: the user's own turns ("User: I ran the 10K in
 # 56:10") and the assistant's, which echo the user's words (services.speakers, core.tastes).
 USER_LABELS = frozenset({"user", "human", "me"})
@@ -204,12 +211,19 @@ def _after_abbreviation(content: str, boundary: int) -> bool:
     return initial or dotted or last.casefold() in ABBREVIATIONS
 
 
+def _labelled(content: str) -> tuple[str, int] | None:
+    """The speaker's label the content opens with, and where what they say starts."""
+    label = _LABEL.match(content)
+    if not label or len(label.group(1).split()) > LABEL_MAX_WORDS:
+        return None
+    speaker = _LABEL_MARKS.sub("", _LABEL_VERB.sub("", label.group(1).strip()))
+    return (speaker, label.end()) if speaker else None
+
+
 def unlabelled(content: str) -> str:
     """The content without its speaker's label ("Kevin: …"), as `passages` cuts it."""
-    label = _LABEL.match(content)
-    if label and len(label.group(1).split()) <= LABEL_MAX_WORDS:
-        return content[label.end() :]
-    return content
+    label = _labelled(content)
+    return content if label is None else content[label[1] :]
 
 
 # What a note's first word may say of its kind: "TODO: finish the v2 schemas", "Decision: we
@@ -234,10 +248,8 @@ def without_kind_label(content: str) -> str:
 def speaker_label(content: str) -> str:
     """The speaker's label the content opens with ("Fahim Khan" of "Fahim Khan: …"), as
     `unlabelled` cuts it; "" without one."""
-    label = _LABEL.match(content)
-    if label and len(label.group(1).split()) <= LABEL_MAX_WORDS:
-        return label.group(1).strip()
-    return ""
+    label = _labelled(content)
+    return "" if label is None else label[0]
 
 
 def said_by_the_assistant(content: str) -> bool:
@@ -275,11 +287,11 @@ def passages(content: str, pieces: Pieces | None = None) -> list[str]:
     scores a low cosine. Matching the best sentence finds it (bench/retrieval.py: +0.02 R@10 on
     REALTALK); the label keeps who said it, which questions usually name.
     """
-    label = _LABEL.match(content)
+    label = _labelled(content)
     prefix = ""
-    if label and len(label.group(1).split()) <= LABEL_MAX_WORDS:
-        prefix = label.group(1).strip() + ": "
-        content = content[label.end() :]
+    if label is not None:
+        prefix = label[0] + ": "
+        content = content[label[1] :]
     cut = [w for s in statements(content) for w in _windows(s, pieces)]
     if len(cut) < 2:
         return []
