@@ -43,9 +43,7 @@ LABEL_MAX_WORDS = 3
 # ("Caroline said: …") are no part of the speaker's name: "**User**" was no user, and a query
 # naming Caroline named "Caroline said" only by one of its words.
 _LABEL_MARKS = re.compile(r"^[\W_]+|[\W_]+$")
-_LABEL_VERB = re.compile(
-    r"\s+(?:said|says|wrote|writes|asked|asks|replied|replies|answered|answers)$", re.IGNORECASE
-)
+_TOLD = frozenset("said says wrote writes asked asks replied replies answered answers".split())
 # The labels of a chat with an assistant: the user's own turns ("User: I ran the 10K in
 # 56:10") and the assistant's, which echo the user's words (services.speakers, core.tastes).
 USER_LABELS = frozenset({"user", "human", "me"})
@@ -216,8 +214,18 @@ def _labelled(content: str) -> tuple[str, int] | None:
     label = _LABEL.match(content)
     if not label or len(label.group(1).split()) > LABEL_MAX_WORDS:
         return None
-    speaker = _LABEL_MARKS.sub("", _LABEL_VERB.sub("", label.group(1).strip()))
-    return (speaker, label.end()) if speaker else None
+    return (speaker, label.end()) if (speaker := _speaker(label.group(1).strip())) else None
+
+
+def _speaker(label: str) -> str:
+    """`label` without the verb of a turn told and the marks around it (most have neither:
+    a label is read for each of a search's hundreds of memories)."""
+    words = label.split()
+    if len(words) > 1 and words[-1].casefold() in _TOLD:
+        label = label[: label.rindex(words[-1])].rstrip()
+    if label[:1].isalnum() and label[-1:].isalnum():
+        return label
+    return _LABEL_MARKS.sub("", label)
 
 
 def unlabelled(content: str) -> str:
@@ -231,8 +239,8 @@ def unlabelled(content: str) -> str:
 # asks notes to open ("Remember: …", "Important: …" were read as speakers, and grouped as one
 # chat: a probe).
 _KIND_LABEL = re.compile(
-    rf"\s*(?:{_LEAD_IN})?\W*(?:todo|fixme|note|bug|fix|decision|convention|gotcha|idea|reminder|warning|tip|task|"
-    r"goal|plan|question|update|correction|summary|status|agenda|remember|important|"
+    rf"\s*(?:{_LEAD_IN})?\W*(?:todo|fixme|note|bug|fix|decision|convention|gotcha|idea|"
+    r"reminder|warning|tip|task|goal|plan|question|update|correction|summary|status|agenda|remember|important|"
     r"critical|crucial|urgent|fyi|heads up|never forget|don'?t forget|nb|ps)s?\s*:",
     re.IGNORECASE,
 )
