@@ -83,3 +83,24 @@ def test_a_text_that_folding_shortens_does_not_shift_the_texts_after_it() -> Non
     texts = ["cafe\u0301 cafe\u0301", "I'm here today, day"]
     assert counter.counts_in(texts).tolist() == [counter.counts(t) for t in texts]
     assert counter.counts_in(texts).tolist() == [[0, 0], [1, 1]]
+
+
+def test_a_word_is_counted_where_one_starts_and_folded_letters_wherever_they_stand() -> None:
+    """A query word counts where a word starts: after punctuation, a separator, a space or the
+    start of the text, not inside another word ("platform", "2forms"). Letters outside ASCII
+    are folded wherever they stand in the texts counted together, each as the index folds it."""
+    texts = [
+        "Forms, platform; reform: form-filling FORM 2forms form2 «form» (form)_form",
+        "ΟΔΟΣ οδός ёлки Ørsted ørsteds café cafe\u0301 ﬁles files naïve NAÏVE İstanbul",
+        "form",
+    ]
+    words = ["form", "ørsted", "café", "files", "οδός", "ёлки", "naive", "istanbul"]
+    counter = PhraseCounter(words)
+    for text in texts:
+        terms = fts5_terms(text)
+        assert counter.counts(text) == [terms.count(index_term(w)) for w in words]
+    assert counter.counts_in(texts).tolist() == [
+        [6, 0, 0, 0, 0, 0, 0, 0],
+        [0, 2, 2, 1, 1, 1, 2, 1],
+        [1, 0, 0, 0, 0, 0, 0, 0],
+    ]
