@@ -73,7 +73,7 @@ def folded(text: str) -> str:
     others = low.encode("utf-8", "surrogatepass").translate(None, _ASCII_BYTES)
     for letter in set(others.decode("utf-8", "surrogatepass")):
         plain = _FOLD[ord(letter)]
-        if plain != letter:  # the table folds one letter into a letter that folds to itself
+        if plain != letter:  # what a letter folds into folds to itself: any order will do
             low = low.replace(letter, plain)
     return low
 
@@ -160,9 +160,9 @@ def _word_like(term: str) -> str:
 
 def _words_like(terms: set[str]) -> re.Pattern[str]:
     """Words that may stem to one of `terms`, or the mark between two texts, in a text whose
-    underscores are spaces (`counts_in`). Each branch starts with a letter, then looks back for
-    a letter or digit before it: a pattern whose branches all open with a literal is scanned
-    for those letters alone, where one opening with `\\b` is tried at every position
+    underscores are spaces (`counts_in`). Each branch starts with a letter, then looks back: no
+    letter or digit stands before it. A pattern whose branches all open with a literal is
+    scanned for those letters alone, where one opening with `\\b` is tried at every position
     (counting in a search's few hundred texts took 2.5 times as long)."""
     heads = sorted({h for t in terms for h in _heads(t)})
     branches = [
