@@ -110,3 +110,22 @@ def test_a_number_said_twice_is_the_same_number() -> None:
     merged = "Sam's birthday is March 14\nSam was born on March 14th"
     assert disagreement([merged, "Sam's birthday: March 14"]) is None
     assert disagreement([merged, "Sam's birthday: March 15"]) == "they hold different numbers"
+
+
+def test_the_user_named_by_a_note_is_the_user_who_says_i() -> None:
+    """An assistant's note ("User is allergic to peanuts") and the user's own words ("I am
+    allergic to peanuts") say one fact: the person a verb is said in tells nothing. What they
+    hold apart still is told."""
+    assert disagreement(["User is allergic to peanuts", "I am allergic to peanuts"]) is None
+    assert disagreement(["The user's sister lives in Lyon", "My sister lives in Lyon"]) is None
+    assert disagreement(["User has a dog named Rex", "I have a dog named Rex"]) is None
+    assert disagreement(["User is allergic to peanuts", "I am not allergic to peanuts"]) == (
+        "one says 'not' where another does not"
+    )
+    assert disagreement(["User has two cats", "I have three cats"]) == (
+        "they hold different numbers"
+    )
+    assert disagreement(["User works on Monday", "I work on Tuesday"]) == (
+        "one says 'monday' where another says 'tuesday'"
+    )
+    assert disagreement(["Users love the API", "I love the API"]) is not None  # other people

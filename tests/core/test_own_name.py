@@ -3,7 +3,13 @@ the first person."""
 
 from __future__ import annotations
 
-from engram.core.own_name import gives_the_name, in_first_person, naming_phrases, without_name
+from engram.core.own_name import (
+    gives_the_name,
+    in_first_person,
+    naming_phrases,
+    told_the_other_way,
+    without_name,
+)
 
 
 def test_the_phrases_that_give_a_name_are_read_as_the_index_reads_them() -> None:
@@ -41,3 +47,17 @@ def test_a_name_is_given_in_so_many_words() -> None:
     assert gives_the_name("I am Marco Rossi, the new PM", "Marco Rossi")
     assert not gives_the_name("I'm Marco's brother", "Marco")
     assert not gives_the_name("I'm meeting Marco later", "Marco")
+
+
+def test_a_fact_of_the_user_is_told_the_other_way() -> None:
+    """An assistant's note of the user in the first person, and the user's words as a note; the
+    grammar as it falls. Users, a user-facing API or no person at all: nothing."""
+    assert told_the_other_way("User prefers Python") == "I prefers Python"
+    assert told_the_other_way("The user's sister lives in Lyon") == "my sister lives in Lyon"
+    assert told_the_other_way("I'm allergic to peanuts") == "User is allergic to peanuts"
+    assert told_the_other_way("I’ve got two cats") == "User has got two cats"
+    assert told_the_other_way("My wife and I moved; call me") == (
+        "User's wife and User moved; call User"
+    )
+    for nobody in ("Users love it", "We use Postgres", "a user-facing API", "Iris is here"):
+        assert told_the_other_way(nobody) is None, nobody

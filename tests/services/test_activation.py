@@ -60,6 +60,24 @@ def test_analyze_message_says_what_to_save(mem: Engram) -> None:
     assert mem.analyze_message("remember: Bob moved to Berlin").entities == ["Bob", "Berlin"]
 
 
+def test_a_fact_an_assistant_noted_of_the_user_is_said_already_in_the_first_person(
+    mem: Engram,
+) -> None:
+    """An assistant notes the user's facts as "User prefers…"; the user says them as "I
+    prefer…": 0.87 alike by meaning, under the bar for a fact said already, and told apart as
+    "one says 'i' where another says 'user'", so the fact said again was a second copy to save
+    (a helper's probe). "I work as a nurse" stood at 0.67 to its note, not even reported."""
+    python = mem.save("User prefers Python over JavaScript for backend work")
+    nurse = mem.save("The user works as a nurse at St. Mary's Hospital")
+    said = mem.analyze_message("I prefer Python over JavaScript for backend work")
+    assert (said.intent, said.should_save, said.touch) == ("save", False, [python.id])
+    again = mem.save_result("I work as a nurse at St. Mary's Hospital")
+    assert nurse.id in [s.id for s in again.similar]
+    # what the note does not say is still a save
+    more = mem.analyze_message("I prefer Python over JavaScript for backend work and scripts")
+    assert (more.should_save, more.touch) == (True, [])
+
+
 def test_a_confirmation_names_the_recent_memory_it_confirms(mem: Engram) -> None:
     ts = mem.save("Uses TypeScript for every frontend project")
     porto = mem.save("Lives in Porto")

@@ -116,14 +116,23 @@ def _compared_words(content: str) -> list[str]:
     """The words of `content` as disagreements are told: lower-cased, a number apart from the
     letters beside it ("9:30am" as "9", "30", "am": a review note said "one says '30am' where
     another says '30'" of "9:30am" and "9:30 am"), a number word as its digits, a contraction
-    as its words ("I'm" as "i am") and a word hyphenated after or before a letter or two as one
-    ("e-mail" as "email"): a probe's trivial rewordings were held for review as disagreeing."""
+    as its words ("I'm" as "i am"), a word hyphenated after or before a letter or two as one
+    ("e-mail" as "email"), "user" as "i" and a verb's person as one ("am" as "is"): a probe's
+    trivial rewordings were held for review as disagreeing."""
     said = _HYPHENATED.sub(_joined, _spelled_out(content.casefold().replace("’", "'")))
+    said = _THE_USER.sub(lambda m: "my" if m[1] else "i", said)
     return [
-        _NUMBER_WORDS.get(part, part)
+        _PERSON_FORMS.get(part, _NUMBER_WORDS.get(part, part))
         for word in WORD.findall(said)
         for part in _DIGITS_OR_LETTERS.findall(word)
     ]
+
+
+# The user as an assistant's note names them is the user who speaks in the first person, and a
+# verb's person is not what a fact says: "User is allergic to peanuts" and "I am allergic to
+# peanuts" were told apart as "one says 'i' where another says 'user'" (a helper's probe).
+_THE_USER = re.compile(r"\b(?:the\s+)?user('s)?\b(?!['-])")
+_PERSON_FORMS = {"am": "is", "has": "have", "does": "do"}
 
 
 _CONTRACTED = {"m": " am", "re": " are", "ve": " have", "ll": " will"}

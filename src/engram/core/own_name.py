@@ -71,3 +71,37 @@ def in_first_person(text: str, name: str) -> str:
 def without_name(text: str, name: str) -> str:
     """`text` without `name` and its possessive: what the query is searched by as words."""
     return re.sub(_named(name) + r"(?:['’]s\b)?", " ", text, flags=re.IGNORECASE)
+
+
+# The user, as an assistant's note names them ("User prefers…", "The user's sister…").
+_THE_USER = re.compile(r"\b(?:the\s+)?user(?P<own>['’]s)?\b(?!['’-])", re.IGNORECASE)
+# The user in the first person, and what each word is with "User" in its place.
+_FIRST_PERSON = re.compile(
+    r"\b(?:i['’]m|i['’]ve|i['’]d|i['’]ll|i|me|my|mine|myself)\b(?!['’-])", re.IGNORECASE
+)
+_AS_THE_USER = {
+    "i'm": "User is",
+    "i've": "User has",
+    "i'd": "User would",
+    "i'll": "User will",
+    "i": "User",
+    "me": "User",
+    "my": "User's",
+    "mine": "User's",
+    "myself": "User",
+}
+
+
+def told_the_other_way(text: str) -> str | None:
+    """`text` as the other side would say it of the user: an assistant's note ("User prefers
+    Python", "The user's sister Ana…") in the first person ("I prefers Python", "my sister
+    Ana…"), or the user's own words ("I prefer Python", "I'm allergic to peanuts") as a note
+    ("User prefer Python", "User is allergic to peanuts"); None when it names the user neither
+    way. The grammar is left as it falls: the embedding reads past it ("User prefer Python…"
+    and "User prefers Python…" 0.97 alike, where "I prefer…" stood at 0.87 and "I work as a
+    nurse" at 0.67 to "User works as a nurse")."""
+    if _THE_USER.search(text):
+        return _THE_USER.sub(lambda m: "my" if m["own"] else "I", text)
+    if _FIRST_PERSON.search(text):
+        return _FIRST_PERSON.sub(lambda m: _AS_THE_USER[m[0].lower().replace("’", "'")], text)
+    return None
