@@ -14,6 +14,7 @@ from rapidfuzz.distance import OSA
 
 from engram.core.index_terms import index_term
 from engram.core.merge import meaningful
+from engram.core.own_name import in_the_users_words
 from engram.core.text import STOPWORDS, WORD
 
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
@@ -119,8 +120,8 @@ def _compared_words(content: str) -> list[str]:
     as its words ("I'm" as "i am"), a word hyphenated after or before a letter or two as one
     ("e-mail" as "email"), "user" as "i" and a verb's person as one ("am" as "is"): a probe's
     trivial rewordings were held for review as disagreeing."""
-    said = _HYPHENATED.sub(_joined, _spelled_out(content.casefold().replace("’", "'")))
-    said = _THE_USER.sub(lambda m: "my" if m[1] else "i", said)
+    said = in_the_users_words(content).casefold().replace("’", "'")
+    said = _HYPHENATED.sub(_joined, _spelled_out(said))
     return [
         _PERSON_FORMS.get(part, _NUMBER_WORDS.get(part, part))
         for word in WORD.findall(said)
@@ -131,7 +132,6 @@ def _compared_words(content: str) -> list[str]:
 # The user as an assistant's note names them is the user who speaks in the first person, and a
 # verb's person is not what a fact says: "User is allergic to peanuts" and "I am allergic to
 # peanuts" were told apart as "one says 'i' where another says 'user'" (a helper's probe).
-_THE_USER = re.compile(r"\b(?:the\s+)?user('s)?\b(?!['-])")
 _PERSON_FORMS = {"am": "is", "has": "have", "does": "do"}
 
 

@@ -101,7 +101,13 @@ def told_the_other_way(text: str) -> str | None:
     and "User prefers Python…" 0.97 alike, where "I prefer…" stood at 0.87 and "I work as a
     nurse" at 0.67 to "User works as a nurse")."""
     if _THE_USER.search(text):
-        return _THE_USER.sub(lambda m: "my" if m["own"] else "I", text)
+        return in_the_users_words(text)
     if _FIRST_PERSON.search(text):
         return _FIRST_PERSON.sub(lambda m: _AS_THE_USER[m[0].lower().replace("’", "'")], text)
     return None
+
+
+def in_the_users_words(text: str) -> str:
+    """`text` with the user an assistant's note names ("User", "the user's") in the first
+    person ("I", "my")."""
+    return _THE_USER.sub(lambda m: "my" if m["own"] else "I", text)
