@@ -46,3 +46,23 @@ def test_the_names_searched_for_a_kind_are_not_read_as_typos(mem: Engram) -> Non
     mem.save("We rent the flat in Porto")
     hits = mem.search("which web framework do we use")
     assert all(h.why.note is None and h.why.text == 0 for h in hits)
+
+
+def test_a_misspelled_query_is_searched_by_meaning_as_respelled(mem: Engram) -> None:
+    """By meaning, "my dauhgter's freind" was searched as typed: a chat's turns about a brother
+    came first, and the one memory of the daughter's friend, found by its words, third (a
+    helper's probe). As respelled ("my daughter's friend", the words as the store writes
+    them), it comes first."""
+    friend = mem.save("Remember: Maya's best friend is Zoe, her mom is Rachel")
+    mem.save("Daughter Maya is 7 years old and loves horses")
+    mem.save("User prefers Python over JavaScript for backend work")
+    mem.save("Brother Sam lives in Denver and works as a firefighter")
+    for turn in (
+        "User: my brother just called",
+        "Assistant: How is he doing?",
+        "User: he got engaged!! wedding will be in Denver in June",
+    ):
+        mem.save(turn, episode="chat-sam")
+    hits = mem.search("my dauhgter's freind")
+    assert hits[0].memory.id == friend.id
+    assert "'freind' as 'friend'" in (hits[0].why.note or "")

@@ -76,7 +76,7 @@ from engram.services.search_time import (
     successors_found,
 )
 from engram.services.speakers import Speakers
-from engram.services.spelling import respelling_said, with_respellings
+from engram.services.spelling import respelled_text, respelling_said, with_respellings
 from engram.storage.protocol import Filter, Stub
 
 K = TypeVar("K", bound=Hashable)
@@ -108,6 +108,8 @@ SHORT_PAIR_MIN_Z = 3.5
 # so that it still orders what meaning does not, below every match by meaning.
 WORDS_SAY_LITTLE = 0.001
 CROWD = 5  # ... and in at least this many memories
+# The best text matches whose words show how the store writes a respelled word.
+RESPELLED_READ = 10
 
 
 class SearchService:
@@ -275,6 +277,17 @@ class SearchService:
             terms += day_phrases(text, self.ctx.local_now().date())
         lexical = self.ctx.store.text_search(terms, where, pool) if terms else []
         near = by_vector.result() if by_vector is not None else NO_NEIGHBOURS
+        if spelled and by_vector is not None:
+            # Meant as respelled: "my dauhgter's freind" by meaning, as typed, put a chat's
+            # turns about a brother before the one memory of the daughter's friend, found by
+            # its words (a helper's probe); "my daughter's friend" finds it first.
+            best = [s.id for s in lexical[:RESPELLED_READ]]
+            texts = seen.texts(best)
+            respelled = respelled_text(
+                first_person or meant, spelled, (texts[i].content for i in best if i in texts)
+            )
+            if respelled is not None:
+                near = self._neighbours(respelled, where, k)
         seen.add(near.rows)  # read by the vector search: not read again below
         speakers = Speakers(self.ctx.store, text, seen.texts)
         share = settings.search_other_speakers_share

@@ -3,7 +3,8 @@ nothing where the store said "Kafka" (a probe: 10 of 25 one-word misspellings fo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 
 from engram.core.index_terms import index_term
 from engram.core.spelling import MOST_READ, SAME_START, nearest_spellings, respellable
@@ -57,3 +58,27 @@ def respelling_said(spelled: dict[str, list[str]]) -> str | None:
     return "searched " + "; ".join(
         f"{word!r} as {' or '.join(map(repr, near))}" for word, near in spelled.items()
     )
+
+
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def respelled_text(text: str, spelled: dict[str, list[str]], found: Iterable[str]) -> str | None:
+    """`text` with the words `respelled` read as others written as the store writes them: the
+    first word of the `found` texts (the best text matches, which hold the respellings) that
+    the index holds as one of a word's respellings ("dauhgter" as "daughter", "recieved" as
+    "received", not the index's stem "receiv"); for searching it by meaning. None when no word
+    of the text was found so."""
+    wanted = {term: word for word, terms in spelled.items() for term in terms}
+    written: dict[str, str] = {}
+    for content in found:
+        for token in _TOKEN.findall(content):
+            word = wanted.get(index_term(token))
+            if word is not None and word not in written:
+                written[word] = token.lower()
+        if len(written) == len(spelled):
+            break
+    if not written:
+        return None
+    typed = re.compile(r"\b(?:" + "|".join(map(re.escape, written)) + r")\b", re.IGNORECASE)
+    return typed.sub(lambda m: written[m[0].lower()], text)
