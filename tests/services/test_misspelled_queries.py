@@ -4,6 +4,7 @@ the real embedding model telling a misspelling from a word of the language."""
 from __future__ import annotations
 
 from engram import Engram
+from engram.services.spelling import respelled_text
 
 
 def test_a_misspelled_word_finds_what_the_store_spells_right(mem: Engram) -> None:
@@ -66,3 +67,15 @@ def test_a_misspelled_query_is_searched_by_meaning_as_respelled(mem: Engram) -> 
     hits = mem.search("my dauhgter's freind")
     assert hits[0].memory.id == friend.id
     assert "'freind' as 'friend'" in (hits[0].why.note or "")
+
+
+def test_a_respelled_query_takes_the_words_as_the_store_writes_them() -> None:
+    """The index holds stems ("receiv"): the query is respelled with the word of a match that
+    stems so, as written. Nothing to respell, or no match holding the word: None."""
+    found = ["Nothing here", "The parcel was Received on Monday"]
+    assert (
+        respelled_text("when was the package recieved?", {"recieved": ["receiv"]}, found)
+        == "when was the package received?"
+    )
+    assert respelled_text("when was it recieved?", {"recieved": ["receiv"]}, ["no"]) is None
+    assert respelled_text("when was it sent?", {"recieved": ["receiv"]}, found) is None

@@ -68,7 +68,7 @@ def respelled_text(text: str, spelled: dict[str, list[str]], found: Iterable[str
     first word of the `found` texts (the best text matches, which hold the respellings) that
     the index holds as one of a word's respellings ("dauhgter" as "daughter", "recieved" as
     "received", not the index's stem "receiv"); for searching it by meaning. None when no word
-    of the text was found so."""
+    of the text was found so, or the text does not hold the words respelled."""
     wanted = {term: word for word, terms in spelled.items() for term in terms}
     written: dict[str, str] = {}
     for content in found:
@@ -81,4 +81,5 @@ def respelled_text(text: str, spelled: dict[str, list[str]], found: Iterable[str
     if not written:
         return None
     typed = re.compile(r"\b(?:" + "|".join(map(re.escape, written)) + r")\b", re.IGNORECASE)
-    return typed.sub(lambda m: written[m[0].lower()], text)
+    respelled = typed.sub(lambda m: written[m[0].lower()], text)
+    return respelled if respelled != text else None
