@@ -475,6 +475,17 @@ def test_a_common_word_opening_a_note_is_no_name() -> None:
     assert extract_entities("Kafka topics are partitioned") == ["Kafka"]  # a name stays one
 
 
+def test_a_note_opening_with_one_of_the_users_people_names_the_person() -> None:
+    """ "Daughter Maya is 7…" had the entity "Daughter Maya", which no memory naming Maya
+    linked to (a helper's probe). The word of kin stays a name's where no name follows it, or
+    where it is not a word of kin there ("Cat Stevens")."""
+    assert extract_entities("Daughter Maya is 7 years old and loves horses") == ["Maya"]
+    assert extract_entities("Brother Sam lives in Denver") == ["Sam", "Denver"]
+    assert extract_entities("Friend Zoe visited. Son Leo too.") == ["Zoe", "Leo"]
+    assert extract_entities("Mom called about Sunday lunch") == ["Mom"]
+    assert extract_entities("Cat Stevens played in Toronto") == ["Cat Stevens", "Toronto"]
+
+
 def test_the_first_person_in_another_language_is_no_name() -> None:
     """A multilingual probe's notes named "Ich", "Mi" and "Je"; `analyze` then read "Ich bin
     so froh!" as a statement about a known person, to save. Names stay names ("Mia")."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from engram.core.intent_words import KIN
 from engram.core.message import masked
 
 _TOKEN = re.compile(r"[^\W_][\w.+#'’/-]*[\w+#]|[^\W_]", re.UNICODE)
@@ -123,6 +124,9 @@ _CLOCK_WORDS = frozenset(
 # A time with its half of the day run on ("5PM"; "9:30AM" is the tokens "9" and "30AM").
 _CLOCK_TIME = re.compile(r"^\d{1,2}(?:am|pm|a\.m\.|p\.m\.)$")
 # "I" and its contractions, capitalised anywhere in a sentence.
+# A note's first word naming one of the user's people, before their name ("Daughter Maya…" was
+# the entity "Daughter Maya", which no memory saying "Maya's best friend" linked to: a probe).
+_ONES_PERSON = re.compile(KIN, re.IGNORECASE)
 _I_FORMS = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
 
 # Technology names commonly written in lower case.
@@ -242,6 +246,9 @@ def _is_name(word: str, position: int, tokens: list[str]) -> bool:
         return False
     following = tokens[position + 1].casefold() if position + 1 < len(tokens) else ""
     opens = position == 0 or tokens[position - 1] == ":"
+    named_next = position + 1 < len(tokens) and tokens[position + 1][:1].isupper()
+    if opens and named_next and _ONES_PERSON.fullmatch(low):
+        return False  # "Daughter Maya is 7", "Brother Sam lives…": the name is Maya, Sam
     if opens and word.isupper() and len(word) > 5 and following == ":":
         return False  # "FEATURE: …", "BLOCKER: …": a line's label, not an acronym
     inner_caps = any(c.isupper() for c in word[1:]) and any(c.isalpha() for c in word)
