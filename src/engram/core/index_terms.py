@@ -86,7 +86,14 @@ def index_term(token: str) -> str:
 
 
 def index_terms(text: str) -> list[str]:
-    return [index_term(token) for token in _TOKEN.findall(folded(text))]
+    return [index_term(token) for token in index_tokens(text)]
+
+
+def index_tokens(text: str) -> list[str]:
+    """The words of `text` as the index splits them, folded: each is an index term once
+    stemmed (`index_term`)."""
+    tokens: list[str] = _TOKEN.findall(folded(text))
+    return tokens
 
 
 class PhraseCounter:

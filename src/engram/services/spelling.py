@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from engram.core.index_terms import index_term
+from engram.core.index_terms import index_term, index_tokens
 from engram.core.spelling import MOST_READ, SAME_START, nearest_spellings, respellable
 from engram.core.text import STOPWORDS
 from engram.services.context import Context
@@ -60,22 +60,20 @@ def respelling_said(spelled: dict[str, list[str]]) -> str | None:
     )
 
 
-_TOKEN = re.compile(r"[^\W_]+")
-
-
 def respelled_text(text: str, spelled: dict[str, list[str]], found: Iterable[str]) -> str | None:
     """`text` with the words `respelled` read as others written as the store writes them: the
-    first word of the `found` texts (the best text matches, which hold the respellings) that
-    the index holds as one of a word's respellings ("dauhgter" as "daughter", "recieved" as
-    "received", not the index's stem "receiv"); for searching it by meaning. None when no word
-    of the text was found so, or the text does not hold the words respelled."""
+    first word of the `found` texts (the best text matches, which hold the respellings), as the
+    index splits and folds it, that the index holds as one of a word's respellings ("dauhgter"
+    as "daughter", "recieved" as "received", not the index's stem "receiv"); for searching it by
+    meaning. None when no word of the text was found so, or the text does not hold the words
+    respelled."""
     wanted = {term: word for word, terms in spelled.items() for term in terms}
     written: dict[str, str] = {}
     for content in found:
-        for token in _TOKEN.findall(content):
+        for token in index_tokens(content):
             word = wanted.get(index_term(token))
             if word is not None and word not in written:
-                written[word] = token.lower()
+                written[word] = token
         if len(written) == len(spelled):
             break
     if not written:
