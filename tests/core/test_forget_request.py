@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.core.forget_request import asks_to_forget, what_to_forget
+from engram.core.forget_request import asks_to_forget, maybe_forgotten, what_to_forget
 
 
 @pytest.mark.parametrize(
@@ -60,3 +60,25 @@ def test_a_request_to_forget_names_what_it_drops(message: str, named: str) -> No
 def test_what_asks_no_memory_to_forget_is_no_request(message: str) -> None:
     assert not asks_to_forget(message)
     assert what_to_forget(message) == ""
+
+
+@pytest.mark.parametrize(
+    ("message", "thing"),
+    [
+        ("Forget the Subaru, I sold it", "the Subaru"),
+        ("Please forget about Atlas.", "Atlas"),
+        ("Can you forget the Finch job?", "the Finch job"),
+        ("Oh, and forget Dana Kim — she left", "Dana Kim"),
+        # the task's or the conversation's: the store says whether it holds the thing
+        ("Forget about the formatting, just give me the raw numbers.", "the formatting"),
+        # nothing named
+        ("Forget it", ""),
+        ("forget about it", ""),
+        ("Forget that, let's move on", ""),
+        ("I always forget semicolons", ""),
+    ],
+)
+def test_forget_before_a_thing_names_the_thing(message: str, thing: str) -> None:
+    """What "forget" asks of, for the store to judge (`maybe_forgotten`): no rule can tell the
+    Subaru the user sold from the formatting of a reply."""
+    assert maybe_forgotten(message) == thing

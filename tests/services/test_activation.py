@@ -205,6 +205,27 @@ def test_a_request_to_forget_lists_the_memories_it_names(mem: Engram) -> None:
     assert mem.analyze_message("Forget it, never mind").intent == "none"
 
 
+def test_forget_and_a_name_the_store_holds_lists_its_memory(mem: Engram) -> None:
+    """A probe: "Forget the Subaru, I sold it" was none, and the car stayed the user's. Forget
+    and a thing is a request about the memory only where the store names that thing: "Forget
+    about the formatting" is the task's."""
+    car = mem.save("Owns a 2015 Subaru Outback")
+    mem.save("Prefers the formatting of tables as Markdown")
+    mem.save("Lives in Denver")
+    mem.flush()
+    for request in ("Forget the Subaru, I sold it", "Please forget about the Subaru"):
+        found = mem.analyze_message(request)
+        assert (found.intent, found.should_save, found.forget) == ("forget", False, [car.id])
+        assert found.phrase == "the Subaru"
+    assert mem.get(car.id) is not None  # listed for the assistant to confirm, not deleted
+    for task in (
+        "Forget about the formatting, just give me the raw numbers.",
+        "Forget the Honda, I sold it",  # a name the store never heard of
+        "forget about it",
+    ):
+        assert mem.analyze_message(task).intent == "none", task
+
+
 def test_a_secret_asked_to_be_forgotten_by_its_keeping_is_listed(mem: Engram) -> None:
     """A coding assistant's probe: "Delete the webhook secret you saved." was none, and the
     secret stayed stored and searchable."""

@@ -82,3 +82,22 @@ def what_to_forget(message: str) -> str:
     if named.lower() in ("", "about") and found["thing"]:
         return found["thing"].strip()
     return "" if named.lower() == "about" else named
+
+
+# "Forget the Subaru, I sold it", "Please forget about Atlas": forget and a thing, to the end of
+# its clause. Whether that thing is kept is the store's to say: "Forget about the formatting"
+# is the task's, and a rule cannot tell the two apart (`maybe_forgotten`).
+_FORGET_A_THING = re.compile(
+    OPENERS
+    + rf"(?:{REQUEST_FRAME})?(?:forget|unlearn) (?:about )?+"
+    + r"(?P<thing>(?:(?:the|that|this) )?(?!(?:it|that|this|what|everything|all)\b)[^,.;:!?—]+)",
+    re.IGNORECASE,
+)
+
+
+def maybe_forgotten(message: str) -> str:
+    """What "forget" asks of the thing after it, when no rule reads the message as a request
+    to forget something kept: "the Subaru" of "Forget the Subaru, I sold it" (an assistant's
+    probe found it read as nothing). "" where it names no thing ("Forget it")."""
+    found = _FORGET_A_THING.search(plain(message))
+    return found["thing"].strip() if found is not None else ""
