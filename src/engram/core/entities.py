@@ -82,7 +82,16 @@ COMMON_STARTS = frozenset(
     spring holiday holidays vacation severe mild allergic chronic data project projects sprint
     release build production staging line code tests bug bugs issue issues server database
     client customer customers budget rent salary invoice favourite favorite current previous
-    former latest recent upcoming regular usual main primary""".split()
+    former latest recent upcoming regular usual main primary
+    her him his hers everyone everybody someone somebody anyone anybody nobody nothing
+    something everything anything both either neither none whoever whatever
+    ooh ouch cheers yikes phew hooray oof eek ahh ohh hm mm mmm yum bravo gosh geez jeez nah
+    nope perfect happy glad sad bad busy fine fair deal done enjoy look wait very really mostly
+    almost already about pretty gorgeous wonderful fantastic brilliant excellent sweet fun
+    funny crazy weird luckily sadly hopefully probably
+    play drink eat buy cook watch walk swim bike cycle drive wear sleep pay order pick bring
+    visit study practice practise teach travel hike climb dance sing paint draw bake grow own
+    speak attend volunteer commute host lead manage shop""".split()
 ) | frozenset(
     # ...and in the other languages notes are most often kept in, the first person and its
     # possessives ("Ich wohne in Hamburg", "Mi perro se llama Toño", "Je travaille chez
@@ -90,6 +99,19 @@ COMMON_STARTS = frozenset(
     """ich wir mein meine meinen meinem meiner unser unsere yo mi mis nuestro nuestra
     nuestros nuestras je nous mon mes notre nos""".split()
 )
+# Numbers written out, opening a sentence ("Eighteen jars!", "Forty-two!"); before a name or
+# inside a sentence they name ("Fifth Avenue", "the Twenty One Pilots").
+_NUMBER_WORDS = frozenset(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty
+    ninety hundred thousand million billion dozen second third fourth fifth sixth seventh
+    eighth ninth tenth eleventh twelfth twentieth""".split()
+)
+# A pronoun's contraction ("You'll", "We'd", "Wouldn't"): a name takes only the possessive.
+_CONTRACTED = re.compile(r"['’](?:ll|ve|d|re|m)$|n['’]t$", re.IGNORECASE)
+# Laughter and a word drawn out ("Hahaha", "Heh", "Sooo", "Yesss"): no name has a letter three
+# times running.
+_DRAWN_OUT = re.compile(r"^(?:h[ae]h?)+$|(\w)\1\1", re.IGNORECASE)
 # Words written in capitals to flag a line, not to name anything ("TODO: …", "IMPORTANT: …").
 # A capitalised common word (NOTE, NEVER, SO) is read the same way.
 _FLAGS = frozenset("todo fixme tbd asap urgent warning nb ps".split())
@@ -238,6 +260,10 @@ def _is_name(word: str, position: int, tokens: list[str]) -> bool:
         return False
     if _abbreviated_date(word, position, tokens):
         return False
+    if _CONTRACTED.search(low):
+        return False  # "You'll catch up", "Wouldn't miss it"
+    if _DRAWN_OUT.search(low) and not word.isupper():
+        return False  # "Hahaha, …", "Sooo good" (not an acronym: "WWW", "AAA")
     if word.isupper() and len(word) > 1 and (low in COMMON_STARTS or low in _FLAGS):
         return False  # "IMPORTANT:", "Do NOT deploy": emphasis, not an acronym
     if low in _CLOCK_WORDS and position > 0 and _after_a_time(tokens, position):
@@ -272,6 +298,8 @@ def _is_name(word: str, position: int, tokens: list[str]) -> bool:
         return False  # "Book a …", "Forget my …": the verb an instruction opens with
     if (low.endswith("ed") and len(low) > 4) or (low.endswith("ing") and len(low) > 5):
         return False  # "Decided …", "Fixed …", "Planning …"
+    if all(part in _NUMBER_WORDS for part in low.split("-")) and not named_next:
+        return False  # "Eighteen jars!", "Forty-two!" (not "Fifth Avenue")
     if len(low) >= 7 and low.endswith("ly") and not low.endswith(("rly", "ily")):
         # "Currently working on …", "Recently started …": an adverb (a probe's notes had
         # "Currently" among their entities); names so long end "-rly" or "-ily" (Kimberly)
