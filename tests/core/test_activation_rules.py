@@ -1276,6 +1276,14 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
     assert not replaces_a_fact("I prefer tea over coffee", 0.53, old=coffee)
     assert not replaces_a_fact("Many people now prefer tea over coffee", 0.5, old=coffee)
     assert not replaces_a_fact("Actually I prefer coffee over tea now", 0.6, old=coffee)
+    # a preference said the other way round: the user's own however said, anything else as news
+    # (a probe found neither superseded, and the old preference listed first)
+    tea = "I prefer tea over coffee"
+    assert replaces_a_fact("Actually I prefer coffee over tea these days", 0.94, old=tea)
+    assert replaces_a_fact("I prefer coffee over tea", 0.95, old=tea)
+    violin = "Mia likes the violin more than the piano"
+    assert replaces_a_fact("Mia now likes the piano more than the violin", 0.97, old=violin)
+    assert not replaces_a_fact("Mia likes the piano more than the drums", 0.8, old=violin)
     # a part of a time is no value: "end" was where the deadline already stood (an MCP probe)
     deadline = "Atlas deadline is end of Q3 2025."
     assert replaces_a_fact("Atlas deadline moved to end of Q4 2025.", similarity=0.92, old=deadline)

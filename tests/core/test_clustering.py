@@ -121,6 +121,18 @@ def test_near_exact_statements_are_kept_once_and_distinct_ones_all() -> None:
     )
 
 
+def test_a_contraction_is_the_words_it_stands_for() -> None:
+    """A probe: "I'm allergic to peanuts" merged with "I am allergic to peanuts" kept both,
+    one line under the other."""
+    assert merged_content(["I'm allergic to peanuts", "I am allergic to peanuts"]) == (
+        "I'm allergic to peanuts"
+    )
+    assert statement_key("I don't eat meat") == statement_key("I do not eat meat")
+    assert statement_key("We can't come") == statement_key("We cannot come")
+    # "'s" and "'d" stand for more than one word: kept as written
+    assert statement_key("She's left") != statement_key("She has left")
+
+
 def test_repeated_statements_in_another_order_are_another_fact() -> None:
     """Every line of the newer plan stood somewhere in the older one, so an automatic merge
     left the newer plan out: "Tuesday: pasta" was lost (audit)."""

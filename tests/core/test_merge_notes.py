@@ -129,3 +129,34 @@ def test_the_user_named_by_a_note_is_the_user_who_says_i() -> None:
         "one says 'monday' where another says 'tuesday'"
     )
     assert disagreement(["Users love the API", "I love the API"]) is not None  # other people
+
+
+def test_two_things_set_the_other_way_round_disagree_though_words_are_added() -> None:
+    """A probe: "I prefer tea over coffee" and "Actually I prefer coffee over tea these days"
+    (0.94), two flights "from Lisbon to Paris" and "from Paris to Lisbon on Friday" (0.93)
+    were merged as one fact: the added words hid the swap."""
+    turned = ["I prefer tea over coffee", "Actually I prefer coffee over tea these days"]
+    assert disagreement(turned) == "they say 'coffee' and 'tea' the other way round"
+    assert disagreement(turned, near_copies=False) is not None  # as paraphrases too
+    flights = [
+        "The flight goes from Lisbon to Paris",
+        "The flight goes from Paris to Lisbon on Friday",
+    ]
+    assert disagreement(flights) == "they say 'lisbon' and 'paris' the other way round"
+    piano = [
+        "Mia likes the violin more than the piano",
+        "Mia now likes the piano more than the violin",
+    ]
+    assert disagreement(piano) is not None
+    # the same two things around other words say the same; an added thing says more
+    moved = ["I moved from Portland to Denver", "We relocated to Denver from Portland"]
+    assert disagreement(moved, near_copies=False) is None
+    assert disagreement(["I prefer tea over coffee", "I really prefer tea over coffee"]) is None
+
+
+def test_a_word_of_three_hyphenated_parts_is_named_whole() -> None:
+    """A review note said "one says 'brother' where another says 'brotherin'" (a probe)."""
+    assert disagreement(["Tom is my brother", "Tom is my brother-in-law"]) == (
+        "one says 'brother' where another says 'brother-in-law'"
+    )
+    assert disagreement(["We use e-mail for invoices", "We use email for invoices"]) is None

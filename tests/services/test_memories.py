@@ -689,6 +689,34 @@ def test_a_correction_naming_the_week_it_replaces_is_found_first(
     assert mem.search("When is Ana visiting?")[0].memory.id == news.memory.id
 
 
+def test_a_preference_said_the_other_way_round_replaces_it_and_is_no_copy(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """A probe: "Actually I prefer coffee over tea these days" superseded nothing, "do I prefer
+    tea or coffee" listed the old preference first, and consolidation merged the two as one
+    fact without asking."""
+    old = mem.save("I prefer tea over coffee")
+    mem.save("I live in Portland")
+    clock.advance(days=2)
+    news = mem.save_result(Draft(content="Actually I prefer coffee over tea these days"))
+    assert news.supersedes == [old.id]
+    assert mem.search("do I prefer tea or coffee")[0].memory.id == news.memory.id
+    (pair,) = mem.clusters(memory_ids=[old.id, news.memory.id]).clusters
+    assert pair.action == "review"  # the newer holds: a person decides what a merge keeps
+    # two flights, saved in bulk (which supersedes nothing), are two facts, not copies
+    flights = mem.save_many(
+        [
+            Draft(content="The flight goes from Lisbon to Paris"),
+            Draft(content="The flight goes from Paris to Lisbon on Friday"),
+        ]
+    )
+    (pair,) = mem.clusters(memory_ids=[f.id for f in flights]).clusters
+    assert (pair.action, pair.note) == (
+        "review",
+        "they say 'lisbon' and 'paris' the other way round",
+    )
+
+
 def test_a_fact_said_again_after_its_correction_holds_again(mem: Engram, clock: FixedClock) -> None:
     """A CLI probe: "Lisa is vegetarian", said after "Correction: Lisa is no longer
     vegetarian", was merged into the outdated memory as a use, and search still listed the

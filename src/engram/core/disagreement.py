@@ -15,7 +15,7 @@ from rapidfuzz.distance import OSA
 from engram.core.index_terms import index_term
 from engram.core.merge import meaningful
 from engram.core.own_name import in_the_users_words
-from engram.core.text import STOPWORDS, WORD
+from engram.core.text import STOPWORDS, WORD, uncontracted
 
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 NEGATIONS = frozenset(
@@ -88,6 +88,9 @@ def disagreement(contents: Sequence[str], near_copies: bool = True) -> str | Non
         return "they hold different numbers"
     if len({tuple(sorted(ws)) for ws in words}) == 1 and len({tuple(ws) for ws in words}) > 1:
         return "they say the same words in another order"
+    swapped = _sides_swapped(words)
+    if swapped is not None:
+        return f"they say '{swapped[0]}' and '{swapped[1]}' the other way round"
     if not near_copies:
         return _sign_swapped(contents)
     return (
@@ -121,10 +124,10 @@ def _compared_words(content: str) -> list[str]:
     ("e-mail" as "email"), "user" as "i" and a verb's person as one ("am" as "is"): a probe's
     trivial rewordings were held for review as disagreeing."""
     said = in_the_users_words(content).casefold().replace("’", "'")
-    said = _HYPHENATED.sub(_joined, _spelled_out(said))
+    said = _HYPHENATED.sub(_joined, uncontracted(said))
     return [
         _PERSON_FORMS.get(part, _NUMBER_WORDS.get(part, part))
-        for word in WORD.findall(said)
+        for word in _COMPARED_WORD.findall(said)
         for part in _DIGITS_OR_LETTERS.findall(word)
     ]
 
@@ -135,23 +138,16 @@ def _compared_words(content: str) -> list[str]:
 _PERSON_FORMS = {"am": "is", "has": "have", "does": "do"}
 
 
-_CONTRACTED = {"m": " am", "re": " are", "ve": " have", "ll": " will"}
-_CONTRACTION = re.compile(r"(?<=[a-z])'(m|re|ve|ll)\b|\b([a-z]+)n't\b")
-_HYPHENATED = re.compile(r"\b([a-z]{1,2})-([a-z]+)\b|\b([a-z]+)-([a-z]{1,2})\b")
+_HYPHENATED = re.compile(
+    r"(?<![\w-])([a-z]{1,2})-([a-z]+)(?![\w-])|(?<![\w-])([a-z]+)-([a-z]{1,2})(?![\w-])"
+)
+# A word of three hyphenated parts or more is one word ("sister-in-law": a review note said
+# "one says 'brother' where another says 'brotherin'", a probe).
+_COMPARED_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+){2,}|" + WORD.pattern)
 
 
 def _joined(match: re.Match[str]) -> str:
     return "".join(part for part in match.groups() if part)
-
-
-def _spelled_out(text: str) -> str:
-    def whole(match: re.Match[str]) -> str:
-        if match.group(1):
-            return _CONTRACTED[match.group(1)]
-        verb = match.group(2)
-        return {"ca": "cannot", "wo": "will not"}.get(verb, f"{verb} not")
-
-    return _CONTRACTION.sub(whole, text)
 
 
 def _numbers(content: str, others: Sequence[list[str]] = ()) -> list[str]:
@@ -285,3 +281,56 @@ def _spelled_otherwise(a: str, b: str) -> bool:
     """One word in another spelling ("colour" and "color", "organise" and "organize"): long
     words a letter apart. Short ones a letter apart are other words ("on" and "off")."""
     return min(len(a), len(b)) >= 5 and a.isalpha() and b.isalpha() and OSA.distance(a, b) <= 1
+
+
+# Words that set two things on either side of them, each the same way round wherever it stands:
+# "tea over coffee", "the violin more than the piano", "from Lisbon to Paris". One added word
+# ("Actually I prefer coffee over tea these days", "…to Lisbon on Friday") hid the swap from
+# the same-words test above, and consolidation merged the old preference with its reversal,
+# and two flights, as one fact (a helper's probe).
+_SIDES = {
+    **dict.fromkeys(("over", "than", "vs", "versus", "rather", "instead"), "over"),
+    **dict.fromkeys(("to", "into"), "to"),
+    "from": "from",
+    "before": "before",
+    "after": "after",
+}
+# Passed over between a side's word and the word that sets it there: "likes the violin more
+# than the piano".
+_NOT_A_SIDE = STOPWORDS | frozenset("over more less better worse rather instead".split())
+# How far from that word a side's word may stand.
+SIDE_REACH = 3
+
+
+def sides_swapped(text: str, old: str) -> tuple[str, str] | None:
+    """The two words `text` sets the other way round from `old` (`_sides_swapped`), or None."""
+    return _sides_swapped([_compared_words(text), _compared_words(old)])
+
+
+def _sides_swapped(words: Sequence[list[str]]) -> tuple[str, str] | None:
+    """Two words one memory sets on either side of "over", "than", "to"…, and another the
+    other way round: ("tea", "coffee") of "I prefer tea over coffee" and "Actually I prefer
+    coffee over tea these days". Only around the same word: "moved from Portland to Denver"
+    and "relocated to Denver from Portland" say the same."""
+    sides = [_sides(ws) for ws in words]
+    for i, mine in enumerate(sides):
+        for theirs in sides[i + 1 :]:
+            for by, left, right in sorted(mine):
+                turned = (by, right, left) in theirs and (by, left, right) not in theirs
+                if left != right and turned:  # named in one order, whichever memory is first
+                    return min(left, right), max(left, right)
+    return None
+
+
+def _sides(words: list[str]) -> set[tuple[str, str, str]]:
+    """(what sets them, the word before, the word after) for each such word in `words`."""
+    found: set[tuple[str, str, str]] = set()
+    for at, word in enumerate(words):
+        by = _SIDES.get(word)
+        if by is None:
+            continue
+        before = [w for w in reversed(words[max(at - SIDE_REACH, 0) : at]) if w not in _NOT_A_SIDE]
+        after = [w for w in words[at + 1 : at + 1 + SIDE_REACH] if w not in _NOT_A_SIDE]
+        if before and after:
+            found.add((by, before[0], after[0]))
+    return found

@@ -31,7 +31,7 @@ from typing import Any
 
 from engram.core.fact_values import brought_up_to_date
 from engram.core.models import MAX_COUNT, MAX_STRENGTH, Memory, Relation, Status
-from engram.core.text import statements, tag_key
+from engram.core.text import statements, tag_key, uncontracted
 from engram.core.wording import counted
 
 STRENGTH_PER_COPY = 0.1
@@ -88,16 +88,17 @@ def statement_key(statement: str) -> str:
     that is no prose ("x != 0" is not "x = 0", "a * b" not "a / b"). Currency and mathematical
     signs are symbols: "$500" is not "€500", nor "load > 5" "load < 5". Two words or numbers
     apart are two ("1-2" is not "12", "not able" not "notable", "e-mail" not "email";
-    "well-known" is "well known", "9am" "9 am"). Case is ignored in ordinary words only: a
-    word with digits or marks inside keeps it ("sk-AbC1" is not "sk-abc1"). Canonically
-    composed first: "café" typed as one character or as "e" and a combining accent (macOS file
-    names, some keyboards) is the same word; compatibility forms stay ("10³" is not "103"). A
-    statement with neither words nor marks that count (a row of dashes) is compared by
-    everything but its spacing.
+    "well-known" is "well known", "9am" "9 am"), and a contraction is the words it stands for
+    ("I'm" is "I am", "don't" "do not": merged, both stood in one memory). Case is ignored in
+    ordinary words only: a word with digits or marks inside keeps it ("sk-AbC1" is not
+    "sk-abc1"). Canonically composed first: "café" typed as one character or as "e" and a
+    combining accent (macOS file names, some keyboards) is the same word; compatibility forms
+    stay ("10³" is not "103"). A statement with neither words nor marks that count (a row of
+    dashes) is compared by everything but its spacing.
 
     Every mark read as nothing makes two texts one: a correction saved after the text it
     corrects was merged into it as a repeat, and the correction was lost."""
-    normal = unicodedata.normalize("NFC", statement)
+    normal = uncontracted(unicodedata.normalize("NFC", statement))
     kept: list[str] = []
     gap = False
     for token in normal.split():

@@ -112,6 +112,32 @@ STOPWORDS = frozenset(
 )
 
 
+# A pronoun's or a verb's contraction, and the words it stands for: "I'm" is "I am", "don't"
+# "do not", "can't" "cannot". Not "'s" nor "'d", which stand for more than one ("is" or "has";
+# "had" or "would"), nor a possessive.
+_CONTRACTED = {"m": " am", "re": " are", "ve": " have", "ll": " will"}
+_CONTRACTION = re.compile(r"(?<=[^\W\d_])['’](m|re|ve|ll)\b|\b([^\W\d_]+)n['’]t\b", re.IGNORECASE)
+
+
+def uncontracted(text: str) -> str:
+    """`text` with its contractions written out (`_CONTRACTION`), in the case of the word
+    they end: "I'm" as "I am", "Don't" as "Do not"."""
+
+    def whole(match: re.Match[str]) -> str:
+        ending = match.group(1)
+        if ending is not None:
+            spelled = _CONTRACTED[ending.lower()]
+            return spelled.upper() if ending.isupper() else spelled
+        verb = match.group(2)  # "ca" of "can't", "wo" of "won't", kept in their case
+        if verb.lower() == "ca":
+            return verb[0] + "annot"
+        if verb.lower() == "wo":
+            return ("W" if verb[0].isupper() else "w") + "ill not"
+        return verb + " not"
+
+    return _CONTRACTION.sub(whole, text)
+
+
 def cjk_spaced(text: str) -> str:
     """`text` as the full-text index reads it: a space either side of each CJK character."""
     return _CJK_CHAR.sub(r" \g<0> ", text) if _CJK_CHAR.search(text) else text
