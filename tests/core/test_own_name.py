@@ -6,6 +6,7 @@ from __future__ import annotations
 from engram.core.own_name import (
     gives_the_name,
     in_first_person,
+    names_the_user,
     naming_phrases,
     told_the_other_way,
     without_name,
@@ -61,3 +62,14 @@ def test_a_fact_of_the_user_is_told_the_other_way() -> None:
     )
     for nobody in ("Users love it", "We use Postgres", "a user-facing API", "Iris is here"):
         assert told_the_other_way(nobody) is None, nobody
+
+
+def test_a_note_of_the_user_opens_with_them() -> None:
+    """Consolidation compares such a note in the first person (`names_the_user`)."""
+    assert names_the_user("User works as a nurse at St. Mary's")
+    assert names_the_user("The user's sister Ana lives in Montreal")
+    # a transcript's label, the user's own words, a compound, or the user named later
+    assert not names_the_user("User: I work as a nurse")
+    assert not names_the_user("I work as a nurse")
+    assert not names_the_user("user-facing errors are logged")
+    assert not names_the_user("Remind the user to stretch")

@@ -844,6 +844,25 @@ def test_a_second_run_searches_only_what_changed_and_finds_the_same(
     assert len(after.clusters) == len(first.clusters) - 1  # Alice's pair is no longer one
 
 
+def test_a_note_of_the_user_is_clustered_with_the_users_own_words(mem: Engram) -> None:
+    """A probe: "User works as a nurse at St. Mary's" and "I work as a nurse at St. Mary's",
+    0.99 alike as the save reports them, were 0.79 alike by their stored vectors, below the
+    link: consolidation never offered them, and search listed both. A note of the user is
+    compared in the first person, on a later run too, once the user has said it."""
+    note = mem.save("User works as a nurse at St. Mary's")
+    for text in UNRELATED:
+        mem.save(text)
+    mem.flush()
+    assert mem.clusters().clusters == []
+    said = mem.save("I work as a nurse at St. Mary's")  # found by the note's search again
+    mem.flush()
+    (pair,) = mem.clusters().clusters
+    assert set(pair.member_ids) == {note.id, said.id}
+    assert pair.cohesion >= 0.95 and pair.action == "merge"
+    (named,) = mem.clusters(memory_ids=[note.id, said.id]).clusters
+    assert named.cohesion == pair.cohesion
+
+
 def test_undo_refuses_to_delete_work_done_on_the_merged_memory(
     mem: Engram, clock: FixedClock
 ) -> None:

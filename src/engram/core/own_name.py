@@ -107,6 +107,16 @@ def told_the_other_way(text: str) -> str | None:
     return None
 
 
+# A note of the user: one that opens with them ("User works as a nurse", "The user's sister
+# Ana…"), not a transcript's label ("User: …").
+_NOTE_OF_THE_USER = re.compile(r"^\W*(?:the\s+)?user(?:['’]s)?\b(?![:'’-])", re.IGNORECASE)
+
+
+def names_the_user(text: str) -> bool:
+    """Whether `text` is a note of the user, as an assistant writes one (`_NOTE_OF_THE_USER`)."""
+    return _NOTE_OF_THE_USER.match(text) is not None
+
+
 def in_the_users_words(text: str) -> str:
     """`text` with the user an assistant's note names ("User", "the user's") in the first
     person ("I", "my")."""

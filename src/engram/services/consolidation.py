@@ -43,10 +43,13 @@ from engram.core.clustering import (
 )
 from engram.core.disagreement import disagreement
 from engram.core.merge import merge, merged_id, said_by_one, statement_key, version
-from engram.core.models import Memory, Relation, Status, new_id
+from engram.core.models import Memory, Status
+from engram.core.own_name import names_the_user
 from engram.errors import BusyError, ConfigError, NotFoundError, ValidationError
 from engram.services import validation as check
+from engram.services.cluster_vectors import ClusterVectors, notes_of_the_user
 from engram.services.context import Context
+from engram.services.keep_apart import mark_apart
 from engram.services.merge_apply import (
     ConflictError,
     MergeWriter,
@@ -68,12 +71,10 @@ from engram.storage.protocol import Filter
 log = logging.getLogger(__name__)
 
 PAGE = 2_000  # memories whose neighbours are asked for in one batch
-NEIGHBOURS = 10  # each memory's nearest neighbours considered for linking
 # The note of a cluster below the merge band that the rules merge: one of its memories says
 # every other whole.
 LOSSLESS = "one of them says the others whole: merged by the rules, no word is lost"
 SAME_WORDS = "the same words in the same order: one statement, merged by the rules"
-MARGIN = 0.02  # how far below the link threshold an approximate similarity is still checked
 
 
 class ConsolidationService:
@@ -86,6 +87,7 @@ class ConsolidationService:
         self._links_at: float | None = None
         self._keys: dict[str, tuple[str, str]] = {}  # id -> (version, its words), as linked
         self._writer = MergeWriter(ctx)
+        self._vectors = ClusterVectors(ctx)  # a note of the user as the user says it
 
     # -- finding clusters ---------------------------------------------------------------------
 
@@ -102,7 +104,8 @@ class ConsolidationService:
             all_found(ids, found)
             only_active(found.values())  # as a merge refuses them: no cluster it could not merge
             self.ctx.vectors_ready()
-            vectors = self.ctx.store.get_vectors(list(found), model)
+            told = notes_of_the_user({i: m.content for i, m in found.items()})
+            vectors = self._vectors.vectors(model, list(found), told, found)
             pairs = all_pairs(vectors)
             considered = len(found)
         repeats: dict[str, str] = {}  # id -> its words, of memories saying the same as others
@@ -171,6 +174,7 @@ class ConsolidationService:
         after: str | None = None
         new_links: dict[str, tuple[str, list[tuple[str, float]]]] = {}
         keys: dict[str, tuple[str, str]] = {}  # id -> (version, its words)
+        told: dict[str, str] = {}  # the notes of the user (`ClusterVectors`)
         while True:
             page = store.page_texts(after, PAGE)
             if not page:
@@ -188,14 +192,19 @@ class ConsolidationService:
                     current[ident],
                     said[1] if said and said[0] == current[ident] else statement_key(content),
                 )  # read again only when it changed
+                if names_the_user(content):
+                    told[ident] = content
                 known = cache.get(ident)
-                if known is not None and known[0] == current[ident]:
+                # a note of the user is searched again: a memory saying it in the first person
+                # finds no link to its stored vector
+                if known is not None and known[0] == current[ident] and ident not in told:
                     new_links[ident] = known
                 else:
                     todo.append(ident)
             fresh.update(todo)
             if todo:
-                for ident, hits in self._search_links(model, todo, active, link).items():
+                found_links = self._vectors.links(model, todo, active, link, told, current)
+                for ident, hits in found_links.items():
                     new_links[ident] = (current[ident], hits)
         pairs: list[tuple[str, str, float]] = []
         for ident, (_, hits) in new_links.items():
@@ -207,36 +216,9 @@ class ConsolidationService:
                     pairs.append((ident, other, cos))
         self._links, self._links_at, self._keys = new_links, link, keys
         members = sorted({x for a, b, _ in pairs for x in (a, b)})
-        linked = store.get_vectors(members, model) if members else {}
+        linked = self._vectors.vectors(model, members, told, current) if members else {}
         repeats = repeated({i: key for i, (_, key) in keys.items()})
         return [p for p in pairs if p[0] in linked and p[1] in linked], linked, considered, repeats
-
-    def _search_links(
-        self, model: str, ids: list[str], active: Filter, link: float
-    ) -> dict[str, list[tuple[str, float]]]:
-        """For each of `ids`, the active memories at least `link` similar (exact cosine) among
-        its nearest neighbours in the index."""
-        store = self.ctx.store
-        found = store.get_vectors(ids, model)
-        near = store.vector_neighbours(found, active, NEIGHBOURS)
-        # The index's similarities may be approximate: anything close is checked exactly.
-        wanted = {o for hits in near.values() for o, cos in hits if cos >= link - MARGIN}
-        others = store.get_vectors(sorted(wanted - set(found)), model) if wanted else {}
-        out: dict[str, list[tuple[str, float]]] = {}
-        for ident, hits in near.items():
-            kept = []
-            for other, cos in hits:
-                if cos < link - MARGIN:
-                    continue
-                vector = found.get(other)
-                vector = others.get(other) if vector is None else vector
-                if vector is None:
-                    continue
-                exact = float(found[ident] @ vector)
-                if exact >= link - ROUNDING:
-                    kept.append((other, exact))
-            out[ident] = kept
-        return out
 
     def _view(self, cluster: Cluster) -> ClusterView:
         preview = None
@@ -470,7 +452,8 @@ class ConsolidationService:
         value, weakest = 0.0, 0.0
         if (embedder := self.ctx.semantic) is not None:
             self.ctx.vectors_ready()
-            vectors = self.ctx.store.get_vectors(list(members), embedder.model_id)
+            told = notes_of_the_user({i: m.content for i, m in members.items()})
+            vectors = self._vectors.vectors(embedder.model_id, list(members), told, members)
             stacked = np.stack(list(vectors.values())) if len(vectors) >= 2 else None
             if stacked is not None:
                 value, weakest = cohesion(stacked), weakest_link(stacked)
@@ -558,20 +541,7 @@ class ConsolidationService:
             named = self._named_clusters(cluster_ids or [], similarity_threshold)
             groups = [view.member_ids for view in named]
         members = sorted({m for g in groups for m in g})
-        marked = self._kept_apart(members)
-        now = self.ctx.now()
-        added = 0
-        for group in groups:
-            for i, a in enumerate(group):
-                for b in group[i + 1 :]:
-                    if frozenset((a, b)) in marked:
-                        continue
-                    relation = Relation(
-                        id=new_id(), from_id=a, to_id=b, type="distinct_from", created_at=now
-                    )
-                    self.ctx.store.add_relation(relation)
-                    marked.add(frozenset((a, b)))
-                    added += 1
+        added = mark_apart(self.ctx, groups, self._kept_apart(members))
         pairs = sum(len(g) * (len(g) - 1) // 2 for g in groups)
         return KeepApartResult(memory_ids=members, marked=added, already=pairs - added)
 
