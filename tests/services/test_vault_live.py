@@ -227,8 +227,9 @@ def test_a_promoted_memory_named_for_a_merge_is_refused_with_the_reason(
     other = mem.save("Likes aisle seats on short flights")
     with pytest.raises(
         ValidationError,
-        match=r"is promoted \(its note in the vault names it\): only active memories are merged",
-    ):  # it said "is promoted" and no more (probe)
+        match=r"is promoted \(its note in the vault names it\): only active memories are merged; "
+        r"to keep one copy, update the promoted memory to say what the others add, and delete",
+    ):  # it said "is promoted" and no more (probe), then nothing of what to do (a later probe)
         mem.consolidate(mode="apply", memory_ids=[promoted.id, other.id])
 
 

@@ -234,8 +234,17 @@ def only_active(memories: Iterable[Memory]) -> None:
     for m in memories:
         if m.status != Status.ACTIVE:
             held = " (its note in the vault names it)" if m.status == Status.PROMOTED else ""
+            # a paraphrase of a promoted fact stayed beside it, with no word of what to do (a
+            # probe)
+            way = (
+                "; to keep one copy, update the promoted memory to say what the others add, "
+                "and delete them"
+                if m.status == Status.PROMOTED
+                else ""
+            )
             raise ValidationError(
-                "memory_ids", f"{m.id} is {m.status.value}{held}: only active memories are merged"
+                "memory_ids",
+                f"{m.id} is {m.status.value}{held}: only active memories are merged{way}",
             )
 
 
