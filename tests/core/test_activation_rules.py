@@ -1284,6 +1284,12 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
     violin = "Mia likes the violin more than the piano"
     assert replaces_a_fact("Mia now likes the piano more than the violin", 0.97, old=violin)
     assert not replaces_a_fact("Mia likes the piano more than the drums", 0.8, old=violin)
+    # the user's preference, one thing for another, as news; not a liking, which may hold for
+    # both, nor a preference with more than one thing changed
+    seats = "I prefer window seats on flights"
+    assert replaces_a_fact("I prefer aisle seats on flights now", 0.79, old=seats)
+    assert not replaces_a_fact("I like techno now", 0.75, old="I like jazz")
+    assert not replaces_a_fact("I prefer coffee in the evening now", 0.7, old="I prefer tea")
     # a part of a time is no value: "end" was where the deadline already stood (an MCP probe)
     deadline = "Atlas deadline is end of Q3 2025."
     assert replaces_a_fact("Atlas deadline moved to end of Q4 2025.", similarity=0.92, old=deadline)
