@@ -744,6 +744,21 @@ def test_a_review_band_cluster_merges_in_the_callers_words(mem: Engram) -> None:
     assert all(m.status == Status.ACTIVE for m in mem.get_many(ids))
 
 
+def test_the_names_of_a_merge_in_the_callers_words_follow_its_text(mem: Engram) -> None:
+    """A probe: merged as "Sam is allergic to peanuts", the memory kept the entity EpiPen its
+    text no longer said, and did not name Sam. Names follow the text, as an update's do; a
+    name the caller gave that no text yields stays."""
+    a = mem.save("I'm allergic to peanuts", entities=["Allergies"])
+    b = mem.save("User has a peanut allergy, carries an EpiPen")
+    text = "Sam is allergic to peanuts"
+    preview = mem.consolidate(auto_detect=False, memory_ids=[a.id, b.id], merged_content=text)
+    assert preview.clusters[0].merged_preview is not None
+    (done,) = mem.consolidate(mode="apply", memory_ids=[a.id, b.id], merged_content=text).merged
+    assert sorted(done.merged.entities) == ["Allergies", "Sam"]
+    stored = mem.get(done.merged.id)
+    assert stored is not None and sorted(stored.entities) == ["Allergies", "Sam"]
+
+
 def test_a_merge_waits_its_turn_behind_another_clients(mem: Engram, store_url: str) -> None:
     """One merge at a time per store: while another client holds the lock, the cluster is
     skipped with the reason and nothing is written (tests/test_concurrency.py races two

@@ -28,6 +28,7 @@ from engram.core.models import Memory, Relation, Schedule, Status, new_id
 from engram.errors import NotFoundError, StoreError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
+from engram.services.enrichment import reenriched
 from engram.services.results import ClusterView, MergeDone
 from engram.storage.protocol import Store
 
@@ -137,13 +138,19 @@ class MergeWriter:
     def stored_form(self, view: ClusterView, merged: Memory, content: str | None) -> Memory:
         """The merged memory as it would be stored (archived until the swap), its limits
         checked: ValidationError names the one it passes."""
+        entities = merged.entities
+        if content is not None and self.ctx.settings.enrich_on_save:
+            # The names follow the caller's text, as an update's do: a merge written as "Sam is
+            # allergic to peanuts" kept "EpiPen", which its text no longer said, and did not
+            # name Sam (a probe).
+            entities = tuple(reenriched(entities, merged.content, content))
         merged = merged.model_copy(
             update={
                 "content": check.content(content or merged.content, "merged content"),
                 # The union of the originals' labels may pass a limit none of them did: the
                 # cluster is then skipped with the reason, never stored beyond the limit.
                 "tags": check.tags(merged.tags, "merged tags"),
-                "entities": check.entities(merged.entities, "merged entities"),
+                "entities": check.entities(entities, "merged entities"),
                 "status": Status.ARCHIVED,
             }
         )
