@@ -1088,6 +1088,20 @@ def test_a_run_with_nothing_to_merge_points_to_the_clusters_left_for_review(db: 
     assert refused.exit_code == 1 and "Error: --memory: name at least two" in refused.stderr
 
 
+def test_a_cluster_kept_apart_shows_its_members_to_name(db: Path) -> None:
+    """A probe: a `keep` row showed id, size, cohesion and action, and nothing of what it
+    grouped; its members were found only with --json."""
+    hiked = json.loads(ok(run(db, "--json", "save", "We hiked in the Alps last summer")).stdout)
+    skied = json.loads(
+        ok(run(db, "--json", "save", "Skiing in the Alps is my favourite winter trip")).stdout
+    )
+    (cluster,) = run_json(db, "consolidate", "clusters", "--threshold", "0.4")["clusters"]
+    assert cluster["action"] == "keep"
+    assert sorted(cluster["member_ids"]) == sorted([hiked["id"], skied["id"]])
+    listed = " ".join(ok(run(db, "consolidate", "clusters", "--threshold", "0.4")).stdout.split())
+    assert "members: " + ", ".join(i[:8] for i in cluster["member_ids"]) in listed
+
+
 def test_clusters_show_their_notes_and_a_merge_its_every_line(db: Path) -> None:
     """The clusters table hid why a cluster waits for review (Monday against Friday), showed
     a merged text's first line alone, and "apply: 1 cluster" titled an apply that merged

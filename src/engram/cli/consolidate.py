@@ -350,14 +350,18 @@ def _table(title: str, views: list[ClusterView]) -> Table:
     table.add_column("cohesion", justify="right")
     table.add_column("action")
     table.add_column("merged content")
+    short = short_ids([i for view in views for i in view.member_ids])
     for view in views:
         merged = view.merged_preview
+        # a cluster kept apart has no merged text: its members, to name them (`--memory`),
+        # where the row said nothing of what it grouped (a probe)
+        members = "members: " + ", ".join(short[i] for i in view.member_ids)
         table.add_row(
             view.id,
             str(len(view.member_ids)),
             fmt_score(view.cohesion),
             view.action,
-            _merged_text(merged.content) if merged is not None else "",
+            _merged_text(merged.content) if merged is not None else plain(members),
         )
     return table
 
