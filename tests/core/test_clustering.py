@@ -131,6 +131,11 @@ def test_a_contraction_is_the_words_it_stands_for() -> None:
     assert statement_key("We can't come") == statement_key("We cannot come")
     # "'s" and "'d" stand for more than one word: kept as written
     assert statement_key("She's left") != statement_key("She has left")
+    # typed without the apostrophe, as chat types them; not where that is another word
+    assert statement_key("Im allergic to peanuts!!") == statement_key("I am allergic to peanuts")
+    assert statement_key("I dont eat meat") == statement_key("I do not eat meat")
+    assert statement_key("I wont go") != statement_key("I will not go")  # a habit, "wont"
+    assert statement_key("Send me an IM") == "send me an im"  # in capitals, an abbreviation
 
 
 def test_repeated_statements_in_another_order_are_another_fact() -> None:

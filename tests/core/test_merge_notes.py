@@ -160,3 +160,13 @@ def test_a_word_of_three_hyphenated_parts_is_named_whole() -> None:
         "one says 'brother' where another says 'brother-in-law'"
     )
     assert disagreement(["We use e-mail for invoices", "We use email for invoices"]) is None
+
+
+def test_a_contraction_typed_without_its_apostrophe_is_the_same_words() -> None:
+    """A probe: "I'm", "I am" and "Im allergic to peanuts!!" went to review as "one says 'i'
+    where another says 'im'"."""
+    allergic = ["I'm allergic to peanuts", "I am allergic to peanuts", "Im allergic to peanuts!!"]
+    assert disagreement(allergic) is None
+    assert (
+        disagreement(["I dont eat meat", "I eat meat"]) == "one says 'not' where another does not"
+    )

@@ -120,8 +120,8 @@ _CONTRACTION = re.compile(r"(?<=[^\W\d_])['â€™](m|re|ve|ll)\b|\b([^\W\d_]+)n['â€
 
 
 def uncontracted(text: str) -> str:
-    """`text` with its contractions written out (`_CONTRACTION`), in the case of the word
-    they end: "I'm" as "I am", "Don't" as "Do not"."""
+    """`text` with its contractions written out (`_CONTRACTION`, `_UNMARKED`), in the case of
+    the word they end: "I'm" as "I am", "Don't" and "Dont" as "Do not"."""
 
     def whole(match: re.Match[str]) -> str:
         ending = match.group(1)
@@ -135,7 +135,30 @@ def uncontracted(text: str) -> str:
             return ("W" if verb[0].isupper() else "w") + "ill not"
         return verb + " not"
 
-    return _CONTRACTION.sub(whole, text)
+    return _UNMARKED_CONTRACTION.sub(_unmarked_whole, _CONTRACTION.sub(whole, text))
+
+
+# The same typed without the apostrophe, as chat types them ("Im allergic", "dont"): only
+# those that are no other word ("wont", "cant", "ill", "id", "were", "its" are).
+_UNMARKED = {
+    "im": "I am",
+    "ive": "I have",
+    "youre": "you are",
+    "theyre": "they are",
+    **{
+        f"{verb}nt": f"{verb} not"
+        for verb in ("do does did is was are were have has had could would should".split())
+    },
+}
+_UNMARKED_CONTRACTION = re.compile(r"\b(?:" + "|".join(_UNMARKED) + r")\b", re.IGNORECASE)
+
+
+def _unmarked_whole(match: re.Match[str]) -> str:
+    word = match.group()
+    if word.isupper():  # "IM": an instant message, an abbreviation
+        return word
+    spelled = _UNMARKED[word.lower()]
+    return spelled[0].upper() + spelled[1:] if word[0].isupper() else spelled
 
 
 def cjk_spaced(text: str) -> str:
