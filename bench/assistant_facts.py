@@ -3,6 +3,7 @@
 
     python bench/assistant_facts.py
     python bench/assistant_facts.py --set search_context_weight=0   # any setting
+    python bench/assistant_facts.py --notes --first-person   # "User …" notes, "my …" queries
 
 The conversational sets (bench/retrieval.py) save every turn of a chat; an assistant over MCP
 saves short facts in the third person instead ("Allergic to shellfish", "Prefers pytest over
@@ -14,12 +15,17 @@ one `Engram.search(query, limit=10)`. Prints, per query type, R@1/R@5/R@10 (the 
 query's gold facts in the top k) and MRR for Engram with its defaults (or `--set` overrides)
 and for BM25 alone on the same stores; how many of the questions about nothing stored find
 nothing; and how often the current fact ranks above the outdated ones it replaced.
+
+`--notes` rewrites the facts that open with what the user does or is as notes naming them
+("User works as…"), as many assistants write them; `--first-person` asks each query in the
+user's own words ("where does I live now"), as `analyze_for_recall` passes a user's message on.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from collections import defaultdict
@@ -31,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engram import Draft, Engram, FixedClock
+from engram.core.own_name import in_the_users_words
 from retrieval import BM25_ONLY, parse_settings
 
 DATA = Path(__file__).resolve().parent / "data" / "assistant_facts.json"
@@ -114,13 +121,55 @@ def table(ours: dict[str, Any], bm25: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# A fact that opens with what the user does or is, as a note opening with "User" says it.
+_OF_THE_USER = re.compile(
+    r"^(?:(?P<verb>(?:works|prefers|lives|uses|has|writes|runs|drinks|plays|loves|likes|hates"
+    r"|wants|needs|takes|goes|is|was|commutes|speaks|reads|watches|trains|owns|drives|moved"
+    r"|switched|started|got|began))|(?P<state>allergic|vegetarian|vegan|learning|training))\b",
+    re.IGNORECASE,
+)
+
+
+def as_notes_of_the_user(users: list[dict[str, Any]]) -> None:
+    """Each fact opening with what the user does or is written as a note naming them ("Works
+    as a backend engineer…" as "User works as a backend engineer…", "Allergic to shellfish" as
+    "User is allergic to shellfish"), as many assistants write them."""
+    for user in users:
+        for fact in user["memories"]:
+            said = _OF_THE_USER.match(fact["text"])
+            if said is not None:
+                lead = "User is " if said["state"] else "User "
+                fact["text"] = lead + fact["text"][0].lower() + fact["text"][1:]
+
+
+def asked_by_the_user(users: list[dict[str, Any]]) -> None:
+    """Each query in the user's own words ("where does the user live now" as "where does I
+    live now", "this person" as "me"): what `analyze_for_recall` gives from the user's
+    message."""
+    for user in users:
+        for query in user["queries"]:
+            said = in_the_users_words(query["query"])
+            said = re.sub(r"\bthis person\b", "me", said)
+            query["query"] = re.sub(r"\bthe family\b", "my family", said)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument(
+        "--notes", action="store_true", help='facts written as notes opening with "User"'
+    )
+    parser.add_argument(
+        "--first-person", action="store_true", help="queries asked in the user's own words"
+    )
     args = parser.parse_args()
     settings = parse_settings(args.set)
     users = json.loads(args.data.read_text())["users"]
+    if args.notes:
+        as_notes_of_the_user(users)
+    if args.first_person:
+        asked_by_the_user(users)
     queries = [q for u in users for q in u["queries"]]
     ours: dict[str, list[str]] = {}
     bm25: dict[str, list[str]] = {}

@@ -307,6 +307,26 @@ def test_an_edit_right_after_a_save_keeps_the_vector_of_the_new_text(mem: Engram
     assert mem.search(PARAPHRASE) == []
 
 
+def test_a_note_of_the_user_is_found_by_the_users_own_words(mem: Engram) -> None:
+    """An assistant notes "User works as a nurse…"; the user asks "what does my job involve?"
+    (as `analyze_for_recall` passes it on), which stood at 0.24 to the note, under the floor:
+    nothing was found. A note of the user has a further vector, its words in the first
+    person (0.39), stored last."""
+    note = mem.save("User works as a nurse at St. Mary's hospital")
+    for text in ("The Lisbon office Wi-Fi is slow", "Atlas deploys go out on Tuesdays"):
+        mem.save(text)
+    said = mem.save("I moved to Portland in May")
+    mem.flush()
+    (hit, *_) = mem.search("what does my job involve")
+    assert hit.memory.id == note.id
+    ctx = mem.app.context
+    assert ctx.embedder is not None
+    rows = ctx.store.get_vectors([note.id, said.id], ctx.embedder.model_id, passages=True)
+    first_person = ctx.embedder.embed_batch(["I works as a nurse at St. Mary's hospital"])[0]
+    assert len(rows[note.id]) == 2 and float(rows[note.id][-1] @ first_person) > 0.999
+    assert len(rows[said.id]) == 1  # the user's own words need no other
+
+
 def test_vector_neighbours_answer_many_memories_at_once(mem: Engram) -> None:
     """The store's batch neighbour search (clustering's): nearest others passing the filter."""
     from engram.core.models import Status

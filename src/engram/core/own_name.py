@@ -117,6 +117,13 @@ def names_the_user(text: str) -> bool:
     return _NOTE_OF_THE_USER.match(text) is not None
 
 
+def as_the_user_says_it(text: str) -> list[str]:
+    """A note of the user in the first person, as a further text to embed ("User works as a
+    nurse" as "I works as a nurse"), or none: a question in the user's words ("what does my job
+    involve?") stands at 0.24 to the note and at 0.39 to that form (all-MiniLM-L6-v2)."""
+    return [in_the_users_words(text)] if names_the_user(text) else []
+
+
 def in_the_users_words(text: str) -> str:
     """`text` with the user an assistant's note names ("User", "the user's") in the first
     person ("I", "my")."""

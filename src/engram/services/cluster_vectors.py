@@ -6,8 +6,8 @@ nurse at St. Mary's". The save reports the two 0.99 alike (it embeds the other s
 `save_report.near`), but their stored vectors are only 0.70–0.80 alike, below the link of a
 cluster: consolidation never offered to merge them, and search listed both (a helper's probe).
 So a note naming the user in the third person is clustered by the vector of its words in the
-first person (`core.own_name.in_the_users_words`), embedded as stored vectors are and kept for
-the life of the service.
+first person (`core.own_name.in_the_users_words`): the row a save stores for it, or embedded
+here for a note saved before there was one, and kept for the life of the service.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from engram.core.clustering import ROUNDING
 from engram.core.own_name import in_the_users_words, names_the_user
+from engram.core.text import passages
 from engram.services.context import Context
 from engram.storage.protocol import Filter
 
@@ -46,7 +47,7 @@ class ClusterVectors:
         """The stored vectors of `ids`, a note of the user's in its first-person form. `told`:
         the notes of the user known so far (id -> content), added to; `seen`: the other ids
         whose content is known not to name the user. The content of any other is read."""
-        return self.in_the_users_words(self._stored(model, ids, told, seen), told)
+        return self.in_the_users_words(model, self._stored(model, ids, told, seen), told)
 
     def _stored(
         self, model: str, ids: Sequence[str], told: dict[str, str], seen: Container[str]
@@ -74,7 +75,7 @@ class ClusterVectors:
         there ("The user is (not) allergic to peanuts", 0.96; their first-person forms 0.95,
         while each stands at 0.81 to the other's stored vector)."""
         stored = self._stored(model, ids, told, seen)
-        found = self.in_the_users_words(stored, told)
+        found = self.in_the_users_words(model, stored, told)
         store = self.ctx.store
         near = store.vector_neighbours(found, active, NEIGHBOURS)
         notes = {i: stored[i] for i in stored if i in told}
@@ -102,14 +103,22 @@ class ClusterVectors:
         return out
 
     def in_the_users_words(
-        self, found: dict[str, Vector], told: Mapping[str, str]
+        self, model: str, found: dict[str, Vector], told: Mapping[str, str]
     ) -> dict[str, Vector]:
-        """`found` with the vector of each note in `told` in its first-person form."""
+        """`found` with the vector of each note in `told` in its first-person form: the row a
+        save stores last for it (`Context.embed_and_store`), embedded here for a note saved
+        before there was one."""
         embedder = self.ctx.semantic
         notes = [i for i in found if i in told]
         if embedder is None or not notes:
             return found
-        wanted = list(dict.fromkeys(told[i] for i in notes if told[i] not in self._said))
+        missing = [i for i in notes if told[i] not in self._said]
+        rows = self.ctx.store.get_vectors(missing, model, passages=True) if missing else {}
+        for ident, matrix in rows.items():
+            content = told[ident]
+            if len(matrix) == 2 + len(passages(content, embedder.pieces)):
+                self._said[content] = matrix[-1]
+        wanted = list(dict.fromkeys(told[i] for i in missing if told[i] not in self._said))
         if wanted:
             said = embedder.embed_batch([in_the_users_words(content) for content in wanted])
             for content, vector in zip(wanted, said, strict=True):

@@ -20,6 +20,7 @@ from engram.config import Settings
 from engram.core.languages import language_of
 from engram.core.meaning import UNKNOWN_WORDS_MIN_COSINE, Calibration
 from engram.core.models import Memory, Schedule, Status
+from engram.core.own_name import as_the_user_says_it
 from engram.core.reinforce import Reinforcement
 from engram.core.scoring import (
     Policy,
@@ -278,13 +279,17 @@ class Context:
         return self.embed_and_store([(m.id, m.content) for m in memories if m.id not in have])
 
     def embed_and_store(self, items: Sequence[tuple[str, str]]) -> int:
-        """Compute and store vectors for (memory id, text) pairs — the whole text and each of
-        its passages, in one batch; 0 without an embedder. A whole text embedded a moment ago
+        """Compute and store vectors for (memory id, text) pairs — the whole text, each of its
+        passages and, for a note of the user, its words in the first person (last), in one
+        batch; 0 without an embedder. A whole text embedded a moment ago
         (a save that looked for similar memories) is taken from the cache, not embedded twice."""
         embedder = self.semantic
         if embedder is None or not items:
             return 0
-        pieces = [[text, *passages(text, embedder.pieces)] for _, text in items]
+        pieces = [
+            [text, *passages(text, embedder.pieces), *as_the_user_says_it(text)]
+            for _, text in items
+        ]
         known = {text: v for text, v in ((t, self._cached(t)) for _, t in items) if v is not None}
         wanted = list(dict.fromkeys(p for group in pieces for p in group if p not in known))
         computed = embedder.embed_batch(wanted) if wanted else None
