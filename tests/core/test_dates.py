@@ -156,6 +156,27 @@ def test_a_question_of_the_past_names_the_days_of_a_month_or_of_a_part_of_it() -
     assert span("What did I do in may?") is None  # "may" as a word, not a month
 
 
+def test_this_week_is_the_calendar_week_of_today() -> None:
+    """A probe asked on a Monday "Any appointments coming up for me this week?" and got the
+    seven days after: today left out, next Monday in."""
+    monday = date(2026, 12, 7)
+    week = [monday + timedelta(days=i) for i in range(7)]
+    assert list(named_days("Any appointments coming up for me this week?", monday)) == week
+    friday = date(2026, 12, 11)
+    assert list(named_days("anything planned this week?", friday)) == week[4:]
+    assert list(named_days("what did I cook this week", friday)) == week[:5]
+    assert list(named_days("plans for this weekend?", monday)) == week[5:]
+
+
+def test_a_month_a_plan_is_for_names_no_days_gone() -> None:
+    """ "Did I ever tell you where we're going in October?" in December named every day of the
+    October gone, though the trip is to come (a probe)."""
+    december = date(2026, 12, 7)
+    assert named_days("Did I ever tell you where we're going in October?", december) == ()
+    assert named_days("where are we going in October?", december) == ()
+    assert named_days("what was going on in October?", december)[0] == date(2026, 10, 1)
+
+
 def test_a_date_that_reads_two_ways_names_both_days() -> None:
     assert named_days("on 02.01.2024", TODAY) == (date(2024, 1, 2), date(2024, 2, 1))
     assert named_days("on 01/13/2024", TODAY) == (date(2024, 1, 13),)  # no 13th month

@@ -69,7 +69,9 @@ _WEEKDAY = re.compile(r"\b(last|on)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
 # "what did we eat on Friday?" is about the last. Read only where a day is named.
 _AHEAD = re.compile(
     r"\b(?:will|won'?t|going to|gonna|planned|plans?|scheduled|booked|upcoming|coming up|"
-    r"happening|what'?s on|what is on|anything on|do (?:i|we) have|due)\b",
+    r"happening|what'?s on|what is on|anything on|do (?:i|we) have|due"
+    # "where we're going in October", "are we going": not "was going", "what went on"
+    r"|(?:'re|'m|are|am)\s+going|are\s+(?:we|you|they)\s+going)\b",
     re.I,
 )
 # Not "today": a query says it of the present ("I got a perfect score today!") far more often
@@ -89,6 +91,10 @@ _TOMORROW = re.compile(
     re.I,
 )
 _NEXT_WEEK = re.compile(r"\bnext\s+(week(?:end)?)\b", re.I)
+# The calendar week of today, or its weekend: "Any appointments coming up for me this week?"
+# (asked on a Monday, it named the seven days after, today left out and next Monday in: a
+# probe).
+_THIS_WEEK = re.compile(r"\bthis\s+(week(?:end)?)\b", re.I)
 _UPCOMING = re.compile(r"\b(?:coming up|upcoming)\b", re.I)
 _A_MONTH = re.compile(rf"\b{_MONTH}(?![a-z])", re.I)
 # A day of the month alone: "what's happening on the 20th?" (not "the 10th of February", a
@@ -147,10 +153,13 @@ _PARTS = {
 
 
 def _month_asked(text: str, today: date) -> list[date]:
-    """The days of a month, or of a part of it, that a question of the past (`_PAST_ASKED`)
-    names: the last such month so far, or the one of the year given. "May" and "March" only
+    """The days of a month, or of a part of it, that a question of the past (`_PAST_ASKED`,
+    not one that `looks_ahead`) names: the last such month so far, or the one of the year
+    given. "May" and "March" only
     written with a capital ("what did I do in may" may be asking what one may do)."""
-    if _PAST_ASKED.search(text) is None:
+    if _PAST_ASKED.search(text) is None or looks_ahead(text):
+        # "Did I ever tell you where we're going in October?": the trip is to come, and the
+        # October gone named every day of it (a probe)
         return []
     days: list[date] = []
     # "in early June last year": the year before this one, whatever the month
@@ -342,6 +351,12 @@ def relative_days(text: str, today: date, weeks: bool = True) -> list[date]:
             monday = today + timedelta(days=7 - today.weekday())
             first = 5 if unit.lower() == "weekend" else 0
             days += [monday + timedelta(days=i) for i in range(first, 7)]
+        for unit in _THIS_WEEK.findall(text) if weeks else ():
+            monday = today - timedelta(days=today.weekday())
+            first = 5 if unit.lower() == "weekend" else 0
+            week = [monday + timedelta(days=i) for i in range(first, 7)]
+            # what is to come from today, what was so far up to it
+            days += [d for d in week if (d >= today if ahead else d <= today)] or week
         for number in _ORDINAL_DAY.findall(text):
             days += _day_of_the_month(int(number), today, ahead)
         # "Anything coming up?": the week ahead; not "What's coming up in June?"
