@@ -464,6 +464,22 @@ def test_an_adverb_opening_a_sentence_is_no_name() -> None:
         assert extract_entities(f"{name} is my sister.") == [name]
 
 
+def test_a_chat_lead_in_or_tail_hides_no_fact() -> None:
+    """A blind probe: "I'm Tomas btw" and "Guess what? We sold the house! …" were none, though
+    "I'm Tomas" and "We sold the house!" alone are saves."""
+    for message in (
+        "I'm Tomas btw",
+        "i hate cilantro fyi",
+        "Guess what? We sold the house! moving to an apartment downtown next month",
+        "Quick thing: we adopted a rabbit named Clover",
+    ):
+        assert classify(message).intent == "save", message
+    assert classify("what's my wife's name btw?").intent == "recall"
+    # a lead-in that asks, and a chat word alone, say nothing to keep
+    assert classify("Guess what I did today?").intent == "none"
+    assert classify("lol").intent == "none"
+
+
 def test_a_chat_turns_opening_word_is_no_name() -> None:
     """Over the 22,849 texts under bench/data, the opening words of chat turns were 763 of
     their entities: "Ha", "Her", "You'll", "Perfect", "Eighteen", "Drinks"… Each linked

@@ -32,6 +32,15 @@ from engram.core.forget_request import asks_to_forget, maybe_forgotten, what_to_
         ("Delete the webhook secret you saved.", "webhook secret"),
         ("Forget the webhook secret I just gave you, I don't want that stored.", "webhook secret"),
         ("Remove the Stripe webhook secret from your memory.", "the Stripe webhook secret"),
+        # what is kept no longer, a request framed as a permission, and a clause saying why
+        # (a blind probe's misses)
+        (
+            "I don't want you to remember my mortgage stuff anymore, please delete it",
+            "my mortgage stuff",
+        ),
+        ("no need to keep my old address any longer", "my old address"),
+        ("don't remember that anymore", ""),
+        ("you can forget my gym membership, I cancelled it", "my gym membership"),
     ],
 )
 def test_a_request_to_forget_names_what_it_drops(message: str, named: str) -> None:
@@ -55,6 +64,9 @@ def test_a_request_to_forget_names_what_it_drops(message: str, named: str) -> No
         # the user's own forgetting, and a request to keep
         "I always forget semicolons",
         "Don't forget: the demo moved to Thursday",
+        # the user's own forgetting, or what they no longer do
+        "I don't remember my password anymore",
+        "I don't keep my keys in the car anymore",
     ],
 )
 def test_what_asks_no_memory_to_forget_is_no_request(message: str) -> None:

@@ -217,6 +217,8 @@ def test_forget_and_a_name_the_store_holds_lists_its_memory(mem: Engram) -> None
         found = mem.analyze_message(request)
         assert (found.intent, found.should_save, found.forget) == ("forget", False, [car.id])
         assert found.phrase == "the Subaru"
+    # typed in lower case, the name a memory holds as an entity (a blind probe's "mazda")
+    assert mem.analyze_message("forget the subaru, we got rid of it").forget == [car.id]
     assert mem.get(car.id) is not None  # listed for the assistant to confirm, not deleted
     for task in (
         "Forget about the formatting, just give me the raw numbers.",
@@ -224,6 +226,24 @@ def test_forget_and_a_name_the_store_holds_lists_its_memory(mem: Engram) -> None
         "forget about it",
     ):
         assert mem.analyze_message(task).intent == "none", task
+
+
+def test_what_is_kept_no_longer_is_a_request_to_forget_it(mem: Engram) -> None:
+    """A blind probe: "I don't want you to remember my mortgage stuff anymore, please delete
+    it" was read as a refusal to save (none, 0.99), and the mortgage stayed; "you can forget
+    my gym membership" was none."""
+    mortgage = mem.save("My mortgage is with Chase at 6.1%, renews in 2028")
+    gym = mem.save("I have a gym membership at Crunch, $40 a month")
+    mem.save("I'm allergic to penicillin")
+    mem.flush()
+    said = "I don't want you to remember my mortgage stuff anymore, please delete it"
+    found = mem.analyze_message(said)
+    assert (found.intent, found.forget) == ("forget", [mortgage.id])
+    found = mem.analyze_message("you can forget my gym membership, I cancelled it")
+    assert (found.intent, found.forget) == ("forget", [gym.id])
+    # what the user no longer does, and a refusal of what is said now, ask nothing of it
+    assert mem.analyze_message("I don't remember my password anymore").intent != "forget"
+    assert mem.analyze_message("Don't save this: my PIN is 4471").intent == "none"
 
 
 def test_a_secret_asked_to_be_forgotten_by_its_keeping_is_listed(mem: Engram) -> None:

@@ -37,20 +37,40 @@ _KEPT = (
 # the old config file"), so they ask of the memory only with what was told or kept, or "from
 # your memory".
 _DROP = r"(?:forget|erase|delete|remove|drop|wipe|clear|unlearn|purge|discard)"
+# What is kept no longer: "I don't want you to remember my mortgage stuff anymore", "no need
+# to keep my old address any longer", "stop remembering my ex's number" (a blind probe read the
+# first as a refusal to save, and the mortgage stayed). A refusal ("don't save this") is of
+# what is said now; "anymore" says it was kept.
+NO_LONGER_KEPT = (
+    r"(?:\b(?:don'?t|do not) (?:want|need) you to|\b(?:you )?(?:no longer|don'?t|do not) need to"
+    # asked of the assistant at a clause's start ("don't remember that anymore"; not "I don't
+    # remember my password anymore", the user's own forgetting)
+    r"|\bno need to|(?:^|(?<=[,.;:!?] ))(?:please )?(?:don'?t|do not))"
+    r" (?:remember|keep|store|save|hold on to) (?P<kept>[^.!?]*?) "
+    r"(?:anymore|any more|any longer)\b"
+)
 FORGET_REQUEST = (
     OPENERS
     + rf"(?:{REQUEST_FRAME})?"
     + rf"(?:{_DROP} (?:about )?(?:{_WHAT_WAS_TOLD}|{_KEPT}|{_TOLD_THING}|everything about)"
     + rf"|{_DROP} (?P<named>(?:my|our|the) [^.!?]*?) from (?:your |the )?memory\b"
     + r"|stop remembering\b"
+    + rf"|.*?{NO_LONGER_KEPT}"
     # "forget that I work at St. Mary's", "forget about my old address", "forget my address":
     # forget alone, before what it drops (not "forget it", "forget that, …", nor "forget
     # about the formatting", which is the task's)
     + r"|(?:forget|unlearn) (?:that (?=[\w'])|about (?=(?:my|our|what) )|(?=(?:my|our) [\w'])))"
 )
 _ASKED = re.compile(FORGET_REQUEST, re.IGNORECASE)
+# What names nothing but what was just said ("don't remember that anymore").
+_WHAT_WAS_JUST_SAID = frozenset("this that it these those them".split())
 # What follows the request before the topic: "about", "on", "regarding".
 _LEAD_IN = re.compile(r"^\s*(?:about|on|regarding|concerning|of)\s+", re.IGNORECASE)
+# A clause after what is named, saying why: ", I sold it", " - we got rid of it", "; it's gone".
+_WHY_CLAUSE = re.compile(
+    r"\s*[,;—–-]\s*(?=(?:i|we|he|she|they|it|it's|that's|because|since|as|so)\b)",
+    re.IGNORECASE,
+)
 _AFTERWORDS = re.compile(
     r"(?:[,;.!]?\s*(?:please|pls|thanks|thank you|ok|okay|for me|from (?:your )?memory))*\W*$",
     re.IGNORECASE,
@@ -72,11 +92,15 @@ def what_to_forget(message: str) -> str:
         return ""
     if found["named"]:  # "Delete my wife's birthday from your memory"
         return found["named"]
+    if found["kept"]:  # "I don't want you to remember my mortgage stuff anymore"
+        return "" if found["kept"].lower() in _WHAT_WAS_JUST_SAID else found["kept"]
     # what it drops is named in the sentence that asks (as `statements` cuts it: "St. Mary's"
     # is one)
     rest = next(iter(statements(said[found.end() :])), "")
     # ", I don't want that stored": a clause of its own, naming nothing more
     rest = "" if rest.lstrip()[:1] in (",", ";", ":", "—", "-") else rest
+    # "my gym membership, I cancelled it": the clause after it says why, and names nothing
+    rest = _WHY_CLAUSE.split(rest, maxsplit=1)[0]
     named = _AFTERWORDS.sub("", _LEAD_IN.sub("", rest)).strip()
     # "the dentist appointment I told you about": the thing itself, where nothing follows
     if named.lower() in ("", "about") and found["thing"]:

@@ -23,6 +23,7 @@ from engram.core.message import (
     masked,
     plain,
     readable,
+    without_tail,
 )
 from engram.core.questions import (
     ASKED_TO_SAVE,
@@ -58,7 +59,7 @@ def _classify(message: str, *, confirming: bool) -> Analysis:
     spaced = " ".join(message.split())
     # The phrase is cut from `spaced`: the user's apostrophes. Links are masked before any
     # rule reads the text: "https://dana.dev/about?x=1" asks nothing.
-    text = asked(masked(plain(message)))
+    text = asked(without_tail(masked(plain(message))))
     best: tuple[float, Rule, re.Match[str]] | None = None
     other: tuple[float, Rule, re.Match[str]] | None = None  # the best that is not a save
     tags: list[str] = []

@@ -5,7 +5,7 @@ how the rules stay linear (`engram.core.intent_rule`, `bench/activation_speed.py
 
 from __future__ import annotations
 
-from engram.core.forget_request import FORGET_REQUEST
+from engram.core.forget_request import FORGET_REQUEST, NO_LONGER_KEPT
 from engram.core.intent_rule import IN_ONE_SENTENCE, Rule, rule, until
 from engram.core.intent_words import (
     CONDITION,
@@ -47,6 +47,9 @@ _HOW_I_AM = (
 )
 
 RULES: tuple[Rule, ...] = (
+    # forget: what is kept, no longer ("I don't want you to remember my mortgage stuff
+    # anymore, please delete it"): said as a refusal, but of what was kept before
+    rule("forget", NO_LONGER_KEPT, 0.995),
     # none: the user says not to keep it, wherever in the message (`engram.core.refusal`).
     # "Don't save this: my SSN is …" matched "save this", and "Remember that I'm vegan, but
     # don't save my address: 12 Elm St" matched "remember that": each secret was saved.

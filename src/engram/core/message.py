@@ -16,6 +16,9 @@ OPENING_WORDS = (
     # a correction's apology before what it corrects: "Sorry, Anna's birthday is May 5", "No,
     # that's wrong: …", "Oops, I got it wrong: …" were none (a helper's probe)
     r"|(?:sorry|oops|my bad|my mistake|wait)\W+"
+    # a chat's lead-in before the news: "Guess what? We sold the house!", "Quick thing: Lucas
+    # is allergic to tree nuts" were none (a blind probe)
+    r"|(?:guess what|quick thing|quick one|fun fact|heads up|random thought)\s*[?:!,—–-]\W*"
     r"|(?:no\W+)?(?:that's (?:wrong|not right)|i got (?:it|that) wrong|i was wrong)\s*[:!,—–-]\W*)*"
 )
 OPENERS = "^" + OPENING_WORDS
@@ -27,6 +30,8 @@ REQUEST_FRAME = (
     r"(?:you(?: should| must| need to| have to| might want to| may want to|'ll want to"
     r"| will want to)|i(?: want|'d like| would like| need) you to|(?:please )?make sure (?:to|you)"
     r"|be sure to"
+    # "you can forget the gym membership" (a blind probe's, read as nothing)
+    r"|you can|you may|feel free to"
     r"|try to|(?:can|could|would|will) you)(?: please)? "
 )
 
@@ -113,6 +118,21 @@ _ASKS_AT_END = re.compile(
     r"\bany (?:tips|ideas?|idea why|suggestions|advice|thoughts|recommendations)\W*$",
     re.IGNORECASE,
 )
+
+
+# What a chat message may end with that says nothing of it: "I'm Tomas btw", "I hate cilantro
+# fyi", "…lol" (a blind probe's "I'm Tomas btw" was none, "I'm Tomas" a save).
+_TAIL = re.compile(
+    r"(?:[\s,;.!—–-]+(?:btw|by the way|fyi|lol|haha+|lmao|tbh|just so you know|for the record))+"
+    r"\s*([.!?]*)\s*$",
+    re.IGNORECASE,
+)
+
+
+def without_tail(text: str) -> str:
+    """`text` without the chat words it ends with (`_TAIL`), its closing mark kept: what is
+    left stands where it stood, so a position in it is one in `text`."""
+    return _TAIL.sub(r"\1", text)
 
 
 def asked(text: str) -> str:

@@ -121,4 +121,9 @@ def statement_about(text: str, name: str) -> str | None:
 
 def _a_short_statement(text: str) -> bool:
     words = len(text.split())
-    return MIN_WORDS <= words <= MAX_WORDS and "?" not in text and not _NOT_PROSE.search(text)
+    # what opens it asks nothing: "Guess what? We sold the house!" (a blind probe's)
+    said = _OPENING.sub("", text, count=1)
+    return MIN_WORDS <= words <= MAX_WORDS and "?" not in said and not _NOT_PROSE.search(text)
+
+
+_OPENING = re.compile(OPENERS, re.IGNORECASE)

@@ -71,6 +71,8 @@ FORGET_MIN_RANK = 0.7
 # "Forget the Subaru": forget and a name the store holds, without the words of a request about
 # what was told or kept ("Forget what I said about the Subaru" is sure, 0.92).
 FORGET_NAMED_CONFIDENCE = 0.8
+# At most this many words name a thing kept ("the mazda", "the old lake house").
+FORGET_NAME_WORDS = 3
 # The nearest memories a confirmation is compared with when none was shown.
 CONFIRMED_READ = 5
 # A question of at most this many words, its words looked for among its best text matches.
@@ -251,7 +253,7 @@ class ActivationService:
         if found.intent != "none" or found.phrase is not None:
             return found
         dropped = maybe_forgotten(text)
-        if dropped and self._known_names(names_in(dropped)):
+        if dropped and (self._known_names(names_in(dropped)) or self._names_kept(dropped)):
             # "Forget the Subaru, I sold it": a thing the store names, to drop ("Forget
             # about the formatting" names none, and is the task's)
             return Analysis("forget", FORGET_NAMED_CONFIDENCE, dropped, about=dropped)
@@ -364,6 +366,20 @@ class ActivationService:
             if self.ctx.store.text_search([found.group()], Filter(), 1):  # as words in a row
                 return found.group()
         return None
+
+    def _names_kept(self, thing: str) -> bool:
+        """Whether the words of `thing` are a name a stored memory holds as an entity, however
+        the message writes it: "Forget the mazda, we got rid of it" (a blind probe, typed
+        lower case) names the Mazda of "We have a 2019 Mazda CX-5"; "the formatting" of a
+        reply is no entity."""
+        words = [w for w in query_terms(thing) if w not in STOPWORDS]
+        if not words or len(words) > FORGET_NAME_WORDS:
+            return False
+        found = self.ctx.store.get_many(
+            [s.id for s in self.ctx.store.text_search(words, Filter(), FORGET_CANDIDATES)]
+        )
+        held = {t for m in found for e in m.entities for t in query_terms(e)}
+        return all(w in held for w in words)
 
     def _known_names(self, names: Sequence[str]) -> list[str]:
         """The names every word of which some memory holds (its text or its entities), in
