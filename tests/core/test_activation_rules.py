@@ -480,6 +480,33 @@ def test_a_chat_lead_in_or_tail_hides_no_fact() -> None:
     assert classify("lol").intent == "none"
 
 
+@pytest.mark.parametrize(
+    ("message", "intent"),
+    [
+        # the user's lapse of memory asks for what was kept (it was a save of the lapse)
+        ("i was trying to remember my dentists name", "recall"),
+        ("I can't remember who my manager is", "recall"),
+        ("I forgot, which language am I learning on duolingo?", "recall"),
+        ("Can you pull up everything you know about my mom?", "recall"),
+        ("I can't remember my password, how do I reset it on Gmail?", "none"),  # help asked
+        ("I forgot my umbrella at the office", "none"),
+        # a confirmation said short
+        ("still allergic to penicillin, nothing's changed there", "reinforce"),
+        ("still no pork for me", "reinforce"),
+        ("yes that's the one, Casa Lupita", "reinforce"),
+        # an instruction about the work at hand is no standing rule; a project's is
+        ("Don't add comments to this function, just give me the code", "none"),
+        ("don't mention the budget in this email", "none"),
+        ("Don't use semicolons in this repo", "save"),
+        ("Don't use semicolons in my code", "save"),
+    ],
+)
+def test_what_a_blind_probe_misread(message: str, intent: str) -> None:
+    """Of 150 messages a helper wrote blind to the rules, these were read wrong (see
+    docs/activation.md)."""
+    assert classify(message).intent == intent
+
+
 def test_a_chat_turns_opening_word_is_no_name() -> None:
     """Over the 22,849 texts under bench/data, the opening words of chat turns were 763 of
     their entities: "Ha", "Her", "You'll", "Perfect", "Eighteen", "Drinks"… Each linked

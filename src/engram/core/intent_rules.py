@@ -46,6 +46,15 @@ _HOW_I_AM = (
     r"not|just|also|still|always|never|almost|finally|hungry|exhausted|lost|confused|serious)"
 )
 
+# Help asked for after a lapse ("I can't remember my password, how do I reset it?"): the
+# question is the message's, not what was kept.
+_NO_HELP = r"(?![^?]*\b(?:how (?:do|can|should|would|to)|what (?:should|can|do) (?:i|we)))"
+# The work at hand, named in an instruction about it.
+_AT_HAND = (
+    r"\b(?:th(?:is|ese) (?!(?:project|repo|repository|codebase|code ?base|team|company|app|"
+    r"service|monorepo)\b)[\w'-]+|here\b|right now\b|for now\b|yet\b|this time\b|just give me\b)"
+)
+
 RULES: tuple[Rule, ...] = (
     # forget: what is kept, no longer ("I don't want you to remember my mortgage stuff
     # anymore, please delete it"): said as a refusal, but of what was kept before
@@ -92,6 +101,27 @@ RULES: tuple[Rule, ...] = (
         0.9,
     ),
     rule("recall", r"\b(?:what (?:do|did) you|tell me what you) (?:know|remember) about\b", 0.9),
+    # "Can you pull up everything you know about my mom?" (a blind probe's, read as nothing)
+    rule(
+        "recall",
+        r"\b(?:everything|anything|all) (?:you (?:know|have|remember|'ve got|have got)|"
+        r"we (?:talked|said) about)(?: (?:about|on|of) |\?|\s*$)",
+        0.9,
+    ),
+    # the user's own lapse of memory: "i was trying to remember my dentists name" was a save
+    # (0.95, of "remember my") and "I can't recall who…" nothing (a blind probe); not "I
+    # forgot my umbrella", a fact
+    rule(
+        "recall",
+        OPENERS + r"(?:i|we)(?:'m| am| was| were)? (?:(?:just )?trying to|can'?t|cannot|"
+        r"couldn'?t|don'?t|do not) (?:remember|recall)\b(?! (?:to|that|this)\b)"
+        + _NO_HELP
+        + r"|"
+        + OPENERS
+        + r"(?:i|we) (?:forget|forgot) (?:what|where|who|when|which|how|the "
+        r"name)\b" + _NO_HELP,
+        0.96,
+    ),
     rule("recall", until(r"\b(?:what|which|where|when|how|who)\b", "[^.!]", SAID), 0.9),
     rule(
         "recall",
@@ -287,10 +317,14 @@ RULES: tuple[Rule, ...] = (
     ),
     rule("reinforce", r"\bstill (?:true|valid|accurate|the case|holds|the plan|correct)\b", 0.9),
     rule("reinforce", r"^\W*still holds\b|\bthat'?s still\b", 0.9),
-    rule("reinforce", r"\bnothing(?: has)? changed\b|\bhasn'?t changed\b|\bsame as before\b", 0.9),
     rule(
         "reinforce",
-        r"^\W*(?:yes|yep|yup|yeah)\b[,.!\s]*(?:that'?s (?:right|correct|it)|exactly)\b",
+        r"\bnothing(?:'s| has)? changed\b|\bhasn'?t changed\b|\bsame as before\b",
+        0.9,
+    ),
+    rule(
+        "reinforce",
+        r"^\W*(?:yes|yep|yup|yeah)\b[,.!\s]*(?:that'?s (?:right|correct|it|the one)|exactly)\b",
         0.85,
     ),
     rule(
@@ -310,7 +344,12 @@ RULES: tuple[Rule, ...] = (
         0.8,
     ),
     rule("reinforce", rf"^\W*(?:yes|yep|yup|still)\b[^?]*(?:{_STILL_SO}|\b(?:it is|same)\b)", 0.8),
-    rule("reinforce", r"^\W*still (?:prefer|using|on|in|at|like|love|work|live)\b", 0.8),
+    rule(
+        "reinforce",
+        r"^\W*still (?:prefer|using|on|in|at|like|love|work|live|allergic|vegan|vegetarian|"
+        r"married|taking|eating|drinking|driving|no [\w'-]+ for me)\b",
+        0.8,
+    ),
     # save: something to keep
     rule(
         "save",
@@ -378,6 +417,10 @@ RULES: tuple[Rule, ...] = (
         "save",
         r"^\W*(?:please )?(?:don'?t|do not)(?: ever)? (?:use|add|write|put|suggest|recommend|"
         r"include|mention|format|call me|ask me)\b"
+        # not of the work at hand: "Don't add comments to this function, just give me the
+        # code", "don't mention the budget in this email" (a blind probe's saves); a project's
+        # rule stands ("Don't use semicolons in this repo")
+        rf"(?![^.!?]*{_AT_HAND})"
         # "Stop suggesting JavaScript solutions" says the same (probe)
         r"|^\W*(?:please )?stop (?:using|adding|writing|putting|suggesting|recommending|"
         r"including|mentioning|formatting|calling me|asking me)\b",

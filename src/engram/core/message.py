@@ -19,6 +19,8 @@ OPENING_WORDS = (
     # a chat's lead-in before the news: "Guess what? We sold the house!", "Quick thing: Lucas
     # is allergic to tree nuts" were none (a blind probe)
     r"|(?:guess what|quick thing|quick one|fun fact|heads up|random thought)\s*[?:!,—–-]\W*"
+    # the user's lapse before the question it asks: "I forgot, which language am I learning?"
+    r"|(?:i forgot|i forget|i can'?t remember)\s*[,:—–-]\W*"
     r"|(?:no\W+)?(?:that's (?:wrong|not right)|i got (?:it|that) wrong|i was wrong)\s*[:!,—–-]\W*)*"
 )
 OPENERS = "^" + OPENING_WORDS

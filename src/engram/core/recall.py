@@ -34,6 +34,14 @@ _RECALL_LEAD = re.compile(
     r"(?:summari[sz]e|list|recap|go over|tell me) (?:everything|all|what) (?:i|we)(?:'ve| have)? "
     r"(?:told you|said|shared|mentioned)(?: about| on| regarding)?|"
     r"any idea|"
+    # the user's lapse of memory: "i was trying to remember my dentists name", "I forgot,
+    # which language…", "pull up everything you know about my mom" (a blind probe)
+    r"(?:i|we)(?:'m| am| was| were)? (?:(?:just )?trying to|can'?t|cannot|couldn'?t|don'?t|"
+    r"do not) (?:remember|recall)|(?:i|we) (?:forget|forgot)(?=\W+(?:what|where|who|when|"
+    r"which|how|the name)\b)|"
+    r"(?:(?:can|could|would|will) you )?(?:please )?(?:pull up|bring up|dig up|show me|give me)"
+    r" (?:everything|anything|all|what) you (?:know|have|remember|'ve got|have got)"
+    r"(?: about| on| of)?|"
     # a task that needs what was told before ("Book a table at my favorite restaurant")
     r"(?:(?:can|could|would|will) you )?(?:please )?"
     r"(?:book|order|buy|get me|find|play|put on|send|reserve|cook|make|call|text|"
