@@ -499,6 +499,10 @@ def test_a_chat_lead_in_or_tail_hides_no_fact() -> None:
         ("don't mention the budget in this email", "none"),
         ("Don't use semicolons in this repo", "save"),
         ("Don't use semicolons in my code", "save"),
+        # the moment: stepping away, mending what was just said; a plan stays one
+        ("I'm heading out for lunch, back in an hour", "none"),
+        ("sorry, I meant the other file", "none"),
+        ("I'm heading out to Denver next week for a conference", "save"),
     ],
 )
 def test_what_a_blind_probe_misread(message: str, intent: str) -> None:

@@ -77,6 +77,20 @@ RULES: tuple[Rule, ...] = (
         r"(?:what|that|it|this|everything|all)\b",
         0.92,
     ),
+    # none: the moment, not a fact: stepping away ("I'm heading out for lunch, back in an
+    # hour", "brb") and mending what was just said ("sorry, I meant the other file"): a blind
+    # probe found both saves at 0.60. Below every request.
+    rule(
+        "none",
+        OPENERS + r"(?:i'?m|i am) (?:heading|stepping|popping|running|going) (?:out|off|away)\b"
+        r"(?!\s+to\b)"
+        r"|" + OPENERS + r"(?:i'?m|i am) (?:going|off) to (?:grab|get) (?:a |some )?(?:coffee|"
+        r"lunch|food|a bite|tea|a snack)\b"
+        r"|\b(?:brb|be right back|back in (?:a|an|\d+) (?:sec|second|min|minute|hour|bit)s?)\b"
+        r"|" + OPENERS + r"(?:i'?m )?(?:off for the (?:day|night)|logging off|signing off)\b"
+        r"|" + OPENERS + r"i meant\b(?! to\b)",
+        0.7,
+    ),
     # recall: "Remember what I told you about Sarah?", "You remember my dog, right?": a
     # question about the past, not a request to keep what follows (which "remember" is).
     rule(
