@@ -782,6 +782,30 @@ def test_the_small_talk_a_message_opens_with_is_not_saved_with_the_fact(
     assert memory_content(message) == kept
 
 
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [
+        ("i hate cilantro fyi", "i hate cilantro"),
+        ("I'm Tomas btw!", "I'm Tomas"),
+        ("Remember that I'm vegan please", "I'm vegan"),
+        ("Remember: my PIN is 1234, thanks!", "my PIN is 1234"),
+        (
+            "Elena is lactose intolerant, so keep that in mind when I plan dinners",
+            "Elena is lactose intolerant",
+        ),
+        # a please or thanks that is part of what is said stays
+        ("Say please and thank you", "Say please and thank you"),
+        ("My cat is named Please", "My cat is named Please"),
+    ],
+)
+def test_the_chat_words_and_the_request_a_fact_ends_with_are_not_saved(
+    message: str, kept: str
+) -> None:
+    """A blind probe's saves kept "fyi", "please" and "so keep that in mind when I plan
+    dinners"."""
+    assert memory_content(message) == kept
+
+
 def test_an_interjection_or_an_order_opening_a_message_names_no_one() -> None:
     """An MCP probe's saves named "Ugh", "Anyway" and "Delete"."""
     assert extract_entities("Ugh what a day. My landlord is Mr. Okafor") == ["Mr. Okafor"]

@@ -15,6 +15,7 @@ from engram.core.message import (
     SAVE_THIS,
     flattened,
     readable,
+    without_tail,
 )
 from engram.core.text import statements
 
@@ -58,6 +59,8 @@ _TRAILING_REQUEST = re.compile(
     r"[.!?,;:—–-]\s*(?:(?:and|so|please|pls|oh|just)\W+)*"
     r"(?:(?:remember|note|save|store|(?:don'?t|do not|never) forget) (?:that|this|it)(?: down)?"
     r"|keep (?:that|this|it) in mind|(?:write|jot) (?:that|this|it) down)"
+    # "…, so keep that in mind when I plan dinners" (a blind probe's save kept the request)
+    r"(?:\s+(?:when|for|if|while|whenever|next time)\b[^.!?]*)?"
     r"(?:\W+(?:for me|for later|please|pls|thanks|thank you|ok|okay))*\W*$",
     re.IGNORECASE,
 )
@@ -79,6 +82,12 @@ _ASKED_AS_QUESTION = re.compile(r"^\W*(?:can|could|would|will) you\b", re.IGNORE
 # What a cut leaves at the end of the kept text: "I'm vegan," of "I'm vegan, please remember
 # that" (a sentence's own full stop stays).
 _LEFT_AT_THE_END = " \t\n\r\f\v,;:—–-"
+# A please or thanks a fact ends with, before its last mark.
+_COURTESY = re.compile(
+    r"(?:\s*,\s*(?:please|pls|plz|thanks|thank you|ty)"
+    r"|(?<!\bnamed)(?<!\bcalled)(?<!\bsay)(?<!\band)(?<!\bor)\s+(?:please|pls|plz))(?=[.!]*$)",
+    re.IGNORECASE,
+)
 
 
 def memory_content(message: str) -> str:
@@ -95,6 +104,9 @@ def memory_content(message: str) -> str:
     trailing = _TRAILING_REQUEST.search(flat, start)
     if trailing is not None:
         end = trailing.start() + (1 if trailing.group()[0] in ".!?" else 0)
+    # the chat words it ends with, and a please or thanks: "i hate cilantro fyi", "I'm vegan
+    # please" (of "Remember that I'm vegan please")
+    end = min(end, len(_COURTESY.sub("", without_tail(flat[:end]))))
     if lead and _ASKED_AS_QUESTION.match(flat) and flat[start:end].endswith("?"):
         end -= 1  # "can you remember that I'm vegan?": the fact
     if end <= start or _NOTHING_SAID.match(flat, start, end):
