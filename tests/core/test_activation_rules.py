@@ -699,6 +699,16 @@ def test_importance_is_bounded_and_explained() -> None:
     assert importance(shouting)[0] == MAX_STRENGTH
 
 
+def test_a_day_that_comes_back_every_year_makes_a_memory_stronger() -> None:
+    """A probe: a wife's birthday and a wedding anniversary were due for gc on day 49, with
+    "I had pasta for lunch today"."""
+    strength, why = importance("My wife's birthday is September 3")
+    assert strength == pytest.approx(1.2) and why == ["a yearly date ('birthday', +0.2)"]
+    assert importance("Our wedding anniversary is October 12")[0] == pytest.approx(1.2)
+    assert importance("I had pasta for lunch today") == (1.0, [])
+    assert importance("Is it your birthday?") == (1.0, [])  # asked
+
+
 def test_a_condition_and_what_treats_it_make_a_memory_stronger() -> None:
     """An MCP probe: the asthma fact had no strength for it and was on gc's list by day 50."""
     strength, why = importance("User has mild asthma and carries a salbutamol inhaler")

@@ -54,6 +54,16 @@ IMPORTANCE: tuple[tuple[re.Pattern[str], float, str, bool], ...] = (
         "health",
         True,
     ),
+    # A day that comes back every year: "My wife's birthday is September 3" and "Our wedding
+    # anniversary is October 12" were due for gc on day 49, with "I had pasta for lunch today"
+    # (a helper's probe); now with the allergy, on day 59, and gc's dry run names them
+    # important.
+    (
+        re.compile(r"\b(?:birthdays?|bday|anniversary|anniversaries)\b", re.I),
+        0.2,
+        "a yearly date",
+        True,
+    ),
     # not a greeting's ("Hi! Quick intro: …" was +0.1 for the "Hi!", a probe)
     (
         re.compile(r"(?<!\bhi)(?<!\bhey)(?<!\bhello)(?<!\bthanks)(?<!\boh)(?<!\bwow)!", re.I),
