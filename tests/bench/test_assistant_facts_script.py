@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.support import run_script
@@ -51,3 +53,51 @@ def test_the_benchmark_scores_each_query_type(tmp_path: Path) -> None:
     assert re.search(r"nothing found: Engram [01] of 1, BM25 [01] of 1", run.stdout)
     assert re.search(r"outdated ones: Engram [01] of 1, BM25 [01] of 1", run.stdout)
     assert not list(tmp_path.rglob("*.db"))  # its stores are removed
+
+
+def test_facts_are_written_as_notes_and_queries_asked_in_the_users_words(tmp_path: Path) -> None:
+    """`--notes` and `--first-person`: the same set, as assistants write notes ("User works
+    as…") and as users ask ("where does I live now")."""
+    data = tmp_path / "facts.json"
+    user = {
+        "user": "u",
+        "memories": [
+            {"id": "f1", "text": "Allergic to shellfish", "days_ago": 3.0, "episode": "s1"},
+            {"id": "f2", "text": "Works as a nurse", "days_ago": 2.0, "episode": "s1"},
+            {"id": "f3", "text": "Project Atlas ships in May", "days_ago": 1.0, "episode": "s1"},
+        ],
+        "queries": [
+            {
+                "qid": "q1",
+                "query": "where does the user work",
+                "type": "paraphrase",
+                "gold": ["f2"],
+            },
+        ],
+    }
+    data.write_text(json.dumps({"users": [user]}))
+    shown = tmp_path / "shown.json"
+    script = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); import assistant_facts as a; "
+        "users = json.load(open(sys.argv[2]))['users']; a.as_notes_of_the_user(users); "
+        "a.asked_by_the_user(users); json.dump(users, open(sys.argv[3], 'w'))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    ran = subprocess.run(
+        [sys.executable, "-c", script, str(ROOT / "bench"), str(data), str(shown)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    (written,) = json.loads(shown.read_text())
+    assert [m["text"] for m in written["memories"]] == [
+        "User is allergic to shellfish",
+        "User works as a nurse",
+        "Project Atlas ships in May",
+    ]
+    assert written["queries"][0]["query"] == "where does I work"
+    run = run_script(SCRIPT, "--data", str(data), "--notes", "--first-person", env=env)
+    assert run.returncode == 0, run.stderr
+    assert re.search(r"^\| overall \| 1 \|", run.stdout, re.M), run.stdout
