@@ -5,7 +5,8 @@ how the rules stay linear (`engram.core.intent_rule`, `bench/activation_speed.py
 
 from __future__ import annotations
 
-from engram.core.forget_request import FORGET_REQUEST, NO_LONGER_KEPT
+from engram.core.confirming_rules import CONFIRMING_RULES
+from engram.core.dropping_rules import DROPPING_RULES
 from engram.core.intent_rule import IN_ONE_SENTENCE, Rule, rule, until
 from engram.core.intent_words import (
     CONDITION,
@@ -29,15 +30,6 @@ from engram.core.message import (
     SAVE_THIS,
 )
 from engram.core.questions import ADVICE
-from engram.core.refusal import REFUSAL
-
-# What is yet to do, said with "still": news, not a confirmation ("Right, I still need to book
-# the restaurant" reinforced what was shown: an MCP probe).
-_STILL_TO_DO = (
-    r"need|needs|have to|has to|got to|gotta|want to|wants to|must|can'?t|cannot|don'?t|"
-    r"doesn'?t|haven'?t|hasn'?t|didn'?t|owe|owes"
-)
-_STILL_SO = rf"\bstill\b(?!\s+(?:{_STILL_TO_DO})\b)"
 
 # How the user is, a word written with a capital or not: no name.
 _HOW_I_AM = (
@@ -56,41 +48,7 @@ _AT_HAND = (
 )
 
 RULES: tuple[Rule, ...] = (
-    # forget: what is kept, no longer ("I don't want you to remember my mortgage stuff
-    # anymore, please delete it"): said as a refusal, but of what was kept before
-    rule("forget", NO_LONGER_KEPT, 0.995),
-    # none: the user says not to keep it, wherever in the message (`engram.core.refusal`).
-    # "Don't save this: my SSN is …" matched "save this", and "Remember that I'm vegan, but
-    # don't save my address: 12 Elm St" matched "remember that": each secret was saved.
-    rule("none", REFUSAL, 0.99),
-    # forget: asked to drop something kept, by what it is ("Forget what I said about the
-    # car", "Please forget that I work at St. Mary's": `engram.core.forget_request`). Read as
-    # a recall ("what I said"), it brought back the very memory the user set aside; read as
-    # none, the assistant had nothing to go by. Below an explicit save ("Forget what I said
-    # about the car; remember that I'm vegan" keeps the new fact).
-    rule("forget", FORGET_REQUEST, 0.92),
-    # none: the conversation's "forget it", "never mind that", "disregard this": nothing kept
-    # is named
-    rule(
-        "none",
-        OPENERS + rf"(?:{REQUEST_FRAME})?(?:forget|disregard|ignore|never ?mind) (?:about )?"
-        r"(?:what|that|it|this|everything|all)\b",
-        0.92,
-    ),
-    # none: the moment, not a fact: stepping away ("I'm heading out for lunch, back in an
-    # hour", "brb") and mending what was just said ("sorry, I meant the other file"): a blind
-    # probe found both saves at 0.60. Below every request.
-    rule(
-        "none",
-        OPENERS + r"(?:i'?m|i am) (?:heading|stepping|popping|running|going) (?:out|off|away)\b"
-        r"(?!\s+to\b)"
-        r"|" + OPENERS + r"(?:i'?m|i am) (?:going|off) to (?:grab|get) (?:a |some )?(?:coffee|"
-        r"lunch|food|a bite|tea|a snack)\b"
-        r"|\b(?:brb|be right back|back in (?:a|an|\d+) (?:sec|second|min|minute|hour|bit)s?)\b"
-        r"|" + OPENERS + r"(?:i'?m )?(?:off for the (?:day|night)|logging off|signing off)\b"
-        r"|" + OPENERS + r"i meant\b(?! to\b)",
-        0.7,
-    ),
+    *DROPPING_RULES,
     # recall: "Remember what I told you about Sarah?", "You remember my dog, right?": a
     # question about the past, not a request to keep what follows (which "remember" is).
     rule(
@@ -323,47 +281,7 @@ RULES: tuple[Rule, ...] = (
         r"(?=[^?]*\?\s*$)(?=[^?]*?\b(?:my|our|me|i|we)\b)",
         0.6,
     ),
-    # reinforce: the user confirms what was remembered
-    rule(
-        "reinforce",
-        rf"^\W*(?:yes|yep|yup|yeah|correct|exactly|right|indeed|confirmed)\b.*{_STILL_SO}",
-        0.95,
-    ),
-    rule("reinforce", r"\bstill (?:true|valid|accurate|the case|holds|the plan|correct)\b", 0.9),
-    rule("reinforce", r"^\W*still holds\b|\bthat'?s still\b", 0.9),
-    rule(
-        "reinforce",
-        r"\bnothing(?:'s| has)? changed\b|\bhasn'?t changed\b|\bsame as before\b",
-        0.9,
-    ),
-    rule(
-        "reinforce",
-        r"^\W*(?:yes|yep|yup|yeah)\b[,.!\s]*(?:that'?s (?:right|correct|it|the one)|exactly)\b",
-        0.85,
-    ),
-    rule(
-        "reinforce",
-        # after thanks too: "Thanks, that's right!" was no confirmation, "That's right,
-        # thanks" was (probe)
-        r"^\W*(?:(?:thanks|thank you|ok|okay|great|perfect)\b[,.!\s]+)?"
-        r"(?:that'?s (?:right|correct)|correct|confirmed|exactly)\b(?:[,.!:—-]|\s*$)",
-        0.85,
-    ),
-    # not "still waiting / thinking / working on it" either: how it goes, not a confirmation
-    rule(
-        "reinforce",
-        r"\b(?:i|we)(?:'m|'re| am| are)? still "
-        r"(?!(?:not|waiting|thinking|working|trying|looking|wondering|deciding|getting|seeing|"
-        rf"having|stuck|struggling|{_STILL_TO_DO})\b)\w+",
-        0.8,
-    ),
-    rule("reinforce", rf"^\W*(?:yes|yep|yup|still)\b[^?]*(?:{_STILL_SO}|\b(?:it is|same)\b)", 0.8),
-    rule(
-        "reinforce",
-        r"^\W*still (?:prefer|using|on|in|at|like|love|work|live|allergic|vegan|vegetarian|"
-        r"married|taking|eating|drinking|driving|no [\w'-]+ for me)\b",
-        0.8,
-    ),
+    *CONFIRMING_RULES,
     # save: something to keep
     rule(
         "save",

@@ -1,0 +1,60 @@
+"""The activation rules of a confirmation: the user says that what was remembered still holds
+("Yes, still vegetarian", "That's right", "nothing's changed"). Read after the recalls and
+before the saves (`engram.core.intent_rules`)."""
+
+from __future__ import annotations
+
+from engram.core.intent_rule import Rule, rule
+
+# What is yet to do, said with "still": news, not a confirmation ("Right, I still need to book
+# the restaurant" reinforced what was shown: an MCP probe).
+_STILL_TO_DO = (
+    r"need|needs|have to|has to|got to|gotta|want to|wants to|must|can'?t|cannot|don'?t|"
+    r"doesn'?t|haven'?t|hasn'?t|didn'?t|owe|owes"
+)
+_STILL_SO = rf"\bstill\b(?!\s+(?:{_STILL_TO_DO})\b)"
+
+
+CONFIRMING_RULES: tuple[Rule, ...] = (
+    # reinforce: the user confirms what was remembered
+    rule(
+        "reinforce",
+        rf"^\W*(?:yes|yep|yup|yeah|correct|exactly|right|indeed|confirmed)\b.*{_STILL_SO}",
+        0.95,
+    ),
+    rule("reinforce", r"\bstill (?:true|valid|accurate|the case|holds|the plan|correct)\b", 0.9),
+    rule("reinforce", r"^\W*still holds\b|\bthat'?s still\b", 0.9),
+    rule(
+        "reinforce",
+        r"\bnothing(?:'s| has)? changed\b|\bhasn'?t changed\b|\bsame as before\b",
+        0.9,
+    ),
+    rule(
+        "reinforce",
+        r"^\W*(?:yes|yep|yup|yeah)\b[,.!\s]*(?:that'?s (?:right|correct|it|the one)|exactly)\b",
+        0.85,
+    ),
+    rule(
+        "reinforce",
+        # after thanks too: "Thanks, that's right!" was no confirmation, "That's right,
+        # thanks" was (probe)
+        r"^\W*(?:(?:thanks|thank you|ok|okay|great|perfect)\b[,.!\s]+)?"
+        r"(?:that'?s (?:right|correct)|correct|confirmed|exactly)\b(?:[,.!:—-]|\s*$)",
+        0.85,
+    ),
+    # not "still waiting / thinking / working on it" either: how it goes, not a confirmation
+    rule(
+        "reinforce",
+        r"\b(?:i|we)(?:'m|'re| am| are)? still "
+        r"(?!(?:not|waiting|thinking|working|trying|looking|wondering|deciding|getting|seeing|"
+        rf"having|stuck|struggling|{_STILL_TO_DO})\b)\w+",
+        0.8,
+    ),
+    rule("reinforce", rf"^\W*(?:yes|yep|yup|still)\b[^?]*(?:{_STILL_SO}|\b(?:it is|same)\b)", 0.8),
+    rule(
+        "reinforce",
+        r"^\W*still (?:prefer|using|on|in|at|like|love|work|live|allergic|vegan|vegetarian|"
+        r"married|taking|eating|drinking|driving|no [\w'-]+ for me)\b",
+        0.8,
+    ),
+)
