@@ -36,6 +36,11 @@ MESSAGES = {
     # again from each (20,000 dots took 100 s)
     "!!!... (punctuation only)": ("!", ""),
     "., ., ... (marks and spaces)": ("., ", ""),
+    # words that may open or end a message, over and over: each rule that reads on to the end
+    # was tried again after each ("hi btw " at 49,000 characters: 25 s)
+    "hi btw hi btw ... (openers)": ("hi btw ", ""),
+    "Guess what? ... (lead-ins)": ("Guess what? ", ""),
+    "lol lol ... (chat tail)": ("lol ", "I'm vegan"),
 }
 
 

@@ -46,7 +46,7 @@ NO_LONGER_KEPT = (
     # asked of the assistant at a clause's start ("don't remember that anymore"; not "I don't
     # remember my password anymore", the user's own forgetting)
     r"|\bno need to|(?:^|(?<=[,.;:!?] ))(?:please )?(?:don'?t|do not))"
-    r" (?:remember|keep|store|save|hold on to) (?P<kept>[^.!?]*?) "
+    r" (?:remember|keep|store|save|hold on to) (?P<kept>[^.!?]{1,200}?) "
     r"(?:anymore|any more|any longer)\b"
 )
 FORGET_REQUEST = (

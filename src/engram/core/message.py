@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+# How many of the words below may open a message, one after another.
+MOST_OPENING_WORDS = 6
 # Words that may open a message before what it asks ("Hey, remember that …", "So you remember
 # my dog?"): one list for every rule that reads a message's start.
 OPENING_WORDS = (
@@ -21,7 +23,10 @@ OPENING_WORDS = (
     r"|(?:guess what|quick thing|quick one|fun fact|heads up|random thought)\s*[?:!,—–-]\W*"
     # the user's lapse before the question it asks: "I forgot, which language am I learning?"
     r"|(?:i forgot|i forget|i can'?t remember)\s*[,:—–-]\W*"
-    r"|(?:no\W+)?(?:that's (?:wrong|not right)|i got (?:it|that) wrong|i was wrong)\s*[:!,—–-]\W*)*"
+    r"|(?:no\W+)?(?:that's (?:wrong|not right)|i got (?:it|that) wrong|i was wrong)\s*[:!,—–-]\W*)"
+    # a few at most: "Oh, and btw, sorry, …". Any number made each rule that reads on to the
+    # message's end try again after each, and "hi btw " × 7,000 took 25 s to read (a probe).
+    rf"{{0,{MOST_OPENING_WORDS}}}"
 )
 OPENERS = "^" + OPENING_WORDS
 # What frames a request made of the assistant, before its verb: "You should remember …", "I
@@ -131,10 +136,16 @@ _TAIL = re.compile(
 )
 
 
+# How far from its end a message is read for those words: a search over all of it tried the
+# repeated words from every position ("hi btw " × 7,000: minutes).
+TAIL_READ = 80
+
+
 def without_tail(text: str) -> str:
     """`text` without the chat words it ends with (`_TAIL`), its closing mark kept: what is
     left stands where it stood, so a position in it is one in `text`."""
-    return _TAIL.sub(r"\1", text)
+    cut = max(len(text) - TAIL_READ, 0)
+    return text[:cut] + _TAIL.sub(r"\1", text[cut:])
 
 
 def asked(text: str) -> str:
