@@ -55,13 +55,15 @@ FORGET_REQUEST = (
     + rf"(?:{_DROP} (?:about )?(?:{_WHAT_WAS_TOLD}|{_KEPT}|{_TOLD_THING}|everything about)"
     + rf"|{_DROP} (?P<named>(?:my|our|the) [^.!?]*?) from (?:your |the )?memory\b"
     + r"|stop remembering\b"
-    + rf"|.*?{NO_LONGER_KEPT}"
     # "forget that I work at St. Mary's", "forget about my old address", "forget my address":
     # forget alone, before what it drops (not "forget it", "forget that, …", nor "forget
     # about the formatting", which is the task's)
     + r"|(?:forget|unlearn) (?:that (?=[\w'])|about (?=(?:my|our|what) )|(?=(?:my|our) [\w'])))"
 )
 _ASKED = re.compile(FORGET_REQUEST, re.IGNORECASE)
+# Read on its own, anywhere in a message: behind the words that may open one, it was tried
+# after each way of reading them ("!!!…" at 49,000 characters: minutes).
+_NO_LONGER = re.compile(NO_LONGER_KEPT, re.IGNORECASE)
 # What names nothing but what was just said ("don't remember that anymore").
 _WHAT_WAS_JUST_SAID = frozenset("this that it these those them".split())
 # What follows the request before the topic: "about", "on", "regarding".
@@ -78,7 +80,8 @@ _AFTERWORDS = re.compile(
 
 
 def asks_to_forget(message: str) -> bool:
-    return _ASKED.search(plain(message)) is not None
+    said = plain(message)
+    return _ASKED.search(said) is not None or _NO_LONGER.search(said) is not None
 
 
 def what_to_forget(message: str) -> str:
@@ -87,13 +90,14 @@ def what_to_forget(message: str) -> str:
     Mary's", "my address" of "forget my address"; "" when it names nothing ("Forget what I
     just said") or asks nothing."""
     said = plain(message)
+    kept = _NO_LONGER.search(said)
+    if kept is not None:  # "I don't want you to remember my mortgage stuff anymore"
+        return "" if kept["kept"].lower() in _WHAT_WAS_JUST_SAID else kept["kept"]
     found = _ASKED.search(said)
     if found is None:
         return ""
     if found["named"]:  # "Delete my wife's birthday from your memory"
         return found["named"]
-    if found["kept"]:  # "I don't want you to remember my mortgage stuff anymore"
-        return "" if found["kept"].lower() in _WHAT_WAS_JUST_SAID else found["kept"]
     # what it drops is named in the sentence that asks (as `statements` cuts it: "St. Mary's"
     # is one)
     rest = next(iter(statements(said[found.end() :])), "")

@@ -85,13 +85,9 @@ RULES: tuple[Rule, ...] = (
     # forgot my umbrella", a fact
     rule(
         "recall",
-        OPENERS + r"(?:i|we)(?:'m| am| was| were)? (?:(?:just )?trying to|can'?t|cannot|"
+        OPENERS + r"(?:(?:i|we)(?:'m| am| was| were)? (?:(?:just )?trying to|can'?t|cannot|"
         r"couldn'?t|don'?t|do not) (?:remember|recall)\b(?! (?:to|that|this)\b)"
-        + _NO_HELP
-        + r"|"
-        + OPENERS
-        + r"(?:i|we) (?:forget|forgot) (?:what|where|who|when|which|how|the "
-        r"name)\b" + _NO_HELP,
+        r"|(?:i|we) (?:forget|forgot) (?:what|where|who|when|which|how|the name)\b)" + _NO_HELP,
         0.96,
     ),
     rule("recall", until(r"\b(?:what|which|where|when|how|who)\b", "[^.!]", SAID), 0.9),
