@@ -37,6 +37,27 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "activation"
 CLASSES = ("save", "recall", "reinforce", "none")
 
 THURSDAY = date(2026, 1, 1)
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        # a detail of the user's that changed, or that they changed (a probe: each none)
+        ("My phone number changed to 555-0134", "save"),
+        ("I changed my phone number to 555-0134", "save"),
+        ("I updated my email to ana@example.com", "save"),
+        ("My last name changed to Silva after the wedding", "save"),
+        ("I got a new car, a red Mazda 3", "save"),
+        # the same verbs of the work, of the moment, or asked
+        ("My code changed to use async", "none"),
+        ("I changed the config to use port 8080", "none"),
+        ("My phone changed to dark mode after the update", "none"),
+        ("I got a new error when I ran it", "none"),
+        ("I changed my mind", "none"),
+    ],
+)
+def test_a_detail_of_the_users_that_changed_is_a_save(text: str, intent: str) -> None:
+    assert classify(text).intent == intent
+
+
 SUNDAY = date(2026, 1, 4)
 
 

@@ -9,6 +9,7 @@ from engram.core.confirming_rules import CONFIRMING_RULES
 from engram.core.dropping_rules import DROPPING_RULES
 from engram.core.intent_rule import IN_ONE_SENTENCE, Rule, rule, until
 from engram.core.intent_words import (
+    CHANGED_THING,
     CONDITION,
     COUNT,
     DATE_MOVED,
@@ -382,6 +383,10 @@ RULES: tuple[Rule, ...] = (
         0.85,
         "personal",
     ),
+    # A thing of the user's that changed, or that they changed: "My phone number changed to
+    # 555-0134", "I updated my email to ana@example.com", "I got a new car, a red Mazda" (each
+    # none in a probe: "changed" and "got" read as work narrated and the moment).
+    rule("save", CHANGED_THING, 0.85, "personal"),
     # What someone close does: "My sister lives in Toronto", "My dad plays the piano".
     rule(
         "save",
