@@ -205,6 +205,25 @@ def test_a_request_to_forget_lists_the_memories_it_names(mem: Engram) -> None:
     assert mem.analyze_message("Forget it, never mind").intent == "none"
 
 
+def test_a_request_to_forget_lists_only_what_matches_it_itself(mem: Engram) -> None:
+    """A probe: "Delete everything about my car" listed the cat, reached through the "name" of
+    "My wife's name is Ana" (query expansion), which search may list but the user never
+    named."""
+    car = mem.save("I drive a 2019 Toyota Corolla")
+    for other in (
+        "I'm allergic to peanuts",
+        "My daughter Emma is 7 years old",
+        "My wife's name is Ana",
+        "I prefer window seats on flights",
+        "We adopted a cat named Miso last year",
+        "I'm learning Spanish on Duolingo",
+    ):
+        mem.save(other)
+    mem.flush()
+    found = mem.analyze_message("Delete everything about my car")
+    assert (found.intent, found.forget) == ("forget", [car.id])
+
+
 def test_forget_and_a_name_the_store_holds_lists_its_memory(mem: Engram) -> None:
     """A probe: "Forget the Subaru, I sold it" was none, and the car stayed the user's. Forget
     and a thing is a request about the memory only where the store names that thing: "Forget

@@ -19,6 +19,7 @@ from engram.core.keep_request import memory_content
 from engram.core.keeping import may_be_news
 from engram.core.message import asked, plain
 from engram.core.models import Memory, Status
+from engram.core.ranking import SearchHit
 from engram.core.questions import ASKED_TO_SAVE, asks_about, is_plain_question, thing_asked_of
 from engram.core.recall import recall_query, recall_window
 from engram.core.statement import STATEMENT_CONFIDENCE, TROUBLE, statement_about
@@ -173,15 +174,16 @@ class ActivationService:
 
     def _to_forget(self, topic: str) -> list[str]:
         """The stored memories a request to forget names by `topic`, as search finds them:
-        those ranked near the best (`FORGET_MIN_RANK`), not whatever else the search lists.
-        "the job" of the user's is theirs: it found nothing, and "my job" found "I work as a
-        nurse at St. Mary's"."""
+        those ranked near the best (`FORGET_MIN_RANK`), not whatever else the search lists,
+        and only those it matched by their own words or meaning (`_named`). "the job" of the
+        user's is theirs: it found nothing, and "my job" found "I work as a nurse at St.
+        Mary's"."""
         if not topic:
             return []
         hits = self.search.search(topic, limit=FORGET_CANDIDATES)
         if not hits and topic.lower().startswith("the "):
             hits = self.search.search("my " + topic[4:], limit=FORGET_CANDIDATES)
-        return [h.memory.id for h in hits if h.why.rank >= FORGET_MIN_RANK]
+        return [h.memory.id for h in hits if h.why.rank >= FORGET_MIN_RANK and _named(h)]
 
     def _confirmed_in_store(self, message: str) -> list[str]:
         """The stored memories a confirmation names when none was shown: among its nearest by
@@ -394,6 +396,13 @@ class ActivationService:
 
 def _key(query: str) -> str:
     return query.casefold().rstrip("?.! ")
+
+
+def _named(hit: SearchHit) -> bool:
+    """Whether a search hit matched by its own words or meaning: not only through the words of
+    another match (expansion) or a neighbour's credit (context). "Delete everything about my
+    car" listed "We adopted a cat named Miso" for the "name" of "My wife's name is Ana"."""
+    return hit.why.text > 0 or hit.why.semantic is not None or hit.why.day is not None
 
 
 def _told_in(message: str, found: Analysis) -> str | None:
