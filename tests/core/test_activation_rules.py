@@ -37,6 +37,8 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "activation"
 CLASSES = ("save", "recall", "reinforce", "none")
 
 THURSDAY = date(2026, 1, 1)
+
+
 @pytest.mark.parametrize(
     ("text", "intent"),
     [

@@ -71,8 +71,11 @@ def test_a_fact_an_assistant_noted_of_the_user_is_said_already_in_the_first_pers
     nurse = mem.save("The user works as a nurse at St. Mary's Hospital")
     said = mem.analyze_message("I prefer Python over JavaScript for backend work")
     assert (said.intent, said.should_save, said.touch) == ("save", False, [python.id])
+    # the same words in the other voice: a repeat (`test_the_users_words_repeat_a_note_…`)
     again = mem.save_result("I work as a nurse at St. Mary's Hospital")
-    assert nurse.id in [s.id for s in again.similar]
+    assert (again.action, again.duplicate_of) == ("merged", nurse.id)
+    other = mem.save_result("I work as a night nurse at St. Mary's Hospital")
+    assert nurse.id in [s.id for s in other.similar]
     # what the note does not say is still a save
     more = mem.analyze_message("I prefer Python over JavaScript for backend work and scripts")
     assert (more.should_save, more.touch) == (True, [])

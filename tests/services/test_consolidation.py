@@ -869,13 +869,34 @@ def test_a_note_of_the_user_is_clustered_with_the_users_own_words(mem: Engram) -
         mem.save(text)
     mem.flush()
     assert mem.clusters().clusters == []
-    said = mem.save("I work as a nurse at St. Mary's")  # found by the note's search again
+    # found by the note's search again (the same words would be one statement:
+    # `test_a_note_and_the_users_words_of_one_fact_merge_into_one_line`)
+    said = mem.save("I work as a nurse at St. Mary's Hospital")
     mem.flush()
     (pair,) = mem.clusters().clusters
     assert set(pair.member_ids) == {note.id, said.id}
     assert pair.cohesion >= 0.95 and pair.action == "merge"
     (named,) = mem.clusters(memory_ids=[note.id, said.id]).clusters
     assert named.cohesion == pair.cohesion
+
+
+def test_a_note_and_the_users_words_of_one_fact_merge_into_one_line(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """A probe: the merge of "User works as a nurse at St. Mary's" and "I work as a nurse at
+    St. Mary's" held both lines. Told as a note or in the user's words, it is one statement:
+    merged by the rules, the first said kept (a save's repeat check reads them as one too:
+    `test_the_users_words_repeat_a_note_of_the_user`)."""
+    mine = mem.save("I'm allergic to shellfish")
+    for text in UNRELATED:
+        mem.save(text)
+    clock.advance(hours=1)
+    told = mem.save("User is allergic to shellfish")
+    mem.flush()
+    (pair,) = mem.clusters().clusters
+    assert set(pair.member_ids) == {mine.id, told.id} and pair.note == SAME_WORDS
+    (done,) = mem.consolidate(mode="apply").merged
+    assert done.merged.content == "I'm allergic to shellfish"
 
 
 def test_undo_refuses_to_delete_work_done_on_the_merged_memory(

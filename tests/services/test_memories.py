@@ -174,6 +174,21 @@ def test_a_repeat_is_found_whatever_the_case_punctuation_or_accent_form(mem: Eng
     assert (again.action, again.duplicate_of) == ("merged", street.id)
 
 
+def test_the_users_words_repeat_a_note_of_the_user(mem: Engram) -> None:
+    """A probe: "I work as a nurse at St. Mary's" after the note "User works as a nurse at St.
+    Mary's" was a second copy (they share no first words to look it up by). Either voice is a
+    repeat of the other; a fact of someone else, or another fact, is not."""
+    note = mem.save("User works as a nurse at St. Mary's")
+    said = mem.save_result(Draft("I work as a nurse at St. Mary's"))
+    assert (said.action, said.duplicate_of) == ("merged", note.id)
+    mine = mem.save("My sister lives in Denver")
+    told = mem.save_result(Draft("The user's sister lives in Denver."))
+    assert (told.action, told.duplicate_of) == ("merged", mine.id)
+    for other in ("Dana works as a nurse at St. Mary's", "I work as a nurse at St. Luke's"):
+        assert mem.save_result(Draft(other)).action == "saved", other
+    assert mem.stats().total == 4
+
+
 def test_cjk_text_is_found_by_a_word_in_it_and_its_repeat_merged(mem: Engram) -> None:
     """Japanese writes no spaces: "東京" found nothing in a memory that says it, and a repeat
     of the memory (its first words as one phrase) was not recognised either."""

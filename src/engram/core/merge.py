@@ -31,6 +31,7 @@ from typing import Any
 
 from engram.core.fact_values import brought_up_to_date
 from engram.core.models import MAX_COUNT, MAX_STRENGTH, Memory, Relation, Status
+from engram.core.own_name import in_one_voice
 from engram.core.text import statements, tag_key, uncontracted
 from engram.core.wording import counted
 
@@ -89,7 +90,9 @@ def statement_key(statement: str) -> str:
     signs are symbols: "$500" is not "€500", nor "load > 5" "load < 5". Two words or numbers
     apart are two ("1-2" is not "12", "not able" not "notable", "e-mail" not "email";
     "well-known" is "well known", "9am" "9 am"), and a contraction is the words it stands for
-    ("I'm" is "I am", "don't" "do not": merged, both stood in one memory). Case is ignored in
+    ("I'm" is "I am", "don't" "do not": merged, both stood in one memory), and the user is
+    one subject as a note and in their own words (`in_one_voice`: "User works as a nurse" is
+    "I work as a nurse"). Case is ignored in
     ordinary words only: a word with digits or marks inside keeps it ("sk-AbC1" is not
     "sk-abc1"). Canonically composed first: "café" typed as one character or as "e" and a
     combining accent (macOS file names, some keyboards) is the same word; compatibility forms
@@ -98,7 +101,7 @@ def statement_key(statement: str) -> str:
 
     Every mark read as nothing makes two texts one: a correction saved after the text it
     corrects was merged into it as a repeat, and the correction was lost."""
-    normal = uncontracted(unicodedata.normalize("NFC", statement))
+    normal = in_one_voice(uncontracted(unicodedata.normalize("NFC", statement)))
     kept: list[str] = []
     gap = False
     for token in normal.split():

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from engram.core.text import words
+from engram.core.text import uncontracted, words
 
 # The words a name is given with, as written. Searched as phrases, the index reads them as it
 # reads the memory ("name's" as "name s"); read in a memory, no mark of punctuation may stand
@@ -128,3 +128,56 @@ def in_the_users_words(text: str) -> str:
     """`text` with the user an assistant's note names ("User", "the user's") in the first
     person ("I", "my")."""
     return _THE_USER.sub(lambda m: "my" if m["own"] else "I", text)
+
+
+# A statement of the user's that opens with them: as a note ("User works…", "The user's
+# sister…") or in their words ("I work…", "My sister…"); contractions already written out.
+_OPENS_WITH_THE_USER = re.compile(
+    r"^(?P<lead>\W*)(?:(?P<note>(?:the\s+)?user(?P<own>['’]s)?)|(?P<mine>my)|(?P<i>i))"
+    r"\b(?![:'’-])(?:(?P<gap>\s+)(?P<verb>[a-z]+)\b(?!['’-]))?",
+    re.IGNORECASE,
+)
+# The verb after the user, one form for either person ("am" and "is" are "is").
+_AGREEING = {"am": "is", "are": "is", "have": "has", "were": "was"}
+
+
+def in_one_voice(statement: str) -> str:
+    """A statement of the user's in one voice, however told: the note "User works as a nurse"
+    and the user's "I work as a nurse" are both "user work as a nurse"; "The user's sister
+    lives in Denver" and "My sister lives in Denver" both "user's sister lives in Denver". A
+    merge of the two had kept both lines (a helper's probe). Only a statement that opens with
+    the user changes, and only its subject and the verb after it: any other text is as
+    given."""
+    found = _OPENS_WITH_THE_USER.match(statement)
+    if found is None:
+        return statement
+    own = found["own"] is not None or found["mine"] is not None
+    subject = "user's" if own else "user"
+    verb = found["verb"]
+    said = "" if verb is None else found["gap"] + (verb if own else _agreeing(verb))
+    return found["lead"] + subject + said + statement[found.end() :]
+
+
+def _agreeing(verb: str) -> str:
+    """`verb` in one form whether "I" or "User" says it ("works" and "work" as "work")."""
+    lower = verb.lower()
+    if lower in _AGREEING:
+        return _AGREEING[lower]
+    if lower.endswith("ies") and len(lower) > 4:
+        return lower[:-3] + "y"
+    if lower.endswith("s") and not lower.endswith("ss") and len(lower) > 3:
+        lower = lower[:-1]
+    return lower[:-1] if lower.endswith("e") and len(lower) > 2 else lower
+
+
+def after_the_user(statement: str) -> str | None:
+    """What a statement of the user's says after its subject (and the verb after it, unless the
+    subject is the user's "my"): "allergic to shellfish" of "I'm allergic to shellfish" and of
+    "User is allergic to shellfish", "sister lives in Denver" of "My sister lives in Denver".
+    Either voice holds it, where they share no first words: a save looks up its repeats by it
+    (`engram.services.repeats`). None for a statement that does not open with the user."""
+    found = _OPENS_WITH_THE_USER.match(uncontracted(statement))
+    if found is None or found["verb"] is None:
+        return None
+    own = found["own"] is not None or found["mine"] is not None
+    return (found["verb"] if own else "") + found.string[found.end() :]

@@ -19,8 +19,8 @@ from engram.core.keep_request import memory_content
 from engram.core.keeping import may_be_news
 from engram.core.message import asked, plain
 from engram.core.models import Memory, Status
-from engram.core.ranking import SearchHit
 from engram.core.questions import ASKED_TO_SAVE, asks_about, is_plain_question, thing_asked_of
+from engram.core.ranking import SearchHit
 from engram.core.recall import recall_query, recall_window
 from engram.core.statement import STATEMENT_CONFIDENCE, TROUBLE, statement_about
 from engram.core.text import STOPWORDS, query_terms, statements

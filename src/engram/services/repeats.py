@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from engram.core.merge import MARK, says_whole, statement_key
 from engram.core.models import Memory, Status
+from engram.core.own_name import after_the_user
 from engram.core.text import leading_phrase
 from engram.services import merged_use
 from engram.services.context import Context
@@ -29,13 +30,17 @@ def repeat_of(ctx: Context, content: str) -> Memory | None:
     phrase = leading_phrase(content)
     if not key or not phrase:
         return None
+    # said of the user, the other voice shares no first words ("I work as…", "User works
+    # as…"): what follows its subject is looked up with them, in the same query
+    rest = after_the_user(content)
+    phrases = [phrase, *([told] if rest and (told := leading_phrase(rest)) else [])]
     # Archived too: an original a merge archived leads to its merged memory.
     where = Filter(statuses=(Status.ACTIVE, Status.PROMOTED, Status.ARCHIVED))
     # A repeat differs only in case, punctuation and spacing: a text far longer is none,
     # and is not keyed (keying a crowd of long memories took 1.8 s, under the save lock).
     longest = 2 * len(content) + 64
     for many in (REPEAT_CANDIDATES, REPEAT_CANDIDATES_CROWDED):
-        stubs = ctx.store.text_search([phrase], where, many)
+        stubs = ctx.store.text_search(phrases, where, many)
         found = ctx.store.get_many([s.id for s in stubs])
         same = [m for m in found if len(m.content) <= longest and statement_key(m.content) == key]
         live = [m for m in same if m.status != Status.ARCHIVED]
