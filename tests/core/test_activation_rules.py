@@ -596,7 +596,8 @@ def test_a_greeting_and_its_announcement_are_no_name_and_no_emphasis() -> None:
     """An MCP probe's "Hi! Quick intro: …" named "Quick" and was +0.1 for the greeting's "!"."""
     text = "Hi! Quick intro: my sister Ana lives in Montreal."
     assert extract_entities(text) == ["Ana", "Montreal"]
-    assert importance(text) == (1.0, [])
+    # the sister named counts (who the user is), the greeting's "!" does not
+    assert importance(text) == (1.2, ["who the user is ('my sister Ana', +0.2)"])
     assert extract_entities("Big news: Ana is moving to Lisbon.") == ["Ana", "Lisbon"]
     assert importance("Hey! We finally got the keys!")[0] == pytest.approx(1.1)
 
@@ -730,6 +731,41 @@ def test_a_day_that_comes_back_every_year_makes_a_memory_stronger() -> None:
     assert importance("Our wedding anniversary is October 12")[0] == pytest.approx(1.2)
     assert importance("I had pasta for lunch today") == (1.0, [])
     assert importance("Is it your birthday?") == (1.0, [])  # asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My name is Marco Rossi",
+        "I live in Lisbon",
+        "I work as a nurse at St. Mary's",
+        "User works as a nurse at St. Mary's",
+        "My wife's name is Ana",
+        "My daughter Emma was born in 2019",
+        "We have two kids",
+        "I'm originally from Porto",
+    ],
+)
+def test_who_the_user_is_makes_a_memory_stronger(text: str) -> None:
+    """A probe: saved once and never asked for, "My name is Marco Rossi" and "I live in
+    Lisbon" were due for gc on day 49, with "I had pasta for lunch today"."""
+    strength, why = importance(text)
+    assert strength == pytest.approx(1.2) and why[0].startswith("who the user is")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I had pasta for lunch today",
+        "I don't live in Lisbon anymore",  # denied
+        "Do you live in Lisbon?",  # asked
+        "Call me later",
+        "I work at home today",
+        "My son is sick",
+    ],
+)
+def test_what_does_not_say_who_the_user_is_adds_nothing(text: str) -> None:
+    assert importance(text) == (1.0, [])
 
 
 def test_a_condition_and_what_treats_it_make_a_memory_stronger() -> None:

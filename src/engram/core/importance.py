@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from engram.core.intent_words import KIN
 from engram.core.message import NOT_ABLE, masked, outright
 from engram.core.models import MAX_STRENGTH, MIN_STRENGTH
 
@@ -62,6 +63,23 @@ IMPORTANCE: tuple[tuple[re.Pattern[str], float, str, bool], ...] = (
         re.compile(r"\b(?:birthdays?|bday|anniversary|anniversaries)\b", re.I),
         0.2,
         "a yearly date",
+        True,
+    ),
+    # Who the user is: their name, home, work and people. Saved once and never asked for,
+    # "My name is Marco Rossi" and "I live in Lisbon" were due for gc on day 49, with "I had
+    # pasta for lunch today" (a probe); now on day 59, as the allergy.
+    (
+        re.compile(
+            r"\b(?:my name is|my name's|i(?:'m| am) called|call me (?-i:[A-Z][a-z]+)|"
+            r"(?:i|we) live in|(?:i|we)(?:'re| are|'m| am) (?:originally )?from|"
+            r"i grew up in|i work (?:as|at|for)(?! home\b)|"
+            r"(?:the )?user(?:'s name is| lives in| works (?:as|at|for)| is from)|"
+            rf"my {KIN}(?:'s name is| is (?:called|named)|,? (?-i:[A-Z][a-z]+))|"
+            rf"(?:i|we) have (?:an?|one|two|three|four|\d) {KIN}\b)",
+            re.I,
+        ),
+        0.2,
+        "who the user is",
         True,
     ),
     # not a greeting's ("Hi! Quick intro: …" was +0.1 for the "Hi!", a probe)
