@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from engram.core.forget_request import asks_to_forget, maybe_forgotten, what_to_forget
+from engram.core.forget_request import (
+    asks_to_forget,
+    maybe_forgotten,
+    said_then_dropped,
+    thing_to_drop,
+    what_to_forget,
+)
+from engram.core.intent import classify
 
 
 @pytest.mark.parametrize(
@@ -41,6 +48,11 @@ from engram.core.forget_request import asks_to_forget, maybe_forgotten, what_to_
         ("no need to keep my old address any longer", "my old address"),
         ("don't remember that anymore", ""),
         ("you can forget my gym membership, I cancelled it", "my gym membership"),
+        # a thing and its keeping's name (a blind probe's, read as nothing)
+        ("delete the book club memory", "book club"),
+        ("Please remove my dentist note", "my dentist"),
+        # a refusal too: both ask not to keep it, and the request names what is kept
+        ("forget my stipend info, that's private", "my stipend info"),
     ],
 )
 def test_a_request_to_forget_names_what_it_drops(message: str, named: str) -> None:
@@ -94,3 +106,48 @@ def test_forget_before_a_thing_names_the_thing(message: str, thing: str) -> None
     """What "forget" asks of, for the store to judge (`maybe_forgotten`): no rule can tell the
     Subaru the user sold from the formatting of a reply."""
     assert maybe_forgotten(message) == thing
+
+
+@pytest.mark.parametrize(
+    ("message", "thing"),
+    [
+        ("forget the book club thing, I quit", "the book club"),
+        ("please forget about the book club", "the book club"),
+        ("Forget the Subaru, I sold it", "the Subaru"),
+        # something else asked after it: the task's
+        ("Forget about the formatting, just give me the raw numbers.", ""),
+        ("Forget it", ""),
+    ],
+)
+def test_a_thing_to_drop_is_all_a_request_asks(message: str, thing: str) -> None:
+    assert thing_to_drop(message) == thing
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ("Jake paid me back, you can forget about that", "Jake paid me back"),
+        ("Luis quit after two weeks, forget about him", "Luis quit after two weeks"),
+        ("Forget it", ""),
+        ("Forget about it, let's move on", ""),
+    ],
+)
+def test_a_clause_then_forget_it_names_the_clause(message: str, said: str) -> None:
+    assert said_then_dropped(message) == said
+
+
+@pytest.mark.parametrize(
+    ("message", "intent"),
+    [
+        ("forget that", "forget"),
+        ("please forget this one", "forget"),
+        ("Forget those, thanks", "forget"),
+        # the conversation's
+        ("Forget it", "none"),
+        ("Forget that, let's move on", "none"),
+    ],
+)
+def test_forget_that_and_nothing_more_drops_what_was_just_shown(message: str, intent: str) -> None:
+    """A blind probe: "forget that" with the memory it meant just shown was the conversation's
+    "forget that" (none), and the memory stayed."""
+    assert classify(message).intent == intent

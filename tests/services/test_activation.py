@@ -227,6 +227,40 @@ def test_a_request_to_forget_lists_only_what_matches_it_itself(mem: Engram) -> N
     assert (found.intent, found.forget) == ("forget", [car.id])
 
 
+def test_forget_said_as_people_say_it_lists_what_it_means(mem: Engram) -> None:
+    """A blind probe: "forget that" with the memory shown, "please forget about the book club",
+    "Jake paid me back, you can forget about that" and "forget my stipend info, that's private"
+    listed nothing, and "forget the book club thing, I quit" was a save of itself."""
+    club = mem.save("I'm in a book club that meets the first Thursday")
+    jake = mem.save("Jake owes me $45 for the concert tickets")
+    stipend = mem.save("My stipend is $2,400 a month from the department")
+    mem.save("Prefers the formatting of tables as Markdown")
+    mem.flush()
+    assert mem.analyze_message("forget that", [club.id]).forget == [club.id]
+    assert mem.analyze_message("please forget this one", [jake.id, club.id]).forget == [
+        jake.id,
+        club.id,
+    ]
+    for request in (
+        "please forget about the book club",
+        "forget the book club thing, I quit",
+        "delete the book club memory",
+    ):
+        found = mem.analyze_message(request)
+        assert (found.intent, found.should_save, found.forget) == ("forget", False, [club.id])
+    paid = mem.analyze_message("Jake paid me back, you can forget about that")
+    assert (paid.intent, paid.forget) == ("forget", [jake.id])
+    private = mem.analyze_message("forget my stipend info, that's private")
+    assert (private.intent, private.forget) == ("forget", [stipend.id])
+    # the conversation's, or the task's: nothing to drop
+    for said in (
+        "Forget it",
+        "The meeting went well, forget about it",
+        "Forget about the formatting, just give me the raw numbers.",
+    ):
+        assert mem.analyze_message(said).forget == [], said
+
+
 def test_forget_and_a_name_the_store_holds_lists_its_memory(mem: Engram) -> None:
     """A probe: "Forget the Subaru, I sold it" was none, and the car stayed the user's. Forget
     and a thing is a request about the memory only where the store names that thing: "Forget

@@ -5,7 +5,7 @@ other reading, and what is kept no longer over a refusal."""
 
 from __future__ import annotations
 
-from engram.core.forget_request import FORGET_REQUEST, NO_LONGER_KEPT
+from engram.core.forget_request import FORGET_REQUEST, JUST_SHOWN_DROPPED, NO_LONGER_KEPT
 from engram.core.intent_rule import Rule, rule
 from engram.core.message import OPENERS, REQUEST_FRAME
 from engram.core.refusal import REFUSAL
@@ -24,6 +24,10 @@ DROPPING_RULES: tuple[Rule, ...] = (
     # none, the assistant had nothing to go by. Below an explicit save ("Forget what I said
     # about the car; remember that I'm vegan" keeps the new fact).
     rule("forget", FORGET_REQUEST, 0.92),
+    # forget: what was just shown or said ("forget that", "please forget this one", and
+    # nothing more): the memories shown are the assistant's to name (`engram.services.
+    # activation`); with none shown, what was just said is not to be kept
+    rule("forget", JUST_SHOWN_DROPPED, 0.93),
     # none: the conversation's "forget it", "never mind that", "disregard this": nothing kept
     # is named
     rule(

@@ -33,6 +33,9 @@ _KEPT = (
     r"(?:(?:the|that|this|those|these|all|all (?:of )?(?:my|the)) )?(?:saved )?"
     r"(?:memory|memories|note|notes|fact|facts)\b"
 )
+# A thing and its keeping's name after it: "delete the book club memory", "remove my dentist
+# note" (a blind probe's, read as nothing).
+_LABELLED = r"(?P<labelled>(?:the|my|our) (?:[\w'-]+ ){1,4}?)(?:memory|memories|note|notes)\b"
 # The verbs that drop what is kept; "delete", "remove", "wipe" and "drop" are work too ("Delete
 # the old config file"), so they ask of the memory only with what was told or kept, or "from
 # your memory".
@@ -54,6 +57,7 @@ FORGET_REQUEST = (
     + rf"(?:{REQUEST_FRAME})?"
     + rf"(?:{_DROP} (?:about )?(?:{_WHAT_WAS_TOLD}|{_KEPT}|{_TOLD_THING}|everything about)"
     + rf"|{_DROP} (?P<named>(?:my|our|the) [^.!?]*?) from (?:your |the )?memory\b"
+    + rf"|{_DROP} {_LABELLED}"
     + r"|stop remembering\b"
     # "forget that I work at St. Mary's", "forget about my old address", "forget my address":
     # forget alone, before what it drops (not "forget it", "forget that, …", nor "forget
@@ -73,6 +77,7 @@ _WHY_CLAUSE = re.compile(
     r"\s*[,;—–-]\s*(?=(?:i|we|he|she|they|it|it's|that's|because|since|as|so)\b)",
     re.IGNORECASE,
 )
+_THE = re.compile(r"^(?:the|that|this)\s+", re.IGNORECASE)
 _AFTERWORDS = re.compile(
     r"(?:[,;.!]?\s*(?:please|pls|thanks|thank you|ok|okay|for me|from (?:your )?memory))*\W*$",
     re.IGNORECASE,
@@ -98,6 +103,8 @@ def what_to_forget(message: str) -> str:
         return ""
     if found["named"]:  # "Delete my wife's birthday from your memory"
         return found["named"]
+    if found["labelled"]:  # "delete the book club memory"
+        return _THE.sub("", found["labelled"]).strip()
     # what it drops is named in the sentence that asks (as `statements` cuts it: "St. Mary's"
     # is one)
     rest = next(iter(statements(said[found.end() :])), "")
@@ -129,3 +136,51 @@ def maybe_forgotten(message: str) -> str:
     probe found it read as nothing). "" where it names no thing ("Forget it")."""
     found = _FORGET_A_THING.search(plain(message))
     return found["thing"].strip() if found is not None else ""
+
+
+# What was just shown or said, dropped: "forget that", "please forget this one", "erase those"
+# and nothing more (a blind probe's, each read as the conversation's "forget that", with the
+# memory it meant just shown). Not "forget it", nor "Forget that, let's move on": the
+# conversation's.
+JUST_SHOWN_DROPPED = (
+    OPENERS
+    + rf"(?:{REQUEST_FRAME})?(?:forget|erase|unlearn) (?:that|this|those|these)(?: ones?)?"
+    + r"(?:\W+(?:please|pls|thanks|thank you|too|as well|for me))*\W*$"
+)
+
+
+def thing_to_drop(message: str) -> str:
+    """`maybe_forgotten`'s thing where nothing but a why follows it: "the book club" of "forget
+    the book club thing, I quit" and of "please forget about the book club"; "" where the
+    message goes on to something else ("Forget about the formatting, just give me the raw
+    numbers": the task's), or names no thing. Vague words after it ("thing", "stuff",
+    "info") are left out: the store's memory does not say them."""
+    said = plain(message)
+    found = _FORGET_A_THING.search(said)
+    if found is None:
+        return ""
+    rest = said[found.end() :]
+    if not (_AFTERWORDS.fullmatch(rest) or _WHY_CLAUSE.match(rest)):
+        return ""
+    return _VAGUE_END.sub("", found["thing"].strip())
+
+
+_VAGUE_END = re.compile(r"(?:\s+(?:thing|things|stuff|info|information|details|business))+$", re.I)
+
+# A clause, then the request to forget it: "Jake paid me back, you can forget about that",
+# "Luis quit after two weeks, forget about him" (a blind probe's, read as nothing). What to
+# forget is what the clause names.
+_DROPPED_AFTER = re.compile(
+    r"^\W*(?P<said>[^.!?,;]{3,200}?)\s*[,;—–-]+\s*(?:so |and |ok |okay )?(?:you can |please |"
+    r"just |pls |feel free to )*(?:forget|drop|delete) (?:about )?(?:that|it|him|her|them|this|"
+    r"those)(?:\W+(?:please|pls|thanks|thank you|now|then))*\W*$",
+    re.IGNORECASE,
+)
+
+
+def said_then_dropped(message: str) -> str:
+    """What a clause says before a request to forget it: "Jake paid me back" of "Jake paid me
+    back, you can forget about that"; "" for any other message. Whether the store holds
+    something it names is the store's to say (`engram.services.activation`)."""
+    found = _DROPPED_AFTER.match(plain(message))
+    return found["said"].strip() if found is not None else ""

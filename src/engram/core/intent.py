@@ -62,6 +62,7 @@ def _classify(message: str, *, confirming: bool) -> Analysis:
     text = asked(without_tail(masked(plain(message))))
     best: tuple[float, Rule, re.Match[str]] | None = None
     other: tuple[float, Rule, re.Match[str]] | None = None  # the best that is not a save
+    dropped: tuple[float, Rule, re.Match[str]] | None = None  # the best request to forget
     tags: list[str] = []
     for rule in RULES:
         found = rule.search(text)
@@ -74,6 +75,13 @@ def _classify(message: str, *, confirming: bool) -> Analysis:
             best = (rule.weight, rule, found)
         if rule.intent != "save" and (other is None or rule.weight > other[0]):
             other = (rule.weight, rule, found)
+        if rule.intent == "forget" and (dropped is None or rule.weight > dropped[0]):
+            dropped = (rule.weight, rule, found)
+    if best is not None and best[1].intent == "none" and dropped is not None:
+        # "forget my stipend info, that's private": a refusal too, but both ask not to keep
+        # it, and the request names what is kept (a blind probe: none at 0.99, the stipend
+        # kept)
+        best = dropped
     if (
         best is not None
         and best[1].intent == "save"

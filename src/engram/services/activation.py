@@ -11,7 +11,12 @@ from collections.abc import Sequence
 
 from engram.core.anchors import anchor
 from engram.core.dates import written_dates
-from engram.core.forget_request import maybe_forgotten, what_to_forget
+from engram.core.forget_request import (
+    maybe_forgotten,
+    said_then_dropped,
+    thing_to_drop,
+    what_to_forget,
+)
 from engram.core.importance import importance
 from engram.core.index_terms import PhraseCounter
 from engram.core.intent import Analysis, classify
@@ -158,6 +163,11 @@ class ActivationService:
             # what it names, looked up as search would: for the assistant to confirm with the
             # user and delete (nothing is deleted here)
             topic = found.about or what_to_forget(text)
+            if not topic and shown:
+                # "forget that" just after memories were shown: those it names by a word,
+                # else all of them, as a confirmation reads them (a blind probe's: nothing)
+                named = _confirmed(text, shown)
+                return result.model_copy(update={"forget": named or [m.id for m in shown]})
             return result.model_copy(update={"forget": self._to_forget(topic)})
         return result
 
@@ -259,6 +269,17 @@ class ActivationService:
             # "Forget the Subaru, I sold it": a thing the store names, to drop ("Forget
             # about the formatting" names none, and is the task's)
             return Analysis("forget", FORGET_NAMED_CONFIDENCE, dropped, about=dropped)
+        thing = thing_to_drop(text)
+        if thing and self._to_forget(thing) and self._thing_kept(thing):
+            # "forget the book club thing, I quit", "please forget about the book club": a
+            # thing the store holds in so many words, and nothing else asked
+            return Analysis("forget", FORGET_NAMED_CONFIDENCE, thing, about=thing)
+        said = said_then_dropped(text)
+        if said and self._known_names(names_in(said)) and self._to_forget(said):
+            # "Jake paid me back, you can forget about that": what the clause names, someone
+            # or something the store holds by name ("The meeting went well, forget about it"
+            # drops nothing: the conversation's)
+            return Analysis("forget", FORGET_NAMED_CONFIDENCE, said, about=said)
         told = anchor(text) if text.rstrip().endswith("?") else None
         if told is not None and self._holds_event(told.event):
             # "Two weeks after I changed units, what trip were we planning?": days counted
@@ -382,6 +403,19 @@ class ActivationService:
         )
         held = {t for m in found for e in m.entities for t in query_terms(e)}
         return all(w in held for w in words)
+
+    def _thing_kept(self, thing: str) -> bool:
+        """Whether one stored memory holds every word of `thing` ("the book club" of "I'm in a
+        book club that meets the first Thursday"), as the index reads them."""
+        words = [w for w in query_terms(thing) if w not in STOPWORDS]
+        if not words:
+            return False
+        counter = PhraseCounter(words)
+        found = self.ctx.store.text_search(words, Filter(), FORGET_CANDIDATES)
+        return any(
+            all(n > 0 for n in counter.counts(m.content))
+            for m in self.ctx.store.get_many([s.id for s in found])
+        )
 
     def _known_names(self, names: Sequence[str]) -> list[str]:
         """The names every word of which some memory holds (its text or its entities), in
