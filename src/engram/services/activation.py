@@ -269,17 +269,17 @@ class ActivationService:
             # "Forget the Subaru, I sold it": a thing the store names, to drop ("Forget
             # about the formatting" names none, and is the task's)
             return Analysis("forget", FORGET_NAMED_CONFIDENCE, dropped, about=dropped)
-        thing = thing_to_drop(text)
-        if thing and self._to_forget(thing) and self._thing_kept(thing):
+        dropped_thing = thing_to_drop(text)
+        if dropped_thing and self._to_forget(dropped_thing) and self._thing_kept(dropped_thing):
             # "forget the book club thing, I quit", "please forget about the book club": a
             # thing the store holds in so many words, and nothing else asked
-            return Analysis("forget", FORGET_NAMED_CONFIDENCE, thing, about=thing)
-        said = said_then_dropped(text)
-        if said and self._known_names(names_in(said)) and self._to_forget(said):
+            return Analysis("forget", FORGET_NAMED_CONFIDENCE, dropped_thing, about=dropped_thing)
+        before = said_then_dropped(text)
+        if before and self._known_names(names_in(before)) and self._to_forget(before):
             # "Jake paid me back, you can forget about that": what the clause names, someone
             # or something the store holds by name ("The meeting went well, forget about it"
             # drops nothing: the conversation's)
-            return Analysis("forget", FORGET_NAMED_CONFIDENCE, said, about=said)
+            return Analysis("forget", FORGET_NAMED_CONFIDENCE, before, about=before)
         told = anchor(text) if text.rstrip().endswith("?") else None
         if told is not None and self._holds_event(told.event):
             # "Two weeks after I changed units, what trip were we planning?": days counted
