@@ -231,6 +231,8 @@ def test_news_life_events_and_what_the_user_must_remember(text: str, intent: str
         ("We moved the standup notes to the wiki.", "none"),
         ("I moved on to the next ticket.", "none"),
         ("Has the release slipped to next week?", "none"),
+        ("ugh actually Okafor pushed the deadline to Nov 22", "save"),
+        ("I pushed the fix to main", "none"),
         ("Is Daniel's birthday in March?", "none"),  # asked: the store says if a recall
     ],
 )
@@ -1372,6 +1374,9 @@ def test_a_statement_that_something_changed_is_told_apart(text: str, changed: bo
         ("Update: Max's recital got pushed to May 24", True),
         ("I left Paylane, I'm now a staff engineer at Stripe", True),
         ("Sold the Corolla, I drive a Tesla now", True),
+        # a day pushed to, with words between (a blind probe's: the old date came first)
+        ("Okafor pushed the thesis proposal deadline to Nov 22", True),
+        ("I pushed the fix to main", False),
         # chat says these of anything: a change of mind in passing, the moment, the past
         ("I'm actually majoring in economics", False),
         ("Having lunch right now", False),

@@ -704,6 +704,17 @@ def test_a_correction_naming_the_week_it_replaces_is_found_first(
     assert mem.search("When is Ana visiting?")[0].memory.id == news.memory.id
 
 
+def test_a_day_pushed_to_replaces_the_day_it_was(mem: Engram, clock: FixedClock) -> None:
+    """A blind probe: "Okafor pushed the thesis proposal deadline to Nov 22" superseded
+    nothing, and "when is my proposal due" listed Nov 15 first."""
+    old = mem.save("thesis proposal draft is due to Okafor on Nov 15")
+    mem.save("I work at the campus library on weekends")
+    clock.advance(days=2)
+    news = mem.save_result(Draft("Okafor pushed the thesis proposal deadline to Nov 22"))
+    assert news.supersedes == [old.id]
+    assert mem.search("when is my proposal due")[0].memory.id == news.memory.id
+
+
 def test_a_preference_said_the_other_way_round_replaces_it_and_is_no_copy(
     mem: Engram, clock: FixedClock
 ) -> None:

@@ -91,9 +91,15 @@ LIFE_EVENT = (
 SOMEONES_DATE = r"(?-i:\b[A-Z][\w-]+)'s (?:birthday|anniversary|due date|wedding) is\b(?=[^?]*$)"
 # A date that moved: "Ugh, the Harbor beta slipped to February 3", "the deadline got pushed
 # back to October 1" (none: a probe).
+# A day something was pushed to, with words between: "Okafor pushed the deadline to Nov 22" (a
+# blind probe's: none, and the old date first); a day after "to", not "pushed the fix to main".
+DAY_PUSHED = (
+    r"\bpushed (?:[\w'-]+ ){1,5}?(?:back )?(?:to|until|till) (?:next |the )?"
+    rf"(?:{WHEN}|may \d|(?:week|month|tomorrow)\b|\d)"
+)
 DATE_MOVED = (
     r"\b(?:pushed back|postponed|rescheduled|delayed|slipped|brought forward|moved up) "
-    r"(?:again )?(?:to|until|till)\b(?=[^?]*$)"
+    rf"(?:again )?(?:to|until|till)\b(?=[^?]*$)|{DAY_PUSHED}(?=[^?]*$)"
 )
 # What happened on a day gone by, as a question asks it ("what happened in June", "…was going
 # on in early June", "…happened yesterday"; not "happened to the economy in 2008").

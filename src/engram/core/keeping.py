@@ -22,7 +22,7 @@ from engram.core.fact_values import (
     value_swapped,
 )
 from engram.core.index_terms import index_term, index_terms
-from engram.core.intent_words import RELATION
+from engram.core.intent_words import DAY_PUSHED, RELATION
 from engram.core.life_facts import (
     ATTRIBUTE_OF,
     ATTRIBUTES,
@@ -93,7 +93,7 @@ _REPLACED = re.compile(
     # as a coding session says it: "Renamed app.settings to app.config", "Bumped the base image
     # to Python 3.12", "Upgraded PostgreSQL from 15 to 16", "…updated to localhost:8080" (a probe)
     r"|\b(?:renamed|bumped|upgraded|downgraded)\b|\bupdated (?:[\w'.:/-]+ ){0,4}?to\b"
-    r"|\bpushed (?:back|to)\b|\bsold (?:my|our|the)\b"
+    r"|\bpushed (?:back|to)\b|" + DAY_PUSHED + r"|\bsold (?:my|our|the)\b"
     # a place left, by name; a title's "Left" is none ("The Left Hand of Darkness", a probe)
     r"|\b(?-i:left|leaving) (?-i:[A-Z])|^\W*(?-i:Left|Leaving) (?-i:[A-Z])"
     # an employer left against one's will, or for good: "I got laid off from Shopify"
