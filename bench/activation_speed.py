@@ -41,6 +41,10 @@ MESSAGES = {
     "hi btw hi btw ... (openers)": ("hi btw ", ""),
     "Guess what? ... (lead-ins)": ("Guess what? ", ""),
     "lol lol ... (chat tail)": ("lol ", "I'm vegan"),
+    # facts told without the user as subject, each before a late question: a rule that looks
+    # ahead for no "?" to the end was tried again from each (0.75 s at 58,000 characters)
+    "a new baker named Luis ...?": ("a new baker named Luis ", "?"),
+    "we need to pay every day ...?": ("we need to pay every day ", "?"),
 }
 
 

@@ -31,6 +31,7 @@ from engram.core.message import (
     SAVE_THIS,
 )
 from engram.core.questions import ADVICE
+from engram.core.told_fact_rules import TOLD_FACT_RULES
 
 # How the user is, a word written with a capital or not: no name.
 _HOW_I_AM = (
@@ -279,6 +280,7 @@ RULES: tuple[Rule, ...] = (
         0.6,
     ),
     *CONFIRMING_RULES,
+    *TOLD_FACT_RULES,
     # save: something to keep
     rule(
         "save",
@@ -400,7 +402,8 @@ RULES: tuple[Rule, ...] = (
     # something of the user's is: "Our release cycle is six weeks", "My commute is 40 minutes".
     rule(
         "save",
-        r"\b(?:my|our) (?:\w+ ){1,3}?(?:is|are) (?:(?-i:Mr|Mrs|Ms|Dr)\.? )?(?-i:[A-Z][a-z])[\w'-]*"
+        r"\b(?:my|our) (?:\w+ ){1,3}?(?:is|are) "
+        r"(?:(?-i:Mr|Mrs|Ms|Dr)\.? |(?:prof|professor|dr)\.? )?(?-i:[A-Z][a-z])[\w'-]*"
         r"|\b(?:my|our) (?:\w+ ){1,3}?(?:is|are|takes) (?:about |around |roughly )?"
         r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve) "
         r"(?:minutes?|hours?|days?|weeks?|months?|years?|km|miles)\b",

@@ -1,0 +1,70 @@
+"""The activation rules of facts told without the user as their subject, or with "my" only in
+the middle: "The health inspection is scheduled for Oct 12", "Dr. Patel is my cardiologist",
+"Hired a new baker named Luis", "I need to pay payroll every other Friday". A blind probe of
+three users (a retired teacher, a graduate student, a bakery's owner) found each read as
+nothing: the owner lost 10 of 19 facts, and a later "when is the inspection?" had nothing to
+find. Read with the other saves (`engram.core.intent_rules`); asked, each is none."""
+
+from __future__ import annotations
+
+from engram.core.intent_rule import Rule, rule
+from engram.core.intent_words import WHEN
+
+# A day named, as the rules read one: a month, a weekday, "the 14th", "3pm", or "tomorrow",
+# "next week".
+_A_DAY = rf"(?:{WHEN}|may \d|tomorrow\b|next (?:week|month|year)\b)"
+# The words that start a sentence but name no one: "This is my code" is no fact of a person.
+_NO_NAME = r"(?!(?:This|That|It|Here|There|What|Which|Who|He|She|They|These|Those|Today)\b)"
+
+TOLD_FACT_RULES: tuple[Rule, ...] = (
+    # When something happens, of any subject: "The health inspection is scheduled for Oct
+    # 12", "thesis proposal draft is due to Okafor on Nov 15", "The kids' recital is set for
+    # 6pm Friday"; a day must be named ("The function is due for a refactor" is not).
+    rule(
+        "save",
+        r"^\W*(?:(?:the|my|our) )?(?:[\w'-]+ ){1,4}?(?:is|are) (?:scheduled|due|booked|planned|"
+        rf"set) (?:for |on |at |by |to )?[^?]{{0,40}}?\b{_A_DAY}[^?]*$",
+        0.75,
+        "personal",
+        tail=True,
+    ),
+    # Someone by name in a role of the user's: "Dr. Patel is my cardiologist", "Ana is my
+    # shift lead", "Okafor is my advisor".
+    rule(
+        "save",
+        rf"^\W*{_NO_NAME}(?:(?-i:Mr|Mrs|Ms|Dr|Prof)\.? )?(?-i:[A-Z][\w'-]+)(?: (?-i:[A-Z][\w'-]+))?"
+        r" (?:is|was) (?:my|our) (?:new )?(?:[\w-]+ ){0,2}?[\w-]+\b(?=[^?]*$)",
+        0.75,
+        "personal",
+        tail=True,
+    ),
+    # Someone new, by name: "Hired a new baker named Luis", "We took on a new intern called
+    # Mei".
+    rule(
+        "save",
+        r"\b(?:a|an|our) new (?:[\w-]+ ){1,2}?(?:named|called) (?-i:[A-Z])(?=[^?]*$)",
+        0.8,
+        "personal",
+        tail=True,
+    ),
+    # What recurs that the user must do: "i need to pay payroll every other friday through
+    # Gusto", "We have to renew the permit every March".
+    rule(
+        "save",
+        r"\b(?:i|we) (?:need|have|has|must) (?:to )?(?:[\w'-]+ ){1,6}?every (?:other |second )?"
+        rf"(?:{WHEN}|day\b|week\b|month\b|year\b|morning\b|evening\b|night\b|\d)(?=[^?]*$)",
+        0.75,
+        "personal",
+        tail=True,
+    ),
+    # A value the user keeps forgetting, told: "I keep forgetting Tommy's shoe size, it's 2Y";
+    # not "…, it's annoying".
+    rule(
+        "save",
+        r"\bi (?:always |keep )?forget(?:ting)? [^,;:?]{1,60}[,;:—-]\s*(?:it'?s|its|it is|"
+        r"they'?re|which is) (?:\w+ )?(?-i:[A-Z0-9$€£])(?=[^?]*$)",
+        0.8,
+        "personal",
+        tail=True,
+    ),
+)
