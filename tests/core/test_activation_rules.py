@@ -127,6 +127,8 @@ def test_intent_precision_and_recall_are_at_least_085_per_class() -> None:
         ("What food should I avoid?", "recall"),
         ("Can I eat cheese?", "recall"),
         ("Which seat should you book for me on a plane?", "recall"),
+        ("Any dinner ideas that fit my diet?", "recall"),  # a blind probe's: none
+        ("What snacks are ok with my allergies?", "recall"),
         ("What's a good weeknight dinner for the four of us?", "recall"),
         ("What's the neighbor's dog called?", "recall"),
         # the same forms asked of the world, or of something to do
@@ -1054,6 +1056,7 @@ def test_a_question_asks_when_or_where_a_definite_thing_is(text: str, thing: str
         ("What's going on with Biscuit?", "Biscuit", True),
         ("How's Biscuit?", "Biscuit", True),
         ("How old is Biscuit?", "Biscuit", True),  # an MCP probe
+        ("how much does Ana make?", "Ana", True),  # a blind probe's: none, her pay stored
         ("Tell me everything about Meera.", "Meera", True),
         ("What do you know about Meera?", "Meera", True),
         ("What is Python?", "Python", False),  # what a book says

@@ -102,3 +102,11 @@ def test_a_spouse_or_a_boss_is_searched_by_what_people_call_them() -> None:
     assert with_word_forms(["boss"]) == ["boss", "manager"]
     assert with_word_forms(["partner"]) == ["partner"]
     assert form_groups(["wife", "job", "partner", "spouse"]) == [[0, 2, 3]]
+
+
+def test_a_deadline_is_what_is_due() -> None:
+    """A blind probe: "what deadlines do I have?" found nothing beside "my conference abstract
+    for ISMB is due January 10" (cosine 0.12, no word shared)."""
+    terms = with_word_forms(query_terms("what deadlines do I have"), STOPWORDS)
+    assert "due" in terms
+    assert "deadline" not in with_word_forms(query_terms("when is it due"), STOPWORDS)

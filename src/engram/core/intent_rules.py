@@ -241,6 +241,9 @@ RULES: tuple[Rule, ...] = (
         r"|(?:can|could|may|should) (?:i|we) (?:eat|drink)\b"
         r"|[^.!?]*\bshould you (?:book|order|get|reserve|pick|choose) (?:for )?(?:me|us)\b"
         r"|[^.!?]*\b(?:good|best|ideas?|suggestions?)\b[^.!?]*\bfor (?:me|us|the \w+ of us)\b"
+        # "Any dinner ideas that fit my diet?" (a blind probe's: none, the diet stored)
+        r"|[^.!?]*\b(?:my|our) (?:diet|dietary (?:needs|restrictions)|allerg(?:y|ies)|"
+        r"food restrictions)\b"
         r"|(?:what|when|where|which|who)\b[^.!?]*\bthe neighbou?rs?'?s?\b)[^.!?]*\?\s*$",
         0.7,
     ),

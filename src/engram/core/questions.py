@@ -218,7 +218,9 @@ _ASKS_OF = (
     r"|has|have|will|" + _ABOUT + "|"
     # "What sport does Priya play?", "How many kids does Tom have?", "How old is Priya's
     # daughter?" (a probe), "What types of sports did Kevin do?" (REALTALK)
-    r"(?:what|which|how many|how much)(?:\s+[\w'-]+){1,3}?" + _VERB + "|"
+    r"(?:what|which|how many)(?:\s+[\w'-]+){1,3}?" + _VERB + "|"
+    # "How much does Ana make?" (a blind probe's: none, her pay stored)
+    r"how much(?:\s+[\w'-]+){0,3}?" + _VERB + "|"
     r"how (?:old|tall|long|far|big)" + _VERB + r")\s+(?:the\s+)?"
 )
 # Questions that name something only to ask how to do a thing, for advice, to compare, or the
