@@ -99,6 +99,19 @@ def test_a_confirmation_names_the_recent_memory_it_confirms(mem: Engram) -> None
     assert found.missing == [] and mem.analyze_message("Hello there").missing == []
 
 
+def test_a_bare_yes_after_memories_were_shown_confirms_them(mem: Engram) -> None:
+    """A blind probe: "yep", "yes" and "right" just after a memory was shown were none. Said
+    then, they confirm it, less surely than "that's right"; with nothing shown, they answer
+    anything."""
+    dairy = mem.save("We switched dairy to Clover Valley")
+    for said in ("yep", "Yes.", "right"):
+        found = mem.analyze_message(said, [dairy.id])
+        assert (found.intent, found.touch) == ("reinforce", [dairy.id]), said
+        assert found.confidence < mem.analyze_message("that's right", [dairy.id]).confidence
+    assert mem.analyze_message("yes").intent == "none"
+    assert mem.analyze_message("yes please", [dairy.id]).intent == "none"
+
+
 def test_a_confirmation_leaves_the_fact_its_news_replaced(mem: Engram) -> None:
     """Shown the replaced fact and the news, "Correct, Tom is still my manager" touched both
     (a helper's probe): the old one shares only words the new one shares too."""

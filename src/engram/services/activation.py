@@ -54,6 +54,13 @@ _CONFIRMING = frozenset(
     perfect cool good""".split()
 )
 
+# A bare yes, and how sure it is as a confirmation of the memories just shown: below the
+# confirmations that say what holds ("that's right", 0.85), as it may answer anything asked.
+_BARE_YES = re.compile(
+    r"^\W*(?:yes|yep|yup|yeah|yea|ya|right|true|indeed|mhm|uh-huh|yes it is|it is)\W*$", re.I
+)
+BARE_YES_CONFIDENCE = 0.6
+
 # How sure a recall is that only names someone or something the store knows ("Is Lisa still
 # vegetarian?"): a rule reads the question as one about the world, and so it would be, were the
 # name unknown; below every recall rule (0.6 and up), as the reading is the store's, not the
@@ -117,6 +124,11 @@ class ActivationService:
         # The recent ids that name no memory are said: a mistyped one confirmed nothing, and
         # nothing told the caller why (probe).
         shown = self.ctx.store.get_many(recent) if recent else []
+        if found.intent == "none" and shown and _BARE_YES.match(text):
+            # "yep" just after memories were shown: what was shown holds, less surely than a
+            # confirmation that says so ("yes, that's right"); with nothing shown, it answers
+            # anything (a blind probe's "yes", "yep", "right" were none)
+            found = Analysis("reinforce", BARE_YES_CONFIDENCE, text.strip())
         known = {m.id for m in shown}
         result = MessageAnalysis(
             intent=found.intent,
