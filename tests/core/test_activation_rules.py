@@ -73,7 +73,14 @@ def test_a_detail_of_the_users_that_changed_is_a_save(text: str, intent: str) ->
         ("Hired a new baker named Luis, he starts on the 1st", "save"),
         ("i need to pay payroll every other friday through Gusto", "save"),
         ("I keep forgetting Tommy's shoe size, it's 2Y", "save"),
+        ("oh and the espresso machine is a La Marzocco Linea, serviced by Coffee Tech", "save"),
+        ("New contact at Miller is Tanya, 555-0199", "save"),
+        # a relative "that" is no word of the conversation's ("I like that" is)
+        ("I'm in a book club that meets the first Thursday of each month", "save"),
         # the same forms asked, of the work, or of the moment
+        ("the error is a TypeError", "none"),
+        ("The function is a Python generator", "none"),
+        ("I think that works", "none"),
         ("When is the inspection scheduled for Oct 12?", "none"),
         ("Is Ana my shift lead?", "none"),
         ("The function is due for a refactor", "none"),

@@ -57,8 +57,10 @@ _ELSEWHERE = (
     r"components?|helpers?|modules?|variables?|loops?|quer(?:y|ies)|scripts?|api calls?|"
     r"responses?|(?<!pull )request(?:s|)|"
     # the conversation itself ("the plan is below"), and remembering (rules of its own)
-    r"this|that|it|these|those|below|above|attached|following|here|remember|recall|forget|"
-    r"forgot"
+    # ("that" as a relative pronoun is none of these: "a book club that meets on Thursdays", a
+    # blind probe's fact read as nothing)
+    r"this|that(?! \w+s\b)|it|these|those|below|above|attached|following|here|remember|recall|"
+    r"forget|forgot"
 )
 # News often comes as a correction: "Actually, Lisa's birthday is September 5", "Actually we're
 # in Denver now" (that one was none: an MCP probe).

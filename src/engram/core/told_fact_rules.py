@@ -16,6 +16,13 @@ _A_DAY = rf"(?:{WHEN}|may \d|tomorrow\b|next (?:week|month|year)\b)"
 # The words that start a sentence but name no one: "This is my code" is no fact of a person.
 _NO_NAME = r"(?!(?:This|That|It|Here|There|What|Which|Who|He|She|They|These|Those|Today)\b)"
 
+# What a coding session names: "the error is a TypeError", "The function is a Python
+# generator" describe the work, not the user's things.
+_OF_THE_WORK = (
+    r"(?:error|bug|issue|problem|exception|answer|output|result|question|function|method|"
+    r"class|variable|file|script|module|endpoint|query|value|type|response|request|test)"
+)
+
 TOLD_FACT_RULES: tuple[Rule, ...] = (
     # When something happens, of any subject: "The health inspection is scheduled for Oct
     # 12", "thesis proposal draft is due to Okafor on Nov 15", "The kids' recital is set for
@@ -44,6 +51,18 @@ TOLD_FACT_RULES: tuple[Rule, ...] = (
         "save",
         r"\b(?:a|an|our) new (?:[\w-]+ ){1,2}?(?:named|called) (?-i:[A-Z])(?=[^?]*$)",
         0.8,
+        "personal",
+        tail=True,
+    ),
+    # A thing of the user's by its make, and who is new in a role: "the espresso machine is a
+    # La Marzocco Linea", "Our van is a Ford Transit", "New contact at Miller is Tanya,
+    # 555-0199" (a blind probe's, each none); not "the error is a TypeError".
+    rule(
+        "save",
+        r"^\W*(?:(?:oh|and|so|also|btw|fyi)\W+)*(?:the |our |my )?(?!(?:[\w'-]+ ){0,3}?"
+        rf"{_OF_THE_WORK}(?: |s ))(?:(?:the|our|my) (?:[\w'-]+ ){{1,3}}?(?:is|are) (?:an? |the )"
+        r"|new (?:[\w'-]+ ){1,3}?(?:is|are) )(?-i:[A-Z][\w'-]+)",
+        0.75,
         "personal",
         tail=True,
     ),
