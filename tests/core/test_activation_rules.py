@@ -75,6 +75,15 @@ def test_a_detail_of_the_users_that_changed_is_a_save(text: str, intent: str) ->
         ("I keep forgetting Tommy's shoe size, it's 2Y", "save"),
         ("oh and the espresso machine is a La Marzocco Linea, serviced by Coffee Tech", "save"),
         ("New contact at Miller is Tanya, 555-0199", "save"),
+        # a condition of anyone named, what the user takes, a make by its year (a second blind
+        # probe's, each none)
+        ("Joan has celiac disease so everything has to be strictly gluten-free", "save"),
+        ("jaylen's allergic to penicillin, and his pediatrician is dr. okafor", "save"),
+        ("she's also lactose intolerant", "save"),
+        ("I take lisinopril and a baby aspirin daily, need to pack enough for 3 weeks", "save"),
+        ("my car is a 2014 honda civic, it has 120k miles", "save"),
+        ("Many people are allergic to peanuts", "none"),
+        ("Is Joan allergic to nuts?", "none"),
         # a relative "that" is no word of the conversation's ("I like that" is)
         ("I'm in a book club that meets the first Thursday of each month", "save"),
         # the same forms asked, of the work, or of the moment
@@ -942,6 +951,11 @@ def test_an_interjection_or_an_order_opening_a_message_names_no_one() -> None:
         ("Yes, I still have to call the plumber", "none"),
         ("Right, I'm still vegetarian", "reinforce"),
         ("Indeed, still working from 8 to 4.", "reinforce"),
+        # a confirmation with the name it confirms, or a thanks (a second blind probe's: none)
+        ("thats right thanks", "reinforce"),
+        ("yep priya, that's her", "reinforce"),
+        ("that's the one", "reinforce"),
+        ("no that's wrong", "none"),
         # someone of the user's, "called" by name; "my phone" and an "is" two sentences on
         # are no fact of the phone
         ("Anyway, my new landlord is called Mr. Okafor", "save"),

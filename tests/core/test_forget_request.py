@@ -53,6 +53,12 @@ from engram.core.intent import classify
         ("Please remove my dentist note", "my dentist"),
         # a refusal too: both ask not to keep it, and the request names what is kept
         ("forget my stipend info, that's private", "my stipend info"),
+        # kept "on file", and "scratch" (a second blind probe's, each none or a recall)
+        (
+            "please don't keep the insurance number on file, I'd rather keep it on paper",
+            "the insurance number",
+        ),
+        ("scratch what i said about cilantro, i actually don't mind it anymore", "cilantro"),
     ],
 )
 def test_a_request_to_forget_names_what_it_drops(message: str, named: str) -> None:

@@ -99,13 +99,28 @@ def test_a_confirmation_names_the_recent_memory_it_confirms(mem: Engram) -> None
     assert found.missing == [] and mem.analyze_message("Hello there").missing == []
 
 
+def test_a_question_naming_someone_in_lower_case_searches_the_memory(mem: Engram) -> None:
+    """A blind probe: "what dietary restrictions does joan have?" was none and searched
+    nothing, "Joan has celiac disease" stored; asked "Joan", it was a recall."""
+    mem.save("Joan has celiac disease, strictly gluten-free")
+    mem.save("I use vim for everything")
+    for question in ("what dietary restrictions does joan have?", "when is joan's birthday?"):
+        assert mem.analyze_message(question).intent == "recall", question
+        assert mem.analyze_for_recall(question).should_search, question
+    # not a name the store holds, or how to do something
+    assert mem.analyze_message("how do i exit vim?").intent == "none"
+    assert mem.analyze_message("what does paris look like in spring?").intent == "none"
+
+
 def test_a_bare_yes_after_memories_were_shown_confirms_them(mem: Engram) -> None:
     """A blind probe: "yep", "yes" and "right" just after a memory was shown were none. Said
     then, they confirm it, less surely than "that's right"; with nothing shown, they answer
     anything."""
     dairy = mem.save("We switched dairy to Clover Valley")
+    bakery = mem.save("I own Sweet Rise Bakery")
     for said in ("yep", "Yes.", "right"):
-        found = mem.analyze_message(said, [dairy.id])
+        # the first shown only: a second probe's "yup" after a recall reinforced every hit
+        found = mem.analyze_message(said, [dairy.id, bakery.id])
         assert (found.intent, found.touch) == ("reinforce", [dairy.id]), said
         assert found.confidence < mem.analyze_message("that's right", [dairy.id]).confidence
     assert mem.analyze_message("yes").intent == "none"

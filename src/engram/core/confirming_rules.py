@@ -38,8 +38,11 @@ CONFIRMING_RULES: tuple[Rule, ...] = (
         "reinforce",
         # after thanks too: "Thanks, that's right!" was no confirmation, "That's right,
         # thanks" was (probe)
-        r"^\W*(?:(?:thanks|thank you|ok|okay|great|perfect)\b[,.!\s]+)?"
-        r"(?:that'?s (?:right|correct)|correct|confirmed|exactly)\b(?:[,.!:—-]|\s*$)",
+        # and with a yes and the name confirmed before it, "that's her", "that's the one", a
+        # thanks after it ("yep priya, that's her", "thats right thanks": a blind probe's, none)
+        r"^\W*(?:(?:thanks|thank you|ok|okay|great|perfect|yes|yep|yup|yeah)\b[,.!\s]+)?"
+        r"(?:[\w'-]+[,.!]?\s+)?(?:that'?s (?:right|correct|the one|him|her|them)|correct|"
+        r"confirmed|exactly)\b(?:[,.!:—-]|\s*$|\s+(?:thanks|thank you|thx|ty)\b)",
         0.85,
     ),
     # not "still waiting / thinking / working on it" either: how it goes, not a confirmation

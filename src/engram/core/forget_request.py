@@ -39,7 +39,7 @@ _LABELLED = r"(?P<labelled>(?:the|my|our) (?:[\w'-]+ ){1,4}?)(?:memory|memories|
 # The verbs that drop what is kept; "delete", "remove", "wipe" and "drop" are work too ("Delete
 # the old config file"), so they ask of the memory only with what was told or kept, or "from
 # your memory".
-_DROP = r"(?:forget|erase|delete|remove|drop|wipe|clear|unlearn|purge|discard)"
+_DROP = r"(?:forget|erase|delete|remove|drop|wipe|clear|unlearn|purge|discard|scratch)"
 # What is kept no longer: "I don't want you to remember my mortgage stuff anymore", "no need
 # to keep my old address any longer", "stop remembering my ex's number" (a blind probe read the
 # first as a refusal to save, and the mortgage stayed). A refusal ("don't save this") is of
@@ -50,7 +50,9 @@ NO_LONGER_KEPT = (
     # remember my password anymore", the user's own forgetting)
     r"|\bno need to|(?:^|(?<=[,.;:!?] ))(?:please )?(?:don'?t|do not))"
     r" (?:remember|keep|store|save|hold on to) (?P<kept>[^.!?]{1,200}?) "
-    r"(?:anymore|any more|any longer)\b"
+    # "on file" says it was kept too: "please don't keep the insurance number on file" (a
+    # blind probe's, none, and the policy number stayed)
+    r"(?:anymore|any more|any longer|on file|in (?:your )?memory)\b"
 )
 FORGET_REQUEST = (
     OPENERS

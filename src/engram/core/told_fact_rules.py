@@ -23,7 +23,41 @@ _OF_THE_WORK = (
     r"class|variable|file|script|module|endpoint|query|value|type|response|request|test)"
 )
 
+# A condition, an allergy or a diet that cannot be broken, of anyone the user names: "Joan has
+# celiac disease", "jaylen's allergic to penicillin", "she's also lactose intolerant" (a second
+# blind probe's, each none; a later "what can't joan eat" found nothing). Not of people at
+# large ("Many people are allergic to peanuts").
+_HEALTH = (
+    r"(?:allergic|intolerant|celiac|coeliac|diabetic|asthmatic|epileptic|anaphylactic|"
+    r"(?:celiac|coeliac) disease|(?:type [12] )?diabetes|asthma|epilepsy|(?:\w+ )?allerg(?:y|ies)|"
+    r"(?:\w+ )?intolerance)\b"
+)
+_SOMEONE = (
+    r"(?<![\w'-])(?!(?:many|most|some|lots|all|few|people|everyone|anyone|someone|nobody|who|"
+    r"which|kids|children|adults|dogs|cats)\b)[\w-]+"
+)
+
 TOLD_FACT_RULES: tuple[Rule, ...] = (
+    rule(
+        "save",
+        rf"{_SOMEONE}(?:'s|'re| is| are| has| have| was)(?: also| been| always| severely| very| "
+        r"mildly| really| just| now| got| recently| diagnosed with| developed)* (?:an? )?"
+        rf"(?:[\w-]+ )?{_HEALTH}",
+        0.8,
+        "personal",
+        tail=True,
+    ),
+    # What the user takes, and how often: "I take lisinopril and a baby aspirin daily" (none
+    # with a clause after it: "…, need to pack enough for 3 weeks").
+    rule(
+        "save",
+        r"\b(?:i|we|(?:he|she|they)|my \w+) (?:also )?(?:take|takes|am taking|is taking|are taking)"
+        r" (?:[\w'-]+ ){1,6}?(?:daily|every (?:day|morning|night|evening)|twice a day|"
+        r"once a day|a day|at night|in the morning|\d+ ?mg)\b",
+        0.8,
+        "personal",
+        tail=True,
+    ),
     # When something happens, of any subject: "The health inspection is scheduled for Oct
     # 12", "thesis proposal draft is due to Okafor on Nov 15", "The kids' recital is set for
     # 6pm Friday"; a day must be named ("The function is due for a refactor" is not).
@@ -61,7 +95,7 @@ TOLD_FACT_RULES: tuple[Rule, ...] = (
         "save",
         r"^\W*(?:(?:oh|and|so|also|btw|fyi)\W+)*(?:the |our |my )?(?!(?:[\w'-]+ ){0,3}?"
         rf"{_OF_THE_WORK}(?: |s ))(?:(?:the|our|my) (?:[\w'-]+ ){{1,3}}?(?:is|are) (?:an? |the )"
-        r"|new (?:[\w'-]+ ){1,3}?(?:is|are) )(?-i:[A-Z][\w'-]+)",
+        r"|new (?:[\w'-]+ ){1,3}?(?:is|are) )(?:(?-i:[A-Z][\w'-]+)|(?:19|20)\d\d [a-z]+)",
         0.75,
         "personal",
         tail=True,

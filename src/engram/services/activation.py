@@ -60,6 +60,10 @@ _BARE_YES = re.compile(
     r"^\W*(?:yes|yep|yup|yeah|yea|ya|right|true|indeed|mhm|uh-huh|yes it is|it is)\W*$", re.I
 )
 BARE_YES_CONFIDENCE = 0.6
+# A name typed in lower case: how long it is at least, and how many of the memories holding a
+# question's words are read for their names.
+MIN_NAME_LETTERS = 3
+LOWER_NAME_CANDIDATES = 10
 
 # How sure a recall is that only names someone or something the store knows ("Is Lisa still
 # vegetarian?"): a rule reads the question as one about the world, and so it would be, were the
@@ -124,10 +128,12 @@ class ActivationService:
         # The recent ids that name no memory are said: a mistyped one confirmed nothing, and
         # nothing told the caller why (probe).
         shown = self.ctx.store.get_many(recent) if recent else []
-        if found.intent == "none" and shown and _BARE_YES.match(text):
-            # "yep" just after memories were shown: what was shown holds, less surely than a
+        bare_yes = found.intent == "none" and bool(shown) and _BARE_YES.match(text) is not None
+        if bare_yes:
+            # "yep" just after memories were shown: the first shown holds, less surely than a
             # confirmation that says so ("yes, that's right"); with nothing shown, it answers
-            # anything (a blind probe's "yes", "yep", "right" were none)
+            # anything (a blind probe's "yes", "yep", "right" were none). Only the first: a
+            # second probe's "yup" after a recall reinforced every memory the search showed.
             found = Analysis("reinforce", BARE_YES_CONFIDENCE, text.strip())
         known = {m.id for m in shown}
         result = MessageAnalysis(
@@ -160,6 +166,9 @@ class ActivationService:
                     "touch": said_so,
                 }
             )
+        if bare_yes:
+            first = next(i for i in recent if i in known)
+            return result.model_copy(update={"touch": [first]})
         if found.intent == "reinforce" and shown:
             touch = _confirmed(text, shown)
             if touch is None:  # it names something no shown memory words
@@ -298,7 +307,7 @@ class ActivationService:
             # from an event the store holds (`engram.core.anchors`)
             return Analysis("recall", ANCHORED_CONFIDENCE, text.strip())
         read = asked(plain(text))
-        names = names_in(text)
+        names = names_in(text) or self._names_typed_lower(read)
         known = self._known_names([n for n in names if asks_about(read, n)])
         if known:
             return Analysis("recall", KNOWN_NAME_CONFIDENCE, known[0])
@@ -415,6 +424,26 @@ class ActivationService:
         )
         held = {t for m in found for e in m.entities for t in query_terms(e)}
         return all(w in held for w in words)
+
+    def _names_typed_lower(self, question: str) -> list[str]:
+        """The words of a question typed in lower case that a stored memory holds as a name
+        (an entity): "joan" of "what dietary restrictions does joan have?" (a blind probe's:
+        none, and nothing searched, where "Joan has celiac disease" was stored). Only for a
+        question; one look-up in the text index."""
+        if not is_plain_question(question) or question != question.lower():
+            return []
+        words = [w for w in dict.fromkeys(query_terms(question)) if w not in STOPWORDS]
+        words = [w for w in words if w.isalpha() and len(w) >= MIN_NAME_LETTERS]
+        if not words:
+            return []
+        found = self.ctx.store.text_search(words, Filter(), LOWER_NAME_CANDIDATES)
+        held = {
+            t
+            for m in self.ctx.store.get_many([s.id for s in found])
+            for e in m.entities
+            for t in query_terms(e)
+        }
+        return [w for w in words if w in held]
 
     def _thing_kept(self, thing: str) -> bool:
         """Whether one stored memory holds every word of `thing` ("the book club" of "I'm in a
