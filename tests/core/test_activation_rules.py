@@ -1007,6 +1007,10 @@ def test_a_recall_request_becomes_a_query_and_a_window() -> None:
     health = "Anything about my health I should remember?"
     assert recall_query(health) == "Anything about my health?"
     assert recall_query("Who's my manager again?") == "my manager?"
+    # talking and knowing are the asking only when about something (a blind probe's "who do I
+    # to at okapi now?")
+    assert recall_query("who do I talk to at okapi now?") == "who do I talk to at okapi now?"
+    assert recall_query("What did we talk about last week?") == ""
     # "time" is asked of; "last time" says when it was said (an MCP probe: "What does my
     # flight leave?")
     assert recall_query("What time does my flight leave?") == "What time does my flight leave?"

@@ -105,6 +105,7 @@ def recall_query(message: str, today: date | None = None) -> str:
     text = _LAST_TIME.sub(" ", text)  # "time" alone is asked of: "What time does…"
     # "What birthdays do I need to remember?" searched "What birthdays do I need to?" (a probe)
     text = _MUST_REMEMBER.sub(" ", text)
+    text = _TALKED_ABOUT.sub(" ", text)
     asked = _WORDS.sub(lambda w: " " if w[0].casefold() in _RECALL_NOISE else w[0], text)
     asked = _SPACE_BEFORE_MARK.sub(r"\1", " ".join(asked.split())).strip(" ,;:")
     # Nothing but function words left: "Do you remember what it was?" searched "what it was",
@@ -136,9 +137,13 @@ _SPACE_BEFORE_MARK = re.compile(r"\s+([?.!,;:])")
 
 _RECALL_NOISE = frozenset(
     """again remember recall remind said say told tell mentioned mention decided decide agreed
-    agree discussed discuss talk talked chat chatted know ever before last what's who's
-    where's when's how's that's it's am i'm any currently nowadays please""".split()
+    agree discussed discuss ever before last what's who's where's when's how's that's it's am
+    i'm any currently nowadays please""".split()
 )
+# Talking and knowing are the asking only when about something ("What did we talk about?",
+# "what do I know about X"): "who do I talk to at okapi now?" was searched as "who do I to at
+# okapi now?" (a blind probe's).
+_TALKED_ABOUT = re.compile(r"\b(?:talk|talked|chat|chatted|know|knew)\s+(?=about\b)", re.I)
 
 
 def recall_window(message: str, today: date) -> int | None:
