@@ -255,6 +255,21 @@ def test_a_request_to_forget_lists_only_what_matches_it_itself(mem: Engram) -> N
     assert (found.intent, found.forget) == ("forget", [car.id])
 
 
+def test_a_request_naming_a_word_lists_what_says_it(mem: Engram) -> None:
+    """A second blind probe: "forget the thing about upwork" listed the client list too, which
+    never says "upwork" (only like it in meaning), and acting on it lost the list."""
+    mem.save(
+        "hey, I'm a freelance dev. current clients: Brightline (logistics startup), Harbor & "
+        "Co (a law firm), and Okapi Games"
+    )
+    fee = mem.save("i bill okapi through upwork, 10% fee, annoying")
+    mem.save("okapi's producer jun-ho left; new point of contact is ama mensah")
+    mem.save("brightline wants to extend the contract through q3, 20 hrs/week")
+    mem.save("my laptop is an M2 macbook air 16gb, it struggles with the unity builds")
+    mem.flush()
+    assert mem.analyze_message("forget the thing about upwork").forget == [fee.id]
+
+
 def test_forget_said_as_people_say_it_lists_what_it_means(mem: Engram) -> None:
     """A blind probe: "forget that" with the memory shown, "please forget about the book club",
     "Jake paid me back, you can forget about that" and "forget my stipend info, that's private"

@@ -214,7 +214,13 @@ class ActivationService:
         hits = self.search.search(topic, limit=FORGET_CANDIDATES)
         if not hits and topic.lower().startswith("the "):
             hits = self.search.search("my " + topic[4:], limit=FORGET_CANDIDATES)
-        return [h.memory.id for h in hits if h.why.rank >= FORGET_MIN_RANK and _named(h)]
+        listed = [h for h in hits if h.why.rank >= FORGET_MIN_RANK and _named(h)]
+        if any(h.why.text > 0 for h in listed):
+            # named by a word the store holds: what says it, not what is only like it ("forget
+            # the thing about upwork" listed the client list too, which never says "upwork":
+            # a blind probe's, and acting on it lost the list)
+            listed = [h for h in listed if h.why.text > 0]
+        return [h.memory.id for h in listed]
 
     def _confirmed_in_store(self, message: str) -> list[str]:
         """The stored memories a confirmation names when none was shown: among its nearest by
