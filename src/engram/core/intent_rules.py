@@ -374,7 +374,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "save",
-        r"\b(?:we|i) (?:decided|agreed|chose|picked|settled|switched|went with)\b|"
+        r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed|chose|picked|settled|switched|went with)\b|"
         r"\b(?:we|i)(?:'re| are| am|'m)? (?:going with\b|(?:switching|moving|migrating)"
         r"(?: (?:the|our|my) \w+| everything| all)? to\b)|"
         r"\blet'?s go with\b",

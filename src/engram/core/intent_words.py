@@ -19,15 +19,15 @@ MY_THING = (
 # A thing of the user's that changed ("My email changed to …"), that they changed ("I updated my
 # phone number to …"), or that they got anew ("I got a new car"); not "my code changed to…", nor
 # "my phone changed to dark mode".
-_DETAIL = (
+DETAIL = (
     r"(?:(?:last |first |user ?|display )?name|e-?mail(?: address)?|(?:phone |mobile |cell )?"
     r"number|(?:home |postal |mailing )?address|job|(?:job )?title|team|manager|boss|doctor|"
     r"dentist|therapist|bank|insurer|insurance(?: provider)?|pronouns|timezone|time zone)"
 )
 CHANGED_THING = (
-    rf"\b(?:my|our) (?:new )?{_DETAIL} (?:has |just )?(?:changed|switched|moved) (?:over )?to\b"
+    rf"\b(?:my|our) (?:new )?{DETAIL} (?:has |just )?(?:changed|switched|moved) (?:over )?to\b"
     r"|\b(?:i|we)(?:'ve| have)? (?:just |finally |recently )?(?:changed|updated|switched) "
-    rf"(?:my|our) {_DETAIL} to\b"
+    rf"(?:my|our) {DETAIL} to\b"
     r"|\b(?:i|we)(?:'ve| have)? (?:just |finally |recently )?(?:got|bought|leased) (?:a|an|my|our) "
     r"new (?:phone number|number|email address|email|address|car|house|home|apartment|flat|"
     r"doctor|dentist|manager|boss)\b"

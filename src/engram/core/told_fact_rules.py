@@ -8,7 +8,7 @@ find. Read with the other saves (`engram.core.intent_rules`); asked, each is non
 from __future__ import annotations
 
 from engram.core.intent_rule import Rule, rule
-from engram.core.intent_words import WHEN
+from engram.core.intent_words import DETAIL, KIN, RELATION, WHEN
 
 # A day named, as the rules read one: a month, a weekday, "the 14th", "3pm", or "tomorrow",
 # "next week".
@@ -96,6 +96,29 @@ TOLD_FACT_RULES: tuple[Rule, ...] = (
         r"^\W*(?:(?:oh|and|so|also|btw|fyi)\W+)*(?:the |our |my )?(?!(?:[\w'-]+ ){0,3}?"
         rf"{_OF_THE_WORK}(?: |s ))(?:(?:the|our|my) (?:[\w'-]+ ){{1,3}}?(?:is|are) (?:an? |the )"
         r"|new (?:[\w'-]+ ){1,3}?(?:is|are) )(?:(?-i:[A-Z][\w'-]+)|(?:19|20)\d\d [a-z]+)",
+        0.75,
+        "personal",
+        tail=True,
+    ),
+    # The people of the user's people, and their details: "Joan's sister Marlene lives in
+    # Porto", "his mom is named priya", "Marlene's address is Rua das Flores 112", "jaylen got
+    # a job at the pizza place" (a second blind probe's, each none).
+    rule(
+        "save",
+        rf"\b[\w-]+'s (?:\w+ )?{RELATION}(?: (?-i:[A-Z])[\w-]+)? (?:lives|works|studies|teaches|"
+        r"owns|runs|is (?:named|called|a|an))\b"
+        rf"|\b{KIN} is (?:named|called) \w"
+        rf"|(?-i:\b[A-Z][\w-]+)'s (?:{DETAIL}|birthday|address) is\b"
+        r"|\b(?!(?:who|which|what|i|we)\b)[\w'-]+ (?:just |finally )?(?:got|landed|started) "
+        r"(?:a|an|his|her|their) (?:new |first |part-time |summer )?(?:job|internship|position)\b",
+        0.75,
+        "personal",
+        tail=True,
+    ),
+    # What someone pays or charges the user: "brightline pays $95/hr net 30".
+    rule(
+        "save",
+        r"\b[\w'-]+ (?:pays|charges|bills) (?:me |us )?(?:[$€£]\d|\d+ ?(?:an? |per )?(?:hour|hr))",
         0.75,
         "personal",
         tail=True,
