@@ -1439,6 +1439,7 @@ def test_a_statement_that_something_changed_is_told_apart(text: str, changed: bo
         ("Sold the Corolla, I drive a Tesla now", True),
         # a day pushed to, with words between (a blind probe's: the old date came first)
         ("Okafor pushed the thesis proposal deadline to Nov 22", True),
+        ("they pushed it, new deadline for harbor is may 15", True),
         ("I pushed the fix to main", False),
         # chat says these of anything: a change of mind in passing, the moment, the past
         ("I'm actually majoring in economics", False),

@@ -119,6 +119,7 @@ def test_forget_before_a_thing_names_the_thing(message: str, thing: str) -> None
     [
         ("forget the book club thing, I quit", "the book club"),
         ("please forget about the book club", "the book club"),
+        ("scratch the faucet thing, Hector fixed it for good", "the faucet"),
         ("Forget the Subaru, I sold it", "the Subaru"),
         # something else asked after it: the task's
         ("Forget about the formatting, just give me the raw numbers.", ""),
@@ -134,6 +135,10 @@ def test_a_thing_to_drop_is_all_a_request_asks(message: str, thing: str) -> None
     [
         ("Jake paid me back, you can forget about that", "Jake paid me back"),
         ("Luis quit after two weeks, forget about him", "Luis quit after two weeks"),
+        (
+            "actually never mind about Marco, he can't come anymore, so erase him",
+            "actually never mind about Marco, he can't come anymore",
+        ),
         ("Forget it", ""),
         ("Forget about it, let's move on", ""),
     ],

@@ -304,6 +304,22 @@ def test_forget_said_as_people_say_it_lists_what_it_means(mem: Engram) -> None:
         assert mem.analyze_message(said).forget == [], said
 
 
+def test_a_request_to_forget_someone_lists_only_what_names_them(mem: Engram) -> None:
+    """A third blind probe: "erase what you know about Marco", no Marco stored, listed the
+    memories nearest by meaning ("my sister Ana lives in Lisbon"), and the assistant deleted
+    three memories so."""
+    mem.save("my sister Ana lives in Lisbon")
+    mem.save("my favorite coach of all time is Phil Jackson")
+    guard = mem.save("our starting point guard is Jaylen Brooks, a junior")
+    mem.flush()
+    for said in (
+        "erase what you know about Marco",
+        "ok forget what I said about Tom handling JV, he stepped down from that",
+    ):
+        assert mem.analyze_message(said).forget == [], said
+    assert mem.analyze_message("drop everything you have on Jaylen, he's gone").forget == [guard.id]
+
+
 def test_forget_and_a_name_the_store_holds_lists_its_memory(mem: Engram) -> None:
     """A probe: "Forget the Subaru, I sold it" was none, and the car stayed the user's. Forget
     and a thing is a request about the memory only where the store names that thing: "Forget

@@ -76,7 +76,9 @@ _WHAT_WAS_JUST_SAID = frozenset("this that it these those them".split())
 _LEAD_IN = re.compile(r"^\s*(?:about|on|regarding|concerning|of)\s+", re.IGNORECASE)
 # A clause after what is named, saying why: ", I sold it", " - we got rid of it", "; it's gone".
 _WHY_CLAUSE = re.compile(
-    r"\s*[,;—–-]\s*(?=(?:i|we|he|she|they|it|it's|that's|because|since|as|so)\b)",
+    r"\s*[,;—–-]\s*(?=(?:i|we|he|she|they|it|it's|that's|because|since|as|so)\b"
+    # or someone by name who did something: ", Hector fixed it for good"
+    r"|(?-i:[A-Z])[\w-]+\s+\w+ed\b)",
     re.IGNORECASE,
 )
 _THE = re.compile(r"^(?:the|that|this)\s+", re.IGNORECASE)
@@ -126,7 +128,7 @@ def what_to_forget(message: str) -> str:
 # is the task's, and a rule cannot tell the two apart (`maybe_forgotten`).
 _FORGET_A_THING = re.compile(
     OPENERS
-    + rf"(?:{REQUEST_FRAME})?(?:forget|unlearn) (?:about )?+"
+    + rf"(?:{REQUEST_FRAME})?(?:forget|unlearn|scratch) (?:about )?+"
     + r"(?P<thing>(?:(?:the|that|this) )?(?!(?:it|that|this|what|everything|all)\b)[^,.;:!?—]+)",
     re.IGNORECASE,
 )
@@ -173,9 +175,9 @@ _VAGUE_END = re.compile(r"(?:\s+(?:thing|things|stuff|info|information|details|b
 # "Luis quit after two weeks, forget about him" (a blind probe's, read as nothing). What to
 # forget is what the clause names.
 _DROPPED_AFTER = re.compile(
-    r"^\W*(?P<said>[^.!?,;]{3,200}?)\s*[,;—–-]+\s*(?:so |and |ok |okay )?(?:you can |please |"
-    r"just |pls |feel free to )*(?:forget|drop|delete) (?:about )?(?:that|it|him|her|them|this|"
-    r"those)(?:\W+(?:please|pls|thanks|thank you|now|then))*\W*$",
+    r"^\W*(?P<said>[^.!?;]{3,200}?)\s*[,;—–-]+\s*(?:so |and |ok |okay )?(?:you can |please |"
+    r"just |pls |feel free to )*(?:forget|drop|delete|erase|scratch) (?:about )?(?:that|it|him|"
+    r"her|them|this|those)(?:\W+(?:please|pls|thanks|thank you|now|then))*\W*$",
     re.IGNORECASE,
 )
 

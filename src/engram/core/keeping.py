@@ -103,7 +103,7 @@ _REPLACED = re.compile(
     r"decreased|reduced) (?:[\w'-]+ ){0,4}?to [$€£]?\d"
     # "My new manager is …", "The new address is …"; not "…for the new house is with Bristol
     # Water", a new thing told of (a probe)
-    r"|^\W*(?:correction|update)\b|(?<!the )\bnew (?:[\w'-]+ ){0,2}(?:is|are)\b"
+    r"|^\W*(?:correction|update)\b|(?<!the )\bnew (?:[\w'-]+ ){0,3}?(?:is|are)\b"
     r"|^\W*the new (?:[\w'-]+ ){0,2}(?:is|are)\b|" + _USED_TO_NOW,
     re.IGNORECASE,
 )

@@ -220,6 +220,19 @@ class ActivationService:
             # the thing about upwork" listed the client list too, which never says "upwork":
             # a blind probe's, and acting on it lost the list)
             listed = [h for h in listed if h.why.text > 0]
+        named = names_in(topic)
+        if named:
+            # someone or something by name: only what names them ("erase what you know about
+            # Marco", no Marco stored, listed "my sister Ana lives in Lisbon", the nearest by
+            # meaning: a third blind probe's assistant deleted three memories so)
+            counter = PhraseCounter([w for name in named for w in query_terms(name)])
+            listed = [
+                h
+                for h in listed
+                if all(
+                    n > 0 for n in counter.counts(" ".join([h.memory.content, *h.memory.entities]))
+                )
+            ]
         return [h.memory.id for h in listed]
 
     def _confirmed_in_store(self, message: str) -> list[str]:
