@@ -99,6 +99,29 @@ def test_a_confirmation_names_the_recent_memory_it_confirms(mem: Engram) -> None
     assert found.missing == [] and mem.analyze_message("Hello there").missing == []
 
 
+def test_a_correction_of_a_shown_memory_saves_it_with_the_new_value(mem: Engram) -> None:
+    """A third blind probe: "no that's wrong, it was 2018 not 2019" just after "the roof was
+    replaced in 2019" was shown was none, and the old year held."""
+    roof = mem.save("the roof was replaced in 2019")
+    pressure = mem.save("my blood pressure this morning was 135/85")
+    found = mem.analyze_message("no that's wrong, it was 2018 not 2019", [roof.id])
+    assert (found.intent, found.content) == ("save", "the roof was replaced in 2018")
+    # a value inside a longer one is not cut out of it: saved as said
+    found = mem.analyze_message("Oops, I meant 125/85, not 135", [pressure.id])
+    assert (found.intent, found.content) == ("save", "Oops, I meant 125/85, not 135")
+    # with nothing shown holding the old value, or refused, it is no correction
+    assert mem.analyze_message("it was 2018 not 2019").intent == "none"
+    assert mem.analyze_message("Don't save this: it was 2018 not 2019", [roof.id]).intent == "none"
+
+
+def test_a_confirmation_of_the_one_shown_names_no_word_of_it(mem: Engram) -> None:
+    """A third blind probe: "yes thats the one" reinforced nothing, "the" and "one" read as
+    words it named."""
+    formula = mem.save("the formula is Similac Pro-Sensitive, 4 scoops per bottle")
+    found = mem.analyze_message("yes thats the one", [formula.id])
+    assert (found.intent, found.touch) == ("reinforce", [formula.id])
+
+
 def test_a_question_naming_someone_in_lower_case_searches_the_memory(mem: Engram) -> None:
     """A blind probe: "what dietary restrictions does joan have?" was none and searched
     nothing, "Joan has celiac disease" stored; asked "Joan", it was a recall."""

@@ -28,7 +28,8 @@ _OF_THE_WORK = (
 # blind probe's, each none; a later "what can't joan eat" found nothing). Not of people at
 # large ("Many people are allergic to peanuts").
 _HEALTH = (
-    r"(?:allergic|intolerant|celiac|coeliac|diabetic|asthmatic|epileptic|anaphylactic|"
+    r"(?:allergic|intolerant|celiac|coeliac|diabetic|asthmatic|epileptic|anaphylactic|vegan|"
+    r"vegetarian|pescatarian|gluten[- ]free|dairy[- ]free|kosher|halal|"
     r"(?:celiac|coeliac) disease|(?:type [12] )?diabetes|asthma|epilepsy|(?:\w+ )?allerg(?:y|ies)|"
     r"(?:\w+ )?intolerance)\b"
 )
@@ -119,6 +120,27 @@ TOLD_FACT_RULES: tuple[Rule, ...] = (
     rule(
         "save",
         r"\b[\w'-]+ (?:pays|charges|bills) (?:me |us )?(?:[$€£]\d|\d+ ?(?:an? |per )?(?:hour|hr))",
+        0.75,
+        "personal",
+        tail=True,
+    ),
+    # When a term ends, a booking's number, an event of the user's people on a day, a birth:
+    # "lease ends march 31", "confirmation # RR-88213", "first game is against Westfield on
+    # november 22", "Tom's wife just had twins!!" (a third blind probe's, each none); not
+    # "the weather is nice on Monday".
+    rule(
+        "save",
+        r"\b(?:lease|contract|warranty|subscription|membership|insurance|policy|passport|visa|"
+        r"licen[cs]e|registration|plan|trial)\b[^?]{0,30}?\b(?:ends|expires|starts|renews|"
+        rf"runs out|is up)\b[^?]{{0,20}}?{_A_DAY}"
+        r"|\b(?:confirmation|booking|reservation|order|tracking|policy|account|member(?:ship)?)"
+        r" ?(?:#|number|no\.?|code|id)\s*(?:is\s*)?:?\s*[A-Z0-9][\w-]*\d"
+        r"|^\W*(?:(?:the|our|my|his|her|their|first|next|last) )*(?:[\w'-]+ ){0,2}?(?:game|match|"
+        r"meeting|appointment|recital|concert|show|gig|flight|trip|party|wedding|interview|exam|"
+        r"class|practice|tournament|rehearsal|surgery|checkup|check-up)s? (?:is|are) "
+        rf"[^?]{{0,40}}?\b{_A_DAY}"
+        r"|\b[\w'-]+ (?:just )?(?:had|welcomed) (?:a baby|twins|triplets|a (?:baby )?(?:boy|girl|"
+        r"son|daughter))\b",
         0.75,
         "personal",
         tail=True,

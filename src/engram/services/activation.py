@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from engram.core.anchors import anchor
 from engram.core.dates import written_dates
+from engram.core.fact_values import brought_up_to_date, holds_value, value_swapped
 from engram.core.forget_request import (
     maybe_forgotten,
     said_then_dropped,
@@ -51,9 +52,11 @@ from engram.storage.protocol import Filter
 _CONFIRMING = frozenset(
     """yes yep yup yeah still correct right exactly indeed confirmed true valid accurate same
     case holds nothing changed hasn't before that's it is as thanks thank thx ok okay great
-    perfect cool good""".split()
+    perfect cool good one her him them thats that this""".split()
 )
 
+# Below this a "none" is no refusal ("don't save this" is 0.99): a correction may be read in it.
+REFUSED = 0.9
 # A bare yes, and how sure it is as a confirmation of the memories just shown: below the
 # confirmations that say what holds ("that's right", 0.85), as it may answer anything asked.
 _BARE_YES = re.compile(
@@ -128,6 +131,12 @@ class ActivationService:
         # The recent ids that name no memory are said: a mistyped one confirmed nothing, and
         # nothing told the caller why (probe).
         shown = self.ctx.store.get_many(recent) if recent else []
+        corrected = _corrected(text, shown) if found.intent == "none" else None
+        if corrected is not None and found.confidence < REFUSED:
+            # "no that's wrong, it was 2018 not 2019" just after "the roof was replaced in
+            # 2019" was shown: that memory with the new value, to save as news of it (a third
+            # blind probe's, none, and the old year held)
+            found = Analysis("save", REPLACES_STORED_CONFIDENCE, text.strip(), about=corrected)
         bare_yes = found.intent == "none" and bool(shown) and _BARE_YES.match(text) is not None
         if bare_yes:
             # "yep" just after memories were shown: the first shown holds, less surely than a
@@ -243,7 +252,7 @@ class ActivationService:
         probe). Only the most alike: the store may hold more memories naming its words than
         the user meant, where the ones shown were chosen. None when it names nothing ("Yes,
         that's right")."""
-        if not {t for t in query_terms(message) if t not in _CONFIRMING}:
+        if not {t for t in query_terms(message) if t not in _CONFIRMING and t not in STOPWORDS}:
             return []
         vector = self.ctx.text_vector(message)
         if vector is None:
@@ -488,6 +497,19 @@ class ActivationService:
         return [name for name, terms in words.items() if terms and all(held.get(w) for w in terms)]
 
 
+def _corrected(message: str, shown: Sequence[Memory]) -> str | None:
+    """What to save of a correction of a shown memory: that memory with the new value in
+    place of the old ("the roof was replaced in 2018" of "it was 2018 not 2019"), or the
+    message as said where the value is part of a longer one ("125/85, not 135"); None where
+    it names no value a shown memory holds."""
+    swap = value_swapped(message) if shown else None
+    if swap is None or not any(holds_value(m.content, swap[0]) for m in shown):
+        return None
+    whole = re.search(rf"(?<![\w/.:-]){re.escape(swap[1])}(?![\w/:-])", message)
+    updated = (brought_up_to_date(m.content, message) for m in shown) if whole else iter(())
+    return next(filter(None, updated), message.strip())
+
+
 def _key(query: str) -> str:
     return query.casefold().rstrip("?.! ")
 
@@ -519,7 +541,7 @@ def _confirmed(message: str, memories: Sequence[Memory]) -> list[str] | None:
     too, with more: shown "My manager is Sarah Chen" and the later "Tom is my manager now",
     "Correct, Tom is still my manager" confirmed both, the replaced fact too (a helper's
     probe); "Yes, still at Globex and still in Porto" confirms two memories, a word each."""
-    words = {t for t in query_terms(message) if t not in _CONFIRMING}
+    words = {t for t in query_terms(message) if t not in _CONFIRMING and t not in STOPWORDS}
     if not words:
         return [m.id for m in memories]
     shared = [words & set(query_terms(m.content)) for m in memories]
