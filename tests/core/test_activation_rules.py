@@ -569,6 +569,8 @@ def test_a_chat_lead_in_or_tail_hides_no_fact() -> None:
     # a lead-in that asks, and a chat word alone, say nothing to keep
     assert classify("Guess what I did today?").intent == "none"
     assert classify("lol").intent == "none"
+    # how the user is now, with a chat word after it (a third blind probe's save)
+    assert classify("i'm so tired man").intent == "none"
 
 
 @pytest.mark.parametrize(

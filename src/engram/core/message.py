@@ -130,9 +130,11 @@ _ASKS_AT_END = re.compile(
 
 
 # What a chat message may end with that says nothing of it: "I'm Tomas btw", "I hate cilantro
-# fyi", "…lol" (a blind probe's "I'm Tomas btw" was none, "I'm Tomas" a save).
+# fyi", "…lol", "…man" (a blind probe's "I'm Tomas btw" was none, "I'm Tomas" a save).
 _TAIL = re.compile(
-    r"(?:[\s,;.!—–-]+(?:btw|by the way|fyi|lol|haha+|lmao|tbh|just so you know|for the record))+"
+    r"(?:[\s,;.!—–-]+(?:btw|by the way|fyi|lol|haha+|lmao|tbh|just so you know|for the record|"
+    # "i'm so tired man" was a save (a third blind probe's)
+    r"man|dude|bro))+"
     r"\s*([.!?]*)\s*$",
     re.IGNORECASE,
 )
