@@ -319,12 +319,12 @@ class ActivationService:
             # about the formatting" names none, and is the task's)
             return Analysis("forget", FORGET_NAMED_CONFIDENCE, dropped, about=dropped)
         dropped_thing = thing_to_drop(text)
-        if dropped_thing and self._to_forget(dropped_thing) and self._thing_kept(dropped_thing):
+        if dropped_thing and self._thing_kept(dropped_thing):
             # "forget the book club thing, I quit", "please forget about the book club": a
             # thing the store holds in so many words, and nothing else asked
             return Analysis("forget", FORGET_NAMED_CONFIDENCE, dropped_thing, about=dropped_thing)
         before = said_then_dropped(text)
-        if before and self._known_names(names_in(before)) and self._to_forget(before):
+        if before and self._known_names(names_in(before)):
             # "Jake paid me back, you can forget about that": what the clause names, someone
             # or something the store holds by name ("The meeting went well, forget about it"
             # drops nothing: the conversation's)
@@ -447,11 +447,13 @@ class ActivationService:
         words = [w for w in query_terms(thing) if w not in STOPWORDS]
         if not words or len(words) > FORGET_NAME_WORDS:
             return False
-        found = self.ctx.store.get_many(
-            [s.id for s in self.ctx.store.text_search(words, Filter(), FORGET_CANDIDATES)]
-        )
-        held = {t for m in found for e in m.entities for t in query_terms(e)}
+        held = {t for m in self._holding(words) for e in m.entities for t in query_terms(e)}
         return all(w in held for w in words)
+
+    def _holding(self, words: Sequence[str], most: int = FORGET_CANDIDATES) -> list[Memory]:
+        """The `most` memories the text index ranks best for any of `words`, read whole."""
+        found = self.ctx.store.text_search(words, Filter(), most)
+        return self.ctx.store.get_many([s.id for s in found])
 
     def _names_typed_lower(self, question: str) -> list[str]:
         """The words of a question typed in lower case that a stored memory holds as a name
@@ -464,10 +466,9 @@ class ActivationService:
         words = [w for w in words if w.isalpha() and len(w) >= MIN_NAME_LETTERS]
         if not words:
             return []
-        found = self.ctx.store.text_search(words, Filter(), LOWER_NAME_CANDIDATES)
         held = {
             t
-            for m in self.ctx.store.get_many([s.id for s in found])
+            for m in self._holding(words, LOWER_NAME_CANDIDATES)
             for e in m.entities
             for t in query_terms(e)
         }
@@ -480,11 +481,7 @@ class ActivationService:
         if not words:
             return False
         counter = PhraseCounter(words)
-        found = self.ctx.store.text_search(words, Filter(), FORGET_CANDIDATES)
-        return any(
-            all(n > 0 for n in counter.counts(m.content))
-            for m in self.ctx.store.get_many([s.id for s in found])
-        )
+        return any(all(n > 0 for n in counter.counts(m.content)) for m in self._holding(words))
 
     def _known_names(self, names: Sequence[str]) -> list[str]:
         """The names every word of which some memory holds (its text or its entities), in
