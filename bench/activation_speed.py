@@ -45,6 +45,10 @@ MESSAGES = {
     # ahead for no "?" to the end was tried again from each (0.75 s at 58,000 characters)
     "a new baker named Luis ...?": ("a new baker named Luis ", "?"),
     "we need to pay every day ...?": ("we need to pay every day ", "?"),
+    # a rule that reads from the start of every clause (after "and", ", ", ". "), and one
+    # that reads a confirmation's words up to its approval
+    "and x is due and x is due ...": ("and x is due ", ""),
+    "yes a, yes a, ... good": ("yes a, ", "good"),
 }
 
 

@@ -1123,10 +1123,11 @@ def test_a_question_without_its_question_mark_supersedes_nothing(mem: Engram) ->
 def test_a_correction_of_a_stored_fact_no_rule_names_is_a_save(mem: Engram) -> None:
     """ "Actually the dentist appointment is on the 15th, not the 14th" was none: no rule
     names its words, and an assistant saving what analyze_message proposes lost the change
-    (a probe). Saving it would supersede a stored fact, so it is a save; without that fact,
-    nothing says it is one."""
+    (a probe). Saving it would supersede a stored fact, so it is a save, as sure as a rule;
+    without that fact it is a fact told in specifics (a day, a role), as sure as a statement."""
     news = "Actually the dentist appointment is on the 15th, not the 14th."
-    assert mem.analyze_message(news).intent == "none"
+    alone = mem.analyze_message(news)
+    assert (alone.intent, alone.confidence) == ("save", STATEMENT_CONFIDENCE)
     mem.save("Maya's dentist appointment is on November 14")
     mem.save("Harbor beta launch planned for January 20")
     mem.flush()
@@ -1291,3 +1292,21 @@ def test_a_correction_replaces_the_fact_it_corrects_not_one_alike_to_it(
     ids, result = facts_then_news(mem, facts, news)
     assert ids[similar] in [s.id for s in result.similar]
     assert result.supersedes == [ids[replaced]]
+
+
+def test_a_fact_told_in_specifics_is_saved_and_found_by_a_question_of_it(mem: Engram) -> None:
+    """A fourth blind probe's manager: "Ravi goes on paternity leave…" was none, and "when
+    does ravi come back from leave?" had nothing to find. Kept whole, as sure as a statement;
+    asked with the name in lower case, it is the first found."""
+    told = "Ravi goes on paternity leave from 4 Aug for 6 weeks, need cover for on-call"
+    found = mem.analyze_message(told)
+    assert (found.intent, found.should_save, found.content) == ("save", True, told)
+    assert found.confidence == STATEMENT_CONFIDENCE
+    saved = mem.save(found.content or "")
+    mem.save("Team standup is at 9:30 every weekday")
+    mem.flush()
+    question = "when does ravi come back from leave?"
+    assert mem.analyze_message(question).intent == "recall"
+    recall = mem.analyze_for_recall(question)
+    assert recall.should_search and recall.query is not None
+    assert mem.search(recall.query)[0].memory.id == saved.id

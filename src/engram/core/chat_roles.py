@@ -60,7 +60,7 @@ _WE_OR_I = re.compile(
 # A question, by its mark or its first word: words alone ("Kyoto hostel") say nothing of whose
 # turns they ask of.
 _QUESTION = re.compile(
-    r"\?\s*$|^\W*(?:what|what's|who|who's|whom|whose|where|where's|when|why|how|how's|which|"
+    r"\?\s*$|^\W*(?:what|what'?s|who|who'?s|whom|whose|where|where'?s|when|why|how|how'?s|which|"
     r"is|are|am|was|were|do|does|did|has|have|had|can|could|should|would|will|any)\b",
     re.IGNORECASE,
 )

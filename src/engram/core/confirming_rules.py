@@ -31,7 +31,8 @@ CONFIRMING_RULES: tuple[Rule, ...] = (
     ),
     rule(
         "reinforce",
-        r"^\W*(?:yes|yep|yup|yeah)\b[,.!\s]*(?:that'?s (?:right|correct|it|the one)|exactly)\b",
+        r"^\W*(?:yes|yep|yup|yeah|yea|ya)\b[,.!\s]*"
+        r"(?:that'?s (?:right|correct|it|the one)|exactly)\b",
         0.85,
     ),
     rule(
@@ -40,8 +41,10 @@ CONFIRMING_RULES: tuple[Rule, ...] = (
         # thanks" was (probe)
         # and with a yes and the name confirmed before it, "that's her", "that's the one", a
         # thanks after it ("yep priya, that's her", "thats right thanks": a blind probe's, none)
-        r"^\W*(?:(?:thanks|thank you|ok|okay|great|perfect|yes|yep|yup|yeah)\b[,.!\s]+)?"
-        r"(?:[\w'-]+[,.!]?\s+)?(?:that'?s (?:right|correct|the one|him|her|them)|correct|"
+        # the value confirmed repeated before it: "yes twice a day, thats right" (a fourth
+        # blind probe's, none)
+        r"^\W*(?:(?:thanks|thank you|ok|okay|great|perfect|yes|yep|yup|yeah|yea|ya)\b[,.!\s]+)?"
+        r"(?:[\w'-]+[,.!]?\s+){0,4}(?:that'?s (?:right|correct|the one|him|her|them)|correct|"
         r"confirmed|exactly)\b(?:[,.!:—-]|\s*$|\s+(?:thanks|thank you|thx|ty)\b)",
         0.85,
     ),
@@ -53,7 +56,21 @@ CONFIRMING_RULES: tuple[Rule, ...] = (
         rf"having|stuck|struggling|{_STILL_TO_DO})\b)\w+",
         0.8,
     ),
-    rule("reinforce", rf"^\W*(?:yes|yep|yup|still)\b[^?]*(?:{_STILL_SO}|\b(?:it is|same)\b)", 0.8),
+    rule(
+        "reinforce",
+        rf"^\W*(?:yes|yep|yup|ya|right|still)\b[^?]*(?:{_STILL_SO}|\b(?:it is|same)\b)",
+        0.8,
+    ),
+    # a yes, the value it confirms, and a word of approval: "yes penicillin, good" (a fourth
+    # blind probe's, none)
+    rule(
+        "reinforce",
+        # (not an answer to an offer: "yes please, sounds good")
+        r"^\W*(?:yes|yep|yup|yeah|yea|ya)\b[,\s]+(?!(?:please|sounds|go|do|let'?s|and)\b)"
+        r"[\w'-]+(?:[,\s]+[\w'-]+){0,3}(?:[,.!]\s*|\s+)"
+        r"(?:good|great|perfect|correct|right|exactly)\W*$",
+        0.8,
+    ),
     rule(
         "reinforce",
         r"^\W*still (?:prefer|using|on|in|at|like|love|work|live|allergic|vegan|vegetarian|"

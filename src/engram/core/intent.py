@@ -32,6 +32,7 @@ from engram.core.questions import (
     is_plain_question,
     question_follows,
 )
+from engram.core.specifics import SPECIFICS_CONFIDENCE, fact_in_specifics
 from engram.core.statement import STATEMENT_CONFIDENCE, statement_about_the_user
 
 
@@ -49,8 +50,30 @@ class Analysis:
 
 def classify(message: str) -> Analysis:
     """The message's intent: the strongest rule that matches (ties go to the earlier rule:
-    recall before reinforce before save), or none."""
+    recall before reinforce before save), else a fact told in specifics, or none."""
+    found = classify_by_rules(message)
+    if found.intent != "none" or found.phrase is not None:
+        return found
+    return told_in_specifics(message) or found
+
+
+def classify_by_rules(message: str) -> Analysis:
+    """`classify` without the last reading (`told_in_specifics`): what the rules and the
+    statement of the user read. The store may read more in a message they leave as none (a
+    name it holds, a fact it replaces), more surely than the message's form alone."""
     return _classify(message, confirming=True)
+
+
+def told_in_specifics(message: str) -> Analysis | None:
+    """A save of a fact told in specifics (`engram.core.specifics`), or None."""
+    told = fact_in_specifics(_read(message))
+    return None if told is None else Analysis("save", SPECIFICS_CONFIDENCE, told)
+
+
+def _read(message: str) -> str:
+    """The message as the rules read it: links masked, a chat's tail off, a question's mark
+    put back."""
+    return asked(without_tail(masked(plain(message))))
 
 
 def _classify(message: str, *, confirming: bool) -> Analysis:
@@ -59,7 +82,7 @@ def _classify(message: str, *, confirming: bool) -> Analysis:
     spaced = " ".join(message.split())
     # The phrase is cut from `spaced`: the user's apostrophes. Links are masked before any
     # rule reads the text: "https://dana.dev/about?x=1" asks nothing.
-    text = asked(without_tail(masked(plain(message))))
+    text = _read(message)
     best: tuple[float, Rule, re.Match[str]] | None = None
     other: tuple[float, Rule, re.Match[str]] | None = None  # the best that is not a save
     dropped: tuple[float, Rule, re.Match[str]] | None = None  # the best request to forget

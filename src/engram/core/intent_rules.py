@@ -49,6 +49,13 @@ _AT_HAND = (
     r"service|monorepo)\b)[\w'-]+|here\b|right now\b|for now\b|yet\b|this time\b|just give me\b)"
 )
 
+# How long before something a reminder is wanted: "a week before", "2 days ahead", "the day
+# before", "beforehand".
+_AHEAD = (
+    r"(?:(?:a|an|one|two|three|a few|\d+) (?:days?|weeks?|hours?|months?) (?:before|ahead|"
+    r"early|in advance|prior)|the (?:day|night|week|morning) before|beforehand|ahead of time)\b"
+)
+
 RULES: tuple[Rule, ...] = (
     *DROPPING_RULES,
     # recall: "Remember what I told you about Sarah?", "You remember my dog, right?": a
@@ -64,7 +71,9 @@ RULES: tuple[Rule, ...] = (
     # birthday is March 14", "Remind me to call Mom on Friday": a probe's recall kept nothing)
     rule(
         "recall",
-        r"\bremind me\b(?!\s*:|\s+(?:in (?:the )?future|next time|later|to|on|that|every)\b)",
+        r"\bremind me\b(?!\s*:|\s+(?:in (?:the )?future|next time|later|to|on|that|every)\b"
+        # a reminder set by when: "…, remind me a week before" (a blind probe's recall)
+        rf"|\s+{_AHEAD})",
         0.9,
     ),
     # "look up what the weather is" is a request for work: what is looked up must be ours
@@ -74,7 +83,11 @@ RULES: tuple[Rule, ...] = (
         r"|\blook up (?:what (?:i|we)|my|our|everything|anything)\b",
         0.9,
     ),
-    rule("recall", r"\b(?:what (?:do|did) you|tell me what you) (?:know|remember) about\b", 0.9),
+    rule(
+        "recall",
+        r"\b(?:what (?:do|did) (?:you|u)|tell me what (?:you|u)) (?:know|remember) about\b",
+        0.9,
+    ),
     # "Can you pull up everything you know about my mom?" (a blind probe's, read as nothing)
     rule(
         "recall",
@@ -124,7 +137,7 @@ RULES: tuple[Rule, ...] = (
         "recall",
         # "What is my best option for …" asks for advice, not for something said before
         until(
-            r"\bwhat(?:'s| is| are| was| were) (?:my|our)\b(?! (?:best|better|next)\b)",
+            r"\bwhat(?:'?s| is| are| was| were) (?:my|our)\b(?! (?:best|better|next)\b)",
             "[^?]",
             r"\?$",
         )
@@ -180,7 +193,7 @@ RULES: tuple[Rule, ...] = (
         rf"^(?!.*\b(?:{ADVICE})\b){OPENERS}(?:"
         r"(?:what|which|where|when|who|whose)\b(?: \w+){0,3}? "
         r"(?:do|does|did|am|is|are|was|were|have|has)(?:n't)? (?:i|we|my|our)\b"
-        r"|(?:what|which|where|when|who|whose)(?:'s| is| are| was| were) "
+        r"|(?:what|which|where|when|who|whose)(?:'?s| is| are| was| were) "
         r"(?:the \w+ of )?(?:my|our)\b"
         r"|how (?:old|long|many|much|often|far)\b(?: \w+)? (?:is|are|do|does|did|was|were) "
         r"(?:(?:on|in|at|with|for) )?(?:i|we|my|our)\b"
@@ -192,16 +205,36 @@ RULES: tuple[Rule, ...] = (
         0.8,
     ),
     rule("recall", r"^\W*what (?:was|were) (?:the|that|my|our)\b.*\b(?:called|named)\b", 0.8),
+    # A question about the user's people, by their role or a pronoun: "what time does mum take
+    # the apixaban?", "who takes mum on sundays", "what's her GP's name?", "how much donepezil
+    # is she on now?" (a fourth blind probe's, each none); not advice ("What should I get my
+    # mum for her birthday?"), nor of someone else's ("How many siblings did Queen Victoria
+    # have?", "Who was Napoleon's wife?": whether the store knows them is the service's to
+    # say). The mark is read first, so the rule reads a message once.
+    rule(
+        "recall",
+        rf"^(?=.*\?\s*$)(?!.*\b(?:{ADVICE})\b){OPENERS}(?:what|which|where|when|who|whose|how)"
+        r"(?:'?s|'re)?\b[^.!?]*?(?<!'s )\b(?:mum|mom|dad|mother|father|wife|husband|partner|"
+        r"girlfriend|boyfriend|son|daughter|brother|sister|grandma|grandpa|grandmother|"
+        r"grandfather|aunt|uncle|baby|gp|physio|doctor|dentist|vet|he|she|his|her|him)\b",
+        0.7,
+    ),
     # How a thing of the user's is going, and what they must not forget ("How is my knee doing
     # these days?", "What birthdays do I need to remember?"); not "Is my code still broken?"
     rule(
         "recall",
         r"^(?!.*\b(?:broken|bugs?|errors?|crash\w*|fail\w*|wrong|slow)\b)"
-        rf"{OPENERS}(?:how(?:'s| is| are) (?:my|our) (?:[\w'-]+ ){{0,2}}?"
+        rf"{OPENERS}(?:how(?:'?s| is| are) (?:my|our) (?:[\w'-]+ ){{0,2}}?"
         r"(?:doing|going|coming along|getting on|these days|lately|at the moment)"
         r"|(?:is|are) (?:my|our) (?:[\w'-]+ ){1,2}?(?:getting (?:better|worse)|still)"
         r"|(?:is )?any(?:thing| \w+) (?:coming up|planned|scheduled|due)"
         r"|(?:what|which|who)\b[^.!?]*\bdo (?:i|we) (?:need to |have to )?remember"
+        # the user's own to-dos: "what do i need to do before march?", "What else do we have
+        # to get done this week?"; not "What do I need to do to get a visa?" (advice)
+        r"|what (?:else )?(?:do|did) (?:i|we) (?:still )?(?:need|have|got) to (?:do|get done|"
+        r"take care of|finish|pay|buy|book)(?: (?:by|before|this|next|on|today|tomorrow|tonight|"
+        r"for (?:the|this|next))\b[^.!?]*)?(?=\s*\?\s*$)"
+        r"|what(?:'?s| is) (?:on )?my to[- ]?do list"
         # "Anything about my health I should remember?" (a probe: none, 0.9)
         r"|(?:is there )?any(?:thing| \w+)\b[^.!?]*\b(?:i|we) (?:should|need to|have to|must) "
         r"(?:remember|keep in mind|not forget)"
@@ -224,7 +257,7 @@ RULES: tuple[Rule, ...] = (
         # the household's and the team's own: "What school do the kids go to?", "When is the
         # dog's vet appointment?", "What time is standup?" (a probe); not "What time is it?"
         r"|(?:what|when|where|which|who)\b[^.!?]*\b(?:the|our) (?:kids|children|baby|dog|cat)\b"
-        r"|(?:what time|when)(?:'s| is| are) (?:the |our )?(?:[\w'-]+ )?(?:standup|stand-up|"
+        r"|(?:what time|when)(?:'?s| is| are) (?:the |our )?(?:[\w'-]+ )?(?:standup|stand-up|"
         r"sync|retro|meeting|appointment|deadline|recital|practice|lesson|check-?up|flight)s?)"
         r"\b[^.!?]*\?\s*$",
         0.7,
@@ -324,7 +357,7 @@ RULES: tuple[Rule, ...] = (
         0.9,
     ),
     rule("save", r"\b(?:from now on|going forward|in future|in the future)\b", 0.9, "instruction"),
-    rule("save", r"\bremind me (?:to|on|every|next time|later)\b|\bremind me\s*:", 0.9),
+    rule("save", rf"\bremind me (?:to|on|every|next time|later|{_AHEAD})|\bremind me\s*:", 0.9),
     # What happened in the lives of the user's people, and what they booked: "Tom and his wife
     # Grace just had a baby girl, Ivy!", "Hannah got engaged to her partner Luis!", "Booked the
     # Tokyo hotel: …" (a personal assistant's probe: each none)
@@ -392,11 +425,16 @@ RULES: tuple[Rule, ...] = (
     # 555-0134", "I updated my email to ana@example.com", "I got a new car, a red Mazda" (each
     # none in a probe: "changed" and "got" read as work narrated and the moment).
     rule("save", CHANGED_THING, 0.85, "personal"),
-    # What someone close does: "My sister lives in Toronto", "My dad plays the piano".
+    # What someone close does, and what happened to them: "My sister lives in Toronto", "My
+    # dad plays the piano", "my sister jenna just moved to austin", "my dad retired in June"
+    # (a name typed in lower case, and news, were none).
     rule(
         "save",
-        rf"\bmy (?:\w+ )?{RELATION} (?:lives|works|plays|studies|teaches|speaks|owns|runs|"
-        r"likes|loves|hates|stays|visits)\b",
+        rf"\bmy (?:\w+ )?{RELATION}(?: [\w-]+)?(?: (?:just|recently|finally|also|now))? "
+        r"(?:lives|works|plays|studies|teaches|speaks|owns|runs|likes|loves|hates|stays|visits|"
+        r"moved|is moving|retired|graduated|started|passed away|died|is pregnant|is expecting|"
+        r"turned|turns|was born|was diagnosed|got (?:married|engaged|divorced|hired|promoted|"
+        r"a new job|a job|into))\b",
         0.85,
         "personal",
     ),
@@ -450,7 +488,9 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "save",
-        # "not" and "no longer" too: a correction of a stored fact is worth saving
+        # "not" and "no longer" too: a correction of a stored fact is worth saving; not a
+        # role played for an answer ("explain p99 latency like I'm a PM", a blind probe's)
+        r"(?<!\blike )(?<!\bas if )(?<!as though )(?<!pretend )"
         r"\bi(?:'m| am) (?:(?:not|no longer) (?:allergic|vegetarian|vegan)|allergic|vegetarian|"
         # "a bit confused", "on it", "on my way": how the user is now, nothing to keep
         r"vegan|a (?!bit\b|little\b|lot\b)|an |learning|based|on (?!it\b|my way\b)|from )|"

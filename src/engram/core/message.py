@@ -113,12 +113,19 @@ def plain(message: str) -> str:
 # comma only what/where/when/how with its verb: ", who is my manager" is a relative clause.
 _VERB = r"(?:is|are|was|were|do|does|did|have|has|had|am|can|could|should|would|will)"
 _SUBJECT = r"(?:(?i:i|we|you|my|our|your|the|that|this|it)\b|(?-i:[A-Z])[\w-]*)"
+_NOT_A_SUBJECT = r"(?!(?:i|we|you|he|she|they|it)\b)"
 _ASKS = re.compile(
-    rf"{OPENERS}(?:(?:what|which|where|when|who|whose|how)(?:'s|'re|(?: [\w'-]+){{0,4}}? "
+    rf"{OPENERS}(?:(?:what|which|where|when|who|whose|how)(?:'?s|'re|(?: [\w'-]+){{0,4}}? "
     rf"{_VERB}) {_SUBJECT}|{_VERB} (?:i|we|you|my|our)\b|who \w+s (?:\w+ )?(?:my|our|me)\b)"
     rf"|[,;:] (?:what|where|when|how)(?:'s| {_VERB}) {_SUBJECT}[^.!?,;:]*$"
     # a short one whose subject is any word: "what time is standup", "when is dinner" (a probe)
-    rf"|{OPENERS}(?:what|where|when|who)(?: time| day)?(?:'s| is| are| was| were)"
+    rf"|{OPENERS}(?:what|where|when|who)(?: time| day)?(?:'?s| is| are| was| were)"
+    r"(?: [\w'-]+){1,4}\s*$"
+    # …or whose verb is any: "who takes mum on sundays", "what music calms mum down", "how
+    # much does tyler pay" (a blind probe's, none); not "what a mess this is", "What I did
+    # today was great"
+    rf"|{OPENERS}(?:(?:what|which)(?! an?\b)(?: {_NOT_A_SUBJECT}[\w'-]+)?|who"
+    rf"|how (?:much|many|often|long|old)(?: {_NOT_A_SUBJECT}[\w'-]+)?) (?:[\w'-]+s|does|do|did)"
     r"(?: [\w'-]+){1,4}\s*$",
     re.IGNORECASE,
 )

@@ -33,7 +33,9 @@ ASKING_WORDS = 20
 # "will": an assistant's notes leave out their subject ("Has a Border Collie named Biscuit",
 # "Will move to Zurich in September") and were read as questions.
 QUESTION_OPENERS = frozenset(
-    "who what when where why how which whose who's what's when's where's why's how's".split()
+    "who what when where why how which whose who's what's when's where's why's how's"
+    # typed without the apostrophe: "whats the plumbers number"
+    " whos whats whens wheres hows".split()
 )
 LEAD_INS = frozenset("wait so and but ok okay oh hey also lol omg".split())
 _OPENS_ASKING = re.compile(
@@ -208,13 +210,13 @@ _VERB = r"(?:'s| is| are| was| were| does| do| did| has| have| will)"
 # What asks of a thing named last: "Who is Sarah Chen?", "How's Biscuit?", "What's going on
 # with Biscuit?", "Tell me everything about Meera" (a probe); not "Where is Porto?".
 _ABOUT = (
-    r"who(?:'s| is| was)|how(?:'s| is)|how (?:old|tall|big) is|"
+    r"who(?:'?s| is| was)|how(?:'?s| is)|how (?:old|tall|big) is|"
     r"tell me (?:everything |more |all )?about"
     r"|what do (?:you|we|i) know about|what(?:'s| is) (?:going on|new|up) with"
 )
 # What a question about a name opens with: a question word and its verb, or the verb alone.
 _ASKS_OF = (
-    r"^\W*(?:(?:what|where|when|which|how|why|who)" + _VERB + "|is|are|was|were|does|do|did"
+    r"^\W*(?:(?:what|where|when|which|how|why|who)(?:s\b|" + _VERB + ")|is|are|was|were|does|do|did"
     r"|has|have|will|" + _ABOUT + "|"
     # "What sport does Priya play?", "How many kids does Tom have?", "How old is Priya's
     # daughter?" (a probe), "What types of sports did Kevin do?" (REALTALK)
@@ -256,9 +258,9 @@ def asks_about(text: str, name: str) -> bool:
 # 15" (an MCP probe); "When is the next full moon?" stays none in a store that never spoke of
 # the moon.
 _A_THING = re.compile(
-    r"^\W*(?:(?:when|what (?:day|date|time))(?:'s| is| was| are| were| will be)(?: the)?"
-    r"|where(?:'s| is| was| are| were| will be) the"  # "Where is Porto?" asks a map
-    r"|what(?:'s| is| was) the (?:date|time|day|place) (?:of|for) the)"
+    r"^\W*(?:(?:when|what (?:day|date|time))(?:'?s| is| was| are| were| will be)(?: the)?"
+    r"|where(?:'?s| is| was| are| were| will be) the"  # "Where is Porto?" asks a map
+    r"|what(?:'?s| is| was) the (?:date|time|day|place) (?:of|for) the)"
     r" (?P<thing>\w[\w' -]*?)\W*\?\s*$",
     re.IGNORECASE,
 )

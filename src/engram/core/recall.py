@@ -138,6 +138,7 @@ _SPACE_BEFORE_MARK = re.compile(r"\s+([?.!,;:])")
 _RECALL_NOISE = frozenset(
     """again remember recall remind said say told tell mentioned mention decided decide agreed
     agree discussed discuss ever before last what's who's where's when's how's that's it's am
+    whats whos wheres whens hows
     i'm any currently nowadays please""".split()
 )
 # Talking and knowing are the asking only when about something ("What did we talk about?",

@@ -103,9 +103,15 @@ def statement_about_the_user(text: str) -> str | None:
     if not _a_short_statement(text):
         return None
     found = _STATEMENT.match(text)
-    if found is None or (_DID.match(text) and not _DATED.search(text)):
+    if found is None or work_narrated(text):
         return None
     return found.group("subject")
+
+
+def work_narrated(text: str) -> bool:
+    """Whether `text` opens telling what the user just did, with no date that makes it part
+    of a life: "I changed the port to 8080", "We bumped React to 18.3 this morning"."""
+    return _DID.match(text) is not None and _DATED.search(text) is None
 
 
 def statement_about(text: str, name: str) -> str | None:

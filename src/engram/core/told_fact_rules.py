@@ -61,11 +61,15 @@ TOLD_FACT_RULES: tuple[Rule, ...] = (
     ),
     # When something happens, of any subject: "The health inspection is scheduled for Oct
     # 12", "thesis proposal draft is due to Okafor on Nov 15", "The kids' recital is set for
-    # 6pm Friday"; a day must be named ("The function is due for a refactor" is not).
+    # 6pm Friday"; a day must be named ("The function is due for a refactor" is not). In any
+    # clause: "The bus was late again and rent is due on the 3rd of every month" (an MCP
+    # probe's rent day, never saved). Read after the last "?" alone, each clause start reads
+    # a few words at most.
     rule(
         "save",
-        r"^\W*(?:(?:the|my|our) )?(?:[\w'-]+ ){1,4}?(?:is|are) (?:scheduled|due|booked|planned|"
-        rf"set) (?:for |on |at |by |to )?[^?]{{0,40}}?\b{_A_DAY}[^?]*$",
+        r"(?:^\W*|(?<=[.!;,] )|(?<=\band ))(?:(?:the|my|our) )?(?:[\w'-]+ ){1,4}?(?:is|are) "
+        r"(?:scheduled|due|booked|planned|set) (?:for |on |at |by |to )?[^?]{0,40}?"
+        rf"\b{_A_DAY}",
         0.75,
         "personal",
         tail=True,
@@ -111,7 +115,11 @@ TOLD_FACT_RULES: tuple[Rule, ...] = (
         rf"|\b{KIN} is (?:named|called) \w"
         rf"|(?-i:\b[A-Z][\w-]+)'s (?:{DETAIL}|birthday|address) is\b"
         r"|\b(?!(?:who|which|what|i|we)\b)[\w'-]+ (?:just |finally )?(?:got|landed|started) "
-        r"(?:a|an|his|her|their) (?:new |first |part-time |summer )?(?:job|internship|position)\b",
+        r"(?:a|an|his|her|their) (?:new |first |part-time |summer )?(?:job|internship|position)\b"
+        # "Tomasz got the promotion to staff!!" (a fourth blind probe's: none)
+        r"|\b(?!(?:who|which|what|i|we|it|that|this)\b)[\w'-]+ (?:just |finally )?(?:got|was|has "
+        r"been|is getting) (?:promoted|engaged|married|divorced|hired|laid off|the promotion|a "
+        r"promotion|the job|the offer|an offer|a job offer)\b",
         0.75,
         "personal",
         tail=True,
@@ -151,6 +159,20 @@ TOLD_FACT_RULES: tuple[Rule, ...] = (
         "save",
         r"\b(?:i|we) (?:need|have|has|must) (?:to )?(?:[\w'-]+ ){1,6}?every (?:other |second )?"
         rf"(?:{WHEN}|day\b|week\b|month\b|year\b|morning\b|evening\b|night\b|\d)(?=[^?]*$)",
+        0.75,
+        "personal",
+        tail=True,
+    ),
+    # What the user must do by a day: "I need to renew my passport before March", "gotta get
+    # the car inspected before the 30th", "don't let me forget to book the vet on Tuesday";
+    # not the work at hand ("I need to fix this bug before Friday").
+    rule(
+        "save",
+        r"(?:\b(?:i|we)(?: really)? (?:need|have|must|got) to|\bi gotta|(?:^|[.!;]\s)(?:gotta|"
+        r"need to|have to)|\bdon'?t let me forget to) (?!(?:[\w'-]+ ){0,6}?(?:this|these|it)\b)"
+        r"(?:[\w'-]+ ){1,8}?(?:by|before|on|until|no later than) (?:the )?"
+        rf"(?:{_A_DAY}|\d{{1,2}}(?:st|nd|rd|th)\b|end of (?:the )?(?:week|month|year)\b)"
+        r"(?=[^?]*$)",
         0.75,
         "personal",
         tail=True,

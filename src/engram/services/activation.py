@@ -20,7 +20,7 @@ from engram.core.forget_request import (
 )
 from engram.core.importance import importance
 from engram.core.index_terms import PhraseCounter
-from engram.core.intent import Analysis, classify
+from engram.core.intent import Analysis, classify_by_rules, told_in_specifics
 from engram.core.keep_request import memory_content
 from engram.core.keeping import may_be_news
 from engram.core.message import asked, plain
@@ -60,7 +60,9 @@ REFUSED = 0.9
 # A bare yes, and how sure it is as a confirmation of the memories just shown: below the
 # confirmations that say what holds ("that's right", 0.85), as it may answer anything asked.
 _BARE_YES = re.compile(
-    r"^\W*(?:yes|yep|yup|yeah|yea|ya|right|true|indeed|mhm|uh-huh|yes it is|it is)\W*$", re.I
+    r"^\W*(?:yes|yep|yup|yeah|yea|ya|right|true|indeed|mhm|uh-huh|yes it is|it is|perfect|"
+    r"exactly|correct)\W*$",
+    re.I,
 )
 BARE_YES_CONFIDENCE = 0.6
 # A name typed in lower case: how long it is at least, and how many of the memories holding a
@@ -310,7 +312,7 @@ class ActivationService:
         Neovim?" in one that knows the user uses it. Likewise a short statement about such a
         name is news to save ("Emma is 7 now", `statement_about`). A refusal or a "forget
         that" (a rule's none, with its phrase) stays."""
-        found = classify(text)
+        found = classify_by_rules(text)
         if found.intent != "none" or found.phrase is not None:
             return found
         dropped = maybe_forgotten(text)
@@ -362,7 +364,8 @@ class ActivationService:
         replaced = self._fact_replaced(read)
         if replaced is not None:
             return Analysis("save", REPLACES_STORED_CONFIDENCE, replaced)
-        return found
+        # last, what the message's form alone says: a fact told in specifics
+        return told_in_specifics(text) or found
 
     def _fact_replaced(self, text: str) -> str | None:
         """The stored fact a statement is news of, as saving it would supersede it
