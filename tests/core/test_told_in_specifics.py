@@ -94,6 +94,9 @@ def test_the_form_is_read_last_and_no_surer_than_a_statement() -> None:
         ("How many siblings did Queen Victoria have?", "none"),
         ("Who was Napoleon's wife?", "none"),
         ("What I did today was great", "none"),
+        # an allergy found out, a plan changed (not the work narrated)
+        ("my hand swelled up a lot, turns out i'm a bit allergic", "save"),
+        ("Actually we changed our minds, we're staying at the Memmo Alfama instead", "save"),
         # a confirmation that repeats what it confirms; not a yes to an offer
         ("yes penicillin, good", "reinforce"),
         ("yes twice a day, thats right", "reinforce"),

@@ -311,6 +311,8 @@ def test_forget_said_as_people_say_it_lists_what_it_means(mem: Engram) -> None:
         "please forget about the book club",
         "forget the book club thing, I quit",
         "delete the book club memory",
+        # opened by "actually", its reason a "that" (a fourth blind probe's: none)
+        "actually forget the book club thing, that was my sister not me",
     ):
         found = mem.analyze_message(request)
         assert (found.intent, found.should_save, found.forget) == ("forget", False, [club.id])

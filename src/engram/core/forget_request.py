@@ -76,7 +76,7 @@ _WHAT_WAS_JUST_SAID = frozenset("this that it these those them".split())
 _LEAD_IN = re.compile(r"^\s*(?:about|on|regarding|concerning|of)\s+", re.IGNORECASE)
 # A clause after what is named, saying why: ", I sold it", " - we got rid of it", "; it's gone".
 _WHY_CLAUSE = re.compile(
-    r"\s*[,;—–-]\s*(?=(?:i|we|he|she|they|it|it's|that's|because|since|as|so)\b"
+    r"\s*[,;—–-]\s*(?=(?:i|we|he|she|they|it|it's|that|that's|because|since|as|so)\b"
     # or someone by name who did something: ", Hector fixed it for good"
     r"|(?-i:[A-Z])[\w-]+\s+\w+ed\b)",
     re.IGNORECASE,

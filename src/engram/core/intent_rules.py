@@ -491,7 +491,8 @@ RULES: tuple[Rule, ...] = (
         # "not" and "no longer" too: a correction of a stored fact is worth saving; not a
         # role played for an answer ("explain p99 latency like I'm a PM", a blind probe's)
         r"(?<!\blike )(?<!\bas if )(?<!as though )(?<!pretend )"
-        r"\bi(?:'m| am) (?:(?:not|no longer) (?:allergic|vegetarian|vegan)|allergic|vegetarian|"
+        r"\bi(?:'m| am) (?:(?:not|no longer) (?:allergic|vegetarian|vegan)|(?:a (?:bit|little) |"
+        r"slightly |mildly |very |severely |really )?allergic|vegetarian|"
         # "a bit confused", "on it", "on my way": how the user is now, nothing to keep
         r"vegan|a (?!bit\b|little\b|lot\b)|an |learning|based|on (?!it\b|my way\b)|from )|"
         r"\bi (?:work|live|use|started|drive|own|don'?t eat|never drink)\b|\bcall me\b|"

@@ -12,7 +12,9 @@ MOST_OPENING_WORDS = 6
 # read once (`\W*+`): given back one by one, each rule reading a message of marks ("!!!…")
 # tried every opening word after each (0.6 s at 49,000 characters, 0.16 s now).
 OPENING_WORDS = (
-    r"\W*+(?:(?:please|pls|plz|also|ok|okay|and|oh|but|hey|hi|btw|by the way|just|so|fyi)\W+"
+    # ("actually" too: "actually forget the wasp sting thing, …", a blind probe's, none)
+    r"\W*+(?:(?:please|pls|plz|also|ok|okay|and|oh|but|hey|hi|btw|by the way|just|so|fyi|"
+    r"actually)\W+"
     # news announced before it is told: "Big news: we moved to Berlin!", "Update: I now write
     # Rust at work" were none (a probe); only with its mark ("Update the README" is a task)
     r"|(?:(?:big|great|good|some|exciting|sad|bad|quick|small|little) )?(?:news|update|intro)"

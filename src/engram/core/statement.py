@@ -83,6 +83,9 @@ _NOT_PROSE = re.compile(r"[`{}=;<>|\\]")
 # "I sold my car last year").
 _DID = re.compile(
     OPENERS + r"(?:i|we) (?:just |also |then |finally |recently )?"
+    # a mind changed or a decision is news of a plan ("we changed our minds, we're staying at
+    # the Memmo Alfama instead"), not work narrated
+    r"(?!changed (?:my|our) minds?\b|decided\b)"
     r"(?:\w+ed|ran|wrote|rewrote|split|made|did|went|put|set|sent|took|gave|found|left|brought|"
     r"cut|hit|shut|threw|won|lost|paid|led|met|spent|drove|chose|ate|drank|fell|held|heard|knew|"
     r"let|shook|slept|spoke|taught|tore|wore|woke)\b",
