@@ -21,7 +21,7 @@ import re
 from engram.core.entities import extract_entities
 from engram.core.intent_words import RELATION, WHEN
 from engram.core.message import OPENERS
-from engram.core.statement import STATEMENT_CONFIDENCE, TROUBLE, work_narrated
+from engram.core.statement import NOT_PROSE, STATEMENT_CONFIDENCE, TROUBLE, work_narrated
 
 SPECIFICS_CONFIDENCE = STATEMENT_CONFIDENCE
 # A fact is told in a few sentences; a longer message is a story, a paste or a request.
@@ -96,8 +96,6 @@ _ELSEWHERE = re.compile(
     r"deploy\w*|server|database|repo|tests|pr|build)\b",
     re.IGNORECASE,
 )
-# Code, markup or a formula: a paste to work on, not a fact.
-_NOT_PROSE = re.compile(r"[`{}=<>|\\]")
 
 
 def fact_in_specifics(text: str) -> str | None:
@@ -105,7 +103,7 @@ def fact_in_specifics(text: str) -> str | None:
     told in them that nothing marks as anything else, joined for an assistant to read ("when,
     people"); else None."""
     words = len(text.split())
-    if not MIN_WORDS <= words <= MAX_WORDS or "?" in text or _NOT_PROSE.search(text):
+    if not MIN_WORDS <= words <= MAX_WORDS or "?" in text or NOT_PROSE.search(text):
         return None
     if _ELSEWHERE.search(text) or work_narrated(text):
         return None

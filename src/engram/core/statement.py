@@ -77,7 +77,7 @@ _STATEMENT = re.compile(
     re.IGNORECASE,
 )
 # Code, markup or a formula: a paste to work on, not a fact.
-_NOT_PROSE = re.compile(r"[`{}=;<>|\\]")
+NOT_PROSE = re.compile(r"[`{}=;<>|\\]")
 # "I split the service", "We shipped the new flow": what the user just did, told in the past
 # tense, is work narrated; a past that is part of a life has a date ("I graduated in 2015",
 # "I sold my car last year").
@@ -134,7 +134,7 @@ def _a_short_statement(text: str) -> bool:
     words = len(text.split())
     # what opens it asks nothing: "Guess what? We sold the house!" (a blind probe's)
     said = _OPENING.sub("", text, count=1)
-    return MIN_WORDS <= words <= MAX_WORDS and "?" not in said and not _NOT_PROSE.search(text)
+    return MIN_WORDS <= words <= MAX_WORDS and "?" not in said and not NOT_PROSE.search(text)
 
 
 _OPENING = re.compile(OPENERS, re.IGNORECASE)
