@@ -24,6 +24,12 @@ from engram.core.specifics import SPECIFICS_CONFIDENCE, fact_in_specifics
         # with "we" after what is done, or a count
         "Saturdays we do Ludlow market, stall 22, setup by 7am",
         "we've got 40 laying hens, mostly Light Sussex and a few Marans",
+        # prices, a deadline someone set, advice reported
+        "basic service is £65 and full service £120, labour £40/hr",
+        "Prof de Vries wants the draft of chapter 2 by end of April",
+        "coach said my long runs should stay under 32k this block",
+        # a count as it stands after what changed it
+        "we lost 3 hens to a fox last night, so 37 now",
         # a due day in a later clause
         "Ugh what a day. The bus was late again and rent is due on the 3rd of every month",
     ],
@@ -54,10 +60,43 @@ def test_a_fact_told_in_names_days_and_amounts_is_kept(message: str) -> None:
         # a year corrected with nothing it corrects, an opinion
         "it was 2018 not 2019",
         "Lisa thinks we should go on Friday",
+        "I would love 2 tickets for the 8pm show",
     ],
 )
 def test_specifics_in_what_asks_plays_or_passes_are_no_fact(message: str) -> None:
     assert fact_in_specifics(message) is None, message
+
+
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [
+        (
+            "My younger brother Minh has his entrance exam in June… do you have tips how I can "
+            "support him?",
+            "My younger brother Minh has his entrance exam in June",
+        ),
+        (
+            "landlord emailed, rent is going up to £1,450 a month from August, is that legal?",
+            "landlord emailed, rent is going up to £1,450 a month from August",
+        ),
+    ],
+)
+def test_a_fact_told_before_a_question_is_kept_without_it(message: str, kept: str) -> None:
+    """A fifth blind probe's: the question decided, and the fact was none."""
+    found = classify(message)
+    assert (found.intent, found.about) == ("save", kept)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Tour de France this year - who's favourite?",  # a topic, no fact
+        "Write a poem about my dog Max who is 5, can you?",  # a request
+        "What is 2+2? I have 3 apples",  # asked first
+    ],
+)
+def test_what_comes_before_a_question_and_tells_nothing_is_not_kept(message: str) -> None:
+    assert classify(message).intent != "save"
 
 
 def test_the_form_is_read_last_and_no_surer_than_a_statement() -> None:
@@ -101,6 +140,11 @@ def test_the_form_is_read_last_and_no_surer_than_a_statement() -> None:
         ("yes penicillin, good", "reinforce"),
         ("yes twice a day, thats right", "reinforce"),
         ("right, pre-read doc it is", "reinforce"),
+        ("right, feb 28. ok good", "reinforce"),
+        ("yes thanks, that matches", "reinforce"),
+        ("ok cool, see you tomorrow, great", "none"),
+        # "im" for "I'm"
+        ("im vegan btw so dont suggest bacon", "save"),
         ("yes please, sounds good", "none"),
         # a reminder by when keeps the fact it follows; a role played is no fact
         ("my wife Lena's birthday is 2 november, remind me a week before", "save"),

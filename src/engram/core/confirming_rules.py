@@ -45,7 +45,7 @@ CONFIRMING_RULES: tuple[Rule, ...] = (
         # blind probe's, none)
         r"^\W*(?:(?:thanks|thank you|ok|okay|great|perfect|yes|yep|yup|yeah|yea|ya)\b[,.!\s]+)?"
         r"(?:[\w'-]+[,.!]?\s+){0,4}(?:that'?s (?:right|correct|the one|him|her|them)|correct|"
-        r"confirmed|exactly)\b(?:[,.!:—-]|\s*$|\s+(?:thanks|thank you|thx|ty)\b)",
+        r"confirmed|exactly)\b(?:[,.!:—-]|\s*$|\s+(?:thanks|thank you|thx|ty|cheers|ta)\b)",
         0.85,
     ),
     # not "still waiting / thinking / working on it" either: how it goes, not a confirmation
@@ -61,13 +61,21 @@ CONFIRMING_RULES: tuple[Rule, ...] = (
         rf"^\W*(?:yes|yep|yup|ya|right|still)\b[^?]*(?:{_STILL_SO}|\b(?:it is|same)\b)",
         0.8,
     ),
+    # what was shown agrees with what the user has: "yes thanks, that matches" (a fifth blind
+    # probe's, none)
+    rule(
+        "reinforce",
+        r"^\W*(?:(?:yes|yep|yup|yeah|ya|ok|okay)\b[,.!\s]*)?(?:(?:thanks|thank you|thx|cheers|ta)"
+        r"\b[,.!\s]*)?(?:that|it|this) (?:matches|checks out|sounds right|lines up)\b",
+        0.85,
+    ),
     # a yes, the value it confirms, and a word of approval: "yes penicillin, good" (a fourth
     # blind probe's, none)
     rule(
         "reinforce",
         # (not an answer to an offer: "yes please, sounds good")
-        r"^\W*(?:yes|yep|yup|yeah|yea|ya)\b[,\s]+(?!(?:please|sounds|go|do|let'?s|and)\b)"
-        r"[\w'-]+(?:[,\s]+[\w'-]+){0,3}(?:[,.!]\s*|\s+)"
+        r"^\W*(?:yes|yep|yup|yeah|yea|ya|right|correct)\b[,\s]+"
+        r"(?!(?:please|sounds|go|do|let'?s|and)\b)[\w'-]+(?:[,.\s]+[\w'-]+){0,3}(?:[,.!]\s*|\s+)"
         r"(?:good|great|perfect|correct|right|exactly)\W*$",
         0.8,
     ),

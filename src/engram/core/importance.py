@@ -70,7 +70,7 @@ IMPORTANCE: tuple[tuple[re.Pattern[str], float, str, bool], ...] = (
     # pasta for lunch today" (a probe); now on day 59, as the allergy.
     (
         re.compile(
-            r"\b(?:my name is|my name's|i(?:'m| am) called|call me (?-i:[A-Z][a-z]+)|"
+            r"\b(?:my name is|my name's|i(?:'?m| am) called|call me (?-i:[A-Z][a-z]+)|"
             r"(?:i|we) live in|(?:i|we)(?:'re| are|'m| am) (?:originally )?from|"
             r"i grew up in|i work (?:as|at|for)(?! home\b)|"
             r"(?:the )?user(?:'s name is| lives in| works (?:as|at|for)| is from)|"

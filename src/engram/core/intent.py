@@ -31,6 +31,7 @@ from engram.core.questions import (
     asks_for_help,
     is_plain_question,
     question_follows,
+    told_before_asking,
 )
 from engram.core.specifics import SPECIFICS_CONFIDENCE, fact_in_specifics
 from engram.core.statement import STATEMENT_CONFIDENCE, statement_about_the_user
@@ -65,9 +66,20 @@ def classify_by_rules(message: str) -> Analysis:
 
 
 def told_in_specifics(message: str) -> Analysis | None:
-    """A save of a fact told in specifics (`engram.core.specifics`), or None."""
-    told = fact_in_specifics(_read(message))
-    return None if told is None else Analysis("save", SPECIFICS_CONFIDENCE, told)
+    """A save of a fact told in specifics (`engram.core.specifics`), or None; of the part
+    told before a question, where one follows it (the question is the assistant's to answer,
+    the fact memory's to keep)."""
+    read = _read(message)
+    kinds = fact_in_specifics(read)
+    if kinds is not None:
+        return Analysis("save", SPECIFICS_CONFIDENCE, kinds)
+    told = told_before_asking(read)
+    kinds = None if told is None else fact_in_specifics(told)
+    if told is None or kinds is None:
+        return None
+    # the rules' text is the spaced message, one character for one: the part as written
+    about = " ".join(message.split())[: len(told)]
+    return Analysis("save", SPECIFICS_CONFIDENCE, kinds, about=about)
 
 
 def _read(message: str) -> str:

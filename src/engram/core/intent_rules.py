@@ -473,7 +473,7 @@ RULES: tuple[Rule, ...] = (
     # is ("I'm Fine.", "I'm Home!")
     rule(
         "save",
-        rf"{OPENERS}i(?:'m| am) (?!{_HOW_I_AM}\b)(?-i:[A-Z][a-z'-]+)(?: (?-i:[A-Z][a-z'-]+))?"
+        rf"{OPENERS}i(?:'?m| am) (?!{_HOW_I_AM}\b)(?-i:[A-Z][a-z'-]+)(?: (?-i:[A-Z][a-z'-]+))?"
         r"(?=\s*(?:[,.!;:—–-]|$)|\s+(?:and|from|here)\b)",
         0.85,
         "personal",
@@ -491,7 +491,7 @@ RULES: tuple[Rule, ...] = (
         # "not" and "no longer" too: a correction of a stored fact is worth saving; not a
         # role played for an answer ("explain p99 latency like I'm a PM", a blind probe's)
         r"(?<!\blike )(?<!\bas if )(?<!as though )(?<!pretend )"
-        r"\bi(?:'m| am) (?:(?:not|no longer) (?:allergic|vegetarian|vegan)|(?:a (?:bit|little) |"
+        r"\bi(?:'?m| am) (?:(?:not|no longer) (?:allergic|vegetarian|vegan)|(?:a (?:bit|little) |"
         r"slightly |mildly |very |severely |really )?allergic|vegetarian|"
         # "a bit confused", "on it", "on my way": how the user is now, nothing to keep
         r"vegan|a (?!bit\b|little\b|lot\b)|an |learning|based|on (?!it\b|my way\b)|from )|"
@@ -504,10 +504,10 @@ RULES: tuple[Rule, ...] = (
         # where the user lives now, not what they moved in the code ("I moved the check")
         r"\b(?:i|we)(?:'ve| have)? (?:just )?moved (?:to|from|back|here|there|abroad|away|out|"
         r"in with|house|cities|countries)\b|"
-        r"\bi(?:'m| am) (?:flying|travelling|traveling|moving|relocating|training for|"
+        r"\bi(?:'?m| am) (?:flying|travelling|traveling|moving|relocating|training for|"
         r"studying|preparing for)\b|"
         # a condition, a diet or a trait: "I'm diabetic", "I've been vegan for three years"
-        rf"\bi(?:'m| am) {CONDITION}|"
+        rf"\bi(?:'?m| am) {CONDITION}|"
         rf"\bi(?:'ve| have) been (?:an? )?(?:vegan|vegetarian|{CONDITION})|"
         # what the user does for a living: "I teach chemistry", "I run a small bakery"
         r"\bi (?:teach|lecture|coach|run an?|own an?|manage an?|manage the|lead the)\b|"

@@ -68,6 +68,37 @@ _NOT_TELLING = re.compile(
 )
 
 
+# A question after what a message told, in the same sentence or the next: "My brother Minh has
+# his entrance exam in June… do you have tips how I can support him?", "rent is going up to
+# £1,450 a month from August, is that even legal?" (a fifth blind probe's facts, none).
+_ASKED_AFTER = re.compile(
+    rf"(?:[.!…]+\s+|,\s*|\s+[-—–]+\s+)(?:(?:and|but|so|or|also)\s+)?{_ASKING}[^?]*\?", re.I
+)
+# What a clause that tells has and a topic has not: a verb, roughly (a plural passes too).
+_SAYS = re.compile(
+    r"\b(?:is|are|was|were|am|has|have|had|will|do|does|did|can|got|\w+ed"
+    r"|(?!(?:this|his|its|yes|us|as|plus|less|across|always|perhaps|news)\b)\w+s)\b"
+    r"|'(?:s|re|ve|m|ll|d)\b",
+    re.I,
+)
+# A message longer than this is not read for what it told before asking: a fact is told in a
+# sentence or two.
+TOLD_WORDS = 60
+
+
+def told_before_asking(text: str) -> str | None:
+    """What `text` told before its first question, where that question opens a clause after
+    it; None where it asks from the start, asks nothing, or is long."""
+    if "?" not in text or len(text.split()) > TOLD_WORDS:
+        return None
+    found = _ASKED_AFTER.search(text)
+    if found is None or "?" in text[: found.start()]:
+        return None
+    told = text[: found.start()].strip()
+    # a topic before the question tells nothing: "Tour de France this year - who's favourite?"
+    return told if _SAYS.search(told) else None
+
+
 def told_then_asked(sentence: str) -> str | None:
     """The question of a sentence that tells before it asks ("Noor doesn't eat pork, is
     Portuguese food going to be hard?" asks "is Portuguese food going to be hard?"); None for

@@ -52,7 +52,7 @@ from engram.storage.protocol import Filter
 _CONFIRMING = frozenset(
     """yes yep yup yeah still correct right exactly indeed confirmed true valid accurate same
     case holds nothing changed hasn't before that's it is as thanks thank thx ok okay great
-    perfect cool good one her him them thats that this""".split()
+    perfect cool good one her him them thats that this cheers ta matches""".split()
 )
 
 # Below this a "none" is no refusal ("don't save this" is 0.99): a correction may be read in it.
@@ -61,7 +61,7 @@ REFUSED = 0.9
 # confirmations that say what holds ("that's right", 0.85), as it may answer anything asked.
 _BARE_YES = re.compile(
     r"^\W*(?:yes|yep|yup|yeah|yea|ya|right|true|indeed|mhm|uh-huh|yes it is|it is|perfect|"
-    r"exactly|correct)\W*$",
+    r"exactly|correct)(?:\W+(?:thanks|thank you|thx|ty|cheers|ta))?\W*$",
     re.I,
 )
 BARE_YES_CONFIDENCE = 0.6
@@ -187,7 +187,10 @@ class ActivationService:
                 # shellfish" after a search for the landlord: an MCP probe)
                 touch = self._confirmed_by_meaning(text, shown) or self._confirmed_in_store(text)
             elif len(touch) == len(shown) > 1:
-                touch = self._current(touch)
+                # naming nothing ("yes thats it, thanks"), it confirms the answer given: the
+                # first shown that nothing shown replaced (a fifth blind probe's touched both
+                # memories a search showed); naming what each holds, each
+                touch = self._current(touch)[: 1 if _names_nothing(text) else None]
             return result.model_copy(update={"touch": touch})
         if found.intent == "reinforce" and not recent:
             return result.model_copy(update={"touch": self._confirmed_in_store(text)})
@@ -254,7 +257,7 @@ class ActivationService:
         probe). Only the most alike: the store may hold more memories naming its words than
         the user meant, where the ones shown were chosen. None when it names nothing ("Yes,
         that's right")."""
-        if not {t for t in query_terms(message) if t not in _CONFIRMING and t not in STOPWORDS}:
+        if _names_nothing(message):
             return []
         vector = self.ctx.text_vector(message)
         if vector is None:
@@ -534,6 +537,15 @@ def _told_in(message: str, found: Analysis) -> str | None:
     return next((p for p in pieces if found.phrase in " ".join(p.split())), None)
 
 
+def _named_in(message: str) -> set[str]:
+    """The words of a confirmation that name something: not its yes, thanks or "that's it"."""
+    return {t for t in query_terms(message) if t not in _CONFIRMING and t not in STOPWORDS}
+
+
+def _names_nothing(message: str) -> bool:
+    return not _named_in(message)
+
+
 def _confirmed(message: str, memories: Sequence[Memory]) -> list[str] | None:
     """The recent memories sharing a word with the confirmation (most shared first); all of
     them when it names nothing ("yes, that's right"); None when it names something none of them
@@ -541,7 +553,7 @@ def _confirmed(message: str, memories: Sequence[Memory]) -> list[str] | None:
     too, with more: shown "My manager is Sarah Chen" and the later "Tom is my manager now",
     "Correct, Tom is still my manager" confirmed both, the replaced fact too (a helper's
     probe); "Yes, still at Globex and still in Porto" confirms two memories, a word each."""
-    words = {t for t in query_terms(message) if t not in _CONFIRMING and t not in STOPWORDS}
+    words = _named_in(message)
     if not words:
         return [m.id for m in memories]
     shared = [words & set(query_terms(m.content)) for m in memories]
