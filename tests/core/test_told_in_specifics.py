@@ -153,3 +153,32 @@ def test_the_form_is_read_last_and_no_surer_than_a_statement() -> None:
 )
 def test_the_fourth_blind_probes_misses_are_read_as_meant(message: str, intent: str) -> None:
     assert classify(message).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("message", "intent"),
+    [
+        # a sixth blind probe's: a case supposed, a question without its mark, a vent, a
+        # distance read as money were saves; a salary was none
+        ("if I picked up one extra 12h shift a week at $48/hr, how much is that a year", "none"),
+        ("whats a good high protein snack i can eat in like 2 min standing up", "none"),
+        ("ugh. 3 traumas back to back today and a kid coded. just need to vent", "none"),
+        ("ran 28k today, legs are toast", "none"),
+        ("salary offer is €52k plus relocation", "save"),
+        # a question with its reason after it, and "how much … again"
+        ("hey what's my shift pattern now? want to book a haircut", "recall"),
+        ("how much was the consumables budget again?", "recall"),
+        ("What's the capital of France? I forgot", "none"),
+        # the value, then the word that confirms it; not a question
+        ("yes Rua dos Remédios, thats it", "reinforce"),
+        ("20th march, right. thanks", "reinforce"),
+        ("I live in Lisbon, right?", "none"),
+    ],
+)
+def test_the_sixth_blind_probes_misses_are_read_as_meant(message: str, intent: str) -> None:
+    assert classify(message).intent == intent
+
+
+def test_a_question_with_its_reason_after_it_is_searched_as_the_question() -> None:
+    found = classify("hey what's my shift pattern now? want to book a haircut")
+    assert found.about == "hey what's my shift pattern now?"

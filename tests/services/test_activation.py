@@ -1322,3 +1322,52 @@ def test_a_fact_told_in_specifics_is_saved_and_found_by_a_question_of_it(mem: En
     recall = mem.analyze_for_recall(question)
     assert recall.should_search and recall.query is not None
     assert mem.search(recall.query)[0].memory.id == saved.id
+
+
+def test_a_request_to_forget_wins_over_the_news_before_it_and_names_what_it_means(
+    mem: Engram,
+) -> None:
+    """A sixth blind probe: each of these was saved as a new memory, or deleted a memory that
+    only shared a name with what was meant."""
+    job = mem.save("thinking of applying for the deputy head job at Kingsway High, deadline 28 Feb")
+    flat = mem.save("we saw a flat in Graça, 1650 a month, 2 bedrooms")
+    hale = mem.save("a nurse on my unit is filing a grievance against Dr. Hale")
+    ivf = mem.save("Tom told me in confidence that he and his wife are doing IVF")
+    sick = mem.save("Tom's off long-term sick, Mrs Kowalski has 10 set 3")
+    mem.flush()
+    for said, meant in (
+        (
+            "I've decided not to apply to Kingsway after all. you can forget the deputy head stuff",
+            job,
+        ),
+        ("you can delete the old Graça flat stuff, not relevant anymore", flat),
+        (
+            "HR said the Hale grievance has to stay confidential, "
+            "pls delete whatever you have about it",
+            hale,
+        ),
+        ("actually delete the IVF thing about Tom, it's not my info to keep", ivf),
+    ):
+        found = mem.analyze_message(said)
+        assert (found.intent, found.should_save, found.forget) == ("forget", False, [meant.id]), (
+            said
+        )
+    # a task's delete is no request to forget, and every memory naming Tom is his
+    assert mem.analyze_message("Delete the unused imports").forget == []
+    assert set(mem.analyze_message("forget everything about Tom").forget) == {ivf.id, sick.id}
+
+
+def test_a_question_with_its_reason_after_it_searches_the_question(mem: Engram) -> None:
+    """A sixth blind probe's: the reason after the question was searched too, or made the
+    question none ("who's the new technician? need to put her name on the order form", the
+    technician stored)."""
+    found = mem.analyze_for_recall("hey what's my shift pattern now? want to book a haircut")
+    assert found.should_search and found.query is not None
+    assert "shift pattern" in found.query and "haircut" not in found.query
+    aisha = mem.save("The new lab technician is Aisha Begum, started Monday")
+    mem.flush()
+    asked = "who's the new technician? need to put her name on the order form"
+    assert mem.analyze_message(asked).intent == "recall"
+    recall = mem.analyze_for_recall(asked)
+    assert recall.query is not None and "order form" not in recall.query
+    assert mem.search(recall.query)[0].memory.id == aisha.id

@@ -61,6 +61,16 @@ CONFIRMING_RULES: tuple[Rule, ...] = (
         rf"^\W*(?:yes|yep|yup|ya|right|still)\b[^?]*(?:{_STILL_SO}|\b(?:it is|same)\b)",
         0.8,
     ),
+    # the value, then the word that it holds: "yes Rua dos Remédios, thats it", "20th march,
+    # right. thanks" (a sixth blind probe's: saved as new memories, and none)
+    rule(
+        "reinforce",
+        r"^\W*(?:yes|yep|yup|yeah|ya|right)\b[,.!\s]+(?:[\w'-]+[,.!]?\s+){0,4}"
+        r"that'?s (?:it|him|her|them|the one)\b"
+        r"|^\W*[\w'-]+(?:\s+[\w'-]+){0,3}\s*[,.]\s*(?:right|correct|yes|yep)[^\w?]*"
+        r"(?:(?:thanks|thank you|thx|ty|cheers|ta)[^\w?]*)?$",
+        0.8,
+    ),
     # what was shown agrees with what the user has: "yes thanks, that matches" (a fifth blind
     # probe's, none)
     rule(

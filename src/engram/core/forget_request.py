@@ -76,7 +76,8 @@ _WHAT_WAS_JUST_SAID = frozenset("this that it these those them".split())
 _LEAD_IN = re.compile(r"^\s*(?:about|on|regarding|concerning|of)\s+", re.IGNORECASE)
 # A clause after what is named, saying why: ", I sold it", " - we got rid of it", "; it's gone".
 _WHY_CLAUSE = re.compile(
-    r"\s*[,;—–-]\s*(?=(?:i|we|he|she|they|it|it's|that|that's|because|since|as|so)\b"
+    r"\s*[,;—–-]\s*(?=(?:i|we|he|she|they|it|it's|that|that's|because|since|as|so|not|"
+    r"no longer)\b"
     # or someone by name who did something: ", Hector fixed it for good"; or what was done,
     # its doer left out: ", decided to keep the old transit" (a fifth blind probe's, none)
     r"|(?-i:[A-Z])[\w-]+\s+\w+ed\b|\w+ed\b)",
@@ -121,7 +122,14 @@ def what_to_forget(message: str) -> str:
     # "the dentist appointment I told you about": the thing itself, where nothing follows
     if named.lower() in ("", "about") and found["thing"]:
         return found["thing"].strip()
-    return "" if named.lower() == "about" else named
+    if named.lower() == "about":
+        return ""
+    if found["thing"] and found.group().rstrip().lower().endswith("about"):
+        # "the IVF thing about Tom": both say what it is (a sixth blind probe's "Tom" alone
+        # listed every memory naming him)
+        thing = _VAGUE_END.sub("", found["thing"].strip())
+        return f"{thing} {named}" if thing else named
+    return named
 
 
 # "Forget the Subaru, I sold it", "Please forget about Atlas": forget and a thing, to the end of
@@ -154,6 +162,18 @@ JUST_SHOWN_DROPPED = (
 )
 
 
+# "you can delete the old Graça flat stuff": delete, erase or remove said of a thing the way
+# people speak of what they told (its "stuff", "info", "notes"); "Delete the unused imports"
+# is the task's (a sixth blind probe's: a save of the request).
+_DELETE_A_THING = re.compile(
+    OPENERS
+    + rf"(?:{REQUEST_FRAME})?(?:delete|erase|remove|clear) (?:all )?(?:the |that |my )?"
+    + r"(?:(?:old|previous|earlier|former) )?(?P<thing>[^,.;:!?—]+?)"
+    + r"(?=\s+(?:thing|things|stuff|info|information|details|notes?|memor(?:y|ies))\b)",
+    re.IGNORECASE,
+)
+
+
 def thing_to_drop(message: str) -> str:
     """`maybe_forgotten`'s thing where nothing but a why follows it: "the book club" of "forget
     the book club thing, I quit" and of "please forget about the book club"; "" where the
@@ -161,15 +181,20 @@ def thing_to_drop(message: str) -> str:
     numbers": the task's), or names no thing. Vague words after it ("thing", "stuff",
     "info") are left out: the store's memory does not say them."""
     said = plain(message)
-    found = _FORGET_A_THING.search(said)
+    found = _FORGET_A_THING.search(said) or _DELETE_A_THING.search(said)
     if found is None:
         return ""
-    rest = said[found.end() :]
+    rest = _VAGUE_START.sub("", said[found.end() :])
     if not (_AFTERWORDS.fullmatch(rest) or _WHY_CLAUSE.match(rest)):
         return ""
     return _VAGUE_END.sub("", found["thing"].strip())
 
 
+_VAGUE_START = re.compile(
+    r"^(?:\s+(?:thing|things|stuff|info|information|details|notes?|"
+    r"memor(?:y|ies)))+",
+    re.I,
+)
 _VAGUE_END = re.compile(r"(?:\s+(?:thing|things|stuff|info|information|details|business))+$", re.I)
 
 # A clause, then the request to forget it: "Jake paid me back, you can forget about that",
@@ -177,8 +202,11 @@ _VAGUE_END = re.compile(r"(?:\s+(?:thing|things|stuff|info|information|details|b
 # forget is what the clause names.
 _DROPPED_AFTER = re.compile(
     r"^\W*(?P<said>[^.!?;]{3,200}?)\s*[,;—–-]+\s*(?:so |and |ok |okay )?(?:you can |please |"
-    r"just |pls |feel free to )*(?:forget|drop|delete|erase|scratch) (?:about )?(?:that|it|him|"
-    r"her|them|this|those)(?:\W+(?:please|pls|thanks|thank you|now|then))*\W*$",
+    r"just |pls |feel free to )*(?:forget|drop|delete|erase|scratch) (?:about )?"
+    # "…, pls delete whatever you have about it" (a sixth blind probe's, saved instead)
+    r"(?:(?:whatever|everything|anything|what) (?:you have|you've got|you know|you saved|"
+    r"i (?:said|told you)) (?:about|on) )?(?:that|it|him|her|them|this|those)"
+    r"(?:\W+(?:please|pls|thanks|thank you|now|then))*\W*$",
     re.IGNORECASE,
 )
 

@@ -12,7 +12,7 @@ request searches for is `engram.core.recall`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engram.core.confirmation import Excepted, excepted, first_sentence, states_something
 from engram.core.intent_rule import Intent, Rule
@@ -28,6 +28,7 @@ from engram.core.message import (
 from engram.core.questions import (
     ASKED_TO_SAVE,
     asked_about,
+    asked_then_told,
     asks_for_help,
     is_plain_question,
     question_follows,
@@ -61,8 +62,21 @@ def classify(message: str) -> Analysis:
 def classify_by_rules(message: str) -> Analysis:
     """`classify` without the last reading (`told_in_specifics`): what the rules and the
     statement of the user read. The store may read more in a message they leave as none (a
-    name it holds, a fact it replaces), more surely than the message's form alone."""
-    return _classify(message, confirming=True)
+    name it holds, a fact it replaces), more surely than the message's form alone. A question
+    with a reason after it is read as the question too, for a recall: "hey what's my shift
+    pattern now? want to book a haircut" (a sixth blind probe's: none)."""
+    found = _classify(message, confirming=True)
+    refused = found.intent == "none" and found.phrase is not None  # "don't save this"
+    if found.intent not in ("none", "recall") or refused:
+        return found
+    question = asked_then_told(without_tail(masked(plain(message))))
+    if question is None:
+        return found
+    again = found if found.intent == "recall" else _classify(question, confirming=True)
+    if again.intent != "recall":
+        return found
+    # what is searched is the question, as written: not the haircut
+    return replace(again, about=" ".join(message.split())[: len(question)])
 
 
 def told_in_specifics(message: str) -> Analysis | None:

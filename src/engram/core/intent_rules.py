@@ -126,8 +126,10 @@ RULES: tuple[Rule, ...] = (
         "recall",
         # in one sentence: "Ugh what a day. The bus was late again …" asks nothing (an MCP
         # probe: its landlord and rent day were never saved)
+        # ("how much was the consumables budget again?", a sixth blind probe's: none)
         until(
-            r"\b(?:what|which|where|when|who)(?:'?s| is| are| was| were)? ",
+            r"\b(?:what|which|where|when|who|how (?:much|many|long|often|old))"
+            r"(?:'?s| is| are| was| were)? ",
             IN_ONE_SENTENCE,
             r"\bagain\b\??",
         ),
@@ -407,7 +409,10 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "save",
-        r"\b(?:we|i)(?:'ve| have)? (?:decided|agreed|chose|picked|settled|switched|went with)\b|"
+        # not a case supposed: "if I picked up one extra 12h shift a week, how much…" (a sixth
+        # blind probe's save)
+        r"(?<!\bif )\b(?:we|i)(?:'ve| have)? (?:decided|agreed|chose|picked|settled|switched|"
+        r"went with)\b|"
         r"\b(?:we|i)(?:'re| are| am|'m)? (?:going with\b|(?:switching|moving|migrating)"
         r"(?: (?:the|our|my) \w+| everything| all)? to\b)|"
         r"\blet'?s go with\b",

@@ -99,6 +99,23 @@ def told_before_asking(text: str) -> str | None:
     return told if _SAYS.search(told) else None
 
 
+# What may follow a question and say why it is asked: a short clause, no question of its own.
+_REASON_WORDS = 12
+
+
+def asked_then_told(text: str) -> str | None:
+    """The question a message opens with where a short clause that asks nothing follows it
+    ("what's my shift pattern now? want to book a haircut" asks "what's my shift pattern
+    now?"); None otherwise."""
+    end = text.find("?")
+    if end < 0:
+        return None
+    rest = text[end + 1 :].strip()
+    if not rest or "?" in rest or len(rest.split()) > _REASON_WORDS:
+        return None
+    return text[: end + 1]
+
+
 def told_then_asked(sentence: str) -> str | None:
     """The question of a sentence that tells before it asks ("Noor doesn't eat pork, is
     Portuguese food going to be hard?" asks "is Portuguese food going to be hard?"); None for

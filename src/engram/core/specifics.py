@@ -45,6 +45,8 @@ _WHEN = re.compile(
 _KINDS: dict[str, re.Pattern[str]] = {
     # an amount or a number: "40 laying hens", "5mg", "stall 22", "07700 900461"
     "amount": re.compile(r"\d", re.IGNORECASE),
+    # money, a kind of its own: "salary offer is €52k plus relocation"
+    "money": re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars|euros|pounds)\b", re.IGNORECASE),
     # the user's people and their roles: "mum", "her GP", "the physio", "my wife"; someone
     # the chat spoke of ("her meds: …")
     "people": re.compile(
@@ -61,13 +63,13 @@ _NUMBER = re.compile(r"\d[\d,.]*")
 _NOW_AT = re.compile(r"\b(?:so|is|are|it's|we're|down to|up to) \d[\d,.]* now\b", re.I)
 # The kinds that make a fact specific: "My cat just knocked my coffee over" holds the user's
 # people and the user, and nothing to keep.
-_SPECIFIC = frozenset({"when", "amount", "name"})
+_SPECIFIC = frozenset({"when", "amount", "money", "name"})
 # What makes a message with specifics something other than a fact to keep.
 _ELSEWHERE = re.compile(
     # a request of the assistant, or a question without its mark
     OPENERS
     + r"(?:can|could|would|will|should|shall|do|does|did|is|are|how|what|why|which|who|where|"
-    r"when|let'?s|help|explain|write|draft|make|create|give|show|tell|list|translate|"
+    r"when|whats|hows|wheres|whos|whens|let'?s|help|explain|write|draft|make|create|give|show|tell|list|translate|"
     r"summari[sz]e|generate|fix|find|compare|suggest|recommend|describe|calculate|convert|"
     r"plan|build|design|rewrite|edit|check|review|proofread|send|book|remind|add|put|set|"
     r"update|change|look|search|read|play|order|call|text|email|forget|delete|remove|erase)\b"
@@ -82,7 +84,7 @@ _ELSEWHERE = re.compile(
     r"|(?<!says )(?<!said )\b(?:i|we|you)(?: should|'d| could| would)\b"
     r"|\b(?:should|could|would) (?:i|we|you)\b"
     r"|\b(?:imagine|what if|suppose|hypothetically|pretend|i wonder|wondering)\b"
-    r"|\bif (?:i|we|you|he|she|they) (?:had|were|could|won|lost)\b"
+    r"|\bif (?:i|we|you|he|she|they) (?:had|were|could|won|lost|\w+ed)\b"
     # a story of a film, a book, a game or history, or a scene set in a title ("In Hoosiers,
     # Coach Dale makes the team pass four times"); what a quote says ("As Gandalf said, …")
     r"|\b(?:the|this|that|a|an) (?:movie|film|novel|episode|sitcom|show|series|play|"
@@ -93,10 +95,10 @@ _ELSEWHERE = re.compile(
     # the moment, the weather, and a chat's marks inside it: "I'm so tired tonight. she was up
     # 4 times", "it's so hot today, 98 degrees, the AC guy is gonna be busy"
     r"|\b(?:tonight|right now|at the moment|gonna|wanna|weather|hot|cold|raining|snowing|"
-    r"lol|haha\w*|lmao|hope|hoping)\b"
+    r"lol|haha\w*|lmao|hope|hoping|vent|venting|rant)\b"
     # remembering and forgetting, which rules of their own read ("Jake paid me back, you can
-    # forget about that")
-    r"|\b(?:remember|recall|forget|forgot|forgetting)\b"
+    # forget about that", "…, pls delete whatever you have about it")
+    r"|\b(?:remember|recall|forget|forgot|forgetting|delete|erase)\b"
     # trouble with the work, or the work itself
     rf"|\b(?:{TROUBLE})\b"
     r"|\b(?:code|function|method|class|variable|script|endpoint|api|query|commit|branch|"
