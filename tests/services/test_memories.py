@@ -761,3 +761,20 @@ def test_a_fact_said_again_after_its_correction_holds_again(mem: Engram, clock: 
     assert hits[0].memory.id == fact.id and hits[1].why.superseded_by == fact.id
     # said once more, nothing left to replace
     assert mem.save_result(Draft(content="Lisa is vegetarian")).supersedes == []
+
+
+def test_a_thing_moved_to_another_day_is_found_before_its_old_day(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """A sixth blind probe: "he wants to switch the handover to saturday mornings 10am"
+    superseded nothing, and "what time am i dropping theo at marcus's this wknd?" answered
+    with the Sunday handover first."""
+    old = mem.save("Marcus and I do week on / week off with Theo. handover is sunday 6pm")
+    mem.save("Theo has football practice on tuesdays and thursdays at 5pm")
+    clock.advance(days=10)
+    news = mem.save_result(
+        Draft("ok so marcus texted, he wants to switch the handover to saturday mornings 10am")
+    )
+    assert news.supersedes == [old.id]
+    mem.flush()
+    assert mem.search("when is the handover with marcus")[0].memory.id == news.memory.id

@@ -5,6 +5,7 @@ how the rules stay linear (`engram.core.intent_rule`, `bench/activation_speed.py
 
 from __future__ import annotations
 
+from engram.core.asking_rules import ASKING_RULES
 from engram.core.confirming_rules import CONFIRMING_RULES
 from engram.core.dropping_rules import DROPPING_RULES
 from engram.core.intent_rule import IN_ONE_SENTENCE, Rule, rule, until
@@ -207,20 +208,7 @@ RULES: tuple[Rule, ...] = (
         0.8,
     ),
     rule("recall", r"^\W*what (?:was|were) (?:the|that|my|our)\b.*\b(?:called|named)\b", 0.8),
-    # A question about the user's people, by their role or a pronoun: "what time does mum take
-    # the apixaban?", "who takes mum on sundays", "what's her GP's name?", "how much donepezil
-    # is she on now?" (a fourth blind probe's, each none); not advice ("What should I get my
-    # mum for her birthday?"), nor of someone else's ("How many siblings did Queen Victoria
-    # have?", "Who was Napoleon's wife?": whether the store knows them is the service's to
-    # say). The mark is read first, so the rule reads a message once.
-    rule(
-        "recall",
-        rf"^(?=.*\?\s*$)(?!.*\b(?:{ADVICE})\b){OPENERS}(?:what|which|where|when|who|whose|how)"
-        r"(?:'?s|'re)?\b[^.!?]*?(?<!'s )\b(?:mum|mom|dad|mother|father|wife|husband|partner|"
-        r"girlfriend|boyfriend|son|daughter|brother|sister|grandma|grandpa|grandmother|"
-        r"grandfather|aunt|uncle|baby|gp|physio|doctor|dentist|vet|he|she|his|her|him)\b",
-        0.7,
-    ),
+    *ASKING_RULES,
     # How a thing of the user's is going, and what they must not forget ("How is my knee doing
     # these days?", "What birthdays do I need to remember?"); not "Is my code still broken?"
     rule(

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 
 from engram.core.anchors import anchor
 from engram.core.dates import written_dates
-from engram.core.fact_values import brought_up_to_date, holds_value, value_swapped
 from engram.core.forget_request import (
     maybe_forgotten,
     said_then_dropped,
@@ -37,6 +36,13 @@ from engram.core.recall import recall_query, recall_window
 from engram.core.statement import STATEMENT_CONFIDENCE, TROUBLE, statement_about
 from engram.core.text import STOPWORDS, query_terms, statements
 from engram.services import validation as check
+from engram.services.confirmed import (
+    BARE_YES,
+    BARE_YES_CONFIDENCE,
+    confirmed,
+    corrected_value,
+    names_nothing,
+)
 from engram.services.context import Context
 from engram.services.enrichment import names_in
 from engram.services.maintenance import news_of
@@ -53,24 +59,8 @@ from engram.services.save_report import (
 from engram.services.search import SearchService
 from engram.storage.protocol import Filter
 
-# Words of a confirmation that name no memory: courtesy too ("That's right, thanks" touched
-# nothing, as if "thanks" named what was confirmed; probe).
-_CONFIRMING = frozenset(
-    """yes yep yup yeah still correct right exactly indeed confirmed true valid accurate same
-    case holds nothing changed hasn't before that's it is as thanks thank thx ok okay great
-    perfect cool good one her him them thats that this cheers ta matches""".split()
-)
-
 # Below this a "none" is no refusal ("don't save this" is 0.99): a correction may be read in it.
 REFUSED = 0.9
-# A bare yes, and how sure it is as a confirmation of the memories just shown: below the
-# confirmations that say what holds ("that's right", 0.85), as it may answer anything asked.
-_BARE_YES = re.compile(
-    r"^\W*(?:yes|yep|yup|yeah|yea|ya|right|true|indeed|mhm|uh-huh|yes it is|it is|perfect|"
-    r"exactly|correct)(?:\W+(?:thanks|thank you|thx|ty|cheers|ta))?\W*$",
-    re.I,
-)
-BARE_YES_CONFIDENCE = 0.6
 # A name typed in lower case: how long it is at least, and how many of the memories holding a
 # question's words are read for their names.
 MIN_NAME_LETTERS = 3
@@ -139,13 +129,13 @@ class ActivationService:
         # The recent ids that name no memory are said: a mistyped one confirmed nothing, and
         # nothing told the caller why (probe).
         shown = self.ctx.store.get_many(recent) if recent else []
-        corrected = _corrected(text, shown) if found.intent == "none" else None
+        corrected = corrected_value(text, shown) if found.intent == "none" else None
         if corrected is not None and found.confidence < REFUSED:
             # "no that's wrong, it was 2018 not 2019" just after "the roof was replaced in
             # 2019" was shown: that memory with the new value, to save as news of it (a third
             # blind probe's, none, and the old year held)
             found = Analysis("save", REPLACES_STORED_CONFIDENCE, text.strip(), about=corrected)
-        bare_yes = found.intent == "none" and bool(shown) and _BARE_YES.match(text) is not None
+        bare_yes = found.intent == "none" and bool(shown) and BARE_YES.match(text) is not None
         if bare_yes:
             # "yep" just after memories were shown: the first shown holds, less surely than a
             # confirmation that says so ("yes, that's right"); with nothing shown, it answers
@@ -187,7 +177,7 @@ class ActivationService:
             first = next(i for i in recent if i in known)
             return result.model_copy(update={"touch": [first]})
         if found.intent == "reinforce" and shown:
-            touch = _confirmed(text, shown)
+            touch = confirmed(text, shown)
             if touch is None:  # it names something no shown memory words
                 # ...in other words, or a memory not shown ("Yes, still allergic to
                 # shellfish" after a search for the landlord: an MCP probe)
@@ -196,7 +186,7 @@ class ActivationService:
                 # naming nothing ("yes thats it, thanks"), it confirms the answer given: the
                 # first shown that nothing shown replaced (a fifth blind probe's touched both
                 # memories a search showed); naming what each holds, each
-                touch = self._current(touch)[: 1 if _names_nothing(text) else None]
+                touch = self._current(touch)[: 1 if names_nothing(text) else None]
             return result.model_copy(update={"touch": touch})
         if found.intent == "reinforce" and not recent:
             return result.model_copy(update={"touch": self._confirmed_in_store(text)})
@@ -207,7 +197,7 @@ class ActivationService:
             if not topic and shown:
                 # "forget that" just after memories were shown: those it names by a word,
                 # else all of them, as a confirmation reads them (a blind probe's: nothing)
-                named = _confirmed(text, shown)
+                named = confirmed(text, shown)
                 return result.model_copy(update={"forget": named or [m.id for m in shown]})
             return result.model_copy(update={"forget": self._to_forget(topic)})
         return result
@@ -270,7 +260,7 @@ class ActivationService:
         probe). Only the most alike: the store may hold more memories naming its words than
         the user meant, where the ones shown were chosen. None when it names nothing ("Yes,
         that's right")."""
-        if _names_nothing(message):
+        if names_nothing(message):
             return []
         vector = self.ctx.text_vector(message)
         if vector is None:
@@ -279,7 +269,7 @@ class ActivationService:
         live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
         found = self.ctx.store.vector_search(vector, live, CONFIRMED_READ)
         memories = self.ctx.store.get_many([s.id for s in found])
-        named = set(_confirmed(message, memories) or ())
+        named = set(confirmed(message, memories) or ())
         touch = self._confirmed_by_meaning(message, [m for m in memories if m.id in named])
         return self._current(touch)[:1]
 
@@ -535,19 +525,6 @@ class ActivationService:
         return [name for name, terms in words.items() if terms and all(held.get(w) for w in terms)]
 
 
-def _corrected(message: str, shown: Sequence[Memory]) -> str | None:
-    """What to save of a correction of a shown memory: that memory with the new value in
-    place of the old ("the roof was replaced in 2018" of "it was 2018 not 2019"), or the
-    message as said where the value is part of a longer one ("125/85, not 135"); None where
-    it names no value a shown memory holds."""
-    swap = value_swapped(message) if shown else None
-    if swap is None or not any(holds_value(m.content, swap[0]) for m in shown):
-        return None
-    whole = re.search(rf"(?<![\w/.:-]){re.escape(swap[1])}(?![\w/:-])", message)
-    updated = (brought_up_to_date(m.content, message) for m in shown) if whole else iter(())
-    return next(filter(None, updated), message.strip())
-
-
 def _key(query: str) -> str:
     return query.casefold().rstrip("?.! ")
 
@@ -591,33 +568,3 @@ def _saying_most(listed: list[SearchHit], topic: str) -> list[SearchHit]:
     ]
     most = max(said)
     return listed if most < 2 else [h for h, n in zip(listed, said, strict=True) if n == most]
-
-
-def _named_in(message: str) -> set[str]:
-    """The words of a confirmation that name something: not its yes, thanks or "that's it"."""
-    return {t for t in query_terms(message) if t not in _CONFIRMING and t not in STOPWORDS}
-
-
-def _names_nothing(message: str) -> bool:
-    return not _named_in(message)
-
-
-def _confirmed(message: str, memories: Sequence[Memory]) -> list[str] | None:
-    """The recent memories sharing a word with the confirmation (most shared first); all of
-    them when it names nothing ("yes, that's right"); None when it names something none of them
-    words ("Yes, still the same car"). Not one whose shared words another shares
-    too, with more: shown "My manager is Sarah Chen" and the later "Tom is my manager now",
-    "Correct, Tom is still my manager" confirmed both, the replaced fact too (a helper's
-    probe); "Yes, still at Globex and still in Porto" confirms two memories, a word each."""
-    words = _named_in(message)
-    if not words:
-        return [m.id for m in memories]
-    shared = [words & set(query_terms(m.content)) for m in memories]
-    kept = [
-        (len(own), i)
-        for i, own in enumerate(shared)
-        if own and not any(own < other for other in shared)
-    ]
-    if not kept:
-        return None
-    return [memories[i].id for _, i in sorted(kept, key=lambda k: (-k[0], k[1]))]

@@ -1,0 +1,148 @@
+"""A thing of the user's moved to another day, time, date or amount: news that replaces the
+fact holding the old one.
+
+A sixth blind probe's users told most of their changes so ("theo's appointment got moved to
+thurs the 21st" of "Theo's dentist appt is thursday 14th at 3:30", "he wants to switch the
+handover to saturday mornings 10am" of "handover is sunday 6pm", "lab budget has been cut to
+£3500" of "lab consumables budget for this year is £4200"), and none of ten such changes
+superseded the fact it changed: the words of a value swapped (`engram.core.keeping`) are one
+or two, and these say more. What they share is a thing named in both (the appointment, the
+handover, the budget), a word that moves it, and a value of one kind in each that differs. A
+day of a trip and a day of a visit are two things: without a thing both name, nothing is
+replaced.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.core.fact_values import fact_terms
+from engram.core.index_terms import index_term
+
+# A word that moves a thing to a new value, the thing named just before it or between it and
+# its "to": "theo's appointment got moved to", "switch the handover to", "budget has been cut
+# to", "tutoring shifts changed".
+_MOVED = re.compile(
+    r"(?P<before>(?:[\w'-]+\s+){0,6})"
+    r"(?P<verb>mov(?:ed|es|ing)|switch(?:ed|es|ing)?|chang(?:ed|es|ing)|cut|bumped|raised|"
+    r"lowered|increased|decreased|reduced|upped|dropped|pushed|shifted|rescheduled|postponed|"
+    r"brought forward)\b(?P<after>[^.;!?]{0,40}?\b(?:to|until|till)\b)?",
+    re.IGNORECASE,
+)
+# "instead" and "now" say a value is new, not which thing's: the thing is told by two words
+# both name ("pickup now 26 Feb" of "booked movers: Britannia, pickup 24 Feb"), or by the old
+# value named beside the new one ("end lease on 15 March instead 28 Feb").
+_NEW_NOW = re.compile(r"\b(?:instead|now)\b", re.IGNORECASE)
+# A value added beside the old one, not in its place: "Mia now also takes swimming lessons on
+# Fridays" of "Mia has piano lessons on Wednesdays" (`bench/supersede_facts.py`'s trap).
+_ADDED = re.compile(r"\b(?:also|too|as well|another|second|extra|additional)\b", re.IGNORECASE)
+_DAY_ABBREVIATIONS = {
+    "mon": "monday",
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "wed": "wednesday",
+    "weds": "wednesday",
+    "thu": "thursday",
+    "thur": "thursday",
+    "thurs": "thursday",
+    "fri": "friday",
+    "sat": "saturday",
+    "sun": "sunday",
+}
+_WEEKDAY = re.compile(
+    r"\b(?:(?P<day>mon|tues|wednes|thurs|fri|satur|sun)days?"
+    r"|(?P<short>mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun))\b",
+    re.IGNORECASE,
+)
+# A month named, in full or cut short ("may" only before a day: "I may go" names none).
+_MONTH_NAME = (
+    r"(?:january|february|march|april|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|may(?=\s+\d))\b"
+)
+_DAY_OF_MONTH = re.compile(
+    rf"\b(?P<n>[0-3]?\d)(?:st|nd|rd|th)\b|\b(?P<m>[0-3]?\d)\s+(?:of\s+)?{_MONTH_NAME}",
+    re.IGNORECASE,
+)
+_TIME = re.compile(r"\b(?P<h>1[0-2]|0?\d)(?::(?P<min>\d\d))?\s?(?P<half>am|pm|a|p)\b", re.I)
+_MONEY = re.compile(r"[$€£¥]\s?(?P<n>\d[\d,]*(?:\.\d+)?)(?P<k>k)?\b", re.IGNORECASE)
+_MONTH = re.compile(rf"\b(?P<m>{_MONTH_NAME})", re.IGNORECASE)
+
+
+def _weekdays(text: str) -> set[str]:
+    days = set()
+    for found in _WEEKDAY.finditer(text):
+        if found["day"]:
+            days.add(found["day"].lower() + "day")
+        else:
+            days.add(_DAY_ABBREVIATIONS[found["short"].lower()])
+    return days
+
+
+def _days_of_month(text: str) -> set[str]:
+    return {found["n"] or found["m"] for found in _DAY_OF_MONTH.finditer(text)}
+
+
+def _times(text: str) -> set[str]:
+    return {f"{int(f['h'])}:{f['min'] or '00'}{f['half'][0].lower()}" for f in _TIME.finditer(text)}
+
+
+def _money(text: str) -> set[str]:
+    return {f["n"].replace(",", "") + (f["k"] or "").lower() for f in _MONEY.finditer(text)}
+
+
+def _months(text: str) -> set[str]:
+    return {found["m"].lower()[:3] for found in _MONTH.finditer(text)}
+
+
+_KINDS = (_weekdays, _days_of_month, _times, _money, _months)
+
+
+def _values(text: str) -> set[str]:
+    """The words of `text` that are values of a kind read here, as the index holds them."""
+    found: set[str] = set()
+    for kind in _KINDS:
+        for value in kind(text):
+            found.update(index_term(w) for w in re.findall(r"\w+", value.lower()))
+    for match in _WEEKDAY.finditer(text):
+        found.add(index_term(match.group().lower()))
+    for match in _MONTH.finditer(text):
+        found.add(index_term(match.group().lower()))
+    return found
+
+
+def moves_a_value(text: str) -> bool:
+    """Whether `text` may move a thing to a new value (`value_moved`, `old` unknown)."""
+    if _MOVED.search(text) is None and _NEW_NOW.search(text) is None:
+        return False
+    return any(kind(text) for kind in _KINDS)
+
+
+def value_moved(text: str, old: str) -> bool:
+    """Whether `text` moves a thing `old` names to another value of a kind `old` holds: of one
+    kind (a weekday, a day of the month, a time, an amount of money, a month), a value `old`
+    does not hold, and a thing both name, moved (`_MOVED`) or said anew (`_NEW_NOW`)."""
+    kinds = [kind for kind in _KINDS if kind(text) and kind(old) and not kind(text) <= kind(old)]
+    if not kinds or _ADDED.search(text):
+        return False
+    values = _values(text) | _values(old)
+    shared = (fact_terms(text) & fact_terms(old)) - values - _NUMBERS_AND_MARKS
+    if not shared:
+        return False
+    for found in _MOVED.finditer(text):
+        near = fact_terms(found["before"] + " " + (found["after"] or ""))
+        if near & shared:
+            return True
+    if _NEW_NOW.search(text) is None:
+        return False
+    old_named = any(kind(text) & kind(old) for kind in kinds)
+    return len(shared) >= 2 or old_named
+
+
+# Words both texts may share that name no thing: numbers, and the words of a move.
+_NUMBERS_AND_MARKS = {
+    index_term(w)
+    for w in (
+        "now instead same time place week next from moved move moving switched switch changed "
+        "change cut bumped pushed shifted new old".split()
+    )
+} | {str(n) for n in range(0, 61)}

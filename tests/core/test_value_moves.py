@@ -1,0 +1,87 @@
+"""A thing moved to another day, time, date or amount replaces the fact holding the old one
+(`engram.core.value_moves`): a sixth blind probe's changes, and the traps beside them."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.core.keeping import may_be_news, replaces_a_fact
+from engram.core.value_moves import moves_a_value, value_moved
+
+
+@pytest.mark.parametrize(
+    ("old", "news"),
+    [
+        (
+            "Theo's dentist appt is thursday 14th at 3:30, dr okafor",
+            "dentist office called, theo's appointment got moved to thurs the 21st, same time",
+        ),
+        (
+            "Marcus and I do week on / week off with Theo. handover is sunday 6pm at his place",
+            "marcus wants to switch the handover to saturday mornings 10am from now on",
+        ),
+        (
+            "lab consumables budget for this year is £4200",
+            "finance meeting went badly. lab budget has been cut to £3500 for the rest of the year",
+        ),
+        (
+            "booked movers: Britannia, pickup 24 Feb, about £2900",
+            "Changed movers!! Pink Removals was 600 cheaper. pickup now 26 Feb",
+        ),
+        (
+            "current flat is 14 Ducie St, Manchester, lease finish on 28 Feb",
+            "landlord agree to end lease on 15 March instead 28 Feb",
+        ),
+        (
+            "I tutor on Tuesdays and Thursdays 4-6pm at Kumon",
+            "tutoring shifts changed, now mondays and wednesdays instead",
+        ),
+        (
+            "started an evening course, beginner italian, tuesdays 7-9pm at the college",
+            "italian class is moving to wednesdays from next week, same time same place",
+        ),
+    ],
+)
+def test_a_thing_moved_to_another_value_replaces_its_fact(old: str, news: str) -> None:
+    assert may_be_news(news)
+    assert value_moved(news, old)
+    assert replaces_a_fact(news, similarity=0.45, old=old)
+
+
+@pytest.mark.parametrize(
+    ("old", "news"),
+    [
+        # another thing on another day: nothing both name, or only one word and no move
+        ("I went to the gym on Friday", "I'm going to the gym on Mondays now"),
+        (
+            "We have a team meeting on Monday at 10am",
+            "Grabbed lunch with the team on Friday instead",
+        ),
+        ("Dentist appointment on March 14 at 3pm", "I moved my car to the garage on Tuesday"),
+        # a value added beside the old one, someone else's, or the same value
+        ("Mia has piano lessons on Wednesdays", "Mia now also takes swimming lessons on Fridays"),
+        ("Yoga is on Mondays at 6pm", "yoga moved to the big studio, still mondays at 6pm"),
+    ],
+)
+def test_another_thing_or_the_same_value_replaces_nothing(old: str, news: str) -> None:
+    assert not value_moved(news, old)
+
+
+def test_news_told_before_a_question_replaces_as_told() -> None:
+    """The sixth probe's handover news ended asking "do you think theo will care?", and a
+    statement with a question mark was read as a question: no link."""
+    old = "Marcus and I do week on / week off with Theo. handover is sunday 6pm"
+    news = (
+        "ok so marcus texted, he wants to switch the handover to saturday mornings 10am. fine "
+        "by me honestly. do you think theo will care?"
+    )
+    assert replaces_a_fact(news, similarity=0.6, old=old)
+    assert not replaces_a_fact("is the handover still sunday 6pm?", similarity=0.8, old=old)
+
+
+def test_a_month_is_a_word_of_its_own() -> None:
+    """ "decided" read as December made a REALTALK turn about hair colour news of a date, and
+    compared it down to two turns about fashion, which it superseded."""
+    assert not moves_a_value("I decided to change the color from platinum blonde to honey blonde")
+    assert moves_a_value("the dentist moved my appointment to 3 Dec")
+    assert not moves_a_value("I may switch to tea")
