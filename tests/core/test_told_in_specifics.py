@@ -182,3 +182,23 @@ def test_the_sixth_blind_probes_misses_are_read_as_meant(message: str, intent: s
 def test_a_question_with_its_reason_after_it_is_searched_as_the_question() -> None:
     found = classify("hey what's my shift pattern now? want to book a haircut")
     assert found.about == "hey what's my shift pattern now?"
+
+
+@pytest.mark.parametrize(
+    ("message", "intent"),
+    [
+        # a seventh blind probe's: a yes and its value were saved as new memories, or none
+        ("yes 9 april, thx", "reinforce"),
+        ("Sorry, yes. Wednesday. Silly me.", "reinforce"),
+        ("right, coldwater. cheers", "reinforce"),
+        ("Yes, Alfie. Thank you.", "reinforce"),
+        ("yes, book it", "none"),
+        ("yes, I'm vegan", "save"),
+        # a lapse is no habit, a mood no fact
+        ("What is the capital of Alberta? Calgary or Edmonton, I always forget.", "none"),
+        ("I always take the train", "save"),
+        ("honestly so stressed today, rahul and me argued about pricing for 2 hours", "none"),
+    ],
+)
+def test_the_seventh_blind_probes_misses_are_read_as_meant(message: str, intent: str) -> None:
+    assert classify(message).intent == intent

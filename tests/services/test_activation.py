@@ -1371,3 +1371,15 @@ def test_a_question_with_its_reason_after_it_searches_the_question(mem: Engram) 
     recall = mem.analyze_for_recall(asked)
     assert recall.query is not None and "order form" not in recall.query
     assert mem.search(recall.query)[0].memory.id == aisha.id
+
+
+def test_a_name_typed_in_lower_case_is_known_by_its_capital_in_a_memory(mem: Engram) -> None:
+    """A seventh blind probe's: "Kasia our pastry chef handed in her notice" holds no entity (a
+    name opening a sentence), and "when does kasia finish?" was none."""
+    kasia = mem.save("Kasia our pastry chef handed in her notice, last day end of april")
+    mem.save("The walk-in fridge gets serviced every March")
+    mem.flush()
+    assert mem.analyze_message("when does kasia finish?").intent == "recall"
+    assert mem.search("when does kasia finish?")[0].memory.id == kasia.id
+    # the capital of a word opening a memory names no one asked of ("when does the walk-in …")
+    assert mem.analyze_message("how do I defrost a fridge?").intent == "none"

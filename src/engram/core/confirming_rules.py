@@ -79,6 +79,17 @@ CONFIRMING_RULES: tuple[Rule, ...] = (
         r"\b[,.!\s]*)?(?:that|it|this) (?:matches|checks out|sounds right|lines up)\b",
         0.85,
     ),
+    # a yes and the value it confirms, and thanks or nothing after: "yes 9 april, thx", "Yes,
+    # Alfie. Thank you.", "Sorry, yes. Wednesday. Silly me." (a seventh blind probe's: saved as
+    # new memories, or none); not a statement ("yes, I'm vegan") nor a yes to an offer
+    rule(
+        "reinforce",
+        r"^\W*(?:(?:sorry|oh|ah)\W+)?(?:yes|yep|yup|yeah|ya|right|correct)\b[,.!\s]+"
+        r"(?!(?:please|pls|sounds|go|do|let'?s|and|i|i'm|im|we|we're|my|our|but|no|not|book|send|"
+        r"add|make|sure|ok|okay|fine|that|this|it)\b)[\w'-]+(?:[,.\s]+[\w'-]+){0,3}[,.!]?"
+        r"(?:\s*(?:thx|thanks|thank you|ty|cheers|ta|silly me|my bad|my mistake)\b)?[\s.,!]*$",
+        0.75,
+    ),
     # a yes, the value it confirms, and a word of approval: "yes penicillin, good" (a fourth
     # blind probe's, none)
     rule(

@@ -362,7 +362,8 @@ RULES: tuple[Rule, ...] = (
     rule(
         "save",
         r"^\W*(?:please )?(?:always|never)\b(?!\s+(?:mind|happy|glad)\b)"
-        r"|\bi (?:always|never)\b(?! (?:remember|recall)\b)"
+        # (not a lapse: "Calgary or Edmonton, I always forget", a seventh blind probe's save)
+        r"|\bi (?:always|never)\b(?! (?:remember|recall|forget|mix|confuse|get (?:it|that|them))\b)"
         # asked as a wish: "I'd like you to always include type hints" (a blind set's miss)
         rf"|{OPENERS}{REQUEST_FRAME}(?:always|never)\b",
         0.85,

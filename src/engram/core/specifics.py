@@ -59,8 +59,10 @@ _KINDS: dict[str, re.Pattern[str]] = {
 }
 _NUMBER = re.compile(r"\d[\d,.]*")
 # A count told as it stands now, after what changed it: "we lost 3 hens to a fox last night, so
-# 37 now" is news of the flock, not work narrated.
-_NOW_AT = re.compile(r"\b(?:so|is|are|it's|we're|down to|up to) \d[\d,.]* now\b", re.I)
+# 37 now", "cut two contractors … runway is now 13 months" are news, not work narrated.
+_NOW_AT = re.compile(
+    r"\b(?:so|is|are|it's|we're|down to|up to) \d[\d,.]* now\b|\b(?:is|are|at) now \d", re.I
+)
 # The kinds that make a fact specific: "My cat just knocked my coffee over" holds the user's
 # people and the user, and nothing to keep.
 _SPECIFIC = frozenset({"when", "amount", "money", "name"})
@@ -94,6 +96,8 @@ _ELSEWHERE = re.compile(
     rf"|^\W*in (?!{WHEN})(?-i:[A-Z])[\w'-]*(?: (?-i:[A-Z])[\w'-]*)*,"
     # the moment, the weather, and a chat's marks inside it: "I'm so tired tonight. she was up
     # 4 times", "it's so hot today, 98 degrees, the AC guy is gonna be busy"
+    r"|\b(?:i'm|i am|im|so|feeling|feel) (?:so |really |very |super )?(?:stressed|annoyed|"
+    r"frustrated|exhausted|upset|angry|furious|sad|anxious|tired)\b"
     r"|\b(?:tonight|right now|at the moment|gonna|wanna|weather|hot|cold|raining|snowing|"
     r"lol|haha\w*|lmao|hope|hoping|vent|venting|rant)\b"
     # remembering and forgetting, which rules of their own read ("Jake paid me back, you can

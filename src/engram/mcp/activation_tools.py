@@ -38,11 +38,12 @@ def register_activation_tools(server: MCPServer[Any], runtime: EngramRuntime) ->
         tags, entities and strength to pass to save_memory, unless a memory says it already
         (should_save false, touch lists them: touch_memory them instead of saving a copy); for
         a confirmation, which of recent_memory_ids to touch_memory (with none given, the stored
-        memory it names). A save at confidence 0.6 is a plain statement that no rule names:
-        weigh it before saving; a correction of a stored fact is 0.75. For a recall, call
-        analyze_for_recall for the query. For a request to forget ('forget what I said about
-        the job'), forget lists the stored memories it names: confirm with the user, then
-        delete_memory them. Changes nothing."""
+        memory it names; naming nothing, the first shown). A save at confidence 0.6 is read
+        from the message's form, a plain statement or a fact told in names, days and amounts,
+        that no rule names: weigh it before saving; a correction of a stored fact is 0.75.
+        For a recall, call analyze_for_recall for the query. For a request to forget ('forget
+        what I said about the job'), forget lists the stored memories it names: confirm with
+        the user, then delete_memory them. Changes nothing."""
         recent = recent_memory_ids or []
         return await runtime.call(lambda app: app.activation.analyze_message(message, recent))
 

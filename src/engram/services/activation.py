@@ -489,19 +489,21 @@ class ActivationService:
     def _names_typed_lower(self, question: str) -> list[str]:
         """The words of a question typed in lower case that a stored memory holds as a name
         (an entity): "joan" of "what dietary restrictions does joan have?" (a blind probe's:
-        none, and nothing searched, where "Joan has celiac disease" was stored). Only for a
-        question; one look-up in the text index."""
+        none, and nothing searched, where "Joan has celiac disease" was stored), or writes
+        with a capital ("kasia" of "Kasia our pastry chef handed in her notice": a name
+        opening a sentence is held as no entity; a seventh blind probe's "when does kasia
+        finish?" was none). The question must still ask of it as its subject (`asks_about`).
+        Only for a question; one look-up in the text index."""
         if not is_plain_question(question) or question != question.lower():
             return []
         words = [w for w in dict.fromkeys(query_terms(question)) if w not in STOPWORDS]
         words = [w for w in words if w.isalpha() and len(w) >= MIN_NAME_LETTERS]
         if not words:
             return []
-        held = {
-            t
-            for m in self._holding(words, LOWER_NAME_CANDIDATES)
-            for e in m.entities
-            for t in query_terms(e)
+        holding = self._holding(words, LOWER_NAME_CANDIDATES)
+        held = {t for m in holding for e in m.entities for t in query_terms(e)}
+        held |= {
+            w.lower() for m in holding for w in re.findall(r"[\w-]+", m.content) if w[:1].isupper()
         }
         return [w for w in words if w in held]
 
