@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engram.core.intent import classify, classify_by_rules
+from engram.core.message import asked, plain
 from engram.core.specifics import SPECIFICS_CONFIDENCE, fact_in_specifics
 
 
@@ -202,3 +203,18 @@ def test_a_question_with_its_reason_after_it_is_searched_as_the_question() -> No
 )
 def test_the_seventh_blind_probes_misses_are_read_as_meant(message: str, intent: str) -> None:
     assert classify(message).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("message", "question"),
+    [
+        ("when does priya start", True),
+        ("where does jenna work", True),
+        ("When I was a kid I lived in Oslo", False),
+        ("Where I grew up it snows a lot", False),
+    ],
+)
+def test_a_short_question_typed_without_its_mark_is_one(message: str, question: bool) -> None:
+    """ "when does priya start" (a seventh blind probe's) had no mark, so the store was never
+    asked whether it knows Priya."""
+    assert asked(plain(message)).endswith("?") is question

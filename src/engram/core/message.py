@@ -124,9 +124,9 @@ _ASKS = re.compile(
     rf"|{OPENERS}(?:what|where|when|who)(?: time| day)?(?:'?s| is| are| was| were)"
     r"(?: [\w'-]+){1,4}\s*$"
     # …or whose verb is any: "who takes mum on sundays", "what music calms mum down", "how
-    # much does tyler pay" (a blind probe's, none); not "what a mess this is", "What I did
-    # today was great"
-    rf"|{OPENERS}(?:(?:what|which)(?! an?\b)(?: {_NOT_A_SUBJECT}[\w'-]+)?|who"
+    # much does tyler pay", "when does priya start" (blind probes', none); not "what a mess
+    # this is", "What I did today was great"
+    rf"|{OPENERS}(?:(?:what|which)(?! an?\b)(?: {_NOT_A_SUBJECT}[\w'-]+)?|who|when|where"
     rf"|how (?:much|many|often|long|old)(?: {_NOT_A_SUBJECT}[\w'-]+)?) (?:[\w'-]+s|does|do|did)"
     r"(?: [\w'-]+){1,4}\s*$",
     re.IGNORECASE,
