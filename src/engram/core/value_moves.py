@@ -69,7 +69,7 @@ _MONTH = re.compile(rf"\b(?P<m>{_MONTH_NAME})", re.IGNORECASE)
 
 
 def _weekdays(text: str) -> set[str]:
-    days = set()
+    days: set[str] = set()
     for found in _WEEKDAY.finditer(text):
         if found["day"]:
             days.add(found["day"].lower() + "day")
@@ -98,16 +98,14 @@ _KINDS = (_weekdays, _days_of_month, _times, _money, _months)
 
 
 def _values(text: str) -> set[str]:
-    """The words of `text` that are values of a kind read here, as the index holds them."""
-    found: set[str] = set()
-    for kind in _KINDS:
-        for value in kind(text):
-            found.update(index_term(w) for w in re.findall(r"\w+", value.lower()))
-    for match in _WEEKDAY.finditer(text):
-        found.add(index_term(match.group().lower()))
-    for match in _MONTH.finditer(text):
-        found.add(index_term(match.group().lower()))
-    return found
+    """The words of `text` that state a value of a kind read here, as the index holds them:
+    no thing both texts name is one of them."""
+    return {
+        index_term(word.lower())
+        for pattern in (_WEEKDAY, _DAY_OF_MONTH, _TIME, _MONEY, _MONTH)
+        for found in pattern.finditer(text)
+        for word in re.findall(r"\w+", found.group())
+    }
 
 
 def moves_a_value(text: str) -> bool:
