@@ -40,6 +40,15 @@ from engram.core.value_moves import moves_a_value, value_moved
             "started an evening course, beginner italian, tuesdays 7-9pm at the college",
             "italian class is moving to wednesdays from next week, same time same place",
         ),
+        # an amount moved to: the number after the move's "to" (a seventh blind probe's)
+        (
+            "my beagle Biscuit is 4, vet put him on apoquel 10mg once a day",
+            "vet bumped biscuit up to 16mg apoquel, the itching is still bad",
+        ),
+        (
+            "so sophie called, seed target is 2M euro",
+            "we upped the seed target to 3M after talking to 2 more funds",
+        ),
     ],
 )
 def test_a_thing_moved_to_another_value_replaces_its_fact(old: str, news: str) -> None:
@@ -61,6 +70,8 @@ def test_a_thing_moved_to_another_value_replaces_its_fact(old: str, news: str) -
         # a value added beside the old one, someone else's, or the same value
         ("Mia has piano lessons on Wednesdays", "Mia now also takes swimming lessons on Fridays"),
         ("Yoga is on Mondays at 6pm", "yoga moved to the big studio, still mondays at 6pm"),
+        # a thing moved to a place, its count beside it
+        ("I have 5 plants on the windowsill", "I moved my 2 plants to the balcony"),
     ],
 )
 def test_another_thing_or_the_same_value_replaces_nothing(old: str, news: str) -> None:

@@ -24,7 +24,7 @@ from engram.core.index_terms import index_term
 # to", "tutoring shifts changed".
 _MOVED = re.compile(
     r"(?P<before>(?:[\w'-]+\s+){0,6})"
-    r"(?P<verb>mov(?:ed|es|ing)|switch(?:ed|es|ing)?|chang(?:ed|es|ing)|cut|bumped|raised|"
+    r"(?P<verb>mov(?:ed|es|ing)|switch(?:ed|es|ing)?|chang(?:ed|es|ing)|cut(?! of\b)|bumped|raised|"
     r"lowered|increased|decreased|reduced|upped|dropped|pushed|shifted|rescheduled|postponed|"
     r"brought forward)\b(?P<after>[^.;!?]{0,40}?\b(?:to|until|till)\b)?",
     re.IGNORECASE,
@@ -66,6 +66,9 @@ _DAY_OF_MONTH = re.compile(
 _TIME = re.compile(r"\b(?P<h>1[0-2]|0?\d)(?::(?P<min>\d\d))?\s?(?P<half>am|pm|a|p)\b", re.I)
 _MONEY = re.compile(r"[$€£¥]\s?(?P<n>\d[\d,]*(?:\.\d+)?)(?P<k>k)?\b", re.IGNORECASE)
 _MONTH = re.compile(rf"\b(?P<m>{_MONTH_NAME})", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.,:/$€£¥])\d[\d,]*(?:\.\d+)?(?![\d:/])")
+# The number right after a move's "to": "to 16mg", "to 3M" (money has its own kind).
+_NUMBER_AFTER_TO = re.compile(r"\s+(?:about |around |roughly )?(?P<n>\d[\d,]*(?:\.\d+)?)(?![\d:/])")
 
 
 def _weekdays(text: str) -> set[str]:
@@ -94,6 +97,17 @@ def _months(text: str) -> set[str]:
     return {found["m"].lower()[:3] for found in _MONTH.finditer(text)}
 
 
+def _amounts_moved_to(text: str) -> set[str]:
+    """The numbers a thing is moved to: "bumped biscuit up to 16mg", "upped the seed target to
+    3M"; none where `text` moves nothing to a number."""
+    after = (_NUMBER_AFTER_TO.match(text, move.end()) for move in _MOVED.finditer(text))
+    return {found["n"].replace(",", "") for found in after if found is not None}
+
+
+def _numbers(text: str) -> set[str]:
+    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+
+
 _KINDS = (_weekdays, _days_of_month, _times, _money, _months)
 
 
@@ -112,7 +126,7 @@ def moves_a_value(text: str) -> bool:
     """Whether `text` may move a thing to a new value (`value_moved`, `old` unknown)."""
     if _MOVED.search(text) is None and _NEW_NOW.search(text) is None:
         return False
-    return any(kind(text) for kind in _KINDS)
+    return any(kind(text) for kind in _KINDS) or bool(_amounts_moved_to(text))
 
 
 def value_moved(text: str, old: str) -> bool:
@@ -120,7 +134,11 @@ def value_moved(text: str, old: str) -> bool:
     kind (a weekday, a day of the month, a time, an amount of money, a month), a value `old`
     does not hold, and a thing both name, moved (`_MOVED`) or said anew (`_NEW_NOW`)."""
     kinds = [kind for kind in _KINDS if kind(text) and kind(old) and not kind(text) <= kind(old)]
-    if not kinds or _ADDED.search(text):
+    # a number moved to, only by a verb that moves it: "now" and a number say it of anything
+    # (REALTALK: "And now, I have to wake up at 7 am" superseded a turn about brisket)
+    moved_to, held = _amounts_moved_to(text), _numbers(old)
+    amount_moved = bool(moved_to) and bool(held) and not moved_to <= held
+    if not (kinds or amount_moved) or _ADDED.search(text):
         return False
     values = _values(text) | _values(old)
     shared = (fact_terms(text) & fact_terms(old)) - values - _NUMBERS_AND_MARKS
@@ -130,17 +148,19 @@ def value_moved(text: str, old: str) -> bool:
         near = fact_terms(found["before"] + " " + (found["after"] or ""))
         if near & shared:
             return True
-    if _NEW_NOW.search(text) is None:
+    if not kinds or _NEW_NOW.search(text) is None:
         return False
     old_named = any(kind(text) & kind(old) for kind in kinds)
     return len(shared) >= 2 or old_named
 
 
-# Words both texts may share that name no thing: numbers, and the words of a move.
+# Words both texts may share that name no thing: numbers, the words of a move, and chat's
+# ("I just like watching a raw cut of meat…" shared "like" with a turn about the weather).
 _NUMBERS_AND_MARKS = {
     index_term(w)
     for w in (
         "now instead same time place week next from moved move moving switched switch changed "
-        "change cut bumped pushed shifted new old".split()
+        "change cut bumped pushed shifted new old like just really get got going one also still "
+        "think know want".split()
     )
 } | {str(n) for n in range(0, 61)}
