@@ -162,6 +162,13 @@ JUST_SHOWN_DROPPED = (
 )
 
 
+# What a request to forget calls the thing it drops beside its words ("the book club thing",
+# "the old flat stuff", "my salary info"): no stored memory says them.
+VAGUE_WORDS = frozenset(
+    "thing things stuff info information details business note notes memory memories".split()
+)
+_VAGUE_WORD = rf"(?:{'|'.join(sorted(VAGUE_WORDS))})"
+
 # "you can delete the old Graça flat stuff": delete, erase or remove said of a thing the way
 # people speak of what they told (its "stuff", "info", "notes"); "Delete the unused imports"
 # is the task's (a sixth blind probe's: a save of the request).
@@ -169,7 +176,7 @@ _DELETE_A_THING = re.compile(
     OPENERS
     + rf"(?:{REQUEST_FRAME})?(?:delete|erase|remove|clear) (?:all )?(?:the |that |my )?"
     + r"(?:(?:old|previous|earlier|former) )?(?P<thing>[^,.;:!?—]+?)"
-    + r"(?=\s+(?:thing|things|stuff|info|information|details|notes?|memor(?:y|ies))\b)",
+    + rf"(?=\s+{_VAGUE_WORD}\b)",
     re.IGNORECASE,
 )
 
@@ -190,12 +197,8 @@ def thing_to_drop(message: str) -> str:
     return _VAGUE_END.sub("", found["thing"].strip())
 
 
-_VAGUE_START = re.compile(
-    r"^(?:\s+(?:thing|things|stuff|info|information|details|notes?|"
-    r"memor(?:y|ies)))+",
-    re.I,
-)
-_VAGUE_END = re.compile(r"(?:\s+(?:thing|things|stuff|info|information|details|business))+$", re.I)
+_VAGUE_START = re.compile(rf"^(?:\s+{_VAGUE_WORD}\b)+", re.I)
+_VAGUE_END = re.compile(rf"(?:\s+{_VAGUE_WORD})+$", re.I)
 
 # A clause, then the request to forget it: "Jake paid me back, you can forget about that",
 # "Luis quit after two weeks, forget about him" (a blind probe's, read as nothing). What to

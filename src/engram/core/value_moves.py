@@ -36,22 +36,8 @@ _NEW_NOW = re.compile(r"\b(?:instead|now)\b", re.IGNORECASE)
 # A value added beside the old one, not in its place: "Mia now also takes swimming lessons on
 # Fridays" of "Mia has piano lessons on Wednesdays" (`bench/supersede_facts.py`'s trap).
 _ADDED = re.compile(r"\b(?:also|too|as well|another|second|extra|additional)\b", re.IGNORECASE)
-_DAY_ABBREVIATIONS = {
-    "mon": "monday",
-    "tue": "tuesday",
-    "tues": "tuesday",
-    "wed": "wednesday",
-    "weds": "wednesday",
-    "thu": "thursday",
-    "thur": "thursday",
-    "thurs": "thursday",
-    "fri": "friday",
-    "sat": "saturday",
-    "sun": "sunday",
-}
 _WEEKDAY = re.compile(
-    r"\b(?:(?P<day>mon|tues|wednes|thurs|fri|satur|sun)days?"
-    r"|(?P<short>mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun))\b",
+    r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)\b",
     re.IGNORECASE,
 )
 # A month named, in full or cut short ("may" only before a day: "I may go" names none).
@@ -72,13 +58,8 @@ _NUMBER_AFTER_TO = re.compile(r"\s+(?:about |around |roughly )?(?P<n>\d[\d,]*(?:
 
 
 def _weekdays(text: str) -> set[str]:
-    days: set[str] = set()
-    for found in _WEEKDAY.finditer(text):
-        if found["day"]:
-            days.add(found["day"].lower() + "day")
-        else:
-            days.add(_DAY_ABBREVIATIONS[found["short"].lower()])
-    return days
+    """The weekdays named, by their first three letters ("thurs", "Thursdays": "thu")."""
+    return {found.group().lower()[:3] for found in _WEEKDAY.finditer(text)}
 
 
 def _days_of_month(text: str) -> set[str]:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from engram.core.anchors import anchor
 from engram.core.dates import written_dates
 from engram.core.forget_request import (
+    VAGUE_WORDS,
     maybe_forgotten,
     said_then_dropped,
     thing_to_drop,
@@ -551,16 +552,12 @@ def _told_in(message: str, found: Analysis) -> str | None:
     return next((p for p in pieces if found.phrase in " ".join(p.split())), None)
 
 
-# What a request to forget calls the thing it drops, beside its words: not what is dropped.
-_VAGUE = frozenset("thing things stuff info information details note notes memory memories".split())
-
-
 def _saying_most(listed: list[SearchHit], topic: str) -> list[SearchHit]:
     """Of the memories a request to forget lists, those saying the most words of its topic,
     where one says two or more: "delete the IVF thing about Tom" listed the memory about IVF
     and "Tom's off long-term sick", which says only "Tom" (a sixth blind probe's: both
     deleted). "Forget everything about Tom" keeps every memory naming him."""
-    words = [w for w in query_terms(topic) if w not in STOPWORDS | _VAGUE]
+    words = [w for w in query_terms(topic) if w not in STOPWORDS | VAGUE_WORDS]
     if len(words) < 2 or not listed:
         return listed
     counter = PhraseCounter(words)
