@@ -11,6 +11,8 @@ from engram.core.questions import (
     asks_for_a_reply,
     only_asks,
     says_an_amount,
+    tagged_statement,
+    thing_named_alone,
     told_then_asked,
     without_asking_how_it_went,
     without_the_span,
@@ -187,3 +189,46 @@ def test_a_how_question_is_not_searched_by_the_verb_it_asks_a_change_by() -> Non
     assert without_asking_how_it_went("What did Omar change at work?") == (
         "What did Omar change at work?"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Ruby is 9 now isn't she?", "Ruby is 9 now"),
+        ("the dentist is on the 15th, right?", "the dentist is on the 15th"),
+        ("we moved it to friday didnt we?", "we moved it to friday"),
+        ("Tom can’t come, can’t he?", "Tom can’t come"),
+        ("the party is saturday no?", "the party is saturday"),
+    ],
+)
+def test_a_tag_asks_back_the_statement_before_it(text: str, said: str) -> None:
+    assert tagged_statement(text) == said
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Right?", "Is it Tuesday, right?", "what a day, eh?", "Can you help me?", "no?"],
+)
+def test_a_question_or_a_lone_tag_asks_back_no_statement(text: str) -> None:
+    assert tagged_statement(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        ("launch date pls", "launch date"),
+        ("the wifi password?", "wifi password"),
+        ("gate code again?", "gate code"),
+        ("mum's address pls", "mum's address"),
+    ],
+)
+def test_a_thing_named_alone_is_what_is_asked_for(text: str, thing: str) -> None:
+    assert thing_named_alone(text) == thing
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["save this pls", "help please", "thanks!", "launch date", "what is it?", "ok?"],
+)
+def test_a_request_a_question_or_a_statement_names_no_thing_alone(text: str) -> None:
+    assert thing_named_alone(text) is None

@@ -110,3 +110,17 @@ def test_a_deadline_is_what_is_due() -> None:
     terms = with_word_forms(query_terms("what deadlines do I have"), STOPWORDS)
     assert "due" in terms
     assert "deadline" not in with_word_forms(query_terms("when is it due"), STOPWORDS)
+
+
+def test_a_day_typed_short_is_searched_as_the_whole_day() -> None:
+    """ "is italian tues or weds now?" shared no word with "Italian class is on Tuesdays"; "sat"
+    and "sun" are words of their own and stay as typed."""
+    assert with_word_forms(["tues", "weds"]) == [
+        "tues",
+        "weds",
+        "tuesday",
+        "tue",
+        "wednesday",
+        "wed",
+    ]
+    assert with_word_forms(["sat", "sun", "mon"]) == ["sat", "sun", "mon"]

@@ -331,3 +331,55 @@ def without_naming(text: str) -> str:
     """`text` less the words that ask for a name, if it asks for one ("What's my wife's name
     again?" → "What's my wife's again?"); as it was otherwise ("Did I name the repo?")."""
     return _NAMING.sub(" ", text) if _ASKS_A_NAME.search(text) else text
+
+
+# A statement asked back by a tag at its end: "Ruby is 9 now isn't she?", "the dentist is on
+# the 15th, right?". The user checks a fact, and only what was told can answer it.
+_TAG = re.compile(
+    r"[\s,]+(?:(?:is|are|was|were|does|do|did|has|have|had|wo|ca|would|should|could)n['’]?t"
+    r"|right|correct|yeah|no|innit|eh)(?:\s+(?:it|he|she|they|we|i|you|there))?\s*\?\s*$",
+    re.IGNORECASE,
+)
+# How far from its end a message is read for its tag: the tag is a few words.
+_TAG_READ = 40
+
+
+def tagged_statement(text: str) -> str | None:
+    """The statement a question tag asks back ("Ruby is 9 now" of "Ruby is 9 now isn't
+    she?"), or None: a message opening as a question is one already ("Is it Tuesday, right?"),
+    and a tag after one word asks nothing ("Right?")."""
+    found = _TAG.search(text, max(len(text) - _TAG_READ, 0))
+    if found is None:
+        return None
+    said = text[: found.start()].strip()
+    first = said.split()[0].lower() if said else ""
+    if len(said.split()) < 2 or "?" in said or first in _ASKS or _OPENS_ASKING.match(said):
+        return None
+    return said
+
+
+# A thing asked for by its name alone: "launch date pls", "the wifi password?", "gate code
+# again?". Only memory answers it when the store holds those words together (the service's to
+# say); "coffee please" asks the moment. Not a request opening with its verb ("save this
+# pls", "help please").
+_FRAGMENT = re.compile(
+    r"^\W*(?:(?:the|my|our|his|her|their)\s+)?(?P<thing>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s*,?\s*"
+    r"(?:(?:pls|plz|please|again)\b|\?)[\s?!.]*(?:(?:pls|plz|please)\b[\s?!.]*)?$",
+    re.IGNORECASE,
+)
+_REQUEST_VERBS = frozenset(
+    """save remember forget delete remove remind note help stop continue go do try check send
+    show tell give keep update add write draft make fix explain thanks thank yes no ok okay
+    sure yeah yep nope sorry""".split()
+)
+
+
+def thing_named_alone(text: str) -> str | None:
+    """The thing a message asks for by naming it alone, or None (`_FRAGMENT`)."""
+    found = _FRAGMENT.match(text)
+    if found is None:
+        return None
+    thing = found.group("thing")
+    first = thing.split()[0].lower()
+    asks = first in _REQUEST_VERBS or first in QUESTION_OPENERS or first in _ASKS
+    return None if asks else thing

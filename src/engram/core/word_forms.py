@@ -93,6 +93,12 @@ _FAMILIES: tuple[tuple[str, ...], ...] = (
     ("dependencies", "deps"),
     ("birthday", "bday"),
     ("appointment", "appt"),
+    # the days people shorten: "is italian tues or weds now?" of "Italian class is on
+    # tuesdays" (not "sat", a verb, nor "sun" or "mon")
+    ("tuesday", "tues", "tue"),
+    ("wednesday", "weds", "wed"),
+    ("thursday", "thurs", "thur", "thu"),
+    ("friday", "fri"),
 )
 
 _FAMILY_OF: dict[str, tuple[str, ...]] = {form: family for family in _FAMILIES for form in family}

@@ -30,12 +30,15 @@ from engram.core.questions import (
     asked_then_told,
     asks_about,
     is_plain_question,
+    tagged_statement,
     thing_asked_of,
+    thing_named_alone,
 )
 from engram.core.ranking import SearchHit
 from engram.core.recall import recall_query, recall_window
 from engram.core.statement import STATEMENT_CONFIDENCE, TROUBLE, statement_about
 from engram.core.text import STOPWORDS, query_terms, statements
+from engram.core.word_forms import with_word_forms, word_units
 from engram.services import validation as check
 from engram.services.confirmed import (
     BARE_YES,
@@ -355,6 +358,14 @@ class ActivationService:
             return Analysis("recall", KNOWN_NAME_CONFIDENCE, thing, about=about)
         if self._answered_in_words(asking):
             return Analysis("recall", KNOWN_NAME_CONFIDENCE, asking.strip(), about=about)
+        tagged = tagged_statement(asking)
+        if tagged is not None and self._told_of(tagged):
+            # "Ruby is 9 now isn't she?" checks what was told of her (probes': none at 0.9)
+            return Analysis("recall", KNOWN_NAME_CONFIDENCE, tagged, about=tagged)
+        named = thing_named_alone(asking)
+        if named is not None and self._thing_kept(named):
+            # "launch date pls" beside "launch date is March 3" (a probe's: none at 0.7)
+            return Analysis("recall", KNOWN_NAME_CONFIDENCE, named, about=named)
         known_identifier = self._known_identifier(text)
         if known_identifier is not None:
             return Analysis("recall", KNOWN_NAME_CONFIDENCE, known_identifier)
@@ -448,17 +459,28 @@ class ActivationService:
         asks = is_plain_question(question) or _TROUBLE.search(question) is not None
         if not asks or len(question.split()) > ANSWERED_WORDS:
             return False
-        terms = [t for t in query_terms(question) if t not in STOPWORDS]
-        if len(terms) < 2:
+        asked_words = [t for t in query_terms(question) if t not in STOPWORDS]
+        if len(asked_words) < 2:
             return False
+        # a word in any of its forms: "tues" of "tuesdays" (a probe's "is italian tues or weds
+        # now?")
+        terms = with_word_forms(asked_words, leave_out=STOPWORDS)
+        units = word_units(terms)
         found = self.ctx.store.text_search(terms, Filter(), ANSWER_CANDIDATES)
         counter = PhraseCounter(terms)
-        wanted = len(terms) - (1 if len(terms) > 2 else 0)
+        wanted = len(units) - (1 if len(units) > 2 else 0)
         for memory in self.ctx.store.get_many([s.id for s in found]):
-            said = " ".join([memory.content, *memory.tags, *memory.entities])
-            if sum(n > 0 for n in counter.counts(said)) >= wanted:
+            counts = counter.counts(" ".join([memory.content, *memory.tags, *memory.entities]))
+            if sum(any(counts[i] for i in unit) for unit in units) >= wanted:
                 return True
         return False
+
+    def _told_of(self, statement: str) -> bool:
+        """Whether the store holds what `statement` speaks of: someone it names (typed in
+        capitals or not), or its words together in one memory."""
+        asked = statement + "?"
+        names = names_in(statement) or self._names_typed_lower(asked)
+        return bool(self._known_names(names)) or self._answered_in_words(asked)
 
     def _known_identifier(self, text: str) -> str | None:
         """The first name of code the message holds ("app.settings", "test_upload",

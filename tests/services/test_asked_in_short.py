@@ -1,0 +1,51 @@
+"""Questions people type in short, read by what the store holds, on every backend: a fact asked
+back with a tag, a thing asked for by its name alone, a day by its short name."""
+
+from __future__ import annotations
+
+from engram import Engram
+
+
+def test_a_fact_asked_back_with_a_tag_searches_what_was_told(mem: Engram) -> None:
+    """ "Ruby is 9 now isn't she?" was none at 0.9 beside "My sister Ruby turned 8 in May"."""
+    ruby = mem.save("My sister Ruby turned 8 in May")
+    dentist = mem.save("Dentist appointment moved to Thursday the 15th")
+    mem.flush()
+    for asked, answer in (
+        ("Ruby is 9 now isn't she?", ruby),
+        ("ruby is 9 now isnt she?", ruby),  # typed in lower case, no apostrophe
+        ("the dentist is on thursday, right?", dentist),
+    ):
+        assert mem.analyze_message(asked).intent == "recall", asked
+        recall = mem.analyze_for_recall(asked)
+        assert recall.should_search and recall.query is not None, asked
+        assert mem.search(recall.query)[0].memory.id == answer.id, asked
+    # a tag after what the store never heard of asks the world, or nothing
+    for world in ("that was fast, no?", "Python is faster than Java, right?", "Right?"):
+        assert mem.analyze_message(world).intent == "none", world
+
+
+def test_a_thing_asked_for_by_its_name_alone_is_a_recall_when_the_store_holds_it(
+    mem: Engram,
+) -> None:
+    """ "launch date pls" was none at 0.7 beside "Launch date is March 3"."""
+    launch = mem.save("Launch date is March 3, the press release goes out the day before")
+    mem.flush()
+    for asked in ("launch date pls", "the launch date again?", "launch date?"):
+        assert mem.analyze_message(asked).intent == "recall", asked
+        recall = mem.analyze_for_recall(asked)
+        assert recall.query is not None and mem.search(recall.query)[0].memory.id == launch.id
+    # what the store does not hold, and requests opening with their verb, are no recall
+    for other in ("coffee please", "a draft pls", "save this pls", "help please"):
+        assert mem.analyze_message(other).intent != "recall", other
+
+
+def test_a_day_asked_by_its_short_name_finds_the_day_written_whole(mem: Engram) -> None:
+    """ "is italian tues or weds now?" shared no word with "Italian class is on Tuesdays"."""
+    italian = mem.save("Italian class is on Tuesdays at 7pm")
+    mem.save("Pottery on Saturday mornings")
+    mem.flush()
+    asked = "is italian tues or weds now?"
+    assert mem.analyze_message(asked).intent == "recall"
+    assert mem.search("italian class tues")[0].memory.id == italian.id
+    assert [h.memory.id for h in mem.search("tues")] == [italian.id]
