@@ -218,3 +218,68 @@ def test_a_short_question_typed_without_its_mark_is_one(message: str, question: 
     """ "when does priya start" (a seventh blind probe's) had no mark, so the store was never
     asked whether it knows Priya."""
     assert asked(plain(message)).endswith("?") is question
+
+
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [
+        # an eighth blind probe's: a fact bundled with a request for work was none
+        (
+            "Book club is reading Demon Copperhead this month and I'm hosting on the 18th, "
+            "could you suggest some discussion questions?",
+            "Book club is reading Demon Copperhead this month and I'm hosting on the 18th",
+        ),
+        (
+            "team offsite is in Lisbon on May 12, draft an agenda for it",
+            "team offsite is in Lisbon on May 12",
+        ),
+        # told after the request and pointing back to it: kept with it
+        (
+            "can u write a short bday msg for lucia, shes turning 8 on friday and ill be away",
+            "can u write a short bday msg for lucia, shes turning 8 on friday and ill be away",
+        ),
+        (
+            "could you draft the letter to parents about the trip? it's £8 per child",
+            "could you draft the letter to parents about the trip? it's £8 per child",
+        ),
+    ],
+)
+def test_a_fact_beside_a_request_for_work_is_kept(message: str, kept: str) -> None:
+    found = classify(message)
+    assert (found.intent, found.about) == ("save", kept)
+    assert found.confidence == SPECIFICS_CONFIDENCE
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "what should I cook tonight, we have 4 people coming at 7",  # the moment's
+        "Write a limerick about a cat, make it 5 lines",  # all request
+        "could you convert 5 miles to km, thanks",
+        "What is 2+2? I have 3 apples",  # a question posed
+        "Tour de France this year - can you list the favourites?",  # a topic, no fact
+    ],
+)
+def test_a_request_with_no_fact_beside_it_keeps_nothing(message: str) -> None:
+    assert classify(message).intent != "save"
+
+
+@pytest.mark.parametrize(
+    ("message", "intent"),
+    [
+        # an eighth blind probe's
+        ("home time is every other weekend, next one is the 22nd", "save"),  # a schedule
+        ("we've booked the class trip to the museum in halifax for 12 march", "save"),
+        ("ugh traffic on i-44 is brutal today", "none"),  # a road is no one
+        ("Can you recommend me a novel like the ones my favourite author writes?", "recall"),
+        ("any books like my favourite author's?", "recall"),
+        ("My favourite author is Louise Penny, can you recommend something like her?", "save"),
+        ("what's mum after for her birthday", "recall"),
+    ],
+)
+def test_the_eighth_blind_probes_misses_are_read_as_meant(message: str, intent: str) -> None:
+    assert classify(message).intent == intent
+
+
+def test_a_question_of_six_words_or_a_slash_is_one_without_its_mark() -> None:
+    assert asked(plain("whats mateo got going on tues/thurs")).endswith("?")

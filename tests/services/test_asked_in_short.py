@@ -49,3 +49,31 @@ def test_a_day_asked_by_its_short_name_finds_the_day_written_whole(mem: Engram) 
     assert mem.analyze_message(asked).intent == "recall"
     assert mem.search("italian class tues")[0].memory.id == italian.id
     assert [h.memory.id for h in mem.search("tues")] == [italian.id]
+
+
+def test_a_topic_then_a_question_of_it_searches_the_topic(mem: Engram) -> None:
+    """An eighth blind probe's "pickle's vet appt - what time was it" was none beside the
+    appointment stored."""
+    vet = mem.save("our cat Pickle needs her jabs, vet appointment at Moorside on tuesday 4pm")
+    mem.save("Pottery on Saturday mornings")
+    mem.flush()
+    asked = "pickle's vet appt - what time was it"
+    assert mem.analyze_message(asked).intent == "recall"
+    recall = mem.analyze_for_recall(asked)
+    assert recall.query is not None and mem.search(recall.query)[0].memory.id == vet.id
+    # a topic the store never heard of asks the world
+    assert mem.analyze_message("tour de france - who won it last year").intent == "none"
+
+
+def test_a_question_with_a_long_reason_after_it_is_read_as_the_question(mem: Engram) -> None:
+    """ "which knee is the bad one? need to tell the doc at the dot physical for the new company"
+    (13 words of reason) was none."""
+    knee = mem.save("my left knee is the bad one, torn meniscus in 2019")
+    mem.flush()
+    asked = (
+        "which knee is the bad one? need to tell the doc at the dot physical for the new company"
+    )
+    assert mem.analyze_message(asked).intent == "recall"
+    recall = mem.analyze_for_recall(asked)
+    assert recall.query is not None and "physical" not in recall.query
+    assert mem.search(recall.query)[0].memory.id == knee.id

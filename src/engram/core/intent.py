@@ -34,7 +34,7 @@ from engram.core.questions import (
     question_follows,
     told_before_asking,
 )
-from engram.core.specifics import SPECIFICS_CONFIDENCE, fact_in_specifics
+from engram.core.specifics import SPECIFICS_CONFIDENCE, fact_beside_a_request, fact_in_specifics
 from engram.core.statement import STATEMENT_CONFIDENCE, statement_about_the_user
 
 
@@ -84,15 +84,22 @@ def told_in_specifics(message: str) -> Analysis | None:
     told before a question, where one follows it (the question is the assistant's to answer,
     the fact memory's to keep)."""
     read = _read(message)
-    kinds = fact_in_specifics(read)
-    if kinds is not None:
-        return Analysis("save", SPECIFICS_CONFIDENCE, kinds)
-    told = told_before_asking(read)
-    kinds = None if told is None else fact_in_specifics(told)
-    if told is None or kinds is None:
-        return None
+    # beside a request for work: read as typed, no question mark put back
+    beside = fact_beside_a_request(without_tail(masked(plain(message))))
+    if beside is None:
+        whole = fact_in_specifics(read)
+        if whole is not None:
+            return Analysis("save", SPECIFICS_CONFIDENCE, whole)
+        before = told_before_asking(read)
+        kinds = fact_in_specifics(before) if before else None
+        if before is None or kinds is None:
+            return None
+        beside = kinds, before
+    kinds, told = beside
     # the rules' text is the spaced message, one character for one: the part as written
-    about = " ".join(message.split())[: len(told)]
+    spaced = " ".join(message.split())
+    at = read.find(told)
+    about = spaced[at : at + len(told)] if at >= 0 else told
     return Analysis("save", SPECIFICS_CONFIDENCE, kinds, about=about)
 
 

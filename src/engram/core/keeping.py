@@ -103,10 +103,11 @@ _REPLACED = re.compile(
     # a number that changed: "My rent went up to $2,400", "upped my dose to 20mg" (a probe)
     r"|\b(?:went|goes|gone) (?:up|down) to [$€£]?\d|\b(?:upped|raised|lowered|increased|"
     r"decreased|reduced) (?:[\w'-]+ ){0,4}?to [$€£]?\d"
-    # "My new manager is …", "The new address is …"; not "…for the new house is with Bristol
-    # Water", a new thing told of (a probe)
-    r"|^\W*(?:correction|update)\b|(?<!the )\bnew (?:[\w'-]+ ){0,3}?(?:is|are)\b"
-    r"|^\W*the new (?:[\w'-]+ ){0,2}(?:is|are)\b|" + _USED_TO_NOW,
+    # "My new manager is …", "The new address is …", "new truck at crete will be a volvo" (an
+    # eighth blind probe's); not "…for the new house is with Bristol Water", a new thing told
+    # of (a probe)
+    r"|^\W*(?:correction|update)\b|(?<!the )\bnew (?:[\w'-]+ ){0,3}?(?:is|are|will be)\b"
+    r"|^\W*the new (?:[\w'-]+ ){0,2}(?:is|are|will be)\b|" + _USED_TO_NOW,
     re.IGNORECASE,
 )
 

@@ -120,9 +120,10 @@ _ASKS = re.compile(
     rf"{OPENERS}(?:(?:what|which|where|when|who|whose|how)(?:'?s|'re|(?: [\w'-]+){{0,4}}? "
     rf"{_VERB}) {_SUBJECT}|{_VERB} (?:i|we|you|my|our)\b|who \w+s (?:\w+ )?(?:my|our|me)\b)"
     rf"|[,;:] (?:what|where|when|how)(?:'s| {_VERB}) {_SUBJECT}[^.!?,;:]*$"
-    # a short one whose subject is any word: "what time is standup", "when is dinner" (a probe)
+    # a short one whose subject is any word: "what time is standup", "when is dinner" (a probe),
+    # "what's mum after for her birthday", "whats mateo got going on tues/thurs" (an eighth)
     rf"|{OPENERS}(?:what|where|when|who)(?: time| day)?(?:'?s| is| are| was| were)"
-    r"(?: [\w'-]+){1,4}\s*$"
+    r"(?: [\w'/-]+){1,6}\s*$"
     # …or whose verb is any: "who takes mum on sundays", "what music calms mum down", "how
     # much does tyler pay", "when does priya start" (blind probes', none); not "what a mess
     # this is", "What I did today was great"

@@ -95,12 +95,17 @@ def told_before_asking(text: str) -> str | None:
     if found is None or "?" in text[: found.start()]:
         return None
     told = text[: found.start()].strip()
-    # a topic before the question tells nothing: "Tour de France this year - who's favourite?"
-    return told if _SAYS.search(told) else None
+    return told if tells(told) else None
+
+
+def tells(clause: str) -> bool:
+    """Whether a clause tells something, roughly: it has a verb. A topic before a question or
+    a request tells nothing ("Tour de France this year - who's favourite?")."""
+    return _SAYS.search(clause) is not None
 
 
 # What may follow a question and say why it is asked: a short clause, no question of its own.
-_REASON_WORDS = 12
+_REASON_WORDS = 16
 
 
 def asked_then_told(text: str) -> str | None:
@@ -383,3 +388,19 @@ def thing_named_alone(text: str) -> str | None:
     first = thing.split()[0].lower()
     asks = first in _REQUEST_VERBS or first in QUESTION_OPENERS or first in _ASKS
     return None if asks else thing
+
+
+# A topic, then what is asked of it: "pickle's vet appt - what time was it", "mum's birthday:
+# what did she want again" (an eighth blind probe's: none, the appointment stored). The store
+# says whether the topic is its (the service's to read).
+_TOPIC_THEN_ASKED = re.compile(
+    r"^\W*(?P<topic>\w[\w' ]{2,40}?)\s*[-—–:]\s+(?:what|when|where|which|who|how)\b"
+    r"[^?]{0,60}\??\s*$",
+    re.IGNORECASE,
+)
+
+
+def topic_then_asked(text: str) -> str | None:
+    """The topic a message names before asking of it, or None (`_TOPIC_THEN_ASKED`)."""
+    found = _TOPIC_THEN_ASKED.match(text)
+    return None if found is None else found.group("topic")

@@ -6,11 +6,9 @@ measured in docs/activation.md."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from engram.core.anchors import anchor
-from engram.core.dates import written_dates
 from engram.core.forget_request import (
     VAGUE_WORDS,
     maybe_forgotten,
@@ -29,16 +27,15 @@ from engram.core.questions import (
     ASKED_TO_SAVE,
     asked_then_told,
     asks_about,
-    is_plain_question,
     tagged_statement,
     thing_asked_of,
     thing_named_alone,
+    topic_then_asked,
 )
 from engram.core.ranking import SearchHit
 from engram.core.recall import recall_query, recall_window
-from engram.core.statement import STATEMENT_CONFIDENCE, TROUBLE, statement_about
+from engram.core.statement import STATEMENT_CONFIDENCE, statement_about
 from engram.core.text import STOPWORDS, query_terms, statements
-from engram.core.word_forms import with_word_forms, word_units
 from engram.services import validation as check
 from engram.services.confirmed import (
     BARE_YES,
@@ -61,15 +58,11 @@ from engram.services.save_report import (
     similar_report,
 )
 from engram.services.search import SearchService
+from engram.services.store_lookups import FORGET_CANDIDATES, StoreLookups
 from engram.storage.protocol import Filter
 
 # Below this a "none" is no refusal ("don't save this" is 0.99): a correction may be read in it.
 REFUSED = 0.9
-# A name typed in lower case: how long it is at least, and how many of the memories holding a
-# question's words are read for their names.
-MIN_NAME_LETTERS = 3
-LOWER_NAME_CANDIDATES = 10
-
 # How sure a recall is that only names someone or something the store knows ("Is Lisa still
 # vegetarian?"): a rule reads the question as one about the world, and so it would be, were the
 # name unknown; below every recall rule (0.6 and up), as the reading is the store's, not the
@@ -85,29 +78,15 @@ REPLACES_STORED_CONFIDENCE = 0.75
 ANCHORED_CONFIDENCE = 0.7
 # A message of more sentences than this is a story: a rule's save keeps the sentence it read.
 LONG_MESSAGE = 3
-# The memories a request to forget lists, best match first, and how near the best they rank
-# (search ranks the best 1): "forget that I work at St. Mary's" listed the user's sister in
-# Montreal too, at 0.01.
-FORGET_CANDIDATES = 3
+# How near the best the memories a request to forget lists rank (search ranks the best 1;
+# `FORGET_CANDIDATES` of them at most): "forget that I work at St. Mary's" listed the user's
+# sister in Montreal too, at 0.01.
 FORGET_MIN_RANK = 0.7
 # "Forget the Subaru": forget and a name the store holds, without the words of a request about
 # what was told or kept ("Forget what I said about the Subaru" is sure, 0.92).
 FORGET_NAMED_CONFIDENCE = 0.8
-# At most this many words name a thing kept ("the mazda", "the old lake house").
-FORGET_NAME_WORDS = 3
 # The nearest memories a confirmation is compared with when none was shown.
 CONFIRMED_READ = 5
-# A question of at most this many words, its words looked for among its best text matches.
-ANSWERED_WORDS = 16
-ANSWER_CANDIDATES = 5
-# A name of code: dotted ("app.settings", "routes.py"), snake case ("test_upload"), or an
-# exception's ("ModuleNotFoundError"). Not "e.g." or "3.12".
-_IDENTIFIER = re.compile(
-    r"\b(?:[A-Za-z_]\w+(?:\.\w{2,})+|[A-Za-z]\w*_\w+|[A-Z][a-z]+(?:[A-Z][a-z]+)*"
-    r"(?:Error|Exception|Warning))\b"
-)
-# Trouble told without a question mark: what a store of gotchas and fixes answers.
-_TROUBLE = re.compile(rf"\b(?:{TROUBLE}|(?:doesn'?t|does not|isn'?t|is not) work(?:ing)?)\b", re.I)
 
 
 def _within(query: str, limit: int) -> str:
@@ -121,6 +100,7 @@ class ActivationService:
     def __init__(self, ctx: Context, search: SearchService) -> None:
         self.ctx = ctx
         self.search = search
+        self.held = StoreLookups(ctx)
 
     def analyze_message(
         self, message: str, recent_memory_ids: Sequence[str] = ()
@@ -231,7 +211,7 @@ class ActivationService:
         # the names the store holds: "the Hale grievance" of "HR said the Hale grievance has to
         # stay confidential" (HR in no memory); none held, nothing to forget
         names = names_in(topic)
-        named = self._known_names(list(names)) if names else []
+        named = self.held.known_names(list(names)) if names else []
         if names and not named:
             return []
         # by name, every memory naming them, however it ranks ("forget everything about Tom"
@@ -339,7 +319,7 @@ class ActivationService:
         if dropped is not None:
             return dropped
         told = anchor(text) if text.rstrip().endswith("?") else None
-        if told is not None and self._holds_event(told.event):
+        if told is not None and self.held.holds_event(told.event):
             # "Two weeks after I changed units, what trip were we planning?": days counted
             # from an event the store holds (`engram.core.anchors`)
             return Analysis("recall", ANCHORED_CONFIDENCE, text.strip())
@@ -349,28 +329,32 @@ class ActivationService:
         question = asked_then_told(without_tail(masked(plain(text))))
         asking = read if question is None else question
         about = None if question is None else " ".join(text.split())[: len(question)]
-        names = names_in(text) or self._names_typed_lower(asking)
-        known = self._known_names([n for n in names if asks_about(asking, n)])
+        names = names_in(text) or self.held.names_typed_lower(asking)
+        known = self.held.known_names([n for n in names if asks_about(asking, n)])
         if known:
             return Analysis("recall", KNOWN_NAME_CONFIDENCE, known[0], about=about)
         thing = thing_asked_of(asking)
-        if thing is not None and self._known_names([thing]):
+        if thing is not None and self.held.known_names([thing]):
             return Analysis("recall", KNOWN_NAME_CONFIDENCE, thing, about=about)
-        if self._answered_in_words(asking):
+        if self.held.answered_in_words(asking):
             return Analysis("recall", KNOWN_NAME_CONFIDENCE, asking.strip(), about=about)
         tagged = tagged_statement(asking)
-        if tagged is not None and self._told_of(tagged):
+        if tagged is not None and self.held.told_of(tagged):
             # "Ruby is 9 now isn't she?" checks what was told of her (probes': none at 0.9)
             return Analysis("recall", KNOWN_NAME_CONFIDENCE, tagged, about=tagged)
         named = thing_named_alone(asking)
-        if named is not None and self._thing_kept(named):
+        if named is not None and self.held.thing_kept(named):
             # "launch date pls" beside "launch date is March 3" (a probe's: none at 0.7)
             return Analysis("recall", KNOWN_NAME_CONFIDENCE, named, about=named)
-        known_identifier = self._known_identifier(text)
+        topic = topic_then_asked(asking)
+        if topic is not None and self.held.held_together(topic):
+            # "pickle's vet appt - what time was it" (an eighth blind probe's: none)
+            return Analysis("recall", KNOWN_NAME_CONFIDENCE, topic)
+        known_identifier = self.held.known_identifier(text)
         if known_identifier is not None:
             return Analysis("recall", KNOWN_NAME_CONFIDENCE, known_identifier)
         stated = {n: said for n in names if (said := statement_about(read, n)) is not None}
-        known = self._known_names(list(stated))
+        known = self.held.known_names(list(stated))
         if known:
             # What is kept starts at the name: "Actually, Lisa's birthday is…" keeps "Lisa's…".
             name = known[0]
@@ -390,20 +374,22 @@ class ActivationService:
     def _forget_reading(self, text: str) -> Analysis | None:
         """A request to forget that no rule reads, of something the store holds; else None."""
         dropped = maybe_forgotten(text)
-        if dropped and (self._known_names(names_in(dropped)) or self._names_kept(dropped)):
+        if dropped and (self.held.known_names(names_in(dropped)) or self.held.names_kept(dropped)):
             # "Forget the Subaru, I sold it": a thing the store names, to drop ("Forget
             # about the formatting" names none, and is the task's)
             return Analysis("forget", FORGET_NAMED_CONFIDENCE, dropped, about=dropped)
         dropped_thing = thing_to_drop(text)
-        if dropped_thing and self._thing_kept(dropped_thing):
+        if dropped_thing and self.held.thing_kept(dropped_thing):
             # "forget the book club thing, I quit", "please forget about the book club": a
             # thing the store holds in so many words, and nothing else asked
             return Analysis("forget", FORGET_NAMED_CONFIDENCE, dropped_thing, about=dropped_thing)
         before = said_then_dropped(text)
-        if before and self._known_names(names_in(before)):
+        if before and (self.held.known_names(names_in(before)) or self.held.held_together(before)):
             # "Jake paid me back, you can forget about that": what the clause names, someone
-            # or something the store holds by name ("The meeting went well, forget about it"
-            # drops nothing: the conversation's)
+            # or something the store holds by name, or in so many words ("I've stopped
+            # volunteering at the food shelf, please forget about that", an eighth blind
+            # probe's); "The meeting went well, forget about it" drops nothing: the
+            # conversation's
             return Analysis("forget", FORGET_NAMED_CONFIDENCE, before, about=before)
         return None
 
@@ -439,115 +425,6 @@ class ActivationService:
         alike = [(float(stored[m.id] @ vector), m.id) for m in memories if m.id in stored]
         named = [(cos, ident) for cos, ident in alike if calibration.z(cos) >= floor]
         return [ident for _, ident in sorted(named, key=lambda a: -a[0])]
-
-    def _holds_event(self, event: str) -> bool:
-        """Whether the store may date an event: a day it writes ("February 19"), or a memory
-        sharing a word with it, as search looks it up (`SearchService._told_in`)."""
-        if written_dates(event):
-            return True
-        terms = [t for t in query_terms(event) if t not in STOPWORDS]
-        return bool(terms) and bool(self.ctx.store.text_search(terms, Filter(), 1))
-
-    def _answered_in_words(self, question: str) -> bool:
-        """Whether a short question's words stand together in one memory (all of two, all but
-        one of more): "How do I run the tests?", "What port does the dev server use?" have the
-        form of questions about the world, and a coding assistant's store holds "Run the tests
-        with make test" (a probe: 6 of 11 such questions were none at 0.9). "How do I exit
-        Neovim?" stays none beside "Uses Neovim with LazyVim": "exit" is in no memory of it.
-        Trouble told, not asked, is read so too: "the celery worker keeps dropping tasks" beside
-        the memory of that bug and its fix (the same probe)."""
-        asks = is_plain_question(question) or _TROUBLE.search(question) is not None
-        if not asks or len(question.split()) > ANSWERED_WORDS:
-            return False
-        asked_words = [t for t in query_terms(question) if t not in STOPWORDS]
-        if len(asked_words) < 2:
-            return False
-        # a word in any of its forms: "tues" of "tuesdays" (a probe's "is italian tues or weds
-        # now?")
-        terms = with_word_forms(asked_words, leave_out=STOPWORDS)
-        units = word_units(terms)
-        found = self.ctx.store.text_search(terms, Filter(), ANSWER_CANDIDATES)
-        counter = PhraseCounter(terms)
-        wanted = len(units) - (1 if len(units) > 2 else 0)
-        for memory in self.ctx.store.get_many([s.id for s in found]):
-            counts = counter.counts(" ".join([memory.content, *memory.tags, *memory.entities]))
-            if sum(any(counts[i] for i in unit) for unit in units) >= wanted:
-                return True
-        return False
-
-    def _told_of(self, statement: str) -> bool:
-        """Whether the store holds what `statement` speaks of: someone it names (typed in
-        capitals or not), or its words together in one memory."""
-        asked = statement + "?"
-        names = names_in(statement) or self._names_typed_lower(asked)
-        return bool(self._known_names(names)) or self._answered_in_words(asked)
-
-    def _known_identifier(self, text: str) -> str | None:
-        """The first name of code the message holds ("app.settings", "test_upload",
-        "ModuleNotFoundError") that a memory holds as written, or None: a pasted error asks
-        what the store knows of it ("I'm getting ModuleNotFoundError: No module named
-        app.settings, any idea?" was none at 0.9 beside the rename that explains it, a
-        coding assistant's probe)."""
-        for found in _IDENTIFIER.finditer(text):
-            if self.ctx.store.text_search([found.group()], Filter(), 1):  # as words in a row
-                return found.group()
-        return None
-
-    def _names_kept(self, thing: str) -> bool:
-        """Whether the words of `thing` are a name a stored memory holds as an entity, however
-        the message writes it: "Forget the mazda, we got rid of it" (a blind probe, typed
-        lower case) names the Mazda of "We have a 2019 Mazda CX-5"; "the formatting" of a
-        reply is no entity."""
-        words = [w for w in query_terms(thing) if w not in STOPWORDS]
-        if not words or len(words) > FORGET_NAME_WORDS:
-            return False
-        held = {t for m in self._holding(words) for e in m.entities for t in query_terms(e)}
-        return all(w in held for w in words)
-
-    def _holding(self, words: Sequence[str], most: int = FORGET_CANDIDATES) -> list[Memory]:
-        """The `most` memories the text index ranks best for any of `words`, read whole."""
-        found = self.ctx.store.text_search(words, Filter(), most)
-        return self.ctx.store.get_many([s.id for s in found])
-
-    def _names_typed_lower(self, question: str) -> list[str]:
-        """The words of a question typed in lower case that a stored memory holds as a name
-        (an entity): "joan" of "what dietary restrictions does joan have?" (a blind probe's:
-        none, and nothing searched, where "Joan has celiac disease" was stored), or writes
-        with a capital ("kasia" of "Kasia our pastry chef handed in her notice": a name
-        opening a sentence is held as no entity; a seventh blind probe's "when does kasia
-        finish?" was none). The question must still ask of it as its subject (`asks_about`).
-        Only for a question; one look-up in the text index."""
-        if not is_plain_question(question) or question != question.lower():
-            return []
-        words = [w for w in dict.fromkeys(query_terms(question)) if w not in STOPWORDS]
-        words = [w for w in words if w.isalpha() and len(w) >= MIN_NAME_LETTERS]
-        if not words:
-            return []
-        holding = self._holding(words, LOWER_NAME_CANDIDATES)
-        held = {t for m in holding for e in m.entities for t in query_terms(e)}
-        held |= {
-            w.lower() for m in holding for w in re.findall(r"[\w-]+", m.content) if w[:1].isupper()
-        }
-        return [w for w in words if w in held]
-
-    def _thing_kept(self, thing: str) -> bool:
-        """Whether one stored memory holds every word of `thing` ("the book club" of "I'm in a
-        book club that meets the first Thursday"), as the index reads them."""
-        words = [w for w in query_terms(thing) if w not in STOPWORDS]
-        if not words:
-            return False
-        counter = PhraseCounter(words)
-        return any(all(n > 0 for n in counter.counts(m.content)) for m in self._holding(words))
-
-    def _known_names(self, names: Sequence[str]) -> list[str]:
-        """The names every word of which some memory holds (its text or its entities), in
-        the order given."""
-        words = {name: query_terms(name) for name in names}
-        wanted = [w for terms in words.values() for w in terms]
-        if not wanted:
-            return []
-        held = self.ctx.store.term_counts(wanted, 1).counts
-        return [name for name, terms in words.items() if terms and all(held.get(w) for w in terms)]
 
 
 def _key(query: str) -> str:

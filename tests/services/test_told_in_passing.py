@@ -1,0 +1,49 @@
+"""Facts and requests to forget told in passing, read by what the store holds, on every backend
+(an eighth blind probe's misses: a truck driver, a teacher, a retired librarian)."""
+
+from __future__ import annotations
+
+from engram import Engram
+
+
+def test_news_of_someone_named_in_lower_case_is_a_save(mem: Engram) -> None:
+    """ "bev is retiring at easter" and "mateo made the travel soccer team…" were none, Bev and
+    Mateo stored."""
+    mem.save("Bev my TA has been with me 6 years")
+    mem.save("my son Mateo is 11 and Lucia is 7")
+    mem.flush()
+    for news in (
+        "bev is retiring at easter :( we're doing a collection for her",
+        "mateo made the travel soccer team, practices tues and thurs",
+    ):
+        found = mem.analyze_message(news)
+        assert found.intent == "save" and found.should_save, news
+    # a word the store does not hold as a name tells nothing of anyone
+    assert mem.analyze_message("pottery is so relaxing").intent == "none"
+
+
+def test_a_forget_of_what_the_clause_before_it_says_lists_that_memory(mem: Engram) -> None:
+    """ "I've stopped volunteering at the food shelf, please forget about that" saved itself
+    word for word, and the volunteering stayed."""
+    shelf = mem.save("I volunteer at the food shelf on wednesdays")
+    mem.save("Book club meets on the first Thursday")
+    mem.flush()
+    found = mem.analyze_message(
+        "I've stopped volunteering at the food shelf, please forget about that"
+    )
+    assert (found.intent, found.forget) == ("forget", [shelf.id])
+    # what the store never held drops nothing
+    assert mem.analyze_message("The meeting went well, forget about it").intent != "forget"
+
+
+def test_a_new_thing_that_will_be_supersedes_the_one_it_replaces(mem: Engram) -> None:
+    """ "new truck at crete will be a volvo vnl, unit 8820" was none, and the old unit number
+    ranked first for "whats my unit number now"."""
+    old = mem.save("truck is a 2021 freightliner cascadia, unit number 4471")
+    mem.flush()
+    news = "new truck at crete will be a volvo vnl, unit 8820"
+    found = mem.analyze_message(news)
+    assert found.intent == "save" and found.content is not None
+    saved = mem.save_result(found.content)
+    assert saved.supersedes == [old.id]
+    assert mem.search("whats my unit number now")[0].memory.id == saved.memory.id
