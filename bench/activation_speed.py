@@ -49,6 +49,10 @@ MESSAGES = {
     # that reads a confirmation's words up to its approval
     "and x is due and x is due ...": ("and x is due ", ""),
     "yes a, yes a, ... good": ("yes a, ", "good"),
+    # parts between commas and dashes, each read for a request beside a fact, and a request
+    # read on for the user's favourite
+    "a, b - c a, b - c ...?": ("a, b - c ", "?"),
+    "can you my favourite ...": ("can you my favourite ", ""),
 }
 
 

@@ -83,9 +83,10 @@ def told_in_specifics(message: str) -> Analysis | None:
     """A save of a fact told in specifics (`engram.core.specifics`), or None; of the part
     told before a question, where one follows it (the question is the assistant's to answer,
     the fact memory's to keep)."""
-    read = _read(message)
+    typed = without_tail(masked(plain(message)))
+    read = asked(typed)
     # beside a request for work: read as typed, no question mark put back
-    beside = fact_beside_a_request(without_tail(masked(plain(message))))
+    beside = fact_beside_a_request(typed)
     if beside is None:
         whole = fact_in_specifics(read)
         if whole is not None:
