@@ -7,6 +7,7 @@ import pytest
 from engram.core.forget_request import (
     asks_to_forget,
     maybe_forgotten,
+    owned_thing,
     said_then_dropped,
     thing_to_drop,
     what_to_forget,
@@ -162,3 +163,18 @@ def test_forget_that_and_nothing_more_drops_what_was_just_shown(message: str, in
     """A blind probe: "forget that" with the memory it meant just shown was the conversation's
     "forget that" (none), and the memory stayed."""
     assert classify(message).intent == intent
+
+
+def test_what_a_ninth_blind_probes_requests_to_forget_name() -> None:
+    assert (
+        what_to_forget("please remove anything you've got on sanj's dad, he asked me not to")
+        == "sanj's dad"
+    )
+    assert what_to_forget("pls dont keep the thing about my knee, i dont want that stored") == (
+        "my knee"
+    )
+    assert thing_to_drop("pls wipe the insurance claim stuff, its all settled now") == (
+        "insurance claim"
+    )
+    assert owned_thing("beth's extractor fan") == "extractor fan"
+    assert owned_thing("the insurance claim") == ""

@@ -283,3 +283,45 @@ def test_the_eighth_blind_probes_misses_are_read_as_meant(message: str, intent: 
 
 def test_a_question_of_six_words_or_a_slash_is_one_without_its_mark() -> None:
     assert asked(plain("whats mateo got going on tues/thurs")).endswith("?")
+
+
+@pytest.mark.parametrize(
+    ("message", "intent"),
+    [
+        # a ninth blind probe's: confirmations in the words people use
+        ("spot on ta", "reinforce"),
+        ("bang on, cheers", "reinforce"),
+        ("ye, jess lol", "reinforce"),
+        ("sick, yeah", "reinforce"),
+        ("spot on, can you also book it?", "none"),
+        # a yes and "the same" in a later sentence is news, not a confirmation
+        (
+            "right so i own 3 rental flats in cardiff. flat on clifton st, and the other two "
+            "are in the same block",
+            "save",
+        ),
+        ("note for luis: hes working on slap technique, wants to learn Higher Ground", "save"),
+        ("got a new (used) van, white transit connect, reg ends in KLX", "save"),
+        ("got a new error in the build", "none"),
+        ("pls dont keep the thing about my knee, i dont want that stored", "forget"),
+        ("please remove anything you've got on sanj's dad, he asked me not to keep it", "forget"),
+        ("honestly being a landlord is 90% chasing people for stuff", "none"),
+        ("what've i got on thursday evenings", "recall"),
+    ],
+)
+def test_the_ninth_blind_probes_misses_are_read_as_meant(message: str, intent: str) -> None:
+    assert classify(message).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("message", "question"),
+    [
+        ("does mr hargreaves still come on thursdays", True),
+        ("when does the fixed rate run out on the clifton one", True),
+        ("Does pilates twice a week", False),  # a note without its subject
+    ],
+)
+def test_a_question_asked_by_its_verb_and_still_or_at_length_is_one(
+    message: str, question: bool
+) -> None:
+    assert asked(plain(message)).endswith("?") is question

@@ -77,3 +77,24 @@ def test_a_question_with_a_long_reason_after_it_is_read_as_the_question(mem: Eng
     recall = mem.analyze_for_recall(asked)
     assert recall.query is not None and "physical" not in recall.query
     assert mem.search(recall.query)[0].memory.id == knee.id
+
+
+def test_a_question_meaning_a_stored_memory_and_sharing_a_word_is_a_recall(mem: Engram) -> None:
+    """A ninth blind probe's "when does the fixed rate run out on the clifton one" shared too
+    few words with "mortgage on clifton st …, fixed at 4.1% til march 2027" to be read by
+    them, and was none; its meaning is far clearer than unrelated text's."""
+    mortgage = mem.save("mortgage on clifton st is with nationwide, fixed at 4.1% til march 2027")
+    mem.save("my son is Cian, he's 9, plays left back and refuses to wear shin pads")
+    mem.save("I run a 53ft dry van out of joplin mo for Hartline Freight")
+    mem.flush()
+    asked = "when does the fixed rate run out on the clifton one"
+    assert mem.analyze_message(asked).intent == "recall"
+    recall = mem.analyze_for_recall(asked)
+    assert recall.query is not None and mem.search(recall.query)[0].memory.id == mortgage.id
+    # the world's questions, an opinion asked, and work asked of the assistant stay none
+    for other in (
+        "whats the offside rule for under 10s in england",
+        "is it normal for a 9 yr old to get heel pain after matches?",
+        "can you figure out miles from joplin to laredo",
+    ):
+        assert mem.analyze_message(other).intent == "none", other

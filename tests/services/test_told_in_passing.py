@@ -47,3 +47,34 @@ def test_a_new_thing_that_will_be_supersedes_the_one_it_replaces(mem: Engram) ->
     saved = mem.save_result(found.content)
     assert saved.supersedes == [old.id]
     assert mem.search("whats my unit number now")[0].memory.id == saved.memory.id
+
+
+def test_a_name_the_store_holds_typed_in_lower_case_counts_among_a_facts_specifics(
+    mem: Engram,
+) -> None:
+    """ "the boiler guy said beth's flat needs a new valve on the 20th": a day alone is no fact,
+    a day and someone named is (a ninth blind probe's)."""
+    mem.save("tenant in clifton st is a nurse called Beth, been there since 2021")
+    mem.flush()
+    told = "the boiler guy said beth's flat needs a new valve on the 20th"
+    found = mem.analyze_message(told)
+    assert (found.intent, found.content) == ("save", told)
+    # a word no memory holds as a name is none of that
+    assert mem.analyze_message("the boiler guy said the valve needs doing on the 20th").intent == (
+        "none"
+    )
+
+
+def test_a_forget_of_someones_thing_lists_what_says_the_thing(mem: Engram) -> None:
+    """ "delete the note about beth's extractor fan, all sorted now", the fan never kept,
+    listed Beth's tenancy, which the probe's assistant deleted."""
+    beth = mem.save("tenant in clifton st is a nurse called Beth, pays £850 pcm")
+    claim = mem.save("my van got nicked last week. insurance claim ref is AV-99321")
+    number = mem.save("Beth's new number is 07700 900123")
+    mem.flush()
+    found = mem.analyze_message("delete the note about beth's extractor fan, all sorted now")
+    assert (found.intent, found.forget) == ("forget", [])
+    assert mem.analyze_message("forget beth's number").forget == [number.id]
+    wiped = mem.analyze_message("pls wipe the insurance claim stuff, its all settled now")
+    assert (wiped.intent, wiped.forget) == ("forget", [claim.id])
+    assert beth.id not in wiped.forget

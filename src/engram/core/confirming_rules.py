@@ -19,7 +19,7 @@ CONFIRMING_RULES: tuple[Rule, ...] = (
     # reinforce: the user confirms what was remembered
     rule(
         "reinforce",
-        rf"^\W*(?:yes|yep|yup|yeah|correct|exactly|right|indeed|confirmed)\b.*{_STILL_SO}",
+        rf"^\W*(?:yes|yep|yup|yeah|ye|aye|correct|exactly|right|indeed|confirmed)\b.*{_STILL_SO}",
         0.95,
     ),
     rule("reinforce", r"\bstill (?:true|valid|accurate|the case|holds|the plan|correct)\b", 0.9),
@@ -31,7 +31,7 @@ CONFIRMING_RULES: tuple[Rule, ...] = (
     ),
     rule(
         "reinforce",
-        r"^\W*(?:yes|yep|yup|yeah|yea|ya)\b[,.!\s]*"
+        r"^\W*(?:yes|yep|yup|yeah|yea|ya|ye|yh|aye)\b[,.!\s]*"
         r"(?:that'?s (?:right|correct|it|the one)|exactly)\b",
         0.85,
     ),
@@ -58,19 +58,24 @@ CONFIRMING_RULES: tuple[Rule, ...] = (
     ),
     rule(
         "reinforce",
-        rf"^\W*(?:yes|yep|yup|ya|right|still)\b[^?]*(?:{_STILL_SO}|\b(?:it is|same)\b)",
+        # in its first sentence: "right so i own 3 rental flats in cardiff. … in the same block"
+        # is news (a ninth blind probe's, read as a confirmation)
+        rf"^\W*(?:yes|yep|yup|ya|ye|aye|right|still)\b[^?.!]*(?:{_STILL_SO}|\b(?:it is|same)\b)",
         0.8,
     ),
     # the value, then the word that it holds: "yes Rua dos Remédios, thats it", "20th march,
     # right. thanks" (a sixth blind probe's: saved as new memories, and none)
     rule(
         "reinforce",
-        r"^\W*(?:yes|yep|yup|yeah|ya|right)\b[,.!\s]+(?:[\w'-]+[,.!]?\s+){0,4}"
+        r"^\W*(?:yes|yep|yup|yeah|ya|ye|aye|right)\b[,.!\s]+(?:[\w'-]+[,.!]?\s+){0,4}"
         r"that'?s (?:it|him|her|them|the one)\b"
-        r"|^\W*[\w'-]+(?:\s+[\w'-]+){0,3}\s*[,.]\s*(?:right|correct|yes|yep)[^\w?]*"
+        r"|^\W*[\w'-]+(?:\s+[\w'-]+){0,3}\s*[,.]\s*(?:right|correct|yes|yep|yeah|ye|aye)[^\w?]*"
         r"(?:(?:thanks|thank you|thx|ty|cheers|ta)[^\w?]*)?$",
         0.8,
     ),
+    # an idiom of approval, and nothing asked: "spot on ta", "bang on, cheers" (a ninth blind
+    # probe's, none)
+    rule("reinforce", r"^\W*(?:spot on|bang on|dead right|nailed it|on the money)\b[^?]*$", 0.85),
     # what was shown agrees with what the user has: "yes thanks, that matches" (a fifth blind
     # probe's, none)
     rule(
@@ -84,7 +89,7 @@ CONFIRMING_RULES: tuple[Rule, ...] = (
     # new memories, or none); not a statement ("yes, I'm vegan") nor a yes to an offer
     rule(
         "reinforce",
-        r"^\W*(?:(?:sorry|oh|ah)\W+)?(?:yes|yep|yup|yeah|ya|right|correct)\b[,.!\s]+"
+        r"^\W*(?:(?:sorry|oh|ah)\W+)?(?:yes|yep|yup|yeah|ya|ye|aye|right|correct)\b[,.!\s]+"
         r"(?!(?:please|pls|sounds|go|do|let'?s|and|i|i'm|im|we|we're|my|our|but|no|not|book|send|"
         r"add|make|sure|ok|okay|fine|that|this|it)\b)[\w'-]+(?:[,.\s]+[\w'-]+){0,3}[,.!]?"
         r"(?:\s*(?:thx|thanks|thank you|ty|cheers|ta|silly me|my bad|my mistake)\b)?[\s.,!]*$",
@@ -95,7 +100,7 @@ CONFIRMING_RULES: tuple[Rule, ...] = (
     rule(
         "reinforce",
         # (not an answer to an offer: "yes please, sounds good")
-        r"^\W*(?:yes|yep|yup|yeah|yea|ya|right|correct)\b[,\s]+"
+        r"^\W*(?:yes|yep|yup|yeah|yea|ya|ye|aye|right|correct)\b[,\s]+"
         r"(?!(?:please|sounds|go|do|let'?s|and)\b)[\w'-]+(?:[,.\s]+[\w'-]+){0,3}(?:[,.!]\s*|\s+)"
         r"(?:good|great|perfect|correct|right|exactly)\W*$",
         0.8,

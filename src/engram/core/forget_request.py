@@ -18,7 +18,9 @@ from engram.core.text import statements
 # What was told, said of the memory: "what I said", "what I told you", "everything you know".
 _WHAT_WAS_TOLD = (
     r"(?:what|everything|anything|all) (?:(?:i|we) (?:said|told you|mentioned|shared|wrote|"
-    r"just said|just told you)|you know|you have|you remember)"
+    r"just said|just told you)|you know|you have|you remember"
+    # "remove anything you've got on sanj's dad" (a ninth blind probe's, none)
+    r"|you(?:'ve| have)? got|you(?:'ve| have) (?:stored|saved|kept|noted))"
 )
 # A thing by the telling or the keeping of it: "the thing I told you about my brother", "the
 # dentist appointment I told you about", "the part about me being vegetarian", "the webhook
@@ -57,7 +59,9 @@ NO_LONGER_KEPT = (
 FORGET_REQUEST = (
     OPENERS
     + rf"(?:{REQUEST_FRAME})?"
-    + rf"(?:{_DROP} (?:about )?(?:{_WHAT_WAS_TOLD}|{_KEPT}|{_TOLD_THING}|everything about)"
+    # "pls dont keep the thing about my knee" asks the same (a ninth blind probe's, none)
+    + rf"(?:(?:{_DROP}|(?:don'?t|do not) (?:keep|store|remember|save)) (?:about )?"
+    + rf"(?:{_WHAT_WAS_TOLD}|{_KEPT}|{_TOLD_THING}|everything about)"
     + rf"|{_DROP} (?P<named>(?:my|our|the) [^.!?]*?) from (?:your |the )?memory\b"
     + rf"|{_DROP} {_LABELLED}"
     + r"|stop remembering\b"
@@ -76,7 +80,7 @@ _WHAT_WAS_JUST_SAID = frozenset("this that it these those them".split())
 _LEAD_IN = re.compile(r"^\s*(?:about|on|regarding|concerning|of)\s+", re.IGNORECASE)
 # A clause after what is named, saying why: ", I sold it", " - we got rid of it", "; it's gone".
 _WHY_CLAUSE = re.compile(
-    r"\s*[,;—–-]\s*(?=(?:i|we|he|she|they|it|it's|that|that's|because|since|as|so|not|"
+    r"\s*[,;—–-]\s*(?=(?:i|we|he|she|they|it|it's|its|that|that's|thats|because|since|as|so|not|"
     r"no longer)\b"
     # or someone by name who did something: ", Hector fixed it for good"; or what was done,
     # its doer left out: ", decided to keep the old transit" (a fifth blind probe's, none)
@@ -127,7 +131,7 @@ def what_to_forget(message: str) -> str:
     if found["thing"] and found.group().rstrip().lower().endswith("about"):
         # "the IVF thing about Tom": both say what it is (a sixth blind probe's "Tom" alone
         # listed every memory naming him)
-        thing = _VAGUE_END.sub("", found["thing"].strip())
+        thing = _VAGUE_END.sub("", " " + found["thing"].strip()).strip()
         return f"{thing} {named}" if thing else named
     return named
 
@@ -174,7 +178,7 @@ _VAGUE_WORD = rf"(?:{'|'.join(sorted(VAGUE_WORDS))})"
 # is the task's (a sixth blind probe's: a save of the request).
 _DELETE_A_THING = re.compile(
     OPENERS
-    + rf"(?:{REQUEST_FRAME})?(?:delete|erase|remove|clear) (?:all )?(?:the |that |my )?"
+    + rf"(?:{REQUEST_FRAME})?(?:delete|erase|remove|clear|wipe) (?:all )?(?:the |that |my )?"
     + r"(?:(?:old|previous|earlier|former) )?(?P<thing>[^,.;:!?—]+?)"
     + rf"(?=\s+{_VAGUE_WORD}\b)",
     re.IGNORECASE,
@@ -220,3 +224,14 @@ def said_then_dropped(message: str) -> str:
     something it names is the store's to say (`engram.services.activation`)."""
     found = _DROPPED_AFTER.match(plain(message))
     return found["said"].strip() if found is not None else ""
+
+
+# Someone's thing, as a request to forget names it: "beth's extractor fan", "Tom's new number".
+_OWNED = re.compile(r"^\W*(?:the |my |our )?[\w-]+['’]s (?P<thing>\w.*)$", re.IGNORECASE)
+
+
+def owned_thing(topic: str) -> str:
+    """The thing of someone's a topic names ("extractor fan" of "beth's extractor fan"), or
+    "" where it names no one's thing."""
+    found = _OWNED.match(topic)
+    return "" if found is None else found["thing"]

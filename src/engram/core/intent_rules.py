@@ -334,7 +334,8 @@ RULES: tuple[Rule, ...] = (
         "save",
         r"\bnote (?:to self|that)\b|\bheads up\b|"
         + OPENERS
-        + r"note\s*:"
+        # "note for luis: hes working on slap technique" (a ninth blind probe's, none)
+        + r"note(?: (?:for|re|on|about) [\w'-]+(?: [\w'-]+){0,2})?\s*:"
         + rf"|\b{KEEP_FOR_LATER}\b"
         # after a mark, only a few words may come first: the openers' `\W*` tried from every
         # mark of a long run of them took minutes (a probe: 20,000 dots, 100 s)

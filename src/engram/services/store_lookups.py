@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from engram.core.dates import written_dates
 from engram.core.index_terms import PhraseCounter, index_terms
-from engram.core.models import Memory
+from engram.core.models import Memory, Status
 from engram.core.questions import is_plain_question
 from engram.core.statement import TROUBLE
 from engram.core.text import STOPWORDS, query_terms
@@ -39,6 +39,23 @@ _IDENTIFIER = re.compile(
 )
 # Trouble told without a question mark: what a store of gotchas and fixes answers.
 _TROUBLE = re.compile(rf"\b(?:{TROUBLE}|(?:doesn'?t|does not|isn'?t|is not) work(?:ing)?)\b", re.I)
+
+
+# How clearly a question no words of it tie to the store must mean a stored memory to ask of
+# it: z of the cosine against unrelated sentences (`engram.core.meaning.Calibration`), a word
+# shared with that memory too. A ninth blind probe's questions of its users' worlds stood at
+# z 5-8 from their answers ("when does the fixed rate run out on the clifton one"), and its
+# world questions sharing no word, or asking an opinion, up to 6.4.
+QUESTION_MEANT_Z = 5.0
+# What asks an opinion, advice or work, not what was told: "what do u reckon, are letting
+# agents worth it", "is it normal for a 9 yr old to get heel pain", "can you figure out miles
+# from joplin to laredo" (the store holding Joplin), a comparison.
+_OPINION = re.compile(
+    r"\b(?:reckon|think|worth|opinion|normal|legal|advice|recommend|suggest|should|best|better|"
+    r"how (?:do|can|does|did) (?:i|you|we|one)|how to|than|vs|versus)\b"
+    r"|^\W*(?:(?:hey|hi|ok|okay|so|pls|please)\W+)*(?:can|could|would|will) (?:you|u)\b",
+    re.IGNORECASE,
+)
 
 
 class StoreLookups:
@@ -89,6 +106,31 @@ class StoreLookups:
             if sum(any(counts[i] for i in unit) for unit in units) >= wanted:
                 return True
         return False
+
+    def means_a_memory(self, question: str) -> bool:
+        """Whether a question asks of a stored memory by meaning (`QUESTION_MEANT_Z`), sharing
+        a word with it: "who's living in number 7 now?" of "no 7 finally let!! couple called
+        Tom & Aisha" (a ninth blind probe's, none). Not a question of opinion or advice; false
+        without a model."""
+        if not is_plain_question(question) or _OPINION.search(question):
+            return False
+        vector = self.ctx.text_vector(question)
+        calibration = None if vector is None else self.ctx.calibration(vector, question)
+        if vector is None or calibration is None:
+            return False
+        self.ctx.vectors_ready()  # a memory saved a moment ago has its vector
+        live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
+        best = self.ctx.store.vector_search(vector, live, 1)
+        if not best or calibration.z(best[0].relevance) < QUESTION_MEANT_Z:
+            return False
+        # two words at least: a name alone asks the world as well ("Where is Porto?", the
+        # mother living there)
+        words = [t for t in query_terms(question) if not _says_nothing(t)]
+        terms = with_word_forms(words, leave_out=STOPWORDS)
+        memory = self.ctx.store.get_many([best[0].id])
+        return (
+            len(words) > 1 and bool(memory) and any(PhraseCounter(terms).counts(memory[0].content))
+        )
 
     def told_of(self, statement: str) -> bool:
         """Whether the store holds what `statement` speaks of: someone it names (typed in
