@@ -3,7 +3,16 @@ back with a tag, a thing asked for by its name alone, a day by its short name.""
 
 from __future__ import annotations
 
-from engram import Engram
+from engram import Engram, Memory
+
+
+def assert_recalled_first(mem: Engram, asked: str, answer: Memory) -> str:
+    """`asked` is a recall whose query finds `answer` first; the query."""
+    assert mem.analyze_message(asked).intent == "recall", asked
+    recall = mem.analyze_for_recall(asked)
+    assert recall.should_search and recall.query is not None, asked
+    assert mem.search(recall.query)[0].memory.id == answer.id, asked
+    return recall.query
 
 
 def test_a_fact_asked_back_with_a_tag_searches_what_was_told(mem: Engram) -> None:
@@ -16,10 +25,7 @@ def test_a_fact_asked_back_with_a_tag_searches_what_was_told(mem: Engram) -> Non
         ("ruby is 9 now isnt she?", ruby),  # typed in lower case, no apostrophe
         ("the dentist is on thursday, right?", dentist),
     ):
-        assert mem.analyze_message(asked).intent == "recall", asked
-        recall = mem.analyze_for_recall(asked)
-        assert recall.should_search and recall.query is not None, asked
-        assert mem.search(recall.query)[0].memory.id == answer.id, asked
+        assert_recalled_first(mem, asked, answer)
     # a tag after what the store never heard of asks the world, or nothing
     for world in ("that was fast, no?", "Python is faster than Java, right?", "Right?"):
         assert mem.analyze_message(world).intent == "none", world
@@ -32,9 +38,7 @@ def test_a_thing_asked_for_by_its_name_alone_is_a_recall_when_the_store_holds_it
     launch = mem.save("Launch date is March 3, the press release goes out the day before")
     mem.flush()
     for asked in ("launch date pls", "the launch date again?", "launch date?"):
-        assert mem.analyze_message(asked).intent == "recall", asked
-        recall = mem.analyze_for_recall(asked)
-        assert recall.query is not None and mem.search(recall.query)[0].memory.id == launch.id
+        assert_recalled_first(mem, asked, launch)
     # what the store does not hold, and requests opening with their verb, are no recall
     for other in ("coffee please", "a draft pls", "save this pls", "help please"):
         assert mem.analyze_message(other).intent != "recall", other
@@ -57,10 +61,7 @@ def test_a_topic_then_a_question_of_it_searches_the_topic(mem: Engram) -> None:
     vet = mem.save("our cat Pickle needs her jabs, vet appointment at Moorside on tuesday 4pm")
     mem.save("Pottery on Saturday mornings")
     mem.flush()
-    asked = "pickle's vet appt - what time was it"
-    assert mem.analyze_message(asked).intent == "recall"
-    recall = mem.analyze_for_recall(asked)
-    assert recall.query is not None and mem.search(recall.query)[0].memory.id == vet.id
+    assert_recalled_first(mem, "pickle's vet appt - what time was it", vet)
     # a topic the store never heard of asks the world
     assert mem.analyze_message("tour de france - who won it last year").intent == "none"
 
@@ -73,10 +74,7 @@ def test_a_question_with_a_long_reason_after_it_is_read_as_the_question(mem: Eng
     asked = (
         "which knee is the bad one? need to tell the doc at the dot physical for the new company"
     )
-    assert mem.analyze_message(asked).intent == "recall"
-    recall = mem.analyze_for_recall(asked)
-    assert recall.query is not None and "physical" not in recall.query
-    assert mem.search(recall.query)[0].memory.id == knee.id
+    assert "physical" not in assert_recalled_first(mem, asked, knee)
 
 
 def test_a_question_meaning_a_stored_memory_and_sharing_a_word_is_a_recall(mem: Engram) -> None:
@@ -87,10 +85,7 @@ def test_a_question_meaning_a_stored_memory_and_sharing_a_word_is_a_recall(mem: 
     mem.save("my son is Cian, he's 9, plays left back and refuses to wear shin pads")
     mem.save("I run a 53ft dry van out of joplin mo for Hartline Freight")
     mem.flush()
-    asked = "when does the fixed rate run out on the clifton one"
-    assert mem.analyze_message(asked).intent == "recall"
-    recall = mem.analyze_for_recall(asked)
-    assert recall.query is not None and mem.search(recall.query)[0].memory.id == mortgage.id
+    assert_recalled_first(mem, "when does the fixed rate run out on the clifton one", mortgage)
     # the world's questions, an opinion asked, and work asked of the assistant stay none
     for other in (
         "whats the offside rule for under 10s in england",

@@ -321,8 +321,12 @@ _A_THING = re.compile(
 
 def thing_asked_of(text: str) -> str | None:
     """The definite thing a question asks when or where of, if that is what it asks."""
-    found = _A_THING.match(text)
-    return None if found is None else found.group("thing")
+    return _group_matched(_A_THING, text, "thing")
+
+
+def _group_matched(pattern: re.Pattern[str], text: str, group: str) -> str | None:
+    found = pattern.match(text)
+    return None if found is None else found.group(group)
 
 
 # A question for what someone or something is called: "…'s name?", "…called again?", "the
@@ -402,5 +406,4 @@ _TOPIC_THEN_ASKED = re.compile(
 
 def topic_then_asked(text: str) -> str | None:
     """The topic a message names before asking of it, or None (`_TOPIC_THEN_ASKED`)."""
-    found = _TOPIC_THEN_ASKED.match(text)
-    return None if found is None else found.group("topic")
+    return _group_matched(_TOPIC_THEN_ASKED, text, "topic")
