@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from engram.core.forget_request import said_then_dropped, what_to_forget
 from engram.core.intent import classify, classify_by_rules
 from engram.core.message import asked, plain
 from engram.core.specifics import SPECIFICS_CONFIDENCE, fact_in_specifics
@@ -239,8 +240,8 @@ def test_a_short_question_typed_without_its_mark_is_one(message: str, question: 
             "can u write a short bday msg for lucia, shes turning 8 on friday and ill be away",
         ),
         (
-            "could you draft the letter to parents about the trip? it's £8 per child",
-            "could you draft the letter to parents about the trip? it's £8 per child",
+            "could you draft the letter to parents about the trip? it's £8 each, they need lunch",
+            "could you draft the letter to parents about the trip? it's £8 each, they need lunch",
         ),
     ],
 )
@@ -325,3 +326,54 @@ def test_a_question_asked_by_its_verb_and_still_or_at_length_is_one(
     message: str, question: bool
 ) -> None:
     assert asked(plain(message)).endswith("?") is question
+
+
+@pytest.mark.parametrize(
+    ("message", "intent"),
+    [
+        # a tenth blind probe's
+        ("the kids childminder is a lady called bev, she has them tues and thurs", "save"),
+        (
+            "make me a rota table for 3 staff open 9-6 mon-sat. context: im the only pharmacist "
+            "on saturdays so im in every sat",
+            "save",
+        ),
+        ("email for the assoc secretary is jan.h@ssba-bees.org.uk if i need to report", "save"),
+        ("wife sheila does not like the bees, shes allergic to stings (has an epipen)", "save"),
+        ("hey. jules here, i shoot weddings for a living, based in truro cornwall", "save"),
+        ("what do you do for a living?", "none"),
+        # the task's details after a request are the task's
+        (
+            "write me a polite email to a GP surgery asking them to re-issue a prescription "
+            "with the correct strength, dose was written as 50mg but the tablet only comes in "
+            "25 and 100",
+            "none",
+        ),
+        (
+            "draft a whatsapp msg to parents about the new training time, friendly tone - oh and "
+            "subs go up to £3 a session from next month so mention that too",
+            "save",
+        ),
+        (
+            "actually scrap what i told u about my antidepressant, id rather that wasnt stored",
+            "forget",
+        ),
+        ("check out this link https://example.com/abc lol", "none"),
+        ("if i wanted to move to Paris in 2027 with 2 kids", "none"),
+    ],
+)
+def test_the_tenth_blind_probes_misses_are_read_as_meant(message: str, intent: str) -> None:
+    assert classify(message).intent == intent
+
+
+def test_what_a_forget_asks_after_a_dash_and_why_is_the_clause_before_it() -> None:
+    said = "the anniversary trip idea — wipe it, sheila found out and its not a surprise anymore"
+    assert said_then_dropped(said) == "the anniversary trip idea"
+    # a request after it is no reason: nothing is read as dropped
+    assert said_then_dropped("Jake paid me back, forget about it, and remind me to call mum") == ""
+    assert what_to_forget("scrap what i told u about my antidepressant, id rather not") == (
+        "my antidepressant"
+    )
+    assert what_to_forget("forget the bit about my heart medication please") == (
+        "my heart medication"
+    )

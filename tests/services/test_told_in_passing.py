@@ -78,3 +78,35 @@ def test_a_forget_of_someones_thing_lists_what_says_the_thing(mem: Engram) -> No
     wiped = mem.analyze_message("pls wipe the insurance claim stuff, its all settled now")
     assert (wiped.intent, wiped.forget) == ("forget", [claim.id])
     assert beth.id not in wiped.forget
+
+
+def test_news_saved_without_its_report_still_supersedes_the_fact_it_changes(
+    mem: Engram,
+) -> None:
+    """`Engram.save` leaves the similar report to the background; a tenth blind probe's four
+    changes (a price "now £2800", a manager who retired, a jar "going up to £8") each ranked
+    below the value they replaced, linked by nothing."""
+    old = mem.save("i charge £2400 for a full day package, £1200 for elopements")
+    mem.flush()
+    news = mem.save("raised prices for 2026: full day now £2800, elopements stay the same")
+    assert [(r.type, r.from_id, r.to_id) for r in mem.relations(old.id)] == [
+        ("supersedes", news.id, old.id)
+    ]
+    assert mem.search("my full day rate")[0].memory.id == news.id
+    # a statement marking no change is saved without waiting, and links nothing
+    other = mem.save("second shooter is Tamsin, she charges £300 a day")
+    assert mem.relations(other.id) == []
+
+
+def test_a_forget_naming_a_kind_of_thing_lists_only_what_says_which_one(mem: Engram) -> None:
+    """ "pls delete the thing about my insurance date", the insurance date never kept, listed a
+    couple's wedding date by the word "date", and the probe's assistant deleted it."""
+    wedding = mem.save("ellie and sam moved their date!! now 21 june, same venue")
+    knee = mem.save("i have a torn meniscus in my left knee")
+    birthday = mem.save("Lisa's birthday is May 3")
+    mem.flush()
+    asked = "pls delete the thing about my insurance date, i set a calendar reminder instead"
+    assert mem.analyze_message(asked).forget == []
+    assert wedding.id not in mem.analyze_message("forget my insurance date").forget
+    assert mem.analyze_message("forget about my knee injury").forget == [knee.id]
+    assert mem.analyze_message("delete my wife's birthday from your memory").forget == [birthday.id]

@@ -17,8 +17,8 @@ from engram.core.text import statements
 
 # What was told, said of the memory: "what I said", "what I told you", "everything you know".
 _WHAT_WAS_TOLD = (
-    r"(?:what|everything|anything|all) (?:(?:i|we) (?:said|told you|mentioned|shared|wrote|"
-    r"just said|just told you)|you know|you have|you remember"
+    r"(?:what|everything|anything|all) (?:(?:i|we) (?:said|told (?:you|u)|mentioned|shared|"
+    r"wrote|just said|just told (?:you|u))|you know|you have|you remember"
     # "remove anything you've got on sanj's dad" (a ninth blind probe's, none)
     r"|you(?:'ve| have)? got|you(?:'ve| have) (?:stored|saved|kept|noted))"
 )
@@ -41,7 +41,7 @@ _LABELLED = r"(?P<labelled>(?:the|my|our) (?:[\w'-]+ ){1,4}?)(?:memory|memories|
 # The verbs that drop what is kept; "delete", "remove", "wipe" and "drop" are work too ("Delete
 # the old config file"), so they ask of the memory only with what was told or kept, or "from
 # your memory".
-_DROP = r"(?:forget|erase|delete|remove|drop|wipe|clear|unlearn|purge|discard|scratch)"
+_DROP = r"(?:forget|erase|delete|remove|drop|wipe|clear|unlearn|purge|discard|scratch|scrap)"
 # What is kept no longer: "I don't want you to remember my mortgage stuff anymore", "no need
 # to keep my old address any longer", "stop remembering my ex's number" (a blind probe read the
 # first as a refusal to save, and the mortgage stayed). A refusal ("don't save this") is of
@@ -80,7 +80,8 @@ _WHAT_WAS_JUST_SAID = frozenset("this that it these those them".split())
 _LEAD_IN = re.compile(r"^\s*(?:about|on|regarding|concerning|of)\s+", re.IGNORECASE)
 # A clause after what is named, saying why: ", I sold it", " - we got rid of it", "; it's gone".
 _WHY_CLAUSE = re.compile(
-    r"\s*[,;—–-]\s*(?=(?:i|we|he|she|they|it|it's|its|that|that's|thats|because|since|as|so|not|"
+    r"\s*[,;—–-]\s*(?=(?:i|we|he|she|they|it|it's|its|that|that's|thats|id|i'd|because|since|as|"
+    r"so|not|"
     r"no longer)\b"
     # or someone by name who did something: ", Hector fixed it for good"; or what was done,
     # its doer left out: ", decided to keep the old transit" (a fifth blind probe's, none)
@@ -169,7 +170,8 @@ JUST_SHOWN_DROPPED = (
 # What a request to forget calls the thing it drops beside its words ("the book club thing",
 # "the old flat stuff", "my salary info"): no stored memory says them.
 VAGUE_WORDS = frozenset(
-    "thing things stuff info information details business note notes memory memories".split()
+    "thing things stuff info information details business note notes memory memories bit bits"
+    " part".split()
 )
 _VAGUE_WORD = rf"(?:{'|'.join(sorted(VAGUE_WORDS))})"
 
@@ -209,11 +211,16 @@ _VAGUE_END = re.compile(rf"(?:\s+{_VAGUE_WORD})+$", re.I)
 # forget is what the clause names.
 _DROPPED_AFTER = re.compile(
     r"^\W*(?P<said>[^.!?;]{3,200}?)\s*[,;—–-]+\s*(?:so |and |ok |okay )?(?:you can |please |"
-    r"just |pls |feel free to )*(?:forget|drop|delete|erase|scratch) (?:about )?"
+    r"just |pls |feel free to )*(?:forget|drop|delete|erase|scratch|scrap|wipe|remove|bin|"
+    r"ditch) (?:about )?"
     # "…, pls delete whatever you have about it" (a sixth blind probe's, saved instead)
     r"(?:(?:whatever|everything|anything|what) (?:you have|you've got|you know|you saved|"
     r"i (?:said|told you)) (?:about|on) )?(?:that|it|him|her|them|this|those)"
-    r"(?:\W+(?:please|pls|thanks|thank you|now|then))*\W*$",
+    r"(?:\W+(?:please|pls|thanks|thank you|now|then))*"
+    # and why, asking nothing more: "the anniversary trip idea — wipe it, sheila found out and
+    # its not a surprise anymore lol" (a tenth blind probe's, saved instead)
+    r"(?:\s*[,;—–-](?!\s*(?:and|also|but|then|can|could|would|will|please|pls)\b)[^?]{0,120})?"
+    r"\W*$",
     re.IGNORECASE,
 )
 

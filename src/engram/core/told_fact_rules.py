@@ -42,7 +42,9 @@ _SOMEONE = (
 TOLD_FACT_RULES: tuple[Rule, ...] = (
     rule(
         "save",
-        rf"{_SOMEONE}(?:'s|'re| is| are| has| have| was)(?: also| been| always| severely| very| "
+        # ("shes allergic to stings", typed without its apostrophe: a tenth blind probe's)
+        rf"(?:{_SOMEONE}(?:'s|'re| is| are| has| have| was)|\b(?:shes|hes|theyre|im))"
+        r"(?: also| been| always| severely| very| "
         r"mildly| really| just| now| got| recently| diagnosed with| developed)* (?:an? )?"
         rf"(?:[\w-]+ )?{_HEALTH}",
         0.8,
@@ -199,4 +201,7 @@ TOLD_FACT_RULES: tuple[Rule, ...] = (
         0.75,
         "personal",
     ),
+    # What the user does for a living: "i shoot weddings for a living, based in truro" (a
+    # tenth blind probe's, none).
+    rule("save", r"\b(?:i|we)\b[^.!?]{0,60}?\bfor a living\b", 0.85, "personal", tail=True),
 )

@@ -84,6 +84,9 @@ LONG_MESSAGE = 3
 # `FORGET_CANDIDATES` of them at most): "forget that I work at St. Mary's" listed the user's
 # sister in Montreal too, at 0.01.
 FORGET_MIN_RANK = 0.7
+# How close in meaning a memory saying only the kind of thing a request to forget names must
+# be to its topic (`_one_word_is_not_enough`).
+FORGET_MEANT = 0.45
 # "Forget the Subaru": forget and a name the store holds, without the words of a request about
 # what was told or kept ("Forget what I said about the Subaru" is sure, 0.92).
 FORGET_NAMED_CONFIDENCE = 0.8
@@ -244,7 +247,7 @@ class ActivationService:
             words = [w for w in query_terms(owned) if w not in STOPWORDS | VAGUE_WORDS]
             counter = PhraseCounter(words)
             listed = [h for h in listed if any(counter.counts(h.memory.content))] if words else []
-        return [h.memory.id for h in _saying_most(listed, topic)]
+        return [h.memory.id for h in _saying_most(_one_word_is_not_enough(listed, topic), topic)]
 
     def _confirmed_in_store(self, message: str) -> list[str]:
         """The stored memories a confirmation names when none was shown: among its nearest by
@@ -474,6 +477,26 @@ def _told_in(message: str, found: Analysis) -> str | None:
     if len(pieces) <= LONG_MESSAGE:
         return None
     return next((p for p in pieces if found.phrase in " ".join(p.split())), None)
+
+
+def _one_word_is_not_enough(listed: list[SearchHit], topic: str) -> list[SearchHit]:
+    """Of the memories a request to forget lists by a topic of two words or more, those saying
+    a word of it before its last (the last names what kind of thing it is, the words before
+    which one), or close to it in meaning (`FORGET_MEANT`). "pls delete the thing about my
+    insurance date", the insurance date never kept, listed "ellie and sam moved their date!!
+    now 21 june" by "date" (0.36 in meaning), and the tenth blind probe's assistant deleted
+    the booking; "forget about my knee injury" still lists "i have a torn meniscus in my left
+    knee", and "delete my wife's birthday" "Lisa's birthday is May 3" (0.47)."""
+    words = [w for w in query_terms(topic) if w not in STOPWORDS | VAGUE_WORDS]
+    if len(words) < 2:
+        return listed
+    counter = PhraseCounter(words[:-1])
+    return [
+        h
+        for h in listed
+        if any(counter.counts(" ".join([h.memory.content, *h.memory.entities])))
+        or (h.why.semantic or 0.0) >= FORGET_MEANT
+    ]
 
 
 def _saying_most(listed: list[SearchHit], topic: str) -> list[SearchHit]:
