@@ -433,3 +433,25 @@ def test_a_write_that_waited_too_long_says_what_to_do(tmp_path: Path) -> None:
         writer.close()
     with Engram.open(path, embedding_model="none") as mem:
         assert mem.stats().total == 1  # nothing was written
+
+
+def _news_with_the_parents_handle(job: tuple[Engram, str], answers: Any) -> None:
+    mem, ident = job
+    news = mem.save("raised prices for 2026: full day now £2800")
+    mem.flush()
+    answers.put([(r.type, r.from_id == news.id) for r in mem.relations(ident)])
+    mem.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork exists on POSIX only")
+def test_a_forked_child_links_the_news_it_saves_with_a_thread_of_its_own(tmp_path: Path) -> None:
+    """News saved without its report is linked on a thread of its own after the save returns
+    (`engram.services.news_links`); a forked child inheriting a handle that had linked news
+    has no such thread, and must not wait for the parent's."""
+    path = str(tmp_path / "fork.db")
+    with Engram.open(path) as mem:
+        old = mem.save("i charge £2400 for a full day package")
+        mem.save("elopements now cost £1200")  # news: the parent's thread links it
+        mem.flush()
+        found = in_a_forked_child(_news_with_the_parents_handle, (mem, old.id))
+        assert found == [("supersedes", True)]

@@ -215,8 +215,10 @@ class Engram:
 
         A save returns as soon as the memory is committed; its vector is computed just after,
         on a worker thread (`ENGRAM_EMBED_IN_BACKGROUND`). This handle's own searches wait for
-        it; call `flush` before another handle or process should find the memory by meaning."""
+        it; call `flush` before another handle or process should find the memory by meaning.
+        News it supersedes is linked then too."""
         self._app.context.vectors_ready()
+        self._app.context.links_ready()
 
     def get(self, memory_id: str) -> Memory:
         """One memory by id (or a unique start of one); NotFoundError if there is none.

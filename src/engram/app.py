@@ -53,6 +53,7 @@ class App:
     def close(self) -> None:
         self.ltm.stop_watching()  # its index runs write to the store
         self.context.warm_up.wait()  # it reads the store
+        self.context.links_ready()  # they read vectors, and write links
         if self.context.queue is not None:
             self.context.queue.close()  # vectors of the last saves first
         self.context.store.close()

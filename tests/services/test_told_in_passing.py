@@ -83,16 +83,18 @@ def test_a_forget_of_someones_thing_lists_what_says_the_thing(mem: Engram) -> No
 def test_news_saved_without_its_report_still_supersedes_the_fact_it_changes(
     mem: Engram,
 ) -> None:
-    """`Engram.save` leaves the similar report to the background; a tenth blind probe's four
-    changes (a price "now £2800", a manager who retired, a jar "going up to £8") each ranked
-    below the value they replaced, linked by nothing."""
+    """`Engram.save` leaves the similar report to the background, and linked news to nothing: a
+    tenth blind probe's four changes (a price "now £2800", a manager who retired, a jar "going
+    up to £8") each ranked below the value they replaced."""
     old = mem.save("i charge £2400 for a full day package, £1200 for elopements")
     mem.flush()
     news = mem.save("raised prices for 2026: full day now £2800, elopements stay the same")
+    # linked just after the save returns; a search waits for it, and so does `flush`
+    assert mem.search("my full day rate")[0].memory.id == news.id
+    mem.flush()
     assert [(r.type, r.from_id, r.to_id) for r in mem.relations(old.id)] == [
         ("supersedes", news.id, old.id)
     ]
-    assert mem.search("my full day rate")[0].memory.id == news.id
     # a statement marking no change is saved without waiting, and links nothing
     other = mem.save("second shooter is Tamsin, she charges £300 a day")
     assert mem.relations(other.id) == []
@@ -110,3 +112,16 @@ def test_a_forget_naming_a_kind_of_thing_lists_only_what_says_which_one(mem: Eng
     assert wedding.id not in mem.analyze_message("forget my insurance date").forget
     assert mem.analyze_message("forget about my knee injury").forget == [knee.id]
     assert mem.analyze_message("delete my wife's birthday from your memory").forget == [birthday.id]
+
+
+def test_news_saved_just_before_closing_is_linked_when_the_store_opens_again(
+    store_url: str,
+) -> None:
+    """The link is made after `save` returns; closing the handle waits for it, as it waits for
+    the vectors, so nothing a save acknowledged is lost."""
+    with Engram.open(store_url) as mem:
+        old = mem.save("my honey sells at £7 a jar at the farmers market in ludlow")
+        mem.flush()
+        news = mem.save("honey is now £8 a jar at the farmers market")  # "now": maybe news
+    with Engram.open(store_url) as mem:
+        assert [(r.type, r.from_id) for r in mem.relations(old.id)] == [("supersedes", news.id)]

@@ -101,7 +101,7 @@ _REPLACED = re.compile(
     # an employer left against one's will, or for good: "I got laid off from Shopify"
     rf"|\b{LEFT_FROM}\s+(?-i:[A-Z])"
     # a number that changed: "My rent went up to $2,400", "upped my dose to 20mg" (a probe)
-    r"|\b(?:went|goes|gone) (?:up|down) to [$€£]?\d|\b(?:upped|raised|lowered|increased|"
+    r"|\b(?:went|goes|gone|going) (?:up|down) to [$€£]?\d|\b(?:upped|raised|lowered|increased|"
     r"decreased|reduced) (?:[\w'-]+ ){0,4}?to [$€£]?\d"
     # "My new manager is …", "The new address is …", "new truck at crete will be a volvo" (an
     # eighth blind probe's); not "…for the new house is with Bristol Water", a new thing told

@@ -111,6 +111,7 @@ class ActivationService:
         self, message: str, recent_memory_ids: Sequence[str] = ()
     ) -> MessageAnalysis:
         text = check.content(message, "message")
+        self.ctx.links_ready()  # what news saved a moment ago replaced is read as replaced
         recent = (
             check.memory_ids(recent_memory_ids, "recent_memory_ids") if recent_memory_ids else []
         )

@@ -35,6 +35,7 @@ from engram.embeddings.background import background
 from engram.embeddings.protocol import Embedder
 from engram.errors import ConfigError, StoreError
 from engram.services.embedding_queue import EmbeddingQueue
+from engram.services.news_links import NewsLinks, news_links
 from engram.storage.protocol import Capability, ScheduleInputs, Store, Stub
 
 log = logging.getLogger(__name__)
@@ -99,6 +100,7 @@ class Context:
     embedder: Embedder | None = None
     queue: EmbeddingQueue | None = None  # vectors computed just after the save returns
     warm_up: WarmUp = field(default_factory=WarmUp)
+    news: NewsLinks = field(default_factory=news_links)  # links made just after the save
 
     @property
     def semantic(self) -> Embedder | None:
@@ -197,6 +199,12 @@ class Context:
         vectors, so a memory is found by meaning as soon as its save returned."""
         if self.queue is not None:
             self.queue.drain()
+
+    def links_ready(self) -> None:
+        """Wait until every supersede link of news saved by this process without its report is
+        made (`engram.services.news_links`): call before ranking, so the news saved a moment
+        ago is above the fact it replaced."""
+        self.news.wait()
 
     def text_vector(self, text: str) -> NDArray[np.float32] | None:
         """One text's embedding (a query, or a memory about to be saved), or None without an

@@ -12,7 +12,7 @@ from typing import Any
 
 from engram.core import reinforce
 from engram.core.episodes import a_turn
-from engram.core.keeping import may_be_news
+from engram.core.keeping import may_be_news, replaces_a_fact
 from engram.core.merge import MARK, merge_originals
 from engram.core.models import (
     MAX_STRENGTH,
@@ -123,24 +123,27 @@ class MemoryService:
         `report_similar=False` is for a caller that drops the similar report: the report embeds
         the new text before the save returns, which is most of a save's time with embeddings on
         (docs/performance.md); without it the vector is computed after the acknowledgement,
-        unless the text may say that a fact changed (`core.keeping.may_be_news`), which is
-        compared all the same for the fact it supersedes."""
+        unless the text says outright that a fact was replaced (`core.keeping.replaces_a_fact`),
+        which is compared all the same for the fact it supersedes; a text that may otherwise say
+        a fact changed (`core.keeping.may_be_news`) is compared just after the save returns
+        (`engram.services.news_links`)."""
         mode = self.ctx.settings.save_duplicates
         built, added = self._enriched(self._build(draft, self.ctx.now(), index=None), draft)
         # The new text is embedded and its near memories found (the similar report) while the
         # repeat check and the write run: the save then costs about the longer of the two, not
         # their sum (bench/scale.py --embeddings: the search after the write added 1-2 ms).
-        # Without the report, what may say that a fact changed ("switched", "no longer",
-        # "now £2800", "moved to the 25th") still supersedes it: `Engram.save` linked none, and
-        # the outdated fact ranked first (a probe; a tenth blind probe's four changes of
-        # price, manager and date each ranked below the value they replaced). Only such a
-        # text waits for its vector: 7 % of REALTALK's turns, 15 % of an assistant's chats.
+        # Without the report, what says outright that a fact was replaced ("switched",
+        # "renamed", "no longer") still supersedes it: `Engram.save` linked none, and the
+        # outdated fact ranked first (a probe). Only such a text waits for its vector: chat
+        # says "now" and "actually" of anything, and waiting for every one of them took a
+        # save's p50 from 1.7 to 3.1 ms on REALTALK's turns (bench/save_latency.py). What may
+        # otherwise be news ("full day now £2800") is linked just after the save returns.
         # A save given its time replays history (a transcript saved turn by turn), and so does
         # a chat's turn saved now ("Lena: i got it!!", an adapter replaying one without its
         # times): without an episode it joins one by that time, as a batch does. A note saved
         # now does not (`core.episodes.a_turn`).
         by_time = draft.created_at is not None or a_turn(built.content)
-        news = report_similar or may_be_news(built.content)
+        news = report_similar or replaces_a_fact(built.content)
         near = (
             self.ctx.ahead(lambda: save_report.near(self.ctx, built.content))
             if news and save_report.reports_similar(self.ctx, draft.id is not None)
@@ -170,6 +173,8 @@ class MemoryService:
         else:
             (memory,) = self._write([built], queue_vectors=near is None, by_time=by_time)
         if near is None:
+            if may_be_news(memory.content) and save_report.reports_similar(self.ctx, False):
+                self.ctx.news.submit(lambda: self._link_news(memory))
             return SaveResult(memory=memory, action="saved", enrichment=added)
         try:
             found = near.result()  # before queueing: the background worker reuses the vector
@@ -190,6 +195,19 @@ class MemoryService:
         return SaveResult(
             memory=memory, action="saved", enrichment=added, similar=similar, supersedes=replaced
         )
+
+    def _link_news(self, memory: Memory) -> None:
+        """`save`'s supersede links for news saved without its report, on the linking thread
+        (a tenth blind probe's "raised prices for 2026: full day now £2800" ranked below the
+        £2400 it replaced). Gone by then (deleted, merged), it links nothing."""
+        if not self.ctx.store.get_many([memory.id]):
+            return
+        similar = save_report.similar_report(
+            self.ctx, save_report.near(self.ctx, memory.content), memory.id
+        )
+        replaced = save_report.supersede(self.ctx, memory, similar)
+        if replaced and self.on_supersede is not None:
+            self.on_supersede(memory, replaced)
 
     def _enriched(self, built: Memory, draft: Draft) -> tuple[Memory, Enrichment | None]:
         """With enrichment on, a new memory (not an import, which keeps its record) takes the

@@ -126,6 +126,7 @@ class SearchService:
         limit: int = 10,
     ) -> list[SearchHit]:
         """Does not reinforce: searching is not using. Use touch/observe for that."""
+        self.ctx.links_ready()  # news saved a moment ago is above what it replaced
         with blas_on_one_thread():  # its small products gain nothing from a second core
             return self._search(query, tags, status, window_days, min_score, limit)
 
