@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.core.forget_request import said_then_dropped, what_to_forget
+from engram.core.forget_request import said_then_dropped, thing_to_drop, what_to_forget
 from engram.core.intent import classify, classify_by_rules
 from engram.core.message import asked, plain
 from engram.core.specifics import SPECIFICS_CONFIDENCE, fact_in_specifics
@@ -377,3 +377,26 @@ def test_what_a_forget_asks_after_a_dash_and_why_is_the_clause_before_it() -> No
     assert what_to_forget("forget the bit about my heart medication please") == (
         "my heart medication"
     )
+
+
+@pytest.mark.parametrize(
+    ("message", "question"),
+    [
+        # an eleventh blind probe's questions of any form, typed without their mark
+        ("when and where is the wedding", True),
+        ("how much is a big dog now", True),
+        ("what blade for a westie's body", True),
+        ("what a day", False),
+        ("when I was a kid I lived in Oslo", False),
+    ],
+)
+def test_a_short_question_of_a_thing_is_one_without_its_mark(message: str, question: bool) -> None:
+    assert asked(plain(message)).endswith("?") is question
+
+
+def test_an_eleventh_blind_probes_requests_to_forget_name_what_they_drop() -> None:
+    assert thing_to_drop("delete my dentist appointment, i cancelled it") == "dentist appointment"
+    assert thing_to_drop("Delete the unused imports") == ""
+    assert what_to_forget(
+        "forget the thing abt my shampoo allergy, the dermatologist says it was something else"
+    ) == ("my shampoo allergy")

@@ -125,3 +125,14 @@ def test_news_saved_just_before_closing_is_linked_when_the_store_opens_again(
         news = mem.save("honey is now £8 a jar at the farmers market")  # "now": maybe news
     with Engram.open(store_url) as mem:
         assert [(r.type, r.from_id) for r in mem.relations(old.id)] == [("supersedes", news.id)]
+
+
+def test_a_thing_to_delete_with_why_it_goes_lists_the_memory_holding_it(mem: Engram) -> None:
+    """ "delete my dentist appointment, i cancelled it" was none (an eleventh blind probe's)."""
+    dentist = mem.save("dentist appt thursday 3pm at smile dental")
+    mem.save("the van's MOT is due in march")
+    mem.flush()
+    found = mem.analyze_message("delete my dentist appointment, i cancelled it")
+    assert (found.intent, found.forget) == ("forget", [dentist.id])
+    # a thing the store never held is the task's
+    assert mem.analyze_message("delete the old config file, it is stale").intent == "none"

@@ -28,7 +28,7 @@ _WHAT_WAS_TOLD = (
 # nothing, and the secret kept).
 _TOLD_THING = (
     r"the (?P<thing>(?:[\w'-]+ ){1,4}?)(?:(?:i|we) (?:just )?(?:told you|mentioned|said|shared|"
-    r"gave you)\b|you (?:just )?(?:saved|stored|kept|remembered|noted)\b|about\b)"
+    r"gave you)\b|you (?:just )?(?:saved|stored|kept|remembered|noted)\b|about\b|abt\b)"
 )
 # What the memory keeps, by its name: "the note about my ex", "all my saved memories".
 _KEPT = (
@@ -85,7 +85,10 @@ _WHY_CLAUSE = re.compile(
     r"no longer)\b"
     # or someone by name who did something: ", Hector fixed it for good"; or what was done,
     # its doer left out: ", decided to keep the old transit" (a fifth blind probe's, none)
-    r"|(?-i:[A-Z])[\w-]+\s+\w+ed\b|\w+ed\b)",
+    r"|(?-i:[A-Z])[\w-]+\s+\w+ed\b|\w+ed\b"
+    # or someone who says so: ", the dermatologist says it was something else" (an eleventh
+    # blind probe's)
+    r"|(?:the|my|our|his|her) [\w-]+ (?:says|said|thinks|told me)\b)",
     re.IGNORECASE,
 )
 _THE = re.compile(r"^(?:the|that|this)\s+", re.IGNORECASE)
@@ -129,7 +132,7 @@ def what_to_forget(message: str) -> str:
         return found["thing"].strip()
     if named.lower() == "about":
         return ""
-    if found["thing"] and found.group().rstrip().lower().endswith("about"):
+    if found["thing"] and found.group().rstrip().lower().endswith(("about", "abt")):
         # "the IVF thing about Tom": both say what it is (a sixth blind probe's "Tom" alone
         # listed every memory naming him)
         thing = _VAGUE_END.sub("", " " + found["thing"].strip()).strip()
@@ -182,7 +185,9 @@ _DELETE_A_THING = re.compile(
     OPENERS
     + rf"(?:{REQUEST_FRAME})?(?:delete|erase|remove|clear|wipe) (?:all )?(?:the |that |my )?"
     + r"(?:(?:old|previous|earlier|former) )?(?P<thing>[^,.;:!?—]+?)"
-    + rf"(?=\s+{_VAGUE_WORD}\b)",
+    # its vague word, or why it goes: "delete my dentist appointment, i cancelled it" (an
+    # eleventh blind probe's, none)
+    + rf"(?=\s+{_VAGUE_WORD}\b|\s*[,;—–-]\s*(?:i|we|it|its|it's|that|thats|they|he|she)\b)",
     re.IGNORECASE,
 )
 

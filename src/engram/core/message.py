@@ -133,7 +133,13 @@ _ASKS = re.compile(
     # "when does the fixed rate run out on the clifton one" (a ninth blind probe's)
     r"(?: [\w'-]+){1,8}\s*$"
     # a verb first and "still": "does mr hargreaves still come on thursdays" (the same probe's)
-    rf"|{OPENERS}(?:does|do|did|is|are|has|have|was|were) (?:[\w'-]+ ){{1,4}}still\b",
+    rf"|{OPENERS}(?:does|do|did|is|are|has|have|was|were) (?:[\w'-]+ ){{1,4}}still\b"
+    # a short one of any form, of a thing or a day, not of someone doing it: "when and where is
+    # the wedding", "how much is a big dog now", "what blade for a westie's body" (an eleventh
+    # blind probe's); not "what a day", "when I was a kid I lived in Oslo"
+    rf"|{OPENERS}(?:what|when|where|which|how (?:much|many|long|often|old))(?:'?s)?"
+    r"(?: and (?:what|when|where|how|who))?(?! (?:an?|i|we|you|he|she|they)\b)"
+    r"(?: [\w'/-]+){1,7}\s*$",
     re.IGNORECASE,
 )
 # …or ends asking for ideas: "I always forget semicolons, any tips".
