@@ -86,6 +86,10 @@ def test_a_question_meaning_a_stored_memory_and_sharing_a_word_is_a_recall(mem: 
     mem.save("I run a 53ft dry van out of joplin mo for Hartline Freight")
     mem.flush()
     assert_recalled_first(mem, "when does the fixed rate run out on the clifton one", mortgage)
+    # a deadline of the user's asked with "need" is theirs, not advice
+    registration = mem.save("my GPhC registration renews every november, fee is £257")
+    mem.flush()
+    assert_recalled_first(mem, "when do i need to renew my professional registration", registration)
     # the world's questions, an opinion asked, and work asked of the assistant stay none
     for other in (
         "whats the offside rule for under 10s in england",

@@ -280,10 +280,26 @@ _ASKS_OF = (
 )
 # Questions that name something only to ask how to do a thing, for advice, to compare, or the
 # time somewhere ("How do I exit Neovim?", "Is Python faster than JavaScript?").
-_NOT_OF_IT = re.compile(
-    rf"\b(?:{ADVICE}|how (?:do|can|does|did) (?:i|you|we|one)|how to|than|vs|versus|what time)\b",
+_HOW_TO_OR_WHICH = r"how (?:do|can|does|did) (?:i|you|we|one)|how to|than|vs|versus"
+_NOT_OF_IT = re.compile(rf"\b(?:{ADVICE}|{_HOW_TO_OR_WHICH}|what time)\b", re.IGNORECASE)
+
+
+# What a question asks that memory does not answer, whatever it names: advice, an opinion
+# ("what do u reckon, are letting agents worth it", "is it normal for a 9 yr old to get heel
+# pain": a ninth blind probe's), how to, which of two, or work of the assistant ("can you
+# figure out miles from joplin to laredo"). Not "need": "when do i need to renew my
+# registration" asks of the user's own deadline.
+_NOT_FROM_MEMORY = re.compile(
+    rf"\b(?:recommend|suggest|should|best|better|reckon|think|worth|opinion|normal|legal|advice"
+    rf"|{_HOW_TO_OR_WHICH})\b"
+    r"|^\W*(?:(?:hey|hi|ok|okay|so|pls|please)\W+)*(?:can|could|would|will) (?:you|u)\b",
     re.IGNORECASE,
 )
+
+
+def asks_no_memory(question: str) -> bool:
+    """Whether a question asks what memory does not answer (`_NOT_FROM_MEMORY`)."""
+    return _NOT_FROM_MEMORY.search(question) is not None
 
 
 def asks_about(text: str, name: str) -> bool:

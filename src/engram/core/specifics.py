@@ -38,7 +38,6 @@ _TITLED = re.compile(r"\b(?:dr|mr|mrs|ms|prof)\.? [a-z]{3,}\b")
 # ...or after what introduces one: "the kids childminder is a lady called bev" (a tenth blind
 # probe's, none)
 _CALLED = re.compile(r"\b(?:called|named) (?P<name>[a-z]{3,})\b")
-# A day, a date, a time of day, a year, a quarter, a habit's rhythm.
 # A habit's rhythm: "every other weekend", "twice a week", "daily".
 _RHYTHM = (
     r"\b(?:every|each) (?:day|week|month|year|morning|evening|night|other)\b"
@@ -46,6 +45,7 @@ _RHYTHM = (
     r"|\b(?:at night|in the (?:morning|evening|afternoon)|mornings|evenings|daily|weekly|"
     r"monthly|nightly)\b"
 )
+# A day, a date, a time of day, a year, a quarter, a habit's rhythm.
 _WHEN = re.compile(
     rf"\b{WHEN}|\b(?:19|20)\d\d\b|\bq[1-4]\b|\b\d{{1,2}}[:.]\d\d\b"
     # a time to come: "subs go up to £3 a session from next month" (a ninth blind probe's)

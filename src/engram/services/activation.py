@@ -85,7 +85,7 @@ LONG_MESSAGE = 3
 # sister in Montreal too, at 0.01.
 FORGET_MIN_RANK = 0.7
 # How close in meaning a memory saying only the kind of thing a request to forget names must
-# be to its topic (`_one_word_is_not_enough`).
+# be to its topic (`_saying_the_topic`).
 FORGET_MEANT = 0.45
 # "Forget the Subaru": forget and a name the store holds, without the words of a request about
 # what was told or kept ("Forget what I said about the Subaru" is sure, 0.92).
@@ -233,13 +233,7 @@ class ActivationService:
             # Marco", no Marco stored, listed "my sister Ana lives in Lisbon", the nearest by
             # meaning: a third blind probe's assistant deleted three memories so)
             counter = PhraseCounter([w for name in named for w in query_terms(name)])
-            listed = [
-                h
-                for h in listed
-                if all(
-                    n > 0 for n in counter.counts(" ".join([h.memory.content, *h.memory.entities]))
-                )
-            ]
+            listed = [h for h in listed if all(n > 0 for n in _said_in(counter, h))]
         owned = owned_thing(topic)
         if owned:
             # someone's thing: what says the thing, not all that names them ("delete the note
@@ -247,8 +241,8 @@ class ActivationService:
             # blind probe's)
             words = [w for w in query_terms(owned) if w not in STOPWORDS | VAGUE_WORDS]
             counter = PhraseCounter(words)
-            listed = [h for h in listed if any(counter.counts(h.memory.content))] if words else []
-        return [h.memory.id for h in _saying_most(_one_word_is_not_enough(listed, topic), topic)]
+            listed = [h for h in listed if any(_said_in(counter, h))] if words else []
+        return [h.memory.id for h in _saying_the_topic(listed, topic)]
 
     def _confirmed_in_store(self, message: str) -> list[str]:
         """The stored memories a confirmation names when none was shown: among its nearest by
@@ -480,38 +474,33 @@ def _told_in(message: str, found: Analysis) -> str | None:
     return next((p for p in pieces if found.phrase in " ".join(p.split())), None)
 
 
-def _one_word_is_not_enough(listed: list[SearchHit], topic: str) -> list[SearchHit]:
-    """Of the memories a request to forget lists by a topic of two words or more, those saying
-    a word of it before its last (the last names what kind of thing it is, the words before
-    which one), or close to it in meaning (`FORGET_MEANT`). "pls delete the thing about my
-    insurance date", the insurance date never kept, listed "ellie and sam moved their date!!
-    now 21 june" by "date" (0.36 in meaning), and the tenth blind probe's assistant deleted
-    the booking; "forget about my knee injury" still lists "i have a torn meniscus in my left
-    knee", and "delete my wife's birthday" "Lisa's birthday is May 3" (0.47)."""
-    words = [w for w in query_terms(topic) if w not in STOPWORDS | VAGUE_WORDS]
-    if len(words) < 2:
-        return listed
-    counter = PhraseCounter(words[:-1])
-    return [
-        h
-        for h in listed
-        if any(counter.counts(" ".join([h.memory.content, *h.memory.entities])))
-        or (h.why.semantic or 0.0) >= FORGET_MEANT
-    ]
-
-
-def _saying_most(listed: list[SearchHit], topic: str) -> list[SearchHit]:
-    """Of the memories a request to forget lists, those saying the most words of its topic,
-    where one says two or more: "delete the IVF thing about Tom" listed the memory about IVF
-    and "Tom's off long-term sick", which says only "Tom" (a sixth blind probe's: both
-    deleted). "Forget everything about Tom" keeps every memory naming him."""
+def _saying_the_topic(listed: list[SearchHit], topic: str) -> list[SearchHit]:
+    """Of the memories a request to forget lists by a topic of two words or more:
+    - those saying a word of it before its last (the last names what kind of thing it is, the
+      words before which one), or close to it in meaning (`FORGET_MEANT`): "pls delete the
+      thing about my insurance date", the insurance date never kept, listed "ellie and sam
+      moved their date!! now 21 june" by "date" (0.36 in meaning), and the tenth blind
+      probe's assistant deleted the booking; "forget about my knee injury" still lists "i
+      have a torn meniscus in my left knee", and "delete my wife's birthday" "Lisa's birthday
+      is May 3" (0.47);
+    - of those, the ones saying the most of its words, where one says two or more: "delete the
+      IVF thing about Tom" listed the memory about IVF and "Tom's off long-term sick", which
+      says only "Tom" (a sixth blind probe's: both deleted).
+    "Forget everything about Tom" keeps every memory naming him."""
     words = [w for w in query_terms(topic) if w not in STOPWORDS | VAGUE_WORDS]
     if len(words) < 2 or not listed:
         return listed
     counter = PhraseCounter(words)
-    said = [
-        sum(n > 0 for n in counter.counts(" ".join([h.memory.content, *h.memory.entities])))
-        for h in listed
+    said = {h.memory.id: _said_in(counter, h) for h in listed}
+    kept = [
+        h for h in listed if any(said[h.memory.id][:-1]) or (h.why.semantic or 0.0) >= FORGET_MEANT
     ]
-    most = max(said)
-    return listed if most < 2 else [h for h, n in zip(listed, said, strict=True) if n == most]
+    most = max((sum(n > 0 for n in said[h.memory.id]) for h in kept), default=0)
+    if most < 2:
+        return kept
+    return [h for h in kept if sum(n > 0 for n in said[h.memory.id]) == most]
+
+
+def _said_in(counter: PhraseCounter, hit: SearchHit) -> list[int]:
+    """How often a memory says each of a topic's words, in its text or its names."""
+    return counter.counts(" ".join([hit.memory.content, *hit.memory.entities]))

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from engram.core.dates import written_dates
 from engram.core.index_terms import PhraseCounter, index_terms
 from engram.core.models import Memory, Status
-from engram.core.questions import is_plain_question
+from engram.core.questions import asks_no_memory, is_plain_question
 from engram.core.statement import TROUBLE
 from engram.core.text import STOPWORDS, query_terms
 from engram.core.word_forms import with_word_forms, word_units
@@ -47,15 +47,6 @@ _TROUBLE = re.compile(rf"\b(?:{TROUBLE}|(?:doesn'?t|does not|isn'?t|is not) work
 # z 5-8 from their answers ("when does the fixed rate run out on the clifton one"), and its
 # world questions sharing no word, or asking an opinion, up to 6.4.
 QUESTION_MEANT_Z = 5.0
-# What asks an opinion, advice or work, not what was told: "what do u reckon, are letting
-# agents worth it", "is it normal for a 9 yr old to get heel pain", "can you figure out miles
-# from joplin to laredo" (the store holding Joplin), a comparison.
-_OPINION = re.compile(
-    r"\b(?:reckon|think|worth|opinion|normal|legal|advice|recommend|suggest|should|best|better|"
-    r"how (?:do|can|does|did) (?:i|you|we|one)|how to|than|vs|versus)\b"
-    r"|^\W*(?:(?:hey|hi|ok|okay|so|pls|please)\W+)*(?:can|could|would|will) (?:you|u)\b",
-    re.IGNORECASE,
-)
 
 
 class StoreLookups:
@@ -91,12 +82,9 @@ class StoreLookups:
         """Whether one of the `most` memories the text index ranks best for `text` holds its
         words (stopwords aside), each in any of its forms: `every` one, or all of two and all
         but one of more."""
-        asked_words = [t for t in query_terms(text) if not _says_nothing(t)]
+        asked_words, terms = _asked(text)
         if not asked_words or (len(asked_words) < 2 and not every):
             return False
-        # a word in any of its forms: "tues" of "tuesdays" (a probe's "is italian tues or weds
-        # now?")
-        terms = with_word_forms(asked_words, leave_out=STOPWORDS)
         units = word_units(terms)
         found = self.ctx.store.text_search(terms, Filter(), most)
         counter = PhraseCounter(terms)
@@ -112,7 +100,10 @@ class StoreLookups:
         a word with it: "who's living in number 7 now?" of "no 7 finally let!! couple called
         Tom & Aisha" (a ninth blind probe's, none). Not a question of opinion or advice; false
         without a model."""
-        if not is_plain_question(question) or _OPINION.search(question):
+        # two words at least: a name alone asks the world as well ("Where is Porto?", the
+        # mother living there)
+        words, terms = _asked(question)
+        if len(words) < 2 or not is_plain_question(question) or asks_no_memory(question):
             return False
         vector = self.ctx.text_vector(question)
         calibration = None if vector is None else self.ctx.calibration(vector, question)
@@ -123,14 +114,8 @@ class StoreLookups:
         best = self.ctx.store.vector_search(vector, live, 1)
         if not best or calibration.z(best[0].relevance) < QUESTION_MEANT_Z:
             return False
-        # two words at least: a name alone asks the world as well ("Where is Porto?", the
-        # mother living there)
-        words = [t for t in query_terms(question) if not _says_nothing(t)]
-        terms = with_word_forms(words, leave_out=STOPWORDS)
         memory = self.ctx.store.get_many([best[0].id])
-        return (
-            len(words) > 1 and bool(memory) and any(PhraseCounter(terms).counts(memory[0].content))
-        )
+        return bool(memory) and any(PhraseCounter(terms).counts(memory[0].content))
 
     def told_of(self, statement: str) -> bool:
         """Whether the store holds what `statement` speaks of: someone it names (typed in
@@ -202,6 +187,13 @@ class StoreLookups:
             return []
         held = self.ctx.store.term_counts(wanted, 1).counts
         return [name for name, terms in words.items() if terms and all(held.get(w) for w in terms)]
+
+
+def _asked(text: str) -> tuple[list[str], list[str]]:
+    """The words of `text` that say something, and those words in each of their forms ("tues"
+    of "tuesdays": a probe's "is italian tues or weds now?")."""
+    words = [t for t in query_terms(text) if not _says_nothing(t)]
+    return words, with_word_forms(words, leave_out=STOPWORDS)
 
 
 def _says_nothing(word: str) -> bool:
