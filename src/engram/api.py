@@ -204,8 +204,8 @@ class Engram:
         return self._app.memories.save(Draft(content=draft) if isinstance(draft, str) else draft)
 
     def save_many(self, drafts: Sequence[Draft]) -> list[Memory]:
-        """Bulk import in one transaction (all or nothing; on JSONL one append, and a crash
-        in the middle of it keeps the lines written whole before it, docs/reliability.md).
+        """Bulk import in one transaction (all or nothing; on JSONL one append, which a crash
+        in the middle of leaves out whole, docs/reliability.md).
         Unlike `save`, it looks for nothing stored: a repeat of a memory is saved again, to be
         merged by consolidation (its same-words clusters, docs/consolidation.md)."""
         return self._app.memories.save_many(drafts)

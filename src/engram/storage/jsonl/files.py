@@ -8,7 +8,12 @@
   everything when the file was replaced (another process compacted it) or shrank. `position`
   and `resume` carry that over to another process (`snapshot`), which checks the digest first.
 * Appends are one `write` of whole lines, then `fsync`, before the caller acknowledges; a
-  failed append is truncated away, so a line is either whole or absent.
+  failed append is truncated away, so a line is either whole or absent. A write of several
+  lines (a merge: the originals archived and the merged memory made active) is also whole or
+  absent when the process is killed in it: it first leaves where it starts in a batch record
+  (fsynced), and a reader that finds the file ended inside it sets the whole write aside
+  (`unfinished_batch`). The kernel stops a write to a file part-way for a kill, page by page,
+  and without this the originals stayed archived beside no merged memory.
 * `rewrite` replaces a file atomically: temporary file, fsync, rename, fsync of the directory.
 """
 
@@ -28,6 +33,7 @@ from typing import Any
 
 from engram.atomic import (
     PRIVATE_FILE_MODE,
+    fsync_dir,
     private_if_new,
     remove_stale_temporaries,
     replacing,
@@ -120,6 +126,7 @@ class Chunk:
 
     reset: bool
     lines: list[tuple[int, bytes]] = field(default_factory=list)
+    unfinished: bool = False  # the file ends in a write of several lines that did not finish
 
 
 _SAMPLE = 4096  # bytes before the read offset compared on every read (see LineFile)
@@ -168,6 +175,68 @@ def _read_head(path: Path) -> bytes:
         return head_path(path).read_bytes()
     except OSError:
         return b""
+
+
+_BATCH_BYTES = 96
+_BEFORE_BATCH = 64  # bytes before a batch whose digest its record holds
+
+
+def batch_path(path: Path) -> Path:
+    """Where a write of several lines says where it starts until it is done (`LineFile`)."""
+    return path.with_name(f".{path.name}.batch")
+
+
+def _batch_record(ino: int, start: int, end: int, before: bytes) -> bytes:
+    digest = hashlib.blake2b(before, digest_size=8).hexdigest()
+    return f"{ino} {start} {end} {digest}".ljust(_BATCH_BYTES).encode()
+
+
+def unfinished_batch(path: Path, fd: int, st: os.stat_result) -> int | None:
+    """Where the write of several lines that this file (open as `fd`) ends inside begins: its
+    record names this file (inode, and the digest of the bytes before it) and the file stops
+    after its start and before its end. None when the file holds no such write."""
+    try:
+        record = os.open(batch_path(path), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fields = os.read(record, _BATCH_BYTES).split()
+        ino, start, end = (int(f) for f in fields[:3])
+        digest = fields[3].decode()
+    except (OSError, ValueError, IndexError, UnicodeDecodeError):
+        return None  # a blank record (the last batch finished) or a torn one
+    finally:
+        os.close(record)
+    if ino != st.st_ino or not start < st.st_size < end:
+        return None
+    before = _read_all(fd, max(0, start - _BEFORE_BATCH), min(start, _BEFORE_BATCH))
+    return start if hashlib.blake2b(before, digest_size=8).hexdigest() == digest else None
+
+
+def clear_batch(path: Path) -> None:
+    """Blank the batch record: the write it names is done. Best effort and not fsynced: a
+    record left naming a finished write names a file that does not stop inside it."""
+    with contextlib.suppress(OSError):
+        fd = os.open(batch_path(path), os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.pwrite(fd, b" " * _BATCH_BYTES, 0)
+        finally:
+            os.close(fd)
+
+
+def _begin_batch(path: Path, fd: int, ino: int, start: int, end: int) -> None:
+    """Record, durably, that the bytes from `start` to `end` of the file are one write."""
+    before = _read_all(fd, max(0, start - _BEFORE_BATCH), min(start, _BEFORE_BATCH))
+    record = batch_path(path)
+    created = not record.exists()
+    bfd = os.open(record, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+    try:
+        os.pwrite(bfd, _batch_record(ino, start, end, before), 0)
+        os.fsync(bfd)
+    finally:
+        os.close(bfd)
+    if created:
+        fsync_dir(path.parent)
 
 
 @dataclass
@@ -256,7 +325,12 @@ class LineFile:
             if not stat.S_ISREG(st.st_mode):  # "[Errno 21] Is a directory", naming no file
                 kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
                 raise StoreError(f"cannot read {self.path}: it is {kind}")
-            reset = st.st_ino != self.ino or st.st_size < self.offset
+            # A write of several lines killed part-way is read up to where it began: none of
+            # it counts until the store sets it aside (`repair`).
+            moved = st.st_ino != self.ino or st.st_size != self.offset
+            cut = unfinished_batch(self.path, fd, st) if moved else None
+            size = st.st_size if cut is None else cut
+            reset = st.st_ino != self.ino or size < self.offset
             if not reset and self.offset:
                 # Another file under the same inode number (a compaction), or a hand edit that
                 # rewrote it in place: the bytes before our offset are not the ones we read.
@@ -269,17 +343,17 @@ class LineFile:
                 # next write undid the edit. Only the digest of all we read tells: the one the
                 # last Engram write left (it had read the file whole, checked the same way),
                 # or, when that does not vouch for this very file, the file's own.
-                new = _read_all(fd, self.offset, st.st_size - self.offset)
-                if not self._vouched(st, new):
+                new = _read_all(fd, self.offset, size - self.offset)
+                if cut is not None or not self._vouched(st, new):
                     reset = _prefix_digest(fd, self.offset).hexdigest() != self.consumed.hexdigest()
             if reset:
                 self.forget()
                 self.ino = st.st_ino
             self.mtime_ns = st.st_mtime_ns
-            if st.st_size == self.offset:
-                return Chunk(reset=reset)
+            if size == self.offset:
+                return Chunk(reset=reset, unfinished=cut is not None)
             if new is None or reset:
-                new = _read_all(fd, self.offset, st.st_size - self.offset)
+                new = _read_all(fd, self.offset, size - self.offset)
             data = new
             if not self.clean_end and not data.startswith(b"\n"):
                 # The last line, read without its newline, went on: a line was glued onto it
@@ -288,7 +362,7 @@ class LineFile:
                 # unquarantined (audit). Read whole again: the glued line is then a bad one.
                 self.forget()
                 self.ino, self.mtime_ns, reset = st.st_ino, st.st_mtime_ns, True
-                data = _read_all(fd, 0, st.st_size)
+                data = _read_all(fd, 0, size)
         finally:
             os.close(fd)
         if self.offset == 0 and data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -316,7 +390,7 @@ class LineFile:
         self.consumed.update(data)
         self.sample = (self.sample + data)[-_SAMPLE:]
         self.clean_end = not tail
-        return Chunk(reset=reset, lines=lines)
+        return Chunk(reset=reset, lines=lines, unfinished=cut is not None)
 
     def _vouched(self, st: os.stat_result, new: bytes) -> bool:
         """The file is what we read and then `new`: the last Engram write says it left this
@@ -332,6 +406,7 @@ class LineFile:
         if not body:
             return 0
         count = body.count(b"\n")
+        several = count > 1
         try:
             # A new file is private, as a SQLite store is: the memories' text (a probe found
             # a JSONL store readable by every user of the machine).
@@ -345,6 +420,8 @@ class LineFile:
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 body = b"\n" + body  # never glue a record onto a line left without its newline
             try:
+                if several:
+                    _begin_batch(self.path, fd, st.st_ino, size, size + len(body))
                 _write_all(fd, body)
                 os.fsync(fd)
                 written = os.fstat(fd)
@@ -353,6 +430,9 @@ class LineFile:
                 if isinstance(exc, OSError):
                     raise StoreError(f"cannot write {self.path}: {exc.strerror}") from exc
                 raise
+            finally:
+                if several:
+                    clear_batch(self.path)
         finally:
             os.close(fd)
         if self.ino is None:
@@ -424,6 +504,11 @@ def read_lines(path: Path) -> list[tuple[int, bytes]]:
         data = path.read_bytes()
     except FileNotFoundError:
         return []
+    return read_lines_of(data)
+
+
+def read_lines_of(data: bytes) -> list[tuple[int, bytes]]:
+    """The lines of a file's bytes, as `read_lines` numbers them."""
     pieces = data.split(b"\n")
     if pieces and not pieces[-1]:
         pieces.pop()

@@ -28,7 +28,7 @@ FORMAT = 1
 INDEX_SNAPSHOT = ".index.db"  # the index a closing process leaves for the next (`snapshot`)
 GITIGNORE = (
     "# Engram JSONL store: commit memories.jsonl, relations.jsonl, vectors.jsonl, meta.json\n"
-    ".lock\n.*.lock\nquarantine/\n.*.tmp\n.*.head\n"
+    ".lock\n.*.lock\nquarantine/\n.*.tmp\n.*.head\n.*.batch\n"
     "# the vault index: rebuilt from the vault by `engram index-ltm`\n"
     f"{LTM_DB}\n{LTM_DB}-*\nltm.jsonl\n"
     "# the search index of the files, kept to open faster: rebuilt from them when missing\n"
@@ -40,6 +40,7 @@ _LATER_IGNORES = (
     f"{LTM_DB}\n{LTM_DB}-*\n",
     f"{INDEX_SNAPSHOT}\n{INDEX_SNAPSHOT}.*\n",
     ".*.head\n",  # what the last write of each file left (files.py)
+    ".*.batch\n",  # where a write of several lines starts while it is written (files.py)
 )
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from engram.atomic import PRIVATE_FILE_MODE, fsync_dir
 from engram.clock import system_clock
 from engram.errors import StoreError
-from engram.storage.jsonl.files import LineFile, read_lines
+from engram.storage.jsonl.files import LineFile, clear_batch, read_lines_of, unfinished_batch
 from engram.storage.jsonl.layout import MEMORIES, RELATIONS, VECTORS
 from engram.storage.jsonl.records import BadLine, decode_memory, decode_relation
 from engram.storage.jsonl.vectors import decode_vector
@@ -29,15 +29,19 @@ DECODERS: dict[str, Callable[[bytes], object]] = {
 
 
 def quarantine_bad_lines(folder: Path, files: Sequence[LineFile], names: Collection[str]) -> None:
-    """Rewrite each of `files` named in `names` without the lines that do not decode, after
-    copying those to the store's quarantine folder. Runs under the exclusive lock."""
+    """Rewrite each of `files` named in `names` without the lines that do not decode, and
+    without a write of several lines that did not finish, after copying those to the store's
+    quarantine folder. Runs under the exclusive lock."""
     stamp = system_clock().strftime("%Y%m%dT%H%M%S.%fZ")
     for file in files:
         if file.name not in names:
             continue
+        lines, unfinished = _lines_and_unfinished(file.path)
+        if unfinished:
+            _set_aside_unfinished(folder, file, stamp, [raw for _, raw in lines], unfinished)
         good: list[bytes] = []
         bad: list[tuple[int, bytes, str]] = []
-        for number, raw in read_lines(file.path):
+        for number, raw in lines:
             if not raw.strip():
                 continue
             try:
@@ -64,6 +68,37 @@ def quarantine_bad_lines(folder: Path, files: Sequence[LineFile], names: Collect
             logging.getLogger(__name__).warning(
                 "%s line %d is unreadable (%s): moved it to %s", file.path, number, reason, target
             )
+
+
+def _lines_and_unfinished(path: Path) -> tuple[list[tuple[int, bytes]], list[bytes]]:
+    """The file's numbered lines before a write of several lines that did not finish, and
+    that write's lines (none when there is no such write)."""
+    try:
+        with path.open("rb") as f:
+            start = unfinished_batch(path, f.fileno(), os.fstat(f.fileno()))
+            data = f.read()
+    except FileNotFoundError:
+        return [], []
+    if start is None:
+        return read_lines_of(data), []
+    return read_lines_of(data[:start]), [raw for raw in data[start:].split(b"\n") if raw.strip()]
+
+
+def _set_aside_unfinished(
+    folder: Path, file: LineFile, stamp: str, before: list[bytes], unfinished: list[bytes]
+) -> None:
+    """Copy the write that did not finish to the quarantine, then rewrite the file as it was
+    before it (`before`: its lines, bad ones too, which the caller then sets aside)."""
+    target = _quarantine(folder / "quarantine", f"{file.name}.{stamp}.unfinished", unfinished)
+    file.rewrite(before)
+    clear_batch(file.path)
+    logging.getLogger(__name__).warning(
+        "%s ended in a write of %d lines that did not finish (the process writing it was "
+        "stopped): none of it counts; moved it to %s",
+        file.path,
+        len(unfinished),
+        target,
+    )
 
 
 _MERGE_MARKER = re.compile(rb"^(<{7}|={7}|>{7}|\|{7})(\s|$)")

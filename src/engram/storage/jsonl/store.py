@@ -40,7 +40,7 @@ from engram.storage.columns import FIELD_WEIGHTS, FieldWeights
 from engram.storage.jsonl import compaction, orphans, snapshot
 from engram.storage.jsonl.delegation import index_read
 from engram.storage.jsonl.edges import apply_relations, held_under_another_id
-from engram.storage.jsonl.files import DirLock, LineFile, writable
+from engram.storage.jsonl.files import Chunk, DirLock, LineFile, writable
 from engram.storage.jsonl.layout import (
     AUDIT,
     MEMORIES,
@@ -300,6 +300,7 @@ class JSONLStore(JSONLVault):
             self._clear_counts()
             self._relations.forget()
             self._vectors.forget()
+        self._note_unfinished(MEMORIES, chunk)
         memories = decoded(MEMORIES, chunk.lines, decode_memory, self._bad)
         self._mem.count(memories)
         dropped = links_of_deleted(self._index, memories, self.vector_model)
@@ -312,6 +313,7 @@ class JSONLStore(JSONLVault):
         if rchunk.reset and self._rel.lines:  # replaced by another process: read afresh
             self._index.delete_relations([r.id for r in self._index.all_relations()])
             self._rel = Tally()
+        self._note_unfinished(RELATIONS, rchunk)
         relations = decoded(RELATIONS, rchunk.lines, decode_relation, self._bad)
         self._rel.count(relations)
         apply_relations(self._index, relations)
@@ -319,10 +321,16 @@ class JSONLStore(JSONLVault):
         if vchunk.reset and self._vec.lines:  # replaced by another process: read afresh
             self._index.delete_vectors([m.id for m in every_memory(self._index)])
             self._vec = Tally()
+        self._note_unfinished(VECTORS, vchunk)
         vectors = decoded(VECTORS, vchunk.lines, decode_vector, self._bad)
         self._vec.count(vectors)
         apply_vectors(self._index, vectors, self.vector_model)
         self._links_waiting |= links_waiting(self._index, relations, vectors, dropped)
+
+    def _note_unfinished(self, name: str, chunk: Chunk) -> None:
+        """A write of several lines killed part-way is set aside as bad lines are."""
+        if chunk.unfinished:
+            self._bad.append((name, 0, "a write of several lines that did not finish"))
 
     def _read_links_again(self) -> None:
         """The links whole again: a memory came back (quarantined, or tombstoned by hand) while
