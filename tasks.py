@@ -78,8 +78,10 @@ def test() -> None:
     ensure_browser()
     run(BIN / "ruff", "check", "src", "tests", "bench", "tasks.py")
     run(BIN / "mypy")
-    # pytest exits 5 when it collects nothing: treat that as a failure too.
-    run(BIN / "python", "-m", "pytest", *sys.argv[2:])
+    # pytest exits 5 when it collects nothing: treat that as a failure too. The tests run in
+    # two worker processes (`-n 0` among the arguments runs them in this one).
+    workers = ["-n", "2", "--dist", "worksteal"]
+    run(BIN / "python", "-m", "pytest", *workers, *sys.argv[2:])
 
 
 def main() -> None:

@@ -26,6 +26,10 @@ def _hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _shared_cache: Pa
     for key in [k for k in os.environ if k.startswith(("ENGRAM_", "CORTEXGRAPH_"))]:
         monkeypatch.delenv(key)
     monkeypatch.delenv("LTM_VAULT_PATH", raising=False)
+    # The console's width is the test's to set: a COLUMNS exported by the shell (or by a
+    # parallel runner's worker) wrapped the tables the CLI tests read.
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(_shared_cache))
