@@ -134,9 +134,19 @@ _WHO_THEY_ARE = re.compile(
 )
 
 
+# One of the user's people changing what the user takes or does: "my doctor switched me from
+# warfarin to apixaban" is news of "I take warfarin" (an eleventh blind probe's: no link, the
+# doctor's fact), as "I switched …" is.
+_CHANGED_THE_USER = re.compile(
+    r"\b(?:switched|moved|changed|transferred|put|taken|took)\s+(?:me|us)\s+"
+    r"(?:(?:back\s+|over\s+)?(?:from|to|onto|on|off)|up|down)\b",
+    re.IGNORECASE,
+)
+
+
 def _of_someone_else(text: str) -> bool:
     said = unlabelled(text)
-    if _WHO_THEY_ARE.match(said) is not None:
+    if _WHO_THEY_ARE.match(said) is not None or _CHANGED_THE_USER.search(said) is not None:
         return False
     return of_someone_close(said) or (
         opening_name(text) != "" and _NAMED_THEN_DONE.match(said) is not None
