@@ -79,6 +79,8 @@ def says_a_change(text: str) -> bool:
 _REPLACED = re.compile(
     r"\b(?:switched|migrated|migrating|relocated|postponed|rescheduled|slipped|"
     r"no longer|any ?more|quit|gave up)\b"
+    # what the user was put off by someone: "the cardiologist took me off warfarin"
+    r"|\b(?:took|taken|taking)\s+(?:me|us)\s+off\b"
     # one thing for another: "I replaced my Civic with a Tesla"; not a part of a thing ("I
     # replaced the battery in my Civic", "…the tires on the Civic with winter tires": a probe)
     r"|\breplaced\s+(?:(?!in\b|on\b|of\b|for\b)[\w'-]+\s+){1,4}?(?:with|by)\b"
