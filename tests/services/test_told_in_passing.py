@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from engram import Engram
 
 
@@ -98,6 +100,23 @@ def test_news_saved_without_its_report_still_supersedes_the_fact_it_changes(
     # a statement marking no change is saved without waiting, and links nothing
     other = mem.save("second shooter is Tamsin, she charges £300 a day")
     assert mem.relations(other.id) == []
+
+
+def test_news_linked_after_the_save_replaces_only_what_was_stored_before_it(mem: Engram) -> None:
+    """Linked on its own thread, news was compared with the store as it was by then: a fact
+    saved after it could be replaced by it, and whether it was depended on the threads'
+    timing (the same bench run gave two results). The linking thread is held here until the
+    later fact is written, as a busy machine holds it."""
+    old = mem.save("i charge £2400 for a full day package, £1200 for elopements")
+    mem.flush()
+    gate = threading.Event()
+    mem._app.context.news.submit(lambda later: gate.wait(30))
+    news = mem.save("raised prices for 2026: full day now £2800, elopements stay the same")
+    after = mem.save("for 2027 the full day package will be £2900, elopements £1400")
+    gate.set()
+    mem.flush()
+    assert [(r.type, r.from_id) for r in mem.relations(old.id)] == [("supersedes", news.id)]
+    assert [r for r in mem.relations(after.id) if r.from_id == news.id] == []
 
 
 def test_a_forget_naming_a_kind_of_thing_lists_only_what_says_which_one(mem: Engram) -> None:

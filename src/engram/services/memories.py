@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -174,7 +174,7 @@ class MemoryService:
             (memory,) = self._write([built], queue_vectors=near is None, by_time=by_time)
         if near is None:
             if may_be_news(memory.content) and save_report.reports_similar(self.ctx, False):
-                self.ctx.news.submit(lambda: self._link_news(memory))
+                self.ctx.news.submit(lambda later: self._link_news(memory, later))
             return SaveResult(memory=memory, action="saved", enrichment=added)
         try:
             found = near.result()  # before queueing: the background worker reuses the vector
@@ -196,16 +196,17 @@ class MemoryService:
             memory=memory, action="saved", enrichment=added, similar=similar, supersedes=replaced
         )
 
-    def _link_news(self, memory: Memory) -> None:
+    def _link_news(self, memory: Memory, later: Container[str]) -> None:
         """`save`'s supersede links for news saved without its report, on the linking thread
         (a tenth blind probe's "raised prices for 2026: full day now £2800" ranked below the
-        £2400 it replaced). Gone by then (deleted, merged), it links nothing."""
+        £2400 it replaced), to what was stored before it (not `later`). Gone by then
+        (deleted, merged), it links nothing."""
         if not self.ctx.store.get_many([memory.id]):
             return
         similar = save_report.similar_report(
             self.ctx, save_report.near(self.ctx, memory.content), memory.id
         )
-        replaced = save_report.supersede(self.ctx, memory, similar)
+        replaced = save_report.supersede(self.ctx, memory, similar, later)
         if replaced and self.on_supersede is not None:
             self.on_supersede(memory, replaced)
 
@@ -332,6 +333,7 @@ class MemoryService:
         if by_time:
             memories = with_implicit_episodes(self.ctx, memories)
         memories = in_episode_order(self.ctx.store, memories)
+        self.ctx.news.writing(m.id for m in memories)  # not replaced by news saved before
         self.ctx.store.insert(self.ctx.scheduled_many(memories))
         # Saved first, embedded second (just after this returns, see EmbeddingQueue): a crash in
         # between leaves a memory that text search finds and the next open embeds; never a

@@ -4,7 +4,7 @@ supersedes. Written over `Context`, for `MemoryService.save` (docs/consolidation
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from engram.core.disagreement import disagreement
 from engram.core.fact_values import fact_terms, holds_value, named_old_value, shared_terms
@@ -190,18 +190,21 @@ LIFE_FACTS_READ = 20
 LIFE_FACT_MIN_SIMILAR = 0.1
 
 
-def life_facts_replaced(ctx: Context, text: str, own_id: str = "") -> list[SimilarMemory]:
+def life_facts_replaced(
+    ctx: Context, text: str, own_id: str = "", skip: Container[str] = frozenset()
+) -> list[SimilarMemory]:
     """The stored statements of a life fact that `text` says anew, found by the fact's
     words, not by meaning: "I report to Rosa now" and "My manager is Dan Kim" are 0.20 alike,
     "Started a new job at Stripe this week" and "I work at Lumen Health" 0.15, far below any
     bar of meaning, and share no word (`core.keeping.life_fact_words`); from
     `LIFE_FACT_MIN_SIMILAR` up, most alike first. The value must be swapped for another
-    (`life_fact_replaced`)."""
+    (`life_fact_replaced`). Not those in `skip`."""
     words = life_fact_words(text)
     if not words:
         return []
     live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
-    found = [s.id for s in ctx.store.text_search(words, live, LIFE_FACTS_READ) if s.id != own_id]
+    read = ctx.store.text_search(words, live, LIFE_FACTS_READ)
+    found = [s.id for s in read if s.id != own_id and s.id not in skip]
     facts = [m for m in ctx.store.get_many(found) if life_fact_replaced(text, m.content)]
     alike = _alike(ctx, text, facts)
     replaced = [
@@ -212,7 +215,12 @@ def life_facts_replaced(ctx: Context, text: str, own_id: str = "") -> list[Simil
     return sorted(replaced, key=lambda old: -old.similarity)
 
 
-def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) -> list[str]:
+def supersede(
+    ctx: Context,
+    memory: Memory,
+    similar: Sequence[SimilarMemory],
+    skip: Container[str] = frozenset(),
+) -> list[str]:
     """A save that says something changed ("Correction: Lisa is no longer vegetarian")
     replaces the stored memory most like it that it is news about ("My wife Lisa is
     vegetarian"; `replaces_a_fact`), from `SUPERSEDE_SIMILAR` up, and the copies of that fact
@@ -223,12 +231,13 @@ def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) ->
     ("switched from badminton") replaces only one holding that value, where one is alike
     enough.
     The old memories stay: what held before is still a fact. The ids of the memories
-    superseded, most similar first."""
+    superseded, most similar first; none in `skip` (saved after `memory`)."""
     if not ctx.settings.save_supersedes:
         return []
     left = named_old_value(memory.content)
+    similar = [s for s in similar if s.id not in skip]
     replaced = facts_replaced(memory.content, similar) or life_facts_replaced(
-        ctx, memory.content, memory.id
+        ctx, memory.content, memory.id, skip
     )
     if not replaced:
         return []
@@ -258,6 +267,7 @@ def supersede(ctx: Context, memory: Memory, similar: Sequence[SimilarMemory]) ->
     taken = {memory.id, *(old.id for old in replaced)}  # the fact among them
     replaced += _copies_of(ctx, fact, memory, left, taken)
     replaced += _news_since(ctx, memory, replaced, left)
+    replaced = [old for old in replaced if old.id not in skip]  # found by their look-ups too
     for old in replaced:
         ctx.store.add_relation(
             Relation(
