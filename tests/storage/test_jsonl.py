@@ -946,6 +946,7 @@ CUT_SHORT = textwrap.dedent(
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not hasattr(signal, "SIGXFSZ"), reason="file size limits are POSIX")
 def test_a_write_of_several_lines_killed_part_way_counts_for_none_of_them(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -42,6 +42,10 @@ class SavedAfter:
         with self._lock:
             return ident in self._ids
 
+    def add(self, ids: set[str]) -> None:
+        """Called with the lock held (`NewsLinks.writing`)."""
+        self._ids |= ids
+
 
 class NewsLinks:
     def __init__(self) -> None:
@@ -77,7 +81,7 @@ class NewsLinks:
             if self._open:
                 written = set(ids)
                 for later in self._open:
-                    later._ids |= written
+                    later.add(written)
 
     def wait(self) -> None:
         """Return once every link asked for so far is made (at once on the linking thread and
