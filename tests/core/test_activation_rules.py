@@ -1625,6 +1625,9 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
         ("I take warfarin, 5mg", "my doctor switched me from warfarin to apixaban", 0.6, True),
         ("I take warfarin, 5mg", "my dad switched from warfarin to apixaban", 0.6, False),
         ("I take warfarin, 5mg", "the cardiologist took me off warfarin", 0.6, True),
+        # ...or put them on something else in its place; "instead of" alone is said of anything
+        ("I take warfarin, 5mg", "my GP put me on apixaban instead of warfarin", 0.6, True),
+        ("I make my own lunch every day", "I ordered lunch instead of making it", 0.6, False),
         # ... nor one person's news of another's fact (a helper's probe: each was linked, and
         # search put the news first for the other person's question)
         ("Mom smokes about ten cigarettes a day", "Dad quit smoking", 0.6, False),

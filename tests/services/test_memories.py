@@ -674,6 +674,19 @@ def test_news_saved_by_save_supersedes_the_fact_it_replaces(mem: Engram, clock: 
     assert not mem.relations(plain.id)
 
 
+def test_put_on_one_thing_instead_of_another_replaces_only_the_fact_holding_it(
+    mem: Engram,
+) -> None:
+    """An eleventh blind probe's: "my GP put me on apixaban instead of warfarin" replaced
+    nothing, and warfarin stood as the drug taken; only the fact naming warfarin is news."""
+    warfarin = mem.save("I take warfarin, 5mg every evening")
+    metformin = mem.save("I take metformin for my diabetes")
+    news = mem.save("my GP put me on apixaban instead of warfarin")
+    linked = [(r.from_id, r.to_id) for r in mem.relations(news.id) if r.type == "supersedes"]
+    assert linked == [(news.id, warfarin.id)]
+    assert not mem.relations(metformin.id)
+
+
 def test_a_change_lists_as_similar_no_memory_it_could_not_replace(mem: Engram) -> None:
     """A coding assistant's probe: a note saying "instead" was compared down to what unrelated
     text looks like, and listed memories at 0.22-0.27 as saying nearly the same."""

@@ -38,6 +38,20 @@ _LEFT_OLD = re.compile(
 )
 
 
+# One put on a thing in place of another, by someone or by the user: "my GP put me on apixaban
+# instead of warfarin" leaves warfarin (an eleventh blind probe's: nothing was replaced). Not
+# "instead of" alone, which chat says of anything ("order lunch instead of making it",
+# REALTALK; `core.keeping` reads this as a change too).
+PUT_ON_INSTEAD = (
+    r"\b(?:put|switched|moved|changed|started|got)\s+(?:me|us)\s+(?:on|onto)\s+"
+    r"(?:[\w'.+#-]+\s+){1,4}?instead\s+of\s+"
+)
+_PUT_ON_OLD = re.compile(
+    # its first word only: "instead of warfarin last month" is of warfarin
+    PUT_ON_INSTEAD + r"(?:the\s+|my\s+|our\s+)?(?P<old>[\w'.+#-]+)",
+    re.IGNORECASE,
+)
+
 # A preference turned from one thing to another: "I prefer tea over coffee these days" leaves
 # coffee. Only a word or two on each side: "prefer" starts a clause of its own.
 _NOT_OF_A_THING = (
@@ -75,6 +89,7 @@ def named_old_value(text: str) -> str | None:
         or _LEFT_OLD.search(said)
         or _PREFERS_OVER.search(said)
         or _DROPPED_OLD.search(said)
+        or _PUT_ON_OLD.search(said)
     )
     return _given_up(said) if found is None else found.group("old")
 

@@ -11,6 +11,7 @@ from engram.core.disagreement import sides_swapped
 from engram.core.fact_values import (
     LEFT_FROM,
     MARKS,
+    PUT_ON_INSTEAD,
     affirms_value,
     corrected_to,
     fact_terms,
@@ -81,6 +82,8 @@ _REPLACED = re.compile(
     r"no longer|any ?more|quit|gave up)\b"
     # what the user was put off by someone: "the cardiologist took me off warfarin"
     r"|\b(?:took|taken|taking)\s+(?:me|us)\s+off\b"
+    # ...or put on something else: "my GP put me on apixaban instead of warfarin"
+    r"|" + PUT_ON_INSTEAD +
     # one thing for another: "I replaced my Civic with a Tesla"; not a part of a thing ("I
     # replaced the battery in my Civic", "…the tires on the Civic with winter tires": a probe)
     r"|\breplaced\s+(?:(?!in\b|on\b|of\b|for\b)[\w'-]+\s+){1,4}?(?:with|by)\b"
