@@ -1628,6 +1628,59 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
         # ...or put them on something else in its place; "instead of" alone is said of anything
         ("I take warfarin, 5mg", "my GP put me on apixaban instead of warfarin", 0.6, True),
         ("I make my own lunch every day", "I ordered lunch instead of making it", 0.6, False),
+        # what will not happen after all, and who is in whose place (a twelfth blind probe's:
+        # none was linked, and the plan, the gym and Ben answered first)
+        (
+            "Miso has a vet checkup on Friday at 4pm",
+            "the vet cancelled Miso's checkup friday, need to rebook",
+            0.82,
+            True,
+        ),
+        (
+            "booked a table at Nopa for saturday 8pm, 4 people",
+            "actually cancel Nopa, we're going to Marta's place instead",
+            0.43,
+            True,
+        ),
+        (
+            "I go to the gym at FitLife on 5th avenue, monday wednesday friday",
+            "I cancelled my FitLife membership, now I just run in the park",
+            0.54,
+            True,
+        ),
+        (
+            "Ben from accounting helps me with expense reports",
+            "Lisa replaced Ben in accounting",
+            0.56,
+            True,
+        ),
+        ("Dana is the team lead for Atlas", "Omar took over from Dana as team lead", 0.5, True),
+        # ... but a cancellation naming nothing the fact does is chat's ("They all cancelled",
+        # REALTALK's turns: each replaced an unrelated one)
+        ("What happened to them in the end?", "They all cancelled on me", 0.5, False),
+        ("It's going well, thanks", "I had to go cancel because of the weather", 0.45, False),
+        ("My flight to Rome is on Friday", "my flight to Rome got cancelled", 0.7, True),
+        # ... a move told with how it went ("finally" names nothing moved)
+        (
+            "my friend Jake lives in Chicago",
+            "Jake: hey man, big news, we finally moved to Denver last weekend!",
+            0.57,
+            True,
+        ),
+        # ... another kind of the thing preferred, as news; not another thing, nor the same kind
+        (
+            "I prefer aisle seats on long flights",
+            "I changed my mind, I prefer window seats now so I can sleep",
+            0.5,
+            True,
+        ),
+        ("I prefer aisle seats on long flights", "I prefer green tea now", 0.45, False),
+        (
+            "I prefer aisle seats on long flights",
+            "Actually I prefer aisle seats on short flights now",
+            0.6,
+            False,
+        ),
         # ... nor one person's news of another's fact (a helper's probe: each was linked, and
         # search put the news first for the other person's question)
         ("Mom smokes about ten cigarettes a day", "Dad quit smoking", 0.6, False),

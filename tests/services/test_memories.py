@@ -687,6 +687,20 @@ def test_put_on_one_thing_instead_of_another_replaces_only_the_fact_holding_it(
     assert not mem.relations(metformin.id)
 
 
+def test_a_plan_called_off_answers_after_its_cancellation(mem: Engram) -> None:
+    """A twelfth blind probe's: "the vet cancelled Miso's checkup friday" replaced nothing,
+    and the checkup answered "when is Miso's vet appointment?" first."""
+    for text in ("Our cat Miso is 7 years old", "vet is Dr. Greene at Paws & Claws"):
+        mem.save(text)
+    checkup = mem.save("Miso has a vet checkup on Friday at 4pm")
+    news = mem.save("the vet cancelled Miso's checkup friday, need to rebook")
+    mem.flush()  # linked just after the save returns (`services.news_links`)
+    linked = [(r.from_id, r.to_id) for r in mem.relations(news.id) if r.type == "supersedes"]
+    assert linked == [(news.id, checkup.id)]
+    found = [h.memory.id for h in mem.search("when is Miso's vet appointment?")]
+    assert found[:2] == [news.id, checkup.id]
+
+
 def test_a_change_lists_as_similar_no_memory_it_could_not_replace(mem: Engram) -> None:
     """A coding assistant's probe: a note saying "instead" was compared down to what unrelated
     text looks like, and listed memories at 0.22-0.27 as saying nearly the same."""

@@ -13,12 +13,15 @@ from engram.core.fact_values import (
     MARKS,
     PUT_ON_INSTEAD,
     affirms_value,
+    called_off,
+    calls_off,
     corrected_to,
     fact_terms,
     holds_value,
     named_new_value,
     named_old_value,
     preference_turned,
+    prefers_another_kind,
     stated_values,
     value_swapped,
 )
@@ -84,6 +87,10 @@ _REPLACED = re.compile(
     r"|\b(?:took|taken|taking)\s+(?:me|us)\s+off\b"
     # ...or put on something else: "my GP put me on apixaban instead of warfarin"
     r"|" + PUT_ON_INSTEAD +
+    # one person in another's place: "Lisa replaced Ben in accounting", "Omar took over from
+    # Dana" (a twelfth blind probe's: Ben still answered who does the expense reports)
+    r"|(?-i:[A-Z])[\w'-]+\s+(?:has\s+)?(?:replaced|took over from)\s+(?-i:[A-Z])[\w-]+"
+    r"(?![\w'’-])(?!\s+(?:with|by)\b)"
     # one thing for another: "I replaced my Civic with a Tesla"; not a part of a thing ("I
     # replaced the battery in my Civic", "…the tires on the Civic with winter tires": a probe)
     r"|\breplaced\s+(?:(?!in\b|on\b|of\b|for\b)[\w'-]+\s+){1,4}?(?:with|by)\b"
@@ -171,6 +178,7 @@ def may_be_news(text: str) -> bool:
         says_a_change(said)
         or _NOW.search(said) is not None
         or replaces_a_fact(said)
+        or calls_off(said)
         or _died(said) != ""
         or (_says_anew(said) and bool(attributes(said)))
         or moves_a_value(said)
@@ -222,6 +230,8 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
         return True
     if old and _turned_from(said, old):
         return True
+    if old and (says_a_change(said) or _NOW.search(said)) and prefers_another_kind(said, old):
+        return True
     if old and _turned_round(said, old):
         return True
     if old and _life_fact_anew(said, old):
@@ -232,7 +242,8 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
         return False
     if says_a_change(said) and similarity >= RESTATED_SIMILAR and _says_more(said, old):
         return True
-    return _REPLACED.search(said) is not None and not _another_life_fact(said, old)
+    replaced = _REPLACED.search(said) is not None or called_off(said, old)
+    return replaced and not _another_life_fact(said, old)
 
 
 # Where the clause of a change starts: "…; fix: noeviction on the queue Redis, and the cache
@@ -278,10 +289,14 @@ def _changes_something_else(text: str, old: str) -> bool:
         and w not in STOPWORDS
         and w not in MARKS
         and _SOMEONE.fullmatch(w) is None
+        and not _AN_ADVERB.fullmatch(w)
     }
     return bool(thing) and not thing & fact_terms(old)
 
 
+# how something was done, not what: "Jake: big news, we finally moved to Denver" named no
+# thing moved (a twelfth blind probe's: it replaced nothing)
+_AN_ADVERB = re.compile(r"\w{3,}ly")
 # the user's people, one by one or all together ("User and family moved to Boulder": a probe)
 _SOMEONE = re.compile(rf"(?:{RELATION}s?|famil(?:y|ies))", re.IGNORECASE)
 
