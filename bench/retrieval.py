@@ -282,6 +282,9 @@ def main() -> None:
     if args.postgres and not args.workdir and not os.environ.get("ENGRAM_BENCH_POSTGRES_URL"):
         # The embedded server's data would go with the temporary folder before it stops.
         parser.error("--postgres needs --workdir (or ENGRAM_BENCH_POSTGRES_URL)")
+    for data in args.data:  # a folder of sets, not a set, ran the sets before it, then failed
+        if not any(c.questions for c in load(data)):
+            parser.error(f"--data {data}: no conversation with questions in it")
     settings = parse_settings(args.set)
     report: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="engram-retrieval-") as tmp:

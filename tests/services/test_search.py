@@ -412,6 +412,20 @@ def test_a_spouse_asked_of_is_the_wife_or_husband_the_store_names(mem: Engram) -
     assert [h.memory.id for h in hits] == [h.memory.id for h in as_wife]
 
 
+def test_a_question_of_one_of_the_users_people_finds_nothing_of_the_others(mem: Engram) -> None:
+    """A twelfth blind probe's: "what's my brother's name?" and "who is my dentist?" found "my
+    mom's name is Helen…" first by meaning alone, where no brother and no dentist was stored;
+    an assistant would have answered with the mother's name."""
+    mom = mem.save("my mom's name is Helen and she lives in Leeds")
+    mem.save("I need to renew my driving licence")
+    cousin = mem.save("my cousin Raj is getting married in Goa in February")
+    mem.flush()
+    assert mem.search("what's my brother's name?") == []
+    assert mem.search("who is my dentist?") == []
+    assert [h.memory.id for h in mem.search("what's my mother called?")][:1] == [mom.id]
+    assert cousin.id in [h.memory.id for h in mem.search("what's my cousin's phone number?")]
+
+
 def test_a_question_of_the_user_alone_puts_the_users_own_facts_first(
     mem: Engram, clock: FixedClock
 ) -> None:

@@ -54,6 +54,7 @@ from engram.services.search_neighbours import (
 )
 from engram.services.search_query import (
     asked,
+    of_others_left_out,
     probe_sentences,
     text_rules,
     turns_meant,
@@ -312,6 +313,7 @@ class SearchService:
         shared = {s.id for s in lexical}
         near = self._without_short_pairs(near, meant, shared, seen)
         semantic, z_scores = self._standing_alone(near, shared, seen)
+        semantic, z_scores = of_others_left_out(text, semantic, z_scores, shared, seen)
         calibration = near.calibration
         stubs = {s.id: s for s in semantic} | {s.id: s for s in lexical}
 

@@ -29,6 +29,7 @@ from engram.core.index_terms import PhraseCounter
 from engram.core.kinds import kind_names
 from engram.core.meaning import Probe, unlike_the_query
 from engram.core.own_name import in_first_person, without_name
+from engram.core.people_asked import asked_of, of_others_only
 from engram.core.questions import (
     asks_an_amount,
     only_asks,
@@ -276,3 +277,20 @@ def words_first(
         return found
     scale = 0.99 * min(worded) / others
     return [(s, c if c.text else c._replace(relevance=c.relevance * scale)) for s, c in found]
+
+
+def of_others_left_out(
+    query: str, found: list[Stub], z: dict[str, float], shared: set[str], seen: SearchReads
+) -> tuple[list[Stub], dict[str, float]]:
+    """The matches by meaning `found` (and their `z`) less those matching by meaning alone
+    (sharing no word with the query: not in `shared`) that speak only of others of the user's
+    people than the one the query asks of (`core.people_asked`): "my mom's name is Helen" for
+    "what's my brother's name?"."""
+    asked = asked_of(query)
+    if asked is None:
+        return found, z
+    texts = seen.texts(s.id for s in found if s.id not in shared)
+    others = {i for i, t in texts.items() if of_others_only(asked, t.content)}
+    if not others:
+        return found, z
+    return [s for s in found if s.id not in others], {i: v for i, v in z.items() if i not in others}
