@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from tests.adapters.test_cli import ok, run, run_json, save
-from tests.support import signal_every_other_thread, through_a_fifo
+from tests.support import signal_another_thread, through_a_fifo
 
 from engram import Draft, Engram, FixedClock
 
@@ -488,7 +488,7 @@ def test_ctrl_c_on_another_thread_stops_a_scheduled_pipeline_between_runs(store:
         try:
             ready, _, _ = select.select([child.stdout], [], [], 60)  # never hang the suite
             assert ready and json.loads(child.stdout.readline())["dry_run"]  # the first run
-            signal_every_other_thread(child.pid, signal.SIGINT)
+            signal_another_thread(child.pid, signal.SIGINT)
             _, stderr = child.communicate(timeout=30)
         finally:
             child.kill()

@@ -33,7 +33,7 @@ import mcp_types as types
 import pytest
 from mcp.client import Client, ClientSession, IncomingMessage
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
-from tests.support import signal_every_other_thread
+from tests.support import signal_another_thread
 
 from engram import Engram
 from engram.config import load_settings
@@ -1409,7 +1409,7 @@ def _to_the_process(pid: int, signum: int) -> None:
         (_to_the_process, signal.SIGINT),
         (_to_the_process, signal.SIGTERM),
         pytest.param(
-            signal_every_other_thread,
+            signal_another_thread,
             signal.SIGINT,
             marks=pytest.mark.skipif(
                 not sys.platform.startswith("linux"), reason="sends to one thread with tgkill"

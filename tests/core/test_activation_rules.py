@@ -1667,6 +1667,14 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
             0.57,
             True,
         ),
+        # ... the user's news after a few words of their own, which is no one else's
+        (
+            "my manager is Karen Liu",
+            "reorg happened, I now report to Marcus Webb instead of Karen",
+            0.45,
+            True,
+        ),
+        ("My dad smokes a pack a day", "ugh, I quit smoking last year", 0.6, False),
         # ... another kind of the thing preferred, as news; not another thing, nor the same kind
         (
             "I prefer aisle seats on long flights",

@@ -120,7 +120,16 @@ _CALLED_BY_KIN = re.compile(r"^\W*(?-i:(Mom|Mum|Mama|Dad|Papa|Grandma|Nana|Grand
 
 
 def by_the_user(text: str) -> bool:
-    return _BY_THE_USER.match(unlabelled(text)) is not None
+    said = unlabelled(text)
+    lead = _LEAD.match(said)
+    return _BY_THE_USER.match(said) is not None or (
+        lead is not None and _BY_THE_USER.match(said[lead.end() :]) is not None
+    )
+
+
+# A few words before what the user says of themselves: "reorg happened, I now report to Marcus
+# Webb" (a twelfth blind probe's: read as no one's, it replaced nothing).
+_LEAD = re.compile(r"^\W*(?:[\w'’-]+\s+){0,2}[\w'’-]+\s*[,;:]\s+")
 
 
 # Who one of the user's people is, by name: "My new manager is Priya Shah" says whom the user
