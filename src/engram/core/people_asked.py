@@ -28,7 +28,8 @@ _MINE = re.compile(
     re.IGNORECASE,
 )
 
-_ONE_OF = {
+# The words for one person, one word each ("mom", "mum", "mother": "mother").
+_ONE_WORD = {
     **dict.fromkeys(("mom", "mum", "mother", "mama"), "mother"),
     **dict.fromkeys(("dad", "father", "papa"), "father"),
     **dict.fromkeys(("grandma", "grandmother", "nana"), "grandmother"),
@@ -38,11 +39,11 @@ _ONE_OF = {
     **dict.fromkeys(("neighbor", "neighbour"), "neighbour"),
     **dict.fromkeys(("dog", "puppy"), "dog"),
     **dict.fromkeys(("cat", "kitten"), "cat"),
-    **dict.fromkeys(("kid", "children", "baby"), "children"),
+    **dict.fromkeys(("kid", "children"), "children"),
     **dict.fromkeys(("grandkid", "grandchildren"), "grandchildren"),
     **dict.fromkeys(("fiance", "fiancé", "fiancee", "fiancée"), "fiance"),
     **dict.fromkeys(("partner", "spouse"), "partner"),
-    **dict.fromkeys(("friend", "roommate", "flatmate"), "friend"),
+    **dict.fromkeys(("roommate", "flatmate"), "roommate"),
     "sibling": "siblings",
     "grandparent": "grandparents",
     "parent": "parents",
@@ -50,14 +51,22 @@ _ONE_OF = {
 
 # The words for several people, and the people each may be.
 _MANY = {
-    "children": frozenset({"son", "daughter"}),
+    "children": frozenset({"son", "daughter", "baby"}),
     "parents": frozenset({"mother", "father"}),
     "siblings": frozenset({"brother", "sister"}),
     "grandparents": frozenset({"grandmother", "grandfather"}),
     "grandchildren": frozenset({"grandson", "granddaughter"}),
     "partner": frozenset({"wife", "husband", "girlfriend", "boyfriend", "fiance"}),
     "in-laws": frozenset({"mother", "father"}),
+    "friend": frozenset({"roommate"}),
 }
+
+
+def one_word(word: str) -> str:
+    """The one word for the person `word` names ("mum", "moms": "mother"); `word` itself,
+    lowered, where it has no other."""
+    said = re.sub(r"\s+", " ", word.lower())
+    return _ONE_WORD.get(said) or _ONE_WORD.get(said.removesuffix("s")) or said
 
 
 def people_named(text: str) -> frozenset[str] | None:
@@ -70,8 +79,7 @@ def people_named(text: str) -> frozenset[str] | None:
     for m in _MINE.finditer(text):
         if m["theirs"]:
             return None
-        word = re.sub(r"\s+", " ", m["who"].lower())
-        found.add(_ONE_OF.get(word, _ONE_OF.get(word.rstrip("s"), word)))
+        found.add(one_word(m["who"]))
     return frozenset(found)
 
 
@@ -85,7 +93,9 @@ def asked_of(query: str) -> str | None:
 def of_others_only(asked: str, memory: str) -> bool:
     """Whether `memory` names the user's people and none of them may be `asked`."""
     named = people_named(memory)
-    return bool(named) and not any(_may_be(asked, person) for person in named or ())
+    if not named:
+        return False
+    return not any(_may_be(asked, person) for person in named)
 
 
 def _may_be(asked: str, person: str) -> bool:

@@ -11,6 +11,7 @@ from engram.core.entities import extract_entities
 from engram.core.index_terms import index_term
 from engram.core.intent_words import KIN, RELATION
 from engram.core.message import OPENING_WORDS
+from engram.core.people_asked import one_word
 from engram.core.text import WORD, unlabelled
 
 # Who a statement is about, where it opens with them: the user ("I …"), or someone of theirs
@@ -83,7 +84,7 @@ def _one_kin(text: str, other: str) -> bool:
     found = [f for f in matched if f is not None]
     if len(found) < 2:
         return False
-    kin = {_ONE_KIN.get(f["kin"].lower(), f["kin"].lower()) for f in found}
+    kin = {one_word(f["kin"]) for f in found}
     told = {"thing" if f["thing"] else "theirs" if f["theirs"] else "them" for f in found}
     return len(kin) == 1 and told == {"thing", "them"}
 
@@ -103,19 +104,13 @@ def _kin(text: str) -> str:
     said = unlabelled(text)
     kin = _KIN_OF_THE_USER.match(said)
     if kin is not None:
-        return "" if kin["theirs"] else _ONE_KIN.get(kin["kin"].lower(), kin["kin"].lower())
+        return "" if kin["theirs"] else one_word(kin["kin"])
     called = _CALLED_BY_KIN.match(said)
-    return "" if called is None else _ONE_KIN[called[1].lower()]
+    return "" if called is None else one_word(called[1])
 
 
 # A parent or grandparent, called as by name: "Dad quit smoking" was news of "Mom smokes ten
-# a day" (a helper's probe). One word for each of them, however called.
-_ONE_KIN = {
-    **dict.fromkeys(("mom", "mum", "mother", "mama"), "mother"),
-    **dict.fromkeys(("dad", "father", "papa"), "father"),
-    **dict.fromkeys(("grandma", "grandmother", "nana"), "grandmother"),
-    **dict.fromkeys(("grandpa", "grandfather"), "grandfather"),
-}
+# a day" (a helper's probe); one word for each of them, however called (`one_word`).
 _CALLED_BY_KIN = re.compile(r"^\W*(?-i:(Mom|Mum|Mama|Dad|Papa|Grandma|Nana|Grandpa))\b(?!['’]s)")
 
 
