@@ -1667,6 +1667,39 @@ def test_a_near_restatement_with_any_mark_of_a_change_replaces_the_fact() -> Non
             0.57,
             True,
         ),
+        # ... as a team's notes say it (a thirteenth blind probe's: none was linked)
+        (
+            "We moved from Jest to Vitest because Jest was too slow with ESM",
+            "revert: back to Jest, Vitest broke our coverage reports",
+            0.7,
+            True,
+        ),
+        (
+            "Priya owns the billing service",
+            "Priya handed billing over to Tom, she's moving to the data team",
+            0.67,
+            True,
+        ),
+        (
+            "Integration tests: run `make itest`, needs docker running",
+            "Integration tests now run via `./scripts/itest.sh --parallel`, make itest was removed",
+            0.66,
+            True,
+        ),
+        (
+            "Decision: use Prisma as the ORM",
+            "We're replacing Prisma with Drizzle, all new code should use Drizzle",
+            0.45,
+            True,
+        ),
+        # ... and a day pushed to, not an image pushed to a registry
+        ("The launch is on June 3", "The launch got pushed to next week", 0.6, True),
+        (
+            "Deploys go through Jenkins pipeline 'atlas-deploy'",
+            "Docker images are pushed to ghcr.io/acme/atlas",
+            0.41,
+            False,
+        ),
         # ... the user's news after a few words of their own, which is no one else's
         (
             "my manager is Karen Liu",

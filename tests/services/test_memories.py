@@ -701,6 +701,19 @@ def test_a_plan_called_off_answers_after_its_cancellation(mem: Engram) -> None:
     assert found[:2] == [news.id, checkup.id]
 
 
+def test_a_change_of_two_things_at_once_replaces_the_fact_naming_them(mem: Engram) -> None:
+    """A thirteenth blind probe's: "Replaced ESLint and Prettier with Biome" left "ESLint and
+    Prettier", which "We use ESLint + Prettier for formatting" does not hold as written, so no
+    fact was replaced and the old tools answered first."""
+    old = mem.save("We use ESLint + Prettier for formatting")
+    mem.save("Pre-commit hooks run via husky")
+    mem.save("Python services use ruff")
+    news = mem.save("Replaced ESLint and Prettier with Biome, one tool for lint and format")
+    mem.flush()
+    linked = [(r.from_id, r.to_id) for r in mem.relations(news.id) if r.type == "supersedes"]
+    assert linked == [(news.id, old.id)]
+
+
 def test_a_change_lists_as_similar_no_memory_it_could_not_replace(mem: Engram) -> None:
     """A coding assistant's probe: a note saying "instead" was compared down to what unrelated
     text looks like, and listed memories at 0.22-0.27 as saying nearly the same."""

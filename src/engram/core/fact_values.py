@@ -268,6 +268,14 @@ def holds_value(text: str, value: str) -> bool:
     return bool(_held_at(text, value)[1])
 
 
+def holds_a_part(text: str, value: str) -> bool:
+    """`holds_value`, or of a value listing several things ("ESLint and Prettier"), one of
+    them: "Replaced ESLint and Prettier with Biome" left what "We use ESLint + Prettier for
+    formatting" holds (a thirteenth blind probe's: it was no candidate, and stayed first)."""
+    parts = re.split(r"\s*(?:,|\+|&|\band\b)\s*", value, flags=re.IGNORECASE)
+    return holds_value(text, value) or any(holds_value(text, part) for part in parts if part)
+
+
 def _held_at(text: str, value: str) -> tuple[list[str], list[int]]:
     """`text`'s index terms, and where `value`'s run of them starts among them."""
     wanted, held = index_terms(value), index_terms(text)

@@ -92,10 +92,11 @@ LIFE_EVENT = (
 SOMEONES_DATE = r"(?-i:\b[A-Z][\w-]+)'s (?:birthday|anniversary|due date|wedding) is\b(?=[^?]*$)"
 # A date that moved: "Ugh, the Harbor beta slipped to February 3", "the deadline got pushed
 # back to October 1" (none: a probe).
-# A day something was pushed to, with words between: "Okafor pushed the deadline to Nov 22" (a
-# blind probe's: none, and the old date first); a day after "to", not "pushed the fix to main".
+# A day something was pushed to, with words between or none: "Okafor pushed the deadline to Nov
+# 22" (a blind probe's: none, and the old date first), "pushed to next week"; a day after "to",
+# not "pushed the fix to main".
 DAY_PUSHED = (
-    r"\bpushed (?:[\w'-]+ ){1,5}?(?:back )?(?:to|until|till) (?:next |the )?"
+    r"\bpushed (?:[\w'-]+ ){0,5}?(?:back )?(?:to|until|till) (?:next |the )?"
     rf"(?:{WHEN}|may \d|(?:week|month|tomorrow)\b|\d)"
 )
 DATE_MOVED = (

@@ -93,10 +93,14 @@ _REPLACED = re.compile(
     r"(?![\w'’-])(?!\s+(?:with|by)\b)"
     # one thing for another: "I replaced my Civic with a Tesla"; not a part of a thing ("I
     # replaced the battery in my Civic", "…the tires on the Civic with winter tires": a probe)
-    r"|\breplaced\s+(?:(?!in\b|on\b|of\b|for\b)[\w'-]+\s+){1,4}?(?:with|by)\b"
+    r"|\breplac(?:ed|ing)\s+(?:(?!in\b|on\b|of\b|for\b)[\w'-]+\s+){1,4}?(?:with|by)\b"
     # ...a named thing where it stood: "We replaced Redis in payments-service with an
     # in-process cache" (a coding assistant's probe; "replaced" alone said it)
     r"|\breplaced\s+(?-i:[A-Z])[\w'.-]*\s+(?:in|on)\s+(?:[\w'-]+\s+){1,3}?(?:with|by)\b"
+    # as a team's notes say it: "revert: back to Jest", "Priya handed billing over to Tom",
+    # "make itest was removed" (a thirteenth blind probe's: none replaced the older note)
+    r"|\brevert(?:ed|ing)?\b|\brolled back\b|\bhand(?:ed|ing|s)? (?:[\w'-]+ ){0,3}?over to\b"
+    r"|\bhand(?:ed|ing) off\b|\b(?:was|were|been|got) (?:removed|deprecated|retired)\b"
     # "We dropped MySQL for PostgreSQL", "I started a new job at Northwind"; not "instead of",
     # "switching" or "is now", which REALTALK says of anything ("order lunch instead of making
     # it", "switching topics", "the way it is now")
@@ -107,7 +111,8 @@ _REPLACED = re.compile(
     # as a coding session says it: "Renamed app.settings to app.config", "Bumped the base image
     # to Python 3.12", "Upgraded PostgreSQL from 15 to 16", "…updated to localhost:8080" (a probe)
     r"|\b(?:renamed|bumped|upgraded|downgraded)\b|\bupdated (?:[\w'.:/-]+ ){0,4}?to\b"
-    r"|\bpushed (?:back|to)\b|" + DAY_PUSHED + r"|\bsold (?:my|our|the)\b"
+    # a day pushed to, not an image: "Docker images are pushed to ghcr.io" (the thirteenth probe)
+    r"|\bpushed back\b|" + DAY_PUSHED + r"|\bsold (?:my|our|the)\b"
     # a place left, by name; a title's "Left" is none ("The Left Hand of Darkness", a probe)
     r"|\b(?-i:left|leaving) (?-i:[A-Z])|^\W*(?-i:Left|Leaving) (?-i:[A-Z])"
     # an employer left against one's will, or for good: "I got laid off from Shopify"
@@ -294,8 +299,7 @@ def _changes_something_else(text: str, old: str) -> bool:
     return bool(thing) and not thing & fact_terms(old)
 
 
-# how something was done, not what: "Jake: big news, we finally moved to Denver" named no
-# thing moved (a twelfth blind probe's: it replaced nothing)
+# how, not what: "Jake: big news, we finally moved to Denver" (a twelfth blind probe's: no link)
 _AN_ADVERB = re.compile(r"\w{3,}ly")
 # the user's people, one by one or all together ("User and family moved to Boulder": a probe)
 _SOMEONE = re.compile(rf"(?:{RELATION}s?|famil(?:y|ies))", re.IGNORECASE)

@@ -7,7 +7,13 @@ from __future__ import annotations
 from collections.abc import Container, Sequence
 
 from engram.core.disagreement import disagreement
-from engram.core.fact_values import fact_terms, holds_value, named_old_value, shared_terms
+from engram.core.fact_values import (
+    fact_terms,
+    holds_a_part,
+    holds_value,
+    named_old_value,
+    shared_terms,
+)
 from engram.core.keeping import (
     life_fact_replaced,
     life_fact_words,
@@ -151,7 +157,7 @@ def facts_replaced(text: str, similar: Sequence[SimilarMemory]) -> list[SimilarM
         if (s.similarity >= SUPERSEDE_SIMILAR and left is None)
         or (
             left is not None
-            and holds_value(s.content, left)
+            and holds_a_part(s.content, left)
             and (s.similarity >= SUPERSEDE_SIMILAR or bool(attributes(s.content)))
         )
     ]
