@@ -714,6 +714,19 @@ def test_a_change_of_two_things_at_once_replaces_the_fact_naming_them(mem: Engra
     assert linked == [(news.id, old.id)]
 
 
+def test_a_value_moved_replaces_its_fact_however_unlike_the_rest(mem: Engram) -> None:
+    """A thirteenth blind probe's: "bumped Node to 22 today, update your nvm" stood at 0.37 to
+    "Environment: Node 18 LTS is required for the backend", below the similarity a replacement
+    needs, and Node 18 answered "what Node version do we need?" first."""
+    old = mem.save("Environment: Node 18 LTS is required for the backend")
+    mem.save("The dev server listens on port 3000")
+    mem.save("Package manager is pnpm, don't use npm install")
+    news = mem.save("bumped Node to 22 today, update your nvm")
+    mem.flush()
+    linked = [(r.from_id, r.to_id) for r in mem.relations(news.id) if r.type == "supersedes"]
+    assert linked == [(news.id, old.id)]
+
+
 def test_a_change_lists_as_similar_no_memory_it_could_not_replace(mem: Engram) -> None:
     """A coding assistant's probe: a note saying "instead" was compared down to what unrelated
     text looks like, and listed memories at 0.22-0.27 as saying nearly the same."""
