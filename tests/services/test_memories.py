@@ -701,30 +701,34 @@ def test_a_plan_called_off_answers_after_its_cancellation(mem: Engram) -> None:
     assert found[:2] == [news.id, checkup.id]
 
 
-def test_a_change_of_two_things_at_once_replaces_the_fact_naming_them(mem: Engram) -> None:
-    """A thirteenth blind probe's: "Replaced ESLint and Prettier with Biome" left "ESLint and
-    Prettier", which "We use ESLint + Prettier for formatting" does not hold as written, so no
-    fact was replaced and the old tools answered first."""
-    old = mem.save("We use ESLint + Prettier for formatting")
-    mem.save("Pre-commit hooks run via husky")
-    mem.save("Python services use ruff")
-    news = mem.save("Replaced ESLint and Prettier with Biome, one tool for lint and format")
+@pytest.mark.parametrize(
+    ("old", "news"),
+    [
+        # several things changed at once: the value left, "ESLint and Prettier", is not held
+        # as written ("ESLint + Prettier"), so the fact was no candidate
+        (
+            "We use ESLint + Prettier for formatting",
+            "Replaced ESLint and Prettier with Biome, one tool for lint and format",
+        ),
+        # a value moved, 0.37 alike to its fact: below the similarity a replacement needed
+        (
+            "Environment: Node 18 LTS is required for the backend",
+            "bumped Node to 22 today, update your nvm",
+        ),
+    ],
+)
+def test_a_teams_note_of_a_change_replaces_the_note_it_changes(
+    mem: Engram, old: str, news: str
+) -> None:
+    """A thirteenth blind probe's: neither news was linked, and the old tools and the old Node
+    version answered first."""
+    fact = mem.save(old)
+    for other in ("Pre-commit hooks run via husky", "The dev server listens on port 3000"):
+        mem.save(other)
+    saved = mem.save(news)
     mem.flush()
-    linked = [(r.from_id, r.to_id) for r in mem.relations(news.id) if r.type == "supersedes"]
-    assert linked == [(news.id, old.id)]
-
-
-def test_a_value_moved_replaces_its_fact_however_unlike_the_rest(mem: Engram) -> None:
-    """A thirteenth blind probe's: "bumped Node to 22 today, update your nvm" stood at 0.37 to
-    "Environment: Node 18 LTS is required for the backend", below the similarity a replacement
-    needs, and Node 18 answered "what Node version do we need?" first."""
-    old = mem.save("Environment: Node 18 LTS is required for the backend")
-    mem.save("The dev server listens on port 3000")
-    mem.save("Package manager is pnpm, don't use npm install")
-    news = mem.save("bumped Node to 22 today, update your nvm")
-    mem.flush()
-    linked = [(r.from_id, r.to_id) for r in mem.relations(news.id) if r.type == "supersedes"]
-    assert linked == [(news.id, old.id)]
+    linked = [(r.from_id, r.to_id) for r in mem.relations(saved.id) if r.type == "supersedes"]
+    assert linked == [(saved.id, fact.id)]
 
 
 def test_a_change_lists_as_similar_no_memory_it_could_not_replace(mem: Engram) -> None:
