@@ -17,8 +17,9 @@ from engram.core.text import short_query
 
 # Whose: the user's ("my", "our"), as an assistant writes it ("User's sister Ana").
 _WHOSE = r"(?:my|our|(?:the )?user's)"
-# …and a word that may stand between: "my older sister", "our new landlord".
-_THEIR = rf"{_WHOSE}\s+(?:\w+\s+)?"
+# …and a word that may stand between: "my older sister", "our new landlord" (`people_asked`
+# reads the user's people by it too).
+THEIR = rf"{_WHOSE}\s+(?:\w+\s+)?"
 # A name: capitalised words, one or two ("Ana", "Sarah Kim", "Dr. Silva" without its title).
 _NAME = r"(?-i:(?:(?:Mr|Mrs|Ms|Dr)\.? )?([A-Z][\w'-]+(?: [A-Z][\w'-]+)?))"
 # Capitalised words that are no name after a relation ("my husband I met in 2010").
@@ -27,13 +28,13 @@ _NOT_NAMES = frozenset({"i", "i'm", "i've", "i'd", "and", "but", "so", "the", "w
 
 # The user's people as a query names them: as memories do, or as a form asks ("Does my spouse
 # eat meat?" was asked of the user, a probe; no one writes "my spouse Priya").
-_ASKED = rf"(?:{RELATION}|spouse)"
+ASKED = rf"(?:{RELATION}|spouse)"
 
 
 def relations_asked(query: str) -> list[str]:
     """The user's people a query names by their place in the user's life ("my husband", "our
     landlord"), lower-cased, in order."""
-    found = re.findall(rf"\b{_THEIR}({_ASKED})\b", query, re.IGNORECASE)
+    found = re.findall(rf"\b{THEIR}({ASKED})\b", query, re.IGNORECASE)
     return list(dict.fromkeys(r.lower() for r in found))
 
 
@@ -65,9 +66,9 @@ def names_given(relation: str, texts: list[str]) -> list[str]:
     is my sister", "my sister's name is Ana"), in the order found."""
     rel = re.escape(relation)
     patterns = (
-        rf"\b{_THEIR}{rel}(?:'s name is|,)?\s+"
+        rf"\b{THEIR}{rel}(?:'s name is|,)?\s+"
         rf"(?:is\s+(?:called\s+|named\s+)?)?{_NAME}",
-        rf"{_NAME},?\s+(?:is\s+)?{_THEIR}{rel}\b",
+        rf"{_NAME},?\s+(?:is\s+)?{THEIR}{rel}\b",
         # as an assistant's notes give them: "Lives in Bristol with partner Dana", "Brother
         # Owen lives in Manchester" (a probe of such notes found no name for "my partner")
         rf"\bwith\s+{rel}\s+{_NAME}",
@@ -85,7 +86,7 @@ def names_given(relation: str, texts: list[str]) -> list[str]:
 def with_names(query: str, relation: str, names: list[str]) -> str:
     """`query` with the user's `relation` it names followed by their names: "what does my
     husband do" → "what does my husband Daan do", for a meaning that knows who is asked of."""
-    said = re.compile(rf"\b({_THEIR}{re.escape(relation)})\b", re.IGNORECASE)
+    said = re.compile(rf"\b({THEIR}{re.escape(relation)})\b", re.IGNORECASE)
     return said.sub(lambda m: f"{m.group(1)} {' or '.join(names)}", query, count=1)
 
 
@@ -94,7 +95,7 @@ def with_names(query: str, relation: str, names: list[str]) -> str:
 _THE_USER = re.compile(r"\b(?:i|my|mine|myself|we|our|user|user's)\b", re.IGNORECASE)
 # The user's people, as a query may name them ("grandkids", "the family" too).
 _ANY_RELATION = re.compile(
-    rf"\b(?:(?:grand|step|half-?)?{_ASKED}s?|family|families|grandchild(?:ren)?|household)\b",
+    rf"\b(?:(?:grand|step|half-?)?{ASKED}s?|family|families|grandchild(?:ren)?|household)\b",
     re.IGNORECASE,
 )
 # A memory whose first words say it is of one of the user's people: "User's sister Ana lives

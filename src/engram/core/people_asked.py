@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from engram.core.aliases import ASKED, THEIR
 from engram.core.intent_words import RELATION
 from engram.core.text import speaker_label
 
@@ -21,10 +22,9 @@ from engram.core.text import speaker_label
 # and another of them after it ("my wife's mom") it is someone else's person, and nothing is
 # told apart.
 _MINE = re.compile(
-    r"(?:\b(?:my|our|(?:the\s+)?user['’]s)\s+"
-    r"|\bi\s*(?:have|['’]ve)(?:\s+got)?\s+(?:a|an|one|two|three|four|\d+)\s+)"
-    rf"(?:[\w-]+\s+)?(?P<who>{RELATION}|spouse)s?\b"
-    rf"(?P<theirs>['’]s\s+(?:[\w-]+\s+)?(?:{RELATION})s?\b)?",
+    rf"(?:\b{THEIR}|\bi\s*(?:have|['’]ve)(?:\s+got)?\s+(?:a|an|one|two|three|four|\d+)\s+"
+    r"(?:[\w-]+\s+)?)"
+    rf"(?P<who>{ASKED})s?\b(?P<theirs>['’]s\s+(?:[\w-]+\s+)?(?:{RELATION})s?\b)?",
     re.IGNORECASE,
 )
 
