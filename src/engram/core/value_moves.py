@@ -45,8 +45,11 @@ _MONTH_NAME = (
     r"(?:january|february|march|april|june|july|august|september|october|november|december|"
     r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|may(?=\s+\d))\b"
 )
+# "the 21st", "21 March", "21 of March", and "March 21" / "May 4" (a probe's "flight changed:
+# now departing May 4" of "Flying to Tokyo on May 3" read no day before).
 _DAY_OF_MONTH = re.compile(
-    rf"\b(?P<n>[0-3]?\d)(?:st|nd|rd|th)\b|\b(?P<m>[0-3]?\d)\s+(?:of\s+)?{_MONTH_NAME}",
+    rf"\b(?P<n>[0-3]?\d)(?:st|nd|rd|th)\b|\b(?P<m>[0-3]?\d)\s+(?:of\s+)?{_MONTH_NAME}"
+    rf"|\b{_MONTH_NAME}\s+(?P<d>[0-3]?\d)\b(?![:.,]?\d)",
     re.IGNORECASE,
 )
 _TIME = re.compile(r"\b(?P<h>1[0-2]|0?\d)(?::(?P<min>\d\d))?\s?(?P<half>am|pm|a|p)\b", re.I)
@@ -63,7 +66,7 @@ def _weekdays(text: str) -> set[str]:
 
 
 def _days_of_month(text: str) -> set[str]:
-    return {found["n"] or found["m"] for found in _DAY_OF_MONTH.finditer(text)}
+    return {found["n"] or found["m"] or found["d"] for found in _DAY_OF_MONTH.finditer(text)}
 
 
 def _times(text: str) -> set[str]:
