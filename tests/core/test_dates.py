@@ -9,14 +9,13 @@ import pytest
 
 from engram.core.dates import (
     asks_of_a_month_alone,
-    asks_when,
     day_of,
     day_spans,
     named_days,
-    says_when,
     searched_of_a_day,
     without_written_dates,
 )
+from engram.core.time_asked import asks_when, says_when
 
 TODAY = date(2024, 1, 26)  # a Friday
 
@@ -153,6 +152,12 @@ def test_a_question_of_the_past_names_the_days_of_a_month_or_of_a_part_of_it() -
     assert asks_of_a_month_alone("What did I do at the end of August?")
     assert not asks_of_a_month_alone("What did I do at the gym in August?")
     assert not asks_of_a_month_alone("What did I do last march?")  # "march" as a word
+    # of one person named after its verb, or of the user's life (a fourteenth blind probe's)
+    assert asks_of_a_month_alone("What was Wen up to in April 2026?")
+    assert asks_of_a_month_alone("What was Carmen dealing with in January 2026?")
+    assert asks_of_a_month_alone("What happened in the user's life in September 2025?")
+    assert not asks_of_a_month_alone("What was going on with Maya's health in March 2026?")
+    assert not asks_of_a_month_alone("What did I do in Paris in August?")  # a place, not who
     assert span("What did I do in may?") is None  # "may" as a word, not a month
 
 
@@ -246,7 +251,7 @@ def test_a_query_is_searched_by_meaning_without_its_dates() -> None:
 
 
 def test_a_short_query_about_how_things_stand_now_is_read_as_one() -> None:
-    from engram.core.dates import asks_about_the_present
+    from engram.core.time_asked import asks_about_the_present
 
     for query in (
         "where does the user live now",

@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from engram.core.dates import looks_ahead, named_days, of_the_past
+from engram.core.dates import looks_ahead, named_days
+from engram.core.time_asked import of_the_past
 
 _COUNTS = {
     "a": 1,

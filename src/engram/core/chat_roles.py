@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engram.core.dates import asks_about_the_present, of_the_past
 from engram.core.text import ASSISTANT_LABELS, SECOND_PERSON, USER_LABELS
+from engram.core.time_asked import asks_about_the_present, of_the_past
 
 # A question asking for advice ("How should I treat my knee pain?") asks of the user's situation
 # and of the advice given before alike: the assistant's turns keep at least this share (lowered

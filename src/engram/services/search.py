@@ -17,10 +17,7 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.dates import (
-    asks_about_the_present,
-    day_phrases,
-)
+from engram.core.dates import day_phrases
 from engram.core.disagreement import disagreement
 from engram.core.meaning import (
     MeaningMatch,
@@ -39,6 +36,7 @@ from engram.core.ranking import (
 from engram.core.scoring import review_priority
 from engram.core.tastes import asks_for_a_suggestion
 from engram.core.text import STOPWORDS, query_terms, worded_query, words
+from engram.core.time_asked import asks_about_the_present
 from engram.core.timeutil import DAY
 from engram.core.word_forms import with_word_forms
 from engram.embeddings.background import background

@@ -16,11 +16,8 @@ from engram.config import Settings
 from engram.core.aliases import asks_of_the_user, of_someone_close, with_names
 from engram.core.dates import (
     asks_of_a_month_alone,
-    asks_when,
     only_dates,
-    says_when,
     searched_of_a_day,
-    without_asking_now,
     without_written_dates,
 )
 from engram.core.entities import extract_entities
@@ -47,6 +44,7 @@ from engram.core.text import (
     without_kind_label,
     words,
 )
+from engram.core.time_asked import asks_when, says_when, without_asking_now
 from engram.services.aliases import names_of_people_asked
 from engram.services.context import Context
 from engram.services.enrichment import names_in
