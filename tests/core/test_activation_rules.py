@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from engram.core.change_words import says_a_change
 from engram.core.entities import extract_entities
 from engram.core.fact_values import (
     affirms_value,
@@ -21,7 +22,7 @@ from engram.core.fact_values import (
 from engram.core.importance import importance
 from engram.core.intent import classify, classify_by_rules
 from engram.core.keep_request import memory_content
-from engram.core.keeping import life_fact_replaced, may_be_news, replaces_a_fact, says_a_change
+from engram.core.keeping import life_fact_replaced, may_be_news, replaces_a_fact
 from engram.core.message import plain
 from engram.core.models import MAX_STRENGTH
 from engram.core.questions import asks_about, thing_asked_of

@@ -731,6 +731,55 @@ def test_a_teams_note_of_a_change_replaces_the_note_it_changes(
     assert linked == [(saved.id, fact.id)]
 
 
+@pytest.mark.parametrize(
+    ("notes", "news", "replaced"),
+    [
+        # a standing choice read as an event, so the note beside it, a state, was replaced
+        (
+            ["Decision: use Prisma as the ORM", "Migrations live in prisma/migrations"],
+            "We're replacing Prisma with Drizzle, all new code should use Drizzle",
+            [0],
+        ),
+        # ...and "runs on" read as an event, so the staging note, a state, was replaced
+        (
+            ["Production runs on Heroku", "Staging app is atlas-staging on Heroku"],
+            "Migrated prod from Heroku to Fly.io in March",
+            [0],
+        ),
+    ],
+)
+def test_a_change_of_tool_replaces_the_standing_fact_not_the_note_beside_it(
+    mem: Engram, notes: list[str], news: str, replaced: list[int]
+) -> None:
+    """A thirteenth blind probe's: "replacing Prisma with Drizzle" replaced the migrations
+    note, not the ORM decision, and the move of prod from Heroku the staging note."""
+    saved_notes = [mem.save(note) for note in notes]
+    mem.save("Logs go to Datadog")
+    saved = mem.save(news)
+    mem.flush()
+    linked = {r.to_id for r in mem.relations(saved.id) if r.type == "supersedes"}
+    assert linked == {saved_notes[i].id for i in replaced}
+
+
+def test_a_change_made_again_takes_the_place_of_the_last_news_of_it(mem: Engram) -> None:
+    """A fourteenth blind probe's: "switched me again. Now on losartan" replaced only the
+    swelling it ended, more alike to it, and the amlodipine answered which pill is taken now."""
+    last = mem.save(
+        "Also, the pharmacist switched my blood pressure pill. I was on lisinopril, now it's "
+        "amlodipine 5mg because of the cough."
+    )
+    swelling = mem.save(
+        "My ankles have been swelling, by the way. You mentioned that with the new pill."
+    )
+    mem.save("Ruth signed us up for pickleball at the community center")
+    news = mem.save("Dr. Okonkwo switched me again. Now on losartan 50mg. The swelling is gone.")
+    mem.flush()
+    linked = {r.to_id for r in mem.relations(news.id) if r.type == "supersedes"}
+    assert linked == {last.id, swelling.id}
+    found = [h.memory.id for h in mem.search("which blood pressure medication am I on now?")]
+    assert found.index(news.id) < found.index(last.id)
+
+
 def test_a_change_lists_as_similar_no_memory_it_could_not_replace(mem: Engram) -> None:
     """A coding assistant's probe: a note saying "instead" was compared down to what unrelated
     text looks like, and listed memories at 0.22-0.27 as saying nearly the same."""

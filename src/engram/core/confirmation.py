@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engram.core.keeping import says_a_change
+from engram.core.change_words import says_a_change
 
 # Words that set something apart from what is confirmed.
 _APART = re.compile(

@@ -137,6 +137,24 @@ def called_off(text: str, old: str) -> bool:
     return bool((named - _LIGHT) & fact_terms(old))
 
 
+# A change said to be made again: "Dr. Okonkwo switched me again", "we moved again".
+_AGAIN = re.compile(
+    rf"\b(?P<verb>{_CHANGE_VERBS}|switch|move|change|swapped|replaced)\s+(?:[\w'-]+\s+){{0,2}}?"
+    r"again\b",
+    re.IGNORECASE,
+)
+
+
+def changed_again(text: str, old: str) -> bool:
+    """Whether `text` says a change was made again that `old` told the last time, by the same
+    verb: "switched me again. Now on losartan" of "the pharmacist switched my blood pressure
+    pill… now it's amlodipine". The news named the swelling it ended too, more alike to it, and
+    replaced that alone: the amlodipine stood as the pill taken now (a fourteenth blind
+    probe's)."""
+    found = _AGAIN.search(plain(text))
+    return found is not None and index_term(found["verb"].lower()) in index_terms(plain(old))
+
+
 def named_old_value(text: str) -> str | None:
     """The value a statement of change says it left ("badminton" of "Priya switched from
     badminton to pickleball", "Lumen Health" of "…; leaving Lumen Health"), or None: the

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import re
 
+from engram.core.change_words import NOW, change_told, says_a_change
 from engram.core.dates import MONTH_NAMES, WEEKDAYS
 from engram.core.disagreement import sides_swapped
 from engram.core.fact_values import (
-    LEFT_FROM,
     MARKS,
-    PUT_ON_INSTEAD,
     affirms_value,
     called_off,
     calls_off,
@@ -26,7 +25,7 @@ from engram.core.fact_values import (
     value_swapped,
 )
 from engram.core.index_terms import index_term, index_terms
-from engram.core.intent_words import DAY_PUSHED, RELATION
+from engram.core.intent_words import RELATION
 from engram.core.life_facts import (
     ATTRIBUTE_OF,
     ATTRIBUTES,
@@ -45,87 +44,6 @@ from engram.core.whose import (
     by_the_user,
     names_in,
     opening_name,
-)
-
-# A statement that something changed ("I moved from Berlin to Lisbon", "Actually I prefer tea
-# now", "We switched Atlas to PostgreSQL", "I quit Siemens"): it may correct an older memory.
-# A habit said to be over, and what replaced it: "I used to like Python but now I prefer Rust".
-_USED_TO_NOW = r"\bused to\b[^.;?!]*?\b(?:but|and) now\b"
-_CHANGE = re.compile(
-    r"\b(?:moved|switched|changed|migrated|replaced|no longer|any ?more|instead|actually|quit|"
-    r"stopped|sold|gave up)\b"
-    # not a span of time: "from June 3 to June 10", "from 9 to 5", "from Monday to Friday" (a
-    # trip's dates were read as news, and compared down to unrelated memories: a probe)
-    r"|\bfrom (?!\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|"
-    r"sun)[a-z]*\b)\w+(?: \w+)? to\b|\bnow\W*$"
-    # a correction said as people say one (a helper's probe: none of these was compared with
-    # the fact it corrects): "Sorry, Anna's birthday is May 5, not May 3", "Oops, I got it
-    # wrong: …", "New phone number: …", "I used to like Python but now I prefer Rust"
-    r"|^\W*(?:sorry|oops|my (?:bad|mistake))\b|\b(?:got (?:it|that) wrong|i was wrong)\b"
-    r"|, not (?:the |on |in |at )?[\w'-]+(?: \w+)?\W*$|^\W*new\b|" + _USED_TO_NOW,
-    re.IGNORECASE,
-)
-
-
-# "now" anywhere marks a new value: "My manager is now Tomás Ortega".
-_NOW = re.compile(r"\b(?:now|these days|nowadays)\b", re.IGNORECASE)
-
-
-def says_a_change(text: str) -> bool:
-    return _CHANGE.search(plain(text)) is not None
-
-
-# What says outright that an older fact no longer holds: not "actually", "now", "instead",
-# "from X to" or "used to", which chat says of anything ("I'm actually majoring in economics",
-# "having lunch right now"): REALTALK's turns saved one by one, each superseding the turn most
-# like it, made 388 links with `says_a_change` and R@1 fell 0.324 -> 0.297; with these, 82
-# and 0.319 (docs/consolidation.md).
-_REPLACED = re.compile(
-    r"\b(?:switched|migrated|migrating|relocated|postponed|rescheduled|slipped|"
-    r"no longer|any ?more|quit|gave up)\b"
-    # what the user was put off by someone: "the cardiologist took me off warfarin"
-    r"|\b(?:took|taken|taking)\s+(?:me|us)\s+off\b"
-    # ...or put on something else: "my GP put me on apixaban instead of warfarin"
-    r"|" + PUT_ON_INSTEAD +
-    # one person in another's place: "Lisa replaced Ben in accounting", "Omar took over from
-    # Dana" (a twelfth blind probe's: Ben still answered who does the expense reports)
-    r"|(?-i:[A-Z])[\w'-]+\s+(?:has\s+)?(?:replaced|took over from)\s+(?-i:[A-Z])[\w-]+"
-    r"(?![\w'’-])(?!\s+(?:with|by)\b)"
-    # one thing for another: "I replaced my Civic with a Tesla"; not a part of a thing ("I
-    # replaced the battery in my Civic", "…the tires on the Civic with winter tires": a probe)
-    r"|\breplac(?:ed|ing)\s+(?:(?!in\b|on\b|of\b|for\b)[\w'-]+\s+){1,4}?(?:with|by)\b"
-    # ...a named thing where it stood: "We replaced Redis in payments-service with an
-    # in-process cache" (a coding assistant's probe; "replaced" alone said it)
-    r"|\breplaced\s+(?-i:[A-Z])[\w'.-]*\s+(?:in|on)\s+(?:[\w'-]+\s+){1,3}?(?:with|by)\b"
-    # as a team's notes say it: "revert: back to Jest", "Priya handed billing over to Tom",
-    # "make itest was removed" (a thirteenth blind probe's: none replaced the older note)
-    r"|\brevert(?:ed|ing)?\b|\brolled back\b|\bhand(?:ed|ing|s)? (?:[\w'-]+ ){0,3}?over to\b"
-    r"|\bhand(?:ed|ing) off\b|\b(?:was|were|been|got) (?:removed|deprecated|retired)\b"
-    # "We dropped MySQL for PostgreSQL", "I started a new job at Northwind"; not "instead of",
-    # "switching" or "is now", which REALTALK says of anything ("order lunch instead of making
-    # it", "switching topics", "the way it is now")
-    r"|\bdropped (?:[\w'-]+ ){1,3}?(?:for|in favou?r of)\b|\bstarted (?:a |my |our )?new\b"
-    # not "moved up to the advanced class", "stopped by Tom's place", "changed the oil": a
-    # probe's non-changes that superseded a fact
-    r"|\bmoved\b(?! up\b)|\bstopped\b(?! by\b)|\bchanged (?:[\w'-]+ ){0,5}?(?:to|from|into)\b"
-    # as a coding session says it: "Renamed app.settings to app.config", "Bumped the base image
-    # to Python 3.12", "Upgraded PostgreSQL from 15 to 16", "…updated to localhost:8080" (a probe)
-    r"|\b(?:renamed|bumped|upgraded|downgraded)\b|\bupdated (?:[\w'.:/-]+ ){0,4}?to\b"
-    # a day pushed to, not an image: "Docker images are pushed to ghcr.io" (the thirteenth probe)
-    r"|\bpushed back\b|" + DAY_PUSHED + r"|\bsold (?:my|our|the)\b"
-    # a place left, by name; a title's "Left" is none ("The Left Hand of Darkness", a probe)
-    r"|\b(?-i:left|leaving) (?-i:[A-Z])|^\W*(?-i:Left|Leaving) (?-i:[A-Z])"
-    # an employer left against one's will, or for good: "I got laid off from Shopify"
-    rf"|\b{LEFT_FROM}\s+(?-i:[A-Z])"
-    # a number that changed: "My rent went up to $2,400", "upped my dose to 20mg" (a probe)
-    r"|\b(?:went|goes|gone|going) (?:up|down) to [$€£]?\d|\b(?:upped|raised|lowered|increased|"
-    r"decreased|reduced) (?:[\w'-]+ ){0,4}?to [$€£]?\d"
-    # "My new manager is …", "The new address is …", "new truck at crete will be a volvo" (an
-    # eighth blind probe's); not "…for the new house is with Bristol Water", a new thing told
-    # of (a probe)
-    r"|^\W*(?:correction|update)\b|(?<!the )\bnew (?:[\w'-]+ ){0,3}?(?:is|are|will be)\b"
-    r"|^\W*the new (?:[\w'-]+ ){0,2}(?:is|are|will be)\b|" + _USED_TO_NOW,
-    re.IGNORECASE,
 )
 
 
@@ -181,7 +99,7 @@ def may_be_news(text: str) -> bool:
     said = plain(text)
     return (
         says_a_change(said)
-        or _NOW.search(said) is not None
+        or NOW.search(said) is not None
         or replaces_a_fact(said)
         or calls_off(said)
         or _died(said) != ""
@@ -227,15 +145,15 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
     corrected = corrected_to(said)
     if old and corrected is not None and not corrected[1] & fact_terms(old):
         return False
-    if old and (says_a_change(said) or _NOW.search(said)) and a_new_value(said, old, similarity):
+    if old and (says_a_change(said) or NOW.search(said)) and a_new_value(said, old, similarity):
         return True
     if old and says_a_change(said) and _corrects_its_value(said, old):
         return True
-    if old and _NOW.search(said) and similarity >= RESTATED_SIMILAR and _renumbered(said, old):
+    if old and NOW.search(said) and similarity >= RESTATED_SIMILAR and _renumbered(said, old):
         return True
     if old and _turned_from(said, old):
         return True
-    if old and (says_a_change(said) or _NOW.search(said)) and prefers_another_kind(said, old):
+    if old and (says_a_change(said) or NOW.search(said)) and prefers_another_kind(said, old):
         return True
     if old and _turned_round(said, old):
         return True
@@ -247,7 +165,7 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
         return False
     if says_a_change(said) and similarity >= RESTATED_SIMILAR and _says_more(said, old):
         return True
-    replaced = _REPLACED.search(said) is not None or called_off(said, old)
+    replaced = change_told(said) is not None or called_off(said, old)
     return replaced and not _another_life_fact(said, old)
 
 
@@ -273,14 +191,14 @@ def _numbers(text: str) -> set[str]:
 
 
 def _changes_something_else(text: str, old: str) -> bool:
-    """Whether the change a statement tells (`_REPLACED`) is of a thing it names that `old`
-    does not: a bug's note ending "…and the cache moved to a separate Redis instance"
-    superseded "Decision: we moved background jobs from Celery to RQ", and search marked the
-    decision outdated (a coding assistant's probe). The thing is named before the verb in its
-    clause, in common words: a name or one of the user's people moves as news of their own
-    facts ("User and Chris moved to Sacramento"), and "I've switched from VS Code" names
-    nothing there."""
-    change = _REPLACED.search(text)
+    """Whether the change a statement tells (`change_words.change_told`) is of a thing it
+    names that `old` does not: a bug's note ending "…and the cache moved to a separate Redis
+    instance" superseded "Decision: we moved background jobs from Celery to RQ", and search
+    marked the decision outdated (a coding assistant's probe). The thing is named before the
+    verb in its clause, in common words: a name or one of the user's people moves as news of
+    their own facts ("User and Chris moved to Sacramento"), and "I've switched from VS Code"
+    names nothing there."""
+    change = change_told(text)
     if change is None or _OF_ITSELF.match(text, change.end()) is None:
         return False
     clause = text[: change.start()]
@@ -338,7 +256,7 @@ def _turned_from(text: str, old: str) -> bool:
     turned = preference_turned(text)
     return (
         turned is not None
-        and (says_a_change(text) or _NOW.search(text) is not None)
+        and (says_a_change(text) or NOW.search(text) is not None)
         and holds_value(old, turned[0])
         and not holds_value(old, turned[1])
     )
@@ -355,7 +273,7 @@ def _turned_round(text: str, old: str) -> bool:
         return False
     turned, held = preference_turned(text), preference_turned(old)
     reversed_taste = turned is not None and held is not None and turned == held[::-1]
-    return reversed_taste or says_a_change(text) or _NOW.search(text) is not None
+    return reversed_taste or says_a_change(text) or NOW.search(text) is not None
 
 
 def _another_life_fact(text: str, old: str) -> bool:
@@ -415,9 +333,15 @@ def _alike_in_form_only(text: str, old: str) -> bool:
     if shared or (attributes(text) & attributes(old) and states_now(old)):
         return False
     # the name both say, opening this one: "Lisa switched to decaf" of "My wife Lisa teaches
-    # third grade" (an MCP probe: her job was marked replaced)
-    return (opening != "" and opening in names_in(old)) or (
-        says_a_change(old) or _REPLACED.search(old) is not None
+    # third grade" (an MCP probe: her job was marked replaced); or the speaker of both turns:
+    # "Carmen: also i stopped doing the saturday market" of "Carmen: off the walker! she's back
+    # to tuesdays…" (a fourteenth blind probe's)
+    speaker = speaker_label(text).casefold()
+    return (
+        (opening != "" and opening in names_in(old))
+        or (speaker != "" and speaker == speaker_label(old).casefold())
+        or says_a_change(old)
+        or change_told(plain(old)) is not None
     )
 
 

@@ -37,10 +37,12 @@ ATTRIBUTE_OF = {
 
 # A fact that holds now, as its verb says ("Iris goes to Little Acorns preschool"), not an
 # event that names the attribute in passing ("Took Iris to the park after preschool", which a
-# school change superseded: a probe's year of use).
+# school change superseded: a probe's year of use). A habit or a standing choice holds too:
+# "Production runs on Heroku", "Decision: use Prisma as the ORM" had been read as events, and
+# a note beside them replaced in their place (a thirteenth blind probe's).
 _HOLDS_NOW = re.compile(
     r"\b(?:is|are|am|'s|'re|'m|goes|go|works|work|lives|live|has|have|attends|attend|eats|"
-    r"eat|reports|report|stays|stay)\b",
+    r"eat|reports|report|stays|stay|runs|uses|use|owns|drives|takes|plays|teaches|studies)\b",
     re.IGNORECASE,
 )
 

@@ -43,7 +43,8 @@ MERGED_PREFIX = "merged-"  # a merged memory's id: this and its cluster's digest
 CARRIED = "carried_by"
 # In the metadata of a `supersedes` relation a merge carried: the news superseded every
 # original, so it supersedes the merged memory whole, though that holds a statement of each
-# (search lets news take the place of a fact of several statements only where it does).
+# (search lets news take the place of a fact of several statements only where it does). A
+# change made again marks so the last news of it (`services.save_report.supersede`).
 SUPERSEDES_WHOLE = "supersedes_whole"
 
 

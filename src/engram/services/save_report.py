@@ -8,6 +8,7 @@ from collections.abc import Container, Sequence
 
 from engram.core.disagreement import disagreement
 from engram.core.fact_values import (
+    changed_again,
     fact_terms,
     holds_a_part,
     holds_value,
@@ -21,6 +22,7 @@ from engram.core.keeping import (
     replaces_a_fact,
 )
 from engram.core.life_facts import attributes, same_life_fact, states_now
+from engram.core.merge import SUPERSEDES_WHOLE
 from engram.core.models import Memory, Relation, Status, new_id
 from engram.core.own_name import told_the_other_way
 from engram.core.value_moves import value_moved
@@ -269,6 +271,8 @@ def supersede(
             and states_now(old.content)
             and same_life_fact(memory.content, old.content)
         )
+        # ...or told by the last news of a change made again (`changed_again`)
+        or changed_again(memory.content, old.content)
         # Another statement of the life fact said anew, with the old value: "I'm vegan now"
         # replaced "I'm vegetarian" (0.76) and left "I don't eat meat, vegetarian for ten
         # years" (0.63, a probe).
@@ -279,6 +283,9 @@ def supersede(
     replaced += _news_since(ctx, memory, replaced, left)
     replaced = [old for old in replaced if old.id not in skip]  # found by their look-ups too
     for old in replaced:
+        # the last news of a change made again is outdated whole, each of its sentences: search
+        # lists this in its place for any of them (`search_time.successors_found`)
+        whole = {SUPERSEDES_WHOLE: True} if changed_again(memory.content, old.content) else {}
         ctx.store.add_relation(
             Relation(
                 id=new_id(),
@@ -286,6 +293,7 @@ def supersede(
                 to_id=old.id,
                 type="supersedes",
                 strength=min(1.0, max(0.0, old.similarity)),
+                metadata=whole,
                 # when the news was said: a history imported out of order still ends with its
                 # latest news on top (search orders chains by this)
                 created_at=memory.created_at,
