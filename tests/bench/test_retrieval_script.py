@@ -364,3 +364,17 @@ def test_the_chats_asking_when_are_well_formed() -> None:
         assert {t.content.split(":", 1)[0] for t in conv.turns} == {"User", "Assistant"}
         assert {q.category for q in conv.questions} <= set(range(11, 17))
     assert all(q.gold for conv in [*friends, *with_assistant] for q in conv.questions)
+
+
+def test_the_life_chats_are_well_formed() -> None:
+    """bench/data/life_chats: eight people's chats, each of two speakers, with questions of a
+    fact that changed (knowledge-update) beside LoCoMo's kinds; every question scorable."""
+    conversations = load(ROOT / "bench" / "data" / "life_chats")
+    assert len(conversations) == 8
+    assert sum(len(c.turns) for c in conversations) == 704
+    assert sum(len(c.questions) for c in conversations) == 115
+    for conv in conversations:
+        assert len({t.content.split(":", 1)[0] for t in conv.turns}) == 2
+        assert {q.category for q in conv.questions} <= {1, 2, 3, 4, 6, 14}
+        assert all(q.gold for q in conv.questions)
+        assert [t.created_at for t in conv.turns] == sorted(t.created_at for t in conv.turns)
