@@ -49,6 +49,11 @@ from engram.core.value_moves import moves_a_value, value_moved
             "so sophie called, seed target is 2M euro",
             "we upped the seed target to 3M after talking to 2 more funds",
         ),
+        # a number a thing is down to, told after an "also" turning to it (a fourteenth's)
+        (
+            "Rachel: i started at the firm 3 days a week this month tho, for tax season",
+            "Rachel: also tax season is over so im down to 1 day a week for the firm",
+        ),
         # a day told month first (a twelfth blind probe's)
         (
             "Flying to Tokyo on May 3, JAL flight 61 from LAX",
@@ -76,6 +81,7 @@ def test_a_thing_moved_to_another_value_replaces_its_fact(old: str, news: str) -
         ("Mia has piano lessons on Wednesdays", "Mia now also takes swimming lessons on Fridays"),
         ("Yoga is on Mondays at 6pm", "yoga moved to the big studio, still mondays at 6pm"),
         ("Flight to Oslo on March 21", "flight changed to the March 21 one at noon"),
+        ("Beach day with the kids on Saturday at 10am", "we went down to the beach at 5pm"),
         ("The budget for March was 4 million", "the budget changed: March 4.5 million now"),
         # a thing moved to a place, its count beside it
         ("I have 5 plants on the windowsill", "I moved my 2 plants to the balcony"),

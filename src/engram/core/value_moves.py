@@ -18,6 +18,7 @@ import re
 
 from engram.core.fact_values import fact_terms
 from engram.core.index_terms import index_term
+from engram.core.text import unlabelled
 
 # A word that moves a thing to a new value, the thing named just before it or between it and
 # its "to": "theo's appointment got moved to", "switch the handover to", "budget has been cut
@@ -26,7 +27,9 @@ _MOVED = re.compile(
     r"(?P<before>(?:[\w'-]+\s+){0,6})"
     r"(?P<verb>mov(?:ed|es|ing)|switch(?:ed|es|ing)?|chang(?:ed|es|ing)|cut(?! of\b)|bumped|raised|"
     r"lowered|increased|decreased|reduced|upped|dropped|pushed|shifted|rescheduled|postponed|"
-    r"brought forward)\b(?P<after>[^.;!?]{0,40}?\b(?:to|until|till)\b)?",
+    # "im down to 1 day a week for the firm" (a fourteenth blind probe's): only to a number
+    r"brought forward|down(?=\s+to\s+(?:about |around |roughly )?\d))\b"
+    r"(?P<after>[^.;!?]{0,40}?\b(?:to|until|till)\b)?",
     re.IGNORECASE,
 )
 # "instead" and "now" say a value is new, not which thing's: the thing is told by two words
@@ -36,6 +39,9 @@ _NEW_NOW = re.compile(r"\b(?:instead|now)\b", re.IGNORECASE)
 # A value added beside the old one, not in its place: "Mia now also takes swimming lessons on
 # Fridays" of "Mia has piano lessons on Wednesdays" (`bench/supersede_facts.py`'s trap).
 _ADDED = re.compile(r"\b(?:also|too|as well|another|second|extra|additional)\b", re.IGNORECASE)
+# ...but not "also" opening a turn, which turns to another thing: "also tax season is over so
+# im down to 1 day a week" (a fourteenth blind probe's).
+_OPENING_ALSO = re.compile(r"^\W*(?:(?:oh|and|ok|okay|so)\W+)*also\b", re.IGNORECASE)
 _WEEKDAY = re.compile(
     r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|mon|tues?|weds?|thu(?:rs?)?|fri|sat|sun)\b",
     re.IGNORECASE,
@@ -122,7 +128,7 @@ def value_moved(text: str, old: str) -> bool:
     # (REALTALK: "And now, I have to wake up at 7 am" superseded a turn about brisket)
     moved_to, held = _amounts_moved_to(text), _numbers(old)
     amount_moved = bool(moved_to) and bool(held) and not moved_to <= held
-    if not (kinds or amount_moved) or _ADDED.search(text):
+    if not (kinds or amount_moved) or _ADDED.search(_OPENING_ALSO.sub("", unlabelled(text))):
         return False
     values = _values(text) | _values(old)
     shared = (fact_terms(text) & fact_terms(old)) - values - _NUMBERS_AND_MARKS
