@@ -30,6 +30,9 @@ from engram.core.questions import (
         "Omar: how’s amira",
         "where are you staying now",
         "ok so what did the physio say",
+        "Jess: any dating news",  # asking after news, as friends text
+        "any luck with the landlord",
+        "anything new at work",
     ],
 )
 def test_a_short_question_only_asks(text: str) -> None:
@@ -46,6 +49,8 @@ def test_a_short_question_only_asks(text: str) -> None:
         "i got it!! i start may 15th",
         "Has a Border Collie named Biscuit",  # an assistant's note, its subject left out
         "Will move to Zurich in September",
+        "Any dairy gives her hives",  # "any" opens a statement too
+        "any new shoes need breaking in",
         "Is it far? Ten minutes from the station.",  # answered in the same memory
         "",
     ],

@@ -38,8 +38,17 @@ QUESTION_OPENERS = frozenset(
     " whos whats whens wheres hows".split()
 )
 LEAD_INS = frozenset("wait so and but ok okay oh hey also lol omg".split())
+# ... or asking after news with "any", as friends text: "any dating news", "any luck with the
+# landlord", "any plans this weekend" (a blind probe's "any dating news" lent its reply no
+# credit). Only these nouns: "Any dairy gives her hives" tells.
+_ANY_NEWS = (
+    r"(?:any\s+(?:[\w'’]+\s+){0,2}?"
+    r"(?:news|luck|updates?|plans?|word|progress|ideas?|thoughts|tips|recs|suggestions)"
+    r"|any(?:thing|one|body)\s+new)"
+)
 _OPENS_ASKING = re.compile(
-    rf"(?:(?:{'|'.join(sorted(LEAD_INS))})\W+)*(?:{'|'.join(sorted(QUESTION_OPENERS))})(?![\w'’])",
+    rf"(?:(?:{'|'.join(sorted(LEAD_INS))})\W+)*"
+    rf"(?:{'|'.join(sorted(QUESTION_OPENERS))}|{_ANY_NEWS})(?![\w'’])",
     re.IGNORECASE,
 )
 
