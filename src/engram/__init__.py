@@ -16,12 +16,12 @@ if TYPE_CHECKING:
     from engram.clock import FixedClock
     from engram.core.models import Memory, Relation, Status
     from engram.errors import ConfigError, EngramError, NotFoundError, StoreError, ValidationError
-    from engram.services.memories import Draft
+    from engram.services.drafts import Draft
 
 # Each public name and the module that defines it.
 _PUBLIC = {
     "ConfigError": "engram.errors",
-    "Draft": "engram.services.memories",
+    "Draft": "engram.services.drafts",
     "Engram": "engram.api",
     "EngramError": "engram.errors",
     "FixedClock": "engram.clock",

@@ -19,10 +19,11 @@ from engram.core.models import Memory, Relation
 from engram.errors import ConfigError, NotFoundError, ValidationError
 from engram.services.backup import BackupResult
 from engram.services.consolidation import ConsolidationService
+from engram.services.drafts import Draft
 from engram.services.embeddings import EmbeddingStatus, Similar
 from engram.services.graph import GraphService
 from engram.services.ltm import IndexReport, Progress
-from engram.services.memories import Draft, MemoryService
+from engram.services.memories import MemoryService
 from engram.services.pipeline import AuditTrail, PipelineResult
 from engram.services.promotion import PromotionResult
 from engram.services.results import (
@@ -172,9 +173,12 @@ class Engram:
         created_at: datetime | str | None = None,
         last_used: datetime | str | None = None,
         episode: str | None = None,
+        keep: bool = False,
     ) -> Memory:
         """`strength` None: from the words that mark importance (1.0 with none; see
         docs/activation.md); names found in the text join `entities` (ENGRAM_ENRICH_ON_SAVE).
+        `keep` marks it to be kept for good (`keep` below), for what must never be forgotten
+        though it may not be needed for months: a blood type, an allergy, a passport's expiry.
         `episode` names the conversation this comes from: search credits the memories saved
         next to a match in the same episode (see docs/search.md). A repeat of a stored memory
         (the same words, any case or punctuation) returns that memory, merged and reinforced
@@ -193,6 +197,7 @@ class Engram:
                 created_at=created_at,
                 last_used=last_used,
                 episode=episode,
+                keep=keep,
             ),
             report_similar=False,
         ).memory
@@ -255,6 +260,12 @@ class Engram:
         """Keep but stop searching and forgetting them (status archived); `search(status=
         "archived")` still finds them."""
         return self._app.memories.archive(self._whole_ids(memory_ids))
+
+    def keep(self, memory_ids: str | Iterable[str], keep: bool = True) -> list[Memory]:
+        """Mark memories to be kept for good (`meta.keep`), or with `keep=False` fading again:
+        gc never forgets a kept memory nor offers it for review, while its score still fades
+        and ranks it as any other (docs/decay.md). Every id must exist. Not a use."""
+        return self._app.memories.keep(self._whole_ids(memory_ids), keep)
 
     def unarchive(self, memory_ids: str | Iterable[str]) -> list[Memory]:
         """Archived memories back in search: active again (promoted, if they were written to

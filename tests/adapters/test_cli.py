@@ -300,6 +300,18 @@ def test_update_changes_only_given_fields(db: Path) -> None:
     assert "New text" in ok(run(db, "update", memory_id, "--context", "moved")).stdout
 
 
+def test_save_and_update_keep_a_memory_for_good_and_let_it_fade_again(db: Path) -> None:
+    saved = ok(run(db, "save", "Blood type: A positive", "--keep"))
+    assert "kept for good: gc never forgets it" in saved.stdout
+    memory_id = saved.stdout.split()[1]
+    with Engram.open(str(db)) as engram:
+        assert engram.get(memory_id).meta == {"keep": True}
+    assert run_json(db, "update", memory_id, "--no-keep")["meta"] == {}
+    assert run_json(db, "update", memory_id, "--keep")["meta"] == {"keep": True}
+    plain = ok(run(db, "save", "Had pizza for lunch"))
+    assert "kept for good" not in plain.stdout
+
+
 def test_update_clears_tags_and_entities(db: Path) -> None:
     """The MCP tool and the Python API could set them to none; the CLI could not (`--tag ''`
     is refused as a blank tag, and leaving it out changes nothing)."""
@@ -457,7 +469,7 @@ def test_gc_dry_run_points_out_memories_marked_important(
     api.save("Lunch was a tuna sandwich", created_at=long_ago)
     dry = ok(run(db, "gc")).stdout
     assert "Dry run: 2 memories would be deleted" in dry
-    assert "1 of them is marked important" in dry and "engram promote ID" in dry
+    assert "1 of them is marked important" in dry and "engram update ID --keep" in dry
 
 
 def test_gc_archive_and_limit(db: Path, api: Engram, now: datetime) -> None:

@@ -76,7 +76,7 @@ TOOLS = {
 # breaks every client prompt written against it: update this snapshot only on purpose.
 SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "save_memory": (
-        ("content", "tags", "entities", "source", "context", "meta", "strength"),
+        ("content", "tags", "entities", "source", "context", "meta", "strength", "keep"),
         ("content",),
     ),
     "search_memory": (
@@ -85,7 +85,17 @@ SCHEMA_SNAPSHOT: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "open_memories": (("memory_ids",), ("memory_ids",)),
     "update_memory": (
-        ("memory_id", "content", "tags", "entities", "source", "context", "meta", "strength"),
+        (
+            "memory_id",
+            "content",
+            "tags",
+            "entities",
+            "source",
+            "context",
+            "meta",
+            "strength",
+            "keep",
+        ),
         ("memory_id",),
     ),
     "delete_memory": (("memory_ids", "archive"), ("memory_ids",)),
@@ -410,6 +420,23 @@ async def test_update_memory_changes_only_the_fields_given(server: Server) -> No
             "update_memory", {"memory_id": saved["id"], "source": blank, "strength": 0.6}
         )
         assert same["source"] == "origin"
+
+
+@pytest.mark.anyio
+async def test_a_memory_is_kept_for_good_on_save_and_let_fade_again_by_update(
+    server: Server,
+) -> None:
+    saved = await server.call(
+        "save_memory", {"content": f"{unique()} blood type A positive", "keep": True}
+    )
+    ident = saved["memory"]["id"]
+    assert saved["memory"]["meta"] == {"keep": True}
+    edited = await server.call("update_memory", {"memory_id": ident, "meta": {"lab": "x"}})
+    assert edited["meta"] == {"lab": "x", "keep": True}  # the mark outlives a new meta
+    faded = await server.call("update_memory", {"memory_id": ident, "keep": False})
+    assert faded["meta"] == {"lab": "x"}
+    plain = await server.call("save_memory", {"content": f"{unique()} lunch", "keep": None})
+    assert plain["memory"]["meta"] == {}
 
 
 @pytest.mark.anyio
@@ -757,6 +784,8 @@ BAD_INPUT = [
     ("gc", {"dry_run": "no"}, ["dry_run", "must be true or false, not the text 'no'"]),
     ("gc", {"dry_run": 0}, ["dry_run", "must be true or false, not int"]),
     ("gc", {"archive_instead": "yes"}, ["archive_instead", "true or false"]),
+    ("save_memory", {"content": "x", "keep": "yes"}, ["keep", "true or false"]),
+    ("update_memory", {"memory_id": "some-id", "keep": 1}, ["keep", "true or false"]),
     ("promote_memory", {"auto_detect": "on", "dry_run": True}, ["auto_detect", "true or false"]),
     ("promote_memory", {"memory_id": "a", "dry_run": "off"}, ["dry_run", "true or false"]),
     ("delete_memory", {"memory_ids": ["a"], "archive": "yes"}, ["archive", "true or false"]),

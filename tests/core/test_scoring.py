@@ -191,6 +191,18 @@ def test_non_active_memories_have_no_schedule() -> None:
     assert sched.model_dump() == dict.fromkeys(sched.model_dump())
 
 
+def test_a_memory_kept_for_good_is_never_forgotten_nor_reviewed_but_may_be_promoted() -> None:
+    used = make(use_count=6, age_days=5, idle_days=1)
+    fading = memory_schedule(POLICY, used)
+    kept = memory_schedule(POLICY, used.model_copy(update={"meta": {"keep": True}}))
+    assert fading.forget_at is not None and fading.danger_from is not None
+    assert (kept.forget_at, kept.review_at, kept.danger_from, kept.danger_until) == (None,) * 4
+    assert kept.promote_from == fading.promote_from is not None
+    assert kept.promote_until == fading.promote_until
+    not_true = memory_schedule(POLICY, used.model_copy(update={"meta": {"keep": "yes"}}))
+    assert not_true == fading  # only JSON true keeps
+
+
 def test_crossing_is_exact_for_power_law() -> None:
     m = make()
     sched = memory_schedule(POLICY, m)

@@ -837,6 +837,40 @@ def test_reschedule_all_rewrites_every_schedule_and_records_the_fingerprint(stor
     assert before != due  # the stored schedules changed
 
 
+def test_a_memory_kept_for_good_stays_out_of_gc_and_review_after_a_reschedule(
+    store: Store,
+) -> None:
+    """The mark (`meta.keep`, JSON true) is read by each backend's own reschedule: kept out of
+    gc when saved, it must stay out when every schedule is recomputed (settings changed), or
+    the next gc after a change of decay settings deleted what was to be kept."""
+    kept = {"keep": True}
+    put(
+        store,
+        mem("kept", idle_days=400, meta=kept),
+        mem("faded", idle_days=400),
+        mem("not-true", idle_days=400, meta={"keep": 1}),  # only JSON true keeps
+        mem("fading", idle_days=10, meta=kept),  # score 0.22: in the danger zone, but kept
+        mem("zone", idle_days=10),
+    )
+    assert set(store.due_for_gc(NOW, 10)) == {"faded", "not-true"}
+    assert [s.id for s in store.in_danger_zone(NOW, 10)] == ["zone"]
+
+    def compute(cols: ScheduleInputs) -> ScheduleArrays:
+        return schedule_arrays(
+            Policy(forget_threshold=0.2),
+            cols.use_count,
+            cols.strength,
+            cols.last_used,
+            cols.created_at,
+            cols.active,
+            cols.kept,
+        )
+
+    assert store.reschedule_all(compute, "stricter") == 5
+    assert set(store.due_for_gc(NOW, 10)) == {"faded", "not-true"}
+    assert [s.id for s in store.in_danger_zone(NOW, 10)] == ["zone"]
+
+
 def test_relations_are_idempotent_per_endpoints_and_type(store: Store) -> None:
     put(store, mem("a"), mem("b"))
     first = store.add_relation(

@@ -126,8 +126,8 @@ def render_gc(
                 say(
                     out,
                     f"{len(marked)} of them {'is' if len(marked) == 1 else 'are'} marked "
-                    "important (strength above 1): `engram promote ID` keeps one for good, "
-                    "`engram touch ID` for now.",
+                    "important (strength above 1): `engram update ID --keep` keeps one for "
+                    "good (`engram promote ID` in the vault too), `engram touch ID` for now.",
                 )
             say(out, "Run again with --apply to do it.")
     else:

@@ -29,9 +29,9 @@ from engram.app import App, build_app
 from engram.atomic import private_if_new, remove_stale_temporaries, write_atomically
 from engram.clock import Clock, system_clock
 from engram.config import Settings, load_settings, redact_url
+from engram.core.short_ids import MIN_PREFIX, abbreviable
 from engram.core.wording import counted
 from engram.errors import ConfigError, EngramError, NotFoundError, ValidationError
-from engram.services.memories import MIN_PREFIX, abbreviable
 from engram.services.transfer.common import Progress
 from engram.storage.factory import store_exists
 

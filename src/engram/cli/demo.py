@@ -22,7 +22,7 @@ from engram.cli.common import State, console, emit_json, fmt_score, open_app, pa
 from engram.clock import FixedClock, system_clock
 from engram.config import data_dir
 from engram.errors import EngramError
-from engram.services.memories import Draft
+from engram.services.drafts import Draft
 from engram.services.results import GcResult, PromotionCandidate, ReviewCandidate, SearchHit
 from engram.storage.factory import sqlite_files
 

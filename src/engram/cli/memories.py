@@ -35,12 +35,12 @@ from engram.cli.common import (
     show,
 )
 from engram.cli.vault import search_all
-from engram.core.models import Memory, Status
+from engram.core.models import Memory, Status, is_kept
 from engram.core.ranking import why_summary
 from engram.core.timeutil import day_in, moment_in
 from engram.core.wording import counted
 from engram.errors import NotFoundError, ValidationError
-from engram.services.memories import Draft, checked_fields
+from engram.services.drafts import Draft, checked_fields
 from engram.services.results import (
     DeleteResult,
     ObserveResult,
@@ -135,6 +135,11 @@ def decoded_stdin(data: bytes) -> str:
     default=None,
     help="The conversation or session it comes from; search credits its neighbours there.",
 )
+@click.option(
+    "--keep",
+    is_flag=True,
+    help="Keep it for good: gc never forgets it (a blood type, an allergy, a passport's expiry).",
+)
 @pass_state
 def save(
     state: State,
@@ -145,6 +150,7 @@ def save(
     context: str | None,
     strength: float | None,
     episode: str | None,
+    keep: bool,
 ) -> None:
     """Save a memory. CONTENT `-` reads it from stdin."""
     draft = Draft(
@@ -155,6 +161,7 @@ def save(
         context=context,
         strength=strength,
         episode=episode,
+        keep=keep,
     )
     # Refused before the store is opened: opening creates a new store's file (and its
     # folders), which a refused command must not leave behind.
@@ -189,6 +196,8 @@ def save(
         notes += [
             f"  holds again: replaces {news}, the news that had replaced it" for news in unlisted
         ]
+    if is_kept(memory.meta):
+        notes.append("  kept for good: gc never forgets it")
     enriched = result.enrichment
     if result.duplicate_of is not None:
         # The stored memory's, not the new text's: "strength 1.2" was printed for a memory of
@@ -359,6 +368,11 @@ def memory_table(m: Memory, score: float | None = None) -> Table:
 @click.option("--source", default=None, help="New source.")
 @click.option("--context", default=None, help="New context.")
 @click.option("--strength", type=float, default=None, help="New strength, 0 to 2.")
+@click.option(
+    "--keep/--no-keep",
+    default=None,
+    help="Keep it for good (gc never forgets it), or let it fade and be forgotten again.",
+)
 @pass_state
 def update(
     state: State,
@@ -371,6 +385,7 @@ def update(
     source: str | None,
     context: str | None,
     strength: float | None,
+    keep: bool | None,
 ) -> None:
     """Edit a memory; only the options given change. Does not count as a use."""
     if (clear_tags and tags) or (clear_entities and entities):
@@ -384,6 +399,7 @@ def update(
             source=source,
             context=context,
             strength=strength,
+            keep=keep,
         )
         score = app.memories.score(memory)
     output(state, memory, lambda c: c.print(memory_table(memory, score)))

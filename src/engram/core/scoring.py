@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from engram.core.decay import DecayParams, retention, time_to_retention
-from engram.core.models import Memory, Schedule, Status
+from engram.core.models import Memory, Schedule, Status, is_kept
 from engram.core.timeutil import DAY, LAST_DAY, to_epoch
 
 PromotionReason = Literal["usage", "score"]
@@ -24,7 +24,7 @@ PromotionReason = Literal["usage", "score"]
 
 # Raised whenever `schedule_arrays` changes what it computes for the same parameters: every
 # store is then rescheduled once, when it is next opened.
-SCHEDULE_VERSION = 2
+SCHEDULE_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -175,12 +175,16 @@ def schedule_arrays(
     last_used: ArrayLike,
     created_at: ArrayLike,
     active: ArrayLike,
+    kept: ArrayLike | None = None,
 ) -> ScheduleArrays:
+    """`kept` (default none): memories marked to be kept for good (`models.KEEP`) are never
+    due for gc nor in the danger zone; they may still be promoted."""
     n = np.asarray(use_count, dtype=np.float64)
     s = np.asarray(strength, dtype=np.float64)
     last = np.asarray(last_used, dtype=np.float64)
     created = np.asarray(created_at, dtype=np.float64)
     live = np.asarray(active, dtype=bool)
+    fading = live if kept is None else live & ~np.asarray(kept, dtype=bool)
     nan = np.full_like(last, np.nan)
 
     forget_at = crossing_times(policy, policy.forget_threshold, n, s, last)
@@ -209,17 +213,19 @@ def schedule_arrays(
         np.where(usage_ok, usage_end, np.where(score_ok, score_end, np.nan)),
     )
     return ScheduleArrays(
-        forget_at=np.where(live, forget_at, nan),
-        review_at=np.where(live, review_at, nan),
-        danger_from=np.where(live, danger_from, nan),
-        danger_until=np.where(live, danger_until, nan),
+        forget_at=np.where(fading, forget_at, nan),
+        review_at=np.where(fading, review_at, nan),
+        danger_from=np.where(fading, danger_from, nan),
+        danger_until=np.where(fading, danger_until, nan),
         promote_from=np.where(live, start, nan),
         promote_until=np.where(live, end, nan),
     )
 
 
 def memory_schedule(policy: Policy, memory: Memory) -> Schedule:
-    arrays = schedule_arrays(policy, *_columns(memory), [memory.status == Status.ACTIVE])
+    arrays = schedule_arrays(
+        policy, *_columns(memory), [memory.status == Status.ACTIVE], [is_kept(memory.meta)]
+    )
 
     def pick(column: NDArray[np.float64]) -> float | None:
         value = float(column[0])

@@ -13,6 +13,7 @@ from engram.mcp.params import (
     Content,
     ContextText,
     Flag,
+    Keep,
     Limit,
     MemoryId,
     MemoryIds,
@@ -27,7 +28,7 @@ from engram.mcp.params import (
     StatusName,
 )
 from engram.mcp.runtime import EngramRuntime
-from engram.services.memories import Draft
+from engram.services.drafts import Draft
 from engram.services.results import (
     DeleteResult,
     ObserveUsageResult,
@@ -52,12 +53,22 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         context: ContextText = "",
         meta: OptionalMeta = None,
         strength: OptionalStrength = None,
+        keep: Annotated[
+            Keep,
+            Field(
+                description="Keep it for good: gc never forgets it, however long it goes "
+                "unused. For what must not be lost though it may not be needed for months: a "
+                "health fact (blood type, allergy, condition), a document's number or expiry, "
+                "an emergency contact."
+            ),
+        ] = None,
         ctx: Context | None = None,
     ) -> SaveResult:
         """Save something worth remembering later: a fact, preference, decision or piece of context,
         with tags and entities so it can be found again. A new memory starts at its strength and
-        fades with time unless it is used (see observe_memory_usage); give strength up to 2 for
-        something that must last. Memories saved in one conversation form an episode (filled in
+        fades with time unless it is used (see observe_memory_usage), and gc forgets it once
+        faded; give strength up to 2 for something important, and keep=true for what must never
+        be forgotten. Memories saved in one conversation form an episode (filled in
         automatically), so a later search also reaches what was saved next to a match. Saving a
         memory that is already stored (the same words, any case or punctuation) does not make a
         copy: the stored one takes the new tags and counts a use (action 'merged', duplicate_of its
@@ -78,6 +89,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             meta=meta or {},
             strength=strength,
             episode=_episode(runtime, ctx),
+            keep=bool(keep),
         )
         return _echoed(await runtime.call(lambda app: app.memories.save(draft)))
 
@@ -168,6 +180,13 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         context: ContextText = "",
         meta: OptionalMeta = None,
         strength: OptionalStrength = None,
+        keep: Annotated[
+            Keep,
+            Field(
+                description="true: keep it for good (gc never forgets it); false: let it fade "
+                "and be forgotten again. Left out: as it is, even where meta is replaced."
+            ),
+        ] = None,
     ) -> Memory:
         """Change one memory: only the fields given change, and tags/entities/meta are replaced as a
         whole. Give at least one field. Editing does not count as a use. Fails if the memory does
@@ -183,6 +202,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
                 context=context if context.strip() else None,
                 meta=meta,
                 strength=strength,
+                keep=keep,
             )
         )
 

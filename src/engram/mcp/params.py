@@ -134,6 +134,8 @@ def _shown(value: object) -> str:
 Count = _only("a whole number", int, float)  # 5.0 is 5: a fraction pydantic refuses
 Number = _only("a number", int, float)
 Flag = Annotated[bool, _only("true or false", bool)]
+# Whether a memory is kept for good (`engram.core.models.KEEP`); null or left out: as it is.
+Keep = Annotated[bool | None, _only("true or false", bool)]
 
 OptionalMemoryId = Annotated[
     str,

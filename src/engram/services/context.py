@@ -19,7 +19,7 @@ from engram.clock import Clock
 from engram.config import Settings
 from engram.core.languages import language_of
 from engram.core.meaning import UNKNOWN_WORDS_MIN_COSINE, Calibration
-from engram.core.models import Memory, Schedule, Status
+from engram.core.models import Memory, Schedule, Status, is_kept
 from engram.core.own_name import as_the_user_says_it
 from engram.core.reinforce import Reinforcement
 from engram.core.scoring import (
@@ -341,6 +341,7 @@ class Context:
             np.array([to_epoch(m.last_used) for m in memories]),
             np.array([to_epoch(m.created_at) for m in memories]),
             np.array([m.status == Status.ACTIVE for m in memories]),
+            np.array([is_kept(m.meta) for m in memories]),
         )
         columns = {name: getattr(arrays, name).tolist() for name in Schedule.model_fields}
         return [
@@ -371,6 +372,7 @@ class Context:
                 cols.last_used,
                 cols.created_at,
                 cols.active,
+                cols.kept,
             )
 
         count = self.store.reschedule_all(compute, fingerprint)

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Container, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -15,19 +13,23 @@ from engram.core.episodes import a_turn
 from engram.core.keeping import may_be_news, replaces_a_fact
 from engram.core.merge import MARK, merge_originals
 from engram.core.models import (
+    KEEP,
     MAX_STRENGTH,
     Memory,
     Schedule,
     Status,
+    is_kept,
     new_id,
 )
 from engram.core.scoring import memory_score, review_priority, score
+from engram.core.short_ids import MIN_PREFIX, PREFIX_PAGE, abbreviable
 from engram.core.timeutil import to_epoch
 from engram.core.wording import counted
 from engram.errors import DamagedStoreError, NotFoundError, ValidationError
 from engram.services import merged_use, repeats, save_report
 from engram.services import validation as check
 from engram.services.context import Context
+from engram.services.drafts import Draft, checked_fields
 from engram.services.enrichment import enrich, merged_names, reenriched
 from engram.services.episodes import in_episode_order, with_implicit_episodes
 from engram.services.results import (
@@ -40,69 +42,6 @@ from engram.services.results import (
 )
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Draft:
-    """A memory to save; `created_at`/`last_used` let an import keep its history."""
-
-    content: str
-    tags: Sequence[str] = ()
-    entities: Sequence[str] = ()
-    source: str | None = None
-    context: str | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
-    # None: from the words that mark importance when enrichment is on (ENGRAM_ENRICH_ON_SAVE),
-    # else 1.0
-    strength: float | None = None
-    # a datetime or ISO 8601 text, with its offset either way
-    created_at: datetime | str | None = None
-    last_used: datetime | str | None = None
-    id: str | None = None
-    # The conversation this memory comes from; memories of one episode are kept in the order
-    # saved, so search can credit a memory's neighbours (see engram.core.ranking.spread).
-    episode: str | None = None
-
-
-def checked_fields(d: Draft, where: str = "") -> dict[str, Any]:
-    """A draft's own fields as a save stores them, each checked (`where` names the item of a
-    batch): what an adapter refuses before it opens, and so creates, a store (a refused
-    `engram save` left a new, empty store behind)."""
-    return {
-        "content": check.content(d.content, "content" + where),
-        "tags": check.tags(d.tags, "tags" + where),
-        "entities": check.entities(d.entities, "entities" + where),
-        # "" is no source, as over MCP (docs/tools.md), whichever adapter it came from (only
-        # "": a 0 or [] is a mistake to name, not none).
-        "source": check.short_text(None if d.source == "" else d.source, "source" + where),
-        "context": check.short_text(None if d.context == "" else d.context, "context" + where),
-        # An import (its own id) keeps a merged memory's record of its merge
-        "meta": (check.meta if d.id is not None else check.own_meta)(d.meta, "meta" + where),
-        "strength": check.strength(1.0 if d.strength is None else d.strength, "strength" + where),
-        # A blank episode is none, like a blank source: "" was one episode shared by every
-        # memory saved with it, each lending the others context credit.
-        "episode": check.episode(d.episode, "episode" + where),
-    }
-
-
-# A short id must be at least this long: shorter ones match too much to mean one memory.
-MIN_PREFIX = 4
-PREFIX_PAGE = 4  # ids read at a time to tell a short id's one match from several
-
-
-# The ids Engram makes: a random UUID, and a merged memory's (its cluster's digest).
-_MADE_ID = re.compile(
-    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|merged-[0-9a-f]{16}"
-)
-
-
-def abbreviable(ident: str) -> bool:
-    """Whether a short id may stand for `ident`: only for an id Engram made (a random UUID,
-    or a merged memory's digest, whose start names one memory). An id chosen by hand or by
-    an import is given whole: once it was deleted, typing it again resolved it as the start
-    of a longer one (deleting "proj-alpha" a second time deleted "proj-alphabet"; "note-1",
-    "note-10")."""
-    return _MADE_ID.fullmatch(ident) is not None
 
 
 class MemoryService:
@@ -192,6 +131,7 @@ class MemoryService:
         replaced = save_report.supersede(self.ctx, memory, similar)
         if replaced and self.on_supersede is not None:  # a promoted fact's note says so
             self.on_supersede(memory, replaced)
+        memory = self._kept_as_the_fact_it_replaces(memory, replaced)
         return SaveResult(
             memory=memory, action="saved", enrichment=added, similar=similar, supersedes=replaced
         )
@@ -209,6 +149,20 @@ class MemoryService:
         replaced = save_report.supersede(self.ctx, memory, similar, later)
         if replaced and self.on_supersede is not None:
             self.on_supersede(memory, replaced)
+        self._kept_as_the_fact_it_replaces(memory, replaced)
+
+    def _kept_as_the_fact_it_replaces(self, news: Memory, replaced: Sequence[str]) -> Memory:
+        """News of a fact kept for good is kept too: "New passport expires 2036" matters as
+        the expiry it replaces did. The old fact keeps its mark (a wrong supersede link must
+        not let a vital fact be forgotten); taking it off is the caller's to do."""
+        if not replaced or is_kept(news.meta):
+            return news
+        if not any(is_kept(m.meta) for m in self.ctx.store.get_many(list(replaced))):
+            return news
+        try:
+            return self.keep([news.id])[0]
+        except NotFoundError:  # deleted meanwhile by another client
+            return news
 
     def _enriched(self, built: Memory, draft: Draft) -> tuple[Memory, Enrichment | None]:
         """With enrichment on, a new memory (not an import, which keeps its record) takes the
@@ -260,6 +214,8 @@ class MemoryService:
                         "strength": min(MAX_STRENGTH, max(old.strength, draft.strength)),
                     }
                 )
+            if is_kept(draft.meta) and not is_kept(old.meta):  # said again to be kept
+                old = old.model_copy(update={"meta": check.kept_for_good(old.meta, True)})
             if same_record:
                 return self.ctx.scheduled(old)
             return self.ctx.scheduled(reinforce.touch(policy, rules, old, used, False))
@@ -422,7 +378,10 @@ class MemoryService:
         context: str | None = None,
         meta: dict[str, Any] | None = None,
         strength: float | None = None,
+        keep: bool | None = None,
     ) -> Memory:
+        """`keep` None leaves the mark of a memory kept for good (`meta.keep`) as it is, even
+        where a `meta` without that key replaces the rest; True or False sets or clears it."""
         changes: dict[str, Any] = {}
         if content is not None:
             changes["content"] = check.content(content)
@@ -439,16 +398,22 @@ class MemoryService:
             changes["meta"] = check.own_meta(meta)
         if strength is not None:
             changes["strength"] = check.strength(strength)
-        if not changes:
+        if keep is not None:
+            keep = check.flag(keep, "keep")
+        if not changes and keep is None:
             raise ValidationError("update", "give at least one field to change")
         follow = "content" in changes and entities is None and self.ctx.settings.enrich_on_save
 
         def change(m: Memory) -> tuple[Memory, Schedule]:
             update = changes
+            given = changes.get("meta", {})
+            if keep is not None or (is_kept(m.meta) and "meta" in changes and KEEP not in given):
+                meta = changes.get("meta", m.meta)
+                update = {**update, "meta": check.kept_for_good(meta, keep is not False)}
             if "meta" in changes and MARK in m.meta and MARK not in changes["meta"]:
                 # A merged memory's record of its merge is Engram's: without it the merge
                 # could never be undone (its originals stayed archived for good).
-                update = {**update, "meta": check.with_merge_record(changes["meta"], m.meta[MARK])}
+                update = {**update, "meta": check.with_merge_record(update["meta"], m.meta[MARK])}
             if follow:  # the names found in the text follow the text (enrichment.reenriched)
                 found = reenriched(m.entities, m.content, changes["content"])
                 update = {**update, "entities": check.entities(found)}
@@ -480,6 +445,20 @@ class MemoryService:
             ids, lambda m: self.ctx.scheduled(m.model_copy(update={"status": Status.ARCHIVED}))
         )
         return [new for _, new in done]
+
+    def keep(self, memory_ids: Sequence[str], keep: bool = True) -> list[Memory]:
+        """Mark memories to be kept for good (`keep`), or fading again: gc never forgets a
+        kept memory, and it is never offered for review (docs/decay.md). Every id must exist.
+        Not a use: its score and counters stay as they are."""
+        ids = check.memory_ids(memory_ids)
+        keep = check.flag(keep, "keep")
+
+        def change(m: Memory) -> tuple[Memory, Schedule]:
+            return self.ctx.scheduled(
+                m.model_copy(update={"meta": check.kept_for_good(m.meta, keep)})
+            )
+
+        return [new for _, new in self.ctx.store.modify(ids, change)]
 
     def unarchive(self, memory_ids: Sequence[str]) -> list[Memory]:
         """Archived memories back in search (and in decay's care): active, or promoted if they

@@ -16,12 +16,14 @@ from engram.core.merge import MARK as MERGE_RECORD
 from engram.core.models import (
     ID_PATTERN,
     ID_RULE,
+    KEEP,
     MAX_STRENGTH,
     MIN_STRENGTH,
     RELATION_TYPES,
     Memory,
     Relation,
     Status,
+    is_kept,
 )
 from engram.core.text import tag_key
 from engram.core.timeutil import DATE_RANGE, ensure_aware, round_trips
@@ -334,6 +336,14 @@ def own_meta(value: dict[str, Any] | None, field: str = "meta") -> dict[str, Any
             "is Engram's record of a merge (what its undo needs); use another key",
         )
     return checked
+
+
+def kept_for_good(value: dict[str, Any], keep: bool, field: str = "meta") -> dict[str, Any]:
+    """`value` (a memory's meta) marked to be kept for good, or with the mark taken off; within
+    the meta limit (the error names `field`)."""
+    if not keep:
+        return {k: v for k, v in value.items() if k != KEEP}
+    return value if is_kept(value) else meta({**value, KEEP: True}, field)
 
 
 def with_merge_record(given: dict[str, Any], record: Any) -> dict[str, Any]:

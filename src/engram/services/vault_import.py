@@ -26,10 +26,11 @@ from engram.core.notes import Note
 from engram.errors import NotFoundError, ValidationError
 from engram.services import validation as check
 from engram.services.context import Context
+from engram.services.drafts import Draft
 from engram.services.enrichment import merged_names
 from engram.services.graph import GraphService
 from engram.services.ltm import LtmService, VaultAccess, require_ltm
-from engram.services.memories import Draft, MemoryService
+from engram.services.memories import MemoryService
 from engram.services.results import Result
 from engram.vault.index import TOO_LARGE, parse_note, readable, scan, split_frontmatter
 from engram.vault.render import with_engram_id

@@ -103,10 +103,11 @@ class ScheduleInputs:
     last_used: NDArray[np.float64]
     created_at: NDArray[np.float64]
     active: NDArray[np.bool_]
+    kept: NDArray[np.bool_]  # marked to be kept for good (`engram.core.models.KEEP`)
 
     @classmethod
     def from_rows(cls, rows: Sequence[Sequence[float]]) -> ScheduleInputs:
-        """From SQL rows (seq, use_count, strength, last_used, created_at, active)."""
+        """From SQL rows (seq, use_count, strength, last_used, created_at, active, kept)."""
         cols = np.array(rows, dtype=np.float64)
         return cls(
             use_count=cols[:, 1],
@@ -114,6 +115,7 @@ class ScheduleInputs:
             last_used=cols[:, 3],
             created_at=cols[:, 4],
             active=cols[:, 5].astype(bool),
+            kept=cols[:, 6].astype(bool),
         )
 
 

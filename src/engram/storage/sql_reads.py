@@ -39,15 +39,16 @@ def nested_tags(tags: Sequence[str]) -> tuple[list[str], list[str]]:
     return folded, [t + "/%" for t in escaped]
 
 
-def schedule_batches(fetch: Fetch, p: str) -> Iterator[tuple[list[int], ScheduleInputs]]:
+def schedule_batches(fetch: Fetch, p: str, kept: str) -> Iterator[tuple[list[int], ScheduleInputs]]:
     """What every memory's schedule is computed from, RESCHEDULE_BATCH memories at a time in
     save order, with their seqs (where the store writes the results back). Read through
     `fetch`, inside the store's write transaction: no memory is saved or changed between a
-    batch's read and its write."""
+    batch's read and its write. `kept`: the dialect's test of `meta.keep` being JSON true."""
     last = 0
     while rows := fetch(
         "SELECT seq, use_count, strength, last_used, created_at, "
-        "CASE WHEN status = 'active' THEN 1 ELSE 0 END "
+        "CASE WHEN status = 'active' THEN 1 ELSE 0 END, "
+        f"CASE WHEN {kept} THEN 1 ELSE 0 END "
         f"FROM memories WHERE seq > {p} ORDER BY seq LIMIT {p}",
         [last, RESCHEDULE_BATCH],
     ):

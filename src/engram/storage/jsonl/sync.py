@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status
+from engram.core.models import AuditEntry, Memory, Relation, Schedule, Status, is_kept
 from engram.core.timeutil import to_epoch
 from engram.storage.jsonl.files import LineFile, read_lines
 from engram.storage.jsonl.records import SCHEDULE_FIELDS, BadLine, StoredMemory, Tombstone
@@ -148,6 +148,7 @@ def rescheduled(memories: Sequence[Memory], compute: Rescheduler) -> dict[str, S
             last_used=np.array([to_epoch(m.last_used) for m in memories], np.float64),
             created_at=np.array([to_epoch(m.created_at) for m in memories], np.float64),
             active=np.array([m.status == Status.ACTIVE for m in memories]),
+            kept=np.array([is_kept(m.meta) for m in memories]),
         )
     )
     columns = [getattr(arrays, name).tolist() for name in SCHEDULE_FIELDS]

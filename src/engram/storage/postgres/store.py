@@ -68,6 +68,8 @@ class _OwnPoolRetries(logging.Filter):
 
 logging.getLogger("psycopg.pool").addFilter(_OwnPoolRetries())
 
+# A memory marked to be kept for good (`engram.core.models.KEEP`: JSON true, not 1 or "yes").
+_KEPT = "meta -> 'keep' = 'true'::jsonb"
 _INSERT_LOCK = 0x656E6772616D01  # advisory lock serialising inserts ("engram", 1)
 # The advisory lock of an exclusive section: its name, and the store's schema unless that is
 # public (the key every Engram used, before stores in other schemas of one database refused
@@ -423,7 +425,7 @@ class PostgresStore(SqlStore, PostgresGraph, PostgresLtm, PostgresText, Postgres
             # Writers wait until the new schedules are in; readers carry on.
             # EXCLUSIVE: SHARE ROW EXCLUSIVE let in a touch locking its rows, then deadlocked.
             conn.execute("LOCK TABLE memories IN EXCLUSIVE MODE")
-            for seqs, inputs in schedule_batches(on(conn), "%s"):
+            for seqs, inputs in schedule_batches(on(conn), "%s", _KEPT):
                 result = compute(inputs)
                 columns = [
                     [None if v != v else v for v in getattr(result, c).tolist()]

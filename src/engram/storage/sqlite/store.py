@@ -71,6 +71,8 @@ log = logging.getLogger(__name__)
 # operating system's file cache, shared and given back under memory pressure, but they count
 # in the process's resident size once read.
 READ_MMAP_BYTES = 2 << 30
+# A memory marked to be kept for good (`engram.core.models.KEEP`: JSON true, not 1 or "yes").
+_KEPT = "json_type(meta, '$.keep') = 'true'"
 
 
 class SQLiteStore(SqlStore, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
@@ -452,7 +454,7 @@ class SQLiteStore(SqlStore, SQLiteText, SQLiteGraph, SQLiteLtm, SQLiteVectors):
         updated = 0
         sets = ", ".join(f"{c} = ?" for c in SCHEDULE_COLUMNS)
         with self._write() as conn:
-            for seqs, inputs in schedule_batches(on(conn), "?"):
+            for seqs, inputs in schedule_batches(on(conn), "?", _KEPT):
                 arrays = compute(inputs)
                 columns = [getattr(arrays, c) for c in SCHEDULE_COLUMNS]
                 payload = [
