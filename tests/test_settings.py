@@ -151,6 +151,13 @@ def enriched_save(mem: Engram, clock: FixedClock) -> tuple[tuple[str, ...], floa
     return saved.entities, saved.strength
 
 
+def vital_gc(mem: Engram, clock: FixedClock) -> list[str]:
+    """What gc would forget of a vital fact and of trivia saved alike long ago."""
+    for text in ("Allergic to penicillin", "Had pasta for lunch"):
+        mem.save(text, created_at=START - timedelta(days=200))
+    return sorted(m.content for m in mem.get_many(mem.gc().memory_ids))
+
+
 def tea_clusters(mem: Engram, clock: FixedClock) -> list[tuple[int, str]]:
     """Two near-copies and a looser paraphrase: how many clusters, of what size, doing what.
     Not copies of the same words: those are merged whatever the settings."""
@@ -416,6 +423,7 @@ EFFECTS: list[tuple[str, dict[str, Any], dict[str, Any], Probe]] = [
     ),
     ("save_duplicates", {}, {"save_duplicates": "reinforce"}, repeated_save),
     ("enrich_on_save", {}, {"enrich_on_save": False}, enriched_save),
+    ("keep_vital", {}, {"keep_vital": False}, vital_gc),
     ("save_similar_threshold", {}, {"save_similar_threshold": 0.0}, similar_reported),
     (
         "cluster_review_cohesion",

@@ -184,6 +184,10 @@ class Settings(BaseSettings):
     # Names found in a saved memory's text join its entities; its strength, unless given, comes
     # from the words that mark importance (docs/activation.md)
     enrich_on_save: bool = True
+    # A new memory that names a kind of fact wanted for good (an allergy, a condition, a
+    # birthday, who the user is) or asks never to be forgotten is kept for good: gc never
+    # forgets it (docs/decay.md, "Kept for good"), unless the save says `keep` itself.
+    keep_vital: bool = True
     # A memory saved without an episode in a batch, given its time, or a chat's turn saved
     # now (a transcript), joins the one of the memory saved so just before it, within this
     # many minutes (0 turns it off): search credits a match's episode neighbours

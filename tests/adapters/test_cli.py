@@ -310,6 +310,9 @@ def test_save_and_update_keep_a_memory_for_good_and_let_it_fade_again(db: Path) 
     assert run_json(db, "update", memory_id, "--keep")["meta"] == {"keep": True}
     plain = ok(run(db, "save", "Had pizza for lunch"))
     assert "kept for good" not in plain.stdout
+    vital = ok(run(db, "save", "Allergic to penicillin"))  # by its words, and said why
+    assert "kept for good: gc never forgets it (safety ('Allergic'))" in vital.stdout
+    assert "kept for good" not in ok(run(db, "save", "Allergic to cats", "--no-keep")).stdout
 
 
 def test_update_clears_tags_and_entities(db: Path) -> None:

@@ -437,6 +437,14 @@ async def test_a_memory_is_kept_for_good_on_save_and_let_fade_again_by_update(
     assert faded["meta"] == {"lab": "x"}
     plain = await server.call("save_memory", {"content": f"{unique()} lunch", "keep": None})
     assert plain["memory"]["meta"] == {}
+    # left out: kept where its words name a fact wanted for good, and the result says why
+    vital = await server.call("save_memory", {"content": f"{unique()} allergic to penicillin"})
+    assert vital["memory"]["meta"] == {"keep": True}
+    assert vital["enrichment"]["kept_for"] == "safety ('allergic')"
+    refused = await server.call(
+        "save_memory", {"content": f"{unique()} allergic to cats", "keep": False}
+    )
+    assert refused["memory"]["meta"] == {} and refused["enrichment"]["kept_for"] is None
 
 
 @pytest.mark.anyio

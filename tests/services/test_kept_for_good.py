@@ -30,7 +30,7 @@ def test_a_kept_memory_is_never_offered_for_review(mem: Engram) -> None:
     a review slot would only push out a match."""
     ten_days = START - timedelta(days=10)
     vital = mem.save("Allergic to penicillin", keep=True, created_at=ten_days)
-    fading = mem.save("Allergic to cats", created_at=ten_days)
+    fading = mem.save("Prefers aisle seats", created_at=ten_days)
     assert [c.memory.id for c in mem.review_candidates()] == [fading.id]
     assert vital.id not in {c.memory.id for c in mem.review_candidates()}
 
@@ -97,3 +97,24 @@ def test_news_of_a_kept_fact_is_kept_too(mem: Engram) -> None:
     assert mem.get(old.id).meta == {"keep": True}
     other = mem.save_result("Correction: the gym now opens at 6am")
     assert other.memory.meta == {}
+
+
+def test_a_fact_whose_words_name_it_vital_is_kept_by_itself(mem: Engram) -> None:
+    """ENGRAM_KEEP_VITAL (default on): an allergy, a condition, a birthday, who the user is,
+    or a request never to forget; the save says why. A strength given changes nothing here."""
+    result = mem.save_result(Draft("Allergic to penicillin", strength=1.0, created_at=LONG_AGO))
+    assert result.memory.meta == {"keep": True}
+    assert result.enrichment is not None and result.enrichment.kept_for == "safety ('Allergic')"
+    trivia = mem.save("Had pasta for lunch", created_at=LONG_AGO)
+    assert mem.gc(dry_run=False).memory_ids == [trivia.id]
+    assert mem.get(result.memory.id).meta == {"keep": True}
+
+
+def test_a_save_that_says_keep_itself_decides(mem: Engram) -> None:
+    told_not_to = mem.save("Allergic to cats", keep=False, created_at=LONG_AGO)
+    said_in_meta = mem.save("Allergic to dust", meta={"keep": False}, created_at=LONG_AGO)
+    imported = mem.save_many([Draft("Allergic to wool", id="imported-1", created_at=LONG_AGO)])
+    assert told_not_to.meta == {} and said_in_meta.meta == {"keep": False}
+    assert imported[0].meta == {}  # an import keeps its record as it was
+    due = {told_not_to.id, said_in_meta.id, "imported-1"}
+    assert set(mem.gc().memory_ids) == due

@@ -87,8 +87,10 @@ def test_reinforced_memories_survive_gc(mem: Engram, clock: FixedClock) -> None:
 def test_gc_keeps_news_while_the_fact_it_replaces_lives(mem: Engram, clock: FixedClock) -> None:
     """A probe: the news "I moved to Denver" faded unused while a repeat kept "I live in
     Portland" alive; gc deleted the news, and search answered with the old city alone."""
-    old = mem.save("I live in Portland, Oregon")
-    news = mem.save("I moved from Portland to Denver")
+    # keep=False: who the user is would be kept for good (ENGRAM_KEEP_VITAL); this is about
+    # the news and the fact it replaces fading
+    old = mem.save("I live in Portland, Oregon", keep=False)
+    news = mem.save("I moved from Portland to Denver", keep=False)
     mem.create_relation(news.id, old.id, "supersedes")
     for _ in range(5):
         clock.advance(days=10)
@@ -106,11 +108,11 @@ def test_gc_keeps_a_replaced_fact_while_its_news_lives(mem: Engram, clock: Fixed
     """The other way round (a probe): the news in use, the old fact faded. "where do I live?"
     found "We moved from Portland to Denver" only as the place of "I live in Portland", and
     once gc deleted the fact it found the sister's city instead."""
-    old = mem.save("I live in Portland, Oregon")
+    old = mem.save("I live in Portland, Oregon", keep=False)  # not kept for good: it fades
     clock.advance(days=60)
-    news = mem.save("We moved from Portland to Denver")
+    news = mem.save("We moved from Portland to Denver", keep=False)
     mem.create_relation(news.id, old.id, "supersedes")
-    sister = mem.save("My sister Elena lives in Valencia")
+    sister = mem.save("My sister Elena lives in Valencia", keep=False)
     for _ in range(4):
         clock.advance(days=3)
         mem.touch(news.id)

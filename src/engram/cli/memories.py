@@ -136,9 +136,10 @@ def decoded_stdin(data: bytes) -> str:
     help="The conversation or session it comes from; search credits its neighbours there.",
 )
 @click.option(
-    "--keep",
-    is_flag=True,
-    help="Keep it for good: gc never forgets it (a blood type, an allergy, a passport's expiry).",
+    "--keep/--no-keep",
+    default=None,
+    help="Keep it for good: gc never forgets it (a passport's expiry, an emergency contact) "
+    "[default: where it names an allergy, a condition, a birthday or who the user is].",
 )
 @pass_state
 def save(
@@ -150,7 +151,7 @@ def save(
     context: str | None,
     strength: float | None,
     episode: str | None,
-    keep: bool,
+    keep: bool | None,
 ) -> None:
     """Save a memory. CONTENT `-` reads it from stdin."""
     draft = Draft(
@@ -197,7 +198,8 @@ def save(
             f"  holds again: replaces {news}, the news that had replaced it" for news in unlisted
         ]
     if is_kept(memory.meta):
-        notes.append("  kept for good: gc never forgets it")
+        why = result.enrichment.kept_for if result.enrichment else None
+        notes.append(f"  kept for good: gc never forgets it{f' ({why})' if why else ''}")
     enriched = result.enrichment
     if result.duplicate_of is not None:
         # The stored memory's, not the new text's: "strength 1.2" was printed for a memory of

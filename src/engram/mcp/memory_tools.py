@@ -56,10 +56,11 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
         keep: Annotated[
             Keep,
             Field(
-                description="Keep it for good: gc never forgets it, however long it goes "
-                "unused. For what must not be lost though it may not be needed for months: a "
-                "health fact (blood type, allergy, condition), a document's number or expiry, "
-                "an emergency contact."
+                description="true: keep it for good, gc never forgets it however long it "
+                "goes unused: for what must not be lost though it may not be needed for months "
+                "(a document's number or expiry, an emergency contact, a health fact). Left "
+                "out: kept where its words name an allergy, a condition, a birthday or who the "
+                "user is, or ask never to forget it (see enrichment.kept_for); false: never."
             ),
         ] = None,
         ctx: Context | None = None,
@@ -89,7 +90,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             meta=meta or {},
             strength=strength,
             episode=_episode(runtime, ctx),
-            keep=bool(keep),
+            keep=keep,
         )
         return _echoed(await runtime.call(lambda app: app.memories.save(draft)))
 

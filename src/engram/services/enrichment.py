@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engram.core.entities import extract_entities
-from engram.core.importance import importance
+from engram.core.importance import importance, kept_for
 from engram.core.text import tag_key
 from engram.services.results import Enrichment
 from engram.services.validation import MAX_ENTITIES, MAX_ENTITY_LEN
@@ -24,17 +24,24 @@ def merged_names(given: Sequence[str], found: Sequence[str]) -> list[str]:
     return out
 
 
-def enrich(content: str, entities: Sequence[str], strength: float | None) -> Enrichment:
-    """The entities (the caller's first) and strength a memory of `content` is saved with.
-    Found names fill only the room the caller's left under the entity limits: a text naming
-    sixty places must not make a save fail over entities nobody typed."""
+def enrich(
+    content: str, entities: Sequence[str], strength: float | None, judge_keep: bool = False
+) -> Enrichment:
+    """The entities (the caller's first) and strength a memory of `content` is saved with, and
+    (`judge_keep`) why it is kept for good (`kept_for`). Found names fill only the room the
+    caller's left under the entity limits: a text naming sixty places must not make a save
+    fail over entities nobody typed."""
     names = _within_limit(merged_names(entities, _names_in(content)), len(entities))
     if strength is None:
         strength, why = importance(content)
     else:
         why = []
     return Enrichment(
-        entities=names[len(entities) :], all_entities=names, strength=strength, why=why
+        entities=names[len(entities) :],
+        all_entities=names,
+        strength=strength,
+        why=why,
+        kept_for=kept_for(content) if judge_keep else None,
     )
 
 

@@ -166,13 +166,22 @@ class MemoryService:
 
     def _enriched(self, built: Memory, draft: Draft) -> tuple[Memory, Enrichment | None]:
         """With enrichment on, a new memory (not an import, which keeps its record) takes the
-        names in its text as entities and, unless given, a strength from its wording."""
-        if not self.ctx.settings.enrich_on_save or draft.id is not None:
+        names in its text as entities and, unless given, a strength from its wording, and is
+        kept for good where its words name a fact wanted for good (ENGRAM_KEEP_VITAL) and the
+        draft does not say `keep` itself."""
+        settings = self.ctx.settings
+        if not settings.enrich_on_save or draft.id is not None:
             return built, None
         given = None if draft.strength is None else built.strength  # as checked
-        added = enrich(built.content, built.entities, given)
-        entities = check.entities(added.all_entities)
-        return built.model_copy(update={"entities": entities, "strength": added.strength}), added
+        judge_keep = settings.keep_vital and draft.keep is None and KEEP not in draft.meta
+        added = enrich(built.content, built.entities, given, judge_keep)
+        update: dict[str, Any] = {
+            "entities": check.entities(added.all_entities),
+            "strength": added.strength,
+        }
+        if added.kept_for is not None:
+            update["meta"] = check.kept_for_good(built.meta, True)
+        return built.model_copy(update=update), added
 
     def repeat_of(self, content: str) -> Memory | None:
         """The stored memory `content` repeats, if any (`services.repeats`)."""

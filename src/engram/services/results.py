@@ -57,11 +57,13 @@ class Result(BaseModel):
 class Enrichment(Result):
     """What a save added by itself (ENGRAM_ENRICH_ON_SAVE): `entities` found in the text (the
     caller's are kept as well), and the `strength` with the importance markers it came from in
-    `why` (empty when the caller gave the strength)."""
+    `why` (empty when the caller gave the strength); `kept_for`: why it is kept for good, when
+    its words name a fact wanted for good (ENGRAM_KEEP_VITAL), else None."""
 
     entities: list[str]
     strength: float
     why: list[str]
+    kept_for: str | None = None
     all_entities: list[str] = Field(default_factory=list, exclude=True)
 
 
