@@ -7,7 +7,7 @@ import pytest
 
 from engram.core.change_words import says_a_change
 from engram.core.fact_values import changed_again
-from engram.core.keeping import may_be_news, replaces_a_fact
+from engram.core.keeping import may_be_news, owned_before_the_sale, replaces_a_fact, thing_sold
 
 
 @pytest.mark.parametrize(
@@ -64,3 +64,22 @@ def test_a_change_after_a_question_of_it_replaces_what_was_held() -> None:
 )
 def test_a_change_made_again_replaces_the_last_news_of_it(news: str, old: str, again: bool) -> None:
     assert changed_again(news, old) is again
+
+
+SALE = "Sold the Camry in September; now uses the community shuttle and Emma's Uber account."
+
+
+def test_a_sale_is_news_of_the_thing_sold_only() -> None:
+    """A fifteenth blind probe's: the sale superseded "Daughter Emma lives in Denver…" (0.41
+    alike, by the name) and left the car current."""
+    assert thing_sold(SALE) == "Camry"
+    assert thing_sold("We sold our house in Austin") == "house"
+    assert thing_sold("Sold out in an hour!") is None  # not a sale of anything
+    daughter = "Daughter Emma lives in Denver and calls every Sunday evening."
+    assert not replaces_a_fact(SALE, similarity=0.41, old=daughter)
+    car = "Drives a 2015 Toyota Camry, plate GEO 71."
+    assert owned_before_the_sale(SALE, car)
+    assert not owned_before_the_sale(SALE, daughter)
+    assert not owned_before_the_sale(SALE, "Took the Camry in for an oil change")  # an event
+    assert owned_before_the_sale("We sold our Camry", "We have a 2015 Camry")
+    assert not owned_before_the_sale("I sold my Camry", "My brother drives a Camry")  # his

@@ -884,3 +884,21 @@ def test_a_thing_moved_to_another_day_is_found_before_its_old_day(
     assert news.supersedes == [old.id]
     mem.flush()
     assert mem.search("when is the handover with marcus")[0].memory.id == news.memory.id
+
+
+def test_a_sale_supersedes_the_thing_sold_not_a_fact_sharing_a_name(
+    mem: Engram, clock: FixedClock
+) -> None:
+    """A fifteenth blind probe's: the sale named Emma, and replaced where she lives; the car it
+    sold (0.30 alike, below any bar of meaning) stayed current and answered "What car do I
+    drive?" first."""
+    daughter = mem.save("Daughter Emma lives in Denver and calls every Sunday evening.")
+    car = mem.save("Drives a 2015 Toyota Camry, plate GEO 71.")
+    clock.advance(days=240)
+    sale = mem.save_result(
+        "Sold the Camry in September; now uses the community shuttle and Emma's Uber account."
+    )
+    assert sale.supersedes == [car.id]
+    mem.flush()
+    assert mem.search("What car do I drive?")[0].memory.id == sale.memory.id
+    assert mem.search("Where does my daughter live?")[0].memory.id == daughter.id

@@ -19,12 +19,15 @@ from engram.core.keeping import (
     life_fact_replaced,
     life_fact_words,
     may_be_news,
+    owned_before_the_sale,
     replaces_a_fact,
+    thing_sold,
 )
 from engram.core.life_facts import attributes, same_life_fact, states_now
 from engram.core.merge import SUPERSEDES_WHOLE
 from engram.core.models import Memory, Relation, Status, new_id
 from engram.core.own_name import told_the_other_way
+from engram.core.text import query_terms
 from engram.core.value_moves import value_moved
 from engram.core.whose import about_other_people
 from engram.services.context import Context
@@ -227,6 +230,30 @@ def life_facts_replaced(
     return sorted(replaced, key=lambda old: -old.similarity)
 
 
+def things_sold_replaced(
+    ctx: Context, text: str, own_id: str = "", skip: Container[str] = frozenset()
+) -> list[SimilarMemory]:
+    """The stored states of a thing `text` says was sold, found by its words
+    (`core.keeping.owned_before_the_sale`), from `LIFE_FACT_MIN_SIMILAR` up, most alike first:
+    "Sold the Camry in September; now uses the community shuttle" stands at 0.30 to "Drives a
+    2015 Toyota Camry", below any bar of meaning (a fifteenth blind probe's). Not those in
+    `skip`."""
+    thing = thing_sold(text)
+    if thing is None:
+        return []
+    live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
+    read = ctx.store.text_search(query_terms(thing), live, LIFE_FACTS_READ)
+    found = [s.id for s in read if s.id != own_id and s.id not in skip]
+    facts = [m for m in ctx.store.get_many(found) if owned_before_the_sale(text, m.content)]
+    alike = _alike(ctx, text, facts)
+    replaced = [
+        SimilarMemory(id=m.id, content=m.content, similarity=alike[m.id])
+        for m in facts
+        if alike.get(m.id, 0.0) >= LIFE_FACT_MIN_SIMILAR
+    ]
+    return sorted(replaced, key=lambda old: -old.similarity)
+
+
 def supersede(
     ctx: Context,
     memory: Memory,
@@ -248,8 +275,10 @@ def supersede(
         return []
     left = named_old_value(memory.content)
     similar = [s for s in similar if s.id not in skip]
-    replaced = facts_replaced(memory.content, similar) or life_facts_replaced(
-        ctx, memory.content, memory.id, skip
+    replaced = (
+        facts_replaced(memory.content, similar)
+        or life_facts_replaced(ctx, memory.content, memory.id, skip)
+        or things_sold_replaced(ctx, memory.content, memory.id, skip)
     )
     if not replaced:
         return []
