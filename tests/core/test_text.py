@@ -14,6 +14,7 @@ from engram.core.text import (
     statements,
     unlabelled,
     without_kind_label,
+    without_topic_label,
 )
 
 
@@ -92,6 +93,16 @@ def test_a_notes_kind_is_read_behind_a_date_too() -> None:
         "renew the passport"
     )
     assert without_kind_label("2024-05-01 Decision: RQ").strip() == "RQ"
+
+
+def test_a_label_of_what_a_note_is_about_is_read_as_its_topic() -> None:
+    """Several words not all capitalised name no speaker: the note's topic, as a tag would."""
+    assert without_topic_label("Thesis topic: RNA-seq of fin regeneration") == (
+        "RNA-seq of fin regeneration"
+    )
+    assert without_topic_label("TODO: renew the passport").strip() == "renew the passport"
+    for said in ("Fahim Khan: my thesis is done", "Kate: thesis topic chosen", "no label here"):
+        assert without_topic_label(said) == said  # a speaker's name, or no label
 
 
 def test_passages_carry_the_label_without_the_time() -> None:

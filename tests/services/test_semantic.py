@@ -801,6 +801,18 @@ def test_a_name_of_the_kind_asked_for_is_no_chance(mem: Engram) -> None:
     assert mem.search("favorite football team") == []
 
 
+def test_a_match_by_the_label_saying_what_a_note_is_about_is_no_chance(mem: Engram) -> None:
+    """A fifteenth blind probe's: "Thesis topic: single-cell RNA-seq of zebrafish fin
+    regeneration" is 0.05 alike to "thesis topic" in meaning, and was dropped as a chance
+    match of its words; only the committee was found."""
+    topic = mem.save("Thesis topic: single-cell RNA-seq of zebrafish fin regeneration")
+    mem.save("Thesis committee: Helen Ward, Dr. Chidi Okoye and Dr. Sara Lin")
+    mem.save_many([Draft(content=note) for note in ASSISTANT_NOTES])
+    mem.flush()
+    assert mem.search("thesis topic")[0].memory.id == topic.id
+    assert mem.search("favorite football team") == []
+
+
 def test_a_match_by_its_tags_or_entities_is_no_chance(mem: Engram) -> None:
     """A helper's probe: "atlas notes" found nothing where every Atlas memory said so by its
     tag alone. A tag or an entity is the memory's own word for what it is about, while its

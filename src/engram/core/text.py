@@ -302,6 +302,22 @@ def without_kind_label(content: str) -> str:
     return content[label.end() :] if label else content
 
 
+def without_topic_label(content: str) -> str:
+    """The content without a label that says what it is about, as a tag would: the kind of
+    note (`without_kind_label`), or a label of several words not all capitalised, which names
+    no speaker ("Thesis topic: single-cell RNA-seq…", "Emergency contact: …"); or the content.
+    """
+    bare = without_kind_label(content)
+    if bare is not content:
+        return bare
+    label = _labelled(content)
+    if label is None:
+        return content
+    words = label[0].split()
+    named = len(words) == 1 or all(w[:1].isupper() for w in words)
+    return content if named else content[label[1] :]
+
+
 def speaker_label(content: str) -> str:
     """The speaker's label the content opens with ("Fahim Khan" of "Fahim Khan: …"), as
     `unlabelled` cuts it; "" without one."""

@@ -41,7 +41,7 @@ from engram.core.text import (
     of_the_listener,
     query_terms,
     statements,
-    without_kind_label,
+    without_topic_label,
     words,
 )
 from engram.core.time_asked import asks_when, says_when, without_asking_now
@@ -192,9 +192,11 @@ def without_chance_matches(
     own word for what it is about, and stays (docs/search.md, section 1b). So does a text
     that holds only names of a kind the query names: "Project Atlas uses PostgreSQL 16" is
     what "database decision" asks for, not a chance match (it was dropped, and the example
-    of docs/cli.md found nothing: a helper's probe); nor is the word a note opens with to say
-    its kind, as a tag would ("TODO: finish the v2 schemas" for "What TODOs are open?", which
-    found nothing: a coding assistant's probe)."""
+    of docs/cli.md found nothing: a helper's probe); nor are the words a note opens with to say
+    its kind or topic, as a tag would (`without_topic_label`: "TODO: finish the v2 schemas" for
+    "What TODOs are open?", which found nothing, a coding assistant's probe; "Thesis topic:
+    single-cell RNA-seq of zebrafish fin regeneration" for "Arjun's thesis project", 0.05 alike
+    in meaning, a fifteenth blind probe's)."""
     unlike = unlike_the_query(seen.rows(s.id for s in found[:n]), probe)
     if not unlike:
         return found
@@ -202,7 +204,7 @@ def without_chance_matches(
     ids = [i for i in unlike if i in texts]
     named = {name for names in kind_names(terms).values() for name in names}
     words = [t for t in terms if t not in named]
-    counts = PhraseCounter(words).counts_in([without_kind_label(texts[i].content) for i in ids])
+    counts = PhraseCounter(words).counts_in([without_topic_label(texts[i].content) for i in ids])
     by_chance = {i for i, row in zip(ids, counts, strict=True) if row.any()}
     return [s for s in found if s.id not in by_chance]
 
