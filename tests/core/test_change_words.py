@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engram.core.change_words import says_a_change
-from engram.core.fact_values import changed_again
+from engram.core.fact_values import changed_again, value_swapped
 from engram.core.keeping import may_be_news, owned_before_the_sale, replaces_a_fact, thing_sold
 
 
@@ -83,3 +83,12 @@ def test_a_sale_is_news_of_the_thing_sold_only() -> None:
     assert not owned_before_the_sale(SALE, "Took the Camry in for an oil change")  # an event
     assert owned_before_the_sale("We sold our Camry", "We have a 2015 Camry")
     assert not owned_before_the_sale("I sold my Camry", "My brother drives a Camry")  # his
+
+
+def test_a_change_to_a_thing_goes_to_the_thing_not_its_article() -> None:
+    """A fifteenth blind probe's: "…to a Tandem t:slim X2 pump" was read as going to "a", which
+    the old note held ("a Dexcom G7 sensor"), so it agreed with the note and replaced nothing."""
+    news = "Maya switched from the Omnipod to a Tandem t:slim X2 pump this week."
+    assert value_swapped(news) == ("Omnipod", "Tandem")
+    old = "Maya has type 1 diabetes; she wears an Omnipod 5 insulin pump and a Dexcom G7 sensor."
+    assert replaces_a_fact(news, similarity=0.61, old=old)

@@ -221,7 +221,9 @@ _DROPPED_OLD = re.compile(
 # "Atlas deadline is end of Q3 2025" stood, and replaced nothing (an MCP probe).
 _TO_NEW = re.compile(
     rf"\b(?:{_CHANGE_VERBS}|updated)\s+(?:[\w'.()-]+\s+){{0,5}}?(?:to|into)\s+"
-    r"(?:the\s+|my\s+|our\s+)?"
+    # nor is an article: "switched from the Omnipod to a Tandem pump" goes to Tandem, and read
+    # as "a" it was already where a note saying "a Dexcom sensor" stood (a fifteenth probe's)
+    r"(?:(?:the|my|our|his|her|their|a|an)\s+)?"
     r"(?:(?:the\s+)?(?:end|start|beginning|middle|mid|first|last|second)\s+(?:half\s+)?of\s+"
     r"(?:the\s+)?|(?:early|late|mid)[\s-]+)?"
     # its version too: "Python 3.12" and "Python 3.13" are two values
