@@ -4,7 +4,7 @@ supersedes. Written over `Context`, for `MemoryService.save` (docs/consolidation
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Sequence
 
 from engram.core.disagreement import disagreement
 from engram.core.fact_values import (
@@ -211,40 +211,42 @@ def life_facts_replaced(
     """The stored statements of a life fact that `text` says anew, found by the fact's
     words, not by meaning: "I report to Rosa now" and "My manager is Dan Kim" are 0.20 alike,
     "Started a new job at Stripe this week" and "I work at Lumen Health" 0.15, far below any
-    bar of meaning, and share no word (`core.keeping.life_fact_words`); from
-    `LIFE_FACT_MIN_SIMILAR` up, most alike first. The value must be swapped for another
-    (`life_fact_replaced`). Not those in `skip`."""
+    bar of meaning, and share no word (`core.keeping.life_fact_words`). The value must be
+    swapped for another (`life_fact_replaced`)."""
     words = life_fact_words(text)
     if not words:
         return []
-    live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
-    read = ctx.store.text_search(words, live, LIFE_FACTS_READ)
-    found = [s.id for s in read if s.id != own_id and s.id not in skip]
-    facts = [m for m in ctx.store.get_many(found) if life_fact_replaced(text, m.content)]
-    alike = _alike(ctx, text, facts)
-    replaced = [
-        SimilarMemory(id=m.id, content=m.content, similarity=alike[m.id])
-        for m in facts
-        if alike.get(m.id, 0.0) >= LIFE_FACT_MIN_SIMILAR
-    ]
-    return sorted(replaced, key=lambda old: -old.similarity)
+    return _found_by_words(ctx, text, words, life_fact_replaced, own_id, skip)
 
 
 def things_sold_replaced(
     ctx: Context, text: str, own_id: str = "", skip: Container[str] = frozenset()
 ) -> list[SimilarMemory]:
     """The stored states of a thing `text` says was sold, found by its words
-    (`core.keeping.owned_before_the_sale`), from `LIFE_FACT_MIN_SIMILAR` up, most alike first:
-    "Sold the Camry in September; now uses the community shuttle" stands at 0.30 to "Drives a
-    2015 Toyota Camry", below any bar of meaning (a fifteenth blind probe's). Not those in
-    `skip`."""
+    (`core.keeping.owned_before_the_sale`): "Sold the Camry in September; now uses the
+    community shuttle" stands at 0.30 to "Drives a 2015 Toyota Camry", below any bar of
+    meaning (a fifteenth blind probe's)."""
     thing = thing_sold(text)
     if thing is None:
         return []
+    return _found_by_words(ctx, text, query_terms(thing), owned_before_the_sale, own_id, skip)
+
+
+def _found_by_words(
+    ctx: Context,
+    text: str,
+    words: Sequence[str],
+    replaced_by: Callable[[str, str], bool],
+    own_id: str,
+    skip: Container[str],
+) -> list[SimilarMemory]:
+    """The live memories matching `words` that `text` replaces (`replaced_by`), from
+    `LIFE_FACT_MIN_SIMILAR` up in meaning, most alike first; not `own_id` nor those in
+    `skip`."""
     live = Filter(statuses=(Status.ACTIVE, Status.PROMOTED))
-    read = ctx.store.text_search(query_terms(thing), live, LIFE_FACTS_READ)
+    read = ctx.store.text_search(words, live, LIFE_FACTS_READ)
     found = [s.id for s in read if s.id != own_id and s.id not in skip]
-    facts = [m for m in ctx.store.get_many(found) if owned_before_the_sale(text, m.content)]
+    facts = [m for m in ctx.store.get_many(found) if replaced_by(text, m.content)]
     alike = _alike(ctx, text, facts)
     replaced = [
         SimilarMemory(id=m.id, content=m.content, similarity=alike[m.id])
