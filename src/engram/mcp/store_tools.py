@@ -50,7 +50,9 @@ def register_maintenance_tools(server: MCPServer[Any], runtime: EngramRuntime) -
     ) -> GcResult:
         """Garbage-collect memories whose score fell below the forget threshold. By default a dry
         run that only lists them; with dry_run=false they are deleted, or archived with
-        archive_instead=true. Longest-faded first, at most `limit` per run."""
+        archive_instead=true. Longest-faded first, at most `limit` per run. A memory kept for
+        good (save_memory's or update_memory's keep) is never forgotten: keep one listed here
+        that must not be lost."""
         return await runtime.call(
             lambda app: app.maintenance.gc(
                 dry_run=dry_run, archive_instead=archive_instead, limit=limit
