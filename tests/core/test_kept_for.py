@@ -17,6 +17,9 @@ from engram.core.importance import kept_for
         ("User has mild asthma and carries an inhaler", "health ('asthma')"),
         ("My wife's birthday is September 3", "a yearly date ('birthday')"),
         ("My name is Marco Rossi", "who the user is ('My name is')"),
+        ("Maya's passport expires on 14 March 2026", "a document ('passport')"),
+        ("Insurance: Hiscox, policy HX-55102-B", "a document ('policy HX-55102-B')"),
+        ("Arjun is lactose intolerant", "health ('intolerant')"),
         ("Never forget: Ana takes her coffee black", "asked never to forget ('Never forget')"),
         (
             "Please always remember the gate code is 4411",
@@ -40,6 +43,9 @@ def test_a_fact_wanted_for_good_is_kept(text: str, why: str) -> None:
         "I'll never forget that trip to Lisbon",  # told of someone, not asked of the memory
         "I will never forget her face",
         "she always remembers names",
+        "paid by visa",  # a card, not a permit
+        "member of the club since 2019",
+        "The company policy is strict",
     ],
 )
 def test_what_is_not_wanted_for_good_is_not_kept(text: str) -> None:

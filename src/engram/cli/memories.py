@@ -138,8 +138,9 @@ def decoded_stdin(data: bytes) -> str:
 @click.option(
     "--keep/--no-keep",
     default=None,
-    help="Keep it for good: gc never forgets it (a passport's expiry, an emergency contact) "
-    "[default: where it names an allergy, a condition, a birthday or who the user is].",
+    help="Keep it for good: gc never forgets it (a contact's number, a document's expiry) "
+    "[default: where it names an allergy, a condition, a document, a birthday or who the "
+    "user is].",
 )
 @pass_state
 def save(

@@ -49,11 +49,29 @@ IMPORTANCE: tuple[tuple[re.Pattern[str], float, str, bool], ...] = (
         re.compile(
             r"\b(?:asthma\w*|diabet\w+|epilep\w+|seizures?|insulin|inhaler|epipen|pacemaker|"
             r"blood type|blood thinners?|anticoagulants?|heart condition|medication|"
-            r"prescription|prescribed)\b",
+            r"prescription|prescribed|intoleran(?:t|ce)|celiac|coeliac|vaccinat\w+|tetanus)\b",
             re.I,
         ),
         0.2,
         "health",
+        True,
+    ),
+    # A document and its number, told once and wanted when it is due or asked for: "Maya's
+    # passport expires on 14 March 2026", "Medicare number: 1EG4-TE5-MK73", "General liability
+    # insurance: Hiscox, policy HX-55102-B" (a fifteenth blind probe's year of monthly gc
+    # deleted them all by day 75). A visa as a card pays ("paid by Visa"): only one to stay by.
+    (
+        re.compile(
+            r"\b(?:passports?|residence permit|work permit|green card|driver'?s licen[cs]e|"
+            r"medicare|medicaid|social security|national insurance|tax id|steuer-id|"
+            r"power of attorney|(?:student|work|tourist|spouse|[a-z]-\d[a-z]?) visa|"
+            r"visa (?:expires|expiry|is valid|valid until|status)|"
+            r"(?:policy|member|account|licen[cs]e|permit)(?: number| no\.?| id| #)?"
+            r"(?::|\s+is)?\s+(?-i:[A-Z-]*\d[A-Z0-9-]*)|(?-i:EIN|SSN|TIN)\b)",
+            re.I,
+        ),
+        0.2,
+        "a document",
         True,
     ),
     # A day that comes back every year: "My wife's birthday is September 3" and "Our wedding
@@ -98,7 +116,7 @@ BASE_STRENGTH = 1.0
 # without a use. A fifteenth blind probe's year of monthly gc deleted 32 of 36 such facts (a
 # blood type, an allergy, asthma), most by day 75. Not a deadline or a password: a deadline
 # passes, and a password is changed.
-LASTING = frozenset({"safety", "health", "a yearly date", "who the user is"})
+LASTING = frozenset({"safety", "health", "a document", "a yearly date", "who the user is"})
 # ... and a fact the user asks never to forget, as the seed promises: "never forget", "always
 # remember", "remember this forever", "keep it for good"; not one told of someone ("I'll never
 # forget that trip", "she always remembers names": `_SOMEONE_BEFORE`).

@@ -58,9 +58,9 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
             Field(
                 description="true: keep it for good, gc never forgets it however long it "
                 "goes unused: for what must not be lost though it may not be needed for months "
-                "(a document's number or expiry, an emergency contact, a health fact). Left "
-                "out: kept where its words name an allergy, a condition, a birthday or who the "
-                "user is, or ask never to forget it (see enrichment.kept_for); false: never."
+                "(a contact's number, a health fact, a document's expiry). Left out: kept where "
+                "its words name an allergy, a condition, a document, a birthday or who the user "
+                "is, or ask never to forget it (see enrichment.kept_for); false: never."
             ),
         ] = None,
         ctx: Context | None = None,
