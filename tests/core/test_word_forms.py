@@ -124,3 +124,12 @@ def test_a_day_typed_short_is_searched_as_the_whole_day() -> None:
         "wed",
     ]
     assert with_word_forms(["sat", "sun", "mon"]) == ["sat", "sun", "mon"]
+
+
+def test_a_food_is_asked_for_by_what_an_allergy_calls_it_too() -> None:
+    """A fifteenth blind probe: "Can I eat the shrimp paella…?" found nothing of "He gets
+    hives from shellfish"; a query about shellfish looks for no crab."""
+    assert with_word_forms(["shrimp", "paella"]) == ["shrimp", "paella", "shellfish"]
+    assert with_word_forms(["cheese"]) == ["cheese", "dairy", "lactose"]
+    assert with_word_forms(["shellfish"]) == ["shellfish"]
+    assert form_groups(["shrimp", "paella", "shellfish"]) == [[0, 2]]

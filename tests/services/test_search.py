@@ -367,6 +367,22 @@ def test_a_query_naming_a_kind_of_tool_finds_the_memory_naming_one(mem: Engram) 
     assert redis.id not in [h.memory.id for h in mem.search("postgresql")]
 
 
+def test_a_food_asked_of_finds_the_allergy_naming_its_kind(mem: Engram) -> None:
+    """A fifteenth blind probe: "Can I eat the shrimp paella at the department dinner?" found
+    nothing, and the assistant would have said yes to a shellfish allergy."""
+    allergy = mem.save("He gets hives from shellfish (mild allergy).")
+    lactose = mem.save("Arjun is lactose intolerant.")
+    mem.save("Runs Snakemake pipelines on the university HPC cluster")
+    mem.save("Likes explanations with the equations written out")
+    mem.flush()
+    assert mem.search("Can I eat the shrimp paella at the department dinner?")[0].memory.id == (
+        allergy.id
+    )
+    assert mem.search("is a cheese board ok for the party?")[0].memory.id == lactose.id
+    assert mem.search("crab cakes")[0].memory.id == allergy.id
+    assert mem.search("favorite football team") == []  # what names no food finds none
+
+
 def test_a_person_asked_of_by_their_place_in_the_users_life_is_searched_by_name(
     mem: Engram,
 ) -> None:

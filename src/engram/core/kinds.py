@@ -71,6 +71,18 @@ _KINDS: dict[tuple[str, ...], list[str]] = {
     # for ISMB is due January 10" (cosine 0.12; a blind probe's question found nothing).
     ("deadline",): ["due"],
 }
+# A food is searched by what an allergy or a diet calls it too: "Can I eat the shrimp paella at
+# the department dinner?" found nothing of "He gets hives from shellfish (mild allergy)" (a
+# fifteenth blind probe's), which an assistant must not miss. Only that way round: a query
+# about shellfish does not look for every crab.
+_FOOD_GROUPS = {
+    "shrimp prawn crab lobster crayfish oyster mussel clam scallop": ["shellfish"],
+    "peanut almond cashew walnut pecan pistachio hazelnut macadamia": ["nuts"],
+    "milk cheese butter yogurt yoghurt cream": ["dairy", "lactose"],
+    "bread pasta flour barley rye": ["gluten", "wheat"],
+}
+for _foods, _group in _FOOD_GROUPS.items():
+    _KINDS.update({(food,): _group for food in _foods.split()})
 _BY_STEMS = {tuple(index_term(w) for w in words): names for words, names in _KINDS.items()}
 _LONGEST = max(len(words) for words in _KINDS)
 
