@@ -179,7 +179,8 @@ class Engram:
         docs/activation.md); names found in the text join `entities` (ENGRAM_ENRICH_ON_SAVE).
         `keep` marks it to be kept for good (`keep` below), for what must never be forgotten
         though it may not be needed for months: a blood type, an allergy, a passport's expiry;
-        None: kept where its words name such a fact (ENGRAM_KEEP_VITAL), False: never.
+        None: kept where its words name such a fact (ENGRAM_KEEP_VITAL); False: not by its
+        words (news of a kept fact is kept all the same).
         `episode` names the conversation this comes from: search credits the memories saved
         next to a match in the same episode (see docs/search.md). A repeat of a stored memory
         (the same words, any case or punctuation) returns that memory, merged and reinforced

@@ -60,7 +60,7 @@ def register_memory_tools(server: MCPServer[Any], runtime: EngramRuntime) -> Non
                 "goes unused: for what must not be lost though it may not be needed for months "
                 "(a contact's number, a health fact, a document's expiry). Left out: kept where "
                 "its words name an allergy, a condition, a document, a birthday or who the user "
-                "is, or ask never to forget it (see enrichment.kept_for); false: never."
+                "is, or ask never to forget it (see enrichment.kept_for); false: not by its words."
             ),
         ] = None,
         ctx: Context | None = None,
