@@ -20,6 +20,8 @@ from engram.core.importance import kept_for
         ("Maya's passport expires on 14 March 2026", "a document ('passport')"),
         ("Insurance: Hiscox, policy HX-55102-B", "a document ('policy HX-55102-B')"),
         ("Arjun is lactose intolerant", "health ('intolerant')"),
+        ("Pediatrician: Dr. Chen, phone 614-555-0142", "a contact ('phone 614-555-0142')"),
+        ("The Mission St lease ends on 31 December 2025", "a document ('lease')"),
         ("Never forget: Ana takes her coffee black", "asked never to forget ('Never forget')"),
         (
             "Please always remember the gate code is 4411",
@@ -46,6 +48,8 @@ def test_a_fact_wanted_for_good_is_kept(text: str, why: str) -> None:
         "paid by visa",  # a card, not a permit
         "member of the club since 2019",
         "The company policy is strict",
+        "my phone died lol",  # a phone, not how to reach someone
+        "got a new phone for 2024",
     ],
 )
 def test_what_is_not_wanted_for_good_is_not_kept(text: str) -> None:

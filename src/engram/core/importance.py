@@ -64,7 +64,8 @@ IMPORTANCE: tuple[tuple[re.Pattern[str], float, str, bool], ...] = (
         re.compile(
             r"\b(?:passports?|residence permit|work permit|green card|driver'?s licen[cs]e|"
             r"medicare|medicaid|social security|national insurance|tax id|steuer-id|"
-            r"power of attorney|(?:student|work|tourist|spouse|[a-z]-\d[a-z]?) visa|"
+            r"power of attorney|lease|mortgage|loan|"
+            r"(?:student|work|tourist|spouse|[a-z]-\d[a-z]?) visa|"
             r"visa (?:expires|expiry|is valid|valid until|status)|"
             r"(?:policy|member|account|licen[cs]e|permit)(?: number| no\.?| id| #)?"
             r"(?::|\s+is)?\s+(?-i:[A-Z-]*\d[A-Z0-9-]*)|(?-i:EIN|SSN|TIN)\b)",
@@ -72,6 +73,19 @@ IMPORTANCE: tuple[tuple[re.Pattern[str], float, str, bool], ...] = (
         ),
         0.2,
         "a document",
+        True,
+    ),
+    # How to reach someone: a phone number said as one ("Kids' pediatrician: Dr. Chen at Little
+    # Oaks Pediatrics, phone 614-555-0142", a fifteenth blind probe's, deleted on day 75), not a
+    # date or an amount.
+    (
+        re.compile(
+            r"\b(?:phone|tel|telephone|cell|mobile|whatsapp)\b(?: number| no\.?)?(?::|\s+is)?"
+            r"\s*\+?\(?\d[\d ().-]{5,18}\d",
+            re.I,
+        ),
+        0.2,
+        "a contact",
         True,
     ),
     # A day that comes back every year: "My wife's birthday is September 3" and "Our wedding
@@ -116,7 +130,9 @@ BASE_STRENGTH = 1.0
 # without a use. A fifteenth blind probe's year of monthly gc deleted 32 of 36 such facts (a
 # blood type, an allergy, asthma), most by day 75. Not a deadline or a password: a deadline
 # passes, and a password is changed.
-LASTING = frozenset({"safety", "health", "a document", "a yearly date", "who the user is"})
+LASTING = frozenset(
+    {"safety", "health", "a document", "a contact", "a yearly date", "who the user is"}
+)
 # ... and a fact the user asks never to forget, as the seed promises: "never forget", "always
 # remember", "remember this forever", "keep it for good"; not one told of someone ("I'll never
 # forget that trip", "she always remembers names": `_SOMEONE_BEFORE`).
