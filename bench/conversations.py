@@ -10,6 +10,8 @@ ids of the memories that answer it.
   memory "<speaker>: <text>" saved at its own time in episode "session-N" — the protocol of the
   shared harness (`../shared/bench/retrieval_eval.py`), whose question and evidence counts this
   loader reproduces (706 scorable REALTALK questions).
+  A turn without a `speaker` is a note an assistant saved, kept as written
+  (`bench/data/developer_notes`).
 - MADial-Bench (`../shared/data/madial-bench-en`): 160 memories of one user (each its own
   episode: they were not said in one conversation) and 160 dialogues; the query is what the
   user said before the turn where the assistant should recall, the gold is `relevant-id`.
@@ -166,9 +168,9 @@ def _dialogue(name: str, sample: dict[str, object]) -> Conversation:
             moment = parse_moment(str(turn.get("date_time", ""))) or start
             if moment is None:
                 raise ValueError(f"{name}: turn {turn['dia_id']} has no time")
-            conv.turns.append(
-                Turn(turn["dia_id"], f"{turn['speaker']}: {text}", moment, f"session-{number}")
-            )
+            # a turn of a chat is said by its speaker; a note (no speaker) is saved as written
+            said = f"{turn['speaker']}: {text}" if turn.get("speaker") else text
+            conv.turns.append(Turn(turn["dia_id"], said, moment, f"session-{number}"))
     ids = {t.id for t in conv.turns}
     qa = sample.get("qa", [])
     assert isinstance(qa, list)

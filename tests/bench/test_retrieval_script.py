@@ -6,6 +6,7 @@ checks the plumbing and the scoring on small files written here, in the document
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -310,6 +311,33 @@ def test_the_locomo_style_chats_are_well_formed(folder: str, asked: int) -> None
         assert len({t.content.split(":", 1)[0] for t in conv.turns}) == 2
         assert {q.category for q in conv.questions} == {1, 2, 3, 4, 5}
         assert len({t.episode for t in conv.turns}) == 16
+
+
+def test_the_developer_notes_are_well_formed() -> None:
+    """bench/data/developer_notes: three stores of a coding assistant's notes, saved as
+    written (no speaker), frozen by their SHA256SUMS."""
+    folder = ROOT / "bench" / "data" / "developer_notes"
+    for line in (folder / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split()
+        assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name
+    conversations = {c.name: c for c in load(folder)}
+    shape = {name: (len(c.turns), len(c.questions)) for name, c in conversations.items()}
+    assert shape == {
+        "developer-backend": (72, 33),
+        "developer-mobile": (64, 31),
+        "developer-ml": (62, 31),
+    }
+    for name, conv in conversations.items():
+        raw = json.loads((folder / f"{name.removeprefix('developer-')}.json").read_text())
+        written = {
+            turn["dia_id"]: turn["text"]
+            for key, turns in raw["conversation"].items()
+            if isinstance(turns, list)
+            for turn in turns
+        }
+        assert {t.id: t.content for t in conv.turns} == written  # notes: no speaker's label
+        assert {q.category for q in conv.questions} == {4, 14}
+        assert sum(not q["evidence"] for q in raw["qa"]) == 4  # never saved: not scored
 
 
 def test_the_user_assistant_chats_are_well_formed() -> None:
