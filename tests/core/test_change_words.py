@@ -7,7 +7,8 @@ import pytest
 
 from engram.core.change_words import says_a_change
 from engram.core.fact_values import changed_again, value_swapped
-from engram.core.keeping import may_be_news, owned_before_the_sale, replaces_a_fact, thing_sold
+from engram.core.keeping import may_be_news, replaces_a_fact
+from engram.core.thing_changed import owned_before_the_sale, thing_sold
 
 
 @pytest.mark.parametrize(

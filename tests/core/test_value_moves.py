@@ -109,3 +109,62 @@ def test_a_month_is_a_word_of_its_own() -> None:
     assert not moves_a_value("I decided to change the color from platinum blonde to honey blonde")
     assert moves_a_value("the dentist moved my appointment to 3 Dec")
     assert not moves_a_value("I may switch to tea")
+
+
+# A sixteenth blind probe's developer notes: each change linked to a note about another thing.
+PROBE_16_OTHER_THINGS = [
+    # a bare number moved to, of a thing the old note does not name (its "SQLAlchemy 2.0")
+    (
+        "Halyard is the shipment-tracking API. Python 3.11, FastAPI, SQLAlchemy 2.0 async.",
+        "Raised SQLAlchemy pool_size to 20 and max_overflow to 10; PgBouncer now sits in front",
+    ),
+    (
+        "Retrained the student with max_seq_len=256: NDCG@10 0.439. p99 latency 38 ms.",
+        "Student learning rate changed to 3e-5 (5e-5 was unstable with seq len 256)",
+    ),
+    # someone moving to a team, a month after: no date moved
+    (
+        "Priya is on leave Feb 24 – Mar 7; Dana covers auth reviews while she's out.",
+        "Dana is moving to the data platform team in April; billing ownership passes to Kenji.",
+    ),
+    # what a verb is done to, named after it, or the note's label with none there
+    (
+        "2.4.0 moved to April 30 because the tracking map needs Oskar's websocket endpoint",
+        "Bumped targetSdkVersion and compileSdkVersion to 34; added foreground service for tracking",
+    ),
+    (
+        "Decision: moved from react-native-config to Expo public env vars (EXPO_PUBLIC_*)",
+        "Image caching: switched from react-native-fast-image (unmaintained) to expo-image.",
+    ),
+    (
+        "Image caching: switched from react-native-fast-image (unmaintained) to expo-image.",
+        "Bundle size: JS bundle was 7.8 MB, of which the lottie-react-native animations were "
+        "1.2 MB; moved them to remote JSON.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "news"), PROBE_16_OTHER_THINGS)
+def test_a_change_of_another_thing_replaces_nothing(old: str, news: str) -> None:
+    assert may_be_news(news)
+    assert not value_moved(news, old)
+    assert not replaces_a_fact(news, similarity=0.45, old=old)
+
+
+@pytest.mark.parametrize(
+    ("old", "news"),
+    [
+        # the thing the verb is done to, held by the old note
+        ("Dockerfile base image is python:3.11-slim", "Bumped the base image to Python 3.12"),
+        ("My 1:1 with Sarah is on Tuesdays at 2pm", "I moved my 1:1 with Sarah to Thursdays"),
+        # one of a kind swapped for another: the kind is named, not the thing
+        ("I'm on T-Mobile", "I switched carriers to Verizon"),
+        # a label naming the thing the change is told of
+        (
+            "Holdout week: 2024-W50, for every offline evaluation",
+            "Holdout week: changed from 2024-W50 to 2025-W03 because W50 had the holiday sale",
+        ),
+    ],
+)
+def test_a_change_of_the_thing_a_note_holds_replaces_it(old: str, news: str) -> None:
+    assert replaces_a_fact(news, similarity=0.45, old=old)

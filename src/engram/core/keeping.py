@@ -10,7 +10,6 @@ from engram.core.change_words import NOW, change_told, says_a_change
 from engram.core.dates import MONTH_NAMES, WEEKDAYS
 from engram.core.disagreement import sides_swapped
 from engram.core.fact_values import (
-    MARKS,
     affirms_value,
     called_off,
     calls_off,
@@ -25,7 +24,6 @@ from engram.core.fact_values import (
     value_swapped,
 )
 from engram.core.index_terms import index_term, index_terms
-from engram.core.intent_words import RELATION
 from engram.core.life_facts import (
     ATTRIBUTE_OF,
     ATTRIBUTES,
@@ -35,7 +33,12 @@ from engram.core.life_facts import (
 )
 from engram.core.message import OPENING_WORDS, plain
 from engram.core.questions import told_before_asking
-from engram.core.text import STOPWORDS, WORD, speaker_label, statements, unlabelled
+from engram.core.text import (
+    speaker_label,
+    statements,
+    unlabelled,
+)
+from engram.core.thing_changed import changes_something_else
 from engram.core.value_moves import moves_a_value, value_moved
 from engram.core.whose import (
     WHOSE,
@@ -138,7 +141,7 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
         return False
     if old and value_moved(said, old):  # a thing both name, moved to another day or amount
         return True
-    if old and _changes_something_else(said, old):
+    if old and changes_something_else(said, old):
         return False
     # "…in the GitHub wiki now, not Confluence" replaces what says Confluence, not "Chen owns
     # the on-call runbook wiki page" (a team's probe)
@@ -169,14 +172,6 @@ def replaces_a_fact(text: str, similarity: float = 0.0, old: str = "") -> bool:
     return replaced and not _another_life_fact(said, old)
 
 
-# Where the clause of a change starts: "…; fix: noeviction on the queue Redis, and the cache
-# moved to a separate Redis instance" changes the cache.
-_CLAUSE_START = re.compile(r"(?:[.;:!?,]|\b(?:and|but|so|then|while)\b)\s*", re.IGNORECASE)
-# A change told of what changed itself ("the cache moved to …"), not of what someone changed
-# ("The airline moved our flight to July 4", "Dad quit smoking").
-_OF_ITSELF = re.compile(r"\s+(?:to|into|from|over|back|out|away)\b", re.IGNORECASE)
-
-
 def _renumbered(text: str, old: str) -> bool:
     """Whether `text` gives numbers where `old` gave others, and keeps none of them: "User's
     blood pressure is now 124/80 after cutting salt; Dr. Stone is happy with it" of "…was
@@ -188,84 +183,6 @@ def _renumbered(text: str, old: str) -> bool:
 
 def _numbers(text: str) -> set[str]:
     return {v for v in stated_values(text) if any(c.isdigit() for c in v)}
-
-
-def _changes_something_else(text: str, old: str) -> bool:
-    """Whether the change a statement tells (`change_words.change_told`) is of a thing it
-    names that `old` does not: a bug's note ending "…and the cache moved to a separate Redis
-    instance" superseded "Decision: we moved background jobs from Celery to RQ", and search
-    marked the decision outdated (a coding assistant's probe). The thing is named before the
-    verb in its clause, in common words: a name or one of the user's people moves as news of
-    their own facts ("User and Chris moved to Sacramento"), and "I've switched from VS Code"
-    names nothing there."""
-    change = change_told(text)
-    if change is not None and _A_SALE.match(change.group()):
-        return _sold_something_else(text, change.end(), old)
-    if change is None or _OF_ITSELF.match(text, change.end()) is None:
-        return False
-    clause = text[: change.start()]
-    starts = [m.end() for m in _CLAUSE_START.finditer(clause)]
-    said = clause[starts[-1] if starts else 0 :]
-    thing = {
-        index_term(w)
-        for w in WORD.findall(said)
-        if w.islower()
-        and "'" not in w
-        and w not in STOPWORDS
-        and w not in MARKS
-        and _SOMEONE.fullmatch(w) is None
-        and not _AN_ADVERB.fullmatch(w)
-    }
-    return bool(thing) and not thing & fact_terms(old)
-
-
-_A_SALE = re.compile(r"sold\b", re.IGNORECASE)
-# The thing sold, after "sold my/our/the": at most three words, up to a mark or a joining word.
-_SOLD_THING = re.compile(r"\s*((?:(?![Ii]n\b|[Tt]o\b|[Ff]or\b|[Aa]nd\b|[Ll]ast\b)[\w'-]+\s*){1,3})")
-
-
-def _sold_something_else(text: str, end: int, old: str) -> bool:
-    """Whether the thing a sale names (after "sold my/our/the") is not in `old`: "Sold the
-    Camry in September; now uses the community shuttle and Emma's Uber account" superseded
-    "Daughter Emma lives in Denver…" (0.41 alike, by the name) and left "Drives a 2015 Toyota
-    Camry" current (a fifteenth blind probe's)."""
-    found = _SOLD_THING.match(text, end)
-    thing = set() if found is None else fact_terms(found.group(1))
-    return bool(thing) and not thing & fact_terms(old)
-
-
-def thing_sold(text: str) -> str | None:
-    """The words of the thing a statement says was sold ("Camry" of "Sold the Camry in
-    September"), or None: the facts holding them say how things stood before the sale,
-    however unlike in meaning ("Drives a 2015 Toyota Camry, plate GEO 71": 0.30)."""
-    said = plain(text)
-    change = change_told(said)
-    if change is None or not _A_SALE.match(change.group()):
-        return None
-    found = _SOLD_THING.match(said, change.end())
-    return None if found is None or not fact_terms(found.group(1)) else found.group(1).strip()
-
-
-def owned_before_the_sale(text: str, old: str) -> bool:
-    """Whether `old` says how a thing `text` says was sold stood (`thing_sold`): it holds every
-    word of the thing and says a state ("Drives a 2015 Toyota Camry", "I own a Camry"), not an
-    event ("Took the Camry in for an oil change"), and is not of other people."""
-    thing = thing_sold(text)
-    said, held = plain(text), plain(old)
-    if thing is None or about_other_people(said, held):
-        return False
-    owned = states_now(held) or _OWNED.search(held) is not None
-    return owned and fact_terms(thing) <= fact_terms(held)
-
-
-# What one has, said in the first person (`states_now` reads "drives", not "I drive").
-_OWNED = re.compile(r"\b(?:i|we)\s+(?:drive|own|have|ride)\b", re.IGNORECASE)
-
-
-# how, not what: "Jake: big news, we finally moved to Denver" (a twelfth blind probe's: no link)
-_AN_ADVERB = re.compile(r"\w{3,}ly")
-# the user's people, one by one or all together ("User and family moved to Boulder": a probe)
-_SOMEONE = re.compile(rf"(?:{RELATION}s?|famil(?:y|ies))", re.IGNORECASE)
 
 
 # A death, of someone or a pet it opens with by name: "Biscuit passed away last week" is news

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 
-from engram.core.fact_values import fact_terms
+from engram.core.fact_values import MARKS, fact_terms
 from engram.core.index_terms import index_term
-from engram.core.text import unlabelled
+from engram.core.text import STOPWORDS, WORD, unlabelled
 
 # A word that moves a thing to a new value, the thing named just before it or between it and
 # its "to": "theo's appointment got moved to", "switch the handover to", "budget has been cut
@@ -135,13 +135,95 @@ def value_moved(text: str, old: str) -> bool:
     if not shared:
         return False
     for found in _MOVED.finditer(text):
+        if not _to_a_value(text, found):
+            continue
+        # A day or a sum moved by a word near the move both name ("italian class is moving to
+        # wednesdays" of "…beginner italian, tuesdays 7-9pm"); a bare number, which technical
+        # notes hold everywhere, only with the thing moved itself (`_thing_moved`)
         near = fact_terms(found["before"] + " " + (found["after"] or ""))
-        if near & shared:
+        if kinds and near & shared:
+            return True
+        if kinds or not amount_moved:
+            continue
+        unit = _unit_moved_to(text, found)
+        if (near & shared and unit in _units(old)) if unit else _thing_moved(found) in shared:
             return True
     if not kinds or _NEW_NOW.search(text) is None:
         return False
     old_named = any(kind(text) & kind(old) for kind in kinds)
     return len(shared) >= 2 or old_named
+
+
+# Words that name what of a thing a move changes, not the thing: "moved gym days to Tuesdays"
+# moves the gym's days.
+_WHAT_OF_IT = frozenset(index_term(w) for w in "day days time times date dates slot slots".split())
+# The words that go with a verb of moving, not the thing: "bumped biscuit up to 16mg".
+_PARTICLES = frozenset("up down back over out off forward".split())
+# What may stand between a move's "to" and the value it moves to: "to the 21st", "to next
+# Tuesday", "to about 3M".
+_BEFORE_A_VALUE = re.compile(
+    r"\s*(?:(?:the|next|this|on|at|about|around|roughly|early|late|mid)\s+)*", re.IGNORECASE
+)
+# A number and the word of its unit: "16mg", "1 day", "$400 a month" (a sum: no unit read).
+_NUMBER_AND_UNIT = re.compile(r"(?<![\w.,:/$€£¥])\d[\d,]*(?:\.\d+)?\s?(?P<unit>[a-z]+)?", re.I)
+_VALUE_STARTS = (_WEEKDAY, _DAY_OF_MONTH, _TIME, _MONEY, _MONTH, _NUMBER)
+
+
+def _thing_moved(move: re.Match[str]) -> str | None:
+    """The word that names the thing a move (`_MOVED`) moves, as the index holds it: the last of
+    the words between its verb and its "to" ("raised SQLAlchemy pool_size to 20": size), or,
+    with none there, the last before the verb ("student learning rate changed to 3e-5": rate).
+    Any word near the move would do before, and "SQLAlchemy 2.0" was the fact the pool's new
+    size replaced, "Retrained the student…" the learning rate's (a sixteenth blind probe's)."""
+    after = (move["after"] or "").rsplit(None, 1)[0] if move["after"] else ""
+    for words in (after, move["before"]):
+        terms = [
+            index_term(w.lower())
+            for w in WORD.findall(words)
+            if w.lower() not in STOPWORDS and w.lower() not in MARKS
+        ]
+        terms = [t for t in terms if t not in _NUMBERS_AND_MARKS and t not in _PARTICLES]
+        while len(terms) > 1 and terms[-1] in _WHAT_OF_IT:
+            terms.pop()
+        if terms:
+            return terms[-1]
+    return None
+
+
+def _unit_moved_to(text: str, move: re.Match[str]) -> str:
+    """The unit of the number a move's "to" moves a thing to, as the index holds it: "mg" of
+    "up to 16mg", "dai" of "down to 1 day a week"; "" for none ("to 20 and…")."""
+    if not move["after"]:
+        return ""
+    found = _NUMBER_AND_UNIT.match(text, _value_at(text, move))
+    unit = found["unit"] if found is not None and found["unit"] else ""
+    return "" if unit.lower() in STOPWORDS else index_term(unit.lower())
+
+
+def _units(text: str) -> set[str]:
+    """The units of the numbers `text` holds (`_unit_moved_to`)."""
+    return {
+        index_term(f["unit"].lower())
+        for f in _NUMBER_AND_UNIT.finditer(text)
+        if f["unit"] and f["unit"].lower() not in STOPWORDS
+    }
+
+
+def _to_a_value(text: str, move: re.Match[str]) -> bool:
+    """Whether a move's "to" is followed by a value (a day, a time, an amount…), or the move
+    has none: "Dana is moving to the data platform team in April" moves Dana, not a date (it
+    replaced "Dana covers auth reviews while Priya is on leave Feb 24 – Mar 7", a sixteenth
+    blind probe's)."""
+    if not move["after"]:
+        return True
+    at = _value_at(text, move)
+    return any(pattern.match(text, at) is not None for pattern in _VALUE_STARTS)
+
+
+def _value_at(text: str, move: re.Match[str]) -> int:
+    """Where the value a move's "to" moves to would start (`_BEFORE_A_VALUE` passed over)."""
+    found = _BEFORE_A_VALUE.match(text, move.end())
+    return move.end() if found is None else found.end()
 
 
 # Words both texts may share that name no thing: numbers, the words of a move, and chat's

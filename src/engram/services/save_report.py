@@ -19,15 +19,14 @@ from engram.core.keeping import (
     life_fact_replaced,
     life_fact_words,
     may_be_news,
-    owned_before_the_sale,
     replaces_a_fact,
-    thing_sold,
 )
 from engram.core.life_facts import attributes, same_life_fact, states_now
 from engram.core.merge import SUPERSEDES_WHOLE
 from engram.core.models import Memory, Relation, Status, new_id
 from engram.core.own_name import told_the_other_way
 from engram.core.text import query_terms
+from engram.core.thing_changed import owned_before_the_sale, thing_sold
 from engram.core.value_moves import value_moved
 from engram.core.whose import about_other_people
 from engram.services.context import Context
@@ -223,7 +222,7 @@ def things_sold_replaced(
     ctx: Context, text: str, own_id: str = "", skip: Container[str] = frozenset()
 ) -> list[SimilarMemory]:
     """The stored states of a thing `text` says was sold, found by its words
-    (`core.keeping.owned_before_the_sale`): "Sold the Camry in September; now uses the
+    (`core.thing_changed.owned_before_the_sale`): "Sold the Camry in September; now uses the
     community shuttle" stands at 0.30 to "Drives a 2015 Toyota Camry", below any bar of
     meaning (a fifteenth blind probe's)."""
     thing = thing_sold(text)
