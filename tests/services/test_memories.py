@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.support import START
@@ -672,6 +674,30 @@ def test_news_saved_by_save_supersedes_the_fact_it_replaces(mem: Engram, clock: 
     linked = [(r.from_id, r.to_id) for r in mem.relations(old.id) if r.type == "supersedes"]
     assert linked == [(news.id, old.id)]
     assert not mem.relations(plain.id)
+
+
+def test_the_graph_read_right_after_a_save_holds_its_news_links(
+    mem: Engram, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sixteenth blind probe's: `relations` straight after a save listed no link, and the
+    link a second later, while search already ranked the news above the fact. The link is made
+    on a thread just after the save returns; here that thread is slowed down, and the graph's
+    reads wait for it as search does."""
+    from engram.services import save_report
+
+    real = save_report.supersede
+
+    def slow(*args: Any, **kwargs: Any) -> list[str]:
+        time.sleep(0.3)  # the linking thread, still at work when the graph is read
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(save_report, "supersede", slow)
+    old = mem.save("Nursery full day costs £2400 a month at Little Acorns")
+    mem.flush()  # the model loaded: the next save returns at once
+    # may be news (not said outright, as "switched" says it): linked just after the save
+    news = mem.save("Little Acorns raised prices for 2026: full day now £2800")
+    assert [(r.from_id, r.to_id) for r in mem.relations(old.id)] == [(news.id, old.id)]
+    assert {(r.from_id, r.to_id) for r in mem.read_graph().relations} == {(news.id, old.id)}
 
 
 def test_put_on_one_thing_instead_of_another_replaces_only_the_fact_holding_it(

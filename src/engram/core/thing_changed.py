@@ -144,5 +144,3 @@ _OWNED = re.compile(r"\b(?:i|we)\s+(?:drive|own|have|ride)\b", re.IGNORECASE)
 _AN_ADVERB = re.compile(r"\w{3,}ly")
 # the user's people, one by one or all together ("User and family moved to Boulder": a probe)
 _SOMEONE = re.compile(rf"(?:{RELATION}s?|famil(?:y|ies))", re.IGNORECASE)
-
-

@@ -89,11 +89,16 @@ class GraphService:
         return removed
 
     def relations(self, memory_id: str) -> list[Relation]:
-        return self.ctx.store.relations([check.memory_id(memory_id)])
+        """Its edges, the links of news saved a moment ago included (`Context.links_ready`: a
+        probe's `relations` right after a save listed none, and the link a second later)."""
+        ident = check.memory_id(memory_id)
+        self.ctx.links_ready()
+        return self.ctx.store.relations([ident])
 
     def read_graph(self, cursor: str | None = None, limit: int = 100) -> GraphPage:
         """One page of memories (in save order) and every relation touching them."""
         limit = check.limit(limit, most=MAX_GRAPH_PAGE)
+        self.ctx.links_ready()
         memories = self.ctx.store.page(_cursor(cursor), limit + 1)
         more = len(memories) > limit
         memories = memories[:limit]
@@ -121,6 +126,7 @@ class GraphService:
         promoted before archived, so a large store is drawn as the part its owner still uses
         rather than whatever happened to be saved first."""
         limit = check.limit(limit, field, most=MAX_SNAPSHOT)
+        self.ctx.links_ready()
         total = sum(self.ctx.store.count().values())
         memories = self._every_memory(limit) if total <= limit else self._most_alive(limit)
         shown = {m.id for m in memories}
@@ -183,6 +189,7 @@ class GraphService:
         limit = check.limit(limit, most=MAX_RELATED)
         if not self.ctx.store.get_many([start]):
             raise NotFoundError("memory", start)
+        self.ctx.links_ready()
         hops = self.ctx.store.traverse(start, depth, wanted, direction, limit)
         found = {m.id: m for m in self.ctx.store.get_many([h.memory_id for h in hops])}
         return [
