@@ -130,7 +130,8 @@ PROBE_16_OTHER_THINGS = [
     # what a verb is done to, named after it, or the note's label with none there
     (
         "2.4.0 moved to April 30 because the tracking map needs Oskar's websocket endpoint",
-        "Bumped targetSdkVersion and compileSdkVersion to 34; added foreground service for tracking",
+        "Bumped targetSdkVersion and compileSdkVersion to 34; added a foreground service for "
+        "tracking",
     ),
     (
         "Decision: moved from react-native-config to Expo public env vars (EXPO_PUBLIC_*)",
