@@ -68,11 +68,6 @@ def in_first_person(text: str, name: str) -> str:
     return re.sub(_named(name), "I", text, flags=re.IGNORECASE)
 
 
-def as_owner(text: str, name: str) -> bool:
-    """Whether `text` names `name` as whose something is ("Arjun's thesis")."""
-    return re.search(_named(name) + r"['’]s\b", text, flags=re.IGNORECASE) is not None
-
-
 def without_name(text: str, name: str) -> str:
     """`text` without `name` and its possessive: what the query is searched by as words."""
     return re.sub(_named(name) + r"(?:['’]s\b)?", " ", text, flags=re.IGNORECASE)

@@ -51,11 +51,8 @@ from engram.services.search_neighbours import (
     theirs_as_them,
 )
 from engram.services.search_query import (
-    NAME_FREE_MIN_WORDS,
     asked,
-    names_discounted,
     of_others_left_out,
-    owners_named,
     probe_sentences,
     text_rules,
     turns_meant,
@@ -361,7 +358,7 @@ class SearchService:
         credit = context_credit(self.ctx, fused, seen)
         best_z = max([*z_scores.values(), *near.z.values()], default=1.0)
         if credit and not dates_only:  # a reply next to a match: less meaning needed
-            fused |= meant_near_matches(self.ctx, list(credit), near, fused, best_z, seen)
+            fused |= meant_near_matches(self.ctx, list(credit), near.probes, fused, best_z, seen)
         stubs |= self._stubs_for([i for i in credit if i not in stubs], where)
         days = named_days_found(self.ctx, spans, where, pool)
         saved_then = days.stubs
@@ -471,12 +468,9 @@ class SearchService:
             return NO_NEIGHBOURS
         sentences = probe_sentences(text)
         unnamed = None if sentences else without_names(text)
-        owners = [] if sentences else owners_named(text)
-        free = without_names(text, NAME_FREE_MIN_WORDS, owners) if owners else None
-        extra = list(dict.fromkeys(t for t in (unnamed, free) if t is not None))
-        vector, *others = self.ctx.text_vectors([text, *sentences, *extra])
-        said = dict(zip(extra, others[len(sentences) :], strict=True))
-        others = others[: len(sentences)]
+        asked = [text, *sentences, *filter(None, [unnamed])]
+        vector, *others = self.ctx.text_vectors(asked)
+        unnamed_vector = others.pop() if unnamed else None
         # A query mostly in a script the model cannot read may hold a sentence it can (Amharic,
         # then "By the way, we adopted a puppy"): that sentence is searched all the same.
         base = vector if vector is not None else next((p for p in others if p is not None), None)
@@ -488,8 +482,8 @@ class SearchService:
         if base is None or calibration is None:
             return NO_NEIGHBOURS
         probes = [Probe(vector, calibration, 0.0)] if vector is not None else []
-        for other, sentence in zip(others, sentences, strict=True):
-            other_calibration = self.ctx.calibration(other, sentence) if other is not None else None
+        for other, said in zip(others, asked[1:], strict=False):
+            other_calibration = self.ctx.calibration(other, said) if other is not None else None
             if other is not None and other_calibration is not None:
                 probes.append(Probe(other, other_calibration, SENTENCE_PROBE_SHRINK))
         found: dict[str, Stub] = {}
@@ -500,15 +494,14 @@ class SearchService:
                 score = probe.calibration.z(stub.relevance) - probe.shrink
                 if score > z.get(stub.id, -np.inf):
                     z[stub.id], found[stub.id] = score, stub  # its cosine: with that probe
-        if unnamed is not None and (unnamed_vector := said.get(unnamed)) is not None:
+        if unnamed_vector is not None:
             shrink = SENTENCE_PROBE_SHRINK
-            turns_meant(self.ctx, unnamed_vector, shrink, where, k, rows, found, z, unnamed)
-        name_free = names_discounted(self.ctx, free, said, owners, rows, found, z)
+            turns_meant(self.ctx, unnamed_vector, shrink, where, k, rows, found, z, unnamed or "")
         floor = self.ctx.min_cosine(text)
         if floor > 0:
             z = {i: zi for i, zi in z.items() if found[i].relevance >= floor}
             found = {i: found[i] for i in z}
-        return Neighbours(found, calibration, z, probes, rows, name_free)
+        return Neighbours(found, calibration, z, probes, rows)
 
     def _without_short_pairs(
         self, near: Neighbours, text: str, shared: set[str], seen: SearchReads

@@ -10,7 +10,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.core.meaning import Calibration, Probe
-from engram.services.search_query import NameFree
 from engram.services.speakers import Speakers
 from engram.storage.protocol import Stub
 
@@ -30,7 +29,6 @@ class Neighbours(NamedTuple):
     z: dict[str, float]
     probes: list[Probe]
     rows: dict[str, NDArray[np.float32]]  # the stored rows the store read to find them, if any
-    name_free: NameFree | None = None  # what judges the meaning of a note naming an owner
 
 
 NO_NEIGHBOURS = Neighbours({}, None, {}, [], {})
@@ -54,6 +52,4 @@ def theirs_as_them(asked: Neighbours, as_them: Neighbours, speakers: Speakers) -
             z[i], stubs[i] = other, as_them.stubs[i]
     stubs |= {i: s for i, s in as_them.stubs.items() if i in theirs}
     z |= {i: v for i, v in as_them.z.items() if i in theirs}
-    return Neighbours(
-        stubs, as_them.calibration, z, as_them.probes, asked.rows | as_them.rows, asked.name_free
-    )
+    return Neighbours(stubs, as_them.calibration, z, as_them.probes, asked.rows | as_them.rows)

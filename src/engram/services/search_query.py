@@ -6,7 +6,7 @@ then asked by meaning in the first person (`engram.core.own_name`)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -25,7 +25,7 @@ from engram.core.episodes import a_turn
 from engram.core.index_terms import PhraseCounter
 from engram.core.kinds import kind_names
 from engram.core.meaning import Probe, unlike_the_query
-from engram.core.own_name import as_owner, in_first_person, without_name
+from engram.core.own_name import in_first_person, without_name
 from engram.core.people_asked import asked_of, of_others_only
 from engram.core.questions import (
     asks_an_amount,
@@ -62,9 +62,6 @@ SENTENCE_MIN_WORDS = 5
 # A query without its names is a probe when this many words are left ("When did Mike …?" less
 # Mike is no question of anything).
 NAMELESS_MIN_WORDS = 3
-# ... and a note naming whom the query names is judged by the query without the names when this
-# many words are left ("Arjun's thesis project": "thesis project", `names_discounted`).
-NAME_FREE_MIN_WORDS = 2
 
 
 class Asked(NamedTuple):
@@ -144,27 +141,18 @@ def probe_sentences(text: str) -> list[str]:
     return long_enough[:SENTENCE_PROBES] if len(long_enough) >= 2 else []
 
 
-def without_names(
-    text: str, min_words: int = NAMELESS_MIN_WORDS, names: Sequence[str] | None = None
-) -> str | None:
-    """A query naming someone, without the names (all it names, or `names`): searched by
-    meaning for the turns of a chat (`turns_meant`; a query of several sentences is searched one
-    by one instead, `probe_sentences`). Names fill a short question's vector: every turn of the
-    named speaker, or naming the one asked about, was as alike as the one that answers ("Where
-    are Jonah and Amara going on their honeymoon?" found 14 of their turns before "we booked
-    the honeymoon"). None for a query naming no one, or leaving fewer than `min_words`."""
+def without_names(text: str) -> str | None:
+    """A query naming someone, without the names: searched by meaning for the turns of a chat
+    (`turns_meant`; a query of several sentences is searched one by one instead,
+    `probe_sentences`). Names fill a short question's vector: every turn of the named
+    speaker, or naming the one asked about, was as alike as the one that answers ("Where are
+    Jonah and Amara going on their honeymoon?" found 14 of their turns before "we booked the
+    honeymoon"). None for a query naming no one."""
     unnamed = text
-    for name in extract_entities(text) if names is None else names:
+    for name in extract_entities(text):
         unnamed = without_name(unnamed, name)
     unnamed = " ".join(unnamed.split())
-    return unnamed if unnamed != text and len(words(unnamed)) >= min_words else None
-
-
-def owners_named(text: str) -> list[str]:
-    """The names a query gives as whose the thing it asks about is ("Arjun" of "What is Arjun's
-    thesis about?"): the thing is the question, not the name (`names_discounted`). A name asked
-    of otherwise may be the question itself: "why did we move off Celery?"."""
-    return [name for name in extract_entities(text) if as_owner(text, name)]
+    return unnamed if unnamed != text and len(words(unnamed)) >= NAMELESS_MIN_WORDS else None
 
 
 def turns_meant(
@@ -192,53 +180,6 @@ def turns_meant(
         score = calibration.z(stub.relevance) - shrink
         if text is not None and a_turn(text.content) and score > z.get(stub.id, -math.inf):
             z[stub.id], found[stub.id] = score, stub
-
-
-def a_note_naming(content: str, names: Sequence[str]) -> bool:
-    """Whether `content` is a note (not a turn of a chat) that holds one of `names`."""
-    return not a_turn(content) and any(without_name(content, n) != content for n in names)
-
-
-class NameFree(NamedTuple):
-    """The query without the names it gives as whose the thing asked of is (`owners_named`):
-    what judges the meaning of a note naming one of them (`names_discounted`)."""
-
-    probe: Probe
-    names: tuple[str, ...]
-
-
-def names_discounted(
-    ctx: Context,
-    free: str | None,
-    said: Mapping[str, NDArray[np.float32] | None],
-    names: Sequence[str],
-    rows: dict[str, NDArray[np.float32]],
-    found: dict[str, Stub],
-    z: dict[str, float],
-) -> NameFree | None:
-    """The notes in `found` that hold a name the query gives as an owner (`a_note_naming`),
-    their z in `z` and cosine in `found` lowered to those against the query without the names
-    (`free`, its vector in `said`), where lower: the name is counted by the words, and by
-    meaning it made every short note naming that person alike ("Arjun is lactose intolerant"
-    was 0.49 of "Arjun's thesis project" and came first, the thesis topic fourth: a fifteenth
-    blind probe's). The probe without the names, for the later steps; None without one."""
-    vector = said.get(free) if free is not None else None
-    calibration = ctx.calibration(vector, free) if free is not None and vector is not None else None
-    if vector is None or calibration is None:
-        return None
-    texts = ctx.store.texts(list(found)) if found else {}
-    named = [i for i, text in texts.items() if a_note_naming(text.content, names)]
-    unread = [i for i in named if i not in rows]
-    if unread and ctx.semantic is not None:  # a store whose search does not hand them over
-        rows.update(ctx.store.get_vectors(unread, ctx.semantic.model_id, passages=True))
-    for ident in named:
-        if ident not in rows:
-            continue
-        cosine = float(np.max(np.atleast_2d(rows[ident]) @ vector))
-        score = calibration.z(cosine)
-        if score < z[ident]:
-            z[ident], found[ident] = score, found[ident]._replace(relevance=cosine)
-    return NameFree(Probe(vector, calibration, 0.0), tuple(names))
 
 
 def without_chance_matches(

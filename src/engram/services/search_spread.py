@@ -11,13 +11,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from engram.core.expansion import expansion_terms, feedback_words
-from engram.core.meaning import meaning_matches
+from engram.core.meaning import Probe, meaning_matches
 from engram.core.questions import asks_for_a_reply
 from engram.core.ranking import Fused, episode_links, spread
 from engram.embeddings.background import background
 from engram.services.context import Context
-from engram.services.search_neighbours import Neighbours
-from engram.services.search_query import a_note_naming
 from engram.services.search_reads import SearchReads
 from engram.storage.protocol import Filter, Stub
 
@@ -174,7 +172,7 @@ def near_meaning(z: float, best_z: float, weight: float) -> float:
 def meant_near_matches(
     ctx: Context,
     ids: Sequence[str],
-    near: Neighbours,
+    probes: Sequence[Probe],
     fused: dict[str, Fused],
     best_z: float,
     seen: SearchReads,
@@ -185,21 +183,10 @@ def meant_near_matches(
     NEAR_MIN_Z) / (best_z − NEAR_MIN_Z)`, at most the weight (`best_z`: the best match's)."""
     embedder = ctx.semantic
     wanted = [i for i in ids if i not in fused or fused[i].cosine is None]
-    if not wanted or not near.probes or embedder is None:
+    if not wanted or not probes or embedder is None:
         return {}
     rows = seen.rows(wanted)  # every row: a passage may be what matches
-    named: set[str] = set()
-    if near.name_free is not None:  # a note naming whom the query names: by the rest of it
-        texts = seen.texts(wanted)
-        names = near.name_free.names
-        named = {i for i in wanted if i in texts and a_note_naming(texts[i].content, names)}
-    reference = background(embedder)
-    found = meaning_matches(
-        {i: r for i, r in rows.items() if i not in named}, near.probes, reference, NEAR_MIN_Z
-    )
-    if named and near.name_free is not None:
-        free = {i: r for i, r in rows.items() if i in named}
-        found |= meaning_matches(free, [near.name_free.probe], reference, NEAR_MIN_Z)
+    found = meaning_matches(rows, probes, background(embedder), NEAR_MIN_Z)
     weight = ctx.settings.search_semantic_weight
     out: dict[str, Fused] = {}
     for ident, match in found.items():
