@@ -93,3 +93,45 @@ def test_a_change_to_a_thing_goes_to_the_thing_not_its_article() -> None:
     assert value_swapped(news) == ("Omnipod", "Tandem")
     old = "Maya has type 1 diabetes; she wears an Omnipod 5 insulin pump and a Dexcom G7 sensor."
     assert replaces_a_fact(news, similarity=0.61, old=old)
+
+
+# A seventeenth blind probe's account manager and recruiter: news of one person or thing that
+# superseded a fact of another, and search listed it first for the other's question.
+@pytest.mark.parametrize(
+    ("news", "old"),
+    [
+        # someone named first in each, neither naming the other's
+        (
+            "Jenna Liu left Cobalt Dynamics; Owen Blake is the new workspace admin.",
+            "Alex Morgan is the finance controller at Cobalt Dynamics; phone 555-0101",
+        ),
+        (
+            "Priya now says she would accept €95k if the role is fully remote",
+            "Chloe Martin wants £80k and is fully remote from Manchester",
+        ),
+        # a thing gone live is no home
+        (
+            "The new reporting dashboard is now live for Kestrel Aviation.",
+            "Alex Chen is CTO of Brightpath Analytics, based in Singapore.",
+        ),
+    ],
+)
+def test_news_of_another_replaces_nothing(news: str, old: str) -> None:
+    assert may_be_news(news)
+    assert not replaces_a_fact(news, similarity=0.5, old=old)
+
+
+@pytest.mark.parametrize(
+    ("news", "old"),
+    [
+        # the same name opening both, or the news naming whom the fact opens with
+        (
+            "Jenna Liu left Cobalt Dynamics; Owen Blake is the new workspace admin.",
+            "Jenna Liu is Cobalt's workspace admin",
+        ),
+        ("Acme upgraded from Team to Enterprise, 120 seats", "Acme is on the Team plan, 80 seats"),
+        ("We now live in Boulder, on Maple Street", "I live in Denver, Colorado"),
+    ],
+)
+def test_news_of_the_same_one_still_replaces(news: str, old: str) -> None:
+    assert replaces_a_fact(news, similarity=0.5, old=old)

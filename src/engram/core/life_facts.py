@@ -68,10 +68,19 @@ _NOT_AFTER[index_term("home")] = frozenset({"from", "at"})  # "I work from home"
 _NOT_BEFORE = {index_term("work"): frozenset(index_term(w) for w in "from remotely remote".split())}
 
 
+# "Live" said of a thing launched, not of a home: "Consolidated invoicing for Northwind is now
+# live" superseded "Alex Chen is … based in Singapore" (a seventeenth blind probe's).
+_ON_AIR = re.compile(
+    r"\b(?:is|are|was|were|be|been|being|went|go|goes|going|gone)\s+(?:now\s+|already\s+|"
+    r"finally\s+)?live\b",
+    re.IGNORECASE,
+)
+
+
 def attributes(text: str) -> set[str]:
     """The life facts a statement names by their words (`ATTRIBUTES`), where they name them
     ("report to", not "the quarterly report"; "work for", not "at work")."""
-    terms = index_terms(text)
+    terms = index_terms(_ON_AIR.sub(" ", text))
     found = {
         ATTRIBUTE_OF[t]
         for before, t, after in zip(["", *terms], terms, [*terms[1:], ""], strict=False)

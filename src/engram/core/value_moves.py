@@ -145,8 +145,10 @@ def value_moved(text: str, old: str) -> bool:
             return True
         if kinds or not amount_moved:
             continue
-        unit = _unit_moved_to(text, found)
-        if (near & shared and unit in _units(old)) if unit else _thing_moved(found) in shared:
+        if _thing_moved(found) in shared:  # "bumped Node to 22" of "Node 18 LTS is required"
+            return True
+        unit = _unit_moved_to(text, found)  # "down to 1 day a week" of "…3 days a week"
+        if unit and unit in _units(old) and near & shared:
             return True
     if not kinds or _NEW_NOW.search(text) is None:
         return False

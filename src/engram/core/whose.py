@@ -43,6 +43,22 @@ def about_other_people(text: str, other: str) -> bool:
         or (all(kin) and kin[0] != kin[1])
         or _kin_against_a_name(text, other)
         or _kin_against_a_name(other, text)
+        or _named_apart(text, other)
+    )
+
+
+def _named_apart(text: str, other: str) -> bool:
+    """Each statement opens with a name the other does not hold: "Jenna Liu left Cobalt
+    Dynamics; Owen Blake is the new workspace admin" is no news of "Alex Morgan is the finance
+    controller at Cobalt Dynamics", nor "Priya now says she would accept €95k" of "Chloe Martin
+    wants £80k" (a seventeenth blind probe's false links)."""
+    first, second = opening_name(text), opening_name(other)
+    return (
+        first != ""
+        and second != ""
+        and first != second
+        and first not in names_in(other)
+        and second not in names_in(text)
     )
 
 
