@@ -28,10 +28,11 @@ def changes_something_else(text: str, old: str) -> bool:
     """Whether the change a statement tells (`change_words.change_told`) is of a thing it
     names that `old` does not: a bug's note ending "…and the cache moved to a separate Redis
     instance" superseded "Decision: we moved background jobs from Celery to RQ", and search
-    marked the decision outdated (a coding assistant's probe). The thing is named before the
-    verb in its clause, in common words: a name or one of the user's people moves as news of
-    their own facts ("User and Chris moved to Sacramento"), and "I've switched from VS Code"
-    names nothing there."""
+    marked the decision outdated (a coding assistant's probe). The thing is named in common
+    words before the verb in its clause, for a change of itself ("the cache moved to…"), or
+    after the verb, what it is done to ("raised pool_size to 20"); with none there, by the
+    note's label. A name or one of the user's people moves as news of their own facts ("User
+    and Chris moved to Sacramento"), and "I've switched from VS Code" names nothing there."""
     change = change_told(text)
     if change is not None and _A_SALE.match(change.group()):
         return _sold_something_else(text, change.end(), old)

@@ -177,7 +177,7 @@ def _thing_moved(move: re.Match[str]) -> str | None:
     with none there, the last before the verb ("student learning rate changed to 3e-5": rate).
     Any word near the move would do before, and "SQLAlchemy 2.0" was the fact the pool's new
     size replaced, "Retrained the student…" the learning rate's (a sixteenth blind probe's)."""
-    after = (move["after"] or "").rsplit(None, 1)[0] if move["after"] else ""
+    after = move["after"].rsplit(None, 1)[0] if move["after"] else ""
     for words in (after, move["before"]):
         terms = [
             index_term(w.lower())
