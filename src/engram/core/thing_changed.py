@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from engram.core.change_words import change_told
-from engram.core.fact_values import MARKS, fact_terms, named_old_value
+from engram.core.fact_values import MARKS, fact_terms, holds_value, named_old_value
 from engram.core.index_terms import index_term
 from engram.core.intent_words import RELATION
 from engram.core.life_facts import states_now
@@ -61,14 +61,12 @@ def changes_something_else(text: str, old: str) -> bool:
 
 
 def _holds_the_value_left(text: str, old: str) -> bool:
-    """Whether `old` holds, whole, the value a change says it left ("Heroku" of "Migrated prod
-    from Heroku to Fly.io"): then it is the fact changed, however the thing is called ("prod",
-    "Production"). Not a part of it: "react-native-fast-image" is not "react-native-config"."""
+    """Whether `old` holds, whole (`holds_value`), the value a change says it left ("Heroku" of
+    "Migrated prod from Heroku to Fly.io"): then it is the fact changed, however the thing is
+    called ("prod", "Production"). Not a part of it: "react-native-fast-image" is not
+    "react-native-config"."""
     left = named_old_value(text)
-    return (
-        left is not None
-        and re.search(rf"(?<![\w-]){re.escape(left)}(?![\w-])", old, re.IGNORECASE) is not None
-    )
+    return left is not None and holds_value(old, left)
 
 
 # The verbs of a change that may be done to a thing named after them, and that thing, up to the
